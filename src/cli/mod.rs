@@ -1,0 +1,72 @@
+//! The command line: argument definitions and one file per subcommand. The only module that
+//! touches the process (stdout, stderr, argv, signals); everything it calls is a library.
+
+mod demo;
+mod mock;
+mod report;
+mod run;
+
+use crate::error::Error;
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "stampede", version, about = "Load testing and API benchmarking with JMeter-grade numbers", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a load test: a YAML plan, or one URL (quick mode).
+    Run(run::RunArgs),
+    /// Print the results table of a run directory (finished or interrupted).
+    Report(report::ReportArgs),
+    /// Serve a fast built-in upstream (200 'OK' by default) for calibration.
+    Mock(mock::MockArgs),
+    /// Start the mock, run a bundled plan against it for about 10 s, print the report.
+    Demo(demo::DemoArgs),
+}
+
+/// Runs a parsed command line; returns the exit code.
+pub async fn run(cli: Cli) -> Result<u8, Error> {
+    match cli.command {
+        Command::Run(a) => run::execute(a).await,
+        Command::Report(a) => report::execute(a),
+        Command::Mock(a) => mock::execute(a).await,
+        Command::Demo(a) => demo::execute(a).await,
+    }
+}
+
+/// Parses `name=value` (for `-J`).
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not name=value"))?;
+    if k.trim().is_empty() {
+        return Err(format!("`{s}` has an empty name"));
+    }
+    Ok((k.trim().to_string(), v.to_string()))
+}
+
+fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
+    crate::plan::parse_duration(s).ok_or_else(|| format!("`{s}` is not a duration (e.g. 30s, 5m, 250ms)"))
+}
+
+/// Resolves after the first Ctrl-C or SIGTERM.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,417 @@
+//! [`HttpClient`]: one virtual user's HTTP/1.x connection, and the only place that speaks HTTP.
+//! It times connect, first byte and last byte, counts bytes on the wire, and turns every
+//! failure into an [`ErrorKind`] instead of an error value.
+//!
+//! Written on tokio sockets + `httparse` rather than on hyper because a load generator's
+//! client is its hot path: the request bytes are rendered once per plan and written with one
+//! syscall, the response is parsed in place and its body counted and discarded, and nothing is
+//! allocated per request. The benchmark in `bench/` measures what this buys against wrk and oha.
+
+use super::request::PreparedRequest;
+use crate::http1::Chunked;
+use crate::plan::Target;
+use crate::record::ErrorKind;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+
+/// What one exchange measured.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Exchange {
+    pub status: u16,
+    /// When the first response byte arrived.
+    pub first_byte: Option<Instant>,
+    pub end: Option<Instant>,
+    pub connect: Duration,
+    pub new_connection: bool,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub error: Option<ErrorKind>,
+}
+
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl Stream {
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(buf).await,
+            Stream::Tls(s) => s.read(buf).await,
+        }
+    }
+
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Plain(s) => s.write_all(buf).await,
+            Stream::Tls(s) => {
+                s.write_all(buf).await?;
+                s.flush().await
+            }
+        }
+    }
+}
+
+struct Conn {
+    stream: Stream,
+    target: Target,
+    /// Responses completed on this connection; > 0 means it is being reused.
+    served: u64,
+}
+
+/// Read buffer size: one read takes a typical API response whole. It grows (up to the
+/// response's header size) only for very large headers.
+const READ_BUF: usize = 8 * 1024;
+const MAX_HEADERS: usize = 96;
+const MAX_HEAD_BYTES: usize = 256 * 1024;
+
+pub struct HttpClient {
+    conn: Option<Conn>,
+    tls: Arc<rustls::ClientConfig>,
+    /// The last target's resolved addresses: a user resolves a host once, as a JVM caches DNS.
+    resolved: Option<(Target, Vec<SocketAddr>)>,
+    buf: Vec<u8>,
+}
+
+/// Builds the TLS configuration once per run: certificates verified against the Mozilla roots.
+pub fn tls_config() -> Arc<rustls::ClientConfig> {
+    let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+impl HttpClient {
+    pub fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
+        HttpClient { conn: None, tls, resolved: None, buf: Vec::new() }
+    }
+
+    /// Sends `req` and reads its response, reusing the user's connection when it can. `start`
+    /// is when the sample's clock started (now, or when an open-model arrival was due).
+    pub async fn send(&mut self, req: &PreparedRequest, start: Instant) -> Exchange {
+        let mut ex = Exchange::default();
+        let deadline = start.max(Instant::now()) + req.response_timeout;
+        let result = tokio::time::timeout_at(deadline.into(), self.exchange(req, &mut ex)).await;
+        let failed = match result {
+            Ok(Ok(keep)) => {
+                if !keep {
+                    self.conn = None;
+                }
+                false
+            }
+            Ok(Err(kind)) => {
+                ex.error = Some(kind);
+                true
+            }
+            Err(_elapsed) => {
+                ex.error = Some(if ex.new_connection && ex.bytes_sent == 0 {
+                    ErrorKind::ConnectTimeout
+                } else {
+                    ErrorKind::Timeout
+                });
+                true
+            }
+        };
+        if failed {
+            // The connection is in an unknown state after any failure: never reuse it.
+            self.conn = None;
+        }
+        if ex.end.is_none() {
+            ex.end = Some(Instant::now());
+        }
+        if ex.status >= 400 && ex.error.is_none() {
+            ex.error = Some(ErrorKind::Status(ex.status));
+        }
+        ex
+    }
+
+    /// Returns whether the connection may be kept for the next request.
+    async fn exchange(&mut self, req: &PreparedRequest, ex: &mut Exchange) -> Result<bool, ErrorKind> {
+        if self.conn.as_ref().is_some_and(|c| c.target != req.target) {
+            self.conn = None;
+        }
+        if self.conn.is_none() {
+            let t0 = Instant::now();
+            let stream = self.connect(req).await?;
+            ex.connect = t0.elapsed();
+            ex.new_connection = true;
+            self.conn = Some(Conn { stream, target: req.target.clone(), served: 0 });
+        }
+        let conn = self.conn.as_mut().expect("connected above");
+        let reused = conn.served > 0;
+        if let Err(e) = conn.stream.write_all(&req.bytes).await {
+            return Err(io_kind(&e, reused, false));
+        }
+        ex.bytes_sent = req.bytes.len() as u64;
+        let keep = read_response(&mut conn.stream, &mut self.buf, req, reused, ex).await?;
+        conn.served += 1;
+        Ok(keep && req.keep_alive)
+    }
+
+    async fn connect(&mut self, req: &PreparedRequest) -> Result<Stream, ErrorKind> {
+        let addrs = self.resolve(&req.target).await?;
+        let connect = async {
+            let mut last = io::Error::from(io::ErrorKind::AddrNotAvailable);
+            for addr in &addrs {
+                match TcpStream::connect(addr).await {
+                    Ok(s) => return Ok(s),
+                    Err(e) => last = e,
+                }
+            }
+            Err(last)
+        };
+        let tcp = match tokio::time::timeout(req.connect_timeout, connect).await {
+            Err(_) => return Err(ErrorKind::ConnectTimeout),
+            Ok(Err(e)) => return Err(io_kind(&e, false, true)),
+            Ok(Ok(s)) => s,
+        };
+        // Requests are written whole; Nagle would only add delay (as JMeter and wrk also set).
+        let _ = tcp.set_nodelay(true);
+        if !req.target.tls {
+            return Ok(Stream::Plain(tcp));
+        }
+        let name = rustls::pki_types::ServerName::try_from(req.target.host.clone()).map_err(|_| ErrorKind::Tls)?;
+        let connector = tokio_rustls::TlsConnector::from(self.tls.clone());
+        match tokio::time::timeout(req.connect_timeout, connector.connect(name, tcp)).await {
+            Err(_) => Err(ErrorKind::ConnectTimeout),
+            Ok(Err(e)) if e.kind() == io::ErrorKind::InvalidData => Err(ErrorKind::Tls),
+            Ok(Err(e)) => Err(io_kind(&e, false, true)),
+            Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
+        }
+    }
+
+    async fn resolve(&mut self, target: &Target) -> Result<Vec<SocketAddr>, ErrorKind> {
+        if let Some((t, addrs)) = &self.resolved {
+            if t == target {
+                return Ok(addrs.clone());
+            }
+        }
+        let addrs: Vec<SocketAddr> = match target.host.parse::<std::net::IpAddr>() {
+            Ok(ip) => vec![SocketAddr::new(ip, target.port)],
+            Err(_) => match tokio::net::lookup_host((target.host.as_str(), target.port)).await {
+                Ok(a) => a.collect(),
+                Err(_) => return Err(ErrorKind::Dns),
+            },
+        };
+        if addrs.is_empty() {
+            return Err(ErrorKind::Dns);
+        }
+        self.resolved = Some((target.clone(), addrs.clone()));
+        Ok(addrs)
+    }
+}
+
+/// Maps an I/O failure to an error kind. A reset or an early close on a connection that had
+/// already served a response is the keep-alive race, and is told apart.
+fn io_kind(e: &io::Error, reused: bool, connecting: bool) -> ErrorKind {
+    use io::ErrorKind as K;
+    match e.kind() {
+        K::ConnectionRefused => ErrorKind::Refused,
+        K::ConnectionReset | K::BrokenPipe | K::ConnectionAborted | K::UnexpectedEof if reused => {
+            ErrorKind::ResetOnReuse
+        }
+        K::ConnectionReset | K::BrokenPipe | K::ConnectionAborted => ErrorKind::Reset,
+        K::UnexpectedEof => ErrorKind::Closed,
+        K::TimedOut if connecting => ErrorKind::ConnectTimeout,
+        K::TimedOut => ErrorKind::Timeout,
+        _ if e.raw_os_error() == Some(libc::EHOSTUNREACH) || e.raw_os_error() == Some(libc::ENETUNREACH) => {
+            ErrorKind::Refused
+        }
+        _ => ErrorKind::Io,
+    }
+}
+
+/// How the response body ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    None,
+    Length(u64),
+    Chunked,
+    UntilClose,
+}
+
+/// Reads one response. Returns whether the connection can carry another request.
+async fn read_response(
+    stream: &mut Stream,
+    buf: &mut Vec<u8>,
+    req: &PreparedRequest,
+    reused: bool,
+    ex: &mut Exchange,
+) -> Result<bool, ErrorKind> {
+    if buf.len() < READ_BUF {
+        buf.resize(READ_BUF, 0);
+    }
+    let mut filled = 0usize;
+    // Head.
+    let (head_len, framing, keep) = loop {
+        let n = match stream.read(&mut buf[filled..]).await {
+            Ok(0) => return Err(if filled == 0 && reused { ErrorKind::ResetOnReuse } else { ErrorKind::Closed }),
+            Ok(n) => n,
+            Err(e) => return Err(io_kind(&e, reused && filled == 0, false)),
+        };
+        if filled == 0 {
+            ex.first_byte = Some(Instant::now());
+        }
+        filled += n;
+        ex.bytes_received += n as u64;
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut resp = httparse::Response::new(&mut headers);
+        match resp.parse(&buf[..filled]) {
+            Ok(httparse::Status::Complete(len)) => {
+                let status = resp.code.unwrap_or(0);
+                // 1xx interim responses (100 Continue) precede the real one: skip them.
+                if (100..200).contains(&status) && status != 101 {
+                    buf.copy_within(len..filled, 0);
+                    filled -= len;
+                    continue;
+                }
+                ex.status = status;
+                let (framing, keep) = framing_of(&resp, req)?;
+                break (len, framing, keep);
+            }
+            Ok(httparse::Status::Partial) => {
+                if filled == buf.len() {
+                    if buf.len() >= MAX_HEAD_BYTES {
+                        return Err(ErrorKind::TooLarge);
+                    }
+                    buf.resize(buf.len() * 2, 0);
+                }
+            }
+            Err(_) => return Err(ErrorKind::Protocol),
+        }
+    };
+    check_size(ex, req)?;
+    // Body: count it and let it go.
+    let keep = match framing {
+        Framing::None => keep,
+        Framing::Length(len) => {
+            let mut left = len.saturating_sub((filled - head_len) as u64);
+            while left > 0 {
+                let n = read_body(stream, buf, ex, req).await?;
+                left = left.saturating_sub(n as u64);
+            }
+            keep
+        }
+        Framing::Chunked => {
+            let mut dec = Chunked::default();
+            let mut done = dec.feed(&buf[head_len..filled]).map_err(|_| ErrorKind::Protocol)?;
+            while !done {
+                let n = read_body(stream, buf, ex, req).await?;
+                done = dec.feed(&buf[..n]).map_err(|_| ErrorKind::Protocol)?;
+            }
+            keep
+        }
+        Framing::UntilClose => {
+            loop {
+                match stream.read(&mut buf[..]).await {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        ex.bytes_received += n as u64;
+                        check_size(ex, req)?;
+                    }
+                    Err(e) => return Err(io_kind(&e, false, false)),
+                }
+            }
+            false
+        }
+    };
+    ex.end = Some(Instant::now());
+    Ok(keep)
+}
+
+/// One read of body bytes into `buf`, counted and checked against the size limit; the
+/// connection closing before the body's end is an error here.
+async fn read_body(
+    stream: &mut Stream,
+    buf: &mut [u8],
+    ex: &mut Exchange,
+    req: &PreparedRequest,
+) -> Result<usize, ErrorKind> {
+    match stream.read(buf).await {
+        Ok(0) => Err(ErrorKind::Closed),
+        Ok(n) => {
+            ex.bytes_received += n as u64;
+            check_size(ex, req)?;
+            Ok(n)
+        }
+        Err(e) => Err(io_kind(&e, false, false)),
+    }
+}
+
+fn check_size(ex: &Exchange, req: &PreparedRequest) -> Result<(), ErrorKind> {
+    if ex.bytes_received > req.max_response_size {
+        Err(ErrorKind::TooLarge)
+    } else {
+        Ok(())
+    }
+}
+
+/// Reads body framing and connection persistence from the response head (RFC 9112 §6.3).
+fn framing_of(resp: &httparse::Response<'_, '_>, req: &PreparedRequest) -> Result<(Framing, bool), ErrorKind> {
+    let status = resp.code.unwrap_or(0);
+    let http11 = resp.version == Some(1);
+    let mut keep = http11;
+    let mut length = None;
+    let mut chunked = false;
+    for h in resp.headers.iter() {
+        if h.name.eq_ignore_ascii_case("content-length") {
+            let v = std::str::from_utf8(h.value)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or(ErrorKind::Protocol)?;
+            if length.is_some_and(|l| l != v) {
+                return Err(ErrorKind::Protocol);
+            }
+            length = Some(v);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked = h
+                .value
+                .split(|b| *b == b',')
+                .next_back()
+                .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            for token in h.value.split(|b| *b == b',') {
+                let t = token.trim_ascii();
+                if t.eq_ignore_ascii_case(b"close") {
+                    keep = false;
+                } else if t.eq_ignore_ascii_case(b"keep-alive") {
+                    keep = true;
+                }
+            }
+        }
+    }
+    let framing = if req.is_head || status == 204 || status == 304 || (100..200).contains(&status) {
+        Framing::None
+    } else if chunked {
+        Framing::Chunked
+    } else if let Some(l) = length {
+        Framing::Length(l)
+    } else {
+        Framing::UntilClose
+    };
+    Ok((framing, keep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_kinds() {
+        let e = |k| io::Error::from(k);
+        assert_eq!(io_kind(&e(io::ErrorKind::ConnectionRefused), false, true), ErrorKind::Refused);
+        assert_eq!(io_kind(&e(io::ErrorKind::ConnectionReset), false, false), ErrorKind::Reset);
+        assert_eq!(io_kind(&e(io::ErrorKind::ConnectionReset), true, false), ErrorKind::ResetOnReuse);
+        assert_eq!(io_kind(&e(io::ErrorKind::UnexpectedEof), false, false), ErrorKind::Closed);
+    }
+}

@@ -1,0 +1,60 @@
+//! Executors turn a [`Workload`] into virtual users: `closed::run` for a fixed number of users,
+//! `open::run` for an arrival rate. Both drive [`VirtualUser`]s and never see HTTP. This module
+//! owns what they share: when a scenario stops and how long requests in flight may finish.
+
+pub mod closed;
+pub mod open;
+pub mod schedule;
+
+use super::user::ScenarioCtx;
+use crate::plan::Workload;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// Runs one scenario to its end. `abort` cuts the grace time short (a second interrupt).
+pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: CancellationToken) {
+    let start = Instant::now();
+    let planned = workload.planned_duration();
+    let grace = workload.graceful_stop();
+    let watcher = {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            match planned {
+                Some(d) => tokio::select! {
+                    _ = tokio::time::sleep_until((start + d).into()) => {}
+                    _ = ctx.stop.cancelled() => {}
+                },
+                None => ctx.stop.cancelled().await,
+            }
+            ctx.stopping.store(true, Ordering::Relaxed);
+            ctx.stop.cancel();
+            tokio::select! {
+                _ = tokio::time::sleep(grace) => {}
+                _ = abort.cancelled() => {}
+            }
+            ctx.hard.cancel();
+        })
+    };
+    match workload {
+        Workload::Closed(c) => closed::run(ctx.clone(), c).await,
+        Workload::Open(o) => open::run(ctx.clone(), o).await,
+    }
+    watcher.abort();
+}
+
+/// Waits for every user task; once the grace time is over, abandons those still running.
+async fn join_users(ctx: &ScenarioCtx, set: &mut JoinSet<()>) {
+    loop {
+        tokio::select! {
+            joined = set.join_next() => if joined.is_none() { return },
+            _ = ctx.hard.cancelled() => {
+                set.abort_all();
+                while set.join_next().await.is_some() {}
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! [`ArrivalSchedule`]: when the n-th arrival of an open workload is due. Pure: no clock, no I/O.
+//!
+//! Each stage moves the rate linearly from the previous rate to its target; the number of
+//! arrivals by time t within a stage is N(t) = a·t + (b − a)·t²/(2T), so arrival n is at the t
+//! that solves N(t) = n − (arrivals of earlier stages).
+
+use crate::plan::Stage;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct ArrivalSchedule {
+    stages: Vec<Segment>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    from_rate: f64,
+    to_rate: f64,
+    start_s: f64,
+    len_s: f64,
+    /// Arrivals before this stage.
+    before: f64,
+}
+
+impl ArrivalSchedule {
+    pub fn new(start_rate: f64, stages: &[Stage]) -> ArrivalSchedule {
+        let (mut rate, mut t, mut before) = (start_rate, 0.0, 0.0);
+        let mut out = Vec::new();
+        for s in stages {
+            let len = s.duration.as_secs_f64();
+            out.push(Segment { from_rate: rate, to_rate: s.target, start_s: t, len_s: len, before });
+            before += (rate + s.target) / 2.0 * len;
+            t += len;
+            rate = s.target;
+        }
+        ArrivalSchedule { stages: out }
+    }
+
+    /// Total arrivals over the whole schedule.
+    pub fn total(&self) -> u64 {
+        self.stages.last().map_or(0, |s| {
+            let n = s.before + (s.from_rate + s.to_rate) / 2.0 * s.len_s;
+            // Arrivals at 0, 1/r, 2/r, ... strictly before the end: ceil, tolerant of rounding.
+            (n - 1e-9).ceil().max(0.0) as u64
+        })
+    }
+
+    /// When arrival `n` (0-based) is due, from the scenario's start; `None` past the end.
+    pub fn due(&self, n: u64) -> Option<Duration> {
+        let n = n as f64;
+        for s in &self.stages {
+            let in_stage = (s.from_rate + s.to_rate) / 2.0 * s.len_s;
+            let m = n - s.before;
+            if m < 0.0 || m >= in_stage - 1e-9 {
+                continue;
+            }
+            let (a, b) = (s.from_rate, s.to_rate);
+            let t = if (b - a).abs() < 1e-12 {
+                m / a
+            } else {
+                let k = (b - a) / (2.0 * s.len_s);
+                // k·t² + a·t − m = 0; the root that is >= 0. Written to avoid cancellation.
+                let disc = (a * a + 4.0 * k * m).max(0.0);
+                let denom = a + disc.sqrt();
+                if denom > 0.0 {
+                    2.0 * m / denom
+                } else {
+                    0.0 // m = 0 at a rate of 0: the stage's first arrival is at its start
+                }
+            };
+            let t = t.clamp(0.0, s.len_s);
+            return Some(Duration::from_secs_f64(s.start_s + t));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(target: f64, secs: f64) -> Stage {
+        Stage { target, duration: Duration::from_secs_f64(secs) }
+    }
+
+    fn ms(d: Option<Duration>) -> Option<f64> {
+        d.map(|d| (d.as_secs_f64() * 1e6).round() / 1e3)
+    }
+
+    #[test]
+    fn constant_rate() {
+        let s = ArrivalSchedule::new(500.0, &[st(500.0, 5.0)]);
+        assert_eq!(s.total(), 2500);
+        assert_eq!(ms(s.due(0)), Some(0.0));
+        assert_eq!(ms(s.due(1)), Some(2.0));
+        assert_eq!(ms(s.due(2499)), Some(4998.0));
+        assert_eq!(s.due(2500), None);
+    }
+
+    #[test]
+    fn ramp_from_zero_and_plateau() {
+        // 0 → 100/s over 10s (500 arrivals), then 100/s for 10s (1000 arrivals).
+        let s = ArrivalSchedule::new(0.0, &[st(100.0, 10.0), st(100.0, 10.0)]);
+        assert_eq!(s.total(), 1500);
+        // N(t) = 5 t², so arrival 125 is at t = 5s, arrival 500 starts the plateau at 10s.
+        assert_eq!(ms(s.due(125)), Some(5000.0));
+        assert_eq!(ms(s.due(500)), Some(10_000.0));
+        assert_eq!(ms(s.due(600)), Some(11_000.0));
+        assert_eq!(s.due(1500), None);
+    }
+
+    #[test]
+    fn ramp_down_and_zero_stage() {
+        let s = ArrivalSchedule::new(200.0, &[st(0.0, 2.0), st(0.0, 5.0), st(10.0, 2.0)]);
+        assert_eq!(s.total(), 200 + 10);
+        // N(t) = 200 t − 50 t²: N = 150 at t = 1.
+        assert_eq!(ms(s.due(150)), Some(1000.0));
+        // Arrivals resume only in the last stage (after 7s): N(t) = 2.5 t², N=1 at t≈0.632.
+        assert_eq!(ms(s.due(200)), Some(7000.0));
+        let d = s.due(201).unwrap().as_secs_f64();
+        assert!((d - (7.0 + (1.0f64 / 2.5).sqrt())).abs() < 1e-6, "{d}");
+    }
+
+    #[test]
+    fn due_is_monotonic() {
+        let s = ArrivalSchedule::new(10.0, &[st(1000.0, 3.0), st(50.0, 2.0), st(50.0, 1.0)]);
+        let mut last = Duration::ZERO;
+        for n in 0..s.total() {
+            let d = s.due(n).expect("within total");
+            assert!(d >= last, "arrival {n}");
+            last = d;
+        }
+        assert!(s.due(s.total()).is_none());
+    }
+}

@@ -1,0 +1,139 @@
+//! The engine turns a [`Plan`] into traffic: one executor per scenario, all at once, each
+//! driving virtual users (tokio tasks) over their own connections; and a collector that
+//! drains the [`Recorder`] once per interval and hands each [`Interval`] to the caller.
+//! It knows HTTP only in `client`, and never writes files or prints.
+//!
+//! # Layout
+//! - `executor/`: the closed and open models, and the arrival schedule;
+//! - `user`: a virtual user running its scenario's compiled program;
+//! - `program`: a flow compiled into a flat list of operations;
+//! - `request`: a request rendered once to its wire bytes;
+//! - `client`: the HTTP/1.x client that times and classifies each exchange.
+
+pub mod client;
+pub mod executor;
+pub mod program;
+pub mod request;
+pub mod user;
+
+use crate::plan::Plan;
+use crate::record::{Interval, Recorder, Tally};
+use program::Program;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use user::ScenarioCtx;
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// `shutdown` was cancelled before the scenarios ended by themselves.
+    pub interrupted: bool,
+    /// The wall time from start to the last interval, in µs.
+    pub elapsed_us: u64,
+}
+
+/// Options that are not part of the plan.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How often the collector drains the workers (1 s).
+    pub interval: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { interval: Duration::from_secs(1) }
+    }
+}
+
+/// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
+/// in flight get each scenario's graceful stop time, cut short by `abort`). Each interval is
+/// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded.
+pub async fn run(
+    plan: &Plan,
+    options: Options,
+    shutdown: CancellationToken,
+    abort: CancellationToken,
+    intervals: mpsc::UnboundedSender<Interval>,
+) -> Outcome {
+    let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
+    let epoch = Instant::now();
+    let tls = client::tls_config();
+    let mut scenarios = JoinSet::new();
+    let mut ctxs = Vec::new();
+    for (index, sc) in plan.scenarios.iter().enumerate() {
+        let ctx = Arc::new(ScenarioCtx {
+            index,
+            program: Program::compile(&sc.flow),
+            recorder: recorder.clone(),
+            epoch,
+            stop: shutdown.child_token(),
+            stopping: AtomicBool::new(false),
+            hard: CancellationToken::new(),
+            active: AtomicU64::new(0),
+            tls: tls.clone(),
+        });
+        ctxs.push(ctx.clone());
+        scenarios.spawn(executor::run_scenario(ctx, sc.workload.clone(), abort.clone()));
+    }
+
+    let mut collector = Collector { recorder: &recorder, work: recorder.new_tally(), index: 0, last_end_us: 0, epoch };
+    let mut ticker = tokio::time::interval_at((epoch + options.interval).into(), options.interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = ticker.tick() => {
+                let _ = intervals.send(collector.interval(&ctxs, false));
+            }
+            joined = scenarios.join_next() => {
+                if joined.is_none() {
+                    break;
+                }
+            }
+        }
+    }
+    let last = collector.interval(&ctxs, true);
+    let elapsed_us = last.end_us;
+    let _ = intervals.send(last);
+    Outcome { interrupted: shutdown.is_cancelled(), elapsed_us }
+}
+
+struct Collector<'a> {
+    recorder: &'a Recorder,
+    /// Reused drain target, so a tick allocates only for labels that had samples.
+    work: Tally,
+    index: u64,
+    last_end_us: u64,
+    epoch: Instant,
+}
+
+impl Collector<'_> {
+    fn interval(&mut self, ctxs: &[Arc<ScenarioCtx>], last: bool) -> Interval {
+        self.recorder.drain_into(&mut self.work);
+        let end_us = self.epoch.elapsed().as_micros() as u64;
+        let labels = self
+            .work
+            .labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(i, l)| (crate::plan::LabelId(i as u32), l.clone()))
+            .collect();
+        let interval = Interval {
+            index: self.index,
+            start_us: self.last_end_us,
+            end_us,
+            labels,
+            scenarios: self.work.scenarios.clone(),
+            active_users: ctxs.iter().map(|c| c.active.load(Ordering::Relaxed)).collect(),
+            last,
+        };
+        self.work.clear();
+        self.index += 1;
+        self.last_end_us = end_us;
+        interval
+    }
+}

@@ -1,0 +1,369 @@
+//! The built-in upstream: answers `200 OK` with body `OK` by default (what the seed studies
+//! used NGINX for), or per path a configured status, body, headers and fixed or random delay.
+//! It counts what it served. Written on tokio + `httparse` with responses rendered once per
+//! route, so that it keeps up with nginx and is never the bottleneck of a calibration run.
+
+use crate::http1::Chunked;
+use rand::Rng;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+/// How one path answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub headers: Vec<(String, String)>,
+    pub delay: Delay,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Delay {
+    None,
+    Fixed(Duration),
+    Uniform(Duration, Duration),
+}
+
+impl Default for Route {
+    fn default() -> Self {
+        Route { status: 200, body: b"OK".to_vec(), headers: Vec::new(), delay: Delay::None }
+    }
+}
+
+/// Routes by exact path (query ignored), and the route for every other path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub default: Route,
+    pub routes: HashMap<String, Route>,
+}
+
+/// What the mock has done so far.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub served: AtomicU64,
+    pub connections: AtomicU64,
+}
+
+/// A route's response bytes, rendered once: as is, and with each `Connection` header a client
+/// may need to see.
+struct Rendered {
+    plain: Vec<u8>,
+    close: Vec<u8>,
+    keep_alive: Vec<u8>,
+    delay: Delay,
+}
+
+impl Rendered {
+    fn new(r: &Route) -> Rendered {
+        let render = |conn: Option<&str>| {
+            let mut head = format!(
+                "HTTP/1.1 {} {}\r\nServer: stampede-mock\r\nContent-Length: {}\r\n",
+                r.status,
+                reason(r.status),
+                r.body.len()
+            );
+            if !r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+                head.push_str("Content-Type: text/plain\r\n");
+            }
+            for (k, v) in &r.headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            if let Some(c) = conn {
+                head.push_str(&format!("Connection: {c}\r\n"));
+            }
+            head.push_str("\r\n");
+            let mut bytes = head.into_bytes();
+            bytes.extend_from_slice(&r.body);
+            bytes
+        };
+        Rendered {
+            plain: render(None),
+            close: render(Some("close")),
+            keep_alive: render(Some("keep-alive")),
+            delay: r.delay,
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Status",
+    }
+}
+
+struct Routes {
+    default: Rendered,
+    by_path: HashMap<String, Rendered>,
+}
+
+/// Serves on an already-bound `listener` until `shutdown` is cancelled.
+pub async fn run(listener: TcpListener, config: &Config, shutdown: CancellationToken, counters: Arc<Counters>) {
+    let routes = Arc::new(Routes {
+        default: Rendered::new(&config.default),
+        by_path: config.routes.iter().map(|(p, r)| (p.clone(), Rendered::new(r))).collect(),
+    });
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                // Out of file descriptors and the like: wait a little rather than spin.
+                Err(_) => { tokio::time::sleep(Duration::from_millis(5)).await; continue; }
+            },
+            _ = shutdown.cancelled() => return,
+        };
+        counters.connections.fetch_add(1, Ordering::Relaxed);
+        let (routes, counters, shutdown) = (routes.clone(), counters.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = serve(stream, &routes, &counters) => {}
+                _ = shutdown.cancelled() => {}
+            }
+        });
+    }
+}
+
+enum BodyLen {
+    Length(usize),
+    Chunked,
+}
+
+async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
+    let _ = stream.set_nodelay(true);
+    let mut buf = vec![0u8; 8192];
+    let mut filled = 0usize;
+    let mut out: Vec<u8> = Vec::with_capacity(8192);
+    loop {
+        // Answer every complete request in the buffer (pipelining), then write once.
+        let mut close = false;
+        loop {
+            let mut headers = [httparse::EMPTY_HEADER; 64];
+            let mut req = httparse::Request::new(&mut headers);
+            let head_len = match req.parse(&buf[..filled]) {
+                Ok(httparse::Status::Complete(n)) => n,
+                Ok(httparse::Status::Partial) => break,
+                Err(_) => {
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                        .await;
+                    return;
+                }
+            };
+            let http10 = req.version == Some(0);
+            let (mut keep, mut body) = (!http10, BodyLen::Length(0));
+            for h in req.headers.iter() {
+                if h.name.eq_ignore_ascii_case("content-length") {
+                    match std::str::from_utf8(h.value).ok().and_then(|v| v.trim().parse().ok()) {
+                        Some(n) => body = BodyLen::Length(n),
+                        None => return,
+                    }
+                } else if h.name.eq_ignore_ascii_case("transfer-encoding") && h.value.eq_ignore_ascii_case(b"chunked") {
+                    body = BodyLen::Chunked;
+                } else if h.name.eq_ignore_ascii_case("connection") {
+                    if h.value.eq_ignore_ascii_case(b"close") {
+                        keep = false;
+                    } else if h.value.eq_ignore_ascii_case(b"keep-alive") {
+                        keep = true;
+                    }
+                }
+            }
+            let path = req.path.unwrap_or("/");
+            let path = path.split('?').next().unwrap_or(path);
+            let route = routes.by_path.get(path).unwrap_or(&routes.default);
+            // Consume the body: what is buffered, then the rest from the socket.
+            let mut used = head_len;
+            match body {
+                BodyLen::Length(n) => {
+                    let have = filled - head_len;
+                    if have >= n {
+                        used += n;
+                    } else {
+                        let mut left = n - have;
+                        used = filled;
+                        while left > 0 {
+                            match stream.read(&mut buf[..]).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(r) => left = left.saturating_sub(r),
+                            }
+                        }
+                    }
+                }
+                BodyLen::Chunked => {
+                    let mut dec = Chunked::default();
+                    match dec.feed(&buf[head_len..filled]) {
+                        Ok(true) => used = filled, // a pipelined request after a chunked body is rare; dropped
+                        Ok(false) => {
+                            used = filled;
+                            loop {
+                                let r = match stream.read(&mut buf[..]).await {
+                                    Ok(0) | Err(_) => return,
+                                    Ok(r) => r,
+                                };
+                                match dec.feed(&buf[..r]) {
+                                    Ok(true) => break,
+                                    Ok(false) => {}
+                                    Err(_) => return,
+                                }
+                            }
+                        }
+                        Err(_) => return,
+                    }
+                }
+            }
+            match route.delay {
+                Delay::None => {}
+                Delay::Fixed(d) => tokio::time::sleep(d).await,
+                Delay::Uniform(a, b) => {
+                    let span = (b - a).as_micros() as u64;
+                    let extra = if span == 0 { 0 } else { rand::rng().random_range(0..=span) };
+                    tokio::time::sleep(a + Duration::from_micros(extra)).await;
+                }
+            }
+            out.extend_from_slice(match (keep, http10) {
+                (false, _) => &route.close,
+                (true, true) => &route.keep_alive,
+                (true, false) => &route.plain,
+            });
+            counters.served.fetch_add(1, Ordering::Relaxed);
+            if used >= filled {
+                filled = 0;
+            } else {
+                buf.copy_within(used..filled, 0);
+                filled -= used;
+            }
+            if !keep {
+                close = true;
+                break;
+            }
+            if filled == 0 {
+                break;
+            }
+        }
+        if !out.is_empty() {
+            if stream.write_all(&out).await.is_err() {
+                return;
+            }
+            out.clear();
+        }
+        if close {
+            let _ = stream.shutdown().await;
+            return;
+        }
+        if filled == buf.len() {
+            if buf.len() >= 1 << 20 {
+                return; // a request head over 1 MiB: not a client we serve
+            }
+            buf.resize(buf.len() * 2, 0);
+        }
+        match stream.read(&mut buf[filled..]).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => filled += n,
+        }
+    }
+}
+
+/// The YAML form of a mock configuration (`stampede mock --config FILE`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigDoc {
+    #[serde(default)]
+    pub default: Option<RouteDoc>,
+    #[serde(default)]
+    pub routes: Vec<RouteDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteDoc {
+    pub path: Option<String>,
+    pub status: Option<u16>,
+    pub body: Option<String>,
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    pub delay: Option<String>,
+}
+
+impl RouteDoc {
+    pub fn to_route(&self) -> Result<Route, String> {
+        Ok(Route {
+            status: self.status.unwrap_or(200),
+            body: self.body.clone().unwrap_or_else(|| "OK".into()).into_bytes(),
+            headers: self.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            delay: match &self.delay {
+                Some(d) => parse_delay(d)?,
+                None => Delay::None,
+            },
+        })
+    }
+}
+
+impl ConfigDoc {
+    pub fn to_config(&self) -> Result<Config, String> {
+        let mut c = Config::default();
+        if let Some(d) = &self.default {
+            c.default = d.to_route()?;
+        }
+        for (i, r) in self.routes.iter().enumerate() {
+            let path = r.path.clone().ok_or_else(|| format!("routes[{i}] has no `path`"))?;
+            c.routes.insert(path, r.to_route().map_err(|e| format!("routes[{i}]: {e}"))?);
+        }
+        Ok(c)
+    }
+}
+
+/// `20ms` (fixed) or `10ms..50ms` (uniform).
+pub fn parse_delay(s: &str) -> Result<Delay, String> {
+    let d = |t: &str| crate::plan::parse_duration(t.trim()).ok_or_else(|| format!("`{t}` is not a duration"));
+    match s.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (d(a)?, d(b)?);
+            if a > b {
+                return Err(format!("delay `{s}`: the minimum is above the maximum"));
+            }
+            Ok(Delay::Uniform(a, b))
+        }
+        None => Ok(Delay::Fixed(d(s)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_parse() {
+        assert_eq!(parse_delay("20ms"), Ok(Delay::Fixed(Duration::from_millis(20))));
+        assert_eq!(parse_delay("1ms..5ms"), Ok(Delay::Uniform(Duration::from_millis(1), Duration::from_millis(5))));
+        assert!(parse_delay("5ms..1ms").is_err());
+        assert!(parse_delay("soon").is_err());
+    }
+
+    #[test]
+    fn rendered_response_is_exact() {
+        let r = Rendered::new(&Route::default());
+        assert_eq!(
+            r.plain,
+            b"HTTP/1.1 200 OK\r\nServer: stampede-mock\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nOK"
+        );
+        assert!(String::from_utf8(r.close).unwrap().contains("Connection: close\r\n"));
+    }
+}

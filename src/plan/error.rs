@@ -1,0 +1,129 @@
+//! Plan errors: what went wrong and where (file, line, element), so a user can fix a plan
+//! without guessing.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in a plan an error was found. Every part is optional because some errors have no
+/// line (a missing file) and some have no file (a quick-mode `--url`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    pub file: Option<PathBuf>,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// A path to the element, e.g. `scenarios[0].flow[2].request`.
+    pub element: Option<String>,
+}
+
+impl Location {
+    pub fn file(file: impl Into<PathBuf>) -> Self {
+        Location { file: Some(file.into()), ..Default::default() }
+    }
+
+    pub fn element(mut self, element: impl Into<String>) -> Self {
+        self.element = Some(element.into());
+        self
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut wrote = false;
+        if let Some(file) = &self.file {
+            write!(f, "{}", file.display())?;
+            wrote = true;
+        }
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+            wrote = true;
+        }
+        if let Some(el) = &self.element {
+            if wrote {
+                write!(f, ": ")?;
+            }
+            write!(f, "{el}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What kind of problem a plan has; callers branch on this (exit codes, tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The file could not be read (missing plan, body file).
+    Io,
+    /// The file is not valid YAML.
+    Syntax,
+    /// A field the format does not have.
+    UnknownField,
+    /// A value of the wrong type or out of range.
+    Invalid,
+    /// A `${...}` template that does not resolve.
+    Template,
+}
+
+/// An error in a plan, with the place it was found.
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub location: Location,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, location: Location, message: impl Into<String>) -> Self {
+        Error { kind, location, message: message.into() }
+    }
+
+    pub fn invalid(location: Location, message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Invalid, location, message)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let loc = self.location.to_string();
+        if loc.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{loc}: {}", self.message)
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a plausible typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.75)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_display() {
+        let loc = Location { file: Some("p.yaml".into()), line: Some(3), column: Some(7), element: None };
+        assert_eq!(loc.to_string(), "p.yaml:3:7");
+        let loc = Location::file("p.yaml").element("scenarios[0].flow[1]");
+        assert_eq!(loc.to_string(), "p.yaml: scenarios[0].flow[1]");
+    }
+
+    #[test]
+    fn closest_suggests_typos_only() {
+        let c = ["users", "ramp_up", "duration", "iterations"];
+        assert_eq!(closest("usres", c), Some("users"));
+        assert_eq!(closest("duraton", c), Some("duration"));
+        assert_eq!(closest("zzz", c), None);
+    }
+}

@@ -1,0 +1,387 @@
+//! The one in-memory model of a load test, and its readers. A [`Plan`] holds scenarios; a
+//! [`Scenario`] holds a [`Workload`] (how much) and a flow of [`Step`]s (what each user does).
+//! YAML plans and the CLI's quick mode both become a `Plan`; nothing downstream knows which.
+
+pub mod error;
+pub mod flow;
+pub mod request;
+pub mod template;
+pub mod workload;
+mod yaml;
+
+pub use yaml::{parse_duration, parse_size};
+
+pub use error::{Error, ErrorKind, Location};
+pub use flow::{Branch, Step, Think};
+pub use request::{HttpVersion, RequestSpec, Target};
+pub use workload::{ClosedWorkload, OpenWorkload, Stage, Workload};
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A dense index into [`Plan::labels`], fixed at load time so the hot path never hashes names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct LabelId(pub u32);
+
+impl LabelId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub name: String,
+    /// The file the plan was read from; `None` in quick mode.
+    pub source: Option<PathBuf>,
+    /// Reporting names, indexed by [`LabelId`], in the order they first appear in the plan.
+    pub labels: Vec<String>,
+    pub scenarios: Vec<Scenario>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub workload: Workload,
+    pub flow: Vec<Step>,
+}
+
+/// Connection and request settings that apply unless a request says otherwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Defaults {
+    pub base_url: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub connect_timeout: Duration,
+    pub response_timeout: Duration,
+    pub keep_alive: bool,
+    pub http_version: HttpVersion,
+    pub max_response_size: u64,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            base_url: None,
+            headers: Vec::new(),
+            connect_timeout: Duration::from_secs(10),
+            response_timeout: Duration::from_secs(60),
+            keep_alive: true,
+            http_version: HttpVersion::Http11,
+            max_response_size: 64 * 1024 * 1024,
+        }
+    }
+}
+
+impl Plan {
+    /// Reads a plan file. `properties` are the `-J name=value` pairs.
+    pub fn load(path: &Path, properties: &HashMap<String, String>) -> Result<Plan, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(ErrorKind::Io, Location::file(path), format!("cannot read plan: {e}")))?;
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("yaml") | Some("yml") => yaml::read(&text, path, properties),
+            Some("jmx") => Err(Error::invalid(
+                Location::file(path),
+                "JMeter .jmx plans are not supported by this version yet; write a YAML plan (docs/plan-format.md)",
+            )),
+            _ => Err(Error::invalid(Location::file(path), "a plan file must end in .yaml or .yml")),
+        }
+    }
+
+    /// Reads a YAML plan from text; `path` is where it came from (for messages and for files it
+    /// names, which are relative to it).
+    pub fn from_yaml_str(text: &str, path: &Path, properties: &HashMap<String, String>) -> Result<Plan, Error> {
+        yaml::read(text, path, properties)
+    }
+
+    /// The plan as it will run, for the run directory: secrets redacted, bodies summarised.
+    pub fn to_resolved_yaml(&self) -> String {
+        serde_norway::to_string(self).unwrap_or_else(|e| format!("# could not serialise plan: {e}\n"))
+    }
+
+    pub fn label(&self, id: LabelId) -> &str {
+        &self.labels[id.index()]
+    }
+}
+
+/// Interns label names into dense [`LabelId`]s while a plan is built.
+#[derive(Debug, Default)]
+pub struct Labels {
+    names: Vec<String>,
+    index: HashMap<String, LabelId>,
+}
+
+impl Labels {
+    pub fn intern(&mut self, name: &str) -> LabelId {
+        if let Some(id) = self.index.get(name) {
+            return *id;
+        }
+        let id = LabelId(self.names.len() as u32);
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), id);
+        id
+    }
+
+    pub fn into_names(self) -> Vec<String> {
+        self.names
+    }
+}
+
+/// Splits an absolute URL, or a path joined to `base`, into a [`Target`] and the path+query
+/// sent on the request line.
+pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), String> {
+    let parsed = match url::Url::parse(url) {
+        Ok(u) => u,
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let base =
+                base.ok_or_else(|| format!("`{url}` is a relative URL and the plan has no `defaults.base_url`"))?;
+            let base = url::Url::parse(base).map_err(|e| format!("invalid base_url `{base}`: {e}"))?;
+            // Join as a path under the base's path, as users of base URLs expect
+            // (base http://h/api + /v1/x → http://h/api/v1/x).
+            let joined = format!("{}{}", base.as_str().trim_end_matches('/'), ensure_slash(url));
+            url::Url::parse(&joined).map_err(|e| format!("invalid URL `{joined}`: {e}"))?
+        }
+        Err(e) => return Err(format!("invalid URL `{url}`: {e}")),
+    };
+    let tls = match parsed.scheme() {
+        "http" => false,
+        "https" => true,
+        other => return Err(format!("unsupported scheme `{other}` in `{url}` (use http or https)")),
+    };
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| format!("URL `{url}` has no host"))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let port = parsed.port_or_known_default().unwrap_or(if tls { 443 } else { 80 });
+    let mut path = parsed.path().to_string();
+    if let Some(q) = parsed.query() {
+        path.push('?');
+        path.push_str(q);
+    }
+    Ok((Target { tls, host, port }, path))
+}
+
+fn ensure_slash(p: &str) -> String {
+    if p.starts_with('/') || p.starts_with('?') {
+        p.to_string()
+    } else {
+        format!("/{p}")
+    }
+}
+
+/// Everything `stampede run --url ...` can say; becomes a one-scenario, one-request [`Plan`].
+#[derive(Debug, Clone, Default)]
+pub struct QuickPlan {
+    pub url: String,
+    pub method: Option<String>,
+    pub body: Option<String>,
+    pub headers: Vec<String>,
+    pub users: Option<u32>,
+    pub rate: Option<f64>,
+    pub max_users: Option<u32>,
+    pub duration: Option<Duration>,
+    pub iterations: Option<u64>,
+    pub ramp_up: Option<Duration>,
+    pub keep_alive: bool,
+    pub http_version: Option<HttpVersion>,
+    pub timeout: Option<Duration>,
+    pub connect_timeout: Option<Duration>,
+    pub gzip: bool,
+}
+
+impl QuickPlan {
+    pub fn into_plan(self) -> Result<Plan, Error> {
+        let loc = || Location::default().element("--url");
+        let (target, path) = resolve_url(&self.url, None).map_err(|m| Error::invalid(loc(), m))?;
+        let method = self.method.unwrap_or_else(|| if self.body.is_some() { "POST" } else { "GET" }.into());
+        let method =
+            validate_method(&method).map_err(|m| Error::invalid(Location::default().element("--method"), m))?;
+        let mut headers = Vec::new();
+        for h in &self.headers {
+            let (k, v) = h.split_once(':').ok_or_else(|| {
+                Error::invalid(Location::default().element("--header"), format!("`{h}` is not `Name: value`"))
+            })?;
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        let mut body = self.body.map(String::into_bytes);
+        if self.gzip {
+            if let Some(b) = &body {
+                body = Some(gzip(b));
+                headers.push(("Content-Encoding".into(), "gzip".into()));
+            }
+        }
+        let d = Defaults::default();
+        let mut labels = Labels::default();
+        let label_name = path.split('?').next().unwrap_or("/").to_string();
+        let request = RequestSpec {
+            label: labels.intern(&label_name),
+            method,
+            target,
+            path,
+            headers,
+            body,
+            keep_alive: self.keep_alive,
+            http_version: self.http_version.unwrap_or(d.http_version),
+            connect_timeout: self.connect_timeout.unwrap_or(d.connect_timeout),
+            response_timeout: self.timeout.unwrap_or(d.response_timeout),
+            max_response_size: d.max_response_size,
+        };
+        let workload =
+            quick_workload(&self.users, self.rate, self.max_users, self.duration, self.iterations, self.ramp_up)?;
+        Ok(Plan {
+            name: "quick".into(),
+            source: None,
+            labels: labels.into_names(),
+            scenarios: vec![Scenario {
+                name: "default".into(),
+                workload,
+                flow: vec![Step::Request(Box::new(request))],
+            }],
+        })
+    }
+}
+
+fn quick_workload(
+    users: &Option<u32>,
+    rate: Option<f64>,
+    max_users: Option<u32>,
+    duration: Option<Duration>,
+    iterations: Option<u64>,
+    ramp_up: Option<Duration>,
+) -> Result<Workload, Error> {
+    let loc = |e: &str| Location::default().element(e.to_string());
+    if let Some(rate) = rate {
+        if users.is_some() || iterations.is_some() {
+            return Err(Error::invalid(
+                loc("--rate"),
+                "--rate (open model) cannot be combined with --users or --iterations; use --max-users",
+            ));
+        }
+        if !(rate > 0.0 && rate.is_finite()) {
+            return Err(Error::invalid(loc("--rate"), "--rate must be a positive number of iterations per second"));
+        }
+        let duration = duration.ok_or_else(|| Error::invalid(loc("--rate"), "--rate needs --duration"))?;
+        let max = max_users.unwrap_or(((rate * 0.1).ceil() as u32).clamp(100, 10_000));
+        return Ok(Workload::Open(OpenWorkload {
+            start_rate: rate,
+            stages: vec![Stage { target: rate, duration }],
+            pre_allocated_users: max.min(((rate / 100.0).ceil() as u32).max(10)),
+            max_users: max,
+            start_delay: Duration::ZERO,
+            graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+        }));
+    }
+    if max_users.is_some() {
+        return Err(Error::invalid(loc("--max-users"), "--max-users applies to the open model (--rate)"));
+    }
+    let users = users.unwrap_or(1);
+    if users == 0 {
+        return Err(Error::invalid(loc("--users"), "--users must be at least 1"));
+    }
+    if duration.is_none() && iterations.is_none() {
+        return Err(Error::invalid(loc("--duration"), "say how long to run: --duration or --iterations"));
+    }
+    Ok(Workload::Closed(ClosedWorkload {
+        users,
+        ramp_up: ramp_up.unwrap_or_default(),
+        iterations,
+        duration,
+        start_delay: Duration::ZERO,
+        graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+    }))
+}
+
+/// Upper-cases a method and checks it is an HTTP token.
+pub fn validate_method(m: &str) -> Result<String, String> {
+    let up = m.trim().to_ascii_uppercase();
+    if up.is_empty() || !up.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+        return Err(format!("`{m}` is not an HTTP method"));
+    }
+    Ok(up)
+}
+
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).expect("writing to a Vec cannot fail");
+    enc.finish().expect("writing to a Vec cannot fail")
+}
+
+/// Serialises durations as humantime strings ("1m 30s") in the resolved plan.
+pub(crate) mod serde_duration {
+    use serde::Serializer;
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&humantime::format_duration(*d).to_string())
+    }
+
+    pub mod option {
+        use super::*;
+        pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+            match d {
+                Some(d) => super::serialize(d, s),
+                None => s.serialize_none(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_url_table() {
+        let cases = [
+            ("http://127.0.0.1:8080/ok", None, (false, "127.0.0.1", 8080, "/ok")),
+            ("http://127.0.0.1/a?b=1&c=2", None, (false, "127.0.0.1", 80, "/a?b=1&c=2")),
+            ("https://localhost/", None, (true, "localhost", 443, "/")),
+            ("http://[::1]:9000", None, (false, "::1", 9000, "/")),
+            ("/v1/read", Some("http://127.0.0.1:8080/api"), (false, "127.0.0.1", 8080, "/api/v1/read")),
+            ("v1/read?x=1", Some("http://127.0.0.1:8080/"), (false, "127.0.0.1", 8080, "/v1/read?x=1")),
+        ];
+        for (url, base, (tls, host, port, path)) in cases {
+            let (t, p) = resolve_url(url, base).unwrap();
+            assert_eq!((t.tls, t.host.as_str(), t.port, p.as_str()), (tls, host, port, path), "{url}");
+        }
+        assert!(resolve_url("ftp://x/", None).unwrap_err().contains("unsupported scheme"));
+        assert!(resolve_url("/x", None).unwrap_err().contains("base_url"));
+        assert!(resolve_url("http://", None).is_err());
+    }
+
+    #[test]
+    fn quick_plan_models() {
+        let q = QuickPlan {
+            url: "http://127.0.0.1:1/x".into(),
+            users: Some(5),
+            duration: Some(Duration::from_secs(2)),
+            keep_alive: true,
+            ..Default::default()
+        };
+        let p = q.into_plan().unwrap();
+        assert!(matches!(&p.scenarios[0].workload, Workload::Closed(c) if c.users == 5));
+        let q = QuickPlan {
+            url: "http://127.0.0.1:1/x".into(),
+            rate: Some(500.0),
+            duration: Some(Duration::from_secs(2)),
+            ..Default::default()
+        };
+        assert!(matches!(&q.into_plan().unwrap().scenarios[0].workload, Workload::Open(o) if o.start_rate == 500.0));
+        let q = QuickPlan { url: "http://127.0.0.1:1/x".into(), users: Some(5), ..Default::default() };
+        assert!(q.into_plan().unwrap_err().message.contains("--duration"));
+        let q = QuickPlan {
+            url: "http://127.0.0.1:1/x".into(),
+            body: Some("{}".into()),
+            iterations: Some(1),
+            ..Default::default()
+        };
+        let p = q.into_plan().unwrap();
+        let mut methods = vec![];
+        flow::for_each_request(&p.scenarios[0].flow, &mut |r| methods.push(r.method.clone()));
+        assert_eq!(methods, ["POST"]);
+    }
+}

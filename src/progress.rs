@@ -1,0 +1,86 @@
+//! The live progress display, one more consumer of the collector's intervals: on a terminal a
+//! bar with a status line that changes every second, elsewhere (CI logs) a plain line every
+//! 10 seconds at most.
+
+use crate::record::{Interval, LabelStats};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    planned: Option<Duration>,
+    plain: bool,
+    last_line: Option<Instant>,
+    samples: u64,
+    errors: u64,
+}
+
+/// How often a non-terminal gets a line.
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+impl Progress {
+    /// `planned` is the run's scheduled length, if it has one. `quiet` shows nothing.
+    pub fn new(planned: Option<Duration>, quiet: bool) -> Progress {
+        let tty = std::io::stderr().is_terminal();
+        let bar = (!quiet && tty).then(|| {
+            let len = planned.map_or(0, |d| d.as_secs().max(1));
+            let bar = if planned.is_some() { ProgressBar::new(len) } else { ProgressBar::new_spinner() };
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            let template = if planned.is_some() { "{bar:24.cyan/blue} {msg}" } else { "{spinner} {msg}" };
+            bar.set_style(ProgressStyle::with_template(template).expect("static template").progress_chars("█▉▊▋▌▍▎▏ "));
+            bar
+        });
+        Progress { bar, planned, plain: !quiet && !tty, last_line: None, samples: 0, errors: 0 }
+    }
+
+    pub fn update(&mut self, iv: &Interval) {
+        let t: LabelStats = iv.total();
+        self.samples += t.samples;
+        self.errors += t.errors;
+        let secs = (iv.end_us.saturating_sub(iv.start_us)) as f64 / 1e6;
+        let elapsed = Duration::from_micros(iv.end_us);
+        let msg = self.line(
+            elapsed,
+            iv.active_users.iter().sum(),
+            if secs > 0.0 { t.samples as f64 / secs } else { 0.0 },
+            t.quantile_us(0.95),
+        );
+        if let Some(bar) = &self.bar {
+            bar.set_position(elapsed.as_secs());
+            bar.set_message(msg);
+        } else if self.plain && !iv.last && self.last_line.is_none_or(|l| l.elapsed() >= PLAIN_EVERY) {
+            self.last_line = Some(Instant::now());
+            eprintln!("{msg}");
+        }
+    }
+
+    fn line(&self, elapsed: Duration, users: u64, rps: f64, p95_us: u64) -> String {
+        let e = elapsed.as_secs();
+        let clock = match self.planned {
+            Some(p) => format!("{}s/{}s", e, p.as_secs()),
+            None => format!("{e}s"),
+        };
+        let pct = if self.samples > 0 { self.errors as f64 * 100.0 / self.samples as f64 } else { 0.0 };
+        format!(
+            "{clock}  users {users}  {rps:.0} req/s  requests {}  errors {} ({pct:.2}%)  p95 {:.1} ms",
+            self.samples,
+            self.errors,
+            p95_us as f64 / 1000.0
+        )
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// Prints a notice without breaking the bar.
+    pub fn notice(&self, msg: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(msg),
+            None => eprintln!("{msg}"),
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Why a sample failed. Transport failures are told apart because each points to a different
+//! problem in the system under test (a refused connection is not a keep-alive race).
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    /// Nothing listens on the port (ECONNREFUSED).
+    Refused,
+    /// The peer reset the connection (ECONNRESET, EPIPE) on a fresh connection.
+    Reset,
+    /// A kept-alive connection that had already served a response was reset or closed before
+    /// the next response began: the classic idle-timeout race between client and server.
+    ResetOnReuse,
+    /// The server closed the connection before a complete response.
+    Closed,
+    /// No complete response within the response timeout.
+    Timeout,
+    /// The connection could not be opened within the connect timeout.
+    ConnectTimeout,
+    /// The host name does not resolve.
+    Dns,
+    /// The TLS handshake failed (certificate, protocol).
+    Tls,
+    /// The response is larger than the plan's `max_response_size`.
+    TooLarge,
+    /// The response is not valid HTTP/1.x.
+    Protocol,
+    /// Any other I/O failure.
+    Io,
+    /// An HTTP status >= 400.
+    Status(u16),
+}
+
+const TRANSPORT: [ErrorKind; 11] = [
+    ErrorKind::Refused,
+    ErrorKind::Reset,
+    ErrorKind::ResetOnReuse,
+    ErrorKind::Closed,
+    ErrorKind::Timeout,
+    ErrorKind::ConnectTimeout,
+    ErrorKind::Dns,
+    ErrorKind::Tls,
+    ErrorKind::TooLarge,
+    ErrorKind::Protocol,
+    ErrorKind::Io,
+];
+const STATUS_FIRST: u16 = 400;
+const STATUS_LAST: u16 = 599;
+/// Slots: transport kinds, then each status 400..=599, then one for any other status.
+pub const SLOTS: usize = TRANSPORT.len() + (STATUS_LAST - STATUS_FIRST + 1) as usize + 1;
+const OTHER_STATUS_SLOT: usize = SLOTS - 1;
+
+impl ErrorKind {
+    /// A dense index, so counting an error is an array increment.
+    pub fn slot(self) -> usize {
+        match self {
+            ErrorKind::Status(s) if (STATUS_FIRST..=STATUS_LAST).contains(&s) => {
+                TRANSPORT.len() + (s - STATUS_FIRST) as usize
+            }
+            ErrorKind::Status(_) => OTHER_STATUS_SLOT,
+            k => TRANSPORT.iter().position(|t| *t == k).expect("every transport kind has a slot"),
+        }
+    }
+
+    /// The name used in summaries and reports: `refused`, `reset_on_reuse`, `http_503`...
+    pub fn name(self) -> String {
+        match self {
+            ErrorKind::Refused => "refused".into(),
+            ErrorKind::Reset => "reset".into(),
+            ErrorKind::ResetOnReuse => "reset_on_reuse".into(),
+            ErrorKind::Closed => "closed".into(),
+            ErrorKind::Timeout => "timeout".into(),
+            ErrorKind::ConnectTimeout => "connect_timeout".into(),
+            ErrorKind::Dns => "dns".into(),
+            ErrorKind::Tls => "tls".into(),
+            ErrorKind::TooLarge => "too_large".into(),
+            ErrorKind::Protocol => "protocol".into(),
+            ErrorKind::Io => "io".into(),
+            ErrorKind::Status(s) => format!("http_{s}"),
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        if let Some(code) = name.strip_prefix("http_") {
+            return code.parse().ok().map(ErrorKind::Status);
+        }
+        TRANSPORT.iter().copied().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Counts per [`ErrorKind`], in a fixed array: no allocation when an error is counted.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ErrorCounts {
+    counts: Box<[u64; SLOTS]>,
+    /// The last status seen outside 400..=599 (kept so its name survives a round trip).
+    other_status: u16,
+}
+
+impl Default for ErrorCounts {
+    fn default() -> Self {
+        ErrorCounts { counts: Box::new([0; SLOTS]), other_status: 0 }
+    }
+}
+
+impl fmt::Debug for ErrorCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter().map(|(k, v)| (k.name(), v))).finish()
+    }
+}
+
+impl ErrorCounts {
+    pub fn add(&mut self, kind: ErrorKind, n: u64) {
+        if let ErrorKind::Status(s) = kind {
+            if !(STATUS_FIRST..=STATUS_LAST).contains(&s) {
+                self.other_status = s;
+            }
+        }
+        self.counts[kind.slot()] += n;
+    }
+
+    pub fn get(&self, kind: ErrorKind) -> u64 {
+        self.counts[kind.slot()]
+    }
+
+    pub fn merge(&mut self, other: &ErrorCounts) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += *b;
+        }
+        if other.other_status != 0 {
+            self.other_status = other.other_status;
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.counts.fill(0);
+    }
+
+    /// Non-zero counts, transport kinds first, then statuses in order.
+    pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64)> + '_ {
+        self.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| {
+            let kind = if i < TRANSPORT.len() {
+                TRANSPORT[i]
+            } else if i == OTHER_STATUS_SLOT {
+                ErrorKind::Status(self.other_status)
+            } else {
+                ErrorKind::Status(STATUS_FIRST + (i - TRANSPORT.len()) as u16)
+            };
+            (kind, *c)
+        })
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for k in
+            TRANSPORT.iter().copied().chain([ErrorKind::Status(404), ErrorKind::Status(503), ErrorKind::Status(999)])
+        {
+            assert_eq!(ErrorKind::from_name(&k.name()), Some(k));
+        }
+    }
+
+    #[test]
+    fn slots_are_distinct_and_counts_merge() {
+        let mut seen = std::collections::HashSet::new();
+        for k in TRANSPORT.iter().copied().chain((400..=599).map(ErrorKind::Status)) {
+            assert!(seen.insert(k.slot()));
+        }
+        let mut a = ErrorCounts::default();
+        a.add(ErrorKind::Status(500), 2);
+        a.add(ErrorKind::Refused, 1);
+        let mut b = ErrorCounts::default();
+        b.add(ErrorKind::Status(500), 3);
+        b.add(ErrorKind::Status(700), 1);
+        a.merge(&b);
+        let got: Vec<_> = a.iter().map(|(k, n)| (k.name(), n)).collect();
+        assert_eq!(got, [("refused".into(), 1), ("http_500".into(), 5), ("http_700".to_string(), 1)]);
+        assert_eq!(a.total(), 7);
+    }
+}

@@ -1,0 +1,98 @@
+//! [`Tally`]: per-label stats and per-scenario counters, the unit workers fill and the collector
+//! merges; [`Interval`]: one interval's tally with its place in time and the gauges read at its
+//! end.
+
+use super::LabelStats;
+use crate::plan::LabelId;
+
+/// Per-scenario counts that are not per label.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScenarioCounts {
+    /// Iterations that ran to their end.
+    pub iterations: u64,
+    /// Open model: arrivals that found no free user and were not started.
+    pub dropped: u64,
+}
+
+/// Stats per label (indexed by `LabelId`) and counts per scenario (indexed by position).
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub labels: Vec<LabelStats>,
+    pub scenarios: Vec<ScenarioCounts>,
+}
+
+impl Tally {
+    pub fn new(labels: usize, scenarios: usize) -> Tally {
+        Tally {
+            labels: (0..labels).map(|_| LabelStats::default()).collect(),
+            scenarios: vec![ScenarioCounts::default(); scenarios],
+        }
+    }
+
+    pub fn merge(&mut self, other: &Tally) {
+        for (a, b) in self.labels.iter_mut().zip(&other.labels) {
+            *a += b;
+        }
+        for (a, b) in self.scenarios.iter_mut().zip(&other.scenarios) {
+            a.iterations += b.iterations;
+            a.dropped += b.dropped;
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.labels.iter_mut().for_each(LabelStats::clear);
+        self.scenarios.iter_mut().for_each(|s| *s = ScenarioCounts::default());
+    }
+
+    /// All labels merged: the Total row.
+    pub fn total(&self) -> LabelStats {
+        let mut t = LabelStats::default();
+        for l in &self.labels {
+            t += l;
+        }
+        t
+    }
+
+    /// Adds an interval's stats.
+    pub fn add_interval(&mut self, i: &Interval) {
+        for (id, l) in &i.labels {
+            self.labels[id.index()] += l;
+        }
+        for (a, b) in self.scenarios.iter_mut().zip(&i.scenarios) {
+            a.iterations += b.iterations;
+            a.dropped += b.dropped;
+        }
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.scenarios.iter().map(|s| s.dropped).sum()
+    }
+}
+
+/// One interval of a run, as the collector hands it to consumers (run directory, progress).
+#[derive(Debug, Clone)]
+pub struct Interval {
+    /// 0, 1, 2, ... in order.
+    pub index: u64,
+    /// µs since the run started.
+    pub start_us: u64,
+    pub end_us: u64,
+    /// Labels that had samples in this interval.
+    pub labels: Vec<(LabelId, LabelStats)>,
+    pub scenarios: Vec<ScenarioCounts>,
+    /// Users busy at the end of the interval, per scenario.
+    pub active_users: Vec<u64>,
+    /// True for the last interval of a run.
+    pub last: bool,
+}
+
+impl Interval {
+    /// All labels of the interval merged.
+    pub fn total(&self) -> LabelStats {
+        let mut t = LabelStats::default();
+        for (_, l) in &self.labels {
+            t += l;
+        }
+        t
+    }
+}

@@ -1,0 +1,40 @@
+//! Measuring: a finished request becomes a [`Sample`], which a [`Recorder`] adds to per-thread
+//! [`LabelStats`] with no lock and no allocation; once per interval the collector drains every
+//! thread's stats and merges them exactly into an [`Interval`]. No I/O here.
+
+pub mod error_kind;
+pub mod interval;
+mod shard;
+pub mod stats;
+
+pub use error_kind::{ErrorCounts, ErrorKind};
+pub use interval::{Interval, ScenarioCounts, Tally};
+pub use shard::Recorder;
+pub use stats::LabelStats;
+
+use crate::plan::LabelId;
+
+/// One finished request (or a failed attempt at one). Times are µs since the run started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub label: LabelId,
+    /// When the elapsed time starts: just before connecting/writing, or, for the first request
+    /// of an open-model iteration, the moment it was due (no coordinated omission).
+    pub start_us: u64,
+    /// When the last byte of the response arrived (or the failure was seen).
+    pub end_us: u64,
+    /// Time to the first response byte, from `start_us` (JMeter's Latency); 0 when none came.
+    pub ttfb_us: u64,
+    /// Time to open the connection; 0 when a kept-alive one was reused.
+    pub connect_us: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub new_connection: bool,
+    pub error: Option<ErrorKind>,
+}
+
+impl Sample {
+    pub fn elapsed_us(&self) -> u64 {
+        self.end_us.saturating_sub(self.start_us)
+    }
+}

@@ -1,0 +1,37 @@
+//! The run directory: everything a run leaves on disk, and the only thing reports read.
+//!
+//! ```text
+//! runs/<id>/
+//!   meta.json        facts about the run (written at the start, completed at the end)
+//!   plan.yaml        the plan as it ran (secrets redacted)
+//!   intervals.jsonl  one line per interval, appended and flushed as the run goes
+//!   summary.json     the numbers, written at the end
+//! ```
+//!
+//! A run that is killed keeps `meta.json` and every interval flushed before it died; the
+//! reader rebuilds its summary from the interval log.
+
+mod log;
+pub mod reader;
+pub mod summary;
+pub mod writer;
+
+pub use reader::read_run;
+pub use summary::{GeneratorUsage, LabelSummary, RunMeta, ScenarioMeta, ScenarioSummary, Summary};
+pub use writer::RunWriter;
+
+pub const META: &str = "meta.json";
+pub const PLAN: &str = "plan.yaml";
+pub const INTERVALS: &str = "intervals.jsonl";
+pub const SUMMARY: &str = "summary.json";
+
+/// Errors reading or writing a run directory.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: {source}")]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: {message}")]
+    Format { path: std::path::PathBuf, line: usize, message: String },
+    #[error("{0} is not a run directory (it has no meta.json)")]
+    NotARun(std::path::PathBuf),
+}
