@@ -27,7 +27,7 @@ impl Progress {
             let len = planned.map_or(0, |d| d.as_secs().max(1));
             let bar = if planned.is_some() { ProgressBar::new(len) } else { ProgressBar::new_spinner() };
             bar.set_draw_target(ProgressDrawTarget::stderr());
-            let template = if planned.is_some() { "{bar:24.cyan/blue} {msg}" } else { "{spinner} {msg}" };
+            let template = if planned.is_some() { "{bar:16.cyan/blue} {msg}" } else { "{spinner} {msg}" };
             bar.set_style(ProgressStyle::with_template(template).expect("static template").progress_chars("█▉▊▋▌▍▎▏ "));
             bar
         });
@@ -58,12 +58,12 @@ impl Progress {
     fn line(&self, elapsed: Duration, users: u64, rps: f64, p95_us: u64) -> String {
         let e = elapsed.as_secs();
         let clock = match self.planned {
-            Some(p) => format!("{}s/{}s", e, p.as_secs()),
+            Some(p) => format!("{e}s/{}s ({}s left)", p.as_secs(), p.as_secs().saturating_sub(e)),
             None => format!("{e}s"),
         };
         let pct = if self.samples > 0 { self.errors as f64 * 100.0 / self.samples as f64 } else { 0.0 };
         format!(
-            "{clock}  users {users}  {rps:.0} req/s  requests {}  errors {} ({pct:.2}%)  p95 {:.1} ms",
+            "{clock} · {users} users · {rps:.0} req/s · {} requests · {} KO ({pct:.2}%) · p95 {:.1} ms",
             self.samples,
             self.errors,
             p95_us as f64 / 1000.0

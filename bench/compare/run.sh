@@ -24,7 +24,7 @@ ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 DURATION=${DURATION:-10s}
 TOOLS=${TOOLS:-"wrk oha stampede"}
 TARGETS=${TARGETS:-"nginx mock"}
-CONNS=${CONNS:-"50 1000"}
+CONNS=${CONNS-"50 1000"}
 MEM_CONNS=${MEM_CONNS:-10000}
 GEN_CPU=${GEN_CPU:-0}
 TARGET_CPU=${TARGET_CPU:-1}
@@ -267,14 +267,33 @@ start_target() { # $1 = nginx|mock, $2 = port, $3 = log file
     log "$name listening on 127.0.0.1:$port (pid $TARGET_PID, CPU $TARGET_CPU)"
 }
 
-nginx_requests() { # nginx's total request counter (stub_status), or empty
+nginx_status() { # prints "ACTIVE REQUESTS" from nginx's stub_status, or nothing
     local port=$1 resp
     resp=$(
         exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
         printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$STATUS_PATH" >&3
         timeout 5 cat <&3
     ) 2>/dev/null || return 0
-    awk '/^ *[0-9]+ +[0-9]+ +[0-9]+ *\r?$/ { print $3 }' <<<"$resp"
+    awk '/^Active connections:/ { a = $3 } /^ *[0-9]+ +[0-9]+ +[0-9]+ *\r?$/ { r = $3 }
+         END { if (a != "" && r != "") print a, r }' <<<"$resp"
+}
+
+DRAIN_REQUESTS=""
+DRAIN_POLLS=0
+nginx_drain() { # wait (at most 30 s) until nginx has no client connections left;
+    # sets DRAIN_REQUESTS (its request counter, counting our status requests) and DRAIN_POLLS
+    local port=$1 active="" requests=""
+    DRAIN_REQUESTS="" DRAIN_POLLS=0
+    for _ in $(seq 300); do
+        active="" requests=""
+        read -r active requests < <(nginx_status "$port") || true
+        [[ -n $active ]] || return 0
+        DRAIN_POLLS=$((DRAIN_POLLS + 1))
+        DRAIN_REQUESTS=$requests
+        ((active <= 1)) && return 0 # the status request itself
+        sleep 0.1
+    done
+    log "nginx still has $active connections open after 30 s"
 }
 
 mock_served() { # served count printed by the mock on stop, or empty
@@ -331,11 +350,19 @@ run_load() { # tool target port conns
     local -a full=(taskset -c "$GEN_CPU" /usr/bin/time -f '%e %U %S %M' -o "$tfile"
         timeout -k 5 "$HARD_LIMIT" "${cmd[@]}")
     record "${full[@]}"
-    [[ $target == nginx ]] && before=$(nginx_requests "$port")
+    if [[ $target == nginx ]]; then
+        nginx_drain "$port"
+        before=$DRAIN_REQUESTS
+    fi
     log "$tool -> $target, $c connections, $DURATION"
     local rc=0
     "${full[@]}" >"$out" 2>"$err" </dev/null || rc=$?
-    [[ $target == nginx ]] && after=$(nginx_requests "$port")
+    # Let nginx finish with the generator's connections (aborted at the deadline or not)
+    # before the next run, and count what it served, status requests excluded.
+    if [[ $target == nginx ]]; then
+        nginx_drain "$port"
+        after=$DRAIN_REQUESTS
+    fi
     EXIT[$key]=$rc
     ((rc == 0)) || log "$tool exited with status $rc (see $err)"
 
@@ -366,7 +393,7 @@ run_load() { # tool target port conns
         CPU_US[$key]=""
     fi
     if [[ -n $before && -n $after ]]; then
-        SERVED[$key]=$((after - before - 1)) # minus the "after" status request
+        SERVED[$key]=$((after - before - DRAIN_POLLS)) # minus our status requests
     fi
     log "  req/s=$(fmt '%.0f' "${RPS[$key]}") requests=${REQS[$key]:-n/a} cpu_us/req=${CPU_US[$key]:-n/a} rss_kib=${RSS_KB[$key]:-n/a} wall=${wall:-n/a}s"
     sleep 1 # let the target settle between runs

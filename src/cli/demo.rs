@@ -57,11 +57,11 @@ pub async fn execute(a: DemoArgs) -> Result<u8, Error> {
     let code = super::run::run_plan(plan, &out, a.quiet, super::run::redact_args(&argv)).await;
     shutdown.cancel();
     let _ = server.await;
-    println!(
-        "The mock served {} requests on {} connections (compare with Samples and Connections above).",
+    super::say(&format!(
+        "The mock served {} requests on {} connections (compare with Samples and Connections above).\n",
         counters.served.load(Ordering::Relaxed),
         counters.connections.load(Ordering::Relaxed)
-    );
+    ));
     let code = code?;
     Ok(if code == exit::OK { exit::OK } else { code })
 }

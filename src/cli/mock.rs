@@ -94,10 +94,10 @@ pub async fn execute(a: MockArgs) -> Result<u8, Error> {
     super::interrupted().await;
     shutdown.cancel();
     let _ = server.await;
-    println!(
-        "served {} requests on {} connections",
+    super::say(&format!(
+        "served {} requests on {} connections\n",
         counters.served.load(Ordering::Relaxed),
         counters.connections.load(Ordering::Relaxed)
-    );
+    ));
     Ok(exit::OK)
 }

@@ -38,6 +38,14 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
     }
 }
 
+/// Writes to stdout. A closed pipe (`stampede report DIR | head`) is not an error worth a
+/// panic: the results are already on disk.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
 /// Parses `name=value` (for `-J`).
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
     let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not name=value"))?;

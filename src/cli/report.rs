@@ -14,8 +14,6 @@ pub struct ReportArgs {
 
 pub fn execute(a: ReportArgs) -> Result<u8, Error> {
     let run = rundir::read_run(&a.dir)?;
-    print!("{}", report::table(&run.summary));
-    println!();
-    print!("{}", report::facts(&run.meta, &run.summary));
+    super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     Ok(exit::OK)
 }

@@ -249,14 +249,12 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
             write_error = Some(e);
         }
     }
-    print!("{}", report::table(&summary));
-    println!();
-    print!("{}", report::facts(&meta, &summary));
+    super::say(&format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)));
     if let Some(e) = write_error {
         eprintln!("error: the run directory is incomplete: {e}");
         return Ok(exit::RUNTIME);
     }
-    println!("Run directory: {}", out.display());
+    super::say(&format!("Run directory: {}\n", out.display()));
     Ok(if outcome.interrupted { exit::INTERRUPTED } else { exit::OK })
 }
 

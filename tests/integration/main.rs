@@ -1,1 +1,22 @@
-fn main() {}
+//! Integration tests: the real `stampede` binary against loopback servers that count what they
+//! served. Every count stampede reports is checked against that witness, exactly.
+//!
+//! # Contents
+//! - `counts`: samples == requests served, per label; connections with and without keep-alive;
+//!   HTTP/1.0; a weighted mix within statistical bounds; the latency of a known delay.
+//! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
+//!   bad flags (exit 2, a message naming file, line and element, never a panic).
+//! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
+//! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
+//!   killed runs, Ctrl-C, secrets, and the demo.
+//! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
+//! - `server_selftest`: the witness server itself, checked with a plain TCP client.
+//! - `util`: the witness server (`util::server`) and the helpers that run the binary.
+
+mod counts;
+mod errors;
+mod open_model;
+mod rundir;
+mod server_selftest;
+mod util;
+mod wire;

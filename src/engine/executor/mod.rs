@@ -1,5 +1,5 @@
 //! Executors turn a [`Workload`] into virtual users: `closed::run` for a fixed number of users,
-//! `open::run` for an arrival rate. Both drive [`VirtualUser`]s and never see HTTP. This module
+//! `open::run` for an arrival rate. Both drive [`VirtualUser`](crate::engine::user::VirtualUser)s and never see HTTP. This module
 //! owns what they share: when a scenario stops and how long requests in flight may finish.
 
 pub mod closed;
