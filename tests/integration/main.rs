@@ -10,6 +10,7 @@
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo.
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
+//! - `tls`: HTTPS verifies certificates by default; an untrusted one is the `tls` error kind.
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
 //! - `util`: the witness server (`util::server`) and the helpers that run the binary.
 
@@ -18,5 +19,6 @@ mod errors;
 mod open_model;
 mod rundir;
 mod server_selftest;
+mod tls;
 mod util;
 mod wire;
