@@ -10,6 +10,8 @@ pub struct BadChunk;
 pub struct Chunked {
     state: ChunkState,
     size: u64,
+    /// Hex digits seen in the current size line (an empty size is malformed, not a last chunk).
+    digits: u32,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -31,16 +33,25 @@ enum ChunkState {
 }
 
 impl Chunked {
-    /// Feeds body bytes; returns true once the final chunk and trailers have been seen.
-    pub fn feed(&mut self, mut data: &[u8]) -> Result<bool, BadChunk> {
+    /// True once the final chunk and the trailers have been seen.
+    pub fn is_done(&self) -> bool {
+        self.state == ChunkState::Done
+    }
+
+    /// Feeds body bytes; returns how many belong to the body (fewer than given only when the
+    /// body ends inside `data`: the rest belongs to whatever follows on the connection).
+    pub fn feed(&mut self, mut data: &[u8]) -> Result<usize, BadChunk> {
         use ChunkState::*;
+        let given = data.len();
         while !data.is_empty() && self.state != Done {
             let b = data[0];
             match self.state {
                 Size => match (b as char).to_digit(16) {
                     Some(d) => {
                         self.size = self.size.checked_mul(16).and_then(|s| s.checked_add(d as u64)).ok_or(BadChunk)?;
+                        self.digits += 1;
                     }
+                    None if self.digits == 0 => return Err(BadChunk),
                     None if b == b'\r' => self.state = SizeLf,
                     None if b == b';' || b == b' ' || b == b'\t' => self.state = SizeLine,
                     None => return Err(BadChunk),
@@ -76,6 +87,7 @@ impl Chunked {
                         return Err(BadChunk);
                     }
                     self.state = Size;
+                    self.digits = 0;
                 }
                 TrailerLineStart => self.state = if b == b'\r' { EndLf } else { TrailerLine },
                 TrailerLine => {
@@ -99,7 +111,7 @@ impl Chunked {
             }
             data = &data[1..];
         }
-        Ok(self.state == Done)
+        Ok(given - data.len())
     }
 }
 
@@ -112,12 +124,16 @@ mod tests {
         let body = b"4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-T: 1\r\n\r\n";
         for split in 0..body.len() {
             let mut d = Chunked::default();
-            let a = d.feed(&body[..split]).unwrap();
-            assert!(!a, "done too early at {split}");
-            assert!(d.feed(&body[split..]).unwrap(), "not done with split {split}");
+            assert_eq!(d.feed(&body[..split]).unwrap(), split);
+            assert!(!d.is_done(), "done too early at {split}");
+            assert_eq!(d.feed(&body[split..]).unwrap(), body.len() - split);
+            assert!(d.is_done(), "not done with split {split}");
         }
         let mut d = Chunked::default();
-        assert!(d.feed(b"0\r\n\r\n").unwrap());
+        assert_eq!(d.feed(b"0\r\n\r\nGET / HTTP/1.1").unwrap(), 5);
+        assert!(d.is_done());
         assert!(Chunked::default().feed(b"zz\r\n").is_err());
+        assert!(Chunked::default().feed(b"\r\n").is_err(), "an empty size is not the last chunk");
+        assert!(Chunked::default().feed(b" 4\r\n").is_err());
     }
 }

@@ -56,20 +56,22 @@ struct Rendered {
     plain: Vec<u8>,
     close: Vec<u8>,
     keep_alive: Vec<u8>,
+    /// Where the body starts in each rendering (a HEAD answer stops there).
+    head_len: [usize; 3],
     delay: Delay,
 }
 
 impl Rendered {
     fn new(r: &Route) -> Rendered {
+        // 1xx, 204 and 304 responses have no body and no Content-Length (RFC 9110 §8.6).
+        let bodiless = r.status < 200 || r.status == 204 || r.status == 304;
         let render = |conn: Option<&str>| {
-            let mut head = format!(
-                "HTTP/1.1 {} {}\r\nServer: stampede-mock\r\nContent-Length: {}\r\n",
-                r.status,
-                reason(r.status),
-                r.body.len()
-            );
-            if !r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
-                head.push_str("Content-Type: text/plain\r\n");
+            let mut head = format!("HTTP/1.1 {} {}\r\nServer: stampede-mock\r\n", r.status, reason(r.status));
+            if !bodiless {
+                head.push_str(&format!("Content-Length: {}\r\n", r.body.len()));
+                if !r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+                    head.push_str("Content-Type: text/plain\r\n");
+                }
             }
             for (k, v) in &r.headers {
                 head.push_str(&format!("{k}: {v}\r\n"));
@@ -78,15 +80,30 @@ impl Rendered {
                 head.push_str(&format!("Connection: {c}\r\n"));
             }
             head.push_str("\r\n");
+            let head_len = head.len();
             let mut bytes = head.into_bytes();
-            bytes.extend_from_slice(&r.body);
-            bytes
+            if !bodiless {
+                bytes.extend_from_slice(&r.body);
+            }
+            (bytes, head_len)
         };
-        Rendered {
-            plain: render(None),
-            close: render(Some("close")),
-            keep_alive: render(Some("keep-alive")),
-            delay: r.delay,
+        let (plain, p) = render(None);
+        let (close, c) = render(Some("close"));
+        let (keep_alive, k) = render(Some("keep-alive"));
+        Rendered { plain, close, keep_alive, head_len: [p, c, k], delay: r.delay }
+    }
+
+    /// The bytes to send: by connection handling, and without the body for HEAD.
+    fn bytes(&self, keep: bool, http10: bool, head: bool) -> &[u8] {
+        let (bytes, i) = match (keep, http10) {
+            (false, _) => (&self.close, 1),
+            (true, true) => (&self.keep_alive, 2),
+            (true, false) => (&self.plain, 0),
+        };
+        if head {
+            &bytes[..self.head_len[i]]
+        } else {
+            bytes
         }
     }
 }
@@ -155,7 +172,7 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
     loop {
         // Answer every complete request in the buffer (pipelining), then write once.
         let mut close = false;
-        loop {
+        while filled > 0 {
             let mut headers = [httparse::EMPTY_HEADER; 64];
             let mut req = httparse::Request::new(&mut headers);
             let head_len = match req.parse(&buf[..filled]) {
@@ -169,6 +186,7 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
                 }
             };
             let http10 = req.version == Some(0);
+            let is_head = req.method == Some("HEAD");
             let (mut keep, mut body) = (!http10, BodyLen::Length(0));
             for h in req.headers.iter() {
                 if h.name.eq_ignore_ascii_case("content-length") {
@@ -189,46 +207,10 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
             let path = req.path.unwrap_or("/");
             let path = path.split('?').next().unwrap_or(path);
             let route = routes.by_path.get(path).unwrap_or(&routes.default);
-            // Consume the body: what is buffered, then the rest from the socket.
-            let mut used = head_len;
-            match body {
-                BodyLen::Length(n) => {
-                    let have = filled - head_len;
-                    if have >= n {
-                        used += n;
-                    } else {
-                        let mut left = n - have;
-                        used = filled;
-                        while left > 0 {
-                            match stream.read(&mut buf[..]).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(r) => left = left.saturating_sub(r),
-                            }
-                        }
-                    }
-                }
-                BodyLen::Chunked => {
-                    let mut dec = Chunked::default();
-                    match dec.feed(&buf[head_len..filled]) {
-                        Ok(true) => used = filled, // a pipelined request after a chunked body is rare; dropped
-                        Ok(false) => {
-                            used = filled;
-                            loop {
-                                let r = match stream.read(&mut buf[..]).await {
-                                    Ok(0) | Err(_) => return,
-                                    Ok(r) => r,
-                                };
-                                match dec.feed(&buf[..r]) {
-                                    Ok(true) => break,
-                                    Ok(false) => {}
-                                    Err(_) => return,
-                                }
-                            }
-                        }
-                        Err(_) => return,
-                    }
-                }
-            }
+            filled = match skip_body(&mut stream, &mut buf, filled, head_len, body).await {
+                Some(rest) => rest,
+                None => return,
+            };
             match route.delay {
                 Delay::None => {}
                 Delay::Fixed(d) => tokio::time::sleep(d).await,
@@ -238,23 +220,10 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
                     tokio::time::sleep(a + Duration::from_micros(extra)).await;
                 }
             }
-            out.extend_from_slice(match (keep, http10) {
-                (false, _) => &route.close,
-                (true, true) => &route.keep_alive,
-                (true, false) => &route.plain,
-            });
+            out.extend_from_slice(route.bytes(keep, http10, is_head));
             counters.served.fetch_add(1, Ordering::Relaxed);
-            if used >= filled {
-                filled = 0;
-            } else {
-                buf.copy_within(used..filled, 0);
-                filled -= used;
-            }
             if !keep {
                 close = true;
-                break;
-            }
-            if filled == 0 {
                 break;
             }
         }
@@ -277,6 +246,59 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
         match stream.read(&mut buf[filled..]).await {
             Ok(0) | Err(_) => return,
             Ok(n) => filled += n,
+        }
+    }
+}
+
+/// Consumes a request body that starts at `head_len` in `buf[..filled]`, reading more as
+/// needed, and moves whatever follows it (the next pipelined request) to the front of `buf`.
+/// Returns how many bytes of that remain, or `None` if the connection ended or the body is
+/// malformed.
+async fn skip_body(
+    stream: &mut TcpStream,
+    buf: &mut [u8],
+    filled: usize,
+    head_len: usize,
+    body: BodyLen,
+) -> Option<usize> {
+    match body {
+        BodyLen::Length(n) => {
+            let have = filled - head_len;
+            if have >= n {
+                buf.copy_within(head_len + n..filled, 0);
+                return Some(have - n);
+            }
+            let mut need = n - have;
+            loop {
+                let r = match stream.read(buf).await {
+                    Ok(0) | Err(_) => return None,
+                    Ok(r) => r,
+                };
+                if r >= need {
+                    buf.copy_within(need..r, 0);
+                    return Some(r - need);
+                }
+                need -= r;
+            }
+        }
+        BodyLen::Chunked => {
+            let mut dec = Chunked::default();
+            let used = dec.feed(&buf[head_len..filled]).ok()?;
+            if dec.is_done() {
+                buf.copy_within(head_len + used..filled, 0);
+                return Some(filled - head_len - used);
+            }
+            loop {
+                let r = match stream.read(buf).await {
+                    Ok(0) | Err(_) => return None,
+                    Ok(r) => r,
+                };
+                let used = dec.feed(&buf[..r]).ok()?;
+                if dec.is_done() {
+                    buf.copy_within(used..r, 0);
+                    return Some(r - used);
+                }
+            }
         }
     }
 }

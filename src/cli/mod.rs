@@ -56,7 +56,8 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
 }
 
 fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
-    crate::plan::parse_duration(s).ok_or_else(|| format!("`{s}` is not a duration (e.g. 30s, 5m, 250ms)"))
+    crate::plan::parse_duration(s)
+        .ok_or_else(|| format!("`{s}` is not a duration (e.g. 30s, 5m, 250ms; at most 365 days)"))
 }
 
 /// Resolves after the first Ctrl-C or SIGTERM.

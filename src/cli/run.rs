@@ -290,10 +290,13 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
         }
         if let Some(v) = a.strip_prefix("--header=") {
             out.push(format!("--header={}", redact_value("header", v)));
+        } else if let Some(v) = a.strip_prefix("-H").filter(|v| !v.is_empty()) {
+            let v = v.strip_prefix('=').unwrap_or(v);
+            out.push(format!("-H{}", redact_value("header", v)));
         } else if let Some(v) = a.strip_prefix("-J").filter(|v| !v.is_empty()) {
             out.push(format!("-J{}", redact_value("prop", v)));
         } else {
-            out.push(a.clone());
+            out.push(plan::redact_userinfo(a));
         }
     }
     out
@@ -334,6 +337,7 @@ mod tests {
         .collect();
         let r = redact_args(&args).join(" ");
         assert!(!r.contains("abc") && !r.contains("X-Api-Key: k") && !r.contains("=p") && !r.contains("=t"), "{r}");
+        assert!(!r.contains("c00kie") && !r.contains("pw@"), "{r}");
         assert!(r.contains("users=5") && r.contains("Accept: */*"), "{r}");
     }
 }

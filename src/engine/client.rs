@@ -31,6 +31,15 @@ pub struct Exchange {
     pub bytes_sent: u64,
     pub bytes_received: u64,
     pub error: Option<ErrorKind>,
+    /// How far the exchange got, so a timeout is told apart: connecting or waiting on the server.
+    phase: Phase,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Phase {
+    #[default]
+    Connect,
+    Exchange,
 }
 
 enum Stream {
@@ -149,6 +158,7 @@ impl HttpClient {
         }
         let conn = self.conn.as_mut().expect("connected above");
         let reused = conn.served > 0;
+        ex.phase = Phase::Exchange;
         if let Err(e) = conn.stream.write_all(&req.bytes).await {
             return Err(io_kind(&e, reused, false));
         }
@@ -252,64 +262,74 @@ async fn read_response(
         buf.resize(READ_BUF, 0);
     }
     let mut filled = 0usize;
-    // Head.
+    let mut started = false;
+    // Head. Bytes already buffered are parsed before reading more: an interim 1xx response and
+    // the final one usually arrive in the same read.
     let (head_len, framing, keep) = loop {
-        let n = match stream.read(&mut buf[filled..]).await {
-            Ok(0) => return Err(if filled == 0 && reused { ErrorKind::ResetOnReuse } else { ErrorKind::Closed }),
-            Ok(n) => n,
-            Err(e) => return Err(io_kind(&e, reused && filled == 0, false)),
-        };
-        if filled == 0 {
-            ex.first_byte = Some(Instant::now());
-        }
-        filled += n;
-        ex.bytes_received += n as u64;
-        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        let mut resp = httparse::Response::new(&mut headers);
-        match resp.parse(&buf[..filled]) {
-            Ok(httparse::Status::Complete(len)) => {
-                let status = resp.code.unwrap_or(0);
-                // 1xx interim responses (100 Continue) precede the real one: skip them.
-                if (100..200).contains(&status) && status != 101 {
-                    buf.copy_within(len..filled, 0);
-                    filled -= len;
-                    continue;
+        if filled > 0 {
+            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let mut resp = httparse::Response::new(&mut headers);
+            match resp.parse(&buf[..filled]) {
+                Ok(httparse::Status::Complete(len)) => {
+                    let status = resp.code.unwrap_or(0);
+                    // 1xx interim responses (100 Continue) precede the real one: skip them.
+                    if (100..200).contains(&status) && status != 101 {
+                        buf.copy_within(len..filled, 0);
+                        filled -= len;
+                        continue;
+                    }
+                    ex.status = status;
+                    let (framing, keep) = framing_of(&resp, req)?;
+                    break (len, framing, keep);
                 }
-                ex.status = status;
-                let (framing, keep) = framing_of(&resp, req)?;
-                break (len, framing, keep);
-            }
-            Ok(httparse::Status::Partial) => {
-                if filled == buf.len() {
+                Ok(httparse::Status::Partial) if filled == buf.len() => {
                     if buf.len() >= MAX_HEAD_BYTES {
                         return Err(ErrorKind::TooLarge);
                     }
                     buf.resize(buf.len() * 2, 0);
                 }
+                Ok(httparse::Status::Partial) => {}
+                Err(_) => return Err(ErrorKind::Protocol),
             }
-            Err(_) => return Err(ErrorKind::Protocol),
         }
+        let n = match stream.read(&mut buf[filled..]).await {
+            Ok(0) => return Err(if !started && reused { ErrorKind::ResetOnReuse } else { ErrorKind::Closed }),
+            Ok(n) => n,
+            Err(e) => return Err(io_kind(&e, reused && !started, false)),
+        };
+        if !started {
+            started = true;
+            ex.first_byte = Some(Instant::now());
+        }
+        filled += n;
+        ex.bytes_received += n as u64;
     };
     check_size(ex, req)?;
-    // Body: count it and let it go.
+    // Body: count it and let it go. Bytes past the body's end mean the server framed its
+    // response wrongly; the connection is then not reused, so the next response is not read
+    // out of step.
+    let buffered = filled - head_len;
     let keep = match framing {
-        Framing::None => keep,
+        Framing::None => keep && buffered == 0,
         Framing::Length(len) => {
-            let mut left = len.saturating_sub((filled - head_len) as u64);
+            let mut surplus = buffered as u64 > len;
+            let mut left = len.saturating_sub(buffered as u64);
             while left > 0 {
-                let n = read_body(stream, buf, ex, req).await?;
-                left = left.saturating_sub(n as u64);
+                let n = read_body(stream, buf, ex, req).await? as u64;
+                surplus = n > left;
+                left = left.saturating_sub(n);
             }
-            keep
+            keep && !surplus
         }
         Framing::Chunked => {
             let mut dec = Chunked::default();
-            let mut done = dec.feed(&buf[head_len..filled]).map_err(|_| ErrorKind::Protocol)?;
-            while !done {
-                let n = read_body(stream, buf, ex, req).await?;
-                done = dec.feed(&buf[..n]).map_err(|_| ErrorKind::Protocol)?;
+            let mut consumed = dec.feed(&buf[head_len..filled]).map_err(|_| ErrorKind::Protocol)?;
+            let mut last = buffered;
+            while !dec.is_done() {
+                last = read_body(stream, buf, ex, req).await?;
+                consumed = dec.feed(&buf[..last]).map_err(|_| ErrorKind::Protocol)?;
             }
-            keep
+            keep && consumed == last
         }
         Framing::UntilClose => {
             loop {
@@ -319,6 +339,9 @@ async fn read_response(
                         ex.bytes_received += n as u64;
                         check_size(ex, req)?;
                     }
+                    // Many TLS servers end a close-delimited body without close_notify; the
+                    // body is complete all the same (as browsers and curl accept).
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
                     Err(e) => return Err(io_kind(&e, false, false)),
                 }
             }

@@ -89,6 +89,8 @@ impl VirtualUser {
                             min + Duration::from_micros(if span == 0 { 0 } else { self.rng.random_range(0..=span) })
                         }
                     };
+                    // An open-model arrival's first request is due after any think time before it.
+                    due = due.map(|t| t + d);
                     if !d.is_zero() {
                         tokio::select! {
                             _ = tokio::time::sleep(d) => {}

@@ -9,7 +9,7 @@ pub mod template;
 pub mod workload;
 mod yaml;
 
-pub use yaml::{parse_duration, parse_size};
+pub use yaml::{parse_duration, parse_size, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
@@ -144,6 +144,12 @@ pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), St
         }
         Err(e) => return Err(format!("invalid URL `{url}`: {e}")),
     };
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(format!(
+            "`{}` has credentials in it (user:password@); stampede does not send them from a URL: give an Authorization header instead",
+            redact_userinfo(url)
+        ));
+    }
     let tls = match parsed.scheme() {
         "http" => false,
         "https" => true,
@@ -162,6 +168,14 @@ pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), St
         path.push_str(q);
     }
     Ok((Target { tls, host, port }, path))
+}
+
+/// Replaces the `user:password@` part of a URL with `***@`, for messages and logs.
+pub fn redact_userinfo(url: &str) -> String {
+    match (url.find("://"), url.find('@')) {
+        (Some(s), Some(at)) if at > s && !url[s + 3..at].contains('/') => format!("{}***{}", &url[..s + 3], &url[at..]),
+        _ => url.to_string(),
+    }
 }
 
 fn ensure_slash(p: &str) -> String {
@@ -196,6 +210,11 @@ impl QuickPlan {
     pub fn into_plan(self) -> Result<Plan, Error> {
         let loc = || Location::default().element("--url");
         let (target, path) = resolve_url(&self.url, None).map_err(|m| Error::invalid(loc(), m))?;
+        for (t, flag) in [(self.timeout, "--timeout"), (self.connect_timeout, "--connect-timeout")] {
+            if t.is_some_and(|t| t.is_zero()) {
+                return Err(Error::invalid(Location::default().element(flag), "a timeout must be above zero"));
+            }
+        }
         let method = self.method.unwrap_or_else(|| if self.body.is_some() { "POST" } else { "GET" }.into());
         let method =
             validate_method(&method).map_err(|m| Error::invalid(Location::default().element("--method"), m))?;
@@ -351,6 +370,10 @@ mod tests {
         assert!(resolve_url("ftp://x/", None).unwrap_err().contains("unsupported scheme"));
         assert!(resolve_url("/x", None).unwrap_err().contains("base_url"));
         assert!(resolve_url("http://", None).is_err());
+        let e = resolve_url("http://bob:hunter2@127.0.0.1/", None).unwrap_err();
+        assert!(e.contains("Authorization") && !e.contains("hunter2"), "{e}");
+        assert_eq!(redact_userinfo("http://u:p@h/x@y"), "http://***@h/x@y");
+        assert_eq!(redact_userinfo("http://h/x@y"), "http://h/x@y");
     }
 
     #[test]

@@ -215,11 +215,27 @@ impl Cx<'_> {
     }
 
     fn duration(&self, v: &Value, el: &str) -> Result<Duration, Error> {
-        self.parse(v, el, "a duration (e.g. 30s, 1m30s, 250ms; a bare number is seconds)", parse_duration)
+        self.parse(
+            v,
+            el,
+            "a duration (e.g. 30s, 1m30s, 250ms; a bare number is seconds; at most 365 days)",
+            parse_duration,
+        )
     }
 
     fn opt_duration(&self, v: &Option<Value>, el: &str) -> Result<Option<Duration>, Error> {
         v.as_ref().map(|v| self.duration(v, el)).transpose()
+    }
+
+    /// A timeout: a duration above zero (a zero timeout would fail every request at once).
+    fn opt_timeout(&self, v: &Option<Value>, el: &str) -> Result<Option<Duration>, Error> {
+        match v {
+            Some(v) => match self.duration(v, el)? {
+                d if d.is_zero() => Err(Error::invalid(self.loc_of(el, v), "a timeout must be above zero")),
+                d => Ok(Some(d)),
+            },
+            None => Ok(None),
+        }
     }
 
     fn count<T: std::str::FromStr>(&self, v: &Value, el: &str) -> Result<T, Error> {
@@ -279,10 +295,10 @@ impl Cx<'_> {
             out.base_url = Some(base);
         }
         out.headers = self.headers(&d.headers, "defaults.headers")?;
-        if let Some(t) = self.opt_duration(&d.connect_timeout, "defaults.connect_timeout")? {
+        if let Some(t) = self.opt_timeout(&d.connect_timeout, "defaults.connect_timeout")? {
             out.connect_timeout = t;
         }
-        if let Some(t) = self.opt_duration(&d.response_timeout, "defaults.response_timeout")? {
+        if let Some(t) = self.opt_timeout(&d.response_timeout, "defaults.response_timeout")? {
             out.response_timeout = t;
         }
         if let Some(v) = &d.keep_alive {
@@ -561,10 +577,9 @@ impl Cx<'_> {
         let keep_alive = opt_bool(&r.keep_alive, "keep_alive", d.keep_alive)?;
         let http_version =
             r.http_version.as_ref().map(|v| self.version(v, &f("http_version"))).transpose()?.unwrap_or(d.http_version);
-        let connect_timeout =
-            self.opt_duration(&r.connect_timeout, &f("connect_timeout"))?.unwrap_or(d.connect_timeout);
+        let connect_timeout = self.opt_timeout(&r.connect_timeout, &f("connect_timeout"))?.unwrap_or(d.connect_timeout);
         let response_timeout =
-            self.opt_duration(&r.response_timeout, &f("response_timeout"))?.unwrap_or(d.response_timeout);
+            self.opt_timeout(&r.response_timeout, &f("response_timeout"))?.unwrap_or(d.response_timeout);
         let max_response_size = r
             .max_response_size
             .as_ref()
@@ -622,12 +637,18 @@ fn yaml_to_json(v: &Value) -> serde_json::Value {
     }
 }
 
-/// "30s", "1m30s", "250ms", "1.5" (seconds), "90" (seconds).
+/// The longest duration a plan may give (a year): longer is certainly a typo, and keeping
+/// every deadline within it means adding one to a clock reading cannot overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// "30s", "1m30s", "250ms", "1.5" (seconds), "90" (seconds); at most [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Option<Duration> {
-    if let Ok(secs) = s.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
-    }
-    humantime::parse_duration(s).ok()
+    let d = match s.parse::<f64>() {
+        Ok(secs) if secs >= 0.0 => Duration::try_from_secs_f64(secs).ok()?,
+        Ok(_) => return None,
+        Err(_) => humantime::parse_duration(s).ok()?,
+    };
+    (d <= MAX_DURATION).then_some(d)
 }
 
 /// "10MiB", "512KB", "1GB", "1000" (bytes). KB/MB/GB are read as binary multiples, as most
@@ -738,6 +759,8 @@ scenarios:
             ("scenarios: [{workload: {users: 1, duration: soon}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`soon` is not a duration"),
             ("scenarios: [{workload: {users: 1, duration: 1s}, flow: [{think: 1s}]}]", "sends no request"),
             ("scenarios: [{workload: {users: 1, duration: 1s}, flow: [{request: {url: 'http://${hots}/'}}]}]", "unknown variable"),
+            ("defaults: {response_timeout: 0s}\nscenarios: [{workload: {users: 1, duration: 1s}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "above zero"),
+            ("scenarios: [{workload: {users: 1, duration: 1e20}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "at most 365 days"),
         ];
         for (src, want) in cases {
             let e = load(src).unwrap_err().to_string();
@@ -755,5 +778,8 @@ scenarios:
         assert_eq!(parse_duration("1m30s"), Some(Duration::from_secs(90)));
         assert_eq!(parse_duration("1.5"), Some(Duration::from_millis(1500)));
         assert_eq!(parse_duration("-1"), None);
+        assert_eq!(parse_duration("1e20"), None);
+        assert_eq!(parse_duration("400days"), None);
+        assert_eq!(parse_duration("NaN"), None);
     }
 }

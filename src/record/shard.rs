@@ -50,10 +50,17 @@ impl Shard {
             }
             i = now;
         }
+        // Leaves the buffer even if `f` panics, so the collector never waits forever.
+        struct Leave<'a>(&'a AtomicUsize);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.store(0, SeqCst);
+            }
+        }
+        let _leave = Leave(&self.writing);
         // SAFETY: see the module doc; the collector does not touch buffer `i` while
         // `writing == i + 1`, and this thread is the only writer.
         f(unsafe { &mut *self.bufs[i].get() });
-        self.writing.store(0, SeqCst);
     }
 
     /// Moves everything recorded so far into `out`. Only one collector may call this at a time.

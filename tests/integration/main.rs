@@ -6,6 +6,8 @@
 //!   HTTP/1.0; a weighted mix within statistical bounds; the latency of a known delay.
 //! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
 //!   bad flags (exit 2, a message naming file, line and element, never a panic).
+//! - `framing`: chunked, close-delimited, HEAD, 204, 100 Continue: read to the exact byte.
+//! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo.
@@ -16,6 +18,8 @@
 
 mod counts;
 mod errors;
+mod framing;
+mod mock;
 mod open_model;
 mod rundir;
 mod server_selftest;

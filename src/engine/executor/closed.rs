@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio::task::JoinSet;
 
-pub async fn run(ctx: Arc<ScenarioCtx>, w: ClosedWorkload) {
-    let start = Instant::now() + w.start_delay;
+/// Runs the users; `start` is the scenario's start, from which its duration counts.
+pub async fn run(ctx: Arc<ScenarioCtx>, w: ClosedWorkload, start: Instant) {
+    let start = start + w.start_delay;
     let mut set = JoinSet::new();
     for i in 0..w.users {
         let at = start + w.ramp_up.mul_f64(f64::from(i) / f64::from(w.users));

@@ -15,10 +15,17 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 /// Runs one scenario to its end. `abort` cuts the grace time short (a second interrupt).
+///
+/// How a scenario ends depends on its model. A closed scenario's duration is a deadline: no
+/// request starts after it (JMeter's scheduler). An open scenario ends when its schedule runs
+/// out: every iteration already started runs to its end, so each arrival is either a sample or
+/// a dropped iteration. Either way, requests still in flight after `graceful_stop` are
+/// abandoned. An interrupt stops both at once.
 pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: CancellationToken) {
     let start = Instant::now();
     let planned = workload.planned_duration();
     let grace = workload.graceful_stop();
+    let closed = matches!(workload, Workload::Closed(_));
     let watcher = {
         let ctx = ctx.clone();
         tokio::spawn(async move {
@@ -29,18 +36,21 @@ pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: Canc
                 },
                 None => ctx.stop.cancelled().await,
             }
-            ctx.stopping.store(true, Ordering::Relaxed);
-            ctx.stop.cancel();
+            if closed || ctx.stop.is_cancelled() {
+                ctx.stopping.store(true, Ordering::Relaxed);
+                ctx.stop.cancel();
+            }
             tokio::select! {
                 _ = tokio::time::sleep(grace) => {}
                 _ = abort.cancelled() => {}
             }
+            ctx.stopping.store(true, Ordering::Relaxed);
             ctx.hard.cancel();
         })
     };
     match workload {
-        Workload::Closed(c) => closed::run(ctx.clone(), c).await,
-        Workload::Open(o) => open::run(ctx.clone(), o).await,
+        Workload::Closed(c) => closed::run(ctx.clone(), c, start).await,
+        Workload::Open(o) => open::run(ctx.clone(), o, start).await,
     }
     watcher.abort();
 }

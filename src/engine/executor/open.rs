@@ -13,7 +13,8 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload) {
+/// Dispatches arrivals until the schedule runs out; `start` is the scenario's start.
+pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload, start: Instant) {
     let schedule = ArrivalSchedule::new(w.start_rate, &w.stages);
     let mut set = JoinSet::new();
     let (idle_tx, mut idle_rx) = mpsc::unbounded_channel::<usize>();
@@ -30,15 +31,23 @@ pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload) {
         let id = spawn_user(&mut set, &mut users);
         idle.push(id);
     }
-    let start = Instant::now() + w.start_delay;
+    let start = start + w.start_delay;
     let mut n = 0u64;
+    let mut behind = 0u32;
     while let Some(offset) = schedule.due(n) {
         n += 1;
         let due = start + offset;
         if due > Instant::now() {
+            behind = 0;
             tokio::select! {
                 _ = tokio::time::sleep_until(due.into()) => {}
                 _ = ctx.stop.cancelled() => break,
+            }
+        } else {
+            // Behind schedule: catch up, but let the users just woken run on this worker too.
+            behind += 1;
+            if behind % 64 == 0 {
+                tokio::task::yield_now().await;
             }
         }
         if ctx.stopping() {
