@@ -5,10 +5,12 @@
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::util::server::{Route, TestServer};
+use crate::util::server::{RecordedRequest, Reply, Route, TestServer};
 use crate::util::stampede::{float, label, total, uint, OutputExt, Stampede, TempRun};
 
 /// A blocking HTTP/1.x client just capable enough to check the server.
@@ -25,6 +27,11 @@ struct Response {
 impl Response {
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of the headers with this name, in order.
+    fn all(&self, name: &str) -> Vec<&str> {
+        self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str()).collect()
     }
 }
 
@@ -73,6 +80,12 @@ impl Client {
 
     fn response(&mut self) -> Response {
         self.read_response(false)
+    }
+
+    /// Sends a request (all of its bytes) and reads the response.
+    fn request(&mut self, bytes: &[u8]) -> Response {
+        self.send(bytes);
+        self.response()
     }
 
     /// One read after the last response: `Ok(0)` is a FIN.
@@ -381,4 +394,276 @@ fn spawned_process_can_be_killed() {
     let start = Instant::now();
     running.kill();
     assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+/// A request as a handler would get it, for testing the helpers without a server.
+fn recorded(target: &str, headers: &[(&str, &str)], body: &str) -> RecordedRequest {
+    RecordedRequest {
+        method: "POST".into(),
+        target: target.into(),
+        headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+        body: body.as_bytes().to_vec(),
+        http_version: "HTTP/1.1".into(),
+    }
+}
+
+#[test]
+fn handler_sets_several_cookies_and_computes_the_body() {
+    let server = TestServer::builder()
+        .route(
+            "/login",
+            Route::handler(|r| {
+                let user = r.form("user").unwrap_or_default();
+                Reply::ok()
+                    .header("Set-Cookie", format!("SID=sid-{user}; Path=/; HttpOnly"))
+                    .header("Set-Cookie", "theme=dark")
+                    .header("Content-Type", "application/json")
+                    .body(format!(r#"{{"method":"{}","path":"{}","user":"{user}"}}"#, r.method, r.path()))
+            })
+            .header("X-Route", "login"),
+        )
+        .start();
+    let mut client = Client::connect(&server);
+    let r = client.request(
+        b"POST /login?next=%2F HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+          Content-Length: 20\r\n\r\nuser=ann+lee&pw=x%3D",
+    );
+    let body = r#"{"method":"POST","path":"/login","user":"ann lee"}"#;
+    assert_eq!((r.status, String::from_utf8_lossy(&r.body).as_ref()), (200, body));
+    assert_eq!(r.all("set-cookie"), ["SID=sid-ann lee; Path=/; HttpOnly", "theme=dark"]);
+    assert_eq!(r.all("content-length"), [body.len().to_string()], "the server writes the one Content-Length");
+    assert_eq!((r.header("content-type"), r.header("x-route")), (Some("application/json"), Some("login")));
+    // The route's own headers come after the reply's.
+    let names: Vec<&str> = r.headers.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Content-Length", "Set-Cookie", "Set-Cookie", "Content-Type", "X-Route"]);
+
+    // The body follows the request, on the same connection.
+    let r = client.request(b"GET /login HTTP/1.1\r\nHost: t\r\n\r\n");
+    assert_eq!(r.body, br#"{"method":"GET","path":"/login","user":""}"#);
+    assert_eq!((server.requests_to("/login"), server.responses(), server.connections()), (2, 2, 1));
+}
+
+#[test]
+fn handler_answers_401_without_cookie_and_bearer() {
+    let server = TestServer::builder()
+        .route(
+            "/api",
+            Route::handler(|r| {
+                let bearer = r.header("authorization").and_then(|a| a.strip_prefix("Bearer ")).map(str::to_string);
+                match (bearer, r.cookie("SID")) {
+                    (Some(token), Some(sid)) => Reply::ok().body(format!("{token}/{sid}")),
+                    _ => Reply::status(401).header("WWW-Authenticate", "Bearer"),
+                }
+            }),
+        )
+        .start();
+    let mut client = Client::connect(&server);
+    let mut get = |headers: &str| client.request(format!("GET /api HTTP/1.1\r\nHost: t\r\n{headers}\r\n").as_bytes());
+
+    let r = get("");
+    assert_eq!((r.status, r.header("www-authenticate"), r.body.len()), (401, Some("Bearer"), 0));
+    assert_eq!(get("Cookie: SID=s1\r\n").status, 401);
+    assert_eq!(get("Authorization: Bearer t1\r\n").status, 401);
+    assert_eq!(get("Authorization: Bearer t1\r\nCookie: other=1; SIDX=2\r\n").status, 401, "SIDX is not SID");
+    let r = get("authorization: Bearer t1\r\nCookie: a=1; SID=s1; b=2\r\n");
+    assert_eq!((r.status, r.body.as_slice()), (200, &b"t1/s1"[..]));
+    // The cookie may be in a second Cookie header.
+    let r = get("Cookie: a=1\r\nAuthorization: Bearer t2\r\ncookie: SID=s2\r\n");
+    assert_eq!((r.status, r.body.as_slice()), (200, &b"t2/s2"[..]));
+    assert_eq!((server.requests(), server.responses()), (6, 6));
+}
+
+#[test]
+fn request_helpers_decode_query_form_and_cookies() {
+    let r = recorded(
+        "/search?q=caf%C3%A9+au%20lait&plus=a%2Bb&amp=x%26y%3Dz&q=second&flag&empty=&bad=%zz%4&a%5B%5D=arr",
+        &[("Cookie", "a=1; b = two ;c=x=y"), ("X-Other", "SID=no"), ("COOKIE", "SID=\"quoted\"; a=again")],
+        "username=jo+doe&password=p%40ss%3D1&note=100%25&username=other",
+    );
+    assert_eq!(r.path(), "/search");
+    assert_eq!(r.query("q").as_deref(), Some("café au lait"), "first value, percent-decoded, + as space");
+    assert_eq!(r.query("plus").as_deref(), Some("a+b"));
+    assert_eq!(r.query("amp").as_deref(), Some("x&y=z"));
+    assert_eq!((r.query("flag").as_deref(), r.query("empty").as_deref()), (Some(""), Some("")));
+    assert_eq!(r.query("bad").as_deref(), Some("%zz%4"), "invalid escapes are kept");
+    assert_eq!(r.query("a[]").as_deref(), Some("arr"), "names are decoded too");
+    assert_eq!((r.query("missing"), r.query("Q")), (None, None));
+
+    assert_eq!(r.form("username").as_deref(), Some("jo doe"));
+    assert_eq!(r.form("password").as_deref(), Some("p@ss=1"));
+    assert_eq!(r.form("note").as_deref(), Some("100%"));
+    assert_eq!(r.form("q"), None, "the form is the body, not the query");
+
+    assert_eq!((r.cookie("a").as_deref(), r.cookie("b").as_deref()), (Some("1"), Some("two")));
+    assert_eq!(r.cookie("c").as_deref(), Some("x=y"));
+    assert_eq!(r.cookie("SID").as_deref(), Some("\"quoted\""), "from the second Cookie header, as sent");
+    assert_eq!((r.cookie("A"), r.cookie("d")), (None, None));
+
+    // Absolute form, a fragment, and no query or body at all.
+    let r = recorded("http://127.0.0.1:8080/p/q?x=%2F#frag", &[], "");
+    assert_eq!((r.path(), r.query("x").as_deref()), ("/p/q", Some("/")));
+    let r = recorded("/plain", &[], "");
+    assert_eq!((r.path(), r.query("x"), r.form("x"), r.cookie("x")), ("/plain", None, None, None));
+
+    // The same, through the server: what the handler gets is what is recorded.
+    let server = TestServer::builder()
+        .route(
+            "/echo",
+            Route::handler(|r| {
+                let v = |o: Option<String>| o.unwrap_or_else(|| "-".into());
+                Reply::ok().body(format!("{}|{}|{}", v(r.query("q")), v(r.form("f")), v(r.cookie("c"))))
+            })
+            .record(),
+        )
+        .start();
+    let r = Client::connect(&server).request(
+        b"POST /echo?q=a%20b+c HTTP/1.1\r\nHost: t\r\nCookie: c=%41\r\nTransfer-Encoding: chunked\r\n\r\n\
+          4\r\nf=%2\r\n4\r\n6x+y\r\n0\r\n\r\n",
+    );
+    assert_eq!(r.body, b"a b c|&x y|%41");
+    let rec = server.recorded("/echo");
+    assert_eq!((rec.len(), rec[0].target.as_str(), rec[0].form("f").as_deref()), (1, "/echo?q=a%20b+c", Some("&x y")));
+}
+
+#[test]
+fn query_string_requests_use_the_path_route() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let server = TestServer::builder()
+        .route(
+            "/login",
+            Route::handler(move |r| {
+                log.lock().unwrap().push((r.path().to_string(), r.query("x")));
+                Reply::ok().body("login")
+            })
+            .record(),
+        )
+        .start();
+    let mut client = Client::connect(&server);
+    for target in ["/login?x=1", "/login", "/login?", "/login?y=2&x=3", "http://127.0.0.1/login?x=4"] {
+        let r = client.request(format!("GET {target} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes());
+        assert_eq!((r.status, r.body.as_slice()), (200, &b"login"[..]), "{target}");
+    }
+    // Exact paths only: no prefix, case or trailing-slash matching.
+    for target in ["/login/", "/Login?x=1", "/loginx", "/login%3Fx=1"] {
+        let r = client.request(format!("GET {target} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes());
+        assert_eq!(r.status, 404, "{target}");
+    }
+    let expected =
+        [("/login", Some("1")), ("/login", None), ("/login", None), ("/login", Some("3")), ("/login", Some("4"))]
+            .map(|(p, x)| (p.to_string(), x.map(str::to_string)));
+    assert_eq!(*seen.lock().unwrap(), expected);
+    assert_eq!((server.requests_to("/login"), server.requests_to("/login?x=1")), (5, 0));
+    assert_eq!((server.requests_to("/login/"), server.requests_to("/Login")), (1, 1));
+    let targets: Vec<String> = server.recorded("/login").into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/login?x=1", "/login", "/login?", "/login?y=2&x=3", "http://127.0.0.1/login?x=4"]);
+    assert_eq!((server.requests(), server.responses()), (9, 9));
+}
+
+#[test]
+fn handler_routes_count_like_every_route() {
+    let calls = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&calls);
+    let server = TestServer::builder()
+        .route(
+            "/h",
+            Route::handler(move |r| {
+                let n = counter.fetch_add(1, SeqCst) + 1;
+                Reply::status(201).body(format!("{n}:{}", r.query("i").unwrap_or_default()))
+            }),
+        )
+        .route("/bye", Route::handler(|_| Reply::ok()).close_after())
+        .start();
+    let mut sent = 0;
+
+    // Sequential and pipelined on one keep-alive connection.
+    let mut client = Client::connect(&server);
+    for i in 0..5 {
+        assert_eq!(client.get(&format!("/h?i={i}")).status, 201);
+        sent += 1;
+    }
+    client.send(
+        b"GET /h?i=p1 HTTP/1.1\r\nHost: t\r\n\r\nPOST /h?i=p2 HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nxy",
+    );
+    let bodies: Vec<Vec<u8>> = (0..2).map(|_| client.response().body).collect();
+    assert_eq!(bodies, [b"6:p1".to_vec(), b"7:p2".to_vec()]);
+    sent += 2;
+    // HEAD: the handler runs and Content-Length is its body's, but no body is sent.
+    client.send(b"HEAD /h?i=head HTTP/1.1\r\nHost: t\r\n\r\n");
+    let r = client.read_response(true);
+    assert_eq!((r.status, r.header("content-length")), (201, Some("6")));
+    assert_eq!(client.get("/h").body, b"9:", "had the HEAD body been sent, this would read it");
+    sent += 2;
+
+    // Several connections at once.
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let mut client = Client::connect(&server);
+            thread::spawn(move || {
+                for _ in 0..10 {
+                    assert_eq!(client.get("/h").status, 201);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    sent += 40;
+
+    // close_after on a handler route.
+    let mut client = Client::connect(&server);
+    let r = client.get("/bye");
+    assert_eq!((r.status, r.header("connection")), (200, Some("close")));
+    client.assert_fin();
+
+    assert_eq!(calls.load(SeqCst), sent);
+    assert_eq!((server.requests_to("/h"), server.requests_to("/bye")), (sent, 1));
+    assert_eq!((server.requests(), server.responses()), (sent + 1, sent + 1));
+    assert_eq!(server.connections(), 6);
+}
+
+#[test]
+fn handler_runs_after_the_delay_and_after_recording() {
+    let called = Arc::new(Mutex::new(None));
+    let at = Arc::clone(&called);
+    let server = TestServer::builder()
+        .route(
+            "/slow",
+            Route::handler(move |_| {
+                *at.lock().unwrap() = Some(Instant::now());
+                Reply::ok()
+            })
+            .delay(Duration::from_millis(60)),
+        )
+        .route("/boom", Route::handler(|_| panic!("handler test panic")).record())
+        .start();
+    let mut client = Client::connect(&server);
+    let start = Instant::now();
+    assert_eq!(client.get("/slow").status, 200);
+    let called = called.lock().unwrap().expect("the handler ran");
+    assert!(called.duration_since(start) >= Duration::from_millis(60), "called after {:?}", called - start);
+
+    // A panicking handler: the request was recorded before the call, the answer is a 500.
+    let r = client.get("/boom?x=1");
+    assert_eq!((r.status, String::from_utf8_lossy(&r.body).as_ref()), (500, "handler panicked: handler test panic"));
+    assert_eq!(server.recorded("/boom")[0].query("x").as_deref(), Some("1"));
+    assert_eq!(client.get("/slow").status, 200, "the connection survives the panic");
+    assert_eq!((server.requests(), server.responses(), server.connections()), (3, 3, 1));
+}
+
+#[test]
+#[should_panic(expected = "Route::body on a handler route")]
+fn handler_route_rejects_a_route_body() {
+    let _ = Route::handler(|_| Reply::ok()).body("ignored");
+}
+
+#[test]
+fn reply_builders() {
+    assert_eq!(Reply::ok(), Reply { status: 200, headers: vec![], body: b"OK".to_vec() });
+    let reply = Reply::status(302).header("Location", "/a").header("Set-Cookie", "a=1").header("Set-Cookie", "b=2");
+    assert_eq!((reply.status, reply.body.len(), reply.headers.len()), (302, 0, 3));
+    assert_eq!(reply.headers[2], ("Set-Cookie".to_string(), "b=2".to_string()));
+    assert_eq!(Reply::ok().body(vec![0u8, 1]).body, [0, 1]);
+    assert!(format!("{:?}", Route::handler(|_| Reply::ok())).contains("<handler>"));
 }

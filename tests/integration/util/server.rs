@@ -15,6 +15,32 @@
 //! assert_eq!(server.requests_to("/ok"), 42);
 //! ```
 //!
+//! Routes whose answer depends on the request are computed by test code with
+//! [`Route::handler`], which gets the request as a [`RecordedRequest`] (with helpers for
+//! cookies, the query string and form bodies) and returns a [`Reply`]:
+//!
+//! ```ignore
+//! let server = TestServer::builder()
+//!     .route("/login", Route::handler(|r| match r.form("user") {
+//!         Some(user) => Reply::ok().header("Set-Cookie", format!("SID={user}; Path=/")),
+//!         None => Reply::status(400),
+//!     }))
+//!     .route("/api", Route::handler(|r| {
+//!         if r.cookie("SID").is_some() { Reply::ok().body("data") } else { Reply::status(401) }
+//!     }))
+//!     .start();
+//! ```
+//!
+//! How a request finds its route:
+//! - The route is chosen by the request's path: the target without its query string (and
+//!   without a `#fragment`; an absolute-form target `http://host/p?q` has path `/p`). So
+//!   `/login?x=1` and `/login` both use the route for `/login`.
+//! - Paths are compared exactly as sent: case-sensitive, not percent-decoded, no normalization
+//!   (`/login/`, `/Login` and `/login%2F` are other paths). There is no prefix matching.
+//! - A path without a route of its own is served by the default route (`404` unless
+//!   [`TestServerBuilder::default_route`] says otherwise) and counted under its own path.
+//! - [`TestServer::requests_to`] and [`TestServer::recorded`] take such a path (no query).
+//!
 //! Counting rules (what the tests rely on):
 //! - `connections()` counts TCP connections when they are accepted.
 //! - `requests()` counts a request the moment it has been read completely (request line,
@@ -28,10 +54,15 @@
 //!   yet. Use [`TestServer::wait_until`] for those.
 //! - A request the server cannot parse is answered `400` and the connection is closed; it is
 //!   counted in `bad_requests()` only (neither in `requests()` nor in `responses()`).
+//! - Handler routes follow the same rules: the request is counted (and recorded, with
+//!   `record`) before the delay and before the handler is called; the reply is counted as any
+//!   response. A handler that panics is answered `500` (its message goes to stderr as usual).
 
 use std::collections::HashMap;
+use std::fmt;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread;
@@ -63,13 +94,26 @@ enum Action {
     Reset,
 }
 
+/// Computes the reply of a handler route; see [`Route::handler`].
+#[derive(Clone)]
+struct Handler(Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync + 'static>);
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<handler>")
+    }
+}
+
 /// How the server answers requests to one path. Built with [`Route::ok`], [`Route::status`],
-/// [`Route::hang`], [`Route::close`] or [`Route::reset`], then refined with the builder methods.
+/// [`Route::handler`], [`Route::hang`], [`Route::close`] or [`Route::reset`], then refined with
+/// the builder methods.
 #[derive(Clone, Debug)]
 pub struct Route {
     status: u16,
     body: Vec<u8>,
     headers: Vec<(String, String)>,
+    /// Computes status, headers and body per request instead of the fields above.
+    handler: Option<Handler>,
     /// Inclusive range of the delay before answering; `None` answers at once.
     delay: Option<(Duration, Duration)>,
     action: Action,
@@ -89,11 +133,22 @@ impl Route {
             status: code,
             body: Vec::new(),
             headers: Vec::new(),
+            handler: None,
             delay: None,
             action: Action::Respond,
             close_after: false,
             record: false,
         }
+    }
+
+    /// Answers with what `f` returns for the request. The request is read completely, counted
+    /// and recorded (with [`Route::record`]) like on any route, then the delay (if any) passes,
+    /// then `f` is called and its [`Reply`] written; the server adds `Content-Length` (and
+    /// `Connection` when needed) itself. Headers added to the route with [`Route::header`] are
+    /// sent after the reply's own. `f` runs on a worker thread of the server, so it should be
+    /// quick; if it panics the answer is `500` with the panic message as body.
+    pub fn handler(f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) -> Route {
+        Route { handler: Some(Handler(Arc::new(f))), ..Route::status(200) }
     }
 
     /// Reads the request and never answers; the connection stays open until the client closes
@@ -112,8 +167,9 @@ impl Route {
         Route { action: Action::Reset, ..Route::status(200) }
     }
 
-    /// Sets the response body.
+    /// Sets the response body. Not for handler routes, whose [`Reply`] has the body (panics).
     pub fn body(mut self, body: impl AsRef<[u8]>) -> Route {
+        assert!(self.handler.is_none(), "Route::body on a handler route: the handler's Reply sets the body");
         self.body = body.as_ref().to_vec();
         self
     }
@@ -149,7 +205,8 @@ impl Route {
     }
 }
 
-/// A request as the server read it (for routes with [`Route::record`]).
+/// A request as the server read it: what a [`Route::handler`] gets, and what routes with
+/// [`Route::record`] keep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordedRequest {
     pub method: String,
@@ -168,6 +225,120 @@ impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
+
+    /// The value of the first cookie with this name (case-sensitive) in any `Cookie` header
+    /// (`Cookie: a=1; b=2`, possibly several such headers), as sent: not decoded, not unquoted.
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("cookie"))
+            .flat_map(|(_, v)| v.split(';'))
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(n, _)| n.trim() == name)
+            .map(|(_, v)| v.trim().to_string())
+    }
+
+    /// The path the route was chosen by: the target without query string (see the module doc).
+    pub fn path(&self) -> &str {
+        target_path(&self.target)
+    }
+
+    /// The first value of query parameter `name` (compared after decoding), percent-decoded
+    /// with `+` as a space (as `application/x-www-form-urlencoded`). A parameter without `=`
+    /// has the value `""`.
+    pub fn query(&self, name: &str) -> Option<String> {
+        let query = self.target.split_once('?').map_or("", |(_, q)| q);
+        let query = query.split('#').next().unwrap_or("");
+        urlencoded_value(query, name)
+    }
+
+    /// The first value of field `name` of the body read as `application/x-www-form-urlencoded`
+    /// (whatever its `Content-Type` says), decoded like [`RecordedRequest::query`].
+    pub fn form(&self, name: &str) -> Option<String> {
+        urlencoded_value(&String::from_utf8_lossy(&self.body), name)
+    }
+}
+
+/// What a handler route answers; see [`Route::handler`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    /// Sent in this order, each as its own header line, after `Content-Length`. Do not add
+    /// `Content-Length`, `Transfer-Encoding` or `Connection`: the server writes those.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The given status with no headers and an empty body.
+    pub fn status(code: u16) -> Reply {
+        Reply { status: code, headers: Vec::new(), body: Vec::new() }
+    }
+
+    /// `200` with body `OK`.
+    pub fn ok() -> Reply {
+        Reply::status(200).body("OK")
+    }
+
+    /// Adds a header; may be called several times with the same name (say, `Set-Cookie`): each
+    /// is sent as its own line, in the order added.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Reply {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the body.
+    pub fn body(mut self, body: impl AsRef<[u8]>) -> Reply {
+        self.body = body.as_ref().to_vec();
+        self
+    }
+}
+
+/// The path of a request target: without query string and fragment, and without scheme and
+/// authority in absolute form (`http://host/p?q` has path `/p`).
+fn target_path(target: &str) -> &str {
+    let mut t = target;
+    if let Some(rest) = t.strip_prefix("http://").or_else(|| t.strip_prefix("https://")) {
+        t = rest.find('/').map_or("/", |i| &rest[i..]);
+    }
+    t.split(['?', '#']).next().unwrap_or(t)
+}
+
+/// The decoded value of the first `name=value` pair named `name` in `a=1&b=2` form.
+fn urlencoded_value(pairs: &str, name: &str) -> Option<String> {
+    pairs
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .find(|(n, _)| form_decode(n) == name)
+        .map(|(_, v)| form_decode(v))
+}
+
+/// Percent-decodes with `+` as a space; an invalid escape is kept as it is, and bytes that are
+/// not UTF-8 become U+FFFD.
+fn form_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => match (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+                (Some(high), Some(low)) => {
+                    out.push(high * 16 + low);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    char::from(b).to_digit(16).and_then(|d| u8::try_from(d).ok())
 }
 
 /// Builds a [`TestServer`]; see [`TestServer::builder`].
@@ -459,13 +630,9 @@ struct Request {
 }
 
 impl Request {
-    /// The target without query string (and without scheme and authority in absolute form).
+    /// The path the route is chosen by (see [`target_path`]).
     fn path(&self) -> &str {
-        let mut t = self.target.as_str();
-        if let Some(rest) = t.strip_prefix("http://").or_else(|| t.strip_prefix("https://")) {
-            t = rest.find('/').map_or("/", |i| &rest[i..]);
-        }
-        t.split(['?', '#']).next().unwrap_or(t)
+        target_path(&self.target)
     }
 
     /// Whether the connection persists after this exchange (RFC 9112 §9.3).
@@ -537,15 +704,15 @@ async fn serve_connection(mut stream: TcpStream, guard: OpenConnection) {
         let keep_alive = request.keep_alive() && !route.close_after;
         let is_head = request.method == "HEAD";
         let minor_version = request.minor_version;
+        let request = RecordedRequest {
+            method: request.method,
+            target: request.target,
+            headers: request.headers,
+            body: request.body,
+            http_version: format!("HTTP/1.{minor_version}"),
+        };
         if route.record || shared.record_all {
-            let recorded = RecordedRequest {
-                method: request.method,
-                target: request.target,
-                headers: request.headers,
-                body: request.body,
-                http_version: format!("HTTP/1.{minor_version}"),
-            };
-            lock(&shared.recorded).push((path, recorded));
+            lock(&shared.recorded).push((path, request.clone()));
         }
 
         match route.action {
@@ -570,7 +737,16 @@ async fn serve_connection(mut stream: TcpStream, guard: OpenConnection) {
         if let Some((min, max)) = route.delay {
             tokio::time::sleep(random_between(min, max)).await;
         }
-        let response = render_response(route, minor_version, keep_alive, is_head);
+        let reply;
+        let (status, reply_headers, body) = match &route.handler {
+            Some(handler) => {
+                reply = call_handler(handler, &request);
+                (reply.status, reply.headers.as_slice(), reply.body.as_slice())
+            }
+            None => (route.status, &[][..], route.body.as_slice()),
+        };
+        let headers = reply_headers.iter().chain(&route.headers);
+        let response = render_response(status, headers, body, minor_version, keep_alive, is_head);
         // Counted before the write, not after: a client can read the response before this task
         // runs again after `write_all`, and must never observe a response it has that is not
         // counted yet. A failed write takes the count back.
@@ -595,14 +771,31 @@ fn random_between(min: Duration, max: Duration) -> Duration {
     Duration::from_nanos(rand::random_range(lo..=hi))
 }
 
-fn render_response(route: &Route, minor_version: u8, keep_alive: bool, is_head: bool) -> Vec<u8> {
-    let mut head = format!(
-        "HTTP/1.{minor_version} {} {}\r\nContent-Length: {}\r\n",
-        route.status,
-        reason_phrase(route.status),
-        route.body.len()
-    );
-    for (name, value) in &route.headers {
+/// Calls a route's handler; a panic becomes a `500` whose body is the panic message.
+fn call_handler(handler: &Handler, request: &RecordedRequest) -> Reply {
+    panic::catch_unwind(AssertUnwindSafe(|| (handler.0)(request))).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|m| m.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Reply::status(500).body(format!("handler panicked: {message}"))
+    })
+}
+
+/// The response bytes. A HEAD response has no body, but `Content-Length` still gives the
+/// length of the body a GET would get.
+fn render_response<'a>(
+    status: u16,
+    headers: impl Iterator<Item = &'a (String, String)>,
+    body: &[u8],
+    minor_version: u8,
+    keep_alive: bool,
+    is_head: bool,
+) -> Vec<u8> {
+    let mut head =
+        format!("HTTP/1.{minor_version} {status} {}\r\nContent-Length: {}\r\n", reason_phrase(status), body.len());
+    for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     if !keep_alive {
@@ -614,7 +807,7 @@ fn render_response(route: &Route, minor_version: u8, keep_alive: bool, is_head: 
     head.push_str("\r\n");
     let mut response = head.into_bytes();
     if !is_head {
-        response.extend_from_slice(&route.body);
+        response.extend_from_slice(body);
     }
     response
 }
