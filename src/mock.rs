@@ -131,13 +131,37 @@ fn reason(status: u16) -> &'static str {
 struct Routes {
     default: Rendered,
     by_path: HashMap<String, Rendered>,
+    /// Routes whose path ends in `*`: they answer every path that starts with the rest,
+    /// longest prefix first.
+    by_prefix: Vec<(String, Rendered)>,
+}
+
+impl Routes {
+    fn find(&self, path: &str) -> &Rendered {
+        self.by_path
+            .get(path)
+            .or_else(|| self.by_prefix.iter().find(|(p, _)| path.starts_with(p.as_str())).map(|(_, r)| r))
+            .unwrap_or(&self.default)
+    }
 }
 
 /// Serves on an already-bound `listener` until `shutdown` is cancelled.
 pub async fn run(listener: TcpListener, config: &Config, shutdown: CancellationToken, counters: Arc<Counters>) {
+    let mut by_prefix: Vec<(String, Rendered)> = config
+        .routes
+        .iter()
+        .filter_map(|(p, r)| p.strip_suffix('*').map(|p| (p.to_string(), Rendered::new(r))))
+        .collect();
+    by_prefix.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
     let routes = Arc::new(Routes {
         default: Rendered::new(&config.default),
-        by_path: config.routes.iter().map(|(p, r)| (p.clone(), Rendered::new(r))).collect(),
+        by_path: config
+            .routes
+            .iter()
+            .filter(|(p, _)| !p.ends_with('*'))
+            .map(|(p, r)| (p.clone(), Rendered::new(r)))
+            .collect(),
+        by_prefix,
     });
     loop {
         let (stream, _) = tokio::select! {
@@ -206,7 +230,7 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
             }
             let path = req.path.unwrap_or("/");
             let path = path.split('?').next().unwrap_or(path);
-            let route = routes.by_path.get(path).unwrap_or(&routes.default);
+            let route = routes.find(path);
             filled = match skip_body(&mut stream, &mut buf, filled, head_len, body).await {
                 Some(rest) => rest,
                 None => return,
