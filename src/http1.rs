@@ -1,5 +1,6 @@
 //! HTTP/1.x wire details shared by the client and the mock server: finding where a chunked
-//! body ends. Hand-written because both sides only need the framing, not the bytes.
+//! body ends, and handing over its data when a caller keeps it. Hand-written because both sides
+//! mostly need only the framing, and decoding in place avoids copying bodies nobody reads.
 
 /// The chunked framing is malformed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +41,12 @@ impl Chunked {
 
     /// Feeds body bytes; returns how many belong to the body (fewer than given only when the
     /// body ends inside `data`: the rest belongs to whatever follows on the connection).
-    pub fn feed(&mut self, mut data: &[u8]) -> Result<usize, BadChunk> {
+    pub fn feed(&mut self, data: &[u8]) -> Result<usize, BadChunk> {
+        self.feed_with(data, |_| {})
+    }
+
+    /// As [`Chunked::feed`], also passing each piece of body data to `on_data`.
+    pub fn feed_with(&mut self, mut data: &[u8], mut on_data: impl FnMut(&[u8])) -> Result<usize, BadChunk> {
         use ChunkState::*;
         let given = data.len();
         while !data.is_empty() && self.state != Done {
@@ -69,6 +75,7 @@ impl Chunked {
                 }
                 Data => {
                     let take = (data.len() as u64).min(self.size) as usize;
+                    on_data(&data[..take]);
                     self.size -= take as u64;
                     data = &data[take..];
                     if self.size == 0 {
@@ -135,5 +142,17 @@ mod tests {
         assert!(Chunked::default().feed(b"zz\r\n").is_err());
         assert!(Chunked::default().feed(b"\r\n").is_err(), "an empty size is not the last chunk");
         assert!(Chunked::default().feed(b" 4\r\n").is_err());
+    }
+
+    #[test]
+    fn chunked_hands_over_the_data_in_any_split() {
+        let body = b"4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\n\r\n";
+        for split in 0..body.len() {
+            let mut d = Chunked::default();
+            let mut out = Vec::new();
+            d.feed_with(&body[..split], |b| out.extend_from_slice(b)).unwrap();
+            d.feed_with(&body[split..], |b| out.extend_from_slice(b)).unwrap();
+            assert_eq!(out, b"Wikipedia in\r\n\r\nchunks.", "split {split}");
+        }
     }
 }

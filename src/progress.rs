@@ -35,7 +35,7 @@ impl Progress {
     }
 
     pub fn update(&mut self, iv: &Interval) {
-        let t: LabelStats = iv.total();
+        let t: &LabelStats = &iv.total;
         self.samples += t.samples;
         self.errors += t.errors;
         let secs = (iv.end_us.saturating_sub(iv.start_us)) as f64 / 1e6;

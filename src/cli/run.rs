@@ -178,6 +178,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         interval_s: 1.0,
         scenarios: scenarios.clone(),
         labels: plan.labels.clone(),
+        checks: plan.checks.clone(),
         generator: None,
     };
     let mut writer = Some(RunWriter::create(out, &meta, &plan.to_resolved_yaml())?);
@@ -235,10 +236,13 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     }
     progress.finish();
     signals.abort();
-    let outcome = engine.await.map_err(|e| Error::Runtime(format!("the engine failed: {e}")))?;
+    let outcome = engine
+        .await
+        .map_err(|e| Error::Runtime(format!("the engine failed: {e}")))?
+        .map_err(|e| Error::Runtime(format!("cannot start the run: {e}")))?;
 
     let wall_s = outcome.elapsed_us as f64 / 1e6;
-    let mut summary = Summary::from_tally(&totals, &plan.labels, &scenarios, true);
+    let mut summary = Summary::from_tally(&totals, &plan.labels, &plan.checks, &scenarios, true);
     summary.generator = Some(rundir::summary::generator_usage(wall_s));
     meta.generator = summary.generator;
     meta.ended_at = Some(now_rfc3339());

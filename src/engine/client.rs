@@ -7,7 +7,6 @@
 //! syscall, the response is parsed in place and its body counted and discarded, and nothing is
 //! allocated per request. The benchmark in `bench/` measures what this buys against wrk and oha.
 
-use super::request::PreparedRequest;
 use crate::http1::Chunked;
 use crate::plan::Target;
 use crate::record::ErrorKind;
@@ -31,6 +30,8 @@ pub struct Exchange {
     pub bytes_sent: u64,
     pub bytes_received: u64,
     pub error: Option<ErrorKind>,
+    /// The response sets a cookie.
+    pub set_cookie: bool,
     /// How far the exchange got, so a timeout is told apart: connecting or waiting on the server.
     phase: Phase,
 }
@@ -78,6 +79,22 @@ struct Conn {
 const READ_BUF: usize = 8 * 1024;
 const MAX_HEADERS: usize = 96;
 const MAX_HEAD_BYTES: usize = 256 * 1024;
+/// The most memory a user keeps between responses for the bodies its checks read.
+const KEEP_BODY_CAPACITY: usize = 256 * 1024;
+
+/// Where one exchange goes and how its response is read: what may differ between the hops of
+/// a redirect chain.
+#[derive(Debug, Clone, Copy)]
+pub struct Wire<'a> {
+    pub target: &'a Target,
+    pub keep_alive: bool,
+    pub is_head: bool,
+    pub connect_timeout: Duration,
+    pub response_timeout: Duration,
+    pub max_response_size: u64,
+    /// Keep the (de-chunked) body for checks and extractors; otherwise it is only counted.
+    pub keep_body: bool,
+}
 
 pub struct HttpClient {
     conn: Option<Conn>,
@@ -85,32 +102,38 @@ pub struct HttpClient {
     /// The last target's resolved addresses: a user resolves a host once, as a JVM caches DNS.
     resolved: Option<(Target, Vec<SocketAddr>)>,
     buf: Vec<u8>,
-}
-
-/// Builds the TLS configuration once per run: certificates verified against the Mozilla roots.
-pub fn tls_config() -> Arc<rustls::ClientConfig> {
-    let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default protocol versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Arc::new(config)
+    /// The head of the last response (status line and headers), as received.
+    head: Vec<u8>,
+    /// The body of the last response, when the request asked to keep it.
+    body: Vec<u8>,
 }
 
 impl HttpClient {
     pub fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
-        HttpClient { conn: None, tls, resolved: None, buf: Vec::new() }
+        HttpClient { conn: None, tls, resolved: None, buf: Vec::new(), head: Vec::new(), body: Vec::new() }
     }
 
-    /// Sends `req` and reads its response, reusing the user's connection when it can. `start`
-    /// is when the sample's clock started (now, or when an open-model arrival was due).
-    pub async fn send(&mut self, req: &PreparedRequest, start: Instant) -> Exchange {
+    /// The head of the last response: status line and headers as received (empty if none came).
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// The body of the last response, if the request asked to keep it.
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// Sends `bytes` (one whole request) and reads the response, reusing the user's connection
+    /// when it can. `start` is when the sample's clock started (now, or when an open-model
+    /// arrival was due).
+    pub async fn send(&mut self, req: &Wire<'_>, bytes: &[u8], start: Instant) -> Exchange {
         let mut ex = Exchange::default();
+        self.head.clear();
+        self.body.clear();
+        // One large body must not stay resident in every user for the rest of the run.
+        self.body.shrink_to(KEEP_BODY_CAPACITY);
         let deadline = start.max(Instant::now()) + req.response_timeout;
-        let result = tokio::time::timeout_at(deadline.into(), self.exchange(req, &mut ex)).await;
+        let result = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)).await;
         let failed = match result {
             Ok(Ok(keep)) => {
                 if !keep {
@@ -145,8 +168,8 @@ impl HttpClient {
     }
 
     /// Returns whether the connection may be kept for the next request.
-    async fn exchange(&mut self, req: &PreparedRequest, ex: &mut Exchange) -> Result<bool, ErrorKind> {
-        if self.conn.as_ref().is_some_and(|c| c.target != req.target) {
+    async fn exchange(&mut self, req: &Wire<'_>, bytes: &[u8], ex: &mut Exchange) -> Result<bool, ErrorKind> {
+        if self.conn.as_ref().is_some_and(|c| c.target != *req.target) {
             self.conn = None;
         }
         if self.conn.is_none() {
@@ -159,17 +182,18 @@ impl HttpClient {
         let conn = self.conn.as_mut().expect("connected above");
         let reused = conn.served > 0;
         ex.phase = Phase::Exchange;
-        if let Err(e) = conn.stream.write_all(&req.bytes).await {
+        if let Err(e) = conn.stream.write_all(bytes).await {
             return Err(io_kind(&e, reused, false));
         }
-        ex.bytes_sent = req.bytes.len() as u64;
-        let keep = read_response(&mut conn.stream, &mut self.buf, req, reused, ex).await?;
+        ex.bytes_sent = bytes.len() as u64;
+        let mut out = Capture { head: &mut self.head, body: req.keep_body.then_some(&mut self.body) };
+        let keep = read_response(&mut conn.stream, &mut self.buf, req, reused, ex, &mut out).await?;
         conn.served += 1;
         Ok(keep && req.keep_alive)
     }
 
-    async fn connect(&mut self, req: &PreparedRequest) -> Result<Stream, ErrorKind> {
-        let addrs = self.resolve(&req.target).await?;
+    async fn connect(&mut self, req: &Wire<'_>) -> Result<Stream, ErrorKind> {
+        let addrs = self.resolve(req.target).await?;
         let connect = async {
             let mut last = io::Error::from(io::ErrorKind::AddrNotAvailable);
             for addr in &addrs {
@@ -250,13 +274,28 @@ enum Framing {
     UntilClose,
 }
 
+/// Where a response's head is copied, and its body if it is kept.
+struct Capture<'a> {
+    head: &'a mut Vec<u8>,
+    body: Option<&'a mut Vec<u8>>,
+}
+
+impl Capture<'_> {
+    fn body(&mut self, data: &[u8]) {
+        if let Some(b) = &mut self.body {
+            b.extend_from_slice(data);
+        }
+    }
+}
+
 /// Reads one response. Returns whether the connection can carry another request.
 async fn read_response(
     stream: &mut Stream,
     buf: &mut Vec<u8>,
-    req: &PreparedRequest,
+    req: &Wire<'_>,
     reused: bool,
     ex: &mut Exchange,
+    out: &mut Capture<'_>,
 ) -> Result<bool, ErrorKind> {
     if buf.len() < READ_BUF {
         buf.resize(READ_BUF, 0);
@@ -279,7 +318,9 @@ async fn read_response(
                         continue;
                     }
                     ex.status = status;
+                    ex.set_cookie = resp.headers.iter().any(|h| h.name.eq_ignore_ascii_case("set-cookie"));
                     let (framing, keep) = framing_of(&resp, req)?;
+                    out.head.extend_from_slice(&buf[..len]);
                     break (len, framing, keep);
                 }
                 Ok(httparse::Status::Partial) if filled == buf.len() => {
@@ -313,31 +354,36 @@ async fn read_response(
         Framing::None => keep && buffered == 0,
         Framing::Length(len) => {
             let mut surplus = buffered as u64 > len;
+            out.body(&buf[head_len..head_len + (len.min(buffered as u64) as usize)]);
             let mut left = len.saturating_sub(buffered as u64);
             while left > 0 {
-                let n = read_body(stream, buf, ex, req).await? as u64;
-                surplus = n > left;
-                left = left.saturating_sub(n);
+                let n = read_body(stream, buf, ex, req).await?;
+                out.body(&buf[..(n as u64).min(left) as usize]);
+                surplus = n as u64 > left;
+                left = left.saturating_sub(n as u64);
             }
             keep && !surplus
         }
         Framing::Chunked => {
             let mut dec = Chunked::default();
-            let mut consumed = dec.feed(&buf[head_len..filled]).map_err(|_| ErrorKind::Protocol)?;
+            let mut consumed =
+                dec.feed_with(&buf[head_len..filled], |d| out.body(d)).map_err(|_| ErrorKind::Protocol)?;
             let mut last = buffered;
             while !dec.is_done() {
                 last = read_body(stream, buf, ex, req).await?;
-                consumed = dec.feed(&buf[..last]).map_err(|_| ErrorKind::Protocol)?;
+                consumed = dec.feed_with(&buf[..last], |d| out.body(d)).map_err(|_| ErrorKind::Protocol)?;
             }
             keep && consumed == last
         }
         Framing::UntilClose => {
+            out.body(&buf[head_len..filled]);
             loop {
                 match stream.read(&mut buf[..]).await {
                     Ok(0) => break,
                     Ok(n) => {
                         ex.bytes_received += n as u64;
                         check_size(ex, req)?;
+                        out.body(&buf[..n]);
                     }
                     // Many TLS servers end a close-delimited body without close_notify; the
                     // body is complete all the same (as browsers and curl accept).
@@ -354,12 +400,7 @@ async fn read_response(
 
 /// One read of body bytes into `buf`, counted and checked against the size limit; the
 /// connection closing before the body's end is an error here.
-async fn read_body(
-    stream: &mut Stream,
-    buf: &mut [u8],
-    ex: &mut Exchange,
-    req: &PreparedRequest,
-) -> Result<usize, ErrorKind> {
+async fn read_body(stream: &mut Stream, buf: &mut [u8], ex: &mut Exchange, req: &Wire<'_>) -> Result<usize, ErrorKind> {
     match stream.read(buf).await {
         Ok(0) => Err(ErrorKind::Closed),
         Ok(n) => {
@@ -371,7 +412,7 @@ async fn read_body(
     }
 }
 
-fn check_size(ex: &Exchange, req: &PreparedRequest) -> Result<(), ErrorKind> {
+fn check_size(ex: &Exchange, req: &Wire<'_>) -> Result<(), ErrorKind> {
     if ex.bytes_received > req.max_response_size {
         Err(ErrorKind::TooLarge)
     } else {
@@ -380,7 +421,7 @@ fn check_size(ex: &Exchange, req: &PreparedRequest) -> Result<(), ErrorKind> {
 }
 
 /// Reads body framing and connection persistence from the response head (RFC 9112 §6.3).
-fn framing_of(resp: &httparse::Response<'_, '_>, req: &PreparedRequest) -> Result<(Framing, bool), ErrorKind> {
+fn framing_of(resp: &httparse::Response<'_, '_>, req: &Wire<'_>) -> Result<(Framing, bool), ErrorKind> {
     let status = resp.code.unwrap_or(0);
     let http11 = resp.version == Some(1);
     let mut keep = http11;

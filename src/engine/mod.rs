@@ -7,13 +7,17 @@
 //! - `executor/`: the closed and open models, and the arrival schedule;
 //! - `user`: a virtual user running its scenario's compiled program;
 //! - `program`: a flow compiled into a flat list of operations;
-//! - `request`: a request rendered once to its wire bytes;
-//! - `client`: the HTTP/1.x client that times and classifies each exchange.
+//! - `request`: a request rendered to its wire bytes (once, when nothing in it varies);
+//! - `client`: the HTTP/1.x client that times and classifies each exchange;
+//! - `response`: extractors and checks on a response;
+//! - `tls`: the TLS client configuration.
 
 pub mod client;
 pub mod executor;
 pub mod program;
 pub mod request;
+pub mod response;
+pub mod tls;
 pub mod user;
 
 use crate::plan::Plan;
@@ -25,7 +29,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use user::ScenarioCtx;
+use user::{Feeder, RunShared, ScenarioCtx};
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,17 +55,39 @@ impl Default for Options {
 
 /// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
 /// in flight get each scenario's graceful stop time, cut short by `abort`). Each interval is
-/// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded.
+/// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded,
+/// or at once with an error when the run cannot start (TLS settings, a write-back file).
 pub async fn run(
     plan: &Plan,
     options: Options,
     shutdown: CancellationToken,
     abort: CancellationToken,
     intervals: mpsc::UnboundedSender<Interval>,
-) -> Outcome {
+) -> Result<Outcome, String> {
+    let tls = tls::config(&plan.tls)?;
+    let writers = RunShared::open_writers(&plan.writers)?;
+    // A data file that runs out with `stop_run` stops every scenario, but is not an interrupt.
+    let stop_run = shutdown.child_token();
+    let shared = Arc::new(RunShared {
+        feeders: plan
+            .data
+            .iter()
+            .map(|d| Feeder {
+                spec: d.clone(),
+                all: AtomicU64::new(0),
+                per_scenario: plan.scenarios.iter().map(|_| AtomicU64::new(0)).collect(),
+            })
+            .collect(),
+        writers,
+        globals: crate::plan::template::Globals::new(plan.global_counters),
+        initial_vars: plan.vars.initial_values(),
+        user_counters: plan.user_counters,
+        slots: plan.slots,
+        cookies: plan.cookies,
+        stop_run: stop_run.clone(),
+    });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
     let epoch = Instant::now();
-    let tls = client::tls_config();
     let mut scenarios = JoinSet::new();
     let mut ctxs = Vec::new();
     for (index, sc) in plan.scenarios.iter().enumerate() {
@@ -70,11 +96,14 @@ pub async fn run(
             program: Program::compile(&sc.flow),
             recorder: recorder.clone(),
             epoch,
-            stop: shutdown.child_token(),
+            stop: stop_run.child_token(),
             stopping: AtomicBool::new(false),
             hard: CancellationToken::new(),
             active: AtomicU64::new(0),
+            started: AtomicU64::new(0),
+            pacing: sc.pacing,
             tls: tls.clone(),
+            shared: shared.clone(),
         });
         ctxs.push(ctx.clone());
         scenarios.spawn(executor::run_scenario(ctx, sc.workload.clone(), abort.clone()));
@@ -98,7 +127,7 @@ pub async fn run(
     let last = collector.interval(&ctxs, true);
     let elapsed_us = last.end_us;
     let _ = intervals.send(last);
-    Outcome { interrupted: shutdown.is_cancelled(), elapsed_us }
+    Ok(Outcome { interrupted: shutdown.is_cancelled(), elapsed_us })
 }
 
 struct Collector<'a> {
@@ -127,6 +156,7 @@ impl Collector<'_> {
             start_us: self.last_end_us,
             end_us,
             labels,
+            total: self.work.total.clone(),
             scenarios: self.work.scenarios.clone(),
             active_users: ctxs.iter().map(|c| c.active.load(Ordering::Relaxed)).collect(),
             last,

@@ -2,11 +2,13 @@
 //! an iteration as a loop over a program counter: no recursion, no boxing, no allocation.
 
 use super::request::PreparedRequest;
-use crate::plan::{Step, Think};
+use crate::plan::condition::Condition;
+use crate::plan::flow::Assign;
+use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
 pub enum Op {
-    Request(PreparedRequest),
+    Request(Box<PreparedRequest>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -14,6 +16,41 @@ pub enum Op {
         targets: Box<[usize]>,
     },
     Jump(usize),
+    /// Read the next row of data file `n`.
+    Feed(usize),
+    Set(Box<[Assign]>),
+    /// Start a loop: reset its counter and fix its count (none: no limit).
+    LoopInit {
+        slot: u32,
+        count: Option<Template>,
+    },
+    /// Leave the loop (to `exit`) when its count is reached or its condition is false.
+    LoopTest {
+        slot: u32,
+        condition: Option<Box<Condition<Template>>>,
+        exit: usize,
+    },
+    /// Go on when the condition holds, else jump to `otherwise`.
+    If {
+        condition: Box<Condition<Template>>,
+        otherwise: usize,
+    },
+    /// Jump to `skip` if this user already ran the block once.
+    Once {
+        slot: u32,
+        skip: usize,
+    },
+    GroupStart {
+        slot: u32,
+    },
+    GroupEnd {
+        slot: u32,
+        label: LabelId,
+    },
+    Write {
+        writer: usize,
+        values: Box<[Template]>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -29,22 +66,28 @@ impl Program {
     }
 }
 
+/// A placeholder jump target, patched once the target is known.
+const PATCH: usize = usize::MAX;
+
 fn emit(steps: &[Step], ops: &mut Vec<Op>) {
     for step in steps {
         match step {
-            Step::Request(r) => ops.push(Op::Request(PreparedRequest::new(r))),
+            Step::Request(r) => ops.push(Op::Request(Box::new(PreparedRequest::new(r)))),
             Step::Think(t) => ops.push(Op::Think(*t)),
             Step::Sequence(s) => emit(s, ops),
+            Step::Feed(n) => ops.push(Op::Feed(*n)),
+            Step::Set(a) => ops.push(Op::Set(a.clone().into())),
+            Step::Write(w) => ops.push(Op::Write { writer: w.writer, values: w.values.clone().into() }),
             Step::Mix(branches) => {
                 let choose = ops.len();
-                ops.push(Op::Jump(usize::MAX)); // replaced by Choose once targets are known
+                ops.push(Op::Jump(PATCH)); // replaced by Choose once targets are known
                 let mut targets = Vec::new();
                 let mut jumps_to_end = Vec::new();
                 for b in branches {
                     targets.push(ops.len());
                     emit(&b.steps, ops);
                     jumps_to_end.push(ops.len());
-                    ops.push(Op::Jump(usize::MAX));
+                    ops.push(Op::Jump(PATCH));
                 }
                 let end = ops.len();
                 for j in jumps_to_end {
@@ -56,6 +99,49 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     acc
                 });
                 ops[choose] = Op::Choose { cumulative: cumulative.collect(), targets: targets.into() };
+            }
+            Step::Loop(l) => {
+                ops.push(Op::LoopInit { slot: l.slot, count: l.count.clone() });
+                let test = ops.len();
+                ops.push(Op::LoopTest {
+                    slot: l.slot,
+                    condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
+                    exit: PATCH,
+                });
+                emit(&l.steps, ops);
+                ops.push(Op::Jump(test));
+                let end = ops.len();
+                if let Op::LoopTest { exit, .. } = &mut ops[test] {
+                    *exit = end;
+                }
+            }
+            Step::If(i) => {
+                let at = ops.len();
+                ops.push(Op::If { condition: Box::new(i.condition.expr.clone()), otherwise: PATCH });
+                emit(&i.then, ops);
+                let jump = ops.len();
+                ops.push(Op::Jump(PATCH));
+                let otherwise = ops.len();
+                emit(&i.otherwise, ops);
+                let end = ops.len();
+                ops[jump] = Op::Jump(end);
+                if let Op::If { otherwise: o, .. } = &mut ops[at] {
+                    *o = otherwise;
+                }
+            }
+            Step::Once(o) => {
+                let at = ops.len();
+                ops.push(Op::Once { slot: o.slot, skip: PATCH });
+                emit(&o.steps, ops);
+                let end = ops.len();
+                if let Op::Once { skip, .. } = &mut ops[at] {
+                    *skip = end;
+                }
+            }
+            Step::Group(g) => {
+                ops.push(Op::GroupStart { slot: g.slot });
+                emit(&g.steps, ops);
+                ops.push(Op::GroupEnd { slot: g.slot, label: g.label });
             }
         }
     }
@@ -81,5 +167,35 @@ mod tests {
         assert_eq!(pick(&cum, 0.857), 1);
         assert_eq!(pick(&cum, 0.858), 3);
         assert_eq!(pick(&cum, 0.999_999), 3);
+    }
+
+    #[test]
+    fn jumps_are_all_patched() {
+        use crate::plan::flow::{If, Loop, Once};
+        let think = || Step::Think(Think::Constant(std::time::Duration::ZERO));
+        let cond = || crate::plan::flow::Cond {
+            src: "true".into(),
+            expr: crate::plan::condition::parse("true", |s| Ok::<_, String>(Template::literal(s))).unwrap(),
+        };
+        let steps = vec![
+            Step::Loop(Box::new(Loop {
+                count: Some(Template::literal("2")),
+                condition: None,
+                steps: vec![think()],
+                slot: 0,
+            })),
+            Step::If(Box::new(If { condition: cond(), then: vec![think()], otherwise: vec![think()] })),
+            Step::Once(Box::new(Once { steps: vec![think()], slot: 0 })),
+        ];
+        let p = Program::compile(&steps);
+        for op in &p.ops {
+            let t = match op {
+                Op::Jump(t) | Op::LoopTest { exit: t, .. } | Op::If { otherwise: t, .. } | Op::Once { skip: t, .. } => {
+                    *t
+                }
+                _ => continue,
+            };
+            assert!(t <= p.ops.len(), "unpatched jump in {:?}", p.ops);
+        }
     }
 }

@@ -1,37 +1,179 @@
-//! [`PreparedRequest`]: a [`RequestSpec`] rendered to the exact bytes sent on the wire, once per
-//! plan, so sending it is one write.
+//! [`PreparedRequest`]: a [`RequestSpec`] ready to go on the wire. A request whose every part
+//! is fixed is rendered to bytes once per plan, so sending it is one copy (plus a `Cookie`
+//! line when the user's jar has cookies for it); any other request is rendered per send from
+//! its templates into the user's buffer.
 
-use crate::plan::{HttpVersion, LabelId, RequestSpec, Target};
+use crate::plan::request::{Part, PartContent, MULTIPART_BOUNDARY};
+use crate::plan::template::UserVars;
+use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
 use std::time::Duration;
+
+pub const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
 
 #[derive(Debug, Clone)]
 pub struct PreparedRequest {
     pub label: LabelId,
     pub target: Target,
-    /// Request line, headers and body.
-    pub bytes: Vec<u8>,
     pub keep_alive: bool,
     pub is_head: bool,
     pub connect_timeout: Duration,
     pub response_timeout: Duration,
     pub max_response_size: u64,
+    /// The whole request when nothing in it varies.
+    pub fixed: Option<Fixed>,
+    /// Whether handling the response reads its body (checks, extractors).
+    pub keep_body: bool,
+    pub spec: RequestSpec,
 }
 
-pub const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
+/// A request rendered once: `bytes[..head_end]` is the head up to the blank line, where a
+/// `Cookie` line can be inserted; `bytes[body_start..]` is the body.
+#[derive(Debug, Clone)]
+pub struct Fixed {
+    pub path: String,
+    pub bytes: Vec<u8>,
+    pub head_end: usize,
+    pub body_start: usize,
+}
+
+/// What changes for a redirect hop: where it goes, and its method (a 303, or a 301/302 after a
+/// POST, becomes a GET without body).
+pub struct Hop<'a> {
+    pub method: &'a str,
+    pub target: &'a Target,
+    pub path: &'a str,
+    pub with_body: bool,
+}
 
 impl PreparedRequest {
     pub fn new(spec: &RequestSpec) -> PreparedRequest {
+        let mut req = PreparedRequest {
+            label: spec.label,
+            target: spec.target.clone(),
+            keep_alive: spec.keep_alive,
+            is_head: spec.is_head(),
+            connect_timeout: spec.connect_timeout,
+            response_timeout: spec.response_timeout,
+            max_response_size: spec.max_response_size,
+            fixed: None,
+            keep_body: spec.reads_body(),
+            spec: spec.clone(),
+        };
+        if req.is_fixed() {
+            // Fixed parts render without any user state.
+            let mut u = UserVars::new(Vec::new(), 0, 0, Default::default());
+            let mut body = Vec::new();
+            req.render_body(&mut u, &mut body);
+            let mut path = String::new();
+            req.render_path(&mut u, &mut path);
+            let mut bytes = Vec::new();
+            let head_end = req.render_head(&mut u, None, &path, body.len(), &mut bytes);
+            bytes.extend_from_slice(b"\r\n");
+            let body_start = bytes.len();
+            bytes.extend_from_slice(&body);
+            req.fixed = Some(Fixed { path, bytes, head_end, body_start });
+        }
+        req
+    }
+
+    fn is_fixed(&self) -> bool {
+        let s = &self.spec;
+        s.path.is_const()
+            && s.query.iter().all(|(_, t)| t.is_const())
+            && s.headers.iter().all(|(_, t)| t.is_const())
+            && match &s.body {
+                Body::None | Body::Bytes(_) => true,
+                Body::Text(t) => t.is_const(),
+                Body::Form(f) => f.iter().all(|(_, t)| t.is_const()),
+                Body::Multipart(parts) => parts.iter().all(|p| match &p.content {
+                    PartContent::Text(t) => t.is_const(),
+                    PartContent::Bytes(_) => true,
+                }),
+            }
+    }
+
+    /// Appends the path and query as sent (rendered once per send: it may call functions).
+    pub fn render_path(&self, u: &mut UserVars, out: &mut String) {
+        if let Some(f) = &self.fixed {
+            out.push_str(&f.path);
+            return;
+        }
+        let start = out.len();
+        self.spec.path.render(u, out);
+        encode_target(out, start);
+        for (i, (name, value)) in self.spec.query.iter().enumerate() {
+            let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
+            out.push(sep);
+            out.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
+            out.push('=');
+            let v = value.render_string(u);
+            out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+        }
+    }
+
+    /// Appends the whole request for its first exchange to `out`; `path` comes from
+    /// [`PreparedRequest::render_path`]. `body` is scratch space that ends up holding the body
+    /// of a request that is not fixed (a 307/308 redirect sends it again; see
+    /// [`PreparedRequest::body_sent`]).
+    pub fn render(&self, u: &mut UserVars, path: &str, cookie: Option<&str>, body: &mut Vec<u8>, out: &mut Vec<u8>) {
+        body.clear();
+        if let Some(f) = &self.fixed {
+            out.extend_from_slice(&f.bytes[..f.head_end]);
+            push_cookie(out, cookie);
+            out.extend_from_slice(&f.bytes[f.head_end..]);
+            return;
+        }
+        self.render_body(u, body);
+        self.render_head(u, None, path, body.len(), out);
+        push_cookie(out, cookie);
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(body);
+    }
+
+    /// The body the first exchange sent: the fixed bytes, or what [`PreparedRequest::render`]
+    /// left in its `body` buffer.
+    pub fn body_sent<'a>(&'a self, rendered: &'a [u8]) -> &'a [u8] {
+        match &self.fixed {
+            Some(f) => &f.bytes[f.body_start..],
+            None => rendered,
+        }
+    }
+
+    /// Appends a redirect hop's request to `out`; `body` is the first exchange's body.
+    pub fn render_hop(&self, u: &mut UserVars, hop: &Hop<'_>, cookie: Option<&str>, body: &[u8], out: &mut Vec<u8>) {
+        let body = if hop.with_body { body } else { &[] };
+        self.render_head(u, Some(hop), hop.path, body.len(), out);
+        push_cookie(out, cookie);
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(body);
+    }
+
+    /// Writes the request line and headers (without the final blank line); returns the length
+    /// of `out` at the end.
+    fn render_head(
+        &self,
+        u: &mut UserVars,
+        hop: Option<&Hop<'_>>,
+        path: &str,
+        body_len: usize,
+        out: &mut Vec<u8>,
+    ) -> usize {
+        let s = &self.spec;
         let mut head = String::with_capacity(256);
-        head.push_str(&spec.method);
+        let method = hop.map_or(s.method.as_str(), |h| h.method);
+        head.push_str(method);
         head.push(' ');
-        head.push_str(&spec.path);
+        head.push_str(path);
         head.push(' ');
-        head.push_str(spec.http_version.as_str());
+        head.push_str(s.http_version.as_str());
         head.push_str("\r\n");
-        let has = |name: &str| spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
-        if !has("host") {
+        let target = hop.map_or(&s.target, |h| h.target);
+        let with_body = hop.is_none_or(|h| h.with_body);
+        let has = |name: &str| s.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+        // A hop to another host names that host, whatever the plan's Host header said.
+        if !has("host") || hop.is_some_and(|h| *h.target != s.target) {
             head.push_str("Host: ");
-            head.push_str(&spec.target.authority());
+            head.push_str(&target.authority());
             head.push_str("\r\n");
         }
         if !has("user-agent") {
@@ -39,39 +181,123 @@ impl PreparedRequest {
             head.push_str(USER_AGENT);
             head.push_str("\r\n");
         }
-        for (k, v) in &spec.headers {
+        for (k, v) in &s.headers {
+            // stampede frames the body and manages the connection itself.
             if k.eq_ignore_ascii_case("content-length") || k.eq_ignore_ascii_case("connection") {
-                continue; // stampede frames the body and manages the connection itself
+                continue;
+            }
+            if k.eq_ignore_ascii_case("content-encoding") && s.gzip {
+                continue;
+            }
+            if k.eq_ignore_ascii_case("host") && hop.is_some_and(|h| *h.target != s.target) {
+                continue;
+            }
+            let is_body_header = k.len() > 8 && k[..8].eq_ignore_ascii_case("content-");
+            if is_body_header && !with_body {
+                continue;
             }
             head.push_str(k);
             head.push_str(": ");
-            head.push_str(v);
+            let at = head.len();
+            v.render(u, &mut head);
+            // A value from a response must not be able to add header lines.
+            if head[at..].contains(['\r', '\n']) {
+                let clean = head[at..].replace(['\r', '\n'], " ");
+                head.truncate(at);
+                head.push_str(&clean);
+            }
             head.push_str("\r\n");
         }
-        match (spec.http_version, spec.keep_alive) {
+        if s.gzip && with_body {
+            head.push_str("Content-Encoding: gzip\r\n");
+        }
+        match (s.http_version, s.keep_alive) {
             (HttpVersion::Http11, false) => head.push_str("Connection: close\r\n"),
             (HttpVersion::Http10, true) => head.push_str("Connection: keep-alive\r\n"),
             _ => {}
         }
-        let body = spec.body.as_deref().unwrap_or_default();
         // Methods that carry a body announce its length even when it is empty, as browsers do.
-        if !body.is_empty() || matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH") {
+        if body_len > 0 || matches!(method, "POST" | "PUT" | "PATCH") {
             head.push_str("Content-Length: ");
-            head.push_str(&body.len().to_string());
+            head.push_str(&body_len.to_string());
             head.push_str("\r\n");
         }
-        head.push_str("\r\n");
-        let mut bytes = head.into_bytes();
-        bytes.extend_from_slice(body);
-        PreparedRequest {
-            label: spec.label,
-            target: spec.target.clone(),
-            bytes,
-            keep_alive: spec.keep_alive,
-            is_head: spec.is_head(),
-            connect_timeout: spec.connect_timeout,
-            response_timeout: spec.response_timeout,
-            max_response_size: spec.max_response_size,
+        out.extend_from_slice(head.as_bytes());
+        out.len()
+    }
+
+    fn render_body(&self, u: &mut UserVars, out: &mut Vec<u8>) {
+        match &self.spec.body {
+            Body::None => {}
+            Body::Bytes(b) => out.extend_from_slice(b),
+            Body::Text(t) => {
+                let mut s = String::new();
+                t.render(u, &mut s);
+                out.extend_from_slice(s.as_bytes());
+            }
+            Body::Form(fields) => {
+                let mut ser = url::form_urlencoded::Serializer::new(String::new());
+                for (k, v) in fields {
+                    ser.append_pair(k, &v.render_string(u));
+                }
+                out.extend_from_slice(ser.finish().as_bytes());
+            }
+            Body::Multipart(parts) => multipart(parts, u, out),
+        }
+        if self.spec.gzip {
+            let zipped = crate::plan::gzip(out);
+            out.clear();
+            out.extend_from_slice(&zipped);
+        }
+    }
+}
+
+fn push_cookie(out: &mut Vec<u8>, cookie: Option<&str>) {
+    if let Some(c) = cookie.filter(|c| !c.is_empty()) {
+        out.extend_from_slice(b"Cookie: ");
+        out.extend_from_slice(c.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
+    for p in parts {
+        out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}\r\n").as_bytes());
+        let mut disp = format!("Content-Disposition: form-data; name=\"{}\"", p.name.replace('"', "%22"));
+        if let Some(f) = &p.filename {
+            disp.push_str(&format!("; filename=\"{}\"", f.replace('"', "%22")));
+        }
+        out.extend_from_slice(disp.as_bytes());
+        out.extend_from_slice(b"\r\n");
+        if let Some(ct) = &p.content_type {
+            out.extend_from_slice(format!("Content-Type: {ct}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+        match &p.content {
+            PartContent::Text(t) => out.extend_from_slice(t.render_string(u).as_bytes()),
+            PartContent::Bytes(b) => out.extend_from_slice(b),
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}--\r\n").as_bytes());
+}
+
+/// Percent-encodes, in `s[from..]`, the bytes a request target cannot carry as they are
+/// (spaces, controls, non-ASCII, and `"<>\^`{|}`), leaving `%` escapes and reserved characters
+/// alone: values from data files and responses go into paths as JMeter sends them, but never
+/// break the request line.
+pub fn encode_target(s: &mut String, from: usize) {
+    let bad = |b: u8| !b.is_ascii_graphic() || b"\"<>\\^`{|}".contains(&b);
+    if !s.as_bytes()[from..].iter().any(|b| bad(*b)) {
+        return;
+    }
+    let tail: Vec<u8> = s.as_bytes()[from..].to_vec();
+    s.truncate(from);
+    for b in tail {
+        if bad(b) {
+            s.push_str(&format!("%{b:02X}"));
+        } else {
+            s.push(b as char);
         }
     }
 }
@@ -79,39 +305,108 @@ impl PreparedRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::template::{self, Symbols, Template};
 
     fn spec() -> RequestSpec {
         RequestSpec {
             label: LabelId(0),
             method: "POST".into(),
             target: Target { tls: false, host: "127.0.0.1".into(), port: 8080 },
-            path: "/a?b=1".into(),
-            headers: vec![("X-Channel-Id".into(), "in.ekstep".into())],
-            body: Some(b"{}".to_vec()),
+            path: Template::literal("/a?b=1"),
+            query: Vec::new(),
+            headers: vec![("X-Channel-Id".into(), Template::literal("in.ekstep"))],
+            body: Body::Bytes(b"{}".to_vec()),
+            gzip: false,
             keep_alive: true,
             http_version: HttpVersion::Http11,
             connect_timeout: Duration::from_secs(1),
             response_timeout: Duration::from_secs(1),
             max_response_size: 1 << 20,
+            follow_redirects: false,
+            hop_labels: Vec::new(),
+            extract: Vec::new(),
+            checks: Vec::new(),
+            too_many_redirects: None,
         }
+    }
+
+    fn render(r: &PreparedRequest, u: &mut UserVars, cookie: Option<&str>) -> String {
+        let (mut body, mut out, mut path) = (Vec::new(), Vec::new(), String::new());
+        r.render_path(u, &mut path);
+        r.render(u, &path, cookie, &mut body, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn nobody() -> UserVars {
+        UserVars::new(Vec::new(), 0, 1, Default::default())
     }
 
     #[test]
     fn renders_exact_bytes() {
         let r = PreparedRequest::new(&spec());
+        assert!(r.fixed.is_some());
         let want = format!("POST /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: {USER_AGENT}\r\nX-Channel-Id: in.ekstep\r\nContent-Length: 2\r\n\r\n{{}}");
-        assert_eq!(String::from_utf8(r.bytes).unwrap(), want);
+        assert_eq!(render(&r, &mut nobody(), None), want);
+        let with_cookie = render(&r, &mut nobody(), Some("a=1; b=2"));
+        assert!(with_cookie.ends_with("Content-Length: 2\r\nCookie: a=1; b=2\r\n\r\n{}"), "{with_cookie}");
     }
 
     #[test]
     fn connection_header_follows_version_and_keep_alive() {
         let mut s = spec();
         s.keep_alive = false;
-        assert!(String::from_utf8(PreparedRequest::new(&s).bytes).unwrap().contains("Connection: close\r\n"));
+        assert!(render(&PreparedRequest::new(&s), &mut nobody(), None).contains("Connection: close\r\n"));
         s.http_version = HttpVersion::Http10;
-        let text = String::from_utf8(PreparedRequest::new(&s).bytes).unwrap();
+        let text = render(&PreparedRequest::new(&s), &mut nobody(), None);
         assert!(text.starts_with("POST /a?b=1 HTTP/1.0\r\n") && !text.contains("Connection:"));
         s.keep_alive = true;
-        assert!(String::from_utf8(PreparedRequest::new(&s).bytes).unwrap().contains("Connection: keep-alive\r\n"));
+        assert!(render(&PreparedRequest::new(&s), &mut nobody(), None).contains("Connection: keep-alive\r\n"));
+    }
+
+    #[test]
+    fn templates_render_per_user_and_values_are_encoded() {
+        let mut sym = Symbols::default();
+        let id = sym.vars.assign("id");
+        let tok = sym.vars.assign("tok");
+        let mut s = spec();
+        s.path = template::compile("/read/${id}", &mut sym, "t").unwrap();
+        s.query = vec![("q".into(), template::compile("${id}", &mut sym, "t").unwrap())];
+        s.headers = vec![("Authorization".into(), template::compile("Bearer ${tok}", &mut sym, "t").unwrap())];
+        s.body = Body::Form(vec![("user".into(), template::compile("${id}", &mut sym, "t").unwrap())]);
+        let r = PreparedRequest::new(&s);
+        assert!(r.fixed.is_none());
+        let mut u = UserVars::new(sym.vars.initial_values(), 0, 1, Default::default());
+        u.set(id, "a b&c");
+        u.set(tok, "x\r\nEvil: 1");
+        let text = render(&r, &mut u, None);
+        assert!(text.starts_with("POST /read/a%20b&c?q=a+b%26c HTTP/1.1\r\n"), "{text}");
+        assert!(text.contains("Authorization: Bearer x  Evil: 1\r\n"), "{text}");
+        assert!(text.ends_with("Content-Length: 12\r\n\r\nuser=a+b%26c"), "{text}");
+    }
+
+    #[test]
+    fn gzip_and_hops() {
+        let mut s = spec();
+        s.gzip = true;
+        s.headers.push(("Content-Type".into(), Template::literal("application/json")));
+        let r = PreparedRequest::new(&s);
+        let (mut body, mut out) = (Vec::new(), Vec::new());
+        r.render(&mut nobody(), "/a?b=1", None, &mut body, &mut out);
+        let text = String::from_utf8_lossy(&out).to_string();
+        assert!(text.contains("Content-Encoding: gzip\r\n"));
+        let sent = r.body_sent(&body);
+        assert!(out.ends_with(sent), "the body sent is the fixed body");
+        let mut d = flate2::read::GzDecoder::new(sent);
+        let mut plain = String::new();
+        std::io::Read::read_to_string(&mut d, &mut plain).unwrap();
+        assert_eq!(plain, "{}");
+        let other = Target { tls: false, host: "127.0.0.1".into(), port: 9 };
+        let hop = Hop { method: "GET", target: &other, path: "/next", with_body: false };
+        let mut out = Vec::new();
+        r.render_hop(&mut nobody(), &hop, Some("s=1"), sent, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("GET /next HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
+        assert!(!text.contains("Content-"), "{text}");
+        assert!(text.ends_with("Cookie: s=1\r\n\r\n"), "{text}");
     }
 }

@@ -1,16 +1,83 @@
 //! [`VirtualUser`]: one simulated user, a tokio task that runs its scenario's [`Program`] once
-//! per iteration over its own connection, and records a sample per request.
+//! per iteration over its own connection, with its own variables and cookie jar, and records
+//! a sample per request (and per redirect hop and group).
 
-use super::client::HttpClient;
+use super::client::{HttpClient, Wire};
 use super::program::{pick, Op, Program};
-use crate::plan::Think;
-use crate::record::{Recorder, Sample};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use super::request::{Hop, PreparedRequest};
+use super::response::Response;
+use crate::plan::template::{Globals, UserVars};
+use crate::plan::{CheckTest, DataSpec, LabelId, OnEof, Share, Target, Think, WriterSpec};
+use crate::record::{ErrorKind, Recorder, Sample};
+use rand::Rng;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+
+/// What every user of a run shares, whatever its scenario.
+pub struct RunShared {
+    pub feeders: Vec<Feeder>,
+    pub writers: Vec<Mutex<std::io::BufWriter<std::fs::File>>>,
+    pub globals: Arc<Globals>,
+    pub initial_vars: Vec<String>,
+    pub user_counters: u32,
+    pub slots: crate::plan::Slots,
+    pub cookies: bool,
+    /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
+    pub stop_run: CancellationToken,
+}
+
+/// A data file's rows and the cursors that are shared.
+pub struct Feeder {
+    pub spec: DataSpec,
+    pub all: AtomicU64,
+    pub per_scenario: Vec<AtomicU64>,
+}
+
+impl RunShared {
+    /// Opens the write-back files (appending), writing their header when they are new or empty.
+    pub fn open_writers(specs: &[WriterSpec]) -> Result<Vec<Mutex<std::io::BufWriter<std::fs::File>>>, String> {
+        let mut out = Vec::new();
+        for w in specs {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&w.path)
+                .map_err(|e| format!("cannot open {} for writing: {e}", w.path.display()))?;
+            let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(false);
+            let mut bw = std::io::BufWriter::new(file);
+            if let (true, Some(h)) = (empty, &w.header) {
+                let line = csv_line(h.iter().map(String::as_str));
+                bw.write_all(line.as_bytes())
+                    .and_then(|_| bw.flush())
+                    .map_err(|e| format!("cannot write {}: {e}", w.path.display()))?;
+            }
+            out.push(Mutex::new(bw));
+        }
+        Ok(out)
+    }
+}
+
+/// One CSV line: fields quoted when they hold a comma, a quote or a line break.
+pub fn csv_line<'a>(fields: impl Iterator<Item = &'a str>) -> String {
+    let mut line = String::new();
+    for (i, f) in fields.enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        if f.contains([',', '"', '\n', '\r']) {
+            line.push('"');
+            line.push_str(&f.replace('"', "\"\""));
+            line.push('"');
+        } else {
+            line.push_str(f);
+        }
+    }
+    line.push('\n');
+    line
+}
 
 /// What every user of a scenario shares.
 pub struct ScenarioCtx {
@@ -27,7 +94,12 @@ pub struct ScenarioCtx {
     pub hard: CancellationToken,
     /// Users currently running an iteration.
     pub active: AtomicU64,
+    /// Users started so far (numbers users for `__threadNum`).
+    pub started: AtomicU64,
+    /// Closed model: the least time between iteration starts.
+    pub pacing: Option<Duration>,
     pub tls: Arc<rustls::ClientConfig>,
+    pub shared: Arc<RunShared>,
 }
 
 impl ScenarioCtx {
@@ -38,47 +110,101 @@ impl ScenarioCtx {
     fn micros(&self, t: Instant) -> u64 {
         t.saturating_duration_since(self.epoch).as_micros() as u64
     }
+
+    /// Stops the scenario from starting anything new (the watcher then applies the grace time).
+    pub fn stop_now(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.stop.cancel();
+    }
 }
+
+/// How an iteration ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IterEnd {
+    Completed,
+    /// Cut short by a stop.
+    Cut,
+    /// The user must stop: a data file it reads ran out (`on_eof: stop_user`).
+    UserDone,
+}
+
+/// A transaction group being timed.
+#[derive(Debug, Clone, Copy, Default)]
+struct GroupAcc {
+    open: bool,
+    start_us: u64,
+    elapsed_us: u64,
+    ttfb_us: u64,
+    connect_us: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+    error: Option<ErrorKind>,
+}
+
+/// Operations a user runs without waiting before it yields to the runtime, so a loop of
+/// `set` steps cannot hold a worker thread.
+const OPS_BEFORE_YIELD: u32 = 1024;
 
 pub struct VirtualUser {
     ctx: Arc<ScenarioCtx>,
     client: HttpClient,
-    rng: SmallRng,
+    vars: UserVars,
+    jar: Option<cookie_store::CookieStore>,
+    cursors: Vec<u64>,
+    loop_counts: Vec<(u64, u64)>,
+    once_done: Vec<bool>,
+    groups: Vec<GroupAcc>,
+    /// Reused buffers: the request on the wire, its body, its path.
+    out: Vec<u8>,
+    body: Vec<u8>,
+    path: String,
 }
 
 impl VirtualUser {
     pub fn new(ctx: Arc<ScenarioCtx>) -> VirtualUser {
-        let client = HttpClient::new(ctx.tls.clone());
-        VirtualUser { ctx, client, rng: SmallRng::from_os_rng() }
+        let sh = &ctx.shared;
+        let thread_num = ctx.started.fetch_add(1, Ordering::Relaxed) + 1;
+        let vars = UserVars::new(sh.initial_vars.clone(), sh.user_counters, thread_num, sh.globals.clone());
+        VirtualUser {
+            client: HttpClient::new(ctx.tls.clone()),
+            vars,
+            jar: sh.cookies.then(cookie_store::CookieStore::default),
+            cursors: vec![0; sh.feeders.len()],
+            loop_counts: vec![(0, 0); sh.slots.loops as usize],
+            once_done: vec![false; sh.slots.once as usize],
+            groups: vec![GroupAcc::default(); sh.slots.groups as usize],
+            out: Vec::new(),
+            body: Vec::new(),
+            path: String::new(),
+            ctx,
+        }
     }
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
-    /// elapsed time starts there. Returns false when the iteration was cut short by a stop.
-    pub async fn iteration(&mut self, mut due: Option<Instant>) -> bool {
+    /// elapsed time starts there.
+    pub async fn iteration(&mut self, mut due: Option<Instant>) -> IterEnd {
         let ctx = self.ctx.clone();
         let ops = &ctx.program.ops;
         let mut pc = 0;
+        let mut since_wait = 0u32;
+        self.groups.iter_mut().for_each(|g| g.open = false);
         while pc < ops.len() {
+            since_wait += 1;
+            if since_wait >= OPS_BEFORE_YIELD {
+                since_wait = 0;
+                tokio::task::yield_now().await;
+                if ctx.stopping() {
+                    return IterEnd::Cut;
+                }
+            }
             match &ops[pc] {
                 Op::Request(req) => {
                     if ctx.stopping() {
-                        return false;
+                        return IterEnd::Cut;
                     }
+                    since_wait = 0;
                     let start = due.take().unwrap_or_else(Instant::now);
-                    let ex = self.client.send(req, start).await;
-                    let end = ex.end.unwrap_or_else(Instant::now);
-                    let sample = Sample {
-                        label: req.label,
-                        start_us: ctx.micros(start),
-                        end_us: ctx.micros(end),
-                        ttfb_us: ex.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
-                        connect_us: ex.connect.as_micros() as u64,
-                        bytes_sent: ex.bytes_sent,
-                        bytes_received: ex.bytes_received,
-                        new_connection: ex.new_connection,
-                        error: ex.error,
-                    };
-                    ctx.recorder.record(&sample);
+                    self.request(req, start).await;
                     pc += 1;
                 }
                 Op::Think(t) => {
@@ -86,26 +212,345 @@ impl VirtualUser {
                         Think::Constant(d) => d,
                         Think::Uniform { min, max } => {
                             let span = (max - min).as_micros() as u64;
-                            min + Duration::from_micros(if span == 0 { 0 } else { self.rng.random_range(0..=span) })
+                            min + Duration::from_micros(if span == 0 {
+                                0
+                            } else {
+                                self.vars.rng.random_range(0..=span)
+                            })
                         }
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t + d);
                     if !d.is_zero() {
+                        since_wait = 0;
                         tokio::select! {
                             _ = tokio::time::sleep(d) => {}
-                            _ = ctx.stop.cancelled() => return false,
+                            _ = ctx.stop.cancelled() => return IterEnd::Cut,
                         }
                     }
                     pc += 1;
                 }
                 Op::Choose { cumulative, targets } => {
-                    pc = targets[pick(cumulative, self.rng.random::<f64>())];
+                    pc = targets[pick(cumulative, self.vars.rng.random::<f64>())];
                 }
                 Op::Jump(to) => pc = *to,
+                Op::Feed(n) => {
+                    if let Some(end) = self.feed(*n) {
+                        return end;
+                    }
+                    pc += 1;
+                }
+                Op::Set(assigns) => {
+                    for a in assigns.iter() {
+                        let v = a.value.1.render_string(&mut self.vars);
+                        self.vars.set(a.var, &v);
+                    }
+                    pc += 1;
+                }
+                Op::LoopInit { slot, count } => {
+                    let limit = match count {
+                        None => u64::MAX,
+                        // A count that is not a number at run time runs the loop no times.
+                        Some(t) => t.render_string(&mut self.vars).trim().parse().unwrap_or(0),
+                    };
+                    self.loop_counts[*slot as usize] = (0, limit);
+                    pc += 1;
+                }
+                Op::LoopTest { slot, condition, exit } => {
+                    let (done, limit) = self.loop_counts[*slot as usize];
+                    let go = done < limit
+                        && condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars)));
+                    if go {
+                        self.loop_counts[*slot as usize].0 += 1;
+                        pc += 1;
+                    } else {
+                        pc = *exit;
+                    }
+                }
+                Op::If { condition, otherwise } => {
+                    pc = if condition.eval(&mut |t| t.render_string(&mut self.vars)) { pc + 1 } else { *otherwise };
+                }
+                Op::Once { slot, skip } => {
+                    let done = &mut self.once_done[*slot as usize];
+                    if *done {
+                        pc = *skip;
+                    } else {
+                        *done = true;
+                        pc += 1;
+                    }
+                }
+                Op::GroupStart { slot } => {
+                    self.groups[*slot as usize] =
+                        GroupAcc { open: true, start_us: ctx.micros(Instant::now()), ..Default::default() };
+                    pc += 1;
+                }
+                Op::GroupEnd { slot, label } => {
+                    let g = std::mem::take(&mut self.groups[*slot as usize]);
+                    if g.open {
+                        ctx.recorder.record(&Sample {
+                            label: *label,
+                            start_us: g.start_us,
+                            // A group's time is the sum of its requests' times (JMeter's
+                            // Transaction Controller, without timers).
+                            end_us: g.start_us + g.elapsed_us,
+                            ttfb_us: g.ttfb_us,
+                            connect_us: g.connect_us,
+                            bytes_sent: g.bytes_sent,
+                            bytes_received: g.bytes_received,
+                            new_connection: false,
+                            error: g.error,
+                            in_total: false,
+                        });
+                    }
+                    pc += 1;
+                }
+                Op::Write { writer, values } => {
+                    let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
+                    let line = csv_line(fields.iter().map(String::as_str));
+                    let w = &ctx.shared.writers[*writer];
+                    let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+                    // A failed write-back must not stop the load; it is rare and visible in the file.
+                    let _ = w.write_all(line.as_bytes()).and_then(|_| w.flush());
+                    pc += 1;
+                }
             }
         }
         ctx.recorder.iteration_done(ctx.index);
-        true
+        IterEnd::Completed
+    }
+
+    /// Reads the next row of data file `n` into the user's variables; returns how the
+    /// iteration ends when the file ran out and must not recycle.
+    fn feed(&mut self, n: usize) -> Option<IterEnd> {
+        let f = &self.ctx.shared.feeders[n];
+        let rows = &f.spec.rows;
+        let i = match f.spec.share {
+            Share::All => f.all.fetch_add(1, Ordering::Relaxed),
+            Share::Scenario => f.per_scenario[self.ctx.index].fetch_add(1, Ordering::Relaxed),
+            Share::User => {
+                let c = &mut self.cursors[n];
+                *c += 1;
+                *c - 1
+            }
+        };
+        let len = rows.len() as u64;
+        let i = if i < len {
+            i
+        } else {
+            match f.spec.on_eof {
+                OnEof::Recycle => i % len,
+                OnEof::StopUser => return Some(IterEnd::UserDone),
+                OnEof::StopRun => {
+                    self.ctx.shared.stop_run.cancel();
+                    return Some(IterEnd::Cut);
+                }
+            }
+        };
+        for (var, value) in f.spec.columns.iter().zip(&rows[i as usize]) {
+            self.vars.set(*var, value);
+        }
+        None
+    }
+
+    /// The `Cookie` header for a request, and its URL (needed to store what the response sets);
+    /// `None` when the jar is off or empty, which costs nothing.
+    fn cookie_header(&self, target: &Target, path: &str) -> Option<(url::Url, String)> {
+        let jar = self.jar.as_ref()?;
+        jar.iter_any().next()?;
+        let url = url_of(target, path)?;
+        let mut header = String::new();
+        for (k, v) in jar.get_request_values(&url) {
+            if !header.is_empty() {
+                header.push_str("; ");
+            }
+            header.push_str(k);
+            header.push('=');
+            header.push_str(v);
+        }
+        Some((url, header))
+    }
+
+    /// Sends one request of the flow, following redirects if it says so, then applies its
+    /// extractors and checks and records its samples. Nothing here allocates for a fixed
+    /// request without cookies, redirects, extractors or checks: that is the benchmark's path.
+    async fn request(&mut self, req: &PreparedRequest, start: Instant) {
+        let ctx = self.ctx.clone();
+        let spec = &req.spec;
+        self.path.clear();
+        req.render_path(&mut self.vars, &mut self.path);
+        let (mut url, cookie) = match self.cookie_header(&req.target, &self.path) {
+            Some((u, c)) => (Some(u), Some(c)),
+            None => (None, None),
+        };
+        let bytes: &[u8] = match (&req.fixed, &cookie) {
+            // The benchmark's path: the bytes rendered once, sent as they are.
+            (Some(f), None) => &f.bytes,
+            _ => {
+                self.out.clear();
+                req.render(&mut self.vars, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
+                &self.out
+            }
+        };
+        let mut ex = self.client.send(&wire(req, &req.target, req.is_head), bytes, start).await;
+        // Where the chain is now; set only once a redirect is followed.
+        let mut hop: Option<(String, Target, String)> = None;
+        let mut hops = 0usize;
+        let mut hop_start = start;
+        let mut total = ex;
+        let mut error = ex.error;
+        loop {
+            let (method, target, path) = match &hop {
+                Some((m, t, p)) => (m.as_str(), t, p.as_str()),
+                None => (spec.method.as_str(), &req.target, self.path.as_str()),
+            };
+            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+            if ex.set_cookie && self.jar.is_some() {
+                if url.is_none() {
+                    url = url_of(target, path);
+                }
+                store_cookies(self.jar.as_mut(), url.as_ref(), &resp);
+            }
+            let location =
+                if spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308) {
+                    resp.header("location")
+                } else {
+                    None
+                };
+            let Some(location) = location else { break };
+            if hops + 1 >= spec.hop_labels.len() {
+                error = error.or(spec.too_many_redirects.map(|c| ErrorKind::Check(c.0)));
+                break;
+            }
+            // The next hop: the Location resolved against the current URL.
+            let Some(next) = url_of(target, path).and_then(|b| b.join(location).ok()) else { break };
+            let next_target = match (next.scheme(), next.host_str()) {
+                ("http" | "https", Some(h)) => Target {
+                    tls: next.scheme() == "https",
+                    host: h.trim_start_matches('[').trim_end_matches(']').to_string(),
+                    port: next.port_or_known_default().unwrap_or(80),
+                },
+                _ => break,
+            };
+            let to_get = matches!(ex.status, 301..=303) && method != "HEAD";
+            let with_body = !to_get && !req.body_sent(&self.body).is_empty();
+            let next_method = if to_get { "GET".to_string() } else { method.to_string() };
+            let mut next_path = next.path().to_string();
+            if let Some(q) = next.query() {
+                next_path.push('?');
+                next_path.push_str(q);
+            }
+            // A stop ends the chain here: this exchange is its last.
+            if ctx.stopping() {
+                break;
+            }
+            // Record this hop, then send the next.
+            let end = ex.end.unwrap_or_else(Instant::now);
+            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true);
+            hops += 1;
+            let (next_url, cookie) = match self.cookie_header(&next_target, &next_path) {
+                Some((u, c)) => (Some(u), Some(c)),
+                None => (None, None),
+            };
+            url = next_url;
+            let (method, target, path) = &*hop.insert((next_method, next_target, next_path));
+            self.out.clear();
+            let h = Hop { method, target, path, with_body };
+            req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
+            hop_start = Instant::now();
+            ex = self.client.send(&wire(req, target, method == "HEAD"), &self.out, hop_start).await;
+            error = ex.error;
+            total.bytes_sent += ex.bytes_sent;
+            total.bytes_received += ex.bytes_received;
+            total.connect += ex.connect;
+            total.new_connection |= ex.new_connection;
+        }
+        let end = ex.end.unwrap_or_else(Instant::now);
+        // A `status` check decides on its own whether the status is a success: it can expect a
+        // 401 (JMeter's Response Assertion with "Ignore Status").
+        if matches!(error, Some(ErrorKind::Status(_)))
+            && spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)))
+        {
+            error = None;
+        }
+        // The final response: extractors, then checks.
+        if !spec.extract.is_empty() || !spec.checks.is_empty() {
+            let (target, path) = match &hop {
+                Some((_, t, p)) => (t, p.as_str()),
+                None => (&req.target, self.path.as_str()),
+            };
+            let final_url = format!("{}://{}{}", target.scheme(), target.authority(), path);
+            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+            let failed =
+                super::response::apply(spec, &resp, &final_url, end.saturating_duration_since(start), &mut self.vars);
+            error = error.or(failed);
+        }
+        if hops > 0 {
+            self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true);
+            total.end = Some(end);
+            self.record(spec.label, start, end, &total, error, false);
+        } else {
+            self.record(spec.label, start, end, &ex, error, true);
+        }
+        if self.groups.iter().any(|g| g.open) {
+            let (start_us, end_us) = (ctx.micros(start), ctx.micros(end));
+            let ttfb = total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
+            for g in self.groups.iter_mut().filter(|g| g.open) {
+                g.elapsed_us += end_us.saturating_sub(start_us);
+                g.ttfb_us += ttfb;
+                g.connect_us += total.connect.as_micros() as u64;
+                g.bytes_sent += total.bytes_sent;
+                g.bytes_received += total.bytes_received;
+                g.error = g.error.or(error);
+            }
+        }
+    }
+
+    fn record(
+        &self,
+        label: LabelId,
+        start: Instant,
+        end: Instant,
+        ex: &super::client::Exchange,
+        error: Option<ErrorKind>,
+        in_total: bool,
+    ) {
+        let ctx = &self.ctx;
+        ctx.recorder.record(&Sample {
+            label,
+            start_us: ctx.micros(start),
+            end_us: ctx.micros(end),
+            ttfb_us: ex.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
+            connect_us: ex.connect.as_micros() as u64,
+            bytes_sent: ex.bytes_sent,
+            bytes_received: ex.bytes_received,
+            new_connection: ex.new_connection,
+            error,
+            in_total,
+        });
+    }
+}
+
+fn url_of(target: &Target, path: &str) -> Option<url::Url> {
+    url::Url::parse(&format!("{}://{}{}", target.scheme(), target.authority(), path)).ok()
+}
+
+fn wire<'a>(req: &PreparedRequest, target: &'a Target, is_head: bool) -> Wire<'a> {
+    Wire {
+        target,
+        keep_alive: req.keep_alive,
+        is_head,
+        connect_timeout: req.connect_timeout,
+        response_timeout: req.response_timeout,
+        max_response_size: req.max_response_size,
+        keep_body: req.keep_body,
+    }
+}
+
+fn store_cookies(jar: Option<&mut cookie_store::CookieStore>, url: Option<&url::Url>, resp: &Response<'_>) {
+    if let (Some(jar), Some(url)) = (jar, url) {
+        for v in resp.headers_named("set-cookie") {
+            // A cookie the jar refuses (wrong domain, malformed) is dropped, as a browser does.
+            let _ = jar.parse(v, url);
+        }
     }
 }

@@ -64,6 +64,8 @@ pub enum ErrorKind {
     Invalid,
     /// A `${...}` template that does not resolve.
     Template,
+    /// A data file that is missing or malformed.
+    Data,
 }
 
 /// An error in a plan, with the place it was found.

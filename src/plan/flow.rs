@@ -1,8 +1,13 @@
 //! What each user does in one iteration: requests, nested sequences, weighted mixes of
-//! requests or sub-flows ("the ratio seen in production"), and think times.
+//! requests or sub-flows ("the ratio seen in production"), think times, and the flow control
+//! of JMeter's controllers (loop, while, if, once per user, transaction groups), plus the
+//! steps that move data: reading the next row of a data file, setting and writing variables.
 
+use super::condition::Condition;
 use super::request::RequestSpec;
-use serde::Serialize;
+use super::template::{Template, VarId};
+use super::LabelId;
+use serde::{Serialize, Serializer};
 use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -14,6 +19,18 @@ pub enum Step {
     /// One branch is chosen at random per pass, with probability weight / total weight.
     Mix(Vec<Branch>),
     Think(Think),
+    /// Reads the next row of a data file into its variables (index into `Plan::data`).
+    Feed(usize),
+    /// Sets variables from templates (JMeter's User Parameters).
+    Set(Vec<Assign>),
+    Loop(Box<Loop>),
+    If(Box<If>),
+    /// Runs its steps in a user's first pass only (log in once, then loop).
+    Once(Box<Once>),
+    /// A named group whose sample sums its requests (JMeter's Transaction Controller).
+    Group(Box<Group>),
+    /// Appends variables as a CSV line to a file (index into `Plan::writers`).
+    Write(Box<Write>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,6 +51,84 @@ pub enum Think {
     },
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assign {
+    #[serde(skip)]
+    pub var: VarId,
+    pub name: String,
+    #[serde(serialize_with = "redact_if_secret_name")]
+    pub value: (String, Template),
+}
+
+fn redact_if_secret_name<S: Serializer>(v: &(String, Template), s: S) -> Result<S::Ok, S::Error> {
+    if super::request::is_secret_header(&v.0) {
+        s.serialize_str("***")
+    } else {
+        v.1.serialize(s)
+    }
+}
+
+/// Runs `steps` while the count is not reached and the condition holds (either may be absent,
+/// not both).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Loop {
+    pub count: Option<Template>,
+    #[serde(rename = "while", serialize_with = "condition_source")]
+    pub condition: Option<Cond>,
+    pub steps: Vec<Step>,
+    /// A per-user counter slot (index into the user's loop counters), fixed at load time.
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct If {
+    #[serde(serialize_with = "cond_source")]
+    pub condition: Cond,
+    pub then: Vec<Step>,
+    #[serde(rename = "else")]
+    pub otherwise: Vec<Step>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Once {
+    pub steps: Vec<Step>,
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    pub label: LabelId,
+    pub steps: Vec<Step>,
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Write {
+    pub writer: usize,
+    pub values: Vec<Template>,
+}
+
+/// A condition with its source text (for messages and the resolved plan).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cond {
+    pub src: String,
+    pub expr: Condition<Template>,
+}
+
+fn condition_source<S: Serializer>(c: &Option<Cond>, s: S) -> Result<S::Ok, S::Error> {
+    match c {
+        Some(c) => s.serialize_str(&c.src),
+        None => s.serialize_none(),
+    }
+}
+
+fn cond_source<S: Serializer>(c: &Cond, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&c.src)
+}
+
 /// Visits every request in a flow, depth first, in plan order.
 pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
     for step in steps {
@@ -41,7 +136,44 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Request(r) => f(r),
             Step::Sequence(s) => for_each_request(s, f),
             Step::Mix(branches) => branches.iter().for_each(|b| for_each_request(&b.steps, f)),
-            Step::Think(_) => {}
+            Step::Loop(l) => for_each_request(&l.steps, f),
+            Step::If(i) => {
+                for_each_request(&i.then, f);
+                for_each_request(&i.otherwise, f);
+            }
+            Step::Once(o) => for_each_request(&o.steps, f),
+            Step::Group(g) => for_each_request(&g.steps, f),
+            Step::Think(_) | Step::Feed(_) | Step::Set(_) | Step::Write(_) => {}
+        }
+    }
+}
+
+/// Visits every template in a flow, mutably (to fold constants once the plan is read).
+pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Template)) {
+    for step in steps {
+        match step {
+            Step::Request(r) => r.for_each_template_mut(f),
+            Step::Sequence(s) => for_each_template_mut(s, f),
+            Step::Mix(branches) => branches.iter_mut().for_each(|b| for_each_template_mut(&mut b.steps, f)),
+            Step::Set(a) => a.iter_mut().for_each(|a| f(&mut a.value.1)),
+            Step::Loop(l) => {
+                if let Some(c) = &mut l.count {
+                    f(c);
+                }
+                if let Some(c) = &mut l.condition {
+                    c.expr.operands_mut().into_iter().for_each(&mut *f);
+                }
+                for_each_template_mut(&mut l.steps, f);
+            }
+            Step::If(i) => {
+                i.condition.expr.operands_mut().into_iter().for_each(&mut *f);
+                for_each_template_mut(&mut i.then, f);
+                for_each_template_mut(&mut i.otherwise, f);
+            }
+            Step::Once(o) => for_each_template_mut(&mut o.steps, f),
+            Step::Group(g) => for_each_template_mut(&mut g.steps, f),
+            Step::Write(w) => w.values.iter_mut().for_each(&mut *f),
+            Step::Think(_) | Step::Feed(_) => {}
         }
     }
 }

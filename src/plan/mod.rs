@@ -2,8 +2,11 @@
 //! [`Scenario`] holds a [`Workload`] (how much) and a flow of [`Step`]s (what each user does).
 //! YAML plans and the CLI's quick mode both become a `Plan`; nothing downstream knows which.
 
+pub mod condition;
+pub mod csv_data;
 pub mod error;
 pub mod flow;
+pub mod javatime;
 pub mod request;
 pub mod template;
 pub mod workload;
@@ -13,7 +16,8 @@ pub use yaml::{parse_duration, parse_size, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
-pub use request::{HttpVersion, RequestSpec, Target};
+pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
+pub use template::{Template, VarId, VarTable};
 pub use workload::{ClosedWorkload, OpenWorkload, Stage, Workload};
 
 use serde::Serialize;
@@ -36,28 +40,165 @@ pub struct Plan {
     pub name: String,
     /// The file the plan was read from; `None` in quick mode.
     pub source: Option<PathBuf>,
-    /// Reporting names, indexed by [`LabelId`], in the order they first appear in the plan.
+    /// Reporting names, indexed by [`LabelId`], in the order they first appear in the plan
+    /// (in `meta.json`, not repeated in the resolved plan).
+    #[serde(skip)]
     pub labels: Vec<String>,
     pub scenarios: Vec<Scenario>,
+    /// Every variable the plan's templates use, with initial values.
+    #[serde(skip)]
+    pub vars: VarTable,
+    #[serde(skip)]
+    pub global_counters: u32,
+    #[serde(skip)]
+    pub user_counters: u32,
+    /// Data files (CSV feeders), indexed by `Step::Feed`.
+    pub data: Vec<DataSpec>,
+    /// Files that `write` steps append to, indexed by `flow::Write::writer`.
+    pub writers: Vec<WriterSpec>,
+    /// Check messages, indexed by [`CheckId`].
+    pub checks: Vec<String>,
+    pub tls: TlsOptions,
+    /// Each user keeps a cookie jar (RFC 6265), as a JMeter thread with a Cookie Manager.
+    pub cookies: bool,
+    /// Per-user state slots the flows need: loop counters, once-flags, open groups.
+    #[serde(skip)]
+    pub slots: Slots,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Slots {
+    pub loops: u32,
+    pub once: u32,
+    pub groups: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
     pub name: String,
     pub workload: Workload,
+    /// Closed model: an iteration starts at most once per this period (the user waits out the
+    /// rest after a quicker iteration).
+    #[serde(with = "serde_duration::option")]
+    pub pacing: Option<Duration>,
     pub flow: Vec<Step>,
+}
+
+/// A data file: rows read in order into variables, one row per `Feed` step.
+#[derive(Debug, Clone, Serialize)]
+pub struct DataSpec {
+    pub path: PathBuf,
+    pub names: Vec<String>,
+    #[serde(skip)]
+    pub columns: Vec<VarId>,
+    #[serde(skip)]
+    pub rows: std::sync::Arc<Vec<Vec<String>>>,
+    pub share: Share,
+    pub on_eof: OnEof,
+}
+
+/// Who shares a data file's cursor (JMeter's CSV Data Set "sharing mode").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Share {
+    /// One cursor for every user of every scenario: each row goes to one user.
+    All,
+    /// One cursor per scenario.
+    Scenario,
+    /// Each user reads the file from the start.
+    User,
+}
+
+/// What happens when a data file runs out of rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnEof {
+    /// Start again from the first row.
+    Recycle,
+    /// The user stops (in the open model, the scenario stops starting iterations).
+    StopUser,
+    /// The whole run stops.
+    StopRun,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WriterSpec {
+    pub path: PathBuf,
+    /// Written first when the file is new or empty.
+    pub header: Option<Vec<String>>,
+}
+
+/// TLS settings for every HTTPS request of the plan. Files are read and checked when the plan
+/// loads; the PEM text is kept for the engine.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TlsOptions {
+    /// Accept any server certificate (self-signed test servers). Off by default.
+    pub insecure: bool,
+    /// Extra trusted authorities, besides the Mozilla roots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca: Option<PathBuf>,
+    /// Client certificate chain and key for mutual TLS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_key: Option<PathBuf>,
+    #[serde(skip)]
+    pub ca_pem: Option<Vec<u8>>,
+    #[serde(skip)]
+    pub client_cert_pem: Option<Vec<u8>>,
+    #[serde(skip)]
+    pub client_key_pem: Option<Vec<u8>>,
+}
+
+impl TlsOptions {
+    /// The extra trusted certificates, parsed.
+    pub fn ca_certs(&self) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+        match &self.ca_pem {
+            None => Ok(Vec::new()),
+            Some(pem) => certs(pem, "ca"),
+        }
+    }
+
+    /// The client certificate chain and key, parsed.
+    #[allow(clippy::type_complexity)]
+    pub fn client_auth(
+        &self,
+    ) -> Result<
+        Option<(Vec<rustls::pki_types::CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>)>,
+        String,
+    > {
+        use rustls::pki_types::pem::PemObject;
+        let (Some(cert), Some(key)) = (&self.client_cert_pem, &self.client_key_pem) else { return Ok(None) };
+        let chain = certs(cert, "client_cert")?;
+        let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key)
+            .map_err(|e| format!("client_key: no private key in PEM format ({e})"))?;
+        Ok(Some((chain, key)))
+    }
+}
+
+fn certs(pem: &[u8], what: &str) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let certs: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{what}: not a PEM certificate file ({e})"))?;
+    if certs.is_empty() {
+        return Err(format!("{what}: the file has no `BEGIN CERTIFICATE` block"));
+    }
+    Ok(certs)
 }
 
 /// Connection and request settings that apply unless a request says otherwise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Defaults {
     pub base_url: Option<String>,
-    pub headers: Vec<(String, String)>,
+    pub headers: Vec<(String, Template)>,
     pub connect_timeout: Duration,
     pub response_timeout: Duration,
     pub keep_alive: bool,
     pub http_version: HttpVersion,
     pub max_response_size: u64,
+    pub follow_redirects: bool,
+    pub max_redirects: u32,
 }
 
 impl Default for Defaults {
@@ -70,6 +211,10 @@ impl Default for Defaults {
             keep_alive: true,
             http_version: HttpVersion::Http11,
             max_response_size: 64 * 1024 * 1024,
+            // As JMeter's HTTP sampler, k6 and browsers: a redirect is followed unless the plan
+            // says otherwise.
+            follow_redirects: true,
+            max_redirects: 20,
         }
     }
 }
@@ -97,11 +242,44 @@ impl Plan {
 
     /// The plan as it will run, for the run directory: secrets redacted, bodies summarised.
     pub fn to_resolved_yaml(&self) -> String {
-        serde_norway::to_string(self).unwrap_or_else(|e| format!("# could not serialise plan: {e}\n"))
+        // Through a JSON value: the YAML serialiser cannot write an enum nested in an enum
+        // (a body inside a request step), a JSON value has none left.
+        serde_json::to_value(self)
+            .map_err(|e| e.to_string())
+            .and_then(|v| serde_norway::to_string(&v).map_err(|e| e.to_string()))
+            .unwrap_or_else(|e| format!("# could not serialise plan: {e}\n"))
     }
 
     pub fn label(&self, id: LabelId) -> &str {
         &self.labels[id.index()]
+    }
+
+    /// An empty plan to fill in (readers use it).
+    pub fn new(name: String, source: Option<PathBuf>) -> Plan {
+        Plan {
+            name,
+            source,
+            labels: Vec::new(),
+            scenarios: Vec::new(),
+            vars: VarTable::default(),
+            global_counters: 0,
+            user_counters: 0,
+            data: Vec::new(),
+            writers: Vec::new(),
+            checks: Vec::new(),
+            tls: TlsOptions::default(),
+            cookies: true,
+            slots: Slots::default(),
+        }
+    }
+
+    /// Makes templates that only read variables nothing assigns while running into constant
+    /// text, once every reader has finished: the engine then sends such requests as fixed bytes.
+    pub fn fold_constants(&mut self) {
+        let vars = self.vars.clone();
+        for sc in &mut self.scenarios {
+            flow::for_each_template_mut(&mut sc.flow, &mut |t| t.fold(&vars));
+        }
     }
 }
 
@@ -225,13 +403,10 @@ impl QuickPlan {
             })?;
             headers.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let mut body = self.body.map(String::into_bytes);
-        if self.gzip {
-            if let Some(b) = &body {
-                body = Some(gzip(b));
-                headers.push(("Content-Encoding".into(), "gzip".into()));
-            }
+        if self.gzip && self.body.is_none() {
+            return Err(Error::invalid(Location::default().element("--gzip"), "--gzip needs --body"));
         }
+        let body = self.body.map_or(Body::None, |b| Body::Bytes(b.into_bytes()));
         let d = Defaults::default();
         let mut labels = Labels::default();
         let label_name = path.split('?').next().unwrap_or("/").to_string();
@@ -239,27 +414,34 @@ impl QuickPlan {
             label: labels.intern(&label_name),
             method,
             target,
-            path,
-            headers,
+            path: Template::literal(path),
+            query: Vec::new(),
+            headers: headers.into_iter().map(|(k, v)| (k, Template::literal(v))).collect(),
             body,
+            gzip: self.gzip,
             keep_alive: self.keep_alive,
             http_version: self.http_version.unwrap_or(d.http_version),
             connect_timeout: self.connect_timeout.unwrap_or(d.connect_timeout),
             response_timeout: self.timeout.unwrap_or(d.response_timeout),
             max_response_size: d.max_response_size,
+            // A benchmark of one URL measures that URL: a redirect is its answer, not a hop.
+            follow_redirects: false,
+            hop_labels: Vec::new(),
+            extract: Vec::new(),
+            checks: Vec::new(),
+            too_many_redirects: None,
         };
         let workload =
             quick_workload(&self.users, self.rate, self.max_users, self.duration, self.iterations, self.ramp_up)?;
-        Ok(Plan {
-            name: "quick".into(),
-            source: None,
-            labels: labels.into_names(),
-            scenarios: vec![Scenario {
-                name: "default".into(),
-                workload,
-                flow: vec![Step::Request(Box::new(request))],
-            }],
-        })
+        let mut plan = Plan::new("quick".into(), None);
+        plan.labels = labels.into_names();
+        plan.scenarios = vec![Scenario {
+            name: "default".into(),
+            workload,
+            pacing: None,
+            flow: vec![Step::Request(Box::new(request))],
+        }];
+        Ok(plan)
     }
 }
 

@@ -1,6 +1,7 @@
 //! One HTTP request of a flow, fully resolved at load time: target, method, path, headers and
 //! body bytes, plus the connection settings that apply to it.
 
+use super::template::{Template, VarId};
 use super::LabelId;
 use serde::{Serialize, Serializer};
 use std::time::Duration;
@@ -56,13 +57,17 @@ pub struct RequestSpec {
     pub label: LabelId,
     pub method: String,
     pub target: Target,
-    /// Path and query, percent-encoded, as sent on the request line.
-    pub path: String,
+    /// Path and query as sent on the request line; literal parts are percent-encoded already,
+    /// values of variables are encoded when rendered.
+    pub path: Template,
+    /// Query parameters added to `path` (names and values form-encoded when rendered).
+    #[serde(serialize_with = "form_summary")]
+    pub query: Vec<(String, Template)>,
     #[serde(serialize_with = "redacted_headers")]
-    pub headers: Vec<(String, String)>,
-    /// Body bytes as sent (already gzipped when the plan asked for it).
-    #[serde(serialize_with = "body_summary")]
-    pub body: Option<Vec<u8>>,
+    pub headers: Vec<(String, Template)>,
+    pub body: Body,
+    /// Compress the body with gzip (and say so in `Content-Encoding`).
+    pub gzip: bool,
     pub keep_alive: bool,
     pub http_version: HttpVersion,
     #[serde(with = "super::serde_duration")]
@@ -71,16 +76,264 @@ pub struct RequestSpec {
     pub response_timeout: Duration,
     /// Responses larger than this (headers + body) fail with `too_large`.
     pub max_response_size: u64,
+    /// Follow 3xx redirects; the chain is one sample, each hop also a sample `label-N`.
+    pub follow_redirects: bool,
+    /// Labels of the hops of a followed chain: `label-0`, `label-1`, ... (empty when not
+    /// following). Their number is the most redirects followed, plus one.
+    #[serde(skip)]
+    pub hop_labels: Vec<LabelId>,
+    pub extract: Vec<Extractor>,
+    pub checks: Vec<Check>,
+    /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
+    #[serde(skip)]
+    pub too_many_redirects: Option<CheckId>,
+}
+
+/// The boundary between multipart parts (fixed, so a run's requests are reproducible).
+pub const MULTIPART_BOUNDARY: &str = "----stampede-7d4a1f0c9b3e";
+
+/// A request body.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Body {
+    None,
+    /// Text with templates (also JSON written in the plan).
+    #[serde(serialize_with = "text_summary")]
+    Text(Template),
+    /// Bytes sent as they are (a file).
+    #[serde(serialize_with = "bytes_summary")]
+    Bytes(Vec<u8>),
+    /// `application/x-www-form-urlencoded` fields.
+    #[serde(serialize_with = "form_summary")]
+    Form(Vec<(String, Template)>),
+    /// `multipart/form-data` parts.
+    Multipart(Vec<Part>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    pub name: String,
+    /// The file name announced for a file part.
+    pub filename: Option<String>,
+    pub content_type: Option<String>,
+    #[serde(serialize_with = "part_summary")]
+    pub content: PartContent,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartContent {
+    Text(Template),
+    Bytes(Vec<u8>),
+}
+
+/// Takes a value from a response into a variable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Extractor {
+    #[serde(skip)]
+    pub var: VarId,
+    pub into: String,
+    pub source: ExtractSource,
+    /// Which match: 1 is the first, 0 a random one.
+    #[serde(rename = "match")]
+    pub match_no: u32,
+    /// The value when nothing matches (JMeter leaves the variable as it was when there is none).
+    pub default: Option<Template>,
+    /// When set, finding nothing fails the sample with this check.
+    pub required: Option<CheckId>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractSource {
+    /// A JSONPath (RFC 9535) over the body; strings are taken without quotes, other values as
+    /// JSON text.
+    Json(#[serde(serialize_with = "json_path_source")] JsonPathExpr),
+    /// A regular expression and JMeter's template (`$1$`, `$0$` for the whole match).
+    Regex {
+        #[serde(serialize_with = "regex_source")]
+        regex: regex::Regex,
+        template: String,
+        from: Field,
+    },
+    /// The value of a response header (the first one of that name).
+    Header(String),
+    /// The value of a cookie the response set.
+    Cookie(String),
+}
+
+impl PartialEq for ExtractSource {
+    fn eq(&self, o: &Self) -> bool {
+        match (self, o) {
+            (ExtractSource::Json(a), ExtractSource::Json(b)) => a.src == b.src,
+            (
+                ExtractSource::Regex { regex: a, template: ta, from: fa },
+                ExtractSource::Regex { regex: b, template: tb, from: fb },
+            ) => a.as_str() == b.as_str() && ta == tb && fa == fb,
+            (ExtractSource::Header(a), ExtractSource::Header(b))
+            | (ExtractSource::Cookie(a), ExtractSource::Cookie(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Which part of a response a regex or a text check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Body,
+    /// The response headers, as `Name: value` lines.
+    Headers,
+    /// The URL of the request that got the response.
+    Url,
+    /// The status code as text.
+    Status,
+}
+
+/// A compiled JSONPath with its source text.
+#[derive(Debug, Clone)]
+pub struct JsonPathExpr {
+    pub src: String,
+    pub path: serde_json_path::JsonPath,
+}
+
+/// An index into `Plan::checks` (the check messages): failures are counted per message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct CheckId(pub u16);
+
+/// A pass/fail test of a response; a failure makes the sample KO with the check's message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    pub id: CheckId,
+    pub test: CheckTest,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckTest {
+    /// The status is in one of the inclusive ranges.
+    Status(Vec<(u16, u16)>),
+    /// The field contains the text (or, negated, does not).
+    Contains { field: Field, text: Template, negate: bool },
+    /// The regex finds a match in the field (or, negated, does not).
+    Matches {
+        field: Field,
+        #[serde(serialize_with = "regex_source")]
+        regex: regex::Regex,
+        negate: bool,
+    },
+    /// The field equals the text exactly.
+    Equals { field: Field, text: Template, negate: bool },
+    /// The JSONPath finds a value in the body; with `equals`, the first value's text equals it.
+    Json {
+        #[serde(serialize_with = "json_path_source")]
+        path: JsonPathExpr,
+        equals: Option<Template>,
+        negate: bool,
+    },
+    /// The sample took at most this long.
+    MaxDuration(#[serde(with = "super::serde_duration")] Duration),
+}
+
+impl PartialEq for CheckTest {
+    fn eq(&self, o: &Self) -> bool {
+        // Compiled regexes and paths compare by their source text.
+        format!("{self:?}") == format!("{o:?}")
+    }
 }
 
 impl RequestSpec {
+    /// The URL as written for messages: scheme, authority and the path's source text.
     pub fn url(&self) -> String {
-        format!("{}://{}{}", self.target.scheme(), self.target.authority(), self.path)
+        format!("{}://{}{}", self.target.scheme(), self.target.authority(), self.path.source())
     }
 
     /// HEAD responses carry no body whatever their headers say.
     pub fn is_head(&self) -> bool {
         self.method == "HEAD"
+    }
+
+    pub fn for_each_template_mut(&mut self, f: &mut impl FnMut(&mut Template)) {
+        f(&mut self.path);
+        self.query.iter_mut().for_each(|(_, t)| f(t));
+        self.headers.iter_mut().for_each(|(_, t)| f(t));
+        match &mut self.body {
+            Body::Text(t) => f(t),
+            Body::Form(fields) => fields.iter_mut().for_each(|(_, t)| f(t)),
+            Body::Multipart(parts) => parts.iter_mut().for_each(|p| {
+                if let PartContent::Text(t) = &mut p.content {
+                    f(t)
+                }
+            }),
+            Body::None | Body::Bytes(_) => {}
+        }
+        for e in &mut self.extract {
+            if let Some(d) = &mut e.default {
+                f(d);
+            }
+        }
+        for c in &mut self.checks {
+            match &mut c.test {
+                CheckTest::Contains { text, .. } | CheckTest::Equals { text, .. } => f(text),
+                CheckTest::Json { equals: Some(t), .. } => f(t),
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether handling the response needs its body kept (extractors or checks read it).
+    pub fn reads_body(&self) -> bool {
+        let field_body = |f: &Field| *f == Field::Body;
+        self.extract.iter().any(|e| match &e.source {
+            ExtractSource::Json(_) => true,
+            ExtractSource::Regex { from, .. } => field_body(from),
+            _ => false,
+        }) || self.checks.iter().any(|c| match &c.test {
+            CheckTest::Contains { field, .. } | CheckTest::Matches { field, .. } | CheckTest::Equals { field, .. } => {
+                field_body(field)
+            }
+            CheckTest::Json { .. } => true,
+            _ => false,
+        })
+    }
+}
+
+fn regex_source<S: Serializer>(r: &regex::Regex, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(r.as_str())
+}
+
+fn json_path_source<S: Serializer>(p: &JsonPathExpr, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&p.src)
+}
+
+fn text_summary<S: Serializer>(t: &Template, s: S) -> Result<S::Ok, S::Error> {
+    if t.is_const() {
+        s.serialize_str(&format!("<{} bytes>", t.source().len()))
+    } else {
+        s.serialize_str(&format!("<template of {} bytes>", t.source().len()))
+    }
+}
+
+fn bytes_summary<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("<{} bytes>", b.len()))
+}
+
+fn form_summary<S: Serializer>(fields: &[(String, Template)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(fields.len()))?;
+    for (k, v) in fields {
+        if is_secret_header(k) {
+            map.serialize_entry(k, "***")?;
+        } else {
+            map.serialize_entry(k, v.source())?;
+        }
+    }
+    map.end()
+}
+
+fn part_summary<S: Serializer>(c: &PartContent, s: S) -> Result<S::Ok, S::Error> {
+    match c {
+        PartContent::Text(t) => s.serialize_str(&format!("<{} bytes of text>", t.source().len())),
+        PartContent::Bytes(b) => s.serialize_str(&format!("<{} bytes>", b.len())),
     }
 }
 
@@ -88,10 +341,11 @@ impl RequestSpec {
 pub fn is_secret_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     n == "authorization"
+        || n == "pass"
         || n == "proxy-authorization"
         || n == "cookie"
         || n == "set-cookie"
-        || ["token", "secret", "password", "passwd", "api-key", "apikey", "x-api-key", "session"]
+        || ["token", "secret", "password", "passwd", "pwd", "api-key", "apikey", "x-api-key", "session"]
             .iter()
             .any(|s| n.contains(s))
 }
@@ -105,20 +359,13 @@ pub fn redact_header(name: &str, value: &str) -> String {
     }
 }
 
-fn redacted_headers<S: Serializer>(h: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+fn redacted_headers<S: Serializer>(h: &[(String, Template)], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(h.len()))?;
     for (k, v) in h {
-        map.serialize_entry(k, &redact_header(k, v))?;
+        map.serialize_entry(k, &redact_header(k, v.source()))?;
     }
     map.end()
-}
-
-fn body_summary<S: Serializer>(b: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
-    match b {
-        None => s.serialize_none(),
-        Some(b) => s.serialize_str(&format!("<{} bytes>", b.len())),
-    }
 }
 
 #[cfg(test)]

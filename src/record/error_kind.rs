@@ -30,6 +30,9 @@ pub enum ErrorKind {
     Io,
     /// An HTTP status >= 400.
     Status(u16),
+    /// A check (or a required extraction) failed; the number indexes the plan's check
+    /// messages, so failures are counted per message.
+    Check(u16),
 }
 
 const TRANSPORT: [ErrorKind; 11] = [
@@ -45,6 +48,8 @@ const TRANSPORT: [ErrorKind; 11] = [
     ErrorKind::Protocol,
     ErrorKind::Io,
 ];
+/// What starts the name of a failed check's kind.
+pub const CHECK_PREFIX: &str = "check: ";
 const STATUS_FIRST: u16 = 400;
 const STATUS_LAST: u16 = 599;
 /// Slots: transport kinds, then each status 400..=599, then one for any other status.
@@ -59,11 +64,32 @@ impl ErrorKind {
                 TRANSPORT.len() + (s - STATUS_FIRST) as usize
             }
             ErrorKind::Status(_) => OTHER_STATUS_SLOT,
+            ErrorKind::Check(_) => unreachable!("check failures are counted outside the fixed slots"),
             k => TRANSPORT.iter().position(|t| *t == k).expect("every transport kind has a slot"),
         }
     }
 
-    /// The name used in summaries and reports: `refused`, `reset_on_reuse`, `http_503`...
+    /// The name used in summaries and reports: `refused`, `reset_on_reuse`, `http_503`...;
+    /// a failed check is named by its message, `check: <message>`, from `checks`.
+    pub fn name_with(self, checks: &[String]) -> String {
+        match self {
+            ErrorKind::Check(id) => match checks.get(id as usize) {
+                Some(m) => format!("{CHECK_PREFIX}{m}"),
+                None => format!("{CHECK_PREFIX}#{id}"),
+            },
+            k => k.name(),
+        }
+    }
+
+    /// Reads a name written by [`ErrorKind::name_with`] back.
+    pub fn from_name_with(name: &str, checks: &[String]) -> Option<ErrorKind> {
+        if let Some(msg) = name.strip_prefix(CHECK_PREFIX) {
+            return checks.iter().position(|m| m == msg).map(|i| ErrorKind::Check(i as u16));
+        }
+        ErrorKind::from_name(name)
+    }
+
+    /// The name of a kind that is not a check.
     pub fn name(self) -> String {
         match self {
             ErrorKind::Refused => "refused".into(),
@@ -78,6 +104,7 @@ impl ErrorKind {
             ErrorKind::Protocol => "protocol".into(),
             ErrorKind::Io => "io".into(),
             ErrorKind::Status(s) => format!("http_{s}"),
+            ErrorKind::Check(id) => format!("{CHECK_PREFIX}#{id}"),
         }
     }
 
@@ -95,18 +122,16 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// Counts per [`ErrorKind`], in a fixed array: no allocation when an error is counted.
-#[derive(Clone, PartialEq, Eq)]
+/// Counts per [`ErrorKind`], in a fixed array: no allocation when an error is counted, except
+/// the first time (the array is allocated then, so labels without errors cost nothing; check
+/// failures grow a small vector the first time a check fails).
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct ErrorCounts {
-    counts: Box<[u64; SLOTS]>,
+    counts: Option<Box<[u64; SLOTS]>>,
+    /// Failures per check id.
+    checks: Vec<u64>,
     /// The last status seen outside 400..=599 (kept so its name survives a round trip).
     other_status: u16,
-}
-
-impl Default for ErrorCounts {
-    fn default() -> Self {
-        ErrorCounts { counts: Box::new([0; SLOTS]), other_status: 0 }
-    }
 }
 
 impl fmt::Debug for ErrorCounts {
@@ -117,20 +142,40 @@ impl fmt::Debug for ErrorCounts {
 
 impl ErrorCounts {
     pub fn add(&mut self, kind: ErrorKind, n: u64) {
+        if let ErrorKind::Check(id) = kind {
+            let i = id as usize;
+            if self.checks.len() <= i {
+                self.checks.resize(i + 1, 0);
+            }
+            self.checks[i] += n;
+            return;
+        }
         if let ErrorKind::Status(s) = kind {
             if !(STATUS_FIRST..=STATUS_LAST).contains(&s) {
                 self.other_status = s;
             }
         }
-        self.counts[kind.slot()] += n;
+        self.counts.get_or_insert_with(|| Box::new([0; SLOTS]))[kind.slot()] += n;
     }
 
     pub fn get(&self, kind: ErrorKind) -> u64 {
-        self.counts[kind.slot()]
+        match kind {
+            ErrorKind::Check(id) => self.checks.get(id as usize).copied().unwrap_or(0),
+            k => self.counts.as_ref().map_or(0, |c| c[k.slot()]),
+        }
     }
 
     pub fn merge(&mut self, other: &ErrorCounts) {
-        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+        if let Some(theirs) = &other.counts {
+            let mine = self.counts.get_or_insert_with(|| Box::new([0; SLOTS]));
+            for (a, b) in mine.iter_mut().zip(theirs.iter()) {
+                *a += *b;
+            }
+        }
+        if self.checks.len() < other.checks.len() {
+            self.checks.resize(other.checks.len(), 0);
+        }
+        for (a, b) in self.checks.iter_mut().zip(&other.checks) {
             *a += *b;
         }
         if other.other_status != 0 {
@@ -139,25 +184,41 @@ impl ErrorCounts {
     }
 
     pub fn clear(&mut self) {
-        self.counts.fill(0);
+        if let Some(c) = &mut self.counts {
+            c.fill(0);
+        }
+        self.checks.fill(0);
     }
 
-    /// Non-zero counts, transport kinds first, then statuses in order.
+    /// Non-zero counts, transport kinds first, then statuses in order, then checks.
     pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64)> + '_ {
-        self.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| {
-            let kind = if i < TRANSPORT.len() {
-                TRANSPORT[i]
-            } else if i == OTHER_STATUS_SLOT {
-                ErrorKind::Status(self.other_status)
-            } else {
-                ErrorKind::Status(STATUS_FIRST + (i - TRANSPORT.len()) as u16)
-            };
-            (kind, *c)
-        })
+        let checks =
+            self.checks.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| (ErrorKind::Check(i as u16), *c));
+        self.counts
+            .iter()
+            .flat_map(|c| c.iter())
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| {
+                let kind = if i < TRANSPORT.len() {
+                    TRANSPORT[i]
+                } else if i == OTHER_STATUS_SLOT {
+                    ErrorKind::Status(self.other_status)
+                } else {
+                    ErrorKind::Status(STATUS_FIRST + (i - TRANSPORT.len()) as u16)
+                };
+                (kind, *c)
+            })
+            .chain(checks)
     }
 
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
+        self.counts.iter().flat_map(|c| c.iter()).sum::<u64>() + self.checks.iter().sum::<u64>()
+    }
+
+    /// Names and counts for a summary, with check failures named by their messages.
+    pub fn named(&self, checks: &[String]) -> std::collections::BTreeMap<String, u64> {
+        self.iter().map(|(k, v)| (k.name_with(checks), v)).collect()
     }
 }
 
@@ -190,5 +251,26 @@ mod tests {
         let got: Vec<_> = a.iter().map(|(k, n)| (k.name(), n)).collect();
         assert_eq!(got, [("refused".into(), 1), ("http_500".into(), 5), ("http_700".to_string(), 1)]);
         assert_eq!(a.total(), 7);
+    }
+
+    #[test]
+    fn checks_are_counted_per_message() {
+        let msgs = vec!["status is 200".to_string(), "body contains OK".to_string()];
+        let mut a = ErrorCounts::default();
+        a.add(ErrorKind::Check(1), 2);
+        let mut b = ErrorCounts::default();
+        b.add(ErrorKind::Check(0), 1);
+        b.add(ErrorKind::Check(1), 1);
+        a.merge(&b);
+        assert_eq!(a.get(ErrorKind::Check(1)), 3);
+        assert_eq!(a.total(), 4);
+        let named = a.named(&msgs);
+        assert_eq!(named["check: body contains OK"], 3);
+        for name in named.keys() {
+            let k = ErrorKind::from_name_with(name, &msgs).unwrap();
+            assert_eq!(k.name_with(&msgs), *name);
+        }
+        a.clear();
+        assert_eq!(a.total(), 0);
     }
 }

@@ -14,10 +14,12 @@ pub struct ScenarioCounts {
     pub dropped: u64,
 }
 
-/// Stats per label (indexed by `LabelId`) and counts per scenario (indexed by position).
+/// Stats per label (indexed by `LabelId`), the Total (every exchange once; see
+/// [`Sample::in_total`](super::Sample::in_total)) and counts per scenario (indexed by position).
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     pub labels: Vec<LabelStats>,
+    pub total: LabelStats,
     pub scenarios: Vec<ScenarioCounts>,
 }
 
@@ -25,6 +27,7 @@ impl Tally {
     pub fn new(labels: usize, scenarios: usize) -> Tally {
         Tally {
             labels: (0..labels).map(|_| LabelStats::default()).collect(),
+            total: LabelStats::default(),
             scenarios: vec![ScenarioCounts::default(); scenarios],
         }
     }
@@ -33,6 +36,7 @@ impl Tally {
         for (a, b) in self.labels.iter_mut().zip(&other.labels) {
             *a += b;
         }
+        self.total += &other.total;
         for (a, b) in self.scenarios.iter_mut().zip(&other.scenarios) {
             a.iterations += b.iterations;
             a.dropped += b.dropped;
@@ -41,16 +45,17 @@ impl Tally {
 
     pub fn clear(&mut self) {
         self.labels.iter_mut().for_each(LabelStats::clear);
+        self.total.clear();
         self.scenarios.iter_mut().for_each(|s| *s = ScenarioCounts::default());
     }
 
-    /// All labels merged: the Total row.
-    pub fn total(&self) -> LabelStats {
-        let mut t = LabelStats::default();
-        for l in &self.labels {
-            t += l;
+    /// Records one sample under its label and, when it counts there, in the Total.
+    #[inline]
+    pub fn record(&mut self, s: &super::Sample) {
+        self.labels[s.label.index()].record(s);
+        if s.in_total {
+            self.total.record(s);
         }
-        t
     }
 
     /// Adds an interval's stats.
@@ -58,6 +63,7 @@ impl Tally {
         for (id, l) in &i.labels {
             self.labels[id.index()] += l;
         }
+        self.total += &i.total;
         for (a, b) in self.scenarios.iter_mut().zip(&i.scenarios) {
             a.iterations += b.iterations;
             a.dropped += b.dropped;
@@ -79,20 +85,11 @@ pub struct Interval {
     pub end_us: u64,
     /// Labels that had samples in this interval.
     pub labels: Vec<(LabelId, LabelStats)>,
+    /// The Total row of the interval.
+    pub total: LabelStats,
     pub scenarios: Vec<ScenarioCounts>,
     /// Users busy at the end of the interval, per scenario.
     pub active_users: Vec<u64>,
     /// True for the last interval of a run.
     pub last: bool,
-}
-
-impl Interval {
-    /// All labels of the interval merged.
-    pub fn total(&self) -> LabelStats {
-        let mut t = LabelStats::default();
-        for (_, l) in &self.labels {
-            t += l;
-        }
-        t
-    }
 }

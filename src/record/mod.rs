@@ -31,6 +31,11 @@ pub struct Sample {
     pub bytes_received: u64,
     pub new_connection: bool,
     pub error: Option<ErrorKind>,
+    /// Whether the sample is one HTTP exchange that the Total row counts. A sample that sums
+    /// others (a transaction, or a redirect chain whose hops are recorded as `label-0`,
+    /// `label-1`, ...) has its own row but is left out of the Total, so the Total counts every
+    /// exchange exactly once.
+    pub in_total: bool,
 }
 
 impl Sample {

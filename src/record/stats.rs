@@ -30,8 +30,9 @@ pub struct LabelStats {
     pub first_start_us: u64,
     pub last_end_us: u64,
     pub errors_by_kind: ErrorCounts,
-    /// Elapsed times in µs.
-    pub histogram: Histogram<u64>,
+    /// Elapsed times in µs. Allocated at the first sample (a full-range histogram is ~190 KB),
+    /// so labels that never get one — unused redirect hops, say — cost nothing.
+    pub histogram: Option<Box<Histogram<u64>>>,
 }
 
 pub fn new_histogram() -> Histogram<u64> {
@@ -54,13 +55,14 @@ impl Default for LabelStats {
             first_start_us: u64::MAX,
             last_end_us: 0,
             errors_by_kind: ErrorCounts::default(),
-            histogram: new_histogram(),
+            histogram: None,
         }
     }
 }
 
 impl LabelStats {
-    /// Adds one sample. No allocation: the histogram has a fixed range and saturates.
+    /// Adds one sample. No allocation after a label's first sample: the histogram has a fixed
+    /// range and saturates.
     #[inline]
     pub fn record(&mut self, s: &Sample) {
         let elapsed = s.end_us.saturating_sub(s.start_us);
@@ -79,7 +81,7 @@ impl LabelStats {
             self.errors += 1;
             self.errors_by_kind.add(kind, 1);
         }
-        self.histogram.saturating_record(elapsed.max(1));
+        self.histogram_mut().saturating_record(elapsed.max(1));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -91,7 +93,9 @@ impl LabelStats {
         if self.is_empty() {
             return;
         }
-        self.histogram.reset();
+        if let Some(h) = &mut self.histogram {
+            h.reset();
+        }
         self.errors_by_kind.clear();
         self.samples = 0;
         self.errors = 0;
@@ -109,11 +113,17 @@ impl LabelStats {
 
     /// The elapsed time at quantile `q` (0..=1), in µs; 0 with no samples.
     pub fn quantile_us(&self, q: f64) -> u64 {
-        if self.histogram.is_empty() {
-            return 0;
+        match &self.histogram {
+            None => 0,
+            Some(h) if h.is_empty() => 0,
+            // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
+            Some(h) => h.value_at_quantile(q).clamp(self.min_us, self.max_us),
         }
-        // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
-        self.histogram.value_at_quantile(q).clamp(self.min_us, self.max_us)
+    }
+
+    /// The histogram, allocated if this is its first use.
+    pub fn histogram_mut(&mut self) -> &mut Histogram<u64> {
+        self.histogram.get_or_insert_with(|| Box::new(new_histogram()))
     }
 
     /// Seconds between the first sample's start and the last sample's end.
@@ -143,7 +153,9 @@ impl std::ops::AddAssign<&LabelStats> for LabelStats {
         self.first_start_us = self.first_start_us.min(o.first_start_us);
         self.last_end_us = self.last_end_us.max(o.last_end_us);
         self.errors_by_kind.merge(&o.errors_by_kind);
-        self.histogram.add(&o.histogram).expect("histograms share one configuration");
+        if let Some(h) = &o.histogram {
+            self.histogram_mut().add(&**h).expect("histograms share one configuration");
+        }
     }
 }
 
@@ -164,6 +176,7 @@ mod tests {
             bytes_received: 20,
             new_connection: false,
             error,
+            in_total: true,
         }
     }
 
@@ -211,8 +224,9 @@ mod tests {
         s.clear();
         assert!(s.is_empty());
         assert_eq!(s.errors_by_kind.total(), 0);
-        assert!(s.histogram.is_empty());
-        assert_eq!(s.histogram.high(), new_histogram().high());
+        let h = s.histogram.as_ref().unwrap();
+        assert!(h.is_empty());
+        assert_eq!(h.high(), new_histogram().high());
         s.record(&sample(5, 10, None));
         assert_eq!(s.samples, 1);
     }

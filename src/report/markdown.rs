@@ -152,11 +152,12 @@ mod tests {
                 bytes_received: 200,
                 new_connection: i < 2,
                 error: None,
+                in_total: true,
             };
-            tally.labels[s.label.index()].record(&s);
+            tally.record(&s);
         }
         let _ = LabelStats::default();
-        let summary = Summary::from_tally(&tally, &["ContentRead".into(), "Org|Search".into()], &[], true);
+        let summary = Summary::from_tally(&tally, &["ContentRead".into(), "Org|Search".into()], &[], &[], true);
         let t = table(&summary);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 5);

@@ -17,6 +17,8 @@ pub struct IntervalLine {
     pub iterations: Vec<u64>,
     pub dropped: Vec<u64>,
     pub labels: Vec<LabelLine>,
+    /// The interval's Total row (every exchange once).
+    pub total: Option<LabelLine>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -40,7 +42,7 @@ pub struct LabelLine {
 }
 
 impl IntervalLine {
-    pub fn from_interval(iv: &Interval, labels: &[String]) -> IntervalLine {
+    pub fn from_interval(iv: &Interval, labels: &[String], checks: &[String]) -> IntervalLine {
         IntervalLine {
             i: iv.index,
             start_us: iv.start_us,
@@ -48,7 +50,8 @@ impl IntervalLine {
             active_users: iv.active_users.clone(),
             iterations: iv.scenarios.iter().map(|s| s.iterations).collect(),
             dropped: iv.scenarios.iter().map(|s| s.dropped).collect(),
-            labels: iv.labels.iter().map(|(id, s)| LabelLine::from_stats(&labels[id.index()], s)).collect(),
+            labels: iv.labels.iter().map(|(id, s)| LabelLine::from_stats(&labels[id.index()], s, checks)).collect(),
+            total: Some(LabelLine::from_stats("Total", &iv.total, checks)),
         }
     }
 
@@ -62,9 +65,17 @@ impl IntervalLine {
 }
 
 impl LabelLine {
-    fn from_stats(label: &str, s: &LabelStats) -> LabelLine {
+    fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelLine {
         let mut buf = Vec::new();
-        V2DeflateSerializer::new().serialize(&s.histogram, &mut buf).expect("serialising to a Vec cannot fail");
+        let empty;
+        let h = match &s.histogram {
+            Some(h) => &**h,
+            None => {
+                empty = crate::record::stats::new_histogram();
+                &empty
+            }
+        };
+        V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to a Vec cannot fail");
         LabelLine {
             label: label.to_string(),
             samples: s.samples,
@@ -79,12 +90,12 @@ impl LabelLine {
             connections_opened: s.connections_opened,
             first_start_us: s.first_start_us,
             last_end_us: s.last_end_us,
-            errors_by_kind: s.errors_by_kind.iter().map(|(k, v)| (k.name(), v)).collect(),
+            errors_by_kind: s.errors_by_kind.named(checks),
             hist: base64::engine::general_purpose::STANDARD.encode(buf),
         }
     }
 
-    pub fn to_stats(&self) -> Result<LabelStats, String> {
+    pub fn to_stats(&self, checks: &[String]) -> Result<LabelStats, String> {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(&self.hist)
             .map_err(|e| format!("histogram of `{}`: {e}", self.label))?;
@@ -92,7 +103,7 @@ impl LabelLine {
             .deserialize(&mut bytes.as_slice())
             .map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
         let mut s = LabelStats::default();
-        s.histogram.add(&h).map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
+        s.histogram_mut().add(&h).map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
         s.samples = self.samples;
         s.errors = self.errors;
         s.sum_elapsed_us = self.sum_elapsed_us;
@@ -106,7 +117,7 @@ impl LabelLine {
         s.first_start_us = self.first_start_us;
         s.last_end_us = self.last_end_us;
         for (name, n) in &self.errors_by_kind {
-            let kind = ErrorKind::from_name(name).ok_or_else(|| format!("unknown error kind `{name}`"))?;
+            let kind = ErrorKind::from_name_with(name, checks).ok_or_else(|| format!("unknown error kind `{name}`"))?;
             s.errors_by_kind.add(kind, *n);
         }
         Ok(s)

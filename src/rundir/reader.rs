@@ -60,7 +60,11 @@ pub fn rebuild(dir: &Path, meta: &RunMeta) -> Result<Summary, Error> {
             Err(e) => return Err(Error::Format { path, line: n + 1, message: e.to_string() }),
         };
         for l in &line.labels {
-            let stats = l.to_stats().map_err(|message| Error::Format { path: path.clone(), line: n + 1, message })?;
+            let stats = l.to_stats(&meta.checks).map_err(|message| Error::Format {
+                path: path.clone(),
+                line: n + 1,
+                message,
+            })?;
             let idx = match labels.iter().position(|x| *x == l.label) {
                 Some(i) => i,
                 None => {
@@ -71,10 +75,77 @@ pub fn rebuild(dir: &Path, meta: &RunMeta) -> Result<Summary, Error> {
             };
             tally.labels[idx] += &stats;
         }
+        let format = |message| Error::Format { path: path.clone(), line: n + 1, message };
+        match &line.total {
+            Some(t) => tally.total += &t.to_stats(&meta.checks).map_err(format)?,
+            // Logs written before the Total had its own line have no groups or redirect hops:
+            // their Total is the sum of their labels.
+            None => {
+                for l in &line.labels {
+                    tally.total += &l.to_stats(&meta.checks).map_err(format)?;
+                }
+            }
+        }
         for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {
             a.iterations += b.iterations;
             a.dropped += b.dropped;
         }
     }
-    Ok(Summary::from_tally(&tally, &labels, &meta.scenarios, false))
+    Ok(Summary::from_tally(&tally, &labels, &meta.checks, &meta.scenarios, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::LabelId;
+    use crate::record::{Interval, LabelStats, Sample};
+
+    fn stats(n: u64) -> LabelStats {
+        let mut s = LabelStats::default();
+        for i in 0..n {
+            s.record(&Sample {
+                label: LabelId(0),
+                start_us: i,
+                end_us: i + 10,
+                ttfb_us: 1,
+                connect_us: 0,
+                bytes_sent: 1,
+                bytes_received: 1,
+                new_connection: false,
+                error: None,
+                in_total: true,
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn a_log_without_total_lines_sums_its_labels() {
+        let dir = std::env::temp_dir().join(format!("stampede-reader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let labels = vec!["a".to_string(), "b".to_string()];
+        let iv = Interval {
+            index: 0,
+            start_us: 0,
+            end_us: 1_000_000,
+            labels: vec![(LabelId(0), stats(3)), (LabelId(1), stats(4))],
+            total: stats(7),
+            scenarios: vec![Default::default()],
+            active_users: vec![0],
+            last: true,
+        };
+        let mut line = IntervalLine::from_interval(&iv, &labels, &[]);
+        line.total = None;
+        std::fs::write(dir.join(INTERVALS), serde_json::to_string(&line).unwrap() + "\n").unwrap();
+        let meta: RunMeta = serde_json::from_value(serde_json::json!({
+            "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
+            "host": "h", "started_at": "x", "ended_at": null, "duration_s": null, "status": "running",
+            "interval_s": 1.0, "scenarios": [{"name": "s", "model": "closed", "workload": "w"}],
+            "labels": labels, "generator": null
+        }))
+        .unwrap();
+        let summary = rebuild(&dir, &meta).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(summary.total.samples, 7);
+    }
 }

@@ -24,6 +24,9 @@ pub struct RunMeta {
     pub scenarios: Vec<ScenarioMeta>,
     /// Label names in `LabelId` order.
     pub labels: Vec<String>,
+    /// Check messages in check-id order (failed checks are counted per message).
+    #[serde(default)]
+    pub checks: Vec<String>,
     pub generator: Option<GeneratorUsage>,
 }
 
@@ -102,7 +105,7 @@ fn ms(us: u64) -> f64 {
 }
 
 impl LabelSummary {
-    pub fn from_stats(label: &str, s: &LabelStats) -> LabelSummary {
+    pub fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelSummary {
         let n = s.samples;
         let per = |x: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 / 1000.0 };
         let span = s.span_s();
@@ -128,7 +131,7 @@ impl LabelSummary {
             bytes_received: s.bytes_received,
             bytes_sent: s.bytes_sent,
             connections_opened: s.connections_opened,
-            errors_by_kind: s.errors_by_kind.iter().map(|(k, v)| (k.name(), v)).collect(),
+            errors_by_kind: s.errors_by_kind.named(checks),
             dropped_iterations: None,
         }
     }
@@ -137,8 +140,14 @@ impl LabelSummary {
 impl Summary {
     /// Builds the summary of a whole run from its merged tally. Labels without samples are left
     /// out; the rest keep plan order.
-    pub fn from_tally(tally: &Tally, labels: &[String], scenarios: &[ScenarioMeta], complete: bool) -> Summary {
-        let mut total = LabelSummary::from_stats("Total", &tally.total());
+    pub fn from_tally(
+        tally: &Tally,
+        labels: &[String],
+        checks: &[String],
+        scenarios: &[ScenarioMeta],
+        complete: bool,
+    ) -> Summary {
+        let mut total = LabelSummary::from_stats("Total", &tally.total, checks);
         total.dropped_iterations = Some(tally.dropped());
         Summary {
             total,
@@ -147,7 +156,7 @@ impl Summary {
                 .iter()
                 .zip(labels)
                 .filter(|(s, _)| s.samples > 0)
-                .map(|(s, name)| LabelSummary::from_stats(name, s))
+                .map(|(s, name)| LabelSummary::from_stats(name, s, checks))
                 .collect(),
             scenarios: scenarios
                 .iter()

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 pub struct RunWriter {
     dir: PathBuf,
     labels: Vec<String>,
+    checks: Vec<String>,
     log: BufWriter<File>,
 }
 
@@ -34,7 +35,12 @@ impl RunWriter {
         fs::write(&plan, resolved_plan).map_err(io(&plan))?;
         let log_path = dir.join(INTERVALS);
         let log = File::create(&log_path).map_err(io(&log_path))?;
-        Ok(RunWriter { dir: dir.to_path_buf(), labels: meta.labels.clone(), log: BufWriter::new(log) })
+        Ok(RunWriter {
+            dir: dir.to_path_buf(),
+            labels: meta.labels.clone(),
+            checks: meta.checks.clone(),
+            log: BufWriter::new(log),
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -43,7 +49,7 @@ impl RunWriter {
 
     /// Appends an interval and flushes it to the OS, so a killed run keeps it.
     pub fn append(&mut self, iv: &Interval) -> Result<(), Error> {
-        let line = IntervalLine::from_interval(iv, &self.labels);
+        let line = IntervalLine::from_interval(iv, &self.labels, &self.checks);
         let path = self.dir.join(INTERVALS);
         serde_json::to_writer(&mut self.log, &line).map_err(|e| Error::Io { path: path.clone(), source: e.into() })?;
         self.log.write_all(b"\n").map_err(io(&path))?;

@@ -6,6 +6,9 @@
 //!   HTTP/1.0; a weighted mix within statistical bounds; the latency of a known delay.
 //! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
 //!   bad flags (exit 2, a message naming file, line and element, never a panic).
+//! - `flows`: login with token and cookie against a validating server; CSV values per sharing
+//!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
+//!   loops, conditions, once, groups; the write-back file.
 //! - `framing`: chunked, close-delimited, HEAD, 204, 100 Continue: read to the exact byte.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
@@ -18,6 +21,7 @@
 
 mod counts;
 mod errors;
+mod flows;
 mod framing;
 mod mock;
 mod open_model;

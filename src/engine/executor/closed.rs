@@ -2,7 +2,7 @@
 //! each running iterations back to back until its count is done or the scenario stops.
 
 use super::join_users;
-use crate::engine::user::{ScenarioCtx, VirtualUser};
+use crate::engine::user::{IterEnd, ScenarioCtx, VirtualUser};
 use crate::plan::ClosedWorkload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -35,10 +35,20 @@ async fn user(ctx: Arc<ScenarioCtx>, at: Instant, iterations: Option<u64>) {
     let mut user = VirtualUser::new(ctx.clone());
     let mut done = 0u64;
     while iterations.is_none_or(|max| done < max) && !ctx.stopping() {
-        if !user.iteration(None).await {
+        let began = Instant::now();
+        if user.iteration(None).await != IterEnd::Completed {
             break;
         }
         done += 1;
+        if let Some(p) = ctx.pacing {
+            let next = began + p;
+            if next > Instant::now() && iterations.is_none_or(|max| done < max) {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(next.into()) => {}
+                    _ = ctx.stop.cancelled() => break,
+                }
+            }
+        }
         // An iteration whose requests all complete instantly (an error before any I/O) must
         // not starve the other tasks of this worker thread.
         if done % 64 == 0 {

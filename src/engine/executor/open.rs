@@ -5,7 +5,7 @@
 use super::closed::ActiveGuard;
 use super::join_users;
 use super::schedule::ArrivalSchedule;
-use crate::engine::user::{ScenarioCtx, VirtualUser};
+use crate::engine::user::{IterEnd, ScenarioCtx, VirtualUser};
 use crate::plan::OpenWorkload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -79,8 +79,14 @@ async fn user(ctx: Arc<ScenarioCtx>, id: usize, mut work: mpsc::Receiver<Instant
     while let Some(due) = work.recv().await {
         ctx.active.fetch_add(1, Ordering::Relaxed);
         let guard = ActiveGuard(&ctx);
-        user.iteration(Some(due)).await;
+        let end = user.iteration(Some(due)).await;
         drop(guard);
+        if end == IterEnd::UserDone {
+            // Users of the open model are interchangeable: a data file that ran out with
+            // `stop_user` ends the scenario's arrivals.
+            ctx.stop_now();
+            return;
+        }
         if idle.send(id).is_err() {
             return;
         }

@@ -1,0 +1,286 @@
+//! Reading a response after the exchange: its headers (scanned in place, no allocation), its
+//! body as text (gzip and deflate decoded), and what the plan does with it: extractors that
+//! set the user's variables, and checks whose failure makes the sample KO.
+
+use crate::plan::request::JsonPathExpr;
+use crate::plan::template::UserVars;
+use crate::plan::{CheckTest, ExtractSource, Field, RequestSpec};
+use crate::record::ErrorKind;
+use rand::Rng;
+use std::borrow::Cow;
+use std::io::Read;
+use std::time::Duration;
+
+/// A response's head and (kept) body.
+pub struct Response<'a> {
+    head: &'a [u8],
+    body: &'a [u8],
+    pub status: u16,
+}
+
+impl<'a> Response<'a> {
+    pub fn new(head: &'a [u8], body: &'a [u8], status: u16) -> Response<'a> {
+        Response { head, body, status }
+    }
+
+    /// Header lines after the status line, as (name, value). Lines end in CRLF or a bare LF
+    /// (httparse accepts both); a line that is not UTF-8 is skipped, not the whole head.
+    fn lines(&self) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.head
+            .split(|b| *b == b'\n')
+            .skip(1)
+            .filter_map(|l| std::str::from_utf8(l.strip_suffix(b"\r").unwrap_or(l)).ok())
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim(), v.trim()))
+    }
+
+    /// The first header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&'a str> {
+        self.lines().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+    }
+
+    pub fn headers_named<'n>(&self, name: &'n str) -> impl Iterator<Item = &'a str> + 'n
+    where
+        'a: 'n,
+    {
+        self.lines().filter(move |(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+    }
+
+    /// The headers as `Name: value` lines (JMeter's "Response Headers" field).
+    fn headers_text(&self) -> Cow<'a, str> {
+        let start = self.head.iter().position(|b| *b == b'\n').map_or(self.head.len(), |i| i + 1);
+        match String::from_utf8_lossy(&self.head[start..]) {
+            Cow::Borrowed(s) => Cow::Borrowed(s.trim_end()),
+            Cow::Owned(s) => Cow::Owned(s.trim_end().to_string()),
+        }
+    }
+
+    /// The body as text, decoded from gzip or deflate when the response says so; decoding
+    /// stops at `limit` bytes, so a small compressed body cannot expand without bound.
+    fn body_text(&self, limit: u64) -> Cow<'a, str> {
+        let decoded: Option<Vec<u8>> = match self.header("content-encoding").map(str::to_ascii_lowercase).as_deref() {
+            Some("gzip") | Some("x-gzip") => read_all(flate2::read::GzDecoder::new(self.body).take(limit)),
+            Some("deflate") => read_all(flate2::read::ZlibDecoder::new(self.body).take(limit))
+                .or_else(|| read_all(flate2::read::DeflateDecoder::new(self.body).take(limit))),
+            _ => None,
+        };
+        match decoded {
+            Some(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+            None => String::from_utf8_lossy(self.body),
+        }
+    }
+
+    /// The value of a cookie this response sets.
+    fn cookie(&self, name: &str) -> Option<&'a str> {
+        self.headers_named("set-cookie").find_map(|c| {
+            let first = c.split(';').next()?;
+            let (k, v) = first.split_once('=')?;
+            (k.trim() == name).then(|| v.trim().trim_matches('"'))
+        })
+    }
+}
+
+fn read_all(mut r: impl Read) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    r.read_to_end(&mut out).ok().map(|_| out)
+}
+
+/// The response's parts that extractors and checks read, decoded once, when first asked for.
+struct Fields<'r, 'a> {
+    resp: &'r Response<'a>,
+    url: &'r str,
+    limit: u64,
+    body: Option<Cow<'a, str>>,
+    headers: Option<Cow<'a, str>>,
+    json: Option<Option<serde_json::Value>>,
+    status: String,
+}
+
+impl<'a> Fields<'_, 'a> {
+    fn text(&mut self, f: Field) -> &str {
+        match f {
+            Field::Body => self.body.get_or_insert_with(|| self.resp.body_text(self.limit)),
+            Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
+            Field::Url => self.url,
+            Field::Status => &self.status,
+        }
+    }
+
+    fn json(&mut self) -> Option<&serde_json::Value> {
+        if self.json.is_none() {
+            let body = self.text(Field::Body).to_string();
+            self.json = Some(serde_json::from_str(&body).ok());
+        }
+        self.json.as_ref().and_then(|j| j.as_ref())
+    }
+}
+
+/// A JSON value as a variable holds it: strings without quotes, anything else as JSON text.
+fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The `n`th of `count` matches (1-based), or a random one for 0.
+fn choose(n: u32, count: usize, u: &mut UserVars) -> Option<usize> {
+    match (n, count) {
+        (_, 0) => None,
+        (0, c) => Some(u.rng.random_range(0..c)),
+        (n, c) => (n as usize <= c).then(|| n as usize - 1),
+    }
+}
+
+/// Fills JMeter's regex template: `$N$` is group N.
+fn fill(template: &str, caps: &regex::Captures<'_>) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find('$') {
+            Some(j) if j > 0 && after[..j].bytes().all(|b| b.is_ascii_digit()) => {
+                let g: usize = after[..j].parse().unwrap_or(usize::MAX);
+                out.push_str(caps.get(g).map_or("", |m| m.as_str()));
+                rest = &after[j + 1..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<&'v serde_json::Value> {
+    v.map(|v| p.path.query(v).all()).unwrap_or_default()
+}
+
+/// Runs the request's extractors and checks on its final response. Returns the first failure:
+/// a required extraction that found nothing, or a check that did not hold.
+pub fn apply(
+    spec: &RequestSpec,
+    resp: &Response<'_>,
+    url: &str,
+    elapsed: Duration,
+    u: &mut UserVars,
+) -> Option<ErrorKind> {
+    if spec.extract.is_empty() && spec.checks.is_empty() {
+        return None;
+    }
+    let mut f = Fields {
+        resp,
+        url,
+        limit: spec.max_response_size,
+        body: None,
+        headers: None,
+        json: None,
+        status: resp.status.to_string(),
+    };
+    let mut failed = None;
+    for e in &spec.extract {
+        let found: Option<String> = match &e.source {
+            ExtractSource::Json(p) => {
+                let values: Vec<String> = json_values(p, f.json()).into_iter().map(json_text).collect();
+                choose(e.match_no, values.len(), u).map(|i| values[i].clone())
+            }
+            ExtractSource::Regex { regex, template, from } => {
+                let text = f.text(*from).to_string();
+                let caps: Vec<regex::Captures<'_>> = regex.captures_iter(&text).collect();
+                choose(e.match_no, caps.len(), u).map(|i| fill(template, &caps[i]))
+            }
+            ExtractSource::Header(name) => resp.header(name).map(str::to_string),
+            ExtractSource::Cookie(name) => resp.cookie(name).map(str::to_string),
+        };
+        match found {
+            Some(v) => u.set(e.var, &v),
+            None => {
+                if let Some(d) = &e.default {
+                    let v = d.render_string(u);
+                    u.set(e.var, &v);
+                }
+                if let Some(c) = e.required {
+                    failed = failed.or(Some(ErrorKind::Check(c.0)));
+                }
+            }
+        }
+    }
+    for c in &spec.checks {
+        let ok = match &c.test {
+            CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
+            CheckTest::Contains { field, text, negate } => {
+                let want = text.render_string(u);
+                f.text(*field).contains(&want) != *negate
+            }
+            CheckTest::Equals { field, text, negate } => {
+                let want = text.render_string(u);
+                (f.text(*field) == want) != *negate
+            }
+            CheckTest::Matches { field, regex, negate } => regex.is_match(f.text(*field)) != *negate,
+            CheckTest::Json { path, equals, negate } => {
+                let values = json_values(path, f.json());
+                let holds = match equals {
+                    None => !values.is_empty(),
+                    Some(t) => {
+                        let want = t.render_string(u);
+                        values.first().is_some_and(|v| json_text(v) == want)
+                    }
+                };
+                holds != *negate
+            }
+            CheckTest::MaxDuration(max) => elapsed <= *max,
+        };
+        if !ok {
+            failed = failed.or(Some(ErrorKind::Check(c.id.0)));
+        }
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: theme=dark\r\nX-Req: 7\r\n\r\n";
+
+    #[test]
+    fn headers_and_cookies() {
+        let r = Response::new(HEAD, b"", 200);
+        assert_eq!(r.header("x-req"), Some("7"));
+        assert_eq!(r.headers_named("set-cookie").count(), 2);
+        assert_eq!(r.cookie("theme"), Some("dark"));
+        assert_eq!(r.cookie("SID"), Some("abc"));
+        assert!(r.headers_text().starts_with("Content-Type: application/json\r\n"));
+    }
+
+    #[test]
+    fn regex_templates() {
+        let re = regex::Regex::new(r"id=(\d+);name=(\w+)").unwrap();
+        let caps = re.captures("x id=42;name=bob y").unwrap();
+        assert_eq!(fill("$1$", &caps), "42");
+        assert_eq!(fill("$2$-$1$", &caps), "bob-42");
+        assert_eq!(fill("$0$", &caps), "id=42;name=bob");
+        assert_eq!(fill("cost $5 $1$", &caps), "cost $5 42");
+    }
+
+    #[test]
+    fn gzip_bodies_are_decoded_for_checks() {
+        let body = crate::plan::gzip(b"{\"ok\":true}");
+        let head = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n";
+        let r = Response::new(head, &body, 200);
+        assert_eq!(r.body_text(1 << 20), "{\"ok\":true}");
+        assert_eq!(r.body_text(4), "{\"ok", "decoding stops at the limit");
+    }
+
+    #[test]
+    fn lf_only_and_non_utf8_heads_keep_their_other_headers() {
+        let head = b"HTTP/1.1 302 Found\nLocation: /final\nX-Name: Jos\xE9\nSet-Cookie: SID=abc\n\n";
+        let r = Response::new(head, b"", 302);
+        assert_eq!(r.header("location"), Some("/final"));
+        assert_eq!(r.cookie("SID"), Some("abc"));
+        assert!(r.headers_text().contains("Set-Cookie: SID=abc"));
+    }
+}
