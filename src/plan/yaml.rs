@@ -555,7 +555,7 @@ impl Cx<'_> {
         opts.skip_first_line = self.opt_bool(&d.skip_first_line, &format!("{el}.skip_first_line"), false)?;
         opts.names = d.names.clone();
         let data = csv_data::read_csv(&path, &opts).map_err(|e| {
-            let mut loc = Location::file(&path).element(el);
+            let mut loc = Location::file(&path).element(format!("{el} of {}", self.file.display()));
             loc.line = e.line;
             Error::new(ErrorKind::Data, loc, e.message)
         })?;

@@ -521,3 +521,58 @@ scenarios:
     let targets: Vec<String> = server.recorded("/list").into_iter().map(|r| r.target).collect();
     assert_eq!(targets, ["/list?c=", "/list?c=a", "/list?c=b"]);
 }
+
+#[test]
+fn multipart_and_form_bodies_arrive_as_sent() {
+    let server =
+        TestServer::builder().route("/upload", Route::ok().record()).route("/form", Route::ok().record()).start();
+    let run = TempRun::new("multipart");
+    run.write("photo.bin", [0u8, 1, 2, 255, b'\r', b'\n']);
+    let plan = format!(
+        r#"
+defaults: {{base_url: "http://{addr}"}}
+scenarios:
+  - workload: {{users: 1, iterations: 1}}
+    flow:
+      - request:
+          url: /upload
+          multipart:
+            - {{name: title, value: "user ${{__threadNum}}"}}
+            - {{name: photo, file: photo.bin, content_type: application/octet-stream}}
+      - request: {{url: /form, form: {{q: "a b&c=d", n: "${{__threadNum}}"}}}}
+"#,
+        addr = server.addr()
+    );
+    let path = run.write("plan.yaml", &plan);
+    Stampede::new().arg("run").arg(&path).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let up = &server.recorded("/upload")[0];
+    let ct = up.header("content-type").unwrap();
+    let boundary = ct.strip_prefix("multipart/form-data; boundary=").expect(ct);
+    let mut want = Vec::new();
+    want.extend_from_slice(
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nuser 1\r\n").as_bytes(),
+    );
+    want.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"photo.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes());
+    want.extend_from_slice(&[0u8, 1, 2, 255, b'\r', b'\n']);
+    want.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    assert_eq!(up.body, want);
+    let form = &server.recorded("/form")[0];
+    assert_eq!(form.header("content-type"), Some("application/x-www-form-urlencoded"));
+    assert_eq!((form.form("q").as_deref(), form.form("n").as_deref()), (Some("a b&c=d"), Some("1")));
+}
+
+#[test]
+fn a_data_file_with_a_short_row_is_a_plan_error_naming_file_and_line() {
+    let run = TempRun::new("bad-csv");
+    run.write("users.csv", "user,pass\nu1,p1\nu2\n");
+    let plan = run.write(
+        "plan.yaml",
+        "data: [{file: users.csv}]\nscenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://127.0.0.1:9/${user}'}}]}]\n",
+    );
+    let out = Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run();
+    out.assert_exit(2);
+    let err = out.stderr_str();
+    assert!(err.contains("users.csv:3") && err.contains("expected 2"), "{err}");
+    assert!(err.contains("plan.yaml"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
