@@ -1,8 +1,10 @@
 //! The command line: argument definitions and one file per subcommand. The only module that
 //! touches the process (stdout, stderr, argv, signals); everything it calls is a library.
 
+mod check;
 mod demo;
 mod mock;
+mod plan_args;
 mod report;
 mod run;
 
@@ -18,8 +20,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a load test: a YAML plan, or one URL (quick mode).
+    /// Run a load test: a YAML or JMeter (.jmx) plan, or one URL (quick mode).
     Run(run::RunArgs),
+    /// Read a plan without sending anything and print what it will do.
+    Check(check::CheckArgs),
     /// Print the results table of a run directory (finished or interrupted).
     Report(report::ReportArgs),
     /// Serve a fast built-in upstream (200 'OK' by default) for calibration.
@@ -32,6 +36,7 @@ pub enum Command {
 pub async fn run(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Command::Run(a) => run::execute(a).await,
+        Command::Check(a) => check::execute(a),
         Command::Report(a) => report::execute(a),
         Command::Mock(a) => mock::execute(a).await,
         Command::Demo(a) => demo::execute(a).await,

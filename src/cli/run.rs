@@ -9,7 +9,6 @@ use crate::record::Tally;
 use crate::report;
 use crate::rundir::{self, RunMeta, RunWriter, ScenarioMeta, Summary};
 use clap::Args;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,11 +17,10 @@ use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// A YAML plan; leave it out and give --url for quick mode.
+    /// A YAML or JMX plan; leave it out and give --url for quick mode.
     pub plan: Option<PathBuf>,
-    /// A property for `${__P(name,default)}` in the plan (repeatable), as JMeter's -J.
-    #[arg(short = 'J', value_name = "NAME=VALUE", value_parser = super::parse_key_value)]
-    pub properties: Vec<(String, String)>,
+    #[command(flatten)]
+    pub plan_args: super::plan_args::PlanArgs,
     /// Run directory to write (default: runs/<timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -114,8 +112,14 @@ impl RunArgs {
                         flags.join(", ")
                     )));
                 }
-                let props: HashMap<String, String> = self.properties.iter().cloned().collect();
-                Ok(Plan::load(path, &props)?)
+                let opts = self.plan_args.load_options()?;
+                let loaded = Plan::load_with(path, &opts)?;
+                if let Some(elements) = &loaded.elements {
+                    for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
+                        eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
+                    }
+                }
+                Ok(loaded.plan)
             }
             (None, Some(url)) => Ok(QuickPlan {
                 url: url.clone(),

@@ -85,6 +85,8 @@ pub async fn run(
         slots: plan.slots,
         cookies: plan.cookies,
         stop_run: stop_run.clone(),
+        counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),
+        throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
     let epoch = Instant::now();

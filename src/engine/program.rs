@@ -3,7 +3,7 @@
 
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
-use crate::plan::flow::Assign;
+use crate::plan::flow::{Assign, Counter, ThroughputShare, UserParams};
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -50,6 +50,15 @@ pub enum Op {
     Write {
         writer: usize,
         values: Box<[Template]>,
+    },
+    UserParams(Box<UserParams>),
+    Counter(Box<Counter>),
+    /// Run the next ops on this pass, or jump to `skip`.
+    Throughput {
+        slot: u32,
+        share: ThroughputShare,
+        per_user: bool,
+        skip: usize,
     },
 }
 
@@ -135,6 +144,17 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 emit(&o.steps, ops);
                 let end = ops.len();
                 if let Op::Once { skip, .. } = &mut ops[at] {
+                    *skip = end;
+                }
+            }
+            Step::UserParams(u) => ops.push(Op::UserParams(u.clone())),
+            Step::Counter(c) => ops.push(Op::Counter(c.clone())),
+            Step::Throughput(t) => {
+                let at = ops.len();
+                ops.push(Op::Throughput { slot: t.slot, share: t.share, per_user: t.per_user, skip: PATCH });
+                emit(&t.steps, ops);
+                let end = ops.len();
+                if let Op::Throughput { skip, .. } = &mut ops[at] {
                     *skip = end;
                 }
             }

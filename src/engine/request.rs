@@ -67,7 +67,7 @@ impl PreparedRequest {
             let mut path = String::new();
             req.render_path(&mut u, &mut path);
             let mut bytes = Vec::new();
-            let head_end = req.render_head(&mut u, None, &path, body.len(), &mut bytes);
+            let head_end = req.render_head(&mut u, None, &spec.target, &path, body.len(), &mut bytes);
             bytes.extend_from_slice(b"\r\n");
             let body_start = bytes.len();
             bytes.extend_from_slice(&body);
@@ -78,7 +78,8 @@ impl PreparedRequest {
 
     fn is_fixed(&self) -> bool {
         let s = &self.spec;
-        s.path.is_const()
+        s.origin.is_none()
+            && s.path.is_const()
             && s.query.iter().all(|(_, t)| t.is_const())
             && s.headers.iter().all(|(_, t)| t.is_const())
             && match &s.body {
@@ -115,7 +116,15 @@ impl PreparedRequest {
     /// [`PreparedRequest::render_path`]. `body` is scratch space that ends up holding the body
     /// of a request that is not fixed (a 307/308 redirect sends it again; see
     /// [`PreparedRequest::body_sent`]).
-    pub fn render(&self, u: &mut UserVars, path: &str, cookie: Option<&str>, body: &mut Vec<u8>, out: &mut Vec<u8>) {
+    pub fn render(
+        &self,
+        u: &mut UserVars,
+        target: &Target,
+        path: &str,
+        cookie: Option<&str>,
+        body: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) {
         body.clear();
         if let Some(f) = &self.fixed {
             out.extend_from_slice(&f.bytes[..f.head_end]);
@@ -124,7 +133,7 @@ impl PreparedRequest {
             return;
         }
         self.render_body(u, body);
-        self.render_head(u, None, path, body.len(), out);
+        self.render_head(u, None, target, path, body.len(), out);
         push_cookie(out, cookie);
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(body);
@@ -142,7 +151,7 @@ impl PreparedRequest {
     /// Appends a redirect hop's request to `out`; `body` is the first exchange's body.
     pub fn render_hop(&self, u: &mut UserVars, hop: &Hop<'_>, cookie: Option<&str>, body: &[u8], out: &mut Vec<u8>) {
         let body = if hop.with_body { body } else { &[] };
-        self.render_head(u, Some(hop), hop.path, body.len(), out);
+        self.render_head(u, Some(hop), hop.target, hop.path, body.len(), out);
         push_cookie(out, cookie);
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(body);
@@ -154,6 +163,7 @@ impl PreparedRequest {
         &self,
         u: &mut UserVars,
         hop: Option<&Hop<'_>>,
+        target: &Target,
         path: &str,
         body_len: usize,
         out: &mut Vec<u8>,
@@ -167,11 +177,11 @@ impl PreparedRequest {
         head.push(' ');
         head.push_str(s.http_version.as_str());
         head.push_str("\r\n");
-        let target = hop.map_or(&s.target, |h| h.target);
         let with_body = hop.is_none_or(|h| h.with_body);
         let has = |name: &str| s.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
         // A hop to another host names that host, whatever the plan's Host header said.
-        if !has("host") || hop.is_some_and(|h| *h.target != s.target) {
+        let moved = *target != s.target;
+        if !has("host") || moved {
             head.push_str("Host: ");
             head.push_str(&target.authority());
             head.push_str("\r\n");
@@ -189,7 +199,7 @@ impl PreparedRequest {
             if k.eq_ignore_ascii_case("content-encoding") && s.gzip {
                 continue;
             }
-            if k.eq_ignore_ascii_case("host") && hop.is_some_and(|h| *h.target != s.target) {
+            if k.eq_ignore_ascii_case("host") && moved {
                 continue;
             }
             let is_body_header = k.len() > 8 && k[..8].eq_ignore_ascii_case("content-");
@@ -312,6 +322,7 @@ mod tests {
             label: LabelId(0),
             method: "POST".into(),
             target: Target { tls: false, host: "127.0.0.1".into(), port: 8080 },
+            origin: None,
             path: Template::literal("/a?b=1"),
             query: Vec::new(),
             headers: vec![("X-Channel-Id".into(), Template::literal("in.ekstep"))],
@@ -327,13 +338,14 @@ mod tests {
             extract: Vec::new(),
             checks: Vec::new(),
             too_many_redirects: None,
+            ignore_status: false,
         }
     }
 
     fn render(r: &PreparedRequest, u: &mut UserVars, cookie: Option<&str>) -> String {
         let (mut body, mut out, mut path) = (Vec::new(), Vec::new(), String::new());
         r.render_path(u, &mut path);
-        r.render(u, &path, cookie, &mut body, &mut out);
+        r.render(u, &r.target, &path, cookie, &mut body, &mut out);
         String::from_utf8(out).unwrap()
     }
 
@@ -391,7 +403,7 @@ mod tests {
         s.headers.push(("Content-Type".into(), Template::literal("application/json")));
         let r = PreparedRequest::new(&s);
         let (mut body, mut out) = (Vec::new(), Vec::new());
-        r.render(&mut nobody(), "/a?b=1", None, &mut body, &mut out);
+        r.render(&mut nobody(), &r.target, "/a?b=1", None, &mut body, &mut out);
         let text = String::from_utf8_lossy(&out).to_string();
         assert!(text.contains("Content-Encoding: gzip\r\n"));
         let sent = r.body_sent(&body);

@@ -6,6 +6,7 @@ use super::client::{HttpClient, Wire};
 use super::program::{pick, Op, Program};
 use super::request::{Hop, PreparedRequest};
 use super::response::Response;
+use crate::plan::flow::ThroughputShare;
 use crate::plan::template::{Globals, UserVars};
 use crate::plan::{CheckTest, DataSpec, LabelId, OnEof, Share, Target, Think, WriterSpec};
 use crate::record::{ErrorKind, Recorder, Sample};
@@ -27,6 +28,10 @@ pub struct RunShared {
     pub cookies: bool,
     /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
     pub stop_run: CancellationToken,
+    /// Counters shared by all users, by slot.
+    pub counters: Vec<AtomicU64>,
+    /// Throughput controllers' shared (passes, executions), by slot.
+    pub throughput: Vec<Mutex<(u64, u64)>>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -154,6 +159,8 @@ pub struct VirtualUser {
     loop_counts: Vec<(u64, u64)>,
     once_done: Vec<bool>,
     groups: Vec<GroupAcc>,
+    counters: Vec<u64>,
+    throughput: Vec<(u64, u64)>,
     /// Reused buffers: the request on the wire, its body, its path.
     out: Vec<u8>,
     body: Vec<u8>,
@@ -173,6 +180,8 @@ impl VirtualUser {
             loop_counts: vec![(0, 0); sh.slots.loops as usize],
             once_done: vec![false; sh.slots.once as usize],
             groups: vec![GroupAcc::default(); sh.slots.groups as usize],
+            counters: vec![0; sh.slots.counters as usize],
+            throughput: vec![(0, 0); sh.slots.throughput as usize],
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
@@ -304,6 +313,48 @@ impl VirtualUser {
                     }
                     pc += 1;
                 }
+                Op::UserParams(p) => {
+                    if !p.rows.is_empty() {
+                        let row = &p.rows[((self.vars.thread_num.max(1) - 1) as usize) % p.rows.len()];
+                        for (var, t) in p.vars.iter().zip(row) {
+                            let v = t.render_string(&mut self.vars);
+                            self.vars.set(*var, &v);
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Counter(c) => {
+                    let n = if c.per_user {
+                        let slot = &mut self.counters[c.slot as usize];
+                        *slot += 1;
+                        *slot - 1
+                    } else {
+                        ctx.shared.counters[c.slot as usize].fetch_add(1, Ordering::Relaxed)
+                    };
+                    let value = counter_value(c, n);
+                    self.vars.set(c.var, &value.to_string());
+                    pc += 1;
+                }
+                Op::Throughput { slot, share, per_user, skip } => {
+                    let decide = |(passes, done): &mut (u64, u64)| {
+                        // JMeter's ThroughputController.canExecute, then the pass is counted.
+                        let run = match *share {
+                            ThroughputShare::Percent(p) => (100.0 * *done as f64 + 50.0) / (*passes as f64 + 1.0) < p,
+                            ThroughputShare::Total(n) => *done < n,
+                        };
+                        *passes += 1;
+                        if run {
+                            *done += 1;
+                        }
+                        run
+                    };
+                    let run = if *per_user {
+                        decide(&mut self.throughput[*slot as usize])
+                    } else {
+                        decide(&mut ctx.shared.throughput[*slot as usize].lock().unwrap_or_else(|e| e.into_inner()))
+                    };
+                    pc = if run { pc + 1 } else { *skip };
+                }
                 Op::Write { writer, values } => {
                     let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
                     let line = csv_line(fields.iter().map(String::as_str));
@@ -377,8 +428,30 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
         self.path.clear();
+        // A host read from a data file or a response: the target comes from the rendered origin.
+        let first: std::borrow::Cow<'_, Target> = match &spec.origin {
+            None => std::borrow::Cow::Borrowed(&req.target),
+            Some(o) => {
+                let origin = o.render_string(&mut self.vars);
+                match crate::plan::resolve_url(&origin, None) {
+                    Ok((t, base)) if !t.host.is_empty() => {
+                        if base != "/" {
+                            self.path.push_str(base.trim_end_matches('/'));
+                        }
+                        std::borrow::Cow::Owned(t)
+                    }
+                    _ => {
+                        let now = Instant::now();
+                        let mut ex = super::client::Exchange::default();
+                        ex.end = Some(now);
+                        self.record(spec.label, start, now, &ex, Some(ErrorKind::BadUrl), true);
+                        return;
+                    }
+                }
+            }
+        };
         req.render_path(&mut self.vars, &mut self.path);
-        let (mut url, cookie) = match self.cookie_header(&req.target, &self.path) {
+        let (mut url, cookie) = match self.cookie_header(&first, &self.path) {
             Some((u, c)) => (Some(u), Some(c)),
             None => (None, None),
         };
@@ -387,11 +460,11 @@ impl VirtualUser {
             (Some(f), None) => &f.bytes,
             _ => {
                 self.out.clear();
-                req.render(&mut self.vars, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
+                req.render(&mut self.vars, &first, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
                 &self.out
             }
         };
-        let mut ex = self.client.send(&wire(req, &req.target, req.is_head), bytes, start).await;
+        let mut ex = self.client.send(&wire(req, &first, req.is_head), bytes, start).await;
         // Where the chain is now; set only once a redirect is followed.
         let mut hop: Option<(String, Target, String)> = None;
         let mut hops = 0usize;
@@ -401,7 +474,7 @@ impl VirtualUser {
         loop {
             let (method, target, path) = match &hop {
                 Some((m, t, p)) => (m.as_str(), t, p.as_str()),
-                None => (spec.method.as_str(), &req.target, self.path.as_str()),
+                None => (spec.method.as_str(), &*first, self.path.as_str()),
             };
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             if ex.set_cookie && self.jar.is_some() {
@@ -468,7 +541,7 @@ impl VirtualUser {
         // A `status` check decides on its own whether the status is a success: it can expect a
         // 401 (JMeter's Response Assertion with "Ignore Status").
         if matches!(error, Some(ErrorKind::Status(_)))
-            && spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)))
+            && (spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_))))
         {
             error = None;
         }
@@ -476,7 +549,7 @@ impl VirtualUser {
         if !spec.extract.is_empty() || !spec.checks.is_empty() {
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
-                None => (&req.target, self.path.as_str()),
+                None => (&*first, self.path.as_str()),
             };
             let final_url = format!("{}://{}{}", target.scheme(), target.authority(), path);
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
@@ -552,5 +625,39 @@ fn store_cookies(jar: Option<&mut cookie_store::CookieStore>, url: Option<&url::
             // A cookie the jar refuses (wrong domain, malformed) is dropped, as a browser does.
             let _ = jar.parse(v, url);
         }
+    }
+}
+
+/// The `n`th value (from 0) of a JMeter Counter: start, start + increment, ... wrapping back to
+/// start after `end`.
+fn counter_value(c: &crate::plan::flow::Counter, n: u64) -> i64 {
+    match c.end {
+        Some(end) if c.increment != 0 && (end - c.start) / c.increment >= 0 => {
+            let span = (end - c.start) / c.increment + 1;
+            c.start + (n as i64 % span) * c.increment
+        }
+        _ => c.start.saturating_add((n as i64).saturating_mul(c.increment)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_wrap_after_their_end() {
+        let c = crate::plan::flow::Counter {
+            name: "n".into(),
+            var: crate::plan::VarId(0),
+            start: 1,
+            increment: 2,
+            end: Some(6),
+            per_user: true,
+            slot: 0,
+        };
+        let v: Vec<i64> = (0..5).map(|n| counter_value(&c, n)).collect();
+        assert_eq!(v, [1, 3, 5, 1, 3]);
+        let open = crate::plan::flow::Counter { end: None, ..c };
+        assert_eq!(counter_value(&open, 4), 9);
     }
 }

@@ -19,11 +19,14 @@ pub struct CsvOptions {
     /// With explicit names: skip the first line (JMeter's "Ignore first line"). Precisely, the first record: leading
     /// blank lines do not count, and a quoted field spanning lines is skipped whole. Ignored when `names` is None.
     pub skip_first_line: bool,
+    /// Accept rows of another width, as JMeter's CSV Data Set does: a short row is padded with
+    /// empty values, extra fields are dropped. Off: a row of the wrong width is an error.
+    pub ragged: bool,
 }
 
 impl Default for CsvOptions {
     fn default() -> Self {
-        CsvOptions { delimiter: ",".to_string(), quoted: true, names: None, skip_first_line: false }
+        CsvOptions { delimiter: ",".to_string(), quoted: true, names: None, skip_first_line: false, ragged: false }
     }
 }
 
@@ -114,7 +117,10 @@ pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
 
     let mut rows = Vec::new();
     let mut row_lines = Vec::new();
-    while let Some((line, fields)) = parser.next_record()? {
+    while let Some((line, mut fields)) = parser.next_record()? {
+        if opts.ragged {
+            fields.resize(names.len(), String::new());
+        }
         if fields.len() != names.len() {
             let noun = if fields.len() == 1 { "field" } else { "fields" };
             return Err(CsvError::at(
@@ -500,6 +506,9 @@ mod tests {
         // A line of spaces is a one-field row, so with two names it has the wrong width.
         let e = err("a,b\n1,2\n   \n", &opts());
         assert_eq!(e, CsvError::at(3, "1 field, expected 2 (a, b)"));
+        let ragged = CsvOptions { ragged: true, ..opts() };
+        let d = parse_csv("a,b\n1\n2,3,4\n", &ragged).unwrap();
+        assert_eq!(d.rows, [vec!["1".to_string(), String::new()], vec!["2".to_string(), "3".to_string()]]);
         let d = ok("a\n  \n", &opts());
         assert_eq!(rows(&d), [vec!["  "]]);
     }
@@ -729,6 +738,7 @@ mod tests {
                 quoted: rng.below(2) == 0,
                 names,
                 skip_first_line: rng.below(2) == 0,
+                ragged: rng.below(2) == 0,
             };
             if let Ok(d) = parse_bytes(&bytes, &o) {
                 parsed += 1;

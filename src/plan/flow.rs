@@ -31,6 +31,55 @@ pub enum Step {
     Group(Box<Group>),
     /// Appends variables as a CSV line to a file (index into `Plan::writers`).
     Write(Box<Write>),
+    /// Sets variables to the values of the user's row: row (user number - 1) mod rows (JMeter's
+    /// User Parameters).
+    UserParams(Box<UserParams>),
+    /// Advances a counter and stores it (JMeter's Counter config element).
+    Counter(Box<Counter>),
+    /// Runs its steps on a share of passes (JMeter's Throughput Controller).
+    Throughput(Box<Throughput>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserParams {
+    pub names: Vec<String>,
+    #[serde(skip)]
+    pub vars: Vec<VarId>,
+    pub rows: Vec<Vec<Template>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Counter {
+    pub name: String,
+    #[serde(skip)]
+    pub var: VarId,
+    pub start: i64,
+    pub increment: i64,
+    /// After this value the counter starts again (none: it does not wrap).
+    pub end: Option<i64>,
+    /// Each user counts on its own (else all users share one counter).
+    pub per_user: bool,
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Throughput {
+    pub share: ThroughputShare,
+    /// Each user keeps its own counts (else all users share them).
+    pub per_user: bool,
+    pub steps: Vec<Step>,
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThroughputShare {
+    /// This percentage of passes, spread evenly (JMeter's "percent executions").
+    Percent(f64),
+    /// This many passes in all, then never again ("total executions").
+    Total(u64),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -143,7 +192,9 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             }
             Step::Once(o) => for_each_request(&o.steps, f),
             Step::Group(g) => for_each_request(&g.steps, f),
-            Step::Think(_) | Step::Feed(_) | Step::Set(_) | Step::Write(_) => {}
+            Step::Throughput(t) => for_each_request(&t.steps, f),
+            Step::Think(_) | Step::Feed(_) | Step::Set(_) | Step::Write(_) | Step::UserParams(_) | Step::Counter(_) => {
+            }
         }
     }
 }
@@ -173,7 +224,9 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Once(o) => for_each_template_mut(&mut o.steps, f),
             Step::Group(g) => for_each_template_mut(&mut g.steps, f),
             Step::Write(w) => w.values.iter_mut().for_each(&mut *f),
-            Step::Think(_) | Step::Feed(_) => {}
+            Step::UserParams(u) => u.rows.iter_mut().flatten().for_each(&mut *f),
+            Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
+            Step::Think(_) | Step::Feed(_) | Step::Counter(_) => {}
         }
     }
 }

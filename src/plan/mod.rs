@@ -7,6 +7,7 @@ pub mod csv_data;
 pub mod error;
 pub mod flow;
 pub mod javatime;
+pub mod jmx;
 pub mod request;
 pub mod template;
 pub mod workload;
@@ -71,6 +72,8 @@ pub struct Slots {
     pub loops: u32,
     pub once: u32,
     pub groups: u32,
+    pub counters: u32,
+    pub throughput: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -95,6 +98,14 @@ pub struct DataSpec {
     pub rows: std::sync::Arc<Vec<Vec<String>>>,
     pub share: Share,
     pub on_eof: OnEof,
+}
+
+impl DataSpec {
+    /// A data file's rows; its columns become variables the plan assigns while running.
+    pub fn new(path: PathBuf, data: csv_data::CsvData, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
+        let columns = data.names.iter().map(|n| vars.assign(n)).collect();
+        DataSpec { path, names: data.names, columns, rows: std::sync::Arc::new(data.rows), share, on_eof }
+    }
 }
 
 /// Who shares a data file's cursor (JMeter's CSV Data Set "sharing mode").
@@ -219,18 +230,63 @@ impl Default for Defaults {
     }
 }
 
+/// How a plan file is read.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `-J name=value` (and `-p file`) properties.
+    pub properties: HashMap<String, String>,
+    /// `--set TOKEN=value`: literal text replaced in the file before it is parsed (the corpus's
+    /// `sed` placeholders), in the order given.
+    pub replacements: Vec<(String, String)>,
+    /// JMX: run without the elements stampede cannot run, instead of refusing the plan.
+    pub skip_unsupported: bool,
+    /// JMX: report data and body files that cannot be read instead of failing (`check`).
+    pub lenient_files: bool,
+}
+
+/// A plan and, for a `.jmx`, what became of each of its elements.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub plan: Plan,
+    pub elements: Option<Vec<jmx::ElementReport>>,
+}
+
 impl Plan {
     /// Reads a plan file. `properties` are the `-J name=value` pairs.
     pub fn load(path: &Path, properties: &HashMap<String, String>) -> Result<Plan, Error> {
-        let text = std::fs::read_to_string(path)
+        let opts = LoadOptions { properties: properties.clone(), ..Default::default() };
+        Plan::load_with(path, &opts).map(|l| l.plan)
+    }
+
+    /// Reads a YAML or JMX plan file.
+    pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
+        let bytes = std::fs::read(path)
             .map_err(|e| Error::new(ErrorKind::Io, Location::file(path), format!("cannot read plan: {e}")))?;
+        let mut text = String::from_utf8(bytes).map_err(|e| {
+            let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+            let mut loc = Location::file(path);
+            loc.line = Some(line);
+            Error::new(ErrorKind::Syntax, loc, "the file is not UTF-8 text")
+        })?;
+        for (token, value) in &opts.replacements {
+            if !token.is_empty() {
+                text = text.replace(token.as_str(), value);
+            }
+        }
         match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-            Some("yaml") | Some("yml") => yaml::read(&text, path, properties),
-            Some("jmx") => Err(Error::invalid(
-                Location::file(path),
-                "JMeter .jmx plans are not supported by this version yet; write a YAML plan (docs/plan-format.md)",
-            )),
-            _ => Err(Error::invalid(Location::file(path), "a plan file must end in .yaml or .yml")),
+            Some("yaml") | Some("yml") => {
+                Ok(Loaded { plan: yaml::read(&text, path, &opts.properties)?, elements: None })
+            }
+            Some("jmx") => {
+                let jopts = jmx::Options {
+                    properties: opts.properties.clone(),
+                    skip_unsupported: opts.skip_unsupported,
+                    lenient_files: opts.lenient_files,
+                };
+                let (plan, report) = jmx::read(&text, path, &jopts)?;
+                Ok(Loaded { plan, elements: Some(report) })
+            }
+            _ => Err(Error::invalid(Location::file(path), "a plan file must end in .yaml, .yml or .jmx")),
         }
     }
 
@@ -348,6 +404,79 @@ pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), St
     Ok((Target { tls, host, port }, path))
 }
 
+/// Compiles a request URL: its scheme, host and port are fixed now (they may use plan
+/// variables, properties and the environment); its path and query stay a template, folded into
+/// constant text once the plan is read if nothing assigns their variables while running.
+pub(crate) fn compile_url(
+    raw: &str,
+    base: Option<&str>,
+    sym: &mut template::Symbols,
+    el: &str,
+) -> Result<(Target, Template, Option<Template>), (ErrorKind, String)> {
+    if !raw.contains("${") {
+        let (target, path) = resolve_url(raw, base).map_err(|m| (ErrorKind::Invalid, m))?;
+        return Ok((target, Template::literal(path), None));
+    }
+    let (prefix, rest) = raw.split_at(url_path_start(raw));
+    // A host taken from a data file or a response (JMeter allows it): the origin is rendered
+    // for each request instead.
+    let probe = template::compile(prefix, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+    if !prefix.is_empty() && probe.is_dynamic(&sym.vars) {
+        let tls = prefix.trim_start().to_ascii_lowercase().starts_with("https");
+        let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
+        let path = template::compile(&rest, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+        let placeholder = Target { tls, host: String::new(), port: 0 };
+        return Ok((placeholder, path, Some(probe)));
+    }
+    let prefix = template::expand(prefix, sym).map_err(|m| {
+        (ErrorKind::Template, format!("the scheme, host and port must be known when the plan loads: {m}"))
+    })?;
+    let start = if prefix.is_empty() { "/" } else { prefix.as_str() };
+    let (target, base_path) =
+        resolve_url(start, base).map_err(|m| (ErrorKind::Invalid, m.replace("`/`", &format!("`{raw}`"))))?;
+    let path = if rest.is_empty() {
+        base_path
+    } else {
+        let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
+        format!("{}{rest}", base_path.trim_end_matches('/'))
+    };
+    let path = template::compile(&path, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+    Ok((target, path, None))
+}
+
+/// Where a URL's path starts in its source text: after `scheme://authority`; after a leading
+/// `${...}`, which then holds the scheme and host; or at once, for a path.
+pub(crate) fn url_path_start(raw: &str) -> usize {
+    let b = raw.as_bytes();
+    // Byte offsets outside `${...}`, with the byte there.
+    let mut top = Vec::new();
+    let (mut depth, mut i, mut first_ref_end) = (0usize, 0usize, None);
+    while i < b.len() {
+        if b[i] == b'$' && b.get(i + 1) == Some(&b'{') {
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if b[i] == b'}' && depth > 0 {
+            depth -= 1;
+            if depth == 0 && first_ref_end.is_none() {
+                first_ref_end = Some(i + 1);
+            }
+        } else if depth == 0 {
+            top.push(i);
+        }
+        i += 1;
+    }
+    if let Some(scheme) = top.iter().position(|&j| raw[j..].starts_with("://")) {
+        let after = top[scheme] + 3;
+        return top.iter().find(|&&j| j >= after && (b[j] == b'/' || b[j] == b'?')).copied().unwrap_or(raw.len());
+    }
+    if raw.starts_with("${") {
+        return first_ref_end.unwrap_or(raw.len());
+    }
+    0
+}
+
 /// Replaces the `user:password@` part of a URL with `***@`, for messages and logs.
 pub fn redact_userinfo(url: &str) -> String {
     match (url.find("://"), url.find('@')) {
@@ -414,6 +543,7 @@ impl QuickPlan {
             label: labels.intern(&label_name),
             method,
             target,
+            origin: None,
             path: Template::literal(path),
             query: Vec::new(),
             headers: headers.into_iter().map(|(k, v)| (k, Template::literal(v))).collect(),
@@ -430,6 +560,7 @@ impl QuickPlan {
             extract: Vec::new(),
             checks: Vec::new(),
             too_many_redirects: None,
+            ignore_status: false,
         };
         let workload =
             quick_workload(&self.users, self.rate, self.max_users, self.duration, self.iterations, self.ramp_up)?;

@@ -56,7 +56,11 @@ impl Target {
 pub struct RequestSpec {
     pub label: LabelId,
     pub method: String,
+    /// Where the request goes; a placeholder when `origin` is set.
     pub target: Target,
+    /// `scheme://host:port` as a template, when it uses run-time variables (a host read from a
+    /// data file): rendered for each send, and the target taken from it.
+    pub origin: Option<Template>,
     /// Path and query as sent on the request line; literal parts are percent-encoded already,
     /// values of variables are encoded when rendered.
     pub path: Template,
@@ -87,6 +91,9 @@ pub struct RequestSpec {
     /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
     #[serde(skip)]
     pub too_many_redirects: Option<CheckId>,
+    /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
+    /// Assertion "Ignore Status"). A `status` check implies it.
+    pub ignore_status: bool,
 }
 
 /// The boundary between multipart parts (fixed, so a run's requests are reproducible).
@@ -244,7 +251,10 @@ impl PartialEq for CheckTest {
 impl RequestSpec {
     /// The URL as written for messages: scheme, authority and the path's source text.
     pub fn url(&self) -> String {
-        format!("{}://{}{}", self.target.scheme(), self.target.authority(), self.path.source())
+        match &self.origin {
+            Some(o) => format!("{}{}", o.source(), self.path.source()),
+            None => format!("{}://{}{}", self.target.scheme(), self.target.authority(), self.path.source()),
+        }
     }
 
     /// HEAD responses carry no body whatever their headers say.
@@ -254,6 +264,9 @@ impl RequestSpec {
 
     pub fn for_each_template_mut(&mut self, f: &mut impl FnMut(&mut Template)) {
         f(&mut self.path);
+        if let Some(o) = &mut self.origin {
+            f(o);
+        }
         self.query.iter_mut().for_each(|(_, t)| f(t));
         self.headers.iter_mut().for_each(|(_, t)| f(t));
         match &mut self.body {

@@ -88,6 +88,11 @@ impl VarTable {
         self.names.is_empty()
     }
 
+    /// Whether the template reads a variable that something assigns while running.
+    pub fn any_assigned(&self, t: &Template) -> bool {
+        t.vars().iter().any(|id| self.is_assigned(*id))
+    }
+
     pub fn is_assigned(&self, id: VarId) -> bool {
         self.assigned[id.index()]
     }

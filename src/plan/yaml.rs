@@ -579,15 +579,7 @@ impl Cx<'_> {
                 _ => None,
             })?,
         };
-        let columns = data.names.iter().map(|n| self.sym.vars.assign(n)).collect();
-        self.data.push(DataSpec {
-            path,
-            names: data.names,
-            columns,
-            rows: std::sync::Arc::new(data.rows),
-            share,
-            on_eof,
-        });
+        self.data.push(DataSpec::new(path, data, share, on_eof, &mut self.sym.vars));
         Ok(self.data.len() - 1)
     }
 
@@ -902,41 +894,16 @@ impl Cx<'_> {
 
     /// The scheme and authority of a URL are fixed when the plan loads; its path and query may
     /// hold run-time values.
-    fn url(&mut self, v: &Value, el: &str) -> Result<(Target, Template), Error> {
+    fn url(&mut self, v: &Value, el: &str) -> Result<(Target, Template, Option<Template>), Error> {
         let raw = self.raw(v, el)?;
-        let bad = |cx: &Self, m: String| Error::invalid(cx.loc_of(el, v), m);
         let base = self.defaults.base_url.clone();
-        if !raw.contains("${") {
-            let (target, path) = resolve_url(&raw, base.as_deref()).map_err(|m| bad(self, m))?;
-            return Ok((target, Template::literal(path)));
-        }
-        // The path stays a template even when it only names plan variables: an extractor or a
-        // `set` later in the plan may assign them, and folding happens once the plan is read.
-        let (prefix, rest) = raw.split_at(url_path_start(&raw));
-        let prefix = template::expand(prefix, &mut self.sym).map_err(|m| {
-            Error::new(
-                ErrorKind::Template,
-                self.loc_of(el, v),
-                format!("the scheme, host and port must be known when the plan loads: {m}"),
-            )
-        })?;
-        let start = if prefix.is_empty() { "/" } else { prefix.as_str() };
-        let (target, base_path) =
-            resolve_url(start, base.as_deref()).map_err(|m| bad(self, m.replace("`/`", &format!("`{raw}`"))))?;
-        let path = if rest.is_empty() {
-            base_path
-        } else {
-            let rest =
-                if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
-            format!("{}{rest}", base_path.trim_end_matches('/'))
-        };
-        let path = self.tmpl_str(&path, el, Some(v))?;
-        Ok((target, path))
+        compile_url(&raw, base.as_deref(), &mut self.sym, el)
+            .map_err(|(kind, m)| Error::new(kind, self.loc_of(el, v), m))
     }
 
     fn request(&mut self, r: &RequestDoc, el: &str) -> Result<RequestSpec, Error> {
         let f = |name: &str| format!("{el}.{name}");
-        let (target, path) = self.url(&r.url, &f("url"))?;
+        let (target, path, origin) = self.url(&r.url, &f("url"))?;
         let mut query = Vec::new();
         for (k, v) in &r.query {
             let key = scalar_text(k).unwrap_or_default();
@@ -1053,6 +1020,7 @@ impl Cx<'_> {
             label: label_id,
             method,
             target,
+            origin,
             path,
             query,
             headers,
@@ -1068,6 +1036,7 @@ impl Cx<'_> {
             extract,
             checks,
             too_many_redirects,
+            ignore_status: false,
         })
     }
 
@@ -1279,39 +1248,6 @@ impl Cx<'_> {
         }
         Ok(out)
     }
-}
-
-/// Where a URL's path starts in its source text: after `scheme://authority`; after a leading
-/// `${...}`, which then holds the scheme and host; or at once, for a path.
-fn url_path_start(raw: &str) -> usize {
-    let b = raw.as_bytes();
-    // Byte offsets outside `${...}`, with the byte there.
-    let mut top = Vec::new();
-    let (mut depth, mut i, mut first_ref_end) = (0usize, 0usize, None);
-    while i < b.len() {
-        if b[i] == b'$' && b.get(i + 1) == Some(&b'{') {
-            depth += 1;
-            i += 2;
-            continue;
-        }
-        if b[i] == b'}' && depth > 0 {
-            depth -= 1;
-            if depth == 0 && first_ref_end.is_none() {
-                first_ref_end = Some(i + 1);
-            }
-        } else if depth == 0 {
-            top.push(i);
-        }
-        i += 1;
-    }
-    if let Some(scheme) = top.iter().position(|&j| raw[j..].starts_with("://")) {
-        let after = top[scheme] + 3;
-        return top.iter().find(|&&j| j >= after && (b[j] == b'/' || b[j] == b'?')).copied().unwrap_or(raw.len());
-    }
-    if raw.starts_with("${") {
-        return first_ref_end.unwrap_or(raw.len());
-    }
-    0
 }
 
 /// The group numbers a JMeter template (`$1$-$2$`) refers to.
@@ -1592,7 +1528,7 @@ scenarios:
         assert!(!browse.path.is_const());
         assert_eq!(browse.target.port, 9);
         assert!(!browse.follow_redirects && browse.hop_labels.is_empty());
-        assert_eq!(p.slots, Slots { loops: 1, once: 1, groups: 1 });
+        assert_eq!(p.slots, Slots { loops: 1, once: 1, groups: 1, ..Default::default() });
         assert_eq!(p.writers.len(), 1);
         assert!(p.labels.contains(&"browse".to_string()));
         // Plan variables that nothing assigns are folded into constant text.
@@ -1650,11 +1586,6 @@ scenarios:
                 "a loop needs `count`, `while`, or both",
             ),
             (
-                "scenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://${later}/x'}}, {set: {later: 1}}]}]",
-                &[],
-                "must be known when the plan loads",
-            ),
-            (
                 "scenarios: [{workload: {rate: 5, duration: 1s}, pacing: 1s, flow: [{request: {url: 'http://127.0.0.1/'}}]}]",
                 &[],
                 "pacing applies to the closed model",
@@ -1696,6 +1627,17 @@ scenarios:
         for (raw, want) in cases {
             assert_eq!(url_path_start(raw), want, "{raw}");
         }
+    }
+
+    #[test]
+    fn a_host_from_a_run_time_variable_is_resolved_per_request() {
+        let p = load(
+            "scenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://${later}/x'}}, {set: {later: 1}}]}]",
+        )
+        .unwrap();
+        let Step::Request(r) = &p.scenarios[0].flow[0] else { panic!() };
+        assert_eq!(r.origin.as_ref().map(|o| o.source()), Some("http://${later}"));
+        assert_eq!(r.path.as_const(), Some("/x"));
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum ErrorKind {
     Protocol,
     /// Any other I/O failure.
     Io,
+    /// The request's URL, made from run-time values, is not a valid http(s) URL.
+    BadUrl,
     /// An HTTP status >= 400.
     Status(u16),
     /// A check (or a required extraction) failed; the number indexes the plan's check
@@ -35,7 +37,7 @@ pub enum ErrorKind {
     Check(u16),
 }
 
-const TRANSPORT: [ErrorKind; 11] = [
+const TRANSPORT: [ErrorKind; 12] = [
     ErrorKind::Refused,
     ErrorKind::Reset,
     ErrorKind::ResetOnReuse,
@@ -47,6 +49,7 @@ const TRANSPORT: [ErrorKind; 11] = [
     ErrorKind::TooLarge,
     ErrorKind::Protocol,
     ErrorKind::Io,
+    ErrorKind::BadUrl,
 ];
 /// What starts the name of a failed check's kind.
 pub const CHECK_PREFIX: &str = "check: ";
@@ -103,6 +106,7 @@ impl ErrorKind {
             ErrorKind::TooLarge => "too_large".into(),
             ErrorKind::Protocol => "protocol".into(),
             ErrorKind::Io => "io".into(),
+            ErrorKind::BadUrl => "bad_url".into(),
             ErrorKind::Status(s) => format!("http_{s}"),
             ErrorKind::Check(id) => format!("{CHECK_PREFIX}#{id}"),
         }

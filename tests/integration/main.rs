@@ -10,6 +10,8 @@
 //!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
 //!   loops, conditions, once, groups; the write-back file.
 //! - `framing`: chunked, close-delimited, HEAD, 204, 100 Continue: read to the exact byte.
+//! - `jmx`: every corpus plan loads (`check`), the malformed one is refused with its line;
+//!   corpus and hand-written JMX plans send what JMeter would.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
@@ -23,6 +25,7 @@ mod counts;
 mod errors;
 mod flows;
 mod framing;
+mod jmx;
 mod mock;
 mod open_model;
 mod rundir;

@@ -1,0 +1,1255 @@
+//! JMeter `.jmx` → [`Plan`]: the test elements of a JMeter plan read into the same model as a
+//! YAML plan, with JMeter's scoping rules (a header manager, timer, extractor or assertion
+//! applies to the samplers in its scope) and its defaults. Every element is reported with its
+//! status (supported, ignored with why, unsupported), which `stampede check` prints.
+
+pub mod tree;
+
+use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
+use super::request::{Body, JsonPathExpr, Part, PartContent};
+use super::template::{self, Symbols};
+use super::*;
+use tree::{El, Prop, Props, Value};
+
+/// How a `.jmx` is read.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `-J name=value` and `-p file` properties.
+    pub properties: HashMap<String, String>,
+    /// Skip unsupported elements (reported) instead of refusing the plan.
+    pub skip_unsupported: bool,
+    /// A data or body file that is missing or malformed is reported, not an error (for
+    /// `check`, which shows a plan whose files are elsewhere).
+    pub lenient_files: bool,
+}
+
+/// What became of one element of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ElementReport {
+    pub line: usize,
+    pub depth: usize,
+    pub class: String,
+    pub name: String,
+    pub status: Status,
+    /// Why it is ignored or unsupported, or how it maps.
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Supported,
+    /// Read, but with a difference from JMeter the note names.
+    Partial,
+    /// Has no effect on the load (a GUI listener, a comment).
+    Ignored,
+    Disabled,
+    /// Cannot run; the plan is refused unless unsupported elements are skipped.
+    Unsupported,
+    /// Unsupported and skipped on request.
+    Skipped,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Supported => "supported",
+            Status::Partial => "partial",
+            Status::Ignored => "ignored",
+            Status::Disabled => "disabled",
+            Status::Unsupported => "UNSUPPORTED",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// Reads a `.jmx` text. `path` is where it came from (relative files are read from its
+/// directory). Returns the plan and the report of every element.
+pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<ElementReport>), Error> {
+    let top = tree::parse(text).map_err(|e| {
+        let mut loc = Location::file(path);
+        loc.line = Some(e.line);
+        loc.column = Some(e.column);
+        Error::new(ErrorKind::Syntax, loc, format!("malformed XML: {}", e.message))
+    })?;
+    let Some(test_plan) = top.iter().find(|e| e.class == "TestPlan") else {
+        return Err(Error::invalid(Location::file(path), "no TestPlan element: not a JMeter test plan"));
+    };
+    let mut cx = Cx {
+        file: path.to_path_buf(),
+        sym: Symbols { properties: opts.properties.clone(), ..Default::default() },
+        labels: Labels::default(),
+        checks: Vec::new(),
+        slots: Slots::default(),
+        data: Vec::new(),
+        cookies: false,
+        report: Vec::new(),
+        skip: opts.skip_unsupported,
+        lenient: opts.lenient_files,
+        unsupported: Vec::new(),
+        writers: Vec::new(),
+    };
+    cx.variables(test_plan)?;
+    let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
+    cx.report(test_plan, 0, Status::Supported, "user-defined variables become plan variables");
+    let mut scenarios = Vec::new();
+    for tg in &test_plan.children {
+        if !is_thread_group(&tg.class) {
+            continue;
+        }
+        if !tg.enabled {
+            cx.report(tg, 1, Status::Disabled, "disabled: skipped");
+            continue;
+        }
+        let name = unique_name(&tg.name, &scenarios);
+        let mut workloads = cx.workloads(tg)?;
+        let mut steps = plan_scope.pre.clone();
+        steps.extend(cx.controller_body(&tg.children, &plan_scope, 2)?);
+        let n = workloads.len();
+        for (i, w) in workloads.drain(..).enumerate() {
+            let name = if n > 1 { format!("{name} #{}", i + 1) } else { name.clone() };
+            scenarios.push(Scenario { name, workload: w, pacing: None, flow: steps.clone() });
+        }
+    }
+    if let Some(first) = cx.unsupported.first() {
+        let more =
+            if cx.unsupported.len() > 1 { format!(" (and {} more)", cx.unsupported.len() - 1) } else { String::new() };
+        let mut loc = Location::file(path).element(first.1.clone());
+        loc.line = Some(first.0);
+        return Err(Error::invalid(
+            loc,
+            format!("{}{more}; `stampede check` lists every element; --skip-unsupported runs without them", first.2),
+        ));
+    }
+    if scenarios.is_empty() {
+        return Err(Error::invalid(Location::file(path), "the plan has no enabled thread group"));
+    }
+    if !opts.lenient_files && !scenarios.iter().any(|s| has_request(&s.flow)) {
+        return Err(Error::invalid(Location::file(path), "no thread group sends a request"));
+    }
+    // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
+    while let Some((_, msg)) = cx.sym.vars.undefined() {
+        let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
+        if name.is_empty() {
+            break;
+        }
+        cx.sym.vars.define(&name, format!("${{{name}}}"));
+    }
+    let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
+        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
+    } else {
+        test_plan.name.clone()
+    };
+    let mut plan = Plan::new(plan_name, Some(path.to_path_buf()));
+    plan.labels = cx.labels.into_names();
+    plan.scenarios = scenarios;
+    plan.vars = cx.sym.vars;
+    plan.global_counters = cx.sym.global_counters;
+    plan.user_counters = cx.sym.user_counters;
+    plan.data = cx.data;
+    plan.writers = cx.writers;
+    plan.checks = cx.checks;
+    plan.cookies = cx.cookies;
+    plan.slots = cx.slots;
+    plan.fold_constants();
+    let mut report = cx.report;
+    report.sort_by_key(|r| r.line);
+    Ok((plan, report))
+}
+
+fn has_request(steps: &[Step]) -> bool {
+    let mut any = false;
+    flow::for_each_request(steps, &mut |_| any = true);
+    any
+}
+
+fn unique_name(name: &str, scenarios: &[Scenario]) -> String {
+    let base = if name.trim().is_empty() { "Thread Group".to_string() } else { name.to_string() };
+    let mut n = base.clone();
+    let mut i = 2;
+    while scenarios.iter().any(|s| s.name == n) {
+        n = format!("{base} ({i})");
+        i += 1;
+    }
+    n
+}
+
+fn is_thread_group(class: &str) -> bool {
+    matches!(
+        class,
+        "ThreadGroup" | "kg.apc.jmeter.threads.UltimateThreadGroup" | "SetupThreadGroup" | "PostThreadGroup"
+    )
+}
+
+/// What applies to the samplers below a point of the tree.
+#[derive(Debug, Clone, Default)]
+struct Scope {
+    /// Header managers, outer first; an inner header of the same name wins.
+    headers: Vec<(String, String)>,
+    http: HttpDefaults,
+    /// Timers, run before each sampler in scope.
+    timers: Vec<Think>,
+    /// Post-processors and assertions, applied to each sampler in scope.
+    extract: Vec<Extractor>,
+    checks: Vec<Check>,
+    ignore_status: bool,
+    /// Steps to run after each sampler in scope (post-processors that write files).
+    after: Vec<Step>,
+    /// Steps to run where the scope starts (data files, counters, random variables, user
+    /// parameters): once per pass through the scope's controller.
+    pre: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct HttpDefaults {
+    protocol: String,
+    domain: String,
+    port: String,
+    path: String,
+    connect_timeout: String,
+    response_timeout: String,
+    args: Vec<Arg>,
+}
+
+#[derive(Debug, Clone)]
+struct Arg {
+    name: String,
+    value: String,
+    encode: bool,
+}
+
+struct Cx {
+    file: PathBuf,
+    sym: Symbols,
+    labels: Labels,
+    checks: Vec<String>,
+    slots: Slots,
+    data: Vec<DataSpec>,
+    cookies: bool,
+    report: Vec<ElementReport>,
+    skip: bool,
+    lenient: bool,
+    writers: Vec<WriterSpec>,
+    /// (line, element, message) of each unsupported element not skipped.
+    unsupported: Vec<(usize, String, String)>,
+}
+
+impl Cx {
+    fn report(&mut self, el: &El, depth: usize, status: Status, note: impl Into<String>) {
+        self.report.push(ElementReport {
+            line: el.line,
+            depth,
+            class: el.class.clone(),
+            name: el.name.clone(),
+            status,
+            note: note.into(),
+        });
+    }
+
+    fn unsupported(&mut self, el: &El, depth: usize, why: &str) {
+        let status = if self.skip { Status::Skipped } else { Status::Unsupported };
+        self.report(el, depth, status, why);
+        if !self.skip {
+            self.unsupported.push((el.line, describe(el), format!("{} is not supported: {why}", describe(el))));
+        }
+    }
+
+    fn loc(&self, el: &El) -> Location {
+        let mut l = Location::file(&self.file).element(describe(el));
+        l.line = Some(el.line);
+        l
+    }
+
+    fn err(&self, el: &El, msg: impl Into<String>) -> Error {
+        Error::invalid(self.loc(el), msg)
+    }
+
+    /// A value needed now (a count, a duration, a file name).
+    fn expand(&mut self, el: &El, raw: &str) -> Result<String, Error> {
+        template::expand(raw, &mut self.sym).map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
+    }
+
+    fn tmpl(&mut self, el: &El, raw: &str) -> Result<Template, Error> {
+        template::compile(raw, &mut self.sym, &describe(el))
+            .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
+    }
+
+    fn number<T: std::str::FromStr>(&mut self, el: &El, raw: &str, what: &str) -> Result<T, Error> {
+        let v = self.expand(el, raw)?;
+        v.trim().parse().map_err(|_| self.err(el, format!("{what} `{v}` is not a number")))
+    }
+
+    /// A number JMeter reads with a fallback of 0 when it is not one (ramp-up, delays): the
+    /// same here, with the reason kept for the element's report.
+    fn number_or_zero(&mut self, el: &El, raw: &str, what: &str, notes: &mut Vec<String>) -> f64 {
+        match self.number::<f64>(el, raw, what) {
+            Ok(n) => n,
+            Err(e) => {
+                notes.push(format!("{what} `{raw}` is taken as 0, as JMeter does ({})", e.message));
+                0.0
+            }
+        }
+    }
+
+    fn check_id(&mut self, message: String) -> CheckId {
+        let i = self.checks.iter().position(|m| *m == message).unwrap_or_else(|| {
+            self.checks.push(message);
+            self.checks.len() - 1
+        });
+        CheckId(i as u16)
+    }
+
+    /// User-defined variables: the test plan's, then every enabled Arguments element, in file
+    /// order (JMeter merges them all when the test starts).
+    fn variables(&mut self, plan: &El) -> Result<(), Error> {
+        if let Some(udv) = plan.nested("TestPlan.user_defined_variables") {
+            self.arguments(plan, udv)?;
+        }
+        fn walk(cx: &mut Cx, els: &[El]) -> Result<(), Error> {
+            for e in els.iter().filter(|e| e.enabled) {
+                if e.class == "Arguments" {
+                    cx.arguments(e, &e.props)?;
+                }
+                walk(cx, &e.children)?;
+            }
+            Ok(())
+        }
+        walk(self, &plan.children)
+    }
+
+    fn arguments(&mut self, el: &El, props: &[Prop]) -> Result<(), Error> {
+        for a in props.collection("Arguments.arguments").unwrap_or_default() {
+            let Value::Element { props, .. } = &a.value else { continue };
+            let name = props.text_or_empty("Argument.name").to_string();
+            if name.is_empty() {
+                continue;
+            }
+            let value = self.expand(el, props.text_or_empty("Argument.value"))?;
+            self.sym.vars.define(&name, value);
+        }
+        Ok(())
+    }
+
+    /// Reads the scope elements among `children` (configs, timers, post-processors,
+    /// assertions) on top of `outer`.
+    fn scope_of(&mut self, children: &[El], outer: &Scope, depth: usize) -> Result<Scope, Error> {
+        let mut s = outer.clone();
+        s.pre.clear();
+        for c in children {
+            if is_thread_group(&c.class) || is_sampler_or_controller(&c.class) {
+                continue;
+            }
+            if !c.enabled {
+                self.report(c, depth, Status::Disabled, "disabled: skipped");
+                continue;
+            }
+            self.scope_element(c, &mut s, depth)?;
+        }
+        Ok(s)
+    }
+
+    fn scope_element(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        match c.class.as_str() {
+            "Arguments" => self.report(c, depth, Status::Supported, "variables defined when the plan loads"),
+            "HeaderManager" => {
+                for h in c.collection("HeaderManager.headers").unwrap_or_default() {
+                    let Value::Element { props, .. } = &h.value else { continue };
+                    let name = props.text_or_empty("Header.name").trim().to_string();
+                    if name.is_empty() {
+                        continue;
+                    }
+                    s.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&name));
+                    s.headers.push((name, props.text_or_empty("Header.value").to_string()));
+                }
+                self.report(c, depth, Status::Supported, "headers for the samplers in its scope");
+            }
+            "ConfigTestElement" if c.gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some() => {
+                let d = &mut s.http;
+                let set = |field: &mut String, v: &str| {
+                    if !v.is_empty() {
+                        *field = v.to_string();
+                    }
+                };
+                set(&mut d.protocol, c.text_or_empty("HTTPSampler.protocol"));
+                set(&mut d.domain, c.text_or_empty("HTTPSampler.domain"));
+                set(&mut d.port, c.text_or_empty("HTTPSampler.port"));
+                set(&mut d.path, c.text_or_empty("HTTPSampler.path"));
+                set(&mut d.connect_timeout, c.text_or_empty("HTTPSampler.connect_timeout"));
+                set(&mut d.response_timeout, c.text_or_empty("HTTPSampler.response_timeout"));
+                d.args.extend(http_args(c));
+                self.report(c, depth, Status::Supported, "HTTP request defaults");
+            }
+            "ConfigTestElement" => self.report(c, depth, Status::Ignored, "a configuration without HTTP fields"),
+            "CookieManager" => {
+                self.cookies = true;
+                let note = if c.flag("CookieManager.clearEachIteration") == Some(true) {
+                    "a cookie jar per user (cleared each iteration in JMeter; kept here)"
+                } else {
+                    "a cookie jar per user"
+                };
+                let status = if c.flag("CookieManager.clearEachIteration") == Some(true) {
+                    Status::Partial
+                } else {
+                    Status::Supported
+                };
+                self.report(c, depth, status, note);
+            }
+            "CSVDataSet" => match self.csv(c) {
+                Ok(n) => {
+                    s.pre.push(Step::Feed(n));
+                    self.report(c, depth, Status::Supported, format!("data file {}", self.data[n].path.display()));
+                }
+                Err(e) if self.lenient => {
+                    // Its columns are still variables the plan sets while running.
+                    for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                        self.sym.vars.assign(name);
+                    }
+                    self.report(c, depth, Status::Partial, format!("cannot be read now: {e}"))
+                }
+                Err(e) => return Err(e),
+            },
+            "RandomVariableConfig" => {
+                let name = c.text_or_empty("variableName").to_string();
+                if name.is_empty() {
+                    return Err(self.err(c, "a Random Variable needs a variable name"));
+                }
+                let (min, max) = (c.text("minimumValue").unwrap_or("0"), c.text("maximumValue").unwrap_or("0"));
+                let value = self.tmpl(c, &format!("${{__Random({min},{max})}}"))?;
+                let var = self.sym.vars.assign(&name);
+                s.pre.push(Step::Set(vec![flow::Assign { var, name: name.clone(), value: (name, value) }]));
+                let note = match c.text("outputFormat") {
+                    Some(f) => format!("a random number per pass; output format `{f}` is not applied"),
+                    None => "a random number per pass".into(),
+                };
+                let status = if c.text("outputFormat").is_some() { Status::Partial } else { Status::Supported };
+                self.report(c, depth, status, note);
+            }
+            "CounterConfig" => {
+                let name = c.text_or_empty("CounterConfig.name").to_string();
+                if name.is_empty() {
+                    return Err(self.err(c, "a Counter needs a reference name"));
+                }
+                let start = self.number(c, c.text("CounterConfig.start").unwrap_or("0"), "start")?;
+                let increment = self.number(c, c.text("CounterConfig.incr").unwrap_or("1"), "increment")?;
+                let end = match c.text("CounterConfig.end") {
+                    Some(e) => Some(self.number(c, e, "maximum")?),
+                    None => None,
+                };
+                let per_user = c.flag("CounterConfig.per_user").unwrap_or(false);
+                let var = self.sym.vars.assign(&name);
+                let slot = self.slots.counters;
+                self.slots.counters += 1;
+                s.pre.push(Step::Counter(Box::new(Counter { name, var, start, increment, end, per_user, slot })));
+                self.report(c, depth, Status::Supported, "a counter per pass");
+            }
+            "UserParameters" => {
+                let names: Vec<String> = texts(c.collection("UserParameters.names").unwrap_or_default());
+                let mut rows = Vec::new();
+                for row in c.collection("UserParameters.thread_values").unwrap_or_default() {
+                    let Value::Collection(values) = &row.value else { continue };
+                    let mut out = Vec::new();
+                    for v in texts(values) {
+                        out.push(self.tmpl(c, &v)?);
+                    }
+                    rows.push(out);
+                }
+                let vars = names.iter().map(|n| self.sym.vars.assign(n)).collect();
+                let step = Step::UserParams(Box::new(UserParams { names, vars, rows }));
+                let per_iteration = c.flag("UserParameters.per_iteration").unwrap_or(false);
+                if per_iteration {
+                    s.pre.push(step);
+                } else {
+                    let slot = self.slots.once;
+                    self.slots.once += 1;
+                    s.pre.push(Step::Once(Box::new(Once { steps: vec![step], slot })));
+                }
+                self.report(c, depth, Status::Supported, "values per user");
+            }
+            "ConstantTimer" => {
+                let ms: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
+                s.timers.push(Think::Constant(millis(ms)));
+                self.report(c, depth, Status::Supported, "a think time before each sampler in scope");
+            }
+            "UniformRandomTimer" => {
+                let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
+                let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
+                s.timers.push(Think::Uniform { min: millis(offset), max: millis(offset + range.max(0.0)) });
+                self.report(c, depth, Status::Supported, "a uniform think time before each sampler in scope");
+            }
+            "RegexExtractor" => {
+                let e = self.regex_extractor(c)?;
+                s.extract.push(e.0);
+                self.report(c, depth, e.1, e.2);
+            }
+            "JSONPostProcessor" => {
+                let (list, status, note) = self.json_extractor(c)?;
+                s.extract.extend(list);
+                self.report(c, depth, status, note);
+            }
+            "ResponseAssertion" => match self.response_assertion(c)? {
+                Ok((checks, ignore, status, note)) => {
+                    s.checks.extend(checks);
+                    s.ignore_status |= ignore;
+                    self.report(c, depth, status, note);
+                }
+                Err(why) => self.unsupported(c, depth, &why),
+            },
+            "DurationAssertion" => {
+                let ms: f64 = self.number(c, c.text("DurationAssertion.duration").unwrap_or("0"), "duration")?;
+                let d = millis(ms);
+                let id = self.check_id(format!("{}: duration at most {}", c.name, humantime::format_duration(d)));
+                s.checks.push(Check { id, test: CheckTest::MaxDuration(d) });
+                self.report(c, depth, Status::Supported, "a duration check");
+            }
+            "ResultCollector" | "Summariser" | "BackendListener" => {
+                let note = match c.text("filename") {
+                    Some(f) => format!(
+                        "a listener; its results file `{f}` is not written (the run directory holds every result)"
+                    ),
+                    None => "a GUI listener: the run directory and `stampede report` hold the results".into(),
+                };
+                let status = if c.text("filename").is_some() { Status::Partial } else { Status::Ignored };
+                self.report(c, depth, status, note);
+            }
+            "ResultSaver" => self.report(c, depth, Status::Ignored, "saves response bodies to files: not done"),
+            "BeanShellPostProcessor" if write_back(c.text_or_empty("script")).is_some() => {
+                let (path, vars) = write_back(c.text_or_empty("script")).expect("checked by the guard");
+                let path = self.file.parent().unwrap_or(Path::new(".")).join(path);
+                let values: Vec<Template> = vars.iter().map(|v| Template::literal(format!("${{{v}}}"))).collect();
+                let mut compiled = Vec::new();
+                for v in values {
+                    compiled.push(self.tmpl(c, v.source())?);
+                }
+                let writer = match self.writers.iter().position(|w| w.path == path) {
+                    Some(i) => i,
+                    None => {
+                        self.writers.push(WriterSpec { path: path.clone(), header: None });
+                        self.writers.len() - 1
+                    }
+                };
+                s.after.push(Step::Write(Box::new(flow::Write { writer, values: compiled })));
+                self.report(
+                    c,
+                    depth,
+                    Status::Supported,
+                    format!("a script that appends {} to {}: run as a write step", vars.join(", "), path.display()),
+                );
+            }
+            class if class.contains("BeanShell") || class.contains("JSR223") || class.starts_with("BSF") => {
+                self.unsupported(c, depth, "scripts cannot run; a script that appends variables to a file is a `write` step in a YAML plan (docs/jmx.md)");
+            }
+            _ => self.unsupported(c, depth, "this element is not known to stampede"),
+        }
+        Ok(())
+    }
+
+    /// The steps of a controller's children, with its scope.
+    fn controller_body(&mut self, children: &[El], outer: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let scope = self.scope_of(children, outer, depth)?;
+        let mut steps = scope.pre.clone();
+        for c in children {
+            if !is_sampler_or_controller(&c.class) {
+                continue;
+            }
+            if !c.enabled {
+                self.report(c, depth, Status::Disabled, "disabled: skipped");
+                continue;
+            }
+            steps.extend(self.sampler_or_controller(c, &scope, depth)?);
+        }
+        Ok(steps)
+    }
+
+    fn sampler_or_controller(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        match c.class.as_str() {
+            "HTTPSamplerProxy" | "HTTPSampler" => {
+                let own = self.scope_of(&c.children, scope, depth + 1)?;
+                let mut steps = own.pre.clone();
+                steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+                let req = match self.http_sampler(c, &own) {
+                    Ok(r) => r,
+                    Err(e) if self.lenient && e.message.starts_with("cannot read") => {
+                        self.report(c, depth, Status::Partial, format!("cannot be read now: {}", e.message));
+                        return Ok(steps);
+                    }
+                    Err(e) => return Err(e),
+                };
+                self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
+                steps.push(Step::Request(Box::new(req)));
+                steps.extend(own.after.iter().cloned());
+                Ok(steps)
+            }
+            "GenericController" => {
+                self.report(c, depth, Status::Supported, "a sequence");
+                self.controller_body(&c.children, scope, depth + 1)
+            }
+            "LoopController" => {
+                let loops = c.text_or_empty("LoopController.loops").to_string();
+                let forever = c.flag("LoopController.continue_forever") == Some(true) && loops.trim() == "-1";
+                let count = if forever || loops.trim() == "-1" { None } else { Some(self.tmpl(c, loops.trim())?) };
+                self.report(
+                    c,
+                    depth,
+                    Status::Supported,
+                    format!("a loop ({})", if count.is_some() { loops.trim() } else { "forever" }),
+                );
+                let steps = self.controller_body(&c.children, scope, depth + 1)?;
+                let slot = self.slots.loops;
+                self.slots.loops += 1;
+                // Without a count the loop runs until the scenario ends.
+                Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
+            }
+            "OnceOnlyController" => {
+                self.report(c, depth, Status::Supported, "once per user");
+                let steps = self.controller_body(&c.children, scope, depth + 1)?;
+                let slot = self.slots.once;
+                self.slots.once += 1;
+                Ok(vec![Step::Once(Box::new(Once { steps, slot }))])
+            }
+            "TransactionController" => {
+                self.report(c, depth, Status::Supported, "a group: one sample, the sum of its requests");
+                let steps = self.controller_body(&c.children, scope, depth + 1)?;
+                let label = self.labels.intern(&c.name);
+                let slot = self.slots.groups;
+                self.slots.groups += 1;
+                Ok(vec![Step::Group(Box::new(flow::Group { label, steps, slot }))])
+            }
+            "RandomController" => {
+                self.report(c, depth, Status::Supported, "one child at random per pass");
+                let mut branches = Vec::new();
+                for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+                    let steps = self.sampler_or_controller(child, scope, depth + 1)?;
+                    branches.push(Branch { weight: 1.0, steps });
+                }
+                let own = self.scope_of(&c.children, scope, depth + 1)?;
+                let mut steps = own.pre;
+                if !branches.is_empty() {
+                    steps.push(Step::Mix(branches));
+                }
+                Ok(steps)
+            }
+            "ThroughputController" => {
+                let per_user = c.flag("ThroughputController.perThread").unwrap_or(false);
+                let style = c.text("ThroughputController.style").unwrap_or("0");
+                let share = if style.trim() == "1" {
+                    let raw = percent_value(c);
+                    let p: f64 = self.number(c, &raw, "percent")?;
+                    ThroughputShare::Percent(p)
+                } else {
+                    let raw = c.text("ThroughputController.maxThroughput").unwrap_or("1").to_string();
+                    ThroughputShare::Total(self.number(c, &raw, "total executions")?)
+                };
+                self.report(c, depth, Status::Supported, format!("{share:?} of passes"));
+                let steps = self.controller_body(&c.children, scope, depth + 1)?;
+                let slot = self.slots.throughput;
+                self.slots.throughput += 1;
+                Ok(vec![Step::Throughput(Box::new(Throughput { share, per_user, steps, slot }))])
+            }
+            "TestAction" => {
+                let action = c.text("ActionProcessor.action").unwrap_or("1").trim().to_string();
+                if action == "1" {
+                    let ms: f64 = self.number(c, c.text("ActionProcessor.duration").unwrap_or("0"), "duration")?;
+                    self.report(c, depth, Status::Supported, "a pause");
+                    let own = self.scope_of(&c.children, scope, depth + 1)?;
+                    let mut steps: Vec<Step> = own.timers.iter().map(|t| Step::Think(*t)).collect();
+                    steps.push(Step::Think(Think::Constant(millis(ms))));
+                    Ok(steps)
+                } else {
+                    self.unsupported(c, depth, "only the Pause action is supported (not stop, stop now, next loop)");
+                    Ok(Vec::new())
+                }
+            }
+            _ => {
+                self.unsupported(c, depth, "this controller or sampler is not supported");
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    fn workloads(&mut self, tg: &El) -> Result<Vec<Workload>, Error> {
+        if tg.class == "kg.apc.jmeter.threads.UltimateThreadGroup" {
+            let mut out = Vec::new();
+            let rows = tg.collection("ultimatethreadgroupdata").unwrap_or_default();
+            for row in rows {
+                let Value::Collection(cells) = &row.value else { continue };
+                let cells = texts(cells);
+                if cells.len() < 4 {
+                    return Err(self.err(tg, "an Ultimate Thread Group row needs threads, delay, startup and hold"));
+                }
+                let users: u32 = self.number(tg, &cells[0], "threads")?;
+                let delay: f64 = self.number(tg, &cells[1], "initial delay")?;
+                let startup: f64 = self.number(tg, &cells[2], "startup time")?;
+                let hold: f64 = self.number(tg, &cells[3], "hold time")?;
+                let shutdown: f64 = match cells.get(4) {
+                    Some(s) if !s.trim().is_empty() => self.number(tg, s, "shutdown time")?,
+                    _ => 0.0,
+                };
+                out.push(Workload::Closed(ClosedWorkload {
+                    users: users.max(1),
+                    ramp_up: secs(startup),
+                    iterations: None,
+                    duration: Some(secs(startup + hold)),
+                    start_delay: secs(delay),
+                    graceful_stop: secs(shutdown).max(workload::DEFAULT_GRACEFUL_STOP),
+                }));
+            }
+            if out.is_empty() {
+                return Err(self.err(tg, "the Ultimate Thread Group has no rows"));
+            }
+            self.report(
+                tg,
+                1,
+                Status::Partial,
+                format!(
+                    "{} user group(s) as scenarios; users stop at the end of hold, not over the shutdown time",
+                    out.len()
+                ),
+            );
+            return Ok(out);
+        }
+        if tg.class != "ThreadGroup" {
+            self.unsupported(tg, 1, "setUp and tearDown thread groups are not supported yet");
+            return Ok(Vec::new());
+        }
+        let users: u32 = self.number(tg, tg.text("ThreadGroup.num_threads").unwrap_or("1"), "number of threads")?;
+        let mut notes = Vec::new();
+        let ramp = self.number_or_zero(tg, tg.text("ThreadGroup.ramp_time").unwrap_or("0"), "ramp-up", &mut notes);
+        let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
+        let loops_raw = main.text("LoopController.loops").unwrap_or("1").to_string();
+        let loops: i64 = self.number(tg, &loops_raw, "loop count")?;
+        let forever = loops < 0;
+        let scheduler = tg.flag("ThreadGroup.scheduler").unwrap_or(false);
+        let (duration, delay) = if scheduler {
+            let d = match tg.text("ThreadGroup.duration") {
+                Some(d) => Some(secs(self.number(tg, d, "duration")?)),
+                None => None,
+            };
+            let delay = match tg.text("ThreadGroup.delay") {
+                Some(d) => secs(self.number_or_zero(tg, d, "startup delay", &mut notes)),
+                None => Duration::ZERO,
+            };
+            (d, delay)
+        } else {
+            (None, Duration::ZERO)
+        };
+        let iterations = if forever { None } else { Some(loops.max(0) as u64) };
+        let on_error = tg.text("ThreadGroup.on_sample_error").unwrap_or("continue");
+        let until = if forever && duration.is_none() { "; loops forever: runs until stopped (Ctrl-C)" } else { "" };
+        let (mut status, mut note) = if on_error == "continue" {
+            (Status::Supported, format!("{users} users{until}"))
+        } else {
+            (Status::Partial, format!("{users} users; on a sample error JMeter would `{on_error}`, stampede continues"))
+        };
+        if !notes.is_empty() {
+            status = Status::Partial;
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        self.report(tg, 1, status, note);
+        Ok(vec![Workload::Closed(ClosedWorkload {
+            users: users.max(1),
+            ramp_up: secs(ramp),
+            iterations,
+            duration,
+            start_delay: delay,
+            graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+        })])
+    }
+
+    fn csv(&mut self, c: &El) -> Result<usize, Error> {
+        let name = self.expand(c, c.text_or_empty("filename"))?;
+        if name.trim().is_empty() {
+            return Err(self.err(c, "the CSV Data Set has no file name"));
+        }
+        let path = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
+        // JMeter writes a tab as `\t`.
+        let delimiter = c.text("delimiter").map_or_else(|| ",".to_string(), |d| d.replace("\\t", "\t"));
+        let names_raw = self.expand(c, c.text_or_empty("variableNames"))?;
+        let names: Option<Vec<String>> = if names_raw.trim().is_empty() {
+            None
+        } else {
+            // JMeter splits the names on the delimiter (a comma when it is a tab... as given).
+            let sep = if names_raw.contains(&delimiter) { delimiter.clone() } else { ",".into() };
+            Some(names_raw.split(sep.as_str()).map(|s| s.trim().to_string()).collect())
+        };
+        let opts = csv_data::CsvOptions {
+            ragged: true,
+            delimiter,
+            quoted: c.flag("quotedData").unwrap_or(false),
+            skip_first_line: names.is_some() && c.flag("ignoreFirstLine").unwrap_or(false),
+            names,
+        };
+        let data = csv_data::read_csv(&path, &opts).map_err(|e| {
+            let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
+            loc.line = e.line;
+            Error::new(ErrorKind::Data, loc, e.message)
+        })?;
+        let recycle = c.flag("recycle").unwrap_or(true);
+        let stop_thread = c.flag("stopThread").unwrap_or(false);
+        let on_eof = match (recycle, stop_thread) {
+            (true, _) => OnEof::Recycle,
+            (false, true) => OnEof::StopUser,
+            // JMeter hands out <EOF> as the value; stopping the user is the closest honest choice.
+            (false, false) => OnEof::StopUser,
+        };
+        let share = match c.text("shareMode").unwrap_or("shareMode.all") {
+            "shareMode.thread" => Share::User,
+            "shareMode.group" => Share::Scenario,
+            _ => Share::All,
+        };
+        self.data.push(DataSpec::new(path, data, share, on_eof, &mut self.sym.vars));
+        Ok(self.data.len() - 1)
+    }
+
+    fn http_sampler(&mut self, c: &El, scope: &Scope) -> Result<RequestSpec, Error> {
+        let d = &scope.http;
+        let pick = |own: &str, def: &str| if own.trim().is_empty() { def.to_string() } else { own.to_string() };
+        let protocol = pick(c.text_or_empty("HTTPSampler.protocol"), &d.protocol);
+        let protocol =
+            if protocol.trim().is_empty() { "http".to_string() } else { protocol.trim().to_ascii_lowercase() };
+        let domain = pick(c.text_or_empty("HTTPSampler.domain"), &d.domain);
+        let port = pick(c.text_or_empty("HTTPSampler.port"), &d.port);
+        let mut path = pick(c.text_or_empty("HTTPSampler.path"), &d.path);
+        let method = validate_method(c.text("HTTPSampler.method").unwrap_or("GET")).map_err(|m| self.err(c, m))?;
+        let absolute = path.starts_with("http://") || path.starts_with("https://");
+        if !absolute && !path.starts_with('/') && !path.starts_with("${") {
+            path.insert(0, '/');
+        }
+        let url = if absolute {
+            path.clone()
+        } else {
+            if domain.trim().is_empty() {
+                return Err(self.err(c, "the HTTP request has no server name (and no HTTP Request Defaults give one)"));
+            }
+            let port = port.trim();
+            if port.is_empty() {
+                format!("{protocol}://{}{path}", domain.trim())
+            } else {
+                format!("{protocol}://{}:{port}{path}", domain.trim())
+            }
+        };
+        let (target, mut path_t, origin) = compile_url(&url, None, &mut self.sym, &describe(c))
+            .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?;
+        // Arguments: the raw body, a form, or the query string.
+        let mut args: Vec<Arg> = d.args.clone();
+        args.extend(http_args(c));
+        let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true);
+        let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
+        let files = http_files(c);
+        let mut headers: Vec<(String, Template)> = Vec::new();
+        for (k, v) in &scope.headers {
+            let t = self.tmpl(c, v)?;
+            headers.push((k.clone(), t));
+        }
+        let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+        let carries_body = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
+        let mut query = Vec::new();
+        let mut body = Body::None;
+        let dir = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        if raw_body {
+            let text: String = args.iter().map(|a| a.value.as_str()).collect();
+            body = Body::Text(self.tmpl(c, &text)?);
+        } else if multipart || (!files.is_empty() && files.iter().any(|f| !f.1.is_empty())) {
+            let mut parts = Vec::new();
+            for a in &args {
+                parts.push(Part {
+                    name: a.name.clone(),
+                    filename: None,
+                    content_type: None,
+                    content: PartContent::Text(self.tmpl(c, &a.value)?),
+                });
+            }
+            for (file, param, mime) in &files {
+                let p = dir.join(self.expand(c, file)?);
+                let bytes = std::fs::read(&p).map_err(|e| self.err(c, format!("cannot read {}: {e}", p.display())))?;
+                parts.push(Part {
+                    name: param.clone(),
+                    filename: p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    content_type: Some(if mime.is_empty() { "application/octet-stream".into() } else { mime.clone() }),
+                    content: PartContent::Bytes(bytes),
+                });
+            }
+            headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+            headers.push((
+                "Content-Type".into(),
+                Template::literal(format!("multipart/form-data; boundary={}", request::MULTIPART_BOUNDARY)),
+            ));
+            body = Body::Multipart(parts);
+        } else if let Some((file, _, mime)) = files.first() {
+            // One file without a parameter name is the body itself.
+            let p = dir.join(self.expand(c, file)?);
+            let bytes = std::fs::read(&p).map_err(|e| self.err(c, format!("cannot read {}: {e}", p.display())))?;
+            if !has_ct && !mime.is_empty() {
+                headers.push(("Content-Type".into(), Template::literal(mime.clone())));
+            }
+            body = Body::Bytes(bytes);
+        } else if carries_body && method == "POST" && !args.is_empty() {
+            let mut fields = Vec::new();
+            for a in &args {
+                fields.push((a.name.clone(), self.tmpl(c, &a.value)?));
+            }
+            if !has_ct {
+                headers.push(("Content-Type".into(), Template::literal("application/x-www-form-urlencoded")));
+            }
+            body = Body::Form(fields);
+        } else if !args.is_empty() {
+            // On the query string: encoded arguments as a list, the others appended as written.
+            let mut raw_query = String::new();
+            for a in &args {
+                if a.encode {
+                    query.push((a.name.clone(), self.tmpl(c, &a.value)?));
+                } else {
+                    raw_query.push(if raw_query.is_empty() && !path_t.source().contains('?') { '?' } else { '&' });
+                    raw_query.push_str(&a.name);
+                    raw_query.push('=');
+                    raw_query.push_str(&a.value);
+                }
+            }
+            if !raw_query.is_empty() {
+                path_t = self.tmpl(c, &format!("{}{raw_query}", path_t.source()))?;
+            }
+        }
+        let timeout = |cx: &mut Self, own: &str, def: &str, fallback: Duration| -> Result<Duration, Error> {
+            let raw = if own.trim().is_empty() { def } else { own };
+            if raw.trim().is_empty() {
+                return Ok(fallback);
+            }
+            let ms: f64 = cx.number(c, raw, "timeout")?;
+            Ok(if ms <= 0.0 { fallback } else { millis(ms) })
+        };
+        let defaults = Defaults::default();
+        let connect_timeout = timeout(
+            self,
+            c.text_or_empty("HTTPSampler.connect_timeout"),
+            &scope.http.connect_timeout,
+            defaults.connect_timeout,
+        )?;
+        let response_timeout = timeout(
+            self,
+            c.text_or_empty("HTTPSampler.response_timeout"),
+            &scope.http.response_timeout,
+            defaults.response_timeout,
+        )?;
+        let follow_redirects = c.flag("HTTPSampler.follow_redirects").unwrap_or(true)
+            || c.flag("HTTPSampler.auto_redirects").unwrap_or(false);
+        let label_name = if c.name.is_empty() { path_t.source().to_string() } else { c.name.clone() };
+        let label = self.labels.intern(&label_name);
+        let max_redirects = defaults.max_redirects;
+        let hop_labels = if follow_redirects {
+            (0..=max_redirects).map(|i| self.labels.intern(&format!("{label_name}-{i}"))).collect()
+        } else {
+            Vec::new()
+        };
+        let too_many_redirects =
+            follow_redirects.then(|| self.check_id(format!("more than {max_redirects} redirects")));
+        // The sampler's own post-processors and assertions come after those of outer scopes,
+        // as JMeter runs them.
+        Ok(RequestSpec {
+            label,
+            method,
+            target,
+            origin,
+            path: path_t,
+            query,
+            headers,
+            body,
+            gzip: false,
+            keep_alive: c.flag("HTTPSampler.use_keepalive").unwrap_or(true),
+            http_version: HttpVersion::Http11,
+            connect_timeout,
+            response_timeout,
+            max_response_size: defaults.max_response_size,
+            follow_redirects,
+            hop_labels,
+            extract: scope.extract.clone(),
+            checks: scope.checks.clone(),
+            too_many_redirects,
+            ignore_status: scope.ignore_status,
+        })
+    }
+
+    fn regex_extractor(&mut self, c: &El) -> Result<(Extractor, Status, String), Error> {
+        let name = c.text_or_empty("RegexExtractor.refname").trim().to_string();
+        if name.is_empty() {
+            return Err(self.err(c, "the Regular Expression Extractor has no reference name"));
+        }
+        let re_src = self.expand(c, c.text_or_empty("RegexExtractor.regex"))?;
+        let regex = regex::Regex::new(&re_src).map_err(|e| self.err(c, format!("invalid regular expression: {e}")))?;
+        let template = c.text("RegexExtractor.template").unwrap_or("$1$").to_string();
+        let (from, mut status, mut note) = match c.text("RegexExtractor.useHeaders").unwrap_or("false") {
+            "true" => (Field::Headers, Status::Supported, String::new()),
+            "URL" => (Field::Url, Status::Supported, String::new()),
+            "code" => (Field::Status, Status::Supported, String::new()),
+            "false" => (Field::Body, Status::Supported, String::new()),
+            other => (Field::Body, Status::Partial, format!("field `{other}` is read as the body; ")),
+        };
+        let match_no = match c.text("RegexExtractor.match_number").map(str::trim) {
+            None | Some("") => 0,
+            Some(n) => match n.parse::<i64>() {
+                Ok(n) if n >= 0 => n as u32,
+                Ok(_) => {
+                    status = Status::Partial;
+                    note.push_str("match -1 (all) takes the first match only; ");
+                    1
+                }
+                Err(_) => return Err(self.err(c, format!("match number `{n}` is not a number"))),
+            },
+        };
+        let default = match (c.text("RegexExtractor.default"), c.flag("RegexExtractor.default_empty_value")) {
+            (Some(d), _) => Some(self.tmpl(c, d)?),
+            (None, Some(true)) => Some(Template::literal("")),
+            _ => None,
+        };
+        let var = self.sym.vars.assign(&name);
+        note.push_str(&format!("into ${{{name}}}"));
+        Ok((
+            Extractor {
+                var,
+                into: name,
+                source: ExtractSource::Regex { regex, template, from },
+                match_no,
+                default,
+                required: None,
+            },
+            status,
+            note,
+        ))
+    }
+
+    fn json_extractor(&mut self, c: &El) -> Result<(Vec<Extractor>, Status, String), Error> {
+        let split = |s: &str| -> Vec<String> { s.split(';').map(|x| x.trim().to_string()).collect() };
+        let names = split(c.text_or_empty("JSONPostProcessor.referenceNames"));
+        let paths = split(c.text_or_empty("JSONPostProcessor.jsonPathExprs"));
+        let matches = split(c.text_or_empty("JSONPostProcessor.match_numbers"));
+        let defaults = split(c.text_or_empty("JSONPostProcessor.defaultValues"));
+        if names.iter().all(|n| n.is_empty()) {
+            return Err(self.err(c, "the JSON Extractor has no variable names"));
+        }
+        if names.len() != paths.len() {
+            return Err(self.err(c, format!("{} variable names for {} JSON paths", names.len(), paths.len())));
+        }
+        let mut out = Vec::new();
+        let mut status = Status::Supported;
+        let mut note = String::new();
+        for (i, name) in names.iter().enumerate() {
+            let src = self.expand(c, &paths[i])?;
+            let path = serde_json_path::JsonPath::parse(&src)
+                .map_err(|e| self.err(c, format!("invalid JSONPath `{src}`: {e}")))?;
+            // JMeter: 0 (the default) is a random match, -1 all of them.
+            let match_no = match matches.get(i).map(String::as_str).unwrap_or("") {
+                "" => 0,
+                n => match n.parse::<i64>() {
+                    Ok(n) if n >= 0 => n as u32,
+                    Ok(_) => {
+                        status = Status::Partial;
+                        note.push_str("match -1 (all) takes the first match only; ");
+                        1
+                    }
+                    Err(_) => return Err(self.err(c, format!("match number `{n}` is not a number"))),
+                },
+            };
+            // JMeter sets the default (even empty) when nothing matches.
+            let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
+            let var = self.sym.vars.assign(name);
+            out.push(Extractor {
+                var,
+                into: name.clone(),
+                source: ExtractSource::Json(JsonPathExpr { src, path }),
+                match_no,
+                default,
+                required: None,
+            });
+        }
+        note.push_str(&format!("into {}", names.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")));
+        Ok((out, status, note))
+    }
+
+    /// The checks of a Response Assertion, whether it ignores the status, and its report; or
+    /// why it cannot be checked.
+    #[allow(clippy::type_complexity)]
+    fn response_assertion(&mut self, c: &El) -> Result<Result<(Vec<Check>, bool, Status, String), String>, Error> {
+        let field = c.text("Assertion.test_field").unwrap_or("Assertion.response_data");
+        let (field, field_name) = match field {
+            "Assertion.response_data" | "Assertion.response_data_as_document" => (Field::Body, "body"),
+            "Assertion.response_code" => (Field::Status, "status"),
+            "Assertion.response_headers" => (Field::Headers, "headers"),
+            "Assertion.sample_label" => (Field::Url, "URL"),
+            other => return Ok(Err(format!("field `{other}` cannot be checked"))),
+        };
+        let ty: u32 = c.text("Assertion.test_type").unwrap_or("2").trim().parse().unwrap_or(2);
+        let negate = ty & 4 != 0;
+        let any = ty & 32 != 0;
+        let strings =
+            texts(c.collection("Asserion.test_strings").or(c.collection("Assertion.test_strings")).unwrap_or_default());
+        let mut checks = Vec::new();
+        let custom = c.text("Assertion.custom_message").map(str::to_string);
+        for s in &strings {
+            let (test, what) = if ty & 16 != 0 {
+                (CheckTest::Contains { field, text: self.tmpl(c, s)?, negate }, "contains")
+            } else if ty & 8 != 0 {
+                (CheckTest::Equals { field, text: self.tmpl(c, s)?, negate }, "equals")
+            } else {
+                let pattern = self.expand(c, s)?;
+                // MATCH is a whole-text match; CONTAINS finds the pattern anywhere (Perl5 regex).
+                let src = if ty & 1 != 0 { format!("^(?:{pattern})$") } else { pattern.clone() };
+                let regex = regex::Regex::new(&src).map_err(|e| self.err(c, format!("invalid pattern: {e}")))?;
+                (CheckTest::Matches { field, regex, negate }, if ty & 1 != 0 { "matches" } else { "contains" })
+            };
+            let msg = custom.clone().unwrap_or_else(|| {
+                format!("{}: {field_name} {}{what} {s:?}", c.name, if negate { "not " } else { "" })
+            });
+            checks.push(Check { id: self.check_id(msg), test });
+        }
+        let ignore = c.flag("Assertion.assume_success") == Some(true);
+        let (status, note) = if any && strings.len() > 1 {
+            (Status::Partial, "`Or` of several patterns is checked as `And`".to_string())
+        } else {
+            (Status::Supported, format!("{} check(s) on the {field_name}", checks.len()))
+        };
+        Ok(Ok((checks, ignore, status, note)))
+    }
+}
+
+/// Samplers and controllers: the elements that make steps (the rest set up their scope).
+fn is_sampler_or_controller(class: &str) -> bool {
+    class.ends_with("Sampler")
+        || class.ends_with("SamplerProxy")
+        || class.ends_with("Controller")
+        || class == "TestAction"
+        || class == "TestFragmentController"
+}
+
+fn describe(el: &El) -> String {
+    if el.name.is_empty() {
+        format!("<{}>", el.tag)
+    } else {
+        format!("<{}> \"{}\"", el.tag, el.name)
+    }
+}
+
+fn texts(props: &[Prop]) -> Vec<String> {
+    props
+        .iter()
+        .filter_map(|p| match &p.value {
+            Value::Text(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn millis(ms: f64) -> Duration {
+    Duration::from_secs_f64((ms.max(0.0) / 1000.0).min(MAX_DURATION.as_secs_f64()))
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s.max(0.0).min(MAX_DURATION.as_secs_f64()))
+}
+
+/// JMeter keeps the percentage as a FloatProperty inside an elementProp, or as a string.
+fn percent_value(c: &El) -> String {
+    if let Some(t) = c.text("ThroughputController.percentThroughput") {
+        return t.to_string();
+    }
+    if let Some(props) = c.nested("ThroughputController.percentThroughput") {
+        if let Some(v) = props.text("value") {
+            return v.to_string();
+        }
+    }
+    "100".into()
+}
+
+fn http_args(c: &El) -> Vec<Arg> {
+    let Some(args) = c.nested("HTTPsampler.Arguments") else { return Vec::new() };
+    let mut out = Vec::new();
+    for a in args.collection("Arguments.arguments").unwrap_or_default() {
+        let Value::Element { props, .. } = &a.value else { continue };
+        out.push(Arg {
+            name: props.text_or_empty("Argument.name").to_string(),
+            value: props.text_or_empty("Argument.value").to_string(),
+            encode: props.flag("HTTPArgument.always_encode").unwrap_or(false),
+        });
+    }
+    out
+}
+
+/// (path, parameter name, MIME type) of each file of the sampler.
+fn http_files(c: &El) -> Vec<(String, String, String)> {
+    let Some(files) = c.nested("HTTPsampler.Files") else { return Vec::new() };
+    let mut out = Vec::new();
+    for f in files.collection("HTTPFileArgs.files").unwrap_or_default() {
+        let Value::Element { props, .. } = &f.value else { continue };
+        let path = props.text_or_empty("File.path").to_string();
+        if path.is_empty() {
+            continue;
+        }
+        out.push((
+            path,
+            props.text_or_empty("File.paramname").to_string(),
+            props.text_or_empty("File.mimetype").to_string(),
+        ));
+    }
+    out
+}
+
+/// Recognises the one kind of script the corpus uses: read some variables and append them,
+/// comma-separated, to a file. Returns the file and the variables, in order.
+fn write_back(script: &str) -> Option<(String, Vec<String>)> {
+    let assign = regex::Regex::new(r#"^(\w+)\s*=\s*vars\.get\("([^"]+)"\)\s*;$"#).ok()?;
+    let open = regex::Regex::new(r#"^FileWriter\s+(\w+)\s*=\s*new\s+FileWriter\("([^"]+)"\s*,\s*true\)\s*;$"#).ok()?;
+    let write = regex::Regex::new(r#"^(\w+)\.write\((.*)\)\s*;$"#).ok()?;
+    let close = regex::Regex::new(r#"^(\w+)\.close\(\)\s*;$"#).ok()?;
+    let mut vars: HashMap<String, String> = HashMap::new();
+    let (mut file, mut stream, mut values) = (None, None, None);
+    for line in script.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with("//") || line.starts_with("import ") {
+            continue;
+        }
+        if let Some(c) = assign.captures(line) {
+            vars.insert(c[1].to_string(), c[2].to_string());
+        } else if let Some(c) = open.captures(line) {
+            stream = Some(c[1].to_string());
+            file = Some(c[2].to_string());
+        } else if let Some(c) = write.captures(line) {
+            if stream.as_deref() != Some(&c[1]) {
+                return None;
+            }
+            // a + "," + b + "\n": variables separated by commas, ending with a newline.
+            let parts: Vec<&str> = c[2].split('+').map(str::trim).collect();
+            let (last, fields) = parts.split_last()?;
+            if *last != r#""\n""# {
+                return None;
+            }
+            let mut out = Vec::new();
+            for (i, p) in fields.iter().enumerate() {
+                if i % 2 == 1 {
+                    if *p != r#"",""# {
+                        return None;
+                    }
+                } else {
+                    out.push(vars.get(*p)?.clone());
+                }
+            }
+            if fields.len() % 2 == 0 {
+                return None;
+            }
+            values = Some(out);
+        } else if close.is_match(line) {
+            continue;
+        } else {
+            return None;
+        }
+    }
+    Some((file?, values?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_scripts_that_append_variables_to_a_file() {
+        let script = "import org.apache.jmeter.services.FileServer;\n\nemailid = vars.get(\"em\");\nuserid = vars.get(\"uid\");\nFileWriter fstream = new FileWriter(\"~/out.csv\",true);\nfstream.write(emailid+\",\"+userid+\"\\n\");\n// Close File(s)\nfstream.close();";
+        assert_eq!(write_back(script), Some(("~/out.csv".to_string(), vec!["em".to_string(), "uid".to_string()])));
+        assert_eq!(write_back("log.info(vars.get(\"x\"));"), None);
+        assert_eq!(write_back(&script.replace("+\",\"+", "+")), None);
+    }
+}

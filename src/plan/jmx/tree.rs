@@ -1,0 +1,229 @@
+//! A JMeter `.jmx` file as a tree of test elements: each element's class, name, enabled flag,
+//! line, properties (string-like, nested elements, collections) and children (the elements of
+//! the `<hashTree>` that follows it). XML is parsed with `roxmltree`, which keeps positions, so
+//! every later error can name the line.
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct El {
+    /// The XML tag (`HTTPSamplerProxy`, `kg.apc.jmeter.threads.UltimateThreadGroup`).
+    pub tag: String,
+    /// The `testclass` attribute (the tag when absent).
+    pub class: String,
+    /// The `guiclass` attribute (tells listeners apart).
+    pub gui: String,
+    /// The `testname` attribute: what JMeter shows and labels samples with.
+    pub name: String,
+    pub enabled: bool,
+    pub line: usize,
+    pub props: Vec<Prop>,
+    pub children: Vec<El>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prop {
+    pub name: String,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// stringProp, boolProp, intProp, longProp, doubleProp, floatProp: the text as written.
+    Text(String),
+    /// elementProp: a nested element (its `elementType` and properties).
+    Element { element_type: String, props: Vec<Prop> },
+    /// collectionProp: a list of properties.
+    Collection(Vec<Prop>),
+    /// objProp, mapProp and anything else this reader does not interpret.
+    Other,
+}
+
+/// Property lookups shared by elements and nested element properties.
+pub trait Props {
+    fn props(&self) -> &[Prop];
+
+    fn prop(&self, name: &str) -> Option<&Value> {
+        self.props().iter().find(|p| p.name == name).map(|p| &p.value)
+    }
+
+    /// A string-like property; absent and empty are both `None`.
+    fn text(&self, name: &str) -> Option<&str> {
+        match self.prop(name) {
+            Some(Value::Text(t)) if !t.is_empty() => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A string-like property, empty when absent.
+    fn text_or_empty(&self, name: &str) -> &str {
+        match self.prop(name) {
+            Some(Value::Text(t)) => t,
+            _ => "",
+        }
+    }
+
+    fn flag(&self, name: &str) -> Option<bool> {
+        self.text(name).map(|t| t.trim().eq_ignore_ascii_case("true"))
+    }
+
+    fn nested(&self, name: &str) -> Option<&[Prop]> {
+        match self.prop(name) {
+            Some(Value::Element { props, .. }) => Some(props),
+            _ => None,
+        }
+    }
+
+    fn collection(&self, name: &str) -> Option<&[Prop]> {
+        match self.prop(name) {
+            Some(Value::Collection(items)) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+impl Props for El {
+    fn props(&self) -> &[Prop] {
+        &self.props
+    }
+}
+
+impl Props for [Prop] {
+    fn props(&self) -> &[Prop] {
+        self
+    }
+}
+
+/// A malformed file: what and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XmlError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// Parses a whole `.jmx`; returns the top-level elements (normally one `TestPlan`).
+pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
+    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+    let doc = roxmltree::Document::parse_with_options(text, opts).map_err(|e| {
+        let pos = e.pos();
+        XmlError { line: pos.row as usize, column: pos.col as usize, message: e.to_string() }
+    })?;
+    let root = doc.root_element();
+    let at = |n: roxmltree::Node<'_, '_>| doc.text_pos_at(n.range().start).row as usize;
+    if root.tag_name().name() != "jmeterTestPlan" {
+        return Err(XmlError {
+            line: at(root),
+            column: 1,
+            message: format!(
+                "the root element is <{}>, not <jmeterTestPlan>: not a JMeter plan",
+                root.tag_name().name()
+            ),
+        });
+    }
+    let Some(tree) = root.children().find(|c| c.is_element() && c.tag_name().name() == "hashTree") else {
+        return Ok(Vec::new());
+    };
+    Ok(elements(tree, &at))
+}
+
+/// The elements of a `<hashTree>`: each element followed by the `<hashTree>` of its children.
+fn elements(tree: roxmltree::Node<'_, '_>, at: &impl Fn(roxmltree::Node<'_, '_>) -> usize) -> Vec<El> {
+    let mut out: Vec<El> = Vec::new();
+    for node in tree.children().filter(|c| c.is_element()) {
+        if node.tag_name().name() == "hashTree" {
+            if let Some(last) = out.last_mut() {
+                if last.children.is_empty() {
+                    last.children = elements(node, at);
+                    continue;
+                }
+            }
+            // A hashTree without its element: JMeter ignores it too.
+            continue;
+        }
+        let attr = |n: &str| node.attribute(n).unwrap_or("").to_string();
+        let tag = node.tag_name().name().to_string();
+        let class = node.attribute("testclass").map(str::to_string).unwrap_or_else(|| tag.clone());
+        out.push(El {
+            class,
+            gui: attr("guiclass"),
+            name: attr("testname"),
+            enabled: node.attribute("enabled") != Some("false"),
+            line: at(node),
+            props: props(node),
+            children: Vec::new(),
+            tag,
+        });
+    }
+    out
+}
+
+fn props(node: roxmltree::Node<'_, '_>) -> Vec<Prop> {
+    node.children().filter(|c| c.is_element()).map(prop).collect()
+}
+
+fn prop(node: roxmltree::Node<'_, '_>) -> Prop {
+    let name = node.attribute("name").unwrap_or("").to_string();
+    let value = match node.tag_name().name() {
+        "stringProp" | "boolProp" | "intProp" | "longProp" | "doubleProp" | "floatProp" => {
+            Value::Text(node.text().unwrap_or("").to_string())
+        }
+        "elementProp" => {
+            Value::Element { element_type: node.attribute("elementType").unwrap_or("").to_string(), props: props(node) }
+        }
+        "collectionProp" => Value::Collection(props(node)),
+        _ => Value::Other,
+    };
+    Prop { name, value }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Plan" enabled="true">
+      <elementProp name="TestPlan.user_defined_variables" elementType="Arguments">
+        <collectionProp name="Arguments.arguments">
+          <elementProp name="host" elementType="Argument">
+            <stringProp name="Argument.name">host</stringProp>
+            <stringProp name="Argument.value">127.0.0.1</stringProp>
+          </elementProp>
+        </collectionProp>
+      </elementProp>
+    </TestPlan>
+    <hashTree>
+      <ThreadGroup testclass="ThreadGroup" testname="Users" enabled="true">
+        <stringProp name="ThreadGroup.num_threads">5</stringProp>
+      </ThreadGroup>
+      <hashTree>
+        <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="Read &amp; go" enabled="false"/>
+        <hashTree/>
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#;
+
+    #[test]
+    fn elements_nest_by_hash_tree() {
+        let top = parse(PLAN).unwrap();
+        assert_eq!(top.len(), 1);
+        let plan = &top[0];
+        assert_eq!((plan.class.as_str(), plan.name.as_str(), plan.line), ("TestPlan", "Plan", 4));
+        let udv = plan.nested("TestPlan.user_defined_variables").unwrap();
+        let args = udv.collection("Arguments.arguments").unwrap();
+        let Value::Element { props, .. } = &args[0].value else { panic!() };
+        assert_eq!(props.text("Argument.value"), Some("127.0.0.1"));
+        let tg = &plan.children[0];
+        assert_eq!(tg.text("ThreadGroup.num_threads"), Some("5"));
+        let s = &tg.children[0];
+        assert_eq!((s.name.as_str(), s.enabled, s.line), ("Read & go", false, 19));
+    }
+
+    #[test]
+    fn malformed_xml_names_line_and_column() {
+        let e = parse("<jmeterTestPlan>\n  <hashTree>\n    <TestPlan>\n  </hashTree>\n</jmeterTestPlan>").unwrap_err();
+        assert_eq!(e.line, 4, "{e:?}");
+        assert!(parse("<html/>").unwrap_err().message.contains("not a JMeter plan"));
+    }
+}

@@ -1,0 +1,346 @@
+//! JMeter plans: every plan of the corpus (`tests/corpus/`, from sunbird-perf-tests) loads with
+//! its placeholders given through `--set`, the malformed one is refused with its line; corpus
+//! and hand-written plans send, to a recording server, what JMeter would send.
+
+use crate::util::server::{Reply, Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::path::{Path, PathBuf};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/sunbird-perf-tests")
+}
+
+/// `--set` arguments per plan, from `tests/corpus/sets.tsv`.
+fn corpus_sets() -> Vec<(String, Vec<String>)> {
+    let table = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/sets.tsv")).unwrap();
+    let root = corpus();
+    table
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut cells = l.split('\t');
+            let plan = cells.next().unwrap().to_string();
+            let sets = cells.filter(|c| !c.is_empty()).map(|c| c.replace("{corpus}", root.to_str().unwrap())).collect();
+            (plan, sets)
+        })
+        .collect()
+}
+
+#[test]
+fn every_corpus_plan_loads_but_the_malformed_one() {
+    let sets = corpus_sets();
+    assert_eq!(sets.len(), 115, "the corpus has 115 plans");
+    let mut failures = Vec::new();
+    for (plan, args) in &sets {
+        let mut cmd = Stampede::new().arg("check").arg(corpus().join(plan));
+        for a in args {
+            cmd = cmd.arg("--set").arg(a);
+        }
+        let out = cmd.run();
+        let err = out.stderr_str();
+        assert!(!err.contains("panicked"), "{plan}: {err}");
+        if plan.ends_with("group-read/group-read.jmx") {
+            out.assert_exit(2);
+            assert!(err.contains("group-read.jmx:97:13") && err.contains("malformed XML"), "{err}");
+            continue;
+        }
+        if out.status.code() != Some(0) {
+            failures.push(format!("{plan}: {}", err.lines().last().unwrap_or("")));
+        } else {
+            assert!(out.stdout_str().contains("The plan can run."), "{plan}");
+        }
+    }
+    assert!(failures.is_empty(), "{} plans do not load:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn check_lists_every_element_with_its_status() {
+    let plan = corpus().join("sunbird-platform/auth-token/auth-token.jmx");
+    let out = Stampede::new()
+        .arg("check")
+        .arg(&plan)
+        .args(["--set", "THREADS_COUNT=1", "--set", "RAMPUP_TIME=0", "--set", "CTRL_LOOPS=1"])
+        .run();
+    out.assert_exit(0);
+    let text = out.stdout_str();
+    assert!(text.contains("BeanShellPostProcessor") && text.contains("run as a write step"), "{text}");
+    assert!(text.contains("[ignored]") && text.contains("ResultCollector"), "{text}");
+    assert!(text.contains("HTTPSamplerProxy"), "{text}");
+}
+
+#[test]
+fn an_unsupported_element_is_named_with_its_line_unless_skipped() {
+    let run = TempRun::new("jmx-unsupported");
+    let plan = run.write("plan.jmx", jmx_plan(9, "", r#"<JSR223PostProcessor guiclass="TestBeanGUI" testclass="JSR223PostProcessor" testname="Groovy thing" enabled="true"><stringProp name="script">vars.put("a","b")</stringProp></JSR223PostProcessor><hashTree/>"#));
+    let out = Stampede::new().arg("check").arg(&plan).run();
+    out.assert_exit(2);
+    let err = out.stderr_str();
+    assert!(err.contains("plan.jmx:") && err.contains("\"Groovy thing\"") && err.contains("not supported"), "{err}");
+    assert!(out.stdout_str().contains("UNSUPPORTED"), "{}", out.stdout_str());
+    Stampede::new().arg("check").arg(&plan).arg("--skip-unsupported").run().assert_exit(0);
+}
+
+#[test]
+fn content_read_from_the_corpus_sends_what_jmeter_would() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-content-read");
+    let hosts = run.write("hosts.csv", format!("protocol,host,port\nhttp,127.0.0.1,{}\n", server.addr().port()));
+    let plan = corpus().join("sunbird-platform/content-read/content-read.jmx");
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["--set", "THREADS_COUNT=2", "--set", "RAMPUP_TIME=0", "--set", "CTRL_LOOPS=3"])
+        .args([
+            "--set",
+            "API_KEY=key-123",
+            "--set",
+            "CSV_FILE=content.csv",
+            "--set",
+            "PATH_PREFIX=/api/content/v1/read",
+        ])
+        .arg("--set")
+        .arg(format!("DOMAIN_FILE={}", hosts.display()))
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let got = server.recorded_all();
+    assert_eq!(got.len(), 6, "2 threads × 3 loops");
+    let mut ids = Vec::new();
+    for r in &got {
+        assert_eq!(r.method, "GET");
+        assert_eq!(r.header("authorization"), Some("Bearer key-123"));
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        ids.push(r.target.trim_start_matches("/api/content/v1/read/").to_string());
+    }
+    // shareMode.group: one cursor for the thread group, recycled: the two rows alternate.
+    ids.sort();
+    assert_eq!(ids, ["ContentID001", "ContentID001", "ContentID001", "ContentID002", "ContentID002", "ContentID002"]);
+    assert_eq!(uint(&run.label("content-read"), "samples"), 6);
+}
+
+/// A plan with one thread group of `threads` users and a body of elements.
+fn jmx_plan(threads: u32, loops: &str, body: &str) -> String {
+    let loops = if loops.is_empty() { "1" } else { loops };
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2" properties="5.0" jmeter="5.6.3">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Plan" enabled="true">
+      <elementProp name="TestPlan.user_defined_variables" elementType="Arguments" guiclass="ArgumentsPanel" testclass="Arguments" testname="User Defined Variables" enabled="true">
+        <collectionProp name="Arguments.arguments">
+          <elementProp name="host" elementType="Argument"><stringProp name="Argument.name">host</stringProp><stringProp name="Argument.value">${{__P(host,127.0.0.1)}}</stringProp></elementProp>
+          <elementProp name="port" elementType="Argument"><stringProp name="Argument.name">port</stringProp><stringProp name="Argument.value">${{__P(port,9)}}</stringProp></elementProp>
+        </collectionProp>
+      </elementProp>
+    </TestPlan>
+    <hashTree>
+      <ThreadGroup guiclass="ThreadGroupGui" testclass="ThreadGroup" testname="Users" enabled="true">
+        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController" guiclass="LoopControlPanel" testclass="LoopController" testname="Loop Controller" enabled="true">
+          <boolProp name="LoopController.continue_forever">false</boolProp>
+          <stringProp name="LoopController.loops">{loops}</stringProp>
+        </elementProp>
+        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
+        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
+        <boolProp name="ThreadGroup.scheduler">false</boolProp>
+      </ThreadGroup>
+      <hashTree>
+        {body}
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#
+    )
+}
+
+fn sampler(name: &str, method: &str, path: &str, args: &str, raw: bool, children: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy guiclass="HttpTestSampleGui" testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <boolProp name="HTTPSampler.postBodyRaw">{raw}</boolProp>
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments">
+            <collectionProp name="Arguments.arguments">{args}</collectionProp>
+          </elementProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">{method}</stringProp>
+          <boolProp name="HTTPSampler.follow_redirects">true</boolProp>
+          <boolProp name="HTTPSampler.use_keepalive">true</boolProp>
+        </HTTPSamplerProxy>
+        <hashTree>{children}</hashTree>"#
+    )
+}
+
+fn arg(name: &str, value: &str, encode: bool) -> String {
+    format!(
+        r#"<elementProp name="{name}" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">{encode}</boolProp><stringProp name="Argument.value">{value}</stringProp><stringProp name="Argument.metadata">=</stringProp><stringProp name="Argument.name">{name}</stringProp></elementProp>"#
+    )
+}
+
+#[test]
+fn core_elements_send_what_jmeter_would() {
+    let server = TestServer::builder()
+        .route(
+            "/login",
+            Route::handler(|_| {
+                Reply::ok()
+                    .header("Content-Type", "application/json")
+                    .header("Set-Cookie", "SID=s-1; Path=/")
+                    .body(r#"{"result":{"token":"tok-9"}}"#)
+            })
+            .record(),
+        )
+        .default_route(Route::ok().body("id=42;ok").record())
+        .start();
+    let run = TempRun::new("jmx-core");
+    let out_csv = run.root().join("saved.csv");
+    let body = format!(
+        r#"
+        <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${{host}}</stringProp>
+          <stringProp name="HTTPSampler.port">${{port}}</stringProp>
+          <stringProp name="HTTPSampler.protocol">http</stringProp>
+        </ConfigTestElement>
+        <hashTree/>
+        <HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="Headers" enabled="true">
+          <collectionProp name="HeaderManager.headers">
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Channel-Id</stringProp><stringProp name="Header.value">in.ekstep</stringProp></elementProp>
+          </collectionProp>
+        </HeaderManager>
+        <hashTree/>
+        <CookieManager guiclass="CookiePanel" testclass="CookieManager" testname="Cookies" enabled="true"/>
+        <hashTree/>
+        <UserParameters guiclass="UserParametersGui" testclass="UserParameters" testname="Params" enabled="true">
+          <collectionProp name="UserParameters.names"><stringProp name="1">role</stringProp></collectionProp>
+          <collectionProp name="UserParameters.thread_values">
+            <collectionProp name="1"><stringProp name="1">admin</stringProp></collectionProp>
+            <collectionProp name="2"><stringProp name="1">guest</stringProp></collectionProp>
+          </collectionProp>
+          <boolProp name="UserParameters.per_iteration">false</boolProp>
+        </UserParameters>
+        <hashTree/>
+        <CounterConfig guiclass="CounterConfigGui" testclass="CounterConfig" testname="Counter" enabled="true">
+          <stringProp name="CounterConfig.start">10</stringProp>
+          <stringProp name="CounterConfig.end"></stringProp>
+          <stringProp name="CounterConfig.incr">5</stringProp>
+          <stringProp name="CounterConfig.name">n</stringProp>
+          <boolProp name="CounterConfig.per_user">true</boolProp>
+        </CounterConfig>
+        <hashTree/>
+        <ConstantTimer guiclass="ConstantTimerGui" testclass="ConstantTimer" testname="Think" enabled="true">
+          <stringProp name="ConstantTimer.delay">1</stringProp>
+        </ConstantTimer>
+        <hashTree/>
+        <OnceOnlyController guiclass="OnceOnlyControllerGui" testclass="OnceOnlyController" testname="Once" enabled="true"/>
+        <hashTree>
+          {login}
+        </hashTree>
+        {read}
+        {post}
+        <ThroughputController guiclass="ThroughputControllerGui" testclass="ThroughputController" testname="Half" enabled="true">
+          <intProp name="ThroughputController.style">1</intProp>
+          <boolProp name="ThroughputController.perThread">true</boolProp>
+          <intProp name="ThroughputController.maxThroughput">1</intProp>
+          <FloatProperty><name>ThroughputController.percentThroughput</name><value>50.0</value></FloatProperty>
+          <stringProp name="ThroughputController.percentThroughput">50</stringProp>
+        </ThroughputController>
+        <hashTree>
+          {half}
+        </hashTree>
+        "#,
+        login = sampler(
+            "Login",
+            "POST",
+            "/login",
+            &(arg("user", "u ${__threadNum}", true) + &arg("pass", "p&amp;w", true)),
+            false,
+            r#"<JSONPostProcessor guiclass="JSONPostProcessorGui" testclass="JSONPostProcessor" testname="Token" enabled="true">
+                <stringProp name="JSONPostProcessor.referenceNames">token</stringProp>
+                <stringProp name="JSONPostProcessor.jsonPathExprs">$.result.token</stringProp>
+                <stringProp name="JSONPostProcessor.match_numbers">1</stringProp>
+                <stringProp name="JSONPostProcessor.defaultValues">NONE</stringProp>
+              </JSONPostProcessor><hashTree/>"#
+        ),
+        read = sampler(
+            "Read",
+            "GET",
+            "/read/${n}",
+            &(arg("role", "${role}", false) + &arg("q", "a b", true)),
+            false,
+            &format!(
+                r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Id" enabled="true">
+                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+                <stringProp name="RegexExtractor.refname">rid</stringProp>
+                <stringProp name="RegexExtractor.regex">id=(\d+)</stringProp>
+                <stringProp name="RegexExtractor.template">$1$</stringProp>
+                <stringProp name="RegexExtractor.default">none</stringProp>
+                <stringProp name="RegexExtractor.match_number">1</stringProp>
+              </RegexExtractor><hashTree/>
+              <ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="Body ok" enabled="true">
+                <collectionProp name="Asserion.test_strings"><stringProp name="1">ok</stringProp></collectionProp>
+                <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
+                <boolProp name="Assertion.assume_success">false</boolProp>
+                <intProp name="Assertion.test_type">16</intProp>
+              </ResponseAssertion><hashTree/>
+              <BeanShellPostProcessor guiclass="TestBeanGUI" testclass="BeanShellPostProcessor" testname="Save" enabled="true">
+                <stringProp name="script">import org.apache.jmeter.services.FileServer;
+r = vars.get(&quot;rid&quot;);
+t = vars.get(&quot;token&quot;);
+FileWriter fstream = new FileWriter(&quot;{out}&quot;,true);
+fstream.write(r+&quot;,&quot;+t+&quot;\n&quot;);
+fstream.close();</stringProp>
+              </BeanShellPostProcessor><hashTree/>"#,
+                out = out_csv.display()
+            )
+        ),
+        post = sampler(
+            "Post",
+            "POST",
+            "/post",
+            &arg("", "{&quot;token&quot;:&quot;${token}&quot;,&quot;rid&quot;:&quot;${rid}&quot;}", false),
+            true,
+            ""
+        ),
+        half = sampler("Half", "GET", "/half", "", false, ""),
+    );
+    let plan = run.write("plan.jmx", jmx_plan(2, "4", &body));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .arg("-J")
+        .arg(format!("port={}", server.addr().port()))
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    // Once per user: 2 logins, with the form JMeter sends.
+    let logins = server.recorded("/login");
+    assert_eq!(logins.len(), 2);
+    for r in &logins {
+        assert_eq!(r.header("content-type"), Some("application/x-www-form-urlencoded"));
+        assert_eq!(r.form("pass").as_deref(), Some("p&w"));
+        assert!(r.form("user").is_some_and(|u| u == "u 1" || u == "u 2"));
+        assert_eq!(r.header("x-channel-id"), Some("in.ekstep"));
+    }
+    let all = server.recorded_all();
+    let reads: Vec<_> = all.iter().filter(|r| r.path().starts_with("/read/")).collect();
+    assert_eq!(reads.len(), 8, "2 users × 4 loops");
+    for r in &reads {
+        // The counter: 10, 15, 20, 25 per user; the user parameter; an encoded and a raw argument.
+        let n: u32 = r.path().trim_start_matches("/read/").parse().unwrap();
+        assert!([10, 15, 20, 25].contains(&n), "{}", r.target);
+        assert!(r.target.contains("?role=admin&q=a+b") || r.target.contains("?role=guest&q=a+b"), "{}", r.target);
+        assert_eq!(r.cookie("SID").as_deref(), Some("s-1"), "the cookie manager keeps the session");
+    }
+    let posts = server.recorded("/post");
+    assert_eq!(posts.len(), 8);
+    for p in &posts {
+        assert_eq!(String::from_utf8_lossy(&p.body), r#"{"token":"tok-9","rid":"42"}"#);
+    }
+    // A throughput controller at 50% of 4 passes per user runs twice per user.
+    assert_eq!(server.requests_to("/half"), 4);
+    // The write-back script became a write step: one line per Read.
+    let saved = std::fs::read_to_string(&out_csv).unwrap();
+    assert_eq!(saved.lines().filter(|l| *l == "42,tok-9").count(), 8, "{saved}");
+    assert_eq!(uint(&run.total(), "errors"), 0, "{:#}", run.total());
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+}
