@@ -204,6 +204,9 @@ fn core_elements_send_what_jmeter_would() {
         <HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="Headers" enabled="true">
           <collectionProp name="HeaderManager.headers">
             <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Channel-Id</stringProp><stringProp name="Header.value">in.ekstep</stringProp></elementProp>
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Request-Id</stringProp><stringProp name="Header.value">${{__UUID()}}</stringProp></elementProp>
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Time</stringProp><stringProp name="Header.value">${{__time()}}</stringProp></elementProp>
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Seq</stringProp><stringProp name="Header.value">${{__counter(FALSE,)}}</stringProp></elementProp>
           </collectionProp>
         </HeaderManager>
         <hashTree/>
@@ -245,6 +248,14 @@ fn core_elements_send_what_jmeter_would() {
         </ThroughputController>
         <hashTree>
           {half}
+        </hashTree>
+        <IfController guiclass="IfControllerPanel" testclass="IfController" testname="Admins" enabled="true">
+          <stringProp name="IfController.condition">${{__jexl3("${{role}}" == "admin")}}</stringProp>
+          <boolProp name="IfController.evaluateAll">false</boolProp>
+          <boolProp name="IfController.useExpression">true</boolProp>
+        </IfController>
+        <hashTree>
+          {admin}
         </hashTree>
         "#,
         login = sampler(
@@ -301,6 +312,7 @@ fstream.close();</stringProp>
             ""
         ),
         half = sampler("Half", "GET", "/half", "", false, ""),
+        admin = sampler("Admin", "GET", "/admin", "", false, ""),
     );
     let plan = run.write("plan.jmx", jmx_plan(2, "4", &body));
     Stampede::new()
@@ -336,6 +348,16 @@ fstream.close();</stringProp>
     for p in &posts {
         assert_eq!(String::from_utf8_lossy(&p.body), r#"{"token":"tok-9","rid":"42"}"#);
     }
+    // Functions in headers: a UUID, the time in ms, a counter shared by all users.
+    let mut seqs: Vec<u64> = all.iter().map(|r| r.header("x-seq").unwrap().parse().unwrap()).collect();
+    seqs.sort();
+    assert_eq!(seqs, (1..=all.len() as u64).collect::<Vec<_>>(), "each request takes the next shared count");
+    for r in &all {
+        assert_eq!(r.header("x-request-id").unwrap().len(), 36);
+        assert!(r.header("x-time").unwrap().parse::<u64>().unwrap() > 1_700_000_000_000);
+    }
+    // The If Controller (a JEXL condition) lets the admin user through only: 4 of 8 passes.
+    assert_eq!(server.requests_to("/admin"), 4);
     // A throughput controller at 50% of 4 passes per user runs twice per user.
     assert_eq!(server.requests_to("/half"), 4);
     // The write-back script became a write step: one line per Read.

@@ -5,6 +5,7 @@
 
 pub mod tree;
 
+use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
 use super::request::{Body, JsonPathExpr, Part, PartContent};
 use super::template::{self, Symbols};
@@ -184,8 +185,10 @@ fn is_thread_group(class: &str) -> bool {
 /// What applies to the samplers below a point of the tree.
 #[derive(Debug, Clone, Default)]
 struct Scope {
-    /// Header managers, outer first; an inner header of the same name wins.
-    headers: Vec<(String, String)>,
+    /// Header managers, outer first; an inner header of the same name wins. Compiled once per
+    /// manager: a function in a header (`${__counter(FALSE)}`) is one instance for all the
+    /// samplers in scope, as in JMeter.
+    headers: Vec<(String, Template)>,
     http: HttpDefaults,
     /// Timers, run before each sampler in scope.
     timers: Vec<Think>,
@@ -359,7 +362,8 @@ impl Cx {
                         continue;
                     }
                     s.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&name));
-                    s.headers.push((name, props.text_or_empty("Header.value").to_string()));
+                    let value = self.tmpl(c, props.text_or_empty("Header.value"))?;
+                    s.headers.push((name, value));
                 }
                 self.report(c, depth, Status::Supported, "headers for the samplers in its scope");
             }
@@ -614,6 +618,51 @@ impl Cx {
                 self.slots.groups += 1;
                 Ok(vec![Step::Group(Box::new(flow::Group { label, steps, slot }))])
             }
+            "IfController" | "WhileController" => {
+                let is_if = c.class == "IfController";
+                let raw = if is_if {
+                    c.text_or_empty("IfController.condition")
+                } else {
+                    c.text_or_empty("WhileController.condition")
+                };
+                let src = unwrap_expression(raw.trim());
+                if !is_if && (src.is_empty() || src == "LAST") {
+                    self.unsupported(
+                        c,
+                        depth,
+                        "a While Controller without a condition (until a sample fails) is not supported",
+                    );
+                    return Ok(Vec::new());
+                }
+                let mut failed = None;
+                let parsed = condition::parse(&src, |operand| {
+                    template::compile(operand, &mut self.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
+                });
+                let expr = match parsed {
+                    Ok(e) => e,
+                    Err(m) => {
+                        self.unsupported(
+                            c,
+                            depth,
+                            &format!("the condition `{raw}` is not one stampede can evaluate ({m})"),
+                        );
+                        return Ok(Vec::new());
+                    }
+                };
+                let cond = flow::Cond { src: src.clone(), expr };
+                self.report(c, depth, Status::Supported, format!("{} `{src}`", if is_if { "if" } else { "while" }));
+                let steps = self.controller_body(&c.children, scope, depth + 1)?;
+                if is_if {
+                    return Ok(vec![Step::If(Box::new(flow::If {
+                        condition: cond,
+                        then: steps,
+                        otherwise: Vec::new(),
+                    }))]);
+                }
+                let slot = self.slots.loops;
+                self.slots.loops += 1;
+                Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, slot }))])
+            }
             "RandomController" => {
                 self.report(c, depth, Status::Supported, "one child at random per pass");
                 let mut branches = Vec::new();
@@ -835,11 +884,7 @@ impl Cx {
         let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true);
         let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
         let files = http_files(c);
-        let mut headers: Vec<(String, Template)> = Vec::new();
-        for (k, v) in &scope.headers {
-            let t = self.tmpl(c, v)?;
-            headers.push((k.clone(), t));
-        }
+        let mut headers: Vec<(String, Template)> = scope.headers.clone();
         let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
         let carries_body = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
         let mut query = Vec::new();
@@ -1241,9 +1286,33 @@ fn write_back(script: &str) -> Option<(String, Vec<String>)> {
     Some((file?, values?))
 }
 
+/// The condition inside JMeter's usual wrappers: `${__jexl3(...)}`, `${__groovy(...)}` and
+/// `${__javaScript(...)}` hold an expression whose comparisons read as stampede's conditions
+/// (`"${role}" == "admin" && ${n} > 2`); any other text is taken as it is.
+fn unwrap_expression(raw: &str) -> String {
+    for f in ["${__jexl3(", "${__jexl2(", "${__groovy(", "${__javaScript("] {
+        if let Some(inner) = raw.strip_prefix(f).and_then(|r| r.strip_suffix(")}")) {
+            // A second argument (a variable to store the result in) is dropped.
+            let inner = match inner.rsplit_once(',') {
+                Some((expr, var)) if !var.contains(['"', '\'', ' ', '=']) && !var.is_empty() => expr,
+                _ => inner,
+            };
+            return inner.trim().to_string();
+        }
+    }
+    raw.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditions_lose_their_wrappers() {
+        assert_eq!(unwrap_expression(r#"${__jexl3("${role}" == "admin")}"#), r#""${role}" == "admin""#);
+        assert_eq!(unwrap_expression(r#"${__groovy(${n} > 2,res)}"#), "${n} > 2");
+        assert_eq!(unwrap_expression("${ok}"), "${ok}");
+    }
 
     #[test]
     fn recognises_scripts_that_append_variables_to_a_file() {
