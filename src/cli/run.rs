@@ -24,6 +24,9 @@ pub struct RunArgs {
     /// Run directory to write (default: runs/<timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write every sample to FILE in JMeter's CSV results format (JTL), appending.
+    #[arg(long, value_name = "FILE")]
+    pub jtl: Vec<PathBuf>,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -144,7 +147,12 @@ impl RunArgs {
 }
 
 pub async fn execute(a: RunArgs) -> Result<u8, Error> {
-    let plan = a.load_plan()?;
+    let mut plan = a.load_plan()?;
+    for f in &a.jtl {
+        if !plan.result_files.contains(f) {
+            plan.result_files.push(f.clone());
+        }
+    }
     let out = a.out.clone().unwrap_or_else(default_run_dir);
     let argv: Vec<String> = std::env::args().collect();
     run_plan(plan, &out, a.quiet, redact_args(&argv)).await
@@ -219,10 +227,23 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     let (tx, mut rx) = mpsc::unbounded_channel();
     let labels = plan.labels.len();
     let scenario_count = plan.scenarios.len();
+    let mut options = engine::Options::default();
+    let jtl_writer = if plan.result_files.is_empty() {
+        None
+    } else {
+        let (log_tx, log_rx) = std::sync::mpsc::channel();
+        let names = rundir::jtl::Names {
+            labels: plan.labels.clone(),
+            checks: plan.checks.clone(),
+            scenarios: plan.scenarios.iter().map(|s| s.name.clone()).collect(),
+        };
+        options.sample_log = Some(log_tx);
+        Some(rundir::jtl::spawn(plan.result_files.clone(), names, log_rx).map_err(Error::Runtime)?)
+    };
     let plan = Arc::new(plan);
     let engine = tokio::spawn({
         let (plan, shutdown, abort) = (plan.clone(), shutdown.clone(), abort.clone());
-        async move { engine::run(&plan, engine::Options::default(), shutdown, abort, tx).await }
+        async move { engine::run(&plan, options, shutdown, abort, tx).await }
     });
     let mut totals = Tally::new(labels, scenario_count);
     let mut write_error: Option<rundir::Error> = None;
@@ -244,6 +265,14 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         .await
         .map_err(|e| Error::Runtime(format!("the engine failed: {e}")))?
         .map_err(|e| Error::Runtime(format!("cannot start the run: {e}")))?;
+    // The engine has dropped its end of the sample log: the writer finishes the file.
+    if let Some(w) = jtl_writer {
+        match w.join() {
+            Ok(Ok(_rows)) => {}
+            Ok(Err(e)) => eprintln!("error: the results file is incomplete: {e}"),
+            Err(_) => eprintln!("error: the results file writer failed"),
+        }
+    }
 
     let wall_s = outcome.elapsed_us as f64 / 1e6;
     let mut summary = Summary::from_tally(&totals, &plan.labels, &plan.checks, &scenarios, true);

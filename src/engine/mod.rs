@@ -45,11 +45,13 @@ pub struct Outcome {
 pub struct Options {
     /// How often the collector drains the workers (1 s).
     pub interval: Duration,
+    /// Where a row per sample goes, when a per-sample log (JTL) is written.
+    pub sample_log: Option<std::sync::mpsc::Sender<crate::record::SampleRow>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { interval: Duration::from_secs(1) }
+        Options { interval: Duration::from_secs(1), sample_log: None }
     }
 }
 
@@ -86,6 +88,11 @@ pub async fn run(
         cookies: plan.cookies,
         stop_run: stop_run.clone(),
         counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),
+        sample_log: options.sample_log.clone(),
+        epoch_unix_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        active_all: AtomicU64::new(0),
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());

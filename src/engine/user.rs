@@ -9,7 +9,7 @@ use super::response::Response;
 use crate::plan::flow::ThroughputShare;
 use crate::plan::template::{Globals, UserVars};
 use crate::plan::{CheckTest, DataSpec, LabelId, OnEof, Share, Target, Think, WriterSpec};
-use crate::record::{ErrorKind, Recorder, Sample};
+use crate::record::{ErrorKind, Recorder, Sample, SampleRow};
 use rand::Rng;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,6 +32,12 @@ pub struct RunShared {
     pub counters: Vec<AtomicU64>,
     /// Throughput controllers' shared (passes, executions), by slot.
     pub throughput: Vec<Mutex<(u64, u64)>>,
+    /// Where a row per sample goes, when a JTL file is written.
+    pub sample_log: Option<std::sync::mpsc::Sender<SampleRow>>,
+    /// The wall-clock time of the run's epoch, in ms since the Unix epoch.
+    pub epoch_unix_ms: u64,
+    /// Users running an iteration, in every scenario.
+    pub active_all: AtomicU64,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -444,7 +450,7 @@ impl VirtualUser {
                         let now = Instant::now();
                         let mut ex = super::client::Exchange::default();
                         ex.end = Some(now);
-                        self.record(spec.label, start, now, &ex, Some(ErrorKind::BadUrl), true);
+                        self.record(spec.label, start, now, &ex, Some(ErrorKind::BadUrl), true, (&req.target, &origin));
                         return;
                     }
                 }
@@ -518,7 +524,7 @@ impl VirtualUser {
             }
             // Record this hop, then send the next.
             let end = ex.end.unwrap_or_else(Instant::now);
-            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true);
+            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true, (target, path));
             hops += 1;
             let (next_url, cookie) = match self.cookie_header(&next_target, &next_path) {
                 Some((u, c)) => (Some(u), Some(c)),
@@ -557,12 +563,18 @@ impl VirtualUser {
                 super::response::apply(spec, &resp, &final_url, end.saturating_duration_since(start), &mut self.vars);
             error = error.or(failed);
         }
-        if hops > 0 {
-            self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true);
-            total.end = Some(end);
-            self.record(spec.label, start, end, &total, error, false);
-        } else {
-            self.record(spec.label, start, end, &ex, error, true);
+        {
+            let (last_target, last_path) = match &hop {
+                Some((_, t, p)) => (t, p.as_str()),
+                None => (&*first, self.path.as_str()),
+            };
+            if hops > 0 {
+                self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
+                total.end = Some(end);
+                self.record(spec.label, start, end, &total, error, false, (&*first, self.path.as_str()));
+            } else {
+                self.record(spec.label, start, end, &ex, error, true, (last_target, last_path));
+            }
         }
         if self.groups.iter().any(|g| g.open) {
             let (start_us, end_us) = (ctx.micros(start), ctx.micros(end));
@@ -578,6 +590,7 @@ impl VirtualUser {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         label: LabelId,
@@ -586,9 +599,10 @@ impl VirtualUser {
         ex: &super::client::Exchange,
         error: Option<ErrorKind>,
         in_total: bool,
+        at: (&Target, &str),
     ) {
         let ctx = &self.ctx;
-        ctx.recorder.record(&Sample {
+        let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -599,7 +613,27 @@ impl VirtualUser {
             new_connection: ex.new_connection,
             error,
             in_total,
-        });
+        };
+        ctx.recorder.record(&sample);
+        if let Some(log) = &ctx.shared.sample_log {
+            let (target, path) = at;
+            let _ = log.send(SampleRow {
+                timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
+                elapsed_ms: sample.elapsed_us() / 1000,
+                label: label.0,
+                status: ex.status,
+                error,
+                scenario: ctx.index,
+                user: self.vars.thread_num,
+                bytes: ex.bytes_received,
+                sent_bytes: ex.bytes_sent,
+                group_users: ctx.active.load(Ordering::Relaxed),
+                all_users: ctx.shared.active_all.load(Ordering::Relaxed),
+                url: format!("{}://{}{}", target.scheme(), target.authority(), path),
+                latency_ms: sample.ttfb_us / 1000,
+                connect_ms: sample.connect_us / 1000,
+            });
+        }
     }
 }
 

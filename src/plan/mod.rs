@@ -57,6 +57,8 @@ pub struct Plan {
     pub data: Vec<DataSpec>,
     /// Files that `write` steps append to, indexed by `flow::Write::writer`.
     pub writers: Vec<WriterSpec>,
+    /// Per-sample results files (JMeter's JTL CSV), from a JMX plan's listeners or `--jtl`.
+    pub result_files: Vec<PathBuf>,
     /// Check messages, indexed by [`CheckId`].
     pub checks: Vec<String>,
     pub tls: TlsOptions,
@@ -322,6 +324,7 @@ impl Plan {
             user_counters: 0,
             data: Vec::new(),
             writers: Vec::new(),
+            result_files: Vec::new(),
             checks: Vec::new(),
             tls: TlsOptions::default(),
             cookies: true,

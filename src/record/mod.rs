@@ -43,3 +43,25 @@ impl Sample {
         self.end_us.saturating_sub(self.start_us)
     }
 }
+
+/// One sample with what a per-sample log (JMeter's JTL) shows: its wall-clock time, status,
+/// URL and user. Made only when such a log is asked for.
+#[derive(Debug, Clone)]
+pub struct SampleRow {
+    /// Start, ms since the Unix epoch.
+    pub timestamp_ms: u64,
+    pub elapsed_ms: u64,
+    pub label: u32,
+    pub status: u16,
+    pub error: Option<ErrorKind>,
+    pub scenario: usize,
+    /// The user's number in its scenario, from 1.
+    pub user: u64,
+    pub bytes: u64,
+    pub sent_bytes: u64,
+    pub group_users: u64,
+    pub all_users: u64,
+    pub url: String,
+    pub latency_ms: u64,
+    pub connect_ms: u64,
+}

@@ -11,6 +11,7 @@
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
 //! reader rebuilds its summary from the interval log.
 
+pub mod jtl;
 mod log;
 pub mod reader;
 pub mod summary;

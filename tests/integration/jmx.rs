@@ -249,6 +249,11 @@ fn core_elements_send_what_jmeter_would() {
         <hashTree>
           {half}
         </hashTree>
+ <ResultCollector guiclass="SimpleDataWriter" testclass="ResultCollector" testname="Write results" enabled="true">
+          <boolProp name="ResultCollector.error_logging">false</boolProp>
+          <stringProp name="filename">results.jtl</stringProp>
+        </ResultCollector>
+        <hashTree/>
         <IfController guiclass="IfControllerPanel" testclass="IfController" testname="Admins" enabled="true">
           <stringProp name="IfController.condition">${{__jexl3("${{role}}" == "admin")}}</stringProp>
           <boolProp name="IfController.evaluateAll">false</boolProp>
@@ -365,4 +370,13 @@ fstream.close();</stringProp>
     assert_eq!(saved.lines().filter(|l| *l == "42,tok-9").count(), 8, "{saved}");
     assert_eq!(uint(&run.total(), "errors"), 0, "{:#}", run.total());
     assert_eq!(uint(&run.total(), "samples"), server.requests());
+    // The listener's file: JMeter's CSV header, then one line per sample.
+    let jtl = std::fs::read_to_string(run.root().join("results.jtl")).unwrap();
+    let mut lines = jtl.lines();
+    assert_eq!(lines.next(), Some("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len() as u64, server.requests());
+    let reads = rows.iter().filter(|l| l.split(',').nth(2) == Some("Read")).count();
+    assert_eq!(reads, 8);
+    assert!(rows.iter().all(|l| l.contains(",200,OK,Users 1-") && l.contains(",text,true,")), "{jtl}");
 }

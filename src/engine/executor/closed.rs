@@ -31,6 +31,7 @@ async fn user(ctx: Arc<ScenarioCtx>, at: Instant, iterations: Option<u64>) {
         return;
     }
     ctx.active.fetch_add(1, Ordering::Relaxed);
+    ctx.shared.active_all.fetch_add(1, Ordering::Relaxed);
     let _active = ActiveGuard(&ctx);
     let mut user = VirtualUser::new(ctx.clone());
     let mut done = 0u64;
@@ -63,5 +64,6 @@ pub(super) struct ActiveGuard<'a>(pub &'a super::ScenarioCtx);
 impl Drop for ActiveGuard<'_> {
     fn drop(&mut self) {
         self.0.active.fetch_sub(1, Ordering::Relaxed);
+        self.0.shared.active_all.fetch_sub(1, Ordering::Relaxed);
     }
 }

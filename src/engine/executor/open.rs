@@ -78,6 +78,7 @@ async fn user(ctx: Arc<ScenarioCtx>, id: usize, mut work: mpsc::Receiver<Instant
     let mut user = VirtualUser::new(ctx.clone());
     while let Some(due) = work.recv().await {
         ctx.active.fetch_add(1, Ordering::Relaxed);
+        ctx.shared.active_all.fetch_add(1, Ordering::Relaxed);
         let guard = ActiveGuard(&ctx);
         let end = user.iteration(Some(due)).await;
         drop(guard);

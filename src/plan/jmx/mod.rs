@@ -89,6 +89,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         lenient: opts.lenient_files,
         unsupported: Vec::new(),
         writers: Vec::new(),
+        result_files: Vec::new(),
     };
     cx.variables(test_plan)?;
     let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
@@ -149,6 +150,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
     plan.user_counters = cx.sym.user_counters;
     plan.data = cx.data;
     plan.writers = cx.writers;
+    plan.result_files = cx.result_files;
     plan.checks = cx.checks;
     plan.cookies = cx.cookies;
     plan.slots = cx.slots;
@@ -233,6 +235,7 @@ struct Cx {
     skip: bool,
     lenient: bool,
     writers: Vec<WriterSpec>,
+    result_files: Vec<PathBuf>,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
 }
@@ -505,16 +508,21 @@ impl Cx {
                 s.checks.push(Check { id, test: CheckTest::MaxDuration(d) });
                 self.report(c, depth, Status::Supported, "a duration check");
             }
-            "ResultCollector" | "Summariser" | "BackendListener" => {
-                let note = match c.text("filename") {
-                    Some(f) => format!(
-                        "a listener; its results file `{f}` is not written (the run directory holds every result)"
-                    ),
-                    None => "a GUI listener: the run directory and `stampede report` hold the results".into(),
-                };
-                let status = if c.text("filename").is_some() { Status::Partial } else { Status::Ignored };
-                self.report(c, depth, status, note);
+            "ResultCollector" if c.text("filename").is_some() => {
+                let name = self.expand(c, c.text_or_empty("filename"))?;
+                let path = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
+                let note = format!("writes every sample to {} (JMeter's CSV results format)", path.display());
+                if !self.result_files.contains(&path) {
+                    self.result_files.push(path);
+                }
+                self.report(c, depth, Status::Supported, note);
             }
+            "ResultCollector" | "Summariser" | "BackendListener" => self.report(
+                c,
+                depth,
+                Status::Ignored,
+                "a GUI listener: the run directory and `stampede report` hold the results",
+            ),
             "ResultSaver" => self.report(c, depth, Status::Ignored, "saves response bodies to files: not done"),
             "BeanShellPostProcessor" if write_back(c.text_or_empty("script")).is_some() => {
                 let (path, vars) = write_back(c.text_or_empty("script")).expect("checked by the guard");
