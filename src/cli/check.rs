@@ -149,6 +149,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::Write(w) => out.push(format!("{pad}write to {}", p.writers[w.writer].path.display())),
             Step::UserParams(u) => out.push(format!("{pad}user parameters {}", u.names.join(", "))),
             Step::Counter(c) => out.push(format!("{pad}counter {}", c.name)),
+            Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Throughput(t) => {
                 out.push(format!("{pad}on {:?} of passes:", t.share));
                 steps(p, &t.steps, depth + 1, out);

@@ -111,6 +111,7 @@ pub async fn run(
             active: AtomicU64::new(0),
             started: AtomicU64::new(0),
             pacing: sc.pacing,
+            on_error: sc.on_error,
             tls: tls.clone(),
             shared: shared.clone(),
         });

@@ -53,6 +53,7 @@ pub enum Op {
     },
     UserParams(Box<UserParams>),
     Counter(Box<Counter>),
+    Stop(crate::plan::flow::StopKind),
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -148,6 +149,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 }
             }
             Step::UserParams(u) => ops.push(Op::UserParams(u.clone())),
+            Step::Stop(k) => ops.push(Op::Stop(*k)),
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),
             Step::Throughput(t) => {
                 let at = ops.len();

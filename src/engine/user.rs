@@ -6,7 +6,7 @@ use super::client::{HttpClient, Wire};
 use super::program::{pick, Op, Program};
 use super::request::{Hop, PreparedRequest};
 use super::response::Response;
-use crate::plan::flow::ThroughputShare;
+use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::plan::template::{Globals, UserVars};
 use crate::plan::{CheckTest, DataSpec, LabelId, OnEof, Share, Target, Think, WriterSpec};
 use crate::record::{ErrorKind, Recorder, Sample, SampleRow};
@@ -109,6 +109,8 @@ pub struct ScenarioCtx {
     pub started: AtomicU64,
     /// Closed model: the least time between iteration starts.
     pub pacing: Option<Duration>,
+    /// What a user does after a failed sample.
+    pub on_error: StopKind,
     pub tls: Arc<rustls::ClientConfig>,
     pub shared: Arc<RunShared>,
 }
@@ -219,7 +221,10 @@ impl VirtualUser {
                     }
                     since_wait = 0;
                     let start = due.take().unwrap_or_else(Instant::now);
-                    self.request(req, start).await;
+                    let failed = self.request(req, start).await;
+                    if failed && ctx.on_error != StopKind::Continue {
+                        return self.stop(ctx.on_error);
+                    }
                     pc += 1;
                 }
                 Op::Think(t) => {
@@ -361,6 +366,7 @@ impl VirtualUser {
                     };
                     pc = if run { pc + 1 } else { *skip };
                 }
+                Op::Stop(kind) => return self.stop(*kind),
                 Op::Write { writer, values } => {
                     let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
                     let line = csv_line(fields.iter().map(String::as_str));
@@ -374,6 +380,21 @@ impl VirtualUser {
         }
         ctx.recorder.iteration_done(ctx.index);
         IterEnd::Completed
+    }
+
+    /// Ends the iteration as a stop step or a failed sample says.
+    fn stop(&self, kind: StopKind) -> IterEnd {
+        match kind {
+            StopKind::Continue | StopKind::NextIteration => {
+                self.ctx.recorder.iteration_done(self.ctx.index);
+                IterEnd::Completed
+            }
+            StopKind::User => IterEnd::UserDone,
+            StopKind::Run => {
+                self.ctx.shared.stop_run.cancel();
+                IterEnd::Cut
+            }
+        }
     }
 
     /// Reads the next row of data file `n` into the user's variables; returns how the
@@ -430,7 +451,8 @@ impl VirtualUser {
     /// Sends one request of the flow, following redirects if it says so, then applies its
     /// extractors and checks and records its samples. Nothing here allocates for a fixed
     /// request without cookies, redirects, extractors or checks: that is the benchmark's path.
-    async fn request(&mut self, req: &PreparedRequest, start: Instant) {
+    /// Returns whether the sample failed.
+    async fn request(&mut self, req: &PreparedRequest, start: Instant) -> bool {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
         self.path.clear();
@@ -451,7 +473,7 @@ impl VirtualUser {
                         let mut ex = super::client::Exchange::default();
                         ex.end = Some(now);
                         self.record(spec.label, start, now, &ex, Some(ErrorKind::BadUrl), true, (&req.target, &origin));
-                        return;
+                        return true;
                     }
                 }
             }
@@ -588,6 +610,7 @@ impl VirtualUser {
                 g.error = g.error.or(error);
             }
         }
+        error.is_some()
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -38,6 +38,23 @@ pub enum Step {
     Counter(Box<Counter>),
     /// Runs its steps on a share of passes (JMeter's Throughput Controller).
     Throughput(Box<Throughput>),
+    /// Ends the iteration, the user or the run (JMeter's Flow Control Action).
+    Stop(StopKind),
+}
+
+/// What a stop ends; also what a scenario does after a failed sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum StopKind {
+    /// Nothing: go on (only as a scenario's reaction to a failed sample).
+    #[default]
+    Continue,
+    /// The rest of this iteration is skipped; the user starts its next one.
+    NextIteration,
+    /// The user stops.
+    User,
+    /// The whole run stops.
+    Run,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -193,8 +210,13 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Once(o) => for_each_request(&o.steps, f),
             Step::Group(g) => for_each_request(&g.steps, f),
             Step::Throughput(t) => for_each_request(&t.steps, f),
-            Step::Think(_) | Step::Feed(_) | Step::Set(_) | Step::Write(_) | Step::UserParams(_) | Step::Counter(_) => {
-            }
+            Step::Think(_)
+            | Step::Feed(_)
+            | Step::Set(_)
+            | Step::Write(_)
+            | Step::UserParams(_)
+            | Step::Counter(_)
+            | Step::Stop(_) => {}
         }
     }
 }
@@ -226,7 +248,7 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Write(w) => w.values.iter_mut().for_each(&mut *f),
             Step::UserParams(u) => u.rows.iter_mut().flatten().for_each(&mut *f),
             Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
-            Step::Think(_) | Step::Feed(_) | Step::Counter(_) => {}
+            Step::Think(_) | Step::Feed(_) | Step::Counter(_) | Step::Stop(_) => {}
         }
     }
 }

@@ -86,6 +86,9 @@ pub struct Scenario {
     /// rest after a quicker iteration).
     #[serde(with = "serde_duration::option")]
     pub pacing: Option<Duration>,
+    /// What a user does after a failed sample (JMeter's "Action to be taken after a Sampler
+    /// error").
+    pub on_error: flow::StopKind,
     pub flow: Vec<Step>,
 }
 
@@ -573,6 +576,7 @@ impl QuickPlan {
             name: "default".into(),
             workload,
             pacing: None,
+            on_error: flow::StopKind::Continue,
             flow: vec![Step::Request(Box::new(request))],
         }];
         Ok(plan)

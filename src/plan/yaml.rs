@@ -68,6 +68,7 @@ struct ScenarioDoc {
     name: Option<String>,
     workload: WorkloadDoc,
     pacing: Option<Value>,
+    on_error: Option<Value>,
     #[serde(default)]
     data: Vec<DataDoc>,
     flow: Vec<StepDoc>,
@@ -280,7 +281,22 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
         if !has_request(&flow) {
             return Err(Error::invalid(cx.loc(&format!("{el}.flow")), "the flow sends no request"));
         }
-        scenarios.push(Scenario { name, workload, pacing, flow });
+        let on_error = match &s.on_error {
+            None => flow::StopKind::Continue,
+            Some(v) => cx.parse(
+                v,
+                &format!("{el}.on_error"),
+                "continue, next_iteration, stop_user or stop_run",
+                |s| match s {
+                    "continue" => Some(flow::StopKind::Continue),
+                    "next_iteration" => Some(flow::StopKind::NextIteration),
+                    "stop_user" => Some(flow::StopKind::User),
+                    "stop_run" => Some(flow::StopKind::Run),
+                    _ => None,
+                },
+            )?,
+        };
+        scenarios.push(Scenario { name, workload, pacing, on_error, flow });
     }
     if let Some((element, msg)) = cx.sym.vars.undefined() {
         return Err(Error::new(ErrorKind::Template, cx.loc(&element), msg));

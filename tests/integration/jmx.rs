@@ -380,3 +380,99 @@ fstream.close();</stringProp>
     assert_eq!(reads, 8);
     assert!(rows.iter().all(|l| l.contains(",200,OK,Users 1-") && l.contains(",text,true,")), "{jtl}");
 }
+
+#[test]
+fn flow_control_actions_error_policies_and_more_extractors() {
+    let server = TestServer::builder()
+        .route("/fail", Route::status(500))
+        .route("/json", Route::ok().header("Content-Type", "application/json").body(r#"{"id":"x-7","n":1}"#))
+        .default_route(Route::ok().record())
+        .start();
+    let port = server.addr().port();
+    let run = TempRun::new("jmx-flow");
+    let defaults = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp><stringProp name="HTTPSampler.port">${port}</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+    // After a failed sample, "start next thread loop": /after is never reached.
+    let next_loop = jmx_plan(
+        2,
+        "3",
+        &format!(
+            "{defaults}{}{}",
+            sampler("Fail", "GET", "/fail", "", false, ""),
+            sampler("After", "GET", "/after", "", false, "")
+        ),
+    )
+    .replace(">continue<", ">startnextloop<");
+    let p = run.write("next.jmx", next_loop);
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .arg("-J")
+        .arg(format!("port={port}"))
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(server.requests_to("/fail"), 6);
+    assert_eq!(server.requests_to("/after"), 0);
+    // A Flow Control Action that stops the thread: one pass per user.
+    let stop = format!(
+        r#"{defaults}{}
+        <TestAction guiclass="TestActionGui" testclass="TestAction" testname="Stop" enabled="true">
+          <intProp name="ActionProcessor.action">0</intProp><intProp name="ActionProcessor.target">0</intProp>
+          <stringProp name="ActionProcessor.duration">0</stringProp>
+        </TestAction><hashTree/>"#,
+        sampler("A", "GET", "/a", "", false, "")
+    );
+    let p = run.write("stop.jmx", jmx_plan(2, "5", &stop));
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .arg("-J")
+        .arg(format!("port={port}"))
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(server.requests_to("/a"), 2);
+    // A Boundary Extractor feeds the next path; a JSON assertion checks the response.
+    let extract = format!(
+        "{defaults}{}{}",
+        sampler(
+            "Json",
+            "GET",
+            "/json",
+            "",
+            false,
+            r#"<BoundaryExtractor guiclass="BoundaryExtractorGui" testclass="BoundaryExtractor" testname="Id" enabled="true">
+                <stringProp name="BoundaryExtractor.useHeaders">false</stringProp>
+                <stringProp name="BoundaryExtractor.refname">bid</stringProp>
+                <stringProp name="BoundaryExtractor.lboundary">"id":"</stringProp>
+                <stringProp name="BoundaryExtractor.rboundary">"</stringProp>
+                <stringProp name="BoundaryExtractor.match_number">1</stringProp>
+              </BoundaryExtractor><hashTree/>
+              <JSONPathAssertion guiclass="JSONPathAssertionGui" testclass="JSONPathAssertion" testname="n is 2" enabled="true">
+                <stringProp name="JSON_PATH">$.n</stringProp><stringProp name="EXPECTED_VALUE">2</stringProp>
+                <boolProp name="JSONVALIDATION">true</boolProp><boolProp name="EXPECT_NULL">false</boolProp>
+                <boolProp name="INVERT">false</boolProp><boolProp name="ISREGEX">true</boolProp>
+              </JSONPathAssertion><hashTree/>"#
+        ),
+        sampler("Use", "GET", "/use/${bid}", "", false, "")
+    )
+    .replace(r#""id":""#, "&quot;id&quot;:&quot;")
+    .replace(r#"<stringProp name="BoundaryExtractor.rboundary">"</stringProp>"#, r#"<stringProp name="BoundaryExtractor.rboundary">&quot;</stringProp>"#);
+    let p = run.write("extract.jmx", jmx_plan(1, "2", &extract));
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .arg("-J")
+        .arg(format!("port={port}"))
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(server.requests_to("/use/x-7"), 2);
+    let json = run.label("Json");
+    assert_eq!(uint(&json, "errors"), 2, "the JSON assertion fails: n is 1: {json:#}");
+}

@@ -110,7 +110,13 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         let n = workloads.len();
         for (i, w) in workloads.drain(..).enumerate() {
             let name = if n > 1 { format!("{name} #{}", i + 1) } else { name.clone() };
-            scenarios.push(Scenario { name, workload: w, pacing: None, flow: steps.clone() });
+            let on_error = match tg.text("ThreadGroup.on_sample_error").unwrap_or("continue") {
+                "startnextloop" => flow::StopKind::NextIteration,
+                "stopthread" => flow::StopKind::User,
+                "stoptest" | "stoptestnow" => flow::StopKind::Run,
+                _ => flow::StopKind::Continue,
+            };
+            scenarios.push(Scenario { name, workload: w, pacing: None, on_error, flow: steps.clone() });
         }
     }
     if let Some(first) = cx.unsupported.first() {
@@ -501,6 +507,69 @@ impl Cx {
                 }
                 Err(why) => self.unsupported(c, depth, &why),
             },
+            "JSONPathAssertion" => {
+                let src = self.expand(c, c.text_or_empty("JSON_PATH"))?;
+                let path = serde_json_path::JsonPath::parse(&src)
+                    .map_err(|e| self.err(c, format!("invalid JSONPath `{src}`: {e}")))?;
+                let negate = c.flag("INVERT").unwrap_or(false);
+                let compare = c.flag("JSONVALIDATION").unwrap_or(false) && !c.flag("EXPECT_NULL").unwrap_or(false);
+                let expected = c.text_or_empty("EXPECTED_VALUE").to_string();
+                let regex_like = c.flag("ISREGEX").unwrap_or(true)
+                    && expected.contains(['*', '+', '?', '[', '(', '|', '^', '$', '\\']);
+                let equals = if compare { Some(self.tmpl(c, &expected)?) } else { None };
+                let what = match &equals {
+                    Some(_) => format!("{src} equals {expected:?}"),
+                    None => format!("{src} exists"),
+                };
+                let id = self.check_id(format!("{}: {}{what}", c.name, if negate { "not " } else { "" }));
+                s.checks.push(Check { id, test: CheckTest::Json { path: JsonPathExpr { src, path }, equals, negate } });
+                if compare && regex_like {
+                    self.report(
+                        c,
+                        depth,
+                        Status::Partial,
+                        "the expected value is compared as text, not as a regular expression",
+                    );
+                } else {
+                    self.report(c, depth, Status::Supported, "a JSONPath check");
+                }
+            }
+            "BoundaryExtractor" => {
+                let name = c.text_or_empty("BoundaryExtractor.refname").trim().to_string();
+                if name.is_empty() {
+                    return Err(self.err(c, "the Boundary Extractor has no reference name"));
+                }
+                let left = self.expand(c, c.text_or_empty("BoundaryExtractor.lboundary"))?;
+                let right = self.expand(c, c.text_or_empty("BoundaryExtractor.rboundary"))?;
+                let regex = regex::Regex::new(&format!("(?s){}(.*?){}", regex::escape(&left), regex::escape(&right)))
+                    .map_err(|e| self.err(c, format!("cannot match the boundaries: {e}")))?;
+                let from = match c.text("BoundaryExtractor.useHeaders").unwrap_or("false") {
+                    "true" => Field::Headers,
+                    "URL" => Field::Url,
+                    "code" => Field::Status,
+                    _ => Field::Body,
+                };
+                let match_no = match c.text("BoundaryExtractor.match_number").map(str::trim) {
+                    None | Some("") => 0,
+                    Some(n) => n.parse::<i64>().map(|n| n.max(1) as u32).unwrap_or(1),
+                };
+                let default =
+                    match (c.text("BoundaryExtractor.default"), c.flag("BoundaryExtractor.default_empty_value")) {
+                        (Some(d), _) => Some(self.tmpl(c, d)?),
+                        (None, Some(true)) => Some(Template::literal("")),
+                        _ => None,
+                    };
+                let var = self.sym.vars.assign(&name);
+                s.extract.push(Extractor {
+                    var,
+                    into: name.clone(),
+                    source: ExtractSource::Regex { regex, template: "$1$".into(), from },
+                    match_no,
+                    default,
+                    required: None,
+                });
+                self.report(c, depth, Status::Supported, format!("into ${{{name}}}"));
+            }
             "DurationAssertion" => {
                 let ms: f64 = self.number(c, c.text("DurationAssertion.duration").unwrap_or("0"), "duration")?;
                 let d = millis(ms);
@@ -704,6 +773,17 @@ impl Cx {
             }
             "TestAction" => {
                 let action = c.text("ActionProcessor.action").unwrap_or("1").trim().to_string();
+                let target_all = c.text("ActionProcessor.target").unwrap_or("0").trim() == "2";
+                let stop = match action.as_str() {
+                    "0" | "2" if target_all => Some(flow::StopKind::Run),
+                    "0" | "2" => Some(flow::StopKind::User),
+                    "3" => Some(flow::StopKind::NextIteration),
+                    _ => None,
+                };
+                if let Some(kind) = stop {
+                    self.report(c, depth, Status::Supported, format!("stop: {kind:?}"));
+                    return Ok(vec![Step::Stop(kind)]);
+                }
                 if action == "1" {
                     let ms: f64 = self.number(c, c.text("ActionProcessor.duration").unwrap_or("0"), "duration")?;
                     self.report(c, depth, Status::Supported, "a pause");
@@ -712,7 +792,11 @@ impl Cx {
                     steps.push(Step::Think(Think::Constant(millis(ms))));
                     Ok(steps)
                 } else {
-                    self.unsupported(c, depth, "only the Pause action is supported (not stop, stop now, next loop)");
+                    self.unsupported(
+                        c,
+                        depth,
+                        "this action (go to the next iteration of the current loop, break the loop) is not supported",
+                    );
                     Ok(Vec::new())
                 }
             }
@@ -792,11 +876,8 @@ impl Cx {
         let iterations = if forever { None } else { Some(loops.max(0) as u64) };
         let on_error = tg.text("ThreadGroup.on_sample_error").unwrap_or("continue");
         let until = if forever && duration.is_none() { "; loops forever: runs until stopped (Ctrl-C)" } else { "" };
-        let (mut status, mut note) = if on_error == "continue" {
-            (Status::Supported, format!("{users} users{until}"))
-        } else {
-            (Status::Partial, format!("{users} users; on a sample error JMeter would `{on_error}`, stampede continues"))
-        };
+        let (mut status, mut note) =
+            (Status::Supported, format!("{users} users{until}; after a sample error: {on_error}"));
         if !notes.is_empty() {
             status = Status::Partial;
             note = format!("{note}; {}", notes.join("; "));
