@@ -97,7 +97,6 @@ pub async fn run(
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
     let epoch = Instant::now();
-    let mut scenarios = JoinSet::new();
     let mut ctxs = Vec::new();
     for (index, sc) in plan.scenarios.iter().enumerate() {
         let ctx = Arc::new(ScenarioCtx {
@@ -115,21 +114,34 @@ pub async fn run(
             tls: tls.clone(),
             shared: shared.clone(),
         });
-        ctxs.push(ctx.clone());
-        scenarios.spawn(executor::run_scenario(ctx, sc.workload.clone(), abort.clone()));
+        ctxs.push(ctx);
     }
 
     let mut collector = Collector { recorder: &recorder, work: recorder.new_tally(), index: 0, last_end_us: 0, epoch };
     let mut ticker = tokio::time::interval_at((epoch + options.interval).into(), options.interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = ticker.tick() => {
-                let _ = intervals.send(collector.interval(&ctxs, false));
-            }
-            joined = scenarios.join_next() => {
-                if joined.is_none() {
-                    break;
+    // Setup scenarios run first, then the main ones together, then teardown; an interrupt skips
+    // the phases that have not started.
+    let mut phases: Vec<crate::plan::Phase> = plan.scenarios.iter().map(|s| s.phase).collect();
+    phases.sort();
+    phases.dedup();
+    for phase in phases {
+        if shutdown.is_cancelled() || stop_run.is_cancelled() {
+            break;
+        }
+        let mut scenarios = JoinSet::new();
+        for (sc, ctx) in plan.scenarios.iter().zip(&ctxs).filter(|(s, _)| s.phase == phase) {
+            scenarios.spawn(executor::run_scenario(ctx.clone(), sc.workload.clone(), abort.clone()));
+        }
+        loop {
+            tokio::select! {
+                _ = ticker.tick() => {
+                    let _ = intervals.send(collector.interval(&ctxs, false));
+                }
+                joined = scenarios.join_next() => {
+                    if joined.is_none() {
+                        break;
+                    }
                 }
             }
         }

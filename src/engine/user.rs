@@ -8,7 +8,7 @@ use super::request::{Hop, PreparedRequest};
 use super::response::Response;
 use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::plan::template::{Globals, UserVars};
-use crate::plan::{CheckTest, DataSpec, LabelId, OnEof, Share, Target, Think, WriterSpec};
+use crate::plan::{CheckTest, DataSpec, LabelId, OnEof, Share, Target, WriterSpec};
 use crate::record::{ErrorKind, Recorder, Sample, SampleRow};
 use rand::Rng;
 use std::io::Write as _;
@@ -228,17 +228,7 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Think(t) => {
-                    let d = match *t {
-                        Think::Constant(d) => d,
-                        Think::Uniform { min, max } => {
-                            let span = (max - min).as_micros() as u64;
-                            min + Duration::from_micros(if span == 0 {
-                                0
-                            } else {
-                                self.vars.rng.random_range(0..=span)
-                            })
-                        }
-                    };
+                    let d = t.draw(&mut self.vars.rng);
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t + d);
                     if !d.is_zero() {

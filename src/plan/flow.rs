@@ -115,6 +115,61 @@ pub enum Think {
         #[serde(with = "super::serde_duration")]
         max: Duration,
     },
+    /// |offset + deviation × a standard normal draw| (JMeter's Gaussian Random Timer).
+    Gaussian {
+        #[serde(with = "super::serde_duration")]
+        offset: Duration,
+        #[serde(with = "super::serde_duration")]
+        deviation: Duration,
+    },
+    /// offset + a Poisson draw of mean `lambda` milliseconds (JMeter's Poisson Random Timer).
+    Poisson {
+        #[serde(with = "super::serde_duration")]
+        offset: Duration,
+        lambda_ms: f64,
+    },
+}
+
+impl Think {
+    /// One think time, drawn with `rng`.
+    pub fn draw(&self, rng: &mut impl rand::Rng) -> Duration {
+        match *self {
+            Think::Constant(d) => d,
+            Think::Uniform { min, max } => {
+                let span = (max - min).as_micros() as u64;
+                min + Duration::from_micros(if span == 0 { 0 } else { rng.random_range(0..=span) })
+            }
+            Think::Gaussian { offset, deviation } => {
+                // Box–Muller: two uniform draws give a standard normal one.
+                let (u1, u2): (f64, f64) = (rng.random::<f64>().max(f64::MIN_POSITIVE), rng.random());
+                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let ms = (z * deviation.as_secs_f64() * 1000.0 + offset.as_secs_f64() * 1000.0).abs();
+                Duration::from_secs_f64((ms / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
+            }
+            Think::Poisson { offset, lambda_ms } => {
+                let k = if lambda_ms <= 0.0 {
+                    0.0
+                } else if lambda_ms < 500.0 {
+                    // Knuth's method: exact, and cheap for the means a think time has.
+                    let limit = (-lambda_ms).exp();
+                    let (mut k, mut p) = (0.0, 1.0);
+                    loop {
+                        p *= rng.random::<f64>();
+                        if p <= limit {
+                            break k;
+                        }
+                        k += 1.0;
+                    }
+                } else {
+                    // A large mean: the normal approximation.
+                    let (u1, u2): (f64, f64) = (rng.random::<f64>().max(f64::MIN_POSITIVE), rng.random());
+                    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                    (lambda_ms + z * lambda_ms.sqrt()).max(0.0).round()
+                };
+                offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -250,5 +305,28 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
             Step::Think(_) | Step::Feed(_) | Step::Counter(_) | Step::Stop(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn random_think_times_have_their_means() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let n = 20_000;
+        let mean = |t: Think, rng: &mut rand::rngs::SmallRng| {
+            (0..n).map(|_| t.draw(rng).as_secs_f64() * 1000.0).sum::<f64>() / n as f64
+        };
+        let g = Think::Gaussian { offset: Duration::from_millis(300), deviation: Duration::from_millis(100) };
+        assert!((mean(g, &mut rng) - 300.0).abs() < 3.0);
+        let p = Think::Poisson { offset: Duration::from_millis(100), lambda_ms: 50.0 };
+        assert!((mean(p, &mut rng) - 150.0).abs() < 1.0);
+        let big = Think::Poisson { offset: Duration::ZERO, lambda_ms: 2000.0 };
+        assert!((mean(big, &mut rng) - 2000.0).abs() < 5.0);
+        let u = Think::Uniform { min: Duration::from_millis(10), max: Duration::from_millis(30) };
+        assert!((mean(u, &mut rng) - 20.0).abs() < 0.3);
     }
 }

@@ -89,7 +89,19 @@ pub struct Scenario {
     /// What a user does after a failed sample (JMeter's "Action to be taken after a Sampler
     /// error").
     pub on_error: flow::StopKind,
+    /// When it runs: setup scenarios first, then the main ones together, then teardown.
+    pub phase: Phase,
     pub flow: Vec<Step>,
+}
+
+/// The order scenarios run in (JMeter's setUp and tearDown thread groups).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Setup,
+    #[default]
+    Main,
+    Teardown,
 }
 
 /// A data file: rows read in order into variables, one row per `Feed` step.
@@ -577,6 +589,7 @@ impl QuickPlan {
             workload,
             pacing: None,
             on_error: flow::StopKind::Continue,
+            phase: Phase::Main,
             flow: vec![Step::Request(Box::new(request))],
         }];
         Ok(plan)

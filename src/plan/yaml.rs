@@ -296,7 +296,7 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
                 },
             )?,
         };
-        scenarios.push(Scenario { name, workload, pacing, on_error, flow });
+        scenarios.push(Scenario { name, workload, pacing, on_error, phase: Phase::Main, flow });
     }
     if let Some((element, msg)) = cx.sym.vars.undefined() {
         return Err(Error::new(ErrorKind::Template, cx.loc(&element), msg));

@@ -476,3 +476,51 @@ fn flow_control_actions_error_policies_and_more_extractors() {
     let json = run.label("Json");
     assert_eq!(uint(&json, "errors"), 2, "the JSON assertion fails: n is 1: {json:#}");
 }
+
+#[test]
+fn setup_and_teardown_thread_groups_run_before_and_after() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-phases");
+    let group = |class: &str, name: &str, threads: u32, path: &str| {
+        format!(
+            r#"<{class} guiclass="ThreadGroupGui" testclass="{class}" testname="{name}" enabled="true">
+        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <boolProp name="LoopController.continue_forever">false</boolProp>
+          <stringProp name="LoopController.loops">2</stringProp>
+        </elementProp>
+        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
+        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
+      </{class}>
+      <hashTree>{}</hashTree>"#,
+            sampler(name, "GET", path, "", false, "")
+        )
+    };
+    let plan = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Phases" enabled="true"/>
+    <hashTree>
+      <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+      </ConfigTestElement><hashTree/>
+      {teardown}
+      {main}
+      {setup}
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#,
+        port = server.addr().port(),
+        teardown = group("PostThreadGroup", "teardown", 1, "/teardown"),
+        main = group("ThreadGroup", "main", 3, "/main"),
+        setup = group("SetupThreadGroup", "setup", 1, "/setup"),
+    );
+    let p = run.write("plan.jmx", plan);
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let order: Vec<String> = server.recorded_all().into_iter().map(|r| r.path().to_string()).collect();
+    assert_eq!(order.len(), 2 + 6 + 2);
+    assert_eq!(&order[..2], ["/setup", "/setup"], "{order:?}");
+    assert!(order[2..8].iter().all(|p| p == "/main"), "{order:?}");
+    assert_eq!(&order[8..], ["/teardown", "/teardown"], "{order:?}");
+}

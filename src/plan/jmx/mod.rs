@@ -116,7 +116,12 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
                 "stoptest" | "stoptestnow" => flow::StopKind::Run,
                 _ => flow::StopKind::Continue,
             };
-            scenarios.push(Scenario { name, workload: w, pacing: None, on_error, flow: steps.clone() });
+            let phase = match tg.class.as_str() {
+                "SetupThreadGroup" => Phase::Setup,
+                "PostThreadGroup" => Phase::Teardown,
+                _ => Phase::Main,
+            };
+            scenarios.push(Scenario { name, workload: w, pacing: None, on_error, phase, flow: steps.clone() });
         }
     }
     if let Some(first) = cx.unsupported.first() {
@@ -489,6 +494,16 @@ impl Cx {
                 s.timers.push(Think::Uniform { min: millis(offset), max: millis(offset + range.max(0.0)) });
                 self.report(c, depth, Status::Supported, "a uniform think time before each sampler in scope");
             }
+            "GaussianRandomTimer" | "PoissonRandomTimer" => {
+                let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
+                let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
+                s.timers.push(if c.class == "GaussianRandomTimer" {
+                    Think::Gaussian { offset: millis(offset), deviation: millis(range) }
+                } else {
+                    Think::Poisson { offset: millis(offset), lambda_ms: range.max(0.0) }
+                });
+                self.report(c, depth, Status::Supported, "a random think time before each sampler in scope");
+            }
             "RegexExtractor" => {
                 let e = self.regex_extractor(c)?;
                 s.extract.push(e.0);
@@ -848,10 +863,7 @@ impl Cx {
             );
             return Ok(out);
         }
-        if tg.class != "ThreadGroup" {
-            self.unsupported(tg, 1, "setUp and tearDown thread groups are not supported yet");
-            return Ok(Vec::new());
-        }
+
         let users: u32 = self.number(tg, tg.text("ThreadGroup.num_threads").unwrap_or("1"), "number of threads")?;
         let mut notes = Vec::new();
         let ramp = self.number_or_zero(tg, tg.text("ThreadGroup.ramp_time").unwrap_or("0"), "ramp-up", &mut notes);
@@ -881,6 +893,13 @@ impl Cx {
         if !notes.is_empty() {
             status = Status::Partial;
             note = format!("{note}; {}", notes.join("; "));
+        }
+        if tg.class != "ThreadGroup" {
+            note.push_str(if tg.class == "SetupThreadGroup" {
+                "; runs before the other thread groups"
+            } else {
+                "; runs after the other thread groups"
+            });
         }
         self.report(tg, 1, status, note);
         Ok(vec![Workload::Closed(ClosedWorkload {
