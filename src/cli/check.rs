@@ -150,6 +150,14 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::UserParams(u) => out.push(format!("{pad}user parameters {}", u.names.join(", "))),
             Step::Counter(c) => out.push(format!("{pad}counter {}", c.name)),
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
+            Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
+            Step::Switch(s) => {
+                out.push(format!("{pad}switch on {}:", s.value.source()));
+                for (name, b) in &s.branches {
+                    out.push(format!("{pad}  \"{name}\":"));
+                    steps(p, b, depth + 2, out);
+                }
+            }
             Step::Throughput(t) => {
                 out.push(format!("{pad}on {:?} of passes:", t.share));
                 steps(p, &t.steps, depth + 1, out);

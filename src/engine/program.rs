@@ -54,6 +54,14 @@ pub enum Op {
     UserParams(Box<UserParams>),
     Counter(Box<Counter>),
     Stop(crate::plan::flow::StopKind),
+    Pick(Box<crate::plan::flow::Pick>),
+    /// Jump to the branch `value` picks (see `flow::Switch::pick`), or to `end`.
+    Switch {
+        value: Template,
+        names: Box<[String]>,
+        targets: Box<[usize]>,
+        end: usize,
+    },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -150,6 +158,29 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             }
             Step::UserParams(u) => ops.push(Op::UserParams(u.clone())),
             Step::Stop(k) => ops.push(Op::Stop(*k)),
+            Step::Pick(p) => ops.push(Op::Pick(p.clone())),
+            Step::Switch(s) => {
+                let at = ops.len();
+                ops.push(Op::Jump(PATCH)); // replaced by Switch once targets are known
+                let mut targets = Vec::new();
+                let mut jumps_to_end = Vec::new();
+                for (_, steps) in &s.branches {
+                    targets.push(ops.len());
+                    emit(steps, ops);
+                    jumps_to_end.push(ops.len());
+                    ops.push(Op::Jump(PATCH));
+                }
+                let end = ops.len();
+                for j in jumps_to_end {
+                    ops[j] = Op::Jump(end);
+                }
+                ops[at] = Op::Switch {
+                    value: s.value.clone(),
+                    names: s.branches.iter().map(|(n, _)| n.clone()).collect(),
+                    targets: targets.into(),
+                    end,
+                };
+            }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),
             Step::Throughput(t) => {
                 let at = ops.len();

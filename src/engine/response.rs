@@ -182,6 +182,30 @@ pub fn apply(
     };
     let mut failed = None;
     for e in &spec.extract {
+        if let Some(all) = &e.all {
+            let values: Vec<String> = match &e.source {
+                ExtractSource::Json(p) => json_values(p, f.json()).into_iter().map(json_text).collect(),
+                ExtractSource::Regex { regex, template, from } => {
+                    let text = f.text(*from).to_string();
+                    regex.captures_iter(&text).map(|c| fill(template, &c)).collect()
+                }
+                ExtractSource::Header(name) => resp.headers_named(name).map(str::to_string).collect(),
+                ExtractSource::Cookie(name) => resp.cookie(name).map(str::to_string).into_iter().collect(),
+            };
+            let n = values.len().min(all.vars.len());
+            u.set(all.count, &n.to_string());
+            for (i, var) in all.vars.iter().enumerate() {
+                // Matches of an earlier response beyond this one's count are cleared.
+                u.set(*var, values.get(i).map_or("", String::as_str));
+            }
+            if let Some(first) = values.first() {
+                u.set(e.var, first);
+            } else if let Some(d) = &e.default {
+                let v = d.render_string(u);
+                u.set(e.var, &v);
+            }
+            continue;
+        }
         let found: Option<String> = match &e.source {
             ExtractSource::Json(p) => {
                 let values: Vec<String> = json_values(p, f.json()).into_iter().map(json_text).collect();

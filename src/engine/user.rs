@@ -357,6 +357,19 @@ impl VirtualUser {
                     pc = if run { pc + 1 } else { *skip };
                 }
                 Op::Stop(kind) => return self.stop(*kind),
+                Op::Pick(p) => {
+                    let pass = self.loop_counts[p.slot as usize].0 + p.offset;
+                    let value = (pass as usize)
+                        .checked_sub(1)
+                        .and_then(|i| p.from.get(i))
+                        .map(|v| self.vars.get(*v).to_string());
+                    self.vars.set(p.into, value.as_deref().unwrap_or(""));
+                    pc += 1;
+                }
+                Op::Switch { value, names, targets, end } => {
+                    let v = value.render_string(&mut self.vars);
+                    pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
+                }
                 Op::Write { writer, values } => {
                     let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
                     let line = csv_line(fields.iter().map(String::as_str));

@@ -40,6 +40,50 @@ pub enum Step {
     Throughput(Box<Throughput>),
     /// Ends the iteration, the user or the run (JMeter's Flow Control Action).
     Stop(StopKind),
+    /// Runs one of its branches, chosen by a value (JMeter's Switch Controller).
+    Switch(Box<Switch>),
+    /// Sets `into` to the `from` variable the enclosing loop's pass picks (JMeter's ForEach
+    /// Controller: `into` = `prefix_N` on pass N).
+    Pick(Box<Pick>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pick {
+    /// The loop whose pass number picks.
+    #[serde(skip)]
+    pub slot: u32,
+    /// Passes start after this index (ForEach's start index).
+    pub offset: u64,
+    #[serde(skip)]
+    pub from: Vec<VarId>,
+    #[serde(skip)]
+    pub into: VarId,
+    pub name: String,
+}
+
+/// JMeter's rule: a number picks that branch (out of range or empty: the first); a name picks
+/// the branch of that name, else the one named `default` (any case), else none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Switch {
+    pub value: Template,
+    pub branches: Vec<(String, Vec<Step>)>,
+}
+
+impl Switch {
+    /// The branch a rendered value picks.
+    pub fn pick(names: &[String], value: &str) -> Option<usize> {
+        if names.is_empty() {
+            return None;
+        }
+        let v = value.trim();
+        if v.is_empty() {
+            return Some(0);
+        }
+        if let Ok(n) = v.parse::<i64>() {
+            return Some(if n >= 0 && (n as usize) < names.len() { n as usize } else { 0 });
+        }
+        names.iter().position(|n| n == value).or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case("default")))
+    }
 }
 
 /// What a stop ends; also what a scenario does after a failed sample.
@@ -265,13 +309,15 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Once(o) => for_each_request(&o.steps, f),
             Step::Group(g) => for_each_request(&g.steps, f),
             Step::Throughput(t) => for_each_request(&t.steps, f),
+            Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_request(b, f)),
             Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
             | Step::Write(_)
             | Step::UserParams(_)
             | Step::Counter(_)
-            | Step::Stop(_) => {}
+            | Step::Stop(_)
+            | Step::Pick(_) => {}
         }
     }
 }
@@ -303,7 +349,11 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Write(w) => w.values.iter_mut().for_each(&mut *f),
             Step::UserParams(u) => u.rows.iter_mut().flatten().for_each(&mut *f),
             Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
-            Step::Think(_) | Step::Feed(_) | Step::Counter(_) | Step::Stop(_) => {}
+            Step::Switch(s) => {
+                f(&mut s.value);
+                s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));
+            }
+            Step::Think(_) | Step::Feed(_) | Step::Counter(_) | Step::Stop(_) | Step::Pick(_) => {}
         }
     }
 }
@@ -312,6 +362,17 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn switch_picks_as_jmeter() {
+        let names: Vec<String> = ["a", "Default", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(Switch::pick(&names, "2"), Some(2));
+        assert_eq!(Switch::pick(&names, "7"), Some(0));
+        assert_eq!(Switch::pick(&names, ""), Some(0));
+        assert_eq!(Switch::pick(&names, "c"), Some(2));
+        assert_eq!(Switch::pick(&names, "zzz"), Some(1));
+        assert_eq!(Switch::pick(&names[..1], "zzz"), None);
+    }
 
     #[test]
     fn random_think_times_have_their_means() {

@@ -147,7 +147,22 @@ pub struct Extractor {
     pub default: Option<Template>,
     /// When set, finding nothing fails the sample with this check.
     pub required: Option<CheckId>,
+    /// Every match (JMeter's match number -1): `name_1`, `name_2`, ... and `name_matchNr`.
+    #[serde(skip)]
+    pub all: Option<AllMatches>,
 }
+
+/// Where all the matches of an extractor go.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AllMatches {
+    /// `name_1` ... `name_N`, as many as are kept.
+    pub vars: Vec<VarId>,
+    /// `name_matchNr`: how many matched.
+    pub count: VarId,
+}
+
+/// The most matches an extractor with match number -1 keeps (`name_1` ... `name_64`).
+pub const MAX_ALL_MATCHES: usize = 64;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case")]

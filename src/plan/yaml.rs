@@ -1172,7 +1172,7 @@ impl Cx<'_> {
             None
         };
         let var = self.sym.vars.assign(&x.into);
-        Ok(Extractor { var, into: x.into.clone(), source, match_no, default, required })
+        Ok(Extractor { var, into: x.into.clone(), source, match_no, default, required, all: None })
     }
 
     fn check(&mut self, c: &CheckDoc, el: &str) -> Result<Check, Error> {

@@ -524,3 +524,54 @@ fn setup_and_teardown_thread_groups_run_before_and_after() {
     assert!(order[2..8].iter().all(|p| p == "/main"), "{order:?}");
     assert_eq!(&order[8..], ["/teardown", "/teardown"], "{order:?}");
 }
+
+#[test]
+fn foreach_over_all_matches_and_switch() {
+    let server = TestServer::builder()
+        .route(
+            "/list",
+            Route::ok()
+                .header("Content-Type", "application/json")
+                .body(r#"{"items":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#),
+        )
+        .default_route(Route::ok().record())
+        .start();
+    let run = TempRun::new("jmx-foreach");
+    let body = format!(
+        r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+        </ConfigTestElement><hashTree/>
+        {list}
+        <ForeachController guiclass="ForeachControlPanel" testclass="ForeachController" testname="Each id" enabled="true">
+          <stringProp name="ForeachController.inputVal">ids</stringProp>
+          <stringProp name="ForeachController.returnVal">id</stringProp>
+          <boolProp name="ForeachController.useSeparator">true</boolProp>
+        </ForeachController>
+        <hashTree>{item}</hashTree>
+        <SwitchController guiclass="SwitchControllerGui" testclass="SwitchController" testname="By name" enabled="true">
+          <stringProp name="SwitchController.value">${{ids_2}}</stringProp>
+        </SwitchController>
+        <hashTree>{first}{b}</hashTree>"#,
+        port = server.addr().port(),
+        list = sampler(
+            "List",
+            "GET",
+            "/list",
+            "",
+            false,
+            r#"<JSONPostProcessor guiclass="JSONPostProcessorGui" testclass="JSONPostProcessor" testname="Ids" enabled="true">
+                <stringProp name="JSONPostProcessor.referenceNames">ids</stringProp>
+                <stringProp name="JSONPostProcessor.jsonPathExprs">$.items[*].id</stringProp>
+                <stringProp name="JSONPostProcessor.match_numbers">-1</stringProp>
+              </JSONPostProcessor><hashTree/>"#
+        ),
+        item = sampler("Item", "GET", "/item/${id}", "", false, ""),
+        first = sampler("a", "GET", "/switch/a", "", false, ""),
+        b = sampler("b", "GET", "/switch/b", "", false, ""),
+    );
+    let p = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let paths: Vec<String> = server.recorded_all().into_iter().map(|r| r.path().to_string()).collect();
+    let one_pass = ["/item/a", "/item/b", "/item/c", "/switch/b"];
+    assert_eq!(paths, [one_pass, one_pass].concat(), "ForEach over ids_1..ids_3, then the Switch picks `b` by name");
+}

@@ -308,6 +308,14 @@ impl Cx {
         }
     }
 
+    /// The variables an extractor with match number -1 sets.
+    fn all_matches(&mut self, name: &str) -> request::AllMatches {
+        request::AllMatches {
+            vars: (1..=request::MAX_ALL_MATCHES).map(|i| self.sym.vars.assign(&format!("{name}_{i}"))).collect(),
+            count: self.sym.vars.assign(&format!("{name}_matchNr")),
+        }
+    }
+
     fn check_id(&mut self, message: String) -> CheckId {
         let i = self.checks.iter().position(|m| *m == message).unwrap_or_else(|| {
             self.checks.push(message);
@@ -582,6 +590,7 @@ impl Cx {
                     match_no,
                     default,
                     required: None,
+                    all: None,
                 });
                 self.report(c, depth, Status::Supported, format!("into ${{{name}}}"));
             }
@@ -755,14 +764,69 @@ impl Cx {
                 self.slots.loops += 1;
                 Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, slot }))])
             }
-            "RandomController" => {
-                self.report(c, depth, Status::Supported, "one child at random per pass");
+            "ForeachController" => {
+                let prefix = c.text_or_empty("ForeachController.inputVal").trim().to_string();
+                let into = c.text_or_empty("ForeachController.returnVal").trim().to_string();
+                if prefix.is_empty() || into.is_empty() {
+                    return Err(
+                        self.err(c, "a ForEach Controller needs an input variable prefix and an output variable")
+                    );
+                }
+                let sep = if c.flag("ForeachController.useSeparator").unwrap_or(true) { "_" } else { "" };
+                let start: u64 = match c.text("ForeachController.startIndex") {
+                    Some(v) => self.number(c, v, "start index")?,
+                    None => 0,
+                };
+                let count = match c.text("ForeachController.endIndex") {
+                    Some(end) => {
+                        let end: u64 = self.number(c, end, "end index")?;
+                        Template::literal(end.saturating_sub(start).to_string())
+                    }
+                    None => self.tmpl(c, &format!("${{{prefix}{sep}matchNr}}"))?,
+                };
+                let from = (1..=request::MAX_ALL_MATCHES as u64 + start)
+                    .map(|i| self.sym.vars.assign(&format!("{prefix}{sep}{i}")))
+                    .collect();
+                let into_var = self.sym.vars.assign(&into);
+                let slot = self.slots.loops;
+                self.slots.loops += 1;
+                self.report(
+                    c,
+                    depth,
+                    Status::Supported,
+                    format!("${{{into}}} takes ${{{prefix}{sep}1}}, ${{{prefix}{sep}2}}, ..."),
+                );
+                let mut steps = vec![Step::Pick(Box::new(flow::Pick {
+                    slot,
+                    offset: start,
+                    from,
+                    into: into_var,
+                    name: into.clone(),
+                }))];
+                steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
+                Ok(vec![Step::Loop(Box::new(flow::Loop { count: Some(count), condition: None, steps, slot }))])
+            }
+            "SwitchController" => {
+                let value = self.tmpl(c, c.text_or_empty("SwitchController.value"))?;
+                self.report(c, depth, Status::Supported, format!("one child by the value `{}`", value.source()));
+                let own = self.scope_of(&c.children, scope, depth + 1)?;
                 let mut branches = Vec::new();
                 for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
-                    let steps = self.sampler_or_controller(child, scope, depth + 1)?;
+                    let steps = self.sampler_or_controller(child, &own, depth + 1)?;
+                    branches.push((child.name.clone(), steps));
+                }
+                let mut steps = own.pre;
+                steps.push(Step::Switch(Box::new(flow::Switch { value, branches })));
+                Ok(steps)
+            }
+            "RandomController" => {
+                self.report(c, depth, Status::Supported, "one child at random per pass");
+                let own = self.scope_of(&c.children, scope, depth + 1)?;
+                let mut branches = Vec::new();
+                for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+                    let steps = self.sampler_or_controller(child, &own, depth + 1)?;
                     branches.push(Branch { weight: 1.0, steps });
                 }
-                let own = self.scope_of(&c.children, scope, depth + 1)?;
                 let mut steps = own.pre;
                 if !branches.is_empty() {
                     steps.push(Step::Mix(branches));
@@ -1128,20 +1192,21 @@ impl Cx {
         let re_src = self.expand(c, c.text_or_empty("RegexExtractor.regex"))?;
         let regex = regex::Regex::new(&re_src).map_err(|e| self.err(c, format!("invalid regular expression: {e}")))?;
         let template = c.text("RegexExtractor.template").unwrap_or("$1$").to_string();
-        let (from, mut status, mut note) = match c.text("RegexExtractor.useHeaders").unwrap_or("false") {
+        let (from, status, mut note) = match c.text("RegexExtractor.useHeaders").unwrap_or("false") {
             "true" => (Field::Headers, Status::Supported, String::new()),
             "URL" => (Field::Url, Status::Supported, String::new()),
             "code" => (Field::Status, Status::Supported, String::new()),
             "false" => (Field::Body, Status::Supported, String::new()),
             other => (Field::Body, Status::Partial, format!("field `{other}` is read as the body; ")),
         };
+        let mut all = None;
         let match_no = match c.text("RegexExtractor.match_number").map(str::trim) {
             None | Some("") => 0,
             Some(n) => match n.parse::<i64>() {
                 Ok(n) if n >= 0 => n as u32,
                 Ok(_) => {
-                    status = Status::Partial;
-                    note.push_str("match -1 (all) takes the first match only; ");
+                    all = Some(self.all_matches(&name));
+                    note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
                     1
                 }
                 Err(_) => return Err(self.err(c, format!("match number `{n}` is not a number"))),
@@ -1162,6 +1227,7 @@ impl Cx {
                 match_no,
                 default,
                 required: None,
+                all,
             },
             status,
             note,
@@ -1181,20 +1247,21 @@ impl Cx {
             return Err(self.err(c, format!("{} variable names for {} JSON paths", names.len(), paths.len())));
         }
         let mut out = Vec::new();
-        let mut status = Status::Supported;
+        let status = Status::Supported;
         let mut note = String::new();
         for (i, name) in names.iter().enumerate() {
             let src = self.expand(c, &paths[i])?;
             let path = serde_json_path::JsonPath::parse(&src)
                 .map_err(|e| self.err(c, format!("invalid JSONPath `{src}`: {e}")))?;
             // JMeter: 0 (the default) is a random match, -1 all of them.
+            let mut all = None;
             let match_no = match matches.get(i).map(String::as_str).unwrap_or("") {
                 "" => 0,
                 n => match n.parse::<i64>() {
                     Ok(n) if n >= 0 => n as u32,
                     Ok(_) => {
-                        status = Status::Partial;
-                        note.push_str("match -1 (all) takes the first match only; ");
+                        all = Some(self.all_matches(name));
+                        note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
                         1
                     }
                     Err(_) => return Err(self.err(c, format!("match number `{n}` is not a number"))),
@@ -1210,6 +1277,7 @@ impl Cx {
                 match_no,
                 default,
                 required: None,
+                all,
             });
         }
         note.push_str(&format!("into {}", names.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")));
