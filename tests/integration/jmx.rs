@@ -575,3 +575,76 @@ fn foreach_over_all_matches_and_switch() {
     let one_pass = ["/item/a", "/item/b", "/item/c", "/switch/b"];
     assert_eq!(paths, [one_pass, one_pass].concat(), "ForEach over ids_1..ids_3, then the Switch picks `b` by name");
 }
+
+#[test]
+fn ultimate_thread_group_timers_random_variables_and_duration_assertions() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-utg");
+    let plan = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Soak" enabled="true"/>
+    <hashTree>
+      <kg.apc.jmeter.threads.UltimateThreadGroup guiclass="kg.apc.jmeter.threads.UltimateThreadGroupGui" testclass="kg.apc.jmeter.threads.UltimateThreadGroup" testname="Soak users" enabled="true">
+        <collectionProp name="ultimatethreadgroupdata">
+          <collectionProp name="1">
+            <stringProp name="1">3</stringProp><stringProp name="2">0</stringProp><stringProp name="3">0</stringProp><stringProp name="4">1</stringProp><stringProp name="5">0</stringProp>
+          </collectionProp>
+        </collectionProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <boolProp name="LoopController.continue_forever">false</boolProp>
+          <intProp name="LoopController.loops">-1</intProp>
+        </elementProp>
+        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+      </kg.apc.jmeter.threads.UltimateThreadGroup>
+      <hashTree>
+        <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+        </ConfigTestElement><hashTree/>
+        <RandomVariableConfig guiclass="TestBeanGUI" testclass="RandomVariableConfig" testname="Page" enabled="true">
+          <stringProp name="variableName">page</stringProp><stringProp name="minimumValue">1</stringProp><stringProp name="maximumValue">5</stringProp>
+          <boolProp name="perThread">true</boolProp>
+        </RandomVariableConfig><hashTree/>
+        <UniformRandomTimer guiclass="UniformRandomTimerGui" testclass="UniformRandomTimer" testname="Think" enabled="true">
+          <stringProp name="ConstantTimer.delay">40</stringProp><stringProp name="RandomTimer.range">20</stringProp>
+        </UniformRandomTimer><hashTree/>
+        {read}
+        <TestAction guiclass="TestActionGui" testclass="TestAction" testname="Pause" enabled="true">
+          <intProp name="ActionProcessor.action">1</intProp><intProp name="ActionProcessor.target">0</intProp>
+          <stringProp name="ActionProcessor.duration">50</stringProp>
+        </TestAction><hashTree/>
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#,
+        port = server.addr().port(),
+        read = sampler(
+            "Read",
+            "GET",
+            "/page/${page}",
+            "",
+            false,
+            r#"<DurationAssertion guiclass="DurationAssertionGui" testclass="DurationAssertion" testname="Fast" enabled="true">
+                <stringProp name="DurationAssertion.duration">1</stringProp>
+              </DurationAssertion><hashTree/>"#
+        ),
+    );
+    let p = run.write("plan.jmx", plan);
+    let started = std::time::Instant::now();
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let took = started.elapsed();
+    let got = server.recorded_all();
+    // 3 users for 1 s, each pass 40..60 ms of timer + 50 ms of pause: about 9 passes per user.
+    let n = got.len() as u64;
+    assert!((18..=36).contains(&n), "{n} requests in {took:?}");
+    for r in &got {
+        let page: u32 = r.path().trim_start_matches("/page/").parse().unwrap();
+        assert!((1..=5).contains(&page), "{}", r.target);
+    }
+    let read = run.label("Read");
+    assert_eq!(uint(&read, "samples"), n);
+    // A 1 ms duration assertion: loopback answers usually pass, a slow one is a KO by its message.
+    let kinds = read["errors_by_kind"].as_object().cloned().unwrap_or_default();
+    assert!(kinds.keys().all(|k| k == "check: Fast: duration at most 1ms"), "{kinds:?}");
+}
