@@ -34,6 +34,14 @@ impl<'a> Response<'a> {
             .map(|(k, v)| (k.trim(), v.trim()))
     }
 
+    pub fn head_len(&self) -> usize {
+        self.head.len()
+    }
+
+    pub fn body_len(&self) -> usize {
+        self.body.len()
+    }
+
     /// The first header with this name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&'a str> {
         self.lines().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
@@ -166,6 +174,7 @@ pub fn apply(
     resp: &Response<'_>,
     url: &str,
     elapsed: Duration,
+    received: u64,
     u: &mut UserVars,
 ) -> Option<ErrorKind> {
     if spec.extract.is_empty() && spec.checks.is_empty() {
@@ -256,6 +265,14 @@ pub fn apply(
                 holds != *negate
             }
             CheckTest::MaxDuration(max) => elapsed <= *max,
+            CheckTest::Size { part, op, bytes } => {
+                let size = match part {
+                    crate::plan::request::SizePart::Whole => received,
+                    crate::plan::request::SizePart::Headers => resp.head_len() as u64,
+                    crate::plan::request::SizePart::Body => resp.body_len() as u64,
+                };
+                op.holds(size, *bytes)
+            }
         };
         if !ok {
             failed = failed.or(Some(ErrorKind::Check(c.id.0)));

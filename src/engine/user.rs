@@ -169,6 +169,8 @@ pub struct VirtualUser {
     groups: Vec<GroupAcc>,
     counters: Vec<u64>,
     throughput: Vec<(u64, u64)>,
+    /// When each constant-throughput timer last let the user through.
+    paces: Vec<Option<Instant>>,
     /// Reused buffers: the request on the wire, its body, its path.
     out: Vec<u8>,
     body: Vec<u8>,
@@ -190,6 +192,7 @@ impl VirtualUser {
             groups: vec![GroupAcc::default(); sh.slots.groups as usize],
             counters: vec![0; sh.slots.counters as usize],
             throughput: vec![(0, 0); sh.slots.throughput as usize],
+            paces: vec![None; sh.slots.paces as usize],
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
@@ -228,7 +231,17 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Think(t) => {
-                    let d = t.draw(&mut self.vars.rng);
+                    let d = match *t {
+                        crate::plan::Think::Throughput { interval, shared, slot } => {
+                            let now = Instant::now();
+                            let users = if shared { ctx.active.load(Ordering::Relaxed).max(1) as u32 } else { 1 };
+                            let last = &mut self.paces[slot as usize];
+                            let next = last.map_or(now, |l| l + interval * users);
+                            *last = Some(next.max(now));
+                            next.saturating_duration_since(now)
+                        }
+                        _ => t.draw(&mut self.vars.rng),
+                    };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t + d);
                     if !d.is_zero() {
@@ -584,8 +597,14 @@ impl VirtualUser {
             };
             let final_url = format!("{}://{}{}", target.scheme(), target.authority(), path);
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            let failed =
-                super::response::apply(spec, &resp, &final_url, end.saturating_duration_since(start), &mut self.vars);
+            let failed = super::response::apply(
+                spec,
+                &resp,
+                &final_url,
+                end.saturating_duration_since(start),
+                ex.bytes_received,
+                &mut self.vars,
+            );
             error = error.or(failed);
         }
         {

@@ -172,6 +172,16 @@ pub enum Think {
         offset: Duration,
         lambda_ms: f64,
     },
+    /// Waits until `interval` after this timer's previous pass, so the samplers after it keep a
+    /// rate (JMeter's Constant Throughput Timer); `shared`: the interval is multiplied by the
+    /// scenario's active users, so they keep the rate together.
+    Throughput {
+        #[serde(with = "super::serde_duration")]
+        interval: Duration,
+        shared: bool,
+        #[serde(skip)]
+        slot: u32,
+    },
 }
 
 impl Think {
@@ -212,6 +222,8 @@ impl Think {
                 };
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
+            // Depends on the user's previous pass: the engine computes it.
+            Think::Throughput { .. } => Duration::ZERO,
         }
     }
 }

@@ -76,6 +76,7 @@ pub struct Slots {
     pub groups: u32,
     pub counters: u32,
     pub throughput: u32,
+    pub paces: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -254,6 +254,42 @@ pub enum CheckTest {
     },
     /// The sample took at most this long.
     MaxDuration(#[serde(with = "super::serde_duration")] Duration),
+    /// A size in bytes compares to a number (JMeter's Size Assertion).
+    Size { part: SizePart, op: Compare, bytes: u64 },
+}
+
+/// Which size a size check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizePart {
+    /// Everything received: status line, headers, body.
+    Whole,
+    Headers,
+    Body,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compare {
+    Eq,
+    Ne,
+    Gt,
+    Lt,
+    Ge,
+    Le,
+}
+
+impl Compare {
+    pub fn holds(self, a: u64, b: u64) -> bool {
+        match self {
+            Compare::Eq => a == b,
+            Compare::Ne => a != b,
+            Compare::Gt => a > b,
+            Compare::Lt => a < b,
+            Compare::Ge => a >= b,
+            Compare::Le => a <= b,
+        }
+    }
 }
 
 impl PartialEq for CheckTest {
@@ -320,6 +356,7 @@ impl RequestSpec {
                 field_body(field)
             }
             CheckTest::Json { .. } => true,
+            CheckTest::Size { part, .. } => *part == SizePart::Body,
             _ => false,
         })
     }

@@ -648,3 +648,64 @@ fn ultimate_thread_group_timers_random_variables_and_duration_assertions() {
     let kinds = read["errors_by_kind"].as_object().cloned().unwrap_or_default();
     assert!(kinds.keys().all(|k| k == "check: Fast: duration at most 1ms"), "{kinds:?}");
 }
+
+#[test]
+fn module_include_size_assertion_and_constant_throughput() {
+    let server = TestServer::builder().default_route(Route::ok().body("0123456789").record()).start();
+    let run = TempRun::new("jmx-module");
+    run.write(
+        "fragment.jmx",
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree>
+  <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Fragment" enabled="true"/>
+  <hashTree>
+    <TestFragmentController guiclass="TestFragmentControllerGui" testclass="TestFragmentController" testname="Frag" enabled="true"/>
+    <hashTree>{}</hashTree>
+  </hashTree>
+</hashTree></jmeterTestPlan>"#,
+            sampler("Included", "GET", "/included", "", false, "")
+        ),
+    );
+    let size = |name: &str, op: u8, bytes: u32| {
+        format!(
+            r#"<SizeAssertion guiclass="SizeAssertionGui" testclass="SizeAssertion" testname="{name}" enabled="true">
+                <stringProp name="Assertion.test_field">SizeAssertion.response_data</stringProp>
+                <stringProp name="SizeAssertion.size">{bytes}</stringProp><intProp name="SizeAssertion.operator">{op}</intProp>
+              </SizeAssertion><hashTree/>"#
+        )
+    };
+    let body = format!(
+        r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+        </ConfigTestElement><hashTree/>
+        <GenericController guiclass="LogicControllerGui" testclass="GenericController" testname="Shared" enabled="true"/>
+        <hashTree>{shared}</hashTree>
+        <ModuleController guiclass="ModuleControllerGui" testclass="ModuleController" testname="Again" enabled="true">
+          <collectionProp name="ModuleController.node_path">
+            <stringProp name="1">Plan</stringProp><stringProp name="2">Users</stringProp><stringProp name="3">Shared</stringProp>
+          </collectionProp>
+        </ModuleController><hashTree/>
+        <IncludeController guiclass="IncludeControllerGui" testclass="IncludeController" testname="Include" enabled="true">
+          <stringProp name="IncludeController.includepath">fragment.jmx</stringProp>
+        </IncludeController><hashTree/>
+        <ConstantThroughputTimer guiclass="TestBeanGUI" testclass="ConstantThroughputTimer" testname="Rate" enabled="true">
+          <intProp name="calcMode">0</intProp><doubleProp><name>throughput</name><value>1200.0</value></doubleProp>
+          <stringProp name="throughput">1200</stringProp>
+        </ConstantThroughputTimer><hashTree/>"#,
+        port = server.addr().port(),
+        shared = sampler("Shared req", "GET", "/shared", "", false, &(size("Ten", 1, 10) + &size("Big", 3, 100))),
+    );
+    let p = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    let started = std::time::Instant::now();
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let took = started.elapsed();
+    // The module runs the shared controller a second time; the include adds the fragment.
+    assert_eq!(server.requests_to("/shared"), 6);
+    assert_eq!(server.requests_to("/included"), 3);
+    // 9 samplers at 1200 a minute (one per 50 ms) take at least 8 intervals.
+    assert!(took >= std::time::Duration::from_millis(400), "{took:?}");
+    // The body is 10 bytes: `= 10` holds, `> 100` fails.
+    let shared = run.label("Shared req");
+    assert_eq!(shared["errors_by_kind"], serde_json::json!({"check: Big: body size Gt 100 bytes": 6}), "{shared:#}");
+}

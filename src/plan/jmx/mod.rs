@@ -90,6 +90,8 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         unsupported: Vec::new(),
         writers: Vec::new(),
         result_files: Vec::new(),
+        root: test_plan.clone(),
+        expanding: 0,
     };
     cx.variables(test_plan)?;
     let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
@@ -247,6 +249,10 @@ struct Cx {
     lenient: bool,
     writers: Vec<WriterSpec>,
     result_files: Vec<PathBuf>,
+    /// The whole test plan, for Module Controllers to find their target.
+    root: El,
+    /// Modules and includes being expanded, against a module that contains itself.
+    expanding: usize,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
 }
@@ -502,6 +508,22 @@ impl Cx {
                 s.timers.push(Think::Uniform { min: millis(offset), max: millis(offset + range.max(0.0)) });
                 self.report(c, depth, Status::Supported, "a uniform think time before each sampler in scope");
             }
+            "ConstantThroughputTimer" => {
+                let per_minute: f64 = self.number(c, c.text("throughput").unwrap_or("0"), "target throughput")?;
+                let mode = c.text("calcMode").unwrap_or("0").trim().to_string();
+                if per_minute > 0.0 {
+                    let slot = self.slots.paces;
+                    self.slots.paces += 1;
+                    let interval = Duration::from_secs_f64(60.0 / per_minute);
+                    s.timers.push(Think::Throughput { interval, shared: mode != "0", slot });
+                }
+                let (status, note) = match mode.as_str() {
+                    "0" => (Status::Supported, format!("each user: at most {per_minute} samples a minute")),
+                    "1" | "2" => (Status::Supported, format!("all active users together: {per_minute} samples a minute")),
+                    _ => (Status::Partial, format!("{per_minute} samples a minute shared by the active users of the thread group (JMeter's shared modes spread it differently)")),
+                };
+                self.report(c, depth, status, note);
+            }
             "GaussianRandomTimer" | "PoissonRandomTimer" => {
                 let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
                 let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
@@ -593,6 +615,31 @@ impl Cx {
                     all: None,
                 });
                 self.report(c, depth, Status::Supported, format!("into ${{{name}}}"));
+            }
+            "SizeAssertion" => {
+                use request::{Compare, SizePart};
+                let bytes: u64 = self.number(c, c.text("SizeAssertion.size").unwrap_or("0"), "size")?;
+                let op = match c.text("SizeAssertion.operator").unwrap_or("1").trim() {
+                    "2" => Compare::Ne,
+                    "3" => Compare::Gt,
+                    "4" => Compare::Lt,
+                    "5" => Compare::Ge,
+                    "6" => Compare::Le,
+                    _ => Compare::Eq,
+                };
+                let (part, what) = match c.text("Assertion.test_field").unwrap_or("SizeAssertion.response_network_size")
+                {
+                    "SizeAssertion.response_headers" => (SizePart::Headers, "headers"),
+                    "SizeAssertion.response_data" => (SizePart::Body, "body"),
+                    "SizeAssertion.response_network_size" => (SizePart::Whole, "response"),
+                    other => {
+                        self.unsupported(c, depth, &format!("the size of `{other}` is not measured"));
+                        return Ok(());
+                    }
+                };
+                let id = self.check_id(format!("{}: {what} size {op:?} {bytes} bytes", c.name));
+                s.checks.push(Check { id, test: CheckTest::Size { part, op, bytes } });
+                self.report(c, depth, Status::Supported, "a size check");
             }
             "DurationAssertion" => {
                 let ms: f64 = self.number(c, c.text("DurationAssertion.duration").unwrap_or("0"), "duration")?;
@@ -805,6 +852,62 @@ impl Cx {
                 }))];
                 steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
                 Ok(vec![Step::Loop(Box::new(flow::Loop { count: Some(count), condition: None, steps, slot }))])
+            }
+            "ModuleController" | "IncludeController" => {
+                if self.expanding >= 8 {
+                    return Err(
+                        self.err(c, "modules or includes nested more than 8 deep: does the module contain itself?")
+                    );
+                }
+                let target: Vec<El> = if c.class == "ModuleController" {
+                    let path = texts(c.collection("ModuleController.node_path").unwrap_or_default());
+                    match find_node(&self.root, &path) {
+                        Some(t) => vec![t.clone()],
+                        None => {
+                            self.unsupported(
+                                c,
+                                depth,
+                                &format!("its target `{}` is not in the plan", path.join(" > ")),
+                            );
+                            return Ok(Vec::new());
+                        }
+                    }
+                } else {
+                    let name = self.expand(c, c.text_or_empty("IncludeController.includepath"))?;
+                    let file = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
+                    let text = std::fs::read_to_string(&file)
+                        .map_err(|e| self.err(c, format!("cannot read {}: {e}", file.display())))?;
+                    let top = tree::parse(&text).map_err(|e| {
+                        let mut loc = Location::file(&file);
+                        loc.line = Some(e.line);
+                        loc.column = Some(e.column);
+                        Error::new(ErrorKind::Syntax, loc, format!("malformed XML: {}", e.message))
+                    })?;
+                    // The included plan's elements (inside its test plan or fragment).
+                    top.into_iter()
+                        .flat_map(|t| if t.class == "TestPlan" { t.children } else { vec![t] })
+                        .flat_map(|t| if t.class == "TestFragmentController" { t.children } else { vec![t] })
+                        .collect()
+                };
+                self.report(c, depth, Status::Supported, "runs the elements it points to, here");
+                self.expanding += 1;
+                let steps = if c.class == "ModuleController" {
+                    let t = &target[0];
+                    if is_sampler_or_controller(&t.class) {
+                        self.sampler_or_controller(t, scope, depth + 1)
+                    } else {
+                        self.controller_body(&t.children, scope, depth + 1)
+                    }
+                } else {
+                    self.controller_body(&target, scope, depth + 1)
+                };
+                self.expanding -= 1;
+                steps
+            }
+            "TestFragmentController" => {
+                // A fragment runs only through a Module or Include Controller.
+                self.report(c, depth, Status::Ignored, "a test fragment: runs where a module or include points to it");
+                Ok(Vec::new())
             }
             "SwitchController" => {
                 let value = self.tmpl(c, c.text_or_empty("SwitchController.value"))?;
@@ -1477,6 +1580,17 @@ fn unwrap_expression(raw: &str) -> String {
         }
     }
     raw.to_string()
+}
+
+/// The element a Module Controller's path names: test plan name first, then each child's name.
+/// (Plans saved by old JMeter versions start the path with the WorkBench.)
+fn find_node<'a>(root: &'a El, path: &[String]) -> Option<&'a El> {
+    let start = path.iter().position(|p| *p == root.name)?;
+    let mut node = root;
+    for name in &path[start + 1..] {
+        node = node.children.iter().find(|c| c.name == *name)?;
+    }
+    (!std::ptr::eq(node, root)).then_some(node)
 }
 
 #[cfg(test)]
