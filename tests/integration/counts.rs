@@ -130,6 +130,7 @@ fn http10_without_keep_alive_reconnects_and_with_it_keeps() {
 
 #[test]
 fn a_20ms_server_gives_a_median_between_20_and_22_ms() {
+    let _timing = crate::util::exclusive();
     let server = TestServer::builder().route("/slow", Route::ok().delay(Duration::from_millis(20))).start();
     let run = run_quick("median", &server.url("/slow"), &["--users", "5", "--iterations", "40"]);
     let t = run.total();

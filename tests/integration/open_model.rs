@@ -8,6 +8,7 @@ use std::time::Duration;
 
 #[test]
 fn a_fixed_rate_is_achieved_within_one_percent() {
+    let _timing = crate::util::exclusive();
     let server = TestServer::builder().default_route(Route::ok()).start();
     let run = run_quick("open-rate", &server.url("/ok"), &["--rate", "400", "--duration", "3s"]);
     let s = run.summary();
@@ -24,6 +25,7 @@ fn a_fixed_rate_is_achieved_within_one_percent() {
 
 #[test]
 fn a_slow_server_makes_dropped_iterations_and_latency_counts_from_due_time() {
+    let _timing = crate::util::exclusive();
     let server = TestServer::builder().route("/slow", Route::ok().delay(Duration::from_millis(200))).start();
     let run = run_plan(
         "open-slow",
@@ -50,6 +52,7 @@ fn a_slow_server_makes_dropped_iterations_and_latency_counts_from_due_time() {
 
 #[test]
 fn a_ramping_rate_follows_its_stages() {
+    let _timing = crate::util::exclusive();
     let server = TestServer::builder().default_route(Route::ok()).start();
     let run = run_plan(
         "open-ramp",

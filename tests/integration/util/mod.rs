@@ -9,3 +9,11 @@
 
 pub mod server;
 pub mod stampede;
+
+/// Held by the tests whose figures depend on timing (a median, a rate) and by the ones that
+/// load the machine (hundreds of processes), so that on a 2-core CI machine the first never run
+/// beside the second. Poisoning is ignored: a failed test must not fail the others.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
