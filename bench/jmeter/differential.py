@@ -353,6 +353,20 @@ def compare(jm, st):
         jk[kind_of(r)].append(r)
     for r in st:
         sk[kind_of(r)].append(r)
+    # A kind sent by one tool only is paired with a one-sided kind of the other tool that has the
+    # same method and count and the most similar path (e.g. `/api` vs `/api/`), so that the path
+    # difference is reported and the headers and bodies are still compared.
+    only_j = [k for k in jk if k not in sk]
+    only_s = [k for k in sk if k not in jk]
+    pairs = {}
+    for k in sorted(only_j, key=lambda k: (k[1], k[0])):
+        cands = [o for o in only_s if o[0] == k[0] and len(sk[o]) == len(jk[k]) and o not in pairs.values()]
+        if cands:
+            pairs[k] = max(cands, key=lambda o: difflib.SequenceMatcher(None, k[1], o[1]).ratio())
+    for kj, ks in pairs.items():
+        merged = (kj[0], "%s | stampede: %s" % (kj[1], ks[1]))
+        jk[merged] = jk.pop(kj)
+        sk[merged] = sk.pop(ks)
     kinds = sorted(set(jk) | set(sk), key=lambda k: (k[1], k[0]))
     info.append("requests: jmeter %d, stampede %d; connections: jmeter %d, stampede %d"
                 % (len(jm), len(st), len({r["conn"] for r in jm}), len({r["conn"] for r in st})))
@@ -360,6 +374,10 @@ def compare(jm, st):
         a, b = jk.get(kind, []), sk.get(kind, [])
         name = "%s %s" % kind
         kd = []
+        if " | stampede: " in kind[1]:
+            pj, ps = kind[1].split(" | stampede: ", 1)
+            name = "%s %s" % (kind[0], pj)
+            kd.append("path: jmeter %r / stampede %r" % (pj, ps))
         if len(a) != len(b):
             kd.append("count: jmeter %d, stampede %d" % (len(a), len(b)))
         if not a or not b:

@@ -10,6 +10,8 @@
 #   lib/ext/ApacheJMeter_*.jar    JMeter components (core, http, components, functions, config)
 #   lib/*.jar                     every third-party runtime dependency (mvn dependency:copy-dependencies)
 # Idempotent: does nothing when $JMETER_HOME/.assembled exists. Prints JMETER_HOME on stdout at the end.
+# Before installing, runs a one-request plan (java -jar bin/ApacheJMeter.jar -n -t ...) against a
+# loopback python3 server; `fetch-jmeter.sh --check` runs that smoke test on an existing install.
 # Needs: mvn, java (17), unzip or jar. Reaches only Maven Central.
 set -euo pipefail
 
@@ -19,6 +21,84 @@ MODULES=(ApacheJMeter_core ApacheJMeter_http ApacheJMeter_components ApacheJMete
 
 die() { echo "fetch-jmeter: error: $*" >&2; exit 1; }
 log() { echo "fetch-jmeter: $*" >&2; }
+
+# smoke_test HOME: run a one-request plan with HOME's JMeter against a loopback server.
+smoke_test() {
+  local home="$1" dir port spid rc=0
+  command -v python3 >/dev/null || { log "python3 not found: smoke test skipped"; return 0; }
+  dir="$(mktemp -d)"
+  cat > "$dir/plan.jmx" <<'JMX'
+<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2" properties="5.0" jmeter="5.6.3">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="smoke"/>
+    <hashTree>
+      <ThreadGroup guiclass="ThreadGroupGui" testclass="ThreadGroup" testname="smoke">
+        <stringProp name="ThreadGroup.num_threads">1</stringProp>
+        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController" guiclass="LoopControlPanel" testclass="LoopController">
+          <stringProp name="LoopController.loops">1</stringProp>
+          <boolProp name="LoopController.continue_forever">false</boolProp>
+        </elementProp>
+      </ThreadGroup>
+      <hashTree>
+        <HTTPSamplerProxy guiclass="HttpTestSampleGui" testclass="HTTPSamplerProxy" testname="smoke">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.port">${__P(port,1)}</stringProp>
+          <stringProp name="HTTPSampler.protocol">http</stringProp>
+          <stringProp name="HTTPSampler.path">/smoke</stringProp>
+          <stringProp name="HTTPSampler.method">GET</stringProp>
+        </HTTPSamplerProxy>
+        <hashTree/>
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>
+JMX
+  # A loopback server on an ephemeral port that answers 200 and logs each request line; it
+  # stops by itself after 120 s.
+  python3 - "$dir" <<'PY' &
+import http.server, sys, threading, os
+d = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(os.path.join(d, "hits"), "a") as f:
+            f.write(self.requestline + "\n")
+        self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers()
+        self.wfile.write(b"OK")
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+with open(os.path.join(d, "port.tmp"), "w") as f:
+    f.write(str(s.server_address[1]))
+os.rename(os.path.join(d, "port.tmp"), os.path.join(d, "port"))
+threading.Timer(120, s.shutdown).start()
+s.serve_forever()
+PY
+  spid=$!
+  for _ in $(seq 50); do [[ -f "$dir/port" ]] && break; sleep 0.1; done
+  if [[ ! -f "$dir/port" ]]; then kill "$spid" 2>/dev/null; rm -rf "$dir"; die "smoke test: the loopback server did not start"; fi
+  port="$(cat "$dir/port")"
+  (cd "$dir" && java -jar "$home/bin/ApacheJMeter.jar" -n -t plan.jmx -l out.jtl -j jmeter.log "-Jport=$port") \
+    > "$dir/jmeter.out" 2>&1 || rc=$?
+  kill "$spid" 2>/dev/null || true
+  wait "$spid" 2>/dev/null || true
+  if [[ $rc -ne 0 ]] || ! grep -q "GET /smoke" "$dir/hits" 2>/dev/null || ! grep -q ",smoke,200," "$dir/out.jtl" 2>/dev/null; then
+    tail -20 "$dir/jmeter.out" >&2; tail -20 "$dir/jmeter.log" >&2 2>/dev/null || true
+    rm -rf "$dir"
+    die "smoke test: JMeter in $home did not run a one-request plan against 127.0.0.1:$port"
+  fi
+  rm -rf "$dir"
+  log "smoke test passed: java -jar $home/bin/ApacheJMeter.jar -n -t plan.jmx sent GET /smoke to a loopback server"
+}
+
+if [[ "${1:-}" == "--check" ]]; then
+  [[ -f "$JMETER_HOME/bin/ApacheJMeter.jar" ]] || die "no JMeter in $JMETER_HOME (run without --check to assemble it)"
+  command -v java >/dev/null || die "java not found (apt-get install -y openjdk-17-jre-headless)"
+  smoke_test "$JMETER_HOME"
+  exit 0
+elif [[ -n "${1:-}" ]]; then
+  die "unknown argument $1 (usage: fetch-jmeter.sh [--check])"
+fi
 
 if [[ -f "$JMETER_HOME/.assembled" && -f "$JMETER_HOME/bin/ApacheJMeter.jar" && -f "$JMETER_HOME/bin/jmeter.properties" ]]; then
   log "already assembled in $JMETER_HOME"
@@ -115,6 +195,9 @@ if ! (cd "$WORK" && java -jar "$STAGE/bin/ApacheJMeter.jar" --version) > "$WORK/
   die "assembled JMeter does not start (java -jar bin/ApacheJMeter.jar --version failed)"
 fi
 grep -q "$VERSION" "$WORK/version.txt" || { cat "$WORK/version.txt" >&2; die "unexpected version output"; }
+
+# --- smoke check: a one-request plan against a loopback server ---------------
+smoke_test "$STAGE"
 
 # --- install atomically ------------------------------------------------------
 mkdir -p "$(dirname "$JMETER_HOME")"

@@ -86,6 +86,7 @@ pub async fn run(
         user_counters: plan.user_counters,
         slots: plan.slots,
         cookies: plan.cookies,
+        last_ok: plan.last_ok,
         stop_run: stop_run.clone(),
         counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),
         sample_log: options.sample_log.clone(),
@@ -120,18 +121,24 @@ pub async fn run(
     let mut collector = Collector { recorder: &recorder, work: recorder.new_tally(), index: 0, last_end_us: 0, epoch };
     let mut ticker = tokio::time::interval_at((epoch + options.interval).into(), options.interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // Setup scenarios run first, then the main ones together, then teardown; an interrupt skips
-    // the phases that have not started.
-    let mut phases: Vec<crate::plan::Phase> = plan.scenarios.iter().map(|s| s.phase).collect();
-    phases.sort();
-    phases.dedup();
-    for phase in phases {
+    // Setup scenarios run first, then the main ones together (or one after another), then
+    // teardown; an interrupt skips the steps that have not started.
+    let mut steps: Vec<Vec<usize>> = Vec::new();
+    for phase in [crate::plan::Phase::Setup, crate::plan::Phase::Main, crate::plan::Phase::Teardown] {
+        let members = plan.scenarios.iter().enumerate().filter(|(_, s)| s.phase == phase).map(|(i, _)| i);
+        if plan.consecutive {
+            steps.extend(members.map(|i| vec![i]));
+        } else {
+            steps.push(members.collect());
+        }
+    }
+    for step in steps.into_iter().filter(|s| !s.is_empty()) {
         if shutdown.is_cancelled() || stop_run.is_cancelled() {
             break;
         }
         let mut scenarios = JoinSet::new();
-        for (sc, ctx) in plan.scenarios.iter().zip(&ctxs).filter(|(s, _)| s.phase == phase) {
-            scenarios.spawn(executor::run_scenario(ctx.clone(), sc.workload.clone(), abort.clone()));
+        for i in step {
+            scenarios.spawn(executor::run_scenario(ctxs[i].clone(), plan.scenarios[i].workload.clone(), abort.clone()));
         }
         loop {
             tokio::select! {

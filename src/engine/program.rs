@@ -23,6 +23,15 @@ pub enum Op {
     LoopInit {
         slot: u32,
         count: Option<Template>,
+        /// Once-flags (slots) cleared when the loop starts: the `per_loop` onces in its body.
+        resets: Box<[u32]>,
+    },
+    /// Run the next ops on this pass, or jump to `skip`: a once-flag is per user, or per
+    /// start of the loop around it.
+    Once {
+        slot: u32,
+        per_loop: bool,
+        skip: usize,
     },
     /// Leave the loop (to `exit`) when its count is reached or its condition is false.
     LoopTest {
@@ -35,13 +44,10 @@ pub enum Op {
         condition: Box<Condition<Template>>,
         otherwise: usize,
     },
-    /// Jump to `skip` if this user already ran the block once.
-    Once {
-        slot: u32,
-        skip: usize,
-    },
     GroupStart {
         slot: u32,
+        parent: bool,
+        wall_clock: bool,
     },
     GroupEnd {
         slot: u32,
@@ -54,7 +60,11 @@ pub enum Op {
     UserParams(Box<UserParams>),
     Counter(Box<Counter>),
     Stop(crate::plan::flow::StopKind),
-    Pick(Box<crate::plan::flow::Pick>),
+    /// Set a ForEach variable for this pass, or leave the loop (to `exit`) when there is none.
+    Pick {
+        pick: Box<crate::plan::flow::Pick>,
+        exit: usize,
+    },
     /// Jump to the branch `value` picks (see `flow::Switch::pick`), or to `end`.
     Switch {
         value: Template,
@@ -119,7 +129,8 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 ops[choose] = Op::Choose { cumulative: cumulative.collect(), targets: targets.into() };
             }
             Step::Loop(l) => {
-                ops.push(Op::LoopInit { slot: l.slot, count: l.count.clone() });
+                let init = ops.len();
+                ops.push(Op::LoopInit { slot: l.slot, count: l.count.clone(), resets: Box::new([]) });
                 let test = ops.len();
                 ops.push(Op::LoopTest {
                     slot: l.slot,
@@ -131,6 +142,27 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 let end = ops.len();
                 if let Op::LoopTest { exit, .. } = &mut ops[test] {
                     *exit = end;
+                }
+                // The per-loop onces of this loop are those in its body not already reset by
+                // a loop nested in it.
+                let mut inner = Vec::new();
+                let mut mine = Vec::new();
+                for op in &ops[test + 1..end] {
+                    match op {
+                        Op::LoopInit { resets, .. } => inner.extend_from_slice(resets),
+                        Op::Once { slot, per_loop: true, .. } => mine.push(*slot),
+                        _ => {}
+                    }
+                }
+                mine.retain(|s| !inner.contains(s));
+                if let Op::LoopInit { resets, .. } = &mut ops[init] {
+                    *resets = mine.into();
+                }
+                // A ForEach loop's Pick is the first op of its body.
+                if let Some(Op::Pick { pick, exit }) = ops.get_mut(test + 1) {
+                    if pick.slot == l.slot {
+                        *exit = end;
+                    }
                 }
             }
             Step::If(i) => {
@@ -149,7 +181,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             }
             Step::Once(o) => {
                 let at = ops.len();
-                ops.push(Op::Once { slot: o.slot, skip: PATCH });
+                ops.push(Op::Once { slot: o.slot, per_loop: o.per_loop, skip: PATCH });
                 emit(&o.steps, ops);
                 let end = ops.len();
                 if let Op::Once { skip, .. } = &mut ops[at] {
@@ -158,7 +190,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             }
             Step::UserParams(u) => ops.push(Op::UserParams(u.clone())),
             Step::Stop(k) => ops.push(Op::Stop(*k)),
-            Step::Pick(p) => ops.push(Op::Pick(p.clone())),
+            Step::Pick(p) => ops.push(Op::Pick { pick: p.clone(), exit: PATCH }),
             Step::Switch(s) => {
                 let at = ops.len();
                 ops.push(Op::Jump(PATCH)); // replaced by Switch once targets are known
@@ -192,7 +224,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 }
             }
             Step::Group(g) => {
-                ops.push(Op::GroupStart { slot: g.slot });
+                ops.push(Op::GroupStart { slot: g.slot, parent: g.parent, wall_clock: g.wall_clock });
                 emit(&g.steps, ops);
                 ops.push(Op::GroupEnd { slot: g.slot, label: g.label });
             }
@@ -238,7 +270,7 @@ mod tests {
                 slot: 0,
             })),
             Step::If(Box::new(If { condition: cond(), then: vec![think()], otherwise: vec![think()] })),
-            Step::Once(Box::new(Once { steps: vec![think()], slot: 0 })),
+            Step::Once(Box::new(Once { steps: vec![think()], per_loop: false, slot: 0 })),
         ];
         let p = Program::compile(&steps);
         for op in &p.ops {

@@ -59,6 +59,21 @@ impl PreparedRequest {
             keep_body: spec.reads_body(),
             spec: spec.clone(),
         };
+        // A constant path that is a whole URL (a plan variable holding one) is that URL; the
+        // engine does the same for one that only turns into a URL while running.
+        if req.spec.origin.is_none() {
+            let full = req.spec.path.as_const().map(|p| p.trim_start_matches('/').to_string());
+            if let Some(Ok((t, path))) = full
+                .filter(|p| p.starts_with("http://") || p.starts_with("https://"))
+                .map(|p| crate::plan::resolve_url(&p, None))
+            {
+                if !t.host.is_empty() {
+                    req.target = t.clone();
+                    req.spec.target = t;
+                    req.spec.path = crate::plan::Template::literal(path);
+                }
+            }
+        }
         if req.is_fixed() {
             // Fixed parts render without any user state.
             let mut u = UserVars::new(Vec::new(), 0, 0, Default::default());
@@ -67,7 +82,7 @@ impl PreparedRequest {
             let mut path = String::new();
             req.render_path(&mut u, &mut path);
             let mut bytes = Vec::new();
-            let head_end = req.render_head(&mut u, None, &spec.target, &path, body.len(), &mut bytes);
+            let head_end = req.render_head(&mut u, None, &req.spec.target, &path, body.len(), &mut bytes);
             bytes.extend_from_slice(b"\r\n");
             let body_start = bytes.len();
             bytes.extend_from_slice(&body);
@@ -80,12 +95,12 @@ impl PreparedRequest {
         let s = &self.spec;
         s.origin.is_none()
             && s.path.is_const()
-            && s.query.iter().all(|(_, t)| t.is_const())
+            && s.query.iter().all(|p| p.value.is_const())
             && s.headers.iter().all(|(_, t)| t.is_const())
             && match &s.body {
                 Body::None | Body::Bytes(_) => true,
                 Body::Text(t) => t.is_const(),
-                Body::Form(f) => f.iter().all(|(_, t)| t.is_const()),
+                Body::Form(f) => f.iter().all(|p| p.value.is_const()),
                 Body::Multipart(parts) => parts.iter().all(|p| match &p.content {
                     PartContent::Text(t) => t.is_const(),
                     PartContent::Bytes(_) => true,
@@ -102,13 +117,25 @@ impl PreparedRequest {
         let start = out.len();
         self.spec.path.render(u, out);
         encode_target(out, start);
-        for (i, (name, value)) in self.spec.query.iter().enumerate() {
+        // JMeter adds a slash to a path that does not start with one (`${api}` holding `api/x`).
+        if !out[start..].starts_with('/') {
+            out.insert(start, '/');
+        }
+        for (i, p) in self.spec.query.iter().enumerate() {
             let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
             out.push(sep);
-            out.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
-            out.push('=');
-            let v = value.render_string(u);
-            out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+            let v = p.value.render_string(u);
+            if p.encoded {
+                out.push_str(&p.name);
+                out.push('=');
+                let at = out.len();
+                out.push_str(&v);
+                encode_target(out, at);
+            } else {
+                out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+                out.push('=');
+                out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+            }
         }
     }
 
@@ -247,8 +274,14 @@ impl PreparedRequest {
             }
             Body::Form(fields) => {
                 let mut ser = url::form_urlencoded::Serializer::new(String::new());
-                for (k, v) in fields {
-                    ser.append_pair(k, &v.render_string(u));
+                for p in fields {
+                    let v = p.value.render_string(u);
+                    if p.encoded {
+                        // Written encoded: sent decoded, then encoded again, as JMeter does.
+                        ser.append_pair(&url_decode(&p.name), &url_decode(&v));
+                    } else {
+                        ser.append_pair(&p.name, &v);
+                    }
                 }
                 out.extend_from_slice(ser.finish().as_bytes());
             }
@@ -260,6 +293,30 @@ impl PreparedRequest {
             out.extend_from_slice(&zipped);
         }
     }
+}
+
+/// Java's `URLDecoder.decode`: `+` is a space, `%XX` a byte; a malformed escape stays as it is.
+fn url_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                match std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn push_cookie(out: &mut Vec<u8>, cookie: Option<&str>) {
@@ -315,6 +372,7 @@ pub fn encode_target(s: &mut String, from: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::request::Param;
     use crate::plan::template::{self, Symbols, Template};
 
     fn spec() -> RequestSpec {
@@ -382,9 +440,9 @@ mod tests {
         let tok = sym.vars.assign("tok");
         let mut s = spec();
         s.path = template::compile("/read/${id}", &mut sym, "t").unwrap();
-        s.query = vec![("q".into(), template::compile("${id}", &mut sym, "t").unwrap())];
+        s.query = vec![Param::new("q", template::compile("${id}", &mut sym, "t").unwrap())];
         s.headers = vec![("Authorization".into(), template::compile("Bearer ${tok}", &mut sym, "t").unwrap())];
-        s.body = Body::Form(vec![("user".into(), template::compile("${id}", &mut sym, "t").unwrap())]);
+        s.body = Body::Form(vec![Param::new("user", template::compile("${id}", &mut sym, "t").unwrap())]);
         let r = PreparedRequest::new(&s);
         assert!(r.fixed.is_none());
         let mut u = UserVars::new(sym.vars.initial_values(), 0, 1, Default::default());
@@ -394,6 +452,14 @@ mod tests {
         assert!(text.starts_with("POST /read/a%20b&c?q=a+b%26c HTTP/1.1\r\n"), "{text}");
         assert!(text.contains("Authorization: Bearer x  Evil: 1\r\n"), "{text}");
         assert!(text.ends_with("Content-Length: 12\r\n\r\nuser=a+b%26c"), "{text}");
+    }
+
+    #[test]
+    fn url_decode_as_java() {
+        assert_eq!(url_decode("a%20b+c&d"), "a b c&d");
+        assert_eq!(url_decode("100%"), "100%");
+        assert_eq!(url_decode("%zz%4"), "%zz%4");
+        assert_eq!(url_decode("%C3%A9"), "é");
     }
 
     #[test]

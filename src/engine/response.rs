@@ -253,6 +253,16 @@ pub fn apply(
                 (f.text(*field) == want) != *negate
             }
             CheckTest::Matches { field, regex, negate } => regex.is_match(f.text(*field)) != *negate,
+            CheckTest::MatchesTemplate { field, pattern, whole, negate } => {
+                let p = pattern.render_string(u);
+                let src = if *whole { format!("^(?:{p})$") } else { p };
+                // Not cached: such patterns are rare, and a cache keyed by text would grow
+                // with every distinct value a soak test feeds it.
+                match regex::Regex::new(&src) {
+                    Ok(re) => re.is_match(f.text(*field)) != *negate,
+                    Err(_) => false,
+                }
+            }
             CheckTest::Json { path, equals, negate } => {
                 let values = json_values(path, f.json());
                 let holds = match equals {

@@ -26,6 +26,7 @@ pub struct RunShared {
     pub user_counters: u32,
     pub slots: crate::plan::Slots,
     pub cookies: bool,
+    pub last_ok: Option<crate::plan::template::VarId>,
     /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
     pub stop_run: CancellationToken,
     /// Counters shared by all users, by slot.
@@ -145,6 +146,12 @@ pub enum IterEnd {
 #[derive(Debug, Clone, Copy, Default)]
 struct GroupAcc {
     open: bool,
+    /// JMeter's "generate parent sample": the requests inside are recorded only as part of
+    /// the group's sample, which then counts in the total.
+    parent: bool,
+    wall_clock: bool,
+    /// The status of the last failed request inside, else of the last one.
+    status: u16,
     start_us: u64,
     elapsed_us: u64,
     ttfb_us: u64,
@@ -225,6 +232,9 @@ impl VirtualUser {
                     since_wait = 0;
                     let start = due.take().unwrap_or_else(Instant::now);
                     let failed = self.request(req, start).await;
+                    if let Some(v) = ctx.shared.last_ok {
+                        self.vars.set(v, if failed { "false" } else { "true" });
+                    }
                     if failed && ctx.on_error != StopKind::Continue {
                         return self.stop(ctx.on_error);
                     }
@@ -236,14 +246,17 @@ impl VirtualUser {
                             let now = Instant::now();
                             let users = if shared { ctx.active.load(Ordering::Relaxed).max(1) as u32 } else { 1 };
                             let last = &mut self.paces[slot as usize];
-                            let next = last.map_or(now, |l| l + interval * users);
+                            // Saturating: a plan may ask for one sample in a thousand years.
+                            let gap = interval.checked_mul(users).unwrap_or(crate::plan::MAX_DURATION);
+                            let next =
+                                last.map_or(now, |l| l.checked_add(gap).unwrap_or(now + crate::plan::MAX_DURATION));
                             *last = Some(next.max(now));
                             next.saturating_duration_since(now)
                         }
                         _ => t.draw(&mut self.vars.rng),
                     };
                     // An open-model arrival's first request is due after any think time before it.
-                    due = due.map(|t| t + d);
+                    due = due.map(|t| t.checked_add(d).unwrap_or(t));
                     if !d.is_zero() {
                         since_wait = 0;
                         tokio::select! {
@@ -270,11 +283,19 @@ impl VirtualUser {
                     }
                     pc += 1;
                 }
-                Op::LoopInit { slot, count } => {
+                Op::LoopInit { slot, count, resets } => {
+                    for r in resets.iter() {
+                        self.once_done[*r as usize] = false;
+                    }
                     let limit = match count {
                         None => u64::MAX,
-                        // A count that is not a number at run time runs the loop no times.
-                        Some(t) => t.render_string(&mut self.vars).trim().parse().unwrap_or(0),
+                        // As in JMeter: a negative count loops forever, one that is not a number
+                        // at run time runs the loop no times.
+                        Some(t) => match t.render_string(&mut self.vars).trim().parse::<i64>() {
+                            Ok(n) if n < 0 => u64::MAX,
+                            Ok(n) => n as u64,
+                            Err(_) => 0,
+                        },
                     };
                     self.loop_counts[*slot as usize] = (0, limit);
                     pc += 1;
@@ -293,7 +314,7 @@ impl VirtualUser {
                 Op::If { condition, otherwise } => {
                     pc = if condition.eval(&mut |t| t.render_string(&mut self.vars)) { pc + 1 } else { *otherwise };
                 }
-                Op::Once { slot, skip } => {
+                Op::Once { slot, skip, .. } => {
                     let done = &mut self.once_done[*slot as usize];
                     if *done {
                         pc = *skip;
@@ -302,28 +323,35 @@ impl VirtualUser {
                         pc += 1;
                     }
                 }
-                Op::GroupStart { slot } => {
-                    self.groups[*slot as usize] =
-                        GroupAcc { open: true, start_us: ctx.micros(Instant::now()), ..Default::default() };
+                Op::GroupStart { slot, parent, wall_clock } => {
+                    self.groups[*slot as usize] = GroupAcc {
+                        open: true,
+                        parent: *parent,
+                        wall_clock: *wall_clock,
+                        start_us: ctx.micros(Instant::now()),
+                        ..Default::default()
+                    };
                     pc += 1;
                 }
                 Op::GroupEnd { slot, label } => {
                     let g = std::mem::take(&mut self.groups[*slot as usize]);
                     if g.open {
-                        ctx.recorder.record(&Sample {
+                        let sample = Sample {
                             label: *label,
                             start_us: g.start_us,
-                            // A group's time is the sum of its requests' times (JMeter's
-                            // Transaction Controller, without timers).
-                            end_us: g.start_us + g.elapsed_us,
+                            end_us: if g.wall_clock { ctx.micros(Instant::now()) } else { g.start_us + g.elapsed_us },
                             ttfb_us: g.ttfb_us,
                             connect_us: g.connect_us,
                             bytes_sent: g.bytes_sent,
                             bytes_received: g.bytes_received,
                             new_connection: false,
                             error: g.error,
-                            in_total: false,
-                        });
+                            in_total: g.parent,
+                        };
+                        if !self.inside_parent_group() {
+                            ctx.recorder.record(&sample);
+                            self.log_row(&sample, g.status, String::new());
+                        }
                     }
                     pc += 1;
                 }
@@ -370,14 +398,17 @@ impl VirtualUser {
                     pc = if run { pc + 1 } else { *skip };
                 }
                 Op::Stop(kind) => return self.stop(*kind),
-                Op::Pick(p) => {
-                    let pass = self.loop_counts[p.slot as usize].0 + p.offset;
-                    let value = (pass as usize)
-                        .checked_sub(1)
-                        .and_then(|i| p.from.get(i))
-                        .map(|v| self.vars.get(*v).to_string());
-                    self.vars.set(p.into, value.as_deref().unwrap_or(""));
-                    pc += 1;
+                Op::Pick { pick, exit } => {
+                    let pass = self.loop_counts[pick.slot as usize].0 as usize;
+                    let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
+                    match value {
+                        Some(v) if !v.is_empty() => {
+                            let v = v.to_string();
+                            self.vars.set(pick.into, &v);
+                            pc += 1;
+                        }
+                        _ => pc = *exit,
+                    }
                 }
                 Op::Switch { value, names, targets, end } => {
                     let v = value.render_string(&mut self.vars);
@@ -438,6 +469,12 @@ impl VirtualUser {
                     self.ctx.shared.stop_run.cancel();
                     return Some(IterEnd::Cut);
                 }
+                OnEof::MarkEof => {
+                    for var in &f.spec.columns {
+                        self.vars.set(*var, "<EOF>");
+                    }
+                    return None;
+                }
             }
         };
         for (var, value) in f.spec.columns.iter().zip(&rows[i as usize]) {
@@ -484,17 +521,26 @@ impl VirtualUser {
                         }
                         std::borrow::Cow::Owned(t)
                     }
-                    _ => {
-                        let now = Instant::now();
-                        let mut ex = super::client::Exchange::default();
-                        ex.end = Some(now);
-                        self.record(spec.label, start, now, &ex, Some(ErrorKind::BadUrl), true, (&req.target, &origin));
-                        return true;
-                    }
+                    _ => return self.bad_url(spec.label, start, &req.target, &origin),
                 }
             }
         };
         req.render_path(&mut self.vars, &mut self.path);
+        // A path that turns out to be a whole URL (`${next}` holding `http://h/x`) is taken as
+        // the URL, as JMeter does.
+        let full_url = self.path.strip_prefix('/').filter(|p| p.starts_with("http://") || p.starts_with("https://"));
+        let resolved = full_url.map(|full| crate::plan::resolve_url(full, None));
+        let first = match resolved {
+            Some(Ok((t, path))) if !t.host.is_empty() => {
+                self.path = path;
+                std::borrow::Cow::Owned(t)
+            }
+            // Not a usable URL; or no server name and the path is not a URL either (the
+            // loader allows that only for a path made of variables).
+            Some(_) => return self.bad_url(spec.label, start, &first, &self.path.clone()),
+            None if first.host.is_empty() => return self.bad_url(spec.label, start, &first, &self.path.clone()),
+            None => first,
+        };
         let (mut url, cookie) = match self.cookie_header(&first, &self.path) {
             Some((u, c)) => (Some(u), Some(c)),
             None => (None, None),
@@ -629,6 +675,9 @@ impl VirtualUser {
                 g.connect_us += total.connect.as_micros() as u64;
                 g.bytes_sent += total.bytes_sent;
                 g.bytes_received += total.bytes_received;
+                if g.error.is_none() || error.is_some() {
+                    g.status = total.status;
+                }
                 g.error = g.error.or(error);
             }
         }
@@ -659,22 +708,44 @@ impl VirtualUser {
             error,
             in_total,
         };
+        if self.inside_parent_group() {
+            return;
+        }
         ctx.recorder.record(&sample);
+        let (target, path) = at;
+        self.log_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+    }
+
+    /// Records a request that could not be sent because its URL is not usable; it failed.
+    fn bad_url(&self, label: LabelId, start: Instant, target: &Target, at: &str) -> bool {
+        let now = Instant::now();
+        let mut ex = super::client::Exchange::default();
+        ex.end = Some(now);
+        self.record(label, start, now, &ex, Some(ErrorKind::BadUrl), true, (target, at));
+        true
+    }
+
+    fn inside_parent_group(&self) -> bool {
+        self.groups.iter().any(|g| g.open && g.parent)
+    }
+
+    /// Sends a sample to the per-sample log (the JTL file), when there is one.
+    fn log_row(&self, sample: &Sample, status: u16, url: String) {
+        let ctx = &self.ctx;
         if let Some(log) = &ctx.shared.sample_log {
-            let (target, path) = at;
             let _ = log.send(SampleRow {
                 timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
                 elapsed_ms: sample.elapsed_us() / 1000,
-                label: label.0,
-                status: ex.status,
-                error,
+                label: sample.label.0,
+                status,
+                error: sample.error,
                 scenario: ctx.index,
                 user: self.vars.thread_num,
-                bytes: ex.bytes_received,
-                sent_bytes: ex.bytes_sent,
+                bytes: sample.bytes_received,
+                sent_bytes: sample.bytes_sent,
                 group_users: ctx.active.load(Ordering::Relaxed),
                 all_users: ctx.shared.active_all.load(Ordering::Relaxed),
-                url: format!("{}://{}{}", target.scheme(), target.authority(), path),
+                url,
                 latency_ms: sample.ttfb_us / 1000,
                 connect_ms: sample.connect_us / 1000,
             });

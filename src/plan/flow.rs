@@ -52,8 +52,9 @@ pub struct Pick {
     /// The loop whose pass number picks.
     #[serde(skip)]
     pub slot: u32,
-    /// Passes start after this index (ForEach's start index).
+    /// Passes start after this index (ForEach's start index); `from[0]` is `prefix_{offset+1}`.
     pub offset: u64,
+    /// Pass k takes `from[k-1]`; the loop ends at the first empty one or past the last.
     #[serde(skip)]
     pub from: Vec<VarId>,
     #[serde(skip)]
@@ -270,6 +271,9 @@ pub struct If {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Once {
     pub steps: Vec<Step>,
+    /// Runs again on the first pass each time the loop around it starts (JMeter's Once Only
+    /// Controller under a looping controller); otherwise once per user.
+    pub per_loop: bool,
     #[serde(skip)]
     pub slot: u32,
 }
@@ -277,6 +281,11 @@ pub struct Once {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Group {
     pub label: LabelId,
+    /// Only the group's sample is recorded (JMeter's "generate parent sample").
+    pub parent: bool,
+    /// The group's time runs from its start to its end, think times included; otherwise it
+    /// is the sum of its requests' times.
+    pub wall_clock: bool,
     pub steps: Vec<Step>,
     #[serde(skip)]
     pub slot: u32,

@@ -67,6 +67,13 @@ pub struct Plan {
     /// Per-user state slots the flows need: loop counters, once-flags, open groups.
     #[serde(skip)]
     pub slots: Slots,
+    /// A variable the engine sets to `true`/`false` after each request, by its outcome
+    /// (JMeter's `${JMeterThread.last_sample_ok}`).
+    #[serde(skip)]
+    pub last_ok: Option<VarId>,
+    /// The scenarios of a phase run one after another, in plan order, instead of together
+    /// (JMeter's "Run Thread Groups consecutively").
+    pub consecutive: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -148,6 +155,9 @@ pub enum OnEof {
     StopUser,
     /// The whole run stops.
     StopRun,
+    /// Every column reads `<EOF>` from then on (JMeter's CSV Data Set that neither recycles
+    /// nor stops the thread).
+    MarkEof,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -345,6 +355,8 @@ impl Plan {
             tls: TlsOptions::default(),
             cookies: true,
             slots: Slots::default(),
+            last_ok: None,
+            consecutive: false,
         }
     }
 

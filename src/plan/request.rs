@@ -66,7 +66,7 @@ pub struct RequestSpec {
     pub path: Template,
     /// Query parameters added to `path` (names and values form-encoded when rendered).
     #[serde(serialize_with = "form_summary")]
-    pub query: Vec<(String, Template)>,
+    pub query: Vec<Param>,
     #[serde(serialize_with = "redacted_headers")]
     pub headers: Vec<(String, Template)>,
     pub body: Body,
@@ -96,6 +96,22 @@ pub struct RequestSpec {
     pub ignore_status: bool,
 }
 
+/// A query or form parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub value: Template,
+    /// Written already URL-encoded (JMeter's "URL Encode?" unchecked): a query string takes
+    /// it as it is, a form decodes it first (JMeter sends it decoded and re-encoded).
+    pub encoded: bool,
+}
+
+impl Param {
+    pub fn new(name: impl Into<String>, value: Template) -> Param {
+        Param { name: name.into(), value, encoded: false }
+    }
+}
+
 /// The boundary between multipart parts (fixed, so a run's requests are reproducible).
 pub const MULTIPART_BOUNDARY: &str = "----stampede-7d4a1f0c9b3e";
 
@@ -112,7 +128,7 @@ pub enum Body {
     Bytes(Vec<u8>),
     /// `application/x-www-form-urlencoded` fields.
     #[serde(serialize_with = "form_summary")]
-    Form(Vec<(String, Template)>),
+    Form(Vec<Param>),
     /// `multipart/form-data` parts.
     Multipart(Vec<Part>),
 }
@@ -245,6 +261,9 @@ pub enum CheckTest {
     },
     /// The field equals the text exactly.
     Equals { field: Field, text: Template, negate: bool },
+    /// A regex that uses variables set during the run, compiled when it is checked; `whole`
+    /// anchors it to the whole text. A pattern that does not compile fails the check.
+    MatchesTemplate { field: Field, pattern: Template, whole: bool, negate: bool },
     /// The JSONPath finds a value in the body; with `equals`, the first value's text equals it.
     Json {
         #[serde(serialize_with = "json_path_source")]
@@ -318,11 +337,11 @@ impl RequestSpec {
         if let Some(o) = &mut self.origin {
             f(o);
         }
-        self.query.iter_mut().for_each(|(_, t)| f(t));
+        self.query.iter_mut().for_each(|p| f(&mut p.value));
         self.headers.iter_mut().for_each(|(_, t)| f(t));
         match &mut self.body {
             Body::Text(t) => f(t),
-            Body::Form(fields) => fields.iter_mut().for_each(|(_, t)| f(t)),
+            Body::Form(fields) => fields.iter_mut().for_each(|p| f(&mut p.value)),
             Body::Multipart(parts) => parts.iter_mut().for_each(|p| {
                 if let PartContent::Text(t) = &mut p.content {
                     f(t)
@@ -337,7 +356,9 @@ impl RequestSpec {
         }
         for c in &mut self.checks {
             match &mut c.test {
-                CheckTest::Contains { text, .. } | CheckTest::Equals { text, .. } => f(text),
+                CheckTest::Contains { text, .. }
+                | CheckTest::Equals { text, .. }
+                | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
                 CheckTest::Json { equals: Some(t), .. } => f(t),
                 _ => {}
             }
@@ -352,9 +373,10 @@ impl RequestSpec {
             ExtractSource::Regex { from, .. } => field_body(from),
             _ => false,
         }) || self.checks.iter().any(|c| match &c.test {
-            CheckTest::Contains { field, .. } | CheckTest::Matches { field, .. } | CheckTest::Equals { field, .. } => {
-                field_body(field)
-            }
+            CheckTest::Contains { field, .. }
+            | CheckTest::Matches { field, .. }
+            | CheckTest::Equals { field, .. }
+            | CheckTest::MatchesTemplate { field, .. } => field_body(field),
             CheckTest::Json { .. } => true,
             CheckTest::Size { part, .. } => *part == SizePart::Body,
             _ => false,
@@ -382,14 +404,14 @@ fn bytes_summary<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("<{} bytes>", b.len()))
 }
 
-fn form_summary<S: Serializer>(fields: &[(String, Template)], s: S) -> Result<S::Ok, S::Error> {
+fn form_summary<S: Serializer>(fields: &[Param], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(fields.len()))?;
-    for (k, v) in fields {
-        if is_secret_header(k) {
-            map.serialize_entry(k, "***")?;
+    for p in fields {
+        if is_secret_header(&p.name) {
+            map.serialize_entry(&p.name, "***")?;
         } else {
-            map.serialize_entry(k, v.source())?;
+            map.serialize_entry(&p.name, p.value.source())?;
         }
     }
     map.end()

@@ -5,7 +5,7 @@
 use super::condition;
 use super::csv_data::{self, CsvOptions};
 use super::flow::{self, Assign, Cond, Group, If, Loop, Once};
-use super::request::{Body, JsonPathExpr, Part, PartContent};
+use super::request::{Body, JsonPathExpr, Param, Part, PartContent};
 use super::template::{self, Symbols};
 use super::*;
 use serde::Deserialize;
@@ -588,10 +588,11 @@ impl Cx<'_> {
         };
         let on_eof = match &d.on_eof {
             None => OnEof::Recycle,
-            Some(v) => self.parse(v, &format!("{el}.on_eof"), "recycle, stop_user or stop_run", |s| match s {
+            Some(v) => self.parse(v, &format!("{el}.on_eof"), "recycle, stop_user, stop_run or eof", |s| match s {
                 "recycle" => Some(OnEof::Recycle),
                 "stop_user" => Some(OnEof::StopUser),
                 "stop_run" => Some(OnEof::StopRun),
+                "eof" => Some(OnEof::MarkEof),
                 _ => None,
             })?,
         };
@@ -819,7 +820,7 @@ impl Cx<'_> {
             let steps = self.steps(o, &format!("{el}.once"))?;
             let slot = self.slots.once;
             self.slots.once += 1;
-            return Ok(Step::Once(Box::new(Once { steps, slot })));
+            return Ok(Step::Once(Box::new(Once { steps, per_loop: false, slot })));
         }
         if let Some(g) = &d.group {
             let gel = format!("{el}.group");
@@ -831,7 +832,7 @@ impl Cx<'_> {
             }
             let slot = self.slots.groups;
             self.slots.groups += 1;
-            return Ok(Step::Group(Box::new(Group { label, steps, slot })));
+            return Ok(Step::Group(Box::new(Group { label, parent: false, wall_clock: false, steps, slot })));
         }
         let w = d.write.as_ref().expect("one kind is given, checked above");
         let wel = format!("{el}.write");
@@ -923,7 +924,7 @@ impl Cx<'_> {
         let mut query = Vec::new();
         for (k, v) in &r.query {
             let key = scalar_text(k).unwrap_or_default();
-            query.push((key.clone(), self.tmpl(v, &format!("{el}.query.{key}"))?));
+            query.push(Param::new(key.clone(), self.tmpl(v, &format!("{el}.query.{key}"))?));
         }
         let bodies =
             [r.body.is_some(), r.body_file.is_some(), r.json.is_some(), r.form.is_some(), r.multipart.is_some()];
@@ -975,7 +976,7 @@ impl Cx<'_> {
             let mut fields = Vec::new();
             for (k, v) in form {
                 let name = scalar_text(k).unwrap_or_default();
-                fields.push((name.clone(), self.tmpl(v, &format!("{el}.form.{name}"))?));
+                fields.push(Param::new(name.clone(), self.tmpl(v, &format!("{el}.form.{name}"))?));
             }
             body = Body::Form(fields);
             if !has(&headers, "content-type") {
@@ -1412,7 +1413,7 @@ scenarios:
         assert_eq!((o.start_rate, o.max_users), (100.0, 50));
         let Step::Request(r) = &p.scenarios[1].flow[0] else { panic!() };
         assert_eq!(r.path.as_const(), Some("/v1/tenant/info?x=1"));
-        assert_eq!(r.query, [("y".to_string(), Template::literal("a b"))]);
+        assert_eq!(r.query, [Param::new("y", Template::literal("a b"))]);
         assert!(r.gzip);
     }
 

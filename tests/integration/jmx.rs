@@ -28,6 +28,7 @@ fn corpus_sets() -> Vec<(String, Vec<String>)> {
 
 #[test]
 fn every_corpus_plan_loads_but_the_malformed_one() {
+    let _timing = crate::util::exclusive();
     let sets = corpus_sets();
     assert_eq!(sets.len(), 115, "the corpus has 115 plans");
     let mut failures = Vec::new();
@@ -333,7 +334,7 @@ fstream.close();</stringProp>
     let logins = server.recorded("/login");
     assert_eq!(logins.len(), 2);
     for r in &logins {
-        assert_eq!(r.header("content-type"), Some("application/x-www-form-urlencoded"));
+        assert_eq!(r.header("content-type"), Some("application/x-www-form-urlencoded; charset=UTF-8"));
         assert_eq!(r.form("pass").as_deref(), Some("p&w"));
         assert!(r.form("user").is_some_and(|u| u == "u 1" || u == "u 2"));
         assert_eq!(r.header("x-channel-id"), Some("in.ekstep"));
@@ -477,24 +478,28 @@ fn flow_control_actions_error_policies_and_more_extractors() {
     assert_eq!(uint(&json, "errors"), 2, "the JSON assertion fails: n is 1: {json:#}");
 }
 
+/// A thread group element (`class`: ThreadGroup, SetupThreadGroup, PostThreadGroup) and its tree.
+fn thread_group(class: &str, name: &str, threads: u32, loops: u32, body: &str) -> String {
+    format!(
+        r#"<{class} guiclass="ThreadGroupGui" testclass="{class}" testname="{name}" enabled="true">
+        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <boolProp name="LoopController.continue_forever">false</boolProp>
+          <stringProp name="LoopController.loops">{loops}</stringProp>
+        </elementProp>
+        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
+        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
+      </{class}>
+      <hashTree>{body}</hashTree>"#
+    )
+}
+
 #[test]
 fn setup_and_teardown_thread_groups_run_before_and_after() {
     let server = TestServer::builder().default_route(Route::ok().record()).start();
     let run = TempRun::new("jmx-phases");
     let group = |class: &str, name: &str, threads: u32, path: &str| {
-        format!(
-            r#"<{class} guiclass="ThreadGroupGui" testclass="{class}" testname="{name}" enabled="true">
-        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
-        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
-          <boolProp name="LoopController.continue_forever">false</boolProp>
-          <stringProp name="LoopController.loops">2</stringProp>
-        </elementProp>
-        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
-        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
-      </{class}>
-      <hashTree>{}</hashTree>"#,
-            sampler(name, "GET", path, "", false, "")
-        )
+        thread_group(class, name, threads, 2, &sampler(name, "GET", path, "", false, ""))
     };
     let plan = format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -578,6 +583,7 @@ fn foreach_over_all_matches_and_switch() {
 
 #[test]
 fn ultimate_thread_group_timers_random_variables_and_duration_assertions() {
+    let _timing = crate::util::exclusive();
     let server = TestServer::builder().default_route(Route::ok().record()).start();
     let run = TempRun::new("jmx-utg");
     let plan = format!(
@@ -651,6 +657,7 @@ fn ultimate_thread_group_timers_random_variables_and_duration_assertions() {
 
 #[test]
 fn module_include_size_assertion_and_constant_throughput() {
+    let _timing = crate::util::exclusive();
     let server = TestServer::builder().default_route(Route::ok().body("0123456789").record()).start();
     let run = TempRun::new("jmx-module");
     run.write(
@@ -708,4 +715,203 @@ fn module_include_size_assertion_and_constant_throughput() {
     // The body is 10 bytes: `= 10` holds, `> 100` fails.
     let shared = run.label("Shared req");
     assert_eq!(shared["errors_by_kind"], serde_json::json!({"check: Big: body size Gt 100 bytes": 6}), "{shared:#}");
+}
+
+/// The JMeter semantics a second reading of the JMX reader found missing: each assertion names
+/// the JMeter behaviour it pins down.
+#[test]
+fn jmeter_semantics_of_less_common_settings() {
+    let server = TestServer::builder()
+        .route("/fail", Route::status(404))
+        .route("/hello", Route::ok().body("hello world").record())
+        .default_route(Route::ok().record())
+        .start();
+    let run = TempRun::new("jmx-semantics");
+    run.write("rows.csv", "r1\n");
+    run.write("expect.csv", "hel+o w.rld\n");
+    run.write("urls.csv", format!("http://127.0.0.1:{}/rt/url\n", server.addr().port()));
+    let tg = |name: &str, threads: u32, loops: u32, body: &str| thread_group("ThreadGroup", name, threads, loops, body);
+    let csv = |file: &str, names: &str, recycle: bool| {
+        format!(
+            r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="{file}" enabled="true">
+          <stringProp name="filename">{file}</stringProp><stringProp name="variableNames">{names}</stringProp>
+          <boolProp name="recycle">{recycle}</boolProp><boolProp name="stopThread">false</boolProp>
+          <stringProp name="shareMode">shareMode.all</stringProp>
+        </CSVDataSet><hashTree/>"#
+        )
+    };
+    let first = format!(
+        r#"{csv_rows}{csv_expect}{csv_urls}
+        <OnceOnlyController guiclass="OnceOnlyControllerGui" testclass="OnceOnlyController" testname="once" enabled="true"/>
+        <hashTree>{once}</hashTree>
+        <LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="inner" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">2</stringProp>
+        </LoopController>
+        <hashTree>
+          <OnceOnlyController guiclass="OnceOnlyControllerGui" testclass="OnceOnlyController" testname="once in loop" enabled="true"/>
+          <hashTree>{once_in_loop}</hashTree>
+        </hashTree>
+        <ForeachController guiclass="ForeachControlPanel" testclass="ForeachController" testname="each" enabled="true">
+          <stringProp name="ForeachController.inputVal">in</stringProp>
+          <stringProp name="ForeachController.returnVal">item</stringProp>
+          <boolProp name="ForeachController.useSeparator">true</boolProp>
+        </ForeachController>
+        <hashTree>{each}</hashTree>
+        <TransactionController guiclass="TransactionControllerGui" testclass="TransactionController" testname="txn" enabled="true">
+          <boolProp name="TransactionController.parent">true</boolProp>
+          <boolProp name="TransactionController.includeTimers">false</boolProp>
+        </TransactionController>
+        <hashTree>{t1}{t2}</hashTree>
+        {fail}
+        <IfController guiclass="IfControllerPanel" testclass="IfController" testname="if ok" enabled="true">
+          <stringProp name="IfController.condition">${{JMeterThread.last_sample_ok}}</stringProp>
+          <boolProp name="IfController.evaluateAll">false</boolProp>
+          <boolProp name="IfController.useExpression">true</boolProp>
+        </IfController>
+        <hashTree>{after_fail}</hashTree>
+        {hello}{hello_row}{rows}{blank}{next}{rt}"#,
+        csv_rows = csv("rows.csv", "row", false),
+        csv_expect = csv("expect.csv", "expected", true),
+        csv_urls = csv("urls.csv", "url", true),
+        once = sampler("once", "GET", "/once", "", false, ""),
+        once_in_loop = sampler("once in loop", "GET", "/once-in-loop", "", false, ""),
+        each = sampler("each", "GET", "/each/${item}", "", false, ""),
+        t1 = sampler("t1", "GET", "/t1", "", false, ""),
+        t2 = sampler("t2", "GET", "/t2", "", false, ""),
+        fail = sampler("fail", "GET", "/fail", "", false, ""),
+        after_fail = sampler("after fail", "GET", "/after-fail", "", false, ""),
+        hello = sampler(
+            "hello",
+            "GET",
+            "/hello",
+            "",
+            false,
+            r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="greets" enabled="true">
+              <collectionProp name="Asserion.test_strings"><stringProp name="1">${expected}</stringProp></collectionProp>
+              <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
+              <intProp name="Assertion.test_type">1</intProp>
+            </ResponseAssertion><hashTree/>"#
+        ),
+        hello_row = sampler(
+            "hello row",
+            "GET",
+            "/hello",
+            "",
+            false,
+            r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="greets the row" enabled="true">
+              <collectionProp name="Asserion.test_strings"><stringProp name="1">${row}</stringProp></collectionProp>
+              <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
+              <intProp name="Assertion.test_type">2</intProp>
+            </ResponseAssertion><hashTree/>"#
+        ),
+        rows = sampler("rows", "GET", "/rows", &arg("r", "${row}", true), false, ""),
+        next = sampler("next", "GET", "${next}", "", false, ""),
+        rt = sampler("url from data", "GET", "${url}", "", false, ""),
+        blank =
+            sampler("blank", "GET", "/blank", &format!("{}{}", arg("", "x", false), arg("k", "v", false)), false, ""),
+    );
+    let forever =
+        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="forever" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">-5</stringProp>
+        </LoopController>
+        <hashTree>
+          <ConstantTimer guiclass="ConstantTimerGui" testclass="ConstantTimer" testname="pause" enabled="true">
+            <stringProp name="ConstantTimer.delay">100</stringProp>
+          </ConstantTimer><hashTree/>"#
+            .to_string()
+            + &sampler("forever", "GET", "/forever", "", false, "")
+            + "</hashTree>";
+    let second = r#"<ThreadGroup guiclass="ThreadGroupGui" testclass="ThreadGroup" testname="timed" enabled="true">
+        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <boolProp name="LoopController.continue_forever">false</boolProp>
+          <stringProp name="LoopController.loops">-1</stringProp>
+        </elementProp>
+        <stringProp name="ThreadGroup.num_threads">1</stringProp>
+        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
+        <boolProp name="ThreadGroup.scheduler">true</boolProp>
+        <stringProp name="ThreadGroup.duration">1</stringProp>
+      </ThreadGroup>
+      <hashTree>"#
+        .to_string()
+        + &forever
+        + "</hashTree>";
+    let plan = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Semantics" enabled="true">
+      <boolProp name="TestPlan.serialize_threadgroups">true</boolProp>
+      <elementProp name="TestPlan.user_defined_variables" elementType="Arguments">
+        <collectionProp name="Arguments.arguments">
+          <elementProp name="in_1" elementType="Argument"><stringProp name="Argument.name">in_1</stringProp><stringProp name="Argument.value">x</stringProp></elementProp>
+          <elementProp name="in_2" elementType="Argument"><stringProp name="Argument.name">in_2</stringProp><stringProp name="Argument.value">y</stringProp></elementProp>
+          <elementProp name="next" elementType="Argument"><stringProp name="Argument.name">next</stringProp><stringProp name="Argument.value">http://127.0.0.1:{port}/full/url?z=1</stringProp></elementProp>
+        </collectionProp>
+      </elementProp>
+    </TestPlan>
+    <hashTree>
+      <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+      </ConfigTestElement><hashTree/>
+      {first}
+      {nobody}
+      {second}
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#,
+        port = server.addr().port(),
+        first = tg("first", 1, 2, &first),
+        nobody = tg("nobody", 0, 1, &sampler("nobody", "GET", "/nobody", "", false, "")),
+    );
+    let p = run.write("plan.jmx", plan);
+    let check = Stampede::new().arg("check").arg(&p).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("starts no thread"), "{}", check.stdout_str());
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(30))
+        .run()
+        .assert_exit(0);
+    let paths: Vec<String> = server.recorded_all().into_iter().map(|r| r.path().to_string()).collect();
+    let count = |p: &str| paths.iter().filter(|x| x.as_str() == p).count();
+    // Once Only: once per user at the top, once per start of the loop around it.
+    assert_eq!((count("/once"), count("/once-in-loop")), (1, 2), "{paths:?}");
+    // ForEach goes on while `in_N` is defined (no `in_matchNr` needed).
+    assert_eq!((count("/each/x"), count("/each/y")), (2, 2), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.starts_with("/each/") && p != "/each/x" && p != "/each/y"), "{paths:?}");
+    // The request after a failed one is skipped by `${JMeterThread.last_sample_ok}`.
+    assert_eq!(count("/after-fail"), 0, "{paths:?}");
+    // A CSV Data Set that neither recycles nor stops gives `<EOF>`.
+    let rows: Vec<String> = server.recorded("/rows").into_iter().map(|r| r.target).collect();
+    assert_eq!(rows, ["/rows?r=r1", "/rows?r=%3CEOF%3E"]);
+    // An argument without a name is left out.
+    let blank = server.recorded("/blank");
+    assert_eq!(blank.len(), 2);
+    assert!(blank.iter().all(|r| r.target == "/blank?k=v"), "{blank:?}");
+    // A path that holds a whole URL is taken as the URL.
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets.iter().filter(|t| t.as_str() == "/full/url?z=1").count(), 2, "{targets:?}");
+    assert_eq!(targets.iter().filter(|t| t.as_str() == "/rt/url").count(), 2, "{targets:?}");
+    // 0 threads: nothing; a negative loop count loops until the thread group's 1 s is over.
+    assert_eq!(count("/nobody"), 0);
+    assert!(count("/forever") >= 3, "{paths:?}");
+    // Consecutive thread groups: every request of the first before any of the second.
+    let first_forever = paths.iter().position(|p| p == "/forever").unwrap();
+    assert!(paths[first_forever..].iter().all(|p| p == "/forever"), "{paths:?}");
+    // Summary: the parent-sample transaction is one row counted in the total; its requests
+    // are not rows; the run-time regex assertion passed.
+    assert_eq!(uint(&run.label("txn"), "samples"), 2);
+    assert!(run.summary()["labels"].get("t1").is_none(), "{}", run.summary());
+    assert_eq!(uint(&run.label("hello"), "errors"), 0);
+    assert_eq!(uint(&run.label("hello row"), "errors"), 2);
+    assert_eq!(uint(&run.label("fail"), "errors"), 2);
+    let total = uint(&run.summary()["total"], "samples");
+    let served = server.requests();
+    assert_eq!(total, served - (count("/t1") + count("/t2")) as u64 + 2, "{paths:?}");
 }

@@ -7,7 +7,7 @@ pub mod tree;
 
 use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
-use super::request::{Body, JsonPathExpr, Part, PartContent};
+use super::request::{Body, JsonPathExpr, Param, Part, PartContent};
 use super::template::{self, Symbols};
 use super::*;
 use tree::{El, Prop, Props, Value};
@@ -95,7 +95,18 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
     };
     cx.variables(test_plan)?;
     let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
-    cx.report(test_plan, 0, Status::Supported, "user-defined variables become plan variables");
+    let mut plan_note = "user-defined variables become plan variables".to_string();
+    if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
+        plan_note.push_str("; thread groups run one after another");
+    }
+    let has_teardown = test_plan.children.iter().any(|c| c.enabled && c.class == "PostThreadGroup");
+    let plan_status = if has_teardown && test_plan.flag("TestPlan.tearDown_on_shutdown") == Some(true) {
+        plan_note.push_str("; tearDown thread groups do not run after a stop (JMeter's `tearDown_on_shutdown`)");
+        Status::Partial
+    } else {
+        Status::Supported
+    };
+    cx.report(test_plan, 0, plan_status, plan_note);
     let mut scenarios = Vec::new();
     for tg in &test_plan.children {
         if !is_thread_group(&tg.class) {
@@ -107,6 +118,8 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         }
         let name = unique_name(&tg.name, &scenarios);
         let mut workloads = cx.workloads(tg)?;
+        // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
+        workloads.retain(|w| !matches!(w, Workload::Closed(c) if c.users == 0));
         let mut steps = plan_scope.pre.clone();
         steps.extend(cx.controller_body(&tg.children, &plan_scope, 2)?);
         let n = workloads.len();
@@ -137,11 +150,16 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         ));
     }
     if scenarios.is_empty() {
-        return Err(Error::invalid(Location::file(path), "the plan has no enabled thread group"));
+        return Err(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
     }
     if !opts.lenient_files && !scenarios.iter().any(|s| has_request(&s.flow)) {
         return Err(Error::invalid(Location::file(path), "no thread group sends a request"));
     }
+    // JMeter's thread keeps the outcome of its last sample in a variable, `true` at the start.
+    let last_ok = cx.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
+        cx.sym.vars.define(LAST_SAMPLE_OK, "true".into());
+        cx.sym.vars.assign(LAST_SAMPLE_OK)
+    });
     // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
     while let Some((_, msg)) = cx.sym.vars.undefined() {
         let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
@@ -167,6 +185,8 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
     plan.checks = cx.checks;
     plan.cookies = cx.cookies;
     plan.slots = cx.slots;
+    plan.last_ok = last_ok;
+    plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
     plan.fold_constants();
     let mut report = cx.report;
     report.sort_by_key(|r| r.line);
@@ -383,16 +403,20 @@ impl Cx {
         match c.class.as_str() {
             "Arguments" => self.report(c, depth, Status::Supported, "variables defined when the plan loads"),
             "HeaderManager" => {
+                // This manager's headers replace the outer ones of the same names; within one
+                // manager a name may repeat, and every value is sent (as JMeter does).
+                let mut own: Vec<(String, Template)> = Vec::new();
                 for h in c.collection("HeaderManager.headers").unwrap_or_default() {
                     let Value::Element { props, .. } = &h.value else { continue };
                     let name = props.text_or_empty("Header.name").trim().to_string();
                     if name.is_empty() {
                         continue;
                     }
-                    s.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&name));
                     let value = self.tmpl(c, props.text_or_empty("Header.value"))?;
-                    s.headers.push((name, value));
+                    own.push((name, value));
                 }
+                s.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)));
+                s.headers.extend(own);
                 self.report(c, depth, Status::Supported, "headers for the samplers in its scope");
             }
             "ConfigTestElement" if c.gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some() => {
@@ -493,7 +517,7 @@ impl Cx {
                 } else {
                     let slot = self.slots.once;
                     self.slots.once += 1;
-                    s.pre.push(Step::Once(Box::new(Once { steps: vec![step], slot })));
+                    s.pre.push(Step::Once(Box::new(Once { steps: vec![step], per_loop: false, slot })));
                 }
                 self.report(c, depth, Status::Supported, "values per user");
             }
@@ -514,7 +538,7 @@ impl Cx {
                 if per_minute > 0.0 {
                     let slot = self.slots.paces;
                     self.slots.paces += 1;
-                    let interval = Duration::from_secs_f64(60.0 / per_minute);
+                    let interval = secs(60.0 / per_minute);
                     s.timers.push(Think::Throughput { interval, shared: mode != "0", slot });
                 }
                 let (status, note) = match mode.as_str() {
@@ -726,7 +750,20 @@ impl Cx {
                     }
                     Err(e) => return Err(e),
                 };
-                self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
+                if c.flag("HTTPSampler.image_parser") == Some(true) {
+                    self.report(
+                        c,
+                        depth,
+                        Status::Partial,
+                        format!(
+                            "{} {}; embedded resources (images, scripts, styles) are not downloaded",
+                            req.method,
+                            req.url()
+                        ),
+                    );
+                } else {
+                    self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
+                }
                 steps.push(Step::Request(Box::new(req)));
                 steps.extend(own.after.iter().cloned());
                 Ok(steps)
@@ -737,8 +774,10 @@ impl Cx {
             }
             "LoopController" => {
                 let loops = c.text_or_empty("LoopController.loops").to_string();
-                let forever = c.flag("LoopController.continue_forever") == Some(true) && loops.trim() == "-1";
-                let count = if forever || loops.trim() == "-1" { None } else { Some(self.tmpl(c, loops.trim())?) };
+                // JMeter loops forever on any negative count (`continue_forever` only matters to
+                // the GUI); a `${__P(n,-1)}` count is decided at run time the same way.
+                let forever = loops.trim().parse::<i64>().is_ok_and(|n| n < 0);
+                let count = if forever { None } else { Some(self.tmpl(c, loops.trim())?) };
                 self.report(
                     c,
                     depth,
@@ -756,15 +795,34 @@ impl Cx {
                 let steps = self.controller_body(&c.children, scope, depth + 1)?;
                 let slot = self.slots.once;
                 self.slots.once += 1;
-                Ok(vec![Step::Once(Box::new(Once { steps, slot }))])
+                Ok(vec![Step::Once(Box::new(Once { steps, per_loop: true, slot }))])
             }
             "TransactionController" => {
-                self.report(c, depth, Status::Supported, "a group: one sample, the sum of its requests");
+                let parent = c.flag("TransactionController.parent").unwrap_or(false);
+                // JMeter's default (when the property is absent) includes timers.
+                let wall_clock = c.flag("TransactionController.includeTimers").unwrap_or(true);
+                let (status, note) = (
+                    Status::Supported,
+                    format!(
+                        "{}, {}",
+                        if parent {
+                            "one sample for its requests, which are not recorded apart"
+                        } else {
+                            "one more sample for its requests"
+                        },
+                        if wall_clock {
+                            "timed from start to end, think times included"
+                        } else {
+                            "the sum of their times"
+                        }
+                    ),
+                );
+                self.report(c, depth, status, note);
                 let steps = self.controller_body(&c.children, scope, depth + 1)?;
                 let label = self.labels.intern(&c.name);
                 let slot = self.slots.groups;
                 self.slots.groups += 1;
-                Ok(vec![Step::Group(Box::new(flow::Group { label, steps, slot }))])
+                Ok(vec![Step::Group(Box::new(flow::Group { label, parent, wall_clock, steps, slot }))])
             }
             "IfController" | "WhileController" => {
                 let is_if = c.class == "IfController";
@@ -824,15 +882,17 @@ impl Cx {
                     Some(v) => self.number(c, v, "start index")?,
                     None => 0,
                 };
+                // JMeter goes on while `prefix_N` is defined, up to the end index when one is
+                // given; it never reads `prefix_matchNr`. Here an empty value ends the loop.
                 let count = match c.text("ForeachController.endIndex") {
                     Some(end) => {
                         let end: u64 = self.number(c, end, "end index")?;
-                        Template::literal(end.saturating_sub(start).to_string())
+                        Some(Template::literal(end.saturating_sub(start).to_string()))
                     }
-                    None => self.tmpl(c, &format!("${{{prefix}{sep}matchNr}}"))?,
+                    None => None,
                 };
-                let from = (1..=request::MAX_ALL_MATCHES as u64 + start)
-                    .map(|i| self.sym.vars.assign(&format!("{prefix}{sep}{i}")))
+                let from = (1..=request::MAX_ALL_MATCHES as u64)
+                    .map(|i| self.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
                     .collect();
                 let into_var = self.sym.vars.assign(&into);
                 let slot = self.slots.loops;
@@ -851,7 +911,7 @@ impl Cx {
                     name: into.clone(),
                 }))];
                 steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
-                Ok(vec![Step::Loop(Box::new(flow::Loop { count: Some(count), condition: None, steps, slot }))])
+                Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
             }
             "ModuleController" | "IncludeController" => {
                 if self.expanding >= 8 {
@@ -1008,7 +1068,7 @@ impl Cx {
                     _ => 0.0,
                 };
                 out.push(Workload::Closed(ClosedWorkload {
-                    users: users.max(1),
+                    users,
                     ramp_up: secs(startup),
                     iterations: None,
                     duration: Some(secs(startup + hold)),
@@ -1054,7 +1114,13 @@ impl Cx {
         };
         let iterations = if forever { None } else { Some(loops.max(0) as u64) };
         let on_error = tg.text("ThreadGroup.on_sample_error").unwrap_or("continue");
-        let until = if forever && duration.is_none() { "; loops forever: runs until stopped (Ctrl-C)" } else { "" };
+        let until = if users == 0 {
+            ": starts no thread, as in JMeter"
+        } else if forever && duration.is_none() {
+            "; loops forever: runs until stopped (Ctrl-C)"
+        } else {
+            ""
+        };
         let (mut status, mut note) =
             (Status::Supported, format!("{users} users{until}; after a sample error: {on_error}"));
         if !notes.is_empty() {
@@ -1070,7 +1136,7 @@ impl Cx {
         }
         self.report(tg, 1, status, note);
         Ok(vec![Workload::Closed(ClosedWorkload {
-            users: users.max(1),
+            users,
             ramp_up: secs(ramp),
             iterations,
             duration,
@@ -1112,8 +1178,7 @@ impl Cx {
         let on_eof = match (recycle, stop_thread) {
             (true, _) => OnEof::Recycle,
             (false, true) => OnEof::StopUser,
-            // JMeter hands out <EOF> as the value; stopping the user is the closest honest choice.
-            (false, false) => OnEof::StopUser,
+            (false, false) => OnEof::MarkEof,
         };
         let share = match c.text("shareMode").unwrap_or("shareMode.all") {
             "shareMode.thread" => Share::User,
@@ -1132,45 +1197,69 @@ impl Cx {
             if protocol.trim().is_empty() { "http".to_string() } else { protocol.trim().to_ascii_lowercase() };
         let domain = pick(c.text_or_empty("HTTPSampler.domain"), &d.domain);
         let port = pick(c.text_or_empty("HTTPSampler.port"), &d.port);
-        let mut path = pick(c.text_or_empty("HTTPSampler.path"), &d.path);
+        let path = pick(c.text_or_empty("HTTPSampler.path"), &d.path);
         let method = validate_method(c.text("HTTPSampler.method").unwrap_or("GET")).map_err(|m| self.err(c, m))?;
-        let absolute = path.starts_with("http://") || path.starts_with("https://");
-        if !absolute && !path.starts_with('/') && !path.starts_with("${") {
-            path.insert(0, '/');
-        }
-        let url = if absolute {
-            path.clone()
+        // Without a server name, a path made of variables must turn out to be a whole URL when
+        // it is sent (JMeter's rule); one that does not makes a failed sample.
+        let url_at_run_time = domain.trim().is_empty() && path.trim_start().starts_with("${");
+        let absolute = path.starts_with("http://") || path.starts_with("https://") || url_at_run_time;
+        let (target, path_t, origin) = if url_at_run_time {
+            (Target { tls: false, host: String::new(), port: 0 }, self.tmpl(c, path.trim())?, None)
+        } else if absolute {
+            compile_url(&path, None, &mut self.sym, &describe(c))
+                .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?
         } else {
             if domain.trim().is_empty() {
                 return Err(self.err(c, "the HTTP request has no server name (and no HTTP Request Defaults give one)"));
             }
+            // Origin and path stay apart: a path that is only a variable (`${api}`) is a path.
             let port = port.trim();
-            if port.is_empty() {
-                format!("{protocol}://{}{path}", domain.trim())
+            let origin = if port.is_empty() {
+                format!("{protocol}://{}", domain.trim())
             } else {
-                format!("{protocol}://{}:{port}{path}", domain.trim())
+                format!("{protocol}://{}:{port}", domain.trim())
+            };
+            let path_t = self.tmpl(c, if path.is_empty() { "/" } else { &path })?;
+            let probe = self.tmpl(c, &origin)?;
+            if probe.is_dynamic(&self.sym.vars) {
+                let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
+                (placeholder, path_t, Some(probe))
+            } else {
+                let text = self.expand(c, &origin)?;
+                let (target, _) = resolve_url(&format!("{text}/"), None).map_err(|m| self.err(c, m))?;
+                (target, path_t, None)
             }
         };
-        let (target, mut path_t, origin) = compile_url(&url, None, &mut self.sym, &describe(c))
-            .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?;
-        // Arguments: the raw body, a form, or the query string.
-        let mut args: Vec<Arg> = d.args.clone();
-        args.extend(http_args(c));
+        // Arguments, the sampler's own before those of HTTP Request Defaults (JMeter's order):
+        // the raw body, a form, or the query string.
+        let mut args: Vec<Arg> = http_args(c);
+        args.extend(d.args.iter().cloned());
         let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true);
         let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
         let files = http_files(c);
         let mut headers: Vec<(String, Template)> = scope.headers.clone();
         let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
-        let carries_body = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
         let mut query = Vec::new();
         let mut body = Body::None;
         let dir = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        const FORM: &str = "application/x-www-form-urlencoded; charset=UTF-8";
+        // JMeter leaves out arguments without a name from a query or a form.
+        let params = |cx: &mut Self| -> Result<Vec<Param>, Error> {
+            args.iter()
+                .filter(|a| !a.name.is_empty())
+                .map(|a| Ok(Param { name: a.name.clone(), value: cx.tmpl(c, &a.value)?, encoded: !a.encode }))
+                .collect()
+        };
         if raw_body {
             let text: String = args.iter().map(|a| a.value.as_str()).collect();
             body = Body::Text(self.tmpl(c, &text)?);
-        } else if multipart || (!files.is_empty() && files.iter().any(|f| !f.1.is_empty())) {
+            if !has_ct {
+                headers.push(("Content-Type".into(), Template::literal("text/plain; charset=UTF-8")));
+            }
+        } else if method == "POST" && (multipart || files.iter().any(|f| !f.1.is_empty())) {
+            // Only a POST is sent as multipart: a GET with the box ticked still sends a query.
             let mut parts = Vec::new();
-            for a in &args {
+            for a in args.iter().filter(|a| !a.name.is_empty()) {
                 parts.push(Part {
                     name: a.name.clone(),
                     filename: None,
@@ -1202,30 +1291,21 @@ impl Cx {
                 headers.push(("Content-Type".into(), Template::literal(mime.clone())));
             }
             body = Body::Bytes(bytes);
-        } else if carries_body && method == "POST" && !args.is_empty() {
-            let mut fields = Vec::new();
-            for a in &args {
-                fields.push((a.name.clone(), self.tmpl(c, &a.value)?));
+        } else {
+            // As JMeter's HttpClient sampler: POST, PUT and PATCH send the arguments as a form;
+            // DELETE sends them both on the query string and as a form. A POST always says it
+            // sends a form.
+            let form = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") && !args.is_empty();
+            // JMeter puts arguments on the query string of GET, DELETE and OPTIONS only, and
+            // never on a full URL given as the path (it takes that URL as it is).
+            if matches!(method.as_str(), "GET" | "DELETE" | "OPTIONS") && !absolute {
+                query = params(self)?;
             }
-            if !has_ct {
-                headers.push(("Content-Type".into(), Template::literal("application/x-www-form-urlencoded")));
+            if form {
+                body = Body::Form(params(self)?);
             }
-            body = Body::Form(fields);
-        } else if !args.is_empty() {
-            // On the query string: encoded arguments as a list, the others appended as written.
-            let mut raw_query = String::new();
-            for a in &args {
-                if a.encode {
-                    query.push((a.name.clone(), self.tmpl(c, &a.value)?));
-                } else {
-                    raw_query.push(if raw_query.is_empty() && !path_t.source().contains('?') { '?' } else { '&' });
-                    raw_query.push_str(&a.name);
-                    raw_query.push('=');
-                    raw_query.push_str(&a.value);
-                }
-            }
-            if !raw_query.is_empty() {
-                path_t = self.tmpl(c, &format!("{}{raw_query}", path_t.source()))?;
+            if (form || method == "POST") && !has_ct {
+                headers.push(("Content-Type".into(), Template::literal(FORM)));
             }
         }
         let timeout = |cx: &mut Self, own: &str, def: &str, fallback: Duration| -> Result<Duration, Error> {
@@ -1412,11 +1492,18 @@ impl Cx {
             } else if ty & 8 != 0 {
                 (CheckTest::Equals { field, text: self.tmpl(c, s)?, negate }, "equals")
             } else {
-                let pattern = self.expand(c, s)?;
                 // MATCH is a whole-text match; CONTAINS finds the pattern anywhere (Perl5 regex).
-                let src = if ty & 1 != 0 { format!("^(?:{pattern})$") } else { pattern.clone() };
-                let regex = regex::Regex::new(&src).map_err(|e| self.err(c, format!("invalid pattern: {e}")))?;
-                (CheckTest::Matches { field, regex, negate }, if ty & 1 != 0 { "matches" } else { "contains" })
+                let whole = ty & 1 != 0;
+                let what = if whole { "matches" } else { "contains" };
+                let probe = self.tmpl(c, s)?;
+                if probe.is_dynamic(&self.sym.vars) {
+                    (CheckTest::MatchesTemplate { field, pattern: probe, whole, negate }, what)
+                } else {
+                    let pattern = self.expand(c, s)?;
+                    let src = if whole { format!("^(?:{pattern})$") } else { pattern };
+                    let regex = regex::Regex::new(&src).map_err(|e| self.err(c, format!("invalid pattern: {e}")))?;
+                    (CheckTest::Matches { field, regex, negate }, what)
+                }
             };
             let msg = custom.clone().unwrap_or_else(|| {
                 format!("{}: {field_name} {}{what} {s:?}", c.name, if negate { "not " } else { "" })
@@ -1459,6 +1546,8 @@ fn texts(props: &[Prop]) -> Vec<String> {
         })
         .collect()
 }
+
+const LAST_SAMPLE_OK: &str = "JMeterThread.last_sample_ok";
 
 fn millis(ms: f64) -> Duration {
     Duration::from_secs_f64((ms.max(0.0) / 1000.0).min(MAX_DURATION.as_secs_f64()))

@@ -161,8 +161,18 @@ fn props(node: roxmltree::Node<'_, '_>) -> Vec<Prop> {
 }
 
 fn prop(node: roxmltree::Node<'_, '_>) -> Prop {
+    let tag = node.tag_name().name();
+    // JMeter's saveservice still reads the pre-2.x form `<FloatProperty><name>n</name>
+    // <value>v</value></FloatProperty>` (the Throughput Controller writes its percentage so).
+    if matches!(
+        tag,
+        "StringProperty" | "BooleanProperty" | "IntegerProperty" | "LongProperty" | "FloatProperty" | "DoubleProperty"
+    ) {
+        let child = |n: &str| node.children().find(|c| c.has_tag_name(n)).and_then(|c| c.text()).unwrap_or("");
+        return Prop { name: child("name").to_string(), value: Value::Text(child("value").to_string()) };
+    }
     let name = node.attribute("name").unwrap_or("").to_string();
-    let value = match node.tag_name().name() {
+    let value = match tag {
         "stringProp" | "boolProp" | "intProp" | "longProp" | "doubleProp" | "floatProp" => {
             Value::Text(node.text().unwrap_or("").to_string())
         }
@@ -218,6 +228,18 @@ mod tests {
         assert_eq!(tg.text("ThreadGroup.num_threads"), Some("5"));
         let s = &tg.children[0];
         assert_eq!((s.name.as_str(), s.enabled, s.line), ("Read & go", false, 19));
+    }
+
+    #[test]
+    fn old_style_properties_read_by_name_and_value() {
+        let top = parse(
+            r#"<jmeterTestPlan><hashTree><ThroughputController testclass="ThroughputController" testname="t">
+              <intProp name="ThroughputController.style">1</intProp>
+              <FloatProperty><name>ThroughputController.percentThroughput</name><value>80.0</value><savedValue>0.0</savedValue></FloatProperty>
+            </ThroughputController><hashTree/></hashTree></jmeterTestPlan>"#,
+        )
+        .unwrap();
+        assert_eq!(top[0].text("ThroughputController.percentThroughput"), Some("80.0"));
     }
 
     #[test]
