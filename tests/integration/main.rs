@@ -14,6 +14,8 @@
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
+//! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
+//!   rows) and on a run directory in every format.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo.
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
@@ -28,6 +30,7 @@ mod framing;
 mod jmx;
 mod mock;
 mod open_model;
+mod report;
 mod rundir;
 mod server_selftest;
 mod tls;

@@ -1,0 +1,57 @@
+//! The results as CSV: a row per label, the Total first, with the JSON summary's field names
+//! as the header, for spreadsheets and scripts.
+
+use crate::rundir::{LabelSummary, Summary};
+
+pub const HEADER: [&str; 17] = [
+    "label",
+    "samples",
+    "errors",
+    "error_pct",
+    "mean_ms",
+    "min_ms",
+    "max_ms",
+    "p50_ms",
+    "p90_ms",
+    "p95_ms",
+    "p99_ms",
+    "p999_ms",
+    "throughput_rps",
+    "received_kbps",
+    "sent_kbps",
+    "mean_latency_ms",
+    "connections_opened",
+];
+
+fn row(s: &LabelSummary) -> Vec<String> {
+    // Full precision: a spreadsheet rounds for display, a script should not get rounded input.
+    vec![
+        s.label.clone(),
+        s.samples.to_string(),
+        s.errors.to_string(),
+        s.error_pct.to_string(),
+        s.mean_ms.to_string(),
+        s.min_ms.to_string(),
+        s.max_ms.to_string(),
+        s.p50_ms.to_string(),
+        s.p90_ms.to_string(),
+        s.p95_ms.to_string(),
+        s.p99_ms.to_string(),
+        s.p999_ms.to_string(),
+        s.throughput_rps.to_string(),
+        s.received_kbps.to_string(),
+        s.sent_kbps.to_string(),
+        s.mean_latency_ms.to_string(),
+        s.connections_opened.to_string(),
+    ]
+}
+
+pub fn table(summary: &Summary) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    let _ = w.write_record(HEADER);
+    for s in std::iter::once(&summary.total).chain(&summary.labels) {
+        let _ = w.write_record(row(s));
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

@@ -1,0 +1,301 @@
+//! Reading a JMeter results file (JTL in CSV form, with or without its header line) into the
+//! same [`Summary`] a run directory holds. Rows are streamed into per-label stats: memory
+//! depends on the number of labels, never on the number of rows.
+
+use crate::plan::LabelId;
+use crate::record::{ErrorKind, Sample, Tally};
+use crate::rundir::{Error, RunMeta, ScenarioMeta, Summary};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// JMeter 5's default CSV columns, in the order it writes them when there is no header.
+const DEFAULT_COLUMNS: [&str; 17] = [
+    "timeStamp",
+    "elapsed",
+    "label",
+    "responseCode",
+    "responseMessage",
+    "threadName",
+    "dataType",
+    "success",
+    "failureMessage",
+    "bytes",
+    "sentBytes",
+    "grpThreads",
+    "allThreads",
+    "URL",
+    "Latency",
+    "IdleTime",
+    "Connect",
+];
+
+/// Distinct failure messages kept apart; the rest are counted together.
+const MAX_MESSAGES: usize = 1000;
+
+/// A results file read back: its summary, and run facts made from what the file says.
+#[derive(Debug)]
+pub struct Imported {
+    pub meta: RunMeta,
+    pub summary: Summary,
+}
+
+struct Columns {
+    timestamp: usize,
+    elapsed: usize,
+    label: usize,
+    code: Option<usize>,
+    message: Option<usize>,
+    success: usize,
+    failure: Option<usize>,
+    bytes: Option<usize>,
+    sent: Option<usize>,
+    latency: Option<usize>,
+    connect: Option<usize>,
+    thread: Option<usize>,
+}
+
+impl Columns {
+    fn from_names(names: &[&str]) -> Result<Columns, String> {
+        let find = |n: &str| names.iter().position(|c| c.trim() == n);
+        let need = |n: &str| find(n).ok_or_else(|| format!("the header has no `{n}` column"));
+        Ok(Columns {
+            timestamp: need("timeStamp")?,
+            elapsed: need("elapsed")?,
+            label: need("label")?,
+            code: find("responseCode"),
+            message: find("responseMessage"),
+            success: need("success")?,
+            failure: find("failureMessage"),
+            bytes: find("bytes"),
+            sent: find("sentBytes"),
+            latency: find("Latency"),
+            connect: find("Connect"),
+            thread: find("threadName"),
+        })
+    }
+}
+
+/// Reads `path`. The error names the file and line of the first row it cannot read.
+pub fn import(path: &Path) -> Result<Imported, Error> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let mut reader =
+        csv::ReaderBuilder::new().has_headers(false).flexible(true).buffer_capacity(1 << 20).from_reader(file);
+    let format = |line: u64, message: String| Error::Format { path: path.to_path_buf(), line: line as usize, message };
+    let mut record = csv::StringRecord::new();
+    let mut cols: Option<Columns> = None;
+    let mut labels: Vec<String> = Vec::new();
+    let mut label_ids: HashMap<String, u32> = HashMap::new();
+    let mut messages: Vec<String> = Vec::new();
+    let mut message_ids: HashMap<String, u16> = HashMap::new();
+    // Thread names, for the facts; bounded so a file with endless distinct names stays flat.
+    let mut threads: HashSet<String> = HashSet::new();
+    let mut tally = Tally::new(0, 0);
+    // Times are kept as µs after `base`, a day before the first row: rows are written when
+    // samples end, so a later row may have started earlier.
+    let mut base_ms: Option<u64> = None;
+    let (mut first_ms, mut last_end_ms) = (u64::MAX, 0u64);
+    loop {
+        let more = reader.read_record(&mut record).map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            format(line, format!("not a JMeter CSV results file: {e}"))
+        })?;
+        if !more {
+            break;
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if cols.is_none() {
+            let fields: Vec<&str> = record.iter().collect();
+            if fields.first().map(|f| f.trim()) == Some("timeStamp") {
+                cols = Some(Columns::from_names(&fields).map_err(|m| format(line, m))?);
+                continue;
+            }
+            cols = Some(Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete"));
+        }
+        let c = cols.as_ref().expect("set above");
+        if record.len() == 1 && record[0].trim().is_empty() {
+            continue;
+        }
+        let field = |i: usize| record.get(i).unwrap_or("");
+        let number = |i: Option<usize>, what: &str| -> Result<u64, Error> {
+            match i.map(|i| field(i).trim()) {
+                None | Some("") => Ok(0),
+                Some(t) => t.parse::<u64>().map_err(|_| format(line, format!("{what} `{t}` is not a whole number"))),
+            }
+        };
+        let ts = number(Some(c.timestamp), "timeStamp")?;
+        if ts < 1_000_000_000 {
+            // A formatted date (jmeter.save.saveservice.timestamp_format) instead of ms.
+            return Err(format(line, format!("timeStamp `{}` is not milliseconds since 1970", field(c.timestamp))));
+        }
+        let elapsed = number(Some(c.elapsed), "elapsed")?;
+        let base = *base_ms.get_or_insert(ts.saturating_sub(86_400_000));
+        first_ms = first_ms.min(ts);
+        last_end_ms = last_end_ms.max(ts + elapsed);
+        let name = field(c.label);
+        let label = match label_ids.get(name) {
+            Some(id) => *id,
+            None => {
+                let id = labels.len() as u32;
+                labels.push(name.to_string());
+                label_ids.insert(name.to_string(), id);
+                tally.labels.push(Default::default());
+                id
+            }
+        };
+        let ok = field(c.success).trim().eq_ignore_ascii_case("true");
+        let code = c.code.map_or("", |i| field(i)).trim();
+        let message = c.message.map_or("", |i| field(i));
+        let error = if ok {
+            None
+        } else {
+            Some(match code.parse::<u16>() {
+                Ok(status) if status >= 400 => ErrorKind::Status(status),
+                _ => {
+                    let failure = c.failure.map_or("", |i| field(i)).trim();
+                    let text = if !failure.is_empty() {
+                        failure.to_string()
+                    } else if !message.trim().is_empty() {
+                        message.trim().to_string()
+                    } else {
+                        format!("response code {code}")
+                    };
+                    match message_ids.get(&text) {
+                        Some(id) => ErrorKind::Check(*id),
+                        None if messages.len() < MAX_MESSAGES => {
+                            let id = messages.len() as u16;
+                            messages.push(text.clone());
+                            message_ids.insert(text, id);
+                            ErrorKind::Check(id)
+                        }
+                        None => ErrorKind::Io,
+                    }
+                }
+            })
+        };
+        let start_us = (ts - base.min(ts)) * 1000;
+        let connect_ms = number(c.connect, "Connect")?;
+        if let Some(t) = c.thread {
+            if threads.len() < 100_000 && !threads.contains(field(t)) {
+                threads.insert(field(t).to_string());
+            }
+        }
+        tally.record(&Sample {
+            label: LabelId(label),
+            start_us,
+            end_us: start_us + elapsed * 1000,
+            ttfb_us: number(c.latency, "Latency")? * 1000,
+            connect_us: connect_ms * 1000,
+            bytes_sent: number(c.sent, "sentBytes")?,
+            bytes_received: number(c.bytes, "bytes")?,
+            // JMeter writes a connect time only for a sample that opened a connection.
+            new_connection: connect_ms > 0,
+            error,
+            // A Transaction Controller's sample sums others already in the file.
+            in_total: !message.starts_with("Number of samples in transaction"),
+        });
+    }
+    if labels.is_empty() {
+        return Err(format(1, "no samples: an empty file, or not a JMeter CSV results file".into()));
+    }
+    let source = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string();
+    let scenarios = vec![ScenarioMeta {
+        name: "JTL".into(),
+        model: "imported".into(),
+        workload: format!("{} threads seen in the file", threads.len()),
+    }];
+    let mut summary = Summary::from_tally(&tally, &labels, &messages, &[], true);
+    summary.total.dropped_iterations = None;
+    let duration_s = (last_end_ms.saturating_sub(first_ms)) as f64 / 1000.0;
+    let meta = RunMeta {
+        tool: "JMeter results file".into(),
+        version: String::new(),
+        command_line: Vec::new(),
+        plan_path: Some(source),
+        plan_name: path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        host: String::new(),
+        started_at: rfc3339_ms(first_ms),
+        ended_at: Some(rfc3339_ms(last_end_ms)),
+        duration_s: Some(duration_s),
+        status: "completed".into(),
+        interval_s: 0.0,
+        scenarios,
+        labels,
+        checks: messages,
+        generator: None,
+    };
+    Ok(Imported { meta, summary })
+}
+
+fn rfc3339_ms(ms: u64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file in the temp directory, removed when dropped.
+    struct TempPath(std::path::PathBuf);
+
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn write(text: &str) -> TempPath {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("stampede-jtl-{}-{n}.jtl", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        TempPath(p)
+    }
+
+    #[test]
+    fn header_or_not_gives_the_same_figures() {
+        let rows = "1700000000000,10,A,200,OK,t 1-1,text,true,,100,50,1,1,http://h/a,5,0,3\n\
+                    1700000000010,30,A,500,Server Error,t 1-1,text,false,,100,50,1,1,http://h/a,20,0,0\n\
+                    1700000000020,20,\"B, with comma\",200,OK,t 1-2,text,true,,200,60,2,2,http://h/b,10,0,0\n";
+        let header = format!("{}\n", DEFAULT_COLUMNS.join(","));
+        let a = import(&write(rows).0).unwrap();
+        let b = import(&write(&format!("{header}{rows}")).0).unwrap();
+        assert_eq!(a.summary, b.summary);
+        let s = &a.summary;
+        assert_eq!((s.total.samples, s.total.errors, s.labels.len()), (3, 1, 2));
+        assert_eq!(s.labels[1].label, "B, with comma");
+        assert_eq!(s.total.mean_ms, 20.0);
+        assert_eq!((s.total.min_ms, s.total.max_ms), (10.0, 30.0));
+        // 3 samples from the first start to the last end (40 ms).
+        assert!((s.total.throughput_rps - 75.0).abs() < 1e-9, "{}", s.total.throughput_rps);
+        assert_eq!(s.total.connections_opened, 1);
+        assert_eq!(s.total.errors_by_kind.get("http_500"), Some(&1), "{:?}", s.total.errors_by_kind);
+    }
+
+    #[test]
+    fn failures_without_a_status_are_counted_by_message_and_transactions_stay_out_of_the_total() {
+        let rows = "timeStamp,elapsed,label,responseCode,responseMessage,success,failureMessage\n\
+                    1700000000000,10,A,200,OK,false,Test failed: text expected to contain /x/\n\
+                    1700000000000,10,A,200,OK,false,Test failed: text expected to contain /x/\n\
+                    1700000000000,10,A,Non HTTP response code: java.net.ConnectException,refused,false,\n\
+                    1700000000000,20,T,200,\"Number of samples in transaction : 3, number of failing samples : 3\",false,\n";
+        let s = import(&write(rows).0).unwrap().summary;
+        assert_eq!(s.total.samples, 3);
+        assert_eq!(s.labels.iter().map(|l| (l.label.as_str(), l.samples)).collect::<Vec<_>>(), [("A", 3), ("T", 1)]);
+        let kinds = &s.total.errors_by_kind;
+        assert_eq!(kinds.get("check: Test failed: text expected to contain /x/"), Some(&2), "{kinds:?}");
+        assert_eq!(kinds.get("check: refused"), Some(&1), "{kinds:?}");
+    }
+
+    #[test]
+    fn bad_rows_name_their_line() {
+        let e = import(&write("timeStamp,elapsed,label,success\n1700000000000,x,A,true\n").0).unwrap_err();
+        assert!(e.to_string().contains(":2: elapsed `x`"), "{e}");
+        let e = import(&write("2024/01/01 10:00:00,5,A,200,OK,t,text,true\n").0).unwrap_err();
+        assert!(e.to_string().contains(":1: timeStamp"), "{e}");
+        let e = import(&write("").0).unwrap_err();
+        assert!(e.to_string().contains("no samples"), "{e}");
+    }
+}

@@ -1,0 +1,161 @@
+//! `stampede report`: a run directory or a JMeter results file as Markdown, JSON and CSV. Golden
+//! files pin the formats (`UPDATE_GOLDEN=1 cargo test report` rewrites them); a JTL import is
+//! checked against figures computed here from the same rows.
+
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report").join(name)
+}
+
+/// Compares `actual` with the golden file, or rewrites it when `UPDATE_GOLDEN` is set.
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/report").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 cargo test report writes it)", path.display()));
+    assert_eq!(actual, expected, "{} differs (UPDATE_GOLDEN=1 rewrites it after a deliberate change)", path.display());
+}
+
+fn schema_errors(summary: &serde_json::Value) -> Vec<String> {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/summary.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    validator.iter_errors(summary).map(|e| format!("{} at {}", e, e.instance_path)).collect()
+}
+
+#[test]
+fn a_jtl_file_in_every_format_matches_its_golden_file() {
+    let jtl = data("small.jtl");
+    for (format, ext) in [("md", "md"), ("csv", "csv"), ("json", "json")] {
+        let out = Stampede::new().args(["report", "--format", format]).arg(&jtl).run();
+        out.assert_exit(0);
+        golden(&format!("small.{ext}"), &out.stdout_str());
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&Stampede::new().args(["report", "--format", "json"]).arg(&jtl).run().stdout_str())
+            .unwrap();
+    assert_eq!(schema_errors(&json), Vec::<String>::new());
+    // The transaction row has its own line but is not counted again in the Total.
+    assert_eq!(uint(&json["total"], "samples"), 9);
+    assert_eq!(uint(&json["total"], "errors"), 3);
+}
+
+/// One generated row: label, timeStamp, elapsed, success, bytes, sentBytes.
+type Row = (String, u64, u64, bool, u64, u64);
+
+/// A JMeter results file of `n` rows made by a fixed pseudo-random sequence.
+fn generated_jtl(n: usize, header: bool) -> (String, Vec<Row>) {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut text = String::new();
+    if header {
+        text.push_str("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n");
+    }
+    let mut rows = Vec::new();
+    for i in 0..n {
+        let label = ["read", "search", "create"][(next() % 3) as usize].to_string();
+        let ts = 1_700_000_000_000 + (i as u64) * 3 + next() % 5;
+        let elapsed = 1 + next() % 900;
+        let ok = next() % 20 != 0;
+        let (bytes, sent) = (100 + next() % 5000, 50 + next() % 400);
+        let code = if ok { "200" } else { "503" };
+        text.push_str(&format!(
+            "{ts},{elapsed},{label},{code},x,t 1-{},text,{ok},,{bytes},{sent},4,4,http://h/{label},{},0,0\n",
+            i % 4 + 1,
+            elapsed / 2
+        ));
+        rows.push((label, ts, elapsed, ok, bytes, sent));
+    }
+    (text, rows)
+}
+
+#[test]
+fn a_jtl_import_agrees_with_figures_computed_from_its_rows() {
+    let run = TempRun::new("report-jtl");
+    let (text, rows) = generated_jtl(30_000, false);
+    let file = run.write("results.jtl", text);
+    let out = Stampede::new().args(["report", "--format", "json"]).arg(&file).run();
+    out.assert_exit(0);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout_str()).unwrap();
+    let check = |row: &serde_json::Value, rows: Vec<&Row>| {
+        let n = rows.len() as u64;
+        assert_eq!(uint(row, "samples"), n);
+        assert_eq!(uint(row, "errors"), rows.iter().filter(|r| !r.3).count() as u64);
+        let mut elapsed: Vec<u64> = rows.iter().map(|r| r.2).collect();
+        elapsed.sort_unstable();
+        let sum: u64 = elapsed.iter().sum();
+        let f = |k: &str| row[k].as_f64().unwrap();
+        assert!((f("mean_ms") - sum as f64 / n as f64).abs() < 1e-9);
+        assert_eq!((f("min_ms"), f("max_ms")), (elapsed[0] as f64, elapsed[elapsed.len() - 1] as f64));
+        // Percentiles: nearest rank, within the histogram's 0.1% resolution.
+        for (k, q) in [("p50_ms", 0.50), ("p90_ms", 0.90), ("p95_ms", 0.95), ("p99_ms", 0.99)] {
+            let want = elapsed[((q * n as f64).ceil() as usize).max(1) - 1] as f64;
+            assert!((f(k) - want).abs() <= want * 0.001 + 1e-9, "{k}: {} vs {want}", f(k));
+        }
+        let first = rows.iter().map(|r| r.1).min().unwrap();
+        let last = rows.iter().map(|r| r.1 + r.2).max().unwrap();
+        let span_s = (last - first) as f64 / 1000.0;
+        assert!((f("throughput_rps") - n as f64 / span_s).abs() < 1e-6);
+        let received: u64 = rows.iter().map(|r| r.4).sum();
+        let sent: u64 = rows.iter().map(|r| r.5).sum();
+        assert!((f("received_kbps") - received as f64 / 1024.0 / span_s).abs() < 1e-6);
+        assert!((f("sent_kbps") - sent as f64 / 1024.0 / span_s).abs() < 1e-6);
+    };
+    check(&json["total"], rows.iter().collect());
+    for label in ["read", "search", "create"] {
+        let row = json["labels"].as_array().unwrap().iter().find(|l| l["label"] == label).unwrap();
+        check(row, rows.iter().filter(|r| r.0 == label).collect());
+    }
+    // With a header line: the same figures.
+    let (with_header, _) = generated_jtl(30_000, true);
+    let file = run.write("with-header.jtl", with_header);
+    let again = Stampede::new().args(["report", "--format", "json"]).arg(&file).run();
+    assert_eq!(again.stdout_str(), out.stdout_str());
+}
+
+#[test]
+fn a_run_directory_reports_as_json_csv_and_markdown_to_a_file() {
+    let server = TestServer::builder().default_route(Route::ok().body("hello")).start();
+    let run = TempRun::new("report-formats");
+    Stampede::new()
+        .args(["run", "--url", &server.url("/r"), "-q", "--users", "2", "--iterations", "25", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let json_file = run.path().join("report.json");
+    Stampede::new().args(["report", "--format", "json", "-o"]).arg(&json_file).arg(run.path()).run().assert_exit(0);
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    assert_eq!(json, run.summary(), "the JSON report is the run's summary.json");
+    assert_eq!(uint(&json["total"], "samples"), server.requests());
+    let csv = Stampede::new().args(["report", "--format", "csv"]).arg(run.path()).run().stdout_str();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1 + 1 + json["labels"].as_array().unwrap().len(), "{csv}");
+    assert!(lines[0].starts_with("label,samples,errors,error_pct,"));
+    assert!(lines[1].starts_with(&format!("Total,{},0,", server.requests())), "{csv}");
+    let md = Stampede::new().args(["report"]).arg(run.path()).run().stdout_str();
+    assert!(md.starts_with("| API "), "{md}");
+}
+
+#[test]
+fn a_file_that_is_not_a_results_file_is_an_error_naming_its_line() {
+    let run = TempRun::new("report-bad");
+    let file =
+        run.write("bad.jtl", "timeStamp,elapsed,label,success\n1700000000000,12,A,true\n1700000000001,oops,A,true\n");
+    let out = Stampede::new().args(["report"]).arg(&file).run();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_str());
+    assert!(out.stderr_str().contains("bad.jtl:3: elapsed `oops` is not a whole number"), "{}", out.stderr_str());
+}
