@@ -197,7 +197,6 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     if labels.is_empty() {
         return Err(format(1, "no samples: an empty file, or not a JMeter CSV results file".into()));
     }
-    let source = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string();
     let scenarios = vec![ScenarioMeta {
         name: "JTL".into(),
         model: "imported".into(),
@@ -210,7 +209,8 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
         tool: "JMeter results file".into(),
         version: String::new(),
         command_line: Vec::new(),
-        plan_path: Some(source),
+        // The file's name only: reports of the same file read the same wherever it lies.
+        plan_path: None,
         plan_name: path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         host: String::new(),
         started_at: rfc3339_ms(first_ms),

@@ -85,6 +85,20 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     let t = &summary.total;
     let mut out = String::new();
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.");
+    // The facts a document states next to its table: what ran, when, for how long, from where.
+    let mut run = format!("Run: {}", meta.plan_name);
+    if let Some(p) = &meta.plan_path {
+        let _ = write!(run, " ({p})");
+    }
+    let _ = write!(run, "; started {}", meta.started_at);
+    if let Some(d) = meta.duration_s {
+        let _ = write!(run, ", {d:.1} s");
+    }
+    if !meta.host.is_empty() {
+        let _ = write!(run, "; generator host {}", meta.host);
+    }
+    let _ = write!(run, "; {}", format!("{} {}", meta.tool, meta.version).trim());
+    let _ = writeln!(out, "{run}");
     if !summary.complete {
         let _ = writeln!(out, "Run did not finish ({}): figures are from the intervals it recorded.", meta.status);
     }
