@@ -45,6 +45,13 @@ pub struct Hop<'a> {
     pub with_body: bool,
 }
 
+/// The URL a rendered path holds when it is a whole `http(s)://` URL (JMeter takes it as the
+/// URL), with or without the `/` put before a path that lacks one.
+pub fn full_url_in_path(path: &str) -> Option<&str> {
+    let p = path.strip_prefix('/').unwrap_or(path);
+    (p.starts_with("http://") || p.starts_with("https://")).then_some(p)
+}
+
 impl PreparedRequest {
     pub fn new(spec: &RequestSpec) -> PreparedRequest {
         let mut req = PreparedRequest {
@@ -62,10 +69,8 @@ impl PreparedRequest {
         // A constant path that is a whole URL (a plan variable holding one) is that URL; the
         // engine does the same for one that only turns into a URL while running.
         if req.spec.origin.is_none() {
-            let full = req.spec.path.as_const().map(|p| p.trim_start_matches('/').to_string());
-            if let Some(Ok((t, path))) = full
-                .filter(|p| p.starts_with("http://") || p.starts_with("https://"))
-                .map(|p| crate::plan::resolve_url(&p, None))
+            if let Some(Ok((t, path))) =
+                req.spec.path.as_const().and_then(full_url_in_path).map(|p| crate::plan::resolve_url(p, None))
             {
                 if !t.host.is_empty() {
                     req.target = t.clone();
@@ -452,6 +457,14 @@ mod tests {
         assert!(text.starts_with("POST /read/a%20b&c?q=a+b%26c HTTP/1.1\r\n"), "{text}");
         assert!(text.contains("Authorization: Bearer x  Evil: 1\r\n"), "{text}");
         assert!(text.ends_with("Content-Length: 12\r\n\r\nuser=a+b%26c"), "{text}");
+    }
+
+    #[test]
+    fn a_path_holding_a_whole_url() {
+        assert_eq!(full_url_in_path("/http://h:1/x?y"), Some("http://h:1/x?y"));
+        assert_eq!(full_url_in_path("https://h/"), Some("https://h/"));
+        assert_eq!(full_url_in_path("/api/http://x"), None);
+        assert_eq!(full_url_in_path("/httpbin"), None);
     }
 
     #[test]

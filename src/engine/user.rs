@@ -528,7 +528,7 @@ impl VirtualUser {
         req.render_path(&mut self.vars, &mut self.path);
         // A path that turns out to be a whole URL (`${next}` holding `http://h/x`) is taken as
         // the URL, as JMeter does.
-        let full_url = self.path.strip_prefix('/').filter(|p| p.starts_with("http://") || p.starts_with("https://"));
+        let full_url = super::request::full_url_in_path(&self.path);
         let resolved = full_url.map(|full| crate::plan::resolve_url(full, None));
         let first = match resolved {
             Some(Ok((t, path))) if !t.host.is_empty() => {
