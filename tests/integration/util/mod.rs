@@ -1,5 +1,7 @@
 //! Test utilities shared by the integration tests.
 //!
+//! - [`browser`]: a headless Chromium over the DevTools protocol, to check what a page does when
+//!   a real browser loads it (errors, requests, screenshot, print).
 //! - [`server`]: `TestServer`, the loopback HTTP/1.x server that independently counts what
 //!   stampede did (connections, requests, responses) so tests can compare exactly.
 //! - [`stampede`]: running the real binary with a hard timeout, and reading its run directory.
@@ -7,6 +9,7 @@
 // Each test module uses a different subset of these helpers; unused ones are not a defect.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod server;
 pub mod stampede;
 
