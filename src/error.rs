@@ -4,7 +4,7 @@
 pub mod exit {
     /// The run completed (whatever its error rate; thresholds decide pass/fail).
     pub const OK: u8 = 0;
-    /// Thresholds or checks failed (reserved: thresholds arrive with the reports).
+    /// A threshold failed (`run`, or `report` judging a run or results file).
     pub const THRESHOLDS_FAILED: u8 = 1;
     /// Bad command line or plan: nothing was sent.
     pub const USAGE: u8 = 2;

@@ -33,3 +33,4 @@ pub mod progress;
 pub mod record;
 pub mod report;
 pub mod rundir;
+pub mod threshold;

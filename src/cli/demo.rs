@@ -1,5 +1,6 @@
 //! `stampede demo`: the built-in mock on a free loopback port, the bundled consumption-API mix
-//! against it for about 10 s, and the report — the first command a new user runs.
+//! against it for about 10 s, and the report (the table, and `report.html` in the run
+//! directory) — the first command a new user runs.
 
 use crate::error::{exit, Error};
 use crate::mock::{self, ConfigDoc, Counters};
@@ -63,5 +64,10 @@ pub async fn execute(a: DemoArgs) -> Result<u8, Error> {
         counters.connections.load(Ordering::Relaxed)
     ));
     let code = code?;
+    // The page a user opens next: the same report `stampede report DIR --format html` writes.
+    let html = out.join("report.html");
+    let run = super::report::load(&out)?;
+    super::report::write(Some(&html), &crate::report::html::document(&run))?;
+    super::say(&format!("HTML report: {}\n", html.display()));
     Ok(if code == exit::OK { exit::OK } else { code })
 }

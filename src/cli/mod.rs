@@ -2,6 +2,7 @@
 //! touches the process (stdout, stderr, argv, signals); everything it calls is a library.
 
 mod check;
+mod compare;
 mod demo;
 mod mock;
 mod plan_args;
@@ -26,8 +27,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Read a plan without sending anything and print what it will do.
     Check(check::CheckArgs),
-    /// Print the results table of a run directory (finished or interrupted).
+    /// Report a run directory (finished or interrupted) or a JMeter results file: Markdown,
+    /// HTML, JSON, CSV or JUnit.
     Report(report::ReportArgs),
+    /// Compare runs side by side, with differences weighed against the runs' own noise.
+    Compare(compare::CompareArgs),
     /// Serve a fast built-in upstream (200 'OK' by default) for calibration.
     Mock(mock::MockArgs),
     /// Start the mock, run a bundled plan against it for about 10 s, print the report.
@@ -40,6 +44,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
         Command::Run(a) => run::execute(a).await,
         Command::Check(a) => check::execute(a),
         Command::Report(a) => report::execute(a),
+        Command::Compare(a) => compare::execute(a),
         Command::Mock(a) => mock::execute(a).await,
         Command::Demo(a) => demo::execute(a).await,
     }

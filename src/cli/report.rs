@@ -1,20 +1,25 @@
 //! `stampede report RUN`: a run directory (finished or interrupted) or a JMeter results file,
-//! as Markdown, JSON or CSV.
+//! as Markdown, a self-contained HTML page, JSON, CSV or JUnit XML.
 
 use crate::error::{exit, Error};
-use crate::report;
+use crate::report::{self, RunData, SourceKind};
 use crate::rundir;
+use crate::threshold::{self, Threshold};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// The seed documents' table with the run's facts under it.
+    /// The run's facts, the seed documents' table, errors by kind, thresholds.
     Md,
+    /// One self-contained page with charts (no script, style or font fetched from anywhere).
+    Html,
     /// The shape of a run's summary.json (`total` and `labels`).
     Json,
     /// A row per label, the Total first.
     Csv,
+    /// JUnit XML: one test case per threshold, for CI.
+    Junit,
 }
 
 #[derive(Debug, Args)]
@@ -27,32 +32,65 @@ pub struct ReportArgs {
     /// Write the report to this file instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// A pass/fail goal judged with the run's own, `[LABEL:] METRIC OP VALUE` (e.g. `p95<300ms`);
+    /// exits 1 when one fails (repeatable).
+    #[arg(long = "threshold", value_name = "GOAL", value_parser = threshold::parse)]
+    pub thresholds: Vec<Threshold>,
+}
+
+/// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad
+/// plan is, while a run directory that cannot be read is a runtime failure.
+pub fn load(path: &Path) -> Result<RunData, Error> {
+    report::load(path).map_err(|e| match report::source_kind(path) {
+        SourceKind::ResultsFile => Error::Usage(e.to_string()),
+        SourceKind::RunDir => Error::from(e),
+    })
 }
 
 pub fn execute(a: ReportArgs) -> Result<u8, Error> {
-    let (meta, summary) = if a.run.is_dir() {
-        let run = rundir::read_run(&a.run)?;
-        (run.meta, run.summary)
-    } else {
-        // A results file that cannot be read is bad input, as a bad plan is.
-        let imported = report::jtl_import::import(&a.run).map_err(|e| Error::Usage(e.to_string()))?;
-        (imported.meta, imported.summary)
-    };
+    let mut run = load(&a.run)?;
+    // The run's thresholds are judged again: a killed run has none judged yet, and the same
+    // rule then holds for every source.
+    let mut goals: Vec<Threshold> = Vec::new();
+    for text in &run.meta.thresholds {
+        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", a.run.display())))?);
+    }
+    goals.extend(a.thresholds.iter().cloned());
+    run.summary.thresholds = report::thresholds::evaluate(&goals, &run.summary);
     let text = match a.format {
-        Format::Md => format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)),
+        Format::Md => report::markdown::document(&run),
+        Format::Html => report::html::document(&run),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&summary).expect("a summary serializes");
+            let mut s = serde_json::to_string_pretty(&run.summary).expect("a summary serializes");
             s.push('\n');
             s
         }
-        Format::Csv => report::csv::table(&summary),
-    };
-    match &a.output {
-        Some(path) => {
-            std::fs::write(path, text.as_bytes())
-                .map_err(|source| Error::from(rundir::Error::Io { path: path.clone(), source }))?;
+        Format::Csv => report::csv::table(&run.summary),
+        Format::Junit => {
+            if goals.is_empty() {
+                eprintln!("note: the run has no thresholds (add them to the plan, or --threshold): the JUnit report has no test case");
+            }
+            report::junit::document(&run)
         }
-        None => super::say(text.trim_end_matches('\n')),
+    };
+    write(a.output.as_deref(), &text)?;
+    let failed = run.summary.thresholds.iter().filter(|t| !t.passed).count();
+    if failed > 0 {
+        eprintln!("{failed} threshold(s) failed");
+        return Ok(exit::THRESHOLDS_FAILED);
     }
     Ok(exit::OK)
+}
+
+/// Writes a report to a file, or to standard output.
+pub fn write(output: Option<&Path>, text: &str) -> Result<(), Error> {
+    match output {
+        Some(path) => std::fs::write(path, text.as_bytes())
+            .map_err(|source| Error::from(rundir::Error::Io { path: path.to_path_buf(), source })),
+        None => {
+            super::say(text.trim_end_matches('\n'));
+            super::say("\n");
+            Ok(())
+        }
+    }
 }

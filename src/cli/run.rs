@@ -30,6 +30,10 @@ pub struct RunArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// A pass/fail goal, `[LABEL:] METRIC OP VALUE` (e.g. `p95<300ms`, `Login: error_pct<1`),
+    /// added to the plan's; the run exits 1 when one fails (repeatable).
+    #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
+    pub thresholds: Vec<crate::threshold::Threshold>,
 
     /// Quick mode: the URL to load.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
@@ -146,8 +150,21 @@ impl RunArgs {
     }
 }
 
+fn parse_threshold(s: &str) -> Result<crate::threshold::Threshold, String> {
+    crate::threshold::parse(s)
+}
+
 pub async fn execute(a: RunArgs) -> Result<u8, Error> {
     let mut plan = a.load_plan()?;
+    for t in &a.thresholds {
+        if let Some(l) = t.label.as_ref().filter(|l| !plan.labels.contains(l)) {
+            return Err(Error::Usage(format!(
+                "--threshold `{t}`: the plan has no request or group labelled `{l}` (labels: {})",
+                plan.labels.join(", ")
+            )));
+        }
+        plan.thresholds.push(t.clone());
+    }
     for f in &a.jtl {
         if !plan.result_files.contains(f) {
             plan.result_files.push(f.clone());
@@ -192,6 +209,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         labels: plan.labels.clone(),
         checks: plan.checks.clone(),
         generator: None,
+        thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
     };
     let mut writer = Some(RunWriter::create(out, &meta, &plan.to_resolved_yaml())?);
     let planned = plan
@@ -281,18 +299,27 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     meta.ended_at = Some(now_rfc3339());
     meta.duration_s = Some(wall_s);
     meta.status = if outcome.interrupted { "interrupted" } else { "completed" }.into();
+    summary.thresholds = report::thresholds::evaluate(&plan.thresholds, &summary);
     if let Some(w) = writer {
         if let Err(e) = w.finish(&meta, &summary) {
             write_error = Some(e);
         }
     }
     super::say(&format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)));
+    super::say(&report::thresholds::lines(&summary.thresholds));
     if let Some(e) = write_error {
         eprintln!("error: the run directory is incomplete: {e}");
         return Ok(exit::RUNTIME);
     }
     super::say(&format!("Run directory: {}\n", out.display()));
-    Ok(if outcome.interrupted { exit::INTERRUPTED } else { exit::OK })
+    // An interrupted run is partial: its exit code says so first, whatever its thresholds say.
+    Ok(if outcome.interrupted {
+        exit::INTERRUPTED
+    } else if summary.thresholds.iter().any(|t| !t.passed) {
+        exit::THRESHOLDS_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 fn now_rfc3339() -> String {

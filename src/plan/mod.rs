@@ -74,6 +74,13 @@ pub struct Plan {
     /// The scenarios of a phase run one after another, in plan order, instead of together
     /// (JMeter's "Run Thread Groups consecutively").
     pub consecutive: bool,
+    /// Pass/fail goals judged when the run ends (`stampede run` exits 1 when one fails).
+    #[serde(serialize_with = "serialize_thresholds", skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::threshold::Threshold>,
+}
+
+fn serialize_thresholds<S: serde::Serializer>(t: &[crate::threshold::Threshold], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(t.iter().map(|t| t.to_string()))
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -357,6 +364,7 @@ impl Plan {
             slots: Slots::default(),
             last_ok: None,
             consecutive: false,
+            thresholds: Vec::new(),
         }
     }
 

@@ -22,6 +22,9 @@ struct PlanDoc {
     #[serde(default)]
     data: Vec<DataDoc>,
     scenarios: Vec<ScenarioDoc>,
+    /// Row name (`Total` or a label) → goals, e.g. `ContentRead: [p95 < 300ms]`.
+    #[serde(default)]
+    thresholds: Mapping,
 }
 
 #[derive(Deserialize, Default)]
@@ -304,8 +307,11 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
     let name = doc
         .name
         .unwrap_or_else(|| file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into()));
+    let labels = std::mem::take(&mut cx.labels).into_names();
+    let thresholds = cx.thresholds(&doc.thresholds, &labels)?;
     let mut plan = Plan::new(name, Some(file.to_path_buf()));
-    plan.labels = cx.labels.into_names();
+    plan.labels = labels;
+    plan.thresholds = thresholds;
     plan.scenarios = scenarios;
     plan.vars = cx.sym.vars;
     plan.global_counters = cx.sym.global_counters;
@@ -500,6 +506,39 @@ impl Cx<'_> {
                 return Err(Error::invalid(self.loc(&hel), "a header value cannot contain a line break"));
             }
             out.push((name, value));
+        }
+        Ok(out)
+    }
+
+    /// `thresholds:` maps a row (`Total` or a label of the plan) to one goal or a list of them.
+    fn thresholds(&mut self, m: &Mapping, labels: &[String]) -> Result<Vec<crate::threshold::Threshold>, Error> {
+        let mut out = Vec::new();
+        for (k, v) in m {
+            let row = self.raw(k, "thresholds")?;
+            let el = format!("thresholds.{row}");
+            if row != crate::threshold::TOTAL && !labels.contains(&row) {
+                let mut msg = format!("no request or group is labelled `{row}` (use `Total` for the whole run)");
+                if let Some(s) = error::closest(&row, labels.iter().map(String::as_str)) {
+                    msg.push_str(&format!("; did you mean `{s}`?"));
+                }
+                return Err(Error::invalid(self.loc_of("thresholds", k).element(el), msg));
+            }
+            let goals: Vec<&Value> = match v {
+                Value::Sequence(items) => items.iter().collect(),
+                other => vec![other],
+            };
+            for g in goals {
+                let text = self.text(g, &el)?;
+                let mut t = crate::threshold::parse(&text).map_err(|m| Error::invalid(self.loc_of(&el, g), m))?;
+                if t.label.is_some() {
+                    return Err(Error::invalid(
+                        self.loc_of(&el, g),
+                        format!("`{text}`: the row is `{row}` already; write the goal alone, e.g. `p95 < 300ms`"),
+                    ));
+                }
+                t.label = (row != crate::threshold::TOTAL).then(|| row.clone());
+                out.push(t);
+            }
         }
         Ok(out)
     }

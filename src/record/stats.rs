@@ -113,11 +113,27 @@ impl LabelStats {
 
     /// The elapsed time at quantile `q` (0..=1), in µs; 0 with no samples.
     pub fn quantile_us(&self, q: f64) -> u64 {
+        self.quantile_us_at(q, 1)
+    }
+
+    /// [`quantile_us`](Self::quantile_us) for times measured in steps of `resolution_us` (a
+    /// JMeter results file has whole milliseconds): the histogram's bucket holds the true value,
+    /// and when exactly one multiple of the step lies in it, that multiple is the exact answer
+    /// (up to about 1 s for whole ms); past that, the smallest multiple in the bucket, still
+    /// within the histogram's 0.1%.
+    pub fn quantile_us_at(&self, q: f64, resolution_us: u64) -> u64 {
         match &self.histogram {
             None => 0,
             Some(h) if h.is_empty() => 0,
             // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
-            Some(h) => h.value_at_quantile(q).clamp(self.min_us, self.max_us),
+            Some(h) => {
+                let v = h.value_at_quantile(q);
+                let step = resolution_us.max(1);
+                let lowest = h.lowest_equivalent(v);
+                let on_step = lowest.div_ceil(step) * step;
+                let v = if step > 1 && on_step <= v { on_step } else { v };
+                v.clamp(self.min_us, self.max_us)
+            }
         }
     }
 
@@ -215,6 +231,22 @@ mod tests {
         assert!((p50 - 50_000.0).abs() / 50_000.0 < 0.001, "{p50}");
         assert_eq!(s.quantile_us(1.0), 100_000);
         assert_eq!(s.min_us, 1);
+    }
+
+    #[test]
+    fn whole_millisecond_data_gives_whole_millisecond_percentiles() {
+        let mut s = LabelStats::default();
+        for ms in [12u64, 17, 33, 450, 999, 1003, 2500] {
+            for _ in 0..10 {
+                s.record(&sample(0, ms * 1000, None));
+            }
+        }
+        // Plain quantiles show the bucket's top (12 ms → 12.007); at 1 ms resolution, 12 ms.
+        assert_ne!(s.quantile_us(0.1), 12_000);
+        let at_ms: Vec<u64> = [0.1, 0.2, 0.3, 0.5, 0.6, 0.75, 1.0].iter().map(|q| s.quantile_us_at(*q, 1000)).collect();
+        assert_eq!(at_ms[..6], [12_000, 17_000, 33_000, 450_000, 999_000, 1_003_000]);
+        // Past ~1 s a bucket is wider than 1 ms: a whole ms within 0.1%.
+        assert!(at_ms[6] % 1000 == 0 && at_ms[6].abs_diff(2_500_000) <= 2_500, "{}", at_ms[6]);
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! same [`Summary`] a run directory holds. Rows are streamed into per-label stats: memory
 //! depends on the number of labels, never on the number of rows.
 
+use super::series::{IntervalView, Series, SeriesBuilder};
 use crate::plan::LabelId;
-use crate::record::{ErrorKind, Sample, Tally};
-use crate::rundir::{Error, RunMeta, ScenarioMeta, Summary};
-use std::collections::{HashMap, HashSet};
+use crate::record::{ErrorKind, LabelStats, Sample, Tally};
+use crate::rundir::{Error, LabelSummary, RunMeta, ScenarioMeta, Summary};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 /// JMeter 5's default CSV columns, in the order it writes them when there is no header.
@@ -32,11 +33,77 @@ const DEFAULT_COLUMNS: [&str; 17] = [
 /// Distinct failure messages kept apart; the rest are counted together.
 const MAX_MESSAGES: usize = 1000;
 
-/// A results file read back: its summary, and run facts made from what the file says.
+/// A results file read back: its summary, run facts made from what the file says, and the
+/// run over time.
 #[derive(Debug)]
 pub struct Imported {
     pub meta: RunMeta,
     pub summary: Summary,
+    pub series: Series,
+}
+
+/// Seconds kept open for rows that arrive out of order. JMeter writes a row when its sample
+/// ends, from many threads through one buffer, so rows are in end-time order give or take a
+/// few milliseconds; a row later than this (merged files from several generators) is counted
+/// in the oldest open second, so counts stay exact and only its place on a chart shifts.
+const OPEN_SECONDS: usize = 3;
+
+/// Rows cut into seconds of their end time, as a live run's intervals are, for the series.
+#[derive(Default)]
+struct Seconds {
+    /// Consecutive seconds from `first`: per-label stats, the Total, the most threads seen.
+    open: VecDeque<(Tally, u64)>,
+    first: u64,
+    spare: Vec<Tally>,
+    builder: SeriesBuilder,
+}
+
+impl Seconds {
+    fn add(&mut self, s: &Sample, threads: u64) {
+        let sec = s.end_us / 1_000_000;
+        if self.open.is_empty() {
+            self.first = sec;
+        }
+        while sec >= self.first + self.open.len() as u64 {
+            let t = self.spare.pop().unwrap_or_default();
+            self.open.push_back((t, 0));
+            if self.open.len() > OPEN_SECONDS {
+                self.close_oldest(false);
+            }
+        }
+        let at = sec.saturating_sub(self.first) as usize;
+        let (tally, users) = &mut self.open[at];
+        let label = s.label.index();
+        if tally.labels.len() <= label {
+            tally.labels.resize_with(label + 1, LabelStats::default);
+        }
+        tally.record(s);
+        *users = (*users).max(threads);
+    }
+
+    fn close_oldest(&mut self, last: bool) {
+        let Some((mut tally, users)) = self.open.pop_front() else { return };
+        let start_us = self.first * 1_000_000;
+        self.builder.add(&IntervalView {
+            start_us,
+            end_us: start_us + 1_000_000,
+            total: &tally.total,
+            labels: tally.labels.iter().enumerate().filter(|(_, l)| l.samples > 0).collect(),
+            active_users: users,
+            last,
+        });
+        self.first += 1;
+        tally.clear();
+        self.spare.push(tally);
+    }
+
+    fn finish(mut self, labels: &[String]) -> Series {
+        while !self.open.is_empty() {
+            let last = self.open.len() == 1;
+            self.close_oldest(last);
+        }
+        self.builder.finish(labels)
+    }
 }
 
 struct Columns {
@@ -52,6 +119,7 @@ struct Columns {
     latency: Option<usize>,
     connect: Option<usize>,
     thread: Option<usize>,
+    all_threads: Option<usize>,
 }
 
 impl Columns {
@@ -71,6 +139,7 @@ impl Columns {
             latency: find("Latency"),
             connect: find("Connect"),
             thread: find("threadName"),
+            all_threads: find("allThreads"),
         })
     }
 }
@@ -90,6 +159,7 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     // Thread names, for the facts; bounded so a file with endless distinct names stays flat.
     let mut threads: HashSet<String> = HashSet::new();
     let mut tally = Tally::new(0, 0);
+    let mut seconds = Seconds::default();
     // Times are kept as µs after `base`, a day before the first row: rows are written when
     // samples end, so a later row may have started earlier.
     let mut base_ms: Option<u64> = None;
@@ -179,7 +249,7 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
                 threads.insert(field(t).to_string());
             }
         }
-        tally.record(&Sample {
+        let sample = Sample {
             label: LabelId(label),
             start_us,
             end_us: start_us + elapsed * 1000,
@@ -192,7 +262,9 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
             error,
             // A Transaction Controller's sample sums others already in the file.
             in_total: !message.starts_with("Number of samples in transaction"),
-        });
+        };
+        tally.record(&sample);
+        seconds.add(&sample, number(c.all_threads, "allThreads")?);
     }
     if labels.is_empty() {
         return Err(format(1, "no samples: an empty file, or not a JMeter CSV results file".into()));
@@ -204,6 +276,13 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     }];
     let mut summary = Summary::from_tally(&tally, &labels, &messages, &[], true);
     summary.total.dropped_iterations = None;
+    whole_ms_percentiles(&mut summary.total, &tally.total);
+    for row in &mut summary.labels {
+        if let Some(i) = labels.iter().position(|l| *l == row.label) {
+            whole_ms_percentiles(row, &tally.labels[i]);
+        }
+    }
+    let series = seconds.finish(&labels);
     let duration_s = (last_end_ms.saturating_sub(first_ms)) as f64 / 1000.0;
     let meta = RunMeta {
         tool: "JMeter results file".into(),
@@ -222,8 +301,20 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
         labels,
         checks: messages,
         generator: None,
+        thresholds: Vec::new(),
     };
-    Ok(Imported { meta, summary })
+    Ok(Imported { meta, summary, series })
+}
+
+/// A results file holds whole milliseconds, so its percentiles are whole milliseconds too (as
+/// JMeter's own reports show them), not a histogram bucket's edge such as 12.007.
+fn whole_ms_percentiles(row: &mut LabelSummary, s: &LabelStats) {
+    let at = |q| s.quantile_us_at(q, 1000) as f64 / 1000.0;
+    row.p50_ms = at(0.50);
+    row.p90_ms = at(0.90);
+    row.p95_ms = at(0.95);
+    row.p99_ms = at(0.99);
+    row.p999_ms = at(0.999);
 }
 
 fn rfc3339_ms(ms: u64) -> String {

@@ -1,10 +1,135 @@
 //! The results table in the shape of the seed documents
 //! (`API | Samples | KO | Error % | Average | ... | Received | Sent`, Total row first), as
-//! Markdown that reads well in a terminal and pastes straight into a document; and the run's
-//! facts beneath it (keep-alive check, errors by kind, dropped iterations, generator load).
+//! Markdown that reads well in a terminal and pastes straight into a document; the run's facts
+//! (keep-alive check, errors by kind, dropped iterations, generator load); and the whole report
+//! as one Markdown document.
 
+use super::RunData;
 use crate::rundir::{LabelSummary, RunMeta, Summary};
 use std::fmt::Write;
+
+/// The report as a document: what ran, the results table, and what stands behind the numbers
+/// (connections, errors by kind, dropped iterations, the generator's load, thresholds).
+pub fn document(run: &RunData) -> String {
+    let (meta, summary) = (&run.meta, &run.summary);
+    let t = &summary.total;
+    let mut out = String::new();
+    let _ = writeln!(out, "### {}\n", cell(&meta.plan_name));
+    let _ = writeln!(out, "| Run | |\n|:--|:--|");
+    let mut plan = cell(&meta.plan_name);
+    if let Some(p) = &meta.plan_path {
+        let _ = write!(plan, " (`{}`)", p.replace('`', "'"));
+    }
+    let _ = writeln!(out, "| Plan | {plan} |");
+    let _ = writeln!(out, "| Started | {} |", when(&meta.started_at));
+    if let Some(d) = meta.duration_s {
+        let _ = writeln!(out, "| Duration | {} |", duration(d));
+    }
+    let status = if summary.complete && meta.status != "interrupted" {
+        meta.status.clone()
+    } else {
+        format!(
+            "{} — figures are from the intervals it recorded",
+            if meta.status == "running" { "did not finish" } else { &meta.status }
+        )
+    };
+    let _ = writeln!(out, "| Status | {status} |");
+    for sc in &meta.scenarios {
+        let _ = writeln!(out, "| Workload ({}) | {} |", cell(&sc.name), cell(&sc.workload));
+    }
+    let tool = format!("{} {}", meta.tool, meta.version);
+    let generator =
+        if meta.host.is_empty() { tool.trim().to_string() } else { format!("{}, {}", cell(&meta.host), tool.trim()) };
+    let _ = writeln!(out, "| Generator | {generator} |");
+    if let Some(g) = summary.generator.or(meta.generator) {
+        let _ = writeln!(
+            out,
+            "| Generator load | CPU {:.0}% of {} cores ({:.1} s user + {:.1} s system), peak memory {:.1} MiB{} |",
+            g.cpu_pct_of_cores,
+            g.cores,
+            g.cpu_user_s,
+            g.cpu_system_s,
+            g.peak_rss_mib,
+            if g.cpu_pct_of_cores > 90.0 { " — **saturated: the numbers may understate the system**" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "\n{}", table(summary));
+    let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.\n");
+    if t.samples > 0 {
+        let per_conn = if t.connections_opened > 0 { t.samples as f64 / t.connections_opened as f64 } else { 0.0 };
+        let verdict = if t.connections_opened >= t.samples {
+            "keep-alive is **not** in effect: every request opened a connection"
+        } else if t.connections_opened == 0 {
+            "connections not recorded"
+        } else {
+            "keep-alive in effect"
+        };
+        let _ = writeln!(
+            out,
+            "**Connections:** {} opened for {} requests ({per_conn:.1} requests per connection): {verdict}.\n",
+            t.connections_opened, t.samples
+        );
+    }
+    for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
+        let arrivals = sc.dropped_iterations + sc.iterations;
+        let _ = writeln!(
+            out,
+            "**Dropped iterations ({}):** {} of {arrivals} arrivals{}.\n",
+            cell(&sc.name),
+            sc.dropped_iterations,
+            if sc.dropped_iterations > 0 {
+                " found no free user (raise max_users, or the system is slower than the rate)"
+            } else {
+                ""
+            }
+        );
+    }
+    if !t.errors_by_kind.is_empty() {
+        let _ = writeln!(out, "| Error | Count | % of errors | % of samples |\n|:--|--:|--:|--:|");
+        for (k, n, of_errors, of_samples) in super::error_rows(t) {
+            let _ = writeln!(out, "| {} | {n} | {of_errors:.2}% | {of_samples:.2}% |", cell(k));
+        }
+        out.push('\n');
+    }
+    if !summary.thresholds.is_empty() {
+        let _ = writeln!(out, "| Threshold | Measured | Result |\n|:--|--:|:--|");
+        for r in &summary.thresholds {
+            let seen = r.actual.map_or_else(|| "no samples".to_string(), |a| format!("{a:.2}"));
+            let _ =
+                writeln!(out, "| {} | {seen} | {} |", cell(&r.threshold), if r.passed { "pass" } else { "**FAIL**" });
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Text made safe for a Markdown table cell.
+pub fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// `2026-11-22T10:00:00.123Z` → `2026-11-22 10:00:00 UTC`.
+pub fn when(rfc3339: &str) -> String {
+    match rfc3339.get(..19) {
+        Some(head) if rfc3339.ends_with('Z') => format!("{} UTC", head.replace('T', " ")),
+        Some(head) => head.replace('T', " "),
+        None => rfc3339.to_string(),
+    }
+}
+
+/// `3.0 s`, `22 min 5 s`, `9 h 20 min`.
+pub fn duration(s: f64) -> String {
+    if s < 60.0 {
+        return format!("{s:.1} s");
+    }
+    let whole = s.round() as u64;
+    let (h, m, sec) = (whole / 3600, whole / 60 % 60, whole % 60);
+    match (h, sec) {
+        (0, 0) => format!("{m} min"),
+        (0, _) => format!("{m} min {sec} s"),
+        _ => format!("{h} h {m} min"),
+    }
+}
 
 pub const HEADER: [&str; 14] = [
     "API",
@@ -23,10 +148,10 @@ pub const HEADER: [&str; 14] = [
     "Sent",
 ];
 
-fn row(s: &LabelSummary) -> [String; 14] {
+/// A row's figures as the table shows them (2 decimals; Error % with its sign), label excluded.
+pub fn numbers(s: &LabelSummary) -> [String; 13] {
     let f = |x: f64| format!("{x:.2}");
     [
-        s.label.replace('|', "\\|"),
         s.samples.to_string(),
         s.errors.to_string(),
         format!("{:.2}%", s.error_pct),
@@ -41,6 +166,11 @@ fn row(s: &LabelSummary) -> [String; 14] {
         f(s.received_kbps),
         f(s.sent_kbps),
     ]
+}
+
+fn row(s: &LabelSummary) -> [String; 14] {
+    let [a, b, c, d, e, f, g, h, i, j, k, l, m] = numbers(s);
+    [cell(&s.label), a, b, c, d, e, f, g, h, i, j, k, l, m]
 }
 
 /// The table: times in ms, Received/Sent in KB/s. Columns are padded so the Markdown source is

@@ -1,8 +1,101 @@
 //! Reports: pure functions from what a run directory holds to text. `stampede run` prints its
 //! end-of-run table through the same functions `stampede report` uses on a directory.
 
+pub mod compare;
 pub mod csv;
+pub mod html;
 pub mod jtl_import;
+pub mod junit;
 pub mod markdown;
+pub mod series;
+pub mod svg;
+pub mod thresholds;
 
 pub use markdown::{facts, table};
+
+use crate::rundir::{self, RunMeta, Summary};
+use series::{IntervalView, Series, SeriesBuilder};
+use std::path::Path;
+
+/// One run as every report sees it: facts, numbers, and the run over time.
+#[derive(Debug)]
+pub struct RunData {
+    pub meta: RunMeta,
+    pub summary: Summary,
+    pub series: Series,
+}
+
+/// What a report can be made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    RunDir,
+    ResultsFile,
+}
+
+pub fn source_kind(path: &Path) -> SourceKind {
+    if path.is_dir() {
+        SourceKind::RunDir
+    } else {
+        SourceKind::ResultsFile
+    }
+}
+
+/// Reads a run directory (finished, interrupted or killed) or a JMeter results file, in one
+/// streaming pass.
+pub fn load(path: &Path) -> Result<RunData, rundir::Error> {
+    match source_kind(path) {
+        SourceKind::RunDir => {
+            let mut builder = SeriesBuilder::default();
+            let run = rundir::reader::read_run_with(path, |iv| {
+                builder.add(&IntervalView {
+                    start_us: iv.start_us,
+                    end_us: iv.end_us,
+                    total: &iv.total,
+                    labels: iv.labels.iter().map(|(i, s)| (*i, s)).collect(),
+                    active_users: iv.active_users,
+                    last: iv.last,
+                })
+            })?;
+            let series = builder.finish(&run.meta.labels);
+            Ok(RunData { meta: run.meta, summary: run.summary, series })
+        }
+        SourceKind::ResultsFile => {
+            let i = jtl_import::import(path)?;
+            Ok(RunData { meta: i.meta, summary: i.summary, series: i.series })
+        }
+    }
+}
+
+/// Text escaped for XML and HTML (text and attribute values); characters XML 1.0 forbids (most
+/// C0 controls) are dropped and line breaks become spaces. Names in reports come from users'
+/// plans and results files, so everything they write goes through here.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Errors by kind, most frequent first: the kind, its count, its share of the errors and of all
+/// samples (percent).
+pub fn error_rows(t: &rundir::LabelSummary) -> Vec<(&str, u64, f64, f64)> {
+    let mut kinds: Vec<(&str, u64, f64, f64)> = t
+        .errors_by_kind
+        .iter()
+        .map(|(k, n)| {
+            (k.as_str(), *n, *n as f64 * 100.0 / t.errors.max(1) as f64, *n as f64 * 100.0 / t.samples.max(1) as f64)
+        })
+        .collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    kinds
+}

@@ -7,6 +7,7 @@
 //! cannot find them, dashed lines become one element per dash, and the `<svg>` has a fixed pixel
 //! size instead of scaling with the page. Each of those is a few lines here.
 
+use super::esc;
 use std::fmt::Write;
 
 /// One line of a chart. `y` may be NaN to leave a gap (no data for that x).
@@ -499,24 +500,6 @@ fn legend_layout(lines: &[Line], left: f64, right: f64) -> Vec<LegendItem> {
 // (CJK) ones. Overestimating only costs some whitespace.
 fn text_width(s: &str) -> f64 {
     s.chars().map(|c| if c as u32 >= 0x1100 { 1.0 } else { 0.62 }).sum::<f64>() * FONT_SIZE
-}
-
-/// XML-escaped text, with characters XML 1.0 forbids (most C0 controls) dropped.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(' '),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub mod summary;
 pub mod writer;
 
 pub use reader::read_run;
-pub use summary::{GeneratorUsage, LabelSummary, RunMeta, ScenarioMeta, ScenarioSummary, Summary};
+pub use summary::{GeneratorUsage, LabelSummary, RunMeta, ScenarioMeta, ScenarioSummary, Summary, ThresholdResult};
 pub use writer::RunWriter;
 
 pub const META: &str = "meta.json";

@@ -3,7 +3,7 @@
 
 use super::log::IntervalLine;
 use super::{Error, RunMeta, Summary, INTERVALS, META, SUMMARY};
-use crate::record::Tally;
+use crate::record::{LabelStats, Tally};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -13,13 +13,63 @@ pub struct Run {
 }
 
 pub fn read_run(dir: &Path) -> Result<Run, Error> {
+    read_run_with(dir, |_| {})
+}
+
+/// One interval of the log, as read back: label stats by index into the run's label list
+/// (labels not in `meta.json` are appended to it, in the order met).
+pub struct LoggedInterval {
+    pub start_us: u64,
+    pub end_us: u64,
+    pub labels: Vec<(usize, LabelStats)>,
+    pub total: LabelStats,
+    pub active_users: u64,
+    /// The last interval of the log.
+    pub last: bool,
+}
+
+/// Reads a run and shows `visit` every interval of its log, in order (reports chart them).
+/// The summary is `summary.json` when the run finished, else the sum of the intervals.
+pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
     let meta_path = dir.join(META);
     if !meta_path.exists() {
         return Err(Error::NotARun(dir.to_path_buf()));
     }
-    let meta: RunMeta = read_json(&meta_path)?;
+    let mut meta: RunMeta = read_json(&meta_path)?;
     let summary_path = dir.join(SUMMARY);
-    let summary = if summary_path.exists() { read_json(&summary_path)? } else { rebuild(dir, &meta)? };
+    let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };
+    let mut labels = meta.labels.clone();
+    let mut tally = Tally::new(labels.len(), meta.scenarios.len());
+    // One interval is held back until the next arrives, to tell the last one.
+    let mut held: Option<LoggedInterval> = None;
+    for_each_line(dir, &meta, &mut labels, |line, iv| {
+        // A run that was killed has no summary: it is the sum of its intervals.
+        if finished.is_none() {
+            for (i, s) in &iv.labels {
+                if tally.labels.len() <= *i {
+                    tally.labels.resize_with(i + 1, Default::default);
+                }
+                tally.labels[*i] += s;
+            }
+            tally.total += &iv.total;
+            for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {
+                a.iterations += b.iterations;
+                a.dropped += b.dropped;
+            }
+        }
+        if let Some(h) = held.replace(iv) {
+            visit(&h);
+        }
+    })?;
+    if let Some(mut h) = held {
+        h.last = true;
+        visit(&h);
+    }
+    let summary = match finished {
+        Some(s) => s,
+        None => Summary::from_tally(&tally, &labels, &meta.checks, &meta.scenarios, false),
+    };
+    meta.labels = labels;
     Ok(Run { meta, summary })
 }
 
@@ -32,66 +82,78 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     })
 }
 
-/// Sums the interval log of a run that has no summary (it was killed).
-pub fn rebuild(dir: &Path, meta: &RunMeta) -> Result<Summary, Error> {
+/// Streams the interval log line by line (a soak test's log can be gigabytes), tolerating a
+/// last line cut off by a crash.
+fn for_each_line(
+    dir: &Path,
+    meta: &RunMeta,
+    labels: &mut Vec<String>,
+    mut f: impl FnMut(&IntervalLine, LoggedInterval),
+) -> Result<(), Error> {
     let path = dir.join(INTERVALS);
-    let mut labels = meta.labels.clone();
-    let mut tally = Tally::new(labels.len(), meta.scenarios.len());
     let file = match std::fs::File::open(&path) {
-        Ok(f) => Some(f),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(source) => return Err(Error::Io { path, source }),
     };
-    let lines: Vec<String> = match file {
-        Some(f) => BufReader::new(f)
-            .lines()
-            .collect::<Result<_, _>>()
-            .map_err(|source| Error::Io { path: path.clone(), source })?,
-        None => Vec::new(),
-    };
-    for (n, text) in lines.iter().enumerate() {
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut text = String::new();
+    let mut n = 0;
+    // A line that does not parse is kept until the next one: only the last line may be cut off.
+    let mut broken: Option<(usize, String)> = None;
+    loop {
+        text.clear();
+        let read = reader.read_line(&mut text).map_err(|source| Error::Io { path: path.clone(), source })?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
         if text.trim().is_empty() {
             continue;
         }
-        let line: IntervalLine = match serde_json::from_str(text) {
+        if let Some((line, message)) = broken.take() {
+            return Err(Error::Format { path, line, message });
+        }
+        let line: IntervalLine = match serde_json::from_str(&text) {
             Ok(l) => l,
-            // Only the last line can be cut off by a crash; anything earlier is corruption.
-            Err(_) if n + 1 == lines.len() => break,
-            Err(e) => return Err(Error::Format { path, line: n + 1, message: e.to_string() }),
+            Err(e) => {
+                broken = Some((n, e.to_string()));
+                continue;
+            }
+        };
+        let format = |message| Error::Format { path: path.clone(), line: n, message };
+        let mut iv = LoggedInterval {
+            start_us: line.start_us,
+            end_us: line.end_us,
+            labels: Vec::with_capacity(line.labels.len()),
+            total: LabelStats::default(),
+            active_users: line.active_users.iter().sum(),
+            last: false,
         };
         for l in &line.labels {
-            let stats = l.to_stats(&meta.checks).map_err(|message| Error::Format {
-                path: path.clone(),
-                line: n + 1,
-                message,
-            })?;
+            let stats = l.to_stats(&meta.checks).map_err(format)?;
             let idx = match labels.iter().position(|x| *x == l.label) {
                 Some(i) => i,
                 None => {
                     labels.push(l.label.clone());
-                    tally.labels.push(Default::default());
                     labels.len() - 1
                 }
             };
-            tally.labels[idx] += &stats;
+            iv.labels.push((idx, stats));
         }
-        let format = |message| Error::Format { path: path.clone(), line: n + 1, message };
         match &line.total {
-            Some(t) => tally.total += &t.to_stats(&meta.checks).map_err(format)?,
+            Some(t) => iv.total = t.to_stats(&meta.checks).map_err(format)?,
             // Logs written before the Total had its own line have no groups or redirect hops:
             // their Total is the sum of their labels.
             None => {
-                for l in &line.labels {
-                    tally.total += &l.to_stats(&meta.checks).map_err(format)?;
+                for (_, s) in &iv.labels {
+                    iv.total += s;
                 }
             }
         }
-        for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {
-            a.iterations += b.iterations;
-            a.dropped += b.dropped;
-        }
+        f(&line, iv);
     }
-    Ok(Summary::from_tally(&tally, &labels, &meta.checks, &meta.scenarios, false))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -137,15 +199,19 @@ mod tests {
         let mut line = IntervalLine::from_interval(&iv, &labels, &[]);
         line.total = None;
         std::fs::write(dir.join(INTERVALS), serde_json::to_string(&line).unwrap() + "\n").unwrap();
-        let meta: RunMeta = serde_json::from_value(serde_json::json!({
+        let meta = serde_json::json!({
             "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
             "host": "h", "started_at": "x", "ended_at": null, "duration_s": null, "status": "running",
             "interval_s": 1.0, "scenarios": [{"name": "s", "model": "closed", "workload": "w"}],
             "labels": labels, "generator": null
-        }))
-        .unwrap();
-        let summary = rebuild(&dir, &meta).unwrap();
+        });
+        std::fs::write(dir.join(META), meta.to_string()).unwrap();
+        let mut seen = Vec::new();
+        let run = read_run_with(&dir, |iv| seen.push((iv.total.samples, iv.last)));
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(summary.total.samples, 7);
+        let run = run.unwrap();
+        assert_eq!(run.summary.total.samples, 7);
+        assert!(!run.summary.complete);
+        assert_eq!(seen, [(7, true)]);
     }
 }

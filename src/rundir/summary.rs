@@ -28,6 +28,10 @@ pub struct RunMeta {
     #[serde(default)]
     pub checks: Vec<String>,
     pub generator: Option<GeneratorUsage>,
+    /// The run's thresholds, as text (`ContentRead: p95 < 300ms`), so a report of a run that
+    /// was killed can still judge them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -59,6 +63,21 @@ pub struct Summary {
     /// False when rebuilt from the interval log of a run that did not finish.
     pub complete: bool,
     pub generator: Option<GeneratorUsage>,
+    /// The plan's thresholds (and `--threshold`s), judged at the end of the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<ThresholdResult>,
+}
+
+/// One threshold and how the run measured against it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ThresholdResult {
+    /// As written back by stampede: `ContentRead: p95 < 300ms`.
+    pub threshold: String,
+    /// The row judged: a label, or `Total`.
+    pub row: String,
+    /// The figure measured, in the threshold's unit; absent when the row has no samples.
+    pub actual: Option<f64>,
+    pub passed: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -170,6 +189,7 @@ impl Summary {
                 .collect(),
             complete,
             generator: None,
+            thresholds: Vec::new(),
         }
     }
 }

@@ -2,20 +2,28 @@
 //! served. Every count stampede reports is checked against that witness, exactly.
 //!
 //! # Contents
+//! - `browser`: the headless Chromium harness itself: it sees console errors, exceptions and
+//!   outside requests.
 //! - `counts`: samples == requests served, per label; connections with and without keep-alive;
 //!   HTTP/1.0; a weighted mix within statistical bounds; the latency of a known delay.
+//! - `compare`: runs against servers with known delays show the known difference as significant,
+//!   the same run repeated shows noise; golden Markdown layouts and JSON of two results files.
 //! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
 //!   bad flags (exit 2, a message naming file, line and element, never a panic).
 //! - `flows`: login with token and cookie against a validating server; CSV values per sharing
 //!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
 //!   loops, conditions, once, groups; the write-back file.
 //! - `framing`: chunked, close-delimited, HEAD, 204, 100 Continue: read to the exact byte.
+//! - `html`: the HTML report and comparison in headless Chromium: no console error, nothing
+//!   fetched, every chart and its lines, the table against the witness, print; screenshots kept
+//!   in `target/screenshots/`.
 //! - `jmx`: every corpus plan loads (`check`), the malformed one is refused with its line;
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
-//!   rows) and on a run directory in every format.
+//!   rows) and on a run directory in every format; thresholds gate `run` and `report` (exit 1,
+//!   JUnit), and bad ones are plan errors.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo.
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
@@ -23,10 +31,13 @@
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
 //! - `util`: the witness server (`util::server`) and the helpers that run the binary.
 
+mod browser;
+mod compare;
 mod counts;
 mod errors;
 mod flows;
 mod framing;
+mod html;
 mod jmx;
 mod mock;
 mod open_model;

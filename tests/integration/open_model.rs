@@ -47,7 +47,7 @@ fn a_slow_server_makes_dropped_iterations_and_latency_counts_from_due_time() {
     let out = Stampede::new().args(["report"]).arg(run.path()).run();
     out.assert_exit(0);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("Dropped iterations (scenario-1): {dropped} of 100 arrivals")), "{text}");
+    assert!(text.contains(&format!("**Dropped iterations (scenario-1):** {dropped} of 100 arrivals")), "{text}");
 }
 
 #[test]

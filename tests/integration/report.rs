@@ -10,17 +10,8 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report").join(name)
 }
 
-/// Compares `actual` with the golden file, or rewrites it when `UPDATE_GOLDEN` is set.
 fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/report").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 cargo test report writes it)", path.display()));
-    assert_eq!(actual, expected, "{} differs (UPDATE_GOLDEN=1 rewrites it after a deliberate change)", path.display());
+    crate::util::golden::check("report", name, actual);
 }
 
 fn schema_errors(summary: &serde_json::Value) -> Vec<String> {
@@ -147,7 +138,9 @@ fn a_run_directory_reports_as_json_csv_and_markdown_to_a_file() {
     assert!(lines[0].starts_with("label,samples,errors,error_pct,"));
     assert!(lines[1].starts_with(&format!("Total,{},0,", server.requests())), "{csv}");
     let md = Stampede::new().args(["report"]).arg(run.path()).run().stdout_str();
-    assert!(md.starts_with("| API "), "{md}");
+    assert!(md.starts_with("### quick\n"), "{md}");
+    assert!(md.lines().any(|l| l.starts_with("| API ")), "{md}");
+    assert!(md.contains(&format!("**Connections:** 2 opened for {} requests", server.requests())), "{md}");
 }
 
 #[test]
@@ -158,4 +151,126 @@ fn a_file_that_is_not_a_results_file_is_an_error_naming_its_line() {
     let out = Stampede::new().args(["report"]).arg(&file).run();
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr_str());
     assert!(out.stderr_str().contains("bad.jtl:3: elapsed `oops` is not a whole number"), "{}", out.stderr_str());
+}
+
+/// A plan with a fast and a slow request and thresholds on both and on the Total.
+fn threshold_plan(server: &TestServer, extra: &str) -> String {
+    format!(
+        "name: gates\n\
+         defaults: {{base_url: '{}'}}\n\
+         scenarios:\n\
+         \x20 - workload: {{users: 2, iterations: 10}}\n\
+         \x20   flow:\n\
+         \x20     - request: {{label: fast, url: /fast}}\n\
+         \x20     - request: {{label: slow, url: /slow}}\n\
+         thresholds:\n\
+         \x20 Total: [error_pct < 1, samples == 40]\n\
+         \x20 fast: p95 < 1s\n\
+         {extra}",
+        server.url("")
+    )
+}
+
+fn gate_server() -> TestServer {
+    TestServer::builder()
+        .route("/fast", Route::ok())
+        .route("/slow", Route::ok().delay(std::time::Duration::from_millis(30)))
+        .start()
+}
+
+#[test]
+fn thresholds_gate_a_run_and_its_report_exits_1_with_junit_for_ci() {
+    let server = gate_server();
+    let run = TempRun::new("thresholds");
+    let plan = run.write("plan.yaml", threshold_plan(&server, "  slow: [p95 < 10ms, avg >= 30ms]\n"));
+    let out = Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run();
+    assert_eq!(out.status.code(), Some(1), "a failed threshold exits 1\n{}", out.stderr_str());
+    let stdout = out.stdout_str();
+    assert!(stdout.contains("Thresholds: 4 passed, 1 failed"), "{stdout}");
+    assert!(stdout.contains("- FAIL `slow: p95 < 10ms`"), "{stdout}");
+    let summary = run.summary();
+    assert_eq!(uint(&summary["total"], "samples"), server.requests());
+    assert_eq!(schema_errors(&summary), Vec::<String>::new());
+    let judged: Vec<(String, bool)> = summary["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["threshold"].as_str().unwrap().to_string(), t["passed"].as_bool().unwrap()))
+        .collect();
+    let expected = [
+        ("error_pct < 1%", true),
+        ("samples == 40", true),
+        ("fast: p95 < 1000ms", true),
+        ("slow: p95 < 10ms", false),
+        ("slow: mean >= 30ms", true),
+    ];
+    assert_eq!(judged, expected.map(|(t, p)| (t.to_string(), p)));
+    assert_eq!(run.meta()["thresholds"].as_array().unwrap().len(), 5, "meta.json records them for a killed run");
+
+    // The report judges the run again and gates the same way, in every format.
+    let junit = Stampede::new().args(["report", "--format", "junit"]).arg(run.path()).run();
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = junit.stdout_str();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("not XML: {e}\n{xml}"));
+    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    assert_eq!(cases.len(), 5);
+    let failed: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.children().any(|n| n.has_tag_name("failure")))
+        .map(|c| c.attribute("name").unwrap())
+        .collect();
+    assert_eq!(failed, ["slow: p95 &lt; 10ms".replace("&lt;", "<")]);
+    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap();
+    assert_eq!((suite.attribute("tests"), suite.attribute("failures")), (Some("5"), Some("1")));
+
+    let md = Stampede::new().args(["report"]).arg(run.path()).run();
+    assert_eq!(md.status.code(), Some(1));
+    assert!(md.stdout_str().contains("| slow: p95 < 10ms | "), "{}", md.stdout_str());
+    assert!(md.stdout_str().contains("| **FAIL** |"), "{}", md.stdout_str());
+
+    // A goal given to `report` is judged with the run's: here one more that fails.
+    let more = Stampede::new()
+        .args(["report", "--format", "json", "--threshold", "fast: max < 0.001ms"])
+        .arg(run.path())
+        .run();
+    assert_eq!(more.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&more.stdout_str()).unwrap();
+    assert_eq!(json["thresholds"].as_array().unwrap().len(), 6);
+    assert_eq!(json["thresholds"][5]["passed"], false);
+}
+
+#[test]
+fn passing_thresholds_exit_0_and_bad_ones_are_plan_errors() {
+    let server = gate_server();
+    let run = TempRun::new("thresholds-pass");
+    let plan = run.write("plan.yaml", threshold_plan(&server, ""));
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--threshold", "slow: p50 >= 30ms", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    assert!(out.stdout_str().contains("Thresholds: 4 passed, 0 failed"), "{}", out.stdout_str());
+    Stampede::new().args(["report", "--format", "junit"]).arg(run.path()).run().assert_exit(0);
+
+    // Mistakes are caught before anything is sent, naming where they are.
+    let before = server.requests();
+    for (extra, says) in [
+        (
+            "  slwo: p95 < 10ms\n",
+            "no request or group is labelled `slwo` (use `Total` for the whole run); did you mean `slow`?",
+        ),
+        ("  slow: p95 < 10 parsecs\n", "unit `parsecs` does not fit p95"),
+        ("  slow: [p96 < 3]\n", "unknown metric `p96`"),
+    ] {
+        let bad = run.write("bad.yaml", threshold_plan(&server, extra));
+        let out = Stampede::new().arg("run").arg(&bad).args(["-q", "--out"]).arg(run.root().join("bad")).run();
+        assert_eq!(out.status.code(), Some(2), "{}", out.stderr_str());
+        assert!(out.stderr_str().contains("bad.yaml:") && out.stderr_str().contains(says), "{}", out.stderr_str());
+    }
+    let flag = Stampede::new().arg("run").arg(&plan).args(["-q", "--threshold", "nope: p95 < 3"]).run();
+    assert_eq!(flag.status.code(), Some(2));
+    assert!(flag.stderr_str().contains("no request or group labelled `nope`"), "{}", flag.stderr_str());
+    assert_eq!(server.requests(), before, "a bad threshold sends nothing");
 }

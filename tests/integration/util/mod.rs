@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod golden;
 pub mod server;
 pub mod stampede;
 

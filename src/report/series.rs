@@ -1,0 +1,484 @@
+//! A run over time, for charts and for the noise of comparisons, built in one pass over its
+//! intervals (a run directory's log, or a results file cut into seconds) in bounded memory,
+//! however long the run: at most [`MAX_POINTS`] chart points and [`MAX_BATCHES`] batches,
+//! neighbours merged exactly (histograms add) when there would be more.
+//!
+//! The noise of a figure is its standard error by *batch means*: the steady part of the run is
+//! cut into k equal batches, the figure is computed per batch, and the spread of those k values
+//! over √k says how much the whole-run figure would move if the run were repeated. Batches
+//! rather than single seconds, because neighbouring seconds are correlated (a slow second tends
+//! to follow a slow second), which would make one-second values understate the noise.
+
+use crate::record::LabelStats;
+use hdrhistogram::Histogram;
+
+/// Chart points kept; a longer run merges neighbouring seconds into one point.
+pub const MAX_POINTS: usize = 720;
+/// Batches for the noise estimate (k is between MAX_BATCHES/2 and MAX_BATCHES once the run
+/// has that many intervals).
+pub const MAX_BATCHES: usize = 20;
+/// A run needs this many batches before its noise is estimated at all.
+pub const MIN_BATCHES: usize = 4;
+
+/// A compact histogram: 2 significant digits (1% resolution) is plenty for a chart point or a
+/// batch, and keeps 720 points of a soak test in a few MB.
+fn compact() -> Histogram<u32> {
+    Histogram::new_with_bounds(1, crate::record::stats::HISTOGRAM_MAX_US, 2).expect("static bounds are valid")
+}
+
+/// Sums of one label (or the Total) over a span of intervals.
+#[derive(Clone, Default)]
+struct Slice {
+    samples: u64,
+    errors: u64,
+    sum_elapsed_us: u64,
+    max_us: u64,
+    bytes_received: u64,
+    bytes_sent: u64,
+    hist: Option<Box<Histogram<u32>>>,
+}
+
+impl Slice {
+    fn add_stats(&mut self, s: &LabelStats, with_hist: bool) {
+        self.samples += s.samples;
+        self.errors += s.errors;
+        self.sum_elapsed_us += s.sum_elapsed_us;
+        self.max_us = self.max_us.max(s.max_us);
+        self.bytes_received += s.bytes_received;
+        self.bytes_sent += s.bytes_sent;
+        if let (true, Some(h)) = (with_hist, &s.histogram) {
+            let mine = self.hist.get_or_insert_with(|| Box::new(compact()));
+            for v in h.iter_recorded() {
+                let count = u32::try_from(v.count_at_value()).unwrap_or(u32::MAX);
+                mine.saturating_record_n(v.value_iterated_to(), count);
+            }
+        }
+    }
+
+    fn merge(&mut self, o: &Slice) {
+        self.samples += o.samples;
+        self.errors += o.errors;
+        self.sum_elapsed_us += o.sum_elapsed_us;
+        self.max_us = self.max_us.max(o.max_us);
+        self.bytes_received += o.bytes_received;
+        self.bytes_sent += o.bytes_sent;
+        if let Some(h) = &o.hist {
+            let mine = self.hist.get_or_insert_with(|| Box::new(compact()));
+            // Same configuration on both sides: `add` cannot fail but for counter overflow.
+            if mine.add(&**h).is_err() {
+                for v in h.iter_recorded() {
+                    mine.saturating_record_n(v.value_iterated_to(), v.count_at_value());
+                }
+            }
+        }
+    }
+
+    fn mean_ms(&self) -> f64 {
+        if self.samples == 0 {
+            f64::NAN
+        } else {
+            self.sum_elapsed_us as f64 / self.samples as f64 / 1000.0
+        }
+    }
+
+    fn quantile_ms(&self, q: f64) -> f64 {
+        match &self.hist {
+            Some(h) if self.samples > 0 && !h.is_empty() => h.value_at_quantile(q).min(self.max_us) as f64 / 1000.0,
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// Consecutive intervals merged: the Total and every label.
+#[derive(Clone, Default)]
+struct Frame {
+    start_us: u64,
+    end_us: u64,
+    /// Busy time: the sum of the intervals' lengths (a merged frame may skip gaps).
+    busy_us: u64,
+    intervals: u32,
+    active_users: u64,
+    total: Slice,
+    labels: Vec<Slice>,
+}
+
+impl Frame {
+    fn merge(&mut self, o: &Frame) {
+        if self.intervals == 0 {
+            self.start_us = o.start_us;
+        }
+        self.end_us = self.end_us.max(o.end_us);
+        self.busy_us += o.busy_us;
+        self.intervals += o.intervals;
+        self.active_users = self.active_users.max(o.active_users);
+        self.total.merge(&o.total);
+        if self.labels.len() < o.labels.len() {
+            self.labels.resize_with(o.labels.len(), Slice::default);
+        }
+        for (a, b) in self.labels.iter_mut().zip(&o.labels) {
+            a.merge(b);
+        }
+    }
+}
+
+/// Frames of equal width (in intervals), at most `cap`: when full, neighbours merge in pairs
+/// and the width doubles.
+struct Buckets {
+    cap: usize,
+    width: u32,
+    done: Vec<Frame>,
+    open: Frame,
+}
+
+impl Buckets {
+    fn new(cap: usize) -> Buckets {
+        Buckets { cap, width: 1, done: Vec::new(), open: Frame::default() }
+    }
+
+    fn push(&mut self, f: &Frame) {
+        self.open.merge(f);
+        if self.open.intervals >= self.width {
+            self.done.push(std::mem::take(&mut self.open));
+            if self.done.len() >= self.cap {
+                let old = std::mem::take(&mut self.done);
+                let mut it = old.into_iter();
+                while let Some(mut a) = it.next() {
+                    if let Some(b) = it.next() {
+                        a.merge(&b);
+                    }
+                    self.done.push(a);
+                }
+                self.width *= 2;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.done.clear();
+        self.open = Frame::default();
+        self.width = 1;
+    }
+
+    fn finish(mut self) -> Vec<Frame> {
+        if self.open.intervals > 0 {
+            self.done.push(self.open);
+        }
+        self.done
+    }
+}
+
+/// One interval as the builder takes it: the Total and the labels that had samples, by index.
+pub struct IntervalView<'a> {
+    /// µs since the run started.
+    pub start_us: u64,
+    pub end_us: u64,
+    pub total: &'a LabelStats,
+    pub labels: Vec<(usize, &'a LabelStats)>,
+    /// Users busy at the end of the interval (all scenarios).
+    pub active_users: u64,
+    /// The run's last interval (often cut short, and the tail of a graceful stop): charted,
+    /// but kept out of the noise estimate.
+    pub last: bool,
+}
+
+/// Builds a [`Series`] from intervals given in time order.
+pub struct SeriesBuilder {
+    points: Buckets,
+    batches: Buckets,
+    /// The most users seen so far: the steady part of a run starts when the user count stops
+    /// climbing, so batches restart at each new high (a ramp-up is not noise).
+    users_high: u64,
+    distribution: Histogram<u64>,
+    labels: usize,
+}
+
+impl Default for SeriesBuilder {
+    fn default() -> Self {
+        SeriesBuilder {
+            points: Buckets::new(MAX_POINTS),
+            batches: Buckets::new(MAX_BATCHES),
+            users_high: 0,
+            distribution: crate::record::stats::new_histogram(),
+            labels: 0,
+        }
+    }
+}
+
+impl SeriesBuilder {
+    pub fn add(&mut self, iv: &IntervalView) {
+        let mut point = Frame {
+            start_us: iv.start_us,
+            end_us: iv.end_us,
+            busy_us: iv.end_us.saturating_sub(iv.start_us),
+            intervals: 1,
+            active_users: iv.active_users,
+            ..Frame::default()
+        };
+        point.total.add_stats(iv.total, true);
+        let width = iv.labels.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
+        self.labels = self.labels.max(width);
+        point.labels.resize_with(width, Slice::default);
+        let mut batch = point.clone();
+        for (i, s) in &iv.labels {
+            point.labels[*i].add_stats(s, false);
+            batch.labels[*i].add_stats(s, true);
+        }
+        if let Some(h) = &iv.total.histogram {
+            // Both are the full-resolution configuration.
+            let _ = self.distribution.add(&**h);
+        }
+        self.points.push(&point);
+        // 5% slack: an open workload's busy-user count wanders without being a ramp.
+        if iv.active_users * 20 > self.users_high * 21 {
+            self.users_high = iv.active_users;
+            self.batches.clear();
+        }
+        if !iv.last {
+            self.batches.push(&batch);
+        }
+    }
+
+    pub fn finish(self, labels: &[String]) -> Series {
+        let mut points = self.points.finish();
+        // A run's last interval is cut short when the run ends; over a sliver of a second its
+        // rates would swing wildly at the chart's edge, so it joins the point before it.
+        if let [.., before, last] = &points[..] {
+            if last.busy_us * 2 < before.busy_us / u64::from(before.intervals.max(1)) {
+                let last = points.pop().expect("two points");
+                points.last_mut().expect("one point").merge(&last);
+            }
+        }
+        let start = points.first().map_or(0, |p| p.start_us);
+        let label_count = labels.len().max(self.labels);
+        let per_s = |n: u64, f: &Frame| if f.busy_us == 0 { f64::NAN } else { n as f64 * 1e6 / f.busy_us as f64 };
+        let charted: Vec<Point> = points
+            .iter()
+            .map(|f| Point {
+                t_s: (f.start_us.saturating_sub(start)) as f64 / 1e6,
+                dur_s: f.busy_us as f64 / 1e6,
+                rps: per_s(f.total.samples, f),
+                errors_per_s: per_s(f.total.errors, f),
+                mean_ms: f.total.mean_ms(),
+                p50_ms: f.total.quantile_ms(0.50),
+                p90_ms: f.total.quantile_ms(0.90),
+                p99_ms: f.total.quantile_ms(0.99),
+                active_users: f.active_users,
+                label_rps: (0..label_count).map(|i| f.labels.get(i).map_or(0.0, |l| per_s(l.samples, f))).collect(),
+                label_errors_per_s: (0..label_count)
+                    .map(|i| f.labels.get(i).map_or(0.0, |l| per_s(l.errors, f)))
+                    .collect(),
+            })
+            .collect();
+        let batches = self.batches.finish();
+        // A last batch much shorter than the others would weigh as much as a full one.
+        let full: Vec<&Frame> = match batches.split_last() {
+            Some((last, rest)) if !rest.is_empty() && last.intervals * 2 < rest[0].intervals => rest.iter().collect(),
+            _ => batches.iter().collect(),
+        };
+        let noise_of = |slice: &dyn Fn(&Frame) -> Option<&Slice>| noise(&full, slice);
+        let total_noise = noise_of(&|f: &Frame| Some(&f.total));
+        let label_noise =
+            (0..label_count).map(|i| noise_of(&move |f: &Frame| f.labels.get(i))).collect::<Vec<Option<Noise>>>();
+        Series {
+            labels: labels.to_vec(),
+            points: charted,
+            distribution: distribution(&self.distribution),
+            total_noise,
+            label_noise,
+        }
+    }
+}
+
+/// The run over time, and the noise of its figures.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    /// Label names, indexing `Point::label_rps` and `label_noise`.
+    pub labels: Vec<String>,
+    pub points: Vec<Point>,
+    /// The Total's latency distribution: (percentile as a fraction, ms), from the full-resolution
+    /// histogram of the whole run.
+    pub distribution: Vec<(f64, f64)>,
+    pub total_noise: Option<Noise>,
+    pub label_noise: Vec<Option<Noise>>,
+}
+
+impl Series {
+    /// The noise of a row of the summary (`Total` or a label).
+    pub fn noise(&self, row: &str) -> Option<&Noise> {
+        if row == crate::threshold::TOTAL {
+            return self.total_noise.as_ref();
+        }
+        let i = self.labels.iter().position(|l| l == row)?;
+        self.label_noise.get(i)?.as_ref()
+    }
+}
+
+/// One chart point: a second of the run, or several merged. Rates are per second of the
+/// point's length; NaN where the point had no samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Start, seconds since the run's first interval.
+    pub t_s: f64,
+    pub dur_s: f64,
+    pub rps: f64,
+    pub errors_per_s: f64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    /// The most users busy at the end of any interval in the point.
+    pub active_users: u64,
+    pub label_rps: Vec<f64>,
+    pub label_errors_per_s: Vec<f64>,
+}
+
+/// Standard errors of a row's figures (same units as the figures), from `batches` batch means.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Noise {
+    pub batches: usize,
+    pub throughput_rps: f64,
+    pub mean_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub error_pct: f64,
+}
+
+fn noise(batches: &[&Frame], slice: &dyn Fn(&Frame) -> Option<&Slice>) -> Option<Noise> {
+    let rows: Vec<(&Frame, &Slice)> = batches.iter().filter_map(|f| slice(f).map(|s| (*f, s))).collect();
+    if rows.len() < MIN_BATCHES || rows.iter().any(|(_, s)| s.samples == 0) {
+        return None;
+    }
+    let se = |v: Vec<f64>| -> f64 {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (var / n).sqrt()
+    };
+    Some(Noise {
+        batches: rows.len(),
+        throughput_rps: se(rows.iter().map(|(f, s)| s.samples as f64 * 1e6 / f.busy_us.max(1) as f64).collect()),
+        mean_ms: se(rows.iter().map(|(_, s)| s.mean_ms()).collect()),
+        p95_ms: se(rows.iter().map(|(_, s)| s.quantile_ms(0.95)).collect()),
+        p99_ms: se(rows.iter().map(|(_, s)| s.quantile_ms(0.99)).collect()),
+        error_pct: se(rows.iter().map(|(_, s)| s.errors as f64 * 100.0 / s.samples as f64).collect()),
+    })
+}
+
+/// Percentiles from 0 up to the last sample, evenly spaced on the log(1/(1-q)) scale the
+/// distribution chart uses: 20 per decade ("90%", "99%", "99.9%"...).
+fn distribution(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    let n = h.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let top = (n as f64).log10().max(1.0);
+    let steps = (top * 20.0).ceil() as u32;
+    let mut out: Vec<(f64, f64)> = (0..=steps)
+        .map(|i| {
+            let q = (1.0 - 10f64.powf(-(i as f64) / 20.0)).min(1.0 - 1.0 / n as f64).max(0.0);
+            (q, h.value_at_quantile(q) as f64 / 1000.0)
+        })
+        .collect();
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::LabelId;
+    use crate::record::Sample;
+
+    /// An interval of `n` samples of `ms` each, with `errors` of them failed.
+    fn stats(n: u64, ms: u64, errors: u64, second: u64) -> LabelStats {
+        let mut s = LabelStats::default();
+        for i in 0..n {
+            let start = second * 1_000_000 + i;
+            s.record(&Sample {
+                label: LabelId(0),
+                start_us: start,
+                end_us: start + ms * 1000,
+                ttfb_us: 0,
+                connect_us: 0,
+                bytes_sent: 1,
+                bytes_received: 1,
+                new_connection: false,
+                error: (i < errors).then_some(crate::record::ErrorKind::Status(500)),
+                in_total: true,
+            });
+        }
+        s
+    }
+
+    fn feed(b: &mut SeriesBuilder, seconds: u64, users: impl Fn(u64) -> u64, per_s: impl Fn(u64) -> (u64, u64)) {
+        for t in 0..seconds {
+            let (n, ms) = per_s(t);
+            let s = stats(n, ms, 0, t);
+            b.add(&IntervalView {
+                start_us: t * 1_000_000,
+                end_us: (t + 1) * 1_000_000,
+                total: &s,
+                labels: vec![(0, &s)],
+                active_users: users(t),
+                last: t + 1 == seconds,
+            });
+        }
+    }
+
+    #[test]
+    fn points_merge_exactly_and_stay_bounded() {
+        let mut b = SeriesBuilder::default();
+        let seconds = 3 * MAX_POINTS as u64 + 7;
+        feed(&mut b, seconds, |_| 10, |t| (100 + t % 3, 5));
+        let s = b.finish(&["a".into()]);
+        assert!(s.points.len() <= MAX_POINTS && s.points.len() > MAX_POINTS / 4, "{}", s.points.len());
+        let counted: f64 = s.points.iter().map(|p| p.rps * p.dur_s).sum();
+        let fed: u64 = (0..seconds).map(|t| 100 + t % 3).sum();
+        assert!((counted - fed as f64).abs() < 1e-6, "{counted} vs {fed}");
+        let p = &s.points[1];
+        assert!((p.p50_ms - 5.0).abs() <= 0.05 && (p.mean_ms - 5.0).abs() < 1e-9, "{p:?}");
+        assert!(s.points.windows(2).all(|w| w[0].t_s < w[1].t_s));
+    }
+
+    #[test]
+    fn a_steady_run_has_small_noise_and_a_noisy_one_large() {
+        let mut steady = SeriesBuilder::default();
+        feed(&mut steady, 60, |_| 10, |t| (1000 + t % 2, 10));
+        let mut noisy = SeriesBuilder::default();
+        feed(&mut noisy, 60, |_| 10, |t| (if t % 6 < 3 { 600 } else { 1400 }, if t % 4 < 2 { 5 } else { 15 }));
+        let (a, b) = (steady.finish(&["x".into()]), noisy.finish(&["x".into()]));
+        let (na, nb) = (a.noise("Total").unwrap(), b.noise("x").unwrap());
+        assert!(na.batches >= MAX_BATCHES / 2, "{na:?}");
+        assert!(na.throughput_rps < 1.0 && na.mean_ms < 1e-9, "{na:?}");
+        assert!(nb.throughput_rps > 20.0 && nb.mean_ms > 0.1, "{nb:?}");
+    }
+
+    #[test]
+    fn a_ramp_up_is_not_counted_as_noise() {
+        // Users climb for 10 s (throughput with them), then hold: the noise is the hold's.
+        let mut b = SeriesBuilder::default();
+        feed(&mut b, 70, |t| (t + 1).min(10) * 10, |t| ((t + 1).min(10) * 100, 10));
+        let n = b.finish(&["x".into()]).total_noise.unwrap();
+        assert!(n.throughput_rps < 1e-9, "{n:?}");
+    }
+
+    #[test]
+    fn short_runs_have_no_noise_estimate_and_empty_runs_no_points() {
+        let mut b = SeriesBuilder::default();
+        feed(&mut b, 3, |_| 1, |_| (10, 1));
+        assert!(b.finish(&[]).total_noise.is_none());
+        let s = SeriesBuilder::default().finish(&[]);
+        assert!(s.points.is_empty() && s.distribution.is_empty());
+    }
+
+    #[test]
+    fn the_distribution_reaches_the_tail() {
+        let mut b = SeriesBuilder::default();
+        feed(&mut b, 10, |_| 1, |t| (1000, if t == 9 { 100 } else { 1 }));
+        let d = b.finish(&[]).distribution;
+        assert_eq!(d[0].0, 0.0);
+        let last = d.last().unwrap();
+        assert!(last.0 > 0.999 && last.1 >= 99.0, "{last:?}");
+        assert!(d.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+    }
+}

@@ -1,0 +1,129 @@
+//! `stampede compare`: runs against servers with known delays show the known difference, and
+//! only it; golden files pin the Markdown layouts and the JSON of two results files.
+
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::time::Duration;
+
+fn golden(name: &str, actual: &str) {
+    crate::util::golden::check("compare", name, actual);
+}
+
+/// Runs 4 users for 6 s against a server answering after `delay`; returns the run and how
+/// many requests the server answered (the witness).
+fn run_against(delay: Duration, name: &str) -> (TempRun, u64) {
+    let server = TestServer::builder().default_route(Route::ok().delay(delay)).start();
+    let run = TempRun::new(name);
+    Stampede::new()
+        .args(["run", "--url", &server.url("/api"), "--users", "4", "--duration", "6s", "-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    (run, server.responses())
+}
+
+#[test]
+fn a_known_delay_shows_as_a_significant_difference() {
+    let _timing = crate::util::exclusive();
+    let (fast, fast_served) = run_against(Duration::from_millis(10), "cmp-fast");
+    let (slow, slow_served) = run_against(Duration::from_millis(30), "cmp-slow");
+    assert_eq!(uint(&fast.total(), "samples"), fast_served);
+    assert_eq!(uint(&slow.total(), "samples"), slow_served);
+    let out = Stampede::new()
+        .args(["compare", "--format", "json", "--names", "10 ms,30 ms"])
+        .arg(fast.path())
+        .arg(slow.path())
+        .run();
+    out.assert_exit(0);
+    let c: serde_json::Value = serde_json::from_str(&out.stdout_str()).unwrap();
+    assert_eq!(c["runs"][0]["name"], "10 ms");
+    let total = &c["rows"][0];
+    assert_eq!(total["label"], "Total");
+    assert_eq!(uint(&total["runs"][0], "samples"), fast_served);
+    assert_eq!(uint(&total["runs"][1], "samples"), slow_served);
+    assert!(total["deltas"][0].is_null(), "the baseline has no delta");
+    let delta =
+        |figure: &str| total["deltas"][1].as_array().unwrap().iter().find(|d| d["figure"] == figure).unwrap().clone();
+    let mean = delta("mean_ms");
+    let abs = mean["abs"].as_f64().unwrap();
+    assert!((15.0..25.0).contains(&abs), "20 ms more per request: {mean}");
+    assert_eq!(mean["significant"], true, "{mean}");
+    let tput = delta("throughput_rps");
+    assert!(tput["abs"].as_f64().unwrap() < 0.0 && tput["significant"] == true, "{tput}");
+    // 4 users × 1 request per (10 ms + overhead) vs (30 ms + overhead): about a third.
+    let rel = tput["rel"].as_f64().unwrap();
+    assert!((-0.75..-0.4).contains(&rel), "{tput}");
+
+    // The Markdown shows the same figures; the HTML overlays both runs.
+    let md = Stampede::new().args(["compare", "--names", "10 ms,30 ms"]).arg(fast.path()).arg(slow.path()).run();
+    md.assert_exit(0);
+    let text = md.stdout_str();
+    let row = text.lines().find(|l| l.starts_with("|  | 30 ms |")).unwrap_or_else(|| panic!("{text}"));
+    assert!(row.contains(&format!("| {slow_served} | 0 |")), "{row}");
+    assert!(!row.contains("≈ +"), "the difference is not noise: {row}");
+}
+
+/// A results file of `seconds` seconds from a fixed pseudo-random sequence: `read` answers in
+/// 5–15 ms, `search` in `search_ms` ± 5 ms, 1 failure in 50.
+fn jtl(seed: u64, seconds: u64, search_ms: u64) -> String {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut text = String::from("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n");
+    for ms in (0..seconds * 1000).step_by(5) {
+        let (label, base) = if next() % 3 == 0 { ("search", search_ms) } else { ("read", 10) };
+        let elapsed = base - 5 + next() % 11;
+        let ok = next() % 50 != 0;
+        text.push_str(&format!(
+            "{},{elapsed},{label},{},x,t 1-1,text,{ok},,300,100,4,4,http://127.0.0.1/{label},{elapsed},0,0\n",
+            1_700_000_000_000 + ms,
+            if ok { 200 } else { 503 }
+        ));
+    }
+    text
+}
+
+#[test]
+fn two_results_files_compare_in_every_layout_and_format() {
+    let dir = TempRun::new("cmp-golden");
+    let a = dir.write("before.jtl", jtl(0x9e37_79b9_7f4a_7c15, 20, 40));
+    let b = dir.write("after.jtl", jtl(0x2545_f491_4f6c_dd1d, 20, 60));
+    for (layout, file) in [("rows", "rows.md"), ("columns", "columns.md"), ("scaling", "scaling.md")] {
+        let out = Stampede::new()
+            .args(["compare", "--layout", layout, "--names", "Without OPA,With OPA"])
+            .arg(&a)
+            .arg(&b)
+            .current_dir(dir.root())
+            .run();
+        out.assert_exit(0);
+        golden(file, &out.stdout_str().replace(&dir.root().display().to_string(), "DIR"));
+    }
+    let json = Stampede::new().args(["compare", "--format", "json"]).arg(&a).arg(&b).run();
+    json.assert_exit(0);
+    golden("compare.json", &json.stdout_str().replace(&dir.root().display().to_string(), "DIR"));
+    let c: serde_json::Value = serde_json::from_str(&json.stdout_str()).unwrap();
+    let search = c["rows"].as_array().unwrap().iter().find(|r| r["label"] == "search").unwrap();
+    let mean = search["deltas"][1].as_array().unwrap().iter().find(|d| d["figure"] == "mean_ms").unwrap();
+    assert!((mean["abs"].as_f64().unwrap() - 20.0).abs() < 1.0 && mean["significant"] == true, "{mean}");
+    let read = c["rows"].as_array().unwrap().iter().find(|r| r["label"] == "read").unwrap();
+    let mean = read["deltas"][1].as_array().unwrap().iter().find(|d| d["figure"] == "mean_ms").unwrap();
+    assert_eq!(mean["significant"], false, "same distribution, different draws: noise {mean}");
+}
+
+#[test]
+fn compare_needs_two_runs_and_one_name_each() {
+    let dir = TempRun::new("cmp-bad");
+    let a = dir.write("a.jtl", jtl(1, 2, 40));
+    let one = Stampede::new().args(["compare"]).arg(&a).run();
+    assert_eq!(one.status.code(), Some(2), "{}", one.stderr_str());
+    let names = Stampede::new().args(["compare", "--names", "x"]).arg(&a).arg(&a).run();
+    assert_eq!(names.status.code(), Some(2));
+    assert!(names.stderr_str().contains("--names gives 1 name(s) for 2 runs"), "{}", names.stderr_str());
+    let missing = Stampede::new().args(["compare"]).arg(&a).arg(dir.root().join("nope.jtl")).run();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(missing.stderr_str().contains("nope.jtl"), "{}", missing.stderr_str());
+}
