@@ -2,11 +2,13 @@
 //! same [`Summary`] a run directory holds. Rows are streamed into per-label stats: memory
 //! depends on the number of labels, never on the number of rows.
 
-use super::series::{IntervalView, Series, SeriesBuilder};
+use super::jtl_read::{Columns, Reader};
+use super::series::{Frame, Series, SeriesBuilder};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, LabelStats, Sample, Tally};
 use crate::rundir::{Error, LabelSummary, RunMeta, ScenarioMeta, Summary};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
+use std::io::BufRead;
 use std::path::Path;
 
 /// JMeter 5's default CSV columns, in the order it writes them when there is no header.
@@ -51,10 +53,10 @@ const OPEN_SECONDS: usize = 3;
 /// Rows cut into seconds of their end time, as a live run's intervals are, for the series.
 #[derive(Default)]
 struct Seconds {
-    /// Consecutive seconds from `first`: per-label stats, the Total, the most threads seen.
-    open: VecDeque<(Tally, u64)>,
+    /// Consecutive seconds from `first`.
+    open: VecDeque<Frame>,
     first: u64,
-    spare: Vec<Tally>,
+    spare: Vec<Frame>,
     builder: SeriesBuilder,
 }
 
@@ -65,169 +67,97 @@ impl Seconds {
             self.first = sec;
         }
         while sec >= self.first + self.open.len() as u64 {
-            let t = self.spare.pop().unwrap_or_default();
-            self.open.push_back((t, 0));
+            let start = (self.first + self.open.len() as u64) * 1_000_000;
+            let frame = match self.spare.pop() {
+                Some(mut f) => {
+                    f.reset(start, start + 1_000_000);
+                    f
+                }
+                None => Frame::new(start, start + 1_000_000),
+            };
+            self.open.push_back(frame);
             if self.open.len() > OPEN_SECONDS {
                 self.close_oldest(false);
             }
         }
         let at = sec.saturating_sub(self.first) as usize;
-        let (tally, users) = &mut self.open[at];
-        let label = s.label.index();
-        if tally.labels.len() <= label {
-            tally.labels.resize_with(label + 1, LabelStats::default);
-        }
-        tally.record(s);
-        *users = (*users).max(threads);
+        self.open[at].record(s, threads);
     }
 
     fn close_oldest(&mut self, last: bool) {
-        let Some((mut tally, users)) = self.open.pop_front() else { return };
-        let start_us = self.first * 1_000_000;
-        self.builder.add(&IntervalView {
-            start_us,
-            end_us: start_us + 1_000_000,
-            total: &tally.total,
-            labels: tally.labels.iter().enumerate().filter(|(_, l)| l.samples > 0).collect(),
-            active_users: users,
-            last,
-        });
+        let Some(frame) = self.open.pop_front() else { return };
+        self.builder.add_frame(&frame, last);
         self.first += 1;
-        tally.clear();
-        self.spare.push(tally);
+        self.spare.push(frame);
     }
 
-    fn finish(mut self, labels: &[String]) -> Series {
+    fn finish(mut self, labels: &[String], total: &LabelStats) -> Series {
         while !self.open.is_empty() {
             let last = self.open.len() == 1;
             self.close_oldest(last);
         }
+        self.builder.distribution_from(total);
         self.builder.finish(labels)
-    }
-}
-
-struct Columns {
-    timestamp: usize,
-    elapsed: usize,
-    label: usize,
-    code: Option<usize>,
-    message: Option<usize>,
-    success: usize,
-    failure: Option<usize>,
-    bytes: Option<usize>,
-    sent: Option<usize>,
-    latency: Option<usize>,
-    connect: Option<usize>,
-    thread: Option<usize>,
-    all_threads: Option<usize>,
-}
-
-impl Columns {
-    fn from_names(names: &[&str]) -> Result<Columns, String> {
-        let find = |n: &str| names.iter().position(|c| c.trim() == n);
-        let need = |n: &str| find(n).ok_or_else(|| format!("the header has no `{n}` column"));
-        Ok(Columns {
-            timestamp: need("timeStamp")?,
-            elapsed: need("elapsed")?,
-            label: need("label")?,
-            code: find("responseCode"),
-            message: find("responseMessage"),
-            success: need("success")?,
-            failure: find("failureMessage"),
-            bytes: find("bytes"),
-            sent: find("sentBytes"),
-            latency: find("Latency"),
-            connect: find("Connect"),
-            thread: find("threadName"),
-            all_threads: find("allThreads"),
-        })
     }
 }
 
 /// Reads `path`. The error names the file and line of the first row it cannot read.
 pub fn import(path: &Path) -> Result<Imported, Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let mut reader =
-        csv::ReaderBuilder::new().has_headers(false).flexible(true).buffer_capacity(1 << 20).from_reader(file);
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
     let format = |line: u64, message: String| Error::Format { path: path.to_path_buf(), line: line as usize, message };
-    let mut record = csv::StringRecord::new();
-    let mut cols: Option<Columns> = None;
+    // The first line says whether there is a header, and so where each value is.
+    let mut first = Vec::new();
+    std::io::BufReader::new(std::fs::File::open(path).map_err(io)?).read_until(b'\n', &mut first).map_err(io)?;
+    let first = String::from_utf8_lossy(&first);
+    let header: Vec<&str> = first.trim_end_matches(['\n', '\r']).split(',').collect();
+    let has_header = header.first().map(|f| f.trim()) == Some("timeStamp");
+    let cols = if has_header {
+        Columns::from_names(&header).map_err(|m| format(1, m))?
+    } else {
+        Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete")
+    };
+    let mut reader = Reader::start(std::fs::File::open(path).map_err(io)?, cols, has_header);
+    // Labels are numbered in the order the file first shows them, whichever parser met them first.
+    let mut label_of: Vec<Option<u32>> = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    let mut label_ids: HashMap<String, u32> = HashMap::new();
     let mut messages: Vec<String> = Vec::new();
     let mut message_ids: HashMap<String, u16> = HashMap::new();
-    // Thread names, for the facts; bounded so a file with endless distinct names stays flat.
-    let mut threads: HashSet<String> = HashSet::new();
+    let mut peak_threads = 0u64;
     let mut tally = Tally::new(0, 0);
     let mut seconds = Seconds::default();
     // Times are kept as µs after `base`, a day before the first row: rows are written when
     // samples end, so a later row may have started earlier.
     let mut base_ms: Option<u64> = None;
     let (mut first_ms, mut last_end_ms) = (u64::MAX, 0u64);
-    loop {
-        let more = reader.read_record(&mut record).map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            format(line, format!("not a JMeter CSV results file: {e}"))
-        })?;
-        if !more {
-            break;
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        if cols.is_none() {
-            let fields: Vec<&str> = record.iter().collect();
-            if fields.first().map(|f| f.trim()) == Some("timeStamp") {
-                cols = Some(Columns::from_names(&fields).map_err(|m| format(line, m))?);
-                continue;
+    let mut lines_before = 0u64;
+    while let Some(block) = reader.next_block() {
+        for r in &block.rows {
+            let parsed = r.label as usize;
+            if label_of.len() <= parsed {
+                label_of.resize(parsed + 1, None);
             }
-            cols = Some(Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete"));
-        }
-        let c = cols.as_ref().expect("set above");
-        if record.len() == 1 && record[0].trim().is_empty() {
-            continue;
-        }
-        let field = |i: usize| record.get(i).unwrap_or("");
-        let number = |i: Option<usize>, what: &str| -> Result<u64, Error> {
-            match i.map(|i| field(i).trim()) {
-                None | Some("") => Ok(0),
-                Some(t) => t.parse::<u64>().map_err(|_| format(line, format!("{what} `{t}` is not a whole number"))),
-            }
-        };
-        let ts = number(Some(c.timestamp), "timeStamp")?;
-        if ts < 1_000_000_000 {
-            // A formatted date (jmeter.save.saveservice.timestamp_format) instead of ms.
-            return Err(format(line, format!("timeStamp `{}` is not milliseconds since 1970", field(c.timestamp))));
-        }
-        let elapsed = number(Some(c.elapsed), "elapsed")?;
-        let base = *base_ms.get_or_insert(ts.saturating_sub(86_400_000));
-        first_ms = first_ms.min(ts);
-        last_end_ms = last_end_ms.max(ts + elapsed);
-        let name = field(c.label);
-        let label = match label_ids.get(name) {
-            Some(id) => *id,
-            None => {
-                let id = labels.len() as u32;
-                labels.push(name.to_string());
-                label_ids.insert(name.to_string(), id);
-                tally.labels.push(Default::default());
-                id
-            }
-        };
-        let ok = field(c.success).trim().eq_ignore_ascii_case("true");
-        let code = c.code.map_or("", |i| field(i)).trim();
-        let message = c.message.map_or("", |i| field(i));
-        let error = if ok {
-            None
-        } else {
-            Some(match code.parse::<u16>() {
+            let label = match label_of[parsed] {
+                Some(id) => id,
+                None => {
+                    let id = labels.len() as u32;
+                    labels.push(String::from_utf8_lossy(&reader.label_name(r.label)).into_owned());
+                    tally.labels.push(Default::default());
+                    label_of[parsed] = Some(id);
+                    id
+                }
+            };
+            let base = *base_ms.get_or_insert(r.timestamp_ms.saturating_sub(86_400_000));
+            first_ms = first_ms.min(r.timestamp_ms);
+            last_end_ms = last_end_ms.max(r.timestamp_ms + r.elapsed_ms);
+            let error = r.failure.as_ref().map(|f| match f.code.parse::<u16>() {
                 Ok(status) if status >= 400 => ErrorKind::Status(status),
                 _ => {
-                    let failure = c.failure.map_or("", |i| field(i)).trim();
-                    let text = if !failure.is_empty() {
-                        failure.to_string()
-                    } else if !message.trim().is_empty() {
-                        message.trim().to_string()
+                    let text = if !f.failure_message.is_empty() {
+                        f.failure_message.clone()
+                    } else if !f.response_message.is_empty() {
+                        f.response_message.clone()
                     } else {
-                        format!("response code {code}")
+                        format!("response code {}", f.code)
                     };
                     match message_ids.get(&text) {
                         Some(id) => ErrorKind::Check(*id),
@@ -240,31 +170,30 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
                         None => ErrorKind::Io,
                     }
                 }
-            })
-        };
-        let start_us = (ts - base.min(ts)) * 1000;
-        let connect_ms = number(c.connect, "Connect")?;
-        if let Some(t) = c.thread {
-            if threads.len() < 100_000 && !threads.contains(field(t)) {
-                threads.insert(field(t).to_string());
-            }
+            });
+            let start_us = (r.timestamp_ms - base.min(r.timestamp_ms)) * 1000;
+            peak_threads = peak_threads.max(r.threads);
+            let sample = Sample {
+                label: LabelId(label),
+                start_us,
+                end_us: start_us + r.elapsed_ms * 1000,
+                ttfb_us: r.latency_ms * 1000,
+                connect_us: r.connect_ms * 1000,
+                bytes_sent: r.sent,
+                bytes_received: r.bytes,
+                // JMeter writes a connect time only for a sample that opened a connection.
+                new_connection: r.connect_ms > 0,
+                error,
+                in_total: r.in_total,
+            };
+            tally.record(&sample);
+            seconds.add(&sample, r.threads);
         }
-        let sample = Sample {
-            label: LabelId(label),
-            start_us,
-            end_us: start_us + elapsed * 1000,
-            ttfb_us: number(c.latency, "Latency")? * 1000,
-            connect_us: connect_ms * 1000,
-            bytes_sent: number(c.sent, "sentBytes")?,
-            bytes_received: number(c.bytes, "bytes")?,
-            // JMeter writes a connect time only for a sample that opened a connection.
-            new_connection: connect_ms > 0,
-            error,
-            // A Transaction Controller's sample sums others already in the file.
-            in_total: !message.starts_with("Number of samples in transaction"),
-        };
-        tally.record(&sample);
-        seconds.add(&sample, number(c.all_threads, "allThreads")?);
+        if let Some((line, message)) = &block.error {
+            return Err(format(lines_before + line, message.clone()));
+        }
+        lines_before += block.lines;
+        reader.recycle(block);
     }
     if labels.is_empty() {
         return Err(format(1, "no samples: an empty file, or not a JMeter CSV results file".into()));
@@ -272,7 +201,11 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     let scenarios = vec![ScenarioMeta {
         name: "JTL".into(),
         model: "imported".into(),
-        workload: format!("{} threads seen in the file", threads.len()),
+        workload: if peak_threads > 0 {
+            format!("up to {peak_threads} threads active (the file's allThreads)")
+        } else {
+            "threads not recorded in the file".into()
+        },
     }];
     let mut summary = Summary::from_tally(&tally, &labels, &messages, &[], true);
     summary.total.dropped_iterations = None;
@@ -282,7 +215,7 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
             whole_ms_percentiles(row, &tally.labels[i]);
         }
     }
-    let series = seconds.finish(&labels);
+    let series = seconds.finish(&labels, &tally.total);
     let duration_s = (last_end_ms.saturating_sub(first_ms)) as f64 / 1000.0;
     let meta = RunMeta {
         tool: "JMeter results file".into(),

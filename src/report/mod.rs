@@ -5,6 +5,7 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod jtl_import;
+pub mod jtl_read;
 pub mod junit;
 pub mod markdown;
 pub mod series;

@@ -9,7 +9,7 @@
 //! rather than single seconds, because neighbouring seconds are correlated (a slow second tends
 //! to follow a slow second), which would make one-second values understate the noise.
 
-use crate::record::LabelStats;
+use crate::record::{LabelStats, Sample};
 use hdrhistogram::Histogram;
 
 /// Chart points kept; a longer run merges neighbouring seconds into one point.
@@ -39,6 +39,27 @@ struct Slice {
 }
 
 impl Slice {
+    fn record(&mut self, s: &Sample, with_hist: bool) {
+        let elapsed = s.elapsed_us();
+        self.samples += 1;
+        self.errors += u64::from(s.error.is_some());
+        self.sum_elapsed_us += elapsed;
+        self.max_us = self.max_us.max(elapsed);
+        self.bytes_received += s.bytes_received;
+        self.bytes_sent += s.bytes_sent;
+        if with_hist {
+            self.hist.get_or_insert_with(|| Box::new(compact())).saturating_record(elapsed.max(1));
+        }
+    }
+
+    fn clear(&mut self) {
+        let hist = self.hist.take().map(|mut h| {
+            h.reset();
+            h
+        });
+        *self = Slice { hist, ..Slice::default() };
+    }
+
     fn add_stats(&mut self, s: &LabelStats, with_hist: bool) {
         self.samples += s.samples;
         self.errors += s.errors;
@@ -53,6 +74,11 @@ impl Slice {
                 mine.saturating_record_n(v.value_iterated_to(), count);
             }
         }
+    }
+
+    /// The counters without the histogram.
+    fn clone_counts(&self) -> Slice {
+        Slice { hist: None, ..*self }
     }
 
     fn merge(&mut self, o: &Slice) {
@@ -89,9 +115,9 @@ impl Slice {
     }
 }
 
-/// Consecutive intervals merged: the Total and every label.
+/// One interval, or consecutive intervals merged: the Total and every label.
 #[derive(Clone, Default)]
-struct Frame {
+pub struct Frame {
     start_us: u64,
     end_us: u64,
     /// Busy time: the sum of the intervals' lengths (a merged frame may skip gaps).
@@ -103,6 +129,36 @@ struct Frame {
 }
 
 impl Frame {
+    /// An empty interval from `start_us` to `end_us` (µs since the run started), to fill with
+    /// [`record`](Self::record).
+    pub fn new(start_us: u64, end_us: u64) -> Frame {
+        Frame { start_us, end_us, busy_us: end_us.saturating_sub(start_us), intervals: 1, ..Frame::default() }
+    }
+
+    /// Adds one sample (a row of a results file), with the users active when it was taken.
+    pub fn record(&mut self, s: &Sample, active_users: u64) {
+        let label = s.label.index();
+        if self.labels.len() <= label {
+            self.labels.resize_with(label + 1, Slice::default);
+        }
+        self.labels[label].record(s, true);
+        if s.in_total {
+            self.total.record(s, true);
+        }
+        self.active_users = self.active_users.max(active_users);
+    }
+
+    /// Empties the frame for reuse as the interval `start_us..end_us`, keeping its allocations.
+    pub fn reset(&mut self, start_us: u64, end_us: u64) {
+        self.total.clear();
+        self.labels.iter_mut().for_each(Slice::clear);
+        self.start_us = start_us;
+        self.end_us = end_us;
+        self.busy_us = end_us.saturating_sub(start_us);
+        self.intervals = 1;
+        self.active_users = 0;
+    }
+
     fn merge(&mut self, o: &Frame) {
         if self.intervals == 0 {
             self.start_us = o.start_us;
@@ -206,35 +262,51 @@ impl Default for SeriesBuilder {
 
 impl SeriesBuilder {
     pub fn add(&mut self, iv: &IntervalView) {
-        let mut point = Frame {
-            start_us: iv.start_us,
-            end_us: iv.end_us,
-            busy_us: iv.end_us.saturating_sub(iv.start_us),
-            intervals: 1,
-            active_users: iv.active_users,
-            ..Frame::default()
-        };
-        point.total.add_stats(iv.total, true);
+        let mut frame = Frame::new(iv.start_us, iv.end_us);
+        frame.active_users = iv.active_users;
+        frame.total.add_stats(iv.total, true);
         let width = iv.labels.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
-        self.labels = self.labels.max(width);
-        point.labels.resize_with(width, Slice::default);
-        let mut batch = point.clone();
+        frame.labels.resize_with(width, Slice::default);
         for (i, s) in &iv.labels {
-            point.labels[*i].add_stats(s, false);
-            batch.labels[*i].add_stats(s, true);
+            frame.labels[*i].add_stats(s, true);
         }
         if let Some(h) = &iv.total.histogram {
             // Both are the full-resolution configuration.
             let _ = self.distribution.add(&**h);
         }
+        self.add_frame(&frame, iv.last);
+    }
+
+    /// Adds an interval built row by row (a results file). Its latency distribution comes from
+    /// [`distribution_from`](Self::distribution_from), at full resolution.
+    pub fn add_frame(&mut self, frame: &Frame, last: bool) {
+        self.labels = self.labels.max(frame.labels.len());
+        // Chart points keep only the Total's histogram; batches keep every label's.
+        let point = Frame {
+            start_us: frame.start_us,
+            end_us: frame.end_us,
+            busy_us: frame.busy_us,
+            intervals: frame.intervals,
+            active_users: frame.active_users,
+            total: frame.total.clone(),
+            labels: frame.labels.iter().map(Slice::clone_counts).collect(),
+        };
         self.points.push(&point);
         // 5% slack: an open workload's busy-user count wanders without being a ramp.
-        if iv.active_users * 20 > self.users_high * 21 {
-            self.users_high = iv.active_users;
+        if frame.active_users * 20 > self.users_high * 21 {
+            self.users_high = frame.active_users;
             self.batches.clear();
         }
-        if !iv.last {
-            self.batches.push(&batch);
+        if !last {
+            self.batches.push(frame);
+        }
+    }
+
+    /// The whole run's latency distribution, from its Total (a results file's, read row by row).
+    pub fn distribution_from(&mut self, total: &LabelStats) {
+        if let Some(h) = &total.histogram {
+            self.distribution.reset();
+            let _ = self.distribution.add(&**h);
         }
     }
 
@@ -387,7 +459,6 @@ fn distribution(h: &Histogram<u64>) -> Vec<(f64, f64)> {
 mod tests {
     use super::*;
     use crate::plan::LabelId;
-    use crate::record::Sample;
 
     /// An interval of `n` samples of `ms` each, with `errors` of them failed.
     fn stats(n: u64, ms: u64, errors: u64, second: u64) -> LabelStats {

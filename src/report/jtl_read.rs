@@ -1,0 +1,499 @@
+//! Reading a results file as fast as the disk gives it: a reader thread cuts the file into
+//! blocks that hold whole records, parser threads turn blocks into [`Row`]s on every core, and
+//! the caller gets the blocks back in file order, so what it builds from them is the same as a
+//! sequential read. Memory holds a few blocks, however large the file.
+//!
+//! Hand-written rather than the csv crate's reader: building a record per row, with its UTF-8
+//! checks, on one thread made an import several times slower than reading the file. A plain line
+//! is cut at its commas where it lies; only a record with a quote (which may hold commas and line
+//! breaks) goes through the csv crate.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::Read;
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+
+/// Bytes per block.
+pub const BLOCK: usize = 4 << 20;
+
+/// Where a results file keeps each value: column indexes.
+#[derive(Debug, Clone)]
+pub struct Columns {
+    pub timestamp: usize,
+    pub elapsed: usize,
+    pub label: usize,
+    pub code: Option<usize>,
+    pub message: Option<usize>,
+    pub success: usize,
+    pub failure: Option<usize>,
+    pub bytes: Option<usize>,
+    pub sent: Option<usize>,
+    pub latency: Option<usize>,
+    pub connect: Option<usize>,
+    pub all_threads: Option<usize>,
+}
+
+impl Columns {
+    pub fn from_names(names: &[&str]) -> Result<Columns, String> {
+        let find = |n: &str| names.iter().position(|c| c.trim() == n);
+        let need = |n: &str| find(n).ok_or_else(|| format!("the header has no `{n}` column"));
+        Ok(Columns {
+            timestamp: need("timeStamp")?,
+            elapsed: need("elapsed")?,
+            label: need("label")?,
+            code: find("responseCode"),
+            message: find("responseMessage"),
+            success: need("success")?,
+            failure: find("failureMessage"),
+            bytes: find("bytes"),
+            sent: find("sentBytes"),
+            latency: find("Latency"),
+            connect: find("Connect"),
+            all_threads: find("allThreads"),
+        })
+    }
+}
+
+/// One sample of the file, its numbers read.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The line it starts on, counted from the start of its block (1-based).
+    pub line: u64,
+    pub timestamp_ms: u64,
+    pub elapsed_ms: u64,
+    /// The label, by [`Reader::label_name`].
+    pub label: u32,
+    pub bytes: u64,
+    pub sent: u64,
+    pub latency_ms: u64,
+    pub connect_ms: u64,
+    pub threads: u64,
+    /// `None` for a successful sample.
+    pub failure: Option<Box<Failure>>,
+    /// False for a Transaction Controller's sample, which sums others in the file.
+    pub in_total: bool,
+}
+
+/// What a failed sample's row says about why.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub code: String,
+    pub failure_message: String,
+    pub response_message: String,
+}
+
+/// A block's rows, in order; `error` (line in the block, message) stops the import there.
+pub struct Block {
+    pub rows: Vec<Row>,
+    pub error: Option<(u64, String)>,
+    /// Lines in the block, to number the next block's lines.
+    pub lines: u64,
+    buf: Vec<u8>,
+}
+
+struct Work {
+    seq: u64,
+    data: Result<Vec<u8>, String>,
+}
+
+/// Label names in the order parsers first met them (not file order: the caller keeps its own).
+#[derive(Default)]
+struct Labels {
+    names: Vec<Vec<u8>>,
+    ids: HashMap<Vec<u8>, u32>,
+}
+
+pub struct Reader {
+    results: Receiver<(u64, Block)>,
+    pending: BTreeMap<u64, Block>,
+    next: u64,
+    free: SyncSender<Vec<u8>>,
+    labels: Arc<Mutex<Labels>>,
+}
+
+impl Reader {
+    /// Starts reading `file`, whose records are laid out as `columns` says; the first record is
+    /// skipped when it is the header line.
+    pub fn start(file: File, columns: Columns, skip_header: bool) -> Reader {
+        Reader::start_with(file, columns, skip_header, BLOCK)
+    }
+
+    fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
+        let parsers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+        // Buffers in flight: one being read, one per parser, one waiting for the caller.
+        let buffers = parsers + 2;
+        let (work_tx, work_rx) = mpsc::sync_channel::<Work>(1);
+        let (free, free_rx) = mpsc::sync_channel::<Vec<u8>>(buffers);
+        let (results_tx, results) = mpsc::channel::<(u64, Block)>();
+        std::thread::spawn(move || cut_blocks(file, block, buffers, &free_rx, &work_tx));
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        let columns = Arc::new(columns);
+        let labels = Arc::new(Mutex::new(Labels::default()));
+        for _ in 0..parsers {
+            let (work_rx, results_tx, columns, labels) =
+                (work_rx.clone(), results_tx.clone(), columns.clone(), labels.clone());
+            std::thread::spawn(move || parse_blocks(&work_rx, &results_tx, &columns, skip_header, &labels));
+        }
+        Reader { results, pending: BTreeMap::new(), next: 0, free, labels }
+    }
+
+    /// The next block in file order; `None` at the end.
+    pub fn next_block(&mut self) -> Option<Block> {
+        loop {
+            if let Some(b) = self.pending.remove(&self.next) {
+                self.next += 1;
+                return Some(b);
+            }
+            let (seq, block) = self.results.recv().ok()?;
+            self.pending.insert(seq, block);
+        }
+    }
+
+    /// Gives a block's memory back for the next read.
+    pub fn recycle(&mut self, block: Block) {
+        let _ = self.free.try_send(block.buf);
+    }
+
+    pub fn label_name(&self, id: u32) -> Vec<u8> {
+        let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
+        labels.names.get(id as usize).cloned().unwrap_or_default()
+    }
+}
+
+/// The reader thread: fills buffers and cuts each after its last complete record (a newline
+/// outside quotes); the rest starts the next buffer.
+fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Vec<u8>>, work: &SyncSender<Work>) {
+    let mut carry: Vec<u8> = Vec::new();
+    let (mut seq, mut made) = (0u64, 0usize);
+    let mut eof = false;
+    while !eof || !carry.is_empty() {
+        let mut buf = if made < buffers {
+            made += 1;
+            Vec::with_capacity(block)
+        } else {
+            match free.recv() {
+                Ok(b) => b,
+                Err(_) => return,
+            }
+        };
+        buf.clear();
+        buf.append(&mut carry);
+        let mut want = block.max(buf.len() + 1);
+        loop {
+            while !eof && buf.len() < want {
+                let at = buf.len();
+                buf.resize(want, 0);
+                match file.read(&mut buf[at..]) {
+                    Ok(0) => {
+                        buf.truncate(at);
+                        eof = true;
+                    }
+                    Ok(n) => buf.truncate(at + n),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(at),
+                    Err(e) => {
+                        let _ = work.send(Work { seq, data: Err(e.to_string()) });
+                        return;
+                    }
+                }
+            }
+            let cut = if eof { buf.len() } else { record_end(&buf) };
+            if cut > 0 || eof {
+                carry.extend_from_slice(&buf[cut..]);
+                buf.truncate(cut);
+                break;
+            }
+            // Not one whole record in the buffer: a record longer than a block. Read more.
+            want *= 2;
+        }
+        if buf.is_empty() {
+            break;
+        }
+        if work.send(Work { seq, data: Ok(buf) }).is_err() {
+            return;
+        }
+        seq += 1;
+    }
+}
+
+/// Just past the last newline that ends a record (an even number of quotes before it); 0 if none.
+fn record_end(buf: &[u8]) -> usize {
+    let mut quotes = memchr::memchr_iter(b'"', buf).count();
+    let mut end = buf.len();
+    while let Some(nl) = memchr::memrchr(b'\n', &buf[..end]) {
+        quotes -= memchr::memchr_iter(b'"', &buf[nl..end]).count();
+        if quotes % 2 == 0 {
+            return nl + 1;
+        }
+        end = nl;
+    }
+    0
+}
+
+fn parse_blocks(
+    work: &Mutex<Receiver<Work>>,
+    results: &Sender<(u64, Block)>,
+    columns: &Columns,
+    skip_header: bool,
+    labels: &Mutex<Labels>,
+) {
+    let mut cache: Vec<(Vec<u8>, u32)> = Vec::new();
+    loop {
+        let next = work.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok(Work { seq, data }) = next else { return };
+        let block = match data {
+            Ok(buf) => parse(buf, columns, skip_header && seq == 0, &mut cache, labels),
+            Err(e) => Block { rows: Vec::new(), error: Some((1, e)), lines: 0, buf: Vec::new() },
+        };
+        if results.send((seq, block)).is_err() {
+            return;
+        }
+    }
+}
+
+fn parse(
+    buf: Vec<u8>,
+    c: &Columns,
+    skip_first: bool,
+    cache: &mut Vec<(Vec<u8>, u32)>,
+    labels: &Mutex<Labels>,
+) -> Block {
+    let mut rows = Vec::with_capacity(buf.len() / 100);
+    let mut fields: Vec<(usize, usize)> = Vec::with_capacity(24);
+    let mut quoted: Vec<u8> = Vec::new();
+    let (mut pos, mut line) = (0usize, 0u64);
+    let mut first = true;
+    let mut error = None;
+    while pos < buf.len() {
+        let start_line = line + 1;
+        // The record's end: a newline with an even number of quotes before it in the record.
+        let mut end = pos;
+        let mut quotes = 0;
+        let next = loop {
+            match memchr::memchr(b'\n', &buf[end..]) {
+                Some(i) => {
+                    quotes += memchr::memchr_iter(b'"', &buf[end..end + i]).count();
+                    line += 1;
+                    end += i;
+                    if quotes % 2 == 0 {
+                        break end + 1;
+                    }
+                    end += 1;
+                }
+                None => {
+                    quotes += memchr::memchr_iter(b'"', &buf[end..]).count();
+                    line += 1;
+                    end = buf.len();
+                    break end;
+                }
+            }
+        };
+        let mut rec_end = end;
+        while rec_end > pos && buf[rec_end - 1] == b'\r' {
+            rec_end -= 1;
+        }
+        let record = &buf[pos..rec_end];
+        pos = next;
+        if std::mem::take(&mut first) && skip_first {
+            continue;
+        }
+        if quotes % 2 == 1 {
+            error = Some((start_line, "a quoted field is not closed before the end of the file".to_string()));
+            break;
+        }
+        fields.clear();
+        let in_quotes = quotes > 0;
+        if !in_quotes {
+            let mut from = 0;
+            for comma in memchr::memchr_iter(b',', record) {
+                fields.push((from, comma));
+                from = comma + 1;
+            }
+            fields.push((from, record.len()));
+        } else {
+            let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(record);
+            let mut r = csv::ByteRecord::new();
+            if let Err(e) = reader.read_byte_record(&mut r) {
+                error = Some((start_line, format!("not a JMeter CSV results file: {e}")));
+                break;
+            }
+            quoted.clear();
+            for f in r.iter() {
+                let from = quoted.len();
+                quoted.extend_from_slice(f);
+                fields.push((from, quoted.len()));
+            }
+        }
+        let text: &[u8] = if in_quotes { &quoted } else { record };
+        let field = |i: usize| fields.get(i).map_or(&b""[..], |&(a, b)| &text[a..b]);
+        if fields.len() == 1 && field(0).trim_ascii().is_empty() {
+            continue;
+        }
+        match row(start_line, &field, c, cache, labels) {
+            Ok(r) => rows.push(r),
+            Err(m) => {
+                error = Some((start_line, m));
+                break;
+            }
+        }
+    }
+    Block { rows, error, lines: line, buf }
+}
+
+fn row<'a>(
+    line: u64,
+    field: &dyn Fn(usize) -> &'a [u8],
+    c: &Columns,
+    cache: &mut Vec<(Vec<u8>, u32)>,
+    labels: &Mutex<Labels>,
+) -> Result<Row, String> {
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let number = |i: Option<usize>, what: &str| -> Result<u64, String> {
+        let Some(t) = i.map(|i| field(i).trim_ascii()) else { return Ok(0) };
+        if t.is_empty() {
+            return Ok(0);
+        }
+        whole(t).ok_or_else(|| format!("{what} `{}` is not a whole number", lossy(t)))
+    };
+    let timestamp_ms = number(Some(c.timestamp), "timeStamp")?;
+    if timestamp_ms < 1_000_000_000 {
+        // A formatted date (jmeter.save.saveservice.timestamp_format) instead of ms.
+        return Err(format!("timeStamp `{}` is not milliseconds since 1970", lossy(field(c.timestamp))));
+    }
+    let name = field(c.label);
+    let label = match cache.iter().find(|(n, _)| n.as_slice() == name) {
+        Some((_, id)) => *id,
+        None => {
+            let mut l = labels.lock().unwrap_or_else(|e| e.into_inner());
+            let id = match l.ids.get(name) {
+                Some(id) => *id,
+                None => {
+                    let id = l.names.len() as u32;
+                    l.names.push(name.to_vec());
+                    l.ids.insert(name.to_vec(), id);
+                    id
+                }
+            };
+            // Few labels (the usual case) are then found by comparing bytes, not hashing.
+            if cache.len() < 32 {
+                cache.push((name.to_vec(), id));
+            }
+            id
+        }
+    };
+    let message = c.message.map_or(&b""[..], field);
+    let ok = field(c.success).trim_ascii().eq_ignore_ascii_case(b"true");
+    let failure = (!ok).then(|| {
+        Box::new(Failure {
+            code: lossy(c.code.map_or(&b""[..], field).trim_ascii()),
+            failure_message: lossy(c.failure.map_or(&b""[..], field).trim_ascii()),
+            response_message: lossy(message.trim_ascii()),
+        })
+    });
+    Ok(Row {
+        line,
+        timestamp_ms,
+        elapsed_ms: number(Some(c.elapsed), "elapsed")?,
+        label,
+        bytes: number(c.bytes, "bytes")?,
+        sent: number(c.sent, "sentBytes")?,
+        latency_ms: number(c.latency, "Latency")?,
+        connect_ms: number(c.connect, "Connect")?,
+        threads: number(c.all_threads, "allThreads")?,
+        failure,
+        in_total: !message.starts_with(b"Number of samples in transaction"),
+    })
+}
+
+/// A whole number written in ASCII; `None` when it is not one (or does not fit).
+fn whole(b: &[u8]) -> Option<u64> {
+    if b.is_empty() || b.len() > 19 {
+        return None;
+    }
+    b.iter().try_fold(0u64, |n, c| if c.is_ascii_digit() { Some(n * 10 + u64::from(c - b'0')) } else { None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_end_after_whole_records_only() {
+        assert_eq!(record_end(b"a,b\nc,d\ne"), 8);
+        assert_eq!(record_end(b"a,\"b\nc\",d\ne"), 10);
+        assert_eq!(record_end(b"a,\"b\nc"), 0);
+        assert_eq!(record_end(b"abc"), 0);
+        assert_eq!(whole(b"1700000000000"), Some(1_700_000_000_000));
+        assert_eq!((whole(b"12x"), whole(b""), whole(b"99999999999999999999")), (None, None, None));
+    }
+
+    /// A row as the tests see it: line in the file, timestamp, label, failure message.
+    type Seen = (u64, u64, String, String);
+
+    /// Every row of `text` (header first), or the error and its line.
+    fn read_all(text: &str, block: usize) -> Result<Vec<Seen>, (u64, String)> {
+        // Tests run in parallel: every call gets a file of its own.
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("stampede-jtl-read-{}-{n}.jtl", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let names = ["timeStamp", "elapsed", "label", "success", "failureMessage"];
+        let columns = Columns::from_names(&names).unwrap();
+        let mut reader = Reader::start_with(File::open(&path).unwrap(), columns, true, block);
+        let (mut out, mut before) = (Vec::new(), 0);
+        while let Some(b) = reader.next_block() {
+            for r in &b.rows {
+                let failure = r.failure.as_ref().map_or(String::new(), |f| f.failure_message.clone());
+                let label = String::from_utf8_lossy(&reader.label_name(r.label)).into_owned();
+                out.push((before + r.line, r.timestamp_ms, label, failure));
+            }
+            if let Some((line, m)) = &b.error {
+                let _ = std::fs::remove_file(&path);
+                return Err((before + line, m.clone()));
+            }
+            before += b.lines;
+            reader.recycle(b);
+        }
+        let _ = std::fs::remove_file(&path);
+        Ok(out)
+    }
+
+    #[test]
+    fn rows_are_read_the_same_at_every_block_size_and_in_file_order() {
+        // Quoted commas and line breaks, doubled quotes, CRLF, a blank line, no final newline.
+        let text = "timeStamp,elapsed,label,success,failureMessage\r\n\
+                    1700000000001,5,\"A, quoted\",true,\r\n\
+                    \n\
+                    1700000000002,5,B,false,\"two\nlines \"\"q\"\"\"\n\
+                    1700000000003,5,A,true,\n\
+                    1700000000004,5,C,true,";
+        let want = vec![
+            (2, 1_700_000_000_001, "A, quoted".to_string(), String::new()),
+            (4, 1_700_000_000_002, "B".into(), "two\nlines \"q\"".into()),
+            (6, 1_700_000_000_003, "A".into(), String::new()),
+            (7, 1_700_000_000_004, "C".into(), String::new()),
+        ];
+        for block in [1, 2, 3, 5, 8, 13, 64, BLOCK] {
+            assert_eq!(read_all(text, block).unwrap(), want, "block size {block}");
+        }
+        // Many blocks, parsed on several threads, come back in file order.
+        let mut big = String::from("timeStamp,elapsed,label,success,failureMessage\n");
+        for i in 0..20_000u64 {
+            big.push_str(&format!("{},1,L{},true,\n", 1_700_000_000_000 + i, i % 7));
+        }
+        let rows = read_all(&big, 4096).unwrap();
+        assert_eq!(rows.len(), 20_000);
+        assert!(rows.iter().enumerate().all(|(i, r)| r.0 == i as u64 + 2 && r.1 == 1_700_000_000_000 + i as u64));
+    }
+
+    #[test]
+    fn a_bad_row_or_an_open_quote_names_its_line() {
+        let text =
+            "timeStamp,elapsed,label,success,failureMessage\n1700000000001,5,A,true,\n1700000000002,x5,A,true,\n";
+        for block in [3, BLOCK] {
+            assert_eq!(read_all(text, block).unwrap_err(), (3, "elapsed `x5` is not a whole number".into()));
+        }
+        let open = "timeStamp,elapsed,label,success,failureMessage\n1700000000001,5,\"A,true,\n";
+        assert_eq!(read_all(open, BLOCK).unwrap_err().0, 2);
+    }
+}
