@@ -15,6 +15,8 @@ use std::fmt::Write;
 /// Labels drawn one line each on the per-label charts; more would be unreadable, so the
 /// busiest ones are drawn and the page says how many were left out.
 const MAX_LABEL_LINES: usize = 10;
+/// Labels drawn on the errors chart, those with the most errors.
+const MAX_ERROR_LINES: usize = 5;
 
 pub fn document(run: &RunData) -> String {
     let (meta, summary) = (&run.meta, &run.summary);
@@ -206,12 +208,24 @@ fn charts(series: &Series, summary: &Summary) -> Vec<Chart> {
         }
     }
     let mut errors = vec![line("Total", &|i| pts[i].errors_per_s)];
-    for (li, name) in &shown {
-        let has = summary.labels.iter().any(|l| l.label == *name && l.errors > 0);
-        if has && shown.len() > 1 {
-            errors.push(Line { dashed: true, ..line(name, &|i| rate_of(&pts[i].label_errors_per_s, *li)) });
+    // The labels with the most errors, in the table's order; a line each for more is a tangle.
+    let mut failing: Vec<&LabelSummary> = summary.labels.iter().filter(|l| l.errors > 0).collect();
+    failing.sort_by_key(|l| std::cmp::Reverse(l.errors));
+    failing.truncate(MAX_ERROR_LINES);
+    if failing.len() > 1 || summary.labels.len() > 1 {
+        for l in summary.labels.iter().filter(|l| failing.iter().any(|f| f.label == l.label)) {
+            if let Some(li) = series.labels.iter().position(|s| *s == l.label) {
+                errors.push(Line { dashed: true, ..line(&l.label, &|i| rate_of(&pts[i].label_errors_per_s, li)) });
+            }
         }
     }
+    let errors_title = match summary.labels.iter().filter(|l| l.errors > 0).count() {
+        _ if summary.total.errors == 0 => "Errors (none)".to_string(),
+        n if n > MAX_ERROR_LINES => {
+            format!("Errors (the {MAX_ERROR_LINES} labels with the most; {n} labels had errors)")
+        }
+        _ => "Errors".to_string(),
+    };
     vec![
         Chart {
             id: "chart-throughput".into(),
@@ -244,7 +258,7 @@ fn charts(series: &Series, summary: &Summary) -> Vec<Chart> {
         },
         Chart {
             id: "chart-errors".into(),
-            title: format!("Errors{}", if summary.total.errors == 0 { " (none)" } else { "" }),
+            title: errors_title,
             x: XAxis::Seconds,
             x_label: "time since start".into(),
             y_label: "errors/s".into(),

@@ -95,7 +95,11 @@ pub struct Block {
 struct Work {
     seq: u64,
     data: Result<Vec<u8>, String>,
+    rows: Vec<Row>,
 }
+
+/// A block's memory, handed back for the next read: its bytes and its rows' vector.
+type Spare = (Vec<u8>, Vec<Row>);
 
 /// Label names in the order parsers first met them (not file order: the caller keeps its own).
 #[derive(Default)]
@@ -108,7 +112,7 @@ pub struct Reader {
     results: Receiver<(u64, Block)>,
     pending: BTreeMap<u64, Block>,
     next: u64,
-    free: SyncSender<Vec<u8>>,
+    free: SyncSender<Spare>,
     labels: Arc<Mutex<Labels>>,
 }
 
@@ -124,7 +128,7 @@ impl Reader {
         // Buffers in flight: one being read, one per parser, one waiting for the caller.
         let buffers = parsers + 2;
         let (work_tx, work_rx) = mpsc::sync_channel::<Work>(1);
-        let (free, free_rx) = mpsc::sync_channel::<Vec<u8>>(buffers);
+        let (free, free_rx) = mpsc::sync_channel::<Spare>(buffers);
         let (results_tx, results) = mpsc::channel::<(u64, Block)>();
         std::thread::spawn(move || cut_blocks(file, block, buffers, &free_rx, &work_tx));
         let work_rx = Arc::new(Mutex::new(work_rx));
@@ -152,7 +156,7 @@ impl Reader {
 
     /// Gives a block's memory back for the next read.
     pub fn recycle(&mut self, block: Block) {
-        let _ = self.free.try_send(block.buf);
+        let _ = self.free.try_send((block.buf, block.rows));
     }
 
     pub fn label_name(&self, id: u32) -> Vec<u8> {
@@ -163,14 +167,14 @@ impl Reader {
 
 /// The reader thread: fills buffers and cuts each after its last complete record (a newline
 /// outside quotes); the rest starts the next buffer.
-fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Vec<u8>>, work: &SyncSender<Work>) {
+fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Spare>, work: &SyncSender<Work>) {
     let mut carry: Vec<u8> = Vec::new();
     let (mut seq, mut made) = (0u64, 0usize);
     let mut eof = false;
     while !eof || !carry.is_empty() {
-        let mut buf = if made < buffers {
+        let (mut buf, rows) = if made < buffers {
             made += 1;
-            Vec::with_capacity(block)
+            (Vec::with_capacity(block), Vec::new())
         } else {
             match free.recv() {
                 Ok(b) => b,
@@ -181,18 +185,14 @@ fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Vec<
         buf.append(&mut carry);
         let mut want = block.max(buf.len() + 1);
         loop {
-            while !eof && buf.len() < want {
-                let at = buf.len();
-                buf.resize(want, 0);
-                match file.read(&mut buf[at..]) {
-                    Ok(0) => {
-                        buf.truncate(at);
-                        eof = true;
-                    }
-                    Ok(n) => buf.truncate(at + n),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(at),
+            if !eof && buf.len() < want {
+                // `read_to_end` on a `take` reads into the spare capacity without zeroing it first.
+                let missing = (want - buf.len()) as u64;
+                buf.reserve(missing as usize);
+                match (&mut file).take(missing).read_to_end(&mut buf) {
+                    Ok(n) => eof = (n as u64) < missing,
                     Err(e) => {
-                        let _ = work.send(Work { seq, data: Err(e.to_string()) });
+                        let _ = work.send(Work { seq, data: Err(e.to_string()), rows: Vec::new() });
                         return;
                     }
                 }
@@ -209,7 +209,7 @@ fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Vec<
         if buf.is_empty() {
             break;
         }
-        if work.send(Work { seq, data: Ok(buf) }).is_err() {
+        if work.send(Work { seq, data: Ok(buf), rows }).is_err() {
             return;
         }
         seq += 1;
@@ -240,9 +240,9 @@ fn parse_blocks(
     let mut cache: Vec<(Vec<u8>, u32)> = Vec::new();
     loop {
         let next = work.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok(Work { seq, data }) = next else { return };
+        let Ok(Work { seq, data, rows }) = next else { return };
         let block = match data {
-            Ok(buf) => parse(buf, columns, skip_header && seq == 0, &mut cache, labels),
+            Ok(buf) => parse(buf, rows, columns, skip_header && seq == 0, &mut cache, labels),
             Err(e) => Block { rows: Vec::new(), error: Some((1, e)), lines: 0, buf: Vec::new() },
         };
         if results.send((seq, block)).is_err() {
@@ -253,71 +253,72 @@ fn parse_blocks(
 
 fn parse(
     buf: Vec<u8>,
+    mut rows: Vec<Row>,
     c: &Columns,
     skip_first: bool,
     cache: &mut Vec<(Vec<u8>, u32)>,
     labels: &Mutex<Labels>,
 ) -> Block {
-    let mut rows = Vec::with_capacity(buf.len() / 100);
+    rows.clear();
     let mut fields: Vec<(usize, usize)> = Vec::with_capacity(24);
     let mut quoted: Vec<u8> = Vec::new();
-    let (mut pos, mut line) = (0usize, 0u64);
+    let mut line = 0u64;
     let mut first = true;
     let mut error = None;
-    while pos < buf.len() {
-        let start_line = line + 1;
-        // The record's end: a newline with an even number of quotes before it in the record.
-        let mut end = pos;
-        let mut quotes = 0;
-        let next = loop {
-            match memchr::memchr(b'\n', &buf[end..]) {
-                Some(i) => {
-                    quotes += memchr::memchr_iter(b'"', &buf[end..end + i]).count();
-                    line += 1;
-                    end += i;
-                    if quotes % 2 == 0 {
-                        break end + 1;
-                    }
-                    end += 1;
-                }
-                None => {
-                    quotes += memchr::memchr_iter(b'"', &buf[end..]).count();
-                    line += 1;
-                    end = buf.len();
-                    break end;
-                }
+    // One pass over the block finds every comma, quote and newline (SIMD, set up once per block
+    // rather than once per field); a record ends at a newline with an even number of quotes.
+    let (mut start, mut field_start, mut quotes, mut start_line) = (0usize, 0usize, 0usize, 1u64);
+    let ends = memchr::memchr3_iter(b',', b'"', b'\n', &buf).chain(std::iter::once(buf.len()));
+    for p in ends {
+        let at_end = p == buf.len();
+        match buf.get(p) {
+            Some(b',') => {
+                fields.push((field_start - start, p - start));
+                field_start = p + 1;
+                continue;
             }
-        };
-        let mut rec_end = end;
-        while rec_end > pos && buf[rec_end - 1] == b'\r' {
-            rec_end -= 1;
+            Some(b'"') => {
+                quotes += 1;
+                continue;
+            }
+            _ => {}
         }
-        let record = &buf[pos..rec_end];
-        pos = next;
-        if std::mem::take(&mut first) && skip_first {
-            continue;
-        }
-        if quotes % 2 == 1 {
-            error = Some((start_line, "a quoted field is not closed before the end of the file".to_string()));
+        line += 1;
+        if at_end && start == buf.len() {
+            line -= 1;
             break;
         }
-        fields.clear();
-        let in_quotes = quotes > 0;
-        if !in_quotes {
-            let mut from = 0;
-            for comma in memchr::memchr_iter(b',', record) {
-                fields.push((from, comma));
-                from = comma + 1;
-            }
-            fields.push((from, record.len()));
-        } else {
+        if quotes % 2 == 1 && !at_end {
+            // A quoted field holds this line break: the record goes on.
+            continue;
+        }
+        let mut end = p;
+        while end > start && buf[end - 1] == b'\r' {
+            end -= 1;
+        }
+        let record = &buf[start..end];
+        fields.push((field_start - start, end.max(field_start) - start));
+        let record_line = start_line;
+        let (in_quotes, unclosed) = (quotes > 0, quotes % 2 == 1);
+        (start, field_start, quotes, start_line) = (p + 1, p + 1, 0, line + 1);
+        if std::mem::take(&mut first) && skip_first {
+            fields.clear();
+            continue;
+        }
+        if unclosed {
+            // Only the file's last record can end inside quotes.
+            error = Some((record_line, "a quoted field is not closed before the end of the file".to_string()));
+            break;
+        }
+        if in_quotes {
             let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(record);
             let mut r = csv::ByteRecord::new();
             if let Err(e) = reader.read_byte_record(&mut r) {
-                error = Some((start_line, format!("not a JMeter CSV results file: {e}")));
+                error = Some((record_line, format!("not a JMeter CSV results file: {e}")));
                 break;
             }
             quoted.clear();
+            fields.clear();
             for f in r.iter() {
                 let from = quoted.len();
                 quoted.extend_from_slice(f);
@@ -326,16 +327,17 @@ fn parse(
         }
         let text: &[u8] = if in_quotes { &quoted } else { record };
         let field = |i: usize| fields.get(i).map_or(&b""[..], |&(a, b)| &text[a..b]);
-        if fields.len() == 1 && field(0).trim_ascii().is_empty() {
-            continue;
-        }
-        match row(start_line, &field, c, cache, labels) {
-            Ok(r) => rows.push(r),
-            Err(m) => {
-                error = Some((start_line, m));
-                break;
+        let blank = fields.len() == 1 && field(0).trim_ascii().is_empty();
+        if !blank {
+            match row(record_line, &field, c, cache, labels) {
+                Ok(r) => rows.push(r),
+                Err(m) => {
+                    error = Some((record_line, m));
+                    break;
+                }
             }
         }
+        fields.clear();
     }
     Block { rows, error, lines: line, buf }
 }
