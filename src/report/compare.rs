@@ -10,6 +10,7 @@ use super::markdown::cell;
 use super::series::Noise;
 use super::RunData;
 use crate::rundir::LabelSummary;
+use crate::threshold::Metric;
 use serde::Serialize;
 
 /// The figures compared, in the order shown.
@@ -48,13 +49,14 @@ impl Figure {
     }
 
     pub fn of(self, r: &LabelSummary) -> f64 {
-        match self {
-            Figure::ThroughputRps => r.throughput_rps,
-            Figure::MeanMs => r.mean_ms,
-            Figure::P95Ms => r.p95_ms,
-            Figure::P99Ms => r.p99_ms,
-            Figure::ErrorPct => r.error_pct,
-        }
+        let metric = match self {
+            Figure::ThroughputRps => Metric::Throughput,
+            Figure::MeanMs => Metric::Mean,
+            Figure::P95Ms => Metric::P95,
+            Figure::P99Ms => Metric::P99,
+            Figure::ErrorPct => Metric::ErrorPct,
+        };
+        super::thresholds::value(r, metric)
     }
 
     fn noise(self, n: &Noise) -> f64 {
@@ -230,7 +232,7 @@ pub fn markdown(c: &Comparison, layout: Layout) -> String {
         out.push_str(&format!(
             "| {} | `{}` | {} | {} | {} |\n",
             cell(&r.name),
-            r.source.replace('`', "'"),
+            cell(&r.source.replace('`', "'")),
             cell(&r.plan),
             super::markdown::when(&r.started_at),
             r.duration_s.map_or_else(String::new, super::markdown::duration)

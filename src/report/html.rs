@@ -60,18 +60,8 @@ pub fn document(run: &RunData) -> String {
         );
     }
     let t = &summary.total;
-    if t.samples > 0 {
-        let keep_alive =
-            if t.connections_opened >= t.samples { "keep-alive NOT in effect" } else { "keep-alive in effect" };
-        fact(
-            "Connections",
-            format!(
-                "{} opened for {} requests ({:.1} per connection): {keep_alive}",
-                t.connections_opened,
-                t.samples,
-                t.samples as f64 / t.connections_opened.max(1) as f64
-            ),
-        );
+    if let Some(k) = super::keep_alive(t) {
+        fact("Connections", k);
     }
     for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
         fact(

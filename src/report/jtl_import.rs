@@ -63,6 +63,14 @@ struct Seconds {
 impl Seconds {
     fn add(&mut self, s: &Sample, threads: u64) {
         let sec = s.end_us / 1_000_000;
+        // A pause (a file appended to on another day, or one wild timestamp) is not walked
+        // second by second: it becomes one break in the charts.
+        if !self.open.is_empty() && sec > self.first + (self.open.len() + OPEN_SECONDS) as u64 {
+            while !self.open.is_empty() {
+                self.close_oldest(false);
+            }
+            self.builder.add_gap(self.first * 1_000_000, sec * 1_000_000);
+        }
         if self.open.is_empty() {
             self.first = sec;
         }
@@ -109,7 +117,7 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     let mut first = Vec::new();
     std::io::BufReader::new(std::fs::File::open(path).map_err(io)?).read_until(b'\n', &mut first).map_err(io)?;
     let first = String::from_utf8_lossy(&first);
-    let header: Vec<&str> = first.trim_end_matches(['\n', '\r']).split(',').collect();
+    let header: Vec<&str> = first.trim_start_matches('\u{feff}').trim_end_matches(['\n', '\r']).split(',').collect();
     let has_header = header.first().map(|f| f.trim()) == Some("timeStamp");
     let cols = if has_header {
         Columns::from_names(&header).map_err(|m| format(1, m))?
@@ -210,10 +218,9 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     let mut summary = Summary::from_tally(&tally, &labels, &messages, &[], true);
     summary.total.dropped_iterations = None;
     whole_ms_percentiles(&mut summary.total, &tally.total);
-    for row in &mut summary.labels {
-        if let Some(i) = labels.iter().position(|l| *l == row.label) {
-            whole_ms_percentiles(row, &tally.labels[i]);
-        }
+    // The summary's rows are the tally's labels that have samples, in order.
+    for (row, stats) in summary.labels.iter_mut().zip(tally.labels.iter().filter(|s| s.samples > 0)) {
+        whole_ms_percentiles(row, stats);
     }
     let series = seconds.finish(&labels, &tally.total);
     let duration_s = (last_end_ms.saturating_sub(first_ms)) as f64 / 1000.0;
@@ -311,6 +318,19 @@ mod tests {
         let kinds = &s.total.errors_by_kind;
         assert_eq!(kinds.get("check: Test failed: text expected to contain /x/"), Some(&2), "{kinds:?}");
         assert_eq!(kinds.get("check: refused"), Some(&1), "{kinds:?}");
+    }
+
+    #[test]
+    fn a_pause_of_a_year_is_one_break_in_the_charts() {
+        let rows = "timeStamp,elapsed,label,success\n\
+                    1700000000000,10,A,true\n1700000001000,10,A,true\n\
+                    1731536000000,10,A,true\n1731536001000,10,A,true\n";
+        let started = std::time::Instant::now();
+        let i = import(&write(rows).0).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        assert_eq!(i.summary.total.samples, 4);
+        let gaps = i.series.points.iter().filter(|p| p.rps.is_nan()).count();
+        assert!(gaps >= 1 && i.series.points.len() < 20, "{:?}", i.series.points);
     }
 
     #[test]

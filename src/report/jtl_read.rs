@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex};
 
 /// Bytes per block.
 pub const BLOCK: usize = 4 << 20;
+/// The longest record read: far beyond any row JMeter writes.
+const MAX_RECORD: usize = 64 << 20;
 
 /// Where a results file keeps each value: column indexes.
 #[derive(Debug, Clone)]
@@ -149,8 +151,18 @@ impl Reader {
                 self.next += 1;
                 return Some(b);
             }
-            let (seq, block) = self.results.recv().ok()?;
-            self.pending.insert(seq, block);
+            match self.results.recv() {
+                Ok((seq, block)) => {
+                    self.pending.insert(seq, block);
+                }
+                // Every parser has stopped: the end of the file, unless one stopped early.
+                Err(_) if self.pending.is_empty() => return None,
+                Err(_) => {
+                    let error = Some((1, "a parser thread stopped before the end of the file".to_string()));
+                    self.pending.clear();
+                    return Some(Block { rows: Vec::new(), error, lines: 0, buf: Vec::new() });
+                }
+            }
         }
     }
 
@@ -197,7 +209,12 @@ fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Spar
                     }
                 }
             }
-            let cut = if eof { buf.len() } else { record_end(&buf) };
+            let mut cut = if eof { buf.len() } else { record_end(&buf) };
+            // A record this long is a quote that never closes: give it to the parser, which
+            // names the line it starts on, rather than reading the rest of the file into memory.
+            if cut == 0 && buf.len() >= MAX_RECORD {
+                cut = buf.len();
+            }
             if cut > 0 || eof {
                 carry.extend_from_slice(&buf[cut..]);
                 buf.truncate(cut);
@@ -205,6 +222,10 @@ fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Spar
             }
             // Not one whole record in the buffer: a record longer than a block. Read more.
             want *= 2;
+        }
+        if seq == 0 && buf.starts_with(b"\xEF\xBB\xBF") {
+            // A byte order mark (a file saved by a spreadsheet) is not part of the first field.
+            buf.drain(..3);
         }
         if buf.is_empty() {
             break;
@@ -216,18 +237,31 @@ fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Spar
     }
 }
 
-/// Just past the last newline that ends a record (an even number of quotes before it); 0 if none.
+/// Just past the last newline that ends a record; 0 if none. A quote opens a quoted field only
+/// at the start of a field (as in the csv crate and JMeter's writer); one inside a plain field
+/// is a character like any other, and `""` inside a quoted field is an escaped quote.
 fn record_end(buf: &[u8]) -> usize {
-    let mut quotes = memchr::memchr_iter(b'"', buf).count();
-    let mut end = buf.len();
-    while let Some(nl) = memchr::memrchr(b'\n', &buf[..end]) {
-        quotes -= memchr::memchr_iter(b'"', &buf[nl..end]).count();
-        if quotes % 2 == 0 {
-            return nl + 1;
+    let mut in_quotes = false;
+    let mut end = 0;
+    let mut skip = usize::MAX;
+    for p in memchr::memchr2_iter(b'"', b'\n', buf) {
+        if p == skip {
+            continue;
         }
-        end = nl;
+        match (buf[p], in_quotes) {
+            (b'\n', false) => end = p + 1,
+            (b'"', false) if opens_quote(buf, p) => in_quotes = true,
+            (b'"', true) if buf.get(p + 1) == Some(&b'"') => skip = p + 1,
+            (b'"', true) => in_quotes = false,
+            _ => {}
+        }
     }
-    0
+    end
+}
+
+/// Whether the quote at `p` starts a quoted field: it is the first character of its field.
+fn opens_quote(buf: &[u8], p: usize) -> bool {
+    p == 0 || matches!(buf[p - 1], b',' | b'\n')
 }
 
 fn parse_blocks(
@@ -267,20 +301,36 @@ fn parse(
     let mut error = None;
     // One pass over the block finds every comma, quote and newline (SIMD, set up once per block
     // rather than once per field); a record ends at a newline with an even number of quotes.
-    let (mut start, mut field_start, mut quotes, mut start_line) = (0usize, 0usize, 0usize, 1u64);
+    // `quoted`: the record has a quoted field (the csv crate reads it); `open`: inside one now.
+    let (mut start, mut field_start, mut start_line) = (0usize, 0usize, 1u64);
+    let (mut has_quotes, mut open, mut skip) = (false, false, usize::MAX);
     let ends = memchr::memchr3_iter(b',', b'"', b'\n', &buf).chain(std::iter::once(buf.len()));
     for p in ends {
         let at_end = p == buf.len();
-        match buf.get(p) {
-            Some(b',') => {
+        if p == skip {
+            continue;
+        }
+        match (buf.get(p), open) {
+            (Some(b','), false) => {
                 fields.push((field_start - start, p - start));
                 field_start = p + 1;
                 continue;
             }
-            Some(b'"') => {
-                quotes += 1;
+            (Some(b'"'), false) => {
+                if opens_quote(&buf[start..], p - start) {
+                    (has_quotes, open) = (true, true);
+                }
                 continue;
             }
+            (Some(b'"'), true) => {
+                if buf.get(p + 1) == Some(&b'"') {
+                    skip = p + 1;
+                } else {
+                    open = false;
+                }
+                continue;
+            }
+            (Some(b','), true) => continue,
             _ => {}
         }
         line += 1;
@@ -288,7 +338,7 @@ fn parse(
             line -= 1;
             break;
         }
-        if quotes % 2 == 1 && !at_end {
+        if open && !at_end {
             // A quoted field holds this line break: the record goes on.
             continue;
         }
@@ -299,15 +349,15 @@ fn parse(
         let record = &buf[start..end];
         fields.push((field_start - start, end.max(field_start) - start));
         let record_line = start_line;
-        let (in_quotes, unclosed) = (quotes > 0, quotes % 2 == 1);
-        (start, field_start, quotes, start_line) = (p + 1, p + 1, 0, line + 1);
+        let (in_quotes, unclosed) = (has_quotes, open);
+        (start, field_start, start_line, has_quotes, open) = (p + 1, p + 1, line + 1, false, false);
         if std::mem::take(&mut first) && skip_first {
             fields.clear();
             continue;
         }
         if unclosed {
-            // Only the file's last record can end inside quotes.
-            error = Some((record_line, "a quoted field is not closed before the end of the file".to_string()));
+            // Only the file's last record (or one of more than MAX_RECORD bytes) ends inside quotes.
+            error = Some((record_line, "a quoted field is not closed".to_string()));
             break;
         }
         if in_quotes {
@@ -350,14 +400,23 @@ fn row<'a>(
     labels: &Mutex<Labels>,
 ) -> Result<Row, String> {
     let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let number = |i: Option<usize>, what: &str| -> Result<u64, String> {
+    // Values past these bounds are not what JMeter writes; refusing them keeps every sum and
+    // product below u64's range.
+    let number = |i: Option<usize>, what: &str, most: u64| -> Result<u64, String> {
         let Some(t) = i.map(|i| field(i).trim_ascii()) else { return Ok(0) };
         if t.is_empty() {
             return Ok(0);
         }
-        whole(t).ok_or_else(|| format!("{what} `{}` is not a whole number", lossy(t)))
+        match whole(t) {
+            Some(n) if n <= most => Ok(n),
+            Some(_) => Err(format!("{what} `{}` is too large for a JMeter results file", lossy(t))),
+            None => Err(format!("{what} `{}` is not a whole number", lossy(t))),
+        }
     };
-    let timestamp_ms = number(Some(c.timestamp), "timeStamp")?;
+    const YEAR_3000_MS: u64 = 32_503_680_000_000;
+    const TEN_DAYS_MS: u64 = 864_000_000;
+    const PETABYTE: u64 = 1 << 50;
+    let timestamp_ms = number(Some(c.timestamp), "timeStamp", YEAR_3000_MS)?;
     if timestamp_ms < 1_000_000_000 {
         // A formatted date (jmeter.save.saveservice.timestamp_format) instead of ms.
         return Err(format!("timeStamp `{}` is not milliseconds since 1970", lossy(field(c.timestamp))));
@@ -395,13 +454,13 @@ fn row<'a>(
     Ok(Row {
         line,
         timestamp_ms,
-        elapsed_ms: number(Some(c.elapsed), "elapsed")?,
+        elapsed_ms: number(Some(c.elapsed), "elapsed", TEN_DAYS_MS)?,
         label,
-        bytes: number(c.bytes, "bytes")?,
-        sent: number(c.sent, "sentBytes")?,
-        latency_ms: number(c.latency, "Latency")?,
-        connect_ms: number(c.connect, "Connect")?,
-        threads: number(c.all_threads, "allThreads")?,
+        bytes: number(c.bytes, "bytes", PETABYTE)?,
+        sent: number(c.sent, "sentBytes", PETABYTE)?,
+        latency_ms: number(c.latency, "Latency", TEN_DAYS_MS)?,
+        connect_ms: number(c.connect, "Connect", TEN_DAYS_MS)?,
+        threads: number(c.all_threads, "allThreads", u64::from(u32::MAX))?,
         failure,
         in_total: !message.starts_with(b"Number of samples in transaction"),
     })
@@ -425,6 +484,9 @@ mod tests {
         assert_eq!(record_end(b"a,\"b\nc\",d\ne"), 10);
         assert_eq!(record_end(b"a,\"b\nc"), 0);
         assert_eq!(record_end(b"abc"), 0);
+        // A quote inside a plain field is a character; "" inside a quoted field is one quote.
+        assert_eq!(record_end(b"1,5\" screen,x\n2,y\n"), 18);
+        assert_eq!(record_end(b"1,\"a\"\"\nb\",x\n2"), 12);
         assert_eq!(whole(b"1700000000000"), Some(1_700_000_000_000));
         assert_eq!((whole(b"12x"), whole(b""), whole(b"99999999999999999999")), (None, None, None));
     }
@@ -495,7 +557,22 @@ mod tests {
         for block in [3, BLOCK] {
             assert_eq!(read_all(text, block).unwrap_err(), (3, "elapsed `x5` is not a whole number".into()));
         }
+        let huge = "timeStamp,elapsed,label,success,failureMessage\n1700000000001,99999999999999999,A,true,\n";
+        let e = read_all(huge, BLOCK).unwrap_err();
+        assert_eq!(e, (2, "elapsed `99999999999999999` is too large for a JMeter results file".into()));
         let open = "timeStamp,elapsed,label,success,failureMessage\n1700000000001,5,\"A,true,\n";
-        assert_eq!(read_all(open, BLOCK).unwrap_err().0, 2);
+        assert_eq!(read_all(open, BLOCK).unwrap_err(), (2, "a quoted field is not closed".into()));
+    }
+
+    #[test]
+    fn a_quote_inside_a_plain_field_is_just_a_character() {
+        let text = "\u{feff}timeStamp,elapsed,label,success,failureMessage\n\
+                    1700000000001,5,5\" screen,false,said \"no\"\n\
+                    1700000000002,5,B,true,\n";
+        for block in [1, 4, 16, BLOCK] {
+            let rows = read_all(text, block).unwrap();
+            assert_eq!(rows[0], (2, 1_700_000_000_001, "5\" screen".to_string(), "said \"no\"".to_string()));
+            assert_eq!(rows[1].0, 3);
+        }
     }
 }

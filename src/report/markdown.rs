@@ -18,7 +18,7 @@ pub fn document(run: &RunData) -> String {
     let _ = writeln!(out, "| Run | |\n|:--|:--|");
     let mut plan = cell(&meta.plan_name);
     if let Some(p) = &meta.plan_path {
-        let _ = write!(plan, " (`{}`)", p.replace('`', "'"));
+        let _ = write!(plan, " (`{}`)", cell(&p.replace('`', "'")));
     }
     let _ = writeln!(out, "| Plan | {plan} |");
     let _ = writeln!(out, "| Started | {} |", when(&meta.started_at));
@@ -55,20 +55,8 @@ pub fn document(run: &RunData) -> String {
     }
     let _ = writeln!(out, "\n{}", table(summary));
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.\n");
-    if t.samples > 0 {
-        let per_conn = if t.connections_opened > 0 { t.samples as f64 / t.connections_opened as f64 } else { 0.0 };
-        let verdict = if t.connections_opened >= t.samples {
-            "keep-alive is **not** in effect: every request opened a connection"
-        } else if t.connections_opened == 0 {
-            "connections not recorded"
-        } else {
-            "keep-alive in effect"
-        };
-        let _ = writeln!(
-            out,
-            "**Connections:** {} opened for {} requests ({per_conn:.1} requests per connection): {verdict}.\n",
-            t.connections_opened, t.samples
-        );
+    if let Some(k) = super::keep_alive(t) {
+        let _ = writeln!(out, "**Connections:** {k}.\n");
     }
     for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
         let arrivals = sc.dropped_iterations + sc.iterations;
@@ -105,7 +93,7 @@ pub fn document(run: &RunData) -> String {
 
 /// Text made safe for a Markdown table cell.
 pub fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 /// `2026-11-22T10:00:00.123Z` → `2026-11-22 10:00:00 UTC`.
@@ -235,15 +223,9 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     for sc in &meta.scenarios {
         let _ = writeln!(out, "Scenario {}: {}", sc.name, sc.workload);
     }
-    let per_conn = if t.connections_opened > 0 { t.samples as f64 / t.connections_opened as f64 } else { 0.0 };
-    let _ = writeln!(
-        out,
-        "Connections opened: {} for {} requests ({:.1} requests per connection{})",
-        t.connections_opened,
-        t.samples,
-        per_conn,
-        if t.samples > 0 && t.connections_opened >= t.samples { "; keep-alive NOT in effect" } else { "" }
-    );
+    if let Some(k) = super::keep_alive(t) {
+        let _ = writeln!(out, "Connections: {k}");
+    }
     if !t.errors_by_kind.is_empty() {
         let kinds: Vec<String> = t.errors_by_kind.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(out, "Errors by kind: {}", kinds.join(", "));

@@ -46,7 +46,12 @@ pub fn source_kind(path: &Path) -> SourceKind {
 pub fn load(path: &Path) -> Result<RunData, rundir::Error> {
     match source_kind(path) {
         SourceKind::RunDir => {
-            let mut builder = SeriesBuilder::default();
+            let meta = rundir::reader::read_meta(path)?;
+            let mut builder = if meta.scenarios.iter().any(|s| s.model == "open") {
+                SeriesBuilder::for_open_workload()
+            } else {
+                SeriesBuilder::default()
+            };
             let run = rundir::reader::read_run_with(path, |iv| {
                 builder.add(&IntervalView {
                     start_us: iv.start_us,
@@ -85,6 +90,27 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// Whether keep-alive was in effect, from connections opened against requests sent: the check
+/// the seed studies had to make by hand. `None` when nothing was sent.
+pub fn keep_alive(t: &rundir::LabelSummary) -> Option<String> {
+    if t.samples == 0 {
+        return None;
+    }
+    let verdict = if t.connections_opened == 0 {
+        return Some(format!("not recorded for {} requests (the source has no connect times)", t.samples));
+    } else if t.connections_opened >= t.samples {
+        "keep-alive NOT in effect: every request opened a connection"
+    } else {
+        "keep-alive in effect"
+    };
+    Some(format!(
+        "{} opened for {} requests ({:.1} requests per connection): {verdict}",
+        t.connections_opened,
+        t.samples,
+        t.samples as f64 / t.connections_opened as f64
+    ))
 }
 
 /// Errors by kind, most frequent first: the kind, its count, its share of the errors and of all

@@ -244,6 +244,10 @@ pub struct SeriesBuilder {
     /// The most users seen so far: the steady part of a run starts when the user count stops
     /// climbing, so batches restart at each new high (a ramp-up is not noise).
     users_high: u64,
+    /// Whether the user count is the load's own setting (closed workloads, a results file's
+    /// threads) and so marks a ramp. In the open model it is the users *busy*, arrival rate ×
+    /// latency, which jumps at every latency spike: no ramp can be told from it there.
+    users_set_the_load: bool,
     distribution: Histogram<u64>,
     labels: usize,
 }
@@ -254,6 +258,7 @@ impl Default for SeriesBuilder {
             points: Buckets::new(MAX_POINTS),
             batches: Buckets::new(MAX_BATCHES),
             users_high: 0,
+            users_set_the_load: true,
             distribution: crate::record::stats::new_histogram(),
             labels: 0,
         }
@@ -261,6 +266,11 @@ impl Default for SeriesBuilder {
 }
 
 impl SeriesBuilder {
+    /// For a run whose user count does not set its load (an open workload).
+    pub fn for_open_workload() -> SeriesBuilder {
+        SeriesBuilder { users_set_the_load: false, ..SeriesBuilder::default() }
+    }
+
     pub fn add(&mut self, iv: &IntervalView) {
         let mut frame = Frame::new(iv.start_us, iv.end_us);
         frame.active_users = iv.active_users;
@@ -293,13 +303,22 @@ impl SeriesBuilder {
         };
         self.points.push(&point);
         // 5% slack: an open workload's busy-user count wanders without being a ramp.
-        if frame.active_users * 20 > self.users_high * 21 {
+        if self.users_set_the_load && frame.active_users.saturating_mul(20) > self.users_high.saturating_mul(21) {
             self.users_high = frame.active_users;
             self.batches.clear();
         }
         if !last {
             self.batches.push(frame);
         }
+    }
+
+    /// A stretch with no data at all (a pause between two parts of a results file): charted as
+    /// a break, and the noise estimate starts again after it.
+    pub fn add_gap(&mut self, start_us: u64, end_us: u64) {
+        let mut gap = Frame::new(start_us, end_us);
+        gap.busy_us = 0;
+        self.points.push(&gap);
+        self.batches.clear();
     }
 
     /// The whole run's latency distribution, from its Total (a results file's, read row by row).
@@ -416,8 +435,10 @@ pub struct Noise {
 }
 
 fn noise(batches: &[&Frame], slice: &dyn Fn(&Frame) -> Option<&Slice>) -> Option<Noise> {
+    // A batch where the label had no sample (it is missing from the frame, or empty) leaves its
+    // figures undefined there: no estimate rather than one from the batches that happen to have it.
     let rows: Vec<(&Frame, &Slice)> = batches.iter().filter_map(|f| slice(f).map(|s| (*f, s))).collect();
-    if rows.len() < MIN_BATCHES || rows.iter().any(|(_, s)| s.samples == 0) {
+    if batches.len() < MIN_BATCHES || rows.len() < batches.len() || rows.iter().any(|(_, s)| s.samples == 0) {
         return None;
     }
     let se = |v: Vec<f64>| -> f64 {
@@ -531,6 +552,46 @@ mod tests {
         feed(&mut b, 70, |t| (t + 1).min(10) * 10, |t| ((t + 1).min(10) * 100, 10));
         let n = b.finish(&["x".into()]).total_noise.unwrap();
         assert!(n.throughput_rps < 1e-9, "{n:?}");
+    }
+
+    #[test]
+    fn an_open_workloads_busy_users_do_not_restart_the_noise_estimate() {
+        // Busy users jump at a latency spike late in the run; the estimate still spans the run.
+        let spiky = |b: &mut SeriesBuilder| feed(b, 60, |t| if t == 50 { 40 } else { 10 }, |_| (1000, 10));
+        let (mut closed, mut open) = (SeriesBuilder::default(), SeriesBuilder::for_open_workload());
+        spiky(&mut closed);
+        spiky(&mut open);
+        let closed = closed.finish(&["x".into()]).total_noise;
+        let open = open.finish(&["x".into()]).total_noise.unwrap();
+        assert!(closed.is_none_or(|n| n.batches < 10), "{closed:?}");
+        assert!(open.batches >= MAX_BATCHES / 2, "{open:?}");
+    }
+
+    #[test]
+    fn a_label_missing_from_some_batches_has_no_estimate_whatever_its_place() {
+        for (sporadic, other) in [(0usize, 1usize), (1, 0)] {
+            let mut b = SeriesBuilder::default();
+            for t in 0..40u64 {
+                let s = stats(100, 5, 0, t);
+                let mut labels = vec![(other, &s)];
+                // Only in the first half of the run: the later batches have none of it.
+                if t < 20 {
+                    labels.push((sporadic, &s));
+                }
+                b.add(&IntervalView {
+                    start_us: t * 1_000_000,
+                    end_us: (t + 1) * 1_000_000,
+                    total: &s,
+                    labels,
+                    active_users: 1,
+                    last: t == 39,
+                });
+            }
+            let names = vec!["a".to_string(), "b".to_string()];
+            let series = b.finish(&names);
+            assert!(series.noise(&names[sporadic]).is_none(), "label {sporadic}");
+            assert!(series.noise(&names[other]).is_some(), "label {other}");
+        }
     }
 
     #[test]

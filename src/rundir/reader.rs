@@ -31,11 +31,7 @@ pub struct LoggedInterval {
 /// Reads a run and shows `visit` every interval of its log, in order (reports chart them).
 /// The summary is `summary.json` when the run finished, else the sum of the intervals.
 pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
-    let meta_path = dir.join(META);
-    if !meta_path.exists() {
-        return Err(Error::NotARun(dir.to_path_buf()));
-    }
-    let mut meta: RunMeta = read_json(&meta_path)?;
+    let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };
     let mut labels = meta.labels.clone();
@@ -71,6 +67,15 @@ pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Resu
     };
     meta.labels = labels;
     Ok(Run { meta, summary })
+}
+
+/// A run directory's `meta.json`.
+pub fn read_meta(dir: &Path) -> Result<RunMeta, Error> {
+    let meta_path = dir.join(META);
+    if !meta_path.exists() {
+        return Err(Error::NotARun(dir.to_path_buf()));
+    }
+    read_json(&meta_path)
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
