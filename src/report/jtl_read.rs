@@ -300,8 +300,9 @@ fn parse(
     let mut first = true;
     let mut error = None;
     // One pass over the block finds every comma, quote and newline (SIMD, set up once per block
-    // rather than once per field); a record ends at a newline with an even number of quotes.
-    // `quoted`: the record has a quoted field (the csv crate reads it); `open`: inside one now.
+    // rather than once per field); a record ends at a newline outside a quoted field.
+    // `has_quotes`: the record has a quoted field (the csv crate reads it); `open`: inside one
+    // now; `skip`: the second quote of an escaped `""`.
     let (mut start, mut field_start, mut start_line) = (0usize, 0usize, 1u64);
     let (mut has_quotes, mut open, mut skip) = (false, false, usize::MAX);
     let ends = memchr::memchr3_iter(b',', b'"', b'\n', &buf).chain(std::iter::once(buf.len()));
