@@ -129,14 +129,24 @@ fn http10_without_keep_alive_reconnects_and_with_it_keeps() {
 }
 
 #[test]
-fn a_20ms_server_gives_a_median_between_20_and_22_ms() {
+fn a_20ms_server_gives_a_median_within_1_5ms_of_what_the_server_really_held() {
     let _timing = crate::util::exclusive();
     let server = TestServer::builder().route("/slow", Route::ok().delay(Duration::from_millis(20))).start();
     let run = run_quick("median", &server.url("/slow"), &["--users", "5", "--iterations", "40"]);
     let t = run.total();
     assert_eq!(count(&t, "samples"), server.requests());
+    // The server's timer fires late by what the machine adds (up to ~2 ms on a busy 2-core VM);
+    // stampede's median must be that, plus what a request and response take on loopback (about
+    // 0.5 ms for these debug builds; 1.5 ms allowed for a loaded CI machine).
+    let mut held: Vec<f64> = server.held().iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    held.sort_by(f64::total_cmp);
+    let held_median = held[held.len() / 2];
     let median = num(&t, "p50_ms");
-    assert!((20.0..=22.0).contains(&median), "median {median} ms");
+    eprintln!("median {median} ms; the server held a median {held_median} ms");
+    assert!(
+        (20.0..=held_median + 1.5).contains(&median),
+        "median {median} ms; the server held a median {held_median} ms"
+    );
     assert!(num(&t, "min_ms") >= 20.0, "min {}", num(&t, "min_ms"));
     // Throughput: 5 users × ~1 request per 20 ms.
     let tps = num(&t, "throughput_rps");

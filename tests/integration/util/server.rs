@@ -393,6 +393,7 @@ impl TestServerBuilder {
             bad_requests: AtomicU64::new(0),
             other_paths: Mutex::new(HashMap::new()),
             recorded: Mutex::new(Vec::new()),
+            held: Mutex::new(Vec::new()),
         });
         let (addr_tx, addr_rx) = mpsc::channel::<io::Result<SocketAddr>>();
         let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
@@ -484,6 +485,12 @@ impl TestServer {
         }
     }
 
+    /// How long the server really held each delayed request (the route's delay, plus however
+    /// late the machine's timer fired), in the order the delays ended.
+    pub fn held(&self) -> Vec<Duration> {
+        lock(&self.shared.held).clone()
+    }
+
     /// Responses written completely.
     pub fn responses(&self) -> u64 {
         self.shared.responses.load(SeqCst)
@@ -567,6 +574,9 @@ struct Shared {
     other_paths: Mutex<HashMap<String, u64>>,
     /// Recorded requests with their paths, in the order read.
     recorded: Mutex<Vec<(String, RecordedRequest)>>,
+    /// How long each delayed request was really held: a timer fires late by however much the
+    /// machine's scheduling adds, and tests compare stampede with what happened, not the plan.
+    held: Mutex<Vec<Duration>>,
 }
 
 #[derive(Debug)]
@@ -735,7 +745,9 @@ async fn serve_connection(mut stream: TcpStream, guard: OpenConnection) {
         }
 
         if let Some((min, max)) = route.delay {
+            let started = std::time::Instant::now();
             tokio::time::sleep(random_between(min, max)).await;
+            lock(&shared.held).push(started.elapsed());
         }
         let reply;
         let (status, reply_headers, body) = match &route.handler {
