@@ -34,7 +34,7 @@ pub enum XAxis {
 
 #[derive(Debug, Clone)]
 pub struct Chart {
-    /// DOM id of the <svg> (tests find charts by it). Plain [a-z0-9-].
+    /// DOM id of the `<svg>` (tests find charts by it). Plain `[a-z0-9-]`.
     pub id: String,
     pub title: String,
     pub x: XAxis,
