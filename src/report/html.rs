@@ -48,16 +48,7 @@ pub fn document(run: &RunData) -> String {
     let tool = format!("{} {}", meta.tool, meta.version).trim().to_string();
     fact("Generator", if meta.host.is_empty() { tool } else { format!("{}, {tool}", meta.host) });
     if let Some(g) = summary.generator.or(meta.generator) {
-        fact(
-            "Generator load",
-            format!(
-                "CPU {:.0}% of {} cores, peak memory {:.1} MiB{}",
-                g.cpu_pct_of_cores,
-                g.cores,
-                g.peak_rss_mib,
-                if g.cpu_pct_of_cores > 90.0 { " — saturated: the numbers may understate the system" } else { "" }
-            ),
-        );
+        fact("Generator load", super::generator_load(&g));
     }
     let t = &summary.total;
     if let Some(k) = super::keep_alive(t) {

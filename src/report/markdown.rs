@@ -42,16 +42,7 @@ pub fn document(run: &RunData) -> String {
         if meta.host.is_empty() { tool.trim().to_string() } else { format!("{}, {}", cell(&meta.host), tool.trim()) };
     let _ = writeln!(out, "| Generator | {generator} |");
     if let Some(g) = summary.generator.or(meta.generator) {
-        let _ = writeln!(
-            out,
-            "| Generator load | CPU {:.0}% of {} cores ({:.1} s user + {:.1} s system), peak memory {:.1} MiB{} |",
-            g.cpu_pct_of_cores,
-            g.cores,
-            g.cpu_user_s,
-            g.cpu_system_s,
-            g.peak_rss_mib,
-            if g.cpu_pct_of_cores > 90.0 { " — **saturated: the numbers may understate the system**" } else { "" }
-        );
+        let _ = writeln!(out, "| Generator load | {} |", super::generator_load(&g));
     }
     let _ = writeln!(out, "\n{}", table(summary));
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.\n");
@@ -241,20 +232,7 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
         );
     }
     if let Some(g) = summary.generator.or(meta.generator) {
-        let _ = writeln!(
-            out,
-            "Generator: CPU {:.1}s user + {:.1}s system ({:.0}% of {} cores), peak memory {:.1} MiB{}",
-            g.cpu_user_s,
-            g.cpu_system_s,
-            g.cpu_pct_of_cores,
-            g.cores,
-            g.peak_rss_mib,
-            if g.cpu_pct_of_cores > 90.0 {
-                " — the generator was saturated: numbers may understate the system"
-            } else {
-                ""
-            }
-        );
+        let _ = writeln!(out, "Generator: {}", super::generator_load(&g));
     }
     out
 }

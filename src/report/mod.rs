@@ -113,6 +113,20 @@ pub fn keep_alive(t: &rundir::LabelSummary) -> Option<String> {
     ))
 }
 
+/// The load generator's own CPU and memory, with a warning when it was saturated, so a busy
+/// generator is never mistaken for a slow server.
+pub fn generator_load(g: &rundir::GeneratorUsage) -> String {
+    format!(
+        "CPU {:.0}% of {} cores ({:.1} s user + {:.1} s system), peak memory {:.1} MiB{}",
+        g.cpu_pct_of_cores,
+        g.cores,
+        g.cpu_user_s,
+        g.cpu_system_s,
+        g.peak_rss_mib,
+        if g.cpu_pct_of_cores > 90.0 { " — saturated: the numbers may understate the system" } else { "" }
+    )
+}
+
 /// Errors by kind, most frequent first: the kind, its count, its share of the errors and of all
 /// samples (percent).
 pub fn error_rows(t: &rundir::LabelSummary) -> Vec<(&str, u64, f64, f64)> {
