@@ -211,6 +211,15 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         generator: None,
         thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
     };
+    let fd_limit = raise_fd_limit();
+    let users_at_most: u64 = plan.scenarios.iter().map(|s| s.workload.max_concurrent_users()).sum();
+    if let Some(limit) = fd_limit.filter(|l| users_at_most.saturating_add(FDS_RESERVED) > *l) {
+        eprintln!(
+            "warning: up to {users_at_most} users may each hold a connection, but this process may open only {limit} files; \
+             raise the limit (`ulimit -n {}`) or connections will fail as `generator_fds`",
+            users_at_most + FDS_RESERVED
+        );
+    }
     let mut writer = Some(RunWriter::create(out, &meta, &plan.to_resolved_yaml())?);
     let planned = plan
         .scenarios
@@ -307,6 +316,15 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     }
     super::say(&format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)));
     super::say(&report::thresholds::lines(&summary.thresholds));
+    let out_of_fds =
+        summary.total.errors_by_kind.get(&crate::record::ErrorKind::GeneratorFds.name()).copied().unwrap_or(0);
+    if out_of_fds > 0 {
+        eprintln!(
+            "warning: {out_of_fds} requests failed because the generator ran out of file descriptors (limit {}): \
+             those are not failures of the server; raise the limit with `ulimit -n`",
+            fd_limit.map_or("unknown".into(), |l| l.to_string())
+        );
+    }
     if let Some(e) = write_error {
         eprintln!("error: the run directory is incomplete: {e}");
         return Ok(exit::RUNTIME);
@@ -320,6 +338,30 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     } else {
         exit::OK
     })
+}
+
+/// Descriptors kept for what is not a user's connection: the run directory, results files,
+/// data files, the runtime.
+const FDS_RESERVED: u64 = 64;
+
+/// Raises the soft limit on open files to the hard limit, as Go's runtime does at start: the
+/// default soft limit (often 1024) is far below what a load generator with thousands of users
+/// needs, while the hard limit usually is not. Returns the limit now in force.
+fn raise_fd_limit() -> Option<u64> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit read and write the struct given, nothing else.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return None;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim = raised;
+            }
+        }
+    }
+    Some(lim.rlim_cur)
 }
 
 fn now_rfc3339() -> String {

@@ -34,6 +34,8 @@ pub struct Exchange {
     pub set_cookie: bool,
     /// How far the exchange got, so a timeout is told apart: connecting or waiting on the server.
     phase: Phase,
+    /// Abandoned before any byte of the request was written: not a sample.
+    pub abandoned_before_send: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -94,6 +96,9 @@ pub struct Wire<'a> {
     pub max_response_size: u64,
     /// Keep the (de-chunked) body for checks and extractors; otherwise it is only counted.
     pub keep_body: bool,
+    /// Cancelled when requests in flight must be abandoned (the grace time is over, or a
+    /// second interrupt): the exchange ends at once as [`ErrorKind::Aborted`].
+    pub abandon: &'a tokio_util::sync::CancellationToken,
 }
 
 pub struct HttpClient {
@@ -133,24 +138,39 @@ impl HttpClient {
         // One large body must not stay resident in every user for the rest of the run.
         self.body.shrink_to(KEEP_BODY_CAPACITY);
         let deadline = start.max(Instant::now()) + req.response_timeout;
-        let result = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)).await;
+        let result = tokio::select! {
+            r = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)) => Some(r),
+            _ = req.abandon.cancelled() => None,
+        };
         let failed = match result {
-            Ok(Ok(keep)) => {
+            // Abandoned while connecting: no request reached the wire, so there is no sample.
+            None if ex.phase == Phase::Connect => {
+                ex.abandoned_before_send = true;
+                ex.error = Some(ErrorKind::Aborted);
+                true
+            }
+            // Abandoned with the request written (or being written): the server may have seen
+            // it, so it is a sample, failed with its own kind.
+            None => {
+                ex.bytes_sent = ex.bytes_sent.max(bytes.len() as u64);
+                ex.error = Some(ErrorKind::Aborted);
+                true
+            }
+            Some(Ok(Ok(keep))) => {
                 if !keep {
                     self.conn = None;
                 }
                 false
             }
-            Ok(Err(kind)) => {
+            Some(Ok(Err(kind))) => {
                 ex.error = Some(kind);
                 true
             }
-            Err(_elapsed) => {
-                ex.error = Some(if ex.new_connection && ex.bytes_sent == 0 {
-                    ErrorKind::ConnectTimeout
-                } else {
-                    ErrorKind::Timeout
-                });
+            // The response timeout ran out. While the connection was still being opened, that
+            // is a connect that did not complete: `connect_timeout`, whichever limit struck.
+            Some(Err(_elapsed)) => {
+                ex.error =
+                    Some(if ex.phase == Phase::Connect { ErrorKind::ConnectTimeout } else { ErrorKind::Timeout });
                 true
             }
         };
@@ -161,7 +181,8 @@ impl HttpClient {
         if ex.end.is_none() {
             ex.end = Some(Instant::now());
         }
-        if ex.status >= 400 && ex.error.is_none() {
+        // A status outside 100–599 is no HTTP status at all: a failure, whatever its value.
+        if ex.error.is_none() && (ex.status >= 400 || !crate::record::error_kind::valid_status(ex.status)) {
             ex.error = Some(ErrorKind::Status(ex.status));
         }
         ex
@@ -258,6 +279,8 @@ fn io_kind(e: &io::Error, reused: bool, connecting: bool) -> ErrorKind {
         K::UnexpectedEof => ErrorKind::Closed,
         K::TimedOut if connecting => ErrorKind::ConnectTimeout,
         K::TimedOut => ErrorKind::Timeout,
+        // The generator's own limit: its file descriptors ran out (`ulimit -n`).
+        _ if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => ErrorKind::GeneratorFds,
         _ if e.raw_os_error() == Some(libc::EHOSTUNREACH) || e.raw_os_error() == Some(libc::ENETUNREACH) => {
             ErrorKind::Refused
         }
@@ -307,8 +330,18 @@ async fn read_response(
     let (head_len, framing, keep) = loop {
         if filled > 0 {
             let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let mut many: Vec<httparse::Header<'_>>;
             let mut resp = httparse::Response::new(&mut headers);
-            match resp.parse(&buf[..filled]) {
+            let mut parsed = resp.parse(&buf[..filled]);
+            if parsed == Err(httparse::Error::TooManyHeaders) {
+                // A legal response may have any number of fields; only its size is bounded
+                // (MAX_HEAD_BYTES). Rare, so the larger array is made only then.
+                let lines = memchr::memchr_iter(b'\n', &buf[..filled]).count();
+                many = vec![httparse::EMPTY_HEADER; lines];
+                resp = httparse::Response::new(&mut many);
+                parsed = resp.parse(&buf[..filled]);
+            }
+            match parsed {
                 Ok(httparse::Status::Complete(len)) => {
                     let status = resp.code.unwrap_or(0);
                     // 1xx interim responses (100 Continue) precede the real one: skip them.
@@ -477,5 +510,7 @@ mod tests {
         assert_eq!(io_kind(&e(io::ErrorKind::ConnectionReset), false, false), ErrorKind::Reset);
         assert_eq!(io_kind(&e(io::ErrorKind::ConnectionReset), true, false), ErrorKind::ResetOnReuse);
         assert_eq!(io_kind(&e(io::ErrorKind::UnexpectedEof), false, false), ErrorKind::Closed);
+        assert_eq!(io_kind(&io::Error::from_raw_os_error(libc::EMFILE), false, true), ErrorKind::GeneratorFds);
+        assert_eq!(io_kind(&io::Error::from_raw_os_error(libc::ENFILE), false, true), ErrorKind::GeneratorFds);
     }
 }

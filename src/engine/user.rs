@@ -161,6 +161,10 @@ struct GroupAcc {
     error: Option<ErrorKind>,
 }
 
+/// The back-off after running out of file descriptors: from 10 ms, doubling up to 1 s.
+const FD_BACKOFF_MIN: Duration = Duration::from_millis(10);
+const FD_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
 /// Operations a user runs without waiting before it yields to the runtime, so a loop of
 /// `set` steps cannot hold a worker thread.
 const OPS_BEFORE_YIELD: u32 = 1024;
@@ -178,6 +182,9 @@ pub struct VirtualUser {
     throughput: Vec<(u64, u64)>,
     /// When each constant-throughput timer last let the user through.
     paces: Vec<Option<Instant>>,
+    /// How long to wait after the generator ran out of file descriptors, doubling while it
+    /// lasts: a user that cannot open a socket must not spin and starve the others.
+    fd_backoff: Duration,
     /// Reused buffers: the request on the wire, its body, its path.
     out: Vec<u8>,
     body: Vec<u8>,
@@ -200,6 +207,7 @@ impl VirtualUser {
             counters: vec![0; sh.slots.counters as usize],
             throughput: vec![(0, 0); sh.slots.throughput as usize],
             paces: vec![None; sh.slots.paces as usize],
+            fd_backoff: Duration::ZERO,
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
@@ -554,7 +562,11 @@ impl VirtualUser {
                 &self.out
             }
         };
-        let mut ex = self.client.send(&wire(req, &first, req.is_head), bytes, start).await;
+        let mut ex = self.client.send(&wire(req, &first, req.is_head, &ctx.hard), bytes, start).await;
+        if ex.abandoned_before_send {
+            // The run ended while connecting: the server saw no request, so there is no sample.
+            return true;
+        }
         // Where the chain is now; set only once a redirect is followed.
         let mut hop: Option<(String, Target, String)> = None;
         let mut hops = 0usize;
@@ -620,7 +632,7 @@ impl VirtualUser {
             let h = Hop { method, target, path, with_body };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
-            ex = self.client.send(&wire(req, target, method == "HEAD"), &self.out, hop_start).await;
+            ex = self.client.send(&wire(req, target, method == "HEAD", &ctx.hard), &self.out, hop_start).await;
             error = ex.error;
             total.bytes_sent += ex.bytes_sent;
             total.bytes_received += ex.bytes_received;
@@ -659,12 +671,23 @@ impl VirtualUser {
                 None => (&*first, self.path.as_str()),
             };
             if hops > 0 {
-                self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
+                if !ex.abandoned_before_send {
+                    self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
+                }
                 total.end = Some(end);
                 self.record(spec.label, start, end, &total, error, false, (&*first, self.path.as_str()));
             } else {
                 self.record(spec.label, start, end, &ex, error, true, (last_target, last_path));
             }
+        }
+        if error == Some(ErrorKind::GeneratorFds) {
+            self.fd_backoff = (self.fd_backoff * 2).clamp(FD_BACKOFF_MIN, FD_BACKOFF_MAX);
+            tokio::select! {
+                _ = tokio::time::sleep(self.fd_backoff) => {}
+                _ = ctx.stop.cancelled() => {}
+            }
+        } else {
+            self.fd_backoff = Duration::ZERO;
         }
         if self.groups.iter().any(|g| g.open) {
             let (start_us, end_us) = (ctx.micros(start), ctx.micros(end));
@@ -757,8 +780,9 @@ fn url_of(target: &Target, path: &str) -> Option<url::Url> {
     url::Url::parse(&format!("{}://{}{}", target.scheme(), target.authority(), path)).ok()
 }
 
-fn wire<'a>(req: &PreparedRequest, target: &'a Target, is_head: bool) -> Wire<'a> {
+fn wire<'a>(req: &PreparedRequest, target: &'a Target, is_head: bool, abandon: &'a CancellationToken) -> Wire<'a> {
     Wire {
+        abandon,
         target,
         keep_alive: req.keep_alive,
         is_head,

@@ -86,6 +86,14 @@ impl Workload {
     }
 
     /// A one-line description: "50 users, ramp-up 10s, 30s" or "2000/s for 30s, max 500 users".
+    /// The most users that may run at once (each may hold a connection).
+    pub fn max_concurrent_users(&self) -> u64 {
+        match self {
+            Workload::Closed(c) => u64::from(c.users),
+            Workload::Open(o) => u64::from(o.max_users),
+        }
+    }
+
     pub fn describe(&self) -> String {
         let d = |d: Duration| humantime::format_duration(d).to_string();
         match self {

@@ -30,14 +30,21 @@ pub enum ErrorKind {
     Io,
     /// The request's URL, made from run-time values, is not a valid http(s) URL.
     BadUrl,
-    /// An HTTP status >= 400.
+    /// The request was on the wire when the run abandoned it (the graceful stop ran out, a
+    /// second interrupt): the server may have seen it, so it counts, failed.
+    Aborted,
+    /// The generator ran out of file descriptors (EMFILE/ENFILE) opening a connection: a
+    /// limit of the load generator (`ulimit -n`), not a failure of the server.
+    GeneratorFds,
+    /// An HTTP status >= 400 (`http_503`), or one outside 100–599, which no HTTP server may
+    /// send (`protocol_status_700`, `protocol_status_000`).
     Status(u16),
     /// A check (or a required extraction) failed; the number indexes the plan's check
     /// messages, so failures are counted per message.
     Check(u16),
 }
 
-const TRANSPORT: [ErrorKind; 12] = [
+const TRANSPORT: [ErrorKind; 14] = [
     ErrorKind::Refused,
     ErrorKind::Reset,
     ErrorKind::ResetOnReuse,
@@ -50,25 +57,34 @@ const TRANSPORT: [ErrorKind; 12] = [
     ErrorKind::Protocol,
     ErrorKind::Io,
     ErrorKind::BadUrl,
+    ErrorKind::Aborted,
+    ErrorKind::GeneratorFds,
 ];
 /// What starts the name of a failed check's kind.
 pub const CHECK_PREFIX: &str = "check: ";
 const STATUS_FIRST: u16 = 400;
 const STATUS_LAST: u16 = 599;
-/// Slots: transport kinds, then each status 400..=599, then one for any other status.
-pub const SLOTS: usize = TRANSPORT.len() + (STATUS_LAST - STATUS_FIRST + 1) as usize + 1;
-const OTHER_STATUS_SLOT: usize = SLOTS - 1;
+/// What starts the name of a status no HTTP server may send (outside 100–599).
+const BAD_STATUS_PREFIX: &str = "protocol_status_";
+/// Slots: transport kinds, then each status 400..=599. Any other status is counted apart.
+pub const SLOTS: usize = TRANSPORT.len() + (STATUS_LAST - STATUS_FIRST + 1) as usize;
+
+/// Whether an HTTP status is one a server may send (RFC 9110 §15: three digits, 1xx to 5xx).
+pub fn valid_status(status: u16) -> bool {
+    (100..=599).contains(&status)
+}
 
 impl ErrorKind {
     /// A dense index, so counting an error is an array increment.
-    pub fn slot(self) -> usize {
+    /// `None` for the kinds counted outside the fixed slots: checks, and statuses outside
+    /// 400..=599.
+    pub fn slot(self) -> Option<usize> {
         match self {
             ErrorKind::Status(s) if (STATUS_FIRST..=STATUS_LAST).contains(&s) => {
-                TRANSPORT.len() + (s - STATUS_FIRST) as usize
+                Some(TRANSPORT.len() + (s - STATUS_FIRST) as usize)
             }
-            ErrorKind::Status(_) => OTHER_STATUS_SLOT,
-            ErrorKind::Check(_) => unreachable!("check failures are counted outside the fixed slots"),
-            k => TRANSPORT.iter().position(|t| *t == k).expect("every transport kind has a slot"),
+            ErrorKind::Status(_) | ErrorKind::Check(_) => None,
+            k => TRANSPORT.iter().position(|t| *t == k),
         }
     }
 
@@ -107,14 +123,20 @@ impl ErrorKind {
             ErrorKind::Protocol => "protocol".into(),
             ErrorKind::Io => "io".into(),
             ErrorKind::BadUrl => "bad_url".into(),
-            ErrorKind::Status(s) => format!("http_{s}"),
+            ErrorKind::Aborted => "aborted".into(),
+            ErrorKind::GeneratorFds => "generator_fds".into(),
+            ErrorKind::Status(s) if valid_status(s) => format!("http_{s}"),
+            ErrorKind::Status(s) => format!("{BAD_STATUS_PREFIX}{s:03}"),
             ErrorKind::Check(id) => format!("{CHECK_PREFIX}#{id}"),
         }
     }
 
     pub fn from_name(name: &str) -> Option<ErrorKind> {
         if let Some(code) = name.strip_prefix("http_") {
-            return code.parse().ok().map(ErrorKind::Status);
+            return code.parse().ok().filter(|s| valid_status(*s)).map(ErrorKind::Status);
+        }
+        if let Some(code) = name.strip_prefix(BAD_STATUS_PREFIX) {
+            return code.parse().ok().filter(|s| !valid_status(*s)).map(ErrorKind::Status);
         }
         TRANSPORT.iter().copied().find(|k| k.name() == name)
     }
@@ -134,8 +156,8 @@ pub struct ErrorCounts {
     counts: Option<Box<[u64; SLOTS]>>,
     /// Failures per check id.
     checks: Vec<u64>,
-    /// The last status seen outside 400..=599 (kept so its name survives a round trip).
-    other_status: u16,
+    /// Failures per status outside 400..=599 (each keeps its own kind), sorted by status.
+    other_statuses: Vec<(u16, u64)>,
 }
 
 impl fmt::Debug for ErrorCounts {
@@ -154,18 +176,28 @@ impl ErrorCounts {
             self.checks[i] += n;
             return;
         }
-        if let ErrorKind::Status(s) = kind {
-            if !(STATUS_FIRST..=STATUS_LAST).contains(&s) {
-                self.other_status = s;
+        match kind.slot() {
+            Some(slot) => self.counts.get_or_insert_with(|| Box::new([0; SLOTS]))[slot] += n,
+            None => {
+                let ErrorKind::Status(s) = kind else { unreachable!("only statuses and checks have no slot") };
+                match self.other_statuses.binary_search_by_key(&s, |(k, _)| *k) {
+                    Ok(i) => self.other_statuses[i].1 += n,
+                    Err(i) => self.other_statuses.insert(i, (s, n)),
+                }
             }
         }
-        self.counts.get_or_insert_with(|| Box::new([0; SLOTS]))[kind.slot()] += n;
     }
 
     pub fn get(&self, kind: ErrorKind) -> u64 {
         match kind {
             ErrorKind::Check(id) => self.checks.get(id as usize).copied().unwrap_or(0),
-            k => self.counts.as_ref().map_or(0, |c| c[k.slot()]),
+            k => match k.slot() {
+                Some(slot) => self.counts.as_ref().map_or(0, |c| c[slot]),
+                None => {
+                    let ErrorKind::Status(s) = k else { return 0 };
+                    self.other_statuses.iter().find(|(k, _)| *k == s).map_or(0, |(_, n)| *n)
+                }
+            },
         }
     }
 
@@ -182,8 +214,8 @@ impl ErrorCounts {
         for (a, b) in self.checks.iter_mut().zip(&other.checks) {
             *a += *b;
         }
-        if other.other_status != 0 {
-            self.other_status = other.other_status;
+        for &(status, n) in &other.other_statuses {
+            self.add(ErrorKind::Status(status), n);
         }
     }
 
@@ -192,12 +224,15 @@ impl ErrorCounts {
             c.fill(0);
         }
         self.checks.fill(0);
+        self.other_statuses.iter_mut().for_each(|(_, n)| *n = 0);
     }
 
-    /// Non-zero counts, transport kinds first, then statuses in order, then checks.
+    /// Non-zero counts, transport kinds first, then statuses 400..=599 in order, then other
+    /// statuses, then checks.
     pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64)> + '_ {
         let checks =
             self.checks.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| (ErrorKind::Check(i as u16), *c));
+        let others = self.other_statuses.iter().filter(|(_, n)| *n > 0).map(|&(s, n)| (ErrorKind::Status(s), n));
         self.counts
             .iter()
             .flat_map(|c| c.iter())
@@ -206,18 +241,19 @@ impl ErrorCounts {
             .map(|(i, c)| {
                 let kind = if i < TRANSPORT.len() {
                     TRANSPORT[i]
-                } else if i == OTHER_STATUS_SLOT {
-                    ErrorKind::Status(self.other_status)
                 } else {
                     ErrorKind::Status(STATUS_FIRST + (i - TRANSPORT.len()) as u16)
                 };
                 (kind, *c)
             })
+            .chain(others)
             .chain(checks)
     }
 
     pub fn total(&self) -> u64 {
-        self.counts.iter().flat_map(|c| c.iter()).sum::<u64>() + self.checks.iter().sum::<u64>()
+        self.counts.iter().flat_map(|c| c.iter()).sum::<u64>()
+            + self.other_statuses.iter().map(|(_, n)| n).sum::<u64>()
+            + self.checks.iter().sum::<u64>()
     }
 
     /// Names and counts for a summary, with check failures named by their messages.
@@ -232,18 +268,19 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for k in
-            TRANSPORT.iter().copied().chain([ErrorKind::Status(404), ErrorKind::Status(503), ErrorKind::Status(999)])
-        {
+        for k in TRANSPORT.iter().copied().chain([404, 503, 999, 0, 99, 600, 700].map(ErrorKind::Status)) {
             assert_eq!(ErrorKind::from_name(&k.name()), Some(k));
         }
+        assert_eq!(ErrorKind::Status(0).name(), "protocol_status_000");
+        assert_eq!(ErrorKind::Status(700).name(), "protocol_status_700");
+        assert_eq!(ErrorKind::from_name("http_700"), None);
     }
 
     #[test]
     fn slots_are_distinct_and_counts_merge() {
         let mut seen = std::collections::HashSet::new();
         for k in TRANSPORT.iter().copied().chain((400..=599).map(ErrorKind::Status)) {
-            assert!(seen.insert(k.slot()));
+            assert!(seen.insert(k.slot().expect("a slot")));
         }
         let mut a = ErrorCounts::default();
         a.add(ErrorKind::Status(500), 2);
@@ -253,8 +290,18 @@ mod tests {
         b.add(ErrorKind::Status(700), 1);
         a.merge(&b);
         let got: Vec<_> = a.iter().map(|(k, n)| (k.name(), n)).collect();
-        assert_eq!(got, [("refused".into(), 1), ("http_500".into(), 5), ("http_700".to_string(), 1)]);
+        assert_eq!(got, [("refused".into(), 1), ("http_500".into(), 5), ("protocol_status_700".to_string(), 1)]);
         assert_eq!(a.total(), 7);
+        // Each status outside the fixed slots keeps its own count (three 600s, three 700s).
+        let mut c = ErrorCounts::default();
+        for s in [600, 700, 600, 700, 600, 700] {
+            let mut one = ErrorCounts::default();
+            one.add(ErrorKind::Status(s), 1);
+            c.merge(&one);
+        }
+        assert_eq!(c.get(ErrorKind::Status(600)), 3);
+        assert_eq!(c.get(ErrorKind::Status(700)), 3);
+        assert_eq!(c.total(), 6);
     }
 
     #[test]

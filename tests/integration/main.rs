@@ -45,5 +45,6 @@ mod report;
 mod rundir;
 mod server_selftest;
 mod tls;
+mod truth;
 mod util;
 mod wire;

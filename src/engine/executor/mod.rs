@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 /// request starts after it (JMeter's scheduler). An open scenario ends when its schedule runs
 /// out: every iteration already started runs to its end, so each arrival is either a sample or
 /// a dropped iteration. Either way, requests still in flight after `graceful_stop` are
-/// abandoned. An interrupt stops both at once.
+/// abandoned and recorded as `aborted` samples. An interrupt stops both at once.
 pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: CancellationToken) {
     let start = Instant::now();
     let planned = workload.planned_duration();
@@ -45,6 +45,9 @@ pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: Canc
                 _ = abort.cancelled() => {}
             }
             ctx.stopping.store(true, Ordering::Relaxed);
+            // Wakes users waiting out a think time too (an open scenario's `stop` is still
+            // live when its schedule has run out).
+            ctx.stop.cancel();
             ctx.hard.cancel();
         })
     };
@@ -55,16 +58,24 @@ pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: Canc
     watcher.abort();
 }
 
-/// Waits for every user task; once the grace time is over, abandons those still running.
+/// How long users get, once the grace time is over, to record the requests they abandon. They
+/// end within microseconds (every wait of a user watches `hard`); this only guards against a
+/// bug hanging the run.
+const ABANDON_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Waits for every user task. Once the grace time is over, each user abandons its request in
+/// flight itself, recording it as `aborted` when it reached the wire, so that every request the
+/// server saw is a sample; tasks are cancelled from outside only if they fail to do so.
 async fn join_users(ctx: &ScenarioCtx, set: &mut JoinSet<()>) {
     loop {
         tokio::select! {
             joined = set.join_next() => if joined.is_none() { return },
-            _ = ctx.hard.cancelled() => {
-                set.abort_all();
-                while set.join_next().await.is_some() {}
-                return;
-            }
+            _ = ctx.hard.cancelled() => break,
         }
+    }
+    let drained = tokio::time::timeout(ABANDON_LIMIT, async { while set.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        set.abort_all();
+        while set.join_next().await.is_some() {}
     }
 }
