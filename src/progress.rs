@@ -14,6 +14,9 @@ pub struct Progress {
     last_line: Option<Instant>,
     samples: u64,
     errors: u64,
+    /// The generator has already been said to be behind the rate.
+    said_behind: bool,
+    quiet: bool,
 }
 
 /// How often a non-terminal gets a line.
@@ -31,13 +34,30 @@ impl Progress {
             bar.set_style(ProgressStyle::with_template(template).expect("static template").progress_chars("█▉▊▋▌▍▎▏ "));
             bar
         });
-        Progress { bar, planned, plain: !quiet && !tty, last_line: None, samples: 0, errors: 0 }
+        Progress {
+            bar,
+            planned,
+            plain: !quiet && !tty,
+            last_line: None,
+            samples: 0,
+            errors: 0,
+            said_behind: false,
+            quiet,
+        }
     }
 
     pub fn update(&mut self, iv: &Interval) {
         let t: &LabelStats = &iv.total;
         self.samples += t.samples;
         self.errors += t.errors;
+        let undispatched: u64 = iv.scenarios.iter().map(|s| s.undispatched).sum();
+        if undispatched > 0 && !self.said_behind && !self.quiet {
+            self.said_behind = true;
+            self.notice(&format!(
+                "warning: the generator cannot start arrivals at this rate on time: {undispatched} arrivals in the last \
+                 second were not sent (counted as undispatched; the run still ends on time)"
+            ));
+        }
         let secs = (iv.end_us.saturating_sub(iv.start_us)) as f64 / 1e6;
         let elapsed = Duration::from_micros(iv.end_us);
         let msg = self.line(

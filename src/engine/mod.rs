@@ -187,6 +187,7 @@ impl Collector<'_> {
             labels,
             total: self.work.total.clone(),
             scenarios: self.work.scenarios.clone(),
+            lateness: self.work.lateness.clone(),
             active_users: ctxs.iter().map(|c| c.active.load(Ordering::Relaxed)).collect(),
             last,
         };

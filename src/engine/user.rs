@@ -238,7 +238,14 @@ impl VirtualUser {
                         return IterEnd::Cut;
                     }
                     since_wait = 0;
-                    let start = due.take().unwrap_or_else(Instant::now);
+                    let start = match due.take() {
+                        Some(due) => {
+                            let late = Instant::now().saturating_duration_since(due);
+                            ctx.recorder.lateness(ctx.index, late.as_micros() as u64);
+                            due
+                        }
+                        None => Instant::now(),
+                    };
                     let failed = self.request(req, start).await;
                     if let Some(v) = ctx.shared.last_ok {
                         self.vars.set(v, if failed { "false" } else { "true" });

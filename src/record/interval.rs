@@ -12,6 +12,17 @@ pub struct ScenarioCounts {
     pub iterations: u64,
     /// Open model: arrivals that found no free user and were not started.
     pub dropped: u64,
+    /// Open model: arrivals the generator could not dispatch on time (more than the open
+    /// executor's `MAX_LAG` late): a rate beyond the generator, not a slow server.
+    pub undispatched: u64,
+}
+
+impl ScenarioCounts {
+    pub fn add(&mut self, other: &ScenarioCounts) {
+        self.iterations += other.iterations;
+        self.dropped += other.dropped;
+        self.undispatched += other.undispatched;
+    }
 }
 
 /// Stats per label (indexed by `LabelId`), the Total (every exchange once; see
@@ -21,6 +32,9 @@ pub struct Tally {
     pub labels: Vec<LabelStats>,
     pub total: LabelStats,
     pub scenarios: Vec<ScenarioCounts>,
+    /// Open model, per scenario: how late each arrival's first request was sent after it was
+    /// due (µs, in the elapsed-time fields); the generator's own lateness.
+    pub lateness: Vec<LabelStats>,
 }
 
 impl Tally {
@@ -29,6 +43,7 @@ impl Tally {
             labels: (0..labels).map(|_| LabelStats::default()).collect(),
             total: LabelStats::default(),
             scenarios: vec![ScenarioCounts::default(); scenarios],
+            lateness: (0..scenarios).map(|_| LabelStats::default()).collect(),
         }
     }
 
@@ -38,8 +53,10 @@ impl Tally {
         }
         self.total += &other.total;
         for (a, b) in self.scenarios.iter_mut().zip(&other.scenarios) {
-            a.iterations += b.iterations;
-            a.dropped += b.dropped;
+            a.add(b);
+        }
+        for (a, b) in self.lateness.iter_mut().zip(&other.lateness) {
+            *a += b;
         }
     }
 
@@ -47,6 +64,24 @@ impl Tally {
         self.labels.iter_mut().for_each(LabelStats::clear);
         self.total.clear();
         self.scenarios.iter_mut().for_each(|s| *s = ScenarioCounts::default());
+        self.lateness.iter_mut().for_each(LabelStats::clear);
+    }
+
+    /// Records that an open-model arrival's first request was sent `late_us` after it was due.
+    pub fn record_lateness(&mut self, scenario: usize, late_us: u64) {
+        let s = super::Sample {
+            label: crate::plan::LabelId(0),
+            start_us: 0,
+            end_us: late_us,
+            ttfb_us: 0,
+            connect_us: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            new_connection: false,
+            error: None,
+            in_total: false,
+        };
+        self.lateness[scenario].record(&s);
     }
 
     /// Records one sample under its label and, when it counts there, in the Total.
@@ -65,8 +100,10 @@ impl Tally {
         }
         self.total += &i.total;
         for (a, b) in self.scenarios.iter_mut().zip(&i.scenarios) {
-            a.iterations += b.iterations;
-            a.dropped += b.dropped;
+            a.add(b);
+        }
+        for (a, b) in self.lateness.iter_mut().zip(&i.lateness) {
+            *a += b;
         }
     }
 
@@ -88,6 +125,8 @@ pub struct Interval {
     /// The Total row of the interval.
     pub total: LabelStats,
     pub scenarios: Vec<ScenarioCounts>,
+    /// Open model: the dispatch lateness of the interval's arrivals, per scenario.
+    pub lateness: Vec<LabelStats>,
     /// Users busy at the end of the interval, per scenario.
     pub active_users: Vec<u64>,
     /// True for the last interval of a run.

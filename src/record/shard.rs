@@ -120,6 +120,14 @@ impl Recorder {
         self.write(|t| t.scenarios[scenario].dropped += 1);
     }
 
+    pub fn undispatched(&self, scenario: usize, n: u64) {
+        self.write(|t| t.scenarios[scenario].undispatched += n);
+    }
+
+    pub fn lateness(&self, scenario: usize, late_us: u64) {
+        self.write(|t| t.record_lateness(scenario, late_us));
+    }
+
     #[inline]
     fn write(&self, f: impl FnOnce(&mut Tally)) {
         SHARDS.with(|cell| {

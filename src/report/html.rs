@@ -59,6 +59,9 @@ pub fn document(run: &RunData) -> String {
             &format!("Dropped iterations ({})", sc.name),
             format!("{} of {} arrivals", sc.dropped_iterations, sc.dropped_iterations + sc.iterations),
         );
+        if let Some(d) = super::dispatch(sc) {
+            fact(&format!("Dispatch ({})", sc.name), d);
+        }
     }
     body.push_str("</table></section>");
 

@@ -62,6 +62,9 @@ pub fn document(run: &RunData) -> String {
                 ""
             }
         );
+        if let Some(d) = super::dispatch(sc) {
+            let _ = writeln!(out, "**Dispatch ({}):** {d}.\n", cell(&sc.name));
+        }
     }
     if !t.errors_by_kind.is_empty() {
         let _ = writeln!(out, "| Error | Count | % of errors | % of samples |\n|:--|--:|--:|--:|");
@@ -230,6 +233,9 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
             sc.dropped_iterations + sc.iterations,
             if sc.dropped_iterations > 0 { " (no free user: raise max_users or expect a slower system)" } else { "" }
         );
+        if let Some(d) = super::dispatch(sc) {
+            let _ = writeln!(out, "Dispatch ({}): {d}", sc.name);
+        }
     }
     if let Some(g) = summary.generator.or(meta.generator) {
         let _ = writeln!(out, "Generator: {}", super::generator_load(&g));

@@ -113,6 +113,29 @@ pub fn keep_alive(t: &rundir::LabelSummary) -> Option<String> {
     ))
 }
 
+/// The open model's dispatch facts for a scenario: how late the generator sent arrivals, and
+/// how many it could not dispatch at all; `None` for a closed scenario or an old run.
+pub fn dispatch(sc: &crate::rundir::ScenarioSummary) -> Option<String> {
+    let late = sc.dispatch_lateness;
+    if late.is_none() && sc.undispatched_iterations == 0 {
+        return None;
+    }
+    let mut text = match late {
+        Some(l) => format!(
+            "sent {:.3} ms after due on average (p50 {:.3}, p99 {:.3}, max {:.3} ms)",
+            l.mean_ms, l.p50_ms, l.p99_ms, l.max_ms
+        ),
+        None => "no arrival sent".to_string(),
+    };
+    if sc.undispatched_iterations > 0 {
+        text.push_str(&format!(
+            "; {} arrivals not dispatched on time: the rate is beyond this generator",
+            sc.undispatched_iterations
+        ));
+    }
+    Some(text)
+}
+
 /// The load generator's own CPU and memory, with a warning when it was saturated, so a busy
 /// generator is never mistaken for a slow server.
 pub fn generator_load(g: &rundir::GeneratorUsage) -> String {

@@ -16,6 +16,12 @@ pub struct IntervalLine {
     pub active_users: Vec<u64>,
     pub iterations: Vec<u64>,
     pub dropped: Vec<u64>,
+    /// Open model: arrivals not dispatched on time, per scenario (absent before 0.1.x logs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undispatched: Vec<u64>,
+    /// Open model: dispatch lateness per scenario (null for a scenario with no arrivals).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lateness: Vec<Option<LabelLine>>,
     pub labels: Vec<LabelLine>,
     /// The interval's Total row (every exchange once).
     pub total: Option<LabelLine>,
@@ -50,17 +56,44 @@ impl IntervalLine {
             active_users: iv.active_users.clone(),
             iterations: iv.scenarios.iter().map(|s| s.iterations).collect(),
             dropped: iv.scenarios.iter().map(|s| s.dropped).collect(),
+            undispatched: if iv.scenarios.iter().any(|s| s.undispatched > 0) {
+                iv.scenarios.iter().map(|s| s.undispatched).collect()
+            } else {
+                Vec::new()
+            },
+            lateness: if iv.lateness.iter().any(|l| l.samples > 0) {
+                iv.lateness
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (l.samples > 0).then(|| LabelLine::from_stats(&i.to_string(), l, checks)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             labels: iv.labels.iter().map(|(id, s)| LabelLine::from_stats(&labels[id.index()], s, checks)).collect(),
             total: Some(LabelLine::from_stats("Total", &iv.total, checks)),
         }
     }
 
     pub fn scenarios(&self) -> Vec<ScenarioCounts> {
+        let zeros = || std::iter::repeat(&0);
         self.iterations
             .iter()
-            .zip(self.dropped.iter().chain(std::iter::repeat(&0)))
-            .map(|(i, d)| ScenarioCounts { iterations: *i, dropped: *d })
+            .zip(self.dropped.iter().chain(zeros()))
+            .zip(self.undispatched.iter().chain(zeros()))
+            .map(|((i, d), u)| ScenarioCounts { iterations: *i, dropped: *d, undispatched: *u })
             .collect()
+    }
+
+    /// The dispatch lateness per scenario (`scenarios` long).
+    pub fn lateness(&self, scenarios: usize, checks: &[String]) -> Result<Vec<LabelStats>, String> {
+        let mut out: Vec<LabelStats> = (0..scenarios).map(|_| LabelStats::default()).collect();
+        for (slot, line) in out.iter_mut().zip(&self.lateness) {
+            if let Some(line) = line {
+                *slot = line.to_stats(checks)?;
+            }
+        }
+        Ok(out)
     }
 }
 

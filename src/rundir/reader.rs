@@ -49,8 +49,13 @@ pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Resu
             }
             tally.total += &iv.total;
             for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {
-                a.iterations += b.iterations;
-                a.dropped += b.dropped;
+                a.add(&b);
+            }
+            // A lateness record that does not read is only a fact lost, not the run's numbers.
+            if let Ok(late) = line.lateness(tally.lateness.len(), &meta.checks) {
+                for (a, b) in tally.lateness.iter_mut().zip(&late) {
+                    *a += b;
+                }
             }
         }
         if let Some(h) = held.replace(iv) {
@@ -198,6 +203,7 @@ mod tests {
             labels: vec![(LabelId(0), stats(3)), (LabelId(1), stats(4))],
             total: stats(7),
             scenarios: vec![Default::default()],
+            lateness: vec![Default::default()],
             active_users: vec![0],
             last: true,
         };

@@ -86,6 +86,36 @@ pub struct ScenarioSummary {
     pub model: String,
     pub iterations: u64,
     pub dropped_iterations: u64,
+    /// Open model: arrivals the generator could not dispatch on time (a rate beyond it).
+    #[serde(default)]
+    pub undispatched_iterations: u64,
+    /// Open model: how late arrivals' first requests were sent after they were due.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch_lateness: Option<Lateness>,
+}
+
+/// The generator's lateness in dispatching an open workload's arrivals: send time − due time.
+/// It is part of the open model's elapsed times (they start when an arrival is due), so a
+/// late generator shows here instead of being blamed on the server.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Lateness {
+    pub arrivals: u64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Lateness {
+    fn from_stats(s: &LabelStats) -> Option<Lateness> {
+        (s.samples > 0).then(|| Lateness {
+            arrivals: s.samples,
+            mean_ms: s.sum_elapsed_us as f64 / s.samples as f64 / 1000.0,
+            p50_ms: s.quantile_us(0.50) as f64 / 1000.0,
+            p99_ms: s.quantile_us(0.99) as f64 / 1000.0,
+            max_ms: s.max_us as f64 / 1000.0,
+        })
+    }
 }
 
 /// One row of the results: a label, or the total.
@@ -180,11 +210,14 @@ impl Summary {
             scenarios: scenarios
                 .iter()
                 .zip(&tally.scenarios)
-                .map(|(m, c)| ScenarioSummary {
+                .zip(tally.lateness.iter().map(Some).chain(std::iter::repeat(None)))
+                .map(|((m, c), late)| ScenarioSummary {
                     name: m.name.clone(),
                     model: m.model.clone(),
                     iterations: c.iterations,
                     dropped_iterations: c.dropped,
+                    undispatched_iterations: c.undispatched,
+                    dispatch_lateness: late.and_then(Lateness::from_stats),
                 })
                 .collect(),
             complete,

@@ -236,3 +236,27 @@ fn running_out_of_file_descriptors_is_its_own_kind_with_a_back_off_and_the_fix()
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ulimit -n"), "{err}");
 }
+
+#[test]
+fn a_rate_beyond_the_generator_ends_on_time_and_counts_what_it_could_not_send() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("rate-1e9");
+    let started = Instant::now();
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--rate", "1e9", "--duration", "2s", "--max-users", "20", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let took = started.elapsed();
+    // The schedule's 2 s, the default graceful stop is not waited on by anything, and start-up.
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    let summary = run.summary();
+    let sc = &summary["scenarios"][0];
+    let (iterations, dropped, undispatched) =
+        (uint(sc, "iterations"), uint(sc, "dropped_iterations"), uint(sc, "undispatched_iterations"));
+    assert_eq!(iterations + dropped + undispatched, 2_000_000_000, "every arrival is accounted for");
+    assert!(undispatched > 1_000_000_000, "{sc:#}");
+    assert_eq!(uint(&summary["total"], "samples"), server.requests());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("beyond this generator"), "{text}");
+}

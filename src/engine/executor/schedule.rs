@@ -36,6 +36,11 @@ impl ArrivalSchedule {
         ArrivalSchedule { stages: out }
     }
 
+    /// How long the schedule lasts.
+    pub fn length(&self) -> Duration {
+        self.stages.last().map_or(Duration::ZERO, |s| Duration::from_secs_f64(s.start_s + s.len_s))
+    }
+
     /// Total arrivals over the whole schedule.
     pub fn total(&self) -> u64 {
         self.stages.last().map_or(0, |s| {
@@ -43,6 +48,23 @@ impl ArrivalSchedule {
             // Arrivals at 0, 1/r, 2/r, ... strictly before the end: ceil, tolerant of rounding.
             (n - 1e-9).ceil().max(0.0) as u64
         })
+    }
+
+    /// How many arrivals are due strictly before `t` (from the scenario's start): the index of
+    /// the first arrival due at `t` or later. The inverse of [`due`](Self::due).
+    pub fn arrivals_before(&self, t: Duration) -> u64 {
+        let t = t.as_secs_f64();
+        let mut n = 0.0;
+        for s in &self.stages {
+            if t <= s.start_s {
+                break;
+            }
+            let x = (t - s.start_s).min(s.len_s);
+            n = s.before + s.from_rate * x + (s.to_rate - s.from_rate) * x * x / (2.0 * s.len_s.max(1e-12));
+        }
+        // Arrival k is due before t when k < N(t): ceil, tolerant of rounding (a due time is
+        // whole nanoseconds); never past the end.
+        ((n - 1e-6).ceil().max(0.0) as u64).min(self.total())
     }
 
     /// When arrival `n` (0-based) is due, from the scenario's start; `None` past the end.
@@ -119,6 +141,22 @@ mod tests {
         assert_eq!(ms(s.due(200)), Some(7000.0));
         let d = s.due(201).unwrap().as_secs_f64();
         assert!((d - (7.0 + (1.0f64 / 2.5).sqrt())).abs() < 1e-6, "{d}");
+    }
+
+    #[test]
+    fn arrivals_before_inverts_due() {
+        let s = ArrivalSchedule::new(10.0, &[st(1000.0, 3.0), st(50.0, 2.0), st(0.0, 1.0), st(20.0, 1.0)]);
+        for n in 0..s.total() - 1 {
+            let (a, b) = (s.due(n).unwrap(), s.due(n + 1).unwrap());
+            if b - a > Duration::from_micros(2) {
+                // Between two arrivals, exactly the first n + 1 are due.
+                assert_eq!(s.arrivals_before(a + (b - a) / 2), n + 1, "between arrivals {n} and {}", n + 1);
+            }
+        }
+        assert_eq!(s.arrivals_before(Duration::ZERO), 0);
+        assert_eq!(s.arrivals_before(Duration::from_secs(100)), s.total());
+        let c = ArrivalSchedule::new(1e9, &[st(1e9, 10.0)]);
+        assert_eq!(c.arrivals_before(Duration::from_secs(1)), 1_000_000_000);
     }
 
     #[test]
