@@ -63,18 +63,33 @@ impl<'a> Response<'a> {
         }
     }
 
-    /// The body as text, decoded from gzip or deflate when the response says so; decoding
-    /// stops at `limit` bytes, so a small compressed body cannot expand without bound.
-    fn body_text(&self, limit: u64) -> Cow<'a, str> {
+    /// Whether the body is compressed (decoding it may take a while).
+    pub fn is_compressed(&self) -> bool {
+        self.header("content-encoding")
+            .is_some_and(|e| ["gzip", "x-gzip", "deflate"].iter().any(|c| e.trim().eq_ignore_ascii_case(c)))
+    }
+
+    /// The body as text, decoded from gzip or deflate when the response says so. Decoding stops
+    /// at `limit` bytes (the plan's `max_response_size`), so a small compressed body cannot
+    /// expand without bound; the second value says the decoded body was larger than that.
+    fn body_text(&self, limit: u64) -> (Cow<'a, str>, bool) {
+        let cap = limit.saturating_add(1);
         let decoded: Option<Vec<u8>> = match self.header("content-encoding").map(str::to_ascii_lowercase).as_deref() {
-            Some("gzip") | Some("x-gzip") => read_all(flate2::read::GzDecoder::new(self.body).take(limit)),
-            Some("deflate") => read_all(flate2::read::ZlibDecoder::new(self.body).take(limit))
-                .or_else(|| read_all(flate2::read::DeflateDecoder::new(self.body).take(limit))),
+            Some("gzip") | Some("x-gzip") => read_all(flate2::read::GzDecoder::new(self.body).take(cap)),
+            Some("deflate") => read_all(flate2::read::ZlibDecoder::new(self.body).take(cap))
+                .or_else(|| read_all(flate2::read::DeflateDecoder::new(self.body).take(cap))),
             _ => None,
         };
         match decoded {
-            Some(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
-            None => String::from_utf8_lossy(self.body),
+            Some(mut bytes) => {
+                let too_large = bytes.len() as u64 > limit;
+                bytes.truncate(limit as usize);
+                // No second copy of what may be megabytes: lossy only when it is not UTF-8.
+                let text =
+                    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                (Cow::Owned(text), too_large)
+            }
+            None => (String::from_utf8_lossy(self.body), false),
         }
     }
 
@@ -99,6 +114,8 @@ struct Fields<'r, 'a> {
     url: &'r str,
     limit: u64,
     body: Option<Cow<'a, str>>,
+    /// The decoded body was larger than `limit`.
+    too_large: bool,
     headers: Option<Cow<'a, str>>,
     json: Option<Option<serde_json::Value>>,
     status: String,
@@ -107,7 +124,14 @@ struct Fields<'r, 'a> {
 impl<'a> Fields<'_, 'a> {
     fn text(&mut self, f: Field) -> &str {
         match f {
-            Field::Body => self.body.get_or_insert_with(|| self.resp.body_text(self.limit)),
+            Field::Body => {
+                if self.body.is_none() {
+                    let (text, too_large) = self.resp.body_text(self.limit);
+                    self.body = Some(text);
+                    self.too_large = too_large;
+                }
+                self.body.as_deref().unwrap_or_default()
+            }
             Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
             Field::Url => self.url,
             Field::Status => &self.status,
@@ -116,8 +140,8 @@ impl<'a> Fields<'_, 'a> {
 
     fn json(&mut self) -> Option<&serde_json::Value> {
         if self.json.is_none() {
-            let body = self.text(Field::Body).to_string();
-            self.json = Some(serde_json::from_str(&body).ok());
+            let parsed = serde_json::from_str(self.text(Field::Body)).ok();
+            self.json = Some(parsed);
         }
         self.json.as_ref().and_then(|j| j.as_ref())
     }
@@ -185,6 +209,7 @@ pub fn apply(
         url,
         limit: spec.max_response_size,
         body: None,
+        too_large: false,
         headers: None,
         json: None,
         status: resp.status.to_string(),
@@ -195,8 +220,8 @@ pub fn apply(
             let values: Vec<String> = match &e.source {
                 ExtractSource::Json(p) => json_values(p, f.json()).into_iter().map(json_text).collect(),
                 ExtractSource::Regex { regex, template, from } => {
-                    let text = f.text(*from).to_string();
-                    regex.captures_iter(&text).map(|c| fill(template, &c)).collect()
+                    let text = f.text(*from);
+                    regex.captures_iter(text).map(|c| fill(template, &c)).collect()
                 }
                 ExtractSource::Header(name) => resp.headers_named(name).map(str::to_string).collect(),
                 ExtractSource::Cookie(name) => resp.cookie(name).map(str::to_string).into_iter().collect(),
@@ -221,8 +246,8 @@ pub fn apply(
                 choose(e.match_no, values.len(), u).map(|i| values[i].clone())
             }
             ExtractSource::Regex { regex, template, from } => {
-                let text = f.text(*from).to_string();
-                let caps: Vec<regex::Captures<'_>> = regex.captures_iter(&text).collect();
+                let text = f.text(*from);
+                let caps: Vec<regex::Captures<'_>> = regex.captures_iter(text).collect();
                 choose(e.match_no, caps.len(), u).map(|i| fill(template, &caps[i]))
             }
             ExtractSource::Header(name) => resp.header(name).map(str::to_string),
@@ -288,6 +313,10 @@ pub fn apply(
             failed = failed.or(Some(ErrorKind::Check(c.id.0)));
         }
     }
+    // A body that decodes past the limit is too large, whatever the checks made of its start.
+    if f.too_large {
+        return Some(ErrorKind::TooLarge);
+    }
     failed
 }
 
@@ -322,8 +351,8 @@ mod tests {
         let body = crate::plan::gzip(b"{\"ok\":true}");
         let head = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n";
         let r = Response::new(head, &body, 200);
-        assert_eq!(r.body_text(1 << 20), "{\"ok\":true}");
-        assert_eq!(r.body_text(4), "{\"ok", "decoding stops at the limit");
+        assert_eq!(r.body_text(1 << 20), ("{\"ok\":true}".into(), false));
+        assert_eq!(r.body_text(4), ("{\"ok".into(), true), "decoding stops at the limit");
     }
 
     #[test]

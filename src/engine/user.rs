@@ -161,6 +161,18 @@ struct GroupAcc {
     error: Option<ErrorKind>,
 }
 
+/// A compressed body larger than this is decoded off the worker thread.
+const OFFLOAD_DECODE_ABOVE: usize = 16 * 1024;
+
+/// Runs `f`, handing this worker's other tasks to another worker while it does (a
+/// multi-threaded runtime), so a long computation does not stall them.
+fn off_the_worker<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
 /// The back-off after running out of file descriptors: from 10 ms, doubling up to 1 s.
 const FD_BACKOFF_MIN: Duration = Duration::from_millis(10);
 const FD_BACKOFF_MAX: Duration = Duration::from_secs(1);
@@ -662,14 +674,24 @@ impl VirtualUser {
             };
             let final_url = format!("{}://{}{}", target.scheme(), target.authority(), path);
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            let failed = super::response::apply(
-                spec,
-                &resp,
-                &final_url,
-                end.saturating_duration_since(start),
-                ex.bytes_received,
-                &mut self.vars,
-            );
+            let vars = &mut self.vars;
+            let mut apply = || {
+                super::response::apply(
+                    spec,
+                    &resp,
+                    &final_url,
+                    end.saturating_duration_since(start),
+                    ex.bytes_received,
+                    vars,
+                )
+            };
+            // Decoding a large compressed body takes a while: off this worker, so the other
+            // users it runs are not held up behind it.
+            let failed = if resp.is_compressed() && resp.body_len() > OFFLOAD_DECODE_ABOVE {
+                off_the_worker(apply)
+            } else {
+                apply()
+            };
             error = error.or(failed);
         }
         {

@@ -260,3 +260,36 @@ fn a_rate_beyond_the_generator_ends_on_time_and_counts_what_it_could_not_send() 
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("beyond this generator"), "{text}");
 }
+
+#[test]
+fn a_gzip_bomb_under_a_body_check_is_too_large_at_the_limit_not_decoded_whole() {
+    // 64 MiB of zeros compress to about 64 KiB.
+    let bomb = {
+        use std::io::Write as _;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..64 {
+            e.write_all(&zeros).unwrap();
+        }
+        e.finish().unwrap()
+    };
+    assert!(bomb.len() < 1 << 20);
+    let server = TestServer::builder()
+        .route("/bomb", Route::ok().header("Content-Encoding", "gzip").body(&bomb))
+        .route("/fast", Route::ok())
+        .start();
+    let run = run_plan(
+        "gzip-bomb",
+        &format!(
+            "defaults: {{max_response_size: 4MB}}\nscenarios:\n  - name: bomb\n    workload: {{users: 2, iterations: 5}}\n    flow: [{{request: {{label: bomb, url: '{}', check: [{{body_contains: 'x'}}]}}}}]\n  - name: fast\n    workload: {{users: 2, iterations: 200}}\n    flow: [{{request: {{label: fast, url: '{}'}}}}]\n",
+            server.url("/bomb"),
+            server.url("/fast")
+        ),
+    );
+    assert_eq!(kinds(&run.label("bomb")), serde_json::json!({"too_large": 10}));
+    assert_eq!(uint(&run.label("bomb"), "samples"), server.requests_to("/bomb"));
+    assert_eq!(uint(&run.label("fast"), "errors"), 0);
+    assert_eq!(uint(&run.label("fast"), "samples"), server.requests_to("/fast"));
+    let rss = run.summary()["generator"]["peak_rss_mib"].as_f64().unwrap();
+    assert!(rss < 200.0, "decoding is capped: peak RSS {rss} MiB");
+}
