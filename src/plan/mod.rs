@@ -781,6 +781,45 @@ mod tests {
     }
 
     #[test]
+    fn environment_values_naming_a_server_are_not_secrets_those_in_the_path_are() {
+        let mut sym = template::Symbols { env: Some(HashMap::new()), ..Default::default() };
+        let env = sym.env.as_mut().unwrap();
+        env.insert("HOST".into(), "localhost".into());
+        env.insert("TOKEN".into(), "t0k3n-from-env".into());
+        let raw = "http://${__env(HOST)}:8080/x?q=${__env(TOKEN)}";
+        let (target, path, _) = compile_url(raw, None, &mut sym, "url").unwrap();
+        assert_eq!((target.host.as_str(), path.source()), ("localhost", "/x?q=${__env(TOKEN)}"));
+        assert_eq!(sym.secrets.scrub("http://localhost:8080/x?q=t0k3n-from-env"), "http://localhost:8080/x?q=***");
+    }
+
+    #[test]
+    fn values_with_secret_names_are_masked_wherever_they_end_up() {
+        let dir = std::env::temp_dir().join(format!("stampede-plan-secrets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plan.yaml");
+        std::fs::write(
+            &path,
+            "variables: {db_password: pw-from-variable}\nscenarios:\n  - workload: {users: 1, iterations: 1}\n    flow: [{request: {url: 'http://127.0.0.1:1/x?a=${db_password}&b=${__P(MY_TOKEN)}&c=PLACEHOLDER_SECRET', check: [{body_contains: 'x=pw-from-variable'}]}}]\n",
+        )
+        .unwrap();
+        let opts = LoadOptions {
+            properties: [("MY_TOKEN".to_string(), "tok-from-property".to_string())].into(),
+            replacements: vec![("PLACEHOLDER_SECRET".into(), "value-from-set".into())],
+            ..Default::default()
+        };
+        let mut plan = Plan::load_with(&path, &opts).unwrap().plan;
+        plan.fold_constants();
+        let Step::Request(r) = &plan.scenarios[0].flow[0] else { panic!("a request") };
+        let sent = r.path.as_const().unwrap();
+        assert_eq!(sent, "/x?a=pw-from-variable&b=tok-from-property&c=value-from-set", "sent as given");
+        assert_eq!(plan.secrets.scrub(sent), "/x?a=***&b=***&c=***");
+        assert!(plan.checks.iter().any(|c| c == "body contains \"x=***\""), "{:?}", plan.checks);
+        let yaml = plan.to_resolved_yaml();
+        assert!(!yaml.contains("value-from-set") && yaml.contains("c=***"), "{yaml}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn quick_plan_models() {
         let q = QuickPlan {
             url: "http://127.0.0.1:1/x".into(),
