@@ -177,6 +177,24 @@ scenarios:
 }
 
 #[test]
+fn a_jmeter_results_file_s_failure_messages_are_reported_without_their_secrets() {
+    let run = TempRun::new("secrets-jtl");
+    let leaked = secret("jmeter");
+    let jtl = run.write(
+        "jmeter.jtl",
+        format!(
+            "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n\
+             1700000000000,5,/a,200,OK,t 1-1,text,false,Test failed: text expected to contain /access_token={leaked}/,89,162,1,1,http://h/a?token={leaked},5,0,0\n\
+             1700000000010,5,/a,200,OK,t 1-1,text,true,,89,162,1,1,http://h/a?token={leaked},5,0,0\n"
+        ),
+    );
+    let seen = reports(&jtl);
+    assert_none_leaked(&[leaked], &seen);
+    let md = &seen[0].1;
+    assert!(md.contains("access_token=***"), "the message is still there, masked:\n{md}");
+}
+
+#[test]
 fn a_load_error_does_not_echo_a_secret_set_on_the_command_line() {
     let run = TempRun::new("secrets-error");
     let leaked = secret("set-error");
