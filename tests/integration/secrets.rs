@@ -178,8 +178,7 @@ scenarios:
 
 #[test]
 fn a_jmeter_results_file_s_failure_messages_are_reported_without_their_secrets() {
-    let run = TempRun::new("secrets-jtl");
-    let leaked = secret("jmeter");
+    let (run, leaked) = (TempRun::new("secrets-jtl"), secret("jmeter"));
     let jtl = run.write(
         "jmeter.jtl",
         format!(
@@ -196,8 +195,7 @@ fn a_jmeter_results_file_s_failure_messages_are_reported_without_their_secrets()
 
 #[test]
 fn a_load_error_does_not_echo_a_secret_set_on_the_command_line() {
-    let run = TempRun::new("secrets-error");
-    let leaked = secret("set-error");
+    let (run, leaked) = (TempRun::new("secrets-error"), secret("set-error"));
     // `--set` puts the value into the plan's text; the plan is then wrong where it landed.
     let plan = run.write(
         "plan.yaml",
