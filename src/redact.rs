@@ -75,7 +75,7 @@ pub fn header<'a>(name: &str, value: &'a str) -> &'a str {
 }
 
 /// A `Name: value` header line (or `NAME=value` assignment, when `sep` is `=`) as it may be
-/// shown: the value masked when the name is secret, or when it holds a known secret.
+/// shown: the value masked when the name is secret.
 pub fn assignment(line: &str, sep: char) -> Cow<'_, str> {
     match line.split_once(sep) {
         Some((k, v)) if is_secret_name(k.trim()) => {
@@ -263,9 +263,11 @@ pub fn command_line(args: &[String]) -> Vec<String> {
         if let Some(k) = kind(a) {
             next = Some(k);
             out.push(a.clone());
-        } else if let Some((flag, v)) = a.split_once('=').filter(|(f, _)| f.starts_with("--") && kind(f).is_some()) {
+        } else if let Some((flag, v, k)) =
+            a.split_once('=').filter(|(f, _)| f.starts_with("--")).and_then(|(f, v)| Some((f, v, kind(f)?)))
+        {
             // --flag=value
-            out.push(format!("{flag}={}", value(kind(flag).unwrap_or('t'), v)));
+            out.push(format!("{flag}={}", value(k, v)));
         } else if let Some(k) = a.get(..2).filter(|_| a.len() > 2 && !a.starts_with("--")).and_then(kind) {
             // -Hvalue, -Jname=value, -dvalue (and -H=value, as clap takes it)
             let v = &a[2..];
@@ -297,22 +299,22 @@ impl Secrets {
             return;
         }
         let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
-        for v in [value.to_string(), encoded] {
-            if !self.values.contains(&v) {
-                let at = self.values.iter().position(|x| x.len() < v.len()).unwrap_or(self.values.len());
-                self.values.insert(at, v);
-            }
-        }
+        self.insert(value.to_string());
+        self.insert(encoded);
     }
 
     pub fn extend(&mut self, other: &Secrets) {
         for v in &other.values {
-            self.add(v);
+            self.insert(v.clone());
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+    /// Keeps `v` once, in its place by length.
+    fn insert(&mut self, v: String) {
+        if !self.values.contains(&v) {
+            let at = self.values.iter().position(|x| x.len() < v.len()).unwrap_or(self.values.len());
+            self.values.insert(at, v);
+        }
     }
 
     /// `s` with every known secret value replaced by [`MASK`].
