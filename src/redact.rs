@@ -233,7 +233,7 @@ fn json_value(b: &[u8], at: usize) -> (usize, usize) {
 
 /// A command line as it may be recorded (`meta.json`): values of secret headers (`-H`), secret
 /// properties (`-J`) and secret `--set` tokens masked, and URLs (`--url`) and bodies (`--body`)
-/// through [`url`] and [`body`]. Other arguments go through [`text`].
+/// through [`url()`] and [`body`]. Other arguments go through [`text`].
 pub fn command_line(args: &[String]) -> Vec<String> {
     // Options whose value is a header line, an assignment, a URL or a body.
     fn kind(flag: &str) -> Option<char> {
