@@ -16,6 +16,7 @@
 //! - [`rundir`]: the run directory, the only thing reports read; crash-safe interval log.
 //! - [`report`]: pure functions from run data to text (the seed documents' table shape).
 //! - [`progress`]: the live progress line.
+//! - [`redact`]: the one rule for secrets, applied to everything written or printed.
 //! - [`mock`]: the built-in upstream used for calibration and the demo.
 //! - [`cli`]: argument parsing and the subcommands; the only module that touches the process.
 //!
@@ -31,6 +32,7 @@ pub mod mock;
 pub mod plan;
 pub mod progress;
 pub mod record;
+pub mod redact;
 pub mod report;
 pub mod rundir;
 pub mod threshold;

@@ -30,7 +30,8 @@ pub fn execute(a: CheckArgs) -> Result<u8, Error> {
             }
             out.push_str(&describe(&loaded.plan));
             out.push_str("\nThe plan can run.\n");
-            super::say(&out);
+            // Values from the environment and secret-named properties, wherever they landed.
+            super::say(&loaded.plan.secrets.scrub(&out));
             Ok(exit::OK)
         }
         Err(e) => {
@@ -114,7 +115,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
                     Body::Form(f) => format!(" (form: {} fields)", f.len()),
                     Body::Multipart(m) => format!(" (multipart: {} parts)", m.len()),
                 };
-                out.push(format!("{pad}{}: {} {}{body}", p.label(r.label), r.method, r.url()));
+                out.push(format!("{pad}{}: {} {}{body}", p.label(r.label), r.method, crate::redact::url(&r.url())));
             }
             Step::Sequence(s) => steps(p, s, depth, out),
             Step::Mix(b) => {

@@ -55,7 +55,7 @@ pub async fn execute(a: DemoArgs) -> Result<u8, Error> {
     eprintln!("demo: built-in mock on http://127.0.0.1:{port}/, plan examples/consumption-mix.yaml");
     let out = a.out.unwrap_or_else(super::run::default_run_dir);
     let argv: Vec<String> = std::env::args().collect();
-    let code = super::run::run_plan(plan, &out, a.quiet, super::run::redact_args(&argv)).await;
+    let code = super::run::run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv)).await;
     shutdown.cancel();
     let _ = server.await;
     super::say(&format!(

@@ -172,7 +172,7 @@ pub async fn execute(a: RunArgs) -> Result<u8, Error> {
     }
     let out = a.out.clone().unwrap_or_else(default_run_dir);
     let argv: Vec<String> = std::env::args().collect();
-    run_plan(plan, &out, a.quiet, redact_args(&argv)).await
+    run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv)).await
 }
 
 /// `runs/<UTC timestamp>` under the current directory.
@@ -263,6 +263,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
             labels: plan.labels.clone(),
             checks: plan.checks.clone(),
             scenarios: plan.scenarios.iter().map(|s| s.name.clone()).collect(),
+            secrets: plan.secrets.clone(),
         };
         options.sample_log = Some(log_tx);
         Some(rundir::jtl::spawn(plan.result_files.clone(), names, log_rx).map_err(Error::Runtime)?)
@@ -377,73 +378,4 @@ fn hostname() -> String {
     }
     let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).into_owned()
-}
-
-/// The command line as recorded in `meta.json`: values of secret headers and secret-looking
-/// properties are replaced by `***`.
-pub fn redact_args(args: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(args.len());
-    let mut next_is: Option<&str> = None;
-    for a in args {
-        if let Some(kind) = next_is.take() {
-            out.push(redact_value(kind, a));
-            continue;
-        }
-        match a.as_str() {
-            "-H" | "--header" => next_is = Some("header"),
-            "-J" => next_is = Some("prop"),
-            _ => {}
-        }
-        if let Some(v) = a.strip_prefix("--header=") {
-            out.push(format!("--header={}", redact_value("header", v)));
-        } else if let Some(v) = a.strip_prefix("-H").filter(|v| !v.is_empty()) {
-            let v = v.strip_prefix('=').unwrap_or(v);
-            out.push(format!("-H{}", redact_value("header", v)));
-        } else if let Some(v) = a.strip_prefix("-J").filter(|v| !v.is_empty()) {
-            out.push(format!("-J{}", redact_value("prop", v)));
-        } else {
-            out.push(plan::redact_userinfo(a));
-        }
-    }
-    out
-}
-
-fn redact_value(kind: &str, v: &str) -> String {
-    let sep = if kind == "header" { ':' } else { '=' };
-    match v.split_once(sep) {
-        Some((k, _)) if plan::request::is_secret_header(k.trim()) => format!("{k}{sep}***"),
-        _ => v.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_are_redacted_from_the_command_line() {
-        let args: Vec<String> = [
-            "stampede",
-            "run",
-            "--url",
-            "http://127.0.0.1/",
-            "-H",
-            "Authorization: Bearer abc",
-            "--header=X-Api-Key: k",
-            "-J",
-            "password=p",
-            "-Jtoken=t",
-            "-J",
-            "users=5",
-            "-H",
-            "Accept: */*",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let r = redact_args(&args).join(" ");
-        assert!(!r.contains("abc") && !r.contains("X-Api-Key: k") && !r.contains("=p") && !r.contains("=t"), "{r}");
-        assert!(!r.contains("c00kie") && !r.contains("pw@"), "{r}");
-        assert!(r.contains("users=5") && r.contains("Accept: */*"), "{r}");
-    }
 }

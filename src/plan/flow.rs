@@ -102,12 +102,33 @@ pub enum StopKind {
     Run,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UserParams {
     pub names: Vec<String>,
-    #[serde(skip)]
     pub vars: Vec<VarId>,
     pub rows: Vec<Vec<Template>>,
+}
+
+/// For the run directory: the values of secret-named columns masked.
+impl Serialize for UserParams {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let secret: Vec<bool> = self.names.iter().map(|n| crate::redact::is_secret_name(n)).collect();
+        let rows: Vec<Vec<&str>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .map(|(i, t)| if secret.get(i) == Some(&true) { crate::redact::MASK } else { t.source() })
+                    .collect()
+            })
+            .collect();
+        let mut st = s.serialize_struct("UserParams", 2)?;
+        st.serialize_field("names", &self.names)?;
+        st.serialize_field("rows", &rows)?;
+        st.end()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -239,8 +260,8 @@ pub struct Assign {
 }
 
 fn redact_if_secret_name<S: Serializer>(v: &(String, Template), s: S) -> Result<S::Ok, S::Error> {
-    if super::request::is_secret_header(&v.0) {
-        s.serialize_str("***")
+    if crate::redact::is_secret_name(&v.0) {
+        s.serialize_str(crate::redact::MASK)
     } else {
         v.1.serialize(s)
     }

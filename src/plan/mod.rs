@@ -77,6 +77,9 @@ pub struct Plan {
     /// Pass/fail goals judged when the run ends (`stampede run` exits 1 when one fails).
     #[serde(serialize_with = "serialize_thresholds", skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::threshold::Threshold>,
+    /// Values masked wherever they appear in what stampede writes (see [`crate::redact`]).
+    #[serde(skip)]
+    pub secrets: crate::redact::Secrets,
 }
 
 fn serialize_thresholds<S: serde::Serializer>(t: &[crate::threshold::Threshold], s: S) -> Result<S::Ok, S::Error> {
@@ -308,9 +311,9 @@ impl Plan {
                 text = text.replace(token.as_str(), value);
             }
         }
-        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        let loaded = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
             Some("yaml") | Some("yml") => {
-                Ok(Loaded { plan: yaml::read(&text, path, &opts.properties)?, elements: None })
+                yaml::read(&text, path, &opts.properties).map(|plan| Loaded { plan, elements: None })
             }
             Some("jmx") => {
                 let jopts = jmx::Options {
@@ -318,10 +321,26 @@ impl Plan {
                     skip_unsupported: opts.skip_unsupported,
                     lenient_files: opts.lenient_files,
                 };
-                let (plan, report) = jmx::read(&text, path, &jopts)?;
-                Ok(Loaded { plan, elements: Some(report) })
+                jmx::read(&text, path, &jopts).map(|(plan, report)| Loaded { plan, elements: Some(report) })
             }
             _ => Err(Error::invalid(Location::file(path), "a plan file must end in .yaml, .yml or .jmx")),
+        };
+        let mut secrets = crate::redact::Secrets::default();
+        let named = opts.properties.iter().chain(opts.replacements.iter().map(|(k, v)| (k, v)));
+        for (_, v) in named.filter(|(k, _)| crate::redact::is_secret_name(k)) {
+            secrets.add(v);
+        }
+        match loaded {
+            Ok(mut l) => {
+                l.plan.secrets.extend(&secrets);
+                l.plan.remember_secrets();
+                Ok(l)
+            }
+            // A message may quote the plan's text, where `--set` put its values.
+            Err(mut e) => {
+                e.message = secrets.scrub(&crate::redact::text(&e.message)).into_owned();
+                Err(e)
+            }
         }
     }
 
@@ -337,8 +356,27 @@ impl Plan {
         // (a body inside a request step), a JSON value has none left.
         serde_json::to_value(self)
             .map_err(|e| e.to_string())
+            .map(|mut v| {
+                scrub_strings(&mut v, &self.secrets);
+                v
+            })
             .and_then(|v| serde_norway::to_string(&v).map_err(|e| e.to_string()))
             .unwrap_or_else(|e| format!("# could not serialise plan: {e}\n"))
+    }
+
+    /// Remembers the values of plan variables with secret names; then masks every known secret
+    /// in the check messages, which results files and reports show.
+    fn remember_secrets(&mut self) {
+        use crate::redact::{is_secret_name, text};
+        for i in 0..self.vars.len() {
+            let id = VarId(i as u32);
+            if let Some(v) = self.vars.initial(id).filter(|_| is_secret_name(self.vars.name(id))) {
+                self.secrets.add(v);
+            }
+        }
+        for c in &mut self.checks {
+            *c = self.secrets.scrub(&text(c)).into_owned();
+        }
     }
 
     pub fn label(&self, id: LabelId) -> &str {
@@ -365,6 +403,7 @@ impl Plan {
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),
+            secrets: Default::default(),
         }
     }
 
@@ -375,6 +414,20 @@ impl Plan {
         for sc in &mut self.scenarios {
             flow::for_each_template_mut(&mut sc.flow, &mut |t| t.fold(&vars));
         }
+    }
+}
+
+/// Masks every known secret in the strings of a JSON value.
+fn scrub_strings(v: &mut serde_json::Value, secrets: &crate::redact::Secrets) {
+    match v {
+        serde_json::Value::String(s) => {
+            if let std::borrow::Cow::Owned(o) = secrets.scrub(s) {
+                *s = o;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|v| scrub_strings(v, secrets)),
+        serde_json::Value::Object(m) => m.values_mut().for_each(|v| scrub_strings(v, secrets)),
+        _ => {}
     }
 }
 
@@ -404,33 +457,36 @@ impl Labels {
 /// Splits an absolute URL, or a path joined to `base`, into a [`Target`] and the path+query
 /// sent on the request line.
 pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), String> {
+    // Messages show the URL as the redaction rule allows (a token in its query is masked);
+    // worked out only for a message, as engines resolve URLs from data files per request.
+    let shown = || crate::redact::url(url);
     let parsed = match url::Url::parse(url) {
         Ok(u) => u,
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let base =
-                base.ok_or_else(|| format!("`{url}` is a relative URL and the plan has no `defaults.base_url`"))?;
+                base.ok_or_else(|| format!("`{}` is a relative URL and the plan has no `defaults.base_url`", shown()))?;
             let base = url::Url::parse(base).map_err(|e| format!("invalid base_url `{base}`: {e}"))?;
             // Join as a path under the base's path, as users of base URLs expect
             // (base http://h/api + /v1/x → http://h/api/v1/x).
             let joined = format!("{}{}", base.as_str().trim_end_matches('/'), ensure_slash(url));
-            url::Url::parse(&joined).map_err(|e| format!("invalid URL `{joined}`: {e}"))?
+            url::Url::parse(&joined).map_err(|e| format!("invalid URL `{}`: {e}", crate::redact::url(&joined)))?
         }
-        Err(e) => return Err(format!("invalid URL `{url}`: {e}")),
+        Err(e) => return Err(format!("invalid URL `{}`: {e}", shown())),
     };
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(format!(
             "`{}` has credentials in it (user:password@); stampede does not send them from a URL: give an Authorization header instead",
-            redact_userinfo(url)
+            shown()
         ));
     }
     let tls = match parsed.scheme() {
         "http" => false,
         "https" => true,
-        other => return Err(format!("unsupported scheme `{other}` in `{url}` (use http or https)")),
+        other => return Err(format!("unsupported scheme `{other}` in `{}` (use http or https)", shown())),
     };
     let host = parsed
         .host_str()
-        .ok_or_else(|| format!("URL `{url}` has no host"))?
+        .ok_or_else(|| format!("URL `{}` has no host", shown()))?
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_string();
@@ -457,9 +513,12 @@ pub(crate) fn compile_url(
         return Ok((target, Template::literal(path), None));
     }
     let (prefix, rest) = raw.split_at(url_path_start(raw));
+    // The scheme, host and port name a server: environment values there are not secrets.
+    let kept = sym.secrets.clone();
     // A host taken from a data file or a response (JMeter allows it): the origin is rendered
     // for each request instead.
     let probe = template::compile(prefix, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+    sym.secrets = kept.clone();
     if !prefix.is_empty() && probe.is_dynamic(&sym.vars) {
         let tls = prefix.trim_start().to_ascii_lowercase().starts_with("https");
         let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
@@ -470,6 +529,7 @@ pub(crate) fn compile_url(
     let prefix = template::expand(prefix, sym).map_err(|m| {
         (ErrorKind::Template, format!("the scheme, host and port must be known when the plan loads: {m}"))
     })?;
+    sym.secrets = kept;
     let start = if prefix.is_empty() { "/" } else { prefix.as_str() };
     let (target, base_path) =
         resolve_url(start, base).map_err(|m| (ErrorKind::Invalid, m.replace("`/`", &format!("`{raw}`"))))?;
@@ -514,14 +574,6 @@ pub(crate) fn url_path_start(raw: &str) -> usize {
         return first_ref_end.unwrap_or(raw.len());
     }
     0
-}
-
-/// Replaces the `user:password@` part of a URL with `***@`, for messages and logs.
-pub fn redact_userinfo(url: &str) -> String {
-    match (url.find("://"), url.find('@')) {
-        (Some(s), Some(at)) if at > s && !url[s + 3..at].contains('/') => format!("{}***{}", &url[..s + 3], &url[at..]),
-        _ => url.to_string(),
-    }
 }
 
 fn ensure_slash(p: &str) -> String {
@@ -726,8 +778,45 @@ mod tests {
         assert!(resolve_url("http://", None).is_err());
         let e = resolve_url("http://bob:hunter2@127.0.0.1/", None).unwrap_err();
         assert!(e.contains("Authorization") && !e.contains("hunter2"), "{e}");
-        assert_eq!(redact_userinfo("http://u:p@h/x@y"), "http://***@h/x@y");
-        assert_eq!(redact_userinfo("http://h/x@y"), "http://h/x@y");
+    }
+
+    #[test]
+    fn environment_values_naming_a_server_are_not_secrets_those_in_the_path_are() {
+        let mut sym = template::Symbols { env: Some(HashMap::new()), ..Default::default() };
+        let env = sym.env.as_mut().unwrap();
+        env.insert("HOST".into(), "localhost".into());
+        env.insert("TOKEN".into(), "t0k3n-from-env".into());
+        let raw = "http://${__env(HOST)}:8080/x?q=${__env(TOKEN)}";
+        let (target, path, _) = compile_url(raw, None, &mut sym, "url").unwrap();
+        assert_eq!((target.host.as_str(), path.source()), ("localhost", "/x?q=${__env(TOKEN)}"));
+        assert_eq!(sym.secrets.scrub("http://localhost:8080/x?q=t0k3n-from-env"), "http://localhost:8080/x?q=***");
+    }
+
+    #[test]
+    fn values_with_secret_names_are_masked_wherever_they_end_up() {
+        let dir = std::env::temp_dir().join(format!("stampede-plan-secrets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plan.yaml");
+        std::fs::write(
+            &path,
+            "variables: {db_password: pw-from-variable}\nscenarios:\n  - workload: {users: 1, iterations: 1}\n    flow: [{request: {url: 'http://127.0.0.1:1/x?a=${db_password}&b=${__P(MY_TOKEN)}&c=PLACEHOLDER_SECRET', check: [{body_contains: 'x=pw-from-variable'}]}}]\n",
+        )
+        .unwrap();
+        let opts = LoadOptions {
+            properties: [("MY_TOKEN".to_string(), "tok-from-property".to_string())].into(),
+            replacements: vec![("PLACEHOLDER_SECRET".into(), "value-from-set".into())],
+            ..Default::default()
+        };
+        let mut plan = Plan::load_with(&path, &opts).unwrap().plan;
+        plan.fold_constants();
+        let Step::Request(r) = &plan.scenarios[0].flow[0] else { panic!("a request") };
+        let sent = r.path.as_const().unwrap();
+        assert_eq!(sent, "/x?a=pw-from-variable&b=tok-from-property&c=value-from-set", "sent as given");
+        assert_eq!(plan.secrets.scrub(sent), "/x?a=***&b=***&c=***");
+        assert!(plan.checks.iter().any(|c| c == "body contains \"x=***\""), "{:?}", plan.checks);
+        let yaml = plan.to_resolved_yaml();
+        assert!(!yaml.contains("value-from-set") && yaml.contains("c=***"), "{yaml}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

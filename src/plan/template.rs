@@ -132,6 +132,8 @@ pub struct Symbols {
     pub global_counters: u32,
     /// Counters each user keeps (`__counter(TRUE)`), one per occurrence.
     pub user_counters: u32,
+    /// Every value `${__env(...)}` read: secrets whatever their name (see [`crate::redact`]).
+    pub secrets: crate::redact::Secrets,
 }
 
 impl Symbols {
@@ -187,7 +189,8 @@ struct Func {
 }
 
 /// A compiled template. Serialises as its source text: a value that came from a property or
-/// the environment (often a secret) never reaches the run directory.
+/// the environment (often a secret) never reaches the run directory that way; where the value
+/// does end up (a folded URL in a results file), [`Symbols::secrets`] masks it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Template {
     src: String,
@@ -650,7 +653,10 @@ fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &str) -> Resul
         "env" => {
             let key = fixed(0, sym)?.ok_or("an environment variable name is needed")?;
             return match sym.env_var(key.trim()) {
-                Some(v) => Ok(Seg::Lit(v)),
+                Some(v) => {
+                    sym.secrets.add(&v);
+                    Ok(Seg::Lit(v))
+                }
                 None => fixed(1, sym)?
                     .map(Seg::Lit)
                     .ok_or_else(|| format!("environment variable `{}` is not set and there is no default", key.trim())),
@@ -772,6 +778,17 @@ mod tests {
         for (src, want) in cases {
             assert_eq!(expand(src, &mut s).unwrap(), want, "{src}");
         }
+    }
+
+    #[test]
+    fn environment_values_are_remembered_as_secrets() {
+        let mut s = symbols();
+        s.env.as_mut().unwrap().insert("ANY_NAME".into(), "s3cr3t-from-env".into());
+        assert_eq!(expand("/x?q=${__env(ANY_NAME)}", &mut s).unwrap(), "/x?q=s3cr3t-from-env");
+        assert_eq!(s.secrets.scrub("/x?q=s3cr3t-from-env"), "/x?q=***");
+        // A default is the plan's own text, not a value from the environment.
+        expand("${__env(NOPE,plain-default)}", &mut s).unwrap();
+        assert_eq!(s.secrets.scrub("plain-default"), "plain-default");
     }
 
     #[test]

@@ -314,6 +314,7 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
     plan.thresholds = thresholds;
     plan.scenarios = scenarios;
     plan.vars = cx.sym.vars;
+    plan.secrets = cx.sym.secrets;
     plan.global_counters = cx.sym.global_counters;
     plan.user_counters = cx.sym.user_counters;
     plan.data = cx.data;
@@ -546,7 +547,10 @@ impl Cx<'_> {
     fn defaults_from(&mut self, d: &DefaultsDoc) -> Result<Defaults, Error> {
         let mut out = Defaults::default();
         if let Some(v) = &d.base_url {
+            // An address names a server: environment values in it are not masked as secrets.
+            let kept = self.sym.secrets.clone();
             let base = self.text(v, "defaults.base_url")?;
+            self.sym.secrets = kept;
             resolve_url(&base, None).map_err(|m| Error::invalid(self.loc_of("defaults.base_url", v), m))?;
             out.base_url = Some(base);
         }

@@ -171,7 +171,8 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
                         Some(id) => ErrorKind::Check(*id),
                         None if messages.len() < MAX_MESSAGES => {
                             let id = messages.len() as u16;
-                            messages.push(text.clone());
+                            // A message may quote what a check looked for: a token, say.
+                            messages.push(crate::redact::text(&text).into_owned());
                             message_ids.insert(text, id);
                             ErrorKind::Check(id)
                         }

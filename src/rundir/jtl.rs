@@ -12,11 +12,13 @@ use std::time::{Duration, Instant};
 /// JMeter's default CSV columns, in order.
 pub const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
-/// What turns rows into lines: names of labels, checks and scenarios.
+/// What turns rows into lines: names of labels, checks and scenarios, and the plan's known
+/// secret values, masked in the URL column.
 pub struct Names {
     pub labels: Vec<String>,
     pub checks: Vec<String>,
     pub scenarios: Vec<String>,
+    pub secrets: crate::redact::Secrets,
 }
 
 /// Writes rows from `rx` to every file until the sender side is dropped; flushes each second.
@@ -115,7 +117,8 @@ pub fn format_row(r: &SampleRow, names: &Names, out: &mut String) {
     let _ = write!(out, ",text,{},", r.error.is_none());
     csv(&failure, out);
     let _ = write!(out, ",{},{},{},{},", r.bytes, r.sent_bytes, r.group_users, r.all_users);
-    csv(&r.url, out);
+    // A results file is shared: the URL as the redaction rule shows it (`?token=***`).
+    csv(&names.secrets.scrub(&crate::redact::url(&r.url)), out);
     let _ = writeln!(out, ",{},0,{}", r.latency_ms, r.connect_ms);
 }
 
@@ -129,6 +132,7 @@ mod tests {
             labels: vec!["Read, all".into()],
             checks: vec!["body contains \"ok\"".into()],
             scenarios: vec!["Users".into()],
+            secrets: Default::default(),
         };
         let mut r = SampleRow {
             timestamp_ms: 1_700_000_000_123,
@@ -161,5 +165,12 @@ mod tests {
         format_row(&r, &names, &mut line);
         assert!(line.contains(",Non HTTP response code: refused,"), "{line}");
         assert_eq!(HEADER.split(',').count(), line.trim_end().split(',').count() - 1, "the label holds a comma");
+        // The URL column holds no secret: by name in the query, or a known value wherever it is.
+        let mut names = names;
+        names.secrets.add("from-the-environment");
+        r.url = "http://127.0.0.1:8080/r?access_token=t0k3n&Api_Key=k3y&q=from-the-environment&page=2".into();
+        line.clear();
+        format_row(&r, &names, &mut line);
+        assert!(line.contains(",http://127.0.0.1:8080/r?access_token=***&Api_Key=***&q=***&page=2,"), "{line}");
     }
 }

@@ -26,6 +26,9 @@
 //!   JUnit), and bad ones are plan errors.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo.
+//! - `secrets`: a run full of secrets (query, headers, cookies, form and JSON bodies, the
+//!   environment, `--set`, `-J`, quick mode) leaves none in run directories, JTL files, or the
+//!   output of `run`, `check` and `report`; the server still receives every one.
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
 //! - `tls`: HTTPS verifies certificates by default; an untrusted one is the `tls` error kind.
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
@@ -43,6 +46,7 @@ mod mock;
 mod open_model;
 mod report;
 mod rundir;
+mod secrets;
 mod server_selftest;
 mod tls;
 mod truth;

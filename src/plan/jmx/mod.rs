@@ -177,6 +177,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
     plan.labels = cx.labels.into_names();
     plan.scenarios = scenarios;
     plan.vars = cx.sym.vars;
+    plan.secrets = cx.sym.secrets;
     plan.global_counters = cx.sym.global_counters;
     plan.user_counters = cx.sym.user_counters;
     plan.data = cx.data;
@@ -1225,7 +1226,10 @@ impl Cx {
                 let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
                 (placeholder, path_t, Some(probe))
             } else {
+                // An address names a server: environment values in it are not masked as secrets.
+                let kept = self.sym.secrets.clone();
                 let text = self.expand(c, &origin)?;
+                self.sym.secrets = kept;
                 let (target, _) = resolve_url(&format!("{text}/"), None).map_err(|m| self.err(c, m))?;
                 (target, path_t, None)
             }
