@@ -51,7 +51,7 @@ pub fn document(run: &RunData) -> String {
         fact("Generator load", super::generator_load(&g));
     }
     let t = &summary.total;
-    if let Some(k) = super::keep_alive(t) {
+    if let Some(k) = super::keep_alive(meta, t) {
         fact("Connections", k);
     }
     for sc in summary.scenarios.iter().filter(|s| s.model == "open") {

@@ -46,7 +46,7 @@ pub fn document(run: &RunData) -> String {
     }
     let _ = writeln!(out, "\n{}", table(summary));
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.\n");
-    if let Some(k) = super::keep_alive(t) {
+    if let Some(k) = super::keep_alive(meta, t) {
         let _ = writeln!(out, "**Connections:** {k}.\n");
     }
     for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
@@ -214,7 +214,7 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     for sc in &meta.scenarios {
         let _ = writeln!(out, "Scenario {}: {}", sc.name, sc.workload);
     }
-    if let Some(k) = super::keep_alive(t) {
+    if let Some(k) = super::keep_alive(meta, t) {
         let _ = writeln!(out, "Connections: {k}");
     }
     if !t.errors_by_kind.is_empty() {
