@@ -106,10 +106,22 @@ pub struct LabelSummary {
     pub throughput_rps: f64,
     pub received_kbps: f64,
     pub sent_kbps: f64,
-    /// Mean time to first byte (JMeter's Latency).
+    /// Mean time to first byte (JMeter's Latency), over all samples (0 where no byte came).
     pub mean_latency_ms: f64,
-    /// Mean connect time over all samples (0 for a reused connection).
+    /// 99th percentile and maximum of the time to first byte; absent for a run logged before
+    /// they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_latency_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency_ms: Option<f64>,
+    /// Mean connect time over the samples that opened a connection (0 when none did).
     pub mean_connect_ms: f64,
+    /// 99th percentile and maximum connect time over the same samples; absent when none
+    /// opened a connection (or for a run logged before they were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_connect_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connect_ms: Option<f64>,
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,
@@ -129,6 +141,7 @@ impl LabelSummary {
         let per = |x: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 / 1000.0 };
         let span = s.span_s();
         let rate = |x: f64| if span > 0.0 { x / span } else { 0.0 };
+        let t = &s.timing;
         LabelSummary {
             label: label.to_string(),
             samples: n,
@@ -146,7 +159,15 @@ impl LabelSummary {
             received_kbps: rate(s.bytes_received as f64 / 1024.0),
             sent_kbps: rate(s.bytes_sent as f64 / 1024.0),
             mean_latency_ms: per(s.sum_ttfb_us),
-            mean_connect_ms: per(s.sum_connect_us),
+            p99_latency_ms: t.ttfb_quantile_us_at(0.99, 1).map(ms),
+            max_latency_ms: t.ttfb.is_some().then(|| ms(t.max_ttfb_us)),
+            mean_connect_ms: if t.connect_samples == 0 {
+                0.0
+            } else {
+                s.sum_connect_us as f64 / t.connect_samples as f64 / 1000.0
+            },
+            p99_connect_ms: t.connect_quantile_us_at(0.99, 1).map(ms),
+            max_connect_ms: t.connect.is_some().then(|| ms(t.max_connect_us)),
             bytes_received: s.bytes_received,
             bytes_sent: s.bytes_sent,
             connections_opened: s.connections_opened,
