@@ -38,10 +38,11 @@ pub struct LabelStats {
 }
 
 /// Connect time and time to first byte (TTFB, JMeter's Latency), with exact maxima and
-/// percentiles from histograms that grow with the largest time recorded rather than
-/// spanning the full hour (see [`timing_histogram`]): 16 KB for times under 2 ms, 8 KB more
-/// for each doubling, at most the elapsed histogram's ~190 KB. The connect histogram exists
-/// only once a sample has opened a connection, which with keep-alive few labels do.
+/// percentiles within 1% from histograms that grow with the largest time recorded rather than
+/// spanning the full hour (see [`timing_histogram`]): 4 KB for times under 1 ms, 1 KB more for
+/// each doubling (11 KB up to 100 ms, 27 KB at most), where the elapsed histogram takes ~190 KB
+/// for every label. The connect histogram exists only once a sample has opened a connection,
+/// which with keep-alive few labels do.
 #[derive(Clone, Debug, Default)]
 pub struct Timing {
     /// Samples that spent time opening a connection: a request that opened one, or a group
@@ -55,10 +56,15 @@ pub struct Timing {
     pub connect: Option<Box<Histogram<u64>>>,
 }
 
-/// A 3-significant-digit histogram, as the elapsed one, whose counts grow with the largest
-/// value recorded (values are capped at [`HISTOGRAM_MAX_US`], so it never outgrows that one).
+/// Significant digits of the connect and TTFB histograms: 2 (1% resolution) costs a sixth of
+/// 3, and these figures sit beside elapsed to say where its time went, at per-label memory
+/// that must stay small with thousands of labels.
+pub const TIMING_SIGFIG: u8 = 2;
+
+/// A histogram whose counts grow with the largest value recorded (values are capped at
+/// [`HISTOGRAM_MAX_US`], so it never outgrows that range).
 pub fn timing_histogram() -> Histogram<u64> {
-    let mut h = Histogram::new_with_bounds(1, 2, HISTOGRAM_SIGFIG).expect("static histogram bounds are valid");
+    let mut h = Histogram::new_with_bounds(1, 2, TIMING_SIGFIG).expect("static histogram bounds are valid");
     h.auto(true);
     h
 }
@@ -374,10 +380,10 @@ mod tests {
             assert_eq!(m.ttfb_quantile_us_at(q, 1), o.ttfb_quantile_us_at(q, 1));
             assert_eq!(m.connect_quantile_us_at(q, 1), o.connect_quantile_us_at(q, 1));
         }
-        // TTFB is half of elapsed here; its 99th within the histogram's 0.1%.
+        // TTFB is half of elapsed here; its 99th within the histogram's 1%.
         let p99 = o.ttfb_quantile_us_at(0.99, 1).unwrap() as f64;
         let exact = one.quantile_us(0.99) as f64 / 2.0;
-        assert!((p99 - exact).abs() / exact < 0.002, "{p99} vs {exact}");
+        assert!((p99 - exact).abs() / exact < 0.011, "{p99} vs {exact}");
         assert_eq!(o.connect_quantile_us_at(1.0, 1), Some(5050));
 
         let mut reused = LabelStats::default();
@@ -391,9 +397,9 @@ mod tests {
         for v in 1..1000u64 {
             s.record(&sample(0, 2 * v, None));
         }
-        // Times under 2 ms: 16 KB, not the full-range 190 KB.
+        // Times under 2 ms: 6 KB, not the full-range 190 KB.
         let small = s.timing.ttfb.as_ref().unwrap().distinct_values();
-        assert!(small <= 2048, "{small} counts");
+        assert!(small <= 768, "{small} counts");
         s.record(&Sample { ttfb_us: 7_200_000_000, ..sample(0, 7_200_000_000, None) });
         let h = s.timing.ttfb.as_ref().unwrap();
         assert!(h.distinct_values() <= new_histogram().distinct_values(), "capped at the full range");
