@@ -576,7 +576,9 @@ mod tests {
     #[test]
     fn an_interval_cut_short_weighs_by_its_length() {
         let steady = |t: u64| 1000 + (t * 7) % 20;
-        let run = |partial_at: Option<u64>| {
+        // `flagged`: whether the source marks its last interval (a run directory does; a source
+        // that does not leaves an 8 ms tail as an ordinary interval).
+        let run = |partial_at: Option<u64>, flagged: bool| {
             let mut b = SeriesBuilder::default();
             let mut at = 0u64;
             for t in 0..13u64 {
@@ -588,17 +590,18 @@ mod tests {
                     total: &s,
                     labels: vec![(0, &s)],
                     active_users: 10,
-                    last: t == 12,
+                    last: flagged && t == 12,
                 });
                 at += len;
             }
             b.finish(&["x".into()]).total_noise.unwrap()
         };
-        let plain = run(None);
+        let plain = run(None, true);
         assert!(plain.throughput_rps < 5.0, "{plain:?}");
-        // At the end of the batches (the run's last interval follows), and in their middle.
-        for at in [11, 5] {
-            let cut = run(Some(at));
+        // The run's last interval, unflagged; at the end of the batches (the run's last interval
+        // follows); in their middle.
+        for (at, flagged) in [(12, false), (11, true), (5, true)] {
+            let cut = run(Some(at), flagged);
             assert!(cut.throughput_rps < 1.5 * plain.throughput_rps, "{cut:?} vs {plain:?}");
             assert!(cut.mean_ms < 1e-9, "{cut:?}");
         }
