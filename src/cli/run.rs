@@ -184,6 +184,7 @@ pub fn default_run_dir() -> PathBuf {
 
 /// Runs a loaded plan end to end; shared by `run` and `demo`.
 pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<String>) -> Result<u8, Error> {
+    let usage = rundir::summary::UsageClock::start();
     let scenarios: Vec<ScenarioMeta> = plan
         .scenarios
         .iter()
@@ -194,7 +195,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         })
         .collect();
     let mut meta = RunMeta {
-        tool: "stampede".into(),
+        tool: rundir::TOOL.into(),
         version: env!("CARGO_PKG_VERSION").into(),
         command_line,
         plan_path: plan.source.as_ref().map(|p| p.display().to_string()),
@@ -304,7 +305,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
 
     let wall_s = outcome.elapsed_us as f64 / 1e6;
     let mut summary = Summary::from_tally(&totals, &plan.labels, &plan.checks, &scenarios, true);
-    summary.generator = Some(rundir::summary::generator_usage(wall_s));
+    summary.generator = Some(usage.usage());
     meta.generator = summary.generator;
     meta.ended_at = Some(now_rfc3339());
     meta.duration_s = Some(wall_s);

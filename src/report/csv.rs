@@ -3,7 +3,7 @@
 
 use crate::rundir::{LabelSummary, Summary};
 
-pub const HEADER: [&str; 17] = [
+pub const HEADER: [&str; 22] = [
     "label",
     "samples",
     "errors",
@@ -21,7 +21,16 @@ pub const HEADER: [&str; 17] = [
     "sent_kbps",
     "mean_latency_ms",
     "connections_opened",
+    "p99_latency_ms",
+    "max_latency_ms",
+    "mean_connect_ms",
+    "p99_connect_ms",
+    "max_connect_ms",
 ];
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or_else(String::new, |v| v.to_string())
+}
 
 fn row(s: &LabelSummary) -> Vec<String> {
     // Full precision: a spreadsheet rounds for display, a script should not get rounded input.
@@ -43,6 +52,16 @@ fn row(s: &LabelSummary) -> Vec<String> {
         s.sent_kbps.to_string(),
         s.mean_latency_ms.to_string(),
         s.connections_opened.to_string(),
+        // Empty where not recorded (or, for connect times, where no connection was opened).
+        opt(s.p99_latency_ms),
+        opt(s.max_latency_ms),
+        if s.connections_opened > 0 || s.p99_connect_ms.is_some() {
+            s.mean_connect_ms.to_string()
+        } else {
+            String::new()
+        },
+        opt(s.p99_connect_ms),
+        opt(s.max_connect_ms),
     ]
 }
 

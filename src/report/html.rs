@@ -5,7 +5,7 @@
 //! page reads the same offline, attached to a ticket, or printed.
 
 use super::compare::{Comparison, Figure, FIGURES};
-use super::markdown::{duration, numbers, when, HEADER};
+use super::markdown::{duration, numbers, timing_numbers, when, HEADER, TIMING_HEADER, TIMING_NOTE};
 use super::series::Series;
 use super::svg::{self, Chart, Line, XAxis};
 use super::{error_rows, esc, RunData};
@@ -51,7 +51,7 @@ pub fn document(run: &RunData) -> String {
         fact("Generator load", super::generator_load(&g));
     }
     let t = &summary.total;
-    if let Some(k) = super::keep_alive(t) {
+    if let Some(k) = super::keep_alive(meta, t) {
         fact("Connections", k);
     }
     for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
@@ -81,7 +81,14 @@ pub fn document(run: &RunData) -> String {
 
     body.push_str("<section id=\"results\"><h2>Results</h2>");
     body.push_str(&results_table(summary));
-    body.push_str("<p class=\"note\">Times in ms; Received and Sent in KB/s; Transactions/s over each row's own span.</p></section>");
+    body.push_str(
+        "<p class=\"note\">Times in ms; Received and Sent in KB/s; Transactions/s over each row's own span.</p>",
+    );
+    if summary.total.samples > 0 {
+        body.push_str(&timing_table(summary));
+        let _ = write!(body, "<p class=\"note\">{}</p>", esc(TIMING_NOTE));
+    }
+    body.push_str("</section>");
 
     body.push_str("<section id=\"charts\"><h2>Over time</h2>");
     for chart in charts(&run.series, summary) {
@@ -142,16 +149,25 @@ table{font-size:.7rem}figure svg{max-width:100%}}";
 
 /// The seed documents' table, Total row first.
 pub fn results_table(summary: &Summary) -> String {
-    let mut out = String::from("<div class=\"scroll\"><table class=\"num results\"><thead><tr>");
-    for h in HEADER {
+    rows_table("results", &HEADER, summary, &|r| numbers(r).to_vec())
+}
+
+/// Connect time and time to first byte beside elapsed, Total row first.
+pub fn timing_table(summary: &Summary) -> String {
+    rows_table("timing", &TIMING_HEADER, summary, &|r| timing_numbers(r).to_vec())
+}
+
+fn rows_table(class: &str, header: &[&str], summary: &Summary, cells: &dyn Fn(&LabelSummary) -> Vec<String>) -> String {
+    let mut out = format!("<div class=\"scroll\"><table class=\"num {class}\"><thead><tr>");
+    for h in header {
         let _ = write!(out, "<th>{}</th>", esc(h));
     }
     out.push_str("</tr></thead><tbody>");
     for (i, r) in std::iter::once(&summary.total).chain(&summary.labels).enumerate() {
         let _ = write!(out, "<tr{}>", if i == 0 { " class=\"total\"" } else { "" });
         let _ = write!(out, "<td class=\"name\">{}</td>", esc(&r.label));
-        for v in numbers(r) {
-            let _ = write!(out, "<td>{v}</td>");
+        for v in cells(r) {
+            let _ = write!(out, "<td>{}</td>", esc(&v));
         }
         out.push_str("</tr>");
     }

@@ -256,6 +256,9 @@ fn whole_ms_percentiles(row: &mut LabelSummary, s: &LabelStats) {
     row.p95_ms = at(0.95);
     row.p99_ms = at(0.99);
     row.p999_ms = at(0.999);
+    row.p99_latency_ms =
+        s.timing.ttfb_quantile_us_at(0.99, 1000).map(|us| us.min(s.quantile_us_at(0.99, 1000)) as f64 / 1000.0);
+    row.p99_connect_ms = s.timing.connect_quantile_us_at(0.99, 1000).map(|us| us as f64 / 1000.0);
 }
 
 fn rfc3339_ms(ms: u64) -> String {

@@ -46,8 +46,11 @@ pub fn document(run: &RunData) -> String {
     }
     let _ = writeln!(out, "\n{}", table(summary));
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.\n");
-    if let Some(k) = super::keep_alive(t) {
+    if let Some(k) = super::keep_alive(meta, t) {
         let _ = writeln!(out, "**Connections:** {k}.\n");
+    }
+    if t.samples > 0 {
+        let _ = writeln!(out, "{}\n{TIMING_NOTE}\n", timing_table(summary));
     }
     for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
         let arrivals = sc.dropped_iterations + sc.iterations;
@@ -159,9 +162,61 @@ fn row(s: &LabelSummary) -> [String; 14] {
 /// itself readable.
 pub fn table(summary: &Summary) -> String {
     let rows: Vec<[String; 14]> = std::iter::once(&summary.total).chain(&summary.labels).map(row).collect();
-    let mut width: Vec<usize> = HEADER.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (w, c) in width.iter_mut().zip(r) {
+    padded(&HEADER, &rows)
+}
+
+/// Connect time and time to first byte beside elapsed, per label: where a slow response spent
+/// its time (a ~1 s connect from a full SYN backlog shows here, not only in the maxima).
+pub const TIMING_HEADER: [&str; 11] = [
+    "API",
+    "Average",
+    "99th pct",
+    "Max",
+    "Latency avg",
+    "Latency 99th",
+    "Latency max",
+    "Connections",
+    "Connect avg",
+    "Connect 99th",
+    "Connect max",
+];
+
+/// A row's timing figures (2 decimals, `—` where not recorded or no connection), label excluded.
+pub fn timing_numbers(s: &LabelSummary) -> [String; 10] {
+    let f = |x: f64| format!("{x:.2}");
+    let opt = |x: Option<f64>| x.map_or_else(|| "—".to_string(), f);
+    let connected = s.connections_opened > 0 || s.p99_connect_ms.is_some();
+    [
+        f(s.mean_ms),
+        f(s.p99_ms),
+        f(s.max_ms),
+        f(s.mean_latency_ms),
+        opt(s.p99_latency_ms),
+        opt(s.max_latency_ms),
+        s.connections_opened.to_string(),
+        if connected { f(s.mean_connect_ms) } else { "—".into() },
+        opt(s.p99_connect_ms),
+        opt(s.max_connect_ms),
+    ]
+}
+
+/// The timing table: a row per label, the Total first; times in ms.
+pub fn timing_table(summary: &Summary) -> String {
+    let rows: Vec<Vec<String>> = std::iter::once(&summary.total)
+        .chain(&summary.labels)
+        .map(|s| std::iter::once(cell(&s.label)).chain(timing_numbers(s)).collect())
+        .collect();
+    padded(&TIMING_HEADER, &rows)
+}
+
+/// Where the timing table's figures come from, under it.
+pub const TIMING_NOTE: &str = "Elapsed, latency (time to first byte) and connect times in ms; connect times over the \
+     samples that opened a connection.";
+
+fn padded<R: AsRef<[String]>>(header: &[&str], rows: &[R]) -> String {
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r.as_ref()) {
             *w = (*w).max(c.chars().count());
         }
     }
@@ -178,7 +233,7 @@ pub fn table(summary: &Summary) -> String {
         }
         out.push('\n');
     };
-    line(&mut out, &mut HEADER.iter().map(|h| h.to_string()).enumerate());
+    line(&mut out, &mut header.iter().map(|h| h.to_string()).enumerate());
     out.push('|');
     for (i, w) in width.iter().enumerate() {
         out.push_str(if i == 0 { ":" } else { "" });
@@ -187,7 +242,7 @@ pub fn table(summary: &Summary) -> String {
     }
     out.push('\n');
     for r in rows {
-        line(&mut out, &mut r.into_iter().enumerate());
+        line(&mut out, &mut r.as_ref().iter().cloned().enumerate());
     }
     out
 }
@@ -217,7 +272,7 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     for sc in &meta.scenarios {
         let _ = writeln!(out, "Scenario {}: {}", sc.name, sc.workload);
     }
-    if let Some(k) = super::keep_alive(t) {
+    if let Some(k) = super::keep_alive(meta, t) {
         let _ = writeln!(out, "Connections: {k}");
     }
     if !t.errors_by_kind.is_empty() {
@@ -239,6 +294,9 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     }
     if let Some(g) = summary.generator.or(meta.generator) {
         let _ = writeln!(out, "Generator: {}", super::generator_load(&g));
+    }
+    if t.samples > 0 {
+        let _ = write!(out, "\n{}{TIMING_NOTE}\n", timing_table(summary));
     }
     out
 }

@@ -93,13 +93,19 @@ pub fn esc(s: &str) -> String {
 }
 
 /// Whether keep-alive was in effect, from connections opened against requests sent: the check
-/// the seed studies had to make by hand. `None` when nothing was sent.
-pub fn keep_alive(t: &rundir::LabelSummary) -> Option<String> {
+/// the seed studies had to make by hand. `None` when nothing was sent. A run directory always
+/// records the connections it opened; a results file shows a connection only as a Connect time
+/// above 0 ms (JMeter writes 0 for a reused one, and for a loopback connect under 1 ms).
+pub fn keep_alive(meta: &RunMeta, t: &rundir::LabelSummary) -> Option<String> {
     if t.samples == 0 {
         return None;
     }
     let verdict = if t.connections_opened == 0 {
-        return Some(format!("not recorded for {} requests (the source has no connect times)", t.samples));
+        return Some(if records_connections(meta) {
+            format!("none opened for {} requests: no request got as far as a connection (see the errors)", t.samples)
+        } else {
+            format!("not recorded for {} requests (the file has no Connect time above 0 ms)", t.samples)
+        });
     } else if t.connections_opened >= t.samples {
         "keep-alive NOT in effect: every request opened a connection"
     } else {
@@ -136,6 +142,12 @@ pub fn dispatch(sc: &crate::rundir::ScenarioSummary) -> Option<String> {
     Some(text)
 }
 
+/// Whether the run's source counted every connection it opened: a run directory does; a
+/// results file imported from elsewhere only shows the connects that took a whole millisecond.
+pub fn records_connections(meta: &RunMeta) -> bool {
+    meta.tool == crate::rundir::TOOL
+}
+
 /// The load generator's own CPU and memory, with a warning when it was saturated, so a busy
 /// generator is never mistaken for a slow server.
 pub fn generator_load(g: &rundir::GeneratorUsage) -> String {
@@ -162,4 +174,40 @@ pub fn error_rows(t: &rundir::LabelSummary) -> Vec<(&str, u64, f64, f64)> {
         .collect();
     kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     kinds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(tool: &str) -> RunMeta {
+        RunMeta {
+            tool: tool.into(),
+            version: String::new(),
+            command_line: Vec::new(),
+            plan_path: None,
+            plan_name: "p".into(),
+            host: String::new(),
+            started_at: String::new(),
+            ended_at: None,
+            duration_s: None,
+            status: "completed".into(),
+            interval_s: 1.0,
+            scenarios: Vec::new(),
+            labels: Vec::new(),
+            checks: Vec::new(),
+            generator: None,
+            thresholds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_run_that_opened_no_connection_says_so_and_a_results_file_says_it_cannot_tell() {
+        let stats = crate::record::LabelStats { samples: 5, ..Default::default() };
+        let t = rundir::LabelSummary::from_stats("Total", &stats, &[]);
+        let run = keep_alive(&meta(rundir::TOOL), &t).unwrap();
+        assert!(run.starts_with("none opened for 5 requests") && !run.contains("not recorded"), "{run}");
+        let file = keep_alive(&meta("JMeter results file"), &t).unwrap();
+        assert!(file.starts_with("not recorded for 5 requests"), "{file}");
+    }
 }

@@ -250,6 +250,8 @@ pub struct SeriesBuilder {
     users_set_the_load: bool,
     distribution: Histogram<u64>,
     labels: usize,
+    /// The longest single interval seen: an interval's full length.
+    interval_us: u64,
 }
 
 impl Default for SeriesBuilder {
@@ -261,6 +263,7 @@ impl Default for SeriesBuilder {
             users_set_the_load: true,
             distribution: crate::record::stats::new_histogram(),
             labels: 0,
+            interval_us: 0,
         }
     }
 }
@@ -307,7 +310,14 @@ impl SeriesBuilder {
             self.users_high = frame.active_users;
             self.batches.clear();
         }
-        if !last {
+        // An interval much shorter than the others (the tail of a stop, when every user's last
+        // response lands in a few ms) holds a burst, not a sample of the steady rate: charted,
+        // but left out of the noise estimate, as the run's last interval is.
+        let cut_short = frame.intervals == 1 && frame.busy_us.saturating_mul(2) < self.interval_us;
+        if frame.intervals == 1 {
+            self.interval_us = self.interval_us.max(frame.busy_us);
+        }
+        if !last && !cut_short {
             self.batches.push(frame);
         }
     }
@@ -361,9 +371,10 @@ impl SeriesBuilder {
             })
             .collect();
         let batches = self.batches.finish();
-        // A last batch much shorter than the others would weigh as much as a full one.
+        // A last batch much shorter than the others (in time, not in intervals: an interval can
+        // be cut short) holds too little to say anything of its own; it is left out.
         let full: Vec<&Frame> = match batches.split_last() {
-            Some((last, rest)) if !rest.is_empty() && last.intervals * 2 < rest[0].intervals => rest.iter().collect(),
+            Some((last, rest)) if !rest.is_empty() && last.busy_us * 2 < rest[0].busy_us => rest.iter().collect(),
             _ => batches.iter().collect(),
         };
         let noise_of = |slice: &dyn Fn(&Frame) -> Option<&Slice>| noise(&full, slice);
@@ -441,20 +452,35 @@ fn noise(batches: &[&Frame], slice: &dyn Fn(&Frame) -> Option<&Slice>) -> Option
     if batches.len() < MIN_BATCHES || rows.len() < batches.len() || rows.iter().any(|(_, s)| s.samples == 0) {
         return None;
     }
-    let se = |v: Vec<f64>| -> f64 {
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        (var / n).sqrt()
-    };
+    let by_time =
+        |x: &dyn Fn(&Frame, &Slice) -> f64| weighted_se(rows.iter().map(|(f, s)| (f.busy_us as f64, x(f, s))));
+    let by_samples = |x: &dyn Fn(&Slice) -> f64| weighted_se(rows.iter().map(|(_, s)| (s.samples as f64, x(s))));
     Some(Noise {
         batches: rows.len(),
-        throughput_rps: se(rows.iter().map(|(f, s)| s.samples as f64 * 1e6 / f.busy_us.max(1) as f64).collect()),
-        mean_ms: se(rows.iter().map(|(_, s)| s.mean_ms()).collect()),
-        p95_ms: se(rows.iter().map(|(_, s)| s.quantile_ms(0.95)).collect()),
-        p99_ms: se(rows.iter().map(|(_, s)| s.quantile_ms(0.99)).collect()),
-        error_pct: se(rows.iter().map(|(_, s)| s.errors as f64 * 100.0 / s.samples as f64).collect()),
+        throughput_rps: by_time(&|f, s| s.samples as f64 * 1e6 / f.busy_us.max(1) as f64),
+        mean_ms: by_samples(&Slice::mean_ms),
+        p95_ms: by_samples(&|s| s.quantile_ms(0.95)),
+        p99_ms: by_samples(&|s| s.quantile_ms(0.99)),
+        error_pct: by_samples(&|s| s.errors as f64 * 100.0 / s.samples as f64),
     })
+}
+
+/// The standard error of the whole-run figure from its batch values, each weighed by what the
+/// whole-run figure weighs it by: its length for a rate (the run's rate is Σ samples / Σ time),
+/// its samples for a per-sample figure. A batch cut short (the tail of a run, a merged sliver)
+/// then counts for what it holds: 50 requests in 8 ms move the run's rate by their share, not
+/// as one batch in k. This is the ratio estimator's variance, k/(k−1) · Σ wᵢ²(xᵢ − x̄)² / (Σ wᵢ)²,
+/// which for equal weights is the plain standard deviation of the batch values over √k.
+fn weighted_se(values: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let v: Vec<(f64, f64)> = values.collect();
+    let k = v.len() as f64;
+    let total: f64 = v.iter().map(|(w, _)| w).sum();
+    if k < 2.0 || total <= 0.0 {
+        return f64::NAN;
+    }
+    let mean = v.iter().map(|(w, x)| w * x).sum::<f64>() / total;
+    let spread: f64 = v.iter().map(|(w, x)| (w * (x - mean)).powi(2)).sum();
+    (spread / (total * total) * k / (k - 1.0)).sqrt()
 }
 
 /// Percentiles from 0 up to the last sample, evenly spaced on the log(1/(1-q)) scale the
@@ -543,6 +569,55 @@ mod tests {
         assert!(na.batches >= MAX_BATCHES / 2, "{na:?}");
         assert!(na.throughput_rps < 1.0 && na.mean_ms < 1e-9, "{na:?}");
         assert!(nb.throughput_rps > 20.0 && nb.mean_ms > 0.1, "{nb:?}");
+    }
+
+    /// Regression test for #11: an interval cut short (8 ms holding 50 requests: 6,250/s) was
+    /// one batch among k, as heavy as a full second, and inflated the throughput noise ~5×.
+    #[test]
+    fn an_interval_cut_short_weighs_by_its_length() {
+        let steady = |t: u64| 1000 + (t * 7) % 20;
+        // `flagged`: whether the source marks its last interval (a run directory does; a source
+        // that does not leaves an 8 ms tail as an ordinary interval).
+        let run = |partial_at: Option<u64>, flagged: bool| {
+            let mut b = SeriesBuilder::default();
+            let mut at = 0u64;
+            for t in 0..13u64 {
+                let (n, len) = if Some(t) == partial_at { (50, 8_000) } else { (steady(t), 1_000_000) };
+                let s = stats(n, 5, 0, t);
+                b.add(&IntervalView {
+                    start_us: at,
+                    end_us: at + len,
+                    total: &s,
+                    labels: vec![(0, &s)],
+                    active_users: 10,
+                    last: flagged && t == 12,
+                });
+                at += len;
+            }
+            b.finish(&["x".into()]).total_noise.unwrap()
+        };
+        let plain = run(None, true);
+        assert!(plain.throughput_rps < 5.0, "{plain:?}");
+        // The run's last interval, unflagged; at the end of the batches (the run's last interval
+        // follows); in their middle.
+        for (at, flagged) in [(12, false), (11, true), (5, true)] {
+            let cut = run(Some(at), flagged);
+            assert!(cut.throughput_rps < 1.5 * plain.throughput_rps, "{cut:?} vs {plain:?}");
+            assert!(cut.mean_ms < 1e-9, "{cut:?}");
+        }
+    }
+
+    #[test]
+    fn weighted_standard_error_is_the_plain_one_for_equal_weights() {
+        let plain = [3.0, 5.0, 4.0, 8.0];
+        let se = weighted_se(plain.iter().map(|x| (2.0, *x)));
+        let mean = 5.0;
+        let var = plain.iter().map(|x: &f64| (x - mean).powi(2)).sum::<f64>() / 3.0;
+        assert!((se - (var / 4.0).sqrt()).abs() < 1e-12, "{se}");
+        // A batch of next to no weight leaves the estimate where the others put it.
+        let with_sliver = weighted_se(plain.iter().map(|x| (2.0, *x)).chain([(1e-6, 1000.0)]));
+        assert!((with_sliver - se).abs() < 0.2 * se, "{with_sliver} vs {se}");
+        assert!(weighted_se([(1.0, 2.0)].into_iter()).is_nan());
     }
 
     #[test]

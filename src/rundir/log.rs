@@ -5,6 +5,7 @@
 use crate::record::{ErrorKind, Interval, LabelStats, ScenarioCounts};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
+use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -45,6 +46,27 @@ pub struct LabelLine {
     pub errors_by_kind: BTreeMap<String, u64>,
     /// Elapsed-time histogram (µs), HdrHistogram V2 + deflate, base64.
     pub hist: String,
+    /// Connect and TTFB detail (absent from logs written before they were recorded; a
+    /// report of such a run shows their means only).
+    #[serde(default, flatten)]
+    pub timing: TimingLine,
+}
+
+/// [`crate::record::stats::Timing`] on disk: every field optional, so older logs still read.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TimingLine {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_samples: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connect_us: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ttfb_us: Option<u64>,
+    /// TTFB histogram (µs), encoded as `hist`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttfb_hist: Option<String>,
+    /// Connect-time histogram (µs) of the samples that opened a connection, encoded as `hist`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_hist: Option<String>,
 }
 
 impl IntervalLine {
@@ -99,7 +121,6 @@ impl IntervalLine {
 
 impl LabelLine {
     fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelLine {
-        let mut buf = Vec::new();
         let empty;
         let h = match &s.histogram {
             Some(h) => &**h,
@@ -108,7 +129,14 @@ impl LabelLine {
                 &empty
             }
         };
-        V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to a Vec cannot fail");
+        let t = &s.timing;
+        let timing = TimingLine {
+            connect_samples: Some(t.connect_samples),
+            max_connect_us: Some(t.max_connect_us),
+            max_ttfb_us: Some(t.max_ttfb_us),
+            ttfb_hist: t.ttfb.as_deref().map(encode),
+            connect_hist: t.connect.as_deref().map(encode),
+        };
         LabelLine {
             label: label.to_string(),
             samples: s.samples,
@@ -124,17 +152,13 @@ impl LabelLine {
             first_start_us: s.first_start_us,
             last_end_us: s.last_end_us,
             errors_by_kind: s.errors_by_kind.named(checks),
-            hist: base64::engine::general_purpose::STANDARD.encode(buf),
+            hist: encode(h),
+            timing,
         }
     }
 
     pub fn to_stats(&self, checks: &[String]) -> Result<LabelStats, String> {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&self.hist)
-            .map_err(|e| format!("histogram of `{}`: {e}", self.label))?;
-        let h: hdrhistogram::Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
+        let h = decode(&self.hist).map_err(|e| format!("histogram of `{}`: {e}", self.label))?;
         let mut s = LabelStats::default();
         s.histogram_mut().add(&h).map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
         s.samples = self.samples;
@@ -149,10 +173,91 @@ impl LabelLine {
         s.connections_opened = self.connections_opened;
         s.first_start_us = self.first_start_us;
         s.last_end_us = self.last_end_us;
+        let t = &self.timing;
+        // Before connect samples were counted apart, every one opened a connection.
+        s.timing.connect_samples = t.connect_samples.unwrap_or(self.connections_opened);
+        s.timing.max_connect_us = t.max_connect_us.unwrap_or(0);
+        s.timing.max_ttfb_us = t.max_ttfb_us.unwrap_or(0);
+        for (text, into, what) in
+            [(&t.ttfb_hist, &mut s.timing.ttfb, "TTFB"), (&t.connect_hist, &mut s.timing.connect, "connect")]
+        {
+            if let Some(text) = text {
+                let h = decode(text).map_err(|e| format!("{what} histogram of `{}`: {e}", self.label))?;
+                crate::record::stats::add_timing(into, Some(&h));
+            }
+        }
         for (name, n) in &self.errors_by_kind {
             let kind = ErrorKind::from_name_with(name, checks).ok_or_else(|| format!("unknown error kind `{name}`"))?;
             s.errors_by_kind.add(kind, *n);
         }
         Ok(s)
+    }
+}
+
+fn encode(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to a Vec cannot fail");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+/// Every histogram of the log is read here: one place to bound what a line may declare.
+fn decode(text: &str) -> Result<Histogram<u64>, String> {
+    let bytes = base64::engine::general_purpose::STANDARD.decode(text).map_err(|e| e.to_string())?;
+    Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| format!("{e:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::LabelId;
+    use crate::record::Sample;
+
+    fn stats() -> LabelStats {
+        let mut s = LabelStats::default();
+        for i in 0..10u64 {
+            s.record(&Sample {
+                label: LabelId(0),
+                start_us: i,
+                end_us: i + 5_000,
+                ttfb_us: 1_000 + i,
+                connect_us: if i < 2 { 300 + i } else { 0 },
+                bytes_sent: 1,
+                bytes_received: 1,
+                new_connection: i < 2,
+                error: None,
+                in_total: true,
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn connect_and_ttfb_detail_round_trips_through_a_line() {
+        let s = stats();
+        let line: LabelLine =
+            serde_json::from_str(&serde_json::to_string(&LabelLine::from_stats("a", &s, &[])).unwrap()).unwrap();
+        let back = line.to_stats(&[]).unwrap();
+        let (a, b) = (&s.timing, &back.timing);
+        assert_eq!((b.connect_samples, b.max_connect_us, b.max_ttfb_us), (2, 301, 1_009));
+        assert_eq!(b.ttfb_quantile_us_at(0.99, 1), a.ttfb_quantile_us_at(0.99, 1));
+        assert_eq!(b.connect_quantile_us_at(0.5, 1), a.connect_quantile_us_at(0.5, 1));
+    }
+
+    #[test]
+    fn a_line_written_before_connect_and_ttfb_detail_still_reads() {
+        let mut v = serde_json::to_value(LabelLine::from_stats("a", &stats(), &[])).unwrap();
+        for key in ["connect_samples", "max_connect_us", "max_ttfb_us", "ttfb_hist", "connect_hist"] {
+            v.as_object_mut().unwrap().remove(key).unwrap();
+        }
+        let back = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap();
+        // Every connect was a connection then: the mean is over them; no percentile is invented.
+        assert_eq!(back.timing.connect_samples, 2);
+        let row = crate::rundir::LabelSummary::from_stats("a", &back, &[]);
+        assert!((row.mean_connect_ms - 0.3005).abs() < 1e-9, "{row:?}");
+        assert_eq!(
+            (row.p99_connect_ms, row.max_connect_ms, row.p99_latency_ms, row.max_latency_ms),
+            (None, None, None, None)
+        );
+        assert!((row.mean_latency_ms - 1.0045).abs() < 1e-9, "{row:?}");
     }
 }

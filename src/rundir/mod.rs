@@ -21,6 +21,8 @@ pub use reader::read_run;
 pub use summary::{GeneratorUsage, LabelSummary, RunMeta, ScenarioMeta, ScenarioSummary, Summary, ThresholdResult};
 pub use writer::RunWriter;
 
+/// `RunMeta::tool` of a run directory that stampede wrote.
+pub const TOOL: &str = "stampede";
 pub const META: &str = "meta.json";
 pub const PLAN: &str = "plan.yaml";
 pub const INTERVALS: &str = "intervals.jsonl";

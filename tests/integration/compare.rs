@@ -12,14 +12,47 @@ fn golden(name: &str, actual: &str) {
 /// Runs 4 users for 6 s against a server answering after `delay`; returns the run and how
 /// many requests the server answered (the witness).
 fn run_against(delay: Duration, name: &str) -> (TempRun, u64) {
+    run_users(delay, name, 4, "6s")
+}
+
+fn run_users(delay: Duration, name: &str, users: u32, duration: &str) -> (TempRun, u64) {
     let server = TestServer::builder().default_route(Route::ok().delay(delay)).start();
     let run = TempRun::new(name);
+    let users = users.to_string();
     Stampede::new()
-        .args(["run", "--url", &server.url("/api"), "--users", "4", "--duration", "6s", "-q", "--out"])
+        .args(["run", "--url", &server.url("/api"), "--users", &users, "--duration", duration, "-q", "--out"])
         .arg(run.path())
         .run()
         .assert_exit(0);
     (run, server.responses())
+}
+
+/// The Total's delta of `figure` in a JSON comparison of `a` (baseline) and `b`.
+fn total_delta(a: &TempRun, b: &TempRun, figure: &str) -> serde_json::Value {
+    let out = Stampede::new().args(["compare", "--format", "json"]).arg(a.path()).arg(b.path()).run();
+    out.assert_exit(0);
+    let c: serde_json::Value = serde_json::from_str(&out.stdout_str()).unwrap();
+    c["rows"][0]["deltas"][1].as_array().unwrap().iter().find(|d| d["figure"] == figure).unwrap().clone()
+}
+
+/// Regression test for #11: a steady loss of a few percent (−7.4% through a proxy) was marked
+/// ≈. 8 users against 20 ms and then 24 ms: about 16% less throughput, every second of the run
+/// (a margin that holds while other tests load the machine).
+#[test]
+fn a_small_steady_loss_is_significant_and_a_run_against_itself_is_noise() {
+    let _timing = crate::util::exclusive();
+    let (fast, fast_served) = run_users(Duration::from_millis(20), "cmp-20ms", 8, "8s");
+    let (slow, slow_served) = run_users(Duration::from_millis(24), "cmp-24ms", 8, "8s");
+    assert_eq!(uint(&fast.total(), "samples"), fast_served);
+    assert_eq!(uint(&slow.total(), "samples"), slow_served);
+    let tput = total_delta(&fast, &slow, "throughput_rps");
+    let rel = tput["rel"].as_f64().unwrap();
+    assert!((-0.3..-0.05).contains(&rel), "4 ms more of ~21: {tput}");
+    assert_eq!(tput["significant"], true, "a steady loss is not noise: {tput}");
+    for figure in ["throughput_rps", "mean_ms", "p99_ms"] {
+        let same = total_delta(&fast, &fast, figure);
+        assert_eq!((same["abs"].as_f64(), &same["significant"]), (Some(0.0), &serde_json::json!(false)), "{same}");
+    }
 }
 
 #[test]

@@ -13,6 +13,8 @@
 //! - `flows`: login with token and cookie against a validating server; CSV values per sharing
 //!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
 //!   loops, conditions, once, groups; the write-back file.
+//! - `facts`: connect time and time to first byte per label against known delays, with and
+//!   without keep-alive, in every format; the generator's CPU over the run only.
 //! - `framing`: chunked, close-delimited, HEAD, 204, 100 Continue: read to the exact byte.
 //! - `html`: the HTML report and comparison in headless Chromium: no console error, nothing
 //!   fetched, every chart and its lines, the table against the witness, print; screenshots kept
@@ -38,6 +40,7 @@ mod browser;
 mod compare;
 mod counts;
 mod errors;
+mod facts;
 mod flows;
 mod framing;
 mod html;
