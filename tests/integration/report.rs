@@ -274,3 +274,44 @@ fn passing_thresholds_exit_0_and_bad_ones_are_plan_errors() {
     assert!(flag.stderr_str().contains("no request or group labelled `nope`"), "{}", flag.stderr_str());
     assert_eq!(server.requests(), before, "a bad threshold sends nothing");
 }
+
+/// Issue 11: a run's JTL holds whole milliseconds rounded to the nearest (not cut down), so
+/// `report` of the JTL agrees with `report` of the run directory (µs-exact) within 0.5 ms.
+#[test]
+fn the_report_of_a_run_s_own_jtl_agrees_with_its_run_directory_within_half_a_millisecond() {
+    use std::time::Duration;
+    // Delays spread over 1–5 ms: elapsed times fall everywhere between whole milliseconds.
+    let server = TestServer::builder()
+        .default_route(Route::ok().delay_range(Duration::from_millis(1), Duration::from_millis(5)))
+        .start();
+    let run = TempRun::new("jtl-rounding");
+    let jtl = run.root().join("run.jtl");
+    Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--users", "4", "--iterations", "100", "-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let report = |source: &Path| -> serde_json::Value {
+        let out = Stampede::new().args(["report", "--format", "json"]).arg(source).run();
+        out.assert_exit(0);
+        serde_json::from_str(&out.stdout_str()).unwrap()
+    };
+    let (dir, file) = (report(run.path())["total"].clone(), report(&jtl)["total"].clone());
+    assert_eq!(uint(&dir, "samples"), server.requests());
+    assert_eq!(uint(&file, "samples"), server.requests());
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    // Rounding each time is monotonic, so the extremes are the exact ones rounded.
+    for k in ["min_ms", "max_ms"] {
+        assert_eq!(f(&file, k), (f(&dir, k) + 0.5).floor(), "{k}: JTL {} vs run {}", f(&file, k), f(&dir, k));
+    }
+    // So is every percentile (the run's is within its histogram's 0.1%).
+    for k in ["p50_ms", "p90_ms", "p95_ms", "p99_ms"] {
+        let (a, b) = (f(&file, k), f(&dir, k));
+        assert!((a - b).abs() <= 0.5 + b * 0.001, "{k}: JTL {a} vs run {b}");
+    }
+    // 400 rounding errors spread over ±0.5 ms average out (cutting down would be −0.5 ms).
+    let (a, b) = (f(&file, "mean_ms"), f(&dir, "mean_ms"));
+    assert!((a - b).abs() < 0.25, "mean: JTL {a} vs run {b}");
+}
