@@ -4,7 +4,8 @@
 use super::log::IntervalLine;
 use super::{Error, RunMeta, Summary, INTERVALS, META, SUMMARY};
 use crate::record::{LabelStats, Tally};
-use std::io::{BufRead, BufReader};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 pub struct Run {
@@ -87,8 +88,53 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     })
 }
 
+/// The longest line read: a run's lines are kilobytes (megabytes with thousands of labels).
+const MAX_LINE: usize = 64 << 20;
+/// Distinct labels in one log, far beyond any plan's.
+const MAX_LABELS: usize = 1_000_000;
+
+/// Everything the log's lines add up (samples, times, bytes, iterations, users, interval
+/// lengths), summed with a check: every sum a report makes of some of them (per label, per
+/// chart point, the Total) is then within u64's range, however corrupt the log.
+#[derive(Default)]
+struct Sums([u64; 12]);
+
+impl Sums {
+    fn add_stats(&mut self, s: &LabelStats) -> Result<(), String> {
+        let values = [
+            s.samples,
+            s.errors,
+            s.sum_elapsed_us,
+            s.sum_ttfb_us,
+            s.sum_connect_us,
+            s.bytes_sent,
+            s.bytes_received,
+            s.connections_opened,
+        ];
+        values.iter().enumerate().try_for_each(|(slot, v)| self.add(slot, &[*v]))
+    }
+
+    fn add_line(&mut self, line: &IntervalLine) -> Result<(), String> {
+        if line.start_us > line.end_us {
+            return Err(format!("the interval starts at {} µs, after its end at {} µs", line.start_us, line.end_us));
+        }
+        self.add(8, &line.iterations)?;
+        self.add(9, &line.dropped)?;
+        self.add(10, &line.active_users)?;
+        self.add(11, &[line.end_us - line.start_us])
+    }
+
+    /// Adds every value to one slot: any sum of some of them is then below the slot's.
+    fn add(&mut self, slot: usize, values: &[u64]) -> Result<(), String> {
+        for v in values {
+            self.0[slot] = self.0[slot].checked_add(*v).ok_or("its counts add up past 2^64: not a log a run writes")?;
+        }
+        Ok(())
+    }
+}
+
 /// Streams the interval log line by line (a soak test's log can be gigabytes), tolerating a
-/// last line cut off by a crash.
+/// last line cut off by a crash. Every size a line declares is checked before it is used.
 fn for_each_line(
     dir: &Path,
     meta: &RunMeta,
@@ -102,17 +148,26 @@ fn for_each_line(
         Err(source) => return Err(Error::Io { path, source }),
     };
     let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut index: HashMap<String, usize> = labels.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect();
+    let mut sums = Sums::default();
     let mut text = String::new();
     let mut n = 0;
     // A line that does not parse is kept until the next one: only the last line may be cut off.
     let mut broken: Option<(usize, String)> = None;
     loop {
         text.clear();
-        let read = reader.read_line(&mut text).map_err(|source| Error::Io { path: path.clone(), source })?;
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_line(&mut text)
+            .map_err(|source| Error::Io { path: path.clone(), source })?;
         if read == 0 {
             break;
         }
         n += 1;
+        if read > MAX_LINE {
+            let message = format!("a line longer than {} MiB: not a log a run writes", MAX_LINE >> 20);
+            return Err(Error::Format { path, line: n, message });
+        }
         if text.trim().is_empty() {
             continue;
         }
@@ -127,6 +182,7 @@ fn for_each_line(
             }
         };
         let format = |message| Error::Format { path: path.clone(), line: n, message };
+        sums.add_line(&line).map_err(format)?;
         let mut iv = LoggedInterval {
             start_us: line.start_us,
             end_us: line.end_us,
@@ -137,17 +193,25 @@ fn for_each_line(
         };
         for l in &line.labels {
             let stats = l.to_stats(&meta.checks).map_err(format)?;
-            let idx = match labels.iter().position(|x| *x == l.label) {
-                Some(i) => i,
+            sums.add_stats(&stats).map_err(format)?;
+            let idx = match index.get(&l.label) {
+                Some(i) => *i,
+                None if labels.len() >= MAX_LABELS => {
+                    return Err(format(format!("more than {MAX_LABELS} distinct labels: not a log a run writes")));
+                }
                 None => {
                     labels.push(l.label.clone());
+                    index.insert(l.label.clone(), labels.len() - 1);
                     labels.len() - 1
                 }
             };
             iv.labels.push((idx, stats));
         }
         match &line.total {
-            Some(t) => iv.total = t.to_stats(&meta.checks).map_err(format)?,
+            Some(t) => {
+                iv.total = t.to_stats(&meta.checks).map_err(format)?;
+                sums.add_stats(&iv.total).map_err(format)?;
+            }
             // Logs written before the Total had its own line have no groups or redirect hops:
             // their Total is the sum of their labels.
             None => {
@@ -186,10 +250,48 @@ mod tests {
         s
     }
 
+    /// A run directory in the temp directory holding `lines` as its interval log; removed on drop.
+    struct TempDir(std::path::PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn run_dir(labels: &[&str], lines: &[String]) -> TempDir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("stampede-reader-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(INTERVALS), lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        let meta = serde_json::json!({
+            "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
+            "host": "h", "started_at": "x", "ended_at": null, "duration_s": null, "status": "running",
+            "interval_s": 1.0, "scenarios": [{"name": "s", "model": "closed", "workload": "w"}],
+            "labels": labels, "generator": null
+        });
+        std::fs::write(dir.join(META), meta.to_string()).unwrap();
+        TempDir(dir)
+    }
+
+    /// One interval of label `a` with 3 samples, as a JSON value to spoil.
+    fn good_line() -> serde_json::Value {
+        let iv = Interval {
+            index: 0,
+            start_us: 0,
+            end_us: 1_000_000,
+            labels: vec![(LabelId(0), stats(3))],
+            total: stats(3),
+            scenarios: vec![Default::default()],
+            active_users: vec![1],
+            last: true,
+        };
+        serde_json::to_value(IntervalLine::from_interval(&iv, &["a".to_string()], &[])).unwrap()
+    }
+
     #[test]
     fn a_log_without_total_lines_sums_its_labels() {
-        let dir = std::env::temp_dir().join(format!("stampede-reader-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let labels = vec!["a".to_string(), "b".to_string()];
         let iv = Interval {
             index: 0,
@@ -203,20 +305,119 @@ mod tests {
         };
         let mut line = IntervalLine::from_interval(&iv, &labels, &[]);
         line.total = None;
-        std::fs::write(dir.join(INTERVALS), serde_json::to_string(&line).unwrap() + "\n").unwrap();
-        let meta = serde_json::json!({
-            "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
-            "host": "h", "started_at": "x", "ended_at": null, "duration_s": null, "status": "running",
-            "interval_s": 1.0, "scenarios": [{"name": "s", "model": "closed", "workload": "w"}],
-            "labels": labels, "generator": null
-        });
-        std::fs::write(dir.join(META), meta.to_string()).unwrap();
+        let dir = run_dir(&["a", "b"], &[serde_json::to_string(&line).unwrap()]);
         let mut seen = Vec::new();
-        let run = read_run_with(&dir, |iv| seen.push((iv.total.samples, iv.last)));
-        let _ = std::fs::remove_dir_all(&dir);
-        let run = run.unwrap();
+        let run = read_run_with(&dir.0, |iv| seen.push((iv.total.samples, iv.last))).unwrap();
         assert_eq!(run.summary.total.samples, 7);
         assert!(!run.summary.complete);
         assert_eq!(seen, [(7, true)]);
+    }
+
+    /// HdrHistogram's V2 form with the given header and counts, deflated and wrapped as a
+    /// run writes it, in base64.
+    fn histogram(counts_len: u32, (low, high, digits): (u64, u64, u32), counts: &[u8]) -> String {
+        use base64::Engine as _;
+        use std::io::Write as _;
+        let mut v2 = Vec::new();
+        for w in [0x1c84_9313u32, counts_len, 0, digits] {
+            v2.extend_from_slice(&w.to_be_bytes());
+        }
+        v2.extend_from_slice(&low.to_be_bytes());
+        v2.extend_from_slice(&high.to_be_bytes());
+        v2.extend_from_slice(&1.0f64.to_be_bytes());
+        v2.extend_from_slice(counts);
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&v2).unwrap();
+        let deflated = z.finish().unwrap();
+        let mut out = 0x1c84_9314u32.to_be_bytes().to_vec();
+        out.extend_from_slice(&(deflated.len() as u32).to_be_bytes());
+        out.extend_from_slice(&deflated);
+        base64::engine::general_purpose::STANDARD.encode(out)
+    }
+
+    /// How a test spoils a good line.
+    type Spoil = Box<dyn Fn(&mut serde_json::Value)>;
+
+    #[test]
+    fn a_corrupt_line_is_an_error_naming_the_file_and_line_never_a_panic_or_a_huge_allocation() {
+        use base64::Engine as _;
+        let ours = (1, crate::record::stats::HISTOGRAM_MAX_US, 3);
+        // Each spoils the second of two lines; the message must name intervals.jsonl:2.
+        let cases: Vec<(&str, Spoil)> = vec![
+            // Issue 11: this made `report` panic ("min > max") computing percentiles.
+            (
+                "has min_us 50 above max_us 10",
+                Box::new(|l| {
+                    l["labels"][0]["min_us"] = 50.into();
+                    l["labels"][0]["max_us"] = 10.into();
+                }),
+            ),
+            ("`a` has 99 samples but its histogram holds 3", Box::new(|l| l["labels"][0]["samples"] = 99.into())),
+            ("`Total` has 4 errors in 3 samples", Box::new(|l| l["total"]["errors"] = 4.into())),
+            (
+                "has 2 errors by kind but 0 errors",
+                Box::new(|l| l["labels"][0]["errors_by_kind"] = serde_json::json!({"io": 2})),
+            ),
+            (
+                "starts at 7 µs, after its end at 5 µs",
+                Box::new(|l| {
+                    l["start_us"] = 7.into();
+                    l["end_us"] = 5.into();
+                }),
+            ),
+            // Issue 11: a histogram declaring 2 GiB made `report` allocate 2.1 GB first.
+            (
+                "declares 2147483648 bytes of counts but holds 0",
+                Box::new(move |l| {
+                    l["labels"][0]["hist"] = histogram(1 << 31, ours, &[]).into();
+                }),
+            ),
+            (
+                "declares 2147483648 compressed bytes but holds 4",
+                Box::new(|l| {
+                    let mut b = 0x1c84_9314u32.to_be_bytes().to_vec();
+                    b.extend_from_slice(&(1u32 << 31).to_be_bytes());
+                    b.extend_from_slice(b"xxxx");
+                    l["labels"][0]["hist"] = base64::engine::general_purpose::STANDARD.encode(b).into();
+                }),
+            ),
+            (
+                "its range is 1..4611686018427387903 µs at 5 significant digits",
+                Box::new(|l| {
+                    l["labels"][0]["hist"] = histogram(0, (1, u64::MAX / 4, 5), &[]).into();
+                }),
+            ),
+            (
+                "inflates to more than the 1048576 bytes",
+                Box::new(move |l| {
+                    l["labels"][0]["hist"] = histogram(2 << 20, ours, &vec![0u8; 2 << 20]).into();
+                }),
+            ),
+            ("more than the 2097152 a run writes", Box::new(|l| l["labels"][0]["hist"] = "A".repeat(3 << 20).into())),
+            (
+                "a count is out of range",
+                Box::new(move |l| l["labels"][0]["hist"] = histogram(9, ours, &[0xff; 9]).into()),
+            ),
+            ("not an HdrHistogram V2 compressed histogram", Box::new(|l| l["labels"][0]["hist"] = "AAAA".into())),
+            // Sums past u64 would overflow (a panic in a debug build) when the report adds them.
+            ("add up past 2^64", Box::new(|l| l["labels"][0]["sum_ttfb_us"] = (u64::MAX - 5).into())),
+        ];
+        for (says, spoil) in cases {
+            let mut bad = good_line();
+            spoil(&mut bad);
+            let dir = run_dir(&["a"], &[good_line().to_string(), bad.to_string(), good_line().to_string()]);
+            let e = match read_run(&dir.0) {
+                Ok(_) => panic!("accepted a line where {says}"),
+                Err(e) => e.to_string(),
+            };
+            assert!(e.contains("intervals.jsonl:2: ") && e.contains(says), "want `{says}`, got: {e}");
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_any_run_writes_is_refused_without_reading_it_all() {
+        let dir = run_dir(&["a"], &[good_line().to_string(), " ".repeat(MAX_LINE + 10)]);
+        let e = read_run(&dir.0).err().expect("refused").to_string();
+        assert!(e.contains("intervals.jsonl:2: a line longer than 64 MiB"), "{e}");
     }
 }
