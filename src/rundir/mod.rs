@@ -13,6 +13,7 @@
 
 pub mod jtl;
 mod log;
+pub mod merge;
 pub mod reader;
 pub mod summary;
 pub mod writer;

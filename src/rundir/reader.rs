@@ -1,12 +1,12 @@
 //! Reads a run directory back: its meta, and its summary — from `summary.json` when the run
 //! finished, else rebuilt from the interval log (tolerating a last line cut off by a crash).
 
-use super::log::IntervalLine;
+pub(super) use super::log::IntervalLine;
 use super::{Error, RunMeta, Summary, INTERVALS, META, SUMMARY};
 use crate::record::{LabelStats, Tally};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub struct Run {
     pub meta: RunMeta,
@@ -35,39 +35,45 @@ pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Resu
     let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };
-    let mut labels = meta.labels.clone();
-    let mut tally = Tally::new(labels.len(), meta.scenarios.len());
+    let mut shared = Shared::new(&meta.labels);
+    let mut tally = Tally::new(meta.labels.len(), meta.scenarios.len());
+    let mut log = Log::open(dir, &meta.checks)?;
     // One interval is held back until the next arrives, to tell the last one.
     let mut held: Option<LoggedInterval> = None;
-    for_each_line(dir, &meta, &mut labels, |line, iv| {
+    while let Some((line, iv)) = log.next(&mut shared)? {
         // A run that was killed has no summary: it is the sum of its intervals.
         if finished.is_none() {
-            for (i, s) in &iv.labels {
-                if tally.labels.len() <= *i {
-                    tally.labels.resize_with(i + 1, Default::default);
-                }
-                tally.labels[*i] += s;
-            }
-            tally.total += &iv.total;
-            for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {
-                a.iterations += b.iterations;
-                a.dropped += b.dropped;
-            }
+            add_to_tally(&mut tally, &iv, &line, 0);
         }
         if let Some(h) = held.replace(iv) {
             visit(&h);
         }
-    })?;
+    }
     if let Some(mut h) = held {
         h.last = true;
         visit(&h);
     }
     let summary = match finished {
         Some(s) => s,
-        None => Summary::from_tally(&tally, &labels, &meta.checks, &meta.scenarios, false),
+        None => Summary::from_tally(&tally, &shared.labels, &meta.checks, &meta.scenarios, false),
     };
-    meta.labels = labels;
+    meta.labels = shared.labels;
     Ok(Run { meta, summary })
+}
+
+/// Adds an interval to a tally; the line's scenarios are the tally's from `first_scenario` on.
+pub(super) fn add_to_tally(tally: &mut Tally, iv: &LoggedInterval, line: &IntervalLine, first_scenario: usize) {
+    for (i, s) in &iv.labels {
+        if tally.labels.len() <= *i {
+            tally.labels.resize_with(i + 1, Default::default);
+        }
+        tally.labels[*i] += s;
+    }
+    tally.total += &iv.total;
+    for (a, b) in tally.scenarios.iter_mut().skip(first_scenario).zip(line.scenarios()) {
+        a.iterations += b.iterations;
+        a.dropped += b.dropped;
+    }
 }
 
 /// A run directory's `meta.json`.
@@ -79,7 +85,7 @@ pub fn read_meta(dir: &Path) -> Result<RunMeta, Error> {
     read_json(&meta_path)
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     serde_json::from_str(&text).map_err(|e| Error::Format {
         path: path.to_path_buf(),
@@ -133,56 +139,90 @@ impl Sums {
     }
 }
 
-/// Streams the interval log line by line (a soak test's log can be gigabytes), tolerating a
+/// What the logs read so far share: the label list (labels not in `meta.json` appended in the
+/// order met) and the checked sums of everything in them.
+pub(super) struct Shared {
+    pub labels: Vec<String>,
+    index: HashMap<String, usize>,
+    sums: Sums,
+}
+
+impl Shared {
+    pub fn new(labels: &[String]) -> Shared {
+        Shared {
+            labels: labels.to_vec(),
+            index: labels.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect(),
+            sums: Sums::default(),
+        }
+    }
+
+    fn label(&mut self, name: &str) -> Result<usize, String> {
+        if let Some(i) = self.index.get(name) {
+            return Ok(*i);
+        }
+        if self.labels.len() >= MAX_LABELS {
+            return Err(format!("more than {MAX_LABELS} distinct labels: not a log a run writes"));
+        }
+        self.labels.push(name.to_string());
+        self.index.insert(name.to_string(), self.labels.len() - 1);
+        Ok(self.labels.len() - 1)
+    }
+}
+
+/// The interval log, streamed line by line (a soak test's log can be gigabytes), tolerating a
 /// last line cut off by a crash. Every size a line declares is checked before it is used.
-fn for_each_line(
-    dir: &Path,
-    meta: &RunMeta,
-    labels: &mut Vec<String>,
-    mut f: impl FnMut(&IntervalLine, LoggedInterval),
-) -> Result<(), Error> {
-    let path = dir.join(INTERVALS);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => return Err(Error::Io { path, source }),
-    };
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut index: HashMap<String, usize> = labels.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect();
-    let mut sums = Sums::default();
-    let mut text = String::new();
-    let mut n = 0;
-    // A line that does not parse is kept until the next one: only the last line may be cut off.
-    let mut broken: Option<(usize, String)> = None;
-    loop {
-        text.clear();
-        let read = (&mut reader)
-            .take(MAX_LINE as u64 + 1)
-            .read_line(&mut text)
-            .map_err(|source| Error::Io { path: path.clone(), source })?;
-        if read == 0 {
-            break;
-        }
-        n += 1;
-        if read > MAX_LINE {
-            let message = format!("a line longer than {} MiB: not a log a run writes", MAX_LINE >> 20);
-            return Err(Error::Format { path, line: n, message });
-        }
-        if text.trim().is_empty() {
-            continue;
-        }
-        if let Some((line, message)) = broken.take() {
-            return Err(Error::Format { path, line, message });
-        }
-        let line: IntervalLine = match serde_json::from_str(&text) {
-            Ok(l) => l,
-            Err(e) => {
-                broken = Some((n, e.to_string()));
+pub(super) struct Log {
+    path: PathBuf,
+    /// `None` when the run has no log (yet).
+    reader: Option<BufReader<std::fs::File>>,
+    checks: Vec<String>,
+    text: String,
+    n: usize,
+    /// A line that does not parse is kept until the next one: only the last line may be cut off.
+    broken: Option<(usize, String)>,
+}
+
+impl Log {
+    pub fn open(dir: &Path, checks: &[String]) -> Result<Log, Error> {
+        let path = dir.join(INTERVALS);
+        let reader = match std::fs::File::open(&path) {
+            Ok(f) => Some(BufReader::with_capacity(1 << 20, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(Error::Io { path, source }),
+        };
+        Ok(Log { path, reader, checks: checks.to_vec(), text: String::new(), n: 0, broken: None })
+    }
+
+    /// The next interval; `None` at the end of the log.
+    pub fn next(&mut self, shared: &mut Shared) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
+        let Some(reader) = self.reader.as_mut() else { return Ok(None) };
+        let line = loop {
+            self.text.clear();
+            let read = reader
+                .take(MAX_LINE as u64 + 1)
+                .read_line(&mut self.text)
+                .map_err(|source| Error::Io { path: self.path.clone(), source })?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.n += 1;
+            if read > MAX_LINE {
+                let message = format!("a line longer than {} MiB: not a log a run writes", MAX_LINE >> 20);
+                return Err(Error::Format { path: self.path.clone(), line: self.n, message });
+            }
+            if self.text.trim().is_empty() {
                 continue;
             }
+            if let Some((line, message)) = self.broken.take() {
+                return Err(Error::Format { path: self.path.clone(), line, message });
+            }
+            match serde_json::from_str::<IntervalLine>(&self.text) {
+                Ok(l) => break l,
+                Err(e) => self.broken = Some((self.n, e.to_string())),
+            }
         };
-        let format = |message| Error::Format { path: path.clone(), line: n, message };
-        sums.add_line(&line).map_err(format)?;
+        let format = |message| Error::Format { path: self.path.clone(), line: self.n, message };
+        shared.sums.add_line(&line).map_err(format)?;
         let mut iv = LoggedInterval {
             start_us: line.start_us,
             end_us: line.end_us,
@@ -192,25 +232,14 @@ fn for_each_line(
             last: false,
         };
         for l in &line.labels {
-            let stats = l.to_stats(&meta.checks).map_err(format)?;
-            sums.add_stats(&stats).map_err(format)?;
-            let idx = match index.get(&l.label) {
-                Some(i) => *i,
-                None if labels.len() >= MAX_LABELS => {
-                    return Err(format(format!("more than {MAX_LABELS} distinct labels: not a log a run writes")));
-                }
-                None => {
-                    labels.push(l.label.clone());
-                    index.insert(l.label.clone(), labels.len() - 1);
-                    labels.len() - 1
-                }
-            };
-            iv.labels.push((idx, stats));
+            let stats = l.to_stats(&self.checks).map_err(format)?;
+            shared.sums.add_stats(&stats).map_err(format)?;
+            iv.labels.push((shared.label(&l.label).map_err(format)?, stats));
         }
         match &line.total {
             Some(t) => {
-                iv.total = t.to_stats(&meta.checks).map_err(format)?;
-                sums.add_stats(&iv.total).map_err(format)?;
+                iv.total = t.to_stats(&self.checks).map_err(format)?;
+                shared.sums.add_stats(&iv.total).map_err(format)?;
             }
             // Logs written before the Total had its own line have no groups or redirect hops:
             // their Total is the sum of their labels.
@@ -220,24 +249,29 @@ fn for_each_line(
                 }
             }
         }
-        f(&line, iv);
+        Ok(Some((line, iv)))
     }
-    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::plan::LabelId;
     use crate::record::{Interval, LabelStats, Sample};
 
     fn stats(n: u64) -> LabelStats {
+        stats_from(0, n, 1, 10)
+    }
+
+    /// `n` samples of `elapsed_us`, the first starting at `start_us`, one every `step_us`.
+    pub(in crate::rundir) fn stats_from(start_us: u64, n: u64, step_us: u64, elapsed_us: u64) -> LabelStats {
         let mut s = LabelStats::default();
         for i in 0..n {
+            let start_us = start_us + i * step_us;
             s.record(&Sample {
                 label: LabelId(0),
-                start_us: i,
-                end_us: i + 10,
+                start_us,
+                end_us: start_us + elapsed_us,
                 ttfb_us: 1,
                 connect_us: 0,
                 bytes_sent: 1,
