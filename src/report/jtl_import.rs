@@ -2,7 +2,7 @@
 //! same [`Summary`] a run directory holds. Rows are streamed into per-label stats: memory
 //! depends on the number of labels, never on the number of rows.
 
-use super::jtl_read::{Block, Columns, Reader, Row};
+use super::jtl_read::{Block, Columns, Reader, Row, BLOCK};
 use super::series::{Frame, Series, SeriesBuilder};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, LabelStats, Sample, Tally};
@@ -31,6 +31,9 @@ const DEFAULT_COLUMNS: [&str; 17] = [
     "IdleTime",
     "Connect",
 ];
+
+/// The smallest block read when several files share the memory of one.
+const MIN_BLOCK: usize = 256 << 10;
 
 /// Distinct failure messages kept apart; the rest are counted together.
 const MAX_MESSAGES: usize = 1000;
@@ -121,7 +124,8 @@ struct Source<'a> {
 }
 
 impl<'a> Source<'a> {
-    fn open(path: &'a Path) -> Result<Source<'a>, Error> {
+    /// Opens `path`, read in blocks of `block` bytes.
+    fn open(path: &'a Path, block: usize) -> Result<Source<'a>, Error> {
         let io = |source| Error::Io { path: path.to_path_buf(), source };
         // The first line says whether there is a header, and so where each value is.
         let mut first = Vec::new();
@@ -135,7 +139,7 @@ impl<'a> Source<'a> {
         } else {
             Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete")
         };
-        let reader = Reader::start(std::fs::File::open(path).map_err(io)?, cols, has_header);
+        let reader = Reader::start_with(std::fs::File::open(path).map_err(io)?, cols, has_header, block);
         Ok(Source { path, reader, block: None, at: 0, lines_before: 0, label_of: Vec::new() })
     }
 
@@ -176,7 +180,9 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
 /// generators, say): their rows are taken in order of end time across the files, so the
 /// figures are those of one file holding every row, and the charts line the files up in time.
 pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
-    let mut sources = paths.iter().map(|p| Source::open(p)).collect::<Result<Vec<_>, _>>()?;
+    // The files share one file's memory for blocks: memory stays flat however many there are.
+    let block = (BLOCK / paths.len().max(1)).max(MIN_BLOCK);
+    let mut sources = paths.iter().map(|p| Source::open(p, block)).collect::<Result<Vec<_>, _>>()?;
     // Labels are numbered in the order the rows show them, whichever parser met them first.
     let mut labels: Vec<String> = Vec::new();
     let mut label_ids: HashMap<String, u32> = HashMap::new();

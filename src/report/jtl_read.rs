@@ -125,7 +125,9 @@ impl Reader {
         Reader::start_with(file, columns, skip_header, BLOCK)
     }
 
-    fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
+    /// [`start`](Self::start) with blocks of `block` bytes (several files read at once share
+    /// the memory one file gets).
+    pub fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
         let parsers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
         // Buffers in flight: one being read, one per parser, one waiting for the caller.
         let buffers = parsers + 2;
