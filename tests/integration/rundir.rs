@@ -2,7 +2,7 @@
 //! interrupted and killed runs, Ctrl-C, secrets, and the demo.
 
 use crate::util::server::{Route, TestServer};
-use crate::util::stampede::{OutputExt, Stampede, TempRun};
+use crate::util::stampede::{run_quick, OutputExt, Stampede, TempRun};
 use std::time::{Duration, Instant};
 
 /// The results table: the lines from `| API` to the end of the table.
@@ -278,4 +278,27 @@ fn a_jtl_file_that_cannot_be_written_exits_3_and_the_run_directory_keeps_the_sam
     );
     assert_eq!(run.total()["samples"], 100);
     assert_eq!(server.requests(), 100);
+}
+
+/// Issue 11: an interval line with `min_us` above `max_us` made `report` and `compare` panic; a
+/// corrupt run directory is an error naming the file and line.
+#[test]
+fn a_corrupt_interval_log_is_an_error_naming_its_line_not_a_panic() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = run_quick("corrupt", &server.url("/"), &["--users", "1", "--iterations", "20"]);
+    let log = run.path().join("intervals.jsonl");
+    let mut lines: Vec<serde_json::Value> = run.intervals();
+    let line = lines.iter().position(|l| l["total"]["samples"].as_u64() > Some(0)).unwrap();
+    lines[line]["total"]["min_us"] = (lines[line]["total"]["max_us"].as_u64().unwrap() + 1).into();
+    std::fs::write(&log, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let want = format!("{}:{}: `Total` has min_us", log.display(), line + 1);
+    for args in [vec!["report"], vec!["compare"]] {
+        let mut cmd = Stampede::new().args(&args).arg(run.path());
+        if args[0] == "compare" {
+            cmd = cmd.arg(run.path());
+        }
+        let out = cmd.run();
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", out.stderr_str());
+        assert!(out.stderr_str().contains(&want), "{args:?}: want `{want}` in {}", out.stderr_str());
+    }
 }
