@@ -1,5 +1,6 @@
 //! The run directory: its files, the summary's schema, `stampede report` on finished,
-//! interrupted and killed runs, Ctrl-C, secrets, and the demo.
+//! interrupted and killed runs, Ctrl-C, secrets, and the demo; a run never shares or overwrites
+//! another's directory; a results file cut short; a corrupt interval log.
 
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{run_quick, OutputExt, Stampede, TempRun};
