@@ -24,9 +24,13 @@ pub struct DemoArgs {
     /// Number of users.
     #[arg(long, default_value_t = 50)]
     pub users: u32,
-    /// Run directory to write (default: runs/<timestamp>).
+    /// Run directory to write: a new or empty directory (default: runs/<timestamp>, with `-2`,
+    /// `-3`... when that name is taken).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// With --out: replace the run already in that directory.
+    #[arg(long, requires = "out")]
+    pub replace: bool,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -53,17 +57,17 @@ pub async fn execute(a: DemoArgs) -> Result<u8, Error> {
     ]);
     let plan = Plan::from_yaml_str(PLAN, Path::new("examples/consumption-mix.yaml"), &props)?;
     eprintln!("demo: built-in mock on http://127.0.0.1:{port}/, plan examples/consumption-mix.yaml");
-    let out = a.out.unwrap_or_else(super::run::default_run_dir);
+    let place = super::run::run_place(a.out, a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    let code = super::run::run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv)).await;
+    let code = super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv)).await;
     shutdown.cancel();
     let _ = server.await;
+    let (code, out) = code?;
     super::say(&format!(
         "The mock served {} requests on {} connections (compare with Samples and Connections above).\n",
         counters.served.load(Ordering::Relaxed),
         counters.connections.load(Ordering::Relaxed)
     ));
-    let code = code?;
     // The page a user opens next: the same report `stampede report DIR --format html` writes.
     let html = out.join("report.html");
     let run = super::report::load(&out)?;

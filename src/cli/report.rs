@@ -1,5 +1,6 @@
-//! `stampede report RUN`: a run directory (finished or interrupted) or a JMeter results file,
-//! as Markdown, a self-contained HTML page, JSON, CSV or JUnit XML.
+//! `stampede report RUN...`: a run directory (finished or interrupted) or a JMeter results file
+//! (or several of either, reported as one), as Markdown, a self-contained HTML page, JSON, CSV
+//! or JUnit XML.
 
 use crate::error::{exit, Error};
 use crate::report::{self, RunData, SourceKind};
@@ -25,8 +26,11 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A run directory (as written by `stampede run --out DIR`), or a JMeter results file
-    /// (JTL/CSV with JMeter's default columns, with or without its header line).
-    pub run: PathBuf,
+    /// (JTL/CSV with JMeter's default columns, with or without its header line). Several run
+    /// directories, or several results files, are reported as one run: exactly, from the runs'
+    /// histograms or from the files' rows.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "md")]
     pub format: Format,
     /// Write the report to this file instead of standard output.
@@ -47,13 +51,32 @@ pub fn load(path: &Path) -> Result<RunData, Error> {
     })
 }
 
+/// Reads several run directories, or several results files, as one run.
+pub fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
+    if let [one] = paths {
+        return load(one);
+    }
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let dirs = refs.iter().filter(|p| report::source_kind(p) == SourceKind::RunDir).count();
+    if dirs == refs.len() {
+        Ok(report::load_runs(&refs)?)
+    } else if dirs == 0 {
+        let i = report::jtl_import::import_all(&refs).map_err(|e| Error::Usage(e.to_string()))?;
+        Ok(RunData { meta: i.meta, summary: i.summary, series: i.series })
+    } else {
+        // A run directory's times are µs, a results file's whole ms: one report would mix them.
+        Err(Error::Usage("give several run directories or several results files, not both".into()))
+    }
+}
+
 pub fn execute(a: ReportArgs) -> Result<u8, Error> {
-    let mut run = load(&a.run)?;
+    let mut run = load_all(&a.runs)?;
+    let source = a.runs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     // The run's thresholds are judged again: a killed run has none judged yet, and the same
     // rule then holds for every source.
     let mut goals: Vec<Threshold> = Vec::new();
     for text in &run.meta.thresholds {
-        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", a.run.display())))?);
+        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{source}: {e}")))?);
     }
     goals.extend(a.thresholds.iter().cloned());
     run.summary.thresholds = report::thresholds::evaluate(&goals, &run.summary);

@@ -7,9 +7,9 @@ use crate::plan::{self, HttpVersion, Plan, QuickPlan};
 use crate::progress::Progress;
 use crate::record::Tally;
 use crate::report;
-use crate::rundir::{self, RunMeta, RunWriter, ScenarioMeta, Summary};
+use crate::rundir::{self, Place, RunMeta, RunWriter, ScenarioMeta, Summary};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -21,9 +21,15 @@ pub struct RunArgs {
     pub plan: Option<PathBuf>,
     #[command(flatten)]
     pub plan_args: super::plan_args::PlanArgs,
-    /// Run directory to write (default: runs/<timestamp>).
+    /// Run directory to write: a new or empty directory (default: runs/<timestamp>, with `-2`,
+    /// `-3`... when that name is taken).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// With --out: replace the run already in that directory (its meta.json, plan.yaml,
+    /// intervals.jsonl and summary.json; other files stay). Without it, such a directory is
+    /// refused.
+    #[arg(long, requires = "out")]
+    pub replace: bool,
     /// Also write every sample to FILE in JMeter's CSV results format (JTL), appending.
     #[arg(long, value_name = "FILE")]
     pub jtl: Vec<PathBuf>,
@@ -170,20 +176,26 @@ pub async fn execute(a: RunArgs) -> Result<u8, Error> {
             plan.result_files.push(f.clone());
         }
     }
-    let out = a.out.clone().unwrap_or_else(default_run_dir);
+    let out = run_place(a.out.clone(), a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv)).await
+    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv)).await?.0)
 }
 
-/// `runs/<UTC timestamp>` under the current directory.
-pub fn default_run_dir() -> PathBuf {
-    let now = time::OffsetDateTime::now_utc();
-    let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]-[minute]-[second]");
-    PathBuf::from("runs").join(now.format(&fmt).unwrap_or_else(|_| "run".into()))
+/// Where `--out DIR` (or its absence) and `--replace` put the run directory.
+pub fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
+    match out {
+        Some(dir) => Place::Exact { dir, replace },
+        None => {
+            let now = time::OffsetDateTime::now_utc();
+            let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]-[minute]-[second]");
+            Place::Unique(PathBuf::from("runs").join(now.format(&fmt).unwrap_or_else(|_| "run".into())))
+        }
+    }
 }
 
-/// Runs a loaded plan end to end; shared by `run` and `demo`.
-pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<String>) -> Result<u8, Error> {
+/// Runs a loaded plan end to end; shared by `run` and `demo`. Returns the exit code and the run
+/// directory it wrote.
+pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<String>) -> Result<(u8, PathBuf), Error> {
     let usage = rundir::summary::UsageClock::start();
     let scenarios: Vec<ScenarioMeta> = plan
         .scenarios
@@ -221,7 +233,16 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
             users_at_most + FDS_RESERVED
         );
     }
-    let mut writer = Some(RunWriter::create(out, &meta, &plan.to_resolved_yaml())?);
+
+    let created = RunWriter::create(out, &meta, &plan.to_resolved_yaml()).map_err(|e| match e {
+        // Nothing was sent: a usage error, as a bad plan is.
+        rundir::Error::Occupied { .. } => {
+            Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
+        }
+        e => Error::from(e),
+    })?;
+    let out = created.dir().to_path_buf();
+    let mut writer = Some(created);
     let planned = plan
         .scenarios
         .iter()
@@ -294,14 +315,19 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         .await
         .map_err(|e| Error::Runtime(format!("the engine failed: {e}")))?
         .map_err(|e| Error::Runtime(format!("cannot start the run: {e}")))?;
-    // The engine has dropped its end of the sample log: the writer finishes the file.
-    if let Some(w) = jtl_writer {
-        match w.join() {
-            Ok(Ok(_rows)) => {}
-            Ok(Err(e)) => eprintln!("error: the results file is incomplete: {e}"),
-            Err(_) => eprintln!("error: the results file writer failed"),
+    // The engine has dropped its end of the sample log: the writer finishes the file. A file cut
+    // short (a full disk) is an incomplete result, as an incomplete run directory is: exit 3.
+    let jtl_failed = match jtl_writer.map(|w| w.join()) {
+        None | Some(Ok(Ok(_))) => false,
+        Some(Ok(Err(e))) => {
+            eprintln!("error: the results file is incomplete: {e}");
+            true
         }
-    }
+        Some(Err(_)) => {
+            eprintln!("error: the results file writer failed");
+            true
+        }
+    };
 
     let wall_s = outcome.elapsed_us as f64 / 1e6;
     let mut summary = Summary::from_tally(&totals, &plan.labels, &plan.checks, &scenarios, true);
@@ -329,17 +355,20 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     }
     if let Some(e) = write_error {
         eprintln!("error: the run directory is incomplete: {e}");
-        return Ok(exit::RUNTIME);
+        return Ok((exit::RUNTIME, out));
     }
     super::say(&format!("Run directory: {}\n", out.display()));
     // An interrupted run is partial: its exit code says so first, whatever its thresholds say.
-    Ok(if outcome.interrupted {
+    let code = if jtl_failed {
+        exit::RUNTIME
+    } else if outcome.interrupted {
         exit::INTERRUPTED
     } else if summary.thresholds.iter().any(|t| !t.passed) {
         exit::THRESHOLDS_FAILED
     } else {
         exit::OK
-    })
+    };
+    Ok((code, out))
 }
 
 /// Descriptors kept for what is not a user's connection: the run directory, results files,

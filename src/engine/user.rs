@@ -787,7 +787,8 @@ impl VirtualUser {
         if let Some(log) = &ctx.shared.sample_log {
             let _ = log.send(SampleRow {
                 timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
-                elapsed_ms: sample.elapsed_us() / 1000,
+                // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
+                elapsed_ms: (sample.elapsed_us() + 500) / 1000,
                 label: sample.label.0,
                 status,
                 error: sample.error,
@@ -798,8 +799,8 @@ impl VirtualUser {
                 group_users: ctx.active.load(Ordering::Relaxed),
                 all_users: ctx.shared.active_all.load(Ordering::Relaxed),
                 url,
-                latency_ms: sample.ttfb_us / 1000,
-                connect_ms: sample.connect_us / 1000,
+                latency_ms: (sample.ttfb_us + 500) / 1000,
+                connect_ms: (sample.connect_us + 500) / 1000,
             });
         }
     }

@@ -2,7 +2,7 @@
 //! same [`Summary`] a run directory holds. Rows are streamed into per-label stats: memory
 //! depends on the number of labels, never on the number of rows.
 
-use super::jtl_read::{Columns, Reader};
+use super::jtl_read::{Block, Columns, Reader, Row, BLOCK};
 use super::series::{Frame, Series, SeriesBuilder};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, LabelStats, Sample, Tally};
@@ -31,6 +31,9 @@ const DEFAULT_COLUMNS: [&str; 17] = [
     "IdleTime",
     "Connect",
 ];
+
+/// The smallest block read when several files share the memory of one.
+const MIN_BLOCK: usize = 256 << 10;
 
 /// Distinct failure messages kept apart; the rest are counted together.
 const MAX_MESSAGES: usize = 1000;
@@ -109,109 +112,183 @@ impl Seconds {
     }
 }
 
+/// One results file being read: its reader, the block it is in, and its labels' ids.
+struct Source<'a> {
+    path: &'a Path,
+    reader: Reader,
+    block: Option<Block>,
+    at: usize,
+    lines_before: u64,
+    /// The reader's label ids → the import's.
+    label_of: Vec<Option<u32>>,
+}
+
+impl<'a> Source<'a> {
+    /// Opens `path`, read in blocks of `block` bytes.
+    fn open(path: &'a Path, block: usize) -> Result<Source<'a>, Error> {
+        let io = |source| Error::Io { path: path.to_path_buf(), source };
+        // The first line says whether there is a header, and so where each value is.
+        let mut first = Vec::new();
+        std::io::BufReader::new(std::fs::File::open(path).map_err(io)?).read_until(b'\n', &mut first).map_err(io)?;
+        let first = String::from_utf8_lossy(&first);
+        let header: Vec<&str> =
+            first.trim_start_matches('\u{feff}').trim_end_matches(['\n', '\r']).split(',').collect();
+        let has_header = header.first().map(|f| f.trim()) == Some("timeStamp");
+        let cols = if has_header {
+            Columns::from_names(&header).map_err(|m| format_error(path, 1, m))?
+        } else {
+            Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete")
+        };
+        let reader = Reader::start_with(std::fs::File::open(path).map_err(io)?, cols, has_header, block);
+        Ok(Source { path, reader, block: None, at: 0, lines_before: 0, label_of: Vec::new() })
+    }
+
+    /// The next row, without taking it; `None` at the end of the file. The error names the
+    /// file and line of the first row it cannot read.
+    fn peek(&mut self) -> Result<Option<&Row>, Error> {
+        loop {
+            if let Some(b) = &self.block {
+                if self.at < b.rows.len() {
+                    break;
+                }
+                if let Some((line, message)) = &b.error {
+                    return Err(format_error(self.path, self.lines_before + line, message.clone()));
+                }
+                let b = self.block.take().expect("a block");
+                self.lines_before += b.lines;
+                self.reader.recycle(b);
+            }
+            match self.reader.next_block() {
+                Some(b) => (self.block, self.at) = (Some(b), 0),
+                None => return Ok(None),
+            }
+        }
+        Ok(self.block.as_ref().map(|b| &b.rows[self.at]))
+    }
+}
+
+fn format_error(path: &Path, line: u64, message: String) -> Error {
+    Error::Format { path: path.to_path_buf(), line: line as usize, message }
+}
+
 /// Reads `path`. The error names the file and line of the first row it cannot read.
 pub fn import(path: &Path) -> Result<Imported, Error> {
-    let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let format = |line: u64, message: String| Error::Format { path: path.to_path_buf(), line: line as usize, message };
-    // The first line says whether there is a header, and so where each value is.
-    let mut first = Vec::new();
-    std::io::BufReader::new(std::fs::File::open(path).map_err(io)?).read_until(b'\n', &mut first).map_err(io)?;
-    let first = String::from_utf8_lossy(&first);
-    let header: Vec<&str> = first.trim_start_matches('\u{feff}').trim_end_matches(['\n', '\r']).split(',').collect();
-    let has_header = header.first().map(|f| f.trim()) == Some("timeStamp");
-    let cols = if has_header {
-        Columns::from_names(&header).map_err(|m| format(1, m))?
-    } else {
-        Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete")
-    };
-    let mut reader = Reader::start(std::fs::File::open(path).map_err(io)?, cols, has_header);
-    // Labels are numbered in the order the file first shows them, whichever parser met them first.
-    let mut label_of: Vec<Option<u32>> = Vec::new();
+    import_all(&[path])
+}
+
+/// Reads several results files as one (files written at the same time by several load
+/// generators, say): their rows are taken in order of end time across the files, so the
+/// figures are those of one file holding every row, and the charts line the files up in time.
+pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
+    // The files share one file's memory for blocks: memory stays flat however many there are.
+    let block = (BLOCK / paths.len().max(1)).max(MIN_BLOCK);
+    let mut sources = paths.iter().map(|p| Source::open(p, block)).collect::<Result<Vec<_>, _>>()?;
+    // Labels are numbered in the order the rows show them, whichever parser met them first.
     let mut labels: Vec<String> = Vec::new();
+    let mut label_ids: HashMap<String, u32> = HashMap::new();
     let mut messages: Vec<String> = Vec::new();
     let mut message_ids: HashMap<String, u16> = HashMap::new();
-    let mut peak_threads = 0u64;
+    let mut peak_threads = vec![0u64; sources.len()];
     let mut tally = Tally::new(0, 0);
     let mut seconds = Seconds::default();
     // Times are kept as µs after `base`, a day before the first row: rows are written when
     // samples end, so a later row may have started earlier.
     let mut base_ms: Option<u64> = None;
     let (mut first_ms, mut last_end_ms) = (u64::MAX, 0u64);
-    let mut lines_before = 0u64;
-    while let Some(block) = reader.next_block() {
-        for r in &block.rows {
-            let parsed = r.label as usize;
-            if label_of.len() <= parsed {
-                label_of.resize(parsed + 1, None);
+    loop {
+        // The file whose next row ends first (with one file: that file, row by row).
+        let mut next: Option<(usize, u64)> = None;
+        for (i, src) in sources.iter_mut().enumerate() {
+            if let Some(r) = src.peek()? {
+                let end = r.timestamp_ms + r.elapsed_ms;
+                if next.is_none_or(|(_, e)| end < e) {
+                    next = Some((i, end));
+                }
             }
-            let label = match label_of[parsed] {
-                Some(id) => id,
-                None => {
-                    let id = labels.len() as u32;
-                    labels.push(String::from_utf8_lossy(&reader.label_name(r.label)).into_owned());
-                    tally.labels.push(Default::default());
-                    label_of[parsed] = Some(id);
-                    id
-                }
-            };
-            let base = *base_ms.get_or_insert(r.timestamp_ms.saturating_sub(86_400_000));
-            first_ms = first_ms.min(r.timestamp_ms);
-            last_end_ms = last_end_ms.max(r.timestamp_ms + r.elapsed_ms);
-            let error = r.failure.as_ref().map(|f| match f.code.parse::<u16>() {
-                Ok(status) if status >= 400 => ErrorKind::Status(status),
-                _ => {
-                    let text = if !f.failure_message.is_empty() {
-                        f.failure_message.clone()
-                    } else if !f.response_message.is_empty() {
-                        f.response_message.clone()
-                    } else {
-                        format!("response code {}", f.code)
-                    };
-                    match message_ids.get(&text) {
-                        Some(id) => ErrorKind::Check(*id),
-                        None if messages.len() < MAX_MESSAGES => {
-                            let id = messages.len() as u16;
-                            // A message may quote what a check looked for: a token, say.
-                            messages.push(crate::redact::text(&text).into_owned());
-                            message_ids.insert(text, id);
-                            ErrorKind::Check(id)
-                        }
-                        None => ErrorKind::Io,
+        }
+        let Some((i, _)) = next else { break };
+        let src = &mut sources[i];
+        let Some(block) = &src.block else { break };
+        let r = &block.rows[src.at];
+        src.at += 1;
+        let parsed = r.label as usize;
+        if src.label_of.len() <= parsed {
+            src.label_of.resize(parsed + 1, None);
+        }
+        let label = match src.label_of[parsed] {
+            Some(id) => id,
+            None => {
+                let name = String::from_utf8_lossy(&src.reader.label_name(r.label)).into_owned();
+                let id = match label_ids.get(&name) {
+                    Some(id) => *id,
+                    None => {
+                        let id = labels.len() as u32;
+                        label_ids.insert(name.clone(), id);
+                        labels.push(name);
+                        tally.labels.push(Default::default());
+                        id
                     }
+                };
+                src.label_of[parsed] = Some(id);
+                id
+            }
+        };
+        let base = *base_ms.get_or_insert(r.timestamp_ms.saturating_sub(86_400_000));
+        first_ms = first_ms.min(r.timestamp_ms);
+        last_end_ms = last_end_ms.max(r.timestamp_ms + r.elapsed_ms);
+        let error = r.failure.as_ref().map(|f| match f.code.parse::<u16>() {
+            Ok(status) if status >= 400 => ErrorKind::Status(status),
+            _ => {
+                let text = if !f.failure_message.is_empty() {
+                    f.failure_message.clone()
+                } else if !f.response_message.is_empty() {
+                    f.response_message.clone()
+                } else {
+                    format!("response code {}", f.code)
+                };
+                match message_ids.get(&text) {
+                    Some(id) => ErrorKind::Check(*id),
+                    None if messages.len() < MAX_MESSAGES => {
+                        let id = messages.len() as u16;
+                        // A message may quote what a check looked for: a token, say.
+                        messages.push(crate::redact::text(&text).into_owned());
+                        message_ids.insert(text, id);
+                        ErrorKind::Check(id)
+                    }
+                    None => ErrorKind::Io,
                 }
-            });
-            let start_us = (r.timestamp_ms - base.min(r.timestamp_ms)) * 1000;
-            peak_threads = peak_threads.max(r.threads);
-            let sample = Sample {
-                label: LabelId(label),
-                start_us,
-                end_us: start_us + r.elapsed_ms * 1000,
-                ttfb_us: r.latency_ms * 1000,
-                connect_us: r.connect_ms * 1000,
-                bytes_sent: r.sent,
-                bytes_received: r.bytes,
-                // JMeter writes a connect time only for a sample that opened a connection.
-                new_connection: r.connect_ms > 0,
-                error,
-                in_total: r.in_total,
-            };
-            tally.record(&sample);
-            seconds.add(&sample, r.threads);
-        }
-        if let Some((line, message)) = &block.error {
-            return Err(format(lines_before + line, message.clone()));
-        }
-        lines_before += block.lines;
-        reader.recycle(block);
+            }
+        });
+        let start_us = (r.timestamp_ms - base.min(r.timestamp_ms)) * 1000;
+        peak_threads[i] = peak_threads[i].max(r.threads);
+        let sample = Sample {
+            label: LabelId(label),
+            start_us,
+            end_us: start_us + r.elapsed_ms * 1000,
+            ttfb_us: r.latency_ms * 1000,
+            connect_us: r.connect_ms * 1000,
+            bytes_sent: r.sent,
+            bytes_received: r.bytes,
+            // JMeter writes a connect time only for a sample that opened a connection.
+            new_connection: r.connect_ms > 0,
+            error,
+            in_total: r.in_total,
+        };
+        tally.record(&sample);
+        seconds.add(&sample, r.threads);
     }
+    let first_path = paths.first().copied().unwrap_or(Path::new(""));
     if labels.is_empty() {
-        return Err(format(1, "no samples: an empty file, or not a JMeter CSV results file".into()));
+        return Err(format_error(first_path, 1, "no samples: an empty file, or not a JMeter CSV results file".into()));
     }
+    // Files written side by side ran their threads at the same time.
+    let peak_threads: u64 = peak_threads.iter().sum();
     let scenarios = vec![ScenarioMeta {
         name: "JTL".into(),
         model: "imported".into(),
         workload: if peak_threads > 0 {
-            format!("up to {peak_threads} threads active (the file's allThreads)")
+            let whose = if paths.len() > 1 { "the files' allThreads, added" } else { "the file's allThreads" };
+            format!("up to {peak_threads} threads active ({whose})")
         } else {
             "threads not recorded in the file".into()
         },
@@ -225,13 +302,15 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     }
     let series = seconds.finish(&labels, &tally.total);
     let duration_s = (last_end_ms.saturating_sub(first_ms)) as f64 / 1000.0;
+    // The files' names only: reports of the same files read the same wherever they lie.
+    let names: Vec<String> =
+        paths.iter().map(|p| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())).collect();
     let meta = RunMeta {
         tool: "JMeter results file".into(),
         version: String::new(),
         command_line: Vec::new(),
-        // The file's name only: reports of the same file read the same wherever it lies.
         plan_path: None,
-        plan_name: path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        plan_name: names.join(" + "),
         host: String::new(),
         started_at: rfc3339_ms(first_ms),
         ended_at: Some(rfc3339_ms(last_end_ms)),
@@ -345,5 +424,36 @@ mod tests {
         assert!(e.to_string().contains(":1: timeStamp"), "{e}");
         let e = import(&write("").0).unwrap_err();
         assert!(e.to_string().contains("no samples"), "{e}");
+    }
+
+    /// Issue 11: several files read as one give the figures of one file holding all their rows
+    /// (whatever the order of the rows), labels and failure messages matched by name.
+    #[test]
+    fn several_files_read_as_one_are_the_file_of_all_their_rows() {
+        let header = format!("{}\n", DEFAULT_COLUMNS.join(","));
+        let a = "1700000000000,10,A,200,OK,t 1-1,text,true,,100,50,1,1,http://h/a,5,0,3\n\
+                 1700000000500,31,B,200,OK,t 1-1,text,false,no \"ok\",100,50,1,1,http://h/b,5,0,0\n\
+                 1700000002000,7,A,503,Busy,t 1-1,text,false,,100,50,1,1,http://h/a,5,0,0\n";
+        let b = "1700000000100,12,B,200,OK,t 2-1,text,true,,100,50,2,2,http://h/b,5,0,1\n\
+                 1700000000200,44,A,200,OK,t 2-1,text,false,no \"ok\",100,50,2,2,http://h/a,5,0,0\n\
+                 1700000003000,9,C,200,OK,t 2-2,text,true,,100,50,2,2,http://h/c,5,0,0\n";
+        let (fa, fb) = (write(&format!("{header}{a}")), write(b));
+        let both = import_all(&[fa.0.as_path(), fb.0.as_path()]).unwrap();
+        let one = import(&write(&format!("{header}{a}{b}")).0).unwrap();
+        let rows = |i: &Imported| {
+            i.summary.labels.iter().map(|l| (l.label.clone(), l.samples, l.errors, l.p50_ms)).collect::<Vec<_>>()
+        };
+        let mut by_name = rows(&both);
+        by_name.sort_by(|x, y| x.0.cmp(&y.0));
+        let mut want = rows(&one);
+        want.sort_by(|x, y| x.0.cmp(&y.0));
+        assert_eq!(by_name, want);
+        assert_eq!(both.summary.total, one.summary.total);
+        assert_eq!(both.summary.total.errors_by_kind.get("check: no \"ok\""), Some(&2), "{:?}", both.summary.total);
+        assert_eq!(both.meta.scenarios[0].workload, "up to 3 threads active (the files' allThreads, added)");
+        // A bad row in the second file names that file and its line.
+        let bad = write("1700000000100,12,B,200,OK,t 2-1,text,true,,100,50,2,2,http://h/b,5,0,1\n1700000000200,x,A\n");
+        let e = import_all(&[fa.0.as_path(), bad.0.as_path()]).unwrap_err().to_string();
+        assert!(e.contains(&format!("{}:2: elapsed `x`", bad.0.display())), "{e}");
     }
 }

@@ -20,7 +20,7 @@ pub const BLOCK: usize = 4 << 20;
 const MAX_RECORD: usize = 64 << 20;
 
 /// Where a results file keeps each value: column indexes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Columns {
     pub timestamp: usize,
     pub elapsed: usize,
@@ -125,7 +125,9 @@ impl Reader {
         Reader::start_with(file, columns, skip_header, BLOCK)
     }
 
-    fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
+    /// [`start`](Self::start) with blocks of `block` bytes (several files read at once share
+    /// the memory one file gets).
+    pub fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
         let parsers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
         // Buffers in flight: one being read, one per parser, one waiting for the caller.
         let buffers = parsers + 2;
@@ -379,7 +381,17 @@ fn parse(
         let text: &[u8] = if in_quotes { &quoted } else { record };
         let field = |i: usize| fields.get(i).map_or(&b""[..], |&(a, b)| &text[a..b]);
         let blank = fields.len() == 1 && field(0).trim_ascii().is_empty();
-        if !blank {
+        // Several processes appending to one file each write a header line: one with the
+        // file's own columns is skipped; one with others would misread every row after it.
+        if field(c.timestamp).trim_ascii() == b"timeStamp" {
+            let names: Vec<String> =
+                (0..fields.len()).map(|i| String::from_utf8_lossy(field(i)).into_owned()).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            if Columns::from_names(&names).as_ref() != Ok(c) {
+                error = Some((record_line, "a header line with other columns than the file's: rows after it cannot be read with the file's columns".to_string()));
+                break;
+            }
+        } else if !blank {
             match row(record_line, &field, c, cache, labels) {
                 Ok(r) => rows.push(r),
                 Err(m) => {
@@ -575,5 +587,21 @@ mod tests {
             assert_eq!(rows[0], (2, 1_700_000_000_001, "5\" screen".to_string(), "said \"no\"".to_string()));
             assert_eq!(rows[1].0, 3);
         }
+    }
+
+    /// Issue 11: several processes appending to one file each wrote a header line.
+    #[test]
+    fn a_header_line_mid_file_is_skipped_and_one_with_other_columns_is_an_error() {
+        let header = "timeStamp,elapsed,label,success,failureMessage\n";
+        let text = format!("{header}1700000000001,5,A,true,\n{header}1700000000002,5,B,true,\n{header}");
+        for block in [1, 7, 64, BLOCK] {
+            let rows = read_all(&text, block).unwrap();
+            assert_eq!(rows.iter().map(|r| (r.0, r.2.as_str())).collect::<Vec<_>>(), [(2, "A"), (4, "B")], "{block}");
+        }
+        let other =
+            format!("{header}1700000000001,5,A,true,\ntimeStamp,label,elapsed,success\n1700000000002,B,5,true\n");
+        let e = read_all(&other, BLOCK).unwrap_err();
+        assert_eq!(e.0, 3, "{e:?}");
+        assert!(e.1.contains("a header line with other columns"), "{e:?}");
     }
 }

@@ -45,31 +45,34 @@ pub fn source_kind(path: &Path) -> SourceKind {
 /// streaming pass.
 pub fn load(path: &Path) -> Result<RunData, rundir::Error> {
     match source_kind(path) {
-        SourceKind::RunDir => {
-            let meta = rundir::reader::read_meta(path)?;
-            let mut builder = if meta.scenarios.iter().any(|s| s.model == "open") {
-                SeriesBuilder::for_open_workload()
-            } else {
-                SeriesBuilder::default()
-            };
-            let run = rundir::reader::read_run_with(path, |iv| {
-                builder.add(&IntervalView {
-                    start_us: iv.start_us,
-                    end_us: iv.end_us,
-                    total: &iv.total,
-                    labels: iv.labels.iter().map(|(i, s)| (*i, s)).collect(),
-                    active_users: iv.active_users,
-                    last: iv.last,
-                })
-            })?;
-            let series = builder.finish(&run.meta.labels);
-            Ok(RunData { meta: run.meta, summary: run.summary, series })
-        }
+        SourceKind::RunDir => load_runs(&[path]),
         SourceKind::ResultsFile => {
             let i = jtl_import::import(path)?;
             Ok(RunData { meta: i.meta, summary: i.summary, series: i.series })
         }
     }
+}
+
+/// Reads run directories as one run, exactly: their interval logs' histograms and counters
+/// add up (one directory reads as [`load`] reads it).
+pub fn load_runs(dirs: &[&Path]) -> Result<RunData, rundir::Error> {
+    let mut open = false;
+    for dir in dirs {
+        open |= rundir::reader::read_meta(dir)?.scenarios.iter().any(|s| s.model == "open");
+    }
+    let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
+    let run = rundir::merge::read_runs_with(dirs, |iv| {
+        builder.add(&IntervalView {
+            start_us: iv.start_us,
+            end_us: iv.end_us,
+            total: &iv.total,
+            labels: iv.labels.iter().map(|(i, s)| (*i, s)).collect(),
+            active_users: iv.active_users,
+            last: iv.last,
+        })
+    })?;
+    let series = builder.finish(&run.meta.labels);
+    Ok(RunData { meta: run.meta, summary: run.summary, series })
 }
 
 /// Text escaped for XML and HTML (text and attribute values); characters XML 1.0 forbids (most

@@ -13,13 +13,14 @@
 
 pub mod jtl;
 mod log;
+pub mod merge;
 pub mod reader;
 pub mod summary;
 pub mod writer;
 
 pub use reader::read_run;
 pub use summary::{GeneratorUsage, LabelSummary, RunMeta, ScenarioMeta, ScenarioSummary, Summary, ThresholdResult};
-pub use writer::RunWriter;
+pub use writer::{Place, RunWriter};
 
 /// `RunMeta::tool` of a run directory that stampede wrote.
 pub const TOOL: &str = "stampede";
@@ -35,6 +36,9 @@ pub enum Error {
     Io { path: std::path::PathBuf, source: std::io::Error },
     #[error("{path}:{line}: {message}")]
     Format { path: std::path::PathBuf, line: usize, message: String },
+    /// A run was to be written where another run (or anything else) already is.
+    #[error("{} already {}", path.display(), if *run { "holds a run (it has meta.json)" } else { "exists and is not empty" })]
+    Occupied { path: std::path::PathBuf, run: bool },
     #[error("{0} is not a run directory (it has no meta.json)")]
     NotARun(std::path::PathBuf),
 }

@@ -1,11 +1,12 @@
 //! Reads a run directory back: its meta, and its summary — from `summary.json` when the run
 //! finished, else rebuilt from the interval log (tolerating a last line cut off by a crash).
 
-use super::log::IntervalLine;
+pub(super) use super::log::IntervalLine;
 use super::{Error, RunMeta, Summary, INTERVALS, META, SUMMARY};
 use crate::record::{LabelStats, Tally};
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
 
 pub struct Run {
     pub meta: RunMeta,
@@ -34,44 +35,51 @@ pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Resu
     let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };
-    let mut labels = meta.labels.clone();
-    let mut tally = Tally::new(labels.len(), meta.scenarios.len());
+    let mut shared = Shared::new(&meta.labels);
+    let mut tally = Tally::new(meta.labels.len(), meta.scenarios.len());
+    let mut log = Log::open(dir, &meta.checks)?;
     // One interval is held back until the next arrives, to tell the last one.
     let mut held: Option<LoggedInterval> = None;
-    for_each_line(dir, &meta, &mut labels, |line, iv| {
+    while let Some((line, iv)) = log.next(&mut shared)? {
         // A run that was killed has no summary: it is the sum of its intervals.
         if finished.is_none() {
-            for (i, s) in &iv.labels {
-                if tally.labels.len() <= *i {
-                    tally.labels.resize_with(i + 1, Default::default);
-                }
-                tally.labels[*i] += s;
-            }
-            tally.total += &iv.total;
-            for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {
-                a.add(&b);
-            }
-            // A lateness record that does not read is only a fact lost, not the run's numbers.
-            if let Ok(late) = line.lateness(tally.lateness.len(), &meta.checks) {
-                for (a, b) in tally.lateness.iter_mut().zip(&late) {
-                    *a += b;
-                }
-            }
+            add_to_tally(&mut tally, &iv, &line, 0);
         }
         if let Some(h) = held.replace(iv) {
             visit(&h);
         }
-    })?;
+    }
     if let Some(mut h) = held {
         h.last = true;
         visit(&h);
     }
     let summary = match finished {
         Some(s) => s,
-        None => Summary::from_tally(&tally, &labels, &meta.checks, &meta.scenarios, false),
+        None => Summary::from_tally(&tally, &shared.labels, &meta.checks, &meta.scenarios, false),
     };
-    meta.labels = labels;
+    meta.labels = shared.labels;
     Ok(Run { meta, summary })
+}
+
+/// Adds an interval to a tally; the line's scenarios are the tally's from `first_scenario` on.
+pub(super) fn add_to_tally(tally: &mut Tally, iv: &LoggedInterval, line: &IntervalLine, first_scenario: usize) {
+    for (i, s) in &iv.labels {
+        if tally.labels.len() <= *i {
+            tally.labels.resize_with(i + 1, Default::default);
+        }
+        tally.labels[*i] += s;
+    }
+    tally.total += &iv.total;
+    for (a, b) in tally.scenarios.iter_mut().skip(first_scenario).zip(line.scenarios()) {
+        a.add(&b);
+    }
+    // Dispatch lateness has no errors, so no check names; a record that does not read is only
+    // a fact lost, not the run's numbers.
+    if let Ok(late) = line.lateness(line.iterations.len(), &[]) {
+        for (a, b) in tally.lateness.iter_mut().skip(first_scenario).zip(&late) {
+            *a += b;
+        }
+    }
 }
 
 /// A run directory's `meta.json`.
@@ -83,7 +91,7 @@ pub fn read_meta(dir: &Path) -> Result<RunMeta, Error> {
     read_json(&meta_path)
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     serde_json::from_str(&text).map_err(|e| Error::Format {
         path: path.to_path_buf(),
@@ -92,46 +100,135 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     })
 }
 
-/// Streams the interval log line by line (a soak test's log can be gigabytes), tolerating a
-/// last line cut off by a crash.
-fn for_each_line(
-    dir: &Path,
-    meta: &RunMeta,
-    labels: &mut Vec<String>,
-    mut f: impl FnMut(&IntervalLine, LoggedInterval),
-) -> Result<(), Error> {
-    let path = dir.join(INTERVALS);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => return Err(Error::Io { path, source }),
-    };
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut text = String::new();
-    let mut n = 0;
-    // A line that does not parse is kept until the next one: only the last line may be cut off.
-    let mut broken: Option<(usize, String)> = None;
-    loop {
-        text.clear();
-        let read = reader.read_line(&mut text).map_err(|source| Error::Io { path: path.clone(), source })?;
-        if read == 0 {
-            break;
+/// The longest line read: a run's lines are kilobytes (megabytes with thousands of labels).
+const MAX_LINE: usize = 64 << 20;
+/// Distinct labels in one log, far beyond any plan's.
+const MAX_LABELS: usize = 1_000_000;
+
+/// Everything the log's lines add up (samples, times, bytes, iterations, users, interval
+/// lengths), summed with a check: every sum a report makes of some of them (per label, per
+/// chart point, the Total) is then within u64's range, however corrupt the log.
+#[derive(Default)]
+struct Sums([u64; 12]);
+
+impl Sums {
+    fn add_stats(&mut self, s: &LabelStats) -> Result<(), String> {
+        let values = [
+            s.samples,
+            s.errors,
+            s.sum_elapsed_us,
+            s.sum_ttfb_us,
+            s.sum_connect_us,
+            s.bytes_sent,
+            s.bytes_received,
+            s.connections_opened,
+        ];
+        values.iter().enumerate().try_for_each(|(slot, v)| self.add(slot, &[*v]))
+    }
+
+    fn add_line(&mut self, line: &IntervalLine) -> Result<(), String> {
+        if line.start_us > line.end_us {
+            return Err(format!("the interval starts at {} µs, after its end at {} µs", line.start_us, line.end_us));
         }
-        n += 1;
-        if text.trim().is_empty() {
-            continue;
+        self.add(8, &line.iterations)?;
+        self.add(9, &line.dropped)?;
+        self.add(10, &line.active_users)?;
+        self.add(11, &[line.end_us - line.start_us])
+    }
+
+    /// Adds every value to one slot: any sum of some of them is then below the slot's.
+    fn add(&mut self, slot: usize, values: &[u64]) -> Result<(), String> {
+        for v in values {
+            self.0[slot] = self.0[slot].checked_add(*v).ok_or("its counts add up past 2^64: not a log a run writes")?;
         }
-        if let Some((line, message)) = broken.take() {
-            return Err(Error::Format { path, line, message });
+        Ok(())
+    }
+}
+
+/// What the logs read so far share: the label list (labels not in `meta.json` appended in the
+/// order met) and the checked sums of everything in them.
+pub(super) struct Shared {
+    pub labels: Vec<String>,
+    index: HashMap<String, usize>,
+    sums: Sums,
+}
+
+impl Shared {
+    pub fn new(labels: &[String]) -> Shared {
+        Shared {
+            labels: labels.to_vec(),
+            index: labels.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect(),
+            sums: Sums::default(),
         }
-        let line: IntervalLine = match serde_json::from_str(&text) {
-            Ok(l) => l,
-            Err(e) => {
-                broken = Some((n, e.to_string()));
+    }
+
+    fn label(&mut self, name: &str) -> Result<usize, String> {
+        if let Some(i) = self.index.get(name) {
+            return Ok(*i);
+        }
+        if self.labels.len() >= MAX_LABELS {
+            return Err(format!("more than {MAX_LABELS} distinct labels: not a log a run writes"));
+        }
+        self.labels.push(name.to_string());
+        self.index.insert(name.to_string(), self.labels.len() - 1);
+        Ok(self.labels.len() - 1)
+    }
+}
+
+/// The interval log, streamed line by line (a soak test's log can be gigabytes), tolerating a
+/// last line cut off by a crash. Every size a line declares is checked before it is used.
+pub(super) struct Log {
+    path: PathBuf,
+    /// `None` when the run has no log (yet).
+    reader: Option<BufReader<std::fs::File>>,
+    checks: Vec<String>,
+    text: String,
+    n: usize,
+    /// A line that does not parse is kept until the next one: only the last line may be cut off.
+    broken: Option<(usize, String)>,
+}
+
+impl Log {
+    pub fn open(dir: &Path, checks: &[String]) -> Result<Log, Error> {
+        let path = dir.join(INTERVALS);
+        let reader = match std::fs::File::open(&path) {
+            Ok(f) => Some(BufReader::with_capacity(1 << 20, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(Error::Io { path, source }),
+        };
+        Ok(Log { path, reader, checks: checks.to_vec(), text: String::new(), n: 0, broken: None })
+    }
+
+    /// The next interval; `None` at the end of the log.
+    pub fn next(&mut self, shared: &mut Shared) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
+        let Some(reader) = self.reader.as_mut() else { return Ok(None) };
+        let line = loop {
+            self.text.clear();
+            let read = reader
+                .take(MAX_LINE as u64 + 1)
+                .read_line(&mut self.text)
+                .map_err(|source| Error::Io { path: self.path.clone(), source })?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.n += 1;
+            if read > MAX_LINE {
+                let message = format!("a line longer than {} MiB: not a log a run writes", MAX_LINE >> 20);
+                return Err(Error::Format { path: self.path.clone(), line: self.n, message });
+            }
+            if self.text.trim().is_empty() {
                 continue;
             }
+            if let Some((line, message)) = self.broken.take() {
+                return Err(Error::Format { path: self.path.clone(), line, message });
+            }
+            match serde_json::from_str::<IntervalLine>(&self.text) {
+                Ok(l) => break l,
+                Err(e) => self.broken = Some((self.n, e.to_string())),
+            }
         };
-        let format = |message| Error::Format { path: path.clone(), line: n, message };
+        let format = |message| Error::Format { path: self.path.clone(), line: self.n, message };
+        shared.sums.add_line(&line).map_err(format)?;
         let mut iv = LoggedInterval {
             start_us: line.start_us,
             end_us: line.end_us,
@@ -141,18 +238,15 @@ fn for_each_line(
             last: false,
         };
         for l in &line.labels {
-            let stats = l.to_stats(&meta.checks).map_err(format)?;
-            let idx = match labels.iter().position(|x| *x == l.label) {
-                Some(i) => i,
-                None => {
-                    labels.push(l.label.clone());
-                    labels.len() - 1
-                }
-            };
-            iv.labels.push((idx, stats));
+            let stats = l.to_stats(&self.checks).map_err(format)?;
+            shared.sums.add_stats(&stats).map_err(format)?;
+            iv.labels.push((shared.label(&l.label).map_err(format)?, stats));
         }
         match &line.total {
-            Some(t) => iv.total = t.to_stats(&meta.checks).map_err(format)?,
+            Some(t) => {
+                iv.total = t.to_stats(&self.checks).map_err(format)?;
+                shared.sums.add_stats(&iv.total).map_err(format)?;
+            }
             // Logs written before the Total had its own line have no groups or redirect hops:
             // their Total is the sum of their labels.
             None => {
@@ -161,24 +255,29 @@ fn for_each_line(
                 }
             }
         }
-        f(&line, iv);
+        Ok(Some((line, iv)))
     }
-    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::plan::LabelId;
     use crate::record::{Interval, LabelStats, Sample};
 
     fn stats(n: u64) -> LabelStats {
+        stats_from(0, n, 1, 10)
+    }
+
+    /// `n` samples of `elapsed_us`, the first starting at `start_us`, one every `step_us`.
+    pub(in crate::rundir) fn stats_from(start_us: u64, n: u64, step_us: u64, elapsed_us: u64) -> LabelStats {
         let mut s = LabelStats::default();
         for i in 0..n {
+            let start_us = start_us + i * step_us;
             s.record(&Sample {
                 label: LabelId(0),
-                start_us: i,
-                end_us: i + 10,
+                start_us,
+                end_us: start_us + elapsed_us,
                 ttfb_us: 1,
                 connect_us: 0,
                 bytes_sent: 1,
@@ -191,10 +290,49 @@ mod tests {
         s
     }
 
+    /// A run directory in the temp directory holding `lines` as its interval log; removed on drop.
+    struct TempDir(std::path::PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn run_dir(labels: &[&str], lines: &[String]) -> TempDir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("stampede-reader-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(INTERVALS), lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        let meta = serde_json::json!({
+            "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
+            "host": "h", "started_at": "x", "ended_at": null, "duration_s": null, "status": "running",
+            "interval_s": 1.0, "scenarios": [{"name": "s", "model": "closed", "workload": "w"}],
+            "labels": labels, "generator": null
+        });
+        std::fs::write(dir.join(META), meta.to_string()).unwrap();
+        TempDir(dir)
+    }
+
+    /// One interval of label `a` with 3 samples, as a JSON value to spoil.
+    fn good_line() -> serde_json::Value {
+        let iv = Interval {
+            index: 0,
+            start_us: 0,
+            end_us: 1_000_000,
+            labels: vec![(LabelId(0), stats(3))],
+            total: stats(3),
+            scenarios: vec![Default::default()],
+            lateness: vec![Default::default()],
+            active_users: vec![1],
+            last: true,
+        };
+        serde_json::to_value(IntervalLine::from_interval(&iv, &["a".to_string()], &[])).unwrap()
+    }
+
     #[test]
     fn a_log_without_total_lines_sums_its_labels() {
-        let dir = std::env::temp_dir().join(format!("stampede-reader-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let labels = vec!["a".to_string(), "b".to_string()];
         let iv = Interval {
             index: 0,
@@ -209,20 +347,119 @@ mod tests {
         };
         let mut line = IntervalLine::from_interval(&iv, &labels, &[]);
         line.total = None;
-        std::fs::write(dir.join(INTERVALS), serde_json::to_string(&line).unwrap() + "\n").unwrap();
-        let meta = serde_json::json!({
-            "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
-            "host": "h", "started_at": "x", "ended_at": null, "duration_s": null, "status": "running",
-            "interval_s": 1.0, "scenarios": [{"name": "s", "model": "closed", "workload": "w"}],
-            "labels": labels, "generator": null
-        });
-        std::fs::write(dir.join(META), meta.to_string()).unwrap();
+        let dir = run_dir(&["a", "b"], &[serde_json::to_string(&line).unwrap()]);
         let mut seen = Vec::new();
-        let run = read_run_with(&dir, |iv| seen.push((iv.total.samples, iv.last)));
-        let _ = std::fs::remove_dir_all(&dir);
-        let run = run.unwrap();
+        let run = read_run_with(&dir.0, |iv| seen.push((iv.total.samples, iv.last))).unwrap();
         assert_eq!(run.summary.total.samples, 7);
         assert!(!run.summary.complete);
         assert_eq!(seen, [(7, true)]);
+    }
+
+    /// HdrHistogram's V2 form with the given header and counts, deflated and wrapped as a
+    /// run writes it, in base64.
+    fn histogram(counts_len: u32, (low, high, digits): (u64, u64, u32), counts: &[u8]) -> String {
+        use base64::Engine as _;
+        use std::io::Write as _;
+        let mut v2 = Vec::new();
+        for w in [0x1c84_9313u32, counts_len, 0, digits] {
+            v2.extend_from_slice(&w.to_be_bytes());
+        }
+        v2.extend_from_slice(&low.to_be_bytes());
+        v2.extend_from_slice(&high.to_be_bytes());
+        v2.extend_from_slice(&1.0f64.to_be_bytes());
+        v2.extend_from_slice(counts);
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&v2).unwrap();
+        let deflated = z.finish().unwrap();
+        let mut out = 0x1c84_9314u32.to_be_bytes().to_vec();
+        out.extend_from_slice(&(deflated.len() as u32).to_be_bytes());
+        out.extend_from_slice(&deflated);
+        base64::engine::general_purpose::STANDARD.encode(out)
+    }
+
+    /// How a test spoils a good line.
+    type Spoil = Box<dyn Fn(&mut serde_json::Value)>;
+
+    #[test]
+    fn a_corrupt_line_is_an_error_naming_the_file_and_line_never_a_panic_or_a_huge_allocation() {
+        use base64::Engine as _;
+        let ours = (1, crate::record::stats::HISTOGRAM_MAX_US, 3);
+        // Each spoils the second of two lines; the message must name intervals.jsonl:2.
+        let cases: Vec<(&str, Spoil)> = vec![
+            // Issue 11: this made `report` panic ("min > max") computing percentiles.
+            (
+                "has min_us 50 above max_us 10",
+                Box::new(|l| {
+                    l["labels"][0]["min_us"] = 50.into();
+                    l["labels"][0]["max_us"] = 10.into();
+                }),
+            ),
+            ("`a` has 99 samples but its histogram holds 3", Box::new(|l| l["labels"][0]["samples"] = 99.into())),
+            ("`Total` has 4 errors in 3 samples", Box::new(|l| l["total"]["errors"] = 4.into())),
+            (
+                "has 2 errors by kind but 0 errors",
+                Box::new(|l| l["labels"][0]["errors_by_kind"] = serde_json::json!({"io": 2})),
+            ),
+            (
+                "starts at 7 µs, after its end at 5 µs",
+                Box::new(|l| {
+                    l["start_us"] = 7.into();
+                    l["end_us"] = 5.into();
+                }),
+            ),
+            // Issue 11: a histogram declaring 2 GiB made `report` allocate 2.1 GB first.
+            (
+                "declares 2147483648 bytes of counts but holds 0",
+                Box::new(move |l| {
+                    l["labels"][0]["hist"] = histogram(1 << 31, ours, &[]).into();
+                }),
+            ),
+            (
+                "declares 2147483648 compressed bytes but holds 4",
+                Box::new(|l| {
+                    let mut b = 0x1c84_9314u32.to_be_bytes().to_vec();
+                    b.extend_from_slice(&(1u32 << 31).to_be_bytes());
+                    b.extend_from_slice(b"xxxx");
+                    l["labels"][0]["hist"] = base64::engine::general_purpose::STANDARD.encode(b).into();
+                }),
+            ),
+            (
+                "its range is 1..4611686018427387903 µs at 5 significant digits",
+                Box::new(|l| {
+                    l["labels"][0]["hist"] = histogram(0, (1, u64::MAX / 4, 5), &[]).into();
+                }),
+            ),
+            (
+                "inflates to more than the 1048576 bytes",
+                Box::new(move |l| {
+                    l["labels"][0]["hist"] = histogram(2 << 20, ours, &vec![0u8; 2 << 20]).into();
+                }),
+            ),
+            ("more than the 2097152 a run writes", Box::new(|l| l["labels"][0]["hist"] = "A".repeat(3 << 20).into())),
+            (
+                "a count is out of range",
+                Box::new(move |l| l["labels"][0]["hist"] = histogram(9, ours, &[0xff; 9]).into()),
+            ),
+            ("not an HdrHistogram V2 compressed histogram", Box::new(|l| l["labels"][0]["hist"] = "AAAA".into())),
+            // Sums past u64 would overflow (a panic in a debug build) when the report adds them.
+            ("add up past 2^64", Box::new(|l| l["labels"][0]["sum_ttfb_us"] = (u64::MAX - 5).into())),
+        ];
+        for (says, spoil) in cases {
+            let mut bad = good_line();
+            spoil(&mut bad);
+            let dir = run_dir(&["a"], &[good_line().to_string(), bad.to_string(), good_line().to_string()]);
+            let e = match read_run(&dir.0) {
+                Ok(_) => panic!("accepted a line where {says}"),
+                Err(e) => e.to_string(),
+            };
+            assert!(e.contains("intervals.jsonl:2: ") && e.contains(says), "want `{says}`, got: {e}");
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_any_run_writes_is_refused_without_reading_it_all() {
+        let dir = run_dir(&["a"], &[good_line().to_string(), " ".repeat(MAX_LINE + 10)]);
+        let e = read_run(&dir.0).err().expect("refused").to_string();
+        assert!(e.contains("intervals.jsonl:2: a line longer than 64 MiB"), "{e}");
     }
 }

@@ -5,7 +5,7 @@ use super::log::IntervalLine;
 use super::{Error, RunMeta, Summary, INTERVALS, META, PLAN, SUMMARY};
 use crate::record::Interval;
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 pub struct RunWriter {
@@ -19,28 +19,33 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.to_path_buf(), source }
 }
 
+/// Where a run directory goes. A run never writes into a directory that holds another run.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// `base`, else `base-2`, `base-3`, ...: the first name no one holds, claimed by creating
+    /// it (the default `runs/<timestamp>`, where two runs may start in the same second).
+    Unique(PathBuf),
+    /// Exactly this directory (`--out`): new or empty, else an error, unless `replace` says
+    /// that the run already in it (its run files) goes.
+    Exact { dir: PathBuf, replace: bool },
+}
+
+/// Names tried after `base` before giving up: far more runs than start in one second.
+const MAX_SUFFIX: u32 = 10_000;
+
 impl RunWriter {
-    /// Creates `dir` (and its parents). Files of an earlier run in the same directory are
-    /// replaced.
-    pub fn create(dir: &Path, meta: &RunMeta, resolved_plan: &str) -> Result<RunWriter, Error> {
-        fs::create_dir_all(dir).map_err(io(dir))?;
-        for f in [SUMMARY, INTERVALS] {
-            let p = dir.join(f);
-            if p.exists() {
-                fs::remove_file(&p).map_err(io(&p))?;
-            }
-        }
-        write_json(&dir.join(META), meta)?;
+    /// Claims the directory `place` says and writes the run's first files. The claim is atomic
+    /// (`create_dir`, then `meta.json` created only if absent), so two runs racing for one name
+    /// never share a directory: the loser takes the next name, or (`--out`) gets
+    /// [`Error::Occupied`].
+    pub fn create(place: &Place, meta: &RunMeta, resolved_plan: &str) -> Result<RunWriter, Error> {
+        let text = serde_json::to_string_pretty(meta).expect("run data always serialises") + "\n";
+        let dir = claim(place, text.as_bytes())?;
         let plan = dir.join(PLAN);
         fs::write(&plan, resolved_plan).map_err(io(&plan))?;
         let log_path = dir.join(INTERVALS);
         let log = File::create(&log_path).map_err(io(&log_path))?;
-        Ok(RunWriter {
-            dir: dir.to_path_buf(),
-            labels: meta.labels.clone(),
-            checks: meta.checks.clone(),
-            log: BufWriter::new(log),
-        })
+        Ok(RunWriter { labels: meta.labels.clone(), checks: meta.checks.clone(), log: BufWriter::new(log), dir })
     }
 
     pub fn dir(&self) -> &Path {
@@ -64,6 +69,77 @@ impl RunWriter {
         write_json(&self.dir.join(SUMMARY), summary)?;
         write_json(&self.dir.join(META), meta)
     }
+}
+
+/// Takes the directory `place` names and writes `meta` as its `meta.json`; returns the directory.
+fn claim(place: &Place, meta: &[u8]) -> Result<PathBuf, Error> {
+    match place {
+        Place::Unique(base) => {
+            create_parent(base)?;
+            for n in 1..=MAX_SUFFIX {
+                let dir = if n == 1 { base.clone() } else { suffixed(base, n) };
+                match fs::create_dir(&dir) {
+                    Ok(()) => {
+                        write_new(&dir.join(META), meta)?;
+                        return Ok(dir);
+                    }
+                    Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                    Err(source) => return Err(Error::Io { path: dir, source }),
+                }
+            }
+            Err(Error::Occupied { path: base.clone(), run: true })
+        }
+        Place::Exact { dir, replace } => {
+            create_parent(dir)?;
+            match fs::create_dir(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                    let is_run = dir.join(META).exists();
+                    let empty = fs::read_dir(dir).map_err(io(dir))?.next().is_none();
+                    if !empty && !replace {
+                        return Err(Error::Occupied { path: dir.clone(), run: is_run });
+                    }
+                    if *replace {
+                        // Only the files a run writes: anything else the user keeps there stays.
+                        for f in [META, PLAN, INTERVALS, SUMMARY] {
+                            match fs::remove_file(dir.join(f)) {
+                                Err(e) if e.kind() != ErrorKind::NotFound => return Err(io(&dir.join(f))(e)),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                Err(source) => return Err(Error::Io { path: dir.clone(), source }),
+            }
+            // A run that claimed the (empty) directory since we looked has its meta.json there.
+            match write_new(&dir.join(META), meta) {
+                Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => {
+                    Err(Error::Occupied { path: dir.clone(), run: true })
+                }
+                r => r.map(|()| dir.clone()),
+            }
+        }
+    }
+}
+
+fn create_parent(dir: &Path) -> Result<(), Error> {
+    match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => fs::create_dir_all(parent).map_err(io(parent)),
+        None => Ok(()),
+    }
+}
+
+/// `base-n`.
+fn suffixed(base: &Path, n: u32) -> PathBuf {
+    let mut name = base.file_name().unwrap_or_default().to_os_string();
+    name.push(format!("-{n}"));
+    base.with_file_name(name)
+}
+
+/// Writes a file that must not exist yet.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let mut f = fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(io(path))?;
+    f.write_all(bytes).map_err(io(path))
 }
 
 /// Writes through a temporary file and a rename, so a reader never sees half a file.

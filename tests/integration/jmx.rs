@@ -432,7 +432,7 @@ fn flow_control_actions_error_policies_and_more_extractors() {
         .arg(&p)
         .arg("-J")
         .arg(format!("port={port}"))
-        .args(["-q", "--out"])
+        .args(["-q", "--replace", "--out"])
         .arg(run.path())
         .run()
         .assert_exit(0);
@@ -469,7 +469,7 @@ fn flow_control_actions_error_policies_and_more_extractors() {
         .arg(&p)
         .arg("-J")
         .arg(format!("port={port}"))
-        .args(["-q", "--out"])
+        .args(["-q", "--replace", "--out"])
         .arg(run.path())
         .run()
         .assert_exit(0);

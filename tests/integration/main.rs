@@ -25,9 +25,11 @@
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
 //!   rows) and on a run directory in every format; thresholds gate `run` and `report` (exit 1,
-//!   JUnit), and bad ones are plan errors.
+//!   JUnit), and bad ones are plan errors; several directories or JTLs report as one; a run's
+//!   JTL agrees with its directory within 0.5 ms.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
-//!   killed runs, Ctrl-C, secrets, and the demo.
+//!   killed runs, Ctrl-C, secrets, and the demo; runs never share or overwrite a directory
+//!   (`--replace`); a JTL cut short exits 3; a corrupt log is an error naming its line.
 //! - `secrets`: a run full of secrets (query, headers, cookies, form and JSON bodies, the
 //!   environment, `--set`, `-J`, quick mode) leaves none in run directories, JTL files, or the
 //!   output of `run`, `check` and `report`; the server still receives every one.

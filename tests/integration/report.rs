@@ -274,3 +274,100 @@ fn passing_thresholds_exit_0_and_bad_ones_are_plan_errors() {
     assert!(flag.stderr_str().contains("no request or group labelled `nope`"), "{}", flag.stderr_str());
     assert_eq!(server.requests(), before, "a bad threshold sends nothing");
 }
+
+/// A server answering after a delay spread uniformly over 1 ms to `max_ms`: elapsed times fall
+/// everywhere between whole milliseconds.
+fn spread_server(max_ms: u64) -> TestServer {
+    use std::time::Duration;
+    TestServer::builder()
+        .default_route(Route::ok().delay_range(Duration::from_millis(1), Duration::from_millis(max_ms)))
+        .start()
+}
+
+/// Issue 11: a run's JTL holds whole milliseconds rounded to the nearest (not cut down), so
+/// `report` of the JTL agrees with `report` of the run directory (µs-exact) within 0.5 ms.
+#[test]
+fn the_report_of_a_run_s_own_jtl_agrees_with_its_run_directory_within_half_a_millisecond() {
+    let server = spread_server(5);
+    let run = TempRun::new("jtl-rounding");
+    let jtl = run.root().join("run.jtl");
+    Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--users", "4", "--iterations", "100", "-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let report = |source: &Path| -> serde_json::Value {
+        let out = Stampede::new().args(["report", "--format", "json"]).arg(source).run();
+        out.assert_exit(0);
+        serde_json::from_str(&out.stdout_str()).unwrap()
+    };
+    let (dir, file) = (report(run.path())["total"].clone(), report(&jtl)["total"].clone());
+    assert_eq!(uint(&dir, "samples"), server.requests());
+    assert_eq!(uint(&file, "samples"), server.requests());
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    // Rounding each time is monotonic, so the extremes are the exact ones rounded.
+    for k in ["min_ms", "max_ms"] {
+        assert_eq!(f(&file, k), (f(&dir, k) + 0.5).floor(), "{k}: JTL {} vs run {}", f(&file, k), f(&dir, k));
+    }
+    // So is every percentile (the run's is within its histogram's 0.1%).
+    for k in ["p50_ms", "p90_ms", "p95_ms", "p99_ms"] {
+        let (a, b) = (f(&file, k), f(&dir, k));
+        assert!((a - b).abs() <= 0.5 + b * 0.001, "{k}: JTL {a} vs run {b}");
+    }
+    // 400 rounding errors spread over ±0.5 ms average out (cutting down would be −0.5 ms).
+    let (a, b) = (f(&file, "mean_ms"), f(&dir, "mean_ms"));
+    assert!((a - b).abs() < 0.25, "mean: JTL {a} vs run {b}");
+}
+
+/// Issue 11: two runs side by side, each with its run directory and its JTL. `report` of both
+/// directories, of both JTLs, and of the JTLs appended into one file (a header line mid-file)
+/// report them as one: Samples equal what the server served in total, and the two JTLs read
+/// as one give exactly the report of the appended file.
+#[test]
+fn several_run_directories_or_jtl_files_report_as_one() {
+    use std::time::Duration;
+    let server = spread_server(4);
+    let run = TempRun::new("report-many");
+    let (dir_a, dir_b) = (run.root().join("a"), run.root().join("b"));
+    let (jtl_a, jtl_b) = (run.root().join("a.jtl"), run.root().join("b.jtl"));
+    let spawn = |dir: &Path, jtl: &Path, users: &str| {
+        Stampede::new()
+            .args(["run", "--url", &server.url("/x"), "--users", users, "--iterations", "60", "-q", "--jtl"])
+            .arg(jtl)
+            .arg("--out")
+            .arg(dir)
+            .spawn()
+    };
+    let (a, b) = (spawn(&dir_a, &jtl_a, "2"), spawn(&dir_b, &jtl_b, "3"));
+    a.wait(Duration::from_secs(60)).assert_exit(0);
+    b.wait(Duration::from_secs(60)).assert_exit(0);
+    assert_eq!(server.requests(), 300);
+    let report = |sources: &[&Path]| -> serde_json::Value {
+        let out = Stampede::new().args(["report", "--format", "json"]).args(sources).run();
+        out.assert_exit(0);
+        serde_json::from_str(&out.stdout_str()).unwrap()
+    };
+    let dirs = report(&[&dir_a, &dir_b]);
+    assert_eq!(uint(&dirs["total"], "samples"), server.requests());
+    assert_eq!(uint(&dirs["labels"][0], "samples"), server.requests());
+    assert_eq!(dirs["scenarios"].as_array().unwrap().len(), 2);
+    let files = report(&[&jtl_a, &jtl_b]);
+    assert_eq!(uint(&files["total"], "samples"), server.requests());
+    let appended = run.write("appended.jtl", [std::fs::read(&jtl_a).unwrap(), std::fs::read(&jtl_b).unwrap()].concat());
+    assert_eq!(files, report(&[&appended]), "two files read as one are the file of all their rows");
+    // The directories' µs figures and the files' whole ms agree within the files' precision.
+    let f = |v: &serde_json::Value, k: &str| v["total"][k].as_f64().unwrap();
+    for k in ["mean_ms", "min_ms", "max_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms"] {
+        let (ms, us) = (f(&files, k), f(&dirs, k));
+        assert!((ms - us).abs() <= 0.5 + us * 0.001, "{k}: JTLs {ms} vs directories {us}");
+    }
+    // Every format reads them; a directory and a file together are refused.
+    for format in ["md", "html", "csv"] {
+        Stampede::new().args(["report", "--format", format]).arg(&dir_a).arg(&dir_b).run().assert_exit(0);
+    }
+    let mixed = Stampede::new().arg("report").arg(&dir_a).arg(&jtl_b).run();
+    assert_eq!(mixed.status.code(), Some(2), "{}", mixed.stderr_str());
+    assert!(mixed.stderr_str().contains("not both"), "{}", mixed.stderr_str());
+}

@@ -1,8 +1,9 @@
 //! The run directory: its files, the summary's schema, `stampede report` on finished,
-//! interrupted and killed runs, Ctrl-C, secrets, and the demo.
+//! interrupted and killed runs, Ctrl-C, secrets, and the demo; a run never shares or overwrites
+//! another's directory; a results file cut short; a corrupt interval log.
 
 use crate::util::server::{Route, TestServer};
-use crate::util::stampede::{OutputExt, Stampede, TempRun};
+use crate::util::stampede::{run_quick, OutputExt, Stampede, TempRun};
 use std::time::{Duration, Instant};
 
 /// The results table: the lines from `| API` to the end of the table.
@@ -144,5 +145,161 @@ fn demo_runs_against_the_builtin_mock_and_agrees_with_it() {
     assert!(text.contains(&format!("The mock served {samples} requests on 8 connections")), "{text}");
     for label in ["ContentRead", "SendTelemetry", "CompositeSearch", "TenantInfo"] {
         assert!(run.label(label)["samples"].as_u64().unwrap() > 0, "{label}");
+    }
+}
+
+/// The run directories under `root/runs`, by name.
+fn runs_under(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    dirs
+}
+
+/// Issue 11: two runs started in the same second without `--out` each get a directory of their
+/// own (`runs/<second>` and `runs/<second>-2`), and each holds its own samples, all of them.
+#[test]
+fn two_runs_started_in_the_same_second_never_share_a_directory() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    // Both start just after a second begins, so that they land in the same second; under heavy
+    // load they may not, and the pair is tried again.
+    for _attempt in 0..3 {
+        let run = TempRun::new("same-second");
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+        std::thread::sleep(Duration::from_nanos(u64::from(1_000_000_000 - now.subsec_nanos())));
+        let (before_a, before_b) = (server.requests_to("/a"), server.requests_to("/b"));
+        let spawn = |path: &str| {
+            Stampede::new()
+                .current_dir(run.root())
+                .args(["run", "--url", &server.url(path), "--users", "2", "--iterations", "150", "-q"])
+                .spawn()
+        };
+        let (a, b) = (spawn("/a"), spawn("/b"));
+        a.wait(Duration::from_secs(60)).assert_exit(0);
+        b.wait(Duration::from_secs(60)).assert_exit(0);
+        let dirs = runs_under(run.root());
+        assert_eq!(dirs.len(), 2, "{dirs:?}");
+        let mut served = Vec::new();
+        for dir in &dirs {
+            let text = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+            let summary: serde_json::Value = serde_json::from_str(&text("summary.json")).unwrap();
+            let path = if text("meta.json").contains("/a\"") { "/a" } else { "/b" };
+            let before = if path == "/a" { before_a } else { before_b };
+            assert_eq!(summary["total"]["samples"], server.requests_to(path) - before, "{}", dir.display());
+            served.push(path);
+        }
+        served.sort();
+        assert_eq!(served, ["/a", "/b"]);
+        let names: Vec<String> = dirs.iter().map(|d| d.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        if names[1] == format!("{}-2", names[0]) {
+            return;
+        }
+    }
+    panic!("three pairs of runs never started in the same second");
+}
+
+/// Issue 11: `--out` onto a run directory (or any directory with files in it) is refused before
+/// anything is sent, and the run there is untouched; `--replace` replaces it.
+#[test]
+fn out_onto_an_existing_run_is_refused_unless_replace_is_given() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("out-exists");
+    let go = |extra: &[&str]| {
+        Stampede::new()
+            .args(["run", "--url", &server.url("/"), "--users", "1", "--iterations", "5", "-q", "--out"])
+            .arg(run.path())
+            .args(extra)
+            .run()
+    };
+    go(&[]).assert_exit(0);
+    let files = |dir: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let first = files(run.path());
+    let again = go(&[]);
+    assert_eq!(again.status.code(), Some(2), "{}", again.stderr_str());
+    let says = again.stderr_str();
+    assert!(
+        says.contains(&format!("{} already holds a run", run.path().display())) && says.contains("--replace"),
+        "{says}"
+    );
+    assert_eq!(files(run.path()), first, "the earlier run is untouched");
+    assert_eq!(server.requests(), 5, "nothing was sent");
+
+    // A directory holding anything else is refused too; an empty one is fine.
+    let other = run.root().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let out = Stampede::new().args(["run", "--url", &server.url("/"), "-n", "1", "-q", "--out"]).arg(&other).run();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_str());
+    assert!(out.stderr_str().contains("exists and is not empty"), "{}", out.stderr_str());
+    let empty = run.root().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    Stampede::new().args(["run", "--url", &server.url("/"), "-n", "1", "-q", "--out"]).arg(&empty).run().assert_exit(0);
+    assert_eq!(server.requests(), 6);
+
+    // --replace: the new run replaces the old one's files.
+    std::fs::write(run.path().join("keep.txt"), "kept").unwrap();
+    Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--users", "1", "--iterations", "7", "-q", "--replace", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(run.total()["samples"], 7);
+    assert_eq!(run.intervals().iter().map(|l| l["total"]["samples"].as_u64().unwrap()).sum::<u64>(), 7);
+    assert_eq!(std::fs::read_to_string(run.path().join("keep.txt")).unwrap(), "kept");
+
+    // The demo follows the same rule.
+    let demo = Stampede::new().args(["demo", "--duration", "1s", "--users", "1", "-q", "--out"]).arg(run.path()).run();
+    assert_eq!(demo.status.code(), Some(2), "{}", demo.stderr_str());
+    assert_eq!(run.total()["samples"], 7);
+}
+
+/// Issue 11: a results file cut short (here every write fails: /dev/full) is an incomplete
+/// result: exit 3, while the run directory still holds every sample.
+#[test]
+fn a_jtl_file_that_cannot_be_written_exits_3_and_the_run_directory_keeps_the_samples() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("jtl-full");
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--users", "2", "--iterations", "50", "-q", "--jtl", "/dev/full"])
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    assert_eq!(out.status.code(), Some(3), "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("the results file is incomplete: cannot write /dev/full"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(run.total()["samples"], 100);
+    assert_eq!(server.requests(), 100);
+}
+
+/// Issue 11: an interval line with `min_us` above `max_us` made `report` and `compare` panic; a
+/// corrupt run directory is an error naming the file and line.
+#[test]
+fn a_corrupt_interval_log_is_an_error_naming_its_line_not_a_panic() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = run_quick("corrupt", &server.url("/"), &["--users", "1", "--iterations", "20"]);
+    let log = run.path().join("intervals.jsonl");
+    let mut lines: Vec<serde_json::Value> = run.intervals();
+    let line = lines.iter().position(|l| l["total"]["samples"].as_u64() > Some(0)).unwrap();
+    lines[line]["total"]["min_us"] = (lines[line]["total"]["max_us"].as_u64().unwrap() + 1).into();
+    std::fs::write(&log, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let want = format!("{}:{}: `Total` has min_us", log.display(), line + 1);
+    for args in [vec!["report"], vec!["compare"]] {
+        let mut cmd = Stampede::new().args(&args).arg(run.path());
+        if args[0] == "compare" {
+            cmd = cmd.arg(run.path());
+        }
+        let out = cmd.run();
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", out.stderr_str());
+        assert!(out.stderr_str().contains(&want), "{args:?}: want `{want}` in {}", out.stderr_str());
     }
 }

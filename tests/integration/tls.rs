@@ -171,7 +171,7 @@ fn insecure_and_custom_authorities_let_test_servers_through() {
     assert_eq!(run.total()["errors_by_kind"], serde_json::json!({"tls": 10}));
     for (name, tls) in [("ca.yaml", "{ca: ca.pem}"), ("insecure.yaml", "{insecure: true}")] {
         let plan = run.write(name, tls_plan(server.port, tls));
-        Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+        Stampede::new().arg("run").arg(&plan).args(["-q", "--replace", "--out"]).arg(run.path()).run().assert_exit(0);
         let t = run.total();
         assert_eq!((t["samples"].as_u64(), t["errors"].as_u64()), (Some(10), Some(0)), "{name}: {t:#}");
         assert_eq!(t["connections_opened"], 2, "{name}: keep-alive over TLS");
@@ -193,7 +193,7 @@ fn mutual_tls_sends_the_client_certificate() {
     assert_eq!(server.requests.load(Ordering::SeqCst), 0);
     let with =
         run.write("with.yaml", tls_plan(server.port, "{ca: ca.pem, client_cert: client.pem, client_key: client.key}"));
-    Stampede::new().arg("run").arg(&with).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    Stampede::new().arg("run").arg(&with).args(["-q", "--replace", "--out"]).arg(run.path()).run().assert_exit(0);
     assert_eq!(run.total()["errors"], 0, "{:#}", run.total());
     assert_eq!(server.requests.load(Ordering::SeqCst), 10);
     // A key file that is not PEM is a plan error naming the element.
