@@ -2,7 +2,7 @@
 //! never a panic.
 
 use crate::util::server::{Route, TestServer};
-use crate::util::stampede::{run_plan, run_quick, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{run_plan, run_quick, uint, OutputExt, Stampede, TempRun};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
@@ -159,4 +159,47 @@ fn invalid_urls_and_flags_are_usage_errors() {
         assert!(err.contains("error"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+/// #11: a non-ASCII character before a `${...}` in a URL panicked at load; the path goes on
+/// the wire as browsers and JMeter send it, percent-encoded UTF-8.
+#[test]
+fn non_ascii_paths_with_templates_are_sent_percent_encoded() {
+    let server = TestServer::builder().record_all().start();
+    let run = run_plan(
+        "non-ascii-url",
+        &format!(
+            "variables: {{id: 7}}\ndefaults: {{base_url: '{}'}}\nscenarios:\n  - workload: {{users: 1, iterations: 2}}\n    flow:\n      - request: {{url: '/café/${{id}}'}}\n      - request: {{url: '/é${{__UUID()}}'}}\n",
+            server.url("/api")
+        ),
+    );
+    assert_eq!(uint(&run.total(), "samples"), 4);
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets.len(), 4, "{targets:?}");
+    for pair in targets.chunks(2) {
+        assert_eq!(pair[0], "/api/caf%C3%A9/7");
+        assert!(pair[1].starts_with("/api/%C3%A9") && pair[1].len() == "/api/%C3%A9".len() + 36, "{pair:?}");
+    }
+}
+
+/// #11: a zero run time was accepted and every user still sent a request.
+#[test]
+fn a_zero_duration_is_refused_and_nothing_is_sent() {
+    let server = TestServer::builder().route("/", Route::ok()).start();
+    let run = TempRun::new("zero-duration");
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--duration", "0s", "-q", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--duration must be above zero"));
+    let err = plan_error(
+        "zero-duration-yaml",
+        &format!(
+            "scenarios:\n  - workload: {{users: 2, duration: 0s}}\n    flow: [{{request: {{url: '{}'}}}}]\n",
+            server.url("/")
+        ),
+    );
+    assert!(err.contains("plan.yaml:2") && err.contains("workload.duration") && err.contains("above zero"), "{err}");
+    assert_eq!(server.requests(), 0);
 }
