@@ -78,73 +78,29 @@ fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
-/// Tokens worth splicing in: template and markup syntax, numbers at the edges of their types,
-/// non-ASCII text, line ends, a byte-order mark.
+/// Syntax worth splicing in: template and markup, non-ASCII text, line ends, a byte-order mark.
+#[rustfmt::skip]
 const TOKENS: &[&str] = &[
-    "${",
-    "}",
-    "${__UUID()}",
-    "${__RandomString(",
-    "${__Random(",
-    "${__P(",
-    "${__time(",
-    "${x}",
-    "\\,",
-    "(",
-    ")",
-    "é",
-    "\u{feff}",
-    "\u{10ffff}",
-    "日本",
-    "\r\n",
-    "\n",
-    "\r",
-    "\0",
-    "\t",
-    " ",
-    "\"",
-    "'",
-    ",",
-    ":",
-    "- ",
-    "{",
-    "}",
-    "[",
-    "]",
-    "<",
-    ">",
-    "</",
-    "/>",
-    "&amp;",
-    "&#0;",
-    "&",
-    "%",
-    "%ZZ",
-    "?",
-    "#",
-    "0",
-    "-1",
-    "-5",
-    "1e308",
-    "NaN",
-    "-0",
-    "0.0000001",
-    "4294967296",
-    "18446744073709551616",
-    "99999999999999999999",
-    "9223372036854775807",
-    "-9223372036854775808",
-    "true",
-    "false",
-    "null",
-    "~",
-    "!!binary",
-    "*a",
-    "&a ",
-    "<<: ",
-    "0s",
-    "1ms",
-    "365d",
+    "${", "}", "${__UUID()}", "${__RandomString(", "${__Random(", "${__P(", "${__time(", "${x}", "\\,", "(", ")",
+    "é", "\u{feff}", "\u{10ffff}", "日本", "\r\n", "\n", "\r", "\0", "\t", " ", "\"", "'", ",", ":", "- ", "{", "}",
+    "[", "]", "<", ">", "</", "/>", "&amp;", "&#0;", "&", "%", "%ZZ", "?", "#", "true", "false", "null", "~",
+    "!!binary", "*a", "&a ", "<<: ",
+];
+
+/// Numbers at the edges of their types, and durations.
+#[rustfmt::skip]
+const NUMBERS: &[&str] = &[
+    "0", "-1", "-5", "1e308", "NaN", "-0", "0.0000001", "4294967296", "18446744073709551616",
+    "99999999999999999999", "9223372036854775807", "-9223372036854775808", "0s", "1ms", "365d", "0.5",
+];
+
+/// Whole values, as a user might write them.
+#[rustfmt::skip]
+const VALUES: &[&str] = &[
+    "é${__UUID()}", "/café/${id}", "${__Random(1,${count})}", "${__RandomString(${count},é)}", "${__time(yyyy-MM)}",
+    "${__counter(FALSE,c)}", "${__P(a,${b})}", "${__env(HOME,x)}", "${__V(id)}", "${__threadNum}", "\\${x}",
+    "http://${host}:${__P(port,1)}/é", "https://[::1]:0/", "http://u:p@h/", "${role} == 'admin' && (",
+    "$..*", "$[", "(a|b", "[^\"]+", "$1$-$2$", "200-299", "2xx", "1MB",
 ];
 
 /// One mutation of `data`; `others` are the rest of the corpus, for splicing.
@@ -152,7 +108,7 @@ fn mutate(rng: &mut SmallRng, data: &[u8], others: &[&[u8]]) -> Vec<u8> {
     let mut d = data.to_vec();
     for _ in 0..rng.random_range(1..=4) {
         let at = |rng: &mut SmallRng, d: &Vec<u8>| if d.is_empty() { 0 } else { rng.random_range(0..=d.len()) };
-        match rng.random_range(0..9) {
+        match rng.random_range(0..10) {
             0 if !d.is_empty() => {
                 let i = rng.random_range(0..d.len());
                 d[i] ^= 1 << rng.random_range(0..8);
@@ -174,7 +130,8 @@ fn mutate(rng: &mut SmallRng, data: &[u8], others: &[&[u8]]) -> Vec<u8> {
                 d.splice(j..j, chunk);
             }
             4 | 5 => {
-                let t = TOKENS[rng.random_range(0..TOKENS.len())].as_bytes();
+                let set = [TOKENS, NUMBERS, VALUES][rng.random_range(0..3)];
+                let t = set[rng.random_range(0..set.len())].as_bytes();
                 let i = at(rng, &d);
                 d.splice(i..i, t.iter().copied());
             }
@@ -183,7 +140,7 @@ fn mutate(rng: &mut SmallRng, data: &[u8], others: &[&[u8]]) -> Vec<u8> {
                 let digits: Vec<usize> = (0..d.len()).filter(|&i| d[i].is_ascii_digit()).collect();
                 if let Some(&i) = digits.get(rng.random_range(0..digits.len().max(1))) {
                     let end = (i..d.len()).find(|&j| !d[j].is_ascii_digit()).unwrap_or(d.len());
-                    let t = TOKENS[rng.random_range(38..TOKENS.len())].as_bytes();
+                    let t = NUMBERS[rng.random_range(0..NUMBERS.len())].as_bytes();
                     d.splice(i..end, t.iter().copied());
                 }
             }
@@ -194,6 +151,19 @@ fn mutate(rng: &mut SmallRng, data: &[u8], others: &[&[u8]]) -> Vec<u8> {
                     let n = rng.random_range(1..=(o.len() - i).min(512));
                     let j = at(rng, &d);
                     d.splice(j..j, o[i..i + n].iter().copied());
+                }
+            }
+            8 => {
+                // A value (after `: `, `="` or `>`) replaced whole, up to its end.
+                let starts: Vec<usize> = (1..d.len())
+                    .filter(|&i| matches!((d[i - 1], d[i]), (b':', b' ') | (b'=', b'"') | (b'>', _)))
+                    .map(|i| i + 1)
+                    .collect();
+                if let Some(&i) = starts.get(rng.random_range(0..starts.len().max(1))) {
+                    let end = (i..d.len()).find(|&j| b",}]\n<\"".contains(&d[j])).unwrap_or(d.len());
+                    let set = [NUMBERS, VALUES][rng.random_range(0..2)];
+                    let t = set[rng.random_range(0..set.len())].as_bytes();
+                    d.splice(i..end, t.iter().copied());
                 }
             }
             _ if !d.is_empty() => {
