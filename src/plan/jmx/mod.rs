@@ -321,7 +321,12 @@ impl Cx {
 
     fn number<T: std::str::FromStr>(&mut self, el: &El, raw: &str, what: &str) -> Result<T, Error> {
         let v = self.expand(el, raw)?;
-        v.trim().parse().map_err(|_| self.err(el, format!("{what} `{v}` is not a number")))
+        v.trim().parse().map_err(|_| {
+            // A number too large (or negative, or fractional) for what it counts says so.
+            let why =
+                if v.trim().parse::<f64>().is_ok_and(f64::is_finite) { "is out of range" } else { "is not a number" };
+            self.err(el, format!("{what} `{v}` {why}"))
+        })
     }
 
     /// A number JMeter reads with a fallback of 0 when it is not one (ramp-up, delays): the
@@ -1729,8 +1734,8 @@ mod tests {
         <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
           <stringProp name="LoopController.loops">1</stringProp>
         </elementProp>
-        <stringProp name="ThreadGroup.num_threads">1</stringProp>
         {tg_props}
+        <stringProp name="ThreadGroup.num_threads">1</stringProp>
       </ThreadGroup>
       <hashTree>
         <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
@@ -1781,6 +1786,11 @@ mod tests {
             (String::new(), timer("GaussianRandomTimer", "ConstantTimer.delay", "NaN"), "out of range"),
             (String::new(), timer("ConstantThroughputTimer", "throughput", "1e-30"), "out of range"),
             (String::new(), timer("DurationAssertion", "DurationAssertion.duration", "1e40"), "out of range"),
+            (
+                r#"<stringProp name="ThreadGroup.num_threads">99999999999</stringProp>"#.into(),
+                String::new(),
+                "number of threads `99999999999` is out of range",
+            ),
         ] {
             let e = load(&plan(&tg, &body)).unwrap_err();
             let m = e.to_string();
