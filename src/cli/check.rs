@@ -2,6 +2,7 @@
 //! will do; for a JMX, every element with its status.
 
 use super::plan_args::PlanArgs;
+use crate::engine::program::Program;
 use crate::error::{exit, Error};
 use crate::plan::jmx::{ElementReport, Status};
 use crate::plan::{self, Body, Plan, Step};
@@ -74,9 +75,24 @@ fn elements_table(elements: &[ElementReport]) -> String {
     out
 }
 
+/// A warning for each scenario left with nothing to send (every sampler disabled or
+/// skipped): its users end at once, as JMeter ends a thread without samplers.
+pub fn idle_warnings(p: &Plan) -> Vec<String> {
+    p.scenarios
+        .iter()
+        .filter(|s| Program::compile(&s.flow).idle)
+        .map(|s| {
+            format!("warning: scenario \"{}\" has no request to send: its users end at once (as JMeter's threads without a sampler)", s.name)
+        })
+        .collect()
+}
+
 /// What the plan will do: scenarios, workloads, requests per label, data files, checks.
 pub fn describe(p: &Plan) -> String {
     let mut out = format!("Plan: {}\n", p.name);
+    for w in idle_warnings(p) {
+        let _ = writeln!(out, "{w}");
+    }
     for s in &p.scenarios {
         let _ = writeln!(out, "Scenario \"{}\": {}", s.name, s.workload.describe());
         let mut lines = Vec::new();

@@ -132,6 +132,9 @@ impl RunArgs {
                         eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
                     }
                 }
+                for w in super::check::idle_warnings(&loaded.plan) {
+                    eprintln!("{w}");
+                }
                 Ok(loaded.plan)
             }
             (None, Some(url)) => Ok(QuickPlan {

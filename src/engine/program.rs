@@ -3,7 +3,7 @@
 
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
-use crate::plan::flow::{Assign, Counter, ThroughputShare, UserParams};
+use crate::plan::flow::{Assign, Counter, StopKind, ThroughputShare, UserParams};
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -84,13 +84,25 @@ pub enum Op {
 #[derive(Debug, Clone)]
 pub struct Program {
     pub ops: Vec<Op>,
+    /// The flow sends no request, stops nothing, writes nothing and never waits (every sampler
+    /// disabled or skipped, say): a user looping over it would spin. It compiles to one op that
+    /// ends the user at once, as JMeter ends a thread that has no sampler.
+    pub idle: bool,
 }
 
 impl Program {
     pub fn compile(steps: &[Step]) -> Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops);
-        Program { ops }
+        let idle = !ops.iter().any(|op| match op {
+            Op::Request(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Think(t) => t.can_wait(),
+            _ => false,
+        });
+        if idle {
+            ops = vec![Op::Stop(StopKind::User)];
+        }
+        Program { ops, idle }
     }
 }
 
@@ -242,6 +254,7 @@ pub fn pick(cumulative: &[f64], u: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn pick_follows_weights() {
@@ -257,7 +270,7 @@ mod tests {
     #[test]
     fn jumps_are_all_patched() {
         use crate::plan::flow::{If, Loop, Once};
-        let think = || Step::Think(Think::Constant(std::time::Duration::ZERO));
+        let think = || Step::Think(Think::Constant(std::time::Duration::from_millis(1)));
         let cond = || crate::plan::flow::Cond {
             src: "true".into(),
             expr: crate::plan::condition::parse("true", |s| Ok::<_, String>(Template::literal(s))).unwrap(),
@@ -273,6 +286,7 @@ mod tests {
             Step::Once(Box::new(Once { steps: vec![think()], per_loop: false, slot: 0 })),
         ];
         let p = Program::compile(&steps);
+        assert!(!p.idle);
         for op in &p.ops {
             let t = match op {
                 Op::Jump(t) | Op::LoopTest { exit: t, .. } | Op::If { otherwise: t, .. } | Op::Once { skip: t, .. } => {
@@ -281,6 +295,26 @@ mod tests {
                 _ => continue,
             };
             assert!(t <= p.ops.len(), "unpatched jump in {:?}", p.ops);
+        }
+    }
+
+    /// #11: a flow left with nothing to send (every sampler disabled) spun each user at 100%
+    /// CPU; it now ends the user at once. Waiting or stopping is doing something.
+    #[test]
+    fn a_flow_that_does_nothing_ends_the_user() {
+        use crate::plan::flow::Loop;
+        let zero = Step::Think(Think::Uniform { min: Duration::ZERO, max: Duration::ZERO });
+        let looped = |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, slot: 0 }));
+        for steps in [vec![], vec![zero.clone(), Step::Set(vec![]), Step::Feed(0)], vec![looped(vec![zero.clone()])]] {
+            let p = Program::compile(&steps);
+            assert!(p.idle, "{steps:?}");
+            assert!(matches!(p.ops[..], [Op::Stop(StopKind::User)]), "{:?}", p.ops);
+        }
+        for steps in [
+            vec![zero.clone(), Step::Think(Think::Constant(Duration::from_millis(5)))],
+            vec![looped(vec![Step::Stop(StopKind::Run)])],
+        ] {
+            assert!(!Program::compile(&steps).idle, "{steps:?}");
         }
     }
 }

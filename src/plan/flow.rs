@@ -207,6 +207,17 @@ pub enum Think {
 }
 
 impl Think {
+    /// Whether a draw can be above zero: a flow of think times that cannot is no wait at all.
+    pub fn can_wait(&self) -> bool {
+        match *self {
+            Think::Constant(d) => !d.is_zero(),
+            Think::Uniform { max, .. } => !max.is_zero(),
+            Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
+            Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
+            Think::Throughput { interval, .. } => !interval.is_zero(),
+        }
+    }
+
     /// One think time, drawn with `rng`.
     pub fn draw(&self, rng: &mut impl rand::Rng) -> Duration {
         match *self {

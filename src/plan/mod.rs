@@ -566,7 +566,8 @@ pub(crate) fn url_path_start(raw: &str) -> usize {
         }
         i += 1;
     }
-    if let Some(scheme) = top.iter().position(|&j| raw[j..].starts_with("://")) {
+    // Byte offsets, never `str` slices: a non-ASCII character puts non-boundaries in `top`.
+    if let Some(scheme) = top.iter().position(|&j| b[j..].starts_with(b"://")) {
         let after = top[scheme] + 3;
         return top.iter().find(|&&j| j >= after && (b[j] == b'/' || b[j] == b'?')).copied().unwrap_or(raw.len());
     }
@@ -678,6 +679,11 @@ fn quick_workload(
     ramp_up: Option<Duration>,
 ) -> Result<Workload, Error> {
     let loc = |e: &str| Location::default().element(e.to_string());
+    // A zero run time would still send (each user starts one iteration); like `--users 0`, it
+    // is certainly a mistake.
+    if duration.is_some_and(|d| d.is_zero()) {
+        return Err(Error::invalid(loc("--duration"), "--duration must be above zero"));
+    }
     if let Some(rate) = rate {
         if users.is_some() || iterations.is_some() {
             return Err(Error::invalid(

@@ -401,7 +401,8 @@ impl FuncKind {
                 let _ = write!(out, "{}", u.rng.random_range(lo..=hi));
             }
             FuncKind::RandomString { len, chars } => {
-                let n = len.value(u).max(0) as usize;
+                // A length known only now (from a variable) is capped, never allocated whole.
+                let n = len.value(u).clamp(0, MAX_RANDOM_STRING as i64) as usize;
                 let set: Vec<char> = match chars.as_const() {
                     Some("") => ALNUM.chars().collect(),
                     Some(s) => s.chars().collect(),
@@ -454,6 +455,10 @@ impl Num {
         }
     }
 }
+
+/// The most characters `__RandomString` makes (1 MiB of ASCII): a longer length given in the
+/// plan is an error when it loads; one that comes from a variable at run time is capped to it.
+pub const MAX_RANDOM_STRING: usize = 1 << 20;
 
 /// The machine's UTC offset, read once (later reads can fail once threads run).
 pub fn local_offset() -> time::UtcOffset {
@@ -713,6 +718,13 @@ fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &str) -> Resul
         }
         "RandomString" => {
             let len = num(raw.first().copied().unwrap_or(""), sym, element)?;
+            if let Num::Const(n) = len {
+                if n > MAX_RANDOM_STRING as i64 {
+                    return Err(format!(
+                        "a length of {n} is above the limit of {MAX_RANDOM_STRING} characters (1 MiB) a generated string may have"
+                    ));
+                }
+            }
             let chars = compile(&unescape(raw.get(1).copied().unwrap_or("")), sym, element)?;
             FuncKind::RandomString { len, chars }
         }
@@ -871,10 +883,27 @@ mod tests {
         }
     }
 
+    /// #11: a length known only at run time is capped at [`MAX_RANDOM_STRING`], never allocated.
+    #[test]
+    fn a_random_string_length_from_a_variable_is_capped() {
+        let mut s = symbols();
+        let n = s.vars.assign("n");
+        let t = compile("${__RandomString(${n},x)}", &mut s, "f").unwrap();
+        let mut u = user(&s);
+        for (given, len) in [("3000000000", MAX_RANDOM_STRING), ("99999999999999999999", 0), ("-4", 0), ("5", 5)] {
+            u.set(n, given);
+            assert_eq!(t.render_string(&mut u).len(), len, "{given}");
+        }
+    }
+
     #[test]
     fn bad_function_arguments() {
         let mut s = symbols();
         assert!(compile("${__Random(1)}", &mut s, "f").unwrap_err().contains("two numbers"));
+        // #11: a length of 3e9 passed `check`, then aborted the run allocating it.
+        let e = compile("${__RandomString(3000000000)}", &mut s, "f").unwrap_err();
+        assert!(e.contains("`${__RandomString(3000000000)}`") && e.contains("1048576"), "{e}");
+        assert!(compile("${__RandomString(1048576)}", &mut s, "f").is_ok());
         assert!(compile("${__Random(a,2)}", &mut s, "f").unwrap_err().contains("`a` is not a whole number"));
         assert!(compile("${__counter(MAYBE)}", &mut s, "f").unwrap_err().contains("TRUE"));
         assert!(compile("${__time(qq)}", &mut s, "f").is_err());

@@ -225,6 +225,8 @@ struct CheckDoc {
 }
 
 pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>) -> Result<Plan, Error> {
+    // A byte-order mark (Windows editors write one) is not part of the document.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let doc: PlanDoc = serde_norway::from_str(src).map_err(|e| serde_error(e, file))?;
     let mut cx = Cx {
         file: file.to_path_buf(),
@@ -433,6 +435,15 @@ impl Cx<'_> {
 
     fn opt_duration(&mut self, v: &Option<Value>, el: &str) -> Result<Option<Duration>, Error> {
         v.as_ref().map(|v| self.duration(v, el)).transpose()
+    }
+
+    /// A workload's run time: above zero (a zero run time still sends: each user starts an
+    /// iteration), like `users`.
+    fn run_time(&mut self, v: &Value, el: &str) -> Result<Duration, Error> {
+        match self.duration(v, el)? {
+            d if d.is_zero() => Err(Error::invalid(self.loc_of(el, v), "`duration` must be above zero")),
+            d => Ok(d),
+        }
     }
 
     /// A timeout: a duration above zero (a zero timeout would fail every request at once).
@@ -667,7 +678,7 @@ impl Cx<'_> {
                     let rate = self.rate(r, &f("rate"))?;
                     let d =
                         w.duration.as_ref().ok_or_else(|| Error::invalid(self.loc(el), "`rate` needs a `duration`"))?;
-                    let duration = self.duration(d, &f("duration"))?;
+                    let duration = self.run_time(d, &f("duration"))?;
                     (rate, vec![Stage { target: rate, duration }])
                 }
                 (None, Some(stages)) => {
@@ -689,6 +700,9 @@ impl Cx<'_> {
                     }
                     if out.is_empty() {
                         return Err(Error::invalid(self.loc(&f("stages")), "`stages` is empty"));
+                    }
+                    if out.iter().all(|s| s.duration.is_zero()) {
+                        return Err(Error::invalid(self.loc(&f("stages")), "the stages last 0s in all"));
                     }
                     (start, out)
                 }
@@ -740,7 +754,7 @@ impl Cx<'_> {
             return Err(Error::invalid(self.loc(&f("users")), "`users` must be at least 1"));
         }
         let iterations = w.iterations.as_ref().map(|v| self.count::<u64>(v, &f("iterations"))).transpose()?;
-        let duration = self.opt_duration(&w.duration, &f("duration"))?;
+        let duration = w.duration.as_ref().map(|d| self.run_time(d, &f("duration"))).transpose()?;
         if iterations.is_none() && duration.is_none() {
             return Err(Error::invalid(
                 self.loc(el),
@@ -1498,11 +1512,42 @@ scenarios:
             ("scenarios: [{workload: {users: 1, duration: 1s}, flow: [{request: {url: 'http://${hots}/'}}]}]", "unknown variable"),
             ("defaults: {response_timeout: 0s}\nscenarios: [{workload: {users: 1, duration: 1s}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "above zero"),
             ("scenarios: [{workload: {users: 1, duration: 1e20}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "at most 365 days"),
+            // #11: a zero run time still sent (each user started an iteration).
+            ("scenarios: [{workload: {users: 1, duration: 0s}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`duration` must be above zero"),
+            ("scenarios: [{workload: {users: 1, iterations: 5, duration: 0}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`duration` must be above zero"),
+            ("scenarios: [{workload: {rate: 5, duration: 0ms}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`duration` must be above zero"),
+            ("scenarios: [{workload: {stages: [{rate: 5, duration: 0s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "0s in all"),
         ];
         for (src, want) in cases {
             let e = load(src).unwrap_err().to_string();
             assert!(e.contains(want), "{src}\n→ {e}");
             assert!(e.starts_with("t.yaml"), "{e}");
+        }
+    }
+
+    /// #11: a byte-order mark before the document was read as part of the first key.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let p = load(
+            "\u{feff}scenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]",
+        );
+        assert_eq!(p.unwrap().scenarios.len(), 1);
+    }
+
+    /// #11: a non-ASCII character before a template in a URL panicked (a byte offset inside
+    /// a character); the path keeps its characters (the engine percent-encodes them on the wire).
+    #[test]
+    fn non_ascii_before_a_template_in_a_url() {
+        for (base, url, want) in [
+            ("http://127.0.0.1:1/api", "/café/${id}", "/api/café/"),
+            ("http://127.0.0.1:1", "/é${__UUID()}", "/é"),
+            ("http://127.0.0.1:1", "http://127.0.0.1:2/ü/${id}", "/ü/"),
+        ] {
+            let src = format!("variables: {{id: 7}}\ndefaults: {{base_url: '{base}'}}\nscenarios: [{{workload: {{users: 1, iterations: 1}}, flow: [{{request: {{url: '{url}'}}}}]}}]");
+            let p = load(&src).unwrap_or_else(|e| panic!("{url}: {e}"));
+            let mut paths = vec![];
+            flow::for_each_request(&p.scenarios[0].flow, &mut |r| paths.push(r.path.source().to_string()));
+            assert!(paths[0].starts_with(want), "{url}: {paths:?}");
         }
     }
 

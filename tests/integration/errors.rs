@@ -2,7 +2,7 @@
 //! never a panic.
 
 use crate::util::server::{Route, TestServer};
-use crate::util::stampede::{run_plan, run_quick, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{run_plan, run_quick, uint, OutputExt, Stampede, TempRun};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
@@ -159,4 +159,102 @@ fn invalid_urls_and_flags_are_usage_errors() {
         assert!(err.contains("error"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+/// #11: a non-ASCII character before a `${...}` in a URL panicked at load; the path goes on
+/// the wire as browsers and JMeter send it, percent-encoded UTF-8.
+#[test]
+fn non_ascii_paths_with_templates_are_sent_percent_encoded() {
+    let server = TestServer::builder().record_all().start();
+    let run = run_plan(
+        "non-ascii-url",
+        &format!(
+            "variables: {{id: 7}}\ndefaults: {{base_url: '{}'}}\nscenarios:\n  - workload: {{users: 1, iterations: 2}}\n    flow:\n      - request: {{url: '/café/${{id}}'}}\n      - request: {{url: '/é${{__UUID()}}'}}\n",
+            server.url("/api")
+        ),
+    );
+    assert_eq!(uint(&run.total(), "samples"), 4);
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets.len(), 4, "{targets:?}");
+    for pair in targets.chunks(2) {
+        assert_eq!(pair[0], "/api/caf%C3%A9/7");
+        assert!(pair[1].starts_with("/api/%C3%A9") && pair[1].len() == "/api/%C3%A9".len() + 36, "{pair:?}");
+    }
+}
+
+/// #11: a zero run time was accepted and every user still sent a request.
+#[test]
+fn a_zero_duration_is_refused_and_nothing_is_sent() {
+    let server = TestServer::builder().route("/", Route::ok()).start();
+    let run = TempRun::new("zero-duration");
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--duration", "0s", "-q", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--duration must be above zero"));
+    let err = plan_error(
+        "zero-duration-yaml",
+        &format!(
+            "scenarios:\n  - workload: {{users: 2, duration: 0s}}\n    flow: [{{request: {{url: '{}'}}}}]\n",
+            server.url("/")
+        ),
+    );
+    assert!(err.contains("plan.yaml:2") && err.contains("workload.duration") && err.contains("above zero"), "{err}");
+    assert_eq!(server.requests(), 0);
+}
+
+/// #11: a thread group left with no sampler (all disabled) looped forever at 100% CPU per
+/// user and the run never ended; its users now end at once, as JMeter's threads do, with a
+/// warning naming it, while the other thread group runs as before.
+#[test]
+fn a_thread_group_with_no_request_left_ends_at_once() {
+    let server = TestServer::builder().route("/", Route::ok()).start();
+    let group = |name: &str, loops: i32, users: u32, enabled: bool| {
+        format!(
+            r#"<ThreadGroup testclass="ThreadGroup" testname="{name}" enabled="true">
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController"><stringProp name="LoopController.loops">{loops}</stringProp></elementProp>
+        <stringProp name="ThreadGroup.num_threads">{users}</stringProp>
+      </ThreadGroup>
+      <hashTree>
+        <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="{enabled}">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/</stringProp>
+        </HTTPSamplerProxy>
+        <hashTree/>
+      </hashTree>"#,
+            port = server.addr().port()
+        )
+    };
+    let jmx = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree>
+    <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
+    <hashTree>{}{}</hashTree>
+</hashTree></jmeterTestPlan>"#,
+        group("Idle", -1, 4, false),
+        group("Busy", 5, 2, true)
+    );
+    let run = TempRun::new("idle-group");
+    let plan = run.write("plan.jmx", jmx);
+    let started = std::time::Instant::now();
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--out"])
+        .arg(run.path().join("out"))
+        .timeout(std::time::Duration::from_secs(20))
+        .run();
+    out.assert_exit(0);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("scenario \"Idle\" has no request to send: its users end at once"), "{err}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.path().join("out/summary.json")).unwrap()).unwrap();
+    assert_eq!(uint(&crate::util::stampede::total(&summary), "samples"), 10);
+    assert_eq!(server.requests(), 10);
+    let checked = Stampede::new().arg("check").arg(&plan).run();
+    checked.assert_exit(0);
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("scenario \"Idle\" has no request to send"));
 }

@@ -67,6 +67,8 @@ impl Status {
 /// Reads a `.jmx` text. `path` is where it came from (relative files are read from its
 /// directory). Returns the plan and the report of every element.
 pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<ElementReport>), Error> {
+    // A byte-order mark (Windows editors write one) is not part of the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let top = tree::parse(text).map_err(|e| {
         let mut loc = Location::file(path);
         loc.line = Some(e.line);
@@ -320,7 +322,12 @@ impl Cx {
 
     fn number<T: std::str::FromStr>(&mut self, el: &El, raw: &str, what: &str) -> Result<T, Error> {
         let v = self.expand(el, raw)?;
-        v.trim().parse().map_err(|_| self.err(el, format!("{what} `{v}` is not a number")))
+        v.trim().parse().map_err(|_| {
+            // A number too large (or negative, or fractional) for what it counts says so.
+            let why =
+                if v.trim().parse::<f64>().is_ok_and(f64::is_finite) { "is out of range" } else { "is not a number" };
+            self.err(el, format!("{what} `{v}` {why}"))
+        })
     }
 
     /// A number JMeter reads with a fallback of 0 when it is not one (ramp-up, delays): the
@@ -333,6 +340,26 @@ impl Cx {
                 0.0
             }
         }
+    }
+
+    /// A time JMeter gives in milliseconds; see [`Cx::secs`].
+    fn millis(&self, el: &El, ms: f64, what: &str) -> Result<Duration, Error> {
+        self.secs(el, ms / 1000.0, what).map_err(|_| {
+            self.err(
+                el,
+                format!("{what} `{ms}` ms is out of range: at most {} ms (365 days)", MAX_DURATION.as_millis()),
+            )
+        })
+    }
+
+    /// A time JMeter gives in seconds: a negative one is none (JMeter waits for none), one
+    /// beyond [`MAX_DURATION`] is a plan error (such a run would never end: certainly a typo).
+    fn secs(&self, el: &El, s: f64, what: &str) -> Result<Duration, Error> {
+        if s.is_nan() || s > MAX_DURATION.as_secs_f64() {
+            return Err(self
+                .err(el, format!("{what} `{s}` s is out of range: at most {} s (365 days)", MAX_DURATION.as_secs())));
+        }
+        Ok(Duration::from_secs_f64(s.max(0.0)))
     }
 
     /// The variables an extractor with match number -1 sets.
@@ -524,13 +551,15 @@ impl Cx {
             }
             "ConstantTimer" => {
                 let ms: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-                s.timers.push(Think::Constant(millis(ms)));
+                s.timers.push(Think::Constant(self.millis(c, ms, "delay")?));
                 self.report(c, depth, Status::Supported, "a think time before each sampler in scope");
             }
             "UniformRandomTimer" => {
                 let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
                 let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
-                s.timers.push(Think::Uniform { min: millis(offset), max: millis(offset + range.max(0.0)) });
+                let min = self.millis(c, offset, "delay")?;
+                let max = self.millis(c, offset + range.max(0.0), "delay + range")?;
+                s.timers.push(Think::Uniform { min, max });
                 self.report(c, depth, Status::Supported, "a uniform think time before each sampler in scope");
             }
             "ConstantThroughputTimer" => {
@@ -539,7 +568,7 @@ impl Cx {
                 if per_minute > 0.0 {
                     let slot = self.slots.paces;
                     self.slots.paces += 1;
-                    let interval = secs(60.0 / per_minute);
+                    let interval = self.secs(c, 60.0 / per_minute, "interval (60 s / target throughput)")?;
                     s.timers.push(Think::Throughput { interval, shared: mode != "0", slot });
                 }
                 let (status, note) = match mode.as_str() {
@@ -552,10 +581,11 @@ impl Cx {
             "GaussianRandomTimer" | "PoissonRandomTimer" => {
                 let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
                 let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
+                let (offset, deviation) = (self.millis(c, offset, "delay")?, self.millis(c, range, "range")?);
                 s.timers.push(if c.class == "GaussianRandomTimer" {
-                    Think::Gaussian { offset: millis(offset), deviation: millis(range) }
+                    Think::Gaussian { offset, deviation }
                 } else {
-                    Think::Poisson { offset: millis(offset), lambda_ms: range.max(0.0) }
+                    Think::Poisson { offset, lambda_ms: deviation.as_secs_f64() * 1000.0 }
                 });
                 self.report(c, depth, Status::Supported, "a random think time before each sampler in scope");
             }
@@ -668,7 +698,7 @@ impl Cx {
             }
             "DurationAssertion" => {
                 let ms: f64 = self.number(c, c.text("DurationAssertion.duration").unwrap_or("0"), "duration")?;
-                let d = millis(ms);
+                let d = self.millis(c, ms, "duration")?;
                 let id = self.check_id(format!("{}: duration at most {}", c.name, humantime::format_duration(d)));
                 s.checks.push(Check { id, test: CheckTest::MaxDuration(d) });
                 self.report(c, depth, Status::Supported, "a duration check");
@@ -1032,7 +1062,7 @@ impl Cx {
                     self.report(c, depth, Status::Supported, "a pause");
                     let own = self.scope_of(&c.children, scope, depth + 1)?;
                     let mut steps: Vec<Step> = own.timers.iter().map(|t| Step::Think(*t)).collect();
-                    steps.push(Step::Think(Think::Constant(millis(ms))));
+                    steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
                     Ok(steps)
                 } else {
                     self.unsupported(
@@ -1070,11 +1100,11 @@ impl Cx {
                 };
                 out.push(Workload::Closed(ClosedWorkload {
                     users,
-                    ramp_up: secs(startup),
+                    ramp_up: self.secs(tg, startup, "startup time")?,
                     iterations: None,
-                    duration: Some(secs(startup + hold)),
-                    start_delay: secs(delay),
-                    graceful_stop: secs(shutdown).max(workload::DEFAULT_GRACEFUL_STOP),
+                    duration: Some(self.secs(tg, startup + hold, "startup + hold time")?),
+                    start_delay: self.secs(tg, delay, "initial delay")?,
+                    graceful_stop: self.secs(tg, shutdown, "shutdown time")?.max(workload::DEFAULT_GRACEFUL_STOP),
                 }));
             }
             if out.is_empty() {
@@ -1101,15 +1131,29 @@ impl Cx {
         let forever = loops < 0;
         let scheduler = tg.flag("ThreadGroup.scheduler").unwrap_or(false);
         let (duration, delay) = if scheduler {
-            let d = match tg.text("ThreadGroup.duration") {
-                Some(d) => Some(secs(self.number(tg, d, "duration")?)),
-                None => None,
+            // JMeter stops the test at once ("Invalid duration"/"Invalid delay ... set in Thread
+            // Group") for a duration that is not above 0 (absent counts as 0) or a negative delay.
+            let d = match tg.text("ThreadGroup.duration").filter(|d| !d.trim().is_empty()) {
+                Some(d) => self.number(tg, d, "duration")?,
+                None => 0.0,
             };
+            if d <= 0.0 {
+                return Err(self.err(
+                    tg,
+                    format!("the scheduler is on and the duration is {d} s: it must be above 0 (JMeter stops the test: \"Invalid duration\")"),
+                ));
+            }
             let delay = match tg.text("ThreadGroup.delay") {
-                Some(d) => secs(self.number_or_zero(tg, d, "startup delay", &mut notes)),
-                None => Duration::ZERO,
+                Some(d) => self.number_or_zero(tg, d, "startup delay", &mut notes),
+                None => 0.0,
             };
-            (d, delay)
+            if delay < 0.0 {
+                return Err(self.err(
+                    tg,
+                    format!("the startup delay is {delay} s: it must not be negative (JMeter stops the test: \"Invalid delay\")"),
+                ));
+            }
+            (Some(self.secs(tg, d, "duration")?), self.secs(tg, delay, "startup delay")?)
         } else {
             (None, Duration::ZERO)
         };
@@ -1138,7 +1182,7 @@ impl Cx {
         self.report(tg, 1, status, note);
         Ok(vec![Workload::Closed(ClosedWorkload {
             users,
-            ramp_up: secs(ramp),
+            ramp_up: self.secs(tg, ramp, "ramp-up")?,
             iterations,
             duration,
             start_delay: delay,
@@ -1318,7 +1362,7 @@ impl Cx {
                 return Ok(fallback);
             }
             let ms: f64 = cx.number(c, raw, "timeout")?;
-            Ok(if ms <= 0.0 { fallback } else { millis(ms) })
+            Ok(if ms <= 0.0 { fallback } else { cx.millis(c, ms, "timeout")? })
         };
         let defaults = Defaults::default();
         let connect_timeout = timeout(
@@ -1553,14 +1597,6 @@ fn texts(props: &[Prop]) -> Vec<String> {
 
 const LAST_SAMPLE_OK: &str = "JMeterThread.last_sample_ok";
 
-fn millis(ms: f64) -> Duration {
-    Duration::from_secs_f64((ms.max(0.0) / 1000.0).min(MAX_DURATION.as_secs_f64()))
-}
-
-fn secs(s: f64) -> Duration {
-    Duration::from_secs_f64(s.max(0.0).min(MAX_DURATION.as_secs_f64()))
-}
-
 /// JMeter keeps the percentage as a FloatProperty inside an elementProp, or as a string.
 fn percent_value(c: &El) -> String {
     if let Some(t) = c.text("ThroughputController.percentThroughput") {
@@ -1689,6 +1725,86 @@ fn find_node<'a>(root: &'a El, path: &[String]) -> Option<&'a El> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plan of one thread group (`tg_props` inside it) holding `body`.
+    fn plan(tg_props: &str, body: &str) -> String {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2">
+  <hashTree>
+    <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
+    <hashTree>
+      <ThreadGroup testclass="ThreadGroup" testname="Users" enabled="true">
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <stringProp name="LoopController.loops">1</stringProp>
+        </elementProp>
+        {tg_props}
+        <stringProp name="ThreadGroup.num_threads">1</stringProp>
+      </ThreadGroup>
+      <hashTree>
+        <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.path">/</stringProp>
+        </HTTPSamplerProxy>
+        <hashTree>{body}</hashTree>
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#
+        )
+    }
+
+    fn load(text: &str) -> Result<Plan, Error> {
+        read(text, Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    }
+
+    /// #11: a byte-order mark before `<?xml` is not part of the document.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        assert_eq!(load(&format!("\u{feff}{}", plan("", ""))).unwrap().scenarios.len(), 1);
+    }
+
+    /// #11: JMeter stops the test on a scheduler duration not above 0 or a negative delay; a
+    /// time beyond a year was clamped to a year, and the run never ended. Both are plan errors
+    /// naming the element and its line.
+    #[test]
+    fn out_of_range_times_are_plan_errors() {
+        let sched = |d: &str, delay: &str| {
+            format!(
+                r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">{d}</stringProp><stringProp name="ThreadGroup.delay">{delay}</stringProp>"#
+            )
+        };
+        let timer = |class: &str, prop: &str, v: &str| {
+            format!(
+                r#"<{class} testclass="{class}" testname="wait" enabled="true"><stringProp name="{prop}">{v}</stringProp></{class}><hashTree/>"#
+            )
+        };
+        for (tg, body, want) in [
+            (sched("0", "0"), String::new(), "Invalid duration"),
+            (sched("-5", "0"), String::new(), "Invalid duration"),
+            (sched("", "0"), String::new(), "Invalid duration"),
+            (sched("10", "-1"), String::new(), "Invalid delay"),
+            (sched("1e20", "0"), String::new(), "out of range"),
+            (String::new(), timer("ConstantTimer", "ConstantTimer.delay", "99999999999999999999"), "out of range"),
+            (String::new(), timer("UniformRandomTimer", "RandomTimer.range", "1e300"), "out of range"),
+            (String::new(), timer("GaussianRandomTimer", "ConstantTimer.delay", "NaN"), "out of range"),
+            (String::new(), timer("ConstantThroughputTimer", "throughput", "1e-30"), "out of range"),
+            (String::new(), timer("DurationAssertion", "DurationAssertion.duration", "1e40"), "out of range"),
+            (
+                r#"<stringProp name="ThreadGroup.num_threads">99999999999</stringProp>"#.into(),
+                String::new(),
+                "number of threads `99999999999` is out of range",
+            ),
+        ] {
+            let e = load(&plan(&tg, &body)).unwrap_err();
+            let m = e.to_string();
+            assert!(m.contains(want), "{tg} {body}: {m}");
+            assert!(e.location.line.is_some() && e.location.element.is_some(), "{m}");
+        }
+        let ok = load(&plan(&sched("30", "2"), &timer("ConstantTimer", "ConstantTimer.delay", "-5"))).unwrap();
+        let Workload::Closed(w) = &ok.scenarios[0].workload else { panic!() };
+        assert_eq!((w.duration, w.start_delay), (Some(Duration::from_secs(30)), Duration::from_secs(2)));
+    }
 
     #[test]
     fn conditions_lose_their_wrappers() {
