@@ -139,8 +139,10 @@ impl HttpClient {
         self.body.shrink_to(KEEP_BODY_CAPACITY);
         let deadline = start.max(Instant::now()) + req.response_timeout;
         let result = tokio::select! {
-            r = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)) => Some(r),
+            // The stop first: a request must not go out once the run has abandoned its users.
+            biased;
             _ = req.abandon.cancelled() => None,
+            r = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)) => Some(r),
         };
         let failed = match result {
             // Abandoned while connecting: no request reached the wire, so there is no sample.
@@ -255,6 +257,9 @@ impl HttpClient {
             Ok(ip) => vec![SocketAddr::new(ip, target.port)],
             Err(_) => match tokio::net::lookup_host((target.host.as_str(), target.port)).await {
                 Ok(a) => a.collect(),
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => {
+                    return Err(ErrorKind::GeneratorFds)
+                }
                 Err(_) => return Err(ErrorKind::Dns),
             },
         };
@@ -335,11 +340,17 @@ async fn read_response(
             let mut parsed = resp.parse(&buf[..filled]);
             if parsed == Err(httparse::Error::TooManyHeaders) {
                 // A legal response may have any number of fields; only its size is bounded
-                // (MAX_HEAD_BYTES). Rare, so the larger array is made only then.
-                let lines = memchr::memchr_iter(b'\n', &buf[..filled]).count();
-                many = vec![httparse::EMPTY_HEADER; lines];
-                resp = httparse::Response::new(&mut many);
-                parsed = resp.parse(&buf[..filled]);
+                // (MAX_HEAD_BYTES). Rare, so the larger array is made only then, and only once
+                // the head is whole (a head dripping in line by line is not parsed each time).
+                let head = &buf[..filled];
+                if memchr::memmem::find(head, b"\r\n\r\n").is_some() || memchr::memmem::find(head, b"\n\n").is_some() {
+                    let lines = memchr::memchr_iter(b'\n', head).count();
+                    many = vec![httparse::EMPTY_HEADER; lines];
+                    resp = httparse::Response::new(&mut many);
+                    parsed = resp.parse(head);
+                } else {
+                    parsed = Ok(httparse::Status::Partial);
+                }
             }
             match parsed {
                 Ok(httparse::Status::Complete(len)) => {

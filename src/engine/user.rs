@@ -125,6 +125,11 @@ impl ScenarioCtx {
         t.saturating_duration_since(self.epoch).as_micros() as u64
     }
 
+    /// Whether the scenario was stopped by an interrupt or a `stop_run` (not by its own end).
+    pub fn stop_was_interrupt(&self) -> bool {
+        self.shared.stop_run.is_cancelled()
+    }
+
     /// Stops the scenario from starting anything new (the watcher then applies the grace time).
     pub fn stop_now(&self) {
         self.stopping.store(true, Ordering::Relaxed);
@@ -259,6 +264,11 @@ impl VirtualUser {
                         None => Instant::now(),
                     };
                     let failed = self.request(req, start).await;
+                    // Abandoned at the end of the run: the iteration is cut, and no after-error
+                    // policy applies (`stop_run` must not cut other scenarios or the teardown).
+                    if ctx.hard.is_cancelled() {
+                        return IterEnd::Cut;
+                    }
                     if let Some(v) = ctx.shared.last_ok {
                         self.vars.set(v, if failed { "false" } else { "true" });
                     }
@@ -661,7 +671,7 @@ impl VirtualUser {
         let end = ex.end.unwrap_or_else(Instant::now);
         // A `status` check decides on its own whether the status is a success: it can expect a
         // 401 (JMeter's Response Assertion with "Ignore Status").
-        if matches!(error, Some(ErrorKind::Status(_)))
+        if matches!(error, Some(ErrorKind::Status(s)) if crate::record::error_kind::valid_status(s))
             && (spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_))))
         {
             error = None;

@@ -85,7 +85,6 @@ impl Workload {
         }
     }
 
-    /// A one-line description: "50 users, ramp-up 10s, 30s" or "2000/s for 30s, max 500 users".
     /// The most users that may run at once (each may hold a connection).
     pub fn max_concurrent_users(&self) -> u64 {
         match self {
@@ -94,6 +93,7 @@ impl Workload {
         }
     }
 
+    /// A one-line description: "50 users, ramp-up 10s, 30s" or "2000/s for 30s, max 500 users".
     pub fn describe(&self) -> String {
         let d = |d: Duration| humantime::format_duration(d).to_string();
         match self {

@@ -237,7 +237,9 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
         first_ms = first_ms.min(r.timestamp_ms);
         last_end_ms = last_end_ms.max(r.timestamp_ms + r.elapsed_ms);
         let error = r.failure.as_ref().map(|f| match f.code.parse::<u16>() {
-            Ok(status) if status >= 400 => ErrorKind::Status(status),
+            Ok(status) if status >= 400 || !crate::record::error_kind::valid_status(status) => {
+                ErrorKind::Status(status)
+            }
             _ => {
                 let text = if !f.failure_message.is_empty() {
                     f.failure_message.clone()

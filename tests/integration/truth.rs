@@ -293,3 +293,42 @@ fn a_gzip_bomb_under_a_body_check_is_too_large_at_the_limit_not_decoded_whole() 
     assert_eq!(uint(&run.label("fast"), "errors"), 0);
     assert_eq!(uint(&run.label("fast"), "samples"), server.requests_to("/fast"));
 }
+
+#[test]
+fn requests_abandoned_at_the_end_do_not_trigger_the_after_error_policy() {
+    // A scenario that stops the run on an error, whose requests hang and are abandoned by its
+    // graceful stop, beside a longer scenario: the abandoned requests are aborted samples, and
+    // the other scenario still runs to its own end.
+    let server = TestServer::builder().route("/hang", Route::hang()).route("/ok", Route::ok()).start();
+    let started = Instant::now();
+    let run = run_plan(
+        "aborted-on-error",
+        &format!(
+            "scenarios:\n  - name: short\n    on_error: stop_run\n    workload: {{users: 2, duration: 1s, graceful_stop: 200ms}}\n    flow: [{{request: {{label: hang, url: '{}'}}}}]\n  - name: long\n    workload: {{users: 1, duration: 3s}}\n    flow: [{{request: {{label: ok, url: '{}'}}}}, {{think: 10ms}}]\n",
+            server.url("/hang"),
+            server.url("/ok")
+        ),
+    );
+    assert!(started.elapsed() >= Duration::from_secs(3), "the long scenario ran to its end");
+    assert_eq!(kinds(&run.label("hang")), serde_json::json!({"aborted": 2}));
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert_eq!(run.meta()["status"], "completed");
+}
+
+#[test]
+fn open_model_arrivals_cut_mid_iteration_are_still_accounted_for() {
+    // Each iteration hangs on its first request; the second is never reached.
+    let server = TestServer::builder().route("/hang", Route::hang()).route("/ok", Route::ok()).start();
+    let run = run_plan(
+        "open-cut",
+        &format!(
+            "scenarios:\n  - workload: {{rate: 40, duration: 1s, max_users: 100, graceful_stop: 200ms}}\n    flow: [{{request: {{label: hang, url: '{}'}}}}, {{request: {{label: ok, url: '{}'}}}}]\n",
+            server.url("/hang"),
+            server.url("/ok")
+        ),
+    );
+    let sc = &run.summary()["scenarios"][0];
+    assert_eq!(uint(sc, "iterations") + uint(sc, "dropped_iterations") + uint(sc, "undispatched_iterations"), 40);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert_eq!(server.requests_to("/ok"), 0);
+}

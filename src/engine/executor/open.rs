@@ -99,7 +99,13 @@ impl Dispatcher {
         let mut n = 0u64;
         while let Some(offset) = schedule.due(n) {
             let due = start + offset;
-            if !waiter.wait_until(due, &ctx) {
+            if !waiter.wait_until(due, &ctx) || ctx.stopping() {
+                // Stopped after the schedule's time (its graceful stop ran out while the last
+                // arrivals were still being caught up): those were never sent; count them. An
+                // interrupt ends the schedule itself: what follows was never part of the run.
+                if Instant::now() >= end && !ctx.stop_was_interrupt() {
+                    ctx.recorder.undispatched(ctx.index, schedule.total().saturating_sub(n));
+                }
                 break;
             }
             let now = Instant::now();
@@ -112,9 +118,6 @@ impl Dispatcher {
                 continue;
             }
             n += 1;
-            if ctx.stopping() {
-                break;
-            }
             while let Ok(id) = self.idle_rx.try_recv() {
                 self.idle.push(id);
             }
@@ -164,13 +167,20 @@ impl Waiter {
             if left > margin + MIN_SLEEP {
                 let want = (left - margin).min(CHECK_STOP);
                 std::thread::sleep(want);
-                let over = now.elapsed().saturating_sub(want).as_nanos().min(MAX_OVERSHOOT_NS) as f64;
-                // Rise fast, fall slowly: a late wake costs an arrival's accuracy, an early one
-                // only a little yielding.
-                let w = if over > self.overshoot_ns { 0.5 } else { 0.05 };
-                self.overshoot_ns += w * (over - self.overshoot_ns);
+                let over = now.elapsed().saturating_sub(want).as_nanos();
+                // A wake that late means the thread was descheduled: it says nothing of the timer.
+                if over <= MAX_OVERSHOOT_NS {
+                    // Rise fast, fall slowly: a late wake costs an arrival's accuracy, an early
+                    // one only a little yielding.
+                    let over = over as f64;
+                    let w = if over > self.overshoot_ns { 0.5 } else { 0.05 };
+                    self.overshoot_ns += w * (over - self.overshoot_ns);
+                }
             } else {
                 std::thread::yield_now();
+                // Arrivals closer together than the margin would never sleep again, and never
+                // learn a smaller margin: let it shrink while yielding.
+                self.overshoot_ns *= 0.999;
             }
         }
     }
@@ -199,6 +209,11 @@ async fn user(ctx: Arc<ScenarioCtx>, id: usize, mut work: mpsc::Receiver<Instant
         let guard = ActiveGuard(&ctx);
         let end = user.iteration(Some(due)).await;
         drop(guard);
+        // An open model's iterations are the arrivals it started: one cut short by the end of
+        // the run counts too, so iterations + dropped + undispatched is every arrival.
+        if end != IterEnd::Completed {
+            ctx.recorder.iteration_done(ctx.index);
+        }
         if end == IterEnd::UserDone {
             // Users of the open model are interchangeable: a data file that ran out with
             // `stop_user` ends the scenario's arrivals.
