@@ -2,11 +2,15 @@
 //! user from a pool that grows up to `max_users`. An arrival that finds no free user is
 //! dropped and counted, never delayed: delaying it would hide the system's slowness.
 //!
-//! Arrivals are dispatched from a thread of their own that sleeps with a fine timer and yields
-//! the last few microseconds, not from a tokio timer: tokio's timer wheel has 1 ms ticks, so an
-//! arrival woken by it is up to 1 ms late, and since an open-model sample is timed from when it
-//! was due, that lateness would be charged to the server. What lateness remains (the thread's
-//! wake-up, the user task's) is measured per arrival and reported as a fact of the run.
+//! Arrivals are timed with a Linux timerfd registered with tokio's reactor, not with tokio's
+//! timer: the timer wheel has 1 ms ticks, so an arrival woken by it is up to 1 ms late, and
+//! since an open-model sample is timed from when it was due, that lateness would be charged to
+//! the server. A timerfd fires to the microsecond, and wakes the dispatcher on a worker thread,
+//! where the user it hands the arrival to runs next, with no other thread to wake. (A thread of
+//! its own with a fine sleep was tried first: as good at 1,500/s, but at 20,000/s on one core
+//! waking a worker for every arrival cost 11% of the arrivals and 1.6 ms of mean latency; see
+//! `bench/runs/2026-11-23-open/`.) What lateness remains is measured per arrival and reported
+//! as a fact of the run.
 //!
 //! An arrival the dispatcher reaches more than [`MAX_LAG`] after it was due (a rate beyond
 //! what the generator can dispatch, or a generator starved of CPU for that long), or more than
@@ -29,175 +33,179 @@ use tokio::task::JoinSet;
 pub const MAX_LAG: Duration = Duration::from_secs(1);
 /// The same, once the schedule is over: the scenario ends on time.
 pub const END_LAG: Duration = Duration::from_millis(50);
-/// Shorter waits are not slept: a sleep costs about as much as it saves.
-const MIN_SLEEP: Duration = Duration::from_micros(5);
-/// A sleep that overshot by more than this (the thread was descheduled) teaches nothing.
-const MAX_OVERSHOOT_NS: u128 = 500_000;
-/// The dispatcher looks at the stop signal at least this often while it waits.
-const CHECK_STOP: Duration = Duration::from_millis(5);
 
 /// Dispatches arrivals until the schedule runs out; `start` is the scenario's start.
 pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload, start: Instant) {
     let schedule = ArrivalSchedule::new(w.start_rate, &w.stages);
     let start = start + w.start_delay;
-    let handle = tokio::runtime::Handle::current();
-    let dispatcher = {
-        let ctx = ctx.clone();
-        tokio::task::spawn_blocking(move || Dispatcher::new(ctx, &w, handle).run(&schedule, start))
+    let end = start + schedule.length();
+    let mut set = JoinSet::new();
+    let (idle_tx, mut idle_rx) = mpsc::unbounded_channel::<usize>();
+    let mut users: Vec<mpsc::Sender<Instant>> = Vec::new();
+    let mut idle: Vec<usize> = Vec::new();
+    let spawn_user = |set: &mut JoinSet<()>, users: &mut Vec<mpsc::Sender<Instant>>| {
+        let (tx, rx) = mpsc::channel(1);
+        let id = users.len();
+        set.spawn(user(ctx.clone(), id, rx, idle_tx.clone()));
+        users.push(tx);
+        id
     };
-    // A dispatcher that panicked has dropped its users' set, which cancels them.
-    let mut set = dispatcher.await.unwrap_or_default();
+    for _ in 0..w.pre_allocated_users {
+        let id = spawn_user(&mut set, &mut users);
+        idle.push(id);
+    }
+    let mut timer = Timer::new();
+    let mut n = 0u64;
+    let mut behind = 0u32;
+    let mut last_due = start;
+    while let Some(offset) = schedule.due(n) {
+        let due = start + offset;
+        let now = Instant::now();
+        if due > now {
+            behind = 0;
+            // Arrivals far apart: wake a little early, by what waking has been taking, and
+            // wait out the rest on the CPU. Close together, that would hold the worker most of
+            // the time for little gain: wake at the due time.
+            let gap = due.saturating_duration_since(last_due);
+            let early = timer.wake_latency();
+            let target = if gap > early * SPIN_GAP_FACTOR { due - early } else { due };
+            tokio::select! {
+                _ = timer.sleep_until(target) => {}
+                _ = ctx.stop.cancelled() => {}
+            }
+            while Instant::now() < due && !ctx.stopping() {
+                std::hint::spin_loop();
+            }
+        } else {
+            // Behind schedule: catch up, but let the users just woken run on this worker too.
+            behind += 1;
+            if behind % 64 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+        if ctx.stop.is_cancelled() || ctx.stopping() {
+            // Stopped after the schedule's time (its graceful stop ran out while the last
+            // arrivals were still being caught up): those were never sent; count them. An
+            // interrupt ends the schedule itself: what follows was never part of the run.
+            if Instant::now() >= end && !ctx.stop_was_interrupt() {
+                ctx.recorder.undispatched(ctx.index, schedule.total().saturating_sub(n));
+            }
+            break;
+        }
+        let now = Instant::now();
+        let limit = if now >= end { END_LAG } else { MAX_LAG };
+        if now.saturating_duration_since(due) > limit {
+            // Skip to the first arrival that is not yet too late; count the rest.
+            let catch_up = schedule.arrivals_before((now - limit).saturating_duration_since(start)).max(n + 1);
+            ctx.recorder.undispatched(ctx.index, catch_up - n);
+            n = catch_up;
+            continue;
+        }
+        n += 1;
+        last_due = due;
+        while let Ok(id) = idle_rx.try_recv() {
+            idle.push(id);
+        }
+        let id = match idle.pop() {
+            Some(id) => id,
+            None if users.len() < w.max_users as usize => spawn_user(&mut set, &mut users),
+            None => {
+                ctx.recorder.dropped(ctx.index);
+                continue;
+            }
+        };
+        if users[id].try_send(due).is_err() {
+            // Only an idle user is handed work, so its slot is free; if it is gone, count it.
+            ctx.recorder.dropped(ctx.index);
+        }
+    }
+    // Closing every user's channel lets each finish its iteration and end.
+    drop(users);
     join_users(&ctx, &mut set).await;
 }
 
-struct Dispatcher {
-    ctx: Arc<ScenarioCtx>,
-    handle: tokio::runtime::Handle,
-    set: JoinSet<()>,
-    users: Vec<mpsc::Sender<Instant>>,
-    idle: Vec<usize>,
-    idle_tx: mpsc::UnboundedSender<usize>,
-    idle_rx: mpsc::UnboundedReceiver<usize>,
-    max_users: usize,
+/// Arrivals further apart than this many times the wake latency are woken early and waited
+/// for on the CPU (at most 1 / this of the time is spent so).
+const SPIN_GAP_FACTOR: u32 = 8;
+/// The most the dispatcher wakes early.
+const MAX_EARLY: Duration = Duration::from_micros(200);
+
+/// Sleeps until an instant to the microsecond: a timerfd on Linux, tokio's timer elsewhere (or
+/// if a timerfd cannot be made). It learns how late its wakes are (a VM's idle CPU takes tens
+/// of µs to wake), so that the dispatcher can ask to be woken that much early.
+struct Timer {
+    fd: Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>,
+    /// How late a wake is, a running estimate (ns).
+    late_ns: f64,
 }
 
-impl Dispatcher {
-    fn new(ctx: Arc<ScenarioCtx>, w: &OpenWorkload, handle: tokio::runtime::Handle) -> Dispatcher {
-        let (idle_tx, idle_rx) = mpsc::unbounded_channel::<usize>();
-        let mut d = Dispatcher {
-            ctx,
-            handle,
-            set: JoinSet::new(),
-            users: Vec::new(),
-            idle: Vec::new(),
-            idle_tx,
-            idle_rx,
-            max_users: w.max_users as usize,
+impl Timer {
+    fn new() -> Timer {
+        use std::os::fd::FromRawFd;
+        // SAFETY: timerfd_create returns a new descriptor that we own, or -1.
+        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        let fd = (raw >= 0)
+            // SAFETY: `raw` is a valid descriptor owned by nobody else.
+            .then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) })
+            // SAFETY: the AsyncFd owns the descriptor and closes it only after deregistering.
+            .and_then(|fd| unsafe {
+                tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE).ok()
+            });
+        Timer { fd, late_ns: 20_000.0 }
+    }
+
+    /// How early to ask to be woken (zero without a timerfd: tokio's timer is not that fine).
+    fn wake_latency(&self) -> Duration {
+        match self.fd {
+            Some(_) => Duration::from_nanos(self.late_ns as u64).min(MAX_EARLY),
+            None => Duration::ZERO,
+        }
+    }
+
+    async fn sleep_until(&mut self, at: Instant) {
+        self.sleep_fd(at).await;
+        let late = Instant::now().saturating_duration_since(at);
+        // A wake far later than the timer's own lateness is a busy worker, not the timer.
+        if late <= MAX_EARLY * 2 {
+            let late = late.as_nanos() as f64;
+            let w = if late > self.late_ns { 0.2 } else { 0.02 };
+            self.late_ns += w * (late - self.late_ns);
+        }
+    }
+
+    async fn sleep_fd(&self, at: Instant) {
+        use std::os::fd::AsRawFd;
+        let Some(fd) = &self.fd else {
+            return tokio::time::sleep_until(at.into()).await;
         };
-        for _ in 0..w.pre_allocated_users {
-            let id = d.spawn_user();
-            d.idle.push(id);
+        let left = at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
         }
-        d
-    }
-
-    fn spawn_user(&mut self) -> usize {
-        let (tx, rx) = mpsc::channel(1);
-        let id = self.users.len();
-        self.set.spawn_on(user(self.ctx.clone(), id, rx, self.idle_tx.clone()), &self.handle);
-        self.users.push(tx);
-        id
-    }
-
-    /// Returns the users' tasks once every arrival is dispatched, dropped or undispatched (or
-    /// the scenario stopped); closing their channels lets each finish its iteration and end.
-    fn run(mut self, schedule: &ArrivalSchedule, start: Instant) -> JoinSet<()> {
-        fine_timer_slack();
-        let ctx = self.ctx.clone();
-        let end = start + schedule.length();
-        let mut waiter = Waiter::new();
-        let mut n = 0u64;
-        while let Some(offset) = schedule.due(n) {
-            let due = start + offset;
-            if !waiter.wait_until(due, &ctx) || ctx.stopping() {
-                // Stopped after the schedule's time (its graceful stop ran out while the last
-                // arrivals were still being caught up): those were never sent; count them. An
-                // interrupt ends the schedule itself: what follows was never part of the run.
-                if Instant::now() >= end && !ctx.stop_was_interrupt() {
-                    ctx.recorder.undispatched(ctx.index, schedule.total().saturating_sub(n));
-                }
-                break;
-            }
-            let now = Instant::now();
-            let limit = if now >= end { END_LAG } else { MAX_LAG };
-            if now.saturating_duration_since(due) > limit {
-                // Skip to the first arrival that is not yet too late; count the rest.
-                let catch_up = schedule.arrivals_before((now - limit).saturating_duration_since(start)).max(n + 1);
-                ctx.recorder.undispatched(ctx.index, catch_up - n);
-                n = catch_up;
-                continue;
-            }
-            n += 1;
-            while let Ok(id) = self.idle_rx.try_recv() {
-                self.idle.push(id);
-            }
-            let id = match self.idle.pop() {
-                Some(id) => id,
-                None if self.users.len() < self.max_users => self.spawn_user(),
-                None => {
-                    ctx.recorder.dropped(ctx.index);
-                    continue;
-                }
-            };
-            if self.users[id].try_send(due).is_err() {
-                // Only an idle user is handed work, so its slot is free; if it is gone, count it.
-                ctx.recorder.dropped(ctx.index);
-            }
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec {
+                tv_sec: left.as_secs() as libc::time_t,
+                tv_nsec: left.subsec_nanos() as libc::c_long,
+            },
+        };
+        // SAFETY: arms our own timerfd with a valid, relative, non-zero time.
+        if unsafe { libc::timerfd_settime(fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } != 0 {
+            return tokio::time::sleep_until(at.into()).await;
         }
-        self.users.clear();
-        self.set
-    }
-}
-
-/// Waits for arrivals' due instants: it sleeps until shortly before, by how late its sleeps
-/// have been waking (learnt as it goes), and yields the CPU in a loop for the rest. A fixed spin
-/// would burn a core at high rates; no spin would add the sleep's overshoot to every arrival.
-struct Waiter {
-    /// How late a sleep wakes, a running estimate (ns).
-    overshoot_ns: f64,
-}
-
-impl Waiter {
-    fn new() -> Waiter {
-        Waiter { overshoot_ns: 50_000.0 }
-    }
-
-    /// Waits until `due`; false if the scenario stopped first.
-    fn wait_until(&mut self, due: Instant, ctx: &ScenarioCtx) -> bool {
         loop {
-            let now = Instant::now();
-            if now >= due {
-                return true;
+            let Ok(mut ready) = fd.readable().await else {
+                return tokio::time::sleep_until(at.into()).await;
+            };
+            let mut expirations = [0u8; 8];
+            // SAFETY: reads at most 8 bytes into a buffer of 8.
+            let n = unsafe { libc::read(fd.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+            if n == 8 {
+                return;
             }
-            if ctx.stop.is_cancelled() || ctx.stopping() {
-                return false;
-            }
-            let left = due - now;
-            let margin = Duration::from_nanos(self.overshoot_ns as u64);
-            if left > margin + MIN_SLEEP {
-                let want = (left - margin).min(CHECK_STOP);
-                std::thread::sleep(want);
-                let over = now.elapsed().saturating_sub(want).as_nanos();
-                // A wake that late means the thread was descheduled: it says nothing of the timer.
-                if over <= MAX_OVERSHOOT_NS {
-                    // Rise fast, fall slowly: a late wake costs an arrival's accuracy, an early
-                    // one only a little yielding.
-                    let over = over as f64;
-                    let w = if over > self.overshoot_ns { 0.5 } else { 0.05 };
-                    self.overshoot_ns += w * (over - self.overshoot_ns);
-                }
-            } else {
-                std::thread::yield_now();
-                // Arrivals closer together than the margin would never sleep again, and never
-                // learn a smaller margin: let it shrink while yielding.
-                self.overshoot_ns *= 0.999;
-            }
+            // Not expired yet (EAGAIN): wait for the reactor to say it is readable again.
+            ready.clear_ready();
         }
-    }
-}
-
-/// Asks the kernel to wake this thread's sleeps on time: the default timer slack (50 µs) would
-/// add itself to every arrival.
-fn fine_timer_slack() {
-    // SAFETY: PR_SET_TIMERSLACK only sets a property of the calling thread.
-    unsafe {
-        libc::prctl(
-            libc::PR_SET_TIMERSLACK,
-            1 as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-        );
     }
 }
 
