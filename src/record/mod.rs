@@ -3,11 +3,13 @@
 //! thread's stats and merges them exactly into an [`Interval`]. No I/O here.
 
 pub mod error_kind;
+pub mod histogram;
 pub mod interval;
 mod shard;
 pub mod stats;
 
 pub use error_kind::{ErrorCounts, ErrorKind};
+pub use histogram::Histogram;
 pub use interval::{Interval, ScenarioCounts, Tally};
 pub use shard::Recorder;
 pub use stats::LabelStats;

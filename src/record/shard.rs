@@ -193,10 +193,10 @@ mod tests {
         rec.drain_into(&mut total);
         let all = &total.total;
         assert_eq!(all.samples, 4 * per_thread);
-        assert_eq!(all.histogram.as_ref().unwrap().len(), 4 * per_thread);
+        assert_eq!(all.histogram.len(), 4 * per_thread);
         assert_eq!(all.bytes_sent, 4 * per_thread);
         assert_eq!(all.bytes_received, per_thread * (1 + 2 + 3 + 4));
-        assert_eq!(total.labels[0].samples, 2 * per_thread);
+        assert_eq!(total.label(0).unwrap().samples, 2 * per_thread);
         assert_eq!(total.scenarios[0].iterations, 4);
     }
 }

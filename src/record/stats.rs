@@ -3,8 +3,7 @@
 //! intervals and machines merge without approximation.
 
 use super::error_kind::ErrorCounts;
-use super::Sample;
-use hdrhistogram::Histogram;
+use super::{Histogram, Sample};
 
 /// Highest elapsed time the histogram tells apart (1 hour, in µs); longer samples land in the
 /// top bucket, while `max_us` stays exact.
@@ -30,13 +29,9 @@ pub struct LabelStats {
     pub first_start_us: u64,
     pub last_end_us: u64,
     pub errors_by_kind: ErrorCounts,
-    /// Elapsed times in µs. Allocated at the first sample (a full-range histogram is ~190 KB),
-    /// so labels that never get one — unused redirect hops, say — cost nothing.
-    pub histogram: Option<Box<Histogram<u64>>>,
-}
-
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HISTOGRAM_MAX_US, HISTOGRAM_SIGFIG).expect("static histogram bounds are valid")
+    /// Elapsed times in µs; its memory grows with the buckets it uses (see
+    /// [`Histogram`](super::Histogram)), so a label with few samples costs little.
+    pub histogram: Histogram,
 }
 
 impl Default for LabelStats {
@@ -55,14 +50,14 @@ impl Default for LabelStats {
             first_start_us: u64::MAX,
             last_end_us: 0,
             errors_by_kind: ErrorCounts::default(),
-            histogram: None,
+            histogram: Histogram::new(),
         }
     }
 }
 
 impl LabelStats {
-    /// Adds one sample. No allocation after a label's first sample: the histogram has a fixed
-    /// range and saturates.
+    /// Adds one sample. Allocates only when the histogram meets a bucket it has not used since
+    /// it was last cleared (see [`Histogram`](super::Histogram)).
     #[inline]
     pub fn record(&mut self, s: &Sample) {
         let elapsed = s.end_us.saturating_sub(s.start_us);
@@ -81,7 +76,7 @@ impl LabelStats {
             self.errors += 1;
             self.errors_by_kind.add(kind, 1);
         }
-        self.histogram_mut().saturating_record(elapsed.max(1));
+        self.histogram.record(elapsed.max(1));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -93,9 +88,7 @@ impl LabelStats {
         if self.is_empty() {
             return;
         }
-        if let Some(h) = &mut self.histogram {
-            h.reset();
-        }
+        self.histogram.clear();
         self.errors_by_kind.clear();
         self.samples = 0;
         self.errors = 0;
@@ -122,24 +115,17 @@ impl LabelStats {
     /// (up to about 1 s for whole ms); past that, the smallest multiple in the bucket, still
     /// within the histogram's 0.1%.
     pub fn quantile_us_at(&self, q: f64, resolution_us: u64) -> u64 {
-        match &self.histogram {
-            None => 0,
-            Some(h) if h.is_empty() => 0,
-            // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
-            Some(h) => {
-                let v = h.value_at_quantile(q);
-                let step = resolution_us.max(1);
-                let lowest = h.lowest_equivalent(v);
-                let on_step = lowest.div_ceil(step) * step;
-                let v = if step > 1 && on_step <= v { on_step } else { v };
-                v.clamp(self.min_us, self.max_us)
-            }
+        let h = &self.histogram;
+        if h.is_empty() {
+            return 0;
         }
-    }
-
-    /// The histogram, allocated if this is its first use.
-    pub fn histogram_mut(&mut self) -> &mut Histogram<u64> {
-        self.histogram.get_or_insert_with(|| Box::new(new_histogram()))
+        // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
+        let v = h.value_at_quantile(q);
+        let step = resolution_us.max(1);
+        let lowest = Histogram::<HISTOGRAM_SIGFIG>::lowest_equivalent(v);
+        let on_step = lowest.div_ceil(step) * step;
+        let v = if step > 1 && on_step <= v { on_step } else { v };
+        v.clamp(self.min_us, self.max_us)
     }
 
     /// Seconds between the first sample's start and the last sample's end.
@@ -169,9 +155,7 @@ impl std::ops::AddAssign<&LabelStats> for LabelStats {
         self.first_start_us = self.first_start_us.min(o.first_start_us);
         self.last_end_us = self.last_end_us.max(o.last_end_us);
         self.errors_by_kind.merge(&o.errors_by_kind);
-        if let Some(h) = &o.histogram {
-            self.histogram_mut().add(&**h).expect("histograms share one configuration");
-        }
+        self.histogram.add(&o.histogram);
     }
 }
 
@@ -256,9 +240,7 @@ mod tests {
         s.clear();
         assert!(s.is_empty());
         assert_eq!(s.errors_by_kind.total(), 0);
-        let h = s.histogram.as_ref().unwrap();
-        assert!(h.is_empty());
-        assert_eq!(h.high(), new_histogram().high());
+        assert!(s.histogram.is_empty());
         s.record(&sample(5, 10, None));
         assert_eq!(s.samples, 1);
     }

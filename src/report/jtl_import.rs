@@ -149,7 +149,6 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
                 None => {
                     let id = labels.len() as u32;
                     labels.push(String::from_utf8_lossy(&reader.label_name(r.label)).into_owned());
-                    tally.labels.push(Default::default());
                     label_of[parsed] = Some(id);
                     id
                 }
@@ -219,7 +218,7 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
     summary.total.dropped_iterations = None;
     whole_ms_percentiles(&mut summary.total, &tally.total);
     // The summary's rows are the tally's labels that have samples, in order.
-    for (row, stats) in summary.labels.iter_mut().zip(tally.labels.iter().filter(|s| s.samples > 0)) {
+    for (row, stats) in summary.labels.iter_mut().zip(tally.labels().map(|(_, s)| s).filter(|s| s.samples > 0)) {
         whole_ms_percentiles(row, stats);
     }
     let series = seconds.finish(&labels, &tally.total);

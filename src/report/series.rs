@@ -9,8 +9,7 @@
 //! rather than single seconds, because neighbouring seconds are correlated (a slow second tends
 //! to follow a slow second), which would make one-second values understate the noise.
 
-use crate::record::{LabelStats, Sample};
-use hdrhistogram::Histogram;
+use crate::record::{Histogram, LabelStats, Sample};
 
 /// Chart points kept; a longer run merges neighbouring seconds into one point.
 pub const MAX_POINTS: usize = 720;
@@ -21,10 +20,9 @@ pub const MAX_BATCHES: usize = 20;
 pub const MIN_BATCHES: usize = 4;
 
 /// A compact histogram: 2 significant digits (1% resolution) is plenty for a chart point or a
-/// batch, and keeps 720 points of a soak test in a few MB.
-fn compact() -> Histogram<u32> {
-    Histogram::new_with_bounds(1, crate::record::stats::HISTOGRAM_MAX_US, 2).expect("static bounds are valid")
-}
+/// batch, and keeps 720 points of a soak test in a few MB; it grows with the buckets it uses,
+/// so the batches of a run with thousands of labels stay small too.
+type Compact = Histogram<2>;
 
 /// Sums of one label (or the Total) over a span of intervals.
 #[derive(Clone, Default)]
@@ -35,7 +33,7 @@ struct Slice {
     max_us: u64,
     bytes_received: u64,
     bytes_sent: u64,
-    hist: Option<Box<Histogram<u32>>>,
+    hist: Compact,
 }
 
 impl Slice {
@@ -48,15 +46,13 @@ impl Slice {
         self.bytes_received += s.bytes_received;
         self.bytes_sent += s.bytes_sent;
         if with_hist {
-            self.hist.get_or_insert_with(|| Box::new(compact())).saturating_record(elapsed.max(1));
+            self.hist.record(elapsed.max(1));
         }
     }
 
     fn clear(&mut self) {
-        let hist = self.hist.take().map(|mut h| {
-            h.reset();
-            h
-        });
+        let mut hist = std::mem::take(&mut self.hist);
+        hist.clear();
         *self = Slice { hist, ..Slice::default() };
     }
 
@@ -67,18 +63,16 @@ impl Slice {
         self.max_us = self.max_us.max(s.max_us);
         self.bytes_received += s.bytes_received;
         self.bytes_sent += s.bytes_sent;
-        if let (true, Some(h)) = (with_hist, &s.histogram) {
-            let mine = self.hist.get_or_insert_with(|| Box::new(compact()));
-            for v in h.iter_recorded() {
-                let count = u32::try_from(v.count_at_value()).unwrap_or(u32::MAX);
-                mine.saturating_record_n(v.value_iterated_to(), count);
+        if with_hist {
+            for b in s.histogram.iter_recorded() {
+                self.hist.record_n(b.value, b.count);
             }
         }
     }
 
     /// The counters without the histogram.
     fn clone_counts(&self) -> Slice {
-        Slice { hist: None, ..*self }
+        Slice { hist: Compact::new(), ..*self }
     }
 
     fn merge(&mut self, o: &Slice) {
@@ -88,15 +82,7 @@ impl Slice {
         self.max_us = self.max_us.max(o.max_us);
         self.bytes_received += o.bytes_received;
         self.bytes_sent += o.bytes_sent;
-        if let Some(h) = &o.hist {
-            let mine = self.hist.get_or_insert_with(|| Box::new(compact()));
-            // Same configuration on both sides: `add` cannot fail but for counter overflow.
-            if mine.add(&**h).is_err() {
-                for v in h.iter_recorded() {
-                    mine.saturating_record_n(v.value_iterated_to(), v.count_at_value());
-                }
-            }
-        }
+        self.hist.add(&o.hist);
     }
 
     fn mean_ms(&self) -> f64 {
@@ -108,9 +94,10 @@ impl Slice {
     }
 
     fn quantile_ms(&self, q: f64) -> f64 {
-        match &self.hist {
-            Some(h) if self.samples > 0 && !h.is_empty() => h.value_at_quantile(q).min(self.max_us) as f64 / 1000.0,
-            _ => f64::NAN,
+        if self.samples > 0 && !self.hist.is_empty() {
+            self.hist.value_at_quantile(q).min(self.max_us) as f64 / 1000.0
+        } else {
+            f64::NAN
         }
     }
 }
@@ -248,7 +235,7 @@ pub struct SeriesBuilder {
     /// threads) and so marks a ramp. In the open model it is the users *busy*, arrival rate ×
     /// latency, which jumps at every latency spike: no ramp can be told from it there.
     users_set_the_load: bool,
-    distribution: Histogram<u64>,
+    distribution: Histogram,
     labels: usize,
 }
 
@@ -259,7 +246,7 @@ impl Default for SeriesBuilder {
             batches: Buckets::new(MAX_BATCHES),
             users_high: 0,
             users_set_the_load: true,
-            distribution: crate::record::stats::new_histogram(),
+            distribution: Histogram::new(),
             labels: 0,
         }
     }
@@ -280,10 +267,7 @@ impl SeriesBuilder {
         for (i, s) in &iv.labels {
             frame.labels[*i].add_stats(s, true);
         }
-        if let Some(h) = &iv.total.histogram {
-            // Both are the full-resolution configuration.
-            let _ = self.distribution.add(&**h);
-        }
+        self.distribution.add(&iv.total.histogram);
         self.add_frame(&frame, iv.last);
     }
 
@@ -323,9 +307,8 @@ impl SeriesBuilder {
 
     /// The whole run's latency distribution, from its Total (a results file's, read row by row).
     pub fn distribution_from(&mut self, total: &LabelStats) {
-        if let Some(h) = &total.histogram {
-            self.distribution.reset();
-            let _ = self.distribution.add(&**h);
+        if !total.histogram.is_empty() {
+            self.distribution = total.histogram.clone();
         }
     }
 
@@ -459,7 +442,7 @@ fn noise(batches: &[&Frame], slice: &dyn Fn(&Frame) -> Option<&Slice>) -> Option
 
 /// Percentiles from 0 up to the last sample, evenly spaced on the log(1/(1-q)) scale the
 /// distribution chart uses: 20 per decade ("90%", "99%", "99.9%"...).
-fn distribution(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+fn distribution(h: &Histogram) -> Vec<(f64, f64)> {
     let n = h.len();
     if n == 0 {
         return Vec::new();

@@ -2,9 +2,8 @@
 //! (HdrHistogram's V2 compressed encoding, base64), so summing the lines gives back exactly
 //! what the run measured.
 
-use crate::record::{ErrorKind, Interval, LabelStats, ScenarioCounts};
+use crate::record::{ErrorKind, Histogram, Interval, LabelStats, ScenarioCounts};
 use base64::Engine as _;
-use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -67,15 +66,7 @@ impl IntervalLine {
 impl LabelLine {
     fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelLine {
         let mut buf = Vec::new();
-        let empty;
-        let h = match &s.histogram {
-            Some(h) => &**h,
-            None => {
-                empty = crate::record::stats::new_histogram();
-                &empty
-            }
-        };
-        V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to a Vec cannot fail");
+        s.histogram.encode_v2(&mut buf);
         LabelLine {
             label: label.to_string(),
             samples: s.samples,
@@ -99,11 +90,8 @@ impl LabelLine {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(&self.hist)
             .map_err(|e| format!("histogram of `{}`: {e}", self.label))?;
-        let h: hdrhistogram::Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
-        let mut s = LabelStats::default();
-        s.histogram_mut().add(&h).map_err(|e| format!("histogram of `{}`: {e:?}", self.label))?;
+        let histogram = Histogram::decode_v2(&bytes).map_err(|e| format!("histogram of `{}`: {e}", self.label))?;
+        let mut s = LabelStats { histogram, ..LabelStats::default() };
         s.samples = self.samples;
         s.errors = self.errors;
         s.sum_elapsed_us = self.sum_elapsed_us;

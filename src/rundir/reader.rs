@@ -42,10 +42,7 @@ pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Resu
         // A run that was killed has no summary: it is the sum of its intervals.
         if finished.is_none() {
             for (i, s) in &iv.labels {
-                if tally.labels.len() <= *i {
-                    tally.labels.resize_with(i + 1, Default::default);
-                }
-                tally.labels[*i] += s;
+                *tally.label_mut(*i) += s;
             }
             tally.total += &iv.total;
             for (a, b) in tally.scenarios.iter_mut().zip(line.scenarios()) {

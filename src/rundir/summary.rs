@@ -171,11 +171,9 @@ impl Summary {
         Summary {
             total,
             labels: tally
-                .labels
-                .iter()
-                .zip(labels)
-                .filter(|(s, _)| s.samples > 0)
-                .map(|(s, name)| LabelSummary::from_stats(name, s, checks))
+                .labels()
+                .filter(|(_, s)| s.samples > 0)
+                .filter_map(|(i, s)| labels.get(i).map(|name| LabelSummary::from_stats(name, s, checks)))
                 .collect(),
             scenarios: scenarios
                 .iter()
