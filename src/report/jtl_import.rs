@@ -5,7 +5,7 @@
 use super::jtl_read::{Columns, Reader};
 use super::series::{Frame, Series, SeriesBuilder};
 use crate::plan::LabelId;
-use crate::record::{ErrorKind, LabelStats, Sample, Tally};
+use crate::record::{ErrorKind, LabelStats, Sample, Tally, LABEL_CAP, OVERFLOW_LABEL};
 use crate::rundir::{Error, LabelSummary, RunMeta, ScenarioMeta, Summary};
 use std::collections::{HashMap, VecDeque};
 use std::io::BufRead;
@@ -146,6 +146,14 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
             }
             let label = match label_of[parsed] {
                 Some(id) => id,
+                // Past the label cap (in file order), labels share the overflow row.
+                None if labels.len() >= LABEL_CAP => {
+                    if labels.len() == LABEL_CAP {
+                        labels.push(OVERFLOW_LABEL.to_string());
+                    }
+                    label_of[parsed] = Some(LABEL_CAP as u32);
+                    LABEL_CAP as u32
+                }
                 None => {
                     let id = labels.len() as u32;
                     labels.push(String::from_utf8_lossy(&reader.label_name(r.label)).into_owned());
