@@ -13,6 +13,7 @@
 #   ROWS       rows of the generated results file           (default 200000)
 #   STAMPEDE   the stampede binary (default: cargo build --release, then target/release/stampede)
 #   BEFORE     another stampede binary to measure the same way (e.g. main's), optional
+#   BEFORE_RUN 0 = measure BEFORE on the report only (an old binary's run may need GiBs)
 #   OHA        the oha binary (default: oha on PATH; skipped when there is none)
 #   RUN_DIR    where results go (default bench/runs/<date>-labels)
 #
@@ -123,7 +124,7 @@ declare -a RTABLE
 LAST_RPS=0
 run_stampede after "$STAMPEDE"
 if [[ -n $OHA && -x $OHA ]]; then run_oha; else log "no oha: skipping the baseline (cargo install oha --locked)"; fi
-[[ -n ${BEFORE:-} ]] && run_stampede before "$BEFORE"
+[[ -n ${BEFORE:-} && ${BEFORE_RUN:-1} != 0 ]] && run_stampede before "$BEFORE"
 
 python3 "$SCRIPT_DIR/gen.py" jtl "$LABELS" "$ROWS" >"$TMP/labels.jtl"
 JTL_MB=$(du -m "$TMP/labels.jtl" | cut -f1)

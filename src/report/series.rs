@@ -33,7 +33,8 @@ struct Slice {
     max_us: u64,
     bytes_received: u64,
     bytes_sent: u64,
-    hist: Compact,
+    /// Boxed: chart points keep a slice per label without one, so the empty case is a pointer.
+    hist: Option<Box<Compact>>,
 }
 
 impl Slice {
@@ -46,13 +47,15 @@ impl Slice {
         self.bytes_received += s.bytes_received;
         self.bytes_sent += s.bytes_sent;
         if with_hist {
-            self.hist.record(elapsed.max(1));
+            self.hist.get_or_insert_with(Box::default).record(elapsed.max(1));
         }
     }
 
     fn clear(&mut self) {
-        let mut hist = std::mem::take(&mut self.hist);
-        hist.clear();
+        let mut hist = self.hist.take();
+        if let Some(h) = &mut hist {
+            h.clear();
+        }
         *self = Slice { hist, ..Slice::default() };
     }
 
@@ -63,16 +66,17 @@ impl Slice {
         self.max_us = self.max_us.max(s.max_us);
         self.bytes_received += s.bytes_received;
         self.bytes_sent += s.bytes_sent;
-        if with_hist {
+        if with_hist && !s.histogram.is_empty() {
+            let mine = self.hist.get_or_insert_with(Box::default);
             for b in s.histogram.iter_recorded() {
-                self.hist.record_n(b.value, b.count);
+                mine.record_n(b.value, b.count);
             }
         }
     }
 
     /// The counters without the histogram.
     fn clone_counts(&self) -> Slice {
-        Slice { hist: Compact::new(), ..*self }
+        Slice { hist: None, ..*self }
     }
 
     fn merge(&mut self, o: &Slice) {
@@ -82,7 +86,9 @@ impl Slice {
         self.max_us = self.max_us.max(o.max_us);
         self.bytes_received += o.bytes_received;
         self.bytes_sent += o.bytes_sent;
-        self.hist.add(&o.hist);
+        if let Some(h) = &o.hist {
+            self.hist.get_or_insert_with(Box::default).add(h);
+        }
     }
 
     fn mean_ms(&self) -> f64 {
@@ -94,10 +100,9 @@ impl Slice {
     }
 
     fn quantile_ms(&self, q: f64) -> f64 {
-        if self.samples > 0 && !self.hist.is_empty() {
-            self.hist.value_at_quantile(q).min(self.max_us) as f64 / 1000.0
-        } else {
-            f64::NAN
+        match &self.hist {
+            Some(h) if self.samples > 0 && !h.is_empty() => h.value_at_quantile(q).min(self.max_us) as f64 / 1000.0,
+            _ => f64::NAN,
         }
     }
 }
