@@ -64,11 +64,12 @@ start_mock() { # $1 = log file; sets PORT and MOCK_PID
     die "the mock did not start"
 }
 
-stop_mock() { # prints the count the mock served
+SERVED=""
+stop_mock() { # $1 = its log; sets SERVED to the count the mock prints when it stops
     kill -TERM "$MOCK_PID" 2>/dev/null || true
     wait "$MOCK_PID" 2>/dev/null || true
     MOCK_PID=""
-    sed -nE 's/.*[Ss]erved[^0-9]*([0-9]+).*/\1/p' "$1" | tail -n1
+    SERVED=$(sed -nE 's/.*[Ss]erved[^0-9]*([0-9]+).*/\1/p' "$1" | tail -n1)
 }
 
 peak_mib() { awk '{ printf "%.0f", $1 / 1024 }' "$1"; }
@@ -77,35 +78,35 @@ declare -a TABLE
 row() { TABLE+=("| $* |"); }
 
 run_stampede() { # $1 = name, $2 = binary
-    local name=$1 bin=$2 out served
+    local name=$1 bin=$2 out
     out=$TMP/run-$name
     start_mock "$RUN_DIR/run-$name.mock.log"
     python3 "$SCRIPT_DIR/gen.py" plan "$LABELS" "$PORT" "${DURATION}s" "$USERS" >"$TMP/plan.yaml"
     log "stampede run ($name): $LABELS labels, $USERS users, ${DURATION}s"
     /usr/bin/time -f '%M' -o "$RUN_DIR/run-$name.rss" timeout "$HARD_LIMIT" \
         "$bin" run "$TMP/plan.yaml" --out "$out" --quiet >"$RUN_DIR/run-$name.out" 2>&1 || log "exit $? (see run-$name.out)"
-    served=$(stop_mock "$RUN_DIR/run-$name.mock.log")
+    stop_mock "$RUN_DIR/run-$name.mock.log"
     local samples rows rps
     samples=$(jq '.total.samples' "$out/summary.json" 2>/dev/null || echo n/a)
     rows=$(jq '.labels | length' "$out/summary.json" 2>/dev/null || echo n/a)
     rps=$(jq '.total.throughput_rps' "$out/summary.json" 2>/dev/null || echo n/a)
-    row "stampede run ($name) | $(peak_mib "$RUN_DIR/run-$name.rss") | $rows | $samples | $served | $(printf '%.0f' "$rps")"
+    row "stampede run ($name) | $(peak_mib "$RUN_DIR/run-$name.rss") | $rows | $samples | $SERVED | $(printf '%.0f' "$rps")"
     LAST_RPS=$rps
 }
 
 run_oha() { # at the rate stampede reached
-    local served rate
+    local rate
     rate=$(printf '%.0f' "$LAST_RPS")
     start_mock "$RUN_DIR/oha.mock.log"
     log "oha: $USERS connections, ${rate}/s, ${DURATION}s"
     /usr/bin/time -f '%M' -o "$RUN_DIR/oha.rss" timeout "$HARD_LIMIT" \
         "$OHA" --no-tui -c "$USERS" -q "$rate" -z "${DURATION}s" --output-format json \
         "http://127.0.0.1:$PORT/item/1" >"$RUN_DIR/oha.json" 2>"$RUN_DIR/oha.err" || log "oha exit $?"
-    served=$(stop_mock "$RUN_DIR/oha.mock.log")
+    stop_mock "$RUN_DIR/oha.mock.log"
     local n rps
     rps=$(jq '.summary.requestsPerSec' "$RUN_DIR/oha.json" 2>/dev/null || echo 0)
     n=$(jq '[.statusCodeDistribution[]] | add' "$RUN_DIR/oha.json" 2>/dev/null || echo n/a)
-    row "oha (no labels; baseline) | $(peak_mib "$RUN_DIR/oha.rss") | 1 | $n | $served | $(printf '%.0f' "$rps")"
+    row "oha (no labels; baseline) | $(peak_mib "$RUN_DIR/oha.rss") | 1 | $n | $SERVED | $(printf '%.0f' "$rps")"
 }
 
 report_jtl() { # $1 = name, $2 = binary
