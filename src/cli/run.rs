@@ -244,7 +244,6 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     });
 
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let rows = meta.labels.clone();
     let scenario_count = plan.scenarios.len();
     let mut options = engine::Options::default();
     let jtl_writer = if plan.result_files.is_empty() {
@@ -264,7 +263,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
         let (plan, shutdown, abort) = (plan.clone(), shutdown.clone(), abort.clone());
         async move { engine::run(&plan, options, shutdown, abort, tx).await }
     });
-    let mut totals = Tally::new(rows.len(), scenario_count);
+    let mut totals = Tally::new(meta.labels.len(), scenario_count);
     let mut write_error: Option<rundir::Error> = None;
     let mut folding = false;
     while let Some(iv) = rx.recv().await {
@@ -303,7 +302,7 @@ pub async fn run_plan(plan: Plan, out: &Path, quiet: bool, command_line: Vec<Str
     }
 
     let wall_s = outcome.elapsed_us as f64 / 1e6;
-    let mut summary = Summary::from_tally(&totals, &rows, &plan.checks, &scenarios, true);
+    let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &scenarios, true);
     summary.generator = Some(rundir::summary::generator_usage(wall_s));
     meta.generator = summary.generator;
     meta.ended_at = Some(now_rfc3339());

@@ -1,8 +1,8 @@
 //! Measuring: a finished request becomes a [`Sample`], which a [`Recorder`] adds to per-thread
 //! [`LabelStats`] with no lock, and no allocation once each label's histogram has met its
-//! buckets (see [`histogram`]); past [`LABEL_CAP`] labels with samples, the rest share one row
-//! (see `cap`). Once per interval the collector drains every
-//! thread's stats and merges them exactly into an [`Interval`]. No I/O here.
+//! buckets (see [`histogram`]); once per interval the collector drains every thread's stats and
+//! merges them exactly into an [`Interval`]. Past [`LABEL_CAP`] labels with samples, the rest
+//! share one row (see `cap`). No I/O here.
 
 mod cap;
 pub mod error_kind;

@@ -30,7 +30,7 @@ pub struct LabelStats {
     pub last_end_us: u64,
     pub errors_by_kind: ErrorCounts,
     /// Elapsed times in µs; its memory grows with the buckets it uses (see
-    /// [`Histogram`](super::Histogram)), so a label with few samples costs little.
+    /// [`Histogram`]), so a label with few samples costs little.
     pub histogram: Histogram,
 }
 
@@ -57,7 +57,7 @@ impl Default for LabelStats {
 
 impl LabelStats {
     /// Adds one sample. Allocates only when the histogram meets a bucket it has not used since
-    /// it was last cleared (see [`Histogram`](super::Histogram)).
+    /// it was last cleared (see [`Histogram`]).
     #[inline]
     pub fn record(&mut self, s: &Sample) {
         let elapsed = s.end_us.saturating_sub(s.start_us);
