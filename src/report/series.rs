@@ -242,6 +242,12 @@ pub struct SeriesBuilder {
     users_set_the_load: bool,
     distribution: Histogram,
     labels: usize,
+    /// A run directory's label indexes are the plan's, where every request's unused
+    /// redirect-hop labels lie between the used ones; frames index labels packed in the order
+    /// they first had samples, so they hold a slice per label with samples, not per plan label.
+    /// Plan index → packed index + 1 (0: none yet), and back.
+    packed: Vec<u32>,
+    unpacked: Vec<usize>,
 }
 
 impl Default for SeriesBuilder {
@@ -253,6 +259,8 @@ impl Default for SeriesBuilder {
             users_set_the_load: true,
             distribution: Histogram::new(),
             labels: 0,
+            packed: Vec::new(),
+            unpacked: Vec::new(),
         }
     }
 }
@@ -267,10 +275,19 @@ impl SeriesBuilder {
         let mut frame = Frame::new(iv.start_us, iv.end_us);
         frame.active_users = iv.active_users;
         frame.total.add_stats(iv.total, true);
-        let width = iv.labels.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
-        frame.labels.resize_with(width, Slice::default);
         for (i, s) in &iv.labels {
-            frame.labels[*i].add_stats(s, true);
+            if self.packed.len() <= *i {
+                self.packed.resize(i + 1, 0);
+            }
+            if self.packed[*i] == 0 {
+                self.unpacked.push(*i);
+                self.packed[*i] = self.unpacked.len() as u32;
+            }
+            let at = self.packed[*i] as usize - 1;
+            if frame.labels.len() <= at {
+                frame.labels.resize_with(at + 1, Slice::default);
+            }
+            frame.labels[at].add_stats(s, true);
         }
         self.distribution.add(&iv.total.histogram);
         self.add_frame(&frame, iv.last);
@@ -328,6 +345,11 @@ impl SeriesBuilder {
             }
         }
         let start = points.first().map_or(0, |p| p.start_us);
+        let labels: Vec<String> = if self.unpacked.is_empty() {
+            labels.to_vec()
+        } else {
+            self.unpacked.iter().map(|i| labels.get(*i).cloned().unwrap_or_default()).collect()
+        };
         let label_count = labels.len().max(self.labels);
         let per_s = |n: u64, f: &Frame| if f.busy_us == 0 { f64::NAN } else { n as f64 * 1e6 / f.busy_us as f64 };
         let charted: Vec<Point> = points
@@ -358,13 +380,7 @@ impl SeriesBuilder {
         let total_noise = noise_of(&|f: &Frame| Some(&f.total));
         let label_noise =
             (0..label_count).map(|i| noise_of(&move |f: &Frame| f.labels.get(i))).collect::<Vec<Option<Noise>>>();
-        Series {
-            labels: labels.to_vec(),
-            points: charted,
-            distribution: distribution(&self.distribution),
-            total_noise,
-            label_noise,
-        }
+        Series { labels, points: charted, distribution: distribution(&self.distribution), total_noise, label_noise }
     }
 }
 
@@ -600,5 +616,27 @@ mod tests {
         let last = d.last().unwrap();
         assert!(last.0 > 0.999 && last.1 >= 99.0, "{last:?}");
         assert!(d.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+    }
+    #[test]
+    fn frames_hold_the_labels_with_samples_not_every_plan_label() {
+        // A plan's labels with unused redirect-hop labels between the used ones (#11).
+        let mut b = SeriesBuilder::default();
+        let s = stats(10, 5, 1, 0);
+        for t in 0..30 {
+            b.add(&IntervalView {
+                start_us: t * 1_000_000,
+                end_us: (t + 1) * 1_000_000,
+                total: &s,
+                labels: vec![(22_000, &s), (44, &s)],
+                active_users: 1,
+                last: t == 29,
+            });
+        }
+        assert!(b.points.done.iter().chain(&b.batches.done).all(|f| f.labels.len() == 2));
+        let names: Vec<String> = (0..30_000).map(|i| format!("l{i}")).collect();
+        let series = b.finish(&names);
+        assert_eq!(series.labels, ["l22000", "l44"]);
+        assert!(series.points.iter().all(|p| p.label_rps.len() == 2 && p.label_rps[1] > 0.0));
+        assert!(series.noise("l44").is_some() && series.noise("l22000").is_some());
     }
 }
