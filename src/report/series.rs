@@ -617,6 +617,7 @@ mod tests {
         assert!(last.0 > 0.999 && last.1 >= 99.0, "{last:?}");
         assert!(d.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
     }
+
     #[test]
     fn frames_hold_the_labels_with_samples_not_every_plan_label() {
         // A plan's labels with unused redirect-hop labels between the used ones (#11).
