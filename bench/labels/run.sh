@@ -121,6 +121,15 @@ report_jtl() { # $1 = name, $2 = binary
     RTABLE+=("| stampede report ($name) | $(peak_mib "$RUN_DIR/report-$name.rss") | $rows | $samples | $secs |")
 }
 
+report_rundir() { # $1 = name, $2 = binary: `report --format html` of the after run's directory
+    local name=$1 bin=$2 secs
+    log "stampede report ($name) of the run directory"
+    /usr/bin/time -f '%M %e' -o "$RUN_DIR/report-rundir-$name.rss" timeout "$HARD_LIMIT" \
+        "$bin" report "$TMP/run-after" --format html -o "$TMP/report-rundir-$name.html" 2>"$RUN_DIR/report-rundir-$name.err" || log "exit $?"
+    secs=$(awk '{ print $2 }' "$RUN_DIR/report-rundir-$name.rss")
+    RTABLE+=("| stampede report --format html ($name) of the run directory above | $(peak_mib "$RUN_DIR/report-rundir-$name.rss") | | | $secs |")
+}
+
 declare -a RTABLE
 LAST_RPS=0
 run_stampede after "$STAMPEDE"
@@ -131,6 +140,8 @@ python3 "$SCRIPT_DIR/gen.py" jtl "$LABELS" "$ROWS" >"$TMP/labels.jtl"
 JTL_MB=$(du -m "$TMP/labels.jtl" | cut -f1)
 report_jtl after "$STAMPEDE"
 [[ -n ${BEFORE:-} ]] && report_jtl before "$BEFORE"
+report_rundir after "$STAMPEDE"
+[[ -n ${BEFORE:-} ]] && report_rundir before "$BEFORE"
 
 {
     echo "# $LABELS labels: peak memory"
@@ -143,7 +154,7 @@ report_jtl after "$STAMPEDE"
     echo "|---|---:|---:|---:|---:|---:|"
     printf '%s\n' "${TABLE[@]}"
     echo
-    echo "## report: a generated results file, $ROWS rows over $LABELS labels (${JTL_MB} MB)"
+    echo "## report: a generated results file, $ROWS rows over $LABELS labels (${JTL_MB} MB), and the run directory"
     echo
     echo "| command | peak RSS MiB | label rows | samples | seconds |"
     echo "|---|---:|---:|---:|---:|"
