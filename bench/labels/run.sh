@@ -84,7 +84,9 @@ run_stampede() { # $1 = name, $2 = binary
     python3 "$SCRIPT_DIR/gen.py" plan "$LABELS" "$PORT" "${DURATION}s" "$USERS" >"$TMP/plan.yaml"
     log "stampede run ($name): $LABELS labels, $USERS users, ${DURATION}s"
     /usr/bin/time -f '%M' -o "$RUN_DIR/run-$name.rss" timeout "$HARD_LIMIT" \
-        "$bin" run "$TMP/plan.yaml" --out "$out" --quiet >"$RUN_DIR/run-$name.out" 2>&1 || log "exit $? (see run-$name.out)"
+        "$bin" run "$TMP/plan.yaml" --out "$out" --quiet >"$TMP/run-$name.out" 2>&1 || log "exit $? (see run-$name.out)"
+    # The table has a row per label: keep its Total, the warnings and the facts after it.
+    { grep -E '^warning|^\| Total' "$TMP/run-$name.out" || true; sed -n '/^Run: /,$p' "$TMP/run-$name.out"; } >"$RUN_DIR/run-$name.out"
     stop_mock "$RUN_DIR/run-$name.mock.log"
     local samples rows rps
     samples=$(jq '.total.samples' "$out/summary.json" 2>/dev/null || echo n/a)
