@@ -72,6 +72,13 @@ pub fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
 pub fn execute(a: ReportArgs) -> Result<u8, Error> {
     let mut run = load_all(&a.runs)?;
     let source = a.runs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    if run.summary.labels.iter().any(|l| l.label == crate::record::OVERFLOW_LABEL) {
+        eprintln!(
+            "warning: more than {} labels have samples; the samples of the others are counted in the row `{}`",
+            crate::record::LABEL_CAP,
+            crate::record::OVERFLOW_LABEL
+        );
+    }
     // The run's thresholds are judged again: a killed run has none judged yet, and the same
     // rule then holds for every source.
     let mut goals: Vec<Threshold> = Vec::new();

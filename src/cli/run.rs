@@ -222,7 +222,8 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
         status: "running".into(),
         interval_s: 1.0,
         scenarios: scenarios.clone(),
-        labels: plan.labels.clone(),
+        // Past the label cap, the rows end with the overflow row.
+        labels: crate::record::row_names(&plan.labels),
         checks: plan.checks.clone(),
         generator: None,
         thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
@@ -277,7 +278,6 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
     });
 
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let labels = plan.labels.len();
     let scenario_count = plan.scenarios.len();
     let mut options = engine::Options::default();
     let jtl_writer = if plan.result_files.is_empty() {
@@ -298,10 +298,19 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
         let (plan, shutdown, abort) = (plan.clone(), shutdown.clone(), abort.clone());
         async move { engine::run(&plan, options, shutdown, abort, tx).await }
     });
-    let mut totals = Tally::new(labels, scenario_count);
+    let mut totals = Tally::new(meta.labels.len(), scenario_count);
     let mut write_error: Option<rundir::Error> = None;
+    let mut folding = false;
     while let Some(iv) = rx.recv().await {
         totals.add_interval(&iv);
+        if !folding && iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
+            folding = true;
+            progress.notice(&format!(
+                "warning: more than {} labels have samples; the samples of the others are counted in the row `{}`",
+                crate::record::LABEL_CAP,
+                crate::record::OVERFLOW_LABEL
+            ));
+        }
         if let Some(w) = writer.as_mut() {
             if let Err(e) = w.append(&iv) {
                 // Keep measuring and still print the results; the exit code reports the failure.
@@ -333,7 +342,7 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
     };
 
     let wall_s = outcome.elapsed_us as f64 / 1e6;
-    let mut summary = Summary::from_tally(&totals, &plan.labels, &plan.checks, &scenarios, true);
+    let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &scenarios, true);
     summary.generator = Some(usage.usage());
     meta.generator = summary.generator;
     meta.ended_at = Some(now_rfc3339());

@@ -174,9 +174,7 @@ impl Collector<'_> {
         let end_us = self.epoch.elapsed().as_micros() as u64;
         let labels = self
             .work
-            .labels
-            .iter()
-            .enumerate()
+            .labels()
             .filter(|(_, l)| !l.is_empty())
             .map(|(i, l)| (crate::plan::LabelId(i as u32), l.clone()))
             .collect();

@@ -29,7 +29,9 @@ impl ScenarioCounts {
 /// [`Sample::in_total`](super::Sample::in_total)) and counts per scenario (indexed by position).
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
-    pub labels: Vec<LabelStats>,
+    /// A label's stats are boxed at its first sample: a plan's labels that never get one (the
+    /// `label-N` rows of redirect hops that never happen, say) cost a pointer each.
+    labels: Vec<Option<Box<LabelStats>>>,
     pub total: LabelStats,
     pub scenarios: Vec<ScenarioCounts>,
     /// Open model, per scenario: how late each arrival's first request was sent after it was
@@ -40,16 +42,37 @@ pub struct Tally {
 impl Tally {
     pub fn new(labels: usize, scenarios: usize) -> Tally {
         Tally {
-            labels: (0..labels).map(|_| LabelStats::default()).collect(),
+            labels: (0..labels).map(|_| None).collect(),
             total: LabelStats::default(),
             scenarios: vec![ScenarioCounts::default(); scenarios],
             lateness: (0..scenarios).map(|_| LabelStats::default()).collect(),
         }
     }
 
+    /// The stats of label `i`, if it ever had any.
+    pub fn label(&self, i: usize) -> Option<&LabelStats> {
+        self.labels.get(i).and_then(|l| l.as_deref())
+    }
+
+    /// The stats of label `i`, made (and the tally widened) if it has none yet.
+    #[inline]
+    pub fn label_mut(&mut self, i: usize) -> &mut LabelStats {
+        if i >= self.labels.len() {
+            self.labels.resize_with(i + 1, || None);
+        }
+        self.labels[i].get_or_insert_with(Box::default)
+    }
+
+    /// Labels that ever had stats, with their index, in index order (some may be empty now).
+    pub fn labels(&self) -> impl Iterator<Item = (usize, &LabelStats)> {
+        self.labels.iter().enumerate().filter_map(|(i, l)| l.as_deref().map(|l| (i, l)))
+    }
+
     pub fn merge(&mut self, other: &Tally) {
-        for (a, b) in self.labels.iter_mut().zip(&other.labels) {
-            *a += b;
+        for (i, b) in other.labels() {
+            if !b.is_empty() {
+                *self.label_mut(i) += b;
+            }
         }
         self.total += &other.total;
         for (a, b) in self.scenarios.iter_mut().zip(&other.scenarios) {
@@ -60,8 +83,9 @@ impl Tally {
         }
     }
 
+    /// Empties every count, keeping the memory (a recorder's shard reuses it next interval).
     pub fn clear(&mut self) {
-        self.labels.iter_mut().for_each(LabelStats::clear);
+        self.labels.iter_mut().flatten().for_each(|l| l.clear());
         self.total.clear();
         self.scenarios.iter_mut().for_each(|s| *s = ScenarioCounts::default());
         self.lateness.iter_mut().for_each(LabelStats::clear);
@@ -87,7 +111,7 @@ impl Tally {
     /// Records one sample under its label and, when it counts there, in the Total.
     #[inline]
     pub fn record(&mut self, s: &super::Sample) {
-        self.labels[s.label.index()].record(s);
+        self.label_mut(s.label.index()).record(s);
         if s.in_total {
             self.total.record(s);
         }
@@ -96,7 +120,7 @@ impl Tally {
     /// Adds an interval's stats.
     pub fn add_interval(&mut self, i: &Interval) {
         for (id, l) in &i.labels {
-            self.labels[id.index()] += l;
+            *self.label_mut(id.index()) += l;
         }
         self.total += &i.total;
         for (a, b) in self.scenarios.iter_mut().zip(&i.scenarios) {

@@ -1,13 +1,19 @@
 //! Measuring: a finished request becomes a [`Sample`], which a [`Recorder`] adds to per-thread
-//! [`LabelStats`] with no lock and no allocation; once per interval the collector drains every
-//! thread's stats and merges them exactly into an [`Interval`]. No I/O here.
+//! [`LabelStats`] with no lock, and no allocation once each label's histogram has met its
+//! buckets (see [`histogram`]); once per interval the collector drains every thread's stats and
+//! merges them exactly into an [`Interval`]. Past [`LABEL_CAP`] labels with samples, the rest
+//! share one row (see `cap`). No I/O here.
 
+mod cap;
 pub mod error_kind;
+pub mod histogram;
 pub mod interval;
 mod shard;
 pub mod stats;
 
+pub use cap::{row_names, LABEL_CAP, OVERFLOW_LABEL};
 pub use error_kind::{ErrorCounts, ErrorKind};
+pub use histogram::Histogram;
 pub use interval::{Interval, ScenarioCounts, Tally};
 pub use shard::Recorder;
 pub use stats::LabelStats;

@@ -11,6 +11,7 @@
 //! collector publishes the flip, then reads `writing`. One of them must see the other's store,
 //! so either the writer retries on the new buffer or the collector waits for it to leave.
 
+use super::cap::Fold;
 use super::{Sample, Tally};
 use std::cell::{RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
@@ -87,7 +88,9 @@ thread_local! {
 /// Collects samples from any number of threads; see the module doc.
 pub struct Recorder {
     id: u64,
+    /// Rows per tally: the plan's labels, and the overflow row when there is a cap to apply.
     labels: usize,
+    fold: Option<Fold>,
     scenarios: usize,
     /// Every shard ever created, for the collector. Locked only when a thread records for the
     /// first time and when draining, never per sample.
@@ -98,18 +101,28 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(labels: usize, scenarios: usize) -> Arc<Recorder> {
+        let fold = Fold::new(labels);
         Arc::new(Recorder {
             id: NEXT_RECORDER_ID.fetch_add(1, SeqCst),
-            labels,
+            labels: labels + usize::from(fold.is_some()),
+            fold,
             scenarios,
             shards: Mutex::new(Vec::new()),
             drain_lock: Mutex::new(()),
         })
     }
 
+    /// Records `s` under its label's row: its own, or past the label cap the overflow row
+    /// (see [`row_names`](super::row_names)).
     #[inline]
     pub fn record(&self, s: &Sample) {
-        self.write(|t| t.record(s));
+        match &self.fold {
+            None => self.write(|t| t.record(s)),
+            Some(fold) => {
+                let s = Sample { label: fold.row(s.label), ..*s };
+                self.write(|t| t.record(&s));
+            }
+        }
     }
 
     pub fn iteration_done(&self, scenario: usize) {
@@ -201,10 +214,10 @@ mod tests {
         rec.drain_into(&mut total);
         let all = &total.total;
         assert_eq!(all.samples, 4 * per_thread);
-        assert_eq!(all.histogram.as_ref().unwrap().len(), 4 * per_thread);
+        assert_eq!(all.histogram.len(), 4 * per_thread);
         assert_eq!(all.bytes_sent, 4 * per_thread);
         assert_eq!(all.bytes_received, per_thread * (1 + 2 + 3 + 4));
-        assert_eq!(total.labels[0].samples, 2 * per_thread);
+        assert_eq!(total.label(0).unwrap().samples, 2 * per_thread);
         assert_eq!(total.scenarios[0].iterations, 4);
     }
 }

@@ -3,8 +3,7 @@
 //! intervals and machines merge without approximation.
 
 use super::error_kind::ErrorCounts;
-use super::Sample;
-use hdrhistogram::Histogram;
+use super::{Histogram, Sample};
 
 /// Highest elapsed time the histogram tells apart (1 hour, in µs); longer samples land in the
 /// top bucket, while `max_us` stays exact.
@@ -30,19 +29,17 @@ pub struct LabelStats {
     pub first_start_us: u64,
     pub last_end_us: u64,
     pub errors_by_kind: ErrorCounts,
-    /// Elapsed times in µs. Allocated at the first sample (a full-range histogram is ~190 KB),
-    /// so labels that never get one — unused redirect hops, say — cost nothing.
-    pub histogram: Option<Box<Histogram<u64>>>,
+    /// Elapsed times in µs; its memory grows with the buckets it uses (see
+    /// [`Histogram`]), so a label with few samples costs little.
+    pub histogram: Histogram,
     /// Connect time and time to first byte beside elapsed: see [`Timing`].
     pub timing: Timing,
 }
 
 /// Connect time and time to first byte (TTFB, JMeter's Latency), with exact maxima and
-/// percentiles within 1% from histograms that grow with the largest time recorded rather than
-/// spanning the full hour (see [`timing_histogram`]): 4 KB for times under 1 ms, 1 KB more for
-/// each doubling (11 KB up to 100 ms, 27 KB at most), where the elapsed histogram takes ~190 KB
-/// for every label. The connect histogram exists only once a sample has opened a connection,
-/// which with keep-alive few labels do.
+/// percentiles within 1% from histograms at 2 significant digits that store only the buckets
+/// they use (see [`Histogram`]). The connect histogram holds something only once a sample has
+/// opened a connection, which with keep-alive few labels do.
 #[derive(Clone, Debug, Default)]
 pub struct Timing {
     /// Samples that spent time opening a connection: a request that opened one, or a group
@@ -50,10 +47,10 @@ pub struct Timing {
     pub connect_samples: u64,
     pub max_connect_us: u64,
     pub max_ttfb_us: u64,
-    /// TTFB of every sample (0 when no byte came, as JMeter's Latency), µs; from the first sample.
-    pub ttfb: Option<Box<Histogram<u64>>>,
-    /// Connect times of the `connect_samples`, µs; from the first of them.
-    pub connect: Option<Box<Histogram<u64>>>,
+    /// TTFB of every sample (0 when no byte came, as JMeter's Latency), µs.
+    pub ttfb: Histogram<TIMING_SIGFIG>,
+    /// Connect times of the `connect_samples`, µs.
+    pub connect: Histogram<TIMING_SIGFIG>,
 }
 
 /// Significant digits of the connect and TTFB histograms: 2 (1% resolution) costs a sixth of
@@ -61,30 +58,21 @@ pub struct Timing {
 /// that must stay small with thousands of labels.
 pub const TIMING_SIGFIG: u8 = 2;
 
-/// A histogram whose counts grow with the largest value recorded (values are capped at
-/// [`HISTOGRAM_MAX_US`], so it never outgrows that range).
-pub fn timing_histogram() -> Histogram<u64> {
-    let mut h = Histogram::new_with_bounds(1, 2, TIMING_SIGFIG).expect("static histogram bounds are valid");
-    h.auto(true);
-    h
-}
-
 impl Timing {
     #[inline]
     fn record(&mut self, s: &Sample) {
         self.max_ttfb_us = self.max_ttfb_us.max(s.ttfb_us);
-        record_capped(&mut self.ttfb, s.ttfb_us);
+        self.ttfb.record(s.ttfb_us.min(HISTOGRAM_MAX_US));
         if s.new_connection || s.connect_us > 0 {
             self.connect_samples += 1;
             self.max_connect_us = self.max_connect_us.max(s.connect_us);
-            record_capped(&mut self.connect, s.connect_us);
+            self.connect.record(s.connect_us.min(HISTOGRAM_MAX_US));
         }
     }
 
     fn clear(&mut self) {
-        for h in [&mut self.ttfb, &mut self.connect].into_iter().flatten() {
-            h.reset();
-        }
+        self.ttfb.clear();
+        self.connect.clear();
         self.connect_samples = 0;
         self.max_connect_us = 0;
         self.max_ttfb_us = 0;
@@ -94,53 +82,33 @@ impl Timing {
         self.connect_samples += o.connect_samples;
         self.max_connect_us = self.max_connect_us.max(o.max_connect_us);
         self.max_ttfb_us = self.max_ttfb_us.max(o.max_ttfb_us);
-        add_timing(&mut self.ttfb, o.ttfb.as_deref());
-        add_timing(&mut self.connect, o.connect.as_deref());
+        self.ttfb.add(&o.ttfb);
+        self.connect.add(&o.connect);
     }
 
     /// The TTFB at quantile `q`, in steps of `resolution_us` as
     /// [`LabelStats::quantile_us_at`]; `None` when not recorded (an interval log written
     /// before TTFB had its histogram).
     pub fn ttfb_quantile_us_at(&self, q: f64, resolution_us: u64) -> Option<u64> {
-        timing_quantile(self.ttfb.as_deref(), q, resolution_us, self.max_ttfb_us)
+        timing_quantile(&self.ttfb, q, resolution_us, self.max_ttfb_us)
     }
 
     /// The connect time at quantile `q` over the samples that opened a connection; `None`
     /// when none did, or when not recorded.
     pub fn connect_quantile_us_at(&self, q: f64, resolution_us: u64) -> Option<u64> {
-        timing_quantile(self.connect.as_deref(), q, resolution_us, self.max_connect_us)
+        timing_quantile(&self.connect, q, resolution_us, self.max_connect_us)
     }
 }
 
-fn record_capped(h: &mut Option<Box<Histogram<u64>>>, us: u64) {
-    let h = h.get_or_insert_with(|| Box::new(timing_histogram()));
-    // Within the cap an auto-resizing histogram takes any value: this cannot fail.
-    let _ = h.record(us.min(HISTOGRAM_MAX_US));
-}
-
-/// Adds `o` into `h` (allocated if need be); both are timing histograms, `h` resizing to `o`.
-pub fn add_timing(h: &mut Option<Box<Histogram<u64>>>, o: Option<&Histogram<u64>>) {
-    if let Some(o) = o {
-        let mine = h.get_or_insert_with(|| Box::new(timing_histogram()));
-        if mine.add(o).is_err() {
-            for v in o.iter_recorded() {
-                let _ = mine.record_n(v.value_iterated_to().min(HISTOGRAM_MAX_US), v.count_at_value());
-            }
-        }
+fn timing_quantile(h: &Histogram<TIMING_SIGFIG>, q: f64, resolution_us: u64, max: u64) -> Option<u64> {
+    if h.is_empty() {
+        return None;
     }
-}
-
-fn timing_quantile(h: Option<&Histogram<u64>>, q: f64, resolution_us: u64, max: u64) -> Option<u64> {
-    let h = h.filter(|h| !h.is_empty())?;
     let v = h.value_at_quantile(q);
     let step = resolution_us.max(1);
-    let on_step = h.lowest_equivalent(v).div_ceil(step) * step;
+    let on_step = Histogram::<TIMING_SIGFIG>::lowest_equivalent(v).div_ceil(step) * step;
     let v = if step > 1 && on_step <= v { on_step } else { v };
     Some(v.min(max))
-}
-
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HISTOGRAM_MAX_US, HISTOGRAM_SIGFIG).expect("static histogram bounds are valid")
 }
 
 impl Default for LabelStats {
@@ -159,15 +127,15 @@ impl Default for LabelStats {
             first_start_us: u64::MAX,
             last_end_us: 0,
             errors_by_kind: ErrorCounts::default(),
-            histogram: None,
+            histogram: Histogram::new(),
             timing: Timing::default(),
         }
     }
 }
 
 impl LabelStats {
-    /// Adds one sample. No allocation after a label's first sample: the histogram has a fixed
-    /// range and saturates.
+    /// Adds one sample. Allocates only when the histogram meets a bucket it has not used since
+    /// it was last cleared (see [`Histogram`]).
     #[inline]
     pub fn record(&mut self, s: &Sample) {
         let elapsed = s.end_us.saturating_sub(s.start_us);
@@ -186,7 +154,7 @@ impl LabelStats {
             self.errors += 1;
             self.errors_by_kind.add(kind, 1);
         }
-        self.histogram_mut().saturating_record(elapsed.max(1));
+        self.histogram.record(elapsed.max(1));
         self.timing.record(s);
     }
 
@@ -199,9 +167,7 @@ impl LabelStats {
         if self.is_empty() {
             return;
         }
-        if let Some(h) = &mut self.histogram {
-            h.reset();
-        }
+        self.histogram.clear();
         self.errors_by_kind.clear();
         self.samples = 0;
         self.errors = 0;
@@ -229,24 +195,17 @@ impl LabelStats {
     /// (up to about 1 s for whole ms); past that, the smallest multiple in the bucket, still
     /// within the histogram's 0.1%.
     pub fn quantile_us_at(&self, q: f64, resolution_us: u64) -> u64 {
-        match &self.histogram {
-            None => 0,
-            Some(h) if h.is_empty() => 0,
-            // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
-            Some(h) => {
-                let v = h.value_at_quantile(q);
-                let step = resolution_us.max(1);
-                let lowest = h.lowest_equivalent(v);
-                let on_step = lowest.div_ceil(step) * step;
-                let v = if step > 1 && on_step <= v { on_step } else { v };
-                v.clamp(self.min_us, self.max_us)
-            }
+        let h = &self.histogram;
+        if h.is_empty() {
+            return 0;
         }
-    }
-
-    /// The histogram, allocated if this is its first use.
-    pub fn histogram_mut(&mut self) -> &mut Histogram<u64> {
-        self.histogram.get_or_insert_with(|| Box::new(new_histogram()))
+        // Clamp into the exact range: the histogram reports a bucket's highest equivalent value.
+        let v = h.value_at_quantile(q);
+        let step = resolution_us.max(1);
+        let lowest = Histogram::<HISTOGRAM_SIGFIG>::lowest_equivalent(v);
+        let on_step = lowest.div_ceil(step) * step;
+        let v = if step > 1 && on_step <= v { on_step } else { v };
+        v.clamp(self.min_us, self.max_us)
     }
 
     /// Seconds between the first sample's start and the last sample's end.
@@ -276,9 +235,7 @@ impl std::ops::AddAssign<&LabelStats> for LabelStats {
         self.first_start_us = self.first_start_us.min(o.first_start_us);
         self.last_end_us = self.last_end_us.max(o.last_end_us);
         self.errors_by_kind.merge(&o.errors_by_kind);
-        if let Some(h) = &o.histogram {
-            self.histogram_mut().add(&**h).expect("histograms share one configuration");
-        }
+        self.histogram.add(&o.histogram);
         self.timing.add(&o.timing);
     }
 }
@@ -388,22 +345,20 @@ mod tests {
 
         let mut reused = LabelStats::default();
         reused.record(&sample(0, 10, None));
-        assert!(reused.timing.connect.is_none() && reused.timing.connect_quantile_us_at(0.99, 1).is_none());
+        assert!(reused.timing.connect.is_empty() && reused.timing.connect_quantile_us_at(0.99, 1).is_none());
     }
 
     #[test]
-    fn timing_histograms_grow_with_the_times_recorded() {
+    fn timing_histograms_stay_small_and_cap_at_the_full_range() {
         let mut s = LabelStats::default();
         for v in 1..1000u64 {
             s.record(&sample(0, 2 * v, None));
         }
-        // Times under 2 ms: 6 KB, not the full-range 190 KB.
-        let small = s.timing.ttfb.as_ref().unwrap().distinct_values();
-        assert!(small <= 768, "{small} counts");
+        // Times under 2 ms use a few hundred buckets, not the full range.
+        assert!(s.timing.ttfb.heap_bytes() <= 8 * 1024, "{} bytes", s.timing.ttfb.heap_bytes());
         s.record(&Sample { ttfb_us: 7_200_000_000, ..sample(0, 7_200_000_000, None) });
-        let h = s.timing.ttfb.as_ref().unwrap();
-        assert!(h.distinct_values() <= new_histogram().distinct_values(), "capped at the full range");
         assert_eq!(s.timing.max_ttfb_us, 7_200_000_000, "the maximum stays exact");
+        assert_eq!(s.timing.ttfb_quantile_us_at(1.0, 1), Some(7_200_000_000.min(s.timing.ttfb.value_at_quantile(1.0))));
     }
 
     #[test]
@@ -413,9 +368,7 @@ mod tests {
         s.clear();
         assert!(s.is_empty());
         assert_eq!(s.errors_by_kind.total(), 0);
-        let h = s.histogram.as_ref().unwrap();
-        assert!(h.is_empty());
-        assert_eq!(h.high(), new_histogram().high());
+        assert!(s.histogram.is_empty());
         s.record(&sample(5, 10, None));
         assert_eq!(s.samples, 1);
     }

@@ -5,7 +5,7 @@
 use super::jtl_read::{Block, Columns, Reader, Row, BLOCK};
 use super::series::{Frame, Series, SeriesBuilder};
 use crate::plan::LabelId;
-use crate::record::{ErrorKind, LabelStats, Sample, Tally};
+use crate::record::{ErrorKind, LabelStats, Sample, Tally, LABEL_CAP, OVERFLOW_LABEL};
 use crate::rundir::{Error, LabelSummary, RunMeta, ScenarioMeta, Summary};
 use std::collections::{HashMap, VecDeque};
 use std::io::BufRead;
@@ -221,11 +221,18 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
                 let name = String::from_utf8_lossy(&src.reader.label_name(r.label)).into_owned();
                 let id = match label_ids.get(&name) {
                     Some(id) => *id,
+                    // Past the label cap (in file order), labels share the overflow row.
+                    None if labels.len() >= LABEL_CAP => {
+                        if labels.len() == LABEL_CAP {
+                            labels.push(OVERFLOW_LABEL.to_string());
+                        }
+                        label_ids.insert(name, LABEL_CAP as u32);
+                        LABEL_CAP as u32
+                    }
                     None => {
                         let id = labels.len() as u32;
                         label_ids.insert(name.clone(), id);
                         labels.push(name);
-                        tally.labels.push(Default::default());
                         id
                     }
                 };
@@ -299,7 +306,7 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
     summary.total.dropped_iterations = None;
     whole_ms_percentiles(&mut summary.total, &tally.total);
     // The summary's rows are the tally's labels that have samples, in order.
-    for (row, stats) in summary.labels.iter_mut().zip(tally.labels.iter().filter(|s| s.samples > 0)) {
+    for (row, stats) in summary.labels.iter_mut().zip(tally.labels().map(|(_, s)| s).filter(|s| s.samples > 0)) {
         whole_ms_percentiles(row, stats);
     }
     let series = seconds.finish(&labels, &tally.total);

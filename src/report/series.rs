@@ -9,8 +9,7 @@
 //! rather than single seconds, because neighbouring seconds are correlated (a slow second tends
 //! to follow a slow second), which would make one-second values understate the noise.
 
-use crate::record::{LabelStats, Sample};
-use hdrhistogram::Histogram;
+use crate::record::{Histogram, LabelStats, Sample};
 
 /// Chart points kept; a longer run merges neighbouring seconds into one point.
 pub const MAX_POINTS: usize = 720;
@@ -21,10 +20,9 @@ pub const MAX_BATCHES: usize = 20;
 pub const MIN_BATCHES: usize = 4;
 
 /// A compact histogram: 2 significant digits (1% resolution) is plenty for a chart point or a
-/// batch, and keeps 720 points of a soak test in a few MB.
-fn compact() -> Histogram<u32> {
-    Histogram::new_with_bounds(1, crate::record::stats::HISTOGRAM_MAX_US, 2).expect("static bounds are valid")
-}
+/// batch, and keeps 720 points of a soak test in a few MB; it grows with the buckets it uses,
+/// so the batches of a run with thousands of labels stay small too.
+type Compact = Histogram<2>;
 
 /// Sums of one label (or the Total) over a span of intervals.
 #[derive(Clone, Default)]
@@ -35,7 +33,8 @@ struct Slice {
     max_us: u64,
     bytes_received: u64,
     bytes_sent: u64,
-    hist: Option<Box<Histogram<u32>>>,
+    /// Boxed: chart points keep a slice per label without one, so the empty case is a pointer.
+    hist: Option<Box<Compact>>,
 }
 
 impl Slice {
@@ -48,15 +47,15 @@ impl Slice {
         self.bytes_received += s.bytes_received;
         self.bytes_sent += s.bytes_sent;
         if with_hist {
-            self.hist.get_or_insert_with(|| Box::new(compact())).saturating_record(elapsed.max(1));
+            self.hist.get_or_insert_with(Box::default).record(elapsed.max(1));
         }
     }
 
     fn clear(&mut self) {
-        let hist = self.hist.take().map(|mut h| {
-            h.reset();
-            h
-        });
+        let mut hist = self.hist.take();
+        if let Some(h) = &mut hist {
+            h.clear();
+        }
         *self = Slice { hist, ..Slice::default() };
     }
 
@@ -67,11 +66,10 @@ impl Slice {
         self.max_us = self.max_us.max(s.max_us);
         self.bytes_received += s.bytes_received;
         self.bytes_sent += s.bytes_sent;
-        if let (true, Some(h)) = (with_hist, &s.histogram) {
-            let mine = self.hist.get_or_insert_with(|| Box::new(compact()));
-            for v in h.iter_recorded() {
-                let count = u32::try_from(v.count_at_value()).unwrap_or(u32::MAX);
-                mine.saturating_record_n(v.value_iterated_to(), count);
+        if with_hist && !s.histogram.is_empty() {
+            let mine = self.hist.get_or_insert_with(Box::default);
+            for b in s.histogram.iter_recorded() {
+                mine.record_n(b.value, b.count);
             }
         }
     }
@@ -89,13 +87,7 @@ impl Slice {
         self.bytes_received += o.bytes_received;
         self.bytes_sent += o.bytes_sent;
         if let Some(h) = &o.hist {
-            let mine = self.hist.get_or_insert_with(|| Box::new(compact()));
-            // Same configuration on both sides: `add` cannot fail but for counter overflow.
-            if mine.add(&**h).is_err() {
-                for v in h.iter_recorded() {
-                    mine.saturating_record_n(v.value_iterated_to(), v.count_at_value());
-                }
-            }
+            self.hist.get_or_insert_with(Box::default).add(h);
         }
     }
 
@@ -248,10 +240,16 @@ pub struct SeriesBuilder {
     /// threads) and so marks a ramp. In the open model it is the users *busy*, arrival rate ×
     /// latency, which jumps at every latency spike: no ramp can be told from it there.
     users_set_the_load: bool,
-    distribution: Histogram<u64>,
+    distribution: Histogram,
     labels: usize,
     /// The longest single interval seen: an interval's full length.
     interval_us: u64,
+    /// A run directory's label indexes are the plan's, where every request's unused
+    /// redirect-hop labels lie between the used ones; frames index labels packed in the order
+    /// they first had samples, so they hold a slice per label with samples, not per plan label.
+    /// Plan index → packed index + 1 (0: none yet), and back.
+    packed: Vec<u32>,
+    unpacked: Vec<usize>,
 }
 
 impl Default for SeriesBuilder {
@@ -261,9 +259,11 @@ impl Default for SeriesBuilder {
             batches: Buckets::new(MAX_BATCHES),
             users_high: 0,
             users_set_the_load: true,
-            distribution: crate::record::stats::new_histogram(),
+            distribution: Histogram::new(),
             labels: 0,
             interval_us: 0,
+            packed: Vec::new(),
+            unpacked: Vec::new(),
         }
     }
 }
@@ -278,15 +278,21 @@ impl SeriesBuilder {
         let mut frame = Frame::new(iv.start_us, iv.end_us);
         frame.active_users = iv.active_users;
         frame.total.add_stats(iv.total, true);
-        let width = iv.labels.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
-        frame.labels.resize_with(width, Slice::default);
         for (i, s) in &iv.labels {
-            frame.labels[*i].add_stats(s, true);
+            if self.packed.len() <= *i {
+                self.packed.resize(i + 1, 0);
+            }
+            if self.packed[*i] == 0 {
+                self.unpacked.push(*i);
+                self.packed[*i] = self.unpacked.len() as u32;
+            }
+            let at = self.packed[*i] as usize - 1;
+            if frame.labels.len() <= at {
+                frame.labels.resize_with(at + 1, Slice::default);
+            }
+            frame.labels[at].add_stats(s, true);
         }
-        if let Some(h) = &iv.total.histogram {
-            // Both are the full-resolution configuration.
-            let _ = self.distribution.add(&**h);
-        }
+        self.distribution.add(&iv.total.histogram);
         self.add_frame(&frame, iv.last);
     }
 
@@ -333,9 +339,8 @@ impl SeriesBuilder {
 
     /// The whole run's latency distribution, from its Total (a results file's, read row by row).
     pub fn distribution_from(&mut self, total: &LabelStats) {
-        if let Some(h) = &total.histogram {
-            self.distribution.reset();
-            let _ = self.distribution.add(&**h);
+        if !total.histogram.is_empty() {
+            self.distribution = total.histogram.clone();
         }
     }
 
@@ -350,6 +355,11 @@ impl SeriesBuilder {
             }
         }
         let start = points.first().map_or(0, |p| p.start_us);
+        let labels: Vec<String> = if self.unpacked.is_empty() {
+            labels.to_vec()
+        } else {
+            self.unpacked.iter().map(|i| labels.get(*i).cloned().unwrap_or_default()).collect()
+        };
         let label_count = labels.len().max(self.labels);
         let per_s = |n: u64, f: &Frame| if f.busy_us == 0 { f64::NAN } else { n as f64 * 1e6 / f.busy_us as f64 };
         let charted: Vec<Point> = points
@@ -381,13 +391,7 @@ impl SeriesBuilder {
         let total_noise = noise_of(&|f: &Frame| Some(&f.total));
         let label_noise =
             (0..label_count).map(|i| noise_of(&move |f: &Frame| f.labels.get(i))).collect::<Vec<Option<Noise>>>();
-        Series {
-            labels: labels.to_vec(),
-            points: charted,
-            distribution: distribution(&self.distribution),
-            total_noise,
-            label_noise,
-        }
+        Series { labels, points: charted, distribution: distribution(&self.distribution), total_noise, label_noise }
     }
 }
 
@@ -485,7 +489,7 @@ fn weighted_se(values: impl Iterator<Item = (f64, f64)>) -> f64 {
 
 /// Percentiles from 0 up to the last sample, evenly spaced on the log(1/(1-q)) scale the
 /// distribution chart uses: 20 per decade ("90%", "99%", "99.9%"...).
-fn distribution(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+fn distribution(h: &Histogram) -> Vec<(f64, f64)> {
     let n = h.len();
     if n == 0 {
         return Vec::new();
@@ -687,5 +691,28 @@ mod tests {
         let last = d.last().unwrap();
         assert!(last.0 > 0.999 && last.1 >= 99.0, "{last:?}");
         assert!(d.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+    }
+
+    #[test]
+    fn frames_hold_the_labels_with_samples_not_every_plan_label() {
+        // A plan's labels with unused redirect-hop labels between the used ones (#11).
+        let mut b = SeriesBuilder::default();
+        let s = stats(10, 5, 1, 0);
+        for t in 0..30 {
+            b.add(&IntervalView {
+                start_us: t * 1_000_000,
+                end_us: (t + 1) * 1_000_000,
+                total: &s,
+                labels: vec![(22_000, &s), (44, &s)],
+                active_users: 1,
+                last: t == 29,
+            });
+        }
+        assert!(b.points.done.iter().chain(&b.batches.done).all(|f| f.labels.len() == 2));
+        let names: Vec<String> = (0..30_000).map(|i| format!("l{i}")).collect();
+        let series = b.finish(&names);
+        assert_eq!(series.labels, ["l22000", "l44"]);
+        assert!(series.points.iter().all(|p| p.label_rps.len() == 2 && p.label_rps[1] > 0.0));
+        assert!(series.noise("l44").is_some() && series.noise("l22000").is_some());
     }
 }

@@ -2,26 +2,15 @@
 //! (HdrHistogram's V2 compressed encoding, base64), so summing the lines gives back exactly
 //! what the run measured.
 
-use crate::record::stats::{HISTOGRAM_MAX_US, HISTOGRAM_SIGFIG};
-use crate::record::{ErrorKind, Interval, LabelStats, ScenarioCounts};
+use crate::record::{ErrorKind, Histogram, Interval, LabelStats, ScenarioCounts};
 use base64::Engine as _;
-use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::Read;
 
-/// The most a histogram may take, encoded (base64) and inflated. A run's histogram of every
-/// bucket of its range is about 220 KB inflated; these bounds are checked before anything is
-/// allocated for it, so a corrupt line cannot make a report allocate gigabytes.
+/// The most a histogram may take, encoded (base64): a run's histogram of every bucket of its
+/// range is about 220 KB. Checked before anything is decoded, so a corrupt line cannot make a
+/// report allocate gigabytes.
 const MAX_HIST_ENCODED: usize = 2 << 20;
-const MAX_HIST_BYTES: usize = 1 << 20;
-/// HdrHistogram's V2 cookies (plain and deflated, 64-bit counts).
-const V2_COOKIE: u32 = 0x1c84_9313;
-const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9314;
-/// Bytes of the V2 header: cookie, counts' length, normalizing offset, significant digits
-/// (u32 each), lowest and highest value (u64 each), integer-to-double ratio (f64).
-const V2_HEADER: usize = 40;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct IntervalLine {
@@ -135,21 +124,13 @@ impl IntervalLine {
 
 impl LabelLine {
     fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelLine {
-        let empty;
-        let h = match &s.histogram {
-            Some(h) => &**h,
-            None => {
-                empty = crate::record::stats::new_histogram();
-                &empty
-            }
-        };
         let t = &s.timing;
         let timing = TimingLine {
             connect_samples: Some(t.connect_samples),
             max_connect_us: Some(t.max_connect_us),
             max_ttfb_us: Some(t.max_ttfb_us),
-            ttfb_hist: t.ttfb.as_deref().map(encode),
-            connect_hist: t.connect.as_deref().map(encode),
+            ttfb_hist: (!t.ttfb.is_empty()).then(|| encode(&t.ttfb)),
+            connect_hist: (!t.connect.is_empty()).then(|| encode(&t.connect)),
         };
         LabelLine {
             label: label.to_string(),
@@ -166,7 +147,7 @@ impl LabelLine {
             first_start_us: s.first_start_us,
             last_end_us: s.last_end_us,
             errors_by_kind: s.errors_by_kind.named(checks),
-            hist: encode(h),
+            hist: encode(&s.histogram),
             timing,
         }
     }
@@ -176,9 +157,9 @@ impl LabelLine {
     /// samples) is an error, never a panic or a huge allocation later.
     pub fn to_stats(&self, checks: &[String]) -> Result<LabelStats, String> {
         let label = &self.label;
-        let h = decode_histogram(&self.hist).map_err(|e| format!("histogram of `{label}`: {e}"))?;
-        if h.len() != self.samples {
-            return Err(format!("`{label}` has {} samples but its histogram holds {}", self.samples, h.len()));
+        let histogram = decode(&self.hist).map_err(|e| format!("histogram of `{label}`: {e}"))?;
+        if histogram.len() != self.samples {
+            return Err(format!("`{label}` has {} samples but its histogram holds {}", self.samples, histogram.len()));
         }
         if self.samples > 0 && self.min_us > self.max_us {
             return Err(format!("`{label}` has min_us {} above max_us {}", self.min_us, self.max_us));
@@ -190,8 +171,7 @@ impl LabelLine {
         if by_kind > u128::from(self.errors) {
             return Err(format!("`{label}` has {by_kind} errors by kind but {} errors", self.errors));
         }
-        let mut s = LabelStats::default();
-        s.histogram_mut().add(&h).map_err(|e| format!("histogram of `{label}`: {e:?}"))?;
+        let mut s = LabelStats { histogram, ..LabelStats::default() };
         s.samples = self.samples;
         s.errors = self.errors;
         s.sum_elapsed_us = self.sum_elapsed_us;
@@ -213,8 +193,7 @@ impl LabelLine {
             [(&t.ttfb_hist, &mut s.timing.ttfb, "TTFB"), (&t.connect_hist, &mut s.timing.connect, "connect")]
         {
             if let Some(text) = text {
-                let h = decode(text).map_err(|e| format!("{what} histogram of `{}`: {e}", self.label))?;
-                crate::record::stats::add_timing(into, Some(&h));
+                *into = decode(text).map_err(|e| format!("{what} histogram of `{}`: {e}", self.label))?;
             }
         }
         for (name, n) in &self.errors_by_kind {
@@ -225,95 +204,21 @@ impl LabelLine {
     }
 }
 
-fn encode(h: &Histogram<u64>) -> String {
+fn encode<const D: u8>(h: &Histogram<D>) -> String {
     let mut buf = Vec::new();
-    V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to a Vec cannot fail");
+    h.encode_v2(&mut buf);
     base64::engine::general_purpose::STANDARD.encode(buf)
 }
 
-/// A connect or TTFB histogram (fewer digits, a range that grows with what it holds), its
-/// sizes checked as the elapsed histogram's are.
-fn decode(text: &str) -> Result<Histogram<u64>, String> {
-    decode_checked(text, false)
-}
-
 /// A histogram as [`LabelLine::from_stats`] encodes it (HdrHistogram V2, deflated, base64),
-/// every size it declares checked against what a run writes before it is decoded.
-fn decode_histogram(text: &str) -> Result<Histogram<u64>, String> {
-    decode_checked(text, true)
-}
-
-/// [`decode_histogram`]; `exact_range` asks for the elapsed histogram's own range and digits,
-/// otherwise any range within it at 1 to 3 digits is accepted.
-fn decode_checked(text: &str, exact_range: bool) -> Result<Histogram<u64>, String> {
+/// its sizes bounded before anything is allocated for it ([`Histogram::decode_v2`] checks what
+/// the bytes declare against the layout).
+fn decode<const D: u8>(text: &str) -> Result<Histogram<D>, String> {
     if text.len() > MAX_HIST_ENCODED {
         return Err(format!("{} bytes encoded, more than the {MAX_HIST_ENCODED} a run writes", text.len()));
     }
     let bytes = base64::engine::general_purpose::STANDARD.decode(text).map_err(|e| e.to_string())?;
-    let word = |b: &[u8], at: usize| b.get(at..at + 4).map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
-    let long = |b: &[u8], at: usize| b.get(at..at + 8).map(|w| u64::from_be_bytes(w.try_into().unwrap_or([0; 8])));
-    if word(&bytes, 0) != Some(V2_COMPRESSED_COOKIE) {
-        return Err("not an HdrHistogram V2 compressed histogram".into());
-    }
-    let body = bytes.get(8..).unwrap_or_default();
-    let declared = word(&bytes, 4).unwrap_or(0) as usize;
-    if declared != body.len() {
-        return Err(format!("declares {declared} compressed bytes but holds {}", body.len()));
-    }
-    let mut v2 = Vec::new();
-    flate2::read::ZlibDecoder::new(body)
-        .take(MAX_HIST_BYTES as u64 + 1)
-        .read_to_end(&mut v2)
-        .map_err(|e| format!("cannot inflate: {e}"))?;
-    if v2.len() > MAX_HIST_BYTES {
-        return Err(format!("inflates to more than the {MAX_HIST_BYTES} bytes a run writes"));
-    }
-    if v2.len() < V2_HEADER || word(&v2, 0) != Some(V2_COOKIE) {
-        return Err("not an HdrHistogram V2 histogram inside".into());
-    }
-    let counts = word(&v2, 4).unwrap_or(0) as usize;
-    if counts != v2.len() - V2_HEADER {
-        return Err(format!("declares {counts} bytes of counts but holds {}", v2.len() - V2_HEADER));
-    }
-    let (digits, low, high) = (word(&v2, 12).unwrap_or(0), long(&v2, 16).unwrap_or(0), long(&v2, 24).unwrap_or(0));
-    let in_range = if exact_range {
-        (low, high, digits) == (1, HISTOGRAM_MAX_US, u32::from(HISTOGRAM_SIGFIG))
-    } else {
-        low == 1 && (2..=HISTOGRAM_MAX_US).contains(&high) && (1..=u32::from(HISTOGRAM_SIGFIG)).contains(&digits)
-    };
-    if !in_range {
-        return Err(format!(
-            "its range is {low}..{high} µs at {digits} significant digits; a run's is 1..{HISTOGRAM_MAX_US} at {HISTOGRAM_SIGFIG}"
-        ));
-    }
-    // The counts are zig-zag varints; the decoder negates a run of empty buckets, which
-    // overflows for the one value that has no negation.
-    let mut at = V2_HEADER;
-    while at < v2.len() {
-        match varint(&v2, &mut at) {
-            Some(u64::MAX) => return Err("a count is out of range".into()),
-            Some(_) => {}
-            None => return Err("its counts are cut short".into()),
-        }
-    }
-    Deserializer::new().deserialize(&mut v2.as_slice()).map_err(|e| format!("{e:?}"))
-}
-
-/// An HdrHistogram varint (LEB128, at most 9 bytes, the 9th taken whole) at `at`, advancing it.
-fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for i in 0..9 {
-        let byte = *b.get(*at)?;
-        *at += 1;
-        if i == 8 {
-            return Some(v | u64::from(byte) << 56);
-        }
-        v |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            break;
-        }
-    }
-    Some(v)
+    Histogram::<D>::decode_v2(&bytes)
 }
 
 #[cfg(test)]

@@ -192,14 +192,14 @@ impl LabelSummary {
             // Every TTFB is below its elapsed time, so its percentile is too: the coarser TTFB
             // histogram's bucket top is not shown above the elapsed one.
             p99_latency_ms: t.ttfb_quantile_us_at(0.99, 1).map(|v| ms(v.min(s.quantile_us(0.99)))),
-            max_latency_ms: t.ttfb.is_some().then(|| ms(t.max_ttfb_us)),
+            max_latency_ms: (!t.ttfb.is_empty()).then(|| ms(t.max_ttfb_us)),
             mean_connect_ms: if t.connect_samples == 0 {
                 0.0
             } else {
                 s.sum_connect_us as f64 / t.connect_samples as f64 / 1000.0
             },
             p99_connect_ms: t.connect_quantile_us_at(0.99, 1).map(ms),
-            max_connect_ms: t.connect.is_some().then(|| ms(t.max_connect_us)),
+            max_connect_ms: (!t.connect.is_empty()).then(|| ms(t.max_connect_us)),
             bytes_received: s.bytes_received,
             bytes_sent: s.bytes_sent,
             connections_opened: s.connections_opened,
@@ -224,11 +224,9 @@ impl Summary {
         Summary {
             total,
             labels: tally
-                .labels
-                .iter()
-                .zip(labels)
-                .filter(|(s, _)| s.samples > 0)
-                .map(|(s, name)| LabelSummary::from_stats(name, s, checks))
+                .labels()
+                .filter(|(_, s)| s.samples > 0)
+                .filter_map(|(i, s)| labels.get(i).map(|name| LabelSummary::from_stats(name, s, checks)))
                 .collect(),
             scenarios: scenarios
                 .iter()

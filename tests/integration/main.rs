@@ -19,6 +19,9 @@
 //! - `html`: the HTML report and comparison in headless Chromium: no console error, nothing
 //!   fetched, every chart and its lines, the table against the witness, print; screenshots kept
 //!   in `target/screenshots/`.
+//! - `labels`: past the label cap (10,000 labels with samples) the rest share one row,
+//!   `(other labels)`, in a run and in `report` of a results file; the Total still equals what
+//!   the witness served.
 //! - `jmx`: every corpus plan loads (`check`), the malformed one is refused with its line;
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
@@ -47,6 +50,7 @@ mod flows;
 mod framing;
 mod html;
 mod jmx;
+mod labels;
 mod mock;
 mod open_model;
 mod report;
