@@ -1,6 +1,7 @@
 //! A run over time, for charts and for the noise of comparisons, built in one pass over its
 //! intervals (a run directory's log, or a results file cut into seconds) in bounded memory,
-//! however long the run: at most [`MAX_POINTS`] chart points and [`MAX_BATCHES`] batches,
+//! however long the run: at most [`MAX_POINTS`] chart points (fewer with many labels: see
+//! [`MAX_LABEL_POINTS`]) and [`MAX_BATCHES`] batches,
 //! neighbours merged exactly (histograms add) when there would be more.
 //!
 //! The noise of a figure is its standard error by *batch means*: the steady part of the run is
@@ -13,6 +14,11 @@ use crate::record::{Histogram, LabelStats, Sample};
 
 /// Chart points kept; a longer run merges neighbouring seconds into one point.
 pub const MAX_POINTS: usize = 720;
+/// Label slices kept over all chart points (each ~56 bytes): a run with many labels gets fewer,
+/// wider points (10,000 labels: 100 points), so a long report's memory stays flat (#11).
+pub const MAX_LABEL_POINTS: usize = 1_000_000;
+/// The fewest chart points however many labels: a chart still shows a run's shape.
+pub const MIN_POINTS: usize = 60;
 /// Batches for the noise estimate (k is between MAX_BATCHES/2 and MAX_BATCHES once the run
 /// has that many intervals).
 pub const MAX_BATCHES: usize = 20;
@@ -187,7 +193,8 @@ impl Buckets {
         self.open.merge(f);
         if self.open.intervals >= self.width {
             self.done.push(std::mem::take(&mut self.open));
-            if self.done.len() >= self.cap {
+            // A loop: the cap may have shrunk (more labels seen) well below what is kept.
+            while self.done.len() >= self.cap {
                 let old = std::mem::take(&mut self.done);
                 let mut it = old.into_iter();
                 while let Some(mut a) = it.next() {
@@ -299,7 +306,10 @@ impl SeriesBuilder {
     /// Adds an interval built row by row (a results file). Its latency distribution comes from
     /// [`distribution_from`](Self::distribution_from), at full resolution.
     pub fn add_frame(&mut self, frame: &Frame, last: bool) {
-        self.labels = self.labels.max(frame.labels.len());
+        if frame.labels.len() > self.labels {
+            self.labels = frame.labels.len();
+            self.points.cap = (MAX_LABEL_POINTS / self.labels).clamp(MIN_POINTS, MAX_POINTS);
+        }
         // Chart points keep only the Total's histogram; batches keep every label's.
         let point = Frame {
             start_us: frame.start_us,
@@ -691,6 +701,28 @@ mod tests {
         let last = d.last().unwrap();
         assert!(last.0 > 0.999 && last.1 >= 99.0, "{last:?}");
         assert!(d.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+    }
+
+    #[test]
+    fn many_labels_get_fewer_wider_chart_points() {
+        let s = LabelStats { samples: 1, ..LabelStats::default() };
+        let mut b = SeriesBuilder::default();
+        let all: Vec<(usize, &LabelStats)> = (0..10_000).map(|i| (i, &s)).collect();
+        for sec in 0..1_000u64 {
+            // The labels arrive late: points kept before must shrink too.
+            let labels = if sec < 300 { vec![(0, &s)] } else { all.clone() };
+            b.add(&IntervalView {
+                start_us: sec * 1_000_000,
+                end_us: (sec + 1) * 1_000_000,
+                total: &s,
+                labels,
+                active_users: 1,
+                last: false,
+            });
+        }
+        let slices: usize = b.points.done.iter().map(|f| f.labels.len()).sum();
+        assert!(b.points.done.len() <= 100, "{} points", b.points.done.len());
+        assert!(slices <= MAX_LABEL_POINTS, "{slices} label slices");
     }
 
     #[test]
