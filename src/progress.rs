@@ -55,7 +55,7 @@ impl Progress {
             self.said_behind = true;
             self.notice(&format!(
                 "warning: the generator cannot start arrivals at this rate on time: {undispatched} arrivals in the last \
-                 second were not sent (counted as undispatched; the run still ends on time)"
+                 interval were not sent (counted as undispatched; the run still ends on time)"
             ));
         }
         let secs = (iv.end_us.saturating_sub(iv.start_us)) as f64 / 1e6;
