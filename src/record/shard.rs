@@ -160,12 +160,36 @@ impl Recorder {
     }
 
     /// Merges everything recorded since the last drain, on every thread, into `out`.
+    ///
+    /// Shards of threads that have ended (only this recorder still holds them: a runtime's
+    /// blocking threads come and go over a long run) are drained a last time and dropped, so
+    /// their number stays that of the live threads.
     pub fn drain_into(&self, out: &mut Tally) {
         let _one_collector = self.drain_lock.lock().unwrap_or_else(|e| e.into_inner());
         let shards: Vec<Arc<Shard>> = self.shards.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // Held by the list and this copy only: its thread has ended, and ended before this
+        // drain, so what the drain takes from it is all it will ever have.
+        let dead: Vec<bool> = shards.iter().map(|s| Arc::strong_count(s) == 2).collect();
         for shard in &shards {
             shard.drain_into(out);
         }
+        if dead.iter().any(|d| *d) {
+            drop(shards);
+            // Shards are only ever appended, so the first `dead.len()` are the ones judged.
+            let mut list = self.shards.lock().unwrap_or_else(|e| e.into_inner());
+            let mut i = 0;
+            list.retain(|_| {
+                let keep = !dead.get(i).copied().unwrap_or(false);
+                i += 1;
+                keep
+            });
+        }
+    }
+
+    /// Shards currently kept (one per thread that has recorded and is still alive, roughly).
+    #[cfg(test)]
+    fn shard_count(&self) -> usize {
+        self.shards.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     pub fn new_tally(&self) -> Tally {
@@ -177,6 +201,29 @@ impl Recorder {
 mod tests {
     use super::*;
     use crate::plan::LabelId;
+
+    #[test]
+    fn shards_of_ended_threads_are_drained_once_more_and_dropped() {
+        let rec = Recorder::new(1, 1);
+        let mut total = rec.new_tally();
+        for round in 0..5u64 {
+            let r = rec.clone();
+            std::thread::spawn(move || {
+                r.iteration_done(0);
+                r.dropped(0);
+            })
+            .join()
+            .unwrap();
+            rec.drain_into(&mut total);
+            assert_eq!(total.scenarios[0].iterations, round + 1, "nothing lost");
+            assert_eq!(rec.shard_count(), 0, "the ended thread's shard is gone");
+        }
+        // A live thread's shard stays.
+        rec.iteration_done(0);
+        rec.drain_into(&mut total);
+        assert_eq!(rec.shard_count(), 1);
+        assert_eq!(total.scenarios[0].iterations, 6);
+    }
 
     #[test]
     fn concurrent_writers_and_drains_lose_nothing() {
