@@ -130,7 +130,10 @@ fn userinfo_all(t: &str) -> String {
     let mut rest = t;
     while let Some(i) = rest.find("://") {
         // The URL starts at its scheme, after the last character that cannot be in one.
-        let start = rest[..i].rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c))).map_or(0, |j| j + 1);
+        let start = rest[..i]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
+            // After that character, which may take more than one byte («, é).
+            .map_or(0, |j| j + rest[j..].chars().next().map_or(1, char::len_utf8));
         let end = rest[i..].find(|c: char| c.is_whitespace() || "\"'`<>".contains(c)).map_or(rest.len(), |j| i + j);
         out.push_str(&rest[..start]);
         out.push_str(&userinfo(&rest[start..end]));
@@ -335,6 +338,13 @@ impl Secrets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_after_a_character_of_several_bytes_is_redacted_without_a_panic() {
+        assert_eq!(text("voir «http://u:pw@h/x»"), "voir «http://***@h/x»");
+        let t = text("échec «http://h/x?token=abcdef»");
+        assert!(t.starts_with("échec «http://h/x?token=***") && !t.contains("abcdef"), "{t}");
+    }
 
     #[test]
     fn secret_names_are_recognised_across_case_and_separators() {

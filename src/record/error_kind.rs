@@ -268,8 +268,13 @@ impl ErrorCounts {
     }
 
     /// Names and counts for a summary, with check failures named by their messages.
+    /// Two checks with one message (their texts differed only by a redacted secret) add up.
     pub fn named(&self, checks: &[String]) -> std::collections::BTreeMap<String, u64> {
-        self.iter().map(|(k, v)| (k.name_with(checks), v)).collect()
+        let mut out = std::collections::BTreeMap::new();
+        for (k, v) in self.iter() {
+            *out.entry(k.name_with(checks)).or_insert(0) += v;
+        }
+        out
     }
 }
 
@@ -314,6 +319,16 @@ mod tests {
         assert_eq!(c.get(ErrorKind::Status(600)), 3);
         assert_eq!(c.get(ErrorKind::Status(700)), 3);
         assert_eq!(c.total(), 6);
+    }
+
+    #[test]
+    fn checks_whose_messages_became_one_add_up() {
+        // Two messages that differed only by a secret, redacted to the same text.
+        let msgs = vec!["token=*** refused".to_string(), "token=*** refused".to_string()];
+        let mut a = ErrorCounts::default();
+        a.add(ErrorKind::Check(0), 2);
+        a.add(ErrorKind::Check(1), 3);
+        assert_eq!(a.named(&msgs)["check: token=*** refused"], 5);
     }
 
     #[test]

@@ -226,7 +226,8 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
                         if labels.len() == LABEL_CAP {
                             labels.push(OVERFLOW_LABEL.to_string());
                         }
-                        label_ids.insert(name, LABEL_CAP as u32);
+                        // Not remembered: past the cap a name costs nothing here (the file's own
+                        // id maps it, below).
                         LABEL_CAP as u32
                     }
                     None => {
@@ -249,18 +250,24 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
             }
             _ => {
                 let text = if !f.failure_message.is_empty() {
-                    f.failure_message.clone()
+                    f.failure_message.as_str()
                 } else if !f.response_message.is_empty() {
-                    f.response_message.clone()
+                    f.response_message.as_str()
                 } else {
+                    ""
+                };
+                // A message may quote what a check looked for (a token, say): it is kept, and
+                // told apart, as redacted, so messages that differ only by a secret are one.
+                let text = if text.is_empty() {
                     format!("response code {}", f.code)
+                } else {
+                    crate::redact::text(text).into_owned()
                 };
                 match message_ids.get(&text) {
                     Some(id) => ErrorKind::Check(*id),
                     None if messages.len() < MAX_MESSAGES => {
                         let id = messages.len() as u16;
-                        // A message may quote what a check looked for: a token, say.
-                        messages.push(crate::redact::text(&text).into_owned());
+                        messages.push(text.clone());
                         message_ids.insert(text, id);
                         ErrorKind::Check(id)
                     }

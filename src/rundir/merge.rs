@@ -26,7 +26,7 @@ struct Source {
 impl Source {
     /// The second of the common clock the next interval starts in.
     fn second(&self) -> Option<u64> {
-        self.head.as_ref().map(|(_, iv)| (self.offset_us + iv.start_us) / 1_000_000)
+        self.head.as_ref().map(|(_, iv)| self.offset_us.saturating_add(iv.start_us) / 1_000_000)
     }
 }
 
@@ -101,7 +101,10 @@ pub fn read_runs_with(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval)) ->
 #[derive(Default)]
 struct Merged {
     start_us: Option<u64>,
-    end_us: u64,
+    /// The longest interval added: the merged one lasts that long, so a chart's rates are per
+    /// second of the common clock even when the runs' seconds are offset (not per the span
+    /// from the earliest start to the latest end, which would overlap the next second's).
+    longest_us: u64,
     labels: BTreeMap<usize, LabelStats>,
     total: LabelStats,
     active_users: u64,
@@ -109,9 +112,9 @@ struct Merged {
 
 impl Merged {
     fn add(&mut self, iv: &LoggedInterval, offset_us: u64) {
-        let start = offset_us + iv.start_us;
+        let start = offset_us.saturating_add(iv.start_us);
         self.start_us = Some(self.start_us.map_or(start, |s| s.min(start)));
-        self.end_us = self.end_us.max(offset_us + iv.end_us);
+        self.longest_us = self.longest_us.max(iv.end_us.saturating_sub(iv.start_us));
         for (i, s) in &iv.labels {
             *self.labels.entry(*i).or_default() += s;
         }
@@ -120,9 +123,10 @@ impl Merged {
     }
 
     fn finish(self) -> LoggedInterval {
+        let start_us = self.start_us.unwrap_or(0);
         LoggedInterval {
-            start_us: self.start_us.unwrap_or(0),
-            end_us: self.end_us,
+            start_us,
+            end_us: start_us.saturating_add(self.longest_us),
             labels: self.labels.into_iter().collect(),
             total: self.total,
             active_users: self.active_users,
@@ -133,8 +137,9 @@ impl Merged {
 
 /// Appends the names of `more` not yet in `list`.
 fn union(list: &mut Vec<String>, more: &[String]) {
+    let mut seen: std::collections::HashSet<String> = list.iter().cloned().collect();
     for m in more {
-        if !list.contains(m) {
+        if seen.insert(m.clone()) {
             list.push(m.clone());
         }
     }
@@ -239,7 +244,16 @@ mod tests {
         write_run(&a, "2026-01-01T00:00:00Z", &[10, 20, 30]);
         write_run(&b, "2026-01-01T00:00:02.5Z", &[5, 6]);
         let mut seen = Vec::new();
-        let run = read_runs_with(&[&a, &b], |iv| seen.push((iv.start_us, iv.total.samples, iv.last)));
+        let mut spans = Vec::new();
+        let run = read_runs_with(&[&a, &b], |iv| {
+            seen.push((iv.start_us, iv.total.samples, iv.last));
+            spans.push((iv.start_us, iv.end_us));
+        });
+        // Merged seconds last a second (the runs' own length), never overlapping the next one:
+        // a chart's rates are per second even when the runs' clocks are offset.
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0 && w[0].1 - w[0].0 == 1_000_000, "{spans:?}");
+        }
         let _ = std::fs::remove_dir_all(&root);
         let run = run.unwrap();
         assert_eq!(run.summary.total.samples, 71);
