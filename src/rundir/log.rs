@@ -196,6 +196,18 @@ impl LabelLine {
                 *into = decode(text).map_err(|e| format!("{what} histogram of `{}`: {e}", self.label))?;
             }
         }
+        // Every sample has a TTFB (0 when no byte came) and every connecting one a connect time.
+        let ttfb_count = s.timing.ttfb.len();
+        if t.ttfb_hist.is_some() && ttfb_count != self.samples {
+            return Err(format!("`{label}` has {} samples but its TTFB histogram holds {ttfb_count}", self.samples));
+        }
+        let connects = s.timing.connect.len();
+        if t.connect_hist.is_some() && connects != s.timing.connect_samples {
+            return Err(format!(
+                "`{label}` has {} connecting samples but its connect histogram holds {connects}",
+                s.timing.connect_samples
+            ));
+        }
         for (name, n) in &self.errors_by_kind {
             let kind = ErrorKind::from_name_with(name, checks).ok_or_else(|| format!("unknown error kind `{name}`"))?;
             s.errors_by_kind.add(kind, *n);
@@ -256,6 +268,18 @@ mod tests {
         assert_eq!((b.connect_samples, b.max_connect_us, b.max_ttfb_us), (2, 301, 1_009));
         assert_eq!(b.ttfb_quantile_us_at(0.99, 1), a.ttfb_quantile_us_at(0.99, 1));
         assert_eq!(b.connect_quantile_us_at(0.5, 1), a.connect_quantile_us_at(0.5, 1));
+    }
+
+    #[test]
+    fn timing_histograms_must_agree_with_the_counts() {
+        let mut v = serde_json::to_value(LabelLine::from_stats("a", &stats(), &[])).unwrap();
+        v["connect_samples"] = 5.into();
+        let e = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap_err();
+        assert!(e.contains("5 connecting samples but its connect histogram holds 2"), "{e}");
+        let mut v = serde_json::to_value(LabelLine::from_stats("a", &stats(), &[])).unwrap();
+        v["ttfb_hist"] = encode(&Histogram::<2>::new()).into();
+        let e = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap_err();
+        assert!(e.contains("10 samples but its TTFB histogram holds 0"), "{e}");
     }
 
     #[test]
