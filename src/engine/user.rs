@@ -202,6 +202,9 @@ pub struct VirtualUser {
     /// How long to wait after the generator ran out of file descriptors, doubling while it
     /// lasts: a user that cannot open a socket must not spin and starve the others.
     fd_backoff: Duration,
+    /// The scenario's `hard` stop, as this user's own child token: every request waits on it,
+    /// and waiting on one token shared by all users would contend on its lock per request.
+    abandon: CancellationToken,
     /// Reused buffers: the request on the wire, its body, its path.
     out: Vec<u8>,
     body: Vec<u8>,
@@ -225,6 +228,7 @@ impl VirtualUser {
             throughput: vec![(0, 0); sh.slots.throughput as usize],
             paces: vec![None; sh.slots.paces as usize],
             fd_backoff: Duration::ZERO,
+            abandon: ctx.hard.child_token(),
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
@@ -591,7 +595,7 @@ impl VirtualUser {
                 &self.out
             }
         };
-        let mut ex = self.client.send(&wire(req, &first, req.is_head, &ctx.hard), bytes, start).await;
+        let mut ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon), bytes, start).await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return true;
@@ -661,7 +665,7 @@ impl VirtualUser {
             let h = Hop { method, target, path, with_body };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
-            ex = self.client.send(&wire(req, target, method == "HEAD", &ctx.hard), &self.out, hop_start).await;
+            ex = self.client.send(&wire(req, target, method == "HEAD", &self.abandon), &self.out, hop_start).await;
             error = ex.error;
             total.bytes_sent += ex.bytes_sent;
             total.bytes_received += ex.bytes_received;
