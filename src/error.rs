@@ -23,15 +23,22 @@ pub enum Error {
     Usage(String),
     #[error("{0}")]
     RunDir(#[from] crate::rundir::Error),
+    /// The run could not be carried out: an output could not start, the engine could not.
     #[error("{0}")]
-    Runtime(String),
+    Run(#[from] crate::run::Error),
+    /// The demo's bundled mock configuration is wrong (a broken build).
+    #[error("bundled mock config: {0}")]
+    Mock(#[from] crate::mock::ConfigError),
+    /// The process could not do something it needs (listen on a socket), in its own words.
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
 }
 
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Plan(_) | Error::Usage(_) => exit::USAGE,
-            Error::RunDir(_) | Error::Runtime(_) => exit::RUNTIME,
+            Error::RunDir(_) | Error::Run(_) | Error::Mock(_) | Error::Io { .. } => exit::RUNTIME,
         }
     }
 }

@@ -122,6 +122,28 @@ impl Chunked {
     }
 }
 
+/// The reason phrase of a status code (RFC 9110's), for the codes a test server answers with
+/// and a results file shows; "Status" for the others.
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Status",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

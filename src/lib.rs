@@ -34,5 +34,6 @@ pub mod progress;
 pub mod record;
 pub mod redact;
 pub mod report;
+pub mod run;
 pub mod rundir;
 pub mod threshold;

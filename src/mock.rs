@@ -3,7 +3,7 @@
 //! It counts what it served. Written on tokio + `httparse` with responses rendered once per
 //! route, so that it keeps up with nginx and is never the bottleneck of a calibration run.
 
-use crate::http1::Chunked;
+use crate::http1::{reason, Chunked};
 use rand::Rng;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -105,26 +105,6 @@ impl Rendered {
         } else {
             bytes
         }
-    }
-}
-
-pub(crate) fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        201 => "Created",
-        204 => "No Content",
-        301 => "Moved Permanently",
-        302 => "Found",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Status",
     }
 }
 
@@ -327,6 +307,27 @@ async fn skip_body(
     }
 }
 
+/// A mock configuration that does not hold together.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{0}")]
+    Yaml(#[from] serde_norway::Error),
+    #[error("`{0}` is not a duration")]
+    NotADuration(String),
+    #[error("delay `{0}`: the minimum is above the maximum")]
+    DelayOrder(String),
+    #[error("routes[{0}] has no `path`")]
+    NoPath(usize),
+    #[error("routes[{index}]: {source}")]
+    Route { index: usize, source: Box<ConfigError> },
+}
+
+impl PartialEq for ConfigError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
 /// The YAML form of a mock configuration (`stampede mock --config FILE`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -349,7 +350,7 @@ pub struct RouteDoc {
 }
 
 impl RouteDoc {
-    pub fn to_route(&self) -> Result<Route, String> {
+    pub fn to_route(&self) -> Result<Route, ConfigError> {
         Ok(Route {
             status: self.status.unwrap_or(200),
             body: self.body.clone().unwrap_or_else(|| "OK".into()).into_bytes(),
@@ -363,27 +364,32 @@ impl RouteDoc {
 }
 
 impl ConfigDoc {
-    pub fn to_config(&self) -> Result<Config, String> {
+    /// Reads and checks a configuration's YAML text.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        serde_norway::from_str::<ConfigDoc>(text)?.to_config()
+    }
+
+    pub fn to_config(&self) -> Result<Config, ConfigError> {
         let mut c = Config::default();
         if let Some(d) = &self.default {
             c.default = d.to_route()?;
         }
         for (i, r) in self.routes.iter().enumerate() {
-            let path = r.path.clone().ok_or_else(|| format!("routes[{i}] has no `path`"))?;
-            c.routes.insert(path, r.to_route().map_err(|e| format!("routes[{i}]: {e}"))?);
+            let path = r.path.clone().ok_or(ConfigError::NoPath(i))?;
+            c.routes.insert(path, r.to_route().map_err(|e| ConfigError::Route { index: i, source: Box::new(e) })?);
         }
         Ok(c)
     }
 }
 
 /// `20ms` (fixed) or `10ms..50ms` (uniform).
-pub fn parse_delay(s: &str) -> Result<Delay, String> {
-    let d = |t: &str| crate::plan::parse_duration(t.trim()).ok_or_else(|| format!("`{t}` is not a duration"));
+pub fn parse_delay(s: &str) -> Result<Delay, ConfigError> {
+    let d = |t: &str| crate::plan::parse_duration(t.trim()).ok_or_else(|| ConfigError::NotADuration(t.to_string()));
     match s.split_once("..") {
         Some((a, b)) => {
             let (a, b) = (d(a)?, d(b)?);
             if a > b {
-                return Err(format!("delay `{s}`: the minimum is above the maximum"));
+                return Err(ConfigError::DelayOrder(s.to_string()));
             }
             Ok(Delay::Uniform(a, b))
         }

@@ -1,8 +1,9 @@
-//! The live progress display, one more consumer of the collector's intervals: on a terminal a
-//! bar with a status line that changes every second, elsewhere (CI logs) a plain line every
-//! 10 seconds at most.
+//! The live progress display, one more [`Output`] of a run: on a terminal a bar with a status
+//! line that changes every second, elsewhere (CI logs) a plain line every 10 seconds at most;
+//! and the run's notices (warnings, an output that failed), printed without breaking the bar.
 
 use crate::record::{Interval, LabelStats};
+use crate::run::{End, Output, OutputError, Start};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -23,8 +24,23 @@ pub struct Progress {
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
 
 impl Progress {
-    /// `planned` is the run's scheduled length, if it has one. `quiet` shows nothing.
-    pub fn new(planned: Option<Duration>, quiet: bool) -> Progress {
+    /// A progress display for a run, drawn from its start. `quiet` shows nothing but notices.
+    pub fn new(quiet: bool) -> Progress {
+        Progress {
+            bar: None,
+            planned: None,
+            plain: false,
+            last_line: None,
+            samples: 0,
+            errors: 0,
+            said_behind: false,
+            quiet,
+        }
+    }
+
+    /// `planned` is the run's scheduled length, if it has one.
+    fn begin(&mut self, planned: Option<Duration>) {
+        let quiet = self.quiet;
         let tty = std::io::stderr().is_terminal();
         let bar = (!quiet && tty).then(|| {
             let len = planned.map_or(0, |d| d.as_secs().max(1));
@@ -34,16 +50,9 @@ impl Progress {
             bar.set_style(ProgressStyle::with_template(template).expect("static template").progress_chars("█▉▊▋▌▍▎▏ "));
             bar
         });
-        Progress {
-            bar,
-            planned,
-            plain: !quiet && !tty,
-            last_line: None,
-            samples: 0,
-            errors: 0,
-            said_behind: false,
-            quiet,
-        }
+        self.bar = bar;
+        self.planned = planned;
+        self.plain = !quiet && !tty;
     }
 
     pub fn update(&mut self, iv: &Interval) {
@@ -102,5 +111,43 @@ impl Progress {
             Some(bar) => bar.println(msg),
             None => eprintln!("{msg}"),
         }
+    }
+}
+
+impl Output for Progress {
+    fn name(&self) -> &str {
+        "progress line"
+    }
+
+    fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
+        let planned = start
+            .plan
+            .scenarios
+            .iter()
+            .map(|s| s.workload.planned_duration())
+            .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
+        self.begin(planned);
+        Ok(())
+    }
+
+    fn interval(&mut self, interval: &Interval) -> Result<(), OutputError> {
+        self.update(interval);
+        Ok(())
+    }
+
+    fn notice(&mut self, text: &str) {
+        Progress::notice(self, text);
+    }
+
+    fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
+        Progress::finish(self);
+        Ok(())
+    }
+}
+
+impl Drop for Progress {
+    /// A run that could not start leaves no bar behind.
+    fn drop(&mut self) {
+        Progress::finish(self);
     }
 }

@@ -37,13 +37,10 @@ pub struct DemoArgs {
 }
 
 pub async fn execute(a: DemoArgs) -> Result<u8, Error> {
-    let doc: ConfigDoc =
-        serde_norway::from_str(MOCK).map_err(|e| Error::Runtime(format!("bundled mock config: {e}")))?;
-    let config = doc.to_config().map_err(Error::Runtime)?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| Error::Runtime(format!("cannot listen on loopback: {e}")))?;
-    let port = listener.local_addr().map_err(|e| Error::Runtime(e.to_string()))?.port();
+    let config = ConfigDoc::parse(MOCK)?;
+    let loopback = |source| Error::Io { what: "cannot listen on loopback".into(), source };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(loopback)?;
+    let port = listener.local_addr().map_err(loopback)?.port();
     let counters = Arc::new(Counters::default());
     let shutdown = CancellationToken::new();
     let server = tokio::spawn({

@@ -37,9 +37,7 @@ pub fn config_from(a: &MockArgs) -> Result<Config, Error> {
     let mut config = match &a.config {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
-            let doc: ConfigDoc =
-                serde_norway::from_str(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
-            doc.to_config().map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?
+            ConfigDoc::parse(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?
         }
         None => Config::default(),
     };
@@ -79,7 +77,8 @@ pub async fn execute(a: MockArgs) -> Result<u8, Error> {
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await
         .map_err(|e| Error::Usage(format!("cannot listen on {}: {e}", a.listen)))?;
-    let addr = listener.local_addr().map_err(|e| Error::Runtime(e.to_string()))?;
+    let addr =
+        listener.local_addr().map_err(|source| Error::Io { what: format!("cannot listen on {}", a.listen), source })?;
     eprintln!(
         "stampede mock listening on http://{addr}/ ({} routes + default {}); Ctrl-C to stop",
         config.routes.len(),

@@ -86,7 +86,7 @@ pub fn execute(a: ReportArgs) -> Result<u8, Error> {
         goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{source}: {e}")))?);
     }
     goals.extend(a.thresholds.iter().cloned());
-    run.summary.thresholds = report::thresholds::evaluate(&goals, &run.summary);
+    run.summary.thresholds = crate::threshold::evaluate(&goals, &run.summary);
     let text = match a.format {
         Format::Md => report::markdown::document(&run),
         Format::Html => report::html::document(&run),

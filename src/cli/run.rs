@@ -1,18 +1,17 @@
-//! `stampede run`: load a plan (or build one from `--url`), run it, write the run directory as
-//! it goes, show progress, and print the results table at the end.
+//! `stampede run`: load a plan (or build one from `--url`), hand it to [`crate::run`] with the
+//! run directory, the progress line and the results files as outputs, print the results table
+//! at the end and pick the exit code.
 
 use crate::engine;
 use crate::error::{exit, Error};
 use crate::plan::{self, HttpVersion, Plan, QuickPlan};
 use crate::progress::Progress;
-use crate::record::Tally;
 use crate::report;
-use crate::rundir::{self, Place, RunMeta, RunWriter, ScenarioMeta, Summary};
+use crate::run::{self, JtlOutput, Run, RunDirOutput, RunOptions, RunResult};
+use crate::rundir::{self, Place};
 use clap::Args;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Args)]
@@ -196,66 +195,32 @@ pub fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
     }
 }
 
-/// Runs a loaded plan end to end; shared by `run` and `demo`. Returns the exit code and the run
-/// directory it wrote.
+/// Runs a loaded plan end to end with the run directory, the progress line and the plan's
+/// results files as outputs, and prints the results; shared by `run` and `demo`. Returns the
+/// exit code and the run directory it wrote.
 pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<String>) -> Result<(u8, PathBuf), Error> {
-    let usage = rundir::summary::UsageClock::start();
-    let scenarios: Vec<ScenarioMeta> = plan
-        .scenarios
-        .iter()
-        .map(|s| ScenarioMeta {
-            name: s.name.clone(),
-            model: s.workload.model().into(),
-            workload: s.workload.describe(),
-        })
-        .collect();
-    let mut meta = RunMeta {
-        tool: rundir::TOOL.into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        command_line,
-        plan_path: plan.source.as_ref().map(|p| p.display().to_string()),
-        plan_name: plan.name.clone(),
-        host: hostname(),
-        started_at: now_rfc3339(),
-        ended_at: None,
-        duration_s: None,
-        status: "running".into(),
-        interval_s: 1.0,
-        scenarios: scenarios.clone(),
-        // Past the label cap, the rows end with the overflow row.
-        labels: crate::record::row_names(&plan.labels),
-        checks: plan.checks.clone(),
-        generator: None,
-        thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
-    };
-    let fd_limit = raise_fd_limit();
-    let users_at_most: u64 = plan.scenarios.iter().map(|s| s.workload.max_concurrent_users()).sum();
-    if let Some(limit) = fd_limit.filter(|l| users_at_most.saturating_add(FDS_RESERVED) > *l) {
+    let options = RunOptions { engine: engine::Options::default(), command_line };
+    let run = Run::new(plan, options);
+    let fd_limit = run::raise_fd_limit();
+    if let Some((users_at_most, needed)) = run::fd_shortfall(run.plan(), fd_limit) {
         eprintln!(
-            "warning: up to {users_at_most} users may each hold a connection, but this process may open only {limit} files; \
-             raise the limit (`ulimit -n {}`) or connections will fail as `generator_fds`",
-            users_at_most + FDS_RESERVED
+            "warning: up to {users_at_most} users may each hold a connection, but this process may open only {} files; \
+             raise the limit (`ulimit -n {needed}`) or connections will fail as `generator_fds`",
+            fd_limit.unwrap_or_default()
         );
     }
 
-    let created = RunWriter::create(out, &meta, &plan.to_resolved_yaml()).map_err(|e| match e {
+    let run_dir = RunDirOutput::create(out, run.meta(), run.plan()).map_err(|e| match e {
         // Nothing was sent: a usage error, as a bad plan is.
         rundir::Error::Occupied { .. } => {
             Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
         }
         e => Error::from(e),
     })?;
-    let out = created.dir().to_path_buf();
-    let mut writer = Some(created);
-    let planned = plan
-        .scenarios
-        .iter()
-        .map(|s| s.workload.planned_duration())
-        .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
-    let mut progress = Progress::new(planned, quiet);
+    let out = run_dir.dir().to_path_buf();
     if !quiet {
-        eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), plan.name, out.display());
-        for s in &scenarios {
+        eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, out.display());
+        for s in &run.meta().scenarios {
             eprintln!("  scenario {}: {}", s.name, s.workload);
         }
     }
@@ -264,7 +229,7 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
     let abort = CancellationToken::new();
     let signals = tokio::spawn({
         let (shutdown, abort) = (shutdown.clone(), abort.clone());
-        let grace = plan.scenarios.iter().map(|s| s.workload.graceful_stop()).max().unwrap_or_default();
+        let grace = run.plan().scenarios.iter().map(|s| s.workload.graceful_stop()).max().unwrap_or_default();
         async move {
             super::interrupted().await;
             eprintln!(
@@ -276,84 +241,15 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
             abort.cancel();
         }
     });
-
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let scenario_count = plan.scenarios.len();
-    let mut options = engine::Options::default();
-    let jtl_writer = if plan.result_files.is_empty() {
-        None
-    } else {
-        let (log_tx, log_rx) = std::sync::mpsc::channel();
-        let names = rundir::jtl::Names {
-            labels: plan.labels.clone(),
-            checks: plan.checks.clone(),
-            scenarios: plan.scenarios.iter().map(|s| s.name.clone()).collect(),
-            secrets: plan.secrets.clone(),
-        };
-        options.sample_log = Some(log_tx);
-        Some(rundir::jtl::spawn(plan.result_files.clone(), names, log_rx).map_err(Error::Runtime)?)
-    };
-    let plan = Arc::new(plan);
-    let engine = tokio::spawn({
-        let (plan, shutdown, abort) = (plan.clone(), shutdown.clone(), abort.clone());
-        async move { engine::run(&plan, options, shutdown, abort, tx).await }
-    });
-    let mut totals = Tally::new(meta.labels.len(), scenario_count);
-    let mut write_error: Option<rundir::Error> = None;
-    let mut folding = false;
-    while let Some(iv) = rx.recv().await {
-        totals.add_interval(&iv);
-        if !folding && iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
-            folding = true;
-            progress.notice(&format!(
-                "warning: more than {} labels have samples; the samples of the others are counted in the row `{}`",
-                crate::record::LABEL_CAP,
-                crate::record::OVERFLOW_LABEL
-            ));
-        }
-        if let Some(w) = writer.as_mut() {
-            if let Err(e) = w.append(&iv) {
-                // Keep measuring and still print the results; the exit code reports the failure.
-                progress.notice(&format!("cannot write the interval log: {e}"));
-                write_error = Some(e);
-                writer = None;
-            }
-        }
-        progress.update(&iv);
-    }
-    progress.finish();
+    let jtl = JtlOutput::new(run.plan().result_files.clone());
+    let result = run.output(run_dir).output(Progress::new(quiet)).output(jtl).execute(shutdown, abort).await;
     signals.abort();
-    let outcome = engine
-        .await
-        .map_err(|e| Error::Runtime(format!("the engine failed: {e}")))?
-        .map_err(|e| Error::Runtime(format!("cannot start the run: {e}")))?;
-    // The engine has dropped its end of the sample log: the writer finishes the file. A file cut
-    // short (a full disk) is an incomplete result, as an incomplete run directory is: exit 3.
-    let jtl_failed = match jtl_writer.map(|w| w.join()) {
-        None | Some(Ok(Ok(_))) => false,
-        Some(Ok(Err(e))) => {
-            eprintln!("error: the results file is incomplete: {e}");
-            true
-        }
-        Some(Err(_)) => {
-            eprintln!("error: the results file writer failed");
-            true
-        }
-    };
-
-    let wall_s = outcome.elapsed_us as f64 / 1e6;
-    let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &scenarios, true);
-    summary.generator = Some(usage.usage());
-    meta.generator = summary.generator;
-    meta.ended_at = Some(now_rfc3339());
-    meta.duration_s = Some(wall_s);
-    meta.status = if outcome.interrupted { "interrupted" } else { "completed" }.into();
-    summary.thresholds = report::thresholds::evaluate(&plan.thresholds, &summary);
-    if let Some(w) = writer {
-        if let Err(e) = w.finish(&meta, &summary) {
-            write_error = Some(e);
-        }
+    let RunResult { summary, outcome, failures, meta } = result?;
+    // The results file's failure first, as before the table.
+    for f in failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
+        eprintln!("error: {f}");
     }
+
     super::say(&format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)));
     super::say(&report::thresholds::lines(&summary.thresholds));
     let out_of_fds =
@@ -365,13 +261,14 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
             fd_limit.map_or("unknown".into(), |l| l.to_string())
         );
     }
-    if let Some(e) = write_error {
-        eprintln!("error: the run directory is incomplete: {e}");
+    if let Some(f) = failures.iter().find(|f| f.output == RunDirOutput::NAME) {
+        eprintln!("error: {f}");
         return Ok((exit::RUNTIME, out));
     }
     super::say(&format!("Run directory: {}\n", out.display()));
-    // An interrupted run is partial: its exit code says so first, whatever its thresholds say.
-    let code = if jtl_failed {
+    // An incomplete results file is an incomplete result: exit 3. An interrupted run is
+    // partial: its exit code says so before its thresholds do.
+    let code = if !failures.is_empty() {
         exit::RUNTIME
     } else if outcome.interrupted {
         exit::INTERRUPTED
@@ -381,43 +278,4 @@ pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<St
         exit::OK
     };
     Ok((code, out))
-}
-
-/// Descriptors kept for what is not a user's connection: the run directory, results files,
-/// data files, the runtime.
-const FDS_RESERVED: u64 = 64;
-
-/// Raises the soft limit on open files to the hard limit, as Go's runtime does at start: the
-/// default soft limit (often 1024) is far below what a load generator with thousands of users
-/// needs, while the hard limit usually is not. Returns the limit now in force.
-fn raise_fd_limit() -> Option<u64> {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit/setrlimit read and write the struct given, nothing else.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-            return None;
-        }
-        if lim.rlim_cur < lim.rlim_max {
-            let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                lim = raised;
-            }
-        }
-    }
-    Some(lim.rlim_cur)
-}
-
-fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
-
-fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into buf.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "unknown".into();
-    }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }

@@ -56,7 +56,7 @@ impl Figure {
             Figure::P99Ms => Metric::P99,
             Figure::ErrorPct => Metric::ErrorPct,
         };
-        super::thresholds::value(r, metric)
+        crate::threshold::value(r, metric)
     }
 
     fn noise(self, n: &Noise) -> f64 {

@@ -9,7 +9,7 @@ use super::markdown::{duration, numbers, timing_numbers, when, HEADER, TIMING_HE
 use super::series::Series;
 use super::svg::{self, Chart, Line, XAxis};
 use super::{error_rows, esc, RunData};
-use crate::rundir::{LabelSummary, Summary};
+use crate::rundir::{LabelSummary, Model, Summary};
 use std::fmt::Write;
 
 /// Labels drawn one line each on the per-label charts; more would be unreadable, so the
@@ -54,7 +54,7 @@ pub fn document(run: &RunData) -> String {
     if let Some(k) = super::keep_alive(meta, t) {
         fact("Connections", k);
     }
-    for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
+    for sc in summary.scenarios.iter().filter(|s| s.model == Model::Open) {
         fact(
             &format!("Dropped iterations ({})", sc.name),
             format!("{} of {} arrivals", sc.dropped_iterations, sc.dropped_iterations + sc.iterations),

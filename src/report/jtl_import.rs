@@ -301,7 +301,7 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
     let peak_threads: u64 = peak_threads.iter().sum();
     let scenarios = vec![ScenarioMeta {
         name: "JTL".into(),
-        model: "imported".into(),
+        model: crate::rundir::Model::Imported,
         workload: if peak_threads > 0 {
             let whose = if paths.len() > 1 { "the files' allThreads, added" } else { "the file's allThreads" };
             format!("up to {peak_threads} threads active ({whose})")
@@ -331,7 +331,7 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
         started_at: rfc3339_ms(first_ms),
         ended_at: Some(rfc3339_ms(last_end_ms)),
         duration_s: Some(duration_s),
-        status: "completed".into(),
+        status: crate::rundir::Status::Completed,
         interval_s: 0.0,
         scenarios,
         labels,

@@ -28,7 +28,7 @@ pub fn document(run: &RunData) -> String {
         ("errors", t.errors.to_string()),
         ("throughput_rps", format!("{:.2}", t.throughput_rps)),
         ("p95_ms", format!("{:.2}", t.p95_ms)),
-        ("status", run.meta.status.clone()),
+        ("status", run.meta.status.to_string()),
     ] {
         let _ = writeln!(out, "      <property name=\"{k}\" value=\"{}\"/>", esc(&v));
     }

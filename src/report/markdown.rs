@@ -5,7 +5,7 @@
 //! as one Markdown document.
 
 use super::RunData;
-use crate::rundir::{LabelSummary, RunMeta, Summary};
+use crate::rundir::{LabelSummary, Model, RunMeta, Status, Summary};
 use std::fmt::Write;
 
 /// The report as a document: what ran, the results table, and what stands behind the numbers
@@ -25,12 +25,12 @@ pub fn document(run: &RunData) -> String {
     if let Some(d) = meta.duration_s {
         let _ = writeln!(out, "| Duration | {} |", duration(d));
     }
-    let status = if summary.complete && meta.status != "interrupted" {
-        meta.status.clone()
+    let status = if summary.complete && meta.status != Status::Interrupted {
+        meta.status.to_string()
     } else {
         format!(
             "{} — figures are from the intervals it recorded",
-            if meta.status == "running" { "did not finish" } else { &meta.status }
+            if meta.status == Status::Running { "did not finish" } else { meta.status.as_str() }
         )
     };
     let _ = writeln!(out, "| Status | {status} |");
@@ -52,7 +52,7 @@ pub fn document(run: &RunData) -> String {
     if t.samples > 0 {
         let _ = writeln!(out, "{}\n{TIMING_NOTE}\n", timing_table(summary));
     }
-    for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
+    for sc in summary.scenarios.iter().filter(|s| s.model == Model::Open) {
         let arrivals = sc.dropped_iterations + sc.iterations;
         let _ = writeln!(
             out,
@@ -279,7 +279,7 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
         let kinds: Vec<String> = t.errors_by_kind.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(out, "Errors by kind: {}", kinds.join(", "));
     }
-    for sc in summary.scenarios.iter().filter(|s| s.model == "open") {
+    for sc in summary.scenarios.iter().filter(|s| s.model == Model::Open) {
         let _ = writeln!(
             out,
             "Dropped iterations ({}): {} of {} arrivals{}",

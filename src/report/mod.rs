@@ -14,7 +14,7 @@ pub mod thresholds;
 
 pub use markdown::{facts, table};
 
-use crate::rundir::{self, RunMeta, Summary};
+use crate::rundir::{self, Model, RunMeta, Summary};
 use series::{IntervalView, Series, SeriesBuilder};
 use std::path::Path;
 
@@ -58,7 +58,7 @@ pub fn load(path: &Path) -> Result<RunData, rundir::Error> {
 pub fn load_runs(dirs: &[&Path]) -> Result<RunData, rundir::Error> {
     let mut open = false;
     for dir in dirs {
-        open |= rundir::reader::read_meta(dir)?.scenarios.iter().any(|s| s.model == "open");
+        open |= rundir::reader::read_meta(dir)?.scenarios.iter().any(|s| s.model == Model::Open);
     }
     let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
     let run = rundir::merge::read_runs_with(dirs, |iv| {
@@ -194,7 +194,7 @@ mod tests {
             started_at: String::new(),
             ended_at: None,
             duration_s: None,
-            status: "completed".into(),
+            status: crate::rundir::Status::Completed,
             interval_s: 1.0,
             scenarios: Vec::new(),
             labels: Vec::new(),

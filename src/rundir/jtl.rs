@@ -21,34 +21,49 @@ pub struct Names {
     pub secrets: crate::redact::Secrets,
 }
 
+/// A results file that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot create {}: {source}", path.display())]
+    Create { path: PathBuf, source: std::io::Error },
+    #[error("cannot open {}: {source}", path.display())]
+    Open { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+fn write_error(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Write { path: path.to_path_buf(), source }
+}
+
 /// Writes rows from `rx` to every file until the sender side is dropped; flushes each second.
 /// Files are appended to; the header is written to a new or empty file.
 pub fn spawn(
     paths: Vec<PathBuf>,
     names: Names,
     rx: mpsc::Receiver<SampleRow>,
-) -> Result<std::thread::JoinHandle<Result<u64, String>>, String> {
+) -> Result<std::thread::JoinHandle<Result<u64, Error>>, Error> {
     let mut files: Vec<(PathBuf, BufWriter<File>)> = Vec::new();
     for p in paths {
         if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|source| Error::Create { path: dir.to_path_buf(), source })?;
         }
         let f = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&p)
-            .map_err(|e| format!("cannot open {}: {e}", p.display()))?;
+            .map_err(|source| Error::Open { path: p.clone(), source })?;
         let empty = f.metadata().map(|m| m.len() == 0).unwrap_or(true);
         let mut w = BufWriter::new(f);
         if empty {
-            writeln!(w, "{HEADER}").map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            writeln!(w, "{HEADER}").map_err(write_error(&p))?;
         }
         files.push((p, w));
     }
     Ok(std::thread::spawn(move || {
         let mut written = 0u64;
         let mut last_flush = Instant::now();
-        let mut line = String::new();
+        let mut line = Vec::new();
         loop {
             let row = match rx.recv_timeout(Duration::from_secs(1)) {
                 Ok(r) => Some(r),
@@ -59,72 +74,80 @@ pub fn spawn(
                 line.clear();
                 format_row(&r, &names, &mut line);
                 for (p, w) in &mut files {
-                    w.write_all(line.as_bytes()).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+                    w.write_all(&line).map_err(write_error(p))?;
                 }
                 written += 1;
             }
             if last_flush.elapsed() >= Duration::from_secs(1) {
                 last_flush = Instant::now();
                 for (p, w) in &mut files {
-                    w.flush().map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+                    w.flush().map_err(write_error(p))?;
                 }
             }
         }
         for (p, w) in &mut files {
-            w.flush().map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            w.flush().map_err(write_error(p))?;
         }
         Ok(written)
     }))
 }
 
-fn csv(field: &str, out: &mut String) {
-    if field.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&field.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(field);
-    }
-}
-
-/// One JTL line, as JMeter writes it.
-pub fn format_row(r: &SampleRow, names: &Names, out: &mut String) {
-    use std::fmt::Write as _;
+/// One JTL line, as JMeter writes it: CSV with a field quoted only when it holds a comma, a
+/// quote or a line break (JMeter's `CSVSaveService`, RFC 4180's rule).
+pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
     let label = names.labels.get(r.label as usize).map_or("", String::as_str);
     let scenario = names.scenarios.get(r.scenario).map_or("", String::as_str);
     let (code, message, failure) = match r.error {
-        None => (r.status.to_string(), crate::mock::reason(r.status).to_string(), String::new()),
-        Some(ErrorKind::Status(s)) => (s.to_string(), crate::mock::reason(s).to_string(), String::new()),
+        None => (r.status.to_string(), crate::http1::reason(r.status).to_string(), ""),
+        Some(ErrorKind::Status(s)) => (s.to_string(), crate::http1::reason(s).to_string(), ""),
         Some(ErrorKind::Check(id)) => (
             r.status.to_string(),
-            crate::mock::reason(r.status).to_string(),
-            names.checks.get(id as usize).cloned().unwrap_or_default(),
+            crate::http1::reason(r.status).to_string(),
+            names.checks.get(id as usize).map_or("", String::as_str),
         ),
-        Some(k) => (
-            format!("Non HTTP response code: {}", k.name()),
-            format!("Non HTTP response message: {}", k.name()),
-            String::new(),
-        ),
+        Some(k) => {
+            (format!("Non HTTP response code: {}", k.name()), format!("Non HTTP response message: {}", k.name()), "")
+        }
     };
-    let _ = write!(out, "{},{},", r.timestamp_ms, r.elapsed_ms);
-    csv(label, out);
-    out.push(',');
-    csv(&code, out);
-    out.push(',');
-    csv(&message, out);
-    out.push(',');
-    csv(&format!("{scenario} 1-{}", r.user), out);
-    let _ = write!(out, ",text,{},", r.error.is_none());
-    csv(&failure, out);
-    let _ = write!(out, ",{},{},{},{},", r.bytes, r.sent_bytes, r.group_users, r.all_users);
     // A results file is shared: the URL as the redaction rule shows it (`?token=***`).
-    csv(&names.secrets.scrub(&crate::redact::url(&r.url)), out);
-    let _ = writeln!(out, ",{},0,{}", r.latency_ms, r.connect_ms);
+    let url = crate::redact::url(&r.url);
+    let url = names.secrets.scrub(&url);
+    let user = format!("{scenario} 1-{}", r.user);
+    let success = if r.error.is_none() { "true" } else { "false" };
+    let n = |v: u64| v.to_string();
+    let fields: [&str; 17] = [
+        &n(r.timestamp_ms),
+        &n(r.elapsed_ms),
+        label,
+        &code,
+        &message,
+        &user,
+        "text",
+        success,
+        failure,
+        &n(r.bytes),
+        &n(r.sent_bytes),
+        &n(r.group_users),
+        &n(r.all_users),
+        &url,
+        &n(r.latency_ms),
+        "0",
+        &n(r.connect_ms),
+    ];
+    let mut w = csv::WriterBuilder::new().buffer_capacity(512).from_writer(out);
+    // Writing into memory cannot fail.
+    let _ = w.write_record(fields).and_then(|()| w.flush().map_err(Into::into));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text(r: &SampleRow, names: &Names) -> String {
+        let mut line = Vec::new();
+        format_row(r, names, &mut line);
+        String::from_utf8(line).unwrap()
+    }
 
     #[test]
     fn rows_look_like_jmeter_s() {
@@ -150,27 +173,23 @@ mod tests {
             latency_ms: 10,
             connect_ms: 1,
         };
-        let mut line = String::new();
-        format_row(&r, &names, &mut line);
+        let mut line = text(&r, &names);
         assert_eq!(
             line,
             "1700000000123,12,\"Read, all\",200,OK,Users 1-3,text,true,,120,80,2,2,http://127.0.0.1:8080/read?a=1,10,0,1\n"
         );
         r.error = Some(ErrorKind::Check(0));
-        line.clear();
-        format_row(&r, &names, &mut line);
+        line = text(&r, &names);
         assert!(line.contains(",text,false,\"body contains \"\"ok\"\"\","), "{line}");
         r.error = Some(ErrorKind::Refused);
-        line.clear();
-        format_row(&r, &names, &mut line);
+        line = text(&r, &names);
         assert!(line.contains(",Non HTTP response code: refused,"), "{line}");
         assert_eq!(HEADER.split(',').count(), line.trim_end().split(',').count() - 1, "the label holds a comma");
         // The URL column holds no secret: by name in the query, or a known value wherever it is.
         let mut names = names;
         names.secrets.add("from-the-environment");
         r.url = "http://127.0.0.1:8080/r?access_token=t0k3n&Api_Key=k3y&q=from-the-environment&page=2".into();
-        line.clear();
-        format_row(&r, &names, &mut line);
+        line = text(&r, &names);
         assert!(line.contains(",http://127.0.0.1:8080/r?access_token=***&Api_Key=***&q=***&page=2,"), "{line}");
     }
 }

@@ -7,7 +7,7 @@
 //! clock make one interval of the merged run, so its charts line the runs up.
 
 use super::reader::{add_to_tally, read_meta, read_run_with, IntervalLine, Log, LoggedInterval, Run, Shared};
-use super::{Error, RunMeta, Summary, SUMMARY};
+use super::{Error, RunMeta, Status, Summary, SUMMARY};
 use crate::record::{LabelStats, Tally};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -168,8 +168,10 @@ fn merged_meta(
     for m in metas {
         union(&mut thresholds, &m.thresholds);
     }
-    let status =
-        ["running", "interrupted"].into_iter().find(|s| metas.iter().any(|m| m.status == *s)).unwrap_or("completed");
+    let status = [Status::Running, Status::Interrupted]
+        .into_iter()
+        .find(|s| metas.iter().any(|m| m.status == *s))
+        .unwrap_or(Status::Completed);
     RunMeta {
         tool: metas[0].tool.clone(),
         version: joined(&|m| m.version.clone()),
@@ -180,7 +182,7 @@ fn merged_meta(
         started_at: first.map_or_else(|| metas[0].started_at.clone(), format),
         ended_at: last.map(format),
         duration_s: first.zip(last).map(|(f, l)| (l - f).as_seconds_f64()),
-        status: status.into(),
+        status,
         interval_s: metas[0].interval_s,
         scenarios,
         labels,
@@ -195,7 +197,7 @@ mod tests {
     use super::*;
     use crate::plan::LabelId;
     use crate::record::Interval;
-    use crate::rundir::{Place, RunWriter, ScenarioMeta};
+    use crate::rundir::{Model, Place, RunWriter, ScenarioMeta};
 
     /// A finished run started at `started_at` with one label `a`: one interval per entry of
     /// `per_second`, each with that many samples of 1 ms.
@@ -210,9 +212,9 @@ mod tests {
             started_at: started_at.into(),
             ended_at: None,
             duration_s: None,
-            status: "completed".into(),
+            status: Status::Completed,
             interval_s: 1.0,
-            scenarios: vec![ScenarioMeta { name: "s".into(), model: "closed".into(), workload: "w".into() }],
+            scenarios: vec![ScenarioMeta { name: "s".into(), model: Model::Closed, workload: "w".into() }],
             labels: vec!["a".into()],
             checks: Vec::new(),
             generator: None,

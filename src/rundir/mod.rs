@@ -19,7 +19,9 @@ pub mod summary;
 pub mod writer;
 
 pub use reader::read_run;
-pub use summary::{GeneratorUsage, LabelSummary, RunMeta, ScenarioMeta, ScenarioSummary, Summary, ThresholdResult};
+pub use summary::{
+    GeneratorUsage, LabelSummary, Model, RunMeta, ScenarioMeta, ScenarioSummary, Status, Summary, ThresholdResult,
+};
 pub use writer::{Place, RunWriter};
 
 /// `RunMeta::tool` of a run directory that stampede wrote.

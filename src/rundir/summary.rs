@@ -18,8 +18,7 @@ pub struct RunMeta {
     pub started_at: String,
     pub ended_at: Option<String>,
     pub duration_s: Option<f64>,
-    /// `running` until the run ends, then `completed` or `interrupted`.
-    pub status: String,
+    pub status: Status,
     pub interval_s: f64,
     pub scenarios: Vec<ScenarioMeta>,
     /// Label names in `LabelId` order.
@@ -37,10 +36,61 @@ pub struct RunMeta {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ScenarioMeta {
     pub name: String,
-    /// `closed` or `open`.
-    pub model: String,
+    pub model: Model,
     /// e.g. "closed: 50 users, ramp-up 10s, 30s".
     pub workload: String,
+}
+
+/// Where a run is: `running` until it ends, then `completed` or `interrupted` (the strings
+/// `meta.json` holds).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Running,
+    Completed,
+    Interrupted,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Completed => "completed",
+            Status::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A scenario's workload model, as `meta.json` and `summary.json` name it: `closed`, `open`,
+/// or `imported` for a JMeter results file, whose model is not known.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    Closed,
+    Open,
+    Imported,
+}
+
+impl Model {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Closed => "closed",
+            Model::Open => "open",
+            Model::Imported => "imported",
+        }
+    }
+}
+
+impl std::fmt::Display for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The load generator's own resource use, so a saturated generator is never mistaken for a
@@ -83,7 +133,7 @@ pub struct ThresholdResult {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ScenarioSummary {
     pub name: String,
-    pub model: String,
+    pub model: Model,
     pub iterations: u64,
     pub dropped_iterations: u64,
     /// Open model: arrivals the generator could not dispatch on time (a rate beyond it).
@@ -234,7 +284,7 @@ impl Summary {
                 .zip(tally.lateness.iter().map(Some).chain(std::iter::repeat(None)))
                 .map(|((m, c), late)| ScenarioSummary {
                     name: m.name.clone(),
-                    model: m.model.clone(),
+                    model: m.model,
                     iterations: c.iterations,
                     dropped_iterations: c.dropped,
                     undispatched_iterations: c.undispatched,
@@ -245,81 +295,5 @@ impl Summary {
             generator: None,
             thresholds: Vec::new(),
         }
-    }
-}
-
-/// Where the generator's CPU is measured from: the process's CPU time and the wall clock at the
-/// start of a run. CPU spent before it (reading the plan and its data files, starting the
-/// runtime) is not the run's: divided by a short run's wall time it would read as a saturated
-/// generator.
-#[derive(Debug, Clone, Copy)]
-pub struct UsageClock {
-    user_s: f64,
-    system_s: f64,
-    wall: std::time::Instant,
-}
-
-impl UsageClock {
-    pub fn start() -> UsageClock {
-        let (user_s, system_s, _) = rusage();
-        UsageClock { user_s, system_s, wall: std::time::Instant::now() }
-    }
-
-    /// The CPU time used since [`start`](Self::start), over the wall time since then, and the
-    /// process's peak memory (a peak is the process's own, whenever it was reached).
-    pub fn usage(&self) -> GeneratorUsage {
-        let (user_s, system_s, peak_rss_mib) = rusage();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-        usage_between(
-            (self.user_s, self.system_s),
-            (user_s, system_s),
-            self.wall.elapsed().as_secs_f64(),
-            cores,
-            peak_rss_mib,
-        )
-    }
-}
-
-/// The usage between two readings of the process's (user, system) CPU seconds, `wall_s` apart.
-fn usage_between(start: (f64, f64), end: (f64, f64), wall_s: f64, cores: u32, peak_rss_mib: f64) -> GeneratorUsage {
-    let (user, sys) = ((end.0 - start.0).max(0.0), (end.1 - start.1).max(0.0));
-    GeneratorUsage {
-        cpu_user_s: user,
-        cpu_system_s: sys,
-        cpu_pct_of_cores: if wall_s > 0.0 { (user + sys) / wall_s / f64::from(cores.max(1)) * 100.0 } else { 0.0 },
-        cores,
-        peak_rss_mib,
-    }
-}
-
-/// This process's user and system CPU seconds so far, and its peak resident memory in MiB.
-fn rusage() -> (f64, f64, f64) {
-    // SAFETY: getrusage only writes the struct we pass.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    // Linux reports ru_maxrss in KiB.
-    (secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss as f64 / 1024.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_is_counted_from_the_start_of_the_run_only() {
-        // 0.4 s of CPU before the run (plan and data loaded), 0.05 s in a 0.2 s run on 2 cores.
-        let u = usage_between((0.3, 0.1), (0.34, 0.11), 0.2, 2, 20.0);
-        assert!((u.cpu_user_s - 0.04).abs() < 1e-9 && (u.cpu_system_s - 0.01).abs() < 1e-9, "{u:?}");
-        assert!((u.cpu_pct_of_cores - 12.5).abs() < 1e-9, "{u:?}");
-        assert_eq!(usage_between((1.0, 1.0), (1.0, 1.0), 0.0, 2, 1.0).cpu_pct_of_cores, 0.0);
-    }
-
-    #[test]
-    fn a_clock_started_now_has_used_little() {
-        let clock = UsageClock::start();
-        let u = clock.usage();
-        assert!(u.cpu_user_s + u.cpu_system_s < 0.5, "{u:?}");
-        assert!(u.peak_rss_mib > 0.0 && u.cores >= 1, "{u:?}");
     }
 }

@@ -1,0 +1,306 @@
+//! The run layer: runs a [`Plan`] with a set of [`Output`]s, each consuming the run's start, its
+//! per-second [`Interval`]s and its end. This is where the engine, the outputs, the generator's
+//! usage and the thresholds meet; the CLI only parses arguments, prints and picks exit codes,
+//! and signals come in as the `shutdown` and `abort` tokens.
+//!
+//! ```text
+//!             ┌────────────── Run::execute ──────────────┐
+//!  Plan ─► engine::run ─► Interval/s ─► Tally ─► Summary + thresholds ─► RunResult
+//!                 │            │                      │
+//!                 │            └─► each Output::interval       └─► each Output::finish
+//!                 └─► SampleRow (only if an output asked) ─► Output's own thread
+//! ```
+//!
+//! # Layout
+//! - this file: [`Run`], [`RunOptions`], [`RunResult`], [`Error`];
+//! - `output`: the [`Output`] trait and what it is handed ([`Start`], [`End`]);
+//! - `outputs`: the run directory ([`RunDirOutput`]) and JMeter results files ([`JtlOutput`]);
+//!   the progress line is [`crate::progress::Progress`];
+//! - `usage`: the generator's CPU and memory over the run;
+//! - `fd`: the open-files limit, raised before a run.
+//!
+//! # Where the next features go
+//! - **Prometheus / InfluxDB outputs**: an [`Output`] each, pushing from `interval` (through a
+//!   task of their own when the push can block); nothing else changes.
+//! - **Target monitoring** (the system under test's CPU, memory): an [`Output`] that samples the
+//!   target on its own task from `start` to `finish` and writes beside the run directory.
+//! - **Sweeps** (runs at several concurrencies): a loop over [`Run`]s, one plan each, with an
+//!   output per step collecting its [`Summary`]; the knee is a report of those run directories.
+//! - **Distributed agents**: an agent is a [`Run`] of its segment of the plan (through
+//!   [`RunOptions::engine`]) with one output streaming intervals to the controller; the
+//!   controller merges the agents' intervals and hands them to its own outputs (the run
+//!   directory, the progress line) as this loop does.
+//!
+//! # Example: a plan with one's own output
+//!
+//! ```no_run
+//! use stampede::plan::Plan;
+//! use stampede::record::Interval;
+//! use stampede::run::{End, Output, OutputError, Run, RunOptions};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! /// Prints the requests of each second, and of the whole run.
+//! struct PerSecond;
+//!
+//! impl Output for PerSecond {
+//!     fn name(&self) -> &str {
+//!         "per-second log"
+//!     }
+//!     fn interval(&mut self, iv: &Interval) -> Result<(), OutputError> {
+//!         println!("second {}: {} requests", iv.index, iv.total.samples);
+//!         Ok(())
+//!     }
+//!     fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError> {
+//!         println!("{} requests in all", end.summary.total.samples);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let yaml = r#"
+//! name: smoke
+//! scenarios:
+//!   - name: read
+//!     workload: {users: 2, iterations: 10}
+//!     flow:
+//!       - request: {url: "http://127.0.0.1:8080/"}
+//! "#;
+//! let plan = Plan::from_yaml_str(yaml, "smoke.yaml".as_ref(), &Default::default())?;
+//! let result = Run::new(plan, RunOptions::default())
+//!     .output(PerSecond)
+//!     .execute(CancellationToken::new(), CancellationToken::new())
+//!     .await?;
+//! assert!(result.failures.is_empty());
+//! # Ok(())
+//! # }
+//! ```
+
+mod fd;
+mod output;
+mod outputs;
+mod usage;
+
+pub use fd::{raise_limit as raise_fd_limit, shortfall as fd_shortfall, FDS_RESERVED};
+pub use output::{End, Failure, Output, OutputError, SampleSender, Start};
+pub use outputs::{JtlOutput, RunDirOutput};
+pub use usage::UsageClock;
+
+#[cfg(test)]
+mod tests;
+
+use crate::engine::{self, Outcome};
+use crate::plan::{Plan, Workload};
+use crate::record::{Interval, Tally};
+use crate::rundir::{self, Model, RunMeta, ScenarioMeta, Status, Summary};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What a run needs besides its plan.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Handed to [`engine::run`] as given, except that `sample_log` is set when an output asks
+    /// for per-sample rows.
+    pub engine: engine::Options,
+    /// The command line recorded in `meta.json`, secrets already masked
+    /// ([`crate::redact::command_line`]).
+    pub command_line: Vec<String>,
+}
+
+/// A plan about to run, and the outputs it feeds.
+pub struct Run {
+    plan: Plan,
+    options: RunOptions,
+    meta: RunMeta,
+    outputs: Vec<Box<dyn Output>>,
+}
+
+/// How a run went: what it measured, and which outputs failed on the way.
+#[derive(Debug)]
+pub struct RunResult {
+    /// The final facts (status, duration, generator usage).
+    pub meta: RunMeta,
+    /// The sum of every interval, thresholds judged.
+    pub summary: Summary,
+    pub outcome: Outcome,
+    /// Outputs that could not do their part, in the order they failed. The measurements are
+    /// whole regardless.
+    pub failures: Vec<Failure>,
+}
+
+/// What stops a run from being carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An output could not start (a results file that cannot be opened): nothing was sent.
+    #[error("{0}")]
+    Output(OutputError),
+    /// The engine could not start the run (TLS settings, a write-back file).
+    #[error("cannot start the run: {0}")]
+    Start(String),
+    /// The engine's task failed.
+    #[error("the engine failed: {0}")]
+    Engine(#[from] tokio::task::JoinError),
+}
+
+impl Run {
+    /// A run of `plan`, with its facts (`meta.json`) as they are at the start.
+    pub fn new(plan: Plan, options: RunOptions) -> Run {
+        let meta = RunMeta {
+            tool: rundir::TOOL.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            command_line: options.command_line.clone(),
+            plan_path: plan.source.as_ref().map(|p| p.display().to_string()),
+            plan_name: plan.name.clone(),
+            host: hostname(),
+            started_at: now_rfc3339(),
+            ended_at: None,
+            duration_s: None,
+            status: Status::Running,
+            interval_s: options.engine.interval.as_secs_f64(),
+            scenarios: plan
+                .scenarios
+                .iter()
+                .map(|s| ScenarioMeta {
+                    name: s.name.clone(),
+                    model: match s.workload {
+                        Workload::Closed(_) => Model::Closed,
+                        Workload::Open(_) => Model::Open,
+                    },
+                    workload: s.workload.describe(),
+                })
+                .collect(),
+            // Past the label cap, the rows end with the overflow row.
+            labels: crate::record::row_names(&plan.labels),
+            checks: plan.checks.clone(),
+            generator: None,
+            thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
+        };
+        Run { plan, options, meta, outputs: Vec::new() }
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The run's facts at the start (status `running`).
+    pub fn meta(&self) -> &RunMeta {
+        &self.meta
+    }
+
+    /// Adds an output; outputs are called in the order they were added.
+    pub fn output(mut self, output: impl Output + 'static) -> Run {
+        self.outputs.push(Box::new(output));
+        self
+    }
+
+    /// Adds outputs, in order.
+    pub fn outputs(mut self, outputs: Vec<Box<dyn Output>>) -> Run {
+        self.outputs.extend(outputs);
+        self
+    }
+
+    /// Runs the plan until it ends or `shutdown` is cancelled (requests in flight then get each
+    /// scenario's graceful stop, cut short by `abort`), handing each interval to every output.
+    /// Returns when every output has finished.
+    pub async fn execute(self, shutdown: CancellationToken, abort: CancellationToken) -> Result<RunResult, Error> {
+        let Run { plan, options, mut meta, outputs } = self;
+        let usage = UsageClock::start();
+        let mut outputs: Vec<Live> = outputs.into_iter().map(|o| Live { output: o, failed: false }).collect();
+        let start = Start { plan: &plan, meta: &meta };
+        for o in &mut outputs {
+            o.output.start(&start).map_err(Error::Output)?;
+        }
+        let mut engine_options = options.engine;
+        let rows: Vec<SampleSender> = engine_options
+            .sample_log
+            .take()
+            .into_iter()
+            .chain(outputs.iter_mut().filter_map(|o| o.output.sample_rows()))
+            .collect();
+        engine_options.sample_log = output::fan_out(rows);
+
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let plan = Arc::new(plan);
+        let engine = tokio::spawn({
+            let plan = plan.clone();
+            async move { engine::run(&plan, engine_options, shutdown, abort, tx).await }
+        });
+        let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
+        let mut failures = Vec::new();
+        let mut folding = false;
+        while let Some(iv) = rx.recv().await {
+            totals.add_interval(&iv);
+            if !folding && iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
+                folding = true;
+                notice(
+                    &mut outputs,
+                    &format!(
+                        "warning: more than {} labels have samples; the samples of the others are counted in the row `{}`",
+                        crate::record::LABEL_CAP,
+                        crate::record::OVERFLOW_LABEL
+                    ),
+                );
+            }
+            deliver(&mut outputs, &mut failures, &iv);
+        }
+        let outcome = engine.await?.map_err(|e| Error::Start(e.to_string()))?;
+
+        let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, true);
+        summary.generator = Some(usage.usage());
+        meta.generator = summary.generator;
+        meta.ended_at = Some(now_rfc3339());
+        meta.duration_s = Some(outcome.elapsed_us as f64 / 1e6);
+        meta.status = if outcome.interrupted { Status::Interrupted } else { Status::Completed };
+        summary.thresholds = crate::threshold::evaluate(&plan.thresholds, &summary);
+        let end = End { meta: &meta, summary: &summary, outcome: &outcome };
+        for o in outputs.iter_mut().filter(|o| !o.failed) {
+            if let Err(error) = o.output.finish(&end) {
+                failures.push(Failure { output: o.output.name().to_string(), error });
+            }
+        }
+        Ok(RunResult { meta, summary, outcome, failures })
+    }
+}
+
+/// An output, and whether it has failed (then it is called no more).
+struct Live {
+    output: Box<dyn Output>,
+    failed: bool,
+}
+
+fn notice(outputs: &mut [Live], text: &str) {
+    for o in outputs.iter_mut().filter(|o| !o.failed) {
+        o.output.notice(text);
+    }
+}
+
+/// Hands `iv` to every output still working. One that fails is told no more; the others hear
+/// of it, and the run keeps measuring.
+fn deliver(outputs: &mut [Live], failures: &mut Vec<Failure>, iv: &Interval) {
+    for i in 0..outputs.len() {
+        if outputs[i].failed {
+            continue;
+        }
+        if let Err(error) = outputs[i].output.interval(iv) {
+            outputs[i].failed = true;
+            let name = outputs[i].output.name().to_string();
+            notice(outputs, &format!("cannot write the {name}: {error}"));
+            failures.push(Failure { output: name, error });
+        }
+    }
+}
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "unknown".into();
+    }
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}

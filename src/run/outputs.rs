@@ -1,0 +1,115 @@
+//! The built-in outputs that write files: the run directory ([`RunDirOutput`]) and JMeter
+//! results files ([`JtlOutput`]). The progress line is [`crate::progress::Progress`].
+
+use super::output::{End, Output, OutputError, SampleSender, Start};
+use crate::record::{Interval, SampleRow};
+use crate::rundir::{self, jtl, Place, RunMeta, RunWriter};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+/// The run directory: `meta.json` and `plan.yaml` when it is claimed, a flushed line of
+/// `intervals.jsonl` per interval (a killed run keeps them), `summary.json` and the final
+/// `meta.json` at the end.
+pub struct RunDirOutput {
+    dir: PathBuf,
+    writer: Option<RunWriter>,
+}
+
+impl RunDirOutput {
+    /// [`Output::name`] of the run directory.
+    pub const NAME: &'static str = "run directory";
+
+    /// Claims the directory `place` names and writes the run's first files, before the run
+    /// starts (as a server is handed an already-bound listener): a directory that is taken is
+    /// an error while nothing has been sent. `meta` is [`Run::meta`](super::Run::meta).
+    pub fn create(place: &Place, meta: &RunMeta, plan: &crate::plan::Plan) -> Result<RunDirOutput, rundir::Error> {
+        let writer = RunWriter::create(place, meta, &plan.to_resolved_yaml())?;
+        Ok(RunDirOutput { dir: writer.dir().to_path_buf(), writer: Some(writer) })
+    }
+
+    /// The directory claimed.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Output for RunDirOutput {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn interval(&mut self, interval: &Interval) -> Result<(), OutputError> {
+        match self.writer.as_mut() {
+            Some(w) => Ok(w.append(interval)?),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError> {
+        match self.writer.take() {
+            Some(w) => Ok(w.finish(end.meta, end.summary)?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Per-sample results in JMeter's CSV format, appended to each file the plan names (a JMX
+/// plan's listeners, `run --jtl`), on a thread of its own.
+pub struct JtlOutput {
+    paths: Vec<PathBuf>,
+    sender: Option<SampleSender>,
+    thread: Option<JoinHandle<Result<u64, jtl::Error>>>,
+}
+
+impl JtlOutput {
+    /// [`Output::name`] of the results files.
+    pub const NAME: &'static str = "results file";
+
+    /// Writes to `paths` (opened when the run starts; nothing is written without a path).
+    pub fn new(paths: Vec<PathBuf>) -> JtlOutput {
+        JtlOutput { paths, sender: None, thread: None }
+    }
+}
+
+impl Output for JtlOutput {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
+        if self.paths.is_empty() {
+            return Ok(());
+        }
+        let plan = start.plan;
+        let names = jtl::Names {
+            labels: plan.labels.clone(),
+            checks: plan.checks.clone(),
+            scenarios: plan.scenarios.iter().map(|s| s.name.clone()).collect(),
+            secrets: plan.secrets.clone(),
+        };
+        let (tx, rx) = std::sync::mpsc::channel::<SampleRow>();
+        self.thread = Some(jtl::spawn(std::mem::take(&mut self.paths), names, rx)?);
+        self.sender = Some(tx);
+        Ok(())
+    }
+
+    fn sample_rows(&mut self) -> Option<SampleSender> {
+        // Handed over, not kept: the writer ends when the engine drops the last sender.
+        self.sender.take()
+    }
+
+    fn interval(&mut self, _: &Interval) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    /// Waits for the writer to write the last rows. A file cut short (a full disk) is an
+    /// incomplete result, as an incomplete run directory is.
+    fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
+        self.sender = None;
+        match self.thread.take().map(JoinHandle::join) {
+            None | Some(Ok(Ok(_))) => Ok(()),
+            Some(Ok(Err(e))) => Err(e.into()),
+            Some(Err(_)) => Err("its writer failed".into()),
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The run layer against the built-in mock on a loopback port: what each output is handed,
+//! checked against what the mock served.
+
+use super::*;
+use crate::mock::{self, Counters};
+use crate::record::SampleRow;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+/// Every call an output got, in order.
+#[derive(Debug, Default)]
+struct Calls {
+    starts: usize,
+    labels: Vec<String>,
+    /// (index, last, samples, errors, bytes received) per interval.
+    intervals: Vec<(u64, bool, u64, u64, u64)>,
+    notices: Vec<String>,
+    /// The summary's (samples, errors, bytes received), and the final status.
+    finishes: Vec<(u64, u64, u64, Status)>,
+}
+
+/// An output that writes down what it is handed; `fail_at` makes its n-th interval fail.
+struct Recording {
+    calls: Arc<Mutex<Calls>>,
+    fail_at: Option<u64>,
+    fail_start: bool,
+}
+
+impl Recording {
+    fn new() -> (Recording, Arc<Mutex<Calls>>) {
+        let calls = Arc::new(Mutex::new(Calls::default()));
+        (Recording { calls: calls.clone(), fail_at: None, fail_start: false }, calls)
+    }
+}
+
+impl Output for Recording {
+    fn name(&self) -> &str {
+        "recording"
+    }
+
+    fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
+        let mut c = self.calls.lock().unwrap();
+        c.starts += 1;
+        c.labels = start.meta.labels.clone();
+        if self.fail_start {
+            return Err("no room".into());
+        }
+        Ok(())
+    }
+
+    fn interval(&mut self, iv: &Interval) -> Result<(), OutputError> {
+        let t = &iv.total;
+        self.calls.lock().unwrap().intervals.push((iv.index, iv.last, t.samples, t.errors, t.bytes_received));
+        if self.fail_at == Some(iv.index) {
+            return Err("disk full".into());
+        }
+        Ok(())
+    }
+
+    fn notice(&mut self, text: &str) {
+        self.calls.lock().unwrap().notices.push(text.to_string());
+    }
+
+    fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError> {
+        let t = &end.summary.total;
+        self.calls.lock().unwrap().finishes.push((t.samples, t.errors, t.bytes_received, end.meta.status));
+        Ok(())
+    }
+}
+
+/// An output that asks for per-sample rows and counts them on a thread of its own.
+struct Rows {
+    count: Arc<Mutex<u64>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Rows {
+    fn new() -> (Rows, Arc<Mutex<u64>>) {
+        let count = Arc::new(Mutex::new(0));
+        (Rows { count: count.clone(), thread: None }, count)
+    }
+}
+
+impl Output for Rows {
+    fn name(&self) -> &str {
+        "rows"
+    }
+
+    fn sample_rows(&mut self) -> Option<SampleSender> {
+        let (tx, rx) = std::sync::mpsc::channel::<SampleRow>();
+        let count = self.count.clone();
+        self.thread = Some(std::thread::spawn(move || {
+            for _ in rx {
+                *count.lock().unwrap() += 1;
+            }
+        }));
+        Some(tx)
+    }
+
+    fn interval(&mut self, _: &Interval) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
+        if let Some(t) = self.thread.take() {
+            t.join().map_err(|_| "the counting thread failed")?;
+        }
+        Ok(())
+    }
+}
+
+/// The built-in mock on 127.0.0.1, port 0: its address, what it counted, and its stop token.
+async fn mock_server() -> (std::net::SocketAddr, Arc<Counters>, CancellationToken) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let counters = Arc::new(Counters::default());
+    let stop = CancellationToken::new();
+    tokio::spawn({
+        let (counters, stop) = (counters.clone(), stop.clone());
+        async move { mock::run(listener, &mock::Config::default(), stop, counters).await }
+    });
+    (addr, counters, stop)
+}
+
+/// `users` users, `iterations` requests each, against `addr`: a bounded run.
+fn plan(addr: std::net::SocketAddr, users: u32, iterations: u64) -> Plan {
+    let yaml = format!(
+        "name: bounded\nscenarios:\n  - name: s\n    workload: {{users: {users}, iterations: {iterations}}}\n    \
+         flow:\n      - request: {{label: read, url: \"http://{addr}/\"}}\n"
+    );
+    Plan::from_yaml_str(&yaml, "bounded.yaml".as_ref(), &HashMap::new()).unwrap()
+}
+
+fn tokens() -> (CancellationToken, CancellationToken) {
+    (CancellationToken::new(), CancellationToken::new())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outputs_get_the_start_every_interval_in_order_and_the_end() {
+    let (addr, served, stop) = mock_server().await;
+    let (out, calls) = Recording::new();
+    let (shutdown, abort) = tokens();
+    let result = Run::new(plan(addr, 3, 20), RunOptions::default()).output(out).execute(shutdown, abort).await.unwrap();
+    stop.cancel();
+    let served = served.served.load(Ordering::Relaxed);
+    assert_eq!(served, 60);
+
+    let c = calls.lock().unwrap();
+    assert_eq!(c.starts, 1);
+    assert_eq!(c.labels[0], "read");
+    assert!(!c.intervals.is_empty());
+    let indices: Vec<u64> = c.intervals.iter().map(|i| i.0).collect();
+    assert_eq!(indices, (0..c.intervals.len() as u64).collect::<Vec<_>>(), "in order, none missing");
+    let lasts: Vec<bool> = c.intervals.iter().map(|i| i.1).collect();
+    assert_eq!(lasts.iter().filter(|l| **l).count(), 1, "{lasts:?}");
+    assert!(lasts[lasts.len() - 1], "the last interval is the one marked last");
+    // The summary is the sum of the intervals, and both are what the mock served.
+    let sum = c.intervals.iter().fold((0, 0, 0), |a, i| (a.0 + i.2, a.1 + i.3, a.2 + i.4));
+    assert_eq!(c.finishes, [(sum.0, sum.1, sum.2, Status::Completed)]);
+    assert_eq!(sum.0, served);
+    assert_eq!(sum.1, 0);
+    assert!(c.notices.is_empty(), "{:?}", c.notices);
+    assert_eq!((result.summary.total.samples, result.meta.status), (served, Status::Completed));
+    assert!(result.failures.is_empty() && !result.outcome.interrupted);
+    assert_eq!(result.summary.generator, result.meta.generator);
+    assert!(result.meta.ended_at.is_some() && result.meta.duration_s.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_output_is_told_no_more_and_the_run_keeps_measuring() {
+    let (addr, served, stop) = mock_server().await;
+    let (mut failing, failed_calls) = Recording::new();
+    failing.fail_at = Some(0);
+    let (witness, calls) = Recording::new();
+    let (shutdown, abort) = tokens();
+    let result = Run::new(plan(addr, 2, 10), RunOptions::default())
+        .outputs(vec![Box::new(failing), Box::new(witness)])
+        .execute(shutdown, abort)
+        .await
+        .unwrap();
+    stop.cancel();
+    let served = served.served.load(Ordering::Relaxed);
+    assert_eq!(served, 20);
+    assert_eq!(result.summary.total.samples, served);
+    assert_eq!(result.failures.len(), 1);
+    assert_eq!(result.failures[0].to_string(), "the recording is incomplete: disk full");
+
+    let f = failed_calls.lock().unwrap();
+    assert_eq!(f.intervals.len(), 1, "no interval after the failure");
+    assert!(f.finishes.is_empty(), "a failed output is not finished");
+    let c = calls.lock().unwrap();
+    assert_eq!(c.notices, ["cannot write the recording: disk full"]);
+    assert_eq!(c.finishes.len(), 1);
+    assert_eq!(c.intervals.iter().map(|i| i.2).sum::<u64>(), served);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_output_that_cannot_start_stops_the_run_before_anything_is_sent() {
+    let (addr, served, stop) = mock_server().await;
+    let (mut out, calls) = Recording::new();
+    out.fail_start = true;
+    let (shutdown, abort) = tokens();
+    let err =
+        Run::new(plan(addr, 2, 10), RunOptions::default()).output(out).execute(shutdown, abort).await.unwrap_err();
+    stop.cancel();
+    assert_eq!(err.to_string(), "no room");
+    assert_eq!(served.served.load(Ordering::Relaxed), 0);
+    assert!(calls.lock().unwrap().intervals.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_output_that_asks_for_rows_gets_a_row_per_sample() {
+    let (addr, served, stop) = mock_server().await;
+    let (one, first) = Rows::new();
+    let (two, second) = Rows::new();
+    let (shutdown, abort) = tokens();
+    let result = Run::new(plan(addr, 2, 15), RunOptions::default())
+        .output(one)
+        .output(two)
+        .execute(shutdown, abort)
+        .await
+        .unwrap();
+    stop.cancel();
+    let served = served.served.load(Ordering::Relaxed);
+    assert_eq!(served, 30);
+    assert!(result.failures.is_empty());
+    assert_eq!((*first.lock().unwrap(), *second.lock().unwrap()), (served, served));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_before_the_start_ends_the_run_interrupted() {
+    let (addr, served, stop) = mock_server().await;
+    let (out, calls) = Recording::new();
+    let (shutdown, abort) = tokens();
+    shutdown.cancel();
+    let result =
+        Run::new(plan(addr, 2, 1000), RunOptions::default()).output(out).execute(shutdown, abort).await.unwrap();
+    stop.cancel();
+    assert!(result.outcome.interrupted);
+    assert_eq!(result.meta.status, Status::Interrupted);
+    assert_eq!(result.summary.total.samples, served.served.load(Ordering::Relaxed));
+    assert_eq!(calls.lock().unwrap().finishes.len(), 1);
+}
