@@ -61,8 +61,7 @@ pub fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
     if dirs == refs.len() {
         Ok(report::load_runs(&refs)?)
     } else if dirs == 0 {
-        let i = report::jtl_import::import_all(&refs).map_err(|e| Error::Usage(e.to_string()))?;
-        Ok(RunData { meta: i.meta, summary: i.summary, series: i.series })
+        report::imported::load(&refs).map_err(|e| Error::Usage(e.to_string()))
     } else {
         // A run directory's times are µs, a results file's whole ms: one report would mix them.
         Err(Error::Usage("give several run directories or several results files, not both".into()))

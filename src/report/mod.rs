@@ -4,8 +4,7 @@
 pub mod compare;
 pub mod csv;
 pub mod html;
-pub mod jtl_import;
-pub mod jtl_read;
+pub mod imported;
 pub mod junit;
 pub mod markdown;
 pub mod series;
@@ -46,10 +45,7 @@ pub fn source_kind(path: &Path) -> SourceKind {
 pub fn load(path: &Path) -> Result<RunData, rundir::Error> {
     match source_kind(path) {
         SourceKind::RunDir => load_runs(&[path]),
-        SourceKind::ResultsFile => {
-            let i = jtl_import::import(path)?;
-            Ok(RunData { meta: i.meta, summary: i.summary, series: i.series })
-        }
+        SourceKind::ResultsFile => imported::load(&[path]),
     }
 }
 

@@ -1,13 +1,12 @@
 //! Reading a JMeter results file (JTL in CSV form, with or without its header line) into the
-//! same [`Summary`] a run directory holds. Rows are streamed into per-label stats: memory
+//! same [`Summary`] a run directory holds, and run facts made from what the file says. Rows are streamed into per-label stats: memory
 //! depends on the number of labels, never on the number of rows.
 
-use super::jtl_read::{Block, Columns, Reader, Row, BLOCK};
-use super::series::{Frame, Series, SeriesBuilder};
+use super::read::{Block, Columns, Reader, Row, BLOCK};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, LabelStats, Sample, Tally, LABEL_CAP, OVERFLOW_LABEL};
 use crate::rundir::{Error, LabelSummary, RunMeta, ScenarioMeta, Summary};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -38,78 +37,13 @@ const MIN_BLOCK: usize = 256 << 10;
 /// Distinct failure messages kept apart; the rest are counted together.
 const MAX_MESSAGES: usize = 1000;
 
-/// A results file read back: its summary, run facts made from what the file says, and the
-/// run over time.
+/// A results file read back: its summary, and run facts made from what the file says.
 #[derive(Debug)]
 pub struct Imported {
     pub meta: RunMeta,
     pub summary: Summary,
-    pub series: Series,
-}
-
-/// Seconds kept open for rows that arrive out of order. JMeter writes a row when its sample
-/// ends, from many threads through one buffer, so rows are in end-time order give or take a
-/// few milliseconds; a row later than this (merged files from several generators) is counted
-/// in the oldest open second, so counts stay exact and only its place on a chart shifts.
-const OPEN_SECONDS: usize = 3;
-
-/// Rows cut into seconds of their end time, as a live run's intervals are, for the series.
-#[derive(Default)]
-struct Seconds {
-    /// Consecutive seconds from `first`.
-    open: VecDeque<Frame>,
-    first: u64,
-    spare: Vec<Frame>,
-    builder: SeriesBuilder,
-}
-
-impl Seconds {
-    fn add(&mut self, s: &Sample, threads: u64) {
-        let sec = s.end_us / 1_000_000;
-        // A pause (a file appended to on another day, or one wild timestamp) is not walked
-        // second by second: it becomes one break in the charts.
-        if !self.open.is_empty() && sec > self.first + (self.open.len() + OPEN_SECONDS) as u64 {
-            while !self.open.is_empty() {
-                self.close_oldest(false);
-            }
-            self.builder.add_gap(self.first * 1_000_000, sec * 1_000_000);
-        }
-        if self.open.is_empty() {
-            self.first = sec;
-        }
-        while sec >= self.first + self.open.len() as u64 {
-            let start = (self.first + self.open.len() as u64) * 1_000_000;
-            let frame = match self.spare.pop() {
-                Some(mut f) => {
-                    f.reset(start, start + 1_000_000);
-                    f
-                }
-                None => Frame::new(start, start + 1_000_000),
-            };
-            self.open.push_back(frame);
-            if self.open.len() > OPEN_SECONDS {
-                self.close_oldest(false);
-            }
-        }
-        let at = sec.saturating_sub(self.first) as usize;
-        self.open[at].record(s, threads);
-    }
-
-    fn close_oldest(&mut self, last: bool) {
-        let Some(frame) = self.open.pop_front() else { return };
-        self.builder.add_frame(&frame, last);
-        self.first += 1;
-        self.spare.push(frame);
-    }
-
-    fn finish(mut self, labels: &[String], total: &LabelStats) -> Series {
-        while !self.open.is_empty() {
-            let last = self.open.len() == 1;
-            self.close_oldest(last);
-        }
-        self.builder.distribution_from(total);
-        self.builder.finish(labels)
-    }
+    /// The Total row's stats (histograms included), for charts of the distribution.
+    pub total: LabelStats,
 }
 
 /// One results file being read: its reader, the block it is in, and its labels' ids.
@@ -135,7 +69,7 @@ impl<'a> Source<'a> {
             first.trim_start_matches('\u{feff}').trim_end_matches(['\n', '\r']).split(',').collect();
         let has_header = header.first().map(|f| f.trim()) == Some("timeStamp");
         let cols = if has_header {
-            Columns::from_names(&header).map_err(|m| format_error(path, 1, m))?
+            Columns::from_names(&header).map_err(|m| format_error(path, 1, m.to_string()))?
         } else {
             Columns::from_names(&DEFAULT_COLUMNS).expect("the default columns are complete")
         };
@@ -152,7 +86,7 @@ impl<'a> Source<'a> {
                     break;
                 }
                 if let Some((line, message)) = &b.error {
-                    return Err(format_error(self.path, self.lines_before + line, message.clone()));
+                    return Err(format_error(self.path, self.lines_before + line, message.to_string()));
                 }
                 let b = self.block.take().expect("a block");
                 self.lines_before += b.lines;
@@ -178,8 +112,14 @@ pub fn import(path: &Path) -> Result<Imported, Error> {
 
 /// Reads several results files as one (files written at the same time by several load
 /// generators, say): their rows are taken in order of end time across the files, so the
-/// figures are those of one file holding every row, and the charts line the files up in time.
+/// figures are those of one file holding every row.
 pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
+    import_all_with(paths, |_, _| {})
+}
+
+/// [`import_all`], handing each row to `visit` as it is read, in order of end time give or take
+/// a few milliseconds, with the threads active when it was taken (what charts are made of).
+pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> Result<Imported, Error> {
     // The files share one file's memory for blocks: memory stays flat however many there are.
     let block = (BLOCK / paths.len().max(1)).max(MIN_BLOCK);
     let mut sources = paths.iter().map(|p| Source::open(p, block)).collect::<Result<Vec<_>, _>>()?;
@@ -190,7 +130,6 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
     let mut message_ids: HashMap<String, u16> = HashMap::new();
     let mut peak_threads = vec![0u64; sources.len()];
     let mut tally = Tally::new(0, 0);
-    let mut seconds = Seconds::default();
     // Times are kept as µs after `base`, a day before the first row: rows are written when
     // samples end, so a later row may have started earlier.
     let mut base_ms: Option<u64> = None;
@@ -291,7 +230,7 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
             in_total: r.in_total,
         };
         tally.record(&sample);
-        seconds.add(&sample, r.threads);
+        visit(&sample, r.threads);
     }
     let first_path = paths.first().copied().unwrap_or(Path::new(""));
     if labels.is_empty() {
@@ -316,7 +255,6 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
     for (row, stats) in summary.labels.iter_mut().zip(tally.labels().map(|(_, s)| s).filter(|s| s.samples > 0)) {
         whole_ms_percentiles(row, stats);
     }
-    let series = seconds.finish(&labels, &tally.total);
     let duration_s = (last_end_ms.saturating_sub(first_ms)) as f64 / 1000.0;
     // The files' names only: reports of the same files read the same wherever they lie.
     let names: Vec<String> =
@@ -339,7 +277,7 @@ pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
         generator: None,
         thresholds: Vec::new(),
     };
-    Ok(Imported { meta, summary, series })
+    Ok(Imported { meta, summary, total: tally.total })
 }
 
 /// A results file holds whole milliseconds, so its percentiles are whole milliseconds too (as
@@ -417,19 +355,6 @@ mod tests {
         let kinds = &s.total.errors_by_kind;
         assert_eq!(kinds.get("check: Test failed: text expected to contain /x/"), Some(&2), "{kinds:?}");
         assert_eq!(kinds.get("check: refused"), Some(&1), "{kinds:?}");
-    }
-
-    #[test]
-    fn a_pause_of_a_year_is_one_break_in_the_charts() {
-        let rows = "timeStamp,elapsed,label,success\n\
-                    1700000000000,10,A,true\n1700000001000,10,A,true\n\
-                    1731536000000,10,A,true\n1731536001000,10,A,true\n";
-        let started = std::time::Instant::now();
-        let i = import(&write(rows).0).unwrap();
-        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
-        assert_eq!(i.summary.total.samples, 4);
-        let gaps = i.series.points.iter().filter(|p| p.rps.is_nan()).count();
-        assert!(gaps >= 1 && i.series.points.len() < 20, "{:?}", i.series.points);
     }
 
     #[test]

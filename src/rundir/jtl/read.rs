@@ -19,6 +19,30 @@ pub const BLOCK: usize = 4 << 20;
 /// The longest record read: far beyond any row JMeter writes.
 const MAX_RECORD: usize = 64 << 20;
 
+/// Why a record of a results file cannot be read (the caller adds the file and line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("the header has no `{0}` column")]
+    MissingColumn(&'static str),
+    #[error("{what} `{text}` is too large for a JMeter results file")]
+    TooLarge { what: &'static str, text: String },
+    #[error("{what} `{text}` is not a whole number")]
+    NotANumber { what: &'static str, text: String },
+    #[error("timeStamp `{0}` is not milliseconds since 1970")]
+    NotEpochMillis(String),
+    #[error("a quoted field is not closed")]
+    UnclosedQuote,
+    #[error("not a JMeter CSV results file: {0}")]
+    NotCsv(String),
+    #[error("a header line with other columns than the file's: rows after it cannot be read with the file's columns")]
+    OtherHeader,
+    #[error("a parser thread stopped before the end of the file")]
+    ParserStopped,
+    /// Reading the file failed.
+    #[error("{0}")]
+    Io(String),
+}
+
 /// Where a results file keeps each value: column indexes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Columns {
@@ -37,9 +61,9 @@ pub struct Columns {
 }
 
 impl Columns {
-    pub fn from_names(names: &[&str]) -> Result<Columns, String> {
+    pub fn from_names(names: &[&str]) -> Result<Columns, RecordError> {
         let find = |n: &str| names.iter().position(|c| c.trim() == n);
-        let need = |n: &str| find(n).ok_or_else(|| format!("the header has no `{n}` column"));
+        let need = |n: &'static str| find(n).ok_or(RecordError::MissingColumn(n));
         Ok(Columns {
             timestamp: need("timeStamp")?,
             elapsed: need("elapsed")?,
@@ -88,7 +112,7 @@ pub struct Failure {
 /// A block's rows, in order; `error` (line in the block, message) stops the import there.
 pub struct Block {
     pub rows: Vec<Row>,
-    pub error: Option<(u64, String)>,
+    pub error: Option<(u64, RecordError)>,
     /// Lines in the block, to number the next block's lines.
     pub lines: u64,
     buf: Vec<u8>,
@@ -96,7 +120,7 @@ pub struct Block {
 
 struct Work {
     seq: u64,
-    data: Result<Vec<u8>, String>,
+    data: Result<Vec<u8>, RecordError>,
     rows: Vec<Row>,
 }
 
@@ -160,7 +184,7 @@ impl Reader {
                 // Every parser has stopped: the end of the file, unless one stopped early.
                 Err(_) if self.pending.is_empty() => return None,
                 Err(_) => {
-                    let error = Some((1, "a parser thread stopped before the end of the file".to_string()));
+                    let error = Some((1, RecordError::ParserStopped));
                     self.pending.clear();
                     return Some(Block { rows: Vec::new(), error, lines: 0, buf: Vec::new() });
                 }
@@ -206,7 +230,7 @@ fn cut_blocks(mut file: File, block: usize, buffers: usize, free: &Receiver<Spar
                 match (&mut file).take(missing).read_to_end(&mut buf) {
                     Ok(n) => eof = (n as u64) < missing,
                     Err(e) => {
-                        let _ = work.send(Work { seq, data: Err(e.to_string()), rows: Vec::new() });
+                        let _ = work.send(Work { seq, data: Err(RecordError::Io(e.to_string())), rows: Vec::new() });
                         return;
                     }
                 }
@@ -360,14 +384,14 @@ fn parse(
         }
         if unclosed {
             // Only the file's last record (or one of more than MAX_RECORD bytes) ends inside quotes.
-            error = Some((record_line, "a quoted field is not closed".to_string()));
+            error = Some((record_line, RecordError::UnclosedQuote));
             break;
         }
         if in_quotes {
             let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(record);
             let mut r = csv::ByteRecord::new();
             if let Err(e) = reader.read_byte_record(&mut r) {
-                error = Some((record_line, format!("not a JMeter CSV results file: {e}")));
+                error = Some((record_line, RecordError::NotCsv(e.to_string())));
                 break;
             }
             quoted.clear();
@@ -388,7 +412,7 @@ fn parse(
                 (0..fields.len()).map(|i| String::from_utf8_lossy(field(i)).into_owned()).collect();
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             if Columns::from_names(&names).as_ref() != Ok(c) {
-                error = Some((record_line, "a header line with other columns than the file's: rows after it cannot be read with the file's columns".to_string()));
+                error = Some((record_line, RecordError::OtherHeader));
                 break;
             }
         } else if !blank {
@@ -411,19 +435,19 @@ fn row<'a>(
     c: &Columns,
     cache: &mut Vec<(Vec<u8>, u32)>,
     labels: &Mutex<Labels>,
-) -> Result<Row, String> {
+) -> Result<Row, RecordError> {
     let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     // Values past these bounds are not what JMeter writes; refusing them keeps every sum and
     // product below u64's range.
-    let number = |i: Option<usize>, what: &str, most: u64| -> Result<u64, String> {
+    let number = |i: Option<usize>, what: &'static str, most: u64| -> Result<u64, RecordError> {
         let Some(t) = i.map(|i| field(i).trim_ascii()) else { return Ok(0) };
         if t.is_empty() {
             return Ok(0);
         }
         match whole(t) {
             Some(n) if n <= most => Ok(n),
-            Some(_) => Err(format!("{what} `{}` is too large for a JMeter results file", lossy(t))),
-            None => Err(format!("{what} `{}` is not a whole number", lossy(t))),
+            Some(_) => Err(RecordError::TooLarge { what, text: lossy(t) }),
+            None => Err(RecordError::NotANumber { what, text: lossy(t) }),
         }
     };
     const YEAR_3000_MS: u64 = 32_503_680_000_000;
@@ -432,7 +456,7 @@ fn row<'a>(
     let timestamp_ms = number(Some(c.timestamp), "timeStamp", YEAR_3000_MS)?;
     if timestamp_ms < 1_000_000_000 {
         // A formatted date (jmeter.save.saveservice.timestamp_format) instead of ms.
-        return Err(format!("timeStamp `{}` is not milliseconds since 1970", lossy(field(c.timestamp))));
+        return Err(RecordError::NotEpochMillis(lossy(field(c.timestamp))));
     }
     let name = field(c.label);
     let label = match cache.iter().find(|(n, _)| n.as_slice() == name) {
@@ -526,7 +550,7 @@ mod tests {
             }
             if let Some((line, m)) = &b.error {
                 let _ = std::fs::remove_file(&path);
-                return Err((before + line, m.clone()));
+                return Err((before + line, m.to_string()));
             }
             before += b.lines;
             reader.recycle(b);
