@@ -58,18 +58,30 @@ fn say(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
+/// An argument's value that does not parse (clap shows it after the argument's name).
+#[derive(Debug, thiserror::Error)]
+enum ArgError {
+    #[error("`{0}` is not name=value")]
+    NotKeyValue(String),
+    #[error("`{0}` has an empty name")]
+    EmptyName(String),
+    #[error("`{0}` is not a duration (e.g. 30s, 5m, 250ms; at most 365 days)")]
+    NotADuration(String),
+    #[error("{0}")]
+    Threshold(String),
+}
+
 /// Parses `name=value` (for `-J`).
-fn parse_key_value(s: &str) -> Result<(String, String), String> {
-    let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not name=value"))?;
+fn parse_key_value(s: &str) -> Result<(String, String), ArgError> {
+    let (k, v) = s.split_once('=').ok_or_else(|| ArgError::NotKeyValue(s.to_string()))?;
     if k.trim().is_empty() {
-        return Err(format!("`{s}` has an empty name"));
+        return Err(ArgError::EmptyName(s.to_string()));
     }
     Ok((k.trim().to_string(), v.to_string()))
 }
 
-fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
-    crate::plan::parse_duration(s)
-        .ok_or_else(|| format!("`{s}` is not a duration (e.g. 30s, 5m, 250ms; at most 365 days)"))
+fn parse_duration_arg(s: &str) -> Result<std::time::Duration, ArgError> {
+    crate::plan::parse_duration(s).ok_or_else(|| ArgError::NotADuration(s.to_string()))
 }
 
 /// Resolves after the first Ctrl-C or SIGTERM.

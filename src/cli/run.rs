@@ -158,8 +158,8 @@ impl RunArgs {
     }
 }
 
-fn parse_threshold(s: &str) -> Result<crate::threshold::Threshold, String> {
-    crate::threshold::parse(s)
+fn parse_threshold(s: &str) -> Result<crate::threshold::Threshold, super::ArgError> {
+    crate::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
 }
 
 pub async fn execute(a: RunArgs) -> Result<u8, Error> {

@@ -111,7 +111,7 @@ impl IntervalLine {
     }
 
     /// The dispatch lateness per scenario (`scenarios` long).
-    pub fn lateness(&self, scenarios: usize, checks: &[String]) -> Result<Vec<LabelStats>, String> {
+    pub fn lateness(&self, scenarios: usize, checks: &[String]) -> Result<Vec<LabelStats>, LineError> {
         let mut out: Vec<LabelStats> = (0..scenarios).map(|_| LabelStats::default()).collect();
         for (slot, line) in out.iter_mut().zip(&self.lateness) {
             if let Some(line) = line {
@@ -155,21 +155,23 @@ impl LabelLine {
     /// The label's stats, checked: a line that could not have been written by a run (a
     /// histogram out of bounds or disagreeing with the counts, min above max, more errors than
     /// samples) is an error, never a panic or a huge allocation later.
-    pub fn to_stats(&self, checks: &[String]) -> Result<LabelStats, String> {
-        let label = &self.label;
-        let histogram = decode(&self.hist).map_err(|e| format!("histogram of `{label}`: {e}"))?;
+    pub fn to_stats(&self, checks: &[String]) -> Result<LabelStats, LineError> {
+        let label = || self.label.clone();
+        let histogram =
+            decode(&self.hist).map_err(|source| LineError::Histogram { which: "", label: label(), source })?;
         if histogram.len() != self.samples {
-            return Err(format!("`{label}` has {} samples but its histogram holds {}", self.samples, histogram.len()));
+            let (samples, held) = (self.samples, histogram.len());
+            return Err(LineError::SampleCount { label: label(), samples, which: "histogram", held });
         }
         if self.samples > 0 && self.min_us > self.max_us {
-            return Err(format!("`{label}` has min_us {} above max_us {}", self.min_us, self.max_us));
+            return Err(LineError::MinAboveMax { label: label(), min: self.min_us, max: self.max_us });
         }
         if self.errors > self.samples {
-            return Err(format!("`{label}` has {} errors in {} samples", self.errors, self.samples));
+            return Err(LineError::MoreErrors { label: label(), errors: self.errors, samples: self.samples });
         }
         let by_kind: u128 = self.errors_by_kind.values().map(|n| u128::from(*n)).sum();
         if by_kind > u128::from(self.errors) {
-            return Err(format!("`{label}` has {by_kind} errors by kind but {} errors", self.errors));
+            return Err(LineError::ErrorsByKind { label: label(), by_kind, errors: self.errors });
         }
         let mut s = LabelStats { histogram, ..LabelStats::default() };
         s.samples = self.samples;
@@ -189,27 +191,27 @@ impl LabelLine {
         s.timing.connect_samples = t.connect_samples.unwrap_or(self.connections_opened);
         s.timing.max_connect_us = t.max_connect_us.unwrap_or(0);
         s.timing.max_ttfb_us = t.max_ttfb_us.unwrap_or(0);
-        for (text, into, what) in
-            [(&t.ttfb_hist, &mut s.timing.ttfb, "TTFB"), (&t.connect_hist, &mut s.timing.connect, "connect")]
+        for (text, into, which) in
+            [(&t.ttfb_hist, &mut s.timing.ttfb, "TTFB "), (&t.connect_hist, &mut s.timing.connect, "connect ")]
         {
             if let Some(text) = text {
-                *into = decode(text).map_err(|e| format!("{what} histogram of `{}`: {e}", self.label))?;
+                *into = decode(text).map_err(|source| LineError::Histogram { which, label: label(), source })?;
             }
         }
         // Every sample has a TTFB (0 when no byte came) and every connecting one a connect time.
         let ttfb_count = s.timing.ttfb.len();
         if t.ttfb_hist.is_some() && ttfb_count != self.samples {
-            return Err(format!("`{label}` has {} samples but its TTFB histogram holds {ttfb_count}", self.samples));
+            let (samples, held) = (self.samples, ttfb_count);
+            return Err(LineError::SampleCount { label: label(), samples, which: "TTFB histogram", held });
         }
         let connects = s.timing.connect.len();
         if t.connect_hist.is_some() && connects != s.timing.connect_samples {
-            return Err(format!(
-                "`{label}` has {} connecting samples but its connect histogram holds {connects}",
-                s.timing.connect_samples
-            ));
+            let connecting = s.timing.connect_samples;
+            return Err(LineError::ConnectCount { label: label(), connecting, held: connects });
         }
         for (name, n) in &self.errors_by_kind {
-            let kind = ErrorKind::from_name_with(name, checks).ok_or_else(|| format!("unknown error kind `{name}`"))?;
+            let kind =
+                ErrorKind::from_name_with(name, checks).ok_or_else(|| LineError::UnknownKind(name.to_string()))?;
             s.errors_by_kind.add(kind, *n);
         }
         Ok(s)
@@ -225,12 +227,49 @@ fn encode<const D: u8>(h: &Histogram<D>) -> String {
 /// A histogram as [`LabelLine::from_stats`] encodes it (HdrHistogram V2, deflated, base64),
 /// its sizes bounded before anything is allocated for it ([`Histogram::decode_v2`] checks what
 /// the bytes declare against the layout).
-fn decode<const D: u8>(text: &str) -> Result<Histogram<D>, String> {
+fn decode<const D: u8>(text: &str) -> Result<Histogram<D>, HistogramError> {
     if text.len() > MAX_HIST_ENCODED {
-        return Err(format!("{} bytes encoded, more than the {MAX_HIST_ENCODED} a run writes", text.len()));
+        return Err(HistogramError::TooLong(text.len()));
     }
-    let bytes = base64::engine::general_purpose::STANDARD.decode(text).map_err(|e| e.to_string())?;
-    Histogram::<D>::decode_v2(&bytes)
+    let bytes = base64::engine::general_purpose::STANDARD.decode(text)?;
+    Histogram::<D>::decode_v2(&bytes).map_err(HistogramError::Layout)
+}
+
+/// A line of the interval log that a run could not have written (the reader adds the file and
+/// line number).
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error("{which}histogram of `{label}`: {source}")]
+    Histogram { which: &'static str, label: String, source: HistogramError },
+    #[error("`{label}` has {samples} samples but its {which} holds {held}")]
+    SampleCount { label: String, samples: u64, which: &'static str, held: u64 },
+    #[error("`{label}` has {connecting} connecting samples but its connect histogram holds {held}")]
+    ConnectCount { label: String, connecting: u64, held: u64 },
+    #[error("`{label}` has min_us {min} above max_us {max}")]
+    MinAboveMax { label: String, min: u64, max: u64 },
+    #[error("`{label}` has {errors} errors in {samples} samples")]
+    MoreErrors { label: String, errors: u64, samples: u64 },
+    #[error("`{label}` has {by_kind} errors by kind but {errors} errors")]
+    ErrorsByKind { label: String, by_kind: u128, errors: u64 },
+    #[error("unknown error kind `{0}`")]
+    UnknownKind(String),
+    #[error("the interval starts at {start} µs, after its end at {end} µs")]
+    StartsAfterEnd { start: u64, end: u64 },
+    #[error("its counts add up past 2^64: not a log a run writes")]
+    Overflow,
+    #[error("more than {0} distinct labels: not a log a run writes")]
+    TooManyLabels(usize),
+}
+
+/// A histogram's text that does not decode.
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    #[error("{0} bytes encoded, more than the {MAX_HIST_ENCODED} a run writes")]
+    TooLong(usize),
+    #[error("{0}")]
+    Base64(#[from] base64::DecodeError),
+    #[error("{0}")]
+    Layout(String),
 }
 
 #[cfg(test)]
@@ -274,11 +313,11 @@ mod tests {
     fn timing_histograms_must_agree_with_the_counts() {
         let mut v = serde_json::to_value(LabelLine::from_stats("a", &stats(), &[])).unwrap();
         v["connect_samples"] = 5.into();
-        let e = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap_err();
+        let e = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap_err().to_string();
         assert!(e.contains("5 connecting samples but its connect histogram holds 2"), "{e}");
         let mut v = serde_json::to_value(LabelLine::from_stats("a", &stats(), &[])).unwrap();
         v["ttfb_hist"] = encode(&Histogram::<2>::new()).into();
-        let e = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap_err();
+        let e = serde_json::from_value::<LabelLine>(v).unwrap().to_stats(&[]).unwrap_err().to_string();
         assert!(e.contains("10 samples but its TTFB histogram holds 0"), "{e}");
     }
 

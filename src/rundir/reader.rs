@@ -2,6 +2,7 @@
 //! finished, else rebuilt from the interval log (tolerating a last line cut off by a crash).
 
 pub(super) use super::log::IntervalLine;
+use super::log::LineError;
 use super::{Error, RunMeta, Summary, INTERVALS, META, SUMMARY};
 use crate::record::{LabelStats, Tally};
 use std::collections::HashMap;
@@ -109,7 +110,7 @@ const MAX_LABELS: usize = 1_000_000;
 struct Sums([u64; 12]);
 
 impl Sums {
-    fn add_stats(&mut self, s: &LabelStats) -> Result<(), String> {
+    fn add_stats(&mut self, s: &LabelStats) -> Result<(), LineError> {
         let values = [
             s.samples,
             s.errors,
@@ -123,9 +124,9 @@ impl Sums {
         values.iter().enumerate().try_for_each(|(slot, v)| self.add(slot, &[*v]))
     }
 
-    fn add_line(&mut self, line: &IntervalLine) -> Result<(), String> {
+    fn add_line(&mut self, line: &IntervalLine) -> Result<(), LineError> {
         if line.start_us > line.end_us {
-            return Err(format!("the interval starts at {} µs, after its end at {} µs", line.start_us, line.end_us));
+            return Err(LineError::StartsAfterEnd { start: line.start_us, end: line.end_us });
         }
         self.add(8, &line.iterations)?;
         self.add(9, &line.dropped)?;
@@ -134,9 +135,9 @@ impl Sums {
     }
 
     /// Adds every value to one slot: any sum of some of them is then below the slot's.
-    fn add(&mut self, slot: usize, values: &[u64]) -> Result<(), String> {
+    fn add(&mut self, slot: usize, values: &[u64]) -> Result<(), LineError> {
         for v in values {
-            self.0[slot] = self.0[slot].checked_add(*v).ok_or("its counts add up past 2^64: not a log a run writes")?;
+            self.0[slot] = self.0[slot].checked_add(*v).ok_or(LineError::Overflow)?;
         }
         Ok(())
     }
@@ -159,12 +160,12 @@ impl Shared {
         }
     }
 
-    fn label(&mut self, name: &str) -> Result<usize, String> {
+    fn label(&mut self, name: &str) -> Result<usize, LineError> {
         if let Some(i) = self.index.get(name) {
             return Ok(*i);
         }
         if self.labels.len() >= MAX_LABELS {
-            return Err(format!("more than {MAX_LABELS} distinct labels: not a log a run writes"));
+            return Err(LineError::TooManyLabels(MAX_LABELS));
         }
         self.labels.push(name.to_string());
         self.index.insert(name.to_string(), self.labels.len() - 1);
@@ -224,7 +225,7 @@ impl Log {
                 Err(e) => self.broken = Some((self.n, e.to_string())),
             }
         };
-        let format = |message| Error::Format { path: self.path.clone(), line: self.n, message };
+        let format = |e: LineError| Error::Format { path: self.path.clone(), line: self.n, message: e.to_string() };
         shared.sums.add_line(&line).map_err(format)?;
         let mut iv = LoggedInterval {
             start_us: line.start_us,
