@@ -13,6 +13,8 @@
 //! - [`engine`]: runs a plan: closed and open executors, virtual users, the HTTP client, and the
 //!   collector that hands out one [`record::Interval`] per second.
 //! - [`record`]: samples, per-label stats (HDR histograms + counters) and the lock-free recorder.
+//! - [`run`]: runs a plan with a set of outputs (run directory, progress line, JTL writer, or
+//!   one's own), judges its thresholds, measures the generator.
 //! - [`rundir`]: the run directory, the only thing reports read; crash-safe interval log.
 //! - [`report`]: pure functions from run data to text (the seed documents' table shape).
 //! - [`progress`]: the live progress line.

@@ -1,5 +1,8 @@
-//! Reports: pure functions from what a run directory holds to text. `stampede run` prints its
-//! end-of-run table through the same functions `stampede report` uses on a directory.
+//! Reports: pure functions from what a run directory (or a JMeter results file, read by
+//! [`rundir::jtl`]) holds to text — Markdown, HTML with SVG charts, CSV, JUnit, comparisons.
+//! `stampede run` prints its end-of-run table through the same functions `stampede report` uses
+//! on a directory. Depends on `rundir` only (and `record` for its stats); it judges nothing
+//! ([`crate::threshold::evaluate`] does) and writes no files.
 
 pub mod compare;
 pub mod csv;

@@ -9,7 +9,11 @@
 //! ```
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
-//! reader rebuilds its summary from the interval log.
+//! reader rebuilds its summary from the interval log. JMeter's results files (JTL) are written
+//! and read here too ([`jtl`]), so a JMeter run reads as a run directory does.
+//!
+//! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
+//! what a report shows is [`crate::report`]'s.
 
 pub mod jtl;
 mod log;
