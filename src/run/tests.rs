@@ -242,3 +242,27 @@ async fn a_shutdown_before_the_start_ends_the_run_interrupted() {
     assert_eq!(result.summary.total.samples, served.served.load(Ordering::Relaxed));
     assert_eq!(calls.lock().unwrap().finishes.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_built_in_outputs_write_what_the_mock_served() {
+    let (addr, served, stop) = mock_server().await;
+    let dir = std::env::temp_dir().join(format!("stampede-run-outputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let jtl = dir.join("results.jtl");
+    let run = Run::new(plan(addr, 2, 12), RunOptions::default());
+    let run_dir =
+        RunDirOutput::create(&rundir::Place::Exact { dir: dir.join("run"), replace: false }, run.meta(), run.plan())
+            .unwrap();
+    let (shutdown, abort) = tokens();
+    let result = run.output(run_dir).output(JtlOutput::new(vec![jtl.clone()])).execute(shutdown, abort).await.unwrap();
+    stop.cancel();
+    let served = served.served.load(Ordering::Relaxed);
+    assert_eq!(served, 24);
+    assert!(result.failures.is_empty(), "{:?}", result.failures);
+    let on_disk = rundir::read_run(&dir.join("run")).unwrap();
+    assert_eq!((on_disk.summary.total.samples, on_disk.meta.status), (served, Status::Completed));
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    assert_eq!(text.lines().next(), Some(rundir::jtl::HEADER));
+    assert_eq!(text.lines().count() as u64, 1 + served);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -297,3 +297,25 @@ impl Summary {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `meta.json` and `summary.json` hold the same strings as when these were plain strings.
+    #[test]
+    fn status_and_model_are_written_as_before() {
+        for (s, text) in
+            [(Status::Running, "running"), (Status::Completed, "completed"), (Status::Interrupted, "interrupted")]
+        {
+            assert_eq!(serde_json::to_value(s).unwrap(), text);
+            assert_eq!(serde_json::from_value::<Status>(text.into()).unwrap(), s);
+            assert_eq!(s.to_string(), text);
+        }
+        for (m, text) in [(Model::Closed, "closed"), (Model::Open, "open"), (Model::Imported, "imported")] {
+            assert_eq!(serde_json::to_value(m).unwrap(), text);
+            assert_eq!(serde_json::from_value::<Model>(text.into()).unwrap(), m);
+            assert_eq!(m.to_string(), text);
+        }
+    }
+}
