@@ -17,19 +17,21 @@ pub mod executor;
 pub mod program;
 pub mod request;
 pub mod response;
+pub mod session;
+mod step;
 pub mod tls;
 pub mod user;
 
 use crate::plan::Plan;
 use crate::record::{Interval, Recorder, Tally};
 use program::Program;
+use session::{Feeder, RunShared, ScenarioCtx};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use user::{Feeder, RunShared, ScenarioCtx};
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

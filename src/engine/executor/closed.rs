@@ -2,7 +2,8 @@
 //! each running iterations back to back until its count is done or the scenario stops.
 
 use super::join_users;
-use crate::engine::user::{IterEnd, ScenarioCtx, VirtualUser};
+use crate::engine::session::ScenarioCtx;
+use crate::engine::user::{IterEnd, VirtualUser};
 use crate::plan::ClosedWorkload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

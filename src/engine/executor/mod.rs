@@ -6,7 +6,7 @@ pub mod closed;
 pub mod open;
 pub mod schedule;
 
-use super::user::ScenarioCtx;
+use super::session::ScenarioCtx;
 use crate::plan::Workload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

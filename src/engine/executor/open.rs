@@ -21,7 +21,8 @@
 use super::closed::ActiveGuard;
 use super::join_users;
 use super::schedule::ArrivalSchedule;
-use crate::engine::user::{IterEnd, ScenarioCtx, VirtualUser};
+use crate::engine::session::ScenarioCtx;
+use crate::engine::user::{IterEnd, VirtualUser};
 use crate::plan::OpenWorkload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
