@@ -17,6 +17,7 @@ pub mod executor;
 pub mod program;
 pub mod request;
 pub mod response;
+pub mod segment;
 pub mod session;
 mod step;
 pub mod tls;
@@ -25,6 +26,7 @@ pub mod user;
 use crate::plan::Plan;
 use crate::record::{Interval, Recorder, Tally};
 use program::Program;
+use segment::Segment;
 use session::{Feeder, RunShared, ScenarioCtx};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,6 +34,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use user::VirtualUser;
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,12 +52,25 @@ pub struct Options {
     pub interval: Duration,
     /// Where a row per sample goes, when a per-sample log (JTL) is written.
     pub sample_log: Option<std::sync::mpsc::Sender<crate::record::SampleRow>>,
+    /// This process's share of every workload ([`Segment::FULL`] in a local run).
+    pub segment: Segment,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { interval: Duration::from_secs(1), sample_log: None }
+        Options { interval: Duration::from_secs(1), sample_log: None, segment: Segment::FULL }
     }
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The plan's TLS settings (a certificate or key that does not load).
+    #[error("{0}")]
+    Tls(String),
+    /// A write-back file that cannot be opened, or its header written.
+    #[error("{0}")]
+    WriteBack(String),
 }
 
 /// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
@@ -67,9 +83,9 @@ pub async fn run(
     shutdown: CancellationToken,
     abort: CancellationToken,
     intervals: mpsc::UnboundedSender<Interval>,
-) -> Result<Outcome, String> {
-    let tls = tls::config(&plan.tls)?;
-    let writers = RunShared::open_writers(&plan.writers)?;
+) -> Result<Outcome, Error> {
+    let tls = tls::config(&plan.tls).map_err(Error::Tls)?;
+    let writers = RunShared::open_writers(&plan.writers).map_err(Error::WriteBack)?;
     // A data file that runs out with `stop_run` stops every scenario, but is not an interrupt.
     let stop_run = shutdown.child_token();
     let shared = Arc::new(RunShared {
@@ -140,7 +156,14 @@ pub async fn run(
         }
         let mut scenarios = JoinSet::new();
         for i in step {
-            scenarios.spawn(executor::run_scenario(ctxs[i].clone(), plan.scenarios[i].workload.clone(), abort.clone()));
+            let ctx = ctxs[i].clone();
+            let users = {
+                let ctx = ctx.clone();
+                move |_| VirtualUser::new(ctx.clone())
+            };
+            let (workload, segment, abort) =
+                (plan.scenarios[i].workload.clone(), options.segment.clone(), abort.clone());
+            scenarios.spawn(async move { executor::run_scenario(ctx, workload, &segment, users, abort).await });
         }
         loop {
             tokio::select! {

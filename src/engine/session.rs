@@ -132,3 +132,42 @@ impl ScenarioCtx {
         self.stop.cancel();
     }
 }
+
+#[cfg(test)]
+impl ScenarioCtx {
+    /// A scenario with an empty program and nothing shared, for executor tests.
+    pub(crate) fn for_test(pacing: Option<Duration>) -> Arc<ScenarioCtx> {
+        let stop_run = CancellationToken::new();
+        let shared = Arc::new(RunShared {
+            feeders: Vec::new(),
+            writers: Vec::new(),
+            globals: Globals::new(0),
+            initial_vars: Vec::new(),
+            user_counters: 0,
+            slots: crate::plan::Slots::default(),
+            cookies: false,
+            last_ok: None,
+            stop_run: stop_run.clone(),
+            counters: Vec::new(),
+            throughput: Vec::new(),
+            sample_log: None,
+            epoch_unix_ms: 0,
+            active_all: AtomicU64::new(0),
+        });
+        Arc::new(ScenarioCtx {
+            index: 0,
+            program: Program::compile(&[]),
+            recorder: Recorder::new(0, 1),
+            epoch: Instant::now(),
+            stop: stop_run.child_token(),
+            stopping: AtomicBool::new(false),
+            hard: CancellationToken::new(),
+            active: AtomicU64::new(0),
+            started: AtomicU64::new(0),
+            pacing,
+            on_error: StopKind::Continue,
+            tls: super::tls::config(&Default::default()).expect("default TLS settings"),
+            shared,
+        })
+    }
+}
