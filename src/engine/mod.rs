@@ -99,7 +99,7 @@ pub async fn run(
             })
             .collect(),
         writers,
-        globals: crate::plan::template::Globals::new(plan.global_counters),
+        globals: session::Globals::new(plan.global_counters),
         initial_vars: plan.vars.initial_values(),
         user_counters: plan.user_counters,
         slots: plan.slots,

@@ -1,12 +1,14 @@
-//! What the users of a run share: [`RunShared`] (data files' shared cursors, write-back files,
-//! shared counters, the per-sample log) and, per scenario, [`ScenarioCtx`] (its program, its
-//! recorder, its stop signals and gauges).
+//! The run-time state of a run's users: what they all share ([`RunShared`]: data files' shared
+//! cursors, write-back files, shared counters, the per-sample log), what a scenario's users
+//! share ([`ScenarioCtx`]: its program, recorder, stop signals and gauges), and each user's
+//! own variables ([`UserVars`], the [`Scope`] its templates render from).
 
 use super::program::Program;
 use crate::plan::flow::StopKind;
-use crate::plan::template::Globals;
+use crate::plan::template::{Scope, VarId};
 use crate::plan::{DataSpec, WriterSpec};
 use crate::record::{Recorder, SampleRow};
+use rand::rngs::SmallRng;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -133,6 +135,80 @@ impl ScenarioCtx {
     }
 }
 
+/// Shared by every user of a run: global counters.
+#[derive(Debug, Default)]
+pub struct Globals {
+    pub counters: Vec<AtomicU64>,
+}
+
+impl Globals {
+    pub fn new(symbols_counters: u32) -> Arc<Globals> {
+        Arc::new(Globals { counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect() })
+    }
+}
+
+/// One user's variables and function state: what its templates render from.
+#[derive(Debug)]
+pub struct UserVars {
+    pub values: Vec<String>,
+    pub counters: Vec<u64>,
+    /// 1-based number of the user in its scenario (`__threadNum`).
+    pub thread_num: u64,
+    pub rng: SmallRng,
+    pub globals: Arc<Globals>,
+}
+
+impl UserVars {
+    pub fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
+        use rand::SeedableRng;
+        UserVars {
+            values: initial,
+            counters: vec![0; user_counters as usize],
+            thread_num,
+            rng: SmallRng::from_os_rng(),
+            globals,
+        }
+    }
+
+    pub fn get(&self, id: VarId) -> &str {
+        &self.values[id.index()]
+    }
+
+    pub fn set(&mut self, id: VarId, value: &str) {
+        let v = &mut self.values[id.index()];
+        v.clear();
+        v.push_str(value);
+    }
+}
+
+impl Scope for UserVars {
+    fn var(&self, id: VarId) -> &str {
+        &self.values[id.index()]
+    }
+
+    fn set_var(&mut self, id: VarId, value: &str) {
+        self.set(id, value);
+    }
+
+    fn count(&mut self, per_user: bool, slot: u32) -> u64 {
+        if per_user {
+            let c = &mut self.counters[slot as usize];
+            *c += 1;
+            *c
+        } else {
+            self.globals.counters[slot as usize].fetch_add(1, Ordering::Relaxed) + 1
+        }
+    }
+
+    fn thread_num(&self) -> u64 {
+        self.thread_num
+    }
+
+    fn rng(&mut self) -> &mut SmallRng {
+        &mut self.rng
+    }
+}
+
 #[cfg(test)]
 impl ScenarioCtx {
     /// A scenario with an empty program and nothing shared, for executor tests.
@@ -169,5 +245,45 @@ impl ScenarioCtx {
             tls: super::tls::config(&Default::default()).expect("default TLS settings"),
             shared,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::template::{compile, Symbols};
+
+    fn user(sym: &Symbols) -> UserVars {
+        UserVars::new(sym.vars.initial_values(), sym.user_counters, 3, Globals::new(sym.global_counters))
+    }
+
+    #[test]
+    fn functions_render() {
+        let mut s = Symbols { env: Some(Default::default()), ..Default::default() };
+        let t = compile(
+            "${__UUID()}|${__threadNum}|${__counter(TRUE)}|${__counter(FALSE,n)}|${__Random(5,5)}|${__RandomString(4,ab)}|${__time(/1000)}|${__time(yyyy)}",
+            &mut s,
+            "f",
+        )
+        .unwrap();
+        let mut u = user(&s);
+        let n = s.vars.get("n").unwrap();
+        let a = t.render_string(&mut u);
+        let parts: Vec<&str> = a.split('|').collect();
+        assert_eq!(parts[0].len(), 36);
+        assert_eq!(parts[0].as_bytes()[14], b'4', "a v4 UUID: {}", parts[0]);
+        assert_eq!(&parts[1..5], ["3", "1", "1", "5"]);
+        assert_eq!(u.get(n), "1");
+        assert!(parts[5].len() == 4 && parts[5].chars().all(|c| c == 'a' || c == 'b'));
+        let secs: u64 = parts[6].parse().unwrap();
+        assert!(secs > 1_700_000_000);
+        assert_eq!(parts[7].len(), 4);
+        let b = t.render_string(&mut u);
+        assert_eq!(b.split('|').nth(2), Some("2"), "per-user counter counts per user");
+        let mut other = user(&s);
+        other.globals = u.globals.clone();
+        let c = t.render_string(&mut other);
+        assert_eq!(c.split('|').nth(2), Some("1"), "another user has its own counter");
+        assert_eq!(c.split('|').nth(3), Some("3"), "the shared counter is shared");
     }
 }
