@@ -1,11 +1,19 @@
 //! The engine turns a [`Plan`] into traffic: one executor per scenario, all at once, each
 //! driving virtual users (tokio tasks) over their own connections; and a collector that
 //! drains the [`Recorder`] once per interval and hands each [`Interval`] to the caller.
-//! It knows HTTP only in `client`, and never writes files or prints.
+//! It knows HTTP only in `client` and never prints. The only files it writes are the plan's
+//! write-back files (`write` steps append to them); a row per sample goes to the caller's
+//! sample log ([`Options::sample_log`]), which the caller writes. [`Options::segment`] makes it
+//! run only a [`Segment`] of every workload (one generator of several).
 //!
 //! # Layout
-//! - `executor/`: the closed and open models, and the arrival schedule;
-//! - `user`: a virtual user running its scenario's compiled program;
+//! - `executor/`: the closed and open models over a user factory, and the arrival schedule;
+//! - `segment`: a process's (from, to] share of every workload;
+//! - `session`: the users' run-time state: what a run's and a scenario's users share, and
+//!   each user's variables;
+//! - `user`: a virtual user running its scenario's compiled program, one iteration at a time;
+//! - `step`: the program's operations that keep state (groups, data files, counters) and the
+//!   request step;
 //! - `program`: a flow compiled into a flat list of operations;
 //! - `request`: a request rendered to its wire bytes (once, when nothing in it varies);
 //! - `client`: the HTTP/1.x client that times and classifies each exchange;
@@ -183,6 +191,9 @@ pub async fn run(
     let _ = intervals.send(last);
     Ok(Outcome { interrupted: shutdown.is_cancelled(), elapsed_us })
 }
+
+#[cfg(test)]
+mod tests;
 
 struct Collector<'a> {
     recorder: &'a Recorder,
