@@ -9,7 +9,9 @@
 //! spread as evenly as a smooth weighted round robin spreads them (equal segments: round robin).
 //! So the segments' counts add up to the whole for any count, including counts that are not a
 //! multiple of the number of segments, and an index keeps its timing (a user its ramp-up start,
-//! an arrival its due time) in whichever segment runs it.
+//! an arrival its due time) in whichever segment runs it. A share of a small count may be 0
+//! (2 maximum users in 3 segments are 1, 1 and 0): an open model's segment without users
+//! counts each of its arrivals as dropped.
 
 use std::borrow::Cow;
 use std::fmt;
