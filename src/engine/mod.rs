@@ -1,11 +1,19 @@
 //! The engine turns a [`Plan`] into traffic: one executor per scenario, all at once, each
 //! driving virtual users (tokio tasks) over their own connections; and a collector that
 //! drains the [`Recorder`] once per interval and hands each [`Interval`] to the caller.
-//! It knows HTTP only in `client`, and never writes files or prints.
+//! It knows HTTP only in `client` and never prints. The only files it writes are the plan's
+//! write-back files (`write` steps append to them); a row per sample goes to the caller's
+//! sample log ([`Options::sample_log`]), which the caller writes. [`Options::segment`] makes it
+//! run only a [`Segment`] of every workload (one generator of several).
 //!
 //! # Layout
-//! - `executor/`: the closed and open models, and the arrival schedule;
-//! - `user`: a virtual user running its scenario's compiled program;
+//! - `executor/`: the closed and open models over a user factory, and the arrival schedule;
+//! - `segment`: a process's (from, to] share of every workload;
+//! - `session`: the users' run-time state: what a run's and a scenario's users share, and
+//!   each user's variables;
+//! - `user`: a virtual user running its scenario's compiled program, one iteration at a time;
+//! - `step`: the program's operations that keep state (groups, data files, counters) and the
+//!   request step;
 //! - `program`: a flow compiled into a flat list of operations;
 //! - `request`: a request rendered to its wire bytes (once, when nothing in it varies);
 //! - `client`: the HTTP/1.x client that times and classifies each exchange;
@@ -17,19 +25,24 @@ pub mod executor;
 pub mod program;
 pub mod request;
 pub mod response;
+pub mod segment;
+pub mod session;
+mod step;
 pub mod tls;
 pub mod user;
 
 use crate::plan::Plan;
 use crate::record::{Interval, Recorder, Tally};
 use program::Program;
+use segment::Segment;
+use session::{Feeder, RunShared, ScenarioCtx};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use user::{Feeder, RunShared, ScenarioCtx};
+use user::VirtualUser;
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,12 +60,25 @@ pub struct Options {
     pub interval: Duration,
     /// Where a row per sample goes, when a per-sample log (JTL) is written.
     pub sample_log: Option<std::sync::mpsc::Sender<crate::record::SampleRow>>,
+    /// This process's share of every workload ([`Segment::FULL`] in a local run).
+    pub segment: Segment,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { interval: Duration::from_secs(1), sample_log: None }
+        Options { interval: Duration::from_secs(1), sample_log: None, segment: Segment::FULL }
     }
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The plan's TLS settings (a certificate or key that does not load).
+    #[error("{0}")]
+    Tls(String),
+    /// A write-back file that cannot be opened, or its header written.
+    #[error("{0}")]
+    WriteBack(String),
 }
 
 /// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
@@ -65,9 +91,9 @@ pub async fn run(
     shutdown: CancellationToken,
     abort: CancellationToken,
     intervals: mpsc::UnboundedSender<Interval>,
-) -> Result<Outcome, String> {
-    let tls = tls::config(&plan.tls)?;
-    let writers = RunShared::open_writers(&plan.writers)?;
+) -> Result<Outcome, Error> {
+    let tls = tls::config(&plan.tls).map_err(Error::Tls)?;
+    let writers = RunShared::open_writers(&plan.writers).map_err(Error::WriteBack)?;
     // A data file that runs out with `stop_run` stops every scenario, but is not an interrupt.
     let stop_run = shutdown.child_token();
     let shared = Arc::new(RunShared {
@@ -81,7 +107,7 @@ pub async fn run(
             })
             .collect(),
         writers,
-        globals: crate::plan::template::Globals::new(plan.global_counters),
+        globals: session::Globals::new(plan.global_counters),
         initial_vars: plan.vars.initial_values(),
         user_counters: plan.user_counters,
         slots: plan.slots,
@@ -138,7 +164,14 @@ pub async fn run(
         }
         let mut scenarios = JoinSet::new();
         for i in step {
-            scenarios.spawn(executor::run_scenario(ctxs[i].clone(), plan.scenarios[i].workload.clone(), abort.clone()));
+            let ctx = ctxs[i].clone();
+            let users = {
+                let ctx = ctx.clone();
+                move |_| VirtualUser::new(ctx.clone())
+            };
+            let (workload, segment, abort) =
+                (plan.scenarios[i].workload.clone(), options.segment.clone(), abort.clone());
+            scenarios.spawn(async move { executor::run_scenario(ctx, workload, &segment, users, abort).await });
         }
         loop {
             tokio::select! {
@@ -158,6 +191,9 @@ pub async fn run(
     let _ = intervals.send(last);
     Ok(Outcome { interrupted: shutdown.is_cancelled(), elapsed_us })
 }
+
+#[cfg(test)]
+mod tests;
 
 struct Collector<'a> {
     recorder: &'a Recorder,

@@ -3,8 +3,8 @@
 //! line when the user's jar has cookies for it); any other request is rendered per send from
 //! its templates into the user's buffer.
 
+use crate::engine::session::UserVars;
 use crate::plan::request::{Part, PartContent, MULTIPART_BOUNDARY};
-use crate::plan::template::UserVars;
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
 use std::time::Duration;
 

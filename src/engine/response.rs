@@ -2,8 +2,8 @@
 //! body as text (gzip and deflate decoded), and what the plan does with it: extractors that
 //! set the user's variables, and checks whose failure makes the sample KO.
 
+use crate::engine::session::UserVars;
 use crate::plan::request::JsonPathExpr;
-use crate::plan::template::UserVars;
 use crate::plan::{CheckTest, ExtractSource, Field, RequestSpec};
 use crate::record::ErrorKind;
 use rand::Rng;

@@ -10,10 +10,8 @@ use rand::Rng;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
-/// A per-user variable: an index into [`UserVars::values`], fixed at load time.
+/// A per-user variable: an index into a user's values, fixed at load time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct VarId(pub u32);
 
@@ -203,49 +201,66 @@ impl Serialize for Template {
     }
 }
 
-/// Shared by every user of a run: global counters.
-#[derive(Debug, Default)]
-pub struct Globals {
-    pub counters: Vec<AtomicU64>,
+/// What rendering a template needs of whoever renders it: variables, counters, a number and
+/// random numbers. The engine's per-user state implements it (plan owns no run-time state);
+/// rendering is generic over it, so the engine's path has no indirection.
+pub trait Scope {
+    /// A variable's current value.
+    fn var(&self, id: VarId) -> &str;
+    /// Sets a variable (a function's result stored in it).
+    fn set_var(&mut self, id: VarId, value: &str);
+    /// Counts one more on a `__counter` (per user, or shared by all users) and returns the count.
+    fn count(&mut self, per_user: bool, slot: u32) -> u64;
+    /// The 1-based number of the user (`__threadNum`).
+    fn thread_num(&self) -> u64;
+    fn rng(&mut self) -> &mut SmallRng;
 }
 
-impl Globals {
-    pub fn new(symbols_counters: u32) -> Arc<Globals> {
-        Arc::new(Globals { counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect() })
-    }
-}
-
-/// One user's variables and function state.
+/// The scope of a template rendered while the plan loads: the variables' initial values, as
+/// user 1 with counters of its own.
 #[derive(Debug)]
-pub struct UserVars {
-    pub values: Vec<String>,
-    pub counters: Vec<u64>,
-    /// 1-based number of the user in its scenario (`__threadNum`).
-    pub thread_num: u64,
-    pub rng: SmallRng,
-    pub globals: Arc<Globals>,
+pub struct LoadScope {
+    values: Vec<String>,
+    counters: Vec<u64>,
+    shared: Vec<u64>,
+    rng: SmallRng,
 }
 
-impl UserVars {
-    pub fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
+impl LoadScope {
+    pub fn new(sym: &Symbols) -> LoadScope {
         use rand::SeedableRng;
-        UserVars {
-            values: initial,
-            counters: vec![0; user_counters as usize],
-            thread_num,
+        LoadScope {
+            values: sym.vars.initial_values(),
+            counters: vec![0; sym.user_counters as usize],
+            shared: vec![0; sym.global_counters as usize],
             rng: SmallRng::from_os_rng(),
-            globals,
         }
     }
+}
 
-    pub fn get(&self, id: VarId) -> &str {
+impl Scope for LoadScope {
+    fn var(&self, id: VarId) -> &str {
         &self.values[id.index()]
     }
 
-    pub fn set(&mut self, id: VarId, value: &str) {
+    fn set_var(&mut self, id: VarId, value: &str) {
         let v = &mut self.values[id.index()];
         v.clear();
         v.push_str(value);
+    }
+
+    fn count(&mut self, per_user: bool, slot: u32) -> u64 {
+        let c = if per_user { &mut self.counters[slot as usize] } else { &mut self.shared[slot as usize] };
+        *c += 1;
+        *c
+    }
+
+    fn thread_num(&self) -> u64 {
+        1
+    }
+
+    fn rng(&mut self) -> &mut SmallRng {
+        &mut self.rng
     }
 }
 
@@ -287,18 +302,16 @@ impl Template {
     }
 
     /// Appends the current text to `out`.
-    pub fn render(&self, u: &mut UserVars, out: &mut String) {
+    pub fn render<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
         for seg in &self.segs {
             match seg {
                 Seg::Lit(s) => out.push_str(s),
-                Seg::Var(id) => out.push_str(&u.values[id.index()]),
+                Seg::Var(id) => out.push_str(u.var(*id)),
                 Seg::Func(f) => {
                     let from = out.len();
                     f.kind.call(u, out);
                     if let Some(v) = f.store {
-                        let slot = &mut u.values[v.index()];
-                        slot.clear();
-                        slot.push_str(&out[from..]);
+                        u.set_var(v, &out[from..]);
                     }
                 }
             }
@@ -306,7 +319,7 @@ impl Template {
     }
 
     /// The current text in a new string.
-    pub fn render_string(&self, u: &mut UserVars) -> String {
+    pub fn render_string<S: Scope + ?Sized>(&self, u: &mut S) -> String {
         if let Some(s) = self.as_const() {
             return s.to_string();
         }
@@ -367,10 +380,10 @@ impl Template {
 }
 
 impl FuncKind {
-    fn call(&self, u: &mut UserVars, out: &mut String) {
+    fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
         match self {
             FuncKind::Uuid => {
-                let id = uuid::Builder::from_random_bytes(u.rng.random()).into_uuid();
+                let id = uuid::Builder::from_random_bytes(u.rng().random()).into_uuid();
                 let mut buf = uuid::Uuid::encode_buffer();
                 out.push_str(id.hyphenated().encode_lower(&mut buf));
             }
@@ -383,22 +396,17 @@ impl FuncKind {
             FuncKind::Time { format: Some(f), .. } => {
                 f.format(time::OffsetDateTime::now_utc().to_offset(local_offset()), out);
             }
-            FuncKind::Counter { per_user: true, slot } => {
-                let c = &mut u.counters[*slot as usize];
-                *c += 1;
-                let _ = write!(out, "{c}");
-            }
-            FuncKind::Counter { per_user: false, slot } => {
-                let n = u.globals.counters[*slot as usize].fetch_add(1, Ordering::Relaxed) + 1;
+            FuncKind::Counter { per_user, slot } => {
+                let n = u.count(*per_user, *slot);
                 let _ = write!(out, "{n}");
             }
             FuncKind::ThreadNum => {
-                let _ = write!(out, "{}", u.thread_num);
+                let _ = write!(out, "{}", u.thread_num());
             }
             FuncKind::Random { min, max } => {
                 let (a, b) = (min.value(u), max.value(u));
                 let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-                let _ = write!(out, "{}", u.rng.random_range(lo..=hi));
+                let _ = write!(out, "{}", u.rng().random_range(lo..=hi));
             }
             FuncKind::RandomString { len, chars } => {
                 // A length known only now (from a variable) is capped, never allocated whole.
@@ -416,7 +424,7 @@ impl FuncKind {
                     }
                 };
                 for _ in 0..n {
-                    out.push(set[u.rng.random_range(0..set.len())]);
+                    out.push(set[u.rng().random_range(0..set.len())]);
                 }
             }
         }
@@ -438,7 +446,7 @@ impl FuncKind {
 }
 
 impl Num {
-    fn value(&self, u: &mut UserVars) -> i64 {
+    fn value<S: Scope + ?Sized>(&self, u: &mut S) -> i64 {
         match self {
             Num::Const(n) => *n,
             // A value that is not a number at run time counts as 0, as JMeter's functions do.
@@ -534,7 +542,7 @@ pub fn expand(src: &str, sym: &mut Symbols) -> Result<String, String> {
     if let Some(s) = t.as_const() {
         return Ok(s.to_string());
     }
-    let mut u = UserVars::new(sym.vars.initial_values(), sym.user_counters, 1, Globals::new(sym.global_counters));
+    let mut u = LoadScope::new(sym);
     Ok(t.render_string(&mut u))
 }
 
@@ -767,8 +775,8 @@ mod tests {
         s
     }
 
-    fn user(sym: &Symbols) -> UserVars {
-        UserVars::new(sym.vars.initial_values(), sym.user_counters, 3, Globals::new(sym.global_counters))
+    fn user(sym: &Symbols) -> LoadScope {
+        LoadScope::new(sym)
     }
 
     #[test]
@@ -829,8 +837,8 @@ mod tests {
         t.fold(&s.vars);
         assert!(!t.is_const());
         let mut u = user(&s);
-        u.set(id, "do_1");
-        u.set(tok, "abc");
+        u.set_var(id, "do_1");
+        u.set_var(tok, "abc");
         let mut out = String::from(">");
         t.render(&mut u, &mut out);
         assert_eq!(out, ">/api/127.0.0.1/do_1?t=abc");
@@ -840,46 +848,16 @@ mod tests {
     }
 
     #[test]
-    fn functions_render() {
-        let mut s = symbols();
-        let t = compile(
-            "${__UUID()}|${__threadNum}|${__counter(TRUE)}|${__counter(FALSE,n)}|${__Random(5,5)}|${__RandomString(4,ab)}|${__time(/1000)}|${__time(yyyy)}",
-            &mut s,
-            "f",
-        )
-        .unwrap();
-        let mut u = user(&s);
-        let n = s.vars.get("n").unwrap();
-        let a = t.render_string(&mut u);
-        let parts: Vec<&str> = a.split('|').collect();
-        assert_eq!(parts[0].len(), 36);
-        assert_eq!(parts[0].as_bytes()[14], b'4', "a v4 UUID: {}", parts[0]);
-        assert_eq!(&parts[1..5], ["3", "1", "1", "5"]);
-        assert_eq!(u.get(n), "1");
-        assert!(parts[5].len() == 4 && parts[5].chars().all(|c| c == 'a' || c == 'b'));
-        let secs: u64 = parts[6].parse().unwrap();
-        assert!(secs > 1_700_000_000);
-        assert_eq!(parts[7].len(), 4);
-        let b = t.render_string(&mut u);
-        assert_eq!(b.split('|').nth(2), Some("2"), "per-user counter counts per user");
-        let mut other = user(&s);
-        other.globals = u.globals.clone();
-        let c = t.render_string(&mut other);
-        assert_eq!(c.split('|').nth(2), Some("1"), "another user has its own counter");
-        assert_eq!(c.split('|').nth(3), Some("3"), "the shared counter is shared");
-    }
-
-    #[test]
     fn random_with_variable_bounds() {
         let mut s = symbols();
         let max = s.vars.assign("max");
         let t = compile("${__Random(1,${max},r)}", &mut s, "f").unwrap();
         let mut u = user(&s);
-        u.set(max, "3");
+        u.set_var(max, "3");
         for _ in 0..50 {
             let v: i64 = t.render_string(&mut u).parse().unwrap();
             assert!((1..=3).contains(&v));
-            assert_eq!(u.get(s.vars.get("r").unwrap()), v.to_string());
+            assert_eq!(u.var(s.vars.get("r").unwrap()), v.to_string());
         }
     }
 
@@ -891,7 +869,7 @@ mod tests {
         let t = compile("${__RandomString(${n},x)}", &mut s, "f").unwrap();
         let mut u = user(&s);
         for (given, len) in [("3000000000", MAX_RANDOM_STRING), ("99999999999999999999", 0), ("-4", 0), ("5", 5)] {
-            u.set(n, given);
+            u.set_var(n, given);
             assert_eq!(t.render_string(&mut u).len(), len, "{given}");
         }
     }

@@ -1,18 +1,55 @@
-//! Executors turn a [`Workload`] into virtual users: `closed::run` for a fixed number of users,
-//! `open::run` for an arrival rate. Both drive [`VirtualUser`](crate::engine::user::VirtualUser)s and never see HTTP. This module
-//! owns what they share: when a scenario stops and how long requests in flight may finish.
+//! Executors turn a [`Workload`] into users: `closed::run` for a fixed number of users,
+//! `open::run` for an arrival rate. Both drive whatever a [`Users`] factory makes (in a run,
+//! [`VirtualUser`]s; in tests, fakes that record when they ran) on tokio's clock, run only
+//! their [`Segment`]'s share, and never see HTTP. This module owns what they share: when a
+//! scenario stops and how long requests in flight may finish.
 
 pub mod closed;
 pub mod open;
 pub mod schedule;
 
-use super::user::ScenarioCtx;
+use super::segment::Segment;
+use super::session::ScenarioCtx;
+use super::user::{IterEnd, VirtualUser};
 use crate::plan::Workload;
+use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+/// One user as an executor sees it: it runs one iteration at a time.
+pub trait User: Send + 'static {
+    /// Runs one iteration. `due` is when an open-model arrival was due (its first request is
+    /// timed from there); `None` in the closed model.
+    fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send;
+}
+
+impl User for VirtualUser {
+    fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send {
+        VirtualUser::iteration(self, due.map(Instant::into_std))
+    }
+}
+
+/// Makes the users of a scenario. A closure `Fn(u64) -> impl User` is one; `index` is the
+/// user's index in the whole workload (closed model) or in this process's pool (open model).
+pub trait Users: Send + Sync + 'static {
+    type User: User;
+    fn user(&self, index: u64) -> Self::User;
+    /// Whether the open model times arrivals with a timerfd (to the µs, on the wall clock):
+    /// yes in a run; a test on tokio's paused clock says no, so tokio's timer is used.
+    fn fine_timer(&self) -> bool {
+        true
+    }
+}
+
+impl<F: Fn(u64) -> U + Send + Sync + 'static, U: User> Users for F {
+    type User = U;
+    fn user(&self, index: u64) -> U {
+        self(index)
+    }
+}
 
 /// Runs one scenario to its end. `abort` cuts the grace time short (a second interrupt).
 ///
@@ -21,8 +58,15 @@ use tokio_util::sync::CancellationToken;
 /// out: every iteration already started runs to its end, so each arrival is either a sample or
 /// a dropped iteration. Either way, requests still in flight after `graceful_stop` are
 /// abandoned and recorded as `aborted` samples. An interrupt stops both at once.
-pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: CancellationToken) {
+pub async fn run_scenario<F: Users>(
+    ctx: Arc<ScenarioCtx>,
+    workload: Workload,
+    segment: &Segment,
+    users: F,
+    abort: CancellationToken,
+) {
     let start = Instant::now();
+    let users = Arc::new(users);
     let planned = workload.planned_duration();
     let grace = workload.graceful_stop();
     let closed = matches!(workload, Workload::Closed(_));
@@ -31,7 +75,7 @@ pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: Canc
         tokio::spawn(async move {
             match planned {
                 Some(d) => tokio::select! {
-                    _ = tokio::time::sleep_until((start + d).into()) => {}
+                    _ = tokio::time::sleep_until(start + d) => {}
                     _ = ctx.stop.cancelled() => {}
                 },
                 None => ctx.stop.cancelled().await,
@@ -52,8 +96,8 @@ pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: Canc
         })
     };
     match workload {
-        Workload::Closed(c) => closed::run(ctx.clone(), c, start).await,
-        Workload::Open(o) => open::run(ctx.clone(), o, start).await,
+        Workload::Closed(c) => closed::run(ctx.clone(), users, c, segment, start).await,
+        Workload::Open(o) => open::run(ctx.clone(), users, o, segment, start).await,
     }
     watcher.abort();
 }
@@ -62,6 +106,9 @@ pub async fn run_scenario(ctx: Arc<ScenarioCtx>, workload: Workload, abort: Canc
 /// end within microseconds (every wait of a user watches `hard`); this only guards against a
 /// bug hanging the run.
 const ABANDON_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+#[cfg(test)]
+mod tests;
 
 /// Waits for every user task. Once the grace time is over, each user abandons its request in
 /// flight itself, recording it as `aborted` when it reached the wire, so that every request the

@@ -19,26 +19,32 @@
 //! lateness shows in the dispatch figures.
 
 use super::closed::ActiveGuard;
-use super::join_users;
 use super::schedule::ArrivalSchedule;
-use crate::engine::user::{IterEnd, ScenarioCtx, VirtualUser};
+use super::{join_users, User, Users};
+use crate::engine::segment::Segment;
+use crate::engine::session::ScenarioCtx;
+use crate::engine::user::IterEnd;
 use crate::plan::OpenWorkload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 
 /// How late an arrival may be dispatched before it is counted as undispatched instead.
 pub const MAX_LAG: Duration = Duration::from_secs(1);
 /// The same, once the schedule is over: the scenario ends on time.
 pub const END_LAG: Duration = Duration::from_millis(50);
 
-/// Dispatches arrivals until the schedule runs out; `start` is the scenario's start.
-pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload, start: Instant) {
+/// Dispatches this segment's arrivals until the schedule runs out; `start` is the scenario's
+/// start. Arrival `n` of the whole schedule is due at the same time in whichever segment owns
+/// it; the pre-allocated and maximum users are this segment's share of the whole's.
+pub async fn run<F: Users>(ctx: Arc<ScenarioCtx>, factory: Arc<F>, w: OpenWorkload, segment: &Segment, start: Instant) {
     let schedule = ArrivalSchedule::new(w.start_rate, &w.stages);
     let start = start + w.start_delay;
     let end = start + schedule.length();
+    let max_users = segment.scale(w.max_users) as usize;
     let mut set = JoinSet::new();
     let (idle_tx, mut idle_rx) = mpsc::unbounded_channel::<usize>();
     let mut users: Vec<mpsc::Sender<Instant>> = Vec::new();
@@ -46,16 +52,16 @@ pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload, start: Instant) {
     let spawn_user = |set: &mut JoinSet<()>, users: &mut Vec<mpsc::Sender<Instant>>| {
         let (tx, rx) = mpsc::channel(1);
         let id = users.len();
-        set.spawn(user(ctx.clone(), id, rx, idle_tx.clone()));
+        set.spawn(user(ctx.clone(), factory.clone(), id, rx, idle_tx.clone()));
         users.push(tx);
         id
     };
-    for _ in 0..w.pre_allocated_users {
+    for _ in 0..segment.scale(w.pre_allocated_users) {
         let id = spawn_user(&mut set, &mut users);
         idle.push(id);
     }
-    let mut timer = Timer::new();
-    let mut n = 0u64;
+    let mut timer = Timer::new(factory.fine_timer());
+    let mut n = segment.next_owned(0);
     let mut behind = 0u32;
     let mut last_due = start;
     while let Some(offset) = schedule.due(n) {
@@ -88,7 +94,8 @@ pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload, start: Instant) {
             // arrivals were still being caught up): those were never sent; count them. An
             // interrupt ends the schedule itself: what follows was never part of the run.
             if Instant::now() >= end && !ctx.stop_was_interrupt() {
-                ctx.recorder.undispatched(ctx.index, schedule.total().saturating_sub(n));
+                let left = segment.count_below(schedule.total()).saturating_sub(segment.count_below(n));
+                ctx.recorder.undispatched(ctx.index, left);
             }
             break;
         }
@@ -97,18 +104,18 @@ pub async fn run(ctx: Arc<ScenarioCtx>, w: OpenWorkload, start: Instant) {
         if now.saturating_duration_since(due) > limit {
             // Skip to the first arrival that is not yet too late; count the rest.
             let catch_up = schedule.arrivals_before((now - limit).saturating_duration_since(start)).max(n + 1);
-            ctx.recorder.undispatched(ctx.index, catch_up - n);
-            n = catch_up;
+            ctx.recorder.undispatched(ctx.index, segment.count_below(catch_up) - segment.count_below(n));
+            n = segment.next_owned(catch_up);
             continue;
         }
-        n += 1;
+        n = segment.next_owned(n + 1);
         last_due = due;
         while let Ok(id) = idle_rx.try_recv() {
             idle.push(id);
         }
         let id = match idle.pop() {
             Some(id) => id,
-            None if users.len() < w.max_users as usize => spawn_user(&mut set, &mut users),
+            None if users.len() < max_users => spawn_user(&mut set, &mut users),
             None => {
                 ctx.recorder.dropped(ctx.index);
                 continue;
@@ -131,8 +138,9 @@ const SPIN_GAP_FACTOR: u32 = 8;
 const MAX_EARLY: Duration = Duration::from_micros(200);
 
 /// Sleeps until an instant to the microsecond: a timerfd on Linux, tokio's timer elsewhere (or
-/// if a timerfd cannot be made). It learns how late its wakes are (a VM's idle CPU takes tens
-/// of µs to wake), so that the dispatcher can ask to be woken that much early.
+/// if a timerfd cannot be made, or when asked to: tests on tokio's paused clock). It learns how
+/// late its wakes are (a VM's idle CPU takes tens of µs to wake), so that the dispatcher can ask
+/// to be woken that much early.
 struct Timer {
     fd: Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>,
     /// How late a wake is, a running estimate (ns).
@@ -140,8 +148,11 @@ struct Timer {
 }
 
 impl Timer {
-    fn new() -> Timer {
+    fn new(fine: bool) -> Timer {
         use std::os::fd::FromRawFd;
+        if !fine {
+            return Timer { fd: None, late_ns: 0.0 };
+        }
         // SAFETY: timerfd_create returns a new descriptor that we own, or -1.
         let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
         let fd = (raw >= 0)
@@ -176,7 +187,7 @@ impl Timer {
     async fn sleep_fd(&self, at: Instant) {
         use std::os::fd::AsRawFd;
         let Some(fd) = &self.fd else {
-            return tokio::time::sleep_until(at.into()).await;
+            return tokio::time::sleep_until(at).await;
         };
         let left = at.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -191,11 +202,11 @@ impl Timer {
         };
         // SAFETY: arms our own timerfd with a valid, relative, non-zero time.
         if unsafe { libc::timerfd_settime(fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } != 0 {
-            return tokio::time::sleep_until(at.into()).await;
+            return tokio::time::sleep_until(at).await;
         }
         loop {
             let Ok(mut ready) = fd.readable().await else {
-                return tokio::time::sleep_until(at.into()).await;
+                return tokio::time::sleep_until(at).await;
             };
             let mut expirations = [0u8; 8];
             // SAFETY: reads at most 8 bytes into a buffer of 8.
@@ -209,8 +220,14 @@ impl Timer {
     }
 }
 
-async fn user(ctx: Arc<ScenarioCtx>, id: usize, mut work: mpsc::Receiver<Instant>, idle: mpsc::UnboundedSender<usize>) {
-    let mut user = VirtualUser::new(ctx.clone());
+async fn user<F: Users>(
+    ctx: Arc<ScenarioCtx>,
+    factory: Arc<F>,
+    id: usize,
+    mut work: mpsc::Receiver<Instant>,
+    idle: mpsc::UnboundedSender<usize>,
+) {
+    let mut user = factory.user(id as u64);
     while let Some(due) = work.recv().await {
         ctx.active.fetch_add(1, Ordering::Relaxed);
         ctx.shared.active_all.fetch_add(1, Ordering::Relaxed);

@@ -1,0 +1,285 @@
+//! Executors on tokio's paused clock, with fake users that record when they ran: exact
+//! iteration counts, ramps, deadlines, pacing, graceful stop, arrivals, drops, and segments.
+
+use super::schedule::ArrivalSchedule;
+use super::{run_scenario, User, Users};
+use crate::engine::segment::Segment;
+use crate::engine::session::ScenarioCtx;
+use crate::engine::user::IterEnd;
+use crate::plan::{ClosedWorkload, OpenWorkload, Stage, Workload};
+use crate::record::ScenarioCounts;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// One iteration a fake user ran.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Ran {
+    user: u64,
+    /// 1-based, per user.
+    iteration: u64,
+    /// When it started, from the scenario's start.
+    at: Duration,
+    /// When its arrival was due (open model), from the scenario's start.
+    due: Option<Duration>,
+    /// Cut at the end of the grace time.
+    abandoned: bool,
+}
+
+#[derive(Clone)]
+struct Fakes {
+    ctx: Arc<ScenarioCtx>,
+    t0: Instant,
+    took: Duration,
+    /// The clock jumps this far during an iteration that starts at 0 (a stalled generator).
+    stall: Duration,
+    log: Arc<Mutex<Vec<Ran>>>,
+}
+
+struct Fake {
+    f: Fakes,
+    id: u64,
+    done: u64,
+}
+
+impl Users for Fakes {
+    type User = Fake;
+    fn user(&self, index: u64) -> Fake {
+        Fake { f: self.clone(), id: index, done: 0 }
+    }
+    fn fine_timer(&self) -> bool {
+        false
+    }
+}
+
+impl User for Fake {
+    async fn iteration(&mut self, due: Option<Instant>) -> IterEnd {
+        let f = &self.f;
+        let at = Instant::now() - f.t0;
+        self.done += 1;
+        if at.is_zero() && !f.stall.is_zero() {
+            tokio::time::advance(f.stall).await;
+        }
+        let abandoned = tokio::select! {
+            _ = tokio::time::sleep(f.took) => false,
+            _ = f.ctx.hard.cancelled() => true,
+        };
+        let due = due.map(|d| d - f.t0);
+        f.log.lock().unwrap().push(Ran { user: self.id, iteration: self.done, at, due, abandoned });
+        if abandoned {
+            IterEnd::Cut
+        } else {
+            f.ctx.recorder.iteration_done(f.ctx.index);
+            IterEnd::Completed
+        }
+    }
+}
+
+struct Record {
+    log: Vec<Ran>,
+    counts: ScenarioCounts,
+    /// How long the scenario took.
+    took: Duration,
+}
+
+/// Runs `w` (segment `seg`) with fake users whose iterations take `took`.
+async fn run(w: Workload, seg: &Segment, took: Duration, pacing: Option<Duration>, stall: Duration) -> Record {
+    let ctx = ScenarioCtx::for_test(pacing);
+    let t0 = Instant::now();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let fakes = Fakes { ctx: ctx.clone(), t0, took, stall, log: log.clone() };
+    run_scenario(ctx.clone(), w, seg, fakes, CancellationToken::new()).await;
+    let took = Instant::now() - t0;
+    let mut tally = ctx.recorder.new_tally();
+    ctx.recorder.drain_into(&mut tally);
+    let mut log = std::mem::take(&mut *log.lock().unwrap());
+    log.sort();
+    Record { log, counts: tally.scenarios[0], took }
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn closed(users: u32, iterations: Option<u64>, duration: Option<Duration>) -> ClosedWorkload {
+    ClosedWorkload {
+        users,
+        ramp_up: Duration::ZERO,
+        iterations,
+        duration,
+        start_delay: Duration::ZERO,
+        graceful_stop: Duration::from_secs(30),
+    }
+}
+
+fn open(start_rate: f64, stages: &[(f64, u64)], pre: u32, max: u32) -> OpenWorkload {
+    OpenWorkload {
+        start_rate,
+        stages: stages.iter().map(|&(target, s)| Stage { target, duration: ms(s) }).collect(),
+        pre_allocated_users: pre,
+        max_users: max,
+        start_delay: Duration::ZERO,
+        graceful_stop: Duration::from_secs(30),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_users_run_their_iterations() {
+    let r = run(Workload::Closed(closed(3, Some(4), None)), &Segment::FULL, ms(10), None, Duration::ZERO).await;
+    assert_eq!(r.log.len(), 12);
+    assert_eq!(r.counts.iterations, 12);
+    for (k, ran) in r.log.iter().enumerate() {
+        assert_eq!((ran.user, ran.iteration, ran.at), (k as u64 / 4, k as u64 % 4 + 1, ms(10 * (k as u64 % 4))));
+    }
+    assert_eq!(r.took, ms(40));
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_ramp_up_and_start_delay() {
+    let w = ClosedWorkload { ramp_up: ms(2000), start_delay: ms(1000), ..closed(4, Some(1), None) };
+    let r = run(Workload::Closed(w), &Segment::FULL, ms(10), None, Duration::ZERO).await;
+    let starts: Vec<(u64, Duration)> = r.log.iter().map(|r| (r.user, r.at)).collect();
+    assert_eq!(starts, [(0, ms(1000)), (1, ms(1500)), (2, ms(2000)), (3, ms(2500))]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_duration_is_a_deadline_for_starting_iterations() {
+    // Iterations of 300 ms in 1 s: they start at 0, 300, 600, 900; the last ends at 1,200
+    // within the grace time; none starts after the deadline.
+    let r = run(Workload::Closed(closed(2, None, Some(ms(1000)))), &Segment::FULL, ms(300), None, Duration::ZERO).await;
+    assert_eq!(r.log.len(), 8);
+    assert!(r.log.iter().all(|r| r.at < ms(1000) && !r.abandoned));
+    assert_eq!(
+        r.log.iter().filter(|r| r.user == 0).map(|r| r.at).collect::<Vec<_>>(),
+        [ms(0), ms(300), ms(600), ms(900)]
+    );
+    assert_eq!(r.counts.iterations, 8);
+    assert_eq!(r.took, ms(1200));
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_graceful_stop_cuts_what_is_still_running() {
+    // Iterations of 700 ms: the second (from 700 ms) is in flight at the 1 s deadline, gets
+    // 100 ms of grace, and is abandoned at 1,100 ms.
+    let w = ClosedWorkload { graceful_stop: ms(100), ..closed(3, None, Some(ms(1000))) };
+    let r = run(Workload::Closed(w), &Segment::FULL, ms(700), None, Duration::ZERO).await;
+    assert_eq!(r.log.len(), 6);
+    assert_eq!(r.log.iter().filter(|r| r.abandoned).count(), 3);
+    assert!(r.log.iter().all(|r| r.abandoned == (r.iteration == 2) && r.at == ms(700 * (r.iteration - 1))));
+    assert_eq!(r.counts.iterations, 3);
+    assert_eq!(r.took, ms(1100));
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_pacing_spaces_iteration_starts() {
+    let r =
+        run(Workload::Closed(closed(1, Some(3), None)), &Segment::FULL, ms(100), Some(ms(1000)), Duration::ZERO).await;
+    assert_eq!(r.log.iter().map(|r| r.at).collect::<Vec<_>>(), [ms(0), ms(1000), ms(2000)]);
+    // No wait after the last iteration.
+    assert_eq!(r.took, ms(2100));
+}
+
+/// Checks an open run's arrivals against its schedule: every one due at its time, started then.
+fn assert_on_schedule(r: &Record, w: &OpenWorkload) {
+    let schedule = ArrivalSchedule::new(w.start_rate, &w.stages);
+    let mut dues: Vec<Duration> = r.log.iter().map(|r| r.due.expect("open model")).collect();
+    dues.sort();
+    let expected: Vec<Duration> = (0..schedule.total()).map(|n| w.start_delay + schedule.due(n).unwrap()).collect();
+    assert_eq!(dues, expected);
+    // Tokio's timer has 1 ms ticks.
+    assert!(r.log.iter().all(|r| r.at >= r.due.unwrap() && r.at - r.due.unwrap() < ms(1)));
+    assert_eq!(r.counts.iterations, schedule.total());
+    assert_eq!((r.counts.dropped, r.counts.undispatched), (0, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_constant_rate_arrivals() {
+    let w = OpenWorkload { start_delay: ms(500), ..open(10.0, &[(10.0, 2000)], 1, 5) };
+    let r = run(Workload::Open(w.clone()), &Segment::FULL, ms(10), None, Duration::ZERO).await;
+    assert_eq!(r.log.len(), 20);
+    assert_eq!(r.log.iter().map(|r| r.at).min(), Some(ms(500)));
+    assert_on_schedule(&r, &w);
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_ramping_stages_arrivals() {
+    let w = open(0.0, &[(20.0, 2000), (20.0, 1000), (5.0, 1500)], 0, 50);
+    let r = run(Workload::Open(w.clone()), &Segment::FULL, ms(30), None, Duration::ZERO).await;
+    assert_eq!(r.log.len(), 59);
+    assert_on_schedule(&r, &w);
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_arrivals_are_dropped_when_every_user_is_busy() {
+    // 10/s with two users busy 250 ms each: the arrivals at 200, 500 and 800 ms find none free.
+    let w = open(10.0, &[(10.0, 1000)], 0, 2);
+    let r = run(Workload::Open(w), &Segment::FULL, ms(250), None, Duration::ZERO).await;
+    let dues: Vec<Duration> =
+        r.log.iter().map(|r| r.due.unwrap()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    assert_eq!(dues, [0, 100, 300, 400, 600, 700, 900].map(ms));
+    assert_eq!((r.counts.iterations, r.counts.dropped, r.counts.undispatched), (7, 3, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_arrivals_later_than_max_lag_are_undispatched() {
+    // 10/s for 5 s; the clock jumps 2.5 s during the first arrival: at 2.5 s the arrivals due
+    // before 1.5 s are more than MAX_LAG late and are counted, not sent; the rest are caught up.
+    assert_eq!(super::open::MAX_LAG, ms(1000));
+    let w = open(10.0, &[(10.0, 5000)], 2, 20);
+    let r = run(Workload::Open(w), &Segment::FULL, ms(10), None, ms(2500)).await;
+    assert_eq!((r.counts.undispatched, r.counts.dropped), (14, 0));
+    assert_eq!(r.counts.iterations, 36);
+    assert_eq!(r.log.len(), 36);
+    let dues: Vec<Duration> = r.log.iter().map(|r| r.due.unwrap()).filter(|d| *d > Duration::ZERO).collect();
+    assert_eq!(dues.iter().min(), Some(&ms(1500)));
+}
+
+/// Every (user, iteration, start) of the whole run, run as `n` segments and put together.
+async fn union_of_segments(w: &Workload, n: u32, took: Duration) -> (Vec<Ran>, ScenarioCounts) {
+    let mut all = Vec::new();
+    let mut counts = ScenarioCounts::default();
+    for i in 1..=n {
+        let r = run(w.clone(), &Segment::nth(i, n).unwrap(), took, None, Duration::ZERO).await;
+        all.extend(r.log);
+        counts.iterations += r.counts.iterations;
+        counts.dropped += r.counts.dropped;
+        counts.undispatched += r.counts.undispatched;
+    }
+    all.sort();
+    (all, counts)
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_segments_add_up_to_the_whole() {
+    let w = Workload::Closed(ClosedWorkload { ramp_up: ms(10_000), ..closed(10, Some(2), None) });
+    let whole = run(w.clone(), &Segment::FULL, ms(100), None, Duration::ZERO).await;
+    assert_eq!(whole.log.len(), 20);
+    for n in 1..=7 {
+        let (union, counts) = union_of_segments(&w, n, ms(100)).await;
+        assert_eq!(union, whole.log, "{n} segments");
+        assert_eq!(counts.iterations, 20);
+    }
+    let per_segment: Vec<usize> =
+        (1..=3).map(|i| (0..10).filter(|&u| Segment::nth(i, 3).unwrap().owns(u)).count()).collect();
+    assert_eq!(per_segment, [4, 3, 3]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_segments_add_up_to_the_whole() {
+    for w in [open(7.0, &[(7.0, 3000)], 1, 20), open(0.0, &[(20.0, 2000), (20.0, 1000), (3.0, 1500)], 3, 40)] {
+        let whole = run(Workload::Open(w.clone()), &Segment::FULL, ms(30), None, Duration::ZERO).await;
+        assert_on_schedule(&whole, &w);
+        let mut whole_dues: Vec<Duration> = whole.log.iter().map(|r| r.due.unwrap()).collect();
+        whole_dues.sort();
+        for n in 1..=7 {
+            let (union, counts) = union_of_segments(&Workload::Open(w.clone()), n, ms(30)).await;
+            let mut dues: Vec<Duration> = union.iter().map(|r| r.due.unwrap()).collect();
+            dues.sort();
+            assert_eq!(dues, whole_dues, "{n} segments");
+            assert_eq!((counts.iterations, counts.dropped, counts.undispatched), (whole.counts.iterations, 0, 0));
+            let users: u32 = (1..=n).map(|i| Segment::nth(i, n).unwrap().scale(w.max_users)).sum();
+            assert_eq!(users, w.max_users);
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The run-time state of a run's users: what they all share ([`RunShared`]: data files' shared
+//! cursors, write-back files, shared counters, the per-sample log), what a scenario's users
+//! share ([`ScenarioCtx`]: its program, recorder, stop signals and gauges), and each user's
+//! own variables ([`UserVars`], the [`Scope`] its templates render from).
+
+use super::program::Program;
+use crate::plan::flow::StopKind;
+use crate::plan::template::{Scope, VarId};
+use crate::plan::{DataSpec, WriterSpec};
+use crate::record::{Recorder, SampleRow};
+use rand::rngs::SmallRng;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// What every user of a run shares, whatever its scenario.
+pub struct RunShared {
+    pub feeders: Vec<Feeder>,
+    pub writers: Vec<Mutex<std::io::BufWriter<std::fs::File>>>,
+    pub globals: Arc<Globals>,
+    pub initial_vars: Vec<String>,
+    pub user_counters: u32,
+    pub slots: crate::plan::Slots,
+    pub cookies: bool,
+    pub last_ok: Option<crate::plan::template::VarId>,
+    /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
+    pub stop_run: CancellationToken,
+    /// Counters shared by all users, by slot.
+    pub counters: Vec<AtomicU64>,
+    /// Throughput controllers' shared (passes, executions), by slot.
+    pub throughput: Vec<Mutex<(u64, u64)>>,
+    /// Where a row per sample goes, when a JTL file is written.
+    pub sample_log: Option<std::sync::mpsc::Sender<SampleRow>>,
+    /// The wall-clock time of the run's epoch, in ms since the Unix epoch.
+    pub epoch_unix_ms: u64,
+    /// Users running an iteration, in every scenario.
+    pub active_all: AtomicU64,
+}
+
+/// A data file's rows and the cursors that are shared.
+pub struct Feeder {
+    pub spec: DataSpec,
+    pub all: AtomicU64,
+    pub per_scenario: Vec<AtomicU64>,
+}
+
+impl RunShared {
+    /// Opens the write-back files (appending), writing their header when they are new or empty.
+    pub fn open_writers(specs: &[WriterSpec]) -> Result<Vec<Mutex<std::io::BufWriter<std::fs::File>>>, String> {
+        let mut out = Vec::new();
+        for w in specs {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&w.path)
+                .map_err(|e| format!("cannot open {} for writing: {e}", w.path.display()))?;
+            let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(false);
+            let mut bw = std::io::BufWriter::new(file);
+            if let (true, Some(h)) = (empty, &w.header) {
+                let line = csv_line(h.iter().map(String::as_str));
+                bw.write_all(line.as_bytes())
+                    .and_then(|_| bw.flush())
+                    .map_err(|e| format!("cannot write {}: {e}", w.path.display()))?;
+            }
+            out.push(Mutex::new(bw));
+        }
+        Ok(out)
+    }
+}
+
+/// One CSV line: fields quoted when they hold a comma, a quote or a line break.
+pub fn csv_line<'a>(fields: impl Iterator<Item = &'a str>) -> String {
+    let mut line = String::new();
+    for (i, f) in fields.enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        if f.contains([',', '"', '\n', '\r']) {
+            line.push('"');
+            line.push_str(&f.replace('"', "\"\""));
+            line.push('"');
+        } else {
+            line.push_str(f);
+        }
+    }
+    line.push('\n');
+    line
+}
+
+/// What every user of a scenario shares.
+pub struct ScenarioCtx {
+    pub index: usize,
+    pub program: Program,
+    pub recorder: Arc<Recorder>,
+    /// The run's time origin: sample times are µs since then.
+    pub epoch: Instant,
+    /// Cancelled when the scenario must stop starting requests (its end, or an interrupt).
+    pub stop: CancellationToken,
+    /// The same as `stop`, as a plain flag: checked before every request, so it must be cheap.
+    pub stopping: AtomicBool,
+    /// Cancelled when requests still in flight must be abandoned (grace time over).
+    pub hard: CancellationToken,
+    /// Users currently running an iteration.
+    pub active: AtomicU64,
+    /// Users started so far (numbers users for `__threadNum`).
+    pub started: AtomicU64,
+    /// Closed model: the least time between iteration starts.
+    pub pacing: Option<Duration>,
+    /// What a user does after a failed sample.
+    pub on_error: StopKind,
+    pub tls: Arc<rustls::ClientConfig>,
+    pub shared: Arc<RunShared>,
+}
+
+impl ScenarioCtx {
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn micros(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.epoch).as_micros() as u64
+    }
+
+    /// Whether the scenario was stopped by an interrupt or a `stop_run` (not by its own end).
+    pub fn stop_was_interrupt(&self) -> bool {
+        self.shared.stop_run.is_cancelled()
+    }
+
+    /// Stops the scenario from starting anything new (the watcher then applies the grace time).
+    pub fn stop_now(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.stop.cancel();
+    }
+}
+
+/// Shared by every user of a run: global counters.
+#[derive(Debug, Default)]
+pub struct Globals {
+    pub counters: Vec<AtomicU64>,
+}
+
+impl Globals {
+    pub fn new(symbols_counters: u32) -> Arc<Globals> {
+        Arc::new(Globals { counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect() })
+    }
+}
+
+/// One user's variables and function state: what its templates render from.
+#[derive(Debug)]
+pub struct UserVars {
+    pub values: Vec<String>,
+    pub counters: Vec<u64>,
+    /// 1-based number of the user in its scenario (`__threadNum`).
+    pub thread_num: u64,
+    pub rng: SmallRng,
+    pub globals: Arc<Globals>,
+}
+
+impl UserVars {
+    pub fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
+        use rand::SeedableRng;
+        UserVars {
+            values: initial,
+            counters: vec![0; user_counters as usize],
+            thread_num,
+            rng: SmallRng::from_os_rng(),
+            globals,
+        }
+    }
+
+    pub fn get(&self, id: VarId) -> &str {
+        &self.values[id.index()]
+    }
+
+    pub fn set(&mut self, id: VarId, value: &str) {
+        let v = &mut self.values[id.index()];
+        v.clear();
+        v.push_str(value);
+    }
+}
+
+impl Scope for UserVars {
+    fn var(&self, id: VarId) -> &str {
+        &self.values[id.index()]
+    }
+
+    fn set_var(&mut self, id: VarId, value: &str) {
+        self.set(id, value);
+    }
+
+    fn count(&mut self, per_user: bool, slot: u32) -> u64 {
+        if per_user {
+            let c = &mut self.counters[slot as usize];
+            *c += 1;
+            *c
+        } else {
+            self.globals.counters[slot as usize].fetch_add(1, Ordering::Relaxed) + 1
+        }
+    }
+
+    fn thread_num(&self) -> u64 {
+        self.thread_num
+    }
+
+    fn rng(&mut self) -> &mut SmallRng {
+        &mut self.rng
+    }
+}
+
+#[cfg(test)]
+impl ScenarioCtx {
+    /// A scenario with an empty program and nothing shared, for executor tests.
+    pub(crate) fn for_test(pacing: Option<Duration>) -> Arc<ScenarioCtx> {
+        let stop_run = CancellationToken::new();
+        let shared = Arc::new(RunShared {
+            feeders: Vec::new(),
+            writers: Vec::new(),
+            globals: Globals::new(0),
+            initial_vars: Vec::new(),
+            user_counters: 0,
+            slots: crate::plan::Slots::default(),
+            cookies: false,
+            last_ok: None,
+            stop_run: stop_run.clone(),
+            counters: Vec::new(),
+            throughput: Vec::new(),
+            sample_log: None,
+            epoch_unix_ms: 0,
+            active_all: AtomicU64::new(0),
+        });
+        Arc::new(ScenarioCtx {
+            index: 0,
+            program: Program::compile(&[]),
+            recorder: Recorder::new(0, 1),
+            epoch: Instant::now(),
+            stop: stop_run.child_token(),
+            stopping: AtomicBool::new(false),
+            hard: CancellationToken::new(),
+            active: AtomicU64::new(0),
+            started: AtomicU64::new(0),
+            pacing,
+            on_error: StopKind::Continue,
+            tls: super::tls::config(&Default::default()).expect("default TLS settings"),
+            shared,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::template::{compile, Symbols};
+
+    fn user(sym: &Symbols) -> UserVars {
+        UserVars::new(sym.vars.initial_values(), sym.user_counters, 3, Globals::new(sym.global_counters))
+    }
+
+    #[test]
+    fn functions_render() {
+        let mut s = Symbols { env: Some(Default::default()), ..Default::default() };
+        let t = compile(
+            "${__UUID()}|${__threadNum}|${__counter(TRUE)}|${__counter(FALSE,n)}|${__Random(5,5)}|${__RandomString(4,ab)}|${__time(/1000)}|${__time(yyyy)}",
+            &mut s,
+            "f",
+        )
+        .unwrap();
+        let mut u = user(&s);
+        let n = s.vars.get("n").unwrap();
+        let a = t.render_string(&mut u);
+        let parts: Vec<&str> = a.split('|').collect();
+        assert_eq!(parts[0].len(), 36);
+        assert_eq!(parts[0].as_bytes()[14], b'4', "a v4 UUID: {}", parts[0]);
+        assert_eq!(&parts[1..5], ["3", "1", "1", "5"]);
+        assert_eq!(u.get(n), "1");
+        assert!(parts[5].len() == 4 && parts[5].chars().all(|c| c == 'a' || c == 'b'));
+        let secs: u64 = parts[6].parse().unwrap();
+        assert!(secs > 1_700_000_000);
+        assert_eq!(parts[7].len(), 4);
+        let b = t.render_string(&mut u);
+        assert_eq!(b.split('|').nth(2), Some("2"), "per-user counter counts per user");
+        let mut other = user(&s);
+        other.globals = u.globals.clone();
+        let c = t.render_string(&mut other);
+        assert_eq!(c.split('|').nth(2), Some("1"), "another user has its own counter");
+        assert_eq!(c.split('|').nth(3), Some("3"), "the shared counter is shared");
+    }
+}

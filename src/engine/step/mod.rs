@@ -1,0 +1,107 @@
+//! The operations of a user's program that keep state of their own: transaction groups, data
+//! files, counters. The request step is in `request`.
+
+mod request;
+
+use super::user::{IterEnd, VirtualUser};
+use crate::plan::{OnEof, Share};
+use crate::record::ErrorKind;
+use std::sync::atomic::Ordering;
+
+/// A transaction group being timed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct GroupAcc {
+    pub(super) open: bool,
+    /// JMeter's "generate parent sample": the requests inside are recorded only as part of
+    /// the group's sample, which then counts in the total.
+    pub(super) parent: bool,
+    pub(super) wall_clock: bool,
+    /// The status of the last failed request inside, else of the last one.
+    pub(super) status: u16,
+    pub(super) start_us: u64,
+    pub(super) elapsed_us: u64,
+    pub(super) ttfb_us: u64,
+    pub(super) connect_us: u64,
+    pub(super) bytes_sent: u64,
+    pub(super) bytes_received: u64,
+    pub(super) error: Option<ErrorKind>,
+}
+
+impl VirtualUser {
+    /// Reads the next row of data file `n` into the user's variables; returns how the
+    /// iteration ends when the file ran out and must not recycle.
+    pub(super) fn feed(&mut self, n: usize) -> Option<IterEnd> {
+        let f = &self.ctx.shared.feeders[n];
+        let rows = &f.spec.rows;
+        let i = match f.spec.share {
+            Share::All => f.all.fetch_add(1, Ordering::Relaxed),
+            Share::Scenario => f.per_scenario[self.ctx.index].fetch_add(1, Ordering::Relaxed),
+            Share::User => {
+                let c = &mut self.cursors[n];
+                *c += 1;
+                *c - 1
+            }
+        };
+        let len = rows.len() as u64;
+        let i = if i < len {
+            i
+        } else {
+            match f.spec.on_eof {
+                OnEof::Recycle => i % len,
+                OnEof::StopUser => return Some(IterEnd::UserDone),
+                OnEof::StopRun => {
+                    self.ctx.shared.stop_run.cancel();
+                    return Some(IterEnd::Cut);
+                }
+                OnEof::MarkEof => {
+                    for var in &f.spec.columns {
+                        self.vars.set(*var, "<EOF>");
+                    }
+                    return None;
+                }
+            }
+        };
+        for (var, value) in f.spec.columns.iter().zip(&rows[i as usize]) {
+            self.vars.set(*var, value);
+        }
+        None
+    }
+
+    pub(super) fn inside_parent_group(&self) -> bool {
+        self.groups.iter().any(|g| g.open && g.parent)
+    }
+}
+
+/// The `n`th value (from 0) of a JMeter Counter: start, start + increment, ... wrapping back to
+/// start after `end`.
+pub(super) fn counter_value(c: &crate::plan::flow::Counter, n: u64) -> i64 {
+    match c.end {
+        Some(end) if c.increment != 0 && (end - c.start) / c.increment >= 0 => {
+            let span = (end - c.start) / c.increment + 1;
+            c.start + (n as i64 % span) * c.increment
+        }
+        _ => c.start.saturating_add((n as i64).saturating_mul(c.increment)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_wrap_after_their_end() {
+        let c = crate::plan::flow::Counter {
+            name: "n".into(),
+            var: crate::plan::VarId(0),
+            start: 1,
+            increment: 2,
+            end: Some(6),
+            per_user: true,
+            slot: 0,
+        };
+        let v: Vec<i64> = (0..5).map(|n| counter_value(&c, n)).collect();
+        assert_eq!(v, [1, 3, 5, 1, 3]);
+        let open = crate::plan::flow::Counter { end: None, ..c };
+        assert_eq!(counter_value(&open, 4), 9);
+    }
+}

@@ -1,0 +1,77 @@
+//! A real plan run whole and in three segments against the built-in mock: the segments' served
+//! requests add up exactly to the whole run's, and each run's samples are what the mock served.
+
+use super::{run, Options};
+use crate::engine::segment::Segment;
+use crate::mock;
+use crate::plan::Plan;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Runs `plan` (segment `segment`); returns (samples, dropped + undispatched arrivals).
+async fn samples(plan: &Plan, segment: Segment) -> (u64, u64) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let options = Options { segment, ..Options::default() };
+    run(plan, options, CancellationToken::new(), CancellationToken::new(), tx).await.unwrap();
+    let (mut samples, mut missed) = (0, 0);
+    while let Ok(i) = rx.try_recv() {
+        samples += i.total.samples;
+        missed += i.scenarios.iter().map(|s| s.dropped + s.undispatched).sum::<u64>();
+    }
+    (samples, missed)
+}
+
+/// What the mock served since `before` was last read.
+fn served_since(served: &AtomicU64, before: &mut u64) -> u64 {
+    let now = served.load(Ordering::Relaxed);
+    std::mem::replace(before, now).abs_diff(now)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_segments_serve_what_the_whole_run_serves() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let counters = Arc::new(mock::Counters::default());
+    let stop_mock = CancellationToken::new();
+    let server = tokio::spawn({
+        let (counters, stop) = (counters.clone(), stop_mock.clone());
+        async move { mock::run(listener, &mock::Config::default(), stop, counters).await }
+    });
+    // 10 closed users (4 + 3 + 3) of 3 iterations over a ramp-up, and an open model ramping
+    // 0 → 60/s over 1 s then 60/s for 0.5 s (60 arrivals), with 7 users at most (3 + 2 + 2).
+    let dir = std::env::temp_dir().join(format!("stampede-segments-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plan.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "scenarios:
+  - name: closed
+    workload: {{users: 10, iterations: 3, ramp_up: 300ms}}
+    flow: [{{request: {{url: 'http://127.0.0.1:{port}/a'}}}}]
+  - name: open
+    workload: {{start_rate: 0, stages: [{{rate: 60, duration: 1s}}, {{rate: 60, duration: 500ms}}], pre_allocated_users: 2, max_users: 50}}
+    flow: [{{request: {{url: 'http://127.0.0.1:{port}/b'}}}}]
+"
+        ),
+    )
+    .unwrap();
+    let plan = Plan::load(&path, &Default::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut before = 0;
+    let (whole, missed) = samples(&plan, Segment::FULL).await;
+    assert_eq!(served_since(&counters.served, &mut before), whole);
+    assert_eq!((whole, missed), (30 + 60, 0));
+    let mut sum = 0;
+    for i in 1..=3 {
+        let (part, missed) = samples(&plan, Segment::nth(i, 3).unwrap()).await;
+        assert_eq!(served_since(&counters.served, &mut before), part, "segment {i}/3");
+        assert_eq!(missed, 0);
+        sum += part;
+    }
+    assert_eq!(sum, whole);
+    stop_mock.cancel();
+    let _ = server.await;
+}
