@@ -2,6 +2,7 @@
 //! [`Scenario`] holds a [`Workload`] (how much) and a flow of [`Step`]s (what each user does).
 //! YAML plans and the CLI's quick mode both become a `Plan`; nothing downstream knows which.
 
+pub mod build;
 pub mod condition;
 pub mod csv_data;
 pub mod error;
@@ -449,6 +450,11 @@ impl Labels {
         id
     }
 
+    /// The names interned so far, indexed by [`LabelId`].
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     pub fn into_names(self) -> Vec<String> {
         self.names
     }
@@ -628,44 +634,29 @@ impl QuickPlan {
             return Err(Error::invalid(Location::default().element("--gzip"), "--gzip needs --body"));
         }
         let body = self.body.map_or(Body::None, |b| Body::Bytes(b.into_bytes()));
-        let d = Defaults::default();
-        let mut labels = Labels::default();
+        let mut d = Defaults::default();
+        d.keep_alive = self.keep_alive;
+        d.http_version = self.http_version.unwrap_or(d.http_version);
+        d.connect_timeout = self.connect_timeout.unwrap_or(d.connect_timeout);
+        d.response_timeout = self.timeout.unwrap_or(d.response_timeout);
+        let mut b = build::Builder::default();
         let label_name = path.split('?').next().unwrap_or("/").to_string();
-        let request = RequestSpec {
-            label: labels.intern(&label_name),
-            method,
-            target,
-            origin: None,
-            path: Template::literal(path),
-            query: Vec::new(),
-            headers: headers.into_iter().map(|(k, v)| (k, Template::literal(v))).collect(),
-            body,
-            gzip: self.gzip,
-            keep_alive: self.keep_alive,
-            http_version: self.http_version.unwrap_or(d.http_version),
-            connect_timeout: self.connect_timeout.unwrap_or(d.connect_timeout),
-            response_timeout: self.timeout.unwrap_or(d.response_timeout),
-            max_response_size: d.max_response_size,
-            // A benchmark of one URL measures that URL: a redirect is its answer, not a hop.
-            follow_redirects: false,
-            hop_labels: Vec::new(),
-            extract: Vec::new(),
-            checks: Vec::new(),
-            too_many_redirects: None,
-            ignore_status: false,
-        };
+        // A benchmark of one URL measures that URL: a redirect is its answer, not a hop.
+        let mut request = b.request(&label_name, method, target, Template::literal(path), &d);
+        request.headers = headers.into_iter().map(|(k, v)| (k, Template::literal(v))).collect();
+        request.body = body;
+        request.gzip = self.gzip;
         let workload =
             quick_workload(&self.users, self.rate, self.max_users, self.duration, self.iterations, self.ramp_up)?;
-        let mut plan = Plan::new("quick".into(), None);
-        plan.labels = labels.into_names();
-        plan.scenarios = vec![Scenario {
+        b.scenario(Scenario {
             name: "default".into(),
             workload,
             pacing: None,
             on_error: flow::StopKind::Continue,
             phase: Phase::Main,
             flow: vec![Step::Request(Box::new(request))],
-        }];
+        });
+        let plan = b.finish("quick".into(), None);
         Ok(plan)
     }
 }

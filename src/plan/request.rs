@@ -321,6 +321,34 @@ impl PartialEq for CheckTest {
 }
 
 impl RequestSpec {
+    /// A request with the connection settings of `defaults`, no query, headers, body, checks
+    /// or extractors, and redirects not followed (the plan builder turns them on, as it names
+    /// the hops: [`super::build::Builder::follow_redirects`]).
+    pub fn new(label: LabelId, method: String, target: Target, path: Template, defaults: &super::Defaults) -> Self {
+        RequestSpec {
+            label,
+            method,
+            target,
+            origin: None,
+            path,
+            query: Vec::new(),
+            headers: Vec::new(),
+            body: Body::None,
+            gzip: false,
+            keep_alive: defaults.keep_alive,
+            http_version: defaults.http_version,
+            connect_timeout: defaults.connect_timeout,
+            response_timeout: defaults.response_timeout,
+            max_response_size: defaults.max_response_size,
+            follow_redirects: false,
+            hop_labels: Vec::new(),
+            extract: Vec::new(),
+            checks: Vec::new(),
+            too_many_redirects: None,
+            ignore_status: false,
+        }
+    }
+
     /// The URL as written for messages: scheme, authority and the path's source text.
     pub fn url(&self) -> String {
         match &self.origin {

@@ -5,10 +5,11 @@
 
 pub mod tree;
 
+use super::build::{Builder, Slot};
 use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
 use super::request::{Body, JsonPathExpr, Param, Part, PartContent};
-use super::template::{self, Symbols};
+use super::template;
 use super::*;
 use tree::{El, Prop, Props, Value};
 
@@ -80,18 +81,12 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
     };
     let mut cx = Cx {
         file: path.to_path_buf(),
-        sym: Symbols { properties: opts.properties.clone(), ..Default::default() },
-        labels: Labels::default(),
-        checks: Vec::new(),
-        slots: Slots::default(),
-        data: Vec::new(),
+        b: Builder::new(opts.properties.clone()),
         cookies: false,
         report: Vec::new(),
         skip: opts.skip_unsupported,
         lenient: opts.lenient_files,
         unsupported: Vec::new(),
-        writers: Vec::new(),
-        result_files: Vec::new(),
         root: test_plan.clone(),
         expanding: 0,
     };
@@ -109,7 +104,6 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         Status::Supported
     };
     cx.report(test_plan, 0, plan_status, plan_note);
-    let mut scenarios = Vec::new();
     for tg in &test_plan.children {
         if !is_thread_group(&tg.class) {
             continue;
@@ -118,7 +112,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
             cx.report(tg, 1, Status::Disabled, "disabled: skipped");
             continue;
         }
-        let name = unique_name(&tg.name, &scenarios);
+        let name = unique_name(&tg.name, &cx.b);
         let mut workloads = cx.workloads(tg)?;
         // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
         workloads.retain(|w| !matches!(w, Workload::Closed(c) if c.users == 0));
@@ -138,7 +132,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
                 "PostThreadGroup" => Phase::Teardown,
                 _ => Phase::Main,
             };
-            scenarios.push(Scenario { name, workload: w, pacing: None, on_error, phase, flow: steps.clone() });
+            cx.b.scenario(Scenario { name, workload: w, pacing: None, on_error, phase, flow: steps.clone() });
         }
     }
     if let Some(first) = cx.unsupported.first() {
@@ -151,62 +145,44 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
             format!("{}{more}; `stampede check` lists every element; --skip-unsupported runs without them", first.2),
         ));
     }
-    if scenarios.is_empty() {
+    if cx.b.scenarios().is_empty() {
         return Err(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
     }
-    if !opts.lenient_files && !scenarios.iter().any(|s| has_request(&s.flow)) {
+    if !opts.lenient_files && !cx.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
         return Err(Error::invalid(Location::file(path), "no thread group sends a request"));
     }
     // JMeter's thread keeps the outcome of its last sample in a variable, `true` at the start.
-    let last_ok = cx.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
-        cx.sym.vars.define(LAST_SAMPLE_OK, "true".into());
-        cx.sym.vars.assign(LAST_SAMPLE_OK)
+    let last_ok = cx.b.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
+        cx.b.sym.vars.define(LAST_SAMPLE_OK, "true".into());
+        cx.b.sym.vars.assign(LAST_SAMPLE_OK)
     });
     // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
-    while let Some((_, msg)) = cx.sym.vars.undefined() {
+    while let Some((_, msg)) = cx.b.sym.vars.undefined() {
         let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
         if name.is_empty() {
             break;
         }
-        cx.sym.vars.define(&name, format!("${{{name}}}"));
+        cx.b.sym.vars.define(&name, format!("${{{name}}}"));
     }
     let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
     } else {
         test_plan.name.clone()
     };
-    let mut plan = Plan::new(plan_name, Some(path.to_path_buf()));
-    plan.labels = cx.labels.into_names();
-    plan.scenarios = scenarios;
-    plan.vars = cx.sym.vars;
-    plan.secrets = cx.sym.secrets;
-    plan.global_counters = cx.sym.global_counters;
-    plan.user_counters = cx.sym.user_counters;
-    plan.data = cx.data;
-    plan.writers = cx.writers;
-    plan.result_files = cx.result_files;
-    plan.checks = cx.checks;
+    let mut plan = cx.b.finish(plan_name, Some(path.to_path_buf()));
     plan.cookies = cx.cookies;
-    plan.slots = cx.slots;
     plan.last_ok = last_ok;
     plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
-    plan.fold_constants();
     let mut report = cx.report;
     report.sort_by_key(|r| r.line);
     Ok((plan, report))
 }
 
-fn has_request(steps: &[Step]) -> bool {
-    let mut any = false;
-    flow::for_each_request(steps, &mut |_| any = true);
-    any
-}
-
-fn unique_name(name: &str, scenarios: &[Scenario]) -> String {
+fn unique_name(name: &str, b: &Builder) -> String {
     let base = if name.trim().is_empty() { "Thread Group".to_string() } else { name.to_string() };
     let mut n = base.clone();
     let mut i = 2;
-    while scenarios.iter().any(|s| s.name == n) {
+    while b.has_scenario(&n) {
         n = format!("{base} ({i})");
         i += 1;
     }
@@ -261,17 +237,12 @@ struct Arg {
 
 struct Cx {
     file: PathBuf,
-    sym: Symbols,
-    labels: Labels,
-    checks: Vec<String>,
-    slots: Slots,
-    data: Vec<DataSpec>,
+    /// The plan being built.
+    b: Builder,
     cookies: bool,
     report: Vec<ElementReport>,
     skip: bool,
     lenient: bool,
-    writers: Vec<WriterSpec>,
-    result_files: Vec<PathBuf>,
     /// The whole test plan, for Module Controllers to find their target.
     root: El,
     /// Modules and includes being expanded, against a module that contains itself.
@@ -312,11 +283,11 @@ impl Cx {
 
     /// A value needed now (a count, a duration, a file name).
     fn expand(&mut self, el: &El, raw: &str) -> Result<String, Error> {
-        template::expand(raw, &mut self.sym).map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
+        template::expand(raw, &mut self.b.sym).map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
     }
 
     fn tmpl(&mut self, el: &El, raw: &str) -> Result<Template, Error> {
-        template::compile(raw, &mut self.sym, &describe(el))
+        template::compile(raw, &mut self.b.sym, &describe(el))
             .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
     }
 
@@ -362,22 +333,6 @@ impl Cx {
         Ok(Duration::from_secs_f64(s.max(0.0)))
     }
 
-    /// The variables an extractor with match number -1 sets.
-    fn all_matches(&mut self, name: &str) -> request::AllMatches {
-        request::AllMatches {
-            vars: (1..=request::MAX_ALL_MATCHES).map(|i| self.sym.vars.assign(&format!("{name}_{i}"))).collect(),
-            count: self.sym.vars.assign(&format!("{name}_matchNr")),
-        }
-    }
-
-    fn check_id(&mut self, message: String) -> CheckId {
-        let i = self.checks.iter().position(|m| *m == message).unwrap_or_else(|| {
-            self.checks.push(message);
-            self.checks.len() - 1
-        });
-        CheckId(i as u16)
-    }
-
     /// User-defined variables: the test plan's, then every enabled Arguments element, in file
     /// order (JMeter merges them all when the test starts).
     fn variables(&mut self, plan: &El) -> Result<(), Error> {
@@ -404,7 +359,7 @@ impl Cx {
                 continue;
             }
             let value = self.expand(el, props.text_or_empty("Argument.value"))?;
-            self.sym.vars.define(&name, value);
+            self.b.sym.vars.define(&name, value);
         }
         Ok(())
     }
@@ -481,12 +436,17 @@ impl Cx {
             "CSVDataSet" => match self.csv(c) {
                 Ok(n) => {
                     s.pre.push(Step::Feed(n));
-                    self.report(c, depth, Status::Supported, format!("data file {}", self.data[n].path.display()));
+                    self.report(
+                        c,
+                        depth,
+                        Status::Supported,
+                        format!("data file {}", self.b.data_file(n).path.display()),
+                    );
                 }
                 Err(e) if self.lenient => {
                     // Its columns are still variables the plan sets while running.
                     for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                        self.sym.vars.assign(name);
+                        self.b.sym.vars.assign(name);
                     }
                     self.report(c, depth, Status::Partial, format!("cannot be read now: {e}"))
                 }
@@ -499,7 +459,7 @@ impl Cx {
                 }
                 let (min, max) = (c.text("minimumValue").unwrap_or("0"), c.text("maximumValue").unwrap_or("0"));
                 let value = self.tmpl(c, &format!("${{__Random({min},{max})}}"))?;
-                let var = self.sym.vars.assign(&name);
+                let var = self.b.sym.vars.assign(&name);
                 s.pre.push(Step::Set(vec![flow::Assign { var, name: name.clone(), value: (name, value) }]));
                 let note = match c.text("outputFormat") {
                     Some(f) => format!("a random number per pass; output format `{f}` is not applied"),
@@ -520,9 +480,8 @@ impl Cx {
                     None => None,
                 };
                 let per_user = c.flag("CounterConfig.per_user").unwrap_or(false);
-                let var = self.sym.vars.assign(&name);
-                let slot = self.slots.counters;
-                self.slots.counters += 1;
+                let var = self.b.sym.vars.assign(&name);
+                let slot = self.b.slot(Slot::Counter);
                 s.pre.push(Step::Counter(Box::new(Counter { name, var, start, increment, end, per_user, slot })));
                 self.report(c, depth, Status::Supported, "a counter per pass");
             }
@@ -537,14 +496,13 @@ impl Cx {
                     }
                     rows.push(out);
                 }
-                let vars = names.iter().map(|n| self.sym.vars.assign(n)).collect();
+                let vars = names.iter().map(|n| self.b.sym.vars.assign(n)).collect();
                 let step = Step::UserParams(Box::new(UserParams { names, vars, rows }));
                 let per_iteration = c.flag("UserParameters.per_iteration").unwrap_or(false);
                 if per_iteration {
                     s.pre.push(step);
                 } else {
-                    let slot = self.slots.once;
-                    self.slots.once += 1;
+                    let slot = self.b.slot(Slot::Once);
                     s.pre.push(Step::Once(Box::new(Once { steps: vec![step], per_loop: false, slot })));
                 }
                 self.report(c, depth, Status::Supported, "values per user");
@@ -566,8 +524,7 @@ impl Cx {
                 let per_minute: f64 = self.number(c, c.text("throughput").unwrap_or("0"), "target throughput")?;
                 let mode = c.text("calcMode").unwrap_or("0").trim().to_string();
                 if per_minute > 0.0 {
-                    let slot = self.slots.paces;
-                    self.slots.paces += 1;
+                    let slot = self.b.slot(Slot::Pace);
                     let interval = self.secs(c, 60.0 / per_minute, "interval (60 s / target throughput)")?;
                     s.timers.push(Think::Throughput { interval, shared: mode != "0", slot });
                 }
@@ -621,7 +578,7 @@ impl Cx {
                     Some(_) => format!("{src} equals {expected:?}"),
                     None => format!("{src} exists"),
                 };
-                let id = self.check_id(format!("{}: {}{what}", c.name, if negate { "not " } else { "" }));
+                let id = self.b.check(format!("{}: {}{what}", c.name, if negate { "not " } else { "" }));
                 s.checks.push(Check { id, test: CheckTest::Json { path: JsonPathExpr { src, path }, equals, negate } });
                 if compare && regex_like {
                     self.report(
@@ -659,7 +616,7 @@ impl Cx {
                         (None, Some(true)) => Some(Template::literal("")),
                         _ => None,
                     };
-                let var = self.sym.vars.assign(&name);
+                let var = self.b.sym.vars.assign(&name);
                 s.extract.push(Extractor {
                     var,
                     into: name.clone(),
@@ -692,14 +649,14 @@ impl Cx {
                         return Ok(());
                     }
                 };
-                let id = self.check_id(format!("{}: {what} size {op:?} {bytes} bytes", c.name));
+                let id = self.b.check(format!("{}: {what} size {op:?} {bytes} bytes", c.name));
                 s.checks.push(Check { id, test: CheckTest::Size { part, op, bytes } });
                 self.report(c, depth, Status::Supported, "a size check");
             }
             "DurationAssertion" => {
                 let ms: f64 = self.number(c, c.text("DurationAssertion.duration").unwrap_or("0"), "duration")?;
                 let d = self.millis(c, ms, "duration")?;
-                let id = self.check_id(format!("{}: duration at most {}", c.name, humantime::format_duration(d)));
+                let id = self.b.check(format!("{}: duration at most {}", c.name, humantime::format_duration(d)));
                 s.checks.push(Check { id, test: CheckTest::MaxDuration(d) });
                 self.report(c, depth, Status::Supported, "a duration check");
             }
@@ -707,9 +664,7 @@ impl Cx {
                 let name = self.expand(c, c.text_or_empty("filename"))?;
                 let path = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
                 let note = format!("writes every sample to {} (JMeter's CSV results format)", path.display());
-                if !self.result_files.contains(&path) {
-                    self.result_files.push(path);
-                }
+                self.b.result_file(&path);
                 self.report(c, depth, Status::Supported, note);
             }
             "ResultCollector" | "Summariser" | "BackendListener" => self.report(
@@ -727,13 +682,7 @@ impl Cx {
                 for v in values {
                     compiled.push(self.tmpl(c, v.source())?);
                 }
-                let writer = match self.writers.iter().position(|w| w.path == path) {
-                    Some(i) => i,
-                    None => {
-                        self.writers.push(WriterSpec { path: path.clone(), header: None });
-                        self.writers.len() - 1
-                    }
-                };
+                let writer = self.b.writer(path.clone(), None);
                 s.after.push(Step::Write(Box::new(flow::Write { writer, values: compiled })));
                 self.report(
                     c,
@@ -816,16 +765,14 @@ impl Cx {
                     format!("a loop ({})", if count.is_some() { loops.trim() } else { "forever" }),
                 );
                 let steps = self.controller_body(&c.children, scope, depth + 1)?;
-                let slot = self.slots.loops;
-                self.slots.loops += 1;
+                let slot = self.b.slot(Slot::Loop);
                 // Without a count the loop runs until the scenario ends.
                 Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
             }
             "OnceOnlyController" => {
                 self.report(c, depth, Status::Supported, "once per user");
                 let steps = self.controller_body(&c.children, scope, depth + 1)?;
-                let slot = self.slots.once;
-                self.slots.once += 1;
+                let slot = self.b.slot(Slot::Once);
                 Ok(vec![Step::Once(Box::new(Once { steps, per_loop: true, slot }))])
             }
             "TransactionController" => {
@@ -850,9 +797,8 @@ impl Cx {
                 );
                 self.report(c, depth, status, note);
                 let steps = self.controller_body(&c.children, scope, depth + 1)?;
-                let label = self.labels.intern(&c.name);
-                let slot = self.slots.groups;
-                self.slots.groups += 1;
+                let label = self.b.label(&c.name);
+                let slot = self.b.slot(Slot::Group);
                 Ok(vec![Step::Group(Box::new(flow::Group { label, parent, wall_clock, steps, slot }))])
             }
             "IfController" | "WhileController" => {
@@ -873,7 +819,7 @@ impl Cx {
                 }
                 let mut failed = None;
                 let parsed = condition::parse(&src, |operand| {
-                    template::compile(operand, &mut self.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
+                    template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
                 });
                 let expr = match parsed {
                     Ok(e) => e,
@@ -896,8 +842,7 @@ impl Cx {
                         otherwise: Vec::new(),
                     }))]);
                 }
-                let slot = self.slots.loops;
-                self.slots.loops += 1;
+                let slot = self.b.slot(Slot::Loop);
                 Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, slot }))])
             }
             "ForeachController" => {
@@ -923,11 +868,10 @@ impl Cx {
                     None => None,
                 };
                 let from = (1..=request::MAX_ALL_MATCHES as u64)
-                    .map(|i| self.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
+                    .map(|i| self.b.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
                     .collect();
-                let into_var = self.sym.vars.assign(&into);
-                let slot = self.slots.loops;
-                self.slots.loops += 1;
+                let into_var = self.b.sym.vars.assign(&into);
+                let slot = self.b.slot(Slot::Loop);
                 self.report(
                     c,
                     depth,
@@ -1040,8 +984,7 @@ impl Cx {
                 };
                 self.report(c, depth, Status::Supported, format!("{share:?} of passes"));
                 let steps = self.controller_body(&c.children, scope, depth + 1)?;
-                let slot = self.slots.throughput;
-                self.slots.throughput += 1;
+                let slot = self.b.slot(Slot::Throughput);
                 Ok(vec![Step::Throughput(Box::new(Throughput { share, per_user, steps, slot }))])
             }
             "TestAction" => {
@@ -1230,8 +1173,7 @@ impl Cx {
             "shareMode.group" => Share::Scenario,
             _ => Share::All,
         };
-        self.data.push(DataSpec::new(path, data, share, on_eof, &mut self.sym.vars));
-        Ok(self.data.len() - 1)
+        Ok(self.b.data(path, data, share, on_eof))
     }
 
     fn http_sampler(&mut self, c: &El, scope: &Scope) -> Result<RequestSpec, Error> {
@@ -1251,7 +1193,7 @@ impl Cx {
         let (target, path_t, origin) = if url_at_run_time {
             (Target { tls: false, host: String::new(), port: 0 }, self.tmpl(c, path.trim())?, None)
         } else if absolute {
-            compile_url(&path, None, &mut self.sym, &describe(c))
+            compile_url(&path, None, &mut self.b.sym, &describe(c))
                 .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?
         } else {
             if domain.trim().is_empty() {
@@ -1266,14 +1208,14 @@ impl Cx {
             };
             let path_t = self.tmpl(c, if path.is_empty() { "/" } else { &path })?;
             let probe = self.tmpl(c, &origin)?;
-            if probe.is_dynamic(&self.sym.vars) {
+            if probe.is_dynamic(&self.b.sym.vars) {
                 let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
                 (placeholder, path_t, Some(probe))
             } else {
                 // An address names a server: environment values in it are not masked as secrets.
-                let kept = self.sym.secrets.clone();
+                let kept = self.b.sym.secrets.clone();
                 let text = self.expand(c, &origin)?;
-                self.sym.secrets = kept;
+                self.b.sym.secrets = kept;
                 let (target, _) = resolve_url(&format!("{text}/"), None).map_err(|m| self.err(c, m))?;
                 (target, path_t, None)
             }
@@ -1380,39 +1322,24 @@ impl Cx {
         let follow_redirects = c.flag("HTTPSampler.follow_redirects").unwrap_or(true)
             || c.flag("HTTPSampler.auto_redirects").unwrap_or(false);
         let label_name = if c.name.is_empty() { path_t.source().to_string() } else { c.name.clone() };
-        let label = self.labels.intern(&label_name);
-        let max_redirects = defaults.max_redirects;
-        let hop_labels = if follow_redirects {
-            (0..=max_redirects).map(|i| self.labels.intern(&format!("{label_name}-{i}"))).collect()
-        } else {
-            Vec::new()
-        };
-        let too_many_redirects =
-            follow_redirects.then(|| self.check_id(format!("more than {max_redirects} redirects")));
+        let mut req = self.b.request(&label_name, method, target, path_t, &defaults);
+        if follow_redirects {
+            self.b.follow_redirects(&mut req, defaults.max_redirects);
+        }
+        req.origin = origin;
+        req.query = query;
+        req.headers = headers;
+        req.body = body;
+        req.keep_alive = c.flag("HTTPSampler.use_keepalive").unwrap_or(true);
+        req.http_version = HttpVersion::Http11;
+        req.connect_timeout = connect_timeout;
+        req.response_timeout = response_timeout;
         // The sampler's own post-processors and assertions come after those of outer scopes,
         // as JMeter runs them.
-        Ok(RequestSpec {
-            label,
-            method,
-            target,
-            origin,
-            path: path_t,
-            query,
-            headers,
-            body,
-            gzip: false,
-            keep_alive: c.flag("HTTPSampler.use_keepalive").unwrap_or(true),
-            http_version: HttpVersion::Http11,
-            connect_timeout,
-            response_timeout,
-            max_response_size: defaults.max_response_size,
-            follow_redirects,
-            hop_labels,
-            extract: scope.extract.clone(),
-            checks: scope.checks.clone(),
-            too_many_redirects,
-            ignore_status: scope.ignore_status,
-        })
+        req.extract = scope.extract.clone();
+        req.checks = scope.checks.clone();
+        req.ignore_status = scope.ignore_status;
+        Ok(req)
     }
 
     fn regex_extractor(&mut self, c: &El) -> Result<(Extractor, Status, String), Error> {
@@ -1436,7 +1363,7 @@ impl Cx {
             Some(n) => match n.parse::<i64>() {
                 Ok(n) if n >= 0 => n as u32,
                 Ok(_) => {
-                    all = Some(self.all_matches(&name));
+                    all = Some(self.b.all_matches(&name));
                     note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
                     1
                 }
@@ -1448,7 +1375,7 @@ impl Cx {
             (None, Some(true)) => Some(Template::literal("")),
             _ => None,
         };
-        let var = self.sym.vars.assign(&name);
+        let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
         Ok((
             Extractor {
@@ -1491,7 +1418,7 @@ impl Cx {
                 n => match n.parse::<i64>() {
                     Ok(n) if n >= 0 => n as u32,
                     Ok(_) => {
-                        all = Some(self.all_matches(name));
+                        all = Some(self.b.all_matches(name));
                         note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
                         1
                     }
@@ -1500,7 +1427,7 @@ impl Cx {
             };
             // JMeter sets the default (even empty) when nothing matches.
             let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
-            let var = self.sym.vars.assign(name);
+            let var = self.b.sym.vars.assign(name);
             out.push(Extractor {
                 var,
                 into: name.clone(),
@@ -1544,7 +1471,7 @@ impl Cx {
                 let whole = ty & 1 != 0;
                 let what = if whole { "matches" } else { "contains" };
                 let probe = self.tmpl(c, s)?;
-                if probe.is_dynamic(&self.sym.vars) {
+                if probe.is_dynamic(&self.b.sym.vars) {
                     (CheckTest::MatchesTemplate { field, pattern: probe, whole, negate }, what)
                 } else {
                     let pattern = self.expand(c, s)?;
@@ -1556,7 +1483,7 @@ impl Cx {
             let msg = custom.clone().unwrap_or_else(|| {
                 format!("{}: {field_name} {}{what} {s:?}", c.name, if negate { "not " } else { "" })
             });
-            checks.push(Check { id: self.check_id(msg), test });
+            checks.push(Check { id: self.b.check(msg), test });
         }
         let ignore = c.flag("Assertion.assume_success") == Some(true);
         let (status, note) = if any && strings.len() > 1 {
