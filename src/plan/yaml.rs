@@ -606,8 +606,7 @@ impl Cx<'_> {
                 "mutual TLS needs both `client_cert` and `client_key`",
             ));
         }
-        out.ca_certs().map_err(|m| Error::invalid(self.loc("defaults.tls.ca"), m))?;
-        out.client_auth().map_err(|m| Error::invalid(self.loc("defaults.tls"), m))?;
+        // The engine parses the PEM text (`engine::tls`); its errors name these files.
         Ok(out)
     }
 

@@ -54,15 +54,16 @@ impl Cx {
     }
 
     pub(super) fn size_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        use request::{Compare, SizePart};
+        use super::super::compare::CmpOp;
+        use request::SizePart;
         let bytes: u64 = self.number(c, c.text("SizeAssertion.size").unwrap_or("0"), "size")?;
         let op = match c.text("SizeAssertion.operator").unwrap_or("1").trim() {
-            "2" => Compare::Ne,
-            "3" => Compare::Gt,
-            "4" => Compare::Lt,
-            "5" => Compare::Ge,
-            "6" => Compare::Le,
-            _ => Compare::Eq,
+            "2" => CmpOp::Ne,
+            "3" => CmpOp::Gt,
+            "4" => CmpOp::Lt,
+            "5" => CmpOp::Ge,
+            "6" => CmpOp::Le,
+            _ => CmpOp::Eq,
         };
         let (part, what) = match c.text("Assertion.test_field").unwrap_or("SizeAssertion.response_network_size") {
             "SizeAssertion.response_headers" => (SizePart::Headers, "headers"),

@@ -173,7 +173,7 @@ impl Cx {
         l
     }
 
-    fn err(&self, el: &El, msg: impl Into<String>) -> Error {
+    fn err(&self, el: &El, msg: impl std::fmt::Display) -> Error {
         Error::invalid(self.loc(el), msg)
     }
 
