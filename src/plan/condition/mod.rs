@@ -146,25 +146,22 @@ impl<T> Condition<T> {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Op {
-    Cmp(CmpOp),
-    Match { negated: bool },
-}
-
-/// Longer symbols first where one is a prefix of another.
-const SYMBOLS: [(&str, Op); 8] = [
-    ("==", Op::Cmp(CmpOp::Eq)),
-    ("=~", Op::Match { negated: false }),
-    ("!=", Op::Cmp(CmpOp::Ne)),
-    ("!~", Op::Match { negated: true }),
-    ("<=", Op::Cmp(CmpOp::Le)),
-    (">=", Op::Cmp(CmpOp::Ge)),
-    ("<", Op::Cmp(CmpOp::Lt)),
-    (">", Op::Cmp(CmpOp::Gt)),
+/// The operators by symbol, longer symbols first where one is a prefix of another. `None` is a
+/// regex search (`=~`, and `!~` negated), which compares nothing: it yields a
+/// [`Condition::Matches`].
+const SYMBOLS: [(&str, Option<CmpOp>); 8] = [
+    ("==", Some(CmpOp::Eq)),
+    ("=~", None),
+    ("!=", Some(CmpOp::Ne)),
+    ("!~", None),
+    ("<=", Some(CmpOp::Le)),
+    (">=", Some(CmpOp::Ge)),
+    ("<", Some(CmpOp::Lt)),
+    (">", Some(CmpOp::Gt)),
 ];
 
-const WORDS: [(&str, Op); 2] = [("!contains", Op::Cmp(CmpOp::NotContains)), ("contains", Op::Cmp(CmpOp::Contains))];
+const WORDS: [(&str, Option<CmpOp>); 2] =
+    [("!contains", Some(CmpOp::NotContains)), ("contains", Some(CmpOp::Contains))];
 
 /// Positions are byte offsets into `src`; messages turn them into 1-based character columns.
 struct Parser<'s, F> {
@@ -236,8 +233,9 @@ impl<'s, T, E: fmt::Display, F: FnMut(&str) -> Result<T, E>> Parser<'s, F> {
         self.after_lone = false;
         let (right_pos, right) = self.operand_text(Some(sym))?;
         match op {
-            Op::Cmp(op) => Ok(Condition::Compare { left, op, right: self.compile(right_pos, &right)? }),
-            Op::Match { negated } => {
+            Some(op) => Ok(Condition::Compare { left, op, right: self.compile(right_pos, &right)? }),
+            None => {
+                let negated = sym == "!~";
                 // A pattern rendered per use would be compiled per use, and its errors would only show
                 // at run time.
                 if right.contains("${") {
@@ -352,7 +350,7 @@ impl<'s, T, E: fmt::Display, F: FnMut(&str) -> Result<T, E>> Parser<'s, F> {
             || (rest.starts_with('!') && self.op_at(pos).is_some())
     }
 
-    fn op_at(&self, pos: usize) -> Option<(Op, &'static str)> {
+    fn op_at(&self, pos: usize) -> Option<(Option<CmpOp>, &'static str)> {
         let rest = &self.src[pos..];
         if let Some(&(sym, op)) = SYMBOLS.iter().find(|(sym, _)| rest.starts_with(sym)) {
             return Some((op, sym));
