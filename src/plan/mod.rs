@@ -188,8 +188,8 @@ pub struct WriterSpec {
     pub header: Option<Vec<String>>,
 }
 
-/// TLS settings for every HTTPS request of the plan. Files are read when the plan loads; the
-/// PEM text is kept for the engine, which parses it (`engine::tls`).
+/// TLS settings for every HTTPS request of the plan. Files are read and checked when the plan
+/// loads; the PEM text is kept for the engine, which parses it (`engine::tls`).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TlsOptions {
     /// Accept any server certificate (self-signed test servers). Off by default.
@@ -208,6 +208,43 @@ pub struct TlsOptions {
     pub client_cert_pem: Option<Vec<u8>>,
     #[serde(skip)]
     pub client_key_pem: Option<Vec<u8>>,
+}
+
+/// A TLS file that does not hold what its setting needs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TlsFileError(String);
+
+impl TlsOptions {
+    /// Checks that the extra authorities' file holds PEM certificates, so that a plan with a
+    /// bad file fails when it loads (the engine parses it when the run starts: `engine::tls`).
+    pub fn check_ca(&self) -> Result<(), TlsFileError> {
+        self.ca_pem.as_deref().map_or(Ok(()), |pem| pem_certificates("ca", pem))
+    }
+
+    /// Checks the client certificate chain and key files, when both are given.
+    pub fn check_client_auth(&self) -> Result<(), TlsFileError> {
+        use rustls::pki_types::{pem::PemObject, PrivateKeyDer};
+        let (Some(cert), Some(key)) = (&self.client_cert_pem, &self.client_key_pem) else { return Ok(()) };
+        pem_certificates("client_cert", cert)?;
+        PrivateKeyDer::from_pem_slice(key)
+            .map(drop)
+            .map_err(|e| TlsFileError(format!("client_key: no private key in PEM format ({e})")))
+    }
+}
+
+/// Whether `pem` holds one certificate or more, and no malformed block.
+fn pem_certificates(setting: &str, pem: &[u8]) -> Result<(), TlsFileError> {
+    use rustls::pki_types::{pem::PemObject, CertificateDer};
+    let mut found = false;
+    for block in CertificateDer::pem_slice_iter(pem) {
+        block.map_err(|e| TlsFileError(format!("{setting}: not a PEM certificate file ({e})")))?;
+        found = true;
+    }
+    match found {
+        true => Ok(()),
+        false => Err(TlsFileError(format!("{setting}: the file has no `BEGIN CERTIFICATE` block"))),
+    }
 }
 
 /// Connection and request settings that apply unless a request says otherwise.

@@ -606,7 +606,8 @@ impl Cx<'_> {
                 "mutual TLS needs both `client_cert` and `client_key`",
             ));
         }
-        // The engine parses the PEM text (`engine::tls`); its errors name these files.
+        out.check_ca().map_err(|m| Error::invalid(self.loc("defaults.tls.ca"), m))?;
+        out.check_client_auth().map_err(|m| Error::invalid(self.loc("defaults.tls"), m))?;
         Ok(out)
     }
 
