@@ -1,6 +1,9 @@
 //! The one in-memory model of a load test, and its readers. A [`Plan`] holds scenarios; a
 //! [`Scenario`] holds a [`Workload`] (how much) and a flow of [`Step`]s (what each user does).
-//! YAML plans and the CLI's quick mode both become a `Plan`; nothing downstream knows which.
+//! YAML plans, JMX plans and the CLI's quick mode all become a `Plan`, each reader translating
+//! its format into calls on the plan builder ([`build::Builder`]); nothing downstream knows
+//! which. Request URLs are split by [`resolve_url`], comparison
+//! operators in [`compare`], thresholds in [`threshold`].
 
 pub mod build;
 pub mod compare;

@@ -5,8 +5,8 @@
 //!
 //! This file reads the test plan and walks the tree; each family of elements lives in its own
 //! file with a table of the classes it reads (`ELEMENTS`), which the walk dispatches on:
-//! [`thread_group`], [`sampler`], [`config`], [`controller`], [`module`], [`timer`],
-//! [`extractor`], [`assertion`], [`listener`], [`script`]. Reading a new element is a function
+//! `thread_group`, `sampler`, `config`, `controller`, `module`, `timer`, `extractor`,
+//! `assertion`, `listener`, `script` (and `report`, the element report). Reading a new element is a function
 //! and a row in its family's table. The plan itself is assembled by [`super::build::Builder`].
 
 mod assertion;
