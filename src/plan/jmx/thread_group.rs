@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// A scenario name not taken yet: `Users`, then `Users (2)`, ... (an unnamed group is `Thread Group`).
 pub(super) fn unique_name(name: &str, b: &Builder) -> String {
     let base = if name.trim().is_empty() { "Thread Group".to_string() } else { name.to_string() };
     let mut n = base.clone();
@@ -14,6 +15,7 @@ pub(super) fn unique_name(name: &str, b: &Builder) -> String {
     n
 }
 
+/// The thread groups stampede reads (others are unknown elements).
 pub(super) fn is_thread_group(class: &str) -> bool {
     matches!(
         class,
