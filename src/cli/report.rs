@@ -3,9 +3,9 @@
 //! or JUnit XML.
 
 use crate::error::{exit, Error};
+use crate::plan::threshold::{self, Threshold};
 use crate::report::{self, RunData, SourceKind};
 use crate::rundir;
-use crate::threshold::{self, Threshold};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -85,7 +85,7 @@ pub fn execute(a: ReportArgs) -> Result<u8, Error> {
         goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{source}: {e}")))?);
     }
     goals.extend(a.thresholds.iter().cloned());
-    run.summary.thresholds = crate::threshold::evaluate(&goals, &run.summary);
+    run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);
     let text = match a.format {
         Format::Md => report::markdown::document(&run),
         Format::Html => report::html::document(&run),

@@ -38,7 +38,7 @@ pub struct RunArgs {
     /// A pass/fail goal, `[LABEL:] METRIC OP VALUE` (e.g. `p95<300ms`, `Login: error_pct<1`),
     /// added to the plan's; the run exits 1 when one fails (repeatable).
     #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
-    pub thresholds: Vec<crate::threshold::Threshold>,
+    pub thresholds: Vec<crate::plan::threshold::Threshold>,
 
     /// Quick mode: the URL to load.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
@@ -158,8 +158,8 @@ impl RunArgs {
     }
 }
 
-fn parse_threshold(s: &str) -> Result<crate::threshold::Threshold, super::ArgError> {
-    crate::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
+fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::ArgError> {
+    crate::plan::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
 }
 
 pub async fn execute(a: RunArgs) -> Result<u8, Error> {

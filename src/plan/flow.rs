@@ -348,6 +348,13 @@ fn cond_source<S: Serializer>(c: &Cond, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Visits every request in a flow, depth first, in plan order.
+/// Whether the steps send a request anywhere (in a branch, loop or group included).
+pub fn has_request(steps: &[Step]) -> bool {
+    let mut any = false;
+    for_each_request(steps, &mut |_| any = true);
+    any
+}
+
 pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
     for step in steps {
         match step {

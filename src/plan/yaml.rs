@@ -523,12 +523,12 @@ impl Cx<'_> {
     }
 
     /// `thresholds:` maps a row (`Total` or a label of the plan) to one goal or a list of them.
-    fn thresholds(&mut self, m: &Mapping, labels: &[String]) -> Result<Vec<crate::threshold::Threshold>, Error> {
+    fn thresholds(&mut self, m: &Mapping, labels: &[String]) -> Result<Vec<crate::plan::threshold::Threshold>, Error> {
         let mut out = Vec::new();
         for (k, v) in m {
             let row = self.raw(k, "thresholds")?;
             let el = format!("thresholds.{row}");
-            if row != crate::threshold::TOTAL && !labels.contains(&row) {
+            if row != crate::metric::TOTAL && !labels.contains(&row) {
                 let mut msg = format!("no request or group is labelled `{row}` (use `Total` for the whole run)");
                 if let Some(s) = error::closest(&row, labels.iter().map(String::as_str)) {
                     msg.push_str(&format!("; did you mean `{s}`?"));
@@ -541,14 +541,14 @@ impl Cx<'_> {
             };
             for g in goals {
                 let text = self.text(g, &el)?;
-                let mut t = crate::threshold::parse(&text).map_err(|m| Error::invalid(self.loc_of(&el, g), m))?;
+                let mut t = crate::plan::threshold::parse(&text).map_err(|m| Error::invalid(self.loc_of(&el, g), m))?;
                 if t.label.is_some() {
                     return Err(Error::invalid(
                         self.loc_of(&el, g),
                         format!("`{text}`: the row is `{row}` already; write the goal alone, e.g. `p95 < 300ms`"),
                     ));
                 }
-                t.label = (row != crate::threshold::TOTAL).then(|| row.clone());
+                t.label = (row != crate::metric::TOTAL).then(|| row.clone());
                 out.push(t);
             }
         }
@@ -606,8 +606,8 @@ impl Cx<'_> {
                 "mutual TLS needs both `client_cert` and `client_key`",
             ));
         }
-        out.ca_certs().map_err(|m| Error::invalid(self.loc("defaults.tls.ca"), m))?;
-        out.client_auth().map_err(|m| Error::invalid(self.loc("defaults.tls"), m))?;
+        out.check_ca().map_err(|m| Error::invalid(self.loc("defaults.tls.ca"), m))?;
+        out.check_client_auth().map_err(|m| Error::invalid(self.loc("defaults.tls"), m))?;
         Ok(out)
     }
 

@@ -9,8 +9,8 @@
 use super::markdown::cell;
 use super::series::Noise;
 use super::RunData;
+use crate::metric::Metric;
 use crate::rundir::LabelSummary;
-use crate::threshold::Metric;
 use serde::Serialize;
 
 /// The figures compared, in the order shown.
@@ -56,7 +56,7 @@ impl Figure {
             Figure::P99Ms => Metric::P99,
             Figure::ErrorPct => Metric::ErrorPct,
         };
-        crate::threshold::value(r, metric)
+        r.value(metric)
     }
 
     fn noise(self, n: &Noise) -> f64 {
@@ -151,7 +151,7 @@ pub struct Comparison {
 }
 
 pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
-    let mut labels: Vec<String> = vec![crate::threshold::TOTAL.to_string()];
+    let mut labels: Vec<String> = vec![crate::metric::TOTAL.to_string()];
     for (_, _, r) in runs {
         for l in &r.summary.labels {
             if !labels.contains(&l.label) {
@@ -160,7 +160,7 @@ pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
         }
     }
     let row_of = |r: &RunData, label: &str| -> Option<LabelSummary> {
-        if label == crate::threshold::TOTAL {
+        if label == crate::metric::TOTAL {
             Some(r.summary.total.clone())
         } else {
             r.summary.labels.iter().find(|l| l.label == label).cloned()

@@ -307,7 +307,7 @@ pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
             let _ = write!(
                 body,
                 "<tr{}><td class=\"name\">{}</td><td class=\"name\">{}</td>",
-                if row.label == crate::threshold::TOTAL { " class=\"total\"" } else { "" },
+                if row.label == crate::metric::TOTAL { " class=\"total\"" } else { "" },
                 if i == 0 { esc(&row.label) } else { String::new() },
                 esc(&run.name)
             );

@@ -2,7 +2,7 @@
 //! [`rundir::jtl`]) holds to text — Markdown, HTML with SVG charts, CSV, JUnit, comparisons.
 //! `stampede run` prints its end-of-run table through the same functions `stampede report` uses
 //! on a directory. Depends on `rundir` only (and `record` for its stats); it judges nothing
-//! ([`crate::threshold::evaluate`] does) and writes no files.
+//! ([`crate::run::judge::evaluate`] does) and writes no files.
 
 pub mod compare;
 pub mod csv;

@@ -76,6 +76,7 @@
 //! ```
 
 mod fd;
+pub mod judge;
 mod output;
 mod outputs;
 mod usage;
@@ -251,7 +252,7 @@ impl Run {
         meta.ended_at = Some(now_rfc3339());
         meta.duration_s = Some(outcome.elapsed_us as f64 / 1e6);
         meta.status = if outcome.interrupted { Status::Interrupted } else { Status::Completed };
-        summary.thresholds = crate::threshold::evaluate(&plan.thresholds, &summary);
+        summary.thresholds = crate::run::judge::evaluate(&plan.thresholds, &summary);
         let end = End { meta: &meta, summary: &summary, outcome: &outcome };
         for o in outputs.iter_mut().filter(|o| !o.failed) {
             if let Err(error) = o.output.finish(&end) {

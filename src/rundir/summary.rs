@@ -1,6 +1,7 @@
 //! What a run directory says about a run: [`RunMeta`] (facts about the run) and [`Summary`]
 //! (the numbers per label and in total, computed by the definitions in `docs/metrics.md`).
 
+use crate::metric::Metric;
 use crate::record::{LabelStats, Tally};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -216,6 +217,27 @@ fn ms(us: u64) -> f64 {
 }
 
 impl LabelSummary {
+    /// The figure a metric names, in the unit thresholds use (ms, percent, per second).
+    pub fn value(&self, m: Metric) -> f64 {
+        match m {
+            Metric::Samples => self.samples as f64,
+            Metric::Errors => self.errors as f64,
+            Metric::ErrorPct => self.error_pct,
+            Metric::Mean => self.mean_ms,
+            Metric::Min => self.min_ms,
+            Metric::Max => self.max_ms,
+            Metric::P50 => self.p50_ms,
+            Metric::P90 => self.p90_ms,
+            Metric::P95 => self.p95_ms,
+            Metric::P99 => self.p99_ms,
+            Metric::P999 => self.p999_ms,
+            Metric::Throughput => self.throughput_rps,
+            Metric::ReceivedKbps => self.received_kbps,
+            Metric::SentKbps => self.sent_kbps,
+            Metric::Latency => self.mean_latency_ms,
+        }
+    }
+
     pub fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelSummary {
         let n = s.samples;
         let per = |x: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 / 1000.0 };

@@ -229,7 +229,7 @@ pub struct Series {
 impl Series {
     /// The noise of a row of the summary (`Total` or a label).
     pub fn noise(&self, row: &str) -> Option<&Noise> {
-        if row == crate::threshold::TOTAL {
+        if row == crate::metric::TOTAL {
             return self.total_noise.as_ref();
         }
         let i = self.labels.iter().position(|l| l == row)?;
