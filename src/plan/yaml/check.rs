@@ -18,8 +18,6 @@ const CHECK_KEYS: &[&str] = &[
     "max_duration",
     "message",
 ];
-const TESTS: [&str; 8] =
-    ["status", "body_contains", "body_not_contains", "body_matches", "body_equals", "header_contains", "json", "max_duration"];
 
 impl Cx {
     fn field(&mut self, v: Option<&Node>, el: &str) -> Result<Field, Error> {
@@ -88,10 +86,12 @@ impl Cx {
         };
         let match_no = match x.get("match") {
             None => 1,
-            Some(v) => self.parse(v, &format!("{el}.match"), "a match number (1 = first, 0 = random)", |s| match s {
-                "random" => Some(0),
-                s => s.parse::<u32>().ok(),
-            })?,
+            Some(v) => {
+                self.parse(v, &format!("{el}.match"), "a match number (1 = first, 0 = random)", |s| match s {
+                    "random" => Some(0),
+                    s => s.parse::<u32>().ok(),
+                })?
+            }
         };
         let default = x.get("default").map(|v| self.tmpl(v, &format!("{el}.default"))).transpose()?;
         let required = if self.opt_bool(x.get("required"), &format!("{el}.required"), false)? {
@@ -106,7 +106,8 @@ impl Cx {
     pub(super) fn check(&mut self, n: &Node, el: &str) -> Result<Check, Error> {
         let c = self.fields(n, el, "CheckDoc", CHECK_KEYS)?;
         let message = c.get("message").map(|m| self.string(m, &format!("{el}.message"))).transpose()?;
-        if TESTS.iter().filter(|k| c.has(k)).count() != 1 {
+        // Every key but `equals` and `message` is a test.
+        if CHECK_KEYS.iter().filter(|k| !matches!(**k, "equals" | "message") && c.has(k)).count() != 1 {
             return Err(self.invalid(
                 n,
                 el,

@@ -32,12 +32,14 @@ impl Cx {
         })?;
         let share = match d.get("share") {
             None => Share::All,
-            Some(v) => self.parse(v, &format!("{el}.share"), "a sharing mode (all, scenario or user)", |s| match s {
-                "all" => Some(Share::All),
-                "scenario" => Some(Share::Scenario),
-                "user" => Some(Share::User),
-                _ => None,
-            })?,
+            Some(v) => {
+                self.parse(v, &format!("{el}.share"), "a sharing mode (all, scenario or user)", |s| match s {
+                    "all" => Some(Share::All),
+                    "scenario" => Some(Share::Scenario),
+                    "user" => Some(Share::User),
+                    _ => None,
+                })?
+            }
         };
         let on_eof = match d.get("on_eof") {
             None => OnEof::Recycle,

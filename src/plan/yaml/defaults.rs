@@ -47,7 +47,8 @@ impl Cx {
         if let Some(v) = d.get("max_response_size") {
             out.max_response_size = self.size(v, "defaults.max_response_size")?;
         }
-        out.follow_redirects = self.opt_bool(d.get("follow_redirects"), "defaults.follow_redirects", out.follow_redirects)?;
+        out.follow_redirects =
+            self.opt_bool(d.get("follow_redirects"), "defaults.follow_redirects", out.follow_redirects)?;
         if let Some(v) = d.get("max_redirects") {
             out.max_redirects = self.count(v, "defaults.max_redirects")?;
         }
@@ -65,8 +66,10 @@ impl Cx {
 
     fn tls(&mut self, n: &Node) -> Result<TlsOptions, Error> {
         let t = self.fields(n, "defaults.tls", "TlsDoc", TLS_KEYS)?;
-        let mut out =
-            TlsOptions { insecure: self.opt_bool(t.get("insecure"), "defaults.tls.insecure", false)?, ..Default::default() };
+        let mut out = TlsOptions {
+            insecure: self.opt_bool(t.get("insecure"), "defaults.tls.insecure", false)?,
+            ..Default::default()
+        };
         for (v, path, pem, el) in [
             (t.get("ca"), &mut out.ca, &mut out.ca_pem, "defaults.tls.ca"),
             (t.get("client_cert"), &mut out.client_cert, &mut out.client_cert_pem, "defaults.tls.client_cert"),

@@ -59,7 +59,11 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
         .collect::<Result<_, _>>()?;
     let scenarios = cx.seq(Some(cx.required(&doc, "scenarios", "")?), "scenarios")?;
     if scenarios.is_empty() {
-        return Err(cx.invalid(doc.key("scenarios").unwrap_or(&root), "scenarios", "a plan needs at least one scenario"));
+        return Err(cx.invalid(
+            doc.key("scenarios").unwrap_or(&root),
+            "scenarios",
+            "a plan needs at least one scenario",
+        ));
     }
     for (i, s) in scenarios.iter().enumerate() {
         cx.scenario(s, i, &plan_data)?;
@@ -190,7 +194,11 @@ impl Cx {
     }
 
     fn wrong_type(&self, n: &Node, element: &str, expected: &str) -> Error {
-        Error::new(ErrorKind::WrongType, self.loc(n, element), format!("invalid type: {}, expected {expected}", n.unexpected()))
+        Error::new(
+            ErrorKind::WrongType,
+            self.loc(n, element),
+            format!("invalid type: {}, expected {expected}", n.unexpected()),
+        )
     }
 
     /// `n` as an element of kind `what` whose keys are `known`: a key not among them is an

@@ -46,7 +46,9 @@ impl std::fmt::Display for Number {
 pub enum Value {
     /// `~`, `null`, or nothing at all (`empty`: a key with no value, which reads as an empty
     /// list or map where one is expected).
-    Null { empty: bool },
+    Null {
+        empty: bool,
+    },
     Bool(bool),
     Number(Number),
     String(String),
@@ -178,11 +180,19 @@ impl TreeBuilder {
                 Ok(())
             }
             Event::SequenceStart(anchor, _) => {
-                self.stack.push(Open { node: Node { pos, value: Value::Seq(Vec::new()), raw: None }, anchor, key: None });
+                self.stack.push(Open {
+                    node: Node { pos, value: Value::Seq(Vec::new()), raw: None },
+                    anchor,
+                    key: None,
+                });
                 Ok(())
             }
             Event::MappingStart(anchor, _) => {
-                self.stack.push(Open { node: Node { pos, value: Value::Map(Vec::new()), raw: None }, anchor, key: None });
+                self.stack.push(Open {
+                    node: Node { pos, value: Value::Map(Vec::new()), raw: None },
+                    anchor,
+                    key: None,
+                });
                 Ok(())
             }
             Event::SequenceEnd | Event::MappingEnd => {
@@ -255,10 +265,7 @@ fn same_key(a: &Node, b: &Node) -> bool {
 
 fn duplicate(first: &Node, again: &Node) -> LoadError {
     let name = again.scalar_text().unwrap_or_default();
-    LoadError {
-        pos: Some(again.pos),
-        message: format!("duplicate key `{name}` (first at line {})", first.pos.line),
-    }
+    LoadError { pos: Some(again.pos), message: format!("duplicate key `{name}` (first at line {})", first.pos.line) }
 }
 
 /// Applies a map's merge keys: `<<: *base` (or a list of them) adds the entries of the maps
@@ -281,7 +288,10 @@ fn merge_keys(mut node: Node) -> Result<Node, LoadError> {
         };
         for s in sources {
             let Value::Map(from) = s.value else {
-                return Err(LoadError { pos: Some(s.pos), message: "a merge key (`<<`) takes a map or a list of maps".into() });
+                return Err(LoadError {
+                    pos: Some(s.pos),
+                    message: "a merge key (`<<`) takes a map or a list of maps".into(),
+                });
             };
             for (mk, mv) in from {
                 if !merged.iter().any(|(x, _)| same_key(x, &mk)) {

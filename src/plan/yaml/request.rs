@@ -54,7 +54,8 @@ impl Cx {
         let raw = self.raw(v, el)?;
         let base = self.defaults.base_url.clone();
         self.places.entry(el.to_string()).or_insert(v.pos);
-        compile_url(&raw, base.as_deref(), &mut self.b.sym, el).map_err(|(kind, m)| Error::new(kind, self.loc(v, el), m))
+        compile_url(&raw, base.as_deref(), &mut self.b.sym, el)
+            .map_err(|(kind, m)| Error::new(kind, self.loc(v, el), m))
     }
 
     pub(super) fn request(&mut self, n: &Node, el: &str) -> Result<RequestSpec, Error> {
@@ -69,7 +70,11 @@ impl Cx {
         }
         let bodies: Vec<&Node> = BODY_KEYS.iter().filter_map(|k| r.get(k).and(r.key(k))).collect();
         if bodies.len() > 1 {
-            return Err(self.invalid(bodies[1], el, "give only one of `body`, `body_file`, `json`, `form`, `multipart`"));
+            return Err(self.invalid(
+                bodies[1],
+                el,
+                "give only one of `body`, `body_file`, `json`, `form`, `multipart`",
+            ));
         }
         let method = match r.get("method") {
             Some(m) => {
@@ -192,7 +197,8 @@ impl Cx {
             let p = self.fields(pn, &pel, "PartDoc", PART_KEYS)?;
             let name = self.required(&p, "name", &pel)?;
             let name = self.text(name, &format!("{pel}.name"))?;
-            let content_type = p.get("content_type").map(|v| self.text(v, &format!("{pel}.content_type"))).transpose()?;
+            let content_type =
+                p.get("content_type").map(|v| self.text(v, &format!("{pel}.content_type"))).transpose()?;
             let mut filename = p.get("filename").map(|v| self.text(v, &format!("{pel}.filename"))).transpose()?;
             let content = match (p.get("value"), p.get("file")) {
                 (Some(v), None) => PartContent::Text(self.tmpl(v, &format!("{pel}.value"))?),

@@ -111,7 +111,13 @@ impl Cx {
             let steps = match (b.get("request"), b.get("flow")) {
                 (Some(r), None) => vec![Step::Request(Box::new(self.request(r, &format!("{bel}.request"))?))],
                 (None, Some(f)) => self.sub_steps(f, &format!("{bel}.flow"))?,
-                _ => return Err(self.invalid(bn, &bel, "a mix branch has `weight` and exactly one of `request` or `flow`")),
+                _ => {
+                    return Err(self.invalid(
+                        bn,
+                        &bel,
+                        "a mix branch has `weight` and exactly one of `request` or `flow`",
+                    ))
+                }
             };
             out.push(Branch { weight, steps });
         }
@@ -131,7 +137,11 @@ impl Cx {
         let count = l.get("count").map(|v| self.tmpl(v, &cel)).transpose()?;
         if let Some(n) = count.as_ref().and_then(|c| c.as_const()) {
             if n.trim().parse::<u64>().is_err() {
-                return Err(self.invalid(l.get("count").expect("a count"), &cel, format!("`{n}` is not a whole number")));
+                return Err(self.invalid(
+                    l.get("count").expect("a count"),
+                    &cel,
+                    format!("`{n}` is not a whole number"),
+                ));
             }
         }
         let condition = l.get("while").map(|v| self.cond(v, &format!("{el}.while"))).transpose()?;
@@ -161,8 +171,11 @@ impl Cx {
         let header = w.get("header").map(|h| self.strings(h, &format!("{el}.header"))).transpose()?;
         let items = self.seq(Some(values_node), &format!("{el}.values"))?;
         let path = self.path(file, &format!("{el}.file"))?;
-        let values =
-            items.iter().enumerate().map(|(i, v)| self.tmpl(v, &format!("{el}.values[{i}]"))).collect::<Result<_, _>>()?;
+        let values = items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| self.tmpl(v, &format!("{el}.values[{i}]")))
+            .collect::<Result<_, _>>()?;
         if let Some(h) = &header {
             if h.len() != items.len() {
                 return Err(self.invalid(
@@ -198,7 +211,9 @@ impl Cx {
                 return Err(Error::new(
                     ErrorKind::UnknownField,
                     self.loc(k, el),
-                    format!("unknown field `{k_text}` in think; expected `min` and `max` (uniform) or a single duration"),
+                    format!(
+                        "unknown field `{k_text}` in think; expected `min` and `max` (uniform) or a single duration"
+                    ),
                 ));
             }
         }

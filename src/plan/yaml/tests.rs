@@ -74,10 +74,9 @@ fn syntax_error_names_line_and_column() {
 
 #[test]
 fn unknown_field_suggests_closest() {
-    let e = load(
-        "scenarios:\n  - workload: {usres: 1, duration: 1s}\n    flow: [{request: {url: 'http://127.0.0.1/'}}]\n",
-    )
-    .unwrap_err();
+    let e =
+        load("scenarios:\n  - workload: {usres: 1, duration: 1s}\n    flow: [{request: {url: 'http://127.0.0.1/'}}]\n")
+            .unwrap_err();
     assert_eq!(e.kind, ErrorKind::UnknownField);
     assert!(e.to_string().contains("did you mean `users`?"), "{e}");
     assert_eq!(e.location.line, Some(2), "{e}");
@@ -354,4 +353,96 @@ fn sizes_and_durations() {
     assert_eq!(parse_duration("1e20"), None);
     assert_eq!(parse_duration("400days"), None);
     assert_eq!(parse_duration("NaN"), None);
+}
+
+/// Issue 12: every error names file:line:column of what the user must fix, also where the
+/// same text appears on another line (a comment here), which the old text search could not
+/// place.
+#[test]
+fn errors_name_line_and_column_even_where_the_text_repeats() {
+    let head = "scenarios:\n  - workload: {users: 1, iterations: 1}\n    flow:\n";
+    // (flow lines after `head`, the text on the line the error is at, the kind, the message)
+    let cases: &[(&str, &str, ErrorKind, &str)] = &[
+        (
+            "      # labl\n      - request: {url: 'http://127.0.0.1/', labl: x}\n",
+            "labl",
+            ErrorKind::UnknownField,
+            "unknown field `labl`",
+        ),
+        (
+            "      # headers: [x]\n      - request: {url: 'http://127.0.0.1/', headers: [x]}\n",
+            "[x]",
+            ErrorKind::WrongType,
+            "invalid type: sequence, expected a YAML mapping",
+        ),
+        (
+            "      # soon\n      - think: soon\n      - request: {url: 'http://127.0.0.1/'}\n",
+            "soon",
+            ErrorKind::Invalid,
+            "`soon` is not a duration",
+        ),
+        ("      # ftp://h/\n      - request: {url: 'ftp://h/'}\n", "'ftp", ErrorKind::Invalid, "ftp"),
+        ("      # {label: a}\n      - request: {label: a}\n", "{label", ErrorKind::Missing, "missing field `url`"),
+        (
+            "      # ${nope}\n      - request: {url: 'http://127.0.0.1/${nope}'}\n",
+            "'http",
+            ErrorKind::Template,
+            "unknown variable `${nope}`",
+        ),
+        (
+            "      # 2xy\n      - request: {url: 'http://127.0.0.1/', check: [{status: 2xy}]}\n",
+            "2xy",
+            ErrorKind::Invalid,
+            "`2xy` is not a status",
+        ),
+        (
+            "      # url\n      - request: {url: 'http://127.0.0.1/', url: 'http://127.0.0.1/'}\n",
+            "url: 'http://127.0.0.1/'}",
+            ErrorKind::Syntax,
+            "duplicate key `url` (first at line 5)",
+        ),
+        (
+            "      # regex\n      - request: {url: 'http://127.0.0.1/', extract: [{regex: '(', into: x}]}\n",
+            "'('",
+            ErrorKind::Invalid,
+            "invalid regular expression",
+        ),
+    ];
+    for (flow, at, kind, says) in cases {
+        let src = format!("{head}{flow}");
+        let e = load(&src).unwrap_err();
+        let line = 5;
+        let column = src.lines().nth(line - 1).unwrap().find(at).unwrap() + 1;
+        assert_eq!((e.kind, e.location.line, e.location.column), (*kind, Some(line), Some(column)), "{src}\n→ {e}");
+        assert!(e.to_string().starts_with(&format!("t.yaml:{line}:{column}: ")), "{e}");
+        assert!(e.message.contains(says), "{src}\n→ {e}");
+    }
+}
+
+#[test]
+fn plan_level_errors_name_line_and_column() {
+    // A threshold's row that no request has, with the text also in a comment.
+    let src = "# Lgin\nscenarios:\n  - workload: {users: 1, iterations: 1}\n    flow: [{request: {url: 'http://127.0.0.1/', label: Login}}]\nthresholds:\n  Lgin: p95 < 1s\n";
+    let e = load(src).unwrap_err();
+    assert_eq!((e.kind, e.location.line, e.location.column), (ErrorKind::UnknownReference, Some(6), Some(3)), "{e}");
+    assert!(e.message.contains("did you mean `Login`?"), "{e}");
+    // A workload key given twice; a stage without its rate.
+    let e = load("scenarios:\n  - workload: {users: 1,\n      users: 2}\n    flow: []\n").unwrap_err();
+    assert_eq!((e.location.line, e.location.column), (Some(3), Some(7)), "{e}");
+    let e = load("scenarios:\n  - workload:\n      stages:\n        - {duration: 1s}\n    flow: []\n").unwrap_err();
+    assert_eq!((e.kind, e.location.line, e.location.column), (ErrorKind::Missing, Some(4), Some(11)), "{e}");
+    // A value from an alias is placed where the alias is used.
+    let e = load("variables: {d: &d soon}\nscenarios:\n  - workload: {users: 1, duration: *d}\n    flow: []\n")
+        .unwrap_err();
+    assert_eq!((e.location.line, e.location.column), (Some(3), Some(36)), "{e}");
+}
+
+/// Merge keys, anchors and multi-line strings read as YAML says.
+#[test]
+fn merge_keys_anchors_and_block_strings() {
+    let src = "scenarios:\n  - workload: {users: 1, iterations: 1}\n    flow:\n      - request: &req {url: 'http://127.0.0.1/a', label: base}\n      - request:\n          <<: *req\n          label: merged\n          body: |\n            one\n            two\n";
+    let p = load(src).unwrap();
+    let Step::Request(r) = &p.scenarios[0].flow[1] else { panic!() };
+    assert_eq!((p.labels[r.label.index()].as_str(), r.path.source()), ("merged", "/a"));
+    assert_eq!(r.body, Body::Text(Template::literal("one\ntwo\n")));
 }

@@ -34,7 +34,13 @@ impl Cx {
         template::compile(raw, &mut self.b.sym, el).map_err(|m| Error::new(ErrorKind::Template, self.loc(v, el), m))
     }
 
-    pub(super) fn parse<T>(&mut self, v: &Node, el: &str, what: &str, f: impl Fn(&str) -> Option<T>) -> Result<T, Error> {
+    pub(super) fn parse<T>(
+        &mut self,
+        v: &Node,
+        el: &str,
+        what: &str,
+        f: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, Error> {
         let t = self.text(v, el)?;
         f(t.trim()).ok_or_else(|| self.invalid(v, el, format!("`{t}` is not {what}")))
     }
@@ -151,4 +157,3 @@ pub fn parse_size(s: &str) -> Option<u64> {
     };
     Some((n * mult as f64) as u64)
 }
-

@@ -24,8 +24,9 @@ impl Cx {
         let w = self.fields(n, el, "WorkloadDoc", WORKLOAD_KEYS)?;
         let f = |name: &str| format!("{el}.{name}");
         let start_delay = self.opt_duration(w.get("start_delay"), &f("start_delay"))?.unwrap_or_default();
-        let graceful_stop =
-            self.opt_duration(w.get("graceful_stop"), &f("graceful_stop"))?.unwrap_or(crate::plan::workload::DEFAULT_GRACEFUL_STOP);
+        let graceful_stop = self
+            .opt_duration(w.get("graceful_stop"), &f("graceful_stop"))?
+            .unwrap_or(crate::plan::workload::DEFAULT_GRACEFUL_STOP);
         if w.has("rate") || w.has("stages") {
             return self.open(&w, el, start_delay, graceful_stop);
         }
@@ -95,9 +96,9 @@ impl Cx {
             }
             (Some(r), None) => {
                 let rate = self.rate(r, &f("rate"))?;
-                let d = w.get("duration").ok_or_else(|| {
-                    Error::new(ErrorKind::Missing, self.loc(w.node, el), "`rate` needs a `duration`")
-                })?;
+                let d = w
+                    .get("duration")
+                    .ok_or_else(|| Error::new(ErrorKind::Missing, self.loc(w.node, el), "`rate` needs a `duration`"))?;
                 let duration = self.run_time(d, &f("duration"))?;
                 (rate, vec![Stage { target: rate, duration }])
             }
@@ -149,6 +150,13 @@ impl Cx {
                 format!("max_users ({max_users}) must be at least 1 and at least pre_allocated_users ({pre})"),
             ));
         }
-        Ok(Workload::Open(OpenWorkload { start_rate, stages, pre_allocated_users: pre, max_users, start_delay, graceful_stop }))
+        Ok(Workload::Open(OpenWorkload {
+            start_rate,
+            stages,
+            pre_allocated_users: pre,
+            max_users,
+            start_delay,
+            graceful_stop,
+        }))
     }
 }
