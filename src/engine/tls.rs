@@ -5,14 +5,15 @@
 use crate::plan::TlsOptions;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use std::sync::Arc;
 
 pub fn config(opts: &TlsOptions) -> Result<Arc<rustls::ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-    for cert in opts.ca_certs()? {
+    for cert in ca_certs(opts)? {
         roots.add(cert).map_err(|e| format!("ca: {e}"))?;
     }
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
@@ -23,7 +24,7 @@ pub fn config(opts: &TlsOptions) -> Result<Arc<rustls::ClientConfig>, String> {
     } else {
         builder.with_root_certificates(roots)
     };
-    let mut config = match opts.client_auth()? {
+    let mut config = match client_auth(opts)? {
         Some((chain, key)) => {
             builder.with_client_auth_cert(chain, key).map_err(|e| format!("client certificate: {e}"))?
         }
@@ -31,6 +32,43 @@ pub fn config(opts: &TlsOptions) -> Result<Arc<rustls::ClientConfig>, String> {
     };
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
+}
+
+/// The plan's extra trusted certificates, parsed.
+pub fn ca_certs(opts: &TlsOptions) -> Result<Vec<CertificateDer<'static>>, String> {
+    match &opts.ca_pem {
+        None => Ok(Vec::new()),
+        Some(pem) => certs(pem, &named("ca", &opts.ca)),
+    }
+}
+
+/// The plan's client certificate chain and key, parsed.
+pub fn client_auth(
+    opts: &TlsOptions,
+) -> Result<Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>, String> {
+    let (Some(cert), Some(key)) = (&opts.client_cert_pem, &opts.client_key_pem) else { return Ok(None) };
+    let chain = certs(cert, &named("client_cert", &opts.client_cert))?;
+    let key = PrivateKeyDer::from_pem_slice(key)
+        .map_err(|e| format!("{}: no private key in PEM format ({e})", named("client_key", &opts.client_key)))?;
+    Ok(Some((chain, key)))
+}
+
+/// A setting and the file it names, for messages: `ca (certs/ca.pem)`.
+fn named(setting: &str, file: &Option<std::path::PathBuf>) -> String {
+    match file {
+        Some(f) => format!("{setting} ({})", f.display()),
+        None => setting.to_string(),
+    }
+}
+
+fn certs(pem: &[u8], what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
+    let certs: Vec<_> = CertificateDer::pem_slice_iter(pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{what}: not a PEM certificate file ({e})"))?;
+    if certs.is_empty() {
+        return Err(format!("{what}: the file has no `BEGIN CERTIFICATE` block"));
+    }
+    Ok(certs)
 }
 
 /// Accepts any server certificate, but still checks the handshake signatures, so the
@@ -70,5 +108,30 @@ impl ServerCertVerifier for AcceptAny {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pem_errors_name_the_setting_and_its_file() {
+        let opts = TlsOptions {
+            ca: Some("certs/ca.pem".into()),
+            ca_pem: Some(b"not pem".to_vec()),
+            client_cert: Some("c.pem".into()),
+            client_cert_pem: Some(b"".to_vec()),
+            client_key: Some("k.pem".into()),
+            client_key_pem: Some(b"".to_vec()),
+            ..Default::default()
+        };
+        assert_eq!(ca_certs(&opts).unwrap_err(), "ca (certs/ca.pem): the file has no `BEGIN CERTIFICATE` block");
+        assert!(client_auth(&opts).unwrap_err().starts_with("client_cert (c.pem): "));
+        assert!(config(&opts).unwrap_err().starts_with("ca (certs/ca.pem): "));
+        assert!(
+            ca_certs(&TlsOptions::default()).unwrap().is_empty()
+                && client_auth(&TlsOptions::default()).unwrap().is_none()
+        );
     }
 }

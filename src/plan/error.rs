@@ -88,11 +88,13 @@ pub struct Error {
 }
 
 impl Error {
-    pub fn new(kind: ErrorKind, location: Location, message: impl Into<String>) -> Self {
-        Error { kind, location, message: message.into() }
+    /// An error of `kind` at `location`; `message` is a text or a typed error of a part of
+    /// the plan (a condition, a URL, a date format), shown as it displays.
+    pub fn new(kind: ErrorKind, location: Location, message: impl fmt::Display) -> Self {
+        Error { kind, location, message: message.to_string() }
     }
 
-    pub fn invalid(location: Location, message: impl Into<String>) -> Self {
+    pub fn invalid(location: Location, message: impl fmt::Display) -> Self {
         Error::new(ErrorKind::Invalid, location, message)
     }
 }

@@ -104,9 +104,27 @@ const MONTHS: [&str; 12] = [
 
 const DAYS_FROM_SUNDAY: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
+/// Why a SimpleDateFormat pattern cannot be used; the messages are Java's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    #[error("invalid ISO 8601 format: length={count} ('{letter}' run at index {at}; at most XXX)")]
+    IsoLength { letter: char, count: usize, at: usize },
+    #[error("Illegal pattern character '{letter}' at index {at}")]
+    IllegalLetter { letter: char, at: usize },
+    #[error("Unterminated quote (opened at index {at})")]
+    UnterminatedQuote { at: usize },
+}
+
+/// Template functions report errors as text, naming the function.
+impl From<PatternError> for String {
+    fn from(e: PatternError) -> String {
+        e.to_string()
+    }
+}
+
 impl JavaDateFormat {
     /// Compiles a SimpleDateFormat pattern; the error names the offending letter/position.
-    pub fn compile(pattern: &str) -> Result<JavaDateFormat, String> {
+    pub fn compile(pattern: &str) -> Result<JavaDateFormat, PatternError> {
         let mut items = Vec::new();
         let mut literal = String::new();
         // (letter, field, count, index of the run's first letter)
@@ -118,9 +136,7 @@ impl JavaDateFormat {
             if let Some((letter, field, count, at)) = run.take() {
                 // Java rejects this when the run ends (SimpleDateFormat.encode), not per letter.
                 if field == Field::ZoneIso8601 && count > 3 {
-                    return Err(format!(
-                        "invalid ISO 8601 format: length={count} ('{letter}' run at index {at}; at most XXX)"
-                    ));
+                    return Err(PatternError::IsoLength { letter, count, at });
                 }
                 items.push(Item::Field(field, count));
             }
@@ -151,7 +167,7 @@ impl JavaDateFormat {
                 literal.push(c);
                 continue;
             }
-            let field = Field::from_letter(c).ok_or_else(|| format!("Illegal pattern character '{c}' at index {i}"))?;
+            let field = Field::from_letter(c).ok_or(PatternError::IllegalLetter { letter: c, at: i })?;
             match &mut run {
                 Some((letter, _, count, _)) if *letter == c => *count += 1,
                 _ => {
@@ -162,7 +178,7 @@ impl JavaDateFormat {
             }
         }
         if let Some(at) = quote_start {
-            return Err(format!("Unterminated quote (opened at index {at})"));
+            return Err(PatternError::UnterminatedQuote { at });
         }
         flush_run(&mut run, &mut items)?;
         flush_literal(&mut literal, &mut items);
@@ -535,7 +551,7 @@ mod tests {
             ("HH:mm XXXXX", "invalid ISO 8601 format: length=5"),
         ];
         for (pattern, expected) in cases {
-            let err = JavaDateFormat::compile(pattern).expect_err(pattern);
+            let err = JavaDateFormat::compile(pattern).expect_err(pattern).to_string();
             assert!(err.contains(expected), "{pattern:?}: {err}");
         }
         // Letters inside quotes are text, and an illegal letter is caught after a valid run too.

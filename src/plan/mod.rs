@@ -3,17 +3,27 @@
 //! YAML plans and the CLI's quick mode both become a `Plan`; nothing downstream knows which.
 
 pub mod build;
+pub mod compare;
 pub mod condition;
 pub mod csv_data;
 pub mod error;
 pub mod flow;
 pub mod javatime;
 pub mod jmx;
+mod quick;
 pub mod request;
 pub mod template;
+pub mod threshold;
+mod url;
 pub mod workload;
 mod yaml;
 
+pub use quick::{validate_method, MethodError, QuickPlan};
+pub use request::gzip;
+pub(crate) use url::compile_url;
+#[cfg(test)]
+use url::url_path_start;
+pub use url::{resolve_url, UrlError};
 pub use yaml::{parse_duration, parse_size, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
@@ -77,13 +87,13 @@ pub struct Plan {
     pub consecutive: bool,
     /// Pass/fail goals judged when the run ends (`stampede run` exits 1 when one fails).
     #[serde(serialize_with = "serialize_thresholds", skip_serializing_if = "Vec::is_empty")]
-    pub thresholds: Vec<crate::threshold::Threshold>,
+    pub thresholds: Vec<threshold::Threshold>,
     /// Values masked wherever they appear in what stampede writes (see [`crate::redact`]).
     #[serde(skip)]
     pub secrets: crate::redact::Secrets,
 }
 
-fn serialize_thresholds<S: serde::Serializer>(t: &[crate::threshold::Threshold], s: S) -> Result<S::Ok, S::Error> {
+fn serialize_thresholds<S: serde::Serializer>(t: &[threshold::Threshold], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(t.iter().map(|t| t.to_string()))
 }
 
@@ -178,8 +188,8 @@ pub struct WriterSpec {
     pub header: Option<Vec<String>>,
 }
 
-/// TLS settings for every HTTPS request of the plan. Files are read and checked when the plan
-/// loads; the PEM text is kept for the engine.
+/// TLS settings for every HTTPS request of the plan. Files are read when the plan loads; the
+/// PEM text is kept for the engine, which parses it (`engine::tls`).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TlsOptions {
     /// Accept any server certificate (self-signed test servers). Off by default.
@@ -198,43 +208,6 @@ pub struct TlsOptions {
     pub client_cert_pem: Option<Vec<u8>>,
     #[serde(skip)]
     pub client_key_pem: Option<Vec<u8>>,
-}
-
-impl TlsOptions {
-    /// The extra trusted certificates, parsed.
-    pub fn ca_certs(&self) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-        match &self.ca_pem {
-            None => Ok(Vec::new()),
-            Some(pem) => certs(pem, "ca"),
-        }
-    }
-
-    /// The client certificate chain and key, parsed.
-    #[allow(clippy::type_complexity)]
-    pub fn client_auth(
-        &self,
-    ) -> Result<
-        Option<(Vec<rustls::pki_types::CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>)>,
-        String,
-    > {
-        use rustls::pki_types::pem::PemObject;
-        let (Some(cert), Some(key)) = (&self.client_cert_pem, &self.client_key_pem) else { return Ok(None) };
-        let chain = certs(cert, "client_cert")?;
-        let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key)
-            .map_err(|e| format!("client_key: no private key in PEM format ({e})"))?;
-        Ok(Some((chain, key)))
-    }
-}
-
-fn certs(pem: &[u8], what: &str) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::pem::PemObject;
-    let certs: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("{what}: not a PEM certificate file ({e})"))?;
-    if certs.is_empty() {
-        return Err(format!("{what}: the file has no `BEGIN CERTIFICATE` block"));
-    }
-    Ok(certs)
 }
 
 /// Connection and request settings that apply unless a request says otherwise.
@@ -460,278 +433,6 @@ impl Labels {
     }
 }
 
-/// Splits an absolute URL, or a path joined to `base`, into a [`Target`] and the path+query
-/// sent on the request line.
-pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), String> {
-    // Messages show the URL as the redaction rule allows (a token in its query is masked);
-    // worked out only for a message, as engines resolve URLs from data files per request.
-    let shown = || crate::redact::url(url);
-    let parsed = match url::Url::parse(url) {
-        Ok(u) => u,
-        Err(url::ParseError::RelativeUrlWithoutBase) => {
-            let base =
-                base.ok_or_else(|| format!("`{}` is a relative URL and the plan has no `defaults.base_url`", shown()))?;
-            let base = url::Url::parse(base).map_err(|e| format!("invalid base_url `{base}`: {e}"))?;
-            // Join as a path under the base's path, as users of base URLs expect
-            // (base http://h/api + /v1/x → http://h/api/v1/x).
-            let joined = format!("{}{}", base.as_str().trim_end_matches('/'), ensure_slash(url));
-            url::Url::parse(&joined).map_err(|e| format!("invalid URL `{}`: {e}", crate::redact::url(&joined)))?
-        }
-        Err(e) => return Err(format!("invalid URL `{}`: {e}", shown())),
-    };
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(format!(
-            "`{}` has credentials in it (user:password@); stampede does not send them from a URL: give an Authorization header instead",
-            shown()
-        ));
-    }
-    let tls = match parsed.scheme() {
-        "http" => false,
-        "https" => true,
-        other => return Err(format!("unsupported scheme `{other}` in `{}` (use http or https)", shown())),
-    };
-    let host = parsed
-        .host_str()
-        .ok_or_else(|| format!("URL `{}` has no host", shown()))?
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_string();
-    let port = parsed.port_or_known_default().unwrap_or(if tls { 443 } else { 80 });
-    let mut path = parsed.path().to_string();
-    if let Some(q) = parsed.query() {
-        path.push('?');
-        path.push_str(q);
-    }
-    Ok((Target { tls, host, port }, path))
-}
-
-/// Compiles a request URL: its scheme, host and port are fixed now (they may use plan
-/// variables, properties and the environment); its path and query stay a template, folded into
-/// constant text once the plan is read if nothing assigns their variables while running.
-pub(crate) fn compile_url(
-    raw: &str,
-    base: Option<&str>,
-    sym: &mut template::Symbols,
-    el: &str,
-) -> Result<(Target, Template, Option<Template>), (ErrorKind, String)> {
-    if !raw.contains("${") {
-        let (target, path) = resolve_url(raw, base).map_err(|m| (ErrorKind::Invalid, m))?;
-        return Ok((target, Template::literal(path), None));
-    }
-    let (prefix, rest) = raw.split_at(url_path_start(raw));
-    // The scheme, host and port name a server: environment values there are not secrets.
-    let kept = sym.secrets.clone();
-    // A host taken from a data file or a response (JMeter allows it): the origin is rendered
-    // for each request instead.
-    let probe = template::compile(prefix, sym, el).map_err(|m| (ErrorKind::Template, m))?;
-    sym.secrets = kept.clone();
-    if !prefix.is_empty() && probe.is_dynamic(&sym.vars) {
-        let tls = prefix.trim_start().to_ascii_lowercase().starts_with("https");
-        let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
-        let path = template::compile(&rest, sym, el).map_err(|m| (ErrorKind::Template, m))?;
-        let placeholder = Target { tls, host: String::new(), port: 0 };
-        return Ok((placeholder, path, Some(probe)));
-    }
-    let prefix = template::expand(prefix, sym).map_err(|m| {
-        (ErrorKind::Template, format!("the scheme, host and port must be known when the plan loads: {m}"))
-    })?;
-    sym.secrets = kept;
-    let start = if prefix.is_empty() { "/" } else { prefix.as_str() };
-    let (target, base_path) =
-        resolve_url(start, base).map_err(|m| (ErrorKind::Invalid, m.replace("`/`", &format!("`{raw}`"))))?;
-    let path = if rest.is_empty() {
-        base_path
-    } else {
-        let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
-        format!("{}{rest}", base_path.trim_end_matches('/'))
-    };
-    let path = template::compile(&path, sym, el).map_err(|m| (ErrorKind::Template, m))?;
-    Ok((target, path, None))
-}
-
-/// Where a URL's path starts in its source text: after `scheme://authority`; after a leading
-/// `${...}`, which then holds the scheme and host; or at once, for a path.
-pub(crate) fn url_path_start(raw: &str) -> usize {
-    let b = raw.as_bytes();
-    // Byte offsets outside `${...}`, with the byte there.
-    let mut top = Vec::new();
-    let (mut depth, mut i, mut first_ref_end) = (0usize, 0usize, None);
-    while i < b.len() {
-        if b[i] == b'$' && b.get(i + 1) == Some(&b'{') {
-            depth += 1;
-            i += 2;
-            continue;
-        }
-        if b[i] == b'}' && depth > 0 {
-            depth -= 1;
-            if depth == 0 && first_ref_end.is_none() {
-                first_ref_end = Some(i + 1);
-            }
-        } else if depth == 0 {
-            top.push(i);
-        }
-        i += 1;
-    }
-    // Byte offsets, never `str` slices: a non-ASCII character puts non-boundaries in `top`.
-    if let Some(scheme) = top.iter().position(|&j| b[j..].starts_with(b"://")) {
-        let after = top[scheme] + 3;
-        return top.iter().find(|&&j| j >= after && (b[j] == b'/' || b[j] == b'?')).copied().unwrap_or(raw.len());
-    }
-    if raw.starts_with("${") {
-        return first_ref_end.unwrap_or(raw.len());
-    }
-    0
-}
-
-fn ensure_slash(p: &str) -> String {
-    if p.starts_with('/') || p.starts_with('?') {
-        p.to_string()
-    } else {
-        format!("/{p}")
-    }
-}
-
-/// Everything `stampede run --url ...` can say; becomes a one-scenario, one-request [`Plan`].
-#[derive(Debug, Clone, Default)]
-pub struct QuickPlan {
-    pub url: String,
-    pub method: Option<String>,
-    pub body: Option<String>,
-    pub headers: Vec<String>,
-    pub users: Option<u32>,
-    pub rate: Option<f64>,
-    pub max_users: Option<u32>,
-    pub duration: Option<Duration>,
-    pub iterations: Option<u64>,
-    pub ramp_up: Option<Duration>,
-    pub keep_alive: bool,
-    pub http_version: Option<HttpVersion>,
-    pub timeout: Option<Duration>,
-    pub connect_timeout: Option<Duration>,
-    pub gzip: bool,
-}
-
-impl QuickPlan {
-    pub fn into_plan(self) -> Result<Plan, Error> {
-        let loc = || Location::default().element("--url");
-        let (target, path) = resolve_url(&self.url, None).map_err(|m| Error::invalid(loc(), m))?;
-        for (t, flag) in [(self.timeout, "--timeout"), (self.connect_timeout, "--connect-timeout")] {
-            if t.is_some_and(|t| t.is_zero()) {
-                return Err(Error::invalid(Location::default().element(flag), "a timeout must be above zero"));
-            }
-        }
-        let method = self.method.unwrap_or_else(|| if self.body.is_some() { "POST" } else { "GET" }.into());
-        let method =
-            validate_method(&method).map_err(|m| Error::invalid(Location::default().element("--method"), m))?;
-        let mut headers = Vec::new();
-        for h in &self.headers {
-            let (k, v) = h.split_once(':').ok_or_else(|| {
-                Error::invalid(Location::default().element("--header"), format!("`{h}` is not `Name: value`"))
-            })?;
-            headers.push((k.trim().to_string(), v.trim().to_string()));
-        }
-        if self.gzip && self.body.is_none() {
-            return Err(Error::invalid(Location::default().element("--gzip"), "--gzip needs --body"));
-        }
-        let body = self.body.map_or(Body::None, |b| Body::Bytes(b.into_bytes()));
-        let mut d = Defaults::default();
-        d.keep_alive = self.keep_alive;
-        d.http_version = self.http_version.unwrap_or(d.http_version);
-        d.connect_timeout = self.connect_timeout.unwrap_or(d.connect_timeout);
-        d.response_timeout = self.timeout.unwrap_or(d.response_timeout);
-        let mut b = build::Builder::default();
-        let label_name = path.split('?').next().unwrap_or("/").to_string();
-        // A benchmark of one URL measures that URL: a redirect is its answer, not a hop.
-        let mut request = b.request(&label_name, method, target, Template::literal(path), &d);
-        request.headers = headers.into_iter().map(|(k, v)| (k, Template::literal(v))).collect();
-        request.body = body;
-        request.gzip = self.gzip;
-        let workload =
-            quick_workload(&self.users, self.rate, self.max_users, self.duration, self.iterations, self.ramp_up)?;
-        b.scenario(Scenario {
-            name: "default".into(),
-            workload,
-            pacing: None,
-            on_error: flow::StopKind::Continue,
-            phase: Phase::Main,
-            flow: vec![Step::Request(Box::new(request))],
-        });
-        let plan = b.finish("quick".into(), None);
-        Ok(plan)
-    }
-}
-
-fn quick_workload(
-    users: &Option<u32>,
-    rate: Option<f64>,
-    max_users: Option<u32>,
-    duration: Option<Duration>,
-    iterations: Option<u64>,
-    ramp_up: Option<Duration>,
-) -> Result<Workload, Error> {
-    let loc = |e: &str| Location::default().element(e.to_string());
-    // A zero run time would still send (each user starts one iteration); like `--users 0`, it
-    // is certainly a mistake.
-    if duration.is_some_and(|d| d.is_zero()) {
-        return Err(Error::invalid(loc("--duration"), "--duration must be above zero"));
-    }
-    if let Some(rate) = rate {
-        if users.is_some() || iterations.is_some() {
-            return Err(Error::invalid(
-                loc("--rate"),
-                "--rate (open model) cannot be combined with --users or --iterations; use --max-users",
-            ));
-        }
-        if !(rate > 0.0 && rate.is_finite()) {
-            return Err(Error::invalid(loc("--rate"), "--rate must be a positive number of iterations per second"));
-        }
-        let duration = duration.ok_or_else(|| Error::invalid(loc("--rate"), "--rate needs --duration"))?;
-        let max = max_users.unwrap_or(((rate * 0.1).ceil() as u32).clamp(100, 10_000));
-        return Ok(Workload::Open(OpenWorkload {
-            start_rate: rate,
-            stages: vec![Stage { target: rate, duration }],
-            pre_allocated_users: max.min(((rate / 100.0).ceil() as u32).max(10)),
-            max_users: max,
-            start_delay: Duration::ZERO,
-            graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
-        }));
-    }
-    if max_users.is_some() {
-        return Err(Error::invalid(loc("--max-users"), "--max-users applies to the open model (--rate)"));
-    }
-    let users = users.unwrap_or(1);
-    if users == 0 {
-        return Err(Error::invalid(loc("--users"), "--users must be at least 1"));
-    }
-    if duration.is_none() && iterations.is_none() {
-        return Err(Error::invalid(loc("--duration"), "say how long to run: --duration or --iterations"));
-    }
-    Ok(Workload::Closed(ClosedWorkload {
-        users,
-        ramp_up: ramp_up.unwrap_or_default(),
-        iterations,
-        duration,
-        start_delay: Duration::ZERO,
-        graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
-    }))
-}
-
-/// Upper-cases a method and checks it is an HTTP token.
-pub fn validate_method(m: &str) -> Result<String, String> {
-    let up = m.trim().to_ascii_uppercase();
-    if up.is_empty() || !up.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
-        return Err(format!("`{m}` is not an HTTP method"));
-    }
-    Ok(up)
-}
-
-pub fn gzip(data: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(data).expect("writing to a Vec cannot fail");
-    enc.finish().expect("writing to a Vec cannot fail")
-}
-
 /// Serialises durations as humantime strings ("1m 30s") in the resolved plan.
 pub(crate) mod serde_duration {
     use serde::Serializer;
@@ -755,39 +456,6 @@ pub(crate) mod serde_duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resolve_url_table() {
-        let cases = [
-            ("http://127.0.0.1:8080/ok", None, (false, "127.0.0.1", 8080, "/ok")),
-            ("http://127.0.0.1/a?b=1&c=2", None, (false, "127.0.0.1", 80, "/a?b=1&c=2")),
-            ("https://localhost/", None, (true, "localhost", 443, "/")),
-            ("http://[::1]:9000", None, (false, "::1", 9000, "/")),
-            ("/v1/read", Some("http://127.0.0.1:8080/api"), (false, "127.0.0.1", 8080, "/api/v1/read")),
-            ("v1/read?x=1", Some("http://127.0.0.1:8080/"), (false, "127.0.0.1", 8080, "/v1/read?x=1")),
-        ];
-        for (url, base, (tls, host, port, path)) in cases {
-            let (t, p) = resolve_url(url, base).unwrap();
-            assert_eq!((t.tls, t.host.as_str(), t.port, p.as_str()), (tls, host, port, path), "{url}");
-        }
-        assert!(resolve_url("ftp://x/", None).unwrap_err().contains("unsupported scheme"));
-        assert!(resolve_url("/x", None).unwrap_err().contains("base_url"));
-        assert!(resolve_url("http://", None).is_err());
-        let e = resolve_url("http://bob:hunter2@127.0.0.1/", None).unwrap_err();
-        assert!(e.contains("Authorization") && !e.contains("hunter2"), "{e}");
-    }
-
-    #[test]
-    fn environment_values_naming_a_server_are_not_secrets_those_in_the_path_are() {
-        let mut sym = template::Symbols { env: Some(HashMap::new()), ..Default::default() };
-        let env = sym.env.as_mut().unwrap();
-        env.insert("HOST".into(), "localhost".into());
-        env.insert("TOKEN".into(), "t0k3n-from-env".into());
-        let raw = "http://${__env(HOST)}:8080/x?q=${__env(TOKEN)}";
-        let (target, path, _) = compile_url(raw, None, &mut sym, "url").unwrap();
-        assert_eq!((target.host.as_str(), path.source()), ("localhost", "/x?q=${__env(TOKEN)}"));
-        assert_eq!(sym.secrets.scrub("http://localhost:8080/x?q=t0k3n-from-env"), "http://localhost:8080/x?q=***");
-    }
 
     #[test]
     fn values_with_secret_names_are_masked_wherever_they_end_up() {
@@ -814,37 +482,5 @@ mod tests {
         let yaml = plan.to_resolved_yaml();
         assert!(!yaml.contains("value-from-set") && yaml.contains("c=***"), "{yaml}");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn quick_plan_models() {
-        let q = QuickPlan {
-            url: "http://127.0.0.1:1/x".into(),
-            users: Some(5),
-            duration: Some(Duration::from_secs(2)),
-            keep_alive: true,
-            ..Default::default()
-        };
-        let p = q.into_plan().unwrap();
-        assert!(matches!(&p.scenarios[0].workload, Workload::Closed(c) if c.users == 5));
-        let q = QuickPlan {
-            url: "http://127.0.0.1:1/x".into(),
-            rate: Some(500.0),
-            duration: Some(Duration::from_secs(2)),
-            ..Default::default()
-        };
-        assert!(matches!(&q.into_plan().unwrap().scenarios[0].workload, Workload::Open(o) if o.start_rate == 500.0));
-        let q = QuickPlan { url: "http://127.0.0.1:1/x".into(), users: Some(5), ..Default::default() };
-        assert!(q.into_plan().unwrap_err().message.contains("--duration"));
-        let q = QuickPlan {
-            url: "http://127.0.0.1:1/x".into(),
-            body: Some("{}".into()),
-            iterations: Some(1),
-            ..Default::default()
-        };
-        let p = q.into_plan().unwrap();
-        let mut methods = vec![];
-        flow::for_each_request(&p.scenarios[0].flow, &mut |r| methods.push(r.method.clone()));
-        assert_eq!(methods, ["POST"]);
     }
 }

@@ -1,6 +1,7 @@
 //! One HTTP request of a flow, fully resolved at load time: target, method, path, headers and
 //! body bytes, plus the connection settings that apply to it.
 
+use super::compare::CmpOp;
 use super::template::{Template, VarId};
 use super::LabelId;
 use serde::{Serialize, Serializer};
@@ -276,7 +277,7 @@ pub enum CheckTest {
     /// The sample took at most this long.
     MaxDuration(#[serde(with = "super::serde_duration")] Duration),
     /// A size in bytes compares to a number (JMeter's Size Assertion).
-    Size { part: SizePart, op: Compare, bytes: u64 },
+    Size { part: SizePart, op: CmpOp, bytes: u64 },
 }
 
 /// Which size a size check reads.
@@ -289,28 +290,12 @@ pub enum SizePart {
     Body,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Compare {
-    Eq,
-    Ne,
-    Gt,
-    Lt,
-    Ge,
-    Le,
-}
-
-impl Compare {
-    pub fn holds(self, a: u64, b: u64) -> bool {
-        match self {
-            Compare::Eq => a == b,
-            Compare::Ne => a != b,
-            Compare::Gt => a > b,
-            Compare::Lt => a < b,
-            Compare::Ge => a >= b,
-            Compare::Le => a <= b,
-        }
-    }
+/// A body compressed with gzip (a request with `gzip: true`).
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).expect("writing to a Vec cannot fail");
+    enc.finish().expect("writing to a Vec cannot fail")
 }
 
 impl PartialEq for CheckTest {

@@ -189,7 +189,7 @@ impl Cx {
         }
     }
 
-    fn invalid(&self, n: &Node, element: &str, message: impl Into<String>) -> Error {
+    fn invalid(&self, n: &Node, element: &str, message: impl std::fmt::Display) -> Error {
         Error::invalid(self.loc(n, element), message)
     }
 

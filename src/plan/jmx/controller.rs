@@ -1,0 +1,267 @@
+//! Logic controllers: simple, loop, once-only, transaction, if, while, for-each, switch,
+//! random, throughput, and the Flow Control Action sampler.
+
+use super::*;
+
+/// The controllers, by class.
+pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
+    ("GenericController", Cx::generic),
+    ("LoopController", Cx::loop_controller),
+    ("OnceOnlyController", Cx::once_only),
+    ("TransactionController", Cx::transaction),
+    ("IfController", Cx::if_or_while),
+    ("WhileController", Cx::if_or_while),
+    ("ForeachController", Cx::for_each),
+    ("SwitchController", Cx::switch),
+    ("RandomController", Cx::random),
+    ("ThroughputController", Cx::throughput),
+    ("TestAction", Cx::test_action),
+];
+
+impl Cx {
+    pub(super) fn generic(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        self.report(c, depth, Status::Supported, "a sequence");
+        self.controller_body(&c.children, scope, depth + 1)
+    }
+
+    pub(super) fn loop_controller(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let loops = c.text_or_empty("LoopController.loops").to_string();
+        // JMeter loops forever on any negative count (`continue_forever` only matters to
+        // the GUI); a `${__P(n,-1)}` count is decided at run time the same way.
+        let forever = loops.trim().parse::<i64>().is_ok_and(|n| n < 0);
+        let count = if forever { None } else { Some(self.tmpl(c, loops.trim())?) };
+        self.report(
+            c,
+            depth,
+            Status::Supported,
+            format!("a loop ({})", if count.is_some() { loops.trim() } else { "forever" }),
+        );
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        let slot = self.b.slot(Slot::Loop);
+        // Without a count the loop runs until the scenario ends.
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
+    }
+
+    pub(super) fn once_only(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        self.report(c, depth, Status::Supported, "once per user");
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        let slot = self.b.slot(Slot::Once);
+        Ok(vec![Step::Once(Box::new(Once { steps, per_loop: true, slot }))])
+    }
+
+    pub(super) fn transaction(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let parent = c.flag("TransactionController.parent").unwrap_or(false);
+        // JMeter's default (when the property is absent) includes timers.
+        let wall_clock = c.flag("TransactionController.includeTimers").unwrap_or(true);
+        let (status, note) = (
+            Status::Supported,
+            format!(
+                "{}, {}",
+                if parent {
+                    "one sample for its requests, which are not recorded apart"
+                } else {
+                    "one more sample for its requests"
+                },
+                if wall_clock { "timed from start to end, think times included" } else { "the sum of their times" }
+            ),
+        );
+        self.report(c, depth, status, note);
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        let label = self.b.label(&c.name);
+        let slot = self.b.slot(Slot::Group);
+        Ok(vec![Step::Group(Box::new(flow::Group { label, parent, wall_clock, steps, slot }))])
+    }
+
+    pub(super) fn if_or_while(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let is_if = c.class == "IfController";
+        let raw = if is_if {
+            c.text_or_empty("IfController.condition")
+        } else {
+            c.text_or_empty("WhileController.condition")
+        };
+        let src = unwrap_expression(raw.trim());
+        if !is_if && (src.is_empty() || src == "LAST") {
+            self.unsupported(
+                c,
+                depth,
+                "a While Controller without a condition (until a sample fails) is not supported",
+            );
+            return Ok(Vec::new());
+        }
+        let mut failed = None;
+        let parsed = condition::parse(&src, |operand| {
+            template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
+        });
+        let expr = match parsed {
+            Ok(e) => e,
+            Err(m) => {
+                self.unsupported(c, depth, &format!("the condition `{raw}` is not one stampede can evaluate ({m})"));
+                return Ok(Vec::new());
+            }
+        };
+        let cond = flow::Cond { src: src.clone(), expr };
+        self.report(c, depth, Status::Supported, format!("{} `{src}`", if is_if { "if" } else { "while" }));
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        if is_if {
+            return Ok(vec![Step::If(Box::new(flow::If { condition: cond, then: steps, otherwise: Vec::new() }))]);
+        }
+        let slot = self.b.slot(Slot::Loop);
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, slot }))])
+    }
+
+    pub(super) fn for_each(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let prefix = c.text_or_empty("ForeachController.inputVal").trim().to_string();
+        let into = c.text_or_empty("ForeachController.returnVal").trim().to_string();
+        if prefix.is_empty() || into.is_empty() {
+            return Err(self.err(c, "a ForEach Controller needs an input variable prefix and an output variable"));
+        }
+        let sep = if c.flag("ForeachController.useSeparator").unwrap_or(true) { "_" } else { "" };
+        let start: u64 = match c.text("ForeachController.startIndex") {
+            Some(v) => self.number(c, v, "start index")?,
+            None => 0,
+        };
+        // JMeter goes on while `prefix_N` is defined, up to the end index when one is
+        // given; it never reads `prefix_matchNr`. Here an empty value ends the loop.
+        let count = match c.text("ForeachController.endIndex") {
+            Some(end) => {
+                let end: u64 = self.number(c, end, "end index")?;
+                Some(Template::literal(end.saturating_sub(start).to_string()))
+            }
+            None => None,
+        };
+        let from = (1..=request::MAX_ALL_MATCHES as u64)
+            .map(|i| self.b.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
+            .collect();
+        let into_var = self.b.sym.vars.assign(&into);
+        let slot = self.b.slot(Slot::Loop);
+        self.report(
+            c,
+            depth,
+            Status::Supported,
+            format!("${{{into}}} takes ${{{prefix}{sep}1}}, ${{{prefix}{sep}2}}, ..."),
+        );
+        let mut steps =
+            vec![Step::Pick(Box::new(flow::Pick { slot, offset: start, from, into: into_var, name: into.clone() }))];
+        steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
+    }
+
+    pub(super) fn switch(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let value = self.tmpl(c, c.text_or_empty("SwitchController.value"))?;
+        self.report(c, depth, Status::Supported, format!("one child by the value `{}`", value.source()));
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut branches = Vec::new();
+        for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+            let steps = self.sampler_or_controller(child, &own, depth + 1)?;
+            branches.push((child.name.clone(), steps));
+        }
+        let mut steps = own.pre;
+        steps.push(Step::Switch(Box::new(flow::Switch { value, branches })));
+        Ok(steps)
+    }
+
+    pub(super) fn random(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        self.report(c, depth, Status::Supported, "one child at random per pass");
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut branches = Vec::new();
+        for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+            let steps = self.sampler_or_controller(child, &own, depth + 1)?;
+            branches.push(Branch { weight: 1.0, steps });
+        }
+        let mut steps = own.pre;
+        if !branches.is_empty() {
+            steps.push(Step::Mix(branches));
+        }
+        Ok(steps)
+    }
+
+    pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let per_user = c.flag("ThroughputController.perThread").unwrap_or(false);
+        let style = c.text("ThroughputController.style").unwrap_or("0");
+        let share = if style.trim() == "1" {
+            let raw = percent_value(c);
+            let p: f64 = self.number(c, &raw, "percent")?;
+            ThroughputShare::Percent(p)
+        } else {
+            let raw = c.text("ThroughputController.maxThroughput").unwrap_or("1").to_string();
+            ThroughputShare::Total(self.number(c, &raw, "total executions")?)
+        };
+        self.report(c, depth, Status::Supported, format!("{share:?} of passes"));
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        let slot = self.b.slot(Slot::Throughput);
+        Ok(vec![Step::Throughput(Box::new(Throughput { share, per_user, steps, slot }))])
+    }
+
+    /// Flow Control Action: a pause or a stop.
+    pub(super) fn test_action(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let action = c.text("ActionProcessor.action").unwrap_or("1").trim().to_string();
+        let target_all = c.text("ActionProcessor.target").unwrap_or("0").trim() == "2";
+        let stop = match action.as_str() {
+            "0" | "2" if target_all => Some(flow::StopKind::Run),
+            "0" | "2" => Some(flow::StopKind::User),
+            "3" => Some(flow::StopKind::NextIteration),
+            _ => None,
+        };
+        if let Some(kind) = stop {
+            self.report(c, depth, Status::Supported, format!("stop: {kind:?}"));
+            return Ok(vec![Step::Stop(kind)]);
+        }
+        if action == "1" {
+            let ms: f64 = self.number(c, c.text("ActionProcessor.duration").unwrap_or("0"), "duration")?;
+            self.report(c, depth, Status::Supported, "a pause");
+            let own = self.scope_of(&c.children, scope, depth + 1)?;
+            let mut steps: Vec<Step> = own.timers.iter().map(|t| Step::Think(*t)).collect();
+            steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
+            Ok(steps)
+        } else {
+            self.unsupported(
+                c,
+                depth,
+                "this action (go to the next iteration of the current loop, break the loop) is not supported",
+            );
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// JMeter keeps the percentage as a FloatProperty inside an elementProp, or as a string.
+fn percent_value(c: &El) -> String {
+    if let Some(t) = c.text("ThroughputController.percentThroughput") {
+        return t.to_string();
+    }
+    if let Some(props) = c.nested("ThroughputController.percentThroughput") {
+        if let Some(v) = props.text("value") {
+            return v.to_string();
+        }
+    }
+    "100".into()
+}
+
+/// The condition inside JMeter's usual wrappers: `${__jexl3(...)}`, `${__groovy(...)}` and
+/// `${__javaScript(...)}` hold an expression whose comparisons read as stampede's conditions
+/// (`"${role}" == "admin" && ${n} > 2`); any other text is taken as it is.
+fn unwrap_expression(raw: &str) -> String {
+    for f in ["${__jexl3(", "${__jexl2(", "${__groovy(", "${__javaScript("] {
+        if let Some(inner) = raw.strip_prefix(f).and_then(|r| r.strip_suffix(")}")) {
+            // A second argument (a variable to store the result in) is dropped.
+            let inner = match inner.rsplit_once(',') {
+                Some((expr, var)) if !var.contains(['"', '\'', ' ', '=']) && !var.is_empty() => expr,
+                _ => inner,
+            };
+            return inner.trim().to_string();
+        }
+    }
+    raw.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditions_lose_their_wrappers() {
+        assert_eq!(unwrap_expression(r#"${__jexl3("${role}" == "admin")}"#), r#""${role}" == "admin""#);
+        assert_eq!(unwrap_expression(r#"${__groovy(${n} > 2,res)}"#), "${n} > 2");
+        assert_eq!(unwrap_expression("${ok}"), "${ok}");
+    }
+}

@@ -1,0 +1,67 @@
+//! The report of a JMX plan's elements that `stampede check` prints: what became of each
+//! element (supported, partial, ignored, unsupported) and why.
+
+use super::*;
+
+/// What became of one element of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ElementReport {
+    pub line: usize,
+    pub depth: usize,
+    pub class: String,
+    pub name: String,
+    pub status: Status,
+    /// Why it is ignored or unsupported, or how it maps.
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Supported,
+    /// Read, but with a difference from JMeter the note names.
+    Partial,
+    /// Has no effect on the load (a GUI listener, a comment).
+    Ignored,
+    Disabled,
+    /// Cannot run; the plan is refused unless unsupported elements are skipped.
+    Unsupported,
+    /// Unsupported and skipped on request.
+    Skipped,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Supported => "supported",
+            Status::Partial => "partial",
+            Status::Ignored => "ignored",
+            Status::Disabled => "disabled",
+            Status::Unsupported => "UNSUPPORTED",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+impl Cx {
+    /// Records what became of an element.
+    pub(super) fn report(&mut self, el: &El, depth: usize, status: Status, note: impl Into<String>) {
+        self.report.push(ElementReport {
+            line: el.line,
+            depth,
+            class: el.class.clone(),
+            name: el.name.clone(),
+            status,
+            note: note.into(),
+        });
+    }
+
+    /// Records an element that cannot run: skipped on request, else the plan is refused.
+    pub(super) fn unsupported(&mut self, el: &El, depth: usize, why: &str) {
+        let status = if self.skip { Status::Skipped } else { Status::Unsupported };
+        self.report(el, depth, status, why);
+        if !self.skip {
+            self.unsupported.push((el.line, describe(el), format!("{} is not supported: {why}", describe(el))));
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The HTTP sampler and HTTP Request Defaults: a sampler becomes a request, with the
+//! defaults, headers, timers, extractors and assertions of its scope.
+
+use super::*;
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct HttpDefaults {
+    pub(super) protocol: String,
+    pub(super) domain: String,
+    pub(super) port: String,
+    pub(super) path: String,
+    pub(super) connect_timeout: String,
+    pub(super) response_timeout: String,
+    pub(super) args: Vec<Arg>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Arg {
+    pub(super) name: String,
+    pub(super) value: String,
+    pub(super) encode: bool,
+}
+
+/// HTTP Request Defaults (a `ConfigTestElement` with HTTP fields), by class.
+pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] = &[("ConfigTestElement", Cx::http_defaults)];
+
+/// The samplers, by class.
+pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] =
+    &[("HTTPSamplerProxy", Cx::http_sampler), ("HTTPSampler", Cx::http_sampler)];
+
+impl Cx {
+    /// HTTP Request Defaults; a configuration element without HTTP fields is ignored.
+    pub(super) fn http_defaults(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if !(c.gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
+            self.report(c, depth, Status::Ignored, "a configuration without HTTP fields");
+            return Ok(());
+        }
+        let d = &mut s.http;
+        let set = |field: &mut String, v: &str| {
+            if !v.is_empty() {
+                *field = v.to_string();
+            }
+        };
+        set(&mut d.protocol, c.text_or_empty("HTTPSampler.protocol"));
+        set(&mut d.domain, c.text_or_empty("HTTPSampler.domain"));
+        set(&mut d.port, c.text_or_empty("HTTPSampler.port"));
+        set(&mut d.path, c.text_or_empty("HTTPSampler.path"));
+        set(&mut d.connect_timeout, c.text_or_empty("HTTPSampler.connect_timeout"));
+        set(&mut d.response_timeout, c.text_or_empty("HTTPSampler.response_timeout"));
+        d.args.extend(http_args(c));
+        self.report(c, depth, Status::Supported, "HTTP request defaults");
+        Ok(())
+    }
+
+    pub(super) fn http_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut steps = own.pre.clone();
+        steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+        let req = match self.http_request(c, &own) {
+            Ok(r) => r,
+            Err(e) if self.lenient && e.message.starts_with("cannot read") => {
+                self.report(c, depth, Status::Partial, format!("cannot be read now: {}", e.message));
+                return Ok(steps);
+            }
+            Err(e) => return Err(e),
+        };
+        if c.flag("HTTPSampler.image_parser") == Some(true) {
+            self.report(
+                c,
+                depth,
+                Status::Partial,
+                format!(
+                    "{} {}; embedded resources (images, scripts, styles) are not downloaded",
+                    req.method,
+                    req.url()
+                ),
+            );
+        } else {
+            self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
+        }
+        steps.push(Step::Request(Box::new(req)));
+        steps.extend(own.after.iter().cloned());
+        Ok(steps)
+    }
+
+    pub(super) fn http_request(&mut self, c: &El, scope: &Scope) -> Result<RequestSpec, Error> {
+        let d = &scope.http;
+        let pick = |own: &str, def: &str| if own.trim().is_empty() { def.to_string() } else { own.to_string() };
+        let protocol = pick(c.text_or_empty("HTTPSampler.protocol"), &d.protocol);
+        let protocol =
+            if protocol.trim().is_empty() { "http".to_string() } else { protocol.trim().to_ascii_lowercase() };
+        let domain = pick(c.text_or_empty("HTTPSampler.domain"), &d.domain);
+        let port = pick(c.text_or_empty("HTTPSampler.port"), &d.port);
+        let path = pick(c.text_or_empty("HTTPSampler.path"), &d.path);
+        let method = validate_method(c.text("HTTPSampler.method").unwrap_or("GET")).map_err(|m| self.err(c, m))?;
+        // Without a server name, a path made of variables must turn out to be a whole URL when
+        // it is sent (JMeter's rule); one that does not makes a failed sample.
+        let url_at_run_time = domain.trim().is_empty() && path.trim_start().starts_with("${");
+        let absolute = path.starts_with("http://") || path.starts_with("https://") || url_at_run_time;
+        let (target, path_t, origin) = if url_at_run_time {
+            (Target { tls: false, host: String::new(), port: 0 }, self.tmpl(c, path.trim())?, None)
+        } else if absolute {
+            compile_url(&path, None, &mut self.b.sym, &describe(c))
+                .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?
+        } else {
+            if domain.trim().is_empty() {
+                return Err(self.err(c, "the HTTP request has no server name (and no HTTP Request Defaults give one)"));
+            }
+            // Origin and path stay apart: a path that is only a variable (`${api}`) is a path.
+            let port = port.trim();
+            let origin = if port.is_empty() {
+                format!("{protocol}://{}", domain.trim())
+            } else {
+                format!("{protocol}://{}:{port}", domain.trim())
+            };
+            let path_t = self.tmpl(c, if path.is_empty() { "/" } else { &path })?;
+            let probe = self.tmpl(c, &origin)?;
+            if probe.is_dynamic(&self.b.sym.vars) {
+                let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
+                (placeholder, path_t, Some(probe))
+            } else {
+                // An address names a server: environment values in it are not masked as secrets.
+                let kept = self.b.sym.secrets.clone();
+                let text = self.expand(c, &origin)?;
+                self.b.sym.secrets = kept;
+                let (target, _) = resolve_url(&format!("{text}/"), None).map_err(|m| self.err(c, m))?;
+                (target, path_t, None)
+            }
+        };
+        // Arguments, the sampler's own before those of HTTP Request Defaults (JMeter's order):
+        // the raw body, a form, or the query string.
+        let mut args: Vec<Arg> = http_args(c);
+        args.extend(d.args.iter().cloned());
+        let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true);
+        let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
+        let files = http_files(c);
+        let mut headers: Vec<(String, Template)> = scope.headers.clone();
+        let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+        let mut query = Vec::new();
+        let mut body = Body::None;
+        let dir = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        const FORM: &str = "application/x-www-form-urlencoded; charset=UTF-8";
+        // JMeter leaves out arguments without a name from a query or a form.
+        let params = |cx: &mut Self| -> Result<Vec<Param>, Error> {
+            args.iter()
+                .filter(|a| !a.name.is_empty())
+                .map(|a| Ok(Param { name: a.name.clone(), value: cx.tmpl(c, &a.value)?, encoded: !a.encode }))
+                .collect()
+        };
+        if raw_body {
+            let text: String = args.iter().map(|a| a.value.as_str()).collect();
+            body = Body::Text(self.tmpl(c, &text)?);
+            if !has_ct {
+                headers.push(("Content-Type".into(), Template::literal("text/plain; charset=UTF-8")));
+            }
+        } else if method == "POST" && (multipart || files.iter().any(|f| !f.1.is_empty())) {
+            // Only a POST is sent as multipart: a GET with the box ticked still sends a query.
+            let mut parts = Vec::new();
+            for a in args.iter().filter(|a| !a.name.is_empty()) {
+                parts.push(Part {
+                    name: a.name.clone(),
+                    filename: None,
+                    content_type: None,
+                    content: PartContent::Text(self.tmpl(c, &a.value)?),
+                });
+            }
+            for (file, param, mime) in &files {
+                let p = dir.join(self.expand(c, file)?);
+                let bytes = std::fs::read(&p).map_err(|e| self.err(c, format!("cannot read {}: {e}", p.display())))?;
+                parts.push(Part {
+                    name: param.clone(),
+                    filename: p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    content_type: Some(if mime.is_empty() { "application/octet-stream".into() } else { mime.clone() }),
+                    content: PartContent::Bytes(bytes),
+                });
+            }
+            headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+            headers.push((
+                "Content-Type".into(),
+                Template::literal(format!("multipart/form-data; boundary={}", request::MULTIPART_BOUNDARY)),
+            ));
+            body = Body::Multipart(parts);
+        } else if let Some((file, _, mime)) = files.first() {
+            // One file without a parameter name is the body itself.
+            let p = dir.join(self.expand(c, file)?);
+            let bytes = std::fs::read(&p).map_err(|e| self.err(c, format!("cannot read {}: {e}", p.display())))?;
+            if !has_ct && !mime.is_empty() {
+                headers.push(("Content-Type".into(), Template::literal(mime.clone())));
+            }
+            body = Body::Bytes(bytes);
+        } else {
+            // As JMeter's HttpClient sampler: POST, PUT and PATCH send the arguments as a form;
+            // DELETE sends them both on the query string and as a form. A POST always says it
+            // sends a form.
+            let form = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") && !args.is_empty();
+            // JMeter puts arguments on the query string of GET, DELETE and OPTIONS only, and
+            // never on a full URL given as the path (it takes that URL as it is).
+            if matches!(method.as_str(), "GET" | "DELETE" | "OPTIONS") && !absolute {
+                query = params(self)?;
+            }
+            if form {
+                body = Body::Form(params(self)?);
+            }
+            if (form || method == "POST") && !has_ct {
+                headers.push(("Content-Type".into(), Template::literal(FORM)));
+            }
+        }
+        let timeout = |cx: &mut Self, own: &str, def: &str, fallback: Duration| -> Result<Duration, Error> {
+            let raw = if own.trim().is_empty() { def } else { own };
+            if raw.trim().is_empty() {
+                return Ok(fallback);
+            }
+            let ms: f64 = cx.number(c, raw, "timeout")?;
+            Ok(if ms <= 0.0 { fallback } else { cx.millis(c, ms, "timeout")? })
+        };
+        let defaults = Defaults::default();
+        let connect_timeout = timeout(
+            self,
+            c.text_or_empty("HTTPSampler.connect_timeout"),
+            &scope.http.connect_timeout,
+            defaults.connect_timeout,
+        )?;
+        let response_timeout = timeout(
+            self,
+            c.text_or_empty("HTTPSampler.response_timeout"),
+            &scope.http.response_timeout,
+            defaults.response_timeout,
+        )?;
+        let follow_redirects = c.flag("HTTPSampler.follow_redirects").unwrap_or(true)
+            || c.flag("HTTPSampler.auto_redirects").unwrap_or(false);
+        let label_name = if c.name.is_empty() { path_t.source().to_string() } else { c.name.clone() };
+        let mut req = self.b.request(&label_name, method, target, path_t, &defaults);
+        if follow_redirects {
+            self.b.follow_redirects(&mut req, defaults.max_redirects);
+        }
+        req.origin = origin;
+        req.query = query;
+        req.headers = headers;
+        req.body = body;
+        req.keep_alive = c.flag("HTTPSampler.use_keepalive").unwrap_or(true);
+        req.http_version = HttpVersion::Http11;
+        req.connect_timeout = connect_timeout;
+        req.response_timeout = response_timeout;
+        // The sampler's own post-processors and assertions come after those of outer scopes,
+        // as JMeter runs them.
+        req.extract = scope.extract.clone();
+        req.checks = scope.checks.clone();
+        req.ignore_status = scope.ignore_status;
+        Ok(req)
+    }
+}
+
+fn http_args(c: &El) -> Vec<Arg> {
+    let Some(args) = c.nested("HTTPsampler.Arguments") else { return Vec::new() };
+    let mut out = Vec::new();
+    for a in args.collection("Arguments.arguments").unwrap_or_default() {
+        let Value::Element { props, .. } = &a.value else { continue };
+        out.push(Arg {
+            name: props.text_or_empty("Argument.name").to_string(),
+            value: props.text_or_empty("Argument.value").to_string(),
+            encode: props.flag("HTTPArgument.always_encode").unwrap_or(false),
+        });
+    }
+    out
+}
+
+/// (path, parameter name, MIME type) of each file of the sampler.
+pub(super) fn http_files(c: &El) -> Vec<(String, String, String)> {
+    let Some(files) = c.nested("HTTPsampler.Files") else { return Vec::new() };
+    let mut out = Vec::new();
+    for f in files.collection("HTTPFileArgs.files").unwrap_or_default() {
+        let Value::Element { props, .. } = &f.value else { continue };
+        let path = props.text_or_empty("File.path").to_string();
+        if path.is_empty() {
+            continue;
+        }
+        out.push((
+            path,
+            props.text_or_empty("File.paramname").to_string(),
+            props.text_or_empty("File.mimetype").to_string(),
+        ));
+    }
+    out
+}

@@ -1,0 +1,180 @@
+//! Quick mode: what `stampede run --url ...` says, made into a one-scenario, one-request
+//! [`Plan`] through the plan builder.
+
+use super::*;
+
+/// Why a method cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not an HTTP method")]
+pub struct MethodError(String);
+
+/// Everything `stampede run --url ...` can say; becomes a one-scenario, one-request [`Plan`].
+#[derive(Debug, Clone, Default)]
+pub struct QuickPlan {
+    pub url: String,
+    pub method: Option<String>,
+    pub body: Option<String>,
+    pub headers: Vec<String>,
+    pub users: Option<u32>,
+    pub rate: Option<f64>,
+    pub max_users: Option<u32>,
+    pub duration: Option<Duration>,
+    pub iterations: Option<u64>,
+    pub ramp_up: Option<Duration>,
+    pub keep_alive: bool,
+    pub http_version: Option<HttpVersion>,
+    pub timeout: Option<Duration>,
+    pub connect_timeout: Option<Duration>,
+    pub gzip: bool,
+}
+
+impl QuickPlan {
+    pub fn into_plan(self) -> Result<Plan, Error> {
+        let loc = || Location::default().element("--url");
+        let (target, path) = resolve_url(&self.url, None).map_err(|m| Error::invalid(loc(), m))?;
+        for (t, flag) in [(self.timeout, "--timeout"), (self.connect_timeout, "--connect-timeout")] {
+            if t.is_some_and(|t| t.is_zero()) {
+                return Err(Error::invalid(Location::default().element(flag), "a timeout must be above zero"));
+            }
+        }
+        let method = self.method.unwrap_or_else(|| if self.body.is_some() { "POST" } else { "GET" }.into());
+        let method =
+            validate_method(&method).map_err(|m| Error::invalid(Location::default().element("--method"), m))?;
+        let mut headers = Vec::new();
+        for h in &self.headers {
+            let (k, v) = h.split_once(':').ok_or_else(|| {
+                Error::invalid(Location::default().element("--header"), format!("`{h}` is not `Name: value`"))
+            })?;
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        if self.gzip && self.body.is_none() {
+            return Err(Error::invalid(Location::default().element("--gzip"), "--gzip needs --body"));
+        }
+        let body = self.body.map_or(Body::None, |b| Body::Bytes(b.into_bytes()));
+        let mut d = Defaults::default();
+        d.keep_alive = self.keep_alive;
+        d.http_version = self.http_version.unwrap_or(d.http_version);
+        d.connect_timeout = self.connect_timeout.unwrap_or(d.connect_timeout);
+        d.response_timeout = self.timeout.unwrap_or(d.response_timeout);
+        let mut b = build::Builder::default();
+        let label_name = path.split('?').next().unwrap_or("/").to_string();
+        // A benchmark of one URL measures that URL: a redirect is its answer, not a hop.
+        let mut request = b.request(&label_name, method, target, Template::literal(path), &d);
+        request.headers = headers.into_iter().map(|(k, v)| (k, Template::literal(v))).collect();
+        request.body = body;
+        request.gzip = self.gzip;
+        let workload =
+            quick_workload(&self.users, self.rate, self.max_users, self.duration, self.iterations, self.ramp_up)?;
+        b.scenario(Scenario {
+            name: "default".into(),
+            workload,
+            pacing: None,
+            on_error: flow::StopKind::Continue,
+            phase: Phase::Main,
+            flow: vec![Step::Request(Box::new(request))],
+        });
+        let plan = b.finish("quick".into(), None);
+        Ok(plan)
+    }
+}
+
+fn quick_workload(
+    users: &Option<u32>,
+    rate: Option<f64>,
+    max_users: Option<u32>,
+    duration: Option<Duration>,
+    iterations: Option<u64>,
+    ramp_up: Option<Duration>,
+) -> Result<Workload, Error> {
+    let loc = |e: &str| Location::default().element(e.to_string());
+    // A zero run time would still send (each user starts one iteration); like `--users 0`, it
+    // is certainly a mistake.
+    if duration.is_some_and(|d| d.is_zero()) {
+        return Err(Error::invalid(loc("--duration"), "--duration must be above zero"));
+    }
+    if let Some(rate) = rate {
+        if users.is_some() || iterations.is_some() {
+            return Err(Error::invalid(
+                loc("--rate"),
+                "--rate (open model) cannot be combined with --users or --iterations; use --max-users",
+            ));
+        }
+        if !(rate > 0.0 && rate.is_finite()) {
+            return Err(Error::invalid(loc("--rate"), "--rate must be a positive number of iterations per second"));
+        }
+        let duration = duration.ok_or_else(|| Error::invalid(loc("--rate"), "--rate needs --duration"))?;
+        let max = max_users.unwrap_or(((rate * 0.1).ceil() as u32).clamp(100, 10_000));
+        return Ok(Workload::Open(OpenWorkload {
+            start_rate: rate,
+            stages: vec![Stage { target: rate, duration }],
+            pre_allocated_users: max.min(((rate / 100.0).ceil() as u32).max(10)),
+            max_users: max,
+            start_delay: Duration::ZERO,
+            graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+        }));
+    }
+    if max_users.is_some() {
+        return Err(Error::invalid(loc("--max-users"), "--max-users applies to the open model (--rate)"));
+    }
+    let users = users.unwrap_or(1);
+    if users == 0 {
+        return Err(Error::invalid(loc("--users"), "--users must be at least 1"));
+    }
+    if duration.is_none() && iterations.is_none() {
+        return Err(Error::invalid(loc("--duration"), "say how long to run: --duration or --iterations"));
+    }
+    Ok(Workload::Closed(ClosedWorkload {
+        users,
+        ramp_up: ramp_up.unwrap_or_default(),
+        iterations,
+        duration,
+        start_delay: Duration::ZERO,
+        graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+    }))
+}
+
+/// Upper-cases a method and checks it is an HTTP token.
+pub fn validate_method(m: &str) -> Result<String, MethodError> {
+    let up = m.trim().to_ascii_uppercase();
+    if up.is_empty() || !up.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+        return Err(MethodError(m.to_string()));
+    }
+    Ok(up)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_plan_models() {
+        let q = QuickPlan {
+            url: "http://127.0.0.1:1/x".into(),
+            users: Some(5),
+            duration: Some(Duration::from_secs(2)),
+            keep_alive: true,
+            ..Default::default()
+        };
+        let p = q.into_plan().unwrap();
+        assert!(matches!(&p.scenarios[0].workload, Workload::Closed(c) if c.users == 5));
+        let q = QuickPlan {
+            url: "http://127.0.0.1:1/x".into(),
+            rate: Some(500.0),
+            duration: Some(Duration::from_secs(2)),
+            ..Default::default()
+        };
+        assert!(matches!(&q.into_plan().unwrap().scenarios[0].workload, Workload::Open(o) if o.start_rate == 500.0));
+        let q = QuickPlan { url: "http://127.0.0.1:1/x".into(), users: Some(5), ..Default::default() };
+        assert!(q.into_plan().unwrap_err().message.contains("--duration"));
+        let q = QuickPlan {
+            url: "http://127.0.0.1:1/x".into(),
+            body: Some("{}".into()),
+            iterations: Some(1),
+            ..Default::default()
+        };
+        let p = q.into_plan().unwrap();
+        let mut methods = vec![];
+        flow::for_each_request(&p.scenarios[0].flow, &mut |r| methods.push(r.method.clone()));
+        assert_eq!(methods, ["POST"]);
+    }
+}
