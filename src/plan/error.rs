@@ -71,7 +71,7 @@ pub enum ErrorKind {
     Invalid,
     /// A field the element needs is not given.
     Missing,
-    /// A name that refers to nothing: a threshold's label, a variable in a template.
+    /// A name that refers to nothing: a threshold for a label no request or group has.
     UnknownReference,
     /// A `${...}` template that does not resolve.
     Template,

@@ -44,6 +44,7 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
         places: HashMap::new(),
     };
     let doc = cx.fields(&root, "", "PlanDoc", PLAN_KEYS)?;
+    let scenarios_node = cx.required(&doc, "scenarios", "")?;
     for (k, v) in cx.map(doc.raw("variables"), "variables")? {
         let name = k.scalar_text().unwrap_or_default();
         let el = format!("variables.{name}");
@@ -57,7 +58,7 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
         .enumerate()
         .map(|(i, d)| cx.data(d, &format!("data[{i}]")))
         .collect::<Result<_, _>>()?;
-    let scenarios = cx.seq(Some(cx.required(&doc, "scenarios", "")?), "scenarios")?;
+    let scenarios = cx.seq(Some(scenarios_node), "scenarios")?;
     if scenarios.is_empty() {
         return Err(cx.invalid(
             doc.key("scenarios").unwrap_or(&root),
