@@ -470,4 +470,22 @@ mod tests {
         let e = load("a: {b: 1\nc: 2\n").unwrap_err();
         assert!(e.pos.is_some(), "{e:?}");
     }
+
+    #[test]
+    fn aliases_that_expand_without_end_are_refused() {
+        let mut src = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..8 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            src.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let e = load(&src).unwrap_err();
+        assert!(e.message.contains("aliases expand to more than"), "{e:?}");
+    }
+
+    #[test]
+    fn one_document_only() {
+        assert!(load("a: 1\n---\nb: 2\n").unwrap_err().message.contains("more than one document"));
+        assert_eq!(load("").unwrap().value, Value::Map(Vec::new()));
+        assert_eq!(load("---\na: 1\n...\n").unwrap().pos.line, 2);
+    }
 }
