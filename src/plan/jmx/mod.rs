@@ -249,16 +249,7 @@ impl Cx {
 
     /// Reads one scope element by its class, from the family tables.
     fn scope_element(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let families = [
-            config::ELEMENTS,
-            sampler::SCOPE_ELEMENTS,
-            timer::ELEMENTS,
-            extractor::ELEMENTS,
-            assertion::ELEMENTS,
-            listener::ELEMENTS,
-            script::ELEMENTS,
-        ];
-        match families.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        match SCOPE_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, s, depth),
             None if script::is_script(&c.class) => self.script(c, s, depth),
             None => {
@@ -287,8 +278,7 @@ impl Cx {
 
     /// Reads one sampler or controller by its class, from the family tables.
     fn sampler_or_controller(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
-        let families = [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS];
-        match families.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        match STEP_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, scope, depth),
             None => {
                 self.unsupported(c, depth, "this controller or sampler is not supported");
@@ -304,6 +294,20 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 
 /// Reads a sampler or controller into the steps it makes.
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
+
+/// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
+const SCOPE_FAMILIES: [&[(&str, ScopeFn)]; 7] = [
+    config::ELEMENTS,
+    sampler::SCOPE_ELEMENTS,
+    timer::ELEMENTS,
+    extractor::ELEMENTS,
+    assertion::ELEMENTS,
+    listener::ELEMENTS,
+    script::ELEMENTS,
+];
+
+/// The samplers and controllers stampede reads, by family.
+const STEP_FAMILIES: [&[(&str, StepsFn)]; 3] = [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS];
 
 /// Samplers and controllers: the elements that make steps (the rest set up their scope).
 fn is_sampler_or_controller(class: &str) -> bool {
@@ -368,6 +372,25 @@ mod tests {
 
     fn load(text: &str) -> Result<Plan, Error> {
         read(text, Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    }
+
+    /// A class is read by one function, and the walk reaches it: scope elements are not taken
+    /// for samplers or controllers (which it reads as steps), and steps are.
+    #[test]
+    fn every_class_has_one_reader_the_walk_reaches() {
+        let scope: Vec<&str> = SCOPE_FAMILIES.iter().flat_map(|f| f.iter().map(|(c, _)| *c)).collect();
+        let steps: Vec<&str> = STEP_FAMILIES.iter().flat_map(|f| f.iter().map(|(c, _)| *c)).collect();
+        let mut all: Vec<&str> = scope.iter().chain(&steps).copied().collect();
+        all.sort_unstable();
+        let n = all.len();
+        all.dedup();
+        assert_eq!(all.len(), n, "a class in two tables");
+        for c in &scope {
+            assert!(!is_sampler_or_controller(c) && !is_thread_group(c), "{c} is read as a scope element");
+        }
+        for c in &steps {
+            assert!(is_sampler_or_controller(c), "{c} is read as a step");
+        }
     }
 
     /// #11: a byte-order mark before `<?xml` is not part of the document.
