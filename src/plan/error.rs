@@ -20,6 +20,11 @@ impl Location {
         Location { file: Some(file.into()), ..Default::default() }
     }
 
+    /// A place in a file: line and column from 1.
+    pub fn at(file: impl Into<PathBuf>, line: usize, column: usize) -> Self {
+        Location { file: Some(file.into()), line: Some(line), column: Some(column), element: None }
+    }
+
     pub fn element(mut self, element: impl Into<String>) -> Self {
         self.element = Some(element.into());
         self
@@ -56,12 +61,18 @@ impl fmt::Display for Location {
 pub enum ErrorKind {
     /// The file could not be read (missing plan, body file).
     Io,
-    /// The file is not valid YAML.
+    /// The file is not valid YAML (or XML), or a key is given twice.
     Syntax,
-    /// A field the format does not have.
+    /// A key (field) the format does not have.
     UnknownField,
-    /// A value of the wrong type or out of range.
+    /// A value of the wrong shape: a list where text belongs, text where a map belongs.
+    WrongType,
+    /// A value that is out of range or does not parse (a duration, a URL, a status).
     Invalid,
+    /// A field the element needs is not given.
+    Missing,
+    /// A name that refers to nothing: a threshold for a label no request or group has.
+    UnknownReference,
     /// A `${...}` template that does not resolve.
     Template,
     /// A data file that is missing or malformed.

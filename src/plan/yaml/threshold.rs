@@ -1,0 +1,40 @@
+//! `thresholds:` — a row (`Total` or a label of the plan) maps to one goal or a list of them.
+
+use super::node::Node;
+use super::*;
+use crate::plan::threshold::{self, Threshold, TOTAL};
+
+impl Cx {
+    pub(super) fn thresholds(&mut self, n: Option<&Node>, labels: &[String]) -> Result<Vec<Threshold>, Error> {
+        let mut out = Vec::new();
+        for (k, v) in self.map(n, "thresholds")? {
+            let row = self.raw(k, "thresholds")?;
+            let el = format!("thresholds.{row}");
+            if row != TOTAL && !labels.contains(&row) {
+                let mut msg = format!("no request or group is labelled `{row}` (use `Total` for the whole run)");
+                if let Some(s) = error::closest(&row, labels.iter().map(String::as_str)) {
+                    msg.push_str(&format!("; did you mean `{s}`?"));
+                }
+                return Err(Error::new(ErrorKind::UnknownReference, self.loc(k, &el), msg));
+            }
+            let goals: Vec<&Node> = match &v.value {
+                Value::Seq(items) => items.iter().collect(),
+                _ => vec![v],
+            };
+            for g in goals {
+                let text = self.text(g, &el)?;
+                let mut t = threshold::parse(&text).map_err(|m| self.invalid(g, &el, m))?;
+                if t.label.is_some() {
+                    return Err(self.invalid(
+                        g,
+                        &el,
+                        format!("`{text}`: the row is `{row}` already; write the goal alone, e.g. `p95 < 300ms`"),
+                    ));
+                }
+                t.label = (row != TOTAL).then(|| row.clone());
+                out.push(t);
+            }
+        }
+        Ok(out)
+    }
+}
