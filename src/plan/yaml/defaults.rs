@@ -88,7 +88,12 @@ impl Cx {
                 "mutual TLS needs both `client_cert` and `client_key`",
             ));
         }
-        // The engine parses the PEM text (`engine::tls`); its errors name these files.
+        // The engine parses the PEM text when the run starts (`engine::tls`); a file that holds
+        // no PEM is a plan error here, before a run directory is made.
+        if let Some(ca) = t.get("ca") {
+            out.check_ca().map_err(|m| Error::invalid(self.loc(ca, "defaults.tls.ca"), m))?;
+        }
+        out.check_client_auth().map_err(|m| Error::invalid(self.loc(n, "defaults.tls"), m))?;
         Ok(out)
     }
 }
