@@ -1,36 +1,70 @@
 //! stampede: a load-testing and API-benchmarking tool with JMeter-grade numbers.
 //!
-//! # Architecture
+//! # The map
 //!
 //! ```text
-//!  plan.yaml / --url ─► plan::Plan ─► engine ─► record ─► rundir ─► report
-//!                       scenarios,    executors,  per-thread     run directory:   tables
-//!                       workloads,    virtual     HDR histograms meta, interval    (Markdown,
-//!                       flows         users, HTTP merged exactly log, summary      terminal)
+//!   plan.yaml / plan.jmx / --url                                        summary.json, intervals.jsonl
+//!        │                                                                    │
+//!        ▼                                                                    ▼
+//!   plan::Plan ──► run::Run ──► engine::run ──► record ──► Interval/s ──► run::Output s ──► rundir ──► report
+//!   (readers +     (outputs,    (executors,     (samples,   (one per      (run directory,   (the only   (Markdown,
+//!    builder)       thresholds,  segments,       HDR        second)       progress line,    thing       HTML, CSV,
+//!                   signals in)  users, HTTP)    stats)                   JTL, your own)    reports     compare)
+//!                                                                                           read)
 //! ```
 //!
-//! - [`plan`]: the one in-memory model and its readers (YAML, CLI quick mode).
-//! - [`engine`]: runs a plan: closed and open executors, virtual users, the HTTP client, and the
-//!   collector that hands out one [`record::Interval`] per second.
-//! - [`record`]: samples, per-label stats (HDR histograms + counters) and the lock-free recorder.
-//! - [`run`]: runs a plan with a set of outputs (run directory, progress line, JTL writer, or
-//!   one's own), judges its thresholds, measures the generator.
-//! - [`rundir`]: the run directory, the only thing reports read; crash-safe interval log.
-//! - [`report`]: pure functions from run data to text (the seed documents' table shape).
-//! - [`progress`]: the live progress line.
-//! - [`redact`]: the one rule for secrets, applied to everything written or printed.
-//! - [`mock`]: the built-in upstream used for calibration and the demo.
-//! - [`cli`]: argument parsing and the subcommands; the only module that touches the process.
+//! Data flows left to right. Dependencies point one way, and `layering.rs` is a test that fails
+//! on an import against them:
 //!
-//! Dependencies point one way: `cli` → everything; `engine` → `plan`, `record`;
-//! `rundir` → `record`; `report` → `rundir`; `plan` and `record` depend on nothing of ours
-//! (but `record` names `plan::LabelId`, a plain index).
+//! ```text
+//!   cli      ─► everything
+//!   run      ─► engine, plan, record, rundir      progress ─► run, record
+//!   engine   ─► plan, record                       report   ─► rundir, record
+//!   rundir   ─► record                             mock     ─► http1
+//!   record   ─► plan::LabelId only (a dense index fixed at load)
+//!   plan     ─► nothing of ours but the leaves (metric, redact, http1), which every module may use
+//! ```
+//!
+//! The rooms, in the order data passes through them:
+//!
+//! - [`plan`]: the one in-memory model of a load test, and its readers: YAML (positioned, every
+//!   error at file:line:column), JMX (one file per element family) and quick mode, all through
+//!   one builder ([`plan::build`]). Nothing downstream knows a file format.
+//! - [`run`]: runs a plan with a set of [`run::Output`]s — the run directory, the progress line,
+//!   JMeter results files, or one's own — judges its thresholds, measures the generator. Where
+//!   sweeps, agents, live metrics and target monitoring plug in.
+//! - [`engine`]: turns a plan (or a [`engine::segment::Segment`] of it) into traffic: executors
+//!   for the closed and open models over a user factory, virtual users, the HTTP client; hands
+//!   out one [`record::Interval`] per second.
+//! - [`record`]: samples, per-label stats (HDR histograms + counters, merged exactly) and the
+//!   lock-free recorder.
+//! - [`rundir`]: the run directory, the only thing reports read: crash-safe interval log,
+//!   meta, summary; JMeter results files (write, read, import); merging runs.
+//! - [`report`]: pure functions from run data to text (the seed documents' table shape, HTML
+//!   with charts, comparisons).
+//! - [`progress`]: the live progress line, an output of the run.
+//! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
+//!   name), [`redact`] (the one rule for secrets), [`http1`] (HTTP/1 framing and reason phrases).
+//! - [`mock`]: the built-in upstream for calibration, the demo and tests.
+//! - [`cli`]: argument parsing, printing and exit codes; the only module that touches the
+//!   process. [`error`]: the top-level error and the exit codes.
+//!
+//! `docs/architecture.md` says where each kind of new feature goes.
+//!
+//! # Running a plan from a program
+//!
+//! [`plan::Plan::load`] (or [`plan::Plan::from_yaml_str`]) gives a plan; [`run::Run`] runs it
+//! with the outputs given ([`run::Output`] is four methods), and returns the summary. See the
+//! example in [`run`].
 
 pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod http1;
 pub mod metric;
+
+#[cfg(test)]
+mod layering;
 pub mod mock;
 pub mod plan;
 pub mod progress;

@@ -1,4 +1,4 @@
-//! Judging: a run's thresholds against its summary, one [`ThresholdResult`] per threshold, in
+//! Judging: a run's thresholds against its summary, one [`ThresholdResult`](crate::rundir::ThresholdResult) per threshold, in
 //! the order they were given. A threshold on a row that has no samples fails: a goal that cannot
 //! be checked must not pass a CI gate.
 
