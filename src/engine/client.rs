@@ -130,11 +130,15 @@ pub struct HttpClient {
     head: Vec<u8>,
     /// The body of the last response, when the request asked to keep it.
     body: Vec<u8>,
+    /// The response timeout, kept from one request to the next: moving a waiting timer's
+    /// deadline later is one atomic operation, where a timer per request is an insertion and a
+    /// removal in the runtime's timer wheel, under its lock.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl HttpClient {
     pub fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
-        HttpClient { conn: None, tls, resolved: None, head: Vec::new(), body: Vec::new() }
+        HttpClient { conn: None, tls, resolved: None, head: Vec::new(), body: Vec::new(), timer: None }
     }
 
     /// The head of the last response: status line and headers as received (empty if none came).
@@ -157,13 +161,23 @@ impl HttpClient {
         // One large body (or head) must not stay resident in every user for the rest of the run.
         self.body.shrink_to(KEEP_BODY_CAPACITY);
         self.head.shrink_to(KEEP_HEAD_CAPACITY);
-        let deadline = start.max(Instant::now()) + req.response_timeout;
+        let deadline = (start.max(Instant::now()) + req.response_timeout).into();
+        let mut timer = match self.timer.take() {
+            Some(mut t) => {
+                t.as_mut().reset(deadline);
+                t
+            }
+            None => Box::pin(tokio::time::sleep_until(deadline)),
+        };
         let result = tokio::select! {
             // The stop first: a request must not go out once the run has abandoned its users.
+            // Then the exchange, then its deadline (as `tokio::time::timeout` polls them).
             biased;
             _ = req.abandon.cancelled() => None,
-            r = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)) => Some(r),
+            r = self.exchange(req, bytes, &mut ex) => Some(Ok(r)),
+            () = &mut timer => Some(Err(())),
         };
+        self.timer = Some(timer);
         let failed = match result {
             // Abandoned while connecting: no request reached the wire, so there is no sample.
             None if ex.phase == Phase::Connect => {
