@@ -7,6 +7,8 @@
 #   DURATION   length of each load run, e.g. 10s, 30s, 1m     (default 10s)
 #   STAMPEDE   path to a stampede binary; if unset, the script runs
 #              `cargo build --release` in the repository root and uses it
+#   BEFORE     path to an older stampede binary, run as the generator "before"
+#              right after "stampede" (add "before" to TOOLS), for before/after figures
 #   TOOLS      load generators to run                       (default "wrk oha stampede")
 #   TARGETS    targets to run against                       (default "nginx mock")
 #   CONNS      connection counts for the throughput tables  (default "50 1000")
@@ -175,6 +177,7 @@ fi
 tool_available() {
     case $1 in
         stampede) ((STAMPEDE_OK)) ;;
+        before) [[ -n ${BEFORE:-} && -x $BEFORE ]] ;;
         *) command -v "$1" >/dev/null ;;
     esac
 }
@@ -182,8 +185,8 @@ tool_available() {
 GENERATORS=()
 for t in $TOOLS; do
     case $t in
-        wrk | oha | stampede) ;;
-        *) die "unknown tool '$t' in TOOLS (known: wrk oha stampede)" ;;
+        wrk | oha | stampede | before) ;;
+        *) die "unknown tool '$t' in TOOLS (known: wrk oha stampede before)" ;;
     esac
     if tool_available "$t"; then
         GENERATORS+=("$t")
@@ -342,9 +345,11 @@ run_load() { # tool target port conns
     case $tool in
         wrk) cmd=(wrk -t1 "-c$c" "-d$DURATION" --latency "$url") ;;
         oha) cmd=(oha --no-tui -c "$c" -z "$DURATION" --output-format json "$url") ;;
-        stampede)
-            sdir=$TMP/stampede-$target-$c
-            cmd=("$STAMPEDE" run --url "$url" --users "$c" --duration "$DURATION" --out "$sdir" --quiet)
+        stampede | before)
+            sdir=$TMP/$tool-$target-$c
+            local bin=$STAMPEDE
+            [[ $tool == before ]] && bin=$BEFORE
+            cmd=("$bin" run --url "$url" --users "$c" --duration "$DURATION" --out "$sdir" --quiet)
             ;;
     esac
     local -a full=(taskset -c "$GEN_CPU" /usr/bin/time -f '%e %U %S %M' -o "$tfile"
@@ -370,7 +375,7 @@ run_load() { # tool target port conns
     case $tool in
         wrk) parse_wrk "$out" ;;
         oha) parse_oha "$out" ;;
-        stampede)
+        stampede | before)
             if [[ -f $sdir/summary.json ]]; then
                 cp "$sdir/summary.json" "$RUN_DIR/$tag.summary.json"
                 parse_stampede "$sdir/summary.json"
@@ -421,7 +426,9 @@ for target in "${RUN_TARGETS[@]}"; do
             for c in $CONNS; do
                 for tool in "${GENERATORS[@]}"; do run_load "$tool" nginx "$port" "$c"; done
             done
-            if ((MEM_CONNS > 0)); then
+            # A memory test at a count the throughput runs had is those runs (the same keys,
+            # and a second stampede run into the same --out would fail).
+            if ((MEM_CONNS > 0)) && ! has_word "$CONNS" "$MEM_CONNS"; then
                 for tool in "${GENERATORS[@]}"; do run_load "$tool" nginx "$port" "$MEM_CONNS"; done
             fi
             stop_target
@@ -458,6 +465,9 @@ machine_md() {
         echo "- stampede: $(first_line "$STAMPEDE" --version) ($STAMPEDE)"
     else
         echo "- stampede: not available"
+    fi
+    if tool_available before; then
+        echo "- before: $(first_line "$BEFORE" --version) ($BEFORE)"
     fi
     echo "- rustc: $(first_line rustc --version)"
     echo "- open-file limit: $NOFILE"

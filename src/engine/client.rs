@@ -5,16 +5,20 @@
 //! Written on tokio sockets + `httparse` rather than on hyper because a load generator's
 //! client is its hot path: the request bytes are rendered once per plan and written with one
 //! syscall, the response is parsed in place and its body counted and discarded, and nothing is
-//! allocated per request. The benchmark in `bench/` measures what this buys against wrk and oha.
+//! allocated per request. Reads land in one buffer per worker thread, so a user holds no read
+//! buffer while it waits (10,000 users: about 4.6 KiB each). The benchmark in `bench/`
+//! measures what this buys against wrk and oha.
 
 use crate::http1::Chunked;
 use crate::plan::Target;
 use crate::record::ErrorKind;
+use std::cell::RefCell;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
@@ -50,12 +54,28 @@ enum Stream {
     Tls(Box<TlsStream<TcpStream>>),
 }
 
+thread_local! {
+    /// Where every read of this thread lands; see [`Stream::read_with`].
+    static SCRATCH: RefCell<Box<[u8]>> = RefCell::new(vec![0; READ_CHUNK].into_boxed_slice());
+}
+
 impl Stream {
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(s) => s.read(buf).await,
-            Stream::Tls(s) => s.read(buf).await,
-        }
+    /// Reads once, into this thread's scratch buffer, and hands what came (nothing at the end of
+    /// the stream) to `f`, in the same poll: a user waiting for bytes holds no buffer, so ten
+    /// thousand waiting users cost no more than ten. The read itself is tokio's `poll_read`,
+    /// readiness handling included.
+    async fn read_with<T>(&mut self, mut f: impl FnMut(&[u8]) -> T) -> io::Result<T> {
+        std::future::poll_fn(|cx| {
+            SCRATCH.with_borrow_mut(|scratch| {
+                let mut buf = ReadBuf::new(scratch);
+                let polled = match self {
+                    Stream::Plain(s) => Pin::new(s).poll_read(cx, &mut buf),
+                    Stream::Tls(s) => Pin::new(&mut **s).poll_read(cx, &mut buf),
+                };
+                polled.map_ok(|()| f(buf.filled()))
+            })
+        })
+        .await
     }
 
     async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
@@ -76,13 +96,15 @@ struct Conn {
     served: u64,
 }
 
-/// Read buffer size: one read takes a typical API response whole. It grows (up to the
-/// response's header size) only for very large headers.
-const READ_BUF: usize = 8 * 1024;
+/// The most one read takes: a typical API response whole, a large body in few reads. The
+/// buffer is one per worker thread, not one per user.
+const READ_CHUNK: usize = 64 * 1024;
 const MAX_HEADERS: usize = 96;
 const MAX_HEAD_BYTES: usize = 256 * 1024;
 /// The most memory a user keeps between responses for the bodies its checks read.
 const KEEP_BODY_CAPACITY: usize = 256 * 1024;
+/// The most memory a user keeps between responses for the heads it received.
+const KEEP_HEAD_CAPACITY: usize = 16 * 1024;
 
 /// Where one exchange goes and how its response is read: what may differ between the hops of
 /// a redirect chain.
@@ -106,16 +128,19 @@ pub struct HttpClient {
     tls: Arc<rustls::ClientConfig>,
     /// The last target's resolved addresses: a user resolves a host once, as a JVM caches DNS.
     resolved: Option<(Target, Vec<SocketAddr>)>,
-    buf: Vec<u8>,
     /// The head of the last response (status line and headers), as received.
     head: Vec<u8>,
     /// The body of the last response, when the request asked to keep it.
     body: Vec<u8>,
+    /// The response timeout, kept from one request to the next: moving a waiting timer's
+    /// deadline later is one atomic operation, where a timer per request is an insertion and a
+    /// removal in the runtime's timer wheel, under its lock.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl HttpClient {
     pub fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
-        HttpClient { conn: None, tls, resolved: None, buf: Vec::new(), head: Vec::new(), body: Vec::new() }
+        HttpClient { conn: None, tls, resolved: None, head: Vec::new(), body: Vec::new(), timer: None }
     }
 
     /// The head of the last response: status line and headers as received (empty if none came).
@@ -135,15 +160,26 @@ impl HttpClient {
         let mut ex = Exchange::default();
         self.head.clear();
         self.body.clear();
-        // One large body must not stay resident in every user for the rest of the run.
+        // One large body (or head) must not stay resident in every user for the rest of the run.
         self.body.shrink_to(KEEP_BODY_CAPACITY);
-        let deadline = start.max(Instant::now()) + req.response_timeout;
+        self.head.shrink_to(KEEP_HEAD_CAPACITY);
+        let deadline = (start.max(Instant::now()) + req.response_timeout).into();
+        let mut timer = match self.timer.take() {
+            Some(mut t) => {
+                t.as_mut().reset(deadline);
+                t
+            }
+            None => Box::pin(tokio::time::sleep_until(deadline)),
+        };
         let result = tokio::select! {
             // The stop first: a request must not go out once the run has abandoned its users.
+            // Then the exchange, then its deadline (as `tokio::time::timeout` polls them).
             biased;
             _ = req.abandon.cancelled() => None,
-            r = tokio::time::timeout_at(deadline.into(), self.exchange(req, bytes, &mut ex)) => Some(r),
+            r = self.exchange(req, bytes, &mut ex) => Some(Ok(r)),
+            () = &mut timer => Some(Err(())),
         };
+        self.timer = Some(timer);
         let failed = match result {
             // Abandoned while connecting: no request reached the wire, so there is no sample.
             None if ex.phase == Phase::Connect => {
@@ -197,7 +233,10 @@ impl HttpClient {
         }
         if self.conn.is_none() {
             let t0 = Instant::now();
-            let stream = self.connect(req).await?;
+            // Boxed: connecting (a TLS handshake's state above all) is the largest thing a user
+            // waits on, and it happens once per connection; inline, every user's task would
+            // be that large for the whole run.
+            let stream = Box::pin(self.connect(req)).await?;
             ex.connect = t0.elapsed();
             ex.new_connection = true;
             self.conn = Some(Conn { stream, target: req.target.clone(), served: 0 });
@@ -210,7 +249,7 @@ impl HttpClient {
         }
         ex.bytes_sent = bytes.len() as u64;
         let mut out = Capture { head: &mut self.head, body: req.keep_body.then_some(&mut self.body) };
-        let keep = read_response(&mut conn.stream, &mut self.buf, req, reused, ex, &mut out).await?;
+        let keep = read_response(&mut conn.stream, req, reused, ex, &mut out).await?;
         conn.served += 1;
         Ok(keep && req.keep_alive)
     }
@@ -308,46 +347,145 @@ struct Capture<'a> {
     body: Option<&'a mut Vec<u8>>,
 }
 
-impl Capture<'_> {
-    fn body(&mut self, data: &[u8]) {
-        if let Some(b) = &mut self.body {
-            b.extend_from_slice(data);
-        }
+/// Copies body data when the body is kept (a free function, so that the head can be borrowed
+/// meanwhile).
+fn keep_body(body: &mut Option<&mut Vec<u8>>, data: &[u8]) {
+    if let Some(b) = body {
+        b.extend_from_slice(data);
     }
 }
 
-/// Reads one response. Returns whether the connection can carry another request.
-async fn read_response(
-    stream: &mut Stream,
-    buf: &mut Vec<u8>,
-    req: &Wire<'_>,
+/// How far a response has been read.
+enum ReadState {
+    /// Reading the head. The bytes of a head that has not arrived whole wait in the capture's
+    /// `head`; usually the head comes in one read and is parsed where it was read.
+    Head,
+    /// The head says there is no body.
+    NoBody,
+    /// `left` body bytes to come; `surplus`: the last read held bytes past the body's end.
+    Length {
+        left: u64,
+        surplus: bool,
+    },
+    Chunked(Chunked),
+    UntilClose,
+}
+
+/// What the head parsed so far is.
+enum HeadParse {
+    /// Not whole yet; what it has is from this offset on (interim responses before it skipped).
+    Partial(usize),
+    /// The final response's head is `[start..start + len]`.
+    Complete { start: usize, len: usize },
+}
+
+/// Reads one response from the bytes each read hands it, without a buffer of its own: reads
+/// land in the worker thread's scratch buffer ([`Stream::read_with`]), and only a head split
+/// over several reads, the head as received and a body the request keeps are copied out. So
+/// a user waiting for its response holds no read buffer, however many users there are.
+struct ResponseReader<'w, 'a> {
+    req: &'w Wire<'a>,
     reused: bool,
-    ex: &mut Exchange,
-    out: &mut Capture<'_>,
-) -> Result<bool, ErrorKind> {
-    if buf.len() < READ_BUF {
-        buf.resize(READ_BUF, 0);
+    /// A byte of the response has arrived.
+    started: bool,
+    /// Whether the head lets the connection carry another request.
+    keep: bool,
+    state: ReadState,
+}
+
+impl<'w, 'a> ResponseReader<'w, 'a> {
+    fn new(req: &'w Wire<'a>, reused: bool) -> Self {
+        ResponseReader { req, reused, started: false, keep: false, state: ReadState::Head }
     }
-    let mut filled = 0usize;
-    let mut started = false;
-    // Head. Bytes already buffered are parsed before reading more: an interim 1xx response and
-    // the final one usually arrive in the same read.
-    let (head_len, framing, keep) = loop {
-        if filled > 0 {
+
+    /// Takes the bytes of one read (none: the end of the stream). Returns, once the response is
+    /// complete, whether the connection can carry another request; `None` while more is to come.
+    fn feed(&mut self, data: &[u8], ex: &mut Exchange, out: &mut Capture<'_>) -> Result<Option<bool>, ErrorKind> {
+        if data.is_empty() {
+            return match self.state {
+                ReadState::Head => {
+                    Err(if !self.started && self.reused { ErrorKind::ResetOnReuse } else { ErrorKind::Closed })
+                }
+                ReadState::UntilClose => Ok(Some(false)),
+                _ => Err(ErrorKind::Closed),
+            };
+        }
+        if !self.started {
+            self.started = true;
+            ex.first_byte = Some(Instant::now());
+        }
+        ex.bytes_received += data.len() as u64;
+        if let ReadState::Head = self.state {
+            return self.head(data, ex, out);
+        }
+        check_size(ex, self.req)?;
+        self.body(data, &mut out.body)
+    }
+
+    /// A read that failed.
+    fn failed(&self, e: &io::Error) -> Result<Option<bool>, ErrorKind> {
+        match self.state {
+            ReadState::Head => Err(io_kind(e, self.reused && !self.started, false)),
+            // Many TLS servers end a close-delimited body without close_notify; the body is
+            // complete all the same (as browsers and curl accept).
+            ReadState::UntilClose if e.kind() == io::ErrorKind::UnexpectedEof => Ok(Some(false)),
+            _ => Err(io_kind(e, false, false)),
+        }
+    }
+
+    /// Head bytes: parsed where they were read, unless part of the head came in earlier reads.
+    fn head(&mut self, data: &[u8], ex: &mut Exchange, out: &mut Capture<'_>) -> Result<Option<bool>, ErrorKind> {
+        if out.head.is_empty() {
+            match self.parse_head(data, ex)? {
+                HeadParse::Partial(from) => {
+                    out.head.extend_from_slice(&data[from..]);
+                    Ok(None)
+                }
+                HeadParse::Complete { start, len } => {
+                    out.head.extend_from_slice(&data[start..start + len]);
+                    check_size(ex, self.req)?;
+                    self.body(&data[start + len..], &mut out.body)
+                }
+            }
+        } else {
+            out.head.extend_from_slice(data);
+            match self.parse_head(out.head, ex)? {
+                HeadParse::Partial(from) => {
+                    out.head.drain(..from);
+                    Ok(None)
+                }
+                HeadParse::Complete { start, len } => {
+                    check_size(ex, self.req)?;
+                    let Capture { head, body } = out;
+                    let done = self.body(&head[start + len..], body);
+                    head.truncate(start + len);
+                    head.drain(..start);
+                    done
+                }
+            }
+        }
+    }
+
+    /// Parses the head at the start of `bytes`, skipping interim 1xx responses (an interim
+    /// response and the final one usually arrive in the same read).
+    fn parse_head(&mut self, bytes: &[u8], ex: &mut Exchange) -> Result<HeadParse, ErrorKind> {
+        let mut at = 0;
+        loop {
+            // A head is looked at up to MAX_HEAD_BYTES: one that is not whole by then is too large.
+            let view = &bytes[at..bytes.len().min(at + MAX_HEAD_BYTES)];
             let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
             let mut many: Vec<httparse::Header<'_>>;
             let mut resp = httparse::Response::new(&mut headers);
-            let mut parsed = resp.parse(&buf[..filled]);
+            let mut parsed = resp.parse(view);
             if parsed == Err(httparse::Error::TooManyHeaders) {
                 // A legal response may have any number of fields; only its size is bounded
                 // (MAX_HEAD_BYTES). Rare, so the larger array is made only then, and only once
                 // the head is whole (a head dripping in line by line is not parsed each time).
-                let head = &buf[..filled];
-                if memchr::memmem::find(head, b"\r\n\r\n").is_some() || memchr::memmem::find(head, b"\n\n").is_some() {
-                    let lines = memchr::memchr_iter(b'\n', head).count();
+                if memchr::memmem::find(view, b"\r\n\r\n").is_some() || memchr::memmem::find(view, b"\n\n").is_some() {
+                    let lines = memchr::memchr_iter(b'\n', view).count();
                     many = vec![httparse::EMPTY_HEADER; lines];
                     resp = httparse::Response::new(&mut many);
-                    parsed = resp.parse(head);
+                    parsed = resp.parse(view);
                 } else {
                     parsed = Ok(httparse::Status::Partial);
                 }
@@ -357,103 +495,74 @@ async fn read_response(
                     let status = resp.code.unwrap_or(0);
                     // 1xx interim responses (100 Continue) precede the real one: skip them.
                     if (100..200).contains(&status) && status != 101 {
-                        buf.copy_within(len..filled, 0);
-                        filled -= len;
+                        at += len;
                         continue;
                     }
                     ex.status = status;
                     ex.set_cookie = resp.headers.iter().any(|h| h.name.eq_ignore_ascii_case("set-cookie"));
-                    let (framing, keep) = framing_of(&resp, req)?;
-                    out.head.extend_from_slice(&buf[..len]);
-                    break (len, framing, keep);
+                    let (framing, keep) = framing_of(&resp, self.req)?;
+                    self.keep = keep;
+                    self.state = match framing {
+                        Framing::None => ReadState::NoBody,
+                        Framing::Length(left) => ReadState::Length { left, surplus: false },
+                        Framing::Chunked => ReadState::Chunked(Chunked::default()),
+                        Framing::UntilClose => ReadState::UntilClose,
+                    };
+                    return Ok(HeadParse::Complete { start: at, len });
                 }
-                Ok(httparse::Status::Partial) if filled == buf.len() => {
-                    if buf.len() >= MAX_HEAD_BYTES {
-                        return Err(ErrorKind::TooLarge);
-                    }
-                    buf.resize(buf.len() * 2, 0);
-                }
-                Ok(httparse::Status::Partial) => {}
+                Ok(httparse::Status::Partial) if view.len() >= MAX_HEAD_BYTES => return Err(ErrorKind::TooLarge),
+                Ok(httparse::Status::Partial) => return Ok(HeadParse::Partial(at)),
                 Err(_) => return Err(ErrorKind::Protocol),
             }
         }
-        let n = match stream.read(&mut buf[filled..]).await {
-            Ok(0) => return Err(if !started && reused { ErrorKind::ResetOnReuse } else { ErrorKind::Closed }),
-            Ok(n) => n,
-            Err(e) => return Err(io_kind(&e, reused && !started, false)),
+    }
+
+    /// Body bytes (those read with the head, possibly none, then each read's): counted and let
+    /// go, or kept. Bytes past the body's end mean the server framed its response wrongly; the
+    /// connection is then not reused, so the next response is not read out of step.
+    fn body(&mut self, data: &[u8], body: &mut Option<&mut Vec<u8>>) -> Result<Option<bool>, ErrorKind> {
+        match &mut self.state {
+            ReadState::Head => unreachable!("the head is read by ResponseReader::head"),
+            ReadState::NoBody => Ok(Some(self.keep && data.is_empty())),
+            ReadState::Length { left, surplus } => {
+                let take = (data.len() as u64).min(*left);
+                keep_body(body, &data[..take as usize]);
+                *surplus = data.len() as u64 > *left;
+                *left -= take;
+                Ok((*left == 0).then_some(self.keep && !*surplus))
+            }
+            ReadState::Chunked(dec) => {
+                let consumed = dec.feed_with(data, |d| keep_body(body, d)).map_err(|_| ErrorKind::Protocol)?;
+                Ok(dec.is_done().then_some(self.keep && consumed == data.len()))
+            }
+            ReadState::UntilClose => {
+                keep_body(body, data);
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Reads one response. Returns whether the connection can carry another request.
+async fn read_response(
+    stream: &mut Stream,
+    req: &Wire<'_>,
+    reused: bool,
+    ex: &mut Exchange,
+    out: &mut Capture<'_>,
+) -> Result<bool, ErrorKind> {
+    let mut reader = ResponseReader::new(req, reused);
+    let keep = loop {
+        let step = match stream.read_with(|data| reader.feed(data, ex, out)).await {
+            Ok(step) => step,
+            Err(e) => reader.failed(&e),
         };
-        if !started {
-            started = true;
-            ex.first_byte = Some(Instant::now());
-        }
-        filled += n;
-        ex.bytes_received += n as u64;
-    };
-    check_size(ex, req)?;
-    // Body: count it and let it go. Bytes past the body's end mean the server framed its
-    // response wrongly; the connection is then not reused, so the next response is not read
-    // out of step.
-    let buffered = filled - head_len;
-    let keep = match framing {
-        Framing::None => keep && buffered == 0,
-        Framing::Length(len) => {
-            let mut surplus = buffered as u64 > len;
-            out.body(&buf[head_len..head_len + (len.min(buffered as u64) as usize)]);
-            let mut left = len.saturating_sub(buffered as u64);
-            while left > 0 {
-                let n = read_body(stream, buf, ex, req).await?;
-                out.body(&buf[..(n as u64).min(left) as usize]);
-                surplus = n as u64 > left;
-                left = left.saturating_sub(n as u64);
-            }
-            keep && !surplus
-        }
-        Framing::Chunked => {
-            let mut dec = Chunked::default();
-            let mut consumed =
-                dec.feed_with(&buf[head_len..filled], |d| out.body(d)).map_err(|_| ErrorKind::Protocol)?;
-            let mut last = buffered;
-            while !dec.is_done() {
-                last = read_body(stream, buf, ex, req).await?;
-                consumed = dec.feed_with(&buf[..last], |d| out.body(d)).map_err(|_| ErrorKind::Protocol)?;
-            }
-            keep && consumed == last
-        }
-        Framing::UntilClose => {
-            out.body(&buf[head_len..filled]);
-            loop {
-                match stream.read(&mut buf[..]).await {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        ex.bytes_received += n as u64;
-                        check_size(ex, req)?;
-                        out.body(&buf[..n]);
-                    }
-                    // Many TLS servers end a close-delimited body without close_notify; the
-                    // body is complete all the same (as browsers and curl accept).
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
-                    Err(e) => return Err(io_kind(&e, false, false)),
-                }
-            }
-            false
+        if let Some(keep) = step? {
+            break keep;
         }
     };
     ex.end = Some(Instant::now());
     Ok(keep)
-}
-
-/// One read of body bytes into `buf`, counted and checked against the size limit; the
-/// connection closing before the body's end is an error here.
-async fn read_body(stream: &mut Stream, buf: &mut [u8], ex: &mut Exchange, req: &Wire<'_>) -> Result<usize, ErrorKind> {
-    match stream.read(buf).await {
-        Ok(0) => Err(ErrorKind::Closed),
-        Ok(n) => {
-            ex.bytes_received += n as u64;
-            check_size(ex, req)?;
-            Ok(n)
-        }
-        Err(e) => Err(io_kind(&e, false, false)),
-    }
 }
 
 fn check_size(ex: &Exchange, req: &Wire<'_>) -> Result<(), ErrorKind> {
@@ -523,5 +632,121 @@ mod tests {
         assert_eq!(io_kind(&e(io::ErrorKind::UnexpectedEof), false, false), ErrorKind::Closed);
         assert_eq!(io_kind(&io::Error::from_raw_os_error(libc::EMFILE), false, true), ErrorKind::GeneratorFds);
         assert_eq!(io_kind(&io::Error::from_raw_os_error(libc::ENFILE), false, true), ErrorKind::GeneratorFds);
+    }
+
+    /// What a [`ResponseReader`] made of a response handed over in `reads` (then the end of the
+    /// stream, if it asked for more).
+    struct Read {
+        result: Result<Option<bool>, ErrorKind>,
+        ex: Exchange,
+        head: Vec<u8>,
+        body: Vec<u8>,
+    }
+
+    fn read(reads: &[&[u8]], reused: bool, max_response_size: u64) -> Read {
+        let target = Target { tls: false, host: "127.0.0.1".into(), port: 80 };
+        let abandon = tokio_util::sync::CancellationToken::new();
+        let req = Wire {
+            target: &target,
+            keep_alive: true,
+            is_head: false,
+            connect_timeout: Duration::from_secs(1),
+            response_timeout: Duration::from_secs(1),
+            max_response_size,
+            keep_body: true,
+            abandon: &abandon,
+        };
+        let (mut ex, mut head, mut body) = (Exchange::default(), Vec::new(), Vec::new());
+        let mut reader = ResponseReader::new(&req, reused);
+        let mut out = Capture { head: &mut head, body: Some(&mut body) };
+        let mut result = Ok(None);
+        for data in reads.iter().copied().chain([&b""[..]]) {
+            result = reader.feed(data, &mut ex, &mut out);
+            if !matches!(result, Ok(None)) {
+                break;
+            }
+        }
+        Read { result, ex, head, body }
+    }
+
+    /// Every way of cutting `wire` in two reads, and byte by byte.
+    fn splits(wire: &[u8]) -> Vec<Vec<&[u8]>> {
+        let mut all: Vec<Vec<&[u8]>> = (0..=wire.len()).map(|i| vec![&wire[..i], &wire[i..]]).collect();
+        all.push(wire.chunks(1).collect());
+        all.into_iter().map(|r| r.into_iter().filter(|c| !c.is_empty()).collect()).collect()
+    }
+
+    #[test]
+    fn a_response_reads_the_same_however_it_is_cut() {
+        let head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nSet-Cookie: a=b\r\n\r\n";
+        let wire = [&b"HTTP/1.1 100 Continue\r\n\r\n"[..], head, b"5\r\nhello\r\n0\r\n\r\n"].concat();
+        for reads in splits(&wire) {
+            let r = read(&reads, false, u64::MAX);
+            assert_eq!(r.result, Ok(Some(true)), "{reads:?}");
+            assert_eq!((r.ex.status, r.ex.set_cookie), (200, true));
+            // Only the final response's head is kept, and only the body's data.
+            assert_eq!(r.head, head, "{reads:?}");
+            assert_eq!(r.body, b"hello");
+            assert_eq!(r.ex.bytes_received, wire.len() as u64);
+            assert!(r.ex.first_byte.is_some());
+        }
+    }
+
+    #[test]
+    fn bytes_past_the_body_end_the_connection() {
+        let exact = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK";
+        let surplus = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOKX";
+        let no_body = b"HTTP/1.1 204 No Content\r\n\r\nX";
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nX";
+        for reads in splits(exact) {
+            assert_eq!(read(&reads, false, u64::MAX).result, Ok(Some(true)), "{reads:?}");
+        }
+        for wire in [&surplus[..], no_body, chunked] {
+            // Read at once: the surplus comes with the end of the response.
+            let r = read(&[wire], false, u64::MAX);
+            assert_eq!(r.result, Ok(Some(false)), "{}", String::from_utf8_lossy(wire));
+        }
+        assert_eq!(read(&[&surplus[..]], false, u64::MAX).body, b"OK");
+    }
+
+    #[test]
+    fn a_close_delimited_body_ends_with_the_stream() {
+        let wire = b"HTTP/1.1 200 OK\r\n\r\nsome body";
+        for reads in splits(wire) {
+            let r = read(&reads, false, u64::MAX);
+            assert_eq!(r.result, Ok(Some(false)), "{reads:?}");
+            assert_eq!(r.body, b"some body");
+        }
+    }
+
+    #[test]
+    fn an_early_end_of_stream_is_classified() {
+        assert_eq!(read(&[], true, u64::MAX).result, Err(ErrorKind::ResetOnReuse));
+        assert_eq!(read(&[], false, u64::MAX).result, Err(ErrorKind::Closed));
+        // Once a byte came, a reused connection's end is no keep-alive race.
+        assert_eq!(read(&[b"HTTP/1.1 2"], true, u64::MAX).result, Err(ErrorKind::Closed));
+        let cut_body = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nOK";
+        assert_eq!(read(&[cut_body], false, u64::MAX).result, Err(ErrorKind::Closed));
+        assert_eq!(read(&[b"HTTP/1.1 200 OK\r\nfoo\r\n\r\n"], false, u64::MAX).result, Err(ErrorKind::Protocol));
+    }
+
+    #[test]
+    fn heads_and_bodies_over_their_limits_are_too_large() {
+        let mut big = b"HTTP/1.1 200 OK\r\n".to_vec();
+        while big.len() < MAX_HEAD_BYTES {
+            big.extend_from_slice(b"X-Filler: 0123456789012345678901234567890123456789\r\n");
+        }
+        let r = read(&big.chunks(4096).collect::<Vec<_>>(), false, u64::MAX);
+        assert_eq!(r.result, Err(ErrorKind::TooLarge));
+        // Many fields, but under the size limit: read.
+        let mut many = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n".to_vec();
+        for _ in 0..(MAX_HEADERS * 2) {
+            many.extend_from_slice(b"X-F: 1\r\n");
+        }
+        many.extend_from_slice(b"\r\n");
+        assert_eq!(read(&many.chunks(100).collect::<Vec<_>>(), false, u64::MAX).result, Ok(Some(true)));
+        let wire = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
+        assert_eq!(read(&[&wire[..]], false, wire.len() as u64).result, Ok(Some(true)));
+        assert_eq!(read(&[&wire[..]], false, wire.len() as u64 - 1).result, Err(ErrorKind::TooLarge));
     }
 }

@@ -115,7 +115,9 @@ impl VirtualUser {
                     let failed = self.request(req, start).await;
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
                     // policy applies (`stop_run` must not cut other scenarios or the teardown).
-                    if ctx.hard.is_cancelled() {
+                    // The user's own child of `hard` says the same without the lock every user
+                    // of the scenario would share.
+                    if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
                     }
                     if let Some(v) = ctx.shared.last_ok {

@@ -282,8 +282,11 @@ impl VirtualUser {
             return;
         }
         ctx.recorder.record(&sample);
-        let (target, path) = at;
-        self.log_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+        // The URL only for a per-sample log: formatting it costs allocations on every request.
+        if ctx.shared.sample_log.is_some() {
+            let (target, path) = at;
+            self.log_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+        }
     }
 
     /// Records a request that could not be sent because its URL is not usable; it failed.
