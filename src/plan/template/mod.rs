@@ -3,13 +3,44 @@
 //! `__threadNum`, `__Random`, `__RandomString`). Properties (`${__P(name,default)}`) and
 //! environment variables (`${__env(NAME,default)}`) are fixed at load time and become literal
 //! text. Rendering a template appends to the caller's buffer: it allocates at most its output.
+//!
+//! Here: the variables, symbols, scopes and rendering; `compile` turns `${...}` text into
+//! segments; `functions` holds the JMeter functions, compiled and called.
 
-use super::javatime::JavaDateFormat;
+mod compile;
+mod functions;
+
+pub use compile::{compile, expand};
+use functions::Func;
 use rand::rngs::SmallRng;
-use rand::Rng;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
-use std::fmt::Write as _;
+
+/// Why a template cannot be compiled or expanded; the message names the reference.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("unterminated `${{` in {0:?}")]
+    Unterminated(String),
+    /// `${__f(...` without its `)`: the reference's text.
+    #[error("function `${{{0}}}` is missing its closing `)`")]
+    UnclosedCall(String),
+    #[error("`${{{0}}}` is not a variable name")]
+    NotAVariableName(String),
+    /// A variable with no value while the plan loads (the message names it, with a suggestion).
+    #[error("{0}")]
+    NotKnownAtLoad(String),
+    /// A function call that failed: the call's text and why.
+    #[error("in `${{{call}}}`: {error}")]
+    InFunction { call: String, error: Box<TemplateError> },
+    /// An unknown function, with the closest known name or the list of them.
+    #[error("{0}")]
+    UnknownFunction(String),
+    /// A function's argument that cannot be used (the message says which and why).
+    #[error("{0}")]
+    Argument(String),
+    #[error(transparent)]
+    DateFormat(#[from] super::javatime::PatternError),
+}
 
 /// A per-user variable: an index into a user's values, fixed at load time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -150,42 +181,6 @@ enum Seg {
     Func(Box<Func>),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Num {
-    Const(i64),
-    Dyn(Template),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum FuncKind {
-    Uuid,
-    /// No format: milliseconds since the epoch, divided by `divisor` (JMeter's `__time(/1000)`).
-    Time {
-        format: Option<JavaDateFormat>,
-        divisor: u64,
-    },
-    Counter {
-        per_user: bool,
-        slot: u32,
-    },
-    ThreadNum,
-    Random {
-        min: Num,
-        max: Num,
-    },
-    RandomString {
-        len: Num,
-        chars: Template,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct Func {
-    kind: FuncKind,
-    /// JMeter's optional last argument: also store the result in this variable.
-    store: Option<VarId>,
-}
-
 /// A compiled template. Serialises as its source text: a value that came from a property or
 /// the environment (often a secret) never reaches the run directory that way; where the value
 /// does end up (a folded URL in a results file), [`Symbols::secrets`] masks it.
@@ -264,8 +259,6 @@ impl Scope for LoadScope {
     }
 }
 
-const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
 impl Template {
     /// A template that is only this text.
     pub fn literal(text: impl Into<String>) -> Template {
@@ -309,7 +302,7 @@ impl Template {
                 Seg::Var(id) => out.push_str(u.var(*id)),
                 Seg::Func(f) => {
                     let from = out.len();
-                    f.kind.call(u, out);
+                    f.call(u, out);
                     if let Some(v) = f.store {
                         u.set_var(v, &out[from..]);
                     }
@@ -336,7 +329,7 @@ impl Template {
             let seg = match seg {
                 Seg::Var(id) if !vars.is_assigned(id) => Seg::Lit(vars.initial(id).unwrap_or_default().to_string()),
                 Seg::Func(mut f) => {
-                    f.kind.fold(vars);
+                    f.fold(vars);
                     Seg::Func(f)
                 }
                 s => s,
@@ -356,111 +349,11 @@ impl Template {
         for s in &self.segs {
             match s {
                 Seg::Var(id) => out.push(*id),
-                Seg::Func(f) => match &f.kind {
-                    FuncKind::Random { min, max } => {
-                        for n in [min, max] {
-                            if let Num::Dyn(t) = n {
-                                out.extend(t.vars());
-                            }
-                        }
-                    }
-                    FuncKind::RandomString { len, chars } => {
-                        if let Num::Dyn(t) = len {
-                            out.extend(t.vars());
-                        }
-                        out.extend(chars.vars());
-                    }
-                    _ => {}
-                },
+                Seg::Func(f) => f.vars(&mut out),
                 Seg::Lit(_) => {}
             }
         }
         out
-    }
-}
-
-impl FuncKind {
-    fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
-        match self {
-            FuncKind::Uuid => {
-                let id = uuid::Builder::from_random_bytes(u.rng().random()).into_uuid();
-                let mut buf = uuid::Uuid::encode_buffer();
-                out.push_str(id.hyphenated().encode_lower(&mut buf));
-            }
-            FuncKind::Time { format: None, divisor } => {
-                let ms = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as u64);
-                let _ = write!(out, "{}", ms / divisor.max(&1));
-            }
-            FuncKind::Time { format: Some(f), .. } => {
-                f.format(time::OffsetDateTime::now_utc().to_offset(local_offset()), out);
-            }
-            FuncKind::Counter { per_user, slot } => {
-                let n = u.count(*per_user, *slot);
-                let _ = write!(out, "{n}");
-            }
-            FuncKind::ThreadNum => {
-                let _ = write!(out, "{}", u.thread_num());
-            }
-            FuncKind::Random { min, max } => {
-                let (a, b) = (min.value(u), max.value(u));
-                let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-                let _ = write!(out, "{}", u.rng().random_range(lo..=hi));
-            }
-            FuncKind::RandomString { len, chars } => {
-                // A length known only now (from a variable) is capped, never allocated whole.
-                let n = len.value(u).clamp(0, MAX_RANDOM_STRING as i64) as usize;
-                let set: Vec<char> = match chars.as_const() {
-                    Some("") => ALNUM.chars().collect(),
-                    Some(s) => s.chars().collect(),
-                    None => {
-                        let s = chars.render_string(u);
-                        if s.is_empty() {
-                            ALNUM.chars().collect()
-                        } else {
-                            s.chars().collect()
-                        }
-                    }
-                };
-                for _ in 0..n {
-                    out.push(set[u.rng().random_range(0..set.len())]);
-                }
-            }
-        }
-    }
-
-    fn fold(&mut self, vars: &VarTable) {
-        match self {
-            FuncKind::Random { min, max } => {
-                min.fold(vars);
-                max.fold(vars);
-            }
-            FuncKind::RandomString { len, chars } => {
-                len.fold(vars);
-                chars.fold(vars);
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Num {
-    fn value<S: Scope + ?Sized>(&self, u: &mut S) -> i64 {
-        match self {
-            Num::Const(n) => *n,
-            // A value that is not a number at run time counts as 0, as JMeter's functions do.
-            Num::Dyn(t) => t.render_string(u).trim().parse().unwrap_or(0),
-        }
-    }
-
-    fn fold(&mut self, vars: &VarTable) {
-        if let Num::Dyn(t) = self {
-            t.fold(vars);
-            if let Some(n) = t.as_const().and_then(|s| s.trim().parse().ok()) {
-                *self = Num::Const(n);
-            }
-        }
     }
 }
 
@@ -472,78 +365,6 @@ pub const MAX_RANDOM_STRING: usize = 1 << 20;
 pub fn local_offset() -> time::UtcOffset {
     static OFFSET: std::sync::OnceLock<time::UtcOffset> = std::sync::OnceLock::new();
     *OFFSET.get_or_init(|| time::UtcOffset::current_local_offset().unwrap_or(time::UtcOffset::UTC))
-}
-
-/// Compiles `src`. `element` names where it is, for the error when a variable it uses is never
-/// defined (checked once the whole plan is read, since an extractor may come later in the file).
-pub fn compile(src: &str, sym: &mut Symbols, element: &str) -> Result<Template, String> {
-    let mut segs = Vec::new();
-    if !src.contains("${") {
-        return Ok(Template::literal(src));
-    }
-    let mut lit = String::new();
-    let mut rest = src;
-    while let Some(pos) = rest.find("${") {
-        if pos > 0 && rest.as_bytes()[pos - 1] == b'\\' {
-            lit.push_str(&rest[..pos - 1]);
-            lit.push_str("${");
-            rest = &rest[pos + 2..];
-            continue;
-        }
-        lit.push_str(&rest[..pos]);
-        let body_start = pos + 2;
-        let end = find_close(&rest[body_start..]).ok_or_else(|| format!("unterminated `${{` in {src:?}"))?;
-        let inner = &rest[body_start..body_start + end];
-        match reference(inner, sym, element)? {
-            Seg::Lit(s) => lit.push_str(&s),
-            seg => {
-                if !lit.is_empty() {
-                    segs.push(Seg::Lit(std::mem::take(&mut lit)));
-                }
-                segs.push(seg);
-            }
-        }
-        rest = &rest[body_start + end + 1..];
-    }
-    lit.push_str(rest);
-    if !lit.is_empty() {
-        segs.push(Seg::Lit(lit));
-    }
-    Ok(Template { src: src.to_string(), segs })
-}
-
-/// Expands a value needed while loading (a duration, a count, a file name, a host): every
-/// reference must be known now. Run-time functions are evaluated once.
-pub fn expand(src: &str, sym: &mut Symbols) -> Result<String, String> {
-    let mut t = compile(src, sym, "")?;
-    for id in t.vars() {
-        if sym.vars.initial(id).is_none() {
-            let name = sym.vars.name(id).to_string();
-            let mut msg = if sym.vars.is_assigned(id) {
-                format!("`${{{name}}}` is set while the test runs, but this value is needed when the plan loads")
-            } else {
-                format!("unknown variable `${{{name}}}`")
-            };
-            if !sym.vars.is_assigned(id) {
-                if let Some(s) = super::error::closest(&name, sym.vars.defined_names()) {
-                    msg.push_str(&format!("; did you mean `${{{s}}}`?"));
-                } else if sym.properties.contains_key(&name) {
-                    msg.push_str(&format!("; `{name}` is a property: write `${{__P({name})}}`"));
-                }
-                sym.vars.forget_unused(id);
-            }
-            return Err(msg);
-        }
-    }
-    // Load-time values use the variables' initial values, whatever the run assigns later.
-    let mut frozen = sym.vars.clone();
-    frozen.assigned.iter_mut().for_each(|a| *a = false);
-    t.fold(&frozen);
-    if let Some(s) = t.as_const() {
-        return Ok(s.to_string());
-    }
-    let mut u = LoadScope::new(sym);
-    Ok(t.render_string(&mut u))
 }
 
 impl VarTable {
@@ -560,213 +381,11 @@ impl VarTable {
     }
 }
 
-/// The index of the `}` that closes a reference, allowing nested `${...}` inside function
-/// arguments (`${__P(port,${default_port})}`).
-fn find_close(s: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'$' if bytes.get(i + 1) == Some(&b'{') => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' if depth == 0 => return Some(i),
-            b'}' => depth -= 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-fn reference(inner: &str, sym: &mut Symbols, element: &str) -> Result<Seg, String> {
-    let inner = inner.trim();
-    if let Some(call) = inner.strip_prefix("__") {
-        // JMeter allows `${__UUID}` and `${__threadNum}` without parentheses.
-        let (name, args_src) = match call.find('(') {
-            Some(open) => {
-                if !call.ends_with(')') {
-                    return Err(format!("function `${{{inner}}}` is missing its closing `)`"));
-                }
-                (&call[..open], Some(&call[open + 1..call.len() - 1]))
-            }
-            None => (call, None),
-        };
-        let args: Vec<&str> = args_src.map(split_args).unwrap_or_default();
-        return function(name, &args, sym, element).map_err(|m| format!("in `${{{inner}}}`: {m}"));
-    }
-    if inner.is_empty() || inner.contains(['(', ')', '{', '$', ' ']) {
-        return Err(format!("`${{{inner}}}` is not a variable name"));
-    }
-    Ok(Seg::Var(sym.vars.use_var(inner, element)))
-}
-
-/// Splits function arguments on commas that are not inside a nested `${...}`; `\,` is a
-/// literal comma (JMeter's rule).
-fn split_args(s: &str) -> Vec<&str> {
-    let mut args = Vec::new();
-    let bytes = s.as_bytes();
-    let (mut depth, mut start, mut i) = (0usize, 0usize, 0usize);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 1,
-            b'$' if bytes.get(i + 1) == Some(&b'{') => depth += 1,
-            b'}' if depth > 0 => depth -= 1,
-            b',' if depth == 0 => {
-                args.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if !s.is_empty() {
-        args.push(&s[start..]);
-    }
-    args
-}
-
-const FUNCTIONS: [&str; 10] =
-    ["P", "property", "env", "UUID", "time", "counter", "threadNum", "Random", "RandomString", "V"];
-
-fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &str) -> Result<Seg, String> {
-    let unescape = |a: &str| a.replace("\\,", ",");
-    // Arguments fixed at load time (property names, defaults, formats).
-    let fixed = |i: usize, sym: &mut Symbols| -> Result<Option<String>, String> {
-        match raw.get(i) {
-            None => Ok(None),
-            Some(a) => {
-                let v = expand(&unescape(a), sym)?;
-                Ok(Some(v).filter(|v| !v.is_empty()))
-            }
-        }
-    };
-    let store = |i: usize, sym: &mut Symbols| -> Option<VarId> {
-        raw.get(i).map(|a| a.trim()).filter(|a| !a.is_empty()).map(|a| sym.vars.assign(a))
-    };
-    let kind = match name {
-        "P" | "property" => {
-            let key = fixed(0, sym)?.ok_or("a property name is needed")?;
-            let default = if name == "P" { fixed(1, sym)? } else { fixed(2, sym)? };
-            let value = match sym.properties.get(key.trim()) {
-                Some(v) => v.clone(),
-                // JMeter's __P falls back to "1" when neither value nor default exists.
-                None => default.unwrap_or_else(|| if name == "P" { "1".into() } else { String::new() }),
-            };
-            if name == "property" {
-                // The stored copy is the same text for every user: a plan variable.
-                if let Some(var) = raw.get(1).map(|a| a.trim()).filter(|a| !a.is_empty()) {
-                    sym.vars.define(var, value.clone());
-                }
-            }
-            return Ok(Seg::Lit(value));
-        }
-        "env" => {
-            let key = fixed(0, sym)?.ok_or("an environment variable name is needed")?;
-            return match sym.env_var(key.trim()) {
-                Some(v) => {
-                    sym.secrets.add(&v);
-                    Ok(Seg::Lit(v))
-                }
-                None => fixed(1, sym)?
-                    .map(Seg::Lit)
-                    .ok_or_else(|| format!("environment variable `{}` is not set and there is no default", key.trim())),
-            };
-        }
-        "V" => {
-            // `${__V(name)}`: a variable whose name is computed; only fixed names are supported.
-            let var = fixed(0, sym)?.ok_or("a variable name is needed")?;
-            return Ok(Seg::Var(sym.vars.use_var(var.trim(), element)));
-        }
-        "UUID" => FuncKind::Uuid,
-        "threadNum" => FuncKind::ThreadNum,
-        "time" => {
-            let fmt = fixed(0, sym)?;
-            let kind = match fmt.as_deref().map(str::trim) {
-                None => FuncKind::Time { format: None, divisor: 1 },
-                Some(f) if f.starts_with('/') => {
-                    let d = f[1..].parse::<u64>().ok().filter(|d| *d > 0).ok_or("`/N` needs a whole number above 0")?;
-                    FuncKind::Time { format: None, divisor: d }
-                }
-                Some(f) => {
-                    // JMeter's shorthand formats.
-                    let pattern = match f {
-                        "YMD" => "yyyyMMdd",
-                        "HMS" => "HHmmss",
-                        "YMDHMS" => "yyyyMMdd-HHmmss",
-                        other => other,
-                    };
-                    FuncKind::Time { format: Some(JavaDateFormat::compile(pattern)?), divisor: 1 }
-                }
-            };
-            let f = Func { kind, store: store(1, sym) };
-            return Ok(Seg::Func(Box::new(f)));
-        }
-        "counter" => {
-            let mode = fixed(0, sym)?.unwrap_or_default();
-            let per_user = match mode.trim().to_ascii_uppercase().as_str() {
-                "TRUE" | "" => true,
-                "FALSE" => false,
-                other => return Err(format!("the first argument is TRUE (per user) or FALSE (shared), not `{other}`")),
-            };
-            let slot = if per_user { &mut sym.user_counters } else { &mut sym.global_counters };
-            *slot += 1;
-            let kind = FuncKind::Counter { per_user, slot: *slot - 1 };
-            return Ok(Seg::Func(Box::new(Func { kind, store: store(1, sym) })));
-        }
-        "Random" => {
-            if raw.len() < 2 {
-                return Err("`__Random(min,max)` needs two numbers".into());
-            }
-            let min = num(raw[0], sym, element)?;
-            let max = num(raw[1], sym, element)?;
-            FuncKind::Random { min, max }
-        }
-        "RandomString" => {
-            let len = num(raw.first().copied().unwrap_or(""), sym, element)?;
-            if let Num::Const(n) = len {
-                if n > MAX_RANDOM_STRING as i64 {
-                    return Err(format!(
-                        "a length of {n} is above the limit of {MAX_RANDOM_STRING} characters (1 MiB) a generated string may have"
-                    ));
-                }
-            }
-            let chars = compile(&unescape(raw.get(1).copied().unwrap_or("")), sym, element)?;
-            FuncKind::RandomString { len, chars }
-        }
-        other => {
-            let mut msg = format!("unknown function `__{other}`");
-            if let Some(s) = super::error::closest(other, FUNCTIONS) {
-                msg.push_str(&format!("; did you mean `__{s}`?"));
-            } else {
-                msg.push_str(&format!("; known: {}", FUNCTIONS.map(|f| format!("__{f}")).join(", ")));
-            }
-            return Err(msg);
-        }
-    };
-    let store_at = match kind {
-        FuncKind::Random { .. } | FuncKind::RandomString { .. } => 2,
-        _ => 0,
-    };
-    let store = if store_at > 0 { store(store_at, sym) } else { None };
-    Ok(Seg::Func(Box::new(Func { kind, store })))
-}
-
-fn num(raw: &str, sym: &mut Symbols, element: &str) -> Result<Num, String> {
-    let t = compile(raw.trim(), sym, element)?;
-    match t.as_const() {
-        Some(s) => s.trim().parse().map(Num::Const).map_err(|_| format!("`{s}` is not a whole number")),
-        None => Ok(Num::Dyn(t)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn symbols() -> Symbols {
+    pub(super) fn symbols() -> Symbols {
         let mut s = Symbols { env: Some(HashMap::new()), ..Default::default() };
         s.vars.define("host", "127.0.0.1".into());
         s.vars.define("port", "8080".into());
@@ -775,55 +394,8 @@ mod tests {
         s
     }
 
-    fn user(sym: &Symbols) -> LoadScope {
+    pub(super) fn user(sym: &Symbols) -> LoadScope {
         LoadScope::new(sym)
-    }
-
-    #[test]
-    fn load_time_expansion_table() {
-        let mut s = symbols();
-        let cases = [
-            ("plain", "plain"),
-            ("http://${host}:${port}/", "http://127.0.0.1:8080/"),
-            ("${__P(threads,10)}", "50"),
-            ("${__P(missing,10)}", "10"),
-            ("${__P(missing)}", "1"),
-            ("${__P(missing,${port})}", "8080"),
-            ("${__property(threads)}", "50"),
-            ("${__env(TOKEN_FILE)}", "/tmp/t"),
-            ("${__env(NOPE,x\\,y)}", "x,y"),
-            ("\\${host}", "${host}"),
-            ("${ host }", "127.0.0.1"),
-        ];
-        for (src, want) in cases {
-            assert_eq!(expand(src, &mut s).unwrap(), want, "{src}");
-        }
-    }
-
-    #[test]
-    fn environment_values_are_remembered_as_secrets() {
-        let mut s = symbols();
-        s.env.as_mut().unwrap().insert("ANY_NAME".into(), "s3cr3t-from-env".into());
-        assert_eq!(expand("/x?q=${__env(ANY_NAME)}", &mut s).unwrap(), "/x?q=s3cr3t-from-env");
-        assert_eq!(s.secrets.scrub("/x?q=s3cr3t-from-env"), "/x?q=***");
-        // A default is the plan's own text, not a value from the environment.
-        expand("${__env(NOPE,plain-default)}", &mut s).unwrap();
-        assert_eq!(s.secrets.scrub("plain-default"), "plain-default");
-    }
-
-    #[test]
-    fn load_time_errors_name_the_reference() {
-        let mut s = symbols();
-        assert!(expand("${hots}", &mut s).unwrap_err().contains("did you mean `${host}`"));
-        assert!(expand("${threads}", &mut s).unwrap_err().contains("__P(threads)"));
-        assert!(expand("${__Q(x)}", &mut s).unwrap_err().contains("unknown function `__Q`"));
-        assert!(expand("${__UUId()}", &mut s).unwrap_err().contains("did you mean `__UUID`"));
-        assert!(expand("${host", &mut s).unwrap_err().contains("unterminated"));
-        assert!(expand("${__env(NOPE)}", &mut s).unwrap_err().contains("NOPE"));
-        s.vars.assign("token");
-        assert!(expand("${token}", &mut s).unwrap_err().contains("needed when the plan loads"));
-        // A failed load-time lookup is not reported a second time as a run-time one.
-        assert!(s.vars.undefined().is_none(), "{:?}", s.vars.undefined());
     }
 
     #[test]
@@ -845,46 +417,5 @@ mod tests {
         let mut c = compile("http://${host}:${port}", &mut s, "x").unwrap();
         c.fold(&s.vars);
         assert_eq!(c.as_const(), Some("http://127.0.0.1:8080"));
-    }
-
-    #[test]
-    fn random_with_variable_bounds() {
-        let mut s = symbols();
-        let max = s.vars.assign("max");
-        let t = compile("${__Random(1,${max},r)}", &mut s, "f").unwrap();
-        let mut u = user(&s);
-        u.set_var(max, "3");
-        for _ in 0..50 {
-            let v: i64 = t.render_string(&mut u).parse().unwrap();
-            assert!((1..=3).contains(&v));
-            assert_eq!(u.var(s.vars.get("r").unwrap()), v.to_string());
-        }
-    }
-
-    /// #11: a length known only at run time is capped at [`MAX_RANDOM_STRING`], never allocated.
-    #[test]
-    fn a_random_string_length_from_a_variable_is_capped() {
-        let mut s = symbols();
-        let n = s.vars.assign("n");
-        let t = compile("${__RandomString(${n},x)}", &mut s, "f").unwrap();
-        let mut u = user(&s);
-        for (given, len) in [("3000000000", MAX_RANDOM_STRING), ("99999999999999999999", 0), ("-4", 0), ("5", 5)] {
-            u.set_var(n, given);
-            assert_eq!(t.render_string(&mut u).len(), len, "{given}");
-        }
-    }
-
-    #[test]
-    fn bad_function_arguments() {
-        let mut s = symbols();
-        assert!(compile("${__Random(1)}", &mut s, "f").unwrap_err().contains("two numbers"));
-        // #11: a length of 3e9 passed `check`, then aborted the run allocating it.
-        let e = compile("${__RandomString(3000000000)}", &mut s, "f").unwrap_err();
-        assert!(e.contains("`${__RandomString(3000000000)}`") && e.contains("1048576"), "{e}");
-        assert!(compile("${__RandomString(1048576)}", &mut s, "f").is_ok());
-        assert!(compile("${__Random(a,2)}", &mut s, "f").unwrap_err().contains("`a` is not a whole number"));
-        assert!(compile("${__counter(MAYBE)}", &mut s, "f").unwrap_err().contains("TRUE"));
-        assert!(compile("${__time(qq)}", &mut s, "f").is_err());
-        assert!(compile("${a b}", &mut s, "f").unwrap_err().contains("not a variable name"));
     }
 }
