@@ -384,7 +384,7 @@ impl ConfigDoc {
 
 /// `20ms` (fixed) or `10ms..50ms` (uniform).
 pub fn parse_delay(s: &str) -> Result<Delay, ConfigError> {
-    let d = |t: &str| crate::plan::parse_duration(t.trim()).ok_or_else(|| ConfigError::NotADuration(t.to_string()));
+    let d = |t: &str| parse_duration(t.trim()).ok_or_else(|| ConfigError::NotADuration(t.to_string()));
     match s.split_once("..") {
         Some((a, b)) => {
             let (a, b) = (d(a)?, d(b)?);
@@ -397,6 +397,17 @@ pub fn parse_delay(s: &str) -> Result<Delay, ConfigError> {
     }
 }
 
+/// A delay written as plan durations are (`20ms`, `1s`, `1m30s`, or a bare number of seconds:
+/// `0.5`), at most a year; read here so that the mock does not depend on the plan.
+fn parse_duration(s: &str) -> Option<Duration> {
+    const LONGEST: Duration = Duration::from_secs(365 * 24 * 3600);
+    let d = match s.parse::<f64>() {
+        Ok(secs) => Duration::try_from_secs_f64(secs).ok()?,
+        Err(_) => humantime::parse_duration(s).ok()?,
+    };
+    (d <= LONGEST).then_some(d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,6 +418,19 @@ mod tests {
         assert_eq!(parse_delay("1ms..5ms"), Ok(Delay::Uniform(Duration::from_millis(1), Duration::from_millis(5))));
         assert!(parse_delay("5ms..1ms").is_err());
         assert!(parse_delay("soon").is_err());
+    }
+
+    /// Every form `plan::parse_duration` (which the mock used) accepts still reads, and no more.
+    #[test]
+    fn delays_read_as_plan_durations_do() {
+        let ms = Duration::from_millis;
+        for (text, want) in [("20ms", ms(20)), ("1s", ms(1000)), ("0.5s", ms(500)), ("0.5", ms(500)), ("2", ms(2000))] {
+            assert_eq!(parse_delay(text), Ok(Delay::Fixed(want)), "{text}");
+        }
+        assert_eq!(parse_delay(" 1m30s "), Ok(Delay::Fixed(ms(90_000))));
+        for bad in ["-1", "-1s", "400days", "NaN", "inf", ""] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -304,11 +304,11 @@ impl VirtualUser {
                 }
                 Op::Write { writer, values } => {
                     let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
-                    let line = csv_line(fields.iter().map(String::as_str));
+                    let line = csv_line(&fields);
                     let w = &ctx.shared.writers[*writer];
                     let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
                     // A failed write-back must not stop the load; it is rare and visible in the file.
-                    let _ = w.write_all(line.as_bytes()).and_then(|_| w.flush());
+                    let _ = w.write_all(&line).and_then(|_| w.flush());
                     pc += 1;
                 }
             }

@@ -115,13 +115,6 @@ pub enum PatternError {
     UnterminatedQuote { at: usize },
 }
 
-/// Template functions report errors as text, naming the function.
-impl From<PatternError> for String {
-    fn from(e: PatternError) -> String {
-        e.to_string()
-    }
-}
-
 impl JavaDateFormat {
     /// Compiles a SimpleDateFormat pattern; the error names the offending letter/position.
     pub fn compile(pattern: &str) -> Result<JavaDateFormat, PatternError> {

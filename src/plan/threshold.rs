@@ -40,47 +40,71 @@ impl Threshold {
     }
 }
 
+/// Why a threshold's text cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ThresholdError {
+    /// The expression is wrong: the whole text, and why.
+    #[error("`{text}`: {reason}")]
+    Invalid { text: String, reason: Box<ThresholdError> },
+    #[error("`{0}`: the label before `:` is empty")]
+    EmptyLabel(String),
+    #[error("expected METRIC < VALUE (or <=, >, >=, ==), e.g. `p95 < 300ms`")]
+    NoOperator,
+    #[error("expected one of <, <=, >, >=, ==")]
+    UnknownOperator,
+    #[error("unknown metric `{name}`; known: {known}")]
+    UnknownMetric { name: String, known: String },
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    #[error("`{0}` is not a finite number")]
+    NotFinite(String),
+    /// A unit the metric is not measured in, and the ones it is.
+    #[error("unit `{unit}` does not fit {metric}; use {want}")]
+    Unit { unit: String, metric: &'static str, want: &'static str },
+}
+
 /// Reads `[LABEL:] METRIC OP VALUE[UNIT]`, e.g. `p95 < 300ms`, `ContentRead: avg <= 1.5s`,
 /// `error_pct < 0.1%`, `throughput >= 1000/s`. A label of `Total` (or none) means the Total row.
-pub fn parse(text: &str) -> Result<Threshold, String> {
+pub fn parse(text: &str) -> Result<Threshold, ThresholdError> {
     // The expression never holds a colon, so the last one ends the label (labels may hold colons).
     let (label, expr) = match text.rsplit_once(':') {
         Some((l, e)) if parse_expression(e).is_ok() => (Some(l.trim()), e),
         _ => (None, text),
     };
-    let (metric, op, value) = parse_expression(expr).map_err(|m| format!("`{}`: {m}", text.trim()))?;
+    let (metric, op, value) = parse_expression(expr)
+        .map_err(|e| ThresholdError::Invalid { text: text.trim().to_string(), reason: Box::new(e) })?;
     let label = match label {
-        Some("") => return Err(format!("`{}`: the label before `:` is empty", text.trim())),
+        Some("") => return Err(ThresholdError::EmptyLabel(text.trim().to_string())),
         Some(l) if l == TOTAL => None,
         l => l.map(str::to_string),
     };
     Ok(Threshold { label, metric, op, value })
 }
 
-fn parse_expression(expr: &str) -> Result<(Metric, CmpOp, f64), String> {
+fn parse_expression(expr: &str) -> Result<(Metric, CmpOp, f64), ThresholdError> {
     let expr = expr.trim();
-    let at = expr.find(['<', '>', '=']).ok_or("expected METRIC < VALUE (or <=, >, >=, ==), e.g. `p95 < 300ms`")?;
+    let at = expr.find(['<', '>', '=']).ok_or(ThresholdError::NoOperator)?;
     let name = expr[..at].trim();
     let rest = &expr[at..];
     let (op, rest) = [("<=", CmpOp::Le), (">=", CmpOp::Ge), ("==", CmpOp::Eq), ("<", CmpOp::Lt), (">", CmpOp::Gt)]
         .iter()
         .find_map(|(t, op)| rest.strip_prefix(t).map(|r| (*op, r)))
-        .ok_or("expected one of <, <=, >, >=, ==")?;
+        .ok_or(ThresholdError::UnknownOperator)?;
     let metric = Metric::parse(name).ok_or_else(|| {
         let known: Vec<&str> = crate::metric::METRICS.iter().map(|(_, n)| n[0]).collect();
-        format!("unknown metric `{name}`; known: {}", known.join(", "))
+        ThresholdError::UnknownMetric { name: name.to_string(), known: known.join(", ") }
     })?;
     let value = parse_value(metric, rest.trim())?;
     Ok((metric, op, value))
 }
 
-fn parse_value(metric: Metric, v: &str) -> Result<f64, String> {
+fn parse_value(metric: Metric, v: &str) -> Result<f64, ThresholdError> {
     let split =
         v.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e')).unwrap_or(v.len());
     let (number, unit) = (&v[..split], v[split..].trim());
-    let n: f64 = number.parse().map_err(|_| format!("`{v}` is not a number"))?;
+    let n: f64 = number.parse().map_err(|_| ThresholdError::NotANumber(v.to_string()))?;
     if !n.is_finite() {
-        return Err(format!("`{v}` is not a finite number"));
+        return Err(ThresholdError::NotFinite(v.to_string()));
     }
     let scale = match (metric, unit) {
         (_, "") => 1.0,
@@ -98,7 +122,7 @@ fn parse_value(metric: Metric, v: &str) -> Result<f64, String> {
                 Metric::ReceivedKbps | Metric::SentKbps => "KB/s",
                 _ => "no unit",
             };
-            return Err(format!("unit `{u}` does not fit {}; use {want}", m.name()));
+            return Err(ThresholdError::Unit { unit: u.to_string(), metric: m.name(), want });
         }
     };
     Ok(n * scale)
@@ -152,9 +176,21 @@ mod tests {
             (": p95 < 3", "label before `:` is empty"),
             ("p95 =< 3", "expected one of"),
         ] {
-            let e = parse(text).unwrap_err();
+            let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(says), "{text}: {e}");
         }
+    }
+
+    /// The typed errors read as the text they replaced, word for word.
+    #[test]
+    fn error_texts() {
+        let text = |t: &str| parse(t).unwrap_err().to_string();
+        assert_eq!(text(" p95 < fast "), "`p95 < fast`: `fast` is not a number");
+        assert_eq!(text(": p95 < 3"), "`: p95 < 3`: the label before `:` is empty");
+        assert_eq!(
+            text("error_pct < 1ms"),
+            "`error_pct < 1ms`: unit `ms` does not fit error_pct; use % (a percentage: `error_pct < 0.1` means below 0.1%)"
+        );
     }
 
     #[test]

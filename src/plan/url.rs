@@ -74,12 +74,12 @@ pub(crate) fn compile_url(
     let kept = sym.secrets.clone();
     // A host taken from a data file or a response (JMeter allows it): the origin is rendered
     // for each request instead.
-    let probe = template::compile(prefix, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+    let probe = template::compile(prefix, sym, el).map_err(|m| (ErrorKind::Template, m.to_string()))?;
     sym.secrets = kept.clone();
     if !prefix.is_empty() && probe.is_dynamic(&sym.vars) {
         let tls = prefix.trim_start().to_ascii_lowercase().starts_with("https");
         let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
-        let path = template::compile(&rest, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+        let path = template::compile(&rest, sym, el).map_err(|m| (ErrorKind::Template, m.to_string()))?;
         let placeholder = Target { tls, host: String::new(), port: 0 };
         return Ok((placeholder, path, Some(probe)));
     }
@@ -96,7 +96,7 @@ pub(crate) fn compile_url(
         let rest = if rest.starts_with('/') || rest.starts_with('?') { rest.to_string() } else { format!("/{rest}") };
         format!("{}{rest}", base_path.trim_end_matches('/'))
     };
-    let path = template::compile(&path, sym, el).map_err(|m| (ErrorKind::Template, m))?;
+    let path = template::compile(&path, sym, el).map_err(|m| (ErrorKind::Template, m.to_string()))?;
     Ok((target, path, None))
 }
 

@@ -355,49 +355,44 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     /// Reads HdrHistogram's V2 encoding, deflated or not, of a histogram with this layout (1 µs
     /// to 1 h at `SIGFIG` digits: what every stampede version writes). Sizes are checked against
     /// the bytes given, never trusted.
-    pub fn decode_v2(bytes: &[u8]) -> Result<Self, String> {
+    pub fn decode_v2(bytes: &[u8]) -> Result<Self, DecodeError> {
         let cookie = be_u32(bytes, 0)?;
         let inflated;
         let v2 = match cookie {
             V2_COOKIE => bytes,
             V2_COMPRESSED_COOKIE => {
                 let len = be_u32(bytes, 4)? as usize;
-                let body = bytes.get(8..8 + len).ok_or("the compressed length is past the end of the data")?;
+                let body = bytes.get(8..8 + len).ok_or(DecodeError::CompressedPastEnd)?;
                 // The longest legal encoding: a header and 9 bytes per count.
                 let limit = (V2_HEADER_SIZE + 9 * Self::LAYOUT.len) as u64;
                 let mut buf = Vec::new();
                 flate2::read::ZlibDecoder::new(body)
                     .take(limit + 1)
                     .read_to_end(&mut buf)
-                    .map_err(|e| format!("cannot inflate: {e}"))?;
+                    .map_err(|e| DecodeError::Inflate(e.to_string()))?;
                 if buf.len() as u64 > limit {
-                    return Err("the inflated histogram is larger than any histogram of its range".into());
+                    return Err(DecodeError::InflatedTooLarge);
                 }
                 inflated = buf;
                 &inflated[..]
             }
-            _ => return Err("not an HdrHistogram V2 encoding".into()),
+            _ => return Err(DecodeError::NotV2),
         };
         if be_u32(v2, 0)? != V2_COOKIE {
-            return Err("not an HdrHistogram V2 encoding".into());
+            return Err(DecodeError::NotV2);
         }
         let payload_len = be_u32(v2, 4)? as usize;
         let (offset, digits) = (be_u32(v2, 8)?, be_u32(v2, 12)?);
         let (low, high) = (be_u64(v2, 16)?, be_u64(v2, 24)?);
         let ratio = f64::from_bits(be_u64(v2, 32)?);
         if offset != 0 || ratio != 1.0 || digits != u32::from(SIGFIG) || low != 1 || high != HISTOGRAM_MAX_US {
-            return Err(format!(
-                "a histogram of {low}..{high} µs at {digits} digits (offset {offset}, ratio {ratio}); \
-                 expected 1..{HISTOGRAM_MAX_US} µs at {SIGFIG} digits"
-            ));
+            return Err(DecodeError::Layout { low, high, digits, offset, ratio, expected: SIGFIG });
         }
-        let payload = v2
-            .get(V2_HEADER_SIZE..V2_HEADER_SIZE + payload_len)
-            .ok_or("the payload length is past the end of the data")?;
+        let payload = v2.get(V2_HEADER_SIZE..V2_HEADER_SIZE + payload_len).ok_or(DecodeError::PayloadPastEnd)?;
         let mut h = Self::default();
         let (mut at, mut index) = (0usize, 0usize);
         while at < payload.len() {
-            let (zz, used) = read_varint(&payload[at..]).ok_or("a count is cut short")?;
+            let (zz, used) = read_varint(&payload[at..]).ok_or(DecodeError::CountCutShort)?;
             at += used;
             let n = un_zig_zag(zz);
             if n < 0 {
@@ -406,7 +401,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
             }
             if n > 0 {
                 if index >= Self::LAYOUT.len {
-                    return Err("more counts than the histogram's range holds".into());
+                    return Err(DecodeError::TooManyCounts);
                 }
                 h.add_at(index, n as u64);
             }
@@ -414,6 +409,33 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
         }
         Ok(h)
     }
+}
+
+/// Why bytes are not a histogram [`Histogram::decode_v2`] can read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("not an HdrHistogram V2 encoding")]
+    NotV2,
+    #[error("the histogram's header is cut short")]
+    HeaderCutShort,
+    #[error("the compressed length is past the end of the data")]
+    CompressedPastEnd,
+    #[error("cannot inflate: {0}")]
+    Inflate(String),
+    #[error("the inflated histogram is larger than any histogram of its range")]
+    InflatedTooLarge,
+    /// A histogram of another range or precision than stampede's.
+    #[error(
+        "a histogram of {low}..{high} µs at {digits} digits (offset {offset}, ratio {ratio}); \
+         expected 1..{HISTOGRAM_MAX_US} µs at {expected} digits"
+    )]
+    Layout { low: u64, high: u64, digits: u32, offset: u32, ratio: f64, expected: u8 },
+    #[error("the payload length is past the end of the data")]
+    PayloadPastEnd,
+    #[error("a count is cut short")]
+    CountCutShort,
+    #[error("more counts than the histogram's range holds")]
+    TooManyCounts,
 }
 
 /// Merges sorted `o` into sorted `s` in place, adding the counts of equal indexes. Works from
@@ -447,13 +469,13 @@ fn merge_sorted(s: &mut Vec<u64>, o: &[u64]) {
     }
 }
 
-fn be_u32(b: &[u8], at: usize) -> Result<u32, String> {
-    let bytes = b.get(at..at + 4).ok_or("the histogram's header is cut short")?;
+fn be_u32(b: &[u8], at: usize) -> Result<u32, DecodeError> {
+    let bytes = b.get(at..at + 4).ok_or(DecodeError::HeaderCutShort)?;
     Ok(u32::from_be_bytes(bytes.try_into().expect("4 bytes")))
 }
 
-fn be_u64(b: &[u8], at: usize) -> Result<u64, String> {
-    let bytes = b.get(at..at + 8).ok_or("the histogram's header is cut short")?;
+fn be_u64(b: &[u8], at: usize) -> Result<u64, DecodeError> {
+    let bytes = b.get(at..at + 8).ok_or(DecodeError::HeaderCutShort)?;
     Ok(u64::from_be_bytes(bytes.try_into().expect("8 bytes")))
 }
 
@@ -688,10 +710,10 @@ mod tests {
         let mut plain = Vec::new();
         V2Serializer::new().serialize(&hdr(3), &mut plain).unwrap();
         plain[4..8].copy_from_slice(&0x7fff_ffffu32.to_be_bytes());
-        assert!(Histogram::<3>::decode_v2(&plain).unwrap_err().contains("past the end"));
+        assert!(Histogram::<3>::decode_v2(&plain).unwrap_err().to_string().contains("past the end"));
         // Another layout.
         let mut other = Vec::new();
         V2DeflateSerializer::new().serialize(&hdr(2), &mut other).unwrap();
-        assert!(Histogram::<3>::decode_v2(&other).unwrap_err().contains("2 digits"));
+        assert!(Histogram::<3>::decode_v2(&other).unwrap_err().to_string().contains("2 digits"));
     }
 }

@@ -269,7 +269,7 @@ pub enum HistogramError {
     #[error("{0}")]
     Base64(#[from] base64::DecodeError),
     #[error("{0}")]
-    Layout(String),
+    Layout(crate::record::histogram::DecodeError),
 }
 
 #[cfg(test)]

@@ -204,12 +204,17 @@ fn template_groups(t: &str) -> Vec<usize> {
     out
 }
 
-pub(super) fn check_var_name(name: &str) -> Result<(), String> {
+/// A name a variable cannot have.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("`{0}` is not a variable name (letters, digits, `_`, `.`, `-`; not starting with a digit)")]
+pub(super) struct BadVarName(String);
+
+pub(super) fn check_var_name(name: &str) -> Result<(), BadVarName> {
     let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
     if ok {
         Ok(())
     } else {
-        Err(format!("`{name}` is not a variable name (letters, digits, `_`, `.`, `-`; not starting with a digit)"))
+        Err(BadVarName(name.to_string()))
     }
 }

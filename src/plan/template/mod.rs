@@ -1,0 +1,421 @@
+//! `${...}` templates, compiled once when the plan is loaded into [`Template`]s: literal text,
+//! per-user variables ([`VarId`]) and run-time functions (`__UUID`, `__time`, `__counter`,
+//! `__threadNum`, `__Random`, `__RandomString`). Properties (`${__P(name,default)}`) and
+//! environment variables (`${__env(NAME,default)}`) are fixed at load time and become literal
+//! text. Rendering a template appends to the caller's buffer: it allocates at most its output.
+//!
+//! Here: the variables, symbols, scopes and rendering; `compile` turns `${...}` text into
+//! segments; `functions` holds the JMeter functions, compiled and called.
+
+mod compile;
+mod functions;
+
+pub use compile::{compile, expand};
+use functions::Func;
+use rand::rngs::SmallRng;
+use serde::{Serialize, Serializer};
+use std::collections::HashMap;
+
+/// Why a template cannot be compiled or expanded; the message names the reference.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("unterminated `${{` in {0:?}")]
+    Unterminated(String),
+    /// `${__f(...` without its `)`: the reference's text.
+    #[error("function `${{{0}}}` is missing its closing `)`")]
+    UnclosedCall(String),
+    #[error("`${{{0}}}` is not a variable name")]
+    NotAVariableName(String),
+    /// A variable with no value while the plan loads (the message names it, with a suggestion).
+    #[error("{0}")]
+    NotKnownAtLoad(String),
+    /// A function call that failed: the call's text and why.
+    #[error("in `${{{call}}}`: {error}")]
+    InFunction { call: String, error: Box<TemplateError> },
+    /// An unknown function, with the closest known name or the list of them.
+    #[error("{0}")]
+    UnknownFunction(String),
+    /// A function's argument that cannot be used (the message says which and why).
+    #[error("{0}")]
+    Argument(String),
+    #[error(transparent)]
+    DateFormat(#[from] super::javatime::PatternError),
+}
+
+/// A per-user variable: an index into a user's values, fixed at load time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct VarId(pub u32);
+
+impl VarId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Every variable a plan names, with its initial value (from the plan's `variables`) and
+/// whether something assigns it while running (a data file, an extractor, a `set` step).
+#[derive(Debug, Clone, Default)]
+pub struct VarTable {
+    names: Vec<String>,
+    index: HashMap<String, VarId>,
+    initial: Vec<Option<String>>,
+    assigned: Vec<bool>,
+    /// The first element that used each variable, for the error when nothing defines it.
+    used_at: Vec<Option<String>>,
+}
+
+impl VarTable {
+    fn intern(&mut self, name: &str) -> VarId {
+        if let Some(id) = self.index.get(name) {
+            return *id;
+        }
+        let id = VarId(self.names.len() as u32);
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), id);
+        self.initial.push(None);
+        self.assigned.push(false);
+        self.used_at.push(None);
+        id
+    }
+
+    /// Gives a variable its initial value (a plan variable).
+    pub fn define(&mut self, name: &str, value: String) -> VarId {
+        let id = self.intern(name);
+        self.initial[id.index()] = Some(value);
+        id
+    }
+
+    /// Declares that something sets this variable while the test runs.
+    pub fn assign(&mut self, name: &str) -> VarId {
+        let id = self.intern(name);
+        self.assigned[id.index()] = true;
+        id
+    }
+
+    fn use_var(&mut self, name: &str, element: &str) -> VarId {
+        let id = self.intern(name);
+        let at = &mut self.used_at[id.index()];
+        if at.is_none() {
+            *at = Some(element.to_string());
+        }
+        id
+    }
+
+    pub fn get(&self, name: &str) -> Option<VarId> {
+        self.index.get(name).copied()
+    }
+
+    pub fn name(&self, id: VarId) -> &str {
+        &self.names[id.index()]
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Whether the template reads a variable that something assigns while running.
+    pub fn any_assigned(&self, t: &Template) -> bool {
+        t.vars().iter().any(|id| self.is_assigned(*id))
+    }
+
+    pub fn is_assigned(&self, id: VarId) -> bool {
+        self.assigned[id.index()]
+    }
+
+    pub fn initial(&self, id: VarId) -> Option<&str> {
+        self.initial[id.index()].as_deref()
+    }
+
+    /// Each user's variables when it starts.
+    pub fn initial_values(&self) -> Vec<String> {
+        self.initial.iter().map(|v| v.clone().unwrap_or_default()).collect()
+    }
+
+    /// The first variable used but never defined nor assigned: `(element, message)`.
+    pub fn undefined(&self) -> Option<(String, String)> {
+        (0..self.names.len()).find(|&i| self.initial[i].is_none() && !self.assigned[i] && self.used_at[i].is_some()).map(|i| {
+            let name = &self.names[i];
+            let mut msg = format!("unknown variable `${{{name}}}`: no plan variable, data file column, extractor or `set` step defines it");
+            let known = (0..self.names.len()).filter(|&j| self.initial[j].is_some() || self.assigned[j]);
+            if let Some(s) = super::error::closest(name, known.map(|j| self.names[j].as_str())) {
+                msg.push_str(&format!("; did you mean `${{{s}}}`?"));
+            }
+            (self.used_at[i].clone().unwrap_or_default(), msg)
+        })
+    }
+}
+
+/// What templates may refer to while a plan loads, and what they allocate (variables, counters).
+#[derive(Debug, Default)]
+pub struct Symbols {
+    pub vars: VarTable,
+    /// `-J name=value` properties.
+    pub properties: HashMap<String, String>,
+    /// Environment variables; `None` means "read the process environment".
+    pub env: Option<HashMap<String, String>>,
+    /// Counters shared by all users (`__counter(FALSE)`), one per occurrence, as JMeter.
+    pub global_counters: u32,
+    /// Counters each user keeps (`__counter(TRUE)`), one per occurrence.
+    pub user_counters: u32,
+    /// Every value `${__env(...)}` read: secrets whatever their name (see [`crate::redact`]).
+    pub secrets: crate::redact::Secrets,
+}
+
+impl Symbols {
+    fn env_var(&self, name: &str) -> Option<String> {
+        match &self.env {
+            Some(map) => map.get(name).cloned(),
+            None => std::env::var(name).ok(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Seg {
+    Lit(String),
+    Var(VarId),
+    Func(Box<Func>),
+}
+
+/// A compiled template. Serialises as its source text: a value that came from a property or
+/// the environment (often a secret) never reaches the run directory that way; where the value
+/// does end up (a folded URL in a results file), [`Symbols::secrets`] masks it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Template {
+    src: String,
+    segs: Vec<Seg>,
+}
+
+impl Serialize for Template {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.src)
+    }
+}
+
+/// What rendering a template needs of whoever renders it: variables, counters, a number and
+/// random numbers. The engine's per-user state implements it (plan owns no run-time state);
+/// rendering is generic over it, so the engine's path has no indirection.
+pub trait Scope {
+    /// A variable's current value.
+    fn var(&self, id: VarId) -> &str;
+    /// Sets a variable (a function's result stored in it).
+    fn set_var(&mut self, id: VarId, value: &str);
+    /// Counts one more on a `__counter` (per user, or shared by all users) and returns the count.
+    fn count(&mut self, per_user: bool, slot: u32) -> u64;
+    /// The 1-based number of the user (`__threadNum`).
+    fn thread_num(&self) -> u64;
+    fn rng(&mut self) -> &mut SmallRng;
+}
+
+/// The scope of a template rendered while the plan loads: the variables' initial values, as
+/// user 1 with counters of its own.
+#[derive(Debug)]
+pub struct LoadScope {
+    values: Vec<String>,
+    counters: Vec<u64>,
+    shared: Vec<u64>,
+    rng: SmallRng,
+}
+
+impl LoadScope {
+    pub fn new(sym: &Symbols) -> LoadScope {
+        use rand::SeedableRng;
+        LoadScope {
+            values: sym.vars.initial_values(),
+            counters: vec![0; sym.user_counters as usize],
+            shared: vec![0; sym.global_counters as usize],
+            rng: SmallRng::from_os_rng(),
+        }
+    }
+}
+
+impl Scope for LoadScope {
+    fn var(&self, id: VarId) -> &str {
+        &self.values[id.index()]
+    }
+
+    fn set_var(&mut self, id: VarId, value: &str) {
+        let v = &mut self.values[id.index()];
+        v.clear();
+        v.push_str(value);
+    }
+
+    fn count(&mut self, per_user: bool, slot: u32) -> u64 {
+        let c = if per_user { &mut self.counters[slot as usize] } else { &mut self.shared[slot as usize] };
+        *c += 1;
+        *c
+    }
+
+    fn thread_num(&self) -> u64 {
+        1
+    }
+
+    fn rng(&mut self) -> &mut SmallRng {
+        &mut self.rng
+    }
+}
+
+impl Template {
+    /// A template that is only this text.
+    pub fn literal(text: impl Into<String>) -> Template {
+        let text = text.into();
+        let segs = if text.is_empty() { vec![] } else { vec![Seg::Lit(text.clone())] };
+        Template { src: text, segs }
+    }
+
+    pub fn source(&self) -> &str {
+        &self.src
+    }
+
+    /// The text, when nothing in it changes while the test runs.
+    pub fn as_const(&self) -> Option<&str> {
+        match self.segs.as_slice() {
+            [] => Some(""),
+            [Seg::Lit(s)] => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_const(&self) -> bool {
+        self.as_const().is_some()
+    }
+
+    /// Whether the text can change while the test runs, as far as `vars` knows now: it calls a
+    /// run-time function, or reads a variable that something assigns or that has no value yet.
+    pub fn is_dynamic(&self, vars: &VarTable) -> bool {
+        self.segs.iter().any(|s| match s {
+            Seg::Lit(_) => false,
+            Seg::Var(id) => vars.is_assigned(*id) || vars.initial(*id).is_none(),
+            Seg::Func(_) => true,
+        })
+    }
+
+    /// Appends the current text to `out`.
+    pub fn render<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
+        for seg in &self.segs {
+            match seg {
+                Seg::Lit(s) => out.push_str(s),
+                Seg::Var(id) => out.push_str(u.var(*id)),
+                Seg::Func(f) => {
+                    let from = out.len();
+                    f.call(u, out);
+                    if let Some(v) = f.store {
+                        u.set_var(v, &out[from..]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The current text in a new string.
+    pub fn render_string<S: Scope + ?Sized>(&self, u: &mut S) -> String {
+        if let Some(s) = self.as_const() {
+            return s.to_string();
+        }
+        let mut out = String::new();
+        self.render(u, &mut out);
+        out
+    }
+
+    /// Replaces variables that nothing assigns while running by their initial value, so a
+    /// template that only uses plan variables becomes constant text.
+    pub fn fold(&mut self, vars: &VarTable) {
+        let mut out: Vec<Seg> = Vec::with_capacity(self.segs.len());
+        for seg in self.segs.drain(..) {
+            let seg = match seg {
+                Seg::Var(id) if !vars.is_assigned(id) => Seg::Lit(vars.initial(id).unwrap_or_default().to_string()),
+                Seg::Func(mut f) => {
+                    f.fold(vars);
+                    Seg::Func(f)
+                }
+                s => s,
+            };
+            match (out.last_mut(), seg) {
+                (_, Seg::Lit(s)) if s.is_empty() => {}
+                (Some(Seg::Lit(prev)), Seg::Lit(s)) => prev.push_str(&s),
+                (_, s) => out.push(s),
+            }
+        }
+        self.segs = out;
+    }
+
+    /// Every variable this template reads.
+    pub fn vars(&self) -> Vec<VarId> {
+        let mut out = Vec::new();
+        for s in &self.segs {
+            match s {
+                Seg::Var(id) => out.push(*id),
+                Seg::Func(f) => f.vars(&mut out),
+                Seg::Lit(_) => {}
+            }
+        }
+        out
+    }
+}
+
+/// The most characters `__RandomString` makes (1 MiB of ASCII): a longer length given in the
+/// plan is an error when it loads; one that comes from a variable at run time is capped to it.
+pub const MAX_RANDOM_STRING: usize = 1 << 20;
+
+/// The machine's UTC offset, read once (later reads can fail once threads run).
+pub fn local_offset() -> time::UtcOffset {
+    static OFFSET: std::sync::OnceLock<time::UtcOffset> = std::sync::OnceLock::new();
+    *OFFSET.get_or_init(|| time::UtcOffset::current_local_offset().unwrap_or(time::UtcOffset::UTC))
+}
+
+impl VarTable {
+    fn defined_names(&self) -> impl Iterator<Item = &str> {
+        (0..self.names.len()).filter(|&i| self.initial[i].is_some()).map(|i| self.names[i].as_str())
+    }
+
+    /// Drops the "used at" mark of a name only a failed load-time expansion used, so it does not
+    /// also surface as an undefined run-time variable.
+    fn forget_unused(&mut self, id: VarId) {
+        if self.used_at[id.index()].as_deref() == Some("") {
+            self.used_at[id.index()] = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn symbols() -> Symbols {
+        let mut s = Symbols { env: Some(HashMap::new()), ..Default::default() };
+        s.vars.define("host", "127.0.0.1".into());
+        s.vars.define("port", "8080".into());
+        s.properties.insert("threads".into(), "50".into());
+        s.env.as_mut().unwrap().insert("TOKEN_FILE".into(), "/tmp/t".into());
+        s
+    }
+
+    pub(super) fn user(sym: &Symbols) -> LoadScope {
+        LoadScope::new(sym)
+    }
+
+    #[test]
+    fn run_time_variables_and_folding() {
+        let mut s = symbols();
+        let mut t = compile("/api/${host}/${id}?t=${token}", &mut s, "req").unwrap();
+        assert_eq!(s.vars.undefined().map(|(el, _)| el), Some("req".to_string()));
+        let id = s.vars.assign("id");
+        let tok = s.vars.assign("token");
+        assert!(s.vars.undefined().is_none());
+        t.fold(&s.vars);
+        assert!(!t.is_const());
+        let mut u = user(&s);
+        u.set_var(id, "do_1");
+        u.set_var(tok, "abc");
+        let mut out = String::from(">");
+        t.render(&mut u, &mut out);
+        assert_eq!(out, ">/api/127.0.0.1/do_1?t=abc");
+        let mut c = compile("http://${host}:${port}", &mut s, "x").unwrap();
+        c.fold(&s.vars);
+        assert_eq!(c.as_const(), Some("http://127.0.0.1:8080"));
+    }
+}
