@@ -1,0 +1,152 @@
+//! The one-way dependency rule of `lib.rs`, checked on the source: each top-level module may
+//! name only the modules its row below allows. A new `use crate::…` that points the wrong way
+//! (storage importing a report, the engine importing the CLI) fails this test, so the rule
+//! stays true as the code grows instead of only being written down.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Leaves: modules that depend on nothing of ours, which every module may use.
+const LEAVES: &[&str] = &["metric", "redact", "http1"];
+
+/// Module → the modules of ours it may name besides the leaves (`*`: all). A module without a
+/// row fails the test, so a new top-level module must take its place in the rule.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("cli", &["*"]),
+    ("error", &["*"]),
+    ("run", &["engine", "plan", "record", "rundir"]),
+    ("engine", &["plan", "record"]),
+    ("plan", &[]),
+    // `record` names `plan::LabelId`, a plain dense index fixed at load time, and nothing else.
+    ("record", &["plan::LabelId"]),
+    ("rundir", &["record", "plan::LabelId"]),
+    ("report", &["rundir", "record", "plan::LabelId"]),
+    // The progress line is one of the run's outputs.
+    ("progress", &["record", "run"]),
+    ("mock", &[]),
+    ("metric", &[]),
+    ("redact", &[]),
+    ("http1", &[]),
+];
+
+/// The crate-level paths a source text names: `crate::a::b`, and each `a::b` of
+/// `crate::{a::b, c}` (one level of braces is all the code uses).
+fn named_paths(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = src;
+    while let Some(at) = rest.find("crate::") {
+        // `other_crate::x` is not ours: the match must not continue an identifier.
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(inner) = rest.strip_prefix('{') {
+            let end = inner.find('}').unwrap_or(inner.len());
+            out.extend(inner[..end].split(',').map(|p| path_prefix(p.trim())).filter(|p| !p.is_empty()));
+        } else {
+            out.push(path_prefix(rest));
+        }
+    }
+    out
+}
+
+/// The leading `a::B` of a path (the module and the next name), enough to tell a module from
+/// the one item a row may allow.
+fn path_prefix(s: &str) -> String {
+    let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(s.len());
+    let path = s[..end].trim_end_matches(':');
+    let mut parts = path.split("::");
+    match (parts.next(), parts.next()) {
+        (Some(a), Some(b)) => format!("{a}::{b}"),
+        (Some(a), None) => a.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The lines of a source file that are code outside its test module: no comments, nothing
+/// from a `#[cfg(test)] mod …` on (a `#[cfg(test)]` on anything else hides nothing).
+fn code_of(text: &str) -> String {
+    let mut out = String::new();
+    let mut cfg_test = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.is_empty() || t.starts_with("//") {
+            continue;
+        }
+        if cfg_test && (t.starts_with("mod ") || t.starts_with("pub(crate) mod ")) {
+            break;
+        }
+        cfg_test = t.starts_with("#[cfg(test)]");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn modules_depend_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut broken = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let module = first.trim_end_matches(".rs");
+        if matches!(module, "lib" | "main" | "layering") {
+            continue;
+        }
+        let allowed = ALLOWED
+            .iter()
+            .find(|(m, _)| *m == module)
+            .unwrap_or_else(|| panic!("src/{}: module `{module}` has no row in ALLOWED", rel.display()))
+            .1;
+        seen.insert(module.to_string());
+        // Tests may use anything (the mock is their witness server); doc links are not imports.
+        if rel.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = code_of(&text);
+        for path in named_paths(&code) {
+            let target = path.split("::").next().unwrap_or_default();
+            if target == module || allowed.contains(&"*") || (LEAVES.contains(&target) && !LEAVES.contains(&module)) {
+                continue;
+            }
+            if !(allowed.contains(&target) || allowed.contains(&path.as_str())) {
+                broken.insert(format!("src/{}: `{module}` names `crate::{path}`", rel.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "imports against the dependency rule:\n{}",
+        broken.into_iter().collect::<Vec<_>>().join("\n")
+    );
+    assert!(seen.len() > 5, "the test found no modules under {}", src.display());
+}
+
+#[test]
+fn test_modules_and_comments_are_not_code() {
+    let src = "use crate::plan;\n/// [`crate::report`]\n#[cfg(test)]\nmod tests { use crate::mock; }";
+    assert_eq!(named_paths(&code_of(src)), vec!["plan"]);
+}
+
+#[test]
+fn finds_the_paths_a_use_names() {
+    let src = "use crate::{plan::Plan, record};\nlet x = crate::rundir::open(p);\nuse other_crate::engine;";
+    assert_eq!(named_paths(src), vec!["plan::Plan", "record", "rundir::open"]);
+}
