@@ -4,11 +4,11 @@
 
 /// The chunked framing is malformed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BadChunk;
+pub(crate) struct BadChunk;
 
 /// Incremental parser of chunked transfer coding; it only finds where the body ends.
 #[derive(Debug, Default)]
-pub struct Chunked {
+pub(crate) struct Chunked {
     state: ChunkState,
     size: u64,
     /// Hex digits seen in the current size line (an empty size is malformed, not a last chunk).
@@ -35,18 +35,18 @@ enum ChunkState {
 
 impl Chunked {
     /// True once the final chunk and the trailers have been seen.
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.state == ChunkState::Done
     }
 
     /// Feeds body bytes; returns how many belong to the body (fewer than given only when the
     /// body ends inside `data`: the rest belongs to whatever follows on the connection).
-    pub fn feed(&mut self, data: &[u8]) -> Result<usize, BadChunk> {
+    pub(crate) fn feed(&mut self, data: &[u8]) -> Result<usize, BadChunk> {
         self.feed_with(data, |_| {})
     }
 
     /// As [`Chunked::feed`], also passing each piece of body data to `on_data`.
-    pub fn feed_with(&mut self, mut data: &[u8], mut on_data: impl FnMut(&[u8])) -> Result<usize, BadChunk> {
+    pub(crate) fn feed_with(&mut self, mut data: &[u8], mut on_data: impl FnMut(&[u8])) -> Result<usize, BadChunk> {
         use ChunkState::*;
         let given = data.len();
         while !data.is_empty() && self.state != Done {
@@ -124,7 +124,7 @@ impl Chunked {
 
 /// The reason phrase of a status code (RFC 9110's), for the codes a test server answers with
 /// and a results file shows; "Status" for the others.
-pub fn reason(status: u16) -> &'static str {
+pub(crate) fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         201 => "Created",

@@ -1,3 +1,4 @@
+#![warn(unreachable_pub)]
 //! stampede: a load-testing and API-benchmarking tool with JMeter-grade numbers.
 //!
 //! # The map
@@ -44,7 +45,7 @@
 //!   with charts, comparisons).
 //! - [`progress`]: the live progress line, an output of the run.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
-//!   name), [`redact`] (the one rule for secrets), [`http1`] (HTTP/1 framing and reason phrases).
+//!   name), [`redact`] (the one rule for secrets), `http1` (HTTP/1 framing and reason phrases).
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
 //! - [`cli`]: argument parsing, printing and exit codes; the only module that touches the
 //!   process. [`error`]: the top-level error and the exit codes.
@@ -60,7 +61,7 @@
 pub mod cli;
 pub mod engine;
 pub mod error;
-pub mod http1;
+mod http1;
 pub mod metric;
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub struct CheckArgs {
     pub plan_args: PlanArgs,
 }
 
-pub fn execute(a: CheckArgs) -> Result<u8, Error> {
+pub(super) fn execute(a: CheckArgs) -> Result<u8, Error> {
     let mut opts = a.plan_args.load_options()?;
     // A plan whose data files live on another machine can still be checked.
     opts.lenient_files = true;
@@ -77,7 +77,7 @@ fn elements_table(elements: &[ElementReport]) -> String {
 
 /// A warning for each scenario left with nothing to send (every sampler disabled or
 /// skipped): its users end at once, as JMeter ends a thread without samplers.
-pub fn idle_warnings(p: &Plan) -> Vec<String> {
+pub(super) fn idle_warnings(p: &Plan) -> Vec<String> {
     p.scenarios
         .iter()
         .filter(|s| Program::compile(&s.flow).idle)
@@ -88,7 +88,7 @@ pub fn idle_warnings(p: &Plan) -> Vec<String> {
 }
 
 /// What the plan will do: scenarios, workloads, requests per label, data files, checks.
-pub fn describe(p: &Plan) -> String {
+pub(super) fn describe(p: &Plan) -> String {
     let mut out = format!("Plan: {}\n", p.name);
     for w in idle_warnings(p) {
         let _ = writeln!(out, "{w}");

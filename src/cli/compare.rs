@@ -42,7 +42,7 @@ pub struct CompareArgs {
     pub output: Option<PathBuf>,
 }
 
-pub fn execute(a: CompareArgs) -> Result<u8, Error> {
+pub(super) fn execute(a: CompareArgs) -> Result<u8, Error> {
     let names: Vec<String> = match &a.names {
         Some(n) => {
             let names: Vec<String> = n.split(',').map(|s| s.trim().to_string()).collect();

@@ -36,7 +36,7 @@ pub struct DemoArgs {
     pub quiet: bool,
 }
 
-pub async fn execute(a: DemoArgs) -> Result<u8, Error> {
+pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
     let config = ConfigDoc::parse(MOCK)?;
     let loopback = |source| Error::Io { what: "cannot listen on loopback".into(), source };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(loopback)?;

@@ -33,7 +33,7 @@ pub struct MockArgs {
     pub config: Option<PathBuf>,
 }
 
-pub fn config_from(a: &MockArgs) -> Result<Config, Error> {
+pub(super) fn config_from(a: &MockArgs) -> Result<Config, Error> {
     let mut config = match &a.config {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
@@ -72,7 +72,7 @@ pub fn config_from(a: &MockArgs) -> Result<Config, Error> {
     Ok(config)
 }
 
-pub async fn execute(a: MockArgs) -> Result<u8, Error> {
+pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
     let config = config_from(&a)?;
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await

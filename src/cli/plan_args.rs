@@ -40,7 +40,7 @@ impl PlanArgs {
 /// Reads a Java properties file: `key=value`, `key: value` or `key value` lines, `#` and `!`
 /// comments, a trailing `\` continuing a line, and the usual escapes. Hand-written: JMeter's
 /// property files need only this much, and no crate is worth a dependency for it.
-pub fn parse_properties(text: &str) -> Vec<(String, String)> {
+pub(super) fn parse_properties(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut logical = String::new();
     for line in text.lines() {

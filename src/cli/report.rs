@@ -44,7 +44,7 @@ pub struct ReportArgs {
 
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad
 /// plan is, while a run directory that cannot be read is a runtime failure.
-pub fn load(path: &Path) -> Result<RunData, Error> {
+pub(super) fn load(path: &Path) -> Result<RunData, Error> {
     report::load(path).map_err(|e| match report::source_kind(path) {
         SourceKind::ResultsFile => Error::Usage(e.to_string()),
         SourceKind::RunDir => Error::from(e),
@@ -52,7 +52,7 @@ pub fn load(path: &Path) -> Result<RunData, Error> {
 }
 
 /// Reads several run directories, or several results files, as one run.
-pub fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
+pub(super) fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
     if let [one] = paths {
         return load(one);
     }
@@ -68,7 +68,7 @@ pub fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
     }
 }
 
-pub fn execute(a: ReportArgs) -> Result<u8, Error> {
+pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     let mut run = load_all(&a.runs)?;
     let source = a.runs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     if run.summary.labels.iter().any(|l| l.label == crate::record::OVERFLOW_LABEL) {
@@ -112,7 +112,7 @@ pub fn execute(a: ReportArgs) -> Result<u8, Error> {
 }
 
 /// Writes a report to a file, or to standard output.
-pub fn write(output: Option<&Path>, text: &str) -> Result<(), Error> {
+pub(super) fn write(output: Option<&Path>, text: &str) -> Result<(), Error> {
     match output {
         Some(path) => std::fs::write(path, text.as_bytes())
             .map_err(|source| Error::from(rundir::Error::Io { path: path.to_path_buf(), source })),

@@ -162,7 +162,7 @@ fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::
     crate::plan::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
 }
 
-pub async fn execute(a: RunArgs) -> Result<u8, Error> {
+pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     let mut plan = a.load_plan()?;
     for t in &a.thresholds {
         if let Some(l) = t.label.as_ref().filter(|l| !plan.labels.contains(l)) {
@@ -184,7 +184,7 @@ pub async fn execute(a: RunArgs) -> Result<u8, Error> {
 }
 
 /// Where `--out DIR` (or its absence) and `--replace` put the run directory.
-pub fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
+pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
     match out {
         Some(dir) => Place::Exact { dir, replace },
         None => {
@@ -198,7 +198,12 @@ pub fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
 /// Runs a loaded plan end to end with the run directory, the progress line and the plan's
 /// results files as outputs, and prints the results; shared by `run` and `demo`. Returns the
 /// exit code and the run directory it wrote.
-pub async fn run_plan(plan: Plan, out: &Place, quiet: bool, command_line: Vec<String>) -> Result<(u8, PathBuf), Error> {
+pub(super) async fn run_plan(
+    plan: Plan,
+    out: &Place,
+    quiet: bool,
+    command_line: Vec<String>,
+) -> Result<(u8, PathBuf), Error> {
     let options = RunOptions { engine: engine::Options::default(), command_line };
     let run = Run::new(plan, options);
     let fd_limit = run::raise_fd_limit();

@@ -24,7 +24,7 @@ use tokio_rustls::client::TlsStream;
 
 /// What one exchange measured.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Exchange {
+pub(super) struct Exchange {
     pub status: u16,
     /// When the first response byte arrived.
     pub first_byte: Option<Instant>,
@@ -109,7 +109,7 @@ const KEEP_HEAD_CAPACITY: usize = 16 * 1024;
 /// Where one exchange goes and how its response is read: what may differ between the hops of
 /// a redirect chain.
 #[derive(Debug, Clone, Copy)]
-pub struct Wire<'a> {
+pub(super) struct Wire<'a> {
     pub target: &'a Target,
     pub keep_alive: bool,
     pub is_head: bool,
@@ -123,7 +123,7 @@ pub struct Wire<'a> {
     pub abandon: &'a tokio_util::sync::CancellationToken,
 }
 
-pub struct HttpClient {
+pub(super) struct HttpClient {
     conn: Option<Conn>,
     tls: Arc<rustls::ClientConfig>,
     /// The last target's resolved addresses: a user resolves a host once, as a JVM caches DNS.
@@ -139,24 +139,24 @@ pub struct HttpClient {
 }
 
 impl HttpClient {
-    pub fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
+    pub(super) fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
         HttpClient { conn: None, tls, resolved: None, head: Vec::new(), body: Vec::new(), timer: None }
     }
 
     /// The head of the last response: status line and headers as received (empty if none came).
-    pub fn head(&self) -> &[u8] {
+    pub(super) fn head(&self) -> &[u8] {
         &self.head
     }
 
     /// The body of the last response, if the request asked to keep it.
-    pub fn body(&self) -> &[u8] {
+    pub(super) fn body(&self) -> &[u8] {
         &self.body
     }
 
     /// Sends `bytes` (one whole request) and reads the response, reusing the user's connection
     /// when it can. `start` is when the sample's clock started (now, or when an open-model
     /// arrival was due).
-    pub async fn send(&mut self, req: &Wire<'_>, bytes: &[u8], start: Instant) -> Exchange {
+    pub(super) async fn send(&mut self, req: &Wire<'_>, bytes: &[u8], start: Instant) -> Exchange {
         let mut ex = Exchange::default();
         self.head.clear();
         self.body.clear();

@@ -20,16 +20,17 @@
 //! - `response`: extractors and checks on a response;
 //! - `tls`: the TLS client configuration.
 
-pub mod client;
-pub mod executor;
+mod client;
+pub(crate) mod executor;
+#[doc(hidden)] // public for the fuzz harness (tests/fuzz) only
 pub mod program;
-pub mod request;
-pub mod response;
+mod request;
+mod response;
 pub mod segment;
-pub mod session;
+pub(crate) mod session;
 mod step;
-pub mod tls;
-pub mod user;
+mod tls;
+mod user;
 
 use crate::plan::Plan;
 use crate::record::{Interval, Recorder, Tally};

@@ -8,7 +8,7 @@ use crate::plan::request::{Part, PartContent, MULTIPART_BOUNDARY};
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
 use std::time::Duration;
 
-pub const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
+pub(super) const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
 
 #[derive(Debug, Clone)]
 pub struct PreparedRequest {
@@ -47,7 +47,7 @@ pub struct Hop<'a> {
 
 /// The URL a rendered path holds when it is a whole `http(s)://` URL (JMeter takes it as the
 /// URL), with or without the `/` put before a path that lacks one.
-pub fn full_url_in_path(path: &str) -> Option<&str> {
+pub(super) fn full_url_in_path(path: &str) -> Option<&str> {
     let p = path.strip_prefix('/').unwrap_or(path);
     (p.starts_with("http://") || p.starts_with("https://")).then_some(p)
 }
@@ -358,7 +358,7 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
 /// (spaces, controls, non-ASCII, and `"<>\^`{|}`), leaving `%` escapes and reserved characters
 /// alone: values from data files and responses go into paths as JMeter sends them, but never
 /// break the request line.
-pub fn encode_target(s: &mut String, from: usize) {
+pub(super) fn encode_target(s: &mut String, from: usize) {
     let bad = |b: u8| !b.is_ascii_graphic() || b"\"<>\\^`{|}".contains(&b);
     if !s.as_bytes()[from..].iter().any(|b| bad(*b)) {
         return;

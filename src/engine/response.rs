@@ -12,14 +12,14 @@ use std::io::Read;
 use std::time::Duration;
 
 /// A response's head and (kept) body.
-pub struct Response<'a> {
+pub(super) struct Response<'a> {
     head: &'a [u8],
     body: &'a [u8],
     pub status: u16,
 }
 
 impl<'a> Response<'a> {
-    pub fn new(head: &'a [u8], body: &'a [u8], status: u16) -> Response<'a> {
+    pub(super) fn new(head: &'a [u8], body: &'a [u8], status: u16) -> Response<'a> {
         Response { head, body, status }
     }
 
@@ -34,20 +34,20 @@ impl<'a> Response<'a> {
             .map(|(k, v)| (k.trim(), v.trim()))
     }
 
-    pub fn head_len(&self) -> usize {
+    pub(super) fn head_len(&self) -> usize {
         self.head.len()
     }
 
-    pub fn body_len(&self) -> usize {
+    pub(super) fn body_len(&self) -> usize {
         self.body.len()
     }
 
     /// The first header with this name (case-insensitive).
-    pub fn header(&self, name: &str) -> Option<&'a str> {
+    pub(super) fn header(&self, name: &str) -> Option<&'a str> {
         self.lines().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
     }
 
-    pub fn headers_named<'n>(&self, name: &'n str) -> impl Iterator<Item = &'a str> + 'n
+    pub(super) fn headers_named<'n>(&self, name: &'n str) -> impl Iterator<Item = &'a str> + 'n
     where
         'a: 'n,
     {
@@ -64,7 +64,7 @@ impl<'a> Response<'a> {
     }
 
     /// Whether the body is compressed (decoding it may take a while).
-    pub fn is_compressed(&self) -> bool {
+    pub(super) fn is_compressed(&self) -> bool {
         self.header("content-encoding")
             .is_some_and(|e| ["gzip", "x-gzip", "deflate"].iter().any(|c| e.trim().eq_ignore_ascii_case(c)))
     }
@@ -193,7 +193,7 @@ fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<&'
 
 /// Runs the request's extractors and checks on its final response. Returns the first failure:
 /// a required extraction that found nothing, or a check that did not hold.
-pub fn apply(
+pub(super) fn apply(
     spec: &RequestSpec,
     resp: &Response<'_>,
     url: &str,

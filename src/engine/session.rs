@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// What every user of a run shares, whatever its scenario.
-pub struct RunShared {
+pub(crate) struct RunShared {
     pub feeders: Vec<Feeder>,
     pub writers: Vec<Mutex<std::io::BufWriter<std::fs::File>>>,
     pub globals: Arc<Globals>,
@@ -40,7 +40,7 @@ pub struct RunShared {
 }
 
 /// A data file's rows and the cursors that are shared.
-pub struct Feeder {
+pub(crate) struct Feeder {
     pub spec: DataSpec,
     pub all: AtomicU64,
     pub per_scenario: Vec<AtomicU64>,
@@ -48,7 +48,7 @@ pub struct Feeder {
 
 impl RunShared {
     /// Opens the write-back files (appending), writing their header when they are new or empty.
-    pub fn open_writers(specs: &[WriterSpec]) -> Result<Vec<Mutex<std::io::BufWriter<std::fs::File>>>, String> {
+    pub(crate) fn open_writers(specs: &[WriterSpec]) -> Result<Vec<Mutex<std::io::BufWriter<std::fs::File>>>, String> {
         let mut out = Vec::new();
         for w in specs {
             let file = std::fs::OpenOptions::new()
@@ -72,7 +72,7 @@ impl RunShared {
 /// One CSV line, `\n`-terminated, written by the `csv` crate: a field is quoted only when it
 /// holds a comma, a quote or a line break (JMeter's rule). A line with no text at all (no
 /// field, or one empty field) is an empty line, where the crate would write `""`.
-pub fn csv_line(fields: &[String]) -> Vec<u8> {
+pub(crate) fn csv_line(fields: &[String]) -> Vec<u8> {
     if fields.iter().all(String::is_empty) && fields.len() <= 1 {
         return b"\n".to_vec();
     }
@@ -85,7 +85,7 @@ pub fn csv_line(fields: &[String]) -> Vec<u8> {
 }
 
 /// What every user of a scenario shares.
-pub struct ScenarioCtx {
+pub(crate) struct ScenarioCtx {
     pub index: usize,
     pub program: Program,
     pub recorder: Arc<Recorder>,
@@ -110,7 +110,7 @@ pub struct ScenarioCtx {
 }
 
 impl ScenarioCtx {
-    pub fn stopping(&self) -> bool {
+    pub(crate) fn stopping(&self) -> bool {
         self.stopping.load(Ordering::Relaxed)
     }
 
@@ -119,12 +119,12 @@ impl ScenarioCtx {
     }
 
     /// Whether the scenario was stopped by an interrupt or a `stop_run` (not by its own end).
-    pub fn stop_was_interrupt(&self) -> bool {
+    pub(crate) fn stop_was_interrupt(&self) -> bool {
         self.shared.stop_run.is_cancelled()
     }
 
     /// Stops the scenario from starting anything new (the watcher then applies the grace time).
-    pub fn stop_now(&self) {
+    pub(crate) fn stop_now(&self) {
         self.stopping.store(true, Ordering::Relaxed);
         self.stop.cancel();
     }

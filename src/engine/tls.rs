@@ -10,7 +10,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use std::sync::Arc;
 
-pub fn config(opts: &TlsOptions) -> Result<Arc<rustls::ClientConfig>, String> {
+pub(super) fn config(opts: &TlsOptions) -> Result<Arc<rustls::ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
     for cert in ca_certs(opts)? {
@@ -35,7 +35,7 @@ pub fn config(opts: &TlsOptions) -> Result<Arc<rustls::ClientConfig>, String> {
 }
 
 /// The plan's extra trusted certificates, parsed.
-pub fn ca_certs(opts: &TlsOptions) -> Result<Vec<CertificateDer<'static>>, String> {
+pub(super) fn ca_certs(opts: &TlsOptions) -> Result<Vec<CertificateDer<'static>>, String> {
     match &opts.ca_pem {
         None => Ok(Vec::new()),
         Some(pem) => certs(pem, &named("ca", &opts.ca)),
@@ -43,7 +43,7 @@ pub fn ca_certs(opts: &TlsOptions) -> Result<Vec<CertificateDer<'static>>, Strin
 }
 
 /// The plan's client certificate chain and key, parsed.
-pub fn client_auth(
+pub(super) fn client_auth(
     opts: &TlsOptions,
 ) -> Result<Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>, String> {
     let (Some(cert), Some(key)) = (&opts.client_cert_pem, &opts.client_key_pem) else { return Ok(None) };

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 /// How an iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IterEnd {
+pub(crate) enum IterEnd {
     Completed,
     /// Cut short by a stop.
     Cut,
@@ -31,7 +31,7 @@ pub enum IterEnd {
 /// `set` steps cannot hold a worker thread.
 const OPS_BEFORE_YIELD: u32 = 1024;
 
-pub struct VirtualUser {
+pub(super) struct VirtualUser {
     pub(super) ctx: Arc<ScenarioCtx>,
     pub(super) client: HttpClient,
     pub(super) vars: UserVars,
@@ -57,7 +57,7 @@ pub struct VirtualUser {
 }
 
 impl VirtualUser {
-    pub fn new(ctx: Arc<ScenarioCtx>) -> VirtualUser {
+    pub(super) fn new(ctx: Arc<ScenarioCtx>) -> VirtualUser {
         let sh = &ctx.shared;
         let thread_num = ctx.started.fetch_add(1, Ordering::Relaxed) + 1;
         let vars = UserVars::new(sh.initial_vars.clone(), sh.user_counters, thread_num, sh.globals.clone());
@@ -83,7 +83,7 @@ impl VirtualUser {
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
     /// elapsed time starts there.
-    pub async fn iteration(&mut self, mut due: Option<Instant>) -> IterEnd {
+    pub(super) async fn iteration(&mut self, mut due: Option<Instant>) -> IterEnd {
         let ctx = self.ctx.clone();
         let ops = &ctx.program.ops;
         let mut pc = 0;

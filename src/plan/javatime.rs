@@ -14,7 +14,7 @@ use time::{Date, Month, OffsetDateTime, Time, Weekday};
 
 /// A compiled `SimpleDateFormat` pattern.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JavaDateFormat {
+pub(crate) struct JavaDateFormat {
     items: Vec<Item>,
 }
 
@@ -117,7 +117,7 @@ pub enum PatternError {
 
 impl JavaDateFormat {
     /// Compiles a SimpleDateFormat pattern; the error names the offending letter/position.
-    pub fn compile(pattern: &str) -> Result<JavaDateFormat, PatternError> {
+    pub(crate) fn compile(pattern: &str) -> Result<JavaDateFormat, PatternError> {
         let mut items = Vec::new();
         let mut literal = String::new();
         // (letter, field, count, index of the run's first letter)
@@ -179,7 +179,7 @@ impl JavaDateFormat {
     }
 
     /// Appends `t` formatted (in t's own UTC offset) to `out`.
-    pub fn format(&self, t: OffsetDateTime, out: &mut String) {
+    pub(crate) fn format(&self, t: OffsetDateTime, out: &mut String) {
         let date = t.date();
         let clock = t.time();
         let offset_seconds = t.offset().whole_seconds();

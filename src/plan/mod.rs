@@ -7,11 +7,11 @@
 
 pub mod build;
 pub mod compare;
-pub mod condition;
+pub(crate) mod condition;
 pub mod csv_data;
 pub mod error;
 pub mod flow;
-pub mod javatime;
+pub(crate) mod javatime;
 pub mod jmx;
 mod quick;
 pub mod request;
@@ -478,13 +478,13 @@ pub(crate) mod serde_duration {
     use serde::Serializer;
     use std::time::Duration;
 
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&humantime::format_duration(*d).to_string())
     }
 
-    pub mod option {
+    pub(crate) mod option {
         use super::*;
-        pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        pub(crate) fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
             match d {
                 Some(d) => super::serialize(d, s),
                 None => s.serialize_none(),

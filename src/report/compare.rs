@@ -3,7 +3,7 @@
 //! a repeat of the same run could show is never presented as a win or a loss.
 //!
 //! A difference is *significant* when it is larger than twice the combined standard error of
-//! the two figures, √(seA² + seB²), each from its run's batch means ([`super::series`]): about
+//! the two figures, √(seA² + seB²), each from its run's batch means (`series`): about
 //! a 95% chance that a real change, not run-to-run noise, is behind it.
 
 use super::markdown::cell;
@@ -82,7 +82,7 @@ pub struct Delta {
     /// `abs` over the baseline's figure; `None` when that is 0.
     pub rel: Option<f64>,
     /// The combined standard error of the two figures; `None` when a run is too short (fewer
-    /// than [`super::series::MIN_BATCHES`] batches) to estimate it.
+    /// than `series::MIN_BATCHES` batches) to estimate it.
     pub noise: Option<f64>,
     /// `|abs| > 2 × noise`; `None` when the noise is unknown.
     pub significant: Option<bool>,

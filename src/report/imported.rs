@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 /// Reads results files as one run (see [`jtl::import_all`]), and its series.
-pub fn load(paths: &[&Path]) -> Result<RunData, rundir::Error> {
+pub(crate) fn load(paths: &[&Path]) -> Result<RunData, rundir::Error> {
     let mut seconds = Seconds::default();
     let i = jtl::import_all_with(paths, |s, threads| seconds.add(s, threads))?;
     let series = seconds.finish(&i.meta.labels, &i.total);

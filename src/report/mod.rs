@@ -7,12 +7,12 @@
 pub mod compare;
 pub mod csv;
 pub mod html;
-pub mod imported;
+pub(crate) mod imported;
 pub mod junit;
 pub mod markdown;
-pub mod series;
-pub mod svg;
-pub mod thresholds;
+pub(crate) mod series;
+pub(crate) mod svg;
+pub(crate) mod thresholds;
 
 pub use markdown::{facts, table};
 

@@ -4,7 +4,7 @@
 use crate::rundir::ThresholdResult;
 
 /// Lines for a terminal or a Markdown report: `PASS`/`FAIL`, the threshold, the figure seen.
-pub fn lines(results: &[ThresholdResult]) -> String {
+pub(crate) fn lines(results: &[ThresholdResult]) -> String {
     let mut out = String::new();
     if results.is_empty() {
         return out;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 const MAX_HIST_ENCODED: usize = 2 << 20;
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct IntervalLine {
+pub(super) struct IntervalLine {
     pub i: u64,
     pub start_us: u64,
     pub end_us: u64,
@@ -32,7 +32,7 @@ pub struct IntervalLine {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct LabelLine {
+pub(super) struct LabelLine {
     pub label: String,
     pub samples: u64,
     pub errors: u64,
@@ -57,7 +57,7 @@ pub struct LabelLine {
 
 /// [`crate::record::stats::Timing`] on disk: every field optional, so older logs still read.
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub struct TimingLine {
+pub(super) struct TimingLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_samples: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,7 +73,7 @@ pub struct TimingLine {
 }
 
 impl IntervalLine {
-    pub fn from_interval(iv: &Interval, labels: &[String], checks: &[String]) -> IntervalLine {
+    pub(super) fn from_interval(iv: &Interval, labels: &[String], checks: &[String]) -> IntervalLine {
         IntervalLine {
             i: iv.index,
             start_us: iv.start_us,
@@ -100,7 +100,7 @@ impl IntervalLine {
         }
     }
 
-    pub fn scenarios(&self) -> Vec<ScenarioCounts> {
+    pub(super) fn scenarios(&self) -> Vec<ScenarioCounts> {
         let zeros = || std::iter::repeat(&0);
         self.iterations
             .iter()
@@ -111,7 +111,7 @@ impl IntervalLine {
     }
 
     /// The dispatch lateness per scenario (`scenarios` long).
-    pub fn lateness(&self, scenarios: usize, checks: &[String]) -> Result<Vec<LabelStats>, LineError> {
+    pub(super) fn lateness(&self, scenarios: usize, checks: &[String]) -> Result<Vec<LabelStats>, LineError> {
         let mut out: Vec<LabelStats> = (0..scenarios).map(|_| LabelStats::default()).collect();
         for (slot, line) in out.iter_mut().zip(&self.lateness) {
             if let Some(line) = line {
@@ -155,7 +155,7 @@ impl LabelLine {
     /// The label's stats, checked: a line that could not have been written by a run (a
     /// histogram out of bounds or disagreeing with the counts, min above max, more errors than
     /// samples) is an error, never a panic or a huge allocation later.
-    pub fn to_stats(&self, checks: &[String]) -> Result<LabelStats, LineError> {
+    pub(super) fn to_stats(&self, checks: &[String]) -> Result<LabelStats, LineError> {
         let label = || self.label.clone();
         let histogram =
             decode(&self.hist).map_err(|source| LineError::Histogram { which: "", label: label(), source })?;
@@ -238,7 +238,7 @@ fn decode<const D: u8>(text: &str) -> Result<Histogram<D>, HistogramError> {
 /// A line of the interval log that a run could not have written (the reader adds the file and
 /// line number).
 #[derive(Debug, thiserror::Error)]
-pub enum LineError {
+pub(super) enum LineError {
     #[error("{which}histogram of `{label}`: {source}")]
     Histogram { which: &'static str, label: String, source: HistogramError },
     #[error("`{label}` has {samples} samples but its {which} holds {held}")]
@@ -263,7 +263,7 @@ pub enum LineError {
 
 /// A histogram's text that does not decode.
 #[derive(Debug, thiserror::Error)]
-pub enum HistogramError {
+pub(super) enum HistogramError {
     #[error("{0} bytes encoded, more than the {MAX_HIST_ENCODED} a run writes")]
     TooLong(usize),
     #[error("{0}")]

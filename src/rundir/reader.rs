@@ -152,7 +152,7 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    pub fn new(labels: &[String]) -> Shared {
+    pub(super) fn new(labels: &[String]) -> Shared {
         Shared {
             labels: labels.to_vec(),
             index: labels.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect(),
@@ -187,7 +187,7 @@ pub(super) struct Log {
 }
 
 impl Log {
-    pub fn open(dir: &Path, checks: &[String]) -> Result<Log, Error> {
+    pub(super) fn open(dir: &Path, checks: &[String]) -> Result<Log, Error> {
         let path = dir.join(INTERVALS);
         let reader = match std::fs::File::open(&path) {
             Ok(f) => Some(BufReader::with_capacity(1 << 20, f)),
@@ -198,7 +198,7 @@ impl Log {
     }
 
     /// The next interval; `None` at the end of the log.
-    pub fn next(&mut self, shared: &mut Shared) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
+    pub(super) fn next(&mut self, shared: &mut Shared) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
         let Some(reader) = self.reader.as_mut() else { return Ok(None) };
         let line = loop {
             self.text.clear();

@@ -14,7 +14,13 @@ use tokio::time::Instant;
 
 /// Runs this segment's users; `start` is the scenario's start, from which its duration counts.
 /// User `i` of the whole workload starts at `i × ramp_up / users`, in whichever segment runs it.
-pub async fn run<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, w: ClosedWorkload, segment: &Segment, start: Instant) {
+pub(crate) async fn run<F: Users>(
+    ctx: Arc<ScenarioCtx>,
+    users: Arc<F>,
+    w: ClosedWorkload,
+    segment: &Segment,
+    start: Instant,
+) {
     let start = start + w.start_delay;
     let mut set = JoinSet::new();
     for i in (0..u64::from(w.users)).filter(|&i| segment.owns(i)) {
@@ -25,7 +31,7 @@ pub async fn run<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, w: ClosedWorklo
 }
 
 /// When user `i` of `users` starts after the first: `ramp_up × i / users`, to the nanosecond.
-pub fn ramp_offset(ramp_up: Duration, i: u64, users: u32) -> Duration {
+pub(crate) fn ramp_offset(ramp_up: Duration, i: u64, users: u32) -> Duration {
     let ns = ramp_up.as_nanos() * u128::from(i) / u128::from(users.max(1));
     Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
 }

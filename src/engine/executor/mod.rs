@@ -4,9 +4,9 @@
 //! their [`Segment`]'s share, and never see HTTP. This module owns what they share: when a
 //! scenario stops and how long requests in flight may finish.
 
-pub mod closed;
-pub mod open;
-pub mod schedule;
+pub(crate) mod closed;
+pub(crate) mod open;
+pub(crate) mod schedule;
 
 use super::segment::Segment;
 use super::session::ScenarioCtx;
@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// One user as an executor sees it: it runs one iteration at a time.
-pub trait User: Send + 'static {
+pub(crate) trait User: Send + 'static {
     /// Runs one iteration. `due` is when an open-model arrival was due (its first request is
     /// timed from there); `None` in the closed model.
     fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send;
@@ -34,7 +34,7 @@ impl User for VirtualUser {
 
 /// Makes the users of a scenario. A closure `Fn(u64) -> impl User` is one; `index` is the
 /// user's index in the whole workload (closed model) or in this process's pool (open model).
-pub trait Users: Send + Sync + 'static {
+pub(crate) trait Users: Send + Sync + 'static {
     type User: User;
     fn user(&self, index: u64) -> Self::User;
     /// Whether the open model times arrivals with a timerfd (to the µs, on the wall clock):
@@ -58,7 +58,7 @@ impl<F: Fn(u64) -> U + Send + Sync + 'static, U: User> Users for F {
 /// out: every iteration already started runs to its end, so each arrival is either a sample or
 /// a dropped iteration. Either way, requests still in flight after `graceful_stop` are
 /// abandoned and recorded as `aborted` samples. An interrupt stops both at once.
-pub async fn run_scenario<F: Users>(
+pub(crate) async fn run_scenario<F: Users>(
     ctx: Arc<ScenarioCtx>,
     workload: Workload,
     segment: &Segment,

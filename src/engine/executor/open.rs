@@ -33,14 +33,20 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 /// How late an arrival may be dispatched before it is counted as undispatched instead.
-pub const MAX_LAG: Duration = Duration::from_secs(1);
+pub(crate) const MAX_LAG: Duration = Duration::from_secs(1);
 /// The same, once the schedule is over: the scenario ends on time.
-pub const END_LAG: Duration = Duration::from_millis(50);
+pub(crate) const END_LAG: Duration = Duration::from_millis(50);
 
 /// Dispatches this segment's arrivals until the schedule runs out; `start` is the scenario's
 /// start. Arrival `n` of the whole schedule is due at the same time in whichever segment owns
 /// it; the pre-allocated and maximum users are this segment's share of the whole's.
-pub async fn run<F: Users>(ctx: Arc<ScenarioCtx>, factory: Arc<F>, w: OpenWorkload, segment: &Segment, start: Instant) {
+pub(crate) async fn run<F: Users>(
+    ctx: Arc<ScenarioCtx>,
+    factory: Arc<F>,
+    w: OpenWorkload,
+    segment: &Segment,
+    start: Instant,
+) {
     let schedule = ArrivalSchedule::new(w.start_rate, &w.stages);
     let start = start + w.start_delay;
     let end = start + schedule.length();

@@ -8,7 +8,7 @@ use crate::plan::Stage;
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
-pub struct ArrivalSchedule {
+pub(crate) struct ArrivalSchedule {
     stages: Vec<Segment>,
 }
 
@@ -23,7 +23,7 @@ struct Segment {
 }
 
 impl ArrivalSchedule {
-    pub fn new(start_rate: f64, stages: &[Stage]) -> ArrivalSchedule {
+    pub(crate) fn new(start_rate: f64, stages: &[Stage]) -> ArrivalSchedule {
         let (mut rate, mut t, mut before) = (start_rate, 0.0, 0.0);
         let mut out = Vec::new();
         for s in stages {
@@ -37,12 +37,12 @@ impl ArrivalSchedule {
     }
 
     /// How long the schedule lasts.
-    pub fn length(&self) -> Duration {
+    pub(crate) fn length(&self) -> Duration {
         self.stages.last().map_or(Duration::ZERO, |s| Duration::from_secs_f64(s.start_s + s.len_s))
     }
 
     /// Total arrivals over the whole schedule.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.stages.last().map_or(0, |s| {
             let n = s.before + (s.from_rate + s.to_rate) / 2.0 * s.len_s;
             // Arrivals at 0, 1/r, 2/r, ... strictly before the end: ceil, tolerant of rounding.
@@ -52,7 +52,7 @@ impl ArrivalSchedule {
 
     /// How many arrivals are due strictly before `t` (from the scenario's start): the index of
     /// the first arrival due at `t` or later. The inverse of [`due`](Self::due).
-    pub fn arrivals_before(&self, t: Duration) -> u64 {
+    pub(crate) fn arrivals_before(&self, t: Duration) -> u64 {
         let t = t.as_secs_f64();
         let mut n = 0.0;
         for s in &self.stages {
@@ -68,7 +68,7 @@ impl ArrivalSchedule {
     }
 
     /// When arrival `n` (0-based) is due, from the scenario's start; `None` past the end.
-    pub fn due(&self, n: u64) -> Option<Duration> {
+    pub(crate) fn due(&self, n: u64) -> Option<Duration> {
         let n = n as f64;
         for s in &self.stages {
             let in_stage = (s.from_rate + s.to_rate) / 2.0 * s.len_s;

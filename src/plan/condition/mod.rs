@@ -6,7 +6,7 @@
 //! compare as numbers when both sides are numbers and as strings otherwise, and treat a lone operand as
 //! true when it reads `true`. Operands may also hold `${...}` with quotes, spaces and parentheses inside.
 
-pub use super::compare::CmpOp;
+pub(crate) use super::compare::CmpOp;
 use regex::Regex;
 use std::fmt;
 
@@ -64,7 +64,7 @@ impl fmt::Debug for Pattern {
 
 /// Why a condition cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConditionError {
+pub(crate) enum ConditionError {
     /// The text is not a condition; the message names the column.
     #[error("{0}")]
     Syntax(String),
@@ -76,7 +76,7 @@ pub enum ConditionError {
 /// Parses `src`; `operand` compiles the raw text of each operand (quotes removed, the text between them
 /// kept as is, templates included) into a `T`. The pattern to the right of `=~`/`!~` is compiled as a regex
 /// instead and never goes through `operand`.
-pub fn parse<T, E: fmt::Display>(
+pub(crate) fn parse<T, E: fmt::Display>(
     src: &str,
     operand: impl FnMut(&str) -> Result<T, E>,
 ) -> Result<Condition<T>, ConditionError> {

@@ -7,7 +7,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver, Tag}
 
 /// Where a node starts: line and column, both from 1.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Pos {
+pub(super) struct Pos {
     pub line: usize,
     pub column: usize,
 }
@@ -20,7 +20,7 @@ impl Pos {
 
 /// A number as written: kept apart so that its text is the text the user expects.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Number {
+pub(super) enum Number {
     PosInt(u64),
     NegInt(i64),
     Float(f64),
@@ -43,7 +43,7 @@ impl std::fmt::Display for Number {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(super) enum Value {
     /// `~`, `null`, or nothing at all (`empty`: a key with no value, which reads as an empty
     /// list or map where one is expected).
     Null {
@@ -57,7 +57,7 @@ pub enum Value {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub(super) struct Node {
     pub pos: Pos,
     pub value: Value,
     /// A scalar's text as written (after quotes and escapes), for fields that take text as is.
@@ -65,12 +65,12 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn is_null(&self) -> bool {
+    pub(super) fn is_null(&self) -> bool {
         matches!(self.value, Value::Null { .. })
     }
 
     /// A scalar as text: numbers as numbers print, null as nothing; `None` for a list or map.
-    pub fn scalar_text(&self) -> Option<String> {
+    pub(super) fn scalar_text(&self) -> Option<String> {
         match &self.value {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
@@ -81,7 +81,7 @@ impl Node {
     }
 
     /// What serde would call this node in "invalid type: …" (the wording plans always had).
-    pub fn unexpected(&self) -> String {
+    pub(super) fn unexpected(&self) -> String {
         match &self.value {
             Value::Null { .. } => "unit value".into(),
             Value::Bool(b) => format!("boolean `{b}`"),
@@ -94,7 +94,7 @@ impl Node {
     }
 
     /// The node as JSON (a `json:` body); numbers JSON cannot hold become null.
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(super) fn to_json(&self) -> serde_json::Value {
         match &self.value {
             Value::Null { .. } => serde_json::Value::Null,
             Value::Bool(b) => (*b).into(),
@@ -114,7 +114,7 @@ impl Node {
 
 /// Why a document could not be read, and where.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadError {
+pub(super) struct LoadError {
     pub pos: Option<Pos>,
     pub message: String,
 }
@@ -124,7 +124,7 @@ pub struct LoadError {
 const ALIAS_BUDGET: usize = 100_000;
 
 /// Reads one YAML document; an empty file reads as an empty map.
-pub fn load(src: &str) -> Result<Node, LoadError> {
+pub(super) fn load(src: &str) -> Result<Node, LoadError> {
     let mut b = TreeBuilder::default();
     let mut parser = Parser::new_from_str(src);
     if let Err(e) = parser.load(&mut b, true) {

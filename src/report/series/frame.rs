@@ -94,7 +94,7 @@ impl Slice {
 
 /// One interval, or consecutive intervals merged: the Total and every label.
 #[derive(Clone, Default)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub(super) start_us: u64,
     pub(super) end_us: u64,
     /// Busy time: the sum of the intervals' lengths (a merged frame may skip gaps).
@@ -108,12 +108,12 @@ pub struct Frame {
 impl Frame {
     /// An empty interval from `start_us` to `end_us` (µs since the run started), to fill with
     /// [`record`](Self::record).
-    pub fn new(start_us: u64, end_us: u64) -> Frame {
+    pub(crate) fn new(start_us: u64, end_us: u64) -> Frame {
         Frame { start_us, end_us, busy_us: end_us.saturating_sub(start_us), intervals: 1, ..Frame::default() }
     }
 
     /// Adds one sample (a row of a results file), with the users active when it was taken.
-    pub fn record(&mut self, s: &Sample, active_users: u64) {
+    pub(crate) fn record(&mut self, s: &Sample, active_users: u64) {
         let label = s.label.index();
         if self.labels.len() <= label {
             self.labels.resize_with(label + 1, Slice::default);
@@ -126,7 +126,7 @@ impl Frame {
     }
 
     /// Empties the frame for reuse as the interval `start_us..end_us`, keeping its allocations.
-    pub fn reset(&mut self, start_us: u64, end_us: u64) {
+    pub(crate) fn reset(&mut self, start_us: u64, end_us: u64) {
         self.total.clear();
         self.labels.iter_mut().for_each(Slice::clear);
         self.start_us = start_us;

@@ -13,25 +13,25 @@
 use crate::record::{Histogram, LabelStats};
 
 /// Chart points kept; a longer run merges neighbouring seconds into one point.
-pub const MAX_POINTS: usize = 720;
+pub(crate) const MAX_POINTS: usize = 720;
 /// Label slices kept over all chart points (each ~56 bytes): a run with many labels gets fewer,
 /// wider points (10,000 labels: 100 points), so a long report's memory stays flat (#11).
-pub const MAX_LABEL_POINTS: usize = 1_000_000;
+pub(crate) const MAX_LABEL_POINTS: usize = 1_000_000;
 /// The fewest chart points however many labels: a chart still shows a run's shape.
-pub const MIN_POINTS: usize = 60;
+pub(crate) const MIN_POINTS: usize = 60;
 /// Batches for the noise estimate (k is between MAX_BATCHES/2 and MAX_BATCHES once the run
 /// has that many intervals).
-pub const MAX_BATCHES: usize = 20;
+pub(crate) const MAX_BATCHES: usize = 20;
 /// A run needs this many batches before its noise is estimated at all.
-pub const MIN_BATCHES: usize = 4;
+pub(crate) const MIN_BATCHES: usize = 4;
 
 mod frame;
 
-pub use frame::Frame;
+pub(crate) use frame::Frame;
 use frame::{Buckets, Slice};
 
 /// One interval as the builder takes it: the Total and the labels that had samples, by index.
-pub struct IntervalView<'a> {
+pub(crate) struct IntervalView<'a> {
     /// µs since the run started.
     pub start_us: u64,
     pub end_us: u64,
@@ -45,7 +45,7 @@ pub struct IntervalView<'a> {
 }
 
 /// Builds a [`Series`] from intervals given in time order.
-pub struct SeriesBuilder {
+pub(crate) struct SeriesBuilder {
     points: Buckets,
     batches: Buckets,
     /// The most users seen so far: the steady part of a run starts when the user count stops
@@ -85,11 +85,11 @@ impl Default for SeriesBuilder {
 
 impl SeriesBuilder {
     /// For a run whose user count does not set its load (an open workload).
-    pub fn for_open_workload() -> SeriesBuilder {
+    pub(crate) fn for_open_workload() -> SeriesBuilder {
         SeriesBuilder { users_set_the_load: false, ..SeriesBuilder::default() }
     }
 
-    pub fn add(&mut self, iv: &IntervalView) {
+    pub(crate) fn add(&mut self, iv: &IntervalView) {
         let mut frame = Frame::new(iv.start_us, iv.end_us);
         frame.active_users = iv.active_users;
         frame.total.add_stats(iv.total, true);
@@ -113,7 +113,7 @@ impl SeriesBuilder {
 
     /// Adds an interval built row by row (a results file). Its latency distribution comes from
     /// [`distribution_from`](Self::distribution_from), at full resolution.
-    pub fn add_frame(&mut self, frame: &Frame, last: bool) {
+    pub(crate) fn add_frame(&mut self, frame: &Frame, last: bool) {
         if frame.labels.len() > self.labels {
             self.labels = frame.labels.len();
             self.points.cap = (MAX_LABEL_POINTS / self.labels).clamp(MIN_POINTS, MAX_POINTS);
@@ -148,7 +148,7 @@ impl SeriesBuilder {
 
     /// A stretch with no data at all (a pause between two parts of a results file): charted as
     /// a break, and the noise estimate starts again after it.
-    pub fn add_gap(&mut self, start_us: u64, end_us: u64) {
+    pub(crate) fn add_gap(&mut self, start_us: u64, end_us: u64) {
         let mut gap = Frame::new(start_us, end_us);
         gap.busy_us = 0;
         self.points.push(&gap);
@@ -156,13 +156,13 @@ impl SeriesBuilder {
     }
 
     /// The whole run's latency distribution, from its Total (a results file's, read row by row).
-    pub fn distribution_from(&mut self, total: &LabelStats) {
+    pub(crate) fn distribution_from(&mut self, total: &LabelStats) {
         if !total.histogram.is_empty() {
             self.distribution = total.histogram.clone();
         }
     }
 
-    pub fn finish(self, labels: &[String]) -> Series {
+    pub(crate) fn finish(self, labels: &[String]) -> Series {
         let mut points = self.points.finish();
         // A run's last interval is cut short when the run ends; over a sliver of a second its
         // rates would swing wildly at the chart's edge, so it joins the point before it.
