@@ -2,7 +2,9 @@
 //! can run one plan and together make exactly the traffic one would (k6's execution segments).
 //!
 //! A segment is one of a *sequence* of segments that cut [0, 1]: `i/N` is the i-th of N equal
-//! ones, `a:b` is (a, b] of the sequence 0, a, b, 1. Every index of a workload (a closed user,
+//! ones; [`Segment::of_sequence`] takes any sequence. (A bare `a:b` is not read: which indices
+//! (a, b] owns depends on the whole sequence, so several processes each given only their own
+//! bounds could run some indices twice and others never.) Every index of a workload (a closed user,
 //! an open-model arrival, a pre-allocated or maximum user) belongs to exactly one segment of the
 //! sequence: indices are dealt to the segments in a pattern that repeats every `period` indices
 //! (the least common denominator of the cuts), each segment getting its share of every period,
@@ -18,6 +20,8 @@ use std::fmt;
 
 /// The longest pattern a sequence may have (the least common denominator of its cuts).
 const MAX_PERIOD: u64 = 1_000_000;
+/// The most segments an uneven sequence may have (dealing its pattern costs period × segments).
+const MAX_SEGMENTS: usize = 1_000;
 
 /// A fraction `num/den` in [0, 1], kept reduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,9 +68,9 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// Why a segment could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SegmentError {
-    #[error("`{0}` is not a segment: expected `i/N` (1 <= i <= N) or `from:to` (fractions, from < to)")]
+    #[error("`{0}` is not a segment: expected `i/N` (the i-th of N equal segments, 1 <= i <= N)")]
     Syntax(String),
-    #[error("the segment sequence must rise from 0 to 1 ({0})")]
+    #[error("the segment sequence must rise from 0 to 1 in at most {MAX_SEGMENTS} segments ({0})")]
     Sequence(String),
     #[error("the segment sequence repeats only every {0} indices (more than {MAX_PERIOD}): use simpler fractions")]
     Period(u64),
@@ -92,21 +96,29 @@ impl Segment {
         if i == 0 || i > n {
             return Err(SegmentError::Syntax(format!("{i}/{n}")));
         }
-        let cuts: Vec<Ratio> = (0..=n).filter_map(|k| Ratio::new(u64::from(k), u64::from(n))).collect();
-        Segment::of_sequence(&cuts, i as usize - 1)
+        // Equal shares deal round robin (what `of_sequence` deals for equal weights), which needs
+        // no pattern to be built, however large `n` is.
+        let (i, n) = (u64::from(i), u64::from(n));
+        let (from, to) = (Ratio::new(i - 1, n), Ratio::new(i, n));
+        let (Some(from), Some(to)) = (from, to) else { return Err(SegmentError::Syntax(format!("{i}/{n}"))) };
+        Ok(Segment { from, to, period: n, owned: Cow::Owned(vec![i - 1]) })
     }
 
     /// Segment `index` (0-based) of the sequence whose cuts are `cuts` (0 first, 1 last, rising).
     pub fn of_sequence(cuts: &[Ratio], index: usize) -> Result<Segment, SegmentError> {
         let shown = || cuts.iter().map(Ratio::to_string).collect::<Vec<_>>().join(", ");
         let rising = cuts.windows(2).all(|w| w[0].lt(w[1]));
-        if cuts.first() != Some(&Ratio::ZERO) || cuts.last() != Some(&Ratio::ONE) || !rising || index + 1 >= cuts.len()
+        if cuts.first() != Some(&Ratio::ZERO)
+            || cuts.last() != Some(&Ratio::ONE)
+            || !rising
+            || index + 1 >= cuts.len()
+            || cuts.len() > MAX_SEGMENTS + 1
         {
             return Err(SegmentError::Sequence(shown()));
         }
         let mut period = 1u64;
         for c in cuts {
-            period = period / gcd(period, c.den) * c.den;
+            period = (period / gcd(period, c.den)).checked_mul(c.den).unwrap_or(u64::MAX);
             if period > MAX_PERIOD {
                 return Err(SegmentError::Period(period));
             }
@@ -114,7 +126,8 @@ impl Segment {
         // Each segment's slots per period, dealt by a smooth weighted round robin (ties to the
         // first segment): every prefix of the pattern holds each segment's share to within one.
         let weights: Vec<i64> =
-            cuts.windows(2).map(|w| ((w[1].num * period / w[1].den) - (w[0].num * period / w[0].den)) as i64).collect();
+            // Each cut's denominator divides the period and num <= den: no product exceeds it.
+            cuts.windows(2).map(|w| (w[1].num * (period / w[1].den) - w[0].num * (period / w[0].den)) as i64).collect();
         let mut current = vec![0i64; weights.len()];
         let mut owned = Vec::new();
         for p in 0..period {
@@ -130,34 +143,12 @@ impl Segment {
         Ok(Segment { from: cuts[index], to: cuts[index + 1], period, owned: Cow::Owned(owned) })
     }
 
-    /// Reads `i/N` (the i-th of N equal segments) or `from:to` (fractions or 0 and 1; the
-    /// sequence is 0, from, to, 1).
+    /// Reads `i/N`: the i-th of N equal segments.
     pub fn parse(s: &str) -> Result<Segment, SegmentError> {
         let bad = || SegmentError::Syntax(s.to_string());
-        let ratio = |t: &str| -> Result<Ratio, SegmentError> {
-            let t = t.trim();
-            let (n, d) = t.split_once('/').unwrap_or((t, "1"));
-            let (n, d) = (n.trim().parse().map_err(|_| bad())?, d.trim().parse().map_err(|_| bad())?);
-            Ratio::new(n, d).ok_or_else(bad)
-        };
-        match s.split_once(':') {
-            Some((a, b)) => {
-                let (from, to) = (ratio(a)?, ratio(b)?);
-                if !from.lt(to) {
-                    return Err(bad());
-                }
-                let mut cuts = vec![Ratio::ZERO];
-                cuts.extend([from, to].into_iter().filter(|c| *c != Ratio::ZERO && *c != Ratio::ONE));
-                cuts.push(Ratio::ONE);
-                let index = usize::from(from != Ratio::ZERO);
-                Segment::of_sequence(&cuts, index)
-            }
-            None => {
-                let (i, n) = s.split_once('/').ok_or_else(bad)?;
-                let (i, n) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
-                Segment::nth(i, n)
-            }
-        }
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (i, n) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        Segment::nth(i, n).map_err(|_| bad())
     }
 
     /// Whether this is the whole workload.
@@ -255,18 +246,44 @@ mod tests {
     #[test]
     fn parsing() {
         assert_eq!(Segment::parse("2/3").unwrap(), Segment::nth(2, 3).unwrap());
-        assert_eq!(Segment::parse("1/3:2/3").unwrap(), Segment::nth(2, 3).unwrap());
-        assert_eq!(Segment::parse("0:1").unwrap(), Segment::FULL);
+        assert_eq!(Segment::parse(" 2 / 3 ").unwrap().to_string(), "1/3:2/3");
         assert_eq!(Segment::parse("1/1").unwrap(), Segment::FULL);
-        assert_eq!(Segment::parse("0:1/2").unwrap().scale(5), 3);
-        assert_eq!(Segment::parse("1/2:1").unwrap().scale(5), 2);
-        assert_eq!(Segment::parse("0:1/3").unwrap().to_string(), "0:1/3");
-        for bad in ["", "3", "0/3", "4/3", "1/0", "2/3:1/3", "x:1", "1/2:1/2"] {
-            assert!(Segment::parse(bad).is_err(), "{bad}");
+        assert_eq!(Segment::parse("1/2").unwrap().scale(5), 3);
+        assert_eq!(Segment::parse("2/2").unwrap().scale(5), 2);
+        // A bare `from:to` is refused: its indices depend on the rest of the sequence.
+        for bad in ["", "3", "0/3", "4/3", "1/0", "1/3:2/3", "0:1", "x/1", "1/5000000000", "-1/3"] {
+            assert!(matches!(Segment::parse(bad), Err(SegmentError::Syntax(_))), "{bad}");
         }
-        assert!(matches!(
-            Segment::parse("0:1/999983").and_then(|_| Segment::parse("1/999983:1/999979")),
-            Err(SegmentError::Period(_))
-        ));
+    }
+
+    #[test]
+    fn equal_segments_are_round_robin_at_any_count() {
+        // Made directly, not by dealing a pattern: a million segments cost nothing.
+        let s = Segment::nth(7, 1_000_000).unwrap();
+        assert!(s.owns(6) && s.owns(1_000_006) && !s.owns(7));
+        assert_eq!(s.count_below(3_000_000), 3);
+        assert_eq!(Segment::parse("1/4000000000").unwrap().count_below(4_000_000_000), 1);
+        let r = |n, d| Ratio::new(n, d).unwrap();
+        for n in 1..=7u32 {
+            let cuts: Vec<Ratio> = (0..=u64::from(n)).map(|k| r(k, u64::from(n))).collect();
+            for i in 1..=n {
+                assert_eq!(
+                    Segment::nth(i, n).unwrap().owned,
+                    Segment::of_sequence(&cuts, i as usize - 1).unwrap().owned
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sequences_too_long_or_too_fine_are_refused_without_overflow() {
+        let r = |n, d| Ratio::new(n, d).unwrap();
+        let huge = 9_223_372_036_854_775_809u64;
+        let cuts = [Ratio::ZERO, r(1, 2), r(huge - 1, huge), Ratio::ONE];
+        assert!(matches!(Segment::of_sequence(&cuts, 1), Err(SegmentError::Period(_))));
+        let cuts = [Ratio::ZERO, r(1, 999_983), r(1, 999_979), Ratio::ONE];
+        assert!(matches!(Segment::of_sequence(&cuts, 0), Err(SegmentError::Period(_))));
+        let many: Vec<Ratio> = (0..=2000).map(|k| r(k, 2000)).collect();
+        assert!(matches!(Segment::of_sequence(&many, 0), Err(SegmentError::Sequence(_))));
     }
 }
