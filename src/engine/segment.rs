@@ -118,7 +118,7 @@ impl Segment {
         }
         let mut period = 1u64;
         for c in cuts {
-            period = (period / gcd(period, c.den)).checked_mul(c.den).unwrap_or(u64::MAX);
+            period = (period / gcd(period, c.den)).saturating_mul(c.den);
             if period > MAX_PERIOD {
                 return Err(SegmentError::Period(period));
             }
