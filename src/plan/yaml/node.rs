@@ -33,11 +33,9 @@ impl std::fmt::Display for Number {
             Number::NegInt(n) => write!(f, "{n}"),
             Number::Float(x) if x.is_nan() => f.write_str(".nan"),
             Number::Float(x) if x.is_infinite() => f.write_str(if x < 0.0 { "-.inf" } else { ".inf" }),
-            // The shortest text that reads back as the same number (`1.5`, `100.0`, `1e20`).
-            Number::Float(x) => match serde_json::Number::from_f64(x) {
-                Some(n) => write!(f, "{n}"),
-                None => write!(f, "{x}"),
-            },
+            // The shortest text that reads back as the same number (`1.5`, `100.0`, `1e20`),
+            // as serde_yaml wrote it before this reader kept positions.
+            Number::Float(x) => write!(f, "{}", serde_norway::Number::from(x)),
         }
     }
 }
@@ -123,13 +121,39 @@ pub(super) struct LoadError {
 /// billions of nodes.
 const ALIAS_BUDGET: usize = 100_000;
 
+/// The deepest nesting of lists and maps a plan may have.
+const MAX_DEPTH: usize = 128;
+
 /// Reads one YAML document; an empty file reads as an empty map.
 pub(super) fn load(src: &str) -> Result<Node, LoadError> {
     let mut b = TreeBuilder::default();
+    // Events are pulled one at a time, not through `Parser::load`, which recurses once per
+    // level of nesting: a plan nested ten thousand levels deep would overflow the stack. The
+    // depth is capped as serde_yaml capped it.
     let mut parser = Parser::new_from_str(src);
-    if let Err(e) = parser.load(&mut b, true) {
-        let pos = Pos { line: e.marker().line(), column: e.marker().col() + 1 };
-        return Err(LoadError { pos: Some(pos), message: e.info().to_string() });
+    let mut depth = 0usize;
+    while let Some(event) = parser.next_event() {
+        let (ev, span) = event.map_err(|e| LoadError {
+            pos: Some(Pos { line: e.marker().line(), column: e.marker().col() + 1 }),
+            message: e.info().to_string(),
+        })?;
+        match ev {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(LoadError {
+                        pos: Some(Pos::of(&span)),
+                        message: format!("lists and maps nested more than {MAX_DEPTH} levels deep"),
+                    });
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        b.on_event(ev, span);
+        if b.error.is_some() {
+            break;
+        }
     }
     if let Some(e) = b.error {
         return Err(e);
@@ -487,5 +511,29 @@ mod tests {
         assert!(load("a: 1\n---\nb: 2\n").unwrap_err().message.contains("more than one document"));
         assert_eq!(load("").unwrap().value, Value::Map(Vec::new()));
         assert_eq!(load("---\na: 1\n...\n").unwrap().pos.line, 2);
+    }
+
+    #[test]
+    fn nesting_is_bounded_with_an_error_not_a_stack_overflow() {
+        let deep = format!("k:\n{}x\n", "- ".repeat(10_000));
+        let e = load(&deep).unwrap_err();
+        assert!(e.message.contains("nested more than 128 levels"), "{}", e.message);
+        assert_eq!(e.pos.map(|p| p.line), Some(2));
+        let flow = format!("k: {}x{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        // The scanner has its own limit on flow nesting; either way an error, not a crash.
+        assert!(load(&flow).is_err());
+        let ok = format!("k: {}x{}\n", "[".repeat(100), "]".repeat(100));
+        assert!(load(&ok).is_ok());
+    }
+
+    #[test]
+    fn floats_read_back_as_they_were_written_before() {
+        for (yaml, text) in
+            [("1e20", "1e20"), ("6.02e23", "6.02e23"), ("1.5e300", "1.5e300"), ("1.50", "1.5"), ("100.0", "100.0")]
+        {
+            let n = load(&format!("k: {yaml}")).unwrap();
+            let Value::Map(m) = n.value else { panic!("a map") };
+            assert_eq!(m[0].1.scalar_text().as_deref(), Some(text), "{yaml}");
+        }
     }
 }
