@@ -14,6 +14,11 @@
 //! an arrival its due time) in whichever segment runs it. A share of a small count may be 0
 //! (2 maximum users in 3 segments are 1, 1 and 0): an open model's segment without users
 //! counts each of its arrivals as dropped.
+//!
+//! What a segment splits is users and arrivals. Plan-level rates and totals that a process
+//! keeps for itself are not split yet: a shared constant-throughput timer, a throughput
+//! controller's total, a shared data file's rows (each process starts at row 0). A distributed
+//! run must scale or share those too before it splits such plans.
 
 use std::borrow::Cow;
 use std::fmt;
