@@ -133,6 +133,10 @@ impl Builder {
         &self.data[index]
     }
 
+    pub fn data_file_mut(&mut self, index: usize) -> &mut DataSpec {
+        &mut self.data[index]
+    }
+
     /// The writer of a file `write` steps append to: one per path; the first header given wins.
     /// Returns its index, for [`super::flow::Write::writer`].
     pub fn writer(&mut self, path: PathBuf, header: Option<Vec<String>>) -> usize {

@@ -147,13 +147,18 @@ pub struct DataSpec {
     pub rows: std::sync::Arc<Vec<Vec<String>>>,
     pub share: Share,
     pub on_eof: OnEof,
+    /// JMeter's "stop thread on EOF": a row of no fields (a blank line of a JMX data file, which
+    /// JMeter reads as end of file) stops the user; otherwise every column reads `<EOF>`.
+    #[serde(skip)]
+    pub stop_on_empty_row: bool,
 }
 
 impl DataSpec {
     /// A data file's rows; its columns become variables the plan assigns while running.
     pub fn new(path: PathBuf, data: csv_data::CsvData, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
         let columns = data.names.iter().map(|n| vars.assign(n)).collect();
-        DataSpec { path, names: data.names, columns, rows: std::sync::Arc::new(data.rows), share, on_eof }
+        let rows = std::sync::Arc::new(data.rows);
+        DataSpec { path, names: data.names, columns, rows, share, on_eof, stop_on_empty_row: false }
     }
 }
 

@@ -494,6 +494,24 @@ fn thread_group(class: &str, name: &str, threads: u32, loops: u32, body: &str) -
     )
 }
 
+/// A plan of thread groups that send to 127.0.0.1:`port`.
+fn plan_with_defaults(name: &str, port: u16, groups: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="{name}" enabled="true"/>
+    <hashTree>
+      <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+      </ConfigTestElement><hashTree/>
+      {groups}
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>"#
+    )
+}
+
 #[test]
 fn setup_and_teardown_thread_groups_run_before_and_after() {
     let server = TestServer::builder().default_route(Route::ok().record()).start();
@@ -501,26 +519,12 @@ fn setup_and_teardown_thread_groups_run_before_and_after() {
     let group = |class: &str, name: &str, threads: u32, path: &str| {
         thread_group(class, name, threads, 2, &sampler(name, "GET", path, "", false, ""))
     };
-    let plan = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<jmeterTestPlan version="1.2">
-  <hashTree>
-    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Phases" enabled="true"/>
-    <hashTree>
-      <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
-        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
-      </ConfigTestElement><hashTree/>
-      {teardown}
-      {main}
-      {setup}
-    </hashTree>
-  </hashTree>
-</jmeterTestPlan>"#,
-        port = server.addr().port(),
-        teardown = group("PostThreadGroup", "teardown", 1, "/teardown"),
-        main = group("ThreadGroup", "main", 3, "/main"),
-        setup = group("SetupThreadGroup", "setup", 1, "/setup"),
-    );
+    let groups = [
+        group("PostThreadGroup", "teardown", 1, "/teardown"),
+        group("ThreadGroup", "main", 3, "/main"),
+        group("SetupThreadGroup", "setup", 1, "/setup"),
+    ];
+    let plan = plan_with_defaults("Phases", server.addr().port(), &groups.concat());
     let p = run.write("plan.jmx", plan);
     Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
     let order: Vec<String> = server.recorded_all().into_iter().map(|r| r.path().to_string()).collect();
@@ -914,4 +918,48 @@ fn jmeter_semantics_of_less_common_settings() {
     let total = uint(&run.summary()["total"], "samples");
     let served = server.requests();
     assert_eq!(total, served - (count("/t1") + count("/t2")) as u64 + 2, "{paths:?}");
+}
+
+/// CSV Data Set rows as JMeter 5.6.3 reads them (CSVDataSet.iterationStart): a short row sets
+/// only its first variables, the others keep their value or, never set, are sent as `${name}`;
+/// a blank line is a row: unquoted it has no values and reads as end of file (every variable
+/// `<EOF>`, or the thread stops with "stop thread"), quoted it sets the first variable to "".
+#[test]
+fn csv_data_set_short_rows_and_blank_lines_as_jmeter() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-csv-rows");
+    run.write("plain.csv", "1,2\n3\n\n4,5\n");
+    run.write("quoted.csv", "x\n\n\"y\",z\n");
+    run.write("stop.csv", "s1\n\ns2\n");
+    let csv = |file: &str, names: &str, quoted: bool, recycle: bool, stop: bool| {
+        format!(
+            r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="{file}" enabled="true">
+          <stringProp name="filename">{file}</stringProp><stringProp name="variableNames">{names}</stringProp>
+          <stringProp name="delimiter">,</stringProp><boolProp name="quotedData">{quoted}</boolProp>
+          <boolProp name="recycle">{recycle}</boolProp><boolProp name="stopThread">{stop}</boolProp>
+          <stringProp name="shareMode">shareMode.all</stringProp>
+        </CSVDataSet><hashTree/>"#
+        )
+    };
+    let post = |name: &str, path: &str, body: &str| sampler(name, "POST", path, &arg("", body, false), true, "");
+    let rows = format!(
+        "{}{}{}{}",
+        csv("plain.csv", "a,b", false, false, false),
+        csv("quoted.csv", "c,d", true, false, false),
+        post("plain", "/plain", "a=${a};b=${b}"),
+        post("quoted", "/quoted", "c=${c};d=${d}"),
+    );
+    let stops = format!("{}{}", csv("stop.csv", "s", false, true, true), post("stop", "/stop", "s=${s}"));
+    let groups = [thread_group("ThreadGroup", "rows", 1, 5, &rows), thread_group("ThreadGroup", "stops", 1, 3, &stops)];
+    let plan = plan_with_defaults("CSV rows", server.addr().port(), &groups.concat());
+    let p = run.write("plan.jmx", plan);
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let bodies = |path: &str| -> Vec<String> {
+        server.recorded(path).into_iter().map(|r| String::from_utf8_lossy(&r.body).into_owned()).collect()
+    };
+    assert_eq!(bodies("/plain"), ["a=1;b=2", "a=3;b=2", "a=<EOF>;b=<EOF>", "a=4;b=5", "a=<EOF>;b=<EOF>"]);
+    assert_eq!(bodies("/quoted"), ["c=x;d=${d}", "c=;d=${d}", "c=y;d=z", "c=<EOF>;d=<EOF>", "c=<EOF>;d=<EOF>"]);
+    // The blank line stops the thread on its second iteration, although the file recycles.
+    assert_eq!(bodies("/stop"), ["s=s1"]);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }

@@ -61,7 +61,19 @@ impl VirtualUser {
                 }
             }
         };
-        for (var, value) in f.spec.columns.iter().zip(&rows[i as usize]) {
+        let row = &rows[i as usize];
+        if row.is_empty() {
+            // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
+            if f.spec.stop_on_empty_row {
+                return Some(IterEnd::UserDone);
+            }
+            for var in &f.spec.columns {
+                self.vars.set(*var, "<EOF>");
+            }
+            return None;
+        }
+        // A short row (JMX) sets only the variables it has values for; the others keep theirs.
+        for (var, value) in f.spec.columns.iter().zip(row) {
             self.vars.set(*var, value);
         }
         None

@@ -19,8 +19,12 @@ pub struct CsvOptions {
     /// With explicit names: skip the first line (JMeter's "Ignore first line"). Precisely, the first record: leading
     /// blank lines do not count, and a quoted field spanning lines is skipped whole. Ignored when `names` is None.
     pub skip_first_line: bool,
-    /// Accept rows of another width, as JMeter's CSV Data Set does: a short row is padded with
-    /// empty values, extra fields are dropped. Off: a row of the wrong width is an error.
+    /// Rows as JMeter's CSV Data Set reads them: each row keeps its own width (a short row sets
+    /// only the variables it has values for; extra fields are dropped) and a blank line is a row
+    /// (of no fields when unquoted, as JMeter's split of an empty line; of one empty field when
+    /// quoted, as its CSV parser). The header line, when the names come from the file, is still
+    /// the first non-blank line. Off: a row of the wrong width is an error and blank lines are
+    /// skipped.
     pub ragged: bool,
 }
 
@@ -30,7 +34,8 @@ impl Default for CsvOptions {
     }
 }
 
-/// A parsed data file: every row has exactly `names.len()` fields.
+/// A parsed data file: every row has exactly `names.len()` fields, or at most that many with
+/// [`CsvOptions::ragged`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CsvData {
     pub names: Vec<String>,
@@ -73,7 +78,8 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<CsvData, CsvError> {
     parse_bytes(&bytes, opts)
 }
 
-/// Parses CSV text: a leading BOM is dropped, lines end with `\n` or `\r\n`, empty lines are skipped.
+/// Parses CSV text: a leading BOM is dropped, lines end with `\n` or `\r\n`, empty lines are skipped
+/// (rows with [`CsvOptions::ragged`]).
 pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
     check_delimiter(opts)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -82,7 +88,11 @@ pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
         (Some(c), None) => Some(c),
         _ => None,
     };
-    let mut parser = Parser { text, delim: &opts.delimiter, delim_char, quoted: opts.quoted, pos: 0, line: 1 };
+    // A header read from the file is the first non-blank line; the line skip_first_line skips is
+    // the first line, blank or not (JMeter reads it with readLine).
+    let blank_rows = opts.ragged && opts.names.is_some();
+    let mut parser =
+        Parser { text, delim: &opts.delimiter, delim_char, quoted: opts.quoted, blank_rows, pos: 0, line: 1 };
 
     // Said when no data rows follow, so the user learns why there are none.
     let (names, why_empty) = match &opts.names {
@@ -115,13 +125,14 @@ pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
         }
     };
 
+    parser.blank_rows = opts.ragged;
     let mut rows = Vec::new();
     let mut row_lines = Vec::new();
     while let Some((line, mut fields)) = parser.next_record()? {
         if opts.ragged {
-            fields.resize(names.len(), String::new());
+            fields.truncate(names.len());
         }
-        if fields.len() != names.len() {
+        if fields.len() != names.len() && !opts.ragged {
             let noun = if fields.len() == 1 { "field" } else { "fields" };
             return Err(CsvError::at(
                 line,
@@ -214,6 +225,8 @@ struct Parser<'a> {
     /// `delim` when it is a single char, for a faster search.
     delim_char: Option<char>,
     quoted: bool,
+    /// A blank line is a record (see [`CsvOptions::ragged`]) instead of being skipped.
+    blank_rows: bool,
     /// Byte offset of the next unread character; always on a char boundary.
     pos: usize,
     /// 1-based line of `pos`.
@@ -223,11 +236,22 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     /// The next record and the line it starts on; `None` at end of input.
     fn next_record(&mut self) -> Result<Option<(usize, Vec<String>)>, CsvError> {
-        self.skip_blank_lines();
+        if !self.blank_rows {
+            self.skip_blank_lines();
+        }
         if self.pos >= self.text.len() {
             return Ok(None);
         }
         let start_line = self.line;
+        if self.blank_rows {
+            let rest = &self.text.as_bytes()[self.pos..];
+            if rest.starts_with(b"\n") || rest.starts_with(b"\r\n") || rest == b"\r" {
+                self.end_line(self.line_end_from(self.pos));
+                // JMeter's CSV parser gives one empty field; splitting an empty line gives none.
+                let fields = if self.quoted { vec![String::new()] } else { Vec::new() };
+                return Ok(Some((start_line, fields)));
+            }
+        }
         let mut fields = Vec::new();
         // Cached so a line with many fields is scanned once for its end, not once per field.
         let mut line_end = self.line_end_from(self.pos);

@@ -203,6 +203,14 @@ impl Cx {
             "shareMode.group" => Share::Scenario,
             _ => Share::All,
         };
-        Ok(self.b.data(path, data, share, on_eof))
+        let index = self.b.data(path, data, share, on_eof);
+        // A blank line stops the thread whether or not the file recycles (CSVDataSet.iterationStart).
+        let spec = self.b.data_file_mut(index);
+        spec.stop_on_empty_row = stop_thread;
+        // A short row leaves the other variables unset, and JMeter sends `${name}` as it is.
+        for id in spec.columns.clone() {
+            self.b.sym.vars.unset_as_reference(id);
+        }
+        Ok(index)
     }
 }

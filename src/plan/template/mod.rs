@@ -60,6 +60,8 @@ pub struct VarTable {
     index: HashMap<String, VarId>,
     initial: Vec<Option<String>>,
     assigned: Vec<bool>,
+    /// Reads as its own reference `${name}` until set, as an unset JMeter variable renders.
+    unset_as_reference: Vec<bool>,
     /// The first element that used each variable, for the error when nothing defines it.
     used_at: Vec<Option<String>>,
 }
@@ -74,6 +76,7 @@ impl VarTable {
         self.index.insert(name.to_string(), id);
         self.initial.push(None);
         self.assigned.push(false);
+        self.unset_as_reference.push(false);
         self.used_at.push(None);
         id
     }
@@ -90,6 +93,12 @@ impl VarTable {
         let id = self.intern(name);
         self.assigned[id.index()] = true;
         id
+    }
+
+    /// A variable without an initial value reads `${name}` until it is set (JMeter leaves the
+    /// reference to an unset variable as text), instead of the empty string.
+    pub fn unset_as_reference(&mut self, id: VarId) {
+        self.unset_as_reference[id.index()] = true;
     }
 
     fn use_var(&mut self, name: &str, element: &str) -> VarId {
@@ -132,7 +141,12 @@ impl VarTable {
 
     /// Each user's variables when it starts.
     pub fn initial_values(&self) -> Vec<String> {
-        self.initial.iter().map(|v| v.clone().unwrap_or_default()).collect()
+        let value = |i: usize| match &self.initial[i] {
+            Some(v) => v.clone(),
+            None if self.unset_as_reference[i] => format!("${{{}}}", self.names[i]),
+            None => String::new(),
+        };
+        (0..self.names.len()).map(value).collect()
     }
 
     /// The first variable used but never defined nor assigned: `(element, message)`.
