@@ -4,7 +4,7 @@
 
 use crate::engine;
 use crate::error::{exit, Error};
-use crate::plan::{self, HttpVersion, Plan, QuickPlan};
+use crate::plan::{self, HttpVersion, Overrides, Plan, QuickPlan};
 use crate::progress::Progress;
 use crate::report;
 use crate::run::{self, JtlOutput, Run, RunDirOutput, RunOptions, RunResult};
@@ -13,6 +13,8 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+const WORKLOAD: &str = "Workload (quick mode, or overriding every scenario of a plan)";
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -55,8 +57,10 @@ pub struct RunArgs {
     /// A request header, `Name: value` (repeatable).
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", help_heading = "Quick mode (no plan file)")]
     pub headers: Vec<String>,
-    /// Closed model: number of users (each with its own keep-alive connection).
-    #[arg(long, short = 'u', help_heading = "Quick mode (no plan file)")]
+    /// Closed model: number of users (each with its own keep-alive connection). With a plan:
+    /// replaces every thread group's thread count (setUp and tearDown included); caps an open
+    /// scenario's users at once.
+    #[arg(long, short = 'u', help_heading = WORKLOAD)]
     pub users: Option<u32>,
     /// Open model: iterations started per second.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
@@ -64,14 +68,18 @@ pub struct RunArgs {
     /// Open model: most users at once (arrivals finding none free are dropped and counted).
     #[arg(long, help_heading = "Quick mode (no plan file)")]
     pub max_users: Option<u32>,
-    /// How long to run (e.g. 30s, 5m).
-    #[arg(long, value_parser = super::parse_duration_arg, help_heading = "Quick mode (no plan file)")]
+    /// How long to run (e.g. 30s, 5m). With a plan: sets every thread group's duration (as
+    /// JMeter's scheduler; its loop count still applies); cuts an open scenario's arrival
+    /// schedule at that time.
+    #[arg(long, value_parser = super::parse_duration_arg, help_heading = WORKLOAD)]
     pub duration: Option<Duration>,
-    /// Closed model: iterations per user (instead of, or with, --duration).
-    #[arg(long, short = 'n', help_heading = "Quick mode (no plan file)")]
+    /// Closed model: iterations per user (instead of, or with, --duration). With a plan:
+    /// replaces every thread group's loop count.
+    #[arg(long, short = 'n', help_heading = WORKLOAD)]
     pub iterations: Option<u64>,
-    /// Closed model: start the users evenly over this time.
-    #[arg(long, value_parser = super::parse_duration_arg, help_heading = "Quick mode (no plan file)")]
+    /// Closed model: start the users evenly over this time. With a plan: replaces every thread
+    /// group's ramp-up.
+    #[arg(long, value_parser = super::parse_duration_arg, help_heading = WORKLOAD)]
     pub ramp_up: Option<Duration>,
     /// Open a new connection for every request.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
@@ -99,17 +107,18 @@ impl RunArgs {
         add(self.body.is_some(), "--body");
         add(self.gzip, "--gzip");
         add(!self.headers.is_empty(), "--header");
-        add(self.users.is_some(), "--users");
         add(self.rate.is_some(), "--rate");
         add(self.max_users.is_some(), "--max-users");
-        add(self.duration.is_some(), "--duration");
-        add(self.iterations.is_some(), "--iterations");
-        add(self.ramp_up.is_some(), "--ramp-up");
         add(self.no_keep_alive, "--no-keep-alive");
         add(self.http10, "--http1.0");
         add(self.timeout.is_some(), "--timeout");
         add(self.connect_timeout.is_some(), "--connect-timeout");
         v
+    }
+
+    /// The workload flags that also apply to a plan file, to every scenario.
+    fn overrides(&self) -> Overrides {
+        Overrides { users: self.users, duration: self.duration, iterations: self.iterations, ramp_up: self.ramp_up }
     }
 
     fn load_plan(&self) -> Result<Plan, Error> {
@@ -120,12 +129,18 @@ impl RunArgs {
                 let flags = self.quick_flags_given();
                 if !flags.is_empty() {
                     return Err(Error::Usage(format!(
-                        "{} apply to quick mode (--url); a plan sets its workload itself (use ${{__P(name,default)}} and -J name=value to vary it)",
+                        "{} apply to quick mode (--url); a plan sets these itself (use ${{__P(name,default)}} and -J name=value to vary them; --users, --duration, --iterations and --ramp-up do apply to a plan)",
                         flags.join(", ")
                     )));
                 }
                 let opts = self.plan_args.load_options()?;
-                let loaded = Plan::load_with(path, &opts)?;
+                let mut loaded = Plan::load_with(path, &opts)?;
+                let overrides = self.overrides();
+                if !overrides.is_empty() {
+                    for s in &mut loaded.plan.scenarios {
+                        s.workload = s.workload.bounded(&overrides);
+                    }
+                }
                 if let Some(elements) = &loaded.elements {
                     for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
                         eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);

@@ -127,3 +127,147 @@ impl Workload {
         }
     }
 }
+
+/// `run PLAN --users --duration --iterations --ramp-up`: one workload for every scenario of a
+/// plan, so any plan can be bounded from the command line. `None` keeps the plan's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Overrides {
+    pub users: Option<u32>,
+    pub duration: Option<Duration>,
+    pub iterations: Option<u64>,
+    pub ramp_up: Option<Duration>,
+}
+
+impl Overrides {
+    pub fn is_empty(&self) -> bool {
+        *self == Overrides::default()
+    }
+}
+
+impl Workload {
+    /// The workload with the command line's overrides applied. Closed (a thread group): each
+    /// given value replaces the plan's (users, ramp-up, iterations per user, duration from the
+    /// start, as JMeter's scheduler); the other bound stays, so the first reached ends it. Open:
+    /// `duration` cuts the arrival schedule at that time (the rate where it is cut, never a
+    /// longer schedule than the plan's), `users` caps the users at once; iterations and ramp-up
+    /// have no meaning for an arrival rate and leave it alone.
+    pub fn bounded(&self, o: &Overrides) -> Workload {
+        match self {
+            Workload::Closed(c) => Workload::Closed(ClosedWorkload {
+                users: o.users.unwrap_or(c.users),
+                ramp_up: o.ramp_up.unwrap_or(c.ramp_up),
+                iterations: o.iterations.or(c.iterations),
+                duration: o.duration.or(c.duration),
+                ..c.clone()
+            }),
+            Workload::Open(w) => {
+                let mut w = w.clone();
+                if let Some(max) = o.users {
+                    w.max_users = max;
+                    w.pre_allocated_users = w.pre_allocated_users.min(max);
+                }
+                if let Some(limit) = o.duration {
+                    w.stages = cut_stages(w.start_rate, &w.stages, limit);
+                }
+                Workload::Open(w)
+            }
+        }
+    }
+}
+
+/// The stages that fit in `limit`, the one it falls in ending at its rate there.
+fn cut_stages(start_rate: f64, stages: &[Stage], limit: Duration) -> Vec<Stage> {
+    let mut out = Vec::new();
+    let (mut at, mut rate) = (Duration::ZERO, start_rate);
+    for s in stages {
+        let left = limit.saturating_sub(at);
+        if left.is_zero() {
+            break;
+        }
+        if s.duration <= left {
+            out.push(s.clone());
+        } else {
+            let part = left.as_secs_f64() / s.duration.as_secs_f64();
+            out.push(Stage { target: rate + (s.target - rate) * part, duration: left });
+            break;
+        }
+        at += s.duration;
+        rate = s.target;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(secs: u64) -> Duration {
+        Duration::from_secs(secs)
+    }
+
+    fn closed() -> ClosedWorkload {
+        ClosedWorkload {
+            users: 50,
+            ramp_up: s(10),
+            iterations: None,
+            duration: Some(s(600)),
+            start_delay: s(5),
+            graceful_stop: DEFAULT_GRACEFUL_STOP,
+        }
+    }
+
+    fn open() -> OpenWorkload {
+        OpenWorkload {
+            start_rate: 0.0,
+            stages: vec![Stage { target: 100.0, duration: s(10) }, Stage { target: 100.0, duration: s(50) }],
+            pre_allocated_users: 20,
+            max_users: 200,
+            start_delay: Duration::ZERO,
+            graceful_stop: DEFAULT_GRACEFUL_STOP,
+        }
+    }
+
+    #[test]
+    fn no_overrides_change_nothing() {
+        let o = Overrides::default();
+        assert!(o.is_empty());
+        for w in [Workload::Closed(closed()), Workload::Open(open())] {
+            assert_eq!(w.bounded(&o), w);
+        }
+    }
+
+    #[test]
+    fn closed_values_are_replaced_and_the_rest_kept() {
+        let o = Overrides { users: Some(2), iterations: Some(3), ..Default::default() };
+        let Workload::Closed(c) = Workload::Closed(closed()).bounded(&o) else { panic!() };
+        assert_eq!(c, ClosedWorkload { users: 2, iterations: Some(3), ..closed() });
+
+        let o = Overrides { duration: Some(s(30)), ramp_up: Some(Duration::ZERO), ..Default::default() };
+        let forever = ClosedWorkload { iterations: None, duration: None, ..closed() };
+        let Workload::Closed(c) = Workload::Closed(forever.clone()).bounded(&o) else { panic!() };
+        assert_eq!(c, ClosedWorkload { duration: Some(s(30)), ramp_up: Duration::ZERO, ..forever });
+        // A longer duration replaces a shorter one, as the thread group's scheduler field.
+        let o = Overrides { duration: Some(s(900)), ..Default::default() };
+        let Workload::Closed(c) = Workload::Closed(closed()).bounded(&o) else { panic!() };
+        assert_eq!(c.duration, Some(s(900)));
+    }
+
+    #[test]
+    fn open_schedule_is_cut_at_the_duration_and_users_capped() {
+        let o = Overrides { users: Some(10), duration: Some(s(5)), iterations: Some(7), ramp_up: Some(s(3)) };
+        let Workload::Open(w) = Workload::Open(open()).bounded(&o) else { panic!() };
+        assert_eq!(w.stages, vec![Stage { target: 50.0, duration: s(5) }]);
+        assert_eq!((w.pre_allocated_users, w.max_users), (10, 10));
+        assert_eq!(Workload::Open(w).planned_duration(), Some(s(5)));
+
+        let Workload::Open(w) =
+            Workload::Open(open()).bounded(&Overrides { duration: Some(s(30)), ..Default::default() })
+        else {
+            panic!()
+        };
+        assert_eq!(w.stages, vec![open().stages[0].clone(), Stage { target: 100.0, duration: s(20) }]);
+        // Never longer than the plan's schedule.
+        let long = Overrides { duration: Some(s(3600)), ..Default::default() };
+        assert_eq!(Workload::Open(open()).bounded(&long), Workload::Open(open()));
+    }
+}

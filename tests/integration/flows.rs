@@ -576,3 +576,47 @@ fn a_data_file_with_a_short_row_is_a_plan_error_naming_file_and_line() {
     assert!(err.contains("plan.yaml"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_followed_redirect_s_parent_row_has_the_final_status() {
+    let server = TestServer::builder()
+        .route("/start", Route::handler(|_| Reply::status(302).header("Location", "/final")))
+        .route("/lost", Route::handler(|_| Reply::status(301).header("Location", "/gone")))
+        .route("/final", Route::ok())
+        .route("/gone", Route::status(404))
+        .start();
+    let run = TempRun::new("redirect-status");
+    let jtl = run.root().join("rows.jtl");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            r#"
+defaults: {{base_url: "http://{addr}"}}
+scenarios:
+  - workload: {{users: 1, iterations: 3}}
+    flow:
+      - request: {{label: found, url: /start}}
+      - request: {{label: lost, url: /lost}}
+"#,
+            addr = server.addr()
+        ),
+    );
+    Stampede::new().arg("run").arg(&plan).arg("--jtl").arg(&jtl).args(["-q", "--out"]).arg(run.path()).run();
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let mut codes: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        codes.entry(f[2].to_string()).or_default().push((f[3].to_string(), f[7].to_string()));
+    }
+    let want = |code: &str, ok: &str| vec![(code.to_string(), ok.to_string()); 3];
+    // JMeter's parent sample of a chain takes the last response's code and success.
+    assert_eq!(codes["found"], want("200", "true"), "{text}");
+    assert_eq!(codes["found-0"], want("302", "true"), "{text}");
+    assert_eq!(codes["found-1"], want("200", "true"), "{text}");
+    assert_eq!(codes["lost"], want("404", "false"), "{text}");
+    assert_eq!(codes["lost-0"], want("301", "true"), "{text}");
+    assert_eq!(codes["lost-1"], want("404", "false"), "{text}");
+    assert_eq!(uint(&run.label("found"), "errors"), 0);
+    assert_eq!(uint(&run.label("lost"), "errors"), 3);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+}

@@ -963,3 +963,72 @@ fn csv_data_set_short_rows_and_blank_lines_as_jmeter() {
     assert_eq!(bodies("/stop"), ["s=s1"]);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
+
+#[test]
+fn run_overrides_bound_every_thread_group() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("jmx-overrides");
+    // Two requests per iteration in the main group; one in setUp and tearDown.
+    let two =
+        format!("{}{}", sampler("a", "GET", "/main/a", "", false, ""), sampler("b", "GET", "/main/b", "", false, ""));
+    let groups = [
+        thread_group("SetupThreadGroup", "setup", 1, 1, &sampler("s", "GET", "/setup", "", false, "")),
+        thread_group("ThreadGroup", "main", 40, 1000, &two),
+        thread_group("PostThreadGroup", "teardown", 1, 1, &sampler("t", "GET", "/teardown", "", false, "")),
+    ];
+    let plan = plan_with_defaults("Bounded", server.addr().port(), &groups.concat());
+    let p = run.write("plan.jmx", plan);
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["--users", "2", "--iterations", "3", "--ramp-up", "0s", "-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    // Every thread group, setUp and tearDown included: 2 users × 3 iterations.
+    assert_eq!(server.requests_to("/main/a"), 6);
+    assert_eq!(server.requests_to("/main/b"), 6);
+    assert_eq!(server.requests_to("/setup"), 6);
+    assert_eq!(server.requests_to("/teardown"), 6);
+    assert_eq!(server.requests(), 2 * 3 * 4);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    // The plan that ran, as the run directory keeps it, is the bounded one.
+    let yaml = std::fs::read_to_string(run.path().join("plan.yaml")).unwrap();
+    assert_eq!(yaml.matches("users: 2").count(), 3, "{yaml}");
+    assert_eq!(yaml.matches("iterations: 3").count(), 3, "{yaml}");
+
+    // The other quick-mode flags stay refused with a plan.
+    let out = Stampede::new().arg("run").arg(&p).args(["--rate", "5", "-q"]).run();
+    out.assert_exit(2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate apply to quick mode"), "{out:?}");
+}
+
+#[test]
+fn run_duration_override_bounds_a_yaml_plan() {
+    let server = TestServer::builder().default_route(Route::ok().delay(std::time::Duration::from_millis(20))).start();
+    let run = TempRun::new("yaml-duration-override");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "scenarios:\n  - name: closed\n    workload: {{users: 1, duration: 1h}}\n    flow: [{{request: {{url: '{}'}}}}]\n  - name: open\n    workload: {{rate: 5, duration: 1h, max_users: 5}}\n    flow: [{{request: {{url: '{}'}}}}]\n",
+            server.url("/closed"),
+            server.url("/open")
+        ),
+    );
+    let started = std::time::Instant::now();
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["--duration", "1s", "-q", "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(30))
+        .run()
+        .assert_exit(0);
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert!(server.requests_to("/closed") >= 5, "{}", server.requests_to("/closed"));
+    // 5/s for 1 s: 5 arrivals (one more at the very end at most).
+    assert!((5..=6).contains(&server.requests_to("/open")), "{}", server.requests_to("/open"));
+    let yaml = std::fs::read_to_string(run.path().join("plan.yaml")).unwrap();
+    assert!(!yaml.contains("1h") && !yaml.contains("3600"), "{yaml}");
+}

@@ -171,6 +171,8 @@ impl VirtualUser {
             hop_start = Instant::now();
             ex = self.client.send(&wire(req, target, method == "HEAD", &self.abandon), &self.out, hop_start).await;
             error = ex.error;
+            // The chain's sample has the last response's status, as JMeter's parent sample.
+            total.status = ex.status;
             total.bytes_sent += ex.bytes_sent;
             total.bytes_received += ex.bytes_received;
             total.connect += ex.connect;
