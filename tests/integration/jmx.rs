@@ -915,3 +915,56 @@ fn jmeter_semantics_of_less_common_settings() {
     let served = server.requests();
     assert_eq!(total, served - (count("/t1") + count("/t2")) as u64 + 2, "{paths:?}");
 }
+
+/// Runs a hand-written plan's `body` (one user, one pass) with HTTP defaults aimed at `server`.
+fn run_one_pass(server: &TestServer, run: &TempRun, body: &str) {
+    let defaults = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp><stringProp name="HTTPSampler.port">${port}</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+    let plan = run.write("plan.jmx", jmx_plan(1, "1", &format!("{defaults}{body}")));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J"])
+        .arg(format!("port={}", server.addr().port()))
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+}
+
+#[test]
+fn while_controller_runs_until_its_condition_reads_false() {
+    // JMeter's WhileController.endOfLoop: the condition is text, the loop ends when it reads
+    // `false` in any case. `${go}` is undefined on the first test (sent as `${go}`: not false).
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = served.clone();
+    let server = TestServer::builder()
+        .default_route(
+            Route::handler(move |_| {
+                let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                Reply::ok().body(if n < 3 { "go=yes" } else { "go=FALSE" })
+            })
+            .record(),
+        )
+        .start();
+    let run = TempRun::new("jmx-while-text");
+    let extract = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Go" enabled="true">
+                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+                <stringProp name="RegexExtractor.refname">go</stringProp>
+                <stringProp name="RegexExtractor.regex">go=(\w+)</stringProp>
+                <stringProp name="RegexExtractor.template">$1$</stringProp>
+                <stringProp name="RegexExtractor.default">false</stringProp>
+                <stringProp name="RegexExtractor.match_number">1</stringProp>
+              </RegexExtractor><hashTree/>"#;
+    let body = format!(
+        r#"<WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="While" enabled="true">
+          <stringProp name="WhileController.condition">${{go}}</stringProp>
+        </WhileController>
+        <hashTree>{}</hashTree>"#,
+        sampler("Poll", "GET", "/poll", "", false, extract)
+    );
+    run_one_pass(&server, &run, &body);
+    assert_eq!(server.recorded_all().len(), 3);
+    assert_eq!(uint(&run.label("Poll"), "samples"), 3);
+}

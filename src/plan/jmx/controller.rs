@@ -80,7 +80,7 @@ impl Cx {
             c.text_or_empty("WhileController.condition")
         };
         let src = unwrap_expression(raw.trim());
-        if !is_if && (src.is_empty() || src == "LAST") {
+        if !is_if && src.is_empty() {
             self.unsupported(
                 c,
                 depth,
@@ -88,11 +88,15 @@ impl Cx {
             );
             return Ok(Vec::new());
         }
+        // JMeter's While Controller (WhileController.endOfLoop) ends the loop when the condition's
+        // text reads `false` in any case, or with `LAST` when the last sample failed.
+        let src = if !is_if && src.eq_ignore_ascii_case("LAST") { format!("${{{LAST_SAMPLE_OK}}}") } else { src };
         let mut failed = None;
         let parsed = condition::parse(&src, |operand| {
             template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
         });
         let expr = match parsed {
+            Ok(condition::Condition::Truthy(t)) if !is_if => condition::Condition::NotFalse(t),
             Ok(e) => e,
             Err(m) => {
                 self.unsupported(c, depth, &format!("the condition `{raw}` is not one stampede can evaluate ({m})"));
