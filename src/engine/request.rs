@@ -130,7 +130,13 @@ impl PreparedRequest {
             let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
             out.push(sep);
             let v = p.value.render_string(u);
-            if p.encoded {
+            if p.bare_when_empty && v.is_empty() {
+                if p.encoded {
+                    out.push_str(&p.name);
+                } else {
+                    out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+                }
+            } else if p.encoded {
                 out.push_str(&p.name);
                 out.push('=');
                 let at = out.len();

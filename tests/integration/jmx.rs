@@ -968,3 +968,21 @@ fn while_controller_runs_until_its_condition_reads_false() {
     assert_eq!(server.recorded_all().len(), 3);
     assert_eq!(uint(&run.label("Poll"), "samples"), 3);
 }
+
+#[test]
+fn an_argument_without_equals_and_empty_value_is_sent_as_its_name() {
+    // HTTPSamplerBase.getQueryString writes the argument's metadata between name and value:
+    // nothing when "Include Equals?" is off, so an empty value leaves `name` alone.
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-use-equals");
+    let bare = |name: &str, value: &str| {
+        format!(
+            r#"<elementProp name="{name}" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.value">{value}</stringProp><stringProp name="Argument.metadata"></stringProp><boolProp name="HTTPArgument.use_equals">false</boolProp><stringProp name="Argument.name">{name}</stringProp></elementProp>"#
+        )
+    };
+    let args = format!("{}{}{}", bare("flag", ""), arg("empty", "", false), bare("k", "v"));
+    run_one_pass(&server, &run, &sampler("Q", "GET", "/q", &args, false, ""));
+    let got = server.recorded_all();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].target, "/q?flag&empty=&k=v");
+}
