@@ -986,3 +986,20 @@ fn an_argument_without_equals_and_empty_value_is_sent_as_its_name() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].target, "/q?flag&empty=&k=v");
 }
+
+#[test]
+fn a_url_fragment_is_never_sent() {
+    // JMeter builds a java.net.URL from path and query (HTTPSamplerBase.getUrl); HttpClient
+    // leaves its fragment out, and a query appended after `#` belongs to the fragment.
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-fragment");
+    let port = server.addr().port();
+    let body = format!(
+        "{}{}",
+        sampler("Anchor", "GET", "/doc?x=1#part", "", false, ""),
+        sampler("Full", "GET", &format!("http://127.0.0.1:{port}/full#top"), &arg("k", "v", false), false, "")
+    );
+    run_one_pass(&server, &run, &body);
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/doc?x=1", "/full"]);
+}
