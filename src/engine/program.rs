@@ -3,7 +3,7 @@
 
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
-use crate::plan::flow::{Assign, Counter, StopKind, ThroughputShare, UserParams};
+use crate::plan::flow::{Assign, Counter, SeededRandom, StopKind, ThroughputShare, UserParams};
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -59,6 +59,7 @@ pub enum Op {
     },
     UserParams(Box<UserParams>),
     Counter(Box<Counter>),
+    SeededRandom(Box<SeededRandom>),
     Stop(crate::plan::flow::StopKind),
     /// Set a ForEach variable for this pass, or leave the loop (to `exit`) when there is none.
     Pick {
@@ -226,6 +227,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 };
             }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),
+            Step::SeededRandom(r) => ops.push(Op::SeededRandom(r.clone())),
             Step::Throughput(t) => {
                 let at = ops.len();
                 ops.push(Op::Throughput { slot: t.slot, share: t.share, per_user: t.per_user, skip: PATCH });

@@ -6,7 +6,7 @@
 use super::client::HttpClient;
 use super::program::{pick, Op};
 use super::session::{csv_line, ScenarioCtx};
-use super::step::{counter_value, GroupAcc};
+use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
 use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::record::Sample;
@@ -263,6 +263,21 @@ impl VirtualUser {
                     };
                     let value = counter_value(c, n);
                     self.vars.set(c.var, &value.to_string());
+                    pc += 1;
+                }
+                Op::SeededRandom(r) => {
+                    let value = if r.per_user {
+                        java_random_next_int(&mut self.counters[r.slot as usize], r.seed, r.range)
+                    } else {
+                        let mut drawn = 0;
+                        let cell = &ctx.shared.counters[r.slot as usize];
+                        let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mut s| {
+                            drawn = java_random_next_int(&mut s, r.seed, r.range);
+                            Some(s)
+                        });
+                        drawn
+                    };
+                    self.vars.set(r.var, &(r.min + i64::from(value)).to_string());
                     pc += 1;
                 }
                 Op::Throughput { slot, share, per_user, skip } => {

@@ -1003,3 +1003,38 @@ fn a_url_fragment_is_never_sent() {
     let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
     assert_eq!(targets, ["/doc?x=1", "/full"]);
 }
+
+#[test]
+fn a_seeded_random_variable_gives_the_same_sequence_as_jmeter() {
+    // RandomVariableConfig.iterationStart: min + new java.util.Random(seed).nextInt(max - min + 1),
+    // one draw per pass. The expected numbers are java.util.Random(7).nextInt(1000000) + 3 (jshell).
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-seeded-random");
+    let body = format!(
+        r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${{host}}</stringProp><stringProp name="HTTPSampler.port">${{port}}</stringProp>
+        </ConfigTestElement><hashTree/>
+        <RandomVariableConfig guiclass="TestBeanGUI" testclass="RandomVariableConfig" testname="Pick" enabled="true">
+          <stringProp name="variableName">v</stringProp><stringProp name="minimumValue">3</stringProp>
+          <stringProp name="maximumValue">1000002</stringProp><stringProp name="randomSeed">7</stringProp>
+          <boolProp name="perThread">true</boolProp>
+        </RandomVariableConfig><hashTree/>
+        {}"#,
+        sampler("R", "GET", "/r/${v}", "", false, "")
+    );
+    let plan = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    for _ in 0..2 {
+        Stampede::new()
+            .arg("run")
+            .arg(&plan)
+            .args(["-q", "-J"])
+            .arg(format!("port={}", server.addr().port()))
+            .args(["--replace", "--out"])
+            .arg(run.path())
+            .run()
+            .assert_exit(0);
+    }
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    let once = ["/r/164239", "/r/249167", "/r/829488"];
+    assert_eq!(targets, [once, once].concat());
+}
