@@ -37,6 +37,8 @@ pub enum Op {
     LoopTest {
         slot: u32,
         condition: Option<Box<Condition<Template>>>,
+        /// The first pass runs without testing the condition.
+        enter_first: bool,
         exit: usize,
     },
     /// Go on when the condition holds, else jump to `otherwise`.
@@ -148,6 +150,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 ops.push(Op::LoopTest {
                     slot: l.slot,
                     condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
+                    enter_first: l.enter_first,
                     exit: PATCH,
                 });
                 emit(&l.steps, ops);
@@ -282,6 +285,7 @@ mod tests {
                 count: Some(Template::literal("2")),
                 condition: None,
                 steps: vec![think()],
+                enter_first: false,
                 slot: 0,
             })),
             Step::If(Box::new(If { condition: cond(), then: vec![think()], otherwise: vec![think()] })),
@@ -306,7 +310,8 @@ mod tests {
     fn a_flow_that_does_nothing_ends_the_user() {
         use crate::plan::flow::Loop;
         let zero = Step::Think(Think::Uniform { min: Duration::ZERO, max: Duration::ZERO });
-        let looped = |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, slot: 0 }));
+        let looped =
+            |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0 }));
         for steps in [vec![], vec![zero.clone(), Step::Set(vec![]), Step::Feed(0)], vec![looped(vec![zero.clone()])]] {
             let p = Program::compile(&steps);
             assert!(p.idle, "{steps:?}");

@@ -188,10 +188,11 @@ impl VirtualUser {
                     self.loop_counts[*slot as usize] = (0, limit);
                     pc += 1;
                 }
-                Op::LoopTest { slot, condition, exit } => {
+                Op::LoopTest { slot, condition, enter_first, exit } => {
                     let (done, limit) = self.loop_counts[*slot as usize];
                     let go = done < limit
-                        && condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars)));
+                        && ((*enter_first && done == 0)
+                            || condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars))));
                     if go {
                         self.loop_counts[*slot as usize].0 += 1;
                         pc += 1;

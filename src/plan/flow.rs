@@ -306,6 +306,10 @@ pub struct Loop {
     #[serde(rename = "while", serialize_with = "condition_source")]
     pub condition: Option<Cond>,
     pub steps: Vec<Step>,
+    /// The first pass runs without testing the condition (JMeter's While Controller with an
+    /// empty condition: first pass always, then until a sample fails).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub enter_first: bool,
     /// A per-user counter slot (index into the user's loop counters), fixed at load time.
     #[serde(skip)]
     pub slot: u32,

@@ -1038,3 +1038,38 @@ fn a_seeded_random_variable_gives_the_same_sequence_as_jmeter() {
     let once = ["/r/164239", "/r/249167", "/r/829488"];
     assert_eq!(targets, [once, once].concat());
 }
+
+#[test]
+fn a_while_controller_without_condition_runs_once_then_until_a_sample_fails() {
+    // WhileController.endOfLoop: an empty condition is tested only at the end of a pass (the
+    // last sample failed ends the loop), so a failed sample before the loop does not skip it.
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = served.clone();
+    let server = TestServer::builder()
+        .route("/pre", Route::status(500).record())
+        .default_route(
+            Route::handler(move |_| {
+                let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if n < 3 {
+                    Reply::ok()
+                } else {
+                    Reply::status(500)
+                }
+            })
+            .record(),
+        )
+        .start();
+    let run = TempRun::new("jmx-while-empty");
+    let body = format!(
+        r#"{}<WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="While" enabled="true">
+          <stringProp name="WhileController.condition"></stringProp>
+        </WhileController>
+        <hashTree>{}</hashTree>"#,
+        sampler("Pre", "GET", "/pre", "", false, ""),
+        sampler("Try", "GET", "/try", "", false, "")
+    );
+    run_one_pass(&server, &run, &body);
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/pre", "/try", "/try", "/try"]);
+    assert_eq!(uint(&run.label("Try"), "samples"), 3);
+}
