@@ -166,6 +166,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::Write(w) => out.push(format!("{pad}write to {}", p.writers[w.writer].path.display())),
             Step::UserParams(u) => out.push(format!("{pad}user parameters {}", u.names.join(", "))),
             Step::Counter(c) => out.push(format!("{pad}counter {}", c.name)),
+            Step::SeededRandom(r) => out.push(format!("{pad}seeded random {}", r.name)),
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
             Step::Switch(s) => {

@@ -3,7 +3,7 @@
 
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
-use crate::plan::flow::{Assign, Counter, StopKind, ThroughputShare, UserParams};
+use crate::plan::flow::{Assign, Counter, SeededRandom, StopKind, ThroughputShare, UserParams};
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -37,6 +37,8 @@ pub enum Op {
     LoopTest {
         slot: u32,
         condition: Option<Box<Condition<Template>>>,
+        /// The first pass runs without testing the condition.
+        enter_first: bool,
         exit: usize,
     },
     /// Go on when the condition holds, else jump to `otherwise`.
@@ -59,6 +61,7 @@ pub enum Op {
     },
     UserParams(Box<UserParams>),
     Counter(Box<Counter>),
+    SeededRandom(Box<SeededRandom>),
     Stop(crate::plan::flow::StopKind),
     /// Set a ForEach variable for this pass, or leave the loop (to `exit`) when there is none.
     Pick {
@@ -147,6 +150,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 ops.push(Op::LoopTest {
                     slot: l.slot,
                     condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
+                    enter_first: l.enter_first,
                     exit: PATCH,
                 });
                 emit(&l.steps, ops);
@@ -226,6 +230,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 };
             }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),
+            Step::SeededRandom(r) => ops.push(Op::SeededRandom(r.clone())),
             Step::Throughput(t) => {
                 let at = ops.len();
                 ops.push(Op::Throughput { slot: t.slot, share: t.share, per_user: t.per_user, skip: PATCH });
@@ -280,6 +285,7 @@ mod tests {
                 count: Some(Template::literal("2")),
                 condition: None,
                 steps: vec![think()],
+                enter_first: false,
                 slot: 0,
             })),
             Step::If(Box::new(If { condition: cond(), then: vec![think()], otherwise: vec![think()] })),
@@ -304,7 +310,8 @@ mod tests {
     fn a_flow_that_does_nothing_ends_the_user() {
         use crate::plan::flow::Loop;
         let zero = Step::Think(Think::Uniform { min: Duration::ZERO, max: Duration::ZERO });
-        let looped = |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, slot: 0 }));
+        let looped =
+            |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0 }));
         for steps in [vec![], vec![zero.clone(), Step::Set(vec![]), Step::Feed(0)], vec![looped(vec![zero.clone()])]] {
             let p = Program::compile(&steps);
             assert!(p.idle, "{steps:?}");

@@ -130,7 +130,13 @@ impl PreparedRequest {
             let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
             out.push(sep);
             let v = p.value.render_string(u);
-            if p.encoded {
+            if p.bare_when_empty && v.is_empty() {
+                if p.encoded {
+                    out.push_str(&p.name);
+                } else {
+                    out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+                }
+            } else if p.encoded {
                 out.push_str(&p.name);
                 out.push('=');
                 let at = out.len();
@@ -141,6 +147,12 @@ impl PreparedRequest {
                 out.push('=');
                 out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
             }
+        }
+        // A fragment (`#...`) is never sent (RFC 9110 §7.1; JMeter builds a java.net.URL from
+        // path and query, whose fragment HttpClient leaves out): it ends the path, and a query
+        // appended after it is part of it too.
+        if let Some(i) = out[start..].find('#') {
+            out.truncate(start + i);
         }
     }
 
@@ -424,6 +436,20 @@ mod tests {
         assert_eq!(render(&r, &mut nobody(), None), want);
         let with_cookie = render(&r, &mut nobody(), Some("a=1; b=2"));
         assert!(with_cookie.ends_with("Content-Length: 2\r\nCookie: a=1; b=2\r\n\r\n{}"), "{with_cookie}");
+    }
+
+    #[test]
+    fn a_fragment_is_never_sent_and_takes_a_query_after_it() {
+        let mut s = spec();
+        s.path = Template::literal("/a?b=1#top");
+        assert!(render(&PreparedRequest::new(&s), &mut nobody(), None).starts_with("POST /a?b=1 HTTP/1.1\r\n"));
+        let mut sym = Symbols::default();
+        let page = sym.vars.assign("page");
+        s.path = template::compile("/p/${page}#sec", &mut sym, "t").unwrap();
+        s.query = vec![Param::new("k", Template::literal("v"))];
+        let mut u = UserVars::new(sym.vars.initial_values(), 0, 1, Default::default());
+        u.set(page, "x");
+        assert!(render(&PreparedRequest::new(&s), &mut u, None).starts_with("POST /p/x HTTP/1.1\r\n"));
     }
 
     #[test]

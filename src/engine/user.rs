@@ -6,7 +6,7 @@
 use super::client::HttpClient;
 use super::program::{pick, Op};
 use super::session::{csv_line, ScenarioCtx};
-use super::step::{counter_value, GroupAcc};
+use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
 use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::record::Sample;
@@ -188,10 +188,11 @@ impl VirtualUser {
                     self.loop_counts[*slot as usize] = (0, limit);
                     pc += 1;
                 }
-                Op::LoopTest { slot, condition, exit } => {
+                Op::LoopTest { slot, condition, enter_first, exit } => {
                     let (done, limit) = self.loop_counts[*slot as usize];
                     let go = done < limit
-                        && condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars)));
+                        && ((*enter_first && done == 0)
+                            || condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars))));
                     if go {
                         self.loop_counts[*slot as usize].0 += 1;
                         pc += 1;
@@ -263,6 +264,21 @@ impl VirtualUser {
                     };
                     let value = counter_value(c, n);
                     self.vars.set(c.var, &value.to_string());
+                    pc += 1;
+                }
+                Op::SeededRandom(r) => {
+                    let value = if r.per_user {
+                        java_random_next_int(&mut self.counters[r.slot as usize], r.seed, r.range)
+                    } else {
+                        let mut drawn = 0;
+                        let cell = &ctx.shared.counters[r.slot as usize];
+                        let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mut s| {
+                            drawn = java_random_next_int(&mut s, r.seed, r.range);
+                            Some(s)
+                        });
+                        drawn
+                    };
+                    self.vars.set(r.var, &(r.min + i64::from(value)).to_string());
                     pc += 1;
                 }
                 Op::Throughput { slot, share, per_user, skip } => {

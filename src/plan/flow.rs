@@ -36,6 +36,9 @@ pub enum Step {
     UserParams(Box<UserParams>),
     /// Advances a counter and stores it (JMeter's Counter config element).
     Counter(Box<Counter>),
+    /// Draws the next number of a seeded random sequence and stores it (JMeter's Random Variable
+    /// with a seed).
+    SeededRandom(Box<SeededRandom>),
     /// Runs its steps on a share of passes (JMeter's Throughput Controller).
     Throughput(Box<Throughput>),
     /// Ends the iteration, the user or the run (JMeter's Flow Control Action).
@@ -142,6 +145,23 @@ pub struct Counter {
     pub end: Option<i64>,
     /// Each user counts on its own (else all users share one counter).
     pub per_user: bool,
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+/// A number from `min` to `min + range - 1` drawn from `java.util.Random(seed)`, so that a run
+/// gives the same sequence as every other run, and as JMeter (RandomVariableConfig).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeededRandom {
+    pub name: String,
+    #[serde(skip)]
+    pub var: VarId,
+    pub min: i64,
+    pub range: i32,
+    pub seed: i64,
+    /// Each user draws from its own sequence (else all users share one).
+    pub per_user: bool,
+    /// The generator's state: a counter slot.
     #[serde(skip)]
     pub slot: u32,
 }
@@ -286,6 +306,10 @@ pub struct Loop {
     #[serde(rename = "while", serialize_with = "condition_source")]
     pub condition: Option<Cond>,
     pub steps: Vec<Step>,
+    /// The first pass runs without testing the condition (JMeter's While Controller with an
+    /// empty condition: first pass always, then until a sample fails).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub enter_first: bool,
     /// A per-user counter slot (index into the user's loop counters), fixed at load time.
     #[serde(skip)]
     pub slot: u32,
@@ -376,6 +400,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::Write(_)
             | Step::UserParams(_)
             | Step::Counter(_)
+            | Step::SeededRandom(_)
             | Step::Stop(_)
             | Step::Pick(_) => {}
         }
@@ -413,7 +438,12 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
                 f(&mut s.value);
                 s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));
             }
-            Step::Think(_) | Step::Feed(_) | Step::Counter(_) | Step::Stop(_) | Step::Pick(_) => {}
+            Step::Think(_)
+            | Step::Feed(_)
+            | Step::Counter(_)
+            | Step::SeededRandom(_)
+            | Step::Stop(_)
+            | Step::Pick(_) => {}
         }
     }
 }

@@ -107,11 +107,14 @@ pub struct Param {
     /// Written already URL-encoded (JMeter's "URL Encode?" unchecked): a query string takes
     /// it as it is, a form decodes it first (JMeter sends it decoded and re-encoded).
     pub encoded: bool,
+    /// In a query string, sent as `name` alone when its value is empty (JMeter's "Include Equals?"
+    /// unchecked: HTTPSamplerBase.getQueryString writes the argument's metadata, `=` or nothing).
+    pub bare_when_empty: bool,
 }
 
 impl Param {
     pub fn new(name: impl Into<String>, value: Template) -> Param {
-        Param { name: name.into(), value, encoded: false }
+        Param { name: name.into(), value, encoded: false, bare_when_empty: false }
     }
 }
 

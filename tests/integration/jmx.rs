@@ -1032,3 +1032,161 @@ fn run_duration_override_bounds_a_yaml_plan() {
     let yaml = std::fs::read_to_string(run.path().join("plan.yaml")).unwrap();
     assert!(!yaml.contains("1h") && !yaml.contains("3600"), "{yaml}");
 }
+
+/// Runs a hand-written plan's `body` (one user, one pass) with HTTP defaults aimed at `server`.
+fn run_one_pass(server: &TestServer, run: &TempRun, body: &str) {
+    let defaults = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp><stringProp name="HTTPSampler.port">${port}</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+    let plan = run.write("plan.jmx", jmx_plan(1, "1", &format!("{defaults}{body}")));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J"])
+        .arg(format!("port={}", server.addr().port()))
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+}
+
+#[test]
+fn while_controller_runs_until_its_condition_reads_false() {
+    // JMeter's WhileController.endOfLoop: the condition is text, the loop ends when it reads
+    // `false` in any case. `${go}` is undefined on the first test (sent as `${go}`: not false).
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = served.clone();
+    let server = TestServer::builder()
+        .default_route(
+            Route::handler(move |_| {
+                let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                Reply::ok().body(if n < 3 { "go=yes" } else { "go=FALSE" })
+            })
+            .record(),
+        )
+        .start();
+    let run = TempRun::new("jmx-while-text");
+    let extract = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Go" enabled="true">
+                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+                <stringProp name="RegexExtractor.refname">go</stringProp>
+                <stringProp name="RegexExtractor.regex">go=(\w+)</stringProp>
+                <stringProp name="RegexExtractor.template">$1$</stringProp>
+                <stringProp name="RegexExtractor.default">false</stringProp>
+                <stringProp name="RegexExtractor.match_number">1</stringProp>
+              </RegexExtractor><hashTree/>"#;
+    let body = format!(
+        r#"<WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="While" enabled="true">
+          <stringProp name="WhileController.condition">${{go}}</stringProp>
+        </WhileController>
+        <hashTree>{}</hashTree>"#,
+        sampler("Poll", "GET", "/poll", "", false, extract)
+    );
+    run_one_pass(&server, &run, &body);
+    assert_eq!(server.recorded_all().len(), 3);
+    assert_eq!(uint(&run.label("Poll"), "samples"), 3);
+}
+
+#[test]
+fn an_argument_without_equals_and_empty_value_is_sent_as_its_name() {
+    // HTTPSamplerBase.getQueryString writes the argument's metadata between name and value:
+    // nothing when "Include Equals?" is off, so an empty value leaves `name` alone.
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-use-equals");
+    let bare = |name: &str, value: &str| {
+        format!(
+            r#"<elementProp name="{name}" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.value">{value}</stringProp><stringProp name="Argument.metadata"></stringProp><boolProp name="HTTPArgument.use_equals">false</boolProp><stringProp name="Argument.name">{name}</stringProp></elementProp>"#
+        )
+    };
+    let args = format!("{}{}{}", bare("flag", ""), arg("empty", "", false), bare("k", "v"));
+    run_one_pass(&server, &run, &sampler("Q", "GET", "/q", &args, false, ""));
+    let got = server.recorded_all();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].target, "/q?flag&empty=&k=v");
+}
+
+#[test]
+fn a_url_fragment_is_never_sent() {
+    // JMeter builds a java.net.URL from path and query (HTTPSamplerBase.getUrl); HttpClient
+    // leaves its fragment out, and a query appended after `#` belongs to the fragment.
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-fragment");
+    let port = server.addr().port();
+    let body = format!(
+        "{}{}",
+        sampler("Anchor", "GET", "/doc?x=1#part", "", false, ""),
+        sampler("Full", "GET", &format!("http://127.0.0.1:{port}/full#top"), &arg("k", "v", false), false, "")
+    );
+    run_one_pass(&server, &run, &body);
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/doc?x=1", "/full"]);
+}
+
+#[test]
+fn a_seeded_random_variable_gives_the_same_sequence_as_jmeter() {
+    // RandomVariableConfig.iterationStart: min + new java.util.Random(seed).nextInt(max - min + 1),
+    // one draw per pass. The expected numbers are java.util.Random(7).nextInt(1000000) + 3 (jshell).
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-seeded-random");
+    let body = format!(
+        r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${{host}}</stringProp><stringProp name="HTTPSampler.port">${{port}}</stringProp>
+        </ConfigTestElement><hashTree/>
+        <RandomVariableConfig guiclass="TestBeanGUI" testclass="RandomVariableConfig" testname="Pick" enabled="true">
+          <stringProp name="variableName">v</stringProp><stringProp name="minimumValue">3</stringProp>
+          <stringProp name="maximumValue">1000002</stringProp><stringProp name="randomSeed">7</stringProp>
+          <boolProp name="perThread">true</boolProp>
+        </RandomVariableConfig><hashTree/>
+        {}"#,
+        sampler("R", "GET", "/r/${v}", "", false, "")
+    );
+    let plan = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    for _ in 0..2 {
+        Stampede::new()
+            .arg("run")
+            .arg(&plan)
+            .args(["-q", "-J"])
+            .arg(format!("port={}", server.addr().port()))
+            .args(["--replace", "--out"])
+            .arg(run.path())
+            .run()
+            .assert_exit(0);
+    }
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    let once = ["/r/164239", "/r/249167", "/r/829488"];
+    assert_eq!(targets, [once, once].concat());
+}
+
+#[test]
+fn a_while_controller_without_condition_runs_once_then_until_a_sample_fails() {
+    // WhileController.endOfLoop: an empty condition is tested only at the end of a pass (the
+    // last sample failed ends the loop), so a failed sample before the loop does not skip it.
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = served.clone();
+    let server = TestServer::builder()
+        .route("/pre", Route::status(500).record())
+        .default_route(
+            Route::handler(move |_| {
+                let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if n < 3 {
+                    Reply::ok()
+                } else {
+                    Reply::status(500)
+                }
+            })
+            .record(),
+        )
+        .start();
+    let run = TempRun::new("jmx-while-empty");
+    let body = format!(
+        r#"{}<WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="While" enabled="true">
+          <stringProp name="WhileController.condition"></stringProp>
+        </WhileController>
+        <hashTree>{}</hashTree>"#,
+        sampler("Pre", "GET", "/pre", "", false, ""),
+        sampler("Try", "GET", "/try", "", false, "")
+    );
+    run_one_pass(&server, &run, &body);
+    let targets: Vec<String> = server.recorded_all().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/pre", "/try", "/try", "/try"]);
+    assert_eq!(uint(&run.label("Try"), "samples"), 3);
+}

@@ -96,9 +96,46 @@ pub(super) fn counter_value(c: &crate::plan::flow::Counter, n: u64) -> i64 {
     }
 }
 
+/// `java.util.Random(seed).nextInt(bound)` (bound > 0), continuing from `state`: 0 before the
+/// first draw, else the generator's 48-bit state with bit 63 set.
+pub(super) fn java_random_next_int(state: &mut u64, seed: i64, bound: i32) -> i32 {
+    const MULT: u64 = 0x5_DEEC_E66D;
+    const MASK: u64 = (1 << 48) - 1;
+    let mut s = if *state == 0 { (seed as u64 ^ MULT) & MASK } else { *state & MASK };
+    let mut next31 = || {
+        s = (s.wrapping_mul(MULT).wrapping_add(0xB)) & MASK;
+        (s >> 17) as i32
+    };
+    let mut r = next31();
+    let m = bound - 1;
+    if bound & m == 0 {
+        r = ((i64::from(bound) * i64::from(r)) >> 31) as i32;
+    } else {
+        let mut u = r;
+        loop {
+            r = u % bound;
+            if u.wrapping_sub(r).wrapping_add(m) >= 0 {
+                break;
+            }
+            u = next31();
+        }
+    }
+    *state = s | (1 << 63);
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeded_draws_match_java_util_random() {
+        // From jshell: new java.util.Random(42), nextInt(10) x5; new Random(1).nextInt(16).
+        let mut st = 0;
+        let got: Vec<i32> = (0..5).map(|_| java_random_next_int(&mut st, 42, 10)).collect();
+        assert_eq!(got, [0, 3, 8, 4, 0]);
+        assert_eq!(java_random_next_int(&mut 0, 1, 16), 11);
+    }
 
     #[test]
     fn counters_wrap_after_their_end() {

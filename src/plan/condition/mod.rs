@@ -19,6 +19,9 @@ pub enum Condition<T> {
     /// A lone operand: true when its text, trimmed, is `true` in any case (JMeter's "interpret condition
     /// as variable expression").
     Truthy(T),
+    /// A lone operand that is true unless its text, trimmed, is `false` in any case (the condition of
+    /// JMeter's While Controller, which is text: the loop ends only when it reads `false`).
+    NotFalse(T),
     Compare {
         left: T,
         op: CmpOp,
@@ -100,6 +103,7 @@ impl<T> Condition<T> {
     pub fn eval(&self, render: &mut dyn FnMut(&T) -> String) -> bool {
         match self {
             Condition::Truthy(t) => render(t).trim().eq_ignore_ascii_case("true"),
+            Condition::NotFalse(t) => !render(t).trim().eq_ignore_ascii_case("false"),
             Condition::Compare { left, op, right } => {
                 let left = render(left);
                 op.apply(&left, &render(right))
@@ -129,7 +133,7 @@ impl<T> Condition<T> {
 
     fn collect<'a>(&'a self, out: &mut Vec<&'a T>) {
         match self {
-            Condition::Truthy(t) | Condition::Matches { left: t, .. } => out.push(t),
+            Condition::Truthy(t) | Condition::NotFalse(t) | Condition::Matches { left: t, .. } => out.push(t),
             Condition::Compare { left, right, .. } => out.extend([left, right]),
             Condition::Not(c) => c.collect(out),
             Condition::And(cs) | Condition::Or(cs) => cs.iter().for_each(|c| c.collect(out)),
@@ -138,7 +142,7 @@ impl<T> Condition<T> {
 
     fn collect_mut<'a>(&'a mut self, out: &mut Vec<&'a mut T>) {
         match self {
-            Condition::Truthy(t) | Condition::Matches { left: t, .. } => out.push(t),
+            Condition::Truthy(t) | Condition::NotFalse(t) | Condition::Matches { left: t, .. } => out.push(t),
             Condition::Compare { left, right, .. } => out.extend([left, right]),
             Condition::Not(c) => c.collect_mut(out),
             Condition::And(cs) | Condition::Or(cs) => cs.iter_mut().for_each(|c| c.collect_mut(out)),

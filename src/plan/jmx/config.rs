@@ -108,6 +108,27 @@ impl Cx {
             return Err(self.err(c, "a Random Variable needs a variable name"));
         }
         let (min, max) = (c.text("minimumValue").unwrap_or("0"), c.text("maximumValue").unwrap_or("0"));
+        // With a seed, JMeter (RandomVariableConfig.iterationStart) draws min + nextInt(max - min + 1)
+        // from `new java.util.Random(seed)`, per user or shared: the same sequence on every run.
+        let seed = c.text("randomSeed").map(str::trim).filter(|s| !s.is_empty());
+        let seed = seed.and_then(|s| s.parse::<i64>().ok());
+        if let (Some(seed), Ok(lo), Ok(hi)) = (seed, min.trim().parse::<i64>(), max.trim().parse::<i64>()) {
+            if lo < hi && c.text("outputFormat").is_none() {
+                let range = i32::try_from(hi.saturating_sub(lo).saturating_add(1)).unwrap_or(i32::MAX);
+                let per_user = c.flag("perThread").unwrap_or(false);
+                let (var, slot) = (self.b.sym.vars.assign(&name), self.b.slot(Slot::Counter));
+                let r = flow::SeededRandom { name, var, min: lo, range, seed, per_user, slot };
+                s.pre.push(Step::SeededRandom(Box::new(r)));
+                let whose = if per_user { "each user's own" } else { "one shared" };
+                self.report(
+                    c,
+                    depth,
+                    Status::Supported,
+                    format!("a random number per pass from {whose} seeded sequence"),
+                );
+                return Ok(());
+            }
+        }
         let value = self.tmpl(c, &format!("${{__Random({min},{max})}}"))?;
         let var = self.b.sym.vars.assign(&name);
         s.pre.push(Step::Set(vec![flow::Assign { var, name: name.clone(), value: (name, value) }]));

@@ -39,7 +39,7 @@ impl Cx {
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let slot = self.b.slot(Slot::Loop);
         // Without a count the loop runs until the scenario ends.
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot }))])
     }
 
     pub(super) fn once_only(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -80,19 +80,21 @@ impl Cx {
             c.text_or_empty("WhileController.condition")
         };
         let src = unwrap_expression(raw.trim());
-        if !is_if && (src.is_empty() || src == "LAST") {
-            self.unsupported(
-                c,
-                depth,
-                "a While Controller without a condition (until a sample fails) is not supported",
-            );
-            return Ok(Vec::new());
-        }
+        // JMeter's While Controller (WhileController.endOfLoop) ends the loop when the condition's
+        // text reads `false` in any case, or with `LAST` when the last sample failed; an empty
+        // condition is tested only at the end of a pass, so the first pass always runs.
+        let enter_first = !is_if && src.is_empty();
+        let src = if !is_if && (enter_first || src.eq_ignore_ascii_case("LAST")) {
+            format!("${{{LAST_SAMPLE_OK}}}")
+        } else {
+            src
+        };
         let mut failed = None;
         let parsed = condition::parse(&src, |operand| {
             template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
         });
         let expr = match parsed {
+            Ok(condition::Condition::Truthy(t)) if !is_if => condition::Condition::NotFalse(t),
             Ok(e) => e,
             Err(m) => {
                 self.unsupported(c, depth, &format!("the condition `{raw}` is not one stampede can evaluate ({m})"));
@@ -106,7 +108,7 @@ impl Cx {
             return Ok(vec![Step::If(Box::new(flow::If { condition: cond, then: steps, otherwise: Vec::new() }))]);
         }
         let slot = self.b.slot(Slot::Loop);
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, enter_first, slot }))])
     }
 
     pub(super) fn for_each(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -143,7 +145,7 @@ impl Cx {
         let mut steps =
             vec![Step::Pick(Box::new(flow::Pick { slot, offset: start, from, into: into_var, name: into.clone() }))];
         steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot }))])
     }
 
     pub(super) fn switch(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {

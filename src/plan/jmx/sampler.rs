@@ -19,6 +19,8 @@ pub(super) struct Arg {
     pub(super) name: String,
     pub(super) value: String,
     pub(super) encode: bool,
+    /// "Include Equals?" (`HTTPArgument.use_equals`): off, an empty value is sent as `name` alone.
+    pub(super) use_equals: bool,
 }
 
 /// HTTP Request Defaults (a `ConfigTestElement` with HTTP fields), by class.
@@ -144,7 +146,14 @@ impl Cx {
         let params = |cx: &mut Self| -> Result<Vec<Param>, Error> {
             args.iter()
                 .filter(|a| !a.name.is_empty())
-                .map(|a| Ok(Param { name: a.name.clone(), value: cx.tmpl(c, &a.value)?, encoded: !a.encode }))
+                .map(|a| {
+                    Ok(Param {
+                        name: a.name.clone(),
+                        value: cx.tmpl(c, &a.value)?,
+                        encoded: !a.encode,
+                        bare_when_empty: !a.use_equals,
+                    })
+                })
                 .collect()
         };
         if raw_body {
@@ -259,6 +268,9 @@ fn http_args(c: &El) -> Vec<Arg> {
             name: props.text_or_empty("Argument.name").to_string(),
             value: props.text_or_empty("Argument.value").to_string(),
             encode: props.flag("HTTPArgument.always_encode").unwrap_or(false),
+            // JMeter writes the saved metadata (`=` unless "Include Equals?" was off).
+            use_equals: props.flag("HTTPArgument.use_equals").unwrap_or(true)
+                || props.text("Argument.metadata").is_some_and(|m| m == "="),
         });
     }
     out
