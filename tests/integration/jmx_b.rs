@@ -59,3 +59,33 @@ fn an_assertion_scoped_to_a_variable_checks_the_variable() {
     }
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
+
+#[test]
+fn a_write_back_file_that_cannot_be_opened_skips_its_writes_not_the_run() {
+    let server = TestServer::builder().default_route(Route::ok().body("id=7").record()).start();
+    let run = TempRun::new("jmx-write-back-missing-dir");
+    let out = run.root().join("no-such-dir").join("saved.csv");
+    let save = format!(
+        r#"<BeanShellPostProcessor guiclass="TestBeanGUI" testclass="BeanShellPostProcessor" testname="Save" enabled="true">
+                <stringProp name="script">r = vars.get(&quot;n&quot;);
+FileWriter fstream = new FileWriter(&quot;{out}&quot;,true);
+fstream.write(r+&quot;\n&quot;);
+fstream.close();</stringProp>
+              </BeanShellPostProcessor><hashTree/>"#,
+        out = out.display()
+    );
+    let body = [DEFAULTS.to_string(), sampler("save", "GET", "/save", "", false, &save)].concat();
+    let p = run.write("plan.jmx", jmx_plan(2, "3", &body));
+    let port = format!("port={}", server.addr().port());
+    let res = Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run();
+    res.assert_exit(0);
+    // JMeter's script logs the error and leaves the sample alone: the run goes on, warned once.
+    let err = res.stderr_str();
+    let warning = format!("cannot open {} for writing", out.display());
+    assert_eq!(err.matches(&warning).count(), 1, "{err}");
+    assert_eq!(server.requests(), 6);
+    let row = run.label("save");
+    assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (6, 0), "{row:#}");
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    assert!(!out.exists());
+}
