@@ -77,15 +77,12 @@ pub enum Error {
     /// The plan's TLS settings (a certificate or key that does not load).
     #[error("{0}")]
     Tls(String),
-    /// A write-back file that cannot be opened, or its header written.
-    #[error("{0}")]
-    WriteBack(String),
 }
 
 /// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
 /// in flight get each scenario's graceful stop time, cut short by `abort`). Each interval is
 /// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded,
-/// or at once with an error when the run cannot start (TLS settings, a write-back file).
+/// or at once with an error when the run cannot start (TLS settings).
 pub async fn run(
     plan: &Plan,
     options: Options,
@@ -94,7 +91,11 @@ pub async fn run(
     intervals: mpsc::UnboundedSender<Interval>,
 ) -> Result<Outcome, Error> {
     let tls = tls::config(&plan.tls).map_err(Error::Tls)?;
-    let writers = RunShared::open_writers(&plan.writers).map_err(Error::WriteBack)?;
+    // A write-back file that cannot be opened is a warning, once; its writes are skipped.
+    let (writers, warnings) = RunShared::open_writers(&plan.writers);
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
     // A data file that runs out with `stop_run` stops every scenario, but is not an interrupt.
     let stop_run = shutdown.child_token();
     let shared = Arc::new(RunShared {

@@ -135,6 +135,8 @@ impl<'a> Fields<'_, 'a> {
             Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
             Field::Url => self.url,
             Field::Status => &self.status,
+            // Checks read variables through `subject`; nothing extracts from one.
+            Field::Var(_) => "",
         }
     }
 
@@ -145,6 +147,20 @@ impl<'a> Fields<'_, 'a> {
         }
         self.json.as_ref().and_then(|j| j.as_ref())
     }
+}
+
+/// What a text check reads: a part of the response, or a user's variable as it is now.
+fn subject<'s>(f: &'s mut Fields<'_, '_>, u: &'s UserVars, field: Field) -> &'s str {
+    match field {
+        Field::Var(v) => u.get(v),
+        other => f.text(other),
+    }
+}
+
+/// A JMeter assertion on an empty variable passes only when negated, whatever its patterns
+/// (`ResponseAssertion`: "Not should always succeed against an empty result").
+fn empty_var(u: &UserVars, field: Field) -> bool {
+    matches!(field, Field::Var(v) if u.get(v).is_empty())
 }
 
 /// A JSON value as a variable holds it: strings without quotes, anything else as JSON text.
@@ -269,22 +285,30 @@ pub(super) fn apply(
     for c in &spec.checks {
         let ok = match &c.test {
             CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
+            CheckTest::Contains { field, negate, .. }
+            | CheckTest::Equals { field, negate, .. }
+            | CheckTest::Matches { field, negate, .. }
+            | CheckTest::MatchesTemplate { field, negate, .. }
+                if empty_var(u, *field) =>
+            {
+                *negate
+            }
             CheckTest::Contains { field, text, negate } => {
                 let want = text.render_string(u);
-                f.text(*field).contains(&want) != *negate
+                subject(&mut f, u, *field).contains(&want) != *negate
             }
             CheckTest::Equals { field, text, negate } => {
                 let want = text.render_string(u);
-                (f.text(*field) == want) != *negate
+                (subject(&mut f, u, *field) == want) != *negate
             }
-            CheckTest::Matches { field, regex, negate } => regex.is_match(f.text(*field)) != *negate,
+            CheckTest::Matches { field, regex, negate } => regex.is_match(subject(&mut f, u, *field)) != *negate,
             CheckTest::MatchesTemplate { field, pattern, whole, negate } => {
                 let p = pattern.render_string(u);
                 let src = if *whole { format!("^(?:{p})$") } else { p };
                 // Not cached: such patterns are rare, and a cache keyed by text would grow
                 // with every distinct value a soak test feeds it.
                 match regex::Regex::new(&src) {
-                    Ok(re) => re.is_match(f.text(*field)) != *negate,
+                    Ok(re) => re.is_match(subject(&mut f, u, *field)) != *negate,
                     Err(_) => false,
                 }
             }

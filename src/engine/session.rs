@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 /// What every user of a run shares, whatever its scenario.
 pub(crate) struct RunShared {
     pub feeders: Vec<Feeder>,
-    pub writers: Vec<Mutex<std::io::BufWriter<std::fs::File>>>,
+    pub writers: Vec<Writer>,
     pub globals: Arc<Globals>,
     pub initial_vars: Vec<String>,
     pub user_counters: u32,
@@ -46,27 +46,44 @@ pub(crate) struct Feeder {
     pub per_scenario: Vec<AtomicU64>,
 }
 
+/// A write-back file, or `None` when it could not be opened (its writes are skipped).
+pub(crate) type Writer = Option<Mutex<std::io::BufWriter<std::fs::File>>>;
+
 impl RunShared {
     /// Opens the write-back files (appending), writing their header when they are new or empty.
-    pub(crate) fn open_writers(specs: &[WriterSpec]) -> Result<Vec<Mutex<std::io::BufWriter<std::fs::File>>>, String> {
-        let mut out = Vec::new();
-        for w in specs {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&w.path)
-                .map_err(|e| format!("cannot open {} for writing: {e}", w.path.display()))?;
-            let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(false);
-            let mut bw = std::io::BufWriter::new(file);
-            if let (true, Some(h)) = (empty, &w.header) {
-                bw.write_all(&csv_line(h))
-                    .and_then(|_| bw.flush())
-                    .map_err(|e| format!("cannot write {}: {e}", w.path.display()))?;
-            }
-            out.push(Mutex::new(bw));
-        }
-        Ok(out)
+    /// A file that cannot be opened (or its header written) does not stop the run: as JMeter's
+    /// script that fails to open it logs the error and leaves the sample alone, its writes are
+    /// skipped. Returns the writers and a warning per such file.
+    pub(crate) fn open_writers(specs: &[WriterSpec]) -> (Vec<Writer>, Vec<String>) {
+        let mut warnings = Vec::new();
+        let writers = specs
+            .iter()
+            .map(|w| match open_writer(w) {
+                Ok(bw) => Some(Mutex::new(bw)),
+                Err(e) => {
+                    warnings.push(format!("{e}; its write-back lines are skipped"));
+                    None
+                }
+            })
+            .collect();
+        (writers, warnings)
     }
+}
+
+fn open_writer(w: &WriterSpec) -> Result<std::io::BufWriter<std::fs::File>, String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&w.path)
+        .map_err(|e| format!("cannot open {} for writing: {e}", w.path.display()))?;
+    let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(false);
+    let mut bw = std::io::BufWriter::new(file);
+    if let (true, Some(h)) = (empty, &w.header) {
+        bw.write_all(&csv_line(h))
+            .and_then(|_| bw.flush())
+            .map_err(|e| format!("cannot write {}: {e}", w.path.display()))?;
+    }
+    Ok(bw)
 }
 
 /// One CSV line, `\n`-terminated, written by the `csv` crate: a field is quoted only when it

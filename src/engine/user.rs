@@ -321,10 +321,12 @@ impl VirtualUser {
                 Op::Write { writer, values } => {
                     let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
                     let line = csv_line(&fields);
-                    let w = &ctx.shared.writers[*writer];
-                    let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
-                    // A failed write-back must not stop the load; it is rare and visible in the file.
-                    let _ = w.write_all(&line).and_then(|_| w.flush());
+                    // A file that could not be opened was reported at start: the write is skipped.
+                    if let Some(w) = &ctx.shared.writers[*writer] {
+                        let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+                        // A failed write-back must not stop the load; it is rare and visible in the file.
+                        let _ = w.write_all(&line).and_then(|_| w.flush());
+                    }
                     pc += 1;
                 }
             }

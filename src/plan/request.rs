@@ -231,6 +231,9 @@ pub enum Field {
     Url,
     /// The status code as text.
     Status,
+    /// A user's variable, as it is when the check runs (JMeter's assertion scope "JMeter
+    /// Variable").
+    Var(VarId),
 }
 
 /// A compiled JSONPath with its source text.

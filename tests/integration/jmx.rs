@@ -1,5 +1,5 @@
 //! JMeter plans: every plan of the corpus (`tests/corpus/`, from sunbird-perf-tests) loads with
-//! its placeholders given through `--set`, the malformed one is refused with its line; corpus
+//! its placeholders given through `--set`, the malformed ones are refused with their line; corpus
 //! and hand-written plans send, to a recording server, what JMeter would send.
 
 use crate::util::server::{Reply, Route, TestServer};
@@ -27,7 +27,7 @@ fn corpus_sets() -> Vec<(String, Vec<String>)> {
 }
 
 #[test]
-fn every_corpus_plan_loads_but_the_malformed_one() {
+fn every_corpus_plan_loads_but_the_malformed_ones() {
     let _timing = crate::util::exclusive();
     let sets = corpus_sets();
     assert_eq!(sets.len(), 115, "the corpus has 115 plans");
@@ -43,6 +43,12 @@ fn every_corpus_plan_loads_but_the_malformed_one() {
         if plan.ends_with("group-read/group-read.jmx") {
             out.assert_exit(2);
             assert!(err.contains("group-read.jmx:97:13") && err.contains("malformed XML"), "{err}");
+            continue;
+        }
+        // A stray `<hashTree/>` where an element is due: JMeter cannot load it either (#13).
+        if plan.ends_with("page-assemble/page-assemble.jmx") {
+            out.assert_exit(2);
+            assert!(err.contains("page-assemble.jmx:121:1") && err.contains("a second <hashTree> after"), "{err}");
             continue;
         }
         if out.status.code() != Some(0) {
@@ -121,7 +127,7 @@ fn content_read_from_the_corpus_sends_what_jmeter_would() {
 }
 
 /// A plan with one thread group of `threads` users and a body of elements.
-fn jmx_plan(threads: u32, loops: &str, body: &str) -> String {
+pub(crate) fn jmx_plan(threads: u32, loops: &str, body: &str) -> String {
     let loops = if loops.is_empty() { "1" } else { loops };
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -155,7 +161,7 @@ fn jmx_plan(threads: u32, loops: &str, body: &str) -> String {
     )
 }
 
-fn sampler(name: &str, method: &str, path: &str, args: &str, raw: bool, children: &str) -> String {
+pub(crate) fn sampler(name: &str, method: &str, path: &str, args: &str, raw: bool, children: &str) -> String {
     format!(
         r#"<HTTPSamplerProxy guiclass="HttpTestSampleGui" testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
           <boolProp name="HTTPSampler.postBodyRaw">{raw}</boolProp>
@@ -171,7 +177,7 @@ fn sampler(name: &str, method: &str, path: &str, args: &str, raw: bool, children
     )
 }
 
-fn arg(name: &str, value: &str, encode: bool) -> String {
+pub(crate) fn arg(name: &str, value: &str, encode: bool) -> String {
     format!(
         r#"<elementProp name="{name}" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">{encode}</boolProp><stringProp name="Argument.value">{value}</stringProp><stringProp name="Argument.metadata">=</stringProp><stringProp name="Argument.name">{name}</stringProp></elementProp>"#
     )
@@ -479,7 +485,7 @@ fn flow_control_actions_error_policies_and_more_extractors() {
 }
 
 /// A thread group element (`class`: ThreadGroup, SetupThreadGroup, PostThreadGroup) and its tree.
-fn thread_group(class: &str, name: &str, threads: u32, loops: u32, body: &str) -> String {
+pub(crate) fn thread_group(class: &str, name: &str, threads: u32, loops: u32, body: &str) -> String {
     format!(
         r#"<{class} guiclass="ThreadGroupGui" testclass="{class}" testname="{name}" enabled="true">
         <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
@@ -495,7 +501,7 @@ fn thread_group(class: &str, name: &str, threads: u32, loops: u32, body: &str) -
 }
 
 /// A plan of thread groups that send to 127.0.0.1:`port`.
-fn plan_with_defaults(name: &str, port: u16, groups: &str) -> String {
+pub(crate) fn plan_with_defaults(name: &str, port: u16, groups: &str) -> String {
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <jmeterTestPlan version="1.2">

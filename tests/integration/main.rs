@@ -22,8 +22,10 @@
 //! - `labels`: past the label cap (10,000 labels with samples) the rest share one row,
 //!   `(other labels)`, in a run and in `report` of a results file; the Total still equals what
 //!   the witness served.
-//! - `jmx`: every corpus plan loads (`check`), the malformed one is refused with its line;
+//! - `jmx`: every corpus plan loads (`check`), the malformed ones are refused with their line;
 //!   corpus and hand-written JMX plans send what JMeter would.
+//! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
+//!   file that cannot be opened.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -50,6 +52,7 @@ mod flows;
 mod framing;
 mod html;
 mod jmx;
+mod jmx_b;
 mod labels;
 mod mock;
 mod open_model;

@@ -65,6 +65,10 @@ impl Cx {
             "6" => CmpOp::Le,
             _ => CmpOp::Eq,
         };
+        if c.text("Assertion.scope") == Some("variable") {
+            self.unsupported(c, depth, "the size of a JMeter variable is not checked");
+            return Ok(());
+        }
         let (part, what) = match c.text("Assertion.test_field").unwrap_or("SizeAssertion.response_network_size") {
             "SizeAssertion.response_headers" => (SizePart::Headers, "headers"),
             "SizeAssertion.response_data" => (SizePart::Body, "body"),
@@ -97,13 +101,22 @@ impl Cx {
         c: &El,
     ) -> Result<Result<(Vec<Check>, bool, Status, String), String>, Error> {
         let field = c.text("Assertion.test_field").unwrap_or("Assertion.response_data");
-        let (field, field_name) = match field {
+        let (mut field, mut field_name) = match field {
             "Assertion.response_data" | "Assertion.response_data_as_document" => (Field::Body, "body"),
             "Assertion.response_code" => (Field::Status, "status"),
             "Assertion.response_headers" => (Field::Headers, "headers"),
             "Assertion.sample_label" => (Field::Url, "URL"),
+            // With scope "JMeter Variable" the field is not read.
+            _ if c.text("Assertion.scope") == Some("variable") => (Field::Body, "body"),
             other => return Ok(Err(format!("field `{other}` cannot be checked"))),
         };
+        // Scope "JMeter Variable": the variable's value is checked instead of the field.
+        let scoped_var;
+        if let Some(name) = self.scope_variable(c)? {
+            field = name.0;
+            scoped_var = format!("variable {}", name.1);
+            field_name = &scoped_var;
+        }
         let ty: u32 = c.text("Assertion.test_type").unwrap_or("2").trim().parse().unwrap_or(2);
         let negate = ty & 4 != 0;
         let any = ty & 32 != 0;
@@ -142,5 +155,25 @@ impl Cx {
             (Status::Supported, format!("{} check(s) on the {field_name}", checks.len()))
         };
         Ok(Ok((checks, ignore, status, note)))
+    }
+
+    /// An assertion scoped to a JMeter variable (`Assertion.scope` = `variable`): the variable
+    /// to check and its name; `None` for the other scopes (the sample and its sub-samples).
+    pub(super) fn scope_variable(&mut self, c: &El) -> Result<Option<(Field, String)>, Error> {
+        if c.text("Assertion.scope") != Some("variable") {
+            return Ok(None);
+        }
+        let name = c.text_or_empty("Scope.variable").trim().to_string();
+        if name.is_empty() {
+            return Err(self.err(c, "the assertion is scoped to a JMeter variable but names none"));
+        }
+        // Read as `${name}` reads it, so the plan knows the variable is used here.
+        self.tmpl(c, &format!("${{{name}}}"))?;
+        match self.b.sym.vars.get(&name) {
+            Some(id) => Ok(Some((Field::Var(id), name))),
+            _ => {
+                Err(self.err(c, format!("the assertion is scoped to variable `{name}`, which is not a variable name")))
+            }
+        }
     }
 }

@@ -122,38 +122,78 @@ pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
     let Some(tree) = root.children().find(|c| c.is_element() && c.tag_name().name() == "hashTree") else {
         return Ok(Vec::new());
     };
-    Ok(elements(tree, &at))
+    elements(tree, &at)
 }
 
 /// The elements of a `<hashTree>`: each element followed by the `<hashTree>` of its children.
-fn elements(tree: roxmltree::Node<'_, '_>, at: &impl Fn(roxmltree::Node<'_, '_>) -> usize) -> Vec<El> {
+/// JMeter's `HashTreeConverter` reads the children strictly in pairs (an element, then its
+/// `<hashTree>`): a `<hashTree>` where an element is due (first, or after another element's
+/// `<hashTree>`) becomes a test element JMeter cannot convert, and an element where a
+/// `<hashTree>` is due fails its cast; both stop JMeter loading the plan, so they are refused
+/// here with the line. A last element with no `<hashTree>` loads (with no children).
+fn elements(
+    tree: roxmltree::Node<'_, '_>,
+    at: &impl Fn(roxmltree::Node<'_, '_>) -> usize,
+) -> Result<Vec<El>, XmlError> {
     let mut out: Vec<El> = Vec::new();
+    // Whether the last element still waits for its `<hashTree>`.
+    let mut open = false;
     for node in tree.children().filter(|c| c.is_element()) {
+        let line = at(node);
+        let fail = |message: String| XmlError { line, column: 1, message };
         if node.tag_name().name() == "hashTree" {
-            if let Some(last) = out.last_mut() {
-                if last.children.is_empty() {
-                    last.children = elements(node, at);
-                    continue;
-                }
-            }
-            // A hashTree without its element: JMeter ignores it too.
+            let Some(last) = out.last_mut().filter(|_| open) else {
+                return Err(fail(match out.last() {
+                    Some(prev) => format!(
+                        "a second <hashTree> after {} (line {}): JMeter cannot load this plan \
+                         (each element is followed by exactly one <hashTree> of its children)",
+                        describe(prev),
+                        prev.line
+                    ),
+                    None => "a <hashTree> with no element before it: JMeter cannot load this plan \
+                             (each element is followed by exactly one <hashTree> of its children)"
+                        .to_string(),
+                }));
+            };
+            last.children = elements(node, at)?;
+            open = false;
             continue;
         }
         let attr = |n: &str| node.attribute(n).unwrap_or("").to_string();
         let tag = node.tag_name().name().to_string();
         let class = node.attribute("testclass").map(str::to_string).unwrap_or_else(|| tag.clone());
-        out.push(El {
+        let el = El {
             class,
             gui: attr("guiclass"),
             name: attr("testname"),
             enabled: node.attribute("enabled") != Some("false"),
-            line: at(node),
+            line,
             props: props(node),
             children: Vec::new(),
             tag,
-        });
+        };
+        if let Some(prev) = out.last().filter(|_| open) {
+            return Err(fail(format!(
+                "{} follows {} (line {}) where JMeter expects that element's <hashTree>: \
+                 JMeter cannot load this plan",
+                describe(&el),
+                describe(prev),
+                prev.line
+            )));
+        }
+        out.push(el);
+        open = true;
     }
-    out
+    Ok(out)
+}
+
+/// `<HTTPSamplerProxy> "Login"`: how an error names an element.
+fn describe(el: &El) -> String {
+    if el.name.is_empty() {
+        format!("<{}>", el.tag)
+    } else {
+        format!("<{}> \"{}\"", el.tag, el.name)
+    }
 }
 
 fn props(node: roxmltree::Node<'_, '_>) -> Vec<Prop> {
@@ -247,5 +287,36 @@ mod tests {
         let e = parse("<jmeterTestPlan>\n  <hashTree>\n    <TestPlan>\n  </hashTree>\n</jmeterTestPlan>").unwrap_err();
         assert_eq!(e.line, 4, "{e:?}");
         assert!(parse("<html/>").unwrap_err().message.contains("not a JMeter plan"));
+    }
+
+    fn refusal(body: &str) -> XmlError {
+        parse(&format!("<jmeterTestPlan>\n<hashTree>\n{body}</hashTree>\n</jmeterTestPlan>")).unwrap_err()
+    }
+
+    #[test]
+    fn a_hash_tree_out_of_place_is_refused_with_its_line() {
+        // Two hashTrees after one element: the second stands where an element is due.
+        let e = refusal("<TestPlan testname=\"P\"/>\n<hashTree/>\n<hashTree/>\n");
+        assert_eq!(e.line, 5, "{e:?}");
+        assert!(e.message.contains("second <hashTree> after <TestPlan> \"P\" (line 3)"), "{e:?}");
+        // A hashTree first, nested one level down.
+        let e = refusal("<TestPlan testname=\"P\"/>\n<hashTree>\n<hashTree/>\n</hashTree>\n");
+        assert_eq!(e.line, 5, "{e:?}");
+        assert!(e.message.contains("no element before it"), "{e:?}");
+        // An element where its predecessor's hashTree is due.
+        let e = refusal("<TestPlan testname=\"P\"/>\n<hashTree>\n<ThreadGroup testname=\"U\"/>\n<ConfigTestElement testname=\"C\"/>\n<hashTree/>\n</hashTree>\n");
+        assert_eq!(e.line, 6, "{e:?}");
+        assert!(e.message.contains("<ConfigTestElement> \"C\" follows <ThreadGroup> \"U\" (line 5)"), "{e:?}");
+    }
+
+    #[test]
+    fn a_last_element_without_its_hash_tree_loads() {
+        // JMeter's converter adds the element with an empty tree.
+        let top = parse(
+            "<jmeterTestPlan><hashTree><TestPlan/><hashTree><ThreadGroup/></hashTree></hashTree></jmeterTestPlan>",
+        )
+        .unwrap();
+        assert_eq!(top[0].children.len(), 1);
+        assert!(top[0].children[0].children.is_empty());
     }
 }

@@ -1,0 +1,91 @@
+//! JMeter 5.6.3's semantics where stampede differed (issue 13, B): an assertion scoped to a
+//! JMeter variable checks that variable; a write-back file that cannot be opened.
+
+use crate::jmx::{jmx_plan, sampler};
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+
+/// HTTP Request Defaults: the witness server at `${host}:${port}`.
+const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp>
+          <stringProp name="HTTPSampler.port">${port}</stringProp>
+          <stringProp name="HTTPSampler.protocol">http</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+
+/// A Response Assertion scoped to the JMeter variable `var` (test type 16: substring; 8: equals).
+fn var_assertion(name: &str, var: &str, test_type: u32, text: &str) -> String {
+    format!(
+        r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="{name}" enabled="true">
+                <collectionProp name="Asserion.test_strings"><stringProp name="1">{text}</stringProp></collectionProp>
+                <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
+                <boolProp name="Assertion.assume_success">false</boolProp>
+                <intProp name="Assertion.test_type">{test_type}</intProp>
+                <stringProp name="Assertion.scope">variable</stringProp>
+                <stringProp name="Scope.variable">{var}</stringProp>
+              </ResponseAssertion><hashTree/>"#
+    )
+}
+
+#[test]
+fn an_assertion_scoped_to_a_variable_checks_the_variable() {
+    let server = TestServer::builder().default_route(Route::ok().body("id=42 body").record()).start();
+    let run = TempRun::new("jmx-var-assertion");
+    let extractor = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Id" enabled="true">
+                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+                <stringProp name="RegexExtractor.refname">rid</stringProp>
+                <stringProp name="RegexExtractor.regex">id=(\d+)</stringProp>
+                <stringProp name="RegexExtractor.template">$1$</stringProp>
+                <stringProp name="RegexExtractor.match_number">1</stringProp>
+              </RegexExtractor><hashTree/>"#;
+    let body = [
+        DEFAULTS.to_string(),
+        // The variable equals 42 (the body does not): passes.
+        sampler("equals", "GET", "/a", "", false, &format!("{extractor}{}", var_assertion("eq", "rid", 8, "42"))),
+        // The body contains "body", the variable does not: fails.
+        sampler("contains", "GET", "/b", "", false, &var_assertion("has", "rid", 16, "body")),
+        // A variable never set is empty: only a negated assertion passes, as in JMeter.
+        sampler("unset", "GET", "/c", "", false, &var_assertion("unset", "never", 16, "x")),
+        sampler("unset-not", "GET", "/d", "", false, &var_assertion("unset-not", "never", 16 | 4, "x")),
+    ]
+    .concat();
+    let plan = jmx_plan(1, "3", &body);
+    let p = run.write("plan.jmx", plan);
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    for (label, errors) in [("equals", 0), ("contains", 3), ("unset", 3), ("unset-not", 0)] {
+        let row = run.label(label);
+        assert_eq!(uint(&row, "samples"), 3, "{label}: {row:#}");
+        assert_eq!(uint(&row, "errors"), errors, "{label}: {row:#}");
+    }
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+#[test]
+fn a_write_back_file_that_cannot_be_opened_skips_its_writes_not_the_run() {
+    let server = TestServer::builder().default_route(Route::ok().body("id=7").record()).start();
+    let run = TempRun::new("jmx-write-back-missing-dir");
+    let out = run.root().join("no-such-dir").join("saved.csv");
+    let save = format!(
+        r#"<BeanShellPostProcessor guiclass="TestBeanGUI" testclass="BeanShellPostProcessor" testname="Save" enabled="true">
+                <stringProp name="script">r = vars.get(&quot;n&quot;);
+FileWriter fstream = new FileWriter(&quot;{out}&quot;,true);
+fstream.write(r+&quot;\n&quot;);
+fstream.close();</stringProp>
+              </BeanShellPostProcessor><hashTree/>"#,
+        out = out.display()
+    );
+    let body = [DEFAULTS.to_string(), sampler("save", "GET", "/save", "", false, &save)].concat();
+    let p = run.write("plan.jmx", jmx_plan(2, "3", &body));
+    let port = format!("port={}", server.addr().port());
+    let res = Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run();
+    res.assert_exit(0);
+    // JMeter's script logs the error and leaves the sample alone: the run goes on, warned once.
+    let err = res.stderr_str();
+    let warning = format!("cannot open {} for writing", out.display());
+    assert_eq!(err.matches(&warning).count(), 1, "{err}");
+    assert_eq!(server.requests(), 6);
+    let row = run.label("save");
+    assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (6, 0), "{row:#}");
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    assert!(!out.exists());
+}
