@@ -46,12 +46,15 @@ use tokio_util::sync::CancellationToken;
 use user::VirtualUser;
 
 /// How the run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// `shutdown` was cancelled before the scenarios ended by themselves.
     pub interrupted: bool,
     /// The wall time from start to the last interval, in µs.
     pub elapsed_us: u64,
+    /// What the user should hear about that did not stop the run (a write-back file that could
+    /// not be opened); the engine prints nothing itself, the run layer tells its outputs.
+    pub warnings: Vec<String>,
 }
 
 /// Options that are not part of the plan.
@@ -93,9 +96,6 @@ pub async fn run(
     let tls = tls::config(&plan.tls).map_err(Error::Tls)?;
     // A write-back file that cannot be opened is a warning, once; its writes are skipped.
     let (writers, warnings) = RunShared::open_writers(&plan.writers);
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
     // A data file that runs out with `stop_run` stops every scenario, but is not an interrupt.
     let stop_run = shutdown.child_token();
     let shared = Arc::new(RunShared {
@@ -191,7 +191,11 @@ pub async fn run(
     let last = collector.interval(&ctxs, true);
     let elapsed_us = last.end_us;
     let _ = intervals.send(last);
-    Ok(Outcome { interrupted: shutdown.is_cancelled(), elapsed_us })
+    Ok(Outcome {
+        interrupted: shutdown.is_cancelled(),
+        elapsed_us,
+        warnings: warnings.iter().map(|w| format!("warning: {w}")).collect(),
+    })
 }
 
 #[cfg(test)]

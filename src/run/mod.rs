@@ -245,6 +245,9 @@ impl Run {
             deliver(&mut outputs, &mut failures, &iv);
         }
         let outcome = engine.await?.map_err(|e| Error::Start(e.to_string()))?;
+        for w in &outcome.warnings {
+            notice(&mut outputs, w);
+        }
 
         let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, true);
         summary.generator = Some(usage.usage());
