@@ -89,3 +89,37 @@ fstream.close();</stringProp>
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
     assert!(!out.exists());
 }
+
+/// A sampler using JMeter's Java implementation (`HTTPJavaImpl`, over `HttpURLConnection`) sends
+/// the JDK's default `Accept` header when the plan gives none; HttpClient4 sends none.
+#[test]
+fn the_java_implementation_sends_its_default_accept_header() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-java-accept");
+    let java = |name: &str, path: &str, children: &str| {
+        sampler(name, "GET", path, "", false, children).replacen(
+            "<boolProp name=\"HTTPSampler.use_keepalive\">true</boolProp>",
+            "<boolProp name=\"HTTPSampler.use_keepalive\">true</boolProp><stringProp name=\"HTTPSampler.implementation\">Java</stringProp>",
+            1,
+        )
+    };
+    let own_accept = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="H" enabled="true">
+          <collectionProp name="HeaderManager.headers"><elementProp name="" elementType="Header">
+            <stringProp name="Header.name">Accept</stringProp><stringProp name="Header.value">application/json</stringProp>
+          </elementProp></collectionProp></HeaderManager><hashTree/>"#;
+    let body = [
+        DEFAULTS.to_string(),
+        java("java", "/java", ""),
+        java("java-own", "/own", own_accept),
+        sampler("client4", "GET", "/client4", "", false, ""),
+    ]
+    .concat();
+    let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    let accept = |path: &str| server.recorded(path)[0].header("accept").map(str::to_string);
+    assert_eq!(accept("/java").as_deref(), Some("text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2"));
+    assert_eq!(accept("/own").as_deref(), Some("application/json"));
+    assert_eq!(accept("/client4"), None);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}

@@ -11,8 +11,14 @@ pub(super) struct HttpDefaults {
     pub(super) path: String,
     pub(super) connect_timeout: String,
     pub(super) response_timeout: String,
+    /// `HTTPSampler.implementation`: `HttpClient4` (JMeter's default) or `Java`.
+    pub(super) implementation: String,
     pub(super) args: Vec<Arg>,
 }
+
+/// The `Accept` header Java's `HttpURLConnection` adds to a request that has none: what a
+/// sampler with the Java implementation sends (JMeter's `HTTPJavaImpl` leaves it in place).
+const JAVA_DEFAULT_ACCEPT: &str = "text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2";
 
 #[derive(Debug, Clone)]
 pub(super) struct Arg {
@@ -49,6 +55,7 @@ impl Cx {
         set(&mut d.path, c.text_or_empty("HTTPSampler.path"));
         set(&mut d.connect_timeout, c.text_or_empty("HTTPSampler.connect_timeout"));
         set(&mut d.response_timeout, c.text_or_empty("HTTPSampler.response_timeout"));
+        set(&mut d.implementation, c.text_or_empty("HTTPSampler.implementation"));
         d.args.extend(http_args(c));
         self.report(c, depth, Status::Supported, "HTTP request defaults");
         Ok(())
@@ -137,6 +144,10 @@ impl Cx {
         let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
         let files = http_files(c);
         let mut headers: Vec<(String, Template)> = scope.headers.clone();
+        let implementation = pick(c.text_or_empty("HTTPSampler.implementation"), &d.implementation);
+        if implementation.trim() == "Java" && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+            headers.push(("Accept".into(), Template::literal(JAVA_DEFAULT_ACCEPT)));
+        }
         let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
         let mut query = Vec::new();
         let mut body = Body::None;
