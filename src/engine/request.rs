@@ -130,21 +130,21 @@ impl PreparedRequest {
             let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
             out.push(sep);
             let v = p.value.render_string(u);
-            if p.bare_when_empty && v.is_empty() {
-                if p.encoded {
-                    out.push_str(&p.name);
-                } else {
-                    out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
-                }
-            } else if p.encoded {
+            if p.encoded {
                 out.push_str(&p.name);
-                out.push('=');
+            } else {
+                out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+            }
+            // "Include Equals?" off: an empty value leaves the name alone.
+            if p.bare_when_empty && v.is_empty() {
+                continue;
+            }
+            out.push('=');
+            if p.encoded {
                 let at = out.len();
                 out.push_str(&v);
                 encode_target(out, at);
             } else {
-                out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
-                out.push('=');
                 out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
             }
         }
@@ -393,28 +393,17 @@ mod tests {
     use crate::plan::template::{self, Symbols, Template};
 
     fn spec() -> RequestSpec {
-        RequestSpec {
-            label: LabelId(0),
-            method: "POST".into(),
-            target: Target { tls: false, host: "127.0.0.1".into(), port: 8080 },
-            origin: None,
-            path: Template::literal("/a?b=1"),
-            query: Vec::new(),
-            headers: vec![("X-Channel-Id".into(), Template::literal("in.ekstep"))],
-            body: Body::Bytes(b"{}".to_vec()),
-            gzip: false,
-            keep_alive: true,
-            http_version: HttpVersion::Http11,
+        let defaults = crate::plan::Defaults {
             connect_timeout: Duration::from_secs(1),
             response_timeout: Duration::from_secs(1),
             max_response_size: 1 << 20,
-            follow_redirects: false,
-            hop_labels: Vec::new(),
-            extract: Vec::new(),
-            checks: Vec::new(),
-            too_many_redirects: None,
-            ignore_status: false,
-        }
+            ..Default::default()
+        };
+        let target = Target { tls: false, host: "127.0.0.1".into(), port: 8080 };
+        let mut spec = RequestSpec::new(LabelId(0), "POST".into(), target, Template::literal("/a?b=1"), &defaults);
+        spec.headers = vec![("X-Channel-Id".into(), Template::literal("in.ekstep"))];
+        spec.body = Body::Bytes(b"{}".to_vec());
+        spec
     }
 
     fn render(r: &PreparedRequest, u: &mut UserVars, cookie: Option<&str>) -> String {
