@@ -71,6 +71,8 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         root: test_plan.clone(),
         expanding: 0,
     };
+    cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
+    cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     cx.variables(test_plan)?;
     let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
     let mut plan_note = "user-defined variables become plan variables".to_string();
@@ -183,6 +185,8 @@ impl Cx {
     }
 
     fn tmpl(&mut self, el: &El, raw: &str) -> Result<Template, Error> {
+        let sampler = el.class.ends_with("Sampler") || el.class.ends_with("SamplerProxy");
+        self.b.sym.sampler = sampler.then(|| el.name.clone());
         template::compile(raw, &mut self.b.sym, &describe(el))
             .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
     }

@@ -35,6 +35,7 @@ impl Cx {
                 continue;
             }
             let name = unique_name(&tg.name, &self.b);
+            self.b.sym.thread_group = Some(tg.name.clone());
             let mut workloads = self.workloads(tg)?;
             // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
             workloads.retain(|w| !matches!(w, Workload::Closed(c) if c.users == 0));

@@ -77,7 +77,7 @@ pub fn expand(src: &str, sym: &mut Symbols) -> Result<String, TemplateError> {
 }
 /// The index of the `}` that closes a reference, allowing nested `${...}` inside function
 /// arguments (`${__P(port,${default_port})}`).
-fn find_close(s: &str) -> Option<usize> {
+pub(super) fn find_close(s: &str) -> Option<usize> {
     let mut depth = 0usize;
     let bytes = s.as_bytes();
     let mut i = 0;
