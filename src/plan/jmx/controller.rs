@@ -245,9 +245,10 @@ fn percent_value(c: &El) -> String {
 fn unwrap_expression(raw: &str) -> String {
     for f in ["${__jexl3(", "${__jexl2(", "${__groovy(", "${__javaScript("] {
         if let Some(inner) = raw.strip_prefix(f).and_then(|r| r.strip_suffix(")}")) {
-            // A second argument (a variable to store the result in) is dropped.
+            // A second argument (a variable to store the result in, often empty: JMeter's
+            // function helper writes `${__jexl3(expr,)}`) is dropped.
             let inner = match inner.rsplit_once(',') {
-                Some((expr, var)) if !var.contains(['"', '\'', ' ', '=']) && !var.is_empty() => expr,
+                Some((expr, var)) if !var.trim().contains(['"', '\'', ' ', '=', ')', '(']) => expr,
                 _ => inner,
             };
             return inner.trim().to_string();
@@ -265,5 +266,7 @@ mod tests {
         assert_eq!(unwrap_expression(r#"${__jexl3("${role}" == "admin")}"#), r#""${role}" == "admin""#);
         assert_eq!(unwrap_expression(r#"${__groovy(${n} > 2,res)}"#), "${n} > 2");
         assert_eq!(unwrap_expression("${ok}"), "${ok}");
+        assert_eq!(unwrap_expression("${__jexl3(${counter} != 5,)}"), "${counter} != 5");
+        assert_eq!(unwrap_expression(r#"${__jexl3("${a}" == "x,y")}"#), r#""${a}" == "x,y""#);
     }
 }

@@ -618,15 +618,29 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                     });
                 }
             }
-            return Ok(func(FuncKind::ByName { op, args: tmpls(0..n, sym)?, names: Names::default() }, None));
+            let args = tmpls(0..n, sym)?;
+            // A name known now is a variable of the plan, even if nothing else names it (so
+            // `__split` or an extractor setting it at run time is seen); unset until then.
+            if let Some(name) = args[0].as_const().filter(|_| op != ByName::Eval) {
+                let id = sym.vars.intern(name.trim());
+                sym.vars.unset_as_reference(id);
+            }
+            return Ok(func(FuncKind::ByName { op, args, names: Names::default() }, None));
         }
         "split" => {
             count(name, n, 2, 3)?;
             let prefix = fixed(1, sym)?.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
             let prefix = prefix.ok_or_else(|| arg("the second argument names the variables to set"))?;
             sym.vars.assign_prefix(&prefix);
-            let kind =
-                FuncKind::Split { text: tmpl(0, sym)?, separators: tmpl(2, sym)?, prefix, names: Names::default() };
+            let text = tmpl(0, sym)?;
+            if let Some(t) = text.as_const() {
+                // Constant text: its parts are variables of the plan, read by name or not.
+                let parts = jorphan_split(t, &fixed(2, sym)?.unwrap_or_else(|| ",".into()), "?").len();
+                for i in 1..=parts {
+                    sym.vars.assign(&format!("{prefix}_{i}"));
+                }
+            }
+            let kind = FuncKind::Split { text, separators: tmpl(2, sym)?, prefix, names: Names::default() };
             return Ok(func(kind, None));
         }
         "intSum" | "longSum" => {
