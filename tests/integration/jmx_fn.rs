@@ -33,7 +33,7 @@ const BODY: &[&str] = &[
     "split=${__split(x|y,p,|)};${p_n};${p_2}",
     "v=${__V(p_${__intSum(0,1)})};${__V(nope,dflt)}",
     "defined=${__isVarDefined(p_1)};${__isVarDefined(nope)}",
-    "eval=${__eval(${__V(tpl)})}",
+    "eval=${__eval(${__FileToString(tpl.txt)})};${__evalVar(tpl)}",
     "file=${__FileToString(data.txt)}",
     "line=${__StringFromFile(lines.txt)}",
     "csv=${__CSVRead(rows.csv,0)}-${__CSVRead(rows.csv,1)}${__CSVRead(rows.csv,next)}",
@@ -52,11 +52,7 @@ fn functions_send_jmeters_values() {
     run.write("data.txt", "from a file");
     run.write("lines.txt", "one\ntwo\n");
     run.write("rows.csv", "a,1\nb,2\n");
-    let udv = r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="Vars" enabled="true">
-          <collectionProp name="Arguments.arguments">
-            <elementProp name="tpl" elementType="Argument"><stringProp name="Argument.name">tpl</stringProp><stringProp name="Argument.value">at \${port}</stringProp></elementProp>
-          </collectionProp>
-        </Arguments><hashTree/>"#;
+    run.write("tpl.txt", "at ${port}");
     let body = xml_escape(&BODY.join("\n"));
     // JMeter's function helper writes `${__jexl3(expr,)}`: an empty variable name.
     let if_ctl = r#"<IfController guiclass="IfControllerPanel" testclass="IfController" testname="If" enabled="true">
@@ -66,7 +62,6 @@ fn functions_send_jmeters_values() {
         </IfController>"#;
     let plan = [
         DEFAULTS.to_string(),
-        udv.to_string(),
         sampler("fn", "POST", "/fn", &arg("", &body, false), true, ""),
         format!("{if_ctl}<hashTree>{}</hashTree>", sampler("if", "GET", "/if", "", false, "")),
     ]
@@ -102,7 +97,8 @@ fn functions_send_jmeters_values() {
             "split=x|y;2;y".into(),
             "v=x;dflt".into(),
             "defined=true;false".into(),
-            format!("eval=at {}", server.addr().port()),
+            // `tpl` is no variable: __evalVar of it is empty.
+            format!("eval=at {};", server.addr().port()),
             "file=from a file".into(),
             format!("line={line}"),
             format!("csv={csv}"),
