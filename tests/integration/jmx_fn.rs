@@ -43,6 +43,9 @@ const BODY: &[&str] = &[
     "sampler=${__samplerName()}",
     "jexl=${__jexl3(${__threadNum} == 1,)}",
     "log=${__log(logged)}${__logn(not sent)}",
+    "shift=${__timeShift(dd/MM/yyyy HH:mm,28/02/2024 23:30,PT1H,,)}",
+    "convert=${__dateTimeConvert(1700049600000,,dd MMM yyyy,)}",
+    "random=${__RandomDate(yyyy-MM-dd,2024-01-30,2024-01-31,,)}",
 ];
 
 #[test]
@@ -108,6 +111,9 @@ fn functions_send_jmeters_values() {
             "sampler=fn".into(),
             "jexl=true".into(),
             "log=logged".into(),
+            "shift=29/02/2024 00:30".into(),
+            "convert=15 Nov 2023".into(),
+            "random=2024-01-30".into(),
         ];
         assert_eq!(got, want, "request {i}");
     }

@@ -4,9 +4,11 @@
 //! loads; the others are compiled once into a [`Func`] whose arguments are templates.
 //!
 //! Here: the dispatch by name and the functions over variables, counters, randomness and time;
-//! `text` holds the functions of their arguments' text, `files` those that read files.
+//! `text` holds the functions of their arguments' text, `files` those that read files, `dates`
+//! the java.time ones.
 
 use super::compile::{compile, expand, find_close};
+use super::dates::{self, DateFn};
 use super::files::{self, FileFn};
 use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
 use super::{local_offset, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
@@ -114,6 +116,7 @@ enum FuncKind {
     /// `__jexl3`/`__jexl2` of a comparison: `true` or `false`.
     Condition(Box<Condition<Template>>),
     File(Box<FileFn>),
+    Date(Box<DateFn>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -296,6 +299,7 @@ impl FuncKind {
                 out.push_str(if yes { "true" } else { "false" });
             }
             FuncKind::File(f) => return f.call(u, out),
+            FuncKind::Date(f) => return f.call(u, out),
         }
         true
     }
@@ -310,6 +314,7 @@ impl FuncKind {
             FuncKind::Log { text, .. } => vec![text],
             FuncKind::Condition(c) => c.operands(),
             FuncKind::File(f) => f.templates(),
+            FuncKind::Date(f) => f.templates(),
             _ => Vec::new(),
         }
     }
@@ -341,6 +346,7 @@ impl FuncKind {
             FuncKind::Log { text, .. } => text.fold(vars),
             FuncKind::Condition(c) => c.operands_mut().into_iter().for_each(|t| t.fold(vars)),
             FuncKind::File(f) => f.fold(vars),
+            FuncKind::Date(f) => f.fold(vars),
             _ => {}
         }
     }
@@ -779,8 +785,38 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 Ok(c) => Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?)),
             };
         }
-        "timeShift" | "dateTimeConvert" | "RandomDate" => {
-            return Err(arg(format!("JMeter's function `__{name}` is not supported by stampede yet")));
+        "timeShift" => {
+            count(name, n, 4, 5)?;
+            let args = tmpls(0..n, sym)?;
+            if n == 5 {
+                dates::locale(args.get(3))?;
+            }
+            let format = dates::pattern(&args[0], "format")?;
+            let f = DateFn::Shift { format, date: args[1].clone(), amount: args[2].clone() };
+            return Ok(func(FuncKind::Date(Box::new(f)), store(n - 1, sym)?));
+        }
+        "dateTimeConvert" => {
+            count(name, n, 3, 4)?;
+            let args = tmpls(0..3, sym)?;
+            let source = dates::pattern(&args[1], "source format")?;
+            let target = dates::pattern(&args[2], "target format")?.unwrap_or_else(|| {
+                crate::plan::javatime::JavaDateFormat::compile_java_time("").expect("the empty pattern")
+            });
+            let f = DateFn::Convert { date: args[0].clone(), source, target };
+            return Ok(func(FuncKind::Date(Box::new(f)), store(3, sym)?));
+        }
+        "RandomDate" => {
+            count(name, n, 3, 5)?;
+            let args = tmpls(0..n.min(4), sym)?;
+            dates::locale(args.get(3))?;
+            let format = match dates::pattern(&args[0], "format")? {
+                Some(f) => f,
+                None => {
+                    crate::plan::javatime::JavaDateFormat::compile_java_time("yyyy-MM-dd").expect("a valid pattern")
+                }
+            };
+            let f = DateFn::Random { format, start: args[1].clone(), end: args[2].clone() };
+            return Ok(func(FuncKind::Date(Box::new(f)), store(4, sym)?));
         }
         "UUID" => FuncKind::Uuid,
         "threadNum" => FuncKind::ThreadNum,
@@ -1140,5 +1176,32 @@ mod tests {
         assert_eq!(expand("${__FileToString(${dir}/body.txt)}", &mut s).unwrap(), "{\"a\":1}\n");
         assert!(error("${__FileToString(a,UTF-16)}").contains("encoding"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn dates_shift_convert_and_draw() {
+        assert_eq!(render("${__timeShift(yyyy-MM-dd,2024-02-28,P1D,,)}", &[]), "2024-02-29");
+        assert_eq!(
+            render("${__timeShift(dd/MM/yyyy HH:mm,${id},PT-90M,en_GB,s)}|${s}", &[("id", "01/03/2024 10:00")]),
+            "01/03/2024 08:30|01/03/2024 08:30"
+        );
+        assert_eq!(render("${__timeShift(,1700000000000,PT1S,)}", &[]), "1700000001000");
+        assert_eq!(render("${__timeShift(yyyy,2024,P1X,)}", &[]), "2024", "a bad duration shifts nothing");
+        assert_eq!(render("${__timeShift(yyyy-MM,2020-07,,)}", &[]), "2020-07");
+        assert_eq!(render("${__dateTimeConvert(1700049600000,,dd/MM/yyyy,)}", &[]), "15/11/2023");
+        assert_eq!(
+            render("${__dateTimeConvert(2024-02-29 13:04,yyyy-MM-dd HH:mm,dd.MM.yyyy h:mm a,v)}|${v}", &[]),
+            "29.02.2024 1:04 PM|29.02.2024 1:04 PM"
+        );
+        assert_eq!(render("${__dateTimeConvert(2024-02-29,yyyy-MM-dd,HH:mm,)}", &[]), "", "no time to write");
+        assert_eq!(render("${__dateTimeConvert(29/02/2024,dd/MM/yyyy,yyyyMMdd)}", &[]), "20240229");
+        for _ in 0..30 {
+            let d = render("${__RandomDate(yyyy-MM-dd,2024-01-30,2024-02-02,,d)}", &[]);
+            assert!(["2024-01-30", "2024-01-31", "2024-02-01"].contains(&d.as_str()), "{d}");
+        }
+        assert_eq!(render("${__RandomDate(,2024-01-30,2024-01-30,)}", &[]), "", "an empty range");
+        assert!(error("${__timeShift(yyyy[MM],,,)}").contains("optional sections"));
+        assert!(error("${__RandomDate(yyyy,2020,2021,fr_FR)}").contains("English"));
+        assert!(error("${__dateTimeConvert(1,${id},yyyy)}").contains("known when the plan loads"));
     }
 }

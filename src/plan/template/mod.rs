@@ -1,13 +1,15 @@
 //! `${...}` templates, compiled once when the plan is loaded into [`Template`]s: literal text,
-//! per-user variables ([`VarId`]) and run-time functions (`__UUID`, `__time`, `__counter`,
-//! `__threadNum`, `__Random`, `__RandomString`). Properties (`${__P(name,default)}`) and
-//! environment variables (`${__env(NAME,default)}`) are fixed at load time and become literal
-//! text. Rendering a template appends to the caller's buffer: it allocates at most its output.
+//! per-user variables ([`VarId`]) and run-time functions (JMeter's `__UUID`, `__time`,
+//! `__counter`, `__intSum`, `__CSVRead`, ...: see `functions`). Properties
+//! (`${__P(name,default)}`), environment variables (`${__env(NAME,default)}`) and any call whose
+//! arguments are constant are fixed at load time and become literal text. Rendering a template
+//! appends to the caller's buffer.
 //!
 //! Here: the variables, symbols, scopes and rendering; `compile` turns `${...}` text into
 //! segments; `functions` holds the JMeter functions, compiled and called.
 
 mod compile;
+mod dates;
 mod entities;
 mod files;
 mod functions;
