@@ -887,10 +887,13 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
         }
         other => {
             let mut msg = format!("unknown function `__{other}`");
-            if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
+            if other.starts_with("jm__") && other.ends_with("__idx") {
+                // JMeter 5's `${__jm__<controller>__idx}` is a variable, not a function.
+                msg = format!("JMeter's loop index variable `__{other}` is not supported by stampede");
+            } else if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
                 msg.push_str(&format!("; did you mean `__{s}`?"));
             } else {
-                msg.push_str(&format!("; known: {}", FUNCTIONS.map(|f| format!("__{f}")).join(", ")));
+                msg.push_str(" (docs/jmx.md lists the functions stampede runs)");
             }
             return Err(TemplateError::UnknownFunction(msg));
         }
@@ -1137,6 +1140,8 @@ mod tests {
     fn unknown_and_unsupported_functions_are_named() {
         assert!(error("${__javaScript(1+1)}").contains("JMeter's function `__javaScript` is not supported"));
         assert!(error("${__intsum(1,2)}").contains("did you mean `__intSum`?"));
+        assert_eq!(error("${__nothing_like_it(1)}"), "in `${__nothing_like_it(1)}`: unknown function `__nothing_like_it` (docs/jmx.md lists the functions stampede runs)");
+        assert!(error("${__jm__Loop__idx}").contains("loop index variable `__jm__Loop__idx` is not supported"));
     }
 
     #[test]
