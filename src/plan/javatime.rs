@@ -1,6 +1,6 @@
-//! Java `SimpleDateFormat` patterns, as used by JMeter's `${__time(format)}`, and the
-//! `java.time.format.DateTimeFormatter` patterns of `__timeShift`, `__dateTimeConvert` and
-//! `__RandomDate` where their letters agree ([`JavaDateFormat::compile_java_time`]), which can
+//! Java `SimpleDateFormat` patterns, and the `java.time.format.DateTimeFormatter` patterns of
+//! JMeter 5.6.3's `__time`, `__timeShift`, `__dateTimeConvert` and `__RandomDate` where their
+//! letters agree ([`JavaDateFormat::compile_java_time`]), which can
 //! also be read back ([`JavaDateFormat::parse`]).
 //!
 //! A pattern is compiled once when the plan is loaded; [`JavaDateFormat::format`] then runs per
@@ -378,8 +378,8 @@ impl JavaDateFormat {
             let max = match c {
                 'a' => 1,
                 'H' | 'h' | 'K' | 'k' | 'm' | 's' | 'd' | 'W' => 2,
-                'D' | 'G' | 'Z' | 'X' | 'z' => 3,
-                'E' | 'M' | 'L' => 4,
+                'D' | 'G' | 'Z' | 'X' => 3,
+                'E' | 'M' | 'L' | 'z' => 4,
                 'S' => 9,
                 'y' | 'u' | 'Y' | 'w' => 19,
                 _ => return Err(format!("the pattern letter '{c}' is not supported by stampede")),

@@ -200,7 +200,7 @@ mod tests {
         );
         assert_eq!(
             text(expand("${__time(qq)}", &mut s)),
-            "in `${__time(qq)}`: Illegal pattern character 'q' at index 0"
+            "in `${__time(qq)}`: the pattern letter 'q' is not supported by stampede"
         );
         assert_eq!(text(expand("${nope}", &mut s)), "unknown variable `${nope}`");
     }

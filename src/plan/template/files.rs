@@ -206,7 +206,10 @@ pub(super) fn host_ip() -> String {
 /// `import org.apache.jmeter.services.FileServer; FileServer.getFileServer().getBaseDir();`),
 /// with string literals and `File.separator` joined by `+`. `None` for any other script.
 pub(super) fn base_dir_script(script: &str, sym: &Symbols) -> Option<String> {
-    let base = std::path::absolute(sym.base_dir.as_ref()?).ok()?.to_string_lossy().into_owned();
+    let dir = sym.base_dir.as_deref()?;
+    // A plan named without a directory is in the working directory.
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let base = std::path::absolute(dir).ok()?.to_string_lossy().trim_end_matches("/.").to_string();
     let mut s = script.trim();
     while let Some(rest) = s.strip_prefix("import ") {
         s = rest[rest.find(';')? + 1..].trim_start();
@@ -289,6 +292,11 @@ mod tests {
         assert_eq!(base_dir_script("\"a\" + \"b\"", &s), None, "a script that does not ask for the directory");
         assert_eq!(base_dir_script("FileServer.getFileServer().getBaseDir() + x", &s), None);
         assert_eq!(base_dir_script("FileServer.getFileServer().getBaseDir();", &Symbols::default()), None);
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            base_dir_script("FileServer.getFileServer().getBaseDir()", &with_base("")),
+            Some(cwd.display().to_string())
+        );
     }
 
     #[test]

@@ -833,14 +833,22 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                     FuncKind::Time { format: None, divisor: d }
                 }
                 Some(f) => {
-                    // JMeter's shorthand formats.
-                    let pattern = match f {
-                        "YMD" => "yyyyMMdd",
-                        "HMS" => "HHmmss",
-                        "YMDHMS" => "yyyyMMdd-HHmmss",
-                        other => other,
+                    // JMeter's shorthand formats, which the `time.*` properties may redefine.
+                    let alias = match f {
+                        "YMD" => Some("yyyyMMdd"),
+                        "HMS" => Some("HHmmss"),
+                        "YMDHMS" => Some("yyyyMMdd-HHmmss"),
+                        "USER1" | "USER2" => Some(""),
+                        _ => None,
                     };
-                    FuncKind::Time { format: Some(JavaDateFormat::compile(pattern)?), divisor: 1 }
+                    let pattern = match alias {
+                        Some(default) => sym.properties.get(&format!("time.{f}")).map_or(default, String::as_str),
+                        None => f,
+                    };
+                    // JMeter 5.6.3 formats with java.time's DateTimeFormatter (`S` is a fraction of
+                    // the second, `u` the year), not SimpleDateFormat.
+                    let format = JavaDateFormat::compile_java_time(pattern).map_err(arg)?;
+                    FuncKind::Time { format: Some(format), divisor: 1 }
                 }
             };
             let f = Func { kind, store: store(1, sym)? };
@@ -970,7 +978,7 @@ mod tests {
             .to_string()
             .contains("`a` is not a whole number"));
         assert!(compile("${__counter(MAYBE)}", &mut s, "f").unwrap_err().to_string().contains("TRUE"));
-        assert!(compile("${__time(qq)}", &mut s, "f").is_err());
+        assert!(compile("${__time(nn)}", &mut s, "f").is_err());
         assert!(compile("${a b}", &mut s, "f").unwrap_err().to_string().contains("not a variable name"));
     }
 
@@ -1181,6 +1189,22 @@ mod tests {
         assert_eq!(expand("${__FileToString(${dir}/body.txt)}", &mut s).unwrap(), "{\"a\":1}\n");
         assert!(error("${__FileToString(a,UTF-16)}").contains("encoding"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn time_formats_are_java_time() {
+        let mut s = symbols();
+        s.properties.insert("time.USER1".into(), "yyyy".into());
+        let year = time::OffsetDateTime::now_utc().to_offset(local_offset()).year().to_string();
+        // `u` is the year and `S` a fraction in java.time (SimpleDateFormat: day of week, millis).
+        let t = compile("${__time(uuuu)}|${__time(USER1)}|${__time(S)}|${__time('u')}", &mut s, "f").unwrap();
+        let got = t.render_string(&mut user(&s));
+        let parts: Vec<&str> = got.split('|').collect();
+        assert_eq!(parts[0], year);
+        assert_eq!(parts[1], year);
+        assert_eq!(parts[2].len(), 1, "{got}");
+        assert_eq!(parts[3], "u");
+        assert!(compile("${__time(aa)}", &mut s, "f").unwrap_err().to_string().contains("at most 1"));
     }
 
     #[test]
