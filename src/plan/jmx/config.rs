@@ -1,5 +1,6 @@
 //! Configuration elements: user-defined variables (Arguments), header and cookie managers,
-//! CSV data sets, random variables, counters and user parameters.
+//! the HTTP Cache, Authorization and DNS Cache Managers, CSV data sets, random variables,
+//! counters and user parameters.
 
 use super::*;
 
@@ -12,6 +13,9 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RandomVariableConfig", Cx::random_variable),
     ("CounterConfig", Cx::counter),
     ("UserParameters", Cx::user_parameters),
+    ("CacheManager", Cx::cache_manager),
+    ("AuthManager", Cx::auth_manager),
+    ("DNSCacheManager", Cx::dns_cache_manager),
 ];
 
 impl Cx {
@@ -71,16 +75,201 @@ impl Cx {
         Ok(())
     }
 
+    /// JMeter's CookieManager: a jar per user, its policy, its own cookies, and whether each
+    /// iteration starts again from those cookies.
     pub(super) fn cookie_manager(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
-        self.cookies = true;
-        let note = if c.flag("CookieManager.clearEachIteration") == Some(true) {
-            "a cookie jar per user (cleared each iteration in JMeter; kept here)"
-        } else {
-            "a cookie jar per user"
+        use crate::plan::managers::{CookiePolicy, UserCookie};
+        let mut notes = vec!["a cookie jar per user".to_string()];
+        let mut status = Status::Supported;
+        // HC4CookieHandler's policies; `standard` when none is saved.
+        let policy = c.text("CookieManager.policy").unwrap_or("standard").trim().to_ascii_lowercase();
+        self.managers.cookie_policy = match policy.as_str() {
+            "ignorecookies" => {
+                notes.push("policy ignoreCookies: no cookie is stored or sent".into());
+                CookiePolicy::Ignore
+            }
+            "standard-strict" => {
+                notes.push("policy standard-strict: a cookie whose Expires is not an RFC 1123 date is refused".into());
+                CookiePolicy::Strict
+            }
+            "standard" => CookiePolicy::Standard,
+            "default" | "compatibility" | "best-match" | "netscape" => {
+                notes.push(format!("policy {policy}: taken as standard (the same Cookie header for name=value cookies; its date and domain leniencies are not copied)"));
+                status = Status::Partial;
+                CookiePolicy::Standard
+            }
+            "rfc2109" | "rfc2965" => {
+                notes.push(format!("policy {policy}: taken as standard; JMeter's `$Version`/`$Path` attributes in the Cookie header are not sent"));
+                status = Status::Partial;
+                CookiePolicy::Standard
+            }
+            other => return Err(self.err(c, format!("unknown cookie policy `{other}`"))),
         };
-        let status =
-            if c.flag("CookieManager.clearEachIteration") == Some(true) { Status::Partial } else { Status::Supported };
-        self.report(c, depth, status, note);
+        // ignoreCookies: no jar at all.
+        self.cookies = self.managers.cookie_policy != CookiePolicy::Ignore;
+        for ck in c.collection("CookieManager.cookies").unwrap_or_default() {
+            let Value::Element { props, .. } = &ck.value else { continue };
+            let name = if ck.name.is_empty() { props.text_or_empty("name") } else { &ck.name }.to_string();
+            if name.is_empty() {
+                continue;
+            }
+            let value = self.tmpl(c, props.text_or_empty("Cookie.value"))?;
+            let path = props.text_or_empty("Cookie.path");
+            let domain = self.expand(c, props.text_or_empty("Cookie.domain"))?.trim().to_ascii_lowercase();
+            let path = if path.is_empty() { "/".into() } else { self.expand(c, path)? };
+            self.managers.cookies.push(UserCookie {
+                name,
+                value,
+                domain,
+                path,
+                secure: props.flag("Cookie.secure").unwrap_or(false),
+                domain_specified: props.flag("Cookie.domain_specified").unwrap_or(true),
+            });
+        }
+        if !self.managers.cookies.is_empty() {
+            notes.push(format!("{} cookie(s) of its own", self.managers.cookies.len()));
+        }
+        if c.flag("CookieManager.controlledByThreadGroup") == Some(true) {
+            notes.push("cleared as the thread group's \"same user on each iteration\" says: always the same user here, never cleared".into());
+            status = Status::Partial;
+        } else if c.flag("CookieManager.clearEachIteration") == Some(true) {
+            self.managers.clear_cookies = true;
+            notes.push("cleared as each iteration starts".into());
+        }
+        self.report(c, depth, status, notes.join("; "));
+        Ok(())
+    }
+
+    /// JMeter's CacheManager: a cache per user of GET responses, by URL.
+    pub(super) fn cache_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let use_expires = c.flag("useExpires").unwrap_or(false);
+        let max_size = match c.text("maxSize") {
+            Some(m) => self.number::<i64>(c, m, "maximum size")?.max(0) as usize,
+            None => 5000,
+        };
+        let mut notes = vec![format!(
+            "a cache per user of up to {max_size} GET responses, revalidated with If-Modified-Since / If-None-Match"
+        )];
+        if use_expires {
+            notes.push("a response still fresh by Expires / Cache-Control max-age is not requested again, and makes no sample (JMeter's RETURN_NO_SAMPLE)".into());
+        }
+        let mut status = Status::Supported;
+        let controlled = c.flag("CacheManager.controlledByThread") == Some(true);
+        let clear_each_iteration = !controlled && c.flag("clearEachIteration").unwrap_or(false);
+        if controlled {
+            notes.push("cleared as the thread group's \"same user on each iteration\" says: always the same user here, never cleared".into());
+            status = Status::Partial;
+        } else if clear_each_iteration {
+            notes.push("cleared as each iteration starts".into());
+        }
+        notes.push("a Vary header other than `*` is not told apart".into());
+        let slot = self.managers.caches.len() as u32;
+        self.managers.caches.push(crate::plan::managers::CacheSpec { use_expires, max_size, clear_each_iteration });
+        s.managers.cache = Some(slot);
+        self.report(c, depth, status, notes.join("; "));
+        Ok(())
+    }
+
+    /// JMeter's AuthManager: Basic credentials sent with the requests whose URL starts with an
+    /// entry's base URL (the first such entry), as HttpClient 4 sends them preemptively.
+    pub(super) fn auth_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        use crate::plan::managers::{AuthEntry, AuthSpec};
+        let mut entries = Vec::new();
+        let mut other = Vec::new();
+        for a in c.collection("AuthManager.auth_list").unwrap_or_default() {
+            let Value::Element { props, .. } = &a.value else { continue };
+            let mechanism = props.text("Authorization.mechanism").unwrap_or("BASIC").trim().to_ascii_uppercase();
+            if !matches!(mechanism.as_str(), "BASIC" | "BASIC_DIGEST") {
+                other.push(mechanism);
+                continue;
+            }
+            let (user, password, domain) = (
+                props.text_or_empty("Authorization.username"),
+                props.text_or_empty("Authorization.password"),
+                props.text_or_empty("Authorization.domain"),
+            );
+            // A password is a secret: masked wherever it would appear, as is the header it is
+            // sent in (when both are known now; a password read while running is masked as
+            // the variable it comes from is).
+            if let (Ok(u), Ok(p), Ok(d)) = (self.expand(c, user), self.expand(c, password), self.expand(c, domain)) {
+                self.b.sym.secrets.add(&p);
+                let header = crate::plan::managers::basic_credentials(&u, &p, &d);
+                self.b.sym.secrets.add(header.trim_start_matches("Basic "));
+            }
+            entries.push(AuthEntry {
+                url: self.tmpl(c, props.text_or_empty("Authorization.url"))?,
+                user: self.tmpl(c, user)?,
+                password: self.tmpl(c, password)?,
+                domain: self.tmpl(c, domain)?,
+            });
+        }
+        if !other.is_empty() {
+            other.dedup();
+            self.unsupported(c, depth, &format!("{} authentication is not supported (Basic is)", other.join(", ")));
+            return Ok(());
+        }
+        let n = entries.len();
+        s.managers.auth = Some(std::sync::Arc::new(AuthSpec { entries }));
+        self.report(c, depth, Status::Supported, format!("Basic credentials ({n} base URL(s)), sent preemptively"));
+        Ok(())
+    }
+
+    /// JMeter's DNSCacheManager: its static hosts table names the addresses of hosts; other
+    /// names resolve as usual.
+    pub(super) fn dns_cache_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        use crate::plan::managers::DnsSpec;
+        let mut hosts = Vec::new();
+        for h in c.collection("DNSCacheManager.hosts").unwrap_or_default() {
+            let Value::Element { props, .. } = &h.value else { continue };
+            let name = self.expand(c, props.text_or_empty("StaticHost.Name"))?.trim().to_string();
+            if name.is_empty() {
+                continue;
+            }
+            let raw = self.expand(c, props.text_or_empty("StaticHost.Address"))?;
+            let mut addrs = Vec::new();
+            for a in raw.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+                match a.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>() {
+                    Ok(ip) => addrs.push(ip),
+                    Err(_) => return Err(self.err(
+                        c,
+                        format!(
+                            "the address `{a}` of host `{name}` is not an IP address (a name there is not supported)"
+                        ),
+                    )),
+                }
+            }
+            hosts.push((name, addrs));
+        }
+        let custom = c.flag("DNSCacheManager.isCustomResolver").unwrap_or(false);
+        let servers = texts(c.collection("DNSCacheManager.servers").unwrap_or_default());
+        let servers: Vec<&String> = servers.iter().filter(|s| !s.trim().is_empty()).collect();
+        let mut notes = Vec::new();
+        let mut status = Status::Supported;
+        if custom && !servers.is_empty() {
+            if hosts.is_empty() {
+                self.unsupported(c, depth, "custom DNS servers are not asked; only a static hosts table is supported");
+                return Ok(());
+            }
+            notes.push(format!(
+                "names outside the static hosts table are resolved by the system, not by {}",
+                servers.iter().map(|s| s.trim()).collect::<Vec<_>>().join(", ")
+            ));
+            status = Status::Partial;
+        }
+        notes.insert(
+            0,
+            if hosts.is_empty() {
+                "the system resolver".to_string()
+            } else {
+                format!("a static hosts table of {} name(s), then the system resolver", hosts.len())
+            },
+        );
+        if c.flag("DNSCacheManager.clearEachIteration") == Some(true) {
+            self.managers.clear_dns = true;
+            notes.push("resolved again after each iteration starts".into());
+        }
+        s.managers.dns = (!hosts.is_empty()).then(|| std::sync::Arc::new(DnsSpec { hosts }));
+        self.report(c, depth, status, notes.join("; "));
         Ok(())
     }
 
