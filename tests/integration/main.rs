@@ -26,6 +26,10 @@
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
+//! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
+//!   without a sample), Authorization (Basic, first matching base URL, passwords never shown),
+//!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
+//!   connection per host per user.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -53,6 +57,7 @@ mod framing;
 mod html;
 mod jmx;
 mod jmx_b;
+mod jmx_http;
 mod labels;
 mod mock;
 mod open_model;

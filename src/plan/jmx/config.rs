@@ -230,12 +230,14 @@ impl Cx {
             for a in raw.split(',').map(str::trim).filter(|a| !a.is_empty()) {
                 match a.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>() {
                     Ok(ip) => addrs.push(ip),
-                    Err(_) => return Err(self.err(
-                        c,
-                        format!(
+                    Err(_) => {
+                        return Err(self.err(
+                            c,
+                            format!(
                             "the address `{a}` of host `{name}` is not an IP address (a name there is not supported)"
                         ),
-                    )),
+                        ))
+                    }
                 }
             }
             hosts.push((name, addrs));
