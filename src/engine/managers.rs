@@ -5,7 +5,7 @@
 
 use crate::plan::managers::{AuthSpec, CacheSpec, UserCookie};
 use crate::plan::template::Scope;
-use crate::plan::Target;
+use crate::plan::{Target, Template};
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, SystemTime};
 
@@ -30,6 +30,52 @@ struct Entry {
     etag: Option<String>,
     /// Fresh until then (only with "use Cache-Control/Expires"); `None`: always revalidated.
     expires: Option<SystemTime>,
+    /// The response's `Vary`: this entry only points to the one kept for the request's values
+    /// of those headers.
+    vary: Option<String>,
+}
+
+impl Cache {
+    /// CacheManager.getEntry: the entry for `url`, or, when the response varied, the one kept
+    /// for this request's values of the headers it varied by.
+    fn entry(&self, url: &str, headers: &[(String, Template)]) -> Option<&Entry> {
+        let e = self.entries.get(url)?;
+        match &e.vary {
+            None => Some(e),
+            Some(vary) => self.entries.get(&vary_key(url, vary, headers)).filter(|e| e.vary.is_none()),
+        }
+    }
+
+    /// Stores `entry` under `key`, the oldest entry going first when the cache is full.
+    fn put(&mut self, key: String, entry: Entry, max: usize) {
+        if !self.entries.contains_key(&key) {
+            while self.entries.len() >= max {
+                let Some(old) = self.order.pop_front() else { break };
+                self.entries.remove(&old);
+            }
+            self.order.push_back(key.clone());
+        }
+        self.entries.insert(key, entry);
+    }
+}
+
+/// Where CacheManager keeps a response that varied: by the names in `Vary` and the request's
+/// values of those headers (the plan's headers, named exactly; a value that changes while
+/// running counts by its template).
+fn vary_key(url: &str, vary: &str, headers: &[(String, Template)]) -> String {
+    let mut key = format!("vary-{vary}-");
+    for name in vary.split(',').map(str::trim_start) {
+        key.push_str(name);
+        key.push('=');
+        for (_, v) in headers.iter().filter(|(k, _)| k == name) {
+            key.push_str(v.as_const().unwrap_or(v.source()));
+            key.push('\n');
+        }
+        key.push(';');
+    }
+    key.push('-');
+    key.push_str(url);
+    key
 }
 
 /// What one response says about caching: its `Last-Modified`, `ETag`, `Expires`,
@@ -64,14 +110,20 @@ impl UserCaches {
 
     /// Whether a GET of `url` is answered by the cache without a request: its entry is fresh
     /// by its `Expires` / `max-age` (CacheManager.inCache).
-    pub(super) fn fresh(&mut self, slot: u32, url: &str, now: SystemTime) -> bool {
-        self.cache(slot).entries.get(url).and_then(|e| e.expires).is_some_and(|t| t > now)
+    pub(super) fn fresh(&mut self, slot: u32, url: &str, headers: &[(String, Template)], now: SystemTime) -> bool {
+        self.cache(slot).entry(url, headers).and_then(|e| e.expires).is_some_and(|t| t > now)
     }
 
     /// Appends the conditional headers for `url` (CacheManager.setHeaders): If-Modified-Since
     /// from the entry's Last-Modified, If-None-Match from its ETag.
-    pub(super) fn conditional_headers(&mut self, slot: u32, url: &str, out: &mut String) {
-        let Some(e) = self.cache(slot).entries.get(url) else { return };
+    pub(super) fn conditional_headers(
+        &mut self,
+        slot: u32,
+        url: &str,
+        headers: &[(String, Template)],
+        out: &mut String,
+    ) {
+        let Some(e) = self.cache(slot).entry(url, headers) else { return };
         if let Some(lm) = &e.last_modified {
             push_header(out, "If-Modified-Since", lm);
         }
@@ -82,7 +134,10 @@ impl UserCaches {
 
     /// Keeps what a response says (CacheManager.saveDetails): only for a GET answered 2xx or
     /// 304, with one of Last-Modified, Expires, ETag, Cache-Control, not `Vary: *`; with "use
-    /// Cache-Control/Expires", never with `no-store`. An entry already there is kept as it is.
+    /// Cache-Control/Expires", never with `no-store`. An entry already there is kept as it is,
+    /// unless the response varied (then both entries are replaced). `headers` are the plan's
+    /// headers of the request.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn save(
         &mut self,
         slot: u32,
@@ -90,6 +145,7 @@ impl UserCaches {
         method: &str,
         status: u16,
         url: &str,
+        headers: &[(String, Template)],
         h: &CacheHeaders<'_>,
     ) {
         let cacheable = method.eq_ignore_ascii_case("GET") && ((200..=299).contains(&status) || status == 304);
@@ -115,17 +171,24 @@ impl UserCaches {
         }
         let max = spec.max_size;
         let cache = self.cache(slot);
-        if cache.entries.contains_key(url) || max == 0 {
+        if max == 0 {
             return;
         }
-        while cache.entries.len() >= max {
-            let Some(old) = cache.order.pop_front() else { break };
-            cache.entries.remove(&old);
+        let entry = Entry {
+            last_modified: h.last_modified.map(str::to_string),
+            etag: h.etag.map(str::to_string),
+            expires,
+            vary: None,
+        };
+        match h.vary {
+            Some(vary) => {
+                let key = vary_key(url, vary, headers);
+                cache.put(url.to_string(), Entry { vary: Some(vary.to_string()), ..entry.clone() }, max);
+                cache.put(key, entry, max);
+            }
+            None if cache.entries.contains_key(url) => {}
+            None => cache.put(url.to_string(), entry, max),
         }
-        let entry =
-            Entry { last_modified: h.last_modified.map(str::to_string), etag: h.etag.map(str::to_string), expires };
-        cache.entries.insert(url.to_string(), entry);
-        cache.order.push_back(url.to_string());
     }
 }
 
@@ -350,23 +413,23 @@ mod tests {
             ..Default::default()
         };
         // Not a GET, or not 2xx/304: nothing kept.
-        c.save(0, &spec(false, 10), "POST", 200, "u", &h);
-        c.save(0, &spec(false, 10), "GET", 404, "u", &h);
+        c.save(0, &spec(false, 10), "POST", 200, "u", &[], &h);
+        c.save(0, &spec(false, 10), "GET", 404, "u", &[], &h);
         let mut out = String::new();
-        c.conditional_headers(0, "u", &mut out);
+        c.conditional_headers(0, "u", &[], &mut out);
         assert_eq!(out, "");
-        c.save(0, &spec(false, 10), "GET", 200, "u", &h);
-        c.conditional_headers(0, "u", &mut out);
+        c.save(0, &spec(false, 10), "GET", 200, "u", &[], &h);
+        c.conditional_headers(0, "u", &[], &mut out);
         assert_eq!(out, "If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\nIf-None-Match: \"v1\"\r\n");
-        assert!(!c.fresh(0, "u", now), "without useExpires an entry is never fresh");
+        assert!(!c.fresh(0, "u", &[], now), "without useExpires an entry is never fresh");
         // An entry already there is not replaced (CacheManager.setCache).
         let h2 = CacheHeaders { etag: Some("\"v2\""), ..Default::default() };
-        c.save(0, &spec(false, 10), "GET", 200, "u", &h2);
+        c.save(0, &spec(false, 10), "GET", 200, "u", &[], &h2);
         let mut out2 = String::new();
-        c.conditional_headers(0, "u", &mut out2);
+        c.conditional_headers(0, "u", &[], &mut out2);
         assert_eq!(out, out2);
         // Vary: * is never kept.
-        c.save(0, &spec(false, 10), "GET", 200, "v", &CacheHeaders { vary: Some("*"), ..h });
+        c.save(0, &spec(false, 10), "GET", 200, "v", &[], &CacheHeaders { vary: Some("*"), ..h });
         assert!(!c.cache(0).entries.contains_key("v"));
         c.clear_each_iteration(&[spec(false, 10)]);
         assert!(c.cache(0).entries.is_empty());
@@ -383,29 +446,31 @@ mod tests {
             "GET",
             200,
             "a",
+            &[],
             &CacheHeaders { cache_control: Some("public, max-age=60"), ..Default::default() },
         );
-        assert!(c.fresh(0, "a", now));
-        assert!(!c.fresh(0, "a", now + Duration::from_secs(61)));
+        assert!(c.fresh(0, "a", &[], now));
+        assert!(!c.fresh(0, "a", &[], now + Duration::from_secs(61)));
         // max-age wins over an Expires in the past; no-cache forces revalidation.
         let past = CacheHeaders { expires: Some("Sun, 06 Nov 1994 08:49:37 GMT"), ..Default::default() };
-        c.save(0, &s, "GET", 200, "b", &CacheHeaders { cache_control: Some("max-age=60"), ..past });
-        assert!(c.fresh(0, "b", now));
-        c.save(0, &s, "GET", 200, "c", &past);
-        assert!(!c.fresh(0, "c", now), "an Expires in the past");
+        c.save(0, &s, "GET", 200, "b", &[], &CacheHeaders { cache_control: Some("max-age=60"), ..past });
+        assert!(c.fresh(0, "b", &[], now));
+        c.save(0, &s, "GET", 200, "c", &[], &past);
+        assert!(!c.fresh(0, "c", &[], now), "an Expires in the past");
         c.save(
             0,
             &s,
             "GET",
             200,
             "d",
+            &[],
             &CacheHeaders { cache_control: Some("no-cache, max-age=60"), ..Default::default() },
         );
-        assert!(!c.fresh(0, "d", now));
-        c.save(0, &s, "GET", 200, "e", &CacheHeaders { cache_control: Some("no-store"), ..Default::default() });
+        assert!(!c.fresh(0, "d", &[], now));
+        c.save(0, &s, "GET", 200, "e", &[], &CacheHeaders { cache_control: Some("no-store"), ..Default::default() });
         assert!(!c.cache(0).entries.contains_key("e"), "no-store is not kept");
-        c.save(0, &s, "GET", 200, "f", &CacheHeaders { expires: Some("0"), ..Default::default() });
-        assert!(!c.fresh(0, "f", now), "an invalid Expires is expired");
+        c.save(0, &s, "GET", 200, "f", &[], &CacheHeaders { expires: Some("0"), ..Default::default() });
+        assert!(!c.fresh(0, "f", &[], now), "an invalid Expires is expired");
         // Only a Last-Modified: a year (no Date), or a tenth of Date - Last-Modified.
         c.save(
             0,
@@ -413,9 +478,28 @@ mod tests {
             "GET",
             200,
             "g",
+            &[],
             &CacheHeaders { last_modified: Some("Sun, 06 Nov 1994 08:49:37 GMT"), ..Default::default() },
         );
-        assert!(c.fresh(0, "g", now + Duration::from_secs(300 * 24 * 3600)));
+        assert!(c.fresh(0, "g", &[], now + Duration::from_secs(300 * 24 * 3600)));
+    }
+
+    #[test]
+    fn a_response_that_varies_is_kept_per_value_of_the_headers_it_names() {
+        let now = SystemTime::now();
+        let mut c = UserCaches::default();
+        let s = spec(true, 10);
+        let (json, xml) = (
+            vec![("Accept".to_string(), Template::literal("application/json"))],
+            vec![("Accept".to_string(), Template::literal("text/xml"))],
+        );
+        let h = CacheHeaders { cache_control: Some("max-age=60"), vary: Some("Accept"), ..Default::default() };
+        c.save(0, &s, "GET", 200, "u", &json, &h);
+        assert!(c.fresh(0, "u", &json, now));
+        assert!(!c.fresh(0, "u", &xml, now), "another Accept is another entry");
+        c.save(0, &s, "GET", 200, "u", &xml, &h);
+        assert!(c.fresh(0, "u", &xml, now) && c.fresh(0, "u", &json, now));
+        assert!(!c.fresh(0, "u", &[], now));
     }
 
     #[test]
@@ -423,7 +507,7 @@ mod tests {
         let mut c = UserCaches::default();
         let h = CacheHeaders { etag: Some("x"), ..Default::default() };
         for u in ["a", "b", "c"] {
-            c.save(0, &spec(false, 2), "GET", 200, u, &h);
+            c.save(0, &spec(false, 2), "GET", 200, u, &[], &h);
         }
         let keys: Vec<&String> = c.cache(0).order.iter().collect();
         assert_eq!(keys, ["b", "c"]);

@@ -77,7 +77,7 @@ impl VirtualUser {
             }
         }
         if let Some(slot) = spec.managers.cache {
-            self.caches.conditional_headers(slot, &managers::cache_key(target, path), &mut lines);
+            self.caches.conditional_headers(slot, &managers::cache_key(target, path), &spec.headers, &mut lines);
         }
         (url, (!lines.is_empty()).then_some(lines))
     }
@@ -127,7 +127,12 @@ impl VirtualUser {
         // A GET the cache has, still fresh: nothing is sent and there is no sample.
         if let Some(slot) = spec.managers.cache {
             if spec.method.eq_ignore_ascii_case("GET")
-                && self.caches.fresh(slot, &managers::cache_key(&first, &self.path), std::time::SystemTime::now())
+                && self.caches.fresh(
+                    slot,
+                    &managers::cache_key(&first, &self.path),
+                    &spec.headers,
+                    std::time::SystemTime::now(),
+                )
             {
                 return None;
             }
@@ -177,7 +182,7 @@ impl VirtualUser {
                     vary: resp.headers_named("vary").last(),
                 };
                 let key = managers::cache_key(target, path);
-                self.caches.save(slot, &pm.caches[slot as usize], method, ex.status, &key, &h);
+                self.caches.save(slot, &pm.caches[slot as usize], method, ex.status, &key, &spec.headers, &h);
             }
             let location =
                 if spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308) {

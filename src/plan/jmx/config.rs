@@ -162,7 +162,6 @@ impl Cx {
         } else if clear_each_iteration {
             notes.push("cleared as each iteration starts".into());
         }
-        notes.push("a Vary header other than `*` is not told apart".into());
         let slot = self.managers.caches.len() as u32;
         self.managers.caches.push(crate::plan::managers::CacheSpec { use_expires, max_size, clear_each_iteration });
         s.managers.cache = Some(slot);
