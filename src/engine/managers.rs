@@ -3,7 +3,7 @@
 //! Manager's own cookies and its strict policy. Nothing here runs for a request whose scope
 //! has no such manager.
 
-use crate::plan::managers::{AuthSpec, CacheSpec, UserCookie};
+use crate::plan::managers::{AuthEntry, AuthSpec, CacheSpec, UserCookie};
 use crate::plan::template::Scope;
 use crate::plan::{Target, Template};
 use std::collections::{HashMap, VecDeque};
@@ -248,26 +248,175 @@ pub(super) fn cache_key(target: &Target, path: &str) -> String {
     format!("{}://{}{}", target.scheme(), target.authority(), path)
 }
 
-/// Appends `Authorization: Basic …` when an entry of the manager matches the request
-/// (AuthManager.getAuthForURL, as HttpClient 4's preemptive interceptor asks it): the first
-/// entry, in the manager's order, whose base URL starts the request's URL, without its query,
-/// written with or without the scheme's default port.
-pub(super) fn authorization<S: Scope>(auth: &AuthSpec, vars: &mut S, target: &Target, path: &str, out: &mut String) {
+/// The entry of the manager that gives the credentials for a request (AuthManager.getAuthForURL,
+/// as HttpClient 4's preemptive interceptor asks it): the first, in the manager's order, whose
+/// base URL starts the request's URL, without its query, written with or without the scheme's
+/// default port.
+pub(super) fn auth_entry<'a, S: Scope>(
+    auth: &'a AuthSpec,
+    vars: &mut S,
+    target: &Target,
+    path: &str,
+) -> Option<&'a AuthEntry> {
     let path = path.split('?').next().unwrap_or(path);
     let host = if target.host.contains(':') { format!("[{}]", target.host) } else { target.host.clone() };
     let default = target.port == if target.tls { 443 } else { 80 };
     let with_port = format!("{}://{host}:{}{path}", target.scheme(), target.port);
     let without_port = default.then(|| format!("{}://{host}{path}", target.scheme()));
-    for e in &auth.entries {
+    auth.entries.iter().find(|e| {
         let base = e.url.render_string(vars);
-        if with_port.starts_with(&base) || without_port.as_ref().is_some_and(|u| u.starts_with(&base)) {
-            let user = e.user.render_string(vars);
-            let password = e.password.render_string(vars);
-            let domain = e.domain.render_string(vars);
-            push_header(out, "Authorization", &crate::plan::managers::basic_credentials(&user, &password, &domain));
-            return;
+        with_port.starts_with(&base) || without_port.as_ref().is_some_and(|u| u.starts_with(&base))
+    })
+}
+
+/// Appends `Authorization: Basic …` when a Basic entry of the manager gives the credentials
+/// for the request ([`auth_entry`]); a Digest entry waits for the server's challenge.
+pub(super) fn authorization<S: Scope>(auth: &AuthSpec, vars: &mut S, target: &Target, path: &str, out: &mut String) {
+    let Some(e) = auth_entry(auth, vars, target, path).filter(|e| !e.digest) else { return };
+    let user = e.user.render_string(vars);
+    let password = e.password.render_string(vars);
+    let domain = e.domain.render_string(vars);
+    push_header(out, "Authorization", &crate::plan::managers::basic_credentials(&user, &password, &domain));
+}
+
+/// The `Authorization` header line answering a `WWW-Authenticate: Digest` challenge with a
+/// Digest entry's credentials, as HttpClient 4's DigestScheme writes it (RFC 2617: qop `auth`
+/// when offered, nonce count 1, a random client nonce; MD5 or MD5-sess). `None` when the
+/// challenge is not Digest, names another realm than the entry's, or asks only `auth-int`.
+pub(super) fn digest_authorization<S: Scope>(
+    e: &AuthEntry,
+    vars: &mut S,
+    challenge: &str,
+    method: &str,
+    uri: &str,
+    cnonce: &str,
+) -> Option<String> {
+    let rest = challenge.trim_start();
+    if rest.len() < 6 || !rest[..6].eq_ignore_ascii_case("digest") {
+        return None;
+    }
+    let params = challenge_params(&rest[6..]);
+    let param = |n: &str| params.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, v)| v.as_str());
+    let (realm, nonce) = (param("realm")?, param("nonce")?);
+    let own_realm = e.realm.render_string(vars);
+    if !own_realm.is_empty() && own_realm != realm {
+        return None;
+    }
+    let qop = match param("qop") {
+        None => None,
+        Some(q) if q.split(',').any(|v| v.trim().eq_ignore_ascii_case("auth")) => Some("auth"),
+        Some(_) => return None,
+    };
+    let algorithm = param("algorithm").unwrap_or("MD5");
+    let mut user = e.user.render_string(vars);
+    let domain = e.domain.render_string(vars);
+    if !domain.is_empty() {
+        user = format!("{}\\{user}", domain.to_uppercase());
+    }
+    let password = e.password.render_string(vars);
+    let hex = |s: &str| md5_hex(s.as_bytes());
+    let mut ha1 = hex(&format!("{user}:{realm}:{password}"));
+    if algorithm.eq_ignore_ascii_case("MD5-sess") {
+        ha1 = hex(&format!("{ha1}:{nonce}:{cnonce}"));
+    } else if !algorithm.eq_ignore_ascii_case("MD5") {
+        return None;
+    }
+    let ha2 = hex(&format!("{method}:{uri}"));
+    const NC: &str = "00000001";
+    let response = match qop {
+        Some(q) => hex(&format!("{ha1}:{nonce}:{NC}:{cnonce}:{q}:{ha2}")),
+        None => hex(&format!("{ha1}:{nonce}:{ha2}")),
+    };
+    let quote = |v: &str| format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""));
+    let mut h = format!(
+        "Digest username={}, realm={}, nonce={}, uri={}, response={}",
+        quote(&user),
+        quote(realm),
+        quote(nonce),
+        quote(uri),
+        quote(&response)
+    );
+    if let Some(q) = qop {
+        h.push_str(&format!(", qop={q}, nc={NC}, cnonce={}", quote(cnonce)));
+    }
+    h.push_str(&format!(", algorithm={algorithm}"));
+    if let Some(o) = param("opaque") {
+        h.push_str(&format!(", opaque={}", quote(o)));
+    }
+    let mut out = String::new();
+    push_header(&mut out, "Authorization", &h);
+    Some(out)
+}
+
+/// The `name=value` parameters of a challenge (values quoted or not).
+fn challenge_params(s: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = s.trim_start();
+    while let Some(eq) = rest.find('=') {
+        let name = rest[..eq].trim().trim_start_matches(',').trim().to_string();
+        rest = rest[eq + 1..].trim_start();
+        let value = if let Some(q) = rest.strip_prefix('"') {
+            let mut v = String::new();
+            let mut chars = q.char_indices();
+            let mut end = q.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => v.extend(chars.next().map(|(_, c)| c)),
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    c => v.push(c),
+                }
+            }
+            rest = &q[end.min(q.len())..];
+            v
+        } else {
+            let end = rest.find(',').unwrap_or(rest.len());
+            let v = rest[..end].trim().to_string();
+            rest = &rest[end..];
+            v
+        };
+        out.push((name, value));
+        rest = rest.trim_start().trim_start_matches(',').trim_start();
+    }
+    out
+}
+
+/// MD5 (RFC 1321) in lower-case hex, for HTTP Digest authentication only.
+fn md5_hex(data: &[u8]) -> String {
+    const S: [u32; 64] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14,
+        20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6,
+        10, 15, 21,
+    ];
+    let k = |i: usize| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32;
+    let mut state = [0x6745_2301u32, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    let mut msg = data.to_vec();
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&(data.len() as u64).wrapping_mul(8).to_le_bytes());
+    for chunk in msg.chunks(64) {
+        let m: Vec<u32> = chunk.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        let [mut a, mut b, mut c, mut d] = state;
+        for (i, shift) in S.iter().enumerate() {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let f = f.wrapping_add(a).wrapping_add(k(i)).wrapping_add(m[g]);
+            (a, d, c) = (d, c, b);
+            b = b.wrapping_add(f.rotate_left(*shift));
+        }
+        for (s, v) in state.iter_mut().zip([a, b, c, d]) {
+            *s = s.wrapping_add(v);
         }
     }
+    state.iter().flat_map(|v| v.to_le_bytes()).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Appends the Cookie Manager's own cookies that match the request to a `Cookie` header value
@@ -523,6 +672,8 @@ mod tests {
             user: t(user, sym),
             password: Template::literal("pw"),
             domain: Template::literal(""),
+            realm: Template::literal(""),
+            digest: false,
         };
         let auth = AuthSpec {
             entries: vec![
@@ -558,6 +709,35 @@ mod tests {
             format!("Authorization: {}\r\n", crate::plan::managers::basic_credentials("port", "pw", ""))
         );
         assert_eq!(header(&mut vars, 80, "/other"), "");
+    }
+
+    #[test]
+    fn md5_as_rfc_1321() {
+        assert_eq!(md5_hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(md5_hex(b"The quick brown fox jumps over the lazy dog"), "9e107d9d372bb6826bd81d3542a419d6");
+        assert_eq!(md5_hex("a".repeat(100).as_bytes()), "36a92cc94a9e0fa21f625f8bfb007adf");
+    }
+
+    #[test]
+    fn digest_answers_rfc_2617_s_example() {
+        // RFC 2617 §3.5: Mufasa, "Circle Of Life", GET /dir/index.html.
+        let e = AuthEntry {
+            url: Template::literal(""),
+            user: Template::literal("Mufasa"),
+            password: Template::literal("Circle Of Life"),
+            domain: Template::literal(""),
+            realm: Template::literal(""),
+            digest: true,
+        };
+        let mut vars = crate::engine::session::UserVars::new(Vec::new(), 0, 1, crate::engine::session::Globals::new(0));
+        let challenge = r#"Digest realm="testrealm@host.com", qop="auth,auth-int", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", opaque="5ccc069c403ebaf9f0171e9517f40e41""#;
+        let h = digest_authorization(&e, &mut vars, challenge, "GET", "/dir/index.html", "0a4f113b").unwrap();
+        assert!(h.contains(r#"response="6629fae49393a05397450978507c4ef1""#), "{h}");
+        assert!(h.starts_with(r#"Authorization: Digest username="Mufasa", realm="testrealm@host.com", nonce="#), "{h}");
+        assert!(h.ends_with(", qop=auth, nc=00000001, cnonce=\"0a4f113b\", algorithm=MD5, opaque=\"5ccc069c403ebaf9f0171e9517f40e41\"\r\n"), "{h}");
+        assert_eq!(digest_authorization(&e, &mut vars, "Basic realm=\"x\"", "GET", "/", "c"), None);
+        let other_realm = AuthEntry { realm: Template::literal("elsewhere"), ..e };
+        assert_eq!(digest_authorization(&other_realm, &mut vars, challenge, "GET", "/", "c"), None);
     }
 
     #[test]

@@ -93,6 +93,10 @@ pub struct AuthEntry {
     pub user: Template,
     pub password: Template,
     pub domain: Template,
+    /// The realm the credentials are for; empty: any.
+    pub realm: Template,
+    /// Digest: answered to the server's challenge; else Basic, sent preemptively.
+    pub digest: bool,
 }
 
 /// The value of the `Authorization` header HttpClient 4's BasicScheme sends for these

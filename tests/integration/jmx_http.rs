@@ -257,18 +257,76 @@ fn the_authorization_manager_sends_the_first_matching_credentials_and_never_show
     }
 }
 
+/// MD5 in hex, by the system's `md5sum` (a witness independent of stampede's own MD5).
+fn md5sum(text: &str) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("md5sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("md5sum");
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().to_string()
+}
+
+/// The value of `name` in a Digest `Authorization` header (quoted or not).
+fn digest_param(header: &str, name: &str) -> Option<String> {
+    header.trim_start_matches("Digest ").split(", ").find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        (k == name).then(|| v.trim_matches('"').to_string())
+    })
+}
+
 #[test]
-fn kerberos_and_digest_are_refused_by_name() {
-    for mechanism in ["KERBEROS", "DIGEST"] {
-        let run = TempRun::new("jmx-http-auth-refused");
-        let rows = auth_row("http://127.0.0.1:9/", "u", "pw", mechanism);
-        let body = [DEFAULTS.to_string(), auth_manager(&rows), sampler("s", "GET", "/", "", false, "")].concat();
-        let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
-        let out = Stampede::new().arg("run").arg(&p).args(["--out"]).arg(run.path()).run();
-        out.assert_exit(2);
-        let why = format!("{mechanism} authentication is not supported");
-        assert!(out.stderr_str().contains(&why), "{}", out.stderr_str());
+fn a_digest_entry_answers_the_challenge_within_one_sample() {
+    let server = TestServer::builder()
+        .record_all()
+        .default_route(Route::handler(|r| match r.header("authorization") {
+            Some(a) if a.starts_with("Digest ") => Reply::ok().body("welcome"),
+            _ => Reply::status(401)
+                .header("WWW-Authenticate", r#"Digest realm="witness", qop="auth", nonce="n0nce", opaque="op4que""#),
+        }))
+        .start();
+    let password = format!("s3cr3t-dave-{}", std::process::id());
+    let base = format!("http://127.0.0.1:{}/", server.addr().port());
+    let rows = auth_row(&base, "dave", &password, "DIGEST");
+    let body = [DEFAULTS.to_string(), auth_manager(&rows), sampler("digest", "GET", "/digest", "", false, "")].concat();
+    let run = run_jmx("jmx-http-digest", jmx_plan(2, "3", &body), server.addr().port());
+    // HttpClient 4 sends the request, reads the 401 and sends it again with its answer: the
+    // server sees two requests for each sample, and the sample is the answered one.
+    assert_samples(&run, "digest", 6, 0);
+    assert_eq!(server.requests(), 12);
+    let got = server.recorded_all();
+    let answers: Vec<&str> = got.iter().filter_map(|r| r.header("authorization")).collect();
+    assert_eq!(answers.len(), 6, "every second request answers: {got:#?}");
+    let ha1 = md5sum(&format!("dave:witness:{password}"));
+    let ha2 = md5sum("GET:/digest");
+    for a in answers {
+        let p = |n| digest_param(a, n).unwrap_or_else(|| panic!("no {n} in {a}"));
+        assert_eq!(
+            (p("username"), p("realm"), p("nonce"), p("uri")),
+            ("dave".into(), "witness".into(), "n0nce".into(), "/digest".into())
+        );
+        assert_eq!(
+            (p("qop"), p("nc"), p("opaque"), p("algorithm")),
+            ("auth".into(), "00000001".into(), "op4que".into(), "MD5".into())
+        );
+        let expected = md5sum(&format!("{ha1}:n0nce:00000001:{}:auth:{ha2}", p("cnonce")));
+        assert_eq!(p("response"), expected, "{a}");
+        assert!(!a.contains(&password));
     }
+}
+
+#[test]
+fn kerberos_is_refused_by_name() {
+    let run = TempRun::new("jmx-http-auth-refused");
+    let rows = auth_row("http://127.0.0.1:9/", "u", "pw", "KERBEROS");
+    let body = [DEFAULTS.to_string(), auth_manager(&rows), sampler("s", "GET", "/", "", false, "")].concat();
+    let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let out = Stampede::new().arg("run").arg(&p).args(["--out"]).arg(run.path()).run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("KERBEROS authentication is not supported"), "{}", out.stderr_str());
 }
 
 // ---- DNS Cache Manager ---------------------------------------------------------------------

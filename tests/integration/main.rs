@@ -27,7 +27,7 @@
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
-//!   without a sample), Authorization (Basic, first matching base URL, passwords never shown),
+//!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
 //!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
 //!   connection per host per user.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.

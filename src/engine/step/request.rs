@@ -154,6 +154,25 @@ impl VirtualUser {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
         }
+        if ex.status == 401 && spec.managers.auth.is_some() {
+            let sent = match (&req.fixed, &cookie) {
+                (Some(f), None) => f.bytes.clone(),
+                _ => self.out.clone(),
+            };
+            if let Some(again) = self.digest_retry(spec, &first, &sent) {
+                // HttpClient 4 answers the challenge inside the same execution: one sample
+                // for both exchanges (the server sees two requests).
+                let mut second =
+                    self.client.send(&wire(req, &first, req.is_head, &self.abandon), &again, Instant::now()).await;
+                second.bytes_sent += ex.bytes_sent;
+                second.bytes_received += ex.bytes_received;
+                second.connect += ex.connect;
+                second.new_connection |= ex.new_connection;
+                second.first_byte = ex.first_byte.or(second.first_byte);
+                second.abandoned_before_send = false;
+                ex = second;
+            }
+        }
         // Where the chain is now; set only once a redirect is followed.
         let mut hop: Option<(String, Target, String)> = None;
         let mut hops = 0usize;
@@ -313,6 +332,29 @@ impl VirtualUser {
             }
         }
         Some(error.is_some())
+    }
+
+    /// The request `sent` again with Digest credentials, when an Authorization Manager's Digest
+    /// entry gives the credentials for it and the 401 just received challenges for Digest;
+    /// `None` otherwise (the 401 stands).
+    fn digest_retry(&mut self, spec: &RequestSpec, target: &Target, sent: &[u8]) -> Option<Vec<u8>> {
+        let auth = spec.managers.auth.as_ref()?;
+        if spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+            return None;
+        }
+        let entry = managers::auth_entry(auth, &mut self.vars, target, &self.path).filter(|e| e.digest)?;
+        let resp = Response::new(self.client.head(), &[], 401);
+        let challenges: Vec<String> = resp.headers_named("www-authenticate").map(str::to_string).collect();
+        let cnonce: String = (0..8).map(|_| format!("{:02x}", rand::Rng::random::<u8>(&mut self.vars.rng))).collect();
+        let line = challenges.iter().find_map(|c| {
+            managers::digest_authorization(entry, &mut self.vars, c, &spec.method, &self.path, &cnonce)
+        })?;
+        let at = memchr::memmem::find(sent, b"\r\n\r\n")? + 2;
+        let mut again = Vec::with_capacity(sent.len() + line.len());
+        again.extend_from_slice(&sent[..at]);
+        again.extend_from_slice(line.as_bytes());
+        again.extend_from_slice(&sent[at..]);
+        Some(again)
     }
 
     #[allow(clippy::too_many_arguments)]

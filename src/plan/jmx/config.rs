@@ -178,7 +178,7 @@ impl Cx {
         for a in c.collection("AuthManager.auth_list").unwrap_or_default() {
             let Value::Element { props, .. } = &a.value else { continue };
             let mechanism = props.text("Authorization.mechanism").unwrap_or("BASIC").trim().to_ascii_uppercase();
-            if !matches!(mechanism.as_str(), "BASIC" | "BASIC_DIGEST") {
+            if !matches!(mechanism.as_str(), "BASIC" | "BASIC_DIGEST" | "DIGEST") {
                 other.push(mechanism);
                 continue;
             }
@@ -200,16 +200,21 @@ impl Cx {
                 user: self.tmpl(c, user)?,
                 password: self.tmpl(c, password)?,
                 domain: self.tmpl(c, domain)?,
+                realm: self.tmpl(c, props.text_or_empty("Authorization.realm"))?,
+                digest: mechanism == "DIGEST",
             });
         }
         if !other.is_empty() {
             other.dedup();
-            self.unsupported(c, depth, &format!("{} authentication is not supported (Basic is)", other.join(", ")));
+            let why = format!("{} authentication is not supported (Basic and Digest are)", other.join(", "));
+            self.unsupported(c, depth, &why);
             return Ok(());
         }
         let n = entries.len();
         s.managers.auth = Some(std::sync::Arc::new(AuthSpec { entries }));
-        self.report(c, depth, Status::Supported, format!("Basic credentials ({n} base URL(s)), sent preemptively"));
+        let note =
+            format!("credentials for {n} base URL(s): Basic sent preemptively, Digest answered to the challenge");
+        self.report(c, depth, Status::Supported, note);
         Ok(())
     }
 
