@@ -235,12 +235,11 @@ impl Cx {
                 match a.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>() {
                     Ok(ip) => addrs.push(ip),
                     Err(_) => {
-                        return Err(self.err(
-                            c,
-                            format!(
-                            "the address `{a}` of host `{name}` is not an IP address (a name there is not supported)"
-                        ),
-                        ))
+                        let why = format!(
+                            "the address `{a}` of host `{name}` is a name: only IP addresses are supported there"
+                        );
+                        self.unsupported(c, depth, &why);
+                        return Ok(());
                     }
                 }
             }
@@ -428,5 +427,111 @@ impl Cx {
             self.b.sym.vars.unset_as_reference(id);
         }
         Ok(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{read, Options};
+    use super::*;
+
+    /// Reads a plan whose thread group holds `element` and one sampler; returns the plan and
+    /// the element's (status, note), or the error.
+    fn read_with(element: &str) -> Result<(Plan, Status, String), Error> {
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{element}<hashTree/>
+              <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let opts = Options { skip_unsupported: true, ..Default::default() };
+        let (plan, report) = read(&text, Path::new("t.jmx"), &opts)?;
+        let r = report.iter().find(|r| r.name == "E").expect("the element is reported");
+        Ok((plan, r.status, r.note.clone()))
+    }
+
+    fn el(class: &str, props: &str) -> String {
+        format!(r#"<{class} testclass="{class}" testname="E" enabled="true">{props}</{class}>"#)
+    }
+
+    #[test]
+    fn cookie_policies() {
+        let policy =
+            |p: &str| el("CookieManager", &format!(r#"<stringProp name="CookieManager.policy">{p}</stringProp>"#));
+        let (plan, status, _) = read_with(&policy("ignoreCookies")).unwrap();
+        assert_eq!((plan.cookies, status), (false, Status::Supported), "ignoreCookies keeps no jar");
+        let (plan, status, _) = read_with(&policy("standard-strict")).unwrap();
+        assert_eq!(
+            (plan.cookies, plan.managers.cookie_policy, status),
+            (true, crate::plan::managers::CookiePolicy::Strict, Status::Supported)
+        );
+        let (_, status, note) = read_with(&policy("rfc2109")).unwrap();
+        assert_eq!(status, Status::Partial, "{note}");
+        assert!(read_with(&policy("chocolate")).is_err());
+        let clear = el("CookieManager", r#"<boolProp name="CookieManager.clearEachIteration">true</boolProp>"#);
+        assert!(read_with(&clear).unwrap().0.managers.clear_cookies);
+    }
+
+    #[test]
+    fn cache_manager_statuses() {
+        let (plan, status, _) = read_with(&el(
+            "CacheManager",
+            r#"<boolProp name="clearEachIteration">true</boolProp><intProp name="maxSize">7</intProp>"#,
+        ))
+        .unwrap();
+        assert_eq!(status, Status::Supported);
+        assert_eq!((plan.managers.caches[0].max_size, plan.managers.caches[0].clear_each_iteration), (7, true));
+        let request = |p: &Plan| match &p.scenarios[0].flow[0] {
+            Step::Request(r) => r.managers.cache,
+            s => panic!("{s:?}"),
+        };
+        assert_eq!(request(&plan), Some(0), "the sampler in scope uses the cache");
+        let (plan, status, _) = read_with(&el("CacheManager", r#"<boolProp name="CacheManager.controlledByThread">true</boolProp><boolProp name="clearEachIteration">true</boolProp>"#)).unwrap();
+        assert_eq!((status, plan.managers.caches[0].clear_each_iteration), (Status::Partial, false));
+    }
+
+    #[test]
+    fn auth_manager_passwords_are_secrets_and_kerberos_is_unsupported() {
+        let row = |mech: &str| {
+            format!(
+                r#"<collectionProp name="AuthManager.auth_list"><elementProp name="" elementType="Authorization">
+                <stringProp name="Authorization.url">http://127.0.0.1/</stringProp><stringProp name="Authorization.username">ann</stringProp>
+                <stringProp name="Authorization.password">hunter2-long</stringProp><stringProp name="Authorization.mechanism">{mech}</stringProp>
+                </elementProp></collectionProp>"#
+            )
+        };
+        let (plan, status, note) = read_with(&el("AuthManager", &row("BASIC"))).unwrap();
+        assert_eq!(status, Status::Supported);
+        assert!(!note.contains("hunter2"));
+        assert_eq!(plan.secrets.scrub("pw hunter2-long"), format!("pw {}", crate::redact::MASK));
+        let basic = crate::plan::managers::basic_credentials("ann", "hunter2-long", "");
+        assert!(!plan.secrets.scrub(&basic).contains(basic.trim_start_matches("Basic ")), "the header is a secret too");
+        assert_eq!(read_with(&el("AuthManager", &row("DIGEST"))).unwrap().1, Status::Supported);
+        assert_eq!(read_with(&el("AuthManager", &row("KERBEROS"))).unwrap().1, Status::Skipped);
+    }
+
+    #[test]
+    fn dns_cache_manager_statuses() {
+        let dns = |hosts: &str, servers: &str| {
+            el(
+                "DNSCacheManager",
+                &format!(
+                    r#"<collectionProp name="DNSCacheManager.servers">{servers}</collectionProp>
+                    <collectionProp name="DNSCacheManager.hosts">{hosts}</collectionProp>
+                    <boolProp name="DNSCacheManager.isCustomResolver">true</boolProp>"#
+                ),
+            )
+        };
+        let host = |addr: &str| {
+            format!(
+                r#"<elementProp name="h" elementType="StaticHost"><stringProp name="StaticHost.Name">h.test</stringProp><stringProp name="StaticHost.Address">{addr}</stringProp></elementProp>"#
+            )
+        };
+        let server = r#"<stringProp name="1">10.0.0.53</stringProp>"#;
+        assert_eq!(read_with(&dns("", "")).unwrap().1, Status::Supported, "no servers: the system resolver");
+        assert_eq!(read_with(&dns("", server)).unwrap().1, Status::Skipped, "servers and no table");
+        assert_eq!(read_with(&dns(&host("127.0.0.1, ::1"), server)).unwrap().1, Status::Partial);
+        assert_eq!(read_with(&dns(&host("localhost"), "")).unwrap().1, Status::Skipped, "a name as address");
     }
 }
