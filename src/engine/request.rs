@@ -509,7 +509,7 @@ mod tests {
         let other = Target { tls: false, host: "127.0.0.1".into(), port: 9 };
         let hop = Hop { method: "GET", target: &other, path: "/next", with_body: false };
         let mut out = Vec::new();
-        r.render_hop(&mut nobody(), &hop, Some("s=1"), sent, &mut out);
+        r.render_hop(&mut nobody(), &hop, Some("Cookie: s=1\r\n"), sent, &mut out);
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("GET /next HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
         assert!(!text.contains("Content-"), "{text}");
