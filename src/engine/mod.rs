@@ -18,10 +18,12 @@
 //! - `request`: a request rendered to its wire bytes (once, when nothing in it varies);
 //! - `client`: the HTTP/1.x client that times and classifies each exchange;
 //! - `response`: extractors and checks on a response;
-//! - `tls`: the TLS client configuration.
+//! - `tls`: the TLS client configuration;
+//! - `managers`: a user's side of JMeter's HTTP Cache, Authorization and Cookie Managers.
 
 mod client;
 pub(crate) mod executor;
+mod managers;
 #[doc(hidden)] // public for the fuzz harness (tests/fuzz) only
 pub mod program;
 mod request;
@@ -114,6 +116,8 @@ pub async fn run(
         user_counters: plan.user_counters,
         slots: plan.slots,
         cookies: plan.cookies,
+        managers: plan.managers.clone(),
+        managers_clear: plan.managers.clears(),
         last_ok: plan.last_ok,
         stop_run: stop_run.clone(),
         counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),

@@ -24,6 +24,10 @@ pub(crate) struct RunShared {
     pub user_counters: u32,
     pub slots: crate::plan::Slots,
     pub cookies: bool,
+    /// JMeter's HTTP managers: caches, the cookie policy and cookies, what iterations clear.
+    pub managers: crate::plan::managers::PlanManagers,
+    /// Whether anything of the managers is cleared as an iteration starts.
+    pub managers_clear: bool,
     pub last_ok: Option<crate::plan::template::VarId>,
     /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
     pub stop_run: CancellationToken,
@@ -234,6 +238,8 @@ impl ScenarioCtx {
             user_counters: 0,
             slots: crate::plan::Slots::default(),
             cookies: false,
+            managers: Default::default(),
+            managers_clear: false,
             last_ok: None,
             stop_run: stop_run.clone(),
             counters: Vec::new(),

@@ -36,6 +36,8 @@ pub(super) struct VirtualUser {
     pub(super) client: HttpClient,
     pub(super) vars: UserVars,
     pub(super) jar: Option<cookie_store::CookieStore>,
+    /// The user's HTTP caches (HTTP Cache Managers).
+    pub(super) caches: super::managers::UserCaches,
     pub(super) cursors: Vec<u64>,
     pub(super) loop_counts: Vec<(u64, u64)>,
     pub(super) once_done: Vec<bool>,
@@ -65,6 +67,7 @@ impl VirtualUser {
             client: HttpClient::new(ctx.tls.clone()),
             vars,
             jar: sh.cookies.then(cookie_store::CookieStore::default),
+            caches: Default::default(),
             cursors: vec![0; sh.feeders.len()],
             loop_counts: vec![(0, 0); sh.slots.loops as usize],
             once_done: vec![false; sh.slots.once as usize],
@@ -81,6 +84,21 @@ impl VirtualUser {
         }
     }
 
+    /// What JMeter's managers clear as an iteration starts: the cookie jar, the DNS cache, the
+    /// HTTP caches whose manager says so.
+    fn clear_managers(&mut self) {
+        let m = &self.ctx.shared.managers;
+        if m.clear_cookies {
+            if let Some(jar) = self.jar.as_mut() {
+                *jar = cookie_store::CookieStore::default();
+            }
+        }
+        if m.clear_dns {
+            self.client.forget_resolved();
+        }
+        self.caches.clear_each_iteration(&m.caches);
+    }
+
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
     /// elapsed time starts there.
     pub(super) async fn iteration(&mut self, mut due: Option<Instant>) -> IterEnd {
@@ -89,6 +107,9 @@ impl VirtualUser {
         let mut pc = 0;
         let mut since_wait = 0u32;
         self.groups.iter_mut().for_each(|g| g.open = false);
+        if ctx.shared.managers_clear {
+            self.clear_managers();
+        }
         while pc < ops.len() {
             since_wait += 1;
             if since_wait >= OPS_BEFORE_YIELD {
@@ -112,7 +133,7 @@ impl VirtualUser {
                         }
                         None => Instant::now(),
                     };
-                    let failed = self.request(req, start).await;
+                    let sampled = self.request(req, start).await;
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
                     // policy applies (`stop_run` must not cut other scenarios or the teardown).
                     // The user's own child of `hard` says the same without the lock every user
@@ -120,6 +141,11 @@ impl VirtualUser {
                     if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
                     }
+                    // No sample (a response the cache had): nothing to judge, as in JMeter.
+                    let Some(failed) = sampled else {
+                        pc += 1;
+                        continue;
+                    };
                     if let Some(v) = ctx.shared.last_ok {
                         self.vars.set(v, if failed { "false" } else { "true" });
                     }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod flow;
 pub(crate) mod javatime;
 pub mod jmx;
+pub mod managers;
 mod quick;
 pub mod request;
 pub mod template;
@@ -78,6 +79,9 @@ pub struct Plan {
     pub tls: TlsOptions,
     /// Each user keeps a cookie jar (RFC 6265), as a JMeter thread with a Cookie Manager.
     pub cookies: bool,
+    /// JMeter's HTTP managers: caches, the cookie policy and cookies, what iterations clear.
+    #[serde(skip)]
+    pub managers: managers::PlanManagers,
     /// Per-user state slots the flows need: loop counters, once-flags, open groups.
     #[serde(skip)]
     pub slots: Slots,
@@ -418,6 +422,7 @@ impl Plan {
             checks: Vec::new(),
             tls: TlsOptions::default(),
             cookies: true,
+            managers: Default::default(),
             slots: Slots::default(),
             last_ok: None,
             consecutive: false,

@@ -97,6 +97,9 @@ pub struct RequestSpec {
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
     /// Assertion "Ignore Status"). A `status` check implies it.
     pub ignore_status: bool,
+    /// JMeter's HTTP Cache, Authorization and DNS Cache Managers in the request's scope.
+    #[serde(skip)]
+    pub managers: super::managers::Managers,
 }
 
 /// A query or form parameter.
@@ -337,6 +340,7 @@ impl RequestSpec {
             checks: Vec::new(),
             too_many_redirects: None,
             ignore_status: false,
+            managers: Default::default(),
         }
     }
 

@@ -28,6 +28,10 @@
 //!   file that cannot be opened.
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
+//! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
+//!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
+//!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
+//!   connection per host per user.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -56,6 +60,7 @@ mod html;
 mod jmx;
 mod jmx_b;
 mod jmx_fn;
+mod jmx_http;
 mod labels;
 mod mock;
 mod open_model;

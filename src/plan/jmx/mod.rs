@@ -64,6 +64,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         file: path.to_path_buf(),
         b: Builder::new(opts.properties.clone()),
         cookies: false,
+        managers: Default::default(),
         report: Vec::new(),
         skip: opts.skip_unsupported,
         lenient: opts.lenient_files,
@@ -124,6 +125,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
     };
     let mut plan = cx.b.finish(plan_name, Some(path.to_path_buf()));
     plan.cookies = cx.cookies;
+    plan.managers = cx.managers;
     plan.last_ok = last_ok;
     plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
     let mut report = cx.report;
@@ -150,6 +152,8 @@ struct Scope {
     /// Steps to run where the scope starts (data files, counters, random variables, user
     /// parameters): once per pass through the scope's controller.
     pre: Vec<Step>,
+    /// The HTTP Cache, Authorization and DNS Cache Managers in scope (the innermost of each).
+    managers: crate::plan::managers::Managers,
 }
 
 struct Cx {
@@ -157,6 +161,8 @@ struct Cx {
     /// The plan being built.
     b: Builder,
     cookies: bool,
+    /// What the HTTP managers ask of every user (config.rs).
+    managers: crate::plan::managers::PlanManagers,
     report: Vec<ElementReport>,
     skip: bool,
     lenient: bool,
