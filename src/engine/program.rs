@@ -9,6 +9,8 @@ use crate::plan::{LabelId, Step, Template, Think};
 #[derive(Debug, Clone)]
 pub enum Op {
     Request(Box<PreparedRequest>),
+    /// A sample made without a connection.
+    Sample(Box<crate::plan::synthetic::Synthetic>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -98,7 +100,7 @@ impl Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops);
         let idle = !ops.iter().any(|op| match op {
-            Op::Request(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
             _ => false,
         });
@@ -116,6 +118,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
     for step in steps {
         match step {
             Step::Request(r) => ops.push(Op::Request(Box::new(PreparedRequest::new(r)))),
+            Step::Sample(x) => ops.push(Op::Sample(x.clone())),
             Step::Think(t) => ops.push(Op::Think(*t)),
             Step::Sequence(s) => emit(s, ops),
             Step::Feed(n) => ops.push(Op::Feed(*n)),

@@ -99,7 +99,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                Op::Request(req) => {
+                op @ (Op::Request(_) | Op::Sample(_)) => {
                     if ctx.stopping() {
                         return IterEnd::Cut;
                     }
@@ -112,7 +112,11 @@ impl VirtualUser {
                         }
                         None => Instant::now(),
                     };
-                    let failed = self.request(req, start).await;
+                    let (failed, on_error) = match op {
+                        Op::Request(req) => (self.request(req, start).await, req.spec.on_error),
+                        Op::Sample(x) => (self.synthetic(x, start).await, x.on_error),
+                        _ => unreachable!("matched above"),
+                    };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
                     // policy applies (`stop_run` must not cut other scenarios or the teardown).
                     // The user's own child of `hard` says the same without the lock every user
@@ -123,8 +127,11 @@ impl VirtualUser {
                     if let Some(v) = ctx.shared.last_ok {
                         self.vars.set(v, if failed { "false" } else { "true" });
                     }
-                    if failed && ctx.on_error != StopKind::Continue {
-                        return self.stop(ctx.on_error);
+                    // The thread group's policy and a Result Status Action Handler's: the one
+                    // that ends more wins, as JMeter's thread checks every flag of the result.
+                    let on_error = ctx.on_error.max(on_error);
+                    if failed && on_error != StopKind::Continue {
+                        return self.stop(on_error);
                     }
                     pc += 1;
                 }

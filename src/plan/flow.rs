@@ -48,6 +48,8 @@ pub enum Step {
     /// Sets `into` to the `from` variable the enclosing loop's pass picks (JMeter's ForEach
     /// Controller: `into` = `prefix_N` on pass N).
     Pick(Box<Pick>),
+    /// A sample made without a connection (Debug, Dummy and Java test samplers).
+    Sample(Box<super::synthetic::Synthetic>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,7 +93,8 @@ impl Switch {
 }
 
 /// What a stop ends; also what a scenario does after a failed sample.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+/// Ordered by how much it ends: a failed sample does the most its policies ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum StopKind {
     /// Nothing: go on (only as a scenario's reaction to a failed sample).
@@ -103,6 +106,12 @@ pub enum StopKind {
     User,
     /// The whole run stops.
     Run,
+}
+
+impl StopKind {
+    pub fn is_continue(&self) -> bool {
+        *self == StopKind::Continue
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -372,11 +381,27 @@ fn cond_source<S: Serializer>(c: &Cond, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Visits every request in a flow, depth first, in plan order.
-/// Whether the steps send a request anywhere (in a branch, loop or group included).
+/// Whether the steps send a request anywhere (in a branch, loop or group included), or make
+/// a sample without one.
 pub fn has_request(steps: &[Step]) -> bool {
     let mut any = false;
     for_each_request(steps, &mut |_| any = true);
-    any
+    any || has_synthetic(steps)
+}
+
+fn has_synthetic(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match step {
+        Step::Sample(_) => true,
+        Step::Sequence(s) => has_synthetic(s),
+        Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
+        Step::Loop(l) => has_synthetic(&l.steps),
+        Step::If(i) => has_synthetic(&i.then) || has_synthetic(&i.otherwise),
+        Step::Once(o) => has_synthetic(&o.steps),
+        Step::Group(g) => has_synthetic(&g.steps),
+        Step::Throughput(t) => has_synthetic(&t.steps),
+        Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
+        _ => false,
+    })
 }
 
 pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
@@ -402,7 +427,8 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::Counter(_)
             | Step::SeededRandom(_)
             | Step::Stop(_)
-            | Step::Pick(_) => {}
+            | Step::Pick(_)
+            | Step::Sample(_) => {}
         }
     }
 }
@@ -443,7 +469,8 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::Counter(_)
             | Step::SeededRandom(_)
             | Step::Stop(_)
-            | Step::Pick(_) => {}
+            | Step::Pick(_)
+            | Step::Sample(_) => {}
         }
     }
 }

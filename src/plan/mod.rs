@@ -15,6 +15,7 @@ pub(crate) mod javatime;
 pub mod jmx;
 mod quick;
 pub mod request;
+pub mod synthetic;
 pub mod template;
 pub mod threshold;
 mod url;

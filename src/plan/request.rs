@@ -97,6 +97,10 @@ pub struct RequestSpec {
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
     /// Assertion "Ignore Status"). A `status` check implies it.
     pub ignore_status: bool,
+    /// What the user does after this request fails, beside its scenario's policy (a Result
+    /// Status Action Handler in its scope).
+    #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
+    pub on_error: super::flow::StopKind,
 }
 
 /// A query or form parameter.
@@ -337,6 +341,7 @@ impl RequestSpec {
             checks: Vec::new(),
             too_many_redirects: None,
             ignore_status: false,
+            on_error: super::flow::StopKind::Continue,
         }
     }
 

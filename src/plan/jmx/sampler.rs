@@ -266,6 +266,7 @@ impl Cx {
         req.extract = scope.extract.clone();
         req.checks = scope.checks.clone();
         req.ignore_status = scope.ignore_status;
+        req.on_error = scope.on_error;
         Ok(req)
     }
 }

@@ -1,0 +1,178 @@
+//! The elements real plans use (issue 13, C): samplers that send nothing (Debug, Dummy, Java
+//! test clients) mixed with HTTP requests, and the Result Status Action Handler. Sample counts
+//! per label are what the plan implies; HTTP requests equal what the witness served.
+
+use crate::jmx::{jmx_plan, sampler};
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{float, uint, OutputExt, Stampede, TempRun};
+
+/// HTTP Request Defaults: the witness server at `${host}:${port}`.
+const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp>
+          <stringProp name="HTTPSampler.port">${port}</stringProp>
+          <stringProp name="HTTPSampler.protocol">http</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+
+fn dummy(name: &str, ok: bool, code: &str, data: &str, ms: u32, wait: bool, children: &str) -> String {
+    format!(
+        r#"<kg.apc.jmeter.samplers.DummySampler guiclass="kg.apc.jmeter.samplers.DummySamplerGui" testclass="kg.apc.jmeter.samplers.DummySampler" testname="{name}" enabled="true">
+          <boolProp name="WAITING">{wait}</boolProp>
+          <boolProp name="SUCCESFULL">{ok}</boolProp>
+          <stringProp name="RESPONSE_CODE">{code}</stringProp>
+          <stringProp name="RESPONSE_MESSAGE">OK</stringProp>
+          <stringProp name="REQUEST_DATA"></stringProp>
+          <stringProp name="RESPONSE_DATA">{data}</stringProp>
+          <stringProp name="RESPONSE_TIME">{ms}</stringProp>
+          <stringProp name="LATENCY">0</stringProp>
+          <stringProp name="CONNECT">0</stringProp>
+        </kg.apc.jmeter.samplers.DummySampler><hashTree>{children}</hashTree>"#
+    )
+}
+
+fn java(name: &str, class: &str, args: &[(&str, &str)]) -> String {
+    let args: String = args
+        .iter()
+        .map(|(n, v)| {
+            format!(
+                r#"<elementProp name="{n}" elementType="Argument"><stringProp name="Argument.name">{n}</stringProp><stringProp name="Argument.value">{v}</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>"#
+            )
+        })
+        .collect();
+    format!(
+        r#"<JavaSampler guiclass="JavaTestSamplerGui" testclass="JavaSampler" testname="{name}" enabled="true">
+          <elementProp name="arguments" elementType="Arguments" guiclass="ArgumentsPanel" testclass="Arguments" enabled="true">
+            <collectionProp name="Arguments.arguments">{args}</collectionProp>
+          </elementProp>
+          <stringProp name="classname">org.apache.jmeter.protocol.java.test.{class}</stringProp>
+        </JavaSampler><hashTree/>"#
+    )
+}
+
+fn regex(var: &str, re: &str) -> String {
+    format!(
+        r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="re" enabled="true">
+            <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+            <stringProp name="RegexExtractor.refname">{var}</stringProp>
+            <stringProp name="RegexExtractor.regex">{re}</stringProp>
+            <stringProp name="RegexExtractor.template">$1$</stringProp>
+            <stringProp name="RegexExtractor.default">none</stringProp>
+            <stringProp name="RegexExtractor.match_number">1</stringProp>
+          </RegexExtractor><hashTree/>"#
+    )
+}
+
+fn result_action(action: u32) -> String {
+    format!(
+        r#"<ResultAction guiclass="ResultActionGui" testclass="ResultAction" testname="Result Status Action Handler" enabled="true">
+            <intProp name="OnError.action">{action}</intProp>
+          </ResultAction><hashTree/>"#
+    )
+}
+
+/// Debug, Dummy and Java samplers are samples of their own labels; a Dummy's response data
+/// feeds an extractor whose value the next HTTP request sends; the HTTP requests alone reach
+/// the server.
+#[test]
+fn samplers_that_send_nothing_are_samples_and_feed_extractors() {
+    let server = TestServer::builder().default_route(Route::ok().body("fine").record()).start();
+    let run = TempRun::new("jmx-synthetic");
+    let jtl = run.root().join("out.jtl");
+    let body = [
+        DEFAULTS.to_string(),
+        r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="debug" enabled="true">
+          <boolProp name="displayJMeterProperties">false</boolProp>
+          <boolProp name="displayJMeterVariables">true</boolProp>
+          <boolProp name="displaySystemProperties">false</boolProp>
+        </DebugSampler><hashTree/>"#
+            .to_string(),
+        dummy("token", true, "200", "token=t${__threadNum}x", 0, false, &regex("tok", "token=(\\w+)")),
+        sampler("use", "GET", "/use?tok=${tok}", "", false, ""),
+        dummy("slow", true, "201", "", 40, true, ""),
+        dummy("stated", true, "200", "", 5000, false, ""),
+        dummy("bad", false, "500", "", 0, false, ""),
+        java("java-ok", "JavaTest", &[("Sleep_Time", "5"), ("Sleep_Mask", "0"), ("ResponseCode", "200")]),
+        java("java-err", "JavaTest", &[("Sleep_Time", "0"), ("Label", "renamed"), ("Status", "ERROR")]),
+        java("sleep", "SleepTest", &[("SleepTime", "3"), ("SleepMask", "0")]),
+    ]
+    .concat();
+    let p = run.write("plan.jmx", jmx_plan(2, "3", &body));
+    let port = format!("port={}", server.addr().port());
+    let started = std::time::Instant::now();
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "-J", &port, "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    // "stated" says 5 s without waiting them.
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    for (label, errors) in [
+        ("debug", 0),
+        ("token", 0),
+        ("use", 0),
+        ("slow", 0),
+        ("stated", 0),
+        ("bad", 6),
+        ("java-ok", 0),
+        ("renamed", 6),
+        ("sleep", 0),
+    ] {
+        let row = run.label(label);
+        assert_eq!(uint(&row, "samples"), 6, "{label}: {row:#}");
+        assert_eq!(uint(&row, "errors"), errors, "{label}: {row:#}");
+    }
+    assert!(float(&run.label("slow"), "mean_ms") >= 40.0);
+    assert!(float(&run.label("java-ok"), "mean_ms") >= 5.0);
+    assert_eq!(float(&run.label("stated"), "mean_ms"), 5000.0);
+    // Only the HTTP sampler reached the server, each with its user's token.
+    assert_eq!(server.requests(), 6);
+    assert_eq!(server.requests_to("/use"), 6);
+    let mut toks: Vec<String> = server.recorded("/use").iter().filter_map(|r| r.query("tok")).collect();
+    toks.sort();
+    assert_eq!(toks, ["t1x", "t1x", "t1x", "t2x", "t2x", "t2x"]);
+    // The JTL has a row per sample, with the sampler's code and success.
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 9 * 6);
+    for r in rows.iter().filter(|r| r[2] == "slow") {
+        assert_eq!((r[3], r[7]), ("201", "true"));
+    }
+    for r in rows.iter().filter(|r| r[2] == "bad") {
+        assert_eq!((r[3], r[7]), ("500", "false"));
+    }
+}
+
+/// A Result Status Action Handler acts on the failed samplers in its scope only: "start next
+/// thread loop" skips the rest of the iteration, "stop thread" ends the user; a failing sampler
+/// outside its scope goes on, as the thread group says.
+#[test]
+fn result_status_action_handler_acts_on_its_scope() {
+    let server =
+        TestServer::builder().route("/fail", Route::status(500).record()).default_route(Route::ok().record()).start();
+    let port = format!("port={}", server.addr().port());
+    for (action, fails, afters) in [(0u32, 6u64, 6u64), (4, 6, 0), (1, 2, 0)] {
+        let run = TempRun::new("jmx-result-action");
+        let body = [
+            DEFAULTS.to_string(),
+            sampler("free-fail", "GET", "/fail", "", false, ""),
+            dummy("dummy-fail", false, "500", "", 0, false, &result_action(action)),
+            sampler("after", "GET", "/after", "", false, ""),
+        ]
+        .concat();
+        let p = run.write("plan.jmx", jmx_plan(2, "3", &body));
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+        let summary = run.summary();
+        let count = |l: &str| {
+            let labels = summary["labels"].as_array().unwrap();
+            labels.iter().find(|r| r["label"] == l).map_or(0, |r| uint(r, "samples"))
+        };
+        assert_eq!((count("free-fail"), count("dummy-fail")), (fails, fails), "action {action}");
+        assert_eq!(count("after"), afters, "action {action}");
+    }
+    // Every HTTP sample the runs recorded reached the server: 6 + 6 + 6 + 2 in all.
+    assert_eq!(server.requests_to("/fail"), 14);
+    assert_eq!(server.requests_to("/after"), 6);
+}
