@@ -76,6 +76,7 @@ pub enum Op {
         names: Box<[String]>,
         targets: Box<[usize]>,
         end: usize,
+        rotate: Option<crate::plan::flow::Rotate>,
     },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
@@ -230,6 +231,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     names: s.branches.iter().map(|(n, _)| n.clone()).collect(),
                     targets: targets.into(),
                     end,
+                    rotate: s.rotate,
                 };
             }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),

@@ -321,7 +321,19 @@ impl VirtualUser {
                         _ => pc = *exit,
                     }
                 }
-                Op::Switch { value, names, targets, end } => {
+                Op::Switch { rotate: Some(r), targets, end, .. } => {
+                    pc = match targets.len() as u64 {
+                        0 => *end,
+                        n => {
+                            let pass = &mut self.counters[r.slot as usize];
+                            let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
+                            let i = (start + *pass) % n;
+                            *pass += 1;
+                            targets[i as usize]
+                        }
+                    };
+                }
+                Op::Switch { value, names, targets, end, rotate: None } => {
                     let v = value.render_string(&mut self.vars);
                     pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
                 }

@@ -73,6 +73,19 @@ pub struct Pick {
 pub struct Switch {
     pub value: Template,
     pub branches: Vec<(String, Vec<Step>)>,
+    /// Instead of a value, each pass takes the next branch in turn (JMeter's Interleave
+    /// Controller).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<Rotate>,
+}
+
+/// Pass k of a user takes branch (start + k) mod n, its count kept in a per-user counter slot;
+/// `start` is 0, or with `by_user` the user's number (from 0) mod n ("interleave across threads").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rotate {
+    #[serde(skip)]
+    pub slot: u32,
+    pub by_user: bool,
 }
 
 impl Switch {

@@ -176,3 +176,49 @@ fn result_status_action_handler_acts_on_its_scope() {
     assert_eq!(server.requests_to("/fail"), 14);
     assert_eq!(server.requests_to("/after"), 6);
 }
+
+fn interleave(style: u32, across: bool, children: &str) -> String {
+    format!(
+        r#"<InterleaveControl guiclass="InterleaveControlGui" testclass="InterleaveControl" testname="Interleave" enabled="true">
+          <intProp name="InterleaveControl.style">{style}</intProp>
+          <boolProp name="InterleaveControl.accrossThreads">{across}</boolProp>
+        </InterleaveControl><hashTree>{children}</hashTree>"#
+    )
+}
+
+/// Interleave Controller: one child per pass, in turn, a sub-controller's block as one child;
+/// "across threads" starts each user at its number. Set Variables Action sets the path's
+/// variable; the Recording Controller is a simple controller.
+#[test]
+fn interleave_runs_one_child_per_pass_in_turn() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let port = format!("port={}", server.addr().port());
+    let set = r#"<kg.apc.jmeter.control.sampler.SetVariablesAction guiclass="kg.apc.jmeter.control.sampler.SetVariablesActionGui" testclass="kg.apc.jmeter.control.sampler.SetVariablesAction" testname="set" enabled="true">
+          <elementProp name="SetVariablesAction" elementType="Arguments" guiclass="ArgumentsPanel" testclass="Arguments" enabled="true">
+            <collectionProp name="Arguments.arguments">
+              <elementProp name="base" elementType="Argument"><stringProp name="Argument.name">base</stringProp><stringProp name="Argument.value">i</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>
+            </collectionProp>
+          </elementProp>
+        </kg.apc.jmeter.control.sampler.SetVariablesAction><hashTree/>"#;
+    let block = format!(
+        r#"<RecordingController guiclass="RecordController" testclass="RecordingController" testname="Recording Controller" enabled="true"/><hashTree>{}{}</hashTree>"#,
+        sampler("b1", "GET", "/b1", "", false, ""),
+        sampler("b2", "GET", "/b2", "", false, "")
+    );
+    let kids =
+        [sampler("i0", "GET", "/${base}0", "", false, ""), block, sampler("i2", "GET", "/${base}2", "", false, "")]
+            .concat();
+    // One user, 4 passes: i0, the block, i2, i0. Then 3 users across threads, one pass each:
+    // each user starts at its own child.
+    for (threads, loops, across, want) in [(1, "4", false, [2u64, 1, 1, 1]), (3, "1", true, [1, 1, 1, 1])] {
+        let run = TempRun::new("jmx-interleave");
+        let body = [DEFAULTS.to_string(), set.to_string(), interleave(1, across, &kids)].concat();
+        let p = run.write("plan.jmx", jmx_plan(threads, loops, &body));
+        let before: Vec<u64> = ["/i0", "/b1", "/b2", "/i2"].iter().map(|p| server.requests_to(p)).collect();
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+        let got: Vec<u64> =
+            ["/i0", "/b1", "/b2", "/i2"].iter().zip(&before).map(|(p, b)| server.requests_to(p) - b).collect();
+        assert_eq!(got, want, "{threads} users, across {across}");
+        assert_eq!(uint(&run.summary()["total"], "samples"), want.iter().sum::<u64>());
+    }
+}
