@@ -94,6 +94,9 @@ pub struct Program {
     /// disabled or skipped, say): a user looping over it would spin. It compiles to one op that
     /// ends the user at once, as JMeter ends a thread that has no sampler.
     pub idle: bool,
+    /// For each op, the innermost loop around it: its test op and its exit (where `continue`
+    /// and `break` of JMeter's "current loop" go).
+    pub loops: Vec<Option<(usize, usize)>>,
 }
 
 impl Program {
@@ -108,7 +111,15 @@ impl Program {
         if idle {
             ops = vec![Op::Stop(StopKind::User)];
         }
-        Program { ops, idle }
+        // Loops in the order their tests appear: an inner loop comes after the loop around it
+        // and overwrites it for its own body.
+        let mut loops = vec![None; ops.len()];
+        for (test, op) in ops.iter().enumerate() {
+            if let Op::LoopTest { exit, .. } = op {
+                loops[test + 1..*exit].iter_mut().for_each(|l| *l = Some((test, *exit)));
+            }
+        }
+        Program { ops, idle, loops }
     }
 }
 

@@ -131,7 +131,13 @@ impl VirtualUser {
                     // that ends more wins, as JMeter's thread checks every flag of the result.
                     let on_error = ctx.on_error.max(on_error);
                     if failed && on_error != StopKind::Continue {
-                        return self.stop(on_error);
+                        match self.in_loop(pc, on_error) {
+                            Ok(to) => {
+                                pc = to;
+                                continue;
+                            }
+                            Err(end) => return end,
+                        }
                     }
                     pc += 1;
                 }
@@ -308,7 +314,10 @@ impl VirtualUser {
                     };
                     pc = if run { pc + 1 } else { *skip };
                 }
-                Op::Stop(kind) => return self.stop(*kind),
+                Op::Stop(kind) => match self.in_loop(pc, *kind) {
+                    Ok(to) => pc = to,
+                    Err(end) => return end,
+                },
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
@@ -354,14 +363,25 @@ impl VirtualUser {
         IterEnd::Completed
     }
 
+    /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
+    /// around it), or how it ends the iteration.
+    fn in_loop(&self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
+        let around = self.ctx.program.loops.get(pc).copied().flatten();
+        match (kind, around) {
+            (StopKind::ContinueLoop, Some((test, _))) => Ok(test),
+            (StopKind::BreakLoop, Some((_, exit))) => Ok(exit),
+            _ => Err(self.stop(kind)),
+        }
+    }
+
     /// Ends the iteration as a stop step or a failed sample says.
     fn stop(&self, kind: StopKind) -> IterEnd {
         match kind {
-            StopKind::Continue | StopKind::NextIteration => {
+            StopKind::Continue | StopKind::NextIteration | StopKind::ContinueLoop => {
                 self.ctx.recorder.iteration_done(self.ctx.index);
                 IterEnd::Completed
             }
-            StopKind::User => IterEnd::UserDone,
+            StopKind::User | StopKind::BreakLoop => IterEnd::UserDone,
             StopKind::Run => {
                 self.ctx.shared.stop_run.cancel();
                 IterEnd::Cut

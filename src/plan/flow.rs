@@ -113,6 +113,12 @@ pub enum StopKind {
     /// Nothing: go on (only as a scenario's reaction to a failed sample).
     #[default]
     Continue,
+    /// The rest of the innermost loop's pass is skipped, as `continue` (JMeter's "start next
+    /// iteration of current loop"); outside any loop, the thread's next iteration.
+    ContinueLoop,
+    /// The innermost loop ends, as `break`; outside any loop, the user stops (JMeter breaks
+    /// the thread group's loop).
+    BreakLoop,
     /// The rest of this iteration is skipped; the user starts its next one.
     NextIteration,
     /// The user stops.

@@ -222,3 +222,60 @@ fn interleave_runs_one_child_per_pass_in_turn() {
         assert_eq!(uint(&run.summary()["total"], "samples"), want.iter().sum::<u64>());
     }
 }
+
+fn loop_of(count: u32, children: &str) -> String {
+    format!(
+        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="loop" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">{count}</stringProp>
+        </LoopController><hashTree>{children}</hashTree>"#
+    )
+}
+
+fn test_action(action: u32) -> String {
+    format!(
+        r#"<TestAction guiclass="TestActionGui" testclass="TestAction" testname="act" enabled="true">
+          <intProp name="ActionProcessor.action">{action}</intProp>
+          <intProp name="ActionProcessor.target">0</intProp>
+          <stringProp name="ActionProcessor.duration"></stringProp>
+        </TestAction><hashTree/>"#
+    )
+}
+
+/// "Start next iteration of current loop" and "break current loop", from a Flow Control Action
+/// and from a Result Status Action Handler after a failure: `continue` and `break` of the
+/// innermost loop; outside any loop, the thread's next iteration and the thread's end.
+#[test]
+fn current_loop_actions_continue_and_break_the_innermost_loop() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let port = format!("port={}", server.addr().port());
+    let s = |n: &str| sampler(n, "GET", &format!("/{n}"), "", false, "");
+    let failing = |action: u32| dummy("fail", false, "500", "", 0, false, &result_action(action));
+    // (what interrupts, the thread group's loops, then /a, /b, /c served to 2 users)
+    let cases = [
+        (test_action(4), 1, [6u64, 0, 2]),
+        (test_action(5), 1, [2, 0, 2]),
+        (failing(5), 1, [6, 0, 2]),
+        (failing(6), 1, [2, 0, 2]),
+    ];
+    for (stop, loops, want) in cases {
+        let run = TempRun::new("jmx-current-loop");
+        let body = [DEFAULTS.to_string(), loop_of(3, &[s("a"), stop.clone(), s("b")].concat()), s("c")].concat();
+        let p = run.write("plan.jmx", jmx_plan(2, &loops.to_string(), &body));
+        let before: Vec<u64> = ["/a", "/b", "/c"].iter().map(|p| server.requests_to(p)).collect();
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+        let got: Vec<u64> = ["/a", "/b", "/c"].iter().zip(&before).map(|(p, b)| server.requests_to(p) - b).collect();
+        assert_eq!(got, want, "{stop}");
+    }
+    // Outside any loop: a break ends the thread (of 3 iterations, one ran), a continue starts
+    // its next iteration.
+    for (action, want) in [(5u32, [2u64, 0]), (6, [1, 0])] {
+        let run = TempRun::new("jmx-current-loop-top");
+        let body = [DEFAULTS.to_string(), s("a"), failing(action), s("b")].concat();
+        let p = run.write("plan.jmx", jmx_plan(1, "2", &body));
+        let before: Vec<u64> = ["/a", "/b"].iter().map(|p| server.requests_to(p)).collect();
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+        let got: Vec<u64> = ["/a", "/b"].iter().zip(&before).map(|(p, b)| server.requests_to(p) - b).collect();
+        assert_eq!(got, want, "action {action}");
+    }
+}

@@ -206,10 +206,12 @@ impl Cx {
             "0" | "2" if target_all => Some(flow::StopKind::Run),
             "0" | "2" => Some(flow::StopKind::User),
             "3" => Some(flow::StopKind::NextIteration),
+            "4" => Some(flow::StopKind::ContinueLoop),
+            "5" => Some(flow::StopKind::BreakLoop),
             _ => None,
         };
         if let Some(kind) = stop {
-            self.report(c, depth, Status::Supported, format!("stop: {kind:?}"));
+            self.report(c, depth, Status::Supported, format!("stop: {}", listener::stop_name(kind)));
             return Ok(vec![Step::Stop(kind)]);
         }
         if action == "1" {
@@ -220,11 +222,7 @@ impl Cx {
             steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
             Ok(steps)
         } else {
-            self.unsupported(
-                c,
-                depth,
-                "this action (go to the next iteration of the current loop, break the loop) is not supported",
-            );
+            self.unsupported(c, depth, &format!("the action `{action}` is not one JMeter knows (0 to 5)"));
             Ok(Vec::new())
         }
     }

@@ -78,18 +78,13 @@ impl Cx {
     pub(super) fn result_action(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let action = c.text("OnError.action").unwrap_or("0").trim().to_string();
         let kind = match action.as_str() {
-            "0" => flow::StopKind::Continue,
             "1" => flow::StopKind::User,
             "2" | "3" => flow::StopKind::Run,
             "4" => flow::StopKind::NextIteration,
-            _ => {
-                self.unsupported(
-                    c,
-                    depth,
-                    "this action (start the next iteration of the current loop, break the current loop) is not supported",
-                );
-                return Ok(());
-            }
+            "5" => flow::StopKind::ContinueLoop,
+            "6" => flow::StopKind::BreakLoop,
+            // "Continue" (0), or a number JMeter knows no action for: nothing happens.
+            _ => flow::StopKind::Continue,
         };
         self.report(c, depth, Status::Supported, format!("after a failed sampler in scope: {}", stop_name(kind)));
         // Several in scope: JMeter's thread honours every flag they set, so the one that ends
@@ -105,9 +100,11 @@ impl Cx {
 }
 
 /// How `check` names what follows a failed sample.
-fn stop_name(kind: flow::StopKind) -> &'static str {
+pub(super) fn stop_name(kind: flow::StopKind) -> &'static str {
     match kind {
         flow::StopKind::Continue => "continue",
+        flow::StopKind::ContinueLoop => "start the next iteration of the current loop",
+        flow::StopKind::BreakLoop => "break the current loop",
         flow::StopKind::NextIteration => "start the next thread loop",
         flow::StopKind::User => "stop the thread",
         flow::StopKind::Run => "stop the test",
