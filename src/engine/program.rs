@@ -242,7 +242,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     names: s.branches.iter().map(|(n, _)| n.clone()).collect(),
                     targets: targets.into(),
                     end,
-                    rotate: s.rotate,
+                    rotate: s.rotate.clone(),
                 };
             }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),

@@ -331,16 +331,21 @@ impl VirtualUser {
                     }
                 }
                 Op::Switch { rotate: Some(r), targets, end, .. } => {
-                    pc = match targets.len() as u64 {
-                        0 => *end,
-                        n => {
-                            let pass = &mut self.counters[r.slot as usize];
-                            let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
-                            let i = (start + *pass) % n;
-                            *pass += 1;
-                            targets[i as usize]
-                        }
+                    let n = targets.len();
+                    let base = r.slot as usize;
+                    let pick = if !r.weights.is_empty() {
+                        let total = self.counters[base];
+                        let counts = &self.counters[base + 1..base + 1 + r.weights.len()];
+                        crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
+                            .inspect(|i| self.counters[base + 1 + i] += 1)
+                    } else if n > 0 {
+                        let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
+                        Some(((start + self.counters[base]) % n as u64) as usize)
+                    } else {
+                        None
                     };
+                    self.counters[base] += 1;
+                    pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
                 }
                 Op::Switch { value, names, targets, end, rotate: None } => {
                     let v = value.render_string(&mut self.vars);

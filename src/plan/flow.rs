@@ -81,11 +81,42 @@ pub struct Switch {
 
 /// Pass k of a user takes branch (start + k) mod n, its count kept in a per-user counter slot;
 /// `start` is 0, or with `by_user` the user's number (from 0) mod n ("interleave across threads").
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// With `weights` (shares summing to 1), each pass takes instead the branch whose share of the
+/// user's passes is furthest below its weight (BlazeMeter's Weighted Switch Controller), its
+/// passes per branch kept in the slots after `slot`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rotate {
     #[serde(skip)]
     pub slot: u32,
     pub by_user: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<f64>,
+}
+
+impl Rotate {
+    /// The Weighted Switch Controller's choice (`getIndex`): the first branch whose weight
+    /// exceeds its share of `total` passes the most; none when every weight is 0.
+    pub fn weighted_pick(weights: &[f64], counts: &[u64], total: u64) -> Option<usize> {
+        // Java's Double.MIN_VALUE: the smallest positive double.
+        let mut max = f64::from_bits(1);
+        let mut pick = None;
+        for (n, w) in weights.iter().enumerate() {
+            let share = if total > 0 { counts.get(n).copied().unwrap_or(0) as f64 / total as f64 } else { 0.0 };
+            if w - share > max {
+                max = w - share;
+                pick = Some(n);
+            }
+        }
+        if pick.is_none() {
+            for (n, w) in weights.iter().enumerate() {
+                if *w > max {
+                    max = *w;
+                    pick = Some(n);
+                }
+            }
+        }
+        pick
+    }
 }
 
 impl Switch {
@@ -498,6 +529,20 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    /// Weights 1:2:1 over 8 passes: the plugin's sequence, each branch its exact share.
+    #[test]
+    fn weighted_switch_picks_as_the_plugin() {
+        let w = [0.25, 0.5, 0.25];
+        let (mut counts, mut seq) = ([0u64; 3], Vec::new());
+        for total in 0..8 {
+            let i = Rotate::weighted_pick(&w, &counts, total).unwrap();
+            counts[i] += 1;
+            seq.push(i);
+        }
+        assert_eq!(seq, [1, 0, 2, 1, 1, 0, 2, 1]);
+        assert_eq!(Rotate::weighted_pick(&[0.0, 0.0], &[0, 0], 0), None);
+    }
 
     #[test]
     fn switch_picks_as_jmeter() {

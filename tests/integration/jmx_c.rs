@@ -279,3 +279,34 @@ fn current_loop_actions_continue_and_break_the_innermost_loop() {
         assert_eq!(got, want, "action {action}");
     }
 }
+
+/// BlazeMeter's Weighted Switch Controller without random choice: each pass takes the child
+/// furthest below its share, so 8 passes at 1:2:1 (a disabled row left out) are exactly 2, 4, 2.
+#[test]
+fn weighted_switch_keeps_each_child_at_its_share() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let port = format!("port={}", server.addr().port());
+    let row = |w: u32, on: bool| {
+        format!(
+            r#"<collectionProp name="r"><stringProp name="1">x</stringProp><stringProp name="2">{w}</stringProp><stringProp name="3">{on}</stringProp></collectionProp>"#
+        )
+    };
+    let rows = [row(10, true), row(20, true), row(99, false), row(10, true)].concat();
+    let kids = [
+        sampler("w0", "GET", "/w0", "", false, ""),
+        sampler("w1", "GET", "/w1", "", false, ""),
+        sampler("w2", "GET", "/w2", "", false, ""),
+    ]
+    .concat();
+    let wsc = format!(
+        r#"<com.blazemeter.jmeter.control.WeightedSwitchController guiclass="com.blazemeter.jmeter.control.WeightedSwitchControllerGui" testclass="com.blazemeter.jmeter.control.WeightedSwitchController" testname="wsc" enabled="true">
+          <collectionProp name="Weights">{rows}</collectionProp>
+        </com.blazemeter.jmeter.control.WeightedSwitchController><hashTree>{kids}</hashTree>"#
+    );
+    let run = TempRun::new("jmx-weighted-switch");
+    let p = run.write("plan.jmx", jmx_plan(1, "8", &[DEFAULTS, wsc.as_str()].concat()));
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    let got: Vec<u64> = ["/w0", "/w1", "/w2"].iter().map(|p| server.requests_to(p)).collect();
+    assert_eq!(got, [2, 4, 2]);
+    assert_eq!(uint(&run.summary()["total"], "samples"), 8);
+}

@@ -261,7 +261,7 @@ impl Cx {
         }
         let mut steps = own.pre;
         if !branches.is_empty() {
-            let rotate = Some(flow::Rotate { slot: self.b.slot(Slot::Counter), by_user });
+            let rotate = Some(flow::Rotate { slot: self.b.slot(Slot::Counter), by_user, weights: Vec::new() });
             steps.push(Step::Switch(Box::new(flow::Switch { value: Template::literal(""), branches, rotate })));
         }
         Ok(steps)
@@ -295,12 +295,9 @@ impl Cx {
 
     /// BlazeMeter's Weighted Switch Controller: one enabled child per pass, by weight. With
     /// "random choice" a draw picks it; without, the child whose share of this user's passes
-    /// is furthest below its weight, which stampede does not do.
+    /// is furthest below its weight (the plugin's `getIndex`).
     pub(super) fn weighted_switch(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
-        if c.flag("IsRandomChoice") != Some(true) {
-            self.unsupported(c, depth, "the deterministic choice (without \"random choice\") is not supported");
-            return Ok(Vec::new());
-        }
+        let random = c.flag("IsRandomChoice") == Some(true);
         // Rows (name, weight, enabled) follow the children in order; a row marked disabled
         // (its child disabled) is left out, as the plugin does.
         let mut weights = Vec::new();
@@ -311,22 +308,36 @@ impl Cx {
                 _ => String::new(),
             };
             if cells.len() < 3 || cell(2) == "true" {
-                weights.push(
-                    cell(1).parse::<u64>().map_err(|_| self.err(c, format!("weight `{}` is not a number", cell(1))))?,
-                );
+                let w =
+                    cell(1).parse::<u64>().map_err(|_| self.err(c, format!("weight `{}` is not a number", cell(1))))?;
+                weights.push(w as f64);
             }
         }
         let own = self.scope_of(&c.children, scope, depth + 1)?;
-        self.report(c, depth, Status::Supported, "one child per pass, drawn at random by weight");
+        let how = if random { "drawn at random by weight" } else { "the one furthest below its weight's share" };
+        self.report(c, depth, Status::Supported, format!("one child per pass, {how}"));
         let kids: Vec<&El> = c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)).collect();
         let mut branches = Vec::new();
-        for (child, w) in kids.into_iter().zip(weights) {
-            let steps = self.sampler_or_controller(child, &own, depth + 1)?;
-            branches.push(Branch { weight: w as f64, steps });
+        for child in kids.into_iter().take(weights.len()) {
+            branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
         }
         let mut steps = own.pre;
-        if branches.iter().any(|b| b.weight > 0.0) {
-            steps.push(Step::Mix(branches));
+        let sum: f64 = weights.iter().sum();
+        if branches.is_empty() || sum <= 0.0 {
+            return Ok(steps);
+        }
+        if random {
+            let mix = branches.into_iter().zip(&weights).map(|(steps, w)| Branch { weight: *w, steps }).collect();
+            steps.push(Step::Mix(mix));
+        } else {
+            let slot = self.b.slot(Slot::Counter);
+            for _ in &weights {
+                self.b.slot(Slot::Counter);
+            }
+            let weights = weights.iter().map(|w| w / sum).collect();
+            let rotate = Some(flow::Rotate { slot, by_user: false, weights });
+            let branches = branches.into_iter().map(|b| (String::new(), b)).collect();
+            steps.push(Step::Switch(Box::new(flow::Switch { value: Template::literal(""), branches, rotate })));
         }
         Ok(steps)
     }
@@ -374,7 +385,8 @@ fn unwrap_expression(raw: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Weighted Switch with random choice: a mix weighted by its enabled rows; without, refused.
+    /// Weighted Switch with random choice: a mix weighted by its enabled rows; without, the
+    /// plugin's deterministic choice over the same weights.
     #[test]
     fn weighted_switch_draws_by_the_weights_of_enabled_rows() {
         let row = |w: &str, on: &str| {
@@ -404,7 +416,9 @@ mod tests {
         let (p, _) = read(&plan(true), Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::Mix(b)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Mix(_))) else { panic!() };
         assert_eq!(b.iter().map(|b| b.weight).collect::<Vec<_>>(), [30.0, 70.0]);
-        assert!(read(&plan(false), Path::new("t.jmx"), &Options::default()).is_err());
+        let (p, _) = read(&plan(false), Path::new("t.jmx"), &Options::default()).unwrap();
+        let Some(Step::Switch(s)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Switch(_))) else { panic!() };
+        assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
     }
 
     #[test]
