@@ -103,7 +103,6 @@ impl VirtualUser {
                     if ctx.stopping() {
                         return IterEnd::Cut;
                     }
-                    since_wait = 0;
                     let start = match due.take() {
                         Some(due) => {
                             let late = Instant::now().saturating_duration_since(due);
@@ -113,7 +112,12 @@ impl VirtualUser {
                         None => Instant::now(),
                     };
                     let (failed, on_error) = match op {
-                        Op::Request(req) => (self.request(req, start).await, req.spec.on_error),
+                        Op::Request(req) => {
+                            since_wait = 0;
+                            (self.request(req, start).await, req.spec.on_error)
+                        }
+                        // A sample made without a connection may not wait at all: it counts
+                        // toward the ops run before the user yields.
                         Op::Sample(x) => (self.synthetic(x, start).await, x.on_error),
                         _ => unreachable!("matched above"),
                     };

@@ -310,3 +310,82 @@ fn weighted_switch_keeps_each_child_at_its_share() {
     assert_eq!(got, [2, 4, 2]);
     assert_eq!(uint(&run.summary()["total"], "samples"), 8);
 }
+
+/// A plan of these elements together, run by JMeter 5.6.3 (3 threads, 5 loops): the per-label
+/// counts below are those of JMeter's JTL (and the order of each thread's samples matched
+/// too): Interleave across threads and not, a Recording Controller's block, a Debug Sampler,
+/// "next iteration of current loop" and "break current loop" from a Flow Control Action and
+/// from a Result Status Action Handler.
+#[test]
+fn a_plan_of_these_elements_counts_as_jmeter_5_6_3() {
+    let server =
+        TestServer::builder().route("/fail", Route::status(500).record()).default_route(Route::ok().record()).start();
+    let port = format!("port={}", server.addr().port());
+    let s = |n: &str| sampler(n, "GET", &format!("/{n}"), "", false, "");
+    let rec = format!(
+        r#"<RecordingController guiclass="RecordController" testclass="RecordingController" testname="rec" enabled="true"/><hashTree>{}{}</hashTree>"#,
+        s("b1"),
+        s("b2")
+    );
+    let debug =
+        r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree/>"#;
+    let body = [
+        DEFAULTS.to_string(),
+        interleave(1, true, &[s("i0"), rec, s("i2")].concat()),
+        interleave(1, false, &[s("j0"), s("j1"), s("j2"), s("j3")].concat()),
+        loop_of(3, &[s("a"), test_action(4), s("a2")].concat()),
+        debug.to_string(),
+        loop_of(3, &[s("c"), sampler("fail", "GET", "/fail", "", false, &result_action(6)), s("d")].concat()),
+        loop_of(2, &[s("g"), test_action(5), s("h")].concat()),
+        s("e"),
+    ]
+    .concat();
+    let run = TempRun::new("jmx-as-jmeter");
+    let p = run.write("plan.jmx", jmx_plan(3, "5", &body));
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    let jmeter = [
+        ("a", 45),
+        ("b1", 5),
+        ("b2", 5),
+        ("c", 15),
+        ("dbg", 15),
+        ("e", 15),
+        ("fail", 15),
+        ("g", 15),
+        ("i0", 5),
+        ("i2", 5),
+        ("j0", 6),
+        ("j1", 3),
+        ("j2", 3),
+        ("j3", 3),
+    ];
+    let summary = run.summary();
+    let labels = summary["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), jmeter.len(), "{labels:#?}");
+    for (label, n) in jmeter {
+        assert_eq!(uint(&run.label(label), "samples"), n, "{label}");
+    }
+    // Every HTTP sample reached the server; the Debug Sampler's did not.
+    assert_eq!(server.requests(), jmeter.iter().map(|(_, n)| n).sum::<u64>() - 15);
+}
+
+/// A thread group of samplers that send nothing and never wait, looping forever, still ends
+/// at its duration: the users yield to the runtime.
+#[test]
+fn samplers_that_never_wait_end_at_the_duration() {
+    let run = TempRun::new("jmx-synthetic-spin");
+    let debug =
+        r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree/>"#;
+    let body = [debug.to_string(), dummy("d", true, "200", "x", 0, false, "")].concat();
+    let plan = jmx_plan(4, "-1", &body).replace(
+        r#"<boolProp name="ThreadGroup.scheduler">false</boolProp>"#,
+        r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">1</stringProp>"#,
+    );
+    let p = run.write("plan.jmx", plan);
+    let started = std::time::Instant::now();
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    let (dbg, d) = (uint(&run.label("dbg"), "samples"), uint(&run.label("d"), "samples"));
+    // A user cut by the end may have run its Debug Sampler and not yet its Dummy.
+    assert!(dbg > 0 && d <= dbg && dbg <= d + 4, "{dbg} {d}");
+}
