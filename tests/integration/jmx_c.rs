@@ -389,3 +389,31 @@ fn samplers_that_never_wait_end_at_the_duration() {
     // A user cut by the end may have run its Debug Sampler and not yet its Dummy.
     assert!(dbg > 0 && d <= dbg && dbg <= d + 4, "{dbg} {d}");
 }
+
+/// "Ignore sub-controller blocks" over Interleave Controllers of samplers (JMeter's own
+/// InterleaveTestPlan2): one sampler per pass, the order JMeter 5.6.3 gave. Over a Simple
+/// Controller's block (several samplers per pass) it is refused, not run another way.
+#[test]
+fn interleave_ignoring_blocks_over_interleaves_runs_as_jmeter() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let port = format!("port={}", server.addr().port());
+    let s = |n: &str| sampler(n, "GET", &format!("/{n}"), "", false, "");
+    let inner =
+        [interleave(0, false, &[s("home"), s("cvs")].concat()), interleave(0, false, &[s("bug"), s("faq")].concat())];
+    let run = TempRun::new("jmx-interleave-ignore-blocks");
+    let p = run
+        .write("plan.jmx", jmx_plan(1, "8", &[DEFAULTS.to_string(), interleave(0, false, &inner.concat())].concat()));
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    let paths: Vec<String> = server.recorded_all().iter().map(|r| r.path().to_string()).collect();
+    assert_eq!(paths, ["/home", "/bug", "/cvs", "/faq", "/home", "/bug", "/cvs", "/faq"]);
+    let block = format!(
+        r#"<GenericController guiclass="LogicControllerGui" testclass="GenericController" testname="block" enabled="true"/><hashTree>{}{}</hashTree>"#,
+        s("x"),
+        s("y")
+    );
+    let refused =
+        run.write("refused.jmx", jmx_plan(1, "1", &[DEFAULTS.to_string(), interleave(0, false, &block)].concat()));
+    let out = Stampede::new().arg("run").arg(&refused).args(["-q", "--out"]).arg(run.root().join("r")).run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("ignore sub-controller blocks"), "{}", out.stderr_str());
+}

@@ -238,10 +238,20 @@ impl Cx {
         let ignore_blocks = c.text("InterleaveControl.style").is_some_and(|v| v.trim() == "0");
         let by_user = c.flag("InterleaveControl.accrossThreads").unwrap_or(false);
         let controllers = kids.iter().filter(|k| is_controller(&k.class)).count();
-        if ignore_blocks && controllers > 0 {
-            // JMeter then takes one sampler of a sub-controller per pass, going on inside it
-            // on its next turn.
-            self.unsupported(c, depth, "\"ignore sub-controller blocks\" with sub-controllers is not supported");
+        // "Ignore sub-controller blocks": JMeter takes one sampler of a sub-controller per turn,
+        // going on inside it on its next turn. A sub-controller that runs one sampler per pass
+        // anyway (an Interleave or Random Controller of samplers) runs the same either way.
+        let one_per_pass = |k: &&El| {
+            !is_controller(&k.class)
+                || (matches!(k.class.as_str(), "InterleaveControl" | "RandomController")
+                    && k.children.iter().all(|g| !g.enabled || !is_controller(&g.class)))
+        };
+        if ignore_blocks && !kids.iter().all(one_per_pass) {
+            self.unsupported(
+                c,
+                depth,
+                "\"ignore sub-controller blocks\" with a sub-controller that runs several samplers per pass is not supported",
+            );
             return Ok(Vec::new());
         }
         let mut note = format!(
