@@ -45,6 +45,8 @@ pub enum SyntheticBody {
     /// out, in that order), each section followed by an empty line.
     Debug {
         variables: bool,
+        /// Not in the resolved plan: `-J` values may be secrets.
+        #[serde(skip)]
         properties: Option<String>,
     },
 }
