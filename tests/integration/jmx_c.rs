@@ -417,3 +417,27 @@ fn interleave_ignoring_blocks_over_interleaves_runs_as_jmeter() {
     out.assert_exit(2);
     assert!(out.stderr_str().contains("ignore sub-controller blocks"), "{}", out.stderr_str());
 }
+
+/// A Debug Sampler showing properties lists the `-J` values in its body, which no file of the
+/// run directory holds.
+#[test]
+fn debug_sampler_properties_stay_out_of_the_run_directory() {
+    let run = TempRun::new("jmx-debug-secret");
+    let debug = r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="dbg" enabled="true">
+          <boolProp name="displayJMeterProperties">true</boolProp>
+        </DebugSampler><hashTree/>"#;
+    let p = run.write("plan.jmx", jmx_plan(1, "2", debug));
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "-J", "api_password=s3cr3t-debug-value", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(uint(&run.label("dbg"), "samples"), 2);
+    for entry in std::fs::read_dir(run.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t-debug-value"), "{}", path.display());
+    }
+}
