@@ -169,6 +169,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::SeededRandom(r) => out.push(format!("{pad}seeded random {}", r.name)),
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
+            Step::Sample(x) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(x.label), x.class)),
             Step::Switch(s) => {
                 out.push(format!("{pad}switch on {}:", s.value.source()));
                 for (name, b) in &s.branches {

@@ -113,6 +113,7 @@ pub async fn run(
         writers,
         globals: session::Globals::new(plan.global_counters),
         initial_vars: plan.vars.initial_values(),
+        var_names: (0..plan.vars.len()).map(|i| plan.vars.name(crate::plan::VarId(i as u32)).to_string()).collect(),
         user_counters: plan.user_counters,
         slots: plan.slots,
         cookies: plan.cookies,

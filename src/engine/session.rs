@@ -21,6 +21,8 @@ pub(crate) struct RunShared {
     pub writers: Vec<Writer>,
     pub globals: Arc<Globals>,
     pub initial_vars: Vec<String>,
+    /// The variables' names, by id (a Debug Sampler lists them).
+    pub var_names: Vec<String>,
     pub user_counters: u32,
     pub slots: crate::plan::Slots,
     pub cookies: bool,
@@ -235,6 +237,7 @@ impl ScenarioCtx {
             writers: Vec::new(),
             globals: Globals::new(0),
             initial_vars: Vec::new(),
+            var_names: Vec::new(),
             user_counters: 0,
             slots: crate::plan::Slots::default(),
             cookies: false,

@@ -120,11 +120,10 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                Op::Request(req) => {
+                op @ (Op::Request(_) | Op::Sample(_)) => {
                     if ctx.stopping() {
                         return IterEnd::Cut;
                     }
-                    since_wait = 0;
                     let start = match due.take() {
                         Some(due) => {
                             let late = Instant::now().saturating_duration_since(due);
@@ -133,7 +132,16 @@ impl VirtualUser {
                         }
                         None => Instant::now(),
                     };
-                    let sampled = self.request(req, start).await;
+                    let (sampled, on_error) = match op {
+                        Op::Request(req) => {
+                            since_wait = 0;
+                            (self.request(req, start).await, req.spec.on_error)
+                        }
+                        // A sample made without a connection may not wait at all: it counts
+                        // toward the ops run before the user yields.
+                        Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error),
+                        _ => unreachable!("matched above"),
+                    };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
                     // policy applies (`stop_run` must not cut other scenarios or the teardown).
                     // The user's own child of `hard` says the same without the lock every user
@@ -149,8 +157,17 @@ impl VirtualUser {
                     if let Some(v) = ctx.shared.last_ok {
                         self.vars.set(v, if failed { "false" } else { "true" });
                     }
-                    if failed && ctx.on_error != StopKind::Continue {
-                        return self.stop(ctx.on_error);
+                    // The thread group's policy and a Result Status Action Handler's: the one
+                    // that ends more wins, as JMeter's thread checks every flag of the result.
+                    let on_error = ctx.on_error.max(on_error);
+                    if failed && on_error != StopKind::Continue {
+                        match self.in_loop(pc, on_error) {
+                            Ok(to) => {
+                                pc = to;
+                                continue;
+                            }
+                            Err(end) => return end,
+                        }
                     }
                     pc += 1;
                 }
@@ -327,7 +344,10 @@ impl VirtualUser {
                     };
                     pc = if run { pc + 1 } else { *skip };
                 }
-                Op::Stop(kind) => return self.stop(*kind),
+                Op::Stop(kind) => match self.in_loop(pc, *kind) {
+                    Ok(to) => pc = to,
+                    Err(end) => return end,
+                },
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
@@ -340,7 +360,24 @@ impl VirtualUser {
                         _ => pc = *exit,
                     }
                 }
-                Op::Switch { value, names, targets, end } => {
+                Op::Switch { rotate: Some(r), targets, end, .. } => {
+                    let n = targets.len();
+                    let base = r.slot as usize;
+                    let pick = if !r.weights.is_empty() {
+                        let total = self.counters[base];
+                        let counts = &self.counters[base + 1..base + 1 + r.weights.len()];
+                        crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
+                            .inspect(|i| self.counters[base + 1 + i] += 1)
+                    } else if n > 0 {
+                        let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
+                        Some(((start + self.counters[base]) % n as u64) as usize)
+                    } else {
+                        None
+                    };
+                    self.counters[base] += 1;
+                    pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
+                }
+                Op::Switch { value, names, targets, end, rotate: None } => {
                     let v = value.render_string(&mut self.vars);
                     pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
                 }
@@ -361,14 +398,25 @@ impl VirtualUser {
         IterEnd::Completed
     }
 
+    /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
+    /// around it), or how it ends the iteration.
+    fn in_loop(&self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
+        let around = self.ctx.program.loops.get(pc).copied().flatten();
+        match (kind, around) {
+            (StopKind::ContinueLoop, Some((test, _))) => Ok(test),
+            (StopKind::BreakLoop, Some((_, exit))) => Ok(exit),
+            _ => Err(self.stop(kind)),
+        }
+    }
+
     /// Ends the iteration as a stop step or a failed sample says.
     fn stop(&self, kind: StopKind) -> IterEnd {
         match kind {
-            StopKind::Continue | StopKind::NextIteration => {
+            StopKind::Continue | StopKind::NextIteration | StopKind::ContinueLoop => {
                 self.ctx.recorder.iteration_done(self.ctx.index);
                 IterEnd::Completed
             }
-            StopKind::User => IterEnd::UserDone,
+            StopKind::User | StopKind::BreakLoop => IterEnd::UserDone,
             StopKind::Run => {
                 self.ctx.shared.stop_run.cancel();
                 IterEnd::Cut

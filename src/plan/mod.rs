@@ -16,6 +16,7 @@ pub mod jmx;
 pub mod managers;
 mod quick;
 pub mod request;
+pub mod synthetic;
 pub mod template;
 pub mod threshold;
 mod url;

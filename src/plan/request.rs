@@ -100,6 +100,10 @@ pub struct RequestSpec {
     /// JMeter's HTTP Cache, Authorization and DNS Cache Managers in the request's scope.
     #[serde(skip)]
     pub managers: super::managers::Managers,
+    /// What the user does after this request fails, beside its scenario's policy (a Result
+    /// Status Action Handler in its scope).
+    #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
+    pub on_error: super::flow::StopKind,
 }
 
 /// A query or form parameter.
@@ -341,6 +345,7 @@ impl RequestSpec {
             too_many_redirects: None,
             ignore_status: false,
             managers: Default::default(),
+            on_error: super::flow::StopKind::Continue,
         }
     }
 

@@ -32,6 +32,8 @@
 //!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
 //!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
 //!   connection per host per user.
+//! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
+//!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -61,6 +63,7 @@ mod jmx;
 mod jmx_b;
 mod jmx_fn;
 mod jmx_http;
+mod jmx_c;
 mod labels;
 mod mock;
 mod open_model;

@@ -317,19 +317,19 @@ impl VirtualUser {
             self.fd_backoff = Duration::ZERO;
         }
         if self.groups.iter().any(|g| g.open) {
-            let (start_us, end_us) = (ctx.micros(start), ctx.micros(end));
-            let ttfb = total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
-            for g in self.groups.iter_mut().filter(|g| g.open) {
-                g.elapsed_us += end_us.saturating_sub(start_us);
-                g.ttfb_us += ttfb;
-                g.connect_us += total.connect.as_micros() as u64;
-                g.bytes_sent += total.bytes_sent;
-                g.bytes_received += total.bytes_received;
-                if g.error.is_none() || error.is_some() {
-                    g.status = total.status;
-                }
-                g.error = g.error.or(error);
-            }
+            let sample = Sample {
+                label: spec.label,
+                start_us: 0,
+                end_us: 0,
+                ttfb_us: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
+                connect_us: total.connect.as_micros() as u64,
+                bytes_sent: total.bytes_sent,
+                bytes_received: total.bytes_received,
+                new_connection: false,
+                error,
+                in_total: true,
+            };
+            self.add_to_groups(&sample, start, end, total.status);
         }
         Some(error.is_some())
     }

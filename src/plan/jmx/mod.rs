@@ -18,6 +18,7 @@ mod module;
 mod report;
 mod sampler;
 mod script;
+mod synthetic;
 mod thread_group;
 mod timer;
 pub mod tree;
@@ -147,6 +148,9 @@ struct Scope {
     extract: Vec<Extractor>,
     checks: Vec<Check>,
     ignore_status: bool,
+    /// What a failed sampler in scope does beside its thread group's policy (Result Status
+    /// Action Handler).
+    on_error: flow::StopKind,
     /// Steps to run after each sampler in scope (post-processors that write files).
     after: Vec<Step>,
     /// Steps to run where the scope starts (data files, counters, random variables, user
@@ -317,7 +321,8 @@ const SCOPE_FAMILIES: [&[(&str, ScopeFn)]; 7] = [
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [&[(&str, StepsFn)]; 3] = [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS];
+const STEP_FAMILIES: [&[(&str, StepsFn)]; 4] =
+    [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS, synthetic::ELEMENTS];
 
 /// Samplers and controllers: the elements that make steps (the rest set up their scope).
 fn is_sampler_or_controller(class: &str) -> bool {
@@ -325,6 +330,7 @@ fn is_sampler_or_controller(class: &str) -> bool {
         || class.ends_with("SamplerProxy")
         || class.ends_with("Controller")
         || class == "TestAction"
+        || matches!(class, "InterleaveControl" | "kg.apc.jmeter.control.sampler.SetVariablesAction")
         || class == "TestFragmentController"
 }
 

@@ -267,6 +267,7 @@ impl Cx {
         req.checks = scope.checks.clone();
         req.ignore_status = scope.ignore_status;
         req.managers = scope.managers.clone();
+        req.on_error = scope.on_error;
         Ok(req)
     }
 }
