@@ -47,6 +47,8 @@ pub(super) struct VirtualUser {
     /// How long to wait after the generator ran out of file descriptors, doubling while it
     /// lasts: a user that cannot open a socket must not spin and starve the others.
     pub(super) fd_backoff: Duration,
+    /// The user's own end (a shaped workload's): no request or think time starts after it.
+    pub(super) stop_at: Option<Instant>,
     /// The scenario's `hard` stop, as this user's own child token: every request waits on it,
     /// and waiting on one token shared by all users would contend on its lock per request.
     pub(super) abandon: CancellationToken,
@@ -73,6 +75,7 @@ impl VirtualUser {
             throughput: vec![(0, 0); sh.slots.throughput as usize],
             paces: vec![None; sh.slots.paces as usize],
             fd_backoff: Duration::ZERO,
+            stop_at: None,
             abandon: ctx.hard.child_token(),
             out: Vec::new(),
             body: Vec::new(),
@@ -100,7 +103,7 @@ impl VirtualUser {
             }
             match &ops[pc] {
                 Op::Request(req) => {
-                    if ctx.stopping() {
+                    if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
                     since_wait = 0;
@@ -145,6 +148,11 @@ impl VirtualUser {
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
+                    // As a JMeter thread with a scheduled end: a wait that would end after it
+                    // stops the user at once.
+                    if self.stop_at.is_some_and(|s| Instant::now() + d > s) {
+                        return IterEnd::Cut;
+                    }
                     if !d.is_zero() {
                         since_wait = 0;
                         tokio::select! {

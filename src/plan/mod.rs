@@ -33,7 +33,7 @@ pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
 pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
 pub use template::{Template, VarId, VarTable};
-pub use workload::{ClosedWorkload, OpenWorkload, Overrides, Stage, Workload};
+pub use workload::{ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Stage, Times, Workload};
 
 use serde::Serialize;
 use std::collections::HashMap;
