@@ -26,6 +26,8 @@
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
+//! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
+//!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -53,6 +55,7 @@ mod framing;
 mod html;
 mod jmx;
 mod jmx_b;
+mod jmx_tg;
 mod labels;
 mod mock;
 mod open_model;
