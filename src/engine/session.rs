@@ -37,6 +37,8 @@ pub(crate) struct RunShared {
     pub epoch_unix_ms: u64,
     /// Users running an iteration, in every scenario.
     pub active_all: AtomicU64,
+    /// Throughput Shaping Timers' turns, by slot.
+    pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -241,6 +243,7 @@ impl ScenarioCtx {
             sample_log: None,
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),
+            pacers: Vec::new(),
         });
         Arc::new(ScenarioCtx {
             index: 0,

@@ -144,6 +144,22 @@ impl VirtualUser {
                             *last = Some(next.max(now));
                             next.saturating_duration_since(now)
                         }
+                        crate::plan::Think::Shaped { slot } => {
+                            let now = Instant::now();
+                            let turn = ctx.shared.pacers[slot as usize].lock().expect("pacer lock").turn(now);
+                            match turn {
+                                Ok(at) => at.saturating_duration_since(now),
+                                // Past its schedule the timer stops the thread group, as the plugin.
+                                Err(end) => {
+                                    tokio::select! {
+                                        _ = tokio::time::sleep(end.saturating_duration_since(now)) => {}
+                                        _ = ctx.stop.cancelled() => {}
+                                    }
+                                    ctx.stop_now();
+                                    return IterEnd::Cut;
+                                }
+                            }
+                        }
                         _ => t.draw(&mut self.vars.rng),
                     };
                     // An open-model arrival's first request is due after any think time before it.

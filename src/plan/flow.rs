@@ -224,6 +224,12 @@ pub enum Think {
         #[serde(skip)]
         slot: u32,
     },
+    /// Waits for this sample's turn in a rate schedule shared by every user of the run (JMeter's
+    /// Throughput Shaping Timer): the plan's `shapers[slot]`.
+    Shaped {
+        #[serde(skip)]
+        slot: u32,
+    },
 }
 
 impl Think {
@@ -235,6 +241,7 @@ impl Think {
             Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
             Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
             Think::Throughput { interval, .. } => !interval.is_zero(),
+            Think::Shaped { .. } => true,
         }
     }
 
@@ -276,7 +283,7 @@ impl Think {
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
             // Depends on the user's previous pass: the engine computes it.
-            Think::Throughput { .. } => Duration::ZERO,
+            Think::Throughput { .. } | Think::Shaped { .. } => Duration::ZERO,
         }
     }
 }

@@ -33,7 +33,7 @@ pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
 pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
 pub use template::{Template, VarId, VarTable};
-pub use workload::{ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Stage, Times, Workload};
+pub use workload::{ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload};
 
 use serde::Serialize;
 use std::collections::HashMap;
@@ -81,6 +81,9 @@ pub struct Plan {
     /// Per-user state slots the flows need: loop counters, once-flags, open groups.
     #[serde(skip)]
     pub slots: Slots,
+    /// Rate schedules shared by every user (Throughput Shaping Timers), by `Think::Shaped` slot.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shapers: Vec<workload::Shaper>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
@@ -419,6 +422,7 @@ impl Plan {
             tls: TlsOptions::default(),
             cookies: true,
             slots: Slots::default(),
+            shapers: Vec::new(),
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),

@@ -95,6 +95,41 @@ impl Serialize for Times {
     }
 }
 
+/// A Throughput Shaping Timer's schedule: rows of (start rate, end rate, seconds), samples a
+/// second shared by every user whose samplers it is in scope of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shaper {
+    /// The timer's name.
+    pub name: String,
+    pub rows: Vec<ShapeRow>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ShapeRow {
+    pub from: f64,
+    pub to: f64,
+    /// Whole seconds, as the plugin reads them.
+    pub secs: u64,
+}
+
+impl Shaper {
+    /// The rate for second `sec` of the schedule (from its first sample), as the plugin's
+    /// `getRPSForSecond`: the row it falls in, a row's last second included (so the schedule
+    /// has one second more than its rows' total); `None` past the end, where the plugin stops
+    /// the thread group.
+    pub fn rate_at(&self, sec: u64) -> Option<f64> {
+        let mut left = sec;
+        for r in &self.rows {
+            if left <= r.secs {
+                let rate = if r.secs == 0 { r.from } else { r.from + left as f64 * (r.to - r.from) / r.secs as f64 };
+                return Some(rate);
+            }
+            left -= r.secs;
+        }
+        None
+    }
+}
+
 /// `over × i / users`, to the nanosecond.
 pub(crate) fn spread(over: Duration, i: u64, users: u32) -> Duration {
     let ns = over.as_nanos() * u128::from(i) / u128::from(users.max(1));
@@ -433,6 +468,18 @@ mod tests {
             panic!()
         };
         assert_eq!(b.stops, Some(Times(vec![s(7); 4])));
+    }
+
+    #[test]
+    fn shaper_rates_per_second_as_the_plugin() {
+        let row = |from, to, secs| ShapeRow { from, to, secs };
+        let s = Shaper { name: "tst".into(), rows: vec![row(0.0, 10.0, 5), row(10.0, 10.0, 2)] };
+        let rates: Vec<Option<f64>> = (0..9).map(|sec| s.rate_at(sec)).collect();
+        // Second 5 is the first row's last (10/s); the second row takes 6 and 7; 8 is past.
+        assert_eq!(
+            rates,
+            [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 10.0, 10.0].map(Some).into_iter().chain([None]).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -161,3 +161,35 @@ fn arrivals_thread_groups_make_exactly_their_arrivals() {
     let (samples, _run) = run(&server, "arrivals-bounded", &arrivals, &["--duration", "1s"]);
     assert_eq!((samples, server.requests()), (10, 10));
 }
+
+#[test]
+fn throughput_shaping_timer_paces_all_thread_groups_together_then_stops_them() {
+    let _timing = crate::util::exclusive();
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    // 5 samples a second for 2 s and the row's last second: 15 turns, shared by two thread
+    // groups of 3 users looping forever; when the schedule is over, they stop.
+    let tst = r#"<kg.apc.jmeter.timers.VariableThroughputTimer guiclass="x" testclass="kg.apc.jmeter.timers.VariableThroughputTimer" testname="tst" enabled="true">
+        <collectionProp name="load_profile"><collectionProp name="1">
+          <stringProp name="1">5</stringProp><stringProp name="2">5</stringProp><stringProp name="3">2</stringProp>
+        </collectionProp></collectionProp>
+      </kg.apc.jmeter.timers.VariableThroughputTimer><hashTree/>"#;
+    let groups = [1, 2].map(|i| {
+        crate::jmx::thread_group(
+            "ThreadGroup",
+            &format!("g{i}"),
+            3,
+            0,
+            &sampler("s", "GET", &format!("/g{i}"), "", false, ""),
+        )
+        .replace(
+            r#"<stringProp name="LoopController.loops">0</stringProp>"#,
+            r#"<stringProp name="LoopController.loops">-1</stringProp>"#,
+        )
+    });
+    let started = std::time::Instant::now();
+    let (samples, _run) = run(&server, "tst", &format!("{tst}{}", groups.concat()), &[]);
+    let took = started.elapsed();
+    assert_eq!((samples, server.requests()), (15, 15));
+    assert!(server.requests_to("/g1") > 0 && server.requests_to("/g2") > 0);
+    assert!((2.5..8.0).contains(&took.as_secs_f64()), "{took:?}");
+}

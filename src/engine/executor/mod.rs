@@ -8,6 +8,7 @@ pub(crate) mod closed;
 pub(crate) mod open;
 pub(crate) mod schedule;
 pub(crate) mod shaped;
+pub(crate) mod shaping;
 
 use super::segment::Segment;
 use super::session::ScenarioCtx;

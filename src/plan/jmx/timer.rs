@@ -1,5 +1,6 @@
 //! Timers: think times before each sampler in their scope (constant, uniform, Gaussian,
-//! Poisson) and the constant throughput timer's pacing.
+//! Poisson), the constant throughput timer's pacing, and the Throughput Shaping Timer's rate
+//! schedule shared by every user.
 
 use super::*;
 
@@ -10,6 +11,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("ConstantThroughputTimer", Cx::constant_throughput_timer),
     ("GaussianRandomTimer", Cx::random_timer),
     ("PoissonRandomTimer", Cx::random_timer),
+    ("kg.apc.jmeter.timers.VariableThroughputTimer", Cx::shaping_timer),
 ];
 
 impl Cx {
@@ -44,6 +46,50 @@ impl Cx {
                 _ => (Status::Partial, format!("{per_minute} samples a minute shared by the active users of the thread group (JMeter's shared modes spread it differently)")),
             };
         self.report(c, depth, status, note);
+        Ok(())
+    }
+
+    /// The Throughput Shaping Timer: rows of (start rate, end rate, seconds); each sampler in
+    /// its scope waits for its turn in the rate of the current second, one schedule shared by
+    /// every user of every thread group it is in; past the schedule the thread group stops.
+    pub(super) fn shaping_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let mut rows = Vec::new();
+        let mut notes = Vec::new();
+        for row in c.collection("load_profile").unwrap_or_default() {
+            let Value::Collection(cells) = &row.value else { continue };
+            let cells = texts(cells);
+            if cells.len() < 3 {
+                return Err(
+                    self.err(c, "a Throughput Shaping Timer row needs a start rate, an end rate and a duration")
+                );
+            }
+            // As the plugin reads its cells: a rate that is not a number is 0, and so is a
+            // duration that is not a whole number of seconds.
+            let mut value = |cx: &mut Cx, raw: &str, what: &str, whole: bool| -> Result<f64, Error> {
+                let v = cx.expand(c, raw)?;
+                let n =
+                    if whole { v.trim().parse::<i64>().map(|n| n as f64).ok() } else { v.trim().parse::<f64>().ok() };
+                Ok(n.filter(|n| n.is_finite()).unwrap_or_else(|| {
+                    notes.push(format!("{what} `{v}` is taken as 0, as the plugin does"));
+                    0.0
+                }))
+            };
+            let from = value(self, &cells[0], "start rate", false)?;
+            let to = value(self, &cells[1], "end rate", false)?;
+            let secs = value(self, &cells[2], "duration", true)?;
+            self.secs(c, secs, "duration")?;
+            rows.push(workload::ShapeRow { from, to, secs: secs.max(0.0) as u64 });
+        }
+        let total: u64 = rows.iter().map(|r| r.secs).sum();
+        let slot = self.b.shaper(c.line, Shaper { name: c.name.clone(), rows });
+        s.timers.push(Think::Shaped { slot });
+        let mut note = format!(
+            "samples of all users follow the rate schedule ({total} s, and its last second); then the thread group stops"
+        );
+        if !notes.is_empty() {
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        self.report(c, depth, Status::Supported, note);
         Ok(())
     }
 
