@@ -39,6 +39,8 @@ pub(crate) struct RunShared {
     pub active_all: AtomicU64,
     /// Throughput Shaping Timers' turns, by slot.
     pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
+    /// Timers evaluated while the test runs, by slot.
+    pub timers: Vec<crate::plan::flow::TimerExpr>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -244,6 +246,7 @@ impl ScenarioCtx {
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),
             pacers: Vec::new(),
+            timers: Vec::new(),
         });
         Arc::new(ScenarioCtx {
             index: 0,

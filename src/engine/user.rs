@@ -160,6 +160,12 @@ impl VirtualUser {
                                 }
                             }
                         }
+                        crate::plan::Think::Timed { slot } => {
+                            let e = &ctx.shared.timers[slot as usize];
+                            let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));
+                            let range = crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.vars));
+                            e.kind.think(delay, range).draw(&mut self.vars.rng)
+                        }
                         _ => t.draw(&mut self.vars.rng),
                     };
                     // An open-model arrival's first request is due after any think time before it.

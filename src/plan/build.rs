@@ -72,6 +72,7 @@ pub struct Builder {
     slots: Slots,
     /// Throughput Shaping Timers, with the key of the element each was read from.
     shapers: Vec<(usize, Shaper)>,
+    timers: Vec<super::flow::TimerExpr>,
     data: Vec<DataSpec>,
     writers: Vec<WriterSpec>,
     result_files: Vec<PathBuf>,
@@ -214,6 +215,12 @@ impl Builder {
         self.shapers.len() as u32 - 1
     }
 
+    /// The slot of a timer evaluated while the test runs.
+    pub fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
+        self.timers.push(timer);
+        self.timers.len() as u32 - 1
+    }
+
     /// Adds a scenario; scenarios run (within their phase) in the order added.
     pub fn scenario(&mut self, scenario: Scenario) {
         self.scenarios.push(scenario);
@@ -236,6 +243,7 @@ impl Builder {
         plan.checks = self.checks;
         plan.slots = self.slots;
         plan.shapers = self.shapers.into_iter().map(|(_, s)| s).collect();
+        plan.timers = self.timers;
         plan.fold_constants();
         plan
     }

@@ -84,6 +84,9 @@ pub struct Plan {
     /// Rate schedules shared by every user (Throughput Shaping Timers), by `Think::Shaped` slot.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shapers: Vec<workload::Shaper>,
+    /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
+    #[serde(skip)]
+    pub timers: Vec<flow::TimerExpr>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
@@ -423,6 +426,7 @@ impl Plan {
             cookies: true,
             slots: Slots::default(),
             shapers: Vec::new(),
+            timers: Vec::new(),
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),

@@ -193,3 +193,28 @@ fn throughput_shaping_timer_paces_all_thread_groups_together_then_stops_them() {
     assert!(server.requests_to("/g1") > 0 && server.requests_to("/g2") > 0);
     assert!((2.5..8.0).contains(&took.as_secs_f64()), "{took:?}");
 }
+
+#[test]
+fn timer_values_set_at_run_time_are_rendered_per_sample_and_a_non_number_is_zero() {
+    let _timing = crate::util::exclusive();
+    // The delay comes from the previous response: unset in the first iteration (JMeter then
+    // reads `${delay}`, not a number: 0), then the body's value.
+    let children = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="d" enabled="true">
+          <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+          <stringProp name="RegexExtractor.refname">delay</stringProp>
+          <stringProp name="RegexExtractor.regex">(\w+)</stringProp>
+          <stringProp name="RegexExtractor.template">$1$</stringProp>
+          <stringProp name="RegexExtractor.match_number">1</stringProp>
+        </RegexExtractor><hashTree/>
+        <ConstantTimer guiclass="ConstantTimerGui" testclass="ConstantTimer" testname="wait" enabled="true">
+          <stringProp name="ConstantTimer.delay">${delay}</stringProp></ConstantTimer><hashTree/>"#;
+    let g = crate::jmx::thread_group("ThreadGroup", "g", 1, 5, &sampler("s", "GET", "/d", "", false, children));
+    for (body, min, max) in [("300", 1.2, 4.0), ("abc", 0.0, 1.0)] {
+        let server = TestServer::builder().default_route(Route::ok().body(body)).start();
+        let started = std::time::Instant::now();
+        let (samples, _run) = run(&server, "timer-expr", &g, &[]);
+        let took = started.elapsed().as_secs_f64();
+        assert_eq!((samples, server.requests()), (5, 5));
+        assert!((min..max).contains(&took), "{body}: {took}");
+    }
+}

@@ -3,6 +3,7 @@
 //! schedule shared by every user.
 
 use super::*;
+use crate::plan::flow::{TimerExpr, TimerKind};
 
 /// The timers, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -16,19 +17,65 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
 
 impl Cx {
     pub(super) fn constant_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let ms: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-        s.timers.push(Think::Constant(self.millis(c, ms, "delay")?));
-        self.report(c, depth, Status::Supported, "a think time before each sampler in scope");
-        Ok(())
+        self.kind_timer(c, s, depth, TimerKind::Constant, "a think time before each sampler in scope")
     }
 
     pub(super) fn uniform_random_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-        let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
-        let min = self.millis(c, offset, "delay")?;
-        let max = self.millis(c, offset + range.max(0.0), "delay + range")?;
-        s.timers.push(Think::Uniform { min, max });
-        self.report(c, depth, Status::Supported, "a uniform think time before each sampler in scope");
+        self.kind_timer(c, s, depth, TimerKind::Uniform, "a uniform think time before each sampler in scope")
+    }
+
+    /// A constant or random timer: its delay (whole ms) and range (ms) as JMeter reads them, a
+    /// value that is not a number being 0. Values with a variable set while the test runs are
+    /// rendered before each sample, as JMeter evaluates them, instead of refusing the plan.
+    fn kind_timer(&mut self, c: &El, s: &mut Scope, depth: usize, kind: TimerKind, what: &str) -> Result<(), Error> {
+        let delay_raw = c.text("ConstantTimer.delay").unwrap_or("0").to_string();
+        let range_raw = if kind == TimerKind::Constant {
+            "0".to_string()
+        } else {
+            c.text("RandomTimer.range").unwrap_or("0").to_string()
+        };
+        let (delay, range) = match (self.expand(c, &delay_raw), self.expand(c, &range_raw)) {
+            (Ok(d), Ok(r)) => (d, r),
+            _ => {
+                let (delay, range) = (self.tmpl(c, &delay_raw)?, self.tmpl(c, &range_raw)?);
+                let slot = self.b.timer(TimerExpr { kind, delay, range });
+                s.timers.push(Think::Timed { slot });
+                let note = format!(
+                    "{what}; its values are rendered before each sample, one that is not a number being 0 (as JMeter)"
+                );
+                self.report(c, depth, Status::Supported, note);
+                return Ok(());
+            }
+        };
+        let mut notes = Vec::new();
+        let mut ms = |cx: &mut Cx, v: &str, name: &str, whole: bool| -> Result<f64, Error> {
+            let t = v.trim();
+            if let Ok(n) = t.parse::<i64>() {
+                return Ok(n as f64);
+            }
+            match t.parse::<f64>() {
+                // Beyond a year (or NaN): a plan error, as other times (#11).
+                Ok(n) if !n.is_finite() || n.abs() > MAX_DURATION.as_millis() as f64 => {
+                    cx.millis(c, n, name).map(|_| 0.0)
+                }
+                Ok(n) if !whole => Ok(n),
+                _ => {
+                    notes.push(format!(
+                        "{name} `{v}` is not {}: 0, as JMeter",
+                        if whole { "a whole number" } else { "a number" }
+                    ));
+                    Ok(0.0)
+                }
+            }
+        };
+        let delay = ms(self, &delay, "delay", true)?;
+        let range = ms(self, &range, "range", false)?;
+        if kind != TimerKind::Constant {
+            self.millis(c, delay + range.max(0.0), "delay + range")?;
+        }
+        s.timers.push(kind.think(delay as i64, range));
+        let note = if notes.is_empty() { what.to_string() } else { format!("{what}; {}", notes.join("; ")) };
+        self.report(c, depth, Status::Supported, note);
         Ok(())
     }
 
@@ -95,15 +142,29 @@ impl Cx {
 
     /// Gaussian and Poisson random timers.
     pub(super) fn random_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-        let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
-        let (offset, deviation) = (self.millis(c, offset, "delay")?, self.millis(c, range, "range")?);
-        s.timers.push(if c.class == "GaussianRandomTimer" {
-            Think::Gaussian { offset, deviation }
-        } else {
-            Think::Poisson { offset, lambda_ms: deviation.as_secs_f64() * 1000.0 }
-        });
-        self.report(c, depth, Status::Supported, "a random think time before each sampler in scope");
-        Ok(())
+        let kind = if c.class == "GaussianRandomTimer" { TimerKind::Gaussian } else { TimerKind::Poisson };
+        self.kind_timer(c, s, depth, kind, "a random think time before each sampler in scope")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::flow::{Think, TimerKind};
+    use std::time::Duration;
+
+    /// As JMeter's `getPropertyAsLong`/`getPropertyAsDouble`: a delay that is not a whole
+    /// number and a range that is not a number are 0.
+    #[test]
+    fn values_that_are_not_numbers_are_zero() {
+        assert_eq!(TimerKind::delay_of(" 250 "), 250);
+        assert_eq!((TimerKind::delay_of("1.5"), TimerKind::delay_of("${delay}"), TimerKind::delay_of("")), (0, 0, 0));
+        assert_eq!(
+            (TimerKind::range_of("2.5"), TimerKind::range_of("abc"), TimerKind::range_of("NaN")),
+            (2.5, 0.0, 0.0)
+        );
+        let ms = Duration::from_millis;
+        assert_eq!(TimerKind::Constant.think(-5, 0.0), Think::Constant(Duration::ZERO));
+        assert_eq!(TimerKind::Uniform.think(100, 50.0), Think::Uniform { min: ms(100), max: ms(150) });
+        assert_eq!(TimerKind::Poisson.think(10, 20.0), Think::Poisson { offset: ms(10), lambda_ms: 20.0 });
     }
 }
