@@ -266,7 +266,7 @@ impl Workload {
                 if let Some(n) = w.iterations {
                     s.push_str(&format!(", {n} iterations per user"));
                 }
-                if w.renew {
+                if w.renew && w.iterations.is_some() {
                     s.push_str(", a user done is replaced");
                 }
                 s

@@ -227,19 +227,14 @@ impl Cx {
                 stops.push(ms(end as i64));
             }
         }
-        if count == 0 {
-            return Err(self.err(tg, "the Ultimate Thread Group has no rows"));
-        }
         let iterations = self.loops(tg)?;
-        self.report(
-            tg,
-            1,
-            Status::Supported,
-            format!(
-                "{} users in {count} row(s), each started, held and stopped on the plugin's schedule",
-                starts.len()
-            ),
-        );
+        let note = if count == 0 {
+            // The plugin counts its threads from the rows: none, no thread.
+            "no rows: starts no thread, as in JMeter".to_string()
+        } else {
+            format!("{} users in {count} row(s), each started, held and stopped on the plugin's schedule", starts.len())
+        };
+        self.report(tg, 1, Status::Supported, note);
         Ok(shaped(starts, Some(stops), iterations))
     }
 
@@ -588,6 +583,9 @@ mod tests {
         assert_eq!(secs(w.stops.as_ref().unwrap()), [23.0, 22.0, 21.0, 20.0, 2.0]);
         // One scenario for the whole group, as one thread group.
         assert_eq!(load(ULTIMATE, &inside).unwrap().scenarios.len(), 1);
+        // No rows: no thread (the plan then has none to run), not a plan error of its own.
+        let e = load(ULTIMATE, r#"<collectionProp name="ultimatethreadgroupdata"/>"#).unwrap_err();
+        assert!(e.to_string().contains("no enabled thread group with threads"), "{e}");
     }
 
     #[test]
