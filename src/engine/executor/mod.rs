@@ -67,8 +67,9 @@ impl<F: Fn(u64) -> U + Send + Sync + 'static, U: User> Users for F {
 /// request starts after it (JMeter's scheduler); a shaped one's users each stop at their own
 /// time. An open scenario, or a shaped one whose users finish their iteration, ends when its
 /// schedule runs out: every iteration already started runs to its end, so each arrival is
-/// either a sample or a dropped iteration. Either way, requests still in flight after `graceful_stop` are
-/// abandoned and recorded as `aborted` samples. An interrupt stops both at once.
+/// either a sample or a dropped iteration. Either way, requests still in flight after
+/// `graceful_stop` are abandoned and recorded as `aborted` samples. An interrupt stops both at
+/// once.
 pub(crate) async fn run_scenario<F: Users>(
     ctx: Arc<ScenarioCtx>,
     workload: Workload,
