@@ -127,6 +127,8 @@ pub async fn run(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64),
         active_all: AtomicU64::new(0),
+        timers: plan.timers.clone(),
+        pacers: plan.shapers.iter().map(|s| std::sync::Mutex::new(executor::shaping::Pacer::new(s.clone()))).collect(),
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());

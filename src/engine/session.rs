@@ -43,6 +43,10 @@ pub(crate) struct RunShared {
     pub epoch_unix_ms: u64,
     /// Users running an iteration, in every scenario.
     pub active_all: AtomicU64,
+    /// Throughput Shaping Timers' turns, by slot.
+    pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
+    /// Timers evaluated while the test runs, by slot.
+    pub timers: Vec<crate::plan::flow::TimerExpr>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -250,6 +254,8 @@ impl ScenarioCtx {
             sample_log: None,
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),
+            pacers: Vec::new(),
+            timers: Vec::new(),
         });
         Arc::new(ScenarioCtx {
             index: 0,

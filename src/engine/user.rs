@@ -49,6 +49,8 @@ pub(super) struct VirtualUser {
     /// How long to wait after the generator ran out of file descriptors, doubling while it
     /// lasts: a user that cannot open a socket must not spin and starve the others.
     pub(super) fd_backoff: Duration,
+    /// The user's own end (a shaped workload's): no request or think time starts after it.
+    pub(super) stop_at: Option<Instant>,
     /// The scenario's `hard` stop, as this user's own child token: every request waits on it,
     /// and waiting on one token shared by all users would contend on its lock per request.
     pub(super) abandon: CancellationToken,
@@ -76,6 +78,7 @@ impl VirtualUser {
             throughput: vec![(0, 0); sh.slots.throughput as usize],
             paces: vec![None; sh.slots.paces as usize],
             fd_backoff: Duration::ZERO,
+            stop_at: None,
             abandon: ctx.hard.child_token(),
             out: Vec::new(),
             body: Vec::new(),
@@ -121,7 +124,7 @@ impl VirtualUser {
             }
             match &ops[pc] {
                 op @ (Op::Request(_) | Op::Sample(_)) => {
-                    if ctx.stopping() {
+                    if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
                     let start = match due.take() {
@@ -184,10 +187,37 @@ impl VirtualUser {
                             *last = Some(next.max(now));
                             next.saturating_duration_since(now)
                         }
+                        crate::plan::Think::Shaped { slot } => {
+                            let now = Instant::now();
+                            let turn = ctx.shared.pacers[slot as usize].lock().expect("pacer lock").turn(now);
+                            match turn {
+                                Ok(at) => at.saturating_duration_since(now),
+                                // Past its schedule the timer stops the thread group, as the plugin.
+                                Err(end) => {
+                                    tokio::select! {
+                                        _ = tokio::time::sleep(end.saturating_duration_since(now)) => {}
+                                        _ = ctx.stop.cancelled() => {}
+                                    }
+                                    ctx.stop_now();
+                                    return IterEnd::Cut;
+                                }
+                            }
+                        }
+                        crate::plan::Think::Timed { slot } => {
+                            let e = &ctx.shared.timers[slot as usize];
+                            let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));
+                            let range = crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.vars));
+                            e.kind.think(delay, range).draw(&mut self.vars.rng)
+                        }
                         _ => t.draw(&mut self.vars.rng),
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
+                    // As a JMeter thread with a scheduled end: a wait that would end after it
+                    // stops the user at once.
+                    if self.stop_at.is_some_and(|s| Instant::now() + d > s) {
+                        return IterEnd::Cut;
+                    }
                     if !d.is_zero() {
                         since_wait = 0;
                         tokio::select! {

@@ -283,6 +283,65 @@ pub enum Think {
         #[serde(skip)]
         slot: u32,
     },
+    /// Waits for this sample's turn in a rate schedule shared by every user of the run (JMeter's
+    /// Throughput Shaping Timer): the plan's `shapers[slot]`.
+    Shaped {
+        #[serde(skip)]
+        slot: u32,
+    },
+    /// A timer whose values are known only while the test runs: the plan's `timers[slot]`,
+    /// evaluated before each sampler in its scope.
+    Timed {
+        #[serde(skip)]
+        slot: u32,
+    },
+}
+
+/// The kinds of random timer: how a delay and a range make a think time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimerKind {
+    Constant,
+    Uniform,
+    Gaussian,
+    Poisson,
+}
+
+/// A JMeter timer whose delay or range has a run-time expression (`${delay}`): each sample
+/// renders them; as JMeter's `getPropertyAsLong`/`getPropertyAsDouble`, a value that is not a
+/// number is 0 (the delay must be a whole number of ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimerExpr {
+    pub kind: TimerKind,
+    pub delay: Template,
+    pub range: Template,
+}
+
+impl TimerKind {
+    /// The think time of a delay (ms, whole) and a range (ms), as the timer of this kind.
+    pub fn think(self, delay_ms: i64, range_ms: f64) -> Think {
+        let ms = |v: f64| Duration::from_secs_f64((v.max(0.0) / 1000.0).min(super::MAX_DURATION.as_secs_f64()));
+        let delay = delay_ms as f64;
+        let range = if range_ms.is_finite() { range_ms } else { 0.0 };
+        match self {
+            TimerKind::Constant => Think::Constant(ms(delay)),
+            // |random × range + delay|, drawn within [delay, delay + range] (a negative range
+            // or delay as the absolute value of that draw is not kept apart here).
+            TimerKind::Uniform => Think::Uniform { min: ms(delay), max: ms(delay + range.max(0.0)) },
+            TimerKind::Gaussian => Think::Gaussian { offset: ms(delay), deviation: ms(range) },
+            TimerKind::Poisson => Think::Poisson { offset: ms(delay), lambda_ms: range.max(0.0) },
+        }
+    }
+
+    /// The value of a timer's delay text as JMeter reads it: a whole number, else 0.
+    pub fn delay_of(text: &str) -> i64 {
+        text.trim().parse().unwrap_or(0)
+    }
+
+    /// The value of a timer's range text as JMeter reads it: a number, else 0.
+    pub fn range_of(text: &str) -> f64 {
+        text.trim().parse::<f64>().ok().filter(|r| r.is_finite()).unwrap_or(0.0)
+    }
 }
 
 impl Think {
@@ -294,6 +353,7 @@ impl Think {
             Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
             Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
             Think::Throughput { interval, .. } => !interval.is_zero(),
+            Think::Shaped { .. } | Think::Timed { .. } => true,
         }
     }
 
@@ -335,7 +395,7 @@ impl Think {
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
             // Depends on the user's previous pass: the engine computes it.
-            Think::Throughput { .. } => Duration::ZERO,
+            Think::Throughput { .. } | Think::Shaped { .. } | Think::Timed { .. } => Duration::ZERO,
         }
     }
 }

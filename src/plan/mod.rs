@@ -35,7 +35,7 @@ pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
 pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
 pub use template::{Template, VarId, VarTable};
-pub use workload::{ClosedWorkload, OpenWorkload, Overrides, Stage, Workload};
+pub use workload::{ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload};
 
 use serde::Serialize;
 use std::collections::HashMap;
@@ -86,6 +86,12 @@ pub struct Plan {
     /// Per-user state slots the flows need: loop counters, once-flags, open groups.
     #[serde(skip)]
     pub slots: Slots,
+    /// Rate schedules shared by every user (Throughput Shaping Timers), by `Think::Shaped` slot.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shapers: Vec<workload::Shaper>,
+    /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
+    #[serde(skip)]
+    pub timers: Vec<flow::TimerExpr>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
@@ -425,6 +431,8 @@ impl Plan {
             cookies: true,
             managers: Default::default(),
             slots: Slots::default(),
+            shapers: Vec::new(),
+            timers: Vec::new(),
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),

@@ -34,6 +34,8 @@
 //!   connection per host per user.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
+//! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
+//!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -64,6 +66,7 @@ mod jmx_b;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_c;
+mod jmx_tg;
 mod labels;
 mod mock;
 mod open_model;
