@@ -63,7 +63,7 @@ pub enum Slot {
 }
 
 /// Collects what a reader reads and makes the [`Plan`]. See the module doc for its use.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Builder {
     /// What templates compile against: properties, variables, counters, secrets read.
     pub sym: Symbols,

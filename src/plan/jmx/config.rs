@@ -95,7 +95,7 @@ impl Cx {
                 for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     self.b.sym.vars.assign(name);
                 }
-                self.report(c, depth, Status::Partial, format!("cannot be read now: {e}"))
+                self.cannot_read_now(c, depth, e)
             }
             Err(e) => return Err(e),
         };

@@ -46,19 +46,56 @@ pub struct Options {
     pub lenient_files: bool,
 }
 
+/// What reading a `.jmx` found: every element with its status, every problem, and the plan
+/// when there is none.
+#[derive(Debug)]
+pub struct Inspection {
+    /// Every element of the plan, in file order, with what became of it.
+    pub elements: Vec<ElementReport>,
+    /// Every reason the plan cannot run (each naming file, line and element), in file order.
+    pub problems: Vec<Error>,
+    /// Files the plan reads that cannot be read now (with `lenient_files`): what `run` needs.
+    pub needs: Vec<Error>,
+    /// The plan, when there is no problem.
+    pub plan: Option<Plan>,
+}
+
+impl Inspection {
+    /// The plan, or one error that lists every problem (and every file that cannot be read).
+    pub fn into_result(self) -> Result<(Plan, Vec<ElementReport>), Error> {
+        match self.plan {
+            Some(plan) if self.problems.is_empty() => Ok((plan, self.elements)),
+            _ => Err(Error::combine(self.problems)),
+        }
+    }
+}
+
 /// Reads a `.jmx` text. `path` is where it came from (relative files are read from its
-/// directory). Returns the plan and the report of every element.
+/// directory). Returns the plan and the report of every element, or one error listing every
+/// problem the plan has.
 pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<ElementReport>), Error> {
+    inspect(text, path, opts).into_result()
+}
+
+/// Reads a `.jmx` text to the end whatever it finds: each element that cannot be read is
+/// reported with its error and the walk goes on, so that every element and every problem is
+/// known at once (`stampede check`).
+pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
     // A byte-order mark (Windows editors write one) is not part of the document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let top = tree::parse(text).map_err(|e| {
-        let mut loc = Location::file(path);
-        loc.line = Some(e.line);
-        loc.column = Some(e.column);
-        Error::new(ErrorKind::Syntax, loc, format!("malformed XML: {}", e.message))
-    })?;
+    let top = match tree::parse(text) {
+        Ok(top) => top,
+        Err(e) => {
+            let mut loc = Location::file(path);
+            loc.line = Some(e.line);
+            loc.column = Some(e.column);
+            let e = Error::new(ErrorKind::Syntax, loc, format!("malformed XML: {}", e.message));
+            return Inspection { elements: Vec::new(), problems: vec![e], needs: Vec::new(), plan: None };
+        }
+    };
     let Some(test_plan) = top.iter().find(|e| e.class == "TestPlan") else {
-        return Err(Error::invalid(Location::file(path), "no TestPlan element: not a JMeter test plan"));
+        let e = Error::invalid(Location::file(path), "no TestPlan element: not a JMeter test plan");
+        return Inspection { elements: Vec::new(), problems: vec![e], needs: Vec::new(), plan: None };
     };
     let mut cx = Cx {
         file: path.to_path_buf(),
@@ -68,65 +105,94 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
         skip: opts.skip_unsupported,
         lenient: opts.lenient_files,
         unsupported: Vec::new(),
+        errors: Vec::new(),
+        needs: Vec::new(),
+        inert: 0,
+        last: None,
         root: test_plan.clone(),
         expanding: 0,
     };
-    cx.variables(test_plan)?;
-    let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
-    let mut plan_note = "user-defined variables become plan variables".to_string();
-    if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
-        plan_note.push_str("; thread groups run one after another");
+    let plan = cx.plan(test_plan, path);
+    let mut problems = std::mem::take(&mut cx.errors);
+    let n = cx.unsupported.len();
+    for (i, (line, element, message)) in cx.unsupported.iter().enumerate() {
+        let mut loc = Location::file(path).element(element.clone());
+        loc.line = Some(*line);
+        // The way out, once, after the last.
+        let hint = if i + 1 == n { "; --skip-unsupported runs without the unsupported elements" } else { "" };
+        problems.push(Error::invalid(loc, format!("{message}{hint}")));
     }
-    let has_teardown = test_plan.children.iter().any(|c| c.enabled && c.class == "PostThreadGroup");
-    let plan_status = if has_teardown && test_plan.flag("TestPlan.tearDown_on_shutdown") == Some(true) {
-        plan_note.push_str("; tearDown thread groups do not run after a stop (JMeter's `tearDown_on_shutdown`)");
-        Status::Partial
-    } else {
-        Status::Supported
-    };
-    cx.report(test_plan, 0, plan_status, plan_note);
-    cx.thread_groups(test_plan, &plan_scope)?;
-    if let Some(first) = cx.unsupported.first() {
-        let more =
-            if cx.unsupported.len() > 1 { format!(" (and {} more)", cx.unsupported.len() - 1) } else { String::new() };
-        let mut loc = Location::file(path).element(first.1.clone());
-        loc.line = Some(first.0);
-        return Err(Error::invalid(
-            loc,
-            format!("{}{more}; `stampede check` lists every element; --skip-unsupported runs without them", first.2),
-        ));
+    problems.sort_by_key(|e| e.location.line.unwrap_or(0));
+    if problems.is_empty() && plan.is_none() {
+        // The walk ended without a plan: the reason is its last error.
+        problems.extend(cx.last.take());
     }
-    if cx.b.scenarios().is_empty() {
-        return Err(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
-    }
-    if !opts.lenient_files && !cx.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
-        return Err(Error::invalid(Location::file(path), "no thread group sends a request"));
-    }
-    // JMeter's thread keeps the outcome of its last sample in a variable, `true` at the start.
-    let last_ok = cx.b.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
-        cx.b.sym.vars.define(LAST_SAMPLE_OK, "true".into());
-        cx.b.sym.vars.assign(LAST_SAMPLE_OK)
-    });
-    // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
-    while let Some((_, msg)) = cx.b.sym.vars.undefined() {
-        let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
-        if name.is_empty() {
-            break;
+    let mut elements = cx.report;
+    elements.sort_by_key(|r| r.line);
+    let plan = if problems.is_empty() { plan } else { None };
+    Inspection { elements, problems, needs: cx.needs, plan }
+}
+
+impl Cx {
+    /// Walks the test plan; `None` when a problem leaves no plan to make.
+    fn plan(&mut self, test_plan: &El, path: &Path) -> Option<Plan> {
+        if let Err(e) = self.variables(test_plan) {
+            self.failed(test_plan, 0, e);
         }
-        cx.b.sym.vars.define(&name, format!("${{{name}}}"));
+        let plan_scope = self.scope_of(&test_plan.children, &Scope::default(), 1).unwrap_or_default();
+        let mut plan_note = "user-defined variables become plan variables".to_string();
+        if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
+            plan_note.push_str("; thread groups run one after another");
+        }
+        let has_teardown = test_plan.children.iter().any(|c| c.enabled && c.class == "PostThreadGroup");
+        let plan_status = if has_teardown && test_plan.flag("TestPlan.tearDown_on_shutdown") == Some(true) {
+            plan_note.push_str("; tearDown thread groups do not run after a stop (JMeter's `tearDown_on_shutdown`)");
+            Status::Partial
+        } else {
+            Status::Supported
+        };
+        if !self.report.iter().any(|r| r.line == test_plan.line && r.class == test_plan.class) {
+            self.report(test_plan, 0, plan_status, plan_note);
+        }
+        if let Err(e) = self.thread_groups(test_plan, &plan_scope) {
+            self.failed(test_plan, 0, e);
+        }
+        if !self.errors.is_empty() || !self.unsupported.is_empty() {
+            return None;
+        }
+        if self.b.scenarios().is_empty() {
+            self.last = Some(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
+            return None;
+        }
+        if !self.lenient && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
+            self.last = Some(Error::invalid(Location::file(path), "no thread group sends a request"));
+            return None;
+        }
+        // JMeter's thread keeps the outcome of its last sample in a variable, `true` at the start.
+        let last_ok = self.b.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
+            self.b.sym.vars.define(LAST_SAMPLE_OK, "true".into());
+            self.b.sym.vars.assign(LAST_SAMPLE_OK)
+        });
+        // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
+        while let Some((_, msg)) = self.b.sym.vars.undefined() {
+            let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
+            if name.is_empty() {
+                break;
+            }
+            self.b.sym.vars.define(&name, format!("${{{name}}}"));
+        }
+        let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
+            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
+        } else {
+            test_plan.name.clone()
+        };
+        let b = std::mem::take(&mut self.b);
+        let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
+        plan.cookies = self.cookies;
+        plan.last_ok = last_ok;
+        plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
+        Some(plan)
     }
-    let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
-        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
-    } else {
-        test_plan.name.clone()
-    };
-    let mut plan = cx.b.finish(plan_name, Some(path.to_path_buf()));
-    plan.cookies = cx.cookies;
-    plan.last_ok = last_ok;
-    plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
-    let mut report = cx.report;
-    report.sort_by_key(|r| r.line);
-    Ok((plan, report))
 }
 
 /// What applies to the samplers below a point of the tree.
@@ -164,6 +230,15 @@ struct Cx {
     expanding: usize,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
+    /// The error of each element that cannot be read as it is, in walk order.
+    errors: Vec<Error>,
+    /// Files that cannot be read now (`lenient`): what a run needs.
+    needs: Vec<Error>,
+    /// Inside how many elements that do not run (unsupported or skipped) the walk is: their
+    /// children are read to be listed, and what they make is dropped.
+    inert: usize,
+    /// Why the walk made no plan, when no element is to blame.
+    last: Option<Error>,
 }
 
 impl Cx {
@@ -248,15 +323,23 @@ impl Cx {
     }
 
     /// Reads one scope element by its class, from the family tables.
+    /// An element that cannot be read is reported with its error, and the walk goes on.
     fn scope_element(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        match SCOPE_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        let before = self.report.len();
+        let read = match SCOPE_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, s, depth),
             None if script::is_script(&c.class) => self.script(c, s, depth),
             None => {
                 self.unsupported(c, depth, "this element is not known to stampede");
                 Ok(())
             }
+        };
+        if let Err(e) = read {
+            self.failed(c, depth, e);
         }
+        let outer = s.clone();
+        self.list_if_inert(c, &outer, depth, before);
+        Ok(())
     }
 
     /// The steps of a controller's children, with its scope.
@@ -277,14 +360,41 @@ impl Cx {
     }
 
     /// Reads one sampler or controller by its class, from the family tables.
+    /// One that cannot be read is reported with its error and makes no step; the walk goes on.
     fn sampler_or_controller(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
-        match STEP_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        let before = self.report.len();
+        let read = match STEP_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, scope, depth),
             None => {
                 self.unsupported(c, depth, "this controller or sampler is not supported");
                 Ok(Vec::new())
             }
+        };
+        let steps = read.unwrap_or_else(|e| {
+            self.failed(c, depth, e);
+            Vec::new()
+        });
+        self.list_if_inert(c, scope, depth, before);
+        Ok(steps)
+    }
+
+    /// Lists the children of an element that does not run (unsupported, skipped or in error)
+    /// when reading it did not: each is read for its status, and what they make is dropped.
+    fn list_if_inert(&mut self, c: &El, scope: &Scope, depth: usize, before: usize) {
+        let new = &self.report[before.min(self.report.len())..];
+        let inert = new
+            .iter()
+            .any(|r| r.line == c.line && matches!(r.status, Status::Unsupported | Status::Skipped | Status::Error));
+        if !inert || c.children.is_empty() || new.iter().any(|r| r.depth > depth) {
+            return;
         }
+        let kept = self.b.clone();
+        let kept_cookies = self.cookies;
+        self.inert += 1;
+        let _ = self.controller_body(&c.children, scope, depth + 1);
+        self.inert -= 1;
+        self.b = kept;
+        self.cookies = kept_cookies;
     }
 }
 

@@ -66,9 +66,23 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let req = match self.http_request(c, &own) {
+            Ok(r) if r.target.host.is_empty() && r.origin.is_none() && !r.path.is_dynamic(&self.b.sym.vars) => {
+                self.report(
+                    c,
+                    depth,
+                    Status::Partial,
+                    format!(
+                        "no server name (and no HTTP Request Defaults give one): each sample fails unsent, as in JMeter (`{}` is not a URL)",
+                        r.path.source()
+                    ),
+                );
+                steps.push(Step::Request(Box::new(r)));
+                steps.extend(own.after.iter().cloned());
+                return Ok(steps);
+            }
             Ok(r) => r,
             Err(e) if self.lenient && e.message.starts_with("cannot read") => {
-                self.report(c, depth, Status::Partial, format!("cannot be read now: {}", e.message));
+                self.cannot_read_now(c, depth, e);
                 return Ok(steps);
             }
             Err(e) => return Err(e),
@@ -102,19 +116,20 @@ impl Cx {
         let port = pick(c.text_or_empty("HTTPSampler.port"), &d.port);
         let path = pick(c.text_or_empty("HTTPSampler.path"), &d.path);
         let method = validate_method(c.text("HTTPSampler.method").unwrap_or("GET")).map_err(|m| self.err(c, m))?;
-        // Without a server name, a path made of variables must turn out to be a whole URL when
-        // it is sent (JMeter's rule); one that does not makes a failed sample.
-        let url_at_run_time = domain.trim().is_empty() && path.trim_start().starts_with("${");
-        let absolute = path.starts_with("http://") || path.starts_with("https://") || url_at_run_time;
+        // JMeter reads a port that is not a number as none: the protocol's default port.
+        let port = if !port.contains("${") && port.trim().parse::<u16>().is_err() { String::new() } else { port };
+        // Without a server name, the path must turn out to be a whole URL when it is sent
+        // (JMeter's rule); one that does not makes a failed sample, sent nowhere (JMeter's
+        // HttpClient: "URI does not specify a valid host name").
+        let literal_url = path.starts_with("http://") || path.starts_with("https://");
+        let url_at_run_time = domain.trim().is_empty() && !literal_url;
+        let absolute = literal_url || url_at_run_time;
         let (target, path_t, origin) = if url_at_run_time {
             (Target { tls: false, host: String::new(), port: 0 }, self.tmpl(c, path.trim())?, None)
         } else if absolute {
             compile_url(&path, None, &mut self.b.sym, &describe(c))
                 .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?
         } else {
-            if domain.trim().is_empty() {
-                return Err(self.err(c, "the HTTP request has no server name (and no HTTP Request Defaults give one)"));
-            }
             // Origin and path stay apart: a path that is only a variable (`${api}`) is a path.
             let port = port.trim();
             let origin = if port.is_empty() {

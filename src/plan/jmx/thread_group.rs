@@ -35,7 +35,11 @@ impl Cx {
                 continue;
             }
             let name = unique_name(&tg.name, &self.b);
-            let mut workloads = self.workloads(tg)?;
+            // A group that cannot be read is reported with its error; its children are still read.
+            let mut workloads = self.workloads(tg).unwrap_or_else(|e| {
+                self.failed(tg, 1, e);
+                Vec::new()
+            });
             // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
             workloads.retain(|w| !matches!(w, Workload::Closed(c) if c.users == 0));
             let mut steps = plan_scope.pre.clone();
@@ -58,6 +62,18 @@ impl Cx {
             }
         }
         Ok(())
+    }
+
+    /// The number of threads. One that is not a number is 0, as JMeter reads it (an int
+    /// property that does not parse): the group starts no thread. One out of range is an error.
+    fn thread_count(&mut self, tg: &El, notes: &mut Vec<String>) -> Result<u32, Error> {
+        let raw = tg.text("ThreadGroup.num_threads").unwrap_or("1");
+        let v = self.expand(tg, raw)?;
+        if v.trim().parse::<f64>().is_err() {
+            notes.push(format!("number of threads `{v}` is not a number: 0, as JMeter reads it"));
+            return Ok(0);
+        }
+        self.number(tg, raw, "number of threads")
     }
 
     pub(super) fn workloads(&mut self, tg: &El) -> Result<Vec<Workload>, Error> {
@@ -88,7 +104,9 @@ impl Cx {
                 }));
             }
             if out.is_empty() {
-                return Err(self.err(tg, "the Ultimate Thread Group has no rows"));
+                // The plugin counts the threads of its rows: none, so it starts no thread.
+                self.report(tg, 1, Status::Supported, "no rows: starts no thread, as the plugin does");
+                return Ok(out);
             }
             self.report(
                 tg,
@@ -102,8 +120,8 @@ impl Cx {
             return Ok(out);
         }
 
-        let users: u32 = self.number(tg, tg.text("ThreadGroup.num_threads").unwrap_or("1"), "number of threads")?;
         let mut notes = Vec::new();
+        let users = self.thread_count(tg, &mut notes)?;
         let ramp = self.number_or_zero(tg, tg.text("ThreadGroup.ramp_time").unwrap_or("0"), "ramp-up", &mut notes);
         let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
         let loops_raw = main.text("LoopController.loops").unwrap_or("1").to_string();

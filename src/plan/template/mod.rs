@@ -164,7 +164,7 @@ impl VarTable {
 }
 
 /// What templates may refer to while a plan loads, and what they allocate (variables, counters).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Symbols {
     pub vars: VarTable,
     /// `-J name=value` properties.
