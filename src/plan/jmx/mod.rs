@@ -454,34 +454,181 @@ mod tests {
 
     /// A plan of one thread group (`tg_props` inside it) holding `body`.
     fn plan(tg_props: &str, body: &str) -> String {
+        let get = r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.path">/</stringProp>
+        </HTTPSamplerProxy>"#;
+        groups(&group("ThreadGroup", "1", tg_props, &format!("{get}<hashTree>{body}</hashTree>")))
+    }
+
+    fn load(text: &str) -> Result<Plan, Error> {
+        read(text, Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    }
+
+    /// A plan of `groups` (thread groups with their hash trees) under a test plan.
+    fn groups(groups: &str) -> String {
         format!(
             r#"<?xml version="1.0" encoding="UTF-8"?>
 <jmeterTestPlan version="1.2">
   <hashTree>
     <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
     <hashTree>
-      <ThreadGroup testclass="ThreadGroup" testname="Users" enabled="true">
-        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
-          <stringProp name="LoopController.loops">1</stringProp>
-        </elementProp>
-        {tg_props}
-        <stringProp name="ThreadGroup.num_threads">1</stringProp>
-      </ThreadGroup>
-      <hashTree>
-        <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
-          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
-          <stringProp name="HTTPSampler.path">/</stringProp>
-        </HTTPSamplerProxy>
-        <hashTree>{body}</hashTree>
-      </hashTree>
+{groups}
     </hashTree>
   </hashTree>
 </jmeterTestPlan>"#
         )
     }
 
-    fn load(text: &str) -> Result<Plan, Error> {
-        read(text, Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    /// A thread group of `threads` (JMeter's text) with the properties `props`, holding `body`.
+    fn group(class: &str, threads: &str, props: &str, body: &str) -> String {
+        format!(
+            r#"<{class} testclass="{class}" testname="{class}" enabled="true">
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <stringProp name="LoopController.loops">1</stringProp>
+        </elementProp>
+        {props}
+        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
+      </{class}>
+      <hashTree>{body}</hashTree>"#
+        )
+    }
+
+    fn sampler(name: &str, domain: &str, port: &str, path: &str, method: &str) -> String {
+        format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <stringProp name="HTTPSampler.domain">{domain}</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">{method}</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+        )
+    }
+
+    fn inspect_text(text: &str, skip: bool) -> Inspection {
+        inspect(text, Path::new("t.jmx"), &Options { skip_unsupported: skip, ..Default::default() })
+    }
+
+    fn status_of(i: &Inspection, name: &str) -> Status {
+        i.elements
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("{name} not listed: {:?}", i.elements))
+            .status
+    }
+
+    /// #13: the walk does not stop at the first error: every element is listed, each one that
+    /// cannot be read has the status `error`, and every problem (with line and element) is
+    /// returned at once; `read` refuses the plan with one error naming them all.
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let body = [
+            sampler("bad method", "127.0.0.1", "", "/a", "GE T"),
+            sampler("fine", "127.0.0.1", "", "/b", "GET"),
+            r#"<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
+            <hashTree>"#
+                .to_string(),
+            sampler("locked", "127.0.0.1", "", "/c", "BAD METHOD"),
+            "</hashTree>".to_string(),
+        ]
+        .concat();
+        let tg = group("ThreadGroup", "1", r#"<boolProp name="ThreadGroup.scheduler">true</boolProp>"#, &body);
+        let i = inspect_text(&groups(&tg), false);
+        assert!(i.plan.is_none());
+        assert_eq!(status_of(&i, "ThreadGroup"), Status::Error);
+        assert_eq!(status_of(&i, "bad method"), Status::Error);
+        assert_eq!(status_of(&i, "fine"), Status::Supported);
+        assert_eq!(status_of(&i, "lock"), Status::Unsupported);
+        // The child of the unsupported controller is read and listed, with its own error.
+        assert_eq!(status_of(&i, "locked"), Status::Error);
+        assert_eq!(i.problems.len(), 4, "{:?}", i.problems);
+        for p in &i.problems {
+            assert!(p.location.line.is_some() && p.location.element.is_some(), "{p}");
+        }
+        let e = read(&groups(&tg), Path::new("t.jmx"), &Options::default()).unwrap_err().to_string();
+        assert!(e.starts_with("t.jmx: 4 problems:"), "{e}");
+        for want in ["\"ThreadGroup\"", "\"bad method\"", "\"lock\"", "\"locked\"", "Invalid duration"] {
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
+
+    /// #13: an unsupported thread group's children are read and listed (they do not run); with
+    /// --skip-unsupported, an error inside what is skipped does not refuse the plan.
+    #[test]
+    fn children_of_an_unsupported_thread_group_are_listed() {
+        let plugin = "com.example.FancyThreadGroup";
+        let text = groups(&format!(
+            "{}{}",
+            group(
+                plugin,
+                "3",
+                "",
+                &(sampler("inside", "127.0.0.1", "", "/x", "GET NOW")
+                    + &sampler("inside ok", "127.0.0.1", "", "/z", "GET"))
+            ),
+            group("ThreadGroup", "1", "", &sampler("outside", "127.0.0.1", "", "/y", "GET"))
+        ));
+        let i = inspect_text(&text, false);
+        assert_eq!(status_of(&i, plugin), Status::Unsupported);
+        assert_eq!(status_of(&i, "inside"), Status::Error);
+        assert_eq!(i.elements.iter().find(|r| r.name == "inside").unwrap().depth, 2);
+        assert_eq!(i.problems.len(), 2, "{:?}", i.problems);
+        let skipped = inspect_text(&text, true);
+        assert_eq!(status_of(&skipped, plugin), Status::Skipped);
+        assert_eq!(status_of(&skipped, "inside"), Status::Error);
+        let plan = skipped.plan.clone().expect("runs without the skipped group");
+        assert_eq!(plan.scenarios.len(), 1);
+        assert!(!plan.labels.iter().any(|l| l.starts_with("inside")), "what the skipped group made is dropped");
+        assert_eq!(status_of(&skipped, "inside ok"), Status::Supported);
+    }
+
+    /// #13: what JMeter loads, stampede loads: a ForEach Controller without input prefix or
+    /// output variable, an Ultimate Thread Group with no rows and a thread count that is not a
+    /// number (both start no thread), an HTTP request without a server name (its samples fail,
+    /// sent nowhere), a port that is not a number (the protocol's default port).
+    #[test]
+    fn what_jmeter_loads_loads() {
+        let foreach = format!(
+            r#"<ForeachController testclass="ForeachController" testname="each" enabled="true"/>
+            <hashTree>{}</hashTree>"#,
+            sampler("in loop", "127.0.0.1", "", "/l", "GET")
+        );
+        let utg = r#"<kg.apc.jmeter.threads.UltimateThreadGroup testclass="kg.apc.jmeter.threads.UltimateThreadGroup" testname="ultimate" enabled="true">
+          <collectionProp name="ultimatethreadgroupdata"/>
+        </kg.apc.jmeter.threads.UltimateThreadGroup>
+        <hashTree/>"#;
+        let body = [
+            foreach,
+            sampler("no server", "", "", "/a", "GET"),
+            sampler("bad port", "127.0.0.1", "{{port:}}", "/b", "GET"),
+        ]
+        .concat();
+        let text = groups(&format!(
+            "{}{utg}{}",
+            group("ThreadGroup", "1", "", &body),
+            group("SetupThreadGroup", "many", "", &sampler("s", "127.0.0.1", "", "/", "GET"))
+        ));
+        let i = inspect_text(&text, false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let plan = i.plan.clone().unwrap();
+        // The setUp group of "many" threads and the Ultimate Thread Group start none.
+        assert_eq!(plan.scenarios.len(), 1);
+        assert_eq!(status_of(&i, "SetupThreadGroup"), Status::Partial);
+        assert_eq!(status_of(&i, "no server"), Status::Partial);
+        let mut requests = Vec::new();
+        fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestSpec>) {
+            for s in steps {
+                match s {
+                    Step::Request(r) => out.push(r),
+                    Step::Loop(l) => walk(&l.steps, out),
+                    _ => {}
+                }
+            }
+        }
+        walk(&plan.scenarios[0].flow, &mut requests);
+        let by = |label: &str| requests.iter().find(|r| plan.label(r.label) == label).unwrap();
+        assert!(by("no server").target.host.is_empty(), "fails at run time, unsent");
+        assert_eq!(by("bad port").url(), "http://127.0.0.1/b");
     }
 
     /// A class is read by one function, and the walk reaches it: scope elements are not taken
