@@ -97,6 +97,11 @@ impl Builder {
         self.labels.names()
     }
 
+    /// The message of a check.
+    pub fn check_message(&self, id: CheckId) -> &str {
+        &self.checks[id.0 as usize]
+    }
+
     /// The id of a check's message; checks with the same message share one.
     pub fn check(&mut self, message: String) -> CheckId {
         let i = self.checks.iter().position(|m| *m == message).unwrap_or_else(|| {

@@ -94,6 +94,11 @@ pub struct RequestSpec {
     /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
     #[serde(skip)]
     pub too_many_redirects: Option<CheckId>,
+    /// A request JMeter loads but cannot send (a method it does not know, an upload file it
+    /// cannot read, no server name): each sample fails unsent with this check, whose message
+    /// is JMeter's non-HTTP code and message ([`crate::record::error_kind::non_http`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<CheckId>,
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
     /// Assertion "Ignore Status"). A `status` check implies it.
     pub ignore_status: bool,
@@ -336,6 +341,7 @@ impl RequestSpec {
             extract: Vec::new(),
             checks: Vec::new(),
             too_many_redirects: None,
+            fault: None,
             ignore_status: false,
         }
     }

@@ -21,6 +21,15 @@ fn sampler(name: &str, domain: &str, port: &str, path: &str, method: &str) -> St
     )
 }
 
+/// A Constant Timer of `ms` milliseconds (one beyond a year is a plan error).
+fn timer(name: &str, ms: &str) -> String {
+    format!(
+        r#"<ConstantTimer testclass="ConstantTimer" testname="{name}" enabled="true">
+          <stringProp name="ConstantTimer.delay">{ms}</stringProp>
+        </ConstantTimer><hashTree/>"#
+    )
+}
+
 fn csv(name: &str, file: &str) -> String {
     format!(
         r#"<CSVDataSet testclass="CSVDataSet" testname="{name}" enabled="true">
@@ -43,11 +52,7 @@ fn check_never_says_a_plan_run_refuses_can_run() {
     let results_dir = run.root().join("a-directory.jtl");
     std::fs::create_dir_all(&results_dir).unwrap();
     let cases = [
-        (
-            "element-error",
-            plan(&format!("{ok}{}", sampler("bad", "127.0.0.1", &port, "/", "NOT A METHOD"))),
-            vec!["\"bad\""],
-        ),
+        ("element-error", plan(&format!("{ok}{}", timer("bad", "1e40"))), vec!["\"bad\"", "out of range"]),
         (
             "unsupported",
             plan(&format!(r#"{ok}<DebugSampler testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree/>"#)),
@@ -93,27 +98,28 @@ fn check_lists_every_element_and_every_problem() {
     let run = TempRun::new("check-all");
     let body = format!(
         r#"{}<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
-        <hashTree>{}</hashTree>{}"#,
-        sampler("first bad", "127.0.0.1", "1", "/", "NOT A METHOD"),
+        <hashTree>{}{}</hashTree>{}"#,
+        timer("first bad", "1e40"),
         sampler("under lock", "127.0.0.1", "1", "/", "GET"),
-        sampler("second bad", "127.0.0.1", "1", "/", "ALSO BAD")
+        timer("locked bad", "NaN"),
+        timer("second bad", "99999999999999999999")
     );
     let file = run.write("plan.jmx", plan(&body));
     let out = Stampede::new().arg("check").arg(&file).run();
     out.assert_exit(2);
     let (stdout, stderr) = (out.stdout_str(), out.stderr_str());
-    for name in ["first bad", "lock", "under lock", "second bad"] {
+    for name in ["first bad", "lock", "under lock", "locked bad", "second bad"] {
         assert!(stdout.contains(&format!("\"{name}\"")), "{name} not listed:\n{stdout}");
     }
     assert!(stdout.contains("[ERROR]") && stdout.contains("[UNSUPPORTED]"), "{stdout}");
-    assert_eq!(stderr.lines().filter(|l| l.starts_with("error: ")).count(), 3, "{stderr}");
-    assert!(stderr.contains("plan.jmx:") && stderr.contains("3 problems"), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error: ")).count(), 4, "{stderr}");
+    assert!(stderr.contains("plan.jmx:") && stderr.contains("4 problems"), "{stderr}");
 
     let json = Stampede::new().arg("check").arg(&file).args(["--format", "json"]).run();
     json.assert_exit(2);
     let v: serde_json::Value = serde_json::from_str(&json.stdout_str()).expect("JSON");
     assert_eq!(v["can_run"], false);
-    assert_eq!(v["problems"].as_array().unwrap().len(), 3);
+    assert_eq!(v["problems"].as_array().unwrap().len(), 4);
     let under = v["elements"].as_array().unwrap().iter().find(|e| e["name"] == "under lock").expect("listed");
     assert_eq!(under["status"], "supported");
     assert_eq!(under["depth"], 3);
@@ -122,24 +128,72 @@ fn check_lists_every_element_and_every_problem() {
     }
 }
 
-/// JMeter loads a request without a server name and fails its sample at run time; stampede
-/// too: the sample is a KO row, nothing reaches the server for it, and the other requests run.
-/// A port that is not a number is the protocol's default (JMeter's reading).
+/// JMeter loads a request it cannot send and fails its sample at run time: without a server
+/// name, with a method it does not know (`${method}` that nothing defines), with an upload file
+/// that is missing. stampede too: each sample is a KO row with JMeter's response code and
+/// message (as JMeter 5.6.3 writes them in its JTL), nothing reaches the server for it, and the
+/// other requests run. A port that is not a number is the protocol's default (JMeter's reading).
 #[test]
-fn a_request_without_a_server_name_fails_at_run_time_unsent() {
+fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
     let server = TestServer::builder().route("/ok", Route::ok()).start();
     let port = server.addr().port().to_string();
-    let run = TempRun::new("check-no-server");
-    let body =
-        format!("{}{}", sampler("nowhere", "", "", "/lost", "GET"), sampler("ok", "127.0.0.1", &port, "/ok", "GET"));
+    let run = TempRun::new("check-unsent");
+    let missing = run.root().join("no-such-upload.bin");
+    let upload = sampler("no file", "127.0.0.1", &port, "/upload", "POST").replace(
+        "<stringProp name=\"HTTPSampler.domain\">",
+        &format!(
+            r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">{}</stringProp>
+            <stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp>
+            </collectionProp></elementProp><stringProp name="HTTPSampler.domain">"#,
+            missing.display()
+        ),
+    );
+    let body = [
+        sampler("nowhere", "", "", "/lost", "GET"),
+        sampler("bad method", "127.0.0.1", &port, "/m", "${method}"),
+        upload,
+        sampler("ok", "127.0.0.1", &port, "/ok", "GET"),
+    ]
+    .concat();
     let file = run.write("plan.jmx", jmx_plan(1, "3", &body));
     let checked = Stampede::new().arg("check").arg(&file).run();
     checked.assert_exit(0);
-    assert!(checked.stdout_str().contains("each sample fails unsent"), "{}", checked.stdout_str());
-    Stampede::new().arg("run").arg(&file).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!(
+        checked.stdout_str().matches("each sample fails unsent, as in JMeter").count(),
+        3,
+        "{}",
+        checked.stdout_str()
+    );
+    let jtl = run.root().join("unsent.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&file)
+        .args(["-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
     let s = run.summary();
-    assert_eq!(uint(&label(&s, "nowhere"), "samples"), 3);
-    assert_eq!(uint(&label(&s, "nowhere"), "errors"), 3);
+    for name in ["nowhere", "bad method", "no file"] {
+        assert_eq!(uint(&label(&s, name), "samples"), 3, "{name}");
+        assert_eq!(uint(&label(&s, name), "errors"), 3, "{name}");
+    }
     assert_eq!(uint(&label(&s, "ok"), "samples"), server.requests_to("/ok"));
-    assert_eq!(server.requests(), 3, "only the requests with a server reach it");
+    assert_eq!(server.requests(), 3, "only the requests JMeter can send reach the server");
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    for (name, code, message) in [
+        (
+            "nowhere",
+            "org.apache.http.client.ClientProtocolException",
+            "URI does not specify a valid host name: http:/lost".to_string(),
+        ),
+        ("bad method", "java.lang.IllegalArgumentException", "Unexpected method: '${method}'".to_string()),
+        ("no file", "java.io.FileNotFoundException", format!("{} (No such file or directory)", missing.display())),
+    ] {
+        let want = format!(",{name},Non HTTP response code: {code},Non HTTP response message: {message},");
+        let n = rows.lines().filter(|l| l.contains(&want) && l.contains(",text,false,,")).count();
+        assert_eq!(n, 3, "{want}\n{rows}");
+    }
 }

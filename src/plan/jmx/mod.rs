@@ -505,6 +505,15 @@ mod tests {
         )
     }
 
+    /// A Constant Timer of `ms`: beyond a year, a plan error.
+    fn timer(name: &str, ms: &str) -> String {
+        format!(
+            r#"<ConstantTimer testclass="ConstantTimer" testname="{name}" enabled="true">
+          <stringProp name="ConstantTimer.delay">{ms}</stringProp>
+        </ConstantTimer><hashTree/>"#
+        )
+    }
+
     fn inspect_text(text: &str, skip: bool) -> Inspection {
         inspect(text, Path::new("t.jmx"), &Options { skip_unsupported: skip, ..Default::default() })
     }
@@ -523,12 +532,12 @@ mod tests {
     #[test]
     fn every_problem_is_reported_at_once() {
         let body = [
-            sampler("bad method", "127.0.0.1", "", "/a", "GE T"),
+            timer("bad method", "1e40"),
             sampler("fine", "127.0.0.1", "", "/b", "GET"),
             r#"<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
             <hashTree>"#
                 .to_string(),
-            sampler("locked", "127.0.0.1", "", "/c", "BAD METHOD"),
+            timer("locked", "NaN"),
             "</hashTree>".to_string(),
         ]
         .concat();
@@ -547,7 +556,8 @@ mod tests {
         }
         let e = read(&groups(&tg), Path::new("t.jmx"), &Options::default()).unwrap_err().to_string();
         assert!(e.starts_with("t.jmx: 4 problems:"), "{e}");
-        for want in ["\"ThreadGroup\"", "\"bad method\"", "\"lock\"", "\"locked\"", "Invalid duration"] {
+        for want in ["\"ThreadGroup\"", "\"bad method\"", "\"lock\"", "\"locked\"", "Invalid duration", "out of range"]
+        {
             assert!(e.contains(want), "{want}: {e}");
         }
     }
@@ -559,13 +569,7 @@ mod tests {
         let plugin = "com.example.FancyThreadGroup";
         let text = groups(&format!(
             "{}{}",
-            group(
-                plugin,
-                "3",
-                "",
-                &(sampler("inside", "127.0.0.1", "", "/x", "GET NOW")
-                    + &sampler("inside ok", "127.0.0.1", "", "/z", "GET"))
-            ),
+            group(plugin, "3", "", &(timer("inside", "1e40") + &sampler("inside ok", "127.0.0.1", "", "/z", "GET"))),
             group("ThreadGroup", "1", "", &sampler("outside", "127.0.0.1", "", "/y", "GET"))
         ));
         let i = inspect_text(&text, false);
@@ -601,6 +605,7 @@ mod tests {
             foreach,
             sampler("no server", "", "", "/a", "GET"),
             sampler("bad port", "127.0.0.1", "{{port:}}", "/b", "GET"),
+            sampler("bad method", "127.0.0.1", "", "/c", "${verb}"),
         ]
         .concat();
         let text = groups(&format!(
@@ -627,7 +632,16 @@ mod tests {
         }
         walk(&plan.scenarios[0].flow, &mut requests);
         let by = |label: &str| requests.iter().find(|r| plan.label(r.label) == label).unwrap();
-        assert!(by("no server").target.host.is_empty(), "fails at run time, unsent");
+        let fault = |label: &str| by(label).fault.map(|f| plan.checks[f.0 as usize].as_str());
+        assert_eq!(
+            fault("no server"),
+            Some("Non HTTP response code: org.apache.http.client.ClientProtocolException, Non HTTP response message: URI does not specify a valid host name: http:/a")
+        );
+        assert_eq!(
+            fault("bad method"),
+            Some("Non HTTP response code: java.lang.IllegalArgumentException, Non HTTP response message: Unexpected method: '${verb}'")
+        );
+        assert_eq!(fault("bad port"), None);
         assert_eq!(by("bad port").url(), "http://127.0.0.1/b");
     }
 
