@@ -587,7 +587,7 @@ mod tests {
     }
 
     /// #13: what JMeter loads, stampede loads: a ForEach Controller without input prefix or
-    /// output variable, an Ultimate Thread Group with no rows and a thread count that is not a
+    /// output variable, an Include Controller without a file (includes nothing), an Ultimate Thread Group with no rows and a thread count that is not a
     /// number (both start no thread), an HTTP request without a server name (its samples fail,
     /// sent nowhere), a port that is not a number (the protocol's default port).
     #[test]
@@ -606,6 +606,9 @@ mod tests {
             sampler("no server", "", "", "/a", "GET"),
             sampler("bad port", "127.0.0.1", "{{port:}}", "/b", "GET"),
             sampler("bad method", "127.0.0.1", "", "/c", "${verb}"),
+            r#"<IncludeController testclass="IncludeController" testname="include nothing" enabled="true">
+              <stringProp name="IncludeController.includepath"></stringProp></IncludeController><hashTree/>"#
+                .to_string(),
         ]
         .concat();
         let text = groups(&format!(
@@ -620,6 +623,7 @@ mod tests {
         assert_eq!(plan.scenarios.len(), 1);
         assert_eq!(status_of(&i, "SetupThreadGroup"), Status::Partial);
         assert_eq!(status_of(&i, "no server"), Status::Partial);
+        assert_eq!(status_of(&i, "include nothing"), Status::Ignored);
         let mut requests = Vec::new();
         fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestSpec>) {
             for s in steps {
