@@ -197,7 +197,7 @@ impl Cx {
                 });
             }
             for (file, param, mime) in &files {
-                let p = dir.join(self.expand(c, file)?);
+                let p = dir.join(upload_name(self, c, file));
                 let Some(bytes) = read_upload(&p, &mut fault) else { continue };
                 parts.push(Part {
                     name: param.clone(),
@@ -214,7 +214,7 @@ impl Cx {
             body = Body::Multipart(parts);
         } else if let Some((file, _, mime)) = files.first() {
             // One file without a parameter name is the body itself.
-            let p = dir.join(self.expand(c, file)?);
+            let p = dir.join(upload_name(self, c, file));
             let bytes = read_upload(&p, &mut fault).unwrap_or_default();
             if !has_ct && !mime.is_empty() {
                 headers.push(("Content-Type".into(), Template::literal(mime.clone())));
@@ -291,6 +291,12 @@ impl Cx {
         req.fault = fault.map(|m| self.b.check(m));
         Ok(req)
     }
+}
+
+/// The name of a file to upload: a variable nothing defines stays `${name}`, as in JMeter
+/// (whose sample then fails: no such file).
+fn upload_name(cx: &mut Cx, c: &El, file: &str) -> String {
+    cx.expand(c, file).unwrap_or_else(|_| file.to_string())
 }
 
 /// The bytes of a file to upload; one that cannot be read leaves `fault` set to what JMeter

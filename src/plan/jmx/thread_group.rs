@@ -68,7 +68,8 @@ impl Cx {
     /// property that does not parse): the group starts no thread. One out of range is an error.
     fn thread_count(&mut self, tg: &El, notes: &mut Vec<String>) -> Result<u32, Error> {
         let raw = tg.text("ThreadGroup.num_threads").unwrap_or("1");
-        let v = self.expand(tg, raw)?;
+        // A variable nothing defines stays `${name}` in JMeter: not a number either.
+        let v = self.expand(tg, raw).unwrap_or_else(|_| raw.to_string());
         if v.trim().parse::<f64>().is_err() {
             notes.push(format!("number of threads `{v}` is not a number: 0, as JMeter reads it"));
             return Ok(0);
