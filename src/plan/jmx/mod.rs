@@ -587,7 +587,8 @@ mod tests {
     }
 
     /// #13: what JMeter loads, stampede loads: a ForEach Controller without input prefix or
-    /// output variable, an Include Controller without a file (includes nothing), an Ultimate Thread Group with no rows and a thread count that is not a
+    /// output variable, an Include Controller without a file (includes nothing), a Counter or Random
+    /// Variable without a variable name (sets nothing anyone reads), an Ultimate Thread Group with no rows and a thread count that is not a
     /// number (both start no thread), an HTTP request without a server name (its samples fail,
     /// sent nowhere), a port that is not a number (the protocol's default port).
     #[test]
@@ -606,7 +607,9 @@ mod tests {
             sampler("no server", "", "", "/a", "GET"),
             sampler("bad port", "127.0.0.1", "{{port:}}", "/b", "GET"),
             sampler("bad method", "127.0.0.1", "", "/c", "${verb}"),
-            r#"<IncludeController testclass="IncludeController" testname="include nothing" enabled="true">
+            r#"<CounterConfig testclass="CounterConfig" testname="nameless counter" enabled="true"/><hashTree/>
+            <RandomVariableConfig testclass="RandomVariableConfig" testname="nameless random" enabled="true"/><hashTree/>
+            <IncludeController testclass="IncludeController" testname="include nothing" enabled="true">
               <stringProp name="IncludeController.includepath"></stringProp></IncludeController><hashTree/>"#
                 .to_string(),
         ]
@@ -624,6 +627,8 @@ mod tests {
         assert_eq!(status_of(&i, "SetupThreadGroup"), Status::Partial);
         assert_eq!(status_of(&i, "no server"), Status::Partial);
         assert_eq!(status_of(&i, "include nothing"), Status::Ignored);
+        assert_eq!(status_of(&i, "nameless counter"), Status::Ignored);
+        assert_eq!(status_of(&i, "nameless random"), Status::Ignored);
         let mut requests = Vec::new();
         fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestSpec>) {
             for s in steps {
