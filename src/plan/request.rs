@@ -96,7 +96,7 @@ pub struct RequestSpec {
     pub too_many_redirects: Option<CheckId>,
     /// A request JMeter loads but cannot send (a method it does not know, an upload file it
     /// cannot read, no server name): each sample fails unsent with this check, whose message
-    /// is JMeter's non-HTTP code and message ([`crate::record::error_kind::non_http`]).
+    /// is JMeter's non-HTTP code and message ([`non_http`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<CheckId>,
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
@@ -465,6 +465,14 @@ fn redacted_headers<S: Serializer>(h: &[(String, Template)], s: S) -> Result<S::
         map.serialize_entry(k, crate::redact::header(k, v.source()))?;
     }
     map.end()
+}
+
+/// The message of a check that stands for a sample JMeter fails on an exception `class` with
+/// `message` before sending anything, as JMeter writes it (HTTPSamplerBase.errorResult); the
+/// results file writes it back as JMeter's response code and message
+/// (`record::error_kind::split_non_http` reads this form).
+pub fn non_http(class: &str, message: &str) -> String {
+    format!("Non HTTP response code: {class}, Non HTTP response message: {message}")
 }
 
 #[cfg(test)]

@@ -61,17 +61,13 @@ const TRANSPORT: [ErrorKind; 14] = [
     ErrorKind::GeneratorFds,
 ];
 /// How JMeter writes a sample that failed on an exception: `Non HTTP response code: <class>`,
-/// `Non HTTP response message: <message>` (HTTPSamplerBase.errorResult).
+/// `Non HTTP response message: <message>` (HTTPSamplerBase.errorResult). A check message of
+/// the form `plan::request::non_http` writes stands for such a sample.
 const NON_HTTP_CODE: &str = "Non HTTP response code: ";
 const NON_HTTP_MESSAGE: &str = ", Non HTTP response message: ";
 
-/// The message of a check that stands for a sample JMeter fails on an exception `class` with
-/// `message`, before sending anything; [`split_non_http`] reads it back.
-pub fn non_http(class: &str, message: &str) -> String {
-    format!("{NON_HTTP_CODE}{class}{NON_HTTP_MESSAGE}{message}")
-}
-
-/// The response code and message JMeter writes for a check message made by [`non_http`].
+/// The response code and message JMeter writes for a check message that stands for a sample
+/// failed on an exception (`Non HTTP response code: <class>, Non HTTP response message: <message>`).
 pub fn split_non_http(check: &str) -> Option<(String, String)> {
     let rest = check.strip_prefix(NON_HTTP_CODE)?;
     let (class, message) = rest.split_once(NON_HTTP_MESSAGE)?;
@@ -303,9 +299,9 @@ mod tests {
     /// #13: a sample JMeter fails on an exception reads back as JMeter's code and message.
     #[test]
     fn non_http_reads_back_as_jmeter_writes_it() {
-        let m = non_http("java.io.FileNotFoundException", "/x, y (No such file or directory)");
+        let m = "Non HTTP response code: java.io.FileNotFoundException, Non HTTP response message: /x, y (No such file or directory)";
         assert_eq!(
-            split_non_http(&m),
+            split_non_http(m),
             Some((
                 "Non HTTP response code: java.io.FileNotFoundException".to_string(),
                 "Non HTTP response message: /x, y (No such file or directory)".to_string()

@@ -1,8 +1,8 @@
 //! The HTTP sampler and HTTP Request Defaults: a sampler becomes a request, with the
 //! defaults, headers, timers, extractors and assertions of its scope.
 
+use super::request::non_http;
 use super::*;
-use crate::record::error_kind::non_http;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct HttpDefaults {
