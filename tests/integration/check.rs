@@ -132,7 +132,7 @@ fn check_lists_every_element_and_every_problem() {
 /// name, with a method it does not know (`${method}` that nothing defines), with an upload file
 /// that is missing. stampede too: each sample is a KO row with JMeter's response code and
 /// message (as JMeter 5.6.3 writes them in its JTL), nothing reaches the server for it, and the
-/// other requests run. A port that is not a number is the protocol's default (JMeter's reading).
+/// other requests run; a path with a space is sent, encoded.
 #[test]
 fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
     let server = TestServer::builder().route("/ok", Route::ok()).start();
@@ -154,6 +154,8 @@ fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
         sampler("bad method", "127.0.0.1", &port, "/m", "${method}"),
         upload,
         sampler("ok", "127.0.0.1", &port, "/ok", "GET"),
+        // A space in a path is sent encoded, as JMeter sends it.
+        sampler("space", "127.0.0.1", &port, "/a b", "GET"),
     ]
     .concat();
     let file = run.write("plan.jmx", jmx_plan(1, "3", &body));
@@ -181,7 +183,8 @@ fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
         assert_eq!(uint(&label(&s, name), "errors"), 3, "{name}");
     }
     assert_eq!(uint(&label(&s, "ok"), "samples"), server.requests_to("/ok"));
-    assert_eq!(server.requests(), 3, "only the requests JMeter can send reach the server");
+    assert_eq!(server.requests_to("/a%20b"), 3);
+    assert_eq!(server.requests(), 6, "only the requests JMeter can send reach the server");
     let rows = std::fs::read_to_string(&jtl).unwrap();
     for (name, code, message) in [
         (
