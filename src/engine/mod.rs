@@ -84,6 +84,12 @@ pub enum Error {
     Tls(String),
 }
 
+/// What would stop [`run`] from starting the plan (TLS settings that do not load), checked
+/// without running it: `stampede check` reports it as `run` would.
+pub fn start_problem(plan: &Plan) -> Option<String> {
+    tls::config(&plan.tls).err()
+}
+
 /// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
 /// in flight get each scenario's graceful stop time, cut short by `abort`). Each interval is
 /// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded,

@@ -63,7 +63,7 @@ pub enum Slot {
 }
 
 /// Collects what a reader reads and makes the [`Plan`]. See the module doc for its use.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Builder {
     /// What templates compile against: properties, variables, counters, secrets read.
     pub sym: Symbols,
@@ -98,6 +98,11 @@ impl Builder {
     /// Every label interned so far, indexed by [`LabelId`].
     pub fn labels(&self) -> &[String] {
         self.labels.names()
+    }
+
+    /// The message of a check.
+    pub fn check_message(&self, id: CheckId) -> &str {
+        &self.checks[id.0 as usize]
     }
 
     /// The id of a check's message; checks with the same message share one.

@@ -6,6 +6,9 @@
 //!   outside requests.
 //! - `counts`: samples == requests served, per label; connections with and without keep-alive;
 //!   HTTP/1.0; a weighted mix within statistical bounds; the latency of a known delay.
+//! - `check`: `check` lists every element and every problem at once (text and JSON), never says
+//!   "The plan can run." for a plan `run` refuses; a request without a server name loads and
+//!   fails its samples unsent, as in JMeter.
 //! - `compare`: runs against servers with known delays show the known difference as significant,
 //!   the same run repeated shows noise; golden Markdown layouts and JSON of two results files.
 //! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
@@ -54,6 +57,7 @@
 //! - `util`: the witness server (`util::server`) and the helpers that run the binary.
 
 mod browser;
+mod check;
 mod compare;
 mod counts;
 mod errors;

@@ -90,6 +90,11 @@ impl VirtualUser {
     pub(in crate::engine) async fn request(&mut self, req: &PreparedRequest, start: Instant) -> Option<bool> {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
+        if let Some(fault) = spec.fault {
+            // JMeter fails this sample before sending anything (a method it does not know).
+            let at = spec.path.source().to_string();
+            return Some(self.unsent(spec.label, start, &req.target, &at, ErrorKind::Check(fault.0)));
+        }
         self.path.clear();
         // A host read from a data file or a response: the target comes from the rendered origin.
         let first: std::borrow::Cow<'_, Target> = match &spec.origin {
@@ -394,10 +399,15 @@ impl VirtualUser {
 
     /// Records a request that could not be sent because its URL is not usable; it failed.
     pub(in crate::engine) fn bad_url(&self, label: LabelId, start: Instant, target: &Target, at: &str) -> bool {
+        self.unsent(label, start, target, at, ErrorKind::BadUrl)
+    }
+
+    /// Records a request that failed with `kind` before anything was sent.
+    fn unsent(&self, label: LabelId, start: Instant, target: &Target, at: &str, kind: ErrorKind) -> bool {
         let now = Instant::now();
         let mut ex = super::super::client::Exchange::default();
         ex.end = Some(now);
-        self.record(label, start, now, &ex, Some(ErrorKind::BadUrl), true, (target, at));
+        self.record(label, start, now, &ex, Some(kind), true, (target, at));
         true
     }
 

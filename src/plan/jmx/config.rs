@@ -289,7 +289,7 @@ impl Cx {
                 for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     self.b.sym.vars.assign(name);
                 }
-                self.report(c, depth, Status::Partial, format!("cannot be read now: {e}"))
+                self.cannot_read_now(c, depth, e)
             }
             Err(e) => return Err(e),
         };
@@ -299,7 +299,9 @@ impl Cx {
     pub(super) fn random_variable(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("variableName").to_string();
         if name.is_empty() {
-            return Err(self.err(c, "a Random Variable needs a variable name"));
+            // JMeter loads it and sets the variable of empty name, which no `${...}` reads.
+            self.report(c, depth, Status::Ignored, "no variable name: sets nothing a later element can read");
+            return Ok(());
         }
         let (min, max) = (c.text("minimumValue").unwrap_or("0"), c.text("maximumValue").unwrap_or("0"));
         // With a seed, JMeter (RandomVariableConfig.iterationStart) draws min + nextInt(max - min + 1)
@@ -338,7 +340,9 @@ impl Cx {
     pub(super) fn counter(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("CounterConfig.name").to_string();
         if name.is_empty() {
-            return Err(self.err(c, "a Counter needs a reference name"));
+            // JMeter loads it and sets the variable of empty name, which no `${...}` reads.
+            self.report(c, depth, Status::Ignored, "no variable name: sets nothing a later element can read");
+            return Ok(());
         }
         let start = self.number(c, c.text("CounterConfig.start").unwrap_or("0"), "start")?;
         let increment = self.number(c, c.text("CounterConfig.incr").unwrap_or("1"), "increment")?;

@@ -118,9 +118,9 @@ impl Cx {
     pub(super) fn for_each(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let prefix = c.text_or_empty("ForeachController.inputVal").trim().to_string();
         let into = c.text_or_empty("ForeachController.returnVal").trim().to_string();
-        if prefix.is_empty() || into.is_empty() {
-            return Err(self.err(c, "a ForEach Controller needs an input variable prefix and an output variable"));
-        }
+        // JMeter reads no check here: without a prefix it looks for `_1`, `_2`... (which
+        // nothing usually sets: the loop does not run), and without an output variable it
+        // sets the variable of empty name.
         let sep = if c.flag("ForeachController.useSeparator").unwrap_or(true) { "_" } else { "" };
         let start: u64 = match c.text("ForeachController.startIndex") {
             Some(v) => self.number(c, v, "start index")?,

@@ -50,7 +50,11 @@ impl Cx {
             }
             let name = unique_name(&tg.name, &self.b);
             self.b.sym.thread_group = Some(tg.name.clone());
-            let mut workloads = self.workloads(tg)?;
+            // A group that cannot be read is reported with its error; its children are still read.
+            let mut workloads = self.workloads(tg).unwrap_or_else(|e| {
+                self.failed(tg, 1, e);
+                Vec::new()
+            });
             // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
             workloads.retain(|w| match w {
                 Workload::Closed(c) => c.users > 0,
@@ -79,6 +83,19 @@ impl Cx {
         Ok(())
     }
 
+    /// The number of threads. One that is not a number is 0, as JMeter reads it (an int
+    /// property that does not parse): the group starts no thread. One out of range is an error.
+    fn thread_count(&mut self, tg: &El, notes: &mut Vec<String>) -> Result<u32, Error> {
+        let raw = tg.text("ThreadGroup.num_threads").unwrap_or("1");
+        // A variable nothing defines stays `${name}` in JMeter: not a number either.
+        let v = self.expand(tg, raw).unwrap_or_else(|_| raw.to_string());
+        if v.trim().parse::<f64>().is_err() {
+            notes.push(format!("number of threads `{v}` is not a number: 0, as JMeter reads it"));
+            return Ok(0);
+        }
+        self.number(tg, raw, "number of threads")
+    }
+
     pub(super) fn workloads(&mut self, tg: &El) -> Result<Vec<Workload>, Error> {
         match tg.class.as_str() {
             ULTIMATE => return self.ultimate(tg).map(|w| vec![w]),
@@ -88,8 +105,8 @@ impl Cx {
             _ => {}
         }
 
-        let users: u32 = self.number(tg, tg.text("ThreadGroup.num_threads").unwrap_or("1"), "number of threads")?;
         let mut notes = Vec::new();
+        let users = self.thread_count(tg, &mut notes)?;
         let ramp = self.number_or_zero(tg, tg.text("ThreadGroup.ramp_time").unwrap_or("0"), "ramp-up", &mut notes);
         let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
         let loops_raw = main.text("LoopController.loops").unwrap_or("1").to_string();

@@ -195,7 +195,7 @@ fn numbered(prefix: &str, name: &str) -> bool {
 }
 
 /// What templates may refer to while a plan loads, and what they allocate (variables, counters).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Symbols {
     pub vars: VarTable,
     /// `-J name=value` properties.
