@@ -55,7 +55,7 @@ fn check_never_says_a_plan_run_refuses_can_run() {
         ("element-error", plan(&format!("{ok}{}", timer("bad", "1e40"))), vec!["\"bad\"", "out of range"]),
         (
             "unsupported",
-            plan(&format!(r#"{ok}<DebugSampler testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree/>"#)),
+            plan(&format!(r#"{ok}<LDAPSampler testclass="LDAPSampler" testname="dbg" enabled="true"/><hashTree/>"#)),
             vec!["\"dbg\"", "not supported"],
         ),
         (
