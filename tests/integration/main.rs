@@ -26,6 +26,9 @@
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
+//! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
+//!   Jayway JSONPath, jmeter-plugins' JSON path, Perl5 regexes, expressions that only fail at run
+//!   time, Response Assertion "Or"; extracted values proven by the next request.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -53,6 +56,7 @@ mod framing;
 mod html;
 mod jmx;
 mod jmx_b;
+mod jmx_x;
 mod labels;
 mod mock;
 mod open_model;
