@@ -228,7 +228,7 @@ fn found_all(source: &ExtractSource, f: &mut Fields<'_, '_>, resp: &Response<'_>
             Ok(XPathResult::Nodes(v)) => v,
             Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],
             Ok(XPathResult::Other(s)) => vec![Some(s)],
-            // JMeter logs it and leaves the default.
+            // JMeter logs it and leaves the default; the sample stays successful.
             Err(_) => Vec::new(),
         },
         ExtractSource::Css(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
@@ -482,13 +482,20 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
         CheckTest::Any(tests) => tests.iter().any(|t| holds(t, f, u, elapsed, received)),
         CheckTest::MaxDuration(max) => elapsed <= *max,
         CheckTest::Size { part, op, bytes } => {
+            use crate::plan::request::SizePart;
             let size = match part {
-                crate::plan::request::SizePart::Whole => received,
-                crate::plan::request::SizePart::Headers => resp.head_len() as u64,
-                crate::plan::request::SizePart::Body => resp.body_len() as u64,
-                crate::plan::request::SizePart::Var(v) => u.get(*v).len() as u64,
+                SizePart::Whole => received as i128,
+                SizePart::Headers => resp.head_len() as i128,
+                SizePart::Body => resp.body_len() as i128,
+                SizePart::Code => f.status.len() as i128,
+                SizePart::Message => resp.message().len() as i128,
+                // Long.parseLong: a sign and digits, nothing else.
+                SizePart::Var(v) => match u.get(*v).parse::<i64>() {
+                    Ok(n) => n as i128,
+                    Err(_) => return false,
+                },
             };
-            op.holds(size, *bytes)
+            op.holds(size, *bytes as i128)
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Regular expressions as JMeter reads them: Perl5 syntax (JMeter's default engine is Jakarta
 //! ORO). Most patterns compile with the `regex` crate, which is fast and never backtracks; the
-//! few it refuses because they need backtracking (look-around, backreferences) compile with
-//! `fancy-regex`. A `{` that does not open a repetition is a literal, as in Perl5.
+//! few it refuses because they need backtracking (look-ahead, backreferences) compile with
+//! `fancy-regex`. A `{` that does not open a repetition is a literal, as in Perl5; look-behind
+//! and named groups are errors, as in ORO.
 
 use serde::{Serialize, Serializer};
 
@@ -34,6 +35,10 @@ impl Serialize for Pattern {
 impl Pattern {
     /// A Perl5 pattern; the error is the `regex` crate's message when neither engine takes it.
     pub fn perl5(src: &str) -> Result<Pattern, String> {
+        // ORO's Perl5 has look-ahead but neither look-behind nor named groups.
+        if src.contains("(?<") {
+            return Err("`(?<` (look-behind or a named group) is not Perl5 syntax".into());
+        }
         let src = literal_braces(src);
         match regex::Regex::new(&src) {
             Ok(r) => Ok(Pattern::Plain(r)),
@@ -130,14 +135,19 @@ mod tests {
     }
 
     #[test]
-    fn look_around_and_backreferences_use_fancy_regex() {
-        let p = Pattern::perl5(r"(?<=token=)\w+").unwrap();
-        assert!(matches!(p, Pattern::Fancy(_)));
-        assert_eq!(p.captures_all("a token=xyz b"), vec![vec![Some("xyz")]]);
+    fn look_ahead_and_backreferences_use_fancy_regex() {
         let p = Pattern::perl5(r#"(["'])(.*?)\1"#).unwrap();
+        assert!(matches!(p, Pattern::Fancy(_)));
         assert_eq!(p.captures_all(r#"x='a"b' y"#)[0][2], Some("a\"b"));
         assert!(Pattern::perl5(r"foo(?!bar)").unwrap().is_match("foobaz"));
         assert!(!Pattern::perl5(r"foo(?!bar)").unwrap().is_match("foobar"));
+    }
+
+    #[test]
+    fn look_behind_and_named_groups_are_not_perl5() {
+        // JMeter 5.6.3 logs "Error in pattern" for both and leaves the default.
+        assert!(Pattern::perl5(r"(?<=token=)\w+").is_err());
+        assert!(Pattern::perl5(r"(?<id>\d+)").is_err());
     }
 
     #[test]

@@ -205,6 +205,8 @@ pub enum ExtractSource {
     Regex { regex: Pattern, template: String, from: Field },
     /// An XPath query over the body (JMeter's XPath Extractor): with an `all` list, its
     /// values go to `name_1`.. and their count to `name_matchNr` whatever the match number.
+    /// A body that does not parse finds nothing (JMeter adds a failed assertion result but
+    /// leaves the sample successful).
     XPath(#[serde(serialize_with = "xpath_source")] XPathExpr),
     /// A CSS selector over the body (JMeter's CSS Selector Extractor).
     Css(#[serde(serialize_with = "css_source")] CssExpr),
@@ -325,7 +327,12 @@ pub enum SizePart {
     Whole,
     Headers,
     Body,
-    /// The length of a user's variable (JMeter's scope "JMeter Variable"), in UTF-8 bytes.
+    /// The status code's length (JMeter's "Response Code" field: 3).
+    Code,
+    /// The reason phrase's length.
+    Message,
+    /// A user's variable read as a number (JMeter's scope "JMeter Variable"): one that is not
+    /// a whole number fails the check.
     Var(#[serde(skip)] VarId),
 }
 

@@ -109,10 +109,9 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         xpath("frag", "frag", "//token", &[("XPathExtractor.fragment", "true")]),
         xpath("count", "nitems", "count(//item)", &[]),
         xpath("none", "none", "//missing", &[]),
-        // JMeter compiles the query at run time: the default, not a refused plan.
-        xpath("bad", "badx", "//token[", &[]),
         element("XPathAssertion", "has-token", &[("XPath.xpath", "//token[@id='t1']")]),
-        size_on_var("tok-size", "tok", "2"),
+        // A Size Assertion on a variable reads its value as the size.
+        size_on_var("n-size", "nitems", "2"),
     ]
     .concat();
     let html_children = [
@@ -141,10 +140,14 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
     ]
     .concat();
     let regex_children = [
-        // Look-behind: a Perl5 regex the regex crate refuses.
-        regex("lb", r"(?&lt;=token=)\w+", "$0$", "2", ""),
+        // A backreference: Perl5 the regex crate refuses.
+        regex("lb", r"t(o)ken=\w+;\s+t\1ken=(\w+)", "$2$", "1", ""),
+        // Look-behind is not Perl5 (ORO): JMeter logs it and leaves the default.
+        regex("behind", r"(?&lt;=token=)\w+", "$0$", "1", "BDEF"),
         // Invalid: JMeter logs it and leaves the default.
         regex("rdef", "*", "$1$", "1", "RDEF"),
+        // -1: every match into all_N; the name itself keeps the default.
+        regex("all", r"token=(\w+)", "$1$", "-1", "ADEF"),
         // Not a number: JMeter reads 0, a random match.
         regex("any", r"token=(\w+)", "$1$", "match no", ""),
         response_assertion("or", "Assertion.response_data", 2 | 32, &["nomatch", "token=def"]),
@@ -174,6 +177,10 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         "ids_1",
         "ids_matchNr",
         "lb",
+        "behind",
+        "all",
+        "all_matchNr",
+        "all_2",
         "rdef",
         "any",
     ]
@@ -183,6 +190,9 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
     let body = [
         DEFAULTS.to_string(),
         sampler("xml", "GET", "/xml", "", false, &xml_children),
+        // JMeter compiles the query at run time: the default, the sample still a success (its
+        // failed assertion result does not fail it), not a refused plan.
+        sampler("xml-bad", "GET", "/xml", "", false, &xpath("bad", "badx", "//token[", &[])),
         sampler("html", "GET", "/html", "", false, &html_children),
         sampler("json", "GET", "/json", "", false, &json_children),
         sampler("regex", "GET", "/regex", "", false, &regex_children),
@@ -195,7 +205,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
     check.assert_exit(0);
     assert!(check.stdout_str().contains("warning: invalid JSONPath `$.bad[`"), "{}", check.stdout_str());
     Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
-    for label in ["xml", "html", "json", "regex", "send"] {
+    for label in ["xml", "xml-bad", "html", "json", "regex", "send"] {
         let row = run.label(label);
         assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (2, 0), "{label}: {row:#}");
     }
@@ -218,13 +228,18 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         ("tcsrf", "c5rf"),
         ("e1", "v1"),
         ("second", "8"),
-        ("n", "2"),
+        // JMeter's JSON Extractor cannot run a path function: the default.
+        ("n", "D3"),
         ("dash", "dash"),
         ("bad", "JDEF"),
         ("ids", "[7,8]"),
         ("ids_1", "7"),
         ("ids_matchNr", "2"),
         ("lb", "def456"),
+        ("behind", "BDEF"),
+        ("all", "ADEF"),
+        ("all_matchNr", "2"),
+        ("all_2", "def456"),
         ("rdef", "RDEF"),
     ] {
         assert_eq!(q(name), want, "{name}");
@@ -254,7 +269,8 @@ fn failing_assertions_fail_their_samples() {
         ),
         sampler("xpath-not-xml", "GET", "/text", "", false, &element("XPathAssertion", "a", &[("XPath.xpath", "//a")])),
         sampler("xpath-bad", "GET", "/xml", "", false, &element("XPathAssertion", "a", &[("XPath.xpath", "//a[")])),
-        sampler("size-var", "GET", "/xml", "", false, &format!("{xml_extract}{}", size_on_var("s", "tok", "3"))),
+        // The variable is `t1`, not a number: JMeter fails it.
+        sampler("size-var", "GET", "/xml", "", false, &format!("{xml_extract}{}", size_on_var("s", "tok", "2"))),
         sampler("json-ne", "GET", "/json", "", false, &json_assertion("JSONPathAssertion", "a", "$.e1", "v2", false)),
         sampler("plugin-ne", "GET", "/json", "", false, &json_assertion(PLUGIN_ASSERTION, "a", "e1", "x.*", true)),
         sampler(

@@ -139,7 +139,14 @@ impl Cx {
         for (i, name) in names.iter().enumerate() {
             let src = self.expand(c, &paths[i])?;
             // A path JMeter cannot compile fails at run time: logged, the default set.
-            let source = or_invalid(jayway(&src).map(ExtractSource::Json), &mut note);
+            // JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a function.
+            let path = jayway(&src).and_then(|p| match p.func {
+                Some(_) => {
+                    Err(format!("JSONPath `{src}` ends with a function, which JMeter's JSON Extractor cannot run"))
+                }
+                None => Ok(p),
+            });
+            let source = or_invalid(path.map(ExtractSource::Json), &mut note);
             let (match_no, all) = self.match_number(matches.get(i).map(String::as_str), name, &mut note);
             // JMeter sets the default (even empty) when nothing matches.
             let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
@@ -152,7 +159,8 @@ impl Cx {
 
     /// XPath Extractor (XPath 1.0, Xalan in JMeter): the name gets the default, then the
     /// first value kept; `name_1`.. and `name_matchNr` always get the values kept (the one
-    /// the match number picks, or all for -1).
+    /// the match number picks, or all for -1). A query or body that cannot be read leaves
+    /// the default (JMeter adds a failed assertion result, but the sample stays successful).
     pub(super) fn xpath_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("XPathExtractor.refname").trim().to_string();
         let query = self.expand(c, c.text_or_empty("XPathExtractor.xpathQuery"))?;
@@ -160,8 +168,8 @@ impl Cx {
         let namespaces = c.flag("XPathExtractor.namespace").unwrap_or(false);
         let fragment = c.flag("XPathExtractor.fragment").unwrap_or(false);
         let mut note = String::new();
-        let source =
-            or_invalid(XPathExpr::new(&query, tolerant, namespaces, fragment).map(ExtractSource::XPath), &mut note);
+        let path = XPathExpr::new(&query, tolerant, namespaces, fragment);
+        let source = or_invalid(path.map(ExtractSource::XPath), &mut note);
         let (match_no, _) = self.match_number(c.text("XPathExtractor.matchNumber"), &name, &mut note);
         self.markup_extractor(c, s, depth, name, source, match_no, c.text_or_empty("XPathExtractor.default"), note)
     }
