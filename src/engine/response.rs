@@ -124,6 +124,8 @@ struct Fields<'r, 'a> {
     body: Option<Cow<'a, str>>,
     /// The decoded body was larger than `limit`.
     too_large: bool,
+    /// The body with HTML references decoded, when a field asks for it.
+    unescaped: Option<String>,
     headers: Option<Cow<'a, str>>,
     json: Option<Option<serde_json::Value>>,
     status: String,
@@ -139,6 +141,13 @@ impl<'a> Fields<'_, 'a> {
                     self.too_large = too_large;
                 }
                 self.body.as_deref().unwrap_or_default()
+            }
+            Field::BodyUnescaped => {
+                if self.unescaped.is_none() {
+                    let text = crate::plan::markup::unescape_html(self.text(Field::Body)).into_owned();
+                    self.unescaped = Some(text);
+                }
+                self.unescaped.as_deref().unwrap_or_default()
             }
             Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
             Field::Url => self.url,
@@ -292,6 +301,7 @@ pub(super) fn apply(
         limit: spec.max_response_size,
         body: None,
         too_large: false,
+        unescaped: None,
         headers: None,
         json: None,
         status: resp.status.to_string(),

@@ -346,6 +346,57 @@ fn jsoup_text(el: scraper::ElementRef<'_>) -> String {
     raw.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The text with HTML character references decoded (`&amp;`, `&#39;`, `&#x2F;`, every HTML5
+/// name), as JMeter's "Body (unescaped)" field (unbescape's `HtmlEscape.unescapeHtml`).
+/// A reference that names nothing stays as it is.
+pub fn unescape_html(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('&') {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match reference(rest) {
+            Some((text, len)) => {
+                out.push_str(&text);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// The character reference at the start of `s` (which starts with `&`): its text and length.
+fn reference(s: &str) -> Option<(String, usize)> {
+    let body = &s[1..];
+    if let Some(num) = body.strip_prefix('#') {
+        let (digits, radix, skip) = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => (hex, 16, 3),
+            None => (num, 10, 2),
+        };
+        let len = digits.find(|c: char| !c.is_digit(radix)).unwrap_or(digits.len());
+        let c = char::from_u32(u32::from_str_radix(&digits[..len], radix).ok()?)?;
+        let semi = usize::from(digits[len..].starts_with(';'));
+        return (len > 0).then(|| (c.to_string(), skip + len + semi));
+    }
+    let name_len = body.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(body.len());
+    if name_len == 0 {
+        return None;
+    }
+    let with_semi = body[name_len..].starts_with(';');
+    let key = &body[..name_len + usize::from(with_semi)];
+    let &(a, b) = web_atoms::NAMED_ENTITIES.get(key)?;
+    let text: String = [a, b].into_iter().filter(|&c| c != 0).filter_map(char::from_u32).collect();
+    Some((text, 1 + key.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +440,17 @@ mod tests {
     fn invalid_xpath() {
         assert!(XPathExpr::new("//a[", false, false, false).is_err());
         assert!(XPathExpr::new("", false, false, false).is_err());
+    }
+
+    #[test]
+    fn html_references_are_decoded() {
+        assert_eq!(
+            unescape_html("a &amp; b &lt;c&gt; &#39;d&#x27; &eacute;&hellip; &nbsp;"),
+            "a & b <c> 'd' é… \u{a0}"
+        );
+        assert_eq!(unescape_html("id=&quot;42&quot;"), "id=\"42\"");
+        assert_eq!(unescape_html("&amp x &nosuch; & &#;"), "& x &nosuch; & &#;");
+        assert_eq!(unescape_html("plain"), "plain");
     }
 
     #[test]

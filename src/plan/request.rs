@@ -243,6 +243,8 @@ impl PartialEq for ExtractSource {
 #[serde(rename_all = "snake_case")]
 pub enum Field {
     Body,
+    /// The body with HTML character references decoded (JMeter's "Body (unescaped)").
+    BodyUnescaped,
     /// The response headers, as `Name: value` lines.
     Headers,
     /// The URL of the request that got the response.
@@ -427,7 +429,7 @@ impl RequestSpec {
             ExtractSource::Json(_) | ExtractSource::JsonPlugin(_) | ExtractSource::XPath(_) | ExtractSource::Css(_) => {
                 true
             }
-            ExtractSource::Regex { from, .. } => field_body(from),
+            ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
             _ => false,
         }) || self.checks.iter().any(|c| c.test.reads_body())
     }
@@ -452,7 +454,7 @@ impl CheckTest {
             | CheckTest::Matches { field, .. }
             | CheckTest::Equals { field, .. }
             | CheckTest::MatchesTemplate { field, .. }
-            | CheckTest::XPath { field, .. } => *field == Field::Body,
+            | CheckTest::XPath { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
             CheckTest::Json { .. } | CheckTest::JsonAssert { .. } => true,
             CheckTest::Size { part, .. } => *part == SizePart::Body,
             CheckTest::Any(tests) => tests.iter().any(CheckTest::reads_body),

@@ -11,7 +11,7 @@ use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 
 const XML: &str = r#"<?xml version="1.0"?><r><token id="t1">abc</token><item>1</item><item>2</item></r>"#;
 const HTML: &str = r#"<html><body><form><input name="csrf" value="c5rf"><p>unclosed</form>
-<a class="n" href="/x">First</a><a class="n" href="/y">Second
+<span>say &quot;hi&amp;bye&quot;</span><a class="n" href="/x">First</a><a class="n" href="/y">Second
  link</a></body></html>"#;
 const JSON: &str = r#"{"data":{"items":[{"id":7},{"id":8}]},"e1":"v1","my-key":"dash"}"#;
 
@@ -120,6 +120,11 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         css("hrefs", "a.n", "href", "-1"),
         css("nolink", "a.none", "", "1"),
         xpath("tolerant", "tcsrf", "//input[@name='csrf']/@value", &[("XPathExtractor.tolerant", "true")]),
+        // "Body (unescaped)": HTML references decoded before matching.
+        regex("said", "say &quot;([^&quot;]+)&quot;", "$1$", "1", "SDEF").replace(
+            "<stringProp name=\"RegexExtractor.useHeaders\">false</stringProp>",
+            "<stringProp name=\"RegexExtractor.useHeaders\">unescaped</stringProp>",
+        ),
     ]
     .concat();
     let json_extractor = element(
@@ -168,6 +173,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         "hrefs_2",
         "nolink",
         "tcsrf",
+        "said",
         "e1",
         "second",
         "n",
@@ -226,6 +232,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         ("hrefs_2", "/y"),
         ("nolink", "CDEF"),
         ("tcsrf", "c5rf"),
+        ("said", "hi&bye"),
         ("e1", "v1"),
         ("second", "8"),
         // JMeter's JSON Extractor cannot run a path function: the default.

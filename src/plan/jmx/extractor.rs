@@ -78,6 +78,7 @@ impl Cx {
             "URL" => (Field::Url, Status::Supported, String::new()),
             "code" => (Field::Status, Status::Supported, String::new()),
             "false" => (Field::Body, Status::Supported, String::new()),
+            "unescaped" => (Field::BodyUnescaped, Status::Supported, String::new()),
             other => (Field::Body, Status::Partial, format!("field `{other}` is read as the body; ")),
         };
         // JMeter compiles the pattern at run time: one that does not compile is logged and
