@@ -119,6 +119,10 @@ fn read_all(mut r: impl Read) -> Option<Vec<u8>> {
 /// The response's parts that extractors and checks read, decoded once, when first asked for.
 struct Fields<'r, 'a> {
     resp: &'r Response<'a>,
+    /// The request as sent (head and body).
+    sent: &'r [u8],
+    /// Its header lines, `Name: value` each ending in a newline, when a check asks for them.
+    request_headers: Option<String>,
     url: &'r str,
     limit: u64,
     body: Option<Cow<'a, str>>,
@@ -150,6 +154,7 @@ impl<'a> Fields<'_, 'a> {
                 self.unescaped.as_deref().unwrap_or_default()
             }
             Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
+            Field::RequestHeaders => self.request_headers.get_or_insert_with(|| request_headers(self.sent)),
             Field::Url => self.url,
             Field::Status => &self.status,
             Field::Message => self.resp.message(),
@@ -165,6 +170,14 @@ impl<'a> Fields<'_, 'a> {
         }
         self.json.as_ref().and_then(|j| j.as_ref())
     }
+}
+
+/// The header lines of a request as sent, as JMeter's "Request Headers" field has them: one
+/// `Name: value` line each, ending in a newline (the request line left out).
+fn request_headers(sent: &[u8]) -> String {
+    let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());
+    let head = String::from_utf8_lossy(&sent[..head_end]);
+    head.split("\r\n").skip(1).map(|l| format!("{l}\n")).collect()
 }
 
 /// What a text check reads: a part of the response, or a user's variable as it is now.
@@ -287,6 +300,7 @@ fn set_list(all: &AllMatches, values: Vec<Option<String>>, u: &mut UserVars) {
 pub(super) fn apply(
     spec: &RequestSpec,
     resp: &Response<'_>,
+    sent: &[u8],
     url: &str,
     elapsed: Duration,
     received: u64,
@@ -297,6 +311,8 @@ pub(super) fn apply(
     }
     let mut f = Fields {
         resp,
+        sent,
+        request_headers: None,
         url,
         limit: spec.max_response_size,
         body: None,
@@ -536,6 +552,12 @@ mod tests {
         assert_eq!(fill("$2$-$1$", caps), "bob-42");
         assert_eq!(fill("$0$", caps), "id=42;name=bob");
         assert_eq!(fill("cost $5 $1$", caps), "cost $5 42");
+    }
+
+    #[test]
+    fn request_headers_as_jmeter_lists_them() {
+        let sent = b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nab";
+        assert_eq!(request_headers(sent), "Host: h\nContent-Length: 2\n");
     }
 
     #[test]

@@ -247,6 +247,8 @@ pub enum Field {
     BodyUnescaped,
     /// The response headers, as `Name: value` lines.
     Headers,
+    /// The request headers as sent, as `Name: value` lines.
+    RequestHeaders,
     /// The URL of the request that got the response.
     Url,
     /// The status code as text.

@@ -296,6 +296,15 @@ fn failing_assertions_fail_their_samples() {
             false,
             &response_assertion("or", "Assertion.response_data", 2 | 32, &["delta", "gamma"]),
         ),
+        // The request headers as sent hold `Host:`: "not contains" fails.
+        sampler(
+            "request-headers",
+            "GET",
+            "/text",
+            "",
+            false,
+            &response_assertion("rh", "Assertion.request_headers", 16 | 4, &["Host:"]),
+        ),
         // A pattern JMeter cannot compile: "Bad test configuration", the sample fails.
         sampler(
             "bad-pattern",
@@ -319,6 +328,7 @@ fn failing_assertions_fail_their_samples() {
         "plugin-ne",
         "and",
         "or-none",
+        "request-headers",
         "bad-pattern",
     ] {
         let row = run.label(label);

@@ -147,9 +147,8 @@ impl Cx {
             "Assertion.response_message" => (Field::Message, "response message"),
             // With scope "JMeter Variable" the field is not read.
             _ if c.text("Assertion.scope") == Some("variable") => (Field::Body, "body"),
-            other @ ("Assertion.request_headers" | "Assertion.request_data") => {
-                return Ok(Err(format!("field `{other}` cannot be checked")))
-            }
+            "Assertion.request_headers" => (Field::RequestHeaders, "request headers"),
+            "Assertion.request_data" => return Ok(Err("field `Assertion.request_data` cannot be checked".into())),
             // ResponseAssertion.getStringToCheck: any other field is the URL.
             _ => (Field::Url, "URL"),
         };
