@@ -281,10 +281,15 @@ fn plugin_json(p: &JsonPathExpr, e: &Extractor, all: &AllMatches, f: &mut Fields
     }
 }
 
-/// Sets `name_1`.. and `name_matchNr` from the values kept; a `None` leaves its variable.
+/// Sets `name_1`.. and `name_matchNr` (and `name_ALL`) from the values kept; a `None` leaves
+/// its variable.
 fn set_list(all: &AllMatches, values: Vec<Option<String>>, u: &mut UserVars) {
     let n = values.len().min(all.vars.len());
     u.set(all.count, &n.to_string());
+    if let Some(concat) = all.concat {
+        let joined: Vec<&str> = values.iter().map(|v| v.as_deref().unwrap_or("")).collect();
+        u.set(concat, &joined.join(","));
+    }
     for (i, var) in all.vars.iter().enumerate() {
         // Matches of an earlier response beyond this one's count are cleared.
         match values.get(i) {

@@ -184,6 +184,9 @@ pub struct AllMatches {
     pub vars: Vec<VarId>,
     /// `name_matchNr`: how many matched.
     pub count: VarId,
+    /// `name_ALL`: the matches joined with `,` (JMeter's JSON Extractor "Compute concatenation
+    /// var").
+    pub concat: Option<VarId>,
 }
 
 /// The match number of an extractor that takes every match (JMeter's -1).

@@ -21,9 +21,14 @@ fn prop(name: &str, value: &str) -> String {
 
 /// An element of class `class` with string properties.
 fn element(class: &str, name: &str, props: &[(&str, &str)]) -> String {
+    element_with(class, name, props, "")
+}
+
+/// An element of class `class` with string properties and more properties written out.
+fn element_with(class: &str, name: &str, props: &[(&str, &str)], more: &str) -> String {
     let props: String = props.iter().map(|(k, v)| prop(k, v)).collect();
     format!(
-        r#"<{class} guiclass="X" testclass="{class}" testname="{name}" enabled="true">{props}</{class}><hashTree/>"#
+        r#"<{class} guiclass="X" testclass="{class}" testname="{name}" enabled="true">{props}{more}</{class}><hashTree/>"#
     )
 }
 
@@ -137,8 +142,19 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
             ("JSONPostProcessor.defaultValues", "D1;D2;D3;D4;JDEF"),
         ],
     );
+    let concat = element_with(
+        "JSONPostProcessor",
+        "concat",
+        &[
+            ("JSONPostProcessor.referenceNames", "allids"),
+            ("JSONPostProcessor.jsonPathExprs", "$..id"),
+            ("JSONPostProcessor.match_numbers", "-1"),
+        ],
+        r#"<boolProp name="JSONPostProcessor.compute_concat">true</boolProp>"#,
+    );
     let json_children = [
         json_extractor,
+        concat,
         element(PLUGIN_EXTRACTOR, "ids", &[("VAR", "ids"), ("JSONPATH", "$.data.items[*].id"), ("DEFAULT", "P")]),
         json_assertion("JSONPathAssertion", "id-8", "$.data.items[?(@.id == 8)].id", "8", false),
         json_assertion(PLUGIN_ASSERTION, "e1-re", "$.e1", r"v\d", true),
@@ -182,6 +198,8 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         "ids",
         "ids_1",
         "ids_matchNr",
+        "allids_ALL",
+        "allids_2",
         "lb",
         "behind",
         "all",
@@ -242,6 +260,8 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         ("ids", "[7,8]"),
         ("ids_1", "7"),
         ("ids_matchNr", "2"),
+        ("allids_ALL", "7,8"),
+        ("allids_2", "8"),
         ("lb", "def456"),
         ("behind", "BDEF"),
         ("all", "ADEF"),

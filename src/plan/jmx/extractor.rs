@@ -79,6 +79,8 @@ impl Cx {
             "code" => (Field::Status, Status::Supported, String::new()),
             "false" => (Field::Body, Status::Supported, String::new()),
             "unescaped" => (Field::BodyUnescaped, Status::Supported, String::new()),
+            "request_headers" => (Field::RequestHeaders, Status::Supported, String::new()),
+            "message" => (Field::Message, Status::Supported, String::new()),
             other => (Field::Body, Status::Partial, format!("field `{other}` is read as the body; ")),
         };
         // JMeter compiles the pattern at run time: one that does not compile is logged and
@@ -148,7 +150,11 @@ impl Cx {
                 None => Ok(p),
             });
             let source = or_invalid(path.map(ExtractSource::Json), &mut note);
-            let (match_no, all) = self.match_number(matches.get(i).map(String::as_str), name, &mut note);
+            let (match_no, mut all) = self.match_number(matches.get(i).map(String::as_str), name, &mut note);
+            if let (Some(all), Some(true)) = (&mut all, c.flag("JSONPostProcessor.compute_concat")) {
+                all.concat = Some(self.b.sym.vars.assign(&format!("{name}_ALL")));
+                note.push_str(&format!("all matches joined into ${{{name}_ALL}}; "));
+            }
             // JMeter sets the default (even empty) when nothing matches.
             let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
             let var = self.b.sym.vars.assign(name);
