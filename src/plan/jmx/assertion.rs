@@ -89,7 +89,14 @@ impl Cx {
         };
         let id = self.b.check(format!("{}: {}XPath {query}", c.name, if negate { "not " } else { "" }));
         s.checks.push(Check { id, test });
-        self.report(c, depth, Status::Supported, note);
+        // "Validate XML" checks the body against its DTD: not done here.
+        let status = if c.flag("XPath.validate") == Some(true) {
+            note.push_str("; the body is not validated against its DTD");
+            Status::Partial
+        } else {
+            Status::Supported
+        };
+        self.report(c, depth, status, note);
         Ok(())
     }
 

@@ -178,7 +178,16 @@ impl Cx {
         let path = XPathExpr::new(&query, tolerant, namespaces, fragment);
         let source = or_invalid(path.map(ExtractSource::XPath), &mut note);
         let (match_no, _) = self.match_number(c.text("XPathExtractor.matchNumber"), &name, &mut note);
-        self.markup_extractor(c, s, depth, name, source, match_no, c.text_or_empty("XPathExtractor.default"), note)
+        // "Validate XML" checks the body against its DTD: not done here.
+        let status = match c.flag("XPathExtractor.validate") {
+            Some(true) => {
+                note.push_str("the body is not validated against its DTD; ");
+                Status::Partial
+            }
+            _ => Status::Supported,
+        };
+        let default = c.text_or_empty("XPathExtractor.default");
+        self.markup_extractor(c, s, depth, name, source, match_no, default, (status, note))
     }
 
     /// XPath2 Extractor (XPath 2.0, Saxon in JMeter): read with the XPath 1.0 engine, which
@@ -201,7 +210,8 @@ impl Cx {
         };
         let (match_no, _) = self.match_number(c.text("XPathExtractor2.matchNumber"), &name, &mut note);
         note.insert_str(0, "XPath 2.0 read as XPath 1.0; ");
-        self.markup_extractor(c, s, depth, name, source, match_no, c.text_or_empty("XPathExtractor2.default"), note)
+        let default = c.text_or_empty("XPathExtractor2.default");
+        self.markup_extractor(c, s, depth, name, source, match_no, default, (Status::Partial, note))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -214,9 +224,8 @@ impl Cx {
         source: ExtractSource,
         match_no: u32,
         default: &str,
-        mut note: String,
+        (status, mut note): (Status, String),
     ) -> Result<(), Error> {
-        let status = if note.contains("XPath 2.0") { Status::Partial } else { Status::Supported };
         let default = Some(self.tmpl(c, default)?);
         let all = Some(self.b.all_matches(&name));
         let var = self.b.sym.vars.assign(&name);
