@@ -256,7 +256,24 @@ fn found_all(source: &ExtractSource, f: &mut Fields<'_, '_>, resp: &Response<'_>
         ExtractSource::Css(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
         ExtractSource::Header(name) => resp.headers_named(name).map(|v| Some(v.to_string())).collect(),
         ExtractSource::Cookie(name) => resp.cookie(name).map(|v| Some(v.to_string())).into_iter().collect(),
-        ExtractSource::Invalid(_) | ExtractSource::JsonPlugin(_) => Vec::new(),
+        ExtractSource::Invalid(_) | ExtractSource::JsonPlugin(_) | ExtractSource::FromVar { .. } => Vec::new(),
+    }
+}
+
+/// The fields of a variable's value, for an extractor scoped to it: the value is the body.
+fn var_fields<'r, 'a>(resp: &'r Response<'a>, text: String) -> Fields<'r, 'a> {
+    Fields {
+        resp,
+        sent: &[],
+        request_headers: None,
+        url: "",
+        limit: u64::MAX,
+        body: Some(Cow::Owned(text)),
+        too_large: false,
+        unescaped: None,
+        headers: None,
+        json: None,
+        status: String::new(),
     }
 }
 
@@ -333,9 +350,15 @@ pub(super) fn apply(
             plugin_json(p, e, all, &mut f, u);
             continue;
         }
-        let mut values = found_all(&e.source, &mut f, resp);
+        let mut values = match &e.source {
+            ExtractSource::FromVar { var, source } => {
+                let mut vf = var_fields(resp, u.get(*var).to_string());
+                found_all(source, &mut vf, resp)
+            }
+            source => found_all(source, &mut f, resp),
+        };
         if let Some(all) = &e.all {
-            let xpath = matches!(e.source, ExtractSource::XPath(_));
+            let xpath = matches!(e.source.base(), ExtractSource::XPath(_));
             if xpath && e.match_no != ALL {
                 // The XPath Extractor lists only the match it picks, and sets the variables
                 // from that list.

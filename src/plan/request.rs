@@ -213,6 +213,13 @@ pub enum ExtractSource {
     XPath(#[serde(serialize_with = "xpath_source")] XPathExpr),
     /// A CSS selector over the body (JMeter's CSS Selector Extractor).
     Css(#[serde(serialize_with = "css_source")] CssExpr),
+    /// The source read over a user's variable instead of the response's body (JMeter's
+    /// extractor scope "JMeter Variable").
+    FromVar {
+        #[serde(skip)]
+        var: VarId,
+        source: Box<ExtractSource>,
+    },
     /// Finds nothing: what JMeter does with an expression it cannot compile (it logs the error
     /// and the default is set); the text says why.
     Invalid(String),
@@ -220,6 +227,16 @@ pub enum ExtractSource {
     Header(String),
     /// The value of a cookie the response set.
     Cookie(String),
+}
+
+impl ExtractSource {
+    /// The source itself, whatever it reads.
+    pub fn base(&self) -> &ExtractSource {
+        match self {
+            ExtractSource::FromVar { source, .. } => source.base(),
+            other => other,
+        }
+    }
 }
 
 impl PartialEq for ExtractSource {
@@ -232,6 +249,9 @@ impl PartialEq for ExtractSource {
                 ExtractSource::Regex { regex: b, template: tb, from: fb },
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
+            (ExtractSource::FromVar { var: a, source: x }, ExtractSource::FromVar { var: b, source: y }) => {
+                a == b && x == y
+            }
             (ExtractSource::Css(a), ExtractSource::Css(b)) => a == b,
             (ExtractSource::Header(a), ExtractSource::Header(b))
             | (ExtractSource::Cookie(a), ExtractSource::Cookie(b))

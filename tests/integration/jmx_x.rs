@@ -167,6 +167,11 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         regex("behind", r"(?&lt;=token=)\w+", "$0$", "1", "BDEF"),
         // Invalid: JMeter logs it and leaves the default.
         regex("rdef", "*", "$1$", "1", "RDEF"),
+        // Scope "JMeter Variable": the variable `e1` (`v1`) is read, not the body.
+        regex("fromvar", r"v(\d)", "$1$", "1", "VDEF").replace(
+            "</RegexExtractor>",
+            r#"<stringProp name="Sample.scope">variable</stringProp><stringProp name="Scope.variable">e1</stringProp></RegexExtractor>"#,
+        ),
         // -1: every match into all_N; the name itself keeps the default.
         regex("all", r"token=(\w+)", "$1$", "-1", "ADEF"),
         // Not a number: JMeter reads 0, a random match.
@@ -202,6 +207,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         "allids_2",
         "lb",
         "behind",
+        "fromvar",
         "all",
         "all_matchNr",
         "all_2",
@@ -264,6 +270,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         ("allids_2", "8"),
         ("lb", "def456"),
         ("behind", "BDEF"),
+        ("fromvar", "1"),
         ("all", "ADEF"),
         ("all_matchNr", "2"),
         ("all_2", "def456"),

@@ -59,7 +59,11 @@ impl Cx {
         s.extract.push(Extractor {
             var,
             into: name.clone(),
-            source: ExtractSource::Regex { regex: regex.into(), template: "$1$".into(), from },
+            source: scoped(
+                c,
+                ExtractSource::Regex { regex: regex.into(), template: "$1$".into(), from },
+                &mut self.b.sym.vars,
+            ),
             match_no,
             default,
             required: None,
@@ -92,6 +96,7 @@ impl Cx {
         let default = self.optional_default(c, "RegexExtractor")?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
+        let source = scoped(c, source, &mut self.b.sym.vars);
         Ok((Extractor { var, into: name, source, match_no, default, required: None, all }, status, note))
     }
 
@@ -158,6 +163,7 @@ impl Cx {
             // JMeter sets the default (even empty) when nothing matches.
             let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
             let var = self.b.sym.vars.assign(name);
+            let source = scoped(c, source, &mut self.b.sym.vars);
             out.push(Extractor { var, into: name.clone(), source, match_no, default, required: None, all });
         }
         note.push_str(&format!("into {}", names.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")));
@@ -230,6 +236,7 @@ impl Cx {
         let all = Some(self.b.all_matches(&name));
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}, ${{{name}_1}}.. and ${{{name}_matchNr}}"));
+        let source = scoped(c, source, &mut self.b.sym.vars);
         s.extract.push(Extractor { var, into: name, source, match_no, default, required: None, all });
         self.report(c, depth, status, note);
         Ok(())
@@ -247,6 +254,7 @@ impl Cx {
         let default = self.optional_default(c, "HtmlExtractor")?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
+        let source = scoped(c, source, &mut self.b.sym.vars);
         s.extract.push(Extractor { var, into: name, source, match_no, default, required: None, all });
         self.report(c, depth, Status::Supported, note);
         Ok(())
@@ -277,6 +285,21 @@ impl Cx {
         self.report(c, depth, Status::Supported, note);
         Ok(())
     }
+}
+
+/// The source as the element's scope reads it: over a JMeter variable (`Sample.scope` =
+/// `variable`, JMeter's "JMeter Variable Name to use"), else over the response.
+fn scoped(c: &El, source: ExtractSource, vars: &mut crate::plan::template::VarTable) -> ExtractSource {
+    if c.text("Sample.scope") != Some("variable") {
+        return source;
+    }
+    let source = match source {
+        // The variable is read whatever field the element names.
+        ExtractSource::Regex { regex, template, .. } => ExtractSource::Regex { regex, template, from: Field::Body },
+        other => other,
+    };
+    let var = vars.assign(c.text_or_empty("Scope.variable").trim());
+    ExtractSource::FromVar { var, source: Box::new(source) }
 }
 
 /// The source, or one that finds nothing when its expression does not compile: JMeter compiles
