@@ -346,8 +346,14 @@ pub(super) fn apply(
     };
     let mut failed = None;
     for e in &spec.extract {
-        if let (ExtractSource::JsonPlugin(p), Some(all)) = (&e.source, &e.all) {
-            plugin_json(p, e, all, &mut f, u);
+        if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
+            match &e.source {
+                ExtractSource::FromVar { var, .. } => {
+                    let mut vf = var_fields(resp, u.get(*var).to_string());
+                    plugin_json(p, e, all, &mut vf, u)
+                }
+                _ => plugin_json(p, e, all, &mut f, u),
+            }
             continue;
         }
         let mut values = match &e.source {

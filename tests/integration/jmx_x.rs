@@ -156,6 +156,12 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         json_extractor,
         concat,
         element(PLUGIN_EXTRACTOR, "ids", &[("VAR", "ids"), ("JSONPATH", "$.data.items[*].id"), ("DEFAULT", "P")]),
+        // Subject "variable": the JSON in `ids` (`[7,8]`).
+        element(
+            PLUGIN_EXTRACTOR,
+            "first",
+            &[("VAR", "first"), ("JSONPATH", "$[0]"), ("SUBJECT", "VAR"), ("VARIABLE", "ids")],
+        ),
         json_assertion("JSONPathAssertion", "id-8", "$.data.items[?(@.id == 8)].id", "8", false),
         json_assertion(PLUGIN_ASSERTION, "e1-re", "$.e1", r"v\d", true),
     ]
@@ -204,6 +210,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         "ids_1",
         "ids_matchNr",
         "allids_ALL",
+        "first",
         "allids_2",
         "lb",
         "behind",
@@ -267,6 +274,7 @@ fn extracted_values_reach_the_next_request_as_jmeter_extracts_them() {
         ("ids_1", "7"),
         ("ids_matchNr", "2"),
         ("allids_ALL", "7,8"),
+        ("first", "7"),
         ("allids_2", "8"),
         ("lb", "def456"),
         ("behind", "BDEF"),

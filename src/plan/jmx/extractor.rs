@@ -271,12 +271,16 @@ impl Cx {
             self.unsupported(c, depth, "YAML input is not read");
             return Ok(());
         }
-        if c.text_or_empty("SUBJECT") == "VAR" {
-            self.unsupported(c, depth, "extracting from a variable is not supported");
-            return Ok(());
-        }
         let mut note = String::new();
         let source = or_invalid(jayway(&src).map(ExtractSource::JsonPlugin), &mut note);
+        // SUBJECT `VAR`: the JSON is the value of the variable VARIABLE.
+        let source = match c.text_or_empty("SUBJECT") {
+            "VAR" => {
+                let var = self.b.sym.vars.assign(c.text_or_empty("VARIABLE").trim());
+                ExtractSource::FromVar { var, source: Box::new(source) }
+            }
+            _ => source,
+        };
         let default = Some(self.tmpl(c, c.text_or_empty("DEFAULT"))?);
         let all = Some(self.b.all_matches(&name));
         let var = self.b.sym.vars.assign(&name);
