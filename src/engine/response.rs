@@ -3,7 +3,8 @@
 //! set the user's variables, and checks whose failure makes the sample KO.
 
 use crate::engine::session::UserVars;
-use crate::plan::request::JsonPathExpr;
+use crate::plan::markup::XPathResult;
+use crate::plan::request::{AllMatches, Extractor, JsonPathExpr, Pattern, ALL};
 use crate::plan::{CheckTest, ExtractSource, Field, RequestSpec};
 use crate::record::ErrorKind;
 use rand::Rng;
@@ -32,6 +33,13 @@ impl<'a> Response<'a> {
             .filter_map(|l| std::str::from_utf8(l.strip_suffix(b"\r").unwrap_or(l)).ok())
             .filter_map(|l| l.split_once(':'))
             .map(|(k, v)| (k.trim(), v.trim()))
+    }
+
+    /// The status line's reason phrase (`OK` in `HTTP/1.1 200 OK`).
+    fn message(&self) -> &'a str {
+        let line = self.head.split(|b| *b == b'\n').next().unwrap_or_default();
+        let line = std::str::from_utf8(line).unwrap_or_default().trim_end();
+        line.splitn(3, ' ').nth(2).unwrap_or("")
     }
 
     pub(super) fn head_len(&self) -> usize {
@@ -111,11 +119,17 @@ fn read_all(mut r: impl Read) -> Option<Vec<u8>> {
 /// The response's parts that extractors and checks read, decoded once, when first asked for.
 struct Fields<'r, 'a> {
     resp: &'r Response<'a>,
+    /// The request as sent (head and body).
+    sent: &'r [u8],
+    /// Its header lines, `Name: value` each ending in a newline, when a check asks for them.
+    request_headers: Option<String>,
     url: &'r str,
     limit: u64,
     body: Option<Cow<'a, str>>,
     /// The decoded body was larger than `limit`.
     too_large: bool,
+    /// The body with HTML references decoded, when a field asks for it.
+    unescaped: Option<String>,
     headers: Option<Cow<'a, str>>,
     json: Option<Option<serde_json::Value>>,
     status: String,
@@ -132,9 +146,18 @@ impl<'a> Fields<'_, 'a> {
                 }
                 self.body.as_deref().unwrap_or_default()
             }
+            Field::BodyUnescaped => {
+                if self.unescaped.is_none() {
+                    let text = crate::plan::markup::unescape_html(self.text(Field::Body)).into_owned();
+                    self.unescaped = Some(text);
+                }
+                self.unescaped.as_deref().unwrap_or_default()
+            }
             Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
+            Field::RequestHeaders => self.request_headers.get_or_insert_with(|| request_headers(self.sent)),
             Field::Url => self.url,
             Field::Status => &self.status,
+            Field::Message => self.resp.message(),
             // Checks read variables through `subject`; nothing extracts from one.
             Field::Var(_) => "",
         }
@@ -147,6 +170,14 @@ impl<'a> Fields<'_, 'a> {
         }
         self.json.as_ref().and_then(|j| j.as_ref())
     }
+}
+
+/// The header lines of a request as sent, as JMeter's "Request Headers" field has them: one
+/// `Name: value` line each, ending in a newline (the request line left out).
+fn request_headers(sent: &[u8]) -> String {
+    let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());
+    let head = String::from_utf8_lossy(&sent[..head_end]);
+    head.split("\r\n").skip(1).map(|l| format!("{l}\n")).collect()
 }
 
 /// What a text check reads: a part of the response, or a user's variable as it is now.
@@ -180,8 +211,8 @@ fn choose(n: u32, count: usize, u: &mut UserVars) -> Option<usize> {
     }
 }
 
-/// Fills JMeter's regex template: `$N$` is group N.
-fn fill(template: &str, caps: &regex::Captures<'_>) -> String {
+/// Fills JMeter's regex template: `$N$` is group N (of `groups`, group 0 the whole match).
+fn fill(template: &str, groups: &[Option<&str>]) -> String {
     let mut out = String::new();
     let mut rest = template;
     while let Some(i) = rest.find('$') {
@@ -190,7 +221,7 @@ fn fill(template: &str, caps: &regex::Captures<'_>) -> String {
         match after.find('$') {
             Some(j) if j > 0 && after[..j].bytes().all(|b| b.is_ascii_digit()) => {
                 let g: usize = after[..j].parse().unwrap_or(usize::MAX);
-                out.push_str(caps.get(g).map_or("", |m| m.as_str()));
+                out.push_str(groups.get(g).copied().flatten().unwrap_or(""));
                 rest = &after[j + 1..];
             }
             _ => {
@@ -203,8 +234,87 @@ fn fill(template: &str, caps: &regex::Captures<'_>) -> String {
     out
 }
 
-fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<&'v serde_json::Value> {
-    v.map(|v| p.path.query(v).all()).unwrap_or_default()
+fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<Cow<'v, serde_json::Value>> {
+    v.map(|v| p.values(v)).unwrap_or_default()
+}
+
+/// Every value an extractor's source finds, in order. `None` is a match JMeter sets no
+/// variable for (an XPath element whose first child is not text).
+fn found_all(source: &ExtractSource, f: &mut Fields<'_, '_>, resp: &Response<'_>) -> Vec<Option<String>> {
+    match source {
+        ExtractSource::Json(p) => json_values(p, f.json()).iter().map(|v| Some(json_text(v))).collect(),
+        ExtractSource::Regex { regex, template, from } => {
+            regex.captures_all(f.text(*from)).iter().map(|g| Some(fill(template, g))).collect()
+        }
+        ExtractSource::XPath(x) => match x.eval(f.text(Field::Body)) {
+            Ok(XPathResult::Nodes(v)) => v,
+            Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],
+            Ok(XPathResult::Other(s)) => vec![Some(s)],
+            // JMeter logs it and leaves the default; the sample stays successful.
+            Err(_) => Vec::new(),
+        },
+        ExtractSource::Css(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
+        ExtractSource::Header(name) => resp.headers_named(name).map(|v| Some(v.to_string())).collect(),
+        ExtractSource::Cookie(name) => resp.cookie(name).map(|v| Some(v.to_string())).into_iter().collect(),
+        ExtractSource::Invalid(_) | ExtractSource::JsonPlugin(_) | ExtractSource::FromVar { .. } => Vec::new(),
+    }
+}
+
+/// The fields of a variable's value, for an extractor scoped to it: the value is the body.
+fn var_fields<'r, 'a>(resp: &'r Response<'a>, text: String) -> Fields<'r, 'a> {
+    Fields {
+        resp,
+        sent: &[],
+        request_headers: None,
+        url: "",
+        limit: u64::MAX,
+        body: Some(Cow::Owned(text)),
+        too_large: false,
+        unescaped: None,
+        headers: None,
+        json: None,
+        status: String::new(),
+    }
+}
+
+/// jmeter-plugins' JSON Path Extractor: a single value into the name (the list left alone);
+/// an array whole into the name and its items into the list; nothing (or an empty array): the
+/// default, and an empty list.
+fn plugin_json(p: &JsonPathExpr, e: &Extractor, all: &AllMatches, f: &mut Fields<'_, '_>, u: &mut UserVars) {
+    let read = f.json().and_then(|v| p.read(v));
+    match read {
+        Some(serde_json::Value::Array(items)) if !items.is_empty() => {
+            u.set(e.var, &json_text(&serde_json::Value::Array(items.clone())));
+            set_list(all, items.iter().map(|v| Some(json_text(v))).collect(), u);
+        }
+        Some(v) if !v.is_array() => u.set(e.var, &json_text(&v)),
+        _ => {
+            if let Some(d) = &e.default {
+                let v = d.render_string(u);
+                u.set(e.var, &v);
+            }
+            set_list(all, Vec::new(), u);
+        }
+    }
+}
+
+/// Sets `name_1`.. and `name_matchNr` (and `name_ALL`) from the values kept; a `None` leaves
+/// its variable.
+fn set_list(all: &AllMatches, values: Vec<Option<String>>, u: &mut UserVars) {
+    let n = values.len().min(all.vars.len());
+    u.set(all.count, &n.to_string());
+    if let Some(concat) = all.concat {
+        let joined: Vec<&str> = values.iter().map(|v| v.as_deref().unwrap_or("")).collect();
+        u.set(concat, &joined.join(","));
+    }
+    for (i, var) in all.vars.iter().enumerate() {
+        // Matches of an earlier response beyond this one's count are cleared.
+        match values.get(i) {
+            Some(Some(v)) => u.set(*var, v),
+            Some(None) => {}
+            None => u.set(*var, ""),
+        }
+    }
 }
 
 /// Runs the request's extractors and checks on its final response. Returns the first failure:
@@ -212,13 +322,14 @@ fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<&'
 pub(super) fn apply(
     spec: &RequestSpec,
     resp: &Response<'_>,
+    sent: &[u8],
     url: &str,
     elapsed: Duration,
     received: u64,
     u: &mut UserVars,
 ) -> Option<ErrorKind> {
     let rules = Rules { extract: &spec.extract, checks: &spec.checks, limit: spec.max_response_size };
-    apply_rules(rules, resp, url, elapsed, received, u)
+    apply_rules(rules, resp, sent, url, elapsed, received, u)
 }
 
 /// What runs on a response: a request's extractors and checks, or a sample's made without one.
@@ -229,10 +340,11 @@ pub(super) struct Rules<'a> {
     pub(super) limit: u64,
 }
 
-/// [`apply`] on any response.
+/// [`apply`] on any response; `sent` is the request as sent (empty for a sample made without one).
 pub(super) fn apply_rules(
     spec: Rules<'_>,
     resp: &Response<'_>,
+    sent: &[u8],
     url: &str,
     elapsed: Duration,
     received: u64,
@@ -243,55 +355,62 @@ pub(super) fn apply_rules(
     }
     let mut f = Fields {
         resp,
+        sent,
+        request_headers: None,
         url,
         limit: spec.limit,
         body: None,
         too_large: false,
+        unescaped: None,
         headers: None,
         json: None,
         status: resp.status.to_string(),
     };
     let mut failed = None;
     for e in spec.extract {
-        if let Some(all) = &e.all {
-            let values: Vec<String> = match &e.source {
-                ExtractSource::Json(p) => json_values(p, f.json()).into_iter().map(json_text).collect(),
-                ExtractSource::Regex { regex, template, from } => {
-                    let text = f.text(*from);
-                    regex.captures_iter(text).map(|c| fill(template, &c)).collect()
+        if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
+            match &e.source {
+                ExtractSource::FromVar { var, .. } => {
+                    let mut vf = var_fields(resp, u.get(*var).to_string());
+                    plugin_json(p, e, all, &mut vf, u)
                 }
-                ExtractSource::Header(name) => resp.headers_named(name).map(str::to_string).collect(),
-                ExtractSource::Cookie(name) => resp.cookie(name).map(str::to_string).into_iter().collect(),
-            };
-            let n = values.len().min(all.vars.len());
-            u.set(all.count, &n.to_string());
-            for (i, var) in all.vars.iter().enumerate() {
-                // Matches of an earlier response beyond this one's count are cleared.
-                u.set(*var, values.get(i).map_or("", String::as_str));
-            }
-            if let Some(first) = values.first() {
-                u.set(e.var, first);
-            } else if let Some(d) = &e.default {
-                let v = d.render_string(u);
-                u.set(e.var, &v);
+                _ => plugin_json(p, e, all, &mut f, u),
             }
             continue;
         }
-        let found: Option<String> = match &e.source {
-            ExtractSource::Json(p) => {
-                let values: Vec<String> = json_values(p, f.json()).into_iter().map(json_text).collect();
-                choose(e.match_no, values.len(), u).map(|i| values[i].clone())
+        let mut values = match &e.source {
+            ExtractSource::FromVar { var, source } => {
+                let mut vf = var_fields(resp, u.get(*var).to_string());
+                found_all(source, &mut vf, resp)
             }
-            ExtractSource::Regex { regex, template, from } => {
-                let text = f.text(*from);
-                let caps: Vec<regex::Captures<'_>> = regex.captures_iter(text).collect();
-                choose(e.match_no, caps.len(), u).map(|i| fill(template, &caps[i]))
-            }
-            ExtractSource::Header(name) => resp.header(name).map(str::to_string),
-            ExtractSource::Cookie(name) => resp.cookie(name).map(str::to_string),
+            source => found_all(source, &mut f, resp),
         };
+        if let Some(all) = &e.all {
+            let xpath = matches!(e.source.base(), ExtractSource::XPath(_));
+            if xpath && e.match_no != ALL {
+                // The XPath Extractor lists only the match it picks, and sets the variables
+                // from that list.
+                values = choose(e.match_no, values.len(), u).map(|i| values.swap_remove(i)).into_iter().collect();
+            }
+            let first = values.first().cloned().flatten();
+            set_list(all, values, u);
+            // The XPath Extractor sets the name to the first value; the others leave it to
+            // the default (JMeter sets it before matching).
+            match first {
+                Some(first) if xpath => u.set(e.var, &first),
+                _ => {
+                    if let Some(d) = &e.default {
+                        let v = d.render_string(u);
+                        u.set(e.var, &v);
+                    }
+                }
+            }
+            continue;
+        }
+        let found = choose(e.match_no, values.len(), u).map(|i| values.swap_remove(i));
         match found {
-            Some(v) => u.set(e.var, &v),
+            Some(Some(v)) => u.set(e.var, &v),
+            Some(None) => {}
             None => {
                 if let Some(d) = &e.default {
                     let v = d.render_string(u);
@@ -304,57 +423,7 @@ pub(super) fn apply_rules(
         }
     }
     for c in spec.checks {
-        let ok = match &c.test {
-            CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
-            CheckTest::Contains { field, negate, .. }
-            | CheckTest::Equals { field, negate, .. }
-            | CheckTest::Matches { field, negate, .. }
-            | CheckTest::MatchesTemplate { field, negate, .. }
-                if empty_var(u, *field) =>
-            {
-                *negate
-            }
-            CheckTest::Contains { field, text, negate } => {
-                let want = text.render_string(u);
-                subject(&mut f, u, *field).contains(&want) != *negate
-            }
-            CheckTest::Equals { field, text, negate } => {
-                let want = text.render_string(u);
-                (subject(&mut f, u, *field) == want) != *negate
-            }
-            CheckTest::Matches { field, regex, negate } => regex.is_match(subject(&mut f, u, *field)) != *negate,
-            CheckTest::MatchesTemplate { field, pattern, whole, negate } => {
-                let p = pattern.render_string(u);
-                let src = if *whole { format!("^(?:{p})$") } else { p };
-                // Not cached: such patterns are rare, and a cache keyed by text would grow
-                // with every distinct value a soak test feeds it.
-                match regex::Regex::new(&src) {
-                    Ok(re) => re.is_match(subject(&mut f, u, *field)) != *negate,
-                    Err(_) => false,
-                }
-            }
-            CheckTest::Json { path, equals, negate } => {
-                let values = json_values(path, f.json());
-                let holds = match equals {
-                    None => !values.is_empty(),
-                    Some(t) => {
-                        let want = t.render_string(u);
-                        values.first().is_some_and(|v| json_text(v) == want)
-                    }
-                };
-                holds != *negate
-            }
-            CheckTest::MaxDuration(max) => elapsed <= *max,
-            CheckTest::Size { part, op, bytes } => {
-                let size = match part {
-                    crate::plan::request::SizePart::Whole => received,
-                    crate::plan::request::SizePart::Headers => resp.head_len() as u64,
-                    crate::plan::request::SizePart::Body => resp.body_len() as u64,
-                };
-                op.holds(size, *bytes)
-            }
-        };
-        if !ok {
+        if !holds(&c.test, &mut f, u, elapsed, received) {
             failed = failed.or(Some(ErrorKind::Check(c.id.0)));
         }
     }
@@ -363,6 +432,154 @@ pub(super) fn apply_rules(
         return Some(ErrorKind::TooLarge);
     }
     failed
+}
+
+/// What a JSON Assertion expects (see [`CheckTest::JsonAssert`]).
+struct JsonAssert<'e> {
+    expected: &'e str,
+    regex: bool,
+    expect_null: bool,
+    plugin: bool,
+}
+
+impl JsonAssert<'_> {
+    /// JSONPathAssertion.doAssert does not throw.
+    fn holds(&self, p: &JsonPathExpr, doc: &serde_json::Value, validate: bool) -> bool {
+        use serde_json::Value;
+        let Some(value) = p.read(doc) else { return false };
+        if !validate {
+            // JMeter's (not the plugin's): an indefinite path that finds nothing fails.
+            return self.plugin || p.definite || value != Value::Array(Vec::new());
+        }
+        match &value {
+            Value::Array(items) => {
+                (items.is_empty() && self.expected == "[]")
+                    || items.iter().any(|x| (x.is_null() && self.expect_null) || self.equals(x))
+                    || self.equals(&value)
+            }
+            v => (self.expect_null && v.is_null()) || self.equals(v),
+        }
+    }
+
+    fn equals(&self, v: &serde_json::Value) -> bool {
+        if self.regex {
+            // ORO's `matches`: the whole text.
+            return Pattern::perl5(&format!("^(?:{})$", self.expected)).is_ok_and(|re| re.is_match(&self.text(v)));
+        }
+        if self.plugin {
+            return self.text(v) == self.expected;
+        }
+        // JSONValue.parse: JSON, or the text itself as a string.
+        let want = serde_json::from_str(self.expected.trim())
+            .unwrap_or_else(|_| serde_json::Value::String(self.expected.to_string()));
+        want == *v
+    }
+
+    /// objectToString: a fraction as DecimalFormat `#.#` writes it (JMeter's drops `.0`,
+    /// the plugin's keeps one digit), anything else as a variable holds it.
+    fn text(&self, v: &serde_json::Value) -> String {
+        match v {
+            serde_json::Value::Number(n) if n.is_f64() => {
+                let t = json_text(v);
+                match t.strip_suffix(".0") {
+                    Some(whole) if !self.plugin => whole.to_string(),
+                    _ => t,
+                }
+            }
+            _ => json_text(v),
+        }
+    }
+}
+
+/// Whether a check holds on the response.
+fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Duration, received: u64) -> bool {
+    let resp = f.resp;
+    match test {
+        CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
+        CheckTest::Contains { field, negate, .. }
+        | CheckTest::Equals { field, negate, .. }
+        | CheckTest::Matches { field, negate, .. }
+        | CheckTest::MatchesTemplate { field, negate, .. }
+            if empty_var(u, *field) =>
+        {
+            *negate
+        }
+        CheckTest::Contains { field, text, negate } => {
+            let want = text.render_string(u);
+            subject(f, u, *field).contains(&want) != *negate
+        }
+        CheckTest::Equals { field, text, negate } => {
+            let want = text.render_string(u);
+            (subject(f, u, *field) == want) != *negate
+        }
+        CheckTest::Matches { field, regex, negate } => regex.is_match(subject(f, u, *field)) != *negate,
+        CheckTest::MatchesTemplate { field, pattern, whole, negate } => {
+            let p = pattern.render_string(u);
+            let src = if *whole { format!("^(?:{p})$") } else { p };
+            // Not cached: such patterns are rare, and a cache keyed by text would grow
+            // with every distinct value a soak test feeds it. One that does not compile
+            // fails the check, negated or not (JMeter: "Bad test configuration").
+            match Pattern::perl5(&src) {
+                Ok(re) => re.is_match(subject(f, u, *field)) != *negate,
+                Err(_) => false,
+            }
+        }
+        CheckTest::Json { path, equals, negate } => {
+            let values = json_values(path, f.json());
+            let holds = match equals {
+                None => !values.is_empty(),
+                Some(t) => {
+                    let want = t.render_string(u);
+                    values.first().is_some_and(|v| json_text(v) == want)
+                }
+            };
+            holds != *negate
+        }
+        CheckTest::JsonAssert { path, validate, expected, regex, expect_null, negate, plugin } => {
+            if f.text(Field::Body).is_empty() {
+                return false;
+            }
+            let expected = expected.render_string(u);
+            let a = JsonAssert { expected: &expected, regex: *regex, expect_null: *expect_null, plugin: *plugin };
+            let ok = match (path, f.json()) {
+                (Some(p), Some(doc)) => a.holds(p, doc, *validate),
+                _ => false,
+            };
+            ok != *negate
+        }
+        CheckTest::XPath { path, field, negate } => {
+            let text = subject(f, u, *field);
+            // XPathAssertion: an empty input fails ("Response was null"), so does one that
+            // does not parse; a node set holds when not empty, a boolean when true, any other
+            // value fails ("Cannot understand").
+            if text.is_empty() {
+                return false;
+            }
+            match path.eval(text) {
+                Ok(XPathResult::Nodes(n)) => n.is_empty() == *negate,
+                Ok(XPathResult::Boolean(b)) => b != *negate,
+                Ok(XPathResult::Other(_)) | Err(_) => false,
+            }
+        }
+        CheckTest::Any(tests) => tests.iter().any(|t| holds(t, f, u, elapsed, received)),
+        CheckTest::MaxDuration(max) => elapsed <= *max,
+        CheckTest::Size { part, op, bytes } => {
+            use crate::plan::request::SizePart;
+            let size = match part {
+                SizePart::Whole => received as i128,
+                SizePart::Headers => resp.head_len() as i128,
+                SizePart::Body => resp.body_len() as i128,
+                SizePart::Code => f.status.len() as i128,
+                SizePart::Message => resp.message().len() as i128,
+                // Long.parseLong: a sign and digits, nothing else.
+                SizePart::Var(v) => match u.get(*v).parse::<i64>() {
+                    Ok(n) => n as i128,
+                    Err(_) => return false,
+                },
+            };
+            op.holds(size, *bytes as i128)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -378,17 +595,25 @@ mod tests {
         assert_eq!(r.headers_named("set-cookie").count(), 2);
         assert_eq!(r.cookie("theme"), Some("dark"));
         assert_eq!(r.cookie("SID"), Some("abc"));
+        assert_eq!(r.message(), "OK");
+        assert_eq!(Response::new(b"HTTP/1.1 404 Not Found\r\n\r\n", b"", 404).message(), "Not Found");
         assert!(r.headers_text().starts_with("Content-Type: application/json\r\n"));
     }
 
     #[test]
     fn regex_templates() {
-        let re = regex::Regex::new(r"id=(\d+);name=(\w+)").unwrap();
-        let caps = re.captures("x id=42;name=bob y").unwrap();
-        assert_eq!(fill("$1$", &caps), "42");
-        assert_eq!(fill("$2$-$1$", &caps), "bob-42");
-        assert_eq!(fill("$0$", &caps), "id=42;name=bob");
-        assert_eq!(fill("cost $5 $1$", &caps), "cost $5 42");
+        let re = Pattern::perl5(r"id=(\d+);name=(\w+)").unwrap();
+        let caps = &re.captures_all("x id=42;name=bob y")[0];
+        assert_eq!(fill("$1$", caps), "42");
+        assert_eq!(fill("$2$-$1$", caps), "bob-42");
+        assert_eq!(fill("$0$", caps), "id=42;name=bob");
+        assert_eq!(fill("cost $5 $1$", caps), "cost $5 42");
+    }
+
+    #[test]
+    fn request_headers_as_jmeter_lists_them() {
+        let sent = b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nab";
+        assert_eq!(request_headers(sent), "Host: h\nContent-Length: 2\n");
     }
 
     #[test]

@@ -174,6 +174,7 @@ impl Builder {
         AllMatches {
             vars: (1..=MAX_ALL_MATCHES).map(|i| self.sym.vars.assign(&format!("{name}_{i}"))).collect(),
             count: self.sym.vars.assign(&format!("{name}_matchNr")),
+            concat: None,
         }
     }
 

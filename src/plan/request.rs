@@ -2,6 +2,9 @@
 //! body bytes, plus the connection settings that apply to it.
 
 use super::compare::CmpOp;
+pub use super::jregex::Pattern;
+pub use super::jsonpath::JsonPathExpr;
+pub use super::markup::{CssExpr, XPathExpr};
 use super::template::{Template, VarId};
 use super::LabelId;
 use serde::{Serialize, Serializer};
@@ -193,7 +196,13 @@ pub struct AllMatches {
     pub vars: Vec<VarId>,
     /// `name_matchNr`: how many matched.
     pub count: VarId,
+    /// `name_ALL`: the matches joined with `,` (JMeter's JSON Extractor "Compute concatenation
+    /// var").
+    pub concat: Option<VarId>,
 }
+
+/// The match number of an extractor that takes every match (JMeter's -1).
+pub const ALL: u32 = u32::MAX;
 
 /// The most matches an extractor with match number -1 keeps (`name_1` ... `name_64`).
 pub const MAX_ALL_MATCHES: usize = 64;
@@ -204,29 +213,61 @@ pub enum ExtractSource {
     /// A JSONPath (RFC 9535) over the body; strings are taken without quotes, other values as
     /// JSON text.
     Json(#[serde(serialize_with = "json_path_source")] JsonPathExpr),
+    /// A JSONPath read as jmeter-plugins' JSON Path Extractor reads it: an array found (or
+    /// the values of an indefinite path) goes whole into the variable, its items into `all`.
+    JsonPlugin(#[serde(serialize_with = "json_path_source")] JsonPathExpr),
     /// A regular expression and JMeter's template (`$1$`, `$0$` for the whole match).
-    Regex {
-        #[serde(serialize_with = "regex_source")]
-        regex: regex::Regex,
-        template: String,
-        from: Field,
+    Regex { regex: Pattern, template: String, from: Field },
+    /// An XPath query over the body (JMeter's XPath Extractor): with an `all` list, its
+    /// values go to `name_1`.. and their count to `name_matchNr` whatever the match number.
+    /// A body that does not parse finds nothing (JMeter adds a failed assertion result but
+    /// leaves the sample successful).
+    XPath(#[serde(serialize_with = "xpath_source")] XPathExpr),
+    /// A CSS selector over the body (JMeter's CSS Selector Extractor).
+    Css(#[serde(serialize_with = "css_source")] CssExpr),
+    /// The source read over a user's variable instead of the response's body (JMeter's
+    /// extractor scope "JMeter Variable").
+    FromVar {
+        #[serde(skip)]
+        var: VarId,
+        source: Box<ExtractSource>,
     },
+    /// Finds nothing: what JMeter does with an expression it cannot compile (it logs the error
+    /// and the default is set); the text says why.
+    Invalid(String),
     /// The value of a response header (the first one of that name).
     Header(String),
     /// The value of a cookie the response set.
     Cookie(String),
 }
 
+impl ExtractSource {
+    /// The source itself, whatever it reads.
+    pub fn base(&self) -> &ExtractSource {
+        match self {
+            ExtractSource::FromVar { source, .. } => source.base(),
+            other => other,
+        }
+    }
+}
+
 impl PartialEq for ExtractSource {
     fn eq(&self, o: &Self) -> bool {
         match (self, o) {
-            (ExtractSource::Json(a), ExtractSource::Json(b)) => a.src == b.src,
+            (ExtractSource::Json(a), ExtractSource::Json(b))
+            | (ExtractSource::JsonPlugin(a), ExtractSource::JsonPlugin(b)) => a.src == b.src,
             (
                 ExtractSource::Regex { regex: a, template: ta, from: fa },
                 ExtractSource::Regex { regex: b, template: tb, from: fb },
-            ) => a.as_str() == b.as_str() && ta == tb && fa == fb,
+            ) => a == b && ta == tb && fa == fb,
+            (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
+            (ExtractSource::FromVar { var: a, source: x }, ExtractSource::FromVar { var: b, source: y }) => {
+                a == b && x == y
+            }
+            (ExtractSource::Css(a), ExtractSource::Css(b)) => a == b,
             (ExtractSource::Header(a), ExtractSource::Header(b))
-            | (ExtractSource::Cookie(a), ExtractSource::Cookie(b)) => a == b,
+            | (ExtractSource::Cookie(a), ExtractSource::Cookie(b))
+            | (ExtractSource::Invalid(a), ExtractSource::Invalid(b)) => a == b,
             _ => false,
         }
     }
@@ -237,22 +278,21 @@ impl PartialEq for ExtractSource {
 #[serde(rename_all = "snake_case")]
 pub enum Field {
     Body,
+    /// The body with HTML character references decoded (JMeter's "Body (unescaped)").
+    BodyUnescaped,
     /// The response headers, as `Name: value` lines.
     Headers,
+    /// The request headers as sent, as `Name: value` lines.
+    RequestHeaders,
     /// The URL of the request that got the response.
     Url,
     /// The status code as text.
     Status,
+    /// The reason phrase of the status line (JMeter's "Response Message").
+    Message,
     /// A user's variable, as it is when the check runs (JMeter's assertion scope "JMeter
     /// Variable").
     Var(VarId),
-}
-
-/// A compiled JSONPath with its source text.
-#[derive(Debug, Clone)]
-pub struct JsonPathExpr {
-    pub src: String,
-    pub path: serde_json_path::JsonPath,
 }
 
 /// An index into `Plan::checks` (the check messages): failures are counted per message.
@@ -274,12 +314,7 @@ pub enum CheckTest {
     /// The field contains the text (or, negated, does not).
     Contains { field: Field, text: Template, negate: bool },
     /// The regex finds a match in the field (or, negated, does not).
-    Matches {
-        field: Field,
-        #[serde(serialize_with = "regex_source")]
-        regex: regex::Regex,
-        negate: bool,
-    },
+    Matches { field: Field, regex: Pattern, negate: bool },
     /// The field equals the text exactly.
     Equals { field: Field, text: Template, negate: bool },
     /// A regex that uses variables set during the run, compiled when it is checked; `whole`
@@ -296,6 +331,31 @@ pub enum CheckTest {
     MaxDuration(#[serde(with = "super::serde_duration")] Duration),
     /// A size in bytes compares to a number (JMeter's Size Assertion).
     Size { part: SizePart, op: CmpOp, bytes: u64 },
+    /// JMeter's JSON Assertion (`plugin`: jmeter-plugins' one): the path is found (an
+    /// indefinite one finds something, for JMeter's), and with `validate` the value or one of
+    /// the array's items equals `expected` (as JSON; as text for the plugin's), or matches it
+    /// whole as a regex, or is null when `expect_null`. `path` is `None` when it does not
+    /// compile: it fails. An empty body fails, negated or not.
+    JsonAssert {
+        #[serde(serialize_with = "json_path_option")]
+        path: Option<JsonPathExpr>,
+        validate: bool,
+        expected: Template,
+        regex: bool,
+        expect_null: bool,
+        negate: bool,
+        plugin: bool,
+    },
+    /// Passes when any of the checks passes (JMeter's Response Assertion with "Or").
+    Any(Vec<CheckTest>),
+    /// The XPath query finds a node, or is true (JMeter's XPath Assertion); negated, the
+    /// opposite. A body that does not parse fails it either way.
+    XPath {
+        #[serde(serialize_with = "xpath_source")]
+        path: XPathExpr,
+        field: Field,
+        negate: bool,
+    },
 }
 
 /// Which size a size check reads.
@@ -306,6 +366,13 @@ pub enum SizePart {
     Whole,
     Headers,
     Body,
+    /// The status code's length (JMeter's "Response Code" field: 3).
+    Code,
+    /// The reason phrase's length.
+    Message,
+    /// A user's variable read as a number (JMeter's scope "JMeter Variable"): one that is not
+    /// a whole number fails the check.
+    Var(#[serde(skip)] VarId),
 }
 
 /// A body compressed with gzip (a request with `gzip: true`).
@@ -391,13 +458,7 @@ impl RequestSpec {
             }
         }
         for c in &mut self.checks {
-            match &mut c.test {
-                CheckTest::Contains { text, .. }
-                | CheckTest::Equals { text, .. }
-                | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
-                CheckTest::Json { equals: Some(t), .. } => f(t),
-                _ => {}
-            }
+            c.test.for_each_template_mut(f);
         }
     }
 
@@ -405,23 +466,53 @@ impl RequestSpec {
     pub fn reads_body(&self) -> bool {
         let field_body = |f: &Field| *f == Field::Body;
         self.extract.iter().any(|e| match &e.source {
-            ExtractSource::Json(_) => true,
-            ExtractSource::Regex { from, .. } => field_body(from),
+            ExtractSource::Json(_) | ExtractSource::JsonPlugin(_) | ExtractSource::XPath(_) | ExtractSource::Css(_) => {
+                true
+            }
+            ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
             _ => false,
-        }) || self.checks.iter().any(|c| match &c.test {
-            CheckTest::Contains { field, .. }
-            | CheckTest::Matches { field, .. }
-            | CheckTest::Equals { field, .. }
-            | CheckTest::MatchesTemplate { field, .. } => field_body(field),
-            CheckTest::Json { .. } => true,
-            CheckTest::Size { part, .. } => *part == SizePart::Body,
-            _ => false,
-        })
+        }) || self.checks.iter().any(|c| c.test.reads_body())
     }
 }
 
-fn regex_source<S: Serializer>(r: &regex::Regex, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(r.as_str())
+impl CheckTest {
+    fn for_each_template_mut(&mut self, f: &mut impl FnMut(&mut Template)) {
+        match self {
+            CheckTest::Contains { text, .. }
+            | CheckTest::Equals { text, .. }
+            | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
+            CheckTest::Json { equals: Some(t), .. } => f(t),
+            CheckTest::JsonAssert { expected, .. } => f(expected),
+            CheckTest::Any(tests) => tests.iter_mut().for_each(|t| t.for_each_template_mut(f)),
+            _ => {}
+        }
+    }
+
+    fn reads_body(&self) -> bool {
+        match self {
+            CheckTest::Contains { field, .. }
+            | CheckTest::Matches { field, .. }
+            | CheckTest::Equals { field, .. }
+            | CheckTest::MatchesTemplate { field, .. }
+            | CheckTest::XPath { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
+            CheckTest::Json { .. } | CheckTest::JsonAssert { .. } => true,
+            CheckTest::Size { part, .. } => *part == SizePart::Body,
+            CheckTest::Any(tests) => tests.iter().any(CheckTest::reads_body),
+            _ => false,
+        }
+    }
+}
+
+fn json_path_option<S: Serializer>(p: &Option<JsonPathExpr>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(p.as_ref().map_or("<invalid>", |p| &p.src))
+}
+
+fn xpath_source<S: Serializer>(p: &XPathExpr, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&p.src)
+}
+
+fn css_source<S: Serializer>(p: &CssExpr, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&p.src)
 }
 
 fn json_path_source<S: Serializer>(p: &JsonPathExpr, s: S) -> Result<S::Ok, S::Error> {

@@ -39,6 +39,9 @@
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
+//! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
+//!   Jayway JSONPath, jmeter-plugins' JSON path, Perl5 regexes, expressions that only fail at run
+//!   time, Response Assertion "Or"; extracted values proven by the next request.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -71,6 +74,7 @@ mod jmx_fn;
 mod jmx_http;
 mod jmx_c;
 mod jmx_tg;
+mod jmx_x;
 mod labels;
 mod mock;
 mod open_model;

@@ -277,11 +277,17 @@ impl VirtualUser {
             };
             let final_url = format!("{}://{}{}", target.scheme(), target.authority(), path);
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+            // The last request sent: the fixed bytes, or the ones rendered into `out`.
+            let sent: &[u8] = match (&req.fixed, &cookie) {
+                (Some(f), None) if hops == 0 => &f.bytes,
+                _ => &self.out,
+            };
             let vars = &mut self.vars;
             let mut apply = || {
                 super::super::response::apply(
                     spec,
                     &resp,
+                    sent,
                     &final_url,
                     end.saturating_duration_since(start),
                     ex.bytes_received,

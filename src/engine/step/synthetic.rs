@@ -57,7 +57,7 @@ impl VirtualUser {
         if !x.extract.is_empty() || !x.checks.is_empty() {
             let resp = Response::new(b"", body.as_bytes(), status);
             let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
-            let failed = apply_rules(rules, &resp, "", elapsed, body.len() as u64, &mut self.vars);
+            let failed = apply_rules(rules, &resp, &[], "", elapsed, body.len() as u64, &mut self.vars);
             error = error.or(failed);
         }
         let ms = |t: &Option<crate::plan::Template>, vars: &mut crate::engine::session::UserVars| {

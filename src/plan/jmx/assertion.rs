@@ -1,7 +1,8 @@
-//! Assertions: checks on each response in their scope (response, JSONPath, size and
-//! duration assertions).
+//! Assertions: checks on each response in their scope (response, JSONPath (JMeter's and
+//! jmeter-plugins'), XPath, size and duration assertions).
 
 use super::*;
+use crate::plan::request::{Pattern, XPathExpr};
 
 /// The assertions, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -9,6 +10,8 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("JSONPathAssertion", Cx::json_path_assertion),
     ("SizeAssertion", Cx::size_assertion),
     ("DurationAssertion", Cx::duration_assertion),
+    ("XPathAssertion", Cx::xpath_assertion),
+    ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", Cx::plugin_json_path_assertion),
 ];
 
 impl Cx {
@@ -25,31 +28,75 @@ impl Cx {
     }
 
     pub(super) fn json_path_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        self.json_assertion(c, s, depth, false)
+    }
+
+    pub(super) fn plugin_json_path_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if c.text_or_empty("INPUT_FORMAT") == "YAML" {
+            self.unsupported(c, depth, "YAML input is not read");
+            return Ok(());
+        }
+        self.json_assertion(c, s, depth, true)
+    }
+
+    /// JMeter's JSON Assertion and jmeter-plugins' (same properties; the plugin compares
+    /// values as text, JMeter's as JSON).
+    fn json_assertion(&mut self, c: &El, s: &mut Scope, depth: usize, plugin: bool) -> Result<(), Error> {
         let src = self.expand(c, c.text_or_empty("JSON_PATH"))?;
-        let path = serde_json_path::JsonPath::parse(&src)
-            .map_err(|e| self.err(c, format!("invalid JSONPath `{src}`: {e}")))?;
         let negate = c.flag("INVERT").unwrap_or(false);
-        let compare = c.flag("JSONVALIDATION").unwrap_or(false) && !c.flag("EXPECT_NULL").unwrap_or(false);
-        let expected = c.text_or_empty("EXPECTED_VALUE").to_string();
-        let regex_like =
-            c.flag("ISREGEX").unwrap_or(true) && expected.contains(['*', '+', '?', '[', '(', '|', '^', '$', '\\']);
-        let equals = if compare { Some(self.tmpl(c, &expected)?) } else { None };
-        let what = match &equals {
-            Some(_) => format!("{src} equals {expected:?}"),
-            None => format!("{src} exists"),
+        let validate = c.flag("JSONVALIDATION").unwrap_or(false);
+        let expect_null = c.flag("EXPECT_NULL").unwrap_or(false);
+        let regex = c.flag("ISREGEX").unwrap_or(true);
+        let raw = c.text_or_empty("EXPECTED_VALUE").to_string();
+        let expected = self.tmpl(c, &raw)?;
+        let mut note = String::from("a JSONPath check");
+        // A path that does not compile fails the assertion at run time (JMeter catches it).
+        let path = match super::extractor::jayway(&src) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                note = format!("warning: {e}: the assertion fails, as in JMeter");
+                None
+            }
+        };
+        let what = match (validate, expect_null, regex) {
+            (false, ..) => format!("{src} exists"),
+            (true, true, _) => format!("{src} is null"),
+            (true, false, true) => format!("{src} matches {raw:?}"),
+            (true, false, false) => format!("{src} equals {raw:?}"),
         };
         let id = self.b.check(format!("{}: {}{what}", c.name, if negate { "not " } else { "" }));
-        s.checks.push(Check { id, test: CheckTest::Json { path: JsonPathExpr { src, path }, equals, negate } });
-        if compare && regex_like {
-            self.report(
-                c,
-                depth,
-                Status::Partial,
-                "the expected value is compared as text, not as a regular expression",
-            );
+        let test = CheckTest::JsonAssert { path, validate, expected, regex, expect_null, negate, plugin };
+        s.checks.push(Check { id, test });
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// XPath Assertion: the query finds a node (or is true) in the body or a variable.
+    pub(super) fn xpath_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let query = self.expand(c, c.text_or_empty("XPath.xpath"))?;
+        let negate = c.flag("XPath.negate").unwrap_or(false);
+        let tolerant = c.flag("XPath.tolerant").unwrap_or(false);
+        let namespaces = c.flag("XPath.namespace").unwrap_or(false);
+        let field = self.scope_variable(c)?.map_or(Field::Body, |v| v.0);
+        let mut note = String::from("an XPath check");
+        let test = match XPathExpr::new(&query, tolerant, namespaces, false) {
+            Ok(path) => CheckTest::XPath { path, field, negate },
+            Err(e) => {
+                note = format!("warning: {e}: the assertion fails, as in JMeter");
+                // No alternative: never holds.
+                CheckTest::Any(Vec::new())
+            }
+        };
+        let id = self.b.check(format!("{}: {}XPath {query}", c.name, if negate { "not " } else { "" }));
+        s.checks.push(Check { id, test });
+        // "Validate XML" checks the body against its DTD: not done here.
+        let status = if c.flag("XPath.validate") == Some(true) {
+            note.push_str("; the body is not validated against its DTD");
+            Status::Partial
         } else {
-            self.report(c, depth, Status::Supported, "a JSONPath check");
-        }
+            Status::Supported
+        };
+        self.report(c, depth, status, note);
         Ok(())
     }
 
@@ -65,18 +112,17 @@ impl Cx {
             "6" => CmpOp::Le,
             _ => CmpOp::Eq,
         };
-        if c.text("Assertion.scope") == Some("variable") {
-            self.unsupported(c, depth, "the size of a JMeter variable is not checked");
-            return Ok(());
-        }
-        let (part, what) = match c.text("Assertion.test_field").unwrap_or("SizeAssertion.response_network_size") {
-            "SizeAssertion.response_headers" => (SizePart::Headers, "headers"),
-            "SizeAssertion.response_data" => (SizePart::Body, "body"),
-            "SizeAssertion.response_network_size" => (SizePart::Whole, "response"),
-            other => {
-                self.unsupported(c, depth, &format!("the size of `{other}` is not measured"));
-                return Ok(());
-            }
+        // SizeAssertion.getResult: a variable's value is read as the size (a number).
+        let (part, what) = match self.scope_variable(c)? {
+            Some((Field::Var(v), name)) => (SizePart::Var(v), format!("variable {name} (as a number)")),
+            _ => match c.text("Assertion.test_field").unwrap_or("SizeAssertion.response_network_size") {
+                "SizeAssertion.response_headers" => (SizePart::Headers, "headers".to_string()),
+                "SizeAssertion.response_data" => (SizePart::Body, "body".to_string()),
+                "SizeAssertion.response_code" => (SizePart::Code, "response code".to_string()),
+                "SizeAssertion.response_message" => (SizePart::Message, "response message".to_string()),
+                // Any other field: the whole response.
+                _ => (SizePart::Whole, "response".to_string()),
+            },
         };
         let id = self.b.check(format!("{}: {what} size {op:?} {bytes} bytes", c.name));
         s.checks.push(Check { id, test: CheckTest::Size { part, op, bytes } });
@@ -105,10 +151,13 @@ impl Cx {
             "Assertion.response_data" | "Assertion.response_data_as_document" => (Field::Body, "body"),
             "Assertion.response_code" => (Field::Status, "status"),
             "Assertion.response_headers" => (Field::Headers, "headers"),
-            "Assertion.sample_label" => (Field::Url, "URL"),
+            "Assertion.response_message" => (Field::Message, "response message"),
             // With scope "JMeter Variable" the field is not read.
             _ if c.text("Assertion.scope") == Some("variable") => (Field::Body, "body"),
-            other => return Ok(Err(format!("field `{other}` cannot be checked"))),
+            "Assertion.request_headers" => (Field::RequestHeaders, "request headers"),
+            "Assertion.request_data" => return Ok(Err("field `Assertion.request_data` cannot be checked".into())),
+            // ResponseAssertion.getStringToCheck: any other field is the URL.
+            _ => (Field::Url, "URL"),
         };
         // Scope "JMeter Variable": the variable's value is checked instead of the field.
         let scoped_var;
@@ -123,6 +172,7 @@ impl Cx {
         let strings =
             texts(c.collection("Asserion.test_strings").or(c.collection("Assertion.test_strings")).unwrap_or_default());
         let mut checks = Vec::new();
+        let mut bad = Vec::new();
         let custom = c.text("Assertion.custom_message").map(str::to_string);
         for s in &strings {
             let (test, what) = if ty & 16 != 0 {
@@ -138,9 +188,27 @@ impl Cx {
                     (CheckTest::MatchesTemplate { field, pattern: probe, whole, negate }, what)
                 } else {
                     let pattern = self.expand(c, s)?;
-                    let src = if whole { format!("^(?:{pattern})$") } else { pattern };
-                    let regex = regex::Regex::new(&src).map_err(|e| self.err(c, format!("invalid pattern: {e}")))?;
-                    (CheckTest::Matches { field, regex, negate }, what)
+                    let src = if whole { format!("^(?:{pattern})$") } else { pattern.clone() };
+                    match Pattern::perl5(&src) {
+                        Ok(regex) => (CheckTest::Matches { field, regex, negate }, what),
+                        // JMeter compiles it at run time: "Bad test configuration", the
+                        // sample fails. A template check that never compiles does the same.
+                        Err(e) => {
+                            bad.push(format!(
+                                "invalid pattern `{pattern}` ({}): the check fails, as in JMeter",
+                                e.lines().last().unwrap_or(&e)
+                            ));
+                            (
+                                CheckTest::MatchesTemplate {
+                                    field,
+                                    pattern: Template::literal(&pattern),
+                                    whole,
+                                    negate,
+                                },
+                                what,
+                            )
+                        }
+                    }
                 }
             };
             let msg = custom.clone().unwrap_or_else(|| {
@@ -149,12 +217,19 @@ impl Cx {
             checks.push(Check { id: self.b.check(msg), test });
         }
         let ignore = c.flag("Assertion.assume_success") == Some(true);
-        let (status, note) = if any && strings.len() > 1 {
-            (Status::Partial, "`Or` of several patterns is checked as `And`".to_string())
-        } else {
-            (Status::Supported, format!("{} check(s) on the {field_name}", checks.len()))
-        };
-        Ok(Ok((checks, ignore, status, note)))
+        let mut note = format!("{} check(s) on the {field_name}", checks.len());
+        if any && checks.len() > 1 {
+            // "Or": one check that holds when any pattern does (negated ones included).
+            let msg = custom
+                .unwrap_or_else(|| format!("{}: {field_name} matches none of {} patterns", c.name, strings.len()));
+            let tests = checks.into_iter().map(|c| c.test).collect();
+            checks = vec![Check { id: self.b.check(msg), test: CheckTest::Any(tests) }];
+            note = format!("any of {} checks on the {field_name}", strings.len());
+        }
+        for b in bad {
+            note.push_str(&format!("; warning: {b}"));
+        }
+        Ok(Ok((checks, ignore, Status::Supported, note)))
     }
 
     /// An assertion scoped to a JMeter variable (`Assertion.scope` = `variable`): the variable

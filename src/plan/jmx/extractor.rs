@@ -1,17 +1,27 @@
 //! Post-processors that extract values from responses into variables: regular expression,
-//! JSON and boundary extractors.
+//! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
+use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, XPathExpr, ALL};
 
 /// The extractors, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RegexExtractor", Cx::regex_extractor),
     ("JSONPostProcessor", Cx::json_extractor),
     ("BoundaryExtractor", Cx::boundary_extractor),
+    ("XPathExtractor", Cx::xpath_extractor),
+    ("XPath2Extractor", Cx::xpath2_extractor),
+    ("HtmlExtractor", Cx::html_extractor),
+    ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", Cx::plugin_json_extractor),
 ];
 
 impl Cx {
     pub(super) fn regex_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if c.text_or_empty("RegexExtractor.refname").trim().is_empty() {
+            // JMeter runs it into a variable with an empty name, which no `${}` reads.
+            self.report(c, depth, Status::Ignored, "no reference name: sets no variable a plan can read");
+            return Ok(());
+        }
         let e = self.read_regex_extractor(c)?;
         s.extract.push(e.0);
         self.report(c, depth, e.1, e.2);
@@ -44,16 +54,16 @@ impl Cx {
             None | Some("") => 0,
             Some(n) => n.parse::<i64>().map(|n| n.max(1) as u32).unwrap_or(1),
         };
-        let default = match (c.text("BoundaryExtractor.default"), c.flag("BoundaryExtractor.default_empty_value")) {
-            (Some(d), _) => Some(self.tmpl(c, d)?),
-            (None, Some(true)) => Some(Template::literal("")),
-            _ => None,
-        };
+        let default = self.optional_default(c, "BoundaryExtractor")?;
         let var = self.b.sym.vars.assign(&name);
         s.extract.push(Extractor {
             var,
             into: name.clone(),
-            source: ExtractSource::Regex { regex, template: "$1$".into(), from },
+            source: scoped(
+                c,
+                ExtractSource::Regex { regex: regex.into(), template: "$1$".into(), from },
+                &mut self.b.sym.vars,
+            ),
             match_no,
             default,
             required: None,
@@ -65,52 +75,58 @@ impl Cx {
 
     pub(super) fn read_regex_extractor(&mut self, c: &El) -> Result<(Extractor, Status, String), Error> {
         let name = c.text_or_empty("RegexExtractor.refname").trim().to_string();
-        if name.is_empty() {
-            return Err(self.err(c, "the Regular Expression Extractor has no reference name"));
-        }
         let re_src = self.expand(c, c.text_or_empty("RegexExtractor.regex"))?;
-        let regex = regex::Regex::new(&re_src).map_err(|e| self.err(c, format!("invalid regular expression: {e}")))?;
         let template = c.text("RegexExtractor.template").unwrap_or("$1$").to_string();
         let (from, status, mut note) = match c.text("RegexExtractor.useHeaders").unwrap_or("false") {
             "true" => (Field::Headers, Status::Supported, String::new()),
             "URL" => (Field::Url, Status::Supported, String::new()),
             "code" => (Field::Status, Status::Supported, String::new()),
             "false" => (Field::Body, Status::Supported, String::new()),
+            "unescaped" => (Field::BodyUnescaped, Status::Supported, String::new()),
+            "request_headers" => (Field::RequestHeaders, Status::Supported, String::new()),
+            "message" => (Field::Message, Status::Supported, String::new()),
             other => (Field::Body, Status::Partial, format!("field `{other}` is read as the body; ")),
         };
-        let mut all = None;
-        let match_no = match c.text("RegexExtractor.match_number").map(str::trim) {
-            None | Some("") => 0,
-            Some(n) => match n.parse::<i64>() {
-                Ok(n) if n >= 0 => n as u32,
-                Ok(_) => {
-                    all = Some(self.b.all_matches(&name));
-                    note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
-                    1
-                }
-                Err(_) => return Err(self.err(c, format!("match number `{n}` is not a number"))),
-            },
-        };
-        let default = match (c.text("RegexExtractor.default"), c.flag("RegexExtractor.default_empty_value")) {
-            (Some(d), _) => Some(self.tmpl(c, d)?),
-            (None, Some(true)) => Some(Template::literal("")),
-            _ => None,
-        };
+        // JMeter compiles the pattern at run time: one that does not compile is logged and
+        // leaves the variable at its default.
+        let regex = Pattern::perl5(&re_src)
+            .map_err(|e| format!("invalid regular expression `{re_src}`: {}", e.lines().last().unwrap_or(&e)));
+        let source = or_invalid(regex.map(|regex| ExtractSource::Regex { regex, template, from }), &mut note);
+        let (match_no, all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
+        let default = self.optional_default(c, "RegexExtractor")?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
-        Ok((
-            Extractor {
-                var,
-                into: name,
-                source: ExtractSource::Regex { regex, template, from },
-                match_no,
-                default,
-                required: None,
-                all,
+        let source = scoped(c, source, &mut self.b.sym.vars);
+        Ok((Extractor { var, into: name, source, match_no, default, required: None, all }, status, note))
+    }
+
+    /// `PREFIX.default`, or an empty default when `PREFIX.default_empty_value` asks for one;
+    /// `None`: JMeter leaves the variable as it was when nothing matches.
+    fn optional_default(&mut self, c: &El, prefix: &str) -> Result<Option<Template>, Error> {
+        match (c.text(&format!("{prefix}.default")), c.flag(&format!("{prefix}.default_empty_value"))) {
+            (Some(d), _) => Ok(Some(self.tmpl(c, d)?)),
+            (None, Some(true)) => Ok(Some(Template::literal(""))),
+            _ => Ok(None),
+        }
+    }
+
+    /// JMeter's match number: 0 (or none) a random match, N the Nth, negative all of them.
+    /// A text that is not a number is 0, as JMeter's `getPropertyAsInt` reads it.
+    fn match_number(&mut self, raw: Option<&str>, name: &str, note: &mut String) -> (u32, Option<AllMatches>) {
+        match raw.map(str::trim).unwrap_or("") {
+            "" => (0, None),
+            n => match n.parse::<i64>() {
+                Ok(n) if n >= 0 => (n.min(u32::MAX as i64 - 1) as u32, None),
+                Ok(_) => {
+                    note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
+                    (ALL, Some(self.b.all_matches(name)))
+                }
+                Err(_) => {
+                    note.push_str(&format!("match number `{n}` is not a number: a random match, as in JMeter; "));
+                    (0, None)
+                }
             },
-            status,
-            note,
-        ))
+        }
     }
 
     pub(super) fn read_json_extractor(&mut self, c: &El) -> Result<(Vec<Extractor>, Status, String), Error> {
@@ -130,36 +146,176 @@ impl Cx {
         let mut note = String::new();
         for (i, name) in names.iter().enumerate() {
             let src = self.expand(c, &paths[i])?;
-            let path = serde_json_path::JsonPath::parse(&src)
-                .map_err(|e| self.err(c, format!("invalid JSONPath `{src}`: {e}")))?;
-            // JMeter: 0 (the default) is a random match, -1 all of them.
-            let mut all = None;
-            let match_no = match matches.get(i).map(String::as_str).unwrap_or("") {
-                "" => 0,
-                n => match n.parse::<i64>() {
-                    Ok(n) if n >= 0 => n as u32,
-                    Ok(_) => {
-                        all = Some(self.b.all_matches(name));
-                        note.push_str(&format!("all matches into ${{{name}_1}}.. and ${{{name}_matchNr}}; "));
-                        1
-                    }
-                    Err(_) => return Err(self.err(c, format!("match number `{n}` is not a number"))),
-                },
-            };
+            // A path JMeter cannot compile fails at run time: logged, the default set.
+            // JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a function.
+            let path = jayway(&src).and_then(|p| match p.func {
+                Some(_) => {
+                    Err(format!("JSONPath `{src}` ends with a function, which JMeter's JSON Extractor cannot run"))
+                }
+                None => Ok(p),
+            });
+            let source = or_invalid(path.map(ExtractSource::Json), &mut note);
+            let (match_no, mut all) = self.match_number(matches.get(i).map(String::as_str), name, &mut note);
+            if let (Some(all), Some(true)) = (&mut all, c.flag("JSONPostProcessor.compute_concat")) {
+                all.concat = Some(self.b.sym.vars.assign(&format!("{name}_ALL")));
+                note.push_str(&format!("all matches joined into ${{{name}_ALL}}; "));
+            }
             // JMeter sets the default (even empty) when nothing matches.
             let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
             let var = self.b.sym.vars.assign(name);
-            out.push(Extractor {
-                var,
-                into: name.clone(),
-                source: ExtractSource::Json(JsonPathExpr { src, path }),
-                match_no,
-                default,
-                required: None,
-                all,
-            });
+            let source = scoped(c, source, &mut self.b.sym.vars);
+            out.push(Extractor { var, into: name.clone(), source, match_no, default, required: None, all });
         }
         note.push_str(&format!("into {}", names.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")));
         Ok((out, status, note))
     }
+
+    /// XPath Extractor (XPath 1.0, Xalan in JMeter): the name gets the default, then the
+    /// first value kept; `name_1`.. and `name_matchNr` always get the values kept (the one
+    /// the match number picks, or all for -1). A query or body that cannot be read leaves
+    /// the default (JMeter adds a failed assertion result, but the sample stays successful).
+    pub(super) fn xpath_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("XPathExtractor.refname").trim().to_string();
+        let query = self.expand(c, c.text_or_empty("XPathExtractor.xpathQuery"))?;
+        let tolerant = c.flag("XPathExtractor.tolerant").unwrap_or(false);
+        let namespaces = c.flag("XPathExtractor.namespace").unwrap_or(false);
+        let fragment = c.flag("XPathExtractor.fragment").unwrap_or(false);
+        let mut note = String::new();
+        let path = XPathExpr::new(&query, tolerant, namespaces, fragment);
+        let source = or_invalid(path.map(ExtractSource::XPath), &mut note);
+        let (match_no, _) = self.match_number(c.text("XPathExtractor.matchNumber"), &name, &mut note);
+        // "Validate XML" checks the body against its DTD: not done here.
+        let status = match c.flag("XPathExtractor.validate") {
+            Some(true) => {
+                note.push_str("the body is not validated against its DTD; ");
+                Status::Partial
+            }
+            _ => Status::Supported,
+        };
+        let default = c.text_or_empty("XPathExtractor.default");
+        self.markup_extractor(c, s, depth, name, source, match_no, default, (status, note))
+    }
+
+    /// XPath2 Extractor (XPath 2.0, Saxon in JMeter): read with the XPath 1.0 engine, which
+    /// takes the common subset; a query it cannot read is reported.
+    pub(super) fn xpath2_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("XPathExtractor2.refname").trim().to_string();
+        let query = self.expand(c, c.text_or_empty("XPathExtractor2.xpathQuery"))?;
+        let fragment = c.flag("XPathExtractor2.fragment").unwrap_or(false);
+        let mut note = String::new();
+        let ns = c.text_or_empty("XPathExtractor2.namespaces").trim();
+        if !ns.is_empty() {
+            note.push_str("namespace prefixes are taken from the response, not from the element; ");
+        }
+        let source = match XPathExpr::new(&query, false, !ns.is_empty(), fragment) {
+            Ok(x) => ExtractSource::XPath(x),
+            Err(e) => {
+                self.unsupported(c, depth, &format!("{e} (read as XPath 1.0)"));
+                return Ok(());
+            }
+        };
+        let (match_no, _) = self.match_number(c.text("XPathExtractor2.matchNumber"), &name, &mut note);
+        note.insert_str(0, "XPath 2.0 read as XPath 1.0; ");
+        let default = c.text_or_empty("XPathExtractor2.default");
+        self.markup_extractor(c, s, depth, name, source, match_no, default, (Status::Partial, note))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn markup_extractor(
+        &mut self,
+        c: &El,
+        s: &mut Scope,
+        depth: usize,
+        name: String,
+        source: ExtractSource,
+        match_no: u32,
+        default: &str,
+        (status, mut note): (Status, String),
+    ) -> Result<(), Error> {
+        let default = Some(self.tmpl(c, default)?);
+        let all = Some(self.b.all_matches(&name));
+        let var = self.b.sym.vars.assign(&name);
+        note.push_str(&format!("into ${{{name}}}, ${{{name}_1}}.. and ${{{name}_matchNr}}"));
+        let source = scoped(c, source, &mut self.b.sym.vars);
+        s.extract.push(Extractor { var, into: name, source, match_no, default, required: None, all });
+        self.report(c, depth, status, note);
+        Ok(())
+    }
+
+    /// CSS Selector Extractor (HtmlExtractor; JSoup or Jodd in JMeter).
+    pub(super) fn html_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("HtmlExtractor.refname").trim().to_string();
+        let expr = self.expand(c, c.text_or_empty("HtmlExtractor.expr"))?;
+        let attribute = self.expand(c, c.text_or_empty("HtmlExtractor.attribute"))?;
+        let jodd = c.text_or_empty("HtmlExtractor.extractor_impl").trim() == "JODD";
+        let mut note = String::new();
+        let source = or_invalid(CssExpr::new(&expr, &attribute, jodd).map(ExtractSource::Css), &mut note);
+        let (match_no, all) = self.match_number(c.text("HtmlExtractor.match_number"), &name, &mut note);
+        let default = self.optional_default(c, "HtmlExtractor")?;
+        let var = self.b.sym.vars.assign(&name);
+        note.push_str(&format!("into ${{{name}}}"));
+        let source = scoped(c, source, &mut self.b.sym.vars);
+        s.extract.push(Extractor { var, into: name, source, match_no, default, required: None, all });
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// jmeter-plugins' JSON Path Extractor (atlantbh): a single value into the name; an array
+    /// (an indefinite path, or a definite one that finds an array) as JSON text into the name,
+    /// its items into `name_1`.. and their count into `name_matchNr`; nothing found: the
+    /// default and `name_matchNr` 0.
+    pub(super) fn plugin_json_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("VAR").trim().to_string();
+        let src = self.expand(c, c.text_or_empty("JSONPATH"))?;
+        if c.text_or_empty("INPUT_FORMAT") == "YAML" {
+            self.unsupported(c, depth, "YAML input is not read");
+            return Ok(());
+        }
+        let mut note = String::new();
+        let source = or_invalid(jayway(&src).map(ExtractSource::JsonPlugin), &mut note);
+        // SUBJECT `VAR`: the JSON is the value of the variable VARIABLE.
+        let source = match c.text_or_empty("SUBJECT") {
+            "VAR" => {
+                let var = self.b.sym.vars.assign(c.text_or_empty("VARIABLE").trim());
+                ExtractSource::FromVar { var, source: Box::new(source) }
+            }
+            _ => source,
+        };
+        let default = Some(self.tmpl(c, c.text_or_empty("DEFAULT"))?);
+        let all = Some(self.b.all_matches(&name));
+        let var = self.b.sym.vars.assign(&name);
+        note.push_str(&format!("into ${{{name}}}"));
+        s.extract.push(Extractor { var, into: name, source, match_no: 1, default, required: None, all });
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+}
+
+/// The source as the element's scope reads it: over a JMeter variable (`Sample.scope` =
+/// `variable`, JMeter's "JMeter Variable Name to use"), else over the response.
+fn scoped(c: &El, source: ExtractSource, vars: &mut crate::plan::template::VarTable) -> ExtractSource {
+    if c.text("Sample.scope") != Some("variable") {
+        return source;
+    }
+    let source = match source {
+        // The variable is read whatever field the element names.
+        ExtractSource::Regex { regex, template, .. } => ExtractSource::Regex { regex, template, from: Field::Body },
+        other => other,
+    };
+    let var = vars.assign(c.text_or_empty("Scope.variable").trim());
+    ExtractSource::FromVar { var, source: Box::new(source) }
+}
+
+/// The source, or one that finds nothing when its expression does not compile: JMeter compiles
+/// it at run time, logs the error and leaves the default. The element's note warns of it.
+fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> ExtractSource {
+    source.unwrap_or_else(|e| {
+        note.push_str(&format!("warning: {e}: JMeter logs it and sets the default; "));
+        ExtractSource::Invalid(e)
+    })
+}
+
+/// A JSONPath in Jayway's dialect, or the error naming it.
+pub(super) fn jayway(src: &str) -> Result<JsonPathExpr, String> {
+    JsonPathExpr::jayway(src).map_err(|e| format!("invalid JSONPath `{src}` ({e})"))
 }

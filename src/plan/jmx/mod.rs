@@ -28,7 +28,7 @@ pub use report::{ElementReport, Status};
 use super::build::{Builder, Slot};
 use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
-use super::request::{Body, JsonPathExpr, Param, Part, PartContent};
+use super::request::{Body, Param, Part, PartContent};
 use super::template;
 use super::*;
 use sampler::HttpDefaults;

@@ -40,9 +40,7 @@ impl Cx {
 
     fn json_path(&mut self, v: &Node, el: &str) -> Result<JsonPathExpr, Error> {
         let src = self.text(v, el)?;
-        let path = serde_json_path::JsonPath::parse(&src)
-            .map_err(|e| self.invalid(v, el, format!("invalid JSONPath `{src}`: {e}")))?;
-        Ok(JsonPathExpr { src, path })
+        JsonPathExpr::rfc(&src).map_err(|e| self.invalid(v, el, format!("invalid JSONPath `{src}`: {e}")))
     }
 
     pub(super) fn extractor(&mut self, n: &Node, el: &str) -> Result<Extractor, Error> {
@@ -76,7 +74,7 @@ impl Cx {
             }
             let from = self.field(x.get("from"), &format!("{el}.from"))?;
             let what = format!("/{}/", regex.as_str());
-            (ExtractSource::Regex { regex, template, from }, what)
+            (ExtractSource::Regex { regex: regex.into(), template, from }, what)
         } else if let Some(v) = x.get("header") {
             let h = self.text(v, &format!("{el}.header"))?;
             (ExtractSource::Header(h.clone()), format!("header {h}"))
@@ -135,7 +133,7 @@ impl Cx {
         } else if let Some(v) = c.get("body_matches") {
             let regex = self.regex(v, &text_el("body_matches"))?;
             let m = format!("body matches /{}/", regex.as_str());
-            (CheckTest::Matches { field: Field::Body, regex, negate: false }, m)
+            (CheckTest::Matches { field: Field::Body, regex: regex.into(), negate: false }, m)
         } else if let Some(v) = c.get("body_equals") {
             let text = self.tmpl(v, &text_el("body_equals"))?;
             let m = format!("body equals {}", quote(&text));
