@@ -18,6 +18,8 @@ mod module;
 mod report;
 mod sampler;
 mod script;
+#[cfg(test)]
+mod support;
 mod synthetic;
 mod thread_group;
 mod timer;
@@ -340,7 +342,7 @@ impl Cx {
     /// An element that cannot be read is reported with its error, and the walk goes on.
     fn scope_element(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let before = self.report.len();
-        let read = match SCOPE_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        let read = match SCOPE_FAMILIES.iter().flat_map(|(_, f)| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, s, depth),
             None if script::is_script(&c.class) => self.script(c, s, depth),
             None => {
@@ -377,7 +379,7 @@ impl Cx {
     /// One that cannot be read is reported with its error and makes no step; the walk goes on.
     fn sampler_or_controller(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let before = self.report.len();
-        let read = match STEP_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        let read = match STEP_FAMILIES.iter().flat_map(|(_, f)| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, scope, depth),
             None => {
                 self.unsupported(c, depth, "this controller or sampler is not supported");
@@ -422,19 +424,23 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [&[(&str, ScopeFn)]; 7] = [
-    config::ELEMENTS,
-    sampler::SCOPE_ELEMENTS,
-    timer::ELEMENTS,
-    extractor::ELEMENTS,
-    assertion::ELEMENTS,
-    listener::ELEMENTS,
-    script::ELEMENTS,
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
+    ("config element", config::ELEMENTS),
+    ("config element", sampler::SCOPE_ELEMENTS),
+    ("timer", timer::ELEMENTS),
+    ("post-processor", extractor::ELEMENTS),
+    ("assertion", assertion::ELEMENTS),
+    ("listener", listener::ELEMENTS),
+    ("post-processor", script::ELEMENTS),
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [&[(&str, StepsFn)]; 4] =
-    [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS, synthetic::ELEMENTS];
+const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 4] = [
+    ("sampler", sampler::STEP_ELEMENTS),
+    ("sampler", synthetic::ELEMENTS),
+    ("controller", controller::ELEMENTS),
+    ("controller", module::ELEMENTS),
+];
 
 /// Samplers and controllers: the elements that make steps (the rest set up their scope).
 fn is_sampler_or_controller(class: &str) -> bool {
@@ -676,8 +682,8 @@ mod tests {
     /// for samplers or controllers (which it reads as steps), and steps are.
     #[test]
     fn every_class_has_one_reader_the_walk_reaches() {
-        let scope: Vec<&str> = SCOPE_FAMILIES.iter().flat_map(|f| f.iter().map(|(c, _)| *c)).collect();
-        let steps: Vec<&str> = STEP_FAMILIES.iter().flat_map(|f| f.iter().map(|(c, _)| *c)).collect();
+        let scope: Vec<&str> = SCOPE_FAMILIES.iter().flat_map(|(_, f)| f.iter().map(|(c, _)| *c)).collect();
+        let steps: Vec<&str> = STEP_FAMILIES.iter().flat_map(|(_, f)| f.iter().map(|(c, _)| *c)).collect();
         let mut all: Vec<&str> = scope.iter().chain(&steps).copied().collect();
         all.sort_unstable();
         let n = all.len();

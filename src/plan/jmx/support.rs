@@ -48,7 +48,6 @@ const NAMES: &[(&str, &str)] = &[
     ("SizeAssertion", "Size Assertion"),
     ("DurationAssertion", "Duration Assertion"),
     ("XPathAssertion", "XPath Assertion"),
-    ("XPath2Assertion", "XPath2 Assertion"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", "jp@gc - JSON Path Assertion"),
     // Listeners.
     ("ResultCollector", "Listeners (View Results Tree, Summary Report, Simple Data Writer...)"),
@@ -113,16 +112,16 @@ fn name_of(class: &str) -> Option<&'static str> {
 
 /// The Markdown between the matrix's markers in `docs/jmx.md`.
 pub(crate) fn matrix() -> String {
-    let mut out = String::from(
-        "| family | element | class |\n|---|---|---|\n",
-    );
+    let mut out = String::from("| family | element | class |\n|---|---|---|\n");
     for (family, classes) in families() {
         for class in classes {
             let name = name_of(class).unwrap_or(class);
             out.push_str(&format!("| {family} | {name} | `{class}` |\n"));
         }
     }
-    out.push_str("\nEvery other class is reported by `check` as unsupported (scripts: JSR223, BeanShell, BSF elements).\n");
+    out.push_str(
+        "\nEvery other class is reported by `check` as unsupported (scripts: JSR223, BeanShell, BSF elements).\n",
+    );
     out.push_str("\nFunctions: ");
     let functions: Vec<String> = template::FUNCTION_NAMES.iter().map(|f| format!("`__{f}`")).collect();
     out.push_str(&functions.join(", "));

@@ -24,18 +24,20 @@ const FREE_FORM_ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.FreeFor
 
 /// The thread groups stampede reads (others are unknown elements).
 pub(super) fn is_thread_group(class: &str) -> bool {
-    matches!(
-        class,
-        "ThreadGroup"
-            | "SetupThreadGroup"
-            | "PostThreadGroup"
-            | ULTIMATE
-            | STEPPING
-            | CONCURRENCY
-            | ARRIVALS
-            | FREE_FORM_ARRIVALS
-    )
+    CLASSES.contains(&class)
 }
+
+/// The thread groups stampede reads.
+pub(super) const CLASSES: [&str; 8] = [
+    "ThreadGroup",
+    "SetupThreadGroup",
+    "PostThreadGroup",
+    ULTIMATE,
+    STEPPING,
+    CONCURRENCY,
+    ARRIVALS,
+    FREE_FORM_ARRIVALS,
+];
 
 impl Cx {
     /// Each enabled thread group of the plan as one scenario, or one per Ultimate Thread Group row.

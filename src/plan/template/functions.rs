@@ -450,7 +450,7 @@ impl Num {
 }
 
 /// The functions stampede runs, for the "did you mean" of an unknown name.
-const FUNCTIONS: [&str; 43] = [
+pub(crate) const FUNCTIONS: [&str; 43] = [
     "P",
     "property",
     "isPropDefined",

@@ -17,6 +17,8 @@ mod text;
 
 pub use compile::{compile, expand};
 use functions::Func;
+#[cfg(test)]
+pub(crate) use functions::FUNCTIONS as FUNCTION_NAMES;
 use rand::rngs::SmallRng;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
