@@ -528,7 +528,13 @@ def classify(res, text):
     if res.get("stampede_rc") == 2 and not st:
         err = next((l for l in sout.splitlines() if l.startswith("error")), "")
         err = err or (sout.strip().splitlines() or ["exit 2"])[-1]
-        err = re.sub(r"/\S*/", "", err)[:200]
+        err = re.sub(r"/\S*/", "", err)
+        unsupported = re.search(r"<([\w.$]+)>[^<]*is not supported", err)
+        if unsupported:
+            err = "<%s> is not supported" % unsupported.group(1)
+        else:  # the kind of error, not which element: names and lines out
+            err = re.sub(r'"[^"]*"', '"…"', re.sub(r"\S*\.jmx(:\d+)*", "PLAN", err))
+        err = err[:200]
         samples = sum(n for n, _ in (res.get("jmeter_jtl") or {}).values())
         if jm or samples:
             return "differ", "stampede refuses a plan JMeter runs (%d samples): %s" % (samples, err), []
@@ -627,13 +633,37 @@ def run_one(args, idx, plan, rel, sets, launcher, binary, cert, key, root):
         res = {"plan": rel, "error": "the namespace run failed (rc %s): %s" % (rc, D.tail(os.path.join(work, "inner.out"), 5)[-300:])}
     res["seconds"] = round(time.time() - t0, 1)
     res["ports"], res["hosts_n"], res["ips"] = ports, len(hosts), ips
-    status, cause, examples = classify(res, text)
-    row = {"plan": rel, "status": status, "cause": cause, "examples": examples, "seconds": res["seconds"],
-           "jmeter": len(res.get("jmeter_requests") or []), "stampede": len(res.get("stampede_requests") or []),
-           "interfaces": res.get("interfaces")}
+    with open(os.path.join(work, "result.json"), "w") as f:
+        json.dump(res, f)
+    row = row_of(res, text)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return row
+
+
+def row_of(res, text):
+    """One line of the report from a plan's result (TEXT: the plan, `--set` values applied)."""
+    status, cause, examples = classify(res, text)
+    seconds = res.get("seconds") or (res.get("jmeter_seconds", 0) + res.get("stampede_seconds", 0))
+    return {"plan": res["plan"], "status": status, "cause": cause, "examples": examples, "seconds": seconds,
+            "jmeter": len(res.get("jmeter_requests") or []), "stampede": len(res.get("stampede_requests") or []),
+            "interfaces": res.get("interfaces")}
+
+
+def rows_from(keep):
+    """The rows of a run kept with --keep, classified again (no tool is run)."""
+    rows = []
+    for d in sorted(os.listdir(keep)):
+        try:
+            with open(os.path.join(keep, d, "spec.json")) as f:
+                spec = json.load(f)
+            with open(os.path.join(keep, d, "result.json")) as f:
+                res = json.load(f)
+        except (OSError, ValueError):
+            continue
+        res.setdefault("plan", spec["rel"])
+        rows.append(row_of(res, spec["jmeter_text"]))
+    return sorted(rows, key=lambda r: r["plan"])
 
 
 def unique_plans(corpus):
@@ -725,7 +755,23 @@ def main():
     ap.add_argument("--only", help="regex on the plan's relative path")
     ap.add_argument("--out", help="write the report (markdown) here too, and a .tsv beside it")
     ap.add_argument("--keep", help="keep every plan's work directory under DIR")
+    ap.add_argument("--from", dest="from_dir", metavar="DIR",
+                    help="no run: report again on the work directories a run kept with --keep DIR")
     args = ap.parse_args()
+    if args.from_dir:
+        binary = D.find_stampede()
+        version, commit = git_commit(binary)
+        rows = rows_from(args.from_dir)
+        header = ("# JMeter 5.6.3 vs stampede: %s\n\n- date: %s (report); the run: see its work directories\n"
+                  "- stampede: %s (commit %s)\n- command: `%s`\n- plans: %d\n"
+                  % (os.path.basename(os.path.abspath(args.corpus)), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                     version, commit, " ".join(["python3", "bench/jmeter/corpus.py"] + sys.argv[1:]), len(rows)))
+        text = report(rows, header)
+        print(text)
+        write_outputs(args.out, text, ["plan", "jmeter_requests", "stampede_requests", "status", "cause", "seconds"],
+                      [[r["plan"], r["jmeter"], r["stampede"], r["status"], r["cause"], "%.1f" % r["seconds"]]
+                       for r in rows])
+        return 0
     if os.geteuid() != 0:
         D.die("needs root for unshare -n -m (network and mount namespaces)")
 
