@@ -129,6 +129,44 @@ def scan_plan(text, plan_dir):
     return sorted(hosts)[:3000], sorted(ips)[:256], sorted(ports)[:128]
 
 
+CSV_DS = re.compile(r"<CSVDataSet\b[^>]*?(?:/>|>.*?</CSVDataSet>)", re.S)
+
+
+# Stand-in values for the columns that say where to send: to the recorder (the port is one it
+# listens on), so that the requests built from the other columns are sent and compared.
+STUB_VALUES = {"protocol": "http", "scheme": "http", "host": "127.0.0.1", "hostname": "127.0.0.1",
+               "domain": "127.0.0.1", "server": "127.0.0.1", "port": "8080"}
+
+
+def stub_data_files(text, plan_dir):
+    """[(relative path, text)]: a stand-in for each CSV Data Set file the plan names (after --set
+    and its own User Defined Variables / __P defaults) that is not there, so that both tools read
+    the same rows instead of both failing: a header line when the element takes its names from
+    it, then 6 rows `name_1,...` (the variable names with the row number)."""
+    udv = dict(ARG.findall(text))
+    stubs = []
+    for m in CSV_DS.finditer(text):
+        el = m.group(0)
+        props = dict(PROP.findall(el))
+        name = props.get("filename", "").strip()
+        name = re.sub(r"\$\{__P(?:roperty)?\(\s*[^,()]*,\s*([^,()]*?)\s*\)\}", r"\1", name)
+        name = re.sub(r"\$\{([^{}]+)\}", lambda v: udv.get(v.group(1), v.group(0)), name)
+        if not name or "${" in name or os.path.isabs(name) or ".." in name.split("/"):
+            continue
+        name = os.path.normpath(name)
+        if os.path.exists(os.path.join(plan_dir, name)) or any(n == name for n, _ in stubs):
+            continue
+        delim = props.get("delimiter", ",") or ","
+        delim = "\t" if delim == "\\t" else delim
+        names = [n.strip() for n in props.get("variableNames", "").split(",") if n.strip()]
+        header = not names
+        names = names or ["col1", "col2", "col3"]
+        lines = ([delim.join(names)] if header or "ignoreFirstLine\">true" in el else [])
+        lines += [delim.join(STUB_VALUES.get(n.lower(), "%s_%d" % (n, i)) for n in names) for i in range(1, 7)]
+        stubs.append((name, "\n".join(lines) + "\n"))
+    return stubs
+
+
 # --------------------------------------------------------------------------- JMeter's bounded copy
 
 def set_prop(span, name, value):
@@ -349,7 +387,18 @@ def inner(spec_path):
         result[name + "_out"] = D.tail(os.path.join(work, name + ".out"), 15)
         recorder.reset()
 
-    jd = D.workdir_for(spec["plan"], work, "jmeter")
+    def workdir(name):
+        d = D.workdir_for(spec["plan"], work, name)
+        for rel, content in spec.get("stubs", []):
+            path = os.path.join(d, rel)
+            if any(os.path.islink(os.path.join(d, *rel.split("/")[:i])) for i in range(1, rel.count("/") + 1)):
+                continue  # inside a directory of the corpus: never write there
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(content)
+        return d
+
+    jd = workdir("jmeter")
     copy = os.path.join(jd, "plan.corpus.jmx")
     with open(copy, "w", encoding="utf-8") as f:
         f.write(spec["jmeter_text"])
@@ -361,7 +410,7 @@ def inner(spec_path):
     result["jmeter_log_errors"] = [line for line in D.tail(os.path.join(jd, "jmeter.log"), 400).splitlines()
                                    if " ERROR " in line][:10]
 
-    sd = D.workdir_for(spec["plan"], work, "stampede")
+    sd = workdir("stampede")
     scopy = os.path.join(sd, "plan.corpus.jmx")
     shutil.copyfile(spec["plan"], scopy)
     sjtl = os.path.join(sd, "corpus.jtl")
@@ -429,7 +478,7 @@ def norm_request(r, digits):
 FIELDS = ("method", "path", "query", "tls/port", "headers", "body")
 
 
-def diff_causes(jm, st, digits):
+def diff_causes(jm, st, digits, as_sets=False):
     """Causes (short strings) why two recordings differ, and a few example lines.
 
     Requests are grouped by kind (method and normalised path); per kind, the number of requests
@@ -446,6 +495,8 @@ def diff_causes(jm, st, digits):
     st = [r for r in st if r["method"] != "TLS-HANDSHAKE-FAILED"]
     na = [norm_request(r, digits) for r in jm]
     nb = [norm_request(r, digits) for r in st]
+    if as_sets:  # a run cut by the duration: how many depends on speed, not what
+        na, nb = sorted(set(na)), sorted(set(nb))
     if collections.Counter(na) == collections.Counter(nb):
         return sorted(causes), examples
     ka, kb = collections.defaultdict(list), collections.defaultdict(list)
@@ -546,11 +597,15 @@ def classify(res, text):
         if len(jm) == len(st):
             return "same", "random choice: compared by count only", []
         return "differ", "request count (random choice: compared by count only)", []
-    causes, examples = diff_causes(jm, st, digits)
+    # A run that lasted the whole duration was cut by it: how many requests it sent depends on
+    # each tool's speed; what it sent is still compared (as sets).
+    limit = res.get("duration") or 20
+    time_bound = any(len(reqs) > 1 and reqs[-1]["time"] - reqs[0]["time"] >= 0.8 * limit for reqs in (jm, st))
+    causes, examples = diff_causes(jm, st, digits, as_sets=time_bound)
     # Per-label samples and errors.
     jj, sj = res.get("jmeter_jtl") or {}, res.get("stampede_jtl") or {}
     label_diffs = []
-    for label in sorted(set(jj) | set(sj)):
+    for label in sorted(set(jj) | set(sj)) if not time_bound else []:
         x, y = jj.get(label, [0, 0]), sj.get(label, [0, 0])
         if list(x) != list(y):
             label_diffs.append("%s: JMeter %d samples/%d errors, stampede %d/%d" % (label[:60], x[0], x[1], y[0], y[1]))
@@ -558,7 +613,12 @@ def classify(res, text):
         causes.append("samples/errors per label")
         examples += label_diffs[:4]
     if not causes:
-        return "same", "random values normalised" if digits else "", []
+        notes = (["random values normalised"] if digits else []) + (
+            ["cut by the duration: compared as sets (JMeter %d, stampede %d requests)" % (len(jm), len(st))]
+            if time_bound else [])
+        return "same", "; ".join(notes), []
+    if time_bound:
+        causes.append("(cut by the duration: compared as sets)")
     return "differ", ", ".join(causes), examples
 
 
@@ -613,7 +673,10 @@ def run_one(args, idx, plan, rel, sets, launcher, binary, cert, key, root):
     for k, v in sets:
         text = text.replace(k, v)
     hosts, ips, ports = scan_plan(text, os.path.dirname(plan))
-    spec = {
+    stubs = stub_data_files(text, os.path.dirname(plan)) if args.stub_data else []
+    if stubs and 8080 not in ports:
+        ports.append(8080)
+    spec = {"stubs": stubs,
         "plan": plan, "rel": rel, "work": work, "sets": sets, "hosts": hosts, "ips": ips, "ports": ports,
         "jmeter_text": bound_jmeter_plan(text, args.users, args.iterations, args.duration, args.ramp_up),
         "launcher": launcher, "stampede": binary, "cert": cert, "key": key, "timeout": args.timeout,
@@ -632,7 +695,8 @@ def run_one(args, idx, plan, rel, sets, launcher, binary, cert, key, root):
     except (OSError, ValueError):
         res = {"plan": rel, "error": "the namespace run failed (rc %s): %s" % (rc, D.tail(os.path.join(work, "inner.out"), 5)[-300:])}
     res["seconds"] = round(time.time() - t0, 1)
-    res["ports"], res["hosts_n"], res["ips"] = ports, len(hosts), ips
+    res["ports"], res["hosts_n"], res["ips"], res["duration"] = ports, len(hosts), ips, args.duration
+    res["stubs"] = [n for n, _ in stubs]
     with open(os.path.join(work, "result.json"), "w") as f:
         json.dump(res, f)
     row = row_of(res, text)
@@ -645,6 +709,8 @@ def row_of(res, text):
     """One line of the report from a plan's result (TEXT: the plan, `--set` values applied)."""
     status, cause, examples = classify(res, text)
     seconds = res.get("seconds") or (res.get("jmeter_seconds", 0) + res.get("stampede_seconds", 0))
+    if res.get("stubs"):
+        cause = (cause + "; " if cause else "") + "stand-in data: " + ", ".join(res["stubs"])
     return {"plan": res["plan"], "status": status, "cause": cause, "examples": examples, "seconds": seconds,
             "jmeter": len(res.get("jmeter_requests") or []), "stampede": len(res.get("stampede_requests") or []),
             "interfaces": res.get("interfaces")}
@@ -662,6 +728,8 @@ def rows_from(keep):
         except (OSError, ValueError):
             continue
         res.setdefault("plan", spec["rel"])
+        res.setdefault("duration", spec["duration"])
+        res.setdefault("stubs", [n for n, _ in spec.get("stubs", [])])
         rows.append(row_of(res, spec["jmeter_text"]))
     return sorted(rows, key=lambda r: r["plan"])
 
@@ -709,11 +777,15 @@ def report(rows, header):
     w(header)
     counts = collections.Counter(r["status"] for r in rows)
     ran = counts["same"] + counts["differ"]
+    refused = sum(1 for r in rows if r["status"] == "differ" and r["cause"].startswith("stampede refuses"))
+    both = ran - refused
     w("\n%d plans: %d same, %d differ, %d where neither tool sends or samples anything, %d skipped (JMeter "
       "cannot load/run them), %d harness errors. Of the %d plans JMeter runs and that send or sample: "
       "**%d same (%.1f%%)**.\n\n"
       % (len(rows), counts["same"], counts["differ"], counts["none"], counts["skip"], counts["error"], ran,
          counts["same"], 100.0 * counts["same"] / ran if ran else 0))
+    w("Of the %d plans both tools run (JMeter runs them and stampede does not refuse them): **%d same (%.1f%%)**.\n\n"
+      % (both, counts["same"], 100.0 * counts["same"] / both if both else 0))
     w("| plan | JMeter requests | stampede requests | same? | cause |\n|---|---:|---:|---|---|\n")
     for r in rows:
         w("| %s | %d | %d | %s | %s |\n" % (r["plan"], r["jmeter"], r["stampede"], r["status"],
@@ -753,6 +825,8 @@ def main():
     ap.add_argument("--ramp-up", type=int, default=1, help="seconds (default 1)")
     ap.add_argument("--sample", type=int, help="run every k-th deduplicated plan (sorted by path) to run about N")
     ap.add_argument("--only", help="regex on the plan's relative path")
+    ap.add_argument("--no-stub-data", dest="stub_data", action="store_false",
+                    help="do not stand in for missing CSV Data Set files")
     ap.add_argument("--out", help="write the report (markdown) here too, and a .tsv beside it")
     ap.add_argument("--keep", help="keep every plan's work directory under DIR")
     ap.add_argument("--from", dest="from_dir", metavar="DIR",
