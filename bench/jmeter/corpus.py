@@ -709,9 +709,11 @@ def row_of(res, text):
     """One line of the report from a plan's result (TEXT: the plan, `--set` values applied)."""
     status, cause, examples = classify(res, text)
     seconds = res.get("seconds") or (res.get("jmeter_seconds", 0) + res.get("stampede_seconds", 0))
+    groups = [cause] if cause.startswith("stampede ") or status != "differ" else cause.split(", ")
+    groups = [re.sub(r" \(\d+ samples\)", "", g) for g in groups]
     if res.get("stubs"):
         cause = (cause + "; " if cause else "") + "stand-in data: " + ", ".join(res["stubs"])
-    return {"plan": res["plan"], "status": status, "cause": cause, "examples": examples, "seconds": seconds,
+    return {"plan": res["plan"], "status": status, "cause": cause, "groups": groups, "examples": examples, "seconds": seconds,
             "jmeter": len(res.get("jmeter_requests") or []), "stampede": len(res.get("stampede_requests") or []),
             "interfaces": res.get("interfaces")}
 
@@ -766,9 +768,12 @@ def write_outputs(out, text, columns, cells):
 
 
 def git_commit(binary):
+    """(`stampede --version`, "the commit": the last commit of this checkout that touched stampede's
+    sources, src/ and Cargo.*, which is what a binary built here runs; STAMPEDE_COMMIT overrides)."""
     r = sh([binary, "--version"])
-    c = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE, text=True)
-    return (r.stdout.strip(), c.stdout.strip())
+    c = subprocess.run(["git", "-C", REPO, "log", "-1", "--format=%h", "--", "src", "Cargo.toml", "Cargo.lock"],
+                       stdout=subprocess.PIPE, text=True)
+    return (r.stdout.strip(), os.environ.get("STAMPEDE_COMMIT") or c.stdout.strip())
 
 
 def report(rows, header):
@@ -793,8 +798,8 @@ def report(rows, header):
     groups = collections.defaultdict(list)
     for r in rows:
         if r["status"] == "differ":
-            for c in r["cause"].split(", ") if not r["cause"].startswith("stampede ") else [r["cause"]]:
-                groups[re.sub(r" \(\d+ samples\)", "", c)].append(r)
+            for c in r["groups"]:
+                groups[c].append(r)
     w("\n## Differences grouped by cause\n")
     for cause, rs in sorted(groups.items(), key=lambda x: (-len(x[1]), x[0])):
         w("\n### %s (%d plans)\n\n" % (cause, len(rs)))
@@ -802,7 +807,7 @@ def report(rows, header):
             w("- %s\n" % r["plan"])
             for e in r["examples"][:4]:
                 w("  - `%s`\n" % e.replace("`", "'"))
-    skips = collections.Counter(r["cause"] for r in rows if r["status"] == "skip")
+    skips = collections.Counter(r["groups"][0] for r in rows if r["status"] == "skip")
     if skips:
         w("\n## Skipped: JMeter itself cannot load or run them\n\n")
         for c, n in skips.most_common():
@@ -887,6 +892,7 @@ def main():
                 rows[i] = fut.result()
             except Exception as e:  # one plan's harness failure is a row, not the end of the run
                 rows[i] = {"plan": plans[i][1], "status": "error", "cause": "harness: %r" % e, "examples": [],
+                           "groups": ["harness error"],
                            "seconds": 0, "jmeter": 0, "stampede": 0, "interfaces": None}
             r = rows[i]
             print("[%d/%d] %-6s %5.1fs %s: %d/%d %s" % (n, len(plans), r["status"], r["seconds"], r["plan"],
