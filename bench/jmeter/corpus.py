@@ -841,10 +841,17 @@ def main():
         binary = D.find_stampede()
         version, commit = git_commit(binary)
         rows = rows_from(args.from_dir)
-        header = ("# JMeter 5.6.3 vs stampede: %s\n\n- date: %s (report); the run: see its work directories\n"
-                  "- stampede: %s (commit %s)\n- command: `%s`\n- plans: %d\n"
-                  % (os.path.basename(os.path.abspath(args.corpus)), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                     version, commit, " ".join(["python3", "bench/jmeter/corpus.py"] + sys.argv[1:]), len(rows)))
+        kept = os.path.join(args.from_dir, "header.md")  # the run's own header, when it wrote one
+        if os.path.isfile(kept):
+            with open(kept) as f:
+                header = f.read() + "- report: made again from the kept run: `%s`\n" % " ".join(
+                    ["python3", "bench/jmeter/corpus.py"] + sys.argv[1:])
+        else:
+                header = ("# JMeter 5.6.3 vs stampede: %s\n\n- date: %s (report); the run: see its work directories\n"
+                      "- stampede: %s (commit %s)\n- command: `%s`\n- plans: %d\n"
+                      % (os.path.basename(os.path.abspath(args.corpus)),
+                         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), version, commit,
+                         " ".join(["python3", "bench/jmeter/corpus.py"] + sys.argv[1:]), len(rows)))
         text = report(rows, header)
         print(text)
         write_outputs(args.out, text, ["plan", "jmeter_requests", "stampede_requests", "status", "cause", "seconds"],
@@ -920,6 +927,9 @@ def main():
                  "; **interrupted: %d of them finished** (run in the order of the SHA-256 of their path)" % len(rows)
                  if interrupted else "",
                  sorted({",".join(r["interfaces"] or ["?"]) for r in rows})))
+    if args.keep:
+        with open(os.path.join(root, "header.md"), "w") as f:
+            f.write(header)
     text = report(rows, header)
     print(text)
     write_outputs(args.out, text, ["plan", "jmeter_requests", "stampede_requests", "status", "cause", "seconds"],
