@@ -398,18 +398,30 @@ def inner(spec_path):
                 f.write(content)
         return d
 
-    jd = workdir("jmeter")
-    copy = os.path.join(jd, "plan.corpus.jmx")
-    with open(copy, "w", encoding="utf-8") as f:
-        f.write(spec["jmeter_text"])
-    jtl = os.path.join(jd, "corpus.jtl")
-    # C1 only and the serial collector: a short run starts faster; what is sent does not change.
-    run_tool("jmeter", [os.environ.get("JAVA", "java"), "-Dfile.encoding=UTF-8", "-Djava.net.preferIPv4Stack=true",
-                        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-jar", spec["launcher"],
-                        "-n", "-t", copy, "-l", jtl, "-j", os.path.join(jd, "jmeter.log")], jd, jtl)
+    def jmeter(name):
+        """JMeter's run of the bounded copy in a work directory NAME: (directory, command, JTL)."""
+        jd = workdir(name)
+        copy = os.path.join(jd, "plan.corpus.jmx")
+        with open(copy, "w", encoding="utf-8") as f:
+            f.write(spec["jmeter_text"])
+        jtl = os.path.join(jd, "corpus.jtl")
+        # C1 only and the serial collector: a short run starts faster; what is sent does not change.
+        return jd, [os.environ.get("JAVA", "java"), "-Dfile.encoding=UTF-8", "-Djava.net.preferIPv4Stack=true",
+                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-jar", spec["launcher"],
+                    "-n", "-t", copy, "-l", jtl, "-j", os.path.join(jd, "jmeter.log")], jtl
+
+    jd, cmd, jtl = jmeter("jmeter")
+    run_tool("jmeter", cmd, jd, jtl)
     result["jmeter_log_errors"] = [line for line in D.tail(os.path.join(jd, "jmeter.log"), 400).splitlines()
                                    if " ERROR " in line][:10]
 
+    if spec.get("self_check"):  # the other side is JMeter again: what differs is run-to-run noise
+        sd, cmd, sjtl = jmeter("jmeter-again")
+        run_tool("stampede", cmd, sd, sjtl)
+        for srv in servers:
+            srv.shutdown()
+            srv.server_close()
+        return finish()
     sd = workdir("stampede")
     scopy = os.path.join(sd, "plan.corpus.jmx")
     shutil.copyfile(spec["plan"], scopy)
@@ -680,6 +692,7 @@ def run_one(args, idx, plan, rel, sets, launcher, binary, cert, key, root):
         "plan": plan, "rel": rel, "work": work, "sets": sets, "hosts": hosts, "ips": ips, "ports": ports,
         "jmeter_text": bound_jmeter_plan(text, args.users, args.iterations, args.duration, args.ramp_up),
         "launcher": launcher, "stampede": binary, "cert": cert, "key": key, "timeout": args.timeout,
+        "self_check": args.self_check,
         "users": args.users, "iterations": args.iterations, "duration": args.duration, "ramp_up": args.ramp_up,
     }
     spec_path = os.path.join(work, "spec.json")
@@ -740,7 +753,7 @@ def unique_plans(corpus):
     """([(path, path relative to CORPUS)], number of duplicates): every .jmx under CORPUS, sorted by
     path, the later copies of a content (by SHA-256) left out."""
     plans, seen, dupes = [], set(), 0
-    for dirpath, dirs, files in os.walk(corpus):
+    for dirpath, dirs, files in os.walk(corpus, followlinks=True):
         dirs.sort()
         for name in sorted(files):
             if not name.endswith(".jmx"):
@@ -830,6 +843,9 @@ def main():
     ap.add_argument("--ramp-up", type=int, default=1, help="seconds (default 1)")
     ap.add_argument("--sample", type=int, help="run every k-th deduplicated plan (sorted by path) to run about N")
     ap.add_argument("--only", help="regex on the plan's relative path")
+    ap.add_argument("--self-check", action="store_true",
+                    help="run JMeter twice instead (the 'stampede' columns are JMeter's second run): "
+                         "how much the comparison sees between two runs of the same tool")
     ap.add_argument("--no-stub-data", dest="stub_data", action="store_false",
                     help="do not stand in for missing CSV Data Set files")
     ap.add_argument("--out", help="write the report (markdown) here too, and a .tsv beside it")

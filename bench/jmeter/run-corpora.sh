@@ -8,12 +8,12 @@
 # bench/jmeter/results/: sunbird-differential.{md,tsv}, public-differential.{md,tsv} (corpus.py,
 # two plans at a time, 90 s per tool per plan) and sunbird-coverage.{md,tsv},
 # public-coverage.{md,tsv} (coverage.py; the public one leaves out the plans JMeter refused).
-# Everything runs under `nice`. About 45 min on a busy 2-core machine.
+# RESULTS_DIR=DIR writes there instead. Everything runs under `nice`. About 45 min on a busy 2-core machine.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 CORPUS="${1:-/work/shared/corpus}"
-OUT="$HERE/results"
+OUT="${RESULTS_DIR:-$HERE/results}"
 mkdir -p "$OUT"
 if [[ -z "${STAMPEDE:-}" ]]; then
   export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/oracle-target}"
