@@ -7,6 +7,7 @@ use crate::error::{exit, Error};
 use crate::plan::jmx::{ElementReport, Status};
 use crate::plan::{self, Body, Plan, Step};
 use clap::Args;
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -16,42 +17,147 @@ pub struct CheckArgs {
     pub plan: PathBuf,
     #[command(flatten)]
     pub plan_args: PlanArgs,
+    /// `text` (a table for people) or `json` (every element, problem and file needed, for
+    /// scripts).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// What `check` found, as `--format json` writes it.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    plan: String,
+    /// Every element of a JMX plan (none for YAML).
+    elements: &'a [ElementReport],
+    /// Every reason `run` refuses the plan.
+    problems: Vec<Problem>,
+    /// Files the plan reads that cannot be read here: `run` refuses the plan until they can.
+    needs: Vec<Problem>,
+    /// Whether `run` would start it as it is, here.
+    can_run: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Problem {
+    file: Option<String>,
+    line: Option<usize>,
+    element: Option<String>,
+    message: String,
+}
+
+impl Problem {
+    fn of(e: &plan::Error) -> Problem {
+        Problem {
+            file: e.location.file.as_ref().map(|f| f.display().to_string()),
+            line: e.location.line,
+            element: e.location.element.clone(),
+            message: e.message.clone(),
+        }
+    }
 }
 
 pub(super) fn execute(a: CheckArgs) -> Result<u8, Error> {
     let mut opts = a.plan_args.load_options()?;
-    // A plan whose data files live on another machine can still be checked.
+    // A plan whose data files live on another machine can still be checked: what a run needs
+    // is said instead.
     opts.lenient_files = true;
-    match Plan::load_with(&a.plan, &opts) {
-        Ok(loaded) => {
+    let mut found = Plan::inspect_with(&a.plan, &opts);
+    // What `run` refuses once the plan is loaded: its TLS settings, its results files.
+    if let Ok(p) = &found.plan {
+        let starts = start_problems(p);
+        if !starts.is_empty() {
+            found.problems.extend(starts.iter().cloned());
+            found.plan = Err(plan::Error::combine(starts));
+        }
+    }
+    let elements = found.elements.as_deref().unwrap_or_default();
+    let can_run = found.plan.is_ok() && found.needs.is_empty();
+    let out = match a.format {
+        Format::Json => {
+            let report = Report {
+                plan: a.plan.display().to_string(),
+                elements,
+                problems: found.problems.iter().map(Problem::of).collect(),
+                needs: found.needs.iter().map(Problem::of).collect(),
+                can_run,
+            };
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        Format::Text => {
             let mut out = String::new();
-            if let Some(elements) = &loaded.elements {
+            if found.elements.is_some() {
                 out.push_str(&elements_table(elements));
                 out.push('\n');
             }
-            out.push_str(&describe(&loaded.plan));
-            out.push_str("\nThe plan can run.\n");
-            // Values from the environment and secret-named properties, wherever they landed.
-            super::say(&loaded.plan.secrets.scrub(&out));
-            Ok(exit::OK)
-        }
-        Err(e) => {
-            // For a JMX refused for its unsupported elements, still show every element.
-            if !opts.skip_unsupported && e.message.contains("--skip-unsupported") {
-                let skip = plan::LoadOptions { skip_unsupported: true, ..opts.clone() };
-                if let Ok(loaded) = Plan::load_with(&a.plan, &skip) {
-                    if let Some(elements) = &loaded.elements {
-                        let unsupported = elements.iter().map(|r| match r.status {
-                            Status::Skipped => ElementReport { status: Status::Unsupported, ..r.clone() },
-                            _ => r.clone(),
-                        });
-                        super::say(&elements_table(&unsupported.collect::<Vec<_>>()));
-                    }
-                }
+            if let Ok(p) = &found.plan {
+                out.push_str(&describe(p));
+                out.push_str(&verdict(&found.needs));
             }
-            Err(e.into())
+            out
+        }
+    };
+    // Values from the environment and secret-named properties, wherever they landed.
+    super::say(&found.secrets.scrub(&out));
+    if found.plan.is_ok() {
+        return Ok(exit::OK);
+    }
+    if a.format == Format::Text {
+        // Every problem, each with its place, as `run` would list them.
+        let n = found.problems.len();
+        for p in &found.problems {
+            eprintln!("error: {}", found.secrets.scrub(&p.to_string()));
+        }
+        if n > 1 {
+            eprintln!("{n} problems: `run` refuses the plan until each is fixed");
         }
     }
+    Ok(exit::USAGE)
+}
+
+/// Whether the plan can run: at once, or once the files it reads can be read.
+fn verdict(needs: &[plan::Error]) -> String {
+    if needs.is_empty() {
+        return "\nThe plan can run.\n".into();
+    }
+    let mut out = format!(
+        "\nThe plan cannot run here as it is: `run` refuses it until {} it reads can be read:\n",
+        if needs.len() == 1 { "this file" } else { "these files" }
+    );
+    for n in needs {
+        let _ = writeln!(out, "  {n}");
+    }
+    out
+}
+
+/// What `run` refuses after loading the plan, before it sends anything: TLS settings that do
+/// not load, a results file that cannot be written.
+fn start_problems(p: &Plan) -> Vec<plan::Error> {
+    let at = || p.source.as_ref().map(plan::Location::file).unwrap_or_default();
+    let mut out = Vec::new();
+    if let Some(m) = crate::engine::start_problem(p) {
+        out.push(plan::Error::invalid(at(), format!("cannot start the run: {m}")));
+    }
+    for f in &p.result_files {
+        let writable = if f.is_dir() {
+            Err("it is a directory".to_string())
+        } else if f.exists() {
+            std::fs::OpenOptions::new().append(true).open(f).map(|_| ()).map_err(|e| e.to_string())
+        } else {
+            Ok(())
+        };
+        if let Err(why) = writable {
+            out.push(plan::Error::invalid(at(), format!("cannot write the results file {}: {why}", f.display())));
+        }
+    }
+    out
 }
 
 fn elements_table(elements: &[ElementReport]) -> String {
@@ -64,13 +170,14 @@ fn elements_table(elements: &[ElementReport]) -> String {
     let count = |s: Status| elements.iter().filter(|r| r.status == s).count();
     let _ = writeln!(
         out,
-        "{} supported, {} partial, {} ignored, {} disabled, {} skipped, {} unsupported",
+        "{} supported, {} partial, {} ignored, {} disabled, {} skipped, {} unsupported, {} in error",
         count(Status::Supported),
         count(Status::Partial),
         count(Status::Ignored),
         count(Status::Disabled),
         count(Status::Skipped),
-        count(Status::Unsupported)
+        count(Status::Unsupported),
+        count(Status::Error)
     );
     out
 }
@@ -169,6 +276,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::SeededRandom(r) => out.push(format!("{pad}seeded random {}", r.name)),
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
+            Step::Sample(x) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(x.label), x.class)),
             Step::Switch(s) => {
                 out.push(format!("{pad}switch on {}:", s.value.source()));
                 for (name, b) in &s.branches {

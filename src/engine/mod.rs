@@ -18,10 +18,12 @@
 //! - `request`: a request rendered to its wire bytes (once, when nothing in it varies);
 //! - `client`: the HTTP/1.x client that times and classifies each exchange;
 //! - `response`: extractors and checks on a response;
-//! - `tls`: the TLS client configuration.
+//! - `tls`: the TLS client configuration;
+//! - `managers`: a user's side of JMeter's HTTP Cache, Authorization and Cookie Managers.
 
 mod client;
 pub(crate) mod executor;
+mod managers;
 #[doc(hidden)] // public for the fuzz harness (tests/fuzz) only
 pub mod program;
 mod request;
@@ -82,6 +84,12 @@ pub enum Error {
     Tls(String),
 }
 
+/// What would stop [`run`] from starting the plan (TLS settings that do not load), checked
+/// without running it: `stampede check` reports it as `run` would.
+pub fn start_problem(plan: &Plan) -> Option<String> {
+    tls::config(&plan.tls).err()
+}
+
 /// Runs every scenario of `plan` until all end, or until `shutdown` is cancelled (then requests
 /// in flight get each scenario's graceful stop time, cut short by `abort`). Each interval is
 /// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded,
@@ -111,9 +119,12 @@ pub async fn run(
         writers,
         globals: session::Globals::new(plan.global_counters),
         initial_vars: plan.vars.initial_values(),
+        var_names: (0..plan.vars.len()).map(|i| plan.vars.name(crate::plan::VarId(i as u32)).to_string()).collect(),
         user_counters: plan.user_counters,
         slots: plan.slots,
         cookies: plan.cookies,
+        managers: plan.managers.clone(),
+        managers_clear: plan.managers.clears(),
         last_ok: plan.last_ok,
         stop_run: stop_run.clone(),
         counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),
@@ -122,6 +133,8 @@ pub async fn run(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64),
         active_all: AtomicU64::new(0),
+        timers: plan.timers.clone(),
+        pacers: plan.shapers.iter().map(|s| std::sync::Mutex::new(executor::shaping::Pacer::new(s.clone()))).collect(),
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());

@@ -9,6 +9,8 @@ use crate::plan::{LabelId, Step, Template, Think};
 #[derive(Debug, Clone)]
 pub enum Op {
     Request(Box<PreparedRequest>),
+    /// A sample made without a connection.
+    Sample(Box<crate::plan::synthetic::Synthetic>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -74,6 +76,7 @@ pub enum Op {
         names: Box<[String]>,
         targets: Box<[usize]>,
         end: usize,
+        rotate: Option<crate::plan::flow::Rotate>,
     },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
@@ -91,6 +94,9 @@ pub struct Program {
     /// disabled or skipped, say): a user looping over it would spin. It compiles to one op that
     /// ends the user at once, as JMeter ends a thread that has no sampler.
     pub idle: bool,
+    /// For each op, the innermost loop around it: its test op and its exit (where `continue`
+    /// and `break` of JMeter's "current loop" go).
+    pub loops: Vec<Option<(usize, usize)>>,
 }
 
 impl Program {
@@ -98,14 +104,22 @@ impl Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops);
         let idle = !ops.iter().any(|op| match op {
-            Op::Request(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
             _ => false,
         });
         if idle {
             ops = vec![Op::Stop(StopKind::User)];
         }
-        Program { ops, idle }
+        // Loops in the order their tests appear: an inner loop comes after the loop around it
+        // and overwrites it for its own body.
+        let mut loops = vec![None; ops.len()];
+        for (test, op) in ops.iter().enumerate() {
+            if let Op::LoopTest { exit, .. } = op {
+                loops[test + 1..*exit].iter_mut().for_each(|l| *l = Some((test, *exit)));
+            }
+        }
+        Program { ops, idle, loops }
     }
 }
 
@@ -116,6 +130,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
     for step in steps {
         match step {
             Step::Request(r) => ops.push(Op::Request(Box::new(PreparedRequest::new(r)))),
+            Step::Sample(x) => ops.push(Op::Sample(x.clone())),
             Step::Think(t) => ops.push(Op::Think(*t)),
             Step::Sequence(s) => emit(s, ops),
             Step::Feed(n) => ops.push(Op::Feed(*n)),
@@ -227,6 +242,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     names: s.branches.iter().map(|(n, _)| n.clone()).collect(),
                     targets: targets.into(),
                     end,
+                    rotate: s.rotate.clone(),
                 };
             }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),

@@ -1,6 +1,6 @@
 //! [`PreparedRequest`]: a [`RequestSpec`] ready to go on the wire. A request whose every part
-//! is fixed is rendered to bytes once per plan, so sending it is one copy (plus a `Cookie`
-//! line when the user's jar has cookies for it); any other request is rendered per send from
+//! is fixed is rendered to bytes once per plan, so sending it is one copy (plus the lines
+//! a user adds: cookies, credentials, a cache's conditions); any other request is rendered per send from
 //! its templates into the user's buffer.
 
 use crate::engine::session::UserVars;
@@ -165,20 +165,20 @@ impl PreparedRequest {
         u: &mut UserVars,
         target: &Target,
         path: &str,
-        cookie: Option<&str>,
+        extra: Option<&str>,
         body: &mut Vec<u8>,
         out: &mut Vec<u8>,
     ) {
         body.clear();
         if let Some(f) = &self.fixed {
             out.extend_from_slice(&f.bytes[..f.head_end]);
-            push_cookie(out, cookie);
+            push_extra(out, extra);
             out.extend_from_slice(&f.bytes[f.head_end..]);
             return;
         }
         self.render_body(u, body);
         self.render_head(u, None, target, path, body.len(), out);
-        push_cookie(out, cookie);
+        push_extra(out, extra);
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(body);
     }
@@ -193,10 +193,10 @@ impl PreparedRequest {
     }
 
     /// Appends a redirect hop's request to `out`; `body` is the first exchange's body.
-    pub fn render_hop(&self, u: &mut UserVars, hop: &Hop<'_>, cookie: Option<&str>, body: &[u8], out: &mut Vec<u8>) {
+    pub fn render_hop(&self, u: &mut UserVars, hop: &Hop<'_>, extra: Option<&str>, body: &[u8], out: &mut Vec<u8>) {
         let body = if hop.with_body { body } else { &[] };
         self.render_head(u, Some(hop), hop.target, hop.path, body.len(), out);
-        push_cookie(out, cookie);
+        push_extra(out, extra);
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(body);
     }
@@ -336,11 +336,11 @@ fn url_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn push_cookie(out: &mut Vec<u8>, cookie: Option<&str>) {
-    if let Some(c) = cookie.filter(|c| !c.is_empty()) {
-        out.extend_from_slice(b"Cookie: ");
-        out.extend_from_slice(c.as_bytes());
-        out.extend_from_slice(b"\r\n");
+/// Appends header lines the user adds to the request (`Cookie`, `Authorization`, conditional
+/// headers from a cache), each already ending in CRLF.
+fn push_extra(out: &mut Vec<u8>, extra: Option<&str>) {
+    if let Some(lines) = extra {
+        out.extend_from_slice(lines.as_bytes());
     }
 }
 
@@ -406,10 +406,10 @@ mod tests {
         spec
     }
 
-    fn render(r: &PreparedRequest, u: &mut UserVars, cookie: Option<&str>) -> String {
+    fn render(r: &PreparedRequest, u: &mut UserVars, extra: Option<&str>) -> String {
         let (mut body, mut out, mut path) = (Vec::new(), Vec::new(), String::new());
         r.render_path(u, &mut path);
-        r.render(u, &r.target, &path, cookie, &mut body, &mut out);
+        r.render(u, &r.target, &path, extra, &mut body, &mut out);
         String::from_utf8(out).unwrap()
     }
 
@@ -423,7 +423,7 @@ mod tests {
         assert!(r.fixed.is_some());
         let want = format!("POST /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: {USER_AGENT}\r\nX-Channel-Id: in.ekstep\r\nContent-Length: 2\r\n\r\n{{}}");
         assert_eq!(render(&r, &mut nobody(), None), want);
-        let with_cookie = render(&r, &mut nobody(), Some("a=1; b=2"));
+        let with_cookie = render(&r, &mut nobody(), Some("Cookie: a=1; b=2\r\n"));
         assert!(with_cookie.ends_with("Content-Length: 2\r\nCookie: a=1; b=2\r\n\r\n{}"), "{with_cookie}");
     }
 
@@ -509,7 +509,7 @@ mod tests {
         let other = Target { tls: false, host: "127.0.0.1".into(), port: 9 };
         let hop = Hop { method: "GET", target: &other, path: "/next", with_body: false };
         let mut out = Vec::new();
-        r.render_hop(&mut nobody(), &hop, Some("s=1"), sent, &mut out);
+        r.render_hop(&mut nobody(), &hop, Some("Cookie: s=1\r\n"), sent, &mut out);
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("GET /next HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
         assert!(!text.contains("Content-"), "{text}");

@@ -217,13 +217,34 @@ pub(super) fn apply(
     received: u64,
     u: &mut UserVars,
 ) -> Option<ErrorKind> {
+    let rules = Rules { extract: &spec.extract, checks: &spec.checks, limit: spec.max_response_size };
+    apply_rules(rules, resp, url, elapsed, received, u)
+}
+
+/// What runs on a response: a request's extractors and checks, or a sample's made without one.
+pub(super) struct Rules<'a> {
+    pub(super) extract: &'a [crate::plan::Extractor],
+    pub(super) checks: &'a [crate::plan::Check],
+    /// The most of a decoded body read.
+    pub(super) limit: u64,
+}
+
+/// [`apply`] on any response.
+pub(super) fn apply_rules(
+    spec: Rules<'_>,
+    resp: &Response<'_>,
+    url: &str,
+    elapsed: Duration,
+    received: u64,
+    u: &mut UserVars,
+) -> Option<ErrorKind> {
     if spec.extract.is_empty() && spec.checks.is_empty() {
         return None;
     }
     let mut f = Fields {
         resp,
         url,
-        limit: spec.max_response_size,
+        limit: spec.limit,
         body: None,
         too_large: false,
         headers: None,
@@ -231,7 +252,7 @@ pub(super) fn apply(
         status: resp.status.to_string(),
     };
     let mut failed = None;
-    for e in &spec.extract {
+    for e in spec.extract {
         if let Some(all) = &e.all {
             let values: Vec<String> = match &e.source {
                 ExtractSource::Json(p) => json_values(p, f.json()).into_iter().map(json_text).collect(),
@@ -282,7 +303,7 @@ pub(super) fn apply(
             }
         }
     }
-    for c in &spec.checks {
+    for c in spec.checks {
         let ok = match &c.test {
             CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
             CheckTest::Contains { field, negate, .. }

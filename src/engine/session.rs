@@ -21,9 +21,15 @@ pub(crate) struct RunShared {
     pub writers: Vec<Writer>,
     pub globals: Arc<Globals>,
     pub initial_vars: Vec<String>,
+    /// The variables' names, by id (a Debug Sampler lists them).
+    pub var_names: Vec<String>,
     pub user_counters: u32,
     pub slots: crate::plan::Slots,
     pub cookies: bool,
+    /// JMeter's HTTP managers: caches, the cookie policy and cookies, what iterations clear.
+    pub managers: crate::plan::managers::PlanManagers,
+    /// Whether anything of the managers is cleared as an iteration starts.
+    pub managers_clear: bool,
     pub last_ok: Option<crate::plan::template::VarId>,
     /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
     pub stop_run: CancellationToken,
@@ -37,6 +43,10 @@ pub(crate) struct RunShared {
     pub epoch_unix_ms: u64,
     /// Users running an iteration, in every scenario.
     pub active_all: AtomicU64,
+    /// Throughput Shaping Timers' turns, by slot.
+    pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
+    /// Timers evaluated while the test runs, by slot.
+    pub timers: Vec<crate::plan::flow::TimerExpr>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -231,9 +241,12 @@ impl ScenarioCtx {
             writers: Vec::new(),
             globals: Globals::new(0),
             initial_vars: Vec::new(),
+            var_names: Vec::new(),
             user_counters: 0,
             slots: crate::plan::Slots::default(),
             cookies: false,
+            managers: Default::default(),
+            managers_clear: false,
             last_ok: None,
             stop_run: stop_run.clone(),
             counters: Vec::new(),
@@ -241,6 +254,8 @@ impl ScenarioCtx {
             sample_log: None,
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),
+            pacers: Vec::new(),
+            timers: Vec::new(),
         });
         Arc::new(ScenarioCtx {
             index: 0,

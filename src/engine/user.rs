@@ -36,6 +36,8 @@ pub(super) struct VirtualUser {
     pub(super) client: HttpClient,
     pub(super) vars: UserVars,
     pub(super) jar: Option<cookie_store::CookieStore>,
+    /// The user's HTTP caches (HTTP Cache Managers).
+    pub(super) caches: super::managers::UserCaches,
     pub(super) cursors: Vec<u64>,
     pub(super) loop_counts: Vec<(u64, u64)>,
     pub(super) once_done: Vec<bool>,
@@ -47,6 +49,8 @@ pub(super) struct VirtualUser {
     /// How long to wait after the generator ran out of file descriptors, doubling while it
     /// lasts: a user that cannot open a socket must not spin and starve the others.
     pub(super) fd_backoff: Duration,
+    /// The user's own end (a shaped workload's): no request or think time starts after it.
+    pub(super) stop_at: Option<Instant>,
     /// The scenario's `hard` stop, as this user's own child token: every request waits on it,
     /// and waiting on one token shared by all users would contend on its lock per request.
     pub(super) abandon: CancellationToken,
@@ -65,6 +69,7 @@ impl VirtualUser {
             client: HttpClient::new(ctx.tls.clone()),
             vars,
             jar: sh.cookies.then(cookie_store::CookieStore::default),
+            caches: Default::default(),
             cursors: vec![0; sh.feeders.len()],
             loop_counts: vec![(0, 0); sh.slots.loops as usize],
             once_done: vec![false; sh.slots.once as usize],
@@ -73,12 +78,28 @@ impl VirtualUser {
             throughput: vec![(0, 0); sh.slots.throughput as usize],
             paces: vec![None; sh.slots.paces as usize],
             fd_backoff: Duration::ZERO,
+            stop_at: None,
             abandon: ctx.hard.child_token(),
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
             ctx,
         }
+    }
+
+    /// What JMeter's managers clear as an iteration starts: the cookie jar, the DNS cache, the
+    /// HTTP caches whose manager says so.
+    fn clear_managers(&mut self) {
+        let m = &self.ctx.shared.managers;
+        if m.clear_cookies {
+            if let Some(jar) = self.jar.as_mut() {
+                *jar = cookie_store::CookieStore::default();
+            }
+        }
+        if m.clear_dns {
+            self.client.forget_resolved();
+        }
+        self.caches.clear_each_iteration(&m.caches);
     }
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
@@ -89,6 +110,9 @@ impl VirtualUser {
         let mut pc = 0;
         let mut since_wait = 0u32;
         self.groups.iter_mut().for_each(|g| g.open = false);
+        if ctx.shared.managers_clear {
+            self.clear_managers();
+        }
         while pc < ops.len() {
             since_wait += 1;
             if since_wait >= OPS_BEFORE_YIELD {
@@ -99,11 +123,10 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                Op::Request(req) => {
-                    if ctx.stopping() {
+                op @ (Op::Request(_) | Op::Sample(_)) => {
+                    if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
-                    since_wait = 0;
                     let start = match due.take() {
                         Some(due) => {
                             let late = Instant::now().saturating_duration_since(due);
@@ -112,7 +135,16 @@ impl VirtualUser {
                         }
                         None => Instant::now(),
                     };
-                    let failed = self.request(req, start).await;
+                    let (sampled, on_error) = match op {
+                        Op::Request(req) => {
+                            since_wait = 0;
+                            (self.request(req, start).await, req.spec.on_error)
+                        }
+                        // A sample made without a connection may not wait at all: it counts
+                        // toward the ops run before the user yields.
+                        Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error),
+                        _ => unreachable!("matched above"),
+                    };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
                     // policy applies (`stop_run` must not cut other scenarios or the teardown).
                     // The user's own child of `hard` says the same without the lock every user
@@ -120,11 +152,25 @@ impl VirtualUser {
                     if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
                     }
+                    // No sample (a response the cache had): nothing to judge, as in JMeter.
+                    let Some(failed) = sampled else {
+                        pc += 1;
+                        continue;
+                    };
                     if let Some(v) = ctx.shared.last_ok {
                         self.vars.set(v, if failed { "false" } else { "true" });
                     }
-                    if failed && ctx.on_error != StopKind::Continue {
-                        return self.stop(ctx.on_error);
+                    // The thread group's policy and a Result Status Action Handler's: the one
+                    // that ends more wins, as JMeter's thread checks every flag of the result.
+                    let on_error = ctx.on_error.max(on_error);
+                    if failed && on_error != StopKind::Continue {
+                        match self.in_loop(pc, on_error) {
+                            Ok(to) => {
+                                pc = to;
+                                continue;
+                            }
+                            Err(end) => return end,
+                        }
                     }
                     pc += 1;
                 }
@@ -141,10 +187,37 @@ impl VirtualUser {
                             *last = Some(next.max(now));
                             next.saturating_duration_since(now)
                         }
+                        crate::plan::Think::Shaped { slot } => {
+                            let now = Instant::now();
+                            let turn = ctx.shared.pacers[slot as usize].lock().expect("pacer lock").turn(now);
+                            match turn {
+                                Ok(at) => at.saturating_duration_since(now),
+                                // Past its schedule the timer stops the thread group, as the plugin.
+                                Err(end) => {
+                                    tokio::select! {
+                                        _ = tokio::time::sleep(end.saturating_duration_since(now)) => {}
+                                        _ = ctx.stop.cancelled() => {}
+                                    }
+                                    ctx.stop_now();
+                                    return IterEnd::Cut;
+                                }
+                            }
+                        }
+                        crate::plan::Think::Timed { slot } => {
+                            let e = &ctx.shared.timers[slot as usize];
+                            let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));
+                            let range = crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.vars));
+                            e.kind.think(delay, range).draw(&mut self.vars.rng)
+                        }
                         _ => t.draw(&mut self.vars.rng),
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
+                    // As a JMeter thread with a scheduled end: a wait that would end after it
+                    // stops the user at once.
+                    if self.stop_at.is_some_and(|s| Instant::now() + d > s) {
+                        return IterEnd::Cut;
+                    }
                     if !d.is_zero() {
                         since_wait = 0;
                         tokio::select! {
@@ -301,7 +374,10 @@ impl VirtualUser {
                     };
                     pc = if run { pc + 1 } else { *skip };
                 }
-                Op::Stop(kind) => return self.stop(*kind),
+                Op::Stop(kind) => match self.in_loop(pc, *kind) {
+                    Ok(to) => pc = to,
+                    Err(end) => return end,
+                },
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
@@ -314,7 +390,24 @@ impl VirtualUser {
                         _ => pc = *exit,
                     }
                 }
-                Op::Switch { value, names, targets, end } => {
+                Op::Switch { rotate: Some(r), targets, end, .. } => {
+                    let n = targets.len();
+                    let base = r.slot as usize;
+                    let pick = if !r.weights.is_empty() {
+                        let total = self.counters[base];
+                        let counts = &self.counters[base + 1..base + 1 + r.weights.len()];
+                        crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
+                            .inspect(|i| self.counters[base + 1 + i] += 1)
+                    } else if n > 0 {
+                        let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
+                        Some(((start + self.counters[base]) % n as u64) as usize)
+                    } else {
+                        None
+                    };
+                    self.counters[base] += 1;
+                    pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
+                }
+                Op::Switch { value, names, targets, end, rotate: None } => {
                     let v = value.render_string(&mut self.vars);
                     pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
                 }
@@ -335,14 +428,25 @@ impl VirtualUser {
         IterEnd::Completed
     }
 
+    /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
+    /// around it), or how it ends the iteration.
+    fn in_loop(&self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
+        let around = self.ctx.program.loops.get(pc).copied().flatten();
+        match (kind, around) {
+            (StopKind::ContinueLoop, Some((test, _))) => Ok(test),
+            (StopKind::BreakLoop, Some((_, exit))) => Ok(exit),
+            _ => Err(self.stop(kind)),
+        }
+    }
+
     /// Ends the iteration as a stop step or a failed sample says.
     fn stop(&self, kind: StopKind) -> IterEnd {
         match kind {
-            StopKind::Continue | StopKind::NextIteration => {
+            StopKind::Continue | StopKind::NextIteration | StopKind::ContinueLoop => {
                 self.ctx.recorder.iteration_done(self.ctx.index);
                 IterEnd::Completed
             }
-            StopKind::User => IterEnd::UserDone,
+            StopKind::User | StopKind::BreakLoop => IterEnd::UserDone,
             StopKind::Run => {
                 self.ctx.shared.stop_run.cancel();
                 IterEnd::Cut

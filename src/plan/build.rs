@@ -39,8 +39,8 @@ use super::csv_data::CsvData;
 use super::request::{AllMatches, MAX_ALL_MATCHES};
 use super::template::{Symbols, VarTable};
 use super::{
-    CheckId, DataSpec, Defaults, LabelId, Labels, OnEof, Plan, RequestSpec, Scenario, Share, Slots, Target, Template,
-    WriterSpec,
+    CheckId, DataSpec, Defaults, LabelId, Labels, OnEof, Plan, RequestSpec, Scenario, Shaper, Share, Slots, Target,
+    Template, WriterSpec,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -63,13 +63,16 @@ pub enum Slot {
 }
 
 /// Collects what a reader reads and makes the [`Plan`]. See the module doc for its use.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Builder {
     /// What templates compile against: properties, variables, counters, secrets read.
     pub sym: Symbols,
     labels: Labels,
     checks: Vec<String>,
     slots: Slots,
+    /// Throughput Shaping Timers, with the key of the element each was read from.
+    shapers: Vec<(usize, Shaper)>,
+    timers: Vec<super::flow::TimerExpr>,
     data: Vec<DataSpec>,
     writers: Vec<WriterSpec>,
     result_files: Vec<PathBuf>,
@@ -95,6 +98,11 @@ impl Builder {
     /// Every label interned so far, indexed by [`LabelId`].
     pub fn labels(&self) -> &[String] {
         self.labels.names()
+    }
+
+    /// The message of a check.
+    pub fn check_message(&self, id: CheckId) -> &str {
+        &self.checks[id.0 as usize]
     }
 
     /// The id of a check's message; checks with the same message share one.
@@ -202,6 +210,22 @@ impl Builder {
         &self.scenarios
     }
 
+    /// The slot of a rate schedule shared by every user; the same `key` (the element it was read
+    /// from, read once per scope it is in) gives the same slot, as JMeter shares the one timer.
+    pub fn shaper(&mut self, key: usize, shaper: Shaper) -> u32 {
+        if let Some(i) = self.shapers.iter().position(|(k, _)| *k == key) {
+            return i as u32;
+        }
+        self.shapers.push((key, shaper));
+        self.shapers.len() as u32 - 1
+    }
+
+    /// The slot of a timer evaluated while the test runs.
+    pub fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
+        self.timers.push(timer);
+        self.timers.len() as u32 - 1
+    }
+
     /// Adds a scenario; scenarios run (within their phase) in the order added.
     pub fn scenario(&mut self, scenario: Scenario) {
         self.scenarios.push(scenario);
@@ -223,6 +247,8 @@ impl Builder {
         plan.result_files = self.result_files;
         plan.checks = self.checks;
         plan.slots = self.slots;
+        plan.shapers = self.shapers.into_iter().map(|(_, s)| s).collect();
+        plan.timers = self.timers;
         plan.fold_constants();
         plan
     }

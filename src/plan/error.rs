@@ -99,6 +99,24 @@ impl Error {
     }
 }
 
+impl Error {
+    /// One error for several problems: the only one as it is, or a list of all, each with its
+    /// place (file:line: element: message), under the count.
+    pub fn combine(mut problems: Vec<Error>) -> Error {
+        if problems.len() == 1 {
+            return problems.remove(0);
+        }
+        let mut message = format!("{} problems:", problems.len());
+        for p in &problems {
+            message.push_str("\n  ");
+            message.push_str(&p.to_string());
+        }
+        let kind = problems.first().map_or(ErrorKind::Invalid, |p| p.kind);
+        let location = problems.iter().find_map(|p| p.location.file.clone()).map(Location::file).unwrap_or_default();
+        Error { kind, location, message }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let loc = self.location.to_string();

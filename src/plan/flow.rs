@@ -48,6 +48,8 @@ pub enum Step {
     /// Sets `into` to the `from` variable the enclosing loop's pass picks (JMeter's ForEach
     /// Controller: `into` = `prefix_N` on pass N).
     Pick(Box<Pick>),
+    /// A sample made without a connection (Debug, Dummy and Java test samplers).
+    Sample(Box<super::synthetic::Synthetic>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -71,6 +73,50 @@ pub struct Pick {
 pub struct Switch {
     pub value: Template,
     pub branches: Vec<(String, Vec<Step>)>,
+    /// Instead of a value, each pass takes the next branch in turn (JMeter's Interleave
+    /// Controller).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<Rotate>,
+}
+
+/// Pass k of a user takes branch (start + k) mod n, its count kept in a per-user counter slot;
+/// `start` is 0, or with `by_user` the user's number (from 0) mod n ("interleave across threads").
+/// With `weights` (shares summing to 1), each pass takes instead the branch whose share of the
+/// user's passes is furthest below its weight (BlazeMeter's Weighted Switch Controller), its
+/// passes per branch kept in the slots after `slot`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rotate {
+    #[serde(skip)]
+    pub slot: u32,
+    pub by_user: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<f64>,
+}
+
+impl Rotate {
+    /// The Weighted Switch Controller's choice (`getIndex`): the first branch whose weight
+    /// exceeds its share of `total` passes the most; none when every weight is 0.
+    pub fn weighted_pick(weights: &[f64], counts: &[u64], total: u64) -> Option<usize> {
+        // Java's Double.MIN_VALUE: the smallest positive double.
+        let mut max = f64::from_bits(1);
+        let mut pick = None;
+        for (n, w) in weights.iter().enumerate() {
+            let share = if total > 0 { counts.get(n).copied().unwrap_or(0) as f64 / total as f64 } else { 0.0 };
+            if w - share > max {
+                max = w - share;
+                pick = Some(n);
+            }
+        }
+        if pick.is_none() {
+            for (n, w) in weights.iter().enumerate() {
+                if *w > max {
+                    max = *w;
+                    pick = Some(n);
+                }
+            }
+        }
+        pick
+    }
 }
 
 impl Switch {
@@ -91,18 +137,31 @@ impl Switch {
 }
 
 /// What a stop ends; also what a scenario does after a failed sample.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+/// Ordered by how much it ends: a failed sample does the most its policies ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum StopKind {
     /// Nothing: go on (only as a scenario's reaction to a failed sample).
     #[default]
     Continue,
+    /// The rest of the innermost loop's pass is skipped, as `continue` (JMeter's "start next
+    /// iteration of current loop"); outside any loop, the thread's next iteration.
+    ContinueLoop,
+    /// The innermost loop ends, as `break`; outside any loop, the user stops (JMeter breaks
+    /// the thread group's loop).
+    BreakLoop,
     /// The rest of this iteration is skipped; the user starts its next one.
     NextIteration,
     /// The user stops.
     User,
     /// The whole run stops.
     Run,
+}
+
+impl StopKind {
+    pub fn is_continue(&self) -> bool {
+        *self == StopKind::Continue
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -224,6 +283,65 @@ pub enum Think {
         #[serde(skip)]
         slot: u32,
     },
+    /// Waits for this sample's turn in a rate schedule shared by every user of the run (JMeter's
+    /// Throughput Shaping Timer): the plan's `shapers[slot]`.
+    Shaped {
+        #[serde(skip)]
+        slot: u32,
+    },
+    /// A timer whose values are known only while the test runs: the plan's `timers[slot]`,
+    /// evaluated before each sampler in its scope.
+    Timed {
+        #[serde(skip)]
+        slot: u32,
+    },
+}
+
+/// The kinds of random timer: how a delay and a range make a think time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimerKind {
+    Constant,
+    Uniform,
+    Gaussian,
+    Poisson,
+}
+
+/// A JMeter timer whose delay or range has a run-time expression (`${delay}`): each sample
+/// renders them; as JMeter's `getPropertyAsLong`/`getPropertyAsDouble`, a value that is not a
+/// number is 0 (the delay must be a whole number of ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimerExpr {
+    pub kind: TimerKind,
+    pub delay: Template,
+    pub range: Template,
+}
+
+impl TimerKind {
+    /// The think time of a delay (ms, whole) and a range (ms), as the timer of this kind.
+    pub fn think(self, delay_ms: i64, range_ms: f64) -> Think {
+        let ms = |v: f64| Duration::from_secs_f64((v.max(0.0) / 1000.0).min(super::MAX_DURATION.as_secs_f64()));
+        let delay = delay_ms as f64;
+        let range = if range_ms.is_finite() { range_ms } else { 0.0 };
+        match self {
+            TimerKind::Constant => Think::Constant(ms(delay)),
+            // |random × range + delay|, drawn within [delay, delay + range] (a negative range
+            // or delay as the absolute value of that draw is not kept apart here).
+            TimerKind::Uniform => Think::Uniform { min: ms(delay), max: ms(delay + range.max(0.0)) },
+            TimerKind::Gaussian => Think::Gaussian { offset: ms(delay), deviation: ms(range) },
+            TimerKind::Poisson => Think::Poisson { offset: ms(delay), lambda_ms: range.max(0.0) },
+        }
+    }
+
+    /// The value of a timer's delay text as JMeter reads it: a whole number, else 0.
+    pub fn delay_of(text: &str) -> i64 {
+        text.trim().parse().unwrap_or(0)
+    }
+
+    /// The value of a timer's range text as JMeter reads it: a number, else 0.
+    pub fn range_of(text: &str) -> f64 {
+        text.trim().parse::<f64>().ok().filter(|r| r.is_finite()).unwrap_or(0.0)
+    }
 }
 
 impl Think {
@@ -235,6 +353,7 @@ impl Think {
             Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
             Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
             Think::Throughput { interval, .. } => !interval.is_zero(),
+            Think::Shaped { .. } | Think::Timed { .. } => true,
         }
     }
 
@@ -276,7 +395,7 @@ impl Think {
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
             // Depends on the user's previous pass: the engine computes it.
-            Think::Throughput { .. } => Duration::ZERO,
+            Think::Throughput { .. } | Think::Shaped { .. } | Think::Timed { .. } => Duration::ZERO,
         }
     }
 }
@@ -372,11 +491,27 @@ fn cond_source<S: Serializer>(c: &Cond, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Visits every request in a flow, depth first, in plan order.
-/// Whether the steps send a request anywhere (in a branch, loop or group included).
+/// Whether the steps send a request anywhere (in a branch, loop or group included), or make
+/// a sample without one.
 pub fn has_request(steps: &[Step]) -> bool {
     let mut any = false;
     for_each_request(steps, &mut |_| any = true);
-    any
+    any || has_synthetic(steps)
+}
+
+fn has_synthetic(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match step {
+        Step::Sample(_) => true,
+        Step::Sequence(s) => has_synthetic(s),
+        Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
+        Step::Loop(l) => has_synthetic(&l.steps),
+        Step::If(i) => has_synthetic(&i.then) || has_synthetic(&i.otherwise),
+        Step::Once(o) => has_synthetic(&o.steps),
+        Step::Group(g) => has_synthetic(&g.steps),
+        Step::Throughput(t) => has_synthetic(&t.steps),
+        Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
+        _ => false,
+    })
 }
 
 pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
@@ -402,7 +537,8 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::Counter(_)
             | Step::SeededRandom(_)
             | Step::Stop(_)
-            | Step::Pick(_) => {}
+            | Step::Pick(_)
+            | Step::Sample(_) => {}
         }
     }
 }
@@ -443,7 +579,8 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::Counter(_)
             | Step::SeededRandom(_)
             | Step::Stop(_)
-            | Step::Pick(_) => {}
+            | Step::Pick(_)
+            | Step::Sample(_) => {}
         }
     }
 }
@@ -452,6 +589,20 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    /// Weights 1:2:1 over 8 passes: the plugin's sequence, each branch its exact share.
+    #[test]
+    fn weighted_switch_picks_as_the_plugin() {
+        let w = [0.25, 0.5, 0.25];
+        let (mut counts, mut seq) = ([0u64; 3], Vec::new());
+        for total in 0..8 {
+            let i = Rotate::weighted_pick(&w, &counts, total).unwrap();
+            counts[i] += 1;
+            seq.push(i);
+        }
+        assert_eq!(seq, [1, 0, 2, 1, 1, 0, 2, 1]);
+        assert_eq!(Rotate::weighted_pick(&[0.0, 0.0], &[0, 0], 0), None);
+    }
 
     #[test]
     fn switch_picks_as_jmeter() {

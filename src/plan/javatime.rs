@@ -1,4 +1,7 @@
-//! Java `SimpleDateFormat` patterns, as used by JMeter's `${__time(format)}`.
+//! Java `SimpleDateFormat` patterns, and the `java.time.format.DateTimeFormatter` patterns of
+//! JMeter 5.6.3's `__time`, `__timeShift`, `__dateTimeConvert` and `__RandomDate` where their
+//! letters agree ([`JavaDateFormat::compile_java_time`]), which can
+//! also be read back ([`JavaDateFormat::parse`]).
 //!
 //! A pattern is compiled once when the plan is loaded; [`JavaDateFormat::format`] then runs per
 //! request, so it only appends to the caller's `String` (no temporary allocations).
@@ -50,6 +53,8 @@ enum Field {
     ZoneName,
     ZoneRfc822,
     ZoneIso8601,
+    /// java.time's `S`: the fraction of the second, as many digits as letters.
+    Fraction,
 }
 
 impl Field {
@@ -237,6 +242,11 @@ fn format_field(field: Field, count: usize, date: Date, clock: Time, offset_seco
         Field::Second => number(out, u32::from(clock.second())),
         // Java's S is the millisecond count, padded like any number: it is not a fraction.
         Field::Millisecond => number(out, u32::from(clock.millisecond())),
+        Field::Fraction => {
+            let digits = count.min(9);
+            let value = clock.nanosecond() / 10u32.pow(9 - digits as u32);
+            push_number(out, i64::from(value), digits, false);
+        }
         Field::ZoneName => {
             if offset_seconds == 0 {
                 out.push_str(if count >= 4 { "Coordinated Universal Time" } else { "UTC" });
@@ -327,6 +337,228 @@ fn push_number(out: &mut String, value: i64, min_digits: usize, last_two: bool) 
     }
     for &digit in &digits[start..] {
         out.push(char::from(digit));
+    }
+}
+
+/// The fields a text read by [`JavaDateFormat::parse`] gave; what it did not give is `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    pub year: Option<i32>,
+    pub month: Option<u8>,
+    pub day: Option<u8>,
+    pub hour: Option<u8>,
+    pub minute: Option<u8>,
+    pub second: Option<u8>,
+    pub nano: Option<u32>,
+    pub offset_seconds: Option<i32>,
+}
+
+impl Parsed {
+    /// The date, when year, month and day are all known (and make a date).
+    pub(crate) fn date(&self) -> Option<Date> {
+        Date::from_calendar_date(self.year?, Month::try_from(self.month?).ok()?, self.day?).ok()
+    }
+
+    /// The time of day, when the hour is known (java.time fills the rest with zeros).
+    pub(crate) fn time(&self) -> Option<Time> {
+        Time::from_hms_nano(self.hour?, self.minute.unwrap_or(0), self.second.unwrap_or(0), self.nano.unwrap_or(0)).ok()
+    }
+}
+
+impl JavaDateFormat {
+    /// Compiles a `java.time.format.DateTimeFormatter` pattern (as `__timeShift`,
+    /// `__dateTimeConvert` and `__RandomDate` use) where its letters mean what they mean in
+    /// SimpleDateFormat, with `S` the fraction of the second and `u` the year; letters and widths
+    /// stampede does not know (optional sections, `n`, `V`, `ZZZZ`, narrow text...) are an error.
+    pub(crate) fn compile_java_time(pattern: &str) -> Result<JavaDateFormat, String> {
+        let mut quoted = false;
+        let mut prev: Option<(char, usize)> = None;
+        let check = |run: Option<(char, usize)>| -> Result<(), String> {
+            let Some((c, n)) = run else { return Ok(()) };
+            let max = match c {
+                'a' => 1,
+                'H' | 'h' | 'K' | 'k' | 'm' | 's' | 'd' | 'W' => 2,
+                'D' | 'G' | 'Z' | 'X' => 3,
+                'E' | 'M' | 'L' | 'z' => 4,
+                'S' => 9,
+                'y' | 'u' | 'Y' | 'w' => 19,
+                _ => return Err(format!("the pattern letter '{c}' is not supported by stampede")),
+            };
+            if n > max {
+                return Err(format!("{n} pattern letters '{c}' are not supported by stampede (at most {max})"));
+            }
+            Ok(())
+        };
+        for c in pattern.chars() {
+            if c == '\'' {
+                quoted = !quoted;
+            }
+            if !quoted && matches!(c, '[' | ']' | '{' | '}' | '#') {
+                return Err(format!("'{c}' (optional sections, reserved characters) is not supported by stampede"));
+            }
+            let letter = (!quoted && c.is_ascii_alphabetic()).then_some(c);
+            match (prev, letter) {
+                (Some((p, n)), Some(l)) if p == l => prev = Some((p, n + 1)),
+                (run, l) => {
+                    check(run)?;
+                    prev = l.map(|l| (l, 1));
+                }
+            }
+        }
+        check(prev)?;
+        // `u` is the year in java.time; `S` a fraction.
+        let mut quoted = false;
+        let pattern: String = pattern
+            .chars()
+            .map(|c| {
+                quoted ^= c == '\'';
+                if c == 'u' && !quoted {
+                    'y'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let mut f = JavaDateFormat::compile(&pattern).map_err(|e| e.to_string())?;
+        for item in &mut f.items {
+            if let Item::Field(field @ Field::Millisecond, _) = item {
+                *field = Field::Fraction;
+            }
+        }
+        Ok(f)
+    }
+
+    /// (needs a date, needs a time of day, needs an offset) to format.
+    pub(crate) fn needs(&self) -> (bool, bool, bool) {
+        let (mut date, mut clock, mut zone) = (false, false, false);
+        for item in &self.items {
+            if let Item::Field(field, _) = item {
+                match field {
+                    Field::AmPm
+                    | Field::Hour0To23
+                    | Field::Hour1To24
+                    | Field::Hour0To11
+                    | Field::Hour1To12
+                    | Field::Minute
+                    | Field::Second
+                    | Field::Millisecond
+                    | Field::Fraction => clock = true,
+                    Field::ZoneName | Field::ZoneRfc822 | Field::ZoneIso8601 => zone = true,
+                    _ => date = true,
+                }
+            }
+        }
+        (date, clock, zone)
+    }
+
+    /// Reads `text` by the pattern, java.time's way for the common fields: a two-letter number
+    /// has exactly two digits (`yy` is 2000-2099), a number followed by another number has as
+    /// many digits as letters, others take every digit; month and day names are English. `None`
+    /// when the text does not match, or the pattern has a field stampede cannot read back.
+    pub(crate) fn parse(&self, text: &str) -> Option<Parsed> {
+        let mut p = Parsed::default();
+        let (mut pm, mut hour12) = (None, None);
+        let mut rest = text;
+        for (i, item) in self.items.iter().enumerate() {
+            let (field, count) = match item {
+                Item::Literal(lit) => {
+                    rest = rest.strip_prefix(&**lit)?;
+                    continue;
+                }
+                Item::Field(f, c) => (*f, *c),
+            };
+            let next_is_number = matches!(self.items.get(i + 1), Some(Item::Field(f, c)) if is_numeric(*f, *c));
+            if is_numeric(field, count) {
+                let (min, max) = match (field, count) {
+                    (Field::Fraction, n) => (n, n),
+                    (_, 2) => (2, 2),
+                    (_, n) if next_is_number => (n, n),
+                    (_, n) => (n.min(1), 10),
+                };
+                let len = rest.bytes().take(max).take_while(u8::is_ascii_digit).count();
+                if len < min {
+                    return None;
+                }
+                let value: i64 = rest[..len].parse().ok()?;
+                rest = &rest[len..];
+                let small = u8::try_from(value).ok();
+                match field {
+                    Field::Year if count == 2 => p.year = Some(2000 + value as i32),
+                    Field::Year => p.year = Some(i32::try_from(value).ok()?),
+                    Field::Month => p.month = small,
+                    Field::DayOfMonth => p.day = small,
+                    Field::Hour0To23 => p.hour = small,
+                    Field::Hour1To24 => p.hour = small.map(|h| h % 24),
+                    Field::Hour0To11 | Field::Hour1To12 => hour12 = small.map(|h| h % 12),
+                    Field::Minute => p.minute = small,
+                    Field::Second => p.second = small,
+                    Field::Millisecond => p.nano = Some(u32::try_from(value).ok()? * 1_000_000),
+                    Field::Fraction => p.nano = Some(value as u32 * 10u32.pow(9 - count.min(9) as u32)),
+                    _ => return None,
+                }
+                continue;
+            }
+            match field {
+                Field::Month => {
+                    let (n, len) = MONTHS.iter().enumerate().find_map(|(i, m)| {
+                        let name = if count >= 4 { *m } else { short(m) };
+                        rest.starts_with(name).then_some((i as u8 + 1, name.len()))
+                    })?;
+                    p.month = Some(n);
+                    rest = &rest[len..];
+                }
+                Field::DayName => {
+                    let len = DAYS_FROM_SUNDAY.iter().find_map(|d| {
+                        let name = if count >= 4 { *d } else { short(d) };
+                        rest.starts_with(name).then_some(name.len())
+                    })?;
+                    rest = &rest[len..];
+                }
+                Field::AmPm => {
+                    pm = Some(rest.starts_with("PM"));
+                    rest = rest.strip_prefix("AM").or_else(|| rest.strip_prefix("PM"))?;
+                }
+                Field::Era => rest = rest.strip_prefix("AD")?,
+                Field::ZoneRfc822 | Field::ZoneIso8601 => {
+                    if let Some(r) = rest.strip_prefix('Z').filter(|_| field == Field::ZoneIso8601) {
+                        p.offset_seconds = Some(0);
+                        rest = r;
+                        continue;
+                    }
+                    let sign = match rest.as_bytes().first()? {
+                        b'+' => 1,
+                        b'-' => -1,
+                        _ => return None,
+                    };
+                    let digits: String = rest[1..].chars().take(5).filter(char::is_ascii_digit).collect();
+                    let used = rest[1..].chars().take_while(|c| c.is_ascii_digit() || *c == ':').count().min(5);
+                    let (h, m) = match digits.len() {
+                        2 => (digits.parse::<i32>().ok()?, 0),
+                        4 => (digits[..2].parse::<i32>().ok()?, digits[2..].parse::<i32>().ok()?),
+                        _ => return None,
+                    };
+                    p.offset_seconds = Some(sign * (h * 3600 + m * 60));
+                    rest = &rest[1 + used..];
+                }
+                _ => return None,
+            }
+        }
+        if !rest.is_empty() {
+            return None;
+        }
+        if let Some(h) = hour12 {
+            p.hour = Some(h + if pm == Some(true) { 12 } else { 0 });
+        }
+        Some(p)
+    }
+}
+
+/// Whether a field is written as a number at this width.
+fn is_numeric(field: Field, count: usize) -> bool {
+    match field {
+        Field::Month => count <= 2,
+        Field::Era | Field::DayName | Field::AmPm | Field::ZoneName | Field::ZoneRfc822 | Field::ZoneIso8601 => false,
+        _ => true,
     }
 }
 

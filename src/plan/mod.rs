@@ -13,8 +13,10 @@ pub mod error;
 pub mod flow;
 pub(crate) mod javatime;
 pub mod jmx;
+pub mod managers;
 mod quick;
 pub mod request;
+pub mod synthetic;
 pub mod template;
 pub mod threshold;
 mod url;
@@ -33,7 +35,7 @@ pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
 pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
 pub use template::{Template, VarId, VarTable};
-pub use workload::{ClosedWorkload, OpenWorkload, Overrides, Stage, Workload};
+pub use workload::{ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload};
 
 use serde::Serialize;
 use std::collections::HashMap;
@@ -78,9 +80,18 @@ pub struct Plan {
     pub tls: TlsOptions,
     /// Each user keeps a cookie jar (RFC 6265), as a JMeter thread with a Cookie Manager.
     pub cookies: bool,
+    /// JMeter's HTTP managers: caches, the cookie policy and cookies, what iterations clear.
+    #[serde(skip)]
+    pub managers: managers::PlanManagers,
     /// Per-user state slots the flows need: loop counters, once-flags, open groups.
     #[serde(skip)]
     pub slots: Slots,
+    /// Rate schedules shared by every user (Throughput Shaping Timers), by `Think::Shaped` slot.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shapers: Vec<workload::Shaper>,
+    /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
+    #[serde(skip)]
+    pub timers: Vec<flow::TimerExpr>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
@@ -301,6 +312,19 @@ pub struct LoadOptions {
     pub lenient_files: bool,
 }
 
+/// What reading a plan file found (`stampede check`): the plan or the error `run` gives, every
+/// problem apart, for a `.jmx` every element, and the files a run needs that cannot be read now.
+#[derive(Debug)]
+pub struct Inspected {
+    pub plan: Result<Plan, Error>,
+    pub elements: Option<Vec<jmx::ElementReport>>,
+    pub problems: Vec<Error>,
+    /// With `lenient_files`: each file the plan reads that cannot be read now.
+    pub needs: Vec<Error>,
+    /// The values to mask in what is shown of the plan.
+    pub secrets: crate::redact::Secrets,
+}
+
 /// A plan and, for a `.jmx`, what became of each of its elements.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -317,50 +341,95 @@ impl Plan {
 
     /// Reads a YAML or JMX plan file.
     pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| Error::new(ErrorKind::Io, Location::file(path), format!("cannot read plan: {e}")))?;
-        let mut text = String::from_utf8(bytes).map_err(|e| {
-            let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
-            let mut loc = Location::file(path);
-            loc.line = Some(line);
-            Error::new(ErrorKind::Syntax, loc, "the file is not UTF-8 text")
-        })?;
+        let i = Plan::inspect_with(path, opts);
+        i.plan.map(|plan| Loaded { plan, elements: i.elements })
+    }
+
+    /// Reads a plan file to the end whatever it finds (`stampede check`): the plan, or every
+    /// problem it has; for a `.jmx`, every element with its status.
+    pub fn inspect_with(path: &Path, opts: &LoadOptions) -> Inspected {
+        let failed = |e: Error| Inspected {
+            problems: vec![e.clone()],
+            plan: Err(e),
+            elements: None,
+            needs: Vec::new(),
+            secrets: crate::redact::Secrets::default(),
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => return failed(Error::new(ErrorKind::Io, Location::file(path), format!("cannot read plan: {e}"))),
+        };
+        let mut text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+                let mut loc = Location::file(path);
+                loc.line = Some(line);
+                return failed(Error::new(ErrorKind::Syntax, loc, "the file is not UTF-8 text"));
+            }
+        };
         for (token, value) in &opts.replacements {
             if !token.is_empty() {
                 text = text.replace(token.as_str(), value);
             }
         }
-        let loaded = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-            Some("yaml") | Some("yml") => {
-                yaml::read(&text, path, &opts.properties).map(|plan| Loaded { plan, elements: None })
-            }
+        let mut secrets = crate::redact::Secrets::default();
+        let named = opts.properties.iter().chain(opts.replacements.iter().map(|(k, v)| (k, v)));
+        for (_, v) in named.filter(|(k, _)| crate::redact::is_secret_name(k)) {
+            secrets.add(v);
+        }
+        // A message may quote the plan's text, where `--set` put its values.
+        let scrub = |mut e: Error| {
+            e.message = secrets.scrub(&crate::redact::text(&e.message)).into_owned();
+            e
+        };
+        let mut out = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("yaml") | Some("yml") => match yaml::read(&text, path, &opts.properties) {
+                Ok(plan) => Inspected {
+                    plan: Ok(plan),
+                    elements: None,
+                    problems: Vec::new(),
+                    needs: Vec::new(),
+                    secrets: Default::default(),
+                },
+                Err(e) => failed(e),
+            },
             Some("jmx") => {
                 let jopts = jmx::Options {
                     properties: opts.properties.clone(),
                     skip_unsupported: opts.skip_unsupported,
                     lenient_files: opts.lenient_files,
                 };
-                jmx::read(&text, path, &jopts).map(|(plan, report)| Loaded { plan, elements: Some(report) })
+                let i = jmx::inspect(&text, path, &jopts);
+                let plan = match i.plan {
+                    Some(p) if i.problems.is_empty() => Ok(p),
+                    _ => Err(Error::combine(i.problems.clone())),
+                };
+                Inspected {
+                    plan,
+                    elements: Some(i.elements),
+                    problems: i.problems,
+                    needs: i.needs,
+                    secrets: Default::default(),
+                }
             }
-            _ => Err(Error::invalid(Location::file(path), "a plan file must end in .yaml, .yml or .jmx")),
+            _ => failed(Error::invalid(Location::file(path), "a plan file must end in .yaml, .yml or .jmx")),
         };
-        let mut secrets = crate::redact::Secrets::default();
-        let named = opts.properties.iter().chain(opts.replacements.iter().map(|(k, v)| (k, v)));
-        for (_, v) in named.filter(|(k, _)| crate::redact::is_secret_name(k)) {
-            secrets.add(v);
-        }
-        match loaded {
-            Ok(mut l) => {
-                l.plan.secrets.extend(&secrets);
-                l.plan.remember_secrets();
-                Ok(l)
+        out.plan = match out.plan {
+            Ok(mut plan) => {
+                plan.secrets.extend(&secrets);
+                plan.remember_secrets();
+                Ok(plan)
             }
-            // A message may quote the plan's text, where `--set` put its values.
-            Err(mut e) => {
-                e.message = secrets.scrub(&crate::redact::text(&e.message)).into_owned();
-                Err(e)
-            }
-        }
+            Err(e) => Err(scrub(e)),
+        };
+        out.problems = out.problems.into_iter().map(scrub).collect();
+        out.needs = out.needs.into_iter().map(scrub).collect();
+        out.secrets = match &out.plan {
+            Ok(p) => p.secrets.clone(),
+            Err(_) => secrets,
+        };
+        out
     }
 
     /// Reads a YAML plan from text; `path` is where it came from (for messages and for files it
@@ -418,7 +487,10 @@ impl Plan {
             checks: Vec::new(),
             tls: TlsOptions::default(),
             cookies: true,
+            managers: Default::default(),
             slots: Slots::default(),
+            shapers: Vec::new(),
+            timers: Vec::new(),
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),
@@ -451,7 +523,7 @@ fn scrub_strings(v: &mut serde_json::Value, secrets: &crate::redact::Secrets) {
 }
 
 /// Interns label names into dense [`LabelId`]s while a plan is built.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Labels {
     names: Vec<String>,
     index: HashMap<String, LabelId>,

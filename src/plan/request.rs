@@ -94,9 +94,21 @@ pub struct RequestSpec {
     /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
     #[serde(skip)]
     pub too_many_redirects: Option<CheckId>,
+    /// A request JMeter loads but cannot send (a method it does not know, an upload file it
+    /// cannot read, no server name): each sample fails unsent with this check, whose message
+    /// is JMeter's non-HTTP code and message ([`non_http`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<CheckId>,
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
     /// Assertion "Ignore Status"). A `status` check implies it.
     pub ignore_status: bool,
+    /// JMeter's HTTP Cache, Authorization and DNS Cache Managers in the request's scope.
+    #[serde(skip)]
+    pub managers: super::managers::Managers,
+    /// What the user does after this request fails, beside its scenario's policy (a Result
+    /// Status Action Handler in its scope).
+    #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
+    pub on_error: super::flow::StopKind,
 }
 
 /// A query or form parameter.
@@ -336,7 +348,10 @@ impl RequestSpec {
             extract: Vec::new(),
             checks: Vec::new(),
             too_many_redirects: None,
+            fault: None,
             ignore_status: false,
+            managers: Default::default(),
+            on_error: super::flow::StopKind::Continue,
         }
     }
 
@@ -459,6 +474,14 @@ fn redacted_headers<S: Serializer>(h: &[(String, Template)], s: S) -> Result<S::
         map.serialize_entry(k, crate::redact::header(k, v.source()))?;
     }
     map.end()
+}
+
+/// The message of a check that stands for a sample JMeter fails on an exception `class` with
+/// `message` before sending anything, as JMeter writes it (HTTPSamplerBase.errorResult); the
+/// results file writes it back as JMeter's response code and message
+/// (`record::error_kind::split_non_http` reads this form).
+pub fn non_http(class: &str, message: &str) -> String {
+    format!("Non HTTP response code: {class}, Non HTTP response message: {message}")
 }
 
 #[cfg(test)]

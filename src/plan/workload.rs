@@ -1,6 +1,7 @@
 //! How much load a scenario makes: a closed model (a fixed number of users, like a JMeter
-//! thread group) or an open one (an arrival rate, constant or in ramping stages). Pure,
-//! validated data: executors read it, nothing here runs.
+//! thread group), a shaped one (users each with a start and a stop of their own, like the
+//! Stepping, Ultimate and Concurrency thread groups) or an open one (an arrival rate, constant
+//! or in ramping stages). Pure, validated data: executors read it, nothing here runs.
 
 use serde::Serialize;
 use std::time::Duration;
@@ -10,6 +11,129 @@ use std::time::Duration;
 pub enum Workload {
     Closed(ClosedWorkload),
     Open(OpenWorkload),
+    Shaped(ShapedWorkload),
+}
+
+/// Users each with a start and a stop of its own: a closed model whose number of active users
+/// follows a schedule (JMeter's Stepping and Ultimate thread groups, the Concurrency Thread
+/// Group).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShapedWorkload {
+    /// When user i starts, from the scenario's start.
+    pub starts: Times,
+    /// When user i stops: no request starts after it (no iteration, with `finish_iteration`).
+    /// `None`: users end when their iterations are done.
+    pub stops: Option<Times>,
+    /// Iterations per user; `None` means "until its stop".
+    pub iterations: Option<u64>,
+    /// A user whose iterations are done before its stop is replaced at once by a new one, as
+    /// the Concurrency Thread Group keeps its level.
+    pub renew: bool,
+    /// At its stop a user finishes the iteration it is in (the Concurrency Thread Group); else
+    /// it stops before its next request, as JMeter's scheduler.
+    pub finish_iteration: bool,
+    #[serde(with = "super::serde_duration")]
+    pub graceful_stop: Duration,
+}
+
+/// One time per user, in user order (any order of times: JMeter's Ultimate Thread Group starts
+/// the first user of a row last). Written in the resolved plan as arithmetic runs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Times(pub Vec<Duration>);
+
+impl Times {
+    /// User `i` of `users` at `i × over / users` after `from`, to the nanosecond.
+    pub fn linear(users: u32, from: Duration, over: Duration) -> Times {
+        Times((0..u64::from(users)).map(|i| from + spread(over, i, users)).collect())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn last(&self) -> Option<Duration> {
+        self.0.iter().max().copied()
+    }
+
+    /// The times as runs `(count, first, step in ms)`: consecutive users whose times differ by
+    /// one step, to the nanosecond.
+    pub fn runs(&self) -> Vec<(usize, Duration, f64)> {
+        let ns = |d: Duration| d.as_nanos() as i128;
+        let mut out: Vec<(usize, Duration, i128)> = Vec::new();
+        for &t in &self.0 {
+            match out.last_mut() {
+                Some((n, first, step)) if *n == 1 => {
+                    *step = ns(t) - ns(*first);
+                    *n = 2;
+                }
+                Some((n, first, step)) if ns(*first) + *step * *n as i128 == ns(t) => *n += 1,
+                _ => out.push((1, t, 0)),
+            }
+        }
+        out.into_iter().map(|(n, first, step)| (n, first, step as f64 / 1e6)).collect()
+    }
+}
+
+impl Serialize for Times {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let runs = self.runs();
+        let mut seq = s.serialize_seq(Some(runs.len()))?;
+        for (n, first, step) in runs {
+            let first = humantime::format_duration(first);
+            seq.serialize_element(&if n == 1 {
+                format!("{first}")
+            } else {
+                format!("{n} from {first} every {step} ms")
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// A Throughput Shaping Timer's schedule: rows of (start rate, end rate, seconds), samples a
+/// second shared by every user whose samplers it is in scope of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shaper {
+    /// The timer's name.
+    pub name: String,
+    pub rows: Vec<ShapeRow>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ShapeRow {
+    pub from: f64,
+    pub to: f64,
+    /// Whole seconds, as the plugin reads them.
+    pub secs: u64,
+}
+
+impl Shaper {
+    /// The rate for second `sec` of the schedule (from its first sample), as the plugin's
+    /// `getRPSForSecond`: the row it falls in, a row's last second included (so the schedule
+    /// has one second more than its rows' total); `None` past the end, where the plugin stops
+    /// the thread group.
+    pub fn rate_at(&self, sec: u64) -> Option<f64> {
+        let mut left = sec;
+        for r in &self.rows {
+            if left <= r.secs {
+                let rate = if r.secs == 0 { r.from } else { r.from + left as f64 * (r.to - r.from) / r.secs as f64 };
+                return Some(rate);
+            }
+            left -= r.secs;
+        }
+        None
+    }
+}
+
+/// `over × i / users`, to the nanosecond.
+pub(crate) fn spread(over: Duration, i: u64, users: u32) -> Duration {
+    let ns = over.as_nanos() * u128::from(i) / u128::from(users.max(1));
+    Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
 }
 
 /// Fixed users, each running the flow in a loop.
@@ -64,7 +188,7 @@ impl Workload {
     /// The model's name as reports print it.
     pub fn model(&self) -> &'static str {
         match self {
-            Workload::Closed(_) => "closed",
+            Workload::Closed(_) | Workload::Shaped(_) => "closed",
             Workload::Open(_) => "open",
         }
     }
@@ -75,6 +199,7 @@ impl Workload {
         match self {
             Workload::Closed(c) => c.duration.map(|d| d + c.start_delay),
             Workload::Open(o) => Some(o.start_delay + o.stages.iter().map(|s| s.duration).sum::<Duration>()),
+            Workload::Shaped(s) => s.stops.as_ref().and_then(Times::last),
         }
     }
 
@@ -82,6 +207,7 @@ impl Workload {
         match self {
             Workload::Closed(c) => c.graceful_stop,
             Workload::Open(o) => o.graceful_stop,
+            Workload::Shaped(s) => s.graceful_stop,
         }
     }
 
@@ -90,6 +216,7 @@ impl Workload {
         match self {
             Workload::Closed(c) => u64::from(c.users),
             Workload::Open(o) => u64::from(o.max_users),
+            Workload::Shaped(s) => s.starts.len() as u64,
         }
     }
 
@@ -124,6 +251,26 @@ impl Workload {
                 s.push_str(&format!(", {} to {} users", o.pre_allocated_users, o.max_users));
                 s
             }
+            Workload::Shaped(w) => {
+                let first = w.starts.0.iter().min().copied().unwrap_or_default();
+                let mut s = format!(
+                    "closed: {} users starting from {} to {}",
+                    w.starts.len(),
+                    d(first),
+                    d(w.starts.last().unwrap_or_default())
+                );
+                if let Some(stops) = &w.stops {
+                    let first = stops.0.iter().min().copied().unwrap_or_default();
+                    s.push_str(&format!(", stopping from {} to {}", d(first), d(stops.last().unwrap_or_default())));
+                }
+                if let Some(n) = w.iterations {
+                    s.push_str(&format!(", {n} iterations per user"));
+                }
+                if w.renew && w.iterations.is_some() {
+                    s.push_str(", a user done is replaced");
+                }
+                s
+            }
         }
     }
 }
@@ -150,7 +297,9 @@ impl Workload {
     /// start, as JMeter's scheduler); the other bound stays, so the first reached ends it. Open:
     /// `duration` cuts the arrival schedule at that time (the rate where it is cut, never a
     /// longer schedule than the plan's), `users` caps the users at once; iterations and ramp-up
-    /// have no meaning for an arrival rate and leave it alone.
+    /// have no meaning for an arrival rate and leave it alone. Shaped: `users` keeps the first
+    /// users of the schedule, `ramp-up` starts them evenly over it from 0, `iterations` replaces
+    /// the plan's (and a user done is no longer replaced), `duration` stops every user by then.
     pub fn bounded(&self, o: &Overrides) -> Workload {
         match self {
             Workload::Closed(c) => Workload::Closed(ClosedWorkload {
@@ -170,6 +319,30 @@ impl Workload {
                     w.stages = cut_stages(w.start_rate, &w.stages, limit);
                 }
                 Workload::Open(w)
+            }
+            Workload::Shaped(w) => {
+                let mut w = w.clone();
+                if let Some(n) = o.users {
+                    let n = (n as usize).min(w.starts.len());
+                    w.starts.0.truncate(n);
+                    if let Some(stops) = &mut w.stops {
+                        stops.0.truncate(n);
+                    }
+                }
+                if let Some(ramp) = o.ramp_up {
+                    w.starts = Times::linear(w.starts.len() as u32, Duration::ZERO, ramp);
+                }
+                if o.iterations.is_some() {
+                    // Iterations per user bound the run: a user done is not replaced.
+                    w.iterations = o.iterations;
+                    w.renew = false;
+                }
+                if let Some(limit) = o.duration {
+                    let n = w.starts.len();
+                    let stops = w.stops.get_or_insert_with(|| Times(vec![limit; n]));
+                    stops.0.iter_mut().for_each(|t| *t = (*t).min(limit));
+                }
+                Workload::Shaped(w)
             }
         }
     }
@@ -269,5 +442,49 @@ mod tests {
         // Never longer than the plan's schedule.
         let long = Overrides { duration: Some(s(3600)), ..Default::default() };
         assert_eq!(Workload::Open(open()).bounded(&long), Workload::Open(open()));
+    }
+
+    #[test]
+    fn shaped_schedule_is_bounded_by_every_override() {
+        let w = ShapedWorkload {
+            starts: Times(vec![s(0), s(5), s(10), s(15)]),
+            stops: Some(Times(vec![s(100), s(90), s(80), s(70)])),
+            iterations: None,
+            renew: false,
+            finish_iteration: false,
+            graceful_stop: DEFAULT_GRACEFUL_STOP,
+        };
+        let o = Overrides { users: Some(3), duration: Some(s(85)), iterations: Some(2), ramp_up: Some(s(3)) };
+        let Workload::Shaped(b) = Workload::Shaped(w.clone()).bounded(&o) else { panic!() };
+        assert_eq!(b.starts, Times(vec![s(0), s(1), s(2)]));
+        assert_eq!(b.stops, Some(Times(vec![s(85), s(85), s(80)])));
+        assert_eq!(b.iterations, Some(2));
+        assert_eq!(Workload::Shaped(b).planned_duration(), Some(s(85)));
+        // Users bounded by iterations only get a stop from --duration.
+        let free = ShapedWorkload { stops: None, ..w };
+        let Workload::Shaped(b) =
+            Workload::Shaped(free).bounded(&Overrides { duration: Some(s(7)), ..Default::default() })
+        else {
+            panic!()
+        };
+        assert_eq!(b.stops, Some(Times(vec![s(7); 4])));
+    }
+
+    #[test]
+    fn shaper_rates_per_second_as_the_plugin() {
+        let row = |from, to, secs| ShapeRow { from, to, secs };
+        let s = Shaper { name: "tst".into(), rows: vec![row(0.0, 10.0, 5), row(10.0, 10.0, 2)] };
+        let rates: Vec<Option<f64>> = (0..9).map(|sec| s.rate_at(sec)).collect();
+        // Second 5 is the first row's last (10/s); the second row takes 6 and 7; 8 is past.
+        assert_eq!(
+            rates,
+            [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 10.0, 10.0].map(Some).into_iter().chain([None]).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn times_are_written_as_runs() {
+        let t = Times(vec![s(9), s(7), s(5), s(3), s(0), s(20), s(20)]);
+        assert_eq!(t.runs(), vec![(4, s(9), -2000.0), (2, s(0), 20000.0), (1, s(20), 0.0)]);
     }
 }

@@ -60,6 +60,20 @@ const TRANSPORT: [ErrorKind; 14] = [
     ErrorKind::Aborted,
     ErrorKind::GeneratorFds,
 ];
+/// How JMeter writes a sample that failed on an exception: `Non HTTP response code: <class>`,
+/// `Non HTTP response message: <message>` (HTTPSamplerBase.errorResult). A check message of
+/// the form `plan::request::non_http` writes stands for such a sample.
+const NON_HTTP_CODE: &str = "Non HTTP response code: ";
+const NON_HTTP_MESSAGE: &str = ", Non HTTP response message: ";
+
+/// The response code and message JMeter writes for a check message that stands for a sample
+/// failed on an exception (`Non HTTP response code: <class>, Non HTTP response message: <message>`).
+pub fn split_non_http(check: &str) -> Option<(String, String)> {
+    let rest = check.strip_prefix(NON_HTTP_CODE)?;
+    let (class, message) = rest.split_once(NON_HTTP_MESSAGE)?;
+    Some((format!("{NON_HTTP_CODE}{class}"), format!("Non HTTP response message: {message}")))
+}
+
 /// What starts the name of a failed check's kind.
 pub const CHECK_PREFIX: &str = "check: ";
 const STATUS_FIRST: u16 = 400;
@@ -281,6 +295,20 @@ impl ErrorCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// #13: a sample JMeter fails on an exception reads back as JMeter's code and message.
+    #[test]
+    fn non_http_reads_back_as_jmeter_writes_it() {
+        let m = "Non HTTP response code: java.io.FileNotFoundException, Non HTTP response message: /x, y (No such file or directory)";
+        assert_eq!(
+            split_non_http(m),
+            Some((
+                "Non HTTP response code: java.io.FileNotFoundException".to_string(),
+                "Non HTTP response message: /x, y (No such file or directory)".to_string()
+            ))
+        );
+        assert_eq!(split_non_http("more than 20 redirects"), None);
+    }
 
     #[test]
     fn names_round_trip() {

@@ -164,7 +164,7 @@ impl Run {
                 .map(|s| ScenarioMeta {
                     name: s.name.clone(),
                     model: match s.workload {
-                        Workload::Closed(_) => Model::Closed,
+                        Workload::Closed(_) | Workload::Shaped(_) => Model::Closed,
                         Workload::Open(_) => Model::Open,
                     },
                     workload: s.workload.describe(),

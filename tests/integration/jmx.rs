@@ -54,7 +54,9 @@ fn every_corpus_plan_loads_but_the_malformed_ones() {
         if out.status.code() != Some(0) {
             failures.push(format!("{plan}: {}", err.lines().last().unwrap_or("")));
         } else {
-            assert!(out.stdout_str().contains("The plan can run."), "{plan}");
+            // A plan whose data files are elsewhere says what `run` needs instead (#13).
+            let said = out.stdout_str();
+            assert!(said.contains("The plan can run.") || said.contains("`run` refuses it until"), "{plan}");
         }
     }
     assert!(failures.is_empty(), "{} plans do not load:\n{}", failures.len(), failures.join("\n"));

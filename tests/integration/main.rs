@@ -6,6 +6,9 @@
 //!   outside requests.
 //! - `counts`: samples == requests served, per label; connections with and without keep-alive;
 //!   HTTP/1.0; a weighted mix within statistical bounds; the latency of a known delay.
+//! - `check`: `check` lists every element and every problem at once (text and JSON), never says
+//!   "The plan can run." for a plan `run` refuses; a request without a server name loads and
+//!   fails its samples unsent, as in JMeter.
 //! - `compare`: runs against servers with known delays show the known difference as significant,
 //!   the same run repeated shows noise; golden Markdown layouts and JSON of two results files.
 //! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
@@ -26,6 +29,16 @@
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
+//! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
+//!   conditions; a function stampede does not run named by `check`.
+//! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
+//!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
+//!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
+//!   connection per host per user.
+//! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
+//!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
+//! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
+//!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -44,6 +57,7 @@
 //! - `util`: the witness server (`util::server`) and the helpers that run the binary.
 
 mod browser;
+mod check;
 mod compare;
 mod counts;
 mod errors;
@@ -53,6 +67,10 @@ mod framing;
 mod html;
 mod jmx;
 mod jmx_b;
+mod jmx_fn;
+mod jmx_http;
+mod jmx_c;
+mod jmx_tg;
 mod labels;
 mod mock;
 mod open_model;

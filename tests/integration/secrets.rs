@@ -13,7 +13,7 @@ fn secret(what: &str) -> String {
 }
 
 /// Every file under `dir` (recursively), as text.
-fn files_under(dir: &Path, out: &mut Vec<(String, String)>) {
+pub(crate) fn files_under(dir: &Path, out: &mut Vec<(String, String)>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display())) {
         let path = entry.unwrap().path();
         if path.is_dir() {

@@ -1,6 +1,9 @@
-//! [`HttpClient`]: one virtual user's HTTP/1.x connection, and the only place that speaks HTTP.
+//! [`HttpClient`]: one virtual user's HTTP/1.x connections, and the only place that speaks HTTP.
 //! It times connect, first byte and last byte, counts bytes on the wire, and turns every
 //! failure into an [`ErrorKind`] instead of an error value.
+//!
+//! A user keeps one connection per host (scheme, host, port), as a JMeter thread's
+//! HttpClient 4 keeps a pool per host: a user alternating two hosts keeps a connection to each.
 //!
 //! Written on tokio sockets + `httparse` rather than on hyper because a load generator's
 //! client is its hot path: the request bytes are rendered once per plan and written with one
@@ -124,10 +127,13 @@ pub(super) struct Wire<'a> {
     /// Cancelled when requests in flight must be abandoned (the grace time is over, or a
     /// second interrupt): the exchange ends at once as [`ErrorKind::Aborted`].
     pub abandon: &'a tokio_util::sync::CancellationToken,
+    /// A DNS Cache Manager's static hosts table, consulted before the system resolver.
+    pub hosts: Option<&'a crate::plan::managers::DnsSpec>,
 }
 
 pub(super) struct HttpClient {
-    conn: Option<Conn>,
+    /// One connection per target; the one used last first (almost every plan has one target).
+    conns: Vec<Conn>,
     tls: Arc<rustls::ClientConfig>,
     /// The last target's resolved addresses: a user resolves a host once, as a JVM caches DNS.
     resolved: Option<(Target, Vec<SocketAddr>)>,
@@ -143,7 +149,19 @@ pub(super) struct HttpClient {
 
 impl HttpClient {
     pub(super) fn new(tls: Arc<rustls::ClientConfig>) -> HttpClient {
-        HttpClient { conn: None, tls, resolved: None, head: Vec::new(), body: Vec::new(), timer: None }
+        HttpClient { conns: Vec::new(), tls, resolved: None, head: Vec::new(), body: Vec::new(), timer: None }
+    }
+
+    /// Forgets the addresses resolved so far (a DNS Cache Manager cleared each iteration).
+    pub(super) fn forget_resolved(&mut self) {
+        self.resolved = None;
+    }
+
+    /// Closes the connection to `target`, if there is one.
+    fn drop_conn(&mut self, target: &Target) {
+        if let Some(i) = self.conns.iter().position(|c| c.target == *target) {
+            self.conns.swap_remove(i);
+        }
     }
 
     /// The head of the last response: status line and headers as received (empty if none came).
@@ -199,7 +217,7 @@ impl HttpClient {
             }
             Some(Ok(Ok(keep))) => {
                 if !keep {
-                    self.conn = None;
+                    self.drop_conn(req.target);
                 }
                 false
             }
@@ -217,7 +235,7 @@ impl HttpClient {
         };
         if failed {
             // The connection is in an unknown state after any failure: never reuse it.
-            self.conn = None;
+            self.drop_conn(req.target);
         }
         if ex.end.is_none() {
             ex.end = Some(Instant::now());
@@ -231,20 +249,25 @@ impl HttpClient {
 
     /// Returns whether the connection may be kept for the next request.
     async fn exchange(&mut self, req: &Wire<'_>, bytes: &[u8], ex: &mut Exchange) -> Result<bool, ErrorKind> {
-        if self.conn.as_ref().is_some_and(|c| c.target != *req.target) {
-            self.conn = None;
+        // The connection to this target, moved to the front: the next request most likely
+        // goes there too.
+        match self.conns.iter().position(|c| c.target == *req.target) {
+            Some(0) => {}
+            Some(i) => self.conns.swap(0, i),
+            None => {
+                let t0 = Instant::now();
+                // Boxed: connecting (a TLS handshake's state above all) is the largest thing a
+                // user waits on, and it happens once per connection; inline, every user's task
+                // would be that large for the whole run.
+                let stream = Box::pin(self.connect(req)).await?;
+                ex.connect = t0.elapsed();
+                ex.new_connection = true;
+                self.conns.push(Conn { stream, target: req.target.clone(), served: 0 });
+                let last = self.conns.len() - 1;
+                self.conns.swap(0, last);
+            }
         }
-        if self.conn.is_none() {
-            let t0 = Instant::now();
-            // Boxed: connecting (a TLS handshake's state above all) is the largest thing a user
-            // waits on, and it happens once per connection; inline, every user's task would
-            // be that large for the whole run.
-            let stream = Box::pin(self.connect(req)).await?;
-            ex.connect = t0.elapsed();
-            ex.new_connection = true;
-            self.conn = Some(Conn { stream, target: req.target.clone(), served: 0 });
-        }
-        let conn = self.conn.as_mut().expect("connected above");
+        let conn = &mut self.conns[0];
         let reused = conn.served > 0;
         ex.phase = Phase::Exchange;
         if let Err(e) = conn.stream.write_all(bytes).await {
@@ -258,7 +281,7 @@ impl HttpClient {
     }
 
     async fn connect(&mut self, req: &Wire<'_>) -> Result<Stream, ErrorKind> {
-        let addrs = self.resolve(req.target).await?;
+        let addrs = self.resolve(req.target, req.hosts).await?;
         let connect = async {
             let mut last = io::Error::from(io::ErrorKind::AddrNotAvailable);
             for addr in &addrs {
@@ -289,14 +312,23 @@ impl HttpClient {
         }
     }
 
-    async fn resolve(&mut self, target: &Target) -> Result<Vec<SocketAddr>, ErrorKind> {
+    async fn resolve(
+        &mut self,
+        target: &Target,
+        hosts: Option<&crate::plan::managers::DnsSpec>,
+    ) -> Result<Vec<SocketAddr>, ErrorKind> {
         if let Some((t, addrs)) = &self.resolved {
             if t == target {
                 return Ok(addrs.clone());
             }
         }
+        let table = hosts.and_then(|h| h.lookup(&target.host));
         let addrs: Vec<SocketAddr> = match target.host.parse::<std::net::IpAddr>() {
             Ok(ip) => vec![SocketAddr::new(ip, target.port)],
+            // A DNS Cache Manager's static host: its addresses, whatever the system says.
+            Err(_) if table.is_some() => {
+                table.unwrap_or_default().iter().map(|ip| SocketAddr::new(*ip, target.port)).collect()
+            }
             Err(_) => match tokio::net::lookup_host((target.host.as_str(), target.port)).await {
                 Ok(a) => a.collect(),
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => {

@@ -316,6 +316,7 @@ mod tests {
             max_response_size,
             keep_body: true,
             abandon: &abandon,
+            hosts: None,
         };
         let (mut ex, mut head, mut body) = (Exchange::default(), Vec::new(), Vec::new());
         let mut reader = ResponseReader::new(&req, reused);

@@ -5,10 +5,10 @@ use super::{join_users, User, Users};
 use crate::engine::segment::Segment;
 use crate::engine::session::ScenarioCtx;
 use crate::engine::user::IterEnd;
+use crate::plan::workload::spread;
 use crate::plan::ClosedWorkload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -24,37 +24,64 @@ pub(crate) async fn run<F: Users>(
     let start = start + w.start_delay;
     let mut set = JoinSet::new();
     for i in (0..u64::from(w.users)).filter(|&i| segment.owns(i)) {
-        let at = start + ramp_offset(w.ramp_up, i, w.users);
-        set.spawn(user(ctx.clone(), users.clone(), i, at, w.iterations));
+        let at = start + spread(w.ramp_up, i, w.users);
+        let life = Life { iterations: w.iterations, stop: None, finish_iteration: false };
+        let (ctx, users) = (ctx.clone(), users.clone());
+        set.spawn(async move {
+            user(ctx, users, i, at, life).await;
+        });
     }
     join_users(&ctx, &mut set).await;
 }
 
-/// When user `i` of `users` starts after the first: `ramp_up × i / users`, to the nanosecond.
-pub(crate) fn ramp_offset(ramp_up: Duration, i: u64, users: u32) -> Duration {
-    let ns = ramp_up.as_nanos() * u128::from(i) / u128::from(users.max(1));
-    Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+/// How long a user runs: its iterations, and its own stop (a shaped workload's).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Life {
+    pub iterations: Option<u64>,
+    /// No request starts after it (the user's own end, as a JMeter thread's scheduled end).
+    pub stop: Option<Instant>,
+    /// The stop ends the user between iterations only: the one it is in runs to its end.
+    pub finish_iteration: bool,
 }
 
-async fn user<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, index: u64, at: Instant, iterations: Option<u64>) {
+/// How a user ended: whether it ran all its iterations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ended {
+    IterationsDone,
+    Stopped,
+}
+
+/// Runs user `index` from `at` for its life.
+pub(super) async fn user<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, index: u64, at: Instant, life: Life) -> Ended {
     if at > Instant::now() {
         tokio::select! {
             _ = tokio::time::sleep_until(at) => {}
-            _ = ctx.stop.cancelled() => return,
+            _ = ctx.stop.cancelled() => return Ended::Stopped,
         }
     }
-    if ctx.stopping() {
-        return;
+    let over = |stop: Option<Instant>| stop.is_some_and(|s| Instant::now() >= s);
+    if ctx.stopping() || over(life.stop) {
+        return Ended::Stopped;
     }
     ctx.active.fetch_add(1, Ordering::Relaxed);
     ctx.shared.active_all.fetch_add(1, Ordering::Relaxed);
     let _active = ActiveGuard(&ctx);
     let mut user = users.user(index);
+    if !life.finish_iteration {
+        user.stop_at(life.stop);
+    }
+    let iterations = life.iterations;
     let mut done = 0u64;
-    while iterations.is_none_or(|max| done < max) && !ctx.stopping() {
+    loop {
+        if iterations.is_some_and(|max| done >= max) {
+            return Ended::IterationsDone;
+        }
+        if ctx.stopping() || over(life.stop) {
+            return Ended::Stopped;
+        }
         let began = Instant::now();
         if user.iteration(None).await != IterEnd::Completed {
-            break;
+            return Ended::Stopped;
         }
         done += 1;
         if let Some(p) = ctx.pacing {
@@ -62,7 +89,7 @@ async fn user<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, index: u64, at: In
             if next > Instant::now() && iterations.is_none_or(|max| done < max) {
                 tokio::select! {
                     _ = tokio::time::sleep_until(next) => {}
-                    _ = ctx.stop.cancelled() => break,
+                    _ = ctx.stop.cancelled() => return Ended::Stopped,
                 }
             }
         }

@@ -7,6 +7,8 @@
 pub(crate) mod closed;
 pub(crate) mod open;
 pub(crate) mod schedule;
+pub(crate) mod shaped;
+pub(crate) mod shaping;
 
 use super::segment::Segment;
 use super::session::ScenarioCtx;
@@ -24,11 +26,19 @@ pub(crate) trait User: Send + 'static {
     /// Runs one iteration. `due` is when an open-model arrival was due (its first request is
     /// timed from there); `None` in the closed model.
     fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send;
+
+    /// The user's own end: no request (or think time) starts after it, and the iteration it
+    /// cuts ends as [`IterEnd::Cut`]. `None`: the scenario's end only.
+    fn stop_at(&mut self, at: Option<Instant>);
 }
 
 impl User for VirtualUser {
     fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send {
         VirtualUser::iteration(self, due.map(Instant::into_std))
+    }
+
+    fn stop_at(&mut self, at: Option<Instant>) {
+        self.stop_at = at.map(Instant::into_std);
     }
 }
 
@@ -54,10 +64,12 @@ impl<F: Fn(u64) -> U + Send + Sync + 'static, U: User> Users for F {
 /// Runs one scenario to its end. `abort` cuts the grace time short (a second interrupt).
 ///
 /// How a scenario ends depends on its model. A closed scenario's duration is a deadline: no
-/// request starts after it (JMeter's scheduler). An open scenario ends when its schedule runs
-/// out: every iteration already started runs to its end, so each arrival is either a sample or
-/// a dropped iteration. Either way, requests still in flight after `graceful_stop` are
-/// abandoned and recorded as `aborted` samples. An interrupt stops both at once.
+/// request starts after it (JMeter's scheduler); a shaped one's users each stop at their own
+/// time. An open scenario, or a shaped one whose users finish their iteration, ends when its
+/// schedule runs out: every iteration already started runs to its end, so each arrival is
+/// either a sample or a dropped iteration. Either way, requests still in flight after
+/// `graceful_stop` are abandoned and recorded as `aborted` samples. An interrupt stops both at
+/// once.
 pub(crate) async fn run_scenario<F: Users>(
     ctx: Arc<ScenarioCtx>,
     workload: Workload,
@@ -69,7 +81,11 @@ pub(crate) async fn run_scenario<F: Users>(
     let users = Arc::new(users);
     let planned = workload.planned_duration();
     let grace = workload.graceful_stop();
-    let closed = matches!(workload, Workload::Closed(_));
+    let closed = match &workload {
+        Workload::Closed(_) => true,
+        Workload::Shaped(s) => !s.finish_iteration,
+        Workload::Open(_) => false,
+    };
     let watcher = {
         let ctx = ctx.clone();
         tokio::spawn(async move {
@@ -98,6 +114,7 @@ pub(crate) async fn run_scenario<F: Users>(
     match workload {
         Workload::Closed(c) => closed::run(ctx.clone(), users, c, segment, start).await,
         Workload::Open(o) => open::run(ctx.clone(), users, o, segment, start).await,
+        Workload::Shaped(s) => shaped::run(ctx.clone(), users, s, segment, start).await,
     }
     watcher.abort();
 }

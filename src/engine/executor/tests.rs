@@ -6,7 +6,7 @@ use super::{run_scenario, User, Users};
 use crate::engine::segment::Segment;
 use crate::engine::session::ScenarioCtx;
 use crate::engine::user::IterEnd;
-use crate::plan::{ClosedWorkload, OpenWorkload, Stage, Workload};
+use crate::plan::{ClosedWorkload, OpenWorkload, ShapedWorkload, Stage, Times, Workload};
 use crate::record::ScenarioCounts;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,6 +27,9 @@ struct Ran {
     abandoned: bool,
 }
 
+/// A user and the stop it was given.
+type UserStop = (u64, Option<Duration>);
+
 #[derive(Clone)]
 struct Fakes {
     ctx: Arc<ScenarioCtx>,
@@ -35,6 +38,8 @@ struct Fakes {
     /// The clock jumps this far during an iteration that starts at 0 (a stalled generator).
     stall: Duration,
     log: Arc<Mutex<Vec<Ran>>>,
+    /// The stop each user was given, by user.
+    stops: Arc<Mutex<Vec<UserStop>>>,
 }
 
 struct Fake {
@@ -74,6 +79,10 @@ impl User for Fake {
             IterEnd::Completed
         }
     }
+
+    fn stop_at(&mut self, at: Option<Instant>) {
+        self.f.stops.lock().unwrap().push((self.id, at.map(|a| a - self.f.t0)));
+    }
 }
 
 struct Record {
@@ -88,7 +97,7 @@ async fn run(w: Workload, seg: &Segment, took: Duration, pacing: Option<Duration
     let ctx = ScenarioCtx::for_test(pacing);
     let t0 = Instant::now();
     let log = Arc::new(Mutex::new(Vec::new()));
-    let fakes = Fakes { ctx: ctx.clone(), t0, took, stall, log: log.clone() };
+    let fakes = Fakes { ctx: ctx.clone(), t0, took, stall, log: log.clone(), stops: Default::default() };
     run_scenario(ctx.clone(), w, seg, fakes, CancellationToken::new()).await;
     let took = Instant::now() - t0;
     let mut tally = ctx.recorder.new_tally();
@@ -282,4 +291,115 @@ async fn open_segments_add_up_to_the_whole() {
             assert_eq!(users, w.max_users);
         }
     }
+}
+
+fn shaped(starts: &[u64], stops: &[u64], iterations: Option<u64>) -> ShapedWorkload {
+    ShapedWorkload {
+        starts: Times(starts.iter().map(|&t| ms(t)).collect()),
+        stops: Some(Times(stops.iter().map(|&t| ms(t)).collect())),
+        iterations,
+        renew: false,
+        finish_iteration: false,
+        graceful_stop: Duration::from_secs(30),
+    }
+}
+
+/// (user, start) of each iteration, in order.
+fn starts_of(r: &Record) -> Vec<(u64, Duration)> {
+    r.log.iter().map(|r| (r.user, r.at)).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn shaped_users_start_and_stop_at_their_own_times() {
+    // Iterations of 300 ms; user 1 stops at 500 ms (its iteration from 400 ms runs on: the
+    // user stops before its next request), user 2 starts last and stops at 1 s.
+    let w = shaped(&[0, 100, 200], &[1000, 500, 1000], None);
+    let r = run(Workload::Shaped(w), &Segment::FULL, ms(300), None, Duration::ZERO).await;
+    assert_eq!(
+        starts_of(&r),
+        [(0, 0), (0, 300), (0, 600), (0, 900), (1, 100), (1, 400), (2, 200), (2, 500), (2, 800)]
+            .map(|(u, t)| (u, ms(t)))
+    );
+    assert!(r.log.iter().all(|r| !r.abandoned));
+    assert_eq!(r.counts.iterations, 9);
+    assert_eq!(r.took, ms(1200));
+}
+
+#[tokio::test(start_paused = true)]
+async fn shaped_users_are_given_their_stop_and_iterations_bound_them() {
+    let w = shaped(&[0, 0], &[10_000, 250], Some(2));
+    let ctx = ScenarioCtx::for_test(None);
+    let t0 = Instant::now();
+    let fakes = Fakes {
+        ctx: ctx.clone(),
+        t0,
+        took: ms(100),
+        stall: Duration::ZERO,
+        log: Default::default(),
+        stops: Default::default(),
+    };
+    run_scenario(ctx, Workload::Shaped(w), &Segment::FULL, fakes.clone(), CancellationToken::new()).await;
+    let mut stops = fakes.stops.lock().unwrap().clone();
+    stops.sort();
+    assert_eq!(stops, [(0, Some(ms(10_000))), (1, Some(ms(250)))]);
+    let mut log = fakes.log.lock().unwrap().clone();
+    log.sort();
+    // User 0 ends after its 2 iterations, long before its stop; user 1 runs 2 as well (its
+    // second starts at 100 ms, before its stop).
+    assert_eq!(
+        log.iter().map(|r| (r.user, r.at)).collect::<Vec<_>>(),
+        [(0, ms(0)), (0, ms(100)), (1, ms(0)), (1, ms(100))]
+    );
+    // The scenario ends when the users do, not at the last stop.
+    assert_eq!(Instant::now() - t0, ms(200));
+}
+
+#[tokio::test(start_paused = true)]
+async fn shaped_renewed_users_replace_those_done_and_finish_their_iteration() {
+    // The Concurrency Thread Group: two users from 0 to 1 s, 2 iterations each, replaced when
+    // done; the iteration in flight at 1 s (from 900 ms) runs to its end.
+    let w = ShapedWorkload { renew: true, finish_iteration: true, ..shaped(&[0, 0], &[1000, 1000], Some(2)) };
+    let r = run(Workload::Shaped(w), &Segment::FULL, ms(300), None, Duration::ZERO).await;
+    assert_eq!(
+        starts_of(&r),
+        [(0, 0), (0, 300), (1, 0), (1, 300), (2, 600), (2, 900), (3, 600), (3, 900)].map(|(u, t)| (u, ms(t)))
+    );
+    assert!(r.log.iter().all(|r| !r.abandoned));
+    assert_eq!(r.counts.iterations, 8);
+    assert_eq!(r.took, ms(1200));
+}
+
+#[tokio::test(start_paused = true)]
+async fn shaped_segments_add_up_to_the_whole() {
+    let w = Workload::Shaped(shaped(
+        &[0, 100, 200, 300, 1000, 1000, 1000],
+        &[900, 900, 2000, 2000, 1500, 1600, 1700],
+        None,
+    ));
+    let whole = run(w.clone(), &Segment::FULL, ms(100), None, Duration::ZERO).await;
+    for n in 1..=7 {
+        let (union, counts) = union_of_segments(&w, n, ms(100)).await;
+        assert_eq!(union, whole.log, "{n} segments");
+        assert_eq!(counts.iterations, whole.counts.iterations);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_rate_steps_of_zero_length_stages() {
+    // An Arrivals Thread Group of 4/s in 2 steps over 2 s, held 1 s: 2/s for 1 s, 4/s for 2 s.
+    let w = OpenWorkload {
+        stages: vec![
+            Stage { target: 2.0, duration: ms(1000) },
+            Stage { target: 4.0, duration: Duration::ZERO },
+            Stage { target: 4.0, duration: ms(1000) },
+            Stage { target: 4.0, duration: ms(1000) },
+        ],
+        ..open(2.0, &[], 0, 20)
+    };
+    let r = run(Workload::Open(w.clone()), &Segment::FULL, ms(10), None, Duration::ZERO).await;
+    assert_on_schedule(&r, &w);
+    let dues: Vec<Duration> = r.log.iter().map(|r| r.due.unwrap()).collect();
+    let mut dues = dues;
+    dues.sort();
+    assert_eq!(dues, [0, 500, 1000, 1250, 1500, 1750, 2000, 2250, 2500, 2750].map(ms));
 }

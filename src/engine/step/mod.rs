@@ -2,11 +2,13 @@
 //! files, counters. The request step is in `request`.
 
 mod request;
+mod synthetic;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};
 use crate::record::ErrorKind;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 /// A transaction group being timed.
 #[derive(Debug, Clone, Copy, Default)]
@@ -77,6 +79,26 @@ impl VirtualUser {
             self.vars.set(*var, value);
         }
         None
+    }
+
+    /// Adds a sample (its figures; the times from `start` to `end`) to the open transaction
+    /// groups around it.
+    pub(super) fn add_to_groups(&mut self, s: &crate::record::Sample, start: Instant, end: Instant, status: u16) {
+        if !self.groups.iter().any(|g| g.open) {
+            return;
+        }
+        let (start_us, end_us) = (self.ctx.micros(start), self.ctx.micros(end));
+        for g in self.groups.iter_mut().filter(|g| g.open) {
+            g.elapsed_us += end_us.saturating_sub(start_us);
+            g.ttfb_us += s.ttfb_us;
+            g.connect_us += s.connect_us;
+            g.bytes_sent += s.bytes_sent;
+            g.bytes_received += s.bytes_received;
+            if g.error.is_none() || s.error.is_some() {
+                g.status = status;
+            }
+            g.error = g.error.or(s.error);
+        }
     }
 
     pub(super) fn inside_parent_group(&self) -> bool {

@@ -2,10 +2,12 @@
 //! extractors and checks, and records its samples (and the per-sample log's rows).
 
 use super::super::client::Wire;
+use super::super::managers::{self, CacheHeaders};
 use super::super::request::{Hop, PreparedRequest};
 use super::super::response::Response;
 use super::super::user::VirtualUser;
-use crate::plan::{CheckTest, LabelId, Target};
+use crate::plan::managers::{CookiePolicy, PlanManagers};
+use crate::plan::{CheckTest, LabelId, RequestSpec, Target};
 use crate::record::{ErrorKind, Sample, SampleRow};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -28,31 +30,71 @@ const FD_BACKOFF_MIN: Duration = Duration::from_millis(10);
 const FD_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 impl VirtualUser {
-    /// The `Cookie` header for a request, and its URL (needed to store what the response sets);
-    /// `None` when the jar is off or empty, which costs nothing.
-    fn cookie_header(&self, target: &Target, path: &str) -> Option<(url::Url, String)> {
-        let jar = self.jar.as_ref()?;
-        jar.iter_any().next()?;
-        let url = url_of(target, path)?;
-        let mut header = String::new();
-        for (k, v) in jar.get_request_values(&url) {
-            if !header.is_empty() {
-                header.push_str("; ");
-            }
-            header.push_str(k);
-            header.push('=');
-            header.push_str(v);
+    /// The header lines the user adds to a request, and the URL its jar stores cookies under:
+    /// `Cookie` (the Cookie Manager's own cookies, then the jar's), `Authorization` (an
+    /// Authorization Manager), `If-Modified-Since` / `If-None-Match` (a Cache Manager). Costs
+    /// nothing when the jar is off or empty and no manager is in the request's scope.
+    fn extra_headers(
+        &mut self,
+        spec: &RequestSpec,
+        pm: &PlanManagers,
+        target: &Target,
+        path: &str,
+    ) -> (Option<url::Url>, Option<String>) {
+        let jar_cookies = self.jar.as_ref().is_some_and(|j| j.iter_any().next().is_some());
+        let own_cookies = self.jar.is_some() && !pm.cookies.is_empty();
+        if !jar_cookies && !own_cookies && spec.managers.is_empty() {
+            return (None, None);
         }
-        Some((url, header))
+        let mut lines = String::new();
+        let url = if jar_cookies { url_of(target, path) } else { None };
+        let mut header = String::new();
+        if own_cookies {
+            let jar = self.jar.as_ref();
+            let in_jar =
+                |n: &str| url.as_ref().zip(jar).is_some_and(|(u, j)| j.get_request_values(u).any(|(k, _)| k == n));
+            managers::user_cookies(&pm.cookies, &mut self.vars, target, path, in_jar, &mut header);
+        }
+        if let (Some(jar), Some(u)) = (self.jar.as_ref(), url.as_ref()) {
+            for (k, v) in jar.get_request_values(u) {
+                if !header.is_empty() {
+                    header.push_str("; ");
+                }
+                header.push_str(k);
+                header.push('=');
+                header.push_str(v);
+            }
+        }
+        if !header.is_empty() {
+            lines.push_str("Cookie: ");
+            lines.push_str(&header);
+            lines.push_str("\r\n");
+        }
+        // Credentials the plan's own Authorization header does not already give.
+        if let Some(auth) = &spec.managers.auth {
+            if !spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+                managers::authorization(auth, &mut self.vars, target, path, &mut lines);
+            }
+        }
+        if let Some(slot) = spec.managers.cache {
+            self.caches.conditional_headers(slot, &managers::cache_key(target, path), &spec.headers, &mut lines);
+        }
+        (url, (!lines.is_empty()).then_some(lines))
     }
 
     /// Sends one request of the flow, following redirects if it says so, then applies its
     /// extractors and checks and records its samples. Nothing here allocates for a fixed
     /// request without cookies, redirects, extractors or checks: that is the benchmark's path.
-    /// Returns whether the sample failed.
-    pub(in crate::engine) async fn request(&mut self, req: &PreparedRequest, start: Instant) -> bool {
+    /// Returns whether the sample failed, or `None` when there is no sample: an HTTP Cache
+    /// Manager had the response, still fresh (JMeter's default `RETURN_NO_SAMPLE`).
+    pub(in crate::engine) async fn request(&mut self, req: &PreparedRequest, start: Instant) -> Option<bool> {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
+        if let Some(fault) = spec.fault {
+            // JMeter fails this sample before sending anything (a method it does not know).
+            let at = spec.path.source().to_string();
+            return Some(self.unsent(spec.label, start, &req.target, &at, ErrorKind::Check(fault.0)));
+        }
         self.path.clear();
         // A host read from a data file or a response: the target comes from the rendered origin.
         let first: std::borrow::Cow<'_, Target> = match &spec.origin {
@@ -66,7 +108,7 @@ impl VirtualUser {
                         }
                         std::borrow::Cow::Owned(t)
                     }
-                    _ => return self.bad_url(spec.label, start, &req.target, &origin),
+                    _ => return Some(self.bad_url(spec.label, start, &req.target, &origin)),
                 }
             }
         };
@@ -82,14 +124,27 @@ impl VirtualUser {
             }
             // Not a usable URL; or no server name and the path is not a URL either (the
             // loader allows that only for a path made of variables).
-            Some(_) => return self.bad_url(spec.label, start, &first, &self.path.clone()),
-            None if first.host.is_empty() => return self.bad_url(spec.label, start, &first, &self.path.clone()),
+            Some(_) => return Some(self.bad_url(spec.label, start, &first, &self.path.clone())),
+            None if first.host.is_empty() => return Some(self.bad_url(spec.label, start, &first, &self.path.clone())),
             None => first,
         };
-        let (mut url, cookie) = match self.cookie_header(&first, &self.path) {
-            Some((u, c)) => (Some(u), Some(c)),
-            None => (None, None),
-        };
+        let pm = &ctx.shared.managers;
+        // A GET the cache has, still fresh: nothing is sent and there is no sample.
+        if let Some(slot) = spec.managers.cache {
+            if spec.method.eq_ignore_ascii_case("GET")
+                && self.caches.fresh(
+                    slot,
+                    &managers::cache_key(&first, &self.path),
+                    &spec.headers,
+                    std::time::SystemTime::now(),
+                )
+            {
+                return None;
+            }
+        }
+        let path = std::mem::take(&mut self.path);
+        let (mut url, cookie) = self.extra_headers(spec, pm, &first, &path);
+        self.path = path;
         let bytes: &[u8] = match (&req.fixed, &cookie) {
             // The benchmark's path: the bytes rendered once, sent as they are.
             (Some(f), None) => &f.bytes,
@@ -102,7 +157,26 @@ impl VirtualUser {
         let mut ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon), bytes, start).await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
-            return true;
+            return Some(true);
+        }
+        if ex.status == 401 && spec.managers.auth.is_some() {
+            let sent = match (&req.fixed, &cookie) {
+                (Some(f), None) => f.bytes.clone(),
+                _ => self.out.clone(),
+            };
+            if let Some(again) = self.digest_retry(spec, &first, &sent) {
+                // HttpClient 4 answers the challenge inside the same execution: one sample
+                // for both exchanges (the server sees two requests).
+                let mut second =
+                    self.client.send(&wire(req, &first, req.is_head, &self.abandon), &again, Instant::now()).await;
+                second.bytes_sent += ex.bytes_sent;
+                second.bytes_received += ex.bytes_received;
+                second.connect += ex.connect;
+                second.new_connection |= ex.new_connection;
+                second.first_byte = ex.first_byte.or(second.first_byte);
+                second.abandoned_before_send = false;
+                ex = second;
+            }
         }
         // Where the chain is now; set only once a redirect is followed.
         let mut hop: Option<(String, Target, String)> = None;
@@ -120,7 +194,19 @@ impl VirtualUser {
                 if url.is_none() {
                     url = url_of(target, path);
                 }
-                store_cookies(self.jar.as_mut(), url.as_ref(), &resp);
+                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy);
+            }
+            if let (Some(slot), None) = (spec.managers.cache, ex.error) {
+                let h = CacheHeaders {
+                    last_modified: resp.headers_named("last-modified").last(),
+                    etag: resp.headers_named("etag").last(),
+                    expires: resp.headers_named("expires").last(),
+                    cache_control: resp.headers_named("cache-control").last(),
+                    date: resp.headers_named("date").last(),
+                    vary: resp.headers_named("vary").last(),
+                };
+                let key = managers::cache_key(target, path);
+                self.caches.save(slot, &pm.caches[slot as usize], method, ex.status, &key, &spec.headers, &h);
             }
             let location =
                 if spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308) {
@@ -159,10 +245,7 @@ impl VirtualUser {
             let end = ex.end.unwrap_or_else(Instant::now);
             self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true, (target, path));
             hops += 1;
-            let (next_url, cookie) = match self.cookie_header(&next_target, &next_path) {
-                Some((u, c)) => (Some(u), Some(c)),
-                None => (None, None),
-            };
+            let (next_url, cookie) = self.extra_headers(spec, pm, &next_target, &next_path);
             url = next_url;
             let (method, target, path) = &*hop.insert((next_method, next_target, next_path));
             self.out.clear();
@@ -239,21 +322,44 @@ impl VirtualUser {
             self.fd_backoff = Duration::ZERO;
         }
         if self.groups.iter().any(|g| g.open) {
-            let (start_us, end_us) = (ctx.micros(start), ctx.micros(end));
-            let ttfb = total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
-            for g in self.groups.iter_mut().filter(|g| g.open) {
-                g.elapsed_us += end_us.saturating_sub(start_us);
-                g.ttfb_us += ttfb;
-                g.connect_us += total.connect.as_micros() as u64;
-                g.bytes_sent += total.bytes_sent;
-                g.bytes_received += total.bytes_received;
-                if g.error.is_none() || error.is_some() {
-                    g.status = total.status;
-                }
-                g.error = g.error.or(error);
-            }
+            let sample = Sample {
+                label: spec.label,
+                start_us: 0,
+                end_us: 0,
+                ttfb_us: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
+                connect_us: total.connect.as_micros() as u64,
+                bytes_sent: total.bytes_sent,
+                bytes_received: total.bytes_received,
+                new_connection: false,
+                error,
+                in_total: true,
+            };
+            self.add_to_groups(&sample, start, end, total.status);
         }
-        error.is_some()
+        Some(error.is_some())
+    }
+
+    /// The request `sent` again with Digest credentials, when an Authorization Manager's Digest
+    /// entry gives the credentials for it and the 401 just received challenges for Digest;
+    /// `None` otherwise (the 401 stands).
+    fn digest_retry(&mut self, spec: &RequestSpec, target: &Target, sent: &[u8]) -> Option<Vec<u8>> {
+        let auth = spec.managers.auth.as_ref()?;
+        if spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+            return None;
+        }
+        let entry = managers::auth_entry(auth, &mut self.vars, target, &self.path).filter(|e| e.digest)?;
+        let resp = Response::new(self.client.head(), &[], 401);
+        let challenges: Vec<String> = resp.headers_named("www-authenticate").map(str::to_string).collect();
+        let cnonce: String = (0..8).map(|_| format!("{:02x}", rand::Rng::random::<u8>(&mut self.vars.rng))).collect();
+        let line = challenges.iter().find_map(|c| {
+            managers::digest_authorization(entry, &mut self.vars, c, &spec.method, &self.path, &cnonce)
+        })?;
+        let at = memchr::memmem::find(sent, b"\r\n\r\n")? + 2;
+        let mut again = Vec::with_capacity(sent.len() + line.len());
+        again.extend_from_slice(&sent[..at]);
+        again.extend_from_slice(line.as_bytes());
+        again.extend_from_slice(&sent[at..]);
+        Some(again)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -293,10 +399,15 @@ impl VirtualUser {
 
     /// Records a request that could not be sent because its URL is not usable; it failed.
     pub(in crate::engine) fn bad_url(&self, label: LabelId, start: Instant, target: &Target, at: &str) -> bool {
+        self.unsent(label, start, target, at, ErrorKind::BadUrl)
+    }
+
+    /// Records a request that failed with `kind` before anything was sent.
+    fn unsent(&self, label: LabelId, start: Instant, target: &Target, at: &str, kind: ErrorKind) -> bool {
         let now = Instant::now();
         let mut ex = super::super::client::Exchange::default();
         ex.end = Some(now);
-        self.record(label, start, now, &ex, Some(ErrorKind::BadUrl), true, (target, at));
+        self.record(label, start, now, &ex, Some(kind), true, (target, at));
         true
     }
 
@@ -329,7 +440,7 @@ fn url_of(target: &Target, path: &str) -> Option<url::Url> {
     url::Url::parse(&format!("{}://{}{}", target.scheme(), target.authority(), path)).ok()
 }
 
-fn wire<'a>(req: &PreparedRequest, target: &'a Target, is_head: bool, abandon: &'a CancellationToken) -> Wire<'a> {
+fn wire<'a>(req: &'a PreparedRequest, target: &'a Target, is_head: bool, abandon: &'a CancellationToken) -> Wire<'a> {
     Wire {
         abandon,
         target,
@@ -339,12 +450,21 @@ fn wire<'a>(req: &PreparedRequest, target: &'a Target, is_head: bool, abandon: &
         response_timeout: req.response_timeout,
         max_response_size: req.max_response_size,
         keep_body: req.keep_body,
+        hosts: req.spec.managers.dns.as_deref(),
     }
 }
 
-fn store_cookies(jar: Option<&mut cookie_store::CookieStore>, url: Option<&url::Url>, resp: &Response<'_>) {
+fn store_cookies(
+    jar: Option<&mut cookie_store::CookieStore>,
+    url: Option<&url::Url>,
+    resp: &Response<'_>,
+    policy: CookiePolicy,
+) {
     if let (Some(jar), Some(url)) = (jar, url) {
         for v in resp.headers_named("set-cookie") {
+            if policy == CookiePolicy::Strict && !managers::strict_accepts(v) {
+                continue;
+            }
             // A cookie the jar refuses (wrong domain, malformed) is dropped, as a browser does.
             let _ = jar.parse(v, url);
         }

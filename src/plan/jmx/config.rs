@@ -1,5 +1,6 @@
 //! Configuration elements: user-defined variables (Arguments), header and cookie managers,
-//! CSV data sets, random variables, counters and user parameters.
+//! the HTTP Cache, Authorization and DNS Cache Managers, CSV data sets, random variables,
+//! counters and user parameters.
 
 use super::*;
 
@@ -12,6 +13,9 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RandomVariableConfig", Cx::random_variable),
     ("CounterConfig", Cx::counter),
     ("UserParameters", Cx::user_parameters),
+    ("CacheManager", Cx::cache_manager),
+    ("AuthManager", Cx::auth_manager),
+    ("DNSCacheManager", Cx::dns_cache_manager),
 ];
 
 impl Cx {
@@ -71,16 +75,206 @@ impl Cx {
         Ok(())
     }
 
+    /// JMeter's CookieManager: a jar per user, its policy, its own cookies, and whether each
+    /// iteration starts again from those cookies.
     pub(super) fn cookie_manager(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
-        self.cookies = true;
-        let note = if c.flag("CookieManager.clearEachIteration") == Some(true) {
-            "a cookie jar per user (cleared each iteration in JMeter; kept here)"
-        } else {
-            "a cookie jar per user"
+        use crate::plan::managers::{CookiePolicy, UserCookie};
+        let mut notes = vec!["a cookie jar per user".to_string()];
+        let mut status = Status::Supported;
+        // HC4CookieHandler's policies; `standard` when none is saved.
+        let policy = c.text("CookieManager.policy").unwrap_or("standard").trim().to_ascii_lowercase();
+        self.managers.cookie_policy = match policy.as_str() {
+            "ignorecookies" => {
+                notes.push("policy ignoreCookies: no cookie is stored or sent".into());
+                CookiePolicy::Ignore
+            }
+            "standard-strict" => {
+                notes.push("policy standard-strict: a cookie whose Expires is not an RFC 1123 date is refused".into());
+                CookiePolicy::Strict
+            }
+            "standard" => CookiePolicy::Standard,
+            "default" | "compatibility" | "best-match" | "netscape" => {
+                notes.push(format!("policy {policy}: taken as standard (the same Cookie header for name=value cookies; its date and domain leniencies are not copied)"));
+                status = Status::Partial;
+                CookiePolicy::Standard
+            }
+            "rfc2109" | "rfc2965" => {
+                notes.push(format!("policy {policy}: taken as standard; JMeter's `$Version`/`$Path` attributes in the Cookie header are not sent"));
+                status = Status::Partial;
+                CookiePolicy::Standard
+            }
+            other => return Err(self.err(c, format!("unknown cookie policy `{other}`"))),
         };
-        let status =
-            if c.flag("CookieManager.clearEachIteration") == Some(true) { Status::Partial } else { Status::Supported };
-        self.report(c, depth, status, note);
+        // ignoreCookies: no jar at all.
+        self.cookies = self.managers.cookie_policy != CookiePolicy::Ignore;
+        for ck in c.collection("CookieManager.cookies").unwrap_or_default() {
+            let Value::Element { props, .. } = &ck.value else { continue };
+            let name = if ck.name.is_empty() { props.text_or_empty("name") } else { &ck.name }.to_string();
+            if name.is_empty() {
+                continue;
+            }
+            let value = self.tmpl(c, props.text_or_empty("Cookie.value"))?;
+            let path = props.text_or_empty("Cookie.path");
+            let domain = self.expand(c, props.text_or_empty("Cookie.domain"))?.trim().to_ascii_lowercase();
+            let path = if path.is_empty() { "/".into() } else { self.expand(c, path)? };
+            self.managers.cookies.push(UserCookie {
+                name,
+                value,
+                domain,
+                path,
+                secure: props.flag("Cookie.secure").unwrap_or(false),
+                domain_specified: props.flag("Cookie.domain_specified").unwrap_or(true),
+            });
+        }
+        if !self.managers.cookies.is_empty() {
+            notes.push(format!("{} cookie(s) of its own", self.managers.cookies.len()));
+        }
+        if c.flag("CookieManager.controlledByThreadGroup") == Some(true) {
+            notes.push("cleared as the thread group's \"same user on each iteration\" says: always the same user here, never cleared".into());
+            status = Status::Partial;
+        } else if c.flag("CookieManager.clearEachIteration") == Some(true) {
+            self.managers.clear_cookies = true;
+            notes.push("cleared as each iteration starts".into());
+        }
+        self.report(c, depth, status, notes.join("; "));
+        Ok(())
+    }
+
+    /// JMeter's CacheManager: a cache per user of GET responses, by URL.
+    pub(super) fn cache_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let use_expires = c.flag("useExpires").unwrap_or(false);
+        let max_size = match c.text("maxSize") {
+            Some(m) => self.number::<i64>(c, m, "maximum size")?.max(0) as usize,
+            None => 5000,
+        };
+        let mut notes = vec![format!(
+            "a cache per user of up to {max_size} GET responses, revalidated with If-Modified-Since / If-None-Match"
+        )];
+        if use_expires {
+            notes.push("a response still fresh by Expires / Cache-Control max-age is not requested again, and makes no sample (JMeter's RETURN_NO_SAMPLE)".into());
+        }
+        let mut status = Status::Supported;
+        let controlled = c.flag("CacheManager.controlledByThread") == Some(true);
+        let clear_each_iteration = !controlled && c.flag("clearEachIteration").unwrap_or(false);
+        if controlled {
+            notes.push("cleared as the thread group's \"same user on each iteration\" says: always the same user here, never cleared".into());
+            status = Status::Partial;
+        } else if clear_each_iteration {
+            notes.push("cleared as each iteration starts".into());
+        }
+        let slot = self.managers.caches.len() as u32;
+        self.managers.caches.push(crate::plan::managers::CacheSpec { use_expires, max_size, clear_each_iteration });
+        s.managers.cache = Some(slot);
+        self.report(c, depth, status, notes.join("; "));
+        Ok(())
+    }
+
+    /// JMeter's AuthManager: Basic credentials sent with the requests whose URL starts with an
+    /// entry's base URL (the first such entry), as HttpClient 4 sends them preemptively.
+    pub(super) fn auth_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        use crate::plan::managers::{AuthEntry, AuthSpec};
+        let mut entries = Vec::new();
+        let mut other = Vec::new();
+        for a in c.collection("AuthManager.auth_list").unwrap_or_default() {
+            let Value::Element { props, .. } = &a.value else { continue };
+            let mechanism = props.text("Authorization.mechanism").unwrap_or("BASIC").trim().to_ascii_uppercase();
+            if !matches!(mechanism.as_str(), "BASIC" | "BASIC_DIGEST" | "DIGEST") {
+                other.push(mechanism);
+                continue;
+            }
+            let (user, password, domain) = (
+                props.text_or_empty("Authorization.username"),
+                props.text_or_empty("Authorization.password"),
+                props.text_or_empty("Authorization.domain"),
+            );
+            // A password is a secret: masked wherever it would appear, as is the header it is
+            // sent in (when both are known now; a password read while running is masked as
+            // the variable it comes from is).
+            if let (Ok(u), Ok(p), Ok(d)) = (self.expand(c, user), self.expand(c, password), self.expand(c, domain)) {
+                self.b.sym.secrets.add(&p);
+                let header = crate::plan::managers::basic_credentials(&u, &p, &d);
+                self.b.sym.secrets.add(header.trim_start_matches("Basic "));
+            }
+            entries.push(AuthEntry {
+                url: self.tmpl(c, props.text_or_empty("Authorization.url"))?,
+                user: self.tmpl(c, user)?,
+                password: self.tmpl(c, password)?,
+                domain: self.tmpl(c, domain)?,
+                realm: self.tmpl(c, props.text_or_empty("Authorization.realm"))?,
+                digest: mechanism == "DIGEST",
+            });
+        }
+        if !other.is_empty() {
+            other.dedup();
+            let why = format!("{} authentication is not supported (Basic and Digest are)", other.join(", "));
+            self.unsupported(c, depth, &why);
+            return Ok(());
+        }
+        let n = entries.len();
+        s.managers.auth = Some(std::sync::Arc::new(AuthSpec { entries }));
+        let note =
+            format!("credentials for {n} base URL(s): Basic sent preemptively, Digest answered to the challenge");
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// JMeter's DNSCacheManager: its static hosts table names the addresses of hosts; other
+    /// names resolve as usual.
+    pub(super) fn dns_cache_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        use crate::plan::managers::DnsSpec;
+        let mut hosts = Vec::new();
+        for h in c.collection("DNSCacheManager.hosts").unwrap_or_default() {
+            let Value::Element { props, .. } = &h.value else { continue };
+            let name = self.expand(c, props.text_or_empty("StaticHost.Name"))?.trim().to_string();
+            if name.is_empty() {
+                continue;
+            }
+            let raw = self.expand(c, props.text_or_empty("StaticHost.Address"))?;
+            let mut addrs = Vec::new();
+            for a in raw.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+                match a.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>() {
+                    Ok(ip) => addrs.push(ip),
+                    Err(_) => {
+                        let why = format!(
+                            "the address `{a}` of host `{name}` is a name: only IP addresses are supported there"
+                        );
+                        self.unsupported(c, depth, &why);
+                        return Ok(());
+                    }
+                }
+            }
+            hosts.push((name, addrs));
+        }
+        let custom = c.flag("DNSCacheManager.isCustomResolver").unwrap_or(false);
+        let servers = texts(c.collection("DNSCacheManager.servers").unwrap_or_default());
+        let servers: Vec<&String> = servers.iter().filter(|s| !s.trim().is_empty()).collect();
+        let mut notes = Vec::new();
+        let mut status = Status::Supported;
+        if custom && !servers.is_empty() {
+            if hosts.is_empty() {
+                self.unsupported(c, depth, "custom DNS servers are not asked; only a static hosts table is supported");
+                return Ok(());
+            }
+            notes.push(format!(
+                "names outside the static hosts table are resolved by the system, not by {}",
+                servers.iter().map(|s| s.trim()).collect::<Vec<_>>().join(", ")
+            ));
+            status = Status::Partial;
+        }
+        notes.insert(
+            0,
+            if hosts.is_empty() {
+                "the system resolver".to_string()
+            } else {
+                format!("a static hosts table of {} name(s), then the system resolver", hosts.len())
+            },
+        );
+        if c.flag("DNSCacheManager.clearEachIteration") == Some(true) {
+            self.managers.clear_dns = true;
+            notes.push("resolved again after each iteration starts".into());
+        }
+        s.managers.dns = (!hosts.is_empty()).then(|| std::sync::Arc::new(DnsSpec { hosts }));
+        self.report(c, depth, status, notes.join("; "));
         Ok(())
     }
 
@@ -95,7 +289,7 @@ impl Cx {
                 for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     self.b.sym.vars.assign(name);
                 }
-                self.report(c, depth, Status::Partial, format!("cannot be read now: {e}"))
+                self.cannot_read_now(c, depth, e)
             }
             Err(e) => return Err(e),
         };
@@ -105,7 +299,9 @@ impl Cx {
     pub(super) fn random_variable(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("variableName").to_string();
         if name.is_empty() {
-            return Err(self.err(c, "a Random Variable needs a variable name"));
+            // JMeter loads it and sets the variable of empty name, which no `${...}` reads.
+            self.report(c, depth, Status::Ignored, "no variable name: sets nothing a later element can read");
+            return Ok(());
         }
         let (min, max) = (c.text("minimumValue").unwrap_or("0"), c.text("maximumValue").unwrap_or("0"));
         // With a seed, JMeter (RandomVariableConfig.iterationStart) draws min + nextInt(max - min + 1)
@@ -144,7 +340,9 @@ impl Cx {
     pub(super) fn counter(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("CounterConfig.name").to_string();
         if name.is_empty() {
-            return Err(self.err(c, "a Counter needs a reference name"));
+            // JMeter loads it and sets the variable of empty name, which no `${...}` reads.
+            self.report(c, depth, Status::Ignored, "no variable name: sets nothing a later element can read");
+            return Ok(());
         }
         let start = self.number(c, c.text("CounterConfig.start").unwrap_or("0"), "start")?;
         let increment = self.number(c, c.text("CounterConfig.incr").unwrap_or("1"), "increment")?;
@@ -233,5 +431,111 @@ impl Cx {
             self.b.sym.vars.unset_as_reference(id);
         }
         Ok(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{read, Options};
+    use super::*;
+
+    /// Reads a plan whose thread group holds `element` and one sampler; returns the plan and
+    /// the element's (status, note), or the error.
+    fn read_with(element: &str) -> Result<(Plan, Status, String), Error> {
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{element}<hashTree/>
+              <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let opts = Options { skip_unsupported: true, ..Default::default() };
+        let (plan, report) = read(&text, Path::new("t.jmx"), &opts)?;
+        let r = report.iter().find(|r| r.name == "E").expect("the element is reported");
+        Ok((plan, r.status, r.note.clone()))
+    }
+
+    fn el(class: &str, props: &str) -> String {
+        format!(r#"<{class} testclass="{class}" testname="E" enabled="true">{props}</{class}>"#)
+    }
+
+    #[test]
+    fn cookie_policies() {
+        let policy =
+            |p: &str| el("CookieManager", &format!(r#"<stringProp name="CookieManager.policy">{p}</stringProp>"#));
+        let (plan, status, _) = read_with(&policy("ignoreCookies")).unwrap();
+        assert_eq!((plan.cookies, status), (false, Status::Supported), "ignoreCookies keeps no jar");
+        let (plan, status, _) = read_with(&policy("standard-strict")).unwrap();
+        assert_eq!(
+            (plan.cookies, plan.managers.cookie_policy, status),
+            (true, crate::plan::managers::CookiePolicy::Strict, Status::Supported)
+        );
+        let (_, status, note) = read_with(&policy("rfc2109")).unwrap();
+        assert_eq!(status, Status::Partial, "{note}");
+        assert!(read_with(&policy("chocolate")).is_err());
+        let clear = el("CookieManager", r#"<boolProp name="CookieManager.clearEachIteration">true</boolProp>"#);
+        assert!(read_with(&clear).unwrap().0.managers.clear_cookies);
+    }
+
+    #[test]
+    fn cache_manager_statuses() {
+        let (plan, status, _) = read_with(&el(
+            "CacheManager",
+            r#"<boolProp name="clearEachIteration">true</boolProp><intProp name="maxSize">7</intProp>"#,
+        ))
+        .unwrap();
+        assert_eq!(status, Status::Supported);
+        assert_eq!((plan.managers.caches[0].max_size, plan.managers.caches[0].clear_each_iteration), (7, true));
+        let request = |p: &Plan| match &p.scenarios[0].flow[0] {
+            Step::Request(r) => r.managers.cache,
+            s => panic!("{s:?}"),
+        };
+        assert_eq!(request(&plan), Some(0), "the sampler in scope uses the cache");
+        let (plan, status, _) = read_with(&el("CacheManager", r#"<boolProp name="CacheManager.controlledByThread">true</boolProp><boolProp name="clearEachIteration">true</boolProp>"#)).unwrap();
+        assert_eq!((status, plan.managers.caches[0].clear_each_iteration), (Status::Partial, false));
+    }
+
+    #[test]
+    fn auth_manager_passwords_are_secrets_and_kerberos_is_unsupported() {
+        let row = |mech: &str| {
+            format!(
+                r#"<collectionProp name="AuthManager.auth_list"><elementProp name="" elementType="Authorization">
+                <stringProp name="Authorization.url">http://127.0.0.1/</stringProp><stringProp name="Authorization.username">ann</stringProp>
+                <stringProp name="Authorization.password">hunter2-long</stringProp><stringProp name="Authorization.mechanism">{mech}</stringProp>
+                </elementProp></collectionProp>"#
+            )
+        };
+        let (plan, status, note) = read_with(&el("AuthManager", &row("BASIC"))).unwrap();
+        assert_eq!(status, Status::Supported);
+        assert!(!note.contains("hunter2"));
+        assert_eq!(plan.secrets.scrub("pw hunter2-long"), format!("pw {}", crate::redact::MASK));
+        let basic = crate::plan::managers::basic_credentials("ann", "hunter2-long", "");
+        assert!(!plan.secrets.scrub(&basic).contains(basic.trim_start_matches("Basic ")), "the header is a secret too");
+        assert_eq!(read_with(&el("AuthManager", &row("DIGEST"))).unwrap().1, Status::Supported);
+        assert_eq!(read_with(&el("AuthManager", &row("KERBEROS"))).unwrap().1, Status::Skipped);
+    }
+
+    #[test]
+    fn dns_cache_manager_statuses() {
+        let dns = |hosts: &str, servers: &str| {
+            el(
+                "DNSCacheManager",
+                &format!(
+                    r#"<collectionProp name="DNSCacheManager.servers">{servers}</collectionProp>
+                    <collectionProp name="DNSCacheManager.hosts">{hosts}</collectionProp>
+                    <boolProp name="DNSCacheManager.isCustomResolver">true</boolProp>"#
+                ),
+            )
+        };
+        let host = |addr: &str| {
+            format!(
+                r#"<elementProp name="h" elementType="StaticHost"><stringProp name="StaticHost.Name">h.test</stringProp><stringProp name="StaticHost.Address">{addr}</stringProp></elementProp>"#
+            )
+        };
+        let server = r#"<stringProp name="1">10.0.0.53</stringProp>"#;
+        assert_eq!(read_with(&dns("", "")).unwrap().1, Status::Supported, "no servers: the system resolver");
+        assert_eq!(read_with(&dns("", server)).unwrap().1, Status::Skipped, "servers and no table");
+        assert_eq!(read_with(&dns(&host("127.0.0.1, ::1"), server)).unwrap().1, Status::Partial);
+        assert_eq!(read_with(&dns(&host("localhost"), "")).unwrap().1, Status::Skipped, "a name as address");
     }
 }

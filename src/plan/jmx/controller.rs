@@ -16,6 +16,10 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("RandomController", Cx::random),
     ("ThroughputController", Cx::throughput),
     ("TestAction", Cx::test_action),
+    ("RecordingController", Cx::generic),
+    ("InterleaveControl", Cx::interleave),
+    ("kg.apc.jmeter.control.sampler.SetVariablesAction", Cx::set_variables_action),
+    ("com.blazemeter.jmeter.control.WeightedSwitchController", Cx::weighted_switch),
 ];
 
 impl Cx {
@@ -114,9 +118,9 @@ impl Cx {
     pub(super) fn for_each(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let prefix = c.text_or_empty("ForeachController.inputVal").trim().to_string();
         let into = c.text_or_empty("ForeachController.returnVal").trim().to_string();
-        if prefix.is_empty() || into.is_empty() {
-            return Err(self.err(c, "a ForEach Controller needs an input variable prefix and an output variable"));
-        }
+        // JMeter reads no check here: without a prefix it looks for `_1`, `_2`... (which
+        // nothing usually sets: the loop does not run), and without an output variable it
+        // sets the variable of empty name.
         let sep = if c.flag("ForeachController.useSeparator").unwrap_or(true) { "_" } else { "" };
         let start: u64 = match c.text("ForeachController.startIndex") {
             Some(v) => self.number(c, v, "start index")?,
@@ -158,7 +162,7 @@ impl Cx {
             branches.push((child.name.clone(), steps));
         }
         let mut steps = own.pre;
-        steps.push(Step::Switch(Box::new(flow::Switch { value, branches })));
+        steps.push(Step::Switch(Box::new(flow::Switch { value, branches, rotate: None })));
         Ok(steps)
     }
 
@@ -202,10 +206,12 @@ impl Cx {
             "0" | "2" if target_all => Some(flow::StopKind::Run),
             "0" | "2" => Some(flow::StopKind::User),
             "3" => Some(flow::StopKind::NextIteration),
+            "4" => Some(flow::StopKind::ContinueLoop),
+            "5" => Some(flow::StopKind::BreakLoop),
             _ => None,
         };
         if let Some(kind) = stop {
-            self.report(c, depth, Status::Supported, format!("stop: {kind:?}"));
+            self.report(c, depth, Status::Supported, format!("stop: {}", listener::stop_name(kind)));
             return Ok(vec![Step::Stop(kind)]);
         }
         if action == "1" {
@@ -216,14 +222,143 @@ impl Cx {
             steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
             Ok(steps)
         } else {
-            self.unsupported(
-                c,
-                depth,
-                "this action (go to the next iteration of the current loop, break the loop) is not supported",
-            );
+            self.unsupported(c, depth, &format!("the action `{action}` is not one JMeter knows (0 to 5)"));
             Ok(Vec::new())
         }
     }
+}
+
+impl Cx {
+    /// Interleave Controller: each pass through it runs its next child (a sampler, or a
+    /// sub-controller's whole block), from the first, or with "interleave across threads" from
+    /// child (thread number mod children).
+    pub(super) fn interleave(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let kids: Vec<&El> = c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)).collect();
+        let ignore_blocks = c.text("InterleaveControl.style").is_some_and(|v| v.trim() == "0");
+        let by_user = c.flag("InterleaveControl.accrossThreads").unwrap_or(false);
+        let controllers = kids.iter().filter(|k| is_controller(&k.class)).count();
+        // "Ignore sub-controller blocks": JMeter takes one sampler of a sub-controller per turn,
+        // going on inside it on its next turn. A sub-controller that runs one sampler per pass
+        // anyway (an Interleave or Random Controller of samplers) runs the same either way.
+        let one_per_pass = |k: &&El| {
+            !is_controller(&k.class)
+                || (matches!(k.class.as_str(), "InterleaveControl" | "RandomController")
+                    && k.children.iter().all(|g| !g.enabled || !is_controller(&g.class)))
+        };
+        if ignore_blocks && !kids.iter().all(one_per_pass) {
+            self.unsupported(
+                c,
+                depth,
+                "\"ignore sub-controller blocks\" with a sub-controller that runs several samplers per pass is not supported",
+            );
+            return Ok(Vec::new());
+        }
+        let mut note = format!(
+            "one child per pass, in turn{}",
+            if by_user { ", each user starting at its number mod the children" } else { "" }
+        );
+        let mut status = Status::Supported;
+        if controllers > 0 {
+            status = Status::Partial;
+            note.push_str("; a sub-controller that runs no sampler on its turn takes the pass (JMeter moves on to the next child)");
+        }
+        self.report(c, depth, status, note);
+        let mut branches = Vec::new();
+        for child in kids {
+            let steps = self.sampler_or_controller(child, &own, depth + 1)?;
+            branches.push((child.name.clone(), steps));
+        }
+        let mut steps = own.pre;
+        if !branches.is_empty() {
+            let rotate = Some(flow::Rotate { slot: self.b.slot(Slot::Counter), by_user, weights: Vec::new() });
+            steps.push(Step::Switch(Box::new(flow::Switch { value: Template::literal(""), branches, rotate })));
+        }
+        Ok(steps)
+    }
+
+    /// The plugins' Set Variables Action: sets its variables when reached; no sample.
+    pub(super) fn set_variables_action(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut steps = own.pre.clone();
+        steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+        let mut assigns: Vec<flow::Assign> = Vec::new();
+        let args = c.nested("SetVariablesAction").and_then(|a| a.collection("Arguments.arguments")).unwrap_or_default();
+        for a in args {
+            let Value::Element { props, .. } = &a.value else { continue };
+            let name = props.text_or_empty("Argument.name").to_string();
+            let raw = props.text_or_empty("Argument.value").to_string();
+            let value = self.tmpl(c, &raw)?;
+            let var = self.b.sym.vars.assign(&name);
+            // A name given twice keeps its last value, as the plugin's map does.
+            assigns.retain(|x| x.name != name);
+            assigns.push(flow::Assign { var, name: name.clone(), value: (raw, value) });
+        }
+        let names: Vec<&str> = assigns.iter().map(|a| a.name.as_str()).collect();
+        self.report(c, depth, Status::Supported, format!("sets {} (no sample)", names.join(", ")));
+        if !assigns.is_empty() {
+            steps.push(Step::Set(assigns));
+        }
+        steps.extend(own.after.iter().cloned());
+        Ok(steps)
+    }
+
+    /// BlazeMeter's Weighted Switch Controller: one enabled child per pass, by weight. With
+    /// "random choice" a draw picks it; without, the child whose share of this user's passes
+    /// is furthest below its weight (the plugin's `getIndex`).
+    pub(super) fn weighted_switch(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let random = c.flag("IsRandomChoice") == Some(true);
+        // Rows (name, weight, enabled) follow the children in order; a row marked disabled
+        // (its child disabled) is left out, as the plugin does.
+        let mut weights = Vec::new();
+        for row in c.collection("Weights").unwrap_or_default() {
+            let Value::Collection(cells) = &row.value else { continue };
+            let cell = |i: usize| match cells.get(i).map(|p| &p.value) {
+                Some(Value::Text(t)) => t.trim().to_string(),
+                _ => String::new(),
+            };
+            if cells.len() < 3 || cell(2) == "true" {
+                let w =
+                    cell(1).parse::<u64>().map_err(|_| self.err(c, format!("weight `{}` is not a number", cell(1))))?;
+                weights.push(w as f64);
+            }
+        }
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let how = if random { "drawn at random by weight" } else { "the one furthest below its weight's share" };
+        self.report(c, depth, Status::Supported, format!("one child per pass, {how}"));
+        let kids: Vec<&El> = c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)).collect();
+        let mut branches = Vec::new();
+        for child in kids.into_iter().take(weights.len()) {
+            branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        let mut steps = own.pre;
+        let sum: f64 = weights.iter().sum();
+        if branches.is_empty() || sum <= 0.0 {
+            return Ok(steps);
+        }
+        if random {
+            let mix = branches.into_iter().zip(&weights).map(|(steps, w)| Branch { weight: *w, steps }).collect();
+            steps.push(Step::Mix(mix));
+        } else {
+            let slot = self.b.slot(Slot::Counter);
+            for _ in &weights {
+                self.b.slot(Slot::Counter);
+            }
+            let weights = weights.iter().map(|w| w / sum).collect();
+            let rotate = Some(flow::Rotate { slot, by_user: false, weights });
+            let branches = branches.into_iter().map(|b| (String::new(), b)).collect();
+            steps.push(Step::Switch(Box::new(flow::Switch { value: Template::literal(""), branches, rotate })));
+        }
+        Ok(steps)
+    }
+}
+
+/// A controller (not a sampler) among a controller's children.
+fn is_controller(class: &str) -> bool {
+    is_sampler_or_controller(class)
+        && !class.ends_with("Sampler")
+        && !class.ends_with("SamplerProxy")
+        && class != "TestAction"
 }
 
 /// JMeter keeps the percentage as a FloatProperty inside an elementProp, or as a string.
@@ -245,9 +380,10 @@ fn percent_value(c: &El) -> String {
 fn unwrap_expression(raw: &str) -> String {
     for f in ["${__jexl3(", "${__jexl2(", "${__groovy(", "${__javaScript("] {
         if let Some(inner) = raw.strip_prefix(f).and_then(|r| r.strip_suffix(")}")) {
-            // A second argument (a variable to store the result in) is dropped.
+            // A second argument (a variable to store the result in, often empty: JMeter's
+            // function helper writes `${__jexl3(expr,)}`) is dropped.
             let inner = match inner.rsplit_once(',') {
-                Some((expr, var)) if !var.contains(['"', '\'', ' ', '=']) && !var.is_empty() => expr,
+                Some((expr, var)) if !var.trim().contains(['"', '\'', ' ', '=', ')', '(']) => expr,
                 _ => inner,
             };
             return inner.trim().to_string();
@@ -260,10 +396,48 @@ fn unwrap_expression(raw: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Weighted Switch with random choice: a mix weighted by its enabled rows; without, the
+    /// plugin's deterministic choice over the same weights.
+    #[test]
+    fn weighted_switch_draws_by_the_weights_of_enabled_rows() {
+        let row = |w: &str, on: &str| {
+            format!(
+                r#"<collectionProp name="r"><stringProp name="1">x</stringProp><stringProp name="2">{w}</stringProp><stringProp name="3">{on}</stringProp></collectionProp>"#
+            )
+        };
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let plan = |random: bool| {
+            format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+                <com.blazemeter.jmeter.control.WeightedSwitchController testclass="com.blazemeter.jmeter.control.WeightedSwitchController" testname="w" enabled="true">
+                <collectionProp name="Weights">{}{}{}</collectionProp><boolProp name="IsRandomChoice">{random}</boolProp>
+                </com.blazemeter.jmeter.control.WeightedSwitchController><hashTree>{}{}</hashTree></hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+                row("30", "true"),
+                row("50", "false"),
+                row("70", "true"),
+                http("a"),
+                http("b")
+            )
+        };
+        let (p, _) = read(&plan(true), Path::new("t.jmx"), &Options::default()).unwrap();
+        let Some(Step::Mix(b)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Mix(_))) else { panic!() };
+        assert_eq!(b.iter().map(|b| b.weight).collect::<Vec<_>>(), [30.0, 70.0]);
+        let (p, _) = read(&plan(false), Path::new("t.jmx"), &Options::default()).unwrap();
+        let Some(Step::Switch(s)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Switch(_))) else { panic!() };
+        assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
+    }
+
     #[test]
     fn conditions_lose_their_wrappers() {
         assert_eq!(unwrap_expression(r#"${__jexl3("${role}" == "admin")}"#), r#""${role}" == "admin""#);
         assert_eq!(unwrap_expression(r#"${__groovy(${n} > 2,res)}"#), "${n} > 2");
         assert_eq!(unwrap_expression("${ok}"), "${ok}");
+        assert_eq!(unwrap_expression("${__jexl3(${counter} != 5,)}"), "${counter} != 5");
+        assert_eq!(unwrap_expression(r#"${__jexl3("${a}" == "x,y")}"#), r#""${a}" == "x,y""#);
     }
 }

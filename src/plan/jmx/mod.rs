@@ -18,6 +18,7 @@ mod module;
 mod report;
 mod sampler;
 mod script;
+mod synthetic;
 mod thread_group;
 mod timer;
 pub mod tree;
@@ -46,87 +47,157 @@ pub struct Options {
     pub lenient_files: bool,
 }
 
+/// What reading a `.jmx` found: every element with its status, every problem, and the plan
+/// when there is none.
+#[derive(Debug)]
+pub struct Inspection {
+    /// Every element of the plan, in file order, with what became of it.
+    pub elements: Vec<ElementReport>,
+    /// Every reason the plan cannot run (each naming file, line and element), in file order.
+    pub problems: Vec<Error>,
+    /// Files the plan reads that cannot be read now (with `lenient_files`): what `run` needs.
+    pub needs: Vec<Error>,
+    /// The plan, when there is no problem.
+    pub plan: Option<Plan>,
+}
+
+impl Inspection {
+    /// The plan, or one error that lists every problem (and every file that cannot be read).
+    pub fn into_result(self) -> Result<(Plan, Vec<ElementReport>), Error> {
+        match self.plan {
+            Some(plan) if self.problems.is_empty() => Ok((plan, self.elements)),
+            _ => Err(Error::combine(self.problems)),
+        }
+    }
+}
+
 /// Reads a `.jmx` text. `path` is where it came from (relative files are read from its
-/// directory). Returns the plan and the report of every element.
+/// directory). Returns the plan and the report of every element, or one error listing every
+/// problem the plan has.
 pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<ElementReport>), Error> {
+    inspect(text, path, opts).into_result()
+}
+
+/// Reads a `.jmx` text to the end whatever it finds: each element that cannot be read is
+/// reported with its error and the walk goes on, so that every element and every problem is
+/// known at once (`stampede check`).
+pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
     // A byte-order mark (Windows editors write one) is not part of the document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let top = tree::parse(text).map_err(|e| {
-        let mut loc = Location::file(path);
-        loc.line = Some(e.line);
-        loc.column = Some(e.column);
-        Error::new(ErrorKind::Syntax, loc, format!("malformed XML: {}", e.message))
-    })?;
+    let top = match tree::parse(text) {
+        Ok(top) => top,
+        Err(e) => {
+            let mut loc = Location::file(path);
+            loc.line = Some(e.line);
+            loc.column = Some(e.column);
+            let e = Error::new(ErrorKind::Syntax, loc, format!("malformed XML: {}", e.message));
+            return Inspection { elements: Vec::new(), problems: vec![e], needs: Vec::new(), plan: None };
+        }
+    };
     let Some(test_plan) = top.iter().find(|e| e.class == "TestPlan") else {
-        return Err(Error::invalid(Location::file(path), "no TestPlan element: not a JMeter test plan"));
+        let e = Error::invalid(Location::file(path), "no TestPlan element: not a JMeter test plan");
+        return Inspection { elements: Vec::new(), problems: vec![e], needs: Vec::new(), plan: None };
     };
     let mut cx = Cx {
         file: path.to_path_buf(),
         b: Builder::new(opts.properties.clone()),
         cookies: false,
+        managers: Default::default(),
         report: Vec::new(),
         skip: opts.skip_unsupported,
         lenient: opts.lenient_files,
         unsupported: Vec::new(),
+        errors: Vec::new(),
+        needs: Vec::new(),
+        inert: 0,
+        last: None,
         root: test_plan.clone(),
         expanding: 0,
     };
-    cx.variables(test_plan)?;
-    let plan_scope = cx.scope_of(&test_plan.children, &Scope::default(), 1)?;
-    let mut plan_note = "user-defined variables become plan variables".to_string();
-    if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
-        plan_note.push_str("; thread groups run one after another");
+    cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
+    cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let plan = cx.plan(test_plan, path);
+    let mut problems = std::mem::take(&mut cx.errors);
+    let n = cx.unsupported.len();
+    for (i, (line, element, message)) in cx.unsupported.iter().enumerate() {
+        let mut loc = Location::file(path).element(element.clone());
+        loc.line = Some(*line);
+        // The way out, once, after the last.
+        let hint = if i + 1 == n { "; --skip-unsupported runs without the unsupported elements" } else { "" };
+        problems.push(Error::invalid(loc, format!("{message}{hint}")));
     }
-    let has_teardown = test_plan.children.iter().any(|c| c.enabled && c.class == "PostThreadGroup");
-    let plan_status = if has_teardown && test_plan.flag("TestPlan.tearDown_on_shutdown") == Some(true) {
-        plan_note.push_str("; tearDown thread groups do not run after a stop (JMeter's `tearDown_on_shutdown`)");
-        Status::Partial
-    } else {
-        Status::Supported
-    };
-    cx.report(test_plan, 0, plan_status, plan_note);
-    cx.thread_groups(test_plan, &plan_scope)?;
-    if let Some(first) = cx.unsupported.first() {
-        let more =
-            if cx.unsupported.len() > 1 { format!(" (and {} more)", cx.unsupported.len() - 1) } else { String::new() };
-        let mut loc = Location::file(path).element(first.1.clone());
-        loc.line = Some(first.0);
-        return Err(Error::invalid(
-            loc,
-            format!("{}{more}; `stampede check` lists every element; --skip-unsupported runs without them", first.2),
-        ));
+    problems.sort_by_key(|e| e.location.line.unwrap_or(0));
+    if problems.is_empty() && plan.is_none() {
+        // The walk ended without a plan: the reason is its last error.
+        problems.extend(cx.last.take());
     }
-    if cx.b.scenarios().is_empty() {
-        return Err(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
-    }
-    if !opts.lenient_files && !cx.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
-        return Err(Error::invalid(Location::file(path), "no thread group sends a request"));
-    }
-    // JMeter's thread keeps the outcome of its last sample in a variable, `true` at the start.
-    let last_ok = cx.b.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
-        cx.b.sym.vars.define(LAST_SAMPLE_OK, "true".into());
-        cx.b.sym.vars.assign(LAST_SAMPLE_OK)
-    });
-    // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
-    while let Some((_, msg)) = cx.b.sym.vars.undefined() {
-        let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
-        if name.is_empty() {
-            break;
+    let mut elements = cx.report;
+    elements.sort_by_key(|r| r.line);
+    let plan = if problems.is_empty() { plan } else { None };
+    Inspection { elements, problems, needs: cx.needs, plan }
+}
+
+impl Cx {
+    /// Walks the test plan; `None` when a problem leaves no plan to make.
+    fn plan(&mut self, test_plan: &El, path: &Path) -> Option<Plan> {
+        if let Err(e) = self.variables(test_plan) {
+            self.failed(test_plan, 0, e);
         }
-        cx.b.sym.vars.define(&name, format!("${{{name}}}"));
+        let plan_scope = self.scope_of(&test_plan.children, &Scope::default(), 1).unwrap_or_default();
+        let mut plan_note = "user-defined variables become plan variables".to_string();
+        if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
+            plan_note.push_str("; thread groups run one after another");
+        }
+        let has_teardown = test_plan.children.iter().any(|c| c.enabled && c.class == "PostThreadGroup");
+        let plan_status = if has_teardown && test_plan.flag("TestPlan.tearDown_on_shutdown") == Some(true) {
+            plan_note.push_str("; tearDown thread groups do not run after a stop (JMeter's `tearDown_on_shutdown`)");
+            Status::Partial
+        } else {
+            Status::Supported
+        };
+        if !self.report.iter().any(|r| r.line == test_plan.line && r.class == test_plan.class) {
+            self.report(test_plan, 0, plan_status, plan_note);
+        }
+        if let Err(e) = self.thread_groups(test_plan, &plan_scope) {
+            self.failed(test_plan, 0, e);
+        }
+        if !self.errors.is_empty() || !self.unsupported.is_empty() {
+            return None;
+        }
+        if self.b.scenarios().is_empty() {
+            self.last = Some(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
+            return None;
+        }
+        if !self.lenient && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
+            self.last = Some(Error::invalid(Location::file(path), "no thread group sends a request"));
+            return None;
+        }
+        // JMeter's thread keeps the outcome of its last sample in a variable, `true` at the start.
+        let last_ok = self.b.sym.vars.get(LAST_SAMPLE_OK).map(|_| {
+            self.b.sym.vars.define(LAST_SAMPLE_OK, "true".into());
+            self.b.sym.vars.assign(LAST_SAMPLE_OK)
+        });
+        // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
+        while let Some((_, msg)) = self.b.sym.vars.undefined() {
+            let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
+            if name.is_empty() {
+                break;
+            }
+            self.b.sym.vars.define(&name, format!("${{{name}}}"));
+        }
+        let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
+            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
+        } else {
+            test_plan.name.clone()
+        };
+        let b = std::mem::take(&mut self.b);
+        let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
+        plan.cookies = self.cookies;
+        plan.managers = std::mem::take(&mut self.managers);
+        plan.last_ok = last_ok;
+        plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
+        Some(plan)
     }
-    let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
-        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
-    } else {
-        test_plan.name.clone()
-    };
-    let mut plan = cx.b.finish(plan_name, Some(path.to_path_buf()));
-    plan.cookies = cx.cookies;
-    plan.last_ok = last_ok;
-    plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
-    let mut report = cx.report;
-    report.sort_by_key(|r| r.line);
-    Ok((plan, report))
 }
 
 /// What applies to the samplers below a point of the tree.
@@ -143,11 +214,16 @@ struct Scope {
     extract: Vec<Extractor>,
     checks: Vec<Check>,
     ignore_status: bool,
+    /// What a failed sampler in scope does beside its thread group's policy (Result Status
+    /// Action Handler).
+    on_error: flow::StopKind,
     /// Steps to run after each sampler in scope (post-processors that write files).
     after: Vec<Step>,
     /// Steps to run where the scope starts (data files, counters, random variables, user
     /// parameters): once per pass through the scope's controller.
     pre: Vec<Step>,
+    /// The HTTP Cache, Authorization and DNS Cache Managers in scope (the innermost of each).
+    managers: crate::plan::managers::Managers,
 }
 
 struct Cx {
@@ -155,6 +231,8 @@ struct Cx {
     /// The plan being built.
     b: Builder,
     cookies: bool,
+    /// What the HTTP managers ask of every user (config.rs).
+    managers: crate::plan::managers::PlanManagers,
     report: Vec<ElementReport>,
     skip: bool,
     lenient: bool,
@@ -164,6 +242,15 @@ struct Cx {
     expanding: usize,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
+    /// The error of each element that cannot be read as it is, in walk order.
+    errors: Vec<Error>,
+    /// Files that cannot be read now (`lenient`): what a run needs.
+    needs: Vec<Error>,
+    /// Inside how many elements that do not run (unsupported or skipped) the walk is: their
+    /// children are read to be listed, and what they make is dropped.
+    inert: usize,
+    /// Why the walk made no plan, when no element is to blame.
+    last: Option<Error>,
 }
 
 impl Cx {
@@ -183,6 +270,8 @@ impl Cx {
     }
 
     fn tmpl(&mut self, el: &El, raw: &str) -> Result<Template, Error> {
+        let sampler = el.class.ends_with("Sampler") || el.class.ends_with("SamplerProxy");
+        self.b.sym.sampler = sampler.then(|| el.name.clone());
         template::compile(raw, &mut self.b.sym, &describe(el))
             .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
     }
@@ -248,15 +337,23 @@ impl Cx {
     }
 
     /// Reads one scope element by its class, from the family tables.
+    /// An element that cannot be read is reported with its error, and the walk goes on.
     fn scope_element(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        match SCOPE_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        let before = self.report.len();
+        let read = match SCOPE_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, s, depth),
             None if script::is_script(&c.class) => self.script(c, s, depth),
             None => {
                 self.unsupported(c, depth, "this element is not known to stampede");
                 Ok(())
             }
+        };
+        if let Err(e) = read {
+            self.failed(c, depth, e);
         }
+        let outer = s.clone();
+        self.list_if_inert(c, &outer, depth, before);
+        Ok(())
     }
 
     /// The steps of a controller's children, with its scope.
@@ -277,14 +374,43 @@ impl Cx {
     }
 
     /// Reads one sampler or controller by its class, from the family tables.
+    /// One that cannot be read is reported with its error and makes no step; the walk goes on.
     fn sampler_or_controller(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
-        match STEP_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
+        let before = self.report.len();
+        let read = match STEP_FAMILIES.iter().flat_map(|f| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, scope, depth),
             None => {
                 self.unsupported(c, depth, "this controller or sampler is not supported");
                 Ok(Vec::new())
             }
+        };
+        let steps = read.unwrap_or_else(|e| {
+            self.failed(c, depth, e);
+            Vec::new()
+        });
+        self.list_if_inert(c, scope, depth, before);
+        Ok(steps)
+    }
+
+    /// Lists the children of an element that does not run (unsupported, skipped or in error)
+    /// when reading it did not: each is read for its status, and what they make is dropped.
+    fn list_if_inert(&mut self, c: &El, scope: &Scope, depth: usize, before: usize) {
+        let new = &self.report[before.min(self.report.len())..];
+        let inert = new
+            .iter()
+            .any(|r| r.line == c.line && matches!(r.status, Status::Unsupported | Status::Skipped | Status::Error));
+        if !inert || c.children.is_empty() || new.iter().any(|r| r.depth > depth) {
+            return;
         }
+        let kept = self.b.clone();
+        let kept_cookies = self.cookies;
+        let kept_managers = self.managers.clone();
+        self.inert += 1;
+        let _ = self.controller_body(&c.children, scope, depth + 1);
+        self.inert -= 1;
+        self.b = kept;
+        self.cookies = kept_cookies;
+        self.managers = kept_managers;
     }
 }
 
@@ -307,7 +433,8 @@ const SCOPE_FAMILIES: [&[(&str, ScopeFn)]; 7] = [
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [&[(&str, StepsFn)]; 3] = [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS];
+const STEP_FAMILIES: [&[(&str, StepsFn)]; 4] =
+    [sampler::STEP_ELEMENTS, controller::ELEMENTS, module::ELEMENTS, synthetic::ELEMENTS];
 
 /// Samplers and controllers: the elements that make steps (the rest set up their scope).
 fn is_sampler_or_controller(class: &str) -> bool {
@@ -315,6 +442,7 @@ fn is_sampler_or_controller(class: &str) -> bool {
         || class.ends_with("SamplerProxy")
         || class.ends_with("Controller")
         || class == "TestAction"
+        || matches!(class, "InterleaveControl" | "kg.apc.jmeter.control.sampler.SetVariablesAction")
         || class == "TestFragmentController"
 }
 
@@ -344,34 +472,204 @@ mod tests {
 
     /// A plan of one thread group (`tg_props` inside it) holding `body`.
     fn plan(tg_props: &str, body: &str) -> String {
+        let get = r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.path">/</stringProp>
+        </HTTPSamplerProxy>"#;
+        groups(&group("ThreadGroup", "1", tg_props, &format!("{get}<hashTree>{body}</hashTree>")))
+    }
+
+    fn load(text: &str) -> Result<Plan, Error> {
+        read(text, Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    }
+
+    /// A plan of `groups` (thread groups with their hash trees) under a test plan.
+    fn groups(groups: &str) -> String {
         format!(
             r#"<?xml version="1.0" encoding="UTF-8"?>
 <jmeterTestPlan version="1.2">
   <hashTree>
     <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
     <hashTree>
-      <ThreadGroup testclass="ThreadGroup" testname="Users" enabled="true">
-        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
-          <stringProp name="LoopController.loops">1</stringProp>
-        </elementProp>
-        {tg_props}
-        <stringProp name="ThreadGroup.num_threads">1</stringProp>
-      </ThreadGroup>
-      <hashTree>
-        <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
-          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
-          <stringProp name="HTTPSampler.path">/</stringProp>
-        </HTTPSamplerProxy>
-        <hashTree>{body}</hashTree>
-      </hashTree>
+{groups}
     </hashTree>
   </hashTree>
 </jmeterTestPlan>"#
         )
     }
 
-    fn load(text: &str) -> Result<Plan, Error> {
-        read(text, Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    /// A thread group of `threads` (JMeter's text) with the properties `props`, holding `body`.
+    fn group(class: &str, threads: &str, props: &str, body: &str) -> String {
+        format!(
+            r#"<{class} testclass="{class}" testname="{class}" enabled="true">
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <stringProp name="LoopController.loops">1</stringProp>
+        </elementProp>
+        {props}
+        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
+      </{class}>
+      <hashTree>{body}</hashTree>"#
+        )
+    }
+
+    fn sampler(name: &str, domain: &str, port: &str, path: &str, method: &str) -> String {
+        format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <stringProp name="HTTPSampler.domain">{domain}</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">{method}</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+        )
+    }
+
+    /// A Constant Timer of `ms`: beyond a year, a plan error.
+    fn timer(name: &str, ms: &str) -> String {
+        format!(
+            r#"<ConstantTimer testclass="ConstantTimer" testname="{name}" enabled="true">
+          <stringProp name="ConstantTimer.delay">{ms}</stringProp>
+        </ConstantTimer><hashTree/>"#
+        )
+    }
+
+    fn inspect_text(text: &str, skip: bool) -> Inspection {
+        inspect(text, Path::new("t.jmx"), &Options { skip_unsupported: skip, ..Default::default() })
+    }
+
+    fn status_of(i: &Inspection, name: &str) -> Status {
+        i.elements
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("{name} not listed: {:?}", i.elements))
+            .status
+    }
+
+    /// #13: the walk does not stop at the first error: every element is listed, each one that
+    /// cannot be read has the status `error`, and every problem (with line and element) is
+    /// returned at once; `read` refuses the plan with one error naming them all.
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let body = [
+            timer("bad method", "1e40"),
+            sampler("fine", "127.0.0.1", "", "/b", "GET"),
+            r#"<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
+            <hashTree>"#
+                .to_string(),
+            timer("locked", "NaN"),
+            "</hashTree>".to_string(),
+        ]
+        .concat();
+        let tg = group("ThreadGroup", "1", r#"<boolProp name="ThreadGroup.scheduler">true</boolProp>"#, &body);
+        let i = inspect_text(&groups(&tg), false);
+        assert!(i.plan.is_none());
+        assert_eq!(status_of(&i, "ThreadGroup"), Status::Error);
+        assert_eq!(status_of(&i, "bad method"), Status::Error);
+        assert_eq!(status_of(&i, "fine"), Status::Supported);
+        assert_eq!(status_of(&i, "lock"), Status::Unsupported);
+        // The child of the unsupported controller is read and listed, with its own error.
+        assert_eq!(status_of(&i, "locked"), Status::Error);
+        assert_eq!(i.problems.len(), 4, "{:?}", i.problems);
+        for p in &i.problems {
+            assert!(p.location.line.is_some() && p.location.element.is_some(), "{p}");
+        }
+        let e = read(&groups(&tg), Path::new("t.jmx"), &Options::default()).unwrap_err().to_string();
+        assert!(e.starts_with("t.jmx: 4 problems:"), "{e}");
+        for want in ["\"ThreadGroup\"", "\"bad method\"", "\"lock\"", "\"locked\"", "Invalid duration", "out of range"]
+        {
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
+
+    /// #13: an unsupported thread group's children are read and listed (they do not run); with
+    /// --skip-unsupported, an error inside what is skipped does not refuse the plan.
+    #[test]
+    fn children_of_an_unsupported_thread_group_are_listed() {
+        let plugin = "com.example.FancyThreadGroup";
+        let text = groups(&format!(
+            "{}{}",
+            group(plugin, "3", "", &(timer("inside", "1e40") + &sampler("inside ok", "127.0.0.1", "", "/z", "GET"))),
+            group("ThreadGroup", "1", "", &sampler("outside", "127.0.0.1", "", "/y", "GET"))
+        ));
+        let i = inspect_text(&text, false);
+        assert_eq!(status_of(&i, plugin), Status::Unsupported);
+        assert_eq!(status_of(&i, "inside"), Status::Error);
+        assert_eq!(i.elements.iter().find(|r| r.name == "inside").unwrap().depth, 2);
+        assert_eq!(i.problems.len(), 2, "{:?}", i.problems);
+        let skipped = inspect_text(&text, true);
+        assert_eq!(status_of(&skipped, plugin), Status::Skipped);
+        assert_eq!(status_of(&skipped, "inside"), Status::Error);
+        let plan = skipped.plan.clone().expect("runs without the skipped group");
+        assert_eq!(plan.scenarios.len(), 1);
+        assert!(!plan.labels.iter().any(|l| l.starts_with("inside")), "what the skipped group made is dropped");
+        assert_eq!(status_of(&skipped, "inside ok"), Status::Supported);
+    }
+
+    /// #13: what JMeter loads, stampede loads: a ForEach Controller without input prefix or
+    /// output variable, an Include Controller without a file (includes nothing), a Counter or Random
+    /// Variable without a variable name (sets nothing anyone reads), an Ultimate Thread Group with no rows and a thread count that is not a
+    /// number (both start no thread), an HTTP request without a server name (its samples fail,
+    /// sent nowhere), a port that is not a number (the protocol's default port).
+    #[test]
+    fn what_jmeter_loads_loads() {
+        let foreach = format!(
+            r#"<ForeachController testclass="ForeachController" testname="each" enabled="true"/>
+            <hashTree>{}</hashTree>"#,
+            sampler("in loop", "127.0.0.1", "", "/l", "GET")
+        );
+        let utg = r#"<kg.apc.jmeter.threads.UltimateThreadGroup testclass="kg.apc.jmeter.threads.UltimateThreadGroup" testname="ultimate" enabled="true">
+          <collectionProp name="ultimatethreadgroupdata"/>
+        </kg.apc.jmeter.threads.UltimateThreadGroup>
+        <hashTree/>"#;
+        let body = [
+            foreach,
+            sampler("no server", "", "", "/a", "GET"),
+            sampler("bad port", "127.0.0.1", "{{port:}}", "/b", "GET"),
+            sampler("bad method", "127.0.0.1", "", "/c", "${verb}"),
+            r#"<CounterConfig testclass="CounterConfig" testname="nameless counter" enabled="true"/><hashTree/>
+            <RandomVariableConfig testclass="RandomVariableConfig" testname="nameless random" enabled="true"/><hashTree/>
+            <IncludeController testclass="IncludeController" testname="include nothing" enabled="true">
+              <stringProp name="IncludeController.includepath"></stringProp></IncludeController><hashTree/>"#
+                .to_string(),
+        ]
+        .concat();
+        let text = groups(&format!(
+            "{}{utg}{}",
+            group("ThreadGroup", "1", "", &body),
+            group("SetupThreadGroup", "many", "", &sampler("s", "127.0.0.1", "", "/", "GET"))
+        ));
+        let i = inspect_text(&text, false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let plan = i.plan.clone().unwrap();
+        // The setUp group of "many" threads and the Ultimate Thread Group start none.
+        assert_eq!(plan.scenarios.len(), 1);
+        assert_eq!(status_of(&i, "SetupThreadGroup"), Status::Partial);
+        assert_eq!(status_of(&i, "no server"), Status::Partial);
+        assert_eq!(status_of(&i, "include nothing"), Status::Ignored);
+        assert_eq!(status_of(&i, "nameless counter"), Status::Ignored);
+        assert_eq!(status_of(&i, "nameless random"), Status::Ignored);
+        let mut requests = Vec::new();
+        fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestSpec>) {
+            for s in steps {
+                match s {
+                    Step::Request(r) => out.push(r),
+                    Step::Loop(l) => walk(&l.steps, out),
+                    _ => {}
+                }
+            }
+        }
+        walk(&plan.scenarios[0].flow, &mut requests);
+        let by = |label: &str| requests.iter().find(|r| plan.label(r.label) == label).unwrap();
+        let fault = |label: &str| by(label).fault.map(|f| plan.checks[f.0 as usize].as_str());
+        assert_eq!(
+            fault("no server"),
+            Some("Non HTTP response code: org.apache.http.client.ClientProtocolException, Non HTTP response message: URI does not specify a valid host name: http:/a")
+        );
+        assert_eq!(
+            fault("bad method"),
+            Some("Non HTTP response code: java.lang.IllegalArgumentException, Non HTTP response message: Unexpected method: '${verb}'")
+        );
+        assert_eq!(fault("bad port"), None);
+        assert_eq!(by("bad port").url(), "http://127.0.0.1/b");
     }
 
     /// A class is read by one function, and the walk reaches it: scope elements are not taken

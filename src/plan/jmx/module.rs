@@ -26,9 +26,23 @@ impl Cx {
             }
         } else {
             let name = self.expand(c, c.text_or_empty("IncludeController.includepath"))?;
+            if name.trim().is_empty() {
+                // JMeter loads nothing for an Include Controller without a file.
+                self.report(c, depth, Status::Ignored, "no file named: includes nothing, as in JMeter");
+                return Ok(Vec::new());
+            }
             let file = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| self.err(c, format!("cannot read {}: {e}", file.display())))?;
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => {
+                    let e = self.err(c, format!("cannot read {}: {e}", file.display()));
+                    if !self.lenient {
+                        return Err(e);
+                    }
+                    self.cannot_read_now(c, depth, e);
+                    return Ok(Vec::new());
+                }
+            };
             let top = tree::parse(&text).map_err(|e| {
                 let mut loc = Location::file(&file);
                 loc.line = Some(e.line);

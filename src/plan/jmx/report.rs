@@ -28,6 +28,9 @@ pub enum Status {
     Unsupported,
     /// Unsupported and skipped on request.
     Skipped,
+    /// Cannot be read as it is (a value JMeter refuses too); the note says why, and the plan
+    /// is refused with the others.
+    Error,
 }
 
 impl Status {
@@ -39,6 +42,7 @@ impl Status {
             Status::Disabled => "disabled",
             Status::Unsupported => "UNSUPPORTED",
             Status::Skipped => "skipped",
+            Status::Error => "ERROR",
         }
     }
 }
@@ -56,12 +60,39 @@ impl Cx {
         });
     }
 
+    /// Records an element that cannot be read as it is: its report says why (replacing what
+    /// it said of itself before the error), and the error is kept for the end of the walk,
+    /// unless the element sits under one skipped on request (it does not run).
+    pub(super) fn failed(&mut self, el: &El, depth: usize, e: Error) {
+        let note = e.message.clone();
+        match self.report.iter_mut().rev().find(|r| r.line == el.line && r.class == el.class) {
+            Some(r) => {
+                r.status = Status::Error;
+                r.note = note;
+            }
+            None => self.report(el, depth, Status::Error, note),
+        }
+        if !(self.skip && self.inert > 0) {
+            self.errors.push(e);
+        }
+    }
+
+    /// Records a file the plan reads that cannot be read now (`check` with files elsewhere):
+    /// the element is partial, and a run needs the file.
+    pub(super) fn cannot_read_now(&mut self, el: &El, depth: usize, e: Error) {
+        let why = if e.location.file.as_ref() == Some(&self.file) { e.message.clone() } else { e.to_string() };
+        self.report(el, depth, Status::Partial, format!("cannot be read now: {why}"));
+        if self.inert == 0 {
+            self.needs.push(e);
+        }
+    }
+
     /// Records an element that cannot run: skipped on request, else the plan is refused.
     pub(super) fn unsupported(&mut self, el: &El, depth: usize, why: &str) {
         let status = if self.skip { Status::Skipped } else { Status::Unsupported };
         self.report(el, depth, status, why);
         if !self.skip {
-            self.unsupported.push((el.line, describe(el), format!("{} is not supported: {why}", describe(el))));
+            self.unsupported.push((el.line, describe(el), format!("not supported: {why}")));
         }
     }
 }

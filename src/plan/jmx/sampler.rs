@@ -1,6 +1,7 @@
 //! The HTTP sampler and HTTP Request Defaults: a sampler becomes a request, with the
 //! defaults, headers, timers, extractors and assertions of its scope.
 
+use super::request::non_http;
 use super::*;
 
 #[derive(Debug, Clone, Default)]
@@ -65,15 +66,11 @@ impl Cx {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         let mut steps = own.pre.clone();
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        let req = match self.http_request(c, &own) {
-            Ok(r) => r,
-            Err(e) if self.lenient && e.message.starts_with("cannot read") => {
-                self.report(c, depth, Status::Partial, format!("cannot be read now: {}", e.message));
-                return Ok(steps);
-            }
-            Err(e) => return Err(e),
-        };
-        if c.flag("HTTPSampler.image_parser") == Some(true) {
+        let req = self.http_request(c, &own)?;
+        if let Some(fault) = req.fault {
+            let why = self.b.check_message(fault).to_string();
+            self.report(c, depth, Status::Partial, format!("each sample fails unsent, as in JMeter: {why}"));
+        } else if c.flag("HTTPSampler.image_parser") == Some(true) {
             self.report(
                 c,
                 depth,
@@ -101,20 +98,35 @@ impl Cx {
         let domain = pick(c.text_or_empty("HTTPSampler.domain"), &d.domain);
         let port = pick(c.text_or_empty("HTTPSampler.port"), &d.port);
         let path = pick(c.text_or_empty("HTTPSampler.path"), &d.path);
-        let method = validate_method(c.text("HTTPSampler.method").unwrap_or("GET")).map_err(|m| self.err(c, m))?;
-        // Without a server name, a path made of variables must turn out to be a whole URL when
-        // it is sent (JMeter's rule); one that does not makes a failed sample.
-        let url_at_run_time = domain.trim().is_empty() && path.trim_start().starts_with("${");
-        let absolute = path.starts_with("http://") || path.starts_with("https://") || url_at_run_time;
+        // JMeter fails the sample of a method it does not know, at run time (HTTPHC4Impl:
+        // "Unexpected method"); a variable defined when the plan loads is read then.
+        let raw_method = c.text("HTTPSampler.method").unwrap_or("GET");
+        let mut fault = None;
+        let method = match validate_method(raw_method) {
+            Ok(m) => m,
+            Err(_) => {
+                let shown = self.expand(c, raw_method).unwrap_or_else(|_| raw_method.to_string());
+                validate_method(&shown).unwrap_or_else(|_| {
+                    fault =
+                        Some(non_http("java.lang.IllegalArgumentException", &format!("Unexpected method: '{shown}'")));
+                    "GET".into()
+                })
+            }
+        };
+        // JMeter reads a port that is not a number as none: the protocol's default port.
+        let port = if !port.contains("${") && port.trim().parse::<u16>().is_err() { String::new() } else { port };
+        // Without a server name, the path must turn out to be a whole URL when it is sent
+        // (JMeter's rule); one that does not makes a failed sample, sent nowhere (JMeter's
+        // HttpClient: "URI does not specify a valid host name").
+        let literal_url = path.starts_with("http://") || path.starts_with("https://");
+        let url_at_run_time = domain.trim().is_empty() && !literal_url;
+        let absolute = literal_url || url_at_run_time;
         let (target, path_t, origin) = if url_at_run_time {
             (Target { tls: false, host: String::new(), port: 0 }, self.tmpl(c, path.trim())?, None)
         } else if absolute {
             compile_url(&path, None, &mut self.b.sym, &describe(c))
                 .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?
         } else {
-            if domain.trim().is_empty() {
-                return Err(self.err(c, "the HTTP request has no server name (and no HTTP Request Defaults give one)"));
-            }
             // Origin and path stay apart: a path that is only a variable (`${api}`) is a path.
             let port = port.trim();
             let origin = if port.is_empty() {
@@ -185,8 +197,8 @@ impl Cx {
                 });
             }
             for (file, param, mime) in &files {
-                let p = dir.join(self.expand(c, file)?);
-                let bytes = std::fs::read(&p).map_err(|e| self.err(c, format!("cannot read {}: {e}", p.display())))?;
+                let p = dir.join(upload_name(self, c, file));
+                let Some(bytes) = read_upload(&p, &mut fault) else { continue };
                 parts.push(Part {
                     name: param.clone(),
                     filename: p.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -202,8 +214,8 @@ impl Cx {
             body = Body::Multipart(parts);
         } else if let Some((file, _, mime)) = files.first() {
             // One file without a parameter name is the body itself.
-            let p = dir.join(self.expand(c, file)?);
-            let bytes = std::fs::read(&p).map_err(|e| self.err(c, format!("cannot read {}: {e}", p.display())))?;
+            let p = dir.join(upload_name(self, c, file));
+            let bytes = read_upload(&p, &mut fault).unwrap_or_default();
             if !has_ct && !mime.is_empty() {
                 headers.push(("Content-Type".into(), Template::literal(mime.clone())));
             }
@@ -266,7 +278,40 @@ impl Cx {
         req.extract = scope.extract.clone();
         req.checks = scope.checks.clone();
         req.ignore_status = scope.ignore_status;
+        req.managers = scope.managers.clone();
+        req.on_error = scope.on_error;
+        // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
+        // the URL it makes (`http:/path`).
+        if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {
+            let path = req.path.source().to_string();
+            let slash = if path.starts_with('/') { "" } else { "/" };
+            fault = Some(non_http(
+                "org.apache.http.client.ClientProtocolException",
+                &format!("URI does not specify a valid host name: {protocol}:{slash}{path}"),
+            ));
+        }
+        req.fault = fault.map(|m| self.b.check(m));
         Ok(req)
+    }
+}
+
+/// The name of a file to upload: a variable nothing defines stays `${name}`, as in JMeter
+/// (whose sample then fails: no such file).
+fn upload_name(cx: &mut Cx, c: &El, file: &str) -> String {
+    cx.expand(c, file).unwrap_or_else(|_| file.to_string())
+}
+
+/// The bytes of a file to upload; one that cannot be read leaves `fault` set to what JMeter
+/// fails the sample with (`java.io.FileNotFoundException: <path> (<reason>)`).
+fn read_upload(p: &Path, fault: &mut Option<String>) -> Option<Vec<u8>> {
+    match std::fs::read(p) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            let why = e.to_string();
+            let why = why.split(" (os error").next().unwrap_or_default();
+            fault.get_or_insert_with(|| non_http("java.io.FileNotFoundException", &format!("{} ({why})", p.display())));
+            None
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! Thread groups (plain, setUp, tearDown, Ultimate): each becomes one scenario, or one per
-//! Ultimate Thread Group row, with its workload, phase and action after a sample error.
+//! Thread groups (plain, setUp, tearDown, and the plugins' Stepping, Ultimate, Concurrency,
+//! Arrivals and Free-Form Arrivals): each becomes one scenario with its workload, phase and
+//! action after a sample error.
 
 use super::*;
 
@@ -15,11 +16,24 @@ pub(super) fn unique_name(name: &str, b: &Builder) -> String {
     n
 }
 
+const ULTIMATE: &str = "kg.apc.jmeter.threads.UltimateThreadGroup";
+const STEPPING: &str = "kg.apc.jmeter.threads.SteppingThreadGroup";
+const CONCURRENCY: &str = "com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup";
+const ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup";
+const FREE_FORM_ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup";
+
 /// The thread groups stampede reads (others are unknown elements).
 pub(super) fn is_thread_group(class: &str) -> bool {
     matches!(
         class,
-        "ThreadGroup" | "kg.apc.jmeter.threads.UltimateThreadGroup" | "SetupThreadGroup" | "PostThreadGroup"
+        "ThreadGroup"
+            | "SetupThreadGroup"
+            | "PostThreadGroup"
+            | ULTIMATE
+            | STEPPING
+            | CONCURRENCY
+            | ARRIVALS
+            | FREE_FORM_ARRIVALS
     )
 }
 
@@ -35,9 +49,18 @@ impl Cx {
                 continue;
             }
             let name = unique_name(&tg.name, &self.b);
-            let mut workloads = self.workloads(tg)?;
+            self.b.sym.thread_group = Some(tg.name.clone());
+            // A group that cannot be read is reported with its error; its children are still read.
+            let mut workloads = self.workloads(tg).unwrap_or_else(|e| {
+                self.failed(tg, 1, e);
+                Vec::new()
+            });
             // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
-            workloads.retain(|w| !matches!(w, Workload::Closed(c) if c.users == 0));
+            workloads.retain(|w| match w {
+                Workload::Closed(c) => c.users > 0,
+                Workload::Shaped(s) => !s.starts.is_empty(),
+                Workload::Open(_) => true,
+            });
             let mut steps = plan_scope.pre.clone();
             steps.extend(self.controller_body(&tg.children, plan_scope, 2)?);
             let n = workloads.len();
@@ -60,50 +83,30 @@ impl Cx {
         Ok(())
     }
 
+    /// The number of threads. One that is not a number is 0, as JMeter reads it (an int
+    /// property that does not parse): the group starts no thread. One out of range is an error.
+    fn thread_count(&mut self, tg: &El, notes: &mut Vec<String>) -> Result<u32, Error> {
+        let raw = tg.text("ThreadGroup.num_threads").unwrap_or("1");
+        // A variable nothing defines stays `${name}` in JMeter: not a number either.
+        let v = self.expand(tg, raw).unwrap_or_else(|_| raw.to_string());
+        if v.trim().parse::<f64>().is_err() {
+            notes.push(format!("number of threads `{v}` is not a number: 0, as JMeter reads it"));
+            return Ok(0);
+        }
+        self.number(tg, raw, "number of threads")
+    }
+
     pub(super) fn workloads(&mut self, tg: &El) -> Result<Vec<Workload>, Error> {
-        if tg.class == "kg.apc.jmeter.threads.UltimateThreadGroup" {
-            let mut out = Vec::new();
-            let rows = tg.collection("ultimatethreadgroupdata").unwrap_or_default();
-            for row in rows {
-                let Value::Collection(cells) = &row.value else { continue };
-                let cells = texts(cells);
-                if cells.len() < 4 {
-                    return Err(self.err(tg, "an Ultimate Thread Group row needs threads, delay, startup and hold"));
-                }
-                let users: u32 = self.number(tg, &cells[0], "threads")?;
-                let delay: f64 = self.number(tg, &cells[1], "initial delay")?;
-                let startup: f64 = self.number(tg, &cells[2], "startup time")?;
-                let hold: f64 = self.number(tg, &cells[3], "hold time")?;
-                let shutdown: f64 = match cells.get(4) {
-                    Some(s) if !s.trim().is_empty() => self.number(tg, s, "shutdown time")?,
-                    _ => 0.0,
-                };
-                out.push(Workload::Closed(ClosedWorkload {
-                    users,
-                    ramp_up: self.secs(tg, startup, "startup time")?,
-                    iterations: None,
-                    duration: Some(self.secs(tg, startup + hold, "startup + hold time")?),
-                    start_delay: self.secs(tg, delay, "initial delay")?,
-                    graceful_stop: self.secs(tg, shutdown, "shutdown time")?.max(workload::DEFAULT_GRACEFUL_STOP),
-                }));
-            }
-            if out.is_empty() {
-                return Err(self.err(tg, "the Ultimate Thread Group has no rows"));
-            }
-            self.report(
-                tg,
-                1,
-                Status::Partial,
-                format!(
-                    "{} user group(s) as scenarios; users stop at the end of hold, not over the shutdown time",
-                    out.len()
-                ),
-            );
-            return Ok(out);
+        match tg.class.as_str() {
+            ULTIMATE => return self.ultimate(tg).map(|w| vec![w]),
+            STEPPING => return self.stepping(tg).map(|w| vec![w]),
+            CONCURRENCY => return self.concurrency(tg).map(|w| vec![w]),
+            ARRIVALS | FREE_FORM_ARRIVALS => return self.arrivals(tg).map(|w| vec![w]),
+            _ => {}
         }
 
-        let users: u32 = self.number(tg, tg.text("ThreadGroup.num_threads").unwrap_or("1"), "number of threads")?;
         let mut notes = Vec::new();
+        let users = self.thread_count(tg, &mut notes)?;
         let ramp = self.number_or_zero(tg, tg.text("ThreadGroup.ramp_time").unwrap_or("0"), "ramp-up", &mut notes);
         let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
         let loops_raw = main.text("LoopController.loops").unwrap_or("1").to_string();
@@ -168,5 +171,503 @@ impl Cx {
             start_delay: delay,
             graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
         })])
+    }
+}
+
+/// JMeter's `Math.round`: half up.
+fn java_round(x: f64) -> f64 {
+    (x + 0.5).floor()
+}
+
+/// Milliseconds as a time from the scenario's start (a negative one is 0).
+fn ms(ms: i64) -> Duration {
+    Duration::from_millis(ms.max(0) as u64)
+}
+
+impl Cx {
+    /// A property JMeter reads with `getPropertyAsInt`: absent is `default`, one that is not a
+    /// whole number is 0 (noted for the element's report).
+    fn int_prop(&mut self, tg: &El, name: &str, default: i64, notes: &mut Vec<String>) -> Result<i64, Error> {
+        let Some(raw) = tg.text(name) else { return Ok(default) };
+        let v = self.expand(tg, raw)?;
+        Ok(v.trim().parse::<i64>().unwrap_or_else(|_| {
+            notes.push(format!("{name} `{v}` is not a whole number: taken as 0, as JMeter does"));
+            0
+        }))
+    }
+
+    /// A decimal property the plugins parse with `Double.parseDouble` (empty is 0, absent is
+    /// `default`); one that is not a number stops their thread starter: refused here.
+    fn decimal_prop(&mut self, tg: &El, name: &str, default: f64) -> Result<f64, Error> {
+        match tg.text(name) {
+            None => Ok(default),
+            Some(raw) if raw.trim().is_empty() => Ok(0.0),
+            Some(raw) => self.number(tg, raw, name),
+        }
+    }
+
+    /// The thread group's loop count (its main Loop Controller): `None` loops forever.
+    fn loops(&mut self, tg: &El) -> Result<Option<u64>, Error> {
+        let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
+        let loops: i64 = self.number(tg, main.text("LoopController.loops").unwrap_or("-1"), "loop count")?;
+        Ok((loops >= 0).then_some(loops as u64))
+    }
+
+    /// The Ultimate Thread Group: per row, N users started over the startup time after the
+    /// initial delay, held, and stopped over the shutdown time. As the plugin schedules them,
+    /// the k-th user of a row counted from its last (k = N … 1) starts at
+    /// `delay + startup × k / N` and stops at `delay + startup + hold + shutdown × k / N` (ms).
+    fn ultimate(&mut self, tg: &El) -> Result<Workload, Error> {
+        let rows = tg.collection("ultimatethreadgroupdata").unwrap_or_default();
+        let (mut starts, mut stops) = (Vec::new(), Vec::new());
+        let mut count = 0;
+        for row in rows {
+            let Value::Collection(cells) = &row.value else { continue };
+            let cells = texts(cells);
+            if cells.len() < 4 {
+                return Err(self.err(tg, "an Ultimate Thread Group row needs threads, delay, startup and hold"));
+            }
+            count += 1;
+            let users: u32 = self.number(tg, &cells[0], "threads")?;
+            let delay: f64 = self.number(tg, &cells[1], "initial delay")?;
+            let startup: f64 = self.number(tg, &cells[2], "startup time")?;
+            let hold: f64 = self.number(tg, &cells[3], "hold time")?;
+            let shutdown: f64 = match cells.get(4) {
+                Some(s) if !s.trim().is_empty() => self.number(tg, s, "shutdown time")?,
+                _ => 0.0,
+            };
+            self.secs(tg, delay + startup + hold + shutdown, "delay + startup + hold + shutdown time")?;
+            let n = f64::from(users);
+            for k in (1..=users).rev() {
+                let k = f64::from(k);
+                starts.push(Duration::from_secs_f64(delay.max(0.0)) + ms((1000.0 * startup * k / n).floor() as i64));
+                let end = 1000.0 * (delay + startup + hold) + (1000.0 * shutdown * k / n).floor();
+                stops.push(ms(end as i64));
+            }
+        }
+        let iterations = self.loops(tg)?;
+        let note = if count == 0 {
+            // The plugin counts its threads from the rows: none, no thread.
+            "no rows: starts no thread, as in JMeter".to_string()
+        } else {
+            format!("{} users in {count} row(s), each started, held and stopped on the plugin's schedule", starts.len())
+        };
+        self.report(tg, 1, Status::Supported, note);
+        Ok(shaped(starts, Some(stops), iterations))
+    }
+
+    /// The Stepping Thread Group: after the initial delay, a first burst, then `Start users
+    /// count` users every `Start users period` s, each batch spread over `rampUp` s; held for
+    /// `flighttime` s after the last start; then `Stop users count` users stop every `Stop users
+    /// period` s. Times in whole ms as the plugin computes them.
+    fn stepping(&mut self, tg: &El) -> Result<Workload, Error> {
+        let mut notes = Vec::new();
+        let threads = self.int_prop(tg, "ThreadGroup.num_threads", 0, &mut notes)?.max(0);
+        let mut int = |cx: &mut Cx, name| cx.int_prop(tg, name, 0, &mut notes);
+        let mut in_count = int(self, "Start users count")?;
+        let mut out_count = int(self, "Stop users count")?;
+        let burst = int(self, "Start users count burst")?;
+        let delay = 1000 * int(self, "Threads initial delay")?;
+        let in_period = 1000 * int(self, "Start users period")?;
+        let ramp_s = int(self, "rampUp")?;
+        let flight = 1000 * int(self, "flighttime")?;
+        let out_period = 1000 * int(self, "Stop users period")?;
+        if in_count <= 0 {
+            in_count = threads.max(1);
+        }
+        if out_count <= 0 {
+            out_count = threads.max(1);
+        }
+        let burst = if burst.min(threads) <= 0 { in_count } else { burst.min(threads) };
+        let ramp = 1000 * ramp_s;
+        let iteration = in_period + ramp;
+        let iterations_total =
+            if threads < burst { 1 } else { ((threads - burst) as f64 / in_count as f64).ceil() as i64 };
+        let mut last_count = (threads - burst) % in_count;
+        if last_count == 0 {
+            last_count = in_count;
+        }
+        let descent = delay + iterations_total * iteration + (ramp / in_count) * last_count + flight;
+        let (mut starts, mut stops) = (Vec::new(), Vec::new());
+        for i in 0..threads {
+            let (bucket, bucket_count, position) =
+                if i < burst { (0, burst, i) } else { (1 + (i - burst) / in_count, in_count, (i - burst) % in_count) };
+            starts.push(ms(delay + bucket * iteration + position * (ramp / bucket_count)));
+            stops.push(ms(descent + out_period * (i / out_count)));
+        }
+        if let Some(last) = stops.last() {
+            self.secs(tg, last.as_secs_f64(), "the schedule")?;
+        }
+        let iterations = self.loops(tg)?;
+        let note = format!("{threads} users started in steps and stopped in steps, on the plugin's schedule");
+        let (status, note) = if notes.is_empty() {
+            (Status::Supported, note)
+        } else {
+            (Status::Partial, format!("{note}; {}", notes.join("; ")))
+        };
+        self.report(tg, 1, status, note);
+        Ok(shaped(starts, Some(stops), iterations))
+    }
+
+    /// The plugins' `Unit`: `M` (minutes) multiplies times by 60 (and divides rates by it).
+    fn unit_factor(&mut self, tg: &El) -> f64 {
+        if tg.text("Unit").is_some_and(|u| u == "M") {
+            60.0
+        } else {
+            1.0
+        }
+    }
+
+    /// `TargetLevel`: a number, or `${__tstFeedback(timer,start,max,spare)}`, which JMeter
+    /// re-evaluates as the run goes to follow a Throughput Shaping Timer: taken here as its
+    /// `max` (or `start` without one), a fixed level (noted).
+    fn target_level(&mut self, tg: &El, notes: &mut Vec<String>) -> Result<f64, Error> {
+        let raw = tg.text("TargetLevel").unwrap_or("1").to_string();
+        if let Some(at) = raw.find("__tstFeedback(") {
+            let args: Vec<String> = raw[at + "__tstFeedback(".len()..]
+                .split(')')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .map(|a| a.trim().to_string())
+                .collect();
+            let pick = args.get(2).filter(|a| a.parse::<u32>().is_ok()).or(args.get(1));
+            let level = pick.and_then(|a| a.parse::<u32>().ok()).unwrap_or(1);
+            notes.push(format!(
+                "`{raw}` adjusts the level to the Throughput Shaping Timer in JMeter; here it is fixed at {level} (its max, or its start without one)"
+            ));
+            return Ok(f64::from(level));
+        }
+        if raw.trim().is_empty() {
+            return Ok(0.0);
+        }
+        Ok(self.int_prop(tg, "TargetLevel", 1, notes)? as f64)
+    }
+
+    /// The Concurrency Thread Group: the target level reached over `RampUp` (in `Steps`, or
+    /// linearly), held for `Hold`; the plugin's starter checks the planned level every second
+    /// (every 10 ms while no user runs) and starts the users missing. At the end of the hold
+    /// each user finishes its iteration; a user done with its `Iterations` is replaced.
+    fn concurrency(&mut self, tg: &El) -> Result<Workload, Error> {
+        let mut notes = Vec::new();
+        let unit = self.unit_factor(tg);
+        let target = self.target_level(tg, &mut notes)?;
+        let ramp = java_round(self.decimal_prop(tg, "RampUp", 0.0)? * unit);
+        let hold = java_round(self.decimal_prop(tg, "Hold", 1.0)? * unit);
+        let steps = java_round(self.decimal_prop(tg, "Steps", 0.0)?).max(0.0);
+        let iterations = java_round(self.decimal_prop(tg, "Iterations", 0.0)?);
+        let end = self.secs(tg, ramp + hold, "ramp-up + hold")?;
+        let starts = concurrency_starts(target, ramp, hold, steps);
+        let n = starts.len();
+        let iterations = (iterations > 0.0).then_some(iterations as u64);
+        let mut note =
+            format!("{n} users at most, reached over {ramp} s and held {hold} s; each ends its iteration at the end");
+        if iterations.is_some() {
+            note.push_str("; a user done with its iterations is replaced");
+        }
+        let status = if notes.is_empty() { Status::Supported } else { Status::Partial };
+        if !notes.is_empty() {
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        self.report(tg, 1, status, note);
+        Ok(Workload::Shaped(ShapedWorkload {
+            starts: Times(starts),
+            stops: Some(Times(vec![end; n])),
+            iterations,
+            renew: true,
+            finish_iteration: true,
+            graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+        }))
+    }
+
+    /// The Arrivals Thread Group (`TargetLevel` arrivals a second or minute, reached over
+    /// `RampUp` in `Steps`, held for `Hold`) and the Free-Form one (rows of start rate, end
+    /// rate and duration): each arrival runs one iteration on a free user, at most
+    /// `ConcurrencyLimit` at once (an arrival that finds none is not sent).
+    fn arrivals(&mut self, tg: &El) -> Result<Workload, Error> {
+        let mut notes = Vec::new();
+        let unit = self.unit_factor(tg);
+        let (start_rate, stages, peak) = if tg.class == FREE_FORM_ARRIVALS {
+            let mut rows = Vec::new();
+            for row in tg.collection("Schedule").unwrap_or_default() {
+                let Value::Collection(cells) = &row.value else { continue };
+                let cells = texts(cells);
+                if cells.len() < 3 {
+                    return Err(self.err(tg, "a Free-Form Arrivals row needs a start rate, an end rate and a duration"));
+                }
+                let from: f64 = self.number(tg, &cells[0], "start rate")?;
+                let to: f64 = self.number(tg, &cells[1], "end rate")?;
+                let len: f64 = self.number(tg, &cells[2], "duration")?;
+                rows.push((from / unit, to / unit, len * unit));
+            }
+            let mut stages = Vec::new();
+            let mut rate = rows.first().map_or(0.0, |r| r.0);
+            for &(from, to, len) in &rows {
+                if from != rate {
+                    stages.push(Stage { target: from.max(0.0), duration: Duration::ZERO });
+                }
+                stages.push(Stage { target: to.max(0.0), duration: self.secs(tg, len, "duration")? });
+                rate = to;
+            }
+            let peak = rows.iter().map(|r| r.0.max(r.1)).fold(0.0, f64::max);
+            (rows.first().map_or(0.0, |r| r.0.max(0.0)), stages, peak)
+        } else {
+            let rate = self.target_level(tg, &mut notes)? / unit;
+            let ramp = java_round(self.decimal_prop(tg, "RampUp", 0.0)? * unit);
+            let hold = java_round(self.decimal_prop(tg, "Hold", 1.0)? * unit);
+            let steps = java_round(self.decimal_prop(tg, "Steps", 0.0)?).max(0.0);
+            let mut stages = Vec::new();
+            let start = if ramp <= 0.0 {
+                rate
+            } else if steps > 0.0 {
+                // Step k (from 1) runs at k × rate / steps for ramp / steps.
+                for k in 1..=steps as u64 {
+                    let r = rate * k as f64 / steps;
+                    stages.push(Stage { target: r, duration: Duration::ZERO });
+                    stages.push(Stage { target: r, duration: self.secs(tg, ramp / steps, "ramp-up step")? });
+                }
+                stages.remove(0);
+                rate / steps
+            } else {
+                // The plugin's linear ramp draws its rate from the arrivals made so far, none
+                // at first: it makes no arrival until the ramp-up is over.
+                notes.push("a linear ramp-up (no Steps) makes no arrival in the plugin: none here either".into());
+                stages.push(Stage { target: 0.0, duration: self.secs(tg, ramp, "ramp-up")? });
+                stages.push(Stage { target: rate, duration: Duration::ZERO });
+                0.0
+            };
+            stages.push(Stage { target: rate, duration: self.secs(tg, hold, "hold")? });
+            (start, stages, rate)
+        };
+        let limit = match tg.text("ConcurrencyLimit").map(str::trim) {
+            Some(l) if !l.is_empty() => self.number::<i64>(tg, l, "concurrency limit").unwrap_or(0),
+            _ => 0,
+        };
+        let max_users = if limit > 0 {
+            u32::try_from(limit).unwrap_or(u32::MAX)
+        } else {
+            let max = ((peak * 0.1).ceil() as u32).clamp(100, 10_000);
+            notes.push(format!("no concurrency limit: at most {max} users at once (JMeter has none)"));
+            max
+        };
+        if tg.text("Iterations").is_some_and(|i| !i.trim().is_empty()) {
+            notes.push("Iterations (per user) is not read: it does not change the arrivals".into());
+        }
+        if tg.text("LogFilename").is_some_and(|f| !f.trim().is_empty()) {
+            notes.push("the arrivals log file is not written".into());
+        }
+        let w = OpenWorkload {
+            start_rate,
+            stages,
+            pre_allocated_users: max_users.min(10),
+            max_users,
+            start_delay: Duration::ZERO,
+            graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+        };
+        let mut note = format!("open model: {}", Workload::Open(w.clone()).describe());
+        let status =
+            if notes.iter().any(|n| !n.starts_with("Iterations")) { Status::Partial } else { Status::Supported };
+        if !notes.is_empty() {
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        self.report(tg, 1, status, note);
+        Ok(Workload::Open(w))
+    }
+}
+
+/// A shaped workload of these starts and stops.
+fn shaped(starts: Vec<Duration>, stops: Option<Vec<Duration>>, iterations: Option<u64>) -> Workload {
+    Workload::Shaped(ShapedWorkload {
+        starts: Times(starts),
+        stops: stops.map(Times),
+        iterations,
+        renew: false,
+        finish_iteration: false,
+        graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+    })
+}
+
+/// When the Concurrency Thread Group's starter starts each user: it checks the planned level
+/// (ramp and hold in s), starts the users missing, and checks again 1 s later (10 ms later
+/// while none runs), until the ramp-up is over.
+fn concurrency_starts(target: f64, ramp: f64, hold: f64, steps: f64) -> Vec<Duration> {
+    let planned = |t: f64| -> f64 {
+        if t >= ramp + hold {
+            -1.0
+        } else if ramp == 0.0 || t >= ramp {
+            java_round(target)
+        } else if steps > 0.0 {
+            java_round(target / steps * ((t / (ramp / steps)).floor() + 1.0))
+        } else {
+            java_round(target / ramp * t)
+        }
+    };
+    let mut starts = Vec::new();
+    let full = java_round(target).max(0.0) as usize;
+    let mut tick = 0u64; // in 10 ms
+    while starts.len() < full {
+        let t = tick as f64 / 100.0;
+        let level = planned(t);
+        if level < 0.0 {
+            break;
+        }
+        while (starts.len() as f64) < level && starts.len() < full {
+            starts.push(Duration::from_millis(tick * 10));
+        }
+        tick += if starts.is_empty() { 1 } else { 100 };
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan of one thread group element `tg` (its inside given) holding one sampler.
+    fn load(class: &str, inside: &str) -> Result<Plan, Error> {
+        let text = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree>
+  <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
+  <hashTree>
+    <{class} testclass="{class}" testname="G" enabled="true">{inside}</{class}>
+    <hashTree>
+      <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
+        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+      </HTTPSamplerProxy>
+      <hashTree/>
+    </hashTree>
+  </hashTree>
+</hashTree></jmeterTestPlan>"#
+        );
+        read(&text, std::path::Path::new("t.jmx"), &Options::default()).map(|(p, _)| p)
+    }
+
+    fn props(pairs: &[(&str, &str)]) -> String {
+        pairs.iter().map(|(k, v)| format!(r#"<stringProp name="{k}">{v}</stringProp>"#)).collect()
+    }
+
+    fn shaped_of(p: &Plan) -> &ShapedWorkload {
+        let Workload::Shaped(w) = &p.scenarios[0].workload else { panic!("{:?}", p.scenarios[0].workload) };
+        w
+    }
+
+    fn secs(ts: &Times) -> Vec<f64> {
+        ts.0.iter().map(Duration::as_secs_f64).collect()
+    }
+
+    #[test]
+    fn stepping_starts_and_stops_users_on_the_plugins_schedule() {
+        // 7 users: a burst of 2, then 2 every 10 s each spread over 4 s, after a 5 s delay;
+        // held 30 s after the last start; then 3 stop every 2 s.
+        let p = load(
+            STEPPING,
+            &props(&[
+                ("ThreadGroup.num_threads", "7"),
+                ("Threads initial delay", "5"),
+                ("Start users count", "2"),
+                ("Start users count burst", "2"),
+                ("Start users period", "10"),
+                ("rampUp", "4"),
+                ("flighttime", "30"),
+                ("Stop users count", "3"),
+                ("Stop users period", "2"),
+            ]),
+        )
+        .unwrap();
+        let w = shaped_of(&p);
+        // Buckets of 14 s (period + ramp-up): burst at 5 s (2 s apart), then 19 s, 33 s, 47 s.
+        assert_eq!(secs(&w.starts), [5.0, 7.0, 19.0, 21.0, 33.0, 35.0, 47.0]);
+        // Descent: 5 + 3 × 14 + (4 / 2) × 1 + 30 = 79 s.
+        assert_eq!(secs(w.stops.as_ref().unwrap()), [79.0, 79.0, 79.0, 81.0, 81.0, 81.0, 83.0]);
+        assert_eq!((w.iterations, w.renew, w.finish_iteration), (None, false, false));
+    }
+
+    #[test]
+    fn ultimate_users_stop_over_the_shutdown_time() {
+        let row = |cells: &[&str]| {
+            let c: String = cells.iter().map(|c| format!(r#"<stringProp name="0">{c}</stringProp>"#)).collect();
+            format!(r#"<collectionProp name="r">{c}</collectionProp>"#)
+        };
+        let inside = format!(
+            r#"<collectionProp name="ultimatethreadgroupdata">{}{}</collectionProp>"#,
+            row(&["4", "1", "8", "10", "4"]),
+            row(&["1", "0", "0", "2", ""])
+        );
+        let w = shaped_of(&load(ULTIMATE, &inside).unwrap()).clone();
+        // The first thread of a row starts last: delay + startup × k / N, k = N … 1.
+        assert_eq!(secs(&w.starts), [9.0, 7.0, 5.0, 3.0, 0.0]);
+        // Each stops at delay + startup + hold + shutdown × k / N.
+        assert_eq!(secs(w.stops.as_ref().unwrap()), [23.0, 22.0, 21.0, 20.0, 2.0]);
+        // One scenario for the whole group, as one thread group.
+        assert_eq!(load(ULTIMATE, &inside).unwrap().scenarios.len(), 1);
+        // No rows: no thread (the plan then has none to run), not a plan error of its own.
+        let e = load(ULTIMATE, r#"<collectionProp name="ultimatethreadgroupdata"/>"#).unwrap_err();
+        assert!(e.to_string().contains("no enabled thread group with threads"), "{e}");
+    }
+
+    #[test]
+    fn concurrency_levels_are_checked_each_second_as_the_plugins_starter() {
+        // 10 users in 2 steps over 10 s: 5 at once, 5 more at 5 s; held 20 s.
+        let p = load(
+            CONCURRENCY,
+            &props(&[("TargetLevel", "10"), ("RampUp", "10"), ("Steps", "2"), ("Hold", "20"), ("Unit", "S")]),
+        )
+        .unwrap();
+        let w = shaped_of(&p);
+        assert_eq!(secs(&w.starts), [0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 5.0, 5.0, 5.0, 5.0]);
+        assert_eq!(secs(w.stops.as_ref().unwrap()), [30.0; 10]);
+        assert_eq!((w.iterations, w.renew, w.finish_iteration), (None, true, true));
+        // Linearly, in minutes: 4 users over 1 min (one due every 15 s, at 7.5 s, 22.5 s, ...),
+        // seen at the first check after: 10 ms polls while none runs, then once a second.
+        let p = load(
+            CONCURRENCY,
+            &props(&[("TargetLevel", "4"), ("RampUp", "1"), ("Hold", "1"), ("Unit", "M"), ("Iterations", "3")]),
+        )
+        .unwrap();
+        let w = shaped_of(&p);
+        assert_eq!(secs(&w.starts), [7.5, 22.5, 37.5, 52.5]);
+        assert_eq!(secs(w.stops.as_ref().unwrap()), [120.0; 4]);
+        assert_eq!(w.iterations, Some(3));
+        // __tstFeedback: its max, fixed.
+        let p = load(CONCURRENCY, &props(&[("TargetLevel", "${__tstFeedback(tst,2,6,0.1)}"), ("Hold", "5")])).unwrap();
+        assert_eq!(shaped_of(&p).starts.len(), 6);
+    }
+
+    #[test]
+    fn arrivals_steps_and_free_form_rows_are_rate_stages() {
+        let p = load(
+            ARRIVALS,
+            &props(&[
+                ("TargetLevel", "120"),
+                ("RampUp", "1"),
+                ("Steps", "2"),
+                ("Hold", "2"),
+                ("Unit", "M"),
+                ("ConcurrencyLimit", "7"),
+            ]),
+        )
+        .unwrap();
+        let Workload::Open(w) = &p.scenarios[0].workload else { panic!() };
+        let st = |target: f64, s: u64| Stage { target, duration: Duration::from_secs(s) };
+        assert_eq!(w.start_rate, 1.0);
+        assert_eq!(w.stages, [st(1.0, 30), st(2.0, 0), st(2.0, 30), st(2.0, 120)]);
+        assert_eq!(w.max_users, 7);
+
+        let row = |a: &str, b: &str, d: &str| {
+            format!(
+                r#"<collectionProp name="r"><stringProp name="1">{a}</stringProp><stringProp name="2">{b}</stringProp><stringProp name="3">{d}</stringProp></collectionProp>"#
+            )
+        };
+        let inside = format!(
+            r#"<collectionProp name="Schedule">{}{}</collectionProp><stringProp name="ConcurrencyLimit">3</stringProp>"#,
+            row("1", "5", "10"),
+            row("8", "8", "3")
+        );
+        let p = load(FREE_FORM_ARRIVALS, &inside).unwrap();
+        let Workload::Open(w) = &p.scenarios[0].workload else { panic!() };
+        assert_eq!(w.start_rate, 1.0);
+        assert_eq!(w.stages, [st(5.0, 10), st(8.0, 0), st(8.0, 3)]);
+        assert_eq!(w.max_users, 3);
     }
 }

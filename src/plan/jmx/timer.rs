@@ -1,7 +1,9 @@
 //! Timers: think times before each sampler in their scope (constant, uniform, Gaussian,
-//! Poisson) and the constant throughput timer's pacing.
+//! Poisson), the constant throughput timer's pacing, and the Throughput Shaping Timer's rate
+//! schedule shared by every user.
 
 use super::*;
+use crate::plan::flow::{TimerExpr, TimerKind};
 
 /// The timers, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -10,23 +12,70 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("ConstantThroughputTimer", Cx::constant_throughput_timer),
     ("GaussianRandomTimer", Cx::random_timer),
     ("PoissonRandomTimer", Cx::random_timer),
+    ("kg.apc.jmeter.timers.VariableThroughputTimer", Cx::shaping_timer),
 ];
 
 impl Cx {
     pub(super) fn constant_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let ms: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-        s.timers.push(Think::Constant(self.millis(c, ms, "delay")?));
-        self.report(c, depth, Status::Supported, "a think time before each sampler in scope");
-        Ok(())
+        self.kind_timer(c, s, depth, TimerKind::Constant, "a think time before each sampler in scope")
     }
 
     pub(super) fn uniform_random_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-        let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
-        let min = self.millis(c, offset, "delay")?;
-        let max = self.millis(c, offset + range.max(0.0), "delay + range")?;
-        s.timers.push(Think::Uniform { min, max });
-        self.report(c, depth, Status::Supported, "a uniform think time before each sampler in scope");
+        self.kind_timer(c, s, depth, TimerKind::Uniform, "a uniform think time before each sampler in scope")
+    }
+
+    /// A constant or random timer: its delay (whole ms) and range (ms) as JMeter reads them, a
+    /// value that is not a number being 0. Values with a variable set while the test runs are
+    /// rendered before each sample, as JMeter evaluates them, instead of refusing the plan.
+    fn kind_timer(&mut self, c: &El, s: &mut Scope, depth: usize, kind: TimerKind, what: &str) -> Result<(), Error> {
+        let delay_raw = c.text("ConstantTimer.delay").unwrap_or("0").to_string();
+        let range_raw = if kind == TimerKind::Constant {
+            "0".to_string()
+        } else {
+            c.text("RandomTimer.range").unwrap_or("0").to_string()
+        };
+        let (delay, range) = match (self.expand(c, &delay_raw), self.expand(c, &range_raw)) {
+            (Ok(d), Ok(r)) => (d, r),
+            _ => {
+                let (delay, range) = (self.tmpl(c, &delay_raw)?, self.tmpl(c, &range_raw)?);
+                let slot = self.b.timer(TimerExpr { kind, delay, range });
+                s.timers.push(Think::Timed { slot });
+                let note = format!(
+                    "{what}; its values are rendered before each sample, one that is not a number being 0 (as JMeter)"
+                );
+                self.report(c, depth, Status::Supported, note);
+                return Ok(());
+            }
+        };
+        let mut notes = Vec::new();
+        let mut ms = |cx: &mut Cx, v: &str, name: &str, whole: bool| -> Result<f64, Error> {
+            let t = v.trim();
+            if let Ok(n) = t.parse::<i64>() {
+                return Ok(n as f64);
+            }
+            match t.parse::<f64>() {
+                // Beyond a year (or NaN): a plan error, as other times (#11).
+                Ok(n) if !n.is_finite() || n.abs() > MAX_DURATION.as_millis() as f64 => {
+                    cx.millis(c, n, name).map(|_| 0.0)
+                }
+                Ok(n) if !whole => Ok(n),
+                _ => {
+                    notes.push(format!(
+                        "{name} `{v}` is not {}: 0, as JMeter",
+                        if whole { "a whole number" } else { "a number" }
+                    ));
+                    Ok(0.0)
+                }
+            }
+        };
+        let delay = ms(self, &delay, "delay", true)?;
+        let range = ms(self, &range, "range", false)?;
+        if kind != TimerKind::Constant {
+            self.millis(c, delay + range.max(0.0), "delay + range")?;
+        }
+        s.timers.push(kind.think(delay as i64, range));
+        let note = if notes.is_empty() { what.to_string() } else { format!("{what}; {}", notes.join("; ")) };
+        self.report(c, depth, Status::Supported, note);
         Ok(())
     }
 
@@ -47,17 +96,75 @@ impl Cx {
         Ok(())
     }
 
+    /// The Throughput Shaping Timer: rows of (start rate, end rate, seconds); each sampler in
+    /// its scope waits for its turn in the rate of the current second, one schedule shared by
+    /// every user of every thread group it is in; past the schedule the thread group stops.
+    pub(super) fn shaping_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let mut rows = Vec::new();
+        let mut notes = Vec::new();
+        for row in c.collection("load_profile").unwrap_or_default() {
+            let Value::Collection(cells) = &row.value else { continue };
+            let cells = texts(cells);
+            if cells.len() < 3 {
+                return Err(
+                    self.err(c, "a Throughput Shaping Timer row needs a start rate, an end rate and a duration")
+                );
+            }
+            // As the plugin reads its cells: a rate that is not a number is 0, and so is a
+            // duration that is not a whole number of seconds.
+            let mut value = |cx: &mut Cx, raw: &str, what: &str, whole: bool| -> Result<f64, Error> {
+                let v = cx.expand(c, raw)?;
+                let n =
+                    if whole { v.trim().parse::<i64>().map(|n| n as f64).ok() } else { v.trim().parse::<f64>().ok() };
+                Ok(n.filter(|n| n.is_finite()).unwrap_or_else(|| {
+                    notes.push(format!("{what} `{v}` is taken as 0, as the plugin does"));
+                    0.0
+                }))
+            };
+            let from = value(self, &cells[0], "start rate", false)?;
+            let to = value(self, &cells[1], "end rate", false)?;
+            let secs = value(self, &cells[2], "duration", true)?;
+            self.secs(c, secs, "duration")?;
+            rows.push(workload::ShapeRow { from, to, secs: secs.max(0.0) as u64 });
+        }
+        let total: u64 = rows.iter().map(|r| r.secs).sum();
+        let slot = self.b.shaper(c.line, Shaper { name: c.name.clone(), rows });
+        s.timers.push(Think::Shaped { slot });
+        let mut note = format!(
+            "samples of all users follow the rate schedule ({total} s, and its last second); then the thread group stops"
+        );
+        if !notes.is_empty() {
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     /// Gaussian and Poisson random timers.
     pub(super) fn random_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let offset: f64 = self.number(c, c.text("ConstantTimer.delay").unwrap_or("0"), "delay")?;
-        let range: f64 = self.number(c, c.text("RandomTimer.range").unwrap_or("0"), "range")?;
-        let (offset, deviation) = (self.millis(c, offset, "delay")?, self.millis(c, range, "range")?);
-        s.timers.push(if c.class == "GaussianRandomTimer" {
-            Think::Gaussian { offset, deviation }
-        } else {
-            Think::Poisson { offset, lambda_ms: deviation.as_secs_f64() * 1000.0 }
-        });
-        self.report(c, depth, Status::Supported, "a random think time before each sampler in scope");
-        Ok(())
+        let kind = if c.class == "GaussianRandomTimer" { TimerKind::Gaussian } else { TimerKind::Poisson };
+        self.kind_timer(c, s, depth, kind, "a random think time before each sampler in scope")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::flow::{Think, TimerKind};
+    use std::time::Duration;
+
+    /// As JMeter's `getPropertyAsLong`/`getPropertyAsDouble`: a delay that is not a whole
+    /// number and a range that is not a number are 0.
+    #[test]
+    fn values_that_are_not_numbers_are_zero() {
+        assert_eq!(TimerKind::delay_of(" 250 "), 250);
+        assert_eq!((TimerKind::delay_of("1.5"), TimerKind::delay_of("${delay}"), TimerKind::delay_of("")), (0, 0, 0));
+        assert_eq!(
+            (TimerKind::range_of("2.5"), TimerKind::range_of("abc"), TimerKind::range_of("NaN")),
+            (2.5, 0.0, 0.0)
+        );
+        let ms = Duration::from_millis;
+        assert_eq!(TimerKind::Constant.think(-5, 0.0), Think::Constant(Duration::ZERO));
+        assert_eq!(TimerKind::Uniform.think(100, 50.0), Think::Uniform { min: ms(100), max: ms(150) });
+        assert_eq!(TimerKind::Poisson.think(10, 20.0), Think::Poisson { offset: ms(10), lambda_ms: 20.0 });
     }
 }

@@ -77,7 +77,7 @@ pub fn expand(src: &str, sym: &mut Symbols) -> Result<String, TemplateError> {
 }
 /// The index of the `}` that closes a reference, allowing nested `${...}` inside function
 /// arguments (`${__P(port,${default_port})}`).
-fn find_close(s: &str) -> Option<usize> {
+pub(super) fn find_close(s: &str) -> Option<usize> {
     let mut depth = 0usize;
     let bytes = s.as_bytes();
     let mut i = 0;
@@ -200,7 +200,7 @@ mod tests {
         );
         assert_eq!(
             text(expand("${__time(qq)}", &mut s)),
-            "in `${__time(qq)}`: Illegal pattern character 'q' at index 0"
+            "in `${__time(qq)}`: the pattern letter 'q' is not supported by stampede"
         );
         assert_eq!(text(expand("${nope}", &mut s)), "unknown variable `${nope}`");
     }

@@ -1,17 +1,65 @@
-//! The functions a template may call (JMeter's `__P`, `__property`, `__env`, `__V`, `__UUID`,
-//! `__time`, `__counter`, `__threadNum`, `__Random`, `__RandomString`): how each call is
-//! compiled from its arguments, and what it appends when rendered.
+//! The functions a template may call (JMeter's `${__name(args)}`): how each call is compiled
+//! from its arguments, and what it appends when rendered. A call whose result cannot change
+//! (properties, the environment, a digest of constant text) becomes literal text when the plan
+//! loads; the others are compiled once into a [`Func`] whose arguments are templates.
+//!
+//! Here: the dispatch by name and the functions over variables, counters, randomness and time;
+//! `text` holds the functions of their arguments' text, `files` those that read files, `dates`
+//! the java.time ones.
 
-use super::compile::{compile, expand};
+use super::compile::{compile, expand, find_close};
+use super::dates::{self, DateFn};
+use super::files::{self, FileFn};
+use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
 use super::{local_offset, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
+use crate::plan::condition::{self, Condition};
 use crate::plan::javatime::JavaDateFormat;
 use rand::Rng;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Num {
     Const(i64),
     Dyn(Template),
+}
+
+/// Every variable of the plan by name (filled when the plan is folded), for the functions that
+/// name a variable only at run time (`${__V(user_${n})}`). A name the plan never mentions has no
+/// value: nothing can set it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Names(Arc<HashMap<String, VarId>>);
+
+impl Names {
+    fn fill(&mut self, vars: &VarTable) {
+        self.0 = Arc::new(vars.index.clone());
+    }
+
+    pub(super) fn id(&self, name: &str) -> Option<VarId> {
+        self.0.get(name).copied()
+    }
+
+    /// The variable's value, `None` when it has none (JMeter's `vars.get` is null): not a
+    /// variable of the plan, or one still reading as its own reference `${name}`.
+    pub(super) fn get<'a, S: Scope + ?Sized>(&self, u: &'a S, name: &str) -> Option<&'a str> {
+        let v = u.var(self.id(name)?);
+        let unset = v.len() == name.len() + 3 && v.starts_with("${") && v.ends_with('}') && &v[2..v.len() - 1] == name;
+        (!unset).then_some(v)
+    }
+}
+
+/// The functions that look a variable up by a name computed at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ByName {
+    /// `__V(name[,default])`: the variable's value, else the default (else the name).
+    V,
+    /// `__isVarDefined(name)`: `true` or `false`.
+    IsVarDefined,
+    /// `__evalVar(name)`: the variable's value with its `${name}` references replaced.
+    EvalVar,
+    /// `__eval(text)`: the text with its `${name}` references replaced.
+    Eval,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +83,40 @@ enum FuncKind {
         len: Num,
         chars: Template,
     },
+    /// A value fixed when the plan loads, called for its stored copy (`__machineName(host)`).
+    Const(String),
+    /// A function of its arguments' text.
+    Pure {
+        op: Pure,
+        args: Vec<Template>,
+    },
+    ByName {
+        op: ByName,
+        args: Vec<Template>,
+        names: Names,
+    },
+    /// `__split(text,prefix[,separators])`: sets `prefix`, `prefix_n`, `prefix_1`, ...
+    Split {
+        text: Template,
+        prefix: String,
+        separators: Template,
+        names: Names,
+    },
+    /// `__RandomFromMultipleVars(a|b)`: one value among those variables (and their `_1`.. `_N`
+    /// matches when `name_matchNr` says so).
+    RandomFromVars {
+        list: Template,
+        names: Names,
+    },
+    /// `__log(text,...)` returns its text, `__logn(text,...)` nothing; neither writes a log.
+    Log {
+        text: Template,
+        silent: bool,
+    },
+    /// `__jexl3`/`__jexl2` of a comparison: `true` or `false`.
+    Condition(Box<Condition<Template>>),
+    File(Box<FileFn>),
+    Date(Box<DateFn>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -43,19 +125,37 @@ pub(super) struct Func {
     /// JMeter's optional last argument: also store the result in this variable.
     pub(super) store: Option<VarId>,
 }
+
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
 impl Func {
-    /// Appends the call's result to `out`.
+    /// Appends the call's result to `out`, and stores it in `store` if any. A call that fails
+    /// as JMeter's would throw (`__intSum` of text that is not a number) appends and stores
+    /// nothing.
     pub(super) fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
-        self.kind.call(u, out)
+        let from = out.len();
+        if self.kind.call(u, out) {
+            if let Some(v) = self.store {
+                u.set_var(v, &out[from..]);
+            }
+        }
     }
 
-    pub(super) fn fold(&mut self, vars: &VarTable) {
-        self.kind.fold(vars)
+    /// Folds the arguments' constant variables; returns the call's text when it can no longer
+    /// change (and stores nothing).
+    pub(super) fn fold(&mut self, vars: &VarTable) -> Option<String> {
+        self.kind.fold(vars);
+        if self.store.is_some() {
+            return None;
+        }
+        self.kind.constant(vars)
     }
 
     /// Every variable the call's arguments read, appended to `out`.
     pub(super) fn vars(&self, out: &mut Vec<VarId>) {
+        for t in self.kind.templates() {
+            out.extend(t.vars());
+        }
         match &self.kind {
             FuncKind::Random { min, max } => {
                 for n in [min, max] {
@@ -64,19 +164,15 @@ impl Func {
                     }
                 }
             }
-            FuncKind::RandomString { len, chars } => {
-                if let Num::Dyn(t) = len {
-                    out.extend(t.vars());
-                }
-                out.extend(chars.vars());
-            }
+            FuncKind::RandomString { len: Num::Dyn(t), .. } => out.extend(t.vars()),
             _ => {}
         }
     }
 }
 
 impl FuncKind {
-    fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
+    /// `false` when the call failed (see [`Func::call`]).
+    fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) -> bool {
         match self {
             FuncKind::Uuid => {
                 let id = uuid::Builder::from_random_bytes(u.rng().random()).into_uuid();
@@ -123,6 +219,103 @@ impl FuncKind {
                     out.push(set[u.rng().random_range(0..set.len())]);
                 }
             }
+            FuncKind::Const(s) => out.push_str(s),
+            FuncKind::Pure { op, args } => {
+                let values = render_all(args, u);
+                let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+                return op.apply(&refs, out);
+            }
+            FuncKind::ByName { op, args, names } => {
+                let values = render_all(args, u);
+                let name = values[0].as_str();
+                match op {
+                    ByName::V => {
+                        let default = values.get(1).map_or(name, String::as_str);
+                        out.push_str(names.get(u, name).unwrap_or(default));
+                    }
+                    ByName::IsVarDefined => out.push_str(if names.get(u, name).is_some() { "true" } else { "false" }),
+                    ByName::EvalVar => {
+                        let value = names.get(u, name).unwrap_or("").to_string();
+                        expand_names(&value, names, u, out);
+                    }
+                    ByName::Eval => expand_names(name, names, u, out),
+                }
+            }
+            FuncKind::Split { text, prefix, separators, names } => {
+                let text = text.render_string(u);
+                let mut seps = separators.render_string(u);
+                if seps.is_empty() {
+                    seps.push(',');
+                }
+                let parts = jorphan_split(&text, &seps, "?");
+                let mut set = |name: &str, value: &str| {
+                    if let Some(id) = names.id(name) {
+                        u.set_var(id, value);
+                    }
+                };
+                set(prefix, &text);
+                set(&format!("{prefix}_n"), &parts.len().to_string());
+                for (i, p) in parts.iter().enumerate() {
+                    set(&format!("{prefix}_{}", i + 1), p);
+                }
+                // The next one is removed: it reads as an unset variable again.
+                let next = format!("{prefix}_{}", parts.len() + 1);
+                set(&next, &format!("${{{next}}}"));
+                out.push_str(&text);
+            }
+            FuncKind::RandomFromVars { list, names } => {
+                let list = list.render_string(u);
+                let mut values: Vec<String> = Vec::new();
+                for name in list.trim().split('|').filter(|n| !n.is_empty()) {
+                    let matches = names.get(u, &format!("{name}_matchNr")).and_then(|n| n.parse::<u32>().ok());
+                    match matches {
+                        Some(n) if n > 0 => {
+                            for i in 1..=n {
+                                // A match JMeter does not have is null, appended as "null".
+                                values.push(names.get(u, &format!("{name}_{i}")).unwrap_or("null").to_string());
+                            }
+                        }
+                        _ => {
+                            if let Some(v) = names.get(u, name).filter(|v| !v.is_empty()) {
+                                values.push(v.to_string());
+                            }
+                        }
+                    }
+                }
+                if !values.is_empty() {
+                    let i = u.rng().random_range(0..values.len());
+                    out.push_str(&values[i]);
+                }
+            }
+            FuncKind::Log { text, silent } => {
+                let from = out.len();
+                text.render(u, out);
+                if *silent {
+                    out.truncate(from);
+                }
+            }
+            FuncKind::Condition(c) => {
+                let yes = c.eval(&mut |t| t.render_string(u));
+                out.push_str(if yes { "true" } else { "false" });
+            }
+            FuncKind::File(f) => return f.call(u, out),
+            FuncKind::Date(f) => return f.call(u, out),
+        }
+        true
+    }
+
+    /// The argument templates (but `__Random`'s and `__RandomString`'s numbers).
+    fn templates(&self) -> Vec<&Template> {
+        match self {
+            FuncKind::RandomString { chars, .. } => vec![chars],
+            FuncKind::Pure { args, .. } | FuncKind::ByName { args, .. } => args.iter().collect(),
+            FuncKind::Split { text, separators, .. } => vec![text, separators],
+            FuncKind::RandomFromVars { list, .. } => vec![list],
+            FuncKind::Log { text, .. } => vec![text],
+            FuncKind::Condition(c) => c.operands(),
+            FuncKind::File(f) => f.templates(),
+            FuncKind::Date(f) => f.templates(),
+            _ => Vec::new(),
         }
     }
 
@@ -136,9 +329,105 @@ impl FuncKind {
                 len.fold(vars);
                 chars.fold(vars);
             }
+            FuncKind::Pure { args, .. } => args.iter_mut().for_each(|t| t.fold(vars)),
+            FuncKind::ByName { args, names, .. } => {
+                args.iter_mut().for_each(|t| t.fold(vars));
+                names.fill(vars);
+            }
+            FuncKind::Split { text, separators, names, .. } => {
+                text.fold(vars);
+                separators.fold(vars);
+                names.fill(vars);
+            }
+            FuncKind::RandomFromVars { list, names } => {
+                list.fold(vars);
+                names.fill(vars);
+            }
+            FuncKind::Log { text, .. } => text.fold(vars),
+            FuncKind::Condition(c) => c.operands_mut().into_iter().for_each(|t| t.fold(vars)),
+            FuncKind::File(f) => f.fold(vars),
+            FuncKind::Date(f) => f.fold(vars),
             _ => {}
         }
     }
+
+    /// The text of a call that can no longer change, once folded.
+    fn constant(&self, vars: &VarTable) -> Option<String> {
+        match self {
+            FuncKind::Const(s) => Some(s.clone()),
+            FuncKind::Pure { op, args } => {
+                let values: Vec<&str> = args.iter().map(Template::as_const).collect::<Option<_>>()?;
+                let mut out = String::new();
+                op.apply(&values, &mut out).then_some(out)
+            }
+            FuncKind::ByName { op: ByName::V, args, .. } => {
+                let values: Vec<&str> = args.iter().map(Template::as_const).collect::<Option<_>>()?;
+                let name = values[0];
+                let default = values.get(1).copied().unwrap_or(name);
+                match vars.get(name) {
+                    Some(id) if vars.is_assigned(id) => None,
+                    Some(id) => Some(vars.initial(id).unwrap_or(default).to_string()),
+                    None => Some(default.to_string()),
+                }
+            }
+            FuncKind::Log { text, silent: false } => text.as_const().map(str::to_string),
+            FuncKind::Log { text, silent: true } => text.as_const().map(|_| String::new()),
+            FuncKind::File(f) => f.constant(),
+            _ => None,
+        }
+    }
+}
+
+fn render_all<S: Scope + ?Sized>(args: &[Template], u: &mut S) -> Vec<String> {
+    args.iter().map(|a| a.render_string(u)).collect()
+}
+
+/// Replaces the `${name}` references in `text` by the variables' values (JMeter's `__eval` of
+/// text only known at run time); a reference to no variable, or a function call, stays as it is.
+fn expand_names<S: Scope + ?Sized>(text: &str, names: &Names, u: &S, out: &mut String) {
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 2..];
+        let Some(end) = find_close(body) else { break };
+        match names.get(u, body[..end].trim()) {
+            Some(v) => out.push_str(v),
+            None => out.push_str(&rest[at..at + 2 + end + 1]),
+        }
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// JOrphanUtils.split(text, delimiters, default): each character of `delims` separates; an
+/// empty field between two separators (or after a trailing one) is `default`; a leading
+/// separator makes none.
+fn jorphan_split(text: &str, delims: &str, default: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut last_was_delim = false;
+    let mut field = String::new();
+    let mut in_field = false;
+    for c in text.chars() {
+        if delims.contains(c) {
+            if in_field {
+                parts.push(std::mem::take(&mut field));
+                in_field = false;
+            } else if last_was_delim {
+                parts.push(default.to_string());
+            }
+            last_was_delim = true;
+        } else {
+            field.push(c);
+            in_field = true;
+            last_was_delim = false;
+        }
+    }
+    if in_field {
+        parts.push(field);
+    } else if last_was_delim {
+        parts.push(default.to_string());
+    }
+    parts
 }
 
 impl Num {
@@ -159,15 +448,96 @@ impl Num {
         }
     }
 }
-const FUNCTIONS: [&str; 10] =
-    ["P", "property", "env", "UUID", "time", "counter", "threadNum", "Random", "RandomString", "V"];
+
+/// The functions stampede runs, for the "did you mean" of an unknown name.
+const FUNCTIONS: [&str; 43] = [
+    "P",
+    "property",
+    "isPropDefined",
+    "env",
+    "UUID",
+    "time",
+    "counter",
+    "threadNum",
+    "Random",
+    "RandomString",
+    "V",
+    "isVarDefined",
+    "eval",
+    "evalVar",
+    "split",
+    "intSum",
+    "longSum",
+    "urlencode",
+    "urldecode",
+    "escapeHtml",
+    "unescapeHtml",
+    "escapeXml",
+    "char",
+    "changeCase",
+    "digest",
+    "machineName",
+    "machineIP",
+    "TestPlanName",
+    "threadGroupName",
+    "samplerName",
+    "log",
+    "logn",
+    "RandomFromMultipleVars",
+    "FileToString",
+    "StringFromFile",
+    "CSVRead",
+    "jexl3",
+    "jexl2",
+    "BeanShell",
+    "groovy",
+    "timeShift",
+    "dateTimeConvert",
+    "RandomDate",
+];
+
+/// Functions of JMeter (and its common plugins) that stampede does not run.
+const NOT_SUPPORTED: [&str; 15] = [
+    "javaScript",
+    "setProperty",
+    "XPath",
+    "regexFunction",
+    "StringToFile",
+    "unescape",
+    "escapeOroRegexpChars",
+    "iterationNum",
+    "fifoGet",
+    "fifoPut",
+    "fifoPop",
+    "fifoSize",
+    "tstFeedback",
+    "base64Encode",
+    "base64Decode",
+];
 
 /// A function's argument that cannot be used.
 fn arg(message: impl Into<String>) -> TemplateError {
     TemplateError::Argument(message.into())
 }
 
+/// JMeter's check of the number of arguments (`AbstractFunction.checkParameterCount`), word
+/// for word.
+fn count(name: &str, n: usize, min: usize, max: usize) -> Result<(), TemplateError> {
+    if n >= min && n <= max {
+        return Ok(());
+    }
+    let expected = if max == usize::MAX {
+        format!("Expected at least: {min}.")
+    } else if min == max {
+        format!("Expected: {min}.")
+    } else {
+        format!("Expected: >= {min} and <= {max}")
+    };
+    Err(arg(format!("__{name} called with wrong number of parameters. Actual: {n}. {expected}")))
+}
+
 pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &str) -> Result<Seg, TemplateError> {
+    let n = raw.len();
     let unescape = |a: &str| a.replace("\\,", ",");
     // Arguments fixed at load time (property names, defaults, formats).
     let fixed = |i: usize, sym: &mut Symbols| -> Result<Option<String>, TemplateError> {
@@ -179,11 +549,26 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             }
         }
     };
-    let store = |i: usize, sym: &mut Symbols| -> Option<VarId> {
-        raw.get(i).map(|a| a.trim()).filter(|a| !a.is_empty()).map(|a| sym.vars.assign(a))
+    // An argument evaluated at each call (an absent one is empty).
+    let tmpl = |i: usize, sym: &mut Symbols| compile(&unescape(raw.get(i).copied().unwrap_or("")), sym, element);
+    let tmpls = |range: std::ops::Range<usize>, sym: &mut Symbols| -> Result<Vec<Template>, TemplateError> {
+        range.filter(|i| *i < n).map(|i| tmpl(i, sym)).collect()
     };
+    // The optional argument naming a variable to store the result in.
+    let store = |i: usize, sym: &mut Symbols| -> Result<Option<VarId>, TemplateError> {
+        Ok(fixed(i, sym)?.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).map(|v| sym.vars.assign(&v)))
+    };
+    let func = |kind: FuncKind, store: Option<VarId>| -> Seg {
+        let f = Func { kind, store };
+        match f.store.is_none().then(|| f.kind.constant(&VarTable::default())).flatten() {
+            Some(text) if !matches!(f.kind, FuncKind::ByName { .. }) => Seg::Lit(text),
+            _ => Seg::Func(Box::new(f)),
+        }
+    };
+    let pure = |op: Pure, args: Vec<Template>| FuncKind::Pure { op, args };
     let kind = match name {
         "P" | "property" => {
+            count(name, n, 1, if name == "P" { 2 } else { 3 })?;
             let key = fixed(0, sym)?.ok_or_else(|| arg("a property name is needed"))?;
             let default = if name == "P" { fixed(1, sym)? } else { fixed(2, sym)? };
             let value = match sym.properties.get(key.trim()) {
@@ -199,6 +584,11 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             }
             return Ok(Seg::Lit(value));
         }
+        "isPropDefined" => {
+            count(name, n, 1, 1)?;
+            let key = fixed(0, sym)?.unwrap_or_default();
+            return Ok(Seg::Lit(sym.properties.contains_key(&key).to_string()));
+        }
         "env" => {
             let key = fixed(0, sym)?.ok_or_else(|| arg("an environment variable name is needed"))?;
             return match sym.env_var(key.trim()) {
@@ -211,10 +601,222 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 }),
             };
         }
-        "V" => {
-            // `${__V(name)}`: a variable whose name is computed; only fixed names are supported.
-            let var = fixed(0, sym)?.ok_or_else(|| arg("a variable name is needed"))?;
-            return Ok(Seg::Var(sym.vars.use_var(var.trim(), element)));
+        "V" | "isVarDefined" | "evalVar" | "eval" => {
+            let (op, max) = match name {
+                "V" => (ByName::V, 2),
+                "isVarDefined" => (ByName::IsVarDefined, 1),
+                "evalVar" => (ByName::EvalVar, 1),
+                _ => (ByName::Eval, 1),
+            };
+            count(name, n, 1, max)?;
+            if op == ByName::Eval {
+                // Text known now is a template like any other.
+                let t = tmpl(0, sym)?;
+                if t.is_const() {
+                    let text = t.as_const().unwrap_or_default().to_string();
+                    let inner = compile(&text, sym, element)?;
+                    return Ok(match inner.as_const() {
+                        Some(s) => Seg::Lit(s.to_string()),
+                        None => Seg::Func(Box::new(Func {
+                            kind: FuncKind::Log { text: inner, silent: false },
+                            store: None,
+                        })),
+                    });
+                }
+            }
+            let args = tmpls(0..n, sym)?;
+            // A name known now is a variable of the plan, even if nothing else names it (so
+            // `__split` or an extractor setting it at run time is seen); unset until then.
+            if let Some(name) = args[0].as_const().filter(|_| op != ByName::Eval) {
+                let id = sym.vars.intern(name.trim());
+                sym.vars.unset_as_reference(id);
+            }
+            return Ok(func(FuncKind::ByName { op, args, names: Names::default() }, None));
+        }
+        "split" => {
+            count(name, n, 2, 3)?;
+            let prefix = fixed(1, sym)?.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
+            let prefix = prefix.ok_or_else(|| arg("the second argument names the variables to set"))?;
+            sym.vars.assign_prefix(&prefix);
+            let text = tmpl(0, sym)?;
+            if let Some(t) = text.as_const() {
+                // Constant text: its parts are variables of the plan, read by name or not.
+                let parts = jorphan_split(t, &fixed(2, sym)?.unwrap_or_else(|| ",".into()), "?").len();
+                for i in 1..=parts {
+                    sym.vars.assign(&format!("{prefix}_{i}"));
+                }
+            }
+            let kind = FuncKind::Split { text, separators: tmpl(2, sym)?, prefix, names: Names::default() };
+            return Ok(func(kind, None));
+        }
+        "intSum" | "longSum" => {
+            count(name, n, 2, usize::MAX)?;
+            let mut args = tmpls(0..n, sym)?;
+            let op = if name == "intSum" { Pure::IntSum } else { Pure::LongSum };
+            // The last argument is an addend when it is a number, else the variable to store in.
+            let last = args.last().and_then(|t| t.as_const()).map(|s| s.trim().to_string());
+            let store = match last {
+                Some(l) if l.parse::<i64>().is_err() => {
+                    args.pop();
+                    (!l.is_empty()).then(|| sym.vars.assign(&l))
+                }
+                Some(l) => {
+                    *args.last_mut().expect("two arguments") = Template::literal(l);
+                    None
+                }
+                None => None,
+            };
+            return Ok(func(pure(op, args), store));
+        }
+        "urlencode" | "urldecode" | "escapeHtml" | "unescapeHtml" | "escapeXml" => {
+            count(name, n, 1, 1)?;
+            let op = match name {
+                "urlencode" => Pure::UrlEncode,
+                "urldecode" => Pure::UrlDecode,
+                "escapeHtml" => Pure::EscapeHtml,
+                "unescapeHtml" => Pure::UnescapeHtml,
+                _ => Pure::EscapeXml,
+            };
+            return Ok(func(pure(op, tmpls(0..1, sym)?), None));
+        }
+        "char" => {
+            count(name, n, 1, usize::MAX)?;
+            return Ok(func(pure(Pure::Char, tmpls(0..n, sym)?), None));
+        }
+        "changeCase" => {
+            count(name, n, 1, 3)?;
+            return Ok(func(pure(Pure::ChangeCase, tmpls(0..2, sym)?), store(2, sym)?));
+        }
+        "digest" => {
+            count(name, n, 2, 5)?;
+            let args = tmpls(0..4, sym)?;
+            if let Some(alg) = args[0].as_const() {
+                if DIGESTS_NOT_SUPPORTED.contains(&alg.to_ascii_uppercase().as_str()) {
+                    return Err(arg(format!(
+                        "the digest algorithm `{alg}` is not supported by stampede (MD5, SHA-1, SHA-256, SHA-384, SHA-512 and SHA-512/256 are)"
+                    )));
+                }
+            }
+            return Ok(func(pure(Pure::Digest, args), store(4, sym)?));
+        }
+        "machineName" | "machineIP" => {
+            count(name, n, 0, 1)?;
+            let value = if name == "machineName" { files::host_name() } else { files::host_ip() };
+            return Ok(func(FuncKind::Const(value), store(0, sym)?));
+        }
+        "TestPlanName" => {
+            count(name, n, 0, 0)?;
+            let value = sym.script_name.clone();
+            return Ok(Seg::Lit(
+                value.unwrap_or_else(|| "Save Test plan before calling __TestPlanName function".into()),
+            ));
+        }
+        "threadGroupName" => {
+            count(name, n, 0, 0)?;
+            let tg = sym.thread_group.clone();
+            return tg.map(Seg::Lit).ok_or_else(|| {
+                arg("`__threadGroupName` outside a thread group (its name depends on the thread running it) is not supported")
+            });
+        }
+        "samplerName" => {
+            count(name, n, 0, 1)?;
+            let sampler = sym.sampler.clone().ok_or_else(|| {
+                arg("`__samplerName` outside a sampler's own fields (its name depends on the sampler running it) is not supported")
+            })?;
+            return Ok(func(FuncKind::Const(sampler), store(0, sym)?));
+        }
+        "log" | "logn" => {
+            count(name, n, 1, if name == "log" { 4 } else { 3 })?;
+            return Ok(func(FuncKind::Log { text: tmpl(0, sym)?, silent: name == "logn" }, None));
+        }
+        "RandomFromMultipleVars" => {
+            count(name, n, 1, 2)?;
+            let kind = FuncKind::RandomFromVars { list: tmpl(0, sym)?, names: Names::default() };
+            return Ok(func(kind, store(1, sym)?));
+        }
+        "FileToString" | "StringFromFile" | "CSVRead" => {
+            let (min, max) = match name {
+                "FileToString" => (1, 3),
+                "StringFromFile" => (1, 4),
+                _ => (2, 2),
+            };
+            count(name, n, min, max)?;
+            let mut args = tmpls(0..n.min(2), sym)?;
+            // A file name from plan variables is known now.
+            if args[0].vars().iter().all(|id| sym.vars.initial(*id).is_some() && !sym.vars.is_assigned(*id)) {
+                args[0] = Template::literal(expand(&unescape(raw[0]), sym)?);
+            }
+            let (f, store_at) = files::compile(name, args, sym)?;
+            let store = match (name, raw.get(1)) {
+                // __StringFromFile stores in `StringFromFile_` unless told otherwise.
+                ("StringFromFile", None) => Some(sym.vars.assign("StringFromFile_")),
+                _ => match store_at {
+                    Some(i) => store(i, sym)?,
+                    None => None,
+                },
+            };
+            return Ok(func(FuncKind::File(Box::new(f)), store));
+        }
+        "BeanShell" | "groovy" => {
+            count(name, n, 1, 2)?;
+            let script = unescape(raw[0]);
+            let Some(path) = files::base_dir_script(&script, sym) else {
+                return Err(arg(format!(
+                    "`__{name}` runs a script, which stampede does not; only the plan's directory (`FileServer.getFileServer().getBaseDir()`) is known"
+                )));
+            };
+            return Ok(func(FuncKind::Const(path), store(1, sym)?));
+        }
+        "jexl3" | "jexl2" => {
+            count(name, n, 1, 2)?;
+            let src = unescape(raw[0]);
+            let mut failed = None;
+            let parsed = condition::parse(src.trim(), |operand| {
+                compile(operand, sym, element).inspect_err(|m| failed = Some(m.clone()))
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            return match parsed {
+                Ok(Condition::Truthy(_) | Condition::NotFalse(_)) | Err(_) => Err(arg(format!(
+                    "`__{name}` evaluates a JEXL expression; stampede evaluates only comparisons joined by `&&`, `||` and `!` (`${{n}} > 2`, `\"${{a}}\" == \"x\"`), not `{}`",
+                    src.trim()
+                ))),
+                Ok(c) => Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?)),
+            };
+        }
+        "timeShift" => {
+            count(name, n, 4, 5)?;
+            let args = tmpls(0..n, sym)?;
+            if n == 5 {
+                dates::locale(args.get(3))?;
+            }
+            let format = dates::pattern(&args[0], "format")?;
+            let f = DateFn::Shift { format, date: args[1].clone(), amount: args[2].clone() };
+            return Ok(func(FuncKind::Date(Box::new(f)), store(n - 1, sym)?));
+        }
+        "dateTimeConvert" => {
+            count(name, n, 3, 4)?;
+            let args = tmpls(0..3, sym)?;
+            let source = dates::pattern(&args[1], "source format")?;
+            let target = dates::pattern(&args[2], "target format")?.unwrap_or_else(|| {
+                crate::plan::javatime::JavaDateFormat::compile_java_time("").expect("the empty pattern")
+            });
+            let f = DateFn::Convert { date: args[0].clone(), source, target };
+            return Ok(func(FuncKind::Date(Box::new(f)), store(3, sym)?));
+        }
+        "RandomDate" => {
+            count(name, n, 3, 5)?;
+            let args = tmpls(0..n.min(4), sym)?;
+            dates::locale(args.get(3))?;
+            let format = match dates::pattern(&args[0], "format")? {
+                Some(f) => f,
+                None => {
+                    crate::plan::javatime::JavaDateFormat::compile_java_time("yyyy-MM-dd").expect("a valid pattern")
+                }
+            };
+            let f = DateFn::Random { format, start: args[1].clone(), end: args[2].clone() };
+            return Ok(func(FuncKind::Date(Box::new(f)), store(4, sym)?));
         }
         "UUID" => FuncKind::Uuid,
         "threadNum" => FuncKind::ThreadNum,
@@ -231,17 +833,25 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                     FuncKind::Time { format: None, divisor: d }
                 }
                 Some(f) => {
-                    // JMeter's shorthand formats.
-                    let pattern = match f {
-                        "YMD" => "yyyyMMdd",
-                        "HMS" => "HHmmss",
-                        "YMDHMS" => "yyyyMMdd-HHmmss",
-                        other => other,
+                    // JMeter's shorthand formats, which the `time.*` properties may redefine.
+                    let alias = match f {
+                        "YMD" => Some("yyyyMMdd"),
+                        "HMS" => Some("HHmmss"),
+                        "YMDHMS" => Some("yyyyMMdd-HHmmss"),
+                        "USER1" | "USER2" => Some(""),
+                        _ => None,
                     };
-                    FuncKind::Time { format: Some(JavaDateFormat::compile(pattern)?), divisor: 1 }
+                    let pattern = match alias {
+                        Some(default) => sym.properties.get(&format!("time.{f}")).map_or(default, String::as_str),
+                        None => f,
+                    };
+                    // JMeter 5.6.3 formats with java.time's DateTimeFormatter (`S` is a fraction of
+                    // the second, `u` the year), not SimpleDateFormat.
+                    let format = JavaDateFormat::compile_java_time(pattern).map_err(arg)?;
+                    FuncKind::Time { format: Some(format), divisor: 1 }
                 }
             };
-            let f = Func { kind, store: store(1, sym) };
+            let f = Func { kind, store: store(1, sym)? };
             return Ok(Seg::Func(Box::new(f)));
         }
         "counter" => {
@@ -256,7 +866,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             let slot = if per_user { &mut sym.user_counters } else { &mut sym.global_counters };
             *slot += 1;
             let kind = FuncKind::Counter { per_user, slot: *slot - 1 };
-            return Ok(Seg::Func(Box::new(Func { kind, store: store(1, sym) })));
+            return Ok(Seg::Func(Box::new(Func { kind, store: store(1, sym)? })));
         }
         "Random" => {
             if raw.len() < 2 {
@@ -278,12 +888,20 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             let chars = compile(&unescape(raw.get(1).copied().unwrap_or("")), sym, element)?;
             FuncKind::RandomString { len, chars }
         }
+        other if NOT_SUPPORTED.contains(&other) => {
+            return Err(TemplateError::UnknownFunction(format!(
+                "JMeter's function `__{other}` is not supported by stampede"
+            )));
+        }
         other => {
             let mut msg = format!("unknown function `__{other}`");
-            if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
+            if other.starts_with("jm__") && other.ends_with("__idx") {
+                // JMeter 5's `${__jm__<controller>__idx}` is a variable, not a function.
+                msg = format!("JMeter's loop index variable `__{other}` is not supported by stampede");
+            } else if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
                 msg.push_str(&format!("; did you mean `__{s}`?"));
             } else {
-                msg.push_str(&format!("; known: {}", FUNCTIONS.map(|f| format!("__{f}")).join(", ")));
+                msg.push_str(" (docs/jmx.md lists the functions stampede runs)");
             }
             return Err(TemplateError::UnknownFunction(msg));
         }
@@ -292,7 +910,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
         FuncKind::Random { .. } | FuncKind::RandomString { .. } => 2,
         _ => 0,
     };
-    let store = if store_at > 0 { store(store_at, sym) } else { None };
+    let store = if store_at > 0 { store(store_at, sym)? } else { None };
     Ok(Seg::Func(Box::new(Func { kind, store })))
 }
 
@@ -303,7 +921,6 @@ fn num(raw: &str, sym: &mut Symbols, element: &str) -> Result<Num, TemplateError
         None => Ok(Num::Dyn(t)),
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,7 +978,259 @@ mod tests {
             .to_string()
             .contains("`a` is not a whole number"));
         assert!(compile("${__counter(MAYBE)}", &mut s, "f").unwrap_err().to_string().contains("TRUE"));
-        assert!(compile("${__time(qq)}", &mut s, "f").is_err());
+        assert!(compile("${__time(nn)}", &mut s, "f").is_err());
         assert!(compile("${a b}", &mut s, "f").unwrap_err().to_string().contains("not a variable name"));
+    }
+
+    /// Compiles `src` in a plan whose variables are `host`, `port` (constant) and `id`, `list`
+    /// (set while running), folds it as the plan does, and renders it for one user.
+    fn render(src: &str, set: &[(&str, &str)]) -> String {
+        let mut s = symbols();
+        for (name, _) in set {
+            s.vars.assign(name);
+        }
+        let mut t = compile(src, &mut s, "f").unwrap_or_else(|e| panic!("{src}: {e}"));
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        for (name, value) in set {
+            u.set_var(s.vars.get(name).unwrap(), value);
+        }
+        t.render_string(&mut u)
+    }
+
+    fn error(src: &str) -> String {
+        compile(src, &mut symbols(), "f").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn sums_store_in_their_last_argument_unless_it_is_a_number() {
+        let mut s = symbols();
+        let id = s.vars.assign("callID");
+        let t = compile("${__intSum(${callID},1,callID)}-${callID}", &mut s, "f").unwrap();
+        let mut u = user(&s);
+        u.set_var(id, "41");
+        assert_eq!(t.render_string(&mut u), "42-42");
+        assert_eq!(t.render_string(&mut u), "43-43");
+        // Text that is not a number: JMeter's function throws; nothing is sent nor stored.
+        u.set_var(id, "x");
+        assert_eq!(t.render_string(&mut u), "-x");
+        assert_eq!(render("${__intSum(1,2,3)}", &[]), "6");
+        assert_eq!(render("${__longSum(1,2, 3 )}", &[]), "6", "the last argument is trimmed");
+        assert_eq!(render("${__longSum(4000000000,1,s)}${s}", &[]), "40000000014000000001");
+        // Constant arguments fold into text when the plan loads.
+        assert!(compile("${__intSum(1,2)}", &mut symbols(), "f").unwrap().is_const());
+    }
+
+    #[test]
+    fn argument_counts_are_jmeters() {
+        assert_eq!(
+            error("${__intSum(1)}"),
+            "in `${__intSum(1)}`: __intSum called with wrong number of parameters. Actual: 1. Expected at least: 2."
+        );
+        assert!(error("${__urlencode(a,b)}")
+            .ends_with("__urlencode called with wrong number of parameters. Actual: 2. Expected: 1."));
+        assert!(error("${__digest(MD5)}").ends_with("Actual: 1. Expected: >= 2 and <= 5"));
+        assert!(error("${__TestPlanName(x)}").contains("Expected: 0."));
+        assert!(error("${__CSVRead(f)}").contains("Expected: 2."));
+    }
+
+    #[test]
+    fn text_functions_over_variables() {
+        let set = [("id", "a b&é")];
+        assert_eq!(render("${__urlencode(${id})}", &set), "a+b%26%C3%A9");
+        assert_eq!(render("${__urldecode(a+b%26)}", &[]), "a b&");
+        assert_eq!(render("${__escapeHtml(${id})}", &set), "a b&amp;&eacute;");
+        assert_eq!(render("${__unescapeHtml(&lt;&#65;)}", &[]), "<A");
+        assert_eq!(render("${__escapeXml(<'>)}", &[]), "&lt;&apos;&gt;");
+        assert_eq!(render("${__char(72,105)}", &[]), "Hi");
+        assert_eq!(render("${__changeCase(${id},UPPER,c)}/${c}", &set), "A B&É/A B&É");
+        assert_eq!(render("${__digest(MD5,abc)}", &[]), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(render("${__digest(SHA-256,a,bc,true,h)}", &[]).len(), 64);
+        assert!(error("${__digest(SHA-224,abc)}").contains("not supported"));
+        assert_eq!(render("${__digest(MD5,${id},,false,h)}=${h}", &set).len(), 65);
+        assert_eq!(render("${__log(hello ${host})}|${__logn(x)}", &[]), "hello 127.0.0.1|");
+    }
+
+    #[test]
+    fn variables_by_name() {
+        let set = [("id", "7"), ("list", "x")];
+        assert_eq!(render("${__V(host)}", &[]), "127.0.0.1");
+        assert_eq!(render("${__V(nope)}", &[]), "nope", "an unknown name is its own default");
+        assert_eq!(render("${__V(nope,dflt)}", &[]), "dflt");
+        // A name computed at run time.
+        let mut s = symbols();
+        let n = s.vars.assign("n");
+        s.vars.define("user_1", "alice".into());
+        s.vars.define("user_2", "bob".into());
+        let mut t = compile("${__V(user_${n})}", &mut s, "f").unwrap();
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        u.set_var(n, "2");
+        assert_eq!(t.render_string(&mut u), "bob");
+        u.set_var(n, "3");
+        assert_eq!(t.render_string(&mut u), "user_3");
+        assert_eq!(render("${__isVarDefined(host)},${__isVarDefined(nope)}", &set), "true,false");
+        assert_eq!(
+            render("${__eval(${list})}", &[("list", "at ${host}:${port} ${nope}")]),
+            "at 127.0.0.1:8080 ${nope}"
+        );
+        assert_eq!(render("${__evalVar(list)}", &[("list", "h=${host}")]), "h=127.0.0.1");
+        assert_eq!(render("${__eval(${host})}", &[]), "127.0.0.1");
+    }
+
+    #[test]
+    fn split_sets_numbered_variables() {
+        let mut s = symbols();
+        let line = s.vars.assign("line");
+        // `p_1`.. are named by the plan after the split: still set at run time.
+        let mut t = compile("${__split(${line},p,|)}:${p_n}:${p_1}:${p_2}:${p_3}:${p_4}", &mut s, "f").unwrap();
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        u.set_var(line, "a||b");
+        assert_eq!(t.render_string(&mut u), "a||b:3:a:?:b:${p_4}");
+        u.set_var(line, "c");
+        assert_eq!(t.render_string(&mut u), "c:1:c:${p_2}:b:${p_4}", "only the next one is removed");
+        assert_eq!(jorphan_split(",a,,b,", ",", "?"), ["a", "?", "b", "?"]);
+        assert!(jorphan_split("", ",", "?").is_empty());
+    }
+
+    #[test]
+    fn random_from_multiple_vars() {
+        let mut s = symbols();
+        for (name, _) in [("a_matchNr", ""), ("a_1", ""), ("a_2", ""), ("b", "")] {
+            s.vars.assign(name);
+        }
+        let mut t = compile("${__RandomFromMultipleVars(a|b|none,out)}", &mut s, "f").unwrap();
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        for (name, v) in [("a_matchNr", "2"), ("a_1", "x"), ("a_2", "y"), ("b", "z")] {
+            u.set_var(s.vars.get(name).unwrap(), v);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let v = t.render_string(&mut u);
+            assert_eq!(u.var(s.vars.get("out").unwrap()), v);
+            seen.insert(v);
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), ["x", "y", "z"]);
+    }
+
+    #[test]
+    fn jexl_comparisons() {
+        assert_eq!(render("${__jexl3(${id} == 3,)}", &[("id", "3")]), "true");
+        assert_eq!(render("${__jexl3(\"${id}\" != \"x\" && ${id} > 2,r)}${r}", &[("id", "3")]), "truetrue");
+        assert_eq!(render("${__jexl2(${id} < 3)}", &[("id", "3")]), "false");
+        assert!(error("${__jexl3(${host}.length())}").contains("only comparisons"));
+    }
+
+    #[test]
+    fn names_known_when_the_plan_loads() {
+        let mut s = symbols();
+        s.base_dir = Some("/plans/p".into());
+        s.script_name = Some("p.jmx".into());
+        s.thread_group = Some("Users".into());
+        s.sampler = Some("login".into());
+        let e = "import org.apache.jmeter.services.FileServer; FileServer.getFileServer().getBaseDir();";
+        assert_eq!(expand(&format!("${{__BeanShell({e})}}/users.csv"), &mut s).unwrap(), "/plans/p/users.csv");
+        assert_eq!(
+            expand("${__TestPlanName}|${__threadGroupName}|${__samplerName()}", &mut s).unwrap(),
+            "p.jmx|Users|login"
+        );
+        assert!(!expand("${__machineName()}", &mut s).unwrap().is_empty());
+        assert!(expand("${__machineIP}", &mut s).unwrap().parse::<std::net::IpAddr>().is_ok());
+        assert_eq!(expand("${__isPropDefined(threads)}${__isPropDefined(x)}", &mut s).unwrap(), "truefalse");
+        assert!(error("${__BeanShell(vars.get(\"a\"))}").contains("runs a script"));
+        assert!(error("${__threadGroupName}").contains("outside a thread group"));
+        assert!(error("${__samplerName}").contains("outside a sampler"));
+    }
+
+    #[test]
+    fn unknown_and_unsupported_functions_are_named() {
+        assert!(error("${__javaScript(1+1)}").contains("JMeter's function `__javaScript` is not supported"));
+        assert!(error("${__intsum(1,2)}").contains("did you mean `__intSum`?"));
+        assert_eq!(error("${__nothing_like_it(1)}"), "in `${__nothing_like_it(1)}`: unknown function `__nothing_like_it` (docs/jmx.md lists the functions stampede runs)");
+        assert!(error("${__jm__Loop__idx}").contains("loop index variable `__jm__Loop__idx` is not supported"));
+    }
+
+    #[test]
+    fn file_functions_read_from_the_plan_directory() {
+        let dir = std::env::temp_dir().join(format!("stampede-fn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("body.txt"), "{\"a\":1}\n").unwrap();
+        std::fs::write(dir.join("lines.txt"), "one\ntwo\r\nthree").unwrap();
+        std::fs::write(dir.join("rows.csv"), "a,1\nb,2,x\n\nignored,9\n").unwrap();
+        let mut s = symbols();
+        s.base_dir = Some(dir.clone());
+        assert_eq!(expand("${__FileToString(body.txt)}", &mut s).unwrap(), "{\"a\":1}\n");
+        assert_eq!(expand("${__FileToString(missing.txt)}", &mut s).unwrap(), "**ERR**");
+        let f = s.vars.assign("f");
+        let mut each = compile("${__FileToString(${f},,text)}", &mut s, "x").unwrap();
+        let mut lines = compile("${__StringFromFile(lines.txt)}", &mut s, "x").unwrap();
+        let mut csv = compile(
+            "${__CSVRead(rows.csv,0)}${__CSVRead(rows.csv,1)}${__CSVRead(rows.csv,2)}${__CSVRead(rows.csv,next)}",
+            &mut s,
+            "x",
+        )
+        .unwrap();
+        for t in [&mut each, &mut lines, &mut csv] {
+            t.fold(&s.vars);
+        }
+        let mut u = user(&s);
+        u.set_var(f, "body.txt");
+        assert_eq!(each.render_string(&mut u), "{\"a\":1}\n");
+        assert_eq!(u.var(s.vars.get("text").unwrap()), "{\"a\":1}\n");
+        let got: Vec<String> = (0..4).map(|_| lines.render_string(&mut u)).collect();
+        assert_eq!(got, ["one", "two", "three", "one"]);
+        assert_eq!(u.var(s.vars.get("StringFromFile_").unwrap()), "one", "the default variable");
+        let got: Vec<String> = (0..3).map(|_| csv.render_string(&mut u)).collect();
+        assert_eq!(got, ["a1", "b2x", "a1"], "rows up to the first blank line, from the first again");
+        assert!(error("${__StringFromFile(${id}.txt)}").contains("known only at run time"));
+        s.vars.define("dir", dir.to_string_lossy().into_owned());
+        assert_eq!(expand("${__FileToString(${dir}/body.txt)}", &mut s).unwrap(), "{\"a\":1}\n");
+        assert!(error("${__FileToString(a,UTF-16)}").contains("encoding"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn time_formats_are_java_time() {
+        let mut s = symbols();
+        s.properties.insert("time.USER1".into(), "yyyy".into());
+        let year = time::OffsetDateTime::now_utc().to_offset(local_offset()).year().to_string();
+        // `u` is the year and `S` a fraction in java.time (SimpleDateFormat: day of week, millis).
+        let t = compile("${__time(uuuu)}|${__time(USER1)}|${__time(S)}|${__time('u')}", &mut s, "f").unwrap();
+        let got = t.render_string(&mut user(&s));
+        let parts: Vec<&str> = got.split('|').collect();
+        assert_eq!(parts[0], year);
+        assert_eq!(parts[1], year);
+        assert_eq!(parts[2].len(), 1, "{got}");
+        assert_eq!(parts[3], "u");
+        assert!(compile("${__time(aa)}", &mut s, "f").unwrap_err().to_string().contains("at most 1"));
+    }
+
+    #[test]
+    fn dates_shift_convert_and_draw() {
+        assert_eq!(render("${__timeShift(yyyy-MM-dd,2024-02-28,P1D,,)}", &[]), "2024-02-29");
+        assert_eq!(
+            render("${__timeShift(dd/MM/yyyy HH:mm,${id},PT-90M,en_GB,s)}|${s}", &[("id", "01/03/2024 10:00")]),
+            "01/03/2024 08:30|01/03/2024 08:30"
+        );
+        assert_eq!(render("${__timeShift(,1700000000000,PT1S,)}", &[]), "1700000001000");
+        assert_eq!(render("${__timeShift(yyyy,2024,P1X,)}", &[]), "2024", "a bad duration shifts nothing");
+        assert_eq!(render("${__timeShift(yyyy-MM,2020-07,,)}", &[]), "2020-07");
+        assert_eq!(render("${__dateTimeConvert(1700049600000,,dd/MM/yyyy,)}", &[]), "15/11/2023");
+        assert_eq!(
+            render("${__dateTimeConvert(2024-02-29 13:04,yyyy-MM-dd HH:mm,dd.MM.yyyy h:mm a,v)}|${v}", &[]),
+            "29.02.2024 1:04 PM|29.02.2024 1:04 PM"
+        );
+        assert_eq!(render("${__dateTimeConvert(2024-02-29,yyyy-MM-dd,HH:mm,)}", &[]), "", "no time to write");
+        assert_eq!(render("${__dateTimeConvert(29/02/2024,dd/MM/yyyy,yyyyMMdd)}", &[]), "20240229");
+        for _ in 0..30 {
+            let d = render("${__RandomDate(yyyy-MM-dd,2024-01-30,2024-02-02,,d)}", &[]);
+            assert!(["2024-01-30", "2024-01-31", "2024-02-01"].contains(&d.as_str()), "{d}");
+        }
+        assert_eq!(render("${__RandomDate(,2024-01-30,2024-01-30,)}", &[]), "", "an empty range");
+        assert!(error("${__timeShift(yyyy[MM],,,)}").contains("optional sections"));
+        assert!(error("${__RandomDate(yyyy,2020,2021,fr_FR)}").contains("English"));
+        assert!(error("${__dateTimeConvert(1,${id},yyyy)}").contains("known when the plan loads"));
     }
 }

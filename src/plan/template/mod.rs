@@ -1,14 +1,19 @@
 //! `${...}` templates, compiled once when the plan is loaded into [`Template`]s: literal text,
-//! per-user variables ([`VarId`]) and run-time functions (`__UUID`, `__time`, `__counter`,
-//! `__threadNum`, `__Random`, `__RandomString`). Properties (`${__P(name,default)}`) and
-//! environment variables (`${__env(NAME,default)}`) are fixed at load time and become literal
-//! text. Rendering a template appends to the caller's buffer: it allocates at most its output.
+//! per-user variables ([`VarId`]) and run-time functions (JMeter's `__UUID`, `__time`,
+//! `__counter`, `__intSum`, `__CSVRead`, ...: see `functions`). Properties
+//! (`${__P(name,default)}`), environment variables (`${__env(NAME,default)}`) and any call whose
+//! arguments are constant are fixed at load time and become literal text. Rendering a template
+//! appends to the caller's buffer.
 //!
 //! Here: the variables, symbols, scopes and rendering; `compile` turns `${...}` text into
 //! segments; `functions` holds the JMeter functions, compiled and called.
 
 mod compile;
+mod dates;
+mod entities;
+mod files;
 mod functions;
+mod text;
 
 pub use compile::{compile, expand};
 use functions::Func;
@@ -64,6 +69,9 @@ pub struct VarTable {
     unset_as_reference: Vec<bool>,
     /// The first element that used each variable, for the error when nothing defines it.
     used_at: Vec<Option<String>>,
+    /// Prefixes whose numbered variables something sets while running (`__split`): `p_1`,
+    /// `p_2`, ... and `p_n` are assigned as soon as they are named.
+    prefixes: Vec<String>,
 }
 
 impl VarTable {
@@ -78,7 +86,23 @@ impl VarTable {
         self.assigned.push(false);
         self.unset_as_reference.push(false);
         self.used_at.push(None);
+        if self.prefixes.iter().any(|p| numbered(p, name)) {
+            self.assigned[id.index()] = true;
+        }
         id
+    }
+
+    /// Declares that something sets `prefix`, `prefix_n` and `prefix_1`, `prefix_2`, ... while
+    /// the test runs, however many there are (JMeter's `__split`).
+    pub fn assign_prefix(&mut self, prefix: &str) {
+        self.assign(prefix);
+        self.assign(&format!("{prefix}_n"));
+        for i in 0..self.names.len() {
+            if numbered(prefix, &self.names[i]) {
+                self.assigned[i] = true;
+            }
+        }
+        self.prefixes.push(prefix.to_string());
     }
 
     /// Gives a variable its initial value (a plan variable).
@@ -163,8 +187,15 @@ impl VarTable {
     }
 }
 
+/// Whether `name` is `prefix_N` (a number) or `prefix_n`.
+fn numbered(prefix: &str, name: &str) -> bool {
+    name.strip_prefix(prefix)
+        .and_then(|r| r.strip_prefix('_'))
+        .is_some_and(|r| r == "n" || (!r.is_empty() && r.bytes().all(|b| b.is_ascii_digit())))
+}
+
 /// What templates may refer to while a plan loads, and what they allocate (variables, counters).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Symbols {
     pub vars: VarTable,
     /// `-J name=value` properties.
@@ -177,6 +208,19 @@ pub struct Symbols {
     pub user_counters: u32,
     /// Every value `${__env(...)}` read: secrets whatever their name (see [`crate::redact`]).
     pub secrets: crate::redact::Secrets,
+    /// The plan's directory: relative files of functions are read from it, and it is JMeter's
+    /// `FileServer.getFileServer().getBaseDir()`.
+    pub base_dir: Option<std::path::PathBuf>,
+    /// The plan's file name (`__TestPlanName`).
+    pub script_name: Option<String>,
+    /// The thread group being read (`__threadGroupName`), if any.
+    pub thread_group: Option<String>,
+    /// The sampler whose own fields are being read (`__samplerName`), if any.
+    pub sampler: Option<String>,
+    /// Each file `__CSVRead` reads: its rows, the per-user variable holding the user's current
+    /// row, and the shared counter that deals the next row.
+    #[allow(clippy::type_complexity)]
+    pub(crate) csv_read: HashMap<String, (std::sync::Arc<[Vec<String>]>, VarId, u32)>,
 }
 
 impl Symbols {
@@ -314,13 +358,7 @@ impl Template {
             match seg {
                 Seg::Lit(s) => out.push_str(s),
                 Seg::Var(id) => out.push_str(u.var(*id)),
-                Seg::Func(f) => {
-                    let from = out.len();
-                    f.call(u, out);
-                    if let Some(v) = f.store {
-                        u.set_var(v, &out[from..]);
-                    }
-                }
+                Seg::Func(f) => f.call(u, out),
             }
         }
     }
@@ -342,10 +380,10 @@ impl Template {
         for seg in self.segs.drain(..) {
             let seg = match seg {
                 Seg::Var(id) if !vars.is_assigned(id) => Seg::Lit(vars.initial(id).unwrap_or_default().to_string()),
-                Seg::Func(mut f) => {
-                    f.fold(vars);
-                    Seg::Func(f)
-                }
+                Seg::Func(mut f) => match f.fold(vars) {
+                    Some(text) => Seg::Lit(text),
+                    None => Seg::Func(f),
+                },
                 s => s,
             };
             match (out.last_mut(), seg) {

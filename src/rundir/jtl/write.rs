@@ -2,6 +2,7 @@
 //! and for `run --jtl FILE`: one line per sample (redirect hops and groups included, as JMeter's
 //! sub-results), written on a thread of its own so the load never waits for the disk.
 
+use crate::record::error_kind::split_non_http;
 use crate::record::{ErrorKind, SampleRow};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -97,7 +98,14 @@ pub fn spawn(
 pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
     let label = names.labels.get(r.label as usize).map_or("", String::as_str);
     let scenario = names.scenarios.get(r.scenario).map_or("", String::as_str);
+    // A sample JMeter fails on an exception before sending (a method it does not know): its
+    // code and message, as JMeter writes them.
+    let non_http = match r.error {
+        Some(ErrorKind::Check(id)) => names.checks.get(id as usize).and_then(|m| split_non_http(m)),
+        _ => None,
+    };
     let (code, message, failure) = match r.error {
+        _ if non_http.is_some() => non_http.map(|(c, m)| (c, m, "")).unwrap_or_default(),
         None => (r.status.to_string(), crate::http1::reason(r.status).to_string(), ""),
         Some(ErrorKind::Status(s)) => (s.to_string(), crate::http1::reason(s).to_string(), ""),
         Some(ErrorKind::Check(id)) => (

@@ -1,0 +1,139 @@
+//! The sample step without a connection (Debug, Dummy and Java test samplers): it waits as its
+//! sampler does, makes up its response, runs the extractors and assertions of its scope on it,
+//! and records one sample, in the transaction groups around it as a request's.
+
+use super::super::response::{apply_rules, Response, Rules};
+use super::super::user::VirtualUser;
+use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
+use crate::plan::VarId;
+use crate::record::{ErrorKind, Sample};
+use std::time::{Duration, Instant};
+
+/// A made-up response's body is read in full by extractors and assertions.
+const NO_LIMIT: u64 = u64::MAX;
+
+impl VirtualUser {
+    /// Runs one synthetic sample starting at `start`; returns whether it failed.
+    pub(in crate::engine) async fn synthetic(&mut self, x: &Synthetic, start: Instant) -> bool {
+        let ctx = self.ctx.clone();
+        let (elapsed, wait) = match &x.elapsed {
+            Elapsed::Fixed { ms, wait } => {
+                let ms = ms.render_string(&mut self.vars).trim().parse::<u64>().unwrap_or(0);
+                (Duration::from_millis(ms), *wait)
+            }
+            Elapsed::Sleep { time, mask, default_time, default_mask } => {
+                let time = java_long_decode(time.render_string(&mut self.vars).trim()).unwrap_or(*default_time);
+                let mask = java_long_decode(mask.render_string(&mut self.vars).trim()).unwrap_or(*default_mask);
+                let now_ms = ctx.shared.epoch_unix_ms as i64 + ctx.micros(start) as i64 / 1000;
+                (Duration::from_millis(sleep_ms(time, mask, now_ms)), true)
+            }
+        };
+        let mut interrupted = false;
+        let end = if wait && !elapsed.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(elapsed) => {}
+                // The run abandons what is under way: the sleep is interrupted, and the sample
+                // fails, as JMeter's interrupted sampler.
+                _ = self.abandon.cancelled() => interrupted = true,
+            }
+            Instant::now()
+        } else {
+            start + elapsed
+        };
+        let body = match &x.body {
+            SyntheticBody::Text(t) => t.render_string(&mut self.vars),
+            SyntheticBody::Debug { variables, properties } => self.debug_body(*variables, properties.as_deref()),
+        };
+        let code = x.code.render_string(&mut self.vars);
+        let status = code.trim().parse::<u16>().unwrap_or(0);
+        let ok = x.success.render_string(&mut self.vars).trim().eq_ignore_ascii_case(x.success_word);
+        let mut error = if interrupted {
+            Some(ErrorKind::Aborted)
+        } else if ok {
+            None
+        } else {
+            Some(ErrorKind::Check(x.failure.0))
+        };
+        if !x.extract.is_empty() || !x.checks.is_empty() {
+            let resp = Response::new(b"", body.as_bytes(), status);
+            let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
+            let failed = apply_rules(rules, &resp, "", elapsed, body.len() as u64, &mut self.vars);
+            error = error.or(failed);
+        }
+        let ms = |t: &Option<crate::plan::Template>, vars: &mut crate::engine::session::UserVars| {
+            t.as_ref().map_or(0, |t| t.render_string(vars).trim().parse::<u64>().unwrap_or(0) * 1000)
+        };
+        let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
+        let sample = Sample {
+            label: x.label,
+            start_us: ctx.micros(start),
+            end_us: ctx.micros(end),
+            ttfb_us: ms(&x.latency, &mut self.vars),
+            connect_us: ms(&x.connect, &mut self.vars),
+            bytes_sent: sent,
+            bytes_received: body.len() as u64,
+            new_connection: false,
+            error,
+            in_total: true,
+        };
+        if !self.inside_parent_group() {
+            ctx.recorder.record(&sample);
+            self.log_row(&sample, status, String::new());
+        }
+        self.add_to_groups(&sample, start, end, status);
+        error.is_some()
+    }
+
+    /// The Debug Sampler's response: the user's variables then the plan's properties, each
+    /// section `Title:` then `name=value` lines in JMeter's order, then an empty line. A
+    /// variable never set (empty, or reading as its own reference) is not listed, as JMeter
+    /// lists only the variables a thread holds.
+    fn debug_body(&self, variables: bool, properties: Option<&str>) -> String {
+        let mut out = String::new();
+        if variables {
+            out.push_str("JMeterVariables:\n");
+            let names = &self.ctx.shared.var_names;
+            let mut set: Vec<(&str, &str)> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), self.vars.get(VarId(i as u32))))
+                .filter(|(n, v)| !v.is_empty() && v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) != Some(n))
+                .collect();
+            set.sort_by(|a, b| alphanumeric_cmp(a.0, b.0));
+            for (n, v) in set {
+                out.push_str(n);
+                out.push('=');
+                out.push_str(v);
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        if let Some(p) = properties {
+            out.push_str("JMeterProperties:\n");
+            out.push_str(p);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// JavaTest's and SleepTest's sleep: `time + now_ms % mask` when both are above 0, else `time`
+/// (none when not above 0).
+fn sleep_ms(time: i64, mask: i64, now_ms: i64) -> u64 {
+    let ms = if time > 0 && mask > 0 { time + now_ms % mask } else { time };
+    ms.max(0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_test_sleeps_as_jmeter() {
+        assert_eq!(sleep_ms(5, 0x03, 1_000_001), 7);
+        assert_eq!(sleep_ms(100, 0xff, 255 * 4 + 10), 110);
+        assert_eq!(sleep_ms(0, 0xff, 12), 0);
+        assert_eq!(sleep_ms(50, 0, 12), 50);
+        assert_eq!(sleep_ms(-5, 3, 12), 0);
+    }
+}

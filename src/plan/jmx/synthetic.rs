@@ -1,0 +1,262 @@
+//! The samplers that send nothing: JMeter's Debug Sampler, the Java Request with JMeter's own
+//! test clients (`JavaTest`, `SleepTest`), and the plugins' Dummy Sampler. Each makes a sample
+//! (a row of the results, with its label) and a response the extractors and assertions of its
+//! scope read, as JMeter's do; see [`crate::plan::synthetic`].
+
+use super::*;
+use crate::plan::synthetic::{alphanumeric_cmp, Elapsed, Synthetic, SyntheticBody};
+
+/// The samplers without a connection, by class.
+pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
+    ("DebugSampler", Cx::debug_sampler),
+    ("kg.apc.jmeter.samplers.DummySampler", Cx::dummy_sampler),
+    ("JavaSampler", Cx::java_sampler),
+];
+
+const JAVA_TEST: &str = "org.apache.jmeter.protocol.java.test.JavaTest";
+const SLEEP_TEST: &str = "org.apache.jmeter.protocol.java.test.SleepTest";
+
+/// What a sampler's own fields make; the scope adds the rest.
+struct Made {
+    label: String,
+    success: Template,
+    success_word: &'static str,
+    code: Template,
+    body: SyntheticBody,
+    sent: Option<Template>,
+    elapsed: Elapsed,
+    latency: Option<Template>,
+    connect: Option<Template>,
+}
+
+impl Cx {
+    /// Debug Sampler: succeeds at once with code 200, its body the variables (and properties)
+    /// it shows.
+    pub(super) fn debug_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        // The defaults of JMeter's DebugSamplerBeanInfo: variables shown, properties not.
+        let variables = c.flag("displayJMeterVariables").unwrap_or(true);
+        let properties = c.flag("displayJMeterProperties").unwrap_or(false).then(|| {
+            let mut p: Vec<(&String, &String)> = self.b.sym.properties.iter().collect();
+            p.sort_by(|a, b| alphanumeric_cmp(a.0, b.0));
+            p.iter().map(|(k, v)| format!("{k}={v}\n")).collect::<String>()
+        });
+        let mut notes = vec!["a sample without a connection: success, code 200".to_string()];
+        let mut status = Status::Supported;
+        if variables || properties.is_some() || c.flag("displaySystemProperties") == Some(true) {
+            status = Status::Partial;
+            notes.push(
+                "its body lists the plan's variables and `-J` properties, not JMeter's own (START.MS, jmeter.properties) \
+                 nor Java's system properties"
+                    .into(),
+            );
+        }
+        let made = Made {
+            label: c.name.clone(),
+            success: Template::literal("true"),
+            success_word: "true",
+            code: Template::literal("200"),
+            body: SyntheticBody::Debug { variables, properties },
+            sent: None,
+            elapsed: Elapsed::Fixed { ms: Template::literal("0"), wait: false },
+            latency: None,
+            connect: None,
+        };
+        self.synthetic_steps(c, scope, depth, made, status, notes.join("; "))
+    }
+
+    /// The plugins' Dummy Sampler (`kg.apc.jmeter.dummy.DummyElement`): its fields are
+    /// templates; times that are not whole numbers are 0; it waits its response time only
+    /// with "simulate waiting".
+    pub(super) fn dummy_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let t = |cx: &mut Self, name: &str| cx.tmpl(c, c.text_or_empty(name));
+        let wait = c.flag("WAITING").unwrap_or(false);
+        let made = Made {
+            label: c.name.clone(),
+            success: t(self, "SUCCESFULL")?,
+            success_word: "true",
+            code: t(self, "RESPONSE_CODE")?,
+            body: SyntheticBody::Text(t(self, "RESPONSE_DATA")?),
+            sent: None,
+            elapsed: Elapsed::Fixed { ms: t(self, "RESPONSE_TIME")?, wait },
+            latency: Some(t(self, "LATENCY")?),
+            connect: Some(t(self, "CONNECT")?),
+        };
+        let note = format!(
+            "a sample without a connection{}; the response message is not kept (the results show the code's reason)",
+            if wait { ", waiting its response time" } else { ", its response time stated, not waited" }
+        );
+        self.synthetic_steps(c, scope, depth, made, Status::Partial, note)
+    }
+
+    /// A Java Request: JMeter's `JavaTest` and `SleepTest` clients run here; any other class
+    /// is user code stampede cannot run.
+    pub(super) fn java_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let class = c.text_or_empty("classname").trim().to_string();
+        if class != JAVA_TEST && class != SLEEP_TEST {
+            self.unsupported(c, depth, &format!("the Java Request class `{class}` is user code stampede cannot run"));
+            return Ok(Vec::new());
+        }
+        let mut args: Vec<(String, String)> = Vec::new();
+        if let Some(a) = c.nested("arguments") {
+            for p in a.collection("Arguments.arguments").unwrap_or_default() {
+                let Value::Element { props, .. } = &p.value else { continue };
+                args.push((
+                    props.text_or_empty("Argument.name").to_string(),
+                    props.text_or_empty("Argument.value").to_string(),
+                ));
+            }
+        }
+        // JavaSamplerContext.getParameter: the first argument of that name.
+        let arg = |name: &str| args.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+        let made = if class == SLEEP_TEST {
+            Made {
+                label: c.name.clone(),
+                success: Template::literal("true"),
+                success_word: "true",
+                code: Template::literal(""),
+                body: SyntheticBody::Text(Template::literal("")),
+                sent: None,
+                elapsed: Elapsed::Sleep {
+                    time: self.tmpl(c, &arg("SleepTime").unwrap_or_default())?,
+                    mask: self.tmpl(c, &arg("SleepMask").unwrap_or_default())?,
+                    default_time: 1000,
+                    default_mask: 0x3ff,
+                },
+                latency: None,
+                connect: None,
+            }
+        } else {
+            let label = arg("Label").filter(|l| !l.is_empty()).unwrap_or_else(|| c.name.clone());
+            Made {
+                label,
+                success: self.tmpl(c, &arg("Status").unwrap_or_else(|| "OK".into()))?,
+                success_word: "OK",
+                code: self.tmpl(c, &arg("ResponseCode").unwrap_or_default())?,
+                body: SyntheticBody::Text(self.tmpl(c, &arg("ResultData").unwrap_or_default())?),
+                sent: Some(self.tmpl(c, &arg("SamplerData").unwrap_or_default())?),
+                elapsed: Elapsed::Sleep {
+                    time: self.tmpl(c, &arg("Sleep_Time").unwrap_or_default())?,
+                    mask: self.tmpl(c, &arg("Sleep_Mask").unwrap_or_default())?,
+                    default_time: 100,
+                    default_mask: 0xff,
+                },
+                latency: None,
+                connect: None,
+            }
+        };
+        let short = class.rsplit('.').next().unwrap_or_default();
+        let note = format!(
+            "JMeter's {short}: a sample without a connection, sleeping as it does; the response message is not kept"
+        );
+        self.synthetic_steps(c, scope, depth, made, Status::Partial, note)
+    }
+
+    /// The steps of a synthetic sampler: its scope's set-up and timers, the sample, then what
+    /// runs after it.
+    fn synthetic_steps(
+        &mut self,
+        c: &El,
+        scope: &Scope,
+        depth: usize,
+        made: Made,
+        status: Status,
+        note: String,
+    ) -> Result<Vec<Step>, Error> {
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        self.report(c, depth, status, note);
+        let mut steps = own.pre.clone();
+        steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+        let label = self.b.label(&made.label);
+        let failure = self.b.check(format!("{}: the sampler reports a failure", made.label));
+        steps.push(Step::Sample(Box::new(Synthetic {
+            label,
+            class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
+            success: made.success,
+            success_word: made.success_word,
+            failure,
+            code: made.code,
+            body: made.body,
+            sent: made.sent,
+            elapsed: made.elapsed,
+            latency: made.latency,
+            connect: made.connect,
+            extract: own.extract.clone(),
+            checks: own.checks.clone(),
+            on_error: own.on_error,
+        })));
+        steps.extend(own.after.iter().cloned());
+        Ok(steps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_of(samplers: &str) -> String {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree>
+  <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
+  <hashTree>
+    <ThreadGroup testclass="ThreadGroup" testname="Users" enabled="true">
+      <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+        <stringProp name="LoopController.loops">1</stringProp>
+      </elementProp>
+      <stringProp name="ThreadGroup.num_threads">1</stringProp>
+    </ThreadGroup>
+    <hashTree>{samplers}</hashTree>
+  </hashTree>
+</hashTree></jmeterTestPlan>"#
+        )
+    }
+
+    fn read_plan(text: &str) -> Result<(Plan, Vec<ElementReport>), Error> {
+        read(text, Path::new("t.jmx"), &Options::default())
+    }
+
+    fn java(class: &str, args: &[(&str, &str)]) -> String {
+        let args: String = args
+            .iter()
+            .map(|(n, v)| {
+                format!(
+                    r#"<elementProp name="{n}" elementType="Argument"><stringProp name="Argument.name">{n}</stringProp><stringProp name="Argument.value">{v}</stringProp></elementProp>"#
+                )
+            })
+            .collect();
+        format!(
+            r#"<JavaSampler testclass="JavaSampler" testname="java" enabled="true"><elementProp name="arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">{args}</collectionProp></elementProp><stringProp name="classname">{class}</stringProp></JavaSampler><hashTree/>"#
+        )
+    }
+
+    /// A plan made only of samplers that send nothing loads (JMeter runs it), each a sample.
+    #[test]
+    fn synthetic_samplers_become_samples_with_their_labels() {
+        let text = plan_of(&format!(
+            r#"<DebugSampler testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree/>
+               <kg.apc.jmeter.samplers.DummySampler testclass="kg.apc.jmeter.samplers.DummySampler" testname="dummy" enabled="true">
+                 <boolProp name="SUCCESFULL">true</boolProp><stringProp name="RESPONSE_TIME">7</stringProp>
+               </kg.apc.jmeter.samplers.DummySampler><hashTree/>
+               {}"#,
+            java(JAVA_TEST, &[("Label", "renamed"), ("Sleep_Time", "5")])
+        ));
+        let (plan, report) = read_plan(&text).unwrap();
+        let labels: Vec<String> = plan.scenarios[0]
+            .flow
+            .iter()
+            .filter_map(|s| match s {
+                Step::Sample(x) => Some(plan.label(x.label).to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(labels, ["dbg", "dummy", "renamed"]);
+        assert!(report.iter().all(|r| r.status != Status::Unsupported), "{report:?}");
+    }
+
+    /// A Java Request of any other class runs user code: unsupported.
+    #[test]
+    fn other_java_classes_stay_unsupported() {
+        let e = read_plan(&plan_of(&java("com.example.MyClient", &[]))).unwrap_err();
+        assert!(e.to_string().contains("com.example.MyClient"), "{e}");
+    }
+}

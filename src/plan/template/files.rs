@@ -1,0 +1,308 @@
+//! JMeter's functions that read files or ask the machine: `__FileToString`, `__StringFromFile`,
+//! `__CSVRead`, `__machineName`, `__machineIP`, and the plan's directory through the idiom
+//! `${__BeanShell(FileServer.getFileServer().getBaseDir())}`.
+//!
+//! A relative file name is read from the plan's directory, as JMeter's FileServer resolves
+//! `__CSVRead`'s (JMeter 5.6.3 reads `__FileToString`'s and `__StringFromFile`'s from its working
+//! directory, which is the plan's when JMeter is started beside it). A file named by constant
+//! text is read once when the plan loads; one named at run time is read at each call.
+
+use super::{Scope, Symbols, Template, TemplateError, VarId, VarTable};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What JMeter's file functions return for a file they cannot read.
+const ERR: &str = "**ERR**";
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum FileFn {
+    /// `__FileToString` of a file read when the plan loaded (or `**ERR**`).
+    Text(String),
+    /// `__FileToString` of a file named at run time.
+    ReadEach { path: Template, base: PathBuf, latin1: bool },
+    /// `__StringFromFile`: the next line, shared by all users, from the first again after the
+    /// last; `None` when the file cannot be read.
+    Lines { lines: Option<Arc<[String]>>, slot: u32 },
+    /// `__CSVRead(file,column|next)`: a column of the user's current row (the next row of the
+    /// file, shared by all users, taken when the user has none); `next` drops the current row.
+    Csv { rows: Arc<[Vec<String>]>, column: Template, row: VarId, slot: u32 },
+}
+
+impl FileFn {
+    pub(super) fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) -> bool {
+        match self {
+            FileFn::Text(s) => out.push_str(s),
+            FileFn::ReadEach { path, base, latin1 } => {
+                let name = path.render_string(u);
+                out.push_str(&read_text(&base.join(name), *latin1).unwrap_or_else(|| ERR.into()));
+            }
+            FileFn::Lines { lines: None, .. } => out.push_str(ERR),
+            FileFn::Lines { lines: Some(lines), slot } => {
+                let n = u.count(false, *slot) - 1;
+                // An empty file: Java's readLine gives null, which is appended as "null".
+                match lines.get((n % lines.len().max(1) as u64) as usize) {
+                    Some(line) => out.push_str(line),
+                    None => out.push_str("null"),
+                }
+            }
+            FileFn::Csv { rows, column, row, slot } => {
+                let col = column.render_string(u);
+                if col == "next" || col == "next()" {
+                    u.set_var(*row, "");
+                    return true;
+                }
+                let Ok(col) = col.parse::<usize>() else { return true };
+                let current = match u.var(*row).parse::<u64>() {
+                    Ok(r) => r,
+                    Err(_) => {
+                        let r = (u.count(false, *slot) - 1) % rows.len().max(1) as u64;
+                        u.set_var(*row, &r.to_string());
+                        r
+                    }
+                };
+                // A column beyond the row (or a file without rows) is empty text.
+                if let Some(v) = rows.get(current as usize).and_then(|r| r.get(col)) {
+                    out.push_str(v);
+                }
+            }
+        }
+        true
+    }
+
+    pub(super) fn templates(&self) -> Vec<&Template> {
+        match self {
+            FileFn::ReadEach { path, .. } => vec![path],
+            FileFn::Csv { column, .. } => vec![column],
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn fold(&mut self, vars: &VarTable) {
+        match self {
+            FileFn::ReadEach { path, .. } => path.fold(vars),
+            FileFn::Csv { column, .. } => column.fold(vars),
+            _ => {}
+        }
+    }
+
+    pub(super) fn constant(&self) -> Option<String> {
+        match self {
+            FileFn::Text(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+fn arg(message: impl Into<String>) -> TemplateError {
+    TemplateError::Argument(message.into())
+}
+
+/// Where a relative file name is read from: the plan's directory (else the working directory).
+fn base(sym: &Symbols) -> PathBuf {
+    sym.base_dir.clone().unwrap_or_default()
+}
+
+/// Compiles `__FileToString`, `__StringFromFile` or `__CSVRead` from its first two arguments;
+/// returns the function and the index of the argument naming the variable to store in.
+pub(super) fn compile(
+    name: &str,
+    mut args: Vec<Template>,
+    sym: &mut Symbols,
+) -> Result<(FileFn, Option<usize>), TemplateError> {
+    let second = (args.len() > 1).then(|| args.pop()).flatten();
+    let path = args.pop().unwrap_or_default();
+    let constant_path = |what: &str| {
+        path.as_const()
+            .map(str::to_string)
+            .ok_or_else(|| arg(format!("a file name known only at run time is not supported for `{what}`")))
+    };
+    match name {
+        "FileToString" => {
+            let encoding = match &second {
+                None => Some(String::new()),
+                Some(t) => t.as_const().map(|s| s.trim().to_ascii_uppercase()),
+            };
+            let latin1 = match encoding.as_deref() {
+                Some("" | "UTF-8" | "UTF8" | "US-ASCII" | "ASCII") => false,
+                Some("ISO-8859-1" | "ISO8859_1" | "LATIN1") => true,
+                _ => {
+                    return Err(arg("the file's encoding may be UTF-8, US-ASCII or ISO-8859-1, given as constant text"))
+                }
+            };
+            let f = match path.as_const() {
+                Some(p) => FileFn::Text(read_text(&base(sym).join(p), latin1).unwrap_or_else(|| ERR.into())),
+                None => FileFn::ReadEach { path, base: base(sym), latin1 },
+            };
+            Ok((f, Some(2)))
+        }
+        "StringFromFile" => {
+            let p = constant_path("__StringFromFile")?;
+            let lines = read_text(&base(sym).join(&p), false).map(|t| t.lines().map(str::to_string).collect());
+            sym.global_counters += 1;
+            Ok((FileFn::Lines { lines, slot: sym.global_counters - 1 }, Some(1)))
+        }
+        _ => {
+            let p = constant_path("__CSVRead")?;
+            if p.starts_with('*') {
+                return Err(arg("`__CSVRead` of an alias (`*name`) is not supported"));
+            }
+            let column = second.unwrap_or_default();
+            let (rows, row, slot) = match sym.csv_read.get(&p) {
+                Some(known) => known.clone(),
+                None => {
+                    let rows: Arc<[Vec<String>]> = read_text(&base(sym).join(&p), false)
+                        .map(|t| t.lines().take_while(|l| !l.is_empty()).map(split_line).collect())
+                        .unwrap_or_default();
+                    let row = sym.vars.assign(&format!("__CSVRead row of {p}"));
+                    sym.global_counters += 1;
+                    let entry = (rows, row, sym.global_counters - 1);
+                    sym.csv_read.insert(p.clone(), entry.clone());
+                    entry
+                }
+            };
+            Ok((FileFn::Csv { rows, column, row, slot }, None))
+        }
+    }
+}
+
+/// The whole file as text; `None` when it cannot be read.
+fn read_text(path: &Path, latin1: bool) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(if latin1 {
+        bytes.iter().map(|b| char::from(*b)).collect()
+    } else {
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// FileRowColContainer.splitLine: fields between commas, an empty one between two commas and
+/// after a trailing comma (`a,,b,` is `a`, ``, `b`, ``).
+fn split_line(line: &str) -> Vec<String> {
+    line.split(',').map(str::to_string).collect()
+}
+
+/// The machine's name (`InetAddress.getLocalHost().getHostName()`), `localhost` if unknown.
+pub(super) fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    match std::str::from_utf8(&buf[..end]) {
+        Ok(s) if rc == 0 && !s.is_empty() => s.to_string(),
+        _ => "localhost".into(),
+    }
+}
+
+/// The machine's address (`InetAddress.getLocalHost().getHostAddress()`: its name resolved,
+/// IPv4 first), `127.0.0.1` if the name does not resolve.
+pub(super) fn host_ip() -> String {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<std::net::IpAddr> =
+        (host_name().as_str(), 0).to_socket_addrs().map(|a| a.map(|s| s.ip()).collect()).unwrap_or_default();
+    addrs.iter().find(|a| a.is_ipv4()).or(addrs.first()).map_or_else(|| "127.0.0.1".into(), |a| a.to_string())
+}
+
+/// The plan's directory when `script` only asks FileServer for it (the idiom
+/// `import org.apache.jmeter.services.FileServer; FileServer.getFileServer().getBaseDir();`),
+/// with string literals and `File.separator` joined by `+`. `None` for any other script.
+pub(super) fn base_dir_script(script: &str, sym: &Symbols) -> Option<String> {
+    let dir = sym.base_dir.as_deref()?;
+    // A plan named without a directory is in the working directory.
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let base = std::path::absolute(dir).ok()?.to_string_lossy().trim_end_matches("/.").to_string();
+    let mut s = script.trim();
+    while let Some(rest) = s.strip_prefix("import ") {
+        s = rest[rest.find(';')? + 1..].trim_start();
+    }
+    let s = s.trim().trim_end_matches(';').trim();
+    let s = s.strip_prefix("return ").unwrap_or(s);
+    let mut out = String::new();
+    let mut asked = false;
+    for term in split_plus(s)? {
+        let compact: String = term.chars().filter(|c| !c.is_whitespace()).collect();
+        let call = compact.strip_prefix("org.apache.jmeter.services.").unwrap_or(&compact);
+        let call = call.strip_suffix(".toString()").unwrap_or(call);
+        if call == "FileServer.getFileServer().getBaseDir()" {
+            out.push_str(&base);
+            asked = true;
+        } else if ["File.separator", "java.io.File.separator", "System.getProperty(\"file.separator\")"].contains(&call)
+        {
+            out.push('/');
+        } else {
+            let t = term.trim();
+            let lit = t.strip_prefix('"').and_then(|r| r.strip_suffix('"'));
+            let lit = lit.or_else(|| t.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')));
+            match lit {
+                Some(l) if !l.contains(['"', '\'', '\\']) => out.push_str(l),
+                _ => return None,
+            }
+        }
+    }
+    asked.then_some(out)
+}
+
+/// Splits on `+` outside quotes; `None` if a quote is not closed.
+fn split_plus(s: &str) -> Option<Vec<&str>> {
+    let mut terms = Vec::new();
+    let (mut start, mut quote) = (0, None);
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '+') => {
+                terms.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push(&s[start..]);
+    quote.is_none().then_some(terms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_base(dir: &str) -> Symbols {
+        Symbols { base_dir: Some(PathBuf::from(dir)), ..Default::default() }
+    }
+
+    #[test]
+    fn the_base_dir_idiom_and_its_variants() {
+        let s = with_base("/plans/shop");
+        for script in [
+            "import org.apache.jmeter.services.FileServer; FileServer.getFileServer().getBaseDir();",
+            "import org.apache.jmeter.services.FileServer;\nFileServer.getFileServer().getBaseDir()",
+            "org.apache.jmeter.services.FileServer.getFileServer().getBaseDir()",
+            " FileServer.getFileServer( ).getBaseDir() ; ",
+            "return FileServer.getFileServer().getBaseDir();",
+        ] {
+            assert_eq!(base_dir_script(script, &s).as_deref(), Some("/plans/shop"), "{script}");
+        }
+        assert_eq!(
+            base_dir_script("FileServer.getFileServer().getBaseDir() + \"/data/users.csv\"", &s).as_deref(),
+            Some("/plans/shop/data/users.csv")
+        );
+        assert_eq!(
+            base_dir_script("FileServer.getFileServer().getBaseDir() + File.separator + 'a+b.csv'", &s).as_deref(),
+            Some("/plans/shop/a+b.csv")
+        );
+        assert_eq!(base_dir_script("vars.get(\"x\")", &s), None);
+        assert_eq!(base_dir_script("\"a\" + \"b\"", &s), None, "a script that does not ask for the directory");
+        assert_eq!(base_dir_script("FileServer.getFileServer().getBaseDir() + x", &s), None);
+        assert_eq!(base_dir_script("FileServer.getFileServer().getBaseDir();", &Symbols::default()), None);
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            base_dir_script("FileServer.getFileServer().getBaseDir()", &with_base("")),
+            Some(cwd.display().to_string())
+        );
+    }
+
+    #[test]
+    fn csv_lines_split_like_jmeter() {
+        assert_eq!(split_line("a,,b,"), ["a", "", "b", ""]);
+        assert_eq!(split_line(",a"), ["", "a"]);
+        assert_eq!(split_line("x"), ["x"]);
+    }
+}

@@ -1,0 +1,202 @@
+//! `stampede check` tells the whole truth (#13 A): every element with its status, every problem
+//! at once, and no "The plan can run." for a plan `run` refuses.
+
+use crate::jmx::jmx_plan;
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
+
+/// A JMX plan: one thread group of one thread, one iteration, holding `body`.
+fn plan(body: &str) -> String {
+    jmx_plan(1, "1", body)
+}
+
+fn sampler(name: &str, domain: &str, port: &str, path: &str, method: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <stringProp name="HTTPSampler.domain">{domain}</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">{method}</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+    )
+}
+
+/// A Constant Timer of `ms` milliseconds (one beyond a year is a plan error).
+fn timer(name: &str, ms: &str) -> String {
+    format!(
+        r#"<ConstantTimer testclass="ConstantTimer" testname="{name}" enabled="true">
+          <stringProp name="ConstantTimer.delay">{ms}</stringProp>
+        </ConstantTimer><hashTree/>"#
+    )
+}
+
+fn csv(name: &str, file: &str) -> String {
+    format!(
+        r#"<CSVDataSet testclass="CSVDataSet" testname="{name}" enabled="true">
+          <stringProp name="filename">{file}</stringProp>
+          <stringProp name="variableNames">a</stringProp>
+        </CSVDataSet><hashTree/>"#
+    )
+}
+
+/// For each kind of plan `run` refuses (an element in error, an unsupported element, data files
+/// that cannot be read, a results file that cannot be written, malformed XML, no thread group),
+/// `run` refuses it and `check` does not say the plan can run. Data file placeholders are
+/// named all at once, by both.
+#[test]
+fn check_never_says_a_plan_run_refuses_can_run() {
+    let server = TestServer::builder().route("/", Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let ok = sampler("ok", "127.0.0.1", &port, "/", "GET");
+    let run = TempRun::new("check-refusals");
+    let results_dir = run.root().join("a-directory.jtl");
+    std::fs::create_dir_all(&results_dir).unwrap();
+    let cases = [
+        ("element-error", plan(&format!("{ok}{}", timer("bad", "1e40"))), vec!["\"bad\"", "out of range"]),
+        (
+            "unsupported",
+            plan(&format!(r#"{ok}<LDAPSampler testclass="LDAPSampler" testname="dbg" enabled="true"/><hashTree/>"#)),
+            vec!["\"dbg\"", "not supported"],
+        ),
+        (
+            "placeholders",
+            plan(&format!("{}{}{ok}", csv("users", "__USERS_CSV__"), csv("items", "__ITEMS_CSV__"))),
+            vec!["__USERS_CSV__", "__ITEMS_CSV__"],
+        ),
+        (
+            "results-file",
+            plan(&format!(
+                r#"{ok}<ResultCollector testclass="ResultCollector" testname="writer" enabled="true">
+                  <stringProp name="filename">{}</stringProp></ResultCollector><hashTree/>"#,
+                results_dir.display()
+            )),
+            vec!["a-directory.jtl"],
+        ),
+        ("malformed", "<jmeterTestPlan><hashTree>".to_string(), vec!["malformed XML"]),
+        ("no-thread-group", plan("").replace("ThreadGroup", "SomethingElse"), vec![]),
+    ];
+    for (name, text, wants) in cases {
+        let file = run.write(&format!("{name}.jmx"), text);
+        let refused = Stampede::new().arg("run").arg(&file).args(["-q", "--out"]).arg(run.root().join(name)).run();
+        assert_ne!(refused.status.code(), Some(0), "{name}: run must refuse");
+        let run_err = refused.stderr_str();
+        let checked = Stampede::new().arg("check").arg(&file).run();
+        let (out, err) = (checked.stdout_str(), checked.stderr_str());
+        assert!(!out.contains("The plan can run."), "{name}: check said it can run:\n{out}{err}");
+        for w in &wants {
+            assert!(run_err.contains(w), "{name}: run does not name {w}: {run_err}");
+            assert!(out.contains(w) || err.contains(w), "{name}: check does not name {w}: {out}{err}");
+        }
+    }
+    assert_eq!(server.requests(), 0, "nothing was sent");
+}
+
+/// `check` lists every element (those under an unsupported controller too) and every problem,
+/// and exits 2; `--format json` gives the same as data, with `can_run`.
+#[test]
+fn check_lists_every_element_and_every_problem() {
+    let run = TempRun::new("check-all");
+    let body = format!(
+        r#"{}<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
+        <hashTree>{}{}</hashTree>{}"#,
+        timer("first bad", "1e40"),
+        sampler("under lock", "127.0.0.1", "1", "/", "GET"),
+        timer("locked bad", "NaN"),
+        timer("second bad", "99999999999999999999")
+    );
+    let file = run.write("plan.jmx", plan(&body));
+    let out = Stampede::new().arg("check").arg(&file).run();
+    out.assert_exit(2);
+    let (stdout, stderr) = (out.stdout_str(), out.stderr_str());
+    for name in ["first bad", "lock", "under lock", "locked bad", "second bad"] {
+        assert!(stdout.contains(&format!("\"{name}\"")), "{name} not listed:\n{stdout}");
+    }
+    assert!(stdout.contains("[ERROR]") && stdout.contains("[UNSUPPORTED]"), "{stdout}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error: ")).count(), 4, "{stderr}");
+    assert!(stderr.contains("plan.jmx:") && stderr.contains("4 problems"), "{stderr}");
+
+    let json = Stampede::new().arg("check").arg(&file).args(["--format", "json"]).run();
+    json.assert_exit(2);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout_str()).expect("JSON");
+    assert_eq!(v["can_run"], false);
+    assert_eq!(v["problems"].as_array().unwrap().len(), 4);
+    let under = v["elements"].as_array().unwrap().iter().find(|e| e["name"] == "under lock").expect("listed");
+    assert_eq!(under["status"], "supported");
+    assert_eq!(under["depth"], 3);
+    for p in v["problems"].as_array().unwrap() {
+        assert!(p["line"].as_u64().is_some() && p["element"].is_string(), "{p}");
+    }
+}
+
+/// JMeter loads a request it cannot send and fails its sample at run time: without a server
+/// name, with a method it does not know (`${method}` that nothing defines), with an upload file
+/// that is missing. stampede too: each sample is a KO row with JMeter's response code and
+/// message (as JMeter 5.6.3 writes them in its JTL), nothing reaches the server for it, and the
+/// other requests run; a path with a space is sent, encoded.
+#[test]
+fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
+    let server = TestServer::builder().route("/ok", Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("check-unsent");
+    let missing = run.root().join("no-such-upload.bin");
+    let upload = sampler("no file", "127.0.0.1", &port, "/upload", "POST").replace(
+        "<stringProp name=\"HTTPSampler.domain\">",
+        &format!(
+            r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">{}</stringProp>
+            <stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp>
+            </collectionProp></elementProp><stringProp name="HTTPSampler.domain">"#,
+            missing.display()
+        ),
+    );
+    let body = [
+        sampler("nowhere", "", "", "/lost", "GET"),
+        sampler("bad method", "127.0.0.1", &port, "/m", "${method}"),
+        upload,
+        sampler("ok", "127.0.0.1", &port, "/ok", "GET"),
+        // A space in a path is sent encoded, as JMeter sends it.
+        sampler("space", "127.0.0.1", &port, "/a b", "GET"),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    let checked = Stampede::new().arg("check").arg(&file).run();
+    checked.assert_exit(0);
+    assert_eq!(
+        checked.stdout_str().matches("each sample fails unsent, as in JMeter").count(),
+        3,
+        "{}",
+        checked.stdout_str()
+    );
+    let jtl = run.root().join("unsent.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&file)
+        .args(["-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let s = run.summary();
+    for name in ["nowhere", "bad method", "no file"] {
+        assert_eq!(uint(&label(&s, name), "samples"), 3, "{name}");
+        assert_eq!(uint(&label(&s, name), "errors"), 3, "{name}");
+    }
+    assert_eq!(uint(&label(&s, "ok"), "samples"), server.requests_to("/ok"));
+    assert_eq!(server.requests_to("/a%20b"), 3);
+    assert_eq!(server.requests(), 6, "only the requests JMeter can send reach the server");
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    for (name, code, message) in [
+        (
+            "nowhere",
+            "org.apache.http.client.ClientProtocolException",
+            "URI does not specify a valid host name: http:/lost".to_string(),
+        ),
+        ("bad method", "java.lang.IllegalArgumentException", "Unexpected method: '${method}'".to_string()),
+        ("no file", "java.io.FileNotFoundException", format!("{} (No such file or directory)", missing.display())),
+    ] {
+        let want = format!(",{name},Non HTTP response code: {code},Non HTTP response message: {message},");
+        let n = rows.lines().filter(|l| l.contains(&want) && l.contains(",text,false,,")).count();
+        assert_eq!(n, 3, "{want}\n{rows}");
+    }
+}

@@ -1,0 +1,430 @@
+//! JMeter's HTTP configuration elements and connection model (issue 13): what reaches the
+//! witness server with an HTTP Cache Manager, an HTTP Authorization Manager, a DNS Cache
+//! Manager and a Cookie Manager's policies, and the connections a user keeps (one per host).
+//! Every sample count is checked against what the server served.
+
+use crate::jmx::{jmx_plan, sampler};
+use crate::util::server::{RecordedRequest, Reply, Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+
+/// HTTP Request Defaults: the witness server at `${host}:${port}`.
+const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp>
+          <stringProp name="HTTPSampler.port">${port}</stringProp>
+          <stringProp name="HTTPSampler.protocol">http</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+
+/// Runs `plan` (JMX text) against the server on `port`; returns the run.
+fn run_jmx(name: &str, plan: String, port: u16) -> TempRun {
+    let run = TempRun::new(name);
+    let p = run.write("plan.jmx", plan);
+    let port = format!("port={port}");
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    run
+}
+
+/// A sampler sent to a whole URL, with keep-alive on or off.
+fn get(name: &str, url: &str, keep_alive: bool) -> String {
+    let s = sampler(name, "GET", url, "", false, "");
+    if keep_alive {
+        s
+    } else {
+        s.replace(
+            r#"<boolProp name="HTTPSampler.use_keepalive">true</boolProp>"#,
+            r#"<boolProp name="HTTPSampler.use_keepalive">false</boolProp>"#,
+        )
+    }
+}
+
+#[track_caller]
+fn assert_samples(run: &TempRun, label: &str, samples: u64, errors: u64) {
+    let row = run.label(label);
+    assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (samples, errors), "{label}: {row:#}");
+}
+
+// ---- connections -------------------------------------------------------------------------
+
+#[test]
+fn a_user_keeps_one_connection_per_host() {
+    let a = TestServer::builder().default_route(Route::ok().body("a")).start();
+    let b = TestServer::builder().default_route(Route::ok().body("b")).start();
+    // Three users alternate two hosts five times: JMeter's HttpClient 4 keeps a connection to
+    // each host per thread, so each server sees one connection per user.
+    let body = [get("a", &a.url("/a"), true), get("b", &b.url("/b"), true)].concat();
+    let run = run_jmx("jmx-http-two-hosts", jmx_plan(3, "5", &body), a.addr().port());
+    assert_eq!((a.connections(), b.connections()), (3, 3));
+    assert_eq!((a.requests(), b.requests()), (15, 15));
+    assert_samples(&run, "a", 15, 0);
+    assert_samples(&run, "b", 15, 0);
+    assert_eq!(uint(&run.summary()["total"], "samples"), a.requests() + b.requests());
+}
+
+#[test]
+fn a_sampler_without_keep_alive_closes_its_host_s_connection() {
+    let a = TestServer::builder().default_route(Route::ok()).start();
+    let b = TestServer::builder().default_route(Route::ok()).start();
+    // Per iteration: `a` (a new connection: `close` ended the last one), `b` (kept), `close`
+    // on a's connection, which it closes. Two users, four iterations.
+    let body = [get("a", &a.url("/a"), true), get("b", &b.url("/b"), true), get("close", &a.url("/c"), false)].concat();
+    let run = run_jmx("jmx-http-close", jmx_plan(2, "4", &body), a.addr().port());
+    assert_eq!(a.connections(), 8, "one per iteration per user on the host `close` goes to");
+    assert_eq!(b.connections(), 2, "the other host's connection is kept");
+    for r in a.recorded_all().iter().chain(b.recorded_all().iter()) {
+        let close = r.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
+        assert_eq!(close, r.path() == "/c", "{r:?}");
+    }
+    assert_eq!(uint(&run.summary()["total"], "samples"), a.requests() + b.requests());
+}
+
+// ---- HTTP Cache Manager ------------------------------------------------------------------
+
+fn cache_manager(clear: bool, use_expires: bool) -> String {
+    format!(
+        r#"<CacheManager guiclass="CacheManagerGui" testclass="CacheManager" testname="HTTP Cache Manager" enabled="true">
+          <boolProp name="clearEachIteration">{clear}</boolProp>
+          <boolProp name="useExpires">{use_expires}</boolProp>
+          <intProp name="maxSize">5000</intProp>
+        </CacheManager><hashTree/>"#
+    )
+}
+
+const LAST_MODIFIED: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
+
+/// `/etag` answers 304 to a request that names its ETag, else 200 with ETag, Last-Modified and
+/// `no-cache`; `/fresh` is fresh for an hour; `/dated` has only a Last-Modified. Both record every request.
+fn cache_server() -> TestServer {
+    TestServer::builder()
+        .record_all()
+        .route(
+            "/etag",
+            Route::handler(|r| {
+                if r.header("if-none-match") == Some("\"v1\"") {
+                    Reply::status(304)
+                } else {
+                    // no-cache: revalidated every time, even with "use Cache-Control/Expires"
+                    // (with only a Last-Modified, JMeter would hold it fresh for a tenth of
+                    // its age, or a year when there is no Date).
+                    Reply::ok()
+                        .header("ETag", "\"v1\"")
+                        .header("Last-Modified", LAST_MODIFIED)
+                        .header("Cache-Control", "no-cache")
+                        .body("etag body")
+                }
+            }),
+        )
+        .route("/fresh", Route::ok().header("Cache-Control", "public, max-age=3600").body("fresh body"))
+        .route("/dated", Route::ok().header("Last-Modified", LAST_MODIFIED))
+        .start()
+}
+
+fn cache_plan(clear: bool, use_expires: bool) -> String {
+    let body = [
+        DEFAULTS.to_string(),
+        cache_manager(clear, use_expires),
+        sampler("etag", "GET", "/etag", "", false, ""),
+        sampler("fresh", "GET", "/fresh", "", false, ""),
+        sampler("dated", "GET", "/dated", "", false, ""),
+    ]
+    .concat();
+    jmx_plan(2, "3", &body)
+}
+
+fn conditional(r: &RecordedRequest) -> (Option<&str>, Option<&str>) {
+    (r.header("if-none-match"), r.header("if-modified-since"))
+}
+
+#[test]
+fn the_cache_manager_revalidates_and_skips_what_is_fresh() {
+    let server = cache_server();
+    let run = run_jmx("jmx-http-cache", cache_plan(false, true), server.addr().port());
+    // Each user asks /etag three times: the first plainly, then with its ETag and date (304).
+    let etag = server.recorded("/etag");
+    assert_eq!(etag.len(), 6);
+    let revalidated = etag.iter().filter(|r| conditional(r) == (Some("\"v1\""), Some(LAST_MODIFIED))).count();
+    assert_eq!(revalidated, 4, "{etag:#?}");
+    assert_eq!(etag.iter().filter(|r| conditional(r) == (None, None)).count(), 2);
+    // /fresh is fresh for an hour: asked once per user; the cache hits are no samples at all
+    // (JMeter's default cache_manager.cached_resource_mode=RETURN_NO_SAMPLE).
+    assert_eq!(server.requests_to("/fresh"), 2);
+    // Only a Last-Modified and no Date: JMeter holds it fresh for a year.
+    assert_eq!(server.requests_to("/dated"), 2);
+    assert_samples(&run, "etag", 6, 0);
+    assert_samples(&run, "fresh", 2, 0);
+    assert_samples(&run, "dated", 2, 0);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+#[test]
+fn a_cache_cleared_each_iteration_asks_again() {
+    let server = cache_server();
+    let run = run_jmx("jmx-http-cache-clear", cache_plan(true, true), server.addr().port());
+    assert!(server.recorded("/etag").iter().all(|r| conditional(r) == (None, None)));
+    assert_eq!((server.requests_to("/fresh"), server.requests_to("/dated")), (6, 6));
+    assert_samples(&run, "fresh", 6, 0);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+#[test]
+fn without_use_expires_every_request_is_sent() {
+    let server = cache_server();
+    let run = run_jmx("jmx-http-cache-noexpires", cache_plan(false, false), server.addr().port());
+    assert_eq!(server.requests_to("/fresh"), 6, "only Expires/max-age lets a request be skipped");
+    let dated = server.recorded("/dated");
+    assert_eq!(dated.iter().filter(|r| conditional(r) == (None, Some(LAST_MODIFIED))).count(), 4, "{dated:#?}");
+    assert_eq!(server.recorded("/etag").iter().filter(|r| conditional(r).0.is_some()).count(), 4);
+    assert_samples(&run, "fresh", 6, 0);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+// ---- HTTP Authorization Manager -------------------------------------------------------------
+
+fn auth_row(url: &str, user: &str, password: &str, mechanism: &str) -> String {
+    format!(
+        r#"<elementProp name="" elementType="Authorization">
+              <stringProp name="Authorization.url">{url}</stringProp>
+              <stringProp name="Authorization.username">{user}</stringProp>
+              <stringProp name="Authorization.password">{password}</stringProp>
+              <stringProp name="Authorization.domain"></stringProp>
+              <stringProp name="Authorization.realm"></stringProp>
+              <stringProp name="Authorization.mechanism">{mechanism}</stringProp>
+            </elementProp>"#
+    )
+}
+
+fn auth_manager(rows: &str) -> String {
+    format!(
+        r#"<AuthManager guiclass="AuthPanel" testclass="AuthManager" testname="HTTP Authorization Manager" enabled="true">
+          <collectionProp name="AuthManager.auth_list">{rows}</collectionProp>
+          <boolProp name="AuthManager.controlledByThreadGroup">false</boolProp>
+        </AuthManager><hashTree/>"#
+    )
+}
+
+fn basic(user: &str, password: &str) -> String {
+    use base64::Engine as _;
+    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")))
+}
+
+#[test]
+fn the_authorization_manager_sends_the_first_matching_credentials_and_never_shows_them() {
+    let server = TestServer::builder().record_all().default_route(Route::ok()).start();
+    let other = TestServer::builder().record_all().default_route(Route::ok()).start();
+    let pid = std::process::id();
+    let (alice_pw, bob_pw) = (format!("s3cr3t-alice-{pid}"), format!("s3cr3t-bob-{pid}"));
+    let base = format!("http://127.0.0.1:{}", server.addr().port());
+    // JMeter takes the first entry, in order, whose base URL starts the request's URL (not the
+    // longest): /private/deeper/x gets alice, not carol.
+    let rows = [
+        auth_row(&format!("{base}/private"), "alice", &alice_pw, "BASIC"),
+        auth_row(&format!("{base}/"), "bob", &bob_pw, "BASIC"),
+        auth_row(&format!("{base}/private/deeper"), "carol", "never-sent", "BASIC"),
+    ]
+    .concat();
+    let body = [
+        DEFAULTS.to_string(),
+        auth_manager(&rows),
+        sampler("deep", "GET", "/private/deeper/x?q=1", "", false, ""),
+        sampler("public", "GET", "/public", "", false, ""),
+        get("elsewhere", &other.url("/x"), true),
+    ]
+    .concat();
+    let run = TempRun::new("jmx-http-auth");
+    let p = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    let port = format!("port={}", server.addr().port());
+    let out = Stampede::new().arg("run").arg(&p).args(["-J", &port, "--out"]).arg(run.path()).run();
+    out.assert_exit(0);
+    let auth_of = |path: &str| -> Vec<Option<String>> {
+        server.recorded(path).iter().map(|r| r.header("authorization").map(str::to_string)).collect()
+    };
+    assert_eq!(auth_of("/private/deeper/x"), vec![Some(basic("alice", &alice_pw)); 2]);
+    assert_eq!(auth_of("/public"), vec![Some(basic("bob", &bob_pw)); 2]);
+    assert!(other.recorded_all().iter().all(|r| r.header("authorization").is_none()), "no entry names that server");
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests() + other.requests());
+    // The passwords, and the header that carries them, appear nowhere stampede writes or prints.
+    let check = Stampede::new().arg("check").arg(&p).args(["-J", &port]).run();
+    let mut seen = vec![
+        ("run stdout".to_string(), out.stdout_str()),
+        ("run stderr".to_string(), out.stderr_str()),
+        ("check stdout".to_string(), check.stdout_str()),
+        ("check stderr".to_string(), check.stderr_str()),
+    ];
+    crate::secrets::files_under(run.path(), &mut seen);
+    for secret in [alice_pw.clone(), bob_pw.clone(), basic("alice", &alice_pw), basic("bob", &bob_pw)] {
+        let secret = secret.trim_start_matches("Basic ");
+        for (name, text) in &seen {
+            assert!(!text.contains(secret), "{secret} leaked into {name}");
+        }
+    }
+}
+
+/// MD5 in hex, by the system's `md5sum` (a witness independent of stampede's own MD5).
+fn md5sum(text: &str) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("md5sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("md5sum");
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().to_string()
+}
+
+/// The value of `name` in a Digest `Authorization` header (quoted or not).
+fn digest_param(header: &str, name: &str) -> Option<String> {
+    header.trim_start_matches("Digest ").split(", ").find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        (k == name).then(|| v.trim_matches('"').to_string())
+    })
+}
+
+#[test]
+fn a_digest_entry_answers_the_challenge_within_one_sample() {
+    let server = TestServer::builder()
+        .record_all()
+        .default_route(Route::handler(|r| match r.header("authorization") {
+            Some(a) if a.starts_with("Digest ") => Reply::ok().body("welcome"),
+            _ => Reply::status(401)
+                .header("WWW-Authenticate", r#"Digest realm="witness", qop="auth", nonce="n0nce", opaque="op4que""#),
+        }))
+        .start();
+    let password = format!("s3cr3t-dave-{}", std::process::id());
+    let base = format!("http://127.0.0.1:{}/", server.addr().port());
+    let rows = auth_row(&base, "dave", &password, "DIGEST");
+    let body = [DEFAULTS.to_string(), auth_manager(&rows), sampler("digest", "GET", "/digest", "", false, "")].concat();
+    let run = run_jmx("jmx-http-digest", jmx_plan(2, "3", &body), server.addr().port());
+    // HttpClient 4 sends the request, reads the 401 and sends it again with its answer: the
+    // server sees two requests for each sample, and the sample is the answered one.
+    assert_samples(&run, "digest", 6, 0);
+    assert_eq!(server.requests(), 12);
+    let got = server.recorded_all();
+    let answers: Vec<&str> = got.iter().filter_map(|r| r.header("authorization")).collect();
+    assert_eq!(answers.len(), 6, "every second request answers: {got:#?}");
+    let ha1 = md5sum(&format!("dave:witness:{password}"));
+    let ha2 = md5sum("GET:/digest");
+    for a in answers {
+        let p = |n| digest_param(a, n).unwrap_or_else(|| panic!("no {n} in {a}"));
+        assert_eq!(
+            (p("username"), p("realm"), p("nonce"), p("uri")),
+            ("dave".into(), "witness".into(), "n0nce".into(), "/digest".into())
+        );
+        assert_eq!(
+            (p("qop"), p("nc"), p("opaque"), p("algorithm")),
+            ("auth".into(), "00000001".into(), "op4que".into(), "MD5".into())
+        );
+        let expected = md5sum(&format!("{ha1}:n0nce:00000001:{}:auth:{ha2}", p("cnonce")));
+        assert_eq!(p("response"), expected, "{a}");
+        assert!(!a.contains(&password));
+    }
+}
+
+#[test]
+fn kerberos_is_refused_by_name() {
+    let run = TempRun::new("jmx-http-auth-refused");
+    let rows = auth_row("http://127.0.0.1:9/", "u", "pw", "KERBEROS");
+    let body = [DEFAULTS.to_string(), auth_manager(&rows), sampler("s", "GET", "/", "", false, "")].concat();
+    let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let out = Stampede::new().arg("run").arg(&p).args(["--out"]).arg(run.path()).run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("KERBEROS authentication is not supported"), "{}", out.stderr_str());
+}
+
+// ---- DNS Cache Manager ---------------------------------------------------------------------
+
+#[test]
+fn the_dns_cache_manager_s_hosts_table_names_the_address() {
+    let server = TestServer::builder().record_all().default_route(Route::ok()).start();
+    let port = server.addr().port();
+    let dns = r#"<DNSCacheManager guiclass="DNSCachePanel" testclass="DNSCacheManager" testname="DNS Cache Manager" enabled="true">
+          <collectionProp name="DNSCacheManager.servers"/>
+          <collectionProp name="DNSCacheManager.hosts">
+            <elementProp name="stampede-witness.invalid" elementType="StaticHost">
+              <stringProp name="StaticHost.Name">stampede-witness.invalid</stringProp>
+              <stringProp name="StaticHost.Address">127.0.0.1</stringProp>
+            </elementProp>
+          </collectionProp>
+          <boolProp name="DNSCacheManager.clearEachIteration">true</boolProp>
+          <boolProp name="DNSCacheManager.isCustomResolver">false</boolProp>
+        </DNSCacheManager><hashTree/>"#;
+    let url = format!("http://stampede-witness.invalid:{port}/dns");
+    let body = [dns.to_string(), get("dns", &url, true)].concat();
+    let run = run_jmx("jmx-http-dns", jmx_plan(2, "3", &body), port);
+    let got = server.recorded("/dns");
+    assert_eq!(got.len(), 6);
+    let host = format!("stampede-witness.invalid:{port}");
+    assert!(got.iter().all(|r| r.header("host") == Some(host.as_str())), "{got:#?}");
+    assert_samples(&run, "dns", 6, 0);
+    assert_eq!(server.connections(), 2, "resolving again does not close the connection");
+}
+
+// ---- Cookie Manager --------------------------------------------------------------------------
+
+fn cookie_manager(policy: &str, clear: bool, cookies: &str) -> String {
+    format!(
+        r#"<CookieManager guiclass="CookiePanel" testclass="CookieManager" testname="HTTP Cookie Manager" enabled="true">
+          <collectionProp name="CookieManager.cookies">{cookies}</collectionProp>
+          <boolProp name="CookieManager.clearEachIteration">{clear}</boolProp>
+          <stringProp name="CookieManager.policy">{policy}</stringProp>
+        </CookieManager><hashTree/>"#
+    )
+}
+
+fn user_cookie(name: &str, value: &str, domain: &str) -> String {
+    format!(
+        r#"<elementProp name="{name}" elementType="Cookie" testname="{name}">
+              <stringProp name="Cookie.value">{value}</stringProp>
+              <stringProp name="Cookie.domain">{domain}</stringProp>
+              <stringProp name="Cookie.path">/</stringProp>
+              <boolProp name="Cookie.secure">false</boolProp>
+              <longProp name="Cookie.expires">0</longProp>
+              <boolProp name="Cookie.path_specified">true</boolProp>
+              <boolProp name="Cookie.domain_specified">true</boolProp>
+            </elementProp>"#
+    )
+}
+
+/// Three iterations of one user: `/page` (recorded), then `/login`, which sets `set_cookie`.
+/// Returns the `SID` and `pref` cookies `/page` received, in order.
+fn cookie_run(name: &str, manager: &str, set_cookie: &'static str) -> Vec<(Option<String>, Option<String>)> {
+    let server = TestServer::builder()
+        .route("/page", Route::ok().record())
+        .route("/login", Route::ok().header("Set-Cookie", set_cookie))
+        .start();
+    let body = [
+        DEFAULTS.to_string(),
+        manager.to_string(),
+        sampler("page", "GET", "/page", "", false, ""),
+        sampler("login", "GET", "/login", "", false, ""),
+    ]
+    .concat();
+    let run = run_jmx(name, jmx_plan(1, "3", &body), server.addr().port());
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    server.recorded("/page").iter().map(|r| (r.cookie("SID"), r.cookie("pref"))).collect()
+}
+
+#[test]
+fn cookie_manager_clear_each_iteration_and_policies() {
+    let sid = || Some("abc".to_string());
+    let kept = cookie_run("jmx-http-cookies-kept", &cookie_manager("standard", false, ""), "SID=abc; Path=/");
+    assert_eq!(kept, [(None, None), (sid(), None), (sid(), None)]);
+    let cleared = cookie_run("jmx-http-cookies-cleared", &cookie_manager("standard", true, ""), "SID=abc; Path=/");
+    assert_eq!(cleared, vec![(None, None); 3], "the jar starts empty each iteration");
+    let ignored =
+        cookie_run("jmx-http-cookies-ignored", &cookie_manager("ignoreCookies", false, ""), "SID=abc; Path=/");
+    assert_eq!(ignored, vec![(None, None); 3]);
+    // A Max-Age that is not a number: the lax standard policy ignores it and keeps the cookie,
+    // standard-strict refuses the cookie.
+    let lax = cookie_run("jmx-http-cookies-lax", &cookie_manager("standard", false, ""), "SID=abc; Max-Age=soon");
+    assert_eq!(lax[2], (sid(), None));
+    let strict =
+        cookie_run("jmx-http-cookies-strict", &cookie_manager("standard-strict", false, ""), "SID=abc; Max-Age=soon");
+    assert_eq!(strict, vec![(None, None); 3]);
+}
+
+#[test]
+fn the_cookie_manager_s_own_cookies_follow_domain_rules_and_survive_clearing() {
+    let own = [user_cookie("pref", "dark", "127.0.0.1"), user_cookie("SID", "elsewhere", "other.example")].concat();
+    let got = cookie_run("jmx-http-cookies-own", &cookie_manager("standard", true, &own), "SID=abc; Path=/");
+    let dark = || Some("dark".to_string());
+    assert_eq!(got, [(None, dark()), (None, dark()), (None, dark())]);
+}
