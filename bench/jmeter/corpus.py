@@ -931,11 +931,13 @@ def main():
         print("corpus: interrupted: reporting the %d plans of %d that finished" % (len(done), len(plans)),
               file=sys.stderr)
     rows = done
-    header = ("# JMeter 5.6.3 vs stampede: %s\n\n- date: %s\n- stampede: %s (commit %s)\n- JMeter: %s\n- command: `%s`\n"
+    other = ("JMeter 5.6.3 (`--self-check`: the \"stampede\" columns are JMeter's second run)"
+             if args.self_check else "stampede")
+    header = ("# JMeter 5.6.3 vs %s: %s\n\n- date: %s\n- stampede: %s (commit %s)\n- JMeter: %s\n- command: `%s`\n"
               "- bounds: %d users, %d iterations, %ds duration, %ds ramp-up per thread group; %ds per tool per plan\n"
               "- plans: %d after removing %d duplicates by content hash; run: %d%s%s\n"
               "- namespace interfaces seen: %s\n"
-              % (os.path.basename(corpus), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), version, commit,
+              % (other, os.path.basename(corpus), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), version, commit,
                  os.path.dirname(os.path.dirname(launcher)).replace(os.path.expanduser("~"), "~"),
                  " ".join(["python3", "bench/jmeter/corpus.py"] + sys.argv[1:]), args.users, args.iterations,
                  args.duration, args.ramp_up, args.timeout, total, dupes, len(plans),

@@ -152,12 +152,16 @@ def check(binary, path, sets, json_format, skip=True):
                            errors="replace", cwd=os.path.dirname(path))
     except subprocess.TimeoutExpired:
         return None, [], "check did not finish within 60 s"
-    elements = []
+    elements, json_err = [], ""
     if json_format:
         try:
             doc = json.loads(p.stdout)
             for e in doc.get("elements", []):
                 elements.append((e.get("class", ""), str(e.get("status", "")).lower(), e.get("note", "")))
+            problems = doc.get("problems") or []
+            if problems:
+                first = problems[0]
+                json_err = "error: %s%s" % (first["element"] + ": " if first.get("element") else "", first["message"])
         except ValueError:
             pass
     else:
@@ -165,7 +169,7 @@ def check(binary, path, sets, json_format, skip=True):
             m = LINE.match(line)
             if m:
                 elements.append((m.group(2), m.group(4).lower(), m.group(5)))
-    err = next((l for l in p.stderr.splitlines() if l.startswith("error")), "")
+    err = json_err or next((l for l in p.stderr.splitlines() if l.startswith("error")), "")
     if p.returncode != 0 and not err:
         err = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
     if skip and p.returncode != 0 and not elements:
