@@ -589,10 +589,13 @@ def classify(res, text):
     jm, st = res["jmeter_requests"], res["stampede_requests"]
     sout = res.get("stampede_out") or ""
     if res.get("stampede_rc") == 2 and not st:
-        err = next((l for l in sout.splitlines() if l.startswith("error")), "")
-        err = err or (sout.strip().splitlines() or ["exit 2"])[-1]
+        # The first problem (a refusal may list several after "error: PLAN: N problems:").
+        lines = [l.strip() for l in sout.splitlines() if l.strip()]
+        err = next((l for l in lines if l.startswith("error") and not re.search(r"\d+ problems:$", l)), "")
+        err = err or next((l for l in lines if "<" in l and not l.startswith("error")), "")
+        err = err or (lines or ["exit 2"])[-1]
         err = re.sub(r"/\S*/", "", err)
-        unsupported = re.search(r"<([\w.$]+)>[^<]*is not supported", err)
+        unsupported = re.search(r"<([\w.$]+)>[^<]*(?:is )?not supported", sout)
         if unsupported:
             err = "<%s> is not supported" % unsupported.group(1)
         else:  # the kind of error, not which element: names and lines out
