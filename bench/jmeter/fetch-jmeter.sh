@@ -13,11 +13,27 @@
 # Before installing, runs a one-request plan (java -jar bin/ApacheJMeter.jar -n -t ...) against a
 # loopback python3 server; `fetch-jmeter.sh --check` runs that smoke test on an existing install.
 # Needs: mvn, java (17), unzip or jar. Reaches only Maven Central.
+#
+#   bash bench/jmeter/fetch-jmeter.sh --full   # -> .../stampede/jmeter-5.6.3-full
+# also puts in every other JMeter protocol module (java: JSR223/BeanShell/Java samplers, tcp, jdbc,
+# ftp, mail, ldap, jms, junit, native) and the jmeter-plugins most plans use (custom thread groups,
+# Throughput Shaping Timer, Dummy Sampler, ...), in a JMETER_HOME of its own: corpus.py uses it, so
+# that a plan with a plugin is run rather than skipped.
 set -euo pipefail
 
 VERSION=5.6.3
 JMETER_HOME="${JMETER_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/stampede/jmeter-$VERSION}"
 MODULES=(ApacheJMeter_core ApacheJMeter_http ApacheJMeter_components ApacheJMeter_functions ApacheJMeter_config)
+PLUGINS=()
+if [[ "${1:-}" == "--full" ]]; then
+  shift
+  JMETER_HOME="${JMETER_HOME_FULL:-${XDG_CACHE_HOME:-$HOME/.cache}/stampede/jmeter-$VERSION-full}"
+  MODULES+=(ApacheJMeter_java ApacheJMeter_tcp ApacheJMeter_jdbc ApacheJMeter_ftp ApacheJMeter_mail
+            ApacheJMeter_ldap ApacheJMeter_jms ApacheJMeter_junit ApacheJMeter_native)
+  # groupId:artifactId:version of jmeter-plugins (jmeter-plugins.org), from Maven Central.
+  PLUGINS=(kg.apc:jmeter-plugins-cmn-jmeter:0.7 kg.apc:jmeter-plugins-casutg:2.10
+           kg.apc:jmeter-plugins-tst:2.5 kg.apc:jmeter-plugins-dummy:0.4)
+fi
 
 die() { echo "fetch-jmeter: error: $*" >&2; exit 1; }
 log() { echo "fetch-jmeter: $*" >&2; }
@@ -97,7 +113,7 @@ if [[ "${1:-}" == "--check" ]]; then
   smoke_test "$JMETER_HOME"
   exit 0
 elif [[ -n "${1:-}" ]]; then
-  die "unknown argument $1 (usage: fetch-jmeter.sh [--check])"
+  die "unknown argument $1 (usage: fetch-jmeter.sh [--full] [--check])"
 fi
 
 if [[ -f "$JMETER_HOME/.assembled" && -f "$JMETER_HOME/bin/ApacheJMeter.jar" && -f "$JMETER_HOME/bin/jmeter.properties" ]]; then
@@ -144,6 +160,17 @@ POM
     </dependency>
 POM
   done
+  for g in "${PLUGINS[@]}"; do
+    IFS=: read -r gid aid ver <<< "$g"
+    cat <<POM
+    <dependency>
+      <groupId>$gid</groupId>
+      <artifactId>$aid</artifactId>
+      <version>$ver</version>
+      <exclusions><exclusion><groupId>org.apache.jmeter</groupId><artifactId>*</artifactId></exclusion></exclusions>
+    </dependency>
+POM
+  done
   cat <<POM
   </dependencies>
 </project>
@@ -169,6 +196,7 @@ for jar in "$DEPS"/*.jar; do
   case "$name" in
     "ApacheJMeter-$VERSION.jar") cp "$jar" "$STAGE/bin/ApacheJMeter.jar" ;;
     ApacheJMeter_*)              cp "$jar" "$STAGE/lib/ext/${name%-$VERSION.jar}.jar" ;;
+    jmeter-plugins-*)            cp "$jar" "$STAGE/lib/ext/" ;;
     *)                           cp "$jar" "$STAGE/lib/" ;;
   esac
 done
