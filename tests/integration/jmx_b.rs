@@ -118,7 +118,7 @@ fn the_java_implementation_sends_its_default_accept_header() {
     let port = format!("port={}", server.addr().port());
     Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
     let accept = |path: &str| server.recorded(path)[0].header("accept").map(str::to_string);
-    assert_eq!(accept("/java").as_deref(), Some("text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2"));
+    assert_eq!(accept("/java").as_deref(), Some("text/html, image/gif, image/jpeg, */*; q=0.2"));
     assert_eq!(accept("/own").as_deref(), Some("application/json"));
     assert_eq!(accept("/client4"), None);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());

@@ -131,8 +131,14 @@ impl Cx {
     }
 
     pub(super) fn duration_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let ms: f64 = self.number(c, c.text("DurationAssertion.duration").unwrap_or("0"), "duration")?;
-        let d = self.millis(c, ms, "duration")?;
+        // JMeter reads the duration as a long (0 when it is not one) and checks only one above 0.
+        let raw = c.text("DurationAssertion.duration").unwrap_or("0");
+        let ms = self.expand(c, raw).ok().and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(0);
+        if ms <= 0 {
+            self.report(c, depth, Status::Supported, "no limit: a duration of 0, as JMeter checks only one above 0");
+            return Ok(());
+        }
+        let d = self.millis(c, ms as f64, "duration")?;
         let id = self.b.check(format!("{}: duration at most {}", c.name, humantime::format_duration(d)));
         s.checks.push(Check { id, test: CheckTest::MaxDuration(d) });
         self.report(c, depth, Status::Supported, "a duration check");

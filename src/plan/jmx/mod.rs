@@ -198,6 +198,9 @@ impl Cx {
         plan.managers = std::mem::take(&mut self.managers);
         plan.last_ok = last_ok;
         plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
+        // JMeter's SSL manager trusts every server certificate (JsseSSLManager's trust-all
+        // manager): a plan against a self-signed test server runs there, so it runs here too.
+        plan.tls.insecure = true;
         Some(plan)
     }
 }
@@ -697,6 +700,29 @@ mod tests {
         }
     }
 
+    /// #13: JMeter's Duration Assertion checks only a duration above 0 (read as a long: not a
+    /// number is 0); 0 failed every sample here.
+    #[test]
+    fn a_duration_assertion_of_zero_sets_no_limit() {
+        let checks = |v: &str| {
+            let body = format!(
+                r#"<DurationAssertion testclass="DurationAssertion" testname="d" enabled="true"><stringProp name="DurationAssertion.duration">{v}</stringProp></DurationAssertion><hashTree/>"#
+            );
+            let p = load(&plan("", &body)).unwrap();
+            let mut n = 0;
+            flow::for_each_request(&p.scenarios[0].flow, &mut |r| n += r.checks.len());
+            n
+        };
+        assert_eq!((checks("0"), checks("-3"), checks("1.5"), checks("${nothing}"), checks("250")), (0, 0, 0, 0, 1));
+    }
+
+    /// #13: JMeter accepts any server certificate; a JMX plan's HTTPS requests do too (the
+    /// corpus-wide differential saw every sample fail against a self-signed recorder).
+    #[test]
+    fn a_jmx_plan_trusts_any_server_certificate_as_jmeter() {
+        assert!(load(&plan("", "")).unwrap().tls.insecure);
+    }
+
     /// #11: a byte-order mark before `<?xml` is not part of the document.
     #[test]
     fn a_byte_order_mark_is_skipped() {
@@ -728,7 +754,11 @@ mod tests {
             (String::new(), timer("UniformRandomTimer", "RandomTimer.range", "1e300"), "out of range"),
             (String::new(), timer("GaussianRandomTimer", "ConstantTimer.delay", "NaN"), "out of range"),
             (String::new(), timer("ConstantThroughputTimer", "throughput", "1e-30"), "out of range"),
-            (String::new(), timer("DurationAssertion", "DurationAssertion.duration", "1e40"), "out of range"),
+            (
+                String::new(),
+                timer("DurationAssertion", "DurationAssertion.duration", "99999999999999999"),
+                "out of range",
+            ),
             (
                 r#"<stringProp name="ThreadGroup.num_threads">99999999999</stringProp>"#.into(),
                 String::new(),
