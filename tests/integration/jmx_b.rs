@@ -1,7 +1,7 @@
 //! JMeter 5.6.3's semantics where stampede differed (issue 13, B): an assertion scoped to a
 //! JMeter variable checks that variable; a write-back file that cannot be opened.
 
-use crate::jmx::{jmx_plan, sampler};
+use crate::jmx::{arg, jmx_plan, sampler};
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 
@@ -121,5 +121,35 @@ fn the_java_implementation_sends_its_default_accept_header() {
     assert_eq!(accept("/java").as_deref(), Some("text/html, image/gif, image/jpeg, */*; q=0.2"));
     assert_eq!(accept("/own").as_deref(), Some("application/json"));
     assert_eq!(accept("/client4"), None);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+/// JMeter's `getSendParameterValuesAsPostBody`: arguments that all lack a name are the body of
+/// a POST or PUT (each value URL-encoded when its box says so), as the raw body is, and are left
+/// out of a GET's query. The corpus differential found a public plan whose body stampede dropped.
+#[test]
+fn nameless_arguments_are_the_body_as_jmeter_sends_them() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-nameless-body");
+    let json = arg("", "{&quot;var&quot;:&quot;val&quot;}", false);
+    let two = format!("{}{}", arg("", "a b", true), arg("", "&amp;c", false));
+    let body = [
+        DEFAULTS.to_string(),
+        sampler("post", "POST", "/post", &json, false, ""),
+        sampler("put", "PUT", "/put", &two, false, ""),
+        sampler("get", "GET", "/get", &json, false, ""),
+        // One named argument among them: a form, the nameless one left out (JMeter's rule).
+        sampler("form", "POST", "/form", &format!("{json}{}", arg("k", "v", false)), false, ""),
+    ]
+    .concat();
+    let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    let post = &server.recorded("/post")[0];
+    assert_eq!(post.body, br#"{"var":"val"}"#);
+    assert_eq!(post.header("content-type"), Some("text/plain; charset=UTF-8"));
+    assert_eq!(server.recorded("/put")[0].body, b"a+b&c");
+    assert_eq!(server.recorded("/get")[0].target, "/get");
+    assert_eq!(server.recorded("/form")[0].body, b"k=v");
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }

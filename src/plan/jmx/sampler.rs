@@ -154,7 +154,11 @@ impl Cx {
         // the raw body, a form, or the query string.
         let mut args: Vec<Arg> = http_args(c);
         args.extend(d.args.iter().cloned());
-        let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true);
+        // JMeter's getSendParameterValuesAsPostBody: the raw body box, or arguments that all
+        // lack a name (a body written in the Parameters tab), for the methods that send one.
+        let body_method = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
+        let nameless = body_method && !args.is_empty() && args.iter().all(|a| a.name.is_empty());
+        let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true) || nameless;
         let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
         let files = http_files(c);
         let mut headers: Vec<(String, Template)> = scope.headers.clone();
@@ -182,7 +186,17 @@ impl Cx {
                 .collect()
         };
         if raw_body {
-            let text: String = args.iter().map(|a| a.value.as_str()).collect();
+            // Each value as it is, or URL-encoded when its "URL Encode?" box is ticked.
+            let text: String = args
+                .iter()
+                .map(|a| {
+                    if a.encode && nameless && !a.value.contains("${") {
+                        ::url::form_urlencoded::byte_serialize(a.value.as_bytes()).collect()
+                    } else {
+                        a.value.clone()
+                    }
+                })
+                .collect();
             body = Body::Text(self.tmpl(c, &text)?);
             if !has_ct {
                 headers.push(("Content-Type".into(), Template::literal("text/plain; charset=UTF-8")));
