@@ -137,8 +137,13 @@ impl VirtualUser {
                     };
                     let (sampled, on_error) = match op {
                         Op::Request(req) => {
-                            since_wait = 0;
-                            (self.request(req, start).await, req.spec.on_error)
+                            let sampled = self.request(req, start).await;
+                            // A response the cache had sent nothing and waited for nothing: it
+                            // counts toward the ops run before the user yields.
+                            if sampled.is_some() {
+                                since_wait = 0;
+                            }
+                            (sampled, req.spec.on_error)
                         }
                         // A sample made without a connection may not wait at all: it counts
                         // toward the ops run before the user yields.

@@ -176,6 +176,44 @@ fn without_use_expires_every_request_is_sent() {
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
 
+/// Review of #13: a response the cache has sends nothing and waits for nothing. Users in a
+/// Loop Controller of fresh hits never handed their worker thread back, so the run's timer
+/// never fired and it ran until killed.
+#[test]
+fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
+    let server = cache_server();
+    let body = [
+        DEFAULTS.to_string(),
+        cache_manager(false, true),
+        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="forever" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">-1</stringProp>
+        </LoopController>"#
+            .to_string(),
+        format!("<hashTree>{}</hashTree>", sampler("fresh", "GET", "/fresh", "", false, "")),
+    ]
+    .concat();
+    // More users than worker threads, for one second.
+    let plan = jmx_plan(8, "-1", &body).replace(
+        r#"<boolProp name="ThreadGroup.scheduler">false</boolProp>"#,
+        r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">1</stringProp>"#,
+    );
+    let run = TempRun::new("jmx-http-cache-spin");
+    let p = run.write("plan.jmx", plan);
+    let port = format!("port={}", server.addr().port());
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "-J", &port, "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(20))
+        .run()
+        .assert_exit(0);
+    // One request per user; the rest were fresh, and no samples.
+    assert_eq!(server.requests_to("/fresh"), 8);
+    assert_samples(&run, "fresh", 8, 0);
+}
+
 // ---- HTTP Authorization Manager -------------------------------------------------------------
 
 fn auth_row(url: &str, user: &str, password: &str, mechanism: &str) -> String {
