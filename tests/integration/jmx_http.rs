@@ -76,6 +76,20 @@ fn a_sampler_without_keep_alive_closes_its_host_s_connection() {
     assert_eq!(uint(&run.summary()["total"], "samples"), a.requests() + b.requests());
 }
 
+/// Review of #13: a user kept a connection to every host it ever met, without end (a plan
+/// reading hosts from a data file ran out of sockets). It keeps the 20 it used last: a user
+/// going round 22 hosts twice opens a new connection for each request.
+#[test]
+fn a_user_keeps_at_most_twenty_connections() {
+    let servers: Vec<TestServer> = (0..22).map(|_| TestServer::builder().default_route(Route::ok()).start()).collect();
+    let body: String = servers.iter().enumerate().map(|(i, s)| get(&format!("h{i}"), &s.url("/"), true)).collect();
+    let run = run_jmx("jmx-http-many-hosts", jmx_plan(1, "2", &body), servers[0].addr().port());
+    for (i, s) in servers.iter().enumerate() {
+        assert_eq!((s.requests(), s.connections()), (2, 2), "host {i}");
+    }
+    assert_eq!(uint(&run.summary()["total"], "samples"), 44);
+}
+
 // ---- HTTP Cache Manager ------------------------------------------------------------------
 
 fn cache_manager(clear: bool, use_expires: bool) -> String {
