@@ -190,12 +190,8 @@ fn without_use_expires_every_request_is_sent() {
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
 
-/// Review of #13: a response the cache has sends nothing and waits for nothing. Users in a
-/// Loop Controller of fresh hits never handed their worker thread back, so the run's timer
-/// never fired and it ran until killed.
-#[test]
-fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
-    let server = cache_server();
+/// A thread group of 8 users running `sampler` in an endless Loop Controller for one second.
+fn endless_loop_plan(sampler: String) -> String {
     let body = [
         DEFAULTS.to_string(),
         cache_manager(false, true),
@@ -204,17 +200,21 @@ fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
           <stringProp name="LoopController.loops">-1</stringProp>
         </LoopController>"#
             .to_string(),
-        format!("<hashTree>{}</hashTree>", sampler("fresh", "GET", "/fresh", "", false, "")),
+        format!("<hashTree>{sampler}</hashTree>"),
     ]
     .concat();
     // More users than worker threads, for one second.
-    let plan = jmx_plan(8, "-1", &body).replace(
+    jmx_plan(8, "-1", &body).replace(
         r#"<boolProp name="ThreadGroup.scheduler">false</boolProp>"#,
         r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">1</stringProp>"#,
-    );
-    let run = TempRun::new("jmx-http-cache-spin");
+    )
+}
+
+/// Runs `plan` against `port`, killed (and failed) if it has not ended in 20 s.
+fn run_bounded(name: &str, plan: String, port: u16) -> TempRun {
+    let run = TempRun::new(name);
     let p = run.write("plan.jmx", plan);
-    let port = format!("port={}", server.addr().port());
+    let port = format!("port={port}");
     Stampede::new()
         .arg("run")
         .arg(&p)
@@ -223,9 +223,32 @@ fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
         .timeout(std::time::Duration::from_secs(20))
         .run()
         .assert_exit(0);
+    run
+}
+
+/// Review of #13: a response the cache has sends nothing and waits for nothing. Users in a
+/// Loop Controller of fresh hits never handed their worker thread back, so the run's timer
+/// never fired and it ran until killed.
+#[test]
+fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
+    let server = cache_server();
+    let plan = endless_loop_plan(sampler("fresh", "GET", "/fresh", "", false, ""));
+    let run = run_bounded("jmx-http-cache-spin", plan, server.addr().port());
     // One request per user; the rest were fresh, and no samples.
     assert_eq!(server.requests_to("/fresh"), 8);
     assert_samples(&run, "fresh", 8, 0);
+}
+
+/// The same with a request that fails before it is sent (a method JMeter does not know):
+/// each is a failed sample, and none waits.
+#[test]
+fn unsent_requests_in_an_endless_loop_still_let_the_run_end() {
+    let server = cache_server();
+    let plan = endless_loop_plan(sampler("bad", "NOT A METHOD", "/fresh", "", false, ""));
+    let run = run_bounded("jmx-http-unsent-spin", plan, server.addr().port());
+    assert_eq!(server.requests(), 0);
+    let row = run.label("bad");
+    assert!(uint(&row, "samples") > 0 && uint(&row, "samples") == uint(&row, "errors"), "{row:#}");
 }
 
 // ---- HTTP Authorization Manager -------------------------------------------------------------
