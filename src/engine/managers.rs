@@ -206,11 +206,7 @@ fn expires_from_cache_control(
         let digits = cc[at..].split([',', ' ']).next().unwrap_or("");
         // JMeter's Long.parseLong throws on anything else, and the response is not cached.
         let secs: i64 = digits.parse().ok()?;
-        return Some(if secs >= 0 {
-            now + Duration::from_secs(secs as u64)
-        } else {
-            now - Duration::from_secs(secs.unsigned_abs())
-        });
+        return Some(shift(now, secs.saturating_mul(1000)));
     }
     if h.expires.is_some() {
         return default;
@@ -222,17 +218,22 @@ fn expires_from_cache_control(
                     Ok(age) => (age.as_millis() as f64 * 0.1).round() as i64,
                     Err(e) => -((e.duration().as_millis() as f64 * 0.1).round() as i64),
                 };
-                if ms >= 0 {
-                    now + Duration::from_millis(ms as u64)
-                } else {
-                    now - Duration::from_millis(ms.unsigned_abs())
-                }
+                shift(now, ms)
             }
             _ => now + YEAR,
         },
         _ => now + YEAR,
     };
     Some(heuristic)
+}
+
+/// `t` moved by `ms` milliseconds (back when negative), at most ten thousand years: the
+/// values come from a response, and `SystemTime`'s `+` panics past what it can hold.
+fn shift(t: SystemTime, ms: i64) -> SystemTime {
+    const MAX_MS: u64 = 10_000 * 365 * 24 * 3600 * 1000;
+    let d = Duration::from_millis(ms.unsigned_abs().min(MAX_MS));
+    let moved = if ms >= 0 { t.checked_add(d) } else { t.checked_sub(d) };
+    moved.unwrap_or(t)
 }
 
 fn push_header(out: &mut String, name: &str, value: &str) {
@@ -292,7 +293,9 @@ pub(super) fn digest_authorization<S: Scope>(
     cnonce: &str,
 ) -> Option<String> {
     let rest = challenge.trim_start();
-    if rest.len() < 6 || !rest[..6].eq_ignore_ascii_case("digest") {
+    // Compared as bytes: the challenge comes from the server, and its 6th byte need not end a
+    // character.
+    if !rest.as_bytes().get(..6).is_some_and(|s| s.eq_ignore_ascii_case(b"digest")) {
         return None;
     }
     let params = challenge_params(&rest[6..]);
@@ -504,12 +507,17 @@ pub(super) fn parse_http_date(s: &str) -> Option<SystemTime> {
     if !(1..=31).contains(&day) || h > 23 || mi > 59 || se > 60 {
         return None;
     }
+    // A year beyond what a date can hold (the text comes from a response) is not a date.
+    if !(-100_000..=100_000).contains(&year) {
+        return None;
+    }
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(se);
+    let d = Duration::from_secs(secs.unsigned_abs());
     if secs >= 0 {
-        Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs as u64))
+        SystemTime::UNIX_EPOCH.checked_add(d)
     } else {
-        Some(SystemTime::UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()))
+        SystemTime::UNIX_EPOCH.checked_sub(d)
     }
 }
 
@@ -773,6 +781,40 @@ mod tests {
         assert_eq!(send(&mut vars, "www.example.com", false, "/application"), "dom=v");
         assert_eq!(send(&mut vars, "badexample.com", true, "/"), "");
         assert_eq!(send(&mut vars, "example.com", true, "/"), "host=v; dom=v; sec=v");
+    }
+
+    /// Review of #13: values from the server that overflowed `SystemTime` or split a character
+    /// panicked the user's task.
+    #[test]
+    fn hostile_cache_and_challenge_headers_do_not_panic() {
+        let now = SystemTime::now();
+        let mut c = UserCaches::default();
+        let s = spec(true, 10);
+        for cc in ["max-age=9223372036854775807", "max-age=-9223372036854775808"] {
+            c.save(0, &s, "GET", 200, cc, &[], &CacheHeaders { cache_control: Some(cc), ..Default::default() });
+        }
+        assert!(c.fresh(0, "max-age=9223372036854775807", &[], now + Duration::from_secs(100 * 365 * 24 * 3600)));
+        assert!(!c.fresh(0, "max-age=-9223372036854775808", &[], now));
+        for d in ["Sun, 06 Nov 9223372036854775807 08:49:37 GMT", "Sun Nov  6 08:49:37 -9223372036854775808"] {
+            assert_eq!(parse_http_date(d), None, "{d}");
+        }
+        let lm = CacheHeaders {
+            last_modified: Some("Sun, 06 Nov 1994 08:49:37 GMT"),
+            date: Some("Sun, 06 Nov 99999 08:49:37 GMT"),
+            ..Default::default()
+        };
+        c.save(0, &s, "GET", 200, "lm", &[], &lm);
+        let e = AuthEntry {
+            url: Template::literal(""),
+            user: Template::literal("u"),
+            password: Template::literal("p"),
+            domain: Template::literal(""),
+            realm: Template::literal(""),
+            digest: true,
+        };
+        let mut vars = crate::engine::session::UserVars::new(Vec::new(), 0, 1, crate::engine::session::Globals::new(0));
+        assert_eq!(digest_authorization(&e, &mut vars, "Diges\u{e9} realm=\"r\"", "GET", "/", "c"), None);
+        assert_eq!(digest_authorization(&e, &mut vars, "D\u{e9}", "GET", "/", "c"), None);
     }
 
     #[test]

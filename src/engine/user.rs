@@ -136,12 +136,11 @@ impl VirtualUser {
                         None => Instant::now(),
                     };
                     let (sampled, on_error) = match op {
-                        Op::Request(req) => {
-                            since_wait = 0;
-                            (self.request(req, start).await, req.spec.on_error)
-                        }
-                        // A sample made without a connection may not wait at all: it counts
-                        // toward the ops run before the user yields.
+                        // A request may not wait either: one the cache answers, one failed
+                        // before sending (a bad URL, a method JMeter does not know). Like a
+                        // sample made without a connection, it counts toward the ops run
+                        // before the user yields; one that waited on its socket yielded there.
+                        Op::Request(req) => (self.request(req, start).await, req.spec.on_error),
                         Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error),
                         _ => unreachable!("matched above"),
                     };

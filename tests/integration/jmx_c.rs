@@ -441,3 +441,28 @@ fn debug_sampler_properties_stay_out_of_the_run_directory() {
         assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t-debug-value"), "{}", path.display());
     }
 }
+
+/// Review of #13: a Dummy Sampler's response time, latency and connect time are the plan's
+/// text; figures past what a duration holds panicked the user (the run lost its samples).
+#[test]
+fn a_dummy_sampler_s_huge_figures_do_not_panic() {
+    let run = TempRun::new("jmx-dummy-huge");
+    let huge = "18446744073709551615";
+    let d = dummy("huge", true, "200", "x", 1, false, "")
+        .replace(
+            r#"<stringProp name="RESPONSE_TIME">1</stringProp>"#,
+            &format!(r#"<stringProp name="RESPONSE_TIME">{huge}</stringProp>"#),
+        )
+        .replace(
+            r#"<stringProp name="LATENCY">0</stringProp>"#,
+            &format!(r#"<stringProp name="LATENCY">{huge}</stringProp>"#),
+        )
+        .replace(
+            r#"<stringProp name="CONNECT">0</stringProp>"#,
+            r#"<stringProp name="CONNECT">18446744073709551</stringProp>"#,
+        );
+    let p = run.write("plan.jmx", jmx_plan(2, "3", &d));
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let row = run.label("huge");
+    assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (6, 0), "{row:#}");
+}

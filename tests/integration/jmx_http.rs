@@ -76,6 +76,20 @@ fn a_sampler_without_keep_alive_closes_its_host_s_connection() {
     assert_eq!(uint(&run.summary()["total"], "samples"), a.requests() + b.requests());
 }
 
+/// Review of #13: a user kept a connection to every host it ever met, without end (a plan
+/// reading hosts from a data file ran out of sockets). It keeps the 20 it used last: a user
+/// going round 22 hosts twice opens a new connection for each request.
+#[test]
+fn a_user_keeps_at_most_twenty_connections() {
+    let servers: Vec<TestServer> = (0..22).map(|_| TestServer::builder().default_route(Route::ok()).start()).collect();
+    let body: String = servers.iter().enumerate().map(|(i, s)| get(&format!("h{i}"), &s.url("/"), true)).collect();
+    let run = run_jmx("jmx-http-many-hosts", jmx_plan(1, "2", &body), servers[0].addr().port());
+    for (i, s) in servers.iter().enumerate() {
+        assert_eq!((s.requests(), s.connections()), (2, 2), "host {i}");
+    }
+    assert_eq!(uint(&run.summary()["total"], "samples"), 44);
+}
+
 // ---- HTTP Cache Manager ------------------------------------------------------------------
 
 fn cache_manager(clear: bool, use_expires: bool) -> String {
@@ -174,6 +188,67 @@ fn without_use_expires_every_request_is_sent() {
     assert_eq!(server.recorded("/etag").iter().filter(|r| conditional(r).0.is_some()).count(), 4);
     assert_samples(&run, "fresh", 6, 0);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+/// A thread group of 8 users running `sampler` in an endless Loop Controller for one second.
+fn endless_loop_plan(sampler: String) -> String {
+    let body = [
+        DEFAULTS.to_string(),
+        cache_manager(false, true),
+        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="forever" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">-1</stringProp>
+        </LoopController>"#
+            .to_string(),
+        format!("<hashTree>{sampler}</hashTree>"),
+    ]
+    .concat();
+    // More users than worker threads, for one second.
+    jmx_plan(8, "-1", &body).replace(
+        r#"<boolProp name="ThreadGroup.scheduler">false</boolProp>"#,
+        r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">1</stringProp>"#,
+    )
+}
+
+/// Runs `plan` against `port`, killed (and failed) if it has not ended in 20 s.
+fn run_bounded(name: &str, plan: String, port: u16) -> TempRun {
+    let run = TempRun::new(name);
+    let p = run.write("plan.jmx", plan);
+    let port = format!("port={port}");
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "-J", &port, "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(20))
+        .run()
+        .assert_exit(0);
+    run
+}
+
+/// Review of #13: a response the cache has sends nothing and waits for nothing. Users in a
+/// Loop Controller of fresh hits never handed their worker thread back, so the run's timer
+/// never fired and it ran until killed.
+#[test]
+fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
+    let server = cache_server();
+    let plan = endless_loop_plan(sampler("fresh", "GET", "/fresh", "", false, ""));
+    let run = run_bounded("jmx-http-cache-spin", plan, server.addr().port());
+    // One request per user; the rest were fresh, and no samples.
+    assert_eq!(server.requests_to("/fresh"), 8);
+    assert_samples(&run, "fresh", 8, 0);
+}
+
+/// The same with a request that fails before it is sent (a method JMeter does not know):
+/// each is a failed sample, and none waits.
+#[test]
+fn unsent_requests_in_an_endless_loop_still_let_the_run_end() {
+    let server = cache_server();
+    let plan = endless_loop_plan(sampler("bad", "NOT A METHOD", "/fresh", "", false, ""));
+    let run = run_bounded("jmx-http-unsent-spin", plan, server.addr().port());
+    assert_eq!(server.requests(), 0);
+    let row = run.label("bad");
+    assert!(uint(&row, "samples") > 0 && uint(&row, "samples") == uint(&row, "errors"), "{row:#}");
 }
 
 // ---- HTTP Authorization Manager -------------------------------------------------------------

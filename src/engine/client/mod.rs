@@ -131,8 +131,13 @@ pub(super) struct Wire<'a> {
     pub hosts: Option<&'a crate::plan::managers::DnsSpec>,
 }
 
+/// The most connections a user keeps open, to as many hosts (HttpClient 4's default for a
+/// connection pool's total; JMeter also closes a thread's connections as each iteration starts).
+const MAX_CONNS: usize = 20;
+
 pub(super) struct HttpClient {
-    /// One connection per target; the one used last first (almost every plan has one target).
+    /// One connection per target, the most recently used first (almost every plan has one
+    /// target); at most [`MAX_CONNS`].
     conns: Vec<Conn>,
     tls: Arc<rustls::ClientConfig>,
     /// The last target's resolved addresses: a user resolves a host once, as a JVM caches DNS.
@@ -160,7 +165,7 @@ impl HttpClient {
     /// Closes the connection to `target`, if there is one.
     fn drop_conn(&mut self, target: &Target) {
         if let Some(i) = self.conns.iter().position(|c| c.target == *target) {
-            self.conns.swap_remove(i);
+            self.conns.remove(i);
         }
     }
 
@@ -249,11 +254,11 @@ impl HttpClient {
 
     /// Returns whether the connection may be kept for the next request.
     async fn exchange(&mut self, req: &Wire<'_>, bytes: &[u8], ex: &mut Exchange) -> Result<bool, ErrorKind> {
-        // The connection to this target, moved to the front: the next request most likely
-        // goes there too.
+        // The connection to this target, moved to the front (the others stay in the order
+        // they were last used): the next request most likely goes there too.
         match self.conns.iter().position(|c| c.target == *req.target) {
             Some(0) => {}
-            Some(i) => self.conns.swap(0, i),
+            Some(i) => self.conns[..=i].rotate_right(1),
             None => {
                 let t0 = Instant::now();
                 // Boxed: connecting (a TLS handshake's state above all) is the largest thing a
@@ -262,9 +267,10 @@ impl HttpClient {
                 let stream = Box::pin(self.connect(req)).await?;
                 ex.connect = t0.elapsed();
                 ex.new_connection = true;
-                self.conns.push(Conn { stream, target: req.target.clone(), served: 0 });
-                let last = self.conns.len() - 1;
-                self.conns.swap(0, last);
+                self.conns.insert(0, Conn { stream, target: req.target.clone(), served: 0 });
+                // The least recently used goes past the limit: a user visiting ever new hosts
+                // (read from a data file, say) must not keep a socket open to each.
+                self.conns.truncate(MAX_CONNS);
             }
         }
         let conn = &mut self.conns[0];

@@ -28,6 +28,8 @@ impl VirtualUser {
                 (Duration::from_millis(sleep_ms(time, mask, now_ms)), true)
             }
         };
+        // The plan's figure, at most what a duration can be: `start + elapsed` must not overflow.
+        let elapsed = elapsed.min(crate::plan::MAX_DURATION);
         let mut interrupted = false;
         let end = if wait && !elapsed.is_zero() {
             tokio::select! {
@@ -61,7 +63,8 @@ impl VirtualUser {
             error = error.or(failed);
         }
         let ms = |t: &Option<crate::plan::Template>, vars: &mut crate::engine::session::UserVars| {
-            t.as_ref().map_or(0, |t| t.render_string(vars).trim().parse::<u64>().unwrap_or(0) * 1000)
+            let ms = t.as_ref().map_or(0, |t| t.render_string(vars).trim().parse::<u64>().unwrap_or(0));
+            ms.min(crate::plan::MAX_DURATION.as_millis() as u64) * 1000
         };
         let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
         let sample = Sample {
@@ -120,7 +123,7 @@ impl VirtualUser {
 /// JavaTest's and SleepTest's sleep: `time + now_ms % mask` when both are above 0, else `time`
 /// (none when not above 0).
 fn sleep_ms(time: i64, mask: i64, now_ms: i64) -> u64 {
-    let ms = if time > 0 && mask > 0 { time + now_ms % mask } else { time };
+    let ms = if time > 0 && mask > 0 { time.saturating_add(now_ms % mask) } else { time };
     ms.max(0) as u64
 }
 
@@ -135,5 +138,6 @@ mod tests {
         assert_eq!(sleep_ms(0, 0xff, 12), 0);
         assert_eq!(sleep_ms(50, 0, 12), 50);
         assert_eq!(sleep_ms(-5, 3, 12), 0);
+        assert_eq!(sleep_ms(i64::MAX, 3, 12), i64::MAX as u64);
     }
 }
