@@ -568,6 +568,21 @@ mod tests {
         }
     }
 
+    /// A constant timer's delay beyond a year is refused whether written as a whole number or
+    /// not (`99999999999999` was taken, `1e14` refused).
+    #[test]
+    fn a_timer_beyond_a_year_is_refused_written_either_way() {
+        for ms in ["99999999999999", "1e14"] {
+            let body = [timer("long", ms), sampler("get", "127.0.0.1", "", "/", "GET")].concat();
+            let tg = group("ThreadGroup", "1", "", &body);
+            let i = inspect_text(&groups(&tg), false);
+            assert_eq!(status_of(&i, "long"), Status::Error, "{ms}");
+            assert!(i.problems.iter().any(|e| e.message.contains("out of range")), "{ms}: {:?}", i.problems);
+        }
+        let body = [timer("fine", "250"), sampler("get", "127.0.0.1", "", "/", "GET")].concat();
+        assert!(inspect_text(&groups(&group("ThreadGroup", "1", "", &body)), false).plan.is_some());
+    }
+
     fn status_of(i: &Inspection, name: &str) -> Status {
         i.elements
             .iter()
