@@ -492,7 +492,7 @@ impl JavaDateFormat {
                     Field::Hour0To11 | Field::Hour1To12 => hour12 = small.map(|h| h % 12),
                     Field::Minute => p.minute = small,
                     Field::Second => p.second = small,
-                    Field::Millisecond => p.nano = Some(u32::try_from(value).ok()? * 1_000_000),
+                    Field::Millisecond => p.nano = Some(u32::try_from(value).ok()?.checked_mul(1_000_000)?),
                     Field::Fraction => p.nano = Some(value as u32 * 10u32.pow(9 - count.min(9) as u32)),
                     _ => return None,
                 }
@@ -782,5 +782,15 @@ mod tests {
         // Letters inside quotes are text, and an illegal letter is caught after a valid run too.
         assert!(JavaDateFormat::compile("'bcq'").is_ok());
         assert!(JavaDateFormat::compile("yyyyj").is_err());
+    }
+
+    #[test]
+    fn parsed_numbers_too_large_for_their_field_do_not_panic() {
+        // 4295 ms and more overflowed the nanoseconds (a panic in a debug build).
+        for (pattern, text) in [("S", "5000"), ("S", "9999999999"), ("ss.SSSSSSSSSSSS", "01.999999999999")] {
+            let _ = JavaDateFormat::compile(pattern).unwrap().parse(text);
+        }
+        assert!(JavaDateFormat::compile("S").unwrap().parse("5000").is_none());
+        assert!(JavaDateFormat::compile("S").unwrap().parse("999").is_some());
     }
 }

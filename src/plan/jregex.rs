@@ -36,7 +36,7 @@ impl Pattern {
     /// A Perl5 pattern; the error is the `regex` crate's message when neither engine takes it.
     pub fn perl5(src: &str) -> Result<Pattern, String> {
         // ORO's Perl5 has look-ahead but neither look-behind nor named groups.
-        if src.contains("(?<") {
+        if opens_look_behind_or_name(src) {
             return Err("`(?<` (look-behind or a named group) is not Perl5 syntax".into());
         }
         let src = literal_braces(src);
@@ -84,6 +84,23 @@ impl Pattern {
                 .collect(),
         }
     }
+}
+
+/// Whether a group opens with `(?<` (look-behind or a named group): a `(` escaped or in a
+/// character class is a literal, and `\(?<` an optional `(` then `<`.
+fn opens_look_behind_or_name(src: &str) -> bool {
+    let (mut escaped, mut in_class) = (false, false);
+    for (i, ch) in src.char_indices() {
+        match ch {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class && src[i..].starts_with("(?<") => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The pattern with each `{` that does not open a repetition (`{n}`, `{n,}`, `{n,m}`) escaped:
@@ -148,6 +165,10 @@ mod tests {
         // JMeter 5.6.3 logs "Error in pattern" for both and leaves the default.
         assert!(Pattern::perl5(r"(?<=token=)\w+").is_err());
         assert!(Pattern::perl5(r"(?<id>\d+)").is_err());
+        // An escaped `(` or one in a class opens no group: `\(?<` is an optional `(` then `<`.
+        assert!(Pattern::perl5(r"\(?<b>").unwrap().is_match("(<b>"));
+        assert!(Pattern::perl5(r"[(?<]+x").unwrap().is_match("?<x"));
+        assert!(Pattern::perl5(r"\\(?<=a)b").is_err(), "an escaped backslash then a look-behind");
     }
 
     #[test]

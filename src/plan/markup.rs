@@ -44,7 +44,7 @@ impl XPathExpr {
         let doc = package.as_document();
         let mut ns = Vec::new();
         if self.tolerant {
-            html_into(&doc, body);
+            html_into(&doc, body)?;
         } else {
             xml_into(&doc, body, self.namespaces, &mut ns)?;
         }
@@ -114,6 +114,15 @@ fn xml_into(
 ) -> Result<(), String> {
     let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
     let parsed = roxmltree::Document::parse_with_options(body, opts).map_err(|e| format!("SAXException: {e}"))?;
+    // Each node's depth from its parent's (parents come first in document order).
+    let mut depths = vec![0usize; parsed.descendants().len()];
+    for n in parsed.descendants() {
+        if let Some(p) = n.parent() {
+            depths[n.id().get_usize()] = depths[p.id().get_usize()] + 1;
+        }
+    }
+    let depth = depths.into_iter();
+    too_deep(depth.max().unwrap_or(0))?;
     fn copy<'d>(
         doc: &dom::Document<'d>,
         n: roxmltree::Node<'_, '_>,
@@ -170,9 +179,29 @@ fn xml_into(
     Ok(())
 }
 
+/// The deepest nesting of elements a body may have for XPath: copying the tree and
+/// evaluating over it recurse once per level, and a deeper body (a few kilobytes of
+/// `<a><a><a>...` from the server) would overflow the stack and abort the run.
+const MAX_DEPTH: usize = 512;
+
+fn too_deep(depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("the body nests elements {depth} deep: XPath is evaluated on at most {MAX_DEPTH} levels"));
+    }
+    Ok(())
+}
+
 /// Copies an HTML body, parsed as a browser does (what Tidy makes well-formed), into `doc`.
-fn html_into(doc: &dom::Document<'_>, body: &str) {
+fn html_into(doc: &dom::Document<'_>, body: &str) -> Result<(), String> {
     let html = scraper::Html::parse_document(body);
+    let depth = html.tree.root().traverse().scan(0usize, |d, edge| {
+        match edge {
+            ego_tree::iter::Edge::Open(_) => *d += 1,
+            ego_tree::iter::Edge::Close(_) => *d -= 1,
+        }
+        Some(*d)
+    });
+    too_deep(depth.max().unwrap_or(0))?;
     fn copy<'d>(doc: &dom::Document<'d>, n: ego_tree::NodeRef<'_, scraper::Node>) -> Option<dom::ChildOfElement<'d>> {
         match n.value() {
             scraper::Node::Element(e) => {
@@ -200,6 +229,7 @@ fn html_into(doc: &dom::Document<'_>, body: &str) {
             doc.root().append_child(e);
         }
     }
+    Ok(())
 }
 
 fn escape(s: &str, attr: bool, out: &mut String) {
@@ -440,6 +470,22 @@ mod tests {
     fn invalid_xpath() {
         assert!(XPathExpr::new("//a[", false, false, false).is_err());
         assert!(XPathExpr::new("", false, false, false).is_err());
+    }
+
+    #[test]
+    fn a_body_nested_too_deep_for_the_stack_is_an_error() {
+        // 5000 levels overflowed the stack (an abort, not a panic) copying or evaluating.
+        let deep = |tag: &str, n: usize| format!("{}x{}", format!("<{tag}>").repeat(n), format!("</{tag}>").repeat(n));
+        for (tolerant, fragment, query) in
+            [(false, false, "//a"), (false, true, "/a"), (false, false, "string(/)"), (true, false, "//div")]
+        {
+            // The HTML parser closes an `<a>` that another opens: nest divs there.
+            let tag = if tolerant { "div" } else { "a" };
+            let x = XPathExpr::new(query, tolerant, false, fragment).unwrap();
+            let e = x.eval(&deep(tag, 5000)).unwrap_err();
+            assert!(e.contains("deep: XPath is evaluated on at most 512 levels"), "{e}");
+            assert!(x.eval(&deep(tag, 100)).is_ok());
+        }
     }
 
     #[test]

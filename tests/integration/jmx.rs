@@ -80,12 +80,20 @@ fn check_lists_every_element_with_its_status() {
 #[test]
 fn an_unsupported_element_is_named_with_its_line_unless_skipped() {
     let run = TempRun::new("jmx-unsupported");
-    let plan = run.write("plan.jmx", jmx_plan(9, "", r#"<JSR223PostProcessor guiclass="TestBeanGUI" testclass="JSR223PostProcessor" testname="Groovy thing" enabled="true"><stringProp name="script">vars.put("a","b")</stringProp></JSR223PostProcessor><hashTree/>"#));
+    let script = r#"<JSR223PostProcessor guiclass="TestBeanGUI" testclass="JSR223PostProcessor" testname="Groovy thing" enabled="true"><stringProp name="script">vars.put("a","b")</stringProp></JSR223PostProcessor><hashTree/>"#;
+    let plan = run.write("plan.jmx", jmx_plan(9, "", script));
     let out = Stampede::new().arg("check").arg(&plan).run();
     out.assert_exit(2);
     let err = out.stderr_str();
     assert!(err.contains("plan.jmx:") && err.contains("\"Groovy thing\"") && err.contains("not supported"), "{err}");
     assert!(out.stdout_str().contains("UNSUPPORTED"), "{}", out.stdout_str());
+    // Skipped, the script leaves a thread group that sends nothing: `check` refuses the plan
+    // as `run` does (it said "The plan can run" before).
+    let out = Stampede::new().arg("check").arg(&plan).arg("--skip-unsupported").run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("no thread group sends a request"), "{}", out.stderr_str());
+    let with_request = format!("{}{}", sampler("get", "GET", "/", "", false, ""), script);
+    let plan = run.write("plan.jmx", jmx_plan(9, "", &with_request));
     Stampede::new().arg("check").arg(&plan).arg("--skip-unsupported").run().assert_exit(0);
 }
 

@@ -170,7 +170,9 @@ impl Cx {
             self.last = Some(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
             return None;
         }
-        if !self.lenient && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
+        // Reading leniently (`check`), a file that cannot be read now may hold the requests;
+        // with every file read, a plan that sends none is refused as `run` refuses it.
+        if (!self.lenient || self.needs.is_empty()) && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
             self.last = Some(Error::invalid(Location::file(path), "no thread group sends a request"));
             return None;
         }
@@ -543,6 +545,45 @@ mod tests {
 
     fn inspect_text(text: &str, skip: bool) -> Inspection {
         inspect(text, Path::new("t.jmx"), &Options { skip_unsupported: skip, ..Default::default() })
+    }
+
+    /// `check` reads files leniently; a plan that sends nothing, with no file missing, is
+    /// still refused, as `run` refuses it.
+    #[test]
+    fn a_plan_sending_nothing_is_refused_when_read_leniently_too() {
+        let text = r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree>
+  <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
+  <hashTree>
+    <ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+    <hashTree>
+      <TestAction testclass="TestAction" testname="pause" enabled="true">
+        <intProp name="ActionProcessor.action">1</intProp><stringProp name="ActionProcessor.duration">10</stringProp>
+      </TestAction>
+      <hashTree/>
+    </hashTree>
+  </hashTree>
+</hashTree></jmeterTestPlan>"#;
+        for lenient_files in [false, true] {
+            let i = inspect(text, Path::new("t.jmx"), &Options { lenient_files, ..Default::default() });
+            assert!(i.plan.is_none(), "lenient: {lenient_files}");
+            assert!(i.problems.iter().any(|e| e.message == "no thread group sends a request"), "{:?}", i.problems);
+        }
+    }
+
+    /// A constant timer's delay beyond a year is refused whether written as a whole number or
+    /// not (`99999999999999` was taken, `1e14` refused).
+    #[test]
+    fn a_timer_beyond_a_year_is_refused_written_either_way() {
+        for ms in ["99999999999999", "1e14"] {
+            let body = [timer("long", ms), sampler("get", "127.0.0.1", "", "/", "GET")].concat();
+            let tg = group("ThreadGroup", "1", "", &body);
+            let i = inspect_text(&groups(&tg), false);
+            assert_eq!(status_of(&i, "long"), Status::Error, "{ms}");
+            assert!(i.problems.iter().any(|e| e.message.contains("out of range")), "{ms}: {:?}", i.problems);
+        }
+        let body = [timer("fine", "250"), sampler("get", "127.0.0.1", "", "/", "GET")].concat();
+        assert!(inspect_text(&groups(&group("ThreadGroup", "1", "", &body)), false).plan.is_some());
     }
 
     fn status_of(i: &Inspection, name: &str) -> Status {

@@ -22,6 +22,11 @@ const CONCURRENCY: &str = "com.blazemeter.jmeter.threads.concurrency.Concurrency
 const ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup";
 const FREE_FORM_ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup";
 
+/// The most users a plugin's schedule lists one by one, and the most steps it has: each is a
+/// time kept in memory when the plan loads, so a mistyped count is refused rather than
+/// exhausting memory.
+const MAX_SCHEDULED: u64 = 1_000_000;
+
 /// The thread groups stampede reads (others are unknown elements).
 pub(super) fn is_thread_group(class: &str) -> bool {
     CLASSES.contains(&class)
@@ -231,6 +236,7 @@ impl Cx {
             }
             count += 1;
             let users: u32 = self.number(tg, &cells[0], "threads")?;
+            self.scheduled(tg, starts.len() as u64 + u64::from(users), "threads")?;
             let delay: f64 = self.number(tg, &cells[1], "initial delay")?;
             let startup: f64 = self.number(tg, &cells[2], "startup time")?;
             let hold: f64 = self.number(tg, &cells[3], "hold time")?;
@@ -238,11 +244,15 @@ impl Cx {
                 Some(s) if !s.trim().is_empty() => self.number(tg, s, "shutdown time")?,
                 _ => 0.0,
             };
+            let delay_time = self.secs(tg, delay, "initial delay")?;
+            for (v, what) in [(startup, "startup time"), (hold, "hold time"), (shutdown, "shutdown time")] {
+                self.secs(tg, v, what)?;
+            }
             self.secs(tg, delay + startup + hold + shutdown, "delay + startup + hold + shutdown time")?;
             let n = f64::from(users);
             for k in (1..=users).rev() {
                 let k = f64::from(k);
-                starts.push(Duration::from_secs_f64(delay.max(0.0)) + ms((1000.0 * startup * k / n).floor() as i64));
+                starts.push(delay_time + ms((1000.0 * startup * k / n).floor() as i64));
                 let end = 1000.0 * (delay + startup + hold) + (1000.0 * shutdown * k / n).floor();
                 stops.push(ms(end as i64));
             }
@@ -265,15 +275,26 @@ impl Cx {
     fn stepping(&mut self, tg: &El) -> Result<Workload, Error> {
         let mut notes = Vec::new();
         let threads = self.int_prop(tg, "ThreadGroup.num_threads", 0, &mut notes)?.max(0);
+        self.scheduled(tg, threads as u64, "number of threads")?;
         let mut int = |cx: &mut Cx, name| cx.int_prop(tg, name, 0, &mut notes);
         let mut in_count = int(self, "Start users count")?;
         let mut out_count = int(self, "Stop users count")?;
         let burst = int(self, "Start users count burst")?;
-        let delay = 1000 * int(self, "Threads initial delay")?;
-        let in_period = 1000 * int(self, "Start users period")?;
-        let ramp_s = int(self, "rampUp")?;
-        let flight = 1000 * int(self, "flighttime")?;
-        let out_period = 1000 * int(self, "Stop users period")?;
+        // Times in seconds, each within the longest duration so that the sums in milliseconds
+        // below cannot overflow.
+        let max = MAX_DURATION.as_secs() as i64;
+        let mut time = |cx: &mut Cx, name| -> Result<i64, Error> {
+            let v = int(cx, name)?;
+            if v.abs() > max {
+                return Err(cx.err(tg, format!("{name} `{v}` s is out of range: at most {max} s (365 days)")));
+            }
+            Ok(v)
+        };
+        let delay = 1000 * time(self, "Threads initial delay")?;
+        let in_period = 1000 * time(self, "Start users period")?;
+        let ramp_s = time(self, "rampUp")?;
+        let flight = 1000 * time(self, "flighttime")?;
+        let out_period = 1000 * time(self, "Stop users period")?;
         if in_count <= 0 {
             in_count = threads.max(1);
         }
@@ -359,6 +380,7 @@ impl Cx {
         let steps = java_round(self.decimal_prop(tg, "Steps", 0.0)?).max(0.0);
         let iterations = java_round(self.decimal_prop(tg, "Iterations", 0.0)?);
         let end = self.secs(tg, ramp + hold, "ramp-up + hold")?;
+        self.scheduled(tg, java_round(target).max(0.0) as u64, "target concurrency")?;
         let starts = concurrency_starts(target, ramp, hold, steps);
         let n = starts.len();
         let iterations = (iterations > 0.0).then_some(iterations as u64);
@@ -422,6 +444,7 @@ impl Cx {
             let start = if ramp <= 0.0 {
                 rate
             } else if steps > 0.0 {
+                self.scheduled(tg, steps as u64, "steps")?;
                 // Step k (from 1) runs at k × rate / steps for ramp / steps.
                 for k in 1..=steps as u64 {
                     let r = rate * k as f64 / steps;
@@ -477,6 +500,16 @@ impl Cx {
     }
 }
 
+impl Cx {
+    /// Refuses a count of users or steps beyond [`MAX_SCHEDULED`].
+    fn scheduled(&self, tg: &El, n: u64, what: &str) -> Result<(), Error> {
+        if n > MAX_SCHEDULED {
+            return Err(self.err(tg, format!("{what}: {n} is out of range: at most {MAX_SCHEDULED} in a schedule")));
+        }
+        Ok(())
+    }
+}
+
 /// A shaped workload of these starts and stops.
 fn shaped(starts: Vec<Duration>, stops: Option<Vec<Duration>>, iterations: Option<u64>) -> Workload {
     Workload::Shaped(ShapedWorkload {
@@ -507,6 +540,25 @@ fn concurrency_starts(target: f64, ramp: f64, hold: f64, steps: f64) -> Vec<Dura
     let mut starts = Vec::new();
     let full = java_round(target).max(0.0) as usize;
     let mut tick = 0u64; // in 10 ms
+                         // Whether the first user has started by `tick` (or the schedule is over): the level only
+                         // grows, so the first tick where it holds is searched for rather than walked to, which
+                         // would take a step for every 10 ms of a long ramp-up.
+    let begun = |tick: u64| {
+        let level = planned(tick as f64 / 100.0);
+        !(0.0..1.0).contains(&level)
+    };
+    if full > 0 && !begun(0) {
+        let (mut lo, mut hi) = (0u64, ((ramp + hold).max(0.0) * 100.0).ceil() as u64 + 1);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if begun(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        tick = hi;
+    }
     while starts.len() < full {
         let t = tick as f64 / 100.0;
         let level = planned(t);
@@ -634,6 +686,33 @@ mod tests {
         // __tstFeedback: its max, fixed.
         let p = load(CONCURRENCY, &props(&[("TargetLevel", "${__tstFeedback(tst,2,6,0.1)}"), ("Hold", "5")])).unwrap();
         assert_eq!(shaped_of(&p).starts.len(), 6);
+    }
+
+    #[test]
+    fn numbers_that_would_exhaust_memory_or_overflow_are_errors() {
+        let row = |cells: [&str; 5]| {
+            let cells: String = cells.iter().map(|c| format!("<stringProp name=\"c\">{c}</stringProp>")).collect();
+            format!(
+                r#"<collectionProp name="ultimatethreadgroupdata"><collectionProp name="r">{cells}</collectionProp></collectionProp>"#
+            )
+        };
+        let refused = [
+            // Each cell within a year but not each: a delay beyond what a duration holds.
+            (ULTIMATE, row(["1", "1e300", "0", "-1e300", "0"]), "initial delay"),
+            (ULTIMATE, row(["4000000000", "0", "10", "10", "0"]), "threads: 4000000000 is out of range"),
+            (STEPPING, props(&[("ThreadGroup.num_threads", "1000000000000")]), "number of threads"),
+            (STEPPING, props(&[("ThreadGroup.num_threads", "1"), ("flighttime", "9223372036854775807")]), "flighttime"),
+            (CONCURRENCY, props(&[("TargetLevel", "100000000000"), ("Hold", "1")]), "target concurrency"),
+            (ARRIVALS, props(&[("RampUp", "100"), ("Steps", "1000000000000"), ("Hold", "1")]), "steps"),
+        ];
+        for (class, inside, what) in refused {
+            let e = load(class, &inside).unwrap_err();
+            assert!(e.to_string().contains(what) && e.to_string().contains("out of range"), "{class}: {e}");
+        }
+        // A first user due after a long ramp-up is found at once, not walked to 10 ms at a time.
+        let p = load(CONCURRENCY, &props(&[("TargetLevel", "1"), ("RampUp", "500000"), ("Unit", "M"), ("Hold", "1")]))
+            .unwrap();
+        assert_eq!(secs(&shaped_of(&p).starts), [15_000_000.0]);
     }
 
     #[test]

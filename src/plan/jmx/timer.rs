@@ -51,6 +51,10 @@ impl Cx {
         let mut ms = |cx: &mut Cx, v: &str, name: &str, whole: bool| -> Result<f64, Error> {
             let t = v.trim();
             if let Ok(n) = t.parse::<i64>() {
+                // A whole number beyond a year is refused as a fractional one is.
+                if n.unsigned_abs() > MAX_DURATION.as_millis() as u64 {
+                    return cx.millis(c, n as f64, name).map(|_| 0.0);
+                }
                 return Ok(n as f64);
             }
             match t.parse::<f64>() {

@@ -212,8 +212,13 @@ pub(super) fn java_duration(s: &str) -> Option<Duration> {
         }
         _ => 0,
     };
-    let d = Duration::seconds(secs.checked_add(whole)?) + Duration::nanoseconds(nanos);
-    Some(if &c[1] == "-" { -d } else { d })
+    // Beyond what a duration holds, Java throws: none here too (adding or negating panics).
+    let d = Duration::seconds(secs.checked_add(whole)?).checked_add(Duration::nanoseconds(nanos))?;
+    if &c[1] == "-" {
+        d.checked_neg()
+    } else {
+        Some(d)
+    }
 }
 
 #[cfg(test)]
@@ -230,6 +235,11 @@ mod tests {
         for bad in ["", "P", "PT", "P1M2D", "1D", "P1W", "PT1H "] {
             assert_eq!(java_duration(bad), None, "{bad:?}");
         }
+        // Beyond what a duration holds (Java throws an ArithmeticException): none, no panic.
+        for huge in ["-PT-9223372036854775808S", "PT9223372036854775807.999999999S", "PT-9223372036854775808.5S"] {
+            let _ = java_duration(huge);
+        }
+        assert_eq!(java_duration("-PT-9223372036854775808S"), None);
     }
 
     #[test]

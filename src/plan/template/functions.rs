@@ -515,6 +515,9 @@ const NOT_SUPPORTED: [&str; 15] = [
     "base64Decode",
 ];
 
+/// The most `__eval` calls of load-time text compiled inside each other.
+const MAX_EVAL_DEPTH: u32 = 32;
+
 /// A function's argument that cannot be used.
 fn arg(message: impl Into<String>) -> TemplateError {
     TemplateError::Argument(message.into())
@@ -614,7 +617,15 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 let t = tmpl(0, sym)?;
                 if t.is_const() {
                     let text = t.as_const().unwrap_or_default().to_string();
-                    let inner = compile(&text, sym, element)?;
+                    if sym.eval_depth >= MAX_EVAL_DEPTH {
+                        return Err(arg(format!(
+                            "`__eval` evaluates text that calls `__eval` more than {MAX_EVAL_DEPTH} times over (`{text}`): it never ends"
+                        )));
+                    }
+                    sym.eval_depth += 1;
+                    let inner = compile(&text, sym, element);
+                    sym.eval_depth -= 1;
+                    let inner = inner?;
                     return Ok(match inner.as_const() {
                         Some(s) => Seg::Lit(s.to_string()),
                         None => Seg::Func(Box::new(Func {
@@ -1076,6 +1087,18 @@ mod tests {
         );
         assert_eq!(render("${__evalVar(list)}", &[("list", "h=${host}")]), "h=127.0.0.1");
         assert_eq!(render("${__eval(${host})}", &[]), "127.0.0.1");
+    }
+
+    #[test]
+    fn eval_of_text_that_evaluates_itself_is_an_error() {
+        let mut s = symbols();
+        s.properties.insert("x".into(), "${__eval(${__P(x)})}".into());
+        let e = compile("${__eval(${__P(x)})}", &mut s, "f").unwrap_err();
+        assert!(e.to_string().contains("never ends"), "{e}");
+        // Text that evaluates in a few steps still does.
+        s.properties.insert("y".into(), "${__eval(${__P(z)})}".into());
+        s.properties.insert("z".into(), "done".into());
+        assert_eq!(expand("${__eval(${__P(y)})}", &mut s).unwrap(), "done");
     }
 
     #[test]

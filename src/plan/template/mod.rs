@@ -223,6 +223,9 @@ pub struct Symbols {
     /// row, and the shared counter that deals the next row.
     #[allow(clippy::type_complexity)]
     pub(crate) csv_read: HashMap<String, (std::sync::Arc<[Vec<String>]>, VarId, u32)>,
+    /// How many `__eval` calls of text known at load time are being compiled inside each
+    /// other: text that evaluates to itself would otherwise recurse without end.
+    pub(crate) eval_depth: u32,
 }
 
 impl Symbols {
