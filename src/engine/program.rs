@@ -3,7 +3,7 @@
 
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
-use crate::plan::flow::{Assign, Counter, SeededRandom, StopKind, ThroughputShare, UserParams};
+use crate::plan::flow::{Assign, Counter, LoopIndex, SeededRandom, StopKind, ThroughputShare, UserParams};
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -42,6 +42,8 @@ pub enum Op {
         /// The first pass runs without testing the condition.
         enter_first: bool,
         exit: usize,
+        /// The loop's pass index variable (JMeter's `__jm__<name>__idx`).
+        index: Option<LoopIndex>,
     },
     /// Go on when the condition holds, else jump to `otherwise`.
     If {
@@ -167,6 +169,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
                     enter_first: l.enter_first,
                     exit: PATCH,
+                    index: l.index,
                 });
                 emit(&l.steps, ops);
                 ops.push(Op::Jump(test));
@@ -303,6 +306,7 @@ mod tests {
                 steps: vec![think()],
                 enter_first: false,
                 slot: 0,
+                index: None,
             })),
             Step::If(Box::new(If { condition: cond(), then: vec![think()], otherwise: vec![think()] })),
             Step::Once(Box::new(Once { steps: vec![think()], per_loop: false, slot: 0 })),
@@ -326,8 +330,9 @@ mod tests {
     fn a_flow_that_does_nothing_ends_the_user() {
         use crate::plan::flow::Loop;
         let zero = Step::Think(Think::Uniform { min: Duration::ZERO, max: Duration::ZERO });
-        let looped =
-            |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0 }));
+        let looped = |steps| {
+            Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0, index: None }))
+        };
         for steps in [vec![], vec![zero.clone(), Step::Set(vec![]), Step::Feed(0)], vec![looped(vec![zero.clone()])]] {
             let p = Program::compile(&steps);
             assert!(p.idle, "{steps:?}");

@@ -261,8 +261,14 @@ impl VirtualUser {
                     self.loop_counts[*slot as usize] = (0, limit);
                     pc += 1;
                 }
-                Op::LoopTest { slot, condition, enter_first, exit } => {
+                Op::LoopTest { slot, condition, enter_first, exit, index } => {
                     let (done, limit) = self.loop_counts[*slot as usize];
+                    // As JMeter's controllers: the index reads the offset when the loop is
+                    // entered, so a condition tested then sees it, and the last pass's index
+                    // when the condition is tested at the end of that pass.
+                    if let (Some(ix), 0) = (index, done) {
+                        self.vars.set(ix.var, &ix.offset.to_string());
+                    }
                     let go = done < limit
                         && ((*enter_first && done == 0)
                             || condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars))));
@@ -271,6 +277,10 @@ impl VirtualUser {
                         pc += 1;
                     } else {
                         pc = *exit;
+                    }
+                    if let Some(ix) = index {
+                        let pass = if go { done } else { 0 };
+                        self.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
                     }
                 }
                 Op::If { condition, otherwise } => {

@@ -432,6 +432,18 @@ pub struct Loop {
     /// A per-user counter slot (index into the user's loop counters), fixed at load time.
     #[serde(skip)]
     pub slot: u32,
+    /// JMeter's `__jm__<controller name>__idx`: the variable set to the pass's 0-based index
+    /// plus the offset (a ForEach Controller's start index).
+    #[serde(skip)]
+    pub index: Option<LoopIndex>,
+}
+
+/// Where a loop keeps its pass index: JMeter 5's `IteratingController.updateIterationIndex`,
+/// `offset + k` on pass k; `offset` before the first pass and once the loop has ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoopIndex {
+    pub var: VarId,
+    pub offset: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

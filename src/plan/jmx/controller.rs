@@ -40,10 +40,11 @@ impl Cx {
             Status::Supported,
             format!("a loop ({})", if count.is_some() { loops.trim() } else { "forever" }),
         );
+        let index = Some(self.loop_index(c, 0));
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let slot = self.b.slot(Slot::Loop);
         // Without a count the loop runs until the scenario ends.
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot, index }))])
     }
 
     pub(super) fn once_only(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -107,12 +108,20 @@ impl Cx {
         };
         let cond = flow::Cond { src: src.clone(), expr };
         self.report(c, depth, Status::Supported, format!("{} `{src}`", if is_if { "if" } else { "while" }));
+        let index = (!is_if).then(|| self.loop_index(c, 0));
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         if is_if {
             return Ok(vec![Step::If(Box::new(flow::If { condition: cond, then: steps, otherwise: Vec::new() }))]);
         }
         let slot = self.b.slot(Slot::Loop);
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, enter_first, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop {
+            count: None,
+            condition: Some(cond),
+            steps,
+            enter_first,
+            slot,
+            index,
+        }))])
     }
 
     pub(super) fn for_each(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -139,6 +148,7 @@ impl Cx {
             .map(|i| self.b.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
             .collect();
         let into_var = self.b.sym.vars.assign(&into);
+        let index = Some(self.loop_index(c, start));
         let slot = self.b.slot(Slot::Loop);
         self.report(
             c,
@@ -149,7 +159,16 @@ impl Cx {
         let mut steps =
             vec![Step::Pick(Box::new(flow::Pick { slot, offset: start, from, into: into_var, name: into.clone() }))];
         steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot, index }))])
+    }
+
+    /// JMeter 5's pass index of a Loop, While or ForEach Controller: the variable
+    /// `__jm__<controller name>__idx` (`IteratingController.updateIterationIndex`).
+    fn loop_index(&mut self, c: &El, offset: u64) -> flow::LoopIndex {
+        let var = self.b.sym.vars.assign(&format!("__jm__{}__idx", c.name));
+        // Before its loop first runs, JMeter leaves the reference as text.
+        self.b.sym.vars.unset_as_reference(var);
+        flow::LoopIndex { var, offset }
     }
 
     pub(super) fn switch(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {

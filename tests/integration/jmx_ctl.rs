@@ -1,0 +1,108 @@
+//! JMeter's controllers of issue 13 C as the witness receives them: the loop index variables
+//! `${__jm__<name>__idx}` of Loop, While and ForEach Controllers. The requests each path
+//! received equal stampede's samples and what JMeter 5.6.3 sends.
+
+use crate::jmx::{jmx_plan, sampler};
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::collections::BTreeMap;
+
+/// HTTP Request Defaults: the witness server at `${host}:${port}`.
+const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp>
+          <stringProp name="HTTPSampler.port">${port}</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+
+fn get(name: &str, target: &str) -> String {
+    sampler(name, "GET", target, "", false, "")
+}
+
+/// Runs `body` with `users` users and `loops` thread-group iterations against `server`; returns
+/// how many requests each target received.
+fn run_plan(server: &TestServer, run: &TempRun, users: u32, loops: &str, body: &str) -> BTreeMap<String, u64> {
+    let plan = run.write("plan.jmx", jmx_plan(users, loops, &format!("{DEFAULTS}{body}")));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J"])
+        .arg(format!("port={}", server.addr().port()))
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let mut served = BTreeMap::new();
+    for r in server.recorded_all() {
+        *served.entry(r.target).or_insert(0) += 1;
+    }
+    served
+}
+
+/// JMeter 5's `IteratingController.updateIterationIndex`: pass k of a Loop or While Controller
+/// reads `${__jm__<name>__idx}` = k, of a ForEach Controller start index + k; a While
+/// condition tested at the end of pass k still reads k (so `< 2` runs 3 passes); once the loop
+/// ends the index reads its start again.
+#[test]
+fn loop_index_variables_count_passes_as_jmeter() {
+    let server = TestServer::builder().default_route(Route::ok().body("ok").record()).start();
+    let run = TempRun::new("jmx-ctl-idx");
+    let body = format!(
+        r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="Values" enabled="true">
+          <collectionProp name="Arguments.arguments">
+            <elementProp name="v_1" elementType="Argument"><stringProp name="Argument.name">v_1</stringProp><stringProp name="Argument.value">a</stringProp></elementProp>
+            <elementProp name="v_2" elementType="Argument"><stringProp name="Argument.name">v_2</stringProp><stringProp name="Argument.value">b</stringProp></elementProp>
+            <elementProp name="v_3" elementType="Argument"><stringProp name="Argument.name">v_3</stringProp><stringProp name="Argument.value">c</stringProp></elementProp>
+          </collectionProp>
+        </Arguments><hashTree/>
+        <LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="the loop" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">4</stringProp>
+        </LoopController>
+        <hashTree>
+          {every}
+          <IfController guiclass="IfControllerPanel" testclass="IfController" testname="third" enabled="true">
+            <stringProp name="IfController.condition">${{__jexl3(${{__jm__the loop__idx}} == 2,)}}</stringProp>
+            <boolProp name="IfController.useExpression">true</boolProp>
+          </IfController>
+          <hashTree>{two}</hashTree>
+        </hashTree>
+        {after}
+        <WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="while" enabled="true">
+          <stringProp name="WhileController.condition">${{__jexl3(${{__jm__while__idx}} &lt; 2,)}}</stringProp>
+        </WhileController>
+        <hashTree>{pass}</hashTree>
+        <ForeachController guiclass="ForeachControlPanel" testclass="ForeachController" testname="each" enabled="true">
+          <stringProp name="ForeachController.inputVal">v</stringProp>
+          <stringProp name="ForeachController.returnVal">out</stringProp>
+          <boolProp name="ForeachController.useSeparator">true</boolProp>
+          <stringProp name="ForeachController.startIndex">1</stringProp>
+        </ForeachController>
+        <hashTree>{each}</hashTree>"#,
+        every = get("every", "/every?i=${__jm__the loop__idx}"),
+        two = get("two", "/two?i=${__jm__the loop__idx}"),
+        after = get("after", "/after?i=${__jm__the loop__idx}"),
+        pass = get("pass", "/while?i=${__jm__while__idx}"),
+        each = get("each", "/each?i=${__jm__each__idx}&amp;v=${out}"),
+    );
+    let served = run_plan(&server, &run, 2, "2", &body);
+    // 2 users x 2 iterations.
+    let expected: BTreeMap<String, u64> = [
+        "/every?i=0",
+        "/every?i=1",
+        "/every?i=2",
+        "/every?i=3",
+        "/two?i=2",
+        "/after?i=0",
+        "/while?i=0",
+        "/while?i=1",
+        "/while?i=2",
+        "/each?i=1&v=b",
+        "/each?i=2&v=c",
+    ]
+    .iter()
+    .map(|t| (t.to_string(), 4))
+    .collect();
+    assert_eq!(served, expected);
+    for (label, n) in [("every", 16), ("two", 4), ("after", 4), ("pass", 12), ("each", 8)] {
+        assert_eq!(uint(&run.label(label), "samples"), n, "{label}");
+    }
+}
