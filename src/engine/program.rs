@@ -80,6 +80,17 @@ pub enum Op {
         end: usize,
         rotate: Option<crate::plan::flow::Rotate>,
     },
+    /// Draw a new order for a Random Order Controller's branches.
+    ShuffleStart {
+        slot: u32,
+        n: u32,
+    },
+    /// Jump to the next branch in the drawn order, or to `end` once each has run.
+    ShuffleNext {
+        slot: u32,
+        targets: Box<[usize]>,
+        end: usize,
+    },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -247,6 +258,18 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     end,
                     rotate: s.rotate.clone(),
                 };
+            }
+            Step::Shuffle(s) => {
+                ops.push(Op::ShuffleStart { slot: s.slot, n: s.branches.len() as u32 });
+                let next = ops.len();
+                ops.push(Op::Jump(PATCH)); // replaced by ShuffleNext once targets are known
+                let mut targets = Vec::new();
+                for b in &s.branches {
+                    targets.push(ops.len());
+                    emit(b, ops);
+                    ops.push(Op::Jump(next));
+                }
+                ops[next] = Op::ShuffleNext { slot: s.slot, targets: targets.into(), end: ops.len() };
             }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),
             Step::SeededRandom(r) => ops.push(Op::SeededRandom(r.clone())),

@@ -10,6 +10,7 @@ use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
 use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::record::Sample;
+use rand::seq::SliceRandom;
 use rand::Rng;
 use std::io::Write as _;
 use std::sync::atomic::Ordering;
@@ -388,6 +389,26 @@ impl VirtualUser {
                     Ok(to) => pc = to,
                     Err(end) => return end,
                 },
+                Op::ShuffleStart { slot, n } => {
+                    // JMeter's RandomOrderController: Collections.shuffle each pass.
+                    let order = &mut self.counters[*slot as usize..=(*slot + *n) as usize];
+                    order[0] = 0;
+                    for (i, o) in order[1..].iter_mut().enumerate() {
+                        *o = i as u64;
+                    }
+                    order[1..].shuffle(&mut self.vars.rng);
+                    pc += 1;
+                }
+                Op::ShuffleNext { slot, targets, end } => {
+                    let at = *slot as usize;
+                    let pos = self.counters[at] as usize;
+                    if pos < targets.len() {
+                        self.counters[at] += 1;
+                        pc = targets[self.counters[at + 1 + pos] as usize];
+                    } else {
+                        pc = *end;
+                    }
+                }
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));

@@ -50,6 +50,17 @@ pub enum Step {
     Pick(Box<Pick>),
     /// A sample made without a connection (Debug, Dummy and Java test samplers).
     Sample(Box<super::synthetic::Synthetic>),
+    /// Runs each of its branches once, in a new random order each pass (JMeter's Random Order
+    /// Controller).
+    Shuffle(Box<Shuffle>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shuffle {
+    pub branches: Vec<Vec<Step>>,
+    /// The user's counter slots: the next position, then the order (one slot per branch).
+    #[serde(skip)]
+    pub slot: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -522,6 +533,7 @@ fn has_synthetic(steps: &[Step]) -> bool {
         Step::Group(g) => has_synthetic(&g.steps),
         Step::Throughput(t) => has_synthetic(&t.steps),
         Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
+        Step::Shuffle(s) => s.branches.iter().any(|b| has_synthetic(b)),
         _ => false,
     })
 }
@@ -541,6 +553,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Group(g) => for_each_request(&g.steps, f),
             Step::Throughput(t) => for_each_request(&t.steps, f),
             Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_request(b, f)),
+            Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_request(b, f)),
             Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
@@ -582,6 +595,7 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Write(w) => w.values.iter_mut().for_each(&mut *f),
             Step::UserParams(u) => u.rows.iter_mut().flatten().for_each(&mut *f),
             Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
+            Step::Shuffle(s) => s.branches.iter_mut().for_each(|b| for_each_template_mut(b, f)),
             Step::Switch(s) => {
                 f(&mut s.value);
                 s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));

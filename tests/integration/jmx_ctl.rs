@@ -2,9 +2,9 @@
 //! `${__jm__<name>__idx}` of Loop, While and ForEach Controllers. The requests each path
 //! received equal stampede's samples and what JMeter 5.6.3 sends.
 
-use crate::jmx::{jmx_plan, sampler};
+use crate::jmx::{jmx_plan, run_jmx, sampler};
 use crate::util::server::{Route, TestServer};
-use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{uint, TempRun};
 use std::collections::BTreeMap;
 
 /// HTTP Request Defaults: the witness server at `${host}:${port}`.
@@ -20,16 +20,7 @@ fn get(name: &str, target: &str) -> String {
 /// Runs `body` with `users` users and `loops` thread-group iterations against `server`; returns
 /// how many requests each target received.
 fn run_plan(server: &TestServer, run: &TempRun, users: u32, loops: &str, body: &str) -> BTreeMap<String, u64> {
-    let plan = run.write("plan.jmx", jmx_plan(users, loops, &format!("{DEFAULTS}{body}")));
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "-J"])
-        .arg(format!("port={}", server.addr().port()))
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    run_jmx(server, run, &jmx_plan(users, loops, &format!("{DEFAULTS}{body}")));
     let mut served = BTreeMap::new();
     for r in server.recorded_all() {
         *served.entry(r.target).or_insert(0) += 1;
@@ -104,5 +95,45 @@ fn loop_index_variables_count_passes_as_jmeter() {
     assert_eq!(served, expected);
     for (label, n) in [("every", 16), ("two", 4), ("after", 4), ("pass", 12), ("each", 8)] {
         assert_eq!(uint(&run.label(label), "samples"), n, "{label}");
+    }
+}
+
+/// Random Order Controller: each pass runs every child once, in an order drawn anew each pass
+/// (JMeter's RandomOrderController shuffles on every pass).
+#[test]
+fn random_order_runs_each_child_once_per_pass_in_a_new_order() {
+    let server = TestServer::builder().default_route(Route::ok().body("ok").record()).start();
+    let run = TempRun::new("jmx-ctl-random-order");
+    let body = format!(
+        r#"<RandomOrderController guiclass="RandomOrderControllerGui" testclass="RandomOrderController" testname="shuffle" enabled="true"/>
+        <hashTree>{}{}{}</hashTree>{}"#,
+        get("a", "/a?u=${__threadNum}"),
+        get("b", "/b?u=${__threadNum}"),
+        get("c", "/c?u=${__threadNum}"),
+        get("end", "/end?u=${__threadNum}"),
+    );
+    let served = run_plan(&server, &run, 2, "20", &body);
+    for p in ["a", "b", "c", "end"] {
+        let n: u64 = served.iter().filter(|(t, _)| t.starts_with(&format!("/{p}?"))).map(|(_, n)| n).sum();
+        assert_eq!(n, 40, "{p}: {served:?}");
+        assert_eq!(uint(&run.label(p), "samples"), 40, "{p}");
+    }
+    // Per user, in the order it sent them: passes of a, b, c in some order, each ended by /end.
+    for u in ["1", "2"] {
+        let sent: Vec<String> = server
+            .recorded_all()
+            .into_iter()
+            .filter(|r| r.target.ends_with(&format!("?u={u}")))
+            .map(|r| r.target[1..2].to_string())
+            .collect();
+        let passes: Vec<String> = sent.chunks(4).map(|c| c.concat()).collect();
+        assert_eq!(passes.len(), 20);
+        for p in &passes {
+            let mut order: Vec<char> = p[..3].chars().collect();
+            order.sort();
+            assert_eq!((order, &p[3..]), (vec!['a', 'b', 'c'], "e"), "{passes:?}");
+        }
+        // 20 passes in one order have a chance of 6^-19.
+        assert!(passes.iter().any(|p| p != &passes[0]), "{passes:?}");
     }
 }

@@ -14,6 +14,7 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("ForeachController", Cx::for_each),
     ("SwitchController", Cx::switch),
     ("RandomController", Cx::random),
+    ("RandomOrderController", Cx::random_order),
     ("ThroughputController", Cx::throughput),
     ("TestAction", Cx::test_action),
     ("RecordingController", Cx::generic),
@@ -196,6 +197,26 @@ impl Cx {
         let mut steps = own.pre;
         if !branches.is_empty() {
             steps.push(Step::Mix(branches));
+        }
+        Ok(steps)
+    }
+
+    /// Random Order Controller: each child once per pass, in a new random order each pass
+    /// (JMeter's RandomOrderController shuffles its children on every pass).
+    pub(super) fn random_order(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        self.report(c, depth, Status::Supported, "each child once per pass, in random order");
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut branches = Vec::new();
+        for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+            branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        let mut steps = own.pre;
+        if !branches.is_empty() {
+            let slot = self.b.slot(Slot::Counter);
+            for _ in &branches {
+                self.b.slot(Slot::Counter);
+            }
+            steps.push(Step::Shuffle(Box::new(flow::Shuffle { branches, slot })));
         }
         Ok(steps)
     }

@@ -83,6 +83,7 @@ const NAMES: &[(&str, &str)] = &[
     ("ForeachController", "ForEach Controller"),
     ("SwitchController", "Switch Controller"),
     ("RandomController", "Random Controller"),
+    ("RandomOrderController", "Random Order Controller"),
     ("ThroughputController", "Throughput Controller"),
     ("TestAction", "Flow Control Action"),
     ("RecordingController", "Recording Controller"),
