@@ -91,6 +91,18 @@ pub enum Op {
         targets: Box<[usize]>,
         end: usize,
     },
+    /// Enter a Runtime Controller: set its deadline, or jump to `exit` when its time is not
+    /// above 0.
+    RuntimeStart {
+        slot: u32,
+        seconds: Template,
+        exit: usize,
+    },
+    /// Jump to `exit` once the Runtime Controller's deadline has passed.
+    RuntimeCheck {
+        slot: u32,
+        exit: usize,
+    },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -115,7 +127,7 @@ pub struct Program {
 impl Program {
     pub fn compile(steps: &[Step]) -> Program {
         let mut ops = Vec::new();
-        emit(steps, &mut ops);
+        emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
@@ -139,13 +151,38 @@ impl Program {
 /// A placeholder jump target, patched once the target is known.
 const PATCH: usize = usize::MAX;
 
-fn emit(steps: &[Step], ops: &mut Vec<Op>) {
+/// `guards`: the Runtime Controllers around `steps`, whose time is checked before each sample.
+fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
     for step in steps {
         match step {
-            Step::Request(r) => ops.push(Op::Request(Box::new(PreparedRequest::new(r)))),
-            Step::Sample(x) => ops.push(Op::Sample(x.clone())),
+            Step::Request(r) => {
+                checks(guards, ops);
+                ops.push(Op::Request(Box::new(PreparedRequest::new(r))));
+            }
+            Step::Sample(x) => {
+                checks(guards, ops);
+                ops.push(Op::Sample(x.clone()));
+            }
+            Step::Runtime(r) => {
+                let start = ops.len();
+                ops.push(Op::RuntimeStart { slot: r.slot, seconds: r.seconds.clone(), exit: PATCH });
+                let mut inner = guards.to_vec();
+                inner.push(r.slot);
+                emit(&r.steps, ops, &inner);
+                ops.push(Op::RuntimeCheck { slot: r.slot, exit: PATCH });
+                ops.push(Op::Jump(start + 1));
+                let end = ops.len();
+                for op in &mut ops[start..end] {
+                    match op {
+                        Op::RuntimeStart { slot, exit, .. } | Op::RuntimeCheck { slot, exit } if *slot == r.slot => {
+                            *exit = end
+                        }
+                        _ => {}
+                    }
+                }
+            }
             Step::Think(t) => ops.push(Op::Think(*t)),
-            Step::Sequence(s) => emit(s, ops),
+            Step::Sequence(s) => emit(s, ops, guards),
             Step::Feed(n) => ops.push(Op::Feed(*n)),
             Step::Set(a) => ops.push(Op::Set(a.clone().into())),
             Step::Write(w) => ops.push(Op::Write { writer: w.writer, values: w.values.clone().into() }),
@@ -156,7 +193,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 let mut jumps_to_end = Vec::new();
                 for b in branches {
                     targets.push(ops.len());
-                    emit(&b.steps, ops);
+                    emit(&b.steps, ops, guards);
                     jumps_to_end.push(ops.len());
                     ops.push(Op::Jump(PATCH));
                 }
@@ -182,7 +219,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     exit: PATCH,
                     index: l.index,
                 });
-                emit(&l.steps, ops);
+                emit(&l.steps, ops, guards);
                 ops.push(Op::Jump(test));
                 let end = ops.len();
                 if let Op::LoopTest { exit, .. } = &mut ops[test] {
@@ -213,11 +250,11 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             Step::If(i) => {
                 let at = ops.len();
                 ops.push(Op::If { condition: Box::new(i.condition.expr.clone()), otherwise: PATCH });
-                emit(&i.then, ops);
+                emit(&i.then, ops, guards);
                 let jump = ops.len();
                 ops.push(Op::Jump(PATCH));
                 let otherwise = ops.len();
-                emit(&i.otherwise, ops);
+                emit(&i.otherwise, ops, guards);
                 let end = ops.len();
                 ops[jump] = Op::Jump(end);
                 if let Op::If { otherwise: o, .. } = &mut ops[at] {
@@ -227,7 +264,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             Step::Once(o) => {
                 let at = ops.len();
                 ops.push(Op::Once { slot: o.slot, per_loop: o.per_loop, skip: PATCH });
-                emit(&o.steps, ops);
+                emit(&o.steps, ops, guards);
                 let end = ops.len();
                 if let Op::Once { skip, .. } = &mut ops[at] {
                     *skip = end;
@@ -243,7 +280,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 let mut jumps_to_end = Vec::new();
                 for (_, steps) in &s.branches {
                     targets.push(ops.len());
-                    emit(steps, ops);
+                    emit(steps, ops, guards);
                     jumps_to_end.push(ops.len());
                     ops.push(Op::Jump(PATCH));
                 }
@@ -266,7 +303,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 let mut targets = Vec::new();
                 for b in &s.branches {
                     targets.push(ops.len());
-                    emit(b, ops);
+                    emit(b, ops, guards);
                     ops.push(Op::Jump(next));
                 }
                 ops[next] = Op::ShuffleNext { slot: s.slot, targets: targets.into(), end: ops.len() };
@@ -276,7 +313,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             Step::Throughput(t) => {
                 let at = ops.len();
                 ops.push(Op::Throughput { slot: t.slot, share: t.share, per_user: t.per_user, skip: PATCH });
-                emit(&t.steps, ops);
+                emit(&t.steps, ops, guards);
                 let end = ops.len();
                 if let Op::Throughput { skip, .. } = &mut ops[at] {
                     *skip = end;
@@ -284,11 +321,17 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             }
             Step::Group(g) => {
                 ops.push(Op::GroupStart { slot: g.slot, parent: g.parent, wall_clock: g.wall_clock });
-                emit(&g.steps, ops);
+                emit(&g.steps, ops, guards);
                 ops.push(Op::GroupEnd { slot: g.slot, label: g.label });
             }
         }
     }
+}
+
+/// A check of each Runtime Controller around a sample, outermost first (JMeter asks each
+/// controller for its next sampler from the outside in).
+fn checks(guards: &[u32], ops: &mut Vec<Op>) {
+    ops.extend(guards.iter().map(|&slot| Op::RuntimeCheck { slot, exit: PATCH }));
 }
 
 /// The branch index for a uniform draw `u` in [0, 1).

@@ -389,6 +389,21 @@ impl VirtualUser {
                     Ok(to) => pc = to,
                     Err(end) => return end,
                 },
+                Op::RuntimeStart { slot, seconds, exit } => {
+                    // JMeter's RunTime.getRuntime: a whole number of seconds, else 0; 0 or
+                    // less skips the controller.
+                    let secs = seconds.render_string(&mut self.vars).parse::<i64>().unwrap_or(0);
+                    if secs > 0 {
+                        let now = ctx.micros(Instant::now());
+                        self.counters[*slot as usize] = now.saturating_add((secs as u64).saturating_mul(1_000_000));
+                        pc += 1;
+                    } else {
+                        pc = *exit;
+                    }
+                }
+                Op::RuntimeCheck { slot, exit } => {
+                    pc = if ctx.micros(Instant::now()) >= self.counters[*slot as usize] { *exit } else { pc + 1 };
+                }
                 Op::ShuffleStart { slot, n } => {
                     // JMeter's RandomOrderController: Collections.shuffle each pass.
                     let order = &mut self.counters[*slot as usize..=(*slot + *n) as usize];

@@ -53,6 +53,21 @@ pub enum Step {
     /// Runs each of its branches once, in a new random order each pass (JMeter's Random Order
     /// Controller).
     Shuffle(Box<Shuffle>),
+    /// Runs its steps again and again until a time has passed since it was entered (JMeter's
+    /// Runtime Controller).
+    Runtime(Box<Runtime>),
+}
+
+/// JMeter's RunTime: the time (whole seconds; not a number or not above 0: the steps are
+/// skipped) is checked when it is entered, before each sample of its steps, and at the end of
+/// each pass.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Runtime {
+    pub seconds: Template,
+    pub steps: Vec<Step>,
+    /// The user's counter slot holding the deadline (microseconds since the run's start).
+    #[serde(skip)]
+    pub slot: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -534,6 +549,7 @@ fn has_synthetic(steps: &[Step]) -> bool {
         Step::Throughput(t) => has_synthetic(&t.steps),
         Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
         Step::Shuffle(s) => s.branches.iter().any(|b| has_synthetic(b)),
+        Step::Runtime(r) => has_synthetic(&r.steps),
         _ => false,
     })
 }
@@ -554,6 +570,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Throughput(t) => for_each_request(&t.steps, f),
             Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_request(b, f)),
             Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_request(b, f)),
+            Step::Runtime(r) => for_each_request(&r.steps, f),
             Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
@@ -596,6 +613,10 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::UserParams(u) => u.rows.iter_mut().flatten().for_each(&mut *f),
             Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
             Step::Shuffle(s) => s.branches.iter_mut().for_each(|b| for_each_template_mut(b, f)),
+            Step::Runtime(r) => {
+                f(&mut r.seconds);
+                for_each_template_mut(&mut r.steps, f);
+            }
             Step::Switch(s) => {
                 f(&mut s.value);
                 s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));

@@ -137,3 +137,39 @@ fn random_order_runs_each_child_once_per_pass_in_a_new_order() {
         assert!(passes.iter().any(|p| p != &passes[0]), "{passes:?}");
     }
 }
+
+/// Runtime Controller (JMeter's RunTime): passes again and again until its seconds have passed
+/// since it was entered, checked before each sampler too: with 1 s and a first sampler taking
+/// 0.6 s, the second pass's `/a` ends at 1.2 s and its `/b` is not sent. A time of 0 skips it.
+#[test]
+fn runtime_controller_checks_its_time_before_each_sampler() {
+    let server = TestServer::builder()
+        .route("/a", Route::ok().delay(std::time::Duration::from_millis(600)).record())
+        .default_route(Route::ok().body("ok").record())
+        .start();
+    let run = TempRun::new("jmx-ctl-runtime");
+    let runtime = |name: &str, seconds: &str, children: &str| {
+        format!(
+            r#"<RunTime guiclass="RunTimeGui" testclass="RunTime" testname="{name}" enabled="true">
+          <stringProp name="RunTime.seconds">{seconds}</stringProp>
+        </RunTime>
+        <hashTree>{children}</hashTree>"#
+        )
+    };
+    let body = [
+        runtime("one second", "${__P(rt,1)}", &(get("a", "/a") + &get("b", "/b"))),
+        runtime("none", "0", &get("zero", "/zero")),
+        runtime("not a number", "1s", &get("nan", "/nan")),
+        get("after", "/after"),
+    ]
+    .concat();
+    let started = std::time::Instant::now();
+    let served = run_plan(&server, &run, 1, "1", &body);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(1200), "{:?}", started.elapsed());
+    let expected: BTreeMap<String, u64> =
+        [("/a", 2), ("/b", 1), ("/after", 1)].iter().map(|(t, n)| (t.to_string(), *n)).collect();
+    assert_eq!(served, expected);
+    for (label, n) in [("a", 2), ("b", 1), ("after", 1)] {
+        assert_eq!(uint(&run.label(label), "samples"), n, "{label}");
+    }
+}

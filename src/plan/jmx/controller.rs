@@ -15,6 +15,7 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("SwitchController", Cx::switch),
     ("RandomController", Cx::random),
     ("RandomOrderController", Cx::random_order),
+    ("RunTime", Cx::runtime),
     ("ThroughputController", Cx::throughput),
     ("TestAction", Cx::test_action),
     ("RecordingController", Cx::generic),
@@ -219,6 +220,22 @@ impl Cx {
             steps.push(Step::Shuffle(Box::new(flow::Shuffle { branches, slot })));
         }
         Ok(steps)
+    }
+
+    /// Runtime Controller: its children again and again until `RunTime.seconds` have passed
+    /// since it was entered, checked before each sample and at the end of each pass (JMeter's
+    /// RunTime); a time that is not a whole number above 0 skips them.
+    pub(super) fn runtime(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let raw = c.text_or_empty("RunTime.seconds");
+        let seconds = self.tmpl(c, raw)?;
+        self.report(c, depth, Status::Supported, format!("its children again and again for {raw} s"));
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        // Without a sampler or controller, JMeter's RunTime.isDone skips it.
+        if !c.children.iter().any(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+            return Ok(Vec::new());
+        }
+        let slot = self.b.slot(Slot::Counter);
+        Ok(vec![Step::Runtime(Box::new(flow::Runtime { seconds, steps, slot }))])
     }
 
     pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {

@@ -448,7 +448,7 @@ fn is_sampler_or_controller(class: &str) -> bool {
         || class.ends_with("SamplerProxy")
         || class.ends_with("Controller")
         || class == "TestAction"
-        || matches!(class, "InterleaveControl" | "kg.apc.jmeter.control.sampler.SetVariablesAction")
+        || matches!(class, "InterleaveControl" | "RunTime" | "kg.apc.jmeter.control.sampler.SetVariablesAction")
         || class == "TestFragmentController"
 }
 

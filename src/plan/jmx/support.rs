@@ -84,6 +84,7 @@ const NAMES: &[(&str, &str)] = &[
     ("SwitchController", "Switch Controller"),
     ("RandomController", "Random Controller"),
     ("RandomOrderController", "Random Order Controller"),
+    ("RunTime", "Runtime Controller"),
     ("ThroughputController", "Throughput Controller"),
     ("TestAction", "Flow Control Action"),
     ("RecordingController", "Recording Controller"),
