@@ -103,6 +103,16 @@ pub enum Op {
         slot: u32,
         exit: usize,
     },
+    /// Take the lock a Critical Section Controller names, for the ops up to `end`.
+    CriticalEnter {
+        slot: u32,
+        lock: Template,
+        end: usize,
+    },
+    /// Release that lock.
+    CriticalExit {
+        slot: u32,
+    },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -162,6 +172,16 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
             Step::Sample(x) => {
                 checks(guards, ops);
                 ops.push(Op::Sample(x.clone()));
+            }
+            Step::Critical(c) => {
+                let at = ops.len();
+                ops.push(Op::CriticalEnter { slot: c.slot, lock: c.lock.clone(), end: PATCH });
+                emit(&c.steps, ops, guards);
+                ops.push(Op::CriticalExit { slot: c.slot });
+                let end = ops.len();
+                if let Op::CriticalEnter { end: e, .. } = &mut ops[at] {
+                    *e = end;
+                }
             }
             Step::Runtime(r) => {
                 let start = ops.len();

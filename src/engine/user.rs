@@ -59,6 +59,19 @@ pub(super) struct VirtualUser {
     pub(super) out: Vec<u8>,
     pub(super) body: Vec<u8>,
     pub(super) path: String,
+    /// The Critical Section Controllers the user is inside, innermost last.
+    pub(super) held: Vec<Held>,
+}
+
+/// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
+/// holds (none when the lock name is empty, or when an outer section holds the same lock:
+/// JMeter's locks are reentrant). Dropping it releases the lock.
+pub(super) struct Held {
+    slot: u32,
+    start: usize,
+    end: usize,
+    name: String,
+    _guard: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 impl VirtualUser {
@@ -84,6 +97,7 @@ impl VirtualUser {
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
+            held: Vec::new(),
             ctx,
         }
     }
@@ -105,7 +119,15 @@ impl VirtualUser {
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
     /// elapsed time starts there.
-    pub(super) async fn iteration(&mut self, mut due: Option<Instant>) -> IterEnd {
+    pub(super) async fn iteration(&mut self, due: Option<Instant>) -> IterEnd {
+        let end = self.run_flow(due).await;
+        // However the iteration ended, the user leaves its critical sections (JMeter's
+        // CriticalSectionController releases its lock as its loop ends or its thread stops).
+        self.held.clear();
+        end
+    }
+
+    async fn run_flow(&mut self, mut due: Option<Instant>) -> IterEnd {
         let ctx = self.ctx.clone();
         let ops = &ctx.program.ops;
         let mut pc = 0;
@@ -404,6 +426,27 @@ impl VirtualUser {
                 Op::RuntimeCheck { slot, exit } => {
                     pc = if ctx.micros(Instant::now()) >= self.counters[*slot as usize] { *exit } else { pc + 1 };
                 }
+                Op::CriticalEnter { slot, lock, end } => {
+                    // Entered again after leaving it by a jump: that hold is over.
+                    self.held.retain(|h| h.slot != *slot);
+                    let name = lock.render_string(&mut self.vars);
+                    let reentrant = name.is_empty() || self.held.iter().any(|h| h.name == name && h._guard.is_some());
+                    let guard = if reentrant {
+                        None
+                    } else {
+                        let m = ctx.shared.locks.lock().expect("locks").entry(name.clone()).or_default().clone();
+                        tokio::select! {
+                            g = m.lock_owned() => Some(g),
+                            _ = ctx.stop.cancelled() => return IterEnd::Cut,
+                        }
+                    };
+                    self.held.push(Held { slot: *slot, start: pc, end: *end, name, _guard: guard });
+                    pc += 1;
+                }
+                Op::CriticalExit { slot } => {
+                    self.held.retain(|h| h.slot != *slot);
+                    pc += 1;
+                }
                 Op::ShuffleStart { slot, n } => {
                     // JMeter's RandomOrderController: Collections.shuffle each pass.
                     let order = &mut self.counters[*slot as usize..=(*slot + *n) as usize];
@@ -476,13 +519,17 @@ impl VirtualUser {
 
     /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
     /// around it), or how it ends the iteration.
-    fn in_loop(&self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
+    fn in_loop(&mut self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
         let around = self.ctx.program.loops.get(pc).copied().flatten();
-        match (kind, around) {
-            (StopKind::ContinueLoop, Some((test, _))) => Ok(test),
-            (StopKind::BreakLoop, Some((_, exit))) => Ok(exit),
-            _ => Err(self.stop(kind)),
-        }
+        let to = match (kind, around) {
+            (StopKind::ContinueLoop, Some((test, _))) => test,
+            (StopKind::BreakLoop, Some((_, exit))) => exit,
+            _ => return Err(self.stop(kind)),
+        };
+        // A jump out of a critical section releases its lock, as JMeter's triggerEndOfLoop
+        // re-initializes the controllers it leaves.
+        self.held.retain(|h| h.start < to && to < h.end);
+        Ok(to)
     }
 
     /// Ends the iteration as a stop step or a failed sample says.

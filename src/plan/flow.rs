@@ -56,6 +56,21 @@ pub enum Step {
     /// Runs its steps again and again until a time has passed since it was entered (JMeter's
     /// Runtime Controller).
     Runtime(Box<Runtime>),
+    /// Runs its steps holding a lock of its name shared by every user of the run (JMeter's
+    /// Critical Section Controller).
+    Critical(Box<Critical>),
+}
+
+/// JMeter's CriticalSectionController: the lock (its name rendered when the section is
+/// entered; empty: no lock) is taken before the steps and released when they end or the user
+/// leaves them in any other way (a stop, `continue`/`break`, the iteration's end).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Critical {
+    pub lock: Template,
+    pub steps: Vec<Step>,
+    /// Tells this section's hold apart from another's.
+    #[serde(skip)]
+    pub slot: u32,
 }
 
 /// JMeter's RunTime: the time (whole seconds; not a number or not above 0: the steps are
@@ -550,6 +565,7 @@ fn has_synthetic(steps: &[Step]) -> bool {
         Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
         Step::Shuffle(s) => s.branches.iter().any(|b| has_synthetic(b)),
         Step::Runtime(r) => has_synthetic(&r.steps),
+        Step::Critical(c) => has_synthetic(&c.steps),
         _ => false,
     })
 }
@@ -571,6 +587,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_request(b, f)),
             Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_request(b, f)),
             Step::Runtime(r) => for_each_request(&r.steps, f),
+            Step::Critical(c) => for_each_request(&c.steps, f),
             Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
@@ -616,6 +633,10 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Runtime(r) => {
                 f(&mut r.seconds);
                 for_each_template_mut(&mut r.steps, f);
+            }
+            Step::Critical(c) => {
+                f(&mut c.lock);
+                for_each_template_mut(&mut c.steps, f);
             }
             Step::Switch(s) => {
                 f(&mut s.value);

@@ -17,6 +17,14 @@ fn get(name: &str, target: &str) -> String {
     sampler(name, "GET", target, "", false, "")
 }
 
+/// A witness answering `path` after `ms` milliseconds, anything else at once.
+fn slow_server(path: &str, ms: u64) -> TestServer {
+    TestServer::builder()
+        .route(path, Route::ok().delay(std::time::Duration::from_millis(ms)).record())
+        .default_route(Route::ok().body("ok").record())
+        .start()
+}
+
 /// Runs `body` with `users` users and `loops` thread-group iterations against `server`; returns
 /// how many requests each target received.
 fn run_plan(server: &TestServer, run: &TempRun, users: u32, loops: &str, body: &str) -> BTreeMap<String, u64> {
@@ -143,10 +151,7 @@ fn random_order_runs_each_child_once_per_pass_in_a_new_order() {
 /// 0.6 s, the second pass's `/a` ends at 1.2 s and its `/b` is not sent. A time of 0 skips it.
 #[test]
 fn runtime_controller_checks_its_time_before_each_sampler() {
-    let server = TestServer::builder()
-        .route("/a", Route::ok().delay(std::time::Duration::from_millis(600)).record())
-        .default_route(Route::ok().body("ok").record())
-        .start();
+    let server = slow_server("/a", 600);
     let run = TempRun::new("jmx-ctl-runtime");
     let runtime = |name: &str, seconds: &str, children: &str| {
         format!(
@@ -172,4 +177,88 @@ fn runtime_controller_checks_its_time_before_each_sampler() {
     for (label, n) in [("a", 2), ("b", 1), ("after", 1)] {
         assert_eq!(uint(&run.label(label), "samples"), n, "{label}");
     }
+}
+
+fn critical(name: &str, lock: &str, children: &str) -> String {
+    format!(
+        r#"<CriticalSectionController guiclass="CriticalSectionControllerGui" testclass="CriticalSectionController" testname="{name}" enabled="true">
+          <stringProp name="CriticalSectionController.lockName">{lock}</stringProp>
+        </CriticalSectionController>
+        <hashTree>{children}</hashTree>"#
+    )
+}
+
+/// The users' requests in the order the witness received them, as (path, user).
+fn sent_in_order(server: &TestServer) -> Vec<(String, String)> {
+    server
+        .recorded_all()
+        .into_iter()
+        .map(|r| {
+            let (path, user) = r.target.split_once("?u=").expect("a user");
+            (path.to_string(), user.to_string())
+        })
+        .collect()
+}
+
+/// Critical Section Controller: one user at a time inside the sections of one lock name, so the
+/// witness receives each user's `/enter` and `/leave` back to back although `/enter` is slow; a
+/// user that stops inside a section releases its lock (the others still run every pass).
+#[test]
+fn critical_section_runs_one_user_at_a_time_per_lock() {
+    let server = slow_server("/enter", 30);
+    let run = TempRun::new("jmx-ctl-critical");
+    let stop_first_user = r#"<IfController guiclass="IfControllerPanel" testclass="IfController" testname="first user" enabled="true">
+            <stringProp name="IfController.condition">${__jexl3(${__threadNum} == 1,)}</stringProp>
+            <boolProp name="IfController.useExpression">true</boolProp>
+          </IfController>
+          <hashTree>
+            <TestAction guiclass="TestActionGui" testclass="TestAction" testname="stop" enabled="true">
+              <intProp name="ActionProcessor.action">0</intProp><intProp name="ActionProcessor.target">0</intProp>
+              <stringProp name="ActionProcessor.duration">0</stringProp>
+            </TestAction><hashTree/>
+          </hashTree>"#;
+    let body = [
+        critical(
+            "serial",
+            "${lock}",
+            &(get("enter", "/enter?u=${__threadNum}") + &get("leave", "/leave?u=${__threadNum}")),
+        ),
+        critical("stops", "other", &(get("s", "/s?u=${__threadNum}") + stop_first_user)),
+    ]
+    .concat();
+    let udv = r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="lock" enabled="true">
+          <collectionProp name="Arguments.arguments">
+            <elementProp name="lock" elementType="Argument"><stringProp name="Argument.name">lock</stringProp><stringProp name="Argument.value">the lock</stringProp></elementProp>
+          </collectionProp>
+        </Arguments><hashTree/>"#;
+    run_plan(&server, &run, 4, "3", &format!("{udv}{body}"));
+    let sent = sent_in_order(&server);
+    let pairs: Vec<&(String, String)> = sent.iter().filter(|(p, _)| p == "/enter" || p == "/leave").collect();
+    // User 1 stops in its first pass, inside "stops": 1 + 3 x 3 passes.
+    assert_eq!(pairs.len(), 2 * 10, "{sent:?}");
+    for pair in pairs.chunks(2) {
+        assert_eq!((pair[0].0.as_str(), pair[1].0.as_str()), ("/enter", "/leave"), "{sent:?}");
+        assert_eq!(pair[0].1, pair[1].1, "another user inside the section: {sent:?}");
+    }
+    assert_eq!(sent.iter().filter(|(p, _)| p == "/s").count(), 10, "{sent:?}");
+    for (label, n) in [("enter", 10), ("leave", 10), ("s", 10)] {
+        assert_eq!(uint(&run.label(label), "samples"), n, "{label}");
+    }
+}
+
+/// Without a shared lock name (`${__threadNum}` gives each user its own) the users' sections
+/// overlap: the same plan's requests interleave at the witness.
+#[test]
+fn critical_sections_of_different_lock_names_overlap() {
+    let server = slow_server("/enter", 100);
+    let run = TempRun::new("jmx-ctl-critical-own");
+    let body = critical(
+        "own",
+        "L${__threadNum}",
+        &(get("enter", "/enter?u=${__threadNum}") + &get("leave", "/leave?u=${__threadNum}")),
+    );
+    run_plan(&server, &run, 4, "2", &body);
+    let sent = sent_in_order(&server);
+    assert_eq!(sent.len(), 16);
+    assert!(sent.chunks(2).any(|p| p[0].1 != p[1].1), "{sent:?}");
 }

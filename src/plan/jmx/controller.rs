@@ -16,6 +16,7 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("RandomController", Cx::random),
     ("RandomOrderController", Cx::random_order),
     ("RunTime", Cx::runtime),
+    ("CriticalSectionController", Cx::critical_section),
     ("ThroughputController", Cx::throughput),
     ("TestAction", Cx::test_action),
     ("RecordingController", Cx::generic),
@@ -236,6 +237,17 @@ impl Cx {
         }
         let slot = self.b.slot(Slot::Counter);
         Ok(vec![Step::Runtime(Box::new(flow::Runtime { seconds, steps, slot }))])
+    }
+
+    /// Critical Section Controller: its children run by one user at a time per lock name, the
+    /// lock shared by every user of the run (JMeter's CriticalSectionController).
+    pub(super) fn critical_section(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let raw = c.text_or_empty("CriticalSectionController.lockName");
+        let lock = self.tmpl(c, raw)?;
+        self.report(c, depth, Status::Supported, format!("one user at a time (lock `{raw}`)"));
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        let slot = self.b.slot(Slot::Counter);
+        Ok(vec![Step::Critical(Box::new(flow::Critical { lock, steps, slot }))])
     }
 
     pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {

@@ -85,6 +85,7 @@ const NAMES: &[(&str, &str)] = &[
     ("RandomController", "Random Controller"),
     ("RandomOrderController", "Random Order Controller"),
     ("RunTime", "Runtime Controller"),
+    ("CriticalSectionController", "Critical Section Controller"),
     ("ThroughputController", "Throughput Controller"),
     ("TestAction", "Flow Control Action"),
     ("RecordingController", "Recording Controller"),
