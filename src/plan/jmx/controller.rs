@@ -501,6 +501,84 @@ mod tests {
         assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
     }
 
+    /// Runtime, Critical Section and Random Order controllers compile to their ops: each sampler
+    /// under two Runtime Controllers checks both times, outer first, and every exit is patched;
+    /// loops carry their `__jm__<name>__idx` variable (ForEach: from its start index).
+    #[test]
+    fn issue_13_controllers_compile_to_their_ops() {
+        use crate::engine::program::{Op, Program};
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let el = |class: &str, name: &str, props: &str, children: &str| {
+            format!(
+                r#"<{class} testclass="{class}" testname="{name}" enabled="true">{props}</{class}><hashTree>{children}</hashTree>"#
+            )
+        };
+        let inner = el("RunTime", "in", r#"<stringProp name="RunTime.seconds">2</stringProp>"#, &http("a"));
+        let lock = r#"<stringProp name="CriticalSectionController.lockName">L</stringProp>"#;
+        let shuffled = el("RandomOrderController", "ro", "", &(http("b") + &http("c")));
+        let each = el(
+            "ForeachController",
+            "fe",
+            r#"<stringProp name="ForeachController.inputVal">v</stringProp><stringProp name="ForeachController.returnVal">o</stringProp><stringProp name="ForeachController.startIndex">2</stringProp>"#,
+            &http("d"),
+        );
+        let body = el(
+            "RunTime",
+            "out",
+            r#"<stringProp name="RunTime.seconds">5</stringProp>"#,
+            &(inner + &el("CriticalSectionController", "cs", lock, &shuffled) + &each),
+        );
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let prog = Program::compile(&p.scenarios[0].flow);
+        let ops = &prog.ops;
+        let checks_before = |at: usize| {
+            ops[..at]
+                .iter()
+                .rev()
+                .take_while(|o| matches!(o, Op::RuntimeCheck { .. }))
+                .map(|o| match o {
+                    Op::RuntimeCheck { slot, .. } => *slot,
+                    _ => unreachable!(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let requests: Vec<usize> = (0..ops.len()).filter(|&i| matches!(ops[i], Op::Request(_))).collect();
+        assert_eq!(requests.len(), 4);
+        let (outer, inner) = match (&ops[0], &ops[1]) {
+            (Op::RuntimeStart { slot: o, .. }, Op::RuntimeStart { slot: i, .. }) => (*o, *i),
+            other => panic!("{other:?}"),
+        };
+        // Reversed: the check nearest the request is the inner one.
+        assert_eq!(checks_before(requests[0]), [inner, outer]);
+        for &r in &requests[1..] {
+            assert_eq!(checks_before(r), [outer]);
+        }
+        assert!(ops.iter().any(|o| matches!(o, Op::CriticalEnter { .. })));
+        assert!(ops.iter().any(|o| matches!(o, Op::CriticalExit { .. })));
+        assert!(ops.iter().any(|o| matches!(o, Op::ShuffleNext { targets, .. } if targets.len() == 2)));
+        for op in ops {
+            let t = match op {
+                Op::RuntimeStart { exit, .. } | Op::RuntimeCheck { exit, .. } => *exit,
+                Op::CriticalEnter { end, .. } | Op::ShuffleNext { end, .. } => *end,
+                Op::LoopTest { index, .. } => {
+                    let ix = index.expect("a ForEach's index");
+                    assert_eq!((p.vars.name(ix.var), ix.offset), ("__jm__fe__idx", 2));
+                    continue;
+                }
+                _ => continue,
+            };
+            assert!(t <= ops.len(), "unpatched exit in {ops:?}");
+        }
+    }
+
     #[test]
     fn conditions_lose_their_wrappers() {
         assert_eq!(unwrap_expression(r#"${__jexl3("${role}" == "admin")}"#), r#""${role}" == "admin""#);

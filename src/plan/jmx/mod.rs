@@ -558,7 +558,7 @@ mod tests {
         let body = [
             timer("bad method", "1e40"),
             sampler("fine", "127.0.0.1", "", "/b", "GET"),
-            r#"<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
+            r#"<com.example.LockController testclass="com.example.LockController" testname="lock" enabled="true"/>
             <hashTree>"#
                 .to_string(),
             timer("locked", "NaN"),
