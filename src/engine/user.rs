@@ -476,7 +476,11 @@ impl VirtualUser {
                             self.vars.set(pick.into, &v);
                             pc += 1;
                         }
-                        _ => pc = *exit,
+                        _ => {
+                            // The ForEach's test is the op before its Pick.
+                            self.reset_index(pc - 1);
+                            pc = *exit;
+                        }
                     }
                 }
                 Op::Switch { rotate: Some(r), targets, end, .. } => {
@@ -523,13 +527,24 @@ impl VirtualUser {
         let around = self.ctx.program.loops.get(pc).copied().flatten();
         let to = match (kind, around) {
             (StopKind::ContinueLoop, Some((test, _))) => test,
-            (StopKind::BreakLoop, Some((_, exit))) => exit,
+            (StopKind::BreakLoop, Some((test, exit))) => {
+                self.reset_index(test);
+                exit
+            }
             _ => return Err(self.stop(kind)),
         };
         // A jump out of a critical section releases its lock, as JMeter's triggerEndOfLoop
         // re-initializes the controllers it leaves.
         self.held.retain(|h| h.start < to && to < h.end);
         Ok(to)
+    }
+
+    /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
+    /// start again, as JMeter's controllers reset their count.
+    fn reset_index(&mut self, test: usize) {
+        if let Some(Op::LoopTest { index: Some(ix), .. }) = self.ctx.program.ops.get(test) {
+            self.vars.set(ix.var, &ix.offset.to_string());
+        }
     }
 
     /// Ends the iteration as a stop step or a failed sample says.

@@ -39,7 +39,7 @@ fn run_plan(server: &TestServer, run: &TempRun, users: u32, loops: &str, body: &
 /// JMeter 5's `IteratingController.updateIterationIndex`: pass k of a Loop or While Controller
 /// reads `${__jm__<name>__idx}` = k, of a ForEach Controller start index + k; a While
 /// condition tested at the end of pass k still reads k (so `< 2` runs 3 passes); once the loop
-/// ends the index reads its start again.
+/// ends (a ForEach out of values, a `break`) the index reads its start again.
 #[test]
 fn loop_index_variables_count_passes_as_jmeter() {
     let server = TestServer::builder().default_route(Route::ok().body("ok").record()).start();
@@ -75,12 +75,34 @@ fn loop_index_variables_count_passes_as_jmeter() {
           <boolProp name="ForeachController.useSeparator">true</boolProp>
           <stringProp name="ForeachController.startIndex">1</stringProp>
         </ForeachController>
-        <hashTree>{each}</hashTree>"#,
+        <hashTree>{each}</hashTree>
+        {after_each}
+        <LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="brk" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">5</stringProp>
+        </LoopController>
+        <hashTree>
+          {in_brk}
+          <IfController guiclass="IfControllerPanel" testclass="IfController" testname="second" enabled="true">
+            <stringProp name="IfController.condition">${{__jexl3(${{__jm__brk__idx}} == 1,)}}</stringProp>
+            <boolProp name="IfController.useExpression">true</boolProp>
+          </IfController>
+          <hashTree>
+            <TestAction guiclass="TestActionGui" testclass="TestAction" testname="break" enabled="true">
+              <intProp name="ActionProcessor.action">5</intProp><intProp name="ActionProcessor.target">0</intProp>
+              <stringProp name="ActionProcessor.duration">0</stringProp>
+            </TestAction><hashTree/>
+          </hashTree>
+        </hashTree>
+        {after_brk}"#,
         every = get("every", "/every?i=${__jm__the loop__idx}"),
         two = get("two", "/two?i=${__jm__the loop__idx}"),
         after = get("after", "/after?i=${__jm__the loop__idx}"),
         pass = get("pass", "/while?i=${__jm__while__idx}"),
         each = get("each", "/each?i=${__jm__each__idx}&amp;v=${out}"),
+        after_each = get("after_each", "/after_each?i=${__jm__each__idx}"),
+        in_brk = get("in_brk", "/in_brk?i=${__jm__brk__idx}"),
+        after_brk = get("after_brk", "/after_brk?i=${__jm__brk__idx}"),
     );
     let served = run_plan(&server, &run, 2, "2", &body);
     // 2 users x 2 iterations.
@@ -96,6 +118,11 @@ fn loop_index_variables_count_passes_as_jmeter() {
         "/while?i=2",
         "/each?i=1&v=b",
         "/each?i=2&v=c",
+        // A ForEach out of values and a loop left by "break current loop" read their start.
+        "/after_each?i=1",
+        "/in_brk?i=0",
+        "/in_brk?i=1",
+        "/after_brk?i=0",
     ]
     .iter()
     .map(|t| (t.to_string(), 4))
