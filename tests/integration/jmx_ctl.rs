@@ -17,6 +17,34 @@ fn get(name: &str, target: &str) -> String {
     sampler(name, "GET", target, "", false, "")
 }
 
+fn looped(name: &str, loops: u32, children: &str) -> String {
+    format!(
+        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="{name}" enabled="true">
+          <boolProp name="LoopController.continue_forever">true</boolProp>
+          <stringProp name="LoopController.loops">{loops}</stringProp>
+        </LoopController><hashTree>{children}</hashTree>"#
+    )
+}
+
+fn if_ctl(condition: &str, children: &str) -> String {
+    format!(
+        r#"<IfController guiclass="IfControllerPanel" testclass="IfController" testname="if" enabled="true">
+            <stringProp name="IfController.condition">{condition}</stringProp>
+            <boolProp name="IfController.useExpression">true</boolProp>
+          </IfController><hashTree>{children}</hashTree>"#
+    )
+}
+
+/// A Flow Control Action on the current thread: 0 stop, 5 break the current loop.
+fn action(name: &str, action: u32) -> String {
+    format!(
+        r#"<TestAction guiclass="TestActionGui" testclass="TestAction" testname="{name}" enabled="true">
+          <intProp name="ActionProcessor.action">{action}</intProp><intProp name="ActionProcessor.target">0</intProp>
+          <stringProp name="ActionProcessor.duration">0</stringProp>
+        </TestAction><hashTree/>"#
+    )
+}
+
 /// A witness answering `path` after `ms` milliseconds, anything else at once.
 fn slow_server(path: &str, ms: u64) -> TestServer {
     TestServer::builder()
@@ -44,66 +72,43 @@ fn run_plan(server: &TestServer, run: &TempRun, users: u32, loops: &str, body: &
 fn loop_index_variables_count_passes_as_jmeter() {
     let server = TestServer::builder().default_route(Route::ok().body("ok").record()).start();
     let run = TempRun::new("jmx-ctl-idx");
-    let body = format!(
-        r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="Values" enabled="true">
+    let values = r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="Values" enabled="true">
           <collectionProp name="Arguments.arguments">
             <elementProp name="v_1" elementType="Argument"><stringProp name="Argument.name">v_1</stringProp><stringProp name="Argument.value">a</stringProp></elementProp>
             <elementProp name="v_2" elementType="Argument"><stringProp name="Argument.name">v_2</stringProp><stringProp name="Argument.value">b</stringProp></elementProp>
             <elementProp name="v_3" elementType="Argument"><stringProp name="Argument.name">v_3</stringProp><stringProp name="Argument.value">c</stringProp></elementProp>
           </collectionProp>
-        </Arguments><hashTree/>
-        <LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="the loop" enabled="true">
-          <boolProp name="LoopController.continue_forever">true</boolProp>
-          <stringProp name="LoopController.loops">4</stringProp>
-        </LoopController>
-        <hashTree>
-          {every}
-          <IfController guiclass="IfControllerPanel" testclass="IfController" testname="third" enabled="true">
-            <stringProp name="IfController.condition">${{__jexl3(${{__jm__the loop__idx}} == 2,)}}</stringProp>
-            <boolProp name="IfController.useExpression">true</boolProp>
-          </IfController>
-          <hashTree>{two}</hashTree>
-        </hashTree>
-        {after}
-        <WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="while" enabled="true">
-          <stringProp name="WhileController.condition">${{__jexl3(${{__jm__while__idx}} &lt; 2,)}}</stringProp>
-        </WhileController>
-        <hashTree>{pass}</hashTree>
-        <ForeachController guiclass="ForeachControlPanel" testclass="ForeachController" testname="each" enabled="true">
+        </Arguments><hashTree/>"#;
+    let while_ctl = r#"<WhileController guiclass="WhileControllerGui" testclass="WhileController" testname="while" enabled="true">
+          <stringProp name="WhileController.condition">${__jexl3(${__jm__while__idx} &lt; 2,)}</stringProp>
+        </WhileController>"#;
+    let each_ctl = r#"<ForeachController guiclass="ForeachControlPanel" testclass="ForeachController" testname="each" enabled="true">
           <stringProp name="ForeachController.inputVal">v</stringProp>
           <stringProp name="ForeachController.returnVal">out</stringProp>
           <boolProp name="ForeachController.useSeparator">true</boolProp>
           <stringProp name="ForeachController.startIndex">1</stringProp>
-        </ForeachController>
-        <hashTree>{each}</hashTree>
-        {after_each}
-        <LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="brk" enabled="true">
-          <boolProp name="LoopController.continue_forever">true</boolProp>
-          <stringProp name="LoopController.loops">5</stringProp>
-        </LoopController>
-        <hashTree>
-          {in_brk}
-          <IfController guiclass="IfControllerPanel" testclass="IfController" testname="second" enabled="true">
-            <stringProp name="IfController.condition">${{__jexl3(${{__jm__brk__idx}} == 1,)}}</stringProp>
-            <boolProp name="IfController.useExpression">true</boolProp>
-          </IfController>
-          <hashTree>
-            <TestAction guiclass="TestActionGui" testclass="TestAction" testname="break" enabled="true">
-              <intProp name="ActionProcessor.action">5</intProp><intProp name="ActionProcessor.target">0</intProp>
-              <stringProp name="ActionProcessor.duration">0</stringProp>
-            </TestAction><hashTree/>
-          </hashTree>
-        </hashTree>
-        {after_brk}"#,
-        every = get("every", "/every?i=${__jm__the loop__idx}"),
-        two = get("two", "/two?i=${__jm__the loop__idx}"),
-        after = get("after", "/after?i=${__jm__the loop__idx}"),
-        pass = get("pass", "/while?i=${__jm__while__idx}"),
-        each = get("each", "/each?i=${__jm__each__idx}&amp;v=${out}"),
-        after_each = get("after_each", "/after_each?i=${__jm__each__idx}"),
-        in_brk = get("in_brk", "/in_brk?i=${__jm__brk__idx}"),
-        after_brk = get("after_brk", "/after_brk?i=${__jm__brk__idx}"),
-    );
+        </ForeachController>"#;
+    let body = [
+        values.to_string(),
+        looped(
+            "the loop",
+            4,
+            &(get("every", "/every?i=${__jm__the loop__idx}")
+                + &if_ctl("${__jexl3(${__jm__the loop__idx} == 2,)}", &get("two", "/two?i=${__jm__the loop__idx}"))),
+        ),
+        get("after", "/after?i=${__jm__the loop__idx}"),
+        format!("{while_ctl}<hashTree>{}</hashTree>", get("pass", "/while?i=${__jm__while__idx}")),
+        format!("{each_ctl}<hashTree>{}</hashTree>", get("each", "/each?i=${__jm__each__idx}&amp;v=${out}")),
+        get("after_each", "/after_each?i=${__jm__each__idx}"),
+        looped(
+            "brk",
+            5,
+            &(get("in_brk", "/in_brk?i=${__jm__brk__idx}")
+                + &if_ctl("${__jexl3(${__jm__brk__idx} == 1,)}", &action("break", 5))),
+        ),
+        get("after_brk", "/after_brk?i=${__jm__brk__idx}"),
+    ]
+    .concat();
     let served = run_plan(&server, &run, 2, "2", &body);
     // 2 users x 2 iterations.
     let expected: BTreeMap<String, u64> = [
@@ -234,23 +239,14 @@ fn sent_in_order(server: &TestServer) -> Vec<(String, String)> {
 fn critical_section_runs_one_user_at_a_time_per_lock() {
     let server = slow_server("/enter", 30);
     let run = TempRun::new("jmx-ctl-critical");
-    let stop_first_user = r#"<IfController guiclass="IfControllerPanel" testclass="IfController" testname="first user" enabled="true">
-            <stringProp name="IfController.condition">${__jexl3(${__threadNum} == 1,)}</stringProp>
-            <boolProp name="IfController.useExpression">true</boolProp>
-          </IfController>
-          <hashTree>
-            <TestAction guiclass="TestActionGui" testclass="TestAction" testname="stop" enabled="true">
-              <intProp name="ActionProcessor.action">0</intProp><intProp name="ActionProcessor.target">0</intProp>
-              <stringProp name="ActionProcessor.duration">0</stringProp>
-            </TestAction><hashTree/>
-          </hashTree>"#;
+    let stop_first_user = if_ctl("${__jexl3(${__threadNum} == 1,)}", &action("stop", 0));
     let body = [
         critical(
             "serial",
             "${lock}",
             &(get("enter", "/enter?u=${__threadNum}") + &get("leave", "/leave?u=${__threadNum}")),
         ),
-        critical("stops", "other", &(get("s", "/s?u=${__threadNum}") + stop_first_user)),
+        critical("stops", "other", &(get("s", "/s?u=${__threadNum}") + &stop_first_user)),
     ]
     .concat();
     let udv = r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="lock" enabled="true">
