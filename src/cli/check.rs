@@ -277,6 +277,21 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
             Step::Sample(x) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(x.label), x.class)),
+            Step::Critical(c) => {
+                out.push(format!("{pad}one user at a time (lock {}):", c.lock.source()));
+                steps(p, &c.steps, depth + 1, out);
+            }
+            Step::Runtime(r) => {
+                out.push(format!("{pad}again and again for {} s:", r.seconds.source()));
+                steps(p, &r.steps, depth + 1, out);
+            }
+            Step::Shuffle(s) => {
+                out.push(format!("{pad}each once, in random order:"));
+                for b in &s.branches {
+                    out.push(format!("{pad}  -"));
+                    steps(p, b, depth + 2, out);
+                }
+            }
             Step::Switch(s) => {
                 out.push(format!("{pad}switch on {}:", s.value.source()));
                 for (name, b) in &s.branches {

@@ -128,6 +128,7 @@ pub async fn run(
         last_ok: plan.last_ok,
         stop_run: stop_run.clone(),
         counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),
+        locks: Default::default(),
         sample_log: options.sample_log.clone(),
         epoch_unix_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

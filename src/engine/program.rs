@@ -3,7 +3,7 @@
 
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
-use crate::plan::flow::{Assign, Counter, SeededRandom, StopKind, ThroughputShare, UserParams};
+use crate::plan::flow::{Assign, Counter, LoopIndex, SeededRandom, StopKind, ThroughputShare, UserParams};
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -42,6 +42,8 @@ pub enum Op {
         /// The first pass runs without testing the condition.
         enter_first: bool,
         exit: usize,
+        /// The loop's pass index variable (JMeter's `__jm__<name>__idx`).
+        index: Option<LoopIndex>,
     },
     /// Go on when the condition holds, else jump to `otherwise`.
     If {
@@ -78,6 +80,39 @@ pub enum Op {
         end: usize,
         rotate: Option<crate::plan::flow::Rotate>,
     },
+    /// Draw a new order for a Random Order Controller's branches.
+    ShuffleStart {
+        slot: u32,
+        n: u32,
+    },
+    /// Jump to the next branch in the drawn order, or to `end` once each has run.
+    ShuffleNext {
+        slot: u32,
+        targets: Box<[usize]>,
+        end: usize,
+    },
+    /// Enter a Runtime Controller: set its deadline, or jump to `exit` when its time is not
+    /// above 0.
+    RuntimeStart {
+        slot: u32,
+        seconds: Template,
+        exit: usize,
+    },
+    /// Jump to `exit` once the Runtime Controller's deadline has passed.
+    RuntimeCheck {
+        slot: u32,
+        exit: usize,
+    },
+    /// Take the lock a Critical Section Controller names, for the ops up to `end`.
+    CriticalEnter {
+        slot: u32,
+        lock: Template,
+        end: usize,
+    },
+    /// Release that lock.
+    CriticalExit {
+        slot: u32,
+    },
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -102,7 +137,7 @@ pub struct Program {
 impl Program {
     pub fn compile(steps: &[Step]) -> Program {
         let mut ops = Vec::new();
-        emit(steps, &mut ops);
+        emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
@@ -126,13 +161,48 @@ impl Program {
 /// A placeholder jump target, patched once the target is known.
 const PATCH: usize = usize::MAX;
 
-fn emit(steps: &[Step], ops: &mut Vec<Op>) {
+/// `guards`: the Runtime Controllers around `steps`, whose time is checked before each sample.
+fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
     for step in steps {
         match step {
-            Step::Request(r) => ops.push(Op::Request(Box::new(PreparedRequest::new(r)))),
-            Step::Sample(x) => ops.push(Op::Sample(x.clone())),
+            Step::Request(r) => {
+                checks(guards, ops);
+                ops.push(Op::Request(Box::new(PreparedRequest::new(r))));
+            }
+            Step::Sample(x) => {
+                checks(guards, ops);
+                ops.push(Op::Sample(x.clone()));
+            }
+            Step::Critical(c) => {
+                let at = ops.len();
+                ops.push(Op::CriticalEnter { slot: c.slot, lock: c.lock.clone(), end: PATCH });
+                emit(&c.steps, ops, guards);
+                ops.push(Op::CriticalExit { slot: c.slot });
+                let end = ops.len();
+                if let Op::CriticalEnter { end: e, .. } = &mut ops[at] {
+                    *e = end;
+                }
+            }
+            Step::Runtime(r) => {
+                let start = ops.len();
+                ops.push(Op::RuntimeStart { slot: r.slot, seconds: r.seconds.clone(), exit: PATCH });
+                let mut inner = guards.to_vec();
+                inner.push(r.slot);
+                emit(&r.steps, ops, &inner);
+                ops.push(Op::RuntimeCheck { slot: r.slot, exit: PATCH });
+                ops.push(Op::Jump(start + 1));
+                let end = ops.len();
+                for op in &mut ops[start..end] {
+                    match op {
+                        Op::RuntimeStart { slot, exit, .. } | Op::RuntimeCheck { slot, exit } if *slot == r.slot => {
+                            *exit = end
+                        }
+                        _ => {}
+                    }
+                }
+            }
             Step::Think(t) => ops.push(Op::Think(*t)),
-            Step::Sequence(s) => emit(s, ops),
+            Step::Sequence(s) => emit(s, ops, guards),
             Step::Feed(n) => ops.push(Op::Feed(*n)),
             Step::Set(a) => ops.push(Op::Set(a.clone().into())),
             Step::Write(w) => ops.push(Op::Write { writer: w.writer, values: w.values.clone().into() }),
@@ -143,7 +213,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 let mut jumps_to_end = Vec::new();
                 for b in branches {
                     targets.push(ops.len());
-                    emit(&b.steps, ops);
+                    emit(&b.steps, ops, guards);
                     jumps_to_end.push(ops.len());
                     ops.push(Op::Jump(PATCH));
                 }
@@ -167,8 +237,9 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
                     enter_first: l.enter_first,
                     exit: PATCH,
+                    index: l.index,
                 });
-                emit(&l.steps, ops);
+                emit(&l.steps, ops, guards);
                 ops.push(Op::Jump(test));
                 let end = ops.len();
                 if let Op::LoopTest { exit, .. } = &mut ops[test] {
@@ -199,11 +270,11 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             Step::If(i) => {
                 let at = ops.len();
                 ops.push(Op::If { condition: Box::new(i.condition.expr.clone()), otherwise: PATCH });
-                emit(&i.then, ops);
+                emit(&i.then, ops, guards);
                 let jump = ops.len();
                 ops.push(Op::Jump(PATCH));
                 let otherwise = ops.len();
-                emit(&i.otherwise, ops);
+                emit(&i.otherwise, ops, guards);
                 let end = ops.len();
                 ops[jump] = Op::Jump(end);
                 if let Op::If { otherwise: o, .. } = &mut ops[at] {
@@ -213,7 +284,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             Step::Once(o) => {
                 let at = ops.len();
                 ops.push(Op::Once { slot: o.slot, per_loop: o.per_loop, skip: PATCH });
-                emit(&o.steps, ops);
+                emit(&o.steps, ops, guards);
                 let end = ops.len();
                 if let Op::Once { skip, .. } = &mut ops[at] {
                     *skip = end;
@@ -229,7 +300,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                 let mut jumps_to_end = Vec::new();
                 for (_, steps) in &s.branches {
                     targets.push(ops.len());
-                    emit(steps, ops);
+                    emit(steps, ops, guards);
                     jumps_to_end.push(ops.len());
                     ops.push(Op::Jump(PATCH));
                 }
@@ -245,12 +316,24 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
                     rotate: s.rotate.clone(),
                 };
             }
+            Step::Shuffle(s) => {
+                ops.push(Op::ShuffleStart { slot: s.slot, n: s.branches.len() as u32 });
+                let next = ops.len();
+                ops.push(Op::Jump(PATCH)); // replaced by ShuffleNext once targets are known
+                let mut targets = Vec::new();
+                for b in &s.branches {
+                    targets.push(ops.len());
+                    emit(b, ops, guards);
+                    ops.push(Op::Jump(next));
+                }
+                ops[next] = Op::ShuffleNext { slot: s.slot, targets: targets.into(), end: ops.len() };
+            }
             Step::Counter(c) => ops.push(Op::Counter(c.clone())),
             Step::SeededRandom(r) => ops.push(Op::SeededRandom(r.clone())),
             Step::Throughput(t) => {
                 let at = ops.len();
                 ops.push(Op::Throughput { slot: t.slot, share: t.share, per_user: t.per_user, skip: PATCH });
-                emit(&t.steps, ops);
+                emit(&t.steps, ops, guards);
                 let end = ops.len();
                 if let Op::Throughput { skip, .. } = &mut ops[at] {
                     *skip = end;
@@ -258,11 +341,17 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>) {
             }
             Step::Group(g) => {
                 ops.push(Op::GroupStart { slot: g.slot, parent: g.parent, wall_clock: g.wall_clock });
-                emit(&g.steps, ops);
+                emit(&g.steps, ops, guards);
                 ops.push(Op::GroupEnd { slot: g.slot, label: g.label });
             }
         }
     }
+}
+
+/// A check of each Runtime Controller around a sample, outermost first (JMeter asks each
+/// controller for its next sampler from the outside in).
+fn checks(guards: &[u32], ops: &mut Vec<Op>) {
+    ops.extend(guards.iter().map(|&slot| Op::RuntimeCheck { slot, exit: PATCH }));
 }
 
 /// The branch index for a uniform draw `u` in [0, 1).
@@ -303,6 +392,7 @@ mod tests {
                 steps: vec![think()],
                 enter_first: false,
                 slot: 0,
+                index: None,
             })),
             Step::If(Box::new(If { condition: cond(), then: vec![think()], otherwise: vec![think()] })),
             Step::Once(Box::new(Once { steps: vec![think()], per_loop: false, slot: 0 })),
@@ -326,8 +416,9 @@ mod tests {
     fn a_flow_that_does_nothing_ends_the_user() {
         use crate::plan::flow::Loop;
         let zero = Step::Think(Think::Uniform { min: Duration::ZERO, max: Duration::ZERO });
-        let looped =
-            |steps| Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0 }));
+        let looped = |steps| {
+            Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0, index: None }))
+        };
         for steps in [vec![], vec![zero.clone(), Step::Set(vec![]), Step::Feed(0)], vec![looped(vec![zero.clone()])]] {
             let p = Program::compile(&steps);
             assert!(p.idle, "{steps:?}");

@@ -35,6 +35,8 @@ pub(crate) struct RunShared {
     pub stop_run: CancellationToken,
     /// Counters shared by all users, by slot.
     pub counters: Vec<AtomicU64>,
+    /// Critical Section Controllers' locks, by name (JMeter's static LOCK_MAP).
+    pub locks: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Throughput controllers' shared (passes, executions), by slot.
     pub throughput: Vec<Mutex<(u64, u64)>>,
     /// Where a row per sample goes, when a JTL file is written.
@@ -250,6 +252,7 @@ impl ScenarioCtx {
             last_ok: None,
             stop_run: stop_run.clone(),
             counters: Vec::new(),
+            locks: Default::default(),
             throughput: Vec::new(),
             sample_log: None,
             epoch_unix_ms: 0,

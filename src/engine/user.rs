@@ -10,6 +10,7 @@ use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
 use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::record::Sample;
+use rand::seq::SliceRandom;
 use rand::Rng;
 use std::io::Write as _;
 use std::sync::atomic::Ordering;
@@ -58,6 +59,19 @@ pub(super) struct VirtualUser {
     pub(super) out: Vec<u8>,
     pub(super) body: Vec<u8>,
     pub(super) path: String,
+    /// The Critical Section Controllers the user is inside, innermost last.
+    pub(super) held: Vec<Held>,
+}
+
+/// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
+/// holds (none when the lock name is empty, or when an outer section holds the same lock:
+/// JMeter's locks are reentrant). Dropping it releases the lock.
+pub(super) struct Held {
+    slot: u32,
+    start: usize,
+    end: usize,
+    name: String,
+    _guard: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 impl VirtualUser {
@@ -83,6 +97,7 @@ impl VirtualUser {
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
+            held: Vec::new(),
             ctx,
         }
     }
@@ -104,7 +119,15 @@ impl VirtualUser {
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
     /// elapsed time starts there.
-    pub(super) async fn iteration(&mut self, mut due: Option<Instant>) -> IterEnd {
+    pub(super) async fn iteration(&mut self, due: Option<Instant>) -> IterEnd {
+        let end = self.run_flow(due).await;
+        // However the iteration ended, the user leaves its critical sections (JMeter's
+        // CriticalSectionController releases its lock as its loop ends or its thread stops).
+        self.held.clear();
+        end
+    }
+
+    async fn run_flow(&mut self, mut due: Option<Instant>) -> IterEnd {
         let ctx = self.ctx.clone();
         let ops = &ctx.program.ops;
         let mut pc = 0;
@@ -260,8 +283,14 @@ impl VirtualUser {
                     self.loop_counts[*slot as usize] = (0, limit);
                     pc += 1;
                 }
-                Op::LoopTest { slot, condition, enter_first, exit } => {
+                Op::LoopTest { slot, condition, enter_first, exit, index } => {
                     let (done, limit) = self.loop_counts[*slot as usize];
+                    // As JMeter's controllers: the index reads the offset when the loop is
+                    // entered, so a condition tested then sees it, and the last pass's index
+                    // when the condition is tested at the end of that pass.
+                    if let (Some(ix), 0) = (index, done) {
+                        self.vars.set(ix.var, &ix.offset.to_string());
+                    }
                     let go = done < limit
                         && ((*enter_first && done == 0)
                             || condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars))));
@@ -270,6 +299,10 @@ impl VirtualUser {
                         pc += 1;
                     } else {
                         pc = *exit;
+                    }
+                    if let Some(ix) = index {
+                        let pass = if go { done } else { 0 };
+                        self.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
                     }
                 }
                 Op::If { condition, otherwise } => {
@@ -377,6 +410,62 @@ impl VirtualUser {
                     Ok(to) => pc = to,
                     Err(end) => return end,
                 },
+                Op::RuntimeStart { slot, seconds, exit } => {
+                    // JMeter's RunTime.getRuntime: a whole number of seconds, else 0; 0 or
+                    // less skips the controller.
+                    let secs = seconds.render_string(&mut self.vars).parse::<i64>().unwrap_or(0);
+                    if secs > 0 {
+                        let now = ctx.micros(Instant::now());
+                        self.counters[*slot as usize] = now.saturating_add((secs as u64).saturating_mul(1_000_000));
+                        pc += 1;
+                    } else {
+                        pc = *exit;
+                    }
+                }
+                Op::RuntimeCheck { slot, exit } => {
+                    pc = if ctx.micros(Instant::now()) >= self.counters[*slot as usize] { *exit } else { pc + 1 };
+                }
+                Op::CriticalEnter { slot, lock, end } => {
+                    // Entered again after leaving it by a jump: that hold is over.
+                    self.held.retain(|h| h.slot != *slot);
+                    let name = lock.render_string(&mut self.vars);
+                    let reentrant = name.is_empty() || self.held.iter().any(|h| h.name == name && h._guard.is_some());
+                    let guard = if reentrant {
+                        None
+                    } else {
+                        let m = ctx.shared.locks.lock().expect("locks").entry(name.clone()).or_default().clone();
+                        tokio::select! {
+                            g = m.lock_owned() => Some(g),
+                            _ = ctx.stop.cancelled() => return IterEnd::Cut,
+                        }
+                    };
+                    self.held.push(Held { slot: *slot, start: pc, end: *end, name, _guard: guard });
+                    pc += 1;
+                }
+                Op::CriticalExit { slot } => {
+                    self.held.retain(|h| h.slot != *slot);
+                    pc += 1;
+                }
+                Op::ShuffleStart { slot, n } => {
+                    // JMeter's RandomOrderController: Collections.shuffle each pass.
+                    let order = &mut self.counters[*slot as usize..=(*slot + *n) as usize];
+                    order[0] = 0;
+                    for (i, o) in order[1..].iter_mut().enumerate() {
+                        *o = i as u64;
+                    }
+                    order[1..].shuffle(&mut self.vars.rng);
+                    pc += 1;
+                }
+                Op::ShuffleNext { slot, targets, end } => {
+                    let at = *slot as usize;
+                    let pos = self.counters[at] as usize;
+                    if pos < targets.len() {
+                        self.counters[at] += 1;
+                        pc = targets[self.counters[at + 1 + pos] as usize];
+                    } else {
+                        pc = *end;
+                    }
+                }
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
@@ -386,7 +475,11 @@ impl VirtualUser {
                             self.vars.set(pick.into, &v);
                             pc += 1;
                         }
-                        _ => pc = *exit,
+                        _ => {
+                            // The ForEach's test is the op before its Pick.
+                            self.reset_index(pc - 1);
+                            pc = *exit;
+                        }
                     }
                 }
                 Op::Switch { rotate: Some(r), targets, end, .. } => {
@@ -429,12 +522,27 @@ impl VirtualUser {
 
     /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
     /// around it), or how it ends the iteration.
-    fn in_loop(&self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
+    fn in_loop(&mut self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
         let around = self.ctx.program.loops.get(pc).copied().flatten();
-        match (kind, around) {
-            (StopKind::ContinueLoop, Some((test, _))) => Ok(test),
-            (StopKind::BreakLoop, Some((_, exit))) => Ok(exit),
-            _ => Err(self.stop(kind)),
+        let to = match (kind, around) {
+            (StopKind::ContinueLoop, Some((test, _))) => test,
+            (StopKind::BreakLoop, Some((test, exit))) => {
+                self.reset_index(test);
+                exit
+            }
+            _ => return Err(self.stop(kind)),
+        };
+        // A jump out of a critical section releases its lock, as JMeter's triggerEndOfLoop
+        // re-initializes the controllers it leaves.
+        self.held.retain(|h| h.start < to && to < h.end);
+        Ok(to)
+    }
+
+    /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
+    /// start again, as JMeter's controllers reset their count.
+    fn reset_index(&mut self, test: usize) {
+        if let Some(Op::LoopTest { index: Some(ix), .. }) = self.ctx.program.ops.get(test) {
+            self.vars.set(ix.var, &ix.offset.to_string());
         }
     }
 

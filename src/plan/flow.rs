@@ -50,6 +50,47 @@ pub enum Step {
     Pick(Box<Pick>),
     /// A sample made without a connection (Debug, Dummy and Java test samplers).
     Sample(Box<super::synthetic::Synthetic>),
+    /// Runs each of its branches once, in a new random order each pass (JMeter's Random Order
+    /// Controller).
+    Shuffle(Box<Shuffle>),
+    /// Runs its steps again and again until a time has passed since it was entered (JMeter's
+    /// Runtime Controller).
+    Runtime(Box<Runtime>),
+    /// Runs its steps holding a lock of its name shared by every user of the run (JMeter's
+    /// Critical Section Controller).
+    Critical(Box<Critical>),
+}
+
+/// JMeter's CriticalSectionController: the lock (its name rendered when the section is
+/// entered; empty: no lock) is taken before the steps and released when they end or the user
+/// leaves them in any other way (a stop, `continue`/`break`, the iteration's end).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Critical {
+    pub lock: Template,
+    pub steps: Vec<Step>,
+    /// Tells this section's hold apart from another's.
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+/// JMeter's RunTime: the time (whole seconds; not a number or not above 0: the steps are
+/// skipped) is checked when it is entered, before each sample of its steps, and at the end of
+/// each pass.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Runtime {
+    pub seconds: Template,
+    pub steps: Vec<Step>,
+    /// The user's counter slot holding the deadline (microseconds since the run's start).
+    #[serde(skip)]
+    pub slot: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shuffle {
+    pub branches: Vec<Vec<Step>>,
+    /// The user's counter slots: the next position, then the order (one slot per branch).
+    #[serde(skip)]
+    pub slot: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -432,6 +473,18 @@ pub struct Loop {
     /// A per-user counter slot (index into the user's loop counters), fixed at load time.
     #[serde(skip)]
     pub slot: u32,
+    /// JMeter's `__jm__<controller name>__idx`: the variable set to the pass's 0-based index
+    /// plus the offset (a ForEach Controller's start index).
+    #[serde(skip)]
+    pub index: Option<LoopIndex>,
+}
+
+/// Where a loop keeps its pass index: JMeter 5's `IteratingController.updateIterationIndex`,
+/// `offset + k` on pass k; `offset` before the first pass and once the loop has ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoopIndex {
+    pub var: VarId,
+    pub offset: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -510,6 +563,9 @@ fn has_synthetic(steps: &[Step]) -> bool {
         Step::Group(g) => has_synthetic(&g.steps),
         Step::Throughput(t) => has_synthetic(&t.steps),
         Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
+        Step::Shuffle(s) => s.branches.iter().any(|b| has_synthetic(b)),
+        Step::Runtime(r) => has_synthetic(&r.steps),
+        Step::Critical(c) => has_synthetic(&c.steps),
         _ => false,
     })
 }
@@ -529,6 +585,9 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Group(g) => for_each_request(&g.steps, f),
             Step::Throughput(t) => for_each_request(&t.steps, f),
             Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_request(b, f)),
+            Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_request(b, f)),
+            Step::Runtime(r) => for_each_request(&r.steps, f),
+            Step::Critical(c) => for_each_request(&c.steps, f),
             Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
@@ -570,6 +629,15 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             Step::Write(w) => w.values.iter_mut().for_each(&mut *f),
             Step::UserParams(u) => u.rows.iter_mut().flatten().for_each(&mut *f),
             Step::Throughput(t) => for_each_template_mut(&mut t.steps, f),
+            Step::Shuffle(s) => s.branches.iter_mut().for_each(|b| for_each_template_mut(b, f)),
+            Step::Runtime(r) => {
+                f(&mut r.seconds);
+                for_each_template_mut(&mut r.steps, f);
+            }
+            Step::Critical(c) => {
+                f(&mut c.lock);
+                for_each_template_mut(&mut c.steps, f);
+            }
             Step::Switch(s) => {
                 f(&mut s.value);
                 s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));

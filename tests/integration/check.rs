@@ -97,7 +97,7 @@ fn check_never_says_a_plan_run_refuses_can_run() {
 fn check_lists_every_element_and_every_problem() {
     let run = TempRun::new("check-all");
     let body = format!(
-        r#"{}<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
+        r#"{}<com.example.LockController testclass="com.example.LockController" testname="lock" enabled="true"/>
         <hashTree>{}{}</hashTree>{}"#,
         timer("first bad", "1e40"),
         sampler("under lock", "127.0.0.1", "1", "/", "GET"),

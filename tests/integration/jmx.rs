@@ -1054,7 +1054,12 @@ fn run_one_pass(server: &TestServer, run: &TempRun, body: &str) {
     let defaults = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">${host}</stringProp><stringProp name="HTTPSampler.port">${port}</stringProp>
         </ConfigTestElement><hashTree/>"#;
-    let plan = run.write("plan.jmx", jmx_plan(1, "1", &format!("{defaults}{body}")));
+    run_jmx(server, run, &jmx_plan(1, "1", &format!("{defaults}{body}")));
+}
+
+/// Runs the plan `jmx` (written into `run`) against `server` (`-J port=`); it must exit 0.
+pub(crate) fn run_jmx(server: &TestServer, run: &TempRun, jmx: &str) {
+    let plan = run.write("plan.jmx", jmx);
     Stampede::new()
         .arg("run")
         .arg(&plan)

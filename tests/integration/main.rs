@@ -35,6 +35,8 @@
 //!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
 //!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
 //!   connection per host per user.
+//! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
+//!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
@@ -71,6 +73,7 @@ mod html;
 mod jmx;
 mod jmx_b;
 mod jmx_c;
+mod jmx_ctl;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_tg;

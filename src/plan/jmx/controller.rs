@@ -14,6 +14,9 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("ForeachController", Cx::for_each),
     ("SwitchController", Cx::switch),
     ("RandomController", Cx::random),
+    ("RandomOrderController", Cx::random_order),
+    ("RunTime", Cx::runtime),
+    ("CriticalSectionController", Cx::critical_section),
     ("ThroughputController", Cx::throughput),
     ("TestAction", Cx::test_action),
     ("RecordingController", Cx::generic),
@@ -40,10 +43,11 @@ impl Cx {
             Status::Supported,
             format!("a loop ({})", if count.is_some() { loops.trim() } else { "forever" }),
         );
+        let index = Some(self.loop_index(c, 0));
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let slot = self.b.slot(Slot::Loop);
         // Without a count the loop runs until the scenario ends.
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot, index }))])
     }
 
     pub(super) fn once_only(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -107,12 +111,20 @@ impl Cx {
         };
         let cond = flow::Cond { src: src.clone(), expr };
         self.report(c, depth, Status::Supported, format!("{} `{src}`", if is_if { "if" } else { "while" }));
+        let index = (!is_if).then(|| self.loop_index(c, 0));
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         if is_if {
             return Ok(vec![Step::If(Box::new(flow::If { condition: cond, then: steps, otherwise: Vec::new() }))]);
         }
         let slot = self.b.slot(Slot::Loop);
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count: None, condition: Some(cond), steps, enter_first, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop {
+            count: None,
+            condition: Some(cond),
+            steps,
+            enter_first,
+            slot,
+            index,
+        }))])
     }
 
     pub(super) fn for_each(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -139,6 +151,7 @@ impl Cx {
             .map(|i| self.b.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
             .collect();
         let into_var = self.b.sym.vars.assign(&into);
+        let index = Some(self.loop_index(c, start));
         let slot = self.b.slot(Slot::Loop);
         self.report(
             c,
@@ -149,7 +162,16 @@ impl Cx {
         let mut steps =
             vec![Step::Pick(Box::new(flow::Pick { slot, offset: start, from, into: into_var, name: into.clone() }))];
         steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
-        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot }))])
+        Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot, index }))])
+    }
+
+    /// JMeter 5's pass index of a Loop, While or ForEach Controller: the variable
+    /// `__jm__<controller name>__idx` (`IteratingController.updateIterationIndex`).
+    fn loop_index(&mut self, c: &El, offset: u64) -> flow::LoopIndex {
+        let var = self.b.sym.vars.assign(&format!("__jm__{}__idx", c.name));
+        // Before its loop first runs, JMeter leaves the reference as text.
+        self.b.sym.vars.unset_as_reference(var);
+        flow::LoopIndex { var, offset }
     }
 
     pub(super) fn switch(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -179,6 +201,53 @@ impl Cx {
             steps.push(Step::Mix(branches));
         }
         Ok(steps)
+    }
+
+    /// Random Order Controller: each child once per pass, in a new random order each pass
+    /// (JMeter's RandomOrderController shuffles its children on every pass).
+    pub(super) fn random_order(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        self.report(c, depth, Status::Supported, "each child once per pass, in random order");
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut branches = Vec::new();
+        for child in c.children.iter().filter(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+            branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        let mut steps = own.pre;
+        if !branches.is_empty() {
+            let slot = self.b.slot(Slot::Counter);
+            for _ in &branches {
+                self.b.slot(Slot::Counter);
+            }
+            steps.push(Step::Shuffle(Box::new(flow::Shuffle { branches, slot })));
+        }
+        Ok(steps)
+    }
+
+    /// Runtime Controller: its children again and again until `RunTime.seconds` have passed
+    /// since it was entered, checked before each sample and at the end of each pass (JMeter's
+    /// RunTime); a time that is not a whole number above 0 skips them.
+    pub(super) fn runtime(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let raw = c.text_or_empty("RunTime.seconds");
+        let seconds = self.tmpl(c, raw)?;
+        self.report(c, depth, Status::Supported, format!("its children again and again for {raw} s"));
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        // Without a sampler or controller, JMeter's RunTime.isDone skips it.
+        if !c.children.iter().any(|e| e.enabled && is_sampler_or_controller(&e.class)) {
+            return Ok(Vec::new());
+        }
+        let slot = self.b.slot(Slot::Counter);
+        Ok(vec![Step::Runtime(Box::new(flow::Runtime { seconds, steps, slot }))])
+    }
+
+    /// Critical Section Controller: its children run by one user at a time per lock name, the
+    /// lock shared by every user of the run (JMeter's CriticalSectionController).
+    pub(super) fn critical_section(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let raw = c.text_or_empty("CriticalSectionController.lockName");
+        let lock = self.tmpl(c, raw)?;
+        self.report(c, depth, Status::Supported, format!("one user at a time (lock `{raw}`)"));
+        let steps = self.controller_body(&c.children, scope, depth + 1)?;
+        let slot = self.b.slot(Slot::Counter);
+        Ok(vec![Step::Critical(Box::new(flow::Critical { lock, steps, slot }))])
     }
 
     pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -430,6 +499,84 @@ mod tests {
         let (p, _) = read(&plan(false), Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::Switch(s)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Switch(_))) else { panic!() };
         assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
+    }
+
+    /// Runtime, Critical Section and Random Order controllers compile to their ops: each sampler
+    /// under two Runtime Controllers checks both times, outer first, and every exit is patched;
+    /// loops carry their `__jm__<name>__idx` variable (ForEach: from its start index).
+    #[test]
+    fn issue_13_controllers_compile_to_their_ops() {
+        use crate::engine::program::{Op, Program};
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let el = |class: &str, name: &str, props: &str, children: &str| {
+            format!(
+                r#"<{class} testclass="{class}" testname="{name}" enabled="true">{props}</{class}><hashTree>{children}</hashTree>"#
+            )
+        };
+        let inner = el("RunTime", "in", r#"<stringProp name="RunTime.seconds">2</stringProp>"#, &http("a"));
+        let lock = r#"<stringProp name="CriticalSectionController.lockName">L</stringProp>"#;
+        let shuffled = el("RandomOrderController", "ro", "", &(http("b") + &http("c")));
+        let each = el(
+            "ForeachController",
+            "fe",
+            r#"<stringProp name="ForeachController.inputVal">v</stringProp><stringProp name="ForeachController.returnVal">o</stringProp><stringProp name="ForeachController.startIndex">2</stringProp>"#,
+            &http("d"),
+        );
+        let body = el(
+            "RunTime",
+            "out",
+            r#"<stringProp name="RunTime.seconds">5</stringProp>"#,
+            &(inner + &el("CriticalSectionController", "cs", lock, &shuffled) + &each),
+        );
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let prog = Program::compile(&p.scenarios[0].flow);
+        let ops = &prog.ops;
+        let checks_before = |at: usize| {
+            ops[..at]
+                .iter()
+                .rev()
+                .take_while(|o| matches!(o, Op::RuntimeCheck { .. }))
+                .map(|o| match o {
+                    Op::RuntimeCheck { slot, .. } => *slot,
+                    _ => unreachable!(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let requests: Vec<usize> = (0..ops.len()).filter(|&i| matches!(ops[i], Op::Request(_))).collect();
+        assert_eq!(requests.len(), 4);
+        let (outer, inner) = match (&ops[0], &ops[1]) {
+            (Op::RuntimeStart { slot: o, .. }, Op::RuntimeStart { slot: i, .. }) => (*o, *i),
+            other => panic!("{other:?}"),
+        };
+        // Reversed: the check nearest the request is the inner one.
+        assert_eq!(checks_before(requests[0]), [inner, outer]);
+        for &r in &requests[1..] {
+            assert_eq!(checks_before(r), [outer]);
+        }
+        assert!(ops.iter().any(|o| matches!(o, Op::CriticalEnter { .. })));
+        assert!(ops.iter().any(|o| matches!(o, Op::CriticalExit { .. })));
+        assert!(ops.iter().any(|o| matches!(o, Op::ShuffleNext { targets, .. } if targets.len() == 2)));
+        for op in ops {
+            let t = match op {
+                Op::RuntimeStart { exit, .. } | Op::RuntimeCheck { exit, .. } => *exit,
+                Op::CriticalEnter { end, .. } | Op::ShuffleNext { end, .. } => *end,
+                Op::LoopTest { index, .. } => {
+                    let ix = index.expect("a ForEach's index");
+                    assert_eq!((p.vars.name(ix.var), ix.offset), ("__jm__fe__idx", 2));
+                    continue;
+                }
+                _ => continue,
+            };
+            assert!(t <= ops.len(), "unpatched exit in {ops:?}");
+        }
     }
 
     #[test]

@@ -453,7 +453,7 @@ fn is_sampler_or_controller(class: &str) -> bool {
         || class.ends_with("SamplerProxy")
         || class.ends_with("Controller")
         || class == "TestAction"
-        || matches!(class, "InterleaveControl" | "kg.apc.jmeter.control.sampler.SetVariablesAction")
+        || matches!(class, "InterleaveControl" | "RunTime" | "kg.apc.jmeter.control.sampler.SetVariablesAction")
         || class == "TestFragmentController"
 }
 
@@ -602,7 +602,7 @@ mod tests {
         let body = [
             timer("bad method", "1e40"),
             sampler("fine", "127.0.0.1", "", "/b", "GET"),
-            r#"<CriticalSectionController testclass="CriticalSectionController" testname="lock" enabled="true"/>
+            r#"<com.example.LockController testclass="com.example.LockController" testname="lock" enabled="true"/>
             <hashTree>"#
                 .to_string(),
             timer("locked", "NaN"),

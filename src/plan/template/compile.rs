@@ -98,6 +98,11 @@ pub(super) fn find_close(s: &str) -> Option<usize> {
 
 fn reference(inner: &str, sym: &mut Symbols, element: &str) -> Result<Seg, TemplateError> {
     let inner = inner.trim();
+    // JMeter 5's loop index `${__jm__<controller name>__idx}` is a variable (the name may
+    // hold spaces), not a function call: JMeter has no function of that name.
+    if inner.starts_with("__jm__") && inner.ends_with("__idx") && !inner.contains(['(', ')', '{', '$']) {
+        return Ok(Seg::Var(sym.vars.use_var(inner, element)));
+    }
     if let Some(call) = inner.strip_prefix("__") {
         // JMeter allows `${__UUID}` and `${__threadNum}` without parentheses.
         let (name, args_src) = match call.find('(') {

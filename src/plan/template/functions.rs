@@ -906,10 +906,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
         }
         other => {
             let mut msg = format!("unknown function `__{other}`");
-            if other.starts_with("jm__") && other.ends_with("__idx") {
-                // JMeter 5's `${__jm__<controller>__idx}` is a variable, not a function.
-                msg = format!("JMeter's loop index variable `__{other}` is not supported by stampede");
-            } else if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
+            if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
                 msg.push_str(&format!("; did you mean `__{s}`?"));
             } else {
                 msg.push_str(" (docs/jmx.md lists the functions stampede runs)");
@@ -1172,7 +1169,17 @@ mod tests {
         assert!(error("${__javaScript(1+1)}").contains("JMeter's function `__javaScript` is not supported"));
         assert!(error("${__intsum(1,2)}").contains("did you mean `__intSum`?"));
         assert_eq!(error("${__nothing_like_it(1)}"), "in `${__nothing_like_it(1)}`: unknown function `__nothing_like_it` (docs/jmx.md lists the functions stampede runs)");
-        assert!(error("${__jm__Loop__idx}").contains("loop index variable `__jm__Loop__idx` is not supported"));
+    }
+
+    /// JMeter 5's loop index `${__jm__<controller name>__idx}` is a variable (its name may hold
+    /// spaces), not an unknown function.
+    #[test]
+    fn loop_index_references_are_variables() {
+        let mut s = symbols();
+        let t = compile("i=${__jm__Loop Controller__idx}", &mut s, "f").unwrap();
+        let id = s.vars.get("__jm__Loop Controller__idx").expect("a variable");
+        assert_eq!(t.vars(), vec![id]);
+        assert!(error("${__jm__Loop__idx(1)}").contains("unknown function `__jm__Loop__idx`"));
     }
 
     #[test]

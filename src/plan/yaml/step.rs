@@ -147,7 +147,7 @@ impl Cx {
         let condition = l.get("while").map(|v| self.cond(v, &format!("{el}.while"))).transpose()?;
         let steps = self.steps(self.seq(Some(flow_node), &format!("{el}.flow"))?, &format!("{el}.flow"))?;
         let slot = self.b.slot(Slot::Loop);
-        Ok(Step::Loop(Box::new(Loop { count, condition, steps, enter_first: false, slot })))
+        Ok(Step::Loop(Box::new(Loop { count, condition, steps, enter_first: false, slot, index: None })))
     }
 
     fn group(&mut self, n: &Node, el: &str) -> Result<Step, Error> {
