@@ -23,6 +23,7 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("InterleaveControl", Cx::interleave),
     ("kg.apc.jmeter.control.sampler.SetVariablesAction", Cx::set_variables_action),
     ("com.blazemeter.jmeter.control.WeightedSwitchController", Cx::weighted_switch),
+    ("com.blazemeter.jmeter.controller.ParallelSampler", Cx::parallel),
 ];
 
 impl Cx {
@@ -248,6 +249,53 @@ impl Cx {
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let slot = self.b.slot(Slot::Counter);
         Ok(vec![Step::Critical(Box::new(flow::Critical { lock, steps, slot }))])
+    }
+
+    /// BlazeMeter's Parallel Controller (a sampler in JMeter's eyes): each sampler or
+    /// controller directly under it is a branch, run at the same time as the others. As for
+    /// any sampler, the timers and pre-processors of its scope run before it; the elements
+    /// under it apply to each branch.
+    pub(super) fn parallel(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let generate = c.flag("PARENT_SAMPLE").unwrap_or(false);
+        // The plugin's defaults: no limit (a cached thread pool), else 6 threads.
+        let max = if c.flag("LIMIT_MAX_THREAD_NUMBER").unwrap_or(false) {
+            let raw = c.text("MAX_THREAD_NUMBER").unwrap_or("6").trim().to_string();
+            Some(self.number::<u32>(c, &raw, "maximum number of threads")?)
+        } else {
+            None
+        };
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let note = format!(
+            "each child at the same time{}; {}",
+            max.map_or(String::new(), |m| format!(", at most {m} at once")),
+            if generate {
+                "one sample for their requests, which are not recorded apart"
+            } else {
+                "their requests recorded as their own"
+            }
+        );
+        self.report(c, depth, Status::Supported, note);
+        let mut branches = Vec::new();
+        for child in &c.children {
+            if !is_sampler_or_controller(&child.class) {
+                continue;
+            }
+            if !child.enabled {
+                self.report(child, depth + 1, Status::Disabled, "disabled: skipped");
+                continue;
+            }
+            branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        let parent = generate.then(|| self.b.label(&c.name));
+        let slot = self.b.slot(Slot::Group);
+        let mut steps = own.pre.clone();
+        steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+        steps.push(Step::Parallel(Box::new(flow::Parallel { branches, parent, max, on_error: own.on_error, slot })));
+        // Post-processors run on the sample the controller returns: none without a parent.
+        if generate {
+            steps.extend(own.after.iter().cloned());
+        }
+        Ok(steps)
     }
 
     pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
