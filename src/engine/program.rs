@@ -167,7 +167,7 @@ impl Program {
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
-            Op::Parallel(p) => p.branches.iter().any(|b| !b.idle),
+            Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
             _ => false,
         });
         // Loops in the order their tests appear: an inner loop comes after the loop around it

@@ -232,3 +232,41 @@ fn parallel_http_requests_fetch_each_url_at_once_under_one_sample() {
     assert_eq!(uint(&s["total"], "samples"), 6);
     assert_eq!(uint(&s["total"], "errors"), 3);
 }
+
+/// A Flow Control Action in a branch acts on that branch's thread: "stop" ends the branch, and
+/// the user once the controller is done (the plugin stops the parent thread after it), so the
+/// other branch still runs and nothing after the controller does; "break the current loop"
+/// ends only its branch (the plugin's thread loops once).
+#[test]
+fn a_stop_in_a_branch_stops_the_user_once_the_controller_is_done() {
+    let server = TestServer::builder().default_route(Route::ok().body("ok").record()).start();
+    let run = TempRun::new("jmx-par-stop");
+    let action = |name: &str, action: u32| {
+        format!(
+            r#"<TestAction guiclass="TestActionGui" testclass="TestAction" testname="{name}" enabled="true">
+            <intProp name="ActionProcessor.action">{action}</intProp><intProp name="ActionProcessor.target">0</intProp>
+            <stringProp name="ActionProcessor.duration">0</stringProp>
+          </TestAction><hashTree/>"#
+        )
+    };
+    let seq = |children: String| {
+        format!(
+            r#"<GenericController guiclass="LogicControllerGui" testclass="GenericController" testname="seq" enabled="true"/>
+            <hashTree>{children}</hashTree>"#
+        )
+    };
+    let breaking = parallel(
+        "breaking",
+        "",
+        &[seq(get("b1", "/b/1") + &action("break", 5) + &get("b2", "/b/2")), get("b3", "/b/3")].concat(),
+    );
+    let stopping = parallel(
+        "stopping",
+        "",
+        &[seq(get("s1", "/s/1") + &action("stop", 0) + &get("s2", "/s/2")), get("s3", "/s/3")].concat(),
+    );
+    let body = [DEFAULTS.to_string(), breaking, get("mid", "/mid"), stopping, get("after", "/after")].concat();
+    run_jmx(&server, &run, &jmx_plan(1, "3", &body));
+    assert_served(&server, &[("/b/1", 1), ("/b/3", 1), ("/mid", 1), ("/s/1", 1), ("/s/3", 1)]);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}

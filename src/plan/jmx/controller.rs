@@ -635,4 +635,67 @@ mod tests {
         assert_eq!(unwrap_expression("${__jexl3(${counter} != 5,)}"), "${counter} != 5");
         assert_eq!(unwrap_expression(r#"${__jexl3("${a}" == "x,y")}"#), r#""${a}" == "x,y""#);
     }
+
+    /// The Parallel Controller and Parallel HTTP Requests read as the plugin runs them: a
+    /// branch per child (an empty one stays a branch that does nothing, it does not end the
+    /// user), the parent sample, the thread limit (6 when limited without a number), each
+    /// distinct URL of the list once; and both compile to one parallel op.
+    #[test]
+    fn parallel_controller_and_requests_read_as_the_plugin() {
+        use crate::engine::program::{Op, Program};
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let par = |props: &str, children: &str| {
+            let class = "com.blazemeter.jmeter.controller.ParallelSampler";
+            format!(
+                r#"<{class} testclass="{class}" testname="par" enabled="true">{props}</{class}><hashTree>{children}</hashTree>"#
+            )
+        };
+        let url =
+            |u: &str| format!(r#"<collectionProp name="x"><stringProp name="y">{u}</stringProp></collectionProp>"#);
+        let class = "com.blazemeter.jmeter.http.ParallelHTTPSampler";
+        let list = format!(
+            r#"<{class} testclass="{class}" testname="urls" enabled="true"><collectionProp name="urls">{}{}{}{}</collectionProp></{class}><hashTree/>"#,
+            url("http://127.0.0.1/a"),
+            url("http://127.0.0.1/b"),
+            url("http://127.0.0.1/a"),
+            url(" "),
+        );
+        let body = [
+            par(r#"<boolProp name="PARENT_SAMPLE">true</boolProp><boolProp name="LIMIT_MAX_THREAD_NUMBER">true</boolProp>"#, &(http("a") + &http("b") + &par("", ""))),
+            par(r#"<intProp name="MAX_THREAD_NUMBER">2</intProp>"#, &http("c")),
+            list,
+        ]
+        .concat();
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let flow = &p.scenarios[0].flow;
+        let pars: Vec<&flow::Parallel> =
+            flow.iter().filter_map(|s| if let Step::Parallel(x) = s { Some(&**x) } else { None }).collect();
+        assert_eq!(pars.len(), 3);
+        let label = |x: &flow::Parallel| x.parent.map(|l| p.labels[l.0 as usize].clone());
+        assert_eq!((pars[0].branches.len(), label(pars[0]), pars[0].max), (3, Some("par".into()), Some(6)));
+        assert!(
+            matches!(pars[0].branches[2].as_slice(), [Step::Parallel(inner)] if inner.branches.is_empty() && inner.parent.is_none())
+        );
+        assert_eq!((pars[1].branches.len(), label(pars[1]), pars[1].max), (1, None, None));
+        assert_eq!((pars[2].branches.len(), label(pars[2]), pars[2].max), (2, Some("urls".into()), Some(6)));
+        let prog = Program::compile(flow);
+        assert!(!prog.idle);
+        let ops: Vec<&Op> = prog.ops.iter().filter(|o| matches!(o, Op::Parallel(_))).collect();
+        assert_eq!(ops.len(), 3);
+        let Op::Parallel(first) = ops[0] else { unreachable!() };
+        assert_eq!(first.max, 6);
+        // The empty nested controller: a program with nothing to run, not the user's end.
+        let Op::Parallel(nested) = &first.branches[2].ops[0] else { panic!("{:?}", first.branches[2].ops) };
+        assert!(nested.branches.is_empty());
+        let Op::Parallel(second) = ops[1] else { unreachable!() };
+        assert_eq!(second.max, usize::MAX);
+    }
 }
