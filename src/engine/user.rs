@@ -381,7 +381,7 @@ impl VirtualUser {
                 Op::GroupEnd { slot, label } => {
                     let g = std::mem::take(&mut self.groups[*slot as usize]);
                     if g.open {
-                        let sample = Sample {
+                        let mut sample = Sample {
                             label: *label,
                             start_us: g.start_us,
                             end_us: if g.wall_clock { ctx.micros(Instant::now()) } else { g.start_us + g.elapsed_us },
@@ -393,7 +393,8 @@ impl VirtualUser {
                             error: g.error,
                             in_total: g.parent,
                         };
-                        if !self.inside_parent_group() {
+                        if let Some(top) = self.recorded_as() {
+                            sample.in_total &= top;
                             ctx.recorder.record(&sample);
                             self.log_row(&sample, g.status, String::new());
                         }

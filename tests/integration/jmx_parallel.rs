@@ -135,11 +135,12 @@ fn parallel_controller_runs_branches_at_once_under_one_parent_sample() {
     witness.assert_rounds(3, 2);
     assert_served(&server, &[("/p/a", 2), ("/p/b", 2), ("/p/c", 2), ("/p/d", 2), ("/after", 2)]);
     let s = run.summary();
-    // The plugin's parent sample holds the branches' samples, which are not recorded apart.
+    // The plugin's parent sample holds the branches' samples: JMeter writes them as rows of
+    // their own (sub-results), which the Total does not count again.
     assert_eq!(samples(&s, "par"), 2, "{s:#}");
     assert_eq!(samples(&s, "after"), 2, "{s:#}");
     for l in ["a", "b", "c", "d"] {
-        assert_eq!(samples(&s, l), 0, "{l}: {s:#}");
+        assert_eq!(samples(&s, l), 2, "{l}: {s:#}");
     }
     assert_eq!(uint(&s["total"], "samples"), 4);
     assert_eq!(uint(&s["total"], "errors"), 0);
@@ -186,7 +187,7 @@ fn parallel_controller_without_parent_records_each_request_and_keeps_its_limit()
 
 /// Parallel HTTP Requests: one GET per distinct URL of its list (a URL listed twice is fetched
 /// once, as JMeter's page parser keeps it once), all at the same time, under one sample of the
-/// sampler's name; a URL that fails fails that sample.
+/// sampler's name with theirs as sub-results; a URL that fails fails that sample.
 #[test]
 fn parallel_http_requests_fetch_each_url_at_once_under_one_sample() {
     let witness = Witness::default();
@@ -229,6 +230,10 @@ fn parallel_http_requests_fetch_each_url_at_once_under_one_sample() {
     assert_eq!(samples(&s, "with a miss"), 3, "{s:#}");
     let miss = row(&s, "with a miss").unwrap();
     assert_eq!(uint(&miss, "errors"), 3, "{miss:#}");
+    // Each URL's sample is a sub-result named after its place in the list ("-0", "-1"...), as
+    // JMeter names them: rows of their own, not counted again in the Total.
+    assert_eq!([samples(&s, "-0"), samples(&s, "-1"), samples(&s, "-2")], [6, 6, 3], "{s:#}");
+    assert_eq!(uint(&row(&s, "-1").unwrap(), "errors"), 3);
     assert_eq!(uint(&s["total"], "samples"), 6);
     assert_eq!(uint(&s["total"], "errors"), 3);
 }

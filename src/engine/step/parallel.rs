@@ -104,7 +104,7 @@ impl VirtualUser {
             };
             // The plugin's parent sample: "200 OK", failed when a branch's sample failed, the
             // bytes of them all, no latency, from before the branches start to the last end.
-            let sample = Sample {
+            let mut sample = Sample {
                 label,
                 start_us: ctx.micros(start),
                 end_us: ctx.micros(end),
@@ -116,7 +116,8 @@ impl VirtualUser {
                 error: g.error,
                 in_total: true,
             };
-            if !self.inside_parent_group() {
+            if let Some(top) = self.recorded_as() {
+                sample.in_total = top;
                 ctx.recorder.record(&sample);
                 self.log_row(&sample, 200, String::new());
             }
@@ -140,7 +141,7 @@ impl VirtualUser {
         vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
         let mut groups = vec![GroupAcc::default(); self.groups.len()];
         if let Some(slot) = parent {
-            groups[slot as usize] = GroupAcc { open: true, parent: true, wall_clock: true, ..Default::default() };
+            groups[slot as usize] = GroupAcc { open: true, sub: true, wall_clock: true, ..Default::default() };
         }
         VirtualUser {
             ctx: self.ctx.clone(),

@@ -269,7 +269,7 @@ impl Cx {
             "each child at the same time{}; {}",
             max.map_or(String::new(), |m| format!(", at most {m} at once")),
             if generate {
-                "one sample for their requests, which are not recorded apart"
+                "one sample for their requests, which are its sub-results (rows not counted again in the total)"
             } else {
                 "their requests recorded as their own"
             }

@@ -96,7 +96,9 @@ impl Cx {
 
     /// BlazeMeter's Parallel HTTP Requests: JMeter's concurrent download of embedded resources
     /// over a page listing its URLs, so one parent sample (the sampler's name) for a GET of
-    /// each distinct URL, at most `HTTPSampler.concurrentPool` (6) at once. The requests get
+    /// each distinct URL, at most `HTTPSampler.concurrentPool` (6) at once, each a sub-result
+    /// named `-0`, `-1`... (JMeter renames sub-results after their place, the parent's label
+    /// being still empty then). The requests get
     /// the sampler's headers and managers, not the arguments of HTTP Request Defaults; its
     /// assertions and extractors apply to the page the plugin makes, which has no request.
     pub(super) fn parallel_http(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -120,8 +122,10 @@ impl Cx {
         sub.checks.clear();
         sub.on_error = flow::StopKind::Continue;
         let mut branches = Vec::new();
-        for u in &urls {
+        for (i, u) in urls.iter().enumerate() {
             let mut el = c.clone();
+            // JMeter names each sub-result after its place, the parent's label still empty then.
+            el.name = format!("-{i}");
             el.children.clear();
             el.props.retain(|p| !p.name.starts_with("HTTPsampler.") && !p.name.starts_with("HTTPSampler."));
             for (name, value) in [("HTTPSampler.path", u.as_str()), ("HTTPSampler.method", "GET")] {
@@ -137,7 +141,8 @@ impl Cx {
             branches.push(vec![Step::Request(Box::new(req))]);
         }
         let unapplied = own.checks.len() + own.extract.len();
-        let note = format!("one sample for a GET of each of {} URLs, {max} at once", urls.len());
+        let note =
+            format!("one sample for a GET of each of {} URLs (sub-results -0, -1...), {max} at once", urls.len());
         if unapplied > 0 {
             let why = "; its assertions and extractors, which JMeter applies to the page of URLs it makes, are not";
             self.report(c, depth, Status::Partial, format!("{note}{why}"));
