@@ -281,6 +281,13 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
                 out.push(format!("{pad}one user at a time (lock {}):", c.lock.source()));
                 steps(p, &c.steps, depth + 1, out);
             }
+            Step::Parallel(pl) => {
+                out.push(format!("{pad}at the same time:"));
+                for b in &pl.branches {
+                    out.push(format!("{pad}  -"));
+                    steps(p, b, depth + 2, out);
+                }
+            }
             Step::Runtime(r) => {
                 out.push(format!("{pad}again and again for {} s:", r.seconds.source()));
                 steps(p, &r.steps, depth + 1, out);

@@ -10,13 +10,13 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, SystemTime};
 
 /// A user's caches, one per HTTP Cache Manager of the plan.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct UserCaches {
     caches: Vec<Cache>,
 }
 
 /// One user's cache of one manager (JMeter's per-thread Caffeine cache of `CacheEntry`).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Cache {
     entries: HashMap<String, Entry>,
     /// Keys in the order they were stored: the oldest goes first when the cache is full.
@@ -97,6 +97,20 @@ impl UserCaches {
             self.caches.resize_with(i + 1, Cache::default);
         }
         &mut self.caches[i]
+    }
+
+    /// Stores what `other` (a copy of these caches a parallel branch used) holds and these
+    /// do not, or hold otherwise: the branch shared the user's caches in the plugin.
+    pub(super) fn absorb(&mut self, other: &UserCaches, specs: &[CacheSpec]) {
+        for (i, (theirs, spec)) in other.caches.iter().zip(specs).enumerate() {
+            for key in &theirs.order {
+                let Some(e) = theirs.entries.get(key) else { continue };
+                let mine = self.cache(i as u32);
+                if mine.entries.get(key) != Some(e) {
+                    mine.put(key.clone(), e.clone(), spec.max_size);
+                }
+            }
+        }
     }
 
     /// Empties the caches whose manager says so (as an iteration starts).

@@ -120,6 +120,21 @@ pub enum Op {
         per_user: bool,
         skip: usize,
     },
+    /// Run the branches at the same time (a Parallel Controller); a sample of the flow.
+    Parallel(Box<ParallelOp>),
+}
+
+/// A Parallel Controller compiled: each branch is a program of its own, run by a copy of the
+/// user (see `step::parallel`).
+#[derive(Debug, Clone)]
+pub struct ParallelOp {
+    pub branches: Box<[Program]>,
+    /// The parent sample's label and the group slot it adds up in.
+    pub parent: Option<(LabelId, u32)>,
+    /// Most branches at once.
+    pub max: usize,
+    /// A failed parent sample's action beside the thread group's.
+    pub on_error: StopKind,
 }
 
 #[derive(Debug, Clone)]
@@ -136,16 +151,25 @@ pub struct Program {
 
 impl Program {
     pub fn compile(steps: &[Step]) -> Program {
+        let mut p = Program::branch(steps);
+        if p.idle {
+            p.ops = vec![Op::Stop(StopKind::User)];
+            p.loops = vec![None];
+        }
+        p
+    }
+
+    /// A program as [`compile`](Program::compile) makes it, but one that does nothing stays
+    /// as it is: a parallel branch without a sampler ends at once, it does not end the user.
+    fn branch(steps: &[Step]) -> Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
+            Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
             _ => false,
         });
-        if idle {
-            ops = vec![Op::Stop(StopKind::User)];
-        }
         // Loops in the order their tests appear: an inner loop comes after the loop around it
         // and overwrites it for its own body.
         let mut loops = vec![None; ops.len()];
@@ -202,6 +226,17 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                 }
             }
             Step::Think(t) => ops.push(Op::Think(*t)),
+            Step::Parallel(p) => {
+                checks(guards, ops);
+                ops.push(Op::Parallel(Box::new(ParallelOp {
+                    // A branch runs on a thread of its own in the plugin: no controller around
+                    // the Parallel Controller is on its path.
+                    branches: p.branches.iter().map(|b| Program::branch(b)).collect(),
+                    parent: p.parent.map(|l| (l, p.slot)),
+                    max: p.max.map_or(usize::MAX, |m| m.max(1) as usize),
+                    on_error: p.on_error,
+                })));
+            }
             Step::Sequence(s) => emit(s, ops, guards),
             Step::Feed(n) => ops.push(Op::Feed(*n)),
             Step::Set(a) => ops.push(Op::Set(a.clone().into())),

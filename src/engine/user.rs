@@ -4,7 +4,7 @@
 //! their own, and the request step, are in `step`.
 
 use super::client::HttpClient;
-use super::program::{pick, Op};
+use super::program::{pick, Op, Program};
 use super::session::{csv_line, ScenarioCtx};
 use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
@@ -26,11 +26,42 @@ pub(crate) enum IterEnd {
     Cut,
     /// The user must stop: a data file it reads ran out (`on_eof: stop_user`).
     UserDone,
+    /// A parallel branch asked for the user's next iteration; only a branch's run ends so,
+    /// never an iteration.
+    Next,
 }
 
 /// Operations a user runs without waiting before it yields to the runtime, so a loop of
 /// `set` steps cannot hold a worker thread.
 const OPS_BEFORE_YIELD: u32 = 1024;
+
+/// Which program a run goes through: the user's flow ([`Flow`], which the run finds in the
+/// scenario and so keeps nothing: a user's future is no larger for the branches a plan may
+/// have), or a Parallel Controller's branch (`&Program`), which counts no iteration and
+/// does not follow the thread group's action after an error (the plugin's thread group has
+/// none).
+pub(super) trait Source: Copy + Send + Sync {
+    const BRANCH: bool;
+    fn program<'a>(&'a self, ctx: &'a ScenarioCtx) -> &'a Program;
+}
+
+/// The user's own flow.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Flow;
+
+impl Source for Flow {
+    const BRANCH: bool = false;
+    fn program<'a>(&'a self, ctx: &'a ScenarioCtx) -> &'a Program {
+        &ctx.program
+    }
+}
+
+impl Source for &Program {
+    const BRANCH: bool = true;
+    fn program<'a>(&'a self, _: &'a ScenarioCtx) -> &'a Program {
+        self
+    }
+}
 
 pub(super) struct VirtualUser {
     pub(super) ctx: Arc<ScenarioCtx>,
@@ -127,15 +158,21 @@ impl VirtualUser {
         end
     }
 
-    async fn run_flow(&mut self, mut due: Option<Instant>) -> IterEnd {
-        let ctx = self.ctx.clone();
-        let ops = &ctx.program.ops;
-        let mut pc = 0;
-        let mut since_wait = 0u32;
+    // Not async: the user's future is the program's own, no larger for the branches it can run.
+    fn run_flow(&mut self, due: Option<Instant>) -> impl std::future::Future<Output = IterEnd> + Send + '_ {
         self.groups.iter_mut().for_each(|g| g.open = false);
-        if ctx.shared.managers_clear {
+        if self.ctx.shared.managers_clear {
             self.clear_managers();
         }
+        self.run_program(Flow, due)
+    }
+
+    /// Runs the user's flow, or one branch of a Parallel Controller (see [`Source`]).
+    pub(super) async fn run_program<S: Source>(&mut self, source: S, mut due: Option<Instant>) -> IterEnd {
+        let ctx = self.ctx.clone();
+        let ops = &source.program(&ctx).ops;
+        let mut pc = 0;
+        let mut since_wait = 0u32;
         while pc < ops.len() {
             since_wait += 1;
             if since_wait >= OPS_BEFORE_YIELD {
@@ -146,7 +183,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                op @ (Op::Request(_) | Op::Sample(_)) => {
+                op @ (Op::Request(_) | Op::Sample(_) | Op::Parallel(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -158,13 +195,17 @@ impl VirtualUser {
                         }
                         None => Instant::now(),
                     };
-                    let (sampled, on_error) = match op {
+                    let (sampled, on_error, after) = match op {
                         // A request may not wait either: one the cache answers, one failed
                         // before sending (a bad URL, a method JMeter does not know). Like a
                         // sample made without a connection, it counts toward the ops run
                         // before the user yields; one that waited on its socket yielded there.
-                        Op::Request(req) => (self.request(req, start).await, req.spec.on_error),
-                        Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error),
+                        Op::Request(req) => (self.request(req, start).await, req.spec.on_error, None),
+                        Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error, None),
+                        Op::Parallel(p) => {
+                            let (sampled, after) = self.parallel(p, start).await;
+                            (sampled, p.on_error, after)
+                        }
                         _ => unreachable!("matched above"),
                     };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
@@ -174,19 +215,29 @@ impl VirtualUser {
                     if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
                     }
-                    // No sample (a response the cache had): nothing to judge, as in JMeter.
-                    let Some(failed) = sampled else {
-                        pc += 1;
-                        continue;
+                    // How a Parallel Controller's branch asked the user to go on.
+                    let mut then = match after {
+                        Some(IterEnd::Cut) => return IterEnd::Cut,
+                        Some(IterEnd::UserDone) => StopKind::User,
+                        Some(IterEnd::Next) => StopKind::NextIteration,
+                        Some(IterEnd::Completed) | None => StopKind::Continue,
                     };
-                    if let Some(v) = ctx.shared.last_ok {
-                        self.vars.set(v, if failed { "false" } else { "true" });
+                    // No sample (a response the cache had, a Parallel Controller without a
+                    // parent sample): nothing to judge, as in JMeter.
+                    if let Some(failed) = sampled {
+                        if let Some(v) = ctx.shared.last_ok {
+                            self.vars.set(v, if failed { "false" } else { "true" });
+                        }
+                        // The thread group's policy and a Result Status Action Handler's: the
+                        // one that ends more wins, as JMeter's thread checks every flag of the
+                        // result. A branch's thread group (the plugin's) has no policy.
+                        let on_error = if S::BRANCH { on_error } else { ctx.on_error.max(on_error) };
+                        if failed {
+                            then = then.max(on_error);
+                        }
                     }
-                    // The thread group's policy and a Result Status Action Handler's: the one
-                    // that ends more wins, as JMeter's thread checks every flag of the result.
-                    let on_error = ctx.on_error.max(on_error);
-                    if failed && on_error != StopKind::Continue {
-                        match self.in_loop(pc, on_error) {
+                    if then != StopKind::Continue {
+                        match self.in_loop(source.program(&ctx), pc, then, S::BRANCH) {
                             Ok(to) => {
                                 pc = to;
                                 continue;
@@ -330,7 +381,7 @@ impl VirtualUser {
                 Op::GroupEnd { slot, label } => {
                     let g = std::mem::take(&mut self.groups[*slot as usize]);
                     if g.open {
-                        let sample = Sample {
+                        let mut sample = Sample {
                             label: *label,
                             start_us: g.start_us,
                             end_us: if g.wall_clock { ctx.micros(Instant::now()) } else { g.start_us + g.elapsed_us },
@@ -342,7 +393,8 @@ impl VirtualUser {
                             error: g.error,
                             in_total: g.parent,
                         };
-                        if !self.inside_parent_group() {
+                        if let Some(top) = self.recorded_as() {
+                            sample.in_total &= top;
                             ctx.recorder.record(&sample);
                             self.log_row(&sample, g.status, String::new());
                         }
@@ -406,7 +458,7 @@ impl VirtualUser {
                     };
                     pc = if run { pc + 1 } else { *skip };
                 }
-                Op::Stop(kind) => match self.in_loop(pc, *kind) {
+                Op::Stop(kind) => match self.in_loop(source.program(&ctx), pc, *kind, S::BRANCH) {
                     Ok(to) => pc = to,
                     Err(end) => return end,
                 },
@@ -477,7 +529,7 @@ impl VirtualUser {
                         }
                         _ => {
                             // The ForEach's test is the op before its Pick.
-                            self.reset_index(pc - 1);
+                            self.reset_index(source.program(&ctx), pc - 1);
                             pc = *exit;
                         }
                     }
@@ -516,19 +568,27 @@ impl VirtualUser {
                 }
             }
         }
-        ctx.recorder.iteration_done(ctx.index);
+        if !S::BRANCH {
+            ctx.recorder.iteration_done(ctx.index);
+        }
         IterEnd::Completed
     }
 
     /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
-    /// around it), or how it ends the iteration.
-    fn in_loop(&mut self, pc: usize, kind: StopKind) -> Result<usize, IterEnd> {
-        let around = self.ctx.program.loops.get(pc).copied().flatten();
+    /// around it), or how it ends the iteration (or the parallel `branch`).
+    fn in_loop(&mut self, program: &Program, pc: usize, kind: StopKind, branch: bool) -> Result<usize, IterEnd> {
+        let around = program.loops.get(pc).copied().flatten();
         let to = match (kind, around) {
             (StopKind::ContinueLoop, Some((test, _))) => test,
             (StopKind::BreakLoop, Some((test, exit))) => {
-                self.reset_index(test);
+                self.reset_index(program, test);
                 exit
+            }
+            _ if branch => {
+                if kind == StopKind::Run {
+                    self.ctx.shared.stop_run.cancel();
+                }
+                return Err(branch_end(kind));
             }
             _ => return Err(self.stop(kind)),
         };
@@ -540,8 +600,8 @@ impl VirtualUser {
 
     /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
     /// start again, as JMeter's controllers reset their count.
-    fn reset_index(&mut self, test: usize) {
-        if let Some(Op::LoopTest { index: Some(ix), .. }) = self.ctx.program.ops.get(test) {
+    fn reset_index(&mut self, program: &Program, test: usize) {
+        if let Some(Op::LoopTest { index: Some(ix), .. }) = program.ops.get(test) {
             self.vars.set(ix.var, &ix.offset.to_string());
         }
     }
@@ -559,5 +619,17 @@ impl VirtualUser {
                 IterEnd::Cut
             }
         }
+    }
+}
+
+/// How a stop ends a Parallel Controller's branch: outside a loop of its own, `continue` and
+/// `break` end the branch only (the plugin's thread loops once); the next iteration, the
+/// user's end and the run's end reach the user once every branch is done.
+fn branch_end(kind: StopKind) -> IterEnd {
+    match kind {
+        StopKind::Continue | StopKind::ContinueLoop | StopKind::BreakLoop => IterEnd::Completed,
+        StopKind::NextIteration => IterEnd::Next,
+        StopKind::User => IterEnd::UserDone,
+        StopKind::Run => IterEnd::Cut,
     }
 }

@@ -59,6 +59,29 @@ pub enum Step {
     /// Runs its steps holding a lock of its name shared by every user of the run (JMeter's
     /// Critical Section Controller).
     Critical(Box<Critical>),
+    /// Runs its branches at the same time for the same user (BlazeMeter's Parallel
+    /// Controller and Parallel HTTP Requests).
+    Parallel(Box<Parallel>),
+}
+
+/// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
+/// user's task) with its own connections, the user's variables, cookies and caches, and what
+/// the branches set stays with the user afterwards, as the plugin shares them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Parallel {
+    pub branches: Vec<Vec<Step>>,
+    /// "Generate parent sample": one sample under this label for all the branches' requests,
+    /// which are then not recorded apart; `None`: each is recorded as its own.
+    pub parent: Option<LabelId>,
+    /// Most branches running at once (`LIMIT_MAX_THREAD_NUMBER` and `MAX_THREAD_NUMBER`);
+    /// `None`: all of them.
+    pub max: Option<u32>,
+    /// What a failed parent sample does beside the thread group's policy (a Result Status
+    /// Action Handler in its scope).
+    pub on_error: StopKind,
+    /// The group slot the parent sample adds up in.
+    #[serde(skip)]
+    pub slot: u32,
 }
 
 /// JMeter's CriticalSectionController: the lock (its name rendered when the section is
@@ -566,6 +589,7 @@ fn has_synthetic(steps: &[Step]) -> bool {
         Step::Shuffle(s) => s.branches.iter().any(|b| has_synthetic(b)),
         Step::Runtime(r) => has_synthetic(&r.steps),
         Step::Critical(c) => has_synthetic(&c.steps),
+        Step::Parallel(p) => p.branches.iter().any(|b| has_synthetic(b)),
         _ => false,
     })
 }
@@ -588,6 +612,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_request(b, f)),
             Step::Runtime(r) => for_each_request(&r.steps, f),
             Step::Critical(c) => for_each_request(&c.steps, f),
+            Step::Parallel(p) => p.branches.iter().for_each(|b| for_each_request(b, f)),
             Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
@@ -638,6 +663,7 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
                 f(&mut c.lock);
                 for_each_template_mut(&mut c.steps, f);
             }
+            Step::Parallel(p) => p.branches.iter_mut().for_each(|b| for_each_template_mut(b, f)),
             Step::Switch(s) => {
                 f(&mut s.value);
                 s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));

@@ -48,7 +48,7 @@ fn java(name: &str, class: &str, args: &[(&str, &str)]) -> String {
     )
 }
 
-fn regex(var: &str, re: &str) -> String {
+pub(crate) fn regex(var: &str, re: &str) -> String {
     format!(
         r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="re" enabled="true">
             <stringProp name="RegexExtractor.useHeaders">false</stringProp>

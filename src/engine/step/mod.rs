@@ -1,6 +1,7 @@
 //! The operations of a user's program that keep state of their own: transaction groups, data
 //! files, counters. The request step is in `request`.
 
+mod parallel;
 mod request;
 mod synthetic;
 
@@ -18,6 +19,10 @@ pub(super) struct GroupAcc {
     /// the group's sample, which then counts in the total.
     pub(super) parent: bool,
     pub(super) wall_clock: bool,
+    /// A Parallel Controller's parent sample, seen from one of its branches: the requests
+    /// inside are its sub-results, rows of their own not counted again in the total, as
+    /// JMeter writes sub-results.
+    pub(super) sub: bool,
     /// The status of the last failed request inside, else of the last one.
     pub(super) status: u16,
     pub(super) start_us: u64,
@@ -101,8 +106,19 @@ impl VirtualUser {
         }
     }
 
-    pub(super) fn inside_parent_group(&self) -> bool {
-        self.groups.iter().any(|g| g.open && g.parent)
+    /// How a sample made now is recorded: not at all (`None`: inside a transaction group with
+    /// a parent sample, which sums it), or as a row that counts in the total (`Some(true)`,
+    /// when its own kind does) or not (`Some(false)`: a sub-result of a Parallel Controller's
+    /// parent sample).
+    pub(super) fn recorded_as(&self) -> Option<bool> {
+        let mut top = true;
+        for g in self.groups.iter().filter(|g| g.open) {
+            if g.parent {
+                return None;
+            }
+            top &= !g.sub;
+        }
+        Some(top)
     }
 }
 

@@ -380,6 +380,7 @@ impl VirtualUser {
         at: (&Target, &str),
     ) {
         let ctx = &self.ctx;
+        let Some(top) = self.recorded_as() else { return };
         let sample = Sample {
             label,
             start_us: ctx.micros(start),
@@ -390,11 +391,8 @@ impl VirtualUser {
             bytes_received: ex.bytes_received,
             new_connection: ex.new_connection,
             error,
-            in_total,
+            in_total: in_total && top,
         };
-        if self.inside_parent_group() {
-            return;
-        }
         ctx.recorder.record(&sample);
         // The URL only for a per-sample log: formatting it costs allocations on every request.
         if ctx.shared.sample_log.is_some() {

@@ -67,7 +67,7 @@ impl VirtualUser {
             ms.min(crate::plan::MAX_DURATION.as_millis() as u64) * 1000
         };
         let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
-        let sample = Sample {
+        let mut sample = Sample {
             label: x.label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -79,7 +79,8 @@ impl VirtualUser {
             error,
             in_total: true,
         };
-        if !self.inside_parent_group() {
+        if let Some(top) = self.recorded_as() {
+            sample.in_total = top;
             ctx.recorder.record(&sample);
             self.log_row(&sample, status, String::new());
         }

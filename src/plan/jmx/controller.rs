@@ -23,6 +23,7 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("InterleaveControl", Cx::interleave),
     ("kg.apc.jmeter.control.sampler.SetVariablesAction", Cx::set_variables_action),
     ("com.blazemeter.jmeter.control.WeightedSwitchController", Cx::weighted_switch),
+    ("com.blazemeter.jmeter.controller.ParallelSampler", Cx::parallel),
 ];
 
 impl Cx {
@@ -248,6 +249,53 @@ impl Cx {
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let slot = self.b.slot(Slot::Counter);
         Ok(vec![Step::Critical(Box::new(flow::Critical { lock, steps, slot }))])
+    }
+
+    /// BlazeMeter's Parallel Controller (a sampler in JMeter's eyes): each sampler or
+    /// controller directly under it is a branch, run at the same time as the others. As for
+    /// any sampler, the timers and pre-processors of its scope run before it; the elements
+    /// under it apply to each branch.
+    pub(super) fn parallel(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let generate = c.flag("PARENT_SAMPLE").unwrap_or(false);
+        // The plugin's defaults: no limit (a cached thread pool), else 6 threads.
+        let max = if c.flag("LIMIT_MAX_THREAD_NUMBER").unwrap_or(false) {
+            let raw = c.text("MAX_THREAD_NUMBER").unwrap_or("6").trim().to_string();
+            Some(self.number::<u32>(c, &raw, "maximum number of threads")?)
+        } else {
+            None
+        };
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let note = format!(
+            "each child at the same time{}; {}",
+            max.map_or(String::new(), |m| format!(", at most {m} at once")),
+            if generate {
+                "one sample for their requests, which are its sub-results (rows not counted again in the total)"
+            } else {
+                "their requests recorded as their own"
+            }
+        );
+        self.report(c, depth, Status::Supported, note);
+        let mut branches = Vec::new();
+        for child in &c.children {
+            if !is_sampler_or_controller(&child.class) {
+                continue;
+            }
+            if !child.enabled {
+                self.report(child, depth + 1, Status::Disabled, "disabled: skipped");
+                continue;
+            }
+            branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        let parent = generate.then(|| self.b.label(&c.name));
+        let slot = self.b.slot(Slot::Group);
+        let mut steps = own.pre.clone();
+        steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+        steps.push(Step::Parallel(Box::new(flow::Parallel { branches, parent, max, on_error: own.on_error, slot })));
+        // Post-processors run on the sample the controller returns: none without a parent.
+        if generate {
+            steps.extend(own.after.iter().cloned());
+        }
+        Ok(steps)
     }
 
     pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
@@ -586,5 +634,68 @@ mod tests {
         assert_eq!(unwrap_expression("${ok}"), "${ok}");
         assert_eq!(unwrap_expression("${__jexl3(${counter} != 5,)}"), "${counter} != 5");
         assert_eq!(unwrap_expression(r#"${__jexl3("${a}" == "x,y")}"#), r#""${a}" == "x,y""#);
+    }
+
+    /// The Parallel Controller and Parallel HTTP Requests read as the plugin runs them: a
+    /// branch per child (an empty one stays a branch that does nothing, it does not end the
+    /// user), the parent sample, the thread limit (6 when limited without a number), each
+    /// distinct URL of the list once; and both compile to one parallel op.
+    #[test]
+    fn parallel_controller_and_requests_read_as_the_plugin() {
+        use crate::engine::program::{Op, Program};
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let par = |props: &str, children: &str| {
+            let class = "com.blazemeter.jmeter.controller.ParallelSampler";
+            format!(
+                r#"<{class} testclass="{class}" testname="par" enabled="true">{props}</{class}><hashTree>{children}</hashTree>"#
+            )
+        };
+        let url =
+            |u: &str| format!(r#"<collectionProp name="x"><stringProp name="y">{u}</stringProp></collectionProp>"#);
+        let class = "com.blazemeter.jmeter.http.ParallelHTTPSampler";
+        let list = format!(
+            r#"<{class} testclass="{class}" testname="urls" enabled="true"><collectionProp name="urls">{}{}{}{}</collectionProp></{class}><hashTree/>"#,
+            url("http://127.0.0.1/a"),
+            url("http://127.0.0.1/b"),
+            url("http://127.0.0.1/a"),
+            url(" "),
+        );
+        let body = [
+            par(r#"<boolProp name="PARENT_SAMPLE">true</boolProp><boolProp name="LIMIT_MAX_THREAD_NUMBER">true</boolProp>"#, &(http("a") + &http("b") + &par("", ""))),
+            par(r#"<intProp name="MAX_THREAD_NUMBER">2</intProp>"#, &http("c")),
+            list,
+        ]
+        .concat();
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let flow = &p.scenarios[0].flow;
+        let pars: Vec<&flow::Parallel> =
+            flow.iter().filter_map(|s| if let Step::Parallel(x) = s { Some(&**x) } else { None }).collect();
+        assert_eq!(pars.len(), 3);
+        let label = |x: &flow::Parallel| x.parent.map(|l| p.labels[l.0 as usize].clone());
+        assert_eq!((pars[0].branches.len(), label(pars[0]), pars[0].max), (3, Some("par".into()), Some(6)));
+        assert!(
+            matches!(pars[0].branches[2].as_slice(), [Step::Parallel(inner)] if inner.branches.is_empty() && inner.parent.is_none())
+        );
+        assert_eq!((pars[1].branches.len(), label(pars[1]), pars[1].max), (1, None, None));
+        assert_eq!((pars[2].branches.len(), label(pars[2]), pars[2].max), (2, Some("urls".into()), Some(6)));
+        let prog = Program::compile(flow);
+        assert!(!prog.idle);
+        let ops: Vec<&Op> = prog.ops.iter().filter(|o| matches!(o, Op::Parallel(_))).collect();
+        assert_eq!(ops.len(), 3);
+        let Op::Parallel(first) = ops[0] else { unreachable!() };
+        assert_eq!(first.max, 6);
+        // The empty nested controller: a program with nothing to run, not the user's end.
+        let Op::Parallel(nested) = &first.branches[2].ops[0] else { panic!("{:?}", first.branches[2].ops) };
+        assert!(nested.branches.is_empty());
+        let Op::Parallel(second) = ops[1] else { unreachable!() };
+        assert_eq!(second.max, usize::MAX);
     }
 }

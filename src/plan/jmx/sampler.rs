@@ -36,8 +36,11 @@ pub(super) struct Arg {
 pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] = &[("ConfigTestElement", Cx::http_defaults)];
 
 /// The samplers, by class.
-pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] =
-    &[("HTTPSamplerProxy", Cx::http_sampler), ("HTTPSampler", Cx::http_sampler)];
+pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
+    ("HTTPSamplerProxy", Cx::http_sampler),
+    ("HTTPSampler", Cx::http_sampler),
+    ("com.blazemeter.jmeter.http.ParallelHTTPSampler", Cx::parallel_http),
+];
 
 impl Cx {
     /// HTTP Request Defaults; a configuration element without HTTP fields is ignored.
@@ -87,6 +90,71 @@ impl Cx {
             self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
         }
         steps.push(Step::Request(Box::new(req)));
+        steps.extend(own.after.iter().cloned());
+        Ok(steps)
+    }
+
+    /// BlazeMeter's Parallel HTTP Requests: JMeter's concurrent download of embedded resources
+    /// over a page listing its URLs, so one parent sample (the sampler's name) for a GET of
+    /// each distinct URL, at most `HTTPSampler.concurrentPool` (6) at once, each a sub-result
+    /// named `-0`, `-1`... (JMeter renames sub-results after their place, the parent's label
+    /// being still empty then). The requests get
+    /// the sampler's headers and managers, not the arguments of HTTP Request Defaults; its
+    /// assertions and extractors apply to the page the plugin makes, which has no request.
+    pub(super) fn parallel_http(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut urls: Vec<String> = Vec::new();
+        for row in c.collection("urls").unwrap_or_default() {
+            if let Value::Collection(cells) = &row.value {
+                // JMeter's page parser keeps each URL once, blank ones not at all.
+                if let Some(u) = texts(cells).into_iter().next().filter(|u| !u.trim().is_empty()) {
+                    if !urls.contains(&u) {
+                        urls.push(u);
+                    }
+                }
+            }
+        }
+        let pool = c.text("HTTPSampler.concurrentPool").unwrap_or("6").trim().to_string();
+        let max = self.number::<u32>(c, &pool, "concurrent pool size")?;
+        let mut sub = own.clone();
+        sub.http.args.clear();
+        sub.extract.clear();
+        sub.checks.clear();
+        sub.on_error = flow::StopKind::Continue;
+        let mut branches = Vec::new();
+        for (i, u) in urls.iter().enumerate() {
+            let mut el = c.clone();
+            // JMeter names each sub-result after its place, the parent's label still empty then.
+            el.name = format!("-{i}");
+            el.children.clear();
+            el.props.retain(|p| !p.name.starts_with("HTTPsampler.") && !p.name.starts_with("HTTPSampler."));
+            for (name, value) in [("HTTPSampler.path", u.as_str()), ("HTTPSampler.method", "GET")] {
+                el.props.push(Prop { name: name.into(), value: Value::Text(value.into()) });
+            }
+            let kept = ["follow_redirects", "auto_redirects", "implementation", "connect_timeout", "response_timeout"];
+            for name in kept.map(|k| format!("HTTPSampler.{k}")) {
+                if let Some(v) = c.prop(&name) {
+                    el.props.push(Prop { name, value: v.clone() });
+                }
+            }
+            let req = self.http_request(&el, &sub)?;
+            branches.push(vec![Step::Request(Box::new(req))]);
+        }
+        let unapplied = own.checks.len() + own.extract.len();
+        let note =
+            format!("one sample for a GET of each of {} URLs (sub-results -0, -1...), {max} at once", urls.len());
+        if unapplied > 0 {
+            let why = "; its assertions and extractors, which JMeter applies to the page of URLs it makes, are not";
+            self.report(c, depth, Status::Partial, format!("{note}{why}"));
+        } else {
+            self.report(c, depth, Status::Supported, note);
+        }
+        let parent = Some(self.b.label(&c.name));
+        let slot = self.b.slot(Slot::Group);
+        let mut steps = own.pre.clone();
+        steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
+        let on_error = own.on_error;
+        steps.push(Step::Parallel(Box::new(flow::Parallel { branches, parent, max: Some(max), on_error, slot })));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }

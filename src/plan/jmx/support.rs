@@ -70,6 +70,7 @@ const NAMES: &[(&str, &str)] = &[
     // Samplers.
     ("HTTPSamplerProxy", "HTTP Request"),
     ("HTTPSampler", "HTTP Request (old class)"),
+    ("com.blazemeter.jmeter.http.ParallelHTTPSampler", "bzm - Parallel HTTP Requests"),
     ("DebugSampler", "Debug Sampler"),
     ("kg.apc.jmeter.samplers.DummySampler", "jp@gc - Dummy Sampler"),
     ("JavaSampler", "Java Request (JavaTest, SleepTest)"),
@@ -92,6 +93,7 @@ const NAMES: &[(&str, &str)] = &[
     ("InterleaveControl", "Interleave Controller"),
     ("kg.apc.jmeter.control.sampler.SetVariablesAction", "jp@gc - Set Variables Action"),
     ("com.blazemeter.jmeter.control.WeightedSwitchController", "bzm - Weighted Switch Controller"),
+    ("com.blazemeter.jmeter.controller.ParallelSampler", "bzm - Parallel Controller"),
     ("ModuleController", "Module Controller"),
     ("IncludeController", "Include Controller"),
     ("TestFragmentController", "Test Fragment"),

@@ -1,0 +1,262 @@
+//! BlazeMeter's Parallel Controller (and Parallel HTTP Requests, read as one): the branches
+//! run at the same time for one user.
+//!
+//! The plugin (`ParallelSampler`) starts a JMeter thread per branch and waits for all of them.
+//! Each branch thread has its own connections (HttpClient's are per thread, closed as the
+//! thread ends) and shares the user's variables, cookies and caches. Here each branch is a
+//! copy of the user ([`VirtualUser::branch`]) running the branch's program as a future of the
+//! user's own task; when all are done, what they changed in variables, cookies, caches and
+//! function counters is written back to the user, in the order the branches finished (the
+//! last write wins, as in the shared map). A plan without a Parallel Controller never reaches
+//! this file: its users carry nothing more.
+//!
+//! The branch threads have no controller of the user's path above them: a Transaction
+//! Controller around the Parallel Controller sees only the parent sample, and the thread
+//! group's "action after a sampler error" does not apply to the branches' samples (the
+//! plugin's thread group continues), only to the parent sample.
+
+use super::super::client::HttpClient;
+use super::super::program::ParallelOp;
+use super::super::user::{IterEnd, VirtualUser};
+use super::GroupAcc;
+use crate::record::Sample;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::Poll;
+use std::time::Instant;
+
+/// A branch's run, boxed: a user's future holds none unless it runs a Parallel Controller.
+type BranchRun<'a> = Pin<Box<dyn Future<Output = (usize, IterEnd, u32)> + Send + 'a>>;
+
+/// What the Parallel Controller's sample says: whether it failed (`None`: no parent sample),
+/// and how a branch asked the user to go on: stop ([`IterEnd::UserDone`]), start its next
+/// iteration ([`IterEnd::Next`]), or end now (the run is stopping: [`IterEnd::Cut`]).
+pub(in crate::engine) type ParallelOutcome = (Option<bool>, Option<IterEnd>);
+
+impl VirtualUser {
+    /// Runs the branches of `p` at the same time, records the parent sample (from `start`),
+    /// and writes back what the branches changed.
+    pub(in crate::engine) fn parallel<'a>(
+        &'a mut self,
+        p: &'a ParallelOp,
+        start: Instant,
+    ) -> Pin<Box<dyn Future<Output = ParallelOutcome> + Send + 'a>> {
+        Box::pin(async move {
+            let ctx = self.ctx.clone();
+            let mut kids: Vec<VirtualUser> = p.branches.iter().map(|_| self.branch(p.parent.map(|(_, s)| s))).collect();
+            // The plugin's thread pool: a fixed one of `max` threads takes the branches in order.
+            let pool = tokio::sync::Semaphore::new(p.max.min(tokio::sync::Semaphore::MAX_PERMITS));
+            let finished = AtomicU32::new(0);
+            let mut runs: Vec<Option<BranchRun<'_>>> = kids
+                .iter_mut()
+                .zip(p.branches.iter())
+                .enumerate()
+                .map(|(i, (kid, program))| {
+                    let (pool, finished) = (&pool, &finished);
+                    let run: BranchRun<'_> = Box::pin(async move {
+                        let _permit = pool.acquire().await.expect("never closed");
+                        let end = kid.run_program(program, None).await;
+                        (i, end, finished.fetch_add(1, Ordering::Relaxed))
+                    });
+                    Some(run)
+                })
+                .collect();
+            let mut ends: Vec<(usize, IterEnd, u32)> = Vec::with_capacity(runs.len());
+            std::future::poll_fn(|cx| {
+                for slot in runs.iter_mut() {
+                    if let Some(run) = slot {
+                        if let Poll::Ready(done) = run.as_mut().poll(cx) {
+                            ends.push(done);
+                            *slot = None;
+                        }
+                    }
+                }
+                if ends.len() == runs.len() {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            })
+            .await;
+            drop(runs);
+            ends.sort_by_key(|(_, _, order)| *order);
+            let order: Vec<usize> = ends.iter().map(|(i, _, _)| *i).collect();
+            let end = Instant::now();
+            let group = p.parent.map(|(_, slot)| {
+                kids.iter().fold(GroupAcc::default(), |mut g, k| {
+                    g.absorb(&k.groups[slot as usize]);
+                    g
+                })
+            });
+            self.join(kids, &order);
+            // How the branches want the user to go on: the one that ends the most wins.
+            let rank = |e: &IterEnd| match e {
+                IterEnd::Completed => 0,
+                IterEnd::Next => 1,
+                IterEnd::UserDone => 2,
+                IterEnd::Cut => 3,
+            };
+            let after = ends.iter().map(|(_, e, _)| *e).filter(|e| *e != IterEnd::Completed).max_by_key(rank);
+            let Some(((label, _), g)) = p.parent.zip(group) else {
+                return (None, after);
+            };
+            // The plugin's parent sample: "200 OK", failed when a branch's sample failed, the
+            // bytes of them all, no latency, from before the branches start to the last end.
+            let mut sample = Sample {
+                label,
+                start_us: ctx.micros(start),
+                end_us: ctx.micros(end),
+                ttfb_us: 0,
+                connect_us: 0,
+                bytes_sent: g.bytes_sent,
+                bytes_received: g.bytes_received,
+                new_connection: false,
+                error: g.error,
+                in_total: true,
+            };
+            if let Some(top) = self.recorded_as() {
+                sample.in_total = top;
+                ctx.recorder.record(&sample);
+                self.log_row(&sample, 200, String::new());
+            }
+            self.add_to_groups(&sample, start, end, 200);
+            (Some(sample.error.is_some()), after)
+        })
+    }
+
+    /// A copy of the user for one branch: its own connections and buffers, the user's
+    /// variables, cookies, caches and counters, no transaction group open but the parent
+    /// sample's (`parent`, a group slot).
+    fn branch(&mut self, parent: Option<u32>) -> VirtualUser {
+        use rand::SeedableRng;
+        let mut vars = crate::engine::session::UserVars::new(
+            self.vars.values.clone(),
+            0,
+            self.vars.thread_num,
+            self.vars.globals.clone(),
+        );
+        vars.counters.clone_from(&self.vars.counters);
+        vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
+        let mut groups = vec![GroupAcc::default(); self.groups.len()];
+        if let Some(slot) = parent {
+            groups[slot as usize] = GroupAcc { open: true, sub: true, wall_clock: true, ..Default::default() };
+        }
+        VirtualUser {
+            ctx: self.ctx.clone(),
+            client: HttpClient::new(self.ctx.tls.clone()),
+            vars,
+            jar: self.jar.clone(),
+            caches: self.caches.clone(),
+            cursors: self.cursors.clone(),
+            loop_counts: self.loop_counts.clone(),
+            once_done: self.once_done.clone(),
+            groups,
+            counters: self.counters.clone(),
+            throughput: self.throughput.clone(),
+            paces: self.paces.clone(),
+            fd_backoff: self.fd_backoff,
+            stop_at: self.stop_at,
+            abandon: self.abandon.clone(),
+            out: Vec::new(),
+            body: Vec::new(),
+            path: String::new(),
+            held: Vec::new(),
+        }
+    }
+
+    /// Writes back what the branches changed, in the order they finished (`order`, indices
+    /// into `kids`): each variable, function counter, cookie and cache entry a branch set.
+    fn join(&mut self, kids: Vec<VirtualUser>, order: &[usize]) {
+        let before = self.vars.values.clone();
+        let counters = self.vars.counters.clone();
+        for &i in order {
+            let k = &kids[i];
+            for ((now, was), mine) in self.vars.values.iter_mut().zip(&before).zip(&k.vars.values) {
+                if mine != was {
+                    now.clone_from(mine);
+                }
+            }
+            for ((now, was), mine) in self.vars.counters.iter_mut().zip(&counters).zip(&k.vars.counters) {
+                *now += mine.saturating_sub(*was);
+            }
+            self.caches.absorb(&k.caches, &self.ctx.shared.managers.caches);
+        }
+        if let Some(jar) = self.jar.as_mut() {
+            *jar = merge_jars(jar, order.iter().filter_map(|&i| kids[i].jar.as_ref()));
+        }
+    }
+}
+
+/// The jar `base` once each of `changed` (copies of it, in order) has set or removed its
+/// cookies.
+fn merge_jars<'a>(
+    base: &cookie_store::CookieStore,
+    changed: impl Iterator<Item = &'a cookie_store::CookieStore>,
+) -> cookie_store::CookieStore {
+    type Key = (String, String, String);
+    let key =
+        |c: &cookie_store::Cookie<'static>| (String::from(&c.domain), String::from(&c.path), c.name().to_string());
+    let was: HashMap<Key, &cookie_store::Cookie<'static>> = base.iter_any().map(|c| (key(c), c)).collect();
+    let mut now: HashMap<Key, cookie_store::Cookie<'static>> = base.iter_any().map(|c| (key(c), c.clone())).collect();
+    for jar in changed {
+        let mine: HashMap<Key, &cookie_store::Cookie<'static>> = jar.iter_any().map(|c| (key(c), c)).collect();
+        for (k, c) in &mine {
+            if was.get(k) != Some(c) {
+                now.insert(k.clone(), (*c).clone());
+            }
+        }
+        for k in was.keys().filter(|k| !mine.contains_key(*k)) {
+            now.remove(k);
+        }
+    }
+    cookie_store::CookieStore::from_cookies(now.into_values().map(Ok::<_, std::convert::Infallible>), true)
+        .unwrap_or_default()
+}
+
+impl GroupAcc {
+    /// Adds what another copy of this group summed (a parallel branch's).
+    fn absorb(&mut self, other: &GroupAcc) {
+        self.elapsed_us += other.elapsed_us;
+        self.ttfb_us += other.ttfb_us;
+        self.connect_us += other.connect_us;
+        self.bytes_sent += other.bytes_sent;
+        self.bytes_received += other.bytes_received;
+        if other.status != 0 && (self.error.is_none() || other.error.is_some()) {
+            self.status = other.status;
+        }
+        self.error = self.error.or(other.error);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jar(cookies: &[&str]) -> cookie_store::CookieStore {
+        let url = url::Url::parse("http://h/").unwrap();
+        let mut j = cookie_store::CookieStore::default();
+        for c in cookies {
+            let _ = j.parse(c, &url);
+        }
+        j
+    }
+
+    fn names(j: &cookie_store::CookieStore) -> Vec<String> {
+        let mut v: Vec<String> = j.iter_any().map(|c| format!("{}={}", c.name(), c.value())).collect();
+        v.sort();
+        v
+    }
+
+    /// Each branch's new, changed and removed cookies reach the user; a later branch's value
+    /// of the same cookie wins; a cookie no branch touched stays.
+    #[test]
+    fn branches_cookies_are_merged_in_finishing_order() {
+        let base = jar(&["keep=1", "gone=1", "both=0"]);
+        let a = jar(&["keep=1", "both=a", "new_a=1"]);
+        let b = jar(&["keep=1", "gone=1", "both=b", "new_b=1"]);
+        let merged = merge_jars(&base, [&a, &b].into_iter());
+        assert_eq!(names(&merged), ["both=b", "keep=1", "new_a=1", "new_b=1"]);
+    }
+}
