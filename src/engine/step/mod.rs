@@ -3,6 +3,9 @@
 
 mod request;
 mod synthetic;
+mod websocket;
+
+pub(super) use websocket::WsConn;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};

@@ -24,6 +24,7 @@ mod synthetic;
 mod thread_group;
 mod timer;
 pub mod tree;
+mod websocket;
 
 pub use report::{ElementReport, Status};
 
@@ -440,11 +441,12 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 4] = [
+const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 5] = [
     ("sampler", sampler::STEP_ELEMENTS),
     ("sampler", synthetic::ELEMENTS),
     ("controller", controller::ELEMENTS),
     ("controller", module::ELEMENTS),
+    ("sampler", websocket::ELEMENTS),
 ];
 
 /// Samplers and controllers: the elements that make steps (the rest set up their scope).

@@ -1,0 +1,182 @@
+//! The eu.luminis WebSocket samplers (issue 13) against a WebSocket witness that counts
+//! upgrades and frames: what stampede reports equals what the server saw, exactly; a refused,
+//! rejected or missing connection fails the sample, as the plugin does.
+
+use crate::jmx::jmx_plan;
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use crate::util::ws_server::WsServer;
+
+const PREFIX: &str = "eu.luminis.jmeter.wssampler.";
+
+fn ws(class: &str, name: &str, props: &str, children: &str) -> String {
+    format!(
+        r#"<{PREFIX}{class} guiclass="{PREFIX}{class}Gui" testclass="{PREFIX}{class}" testname="{name}" enabled="true">{props}</{PREFIX}{class}><hashTree>{children}</hashTree>"#
+    )
+}
+
+fn open(name: &str, port: &str, path: &str) -> String {
+    let props = format!(
+        r#"<stringProp name="connectTimeout">2000</stringProp><stringProp name="readTimeout">2000</stringProp>
+           <boolProp name="TLS">false</boolProp><stringProp name="server">127.0.0.1</stringProp>
+           <stringProp name="port">{port}</stringProp><stringProp name="path">{path}</stringProp>"#
+    );
+    ws("OpenWebSocketSampler", name, &props, "")
+}
+
+fn write(name: &str, data: &str, binary: bool) -> String {
+    let props = format!(
+        r#"<stringProp name="payloadType">Text</stringProp><stringProp name="requestData">{data}</stringProp>
+           <boolProp name="binaryPayload">{binary}</boolProp><boolProp name="createNewConnection">false</boolProp>"#
+    );
+    ws("SingleWriteWebSocketSampler", name, &props, "")
+}
+
+fn read(name: &str, data_type: &str, children: &str) -> String {
+    let props = format!(
+        r#"<stringProp name="readTimeout">2000</stringProp><stringProp name="dataType">{data_type}</stringProp>
+           <boolProp name="optional">false</boolProp><boolProp name="createNewConnection">false</boolProp>"#
+    );
+    ws("SingleReadWebSocketSampler", name, &props, children)
+}
+
+fn close(name: &str) -> String {
+    ws(
+        "CloseWebSocketSampler",
+        name,
+        r#"<stringProp name="readTimeout">2000</stringProp><stringProp name="statusCode">1000</stringProp>"#,
+        "",
+    )
+}
+
+fn contains(text: &str) -> String {
+    format!(
+        r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="has" enabled="true">
+            <collectionProp name="Asserion.test_strings"><stringProp name="1">{text}</stringProp></collectionProp>
+            <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
+            <boolProp name="Assertion.assume_success">false</boolProp>
+            <intProp name="Assertion.test_type">16</intProp>
+          </ResponseAssertion><hashTree/>"#
+    )
+}
+
+const HEADERS: &str = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="headers" enabled="true">
+      <collectionProp name="HeaderManager.headers">
+        <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Token</stringProp><stringProp name="Header.value">t${__threadNum}</stringProp></elementProp>
+      </collectionProp>
+    </HeaderManager><hashTree/>"#;
+
+fn run_plan(run: &TempRun, plan: String) {
+    let p = run.write("plan.jmx", plan);
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+}
+
+/// 2 users × 3 iterations of open, write, read (its text extracted), request-response on the
+/// same connection (asserted on the echo of the extracted value), ping, binary write and read,
+/// close: every sample succeeds, and the upgrades, frames and upgrade bytes stampede reports are
+/// the ones the server counted.
+#[test]
+fn samples_and_bytes_are_what_the_server_saw() {
+    let server = WsServer::start();
+    let run = TempRun::new("ws-counts");
+    let extract = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="re" enabled="true">
+            <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+            <stringProp name="RegexExtractor.refname">n</stringProp>
+            <stringProp name="RegexExtractor.regex">hi (\d+)</stringProp>
+            <stringProp name="RegexExtractor.template">$1$</stringProp>
+            <stringProp name="RegexExtractor.default">none</stringProp>
+            <stringProp name="RegexExtractor.match_number">1</stringProp>
+          </RegexExtractor><hashTree/>"#;
+    let rr = ws(
+        "RequestResponseWebSocketSampler",
+        "rr",
+        r#"<stringProp name="requestData">again-${n}</stringProp><boolProp name="createNewConnection">false</boolProp>
+           <stringProp name="readTimeout">2000</stringProp>"#,
+        &contains("again-"),
+    );
+    let ping = ws("PingPongSampler", "ping", r#"<stringProp name="readTimeout">2000</stringProp>"#, "");
+    let body = [
+        HEADERS.to_string(),
+        open("open", "${port}", "/echo?room=${__threadNum}"),
+        write("write", "hi ${__threadNum}", false),
+        read("read", "Text", extract),
+        rr,
+        ping,
+        write("bin-write", "0x01 0x02 cafe", true),
+        read("bin-read", "Binary", ""),
+        close("close"),
+    ]
+    .concat();
+    let plan = jmx_plan(2, "3", &body).replace("${__P(port,9)}", &server.port().to_string());
+    run_plan(&run, plan);
+    for label in ["open", "write", "read", "rr", "ping", "bin-write", "bin-read", "close"] {
+        let row = run.label(label);
+        assert_eq!(uint(&row, "samples"), 6, "{label}: {row:#}");
+        assert_eq!(uint(&row, "errors"), 0, "{label}: {row:#}");
+    }
+    assert_eq!(server.get(|c| &c.upgrades), 6);
+    assert_eq!(uint(&run.total(), "connections_opened"), 6);
+    assert_eq!(server.get(|c| &c.text_in), 12, "a write and a request-response per iteration");
+    assert_eq!(server.get(|c| &c.binary_in), 6);
+    assert_eq!(server.get(|c| &c.ping_in), 6);
+    assert_eq!(server.get(|c| &c.close_in), 6);
+    // The upgrade requests' bytes are the open samples' sent bytes.
+    assert_eq!(uint(&run.label("open"), "bytes_sent"), server.get(|c| &c.upgrade_bytes_in));
+    // Each frame's size: "hi N" masked is 2 + 4 + 4 bytes sent, its echo 2 + 4 received; a
+    // ping is 6 bytes, a pong 2; the close frame with the plugin's reason 2 + 4 + 25.
+    assert_eq!(uint(&run.label("write"), "bytes_sent"), 6 * 10);
+    assert_eq!(uint(&run.label("read"), "bytes_received"), 6 * 6);
+    assert_eq!(uint(&run.label("ping"), "bytes_sent"), 6 * 6);
+    assert_eq!(uint(&run.label("ping"), "bytes_received"), 6 * 2);
+    assert_eq!(uint(&run.label("bin-read"), "bytes_received"), 6 * (2 + 4));
+    assert_eq!(uint(&run.label("close"), "bytes_sent"), 6 * 31);
+    // The Header Manager's header went with each upgrade, with the path and query.
+    let heads = server.heads();
+    assert_eq!(heads.len(), 6);
+    assert!(heads.iter().all(|h| h.starts_with("GET /echo?room=") && h.contains("\r\nX-Token: t")), "{heads:?}");
+}
+
+/// A refused connection, a rejected upgrade (403) and samplers with no connection to use fail
+/// their samples; the server sees only what was sent.
+#[test]
+fn refused_rejected_and_missing_connections_fail_the_sample() {
+    let server = WsServer::start();
+    let closed_port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let run = TempRun::new("ws-errors");
+    let body = [
+        open("refused", &closed_port.to_string(), "/"),
+        write("no-connection", "x", false),
+        open("rejected", "${port}", "/reject"),
+        read("still-none", "Text", ""),
+        close("close-none"),
+        open("greet", "${port}", "/greet"),
+        read("hello", "Text", &contains("hello")),
+        read("timeout", "Text", ""),
+    ]
+    .concat();
+    let plan = jmx_plan(1, "2", &body).replace("${__P(port,9)}", &server.port().to_string());
+    run_plan(&run, plan);
+    for (label, errors) in [
+        ("refused", 2),
+        ("no-connection", 2),
+        ("rejected", 2),
+        ("still-none", 2),
+        ("close-none", 2),
+        ("greet", 0),
+        ("hello", 0),
+        ("timeout", 2),
+    ] {
+        let row = run.label(label);
+        assert_eq!(uint(&row, "samples"), 2, "{label}: {row:#}");
+        assert_eq!(uint(&row, "errors"), errors, "{label}: {row:#}");
+    }
+    assert_eq!(server.get(|c| &c.rejected), 2);
+    assert_eq!(server.get(|c| &c.upgrades), 2);
+    assert_eq!(server.get(|c| &c.text_in), 0, "nothing was written on a missing connection");
+    let errors = run.label("rejected");
+    assert!(errors.to_string().contains("http_403"), "{errors:#}");
+    assert!(run.label("refused").to_string().contains("refused"));
+    assert!(run.label("timeout").to_string().contains("timeout"));
+}
