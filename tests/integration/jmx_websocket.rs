@@ -135,8 +135,9 @@ fn samples_and_bytes_are_what_the_server_saw() {
     assert!(heads.iter().all(|h| h.starts_with("GET /echo?room=") && h.contains("\r\nX-Token: t")), "{heads:?}");
 }
 
-/// A refused connection, a rejected upgrade (403) and samplers with no connection to use fail
-/// their samples; the server sees only what was sent.
+/// A refused connection, a rejected upgrade (403), samplers with no connection to use (none
+/// yet, or closed) and a read that times out fail their samples; a frame the server sends with
+/// the upgrade's response is read; the server sees only what was sent.
 #[test]
 fn refused_rejected_and_missing_connections_fail_the_sample() {
     let server = WsServer::start();
@@ -154,6 +155,8 @@ fn refused_rejected_and_missing_connections_fail_the_sample() {
         open("greet", "${port}", "/greet"),
         read("hello", "Text", &contains("hello")),
         read("timeout", "Text", ""),
+        close("close"),
+        read("after-close", "Text", ""),
     ]
     .concat();
     let plan = jmx_plan(1, "2", &body).replace("${__P(port,9)}", &server.port().to_string());
@@ -167,6 +170,8 @@ fn refused_rejected_and_missing_connections_fail_the_sample() {
         ("greet", 0),
         ("hello", 0),
         ("timeout", 2),
+        ("close", 0),
+        ("after-close", 2),
     ] {
         let row = run.label(label);
         assert_eq!(uint(&row, "samples"), 2, "{label}: {row:#}");
@@ -175,6 +180,7 @@ fn refused_rejected_and_missing_connections_fail_the_sample() {
     assert_eq!(server.get(|c| &c.rejected), 2);
     assert_eq!(server.get(|c| &c.upgrades), 2);
     assert_eq!(server.get(|c| &c.text_in), 0, "nothing was written on a missing connection");
+    assert_eq!(server.get(|c| &c.close_in), 2, "a closed connection is not used again");
     let errors = run.label("rejected");
     assert!(errors.to_string().contains("http_403"), "{errors:#}");
     assert!(run.label("refused").to_string().contains("refused"));

@@ -199,6 +199,9 @@ impl VirtualUser {
             WsOp::Close { .. } => Expect::Close,
             WsOp::Ping => Expect::Pong,
         };
+        // A close sent leaves the connection unusable, whatever comes back (the plugin's
+        // client is closing, no longer connected).
+        o.drop = matches!(expect, Expect::Close);
         let got = match conn.receive(read_timeout).await {
             Ok(m) => m,
             Err(ErrorKind::Timeout) if matches!(x.op, WsOp::Read { optional: true, .. }) => {
@@ -208,12 +211,12 @@ impl VirtualUser {
             }
             Err(k) => {
                 o.error = Some(k);
-                o.drop = k != ErrorKind::Timeout;
+                o.drop |= k != ErrorKind::Timeout;
                 return;
             }
         };
         let closed = matches!(got, Message::Close(_));
-        o.drop = closed;
+        o.drop |= closed;
         let size = frame_size(payload_len(&got), false);
         match (expect, got) {
             (Expect::Data(FrameKind::Text | FrameKind::Any), Message::Text(t)) => o.body = t.as_bytes().to_vec(),

@@ -24,9 +24,8 @@ const CONNECT_TIMEOUT: &str = "20000";
 const READ_TIMEOUT: &str = "6000";
 const PORT: &str = "80";
 
-const NOTE: &str = "frames through tokio-tungstenite: a message sent in fragments is read whole, and a ping \
-                    the server sends is answered with a pong; a failure is recorded as stampede's error kind \
-                    (refused, timeout, http_NNN, or the plugin's message) rather than the plugin's response code";
+const NOTE: &str = "frames by tokio-tungstenite (a fragmented message is read as one, a server's ping \
+                    is answered); failures are stampede's error kinds, not the plugin's response codes";
 
 impl Cx {
     /// One of the WebSocket samplers: its fields, the Header Manager of its scope for the
