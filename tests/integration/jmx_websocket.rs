@@ -15,9 +15,13 @@ fn ws(class: &str, name: &str, props: &str, children: &str) -> String {
 }
 
 fn open(name: &str, port: &str, path: &str) -> String {
+    open_tls(name, port, path, false)
+}
+
+fn open_tls(name: &str, port: &str, path: &str, tls: bool) -> String {
     let props = format!(
         r#"<stringProp name="connectTimeout">2000</stringProp><stringProp name="readTimeout">2000</stringProp>
-           <boolProp name="TLS">false</boolProp><stringProp name="server">127.0.0.1</stringProp>
+           <boolProp name="TLS">{tls}</boolProp><stringProp name="server">127.0.0.1</stringProp>
            <stringProp name="port">{port}</stringProp><stringProp name="path">{path}</stringProp>"#
     );
     ws("OpenWebSocketSampler", name, &props, "")
@@ -185,4 +189,31 @@ fn refused_rejected_and_missing_connections_fail_the_sample() {
     assert!(errors.to_string().contains("http_403"), "{errors:#}");
     assert!(run.label("refused").to_string().contains("refused"));
     assert!(run.label("timeout").to_string().contains("timeout"));
+}
+
+/// `wss://`: the upgrade and the frames go over TLS (a JMX plan accepts any certificate, as
+/// JMeter does); a request-response sampler opens its own connection by default.
+#[test]
+fn wss_goes_over_tls() {
+    let server = WsServer::start_tls();
+    let run = TempRun::new("ws-tls");
+    let rr = ws(
+        "RequestResponseWebSocketSampler",
+        "rr-new",
+        r#"<boolProp name="TLS">true</boolProp><stringProp name="server">127.0.0.1</stringProp>
+           <stringProp name="port">${port}</stringProp><stringProp name="path">/own</stringProp>
+           <stringProp name="requestData">ping me</stringProp><stringProp name="readTimeout">2000</stringProp>"#,
+        &contains("ping me"),
+    );
+    let body = [open_tls("open", "${port}", "/secure", true), write("write", "x", false), read("read", "Text", ""), rr]
+        .concat();
+    let plan = jmx_plan(2, "2", &body).replace("${__P(port,9)}", &server.port().to_string());
+    run_plan(&run, plan);
+    for label in ["open", "write", "read", "rr-new"] {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (4, 0), "{label}: {row:#}");
+    }
+    assert_eq!(server.get(|c| &c.upgrades), 8, "an open and a request-response per iteration");
+    assert_eq!(uint(&run.total(), "connections_opened"), 8);
+    assert_eq!(server.get(|c| &c.text_in), 8);
 }

@@ -4,6 +4,7 @@
 //! replies), and on `/greet` sends `hello` as soon as the upgrade is written (so the frame may
 //! arrive with the upgrade's response). It counts upgrades, frames received and sent by kind,
 //! and the bytes of the upgrade requests; it records each upgrade request's head.
+//! [`WsServer::start_tls`] serves `wss://` with a self-signed certificate for 127.0.0.1.
 
 use futures_util::{SinkExt, StreamExt};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,6 +47,24 @@ pub struct WsServer {
 
 impl WsServer {
     pub fn start() -> WsServer {
+        WsServer::serve(None)
+    }
+
+    /// The same over TLS, with a self-signed certificate for 127.0.0.1.
+    pub fn start_tls() -> WsServer {
+        let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).expect("certificate");
+        let key = rustls::pki_types::PrivateKeyDer::Pkcs8(cert.signing_key.serialize_der().into());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(vec![cert.cert.der().clone()], key)
+            .expect("TLS config");
+        WsServer::serve(Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+    }
+
+    fn serve(tls: Option<tokio_rustls::TlsAcceptor>) -> WsServer {
         let counts = Arc::new(WsCounts::default());
         let heads = Arc::new(Mutex::new(Vec::new()));
         let (addr_tx, addr_rx) = mpsc::channel();
@@ -62,7 +81,17 @@ impl WsServer {
                         loop {
                             let Ok((tcp, _)) = listener.accept().await else { continue };
                             c.connections.fetch_add(1, Ordering::SeqCst);
-                            tokio::spawn(serve(tcp, c.clone(), h.clone()));
+                            let (c, h, tls) = (c.clone(), h.clone(), tls.clone());
+                            tokio::spawn(async move {
+                                match tls {
+                                    Some(tls) => {
+                                        if let Ok(s) = tls.accept(tcp).await {
+                                            serve(s, c, h).await;
+                                        }
+                                    }
+                                    None => serve(tcp, c, h).await,
+                                }
+                            });
                         }
                     };
                     tokio::select! {
@@ -101,7 +130,10 @@ impl Drop for WsServer {
     }
 }
 
-async fn serve(mut tcp: tokio::net::TcpStream, c: Arc<WsCounts>, heads: Arc<Mutex<Vec<String>>>) {
+async fn serve<S>(mut tcp: S, c: Arc<WsCounts>, heads: Arc<Mutex<Vec<String>>>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let mut buf = Vec::new();
     let head_len = loop {
         if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
