@@ -23,6 +23,9 @@ pub struct WebSocket {
     pub headers: Vec<(String, Template)>,
     /// The variable a read frame's "final fragment" bit goes to (`websocket.last_frame_final`).
     pub last_frame_final: VarId,
+    /// The frame filters in scope, outer first: a frame one of them matches is discarded (a
+    /// sub-sample of its own) and the next one read.
+    pub filters: Vec<FrameFilter>,
     pub failures: Failures,
     pub extract: Vec<Extractor>,
     pub checks: Vec<Check>,
@@ -97,7 +100,8 @@ pub struct Payload {
 /// message (`check` ids, so the results show them).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Failures {
-    /// A port, connect timeout, read timeout or close status that is not a valid number.
+    /// A port, connect timeout, read timeout or close status that is not a valid number, or a
+    /// filter's regex that does not compile.
     #[serde(skip)]
     pub invalid: CheckId,
     /// The sample uses the user's connection and there is none.
@@ -112,6 +116,119 @@ pub struct Failures {
     /// The upgrade response lacks a WebSocket header or its accept key is wrong.
     #[serde(skip)]
     pub upgrade: CheckId,
+}
+
+/// One of the plugin's frame filters (`PingFrameFilter`, `TextFrameFilter`,
+/// `BinaryFrameFilter`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameFilter {
+    pub rule: FilterRule,
+    /// The label of the sub-sample a discarded frame makes, by kind: text, binary, ping, pong
+    /// (`Discarded ping frame (by filter 'name')`); none for a kind the filter never discards.
+    pub labels: [Option<LabelId>; 4],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterRule {
+    /// Discards pings and/or pongs; `reply`: answers a ping with a pong.
+    Ping { ping: bool, pong: bool, reply: bool },
+    /// Discards text frames the comparison holds for.
+    Text { cmp: Comparison, value: Template },
+    /// Discards binary frames the comparison holds for; `value` in hex, `position` where a
+    /// `Contains` must be (not a number: anywhere).
+    Binary { cmp: Comparison, value: Template, position: Template },
+}
+
+/// The plugin's `ComparisonType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Comparison {
+    IsPlain,
+    Equals,
+    EqualsRegex,
+    Contains,
+    ContainsRegex,
+    StartsWith,
+    EndsWith,
+    NotEquals,
+    NotEqualsRegex,
+    NotContains,
+    NotContainsRegex,
+    NotStartsWith,
+    NotEndsWith,
+}
+
+impl Comparison {
+    pub fn from_name(name: &str) -> Option<Comparison> {
+        use Comparison::*;
+        Some(match name {
+            "IsPlain" => IsPlain,
+            "Equals" => Equals,
+            "EqualsRegex" => EqualsRegex,
+            "Contains" => Contains,
+            "ContainsRegex" => ContainsRegex,
+            "StartsWith" => StartsWith,
+            "EndsWith" => EndsWith,
+            "NotEquals" => NotEquals,
+            "NotEqualsRegex" => NotEqualsRegex,
+            "NotContains" => NotContains,
+            "NotContainsRegex" => NotContainsRegex,
+            "NotStartsWith" => NotStartsWith,
+            "NotEndsWith" => NotEndsWith,
+            _ => return None,
+        })
+    }
+
+    /// `TextFrameFilter.matchesFilter` on a text frame: the comparison of `text` with `value`
+    /// (a Java regex for the `*Regex` ones: `Contains` finds it, `Equals` matches it whole). An
+    /// error when the regex does not compile (the plugin's sample fails).
+    pub fn text_matches(self, text: &str, value: &str) -> Result<bool, String> {
+        use Comparison::*;
+        let regex = |whole: bool| {
+            let src = if whole { format!("^(?:{value})$") } else { value.to_string() };
+            regex::Regex::new(&src).map_err(|e| e.to_string())
+        };
+        Ok(match self {
+            IsPlain => true,
+            Contains => text.contains(value),
+            NotContains => !text.contains(value),
+            Equals => text == value,
+            NotEquals => text != value,
+            StartsWith => text.starts_with(value),
+            NotStartsWith => !text.starts_with(value),
+            EndsWith => text.ends_with(value),
+            NotEndsWith => !text.ends_with(value),
+            ContainsRegex => regex(false)?.is_match(text),
+            NotContainsRegex => !regex(false)?.is_match(text),
+            EqualsRegex => regex(true)?.is_match(text),
+            NotEqualsRegex => !regex(true)?.is_match(text),
+        })
+    }
+
+    /// `BinaryFrameFilter.matchesFilter` on a binary frame: `value` is the parsed match value
+    /// (empty when it was not hex, as the plugin's), `position` where a `Contains` must be.
+    pub fn bytes_match(self, frame: &[u8], value: &[u8], position: Option<i64>) -> bool {
+        use Comparison::*;
+        let at = |pos: usize| frame.get(pos..pos + value.len()) == Some(value);
+        match self {
+            IsPlain => true,
+            Equals => frame == value,
+            NotEquals => frame != value,
+            Contains | NotContains => {
+                let contains = match position {
+                    Some(p) => !value.is_empty() && usize::try_from(p).is_ok_and(at),
+                    None => !value.is_empty() && frame.windows(value.len()).any(|w| w == value),
+                };
+                contains == (self == Contains)
+            }
+            StartsWith => at(0),
+            NotStartsWith => !at(0),
+            EndsWith => at(frame.len().saturating_sub(value.len())),
+            NotEndsWith => !at(frame.len().saturating_sub(value.len())),
+            // The binary filter has no regex comparisons; the plugin's switch throws.
+            _ => false,
+        }
+    }
 }
 
 /// The plugin's `BinaryUtils.parseBinaryString`: words split on single spaces; a word starting
@@ -162,6 +279,29 @@ mod tests {
         assert_eq!(parse_hex("ab\ncd"), None);
         assert_eq!(parse_hex("zz"), None);
         assert_eq!(parse_hex("0x"), None);
+    }
+
+    #[test]
+    fn filters_compare_as_the_plugin_does() {
+        use Comparison::*;
+        assert_eq!(Comparison::from_name("NotContainsRegex"), Some(NotContainsRegex));
+        assert_eq!(Comparison::from_name("contains"), None);
+        assert_eq!(Contains.text_matches("a heartbeat", "heart"), Ok(true));
+        assert_eq!(EqualsRegex.text_matches("ping 12", "ping \\d"), Ok(false));
+        assert_eq!(EqualsRegex.text_matches("ping 1", "ping \\d"), Ok(true));
+        assert_eq!(ContainsRegex.text_matches("ping 12", "\\d+"), Ok(true));
+        assert!(ContainsRegex.text_matches("x", "(").is_err());
+        assert!(bytes_of(StartsWith, &[1, 2, 3], &[1, 2], None));
+        assert!(bytes_of(EndsWith, &[1, 2, 3], &[2, 3], None));
+        assert!(bytes_of(Contains, &[1, 2, 3], &[2], Some(1)));
+        assert!(!bytes_of(Contains, &[1, 2, 3], &[2], Some(0)));
+        assert!(!bytes_of(Contains, &[1, 2, 3], &[], None), "an empty value is contained nowhere");
+        assert!(bytes_of(NotContains, &[1, 2, 3], &[9], None));
+        assert!(bytes_of(StartsWith, &[1], &[], None), "an empty value starts every frame");
+    }
+
+    fn bytes_of(c: Comparison, frame: &[u8], value: &[u8], position: Option<i64>) -> bool {
+        c.bytes_match(frame, value, position)
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The eu.luminis WebSocket samplers (issue 13) against a WebSocket witness that counts
 //! upgrades and frames: what stampede reports equals what the server saw, exactly; a refused,
-//! rejected or missing connection fails the sample, as the plugin does.
+//! rejected or missing connection fails the sample, as the plugin does; `wss://`; the frame
+//! filters.
 
 use crate::jmx::jmx_plan;
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
@@ -69,7 +70,17 @@ const HEADERS: &str = r#"<HeaderManager guiclass="HeaderPanel" testclass="Header
       </collectionProp>
     </HeaderManager><hashTree/>"#;
 
-fn run_plan(run: &TempRun, plan: String) {
+/// Each label's samples and errors.
+fn assert_rows(run: &TempRun, labels: &[&str], samples: u64, errors: u64) {
+    for label in labels {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (samples, errors), "{label}: {row:#}");
+    }
+}
+
+/// Runs `users` × `loops` of the samplers in `body`, `${port}` being the server's.
+fn run_plan(run: &TempRun, users: u32, loops: &str, body: &[String], port: u16) {
+    let plan = jmx_plan(users, loops, &body.concat()).replace("${__P(port,9)}", &port.to_string());
     let p = run.write("plan.jmx", plan);
     Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
 }
@@ -108,15 +119,9 @@ fn samples_and_bytes_are_what_the_server_saw() {
         write("bin-write", "0x01 0x02 cafe", true),
         read("bin-read", "Binary", ""),
         close("close"),
-    ]
-    .concat();
-    let plan = jmx_plan(2, "3", &body).replace("${__P(port,9)}", &server.port().to_string());
-    run_plan(&run, plan);
-    for label in ["open", "write", "read", "rr", "ping", "bin-write", "bin-read", "close"] {
-        let row = run.label(label);
-        assert_eq!(uint(&row, "samples"), 6, "{label}: {row:#}");
-        assert_eq!(uint(&row, "errors"), 0, "{label}: {row:#}");
-    }
+    ];
+    run_plan(&run, 2, "3", &body, server.port());
+    assert_rows(&run, &["open", "write", "read", "rr", "ping", "bin-write", "bin-read", "close"], 6, 0);
     assert_eq!(server.get(|c| &c.upgrades), 6);
     assert_eq!(uint(&run.total(), "connections_opened"), 6);
     assert_eq!(server.get(|c| &c.text_in), 12, "a write and a request-response per iteration");
@@ -161,26 +166,11 @@ fn refused_rejected_and_missing_connections_fail_the_sample() {
         read("timeout", "Text", ""),
         close("close"),
         read("after-close", "Text", ""),
-    ]
-    .concat();
-    let plan = jmx_plan(1, "2", &body).replace("${__P(port,9)}", &server.port().to_string());
-    run_plan(&run, plan);
-    for (label, errors) in [
-        ("refused", 2),
-        ("no-connection", 2),
-        ("rejected", 2),
-        ("still-none", 2),
-        ("close-none", 2),
-        ("greet", 0),
-        ("hello", 0),
-        ("timeout", 2),
-        ("close", 0),
-        ("after-close", 2),
-    ] {
-        let row = run.label(label);
-        assert_eq!(uint(&row, "samples"), 2, "{label}: {row:#}");
-        assert_eq!(uint(&row, "errors"), errors, "{label}: {row:#}");
-    }
+    ];
+    run_plan(&run, 1, "2", &body, server.port());
+    let failed = ["refused", "no-connection", "rejected", "still-none", "close-none", "timeout", "after-close"];
+    assert_rows(&run, &failed, 2, 2);
+    assert_rows(&run, &["greet", "hello", "close"], 2, 0);
     assert_eq!(server.get(|c| &c.rejected), 2);
     assert_eq!(server.get(|c| &c.upgrades), 2);
     assert_eq!(server.get(|c| &c.text_in), 0, "nothing was written on a missing connection");
@@ -205,15 +195,49 @@ fn wss_goes_over_tls() {
            <stringProp name="requestData">ping me</stringProp><stringProp name="readTimeout">2000</stringProp>"#,
         &contains("ping me"),
     );
-    let body = [open_tls("open", "${port}", "/secure", true), write("write", "x", false), read("read", "Text", ""), rr]
-        .concat();
-    let plan = jmx_plan(2, "2", &body).replace("${__P(port,9)}", &server.port().to_string());
-    run_plan(&run, plan);
-    for label in ["open", "write", "read", "rr-new"] {
-        let row = run.label(label);
-        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (4, 0), "{label}: {row:#}");
-    }
+    let body = [open_tls("open", "${port}", "/secure", true), write("write", "x", false), read("read", "Text", ""), rr];
+    run_plan(&run, 2, "2", &body, server.port());
+    assert_rows(&run, &["open", "write", "read", "rr-new"], 4, 0);
     assert_eq!(server.get(|c| &c.upgrades), 8, "an open and a request-response per iteration");
     assert_eq!(uint(&run.total(), "connections_opened"), 8);
     assert_eq!(server.get(|c| &c.text_in), 8);
+}
+
+/// Frame filters in scope: the server's ping and its `hb:` text are discarded (each a
+/// sub-sample of its filter's label, outside the Total), the read gets `data`; the ping was
+/// answered with a pong.
+#[test]
+fn frame_filters_discard_what_they_match() {
+    let server = WsServer::start();
+    let run = TempRun::new("ws-filters");
+    let filter = |class: &str, name: &str, props: &str| {
+        format!(
+            r#"<{PREFIX}{class} guiclass="{PREFIX}{class}Gui" testclass="{PREFIX}{class}" testname="{name}" enabled="true">{props}</{PREFIX}{class}><hashTree/>"#
+        )
+    };
+    let body = [
+        filter("PingFrameFilter", "pings", r#"<stringProp name="filterType">FilterAll</stringProp><boolProp name="replyToPing">true</boolProp>"#),
+        open("open", "${port}", "/noisy"),
+        read(
+            "read",
+            "Text",
+            &[
+                filter(
+                    "TextFrameFilter",
+                    "beats",
+                    r#"<stringProp name="comparisonType">StartsWith</stringProp><stringProp name="matchValue">hb:</stringProp>"#,
+                ),
+                contains("data"),
+            ]
+            .concat(),
+        ),
+        close("close"),
+    ];
+    run_plan(&run, 1, "3", &body, server.port());
+    let discarded = ["Discarded ping frame (by filter 'pings')", "Discarded text frame (by filter 'beats')"];
+    assert_rows(&run, &["open", "read", "close"], 3, 0);
+    assert_rows(&run, &discarded, 3, 0);
+    assert_eq!(uint(&run.total(), "samples"), 9, "the discarded frames are not in the Total");
+    assert_eq!(server.get(|c| &c.pong_in), 3, "each ping was answered");
+    assert_eq!(uint(&run.label("Discarded ping frame (by filter 'pings')"), "bytes_received"), 3 * 3);
 }

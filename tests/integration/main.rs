@@ -46,7 +46,8 @@
 //!   time, Response Assertion "Or"; extracted values proven by the next request.
 //! - `jmx_websocket`: the eu.luminis WebSocket samplers against a WebSocket witness
 //!   (`util::ws_server`): upgrades, frames and upgrade bytes as the server counted them; refused,
-//!   rejected and missing connections fail their samples as the plugin does.
+//!   rejected and missing connections fail their samples as the plugin does; `wss://`; frame
+//!   filters' discarded frames as sub-samples.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the

@@ -12,7 +12,7 @@
 
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
-use crate::plan::websocket::{frame_size, parse_hex, Connect, FrameKind, Payload, WebSocket, WsOp};
+use crate::plan::websocket::{frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp};
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
@@ -54,6 +54,8 @@ struct Outcome {
     timed: bool,
     /// The connection is no longer usable (closed, or broken): the user forgets it.
     drop: bool,
+    /// The frames the filters discarded, each a sub-sample.
+    discarded: Vec<Sample>,
 }
 
 impl VirtualUser {
@@ -95,6 +97,11 @@ impl VirtualUser {
             in_total: true,
         };
         if !self.inside_parent_group() {
+            // The plugin's sub-results: rows of their own, the sample itself is the exchange.
+            for d in &o.discarded {
+                ctx.recorder.record(d);
+                self.log_row(d, 0, String::new());
+            }
             ctx.recorder.record(&sample);
             self.log_row(&sample, o.status, String::new());
         }
@@ -202,7 +209,7 @@ impl VirtualUser {
         // A close sent leaves the connection unusable, whatever comes back (the plugin's
         // client is closing, no longer connected).
         o.drop = matches!(expect, Expect::Close);
-        let got = match conn.receive(read_timeout).await {
+        let got = match read_filtered(conn, x, read_timeout, &mut self.vars, o, &self.ctx).await {
             Ok(m) => m,
             Err(ErrorKind::Timeout) if matches!(x.op, WsOp::Read { optional: true, .. }) => {
                 // An optional read that times out succeeds without a response.
@@ -277,6 +284,84 @@ enum Expect {
     Data(FrameKind),
     Pong,
     Close,
+}
+
+/// Reads the next frame the filters in scope let through (`FrameFilter.receiveFrame`): each
+/// frame a filter matches (the innermost filter asks first) is a sub-sample, its reply (a pong
+/// to a ping) sent; the read timeout runs over all of them. As the plugin's, the time is
+/// checked after each frame read, the one let through included, so a read timeout of 0 with a
+/// filter always times out.
+async fn read_filtered(
+    conn: &mut WsConn,
+    x: &WebSocket,
+    timeout: Duration,
+    vars: &mut crate::engine::session::UserVars,
+    o: &mut Outcome,
+    ctx: &crate::engine::session::ScenarioCtx,
+) -> Result<Message, ErrorKind> {
+    if x.filters.is_empty() {
+        return conn.receive(timeout).await;
+    }
+    let began = Instant::now();
+    loop {
+        let left = timeout.saturating_sub(began.elapsed());
+        if !timeout.is_zero() && left.is_zero() {
+            return Err(ErrorKind::Timeout);
+        }
+        let start = Instant::now();
+        let m = conn.receive(left).await?;
+        let kind = match &m {
+            Message::Text(_) => 0,
+            Message::Binary(_) => 1,
+            Message::Ping(_) => 2,
+            Message::Pong(_) => 3,
+            _ => 4,
+        };
+        let mut hit = None;
+        for f in x.filters.iter().rev() {
+            let Some(label) = f.labels.get(kind).copied().flatten() else { continue };
+            let matched = match (&f.rule, &m) {
+                (FilterRule::Ping { .. }, _) => true,
+                (FilterRule::Text { cmp, value }, Message::Text(t)) => cmp
+                    .text_matches(t.as_str(), &value.render_string(vars))
+                    .map_err(|_| ErrorKind::Check(x.failures.invalid.0))?,
+                (FilterRule::Binary { cmp, value, position }, Message::Binary(b)) => {
+                    let value = parse_hex(&value.render_string(vars)).unwrap_or_default();
+                    let position = position.render_string(vars).trim().parse::<i64>().ok();
+                    cmp.bytes_match(b, &value, position)
+                }
+                _ => false,
+            };
+            if matched {
+                let reply = matches!(f.rule, FilterRule::Ping { reply: true, .. }) && kind == 2;
+                hit = Some((label, reply));
+                break;
+            }
+        }
+        if let Some((label, reply)) = hit {
+            // tungstenite answers every ping with a pong of its data; the reply is counted
+            // where the plugin's filter sends it.
+            let len = payload_len(&m);
+            o.discarded.push(Sample {
+                label,
+                start_us: ctx.micros(start),
+                end_us: ctx.micros(Instant::now()),
+                ttfb_us: 0,
+                connect_us: 0,
+                bytes_sent: if reply { frame_size(len, true) } else { 0 },
+                bytes_received: frame_size(len, false),
+                new_connection: false,
+                error: None,
+                in_total: false,
+            });
+        }
+        if began.elapsed() >= timeout {
+            return Err(ErrorKind::Timeout);
+        }
+        if hit.is_none() {
+            return Ok(m);
+        }
+    }
 }
 
 /// Where a new connection goes.

@@ -26,6 +26,9 @@ const NAMES: &[(&str, &str)] = &[
     ("AuthManager", "HTTP Authorization Manager"),
     ("DNSCacheManager", "DNS Cache Manager"),
     ("ConfigTestElement", "HTTP Request Defaults"),
+    ("eu.luminis.jmeter.wssampler.PingFrameFilter", "WebSocket Ping/Pong Frame Filter"),
+    ("eu.luminis.jmeter.wssampler.TextFrameFilter", "WebSocket Text Frame Filter"),
+    ("eu.luminis.jmeter.wssampler.BinaryFrameFilter", "WebSocket Binary Frame Filter"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),

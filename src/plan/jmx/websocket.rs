@@ -5,7 +5,9 @@
 //! fails the sample when it runs, as the plugin's validation does).
 
 use super::*;
-use crate::plan::websocket::{Connect, Failures, FrameKind, Payload, WebSocket, WsOp};
+use crate::plan::websocket::{
+    Comparison, Connect, Failures, FilterRule, FrameFilter, FrameKind, Payload, WebSocket, WsOp,
+};
 
 const PREFIX: &str = "eu.luminis.jmeter.wssampler.";
 
@@ -17,6 +19,13 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler", Cx::ws_sampler),
     ("eu.luminis.jmeter.wssampler.CloseWebSocketSampler", Cx::ws_sampler),
     ("eu.luminis.jmeter.wssampler.PingPongSampler", Cx::ws_sampler),
+];
+
+/// The frame filters, read into the scope of the samplers they apply to.
+pub(super) const FILTERS: &[(&str, ScopeFn)] = &[
+    ("eu.luminis.jmeter.wssampler.PingFrameFilter", Cx::ws_filter),
+    ("eu.luminis.jmeter.wssampler.TextFrameFilter", Cx::ws_filter),
+    ("eu.luminis.jmeter.wssampler.BinaryFrameFilter", Cx::ws_filter),
 ];
 
 /// The plugin's defaults (`WebSocketClient.DEFAULT_*_TIMEOUT`, `DEFAULT_WS_PORT`).
@@ -107,7 +116,7 @@ impl Cx {
         self.report(c, depth, Status::Partial, note);
         let mut check = |m: &str| self.b.check(m.to_string());
         let failures = Failures {
-            invalid: check("Sampler error: a port, timeout or close status that is not a valid number"),
+            invalid: check("Sampler error: a port, timeout, close status or filter regex that is not valid"),
             no_connection: check(no_connection),
             unexpected: check(unexpected),
             bad_data: check("Request data is not binary, or its file cannot be loaded"),
@@ -123,6 +132,7 @@ impl Cx {
             read_timeout,
             headers: own.headers.clone(),
             last_frame_final: self.b.vars().assign("websocket.last_frame_final"),
+            filters: own.ws_filters.clone(),
             failures,
             extract: own.extract.clone(),
             checks: own.checks.clone(),
@@ -130,6 +140,66 @@ impl Cx {
         })));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
+    }
+}
+
+impl Cx {
+    /// A frame filter: every WebSocket sampler in its scope discards the frames it matches,
+    /// each a sub-sample `Discarded <kind> frame (by filter '<name>')`, and reads on.
+    pub(super) fn ws_filter(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let kind = c.class.strip_prefix(PREFIX).unwrap_or_default();
+        let cmp = || match c.text("comparisonType") {
+            None => Ok(Comparison::IsPlain),
+            Some(name) => Comparison::from_name(name).ok_or(name.to_string()),
+        };
+        let mut note = "discarded frames are sub-samples of their own label, outside the Total".to_string();
+        let rule = match kind {
+            "PingFrameFilter" => {
+                let (ping, pong) = match c.text("filterType").unwrap_or("FilterAll") {
+                    "FilterAll" => (true, true),
+                    "FilterPingOnly" => (true, false),
+                    "FilterPongOnly" => (false, true),
+                    other => {
+                        self.unsupported(c, depth, &format!("the filter type `{other}` is not the plugin's"));
+                        return Ok(());
+                    }
+                };
+                let reply = c.flag("replyToPing").unwrap_or(false);
+                if !reply {
+                    note.push_str("; a ping is answered with a pong even without \"reply to ping\"");
+                }
+                FilterRule::Ping { ping, pong, reply }
+            }
+            _ => {
+                let cmp = match cmp() {
+                    Ok(cmp) => cmp,
+                    Err(other) => {
+                        self.unsupported(c, depth, &format!("the comparison `{other}` is not the plugin's"));
+                        return Ok(());
+                    }
+                };
+                let value = self.tmpl(c, c.text_or_empty("matchValue"))?;
+                if kind == "TextFrameFilter" {
+                    FilterRule::Text { cmp, value }
+                } else {
+                    FilterRule::Binary { cmp, value, position: self.tmpl(c, c.text_or_empty("matchPosition"))? }
+                }
+            }
+        };
+        let kinds: [bool; 4] = match &rule {
+            FilterRule::Text { .. } => [true, false, false, false],
+            FilterRule::Binary { .. } => [false, true, false, false],
+            FilterRule::Ping { ping, pong, .. } => [false, false, *ping, *pong],
+        };
+        let mut labels = [None; 4];
+        for (i, name) in ["text", "binary", "ping", "pong"].iter().enumerate() {
+            if kinds[i] {
+                labels[i] = Some(self.b.label(&format!("Discarded {name} frame (by filter '{}')", c.name)));
+            }
+        }
+        self.report(c, depth, Status::Partial, note);
+        s.ws_filters.push(FrameFilter { rule, labels });
+        Ok(())
     }
 }
 
@@ -194,14 +264,34 @@ mod tests {
         assert!(matches!(&w[5].op, WsOp::Close { status } if status.source() == "1000"));
     }
 
-    /// A frame filter is not read: the sampler's scope lists it as unsupported.
+    /// Frame filters apply to the samplers in their scope, outer first; one with a comparison
+    /// the plugin does not have is unsupported.
     #[test]
-    fn frame_filters_are_listed_as_unsupported() {
-        let filter = r#"<eu.luminis.jmeter.wssampler.PingPongFrameFilter testclass="eu.luminis.jmeter.wssampler.PingPongFrameFilter" testname="f"/><hashTree/>"#;
+    fn frame_filters_apply_in_their_scope() {
+        let filter = |class: &str, name: &str, props: &str| {
+            format!(
+                r#"<{PREFIX}{class} testclass="{PREFIX}{class}" testname="{name}">{props}</{PREFIX}{class}><hashTree/>"#
+            )
+        };
         let read_sampler = format!(
-            r#"<{PREFIX}SingleReadWebSocketSampler testclass="{PREFIX}SingleReadWebSocketSampler" testname="r"/><hashTree>{filter}</hashTree>"#
+            r#"{}<{PREFIX}SingleReadWebSocketSampler testclass="{PREFIX}SingleReadWebSocketSampler" testname="r"/><hashTree>{}</hashTree>"#,
+            filter("PingFrameFilter", "pings", r#"<stringProp name="filterType">FilterPingOnly</stringProp>"#),
+            filter(
+                "TextFrameFilter",
+                "beats",
+                r#"<stringProp name="comparisonType">StartsWith</stringProp><stringProp name="matchValue">hb</stringProp>"#
+            ),
         );
-        let e = read(&plan_of(&read_sampler), Path::new("t.jmx"), &Options::default()).unwrap_err();
-        assert!(e.to_string().contains("PingPongFrameFilter"), "{e}");
+        let (plan, _) = read(&plan_of(&read_sampler), Path::new("t.jmx"), &Options::default()).unwrap();
+        let w = web_sockets(&plan);
+        let f = &w[0].filters;
+        assert_eq!(f.len(), 2);
+        assert!(matches!(f[0].rule, FilterRule::Ping { ping: true, pong: false, reply: false }));
+        assert!(matches!(&f[1].rule, FilterRule::Text { cmp: Comparison::StartsWith, .. }));
+        assert_eq!(plan.label(f[0].labels[2].unwrap()), "Discarded ping frame (by filter 'pings')");
+        assert!(f[0].labels[3].is_none());
+        let bad = plan_of(&filter("TextFrameFilter", "x", r#"<stringProp name="comparisonType">Like</stringProp>"#));
+        let e = read(&bad, Path::new("t.jmx"), &Options::default()).unwrap_err();
+        assert!(e.to_string().contains("Like"), "{e}");
     }
 }

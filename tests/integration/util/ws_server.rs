@@ -2,7 +2,7 @@
 //! WebSocket samplers' tests. It upgrades any path but `/reject` (403), echoes every text and
 //! binary message, answers pings with pongs and a close with a close (tungstenite's own
 //! replies), and on `/greet` sends `hello` as soon as the upgrade is written (so the frame may
-//! arrive with the upgrade's response). It counts upgrades, frames received and sent by kind,
+//! arrive with the upgrade's response), and on `/noisy` a ping, `hb:1` and `data`. It counts upgrades, frames received and sent by kind,
 //! and the bytes of the upgrade requests; it records each upgrade request's head.
 //! [`WsServer::start_tls`] serves `wss://` with a self-signed certificate for 127.0.0.1.
 
@@ -178,8 +178,15 @@ where
     }
     c.upgrades.fetch_add(1, Ordering::SeqCst);
     let mut ws = WebSocketStream::from_partially_read(tcp, buf[head_len..].to_vec(), Role::Server, None).await;
-    if path.starts_with("/greet") {
-        if ws.send(Message::text("hello")).await.is_err() {
+    let first: &[Message] = if path.starts_with("/greet") {
+        &[Message::text("hello")]
+    } else if path.starts_with("/noisy") {
+        &[Message::Ping(b"p".to_vec().into()), Message::text("hb:1"), Message::text("data")]
+    } else {
+        &[]
+    };
+    for m in first {
+        if ws.send(m.clone()).await.is_err() {
             return;
         }
         c.data_out.fetch_add(1, Ordering::SeqCst);
