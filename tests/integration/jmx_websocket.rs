@@ -20,9 +20,11 @@ fn open(name: &str, port: &str, path: &str) -> String {
 }
 
 fn open_tls(name: &str, port: &str, path: &str, tls: bool) -> String {
+    // No server name: the loopback address, as Java resolves "".
+    let server = if tls { "127.0.0.1" } else { "" };
     let props = format!(
         r#"<stringProp name="connectTimeout">2000</stringProp><stringProp name="readTimeout">2000</stringProp>
-           <boolProp name="TLS">{tls}</boolProp><stringProp name="server">127.0.0.1</stringProp>
+           <boolProp name="TLS">{tls}</boolProp><stringProp name="server">{server}</stringProp>
            <stringProp name="port">{port}</stringProp><stringProp name="path">{path}</stringProp>"#
     );
     ws("OpenWebSocketSampler", name, &props, "")
@@ -142,6 +144,9 @@ fn samples_and_bytes_are_what_the_server_saw() {
     let heads = server.heads();
     assert_eq!(heads.len(), 6);
     assert!(heads.iter().all(|h| h.starts_with("GET /echo?room=") && h.contains("\r\nX-Token: t")), "{heads:?}");
+    // No server name: the loopback address, and the plugin's `Host` header of an empty host.
+    let host = format!("\r\nHost: :{}\r\n", server.port());
+    assert!(heads.iter().all(|h| h.contains(&host)), "{heads:?}");
 }
 
 /// A refused connection, a rejected upgrade (403), samplers with no connection to use (none

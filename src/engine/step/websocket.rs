@@ -409,6 +409,9 @@ async fn upgrade(
     tls: Arc<rustls::ClientConfig>,
 ) -> Result<(WsConn, Upgraded), Failed> {
     let host = t.host.trim_start_matches('[').trim_end_matches(']');
+    // Java's `InetAddress.getByName("")` is the loopback address: an empty server name
+    // connects there (the `Host` header stays as written).
+    let host = if host.is_empty() { "127.0.0.1" } else { host };
     let tcp = match tokio::time::timeout(connect_timeout, tokio::net::TcpStream::connect((host, t.port))).await {
         Err(_) => return Err(Failed::Kind(ErrorKind::ConnectTimeout)),
         Ok(Err(e)) => return Err(Failed::Kind(io_error(&e, true))),
