@@ -11,6 +11,8 @@ pub enum Op {
     Request(Box<PreparedRequest>),
     /// A sample made without a connection.
     Sample(Box<crate::plan::synthetic::Synthetic>),
+    /// A sample on the user's WebSocket connection.
+    WebSocket(Box<crate::plan::websocket::WebSocket>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -165,7 +167,7 @@ impl Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
-            Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Request(_) | Op::Sample(_) | Op::WebSocket(_) | Op::Stop(_) | Op::Write { .. } => true,
             Op::Think(t) => t.can_wait(),
             Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
             _ => false,
@@ -196,6 +198,10 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
             Step::Sample(x) => {
                 checks(guards, ops);
                 ops.push(Op::Sample(x.clone()));
+            }
+            Step::WebSocket(w) => {
+                checks(guards, ops);
+                ops.push(Op::WebSocket(w.clone()));
             }
             Step::Critical(c) => {
                 let at = ops.len();

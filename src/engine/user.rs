@@ -92,6 +92,8 @@ pub(super) struct VirtualUser {
     pub(super) path: String,
     /// The Critical Section Controllers the user is inside, innermost last.
     pub(super) held: Vec<Held>,
+    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers').
+    pub(super) ws: Option<super::step::WsConn>,
 }
 
 /// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
@@ -129,6 +131,7 @@ impl VirtualUser {
             body: Vec::new(),
             path: String::new(),
             held: Vec::new(),
+            ws: None,
             ctx,
         }
     }
@@ -183,7 +186,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                op @ (Op::Request(_) | Op::Sample(_) | Op::Parallel(_)) => {
+                op @ (Op::Request(_) | Op::Sample(_) | Op::Parallel(_) | Op::WebSocket(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -206,6 +209,7 @@ impl VirtualUser {
                             let (sampled, after) = self.parallel(p, start).await;
                             (sampled, p.on_error, after)
                         }
+                        Op::WebSocket(w) => (Some(self.websocket(w, start).await), w.on_error, None),
                         _ => unreachable!("matched above"),
                     };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error

@@ -62,6 +62,8 @@ pub enum Step {
     /// Runs its branches at the same time for the same user (BlazeMeter's Parallel
     /// Controller and Parallel HTTP Requests).
     Parallel(Box<Parallel>),
+    /// A WebSocket sample on the user's WebSocket connection (the eu.luminis samplers).
+    WebSocket(Box<super::websocket::WebSocket>),
 }
 
 /// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
@@ -577,7 +579,7 @@ pub fn has_request(steps: &[Step]) -> bool {
 
 fn has_synthetic(steps: &[Step]) -> bool {
     steps.iter().any(|step| match step {
-        Step::Sample(_) => true,
+        Step::Sample(_) | Step::WebSocket(_) => true,
         Step::Sequence(s) => has_synthetic(s),
         Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
         Step::Loop(l) => has_synthetic(&l.steps),
@@ -622,7 +624,8 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::SeededRandom(_)
             | Step::Stop(_)
             | Step::Pick(_)
-            | Step::Sample(_) => {}
+            | Step::Sample(_)
+            | Step::WebSocket(_) => {}
         }
     }
 }
@@ -674,7 +677,8 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::SeededRandom(_)
             | Step::Stop(_)
             | Step::Pick(_)
-            | Step::Sample(_) => {}
+            | Step::Sample(_)
+            | Step::WebSocket(_) => {}
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod synthetic;
 pub mod template;
 pub mod threshold;
 mod url;
+pub mod websocket;
 pub mod workload;
 mod yaml;
 

@@ -558,7 +558,7 @@ fn redacted_origin<S: Serializer>(t: &Option<Template>, s: S) -> Result<S::Ok, S
     }
 }
 
-fn redacted_headers<S: Serializer>(h: &[(String, Template)], s: S) -> Result<S::Ok, S::Error> {
+pub(super) fn redacted_headers<S: Serializer>(h: &[(String, Template)], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(h.len()))?;
     for (k, v) in h {

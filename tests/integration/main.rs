@@ -47,6 +47,10 @@
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
 //!   Jayway JSONPath, jmeter-plugins' JSON path, Perl5 regexes, expressions that only fail at run
 //!   time, Response Assertion "Or"; extracted values proven by the next request.
+//! - `jmx_websocket`: the eu.luminis WebSocket samplers against a WebSocket witness
+//!   (`util::ws_server`): upgrades, frames and upgrade bytes as the server counted them; refused,
+//!   rejected and missing connections fail their samples as the plugin does; `wss://`; frame
+//!   filters' discarded frames as sub-samples.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -81,6 +85,7 @@ mod jmx_fn;
 mod jmx_http;
 mod jmx_parallel;
 mod jmx_tg;
+mod jmx_websocket;
 mod jmx_x;
 mod labels;
 mod mock;

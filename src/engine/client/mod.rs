@@ -353,7 +353,7 @@ impl HttpClient {
 
 /// Maps an I/O failure to an error kind. A reset or an early close on a connection that had
 /// already served a response is the keep-alive race, and is told apart.
-fn io_kind(e: &io::Error, reused: bool, connecting: bool) -> ErrorKind {
+pub(super) fn io_kind(e: &io::Error, reused: bool, connecting: bool) -> ErrorKind {
     use io::ErrorKind as K;
     match e.kind() {
         K::ConnectionRefused => ErrorKind::Refused,

@@ -4,6 +4,9 @@
 mod parallel;
 mod request;
 mod synthetic;
+mod websocket;
+
+pub(super) use websocket::WsConn;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};

@@ -163,6 +163,7 @@ impl VirtualUser {
             body: Vec::new(),
             path: String::new(),
             held: Vec::new(),
+            ws: None,
         }
     }
 

@@ -26,6 +26,9 @@ const NAMES: &[(&str, &str)] = &[
     ("AuthManager", "HTTP Authorization Manager"),
     ("DNSCacheManager", "DNS Cache Manager"),
     ("ConfigTestElement", "HTTP Request Defaults"),
+    ("eu.luminis.jmeter.wssampler.PingFrameFilter", "WebSocket Ping/Pong Frame Filter"),
+    ("eu.luminis.jmeter.wssampler.TextFrameFilter", "WebSocket Text Frame Filter"),
+    ("eu.luminis.jmeter.wssampler.BinaryFrameFilter", "WebSocket Binary Frame Filter"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),
@@ -74,6 +77,12 @@ const NAMES: &[(&str, &str)] = &[
     ("DebugSampler", "Debug Sampler"),
     ("kg.apc.jmeter.samplers.DummySampler", "jp@gc - Dummy Sampler"),
     ("JavaSampler", "Java Request (JavaTest, SleepTest)"),
+    ("eu.luminis.jmeter.wssampler.OpenWebSocketSampler", "WebSocket Open Connection"),
+    ("eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler", "WebSocket Single Write Sampler"),
+    ("eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler", "WebSocket Single Read Sampler"),
+    ("eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler", "WebSocket request-response Sampler"),
+    ("eu.luminis.jmeter.wssampler.CloseWebSocketSampler", "WebSocket Close"),
+    ("eu.luminis.jmeter.wssampler.PingPongSampler", "WebSocket Ping/Pong"),
     // Controllers.
     ("GenericController", "Simple Controller"),
     ("LoopController", "Loop Controller"),

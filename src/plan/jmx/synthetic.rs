@@ -190,10 +190,11 @@ impl Cx {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn plan_of(samplers: &str) -> String {
+    /// A plan of one thread group (1 user, 1 loop) holding `samplers`.
+    pub(in crate::plan::jmx) fn plan_of(samplers: &str) -> String {
         format!(
             r#"<?xml version="1.0" encoding="UTF-8"?>
 <jmeterTestPlan version="1.2"><hashTree>

@@ -4,6 +4,7 @@
 //!   a real browser loads it (errors, requests, screenshot, print).
 //! - [`server`]: `TestServer`, the loopback HTTP/1.x server that independently counts what
 //!   stampede did (connections, requests, responses) so tests can compare exactly.
+//! - [`ws_server`]: `WsServer`, a loopback WebSocket server that counts upgrades and frames.
 //! - [`stampede`]: running the real binary with a hard timeout, and reading its run directory.
 
 // Each test module uses a different subset of these helpers; unused ones are not a defect.
@@ -13,6 +14,7 @@ pub mod browser;
 pub mod golden;
 pub mod server;
 pub mod stampede;
+pub mod ws_server;
 
 /// Held by the tests whose figures depend on timing (a median, a rate) and by the ones that
 /// load the machine (hundreds of processes), so that on a 2-core CI machine the first never run
