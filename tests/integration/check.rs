@@ -235,6 +235,38 @@ fn a_missing_file_body_is_sent_empty_and_fails() {
     assert_eq!(rows.lines().filter(|l| l.contains(&want)).count(), 3, "{rows}");
 }
 
+/// Two CSV Data Sets of one file share JMeter's reader, opened by the later one in the tree
+/// (JMeter starts them in reverse order). When that one reads no header line and the earlier
+/// one wants it ("Ignore first line"), JMeter stops each thread at its first iteration with
+/// "Could not read file header line": nothing is sent. In the other order the plan runs.
+#[test]
+fn csv_data_sets_sharing_a_file_stop_the_threads_when_jmeter_cannot_read_the_header() {
+    let server = TestServer::builder().route("/ok", Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("check-csv-header");
+    run.write("ids.csv", "id\nid1\nid2\n");
+    let csv = |names: &str, ignore_first: bool| {
+        format!(
+            r#"<CSVDataSet testclass="CSVDataSet" testname="ids {ignore_first}" enabled="true">
+              <stringProp name="filename">ids.csv</stringProp><stringProp name="variableNames">{names}</stringProp>
+              <boolProp name="ignoreFirstLine">{ignore_first}</boolProp><stringProp name="shareMode">shareMode.all</stringProp>
+            </CSVDataSet><hashTree/>"#
+        )
+    };
+    let get = sampler("ok", "127.0.0.1", &port, "/ok", "GET");
+    for (first, second, sent) in [(csv("id", true), csv("other", false), 0), (csv("other", false), csv("id", true), 4)]
+    {
+        let file = run.write("plan.jmx", jmx_plan(2, "2", &[first, second, get.clone()].concat()));
+        let checked = Stampede::new().arg("check").arg(&file).run();
+        checked.assert_exit(0);
+        let stops = checked.stdout_str().contains("Could not read file header line for file ids.csv");
+        assert_eq!(stops, sent == 0, "{}", checked.stdout_str());
+        let before = server.requests();
+        Stampede::new().arg("run").arg(&file).args(["-q", "--replace", "--out"]).arg(run.path()).run().assert_exit(0);
+        assert_eq!(server.requests() - before, sent);
+    }
+}
+
 /// JMeter loads a request it cannot send and fails its sample at run time: without a server
 /// name, with a method it does not know (`${method}` that nothing defines), with an upload file
 /// that is missing. stampede too: each sample is a KO row with JMeter's response code and
