@@ -196,7 +196,7 @@ BOUNDED = THREAD_GROUPS + (UTG, STEPPING, CONCURRENCY, ARRIVALS)
 def own_prop(body, name, value):
     """Sets the thread group's own property NAME (not one inside its main controller or rows),
     adding it before the closing tag when missing."""
-    masked = re.sub(r'<(elementProp|collectionProp) name="(?:ThreadGroup.main_controller|ultimatethreadgroupdata)"'
+    masked = re.sub(r'<(elementProp|collectionProp)\b[^>]*?\bname="(?:ThreadGroup.main_controller|ultimatethreadgroupdata)"'
                     r'[^>]*?(?:/>|>.*?</\1>)', lambda x: "\1" * len(x.group(0)), body, flags=re.S)
     pat = re.compile(r'<(stringProp|intProp|longProp|boolProp) name="%s"(?:/>|>[^<]*</\1>)' % re.escape(name))
     hit = pat.search(masked)
@@ -219,9 +219,13 @@ def bound_jmeter_plan(text, users, iterations, duration, ramp_up):
         head, body = span[:head_end], span[head_end:]
         if head.endswith("/>"):
             return span
-        mc = re.search(r'<elementProp name="ThreadGroup.main_controller"[^>]*>.*?</elementProp>', body, re.S)
+        # Any attribute order (Taurus writes elementType first).
+        mc = re.search(r'<elementProp\b[^>]*\bname="ThreadGroup.main_controller"[^>]*>.*?</elementProp>', body, re.S)
         if mc:
             inner = set_prop(mc.group(0), "LoopController.loops", str(iterations))
+            # "Continue forever" on the main controller ignores the count (as stampede's
+            # --iterations does not): off, so that both tools run the same iterations.
+            inner = set_prop(inner, "LoopController.continue_forever", "false")
             body = body[:mc.start()] + inner + body[mc.end():]
         hold = str(max(duration - ramp_up, 0))
         if cls in THREAD_GROUPS:
