@@ -138,6 +138,13 @@ STUB_VALUES = {"protocol": "http", "scheme": "http", "host": "127.0.0.1", "hostn
                "domain": "127.0.0.1", "server": "127.0.0.1", "port": "8080"}
 
 
+def csv_file_name(props, udv):
+    """A CSV Data Set's file name after the plan's User Defined Variables and __P defaults."""
+    name = props.get("filename", "").strip()
+    name = re.sub(r"\$\{__P(?:roperty)?\(\s*[^,()]*,\s*([^,()]*?)\s*\)\}", r"\1", name)
+    return re.sub(r"\$\{([^{}]+)\}", lambda v: udv.get(v.group(1), v.group(0)), name)
+
+
 def stub_data_files(text, plan_dir):
     """[(relative path, text)]: a stand-in for each CSV Data Set file the plan names (after --set
     and its own User Defined Variables / __P defaults) that is not there, so that both tools read
@@ -148,9 +155,7 @@ def stub_data_files(text, plan_dir):
     for m in CSV_DS.finditer(text):
         el = m.group(0)
         props = dict(PROP.findall(el))
-        name = props.get("filename", "").strip()
-        name = re.sub(r"\$\{__P(?:roperty)?\(\s*[^,()]*,\s*([^,()]*?)\s*\)\}", r"\1", name)
-        name = re.sub(r"\$\{([^{}]+)\}", lambda v: udv.get(v.group(1), v.group(0)), name)
+        name = csv_file_name(props, udv)
         if not name or "${" in name or os.path.isabs(name) or ".." in name.split("/"):
             continue
         name = os.path.normpath(name)
@@ -191,7 +196,7 @@ BOUNDED = THREAD_GROUPS + (UTG, STEPPING, CONCURRENCY, ARRIVALS)
 def own_prop(body, name, value):
     """Sets the thread group's own property NAME (not one inside its main controller or rows),
     adding it before the closing tag when missing."""
-    masked = re.sub(r'<(elementProp|collectionProp) name="(?:ThreadGroup.main_controller|ultimatethreadgroupdata)"'
+    masked = re.sub(r'<(elementProp|collectionProp)\b[^>]*?\bname="(?:ThreadGroup.main_controller|ultimatethreadgroupdata)"'
                     r'[^>]*?(?:/>|>.*?</\1>)', lambda x: "\1" * len(x.group(0)), body, flags=re.S)
     pat = re.compile(r'<(stringProp|intProp|longProp|boolProp) name="%s"(?:/>|>[^<]*</\1>)' % re.escape(name))
     hit = pat.search(masked)
@@ -214,9 +219,13 @@ def bound_jmeter_plan(text, users, iterations, duration, ramp_up):
         head, body = span[:head_end], span[head_end:]
         if head.endswith("/>"):
             return span
-        mc = re.search(r'<elementProp name="ThreadGroup.main_controller"[^>]*>.*?</elementProp>', body, re.S)
+        # Any attribute order (Taurus writes elementType first).
+        mc = re.search(r'<elementProp\b[^>]*\bname="ThreadGroup.main_controller"[^>]*>.*?</elementProp>', body, re.S)
         if mc:
             inner = set_prop(mc.group(0), "LoopController.loops", str(iterations))
+            # "Continue forever" on the main controller ignores the count (as stampede's
+            # --iterations does not): off, so that both tools run the same iterations.
+            inner = set_prop(inner, "LoopController.continue_forever", "false")
             body = body[:mc.start()] + inner + body[mc.end():]
         hold = str(max(duration - ramp_up, 0))
         if cls in THREAD_GROUPS:
@@ -450,12 +459,37 @@ NORMALISERS = [
 DIGITS = re.compile(r"\d+")
 
 
-def normalise(s, digits):
+def normalise(s, digits, rows=None):
     for pat, rep in NORMALISERS:
         s = pat.sub(rep, s)
+    if rows:
+        s = rows.sub(r"\1_<row>", s)
     if digits:
         s = DIGITS.sub("<n>", s)
     return s
+
+
+def shared_rows(text, stubs):
+    """A pattern of the stand-in values (`name_N`) of CSV Data Sets that several thread groups
+    share (shareMode.all, the default), or None. JMeter hands their rows out in the order
+    threads arrive, whatever group they are in, so which group's request gets which row differs
+    between two JMeter runs too; their row numbers are compared as `name_<row>` (how many
+    requests of each kind, and every other part of them, still count)."""
+    groups = len(re.findall(r'testclass="(?:%s)"(?![^>]*enabled="false")' % "|".join(map(re.escape, BOUNDED)), text))
+    if groups < 2 or not stubs:
+        return None
+    names, udv = [], dict(ARG.findall(text))
+    for m in CSV_DS.finditer(text):
+        props = dict(PROP.findall(m.group(0)))
+        if os.path.normpath(csv_file_name(props, udv) or ".") not in stubs:
+            continue
+        if props.get("shareMode", "shareMode.all") != "shareMode.all":
+            continue
+        names += [n.strip() for n in props.get("variableNames", "").split(",")
+                  if n.strip() and n.strip().lower() not in STUB_VALUES]
+    if not names:
+        return None
+    return re.compile(r"\b(%s)_[1-6]\b" % "|".join(map(re.escape, sorted(set(names), key=len, reverse=True))))
 
 
 def body_text(r):
@@ -464,7 +498,7 @@ def body_text(r):
     return "hex:" + r.get("body_hex", "")
 
 
-def norm_request(r, digits):
+def norm_request(r, digits, rows=None):
     headers = []
     boundary = None
     for k, v in r["headers"]:
@@ -476,21 +510,21 @@ def norm_request(r, digits):
             v = v.replace(boundary, "<boundary>")
         if kl == "host":
             v = v.lower()  # a host name is case-insensitive (JMeter keeps the plan's case)
-        headers.append((kl, normalise(v, digits)))
+        headers.append((kl, normalise(v, digits, rows)))
     body = body_text(r)
     if boundary:
         body = body.replace(boundary, "<boundary>")
     target = r["target"]
     path, _, query = target.partition("?")
-    return (r["method"], normalise(path, digits), normalise(query, digits) if "?" in target else None,
+    return (r["method"], normalise(path, digits, rows), normalise(query, digits, rows) if "?" in target else None,
             ("tls" if r.get("tls") else "plain") + ":%s" % r.get("port"),
-            tuple(sorted(headers)), normalise(body, digits))
+            tuple(sorted(headers)), normalise(body, digits, rows))
 
 
 FIELDS = ("method", "path", "query", "tls/port", "headers", "body")
 
 
-def diff_causes(jm, st, digits, as_sets=False):
+def diff_causes(jm, st, digits, as_sets=False, rows=None):
     """Causes (short strings) why two recordings differ, and a few example lines.
 
     Requests are grouped by kind (method and normalised path); per kind, the number of requests
@@ -505,8 +539,8 @@ def diff_causes(jm, st, digits, as_sets=False):
             examples.append("%s: %d TLS handshakes failed: %s" % (side, len(failed), failed[0]["target"]))
     jm = [r for r in jm if r["method"] != "TLS-HANDSHAKE-FAILED"]
     st = [r for r in st if r["method"] != "TLS-HANDSHAKE-FAILED"]
-    na = [norm_request(r, digits) for r in jm]
-    nb = [norm_request(r, digits) for r in st]
+    na = [norm_request(r, digits, rows) for r in jm]
+    nb = [norm_request(r, digits, rows) for r in st]
     if as_sets:  # a run cut by the duration: how many depends on speed, not what
         na, nb = sorted(set(na)), sorted(set(nb))
     if collections.Counter(na) == collections.Counter(nb):
@@ -616,7 +650,8 @@ def classify(res, text):
     # each tool's speed; what it sent is still compared (as sets).
     limit = res.get("duration") or 20
     time_bound = any(len(reqs) > 1 and reqs[-1]["time"] - reqs[0]["time"] >= 0.8 * limit for reqs in (jm, st))
-    causes, examples = diff_causes(jm, st, digits, as_sets=time_bound)
+    rows = shared_rows(text, res.get("stubs") or [])
+    causes, examples = diff_causes(jm, st, digits, as_sets=time_bound, rows=rows)
     # Per-label samples and errors.
     jj, sj = res.get("jmeter_jtl") or {}, res.get("stampede_jtl") or {}
     label_diffs = []
@@ -629,6 +664,7 @@ def classify(res, text):
         examples += label_diffs[:4]
     if not causes:
         notes = (["random values normalised"] if digits else []) + (
+            ["rows of data shared by thread groups compared without their numbers"] if rows else []) + (
             ["cut by the duration: compared as sets (JMeter %d, stampede %d requests)" % (len(jm), len(st))]
             if time_bound else [])
         return "same", "; ".join(notes), []

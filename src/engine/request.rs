@@ -52,6 +52,16 @@ pub(super) fn full_url_in_path(path: &str) -> Option<&str> {
     (p.starts_with("http://") || p.starts_with("https://")).then_some(p)
 }
 
+/// The URL JMeter hands to java.net.URI for a path from [`PreparedRequest::render_unencoded`]:
+/// the path itself when it is a whole URL, else after the target's scheme and authority
+/// (HTTPSamplerBase.getUrl; a default port left out).
+pub(super) fn java_url(target: &Target, path: &str) -> String {
+    match full_url_in_path(path) {
+        Some(url) => url.to_string(),
+        None => format!("{}://{}{}", target.scheme(), target.authority(), path),
+    }
+}
+
 impl PreparedRequest {
     pub fn new(spec: &RequestSpec) -> PreparedRequest {
         let mut req = PreparedRequest {
@@ -79,7 +89,9 @@ impl PreparedRequest {
                 }
             }
         }
-        if req.is_fixed() {
+        // A constant URL java.net.URI refuses fails each sample (JMeter's rule): the engine
+        // tells so per send, so it is not rendered once here.
+        if req.is_fixed() && !(req.spec.java_uri && req.refused_when_fixed()) {
             // Fixed parts render without any user state.
             let mut u = UserVars::new(Vec::new(), 0, 0, Default::default());
             let mut body = Vec::new();
@@ -94,6 +106,13 @@ impl PreparedRequest {
             req.fixed = Some(Fixed { path, bytes, head_end, body_start });
         }
         req
+    }
+
+    /// Whether java.net.URI refuses the request's constant URL.
+    fn refused_when_fixed(&self) -> bool {
+        let mut path = String::new();
+        self.render_unencoded(&mut UserVars::new(Vec::new(), 0, 0, Default::default()), &mut path);
+        crate::plan::java_uri::refusal(&java_url(&self.spec.target, &path)).is_some()
     }
 
     fn is_fixed(&self) -> bool {
@@ -120,8 +139,21 @@ impl PreparedRequest {
             return;
         }
         let start = out.len();
+        self.render_unencoded(u, out);
+        sendable(out, start);
+    }
+
+    /// Appends the path and query as JMeter hands them to `java.net.URI`: the path's spaces
+    /// as `%20` (HTTPSamplerBase.getPath), query values as they are unless URL-encoded, a
+    /// fragment kept. [`sendable`] makes it what is sent.
+    pub fn render_unencoded(&self, u: &mut UserVars, out: &mut String) {
+        let start = out.len();
         self.spec.path.render(u, out);
-        encode_target(out, start);
+        if out[start..].contains(' ') {
+            let path = out[start..].replace(' ', "%20");
+            out.truncate(start);
+            out.push_str(&path);
+        }
         // JMeter adds a slash to a path that does not start with one (`${api}` holding `api/x`).
         if !out[start..].starts_with('/') {
             out.insert(start, '/');
@@ -141,18 +173,10 @@ impl PreparedRequest {
             }
             out.push('=');
             if p.encoded {
-                let at = out.len();
                 out.push_str(&v);
-                encode_target(out, at);
             } else {
                 out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
             }
-        }
-        // A fragment (`#...`) is never sent (RFC 9110 §7.1; JMeter builds a java.net.URL from
-        // path and query, whose fragment HttpClient leaves out): it ends the path, and a query
-        // appended after it is part of it too.
-        if let Some(i) = out[start..].find('#') {
-            out.truncate(start + i);
         }
     }
 
@@ -364,6 +388,18 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}--\r\n").as_bytes());
+}
+
+/// Makes `out[start..]`, a path and query from [`PreparedRequest::render_unencoded`], what is
+/// sent: characters a request target cannot carry percent-encoded ([`encode_target`]), and
+/// the fragment (`#...`) left out, as it never is sent (RFC 9110 §7.1; JMeter builds a
+/// java.net.URL from path and query, whose fragment HttpClient leaves out): it ends the path,
+/// and a query appended after it is part of it too.
+pub(super) fn sendable(out: &mut String, start: usize) {
+    encode_target(out, start);
+    if let Some(i) = out[start..].find('#') {
+        out.truncate(start + i);
+    }
 }
 
 /// Percent-encodes, in `s[from..]`, the bytes a request target cannot carry as they are

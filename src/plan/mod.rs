@@ -11,6 +11,7 @@ pub(crate) mod condition;
 pub mod csv_data;
 pub mod error;
 pub mod flow;
+pub(crate) mod java_uri;
 pub(crate) mod javatime;
 pub mod jmx;
 pub mod jregex;

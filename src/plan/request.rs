@@ -102,6 +102,16 @@ pub struct RequestSpec {
     /// is JMeter's non-HTTP code and message ([`non_http`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<CheckId>,
+    /// The fault fails the sample once the request is sent, whatever the response: JMeter's
+    /// HttpClient sends the head of a file body it then cannot open (`Content-Length: 0`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fault_after_head: bool,
+    /// JMeter's rule for the URL of each sample: the path's spaces sent as `%20`, and a URL
+    /// `java.net.URI` refuses (a `{`, `|` or `<` in the path, a bad `%` escape) fails the
+    /// sample unsent with `java.net.URISyntaxException` ([`super::java_uri`]). Without it,
+    /// such characters are percent-encoded and sent.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub java_uri: bool,
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
     /// Assertion "Ignore Status"). A `status` check implies it.
     pub ignore_status: bool,
@@ -416,6 +426,8 @@ impl RequestSpec {
             checks: Vec::new(),
             too_many_redirects: None,
             fault: None,
+            fault_after_head: false,
+            java_uri: false,
             ignore_status: false,
             managers: Default::default(),
             on_error: super::flow::StopKind::Continue,

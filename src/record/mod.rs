@@ -70,4 +70,8 @@ pub struct SampleRow {
     pub url: String,
     pub latency_ms: u64,
     pub connect_ms: u64,
+    /// Why JMeter's java.net.URI refuses `url` (`Illegal character in query at index 77`):
+    /// the sample failed unsent, and a results file writes JMeter's
+    /// `java.net.URISyntaxException` with this message.
+    pub refused_url: Option<Box<str>>,
 }

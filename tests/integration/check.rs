@@ -21,6 +21,35 @@ fn sampler(name: &str, domain: &str, port: &str, path: &str, method: &str) -> St
     )
 }
 
+/// `sampler` with one file to upload: `path` as the part named `param` (none: the body itself).
+fn with_file(sampler: String, path: &std::path::Path, param: &str, mime: &str) -> String {
+    sampler.replace(
+        "<stringProp name=\"HTTPSampler.domain\">",
+        &format!(
+            r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">{}</stringProp>
+            <stringProp name="File.paramname">{param}</stringProp><stringProp name="File.mimetype">{mime}</stringProp></elementProp>
+            </collectionProp></elementProp><stringProp name="HTTPSampler.domain">"#,
+            path.display()
+        ),
+    )
+}
+
+/// Runs the plan `file` quietly into `run`, with a results file; returns its path.
+fn run_with_jtl(run: &TempRun, file: &std::path::Path) -> std::path::PathBuf {
+    let jtl = run.root().join("results.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(file)
+        .args(["-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    jtl
+}
+
 /// A Constant Timer of `ms` milliseconds (one beyond a year is a plan error).
 fn timer(name: &str, ms: &str) -> String {
     format!(
@@ -128,6 +157,116 @@ fn check_lists_every_element_and_every_problem() {
     }
 }
 
+/// A URL JMeter's `java.net.URI` refuses fails its sample unsent, whether the URL is written in
+/// the plan or made at run time (`${a}` that nothing defines stays in the path): an illegal
+/// character in a path (`{`, `<`, `[`) or a query (`|`), a `%` that starts no escape. Each row
+/// has JMeter's code and message (`Illegal character in path at index 22: <url>`, the index as
+/// Java 17 gives it); nothing reaches the server for them, and `[]` in a query is sent.
+#[test]
+fn urls_java_refuses_fail_unsent_with_jmeter_s_message() {
+    let server = TestServer::builder().route("/ok", Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let base = format!("http://127.0.0.1:{port}");
+    let run = TempRun::new("check-uri");
+    let body = [
+        sampler("undefined", "127.0.0.1", &port, "/${a}-${b}", "GET"),
+        sampler("angle", "127.0.0.1", &port, "/q?s=&lt;EOF&gt;", "GET"),
+        sampler("bracket", "127.0.0.1", &port, "/a[1]", "POST"),
+        sampler("pipe", "127.0.0.1", &port, "/q?a|b", "GET"),
+        sampler("escape", "127.0.0.1", &port, "/a%zz", "GET"),
+        sampler("ok", "127.0.0.1", &port, "/ok?x=[1]&amp;y=a b", "GET"),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    let jtl = run_with_jtl(&run, &file);
+    assert_eq!(server.requests(), 2, "only the URL Java takes reaches the server");
+    assert_eq!(server.requests_to("/ok"), 2);
+    let s = run.summary();
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    let at = base.len();
+    for (name, path, why) in [
+        ("undefined", "/${a}-${b}", format!("Illegal character in path at index {}", at + 2)),
+        ("angle", "/q?s=<EOF>", format!("Illegal character in query at index {}", at + 5)),
+        ("bracket", "/a[1]", format!("Illegal character in path at index {}", at + 2)),
+        ("pipe", "/q?a|b", format!("Illegal character in query at index {}", at + 4)),
+        ("escape", "/a%zz", format!("Malformed escape pair at index {}", at + 2)),
+    ] {
+        assert_eq!(uint(&label(&s, name), "errors"), 2, "{name}");
+        let want = format!(
+            ",{name},Non HTTP response code: java.net.URISyntaxException,Non HTTP response message: {why}: {base}{path},"
+        );
+        let n = rows.lines().filter(|l| l.contains(&want) && l.contains(",text,false,,")).count();
+        assert_eq!(n, 2, "{want}\n{rows}");
+    }
+    assert_eq!(uint(&label(&s, "ok"), "errors"), 0);
+}
+
+/// One file without a parameter name is a POST's body. When it cannot be opened, JMeter's
+/// HttpClient still sends the request's head, with `Content-Length: 0`, then fails the sample
+/// with `java.io.FileNotFoundException`: the server sees each request, with no body.
+#[test]
+fn a_missing_file_body_is_sent_empty_and_fails() {
+    let server = TestServer::builder().route("/body", Route::ok().record()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("check-file-body");
+    let missing = run.root().join("no-such-body.json");
+    let post = with_file(sampler("no file", "127.0.0.1", &port, "/body", "POST"), &missing, "", "");
+    let file = run.write("plan.jmx", jmx_plan(1, "3", &post));
+    let checked = Stampede::new().arg("check").arg(&file).run();
+    checked.assert_exit(0);
+    assert!(
+        checked.stdout_str().contains("is sent without its body and fails, as in JMeter"),
+        "{}",
+        checked.stdout_str()
+    );
+    let jtl = run_with_jtl(&run, &file);
+    assert_eq!(server.requests_to("/body"), 3);
+    for r in server.recorded("/body") {
+        assert_eq!((r.method.as_str(), r.body.len()), ("POST", 0));
+        assert!(r.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("content-length") && v == "0"), "{r:?}");
+    }
+    let s = run.summary();
+    assert_eq!((uint(&label(&s, "no file"), "samples"), uint(&label(&s, "no file"), "errors")), (3, 3));
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    let want = format!(
+        ",no file,Non HTTP response code: java.io.FileNotFoundException,Non HTTP response message: {} (No such file or directory),",
+        missing.display()
+    );
+    assert_eq!(rows.lines().filter(|l| l.contains(&want)).count(), 3, "{rows}");
+}
+
+/// Two CSV Data Sets of one file share JMeter's reader, opened by the later one in the tree
+/// (JMeter starts them in reverse order). When that one reads no header line and the earlier
+/// one wants it ("Ignore first line"), JMeter stops each thread at its first iteration with
+/// "Could not read file header line": nothing is sent. In the other order the plan runs.
+#[test]
+fn csv_data_sets_sharing_a_file_stop_the_threads_when_jmeter_cannot_read_the_header() {
+    let server = TestServer::builder().route("/ok", Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("check-csv-header");
+    run.write("ids.csv", "id\nid1\nid2\n");
+    let csv = |names: &str, ignore_first: bool| {
+        format!(
+            r#"<CSVDataSet testclass="CSVDataSet" testname="ids {ignore_first}" enabled="true">
+              <stringProp name="filename">ids.csv</stringProp><stringProp name="variableNames">{names}</stringProp>
+              <boolProp name="ignoreFirstLine">{ignore_first}</boolProp><stringProp name="shareMode">shareMode.all</stringProp>
+            </CSVDataSet><hashTree/>"#
+        )
+    };
+    let get = sampler("ok", "127.0.0.1", &port, "/ok", "GET");
+    for (first, second, sent) in [(csv("id", true), csv("other", false), 0), (csv("other", false), csv("id", true), 4)]
+    {
+        let file = run.write("plan.jmx", jmx_plan(2, "2", &[first, second, get.clone()].concat()));
+        let checked = Stampede::new().arg("check").arg(&file).run();
+        checked.assert_exit(0);
+        let stops = checked.stdout_str().contains("Could not read file header line for file ids.csv");
+        assert_eq!(stops, sent == 0, "{}", checked.stdout_str());
+        let before = server.requests();
+        Stampede::new().arg("run").arg(&file).args(["-q", "--replace", "--out"]).arg(run.path()).run().assert_exit(0);
+        assert_eq!(server.requests() - before, sent);
+    }
+}
+
 /// JMeter loads a request it cannot send and fails its sample at run time: without a server
 /// name, with a method it does not know (`${method}` that nothing defines), with an upload file
 /// that is missing. stampede too: each sample is a KO row with JMeter's response code and
@@ -139,16 +278,7 @@ fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
     let port = server.addr().port().to_string();
     let run = TempRun::new("check-unsent");
     let missing = run.root().join("no-such-upload.bin");
-    let upload = sampler("no file", "127.0.0.1", &port, "/upload", "POST").replace(
-        "<stringProp name=\"HTTPSampler.domain\">",
-        &format!(
-            r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
-            <elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">{}</stringProp>
-            <stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp>
-            </collectionProp></elementProp><stringProp name="HTTPSampler.domain">"#,
-            missing.display()
-        ),
-    );
+    let upload = with_file(sampler("no file", "127.0.0.1", &port, "/upload", "POST"), &missing, "f", "text/plain");
     let body = [
         sampler("nowhere", "", "", "/lost", "GET"),
         sampler("bad method", "127.0.0.1", &port, "/m", "${method}"),
@@ -167,16 +297,7 @@ fn requests_jmeter_cannot_send_fail_at_run_time_unsent() {
         "{}",
         checked.stdout_str()
     );
-    let jtl = run.root().join("unsent.jtl");
-    Stampede::new()
-        .arg("run")
-        .arg(&file)
-        .args(["-q", "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    let jtl = run_with_jtl(&run, &file);
     let s = run.summary();
     for name in ["nowhere", "bad method", "no file"] {
         assert_eq!(uint(&label(&s, name), "samples"), 3, "{name}");

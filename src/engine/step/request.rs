@@ -90,7 +90,7 @@ impl VirtualUser {
     pub(in crate::engine) async fn request(&mut self, req: &PreparedRequest, start: Instant) -> Option<bool> {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
-        if let Some(fault) = spec.fault {
+        if let Some(fault) = spec.fault.filter(|_| !spec.fault_after_head) {
             // JMeter fails this sample before sending anything (a method it does not know).
             let at = spec.path.source().to_string();
             return Some(self.unsent(spec.label, start, &req.target, &at, ErrorKind::Check(fault.0)));
@@ -108,11 +108,31 @@ impl VirtualUser {
                         }
                         std::borrow::Cow::Owned(t)
                     }
-                    _ => return Some(self.bad_url(spec.label, start, &req.target, &origin)),
+                    _ => {
+                        if spec.java_uri {
+                            let mut url = origin.clone();
+                            req.render_unencoded(&mut self.vars, &mut url);
+                            if let Some(why) = crate::plan::java_uri::refusal(&url) {
+                                return Some(self.refused(spec.label, start, url, why));
+                            }
+                        }
+                        return Some(self.bad_url(spec.label, start, &req.target, &origin));
+                    }
                 }
             }
         };
-        req.render_path(&mut self.vars, &mut self.path);
+        if spec.java_uri && req.fixed.is_none() {
+            // JMeter's rule: a URL java.net.URI refuses fails the sample, unsent.
+            let at = self.path.len();
+            req.render_unencoded(&mut self.vars, &mut self.path);
+            let url = super::super::request::java_url(&first, &self.path);
+            if let Some(why) = crate::plan::java_uri::refusal(&url) {
+                return Some(self.refused(spec.label, start, url, why));
+            }
+            super::super::request::sendable(&mut self.path, at);
+        } else {
+            req.render_path(&mut self.vars, &mut self.path);
+        }
         // A path that turns out to be a whole URL (`${next}` holding `http://h/x`) is taken as
         // the URL, as JMeter does.
         let full_url = super::super::request::full_url_in_path(&self.path);
@@ -177,6 +197,13 @@ impl VirtualUser {
                 second.abandoned_before_send = false;
                 ex = second;
             }
+        }
+        if let Some(fault) = spec.fault {
+            // Sent, then failed in JMeter before it read any response (a file body it could
+            // not open): the fault, and nothing of the response (cookies, redirects, checks).
+            let end = ex.end.unwrap_or_else(Instant::now);
+            self.record(spec.label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path));
+            return Some(true);
         }
         // Where the chain is now; set only once a redirect is followed.
         let mut hop: Option<(String, Target, String)> = None;
@@ -415,27 +442,63 @@ impl VirtualUser {
         true
     }
 
+    /// Records a request JMeter fails unsent because java.net.URI refuses its `url`, for the
+    /// reason `why`: failed (`bad_url`), and in the per-sample log with JMeter's
+    /// `java.net.URISyntaxException` and message.
+    fn refused(&self, label: LabelId, start: Instant, url: String, why: crate::plan::java_uri::Refusal) -> bool {
+        let now = Instant::now();
+        let ctx = &self.ctx;
+        let mut sample = Sample {
+            label,
+            start_us: ctx.micros(start),
+            end_us: ctx.micros(now),
+            ttfb_us: 0,
+            connect_us: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            new_connection: false,
+            error: Some(ErrorKind::BadUrl),
+            in_total: true,
+        };
+        if let Some(top) = self.recorded_as() {
+            sample.in_total = top;
+            ctx.recorder.record(&sample);
+            if let Some(log) = &ctx.shared.sample_log {
+                let mut row = self.row(&sample, 0, url);
+                row.refused_url = Some(why.to_string().into());
+                let _ = log.send(row);
+            }
+        }
+        true
+    }
+
     /// Sends a sample to the per-sample log (the JTL file), when there is one.
     pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
+        if let Some(log) = &self.ctx.shared.sample_log {
+            let _ = log.send(self.row(sample, status, url));
+        }
+    }
+
+    /// The per-sample log's row for a sample.
+    fn row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
         let ctx = &self.ctx;
-        if let Some(log) = &ctx.shared.sample_log {
-            let _ = log.send(SampleRow {
-                timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
-                // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
-                elapsed_ms: (sample.elapsed_us() + 500) / 1000,
-                label: sample.label.0,
-                status,
-                error: sample.error,
-                scenario: ctx.index,
-                user: self.vars.thread_num,
-                bytes: sample.bytes_received,
-                sent_bytes: sample.bytes_sent,
-                group_users: ctx.active.load(Ordering::Relaxed),
-                all_users: ctx.shared.active_all.load(Ordering::Relaxed),
-                url,
-                latency_ms: (sample.ttfb_us + 500) / 1000,
-                connect_ms: (sample.connect_us + 500) / 1000,
-            });
+        SampleRow {
+            timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
+            // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
+            elapsed_ms: (sample.elapsed_us() + 500) / 1000,
+            label: sample.label.0,
+            status,
+            error: sample.error,
+            scenario: ctx.index,
+            user: self.vars.thread_num,
+            bytes: sample.bytes_received,
+            sent_bytes: sample.bytes_sent,
+            group_users: ctx.active.load(Ordering::Relaxed),
+            all_users: ctx.shared.active_all.load(Ordering::Relaxed),
+            url,
+            latency_ms: (sample.ttfb_us + 500) / 1000,
+            connect_ms: (sample.connect_us + 500) / 1000,
+            refused_url: None,
         }
     }
 }

@@ -343,7 +343,40 @@ impl Cx {
             }
             self.scope_element(c, &mut s, depth)?;
         }
+        self.csv_header_conflicts(children, &mut s);
         Ok(s)
+    }
+
+    /// JMeter's FileServer shares one reader among the CSV Data Sets of one scope that read the
+    /// same file in the same share mode, opened by the first to start an iteration: the last
+    /// in the tree (a controller calls its iteration listeners in reverse order). When that one
+    /// reads no header line and another wants one (no variable names, or "Ignore first line"),
+    /// the other fails each thread at its first iteration, before any sample (FileServer:
+    /// "Could not read file header line for file NAME"): the users stop there too.
+    fn csv_header_conflicts(&mut self, children: &[El], s: &mut Scope) {
+        let mut sets = Vec::new();
+        for c in children.iter().filter(|c| c.enabled && c.class == "CSVDataSet") {
+            let file = self.expand(c, c.text_or_empty("filename")).unwrap_or_default().trim().to_string();
+            let share = c.text("shareMode").unwrap_or("shareMode.all").to_string();
+            let header = c.text_or_empty("variableNames").trim().is_empty() || c.flag("ignoreFirstLine") == Some(true);
+            sets.push((file, share, header, c.line));
+        }
+        for (i, (file, share, header, _)) in sets.iter().enumerate() {
+            let same = |(f, sh, ..): &&(String, String, bool, usize)| f == file && sh == share;
+            if *header || sets[i + 1..].iter().any(|o| same(&o)) {
+                continue;
+            }
+            let Some(&(.., line)) = sets[..i].iter().filter(same).find(|o| o.2) else { continue };
+            s.pre.push(Step::Stop(flow::StopKind::User));
+            if let Some(r) = self.report.iter_mut().rev().find(|r| r.line == line && r.class == "CSVDataSet") {
+                r.status = Status::Partial;
+                r.note = format!(
+                    "JMeter stops each thread at its first iteration, before any sample: \"Could not read file \
+                     header line for file {file}\" (a CSV Data Set of this file later in the tree opens it first, \
+                     without its header line); so does stampede"
+                );
+            }
+        }
     }
 
     /// Reads one scope element by its class, from the family tables.

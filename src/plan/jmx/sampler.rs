@@ -74,7 +74,8 @@ impl Cx {
         let req = self.http_request(c, &own)?;
         if let Some(fault) = req.fault {
             let why = self.b.check_message(fault).to_string();
-            self.report(c, depth, Status::Partial, format!("each sample fails unsent, as in JMeter: {why}"));
+            let how = if req.fault_after_head { "is sent without its body and fails" } else { "fails unsent" };
+            self.report(c, depth, Status::Partial, format!("each sample {how}, as in JMeter: {why}"));
         } else if c.flag("HTTPSampler.image_parser") == Some(true) {
             self.report(
                 c,
@@ -237,6 +238,7 @@ impl Cx {
         let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
         let mut query = Vec::new();
         let mut body = Body::None;
+        let mut fault_after_head = false;
         let dir = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
         const FORM: &str = "application/x-www-form-urlencoded; charset=UTF-8";
         // JMeter leaves out arguments without a name from a query or a form.
@@ -297,9 +299,13 @@ impl Cx {
             ));
             body = Body::Multipart(parts);
         } else if let Some((file, _, mime)) = files.first() {
-            // One file without a parameter name is the body itself.
+            // One file without a parameter name is the body itself. One that cannot be read:
+            // JMeter's HttpClient sends the head (`Content-Length: 0`, the size of no file),
+            // then fails opening the file for the body.
             let p = dir.join(upload_name(self, c, file));
+            let unsent = fault.is_some();
             let bytes = read_upload(&p, &mut fault).unwrap_or_default();
+            fault_after_head = !unsent && fault.is_some();
             if !has_ct && !mime.is_empty() {
                 headers.push(("Content-Type".into(), Template::literal(mime.clone())));
             }
@@ -364,6 +370,7 @@ impl Cx {
         req.ignore_status = scope.ignore_status;
         req.managers = scope.managers.clone();
         req.on_error = scope.on_error;
+        req.java_uri = true;
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
         if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {
@@ -375,6 +382,7 @@ impl Cx {
             ));
         }
         req.fault = fault.map(|m| self.b.check(m));
+        req.fault_after_head = fault_after_head;
         Ok(req)
     }
 }

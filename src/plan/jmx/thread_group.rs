@@ -118,7 +118,7 @@ impl Cx {
         let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
         let loops_raw = main.text("LoopController.loops").unwrap_or("1").to_string();
         let loops: i64 = self.number(tg, &loops_raw, "loop count")?;
-        let forever = loops < 0;
+        let forever = loops < 0 || loops_on(main);
         let scheduler = tg.flag("ThreadGroup.scheduler").unwrap_or(false);
         let (duration, delay) = if scheduler {
             // JMeter stops the test at once ("Invalid duration"/"Invalid delay ... set in Thread
@@ -217,7 +217,7 @@ impl Cx {
     fn loops(&mut self, tg: &El) -> Result<Option<u64>, Error> {
         let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
         let loops: i64 = self.number(tg, main.text("LoopController.loops").unwrap_or("-1"), "loop count")?;
-        Ok((loops >= 0).then_some(loops as u64))
+        Ok((loops >= 0 && !loops_on(main)).then_some(loops as u64))
     }
 
     /// The Ultimate Thread Group: per row, N users started over the startup time after the
@@ -573,9 +573,32 @@ fn concurrency_starts(target: f64, ramp: f64, hold: f64, steps: f64) -> Vec<Dura
     starts
 }
 
+/// A thread group's main Loop Controller with "continue forever" on (Taurus writes it) starts
+/// over after its last loop instead of finishing (LoopController.nextIsNull): the thread loops
+/// until its scheduler's duration ends, whatever the count.
+fn loops_on(main: &[Prop]) -> bool {
+    main.flag("LoopController.continue_forever") == Some(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_main_loop_that_continues_forever_ignores_its_count() {
+        let tg = |forever: &str| {
+            let main = format!(
+                r#"<elementProp elementType="LoopController" name="ThreadGroup.main_controller" testclass="LoopController">
+                <boolProp name="LoopController.continue_forever">{forever}</boolProp>
+                <stringProp name="LoopController.loops">2</stringProp></elementProp>"#
+            );
+            let p = load("ThreadGroup", &format!("{}{main}", props(&[("ThreadGroup.num_threads", "1")]))).unwrap();
+            let Workload::Closed(w) = &p.scenarios[0].workload else { panic!() };
+            w.iterations
+        };
+        assert_eq!(tg("false"), Some(2));
+        assert_eq!(tg("true"), None, "JMeter starts the main loop over: it runs until stopped");
+    }
 
     /// A plan of one thread group element `tg` (its inside given) holding one sampler.
     fn load(class: &str, inside: &str) -> Result<Plan, Error> {

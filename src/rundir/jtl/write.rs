@@ -98,10 +98,17 @@ pub fn spawn(
 pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
     let label = names.labels.get(r.label as usize).map_or("", String::as_str);
     let scenario = names.scenarios.get(r.scenario).map_or("", String::as_str);
-    // A sample JMeter fails on an exception before sending (a method it does not know): its
-    // code and message, as JMeter writes them.
-    let non_http = match r.error {
-        Some(ErrorKind::Check(id)) => names.checks.get(id as usize).and_then(|m| split_non_http(m)),
+    // A results file is shared: the URL as the redaction rule shows it (`?token=***`).
+    let url = crate::redact::url(&r.url);
+    let url = names.secrets.scrub(&url);
+    // A sample JMeter fails on an exception before sending (a method it does not know, a URL
+    // java.net.URI refuses): its code and message, as JMeter writes them.
+    let non_http = match (&r.refused_url, r.error) {
+        (Some(why), _) => Some((
+            "Non HTTP response code: java.net.URISyntaxException".to_string(),
+            format!("Non HTTP response message: {why}: {url}"),
+        )),
+        (None, Some(ErrorKind::Check(id))) => names.checks.get(id as usize).and_then(|m| split_non_http(m)),
         _ => None,
     };
     let (code, message, failure) = match r.error {
@@ -117,9 +124,6 @@ pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
             (format!("Non HTTP response code: {}", k.name()), format!("Non HTTP response message: {}", k.name()), "")
         }
     };
-    // A results file is shared: the URL as the redaction rule shows it (`?token=***`).
-    let url = crate::redact::url(&r.url);
-    let url = names.secrets.scrub(&url);
     let user = format!("{scenario} 1-{}", r.user);
     let success = if r.error.is_none() { "true" } else { "false" };
     let n = |v: u64| v.to_string();
@@ -180,6 +184,7 @@ mod tests {
             url: "http://127.0.0.1:8080/read?a=1".into(),
             latency_ms: 10,
             connect_ms: 1,
+            refused_url: None,
         };
         let mut line = text(&r, &names);
         assert_eq!(
@@ -199,5 +204,16 @@ mod tests {
         r.url = "http://127.0.0.1:8080/r?access_token=t0k3n&Api_Key=k3y&q=from-the-environment&page=2".into();
         line = text(&r, &names);
         assert!(line.contains(",http://127.0.0.1:8080/r?access_token=***&Api_Key=***&q=***&page=2,"), "{line}");
+        // A URL java.net.URI refuses: JMeter's exception and message, with the URL as shown.
+        r.error = Some(ErrorKind::BadUrl);
+        r.refused_url = Some("Illegal character in query at index 42".into());
+        line = text(&r, &names);
+        assert!(
+            line.contains(
+                ",Non HTTP response code: java.net.URISyntaxException,Non HTTP response message: Illegal character in \
+                 query at index 42: http://127.0.0.1:8080/r?access_token=***&Api_Key=***&q=***&page=2,"
+            ),
+            "{line}"
+        );
     }
 }
