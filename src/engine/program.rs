@@ -11,6 +11,8 @@ pub enum Op {
     Request(Box<PreparedRequest>),
     /// A sample made without a connection.
     Sample(Box<crate::plan::synthetic::Synthetic>),
+    /// A sample over a raw socket.
+    Socket(Box<crate::plan::socket::SocketStep>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -140,6 +142,7 @@ impl Program {
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Socket(_) => true,
             Op::Think(t) => t.can_wait(),
             _ => false,
         });
@@ -172,6 +175,10 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
             Step::Sample(x) => {
                 checks(guards, ops);
                 ops.push(Op::Sample(x.clone()));
+            }
+            Step::Socket(x) => {
+                checks(guards, ops);
+                ops.push(Op::Socket(x.clone()));
             }
             Step::Critical(c) => {
                 let at = ops.len();

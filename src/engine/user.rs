@@ -61,6 +61,8 @@ pub(super) struct VirtualUser {
     pub(super) path: String,
     /// The Critical Section Controllers the user is inside, innermost last.
     pub(super) held: Vec<Held>,
+    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests).
+    pub(super) sockets: super::step::Sockets,
 }
 
 /// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
@@ -98,6 +100,7 @@ impl VirtualUser {
             body: Vec::new(),
             path: String::new(),
             held: Vec::new(),
+            sockets: Default::default(),
             ctx,
         }
     }
@@ -146,7 +149,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                op @ (Op::Request(_) | Op::Sample(_)) => {
+                op @ (Op::Request(_) | Op::Sample(_) | Op::Socket(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -165,6 +168,7 @@ impl VirtualUser {
                         // before the user yields; one that waited on its socket yielded there.
                         Op::Request(req) => (self.request(req, start).await, req.spec.on_error),
                         Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error),
+                        Op::Socket(x) => self.socket(x, start).await,
                         _ => unreachable!("matched above"),
                     };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error

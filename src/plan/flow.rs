@@ -59,6 +59,8 @@ pub enum Step {
     /// Runs its steps holding a lock of its name shared by every user of the run (JMeter's
     /// Critical Section Controller).
     Critical(Box<Critical>),
+    /// A sample over a raw socket (TCP Sampler, HTTP Raw Request, UDP Request).
+    Socket(Box<super::socket::SocketStep>),
 }
 
 /// JMeter's CriticalSectionController: the lock (its name rendered when the section is
@@ -555,6 +557,7 @@ pub fn has_request(steps: &[Step]) -> bool {
 fn has_synthetic(steps: &[Step]) -> bool {
     steps.iter().any(|step| match step {
         Step::Sample(_) => true,
+        Step::Socket(_) => true,
         Step::Sequence(s) => has_synthetic(s),
         Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
         Step::Loop(l) => has_synthetic(&l.steps),
@@ -597,7 +600,8 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::SeededRandom(_)
             | Step::Stop(_)
             | Step::Pick(_)
-            | Step::Sample(_) => {}
+            | Step::Sample(_)
+            | Step::Socket(_) => {}
         }
     }
 }
@@ -648,7 +652,8 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::SeededRandom(_)
             | Step::Stop(_)
             | Step::Pick(_)
-            | Step::Sample(_) => {}
+            | Step::Sample(_)
+            | Step::Socket(_) => {}
         }
     }
 }

@@ -70,4 +70,7 @@ pub struct SampleRow {
     pub url: String,
     pub latency_ms: u64,
     pub connect_ms: u64,
+    /// The response code and message when they are not the HTTP status's (a sampler of
+    /// another protocol: JMeter's TCP Sampler writes `500` and the Java exception).
+    pub code_message: Option<Box<(String, String)>>,
 }

@@ -2,11 +2,13 @@
 //! files, counters. The request step is in `request`.
 
 mod request;
+mod socket;
 mod synthetic;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};
 use crate::record::ErrorKind;
+pub(super) use socket::Sockets;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 

@@ -419,25 +419,31 @@ impl VirtualUser {
 
     /// Sends a sample to the per-sample log (the JTL file), when there is one.
     pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
+        if let Some(log) = &self.ctx.shared.sample_log {
+            let _ = log.send(self.sample_row(sample, status, url));
+        }
+    }
+
+    /// The results-file row of a sample.
+    pub(in crate::engine) fn sample_row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
         let ctx = &self.ctx;
-        if let Some(log) = &ctx.shared.sample_log {
-            let _ = log.send(SampleRow {
-                timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
-                // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
-                elapsed_ms: (sample.elapsed_us() + 500) / 1000,
-                label: sample.label.0,
-                status,
-                error: sample.error,
-                scenario: ctx.index,
-                user: self.vars.thread_num,
-                bytes: sample.bytes_received,
-                sent_bytes: sample.bytes_sent,
-                group_users: ctx.active.load(Ordering::Relaxed),
-                all_users: ctx.shared.active_all.load(Ordering::Relaxed),
-                url,
-                latency_ms: (sample.ttfb_us + 500) / 1000,
-                connect_ms: (sample.connect_us + 500) / 1000,
-            });
+        SampleRow {
+            timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
+            // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
+            elapsed_ms: (sample.elapsed_us() + 500) / 1000,
+            label: sample.label.0,
+            status,
+            error: sample.error,
+            scenario: ctx.index,
+            user: self.vars.thread_num,
+            bytes: sample.bytes_received,
+            sent_bytes: sample.bytes_sent,
+            group_users: ctx.active.load(Ordering::Relaxed),
+            all_users: ctx.shared.active_all.load(Ordering::Relaxed),
+            url,
+            latency_ms: (sample.ttfb_us + 500) / 1000,
+            connect_ms: (sample.connect_us + 500) / 1000,
+            code_message: None,
         }
     }
 }

@@ -18,6 +18,7 @@ mod module;
 mod report;
 mod sampler;
 mod script;
+mod socket;
 #[cfg(test)]
 mod support;
 mod synthetic;
@@ -231,6 +232,8 @@ struct Scope {
     pre: Vec<Step>,
     /// The HTTP Cache, Authorization and DNS Cache Managers in scope (the innermost of each).
     managers: crate::plan::managers::Managers,
+    /// The TCP Sampler Configs' fields, the innermost first.
+    tcp: Vec<Prop>,
 }
 
 struct Cx {
@@ -429,7 +432,7 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 8] = [
     ("config element", config::ELEMENTS),
     ("config element", sampler::SCOPE_ELEMENTS),
     ("timer", timer::ELEMENTS),
@@ -437,12 +440,14 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
     ("assertion", assertion::ELEMENTS),
     ("listener", listener::ELEMENTS),
     ("post-processor", script::ELEMENTS),
+    ("pre-processor", socket::SCOPE_ELEMENTS),
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 4] = [
+const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 5] = [
     ("sampler", sampler::STEP_ELEMENTS),
     ("sampler", synthetic::ELEMENTS),
+    ("sampler", socket::STEP_ELEMENTS),
     ("controller", controller::ELEMENTS),
     ("controller", module::ELEMENTS),
 ];

@@ -25,7 +25,7 @@ const NAMES: &[(&str, &str)] = &[
     ("CacheManager", "HTTP Cache Manager"),
     ("AuthManager", "HTTP Authorization Manager"),
     ("DNSCacheManager", "DNS Cache Manager"),
-    ("ConfigTestElement", "HTTP Request Defaults"),
+    ("ConfigTestElement", "HTTP Request Defaults, TCP Sampler Config"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),
@@ -73,6 +73,10 @@ const NAMES: &[(&str, &str)] = &[
     ("DebugSampler", "Debug Sampler"),
     ("kg.apc.jmeter.samplers.DummySampler", "jp@gc - Dummy Sampler"),
     ("JavaSampler", "Java Request (JavaTest, SleepTest)"),
+    ("TCPSampler", "TCP Sampler"),
+    ("kg.apc.jmeter.samplers.HTTPRawSampler", "jp@gc - HTTP Raw Request"),
+    ("kg.apc.jmeter.samplers.UDPSampler", "jp@gc - UDP Request"),
+    ("kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor", "jp@gc - Raw Data Source PreProcessor"),
     // Controllers.
     ("GenericController", "Simple Controller"),
     ("LoopController", "Loop Controller"),

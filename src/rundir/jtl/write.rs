@@ -105,6 +105,14 @@ pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
         _ => None,
     };
     let (code, message, failure) = match r.error {
+        _ if r.code_message.is_some() => {
+            let (code, message) = r.code_message.as_deref().cloned().unwrap_or_default();
+            let failure = match r.error {
+                Some(ErrorKind::Check(id)) => names.checks.get(id as usize).map_or("", String::as_str),
+                _ => "",
+            };
+            (code, message, failure)
+        }
         _ if non_http.is_some() => non_http.map(|(c, m)| (c, m, "")).unwrap_or_default(),
         None => (r.status.to_string(), crate::http1::reason(r.status).to_string(), ""),
         Some(ErrorKind::Status(s)) => (s.to_string(), crate::http1::reason(s).to_string(), ""),
@@ -180,6 +188,7 @@ mod tests {
             url: "http://127.0.0.1:8080/read?a=1".into(),
             latency_ms: 10,
             connect_ms: 1,
+            code_message: None,
         };
         let mut line = text(&r, &names);
         assert_eq!(
