@@ -39,6 +39,10 @@
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
+//! - `jmx_socket`: samplers over raw sockets (issue 13): the TCP Sampler (its config, text and
+//!   binary clients, a connection per user), HTTP Raw Request and Raw Data Source, UDP Request
+//!   (hex, raw, DNS) against loopback servers that count what they received; refused and timed
+//!   out samples fail with JMeter's code and message.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
@@ -76,6 +80,7 @@ mod jmx_c;
 mod jmx_ctl;
 mod jmx_fn;
 mod jmx_http;
+mod jmx_socket;
 mod jmx_tg;
 mod jmx_x;
 mod labels;

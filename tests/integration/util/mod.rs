@@ -4,6 +4,8 @@
 //!   a real browser loads it (errors, requests, screenshot, print).
 //! - [`server`]: `TestServer`, the loopback HTTP/1.x server that independently counts what
 //!   stampede did (connections, requests, responses) so tests can compare exactly.
+//! - [`socket`]: TCP and UDP servers for the raw socket samplers, counting connections,
+//!   messages and bytes.
 //! - [`stampede`]: running the real binary with a hard timeout, and reading its run directory.
 
 // Each test module uses a different subset of these helpers; unused ones are not a defect.
@@ -12,6 +14,7 @@
 pub mod browser;
 pub mod golden;
 pub mod server;
+pub mod socket;
 pub mod stampede;
 
 /// Held by the tests whose figures depend on timing (a median, a rate) and by the ones that
