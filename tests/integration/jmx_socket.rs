@@ -121,6 +121,23 @@ fn binary_tcp_client_speaks_hex() {
     assert!(rows.iter().all(|r| r[4] == "16"), "{rows:?}");
 }
 
+/// LengthPrefixedBinaryTCPClientImpl: each message after its length in two bytes, both ways,
+/// over one connection.
+#[test]
+fn length_prefixed_tcp_client_frames_each_message() {
+    let server = TcpServer::start(TcpMode::LengthPrefixed);
+    let class = "LengthPrefixedBinaryTCPClientImpl";
+    // "hi" out; "echo:hi" back, as hex.
+    let body = [tcp_config("", false), tcp("framed", class, "6869", "", &contains("^6563686f3a6869$"))].concat();
+    let (run, rows) = run_jmx("jmx-tcp-framed", 1, "3", server.port(), &body);
+    let row = run.label("framed");
+    assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (3, 0), "{row:#}");
+    assert_eq!(server.messages(), 3);
+    assert_eq!(server.connections(), 1);
+    assert!(server.received().iter().all(|m| m == b"hi"));
+    assert!(rows.iter().all(|r| r[1] == "200" && r[4] == "14"), "{rows:?}");
+}
+
 /// Nothing listening: each sample fails at once with 500 and Java's exception; a server that
 /// never answers: each sample fails after the read timeout with JMeter's ReadException, and the
 /// server did receive every request.

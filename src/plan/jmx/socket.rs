@@ -227,3 +227,88 @@ impl Cx {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_of(body: &str) -> String {
+        format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        )
+    }
+
+    fn config(server: &str, port: &str, eol: &str) -> String {
+        format!(
+            r#"<ConfigTestElement guiclass="TCPConfigGui" testclass="ConfigTestElement" testname="C" enabled="true">
+              <stringProp name="TCPSampler.server">{server}</stringProp><stringProp name="TCPSampler.port">{port}</stringProp>
+              <stringProp name="TCPSampler.EolByte">{eol}</stringProp><boolProp name="TCPSampler.closeConnection">true</boolProp>
+            </ConfigTestElement><hashTree/>"#
+        )
+    }
+
+    fn tcp(class: &str, server: &str) -> String {
+        format!(
+            r#"<TCPSampler testclass="TCPSampler" testname="t" enabled="true"><stringProp name="TCPSampler.classname">{class}</stringProp>
+              <stringProp name="TCPSampler.server">{server}</stringProp><stringProp name="TCPSampler.port"></stringProp>
+              <boolProp name="TCPSampler.closeConnection">false</boolProp></TCPSampler><hashTree/>"#
+        )
+    }
+
+    fn read_plan(text: &str, props: &[(&str, &str)]) -> Result<(Plan, Vec<ElementReport>), Error> {
+        let properties = props.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        read(text, Path::new("t.jmx"), &Options { properties, ..Default::default() })
+    }
+
+    fn the_tcp(plan: &Plan) -> Tcp {
+        let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
+            Step::Socket(x) => match &**x {
+                SocketStep::Sample(Socket { kind: SocketKind::Tcp(t), .. }) => Some((**t).clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        found.expect("a TCP sample")
+    }
+
+    /// JMeter's merge: the sampler's own non-empty fields and flags win; an empty or missing
+    /// one is the innermost config's.
+    #[test]
+    fn tcp_config_fills_what_the_sampler_leaves_empty() {
+        let inner = format!(
+            r#"<GenericController testclass="GenericController" testname="g" enabled="true"/><hashTree>{}{}</hashTree>"#,
+            config("", "9000", ""),
+            tcp("", "own.host")
+        );
+        let text = plan_of(&format!("{}{inner}", config("outer.host", "8000", "10")));
+        let (plan, report) = read_plan(&text, &[]).unwrap();
+        assert!(report.iter().all(|r| r.status != Status::Unsupported), "{report:?}");
+        let t = the_tcp(&plan);
+        assert_eq!(t.server.source(), "own.host");
+        assert_eq!(t.port.source(), "9000");
+        assert_eq!(t.eol.as_ref().map(|e| e.source().to_string()), Some("10".into()));
+        assert!(!t.close, "the sampler's own flag wins");
+        assert_eq!(t.client, TcpClient::Text);
+    }
+
+    /// The client class: empty is `tcp.handler` (TCPClientImpl); JMeter's package may be left
+    /// out; the length prefix's size is `tcp.binarylength.prefix.length`; another class is
+    /// unsupported.
+    #[test]
+    fn tcp_client_classes_as_jmeter_finds_them() {
+        let props = [("tcp.handler", "BinaryTCPClientImpl"), ("tcp.binarylength.prefix.length", "4")];
+        let (plan, _) = read_plan(&plan_of(&tcp("", "h")), &props).unwrap();
+        assert_eq!(the_tcp(&plan).client, TcpClient::Binary);
+        let class = "org.apache.jmeter.protocol.tcp.sampler.LengthPrefixedBinaryTCPClientImpl";
+        let (plan, _) = read_plan(&plan_of(&tcp(class, "h")), &props).unwrap();
+        assert_eq!(the_tcp(&plan).client, TcpClient::LengthPrefixed { prefix: 4 });
+        let e = read_plan(&plan_of(&tcp("com.example.Client", "h")), &[]).unwrap_err();
+        assert!(e.to_string().contains("com.example.Client"), "{e}");
+        let udp = r#"<kg.apc.jmeter.samplers.UDPSampler testclass="kg.apc.jmeter.samplers.UDPSampler" testname="u" enabled="true">
+            <stringProp name="encodeclass">com.example.Codec</stringProp></kg.apc.jmeter.samplers.UDPSampler><hashTree/>"#;
+        let e = read_plan(&plan_of(udp), &[]).unwrap_err();
+        assert!(e.to_string().contains("com.example.Codec"), "{e}");
+    }
+}

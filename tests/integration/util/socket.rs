@@ -17,6 +17,9 @@ pub enum TcpMode {
     HttpClose(Vec<u8>),
     /// Reads and counts, never answers.
     Silent,
+    /// Messages after their length in 2 big-endian bytes, each answered `echo:<message>`,
+    /// framed the same way; the connection stays open.
+    LengthPrefixed,
 }
 
 /// Counts of a test server.
@@ -92,9 +95,24 @@ fn serve(mut conn: TcpStream, mode: &TcpMode, c: &Counts) {
         };
         c.bytes.fetch_add(n as u64, Ordering::SeqCst);
         pending.extend_from_slice(&buf[..n]);
+        if let TcpMode::LengthPrefixed = mode {
+            while pending.len() >= 2 && pending.len() >= 2 + usize::from(u16::from_be_bytes([pending[0], pending[1]])) {
+                let n = usize::from(u16::from_be_bytes([pending[0], pending[1]]));
+                let message: Vec<u8> = pending.drain(..2 + n).skip(2).collect();
+                c.received.lock().unwrap().push(message.clone());
+                c.messages.fetch_add(1, Ordering::SeqCst);
+                let mut reply = ((n + 5) as u16).to_be_bytes().to_vec();
+                reply.extend_from_slice(b"echo:");
+                reply.extend_from_slice(&message);
+                if conn.write_all(&reply).is_err() {
+                    return;
+                }
+            }
+            continue;
+        }
         let end: &[u8] = match mode {
-            TcpMode::Lines | TcpMode::Silent => b"\n",
             TcpMode::HttpClose(_) => b"\r\n\r\n",
+            _ => b"\n",
         };
         while let Some(i) = pending.windows(end.len()).position(|w| w == end) {
             let message: Vec<u8> = pending.drain(..i + end.len()).collect();
@@ -112,7 +130,7 @@ fn serve(mut conn: TcpStream, mode: &TcpMode, c: &Counts) {
                     let _ = conn.write_all(reply);
                     return;
                 }
-                TcpMode::Silent => {}
+                TcpMode::Silent | TcpMode::LengthPrefixed => {}
             }
         }
     }
