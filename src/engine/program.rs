@@ -142,7 +142,7 @@ impl Program {
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::Stop(_) | Op::Write { .. } => true,
-            Op::Socket(_) => true,
+            Op::Socket(x) => matches!(**x, crate::plan::socket::SocketStep::Sample(_)),
             Op::Think(t) => t.can_wait(),
             _ => false,
         });

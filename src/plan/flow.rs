@@ -557,7 +557,7 @@ pub fn has_request(steps: &[Step]) -> bool {
 fn has_synthetic(steps: &[Step]) -> bool {
     steps.iter().any(|step| match step {
         Step::Sample(_) => true,
-        Step::Socket(_) => true,
+        Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
         Step::Sequence(s) => has_synthetic(s),
         Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
         Step::Loop(l) => has_synthetic(&l.steps),

@@ -311,4 +311,13 @@ mod tests {
         let e = read_plan(&plan_of(udp), &[]).unwrap_err();
         assert!(e.to_string().contains("com.example.Codec"), "{e}");
     }
+
+    /// A Raw Data Source feeds samplers; it is not one: a plan with nothing else sends nothing.
+    #[test]
+    fn a_raw_data_source_alone_sends_nothing() {
+        let source = r#"<kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor testclass="kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" testname="r" enabled="true">
+            <stringProp name="variable_name">v</stringProp><stringProp name="filename">f</stringProp></kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor><hashTree/>"#;
+        let e = read_plan(&plan_of(source), &[]).unwrap_err();
+        assert!(e.to_string().contains("no thread group sends a request"), "{e}");
+    }
 }

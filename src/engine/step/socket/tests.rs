@@ -84,3 +84,21 @@ fn raw_responses_parse_as_the_plugin_parses_them() {
     parse_raw_response(&mut o);
     assert_eq!((o.code.as_str(), o.body.as_slice()), ("200", &b"garbage"[..]));
 }
+
+/// A Raw Data Source alone makes no sample: a user with nothing else stops at once.
+#[test]
+fn a_raw_data_source_alone_is_idle() {
+    use crate::plan::socket::{RawFile, RawSource};
+    use crate::plan::{Step, Template, VarId};
+    let source = RawSource {
+        name: "v".into(),
+        var: VarId(0),
+        file: Template::literal("f"),
+        base_dir: Default::default(),
+        rewind: true,
+        hex: false,
+        state: RawFile::default(),
+    };
+    let program = crate::engine::program::Program::compile(&[Step::Socket(Box::new(SocketStep::RawSource(source)))]);
+    assert!(program.idle);
+}
