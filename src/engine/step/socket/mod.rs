@@ -149,7 +149,8 @@ impl VirtualUser {
         if !self.inside_parent_group() {
             ctx.recorder.record(&sample);
             if let Some(log) = &ctx.shared.sample_log {
-                let mut row = self.sample_row(&sample, status, String::new());
+                // JMeter writes the URL of a sample without one as `null`.
+                let mut row = self.sample_row(&sample, status, "null".into());
                 row.code_message = Some(Box::new((o.code, o.message)));
                 let _ = log.send(row);
             }
