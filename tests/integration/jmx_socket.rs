@@ -172,6 +172,10 @@ fn tcp_refused_and_timed_out_samples_fail() {
 }
 
 fn http_raw(name: &str, data: &str, keepalive: bool, parse: bool, children: &str) -> String {
+    http_raw_file(name, data, "", keepalive, parse, children)
+}
+
+fn http_raw_file(name: &str, data: &str, file: &str, keepalive: bool, parse: bool, children: &str) -> String {
     format!(
         r#"<kg.apc.jmeter.samplers.HTTPRawSampler guiclass="kg.apc.jmeter.samplers.HTTPRawSamplerGui" testclass="kg.apc.jmeter.samplers.HTTPRawSampler" testname="{name}" enabled="true">
           <stringProp name="hostname">${{host}}</stringProp>
@@ -179,7 +183,7 @@ fn http_raw(name: &str, data: &str, keepalive: bool, parse: bool, children: &str
           <boolProp name="keepalive">{keepalive}</boolProp>
           <stringProp name="timeout">2000</stringProp>
           <stringProp name="data">{data}</stringProp>
-          <stringProp name="fileName"></stringProp>
+          <stringProp name="fileName">{file}</stringProp>
           <boolProp name="parse">{parse}</boolProp>
         </kg.apc.jmeter.samplers.HTTPRawSampler><hashTree>{children}</hashTree>"#
     )
@@ -216,6 +220,24 @@ fn http_raw_request_sends_its_data_and_parses_the_response() {
     let (run, rows) = run_jmx("jmx-raw-refused", 1, "2", closed_port(), &body);
     assert_eq!(uint(&run.label("refused"), "errors"), 2);
     assert!(rows.iter().all(|r| r[1] == "500" && r[2] == "java.net.ConnectException: Connection refused"), "{rows:?}");
+}
+
+/// A file that cannot be read fails the sample after the data went out, with Java's
+/// exception; the plugin keeps its channel, so with keep-alive the next sample writes on the
+/// same connection (as JMeter with the plugin does).
+#[test]
+fn http_raw_request_with_a_missing_file_keeps_its_channel() {
+    let server = TcpServer::start(TcpMode::HttpClose(b"HTTP/1.0 200 OK\r\n\r\n".to_vec()));
+    let body = http_raw_file("nofile", "GET /f HTTP/1.0&#xd;\n&#xd;\n", "missing.bin", true, false, "");
+    let (run, rows) = run_jmx("jmx-raw-nofile", 1, "2", server.port(), &body);
+    assert_eq!(uint(&run.label("nofile"), "errors"), 2);
+    assert_eq!(server.connections(), 1);
+    assert_eq!(server.messages(), 1);
+    assert!(
+        rows.iter()
+            .all(|r| r[1] == "500" && r[2] == "java.io.FileNotFoundException: missing.bin (No such file or directory)"),
+        "{rows:?}"
+    );
 }
 
 #[test]

@@ -419,7 +419,8 @@ impl VirtualUser {
         }
         .await;
         if let Err(f) = sent {
-            self.sockets.raw.insert(r.slot, Saved::Closed);
+            // The plugin leaves its channel open after a failed send (a missing file).
+            self.sockets.raw.insert(r.slot, Saved::Open(stream));
             o.plugin_failure(f);
             return o;
         }
