@@ -43,6 +43,8 @@ pub enum SocketKind {
 pub struct Tcp {
     pub server: Template,
     pub port: Template,
+    /// What is sent: shown by its size only (it may hold secrets).
+    #[serde(serialize_with = "super::request::text_summary")]
     pub request: Template,
     pub client: TcpClient,
     /// `TCPSampler.EolByte` when set (else the client's default from `tcp.eolByte` /
@@ -57,7 +59,8 @@ pub struct Tcp {
     pub timeout: Template,
     pub connect_timeout: Template,
     /// The connection is kept per user by server, port, user name and password (JMeter's
-    /// socket key), so samplers to one server share it.
+    /// socket key), so samplers to one server share it. Not in the resolved plan: a password.
+    #[serde(skip)]
     pub user: String,
     /// `tcp.status.prefix` / `tcp.status.suffix`: the response code is read from the response
     /// between them.
@@ -82,7 +85,9 @@ pub enum TcpClient {
 pub struct HttpRaw {
     pub host: Template,
     pub port: Template,
-    /// Sent as it is (the plugin's GUI already wrote its line ends as CRLF).
+    /// Sent as it is (the plugin's GUI already wrote its line ends as CRLF); shown by its size
+    /// only (it may hold credentials).
+    #[serde(serialize_with = "super::request::text_summary")]
     pub data: Template,
     /// A file sent after the data (empty: none); relative to the plan's directory.
     pub file: Template,
@@ -102,6 +107,7 @@ pub struct HttpRaw {
 pub struct Udp {
     pub host: Template,
     pub port: Template,
+    #[serde(serialize_with = "super::request::text_summary")]
     pub data: Template,
     pub codec: UdpCodec,
     pub wait: bool,

@@ -320,4 +320,18 @@ mod tests {
         let e = read_plan(&plan_of(source), &[]).unwrap_err();
         assert!(e.to_string().contains("no thread group sends a request"), "{e}");
     }
+
+    /// The resolved plan (the run directory's `plan.yaml`) shows what a socket sampler sends by
+    /// its size only, and never the password of its connection key.
+    #[test]
+    fn the_resolved_plan_shows_no_payload_nor_password() {
+        let tcp = r#"<TCPSampler testclass="TCPSampler" testname="t" enabled="true">
+              <stringProp name="TCPSampler.server">h</stringProp><stringProp name="TCPSampler.request">login password=s3cret</stringProp>
+              <stringProp name="ConfigTestElement.username">bob</stringProp><stringProp name="ConfigTestElement.password">pw-s3cret</stringProp>
+            </TCPSampler><hashTree/>"#;
+        let (plan, _) = read_plan(&plan_of(tcp), &[]).unwrap();
+        assert_eq!(the_tcp(&plan).user, "bob#pw-s3cret");
+        let shown = serde_json::to_string(&plan).unwrap();
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
 }
