@@ -278,6 +278,14 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
             Step::Sample(x) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(x.label), x.class)),
             Step::WebSocket(w) => out.push(format!("{pad}{}: WebSocket: {}", p.label(w.label), w.op.name())),
+            Step::Socket(x) => out.push(match &**x {
+                crate::plan::socket::SocketStep::Sample(x) => {
+                    format!("{pad}{}: a {} over a raw socket", p.label(x.label), x.class)
+                }
+                crate::plan::socket::SocketStep::RawSource(r) => {
+                    format!("{pad}next chunk of {} into {}", r.file.source(), r.name)
+                }
+            }),
             Step::Critical(c) => {
                 out.push(format!("{pad}one user at a time (lock {}):", c.lock.source()));
                 steps(p, &c.steps, depth + 1, out);

@@ -13,6 +13,8 @@ pub enum Op {
     Sample(Box<crate::plan::synthetic::Synthetic>),
     /// A sample on the user's WebSocket connection.
     WebSocket(Box<crate::plan::websocket::WebSocket>),
+    /// A sample over a raw socket.
+    Socket(Box<crate::plan::socket::SocketStep>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -168,6 +170,7 @@ impl Program {
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
             Op::Request(_) | Op::Sample(_) | Op::WebSocket(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Socket(x) => matches!(**x, crate::plan::socket::SocketStep::Sample(_)),
             Op::Think(t) => t.can_wait(),
             Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
             _ => false,
@@ -202,6 +205,10 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
             Step::WebSocket(w) => {
                 checks(guards, ops);
                 ops.push(Op::WebSocket(w.clone()));
+            }
+            Step::Socket(x) => {
+                checks(guards, ops);
+                ops.push(Op::Socket(x.clone()));
             }
             Step::Critical(c) => {
                 let at = ops.len();

@@ -94,6 +94,8 @@ pub(super) struct VirtualUser {
     pub(super) held: Vec<Held>,
     /// The user's WebSocket connection, kept across samples (the eu.luminis samplers').
     pub(super) ws: Option<super::step::WsConn>,
+    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests).
+    pub(super) sockets: super::step::Sockets,
 }
 
 /// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
@@ -132,6 +134,7 @@ impl VirtualUser {
             path: String::new(),
             held: Vec::new(),
             ws: None,
+            sockets: Default::default(),
             ctx,
         }
     }
@@ -186,7 +189,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                op @ (Op::Request(_) | Op::Sample(_) | Op::Parallel(_) | Op::WebSocket(_)) => {
+                op @ (Op::Request(_) | Op::Sample(_) | Op::Parallel(_) | Op::WebSocket(_) | Op::Socket(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -210,6 +213,10 @@ impl VirtualUser {
                             (sampled, p.on_error, after)
                         }
                         Op::WebSocket(w) => (Some(self.websocket(w, start).await), w.on_error, None),
+                        Op::Socket(x) => {
+                            let (sampled, on_error) = self.socket(x, start).await;
+                            (sampled, on_error, None)
+                        }
                         _ => unreachable!("matched above"),
                     };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error

@@ -64,6 +64,8 @@ pub enum Step {
     Parallel(Box<Parallel>),
     /// A WebSocket sample on the user's WebSocket connection (the eu.luminis samplers).
     WebSocket(Box<super::websocket::WebSocket>),
+    /// A sample over a raw socket (TCP Sampler, HTTP Raw Request, UDP Request).
+    Socket(Box<super::socket::SocketStep>),
 }
 
 /// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
@@ -580,6 +582,7 @@ pub fn has_request(steps: &[Step]) -> bool {
 fn has_synthetic(steps: &[Step]) -> bool {
     steps.iter().any(|step| match step {
         Step::Sample(_) | Step::WebSocket(_) => true,
+        Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
         Step::Sequence(s) => has_synthetic(s),
         Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
         Step::Loop(l) => has_synthetic(&l.steps),
@@ -625,7 +628,8 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::Stop(_)
             | Step::Pick(_)
             | Step::Sample(_)
-            | Step::WebSocket(_) => {}
+            | Step::WebSocket(_)
+            | Step::Socket(_) => {}
         }
     }
 }
@@ -678,7 +682,8 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::Stop(_)
             | Step::Pick(_)
             | Step::Sample(_)
-            | Step::WebSocket(_) => {}
+            | Step::WebSocket(_)
+            | Step::Socket(_) => {}
         }
     }
 }

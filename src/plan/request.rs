@@ -531,7 +531,7 @@ fn json_path_source<S: Serializer>(p: &JsonPathExpr, s: S) -> Result<S::Ok, S::E
     s.serialize_str(&p.src)
 }
 
-fn text_summary<S: Serializer>(t: &Template, s: S) -> Result<S::Ok, S::Error> {
+pub(super) fn text_summary<S: Serializer>(t: &Template, s: S) -> Result<S::Ok, S::Error> {
     if t.is_const() {
         s.serialize_str(&format!("<{} bytes>", t.source().len()))
     } else {

@@ -74,4 +74,7 @@ pub struct SampleRow {
     /// the sample failed unsent, and a results file writes JMeter's
     /// `java.net.URISyntaxException` with this message.
     pub refused_url: Option<Box<str>>,
+    /// The response code and message when they are not the HTTP status's (a sampler of
+    /// another protocol: JMeter's TCP Sampler writes `500` and the Java exception).
+    pub code_message: Option<Box<(String, String)>>,
 }

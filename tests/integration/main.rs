@@ -42,6 +42,10 @@
 //! - `jmx_parallel`: BlazeMeter's Parallel Controller and Parallel HTTP Requests: branches of one
 //!   user overlap (the witness holds them until all arrived), each request served and recorded
 //!   once, the parent sample, the thread limit, variables and cookies kept afterwards.
+//! - `jmx_socket`: samplers over raw sockets (issue 13): the TCP Sampler (its config, text and
+//!   binary clients, a connection per user), HTTP Raw Request and Raw Data Source, UDP Request
+//!   (hex, raw, DNS) against loopback servers that count what they received; refused and timed
+//!   out samples fail with JMeter's code and message.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
@@ -84,6 +88,7 @@ mod jmx_ctl;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_parallel;
+mod jmx_socket;
 mod jmx_tg;
 mod jmx_websocket;
 mod jmx_x;

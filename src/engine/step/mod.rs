@@ -3,6 +3,7 @@
 
 mod parallel;
 mod request;
+mod socket;
 mod synthetic;
 mod websocket;
 
@@ -11,6 +12,7 @@ pub(super) use websocket::WsConn;
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};
 use crate::record::ErrorKind;
+pub(super) use socket::Sockets;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 

@@ -164,6 +164,7 @@ impl VirtualUser {
             path: String::new(),
             held: Vec::new(),
             ws: None,
+            sockets: Default::default(),
         }
     }
 

@@ -464,7 +464,7 @@ impl VirtualUser {
             sample.in_total = top;
             ctx.recorder.record(&sample);
             if let Some(log) = &ctx.shared.sample_log {
-                let mut row = self.row(&sample, 0, url);
+                let mut row = self.sample_row(&sample, 0, url);
                 row.refused_url = Some(why.to_string().into());
                 let _ = log.send(row);
             }
@@ -475,12 +475,12 @@ impl VirtualUser {
     /// Sends a sample to the per-sample log (the JTL file), when there is one.
     pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
         if let Some(log) = &self.ctx.shared.sample_log {
-            let _ = log.send(self.row(sample, status, url));
+            let _ = log.send(self.sample_row(sample, status, url));
         }
     }
 
-    /// The per-sample log's row for a sample.
-    fn row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
+    /// The results-file row of a sample.
+    pub(in crate::engine) fn sample_row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
         let ctx = &self.ctx;
         SampleRow {
             timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
@@ -499,6 +499,7 @@ impl VirtualUser {
             latency_ms: (sample.ttfb_us + 500) / 1000,
             connect_ms: (sample.connect_us + 500) / 1000,
             refused_url: None,
+            code_message: None,
         }
     }
 }

@@ -18,6 +18,7 @@ mod module;
 mod report;
 mod sampler;
 mod script;
+mod socket;
 #[cfg(test)]
 mod support;
 mod synthetic;
@@ -234,6 +235,8 @@ struct Scope {
     managers: crate::plan::managers::Managers,
     /// The WebSocket frame filters in scope, outer first.
     ws_filters: Vec<crate::plan::websocket::FrameFilter>,
+    /// The TCP Sampler Configs' fields, the innermost first.
+    tcp: Vec<Prop>,
 }
 
 struct Cx {
@@ -465,7 +468,7 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 8] = [
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 9] = [
     ("config element", config::ELEMENTS),
     ("config element", sampler::SCOPE_ELEMENTS),
     ("timer", timer::ELEMENTS),
@@ -474,12 +477,14 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 8] = [
     ("listener", listener::ELEMENTS),
     ("post-processor", script::ELEMENTS),
     ("config element", websocket::FILTERS),
+    ("pre-processor", socket::SCOPE_ELEMENTS),
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 5] = [
+const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 6] = [
     ("sampler", sampler::STEP_ELEMENTS),
     ("sampler", synthetic::ELEMENTS),
+    ("sampler", socket::STEP_ELEMENTS),
     ("controller", controller::ELEMENTS),
     ("controller", module::ELEMENTS),
     ("sampler", websocket::ELEMENTS),

@@ -45,6 +45,9 @@ pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
 impl Cx {
     /// HTTP Request Defaults; a configuration element without HTTP fields is ignored.
     pub(super) fn http_defaults(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if c.gui == "TCPConfigGui" {
+            return self.tcp_config(c, s, depth);
+        }
         if !(c.gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
             self.report(c, depth, Status::Ignored, "a configuration without HTTP fields");
             return Ok(());

@@ -29,6 +29,7 @@ const NAMES: &[(&str, &str)] = &[
     ("eu.luminis.jmeter.wssampler.PingFrameFilter", "WebSocket Ping/Pong Frame Filter"),
     ("eu.luminis.jmeter.wssampler.TextFrameFilter", "WebSocket Text Frame Filter"),
     ("eu.luminis.jmeter.wssampler.BinaryFrameFilter", "WebSocket Binary Frame Filter"),
+    ("ConfigTestElement", "HTTP Request Defaults, TCP Sampler Config"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),
@@ -83,6 +84,10 @@ const NAMES: &[(&str, &str)] = &[
     ("eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler", "WebSocket request-response Sampler"),
     ("eu.luminis.jmeter.wssampler.CloseWebSocketSampler", "WebSocket Close"),
     ("eu.luminis.jmeter.wssampler.PingPongSampler", "WebSocket Ping/Pong"),
+    ("TCPSampler", "TCP Sampler"),
+    ("kg.apc.jmeter.samplers.HTTPRawSampler", "jp@gc - HTTP Raw Request"),
+    ("kg.apc.jmeter.samplers.UDPSampler", "jp@gc - UDP Request"),
+    ("kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor", "jp@gc - Raw Data Source PreProcessor"),
     // Controllers.
     ("GenericController", "Simple Controller"),
     ("LoopController", "Loop Controller"),

@@ -162,28 +162,44 @@ impl Cx {
         status: Status,
         note: String,
     ) -> Result<Vec<Step>, Error> {
+        self.sampler_steps(c, scope, depth, status, note, |cx, own| {
+            let label = cx.b.label(&made.label);
+            let failure = cx.b.check(format!("{}: the sampler reports a failure", made.label));
+            Step::Sample(Box::new(Synthetic {
+                label,
+                class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
+                success: made.success,
+                success_word: made.success_word,
+                failure,
+                code: made.code,
+                body: made.body,
+                sent: made.sent,
+                elapsed: made.elapsed,
+                latency: made.latency,
+                connect: made.connect,
+                extract: own.extract.clone(),
+                checks: own.checks.clone(),
+                on_error: own.on_error,
+            }))
+        })
+    }
+
+    /// The steps of a sampler that is not an HTTP request: its scope's set-up and timers, the
+    /// sample `make` makes with the sampler's own scope, then what runs after it.
+    pub(super) fn sampler_steps(
+        &mut self,
+        c: &El,
+        scope: &Scope,
+        depth: usize,
+        status: Status,
+        note: String,
+        make: impl FnOnce(&mut Self, &Scope) -> Step,
+    ) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         self.report(c, depth, status, note);
         let mut steps = own.pre.clone();
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        let label = self.b.label(&made.label);
-        let failure = self.b.check(format!("{}: the sampler reports a failure", made.label));
-        steps.push(Step::Sample(Box::new(Synthetic {
-            label,
-            class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
-            success: made.success,
-            success_word: made.success_word,
-            failure,
-            code: made.code,
-            body: made.body,
-            sent: made.sent,
-            elapsed: made.elapsed,
-            latency: made.latency,
-            connect: made.connect,
-            extract: own.extract.clone(),
-            checks: own.checks.clone(),
-            on_error: own.on_error,
-        })));
+        steps.push(make(self, &own));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }

@@ -112,6 +112,14 @@ pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
         _ => None,
     };
     let (code, message, failure) = match r.error {
+        _ if r.code_message.is_some() => {
+            let (code, message) = r.code_message.as_deref().cloned().unwrap_or_default();
+            let failure = match r.error {
+                Some(ErrorKind::Check(id)) => names.checks.get(id as usize).map_or("", String::as_str),
+                _ => "",
+            };
+            (code, message, failure)
+        }
         _ if non_http.is_some() => non_http.map(|(c, m)| (c, m, "")).unwrap_or_default(),
         None => (r.status.to_string(), crate::http1::reason(r.status).to_string(), ""),
         Some(ErrorKind::Status(s)) => (s.to_string(), crate::http1::reason(s).to_string(), ""),
@@ -161,6 +169,43 @@ mod tests {
         String::from_utf8(line).unwrap()
     }
 
+    /// A sampler of another protocol writes its own code and message (JMeter's TCP Sampler:
+    /// 500 and the Java exception); a failed assertion still fills the failure message.
+    #[test]
+    fn rows_of_other_protocols_keep_their_code_and_message() {
+        let names = Names {
+            labels: vec!["tcp".into()],
+            checks: vec!["has ok".into()],
+            scenarios: vec!["Users".into()],
+            secrets: Default::default(),
+        };
+        let mut r = SampleRow {
+            timestamp_ms: 1,
+            elapsed_ms: 2,
+            label: 0,
+            status: 500,
+            error: Some(ErrorKind::Refused),
+            scenario: 0,
+            user: 1,
+            bytes: 0,
+            sent_bytes: 0,
+            group_users: 1,
+            all_users: 1,
+            url: String::new(),
+            latency_ms: 0,
+            connect_ms: 0,
+            refused_url: None,
+            code_message: Some(Box::new(("500".into(), "java.net.ConnectException: Connection refused".into()))),
+        };
+        assert_eq!(
+            text(&r, &names),
+            "1,2,tcp,500,java.net.ConnectException: Connection refused,Users 1-1,text,false,,0,0,1,1,,0,0,0\n"
+        );
+        r.error = Some(ErrorKind::Check(0));
+        r.code_message = Some(Box::new(("200".into(), "OK".into())));
+        assert!(text(&r, &names).starts_with("1,2,tcp,200,OK,Users 1-1,text,false,has ok,"), "{}", text(&r, &names));
+    }
+
     #[test]
     fn rows_look_like_jmeter_s() {
         let names = Names {
@@ -185,6 +230,7 @@ mod tests {
             latency_ms: 10,
             connect_ms: 1,
             refused_url: None,
+            code_message: None,
         };
         let mut line = text(&r, &names);
         assert_eq!(

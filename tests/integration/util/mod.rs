@@ -5,6 +5,8 @@
 //! - [`server`]: `TestServer`, the loopback HTTP/1.x server that independently counts what
 //!   stampede did (connections, requests, responses) so tests can compare exactly.
 //! - [`ws_server`]: `WsServer`, a loopback WebSocket server that counts upgrades and frames.
+//! - [`socket`]: TCP and UDP servers for the raw socket samplers, counting connections,
+//!   messages and bytes.
 //! - [`stampede`]: running the real binary with a hard timeout, and reading its run directory.
 
 // Each test module uses a different subset of these helpers; unused ones are not a defect.
@@ -13,6 +15,7 @@
 pub mod browser;
 pub mod golden;
 pub mod server;
+pub mod socket;
 pub mod stampede;
 pub mod ws_server;
 

@@ -1,0 +1,337 @@
+//! The samplers over a raw socket: JMeter's TCP Sampler (and its TCP Sampler Config), the
+//! plugins' HTTP Raw Request and UDP Request, and the Raw Data Source pre-processor that feeds
+//! them; see [`crate::plan::socket`].
+
+use super::*;
+use crate::plan::socket::{HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
+use crate::plan::synthetic::java_long_decode;
+
+/// The samplers, by class.
+pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
+    ("TCPSampler", Cx::tcp_sampler),
+    ("kg.apc.jmeter.samplers.HTTPRawSampler", Cx::http_raw_sampler),
+    ("kg.apc.jmeter.samplers.UDPSampler", Cx::udp_sampler),
+];
+
+/// The pre-processor, by class (the TCP Sampler Config is a `ConfigTestElement`, read through
+/// the HTTP Request Defaults' row by its GUI class).
+pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] =
+    &[("kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor", Cx::raw_request_source)];
+
+const TCP_PACKAGE: &str = "org.apache.jmeter.protocol.tcp.sampler.";
+const PLUGIN_PACKAGE: &str = "kg.apc.jmeter.samplers.";
+
+impl Cx {
+    /// TCP Sampler Config (`ConfigTestElement` with `TCPConfigGui`): its fields fill the ones
+    /// a TCP Sampler in its scope leaves empty; an inner config's win over an outer's.
+    pub(super) fn tcp_config(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let mut own: Vec<Prop> = c.props.iter().filter(|p| p.name.starts_with("TCPSampler.")).cloned().collect();
+        own.append(&mut s.tcp);
+        s.tcp = own;
+        self.report(c, depth, Status::Supported, "fills the empty fields of the TCP Samplers in its scope");
+        Ok(())
+    }
+
+    /// JMeter's TCP Sampler with one of JMeter's three client classes.
+    pub(super) fn tcp_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        // JMeter's merge of config elements: a property the sampler lacks, or has empty, is
+        // taken from the innermost config that has it.
+        let field = |name: &str| -> Option<&Value> {
+            std::iter::once(c.props.as_slice())
+                .chain(std::iter::once(scope.tcp.as_slice()))
+                .flat_map(|ps| ps.iter())
+                .filter(|p| p.name == name)
+                .map(|p| &p.value)
+                .find(|v| !matches!(v, Value::Text(t) if t.is_empty()))
+        };
+        let text = |name: &str| match field(name) {
+            Some(Value::Text(t)) => t.clone(),
+            _ => String::new(),
+        };
+        let flag = |name: &str, default: bool| match field(name) {
+            Some(Value::Text(t)) => t.trim().eq_ignore_ascii_case("true"),
+            _ => default,
+        };
+        let prop = |cx: &Self, name: &str| cx.b.sym.properties.get(name).cloned();
+        let mut class = text("TCPSampler.classname").trim().to_string();
+        if class.is_empty() {
+            class = prop(self, "tcp.handler").unwrap_or_else(|| "TCPClientImpl".into());
+        }
+        let short = class.strip_prefix(TCP_PACKAGE).unwrap_or(&class);
+        let int_prop = |cx: &Self, name: &str, default: i64| {
+            prop(cx, name).and_then(|v| java_long_decode(v.trim())).unwrap_or(default)
+        };
+        let (client, default_eol) = match short {
+            "TCPClientImpl" => (TcpClient::Text, int_prop(self, "tcp.eolByte", 1000)),
+            "BinaryTCPClientImpl" => (TcpClient::Binary, int_prop(self, "tcp.BinaryTCPClient.eomByte", 1000)),
+            "LengthPrefixedBinaryTCPClientImpl" => {
+                let prefix = int_prop(self, "tcp.binarylength.prefix.length", 2).clamp(1, 8) as usize;
+                (TcpClient::LengthPrefixed { prefix }, 1000)
+            }
+            _ => {
+                self.unsupported(c, depth, &format!("the TCP client class `{class}` is not one of JMeter's own"));
+                return Ok(Vec::new());
+            }
+        };
+        let t = |cx: &mut Self, name: &str| cx.tmpl(c, &text(name));
+        let eol = match text("TCPSampler.EolByte") {
+            e if e.is_empty() => None,
+            e => Some(self.tmpl(c, &e)?),
+        };
+        let mut notes =
+            vec!["JMeter's results: code 200 and `OK`, or 500 and the Java exception; no bytes sent counted, \
+                              the bytes received those of the response text"
+                .to_string()];
+        let mut status = Status::Supported;
+        if let Some(cs) = prop(self, "tcp.charset").filter(|c| !c.eq_ignore_ascii_case("UTF-8")) {
+            status = Status::Partial;
+            notes.push(format!("text is sent and read as UTF-8, not `tcp.charset` {cs}"));
+        }
+        if !text("TCPSampler.soLinger").is_empty() {
+            status = Status::Partial;
+            notes.push("SO_LINGER is not set (a lingering close would hold a worker thread)".into());
+        }
+        if prop(self, "tcp.status.properties").is_some_and(|p| !p.is_empty()) {
+            status = Status::Partial;
+            notes.push("the messages of `tcp.status.properties` are not read".into());
+        }
+        let tcp = Tcp {
+            server: t(self, "TCPSampler.server")?,
+            port: t(self, "TCPSampler.port")?,
+            request: t(self, "TCPSampler.request")?,
+            client,
+            eol,
+            default_eol: (-128..=127).contains(&default_eol).then_some(default_eol),
+            reuse: flag("TCPSampler.reUseConnection", true),
+            close: flag("TCPSampler.closeConnection", false),
+            nodelay: flag("TCPSampler.nodelay", false),
+            timeout: t(self, "TCPSampler.timeout")?,
+            connect_timeout: t(self, "TCPSampler.ctimeout")?,
+            user: format!(
+                "{}#{}",
+                c.text_or_empty("ConfigTestElement.username"),
+                c.text_or_empty("ConfigTestElement.password")
+            ),
+            status_prefix: prop(self, "tcp.status.prefix").unwrap_or_default(),
+            status_suffix: prop(self, "tcp.status.suffix").unwrap_or_default(),
+        };
+        self.socket_steps(c, scope, depth, SocketKind::Tcp(Box::new(tcp)), status, notes.join("; "))
+    }
+
+    /// The plugins' HTTP Raw Request: the data sent as it is, then the file; the response read
+    /// to the end of the stream.
+    pub(super) fn http_raw_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let t = |cx: &mut Self, name: &str| cx.tmpl(c, c.text_or_empty(name));
+        let slot = self.b.slot(Slot::Counter);
+        let raw = HttpRaw {
+            host: t(self, "hostname")?,
+            port: t(self, "port")?,
+            data: t(self, "data")?,
+            file: t(self, "fileName")?,
+            base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            keepalive: c.flag("keepalive").unwrap_or(false),
+            timeout: t(self, "timeout")?,
+            parse: c.flag("parse").unwrap_or(false),
+            slot,
+        };
+        let note = "the plugin's results: code 200 (with parsing, the response's status line), or 500 and the Java \
+                    exception without its stack trace; a relative file is read from the plan's directory";
+        self.socket_steps(c, scope, depth, SocketKind::HttpRaw(Box::new(raw)), Status::Supported, note.into())
+    }
+
+    /// The plugins' UDP Request with the plugin's own encoders.
+    pub(super) fn udp_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let class = c.text_or_empty("encodeclass").trim().to_string();
+        let codec = match class.strip_prefix(PLUGIN_PACKAGE).unwrap_or(&class) {
+            "" | "UDPSampler" => UdpCodec::Raw,
+            "HexStringUDPDecoder" => UdpCodec::Hex,
+            "DNSJavaDecoder" => UdpCodec::Dns,
+            _ => {
+                self.unsupported(
+                    c,
+                    depth,
+                    &format!("the UDP encoder class `{class}` is user code stampede cannot run"),
+                );
+                return Ok(Vec::new());
+            }
+        };
+        let t = |cx: &mut Self, name: &str| cx.tmpl(c, c.text_or_empty(name));
+        let slot = self.b.slot(Slot::Counter);
+        let udp = Udp {
+            host: t(self, "hostname")?,
+            port: t(self, "port")?,
+            data: t(self, "data")?,
+            codec,
+            wait: c.flag("waitresponse").unwrap_or(false),
+            timeout: t(self, "timeout")?,
+            bind_address: t(self, "bind_address")?,
+            bind_port: t(self, "bind_port")?,
+            close: c.flag("closechannel").unwrap_or(false),
+            slot,
+        };
+        let mut note = "the plugin's results: code 200, or 500 and the Java exception without its stack trace; \
+                        the bytes received those of the decoded response"
+            .to_string();
+        let mut status = Status::Supported;
+        if codec == UdpCodec::Dns {
+            status = Status::Partial;
+            note.push_str(
+                "; the DNS response is written as dnsjava's text for A, AAAA, NS, CNAME, PTR, MX, SOA, TXT and SRV \
+                 records, others as unknown records (`\\# length HEX`), without the EDNS pseudo-section",
+            );
+        }
+        self.socket_steps(c, scope, depth, SocketKind::Udp(Box::new(udp)), status, note)
+    }
+
+    /// The plugins' Raw Data Source pre-processor: the next chunk of its file into a variable.
+    pub(super) fn raw_request_source(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("variable_name").to_string();
+        let var = self.b.sym.vars.assign(&name);
+        let raw = RawSource {
+            var,
+            file: self.tmpl(c, c.text_or_empty("filename"))?,
+            base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            rewind: c.flag("rewind").unwrap_or(false),
+            hex: c.flag("isHex").unwrap_or(false),
+            state: RawFile::default(),
+            name,
+        };
+        s.pre.push(Step::Socket(Box::new(SocketStep::RawSource(raw))));
+        let note = "one file position for the whole run; the next chunk is read once per pass through its \
+                    controller (JMeter: before each sampler in its scope); a relative file is read from the plan's \
+                    directory";
+        self.report(c, depth, Status::Partial, note);
+        Ok(())
+    }
+
+    /// The steps of a socket sampler: its scope's set-up and timers, the sample, then what
+    /// runs after it.
+    fn socket_steps(
+        &mut self,
+        c: &El,
+        scope: &Scope,
+        depth: usize,
+        kind: SocketKind,
+        status: Status,
+        note: String,
+    ) -> Result<Vec<Step>, Error> {
+        self.sampler_steps(c, scope, depth, status, note, |cx, own| {
+            Step::Socket(Box::new(SocketStep::Sample(Socket {
+                label: cx.b.label(&c.name),
+                class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
+                kind,
+                extract: own.extract.clone(),
+                checks: own.checks.clone(),
+                on_error: own.on_error,
+            })))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_of(body: &str) -> String {
+        format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        )
+    }
+
+    fn config(server: &str, port: &str, eol: &str) -> String {
+        format!(
+            r#"<ConfigTestElement guiclass="TCPConfigGui" testclass="ConfigTestElement" testname="C" enabled="true">
+              <stringProp name="TCPSampler.server">{server}</stringProp><stringProp name="TCPSampler.port">{port}</stringProp>
+              <stringProp name="TCPSampler.EolByte">{eol}</stringProp><boolProp name="TCPSampler.closeConnection">true</boolProp>
+            </ConfigTestElement><hashTree/>"#
+        )
+    }
+
+    fn tcp(class: &str, server: &str) -> String {
+        format!(
+            r#"<TCPSampler testclass="TCPSampler" testname="t" enabled="true"><stringProp name="TCPSampler.classname">{class}</stringProp>
+              <stringProp name="TCPSampler.server">{server}</stringProp><stringProp name="TCPSampler.port"></stringProp>
+              <boolProp name="TCPSampler.closeConnection">false</boolProp></TCPSampler><hashTree/>"#
+        )
+    }
+
+    fn read_plan(text: &str, props: &[(&str, &str)]) -> Result<(Plan, Vec<ElementReport>), Error> {
+        let properties = props.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        read(text, Path::new("t.jmx"), &Options { properties, ..Default::default() })
+    }
+
+    fn the_tcp(plan: &Plan) -> Tcp {
+        let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
+            Step::Socket(x) => match &**x {
+                SocketStep::Sample(Socket { kind: SocketKind::Tcp(t), .. }) => Some((**t).clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        found.expect("a TCP sample")
+    }
+
+    /// JMeter's merge: the sampler's own non-empty fields and flags win; an empty or missing
+    /// one is the innermost config's.
+    #[test]
+    fn tcp_config_fills_what_the_sampler_leaves_empty() {
+        let inner = format!(
+            r#"<GenericController testclass="GenericController" testname="g" enabled="true"/><hashTree>{}{}</hashTree>"#,
+            config("", "9000", ""),
+            tcp("", "own.host")
+        );
+        let text = plan_of(&format!("{}{inner}", config("outer.host", "8000", "10")));
+        let (plan, report) = read_plan(&text, &[]).unwrap();
+        assert!(report.iter().all(|r| r.status != Status::Unsupported), "{report:?}");
+        let t = the_tcp(&plan);
+        assert_eq!(t.server.source(), "own.host");
+        assert_eq!(t.port.source(), "9000");
+        assert_eq!(t.eol.as_ref().map(|e| e.source().to_string()), Some("10".into()));
+        assert!(!t.close, "the sampler's own flag wins");
+        assert_eq!(t.client, TcpClient::Text);
+    }
+
+    /// The client class: empty is `tcp.handler` (TCPClientImpl); JMeter's package may be left
+    /// out; the length prefix's size is `tcp.binarylength.prefix.length`; another class is
+    /// unsupported.
+    #[test]
+    fn tcp_client_classes_as_jmeter_finds_them() {
+        let props = [("tcp.handler", "BinaryTCPClientImpl"), ("tcp.binarylength.prefix.length", "4")];
+        let (plan, _) = read_plan(&plan_of(&tcp("", "h")), &props).unwrap();
+        assert_eq!(the_tcp(&plan).client, TcpClient::Binary);
+        let class = "org.apache.jmeter.protocol.tcp.sampler.LengthPrefixedBinaryTCPClientImpl";
+        let (plan, _) = read_plan(&plan_of(&tcp(class, "h")), &props).unwrap();
+        assert_eq!(the_tcp(&plan).client, TcpClient::LengthPrefixed { prefix: 4 });
+        let e = read_plan(&plan_of(&tcp("com.example.Client", "h")), &[]).unwrap_err();
+        assert!(e.to_string().contains("com.example.Client"), "{e}");
+        let udp = r#"<kg.apc.jmeter.samplers.UDPSampler testclass="kg.apc.jmeter.samplers.UDPSampler" testname="u" enabled="true">
+            <stringProp name="encodeclass">com.example.Codec</stringProp></kg.apc.jmeter.samplers.UDPSampler><hashTree/>"#;
+        let e = read_plan(&plan_of(udp), &[]).unwrap_err();
+        assert!(e.to_string().contains("com.example.Codec"), "{e}");
+    }
+
+    /// A Raw Data Source feeds samplers; it is not one: a plan with nothing else sends nothing.
+    #[test]
+    fn a_raw_data_source_alone_sends_nothing() {
+        let source = r#"<kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor testclass="kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" testname="r" enabled="true">
+            <stringProp name="variable_name">v</stringProp><stringProp name="filename">f</stringProp></kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor><hashTree/>"#;
+        let e = read_plan(&plan_of(source), &[]).unwrap_err();
+        assert!(e.to_string().contains("no thread group sends a request"), "{e}");
+    }
+
+    /// The resolved plan (the run directory's `plan.yaml`) shows what a socket sampler sends by
+    /// its size only, and never the password of its connection key.
+    #[test]
+    fn the_resolved_plan_shows_no_payload_nor_password() {
+        let tcp = r#"<TCPSampler testclass="TCPSampler" testname="t" enabled="true">
+              <stringProp name="TCPSampler.server">h</stringProp><stringProp name="TCPSampler.request">login password=s3cret</stringProp>
+              <stringProp name="ConfigTestElement.username">bob</stringProp><stringProp name="ConfigTestElement.password">pw-s3cret</stringProp>
+            </TCPSampler><hashTree/>"#;
+        let (plan, _) = read_plan(&plan_of(tcp), &[]).unwrap();
+        assert_eq!(the_tcp(&plan).user, "bob#pw-s3cret");
+        let shown = serde_json::to_string(&plan).unwrap();
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+}
