@@ -40,9 +40,22 @@ pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] =
     &[("HTTPSamplerProxy", Cx::http_sampler), ("HTTPSampler", Cx::http_sampler)];
 
 impl Cx {
-    /// HTTP Request Defaults; a configuration element without HTTP fields is ignored.
+    /// HTTP Request Defaults; a configuration element without HTTP fields is ignored, and so
+    /// is one whose GUI class JMeter's HTTP sampler does not take configuration from
+    /// (`HTTPSamplerBase.applies`: only the GUIs of its `APPLIABLE_CONFIG_CLASSES`).
     pub(super) fn http_defaults(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if !(c.gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
+        let gui = c.gui.rsplit('.').next().unwrap_or_default();
+        // (A plan written by hand without GUI classes is read by its fields.)
+        if !gui.is_empty() && !matches!(gui, "HttpDefaultsGui" | "SimpleConfigGui" | "LoginConfigGui" | "TestBeanGUI") {
+            let why = format!(
+                "JMeter's HTTP sampler takes no configuration from an element of GUI class `{}` \
+                 (HTTPSamplerBase.applies): it sets nothing",
+                c.gui
+            );
+            self.report(c, depth, Status::Ignored, why);
+            return Ok(());
+        }
+        if !(gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
             self.report(c, depth, Status::Ignored, "a configuration without HTTP fields");
             return Ok(());
         }

@@ -7,7 +7,8 @@
 pub struct El {
     /// The XML tag (`HTTPSamplerProxy`, `kg.apc.jmeter.threads.UltimateThreadGroup`).
     pub tag: String,
-    /// The `testclass` attribute (the tag when absent).
+    /// The class JMeter makes: the tag's, or the `class` attribute's when there is one (the
+    /// `testclass` attribute does not choose it).
     pub class: String,
     /// The `guiclass` attribute (tells listeners apart).
     pub gui: String,
@@ -161,7 +162,9 @@ fn elements(
         }
         let attr = |n: &str| node.attribute(n).unwrap_or("").to_string();
         let tag = node.tag_name().name().to_string();
-        let class = node.attribute("testclass").map(str::to_string).unwrap_or_else(|| tag.clone());
+        // JMeter makes the element of the tag's class (or of a `class` attribute), as XStream
+        // reads it; `testclass` is only kept as a property (TestElementConverter.unmarshal).
+        let class = node.attribute("class").map_or_else(|| tag.clone(), str::to_string);
         let el = El {
             class,
             gui: attr("guiclass"),
