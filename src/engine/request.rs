@@ -4,7 +4,7 @@
 //! its templates into the user's buffer.
 
 use crate::engine::session::UserVars;
-use crate::plan::request::{Part, PartContent, MULTIPART_BOUNDARY};
+use crate::plan::request::{Param, Part, PartContent, MULTIPART_BOUNDARY};
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
 use std::time::Duration;
 
@@ -100,6 +100,7 @@ impl PreparedRequest {
         let s = &self.spec;
         s.origin.is_none()
             && s.path.is_const()
+            && s.param_overrides.is_empty()
             && s.query.iter().all(|p| p.value.is_const())
             && s.headers.iter().all(|(_, t)| t.is_const())
             && match &s.body {
@@ -111,6 +112,21 @@ impl PreparedRequest {
                     PartContent::Bytes(_) => true,
                 }),
             }
+    }
+
+    /// A query or form parameter's value as sent: the value a RegEx User Parameters in scope
+    /// gives its name (the last one that gives one), else its own.
+    fn param_value(&self, p: &Param, u: &mut UserVars) -> String {
+        let mut value = None;
+        for o in &self.spec.param_overrides {
+            // JMeter's `buildParamsMap`: no map until the extractor has found its matches.
+            let Ok(n) = u.get(o.count).parse::<usize>() else { continue };
+            let found = (0..n.min(o.names.len())).rev().find(|&i| u.get(o.names[i]) == p.name);
+            if let Some(i) = found {
+                value = Some(u.get(o.values[i]).to_string());
+            }
+        }
+        value.unwrap_or_else(|| p.value.render_string(u))
     }
 
     /// Appends the path and query as sent (rendered once per send: it may call functions).
@@ -129,7 +145,7 @@ impl PreparedRequest {
         for (i, p) in self.spec.query.iter().enumerate() {
             let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
             out.push(sep);
-            let v = p.value.render_string(u);
+            let v = self.param_value(p, u);
             if p.encoded {
                 out.push_str(&p.name);
             } else {
@@ -292,7 +308,7 @@ impl PreparedRequest {
             Body::Form(fields) => {
                 let mut ser = url::form_urlencoded::Serializer::new(String::new());
                 for p in fields {
-                    let v = p.value.render_string(u);
+                    let v = self.param_value(p, u);
                     if p.encoded {
                         // Written encoded: sent decoded, then encoded again, as JMeter does.
                         ser.append_pair(&url_decode(&p.name), &url_decode(&v));

@@ -175,6 +175,7 @@ impl Builder {
             vars: (1..=MAX_ALL_MATCHES).map(|i| self.sym.vars.assign(&format!("{name}_{i}"))).collect(),
             count: self.sym.vars.assign(&format!("{name}_matchNr")),
             concat: None,
+            groups: Vec::new(),
         }
     }
 

@@ -112,6 +112,23 @@ pub struct RequestSpec {
     /// Status Action Handler in its scope).
     #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
     pub on_error: super::flow::StopKind,
+    /// Parameters whose values a RegEx User Parameters pre-processor in scope replaces, in
+    /// scope order (a later one wins).
+    #[serde(skip)]
+    pub param_overrides: Vec<ParamOverride>,
+}
+
+/// JMeter's RegEx User Parameters: when the regular expression extractor `ref` (match number
+/// -1) found its matches, each query or form parameter named as group `names` of a match is
+/// sent with group `values` of that match instead (the last match of a name wins).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamOverride {
+    /// `ref_matchNr`.
+    pub count: VarId,
+    /// `ref_i_gN`, i = 1 ... [`MAX_ALL_MATCHES`].
+    pub names: Vec<VarId>,
+    /// `ref_i_gV`, i = 1 ... [`MAX_ALL_MATCHES`].
+    pub values: Vec<VarId>,
 }
 
 /// A query or form parameter.
@@ -199,6 +216,9 @@ pub struct AllMatches {
     /// `name_ALL`: the matches joined with `,` (JMeter's JSON Extractor "Compute concatenation
     /// var").
     pub concat: Option<VarId>,
+    /// A regular expression's groups kept per match: (group K, `name_i_gK` for i = 1 ...), the
+    /// ones a RegEx User Parameters of the plan reads.
+    pub groups: Vec<(usize, Vec<VarId>)>,
 }
 
 /// The match number of an extractor that takes every match (JMeter's -1).
@@ -419,6 +439,7 @@ impl RequestSpec {
             ignore_status: false,
             managers: Default::default(),
             on_error: super::flow::StopKind::Continue,
+            param_overrides: Vec::new(),
         }
     }
 

@@ -39,6 +39,8 @@
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
+//! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
+//!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
@@ -76,6 +78,7 @@ mod jmx_c;
 mod jmx_ctl;
 mod jmx_fn;
 mod jmx_http;
+mod jmx_modifiers;
 mod jmx_tg;
 mod jmx_x;
 mod labels;

@@ -99,7 +99,13 @@ impl Cx {
         let regex = Pattern::perl5(&re_src)
             .map_err(|e| format!("invalid regular expression `{re_src}`: {}", e.lines().last().unwrap_or(&e)));
         let source = or_invalid(regex.map(|regex| ExtractSource::Regex { regex, template, from }), &mut note);
-        let (match_no, all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
+        let (match_no, mut all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
+        if let Some(all) = &mut all {
+            // The groups of each match a RegEx User Parameters reads (`name_i_gK`).
+            for g in self.groups_read_of(&name) {
+                all.groups.push((g, self.match_groups(&name, g)));
+            }
+        }
         let default = self.optional_default(c, "RegexExtractor")?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));

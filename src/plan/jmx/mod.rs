@@ -14,6 +14,7 @@ mod config;
 mod controller;
 mod extractor;
 mod listener;
+mod modifier;
 mod module;
 mod report;
 mod sampler;
@@ -231,6 +232,8 @@ struct Scope {
     pre: Vec<Step>,
     /// The HTTP Cache, Authorization and DNS Cache Managers in scope (the innermost of each).
     managers: crate::plan::managers::Managers,
+    /// RegEx User Parameters in scope, outer first (modifier.rs).
+    param_overrides: Vec<crate::plan::request::ParamOverride>,
 }
 
 struct Cx {
@@ -429,8 +432,9 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 8] = [
     ("config element", config::ELEMENTS),
+    ("pre-processor", modifier::ELEMENTS),
     ("config element", sampler::SCOPE_ELEMENTS),
     ("timer", timer::ELEMENTS),
     ("post-processor", extractor::ELEMENTS),

@@ -309,6 +309,7 @@ impl Cx {
         req.ignore_status = scope.ignore_status;
         req.managers = scope.managers.clone();
         req.on_error = scope.on_error;
+        req.param_overrides = scope.param_overrides.clone();
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
         if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {
