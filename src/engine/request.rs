@@ -4,7 +4,7 @@
 //! its templates into the user's buffer.
 
 use crate::engine::session::UserVars;
-use crate::plan::request::{Param, Part, PartContent, MULTIPART_BOUNDARY};
+use crate::plan::request::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
 use std::time::Duration;
 
@@ -101,6 +101,7 @@ impl PreparedRequest {
         s.origin.is_none()
             && s.path.is_const()
             && s.param_overrides.is_empty()
+            && s.url_rewrites.is_empty()
             && s.query.iter().all(|p| p.value.is_const())
             && s.headers.iter().all(|(_, t)| t.is_const())
             && match &s.body {
@@ -112,6 +113,33 @@ impl PreparedRequest {
                     PartContent::Bytes(_) => true,
                 }),
             }
+    }
+
+    /// The URL Re-writing Modifiers that change this send, with their values: none before the
+    /// user's first sample; with "cache", the last value found when the previous response has
+    /// none (and a value found is kept for later).
+    fn url_rewrites(&self, u: &mut UserVars) -> Vec<(&UrlRewrite, String)> {
+        let mut out = Vec::new();
+        for r in &self.spec.url_rewrites {
+            let found = u.get(r.found);
+            if found == UrlRewrite::NO_PREVIOUS {
+                continue;
+            }
+            let mut v = found.to_string();
+            if let Some(saved) = r.saved {
+                if v.is_empty() {
+                    v = u.get(saved).to_string();
+                } else {
+                    u.set(saved, &v);
+                }
+            }
+            // JMeter makes the argument "already encoded" unless `encode` is set: it decodes it.
+            if !r.encode {
+                v = url_decode(&v);
+            }
+            out.push((r, v));
+        }
+        out
     }
 
     /// A query or form parameter's value as sent: the value a RegEx User Parameters in scope
@@ -142,7 +170,28 @@ impl PreparedRequest {
         if !out[start..].starts_with('/') {
             out.insert(start, '/');
         }
-        for (i, p) in self.spec.query.iter().enumerate() {
+        let rewrites = self.url_rewrites(u);
+        for (r, v) in rewrites.iter().filter(|(r, _)| r.path_extension) {
+            // URLRewritingModifier.modify: the old `;name...` goes (up to a `?`), the new one
+            // is added at the end.
+            let key = format!(";{}", r.name);
+            if let Some(i) = out[start..].find(&key).map(|i| start + i) {
+                match out[i..].find('?') {
+                    Some(q) => drop(out.drain(i..i + q)),
+                    None => out.truncate(i),
+                }
+            }
+            out.push_str(&key);
+            if !r.no_equals {
+                out.push('=');
+            }
+            out.push_str(v);
+        }
+        // Parameters a URL Re-writing Modifier sets go in the query unless the body is a form.
+        let as_query = if matches!(self.spec.body, Body::Form(_)) { Vec::new() } else { param_rewrites(&rewrites) };
+        let query = self.spec.query.iter().filter(|p| !as_query.iter().any(|(n, _)| *n == p.name));
+        let added: Vec<Param> = as_query.iter().map(|(n, v)| rewritten_param(n, v)).collect();
+        for (i, p) in query.chain(&added).enumerate() {
             let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
             out.push(sep);
             let v = self.param_value(p, u);
@@ -307,7 +356,10 @@ impl PreparedRequest {
             }
             Body::Form(fields) => {
                 let mut ser = url::form_urlencoded::Serializer::new(String::new());
-                for p in fields {
+                let rewrites = self.url_rewrites(u);
+                let set = param_rewrites(&rewrites);
+                let added: Vec<Param> = set.iter().map(|(n, v)| rewritten_param(n, v)).collect();
+                for p in fields.iter().filter(|p| !set.iter().any(|(n, _)| *n == p.name)).chain(&added) {
                     let v = self.param_value(p, u);
                     if p.encoded {
                         // Written encoded: sent decoded, then encoded again, as JMeter does.
@@ -326,6 +378,23 @@ impl PreparedRequest {
             out.extend_from_slice(&zipped);
         }
     }
+}
+
+/// The parameters URL Re-writing Modifiers set, by name (a later modifier of a name replaces
+/// an earlier one's, as each removes the argument and adds its own).
+fn param_rewrites<'a>(rewrites: &'a [(&'a UrlRewrite, String)]) -> Vec<(&'a str, &'a str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for (r, v) in rewrites.iter().filter(|(r, _)| !r.path_extension) {
+        out.retain(|(n, _)| *n != r.name);
+        out.push((&r.name, v));
+    }
+    out
+}
+
+/// The argument a URL Re-writing Modifier adds: not "always encoded" (JMeter's `HTTPArgument`
+/// of the modifier): a query takes it as it is, a form decodes it first.
+fn rewritten_param(name: &str, value: &str) -> Param {
+    Param { name: name.into(), value: crate::plan::Template::literal(value), encoded: true, bare_when_empty: false }
 }
 
 /// Java's `URLDecoder.decode`: `+` is a space, `%XX` a byte; a malformed escape stays as it is.
@@ -441,6 +510,36 @@ mod tests {
         assert_eq!(render(&r, &mut nobody(), None), want);
         let with_cookie = render(&r, &mut nobody(), Some("Cookie: a=1; b=2\r\n"));
         assert!(with_cookie.ends_with("Content-Length: 2\r\nCookie: a=1; b=2\r\n\r\n{}"), "{with_cookie}");
+    }
+
+    /// JMeter's URLRewritingModifier.modify: a path extension replaces the old `;name...` (up
+    /// to a `?`) and goes at the end; nothing changes before the user's first sample; with
+    /// "cache", a response without an id sends the last one found.
+    #[test]
+    fn url_rewriting_replaces_the_path_extension_and_caches_the_id() {
+        use crate::plan::request::UrlRewrite;
+        let mut sym = Symbols::default();
+        sym.vars.define("f", UrlRewrite::NO_PREVIOUS.into());
+        let found = sym.vars.assign("f");
+        let saved = sym.vars.assign("s");
+        let mut s = spec();
+        s.path = Template::literal("/a;jsessionid=old?x=1");
+        s.url_rewrites = vec![UrlRewrite {
+            name: "jsessionid".into(),
+            path_extension: true,
+            no_equals: false,
+            encode: false,
+            found,
+            saved: Some(saved),
+        }];
+        let r = PreparedRequest::new(&s);
+        let mut u = UserVars::new(sym.vars.initial_values(), 0, 1, Default::default());
+        let line = |u: &mut UserVars| render(&r, u, None).lines().next().unwrap().to_string();
+        assert_eq!(line(&mut u), "POST /a;jsessionid=old?x=1 HTTP/1.1");
+        u.set(found, "n%41w");
+        assert_eq!(line(&mut u), "POST /a?x=1;jsessionid=nAw HTTP/1.1");
+        u.set(found, "");
+        assert_eq!(line(&mut u), "POST /a?x=1;jsessionid=nAw HTTP/1.1", "the cached id");
     }
 
     #[test]

@@ -116,6 +116,31 @@ pub struct RequestSpec {
     /// scope order (a later one wins).
     #[serde(skip)]
     pub param_overrides: Vec<ParamOverride>,
+    /// HTTP URL Re-writing Modifiers in scope, outer first.
+    #[serde(skip)]
+    pub url_rewrites: Vec<UrlRewrite>,
+}
+
+/// JMeter's HTTP URL Re-writing Modifier: the session id found in the previous sample's
+/// response (by an extractor every request of the thread group carries) is sent as the
+/// parameter `name` (replacing one of that name, at the end) or as the path extension
+/// `;name=value` (`;namevalue` with `no_equals`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlRewrite {
+    pub name: String,
+    pub path_extension: bool,
+    pub no_equals: bool,
+    /// Sent as found; otherwise URL-decoded first (JMeter's `HTTPArgument` "already encoded").
+    pub encode: bool,
+    /// What the previous response gave ("" when nothing); [`UrlRewrite::NO_PREVIOUS`] before
+    /// the user's first sample, when JMeter changes nothing.
+    pub found: VarId,
+    /// The last value found, used when the previous response gave none ("Cache value").
+    pub saved: Option<VarId>,
+}
+
+impl UrlRewrite {
+    pub const NO_PREVIOUS: &'static str = "\u{0}";
 }
 
 /// JMeter's RegEx User Parameters: when the regular expression extractor `ref` (match number
@@ -440,6 +465,7 @@ impl RequestSpec {
             managers: Default::default(),
             on_error: super::flow::StopKind::Continue,
             param_overrides: Vec::new(),
+            url_rewrites: Vec::new(),
         }
     }
 

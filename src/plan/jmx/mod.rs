@@ -234,6 +234,8 @@ struct Scope {
     managers: crate::plan::managers::Managers,
     /// RegEx User Parameters in scope, outer first (modifier.rs).
     param_overrides: Vec<crate::plan::request::ParamOverride>,
+    /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
+    url_rewrites: Vec<crate::plan::request::UrlRewrite>,
 }
 
 struct Cx {

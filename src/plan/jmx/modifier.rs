@@ -1,10 +1,13 @@
 //! The HTTP modifiers, pre-processors that change the request of each HTTP sampler in their
-//! scope: RegEx User Parameters.
+//! scope: RegEx User Parameters and the HTTP URL Re-writing Modifier.
 
 use super::*;
-use crate::plan::request::{ParamOverride, MAX_ALL_MATCHES};
+use crate::plan::request::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
 
-pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[("RegExUserParameters", Cx::regex_user_parameters)];
+pub(super) const ELEMENTS: &[(&str, ScopeFn)] =
+    &[("RegExUserParameters", Cx::regex_user_parameters), ("URLRewritingModifier", Cx::url_rewriting_modifier)];
+
+const URL_REWRITING: &str = "URLRewritingModifier";
 
 const REF: &str = "RegExUserParameters.regex_ref_name";
 const NAMES: &str = "RegExUserParameters.param_names_gr_nr";
@@ -59,6 +62,99 @@ impl Cx {
         out.dedup();
         out
     }
+}
+
+impl Cx {
+    /// The HTTP URL Re-writing Modifier: before each HTTP sample in scope (but the user's first
+    /// sample), the session id found in the previous sample's response is sent as the
+    /// parameter `argument_name` or as a path extension (`URLRewritingModifier.process`).
+    pub(super) fn url_rewriting_modifier(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("argument_name").to_string();
+        let path_extension = c.flag("path_extension").unwrap_or(false);
+        let cache = c.flag("cache_value").unwrap_or(true);
+        let found = self.url_rewrite_var(c);
+        let saved = cache.then(|| self.b.sym.vars.assign(&format!("{}_saved", url_rewrite_name(c))));
+        s.url_rewrites.push(UrlRewrite {
+            name: name.clone(),
+            path_extension,
+            no_equals: c.flag("path_extension_no_equals").unwrap_or(false),
+            encode: c.flag("encode").unwrap_or(false),
+            found,
+            saved,
+        });
+        let how =
+            if path_extension { format!("the path extension `;{name}`") } else { format!("the parameter `{name}`") };
+        let note = format!(
+            "the session id in the previous HTTP response is sent as {how}{}; a sample made without a \
+             connection (Debug, Dummy, Java) is not the previous response here",
+            if cache { ", the last one found when it has none" } else { "" }
+        );
+        self.report(c, depth, Status::Partial, note);
+        Ok(())
+    }
+
+    /// The variable a modifier's session id is found into (initially "no previous sample").
+    fn url_rewrite_var(&mut self, c: &El) -> VarId {
+        let name = url_rewrite_name(c);
+        self.b.sym.vars.define(&name, UrlRewrite::NO_PREVIOUS.to_string());
+        self.b.sym.vars.assign(&name)
+    }
+
+    /// What every request of a thread group with URL Re-writing Modifiers carries: for each
+    /// modifier, the extractor of its session id from the response, for the next sample (the
+    /// previous result JMeter's modifier reads is any sample of the thread, in its scope or not).
+    pub(super) fn url_rewriting_extractors(&mut self, sampler: &El) -> Vec<Extractor> {
+        fn holds(el: &El, line: usize) -> bool {
+            el.line == line || el.children.iter().any(|c| holds(c, line))
+        }
+        fn modifiers<'a>(el: &'a El, out: &mut Vec<&'a El>) {
+            for c in el.children.iter().filter(|c| c.enabled) {
+                if c.class == URL_REWRITING {
+                    out.push(c);
+                }
+                modifiers(c, out);
+            }
+        }
+        let root = self.root.clone();
+        let Some(group) = root.children.iter().find(|tg| is_thread_group(&tg.class) && holds(tg, sampler.line)) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        modifiers(group, &mut found);
+        let mut out = Vec::new();
+        for m in found {
+            let q = regex::escape(m.text_or_empty("argument_name"));
+            let (src, template) = if m.flag("path_extension").unwrap_or(false) {
+                let eq = if m.flag("path_extension_no_equals").unwrap_or(false) { "" } else { "=" };
+                let qm = if m.flag("path_extension_no_questionmark").unwrap_or(false) { "?" } else { "" };
+                (format!(r#";{q}{eq}([^"'<>&\s;{qm}]*)"#), "$1$")
+            } else {
+                (
+                    format!(
+                        r#"[;\?&]{q}=([^"'<>&\s;\\]*)|\s[Nn][Aa][Mm][Ee]\s*=\s*["']{q}["'][^>]*\s[vV][Aa][Ll][Uu][Ee]\s*=\s*["']([^"']*)["']|\s[vV][Aa][Ll][Uu][Ee]\s*=\s*["']([^"']*)["'][^>]*\s[Nn][Aa][Mm][Ee]\s*=\s*["']{q}["']"#
+                    ),
+                    "$1$$2$$3$",
+                )
+            };
+            let Ok(regex) = Pattern::perl5(&src) else { continue };
+            let var = self.url_rewrite_var(m);
+            out.push(Extractor {
+                var,
+                into: url_rewrite_name(m),
+                source: ExtractSource::Regex { regex, template: template.into(), from: Field::Body },
+                match_no: 1,
+                default: Some(Template::literal("")),
+                required: None,
+                all: None,
+            });
+        }
+        out
+    }
+}
+
+/// The variable of a URL Re-writing Modifier's session id: one per element.
+fn url_rewrite_name(c: &El) -> String {
+    format!("__url_rewrite_{}", c.line)
 }
 
 /// (reference name, names group, values group) of a RegEx User Parameters; `None` when a group
