@@ -6,6 +6,7 @@
 use crate::engine::session::UserVars;
 use crate::plan::request::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
+use std::borrow::Cow;
 use std::time::Duration;
 
 pub(super) const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
@@ -142,6 +143,71 @@ impl PreparedRequest {
         out
     }
 
+    /// Appends query parameter `i` of the path rendered from `start` of `out`.
+    fn push_query_param(&self, i: usize, p: &Param, u: &mut UserVars, out: &mut String, start: usize) {
+        let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
+        out.push(sep);
+        let v = self.param_value(p, u);
+        if p.encoded {
+            out.push_str(&p.name);
+        } else {
+            out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+        }
+        // "Include Equals?" off: an empty value leaves the name alone.
+        if p.bare_when_empty && v.is_empty() {
+            return;
+        }
+        out.push('=');
+        if p.encoded {
+            let at = out.len();
+            out.push_str(&v);
+            encode_target(out, at);
+        } else {
+            out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+        }
+    }
+
+    /// The query parameters as sent, after the URL Re-writing Modifiers in scope, in their
+    /// order (`URLRewritingModifier.modify`): a path extension replaces the old `;name...` of
+    /// the path rendered from `start` of `out` (up to a `?`) and goes at its end, and for a GET
+    /// or DELETE what then follows a `?` becomes an argument at the end of the list, as
+    /// `setPath` parses it; a parameter replaces the one of its name, at the end of the list
+    /// (in the form instead, for a form body).
+    fn query_with_rewrites<'a>(&'a self, u: &mut UserVars, out: &mut String, start: usize) -> Vec<Cow<'a, Param>> {
+        let mut items: Vec<Cow<'a, Param>> = self.spec.query.iter().map(Cow::Borrowed).collect();
+        let get_like = matches!(self.spec.method.as_str(), "GET" | "DELETE");
+        let form = matches!(self.spec.body, Body::Form(_));
+        for (r, v) in self.url_rewrites(u) {
+            if !r.path_extension {
+                if !form {
+                    items.retain(|p| p.name != r.name);
+                    items.push(Cow::Owned(rewritten_param(&r.name, &v)));
+                }
+                continue;
+            }
+            let key = format!(";{}", r.name);
+            if let Some(i) = out[start..].find(&key).map(|i| start + i) {
+                match out[i..].find('?') {
+                    Some(q) => drop(out.drain(i..i + q)),
+                    None => out.truncate(i),
+                }
+            }
+            out.push_str(&key);
+            if !r.no_equals {
+                out.push('=');
+            }
+            out.push_str(&v);
+            if let Some(q) = out[start..].find('?').filter(|_| get_like).map(|q| start + q) {
+                let rest = out.split_off(q + 1);
+                out.pop();
+                let mut arg = rewritten_param(&rest, "");
+                arg.bare_when_empty = true;
+                items.push(Cow::Owned(arg));
+            }
+        }
+        items
+    }
+
     /// A query or form parameter's value as sent: the value a RegEx User Parameters in scope
     /// gives its name (the last one that gives one), else its own.
     fn param_value(&self, p: &Param, u: &mut UserVars) -> String {
@@ -170,47 +236,13 @@ impl PreparedRequest {
         if !out[start..].starts_with('/') {
             out.insert(start, '/');
         }
-        let rewrites = self.url_rewrites(u);
-        for (r, v) in rewrites.iter().filter(|(r, _)| r.path_extension) {
-            // URLRewritingModifier.modify: the old `;name...` goes (up to a `?`), the new one
-            // is added at the end.
-            let key = format!(";{}", r.name);
-            if let Some(i) = out[start..].find(&key).map(|i| start + i) {
-                match out[i..].find('?') {
-                    Some(q) => drop(out.drain(i..i + q)),
-                    None => out.truncate(i),
-                }
+        if self.spec.url_rewrites.is_empty() {
+            for (i, p) in self.spec.query.iter().enumerate() {
+                self.push_query_param(i, p, u, out, start);
             }
-            out.push_str(&key);
-            if !r.no_equals {
-                out.push('=');
-            }
-            out.push_str(v);
-        }
-        // Parameters a URL Re-writing Modifier sets go in the query unless the body is a form.
-        let as_query = if matches!(self.spec.body, Body::Form(_)) { Vec::new() } else { param_rewrites(&rewrites) };
-        let query = self.spec.query.iter().filter(|p| !as_query.iter().any(|(n, _)| *n == p.name));
-        let added: Vec<Param> = as_query.iter().map(|(n, v)| rewritten_param(n, v)).collect();
-        for (i, p) in query.chain(&added).enumerate() {
-            let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
-            out.push(sep);
-            let v = self.param_value(p, u);
-            if p.encoded {
-                out.push_str(&p.name);
-            } else {
-                out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
-            }
-            // "Include Equals?" off: an empty value leaves the name alone.
-            if p.bare_when_empty && v.is_empty() {
-                continue;
-            }
-            out.push('=');
-            if p.encoded {
-                let at = out.len();
-                out.push_str(&v);
-                encode_target(out, at);
-            } else {
-                out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+        } else {
+            for (i, p) in self.query_with_rewrites(u, out, start).iter().enumerate() {
+                self.push_query_param(i, p, u, out, start);
             }
         }
         // A fragment (`#...`) is never sent (RFC 9110 §7.1; JMeter builds a java.net.URL from
@@ -357,7 +389,7 @@ impl PreparedRequest {
             Body::Form(fields) => {
                 let mut ser = url::form_urlencoded::Serializer::new(String::new());
                 let rewrites = self.url_rewrites(u);
-                let set = param_rewrites(&rewrites);
+                let set = form_rewrites(&rewrites);
                 let added: Vec<Param> = set.iter().map(|(n, v)| rewritten_param(n, v)).collect();
                 for p in fields.iter().filter(|p| !set.iter().any(|(n, _)| *n == p.name)).chain(&added) {
                     let v = self.param_value(p, u);
@@ -380,9 +412,9 @@ impl PreparedRequest {
     }
 }
 
-/// The parameters URL Re-writing Modifiers set, by name (a later modifier of a name replaces
+/// The form fields URL Re-writing Modifiers set, by name (a later modifier of a name replaces
 /// an earlier one's, as each removes the argument and adds its own).
-fn param_rewrites<'a>(rewrites: &'a [(&'a UrlRewrite, String)]) -> Vec<(&'a str, &'a str)> {
+fn form_rewrites<'a>(rewrites: &'a [(&'a UrlRewrite, String)]) -> Vec<(&'a str, &'a str)> {
     let mut out: Vec<(&str, &str)> = Vec::new();
     for (r, v) in rewrites.iter().filter(|(r, _)| !r.path_extension) {
         out.retain(|(n, _)| *n != r.name);

@@ -160,9 +160,9 @@ fn url_rewriting_sends_the_session_id_of_the_previous_response() {
             format!("GET {index} "),
             "POST /login user=u&SESSION_ID=abc123".to_string(),
             "GET /page?SESSION_ID=abc123 ".to_string(),
-            // Without "no question mark", the id runs on past `?` (JMeter's pattern), and the
-            // query is added after it with `&`.
-            "GET /p;jsessionid=XYZ?y&SESSION_ID=abc123 ".to_string(),
+            // Without "no question mark", the id runs on past `?` (JMeter's pattern); JMeter's
+            // `setPath` of a GET makes what follows `?` an argument, after the others.
+            "GET /p;jsessionid=XYZ?SESSION_ID=abc123&y ".to_string(),
         ]
     };
     // The first sample has no previous response; the second iteration's first has the last

@@ -26,6 +26,9 @@ const NAMES: &[(&str, &str)] = &[
     ("AuthManager", "HTTP Authorization Manager"),
     ("DNSCacheManager", "DNS Cache Manager"),
     ("ConfigTestElement", "HTTP Request Defaults"),
+    // Pre-processors.
+    ("RegExUserParameters", "RegEx User Parameters"),
+    ("URLRewritingModifier", "HTTP URL Re-writing Modifier"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),
