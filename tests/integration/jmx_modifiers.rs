@@ -169,3 +169,35 @@ fn url_rewriting_sends_the_session_id_of_the_previous_response() {
     // iteration's (no id in it: the cached one).
     assert_eq!(sent, [iteration("/index"), iteration("/index?SESSION_ID=abc123")].concat());
 }
+
+/// Two CSV Data Sets on one file (with its header) share JMeter's one reader of it: each takes
+/// the next row, the second's values win, and the header is read once. Confirmed with JMeter
+/// 5.6.3: u2, u1, u3, u2.
+#[test]
+fn two_data_sets_on_one_file_share_its_rows() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-csv-shared");
+    run.write("users.csv", "user,pass\nu1,p1\nu2,p2\nu3,p3\n");
+    let ds = |name: &str| {
+        format!(
+            r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="{name}" enabled="true">
+          <stringProp name="filename">users.csv</stringProp><stringProp name="variableNames"></stringProp>
+          <stringProp name="delimiter">,</stringProp><boolProp name="quotedData">false</boolProp>
+          <boolProp name="recycle">true</boolProp><boolProp name="stopThread">false</boolProp>
+          <stringProp name="shareMode">shareMode.all</stringProp>
+        </CSVDataSet><hashTree/>"#
+        )
+    };
+    let body = [
+        DEFAULTS,
+        &ds("one"),
+        &ds("two"),
+        &sampler("s", "GET", "/s", &[arg("u", "${user}", true), arg("p", "${pass}", true)].concat(), false, ""),
+    ]
+    .concat();
+    run_plan(&run, &server, &jmx_plan(1, "4", &body));
+    assert_eq!(uint(&run.label("s"), "samples"), 4);
+    let sent: Vec<String> =
+        server.recorded("/s").iter().map(|r| format!("{}:{}", r.query("u").unwrap(), r.query("p").unwrap())).collect();
+    assert_eq!(sent, ["u2:p2", "u1:p1", "u3:p3", "u2:p2"]);
+}
