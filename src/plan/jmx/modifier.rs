@@ -115,14 +115,16 @@ impl Cx {
                 modifiers(c, out);
             }
         }
-        let root = self.root.clone();
-        let Some(group) = root.children.iter().find(|tg| is_thread_group(&tg.class) && holds(tg, sampler.line)) else {
+        let Some(group) = self.root.children.iter().find(|tg| is_thread_group(&tg.class) && holds(tg, sampler.line))
+        else {
             return Vec::new();
         };
         let mut found = Vec::new();
         modifiers(group, &mut found);
+        // The modifiers alone, not the tree, outlive the walk.
+        let found: Vec<El> = found.into_iter().cloned().collect();
         let mut out = Vec::new();
-        for m in found {
+        for m in &found {
             let q = regex::escape(m.text_or_empty("argument_name"));
             let (src, template) = if m.flag("path_extension").unwrap_or(false) {
                 let eq = if m.flag("path_extension_no_equals").unwrap_or(false) { "" } else { "=" };
