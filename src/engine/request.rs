@@ -4,8 +4,9 @@
 //! its templates into the user's buffer.
 
 use crate::engine::session::UserVars;
-use crate::plan::request::{Part, PartContent, MULTIPART_BOUNDARY};
+use crate::plan::request::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
+use std::borrow::Cow;
 use std::time::Duration;
 
 pub(super) const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
@@ -119,6 +120,8 @@ impl PreparedRequest {
         let s = &self.spec;
         s.origin.is_none()
             && s.path.is_const()
+            && s.param_overrides.is_empty()
+            && s.url_rewrites.is_empty()
             && s.query.iter().all(|p| p.value.is_const())
             && s.headers.iter().all(|(_, t)| t.is_const())
             && match &s.body {
@@ -130,6 +133,111 @@ impl PreparedRequest {
                     PartContent::Bytes(_) => true,
                 }),
             }
+    }
+
+    /// The URL Re-writing Modifiers that change this send, with their values: none before the
+    /// user's first sample; with "cache", the last value found when the previous response has
+    /// none (and a value found is kept for later).
+    fn url_rewrites(&self, u: &mut UserVars) -> Vec<(&UrlRewrite, String)> {
+        let mut out = Vec::new();
+        for r in &self.spec.url_rewrites {
+            let found = u.get(r.found);
+            if found == UrlRewrite::NO_PREVIOUS {
+                continue;
+            }
+            let mut v = found.to_string();
+            if let Some(saved) = r.saved {
+                if v.is_empty() {
+                    v = u.get(saved).to_string();
+                } else {
+                    u.set(saved, &v);
+                }
+            }
+            // JMeter makes the argument "already encoded" unless `encode` is set: it decodes it.
+            if !r.encode {
+                v = url_decode(&v);
+            }
+            out.push((r, v));
+        }
+        out
+    }
+
+    /// Appends query parameter `i` of the path rendered from `start` of `out`.
+    fn push_query_param(&self, i: usize, p: &Param, u: &mut UserVars, out: &mut String, start: usize) {
+        let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
+        out.push(sep);
+        let v = self.param_value(p, u);
+        if p.encoded {
+            out.push_str(&p.name);
+        } else {
+            out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+        }
+        // "Include Equals?" off: an empty value leaves the name alone.
+        if p.bare_when_empty && v.is_empty() {
+            return;
+        }
+        out.push('=');
+        if p.encoded {
+            out.push_str(&v);
+        } else {
+            out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+        }
+    }
+
+    /// The query parameters as sent, after the URL Re-writing Modifiers in scope, in their
+    /// order (`URLRewritingModifier.modify`): a path extension replaces the old `;name...` of
+    /// the path rendered from `start` of `out` (up to a `?`) and goes at its end, and for a GET
+    /// or DELETE what then follows a `?` becomes an argument at the end of the list, as
+    /// `setPath` parses it; a parameter replaces the one of its name, at the end of the list
+    /// (in the form instead, for a form body).
+    fn query_with_rewrites<'a>(&'a self, u: &mut UserVars, out: &mut String, start: usize) -> Vec<Cow<'a, Param>> {
+        let mut items: Vec<Cow<'a, Param>> = self.spec.query.iter().map(Cow::Borrowed).collect();
+        let get_like = matches!(self.spec.method.as_str(), "GET" | "DELETE");
+        let form = matches!(self.spec.body, Body::Form(_));
+        for (r, v) in self.url_rewrites(u) {
+            if !r.path_extension {
+                if !form {
+                    items.retain(|p| p.name != r.name);
+                    items.push(Cow::Owned(rewritten_param(&r.name, &v)));
+                }
+                continue;
+            }
+            let key = format!(";{}", r.name);
+            if let Some(i) = out[start..].find(&key).map(|i| start + i) {
+                match out[i..].find('?') {
+                    Some(q) => drop(out.drain(i..i + q)),
+                    None => out.truncate(i),
+                }
+            }
+            out.push_str(&key);
+            if !r.no_equals {
+                out.push('=');
+            }
+            out.push_str(&v);
+            if let Some(q) = out[start..].find('?').filter(|_| get_like).map(|q| start + q) {
+                let rest = out.split_off(q + 1);
+                out.pop();
+                let mut arg = rewritten_param(&rest, "");
+                arg.bare_when_empty = true;
+                items.push(Cow::Owned(arg));
+            }
+        }
+        items
+    }
+
+    /// A query or form parameter's value as sent: the value a RegEx User Parameters in scope
+    /// gives its name (the last one that gives one), else its own.
+    fn param_value(&self, p: &Param, u: &mut UserVars) -> String {
+        let mut value = None;
+        for o in &self.spec.param_overrides {
+            // JMeter's `buildParamsMap`: no map until the extractor has found its matches.
+            let Ok(n) = u.get(o.count).parse::<usize>() else { continue };
+            let found = (0..n.min(o.names.len())).rev().find(|&i| u.get(o.names[i]) == p.name);
+            if let Some(i) = found {
+                value = Some(u.get(o.values[i]).to_string());
+            }
+        }
+        value.unwrap_or_else(|| p.value.render_string(u))
     }
 
     /// Appends the path and query as sent (rendered once per send: it may call functions).
@@ -158,24 +266,13 @@ impl PreparedRequest {
         if !out[start..].starts_with('/') {
             out.insert(start, '/');
         }
-        for (i, p) in self.spec.query.iter().enumerate() {
-            let sep = if i == 0 && !out[start..].contains('?') { '?' } else { '&' };
-            out.push(sep);
-            let v = p.value.render_string(u);
-            if p.encoded {
-                out.push_str(&p.name);
-            } else {
-                out.extend(url::form_urlencoded::byte_serialize(p.name.as_bytes()));
+        if self.spec.url_rewrites.is_empty() {
+            for (i, p) in self.spec.query.iter().enumerate() {
+                self.push_query_param(i, p, u, out, start);
             }
-            // "Include Equals?" off: an empty value leaves the name alone.
-            if p.bare_when_empty && v.is_empty() {
-                continue;
-            }
-            out.push('=');
-            if p.encoded {
-                out.push_str(&v);
-            } else {
-                out.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+        } else {
+            for (i, p) in self.query_with_rewrites(u, out, start).iter().enumerate() {
+                self.push_query_param(i, p, u, out, start);
             }
         }
     }
@@ -315,8 +412,11 @@ impl PreparedRequest {
             }
             Body::Form(fields) => {
                 let mut ser = url::form_urlencoded::Serializer::new(String::new());
-                for p in fields {
-                    let v = p.value.render_string(u);
+                let rewrites = self.url_rewrites(u);
+                let set = form_rewrites(&rewrites);
+                let added: Vec<Param> = set.iter().map(|(n, v)| rewritten_param(n, v)).collect();
+                for p in fields.iter().filter(|p| !set.iter().any(|(n, _)| *n == p.name)).chain(&added) {
+                    let v = self.param_value(p, u);
                     if p.encoded {
                         // Written encoded: sent decoded, then encoded again, as JMeter does.
                         ser.append_pair(&url_decode(&p.name), &url_decode(&v));
@@ -334,6 +434,23 @@ impl PreparedRequest {
             out.extend_from_slice(&zipped);
         }
     }
+}
+
+/// The form fields URL Re-writing Modifiers set, by name (a later modifier of a name replaces
+/// an earlier one's, as each removes the argument and adds its own).
+fn form_rewrites<'a>(rewrites: &'a [(&'a UrlRewrite, String)]) -> Vec<(&'a str, &'a str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for (r, v) in rewrites.iter().filter(|(r, _)| !r.path_extension) {
+        out.retain(|(n, _)| *n != r.name);
+        out.push((&r.name, v));
+    }
+    out
+}
+
+/// The argument a URL Re-writing Modifier adds: not "always encoded" (JMeter's `HTTPArgument`
+/// of the modifier): a query takes it as it is, a form decodes it first.
+fn rewritten_param(name: &str, value: &str) -> Param {
+    Param { name: name.into(), value: crate::plan::Template::literal(value), encoded: true, bare_when_empty: false }
 }
 
 /// Java's `URLDecoder.decode`: `+` is a space, `%XX` a byte; a malformed escape stays as it is.
@@ -461,6 +578,36 @@ mod tests {
         assert_eq!(render(&r, &mut nobody(), None), want);
         let with_cookie = render(&r, &mut nobody(), Some("Cookie: a=1; b=2\r\n"));
         assert!(with_cookie.ends_with("Content-Length: 2\r\nCookie: a=1; b=2\r\n\r\n{}"), "{with_cookie}");
+    }
+
+    /// JMeter's URLRewritingModifier.modify: a path extension replaces the old `;name...` (up
+    /// to a `?`) and goes at the end; nothing changes before the user's first sample; with
+    /// "cache", a response without an id sends the last one found.
+    #[test]
+    fn url_rewriting_replaces_the_path_extension_and_caches_the_id() {
+        use crate::plan::request::UrlRewrite;
+        let mut sym = Symbols::default();
+        sym.vars.define("f", UrlRewrite::NO_PREVIOUS.into());
+        let found = sym.vars.assign("f");
+        let saved = sym.vars.assign("s");
+        let mut s = spec();
+        s.path = Template::literal("/a;jsessionid=old?x=1");
+        s.url_rewrites = vec![UrlRewrite {
+            name: "jsessionid".into(),
+            path_extension: true,
+            no_equals: false,
+            encode: false,
+            found,
+            saved: Some(saved),
+        }];
+        let r = PreparedRequest::new(&s);
+        let mut u = UserVars::new(sym.vars.initial_values(), 0, 1, Default::default());
+        let line = |u: &mut UserVars| render(&r, u, None).lines().next().unwrap().to_string();
+        assert_eq!(line(&mut u), "POST /a;jsessionid=old?x=1 HTTP/1.1");
+        u.set(found, "n%41w");
+        assert_eq!(line(&mut u), "POST /a?x=1;jsessionid=nAw HTTP/1.1");
+        u.set(found, "");
+        assert_eq!(line(&mut u), "POST /a?x=1;jsessionid=nAw HTTP/1.1", "the cached id");
     }
 
     #[test]

@@ -317,6 +317,21 @@ fn set_list(all: &AllMatches, values: Vec<Option<String>>, u: &mut UserVars) {
     }
 }
 
+/// Sets `name_i_gK` of each group a regular expression extractor keeps per match (for a RegEx
+/// User Parameters); a match not found, or a group it did not take part in, is empty.
+fn set_groups(all: &AllMatches, source: &ExtractSource, f: &mut Fields<'_, '_>, u: &mut UserVars) {
+    let ExtractSource::Regex { regex, from, .. } = source else { return };
+    if all.groups.is_empty() {
+        return;
+    }
+    let caps = regex.captures_all(f.text(*from));
+    for (g, vars) in &all.groups {
+        for (i, var) in vars.iter().enumerate() {
+            u.set(*var, caps.get(i).and_then(|c| c.get(*g).copied().flatten()).unwrap_or(""));
+        }
+    }
+}
+
 /// Runs the request's extractors and checks on its final response. Returns the first failure:
 /// a required extraction that found nothing, or a check that did not hold.
 pub(super) fn apply(
@@ -394,6 +409,7 @@ pub(super) fn apply_rules(
             }
             let first = values.first().cloned().flatten();
             set_list(all, values, u);
+            set_groups(all, &e.source, &mut f, u);
             // The XPath Extractor sets the name to the first value; the others leave it to
             // the default (JMeter sets it before matching).
             match first {

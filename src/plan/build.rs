@@ -136,6 +136,13 @@ impl Builder {
         self.data.len() - 1
     }
 
+    /// A data file added before of this path, sharing mode, end-of-file rule and names: another
+    /// element reading it shares its rows (JMeter's FileServer keeps one reader per file and
+    /// sharing mode, whatever element reads it).
+    pub fn same_data(&self, path: &Path, share: Share, on_eof: OnEof, names: &[String]) -> Option<usize> {
+        self.data.iter().position(|d| d.path == path && d.share == share && d.on_eof == on_eof && d.names == names)
+    }
+
     /// A data file added before, by its index.
     pub fn data_file(&self, index: usize) -> &DataSpec {
         &self.data[index]
@@ -175,6 +182,7 @@ impl Builder {
             vars: (1..=MAX_ALL_MATCHES).map(|i| self.sym.vars.assign(&format!("{name}_{i}"))).collect(),
             count: self.sym.vars.assign(&format!("{name}_matchNr")),
             concat: None,
+            groups: Vec::new(),
         }
     }
 

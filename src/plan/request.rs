@@ -122,6 +122,48 @@ pub struct RequestSpec {
     /// Status Action Handler in its scope).
     #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
     pub on_error: super::flow::StopKind,
+    /// Parameters whose values a RegEx User Parameters pre-processor in scope replaces, in
+    /// scope order (a later one wins).
+    #[serde(skip)]
+    pub param_overrides: Vec<ParamOverride>,
+    /// HTTP URL Re-writing Modifiers in scope, outer first.
+    #[serde(skip)]
+    pub url_rewrites: Vec<UrlRewrite>,
+}
+
+/// JMeter's HTTP URL Re-writing Modifier: the session id found in the previous sample's
+/// response (by an extractor every request of the thread group carries) is sent as the
+/// parameter `name` (replacing one of that name, at the end) or as the path extension
+/// `;name=value` (`;namevalue` with `no_equals`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlRewrite {
+    pub name: String,
+    pub path_extension: bool,
+    pub no_equals: bool,
+    /// Sent as found; otherwise URL-decoded first (JMeter's `HTTPArgument` "already encoded").
+    pub encode: bool,
+    /// What the previous response gave ("" when nothing); [`UrlRewrite::NO_PREVIOUS`] before
+    /// the user's first sample, when JMeter changes nothing.
+    pub found: VarId,
+    /// The last value found, used when the previous response gave none ("Cache value").
+    pub saved: Option<VarId>,
+}
+
+impl UrlRewrite {
+    pub const NO_PREVIOUS: &'static str = "\u{0}";
+}
+
+/// JMeter's RegEx User Parameters: when the regular expression extractor `ref` (match number
+/// -1) found its matches, each query or form parameter named as group `names` of a match is
+/// sent with group `values` of that match instead (the last match of a name wins).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamOverride {
+    /// `ref_matchNr`.
+    pub count: VarId,
+    /// `ref_i_gN`, i = 1 ... [`MAX_ALL_MATCHES`].
+    pub names: Vec<VarId>,
+    /// `ref_i_gV`, i = 1 ... [`MAX_ALL_MATCHES`].
+    pub values: Vec<VarId>,
 }
 
 /// A query or form parameter.
@@ -209,6 +251,9 @@ pub struct AllMatches {
     /// `name_ALL`: the matches joined with `,` (JMeter's JSON Extractor "Compute concatenation
     /// var").
     pub concat: Option<VarId>,
+    /// A regular expression's groups kept per match: (group K, `name_i_gK` for i = 1 ...), the
+    /// ones a RegEx User Parameters of the plan reads.
+    pub groups: Vec<(usize, Vec<VarId>)>,
 }
 
 /// The match number of an extractor that takes every match (JMeter's -1).
@@ -431,6 +476,8 @@ impl RequestSpec {
             ignore_status: false,
             managers: Default::default(),
             on_error: super::flow::StopKind::Continue,
+            param_overrides: Vec::new(),
+            url_rewrites: Vec::new(),
         }
     }
 

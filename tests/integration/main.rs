@@ -46,6 +46,8 @@
 //!   binary clients, a connection per user), HTTP Raw Request and Raw Data Source, UDP Request
 //!   (hex, raw, DNS) against loopback servers that count what they received; refused and timed
 //!   out samples fail with JMeter's code and message.
+//! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
+//!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
@@ -89,6 +91,7 @@ mod jmx_fn;
 mod jmx_http;
 mod jmx_parallel;
 mod jmx_socket;
+mod jmx_modifiers;
 mod jmx_tg;
 mod jmx_websocket;
 mod jmx_x;

@@ -101,7 +101,7 @@ pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
                 return Err(CsvError::general(empty_file_message(text)));
             };
             let names: Vec<String> = fields.iter().map(|f| f.trim().to_string()).collect();
-            validate_names(&names, Some(line))?;
+            validate_names(&names, Some(line), opts.ragged)?;
             (names, format!("no data rows: the file has only a header line (line {line})"))
         }
         Some(given) => {
@@ -110,7 +110,7 @@ pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
             }
             // Trimmed like header names, so a plan's "user, pass" split on ',' still works.
             let names: Vec<String> = given.iter().map(|n| n.trim().to_string()).collect();
-            validate_names(&names, None)?;
+            validate_names(&names, None, opts.ragged)?;
             let mut why_empty = empty_file_message(text);
             if opts.skip_first_line {
                 // The skipped line is a header nobody asked for: its width is deliberately not checked.
@@ -184,8 +184,13 @@ fn empty_file_message(text: &str) -> String {
     }
 }
 
-/// `None` line: the names came from the plan, not the file.
-fn validate_names(names: &[String], line: Option<usize>) -> Result<(), CsvError> {
+/// `None` line: the names came from the plan, not the file. `any`: every name is taken as it
+/// is, as JMeter's CSV Data Set takes them (`vars.put` of each: an empty name sets a variable no
+/// `${}` reads, a repeated one is set by its last column).
+fn validate_names(names: &[String], line: Option<usize>, any: bool) -> Result<(), CsvError> {
+    if any {
+        return Ok(());
+    }
     let err = |message: String| CsvError { line, message };
     let place = |i: usize| match line {
         Some(_) => format!("column {} of the header", i + 1),

@@ -435,3 +435,22 @@ fn jmeter_rows_keep_their_width_and_blank_lines() {
     let d = ok("\na,b\n1\n\n", &header);
     assert_eq!((d.names.clone(), rows(&d)), (vec!["a".to_string(), "b".to_string()], vec![vec!["1"], vec![]]));
 }
+
+/// #13: JMeter's CSV Data Set takes the names as they come (an empty one, a repeated one, one
+/// no `${}` can name); a JMX data file (`ragged`) is read as JMeter reads it, where a YAML
+/// plan's is refused.
+#[test]
+fn jmeter_data_sets_take_any_header_name() {
+    let jmx = CsvOptions { ragged: true, quoted: false, ..opts() };
+    for (text, names) in [
+        ("user,,pass\n1,2,3\n", vec!["user", "", "pass"]),
+        ("user,pass,user\n1,2,3\n", vec!["user", "pass", "user"]),
+        ("us er,b$\nx,y\n", vec!["us er", "b$"]),
+    ] {
+        let d = parse_csv(text, &jmx).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(d.names, names, "{text:?}");
+        assert_eq!(d.rows.len(), 1, "{text:?}");
+    }
+    let explicit = CsvOptions { names: Some(vec!["a".into(), String::new()]), ..jmx };
+    assert_eq!(parse_csv("1,2\n", &explicit).unwrap().rows, vec![vec!["1".to_string(), "2".to_string()]]);
+}

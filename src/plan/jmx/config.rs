@@ -422,7 +422,12 @@ impl Cx {
             "shareMode.group" => Share::Scenario,
             _ => Share::All,
         };
-        let index = self.b.data(path, data, share, on_eof);
+        // A second data set on the same file and sharing mode reads from the same reader: each
+        // takes the next row (JMeter's FileServer, by file name and mode; the header read once).
+        let index = match self.b.same_data(&path, share, on_eof, &data.names) {
+            Some(i) if data.rows.as_slice() == self.b.data_file(i).rows.as_slice() => i,
+            _ => self.b.data(path, data, share, on_eof),
+        };
         // A blank line stops the thread whether or not the file recycles (CSVDataSet.iterationStart).
         let spec = self.b.data_file_mut(index);
         spec.stop_on_empty_row = stop_thread;

@@ -38,7 +38,14 @@ impl Cx {
     pub(super) fn boundary_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("BoundaryExtractor.refname").trim().to_string();
         if name.is_empty() {
-            return Err(self.err(c, "the Boundary Extractor has no reference name"));
+            // JMeter loads it; at run time its `process` throws ("One of the mandatory
+            // properties is missing"), which JMeterThread logs: the sample is sent and never
+            // reaches the results, and in 5.6.3 the thread's loop count stops advancing.
+            let why = "no reference name: JMeter throws when it runs (\"One of the mandatory properties is \
+                       missing in Boundary Extractor\"), which drops the sample from its results and keeps \
+                       the thread looping; here it sets nothing and the sample is recorded";
+            self.report(c, depth, Status::Partial, why);
+            return Ok(());
         }
         let left = self.expand(c, c.text_or_empty("BoundaryExtractor.lboundary"))?;
         let right = self.expand(c, c.text_or_empty("BoundaryExtractor.rboundary"))?;
@@ -92,7 +99,13 @@ impl Cx {
         let regex = Pattern::perl5(&re_src)
             .map_err(|e| format!("invalid regular expression `{re_src}`: {}", e.lines().last().unwrap_or(&e)));
         let source = or_invalid(regex.map(|regex| ExtractSource::Regex { regex, template, from }), &mut note);
-        let (match_no, all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
+        let (match_no, mut all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
+        if let Some(all) = &mut all {
+            // The groups of each match a RegEx User Parameters reads (`name_i_gK`).
+            for g in self.groups_read_of(&name) {
+                all.groups.push((g, self.match_groups(&name, g)));
+            }
+        }
         let default = self.optional_default(c, "RegexExtractor")?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));

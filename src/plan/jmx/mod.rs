@@ -14,6 +14,7 @@ mod config;
 mod controller;
 mod extractor;
 mod listener;
+mod modifier;
 mod module;
 mod report;
 mod sampler;
@@ -237,6 +238,10 @@ struct Scope {
     ws_filters: Vec<crate::plan::websocket::FrameFilter>,
     /// The TCP Sampler Configs' fields, the innermost first.
     tcp: Vec<Prop>,
+    /// RegEx User Parameters in scope, outer first (modifier.rs).
+    param_overrides: Vec<crate::plan::request::ParamOverride>,
+    /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
+    url_rewrites: Vec<crate::plan::request::UrlRewrite>,
 }
 
 struct Cx {
@@ -468,8 +473,9 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 9] = [
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 10] = [
     ("config element", config::ELEMENTS),
+    ("pre-processor", modifier::ELEMENTS),
     ("config element", sampler::SCOPE_ELEMENTS),
     ("timer", timer::ELEMENTS),
     ("post-processor", extractor::ELEMENTS),
@@ -763,6 +769,36 @@ mod tests {
         );
         assert_eq!(fault("bad port"), None);
         assert_eq!(by("bad port").url(), "http://127.0.0.1/b");
+    }
+
+    /// #13: JMeter makes the class of the tag, not of `testclass` (TestElementConverter), and
+    /// its HTTP sampler takes configuration only from the GUI classes it lists
+    /// (`HTTPSamplerBase.applies`): a `ConfigTestElement` of testclass `ConfigTestElementCustom`
+    /// and GUI `HttpDefaultsGuiCustom` loads and gives no server name. A Boundary Extractor with
+    /// no reference name loads too (JMeter fails it only when it runs).
+    #[test]
+    fn a_config_element_of_a_gui_jmeter_does_not_apply_sets_nothing() {
+        let body = [
+            r#"<ConfigTestElement guiclass="HttpDefaultsGuiCustom" testclass="ConfigTestElementCustom" testname="custom" enabled="true">
+              <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></ConfigTestElement><hashTree/>
+            <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="defaults" enabled="true">
+              <stringProp name="HTTPSampler.port">8080</stringProp></ConfigTestElement><hashTree/>
+            <BoundaryExtractor guiclass="BoundaryExtractorGui" testclass="BoundaryExtractor" testname="nameless" enabled="true">
+              <stringProp name="BoundaryExtractor.lboundary">a</stringProp></BoundaryExtractor><hashTree/>"#
+                .to_string(),
+            sampler("get", "", "", "/x", "GET"),
+        ]
+        .concat();
+        let i = inspect_text(&groups(&group("ThreadGroup", "1", "", &body)), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(status_of(&i, "custom"), Status::Ignored);
+        assert_eq!(status_of(&i, "defaults"), Status::Supported);
+        assert_eq!(status_of(&i, "nameless"), Status::Partial);
+        assert_eq!(status_of(&i, "get"), Status::Partial, "no server name: each sample fails unsent");
+        let plan = i.plan.unwrap();
+        let mut faults = Vec::new();
+        flow::for_each_request(&plan.scenarios[0].flow, &mut |r| faults.push(r.fault.is_some()));
+        assert_eq!(faults, [true]);
     }
 
     /// A class is read by one function, and the walk reaches it: scope elements are not taken

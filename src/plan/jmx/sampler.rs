@@ -43,12 +43,25 @@ pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
 ];
 
 impl Cx {
-    /// HTTP Request Defaults; a configuration element without HTTP fields is ignored.
+    /// HTTP Request Defaults; a configuration element without HTTP fields is ignored, and so
+    /// is one whose GUI class JMeter's HTTP sampler does not take configuration from
+    /// (`HTTPSamplerBase.applies`: only the GUIs of its `APPLIABLE_CONFIG_CLASSES`).
     pub(super) fn http_defaults(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if c.gui == "TCPConfigGui" {
+        let gui = c.gui.rsplit('.').next().unwrap_or_default();
+        if gui == "TCPConfigGui" {
             return self.tcp_config(c, s, depth);
         }
-        if !(c.gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
+        // (A plan written by hand without GUI classes is read by its fields.)
+        if !gui.is_empty() && !matches!(gui, "HttpDefaultsGui" | "SimpleConfigGui" | "LoginConfigGui" | "TestBeanGUI") {
+            let why = format!(
+                "JMeter's HTTP sampler takes no configuration from an element of GUI class `{}` \
+                 (HTTPSamplerBase.applies): it sets nothing",
+                c.gui
+            );
+            self.report(c, depth, Status::Ignored, why);
+            return Ok(());
+        }
+        if !(gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
             self.report(c, depth, Status::Ignored, "a configuration without HTTP fields");
             return Ok(());
         }
@@ -374,6 +387,9 @@ impl Cx {
         req.managers = scope.managers.clone();
         req.on_error = scope.on_error;
         req.java_uri = true;
+        req.param_overrides = scope.param_overrides.clone();
+        req.url_rewrites = scope.url_rewrites.clone();
+        req.extract.extend(self.url_rewriting_extractors(c));
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
         if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {

@@ -30,6 +30,9 @@ const NAMES: &[(&str, &str)] = &[
     ("eu.luminis.jmeter.wssampler.TextFrameFilter", "WebSocket Text Frame Filter"),
     ("eu.luminis.jmeter.wssampler.BinaryFrameFilter", "WebSocket Binary Frame Filter"),
     ("ConfigTestElement", "HTTP Request Defaults, TCP Sampler Config"),
+    // Pre-processors.
+    ("RegExUserParameters", "RegEx User Parameters"),
+    ("URLRewritingModifier", "HTTP URL Re-writing Modifier"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),

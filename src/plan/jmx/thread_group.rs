@@ -107,6 +107,11 @@ impl Cx {
         match tg.class.as_str() {
             ULTIMATE => return self.ultimate(tg).map(|w| vec![w]),
             STEPPING => return self.stepping(tg).map(|w| vec![w]),
+            CONCURRENCY | ARRIVALS | FREE_FORM_ARRIVALS if self.not_a_plugin_number(tg).is_some() => {
+                let why = self.not_a_plugin_number(tg).unwrap_or_default();
+                self.report(tg, 1, Status::Partial, why);
+                return Ok(Vec::new());
+            }
             CONCURRENCY => return self.concurrency(tg).map(|w| vec![w]),
             ARRIVALS | FREE_FORM_ARRIVALS => return self.arrivals(tg).map(|w| vec![w]),
             _ => {}
@@ -205,6 +210,26 @@ impl Cx {
 
     /// A decimal property the plugins parse with `Double.parseDouble` (empty is 0, absent is
     /// `default`); one that is not a number stops their thread starter: refused here.
+    /// Why a bzm thread group's starter cannot be made: the plugin reads `RampUp` and `Hold`
+    /// with `Double.parseDouble` and `Steps` and `Iterations` with `Long.parseLong` (an empty
+    /// one is 0) when the group starts, and one that is not a number (`${var1}` nothing
+    /// defines) throws there: JMeter's engine stops and the run ends with no sample. Here the
+    /// group starts no user.
+    fn not_a_plugin_number(&mut self, tg: &El) -> Option<String> {
+        for (name, whole) in [("RampUp", false), ("Hold", false), ("Steps", true), ("Iterations", true)] {
+            let Some(raw) = tg.text(name) else { continue };
+            let v = self.expand(tg, raw).unwrap_or_else(|_| raw.to_string());
+            let ok = v.is_empty() || if whole { v.parse::<i64>().is_ok() } else { v.trim().parse::<f64>().is_ok() };
+            if !ok {
+                return Some(format!(
+                    "{name} `{v}` is not a number: the plugin throws NumberFormatException when the group starts \
+                     and JMeter's run ends there with no sample; here this group starts no user"
+                ));
+            }
+        }
+        None
+    }
+
     fn decimal_prop(&mut self, tg: &El, name: &str, default: f64) -> Result<f64, Error> {
         match tg.text(name) {
             None => Ok(default),
@@ -736,6 +761,33 @@ mod tests {
         let p = load(CONCURRENCY, &props(&[("TargetLevel", "1"), ("RampUp", "500000"), ("Unit", "M"), ("Hold", "1")]))
             .unwrap();
         assert_eq!(secs(&shaped_of(&p).starts), [15_000_000.0]);
+    }
+
+    /// #13: a bzm group whose `RampUp`, `Hold`, `Steps` or `Iterations` is not a number
+    /// (`${var1}` nothing defines) loads: the plugin throws only when the group starts, and
+    /// JMeter's run ends with no sample; the group starts no user (it was a plan error).
+    #[test]
+    fn a_bzm_group_with_a_number_that_is_not_one_starts_no_user() {
+        for (class, name, v) in [
+            (CONCURRENCY, "RampUp", "${var1}"),
+            (CONCURRENCY, "Hold", "soon"),
+            (CONCURRENCY, "Steps", "2.5"),
+            (ARRIVALS, "Iterations", " 3"),
+        ] {
+            let inside = props(&[("TargetLevel", "2"), (name, v)]);
+            let e = load(class, &inside).unwrap_err();
+            assert!(e.to_string().contains("no enabled thread group with threads"), "{name}: {e}");
+            let text = format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <{class} testclass="{class}" testname="G" enabled="true">{inside}</{class}><hashTree/>
+                </hashTree></hashTree></jmeterTestPlan>"#
+            );
+            let i = super::super::inspect(&text, std::path::Path::new("t.jmx"), &Options::default());
+            let r = i.elements.iter().find(|r| r.name == "G").unwrap();
+            assert_eq!(r.status, Status::Partial, "{name}");
+            assert!(r.note.starts_with(&format!("{name} `{v}` is not a number")), "{}", r.note);
+        }
+        assert!(load(CONCURRENCY, &props(&[("TargetLevel", "2"), ("RampUp", ""), ("Hold", " 1 ")])).is_ok());
     }
 
     #[test]

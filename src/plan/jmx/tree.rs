@@ -7,7 +7,8 @@
 pub struct El {
     /// The XML tag (`HTTPSamplerProxy`, `kg.apc.jmeter.threads.UltimateThreadGroup`).
     pub tag: String,
-    /// The `testclass` attribute (the tag when absent).
+    /// The class JMeter makes: the tag's, or the `class` attribute's when there is one (the
+    /// `testclass` attribute does not choose it).
     pub class: String,
     /// The `guiclass` attribute (tells listeners apart).
     pub gui: String,
@@ -102,8 +103,18 @@ pub struct XmlError {
 
 /// Parses a whole `.jmx`; returns the top-level elements (normally one `TestPlan`).
 pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
-    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-    let doc = roxmltree::Document::parse_with_options(text, opts).map_err(|e| {
+    let opts = || roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+    let closed: String;
+    let mut parsed = roxmltree::Document::parse_with_options(text, opts());
+    if matches!(parsed, Err(roxmltree::Error::UnclosedRootNode)) {
+        // JMeter's XStream reads the plan as a stream and is done once the root's <hashTree>
+        // is: a file that ends before `</jmeterTestPlan>` (and only that tag) loads.
+        closed = format!("{text}</jmeterTestPlan>");
+        if let Ok(doc) = roxmltree::Document::parse_with_options(&closed, opts()) {
+            parsed = Ok(doc);
+        }
+    }
+    let doc = parsed.map_err(|e| {
         let pos = e.pos();
         XmlError { line: pos.row as usize, column: pos.col as usize, message: e.to_string() }
     })?;
@@ -161,7 +172,9 @@ fn elements(
         }
         let attr = |n: &str| node.attribute(n).unwrap_or("").to_string();
         let tag = node.tag_name().name().to_string();
-        let class = node.attribute("testclass").map(str::to_string).unwrap_or_else(|| tag.clone());
+        // JMeter makes the element of the tag's class (or of a `class` attribute), as XStream
+        // reads it; `testclass` is only kept as a property (TestElementConverter.unmarshal).
+        let class = node.attribute("class").map_or_else(|| tag.clone(), str::to_string);
         let el = El {
             class,
             gui: attr("guiclass"),
@@ -318,5 +331,17 @@ mod tests {
         .unwrap();
         assert_eq!(top[0].children.len(), 1);
         assert!(top[0].children[0].children.is_empty());
+    }
+
+    /// #13: JMeter loads a plan that ends before `</jmeterTestPlan>` (taurus' broken.jmx: XStream
+    /// is done once the root's hashTree is); one that ends inside its hashTree is refused, as JMeter
+    /// refuses it ("EOFException: no more data available", confirmed with JMeter 5.6.3).
+    /// The class is the tag's (JMeter's), not `testclass`.
+    #[test]
+    fn a_plan_without_its_closing_root_tag_loads() {
+        let top = parse("<jmeterTestPlan><hashTree><TestPlan testclass=\"Other\"/><hashTree/></hashTree>\n").unwrap();
+        assert_eq!((top.len(), top[0].class.as_str()), (1, "TestPlan"));
+        let e = parse("<jmeterTestPlan><hashTree><TestPlan/><hashTree/>\n").unwrap_err();
+        assert!(e.message.contains("never closed") || e.message.contains("end"), "{e:?}");
     }
 }

@@ -1,0 +1,209 @@
+//! The HTTP modifiers, pre-processors that change the request of each HTTP sampler in their
+//! scope: RegEx User Parameters and the HTTP URL Re-writing Modifier.
+
+use super::*;
+use crate::plan::request::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
+
+pub(super) const ELEMENTS: &[(&str, ScopeFn)] =
+    &[("RegExUserParameters", Cx::regex_user_parameters), ("URLRewritingModifier", Cx::url_rewriting_modifier)];
+
+const URL_REWRITING: &str = "URLRewritingModifier";
+
+const REF: &str = "RegExUserParameters.regex_ref_name";
+const NAMES: &str = "RegExUserParameters.param_names_gr_nr";
+const VALUES: &str = "RegExUserParameters.param_values_gr_nr";
+
+impl Cx {
+    /// RegEx User Parameters: before each HTTP sample in scope, when the Regular Expression
+    /// Extractor `ref` (match number -1) has found matches (`ref_matchNr`, `ref_1_gN` and
+    /// `ref_1_gV` are set), a parameter named as group N of a match is sent with group V of
+    /// that match (`RegExUserParameters.process`; the last match of a name wins).
+    pub(super) fn regex_user_parameters(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let Some((name, names, values)) = regex_user_parameters_of(c) else {
+            let why = "its groups are not numbers: the variables it reads are never set, so it changes nothing";
+            self.report(c, depth, Status::Ignored, why);
+            return Ok(());
+        };
+        let (names_v, values_v) = (self.match_groups(&name, names), self.match_groups(&name, values));
+        let count = self.b.sym.vars.assign(&format!("{name}_matchNr"));
+        s.param_overrides.push(ParamOverride { count, names: names_v, values: values_v });
+        let note = format!(
+            "query and form parameters named as group {names} of each match of `{name}` (match number -1) \
+             are sent with its group {values}"
+        );
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// Group `g` of each match an extractor into `name` keeps: `name_1_gG` ... (JMeter's
+    /// RegexExtractor.saveGroups).
+    pub(super) fn match_groups(&mut self, name: &str, g: usize) -> Vec<VarId> {
+        (1..=MAX_ALL_MATCHES).map(|i| self.b.sym.vars.assign(&format!("{name}_{i}_g{g}"))).collect()
+    }
+
+    /// The groups the plan's RegEx User Parameters read of the extractor into `name`, to keep
+    /// per match (`name_i_gK`).
+    pub(super) fn groups_read_of(&self, name: &str) -> Vec<usize> {
+        fn walk(el: &El, name: &str, out: &mut Vec<usize>) {
+            for c in el.children.iter().filter(|c| c.enabled) {
+                if c.class == "RegExUserParameters" {
+                    if let Some((r, n, v)) = regex_user_parameters_of(c) {
+                        if r == name {
+                            out.extend([n, v]);
+                        }
+                    }
+                }
+                walk(c, name, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, name, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+impl Cx {
+    /// The HTTP URL Re-writing Modifier: before each HTTP sample in scope (but the user's first
+    /// sample), the session id found in the previous sample's response is sent as the
+    /// parameter `argument_name` or as a path extension (`URLRewritingModifier.process`).
+    pub(super) fn url_rewriting_modifier(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = c.text_or_empty("argument_name").to_string();
+        let path_extension = c.flag("path_extension").unwrap_or(false);
+        let cache = c.flag("cache_value").unwrap_or(true);
+        let found = self.url_rewrite_var(c);
+        let saved = cache.then(|| self.b.sym.vars.assign(&format!("{}_saved", url_rewrite_name(c))));
+        s.url_rewrites.push(UrlRewrite {
+            name: name.clone(),
+            path_extension,
+            no_equals: c.flag("path_extension_no_equals").unwrap_or(false),
+            encode: c.flag("encode").unwrap_or(false),
+            found,
+            saved,
+        });
+        let how =
+            if path_extension { format!("the path extension `;{name}`") } else { format!("the parameter `{name}`") };
+        let note = format!(
+            "the session id in the previous HTTP response is sent as {how}{}; a sample made without a \
+             connection (Debug, Dummy, Java) is not the previous response here",
+            if cache { ", the last one found when it has none" } else { "" }
+        );
+        self.report(c, depth, Status::Partial, note);
+        Ok(())
+    }
+
+    /// The variable a modifier's session id is found into (initially "no previous sample").
+    fn url_rewrite_var(&mut self, c: &El) -> VarId {
+        let name = url_rewrite_name(c);
+        self.b.sym.vars.define(&name, UrlRewrite::NO_PREVIOUS.to_string());
+        self.b.sym.vars.assign(&name)
+    }
+
+    /// What every request of a thread group with URL Re-writing Modifiers carries: for each
+    /// modifier, the extractor of its session id from the response, for the next sample (the
+    /// previous result JMeter's modifier reads is any sample of the thread, in its scope or not).
+    pub(super) fn url_rewriting_extractors(&mut self, sampler: &El) -> Vec<Extractor> {
+        fn holds(el: &El, line: usize) -> bool {
+            el.line == line || el.children.iter().any(|c| holds(c, line))
+        }
+        fn modifiers<'a>(el: &'a El, out: &mut Vec<&'a El>) {
+            for c in el.children.iter().filter(|c| c.enabled) {
+                if c.class == URL_REWRITING {
+                    out.push(c);
+                }
+                modifiers(c, out);
+            }
+        }
+        let Some(group) = self.root.children.iter().find(|tg| is_thread_group(&tg.class) && holds(tg, sampler.line))
+        else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        modifiers(group, &mut found);
+        // The modifiers alone, not the tree, outlive the walk.
+        let found: Vec<El> = found.into_iter().cloned().collect();
+        let mut out = Vec::new();
+        for m in &found {
+            let q = regex::escape(m.text_or_empty("argument_name"));
+            let (src, template) = if m.flag("path_extension").unwrap_or(false) {
+                let eq = if m.flag("path_extension_no_equals").unwrap_or(false) { "" } else { "=" };
+                let qm = if m.flag("path_extension_no_questionmark").unwrap_or(false) { "?" } else { "" };
+                (format!(r#";{q}{eq}([^"'<>&\s;{qm}]*)"#), "$1$")
+            } else {
+                (
+                    format!(
+                        r#"[;\?&]{q}=([^"'<>&\s;\\]*)|\s[Nn][Aa][Mm][Ee]\s*=\s*["']{q}["'][^>]*\s[vV][Aa][Ll][Uu][Ee]\s*=\s*["']([^"']*)["']|\s[vV][Aa][Ll][Uu][Ee]\s*=\s*["']([^"']*)["'][^>]*\s[Nn][Aa][Mm][Ee]\s*=\s*["']{q}["']"#
+                    ),
+                    "$1$$2$$3$",
+                )
+            };
+            let Ok(regex) = Pattern::perl5(&src) else { continue };
+            let var = self.url_rewrite_var(m);
+            out.push(Extractor {
+                var,
+                into: url_rewrite_name(m),
+                source: ExtractSource::Regex { regex, template: template.into(), from: Field::Body },
+                match_no: 1,
+                default: Some(Template::literal("")),
+                required: None,
+                all: None,
+            });
+        }
+        out
+    }
+}
+
+/// The variable of a URL Re-writing Modifier's session id: one per element.
+fn url_rewrite_name(c: &El) -> String {
+    format!("__url_rewrite_{}", c.line)
+}
+
+/// (reference name, names group, values group) of a RegEx User Parameters; `None` when a group
+/// is not a number (its variables `ref_1_gx` are never set).
+fn regex_user_parameters_of(c: &El) -> Option<(String, usize, usize)> {
+    let group = |p: &str| c.text_or_empty(p).trim().parse::<usize>().ok();
+    Some((c.text_or_empty(REF).trim().to_string(), group(NAMES)?, group(VALUES)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{inspect, Options};
+    use super::*;
+
+    fn plan(names_group: &str) -> String {
+        format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>
+              <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="form" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy>
+              <hashTree><RegexExtractor testclass="RegexExtractor" testname="x" enabled="true">
+                <stringProp name="RegexExtractor.refname">p</stringProp><stringProp name="RegexExtractor.regex">(a)(b)</stringProp>
+                <stringProp name="RegexExtractor.match_number">-1</stringProp></RegexExtractor><hashTree/></hashTree>
+              <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="send" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy>
+              <hashTree><RegExUserParameters testclass="RegExUserParameters" testname="E" enabled="true">
+                <stringProp name="RegExUserParameters.regex_ref_name">p</stringProp>
+                <stringProp name="RegExUserParameters.param_names_gr_nr">{names_group}</stringProp>
+                <stringProp name="RegExUserParameters.param_values_gr_nr">2</stringProp></RegExUserParameters><hashTree/></hashTree>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        )
+    }
+
+    /// The extractor keeps the groups the modifier reads (`p_i_g1`, `p_i_g2`), and the modifier
+    /// reads those same variables; groups that are not numbers name variables never set.
+    #[test]
+    fn the_extractor_keeps_the_groups_the_modifier_reads() {
+        let i = inspect(&plan("1"), Path::new("t.jmx"), &Options::default());
+        let p = i.plan.expect("loads");
+        let mut requests = Vec::new();
+        flow::for_each_request(&p.scenarios[0].flow, &mut |r| requests.push(r.clone()));
+        let all = requests[0].extract[0].all.as_ref().unwrap();
+        assert_eq!(all.groups.iter().map(|(g, v)| (*g, v.len())).collect::<Vec<_>>(), [(1, 64), (2, 64)]);
+        let o = &requests[1].param_overrides[0];
+        assert_eq!((o.count, &o.names, &o.values), (all.count, &all.groups[0].1, &all.groups[1].1));
+        assert!(requests[0].param_overrides.is_empty(), "only the sampler in its scope");
+        let i = inspect(&plan("one"), Path::new("t.jmx"), &Options::default());
+        assert_eq!(i.elements.iter().find(|r| r.name == "E").unwrap().status, Status::Ignored);
+        assert!(i.plan.is_some());
+    }
+}
