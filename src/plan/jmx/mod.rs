@@ -163,6 +163,7 @@ impl Cx {
         if let Err(e) = self.thread_groups(test_plan, &plan_scope) {
             self.failed(test_plan, 0, e);
         }
+        self.unresolved_modules();
         if !self.errors.is_empty() || !self.unsupported.is_empty() {
             return None;
         }
