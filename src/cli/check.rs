@@ -277,6 +277,14 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
             Step::Sample(x) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(x.label), x.class)),
+            Step::Fifo(q) => out.push(match &q.action {
+                crate::plan::flow::FifoAction::Put(v) => {
+                    format!("{pad}put {} into queue {}", v.source(), q.queue.source())
+                }
+                crate::plan::flow::FifoAction::Pop { name, .. } => {
+                    format!("{pad}take {name} from queue {}", q.queue.source())
+                }
+            }),
             Step::Critical(c) => {
                 out.push(format!("{pad}one user at a time (lock {}):", c.lock.source()));
                 steps(p, &c.steps, depth + 1, out);

@@ -163,11 +163,16 @@ impl ScenarioCtx {
 #[derive(Debug, Default)]
 pub struct Globals {
     pub counters: Vec<AtomicU64>,
+    /// The jp@gc Inter-Thread Communication queues.
+    pub fifos: super::fifo::Fifos,
 }
 
 impl Globals {
     pub fn new(symbols_counters: u32) -> Arc<Globals> {
-        Arc::new(Globals { counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect() })
+        Arc::new(Globals {
+            counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect(),
+            fifos: Default::default(),
+        })
     }
 }
 
@@ -180,6 +185,8 @@ pub struct UserVars {
     pub thread_num: u64,
     pub rng: SmallRng,
     pub globals: Arc<Globals>,
+    /// Set when the user's scenario stops: a function waiting on a queue gives up.
+    pub stop: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl UserVars {
@@ -191,6 +198,7 @@ impl UserVars {
             thread_num,
             rng: SmallRng::from_os_rng(),
             globals,
+            stop: None,
         }
     }
 
@@ -230,6 +238,11 @@ impl Scope for UserVars {
 
     fn rng(&mut self) -> &mut SmallRng {
         &mut self.rng
+    }
+
+    fn fifo(&mut self, call: crate::plan::template::FifoCall<'_>) -> Option<String> {
+        let stop = self.stop.clone();
+        self.globals.fifos.call(call, &|| stop.as_ref().is_some_and(|s| s.is_cancelled()))
     }
 }
 

@@ -37,6 +37,8 @@
 //!   connection per host per user.
 //! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
+//! - `jmx_sync`: elements that coordinate threads or stop the test (issue 13 C): FIFO queues
+//!   between thread groups, the AutoStop Listener, the Module Controller, `__setProperty`.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
@@ -76,6 +78,7 @@ mod jmx_c;
 mod jmx_ctl;
 mod jmx_fn;
 mod jmx_http;
+mod jmx_sync;
 mod jmx_tg;
 mod jmx_x;
 mod labels;

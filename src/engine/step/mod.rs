@@ -4,6 +4,8 @@
 mod request;
 mod synthetic;
 
+pub(super) use request::off_the_worker;
+
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};
 use crate::record::ErrorKind;

@@ -350,6 +350,7 @@ impl Cx {
     pub(super) fn set_variables_action(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let mut assigns: Vec<flow::Assign> = Vec::new();
         let args = c.nested("SetVariablesAction").and_then(|a| a.collection("Arguments.arguments")).unwrap_or_default();

@@ -20,6 +20,7 @@ mod sampler;
 mod script;
 #[cfg(test)]
 mod support;
+mod sync;
 mod synthetic;
 mod thread_group;
 mod timer;
@@ -115,6 +116,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         last: None,
         root: test_plan.clone(),
         expanding: 0,
+        autostops: Vec::new(),
     };
     cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -199,6 +201,7 @@ impl Cx {
         let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
         plan.cookies = self.cookies;
         plan.managers = std::mem::take(&mut self.managers);
+        plan.autostops = std::mem::take(&mut self.autostops);
         plan.last_ok = last_ok;
         plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
         // JMeter's SSL manager trusts every server certificate (JsseSSLManager's trust-all
@@ -227,6 +230,10 @@ struct Scope {
     on_error: flow::StopKind,
     /// Steps to run after each sampler in scope (post-processors that write files).
     after: Vec<Step>,
+    /// Steps to run before each sampler in scope, before its timers (pre-processors).
+    before: Vec<Step>,
+    /// The AutoStop Listeners in scope (indexes into `Cx::autostops`): they see its samples.
+    autostops: Vec<usize>,
     /// Steps to run where the scope starts (data files, counters, random variables, user
     /// parameters): once per pass through the scope's controller.
     pre: Vec<Step>,
@@ -248,6 +255,8 @@ struct Cx {
     root: El,
     /// Modules and includes being expanded, against a module that contains itself.
     expanding: usize,
+    /// The AutoStop Listeners read so far.
+    autostops: Vec<flow::AutoStop>,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
     /// The error of each element that cannot be read as it is, in walk order.
@@ -396,6 +405,7 @@ impl Cx {
             self.failed(c, depth, e);
             Vec::new()
         });
+        self.autostop_sees(scope, &steps);
         self.list_if_inert(c, scope, depth, before);
         Ok(steps)
     }
@@ -430,7 +440,7 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 9] = [
     ("config element", config::ELEMENTS),
     ("config element", sampler::SCOPE_ELEMENTS),
     ("timer", timer::ELEMENTS),
@@ -438,6 +448,8 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 7] = [
     ("assertion", assertion::ELEMENTS),
     ("listener", listener::ELEMENTS),
     ("post-processor", script::ELEMENTS),
+    ("pre- or post-processor", sync::PROCESSORS),
+    ("listener", sync::LISTENERS),
 ];
 
 /// The samplers and controllers stampede reads, by family.

@@ -165,6 +165,7 @@ impl Cx {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         self.report(c, depth, status, note);
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let label = self.b.label(&made.label);
         let failure = self.b.check(format!("{}: the sampler reports a failure", made.label));

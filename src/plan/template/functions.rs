@@ -11,7 +11,7 @@ use super::compile::{compile, expand, find_close};
 use super::dates::{self, DateFn};
 use super::files::{self, FileFn};
 use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
-use super::{local_offset, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
+use super::{local_offset, FifoCall, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
 use crate::plan::condition::{self, Condition};
 use crate::plan::javatime::JavaDateFormat;
 use rand::Rng;
@@ -117,6 +117,32 @@ enum FuncKind {
     Condition(Box<Condition<Template>>),
     File(Box<FileFn>),
     Date(Box<DateFn>),
+    /// The jp@gc FIFO functions on the run's shared queues.
+    Fifo(Box<FifoFn>),
+}
+
+/// `__fifoPut(queue,value)`, `__fifoPop(queue[,var])`, `__fifoGet(queue[,var])`,
+/// `__fifoSize(queue[,var])`: the plugin's functions.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct FifoFn {
+    op: FifoOp,
+    queue: Template,
+    /// `__fifoPut`'s value.
+    value: Template,
+    /// `__fifoPop`'s variable: it takes the value, or is unset when none came (the plugin
+    /// stores null).
+    pop_into: Option<(VarId, String)>,
+    /// The properties `kg.apc.jmeter.functions.FifoTimeout` (seconds) and `...FifoCapacity`.
+    timeout_s: Option<u64>,
+    capacity: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FifoOp {
+    Put,
+    Pop,
+    Get,
+    Size,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -300,6 +326,22 @@ impl FuncKind {
             }
             FuncKind::File(f) => return f.call(u, out),
             FuncKind::Date(f) => return f.call(u, out),
+            FuncKind::Fifo(f) => {
+                let queue = f.queue.render_string(u);
+                let value = f.value.render_string(u);
+                let call = match f.op {
+                    FifoOp::Put => FifoCall::Put { queue: &queue, value: &value, capacity: f.capacity },
+                    FifoOp::Pop => FifoCall::Pop { queue: &queue, timeout_s: f.timeout_s, capacity: f.capacity },
+                    FifoOp::Get => FifoCall::Get(&queue),
+                    FifoOp::Size => FifoCall::Size(&queue),
+                };
+                let got = u.fifo(call);
+                if let Some((var, name)) = &f.pop_into {
+                    u.set_var(*var, got.as_deref().unwrap_or(&format!("${{{name}}}")));
+                }
+                // A pop that got nothing returns null, which JMeter appends as "null".
+                out.push_str(got.as_deref().unwrap_or("null"));
+            }
         }
         true
     }
@@ -315,6 +357,7 @@ impl FuncKind {
             FuncKind::Condition(c) => c.operands(),
             FuncKind::File(f) => f.templates(),
             FuncKind::Date(f) => f.templates(),
+            FuncKind::Fifo(f) => vec![&f.queue, &f.value],
             _ => Vec::new(),
         }
     }
@@ -347,6 +390,10 @@ impl FuncKind {
             FuncKind::Condition(c) => c.operands_mut().into_iter().for_each(|t| t.fold(vars)),
             FuncKind::File(f) => f.fold(vars),
             FuncKind::Date(f) => f.fold(vars),
+            FuncKind::Fifo(f) => {
+                f.queue.fold(vars);
+                f.value.fold(vars);
+            }
             _ => {}
         }
     }
@@ -450,7 +497,7 @@ impl Num {
 }
 
 /// The functions stampede runs, for the "did you mean" of an unknown name.
-pub(crate) const FUNCTIONS: [&str; 43] = [
+pub(crate) const FUNCTIONS: [&str; 47] = [
     "P",
     "property",
     "isPropDefined",
@@ -494,10 +541,14 @@ pub(crate) const FUNCTIONS: [&str; 43] = [
     "timeShift",
     "dateTimeConvert",
     "RandomDate",
+    "fifoPut",
+    "fifoPop",
+    "fifoGet",
+    "fifoSize",
 ];
 
 /// Functions of JMeter (and its common plugins) that stampede does not run.
-const NOT_SUPPORTED: [&str; 15] = [
+const NOT_SUPPORTED: [&str; 11] = [
     "javaScript",
     "setProperty",
     "XPath",
@@ -506,10 +557,6 @@ const NOT_SUPPORTED: [&str; 15] = [
     "unescape",
     "escapeOroRegexpChars",
     "iterationNum",
-    "fifoGet",
-    "fifoPut",
-    "fifoPop",
-    "fifoSize",
     "tstFeedback",
     "base64Encode",
     "base64Decode",
@@ -586,6 +633,32 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 }
             }
             return Ok(Seg::Lit(value));
+        }
+        "fifoPut" | "fifoPop" | "fifoGet" | "fifoSize" => {
+            let (op, min) = match name {
+                "fifoPut" => (FifoOp::Put, 2),
+                "fifoPop" => (FifoOp::Pop, 1),
+                "fifoGet" => (FifoOp::Get, 1),
+                _ => (FifoOp::Size, 1),
+            };
+            count(name, n, min, usize::MAX)?;
+            let prop = |key: &str, sym: &Symbols| {
+                sym.properties.get(&format!("kg.apc.jmeter.functions.{key}")).and_then(|v| v.trim().parse::<i64>().ok())
+            };
+            // The plugin's defaults are Long.MAX_VALUE seconds and Integer.MAX_VALUE values.
+            let timeout_s = prop("FifoTimeout", sym).filter(|&s| s < i64::MAX).map(|s| s.max(0) as u64);
+            let capacity = prop("FifoCapacity", sym).filter(|&c| c < i32::MAX as i64).map(|c| c.max(0) as u32);
+            let queue = tmpl(0, sym)?;
+            let (value, store) = match op {
+                FifoOp::Put => (tmpl(1, sym)?, None),
+                _ => (Template::default(), store(1, sym)?),
+            };
+            let (store, pop_into) = match (op, store) {
+                (FifoOp::Pop, Some(v)) => (None, Some((v, sym.vars.name(v).to_string()))),
+                (_, s) => (s, None),
+            };
+            let f = FifoFn { op, queue, value, pop_into, timeout_s, capacity };
+            return Ok(Seg::Func(Box::new(Func { kind: FuncKind::Fifo(Box::new(f)), store })));
         }
         "isPropDefined" => {
             count(name, n, 1, 1)?;

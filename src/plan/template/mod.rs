@@ -272,6 +272,30 @@ pub trait Scope {
     /// The 1-based number of the user (`__threadNum`).
     fn thread_num(&self) -> u64;
     fn rng(&mut self) -> &mut SmallRng;
+    /// A call on the jp@gc FIFO queues every user of the run shares; what it returns, `None`
+    /// for a pop that got nothing. Where there are none (a value computed while the plan loads),
+    /// queues are empty and nothing waits.
+    fn fifo(&mut self, call: FifoCall<'_>) -> Option<String> {
+        match call {
+            FifoCall::Put { value, .. } => Some(value.to_string()),
+            FifoCall::Get(_) => Some(String::new()),
+            FifoCall::Size(_) => Some("0".into()),
+            FifoCall::Pop { .. } => None,
+        }
+    }
+}
+
+/// What a template asks of the run's FIFO queues (the jp@gc `__fifo*` functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FifoCall<'a> {
+    /// Appends `value` (waiting while the queue holds `capacity` values); returns the value.
+    Put { queue: &'a str, value: &'a str, capacity: Option<u32> },
+    /// Takes the oldest value, waiting up to `timeout_s` seconds (none: for ever).
+    Pop { queue: &'a str, timeout_s: Option<u64>, capacity: Option<u32> },
+    /// The oldest value without taking it, `""` when empty.
+    Get(&'a str),
+    /// How many values the queue holds.
+    Size(&'a str),
 }
 
 /// The scope of a template rendered while the plan loads: the variables' initial values, as

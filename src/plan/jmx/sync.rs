@@ -1,0 +1,127 @@
+//! Elements that coordinate the run's threads or stop the test: the jp@gc Inter-Thread
+//! Communication pre- and post-processors (named queues every user shares) and the jp@gc
+//! AutoStop Listener.
+
+use super::*;
+
+/// The pre- and post-processors, by class.
+pub(super) const PROCESSORS: &[(&str, ScopeFn)] = &[
+    ("kg.apc.jmeter.modifiers.FifoPopPreProcessor", Cx::fifo_pop),
+    ("kg.apc.jmeter.modifiers.FifoPutPostProcessor", Cx::fifo_put),
+];
+
+/// The listeners, by class.
+pub(super) const LISTENERS: &[(&str, ScopeFn)] = &[("kg.apc.jmeter.reporters.AutoStop", Cx::autostop)];
+
+impl Cx {
+    /// The capacity of every queue: JMeter's property `kg.apc.jmeter.functions.FifoCapacity`
+    /// (the plugin's default, Integer.MAX_VALUE, is none).
+    fn fifo_capacity(&self) -> Option<u32> {
+        let v = self.b.sym.properties.get("kg.apc.jmeter.functions.FifoCapacity")?;
+        v.trim().parse::<i64>().ok().filter(|&c| c < i32::MAX as i64).map(|c| c.max(0) as u32)
+    }
+
+    /// Inter-Thread Communication PreProcessor: before each sampler in scope, takes the oldest
+    /// value of its queue into its variable, waiting up to its timeout (seconds; empty: for
+    /// ever, the property `kg.apc.jmeter.functions.FifoTimeout` when the element has none).
+    pub(super) fn fifo_pop(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let queue = self.tmpl(c, c.text_or_empty("FifoName"))?;
+        let name = c.text_or_empty("Variable").to_string();
+        let raw = match c.text("Timeout") {
+            Some(t) => t.to_string(),
+            None => self.b.sym.properties.get("kg.apc.jmeter.functions.FifoTimeout").cloned().unwrap_or_default(),
+        };
+        let raw = self.expand(c, &raw)?;
+        let timeout_s = if raw.trim().is_empty() {
+            None
+        } else {
+            let n: i64 = raw.trim().parse().map_err(|_| self.err(c, format!("timeout `{raw}` is not a number")))?;
+            (n < i64::MAX).then_some(n.max(0) as u64)
+        };
+        let var = self.b.sym.vars.assign(&name);
+        let wait = timeout_s.map_or("for ever".to_string(), |t| format!("up to {t} s"));
+        let note =
+            format!("before each sampler in scope, takes ${{{name}}} from queue `{}`, waiting {wait}", queue.source());
+        self.report(c, depth, Status::Supported, note);
+        let action = flow::FifoAction::Pop { var, name, timeout_s };
+        s.before.push(Step::Fifo(Box::new(flow::Fifo { queue, action, capacity: self.fifo_capacity() })));
+        Ok(())
+    }
+
+    /// Inter-Thread Communication PostProcessor: after each sampler in scope, appends its value
+    /// to its queue.
+    pub(super) fn fifo_put(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let queue = self.tmpl(c, c.text_or_empty("FifoName"))?;
+        let value = self.tmpl(c, c.text_or_empty("Value"))?;
+        let note = format!("after each sampler in scope, puts `{}` into queue `{}`", value.source(), queue.source());
+        self.report(c, depth, Status::Supported, note);
+        let action = flow::FifoAction::Put(value);
+        s.after.push(Step::Fifo(Box::new(flow::Fifo { queue, action, capacity: self.fifo_capacity() })));
+        Ok(())
+    }
+}
+
+impl Cx {
+    /// jp@gc AutoStop Listener: its limits, read as the plugin reads them (a limit that is not
+    /// a number, or not above 0, is off; a number of seconds that is not one, or not above 0,
+    /// is 1). Directly under the test plan it sees every sample; elsewhere those of the
+    /// samplers in its scope.
+    pub(super) fn autostop(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let int = |k: &str| c.text_or_empty(k).parse::<i32>().ok();
+        let secs = |k: &str| int(k).filter(|&n| n > 0).map_or(1, |n| n as u64);
+        let mut limits = Vec::new();
+        for (on, key, what) in [
+            (flow::AutoStopOn::ResponseTime, "avg_response_time", "average response time"),
+            (flow::AutoStopOn::Latency, "avg_response_latency", "average latency"),
+        ] {
+            if let Some(ms) = int(key).filter(|&ms| ms > 0) {
+                limits.push((
+                    flow::AutoStopLimit { on, above: f64::from(ms), secs: secs(&format!("{key}_length")) },
+                    what,
+                ));
+            }
+        }
+        let rate = c.text_or_empty("error_rate").trim().parse::<f32>().ok().filter(|r| r.is_finite() && *r > 0.0);
+        if let Some(rate) = rate {
+            let above = f64::from(rate / 100.0);
+            limits.push((
+                flow::AutoStopLimit { on: flow::AutoStopOn::ErrorRate, above, secs: secs("error_rate_length") },
+                "",
+            ));
+        }
+        if limits.is_empty() {
+            self.report(c, depth, Status::Ignored, "no limit set: it never stops the test");
+            return Ok(());
+        }
+        let said: Vec<String> = limits
+            .iter()
+            .map(|(l, what)| match l.on {
+                flow::AutoStopOn::ErrorRate => format!("error rate above {}% for {} s", l.above * 100.0, l.secs),
+                _ => format!("{what} above {} ms for {} s", l.above, l.secs),
+            })
+            .collect();
+        let whose = if depth <= 1 { "the run's samples" } else { "the samples in its scope" };
+        let note = format!("stops the test when {whose} have, second after second, {}", said.join(" or "));
+        self.report(c, depth, Status::Supported, note);
+        s.autostops.push(self.autostops.len());
+        self.autostops.push(flow::AutoStop {
+            name: c.name.clone(),
+            limits: limits.into_iter().map(|(l, _)| l).collect(),
+            labels: (depth > 1).then(Vec::new),
+        });
+        Ok(())
+    }
+
+    /// The samples of `steps` are seen by the AutoStop Listeners in `scope`.
+    pub(super) fn autostop_sees(&mut self, scope: &Scope, steps: &[Step]) {
+        // What an element that does not run makes is dropped (its labels too).
+        if self.inert > 0 || scope.autostops.is_empty() {
+            return;
+        }
+        for &i in &scope.autostops {
+            if let Some(labels) = &mut self.autostops[i].labels {
+                flow::sample_labels(steps, labels);
+            }
+        }
+    }
+}
