@@ -152,3 +152,38 @@ fn module_controller_runs_a_target_in_a_disabled_thread_group() {
     assert_eq!(server.requests_to("/own"), 0);
     assert_eq!(uint(&run.label("login"), "samples"), 6);
 }
+
+/// `__setProperty` in a setUp thread group sets a property every thread reads afterwards with
+/// `__P` (JMeter's properties are global to the run); a `-J` value stands until set.
+#[test]
+fn set_property_is_read_by_another_thread_group() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-sync-property");
+    let setup = sampler("set", "GET", "/set", &arg("old", "${__setProperty(token,abc,true)}", false), false, "");
+    let main = sampler(
+        "use",
+        "GET",
+        "/use",
+        &(arg("token", "${__P(token,none)}", false) + &arg("j", "${__P(j)}", false)),
+        false,
+        "",
+    );
+    let groups =
+        [thread_group("SetupThreadGroup", "setup", 1, 1, &setup), thread_group("ThreadGroup", "main", 2, 2, &main)]
+            .concat();
+    let p = run.write("plan.jmx", plan_with_defaults("Props", server.addr().port(), &groups));
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "-J", "j=from-J", "-J", "token=first", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let got = server.recorded_all();
+    let set: Vec<_> = got.iter().filter(|r| r.path() == "/set").map(|r| r.query("old").unwrap_or_default()).collect();
+    assert_eq!(set, ["first"]);
+    let used: Vec<_> = got.iter().filter(|r| r.path() == "/use").map(|r| (r.query("token"), r.query("j"))).collect();
+    assert_eq!(used.len(), 4);
+    assert!(used.iter().all(|u| *u == (Some("abc".into()), Some("from-J".into()))), "{used:?}");
+    assert_eq!(uint(&run.label("use"), "samples"), 4);
+}

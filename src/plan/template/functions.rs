@@ -119,6 +119,25 @@ enum FuncKind {
     Date(Box<DateFn>),
     /// The jp@gc FIFO functions on the run's shared queues.
     Fifo(Box<FifoFn>),
+    /// `__P`/`__property` in a plan whose properties change while it runs.
+    Property(Box<PropertyFn>),
+    /// `__setProperty(name,value[,return old])`, with the `-J` properties when the plan loaded.
+    SetProperty(Box<([Template; 3], Properties)>),
+}
+
+/// The `-J` properties as the plan loaded them.
+type Properties = Arc<HashMap<String, String>>;
+
+/// `__P(name[,default])` or `__property(name[,var[,default]])` read when called: the value a
+/// `__setProperty` gave, else the `-J` value, else the default (`__P`: `1`; `__property`: the
+/// name), trimmed as JMeter's `getPropDefault`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PropertyFn {
+    name: Template,
+    default: Option<Template>,
+    /// `__property` (its default is the name), not `__P` (its default is `1`).
+    named_default: bool,
+    loaded: Properties,
 }
 
 /// `__fifoPut(queue,value)`, `__fifoPop(queue[,var])`, `__fifoGet(queue[,var])`,
@@ -326,6 +345,27 @@ impl FuncKind {
             }
             FuncKind::File(f) => return f.call(u, out),
             FuncKind::Date(f) => return f.call(u, out),
+            FuncKind::Property(p) => {
+                let name = p.name.render_string(u);
+                let value = match u.property(&name).or_else(|| p.loaded.get(&name).cloned()) {
+                    Some(v) => v,
+                    None => match &p.default {
+                        Some(d) => d.render_string(u),
+                        None if p.named_default => name.clone(),
+                        None => "1".into(),
+                    },
+                };
+                out.push_str(value.trim());
+            }
+            FuncKind::SetProperty(a) => {
+                let ([name, value, old], loaded) = a.as_ref();
+                let (name, value) = (name.render_string(u), value.render_string(u));
+                let previous = u.set_property(&name, &value).or_else(|| loaded.get(&name).cloned());
+                if old.render_string(u).eq_ignore_ascii_case("true") {
+                    // No value before: Java's null, appended as "null".
+                    out.push_str(previous.as_deref().unwrap_or("null"));
+                }
+            }
             FuncKind::Fifo(f) => {
                 let queue = f.queue.render_string(u);
                 let value = f.value.render_string(u);
@@ -358,6 +398,8 @@ impl FuncKind {
             FuncKind::File(f) => f.templates(),
             FuncKind::Date(f) => f.templates(),
             FuncKind::Fifo(f) => vec![&f.queue, &f.value],
+            FuncKind::Property(p) => std::iter::once(&p.name).chain(p.default.as_ref()).collect(),
+            FuncKind::SetProperty(a) => a.0.iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -394,6 +436,13 @@ impl FuncKind {
                 f.queue.fold(vars);
                 f.value.fold(vars);
             }
+            FuncKind::Property(p) => {
+                p.name.fold(vars);
+                if let Some(d) = &mut p.default {
+                    d.fold(vars);
+                }
+            }
+            FuncKind::SetProperty(a) => a.0.iter_mut().for_each(|t| t.fold(vars)),
             _ => {}
         }
     }
@@ -497,7 +546,7 @@ impl Num {
 }
 
 /// The functions stampede runs, for the "did you mean" of an unknown name.
-pub(crate) const FUNCTIONS: [&str; 47] = [
+pub(crate) const FUNCTIONS: [&str; 48] = [
     "P",
     "property",
     "isPropDefined",
@@ -545,12 +594,12 @@ pub(crate) const FUNCTIONS: [&str; 47] = [
     "fifoPop",
     "fifoGet",
     "fifoSize",
+    "setProperty",
 ];
 
 /// Functions of JMeter (and its common plugins) that stampede does not run.
-const NOT_SUPPORTED: [&str; 11] = [
+const NOT_SUPPORTED: [&str; 10] = [
     "javaScript",
-    "setProperty",
     "XPath",
     "regexFunction",
     "StringToFile",
@@ -617,15 +666,32 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
     };
     let pure = |op: Pure, args: Vec<Template>| FuncKind::Pure { op, args };
     let kind = match name {
+        "P" | "property" if sym.properties_change => {
+            count(name, n, 1, if name == "P" { 2 } else { 3 })?;
+            let default_at = if name == "P" { 1 } else { 2 };
+            let default = if n > default_at { Some(tmpl(default_at, sym)?) } else { None };
+            let store = if name == "property" { store(1, sym)? } else { None };
+            let loaded = Arc::new(sym.properties.clone());
+            let p = PropertyFn { name: tmpl(0, sym)?, default, named_default: name == "property", loaded };
+            return Ok(Seg::Func(Box::new(Func { kind: FuncKind::Property(Box::new(p)), store })));
+        }
+        "setProperty" => {
+            count(name, n, 2, 3)?;
+            let args = [tmpl(0, sym)?, tmpl(1, sym)?, tmpl(2, sym)?];
+            let kind = FuncKind::SetProperty(Box::new((args, Arc::new(sym.properties.clone()))));
+            return Ok(Seg::Func(Box::new(Func { kind, store: None })));
+        }
         "P" | "property" => {
             count(name, n, 1, if name == "P" { 2 } else { 3 })?;
             let key = fixed(0, sym)?.ok_or_else(|| arg("a property name is needed"))?;
-            let default = if name == "P" { fixed(1, sym)? } else { fixed(2, sym)? };
-            let value = match sym.properties.get(key.trim()) {
-                Some(v) => v.clone(),
-                // JMeter's __P falls back to "1" when neither value nor default exists.
-                None => default.unwrap_or_else(|| if name == "P" { "1".into() } else { String::new() }),
+            // JMeter's __P falls back to "1" when neither value nor default exists, __property
+            // to the property's name.
+            let default = match name {
+                "P" => fixed(1, sym)?.unwrap_or_else(|| "1".into()),
+                _ if n > 2 => fixed(2, sym)?.unwrap_or_default(),
+                _ => key.clone(),
             };
+            let value = sym.properties.get(key.trim()).cloned().unwrap_or(default);
             if name == "property" {
                 // The stored copy is the same text for every user: a plan variable.
                 if let Some(var) = raw.get(1).map(|a| a.trim()).filter(|a| !a.is_empty()) {
