@@ -126,7 +126,11 @@ impl Fifos {
         match call {
             FifoCall::Put { queue, value, capacity } => {
                 let q = self.queue(queue, capacity);
-                super::step::off_the_worker(|| Self::wait_blocking(&q, None, stop, push(value.to_string())));
+                let mut put = push(value.to_string());
+                // Only a full queue makes the thread wait.
+                if q.attempt(&mut put).is_none() {
+                    super::step::off_the_worker(|| Self::wait_blocking(&q, None, stop, put));
+                }
                 Some(value.to_string())
             }
             FifoCall::Pop { queue, timeout_s, capacity } => {
