@@ -204,7 +204,7 @@ impl Cx {
         let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
         plan.cookies = self.cookies;
         plan.managers = std::mem::take(&mut self.managers);
-        plan.autostops = std::mem::take(&mut self.autostops);
+        plan.autostops = std::mem::take(&mut self.autostops).into_iter().map(|(_, a)| a).collect();
         plan.last_ok = last_ok;
         plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
         // JMeter's SSL manager trusts every server certificate (JsseSSLManager's trust-all
@@ -258,8 +258,8 @@ struct Cx {
     root: El,
     /// Modules and includes being expanded, against a module that contains itself.
     expanding: usize,
-    /// The AutoStop Listeners read so far.
-    autostops: Vec<flow::AutoStop>,
+    /// The AutoStop Listeners read so far, with the address of their element in the tree.
+    autostops: Vec<(usize, flow::AutoStop)>,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
     /// The error of each element that cannot be read as it is, in walk order.
@@ -408,7 +408,7 @@ impl Cx {
             self.failed(c, depth, e);
             Vec::new()
         });
-        self.autostop_sees(scope, &steps);
+        self.autostop_sees(c, scope, &steps);
         self.list_if_inert(c, scope, depth, before);
         Ok(steps)
     }

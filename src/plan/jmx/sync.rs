@@ -104,24 +104,73 @@ impl Cx {
         let note = format!("stops the test when {whose} have, second after second, {}", said.join(" or "));
         self.report(c, depth, Status::Supported, note);
         s.autostops.push(self.autostops.len());
-        self.autostops.push(flow::AutoStop {
-            name: c.name.clone(),
-            limits: limits.into_iter().map(|(l, _)| l).collect(),
-            labels: (depth > 1).then(Vec::new),
-        });
+        let labels = (depth > 1).then(Vec::new);
+        let limits = limits.into_iter().map(|(l, _)| l).collect();
+        // Known by the element's place in the tree being walked: the sampler or controller it
+        // sits under finds it among its children (see `autostop_sees`).
+        self.autostops.push((std::ptr::from_ref(c) as usize, flow::AutoStop { name: c.name.clone(), limits, labels }));
         Ok(())
     }
 
-    /// The samples of `steps` are seen by the AutoStop Listeners in `scope`.
-    pub(super) fn autostop_sees(&mut self, scope: &Scope, steps: &[Step]) {
+    /// The samples of `steps`, which element `c` makes, are seen by the AutoStop Listeners in
+    /// `scope` and by those among `c`'s own children (a listener under a sampler sees it).
+    pub(super) fn autostop_sees(&mut self, c: &El, scope: &Scope, steps: &[Step]) {
         // What an element that does not run makes is dropped (its labels too).
-        if self.inert > 0 || scope.autostops.is_empty() {
+        if self.inert > 0 || self.autostops.is_empty() {
             return;
         }
-        for &i in &scope.autostops {
-            if let Some(labels) = &mut self.autostops[i].labels {
+        let own: Vec<usize> = c.children.iter().map(|ch| std::ptr::from_ref(ch) as usize).collect();
+        for (i, (at, a)) in self.autostops.iter_mut().enumerate() {
+            if let (Some(labels), true) = (&mut a.labels, scope.autostops.contains(&i) || own.contains(at)) {
                 flow::sample_labels(steps, labels);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// #13: an AutoStop Listener sees the samples of the samplers in its scope: under the test
+    /// plan every one (none listed), in a thread group that group's, under a sampler that
+    /// sampler's; its limits are read as the plugin reads them.
+    #[test]
+    fn an_autostop_sees_the_samplers_in_its_scope() {
+        let stop = |props: &str| {
+            format!(
+                r#"<kg.apc.jmeter.reporters.AutoStop testclass="kg.apc.jmeter.reporters.AutoStop" testname="stop" enabled="true">{props}</kg.apc.jmeter.reporters.AutoStop><hashTree/>"#
+            )
+        };
+        let http = |n: &str, children: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+            )
+        };
+        let group = |name: &str, body: &str| {
+            format!(
+                r#"<ThreadGroup testclass="ThreadGroup" testname="{name}" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree>"#
+            )
+        };
+        let time = r#"<stringProp name="avg_response_time">250</stringProp><stringProp name="avg_response_time_length">x</stringProp>"#;
+        let rate = r#"<stringProp name="error_rate">45.9</stringProp><stringProp name="error_rate_length">3</stringProp><stringProp name="avg_response_latency"></stringProp>"#;
+        let body = [
+            stop(time),
+            group("A", &(stop(rate) + &http("a1", "") + &http("a2", ""))),
+            group("B", &(http("b1", &stop(time)) + &http("b2", ""))),
+        ]
+        .concat();
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>{body}</hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let seen: Vec<Option<Vec<&str>>> =
+            p.autostops.iter().map(|a| a.labels.as_ref().map(|l| l.iter().map(|id| p.label(*id)).collect())).collect();
+        assert_eq!(seen, [None, Some(vec!["a1", "a2"]), Some(vec!["b1"])]);
+        let l = p.autostops[0].limits[0];
+        assert_eq!((l.on, l.above, l.secs), (flow::AutoStopOn::ResponseTime, 250.0, 1));
+        let l = p.autostops[1].limits[0];
+        assert_eq!((l.on, l.secs), (flow::AutoStopOn::ErrorRate, 3));
+        assert!((l.above - 0.459).abs() < 1e-6, "{}", l.above);
     }
 }
