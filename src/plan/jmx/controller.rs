@@ -287,7 +287,8 @@ impl Cx {
             let ms: f64 = self.number(c, c.text("ActionProcessor.duration").unwrap_or("0"), "duration")?;
             self.report(c, depth, Status::Supported, "a pause");
             let own = self.scope_of(&c.children, scope, depth + 1)?;
-            let mut steps: Vec<Step> = own.timers.iter().map(|t| Step::Think(*t)).collect();
+            let mut steps: Vec<Step> = own.before.clone();
+            steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
             steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
             Ok(steps)
         } else {

@@ -173,4 +173,39 @@ mod tests {
         assert_eq!((l.on, l.secs), (flow::AutoStopOn::ErrorRate, 3));
         assert!((l.above - 0.459).abs() < 1e-6, "{}", l.above);
     }
+
+    /// #13: a pre-processor runs before each sampler in its scope (a Flow Control Action's
+    /// pause too), before the sampler's timers, as JMeter's thread; a post-processor after it.
+    #[test]
+    fn fifo_processors_run_around_each_sampler_in_scope() {
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let body = [
+            r#"<kg.apc.jmeter.modifiers.FifoPopPreProcessor testclass="kg.apc.jmeter.modifiers.FifoPopPreProcessor" testname="pop" enabled="true"><stringProp name="FifoName">Q</stringProp><stringProp name="Variable">v</stringProp><stringProp name="Timeout">5</stringProp></kg.apc.jmeter.modifiers.FifoPopPreProcessor><hashTree/>"#.to_string(),
+            r#"<ConstantTimer testclass="ConstantTimer" testname="t" enabled="true"><stringProp name="ConstantTimer.delay">10</stringProp></ConstantTimer><hashTree/>"#.to_string(),
+            http("a"),
+            r#"<TestAction testclass="TestAction" testname="pause" enabled="true"><intProp name="ActionProcessor.action">1</intProp><stringProp name="ActionProcessor.duration">5</stringProp></TestAction><hashTree/>"#.to_string(),
+            r#"<kg.apc.jmeter.modifiers.FifoPutPostProcessor testclass="kg.apc.jmeter.modifiers.FifoPutPostProcessor" testname="put" enabled="true"><stringProp name="FifoName">Q</stringProp><stringProp name="Value">${v}</stringProp></kg.apc.jmeter.modifiers.FifoPutPostProcessor><hashTree/>"#.to_string(),
+        ]
+        .concat();
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let kinds: Vec<&str> = p.scenarios[0]
+            .flow
+            .iter()
+            .map(|s| match s {
+                Step::Fifo(f) if matches!(f.action, flow::FifoAction::Pop { timeout_s: Some(5), .. }) => "pop",
+                Step::Fifo(_) => "put",
+                Step::Think(_) => "think",
+                Step::Request(_) => "request",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["pop", "think", "request", "put", "pop", "think", "think"]);
+    }
 }
