@@ -286,6 +286,14 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
                     format!("{pad}next chunk of {} into {}", r.file.source(), r.name)
                 }
             }),
+            Step::Fifo(q) => out.push(match &q.action {
+                crate::plan::flow::FifoAction::Put(v) => {
+                    format!("{pad}put {} into queue {}", v.source(), q.queue.source())
+                }
+                crate::plan::flow::FifoAction::Pop { name, .. } => {
+                    format!("{pad}take {name} from queue {}", q.queue.source())
+                }
+            }),
             Step::Critical(c) => {
                 out.push(format!("{pad}one user at a time (lock {}):", c.lock.source()));
                 steps(p, &c.steps, depth + 1, out);

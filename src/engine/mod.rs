@@ -21,8 +21,10 @@
 //! - `tls`: the TLS client configuration;
 //! - `managers`: a user's side of JMeter's HTTP Cache, Authorization and Cookie Managers.
 
+mod autostop;
 mod client;
 pub(crate) mod executor;
+mod fifo;
 mod managers;
 #[doc(hidden)] // public for the fuzz harness (tests/fuzz) only
 pub mod program;
@@ -54,6 +56,8 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The wall time from start to the last interval, in µs.
     pub elapsed_us: u64,
+    /// What stopped the test before its end, when something did (a jp@gc AutoStop Listener).
+    pub stopped_by: Option<String>,
     /// What the user should hear about that did not stop the run (a write-back file that could
     /// not be opened); the engine prints nothing itself, the run layer tells its outputs.
     pub warnings: Vec<String>,
@@ -161,6 +165,8 @@ pub async fn run(
     }
 
     let mut collector = Collector { recorder: &recorder, work: recorder.new_tally(), index: 0, last_end_us: 0, epoch };
+    let mut watch = autostop::Watch::new(plan);
+    let mut stopped_by = None;
     let mut ticker = tokio::time::interval_at((epoch + options.interval).into(), options.interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Setup scenarios run first, then the main ones together (or one after another), then
@@ -192,7 +198,13 @@ pub async fn run(
         loop {
             tokio::select! {
                 _ = ticker.tick() => {
-                    let _ = intervals.send(collector.interval(&ctxs, false));
+                    let iv = collector.interval(&ctxs, false);
+                    if let Some(why) = watch.observe(&iv).filter(|_| stopped_by.is_none()) {
+                        // The plugin's "stop test now": every scenario stops, what was recorded stays.
+                        stopped_by = Some(why);
+                        stop_run.cancel();
+                    }
+                    let _ = intervals.send(iv);
                 }
                 joined = scenarios.join_next() => {
                     if joined.is_none() {
@@ -207,6 +219,7 @@ pub async fn run(
     let _ = intervals.send(last);
     Ok(Outcome {
         interrupted: shutdown.is_cancelled(),
+        stopped_by,
         elapsed_us,
         warnings: warnings.iter().map(|w| format!("warning: {w}")).collect(),
     })

@@ -117,6 +117,8 @@ pub enum Op {
     CriticalExit {
         slot: u32,
     },
+    /// Put into, or take out of, a queue every user shares.
+    Fifo(Box<crate::plan::flow::Fifo>),
     /// Run the next ops on this pass, or jump to `skip`.
     Throughput {
         slot: u32,
@@ -238,6 +240,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                     }
                 }
             }
+            Step::Fifo(f) => ops.push(Op::Fifo(f.clone())),
             Step::Think(t) => ops.push(Op::Think(*t)),
             Step::Parallel(p) => {
                 checks(guards, ops);

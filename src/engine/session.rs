@@ -163,11 +163,19 @@ impl ScenarioCtx {
 #[derive(Debug, Default)]
 pub struct Globals {
     pub counters: Vec<AtomicU64>,
+    /// The jp@gc Inter-Thread Communication queues.
+    pub fifos: super::fifo::Fifos,
+    /// JMeter properties `__setProperty` set while the test runs (global to the run).
+    pub properties: std::sync::RwLock<std::collections::HashMap<String, String>>,
 }
 
 impl Globals {
     pub fn new(symbols_counters: u32) -> Arc<Globals> {
-        Arc::new(Globals { counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect() })
+        Arc::new(Globals {
+            counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect(),
+            fifos: Default::default(),
+            properties: Default::default(),
+        })
     }
 }
 
@@ -180,6 +188,8 @@ pub struct UserVars {
     pub thread_num: u64,
     pub rng: SmallRng,
     pub globals: Arc<Globals>,
+    /// Set when the user's scenario stops: a function waiting on a queue gives up.
+    pub stop: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl UserVars {
@@ -191,6 +201,7 @@ impl UserVars {
             thread_num,
             rng: SmallRng::from_os_rng(),
             globals,
+            stop: None,
         }
     }
 
@@ -230,6 +241,20 @@ impl Scope for UserVars {
 
     fn rng(&mut self) -> &mut SmallRng {
         &mut self.rng
+    }
+
+    fn property(&self, name: &str) -> Option<String> {
+        self.globals.properties.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+
+    fn set_property(&mut self, name: &str, value: &str) -> Option<String> {
+        let mut all = self.globals.properties.write().unwrap_or_else(|e| e.into_inner());
+        all.insert(name.to_string(), value.to_string())
+    }
+
+    fn fifo(&mut self, call: crate::plan::template::FifoCall<'_>) -> Option<String> {
+        let stop = self.stop.clone();
+        self.globals.fifos.call(call, &|| stop.as_ref().is_some_and(|s| s.is_cancelled()))
     }
 }
 
@@ -315,6 +340,27 @@ mod tests {
         let c = t.render_string(&mut other);
         assert_eq!(c.split('|').nth(2), Some("1"), "another user has its own counter");
         assert_eq!(c.split('|').nth(3), Some("3"), "the shared counter is shared");
+    }
+
+    /// #13: in a plan that calls `__setProperty`, properties are global to the run and read
+    /// when called: what one user sets, another reads; `-J` values stand until set; the third
+    /// argument `true` returns the value before (`null` when there was none).
+    #[test]
+    fn set_property_is_seen_by_every_user() {
+        let mut s = Symbols { env: Some(Default::default()), properties_change: true, ..Default::default() };
+        s.properties.insert("threads".into(), " 50 ".into());
+        let set =
+            compile("${__setProperty(k,v1)}|${__setProperty(k,v2,true)}|${__setProperty(new,x,TRUE)}|${__setProperty(threads,9,true)}", &mut s, "a")
+                .unwrap();
+        let get = compile("${__P(k,d)}|${__property(k)}|${__P(threads)}|${__P(nope)}|${__property(nope)}", &mut s, "b")
+            .unwrap();
+        let mut a = user(&s);
+        let mut b = user(&s);
+        b.globals = a.globals.clone();
+        assert_eq!(get.render_string(&mut b), "d|k|50|1|nope");
+        // The value before is the property's text, untrimmed (Properties.setProperty's return).
+        assert_eq!(set.render_string(&mut a), "|v1|null| 50 ");
+        assert_eq!(get.render_string(&mut b), "v2|v2|9|1|nope");
     }
 
     /// The quoting the hand-written writer did before the `csv` crate, kept as the witness

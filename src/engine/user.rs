@@ -113,7 +113,8 @@ impl VirtualUser {
     pub(super) fn new(ctx: Arc<ScenarioCtx>) -> VirtualUser {
         let sh = &ctx.shared;
         let thread_num = ctx.started.fetch_add(1, Ordering::Relaxed) + 1;
-        let vars = UserVars::new(sh.initial_vars.clone(), sh.user_counters, thread_num, sh.globals.clone());
+        let mut vars = UserVars::new(sh.initial_vars.clone(), sh.user_counters, thread_num, sh.globals.clone());
+        vars.stop = Some(ctx.stop.clone());
         VirtualUser {
             client: HttpClient::new(ctx.tls.clone()),
             vars,
@@ -503,6 +504,13 @@ impl VirtualUser {
                         }
                     };
                     self.held.push(Held { slot: *slot, start: pc, end: *end, name, _guard: guard });
+                    pc += 1;
+                }
+                Op::Fifo(f) => {
+                    since_wait = 0;
+                    if let Err(end) = self.fifo(f).await {
+                        return end;
+                    }
                     pc += 1;
                 }
                 Op::CriticalExit { slot } => {

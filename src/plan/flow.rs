@@ -66,6 +66,9 @@ pub enum Step {
     WebSocket(Box<super::websocket::WebSocket>),
     /// A sample over a raw socket (TCP Sampler, HTTP Raw Request, UDP Request).
     Socket(Box<super::socket::SocketStep>),
+    /// Puts a value in, or takes one out of, a named queue shared by every user of the run
+    /// (jp@gc Inter-Thread Communication).
+    Fifo(Box<Fifo>),
 }
 
 /// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
@@ -86,6 +89,62 @@ pub struct Parallel {
     /// The group slot the parent sample adds up in.
     #[serde(skip)]
     pub slot: u32,
+}
+
+/// jp@gc AutoStop Listener: the test stops when, second after second for at least `secs`
+/// seconds, each second's average response time or latency (ms), or share of failed samples,
+/// among the samples in its scope exceeds its limit (the plugin compares each second's average
+/// as the next second starts, and a second without samples changes nothing).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AutoStop {
+    pub name: String,
+    pub limits: Vec<AutoStopLimit>,
+    /// The labels of the samples it sees; none: every sample of the run.
+    #[serde(skip)]
+    pub labels: Option<Vec<LabelId>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AutoStopLimit {
+    pub on: AutoStopOn,
+    /// Milliseconds, or a share of samples (0.5 for 50%).
+    pub above: f64,
+    pub secs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoStopOn {
+    ResponseTime,
+    Latency,
+    ErrorRate,
+}
+
+/// jp@gc Inter-Thread Communication: a named FIFO queue of text shared by every user of the run
+/// (the plugin's `FifoMap`), made empty when first named, holding at most `capacity` values
+/// (the property `kg.apc.jmeter.functions.FifoCapacity`, none: no limit).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fifo {
+    pub queue: Template,
+    pub action: FifoAction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FifoAction {
+    /// Appends the value, waiting for room in a full queue (the PostProcessor).
+    Put(Template),
+    /// Takes the oldest value into the variable, waiting up to `timeout_s` seconds for one (none:
+    /// for ever). None came: the plugin stores null, so the variable reads as its reference
+    /// `${name}` (the PreProcessor).
+    Pop {
+        #[serde(skip)]
+        var: VarId,
+        name: String,
+        timeout_s: Option<u64>,
+    },
 }
 
 /// JMeter's CriticalSectionController: the lock (its name rendered when the section is
@@ -629,7 +688,42 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::Pick(_)
             | Step::Sample(_)
             | Step::WebSocket(_)
+            | Step::Fifo(_)
             | Step::Socket(_) => {}
+        }
+    }
+}
+
+/// The labels of the samples a listener sees from these steps, in plan order: each request's
+/// and synthetic sample's, and each transaction group's (not a redirect hop's, a sub-sample).
+pub fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
+    let add = |l: LabelId, out: &mut Vec<LabelId>| {
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    };
+    for step in steps {
+        match step {
+            Step::Request(r) => add(r.label, out),
+            Step::Sample(x) => add(x.label, out),
+            Step::Group(g) => {
+                add(g.label, out);
+                sample_labels(&g.steps, out);
+            }
+            Step::Sequence(s) => sample_labels(s, out),
+            Step::Mix(branches) => branches.iter().for_each(|b| sample_labels(&b.steps, out)),
+            Step::Loop(l) => sample_labels(&l.steps, out),
+            Step::If(i) => {
+                sample_labels(&i.then, out);
+                sample_labels(&i.otherwise, out);
+            }
+            Step::Once(o) => sample_labels(&o.steps, out),
+            Step::Throughput(t) => sample_labels(&t.steps, out),
+            Step::Switch(s) => s.branches.iter().for_each(|(_, b)| sample_labels(b, out)),
+            Step::Shuffle(s) => s.branches.iter().for_each(|b| sample_labels(b, out)),
+            Step::Runtime(r) => sample_labels(&r.steps, out),
+            Step::Critical(c) => sample_labels(&c.steps, out),
+            _ => {}
         }
     }
 }
@@ -671,6 +765,12 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
                 for_each_template_mut(&mut c.steps, f);
             }
             Step::Parallel(p) => p.branches.iter_mut().for_each(|b| for_each_template_mut(b, f)),
+            Step::Fifo(q) => {
+                f(&mut q.queue);
+                if let FifoAction::Put(v) = &mut q.action {
+                    f(v);
+                }
+            }
             Step::Switch(s) => {
                 f(&mut s.value);
                 s.branches.iter_mut().for_each(|(_, b)| for_each_template_mut(b, f));

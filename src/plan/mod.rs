@@ -111,6 +111,9 @@ pub struct Plan {
     /// Values masked wherever they appear in what stampede writes (see [`crate::redact`]).
     #[serde(skip)]
     pub secrets: crate::redact::Secrets,
+    /// jp@gc AutoStop Listeners: limits that stop the test.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub autostops: Vec<flow::AutoStop>,
 }
 
 fn serialize_thresholds<S: serde::Serializer>(t: &[threshold::Threshold], s: S) -> Result<S::Ok, S::Error> {
@@ -501,6 +504,7 @@ impl Plan {
             consecutive: false,
             thresholds: Vec::new(),
             secrets: Default::default(),
+            autostops: Vec::new(),
         }
     }
 

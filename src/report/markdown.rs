@@ -34,6 +34,9 @@ pub fn document(run: &RunData) -> String {
         )
     };
     let _ = writeln!(out, "| Status | {status} |");
+    if let Some(why) = &meta.stopped_by {
+        let _ = writeln!(out, "| Stopped by | {} |", cell(why));
+    }
     for sc in &meta.scenarios {
         let _ = writeln!(out, "| Workload ({}) | {} |", cell(&sc.name), cell(&sc.workload));
     }

@@ -200,6 +200,7 @@ mod tests {
             checks: Vec::new(),
             generator: None,
             thresholds: Vec::new(),
+            stopped_by: None,
         }
     }
 

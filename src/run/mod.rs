@@ -175,6 +175,7 @@ impl Run {
             checks: plan.checks.clone(),
             generator: None,
             thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
+            stopped_by: None,
         };
         Run { plan, options, meta, outputs: Vec::new() }
     }
@@ -248,6 +249,10 @@ impl Run {
         for w in &outcome.warnings {
             notice(&mut outputs, w);
         }
+        if let Some(why) = &outcome.stopped_by {
+            notice(&mut outputs, &format!("the test was stopped: {why}"));
+        }
+        meta.stopped_by = outcome.stopped_by.clone();
 
         let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, true);
         summary.generator = Some(usage.usage());

@@ -189,6 +189,7 @@ fn merged_meta(
         checks,
         generator: None,
         thresholds,
+        stopped_by: metas.iter().find_map(|m| m.stopped_by.clone()),
     }
 }
 
@@ -219,6 +220,7 @@ mod tests {
             checks: Vec::new(),
             generator: None,
             thresholds: Vec::new(),
+            stopped_by: None,
         };
         let mut w = RunWriter::create(&Place::Exact { dir: dir.to_path_buf(), replace: false }, &meta, "").unwrap();
         for (i, n) in per_second.iter().enumerate() {

@@ -32,6 +32,9 @@ pub struct RunMeta {
     /// was killed can still judge them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<String>,
+    /// What stopped the test before its end (a jp@gc AutoStop Listener's limit), if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -710,7 +710,7 @@ fn module_include_size_assertion_and_constant_throughput() {
         <hashTree>{shared}</hashTree>
         <ModuleController guiclass="ModuleControllerGui" testclass="ModuleController" testname="Again" enabled="true">
           <collectionProp name="ModuleController.node_path">
-            <stringProp name="1">Plan</stringProp><stringProp name="2">Users</stringProp><stringProp name="3">Shared</stringProp>
+            <stringProp name="0">Test Plan</stringProp><stringProp name="1">Plan</stringProp><stringProp name="2">Users</stringProp><stringProp name="3">Shared</stringProp>
           </collectionProp>
         </ModuleController><hashTree/>
         <IncludeController guiclass="IncludeControllerGui" testclass="IncludeController" testname="Include" enabled="true">

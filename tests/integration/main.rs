@@ -37,6 +37,8 @@
 //!   connection per host per user.
 //! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
+//! - `jmx_sync`: elements that coordinate threads or stop the test (issue 13 C): FIFO queues
+//!   between thread groups, the AutoStop Listener, the Module Controller, `__setProperty`.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
 //! - `jmx_parallel`: BlazeMeter's Parallel Controller and Parallel HTTP Requests: branches of one
@@ -92,6 +94,7 @@ mod jmx_http;
 mod jmx_parallel;
 mod jmx_socket;
 mod jmx_modifiers;
+mod jmx_sync;
 mod jmx_tg;
 mod jmx_websocket;
 mod jmx_x;

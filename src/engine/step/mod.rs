@@ -9,6 +9,8 @@ mod websocket;
 
 pub(super) use websocket::WsConn;
 
+pub(super) use request::off_the_worker;
+
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::{OnEof, Share};
 use crate::record::ErrorKind;

@@ -18,7 +18,7 @@ const OFFLOAD_DECODE_ABOVE: usize = 16 * 1024;
 
 /// Runs `f`, handing this worker's other tasks to another worker while it does (a
 /// multi-threaded runtime), so a long computation does not stall them.
-fn off_the_worker<T>(f: impl FnOnce() -> T) -> T {
+pub(in crate::engine) fn off_the_worker<T>(f: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current() {
         Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
         _ => f(),

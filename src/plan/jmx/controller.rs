@@ -335,7 +335,8 @@ impl Cx {
             let ms: f64 = self.number(c, c.text("ActionProcessor.duration").unwrap_or("0"), "duration")?;
             self.report(c, depth, Status::Supported, "a pause");
             let own = self.scope_of(&c.children, scope, depth + 1)?;
-            let mut steps: Vec<Step> = own.timers.iter().map(|t| Step::Think(*t)).collect();
+            let mut steps: Vec<Step> = own.before.clone();
+            steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
             steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
             Ok(steps)
         } else {
@@ -398,6 +399,7 @@ impl Cx {
     pub(super) fn set_variables_action(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let mut assigns: Vec<flow::Assign> = Vec::new();
         let args = c.nested("SetVariablesAction").and_then(|a| a.collection("Arguments.arguments")).unwrap_or_default();

@@ -22,6 +22,7 @@ mod script;
 mod socket;
 #[cfg(test)]
 mod support;
+mod sync;
 mod synthetic;
 mod thread_group;
 mod timer;
@@ -118,7 +119,11 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         last: None,
         root: test_plan.clone(),
         expanding: 0,
+        autostops: Vec::new(),
     };
+    // A plan that sets properties while it runs reads them when called (JMeter's properties
+    // are global to the run); one that does not reads them once, as it loads.
+    cx.b.sym.properties_change = text.contains("__setProperty(");
     cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let plan = cx.plan(test_plan, path);
@@ -166,6 +171,7 @@ impl Cx {
         if let Err(e) = self.thread_groups(test_plan, &plan_scope) {
             self.failed(test_plan, 0, e);
         }
+        self.unresolved_modules();
         if !self.errors.is_empty() || !self.unsupported.is_empty() {
             return None;
         }
@@ -201,6 +207,7 @@ impl Cx {
         let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
         plan.cookies = self.cookies;
         plan.managers = std::mem::take(&mut self.managers);
+        plan.autostops = std::mem::take(&mut self.autostops).into_iter().map(|(_, a)| a).collect();
         plan.last_ok = last_ok;
         plan.consecutive = test_plan.flag("TestPlan.serialize_threadgroups").unwrap_or(false);
         // JMeter's SSL manager trusts every server certificate (JsseSSLManager's trust-all
@@ -229,6 +236,10 @@ struct Scope {
     on_error: flow::StopKind,
     /// Steps to run after each sampler in scope (post-processors that write files).
     after: Vec<Step>,
+    /// Steps to run before each sampler in scope, before its timers (pre-processors).
+    before: Vec<Step>,
+    /// The AutoStop Listeners in scope (indexes into `Cx::autostops`): they see its samples.
+    autostops: Vec<usize>,
     /// Steps to run where the scope starts (data files, counters, random variables, user
     /// parameters): once per pass through the scope's controller.
     pre: Vec<Step>,
@@ -258,6 +269,8 @@ struct Cx {
     root: El,
     /// Modules and includes being expanded, against a module that contains itself.
     expanding: usize,
+    /// The AutoStop Listeners read so far, with the address of their element in the tree.
+    autostops: Vec<(usize, flow::AutoStop)>,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
     /// The error of each element that cannot be read as it is, in walk order.
@@ -439,6 +452,7 @@ impl Cx {
             self.failed(c, depth, e);
             Vec::new()
         });
+        self.autostop_sees(c, scope, &steps);
         self.list_if_inert(c, scope, depth, before);
         Ok(steps)
     }
@@ -473,7 +487,7 @@ type ScopeFn = fn(&mut Cx, &El, &mut Scope, usize) -> Result<(), Error>;
 type StepsFn = fn(&mut Cx, &El, &Scope, usize) -> Result<Vec<Step>, Error>;
 
 /// The scope elements stampede reads, by family (scripts it cannot run are [`script::is_script`]).
-const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 10] = [
+const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 12] = [
     ("config element", config::ELEMENTS),
     ("pre-processor", modifier::ELEMENTS),
     ("config element", sampler::SCOPE_ELEMENTS),
@@ -484,6 +498,8 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 10] = [
     ("post-processor", script::ELEMENTS),
     ("config element", websocket::FILTERS),
     ("pre-processor", socket::SCOPE_ELEMENTS),
+    ("pre- or post-processor", sync::PROCESSORS),
+    ("listener", sync::LISTENERS),
 ];
 
 /// The samplers and controllers stampede reads, by family.

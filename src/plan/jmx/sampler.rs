@@ -86,6 +86,7 @@ impl Cx {
     pub(super) fn http_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let req = self.http_request(c, &own)?;
         if let Some(fault) = req.fault {

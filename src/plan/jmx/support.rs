@@ -114,6 +114,10 @@ const NAMES: &[(&str, &str)] = &[
     ("ModuleController", "Module Controller"),
     ("IncludeController", "Include Controller"),
     ("TestFragmentController", "Test Fragment"),
+    // Threads that coordinate.
+    ("kg.apc.jmeter.modifiers.FifoPopPreProcessor", "jp@gc - Inter-Thread Communication PreProcessor"),
+    ("kg.apc.jmeter.modifiers.FifoPutPostProcessor", "jp@gc - Inter-Thread Communication PostProcessor"),
+    ("kg.apc.jmeter.reporters.AutoStop", "jp@gc - AutoStop Listener"),
 ];
 
 /// The families of elements, in the order the matrix lists them, with the classes each reads.

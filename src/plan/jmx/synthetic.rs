@@ -198,6 +198,7 @@ impl Cx {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         self.report(c, depth, status, note);
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         steps.push(make(self, &own));
         steps.extend(own.after.iter().cloned());

@@ -165,6 +165,9 @@ mod tests {
             ("${__P(missing)}", "1"),
             ("${__P(missing,${port})}", "8080"),
             ("${__property(threads)}", "50"),
+            // JMeter's __property defaults to the name; an empty third argument is the default.
+            ("${__property(missing)}", "missing"),
+            ("${__property(missing,,)}", ""),
             ("${__env(TOKEN_FILE)}", "/tmp/t"),
             ("${__env(NOPE,x\\,y)}", "x,y"),
             ("\\${host}", "${host}"),

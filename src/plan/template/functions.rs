@@ -11,7 +11,7 @@ use super::compile::{compile, expand, find_close};
 use super::dates::{self, DateFn};
 use super::files::{self, FileFn};
 use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
-use super::{local_offset, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
+use super::{local_offset, FifoCall, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
 use crate::plan::condition::{self, Condition};
 use crate::plan::javatime::JavaDateFormat;
 use rand::Rng;
@@ -117,6 +117,51 @@ enum FuncKind {
     Condition(Box<Condition<Template>>),
     File(Box<FileFn>),
     Date(Box<DateFn>),
+    /// The jp@gc FIFO functions on the run's shared queues.
+    Fifo(Box<FifoFn>),
+    /// `__P`/`__property` in a plan whose properties change while it runs.
+    Property(Box<PropertyFn>),
+    /// `__setProperty(name,value[,return old])`, with the `-J` properties when the plan loaded.
+    SetProperty(Box<([Template; 3], Properties)>),
+}
+
+/// The `-J` properties as the plan loaded them.
+type Properties = Arc<HashMap<String, String>>;
+
+/// `__P(name[,default])` or `__property(name[,var[,default]])` read when called: the value a
+/// `__setProperty` gave, else the `-J` value, else the default (`__P`: `1`; `__property`: the
+/// name), trimmed as JMeter's `getPropDefault`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PropertyFn {
+    name: Template,
+    default: Option<Template>,
+    /// `__property` (its default is the name), not `__P` (its default is `1`).
+    named_default: bool,
+    loaded: Properties,
+}
+
+/// `__fifoPut(queue,value)`, `__fifoPop(queue[,var])`, `__fifoGet(queue[,var])`,
+/// `__fifoSize(queue[,var])`: the plugin's functions.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct FifoFn {
+    op: FifoOp,
+    queue: Template,
+    /// `__fifoPut`'s value.
+    value: Template,
+    /// `__fifoPop`'s variable: it takes the value, or is unset when none came (the plugin
+    /// stores null).
+    pop_into: Option<(VarId, String)>,
+    /// The properties `kg.apc.jmeter.functions.FifoTimeout` (seconds) and `...FifoCapacity`.
+    timeout_s: Option<u64>,
+    capacity: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FifoOp {
+    Put,
+    Pop,
+    Get,
+    Size,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -300,6 +345,43 @@ impl FuncKind {
             }
             FuncKind::File(f) => return f.call(u, out),
             FuncKind::Date(f) => return f.call(u, out),
+            FuncKind::Property(p) => {
+                let name = p.name.render_string(u);
+                let value = match u.property(&name).or_else(|| p.loaded.get(&name).cloned()) {
+                    Some(v) => v,
+                    None => match &p.default {
+                        Some(d) => d.render_string(u),
+                        None if p.named_default => name.clone(),
+                        None => "1".into(),
+                    },
+                };
+                out.push_str(value.trim());
+            }
+            FuncKind::SetProperty(a) => {
+                let ([name, value, old], loaded) = a.as_ref();
+                let (name, value) = (name.render_string(u), value.render_string(u));
+                let previous = u.set_property(&name, &value).or_else(|| loaded.get(&name).cloned());
+                if old.render_string(u).eq_ignore_ascii_case("true") {
+                    // No value before: Java's null, appended as "null".
+                    out.push_str(previous.as_deref().unwrap_or("null"));
+                }
+            }
+            FuncKind::Fifo(f) => {
+                let queue = f.queue.render_string(u);
+                let value = f.value.render_string(u);
+                let call = match f.op {
+                    FifoOp::Put => FifoCall::Put { queue: &queue, value: &value, capacity: f.capacity },
+                    FifoOp::Pop => FifoCall::Pop { queue: &queue, timeout_s: f.timeout_s, capacity: f.capacity },
+                    FifoOp::Get => FifoCall::Get(&queue),
+                    FifoOp::Size => FifoCall::Size(&queue),
+                };
+                let got = u.fifo(call);
+                if let Some((var, name)) = &f.pop_into {
+                    u.set_var(*var, got.as_deref().unwrap_or(&format!("${{{name}}}")));
+                }
+                // A pop that got nothing returns null, which JMeter appends as "null".
+                out.push_str(got.as_deref().unwrap_or("null"));
+            }
         }
         true
     }
@@ -315,6 +397,9 @@ impl FuncKind {
             FuncKind::Condition(c) => c.operands(),
             FuncKind::File(f) => f.templates(),
             FuncKind::Date(f) => f.templates(),
+            FuncKind::Fifo(f) => vec![&f.queue, &f.value],
+            FuncKind::Property(p) => std::iter::once(&p.name).chain(p.default.as_ref()).collect(),
+            FuncKind::SetProperty(a) => a.0.iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -347,6 +432,17 @@ impl FuncKind {
             FuncKind::Condition(c) => c.operands_mut().into_iter().for_each(|t| t.fold(vars)),
             FuncKind::File(f) => f.fold(vars),
             FuncKind::Date(f) => f.fold(vars),
+            FuncKind::Fifo(f) => {
+                f.queue.fold(vars);
+                f.value.fold(vars);
+            }
+            FuncKind::Property(p) => {
+                p.name.fold(vars);
+                if let Some(d) = &mut p.default {
+                    d.fold(vars);
+                }
+            }
+            FuncKind::SetProperty(a) => a.0.iter_mut().for_each(|t| t.fold(vars)),
             _ => {}
         }
     }
@@ -450,7 +546,7 @@ impl Num {
 }
 
 /// The functions stampede runs, for the "did you mean" of an unknown name.
-pub(crate) const FUNCTIONS: [&str; 43] = [
+pub(crate) const FUNCTIONS: [&str; 48] = [
     "P",
     "property",
     "isPropDefined",
@@ -494,22 +590,22 @@ pub(crate) const FUNCTIONS: [&str; 43] = [
     "timeShift",
     "dateTimeConvert",
     "RandomDate",
+    "fifoPut",
+    "fifoPop",
+    "fifoGet",
+    "fifoSize",
+    "setProperty",
 ];
 
 /// Functions of JMeter (and its common plugins) that stampede does not run.
-const NOT_SUPPORTED: [&str; 15] = [
+const NOT_SUPPORTED: [&str; 10] = [
     "javaScript",
-    "setProperty",
     "XPath",
     "regexFunction",
     "StringToFile",
     "unescape",
     "escapeOroRegexpChars",
     "iterationNum",
-    "fifoGet",
-    "fifoPut",
-    "fifoPop",
-    "fifoSize",
     "tstFeedback",
     "base64Encode",
     "base64Decode",
@@ -570,15 +666,32 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
     };
     let pure = |op: Pure, args: Vec<Template>| FuncKind::Pure { op, args };
     let kind = match name {
+        "P" | "property" if sym.properties_change => {
+            count(name, n, 1, if name == "P" { 2 } else { 3 })?;
+            let default_at = if name == "P" { 1 } else { 2 };
+            let default = if n > default_at { Some(tmpl(default_at, sym)?) } else { None };
+            let store = if name == "property" { store(1, sym)? } else { None };
+            let loaded = Arc::new(sym.properties.clone());
+            let p = PropertyFn { name: tmpl(0, sym)?, default, named_default: name == "property", loaded };
+            return Ok(Seg::Func(Box::new(Func { kind: FuncKind::Property(Box::new(p)), store })));
+        }
+        "setProperty" => {
+            count(name, n, 2, 3)?;
+            let args = [tmpl(0, sym)?, tmpl(1, sym)?, tmpl(2, sym)?];
+            let kind = FuncKind::SetProperty(Box::new((args, Arc::new(sym.properties.clone()))));
+            return Ok(Seg::Func(Box::new(Func { kind, store: None })));
+        }
         "P" | "property" => {
             count(name, n, 1, if name == "P" { 2 } else { 3 })?;
             let key = fixed(0, sym)?.ok_or_else(|| arg("a property name is needed"))?;
-            let default = if name == "P" { fixed(1, sym)? } else { fixed(2, sym)? };
-            let value = match sym.properties.get(key.trim()) {
-                Some(v) => v.clone(),
-                // JMeter's __P falls back to "1" when neither value nor default exists.
-                None => default.unwrap_or_else(|| if name == "P" { "1".into() } else { String::new() }),
+            // JMeter's __P falls back to "1" when neither value nor default exists, __property
+            // to the property's name.
+            let default = match name {
+                "P" => fixed(1, sym)?.unwrap_or_else(|| "1".into()),
+                _ if n > 2 => fixed(2, sym)?.unwrap_or_default(),
+                _ => key.clone(),
             };
+            let value = sym.properties.get(key.trim()).cloned().unwrap_or(default);
             if name == "property" {
                 // The stored copy is the same text for every user: a plan variable.
                 if let Some(var) = raw.get(1).map(|a| a.trim()).filter(|a| !a.is_empty()) {
@@ -586,6 +699,32 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 }
             }
             return Ok(Seg::Lit(value));
+        }
+        "fifoPut" | "fifoPop" | "fifoGet" | "fifoSize" => {
+            let (op, min) = match name {
+                "fifoPut" => (FifoOp::Put, 2),
+                "fifoPop" => (FifoOp::Pop, 1),
+                "fifoGet" => (FifoOp::Get, 1),
+                _ => (FifoOp::Size, 1),
+            };
+            count(name, n, min, usize::MAX)?;
+            let prop = |key: &str, sym: &Symbols| {
+                sym.properties.get(&format!("kg.apc.jmeter.functions.{key}")).and_then(|v| v.trim().parse::<i64>().ok())
+            };
+            // The plugin's defaults are Long.MAX_VALUE seconds and Integer.MAX_VALUE values.
+            let timeout_s = prop("FifoTimeout", sym).filter(|&s| s < i64::MAX).map(|s| s.max(0) as u64);
+            let capacity = prop("FifoCapacity", sym).filter(|&c| c < i32::MAX as i64).map(|c| c.max(0) as u32);
+            let queue = tmpl(0, sym)?;
+            let (value, store) = match op {
+                FifoOp::Put => (tmpl(1, sym)?, None),
+                _ => (Template::default(), store(1, sym)?),
+            };
+            let (store, pop_into) = match (op, store) {
+                (FifoOp::Pop, Some(v)) => (None, Some((v, sym.vars.name(v).to_string()))),
+                (_, s) => (s, None),
+            };
+            let f = FifoFn { op, queue, value, pop_into, timeout_s, capacity };
+            return Ok(Seg::Func(Box::new(Func { kind: FuncKind::Fifo(Box::new(f)), store })));
         }
         "isPropDefined" => {
             count(name, n, 1, 1)?;

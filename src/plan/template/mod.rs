@@ -226,6 +226,9 @@ pub struct Symbols {
     /// How many `__eval` calls of text known at load time are being compiled inside each
     /// other: text that evaluates to itself would otherwise recurse without end.
     pub(crate) eval_depth: u32,
+    /// The plan calls `__setProperty`: properties change while the test runs, so `__P` and
+    /// `__property` read them when called instead of once when the plan loads.
+    pub properties_change: bool,
 }
 
 impl Symbols {
@@ -272,6 +275,42 @@ pub trait Scope {
     /// The 1-based number of the user (`__threadNum`).
     fn thread_num(&self) -> u64;
     fn rng(&mut self) -> &mut SmallRng;
+    /// A JMeter property's value now: one `__setProperty` set while the test runs, else `None`
+    /// (the caller falls back to the `-J` value it knew when the plan loaded).
+    fn property(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+    /// Sets a JMeter property for every user of the run (`__setProperty`); returns its value
+    /// before.
+    fn set_property(&mut self, name: &str, value: &str) -> Option<String> {
+        let _ = (name, value);
+        None
+    }
+    /// A call on the jp@gc FIFO queues every user of the run shares; what it returns, `None`
+    /// for a pop that got nothing. Where there are none (a value computed while the plan loads),
+    /// queues are empty and nothing waits.
+    fn fifo(&mut self, call: FifoCall<'_>) -> Option<String> {
+        match call {
+            FifoCall::Put { value, .. } => Some(value.to_string()),
+            FifoCall::Get(_) => Some(String::new()),
+            FifoCall::Size(_) => Some("0".into()),
+            FifoCall::Pop { .. } => None,
+        }
+    }
+}
+
+/// What a template asks of the run's FIFO queues (the jp@gc `__fifo*` functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FifoCall<'a> {
+    /// Appends `value` (waiting while the queue holds `capacity` values); returns the value.
+    Put { queue: &'a str, value: &'a str, capacity: Option<u32> },
+    /// Takes the oldest value, waiting up to `timeout_s` seconds (none: for ever).
+    Pop { queue: &'a str, timeout_s: Option<u64>, capacity: Option<u32> },
+    /// The oldest value without taking it, `""` when empty.
+    Get(&'a str),
+    /// How many values the queue holds.
+    Size(&'a str),
 }
 
 /// The scope of a template rendered while the plan loads: the variables' initial values, as

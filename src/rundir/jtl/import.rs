@@ -276,6 +276,7 @@ pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> 
         checks: messages,
         generator: None,
         thresholds: Vec::new(),
+        stopped_by: None,
     };
     Ok(Imported { meta, summary, total: tally.total })
 }
