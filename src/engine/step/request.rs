@@ -41,8 +41,9 @@ impl VirtualUser {
         target: &Target,
         path: &str,
     ) -> (Option<url::Url>, Option<String>) {
-        let jar_cookies = self.jar.as_ref().is_some_and(|j| j.iter_any().next().is_some());
-        let own_cookies = self.jar.is_some() && !pm.cookies.is_empty();
+        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
+        let jar_cookies = jar.is_some_and(|j| j.iter_any().next().is_some());
+        let own_cookies = jar.is_some() && !pm.cookies.is_empty();
         if !jar_cookies && !own_cookies && spec.managers.is_empty() {
             return (None, None);
         }
@@ -50,12 +51,11 @@ impl VirtualUser {
         let url = if jar_cookies { url_of(target, path) } else { None };
         let mut header = String::new();
         if own_cookies {
-            let jar = self.jar.as_ref();
             let in_jar =
                 |n: &str| url.as_ref().zip(jar).is_some_and(|(u, j)| j.get_request_values(u).any(|(k, _)| k == n));
             managers::user_cookies(&pm.cookies, &mut self.vars, target, path, in_jar, &mut header);
         }
-        if let (Some(jar), Some(u)) = (self.jar.as_ref(), url.as_ref()) {
+        if let (Some(jar), Some(u)) = (jar, url.as_ref()) {
             for (k, v) in jar.get_request_values(u) {
                 if !header.is_empty() {
                     header.push_str("; ");
@@ -190,7 +190,7 @@ impl VirtualUser {
                 None => (spec.method.as_str(), &*first, self.path.as_str()),
             };
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            if ex.set_cookie && self.jar.is_some() {
+            if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
                 if url.is_none() {
                     url = url_of(target, path);
                 }

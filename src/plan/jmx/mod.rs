@@ -145,7 +145,10 @@ impl Cx {
         if let Err(e) = self.variables(test_plan) {
             self.failed(test_plan, 0, e);
         }
-        let plan_scope = self.scope_of(&test_plan.children, &Scope::default(), 1).unwrap_or_default();
+        // A sampler uses the user's cookie jar only inside a Cookie Manager's scope.
+        let mut root = Scope::default();
+        root.managers.jarless = true;
+        let plan_scope = self.scope_of(&test_plan.children, &root, 1).unwrap_or_default();
         let mut plan_note = "user-defined variables become plan variables".to_string();
         if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
             plan_note.push_str("; thread groups run one after another");

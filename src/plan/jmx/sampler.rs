@@ -286,6 +286,8 @@ impl Cx {
         req.headers = headers;
         req.body = body;
         req.keep_alive = c.flag("HTTPSampler.use_keepalive").unwrap_or(true);
+        // HTTPHC4Impl sets `Connection: keep-alive` or `close` on every request.
+        req.say_keep_alive = true;
         req.http_version = HttpVersion::Http11;
         req.connect_timeout = connect_timeout;
         req.response_timeout = response_timeout;
