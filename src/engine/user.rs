@@ -331,7 +331,7 @@ impl VirtualUser {
                     let g = std::mem::take(&mut self.groups[*slot as usize]);
                     if g.open {
                         let sample = Sample {
-                            label: *label,
+                            label: self.sample_label(*label),
                             start_us: g.start_us,
                             end_us: if g.wall_clock { ctx.micros(Instant::now()) } else { g.start_us + g.elapsed_us },
                             ttfb_us: g.ttfb_us,

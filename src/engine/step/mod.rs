@@ -5,7 +5,7 @@ mod request;
 mod synthetic;
 
 use super::user::{IterEnd, VirtualUser};
-use crate::plan::{OnEof, Share};
+use crate::plan::{LabelId, OnEof, Share};
 use crate::record::ErrorKind;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -99,6 +99,17 @@ impl VirtualUser {
             }
             g.error = g.error.or(s.error);
         }
+    }
+
+    /// The label a sample of `label` is recorded under: its name rendered now when it holds
+    /// `${...}` (JMeter renders a sampler's name for each sample), else `label` itself. Past
+    /// the run's cap on rendered names, `label` (the name as written).
+    #[inline]
+    pub(in crate::engine) fn sample_label(&mut self, label: LabelId) -> LabelId {
+        let shared = &self.ctx.shared;
+        let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
+        let name = t.render_string(&mut self.vars);
+        shared.run_labels.intern(&name).unwrap_or(label)
     }
 
     pub(super) fn inside_parent_group(&self) -> bool {

@@ -90,10 +90,12 @@ impl VirtualUser {
     pub(in crate::engine) async fn request(&mut self, req: &PreparedRequest, start: Instant) -> Option<bool> {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
+        // The sampler's name as rendered now, when it holds `${...}` (JMeter's sample label).
+        let label = self.sample_label(spec.label);
         if let Some(fault) = spec.fault {
             // JMeter fails this sample before sending anything (a method it does not know).
             let at = spec.path.source().to_string();
-            return Some(self.unsent(spec.label, start, &req.target, &at, ErrorKind::Check(fault.0)));
+            return Some(self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0)));
         }
         self.path.clear();
         // A host read from a data file or a response: the target comes from the rendered origin.
@@ -108,7 +110,7 @@ impl VirtualUser {
                         }
                         std::borrow::Cow::Owned(t)
                     }
-                    _ => return Some(self.bad_url(spec.label, start, &req.target, &origin)),
+                    _ => return Some(self.bad_url(label, start, &req.target, &origin)),
                 }
             }
         };
@@ -124,8 +126,8 @@ impl VirtualUser {
             }
             // Not a usable URL; or no server name and the path is not a URL either (the
             // loader allows that only for a path made of variables).
-            Some(_) => return Some(self.bad_url(spec.label, start, &first, &self.path.clone())),
-            None if first.host.is_empty() => return Some(self.bad_url(spec.label, start, &first, &self.path.clone())),
+            Some(_) => return Some(self.bad_url(label, start, &first, &self.path.clone())),
+            None if first.host.is_empty() => return Some(self.bad_url(label, start, &first, &self.path.clone())),
             None => first,
         };
         let pm = &ctx.shared.managers;
@@ -313,9 +315,9 @@ impl VirtualUser {
                     self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
                 }
                 total.end = Some(end);
-                self.record(spec.label, start, end, &total, error, false, (&*first, self.path.as_str()));
+                self.record(label, start, end, &total, error, false, (&*first, self.path.as_str()));
             } else {
-                self.record(spec.label, start, end, &ex, error, true, (last_target, last_path));
+                self.record(label, start, end, &ex, error, true, (last_target, last_path));
             }
         }
         if error == Some(ErrorKind::GeneratorFds) {
@@ -329,7 +331,7 @@ impl VirtualUser {
         }
         if self.groups.iter().any(|g| g.open) {
             let sample = Sample {
-                label: spec.label,
+                label,
                 start_us: 0,
                 end_us: 0,
                 ttfb_us: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
@@ -426,6 +428,12 @@ impl VirtualUser {
                 // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
                 elapsed_ms: (sample.elapsed_us() + 500) / 1000,
                 label: sample.label.0,
+                // A name rendered at run time is not in the plan's list.
+                name: if ctx.shared.label_templates.is_empty() {
+                    None
+                } else {
+                    ctx.shared.run_labels.name(sample.label)
+                },
                 status,
                 error: sample.error,
                 scenario: ctx.index,

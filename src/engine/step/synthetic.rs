@@ -68,7 +68,7 @@ impl VirtualUser {
         };
         let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
         let sample = Sample {
-            label: x.label,
+            label: self.sample_label(x.label),
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
             ttfb_us: ms(&x.latency, &mut self.vars),

@@ -286,6 +286,19 @@ impl Cx {
             .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
     }
 
+    /// A sampler or transaction named with `${...}`: JMeter renders its name for each sample,
+    /// and so does the run (label `id` is its name as written). A name that does not compile
+    /// stays as written.
+    fn run_time_label(&mut self, el: &El, name: &str, id: LabelId) {
+        if name.contains("${") {
+            if let Ok(t) = self.tmpl(el, name) {
+                if t.as_const() != Some(name) {
+                    self.b.run_time_label(id, t);
+                }
+            }
+        }
+    }
+
     fn number<T: std::str::FromStr>(&mut self, el: &El, raw: &str, what: &str) -> Result<T, Error> {
         let v = self.expand(el, raw)?;
         v.trim().parse().map_err(|_| {

@@ -278,6 +278,7 @@ impl Cx {
             || c.flag("HTTPSampler.auto_redirects").unwrap_or(false);
         let label_name = if c.name.is_empty() { path_t.source().to_string() } else { c.name.clone() };
         let mut req = self.b.request(&label_name, method, target, path_t, &defaults);
+        self.run_time_label(c, &label_name, req.label);
         if follow_redirects {
             self.b.follow_redirects(&mut req, defaults.max_redirects);
         }

@@ -167,6 +167,7 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let label = self.b.label(&made.label);
+        self.run_time_label(c, &made.label, label);
         let failure = self.b.check(format!("{}: the sampler reports a failure", made.label));
         steps.push(Step::Sample(Box::new(Synthetic {
             label,

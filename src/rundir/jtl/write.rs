@@ -96,7 +96,7 @@ pub fn spawn(
 /// One JTL line, as JMeter writes it: CSV with a field quoted only when it holds a comma, a
 /// quote or a line break (JMeter's `CSVSaveService`, RFC 4180's rule).
 pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
-    let label = names.labels.get(r.label as usize).map_or("", String::as_str);
+    let label = r.name.as_deref().or(names.labels.get(r.label as usize).map(String::as_str)).unwrap_or("");
     let scenario = names.scenarios.get(r.scenario).map_or("", String::as_str);
     // A sample JMeter fails on an exception before sending (a method it does not know): its
     // code and message, as JMeter writes them.
@@ -169,6 +169,7 @@ mod tests {
             timestamp_ms: 1_700_000_000_123,
             elapsed_ms: 12,
             label: 0,
+            name: None,
             status: 200,
             error: None,
             scenario: 0,
