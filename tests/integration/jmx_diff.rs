@@ -1,6 +1,7 @@
 //! What the public-plan differential (bench/jmeter/corpus.py, issue 13) found stampede doing
 //! differently from JMeter 5.6.3, pinned against the witness server: sample labels rendered per
-//! sample from a sampler's name with `${...}`.
+//! sample from a sampler's name with `${...}`; the sample of a Transaction Controller left by a
+//! failed sample or a Flow Control Action (JMeter bug 52968).
 
 use crate::jmx::{jmx_plan, sampler};
 use crate::util::server::{Route, TestServer};
@@ -67,4 +68,70 @@ fn a_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
     let report = Stampede::new().arg("report").arg(run.path()).run();
     report.assert_exit(0);
     assert!(report.stdout_str().contains("| Get 2 "), "{}", report.stdout_str());
+}
+
+/// A Transaction Controller (`parent`: JMeter's "generate parent sample") around `children`.
+fn transaction(name: &str, parent: bool, children: &str) -> String {
+    format!(
+        r#"<TransactionController guiclass="TransactionControllerGui" testclass="TransactionController" testname="{name}" enabled="true">
+          <boolProp name="TransactionController.parent">{parent}</boolProp>
+        </TransactionController>
+        <hashTree>{children}</hashTree>"#
+    )
+}
+
+#[test]
+fn a_transaction_left_by_a_failed_sample_or_a_flow_control_action_still_has_its_sample() {
+    // JMeter bug 52968: the thread group starts the next loop on a failed sample; the
+    // transactions the failed sample was in end with what they had, failed. A Flow Control
+    // Action "start next thread loop" ends them the same way, with no failure.
+    let server = TestServer::builder().route("/fail", Route::status(500)).default_route(Route::ok()).start();
+    let next_loop = r#"<TestAction guiclass="TestActionGui" testclass="TestAction" testname="Next" enabled="true">
+          <intProp name="ActionProcessor.action">3</intProp>
+          <intProp name="ActionProcessor.target">0</intProp>
+          <stringProp name="ActionProcessor.duration">0</stringProp>
+        </TestAction><hashTree/>"#;
+    let failing = [
+        sampler("ok", "GET", "/ok", "", false, ""),
+        sampler("fails", "GET", "/fail", "", false, ""),
+        sampler("never", "GET", "/never", "", false, ""),
+    ]
+    .concat();
+    let flow_action = [sampler("ok2", "GET", "/ok2", "", false, ""), next_loop.to_string()].concat();
+    let body = [
+        DEFAULTS.to_string(),
+        transaction("T-FAILING", false, &transaction("T-INNER", true, &failing)),
+        sampler("after", "GET", "/after", "", false, ""),
+    ]
+    .concat();
+    let plan = jmx_plan(2, "2", &body).replace(">continue</stringProp>", ">startnextloop</stringProp>");
+    let run = TempRun::new("jmx-diff-bug52968");
+    let p = run.write("plan.jmx", plan);
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!((server.requests_to("/ok"), server.requests_to("/fail")), (4, 4));
+    assert_eq!((server.requests_to("/never"), server.requests_to("/after")), (0, 0));
+    let row = |name: &str| {
+        let r = run.label(name);
+        (uint(&r, "samples"), uint(&r, "errors"))
+    };
+    assert_eq!(row("T-FAILING"), (4, 4), "the outer transaction ends, failed, each time");
+    assert_eq!(row("T-INNER"), (4, 4), "so does the inner one (a parent sample)");
+    // The inner transaction is a parent sample: its two requests count once, in it.
+    assert_eq!(uint(&run.summary()["total"], "samples") * 2, server.requests());
+
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let body = [
+        DEFAULTS.to_string(),
+        transaction("T-ACTION", false, &flow_action),
+        sampler("after", "GET", "/after", "", false, ""),
+    ]
+    .concat();
+    let run = TempRun::new("jmx-diff-bug52968-action");
+    let p = run.write("plan.jmx", jmx_plan(2, "2", &body));
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!((server.requests_to("/ok2"), server.requests_to("/after")), (4, 0));
+    let r = run.label("T-ACTION");
+    assert_eq!((uint(&r, "samples"), uint(&r, "errors")), (4, 0));
 }
