@@ -550,10 +550,11 @@ impl VirtualUser {
             error: g.error,
             in_total: g.parent,
         };
+        // Inside a parent sample: its line in the results file only (see `request::record`).
         if !self.inside_parent_group() {
             self.ctx.recorder.record(&sample);
-            self.log_row(&sample, g.status, String::new());
         }
+        self.log_row(&sample, g.status, String::new());
     }
 
     /// Ends, innermost first, the open groups a jump to `to` leaves (all of them when the

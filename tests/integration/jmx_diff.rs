@@ -135,3 +135,35 @@ fn a_transaction_left_by_a_failed_sample_or_a_flow_control_action_still_has_its_
     let r = run.label("T-ACTION");
     assert_eq!((uint(&r, "samples"), uint(&r, "errors")), (4, 0));
 }
+
+#[test]
+fn a_parent_sample_s_requests_are_lines_of_the_results_file_but_not_rows() {
+    // JMeter's CSV results file writes a sample's sub-results after it (the default
+    // `jmeter.save.saveservice.subresults=true`): a "Generate parent sample" transaction's
+    // requests have their lines there, while its listeners and reports see the parent only.
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let inner = [sampler("a", "GET", "/a", "", false, ""), sampler("b", "GET", "/b", "", false, "")].concat();
+    let body = [DEFAULTS.to_string(), transaction("T", true, &inner)].concat();
+    let run = TempRun::new("jmx-diff-parent-sample-jtl");
+    let plan = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    let jtl = run.root().join("out.jtl");
+    let port = format!("port={}", server.addr().port());
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J", &port, "--out"])
+        .arg(run.path())
+        .arg("--jtl")
+        .arg(&jtl)
+        .run()
+        .assert_exit(0);
+    assert_eq!(server.requests(), 4);
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let mut got: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').nth(2).unwrap()).collect();
+    got.sort_unstable();
+    assert_eq!(got, ["T", "T", "a", "a", "b", "b"]);
+    let labels: Vec<String> =
+        run.summary()["labels"].as_array().unwrap().iter().map(|l| l["label"].as_str().unwrap().to_string()).collect();
+    assert_eq!(labels, ["T"], "the requests are rows of the parent only");
+    assert_eq!(uint(&run.summary()["total"], "samples"), 2);
+}

@@ -394,10 +394,11 @@ impl VirtualUser {
             error,
             in_total,
         };
-        if self.inside_parent_group() {
-            return;
+        // Inside a transaction that makes the parent sample, a sample is only part of it; the
+        // results file still has its line, as JMeter's CSV writes a sample's sub-results.
+        if !self.inside_parent_group() {
+            ctx.recorder.record(&sample);
         }
-        ctx.recorder.record(&sample);
         // The URL only for a per-sample log: formatting it costs allocations on every request.
         if ctx.shared.sample_log.is_some() {
             let (target, path) = at;

@@ -79,10 +79,11 @@ impl VirtualUser {
             error,
             in_total: true,
         };
+        // Inside a parent sample: its line in the results file only (see `request::record`).
         if !self.inside_parent_group() {
             ctx.recorder.record(&sample);
-            self.log_row(&sample, status, String::new());
         }
+        self.log_row(&sample, status, String::new());
         self.add_to_groups(&sample, start, end, status);
         error.is_some()
     }
