@@ -22,6 +22,26 @@ const COUNTER: &str = r#"<CounterConfig guiclass="CounterConfigGui" testclass="C
           <boolProp name="CounterConfig.per_user">true</boolProp>
         </CounterConfig><hashTree/>"#;
 
+/// Runs `plan` (JMX text) in `run` against the server on `port` with a JTL results file;
+/// returns the JTL's labels, sorted.
+fn run_with_jtl(run: &TempRun, plan: String, port: u16) -> Vec<String> {
+    let plan = run.write("plan.jmx", plan);
+    let jtl = run.root().join("out.jtl");
+    let port = format!("port={port}");
+    let mut cmd = Stampede::new().arg("run").arg(&plan).args(["-q", "-J", &port, "--out"]).arg(run.path());
+    cmd = cmd.arg("--jtl").arg(&jtl);
+    cmd.run().assert_exit(0);
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let mut got: Vec<String> = text.lines().skip(1).map(|l| l.split(',').nth(2).unwrap().to_string()).collect();
+    got.sort_unstable();
+    got
+}
+
+/// The summary's label rows, in order.
+fn rows(run: &TempRun) -> Vec<String> {
+    run.summary()["labels"].as_array().unwrap().iter().map(|l| l["label"].as_str().unwrap().to_string()).collect()
+}
+
 #[test]
 fn a_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
     let server = TestServer::builder().default_route(Route::ok()).start();
@@ -35,18 +55,7 @@ fn a_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
         sampler("Get ${n}", "GET", "/g", "", false, "")
     );
     let body = [DEFAULTS, COUNTER, &txn, &sampler("Plain", "GET", "/p", "", false, "")].concat();
-    let plan = run.write("plan.jmx", jmx_plan(1, "3", &body));
-    let jtl = run.root().join("out.jtl");
-    let port = format!("port={}", server.addr().port());
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "-J", &port, "--out"])
-        .arg(run.path())
-        .arg("--jtl")
-        .arg(&jtl)
-        .run()
-        .assert_exit(0);
+    let got = run_with_jtl(&run, jmx_plan(1, "3", &body), server.addr().port());
     assert_eq!(server.requests(), 6);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
     for n in 1..=3 {
@@ -56,13 +65,9 @@ fn a_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
         }
     }
     assert_eq!(uint(&run.label("Plain"), "samples"), 3);
-    let labels: Vec<String> =
-        run.summary()["labels"].as_array().unwrap().iter().map(|l| l["label"].as_str().unwrap().to_string()).collect();
+    let labels = rows(&run);
     assert!(!labels.iter().any(|l| l.contains("${")), "no row keeps the name as written: {labels:?}");
     // The JTL has a line per sample, under its rendered name.
-    let text = std::fs::read_to_string(&jtl).unwrap();
-    let mut got: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').nth(2).unwrap()).collect();
-    got.sort_unstable();
     assert_eq!(got, ["Get 1", "Get 2", "Get 3", "Plain", "Plain", "Plain", "T 1", "T 2", "T 3"]);
     // `report` of the run directory reads them back.
     let report = Stampede::new().arg("report").arg(run.path()).run();
@@ -145,25 +150,9 @@ fn a_parent_sample_s_requests_are_lines_of_the_results_file_but_not_rows() {
     let inner = [sampler("a", "GET", "/a", "", false, ""), sampler("b", "GET", "/b", "", false, "")].concat();
     let body = [DEFAULTS.to_string(), transaction("T", true, &inner)].concat();
     let run = TempRun::new("jmx-diff-parent-sample-jtl");
-    let plan = run.write("plan.jmx", jmx_plan(1, "2", &body));
-    let jtl = run.root().join("out.jtl");
-    let port = format!("port={}", server.addr().port());
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "-J", &port, "--out"])
-        .arg(run.path())
-        .arg("--jtl")
-        .arg(&jtl)
-        .run()
-        .assert_exit(0);
+    let got = run_with_jtl(&run, jmx_plan(1, "2", &body), server.addr().port());
     assert_eq!(server.requests(), 4);
-    let text = std::fs::read_to_string(&jtl).unwrap();
-    let mut got: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').nth(2).unwrap()).collect();
-    got.sort_unstable();
     assert_eq!(got, ["T", "T", "a", "a", "b", "b"]);
-    let labels: Vec<String> =
-        run.summary()["labels"].as_array().unwrap().iter().map(|l| l["label"].as_str().unwrap().to_string()).collect();
-    assert_eq!(labels, ["T"], "the requests are rows of the parent only");
+    assert_eq!(rows(&run), ["T"], "the requests are rows of the parent only");
     assert_eq!(uint(&run.summary()["total"], "samples"), 2);
 }
