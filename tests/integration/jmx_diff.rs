@@ -156,3 +156,22 @@ fn a_parent_sample_s_requests_are_lines_of_the_results_file_but_not_rows() {
     assert_eq!(rows(&run), ["T"], "the requests are rows of the parent only");
     assert_eq!(uint(&run.summary()["total"], "samples"), 2);
 }
+
+#[test]
+fn rendered_names_past_the_cap_are_counted_under_the_name_as_written() {
+    // 1,003 iterations of a sampler named `Get ${n}`, n = 1, 2, ...: the first 1,000 names get
+    // rows, the last three samples are counted under the name as written, and the run says so.
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let body = [DEFAULTS, COUNTER, &sampler("Get ${n}", "GET", "/g", "", false, "")].concat();
+    let run = TempRun::new("jmx-diff-run-time-label-cap");
+    let p = run.write("plan.jmx", jmx_plan(1, "1003", &body));
+    let port = format!("port={}", server.addr().port());
+    let out = Stampede::new().arg("run").arg(&p).args(["-J", &port, "--out"]).arg(run.path()).run();
+    out.assert_exit(0);
+    assert!(out.stderr_str().contains("more than 1000 distinct names"), "{}", out.stderr_str());
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    assert_eq!(server.requests(), 1003);
+    assert_eq!(uint(&run.label("Get 1000"), "samples"), 1);
+    assert_eq!(uint(&run.label("Get ${n}"), "samples"), 3);
+    assert_eq!(rows(&run).len(), 1001);
+}
