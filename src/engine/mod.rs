@@ -138,7 +138,7 @@ pub async fn run(
         pacers: plan.shapers.iter().map(|s| std::sync::Mutex::new(executor::shaping::Pacer::new(s.clone()))).collect(),
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
         label_templates: label_templates(plan),
-        run_labels: Arc::new(crate::record::RunLabels::new(crate::record::row_names(&plan.labels).len())),
+        run_labels: Arc::new(crate::record::RunLabels::new(&plan.labels, crate::record::row_names(&plan.labels).len())),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
     let epoch = Instant::now();

@@ -259,7 +259,7 @@ impl ScenarioCtx {
             locks: Default::default(),
             throughput: Vec::new(),
             label_templates: Vec::new(),
-            run_labels: Arc::new(crate::record::RunLabels::new(0)),
+            run_labels: Arc::new(crate::record::RunLabels::new(&[], 0)),
             sample_log: None,
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),

@@ -24,9 +24,14 @@ pub struct RunLabels {
 }
 
 impl RunLabels {
-    /// A table whose first name gets the id `first` (the plan's rows come before it).
-    pub fn new(first: usize) -> RunLabels {
-        RunLabels { first: first as u32, names: RwLock::default(), full: AtomicBool::new(false) }
+    /// A table whose first new name gets the id `first` (the plan's rows come before it); a
+    /// rendered name that is one of the plan's `labels` is counted in that label's row.
+    pub fn new(labels: &[String], first: usize) -> RunLabels {
+        let mut index = HashMap::new();
+        for (i, name) in labels.iter().enumerate() {
+            index.entry(name.clone()).or_insert(LabelId(i as u32));
+        }
+        RunLabels { first: first as u32, names: RwLock::new((index, Vec::new())), full: AtomicBool::new(false) }
     }
 
     /// The id of the rendered `name`, given one at its first sample; `None` past the cap.
@@ -73,7 +78,9 @@ mod tests {
 
     #[test]
     fn names_get_ids_after_the_plan_s_rows_in_order_up_to_the_cap() {
-        let t = RunLabels::new(3);
+        let t = RunLabels::new(&["p".into(), "a ${n}".into()], 3);
+        assert_eq!(t.intern("a ${n}"), Some(LabelId(1)), "a plan label keeps its row");
+        assert_eq!(t.intern("p"), Some(LabelId(0)));
         assert_eq!(t.intern("a 1"), Some(LabelId(3)));
         assert_eq!(t.intern("a 2"), Some(LabelId(4)));
         assert_eq!(t.intern("a 1"), Some(LabelId(3)));
