@@ -19,7 +19,14 @@ JMeter runs a copy of the plan with the `--set` replacements applied and, in eve
 SetupThreadGroup / PostThreadGroup, `num_threads`, `ramp_time`, the main controller's `loops`,
 `scheduler=true` and `duration` rewritten to the bounds; stampede runs the plan with `--set`
 and `--users --iterations --ramp-up --duration` (which override every thread group the same
-way). Both write a JTL. Then the recordings are compared as multisets of normalised requests
+way). A group whose `num_threads` is 0 (or a variable the plan never defines, which JMeter
+reads as 0) keeps it: it runs no thread in either tool. The plugins' Ultimate, Stepping and
+Concurrency Thread Groups become, in JMeter's copy, a plain ThreadGroup of the same name with
+those bounds and the first `min(users, the schedule's users)` users, which is what stampede's
+overrides make of them (the first users of the schedule, started evenly over the ramp-up, each
+done after its iterations and not replaced); the Concurrency group's own `Iterations` would
+otherwise renew users until its hold ends. An Arrivals group keeps its rate (cut at the
+duration, concurrency capped). Both write a JTL. Then the recordings are compared as multisets of normalised requests
 (method, path, query, body, headers but User-Agent, Connection, Content-Length and Keep-Alive),
 and the JTLs as per-label (samples, errors) counts.
 
@@ -208,11 +215,62 @@ def own_prop(body, name, value):
     return body[:close] + new + body[close:]
 
 
+def runs_no_thread(value, text):
+    """Whether a thread group's `num_threads` VALUE means no thread in JMeter: 0, or a lone
+    `${name}` the plan never defines (JMeter reads the unreplaced text as 0)."""
+    value = value.strip()
+    if value == "0":
+        return True
+    m = re.fullmatch(r"\$\{([A-Za-z_][\w.-]*)\}", value)
+    return bool(m) and re.search(r'>%s</stringProp>' % re.escape(m.group(1)), text) is None
+
+
+def schedule_users(body, cls):
+    """The users a plugin thread group's own schedule starts, or None when not a number."""
+    def num(v):
+        try:
+            return int(float(v.strip()))
+        except ValueError:
+            return None
+    if cls == UTG:
+        rows = re.findall(r'<collectionProp name="[^"]*">\s*<stringProp name="[^"]*">([^<]*)</stringProp>', body)
+        counts = [num(r) for r in rows]
+        return None if not counts or None in counts else sum(counts)
+    name = "TargetLevel" if cls == CONCURRENCY else "ThreadGroup.num_threads"
+    m = re.search(r'<stringProp name="%s">([^<]*)<' % re.escape(name), body)
+    return num(m.group(1)) if m else None
+
+
+def plain_thread_group(head, body, cls, users, iterations, duration, ramp_up):
+    """A plugin thread group (Ultimate, Stepping, Concurrency) as the plain ThreadGroup that
+    stampede's overrides make of it: its first min(users, its own users) users, started evenly
+    over the ramp-up, each done after its iterations (not replaced), all stopped at the duration."""
+    name = re.search(r'testname="([^"]*)"', head)
+    enabled = re.search(r'enabled="([^"]*)"', head)
+    on_error = re.search(r'<stringProp name="ThreadGroup.on_sample_error">([^<]*)<', body)
+    own = schedule_users(body, cls)
+    n = users if own is None else min(users, own)
+    return (
+        '<ThreadGroup guiclass="ThreadGroupGui" testclass="ThreadGroup" testname="%s" enabled="%s">'
+        '<stringProp name="ThreadGroup.on_sample_error">%s</stringProp>'
+        '<elementProp name="ThreadGroup.main_controller" elementType="LoopController" guiclass="LoopControlPanel" '
+        'testclass="LoopController" testname="Loop Controller" enabled="true">'
+        '<boolProp name="LoopController.continue_forever">false</boolProp>'
+        '<stringProp name="LoopController.loops">%d</stringProp></elementProp>'
+        '<stringProp name="ThreadGroup.num_threads">%d</stringProp>'
+        '<stringProp name="ThreadGroup.ramp_time">%d</stringProp>'
+        '<boolProp name="ThreadGroup.scheduler">true</boolProp>'
+        '<stringProp name="ThreadGroup.duration">%d</stringProp>'
+        '<stringProp name="ThreadGroup.delay"></stringProp></ThreadGroup>'
+    ) % (name.group(1) if name else cls, enabled.group(1) if enabled else "true",
+         on_error.group(1) if on_error else "continue", iterations, n, ramp_up, duration)
+
+
 def bound_jmeter_plan(text, users, iterations, duration, ramp_up):
     """The plan with every thread group bounded as `stampede run --users --iterations --duration
-    --ramp-up` bounds it: users, ramp-up, loops of the main controller, a scheduler duration (an
-    Ultimate Thread Group row: threads, startup, hold = duration - startup; its initial delay
-    stays, as stampede keeps a start delay; plugin groups: their own properties)."""
+    --ramp-up` bounds it: users (a group of no thread keeps none), ramp-up, loops of the main
+    controller, a scheduler duration; the Ultimate, Stepping and Concurrency groups become plain
+    ThreadGroups (see `plain_thread_group`); an Arrivals group keeps its rate, cut at the duration."""
     def tg(m):
         cls, span = m.group(1), m.group(0)
         head_end = span.index(">") + 1
@@ -227,33 +285,14 @@ def bound_jmeter_plan(text, users, iterations, duration, ramp_up):
             # --iterations does not): off, so that both tools run the same iterations.
             inner = set_prop(inner, "LoopController.continue_forever", "false")
             body = body[:mc.start()] + inner + body[mc.end():]
-        hold = str(max(duration - ramp_up, 0))
         if cls in THREAD_GROUPS:
-            props = (("ThreadGroup.num_threads", str(users)), ("ThreadGroup.ramp_time", str(ramp_up)),
-                     ("ThreadGroup.scheduler", "true"), ("ThreadGroup.duration", str(duration)))
-        elif cls == UTG:
-            def row(r):
-                cells = re.findall(r"(<stringProp name=\"[^\"]*\">)([^<]*)(</stringProp>)", r.group(0))
-                vals = [c[1] for c in cells]
-                if len(vals) >= 4:
-                    vals[0], vals[2], vals[3] = str(users), str(ramp_up), hold
-                return r.group(0)[:r.group(0).index(">") + 1] + "".join(
-                    c[0] + v + c[2] for c, v in zip(cells, vals)) + "</collectionProp>"
-            data = re.search(r'<collectionProp name="ultimatethreadgroupdata">(.*?)</collectionProp>\s*</collectionProp>',
-                             body, re.S)
-            if data:
-                start = data.start() + data.group(0).index(">") + 1
-                rows = re.sub(r'<collectionProp name="[^"]*">.*?</collectionProp>', row, body[start:data.end()],
-                              flags=re.S)
-                body = body[:start] + rows + body[data.end():]
-            props = ()
-        elif cls == STEPPING:
-            props = (("ThreadGroup.num_threads", str(users)), ("Start users count", str(users)),
-                     ("Start users count burst", "0"), ("Start users period", "0"), ("rampUp", str(ramp_up)),
-                     ("flighttime", hold), ("Stop users count", str(users)), ("Stop users period", "0"))
-        elif cls == CONCURRENCY:
-            props = (("TargetLevel", str(users)), ("RampUp", str(ramp_up)), ("Steps", ""), ("Hold", hold),
-                     ("Iterations", str(iterations)), ("Unit", "S"))
+            threads = re.search(r'<stringProp name="ThreadGroup.num_threads">([^<]*)<', body)
+            props = (("ThreadGroup.ramp_time", str(ramp_up)), ("ThreadGroup.scheduler", "true"),
+                     ("ThreadGroup.duration", str(duration)))
+            if not (threads and runs_no_thread(threads.group(1), text)):
+                props = (("ThreadGroup.num_threads", str(users)),) + props
+        elif cls in (UTG, STEPPING, CONCURRENCY):
+            return plain_thread_group(head, body, cls, users, iterations, duration, ramp_up)
         else:  # arrivals: the rate stays, the schedule is cut at the duration, concurrency capped
             props = (("RampUp", "0"), ("Steps", ""), ("Hold", str(duration)), ("Unit", "S"),
                      ("ConcurrencyLimit", str(users)))

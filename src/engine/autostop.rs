@@ -106,6 +106,7 @@ mod tests {
             lateness: Vec::new(),
             active_users: Vec::new(),
             last: false,
+            new_labels: Vec::new(),
         }
     }
 

@@ -141,6 +141,8 @@ pub async fn run(
         timers: plan.timers.clone(),
         pacers: plan.shapers.iter().map(|s| std::sync::Mutex::new(executor::shaping::Pacer::new(s.clone()))).collect(),
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
+        label_templates: label_templates(plan),
+        run_labels: Arc::new(crate::record::RunLabels::new(&plan.labels, crate::record::row_names(&plan.labels).len())),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
     let epoch = Instant::now();
@@ -164,7 +166,15 @@ pub async fn run(
         ctxs.push(ctx);
     }
 
-    let mut collector = Collector { recorder: &recorder, work: recorder.new_tally(), index: 0, last_end_us: 0, epoch };
+    let mut collector = Collector {
+        recorder: &recorder,
+        work: recorder.new_tally(),
+        index: 0,
+        last_end_us: 0,
+        epoch,
+        run_labels: &shared.run_labels,
+        named: 0,
+    };
     let mut watch = autostop::Watch::new(plan);
     let mut stopped_by = None;
     let mut ticker = tokio::time::interval_at((epoch + options.interval).into(), options.interval);
@@ -221,8 +231,30 @@ pub async fn run(
         interrupted: shutdown.is_cancelled(),
         stopped_by,
         elapsed_us,
-        warnings: warnings.iter().map(|w| format!("warning: {w}")).collect(),
+        warnings: warnings
+            .iter()
+            .map(|w| format!("warning: {w}"))
+            .chain(shared.run_labels.full().then(|| {
+                format!(
+                    "warning: samplers named with `${{...}}` rendered more than {} distinct names; the samples of the others are counted under their sampler's name as written",
+                    crate::record::RUN_LABEL_CAP
+                )
+            }))
+            .collect(),
     })
+}
+
+/// The plan's run-time labels by `LabelId`, or nothing when it has none (then a sample's label
+/// is taken as it is, at the cost of one length check).
+fn label_templates(plan: &Plan) -> Vec<Option<crate::plan::Template>> {
+    if plan.label_templates.is_empty() {
+        return Vec::new();
+    }
+    let mut by_id = vec![None; plan.labels.len()];
+    for (id, t) in &plan.label_templates {
+        by_id[id.index()] = Some(t.clone());
+    }
+    by_id
 }
 
 #[cfg(test)]
@@ -235,11 +267,17 @@ struct Collector<'a> {
     index: u64,
     last_end_us: u64,
     epoch: Instant,
+    run_labels: &'a crate::record::RunLabels,
+    /// Rendered names already handed out in an interval.
+    named: usize,
 }
 
 impl Collector<'_> {
     fn interval(&mut self, ctxs: &[Arc<ScenarioCtx>], last: bool) -> Interval {
         self.recorder.drain_into(&mut self.work);
+        // After the drain: every label drained was named before its sample was recorded.
+        let new_labels = self.run_labels.names_from(self.named);
+        self.named += new_labels.len();
         let end_us = self.epoch.elapsed().as_micros() as u64;
         let labels = self
             .work
@@ -252,6 +290,7 @@ impl Collector<'_> {
             start_us: self.last_end_us,
             end_us,
             labels,
+            new_labels,
             total: self.work.total.clone(),
             scenarios: self.work.scenarios.clone(),
             lateness: self.work.lateness.clone(),

@@ -389,6 +389,7 @@ impl PreparedRequest {
         match (s.http_version, s.keep_alive) {
             (HttpVersion::Http11, false) => head.push_str("Connection: close\r\n"),
             (HttpVersion::Http10, true) => head.push_str("Connection: keep-alive\r\n"),
+            (HttpVersion::Http11, true) if s.say_keep_alive => head.push_str("Connection: keep-alive\r\n"),
             _ => {}
         }
         // Methods that carry a body announce its length even when it is empty, as browsers do.
@@ -633,6 +634,11 @@ mod tests {
         let text = render(&PreparedRequest::new(&s), &mut nobody(), None);
         assert!(text.starts_with("POST /a?b=1 HTTP/1.0\r\n") && !text.contains("Connection:"));
         s.keep_alive = true;
+        assert!(render(&PreparedRequest::new(&s), &mut nobody(), None).contains("Connection: keep-alive\r\n"));
+        // HTTP/1.1 keeps the connection without saying so, unless told to say it (JMX plans).
+        s.http_version = HttpVersion::Http11;
+        assert!(!render(&PreparedRequest::new(&s), &mut nobody(), None).contains("Connection:"));
+        s.say_keep_alive = true;
         assert!(render(&PreparedRequest::new(&s), &mut nobody(), None).contains("Connection: keep-alive\r\n"));
     }
 

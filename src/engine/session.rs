@@ -49,6 +49,10 @@ pub(crate) struct RunShared {
     pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
     /// Timers evaluated while the test runs, by slot.
     pub timers: Vec<crate::plan::flow::TimerExpr>,
+    /// Labels rendered for each sample, by `LabelId`; empty when the plan has none.
+    pub label_templates: Vec<Option<crate::plan::Template>>,
+    /// The names rendered so far and their ids.
+    pub run_labels: Arc<crate::record::RunLabels>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -279,6 +283,8 @@ impl ScenarioCtx {
             counters: Vec::new(),
             locks: Default::default(),
             throughput: Vec::new(),
+            label_templates: Vec::new(),
+            run_labels: Arc::new(crate::record::RunLabels::new(&[], 0)),
             sample_log: None,
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),

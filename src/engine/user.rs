@@ -9,6 +9,7 @@ use super::session::{csv_line, ScenarioCtx};
 use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
 use crate::plan::flow::{StopKind, ThroughputShare};
+use crate::plan::LabelId;
 use crate::record::Sample;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -391,26 +392,7 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::GroupEnd { slot, label } => {
-                    let g = std::mem::take(&mut self.groups[*slot as usize]);
-                    if g.open {
-                        let mut sample = Sample {
-                            label: *label,
-                            start_us: g.start_us,
-                            end_us: if g.wall_clock { ctx.micros(Instant::now()) } else { g.start_us + g.elapsed_us },
-                            ttfb_us: g.ttfb_us,
-                            connect_us: g.connect_us,
-                            bytes_sent: g.bytes_sent,
-                            bytes_received: g.bytes_received,
-                            new_connection: false,
-                            error: g.error,
-                            in_total: g.parent,
-                        };
-                        if let Some(top) = self.recorded_as() {
-                            sample.in_total &= top;
-                            ctx.recorder.record(&sample);
-                            self.log_row(&sample, g.status, String::new());
-                        }
-                    }
+                    self.end_group(*slot, *label);
                     pc += 1;
                 }
                 Op::UserParams(p) => {
@@ -603,18 +585,81 @@ impl VirtualUser {
                 self.reset_index(program, test);
                 exit
             }
-            _ if branch => {
-                if kind == StopKind::Run {
-                    self.ctx.shared.stop_run.cancel();
+            _ => {
+                // Leaving the iteration (or the parallel branch): the transactions around end
+                // with what they had (JMeter's triggerEndOfLoop on the controllers up to the
+                // thread group, bug 52968); a stop of the user or of the run ends none.
+                if !matches!(kind, StopKind::User | StopKind::Run) {
+                    self.end_groups_left(program, None);
                 }
-                return Err(branch_end(kind));
+                if branch {
+                    if kind == StopKind::Run {
+                        self.ctx.shared.stop_run.cancel();
+                    }
+                    return Err(branch_end(kind));
+                }
+                return Err(self.stop(kind));
             }
-            _ => return Err(self.stop(kind)),
         };
+        self.end_groups_left(program, Some(to));
         // A jump out of a critical section releases its lock, as JMeter's triggerEndOfLoop
         // re-initializes the controllers it leaves.
         self.held.retain(|h| h.start < to && to < h.end);
         Ok(to)
+    }
+
+    /// Records the sample of open group `slot` (a Transaction Controller) and closes it.
+    fn end_group(&mut self, slot: u32, label: LabelId) {
+        let g = std::mem::take(&mut self.groups[slot as usize]);
+        if !g.open {
+            return;
+        }
+        let label = self.sample_label(label);
+        let ctx = &self.ctx;
+        let mut sample = Sample {
+            label,
+            start_us: g.start_us,
+            end_us: if g.wall_clock { ctx.micros(Instant::now()) } else { g.start_us + g.elapsed_us },
+            ttfb_us: g.ttfb_us,
+            connect_us: g.connect_us,
+            bytes_sent: g.bytes_sent,
+            bytes_received: g.bytes_received,
+            new_connection: false,
+            error: g.error,
+            in_total: g.parent,
+        };
+        // Inside a parent sample: its line in the results file only (see `request::record`).
+        if let Some(top) = self.recorded_as() {
+            sample.in_total &= top;
+            self.ctx.recorder.record(&sample);
+        }
+        self.log_row(&sample, g.status, String::new());
+    }
+
+    /// Ends, innermost first, the open groups a jump to `to` leaves (all of them when the
+    /// iteration ends: `None`), as JMeter's Transaction Controllers end on `triggerEndOfLoop`
+    /// when a failed sample or a Flow Control Action restarts or leaves a loop around them.
+    fn end_groups_left(&mut self, program: &Program, to: Option<usize>) {
+        if !self.groups.iter().any(|g| g.open) {
+            return;
+        }
+        let ops = &program.ops;
+        let mut left: Vec<(usize, u32, LabelId)> = Vec::new();
+        for (end, op) in ops.iter().enumerate() {
+            let Op::GroupEnd { slot, label } = op else { continue };
+            if !self.groups[*slot as usize].open {
+                continue;
+            }
+            let start = ops[..end].iter().rposition(|o| matches!(o, Op::GroupStart { slot: s, .. } if s == slot));
+            let start = start.unwrap_or(0);
+            if to.is_none_or(|t| !(start < t && t <= end)) {
+                left.push((start, *slot, *label));
+            }
+        }
+        left.sort_by_key(|g| std::cmp::Reverse(g.0));
+        for (_, slot, label) in left {
+            self.end_group(slot, label);
+        }
     }
 
     /// A loop left without its test (a `break`, a ForEach out of values): its index reads its

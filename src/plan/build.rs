@@ -68,6 +68,7 @@ pub struct Builder {
     /// What templates compile against: properties, variables, counters, secrets read.
     pub sym: Symbols,
     labels: Labels,
+    label_templates: Vec<(LabelId, Template)>,
     checks: Vec<String>,
     slots: Slots,
     /// Throughput Shaping Timers, with the key of the element each was read from.
@@ -93,6 +94,13 @@ impl Builder {
     /// The id of a reporting label, interned in the order labels first appear.
     pub fn label(&mut self, name: &str) -> LabelId {
         self.labels.intern(name)
+    }
+
+    /// Label `id` is rendered from `name` for each sample (a sampler named with `${...}`).
+    pub fn run_time_label(&mut self, id: LabelId, name: Template) {
+        if !self.label_templates.iter().any(|(i, _)| *i == id) {
+            self.label_templates.push((id, name));
+        }
     }
 
     /// Every label interned so far, indexed by [`LabelId`].
@@ -246,6 +254,7 @@ impl Builder {
     pub fn finish(self, name: String, source: Option<PathBuf>) -> Plan {
         let mut plan = Plan::new(name, source);
         plan.labels = self.labels.into_names();
+        plan.label_templates = self.label_templates;
         plan.scenarios = self.scenarios;
         plan.vars = self.sym.vars;
         plan.secrets = self.sym.secrets;

@@ -15,6 +15,9 @@ pub struct Managers {
     pub cache: Option<u32>,
     pub auth: Option<Arc<AuthSpec>>,
     pub dns: Option<Arc<DnsSpec>>,
+    /// No Cookie Manager is in the request's scope (JMX): it neither sends the user's cookies
+    /// nor stores the ones it gets, as JMeter's samplers outside every Cookie Manager.
+    pub jarless: bool,
 }
 
 impl Managers {

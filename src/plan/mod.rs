@@ -67,6 +67,10 @@ pub struct Plan {
     /// (in `meta.json`, not repeated in the resolved plan).
     #[serde(skip)]
     pub labels: Vec<String>,
+    /// Labels whose name holds `${...}`: rendered for each sample, as JMeter renders a
+    /// sampler's name (see `record::RunLabels`).
+    #[serde(skip)]
+    pub label_templates: Vec<(LabelId, Template)>,
     pub scenarios: Vec<Scenario>,
     /// Every variable the plan's templates use, with initial values.
     #[serde(skip)]
@@ -486,6 +490,7 @@ impl Plan {
             name,
             source,
             labels: Vec::new(),
+            label_templates: Vec::new(),
             scenarios: Vec::new(),
             vars: VarTable::default(),
             global_counters: 0,
@@ -514,6 +519,9 @@ impl Plan {
         let vars = self.vars.clone();
         for sc in &mut self.scenarios {
             flow::for_each_template_mut(&mut sc.flow, &mut |t| t.fold(&vars));
+        }
+        for (_, t) in &mut self.label_templates {
+            t.fold(&vars);
         }
     }
 }

@@ -79,6 +79,11 @@ pub struct RequestSpec {
     /// Compress the body with gzip (and say so in `Content-Encoding`).
     pub gzip: bool,
     pub keep_alive: bool,
+    /// Say `Connection: keep-alive` on an HTTP/1.1 request that keeps its connection too, as
+    /// JMeter's HTTP samplers do (HTTP/1.1 means it without saying; JMeter's "request headers"
+    /// show the line, and assertions read it there).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub say_keep_alive: bool,
     pub http_version: HttpVersion,
     #[serde(with = "super::serde_duration")]
     pub connect_timeout: Duration,
@@ -461,6 +466,7 @@ impl RequestSpec {
             body: Body::None,
             gzip: false,
             keep_alive: defaults.keep_alive,
+            say_keep_alive: false,
             http_version: defaults.http_version,
             connect_timeout: defaults.connect_timeout,
             response_timeout: defaults.response_timeout,

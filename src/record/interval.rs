@@ -146,6 +146,9 @@ pub struct Interval {
     pub end_us: u64,
     /// Labels that had samples in this interval.
     pub labels: Vec<(LabelId, LabelStats)>,
+    /// Names rendered at run time that got ids since the previous interval, in id order after
+    /// every earlier one (see [`RunLabels`](super::RunLabels)).
+    pub new_labels: Vec<String>,
     /// The Total row of the interval.
     pub total: LabelStats,
     pub scenarios: Vec<ScenarioCounts>,

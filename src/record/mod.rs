@@ -8,6 +8,7 @@ mod cap;
 pub mod error_kind;
 pub mod histogram;
 pub mod interval;
+pub mod run_labels;
 mod shard;
 pub mod stats;
 
@@ -15,6 +16,7 @@ pub use cap::{row_names, LABEL_CAP, OVERFLOW_LABEL};
 pub use error_kind::{ErrorCounts, ErrorKind};
 pub use histogram::Histogram;
 pub use interval::{Interval, ScenarioCounts, Tally};
+pub use run_labels::{RunLabels, RUN_LABEL_CAP};
 pub use shard::Recorder;
 pub use stats::LabelStats;
 
@@ -58,6 +60,8 @@ pub struct SampleRow {
     pub timestamp_ms: u64,
     pub elapsed_ms: u64,
     pub label: u32,
+    /// The label's name when it was rendered at run time (a sampler named with `${...}`).
+    pub name: Option<String>,
     pub status: u16,
     pub error: Option<ErrorKind>,
     pub scenario: usize,

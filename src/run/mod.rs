@@ -230,9 +230,12 @@ impl Run {
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
         let mut failures = Vec::new();
         let mut folding = false;
+        let has_overflow_row = meta.labels.len() > plan.labels.len();
         while let Some(iv) = rx.recv().await {
             totals.add_interval(&iv);
-            if !folding && iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
+            // Names rendered at run time get the rows after the plan's.
+            meta.labels.extend(iv.new_labels.iter().cloned());
+            if !folding && has_overflow_row && iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
                 folding = true;
                 notice(
                     &mut outputs,

@@ -226,6 +226,7 @@ mod tests {
         for (i, n) in per_second.iter().enumerate() {
             let s = crate::rundir::reader::tests::stats_from(i as u64 * 1_000_000, *n, 1000, 1000);
             let iv = Interval {
+                new_labels: Vec::new(),
                 index: i as u64,
                 start_us: i as u64 * 1_000_000,
                 end_us: (i as u64 + 1) * 1_000_000,

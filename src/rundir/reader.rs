@@ -316,6 +316,7 @@ pub(super) mod tests {
     /// One interval of label `a` with 3 samples, as a JSON value to spoil.
     fn good_line() -> serde_json::Value {
         let iv = Interval {
+            new_labels: Vec::new(),
             index: 0,
             start_us: 0,
             end_us: 1_000_000,
@@ -333,6 +334,7 @@ pub(super) mod tests {
     fn a_log_without_total_lines_sums_its_labels() {
         let labels = vec!["a".to_string(), "b".to_string()];
         let iv = Interval {
+            new_labels: Vec::new(),
             index: 0,
             start_us: 0,
             end_us: 1_000_000,

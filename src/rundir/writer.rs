@@ -54,6 +54,7 @@ impl RunWriter {
 
     /// Appends an interval and flushes it to the OS, so a killed run keeps it.
     pub fn append(&mut self, iv: &Interval) -> Result<(), Error> {
+        self.labels.extend(iv.new_labels.iter().cloned());
         let line = IntervalLine::from_interval(iv, &self.labels, &self.checks);
         let path = self.dir.join(INTERVALS);
         serde_json::to_writer(&mut self.log, &line).map_err(|e| Error::Io { path: path.clone(), source: e.into() })?;

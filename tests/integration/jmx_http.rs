@@ -503,3 +503,46 @@ fn the_cookie_manager_s_own_cookies_follow_domain_rules_and_survive_clearing() {
     let dark = || Some("dark".to_string());
     assert_eq!(got, [(None, dark()), (None, dark()), (None, dark())]);
 }
+
+#[test]
+fn a_cookie_manager_serves_only_the_samplers_in_its_scope() {
+    // The manager is a child of `login` only: `login` stores the cookie, `page` (outside every
+    // Cookie Manager) neither sends it nor stores one, as JMeter's samplers without a manager.
+    let server = TestServer::builder()
+        .route("/page", Route::ok().header("Set-Cookie", "pref=dark; Path=/").record())
+        .route("/login", Route::ok().header("Set-Cookie", "SID=abc; Path=/").record())
+        .start();
+    let body = [
+        DEFAULTS.to_string(),
+        sampler("login", "GET", "/login", "", false, &cookie_manager("standard", false, "")),
+        sampler("page", "GET", "/page", "", false, ""),
+    ]
+    .concat();
+    let run = run_jmx("jmx-http-cookies-scope", jmx_plan(1, "3", &body), server.addr().port());
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    let page: Vec<_> = server.recorded("/page").iter().map(|r| r.header("cookie").map(str::to_string)).collect();
+    assert_eq!(page, vec![None; 3], "no Cookie Manager in scope: no Cookie header");
+    let login: Vec<_> = server.recorded("/login").iter().map(|r| r.header("cookie").map(str::to_string)).collect();
+    assert_eq!(login, [None, Some("SID=abc".to_string()), Some("SID=abc".to_string())], "`pref` was never stored");
+}
+
+// ---- Connection header -------------------------------------------------------------------------
+
+#[test]
+fn jmx_requests_say_connection_keep_alive_as_jmeter_s_do() {
+    // HTTPHC4Impl sets `Connection: keep-alive` on every request that keeps its connection; a
+    // Response Assertion on the request headers sees it (TestHeaderManager.jmx).
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let check = r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="Says keep-alive" enabled="true">
+          <collectionProp name="Asserion.test_strings"><stringProp name="1">Connection: keep-alive</stringProp></collectionProp>
+          <stringProp name="Assertion.test_field">Assertion.request_headers</stringProp>
+          <boolProp name="Assertion.assume_success">false</boolProp>
+          <intProp name="Assertion.test_type">16</intProp>
+        </ResponseAssertion><hashTree/>"#;
+    let body = [DEFAULTS.to_string(), sampler("kept", "GET", "/k", "", false, check)].concat();
+    let run = run_jmx("jmx-http-connection-keep-alive", jmx_plan(1, "2", &body), server.addr().port());
+    assert_samples(&run, "kept", 2, 0);
+    let got = server.recorded_all();
+    assert_eq!(got.len(), 2);
+    assert!(got.iter().all(|r| r.header("connection") == Some("keep-alive")), "{got:#?}");
+}

@@ -29,6 +29,8 @@
 //!   corpus and hand-written JMX plans send what JMeter would.
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
+//! - `jmx_diff`: what the public-plan differential found (issue 13): sample labels rendered per
+//!   sample from a sampler's or transaction's name with `${...}`.
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
@@ -89,6 +91,7 @@ mod jmx;
 mod jmx_b;
 mod jmx_c;
 mod jmx_ctl;
+mod jmx_diff;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_parallel;

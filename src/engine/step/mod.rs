@@ -12,7 +12,7 @@ pub(super) use websocket::WsConn;
 pub(super) use request::off_the_worker;
 
 use super::user::{IterEnd, VirtualUser};
-use crate::plan::{OnEof, Share};
+use crate::plan::{LabelId, OnEof, Share};
 use crate::record::ErrorKind;
 pub(super) use socket::Sockets;
 use std::sync::atomic::Ordering;
@@ -113,8 +113,9 @@ impl VirtualUser {
         }
     }
 
-    /// How a sample made now is recorded: not at all (`None`: inside a transaction group with
-    /// a parent sample, which sums it), or as a row that counts in the total (`Some(true)`,
+    /// How a sample made now is recorded: not in the metrics (`None`: inside a transaction
+    /// group with a parent sample, which sums it; the results file still has its line, as
+    /// JMeter's CSV writes a sample's sub-results), or as a row that counts in the total (`Some(true)`,
     /// when its own kind does) or not (`Some(false)`: a sub-result of a Parallel Controller's
     /// parent sample).
     pub(super) fn recorded_as(&self) -> Option<bool> {
@@ -126,6 +127,17 @@ impl VirtualUser {
             top &= !g.sub;
         }
         Some(top)
+    }
+
+    /// The label a sample of `label` is recorded under: its name rendered now when it holds
+    /// `${...}` (JMeter renders a sampler's name for each sample), else `label` itself. Past
+    /// the run's cap on rendered names, `label` (the name as written).
+    #[inline]
+    pub(in crate::engine) fn sample_label(&mut self, label: LabelId) -> LabelId {
+        let shared = &self.ctx.shared;
+        let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
+        let name = t.render_string(&mut self.vars);
+        shared.run_labels.intern(&name).unwrap_or(label)
     }
 }
 

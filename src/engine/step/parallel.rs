@@ -119,8 +119,8 @@ impl VirtualUser {
             if let Some(top) = self.recorded_as() {
                 sample.in_total = top;
                 ctx.recorder.record(&sample);
-                self.log_row(&sample, 200, String::new());
             }
+            self.log_row(&sample, 200, String::new());
             self.add_to_groups(&sample, start, end, 200);
             (Some(sample.error.is_some()), after)
         })

@@ -41,8 +41,9 @@ impl VirtualUser {
         target: &Target,
         path: &str,
     ) -> (Option<url::Url>, Option<String>) {
-        let jar_cookies = self.jar.as_ref().is_some_and(|j| j.iter_any().next().is_some());
-        let own_cookies = self.jar.is_some() && !pm.cookies.is_empty();
+        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
+        let jar_cookies = jar.is_some_and(|j| j.iter_any().next().is_some());
+        let own_cookies = jar.is_some() && !pm.cookies.is_empty();
         if !jar_cookies && !own_cookies && spec.managers.is_empty() {
             return (None, None);
         }
@@ -50,12 +51,11 @@ impl VirtualUser {
         let url = if jar_cookies { url_of(target, path) } else { None };
         let mut header = String::new();
         if own_cookies {
-            let jar = self.jar.as_ref();
             let in_jar =
                 |n: &str| url.as_ref().zip(jar).is_some_and(|(u, j)| j.get_request_values(u).any(|(k, _)| k == n));
             managers::user_cookies(&pm.cookies, &mut self.vars, target, path, in_jar, &mut header);
         }
-        if let (Some(jar), Some(u)) = (self.jar.as_ref(), url.as_ref()) {
+        if let (Some(jar), Some(u)) = (jar, url.as_ref()) {
             for (k, v) in jar.get_request_values(u) {
                 if !header.is_empty() {
                     header.push_str("; ");
@@ -90,10 +90,12 @@ impl VirtualUser {
     pub(in crate::engine) async fn request(&mut self, req: &PreparedRequest, start: Instant) -> Option<bool> {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
+        // The sampler's name as rendered now, when it holds `${...}` (JMeter's sample label).
+        let label = self.sample_label(spec.label);
         if let Some(fault) = spec.fault.filter(|_| !spec.fault_after_head) {
             // JMeter fails this sample before sending anything (a method it does not know).
             let at = spec.path.source().to_string();
-            return Some(self.unsent(spec.label, start, &req.target, &at, ErrorKind::Check(fault.0)));
+            return Some(self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0)));
         }
         self.path.clear();
         // A host read from a data file or a response: the target comes from the rendered origin.
@@ -113,10 +115,10 @@ impl VirtualUser {
                             let mut url = origin.clone();
                             req.render_unencoded(&mut self.vars, &mut url);
                             if let Some(why) = crate::plan::java_uri::refusal(&url) {
-                                return Some(self.refused(spec.label, start, url, why));
+                                return Some(self.refused(label, start, url, why));
                             }
                         }
-                        return Some(self.bad_url(spec.label, start, &req.target, &origin));
+                        return Some(self.bad_url(label, start, &req.target, &origin));
                     }
                 }
             }
@@ -127,7 +129,7 @@ impl VirtualUser {
             req.render_unencoded(&mut self.vars, &mut self.path);
             let url = super::super::request::java_url(&first, &self.path);
             if let Some(why) = crate::plan::java_uri::refusal(&url) {
-                return Some(self.refused(spec.label, start, url, why));
+                return Some(self.refused(label, start, url, why));
             }
             super::super::request::sendable(&mut self.path, at);
         } else {
@@ -144,8 +146,8 @@ impl VirtualUser {
             }
             // Not a usable URL; or no server name and the path is not a URL either (the
             // loader allows that only for a path made of variables).
-            Some(_) => return Some(self.bad_url(spec.label, start, &first, &self.path.clone())),
-            None if first.host.is_empty() => return Some(self.bad_url(spec.label, start, &first, &self.path.clone())),
+            Some(_) => return Some(self.bad_url(label, start, &first, &self.path.clone())),
+            None if first.host.is_empty() => return Some(self.bad_url(label, start, &first, &self.path.clone())),
             None => first,
         };
         let pm = &ctx.shared.managers;
@@ -202,7 +204,7 @@ impl VirtualUser {
             // Sent, then failed in JMeter before it read any response (a file body it could
             // not open): the fault, and nothing of the response (cookies, redirects, checks).
             let end = ex.end.unwrap_or_else(Instant::now);
-            self.record(spec.label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path));
+            self.record(label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path));
             return Some(true);
         }
         // Where the chain is now; set only once a redirect is followed.
@@ -217,7 +219,7 @@ impl VirtualUser {
                 None => (spec.method.as_str(), &*first, self.path.as_str()),
             };
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            if ex.set_cookie && self.jar.is_some() {
+            if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
                 if url.is_none() {
                     url = url_of(target, path);
                 }
@@ -340,9 +342,9 @@ impl VirtualUser {
                     self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
                 }
                 total.end = Some(end);
-                self.record(spec.label, start, end, &total, error, false, (&*first, self.path.as_str()));
+                self.record(label, start, end, &total, error, false, (&*first, self.path.as_str()));
             } else {
-                self.record(spec.label, start, end, &ex, error, true, (last_target, last_path));
+                self.record(label, start, end, &ex, error, true, (last_target, last_path));
             }
         }
         if error == Some(ErrorKind::GeneratorFds) {
@@ -356,7 +358,7 @@ impl VirtualUser {
         }
         if self.groups.iter().any(|g| g.open) {
             let sample = Sample {
-                label: spec.label,
+                label,
                 start_us: 0,
                 end_us: 0,
                 ttfb_us: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
@@ -407,7 +409,7 @@ impl VirtualUser {
         at: (&Target, &str),
     ) {
         let ctx = &self.ctx;
-        let Some(top) = self.recorded_as() else { return };
+        let top = self.recorded_as();
         let sample = Sample {
             label,
             start_us: ctx.micros(start),
@@ -418,9 +420,13 @@ impl VirtualUser {
             bytes_received: ex.bytes_received,
             new_connection: ex.new_connection,
             error,
-            in_total: in_total && top,
+            in_total: in_total && top.unwrap_or(false),
         };
-        ctx.recorder.record(&sample);
+        // Inside a transaction that makes the parent sample, a sample is only part of it; the
+        // results file still has its line, as JMeter's CSV writes a sample's sub-results.
+        if top.is_some() {
+            ctx.recorder.record(&sample);
+        }
         // The URL only for a per-sample log: formatting it costs allocations on every request.
         if ctx.shared.sample_log.is_some() {
             let (target, path) = at;
@@ -463,11 +469,11 @@ impl VirtualUser {
         if let Some(top) = self.recorded_as() {
             sample.in_total = top;
             ctx.recorder.record(&sample);
-            if let Some(log) = &ctx.shared.sample_log {
-                let mut row = self.sample_row(&sample, 0, url);
-                row.refused_url = Some(why.to_string().into());
-                let _ = log.send(row);
-            }
+        }
+        if let Some(log) = &ctx.shared.sample_log {
+            let mut row = self.sample_row(&sample, 0, url);
+            row.refused_url = Some(why.to_string().into());
+            let _ = log.send(row);
         }
         true
     }
@@ -487,6 +493,8 @@ impl VirtualUser {
             // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
             elapsed_ms: (sample.elapsed_us() + 500) / 1000,
             label: sample.label.0,
+            // A name rendered at run time is not in the plan's list.
+            name: if ctx.shared.label_templates.is_empty() { None } else { ctx.shared.run_labels.name(sample.label) },
             status,
             error: sample.error,
             scenario: ctx.index,

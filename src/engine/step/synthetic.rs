@@ -68,7 +68,7 @@ impl VirtualUser {
         };
         let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
         let mut sample = Sample {
-            label: x.label,
+            label: self.sample_label(x.label),
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
             ttfb_us: ms(&x.latency, &mut self.vars),
@@ -79,11 +79,12 @@ impl VirtualUser {
             error,
             in_total: true,
         };
+        // Inside a parent sample: its line in the results file only (see `request::record`).
         if let Some(top) = self.recorded_as() {
             sample.in_total = top;
             ctx.recorder.record(&sample);
-            self.log_row(&sample, status, String::new());
         }
+        self.log_row(&sample, status, String::new());
         self.add_to_groups(&sample, start, end, status);
         error.is_some()
     }

@@ -96,16 +96,20 @@ impl VirtualUser {
             error: o.error,
             in_total: true,
         };
-        if let Some(top) = self.recorded_as() {
-            sample.in_total = top;
-            // The plugin's sub-results: rows of their own, the sample itself is the exchange.
-            for d in &o.discarded {
+        // Inside a parent sample: its lines in the results file only (see `request::record`).
+        let top = self.recorded_as();
+        sample.in_total = top.unwrap_or(false);
+        // The plugin's sub-results: rows of their own, the sample itself is the exchange.
+        for d in &o.discarded {
+            if top.is_some() {
                 ctx.recorder.record(d);
-                self.log_row(d, 0, String::new());
             }
-            ctx.recorder.record(&sample);
-            self.log_row(&sample, o.status, String::new());
+            self.log_row(d, 0, String::new());
         }
+        if top.is_some() {
+            ctx.recorder.record(&sample);
+        }
+        self.log_row(&sample, o.status, String::new());
         self.add_to_groups(&sample, start, end, o.status);
         o.error.is_some()
     }

@@ -77,7 +77,7 @@ impl Cx {
 
     /// JMeter's CookieManager: a jar per user, its policy, its own cookies, and whether each
     /// iteration starts again from those cookies.
-    pub(super) fn cookie_manager(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
+    pub(super) fn cookie_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         use crate::plan::managers::{CookiePolicy, UserCookie};
         let mut notes = vec!["a cookie jar per user".to_string()];
         let mut status = Status::Supported;
@@ -107,6 +107,7 @@ impl Cx {
         };
         // ignoreCookies: no jar at all.
         self.cookies = self.managers.cookie_policy != CookiePolicy::Ignore;
+        s.managers.jarless = false;
         for ck in c.collection("CookieManager.cookies").unwrap_or_default() {
             let Value::Element { props, .. } = &ck.value else { continue };
             let name = if ck.name.is_empty() { props.text_or_empty("name") } else { &ck.name }.to_string();

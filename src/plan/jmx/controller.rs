@@ -77,6 +77,7 @@ impl Cx {
         self.report(c, depth, status, note);
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let label = self.b.label(&c.name);
+        self.run_time_label(c, &c.name, label);
         let slot = self.b.slot(Slot::Group);
         Ok(vec![Step::Group(Box::new(flow::Group { label, parent, wall_clock, steps, slot }))])
     }

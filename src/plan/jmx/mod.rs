@@ -153,7 +153,10 @@ impl Cx {
         if let Err(e) = self.variables(test_plan) {
             self.failed(test_plan, 0, e);
         }
-        let plan_scope = self.scope_of(&test_plan.children, &Scope::default(), 1).unwrap_or_default();
+        // A sampler uses the user's cookie jar only inside a Cookie Manager's scope.
+        let mut root = Scope::default();
+        root.managers.jarless = true;
+        let plan_scope = self.scope_of(&test_plan.children, &root, 1).unwrap_or_default();
         let mut plan_note = "user-defined variables become plan variables".to_string();
         if test_plan.flag("TestPlan.serialize_threadgroups") == Some(true) {
             plan_note.push_str("; thread groups run one after another");
@@ -305,6 +308,19 @@ impl Cx {
         self.b.sym.sampler = sampler.then(|| el.name.clone());
         template::compile(raw, &mut self.b.sym, &describe(el))
             .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
+    }
+
+    /// A sampler or transaction named with `${...}`: JMeter renders its name for each sample,
+    /// and so does the run (label `id` is its name as written). A name that does not compile
+    /// stays as written.
+    fn run_time_label(&mut self, el: &El, name: &str, id: LabelId) {
+        if name.contains("${") {
+            if let Ok(t) = self.tmpl(el, name) {
+                if t.as_const() != Some(name) {
+                    self.b.run_time_label(id, t);
+                }
+            }
+        }
     }
 
     fn number<T: std::str::FromStr>(&mut self, el: &El, raw: &str, what: &str) -> Result<T, Error> {

@@ -369,6 +369,7 @@ impl Cx {
             || c.flag("HTTPSampler.auto_redirects").unwrap_or(false);
         let label_name = if c.name.is_empty() { path_t.source().to_string() } else { c.name.clone() };
         let mut req = self.b.request(&label_name, method, target, path_t, &defaults);
+        self.run_time_label(c, &label_name, req.label);
         if follow_redirects {
             self.b.follow_redirects(&mut req, defaults.max_redirects);
         }
@@ -377,6 +378,8 @@ impl Cx {
         req.headers = headers;
         req.body = body;
         req.keep_alive = c.flag("HTTPSampler.use_keepalive").unwrap_or(true);
+        // HTTPHC4Impl sets `Connection: keep-alive` or `close` on every request.
+        req.say_keep_alive = true;
         req.http_version = HttpVersion::Http11;
         req.connect_timeout = connect_timeout;
         req.response_timeout = response_timeout;

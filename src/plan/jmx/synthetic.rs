@@ -164,6 +164,7 @@ impl Cx {
     ) -> Result<Vec<Step>, Error> {
         self.sampler_steps(c, scope, depth, status, note, |cx, own| {
             let label = cx.b.label(&made.label);
+            cx.run_time_label(c, &made.label, label);
             let failure = cx.b.check(format!("{}: the sampler reports a failure", made.label));
             Step::Sample(Box::new(Synthetic {
                 label,

@@ -873,6 +873,16 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             let sampler = sym.sampler.clone().ok_or_else(|| {
                 arg("`__samplerName` outside a sampler's own fields (its name depends on the sampler running it) is not supported")
             })?;
+            // A name with `${...}` is the name rendered now, as JMeter renders a sampler's name
+            // (and its sample's label) each time (a name naming `__samplerName` stays as written).
+            if sampler.contains("${") && !sampler.contains("samplerName") {
+                let kept = sym.sampler.take();
+                let name = compile(&sampler, sym, element);
+                sym.sampler = kept;
+                if let Some(name) = name.ok().filter(|t| !t.is_const()) {
+                    return Ok(func(FuncKind::Log { text: name, silent: false }, store(0, sym)?));
+                }
+            }
             return Ok(func(FuncKind::Const(sampler), store(0, sym)?));
         }
         "log" | "logn" => {
@@ -1097,6 +1107,19 @@ mod tests {
             assert!((1..=3).contains(&v));
             assert_eq!(u.var(s.vars.get("r").unwrap()), v.to_string());
         }
+    }
+
+    #[test]
+    fn the_sampler_name_with_a_variable_is_rendered_each_time() {
+        let mut s = symbols();
+        let n = s.vars.assign("n");
+        s.sampler = Some("Get ${n}".into());
+        let t = compile("/p?from=${__samplerName()}", &mut s, "f").unwrap();
+        let mut u = user(&s);
+        u.set_var(n, "1");
+        assert_eq!(t.render_string(&mut u), "/p?from=Get 1");
+        u.set_var(n, "2");
+        assert_eq!(t.render_string(&mut u), "/p?from=Get 2");
     }
 
     /// #11: a length known only at run time is capped at [`MAX_RANDOM_STRING`], never allocated.

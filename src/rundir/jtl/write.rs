@@ -96,7 +96,7 @@ pub fn spawn(
 /// One JTL line, as JMeter writes it: CSV with a field quoted only when it holds a comma, a
 /// quote or a line break (JMeter's `CSVSaveService`, RFC 4180's rule).
 pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
-    let label = names.labels.get(r.label as usize).map_or("", String::as_str);
+    let label = r.name.as_deref().or(names.labels.get(r.label as usize).map(String::as_str)).unwrap_or("");
     let scenario = names.scenarios.get(r.scenario).map_or("", String::as_str);
     // A results file is shared: the URL as the redaction rule shows it (`?token=***`).
     let url = crate::redact::url(&r.url);
@@ -183,6 +183,7 @@ mod tests {
             timestamp_ms: 1,
             elapsed_ms: 2,
             label: 0,
+            name: None,
             status: 500,
             error: Some(ErrorKind::Refused),
             scenario: 0,
@@ -218,6 +219,7 @@ mod tests {
             timestamp_ms: 1_700_000_000_123,
             elapsed_ms: 12,
             label: 0,
+            name: None,
             status: 200,
             error: None,
             scenario: 0,

@@ -146,15 +146,16 @@ impl VirtualUser {
             error,
             in_total: true,
         };
+        // Inside a parent sample: its line in the results file only (see `request::record`).
         if let Some(top) = self.recorded_as() {
             sample.in_total = top;
             ctx.recorder.record(&sample);
-            if let Some(log) = &ctx.shared.sample_log {
-                // JMeter writes the URL of a sample without one as `null`.
-                let mut row = self.sample_row(&sample, status, "null".into());
-                row.code_message = Some(Box::new((o.code, o.message)));
-                let _ = log.send(row);
-            }
+        }
+        if let Some(log) = &ctx.shared.sample_log {
+            // JMeter writes the URL of a sample without one as `null`.
+            let mut row = self.sample_row(&sample, status, "null".into());
+            row.code_message = Some(Box::new((o.code, o.message)));
+            let _ = log.send(row);
         }
         self.add_to_groups(&sample, start, end, status);
         error.is_some()
