@@ -141,15 +141,16 @@ fn url_rewriting_sends_the_session_id_of_the_previous_response() {
         &url_rewriting("SESSION_ID", false, true),
         &sampler("index", "GET", "/index", "", false, ""),
         &sampler("login", "POST", "/login", &arg("user", "u", true), false, ""),
+        &sampler("form", "POST", "/form", "", false, ""),
         &sampler("page", "GET", "/page", &arg("SESSION_ID", "old", true), false, ""),
         &sampler("pathx", "GET", "/p", "", false, &url_rewriting("jsessionid", true, false)),
     ]
     .concat();
     run_plan(&run, &server, &jmx_plan(1, "2", &body));
-    for label in ["index", "login", "page", "pathx"] {
+    for label in ["index", "login", "form", "page", "pathx"] {
         assert_eq!(uint(&run.label(label), "samples"), 2, "{label}");
     }
-    assert_eq!(server.requests(), 8);
+    assert_eq!(server.requests(), 10);
     let sent: Vec<String> = server
         .recorded_all()
         .iter()
@@ -159,6 +160,8 @@ fn url_rewriting_sends_the_session_id_of_the_previous_response() {
         [
             format!("GET {index} "),
             "POST /login user=u&SESSION_ID=abc123".to_string(),
+            // A POST without arguments sends the id as its form, as JMeter's sampler does.
+            "POST /form SESSION_ID=abc123".to_string(),
             "GET /page?SESSION_ID=abc123 ".to_string(),
             // Without "no question mark", the id runs on past `?` (JMeter's pattern); JMeter's
             // `setPath` of a GET makes what follows `?` an argument, after the others.

@@ -368,6 +368,7 @@ impl Cx {
         let follow_redirects = c.flag("HTTPSampler.follow_redirects").unwrap_or(true)
             || c.flag("HTTPSampler.auto_redirects").unwrap_or(false);
         let label_name = if c.name.is_empty() { path_t.source().to_string() } else { c.name.clone() };
+        let method_is_post = method == "POST";
         let mut req = self.b.request(&label_name, method, target, path_t, &defaults);
         self.run_time_label(c, &label_name, req.label);
         if follow_redirects {
@@ -393,6 +394,11 @@ impl Cx {
         req.java_uri = true;
         req.param_overrides = scope.param_overrides.clone();
         req.url_rewrites = scope.url_rewrites.clone();
+        // A POST without arguments still sends a form (`Content-Type` above): the argument a
+        // URL Re-writing Modifier adds goes in it, as JMeter's sampler sends its arguments.
+        if method_is_post && matches!(req.body, Body::None) && req.url_rewrites.iter().any(|r| !r.path_extension) {
+            req.body = Body::Form(Vec::new());
+        }
         req.extract.extend(self.url_rewriting_extractors(c));
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
