@@ -76,6 +76,8 @@ pub(super) struct VirtualUser {
     pub(super) once_done: Vec<bool>,
     pub(super) groups: Vec<GroupAcc>,
     pub(super) counters: Vec<u64>,
+    /// The iterations the user has started (a Counter that resets on each one reads it).
+    pub(super) iterations: u64,
     pub(super) throughput: Vec<(u64, u64)>,
     /// When each constant-throughput timer last let the user through.
     pub(super) paces: Vec<Option<Instant>>,
@@ -126,6 +128,7 @@ impl VirtualUser {
             once_done: vec![false; sh.slots.once as usize],
             groups: vec![GroupAcc::default(); sh.slots.groups as usize],
             counters: vec![0; sh.slots.counters as usize],
+            iterations: 0,
             throughput: vec![(0, 0); sh.slots.throughput as usize],
             paces: vec![None; sh.slots.paces as usize],
             fd_backoff: Duration::ZERO,
@@ -159,6 +162,7 @@ impl VirtualUser {
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
     /// elapsed time starts there.
     pub(super) async fn iteration(&mut self, due: Option<Instant>) -> IterEnd {
+        self.iterations += 1;
         let end = self.run_flow(due).await;
         // However the iteration ended, the user leaves its critical sections (JMeter's
         // CriticalSectionController releases its lock as its loop ends or its thread stops).
@@ -407,6 +411,13 @@ impl VirtualUser {
                 }
                 Op::Counter(c) => {
                     let n = if c.per_user {
+                        if let Some(mark) = c.reset {
+                            let now = self.iterations + 1;
+                            if self.counters[mark as usize] != now {
+                                self.counters[mark as usize] = now;
+                                self.counters[c.slot as usize] = 0;
+                            }
+                        }
                         let slot = &mut self.counters[c.slot as usize];
                         *slot += 1;
                         *slot - 1

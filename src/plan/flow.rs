@@ -333,6 +333,10 @@ pub struct Counter {
     pub per_user: bool,
     #[serde(skip)]
     pub slot: u32,
+    /// "Reset counter on each Thread Group Iteration" (per user only): the slot holding the
+    /// user's iteration (plus one) the counter last counted in; a new one starts it again.
+    #[serde(skip)]
+    pub reset: Option<u32>,
 }
 
 /// A number from `min` to `min + range - 1` drawn from `java.util.Random(seed)`, so that a run

@@ -204,6 +204,7 @@ mod tests {
             end: Some(6),
             per_user: true,
             slot: 0,
+            reset: None,
         };
         let v: Vec<i64> = (0..5).map(|n| counter_value(&c, n)).collect();
         assert_eq!(v, [1, 3, 5, 1, 3]);

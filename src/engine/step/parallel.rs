@@ -154,6 +154,7 @@ impl VirtualUser {
             once_done: self.once_done.clone(),
             groups,
             counters: self.counters.clone(),
+            iterations: self.iterations,
             throughput: self.throughput.clone(),
             paces: self.paces.clone(),
             fd_backoff: self.fd_backoff,

@@ -354,7 +354,11 @@ impl Cx {
         let per_user = c.flag("CounterConfig.per_user").unwrap_or(false);
         let var = self.b.sym.vars.assign(&name);
         let slot = self.b.slot(Slot::Counter);
-        s.pre.push(Step::Counter(Box::new(Counter { name, var, start, increment, end, per_user, slot })));
+        // JMeter's CounterConfig.iterationStart: a per-user counter that resets on each thread
+        // group iteration starts again the first time it counts in a new one.
+        let reset = (per_user && c.flag("CounterConfig.reset_on_tg_iteration").unwrap_or(false))
+            .then(|| self.b.slot(Slot::Counter));
+        s.pre.push(Step::Counter(Box::new(Counter { name, var, start, increment, end, per_user, slot, reset })));
         self.report(c, depth, Status::Supported, "a counter per pass");
         Ok(())
     }
@@ -372,14 +376,17 @@ impl Cx {
         }
         let vars = names.iter().map(|n| self.b.sym.vars.assign(n)).collect();
         let step = Step::UserParams(Box::new(UserParams { names, vars, rows }));
+        // JMeter's UserParameters: "update once per iteration" sets the values as its parent
+        // controller starts a pass (`iterationStart`); off, before every sampler in its scope
+        // (`process`, a pre-processor), so that functions in them are called again each time.
         let per_iteration = c.flag("UserParameters.per_iteration").unwrap_or(false);
         if per_iteration {
             s.pre.push(step);
+            self.report(c, depth, Status::Supported, "values per user, set as each pass of its controller starts");
         } else {
-            let slot = self.b.slot(Slot::Once);
-            s.pre.push(Step::Once(Box::new(Once { steps: vec![step], per_loop: false, slot })));
+            s.before.push(step);
+            self.report(c, depth, Status::Supported, "values per user, set before each sampler in its scope");
         }
-        self.report(c, depth, Status::Supported, "values per user");
         Ok(())
     }
 
