@@ -137,7 +137,7 @@ impl VirtualUser {
         let shared = &self.ctx.shared;
         let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
         let name = t.render_string(&mut self.vars);
-        shared.run_labels.intern(&name).unwrap_or(label)
+        shared.run_labels.intern(&name, label).unwrap_or(label)
     }
 }
 
