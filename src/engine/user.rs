@@ -381,11 +381,13 @@ impl VirtualUser {
                         pc += 1;
                     }
                 }
-                Op::GroupStart { slot, parent, wall_clock } => {
+                Op::GroupStart { slot, parent, wall_clock, label } => {
+                    let label = Some(self.sample_label(*label));
                     self.groups[*slot as usize] = GroupAcc {
                         open: true,
                         parent: *parent,
                         wall_clock: *wall_clock,
+                        label,
                         start_us: ctx.micros(Instant::now()),
                         ..Default::default()
                     };
@@ -614,7 +616,8 @@ impl VirtualUser {
         if !g.open {
             return;
         }
-        let label = self.sample_label(label);
+        // Named as it started (see `Op::GroupStart`).
+        let label = g.label.unwrap_or(label);
         let ctx = &self.ctx;
         let mut sample = Sample {
             label,

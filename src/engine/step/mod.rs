@@ -26,6 +26,8 @@ pub(super) struct GroupAcc {
     /// the group's sample, which then counts in the total.
     pub(super) parent: bool,
     pub(super) wall_clock: bool,
+    /// The label its sample is recorded under, rendered as the group started.
+    pub(super) label: Option<LabelId>,
     /// A Parallel Controller's parent sample, seen from one of its branches: the requests
     /// inside are its sub-results, rows of their own not counted again in the total, as
     /// JMeter writes sub-results.
