@@ -217,7 +217,9 @@ impl VirtualUser {
                         Op::WebSocket(w) => (Some(self.websocket(w, start).await), w.on_error, None),
                         Op::Socket(x) => {
                             let (sampled, on_error) = self.socket(x, start).await;
-                            (sampled, on_error, None)
+                            // A Raw Data Source out of data: no sample, the user stops.
+                            let after = (sampled.is_none() && on_error == StopKind::User).then_some(IterEnd::UserDone);
+                            (sampled, on_error, after)
                         }
                         _ => unreachable!("matched above"),
                     };
