@@ -3,7 +3,7 @@
 
 use crate::plan::flow::{AutoStop, AutoStopOn};
 use crate::plan::{LabelId, Plan};
-use crate::record::Interval;
+use crate::record::{Interval, RunLabels};
 
 pub(super) struct Watch {
     /// Each listener, the labels it sees, and for each limit when its run of seconds above it
@@ -28,11 +28,14 @@ impl Watch {
     /// Why the test must stop after this interval, if it must. As the plugin: an interval
     /// without a sample in scope changes nothing; the first one starts every run of seconds;
     /// one whose average is not above a limit starts that limit's run again at its end; one
-    /// above it stops the test once its run has lasted the limit's seconds.
-    pub(super) fn observe(&mut self, iv: &Interval) -> Option<String> {
+    /// above it stops the test once its run has lasted the limit's seconds. A name rendered at
+    /// run time (`run_labels`) is seen where its sampler is.
+    pub(super) fn observe(&mut self, iv: &Interval, run_labels: &RunLabels) -> Option<String> {
         for (a, labels, starts) in &mut self.stops {
             let (mut n, mut errors, mut elapsed, mut ttfb) = (0u64, 0u64, 0u64, 0u64);
-            for (_, l) in iv.labels.iter().filter(|(id, _)| labels.contains(id)) {
+            let seen =
+                |id: &LabelId| labels.contains(id) || run_labels.origin(*id).is_some_and(|o| labels.contains(&o));
+            for (_, l) in iv.labels.iter().filter(|(id, _)| seen(id)) {
                 n += l.samples;
                 errors += l.errors;
                 elapsed += l.sum_elapsed_us;
@@ -110,6 +113,10 @@ mod tests {
         }
     }
 
+    fn none() -> RunLabels {
+        RunLabels::new(&[], 2)
+    }
+
     fn watch(on: AutoStopOn, above: f64, secs: u64, labels: Vec<LabelId>) -> Watch {
         let a = AutoStop { name: "a".into(), limits: vec![AutoStopLimit { on, above, secs }], labels: None };
         Watch { stops: vec![(a, labels, vec![None])] }
@@ -123,20 +130,32 @@ mod tests {
         let mut w = watch(AutoStopOn::ResponseTime, 100.0, 3, vec![LabelId(0)]);
         let slow = [(0, 300, false)];
         let fast = [(0, 50, false), (1, 900, false)];
-        assert_eq!(w.observe(&interval(0, &slow)), None);
-        assert_eq!(w.observe(&interval(1, &slow)), None);
-        assert_eq!(w.observe(&interval(2, &fast)), None, "label 1 is out of scope");
-        assert_eq!(w.observe(&interval(3, &slow)), None);
-        assert_eq!(w.observe(&interval(4, &[])), None);
+        assert_eq!(w.observe(&interval(0, &slow), &none()), None);
+        assert_eq!(w.observe(&interval(1, &slow), &none()), None);
+        assert_eq!(w.observe(&interval(2, &fast), &none()), None, "label 1 is out of scope");
+        assert_eq!(w.observe(&interval(3, &slow), &none()), None);
+        assert_eq!(w.observe(&interval(4, &[]), &none()), None);
         // Seconds 3, 4 (no sample) and 5: the plugin's run of seconds spans the empty one.
-        let why = w.observe(&interval(5, &slow)).expect("stops");
+        let why = w.observe(&interval(5, &slow), &none()).expect("stops");
         assert!(why.contains("average response time more than 100 ms for 3 s"), "{why}");
         let mut e = watch(AutoStopOn::ErrorRate, 0.459, 1, vec![LabelId(0)]);
         assert_eq!(
-            e.observe(&interval(0, &[(0, 1, true), (0, 1, false)])),
+            e.observe(&interval(0, &[(0, 1, true), (0, 1, false)]), &none()),
             Some("jp@gc AutoStop Listener \"a\": error rate more than 45.9% for 1 s".into())
         );
         let mut l = watch(AutoStopOn::Latency, 100.0, 1, vec![LabelId(0)]);
-        assert_eq!(l.observe(&interval(0, &[(0, 150, false)])), None, "latency is 75 ms");
+        assert_eq!(l.observe(&interval(0, &[(0, 150, false)]), &none()), None, "latency is 75 ms");
+    }
+
+    /// #13: a sampler named with `${...}` is seen under each name it renders: its samples have
+    /// rows of their own, after the plan's.
+    #[test]
+    fn sees_the_names_its_samplers_render() {
+        let names = RunLabels::new(&["a ${n}".into(), "b".into()], 2);
+        let a1 = names.intern("a 1", LabelId(0)).unwrap();
+        let b1 = names.intern("b 1", LabelId(1)).unwrap();
+        let mut w = watch(AutoStopOn::ErrorRate, 0.5, 1, vec![LabelId(0)]);
+        assert_eq!(w.observe(&interval(0, &[(b1.0, 1, true)]), &names), None, "b's name is out of scope");
+        assert!(w.observe(&interval(1, &[(a1.0, 1, true)]), &names).is_some());
     }
 }

@@ -209,7 +209,7 @@ pub async fn run(
             tokio::select! {
                 _ = ticker.tick() => {
                     let iv = collector.interval(&ctxs, false);
-                    if let Some(why) = watch.observe(&iv).filter(|_| stopped_by.is_none()) {
+                    if let Some(why) = watch.observe(&iv, &shared.run_labels).filter(|_| stopped_by.is_none()) {
                         // The plugin's "stop test now": every scenario stops, what was recorded stays.
                         stopped_by = Some(why);
                         stop_run.cancel();

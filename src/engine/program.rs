@@ -58,6 +58,9 @@ pub enum Op {
         slot: u32,
         parent: bool,
         wall_clock: bool,
+        /// The group's label, rendered as it starts (JMeter's Transaction Controller names
+        /// its result before its first child runs).
+        label: LabelId,
     },
     GroupEnd {
         slot: u32,
@@ -391,7 +394,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                 }
             }
             Step::Group(g) => {
-                ops.push(Op::GroupStart { slot: g.slot, parent: g.parent, wall_clock: g.wall_clock });
+                ops.push(Op::GroupStart { slot: g.slot, parent: g.parent, wall_clock: g.wall_clock, label: g.label });
                 emit(&g.steps, ops, guards);
                 ops.push(Op::GroupEnd { slot: g.slot, label: g.label });
             }

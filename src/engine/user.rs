@@ -221,7 +221,9 @@ impl VirtualUser {
                         Op::WebSocket(w) => (Some(self.websocket(w, start).await), w.on_error, None),
                         Op::Socket(x) => {
                             let (sampled, on_error) = self.socket(x, start).await;
-                            (sampled, on_error, None)
+                            // A Raw Data Source out of data: no sample, the user stops.
+                            let after = (sampled.is_none() && on_error == StopKind::User).then_some(IterEnd::UserDone);
+                            (sampled, on_error, after)
                         }
                         _ => unreachable!("matched above"),
                     };
@@ -385,11 +387,13 @@ impl VirtualUser {
                         pc += 1;
                     }
                 }
-                Op::GroupStart { slot, parent, wall_clock } => {
+                Op::GroupStart { slot, parent, wall_clock, label } => {
+                    let label = Some(self.sample_label(*label));
                     self.groups[*slot as usize] = GroupAcc {
                         open: true,
                         parent: *parent,
                         wall_clock: *wall_clock,
+                        label,
                         start_us: ctx.micros(Instant::now()),
                         ..Default::default()
                     };
@@ -625,7 +629,8 @@ impl VirtualUser {
         if !g.open {
             return;
         }
-        let label = self.sample_label(label);
+        // Named as it started (see `Op::GroupStart`).
+        let label = g.label.unwrap_or(label);
         let ctx = &self.ctx;
         let mut sample = Sample {
             label,

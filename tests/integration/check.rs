@@ -201,6 +201,49 @@ fn urls_java_refuses_fail_unsent_with_jmeter_s_message() {
     assert_eq!(uint(&label(&s, "ok"), "errors"), 0);
 }
 
+/// A Transaction Controller fails when a sample inside fails unsent, as JMeter's listens to
+/// every sample of its children, the error results too: a URL java.net.URI refuses, a URL
+/// that cannot be used, a body file that cannot be opened. With "Generate parent sample" its
+/// sample is the only row, so that is where the failure is counted. Only the good requests
+/// reach the server.
+#[test]
+fn samples_failed_unsent_fail_their_transaction() {
+    let server = TestServer::builder().route("/ok", Route::ok()).route("/body", Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("check-unsent-in-txn");
+    let missing = run.root().join("no-such-body.json");
+    let txn = |name: &str, parent: bool, inner: &str| {
+        format!(
+            r#"<TransactionController testclass="TransactionController" testname="{name}" enabled="true">
+              <boolProp name="TransactionController.parent">{parent}</boolProp>
+            </TransactionController><hashTree>{inner}</hashTree>"#
+        )
+    };
+    let ok = || sampler("ok", "127.0.0.1", &port, "/ok", "GET");
+    let body = [
+        txn("refused txn", false, &(sampler("refused", "127.0.0.1", &port, "/a[1]", "GET") + &ok())),
+        txn("refused parent", true, &(sampler("refused 2", "127.0.0.1", &port, "/a%zz", "GET") + &ok())),
+        txn("bad url parent", true, &(sampler("bad url", "${nohost}", "", "/x", "GET") + &ok())),
+        txn(
+            "file parent",
+            true,
+            &(with_file(sampler("no file", "127.0.0.1", &port, "/body", "POST"), &missing, "", "") + &ok()),
+        ),
+        txn("good parent", true, &ok()),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    run_with_jtl(&run, &file);
+    assert_eq!(server.requests_to("/ok"), 10);
+    assert_eq!(server.requests_to("/body"), 2);
+    let s = run.summary();
+    for name in ["refused txn", "refused parent", "bad url parent", "file parent"] {
+        assert_eq!((uint(&label(&s, name), "samples"), uint(&label(&s, name), "errors")), (2, 2), "{name}");
+    }
+    assert_eq!(uint(&label(&s, "good parent"), "errors"), 0);
+    assert_eq!(uint(&label(&s, "refused"), "errors"), 2);
+}
+
 /// One file without a parameter name is a POST's body. When it cannot be opened, JMeter's
 /// HttpClient still sends the request's head, with `Content-Length: 0`, then fails the sample
 /// with `java.io.FileNotFoundException`: the server sees each request, with no body.

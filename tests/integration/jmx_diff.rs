@@ -75,6 +75,34 @@ fn a_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
     assert!(report.stdout_str().contains("| Get 2 "), "{}", report.stdout_str());
 }
 
+/// A Transaction Controller's name is rendered as it starts (JMeter's TransactionController
+/// makes its result, label set, before its first child runs): a variable a sample inside
+/// extracts does not rename it.
+#[test]
+fn a_transaction_is_named_as_it_starts() {
+    let server =
+        TestServer::builder().route("/pre", Route::ok().body("x")).route("/id", Route::ok().body("id=42")).start();
+    let run = TempRun::new("jmx-diff-txn-label-at-start");
+    let extract = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Id" enabled="true">
+                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+                <stringProp name="RegexExtractor.refname">v</stringProp>
+                <stringProp name="RegexExtractor.regex">id=(\d+)</stringProp>
+                <stringProp name="RegexExtractor.template">$1$</stringProp>
+                <stringProp name="RegexExtractor.default">none</stringProp>
+                <stringProp name="RegexExtractor.match_number">1</stringProp>
+              </RegexExtractor><hashTree/>"#;
+    let body = [
+        DEFAULTS.to_string(),
+        sampler("Pre", "GET", "/pre", "", false, extract),
+        transaction("T ${v}", false, &sampler("Get", "GET", "/id", "", false, extract)),
+    ]
+    .concat();
+    let got = run_with_jtl(&run, jmx_plan(1, "2", &body), server.addr().port());
+    assert_eq!((server.requests_to("/pre"), server.requests_to("/id")), (2, 2));
+    assert_eq!(got, ["Get", "Get", "Pre", "Pre", "T none", "T none"]);
+    assert_eq!(uint(&run.label("T none"), "samples"), 2);
+}
+
 /// A Transaction Controller (`parent`: JMeter's "generate parent sample") around `children`.
 fn transaction(name: &str, parent: bool, children: &str) -> String {
     format!(

@@ -240,6 +240,18 @@ fn http_raw_request_with_a_missing_file_keeps_its_channel() {
     );
 }
 
+/// A Raw Data Source reading `path` into `req`.
+fn raw_source(path: &std::path::Path, rewind: bool) -> String {
+    format!(
+        r#"<kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor guiclass="kg.apc.jmeter.modifiers.RawRequestSourcePreProcessorGui" testclass="kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" testname="ammo" enabled="true">
+          <boolProp name="rewind">{rewind}</boolProp>
+          <stringProp name="variable_name">req</stringProp>
+          <stringProp name="filename">{}</stringProp>
+        </kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor><hashTree/>"#,
+        path.display()
+    )
+}
+
 #[test]
 fn raw_data_source_feeds_chunks_in_order_and_rewinds() {
     let server = TcpServer::start(TcpMode::HttpClose(b"HTTP/1.0 200 OK\r\n\r\n".to_vec()));
@@ -247,19 +259,38 @@ fn raw_data_source_feeds_chunks_in_order_and_rewinds() {
     let chunks = ["GET /1 HTTP/1.0\r\n\r\n", "GET /22 HTTP/1.0\r\n\r\n", "GET /333 HTTP/1.0\r\n\r\n"];
     let file: String = chunks.iter().map(|c| format!("{} request\n{c}", c.len())).collect();
     let path = run_dir.write("ammo.txt", file);
-    let source = format!(
-        r#"<kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor guiclass="kg.apc.jmeter.modifiers.RawRequestSourcePreProcessorGui" testclass="kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" testname="ammo" enabled="true">
-          <boolProp name="rewind">true</boolProp>
-          <stringProp name="variable_name">req</stringProp>
-          <stringProp name="filename">{}</stringProp>
-        </kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor><hashTree/>"#,
-        path.display()
-    );
+    let source = raw_source(&path, true);
     let body = [source, http_raw("ammo", "${req}", false, false, "")].concat();
     let (run, _) = run_jmx("jmx-raw-source", 1, "5", server.port(), &body);
     assert_eq!(uint(&run.label("ammo"), "samples"), 5);
     let got: Vec<String> = server.received().iter().map(|m| String::from_utf8_lossy(m).into_owned()).collect();
     assert_eq!(got, [chunks[0], chunks[1], chunks[2], chunks[0], chunks[1]]);
+}
+
+/// A Raw Data Source out of data (no rewind) stops its user as the plugin's exception stops
+/// the JMeter thread: no sample, so not the thread group's action after a sampler error
+/// ("Stop Test" here), and the other thread group runs to its end.
+#[test]
+fn raw_data_source_out_of_data_stops_only_its_user() {
+    let server = TcpServer::start(TcpMode::HttpClose(b"HTTP/1.0 200 OK\r\n\r\n".to_vec()));
+    let run = TempRun::new("jmx-raw-source-eof");
+    let chunk = "GET /1 HTTP/1.0\r\n\r\n";
+    let path = run.write("ammo.txt", format!("{} request\n{chunk}", chunk.len()));
+    let source = raw_source(&path, false);
+    let first = [source, http_raw("ammo", "${req}", false, false, "")].concat();
+    let other = jmx_plan(1, "20", &http_raw("other", "GET /2 HTTP/1.0&#xd;\n&#xd;\n", false, false, ""));
+    let at = other.find("<ThreadGroup ").unwrap();
+    let end = other.rfind("</hashTree>\n    </hashTree>").unwrap();
+    let second_group = other[at..end + "</hashTree>".len()].replace("testname=\"Users\"", "testname=\"Other\"");
+    let plan = jmx_plan(1, "2", &first).replace(">continue</stringProp>", ">stoptest</stringProp>");
+    let close = plan.rfind("    </hashTree>\n  </hashTree>").unwrap();
+    let plan = format!("{}{second_group}\n{}", &plan[..close], &plan[close..]);
+    let p = run.write("plan.jmx", plan);
+    let port = format!("port={}", server.port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!(uint(&run.label("ammo"), "samples"), 1);
+    assert_eq!(uint(&run.label("other"), "samples"), 20, "the run was not stopped");
+    assert_eq!(server.messages(), 21);
 }
 
 fn udp(name: &str, data: &str, codec: &str, wait: bool, timeout: &str, children: &str) -> String {

@@ -26,6 +26,8 @@ pub(super) struct GroupAcc {
     /// the group's sample, which then counts in the total.
     pub(super) parent: bool,
     pub(super) wall_clock: bool,
+    /// The label its sample is recorded under, rendered as the group started.
+    pub(super) label: Option<LabelId>,
     /// A Parallel Controller's parent sample, seen from one of its branches: the requests
     /// inside are its sub-results, rows of their own not counted again in the total, as
     /// JMeter writes sub-results.
@@ -137,7 +139,7 @@ impl VirtualUser {
         let shared = &self.ctx.shared;
         let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
         let name = t.render_string(&mut self.vars);
-        shared.run_labels.intern(&name).unwrap_or(label)
+        shared.run_labels.intern(&name, label).unwrap_or(label)
     }
 }
 

@@ -138,6 +138,8 @@ impl VirtualUser {
             self.vars.globals.clone(),
         );
         vars.counters.clone_from(&self.vars.counters);
+        // A `__fifoPop` in a branch stops waiting when the user's scenario stops, as the user's.
+        vars.stop.clone_from(&self.vars.stop);
         vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
         let mut groups = vec![GroupAcc::default(); self.groups.len()];
         if let Some(slot) = parent {
@@ -244,6 +246,24 @@ mod tests {
             let _ = j.parse(c, &url);
         }
         j
+    }
+
+    /// #13: a branch's `__fifoPop` waiting for ever gives up when the user's scenario stops,
+    /// as the user's own does; a branch without the stop token would hold the run open.
+    #[test]
+    fn a_branch_s_queue_wait_ends_when_the_scenario_stops() {
+        use crate::plan::template::{FifoCall, Scope};
+        let ctx = crate::engine::session::ScenarioCtx::for_test(None);
+        let mut user = VirtualUser::new(ctx.clone());
+        let mut kid = user.branch(None);
+        ctx.stop.cancel();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let got = kid.vars.fifo(FifoCall::Pop { queue: "never", timeout_s: None, capacity: None });
+            let _ = tx.send(got);
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(5));
+        assert_eq!(got, Ok(None), "the branch's pop must see the stop");
     }
 
     fn names(j: &cookie_store::CookieStore) -> Vec<String> {

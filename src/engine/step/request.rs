@@ -205,6 +205,7 @@ impl VirtualUser {
             // not open): the fault, and nothing of the response (cookies, redirects, checks).
             let end = ex.end.unwrap_or_else(Instant::now);
             self.record(label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path));
+            self.add_failed_to_groups(label, start, end, ex.bytes_sent, ErrorKind::Check(fault.0));
             return Some(true);
         }
         // Where the chain is now; set only once a redirect is followed.
@@ -435,23 +436,42 @@ impl VirtualUser {
     }
 
     /// Records a request that could not be sent because its URL is not usable; it failed.
-    pub(in crate::engine) fn bad_url(&self, label: LabelId, start: Instant, target: &Target, at: &str) -> bool {
+    pub(in crate::engine) fn bad_url(&mut self, label: LabelId, start: Instant, target: &Target, at: &str) -> bool {
         self.unsent(label, start, target, at, ErrorKind::BadUrl)
     }
 
     /// Records a request that failed with `kind` before anything was sent.
-    fn unsent(&self, label: LabelId, start: Instant, target: &Target, at: &str, kind: ErrorKind) -> bool {
+    fn unsent(&mut self, label: LabelId, start: Instant, target: &Target, at: &str, kind: ErrorKind) -> bool {
         let now = Instant::now();
         let mut ex = super::super::client::Exchange::default();
         ex.end = Some(now);
         self.record(label, start, now, &ex, Some(kind), true, (target, at));
+        self.add_failed_to_groups(label, start, now, 0, kind);
         true
+    }
+
+    /// A sample failed before any response (`kind`) is a sample of the transactions around it,
+    /// as JMeter's Transaction Controller hears every sample of its children, error results too.
+    fn add_failed_to_groups(&mut self, label: LabelId, start: Instant, end: Instant, sent: u64, kind: ErrorKind) {
+        let sample = Sample {
+            label,
+            start_us: 0,
+            end_us: 0,
+            ttfb_us: 0,
+            connect_us: 0,
+            bytes_sent: sent,
+            bytes_received: 0,
+            new_connection: false,
+            error: Some(kind),
+            in_total: true,
+        };
+        self.add_to_groups(&sample, start, end, 0);
     }
 
     /// Records a request JMeter fails unsent because java.net.URI refuses its `url`, for the
     /// reason `why`: failed (`bad_url`), and in the per-sample log with JMeter's
     /// `java.net.URISyntaxException` and message.
-    fn refused(&self, label: LabelId, start: Instant, url: String, why: crate::plan::java_uri::Refusal) -> bool {
+    fn refused(&mut self, label: LabelId, start: Instant, url: String, why: crate::plan::java_uri::Refusal) -> bool {
         let now = Instant::now();
         let ctx = &self.ctx;
         let mut sample = Sample {
@@ -475,6 +495,7 @@ impl VirtualUser {
             row.refused_url = Some(why.to_string().into());
             let _ = log.send(row);
         }
+        self.add_failed_to_groups(label, start, now, 0, ErrorKind::BadUrl);
         true
     }
 

@@ -174,6 +174,24 @@ mod tests {
         assert!((l.above - 0.459).abs() < 1e-6, "{}", l.above);
     }
 
+    /// #13: an AutoStop Listener sees the samples of every kind of sampler in its scope: a TCP
+    /// Sampler's, a Parallel Controller's parent sample (its branches' samples, as before).
+    #[test]
+    fn an_autostop_sees_socket_and_parallel_samples() {
+        let tcp = r#"<TCPSampler testclass="TCPSampler" testname="tcp" enabled="true"><stringProp name="TCPSampler.server">127.0.0.1</stringProp><stringProp name="TCPSampler.port">9</stringProp><stringProp name="TCPSampler.request">x</stringProp></TCPSampler><hashTree/>"#;
+        let http = r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="inner" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#;
+        let par = format!(
+            r#"<com.blazemeter.jmeter.controller.ParallelSampler testclass="com.blazemeter.jmeter.controller.ParallelSampler" testname="par" enabled="true"><boolProp name="PARENT_SAMPLE">true</boolProp></com.blazemeter.jmeter.controller.ParallelSampler><hashTree>{http}</hashTree>"#
+        );
+        let stop = r#"<kg.apc.jmeter.reporters.AutoStop testclass="kg.apc.jmeter.reporters.AutoStop" testname="stop" enabled="true"><stringProp name="error_rate">10</stringProp></kg.apc.jmeter.reporters.AutoStop><hashTree/>"#;
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{stop}{tcp}{par}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let seen: Vec<&str> = p.autostops[0].labels.iter().flatten().map(|id| p.label(*id)).collect();
+        assert_eq!(seen, ["tcp", "inner", "par"]);
+    }
+
     /// #13: a pre-processor runs before each sampler in its scope (a Flow Control Action's
     /// pause too), before the sampler's timers, as JMeter's thread; a post-processor after it.
     #[test]

@@ -95,13 +95,15 @@ impl Outcome {
 
 impl VirtualUser {
     /// Runs one step of this family starting at `start`: whether the sample failed (none for
-    /// the Raw Data Source, which makes no sample) and what the user does after a failure.
+    /// the Raw Data Source, which makes no sample) and what the user does after a failure (or,
+    /// for a Raw Data Source out of data, `User`: the user stops).
     pub(in crate::engine) async fn socket(&mut self, step: &SocketStep, start: Instant) -> (Option<bool>, StopKind) {
         match step {
             SocketStep::RawSource(r) => match self.raw_source(r) {
                 true => (None, StopKind::Continue),
-                // Out of data without rewind, or a malformed chunk: the plugin stops the thread.
-                false => (Some(true), StopKind::User),
+                // Out of data without rewind, or a malformed chunk: the plugin's exception stops
+                // the thread. No sample: not the thread group's action after a sampler error.
+                false => (None, StopKind::User),
             },
             SocketStep::Sample(s) => {
                 let o = match &s.kind {
