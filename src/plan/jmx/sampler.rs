@@ -393,7 +393,7 @@ impl Cx {
         req.java_uri = true;
         req.param_overrides = scope.param_overrides.clone();
         req.url_rewrites = scope.url_rewrites.clone();
-        req.extract.extend(self.url_rewriting_extractors(c));
+        req.extract.extend(self.url_rewriting_extractors());
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
         if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {
