@@ -276,6 +276,9 @@ impl Cx {
             }
         );
         self.report(c, depth, Status::Supported, note);
+        // With a parent sample, a listener sees it alone (its children are its sub-results):
+        // what the children's walk adds to the AutoStop Listeners' labels is taken back.
+        let seen: Vec<usize> = self.autostops.iter().map(|(_, a)| a.labels.as_ref().map_or(0, Vec::len)).collect();
         let mut branches = Vec::new();
         for child in &c.children {
             if !is_sampler_or_controller(&child.class) {
@@ -286,6 +289,13 @@ impl Cx {
                 continue;
             }
             branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        if generate {
+            for ((_, a), n) in self.autostops.iter_mut().zip(seen) {
+                if let Some(labels) = &mut a.labels {
+                    labels.truncate(n);
+                }
+            }
         }
         let parent = generate.then(|| self.b.label(&c.name));
         let slot = self.b.slot(Slot::Group);

@@ -174,6 +174,41 @@ mod tests {
         assert!((l.above - 0.459).abs() < 1e-6, "{}", l.above);
     }
 
+    /// An AutoStop Listener sees every sample a listener of JMeter's sees: a WebSocket or TCP
+    /// sampler's, a Parallel Controller's parent sample (its children are its sub-results), and
+    /// each child of one without a parent.
+    #[test]
+    fn an_autostop_sees_socket_websocket_and_parallel_samples() {
+        let stop = r#"<kg.apc.jmeter.reporters.AutoStop testclass="kg.apc.jmeter.reporters.AutoStop" testname="stop" enabled="true"><stringProp name="avg_response_time">250</stringProp></kg.apc.jmeter.reporters.AutoStop><hashTree/>"#;
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let par = |name: &str, parent: bool, children: &str| {
+            let class = "com.blazemeter.jmeter.controller.ParallelSampler";
+            format!(
+                r#"<{class} testclass="{class}" testname="{name}" enabled="true"><boolProp name="PARENT_SAMPLE">{parent}</boolProp></{class}><hashTree>{children}</hashTree>"#
+            )
+        };
+        let ws = "eu.luminis.jmeter.wssampler.OpenWebSocketSampler";
+        let body = [
+            stop.to_string(),
+            format!(r#"<{ws} testclass="{ws}" testname="ws"><stringProp name="server">127.0.0.1</stringProp></{ws}><hashTree/>"#),
+            r#"<TCPSampler testclass="TCPSampler" testname="tcp" enabled="true"><stringProp name="TCPSampler.server">127.0.0.1</stringProp></TCPSampler><hashTree/>"#.to_string(),
+            par("with-parent", true, &(http("p1") + &http("p2"))),
+            par("without", false, &http("q1")),
+        ]
+        .concat();
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let labels = p.autostops[0].labels.as_ref().expect("in a thread group: its samples");
+        let seen: Vec<&str> = labels.iter().map(|id| p.label(*id)).collect();
+        assert_eq!(seen, ["ws", "tcp", "with-parent", "q1"]);
+    }
+
     /// #13: a pre-processor runs before each sampler in its scope (a Flow Control Action's
     /// pause too), before the sampler's timers, as JMeter's thread; a post-processor after it.
     #[test]
