@@ -158,9 +158,13 @@ fn url_rewrite_name(c: &El) -> String {
 }
 
 /// (reference name, names group, values group) of a RegEx User Parameters; `None` when a group
-/// is not a number (its variables `ref_1_gx` are never set).
+/// is not a number as the extractor writes one (JMeter reads the variable `ref_1_g` + the field
+/// as written: `ref_1_g01` or `ref_1_g 1` is never set).
 fn regex_user_parameters_of(c: &El) -> Option<(String, usize, usize)> {
-    let group = |p: &str| c.text_or_empty(p).trim().parse::<usize>().ok();
+    let group = |p: &str| {
+        let raw = c.text_or_empty(p);
+        raw.parse::<usize>().ok().filter(|g| g.to_string() == raw)
+    };
     Some((c.text_or_empty(REF).trim().to_string(), group(NAMES)?, group(VALUES)?))
 }
 
@@ -240,8 +244,10 @@ mod tests {
         let o = &requests[1].param_overrides[0];
         assert_eq!((o.count, &o.names, &o.values), (all.count, &all.groups[0].1, &all.groups[1].1));
         assert!(requests[0].param_overrides.is_empty(), "only the sampler in its scope");
-        let i = inspect(&plan("one"), Path::new("t.jmx"), &Options::default());
-        assert_eq!(i.elements.iter().find(|r| r.name == "E").unwrap().status, Status::Ignored);
-        assert!(i.plan.is_some());
+        for not_a_group in ["one", "01", " 1", "+1"] {
+            let i = inspect(&plan(not_a_group), Path::new("t.jmx"), &Options::default());
+            assert_eq!(i.elements.iter().find(|r| r.name == "E").unwrap().status, Status::Ignored, "{not_a_group:?}");
+            assert!(i.plan.is_some());
+        }
     }
 }
