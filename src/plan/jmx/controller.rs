@@ -649,6 +649,25 @@ mod tests {
         assert_eq!(unwrap_expression(r#"${__jexl3("${a}" == "x,y")}"#), r#""${a}" == "x,y""#);
     }
 
+    /// Parallel HTTP Requests with a concurrent pool size that is not a whole number (or has
+    /// spaces, which `Integer.parseInt` refuses) downloads 6 at once, as JMeter does.
+    #[test]
+    fn a_parallel_http_pool_size_that_is_not_a_number_is_6() {
+        let class = "com.blazemeter.jmeter.http.ParallelHTTPSampler";
+        for pool in ["lots", "2.5", " 3"] {
+            let text = format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+                <{class} testclass="{class}" testname="urls" enabled="true"><stringProp name="HTTPSampler.concurrentPool">{pool}</stringProp>
+                <collectionProp name="urls"><collectionProp name="x"><stringProp name="y">http://127.0.0.1/a</stringProp></collectionProp></collectionProp></{class}><hashTree/>
+                </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            );
+            let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+            let Some(Step::Parallel(x)) = p.scenarios[0].flow.last() else { panic!("{:?}", p.scenarios[0].flow) };
+            assert_eq!(x.max, Some(6), "{pool:?}");
+        }
+    }
+
     /// The Parallel Controller and Parallel HTTP Requests read as the plugin runs them: a
     /// branch per child (an empty one stays a branch that does nothing, it does not end the
     /// user), the parent sample, the thread limit (6 when limited without a number), each

@@ -132,7 +132,10 @@ impl Cx {
                 }
             }
         }
-        let pool = c.text("HTTPSampler.concurrentPool").unwrap_or("6").trim().to_string();
+        // HTTPSamplerBase.downloadPageResources: a size `Integer.parseInt` refuses is the
+        // default, 6 (JMeter logs "pool size value is bad. Use default value").
+        let pool = self.expand(c, c.text("HTTPSampler.concurrentPool").unwrap_or("6"))?;
+        let pool = if pool.parse::<i32>().is_ok() { pool } else { "6".to_string() };
         let max = self.number::<u32>(c, &pool, "concurrent pool size")?;
         let mut sub = own.clone();
         sub.http.args.clear();
