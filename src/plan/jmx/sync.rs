@@ -244,3 +244,131 @@ mod tests {
         assert_eq!(kinds, ["pop", "think", "request", "put", "pop", "think", "think"]);
     }
 }
+
+/// #13: the elements this round added, read with their fields missing, empty or odd and in odd
+/// places (at the test plan's level, under a sampler, inside each other): never a panic, and
+/// every problem names its line and element.
+#[cfg(test)]
+mod odd_input {
+    use super::*;
+
+    const CLASSES: &[&str] = &[
+        "eu.luminis.jmeter.wssampler.OpenWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.CloseWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.PingPongSampler",
+        "eu.luminis.jmeter.wssampler.PingFrameFilter",
+        "eu.luminis.jmeter.wssampler.TextFrameFilter",
+        "eu.luminis.jmeter.wssampler.BinaryFrameFilter",
+        "TCPSampler",
+        "kg.apc.jmeter.samplers.HTTPRawSampler",
+        "kg.apc.jmeter.samplers.UDPSampler",
+        "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor",
+        "com.blazemeter.jmeter.controller.ParallelSampler",
+        "com.blazemeter.jmeter.http.ParallelHTTPSampler",
+        "kg.apc.jmeter.modifiers.FifoPopPreProcessor",
+        "kg.apc.jmeter.modifiers.FifoPutPostProcessor",
+        "kg.apc.jmeter.reporters.AutoStop",
+        "RegExUserParameters",
+        "URLRewritingModifier",
+        "ModuleController",
+    ];
+
+    /// Every property name these elements read, each given `value`.
+    fn props(value: &str) -> String {
+        [
+            "server",
+            "port",
+            "path",
+            "requestData",
+            "dataType",
+            "type",
+            "statusCode",
+            "connectTimeout",
+            "readTimeout",
+            "filterType",
+            "comparisonType",
+            "matchValue",
+            "matchPosition",
+            "TCPSampler.server",
+            "TCPSampler.port",
+            "TCPSampler.classname",
+            "TCPSampler.EolByte",
+            "TCPSampler.timeout",
+            "hostname",
+            "data",
+            "fileName",
+            "timeout",
+            "encodeclass",
+            "variable_name",
+            "filename",
+            "MAX_THREAD_NUMBER",
+            "HTTPSampler.concurrentPool",
+            "FifoName",
+            "Variable",
+            "Timeout",
+            "Value",
+            "avg_response_time",
+            "avg_response_time_length",
+            "error_rate",
+            "error_rate_length",
+            "RegExUserParameters.regex_ref_name",
+            "RegExUserParameters.param_names_gr_nr",
+            "RegExUserParameters.param_values_gr_nr",
+            "argument_name",
+        ]
+        .iter()
+        .map(|n| format!(r#"<stringProp name="{n}">{value}</stringProp>"#))
+        .chain(
+            ["LIMIT_MAX_THREAD_NUMBER", "PARENT_SAMPLE", "loadDataFromFile", "path_extension", "createNewConnection"]
+                .iter()
+                .map(|n| format!(r#"<boolProp name="{n}">true</boolProp>"#)),
+        )
+        .chain([
+            r#"<collectionProp name="ModuleController.node_path"><stringProp name="1">x</stringProp></collectionProp>"#
+                .to_string(),
+            format!(r#"<collectionProp name="urls"><stringProp name="1">{value}</stringProp></collectionProp>"#),
+        ])
+        .collect()
+    }
+
+    fn el(class: &str, props: &str, children: &str) -> String {
+        format!(
+            r#"<{class} testclass="{class}" testname="e" enabled="true">{props}</{class}><hashTree>{children}</hashTree>"#
+        )
+    }
+
+    #[test]
+    fn odd_fields_and_places_never_panic() {
+        for value in
+            ["", " ", "-1", "0", "NaN", "1e400", "${", "${x}", "%zz", "&lt;&amp;", "😀", "99999999999999999999"]
+        {
+            let p = props(&value.replace("${", "&#36;{"));
+            for class in CLASSES {
+                for (plan_level, in_group) in [
+                    (el(class, "", ""), String::new()),
+                    (String::new(), el(class, &p, "")),
+                    (String::new(), el("HTTPSamplerProxy", "", &el(class, &p, ""))),
+                    (String::new(), el(class, &p, &el(class, &p, &el("HTTPSamplerProxy", "", "")))),
+                ] {
+                    let text = format!(
+                        r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>{plan_level}
+                        <ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+                        <hashTree>{in_group}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+                    );
+                    let i = inspect(&text, Path::new("odd.jmx"), &Options::default());
+                    for e in &i.problems {
+                        let s = e.to_string();
+                        let whole_plan = s.contains("no thread group sends a request");
+                        assert!(
+                            s.contains("odd.jmx") && (whole_plan || (s.contains("odd.jmx:") && s.contains('<'))),
+                            "{class} {value:?}: {s}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
