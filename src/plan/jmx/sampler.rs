@@ -173,6 +173,7 @@ impl Cx {
         let parent = Some(self.b.label(&c.name));
         let slot = self.b.slot(Slot::Group);
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let on_error = own.on_error;
         steps.push(Step::Parallel(Box::new(flow::Parallel { branches, parent, max: Some(max), on_error, slot })));

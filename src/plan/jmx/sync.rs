@@ -174,6 +174,38 @@ mod tests {
         assert!((l.above - 0.459).abs() < 1e-6, "{}", l.above);
     }
 
+    /// A pre-processor runs before a WebSocket sampler and a Parallel HTTP Requests (an HTTP
+    /// sampler) too: JMeter's thread runs the pre-processors in scope before any sampler.
+    #[test]
+    fn fifo_pop_runs_before_websocket_and_parallel_http_samplers() {
+        let pop = r#"<kg.apc.jmeter.modifiers.FifoPopPreProcessor testclass="kg.apc.jmeter.modifiers.FifoPopPreProcessor" testname="pop" enabled="true"><stringProp name="FifoName">Q</stringProp><stringProp name="Variable">v</stringProp><stringProp name="Timeout">5</stringProp></kg.apc.jmeter.modifiers.FifoPopPreProcessor><hashTree/>"#;
+        let ws = "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler";
+        let par = "com.blazemeter.jmeter.http.ParallelHTTPSampler";
+        for sampler in [
+            format!(
+                r#"<{ws} testclass="{ws}" testname="ws"><stringProp name="requestData">${{v}}</stringProp></{ws}><hashTree/>"#
+            ),
+            format!(
+                r#"<{par} testclass="{par}" testname="par" enabled="true"><collectionProp name="urls"><collectionProp name="x"><stringProp name="y">http://127.0.0.1/${{v}}</stringProp></collectionProp></collectionProp></{par}><hashTree/>"#
+            ),
+        ] {
+            let text = format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{pop}{sampler}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            );
+            let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+            let kinds: Vec<&str> = p.scenarios[0]
+                .flow
+                .iter()
+                .map(|s| match s {
+                    Step::Fifo(_) => "pop",
+                    Step::WebSocket(_) | Step::Parallel(_) => "sample",
+                    _ => "other",
+                })
+                .collect();
+            assert_eq!(kinds, ["pop", "sample"], "{sampler}");
+        }
+    }
+
     /// An AutoStop Listener sees every sample a listener of JMeter's sees: a WebSocket or TCP
     /// sampler's, a Parallel Controller's parent sample (its children are its sub-results), and
     /// each child of one without a parent.

@@ -123,6 +123,7 @@ impl Cx {
             upgrade: check("Server response is not a WebSocket upgrade (Upgrade, Connection, Sec-WebSocket-Accept)"),
         };
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         steps.push(Step::WebSocket(Box::new(WebSocket {
             label: self.b.label(&c.name),
