@@ -132,6 +132,14 @@ impl Cx {
 mod tests {
     use super::*;
 
+    /// The plan of one thread group (1 user) holding `body`.
+    fn one_group(body: &str) -> Plan {
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        read(&text, Path::new("t.jmx"), &Options::default()).unwrap().0
+    }
+
     /// #13: an AutoStop Listener sees the samples of the samplers in its scope: under the test
     /// plan every one (none listed), in a thread group that group's, under a sampler that
     /// sampler's; its limits are read as the plugin reads them.
@@ -189,10 +197,7 @@ mod tests {
                 r#"<{par} testclass="{par}" testname="par" enabled="true"><collectionProp name="urls"><collectionProp name="x"><stringProp name="y">http://127.0.0.1/${{v}}</stringProp></collectionProp></collectionProp></{par}><hashTree/>"#
             ),
         ] {
-            let text = format!(
-                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{pop}{sampler}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
-            );
-            let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+            let p = one_group(&format!("{pop}{sampler}"));
             let kinds: Vec<&str> = p.scenarios[0]
                 .flow
                 .iter()
@@ -232,10 +237,7 @@ mod tests {
             par("without", false, &http("q1")),
         ]
         .concat();
-        let text = format!(
-            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
-        );
-        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let p = one_group(&body);
         let labels = p.autostops[0].labels.as_ref().expect("in a thread group: its samples");
         let seen: Vec<&str> = labels.iter().map(|id| p.label(*id)).collect();
         assert_eq!(seen, ["ws", "tcp", "with-parent", "q1"]);
@@ -258,10 +260,7 @@ mod tests {
             r#"<kg.apc.jmeter.modifiers.FifoPutPostProcessor testclass="kg.apc.jmeter.modifiers.FifoPutPostProcessor" testname="put" enabled="true"><stringProp name="FifoName">Q</stringProp><stringProp name="Value">${v}</stringProp></kg.apc.jmeter.modifiers.FifoPutPostProcessor><hashTree/>"#.to_string(),
         ]
         .concat();
-        let text = format!(
-            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
-        );
-        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let p = one_group(&body);
         let kinds: Vec<&str> = p.scenarios[0]
             .flow
             .iter()
