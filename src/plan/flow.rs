@@ -699,8 +699,8 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
 }
 
 /// The labels of the samples a listener sees from these steps, in plan order: each request's,
-/// synthetic, WebSocket and socket sample's, each transaction group's and Parallel Controller
-/// parent sample's (not a redirect hop's, a sub-sample).
+/// synthetic, WebSocket and socket sample's, and each transaction group's and parallel parent
+/// sample's (not a redirect hop's, a sub-sample).
 pub fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
     let add = |l: LabelId, out: &mut Vec<LabelId>| {
         if !out.contains(&l) {
@@ -730,16 +730,15 @@ pub fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
             Step::Critical(c) => sample_labels(&c.steps, out),
             Step::WebSocket(w) => add(w.label, out),
             Step::Socket(x) => {
-                if let crate::plan::socket::SocketStep::Sample(s) = &**x {
+                if let super::socket::SocketStep::Sample(s) = &**x {
                     add(s.label, out);
                 }
             }
-            // The parent sample; the branches' samples are its sub-results.
-            Step::Parallel(p) => {
-                if let Some(l) = p.parent {
-                    add(l, out);
-                }
-            }
+            // With a parent sample, the branches' samples are its sub-results.
+            Step::Parallel(p) => match p.parent {
+                Some(l) => add(l, out),
+                None => p.branches.iter().for_each(|b| sample_labels(b, out)),
+            },
             _ => {}
         }
     }

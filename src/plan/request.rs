@@ -612,7 +612,7 @@ fn part_summary<S: Serializer>(c: &PartContent, s: S) -> Result<S::Ok, S::Error>
     }
 }
 
-fn redacted_url<S: Serializer>(t: &Template, s: S) -> Result<S::Ok, S::Error> {
+pub(super) fn redacted_url<S: Serializer>(t: &Template, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&crate::redact::url(t.source()))
 }
 

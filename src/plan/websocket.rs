@@ -40,6 +40,8 @@ pub struct Connect {
     pub tls: bool,
     pub server: Template,
     pub port: Template,
+    /// Shown with secret query values masked (`?token=***`).
+    #[serde(serialize_with = "super::request::redacted_url")]
     pub path: Template,
 }
 
@@ -92,6 +94,8 @@ pub enum FrameKind {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Payload {
     pub binary: bool,
+    /// Shown by its size only (it may hold secrets).
+    #[serde(serialize_with = "super::request::text_summary")]
     pub data: Template,
     pub file: Option<Template>,
 }

@@ -276,6 +276,9 @@ impl Cx {
             }
         );
         self.report(c, depth, Status::Supported, note);
+        // With a parent sample, a listener sees it alone (its children are its sub-results):
+        // what the children's walk adds to the AutoStop Listeners' labels is taken back.
+        let seen: Vec<usize> = self.autostops.iter().map(|(_, a)| a.labels.as_ref().map_or(0, Vec::len)).collect();
         let mut branches = Vec::new();
         for child in &c.children {
             if !is_sampler_or_controller(&child.class) {
@@ -286,6 +289,13 @@ impl Cx {
                 continue;
             }
             branches.push(self.sampler_or_controller(child, &own, depth + 1)?);
+        }
+        if generate {
+            for ((_, a), n) in self.autostops.iter_mut().zip(seen) {
+                if let Some(labels) = &mut a.labels {
+                    labels.truncate(n);
+                }
+            }
         }
         let parent = generate.then(|| self.b.label(&c.name));
         let slot = self.b.slot(Slot::Group);
@@ -637,6 +647,25 @@ mod tests {
         assert_eq!(unwrap_expression("${ok}"), "${ok}");
         assert_eq!(unwrap_expression("${__jexl3(${counter} != 5,)}"), "${counter} != 5");
         assert_eq!(unwrap_expression(r#"${__jexl3("${a}" == "x,y")}"#), r#""${a}" == "x,y""#);
+    }
+
+    /// Parallel HTTP Requests with a concurrent pool size that is not a whole number (or has
+    /// spaces, which `Integer.parseInt` refuses) downloads 6 at once, as JMeter does.
+    #[test]
+    fn a_parallel_http_pool_size_that_is_not_a_number_is_6() {
+        let class = "com.blazemeter.jmeter.http.ParallelHTTPSampler";
+        for pool in ["lots", "2.5", " 3"] {
+            let text = format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+                <{class} testclass="{class}" testname="urls" enabled="true"><stringProp name="HTTPSampler.concurrentPool">{pool}</stringProp>
+                <collectionProp name="urls"><collectionProp name="x"><stringProp name="y">http://127.0.0.1/a</stringProp></collectionProp></collectionProp></{class}><hashTree/>
+                </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            );
+            let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+            let Some(Step::Parallel(x)) = p.scenarios[0].flow.last() else { panic!("{:?}", p.scenarios[0].flow) };
+            assert_eq!(x.max, Some(6), "{pool:?}");
+        }
     }
 
     /// The Parallel Controller and Parallel HTTP Requests read as the plugin runs them: a

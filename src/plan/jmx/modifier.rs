@@ -100,27 +100,25 @@ impl Cx {
         self.b.sym.vars.assign(&name)
     }
 
-    /// What every request of a thread group with URL Re-writing Modifiers carries: for each
-    /// modifier, the extractor of its session id from the response, for the next sample (the
-    /// previous result JMeter's modifier reads is any sample of the thread, in its scope or not).
-    pub(super) fn url_rewriting_extractors(&mut self, sampler: &El) -> Vec<Extractor> {
-        fn holds(el: &El, line: usize) -> bool {
-            el.line == line || el.children.iter().any(|c| holds(c, line))
-        }
+    /// What every request of a plan with URL Re-writing Modifiers carries: for each modifier,
+    /// the extractor of its session id from the response, for the next sample (the previous
+    /// result JMeter's modifier reads is any sample of the thread, in its scope or not). Every
+    /// modifier of the plan, not only those of the sampler's thread group: one at the test
+    /// plan's level applies to every group, and a sampler a Module Controller runs from a Test
+    /// Fragment is in no group of the tree; a modifier whose scope a user never reaches only
+    /// sets a variable nothing reads.
+    pub(super) fn url_rewriting_extractors(&mut self) -> Vec<Extractor> {
         fn modifiers<'a>(el: &'a El, out: &mut Vec<&'a El>) {
-            for c in el.children.iter().filter(|c| c.enabled) {
+            // A disabled Test Fragment runs through a Module Controller.
+            for c in el.children.iter().filter(|c| c.enabled || c.class == "TestFragmentController") {
                 if c.class == URL_REWRITING {
                     out.push(c);
                 }
                 modifiers(c, out);
             }
         }
-        let Some(group) = self.root.children.iter().find(|tg| is_thread_group(&tg.class) && holds(tg, sampler.line))
-        else {
-            return Vec::new();
-        };
         let mut found = Vec::new();
-        modifiers(group, &mut found);
+        modifiers(&self.root, &mut found);
         // The modifiers alone, not the tree, outlive the walk.
         let found: Vec<El> = found.into_iter().cloned().collect();
         let mut out = Vec::new();
@@ -160,9 +158,13 @@ fn url_rewrite_name(c: &El) -> String {
 }
 
 /// (reference name, names group, values group) of a RegEx User Parameters; `None` when a group
-/// is not a number (its variables `ref_1_gx` are never set).
+/// is not a number as the extractor writes one (JMeter reads the variable `ref_1_g` + the field
+/// as written: `ref_1_g01` or `ref_1_g 1` is never set).
 fn regex_user_parameters_of(c: &El) -> Option<(String, usize, usize)> {
-    let group = |p: &str| c.text_or_empty(p).trim().parse::<usize>().ok();
+    let group = |p: &str| {
+        let raw = c.text_or_empty(p);
+        raw.parse::<usize>().ok().filter(|g| g.to_string() == raw)
+    };
     Some((c.text_or_empty(REF).trim().to_string(), group(NAMES)?, group(VALUES)?))
 }
 
@@ -189,6 +191,46 @@ mod tests {
         )
     }
 
+    /// A URL Re-writing Modifier finds its session id in the previous response of the user's
+    /// thread whichever sampler made it: placed at the test plan's level, or applied to the
+    /// samplers a Module Controller runs from a Test Fragment, every request carries its
+    /// extractor (else it would never find one and never change a request).
+    #[test]
+    fn every_request_carries_the_extractor_of_a_modifier_outside_its_thread_group() {
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let modifier = r#"<URLRewritingModifier testclass="URLRewritingModifier" testname="rw" enabled="true">
+            <stringProp name="argument_name">sid</stringProp></URLRewritingModifier><hashTree/>"#;
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            {modifier}
+            <TestFragmentController testclass="TestFragmentController" testname="F" enabled="false"/><hashTree>{}{}</hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{}
+              <ModuleController testclass="ModuleController" testname="M" enabled="true"><collectionProp name="ModuleController.node_path">
+                <stringProp name="1">Test Plan</stringProp><stringProp name="2">P</stringProp><stringProp name="3">F</stringProp></collectionProp></ModuleController><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+            http("from-fragment"),
+            modifier.replace("\"rw\"", "\"in-fragment\""),
+            http("own"),
+        );
+        let i = inspect(&text, Path::new("t.jmx"), &Options::default());
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let p = i.plan.expect("loads");
+        let mut requests = Vec::new();
+        flow::for_each_request(&p.scenarios[0].flow, &mut |r| requests.push(r.clone()));
+        let rewrites: Vec<usize> = requests.iter().map(|r| r.url_rewrites.len()).collect();
+        assert_eq!(rewrites, [1, 2], "the fragment's sampler is in the scope of both");
+        for r in &requests {
+            for rw in &r.url_rewrites {
+                assert!(r.extract.iter().any(|e| e.var == rw.found), "{}: {:?}", r.url(), r.extract);
+            }
+        }
+    }
+
     /// The extractor keeps the groups the modifier reads (`p_i_g1`, `p_i_g2`), and the modifier
     /// reads those same variables; groups that are not numbers name variables never set.
     #[test]
@@ -202,8 +244,10 @@ mod tests {
         let o = &requests[1].param_overrides[0];
         assert_eq!((o.count, &o.names, &o.values), (all.count, &all.groups[0].1, &all.groups[1].1));
         assert!(requests[0].param_overrides.is_empty(), "only the sampler in its scope");
-        let i = inspect(&plan("one"), Path::new("t.jmx"), &Options::default());
-        assert_eq!(i.elements.iter().find(|r| r.name == "E").unwrap().status, Status::Ignored);
-        assert!(i.plan.is_some());
+        for not_a_group in ["one", "01", " 1", "+1"] {
+            let i = inspect(&plan(not_a_group), Path::new("t.jmx"), &Options::default());
+            assert_eq!(i.elements.iter().find(|r| r.name == "E").unwrap().status, Status::Ignored, "{not_a_group:?}");
+            assert!(i.plan.is_some());
+        }
     }
 }

@@ -132,7 +132,10 @@ impl Cx {
                 }
             }
         }
-        let pool = c.text("HTTPSampler.concurrentPool").unwrap_or("6").trim().to_string();
+        // HTTPSamplerBase.downloadPageResources: a size `Integer.parseInt` refuses is the
+        // default, 6 (JMeter logs "pool size value is bad. Use default value").
+        let pool = self.expand(c, c.text("HTTPSampler.concurrentPool").unwrap_or("6"))?;
+        let pool = if pool.parse::<i32>().is_ok() { pool } else { "6".to_string() };
         let max = self.number::<u32>(c, &pool, "concurrent pool size")?;
         let mut sub = own.clone();
         sub.http.args.clear();
@@ -170,6 +173,7 @@ impl Cx {
         let parent = Some(self.b.label(&c.name));
         let slot = self.b.slot(Slot::Group);
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         let on_error = own.on_error;
         steps.push(Step::Parallel(Box::new(flow::Parallel { branches, parent, max: Some(max), on_error, slot })));
@@ -399,7 +403,7 @@ impl Cx {
         if method_is_post && matches!(req.body, Body::None) && req.url_rewrites.iter().any(|r| !r.path_extension) {
             req.body = Body::Form(Vec::new());
         }
-        req.extract.extend(self.url_rewriting_extractors(c));
+        req.extract.extend(self.url_rewriting_extractors());
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
         if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {

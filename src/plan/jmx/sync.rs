@@ -132,6 +132,14 @@ impl Cx {
 mod tests {
     use super::*;
 
+    /// The plan of one thread group (1 user) holding `body`.
+    fn one_group(body: &str) -> Plan {
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        read(&text, Path::new("t.jmx"), &Options::default()).unwrap().0
+    }
+
     /// #13: an AutoStop Listener sees the samples of the samplers in its scope: under the test
     /// plan every one (none listed), in a thread group that group's, under a sampler that
     /// sampler's; its limits are read as the plugin reads them.
@@ -174,22 +182,65 @@ mod tests {
         assert!((l.above - 0.459).abs() < 1e-6, "{}", l.above);
     }
 
-    /// #13: an AutoStop Listener sees the samples of every kind of sampler in its scope: a TCP
-    /// Sampler's, a Parallel Controller's parent sample (its branches' samples, as before).
+    /// A pre-processor runs before a WebSocket sampler and a Parallel HTTP Requests (an HTTP
+    /// sampler) too: JMeter's thread runs the pre-processors in scope before any sampler.
     #[test]
-    fn an_autostop_sees_socket_and_parallel_samples() {
-        let tcp = r#"<TCPSampler testclass="TCPSampler" testname="tcp" enabled="true"><stringProp name="TCPSampler.server">127.0.0.1</stringProp><stringProp name="TCPSampler.port">9</stringProp><stringProp name="TCPSampler.request">x</stringProp></TCPSampler><hashTree/>"#;
-        let http = r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="inner" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#;
-        let par = format!(
-            r#"<com.blazemeter.jmeter.controller.ParallelSampler testclass="com.blazemeter.jmeter.controller.ParallelSampler" testname="par" enabled="true"><boolProp name="PARENT_SAMPLE">true</boolProp></com.blazemeter.jmeter.controller.ParallelSampler><hashTree>{http}</hashTree>"#
-        );
-        let stop = r#"<kg.apc.jmeter.reporters.AutoStop testclass="kg.apc.jmeter.reporters.AutoStop" testname="stop" enabled="true"><stringProp name="error_rate">10</stringProp></kg.apc.jmeter.reporters.AutoStop><hashTree/>"#;
-        let text = format!(
-            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{stop}{tcp}{par}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
-        );
-        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
-        let seen: Vec<&str> = p.autostops[0].labels.iter().flatten().map(|id| p.label(*id)).collect();
-        assert_eq!(seen, ["tcp", "inner", "par"]);
+    fn fifo_pop_runs_before_websocket_and_parallel_http_samplers() {
+        let pop = r#"<kg.apc.jmeter.modifiers.FifoPopPreProcessor testclass="kg.apc.jmeter.modifiers.FifoPopPreProcessor" testname="pop" enabled="true"><stringProp name="FifoName">Q</stringProp><stringProp name="Variable">v</stringProp><stringProp name="Timeout">5</stringProp></kg.apc.jmeter.modifiers.FifoPopPreProcessor><hashTree/>"#;
+        let ws = "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler";
+        let par = "com.blazemeter.jmeter.http.ParallelHTTPSampler";
+        for sampler in [
+            format!(
+                r#"<{ws} testclass="{ws}" testname="ws"><stringProp name="requestData">${{v}}</stringProp></{ws}><hashTree/>"#
+            ),
+            format!(
+                r#"<{par} testclass="{par}" testname="par" enabled="true"><collectionProp name="urls"><collectionProp name="x"><stringProp name="y">http://127.0.0.1/${{v}}</stringProp></collectionProp></collectionProp></{par}><hashTree/>"#
+            ),
+        ] {
+            let p = one_group(&format!("{pop}{sampler}"));
+            let kinds: Vec<&str> = p.scenarios[0]
+                .flow
+                .iter()
+                .map(|s| match s {
+                    Step::Fifo(_) => "pop",
+                    Step::WebSocket(_) | Step::Parallel(_) => "sample",
+                    _ => "other",
+                })
+                .collect();
+            assert_eq!(kinds, ["pop", "sample"], "{sampler}");
+        }
+    }
+
+    /// An AutoStop Listener sees every sample a listener of JMeter's sees: a WebSocket or TCP
+    /// sampler's, a Parallel Controller's parent sample (its children are its sub-results), and
+    /// each child of one without a parent.
+    #[test]
+    fn an_autostop_sees_socket_websocket_and_parallel_samples() {
+        let stop = r#"<kg.apc.jmeter.reporters.AutoStop testclass="kg.apc.jmeter.reporters.AutoStop" testname="stop" enabled="true"><stringProp name="avg_response_time">250</stringProp></kg.apc.jmeter.reporters.AutoStop><hashTree/>"#;
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let par = |name: &str, parent: bool, children: &str| {
+            let class = "com.blazemeter.jmeter.controller.ParallelSampler";
+            format!(
+                r#"<{class} testclass="{class}" testname="{name}" enabled="true"><boolProp name="PARENT_SAMPLE">{parent}</boolProp></{class}><hashTree>{children}</hashTree>"#
+            )
+        };
+        let ws = "eu.luminis.jmeter.wssampler.OpenWebSocketSampler";
+        let body = [
+            stop.to_string(),
+            format!(r#"<{ws} testclass="{ws}" testname="ws"><stringProp name="server">127.0.0.1</stringProp></{ws}><hashTree/>"#),
+            r#"<TCPSampler testclass="TCPSampler" testname="tcp" enabled="true"><stringProp name="TCPSampler.server">127.0.0.1</stringProp></TCPSampler><hashTree/>"#.to_string(),
+            par("with-parent", true, &(http("p1") + &http("p2"))),
+            par("without", false, &http("q1")),
+        ]
+        .concat();
+        let p = one_group(&body);
+        let labels = p.autostops[0].labels.as_ref().expect("in a thread group: its samples");
+        let seen: Vec<&str> = labels.iter().map(|id| p.label(*id)).collect();
+        assert_eq!(seen, ["ws", "tcp", "with-parent", "q1"]);
     }
 
     /// #13: a pre-processor runs before each sampler in its scope (a Flow Control Action's
@@ -209,10 +260,7 @@ mod tests {
             r#"<kg.apc.jmeter.modifiers.FifoPutPostProcessor testclass="kg.apc.jmeter.modifiers.FifoPutPostProcessor" testname="put" enabled="true"><stringProp name="FifoName">Q</stringProp><stringProp name="Value">${v}</stringProp></kg.apc.jmeter.modifiers.FifoPutPostProcessor><hashTree/>"#.to_string(),
         ]
         .concat();
-        let text = format!(
-            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree><ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
-        );
-        let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let p = one_group(&body);
         let kinds: Vec<&str> = p.scenarios[0]
             .flow
             .iter()
@@ -225,5 +273,133 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, ["pop", "think", "request", "put", "pop", "think", "think"]);
+    }
+}
+
+/// #13: the elements this round added, read with their fields missing, empty or odd and in odd
+/// places (at the test plan's level, under a sampler, inside each other): never a panic, and
+/// every problem names its line and element.
+#[cfg(test)]
+mod odd_input {
+    use super::*;
+
+    const CLASSES: &[&str] = &[
+        "eu.luminis.jmeter.wssampler.OpenWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.CloseWebSocketSampler",
+        "eu.luminis.jmeter.wssampler.PingPongSampler",
+        "eu.luminis.jmeter.wssampler.PingFrameFilter",
+        "eu.luminis.jmeter.wssampler.TextFrameFilter",
+        "eu.luminis.jmeter.wssampler.BinaryFrameFilter",
+        "TCPSampler",
+        "kg.apc.jmeter.samplers.HTTPRawSampler",
+        "kg.apc.jmeter.samplers.UDPSampler",
+        "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor",
+        "com.blazemeter.jmeter.controller.ParallelSampler",
+        "com.blazemeter.jmeter.http.ParallelHTTPSampler",
+        "kg.apc.jmeter.modifiers.FifoPopPreProcessor",
+        "kg.apc.jmeter.modifiers.FifoPutPostProcessor",
+        "kg.apc.jmeter.reporters.AutoStop",
+        "RegExUserParameters",
+        "URLRewritingModifier",
+        "ModuleController",
+    ];
+
+    /// Every property name these elements read, each given `value`.
+    fn props(value: &str) -> String {
+        [
+            "server",
+            "port",
+            "path",
+            "requestData",
+            "dataType",
+            "type",
+            "statusCode",
+            "connectTimeout",
+            "readTimeout",
+            "filterType",
+            "comparisonType",
+            "matchValue",
+            "matchPosition",
+            "TCPSampler.server",
+            "TCPSampler.port",
+            "TCPSampler.classname",
+            "TCPSampler.EolByte",
+            "TCPSampler.timeout",
+            "hostname",
+            "data",
+            "fileName",
+            "timeout",
+            "encodeclass",
+            "variable_name",
+            "filename",
+            "MAX_THREAD_NUMBER",
+            "HTTPSampler.concurrentPool",
+            "FifoName",
+            "Variable",
+            "Timeout",
+            "Value",
+            "avg_response_time",
+            "avg_response_time_length",
+            "error_rate",
+            "error_rate_length",
+            "RegExUserParameters.regex_ref_name",
+            "RegExUserParameters.param_names_gr_nr",
+            "RegExUserParameters.param_values_gr_nr",
+            "argument_name",
+        ]
+        .iter()
+        .map(|n| format!(r#"<stringProp name="{n}">{value}</stringProp>"#))
+        .chain(
+            ["LIMIT_MAX_THREAD_NUMBER", "PARENT_SAMPLE", "loadDataFromFile", "path_extension", "createNewConnection"]
+                .iter()
+                .map(|n| format!(r#"<boolProp name="{n}">true</boolProp>"#)),
+        )
+        .chain([
+            r#"<collectionProp name="ModuleController.node_path"><stringProp name="1">x</stringProp></collectionProp>"#
+                .to_string(),
+            format!(r#"<collectionProp name="urls"><stringProp name="1">{value}</stringProp></collectionProp>"#),
+        ])
+        .collect()
+    }
+
+    fn el(class: &str, props: &str, children: &str) -> String {
+        format!(
+            r#"<{class} testclass="{class}" testname="e" enabled="true">{props}</{class}><hashTree>{children}</hashTree>"#
+        )
+    }
+
+    #[test]
+    fn odd_fields_and_places_never_panic() {
+        for value in
+            ["", " ", "-1", "0", "NaN", "1e400", "${", "${x}", "%zz", "&lt;&amp;", "😀", "99999999999999999999"]
+        {
+            let p = props(&value.replace("${", "&#36;{"));
+            for class in CLASSES {
+                for (plan_level, in_group) in [
+                    (el(class, "", ""), String::new()),
+                    (String::new(), el(class, &p, "")),
+                    (String::new(), el("HTTPSamplerProxy", "", &el(class, &p, ""))),
+                    (String::new(), el(class, &p, &el(class, &p, &el("HTTPSamplerProxy", "", "")))),
+                ] {
+                    let text = format!(
+                        r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>{plan_level}
+                        <ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+                        <hashTree>{in_group}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+                    );
+                    let i = inspect(&text, Path::new("odd.jmx"), &Options::default());
+                    for e in &i.problems {
+                        let s = e.to_string();
+                        let whole_plan = s.contains("no thread group sends a request");
+                        assert!(
+                            s.contains("odd.jmx") && (whole_plan || (s.contains("odd.jmx:") && s.contains('<'))),
+                            "{class} {value:?}: {s}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -123,6 +123,7 @@ impl Cx {
             upgrade: check("Server response is not a WebSocket upgrade (Upgrade, Connection, Sec-WebSocket-Accept)"),
         };
         let mut steps = own.pre.clone();
+        steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         steps.push(Step::WebSocket(Box::new(WebSocket {
             label: self.b.label(&c.name),
@@ -262,6 +263,28 @@ mod tests {
         assert!(matches!(&w[3].op, WsOp::RequestResponse(p) if p.binary));
         assert!(matches!(&w[4].op, WsOp::Ping));
         assert!(matches!(&w[5].op, WsOp::Close { status } if status.source() == "1000"));
+    }
+
+    /// The resolved plan (the run directory's `plan.yaml`) shows what a WebSocket sampler sends
+    /// by its size only, and the connection's path with secret query values masked.
+    #[test]
+    fn the_resolved_plan_shows_no_payload_nor_token() {
+        let text = plan_of(
+            &[
+                ws(
+                    "OpenWebSocketSampler",
+                    "open",
+                    r#"<stringProp name="server">127.0.0.1</stringProp><stringProp name="path">/ws?token=s3cret</stringProp>"#,
+                ),
+                ws("SingleWriteWebSocketSampler", "write", r#"<stringProp name="requestData">{"password":"s3cret"}</stringProp>"#),
+                ws("RequestResponseWebSocketSampler", "rr", r#"<stringProp name="requestData">login s3cret</stringProp>"#),
+            ]
+            .concat(),
+        );
+        let (plan, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let shown = serde_json::to_string(&plan).unwrap();
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("/ws?token="), "{shown}");
     }
 
     /// Frame filters apply to the samplers in their scope, outer first; one with a comparison
