@@ -113,7 +113,7 @@ pub struct RequestSpec {
     pub fault_after_head: bool,
     /// JMeter's rule for the URL of each sample: the path's spaces sent as `%20`, and a URL
     /// `java.net.URI` refuses (a `{`, `|` or `<` in the path, a bad `%` escape) fails the
-    /// sample unsent with `java.net.URISyntaxException` ([`super::java_uri`]). Without it,
+    /// sample unsent with `java.net.URISyntaxException` (`plan::java_uri`). Without it,
     /// such characters are percent-encoded and sent.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub java_uri: bool,
