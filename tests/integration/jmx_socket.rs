@@ -357,3 +357,19 @@ fn udp_request_times_out() {
         |r| r[1] == "500" && r[2] == "java.net.SocketTimeoutException: Timeout exceeded while reading from socket"
     ));
 }
+
+/// A TCP Sampler named with `${...}` is named per sample, as JMeter sets a sample's label from
+/// its rendered name before it samples: one row per user, and the server saw every message.
+#[test]
+fn a_tcp_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
+    let server = TcpServer::start(TcpMode::Lines);
+    let body = [tcp_config("10", false), tcp("line ${__threadNum}", "TCPClientImpl", "hi&#10;", "", "")].concat();
+    let (run, rows) = run_jmx("jmx-tcp-label", 2, "2", server.port(), &body);
+    assert_eq!(server.messages(), 4);
+    let mut labels: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    labels.sort_unstable();
+    assert_eq!(labels, ["line 1", "line 1", "line 2", "line 2"]);
+    for user in ["line 1", "line 2"] {
+        assert_eq!(uint(&run.label(user), "samples"), 2, "{user}");
+    }
+}

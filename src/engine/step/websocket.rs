@@ -61,6 +61,8 @@ struct Outcome {
 impl VirtualUser {
     /// Runs one WebSocket sample starting at `start`; returns whether it failed.
     pub(in crate::engine) async fn websocket(&mut self, x: &WebSocket, start: Instant) -> bool {
+        // The sampler's name as rendered before it samples (JMeter's sample label).
+        let label = self.sample_label(x.label);
         let ctx = self.ctx.clone();
         let mut o = Outcome::default();
         let abandon = self.abandon.clone();
@@ -85,7 +87,7 @@ impl VirtualUser {
             o.error = o.error.or(failed);
         }
         let mut sample = Sample {
-            label: x.label,
+            label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
             ttfb_us: 0,

@@ -216,8 +216,10 @@ impl Cx {
         note: String,
     ) -> Result<Vec<Step>, Error> {
         self.sampler_steps(c, scope, depth, status, note, |cx, own| {
+            let label = cx.b.label(&c.name);
+            cx.run_time_label(c, &c.name, label);
             Step::Socket(Box::new(SocketStep::Sample(Socket {
-                label: cx.b.label(&c.name),
+                label,
                 class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
                 kind,
                 extract: own.extract.clone(),

@@ -122,11 +122,13 @@ impl Cx {
             bad_data: check("Request data is not binary, or its file cannot be loaded"),
             upgrade: check("Server response is not a WebSocket upgrade (Upgrade, Connection, Sec-WebSocket-Accept)"),
         };
+        let label = self.b.label(&c.name);
+        self.run_time_label(c, &c.name, label);
         let mut steps = own.pre.clone();
         steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
         steps.push(Step::WebSocket(Box::new(WebSocket {
-            label: self.b.label(&c.name),
+            label,
             op,
             connect,
             connect_timeout,

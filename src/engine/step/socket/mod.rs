@@ -10,6 +10,7 @@ use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
 use crate::plan::flow::StopKind;
 use crate::plan::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
+use crate::plan::LabelId;
 use crate::record::{ErrorKind, Sample};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -106,18 +107,20 @@ impl VirtualUser {
                 false => (None, StopKind::User),
             },
             SocketStep::Sample(s) => {
+                // The sampler's name as rendered before it samples (JMeter's sample label).
+                let label = self.sample_label(s.label);
                 let o = match &s.kind {
                     SocketKind::Tcp(t) => self.tcp(t).await,
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
                     SocketKind::Udp(u) => self.udp(u).await,
                 };
-                (Some(self.socket_result(s, start, o)), s.on_error)
+                (Some(self.socket_result(s, label, start, o)), s.on_error)
             }
         }
     }
 
     /// Records a socket sample and runs its extractors and assertions; returns whether it failed.
-    fn socket_result(&mut self, s: &Socket, start: Instant, o: Outcome) -> bool {
+    fn socket_result(&mut self, s: &Socket, label: LabelId, start: Instant, o: Outcome) -> bool {
         let ctx = self.ctx.clone();
         let end = o.end.unwrap_or_else(Instant::now);
         let status = o.code.trim().parse::<u16>().unwrap_or(0);
@@ -137,7 +140,7 @@ impl VirtualUser {
         }
         let since = |t: Option<Instant>| t.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
         let mut sample = Sample {
-            label: s.label,
+            label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
             ttfb_us: since(o.latency),
