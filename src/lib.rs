@@ -74,3 +74,4 @@ pub mod redact;
 pub mod report;
 pub mod run;
 pub mod rundir;
+pub mod script;

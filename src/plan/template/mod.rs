@@ -287,6 +287,42 @@ pub trait Scope {
         let _ = (name, value);
         None
     }
+    /// A variable by name, also one no template names (a script's `vars.get`): `None` when
+    /// it is not set.
+    fn var_named(&self, name: &str) -> Option<&str> {
+        let _ = name;
+        None
+    }
+    /// Sets a variable by name (a script's `vars.put`); a name no template uses is kept too.
+    fn set_var_named(&mut self, name: &str, value: &str) {
+        let _ = (name, value);
+    }
+    /// Removes a variable by name (a script's `vars.remove`); returns its value.
+    fn remove_var_named(&mut self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+    /// An object a script stored in this user's variables (`vars.putObject`).
+    fn object(&self, name: &str) -> Option<crate::script::Value> {
+        let _ = name;
+        None
+    }
+    /// Stores an object in this user's variables (`vars.putObject`).
+    fn put_object(&mut self, name: &str, value: crate::script::Value) {
+        let _ = (name, value);
+    }
+    /// A JMeter property as a script sees it (`props.get`): an object a script stored with
+    /// `props.put`, else the text `property` gives.
+    fn property_object(&self, name: &str) -> Option<crate::script::Value> {
+        self.property(name).map(crate::script::Value::from)
+    }
+    /// Stores a property for every user of the run (`props.put`); text values are also what
+    /// `__P` reads.
+    fn put_property_object(&mut self, name: &str, value: crate::script::Value) {
+        if let crate::script::Value::Str(s) = &value {
+            self.set_property(name, s);
+        }
+    }
     /// A call on the jp@gc FIFO queues every user of the run shares; what it returns, `None`
     /// for a pop that got nothing. Where there are none (a value computed while the plan loads),
     /// queues are empty and nothing waits.

@@ -1,0 +1,1 @@
+//! Script text to tokens (STUB: the parser's author fills this in).

@@ -1,0 +1,352 @@
+//! Script values: what a variable, an argument or a result holds at run time. Every value is
+//! `Send + Sync` because `props` and `vars.putObject` keep them beyond one execution and
+//! across users; containers lock a mutex that nobody else holds on the hot path.
+
+use super::host::HostRef;
+use super::interp::Closure;
+use indexmap::IndexMap;
+use rust_decimal::Decimal;
+use std::any::Any;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A value. Java's boxed types map onto the variants (`Integer` → `Int`, `BigDecimal` →
+/// `Decimal`, `byte[]` → `Bytes`, arrays and `List`s → `List`).
+#[derive(Clone, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Int(i32),
+    Long(i64),
+    Double(f64),
+    /// `BigDecimal`: Groovy's `1.5` literal and the result of `/` on integers.
+    Decimal(Decimal),
+    Char(char),
+    Str(Arc<str>),
+    Bytes(Arc<Vec<u8>>),
+    List(Arc<ListObj>),
+    Map(Arc<MapObj>),
+    /// `a..b`: both ends included (the parser's `..<` has been turned into `to - 1`).
+    Range(i64, i64),
+    Closure(Arc<Closure>),
+    /// An object of a library class (`Random`, `StringBuilder`, `Date`, ...).
+    Object(Arc<dyn Native>),
+    /// A class as a value (`Math`, `String.class`): its canonical name.
+    Class(&'static str),
+    /// An object the host owns (`vars`, `prev`, `sampler`, ...): calls go to [`super::Host`].
+    Host(HostRef),
+}
+
+/// A Java array or `List`: `array` arrays have a fixed size and a `length`.
+#[derive(Debug, Default)]
+pub struct ListObj {
+    pub array: bool,
+    pub items: Mutex<Vec<Value>>,
+}
+
+/// A `Map` (`LinkedHashMap`: insertion order, as Groovy's `[:]` and JsonSlurper give).
+#[derive(Debug, Default)]
+pub struct MapObj {
+    pub entries: Mutex<IndexMap<Key, Value>>,
+}
+
+/// A map key: Java's `equals`/`hashCode` (so `1` and `1L` are different keys, as in Java).
+#[derive(Clone, Debug)]
+pub struct Key(pub Value);
+
+/// Locks a container, ignoring poisoning: a script that panicked mid-update cannot exist (the
+/// interpreter returns errors, never panics), and a poisoned lock must not take a run down.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An object of a library class, implemented in Rust.
+pub trait Native: Send + Sync + fmt::Debug + Any {
+    /// The canonical Java class name, `java.util.Random`.
+    fn class_name(&self) -> &'static str;
+    /// Calls a method; an unknown method is [`super::Thrown::no_method`].
+    fn call(&self, cx: &mut super::Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, super::Thrown>;
+    /// Reads a property: by default the getter `getName()`, then `isName()`.
+    fn get(&self, cx: &mut super::Ctx<'_>, name: &str) -> Result<Value, super::Thrown> {
+        let cap = capitalize(name);
+        match self.call(cx, &format!("get{cap}"), Vec::new()) {
+            Err(e) if e.is_no_method() => self.call(cx, &format!("is{cap}"), Vec::new()),
+            r => r,
+        }
+    }
+    /// Writes a property: by default the setter `setName(value)`.
+    fn set(&self, cx: &mut super::Ctx<'_>, name: &str, value: Value) -> Result<(), super::Thrown> {
+        self.call(cx, &format!("set{}", capitalize(name)), vec![value]).map(|_| ())
+    }
+    /// Java's `toString()`.
+    fn to_string(&self) -> String {
+        format!("{}@{:x}", self.class_name(), self as *const Self as *const () as usize)
+    }
+    /// Java's `equals`: identity unless the class says otherwise.
+    fn equals(&self, other: &dyn Native) -> bool {
+        std::ptr::addr_eq(self as *const Self, other as *const dyn Native)
+    }
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// `name` → `Name` (for getters and setters).
+pub fn capitalize(name: &str) -> String {
+    let mut c = name.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+impl Value {
+    pub fn str(s: impl Into<Arc<str>>) -> Value {
+        Value::Str(s.into())
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(ListObj { array: false, items: Mutex::new(items) }))
+    }
+
+    pub fn array(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(ListObj { array: true, items: Mutex::new(items) }))
+    }
+
+    pub fn map(entries: IndexMap<Key, Value>) -> Value {
+        Value::Map(Arc::new(MapObj { entries: Mutex::new(entries) }))
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The simple Java class name, for messages (`No signature of method: String.foo()`).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "Boolean",
+            Value::Int(_) => "Integer",
+            Value::Long(_) => "Long",
+            Value::Double(_) => "Double",
+            Value::Decimal(_) => "BigDecimal",
+            Value::Char(_) => "Character",
+            Value::Str(_) => "String",
+            Value::Bytes(_) => "byte[]",
+            Value::List(l) if l.array => "Object[]",
+            Value::List(_) => "ArrayList",
+            Value::Map(_) => "LinkedHashMap",
+            Value::Range(..) => "IntRange",
+            Value::Closure(_) => "Closure",
+            Value::Object(o) => o.class_name().rsplit('.').next().unwrap_or("Object"),
+            Value::Class(_) => "Class",
+            Value::Host(_) => "Object",
+        }
+    }
+
+    /// Groovy truth: null, false, 0, empty strings, lists and maps are false.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Long(i) => *i != 0,
+            Value::Double(d) => *d != 0.0,
+            Value::Decimal(d) => !d.is_zero(),
+            Value::Char(c) => *c != '\0',
+            Value::Str(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
+            Value::List(l) => !lock(&l.items).is_empty(),
+            Value::Map(m) => !lock(&m.entries).is_empty(),
+            Value::Range(..) => true,
+            _ => true,
+        }
+    }
+
+    /// The value as a whole number, when it is one (numbers, chars; not strings).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i as i64),
+            Value::Long(i) => Some(*i),
+            Value::Double(d) => Some(*d as i64),
+            Value::Decimal(d) => rust_decimal::prelude::ToPrimitive::to_i64(&d.trunc()),
+            Value::Char(c) => Some(*c as i64),
+            _ => None,
+        }
+    }
+
+    /// The value as a double, when it is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Long(i) => Some(*i as f64),
+            Value::Double(d) => Some(*d),
+            Value::Decimal(d) => rust_decimal::prelude::ToPrimitive::to_f64(d),
+            Value::Char(c) => Some(*c as u32 as f64),
+            _ => None,
+        }
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Int(_) | Value::Long(_) | Value::Double(_) | Value::Decimal(_))
+    }
+}
+
+/// Java's `Double.toString`: `1.0`, `0.1`, `1.0E10`, `1.0E-5`, `NaN`, `Infinity`.
+pub fn java_double(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let a = d.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        let s = format!("{d}");
+        return if s.contains('.') { s } else { format!("{s}.0") };
+    }
+    // Scientific: shortest digits, mantissa with at least one decimal.
+    let s = format!("{d:e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let m = if m.contains('.') { m.to_string() } else { format!("{m}.0") };
+    format!("{m}E{e}")
+}
+
+/// Groovy's `toString()` of a value (what string concatenation and GStrings use): lists as
+/// `[a, b]`, maps as `[k:v]`, `null` as `null`.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Long(i) => write!(f, "{i}"),
+            Value::Double(d) => f.write_str(&java_double(*d)),
+            Value::Decimal(d) => write!(f, "{d}"),
+            Value::Char(c) => write!(f, "{c}"),
+            Value::Str(s) => f.write_str(s),
+            Value::Bytes(b) => write!(f, "[B@{:x}", Arc::as_ptr(b) as usize),
+            Value::List(l) => {
+                f.write_str("[")?;
+                for (i, v) in lock(&l.items).iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Map(m) => {
+                let m = lock(&m.entries);
+                if m.is_empty() {
+                    return f.write_str("[:]");
+                }
+                f.write_str("[")?;
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}:{v}", k.0)?;
+                }
+                f.write_str("]")
+            }
+            Value::Range(a, b) => write!(f, "{a}..{b}"),
+            Value::Closure(_) => f.write_str("Closure"),
+            Value::Object(o) => f.write_str(&o.to_string()),
+            Value::Class(c) => write!(f, "class {c}"),
+            Value::Host(h) => write!(f, "host#{}", h.0),
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Str(s) => write!(f, "{s:?}"),
+            other => write!(f, "{}({other})", other.type_name()),
+        }
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        match (&self.0, &other.0) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Long(a), Value::Long(b)) => a == b,
+            (Value::Double(a), Value::Double(b)) => a.to_bits() == b.to_bits(),
+            (Value::Decimal(a), Value::Decimal(b)) => a == b,
+            (Value::Char(a), Value::Char(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Class(a), Value::Class(b)) => a == b,
+            (Value::Host(a), Value::Host(b)) => a == b,
+            (Value::List(a), Value::List(b)) => Arc::ptr_eq(a, b),
+            (Value::Map(a), Value::Map(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(&self.0).hash(h);
+        match &self.0 {
+            Value::Bool(b) => b.hash(h),
+            Value::Int(i) => i.hash(h),
+            Value::Long(i) => i.hash(h),
+            Value::Double(d) => d.to_bits().hash(h),
+            Value::Decimal(d) => d.hash(h),
+            Value::Char(c) => c.hash(h),
+            Value::Str(s) => s.hash(h),
+            Value::Class(c) => c.hash(h),
+            Value::Host(r) => r.hash(h),
+            Value::List(a) => (Arc::as_ptr(a) as usize).hash(h),
+            Value::Map(a) => (Arc::as_ptr(a) as usize).hash(h),
+            _ => {}
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Str(s.into())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(s.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubles_print_as_java_does() {
+        assert_eq!(java_double(1.0), "1.0");
+        assert_eq!(java_double(0.1), "0.1");
+        assert_eq!(java_double(1e10), "1.0E10");
+        assert_eq!(java_double(1.5e-5), "1.5E-5");
+        assert_eq!(java_double(-2.5), "-2.5");
+    }
+
+    #[test]
+    fn containers_print_as_groovy_does() {
+        let mut m = IndexMap::new();
+        m.insert(Key("a".into()), Value::Int(1));
+        assert_eq!(Value::list(vec![Value::Int(1), "x".into(), Value::Null]).to_string(), "[1, x, null]");
+        assert_eq!(Value::map(m).to_string(), "[a:1]");
+        assert_eq!(Value::map(IndexMap::new()).to_string(), "[:]");
+    }
+
+    #[test]
+    fn java_keys_keep_integer_and_long_apart() {
+        assert_ne!(Key(Value::Int(1)), Key(Value::Long(1)));
+        assert_eq!(Key("a".into()), Key("a".into()));
+    }
+}
