@@ -41,6 +41,14 @@ pub trait Host {
         self.call(target, &format!("set{}", super::value::capitalize(name)), vec![value]).map(|_| ())
     }
 
+    /// A static method of a JMeter class the host provides (`JMeterUtils.getProperty`,
+    /// `FileServer.getFileServer()`, `JMeterContextService.getContext()`): `class` is the
+    /// canonical name `classes::resolve` gave.
+    fn call_static(&mut self, class: &'static str, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+        let _ = args;
+        Err(Thrown::no_method(class, method))
+    }
+
     /// `toString()` of a host object.
     fn describe(&mut self, target: HostRef) -> String {
         format!("host#{}", target.0)

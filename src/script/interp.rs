@@ -26,8 +26,9 @@ pub(crate) fn compile(program: Program, lang: Lang) -> Result<Compiled, CompileE
     Ok(Compiled { program })
 }
 
-pub(crate) fn run(cx: &mut Ctx<'_>, code: &Compiled, bindings: &[(&str, Value)]) -> Result<Value, Thrown> {
-    let _ = (cx, code, bindings);
+/// Runs a compiled script; `globals` are its script-level variables, in and out.
+pub(crate) fn run(cx: &mut Ctx<'_>, code: &Compiled, globals: &mut Vec<(String, Value)>) -> Result<Value, Thrown> {
+    let _ = (cx, code, globals);
     Err(Thrown::new("java.lang.UnsupportedOperationException", "the interpreter is not built yet"))
 }
 

@@ -178,7 +178,15 @@ impl Script {
     /// Runs the script with these bindings (`vars`, `prev`, `Label`, ...); returns the value
     /// of its last statement (or of `return`).
     pub fn run(&self, host: &mut dyn Host, bindings: &[(&str, Value)]) -> Result<Value, Thrown> {
+        let mut globals: Vec<(String, Value)> = bindings.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+        self.run_with_globals(host, &mut globals)
+    }
+
+    /// Runs the script with these script-level variables, and leaves in `globals` their
+    /// values afterwards, with those the script created by assigning an undeclared name
+    /// (BeanShell's `Failure = true`, which the BeanShell Assertion reads back).
+    pub fn run_with_globals(&self, host: &mut dyn Host, globals: &mut Vec<(String, Value)>) -> Result<Value, Thrown> {
         let mut cx = Ctx { host, lang: self.lang, state: interp::State::default() };
-        interp::run(&mut cx, &self.code, bindings)
+        interp::run(&mut cx, &self.code, globals)
     }
 }

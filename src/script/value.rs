@@ -39,16 +39,28 @@ pub enum Value {
     Host(HostRef),
 }
 
-/// A Java array or `List`: `array` arrays have a fixed size and a `length`.
+/// A Java array, `List` or `Set` (a set keeps insertion order, `LinkedHashSet`, and adding
+/// an element it holds does nothing).
 #[derive(Debug, Default)]
 pub struct ListObj {
-    pub array: bool,
+    pub kind: ListKind,
     pub items: Mutex<Vec<Value>>,
 }
 
-/// A `Map` (`LinkedHashMap`: insertion order, as Groovy's `[:]` and JsonSlurper give).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListKind {
+    #[default]
+    List,
+    /// Fixed size, with a `length` (`String[]` from `split`, `new int[3]`).
+    Array,
+    Set,
+}
+
+/// A `Map`: `LinkedHashMap` (insertion order, as Groovy's `[:]` and JsonSlurper give), or a
+/// `TreeMap` when `sorted` (entries kept in key order).
 #[derive(Debug, Default)]
 pub struct MapObj {
+    pub sorted: bool,
     pub entries: Mutex<IndexMap<Key, Value>>,
 }
 
@@ -106,15 +118,15 @@ impl Value {
     }
 
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(ListObj { array: false, items: Mutex::new(items) }))
+        Value::List(Arc::new(ListObj { kind: ListKind::List, items: Mutex::new(items) }))
     }
 
     pub fn array(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(ListObj { array: true, items: Mutex::new(items) }))
+        Value::List(Arc::new(ListObj { kind: ListKind::Array, items: Mutex::new(items) }))
     }
 
     pub fn map(entries: IndexMap<Key, Value>) -> Value {
-        Value::Map(Arc::new(MapObj { entries: Mutex::new(entries) }))
+        Value::Map(Arc::new(MapObj { sorted: false, entries: Mutex::new(entries) }))
     }
 
     pub fn is_null(&self) -> bool {
@@ -133,8 +145,12 @@ impl Value {
             Value::Char(_) => "Character",
             Value::Str(_) => "String",
             Value::Bytes(_) => "byte[]",
-            Value::List(l) if l.array => "Object[]",
-            Value::List(_) => "ArrayList",
+            Value::List(l) => match l.kind {
+                ListKind::Array => "Object[]",
+                ListKind::List => "ArrayList",
+                ListKind::Set => "LinkedHashSet",
+            },
+            Value::Map(m) if m.sorted => "TreeMap",
             Value::Map(_) => "LinkedHashMap",
             Value::Range(..) => "IntRange",
             Value::Closure(_) => "Closure",
@@ -189,6 +205,74 @@ impl Value {
 
     pub fn is_number(&self) -> bool {
         matches!(self, Value::Int(_) | Value::Long(_) | Value::Double(_) | Value::Decimal(_))
+    }
+}
+
+/// Groovy's `==` (and what `contains`, `indexOf`, `unique` and map lookups by value use):
+/// numbers compare by value across types (`1 == 1L`, `1 == 1.0`), a one-character string equals
+/// its `char`, lists and maps compare element by element, other objects by `equals`.
+pub fn equals(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Null, Null) => true,
+        (Null, _) | (_, Null) => false,
+        (Bool(x), Bool(y)) => x == y,
+        (Str(x), Str(y)) => x == y,
+        (Char(x), Char(y)) => x == y,
+        (Char(c), Str(s)) | (Str(s), Char(c)) => {
+            let mut it = s.chars();
+            it.next() == Some(*c) && it.next().is_none()
+        }
+        (Decimal(x), Decimal(y)) => x == y,
+        (Int(_) | Long(_), Int(_) | Long(_)) => a.as_i64() == b.as_i64(),
+        (Decimal(x), Int(_) | Long(_)) => b.as_i64().map(rust_decimal::Decimal::from) == Some(*x),
+        (Int(_) | Long(_), Decimal(y)) => a.as_i64().map(rust_decimal::Decimal::from) == Some(*y),
+        _ if a.is_number() && b.is_number() => a.as_f64() == b.as_f64(),
+        (List(x), List(y)) => {
+            if Arc::ptr_eq(x, y) {
+                return true;
+            }
+            let (x, y) = (lock(&x.items).clone(), lock(&y.items).clone());
+            x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| equals(p, q))
+        }
+        (Map(x), Map(y)) => {
+            if Arc::ptr_eq(x, y) {
+                return true;
+            }
+            let (x, y) = (lock(&x.entries).clone(), lock(&y.entries).clone());
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equals(v, w)))
+        }
+        (Bytes(x), Bytes(y)) => Arc::ptr_eq(x, y),
+        (Range(a1, b1), Range(a2, b2)) => a1 == a2 && b1 == b2,
+        (Class(x), Class(y)) => x == y,
+        (Host(x), Host(y)) => x == y,
+        (Object(x), Object(y)) => x.equals(y.as_ref()),
+        (Closure(x), Closure(y)) => Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// Groovy's `<=>` (and sorting): numbers by value, strings by UTF-16 code units as Java's
+/// `compareTo`, chars, booleans (`false` first); `null` sorts first. `None` when the two do
+/// not compare (a list and a number).
+pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    use Value::*;
+    match (a, b) {
+        (Null, Null) => Some(Ordering::Equal),
+        (Null, _) => Some(Ordering::Less),
+        (_, Null) => Some(Ordering::Greater),
+        (Str(x), Str(y)) => Some(x.encode_utf16().cmp(y.encode_utf16())),
+        (Char(x), Char(y)) => Some(x.cmp(y)),
+        (Str(s), Char(c)) => Some(s.encode_utf16().cmp(c.to_string().encode_utf16())),
+        (Char(c), Str(s)) => Some(c.to_string().encode_utf16().cmp(s.encode_utf16())),
+        (Bool(x), Bool(y)) => Some(x.cmp(y)),
+        (Int(_) | Long(_) | Char(_), Int(_) | Long(_) | Char(_)) => Some(a.as_i64()?.cmp(&b.as_i64()?)),
+        (Decimal(x), Decimal(y)) => Some(x.cmp(y)),
+        (Decimal(x), Int(_) | Long(_)) => Some(x.cmp(&rust_decimal::Decimal::from(b.as_i64()?))),
+        (Int(_) | Long(_), Decimal(y)) => Some(rust_decimal::Decimal::from(a.as_i64()?).cmp(y)),
+        _ if a.is_number() && b.is_number() => a.as_f64()?.partial_cmp(&b.as_f64()?),
+        _ => None,
     }
 }
 
@@ -342,6 +426,18 @@ mod tests {
         assert_eq!(Value::list(vec![Value::Int(1), "x".into(), Value::Null]).to_string(), "[1, x, null]");
         assert_eq!(Value::map(m).to_string(), "[a:1]");
         assert_eq!(Value::map(IndexMap::new()).to_string(), "[:]");
+    }
+
+    #[test]
+    fn groovy_equality_crosses_number_types() {
+        assert!(equals(&Value::Int(1), &Value::Long(1)));
+        assert!(equals(&Value::Int(1), &Value::Double(1.0)));
+        assert!(equals(&Value::Decimal(Decimal::new(15, 1)), &Value::Double(1.5)));
+        assert!(equals(&Value::Char('a'), &"a".into()));
+        assert!(!equals(&Value::Null, &"null".into()));
+        assert!(equals(&Value::list(vec![Value::Int(1)]), &Value::list(vec![Value::Long(1)])));
+        assert_eq!(compare(&"B".into(), &"a".into()), Some(std::cmp::Ordering::Less));
+        assert_eq!(compare(&Value::Int(2), &Value::Double(1.5)), Some(std::cmp::Ordering::Greater));
     }
 
     #[test]

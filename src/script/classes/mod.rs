@@ -52,3 +52,20 @@ pub fn catches(class: &'static str, thrown: &str) -> bool {
     let _ = (class, thrown);
     false
 }
+
+/// `text =~ pattern`: a `java.util.regex.Matcher` object (Java regex syntax).
+pub fn matcher(cx: &mut Ctx<'_>, pattern: &str, text: &str) -> Result<Value, Thrown> {
+    let _ = (cx, text);
+    Err(Thrown::new("java.util.regex.PatternSyntaxException", format!("regexes are not built yet: {pattern}")))
+}
+
+/// The value `catch (e)` binds for an exception: a Throwable object (`getMessage()`,
+/// `toString()`, `getClass().getName()`), or the thrown value itself when the script threw one.
+pub fn exception_value(thrown: &Thrown) -> Value {
+    thrown.value.clone().unwrap_or(Value::Null)
+}
+
+/// What `throw v` throws, from the value thrown (an exception object, or anything in Groovy).
+pub fn thrown_from(value: Value) -> Thrown {
+    Thrown { class: "java.lang.Exception".into(), message: value.to_string(), pos: None, value: Some(value) }
+}
