@@ -261,7 +261,7 @@ impl Lexer {
             }
             '/' if operand_expected && self.lang == Lang::JavaScript => self.regex(pos),
             _ => {
-                for p in PUNCTS {
+                for p in PUNCTS.iter().filter(|p| p.starts_with(c)) {
                     if self.starts_with(p) {
                         // `a*.b` is a spread, `2*.5` a product; `x?.5` would be a ternary.
                         if (*p == "*." || *p == "?.") && !self.peek_at(2).is_some_and(is_ident_start) {

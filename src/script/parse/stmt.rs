@@ -52,7 +52,7 @@ impl Parser<'_> {
             return Ok(());
         }
         let t = self.peek().clone();
-        if !self.lang.is_java_like() && (t.nl || self.is_p("}")) {
+        if !self.lang.is_java_like() && (t.nl || self.is_p("}") || self.is_word("else")) {
             return Ok(());
         }
         if self.lang.is_java_like() {
