@@ -16,6 +16,8 @@ mod expr;
 mod stmt;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_real;
 
 use super::ast::{Import, Pos, Program, TypeName};
 use super::lex::{self, Tok, Token};

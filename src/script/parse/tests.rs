@@ -657,7 +657,12 @@ fn corpus_parses() {
         }
         total += 1;
         match parse(body, lang) {
-            Ok(_) => ok += 1,
+            Ok(p) => {
+                ok += 1;
+                if std::env::var_os("DUMP").is_some() {
+                    println!("== {head}\n{body}\n--\n{}", p.body.iter().map(stmt).collect::<Vec<_>>().join("\n"));
+                }
+            }
             Err(e) if e.message.starts_with("class declarations") => classes += 1,
             Err(e) => println!("FAIL {head}\n  {e}\n  {}", body.lines().nth(e.pos.line as usize - 1).unwrap_or("")),
         }
