@@ -559,3 +559,49 @@ fn typed_declarations_keep_java_defaults() {
     let prog = vec![typed("int", "n", None), typed("boolean", "b", None), e(list(vec![id("n"), id("b")]))];
     assert_eq!(text(prog, Lang::Java), "ArrayList:[0, false]");
 }
+
+/// Runs source text (the parser's) and renders the value as `Type:text` or `!error`.
+fn src(source: &str, lang: Lang) -> String {
+    let script = match crate::script::Script::compile(source, lang) {
+        Ok(s) => s,
+        Err(e) => return format!("!compile: {e}"),
+    };
+    let mut host = NoHost::default();
+    match script.run(&mut host, &[]) {
+        Ok(v) => format!("{}:{v}", v.type_name()),
+        Err(t) => format!("!{t}"),
+    }
+}
+
+#[test]
+fn source_text_runs() {
+    let cases: &[(&str, Lang, &str)] = &[
+        ("def n = 0; [1, 2].each { n += it }; n", Lang::Groovy, "Integer:3"),
+        ("7 / 2", Lang::Groovy, "BigDecimal:3.5"),
+        ("int a = 7; a / 2", Lang::BeanShell, "Integer:3"),
+        ("var x = 6 / 4; '' + x", Lang::JavaScript, "String:1.5"),
+        ("def f(n) { n <= 1 ? 1 : n * f(n - 1) }\nf(5)", Lang::Groovy, "Integer:120"),
+        ("def s = 0\nfor (int i = 0; i < 10; i++) { if (i % 2) continue; s += i }\ns", Lang::Groovy, "Integer:20"),
+        ("def m = [a: 1]; m.b = 2; m['c'] = 3; m.a += 5; \"$m\"", Lang::Groovy, "String:[a:6, b:2, c:3]"),
+        ("String s = \"a\" + 1 + 2; s", Lang::Java, "String:a12"),
+        ("def x = null; x?.foo ?: 'dflt'", Lang::Groovy, "String:dflt"),
+        ("def l = [3, 1, 2]; l[-1] + l[0]", Lang::Groovy, "Integer:5"),
+        ("def r = ''; switch (2) { case 1: r += 'a'; case 2: r += 'b'; case 3: r += 'c'; break; default: r += 'd' }; r", Lang::Groovy, "String:bc"),
+        ("try { throw new Exception('boom') } catch (e) { 'caught' } finally { }", Lang::Groovy, "String:caught"),
+        ("x = 5", Lang::Groovy, "Integer:5"),
+        ("script", Lang::Groovy, "!groovy.lang.MissingPropertyException: No such property: script for class: Script1"),
+        ("def c = { a, b -> a + b }; c([1, 2])", Lang::Groovy, "Integer:3"),
+        ("function f(a) { return a * 2; } f(21)", Lang::JavaScript, "Integer:42"),
+        ("def n = 0; outer: for (i in 1..3) { for (j in 1..3) { if (j == 2) continue outer; if (i == 3) break outer; n++ } }; n", Lang::Groovy, "Integer:2"),
+        ("def i = 0; while (true) { if (++i > 4) break }; i", Lang::Groovy, "Integer:5"),
+        ("assert 1 == 2", Lang::Groovy, "!java.lang.AssertionError: assert 1 == 2"),
+    ];
+    let mut failures = Vec::new();
+    for (source, lang, want) in cases {
+        let got = src(source, *lang);
+        if got != *want {
+            failures.push(format!("{lang} `{source}`: got {got}, want {want}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
