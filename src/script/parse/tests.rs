@@ -668,6 +668,26 @@ fn corpus_parses() {
         }
     }
     println!("corpus: {ok} of {total} parse, {classes} declare classes");
+    // Linear time: the Groovy scripts that parse, once and 20 times over.
+    let groovy: Vec<&str> = format!("\n{text}")
+        .split("\n===== ")
+        .filter(|c| c.contains("lang=groovy"))
+        .filter_map(|c| c.split_once('\n').map(|(_, b)| b))
+        .filter(|b| parse(b, Lang::Groovy).is_ok())
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .leak()
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
+    let one = groovy.join("\n;\n");
+    for n in [1, 5, 20, 40] {
+        let src = vec![one.as_str(); n].join("\n;\n");
+        let t = std::time::Instant::now();
+        prog(&src, Lang::Groovy);
+        let us = t.elapsed().as_micros();
+        println!("{} KB of Groovy ({} lines) in {us} µs: {} µs/KB", src.len() / 1024, src.lines().count(), us * 1024 / src.len() as u128);
+    }
 }
 
 #[test]
