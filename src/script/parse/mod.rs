@@ -93,12 +93,14 @@ pub(super) struct Parser<'s> {
     /// For each bracket token, the index of its partner (`usize::MAX` when unmatched).
     partner: Vec<usize>,
     imports: Vec<Import>,
+    /// Parsing the code of a `${...}` inside a string.
+    embedded: bool,
 }
 
 impl<'s> Parser<'s> {
     fn new(toks: Vec<Token>, lang: Lang, src: &'s [char], depth: u32) -> Parser<'s> {
         let partner = partners(&toks);
-        Parser { toks, i: 0, lang, src, depth, partner, imports: Vec::new() }
+        Parser { toks, i: 0, lang, src, depth, partner, imports: Vec::new(), embedded: false }
     }
 
     fn groovy(&self) -> bool {
@@ -200,7 +202,12 @@ impl<'s> Parser<'s> {
     }
 
     fn fail<T>(&self, found: &Token, expected: &str) -> R<T> {
-        Err(CompileError { pos: found.pos, message: format!("expected {expected}, found {}", describe(&found.tok)) })
+        // The end of a `${...}`'s tokens is its closing brace.
+        let found_text = match found.tok {
+            Tok::Eof if self.embedded => "`}`".to_string(),
+            ref t => describe(t),
+        };
+        Err(CompileError { pos: found.pos, message: format!("expected {expected}, found {found_text}") })
     }
 
     fn error<T>(&self, pos: Pos, message: impl Into<String>) -> R<T> {

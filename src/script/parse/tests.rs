@@ -606,6 +606,7 @@ fn errors_name_what_was_expected_and_found() {
         ("x = [1, 2", Lang::Groovy, "line 1, column 10: expected `]` closing the list, found the end of the script"),
         ("}", Lang::Groovy, "line 1, column 1: expected a statement (this `}` closes nothing), found `}`"),
         ("\"${a b c}\"", Lang::Groovy, "line 1, column 8: expected `}` closing `${`, found `c`"),
+        ("s = \"${a +}\"", Lang::Groovy, "line 1, column 11: expected an expression, found `}`"),
         ("1 + 2 = 3", Lang::Groovy, "line 1, column 7: cannot assign to the expression before `=`"),
         ("x = 09", Lang::Groovy, "line 1, column 5: `09` is not an octal number"),
     ];
@@ -686,7 +687,12 @@ fn corpus_parses() {
         let t = std::time::Instant::now();
         prog(&src, Lang::Groovy);
         let us = t.elapsed().as_micros();
-        println!("{} KB of Groovy ({} lines) in {us} µs: {} µs/KB", src.len() / 1024, src.lines().count(), us * 1024 / src.len() as u128);
+        println!(
+            "{} KB of Groovy ({} lines) in {us} µs: {} µs/KB",
+            src.len() / 1024,
+            src.lines().count(),
+            us * 1024 / src.len() as u128
+        );
     }
 }
 
