@@ -412,6 +412,7 @@ fn declarations() {
             ("final static private String s = ''", "(var s:String \"\")"),
             ("var v = 2", "(var v Int(2))"),
             ("def (a, b) = [1, 2]", "(vars a b [Int(1) Int(2)])"),
+            ("def (String a, int b) = ['x', 1]", "(vars a b [\"x\" Int(1)])"),
             ("final x = 1", "(var x Int(1))"),
             ("def f(a, b = 1) { a + b }", "(def f [a b=Int(1)] (+ a b))"),
             ("String f(int a) { return a }", "(def f [a:int] (return a))"),
