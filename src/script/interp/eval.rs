@@ -445,6 +445,7 @@ fn case_match(cx: &mut Ctx<'_>, label: &Value, subject: &Value) -> R<bool> {
     if cx.lang == Lang::Groovy {
         match label {
             Value::List(_) | Value::Range(..) | Value::Class(_) => return contains(cx, label, subject),
+            Value::Object(o) if o.class_name() == "java.util.regex.Pattern" => return whole_match(cx, label, subject),
             Value::Closure(c) => return Ok(call_closure(cx, c, vec![subject.clone()])?.truthy()),
             _ => {}
         }
@@ -1034,9 +1035,17 @@ fn strict_equals(lang: Lang, a: &Value, b: &Value) -> bool {
     }
 }
 
-fn compare(cx: &Ctx<'_>, a: &Value, b: &Value) -> R<Option<Ordering>> {
+fn compare(cx: &mut Ctx<'_>, a: &Value, b: &Value) -> R<Option<Ordering>> {
     if let Some(o) = value::compare(a, b) {
         return Ok(Some(o));
+    }
+    // Library objects that are `Comparable` (dates, ...).
+    if let (Value::Object(_) | Value::Host(_), false) = (a, b.is_null()) {
+        match call_method_value(cx, a, "compareTo", vec![b.clone()]) {
+            Ok(v) => return Ok(v.as_i64().map(|i| i.cmp(&0))),
+            Err(e) if !e.is_no_method() => return Err(e),
+            Err(_) => {}
+        }
     }
     if cx.lang == Lang::JavaScript {
         return Ok(ops::js_to_number(a).zip(ops::js_to_number(b)).and_then(|(x, y)| x.partial_cmp(&y)));
@@ -1075,11 +1084,7 @@ pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value>
             let (p, t) = (text_of(cx, &r), text_of(cx, &l));
             classes::matcher(cx, &p, &t)?
         }
-        Match => {
-            let (p, t) = (text_of(cx, &r), text_of(cx, &l));
-            let m = classes::matcher(cx, &p, &t)?;
-            Value::Bool(call_method_value(cx, &m, "matches", Vec::new())?.truthy())
-        }
+        Match => Value::Bool(whole_match(cx, &r, &l)?),
         Add if is_text(&l)
             || is_text(&r)
             || (lang != Lang::Groovy && matches!((&l, &r), (Value::Char(_), Value::Str(_)))) =>
@@ -1198,6 +1203,11 @@ fn unary(cx: &mut Ctx<'_>, op: UnOp, v: Value) -> R<Value> {
         UnOp::BitNot => match v {
             Value::Int(i) => Value::Int(!i),
             Value::Long(i) => Value::Long(!i),
+            // Groovy's `~/re/`: a compiled Pattern.
+            Value::Str(_) if cx.lang == Lang::Groovy => match classes::resolve("java.util.regex.Pattern", &[]) {
+                Some(pattern) => classes::call_static(cx, pattern, "compile", vec![v])?,
+                None => call_method_value(cx, &v, "bitwiseNegate", Vec::new())?,
+            },
             other => call_method_value(cx, &other, "bitwiseNegate", Vec::new())?,
         },
         UnOp::TypeOf => Value::str(match v {
@@ -1209,6 +1219,16 @@ fn unary(cx: &mut Ctx<'_>, op: UnOp, v: Value) -> R<Value> {
             _ => "object",
         }),
     })
+}
+
+/// `subject ==~ pattern`, and a `~/re/` pattern as a `case` label.
+fn whole_match(cx: &mut Ctx<'_>, pattern: &Value, subject: &Value) -> R<bool> {
+    if subject.is_null() {
+        return Ok(false);
+    }
+    let (p, t) = (text_of(cx, pattern), text_of(cx, subject));
+    let m = classes::matcher(cx, &p, &t)?;
+    Ok(call_method_value(cx, &m, "matches", Vec::new())?.truthy())
 }
 
 /// Groovy's `x in coll` (`coll.isCase(x)`).
