@@ -52,7 +52,7 @@ impl Parser<'_> {
             return Ok(());
         }
         let t = self.peek().clone();
-        if !self.lang.is_java_like() && (t.nl || self.is_p("}")) {
+        if !self.lang.is_java_like() && (t.nl || self.is_p("}") || self.is_word("else")) {
             return Ok(());
         }
         if self.lang.is_java_like() {
@@ -188,6 +188,10 @@ impl Parser<'_> {
                 return self.after_def(out, pos);
             }
             _ => {}
+        }
+        // Users run scripts in parallel: a lock between them is not something to drop silently.
+        if word == "synchronized" && self.is_p_at(self.i + 1, "(") {
+            return self.error(pos, "`synchronized` blocks are not supported");
         }
         if MODIFIERS.contains(&word.as_str()) && matches!(self.at(self.i + 1).tok, Tok::Ident(_)) {
             while matches!(self.peek_tok(), Tok::Ident(w) if MODIFIERS.contains(&w.as_str())) {
@@ -529,7 +533,8 @@ impl Parser<'_> {
             self.bump();
             let mut names = Vec::new();
             loop {
-                if self.decl_type_ahead(true).is_some() {
+                let typed = self.typed_name_ahead();
+                if typed {
                     self.parse_type("a type")?;
                 }
                 names.push(self.expect_name("a name in `def (...)`")?);
@@ -560,10 +565,18 @@ impl Parser<'_> {
         self.declarators(out, None, pos)
     }
 
+    /// Whether a type then a name start here (`String a`, `int... xs`): a typed parameter.
+    fn typed_name_ahead(&self) -> bool {
+        matches!(self.scan_type(self.i), Some((end, _)) if matches!(self.word_at(end), Some(w) if !self.reserved(w)))
+    }
+
     /// If a declaration `Type name ...` starts here (after modifiers): the type's end.
     /// `loose` accepts any name as a type (Java, or after `def`/a modifier); otherwise the
     /// type must look like one (`String x`, not Groovy's command call `println x`).
     fn decl_type_ahead(&self, loose: bool) -> Option<usize> {
+        if matches!(self.lang, Lang::JavaScript | Lang::Jexl) {
+            return None;
+        }
         let mut j = self.i;
         while matches!(self.word_at(j), Some(w) if w == "final") {
             j += 1;
@@ -685,7 +698,7 @@ impl Parser<'_> {
             if self.is_p("@") {
                 self.skip_annotation();
             }
-            let typed = matches!(self.scan_type(self.i), Some((end, _)) if matches!(self.word_at(end), Some(w) if !self.reserved(w)));
+            let typed = self.typed_name_ahead();
             let ty = if self.eat_word("def") || !typed {
                 None
             } else {
