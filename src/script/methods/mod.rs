@@ -20,6 +20,8 @@ mod jregex;
 mod list;
 mod map;
 mod number;
+#[cfg(test)]
+mod script_tests;
 mod string;
 
 pub use convert::cast;
@@ -335,8 +337,13 @@ fn object_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -
 /// How many parameters a closure declares (`None` when unknown: not a closure, or the
 /// evaluator does not say). A closure written without `->` has one (`it`).
 pub(crate) fn arity(f: &Value) -> Option<usize> {
-    let _ = f;
-    None
+    match f {
+        Value::Closure(c) => match &c.kind {
+            super::interp::ClosureKind::Code { proto, .. } => Some(proto.params.len().saturating_sub(c.curried.len())),
+            super::interp::ClosureKind::Method { .. } => None,
+        },
+        _ => None,
+    }
 }
 
 /// The arguments as an `i64` (numbers and chars).
