@@ -111,4 +111,5 @@ fn java_dialects() {
         run(Lang::JavaScript, "var a = [1, 2]; a.push(3); a.map(function (x) { return x * 2; }).join('-')"),
         "2-4-6"
     );
+    assert_eq!(run(Lang::JavaScript, "var a = [1, 2]; a.length + 'ab'.length"), "4");
 }
