@@ -946,7 +946,7 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{s, with_cx};
+    use super::super::testing::{call, s, with_cx};
     use super::super::{call_static, construct};
     use super::*;
 
@@ -956,11 +956,6 @@ mod tests {
 
     fn st(class: &'static str, m: &str, args: Vec<Value>) -> Value {
         with_cx(|cx| call_static(cx, class, m, args)).unwrap()
-    }
-
-    fn call(cx: &mut Ctx<'_>, v: &Value, m: &str, args: Vec<Value>) -> Value {
-        let Value::Object(o) = v else { panic!("not an object: {v:?}") };
-        o.call(cx, m, args).unwrap()
     }
 
     #[test]
