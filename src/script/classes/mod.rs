@@ -20,6 +20,8 @@
 mod codec;
 mod errors;
 mod io;
+/// Java date patterns (`SimpleDateFormat`, `DateTimeFormatter`); the plan's `__time` uses them too.
+pub(crate) mod javatime;
 mod jmeter;
 mod json;
 mod lang;
