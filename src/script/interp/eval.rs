@@ -1160,6 +1160,13 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
         }
         _ => {}
     }
+    if let (Shl, Value::Object(_)) = (op, &l) {
+        // Groovy's `<<` on builders and writers (`leftShift` in the GDK) appends.
+        return match call_method_value(cx, &l, "leftShift", vec![r.clone()]) {
+            Err(e) if e.is_no_method() => call_method_value(cx, &l, "append", vec![r]).map(|_| l),
+            other => other,
+        };
+    }
     match op_method(op) {
         Some(m) => call_method_value(cx, &l, m, vec![r]),
         None => Err(Thrown::no_method(l.type_name(), &format!("{op:?}"))),

@@ -613,6 +613,11 @@ fn source_text_runs() {
         ("x = 1\nnew java.net.URL('http://x')", Lang::Groovy, "!compile: line 2, column 5: class `java.net.URL` is not available in stampede's scripts: network access is not allowed"),
         ("Math.nosuch(1)", Lang::Groovy, "!compile: line 1, column 1: `java.lang.Math.nosuch` is not available in stampede's scripts (docs/scripts.md)"),
         ("def t = 0; try { t = 1; return t } finally { t = 2 }", Lang::Groovy, "Integer:1"),
+        ("def s = new StringBuilder(); s << 'a' << 1; s.toString()", Lang::Groovy, "String:a1"),
+        ("def m = [a: 1, b: 2]; def out = ''; m.each { k, v -> out += k + v }; out", Lang::Groovy, "String:a1b2"),
+        ("if ('abc123' =~ /\\d+/) { 'found' } else { 'no' }", Lang::Groovy, "String:found"),
+        ("def r; switch ('abc') { case ~/a.c/: r = 'matched'; break; default: r = 'no' }; r", Lang::Groovy, "String:matched"),
+        ("new Date(0) < new Date(5)", Lang::Groovy, "Boolean:true"),
     ];
     let mut failures = Vec::new();
     for (source, lang, want) in cases {
