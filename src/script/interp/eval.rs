@@ -633,15 +633,13 @@ fn ev_range(cx: &mut Ctx<'_>, f: &mut Frame<'_>, a: &Node, b: &Node, exclusive: 
 
 #[inline(never)]
 fn ev_unary(cx: &mut Ctx<'_>, f: &mut Frame<'_>, op: &UnOp, e: &Node) -> R<Value> {
-    Ok({
-        if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
-            if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
-                return Ok(Value::str("undefined"));
-            }
+    if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
+        if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
+            return Ok(Value::str("undefined"));
         }
-        let v = eval(cx, f, e)?;
-        unary(cx, *op, v)?
-    })
+    }
+    let v = eval(cx, f, e)?;
+    unary(cx, *op, v)
 }
 
 #[inline(never)]
@@ -762,32 +760,24 @@ fn ev_elvis(cx: &mut Ctx<'_>, f: &mut Frame<'_>, a: &Node, b: &Node) -> R<Value>
 
 #[inline(never)]
 fn ev_prop(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, name: &Arc<str>, safe: &bool, spread: &bool) -> R<Value> {
-    Ok({
-        let r = eval(cx, f, t)?;
-        if *safe && r.is_null() {
-            return Ok(Value::Null);
-        }
-        if *spread {
-            return spread_over(
-                cx,
-                &r,
-                |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) },
-            );
-        }
-        get_prop(cx, &r, name)?
-    })
+    let r = eval(cx, f, t)?;
+    if *safe && r.is_null() {
+        return Ok(Value::Null);
+    }
+    if *spread {
+        return spread_over(cx, &r, |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) });
+    }
+    get_prop(cx, &r, name)
 }
 
 #[inline(never)]
 fn ev_index(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, i: &Node, safe: &bool) -> R<Value> {
-    Ok({
-        let r = eval(cx, f, t)?;
-        if *safe && r.is_null() {
-            return Ok(Value::Null);
-        }
-        let i = eval(cx, f, i)?;
-        index_get(cx, &r, &i)?
-    })
+    let r = eval(cx, f, t)?;
+    if *safe && r.is_null() {
+        return Ok(Value::Null);
+    }
+    let i = eval(cx, f, i)?;
+    index_get(cx, &r, &i)
 }
 
 #[inline(never)]
@@ -800,83 +790,67 @@ fn ev_method(
     safe: &bool,
     spread: &bool,
 ) -> R<Value> {
-    Ok({
-        let r = eval(cx, f, recv)?;
-        if *safe && r.is_null() {
-            return Ok(Value::Null);
-        }
-        let args = eval_args(cx, f, args)?;
-        if *spread {
-            return spread_over(cx, &r, |cx, item| {
-                if item.is_null() {
-                    Ok(Value::Null)
-                } else {
-                    call_method_value(cx, item, name, args.clone())
-                }
-            });
-        }
-        call_method_value(cx, &r, name, args)?
-    })
+    let r = eval(cx, f, recv)?;
+    if *safe && r.is_null() {
+        return Ok(Value::Null);
+    }
+    let args = eval_args(cx, f, args)?;
+    if *spread {
+        return spread_over(cx, &r, |cx, item| {
+            if item.is_null() {
+                Ok(Value::Null)
+            } else {
+                call_method_value(cx, item, name, args.clone())
+            }
+        });
+    }
+    call_method_value(cx, &r, name, args)
 }
 
 #[inline(never)]
 fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, name: &Arc<str>, args: &[Node]) -> R<Value> {
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        classes::call_static(cx, c, name, args)?
-    })
+    let args = eval_args(cx, f, args)?;
+    classes::call_static(cx, c, name, args)
 }
 
 #[inline(never)]
 fn ev_call_var(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: &VarRef, args: &[Node]) -> R<Value> {
-    Ok({
-        let callee = get_var(cx, f, *v)?;
-        let args = eval_args(cx, f, args)?;
-        call_callee(cx, &callee, args)?
-    })
+    let callee = get_var(cx, f, *v)?;
+    let args = eval_args(cx, f, args)?;
+    call_callee(cx, &callee, args)
 }
 
 #[inline(never)]
 fn ev_call_func(cx: &mut Ctx<'_>, f: &mut Frame<'_>, i: &u32, args: &[Node]) -> R<Value> {
-    Ok({
-        let unit: &Arc<Unit> = f.unit;
-        let args = eval_args(cx, f, args)?;
-        let proto = &unit.funcs[*i as usize];
-        invoke(cx, proto, unit, &[], args)?
-    })
+    let unit: &Arc<Unit> = f.unit;
+    let args = eval_args(cx, f, args)?;
+    let proto = &unit.funcs[*i as usize];
+    invoke(cx, proto, unit, &[], args)
 }
 
 #[inline(never)]
 fn ev_call_free(cx: &mut Ctx<'_>, f: &mut Frame<'_>, name: &Arc<str>, args: &[Node]) -> R<Value> {
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        script_method(cx, name, args)?
-    })
+    let args = eval_args(cx, f, args)?;
+    script_method(cx, name, args)
 }
 
 #[inline(never)]
 fn ev_call_value(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, args: &[Node]) -> R<Value> {
-    Ok({
-        let callee = eval(cx, f, c)?;
-        let args = eval_args(cx, f, args)?;
-        call_callee(cx, &callee, args)?
-    })
+    let callee = eval(cx, f, c)?;
+    let args = eval_args(cx, f, args)?;
+    call_callee(cx, &callee, args)
 }
 
 #[inline(never)]
 fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, args: &[Node]) -> R<Value> {
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        classes::construct(cx, c, args)?
-    })
+    let args = eval_args(cx, f, args)?;
+    classes::construct(cx, c, args)
 }
 
 #[inline(never)]
 fn ev_new_builtin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, ty: &Ty, args: &[Node]) -> R<Value> {
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        new_builtin(cx, ty, args)?
-    })
+    let args = eval_args(cx, f, args)?;
+    new_builtin(cx, ty, args)
 }
 
 #[inline(never)]
