@@ -20,6 +20,8 @@ mod jregex;
 mod list;
 mod map;
 mod number;
+#[cfg(test)]
+mod script_tests;
 mod string;
 
 pub use convert::cast;
@@ -68,6 +70,9 @@ pub fn get_property(cx: &mut Ctx<'_>, recv: &Value, name: &str) -> Result<Value,
             return Ok(Value::Int(lock(&l.items).len() as i32))
         }
         Value::Bytes(b) if name == "length" => return Ok(Value::Int(b.len() as i32)),
+        Value::List(l) if name == "length" && cx.lang == Lang::JavaScript => {
+            return Ok(Value::Int(lock(&l.items).len() as i32))
+        }
         Value::Str(s) if name == "length" && cx.lang == Lang::JavaScript => {
             return Ok(Value::Int(s.encode_utf16().count() as i32))
         }
@@ -77,7 +82,7 @@ pub fn get_property(cx: &mut Ctx<'_>, recv: &Value, name: &str) -> Result<Value,
             "reverse" => return Ok(Value::Bool(a > b)),
             _ => {}
         },
-        Value::Null => return Err(Thrown::npe(format!("Cannot get property '{name}' on null object"))),
+        Value::Null => return Err(npe(format!("Cannot get property '{name}' on null object"))),
         _ => {}
     }
     let getter = if name == "class" { "getClass".to_string() } else { format!("get{}", value::capitalize(name)) };
@@ -158,10 +163,8 @@ pub fn class_name(v: &Value) -> &'static str {
     }
 }
 
-impl Thrown {
-    pub(crate) fn npe(message: impl Into<String>) -> Thrown {
-        Thrown::new("java.lang.NullPointerException", message)
-    }
+fn npe(message: String) -> Thrown {
+    Thrown::new("java.lang.NullPointerException", message)
 }
 
 /// Groovy's `NullObject`: the few methods `null` has.
@@ -175,7 +178,7 @@ fn null_method(name: &str, args: &[Value]) -> Result<Value, Thrown> {
         ("getClass", []) => Ok(Value::Class("org.codehaus.groovy.runtime.NullObject")),
         ("isCase", [x]) => Ok(Value::Bool(x.is_null())),
         ("asType", [_]) => Ok(Value::Null),
-        _ => Err(Thrown::npe(format!("Cannot invoke method {name}() on null object"))),
+        _ => Err(npe(format!("Cannot invoke method {name}() on null object"))),
     }
 }
 
@@ -335,8 +338,13 @@ fn object_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -
 /// How many parameters a closure declares (`None` when unknown: not a closure, or the
 /// evaluator does not say). A closure written without `->` has one (`it`).
 pub(crate) fn arity(f: &Value) -> Option<usize> {
-    let _ = f;
-    None
+    match f {
+        Value::Closure(c) => match &c.kind {
+            super::interp::ClosureKind::Code { proto, .. } => Some(proto.params.len().saturating_sub(c.curried.len())),
+            super::interp::ClosureKind::Method { .. } => None,
+        },
+        _ => None,
+    }
 }
 
 /// The arguments as an `i64` (numbers and chars).
