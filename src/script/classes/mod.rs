@@ -462,4 +462,19 @@ mod through_the_interpreter {
         assert_eq!(run("java.net.URLEncoder.encode('a b&c', 'UTF-8')"), "a+b%26c");
         assert_eq!(run("Math.max(3, 7L)"), "7");
     }
+
+    #[test]
+    fn what_a_script_may_not_reach_does_not_load_or_is_refused() {
+        for src in [
+            "Runtime.getRuntime().exec('ls')",
+            "new ProcessBuilder('ls').start()",
+            "Class.forName('java.lang.Runtime')",
+            "new java.net.Socket('localhost', 80)",
+        ] {
+            assert!(Script::compile(src, Lang::Groovy).is_err(), "{src} loaded");
+        }
+        assert!(run("System.exit(1)").contains("SecurityException"));
+        assert!(run("new File('/etc/passwd').text").contains("SecurityException"));
+        assert!(run("new Thread({ -> }).start()").contains("SecurityException"));
+    }
 }
