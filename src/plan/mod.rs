@@ -20,6 +20,7 @@ pub mod managers;
 pub mod markup;
 mod quick;
 pub mod request;
+pub mod script_host;
 pub mod socket;
 pub mod synthetic;
 pub mod template;

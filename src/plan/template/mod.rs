@@ -323,6 +323,16 @@ pub trait Scope {
             self.set_property(name, s);
         }
     }
+    /// Every variable and object of this user, for a script's `vars.entrySet()`; `None` where
+    /// the scope cannot list them.
+    fn var_entries(&self) -> Option<Vec<(String, crate::script::Value)>> {
+        None
+    }
+    /// JMeter's thread name (`Thread Group 1-3`) for `threadName` and `vars.getThreadName()`;
+    /// `None` where the scope does not know it.
+    fn thread_name(&self) -> Option<String> {
+        None
+    }
     /// A call on the jp@gc FIFO queues every user of the run shares; what it returns, `None`
     /// for a pop that got nothing. Where there are none (a value computed while the plan loads),
     /// queues are empty and nothing waits.
