@@ -120,6 +120,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         root: test_plan.clone(),
         expanding: 0,
         autostops: Vec::new(),
+        scripts_set_any: false,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -200,6 +201,10 @@ impl Cx {
                 break;
             }
             self.b.sym.vars.define(&name, format!("${{{name}}}"));
+            // A script may set it by a name it computes: read it as it is then.
+            if self.scripts_set_any {
+                self.b.sym.vars.assign(&name);
+            }
         }
         let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
             path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
@@ -256,6 +261,8 @@ struct Scope {
     param_overrides: Vec<crate::plan::request::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
     url_rewrites: Vec<crate::plan::request::UrlRewrite>,
+    /// Script post-processors, assertions and listeners in scope, in tree order (script.rs).
+    scripts: Vec<crate::plan::scripting::ScriptRef>,
 }
 
 struct Cx {
@@ -285,6 +292,8 @@ struct Cx {
     inert: usize,
     /// Why the walk made no plan, when no element is to blame.
     last: Option<Error>,
+    /// A script sets variables by names computed while it runs (`vars.put(name, ...)`).
+    scripts_set_any: bool,
 }
 
 impl Cx {
@@ -422,7 +431,10 @@ impl Cx {
         let before = self.report.len();
         let read = match SCOPE_FAMILIES.iter().flat_map(|(_, f)| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, s, depth),
-            None if script::is_script(&c.class) => self.script(c, s, depth),
+            None if script::is_script(&c.class) => {
+                self.unsupported(c, depth, "this script element is not known to stampede");
+                Ok(())
+            }
             None => {
                 self.unsupported(c, depth, "this element is not known to stampede");
                 Ok(())
@@ -519,7 +531,8 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 12] = [
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 6] = [
+const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 7] = [
+    ("sampler", script::STEP_ELEMENTS),
     ("sampler", sampler::STEP_ELEMENTS),
     ("sampler", synthetic::ELEMENTS),
     ("sampler", socket::STEP_ELEMENTS),
