@@ -65,8 +65,8 @@ pub const DEFAULT_LEVEL: Level = Level::Info;
 
 /// Calls a method of one of the shared objects; `None` when `target` is not one of them (the
 /// element's own objects), so the caller dispatches it further.
-pub fn call_shared(
-    scope: &mut dyn Scope,
+pub fn call_shared<S: Scope + ?Sized>(
+    scope: &mut S,
     target: HostRef,
     method: &str,
     args: Vec<Value>,
@@ -154,7 +154,12 @@ fn key_arg<'a>(class: &str, method: &str, args: &'a [Value]) -> Result<&'a str, 
 
 /// `vars.<method>(args)`: `get`, `put`, `putObject`, `getObject`, `remove`, `putAll`,
 /// `entrySet`, `getThreadName`, `getAt`/`putAt` (`vars["k"]`, `vars.k`).
-pub fn vars_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>, lang: Lang) -> Result<Value, Thrown> {
+pub fn vars_call<S: Scope + ?Sized>(
+    scope: &mut S,
+    method: &str,
+    args: Vec<Value>,
+    lang: Lang,
+) -> Result<Value, Thrown> {
     let n = args.len();
     match (method, n) {
         ("get" | "getAt", 1) => {
@@ -241,7 +246,7 @@ fn entry_list(map: &Value) -> Vec<Value> {
 }
 
 /// `vars.get(k)`: the text, an object's `toString()`, or `None`.
-pub fn vars_get(scope: &dyn Scope, k: &str) -> Option<String> {
+pub fn vars_get<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<String> {
     match scope.object(k) {
         Some(Value::Null) | None => scope.var_named(k).map(str::to_string),
         Some(Value::Str(s)) => Some(s.to_string()),
@@ -250,7 +255,7 @@ pub fn vars_get(scope: &dyn Scope, k: &str) -> Option<String> {
 }
 
 /// `vars.getObject(k)`: the object, else the text.
-pub fn vars_get_object(scope: &dyn Scope, k: &str) -> Option<Value> {
+pub fn vars_get_object<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<Value> {
     match scope.object(k) {
         Some(Value::Null) | None => scope.var_named(k).map(Value::from),
         Some(o) => Some(o),
@@ -258,7 +263,7 @@ pub fn vars_get_object(scope: &dyn Scope, k: &str) -> Option<Value> {
 }
 
 /// `vars.put(k, v)`; `None` unsets the variable, as JMeter's null value does.
-pub fn vars_put(scope: &mut dyn Scope, k: &str, v: Option<&str>) {
+pub fn vars_put<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Option<&str>) {
     if scope.object(k).is_some_and(|o| !o.is_null()) {
         scope.put_object(k, Value::Null);
     }
@@ -272,7 +277,7 @@ pub fn vars_put(scope: &mut dyn Scope, k: &str, v: Option<&str>) {
 
 /// `vars.putObject(k, v)`: text is a variable; another object is kept as it is, and `${k}`
 /// reads its `toString()` now.
-pub fn vars_put_object(scope: &mut dyn Scope, k: &str, v: Value) {
+pub fn vars_put_object<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Value) {
     match v {
         Value::Null => vars_put(scope, k, None),
         Value::Str(s) => vars_put(scope, k, Some(&s)),
@@ -285,7 +290,7 @@ pub fn vars_put_object(scope: &mut dyn Scope, k: &str, v: Value) {
 
 /// `props.<method>(args)`: `get`, `put`, `getProperty` (with a default), `setProperty`,
 /// `containsKey`, `remove`, `getAt`/`putAt`.
-pub fn props_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+pub fn props_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     match (method, args.len()) {
         ("get" | "getAt", 1) => {
             let k = key_arg(PROPS_CLASS, method, &args)?;
@@ -413,7 +418,7 @@ pub fn out_call(method: &str, args: Vec<Value>, print: &mut dyn FnMut(&str)) -> 
 /// `getVariables()`, `getProperties()`; `getPreviousResult()`, `getCurrentSampler()` and
 /// `getPreviousSampler()` are null where nothing has sampled (a template's context). `None`
 /// for another method: the element's host answers it, or refuses it.
-pub fn ctx_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>) -> Option<Result<Value, Thrown>> {
+pub fn ctx_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Value>) -> Option<Result<Value, Thrown>> {
     if !args.is_empty() {
         return Some(Err(no_overload(CTX_CLASS, method, &args)));
     }
@@ -425,6 +430,65 @@ pub fn ctx_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>) -> Option
         "isSamplingStarted" => Value::Bool(true),
         _ => return None,
     }))
+}
+
+/// The variables a script sets by a literal name (`vars.put("token", ...)`,
+/// `vars.putObject('list', ...)`, `vars["x"] = ...`): the plan's templates may read them.
+pub fn assigned_variables(source: &str) -> Vec<String> {
+    use std::sync::OnceLock;
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(
+            r#"\bvars\s*\.\s*(?:put|putObject)\s*\(\s*["']([^"'\\$]+)["']|\bvars\s*\[\s*["']([^"'\\$]+)["']\s*\]\s*=[^=]"#,
+        )
+        .expect("a valid regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in re.captures_iter(source) {
+        let name = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+        if !name.is_empty() && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// Whether the script names `ident` as a variable (outside strings and comments, not as a
+/// member after `.`): how a binding's use is found before the script runs.
+pub fn mentions(source: &str, ident: &str) -> bool {
+    let b = source.as_bytes();
+    let mut i = 0;
+    let mut prev_dot = false;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            i = source[i..].find('\n').map_or(b.len(), |n| i + n);
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i = source[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4);
+        } else if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            prev_dot = false;
+        } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$') {
+                i += 1;
+            }
+            if !prev_dot && &source[start..i] == ident {
+                return true;
+            }
+            prev_dot = false;
+        } else {
+            if !c.is_ascii_whitespace() {
+                prev_dot = c == b'.';
+            }
+            i += 1;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -569,6 +633,15 @@ mod tests {
         assert!(matches!(log_call("isDebugEnabled", vec![], Level::Info, &mut sink).unwrap(), Value::Bool(false)));
         assert!(matches!(log_call("isErrorEnabled", vec![], Level::Info, &mut sink).unwrap(), Value::Bool(true)));
         assert_eq!(lines, ["INFO a=x b=2 c={}", "WARN lit {} y"]);
+    }
+
+    #[test]
+    fn scripts_are_scanned_for_variables_and_bindings() {
+        let src = "vars.put(\"token\", x); vars.putObject('list', l); vars['k'] = 1; vars.put(\"a_\" + i, y); vars[\"z\"] == 2";
+        assert_eq!(assigned_variables(src), ["token", "list", "k"]);
+        assert!(mentions("def c = prev.getResponseCode()", "prev"));
+        assert!(!mentions("ctx.prev; \"prev\" // prev\n/* prev */ previous", "prev"));
+        assert!(mentions("x = 'a\\'b'; prev", "prev"));
     }
 
     #[test]

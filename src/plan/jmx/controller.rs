@@ -103,12 +103,38 @@ impl Cx {
         let parsed = condition::parse(&src, |operand| {
             template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
         });
-        let expr = match parsed {
-            Ok(condition::Condition::Truthy(t)) if !is_if => condition::Condition::NotFalse(t),
-            Ok(e) => e,
+        let (src, expr) = match parsed {
+            Ok(condition::Condition::Truthy(t)) if !is_if => (src, condition::Condition::NotFalse(t)),
+            Ok(e) => (src, e),
+            // Beyond comparisons: the script runs in the interpreter (JMeter's JavaScript for an
+            // If Controller's condition, or the `${__groovy(...)}` its text calls).
             Err(m) => {
-                self.unsupported(c, depth, &format!("the condition `{raw}` is not one stampede can evaluate ({m})"));
-                return Ok(Vec::new());
+                let raw = raw.trim();
+                let use_expression = !is_if || c.flag("IfController.useExpression").unwrap_or(false);
+                let compiled = if use_expression {
+                    template::compile(raw, &mut self.b.sym, &describe(c))
+                } else {
+                    template::js_condition(raw, &mut self.b.sym, &describe(c))
+                };
+                match compiled {
+                    Ok(t) if use_expression && !t.is_const() => {
+                        let e = if is_if { condition::Condition::Truthy(t) } else { condition::Condition::NotFalse(t) };
+                        (raw.to_string(), e)
+                    }
+                    Ok(t) if !use_expression => (raw.to_string(), condition::Condition::Truthy(t)),
+                    Ok(_) => {
+                        self.unsupported(
+                            c,
+                            depth,
+                            &format!("the condition `{raw}` is not one stampede can evaluate ({m})"),
+                        );
+                        return Ok(Vec::new());
+                    }
+                    Err(e) => {
+                        self.unsupported(c, depth, &format!("the condition `{raw}` cannot be evaluated: {e}"));
+                        return Ok(Vec::new());
+                    }
+                }
             }
         };
         let cond = flow::Cond { src: src.clone(), expr };

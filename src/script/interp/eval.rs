@@ -1,0 +1,1380 @@
+//! Statements and expressions: the evaluator proper.
+
+use super::ops;
+use super::{Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S, STEP_BUDGET};
+use crate::script::ast::{BinOp, UnOp};
+use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
+use crate::script::{classes, methods, Ctx, Lang, Thrown};
+use indexmap::IndexMap;
+use std::cmp::Ordering;
+use std::sync::{Arc, Mutex};
+
+type R<T> = Result<T, Thrown>;
+
+/// The class of the error that stops a runaway script; no `catch` takes it.
+const BUDGET_CLASS: &str = "stampede.ScriptStepLimit";
+
+enum Slot {
+    V(Value),
+    C(Cell),
+}
+
+struct Frame<'p> {
+    proto: &'p Proto,
+    unit: &'p Arc<Unit>,
+    slots: Vec<Slot>,
+    caps: &'p [Cell],
+    /// The value of the last expression statement.
+    last: Value,
+}
+
+impl<'p> Frame<'p> {
+    fn new(proto: &'p Proto, unit: &'p Arc<Unit>, caps: &'p [Cell]) -> Frame<'p> {
+        let mut slots = Vec::with_capacity(proto.nslots);
+        slots.resize_with(proto.nslots, || Slot::V(Value::Null));
+        Frame { proto, unit, slots, caps, last: Value::Null }
+    }
+}
+
+enum Flow {
+    Normal,
+    Break(Option<Arc<str>>),
+    Continue(Option<Arc<str>>),
+    Return(Value),
+}
+
+pub(crate) fn is_script_method(name: &str) -> bool {
+    matches!(name, "println" | "print" | "printf" | "sprintf" | "sleep")
+}
+
+pub(crate) fn run_main(cx: &mut Ctx<'_>, unit: &Arc<Unit>) -> R<Value> {
+    let mut f = Frame::new(&unit.main, unit, &[]);
+    match exec_block(cx, &mut f, &unit.main.body)? {
+        Flow::Return(v) => Ok(v),
+        _ => Ok(f.last),
+    }
+}
+
+fn step(cx: &mut Ctx<'_>) -> R<()> {
+    cx.state.steps += 1;
+    if cx.state.steps > STEP_BUDGET {
+        return Err(Thrown::new(
+            BUDGET_CLASS,
+            format!("the script was stopped after {STEP_BUDGET} steps (loop iterations and calls): a runaway loop?"),
+        ));
+    }
+    Ok(())
+}
+
+fn npe(message: String) -> Thrown {
+    Thrown::new("java.lang.NullPointerException", message)
+}
+
+fn missing_property(name: &str, class: &str) -> Thrown {
+    Thrown::new("groovy.lang.MissingPropertyException", format!("No such property: {name} for class: {class}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Variables
+
+fn get_var(cx: &mut Ctx<'_>, f: &Frame<'_>, v: VarRef) -> R<Value> {
+    match v {
+        VarRef::Local(s) => Ok(match &f.slots[s as usize] {
+            Slot::V(v) => v.clone(),
+            Slot::C(c) => lock(c).clone(),
+        }),
+        VarRef::Cap(i) => Ok(lock(&f.caps[i as usize]).clone()),
+        VarRef::Global(i) => match cx.state.globals.get(i as usize).cloned().flatten() {
+            Some(v) => Ok(v),
+            None => {
+                let name = global_name(cx, i);
+                match cx.lang {
+                    Lang::Groovy => Err(missing_property(&name, "Script1")),
+                    Lang::JavaScript => Err(Thrown::new("ReferenceError", format!("\"{name}\" is not defined"))),
+                    _ => Ok(Value::Null),
+                }
+            }
+        },
+    }
+}
+
+fn global_name(cx: &Ctx<'_>, i: u32) -> String {
+    cx.state.unit.as_ref().and_then(|u| u.globals.get(i as usize)).map(|n| n.to_string()).unwrap_or_default()
+}
+
+fn set_var(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: VarRef, val: Value) {
+    match v {
+        VarRef::Local(s) => match &mut f.slots[s as usize] {
+            Slot::V(v) => *v = val,
+            Slot::C(c) => *lock(c) = val,
+        },
+        VarRef::Cap(i) => *lock(&f.caps[i as usize]) = val,
+        VarRef::Global(i) => set_global(cx, i, val),
+    }
+}
+
+fn set_global(cx: &mut Ctx<'_>, i: u32, val: Value) {
+    let i = i as usize;
+    if cx.state.globals.len() <= i {
+        cx.state.globals.resize(i + 1, None);
+    }
+    cx.state.globals[i] = Some(val);
+}
+
+/// A new variable (a fresh cell when a closure captures it: each loop iteration gets its own).
+fn declare(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: VarRef, val: Value) {
+    match v {
+        VarRef::Local(s) => {
+            let s = s as usize;
+            f.slots[s] = if f.proto.cells[s] { Slot::C(Arc::new(Mutex::new(val))) } else { Slot::V(val) };
+        }
+        other => set_var(cx, f, other, val),
+    }
+}
+
+fn capture(f: &mut Frame<'_>, v: VarRef) -> Cell {
+    match v {
+        VarRef::Local(s) => {
+            let slot = &mut f.slots[s as usize];
+            match slot {
+                Slot::C(c) => c.clone(),
+                Slot::V(v) => {
+                    let c = Arc::new(Mutex::new(std::mem::take(v)));
+                    *slot = Slot::C(c.clone());
+                    c
+                }
+            }
+        }
+        VarRef::Cap(i) => f.caps[i as usize].clone(),
+        VarRef::Global(_) => Arc::new(Mutex::new(Value::Null)),
+    }
+}
+
+fn zero_of(ty: Option<&Arc<Ty>>) -> Value {
+    match ty.filter(|t| t.dims == 0).map(|t| &*t.name) {
+        Some("int" | "short" | "byte") => Value::Int(0),
+        Some("long") => Value::Long(0),
+        Some("double" | "float") => Value::Double(0.0),
+        Some("boolean") => Value::Bool(false),
+        Some("char") => Value::Char('\0'),
+        _ => Value::Null,
+    }
+}
+
+/// A value stored into a typed variable: converted as the dialect does.
+fn convert(cx: &mut Ctx<'_>, ty: Option<&Arc<Ty>>, v: Value) -> R<Value> {
+    match ty {
+        Some(t) if t.converts && !v.is_null() => {
+            let coerce = !cx.lang.is_java_like();
+            methods::cast(cx, v, &t.name, t.dims, coerce)
+        }
+        _ => Ok(v),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Statements
+
+fn exec_block(cx: &mut Ctx<'_>, f: &mut Frame<'_>, stmts: &[St]) -> R<Flow> {
+    for s in stmts {
+        match exec(cx, f, s, None)? {
+            Flow::Normal => {}
+            other => return Ok(other),
+        }
+    }
+    Ok(Flow::Normal)
+}
+
+/// What a loop does after its body.
+enum Ctl {
+    Next,
+    Stop,
+    Out(Flow),
+}
+
+fn ctl(flow: Flow, label: Option<&Arc<str>>) -> Ctl {
+    let mine = |l: &Option<Arc<str>>| l.is_none() || l.as_ref() == label;
+    match flow {
+        Flow::Normal => Ctl::Next,
+        Flow::Break(l) if mine(&l) => Ctl::Stop,
+        Flow::Continue(l) if mine(&l) => Ctl::Next,
+        other => Ctl::Out(other),
+    }
+}
+
+fn exec(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<str>>) -> R<Flow> {
+    exec_inner(cx, f, s, label).map_err(|e| e.at(s.pos))
+}
+
+fn exec_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<str>>) -> R<Flow> {
+    match &s.k {
+        S::Expr(e) => f.last = eval(cx, f, e)?,
+        S::Decl(v, ty, init) => {
+            let val = match init {
+                Some(e) => eval(cx, f, e)?,
+                None => zero_of(ty.as_ref()),
+            };
+            let val = convert(cx, ty.as_ref(), val)?;
+            declare(cx, f, *v, val);
+        }
+        S::Multi(vars, init) => {
+            let v = eval(cx, f, init)?;
+            let items = match &v {
+                Value::List(l) => lock(&l.items).clone(),
+                other => vec![other.clone()],
+            };
+            for (i, var) in vars.iter().enumerate() {
+                declare(cx, f, *var, items.get(i).cloned().unwrap_or_default());
+            }
+        }
+        S::If(c, then, els) => {
+            if cond(cx, f, c)? {
+                return exec(cx, f, then, None);
+            } else if let Some(e) = els {
+                return exec(cx, f, e, None);
+            }
+        }
+        S::While(c, body) => loop {
+            step(cx)?;
+            if !cond(cx, f, c)? {
+                break;
+            }
+            match ctl(exec(cx, f, body, None)?, label) {
+                Ctl::Next => {}
+                Ctl::Stop => break,
+                Ctl::Out(o) => return Ok(o),
+            }
+        },
+        S::DoWhile(body, c) => loop {
+            step(cx)?;
+            match ctl(exec(cx, f, body, None)?, label) {
+                Ctl::Next => {}
+                Ctl::Stop => break,
+                Ctl::Out(o) => return Ok(o),
+            }
+            if !cond(cx, f, c)? {
+                break;
+            }
+        },
+        S::For(init, c, update, body) => {
+            for s in init {
+                exec(cx, f, s, None)?;
+            }
+            loop {
+                step(cx)?;
+                if let Some(c) = c {
+                    if !cond(cx, f, c)? {
+                        break;
+                    }
+                }
+                match ctl(exec(cx, f, body, None)?, label) {
+                    Ctl::Next => {}
+                    Ctl::Stop => break,
+                    Ctl::Out(o) => return Ok(o),
+                }
+                for u in update {
+                    eval(cx, f, u)?;
+                }
+            }
+        }
+        S::ForEach(var, ty, iter, keys, body) => {
+            let coll = eval(cx, f, iter)?;
+            for item in iterate(cx, &coll, *keys)? {
+                step(cx)?;
+                let item = convert(cx, ty.as_ref(), item)?;
+                declare(cx, f, *var, item);
+                match ctl(exec(cx, f, body, None)?, label) {
+                    Ctl::Next => {}
+                    Ctl::Stop => break,
+                    Ctl::Out(o) => return Ok(o),
+                }
+            }
+        }
+        S::Block(b) => return exec_block(cx, f, b),
+        S::Return(e) => {
+            let v = match e {
+                Some(e) => eval(cx, f, e)?,
+                None => Value::Null,
+            };
+            return Ok(Flow::Return(v));
+        }
+        S::Break(l) => return Ok(Flow::Break(l.clone())),
+        S::Continue(l) => return Ok(Flow::Continue(l.clone())),
+        S::Throw(e) => {
+            let v = eval(cx, f, e)?;
+            if v.is_null() {
+                return Err(npe("Cannot throw null".into()));
+            }
+            return Err(classes::thrown_from(v));
+        }
+        S::Try(body, catches, finally) => {
+            let mut r = exec_block(cx, f, body);
+            if let Err(t) = &r {
+                if t.class != BUDGET_CLASS {
+                    let c = catches
+                        .iter()
+                        .find(|c| c.classes.is_empty() || c.classes.iter().any(|k| classes::catches(k, &t.class)));
+                    if let Some(c) = c {
+                        let v = classes::exception_value(t);
+                        declare(cx, f, c.var, v);
+                        r = exec_block(cx, f, &c.body);
+                    }
+                }
+            }
+            if let Some(fin) = finally {
+                match exec_block(cx, f, fin)? {
+                    Flow::Normal => {}
+                    other => return Ok(other),
+                }
+            }
+            return r;
+        }
+        S::Switch(subject, arms) => {
+            let v = eval(cx, f, subject)?;
+            let mut start = None;
+            let mut default = None;
+            'arms: for (i, (labels, _)) in arms.iter().enumerate() {
+                if labels.is_empty() {
+                    default = Some(i);
+                }
+                for l in labels {
+                    let lv = eval(cx, f, l)?;
+                    if case_match(cx, &lv, &v)? {
+                        start = Some(i);
+                        break 'arms;
+                    }
+                }
+            }
+            if let Some(i) = start.or(default) {
+                for (_, body) in &arms[i..] {
+                    match exec_block(cx, f, body)? {
+                        Flow::Normal => {}
+                        Flow::Break(None) => return Ok(Flow::Normal),
+                        other => return Ok(other),
+                    }
+                }
+            }
+        }
+        S::Assert(c, message, text) => {
+            if !cond(cx, f, c)? {
+                let msg = match message {
+                    Some(m) => {
+                        let m = eval(cx, f, m)?;
+                        let m = text_of(cx, &m);
+                        if cx.lang.is_java_like() {
+                            m
+                        } else {
+                            format!("{m}. Expression: {text}")
+                        }
+                    }
+                    None if cx.lang.is_java_like() => String::new(),
+                    None => format!("assert {text}"),
+                };
+                return Err(Thrown::new("java.lang.AssertionError", msg));
+            }
+        }
+        S::Labeled(l, body) => {
+            return Ok(match exec(cx, f, body, Some(l))? {
+                Flow::Break(Some(b)) if b == *l => Flow::Normal,
+                other => other,
+            });
+        }
+        S::Empty => {}
+    }
+    Ok(Flow::Normal)
+}
+
+/// Groovy's `switch` (`isCase`): a list or range contains the subject, a class is its type,
+/// a closure accepts it; otherwise equality.
+fn case_match(cx: &mut Ctx<'_>, label: &Value, subject: &Value) -> R<bool> {
+    if cx.lang == Lang::Groovy {
+        match label {
+            Value::List(_) | Value::Range(..) | Value::Class(_) => return contains(cx, label, subject),
+            Value::Closure(c) => return Ok(call_closure(cx, c, vec![subject.clone()])?.truthy()),
+            _ => {}
+        }
+    }
+    Ok(equals(cx.lang, label, subject))
+}
+
+fn iterate(cx: &mut Ctx<'_>, v: &Value, keys: bool) -> R<Vec<Value>> {
+    Ok(match v {
+        Value::Null => Vec::new(),
+        Value::List(l) if keys => (0..lock(&l.items).len() as i32).map(Value::Int).collect(),
+        Value::List(l) => lock(&l.items).clone(),
+        Value::Map(m) if keys => lock(&m.entries).keys().map(|k| k.0.clone()).collect(),
+        Value::Map(_) => {
+            let entries = methods::call_method(cx, v, "entrySet", Vec::new())?;
+            if matches!(entries, Value::Map(_)) {
+                return Err(Thrown::new("java.lang.IllegalStateException", "entrySet() gave a map"));
+            }
+            return iterate(cx, &entries, false);
+        }
+        Value::Range(a, b) => {
+            let n = (a - b).unsigned_abs().saturating_add(1);
+            if n > STEP_BUDGET {
+                return Err(Thrown::new(BUDGET_CLASS, format!("a range of {n} values is more than a script may walk")));
+            }
+            let int = |i: i64| i32::try_from(i).map(Value::Int).unwrap_or(Value::Long(i));
+            if a <= b {
+                (*a..=*b).map(int).collect()
+            } else {
+                (*b..=*a).rev().map(int).collect()
+            }
+        }
+        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string().into())).collect(),
+        Value::Bytes(b) => b.iter().map(|b| Value::Int(*b as i8 as i32)).collect(),
+        Value::Host(_) | Value::Object(_) => {
+            let it = call_method_value(cx, v, "iterator", Vec::new())?;
+            if let Value::List(_) = it {
+                return iterate(cx, &it, false);
+            }
+            let mut out = Vec::new();
+            while call_method_value(cx, &it, "hasNext", Vec::new())?.truthy() {
+                step(cx)?;
+                out.push(call_method_value(cx, &it, "next", Vec::new())?);
+            }
+            out
+        }
+        other => {
+            return Err(Thrown::new(
+                "groovy.lang.MissingMethodException",
+                format!("No signature of method: {}.iterator() is applicable", other.type_name()),
+            ))
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Expressions
+
+fn truth(cx: &mut Ctx<'_>, v: &Value) -> R<bool> {
+    match v {
+        Value::Object(o) if o.class_name() == "java.util.regex.Matcher" => {
+            let o = o.clone();
+            Ok(o.call(cx, "find", Vec::new())?.truthy())
+        }
+        Value::Double(d) if d.is_nan() => Ok(false),
+        other => Ok(other.truthy()),
+    }
+}
+
+fn cond(cx: &mut Ctx<'_>, f: &mut Frame<'_>, e: &Node) -> R<bool> {
+    let v = eval(cx, f, e)?;
+    truth(cx, &v)
+}
+
+fn eval(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    eval_inner(cx, f, n).map_err(|e| e.at(n.pos))
+}
+
+fn eval_args(cx: &mut Ctx<'_>, f: &mut Frame<'_>, args: &[Node]) -> R<Vec<Value>> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        out.push(eval(cx, f, a)?);
+    }
+    Ok(out)
+}
+
+fn eval_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    Ok(match &n.k {
+        E::Const(v) => v.clone(),
+        E::GStr(parts) => {
+            let mut s = String::new();
+            for p in parts {
+                match p {
+                    GPart::Lit(l) => s.push_str(l),
+                    GPart::Expr(e) => {
+                        let v = eval(cx, f, e)?;
+                        s.push_str(&text_of(cx, &v));
+                    }
+                }
+            }
+            Value::Str(s.into())
+        }
+        E::Var(v) => get_var(cx, f, *v)?,
+        E::Func(i) => {
+            let proto = f.unit.funcs[*i as usize].clone();
+            Value::Closure(Arc::new(Closure {
+                kind: ClosureKind::Code { proto, cells: Vec::new(), unit: f.unit.clone() },
+                curried: Vec::new(),
+            }))
+        }
+        E::Class(c) => Value::Class(c),
+        E::This => Value::Null,
+        E::List(items) => Value::list(eval_args(cx, f, items)?),
+        E::Map(entries) => {
+            let mut m = IndexMap::with_capacity(entries.len());
+            for (k, v) in entries {
+                let k = eval(cx, f, k)?;
+                let v = eval(cx, f, v)?;
+                m.insert(Key(k), v);
+            }
+            Value::map(m)
+        }
+        E::Range(a, b, exclusive) => {
+            let (a, b) = (eval(cx, f, a)?, eval(cx, f, b)?);
+            let (Some(x), Some(mut y)) = (a.as_i64().filter(|_| !a.is_null()), b.as_i64()) else {
+                return Err(Thrown::new(
+                    "java.lang.IllegalArgumentException",
+                    format!(
+                        "ranges of {} and {} are not supported in stampede's scripts",
+                        a.type_name(),
+                        b.type_name()
+                    ),
+                ));
+            };
+            if *exclusive {
+                y += if y >= x { -1 } else { 1 };
+            }
+            Value::Range(x, y)
+        }
+        E::Unary(op, e) => {
+            if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
+                if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
+                    return Ok(Value::str("undefined"));
+                }
+            }
+            let v = eval(cx, f, e)?;
+            unary(cx, *op, v)?
+        }
+        E::IncDec(t, inc, prefix, ty) => {
+            let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
+            let old = place_get(cx, f, &p)?;
+            let new = match &old {
+                Value::Null if cx.lang != Lang::JavaScript => {
+                    return Err(npe(format!(
+                        "Cannot invoke method {}() on null object",
+                        if *inc { "next" } else { "previous" }
+                    )))
+                }
+                Value::Char(c) => Value::Char(
+                    char::from_u32((*c as u32).wrapping_add_signed(if *inc { 1 } else { -1 })).unwrap_or(*c),
+                ),
+                Value::Str(_) => call_method_value(cx, &old, if *inc { "next" } else { "previous" }, Vec::new())?,
+                _ => binop(cx, if *inc { BinOp::Add } else { BinOp::Sub }, old.clone(), Value::Int(1))?,
+            };
+            let new = convert(cx, ty.as_ref(), new)?;
+            place_set(cx, f, &p, new.clone())?;
+            if *prefix {
+                new
+            } else {
+                old
+            }
+        }
+        E::Bin(op, a, b) => match op {
+            BinOp::And | BinOp::Or => {
+                let l = eval(cx, f, a)?;
+                let lt = truth(cx, &l)?;
+                let and = *op == BinOp::And;
+                if lt != and {
+                    return Ok(if cx.lang == Lang::JavaScript { l } else { Value::Bool(lt) });
+                }
+                let r = eval(cx, f, b)?;
+                if cx.lang == Lang::JavaScript {
+                    r
+                } else {
+                    Value::Bool(truth(cx, &r)?)
+                }
+            }
+            _ => {
+                let l = eval(cx, f, a)?;
+                let r = eval(cx, f, b)?;
+                binop(cx, *op, l, r)?
+            }
+        },
+        E::InstOf(e, ty, negated) => {
+            let v = eval(cx, f, e)?;
+            Value::Bool(instance_of(&v, ty) != *negated)
+        }
+        E::Assign(t, op, value, ty) => {
+            let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
+            let new = match op {
+                None => eval(cx, f, value)?,
+                Some(op) => {
+                    let old = place_get(cx, f, &p)?;
+                    let r = eval(cx, f, value)?;
+                    binop(cx, *op, old, r)?
+                }
+            };
+            let new = convert(cx, ty.as_ref(), new)?;
+            place_set(cx, f, &p, new.clone())?;
+            new
+        }
+        E::Cond(c, a, b) => {
+            if cond(cx, f, c)? {
+                eval(cx, f, a)?
+            } else {
+                eval(cx, f, b)?
+            }
+        }
+        E::Elvis(a, b) => {
+            let l = eval(cx, f, a)?;
+            if truth(cx, &l)? {
+                l
+            } else {
+                eval(cx, f, b)?
+            }
+        }
+        E::Prop(t, name, safe, spread) => {
+            let r = eval(cx, f, t)?;
+            if *safe && r.is_null() {
+                return Ok(Value::Null);
+            }
+            if *spread {
+                return spread_over(
+                    cx,
+                    &r,
+                    |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) },
+                );
+            }
+            get_prop(cx, &r, name)?
+        }
+        E::Index(t, i, safe) => {
+            let r = eval(cx, f, t)?;
+            if *safe && r.is_null() {
+                return Ok(Value::Null);
+            }
+            let i = eval(cx, f, i)?;
+            index_get(cx, &r, &i)?
+        }
+        E::Method(recv, name, args, safe, spread) => {
+            let r = eval(cx, f, recv)?;
+            if *safe && r.is_null() {
+                return Ok(Value::Null);
+            }
+            let args = eval_args(cx, f, args)?;
+            if *spread {
+                return spread_over(cx, &r, |cx, item| {
+                    if item.is_null() {
+                        Ok(Value::Null)
+                    } else {
+                        call_method_value(cx, item, name, args.clone())
+                    }
+                });
+            }
+            call_method_value(cx, &r, name, args)?
+        }
+        E::Static(c, name, args) => {
+            let args = eval_args(cx, f, args)?;
+            classes::call_static(cx, c, name, args)?
+        }
+        E::CallVar(v, args) => {
+            let callee = get_var(cx, f, *v)?;
+            let args = eval_args(cx, f, args)?;
+            call_callee(cx, &callee, args)?
+        }
+        E::CallFunc(i, args) => {
+            let unit: &Arc<Unit> = f.unit;
+            let args = eval_args(cx, f, args)?;
+            let proto = &unit.funcs[*i as usize];
+            invoke(cx, proto, unit, &[], args)?
+        }
+        E::CallFree(name, args) => {
+            let args = eval_args(cx, f, args)?;
+            script_method(cx, name, args)?
+        }
+        E::CallValue(c, args) => {
+            let callee = eval(cx, f, c)?;
+            let args = eval_args(cx, f, args)?;
+            call_callee(cx, &callee, args)?
+        }
+        E::New(c, args) => {
+            let args = eval_args(cx, f, args)?;
+            classes::construct(cx, c, args)?
+        }
+        E::NewBuiltin(ty, args) => {
+            let args = eval_args(cx, f, args)?;
+            new_builtin(cx, ty, args)?
+        }
+        E::NewArray(ty, dims, init) => match init {
+            Some(items) => Value::array(eval_args(cx, f, items)?),
+            None => {
+                let dims = eval_args(cx, f, dims)?;
+                new_array(ty, &dims)?
+            }
+        },
+        E::Cast(ty, e, coerce) => {
+            let v = eval(cx, f, e)?;
+            if ty.converts && !v.is_null() {
+                methods::cast(cx, v, &ty.name, ty.dims, *coerce)?
+            } else {
+                v
+            }
+        }
+        E::Closure(proto) => {
+            let cells = proto.captures.iter().map(|v| capture(f, *v)).collect();
+            Value::Closure(Arc::new(Closure {
+                kind: ClosureKind::Code { proto: proto.clone(), cells, unit: f.unit.clone() },
+                curried: Vec::new(),
+            }))
+        }
+        E::ClassLit(ty) => Value::Class(ty.class.unwrap_or_else(|| builtin_class(&ty.name))),
+        E::MethodRef(t, name) => {
+            let recv = eval(cx, f, t)?;
+            Value::Closure(Arc::new(Closure {
+                kind: ClosureKind::Method { recv, name: name.clone() },
+                curried: Vec::new(),
+            }))
+        }
+    })
+}
+
+fn builtin_class(name: &str) -> &'static str {
+    match name.rsplit('.').next().unwrap_or(name) {
+        "String" => "java.lang.String",
+        "Integer" | "int" => "java.lang.Integer",
+        "Long" | "long" => "java.lang.Long",
+        "Double" | "double" => "java.lang.Double",
+        "Boolean" | "boolean" => "java.lang.Boolean",
+        "List" => "java.util.List",
+        "Map" => "java.util.Map",
+        _ => "java.lang.Object",
+    }
+}
+
+fn spread_over(cx: &mut Ctx<'_>, r: &Value, mut each: impl FnMut(&mut Ctx<'_>, &Value) -> R<Value>) -> R<Value> {
+    if r.is_null() {
+        return Ok(Value::Null);
+    }
+    let items = iterate(cx, r, false)?;
+    let mut out = Vec::with_capacity(items.len());
+    for item in &items {
+        out.push(each(cx, item)?);
+    }
+    Ok(Value::list(out))
+}
+
+/// Where an assignment stores.
+enum Place {
+    Var(VarRef),
+    Prop(Value, Arc<str>),
+    Index(Value, Value),
+}
+
+fn place(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node) -> R<Option<Place>> {
+    Ok(Some(match &t.k {
+        E::Var(v) => Place::Var(*v),
+        E::Prop(target, name, safe, _) => {
+            let obj = eval(cx, f, target)?;
+            if *safe && obj.is_null() {
+                return Ok(None);
+            }
+            Place::Prop(obj, name.clone())
+        }
+        E::Index(target, index, safe) => {
+            let obj = eval(cx, f, target)?;
+            if *safe && obj.is_null() {
+                return Ok(None);
+            }
+            Place::Index(obj, eval(cx, f, index)?)
+        }
+        _ => return Err(Thrown::new("java.lang.IllegalArgumentException", "this expression cannot be assigned to")),
+    }))
+}
+
+fn place_get(cx: &mut Ctx<'_>, f: &Frame<'_>, p: &Place) -> R<Value> {
+    match p {
+        Place::Var(v) => get_var(cx, f, *v),
+        Place::Prop(obj, name) => get_prop(cx, obj, name),
+        Place::Index(obj, i) => index_get(cx, obj, i),
+    }
+}
+
+fn place_set(cx: &mut Ctx<'_>, f: &mut Frame<'_>, p: &Place, v: Value) -> R<()> {
+    match p {
+        Place::Var(var) => {
+            set_var(cx, f, *var, v);
+            Ok(())
+        }
+        Place::Prop(obj, name) => set_prop(cx, obj, name, v),
+        Place::Index(obj, i) => index_set(cx, obj, i.clone(), v),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Operators
+
+/// Text of a value as string concatenation and GStrings render it.
+pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        Value::Host(h) => cx.host.describe(*h),
+        Value::Double(d) if cx.lang == Lang::JavaScript => ops::js_number(*d),
+        other => other.to_string(),
+    }
+}
+
+fn equals(lang: Lang, a: &Value, b: &Value) -> bool {
+    if lang == Lang::JavaScript {
+        match (a, b) {
+            (Value::Str(_), x) | (x, Value::Str(_)) if x.is_number() || matches!(x, Value::Bool(_)) => {
+                return ops::js_to_number(a) == ops::js_to_number(b);
+            }
+            _ => {}
+        }
+    }
+    value::equals(a, b)
+}
+
+fn strict_equals(lang: Lang, a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
+        (Value::Map(x), Value::Map(y)) => Arc::ptr_eq(x, y),
+        (Value::Object(x), Value::Object(y)) => std::ptr::addr_eq(Arc::as_ptr(x), Arc::as_ptr(y)),
+        (Value::Str(_), x) | (x, Value::Str(_))
+            if lang == Lang::JavaScript && !matches!(x, Value::Str(_) | Value::Char(_)) =>
+        {
+            false
+        }
+        _ => value::equals(a, b),
+    }
+}
+
+fn compare(cx: &Ctx<'_>, a: &Value, b: &Value) -> R<Option<Ordering>> {
+    if let Some(o) = value::compare(a, b) {
+        return Ok(Some(o));
+    }
+    if cx.lang == Lang::JavaScript {
+        return Ok(ops::js_to_number(a).zip(ops::js_to_number(b)).and_then(|(x, y)| x.partial_cmp(&y)));
+    }
+    Err(Thrown::new(
+        "java.lang.IllegalArgumentException",
+        format!("Cannot compare {} with value '{a}' and {} with value '{b}'", a.type_name(), b.type_name()),
+    ))
+}
+
+fn is_text(v: &Value) -> bool {
+    matches!(v, Value::Str(_))
+}
+
+pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> {
+    use BinOp::*;
+    let lang = cx.lang;
+    Ok(match op {
+        Eq => Value::Bool(equals(lang, &l, &r)),
+        Ne => Value::Bool(!equals(lang, &l, &r)),
+        StrictEq => Value::Bool(strict_equals(lang, &l, &r)),
+        StrictNe => Value::Bool(!strict_equals(lang, &l, &r)),
+        Lt | Le | Gt | Ge => match compare(cx, &l, &r)? {
+            None => Value::Bool(false),
+            Some(o) => Value::Bool(match op {
+                Lt => o == Ordering::Less,
+                Le => o != Ordering::Greater,
+                Gt => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            }),
+        },
+        Cmp => Value::Int(compare(cx, &l, &r)?.map_or(0, |o| o as i32)),
+        In => Value::Bool(contains(cx, &r, &l)?),
+        NotIn => Value::Bool(!contains(cx, &r, &l)?),
+        Find => {
+            let (p, t) = (text_of(cx, &r), text_of(cx, &l));
+            classes::matcher(cx, &p, &t)?
+        }
+        Match => {
+            let (p, t) = (text_of(cx, &r), text_of(cx, &l));
+            let m = classes::matcher(cx, &p, &t)?;
+            Value::Bool(call_method_value(cx, &m, "matches", Vec::new())?.truthy())
+        }
+        Add if is_text(&l)
+            || is_text(&r)
+            || (lang != Lang::Groovy && matches!((&l, &r), (Value::Char(_), Value::Str(_)))) =>
+        {
+            let mut s = text_of(cx, &l);
+            s.push_str(&text_of(cx, &r));
+            Value::Str(s.into())
+        }
+        And => Value::Bool(truth(cx, &l)? && truth(cx, &r)?),
+        Or => Value::Bool(truth(cx, &l)? || truth(cx, &r)?),
+        _ => {
+            if let Some(v) = ops::arith(op, &l, &r, lang) {
+                return v;
+            }
+            if lang == Lang::JavaScript {
+                if let (Some(x), Some(y)) = (ops::js_to_number(&l), ops::js_to_number(&r)) {
+                    return ops::arith(op, &Value::Double(x), &Value::Double(y), lang).unwrap_or(Ok(Value::Null));
+                }
+            }
+            return operator_method(cx, op, l, r);
+        }
+    })
+}
+
+/// An operator on values that are not numbers: collections inline, booleans, then the
+/// operator's method (`plus`, `leftShift`, ...), as Groovy does.
+fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> {
+    use BinOp::*;
+    match (op, &l, &r) {
+        (BitAnd, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(*a & *b)),
+        (BitOr, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(*a | *b)),
+        (BitXor, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(*a ^ *b)),
+        (Shl, Value::List(list), _) => {
+            lock(&list.items).push(r.clone());
+            return Ok(l.clone());
+        }
+        (Add, Value::List(a), _) => {
+            let mut items = lock(&a.items).clone();
+            match &r {
+                Value::List(b) if !Arc::ptr_eq(a, b) => items.extend(lock(&b.items).iter().cloned()),
+                Value::List(_) => items.extend(items.clone()),
+                other => items.push(other.clone()),
+            }
+            return Ok(Value::List(Arc::new(ListObj { kind: a.kind, items: Mutex::new(items) })));
+        }
+        (Sub, Value::List(a), _) => {
+            let drop: Vec<Value> = match &r {
+                Value::List(b) => lock(&b.items).clone(),
+                other => vec![other.clone()],
+            };
+            let items = lock(&a.items).iter().filter(|x| !drop.iter().any(|d| value::equals(x, d))).cloned().collect();
+            return Ok(Value::List(Arc::new(ListObj { kind: a.kind, items: Mutex::new(items) })));
+        }
+        (Add, Value::Map(a), Value::Map(b)) => {
+            let mut m = lock(&a.entries).clone();
+            let add = lock(&b.entries).clone();
+            m.extend(add);
+            return Ok(Value::Map(Arc::new(MapObj { sorted: a.sorted, entries: Mutex::new(m) })));
+        }
+        (Mul, Value::Str(s), n) if n.as_i64().is_some() => {
+            let k = n.as_i64().unwrap_or(0).max(0) as usize;
+            return Ok(Value::Str(s.repeat(k).into()));
+        }
+        (Sub, Value::Str(s), other) => {
+            let t = text_of(cx, other);
+            return Ok(Value::Str(s.replacen(&t, "", 1).into()));
+        }
+        (_, Value::Null, _) | (_, _, Value::Null) if op != Shl => {
+            return Err(npe(format!(
+                "Cannot execute null{}",
+                op_method(op).map(|m| format!(".{m}()")).unwrap_or_default()
+            )));
+        }
+        _ => {}
+    }
+    match op_method(op) {
+        Some(m) => call_method_value(cx, &l, m, vec![r]),
+        None => Err(Thrown::no_method(l.type_name(), &format!("{op:?}"))),
+    }
+}
+
+fn op_method(op: BinOp) -> Option<&'static str> {
+    use BinOp::*;
+    Some(match op {
+        Add => "plus",
+        Sub => "minus",
+        Mul => "multiply",
+        Div => "div",
+        Rem => "mod",
+        Pow => "power",
+        Shl => "leftShift",
+        Shr => "rightShift",
+        UShr => "rightShiftUnsigned",
+        BitAnd => "and",
+        BitOr => "or",
+        BitXor => "xor",
+        _ => return None,
+    })
+}
+
+fn unary(cx: &mut Ctx<'_>, op: UnOp, v: Value) -> R<Value> {
+    Ok(match op {
+        UnOp::Not => Value::Bool(!truth(cx, &v)?),
+        UnOp::Plus => v,
+        UnOp::Neg => match v {
+            Value::Int(i) if cx.lang == Lang::JavaScript => {
+                ops::arith(BinOp::Sub, &Value::Int(0), &Value::Int(i), cx.lang).unwrap_or(Ok(Value::Null))?
+            }
+            Value::Int(i) => Value::Int(i.wrapping_neg()),
+            Value::Long(i) => Value::Long(i.wrapping_neg()),
+            Value::Double(d) => Value::Double(-d),
+            Value::Decimal(d) => Value::Decimal(-d),
+            Value::Char(c) => Value::Int(-(c as i32)),
+            other => call_method_value(cx, &other, "negative", Vec::new())?,
+        },
+        UnOp::BitNot => match v {
+            Value::Int(i) => Value::Int(!i),
+            Value::Long(i) => Value::Long(!i),
+            other => call_method_value(cx, &other, "bitwiseNegate", Vec::new())?,
+        },
+        UnOp::TypeOf => Value::str(match v {
+            Value::Null => "object",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) | Value::Long(_) | Value::Double(_) | Value::Decimal(_) => "number",
+            Value::Str(_) | Value::Char(_) => "string",
+            Value::Closure(_) => "function",
+            _ => "object",
+        }),
+    })
+}
+
+/// Groovy's `x in coll` (`coll.isCase(x)`).
+fn contains(cx: &mut Ctx<'_>, coll: &Value, x: &Value) -> R<bool> {
+    Ok(match coll {
+        Value::Null => x.is_null(),
+        Value::List(l) => lock(&l.items).iter().any(|i| value::equals(i, x)),
+        Value::Map(m) => lock(&m.entries).contains_key(&Key(x.clone())),
+        Value::Range(a, b) => x.as_i64().is_some_and(|i| (*a.min(b)..=*a.max(b)).contains(&i)) && x.is_number(),
+        Value::Str(_) => value::equals(coll, x),
+        Value::Class(c) => instance_of_class(x, c),
+        other => call_method_value(cx, other, "contains", vec![x.clone()])?.truthy(),
+    })
+}
+
+fn instance_of_class(v: &Value, class: &'static str) -> bool {
+    classes::is_instance(v, class) || builtin_instance(v, class.rsplit('.').next().unwrap_or(class), 0) == Some(true)
+}
+
+/// `instanceof` for the built-in value types; `None` when the type is a library class.
+fn builtin_instance(v: &Value, simple: &str, dims: u8) -> Option<bool> {
+    if v.is_null() {
+        return Some(false);
+    }
+    if dims > 0 {
+        return Some(matches!(v, Value::Bytes(_)) || matches!(v, Value::List(l) if l.kind == ListKind::Array));
+    }
+    Some(match simple {
+        "String" | "CharSequence" | "GString" => matches!(v, Value::Str(_)),
+        "Integer" | "int" => matches!(v, Value::Int(_)),
+        "Long" | "long" => matches!(v, Value::Long(_)),
+        "Double" | "double" => matches!(v, Value::Double(_)),
+        "BigDecimal" => matches!(v, Value::Decimal(_)),
+        "Number" => v.is_number(),
+        "Boolean" | "boolean" => matches!(v, Value::Bool(_)),
+        "Character" | "char" => matches!(v, Value::Char(_)),
+        "List" | "ArrayList" | "LinkedList" => {
+            matches!(v, Value::List(l) if l.kind == ListKind::List) || matches!(v, Value::Range(..))
+        }
+        "Set" | "HashSet" | "LinkedHashSet" => matches!(v, Value::List(l) if l.kind == ListKind::Set),
+        "Collection" | "Iterable" => {
+            matches!(v, Value::List(l) if l.kind != ListKind::Array) || matches!(v, Value::Range(..))
+        }
+        "Map" | "HashMap" | "LinkedHashMap" => matches!(v, Value::Map(_)),
+        "TreeMap" | "SortedMap" => matches!(v, Value::Map(m) if m.sorted),
+        "Closure" => matches!(v, Value::Closure(_)),
+        "Object" => true,
+        _ => return None,
+    })
+}
+
+fn instance_of(v: &Value, ty: &Ty) -> bool {
+    let simple = ty.name.rsplit('.').next().unwrap_or(&ty.name);
+    if let Some(b) = builtin_instance(v, simple, ty.dims) {
+        return b;
+    }
+    ty.class.is_some_and(|c| classes::is_instance(v, c))
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties, indices, calls
+
+fn get_prop(cx: &mut Ctx<'_>, r: &Value, name: &str) -> R<Value> {
+    match r {
+        Value::Null => Err(npe(format!("Cannot get property '{name}' on null object"))),
+        Value::Host(h) => cx.host.get(*h, name),
+        Value::Object(o) => o.clone().get(cx, name),
+        Value::Class(c) => classes::get_static(cx, c, name),
+        Value::Map(m) => Ok(lock(&m.entries).get(&Key(Value::str(name))).cloned().unwrap_or_default()),
+        Value::Closure(_) => Err(missing_property(name, "Closure")),
+        other => methods::get_property(cx, other, name),
+    }
+}
+
+fn set_prop(cx: &mut Ctx<'_>, r: &Value, name: &str, v: Value) -> R<()> {
+    match r {
+        Value::Null => Err(npe(format!("Cannot set property '{name}' on null object"))),
+        Value::Map(m) => {
+            lock(&m.entries).insert(Key(Value::str(name)), v);
+            Ok(())
+        }
+        Value::Host(h) => cx.host.set(*h, name, v),
+        Value::Object(o) => o.clone().set(cx, name, v),
+        Value::Class(c) => Err(Thrown::new(
+            "groovy.lang.ReadOnlyPropertyException",
+            format!("Cannot set property: {name} for class: {c}"),
+        )),
+        other => call_method_value(cx, other, &format!("set{}", capitalize(name)), vec![v]).map(|_| ()),
+    }
+}
+
+fn list_index(cx: &Ctx<'_>, i: i64, len: usize) -> Option<usize> {
+    let k = if i < 0 && !cx.lang.is_java_like() { i + len as i64 } else { i };
+    (0..len as i64).contains(&k).then_some(k as usize)
+}
+
+fn out_of_bounds(i: i64, len: usize) -> Thrown {
+    Thrown::new("java.lang.ArrayIndexOutOfBoundsException", format!("Index {i} out of bounds for length {len}"))
+}
+
+fn int_index(i: &Value) -> Option<i64> {
+    match i {
+        Value::Int(_) | Value::Long(_) | Value::Char(_) => i.as_i64(),
+        _ => None,
+    }
+}
+
+fn index_get(cx: &mut Ctx<'_>, r: &Value, i: &Value) -> R<Value> {
+    match (r, int_index(i)) {
+        (Value::Null, _) => Err(npe("Cannot invoke method getAt() on null object".into())),
+        (Value::List(l), Some(k)) => {
+            let items = lock(&l.items);
+            match list_index(cx, k, items.len()) {
+                Some(k) => Ok(items[k].clone()),
+                None if l.kind == ListKind::Array && cx.lang != Lang::JavaScript => Err(out_of_bounds(k, items.len())),
+                None => Ok(Value::Null),
+            }
+        }
+        (Value::Map(m), _) => Ok(lock(&m.entries).get(&Key(i.clone())).cloned().unwrap_or_default()),
+        (Value::Str(s), Some(k)) => {
+            let n = s.chars().count();
+            match list_index(cx, k, n) {
+                Some(k) => Ok(Value::Str(s.chars().nth(k).map(String::from).unwrap_or_default().into())),
+                None => Err(Thrown::new("java.lang.StringIndexOutOfBoundsException", format!("index {k}, length {n}"))),
+            }
+        }
+        (Value::Host(h), _) => cx.host.call(*h, "getAt", vec![i.clone()]),
+        (Value::Object(o), _) => o.clone().call(cx, "getAt", vec![i.clone()]),
+        _ => call_method_value(cx, r, "getAt", vec![i.clone()]),
+    }
+}
+
+fn index_set(cx: &mut Ctx<'_>, r: &Value, i: Value, v: Value) -> R<()> {
+    match (r, int_index(&i)) {
+        (Value::Null, _) => Err(npe("Cannot invoke method putAt() on null object".into())),
+        (Value::List(l), Some(k)) => {
+            let mut items = lock(&l.items);
+            let len = items.len();
+            match list_index(cx, k, len) {
+                Some(k) => items[k] = v,
+                None if k >= 0 && l.kind == ListKind::List && !cx.lang.is_java_like() => {
+                    items.resize(k as usize, Value::Null);
+                    items.push(v);
+                }
+                None => return Err(out_of_bounds(k, len)),
+            }
+            Ok(())
+        }
+        (Value::Map(m), _) => {
+            lock(&m.entries).insert(Key(i), v);
+            Ok(())
+        }
+        (Value::Host(h), _) => cx.host.call(*h, "putAt", vec![i, v]).map(|_| ()),
+        (Value::Object(o), _) => o.clone().call(cx, "putAt", vec![i, v]).map(|_| ()),
+        _ => call_method_value(cx, r, "putAt", vec![i, v]).map(|_| ()),
+    }
+}
+
+/// `recv.name(args)` on any value.
+pub(crate) fn call_method_value(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> R<Value> {
+    match recv {
+        Value::Null => Err(npe(format!("Cannot invoke method {name}() on null object"))),
+        Value::Host(h) => match cx.host.call(*h, name, args) {
+            Err(e) if e.is_no_method() && name == "toString" => Ok(Value::Str(cx.host.describe(*h).into())),
+            r => r,
+        },
+        Value::Object(o) => {
+            let o = o.clone();
+            match o.call(cx, name, args) {
+                Err(e) if e.is_no_method() && name == "toString" => Ok(Value::Str(Native::to_string(&*o).into())),
+                r => r,
+            }
+        }
+        Value::Class(c) => classes::call_static(cx, c, name, args),
+        Value::Closure(c) => match name {
+            "call" | "doCall" => call_closure(cx, c, args),
+            "curry" => {
+                let mut curried = c.curried.clone();
+                curried.extend(args);
+                let kind = match &c.kind {
+                    ClosureKind::Code { proto, cells, unit } => {
+                        ClosureKind::Code { proto: proto.clone(), cells: cells.clone(), unit: unit.clone() }
+                    }
+                    ClosureKind::Method { recv, name } => {
+                        ClosureKind::Method { recv: recv.clone(), name: name.clone() }
+                    }
+                };
+                Ok(Value::Closure(Arc::new(Closure { kind, curried })))
+            }
+            _ => methods::call_method(cx, recv, name, args),
+        },
+        Value::Map(m) => {
+            let held = lock(&m.entries).get(&Key(Value::str(name))).cloned();
+            match held {
+                Some(Value::Closure(c)) => call_closure(cx, &c, args),
+                _ => methods::call_method(cx, recv, name, args),
+            }
+        }
+        other => methods::call_method(cx, other, name, args),
+    }
+}
+
+use crate::script::value::Native;
+
+fn call_callee(cx: &mut Ctx<'_>, callee: &Value, args: Vec<Value>) -> R<Value> {
+    match callee {
+        Value::Closure(c) => call_closure(cx, c, args),
+        Value::Null => Err(npe("Cannot call a null value".into())),
+        other => call_method_value(cx, other, "call", args),
+    }
+}
+
+/// `println`, `sleep`, ... and closures bound as script-level variables.
+fn script_method(cx: &mut Ctx<'_>, name: &str, args: Vec<Value>) -> R<Value> {
+    match name {
+        "println" | "print" => {
+            let mut s = args.first().map(|a| text_of(cx, a)).unwrap_or_default();
+            if name == "println" || cx.lang != Lang::Groovy {
+                s.push('\n');
+            }
+            cx.host.print(&s);
+            Ok(Value::Null)
+        }
+        "printf" | "sprintf" => {
+            let string = classes::resolve("String", &[]).unwrap_or("java.lang.String");
+            let mut args = args;
+            if args.len() == 2 {
+                if let Value::List(l) = &args[1] {
+                    let items = lock(&l.items).clone();
+                    args.truncate(1);
+                    args.extend(items);
+                }
+            }
+            let s = classes::call_static(cx, string, "format", args)?;
+            if name == "sprintf" {
+                return Ok(s);
+            }
+            let s = text_of(cx, &s);
+            cx.host.print(&s);
+            Ok(Value::Null)
+        }
+        "sleep" => {
+            let ms = args.first().and_then(|a| a.as_i64()).unwrap_or(0).max(0) as u64;
+            cx.host.sleep(ms);
+            Ok(Value::Null)
+        }
+        _ => {
+            let i = cx.state.unit.as_ref().and_then(|u| u.globals.iter().position(|g| &**g == name));
+            match i.and_then(|i| cx.state.globals.get(i).cloned().flatten()) {
+                Some(v @ Value::Closure(_)) => call_callee(cx, &v, args),
+                _ => Err(Thrown::no_method("Script1", name)),
+            }
+        }
+    }
+}
+
+pub(crate) fn call_closure(cx: &mut Ctx<'_>, c: &Arc<Closure>, mut args: Vec<Value>) -> R<Value> {
+    if !c.curried.is_empty() {
+        let mut all = c.curried.clone();
+        all.append(&mut args);
+        args = all;
+    }
+    match &c.kind {
+        ClosureKind::Method { recv, name } => call_method_value(cx, recv, name, args),
+        ClosureKind::Code { proto, cells, unit } => {
+            if cx.state.unit.as_ref().is_some_and(|u| Arc::ptr_eq(u, unit)) {
+                return invoke(cx, proto, unit, cells, args);
+            }
+            // A closure of another script (kept in `props`): its own globals, empty.
+            let saved_globals = std::mem::replace(&mut cx.state.globals, vec![None; unit.globals.len()]);
+            let saved_unit = cx.state.unit.replace(unit.clone());
+            let r = invoke(cx, proto, unit, cells, args);
+            cx.state.globals = saved_globals;
+            cx.state.unit = saved_unit;
+            r
+        }
+    }
+}
+
+fn invoke(cx: &mut Ctx<'_>, proto: &Proto, unit: &Arc<Unit>, cells: &[Cell], args: Vec<Value>) -> R<Value> {
+    step(cx)?;
+    cx.state.depth += 1;
+    let r = if cx.state.depth > MAX_DEPTH {
+        Err(Thrown::new("java.lang.StackOverflowError", format!("more than {MAX_DEPTH} nested calls")))
+    } else {
+        invoke_frame(cx, proto, unit, cells, args)
+    };
+    cx.state.depth -= 1;
+    r
+}
+
+fn invoke_frame(cx: &mut Ctx<'_>, proto: &Proto, unit: &Arc<Unit>, cells: &[Cell], mut args: Vec<Value>) -> R<Value> {
+    let mut f = Frame::new(proto, unit, cells);
+    if proto.params.len() > 1 && args.len() == 1 {
+        let spread = match &args[0] {
+            Value::List(l) if l.kind != ListKind::Set => Some(lock(&l.items).clone()),
+            _ => None,
+        };
+        if let Some(items) = spread {
+            args = items;
+        }
+    }
+    let mut args = args.into_iter();
+    for (i, p) in proto.params.iter().enumerate() {
+        let v = match (args.next(), &p.default) {
+            (Some(v), _) => v,
+            (None, Some(d)) => eval(cx, &mut f, d)?,
+            (None, None) => Value::Null,
+        };
+        let v = convert(cx, p.ty.as_ref(), v)?;
+        declare(cx, &mut f, VarRef::Local(i as u32), v);
+    }
+    match exec_block(cx, &mut f, &proto.body)? {
+        Flow::Return(v) => Ok(v),
+        _ if proto.implicit_return => Ok(f.last),
+        _ => Ok(Value::Null),
+    }
+}
+
+fn new_builtin(cx: &mut Ctx<'_>, ty: &Ty, args: Vec<Value>) -> R<Value> {
+    let simple = ty.name.rsplit('.').next().unwrap_or(&ty.name);
+    let from = args.into_iter().next();
+    let items = |cx: &mut Ctx<'_>, v: &Option<Value>| -> R<Vec<Value>> {
+        match v {
+            Some(v @ (Value::List(_) | Value::Range(..))) => iterate(cx, v, false),
+            _ => Ok(Vec::new()),
+        }
+    };
+    Ok(match simple {
+        "List" | "ArrayList" | "LinkedList" | "Collection" => Value::list(items(cx, &from)?),
+        "Set" | "HashSet" | "LinkedHashSet" | "TreeSet" => {
+            let mut out: Vec<Value> = Vec::new();
+            for v in items(cx, &from)? {
+                if !out.iter().any(|o| value::equals(o, &v)) {
+                    out.push(v);
+                }
+            }
+            Value::List(Arc::new(ListObj { kind: ListKind::Set, items: Mutex::new(out) }))
+        }
+        "Map" | "HashMap" | "LinkedHashMap" | "TreeMap" => {
+            let entries = match &from {
+                Some(Value::Map(m)) => lock(&m.entries).clone(),
+                _ => IndexMap::new(),
+            };
+            Value::Map(Arc::new(MapObj { sorted: simple == "TreeMap", entries: Mutex::new(entries) }))
+        }
+        "String" => Value::Str(from.map(|v| text_of(cx, &v)).unwrap_or_default().into()),
+        _ => match from {
+            Some(v) => methods::cast(cx, v, &ty.name, 0, true)?,
+            None => {
+                return Err(Thrown::new(
+                    "java.lang.UnsupportedOperationException",
+                    format!("new {}() is not available in stampede's scripts", ty.name),
+                ))
+            }
+        },
+    })
+}
+
+fn new_array(ty: &Ty, dims: &[Value]) -> R<Value> {
+    let Some((first, rest)) = dims.split_first() else { return Ok(Value::array(Vec::new())) };
+    let n = first.as_i64().unwrap_or(0);
+    if !(0..=10_000_000).contains(&n) {
+        return Err(Thrown::new("java.lang.NegativeArraySizeException", n.to_string()));
+    }
+    let mut items = Vec::with_capacity(n as usize);
+    let zero = zero_of(Some(&Arc::new(Ty { dims: 0, name: ty.name.clone(), class: None, converts: true })));
+    for _ in 0..n {
+        items.push(if rest.is_empty() { zero.clone() } else { new_array(ty, rest)? });
+    }
+    Ok(Value::array(items))
+}

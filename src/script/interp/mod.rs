@@ -1,0 +1,265 @@
+//! Runs a parsed script: name resolution at compile time, then statements, operators and
+//! closures with Groovy's semantics (Java's or JavaScript's where the dialect says so).
+//!
+//! # Layout
+//! - `resolve`: the syntax tree to a resolved tree (`Node`, `St`): every local is a slot in
+//!   its frame, every script-level name an index into the globals, every class a canonical
+//!   name; unknown classes are compile errors here.
+//! - `eval`: statements and expressions, calls, closures, exceptions, the step budget.
+//! - `ops`: operators on values (number promotion, division, concatenation, comparison).
+//!
+//! Closures capture variables by reference: a local that some closure captures lives in a
+//! shared cell (`Arc<Mutex<Value>>`, so values stay `Send + Sync`); other locals are plain
+//! slots.
+
+mod eval;
+mod ops;
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+use super::ast::{BinOp, Pos, UnOp};
+use super::value::Value;
+use super::{CompileError, Ctx, Lang, Thrown};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// A variable captured by a closure: shared between the frames that see it.
+pub(crate) type Cell = Arc<Mutex<Value>>;
+
+/// A resolved script, ready to run.
+#[derive(Debug)]
+pub struct Compiled {
+    pub(crate) unit: Arc<Unit>,
+}
+
+/// What every closure of a script shares: its functions and the names of its globals.
+#[derive(Debug)]
+pub(crate) struct Unit {
+    pub main: Arc<Proto>,
+    /// Script-level functions (`def f() {}`, `function f() {}`), hoisted.
+    pub funcs: Vec<Arc<Proto>>,
+    /// The script-level names (bindings, undeclared assignments), by index.
+    pub globals: Vec<Arc<str>>,
+}
+
+/// The code of a function, closure or the script body.
+#[derive(Debug)]
+pub(crate) struct Proto {
+    pub name: Arc<str>,
+    /// Parameter `i` lives in slot `i`.
+    pub params: Vec<PParam>,
+    pub body: Vec<St>,
+    pub nslots: usize,
+    /// Slots some inner closure captures (they hold a shared cell).
+    pub cells: Vec<bool>,
+    /// For a closure: where each captured variable comes from in the frame that makes it.
+    pub captures: Vec<VarRef>,
+    /// The value of the last expression statement is the result (Groovy closures and
+    /// methods, script bodies); JavaScript/Java functions need `return`.
+    pub implicit_return: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct PParam {
+    pub ty: Option<Arc<Ty>>,
+    pub default: Option<Node>,
+}
+
+/// Where a variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VarRef {
+    /// A slot of the current frame.
+    Local(u32),
+    /// A cell the current closure captured.
+    Cap(u32),
+    /// A script-level variable.
+    Global(u32),
+}
+
+/// A type as written, resolved: a built-in type the evaluator casts to, or a library class.
+#[derive(Debug)]
+pub(crate) struct Ty {
+    pub name: Arc<str>,
+    pub dims: u8,
+    pub class: Option<&'static str>,
+    /// A value declared with this type is converted (`int n = "5" as int`): primitives,
+    /// boxed numbers, String, arrays.
+    pub converts: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub k: E,
+    pub pos: Pos,
+}
+
+type B = Box<Node>;
+
+#[derive(Debug)]
+pub(crate) enum GPart {
+    Lit(Arc<str>),
+    Expr(Node),
+}
+
+/// A resolved expression.
+#[derive(Debug)]
+pub(crate) enum E {
+    Const(Value),
+    GStr(Vec<GPart>),
+    Var(VarRef),
+    /// A script function as a value (`this.&f`, JavaScript's `f`).
+    Func(u32),
+    Class(&'static str),
+    This,
+    List(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+    Range(B, B, bool),
+    Unary(UnOp, B),
+    /// target, increment, prefix, the declared type of a local target
+    IncDec(B, bool, bool, Option<Arc<Ty>>),
+    Bin(BinOp, B, B),
+    InstOf(B, Arc<Ty>, bool),
+    Assign(B, Option<BinOp>, B, Option<Arc<Ty>>),
+    Cond(B, B, B),
+    Elvis(B, B),
+    /// target, name, safe, spread
+    Prop(B, Arc<str>, bool, bool),
+    Index(B, B, bool),
+    /// receiver, name, args, safe, spread
+    Method(B, Arc<str>, Vec<Node>, bool, bool),
+    Static(&'static str, Arc<str>, Vec<Node>),
+    CallVar(VarRef, Vec<Node>),
+    CallFunc(u32, Vec<Node>),
+    /// `println(x)`, `sleep(n)`, or a closure bound as a global.
+    CallFree(Arc<str>, Vec<Node>),
+    CallValue(B, Vec<Node>),
+    New(&'static str, Vec<Node>),
+    /// A collection type no library class provides (`new ArrayList()` when `classes` has
+    /// none): made here.
+    NewBuiltin(Arc<Ty>, Vec<Node>),
+    NewArray(Arc<Ty>, Vec<Node>, Option<Vec<Node>>),
+    Cast(Arc<Ty>, B, bool),
+    Closure(Arc<Proto>),
+    ClassLit(Arc<Ty>),
+    MethodRef(B, Arc<str>),
+}
+
+#[derive(Debug)]
+pub(crate) struct St {
+    pub k: S,
+    pub pos: Pos,
+}
+
+#[derive(Debug)]
+pub(crate) struct CatchC {
+    /// Empty: catches everything.
+    pub classes: Vec<&'static str>,
+    pub var: VarRef,
+    pub body: Vec<St>,
+}
+
+/// A resolved statement.
+#[derive(Debug)]
+pub(crate) enum S {
+    Expr(Node),
+    Decl(VarRef, Option<Arc<Ty>>, Option<Node>),
+    Multi(Vec<VarRef>, Node),
+    If(Node, Box<St>, Option<Box<St>>),
+    While(Node, Box<St>),
+    DoWhile(Box<St>, Node),
+    For(Vec<St>, Option<Node>, Vec<Node>, Box<St>),
+    /// variable, its type, the iterable, JavaScript's `for (k in obj)`, body
+    ForEach(VarRef, Option<Arc<Ty>>, Node, bool, Box<St>),
+    Block(Vec<St>),
+    Return(Option<Node>),
+    Break(Option<Arc<str>>),
+    Continue(Option<Arc<str>>),
+    Throw(Node),
+    Try(Vec<St>, Vec<CatchC>, Option<Vec<St>>),
+    Switch(Node, Vec<(Vec<Node>, Vec<St>)>),
+    Assert(Node, Option<Node>, Arc<str>),
+    Labeled(Arc<str>, Box<St>),
+    Empty,
+}
+
+/// Per-execution interpreter state (the step budget, the call depth, the globals).
+#[derive(Debug, Default)]
+pub struct State {
+    pub(crate) steps: u64,
+    pub(crate) depth: u32,
+    pub(crate) globals: Vec<Option<Value>>,
+    pub(crate) unit: Option<Arc<Unit>>,
+}
+
+/// A closure value: its code and the variables it captured.
+pub struct Closure {
+    pub(crate) kind: ClosureKind,
+    /// Arguments fixed by `curry`, put before the call's.
+    pub(crate) curried: Vec<Value>,
+}
+
+pub(crate) enum ClosureKind {
+    Code {
+        proto: Arc<Proto>,
+        cells: Vec<Cell>,
+        unit: Arc<Unit>,
+    },
+    /// `obj.&name`, `Type::name`: calls the method on the receiver.
+    Method {
+        recv: Value,
+        name: Arc<str>,
+    },
+}
+
+impl fmt::Debug for Closure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ClosureKind::Code { proto, .. } => write!(f, "Closure({})", proto.name),
+            ClosureKind::Method { name, .. } => write!(f, "MethodClosure({name})"),
+        }
+    }
+}
+
+/// Steps (loop iterations and calls) one execution may take before it is stopped.
+pub(crate) const STEP_BUDGET: u64 = 50_000_000;
+/// Nested calls one execution may make before `java.lang.StackOverflowError`.
+pub(crate) const MAX_DEPTH: u32 = 200;
+
+pub(crate) fn compile(program: super::ast::Program, lang: Lang) -> Result<Compiled, CompileError> {
+    Ok(Compiled { unit: Arc::new(resolve::resolve(&program, lang)?) })
+}
+
+/// Runs a compiled script; `globals` are its script-level variables, in and out.
+pub(crate) fn run(cx: &mut Ctx<'_>, code: &Compiled, globals: &mut Vec<(String, Value)>) -> Result<Value, Thrown> {
+    let unit = &code.unit;
+    let mut mine: Vec<Option<Value>> = vec![None; unit.globals.len()];
+    let mut from: Vec<Option<usize>> = vec![None; unit.globals.len()];
+    for (i, name) in unit.globals.iter().enumerate() {
+        if let Some(j) = globals.iter().position(|(n, _)| n.as_str() == &**name) {
+            mine[i] = Some(globals[j].1.clone());
+            from[i] = Some(j);
+        }
+    }
+    cx.state.globals = mine;
+    cx.state.unit = Some(unit.clone());
+    cx.state.steps = 0;
+    cx.state.depth = 0;
+    let result = eval::run_main(cx, unit);
+    let mine = std::mem::take(&mut cx.state.globals);
+    for (i, v) in mine.into_iter().enumerate() {
+        let Some(v) = v else { continue };
+        match from[i] {
+            Some(j) => globals[j].1 = v,
+            None => globals.push((unit.globals[i].to_string(), v)),
+        }
+    }
+    result
+}
+
+pub(crate) fn call_value(cx: &mut Ctx<'_>, callee: &Value, args: Vec<Value>) -> Result<Value, Thrown> {
+    match callee {
+        Value::Closure(c) => eval::call_closure(cx, c, args),
+        other => Err(Thrown::no_method(other.type_name(), "call")),
+    }
+}
