@@ -297,6 +297,21 @@ impl PreparedRequest {
             out.extend_from_slice(&f.bytes[f.head_end..]);
             return;
         }
+        self.render_for(u, target, path, extra, body, out);
+    }
+
+    /// Renders the request for this target and path even when its bytes are fixed (a script
+    /// pre-processor changed where it goes).
+    pub fn render_for(
+        &self,
+        u: &mut UserVars,
+        target: &Target,
+        path: &str,
+        extra: Option<&str>,
+        body: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) {
+        body.clear();
         self.render_body(u, body);
         self.render_head(u, None, target, path, body.len(), out);
         push_extra(out, extra);

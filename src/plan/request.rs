@@ -542,6 +542,8 @@ impl RequestSpec {
             ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
             _ => false,
         }) || self.checks.iter().any(|c| c.test.reads_body())
+            // A script may read the body (`prev.getResponseDataAsString()`).
+            || !self.scripts.is_empty()
     }
 }
 

@@ -45,7 +45,9 @@ fn a_token_extracted_by_groovy_is_sent_in_a_header() {
     let server = TestServer::builder()
         .route(
             "/login",
-            Route::handler(|_| Reply::ok().header("Content-Type", "application/json").body("{\"auth\":{\"token\":\"tk-42\"}}")),
+            Route::handler(|_| {
+                Reply::ok().header("Content-Type", "application/json").body("{\"auth\":{\"token\":\"tk-42\"}}")
+            }),
         )
         .default_route(Route::ok().record())
         .start();
@@ -61,11 +63,13 @@ fn a_token_extracted_by_groovy_is_sent_in_a_header() {
           <collectionProp name="HeaderManager.headers">
             <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Token</stringProp><stringProp name="Header.value">${token}</stringProp></elementProp>
           </collectionProp></HeaderManager><hashTree/>"#;
-    let body = [sampler("login", "GET", "/login", "", false, &post), sampler("use", "GET", "/use", "", false, headers)].concat();
+    let body = [sampler("login", "GET", "/login", "", false, &post), sampler("use", "GET", "/use", "", false, headers)]
+        .concat();
     run_jmx(&run, &body, 2, "3", server.addr().port()).assert_exit(0);
     assert_eq!(uint(&run.label("use"), "samples"), 6);
     assert_eq!(uint(&run.total(), "errors"), 0);
-    let got: Vec<String> = server.recorded("/use").iter().filter_map(|r| r.header("x-token").map(str::to_string)).collect();
+    let got: Vec<String> =
+        server.recorded("/use").iter().filter_map(|r| r.header("x-token").map(str::to_string)).collect();
     assert_eq!(got, vec!["tk-42".to_string(); 6]);
 }
 
@@ -79,7 +83,7 @@ fn a_pre_processor_changes_what_is_sent() {
         "JSR223PreProcessor",
         "reroute",
         "groovy",
-        "sampler.setPath(\"/changed\")\nsampler.addArgument(\"n\", vars.get(\"__n\") ?: \"x\")\nsampler.getHeaderManager().add(new org.apache.jmeter.protocol.http.control.Header(\"X-Pre\", sampler.getName()))",
+        "sampler.setPath(\"/changed\")\nsampler.addArgument(\"n\", vars.get(\"__n\") ?: \"x\")\nsampler.getHeaderManager().add(\"X-Pre\", sampler.getName())\nlog.info(\"sent to \" + sampler.getPath())",
         "",
     );
     let body = sampler("orig", "GET", "/original", "", false, &pre);
@@ -91,6 +95,9 @@ fn a_pre_processor_changes_what_is_sent() {
         assert_eq!(r.header("x-pre"), Some("orig"));
     }
     assert_eq!(uint(&run.label("orig"), "samples"), 4);
+    // `log` writes to the run directory's script log, never to the terminal.
+    let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "INFO JSR223PreProcessor.reroute: sent to /changed").count(), 4, "{log}");
 }
 
 /// A JSR223 assertion fails samples with its message, counted per message; a BeanShell
@@ -113,7 +120,7 @@ fn script_assertions_fail_samples_with_their_message() {
         "BeanShellAssertion",
         "bsh check",
         "",
-        "if (!new String(ResponseData).equals(\"good\")) { Failure = true; FailureMessage = \"bsh says bad\"; }",
+        "if (!prev.getResponseDataAsString().equals(\"good\")) { Failure = true; FailureMessage = \"bsh says bad\"; }",
         "",
     );
     let post = script("JSR223PostProcessor", "unsuccess", "groovy", "prev.setSuccessful(false)", "");
@@ -165,10 +172,7 @@ fn script_samplers_timers_and_listeners() {
         "JSR223Listener",
         "listen",
         "groovy",
-        &format!(
-            "new File(\"{}\").append(sampleResult.getSampleLabel() + \"\\n\")",
-            listener_file.display()
-        ),
+        &format!("new File(\"{}\").append(sampleResult.getSampleLabel() + \"\\n\")", listener_file.display()),
         "",
     );
     let bsh = script(
@@ -217,7 +221,10 @@ fn script_samplers_timers_and_listeners() {
     let made: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] == "made").collect();
     assert!(made.iter().all(|r| r[3] == "201" && r[7] == "true"), "{made:?}");
     let thrown: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] == "throws").collect();
-    assert!(thrown.iter().all(|r| r[3] == "500" && r[4].contains("IllegalStateException") && r[7] == "false"), "{thrown:?}");
+    assert!(
+        thrown.iter().all(|r| r[3] == "500" && r[4].contains("IllegalStateException") && r[7] == "false"),
+        "{thrown:?}"
+    );
     let bsh_rows: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] == "bsh").collect();
     assert!(bsh_rows.iter().all(|r| r[3] == "202"), "{bsh_rows:?}");
     let times: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
@@ -266,7 +273,10 @@ fn the_sandbox_refuses_and_check_reports_compile_errors() {
 
     let bad = TempRun::new("jmx-script-compile");
     let body = script("JSR223PostProcessor", "broken", "groovy", "def x = 1\nvars.put(\"a\", (x + )\n", "");
-    let p = bad.write("plan.jmx", jmx_plan(1, "1", &[DEFAULTS.to_string(), sampler("s", "GET", "/s", "", false, &body)].concat()));
+    let p = bad.write(
+        "plan.jmx",
+        jmx_plan(1, "1", &[DEFAULTS.to_string(), sampler("s", "GET", "/s", "", false, &body)].concat()),
+    );
     let check = Stampede::new().arg("check").arg(&p).run();
     let text = format!("{}{}", check.stdout_str(), check.stderr_str());
     assert!(text.contains("broken") && text.contains("line 2, column"), "{text}");

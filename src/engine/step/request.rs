@@ -200,9 +200,15 @@ impl VirtualUser {
                 lines.push_str("\r\n");
             }
         }
+        let edited = edits.is_some();
         let bytes: &[u8] = match (&req.fixed, &cookie) {
             // The benchmark's path: the bytes rendered once, sent as they are.
-            (Some(f), None) => &f.bytes,
+            (Some(f), None) if !edited => &f.bytes,
+            _ if edited => {
+                self.out.clear();
+                req.render_for(&mut self.vars, &first, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
+                &self.out
+            }
             _ => {
                 self.out.clear();
                 req.render(&mut self.vars, &first, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
@@ -216,7 +222,7 @@ impl VirtualUser {
         }
         if ex.status == 401 && spec.managers.auth.is_some() {
             let sent = match (&req.fixed, &cookie) {
-                (Some(f), None) => f.bytes.clone(),
+                (Some(f), None) if !edited => f.bytes.clone(),
                 _ => self.out.clone(),
             };
             if let Some(again) = self.digest_retry(spec, &first, &sent) {
@@ -342,7 +348,7 @@ impl VirtualUser {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             // The last request sent: the fixed bytes, or the ones rendered into `out`.
             let sent: &[u8] = match (&req.fixed, &cookie) {
-                (Some(f), None) if hops == 0 => &f.bytes,
+                (Some(f), None) if hops == 0 && !edited => &f.bytes,
                 _ => &self.out,
             };
             let vars = &mut self.vars;
@@ -373,7 +379,7 @@ impl VirtualUser {
                 None => (&*first, self.path.as_str()),
             };
             let sent: &[u8] = match (&req.fixed, &cookie) {
-                (Some(f), None) if hops == 0 => &f.bytes,
+                (Some(f), None) if hops == 0 && !edited => &f.bytes,
                 _ => &self.out,
             };
             let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());

@@ -212,12 +212,14 @@ impl Cx {
             }
         };
         let parameters = self.tmpl(c, c.text_or_empty("parameters"))?;
+        // The message a failure counts under (none fails a sample elsewhere).
         let what = match place {
-            Place::Sampler => "the script failed",
-            Place::Post => "the script made the sample unsuccessful",
-            _ => "the script assertion failed",
+            Place::Sampler => Some("the script failed"),
+            Place::Post => Some("the script made the sample unsuccessful"),
+            Place::Assertion => Some("the script assertion failed"),
+            _ => None,
         };
-        let failure = self.b.check(format!("{}: {what}", c.name));
+        let failure = what.map_or(crate::plan::CheckId(0), |w| self.b.check(format!("{}: {w}", c.name)));
         let messages = if place == Place::Assertion {
             scripting::literal_messages(&text).into_iter().map(|m| (m.clone(), self.b.check(m))).collect()
         } else {
