@@ -204,14 +204,10 @@ impl VirtualUser {
         let bytes: &[u8] = match (&req.fixed, &cookie) {
             // The benchmark's path: the bytes rendered once, sent as they are.
             (Some(f), None) if !edited => &f.bytes,
-            _ if edited => {
-                self.out.clear();
-                req.render_for(&mut self.vars, &first, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
-                &self.out
-            }
             _ => {
                 self.out.clear();
-                req.render(&mut self.vars, &first, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
+                let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
+                req.render(vars, &first, &self.path, cookie.as_deref(), body, out, !edited);
                 &self.out
             }
         };
