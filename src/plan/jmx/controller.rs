@@ -588,6 +588,57 @@ mod tests {
         assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
     }
 
+    /// Conditions beyond comparisons run in the script interpreter: `${__groovy(...)}` (its
+    /// text read as JMeter's expression), and an If Controller's JavaScript when "Interpret
+    /// Condition as Variable Expression" is unchecked; a script that cannot load is refused
+    /// with its line and column.
+    #[test]
+    fn if_conditions_beyond_comparisons_run_as_scripts() {
+        let ifc = |cond: &str, expr: bool| {
+            format!(
+                r#"<IfController testclass="IfController" testname="c" enabled="true"><stringProp name="IfController.condition">{cond}</stringProp><boolProp name="IfController.useExpression">{expr}</boolProp></IfController><hashTree><HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/></hashTree>"#
+            )
+        };
+        let plan = |body: String| {
+            format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            )
+        };
+        let body = [
+            ifc("${__groovy(vars.get(&quot;x&quot;) != null)}", true),
+            ifc("${__jexl3(vars.get(&quot;x&quot;) == null)}", true),
+            ifc("1 % 2 == 1", false),
+        ]
+        .concat();
+        let (p, report) = read(&plan(body), Path::new("t.jmx"), &Options::default()).unwrap();
+        let conds: Vec<&flow::Cond> = p.scenarios[0]
+            .flow
+            .iter()
+            .filter_map(|s| match s {
+                Step::If(i) => Some(&i.condition),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(conds.len(), 3, "{report:?}");
+        assert!(conds.iter().all(|c| matches!(c.expr, condition::Condition::Truthy(_))), "{conds:?}");
+        let mut u = template::LoadScope::new(&Default::default());
+        let texts: Vec<String> = conds
+            .iter()
+            .map(|c| match &c.expr {
+                condition::Condition::Truthy(t) => t.render_string(&mut u),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(texts, ["false", "true", "true"]);
+        let e =
+            read(&plan(ifc("${__groovy(vars.get(&quot;x&quot;) != )}", true)), Path::new("t.jmx"), &Options::default())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("cannot run its groovy script: line 1, column"), "{e}");
+    }
+
     /// Runtime, Critical Section and Random Order controllers compile to their ops: each sampler
     /// under two Runtime Controllers checks both times, outer first, and every exit is patched;
     /// loops carry their `__jm__<name>__idx` variable (ForEach: from its start index).
