@@ -100,9 +100,14 @@ impl Cx {
             src
         };
         let mut failed = None;
-        let parsed = condition::parse(&src, |operand| {
-            template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
-        });
+        // A script's own words (`vars.get("x")`) are not template text to compare.
+        let parsed = if template::is_plain_comparison(&src) {
+            condition::parse(&src, |operand| {
+                template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
+            })
+        } else {
+            Err(condition::ConditionError::Syntax("a script".into()))
+        };
         let (src, expr) = match parsed {
             Ok(condition::Condition::Truthy(t)) if !is_if => (src, condition::Condition::NotFalse(t)),
             Ok(e) => (src, e),

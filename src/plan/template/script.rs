@@ -119,6 +119,52 @@ pub(crate) fn js_condition(src: &str, sym: &mut Symbols, element: &str) -> Resul
     Ok(Template { src: src.to_string(), segs: vec![seg] })
 }
 
+/// Whether a script condition reads the same as stampede's comparison of template text: no
+/// bare word outside `${...}`, quotes and numbers (`vars.get("x") == y` names variables and
+/// methods the comparison would read as text), but `true`/`false`.
+pub(crate) fn is_plain_comparison(src: &str) -> bool {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'$' && b.get(i + 1) == Some(&b'{') {
+            let mut depth = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] == b'.') {
+                i += 1;
+            }
+            let word = &src[start..i];
+            if !c.is_ascii_digit() && word != "true" && word != "false" {
+                return false;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
 fn in_element(element: &str) -> String {
     if element.is_empty() {
         String::new()
@@ -451,6 +497,15 @@ mod tests {
         );
         let e = template("${__groovy(prev.getResponseCode())}", &mut symbols(), "h").unwrap_err().to_string();
         assert!(e.contains("reads `prev`"), "{e}");
+    }
+
+    #[test]
+    fn comparisons_of_template_text_only_take_the_fast_path() {
+        assert!(super::is_plain_comparison("\"${a}\" == \"x y\" && ${n} > 2.5 || !(${ok})"));
+        assert!(super::is_plain_comparison("${__jm__L__idx} == 3 && true"));
+        assert!(!super::is_plain_comparison("vars.get(\"x\") != null"));
+        assert!(!super::is_plain_comparison("${n} == abc"));
+        assert!(!super::is_plain_comparison("\"${s}\".length > 2"));
     }
 
     #[test]
