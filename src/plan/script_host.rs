@@ -439,7 +439,7 @@ pub fn assigned_variables(source: &str) -> Vec<String> {
     static RE: OnceLock<regex::Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         regex::Regex::new(
-            r#"\bvars\s*\.\s*(?:put|putObject)\s*\(\s*["']([^"'\\$]+)["']|\bvars\s*\[\s*["']([^"'\\$]+)["']\s*\]\s*=[^=]"#,
+            r#"\bvars\s*\.\s*(?:put|putObject)\s*\(\s*["']([^"'\\$]+)["']\s*,|\bvars\s*\[\s*["']([^"'\\$]+)["']\s*\]\s*=[^=]"#,
         )
         .expect("a valid regex")
     });

@@ -220,9 +220,13 @@ impl Lexer {
         }
         match c {
             '"' => {
-                if self.starts_with("\"\"\"") {
+                if self.starts_with("\"\"\"") && (groovy || self.lang.is_java_like()) {
                     for _ in 0..3 {
                         self.bump();
+                    }
+                    // Java's text blocks do not interpolate.
+                    if !groovy {
+                        return self.plain_triple(pos, "\"\"\"");
                     }
                     return self.interpolated(pos, Delim::Triple('"'));
                 }
@@ -237,7 +241,7 @@ impl Lexer {
                     for _ in 0..3 {
                         self.bump();
                     }
-                    return self.plain_triple(pos);
+                    return self.plain_triple(pos, "'''");
                 }
                 self.bump();
                 let s = self.plain_string(pos, '\'')?;
@@ -261,7 +265,7 @@ impl Lexer {
             }
             '/' if operand_expected && self.lang == Lang::JavaScript => self.regex(pos),
             _ => {
-                for p in PUNCTS {
+                for p in PUNCTS.iter().filter(|p| p.starts_with(c)) {
                     if self.starts_with(p) {
                         // `a*.b` is a spread, `2*.5` a product; `x?.5` would be a ternary.
                         if (*p == "*." || *p == "?.") && !self.peek_at(2).is_some_and(is_ident_start) {
@@ -434,18 +438,18 @@ impl Lexer {
         }
     }
 
-    /// `'''...'''`: no interpolation, may span lines.
-    fn plain_triple(&mut self, pos: Pos) -> Result<Tok, CompileError> {
+    /// `'''...'''` (Groovy), `\"\"\"...\"\"\"` (Java's text blocks): no interpolation, may span lines.
+    fn plain_triple(&mut self, pos: Pos, close: &str) -> Result<Tok, CompileError> {
         let mut s = String::new();
         loop {
-            if self.starts_with("'''") {
+            if self.starts_with(close) {
                 for _ in 0..3 {
                     self.bump();
                 }
                 return Ok(Tok::Str(s));
             }
             match self.peek() {
-                None => return err(pos, "the string starting here is never closed by `'''`"),
+                None => return err(pos, format!("the string starting here is never closed by `{close}`")),
                 Some('\\') => self.escape(&mut s)?,
                 Some(c) => {
                     s.push(c);
@@ -723,6 +727,7 @@ mod tests {
         assert_eq!(toks("'ab'", Lang::BeanShell)[0], Tok::Str("ab".into()));
         assert_eq!(toks("'a'", Lang::Groovy)[0], Tok::Str("a".into()));
         assert_eq!(toks(r#""$x""#, Lang::Java)[0], Tok::Str("$x".into()));
+        assert_eq!(toks("\"\"\"a $x\n\"\"\"", Lang::Java)[0], Tok::Str("a $x\n".into()));
         let e = lex("\"abc\n\"", Lang::Groovy).unwrap_err();
         assert_eq!(e.to_string(), "line 1, column 1: the string starting here is never closed by `\"`");
         assert!(lex(r#""\q""#, Lang::Groovy).is_err());

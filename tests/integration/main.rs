@@ -75,6 +75,9 @@
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo; runs never share or overwrite a directory
 //!   (`--replace`); a JTL cut short exits 3; a corrupt log is an error naming its line.
+//! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
+//!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
+//!   `check` cannot load named with its line:column.
 //! - `secrets`: a run full of secrets (query, headers, cookies, form and JSON bodies, the
 //!   environment, `--set`, `-J`, quick mode) leaves none in run directories, JTL files, or the
 //!   output of `run`, `check` and `report`; the server still receives every one.
@@ -112,6 +115,7 @@ mod mock;
 mod open_model;
 mod report;
 mod rundir;
+mod script_fn;
 mod secrets;
 mod server_selftest;
 mod tls;

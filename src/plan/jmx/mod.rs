@@ -124,7 +124,11 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
-    cx.b.sym.properties_change = text.contains("__setProperty(");
+    // Scripts set them too (`props.put`, `props.setProperty`, `props["k"] = v`).
+    cx.b.sym.properties_change =
+        ["__setProperty(", "props.put", "props.setProperty", "props[", "JMeterUtils.setProperty"]
+            .iter()
+            .any(|s| text.contains(s));
     cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let plan = cx.plan(test_plan, path);

@@ -954,7 +954,10 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 compile(operand, sym, element).inspect_err(|m| failed = Some(m.clone()))
             });
             // Comparisons of template text (`${n} > 2`) are evaluated without the interpreter.
+            // A script's own words (`vars.get("x")`) are not template text to compare.
+            let plain = script::is_plain_comparison(&src);
             if let (
+                true,
                 Ok(
                     c @ Condition::Compare { .. }
                     | c @ Condition::Matches { .. }
@@ -963,7 +966,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                     | c @ Condition::Or(_),
                 ),
                 None,
-            ) = (parsed, failed)
+            ) = (plain, parsed, failed)
             {
                 return Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?));
             }

@@ -21,7 +21,7 @@ use functions::Func;
 #[cfg(test)]
 pub(crate) use functions::FUNCTIONS as FUNCTION_NAMES;
 use rand::rngs::SmallRng;
-pub(crate) use script::js_condition;
+pub(crate) use script::{is_plain_comparison, js_condition};
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 

@@ -119,6 +119,52 @@ pub(crate) fn js_condition(src: &str, sym: &mut Symbols, element: &str) -> Resul
     Ok(Template { src: src.to_string(), segs: vec![seg] })
 }
 
+/// Whether a script condition reads the same as stampede's comparison of template text: no
+/// bare word outside `${...}`, quotes and numbers (`vars.get("x") == y` names variables and
+/// methods the comparison would read as text), but `true`/`false`.
+pub(crate) fn is_plain_comparison(src: &str) -> bool {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'$' && b.get(i + 1) == Some(&b'{') {
+            let mut depth = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] == b'.') {
+                i += 1;
+            }
+            let word = &src[start..i];
+            if !c.is_ascii_digit() && word != "true" && word != "false" {
+                return false;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
 fn in_element(element: &str) -> String {
     if element.is_empty() {
         String::new()
@@ -370,5 +416,112 @@ impl<S: Scope + ?Sized> Host for TemplateHost<'_, S> {
 
     fn sleep(&mut self, ms: u64) {
         std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{symbols, user};
+    use super::super::{compile as template, Scope};
+
+    /// Renders `src` once with these variables set (assigned at run time).
+    fn render(src: &str, set: &[(&str, &str)]) -> (String, Vec<(String, String)>) {
+        let mut s = symbols();
+        for (name, _) in set {
+            s.vars.assign(name);
+        }
+        let mut t = template(src, &mut s, "f").unwrap_or_else(|e| panic!("{src}: {e}"));
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        for (name, value) in set {
+            u.set_var(s.vars.get(name).unwrap(), value);
+        }
+        let out = t.render_string(&mut u);
+        let names: Vec<(String, String)> = ["r", "tok", "id"]
+            .iter()
+            .filter_map(|n| s.vars.get(n).map(|id| (n.to_string(), u.var(id).to_string())))
+            .collect();
+        (out, names)
+    }
+
+    fn text(src: &str, set: &[(&str, &str)]) -> String {
+        render(src, set).0
+    }
+
+    #[test]
+    fn functions_render_their_script_result_as_jmeter() {
+        assert_eq!(text("${__groovy(1 + 2)}", &[]), "3");
+        assert_eq!(text("${__groovy(null)}", &[]), "");
+        assert_eq!(text("${__groovy(vars.get(\"id\") + \"-x\")}", &[("id", "7")]), "7-x");
+        // An unset variable is null (not its `${id}` reference).
+        assert_eq!(text("${__groovy(vars.get(\"nothing\") == null)}", &[]), "true");
+        // JavaScript prints integral numbers without `.0`, and null as `null`.
+        assert_eq!(text("${__javaScript(1 + 1)}", &[]), "2");
+        assert_eq!(text("${__javaScript(7 / 2)}", &[]), "3.5");
+        assert_eq!(text("${__jexl3(1 + 1)}", &[]), "2");
+        assert_eq!(text("${__BeanShell(\"a\" + 1)}", &[]), "a1");
+        assert_eq!(text("${__groovy(ctx.getThreadNum())}", &[]), "0");
+    }
+
+    #[test]
+    fn functions_store_their_result_and_set_variables() {
+        let (out, vars) = render("${__groovy(vars.put(\"tok\"\\, \"abc\"))}|${tok}|${__groovy(6 * 7,r)}|${r}", &[]);
+        assert_eq!(out, "|abc|42|42");
+        assert!(vars.contains(&("r".into(), "42".into())), "{vars:?}");
+        // A script whose text changes is compiled per text.
+        let mut s = symbols();
+        let n = s.vars.assign("n");
+        let mut t = template("${__groovy(${n} * 2)}", &mut s, "f").unwrap();
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        for (v, want) in [("3", "6"), ("4", "8"), ("3", "6")] {
+            u.set_var(n, v);
+            assert_eq!(t.render_string(&mut u), want);
+        }
+    }
+
+    #[test]
+    fn a_script_that_throws_renders_nothing_and_stores_nothing() {
+        let (out, vars) = render("[${__groovy(def m = null; m.size(),r)}]", &[]);
+        assert_eq!(out, "[]");
+        assert!(vars.iter().all(|(n, v)| n != "r" || v.is_empty()), "{vars:?}");
+    }
+
+    #[test]
+    fn a_script_outside_the_subset_is_a_load_error_with_its_position() {
+        let e =
+            template("${__groovy(def x = \n  1 +)}", &mut symbols(), "HTTP Request \"login\"").unwrap_err().to_string();
+        assert!(
+            e.contains("`__groovy` in `HTTP Request \"login\"` cannot run its groovy script: line 2, column"),
+            "{e}"
+        );
+        let e = template("${__groovy(prev.getResponseCode())}", &mut symbols(), "h").unwrap_err().to_string();
+        assert!(e.contains("reads `prev`"), "{e}");
+    }
+
+    #[test]
+    fn comparisons_of_template_text_only_take_the_fast_path() {
+        assert!(super::is_plain_comparison("\"${a}\" == \"x y\" && ${n} > 2.5 || !(${ok})"));
+        assert!(super::is_plain_comparison("${__jm__L__idx} == 3 && true"));
+        assert!(!super::is_plain_comparison("vars.get(\"x\") != null"));
+        assert!(!super::is_plain_comparison("${n} == abc"));
+        assert!(!super::is_plain_comparison("\"${s}\".length > 2"));
+    }
+
+    #[test]
+    fn the_if_controller_javascript_condition() {
+        let mut s = symbols();
+        let n = s.vars.assign("n");
+        let mut t = super::js_condition("${n} % 2 == 0 || ${n} > 100", &mut s, "If").unwrap();
+        t.fold(&s.vars);
+        let mut u = user(&s);
+        for (v, want) in [("4", "true"), ("5", "false"), ("101", "true")] {
+            u.set_var(n, v);
+            assert_eq!(t.render_string(&mut u), want, "n = {v}");
+        }
+        // Not a boolean, or an error: false, as JMeter's (logged).
+        let mut t = super::js_condition("\"${n}\" + 1", &mut s, "If").unwrap();
+        t.fold(&s.vars);
+        assert_eq!(t.render_string(&mut u), "false");
     }
 }

@@ -59,17 +59,16 @@ const AUTO_CLASSES: &[&str] = &["java.math.BigDecimal", "java.math.BigInteger"];
 fn table() -> &'static HashMap<&'static str, &'static ClassDef> {
     static TABLE: OnceLock<HashMap<&'static str, &'static ClassDef>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [ClassDef]; 8] = [
+        let families: [&'static [ClassDef]; 7] = [
             lang::CLASSES,
             time::CLASSES,
             json::CLASSES,
             codec::CLASSES,
             regex::CLASSES,
-            io::CLASSES,
             errors::CLASSES,
             jmeter::CLASSES,
         ];
-        families.iter().flat_map(|f| f.iter()).chain(util::all()).map(|c| (c.name, c)).collect()
+        families.iter().flat_map(|f| f.iter()).chain(util::all()).chain(io::all()).map(|c| (c.name, c)).collect()
     })
 }
 

@@ -1,7 +1,9 @@
 //! Statements and expressions: the evaluator proper.
 
 use super::ops;
-use super::{Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S, STEP_BUDGET};
+use super::{
+    CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S, STEP_BUDGET,
+};
 use crate::script::ast::{BinOp, UnOp};
 use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
 use crate::script::{classes, methods, Ctx, Lang, Thrown};
@@ -57,10 +59,11 @@ pub(crate) fn run_main(cx: &mut Ctx<'_>, unit: &Arc<Unit>) -> R<Value> {
 
 fn step(cx: &mut Ctx<'_>) -> R<()> {
     cx.state.steps += 1;
-    if cx.state.steps > STEP_BUDGET {
+    if cx.state.steps > STEP_BUDGET || (cx.state.budget != 0 && cx.state.steps > cx.state.budget) {
+        let budget = if cx.state.budget == 0 { STEP_BUDGET } else { cx.state.budget };
         return Err(Thrown::new(
             BUDGET_CLASS,
-            format!("the script was stopped after {STEP_BUDGET} steps (loop iterations and calls): a runaway loop?"),
+            format!("the script was stopped after {budget} steps (loop iterations and calls): a runaway loop?"),
         ));
     }
     Ok(())
@@ -207,181 +210,230 @@ fn exec(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<str>>) -
 }
 
 fn exec_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<str>>) -> R<Flow> {
+    // Each statement kind in its own function: the frames stay small in debug builds,
+    // which bounds the stack a deep recursion takes.
     match &s.k {
         S::Expr(e) => f.last = eval(cx, f, e)?,
-        S::Decl(v, ty, init) => {
-            let val = match init {
-                Some(e) => eval(cx, f, e)?,
-                None => zero_of(ty.as_ref()),
-            };
-            let val = convert(cx, ty.as_ref(), val)?;
-            declare(cx, f, *v, val);
-        }
-        S::Multi(vars, init) => {
-            let v = eval(cx, f, init)?;
-            let items = match &v {
-                Value::List(l) => lock(&l.items).clone(),
-                other => vec![other.clone()],
-            };
-            for (i, var) in vars.iter().enumerate() {
-                declare(cx, f, *var, items.get(i).cloned().unwrap_or_default());
-            }
-        }
-        S::If(c, then, els) => {
-            if cond(cx, f, c)? {
-                return exec(cx, f, then, None);
-            } else if let Some(e) = els {
-                return exec(cx, f, e, None);
-            }
-        }
-        S::While(c, body) => loop {
-            step(cx)?;
-            if !cond(cx, f, c)? {
-                break;
-            }
-            match ctl(exec(cx, f, body, None)?, label) {
-                Ctl::Next => {}
-                Ctl::Stop => break,
-                Ctl::Out(o) => return Ok(o),
-            }
-        },
-        S::DoWhile(body, c) => loop {
-            step(cx)?;
-            match ctl(exec(cx, f, body, None)?, label) {
-                Ctl::Next => {}
-                Ctl::Stop => break,
-                Ctl::Out(o) => return Ok(o),
-            }
-            if !cond(cx, f, c)? {
-                break;
-            }
-        },
-        S::For(init, c, update, body) => {
-            for s in init {
-                exec(cx, f, s, None)?;
-            }
-            loop {
-                step(cx)?;
-                if let Some(c) = c {
-                    if !cond(cx, f, c)? {
-                        break;
-                    }
-                }
-                match ctl(exec(cx, f, body, None)?, label) {
-                    Ctl::Next => {}
-                    Ctl::Stop => break,
-                    Ctl::Out(o) => return Ok(o),
-                }
-                for u in update {
-                    eval(cx, f, u)?;
-                }
-            }
-        }
+        S::Decl(v, ty, init) => ex_decl(cx, f, *v, ty.as_ref(), init.as_ref())?,
+        S::Multi(vars, init) => ex_multi(cx, f, vars, init)?,
+        S::If(c, then, els) => return ex_if(cx, f, c, then, els.as_deref()),
+        S::While(c, body) => return ex_loop(cx, f, None, Some(c), &[], body, label),
+        S::DoWhile(body, c) => return ex_do_while(cx, f, body, c, label),
+        S::For(init, c, update, body) => return ex_loop(cx, f, Some(init), c.as_ref(), update, body, label),
         S::ForEach(var, ty, iter, keys, body) => {
-            let coll = eval(cx, f, iter)?;
-            for item in iterate(cx, &coll, *keys)? {
-                step(cx)?;
-                let item = convert(cx, ty.as_ref(), item)?;
-                declare(cx, f, *var, item);
-                match ctl(exec(cx, f, body, None)?, label) {
-                    Ctl::Next => {}
-                    Ctl::Stop => break,
-                    Ctl::Out(o) => return Ok(o),
-                }
-            }
+            return ex_for_each(cx, f, *var, ty.as_ref(), iter, *keys, body, label)
         }
         S::Block(b) => return exec_block(cx, f, b),
-        S::Return(e) => {
-            let v = match e {
-                Some(e) => eval(cx, f, e)?,
-                None => Value::Null,
-            };
-            return Ok(Flow::Return(v));
-        }
+        S::Return(e) => return Ok(Flow::Return(if let Some(e) = e { eval(cx, f, e)? } else { Value::Null })),
         S::Break(l) => return Ok(Flow::Break(l.clone())),
         S::Continue(l) => return Ok(Flow::Continue(l.clone())),
-        S::Throw(e) => {
-            let v = eval(cx, f, e)?;
-            if v.is_null() {
-                return Err(npe("Cannot throw null".into()));
-            }
-            return Err(classes::thrown_from(v));
-        }
-        S::Try(body, catches, finally) => {
-            let mut r = exec_block(cx, f, body);
-            if let Err(t) = &r {
-                if t.class != BUDGET_CLASS {
-                    let c = catches
-                        .iter()
-                        .find(|c| c.classes.is_empty() || c.classes.iter().any(|k| classes::catches(k, &t.class)));
-                    if let Some(c) = c {
-                        let v = classes::exception_value(t);
-                        declare(cx, f, c.var, v);
-                        r = exec_block(cx, f, &c.body);
-                    }
-                }
-            }
-            if let Some(fin) = finally {
-                match exec_block(cx, f, fin)? {
-                    Flow::Normal => {}
-                    other => return Ok(other),
-                }
-            }
-            return r;
-        }
-        S::Switch(subject, arms) => {
-            let v = eval(cx, f, subject)?;
-            let mut start = None;
-            let mut default = None;
-            'arms: for (i, (labels, _)) in arms.iter().enumerate() {
-                if labels.is_empty() {
-                    default = Some(i);
-                }
-                for l in labels {
-                    let lv = eval(cx, f, l)?;
-                    if case_match(cx, &lv, &v)? {
-                        start = Some(i);
-                        break 'arms;
-                    }
-                }
-            }
-            if let Some(i) = start.or(default) {
-                for (_, body) in &arms[i..] {
-                    match exec_block(cx, f, body)? {
-                        Flow::Normal => {}
-                        Flow::Break(None) => return Ok(Flow::Normal),
-                        other => return Ok(other),
-                    }
-                }
-            }
-        }
-        S::Assert(c, message, text) => {
-            if !cond(cx, f, c)? {
-                let msg = match message {
-                    Some(m) => {
-                        let m = eval(cx, f, m)?;
-                        let m = text_of(cx, &m);
-                        if cx.lang.is_java_like() {
-                            m
-                        } else {
-                            format!("{m}. Expression: {text}")
-                        }
-                    }
-                    None if cx.lang.is_java_like() => String::new(),
-                    None => format!("assert {text}"),
-                };
-                return Err(Thrown::new("java.lang.AssertionError", msg));
-            }
-        }
+        S::Throw(e) => return Err(ex_throw(cx, f, e)),
+        S::Try(body, catches, finally) => return ex_try(cx, f, body, catches, finally.as_deref()),
+        S::Switch(subject, arms) => return ex_switch(cx, f, subject, arms),
+        S::Assert(c, message, text) => ex_assert(cx, f, c, message.as_ref(), text)?,
         S::Labeled(l, body) => {
             return Ok(match exec(cx, f, body, Some(l))? {
                 Flow::Break(Some(b)) if b == *l => Flow::Normal,
                 other => other,
-            });
+            })
         }
         S::Empty => {}
     }
     Ok(Flow::Normal)
+}
+
+#[inline(never)]
+fn ex_decl(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: VarRef, ty: Option<&Arc<Ty>>, init: Option<&Node>) -> R<()> {
+    let val = match init {
+        Some(e) => eval(cx, f, e)?,
+        None => zero_of(ty),
+    };
+    let val = convert(cx, ty, val)?;
+    declare(cx, f, v, val);
+    Ok(())
+}
+
+#[inline(never)]
+fn ex_multi(cx: &mut Ctx<'_>, f: &mut Frame<'_>, vars: &[VarRef], init: &Node) -> R<()> {
+    let v = eval(cx, f, init)?;
+    let items = match &v {
+        Value::List(l) => lock(&l.items).clone(),
+        other => vec![other.clone()],
+    };
+    for (i, var) in vars.iter().enumerate() {
+        declare(cx, f, *var, items.get(i).cloned().unwrap_or_default());
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn ex_if(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, then: &St, els: Option<&St>) -> R<Flow> {
+    if cond(cx, f, c)? {
+        exec(cx, f, then, None)
+    } else if let Some(e) = els {
+        exec(cx, f, e, None)
+    } else {
+        Ok(Flow::Normal)
+    }
+}
+
+/// `while (c)` and `for (init; c; update)`.
+#[inline(never)]
+fn ex_loop(
+    cx: &mut Ctx<'_>,
+    f: &mut Frame<'_>,
+    init: Option<&[St]>,
+    c: Option<&Node>,
+    update: &[Node],
+    body: &St,
+    label: Option<&Arc<str>>,
+) -> R<Flow> {
+    for s in init.unwrap_or_default() {
+        exec(cx, f, s, None)?;
+    }
+    loop {
+        step(cx)?;
+        if let Some(c) = c {
+            if !cond(cx, f, c)? {
+                return Ok(Flow::Normal);
+            }
+        }
+        match ctl(exec(cx, f, body, None)?, label) {
+            Ctl::Next => {}
+            Ctl::Stop => return Ok(Flow::Normal),
+            Ctl::Out(o) => return Ok(o),
+        }
+        for u in update {
+            eval(cx, f, u)?;
+        }
+    }
+}
+
+#[inline(never)]
+fn ex_do_while(cx: &mut Ctx<'_>, f: &mut Frame<'_>, body: &St, c: &Node, label: Option<&Arc<str>>) -> R<Flow> {
+    loop {
+        step(cx)?;
+        match ctl(exec(cx, f, body, None)?, label) {
+            Ctl::Next => {}
+            Ctl::Stop => return Ok(Flow::Normal),
+            Ctl::Out(o) => return Ok(o),
+        }
+        if !cond(cx, f, c)? {
+            return Ok(Flow::Normal);
+        }
+    }
+}
+
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn ex_for_each(
+    cx: &mut Ctx<'_>,
+    f: &mut Frame<'_>,
+    var: VarRef,
+    ty: Option<&Arc<Ty>>,
+    iter: &Node,
+    keys: bool,
+    body: &St,
+    label: Option<&Arc<str>>,
+) -> R<Flow> {
+    let coll = eval(cx, f, iter)?;
+    for item in iterate(cx, &coll, keys)? {
+        step(cx)?;
+        let item = convert(cx, ty, item)?;
+        declare(cx, f, var, item);
+        match ctl(exec(cx, f, body, None)?, label) {
+            Ctl::Next => {}
+            Ctl::Stop => break,
+            Ctl::Out(o) => return Ok(o),
+        }
+    }
+    Ok(Flow::Normal)
+}
+
+#[inline(never)]
+fn ex_throw(cx: &mut Ctx<'_>, f: &mut Frame<'_>, e: &Node) -> Thrown {
+    match eval(cx, f, e) {
+        Err(t) => t,
+        Ok(Value::Null) => npe("Cannot throw null".into()),
+        Ok(v) => classes::thrown_from(v),
+    }
+}
+
+#[inline(never)]
+fn ex_try(cx: &mut Ctx<'_>, f: &mut Frame<'_>, body: &[St], catches: &[CatchC], finally: Option<&[St]>) -> R<Flow> {
+    let mut r = exec_block(cx, f, body);
+    if let Err(t) = &r {
+        if t.class != BUDGET_CLASS {
+            let c = catches
+                .iter()
+                .find(|c| c.classes.is_empty() || c.classes.iter().any(|k| classes::catches(k, &t.class)));
+            if let Some(c) = c {
+                let v = classes::exception_value(t);
+                declare(cx, f, c.var, v);
+                r = exec_block(cx, f, &c.body);
+            }
+        }
+    }
+    if let Some(fin) = finally {
+        match exec_block(cx, f, fin)? {
+            Flow::Normal => {}
+            other => return Ok(other),
+        }
+    }
+    r
+}
+
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn ex_switch(cx: &mut Ctx<'_>, f: &mut Frame<'_>, subject: &Node, arms: &[(Vec<Node>, Vec<St>)]) -> R<Flow> {
+    let v = eval(cx, f, subject)?;
+    let mut start = None;
+    let mut default = None;
+    'arms: for (i, (labels, _)) in arms.iter().enumerate() {
+        if labels.is_empty() {
+            default = Some(i);
+        }
+        for l in labels {
+            let lv = eval(cx, f, l)?;
+            if case_match(cx, &lv, &v)? {
+                start = Some(i);
+                break 'arms;
+            }
+        }
+    }
+    if let Some(i) = start.or(default) {
+        for (_, body) in &arms[i..] {
+            match exec_block(cx, f, body)? {
+                Flow::Normal => {}
+                Flow::Break(None) => return Ok(Flow::Normal),
+                other => return Ok(other),
+            }
+        }
+    }
+    Ok(Flow::Normal)
+}
+
+/// `assert`: Groovy's messages (`assert <text>`, or `<message>. Expression: <text>`), Java's
+/// (the message alone).
+#[inline(never)]
+fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Node>, text: &str) -> R<()> {
+    if cond(cx, f, c)? {
+        return Ok(());
+    }
+    let msg = match message {
+        Some(m) => {
+            let m = eval(cx, f, m)?;
+            let m = text_of(cx, &m);
+            if cx.lang.is_java_like() {
+                m
+            } else {
+                format!("{m}. Expression: {text}")
+            }
+        }
+        None if cx.lang.is_java_like() => String::new(),
+        None => format!("assert {text}"),
+    };
+    Err(Thrown::new("java.lang.AssertionError", msg))
 }
 
 /// Groovy's `switch` (`isCase`): a list or range contains the subject, a class is its type,
@@ -477,246 +529,398 @@ fn eval_args(cx: &mut Ctx<'_>, f: &mut Frame<'_>, args: &[Node]) -> R<Vec<Value>
 }
 
 fn eval_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    Ok(match &n.k {
-        E::Const(v) => v.clone(),
-        E::GStr(parts) => {
-            let mut s = String::new();
-            for p in parts {
-                match p {
-                    GPart::Lit(l) => s.push_str(l),
-                    GPart::Expr(e) => {
-                        let v = eval(cx, f, e)?;
-                        s.push_str(&text_of(cx, &v));
-                    }
+    match &n.k {
+        E::Const(v) => Ok(v.clone()),
+        E::GStr(..) => ev_g_str(cx, f, n),
+        E::Var(v) => get_var(cx, f, *v),
+        E::Func(..) => ev_func(cx, f, n),
+        E::Class(c) => Ok(Value::Class(c)),
+        E::This => Ok(Value::Null),
+        E::List(..) => ev_list(cx, f, n),
+        E::Map(..) => ev_map(cx, f, n),
+        E::Range(..) => ev_range(cx, f, n),
+        E::Unary(..) => ev_unary(cx, f, n),
+        E::IncDec(..) => ev_inc_dec(cx, f, n),
+        E::Bin(..) => ev_bin(cx, f, n),
+        E::InstOf(..) => ev_inst_of(cx, f, n),
+        E::Assign(..) => ev_assign(cx, f, n),
+        E::Cond(..) => ev_cond(cx, f, n),
+        E::Elvis(..) => ev_elvis(cx, f, n),
+        E::Prop(..) => ev_prop(cx, f, n),
+        E::Index(..) => ev_index(cx, f, n),
+        E::Method(..) => ev_method(cx, f, n),
+        E::Static(..) => ev_static(cx, f, n),
+        E::CallVar(..) => ev_call_var(cx, f, n),
+        E::CallFunc(..) => ev_call_func(cx, f, n),
+        E::CallFree(..) => ev_call_free(cx, f, n),
+        E::CallValue(..) => ev_call_value(cx, f, n),
+        E::New(..) => ev_new(cx, f, n),
+        E::NewBuiltin(..) => ev_new_builtin(cx, f, n),
+        E::NewArray(..) => ev_new_array(cx, f, n),
+        E::Cast(..) => ev_cast(cx, f, n),
+        E::Closure(..) => ev_closure(cx, f, n),
+        E::ClassLit(ty) => Ok(Value::Class(ty.class.unwrap_or_else(|| builtin_class(&ty.name)))),
+        E::MethodRef(..) => ev_method_ref(cx, f, n),
+    }
+}
+
+#[inline(never)]
+fn ev_g_str(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::GStr(parts) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let mut s = String::new();
+        for p in parts {
+            match p {
+                GPart::Lit(l) => s.push_str(l),
+                GPart::Expr(e) => {
+                    let v = eval(cx, f, e)?;
+                    s.push_str(&text_of(cx, &v));
                 }
             }
-            Value::Str(s.into())
         }
-        E::Var(v) => get_var(cx, f, *v)?,
-        E::Func(i) => {
-            let proto = f.unit.funcs[*i as usize].clone();
-            Value::Closure(Arc::new(Closure {
-                kind: ClosureKind::Code { proto, cells: Vec::new(), unit: f.unit.clone() },
-                curried: Vec::new(),
-            }))
+        Value::Str(s.into())
+    })
+}
+
+#[inline(never)]
+fn ev_func(_cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Func(i) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let proto = f.unit.funcs[*i as usize].clone();
+        Value::Closure(Arc::new(Closure {
+            kind: ClosureKind::Code { proto, cells: Vec::new(), unit: f.unit.clone() },
+            curried: Vec::new(),
+        }))
+    })
+}
+
+#[inline(never)]
+fn ev_list(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::List(items) = &n.k else { return Ok(Value::Null) };
+    Ok(Value::list(eval_args(cx, f, items)?))
+}
+
+#[inline(never)]
+fn ev_map(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Map(entries) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let mut m = IndexMap::with_capacity(entries.len());
+        for (k, v) in entries {
+            let k = eval(cx, f, k)?;
+            let v = eval(cx, f, v)?;
+            m.insert(Key(k), v);
         }
-        E::Class(c) => Value::Class(c),
-        E::This => Value::Null,
-        E::List(items) => Value::list(eval_args(cx, f, items)?),
-        E::Map(entries) => {
-            let mut m = IndexMap::with_capacity(entries.len());
-            for (k, v) in entries {
-                let k = eval(cx, f, k)?;
-                let v = eval(cx, f, v)?;
-                m.insert(Key(k), v);
-            }
-            Value::map(m)
+        Value::map(m)
+    })
+}
+
+#[inline(never)]
+fn ev_range(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Range(a, b, exclusive) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let (a, b) = (eval(cx, f, a)?, eval(cx, f, b)?);
+        let (Some(x), Some(mut y)) = (a.as_i64().filter(|_| !a.is_null()), b.as_i64()) else {
+            return Err(Thrown::new(
+                "java.lang.IllegalArgumentException",
+                format!("ranges of {} and {} are not supported in stampede's scripts", a.type_name(), b.type_name()),
+            ));
+        };
+        if *exclusive {
+            y += if y >= x { -1 } else { 1 };
         }
-        E::Range(a, b, exclusive) => {
-            let (a, b) = (eval(cx, f, a)?, eval(cx, f, b)?);
-            let (Some(x), Some(mut y)) = (a.as_i64().filter(|_| !a.is_null()), b.as_i64()) else {
-                return Err(Thrown::new(
-                    "java.lang.IllegalArgumentException",
-                    format!(
-                        "ranges of {} and {} are not supported in stampede's scripts",
-                        a.type_name(),
-                        b.type_name()
-                    ),
-                ));
-            };
-            if *exclusive {
-                y += if y >= x { -1 } else { 1 };
-            }
-            Value::Range(x, y)
-        }
-        E::Unary(op, e) => {
-            if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
-                if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
-                    return Ok(Value::str("undefined"));
-                }
-            }
-            let v = eval(cx, f, e)?;
-            unary(cx, *op, v)?
-        }
-        E::IncDec(t, inc, prefix, ty) => {
-            let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
-            let old = place_get(cx, f, &p)?;
-            let new = match &old {
-                Value::Null if cx.lang != Lang::JavaScript => {
-                    return Err(npe(format!(
-                        "Cannot invoke method {}() on null object",
-                        if *inc { "next" } else { "previous" }
-                    )))
-                }
-                Value::Char(c) => Value::Char(
-                    char::from_u32((*c as u32).wrapping_add_signed(if *inc { 1 } else { -1 })).unwrap_or(*c),
-                ),
-                Value::Str(_) => call_method_value(cx, &old, if *inc { "next" } else { "previous" }, Vec::new())?,
-                _ => binop(cx, if *inc { BinOp::Add } else { BinOp::Sub }, old.clone(), Value::Int(1))?,
-            };
-            let new = convert(cx, ty.as_ref(), new)?;
-            place_set(cx, f, &p, new.clone())?;
-            if *prefix {
-                new
-            } else {
-                old
+        Value::Range(x, y)
+    })
+}
+
+#[inline(never)]
+fn ev_unary(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Unary(op, e) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
+            if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
+                return Ok(Value::str("undefined"));
             }
         }
-        E::Bin(op, a, b) => match op {
-            BinOp::And | BinOp::Or => {
-                let l = eval(cx, f, a)?;
-                let lt = truth(cx, &l)?;
-                let and = *op == BinOp::And;
-                if lt != and {
-                    return Ok(if cx.lang == Lang::JavaScript { l } else { Value::Bool(lt) });
-                }
-                let r = eval(cx, f, b)?;
-                if cx.lang == Lang::JavaScript {
-                    r
-                } else {
-                    Value::Bool(truth(cx, &r)?)
-                }
+        let v = eval(cx, f, e)?;
+        unary(cx, *op, v)?
+    })
+}
+
+#[inline(never)]
+fn ev_inc_dec(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::IncDec(t, inc, prefix, ty) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
+        let old = place_get(cx, f, &p)?;
+        let new = match &old {
+            Value::Null if cx.lang != Lang::JavaScript => {
+                return Err(npe(format!(
+                    "Cannot invoke method {}() on null object",
+                    if *inc { "next" } else { "previous" }
+                )))
             }
-            _ => {
-                let l = eval(cx, f, a)?;
-                let r = eval(cx, f, b)?;
-                binop(cx, *op, l, r)?
+            Value::Char(c) => {
+                Value::Char(char::from_u32((*c as u32).wrapping_add_signed(if *inc { 1 } else { -1 })).unwrap_or(*c))
             }
-        },
-        E::InstOf(e, ty, negated) => {
-            let v = eval(cx, f, e)?;
-            Value::Bool(instance_of(&v, ty) != *negated)
-        }
-        E::Assign(t, op, value, ty) => {
-            let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
-            let new = match op {
-                None => eval(cx, f, value)?,
-                Some(op) => {
-                    let old = place_get(cx, f, &p)?;
-                    let r = eval(cx, f, value)?;
-                    binop(cx, *op, old, r)?
-                }
-            };
-            let new = convert(cx, ty.as_ref(), new)?;
-            place_set(cx, f, &p, new.clone())?;
+            Value::Str(_) => call_method_value(cx, &old, if *inc { "next" } else { "previous" }, Vec::new())?,
+            _ => binop(cx, if *inc { BinOp::Add } else { BinOp::Sub }, old.clone(), Value::Int(1))?,
+        };
+        let new = convert(cx, ty.as_ref(), new)?;
+        place_set(cx, f, &p, new.clone())?;
+        if *prefix {
             new
+        } else {
+            old
         }
-        E::Cond(c, a, b) => {
-            if cond(cx, f, c)? {
-                eval(cx, f, a)?
-            } else {
-                eval(cx, f, b)?
-            }
-        }
-        E::Elvis(a, b) => {
+    })
+}
+
+#[inline(never)]
+fn ev_bin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Bin(op, a, b) = &n.k else { return Ok(Value::Null) };
+    Ok(match op {
+        BinOp::And | BinOp::Or => {
             let l = eval(cx, f, a)?;
-            if truth(cx, &l)? {
-                l
+            let lt = truth(cx, &l)?;
+            let and = *op == BinOp::And;
+            if lt != and {
+                return Ok(if cx.lang == Lang::JavaScript { l } else { Value::Bool(lt) });
+            }
+            let r = eval(cx, f, b)?;
+            if cx.lang == Lang::JavaScript {
+                r
             } else {
-                eval(cx, f, b)?
+                Value::Bool(truth(cx, &r)?)
             }
         }
-        E::Prop(t, name, safe, spread) => {
-            let r = eval(cx, f, t)?;
-            if *safe && r.is_null() {
-                return Ok(Value::Null);
+        _ => {
+            let l = eval(cx, f, a)?;
+            let r = eval(cx, f, b)?;
+            binop(cx, *op, l, r)?
+        }
+    })
+}
+
+#[inline(never)]
+fn ev_inst_of(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::InstOf(e, ty, negated) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let v = eval(cx, f, e)?;
+        Value::Bool(instance_of(&v, ty) != *negated)
+    })
+}
+
+#[inline(never)]
+fn ev_assign(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Assign(t, op, value, ty) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
+        let new = match op {
+            None => eval(cx, f, value)?,
+            Some(op) => {
+                let old = place_get(cx, f, &p)?;
+                let r = eval(cx, f, value)?;
+                binop(cx, *op, old, r)?
             }
-            if *spread {
-                return spread_over(
-                    cx,
-                    &r,
-                    |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) },
-                );
-            }
-            get_prop(cx, &r, name)?
+        };
+        let new = convert(cx, ty.as_ref(), new)?;
+        place_set(cx, f, &p, new.clone())?;
+        new
+    })
+}
+
+#[inline(never)]
+fn ev_cond(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Cond(c, a, b) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        if cond(cx, f, c)? {
+            eval(cx, f, a)?
+        } else {
+            eval(cx, f, b)?
         }
-        E::Index(t, i, safe) => {
-            let r = eval(cx, f, t)?;
-            if *safe && r.is_null() {
-                return Ok(Value::Null);
-            }
-            let i = eval(cx, f, i)?;
-            index_get(cx, &r, &i)?
+    })
+}
+
+#[inline(never)]
+fn ev_elvis(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Elvis(a, b) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let l = eval(cx, f, a)?;
+        if truth(cx, &l)? {
+            l
+        } else {
+            eval(cx, f, b)?
         }
-        E::Method(recv, name, args, safe, spread) => {
-            let r = eval(cx, f, recv)?;
-            if *safe && r.is_null() {
-                return Ok(Value::Null);
-            }
-            let args = eval_args(cx, f, args)?;
-            if *spread {
-                return spread_over(cx, &r, |cx, item| {
-                    if item.is_null() {
-                        Ok(Value::Null)
-                    } else {
-                        call_method_value(cx, item, name, args.clone())
-                    }
-                });
-            }
-            call_method_value(cx, &r, name, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_prop(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Prop(t, name, safe, spread) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let r = eval(cx, f, t)?;
+        if *safe && r.is_null() {
+            return Ok(Value::Null);
         }
-        E::Static(c, name, args) => {
-            let args = eval_args(cx, f, args)?;
-            classes::call_static(cx, c, name, args)?
+        if *spread {
+            return spread_over(
+                cx,
+                &r,
+                |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) },
+            );
         }
-        E::CallVar(v, args) => {
-            let callee = get_var(cx, f, *v)?;
-            let args = eval_args(cx, f, args)?;
-            call_callee(cx, &callee, args)?
+        get_prop(cx, &r, name)?
+    })
+}
+
+#[inline(never)]
+fn ev_index(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Index(t, i, safe) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let r = eval(cx, f, t)?;
+        if *safe && r.is_null() {
+            return Ok(Value::Null);
         }
-        E::CallFunc(i, args) => {
-            let unit: &Arc<Unit> = f.unit;
-            let args = eval_args(cx, f, args)?;
-            let proto = &unit.funcs[*i as usize];
-            invoke(cx, proto, unit, &[], args)?
+        let i = eval(cx, f, i)?;
+        index_get(cx, &r, &i)?
+    })
+}
+
+#[inline(never)]
+fn ev_method(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Method(recv, name, args, safe, spread) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let r = eval(cx, f, recv)?;
+        if *safe && r.is_null() {
+            return Ok(Value::Null);
         }
-        E::CallFree(name, args) => {
-            let args = eval_args(cx, f, args)?;
-            script_method(cx, name, args)?
+        let args = eval_args(cx, f, args)?;
+        if *spread {
+            return spread_over(cx, &r, |cx, item| {
+                if item.is_null() {
+                    Ok(Value::Null)
+                } else {
+                    call_method_value(cx, item, name, args.clone())
+                }
+            });
         }
-        E::CallValue(c, args) => {
-            let callee = eval(cx, f, c)?;
-            let args = eval_args(cx, f, args)?;
-            call_callee(cx, &callee, args)?
+        call_method_value(cx, &r, name, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Static(c, name, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let args = eval_args(cx, f, args)?;
+        classes::call_static(cx, c, name, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_call_var(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::CallVar(v, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let callee = get_var(cx, f, *v)?;
+        let args = eval_args(cx, f, args)?;
+        call_callee(cx, &callee, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_call_func(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::CallFunc(i, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let unit: &Arc<Unit> = f.unit;
+        let args = eval_args(cx, f, args)?;
+        let proto = &unit.funcs[*i as usize];
+        invoke(cx, proto, unit, &[], args)?
+    })
+}
+
+#[inline(never)]
+fn ev_call_free(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::CallFree(name, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let args = eval_args(cx, f, args)?;
+        script_method(cx, name, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_call_value(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::CallValue(c, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let callee = eval(cx, f, c)?;
+        let args = eval_args(cx, f, args)?;
+        call_callee(cx, &callee, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::New(c, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let args = eval_args(cx, f, args)?;
+        classes::construct(cx, c, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_new_builtin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::NewBuiltin(ty, args) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let args = eval_args(cx, f, args)?;
+        new_builtin(cx, ty, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_new_array(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::NewArray(ty, dims, init) = &n.k else { return Ok(Value::Null) };
+    Ok(match init {
+        Some(items) => Value::array(eval_args(cx, f, items)?),
+        None => {
+            let dims = eval_args(cx, f, dims)?;
+            new_array(ty, &dims)?
         }
-        E::New(c, args) => {
-            let args = eval_args(cx, f, args)?;
-            classes::construct(cx, c, args)?
+    })
+}
+
+#[inline(never)]
+fn ev_cast(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Cast(ty, e, coerce) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let v = eval(cx, f, e)?;
+        if ty.converts && !v.is_null() {
+            methods::cast(cx, v, &ty.name, ty.dims, *coerce)?
+        } else {
+            v
         }
-        E::NewBuiltin(ty, args) => {
-            let args = eval_args(cx, f, args)?;
-            new_builtin(cx, ty, args)?
-        }
-        E::NewArray(ty, dims, init) => match init {
-            Some(items) => Value::array(eval_args(cx, f, items)?),
-            None => {
-                let dims = eval_args(cx, f, dims)?;
-                new_array(ty, &dims)?
-            }
-        },
-        E::Cast(ty, e, coerce) => {
-            let v = eval(cx, f, e)?;
-            if ty.converts && !v.is_null() {
-                methods::cast(cx, v, &ty.name, ty.dims, *coerce)?
-            } else {
-                v
-            }
-        }
-        E::Closure(proto) => {
-            let cells = proto.captures.iter().map(|v| capture(f, *v)).collect();
-            Value::Closure(Arc::new(Closure {
-                kind: ClosureKind::Code { proto: proto.clone(), cells, unit: f.unit.clone() },
-                curried: Vec::new(),
-            }))
-        }
-        E::ClassLit(ty) => Value::Class(ty.class.unwrap_or_else(|| builtin_class(&ty.name))),
-        E::MethodRef(t, name) => {
-            let recv = eval(cx, f, t)?;
-            Value::Closure(Arc::new(Closure {
-                kind: ClosureKind::Method { recv, name: name.clone() },
-                curried: Vec::new(),
-            }))
-        }
+    })
+}
+
+#[inline(never)]
+fn ev_closure(_cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::Closure(proto) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let cells = proto.captures.iter().map(|v| capture(f, *v)).collect();
+        Value::Closure(Arc::new(Closure {
+            kind: ClosureKind::Code { proto: proto.clone(), cells, unit: f.unit.clone() },
+            curried: Vec::new(),
+        }))
+    })
+}
+
+#[inline(never)]
+fn ev_method_ref(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
+    let E::MethodRef(t, name) = &n.k else { return Ok(Value::Null) };
+    Ok({
+        let recv = eval(cx, f, t)?;
+        Value::Closure(Arc::new(Closure {
+            kind: ClosureKind::Method { recv, name: name.clone() },
+            curried: Vec::new(),
+        }))
     })
 }
 
@@ -1288,7 +1492,12 @@ pub(crate) fn call_closure(cx: &mut Ctx<'_>, c: &Arc<Closure>, mut args: Vec<Val
 fn invoke(cx: &mut Ctx<'_>, proto: &Proto, unit: &Arc<Unit>, cells: &[Cell], args: Vec<Value>) -> R<Value> {
     step(cx)?;
     cx.state.depth += 1;
-    let r = if cx.state.depth > MAX_DEPTH {
+    let here = super::stack_here();
+    if cx.state.stack_base == 0 {
+        cx.state.stack_base = here;
+    }
+    let used = cx.state.stack_base.saturating_sub(here);
+    let r = if cx.state.depth > MAX_DEPTH || used > super::STACK_BUDGET {
         Err(Thrown::new("java.lang.StackOverflowError", format!("more than {MAX_DEPTH} nested calls")))
     } else {
         invoke_frame(cx, proto, unit, cells, args)

@@ -187,9 +187,14 @@ pub(crate) enum S {
 #[derive(Debug, Default)]
 pub struct State {
     pub(crate) steps: u64,
+    /// Steps allowed (`STEP_BUDGET` when 0).
+    pub(crate) budget: u64,
     pub(crate) depth: u32,
     pub(crate) globals: Vec<Option<Value>>,
     pub(crate) unit: Option<Arc<Unit>>,
+    /// The address of the stack where the execution started: nested calls stop before the
+    /// thread's stack runs out, whatever its size, in debug builds too.
+    pub(crate) stack_base: usize,
 }
 
 /// A closure value: its code and the variables it captured.
@@ -225,6 +230,15 @@ impl fmt::Debug for Closure {
 pub(crate) const STEP_BUDGET: u64 = 50_000_000;
 /// Nested calls one execution may make before `java.lang.StackOverflowError`.
 pub(crate) const MAX_DEPTH: u32 = 200;
+/// Bytes of stack one execution may use (threads get 2 MiB by default).
+pub(crate) const STACK_BUDGET: usize = 1024 * 1024;
+
+/// Where the stack is now (it grows down on every platform stampede runs on).
+#[inline(never)]
+pub(crate) fn stack_here() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
 
 pub(crate) fn compile(program: super::ast::Program, lang: Lang) -> Result<Compiled, CompileError> {
     Ok(Compiled { unit: Arc::new(resolve::resolve(&program, lang)?) })
@@ -245,6 +259,7 @@ pub(crate) fn run(cx: &mut Ctx<'_>, code: &Compiled, globals: &mut Vec<(String, 
     cx.state.unit = Some(unit.clone());
     cx.state.steps = 0;
     cx.state.depth = 0;
+    cx.state.stack_base = stack_here();
     let result = eval::run_main(cx, unit);
     let mine = std::mem::take(&mut cx.state.globals);
     for (i, v) in mine.into_iter().enumerate() {

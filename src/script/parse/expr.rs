@@ -202,10 +202,15 @@ impl Parser<'_> {
 
     /// Precedence climbing from `lhs`: operators binding at least as tight as `min`.
     fn binary(&mut self, mut lhs: Expr, min: u8) -> R<Expr> {
+        // Each operator nests the tree one level deeper (`a + b + c` is `(a + b) + c`): the
+        // links count toward the nesting limit, which bounds the tree's depth.
+        let mut links = 0;
         while let Some((prec, op, ntok)) = self.binop_ahead() {
             if prec < min {
                 break;
             }
+            self.enter()?;
+            links += 1;
             for _ in 0..ntok {
                 self.bump();
             }
@@ -234,6 +239,9 @@ impl Parser<'_> {
                 }
             };
             lhs = Expr { kind, pos };
+        }
+        for _ in 0..links {
+            self.leave();
         }
         Ok(lhs)
     }
@@ -346,13 +354,14 @@ impl Parser<'_> {
 
     /// A primary, then member access, calls, indexing, postfix `++`/`--`.
     fn postfix(&mut self) -> R<Expr> {
+        // `(f)(x)` calls the value of `f`; `f(x)` calls the function `f`.
+        let parenthesised = self.is_p("(");
         let mut e = self.primary()?;
+        // Like binary operators, each link nests the tree deeper and counts toward the limit.
         let mut links = 0u32;
         loop {
+            self.enter()?;
             links += 1;
-            if links > 10_000 {
-                return self.error(self.pos(), "the expression is too long");
-            }
             let pos = e.pos;
             let tok = self.peek_tok().clone();
             match tok {
@@ -381,7 +390,7 @@ impl Parser<'_> {
                 }
                 Tok::Punct("(") if self.same_line() => {
                     e = match e.kind {
-                        ExprKind::Ident(name) => {
+                        ExprKind::Ident(name) if !(parenthesised && links == 1) => {
                             let args = self.call_args(&name)?;
                             Expr { kind: ExprKind::Call { target: None, name, args, safe: false, spread: false }, pos }
                         }
@@ -432,7 +441,12 @@ impl Parser<'_> {
                     self.bump();
                     e = Expr { kind: ExprKind::IncDec { target: bx(e), inc: p == "++", prefix: false }, pos };
                 }
-                _ => return Ok(e),
+                _ => {
+                    for _ in 0..links {
+                        self.leave();
+                    }
+                    return Ok(e);
+                }
             }
         }
     }

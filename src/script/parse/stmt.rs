@@ -52,7 +52,7 @@ impl Parser<'_> {
             return Ok(());
         }
         let t = self.peek().clone();
-        if !self.lang.is_java_like() && (t.nl || self.is_p("}")) {
+        if !self.lang.is_java_like() && (t.nl || self.is_p("}") || self.is_word("else")) {
             return Ok(());
         }
         if self.lang.is_java_like() {
@@ -188,6 +188,10 @@ impl Parser<'_> {
                 return self.after_def(out, pos);
             }
             _ => {}
+        }
+        // Users run scripts in parallel: a lock between them is not something to drop silently.
+        if word == "synchronized" && self.is_p_at(self.i + 1, "(") {
+            return self.error(pos, "`synchronized` blocks are not supported");
         }
         if MODIFIERS.contains(&word.as_str()) && matches!(self.at(self.i + 1).tok, Tok::Ident(_)) {
             while matches!(self.peek_tok(), Tok::Ident(w) if MODIFIERS.contains(&w.as_str())) {
@@ -564,6 +568,9 @@ impl Parser<'_> {
     /// `loose` accepts any name as a type (Java, or after `def`/a modifier); otherwise the
     /// type must look like one (`String x`, not Groovy's command call `println x`).
     fn decl_type_ahead(&self, loose: bool) -> Option<usize> {
+        if matches!(self.lang, Lang::JavaScript | Lang::Jexl) {
+            return None;
+        }
         let mut j = self.i;
         while matches!(self.word_at(j), Some(w) if w == "final") {
             j += 1;

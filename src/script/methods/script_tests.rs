@@ -1,0 +1,114 @@
+//! Methods as scripts call them: parsed and run, closures included.
+
+use crate::script::{Lang, NoHost, Script};
+
+fn run(lang: Lang, src: &str) -> String {
+    let script = Script::compile(src, lang).unwrap_or_else(|e| panic!("{src}: {e}"));
+    match script.run(&mut NoHost::default(), &[]) {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("threw {e}"),
+    }
+}
+
+fn groovy(src: &str) -> String {
+    run(Lang::Groovy, src)
+}
+
+#[test]
+fn list_closures() {
+    assert_eq!(groovy("[1, 2, 3].collect { it * 2 }"), "[2, 4, 6]");
+    assert_eq!(groovy("[1, 2, 3, 4].findAll { it % 2 == 0 }"), "[2, 4]");
+    assert_eq!(groovy("[1, 2, 3].find { it > 1 }"), "2");
+    assert_eq!(groovy("[1, 2, 3].inject(0) { acc, x -> acc + x }"), "6");
+    assert_eq!(groovy("[1, 2, 3].any { it > 2 }"), "true");
+    assert_eq!(groovy("[1, 2, 3].every { it > 2 }"), "false");
+    assert_eq!(groovy("def s = 0; [1, 2, 3].each { s += it }; s"), "6");
+    assert_eq!(groovy("def r = []; ['a', 'b'].eachWithIndex { x, i -> r << x + i }; r"), "[a0, b1]");
+    assert_eq!(groovy("['bb', 'a', 'ccc'].sort { it.size() }"), "[a, bb, ccc]");
+    assert_eq!(groovy("['bb', 'a', 'ccc'].sort { a, b -> b.size() <=> a.size() }"), "[ccc, bb, a]");
+    assert_eq!(groovy("def l = [3, 1, 2]; l.sort(); l"), "[1, 2, 3]");
+    assert_eq!(groovy("['a', 'bb', 'cc'].groupBy { it.size() }"), "[1:[a], 2:[bb, cc]]");
+    assert_eq!(groovy("['a', 'bb', 'cc'].countBy { it.size() }"), "[1:1, 2:2]");
+    assert_eq!(groovy("['a', 'b'].collectEntries { [(it): it.toUpperCase()] }"), "[a:A, b:B]");
+    assert_eq!(groovy("['a', 'b'].collectEntries { [it, 1] }"), "[a:1, b:1]");
+    assert_eq!(groovy("[[1, 2], [3]].collectMany { it }"), "[1, 2, 3]");
+    assert_eq!(groovy("['bb', 'a'].max { it.size() }"), "bb");
+    assert_eq!(groovy("['bb', 'a'].min { a, b -> a.size() <=> b.size() }"), "a");
+    assert_eq!(groovy("[1, 2, 3].sum { it * 10 }"), "60");
+    assert_eq!(groovy("[1, 2, 3, 2].findIndexOf { it == 2 }"), "1");
+    assert_eq!(groovy("[1, 2, 3].findResult { it > 1 ? it * 10 : null }"), "20");
+    assert_eq!(groovy("[1, 2, 3, 1].unique { it % 2 }"), "[1, 2]");
+    assert_eq!(groovy("[1, 2, 3].takeWhile { it < 3 }"), "[1, 2]");
+    assert_eq!(groovy("def l = [1, 2, 3]; l.removeIf { it > 1 }; l"), "[1]");
+    assert_eq!(groovy("[1, 2, 3].count { it > 1 }"), "2");
+    assert_eq!(groovy("[[1, 'a'], [2, 'b']].collect { n, s -> s * n }"), "[a, bb]");
+}
+
+#[test]
+fn map_closures_by_arity() {
+    assert_eq!(groovy("def r = []; [a: 1, b: 2].each { k, v -> r << k + v }; r"), "[a1, b2]");
+    assert_eq!(groovy("def r = []; [a: 1, b: 2].each { r << it.key + it.value }; r"), "[a1, b2]");
+    assert_eq!(groovy("def r = []; [a: 1].each { e -> r << e.getKey() }; r"), "[a]");
+    assert_eq!(groovy("def r = []; [a: 1, b: 2].eachWithIndex { k, v, i -> r << k + i }; r"), "[a0, b1]");
+    assert_eq!(groovy("def r = []; [a: 1, b: 2].eachWithIndex { e, i -> r << e.key + i }; r"), "[a0, b1]");
+    assert_eq!(groovy("[a: 1, b: 2].collect { k, v -> k * v }"), "[a, bb]");
+    assert_eq!(groovy("[a: 1, b: 2].collect { it.value }"), "[1, 2]");
+    assert_eq!(groovy("[a: 1, b: 2].findAll { k, v -> v > 1 }"), "[b:2]");
+    assert_eq!(groovy("[a: 1, b: 2].find { it.value > 1 }.key"), "b");
+    assert_eq!(groovy("[a: 1, b: 2].collectEntries { k, v -> [(v): k] }"), "[1:a, 2:b]");
+    assert_eq!(groovy("[a: 1, b: 2].inject(0) { acc, k, v -> acc + v }"), "3");
+    assert_eq!(groovy("[a: 1, b: 2].inject(0) { acc, e -> acc + e.value }"), "3");
+    assert_eq!(groovy("[a: 1, b: 2].any { k, v -> v == 2 }"), "true");
+    assert_eq!(groovy("[a: 1, b: 2].every { it.value > 0 }"), "true");
+    assert_eq!(groovy("[a: 1, b: 2].count { k, v -> v > 0 }"), "2");
+    assert_eq!(groovy("[b: 1, a: 2].sort { it.key }"), "[a:2, b:1]");
+    assert_eq!(groovy("[b: 1, a: 2].sort { x, y -> x.value <=> y.value }"), "[b:1, a:2]");
+    assert_eq!(groovy("[a: 1, b: 2, c: 3].groupBy { k, v -> v % 2 }"), "[1:[a:1, c:3], 0:[b:2]]");
+    assert_eq!(groovy("def m = [:]; m.computeIfAbsent('k') { [] } << 1; m"), "[k:[1]]");
+    assert_eq!(groovy("def r = []; [a: 1].forEach { k, v -> r << k + v }; r"), "[a1]");
+    assert_eq!(groovy("def m = [a: 1]; m.entrySet().each { it.value = 5 }; m"), "[a:5]");
+    assert_eq!(groovy("def m = [a: 1]; m.merge('a', 2) { x, y -> x + y }; m"), "[a:3]");
+}
+
+#[test]
+fn strings_numbers_and_ranges_with_closures() {
+    assert_eq!(groovy("def n = 0; 3.times { n += it }; n"), "3");
+    assert_eq!(groovy("def r = []; 1.upto(3) { r << it }; r"), "[1, 2, 3]");
+    assert_eq!(groovy("def r = []; 3.downto(1) { r << it }; r"), "[3, 2, 1]");
+    assert_eq!(groovy("def r = []; 0.step(10, 5) { r << it }; r"), "[0, 5, 10]");
+    assert_eq!(groovy("(1..4).collect { it * it }"), "[1, 4, 9, 16]");
+    assert_eq!(groovy("def r = []; (1..3).each { r << it }; r"), "[1, 2, 3]");
+    assert_eq!(groovy("(1..10).findAll { it % 3 == 0 }"), "[3, 6, 9]");
+    assert_eq!(groovy("'a1b2'.replaceAll(/\\d/) { (it as int) * 2 }"), "a2b4");
+    assert_eq!(groovy("'k=v'.replaceAll(/(\\w)=(\\w)/) { all, k, v -> v + '=' + k }"), "v=k");
+    assert_eq!(groovy("'abc'.collect { it.toUpperCase() }"), "[A, B, C]");
+    assert_eq!(groovy("def r = []; 'a\\nb'.eachLine { r << it }; r"), "[a, b]");
+    assert_eq!(groovy("'x=12'.find(/(\\d)(\\d)/) { all, a, b -> b + a }"), "21");
+    assert_eq!(groovy("[1, 2].with { it.size() }"), "2");
+    assert_eq!(groovy("'abc'.toUpperCase().reverse().padLeft(5, '*')"), "**CBA");
+    assert_eq!(groovy("'12'.toInteger() + 1"), "13");
+    assert_eq!(groovy("'3'.toInteger() / 2"), "1.5");
+    assert_eq!(groovy("'a,b,,'.split(',').length"), "2");
+    assert_eq!(groovy("'a b'.split(' ') as List"), "[a, b]");
+    assert_eq!(groovy("def s = '42' as int; s + 1"), "43");
+    assert_eq!(groovy("[1, 2, 2] as Set"), "[1, 2]");
+    assert_eq!(groovy("int x = 3.9; x"), "3");
+    assert_eq!(groovy("String s = 5; s.length()"), "1");
+    assert_eq!(groovy("'x'.toInteger()"), "threw java.lang.NumberFormatException: For input string: \"x\"");
+    assert_eq!(groovy("1.5.setScale(0, 'HALF_UP')"), "2");
+}
+
+#[test]
+fn java_dialects() {
+    assert_eq!(run(Lang::BeanShell, "String s = \"a,b\"; String[] p = s.split(\",\"); p.length"), "2");
+    assert_eq!(run(Lang::Java, "int x = (int) 3.7; x"), "3");
+    assert_eq!(run(Lang::BeanShell, "java.util.List l = new java.util.ArrayList(); l.add(\"a\"); l.size()"), "1");
+    assert_eq!(
+        run(Lang::Java, "java.util.List l = new java.util.ArrayList(); l.add(\"a\"); l.add(\"b\"); Object it = l.iterator(); String r = \"\"; while (it.hasNext()) { r += it.next(); } r"),
+        "ab"
+    );
+    assert_eq!(
+        run(Lang::JavaScript, "var a = [1, 2]; a.push(3); a.map(function (x) { return x * 2; }).join('-')"),
+        "2-4-6"
+    );
+}
