@@ -173,11 +173,10 @@ impl Cx {
             std::fs::read_to_string(&path)
                 .map_err(|e| self.err(c, format!("the script file {} cannot be read: {e}", path.display())))?
         };
-        let (names, computed) = scripting::assigned_vars(&text);
-        for n in &names {
-            self.b.sym.vars.assign(n);
+        for n in crate::plan::script_host::assigned_variables(&text) {
+            self.b.sym.vars.assign(&n);
         }
-        self.scripts_set_any |= computed;
+        self.scripts_set_any |= scripting::sets_computed_names(&text);
         let mut how = "compiled once";
         let code = if text.trim().is_empty() {
             // JMeter's error when the script runs: "no script or file" (a failed sample for a
