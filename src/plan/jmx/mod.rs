@@ -527,7 +527,7 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 12] = [
     ("post-processor", extractor::ELEMENTS),
     ("assertion", assertion::ELEMENTS),
     ("listener", listener::ELEMENTS),
-    ("post-processor", script::ELEMENTS),
+    ("script element", script::ELEMENTS),
     ("config element", websocket::FILTERS),
     ("pre-processor", socket::SCOPE_ELEMENTS),
     ("pre- or post-processor", sync::PROCESSORS),

@@ -164,7 +164,7 @@ pub(crate) fn matrix() -> String {
         }
     }
     out.push_str(
-        "\nEvery other class is reported by `check` as unsupported (scripts: JSR223, BeanShell, BSF elements).\n",
+        "\nEvery other class is reported by `check` as unsupported.\n",
     );
     out.push_str("\nFunctions: ");
     let functions: Vec<String> = template::FUNCTION_NAMES.iter().map(|f| format!("`__{f}`")).collect();
