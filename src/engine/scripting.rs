@@ -240,6 +240,7 @@ pub(crate) fn shared(
         base_dir,
         groups,
         log,
+        seeded: std::sync::OnceLock::new(),
     }
 }
 
@@ -777,6 +778,7 @@ mod tests {
             messages: Vec::new(),
             failure: crate::plan::CheckId(0),
             writes: vec![PathBuf::from("/plan/out.csv")],
+            properties: Default::default(),
         }
     }
 

@@ -68,6 +68,8 @@ pub(crate) struct ScriptShared {
     /// Each scenario's name and number of users.
     pub groups: Vec<(String, u64)>,
     pub log: Option<std::sync::mpsc::Sender<String>>,
+    /// The run's properties get the plan's `-J` ones once, on the first script that runs.
+    pub seeded: std::sync::OnceLock<()>,
 }
 
 /// A data file's rows and the cursors that are shared.

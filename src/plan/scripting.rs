@@ -98,6 +98,8 @@ pub struct ScriptEl {
     /// Files the script names as literals (resolved against the plan's directory): it may
     /// append to them and write them.
     pub writes: Vec<std::path::PathBuf>,
+    /// The `-J` properties the plan was read with: what `props` holds when the run starts.
+    pub properties: Arc<std::collections::HashMap<String, String>>,
 }
 
 impl ScriptEl {

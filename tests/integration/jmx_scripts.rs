@@ -83,7 +83,7 @@ fn a_pre_processor_changes_what_is_sent() {
         "JSR223PreProcessor",
         "reroute",
         "groovy",
-        "sampler.setPath(\"/changed\")\nsampler.addArgument(\"n\", vars.get(\"__n\") ?: \"x\")\nsampler.getHeaderManager().add(\"X-Pre\", sampler.getName())\nlog.info(\"sent to \" + sampler.getPath())",
+        "sampler.setPath(\"/changed\")\nsampler.addArgument(\"n\", vars.get(\"__n\") ?: \"x\")\nsampler.addArgument(\"port\", props.get(\"port\"))\nsampler.getHeaderManager().add(\"X-Pre\", sampler.getName())\nlog.info(\"sent to \" + sampler.getPath())",
         "",
     );
     let body = sampler("orig", "GET", "/original", "", false, &pre);
@@ -92,6 +92,8 @@ fn a_pre_processor_changes_what_is_sent() {
     assert_eq!(server.requests_to("/changed"), 4);
     for r in server.recorded("/changed") {
         assert_eq!(r.query("n").as_deref(), Some("x"));
+        // `props` holds the `-J` properties.
+        assert_eq!(r.query("port"), Some(server.addr().port().to_string()));
         assert_eq!(r.header("x-pre"), Some("orig"));
     }
     assert_eq!(uint(&run.label("orig"), "samples"), 4);

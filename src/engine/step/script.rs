@@ -12,12 +12,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl VirtualUser {
-    /// What this user's scripts see of its thread (made once, on its first script).
-    pub(in crate::engine) fn script_env(&mut self) -> Arc<Env> {
+    /// What this user's scripts see of its thread (made once, on its first script); the run's
+    /// properties get the plan's `-J` ones on the first script of the run.
+    pub(in crate::engine) fn script_env(&mut self, el: &crate::plan::scripting::ScriptEl) -> Arc<Env> {
         if let Some(e) = &self.script_env {
             return e.clone();
         }
         let sh = &self.ctx.shared.scripts;
+        sh.seeded.get_or_init(|| {
+            let mut props = self.vars.globals.properties.write().unwrap_or_else(|e| e.into_inner());
+            for (k, v) in el.properties.iter() {
+                props.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        });
         let (group, threads) = sh.groups.get(self.ctx.index).cloned().unwrap_or_default();
         let thread_name = format!("{group} {}-{}", self.ctx.index + 1, self.vars.thread_num);
         self.vars.names = sh.names.clone();
@@ -48,8 +55,8 @@ impl VirtualUser {
 
     /// A script pre-processor or timer.
     pub(in crate::engine) async fn script_op(&mut self, x: &ScriptStep) -> Result<(), IterEnd> {
-        let env = self.script_env();
         let el = &x.script.0;
+        let env = self.script_env(el);
         let none = crate::plan::scripting::SamplerInfo::default();
         let info = x.sampler.as_ref().unwrap_or(&none);
         let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
@@ -90,8 +97,8 @@ impl VirtualUser {
     /// A script sampler's sample; returns whether it failed.
     pub(in crate::engine) async fn script_sample(&mut self, x: &ScriptStep, start: Instant) -> bool {
         let ctx = self.ctx.clone();
-        let env = self.script_env();
         let el = &x.script.0;
+        let env = self.script_env(el);
         let label = x.label.expect("a sampler has a label");
         let label = self.sample_label(label);
         let mut state = SampleState {
@@ -200,7 +207,7 @@ impl VirtualUser {
         if scripts.is_empty() {
             return error;
         }
-        let env = self.script_env();
+        let env = self.script_env(&scripts[0].0);
         state.success = error.is_none();
         state.thread_name = env.thread_name.clone();
         let mut failed_by: Option<ErrorKind> = None;

@@ -237,6 +237,7 @@ impl Cx {
             messages,
             failure,
             writes,
+            properties: Arc::new(self.b.sym.properties.clone()),
         };
         let where_ = match place {
             Place::Sampler => "sampler",

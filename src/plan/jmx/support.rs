@@ -163,9 +163,7 @@ pub(crate) fn matrix() -> String {
             out.push_str(&format!("| {family} | {name} | `{class}` |\n"));
         }
     }
-    out.push_str(
-        "\nEvery other class is reported by `check` as unsupported.\n",
-    );
+    out.push_str("\nEvery other class is reported by `check` as unsupported.\n");
     out.push_str("\nFunctions: ");
     let functions: Vec<String> = template::FUNCTION_NAMES.iter().map(|f| format!("`__{f}`")).collect();
     out.push_str(&functions.join(", "));
