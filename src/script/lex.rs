@@ -766,7 +766,7 @@ mod tests {
         assert!(!t[0].nl);
         assert!(t[1].nl);
         assert!(!t[2].nl);
-        assert_eq!(t[2].pos, Pos { line: 3, col: 11 });
+        assert_eq!(t[2].pos, Pos { line: 3, col: 13 });
         assert!(lex("/* open", Lang::Groovy).is_err());
     }
 }
