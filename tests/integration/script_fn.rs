@@ -96,5 +96,9 @@ fn check_names_a_script_function_it_cannot_load_with_its_line_and_column() {
     let text = format!("{}{}", out.stdout_str(), out.stderr_str());
     assert_ne!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("plan.jmx:"), "{text}");
-    assert!(text.contains("`__groovy` in") && text.contains("cannot run its groovy script: line 2, column"), "{text}");
+    assert!(
+        text.contains("\"H\": in `${__groovy(")
+            && text.contains("`__groovy` cannot run its groovy script: line 2, column"),
+        "{text}"
+    );
 }

@@ -943,7 +943,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 "BeanShell" => Lang::BeanShell,
                 _ => Lang::JavaScript,
             };
-            let f = script::compile(&format!("__{name}"), lang, tmpl(0, sym)?, sym, element, Bindings::Function)?;
+            let f = script::compile(&format!("__{name}"), lang, tmpl(0, sym)?, sym, Bindings::Function)?;
             return Ok(func(FuncKind::Script(Box::new(f)), store(1, sym)?));
         }
         "jexl3" | "jexl2" => {
@@ -970,7 +970,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             {
                 return Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?));
             }
-            let f = script::compile(&format!("__{name}"), Lang::Jexl, tmpl(0, sym)?, sym, element, Bindings::Function)?;
+            let f = script::compile(&format!("__{name}"), Lang::Jexl, tmpl(0, sym)?, sym, Bindings::Function)?;
             return Ok(func(FuncKind::Script(Box::new(f)), store(1, sym)?));
         }
         "timeShift" => {
@@ -1331,7 +1331,7 @@ mod tests {
         assert_eq!(render("${__jexl2(${id} < 3)}", &[("id", "3")]), "false");
         // Beyond comparisons, the interpreter: a script it cannot read is a load error at
         // line:column (the stand-in refused every non-comparison).
-        assert!(error("${__jexl3(1 +)}").contains("`__jexl3` in `f` cannot run its jexl script: line 1, column"));
+        assert!(error("${__jexl3(1 +)}").contains("`__jexl3` cannot run its jexl script: line 1, column"));
     }
 
     #[test]
@@ -1358,8 +1358,9 @@ mod tests {
 
     #[test]
     fn unknown_and_unsupported_functions_are_named() {
-        assert!(error("${__javaScript(1 +)}")
-            .contains("`__javaScript` in `f` cannot run its javascript script: line 1, column"));
+        assert!(
+            error("${__javaScript(1 +)}").contains("`__javaScript` cannot run its javascript script: line 1, column")
+        );
         assert!(error("${__intsum(1,2)}").contains("did you mean `__intSum`?"));
         assert_eq!(error("${__nothing_like_it(1)}"), "in `${__nothing_like_it(1)}`: unknown function `__nothing_like_it` (docs/jmx.md lists the functions stampede runs)");
     }

@@ -64,21 +64,19 @@ fn function_bindings(lang: Lang) -> &'static [&'static str] {
 /// What JMeter binds to the previous sample and the current sampler in a function's script.
 const SAMPLE_BINDINGS: [&str; 5] = ["prev", "sampler", "SampleResult", "sampleResult", "Sampler"];
 
-/// Compiles a script call; `source` is the script as a template, `element` names where it is.
+/// Compiles a script call; `source` is the script as a template.
 pub(super) fn compile(
     what: &str,
     lang: Lang,
     source: Template,
     sym: &mut Symbols,
-    element: &str,
     bindings: Bindings,
 ) -> Result<ScriptFn, TemplateError> {
     let text = source.source().to_string();
     if bindings == Bindings::Function {
         if let Some(name) = SAMPLE_BINDINGS.iter().find(|n| script_host::mentions(&text, n)) {
             return Err(TemplateError::Argument(format!(
-                "`{what}` in {}reads `{name}` (the previous sample or the current sampler), which stampede's template functions do not have; a JSR223 PreProcessor or PostProcessor has it",
-                in_element(element)
+                "`{what}` reads `{name}` (the previous sample or the current sampler), which stampede's template functions do not have; a JSR223 PreProcessor or PostProcessor has it"
             )));
         }
     }
@@ -88,10 +86,10 @@ pub(super) fn compile(
     // Text known now (or made only of plan variables nothing changes) is checked now.
     let known = source.vars().iter().all(|id| sym.vars.initial(*id).is_some() && !sym.vars.is_assigned(*id));
     let compiled = match source.as_const() {
-        Some(t) => Some(check(what, lang, t, element)?),
+        Some(t) => Some(check(what, lang, t)?),
         None if known && source.segs.iter().all(|s| !matches!(s, super::Seg::Func(_))) => {
             let t = super::expand(&text, sym)?;
-            check(what, lang, &t, element)?;
+            check(what, lang, &t)?;
             None
         }
         None => None,
@@ -114,7 +112,7 @@ pub(super) fn compile(
 /// is logged and reads `false`, as JMeter's).
 pub(crate) fn js_condition(src: &str, sym: &mut Symbols, element: &str) -> Result<Template, TemplateError> {
     let source = super::compile(src, sym, element)?;
-    let f = compile("If Controller condition", Lang::JavaScript, source, sym, element, Bindings::Nothing)?;
+    let f = compile("If Controller condition", Lang::JavaScript, source, sym, Bindings::Nothing)?;
     let seg = super::Seg::Func(Box::new(super::functions::script_func(f)));
     Ok(Template { src: src.to_string(), segs: vec![seg] })
 }
@@ -165,20 +163,11 @@ pub(crate) fn is_plain_comparison(src: &str) -> bool {
     true
 }
 
-fn in_element(element: &str) -> String {
-    if element.is_empty() {
-        String::new()
-    } else {
-        format!("`{element}` ")
-    }
-}
-
-/// Compiles a script, or the load error naming the function, its element and where in the
-/// script.
-fn check(what: &str, lang: Lang, text: &str, element: &str) -> Result<Script, TemplateError> {
-    Script::compile(text, lang).map_err(|e| {
-        TemplateError::Argument(format!("`{what}` in {}cannot run its {lang} script: {e}", in_element(element)))
-    })
+/// Compiles a script, or the load error naming the function and where in the script (the
+/// caller's error names the element and its line in the plan).
+fn check(what: &str, lang: Lang, text: &str) -> Result<Script, TemplateError> {
+    Script::compile(text, lang)
+        .map_err(|e| TemplateError::Argument(format!("`{what}` cannot run its {lang} script: {e}")))
 }
 
 impl ScriptFn {
@@ -491,10 +480,10 @@ mod tests {
     fn a_script_outside_the_subset_is_a_load_error_with_its_position() {
         let e =
             template("${__groovy(def x = \n  1 +)}", &mut symbols(), "HTTP Request \"login\"").unwrap_err().to_string();
-        assert!(
-            e.contains("`__groovy` in `HTTP Request \"login\"` cannot run its groovy script: line 2, column"),
-            "{e}"
-        );
+        assert!(e.contains("`__groovy` cannot run its groovy script: line 2, column 6: expected an expression"), "{e}");
+        // A class outside the subset is refused when the plan loads, not when it runs.
+        let e = template("${__groovy(new java.net.Socket(\"h\"\\, 1))}", &mut symbols(), "h").unwrap_err().to_string();
+        assert!(e.contains("line 1, column 5: class `java.net.Socket` is not available"), "{e}");
         let e = template("${__groovy(prev.getResponseCode())}", &mut symbols(), "h").unwrap_err().to_string();
         assert!(e.contains("reads `prev`"), "{e}");
     }
