@@ -277,6 +277,10 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             Step::Stop(k) => out.push(format!("{pad}stop: {k:?}")),
             Step::Pick(pk) => out.push(format!("{pad}set {} to the pass's value", pk.name)),
             Step::Sample(x) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(x.label), x.class)),
+            Step::Script(x) => match x.label {
+                Some(l) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(l), x.script.0.class)),
+                None => out.push(format!("{pad}script {} \"{}\"", x.script.0.class, x.script.0.name)),
+            },
             Step::WebSocket(w) => out.push(format!("{pad}{}: WebSocket: {}", p.label(w.label), w.op.name())),
             Step::Socket(x) => out.push(match &**x {
                 crate::plan::socket::SocketStep::Sample(x) => {

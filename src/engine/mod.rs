@@ -30,6 +30,7 @@ mod managers;
 pub mod program;
 mod request;
 mod response;
+mod scripting;
 pub mod segment;
 pub(crate) mod session;
 mod step;
@@ -72,11 +73,14 @@ pub struct Options {
     pub sample_log: Option<std::sync::mpsc::Sender<crate::record::SampleRow>>,
     /// This process's share of every workload ([`Segment::FULL`] in a local run).
     pub segment: Segment,
+    /// Where script elements' log lines go (`log.info`, `println`, their exceptions), when
+    /// anywhere: one line each, secrets redacted.
+    pub script_log: Option<std::sync::mpsc::Sender<String>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { interval: Duration::from_secs(1), sample_log: None, segment: Segment::FULL }
+        Options { interval: Duration::from_secs(1), sample_log: None, segment: Segment::FULL, script_log: None }
     }
 }
 
@@ -143,6 +147,7 @@ pub async fn run(
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
         label_templates: label_templates(plan),
         run_labels: Arc::new(crate::record::RunLabels::new(&plan.labels, crate::record::row_names(&plan.labels).len())),
+        scripts: scripting::shared(plan, options.script_log.clone()),
     });
     let recorder = Recorder::new(plan.labels.len(), plan.scenarios.len());
     let epoch = Instant::now();

@@ -15,6 +15,8 @@ pub enum Op {
     WebSocket(Box<crate::plan::websocket::WebSocket>),
     /// A sample over a raw socket.
     Socket(Box<crate::plan::socket::SocketStep>),
+    /// A script sampler's sample, or a script pre-processor or timer.
+    Script(Box<crate::plan::scripting::ScriptStep>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -174,7 +176,7 @@ impl Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
-            Op::Request(_) | Op::Sample(_) | Op::WebSocket(_) | Op::Stop(_) | Op::Write { .. } => true,
+            Op::Request(_) | Op::Sample(_) | Op::WebSocket(_) | Op::Stop(_) | Op::Write { .. } | Op::Script(_) => true,
             Op::Socket(x) => matches!(**x, crate::plan::socket::SocketStep::Sample(_)),
             Op::Think(t) => t.can_wait(),
             Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
@@ -244,6 +246,12 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                 }
             }
             Step::Fifo(f) => ops.push(Op::Fifo(f.clone())),
+            Step::Script(x) => {
+                if x.label.is_some() {
+                    checks(guards, ops);
+                }
+                ops.push(Op::Script(x.clone()))
+            }
             Step::Think(t) => ops.push(Op::Think(*t)),
             Step::Parallel(p) => {
                 checks(guards, ops);

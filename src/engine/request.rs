@@ -280,7 +280,9 @@ impl PreparedRequest {
     /// Appends the whole request for its first exchange to `out`; `path` comes from
     /// [`PreparedRequest::render_path`]. `body` is scratch space that ends up holding the body
     /// of a request that is not fixed (a 307/308 redirect sends it again; see
-    /// [`PreparedRequest::body_sent`]).
+    /// [`PreparedRequest::body_sent`]). `fixed`: the bytes rendered once may be sent (not when
+    /// a script pre-processor changed where the request goes).
+    #[allow(clippy::too_many_arguments)]
     pub fn render(
         &self,
         u: &mut UserVars,
@@ -289,9 +291,10 @@ impl PreparedRequest {
         extra: Option<&str>,
         body: &mut Vec<u8>,
         out: &mut Vec<u8>,
+        fixed: bool,
     ) {
         body.clear();
-        if let Some(f) = &self.fixed {
+        if let Some(f) = self.fixed.as_ref().filter(|_| fixed) {
             out.extend_from_slice(&f.bytes[..f.head_end]);
             push_extra(out, extra);
             out.extend_from_slice(&f.bytes[f.head_end..]);
@@ -563,7 +566,7 @@ mod tests {
     fn render(r: &PreparedRequest, u: &mut UserVars, extra: Option<&str>) -> String {
         let (mut body, mut out, mut path) = (Vec::new(), Vec::new(), String::new());
         r.render_path(u, &mut path);
-        r.render(u, &r.target, &path, extra, &mut body, &mut out);
+        r.render(u, &r.target, &path, extra, &mut body, &mut out, true);
         String::from_utf8(out).unwrap()
     }
 
@@ -686,7 +689,7 @@ mod tests {
         s.headers.push(("Content-Type".into(), Template::literal("application/json")));
         let r = PreparedRequest::new(&s);
         let (mut body, mut out) = (Vec::new(), Vec::new());
-        r.render(&mut nobody(), &r.target, "/a?b=1", None, &mut body, &mut out);
+        r.render(&mut nobody(), &r.target, "/a?b=1", None, &mut body, &mut out, true);
         let text = String::from_utf8_lossy(&out).to_string();
         assert!(text.contains("Content-Encoding: gzip\r\n"));
         let sent = r.body_sent(&body);

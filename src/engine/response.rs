@@ -36,7 +36,7 @@ impl<'a> Response<'a> {
     }
 
     /// The status line's reason phrase (`OK` in `HTTP/1.1 200 OK`).
-    fn message(&self) -> &'a str {
+    pub(super) fn message(&self) -> &'a str {
         let line = self.head.split(|b| *b == b'\n').next().unwrap_or_default();
         let line = std::str::from_utf8(line).unwrap_or_default().trim_end();
         line.splitn(3, ' ').nth(2).unwrap_or("")
@@ -63,7 +63,7 @@ impl<'a> Response<'a> {
     }
 
     /// The headers as `Name: value` lines (JMeter's "Response Headers" field).
-    fn headers_text(&self) -> Cow<'a, str> {
+    pub(super) fn headers_text(&self) -> Cow<'a, str> {
         let start = self.head.iter().position(|b| *b == b'\n').map_or(self.head.len(), |i| i + 1);
         match String::from_utf8_lossy(&self.head[start..]) {
             Cow::Borrowed(s) => Cow::Borrowed(s.trim_end()),
@@ -80,7 +80,7 @@ impl<'a> Response<'a> {
     /// The body as text, decoded from gzip or deflate when the response says so. Decoding stops
     /// at `limit` bytes (the plan's `max_response_size`), so a small compressed body cannot
     /// expand without bound; the second value says the decoded body was larger than that.
-    fn body_text(&self, limit: u64) -> (Cow<'a, str>, bool) {
+    pub(super) fn body_text(&self, limit: u64) -> (Cow<'a, str>, bool) {
         let cap = limit.saturating_add(1);
         let decoded: Option<Vec<u8>> = match self.header("content-encoding").map(str::to_ascii_lowercase).as_deref() {
             Some("gzip") | Some("x-gzip") => read_all(flate2::read::GzDecoder::new(self.body).take(cap)),

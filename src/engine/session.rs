@@ -53,6 +53,23 @@ pub(crate) struct RunShared {
     pub label_templates: Vec<Option<crate::plan::Template>>,
     /// The names rendered so far and their ids.
     pub run_labels: Arc<crate::record::RunLabels>,
+    /// What script elements see of the run (see `engine::scripting`).
+    pub scripts: ScriptShared,
+}
+
+/// What script elements see of the run: the plan's variables by name, its directory and
+/// files, its thread groups, and where their log lines go.
+#[derive(Debug, Default)]
+pub(crate) struct ScriptShared {
+    pub names: Arc<std::collections::HashMap<String, VarId>>,
+    pub base_dir: std::path::PathBuf,
+    pub readable: Vec<std::path::PathBuf>,
+    pub writable: Vec<std::path::PathBuf>,
+    /// Each scenario's name and number of users.
+    pub groups: Vec<(String, u64)>,
+    pub log: Option<std::sync::mpsc::Sender<String>>,
+    /// The run's properties get the plan's `-J` ones once, on the first script that runs.
+    pub seeded: std::sync::OnceLock<()>,
 }
 
 /// A data file's rows and the cursors that are shared.
@@ -171,6 +188,8 @@ pub struct Globals {
     pub fifos: super::fifo::Fifos,
     /// JMeter properties `__setProperty` set while the test runs (global to the run).
     pub properties: std::sync::RwLock<std::collections::HashMap<String, String>>,
+    /// Properties scripts stored that are not text (`props.put("m", map)`).
+    pub property_objects: std::sync::RwLock<std::collections::HashMap<String, crate::script::Value>>,
 }
 
 impl Globals {
@@ -179,6 +198,7 @@ impl Globals {
             counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect(),
             fifos: Default::default(),
             properties: Default::default(),
+            property_objects: Default::default(),
         })
     }
 }
@@ -194,6 +214,13 @@ pub struct UserVars {
     pub globals: Arc<Globals>,
     /// Set when the user's scenario stops: a function waiting on a queue gives up.
     pub stop: Option<tokio_util::sync::CancellationToken>,
+    /// The plan's variables by name (a script's `vars.get("x")`).
+    pub names: Arc<std::collections::HashMap<String, VarId>>,
+    /// Variables a script set that no template names, and objects (`vars.putObject`).
+    pub extra: std::collections::HashMap<String, String>,
+    pub objects: std::collections::HashMap<String, crate::script::Value>,
+    /// JMeter's thread name, where scripts ask for it.
+    pub thread_name_text: Option<String>,
 }
 
 impl UserVars {
@@ -206,6 +233,10 @@ impl UserVars {
             rng: SmallRng::from_os_rng(),
             globals,
             stop: None,
+            names: Default::default(),
+            extra: Default::default(),
+            objects: Default::default(),
+            thread_name_text: None,
         }
     }
 
@@ -256,6 +287,106 @@ impl Scope for UserVars {
         all.insert(name.to_string(), value.to_string())
     }
 
+    fn var_named(&self, name: &str) -> Option<&str> {
+        match self.names.get(name) {
+            // A plan variable: unset while empty or still its own reference.
+            Some(id) => {
+                let v = self.values[id.index()].as_str();
+                let unset = v.is_empty() || v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) == Some(name);
+                (!unset).then_some(v)
+            }
+            None => self.extra.get(name).map(String::as_str),
+        }
+    }
+
+    fn set_var_named(&mut self, name: &str, value: &str) {
+        self.objects.remove(name);
+        match self.names.get(name) {
+            Some(id) => self.set(*id, value),
+            None => {
+                self.extra.insert(name.to_string(), value.to_string());
+            }
+        }
+    }
+
+    fn remove_var_named(&mut self, name: &str) -> Option<String> {
+        let before = self.var_named(name).map(str::to_string);
+        self.objects.remove(name);
+        match self.names.get(name) {
+            Some(id) => self.set(*id, ""),
+            None => {
+                self.extra.remove(name);
+            }
+        }
+        before
+    }
+
+    fn object(&self, name: &str) -> Option<crate::script::Value> {
+        self.objects.get(name).cloned()
+    }
+
+    fn put_object(&mut self, name: &str, value: crate::script::Value) {
+        if value.is_null() {
+            self.objects.remove(name);
+        } else {
+            self.objects.insert(name.to_string(), value);
+        }
+    }
+
+    fn var_entries(&self) -> Option<Vec<(String, crate::script::Value)>> {
+        let mut out: Vec<(String, crate::script::Value)> = Vec::new();
+        let mut names: Vec<(&String, &VarId)> = self.names.iter().collect();
+        names.sort_by_key(|(_, id)| **id);
+        for (n, _) in names {
+            if let Some(v) = self.var_named(n) {
+                out.push((n.clone(), v.into()));
+            }
+        }
+        out.extend(self.extra.iter().map(|(k, v)| (k.clone(), v.as_str().into())));
+        for (k, o) in &self.objects {
+            match out.iter_mut().find(|(n, _)| n == k) {
+                Some(e) => e.1 = o.clone(),
+                None => out.push((k.clone(), o.clone())),
+            }
+        }
+        Some(out)
+    }
+
+    fn thread_name(&self) -> Option<String> {
+        self.thread_name_text.clone()
+    }
+
+    fn property_object(&self, name: &str) -> Option<crate::script::Value> {
+        let objects = self.globals.property_objects.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = objects.get(name) {
+            return Some(v.clone());
+        }
+        drop(objects);
+        self.property(name).map(crate::script::Value::from)
+    }
+
+    fn put_property_object(&mut self, name: &str, value: crate::script::Value) {
+        let mut objects = self.globals.property_objects.write().unwrap_or_else(|e| e.into_inner());
+        match value {
+            crate::script::Value::Str(s) => {
+                objects.remove(name);
+                drop(objects);
+                self.set_property(name, &s);
+            }
+            crate::script::Value::Null => {
+                objects.remove(name);
+                drop(objects);
+                self.globals.properties.write().unwrap_or_else(|e| e.into_inner()).remove(name);
+            }
+            other => {
+                objects.insert(name.to_string(), other.clone());
+                drop(objects);
+                // `__P` reads its text.
+                self.set_property(name, &other.to_string());
+            }
+        }
+    }
+
     fn fifo(&mut self, call: crate::plan::template::FifoCall<'_>) -> Option<String> {
         let stop = self.stop.clone();
         self.globals.fifos.call(call, &|| stop.as_ref().is_some_and(|s| s.is_cancelled()))
@@ -285,6 +416,7 @@ impl ScenarioCtx {
             throughput: Vec::new(),
             label_templates: Vec::new(),
             run_labels: Arc::new(crate::record::RunLabels::new(&[], 0)),
+            scripts: Default::default(),
             sample_log: None,
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),

@@ -99,6 +99,10 @@ pub(super) struct VirtualUser {
     pub(super) ws: Option<super::step::WsConn>,
     /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests).
     pub(super) sockets: super::step::Sockets,
+    /// What script elements see of this user's thread, made on its first script.
+    pub(super) script_env: Option<Arc<super::scripting::Env>>,
+    /// What script pre-processors changed on the sampler that follows them.
+    pub(super) sampler_edits: Option<Box<super::scripting::SamplerEdits>>,
 }
 
 /// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
@@ -140,6 +144,8 @@ impl VirtualUser {
             held: Vec::new(),
             ws: None,
             sockets: Default::default(),
+            script_env: None,
+            sampler_edits: None,
             ctx,
         }
     }
@@ -195,7 +201,19 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                op @ (Op::Request(_) | Op::Sample(_) | Op::Parallel(_) | Op::WebSocket(_) | Op::Socket(_)) => {
+                Op::Script(x) if x.label.is_none() => {
+                    since_wait = 0;
+                    if let Err(end) = self.script_op(x).await {
+                        return end;
+                    }
+                    pc += 1;
+                }
+                op @ (Op::Request(_)
+                | Op::Sample(_)
+                | Op::Parallel(_)
+                | Op::WebSocket(_)
+                | Op::Socket(_)
+                | Op::Script(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -214,6 +232,7 @@ impl VirtualUser {
                         // before the user yields; one that waited on its socket yielded there.
                         Op::Request(req) => (self.request(req, start).await, req.spec.on_error, None),
                         Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error, None),
+                        Op::Script(x) => (Some(self.script_sample(x, start).await), x.on_error, None),
                         Op::Parallel(p) => {
                             let (sampled, after) = self.parallel(p, start).await;
                             (sampled, p.on_error, after)

@@ -69,6 +69,8 @@ pub enum Step {
     /// Puts a value in, or takes one out of, a named queue shared by every user of the run
     /// (jp@gc Inter-Thread Communication).
     Fifo(Box<Fifo>),
+    /// A script element's step: a script sampler's sample, or a script pre-processor or timer.
+    Script(Box<super::scripting::ScriptStep>),
 }
 
 /// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
@@ -645,6 +647,7 @@ pub fn has_request(steps: &[Step]) -> bool {
 fn has_synthetic(steps: &[Step]) -> bool {
     steps.iter().any(|step| match step {
         Step::Sample(_) | Step::WebSocket(_) => true,
+        Step::Script(x) => x.label.is_some(),
         Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
         Step::Sequence(s) => has_synthetic(s),
         Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
@@ -693,6 +696,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
             | Step::Sample(_)
             | Step::WebSocket(_)
             | Step::Fifo(_)
+            | Step::Script(_)
             | Step::Socket(_) => {}
         }
     }
@@ -711,6 +715,11 @@ pub fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
         match step {
             Step::Request(r) => add(r.label, out),
             Step::Sample(x) => add(x.label, out),
+            Step::Script(x) => {
+                if let Some(l) = x.label {
+                    add(l, out)
+                }
+            }
             Step::Group(g) => {
                 add(g.label, out);
                 sample_labels(&g.steps, out);
@@ -799,6 +808,7 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::Pick(_)
             | Step::Sample(_)
             | Step::WebSocket(_)
+            | Step::Script(_)
             | Step::Socket(_) => {}
         }
     }

@@ -19,6 +19,8 @@ pub mod managers;
 pub mod markup;
 mod quick;
 pub mod request;
+pub mod script_host;
+pub mod scripting;
 pub mod socket;
 pub mod synthetic;
 pub mod template;

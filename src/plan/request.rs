@@ -134,6 +134,10 @@ pub struct RequestSpec {
     /// HTTP URL Re-writing Modifiers in scope, outer first.
     #[serde(skip)]
     pub url_rewrites: Vec<UrlRewrite>,
+    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
+    /// sample after the extractors and checks, before it is recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<super::scripting::ScriptRef>,
 }
 
 /// JMeter's HTTP URL Re-writing Modifier: the session id found in the previous sample's
@@ -484,6 +488,7 @@ impl RequestSpec {
             on_error: super::flow::StopKind::Continue,
             param_overrides: Vec::new(),
             url_rewrites: Vec::new(),
+            scripts: Vec::new(),
         }
     }
 
@@ -537,6 +542,8 @@ impl RequestSpec {
             ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
             _ => false,
         }) || self.checks.iter().any(|c| c.test.reads_body())
+            // A script may read the body (`prev.getResponseDataAsString()`).
+            || !self.scripts.is_empty()
     }
 }
 

@@ -220,6 +220,9 @@ impl Run {
             .chain(outputs.iter_mut().filter_map(|o| o.output.sample_rows()))
             .collect();
         engine_options.sample_log = output::fan_out(rows);
+        if engine_options.script_log.is_none() {
+            engine_options.script_log = outputs.iter().find_map(|o| o.output.script_log()).map(script_log);
+        }
 
         let (tx, mut rx) = mpsc::unbounded_channel();
         let plan = Arc::new(plan);
@@ -315,4 +318,29 @@ fn hostname() -> String {
     }
     let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// A writer of script log lines to `path` on a thread of its own, the file made with the first
+/// line; it ends when the engine drops the last sender.
+fn script_log(path: std::path::PathBuf) -> std::sync::mpsc::Sender<String> {
+    use std::io::Write as _;
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut file: Option<std::io::BufWriter<std::fs::File>> = None;
+        while let Ok(first) = rx.recv() {
+            if file.is_none() {
+                match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+                    Ok(f) => file = Some(std::io::BufWriter::new(f)),
+                    Err(_) => return,
+                }
+            }
+            let Some(f) = file.as_mut() else { return };
+            // What has come meanwhile, then flushed: nothing waits in the buffer for long.
+            for line in std::iter::once(first).chain(rx.try_iter()) {
+                let _ = writeln!(f, "{line}");
+            }
+            let _ = f.flush();
+        }
+    });
+    tx
 }

@@ -57,6 +57,13 @@ pub trait Output: Send {
         None
     }
 
+    /// Asked once, after [`start`](Output::start): the file script elements' log lines go to
+    /// (`log.info`, `println`, their exceptions), or `None` (the default). It is made with the
+    /// first line.
+    fn script_log(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// One more interval of the run.
     fn interval(&mut self, interval: &Interval) -> Result<(), OutputError>;
 

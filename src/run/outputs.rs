@@ -34,6 +34,10 @@ impl RunDirOutput {
 }
 
 impl Output for RunDirOutput {
+    fn script_log(&self) -> Option<std::path::PathBuf> {
+        Some(self.dir().join("scripts.log"))
+    }
+
     fn name(&self) -> &str {
         Self::NAME
     }

@@ -124,7 +124,7 @@ fn check_names_a_function_stampede_does_not_run() {
     let run = TempRun::new("jmx-functions-unknown");
     let body = [
         DEFAULTS.to_string(),
-        sampler("scripted", "GET", "/x?v=${__javaScript(1+1)}", "", false, ""),
+        sampler("scripted", "GET", "/x?v=${__XPath(a.xml,/a)}", "", false, ""),
         sampler("typo", "GET", "/y?v=${__intsum(1,2)}", "", false, ""),
     ]
     .concat();
@@ -133,5 +133,5 @@ fn check_names_a_function_stampede_does_not_run() {
     let text = format!("{}{}", out.stdout_str(), out.stderr_str());
     assert_ne!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("plan.jmx:") && text.contains("\"scripted\""), "{text}");
-    assert!(text.contains("JMeter's function `__javaScript` is not supported"), "{text}");
+    assert!(text.contains("JMeter's function `__XPath` is not supported"), "{text}");
 }

@@ -46,6 +46,11 @@
 //! - `jmx_parallel`: BlazeMeter's Parallel Controller and Parallel HTTP Requests: branches of one
 //!   user overlap (the witness holds them until all arrived), each request served and recorded
 //!   once, the parent sample, the thread limit, variables and cookies kept afterwards.
+//! - `jmx_scripts`: script elements (issue 14) run natively: a token a Groovy post-processor
+//!   extracts sent in a header, a pre-processor's path and header, assertions failing samples
+//!   per message (JSR223 and BeanShell), a post-processor's `setSuccessful`, JSR223 and
+//!   BeanShell samplers, a timer's delay, a listener's file, `${var}` in a BeanShell script; the
+//!   sandbox's refusals and compile errors at line:column.
 //! - `jmx_socket`: samplers over raw sockets (issue 13): the TCP Sampler (its config, text and
 //!   binary clients, a connection per user), HTTP Raw Request and Raw Data Source, UDP Request
 //!   (hex, raw, DNS) against loopback servers that count what they received; refused and timed
@@ -70,6 +75,9 @@
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo; runs never share or overwrite a directory
 //!   (`--replace`); a JTL cut short exits 3; a corrupt log is an error naming its line.
+//! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
+//!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
+//!   `check` cannot load named with its line:column.
 //! - `secrets`: a run full of secrets (query, headers, cookies, form and JSON bodies, the
 //!   environment, `--set`, `-J`, quick mode) leaves none in run directories, JTL files, or the
 //!   output of `run`, `check` and `report`; the server still receives every one.
@@ -96,6 +104,7 @@ mod jmx_fn;
 mod jmx_http;
 mod jmx_modifiers;
 mod jmx_parallel;
+mod jmx_scripts;
 mod jmx_socket;
 mod jmx_sync;
 mod jmx_tg;
@@ -106,6 +115,7 @@ mod mock;
 mod open_model;
 mod report;
 mod rundir;
+mod script_fn;
 mod secrets;
 mod server_selftest;
 mod tls;

@@ -3,6 +3,7 @@
 
 mod parallel;
 mod request;
+mod script;
 mod socket;
 mod synthetic;
 mod websocket;

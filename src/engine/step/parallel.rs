@@ -168,6 +168,8 @@ impl VirtualUser {
             held: Vec::new(),
             ws: None,
             sockets: Default::default(),
+            script_env: self.script_env.clone(),
+            sampler_edits: None,
         }
     }
 

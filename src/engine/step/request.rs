@@ -150,6 +150,30 @@ impl VirtualUser {
             None if first.host.is_empty() => return Some(self.bad_url(label, start, &first, &self.path.clone())),
             None => first,
         };
+        // What a script pre-processor changed on this sampler.
+        let edits = self.sampler_edits.take();
+        let first = match &edits {
+            Some(e) => {
+                apply_edits(e, &mut self.path);
+                match (&e.domain, e.port, &e.protocol) {
+                    (None, None, None) => first,
+                    (domain, port, protocol) => {
+                        let mut t = first.into_owned();
+                        if let Some(d) = domain {
+                            t.host = d.clone();
+                        }
+                        if let Some(p) = protocol {
+                            t.tls = p.eq_ignore_ascii_case("https");
+                        }
+                        if let Some(p) = port {
+                            t.port = p;
+                        }
+                        std::borrow::Cow::Owned(t)
+                    }
+                }
+            }
+            None => first,
+        };
         let pm = &ctx.shared.managers;
         // A GET the cache has, still fresh: nothing is sent and there is no sample.
         if let Some(slot) = spec.managers.cache {
@@ -165,14 +189,25 @@ impl VirtualUser {
             }
         }
         let path = std::mem::take(&mut self.path);
-        let (mut url, cookie) = self.extra_headers(spec, pm, &first, &path);
+        let (mut url, mut cookie) = self.extra_headers(spec, pm, &first, &path);
         self.path = path;
+        if let Some(e) = edits.as_deref().filter(|e| !e.headers.is_empty()) {
+            let lines = cookie.get_or_insert_with(String::new);
+            for (n, v) in &e.headers {
+                lines.push_str(n);
+                lines.push_str(": ");
+                lines.push_str(v);
+                lines.push_str("\r\n");
+            }
+        }
+        let edited = edits.is_some();
         let bytes: &[u8] = match (&req.fixed, &cookie) {
             // The benchmark's path: the bytes rendered once, sent as they are.
-            (Some(f), None) => &f.bytes,
+            (Some(f), None) if !edited => &f.bytes,
             _ => {
                 self.out.clear();
-                req.render(&mut self.vars, &first, &self.path, cookie.as_deref(), &mut self.body, &mut self.out);
+                let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
+                req.render(vars, &first, &self.path, cookie.as_deref(), body, out, !edited);
                 &self.out
             }
         };
@@ -183,7 +218,7 @@ impl VirtualUser {
         }
         if ex.status == 401 && spec.managers.auth.is_some() {
             let sent = match (&req.fixed, &cookie) {
-                (Some(f), None) => f.bytes.clone(),
+                (Some(f), None) if !edited => f.bytes.clone(),
                 _ => self.out.clone(),
             };
             if let Some(again) = self.digest_retry(spec, &first, &sent) {
@@ -309,7 +344,7 @@ impl VirtualUser {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             // The last request sent: the fixed bytes, or the ones rendered into `out`.
             let sent: &[u8] = match (&req.fixed, &cookie) {
-                (Some(f), None) if hops == 0 => &f.bytes,
+                (Some(f), None) if hops == 0 && !edited => &f.bytes,
                 _ => &self.out,
             };
             let vars = &mut self.vars;
@@ -332,6 +367,45 @@ impl VirtualUser {
                 apply()
             };
             error = error.or(failed);
+        }
+        if !spec.scripts.is_empty() {
+            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+            let (target, path) = match &hop {
+                Some((_, t, p)) => (t, p.as_str()),
+                None => (&*first, self.path.as_str()),
+            };
+            let sent: &[u8] = match (&req.fixed, &cookie) {
+                (Some(f), None) if hops == 0 && !edited => &f.bytes,
+                _ => &self.out,
+            };
+            let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());
+            let request_headers = String::from_utf8_lossy(&sent[..head_end]);
+            let request_headers = request_headers.split_once("\r\n").map_or("", |(_, h)| h).replace("\r\n", "\n");
+            let mut state = super::super::scripting::SampleState {
+                label: ctx.shared.run_labels.name(label).map(|n| n.to_string()).unwrap_or_default(),
+                code: ex.status.to_string(),
+                message: resp.message().to_string(),
+                data: resp_body(&resp, self.client.body(), spec.max_response_size),
+                headers: resp.headers_text().into_owned(),
+                request_headers,
+                url: format!("{}://{}{}", target.scheme(), target.authority(), path),
+                elapsed_ms: end.saturating_duration_since(start).as_millis() as u64,
+                latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
+                connect_ms: total.connect.as_millis() as u64,
+                bytes: total.bytes_received,
+                sent_bytes: total.bytes_sent,
+                content_type: resp.header("content-type").unwrap_or_default().to_string(),
+                data_type: "text".into(),
+                sampler_data: format!("{} {}://{}{}", spec.method, target.scheme(), target.authority(), path),
+                start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+                end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
+                ..Default::default()
+            };
+            error = self.after_sample(&spec.scripts, &mut state, error).await;
+            if let Ok(code) = state.code.trim().parse::<u16>() {
+                ex.status = code;
+                total.status = code;
+            }
         }
         {
             let (last_target, last_path) = match &hop {
@@ -531,6 +605,41 @@ impl VirtualUser {
             code_message: None,
         }
     }
+}
+
+/// A pre-processor's new path and added arguments (sent in the query string).
+fn apply_edits(e: &super::super::scripting::SamplerEdits, path: &mut String) {
+    if let Some(p) = &e.path {
+        let query = path.find('?').map(|i| path[i..].to_string());
+        path.clear();
+        if !p.starts_with('/') {
+            path.push('/');
+        }
+        path.push_str(p);
+        if let (Some(q), false) = (query, p.contains('?')) {
+            path.push_str(&q);
+        }
+    }
+    for (n, v, encoded) in &e.args {
+        path.push(if path.contains('?') { '&' } else { '?' });
+        if *encoded {
+            path.push_str(n);
+            path.push('=');
+            path.push_str(v);
+        } else {
+            path.extend(url::form_urlencoded::byte_serialize(n.as_bytes()));
+            path.push('=');
+            path.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
+        }
+    }
+}
+
+/// The response's body as a script reads it: decoded when it was compressed.
+fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
+    if resp.is_compressed() {
+        return resp.body_text(limit).0.into_owned().into_bytes();
+    }
+    raw.to_vec()
 }
 
 fn url_of(target: &Target, path: &str) -> Option<url::Url> {

@@ -100,15 +100,46 @@ impl Cx {
             src
         };
         let mut failed = None;
-        let parsed = condition::parse(&src, |operand| {
-            template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
-        });
-        let expr = match parsed {
-            Ok(condition::Condition::Truthy(t)) if !is_if => condition::Condition::NotFalse(t),
-            Ok(e) => e,
+        // A script's own words (`vars.get("x")`) are not template text to compare.
+        let parsed = if template::is_plain_comparison(&src) {
+            condition::parse(&src, |operand| {
+                template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
+            })
+        } else {
+            Err(condition::ConditionError::Syntax("a script".into()))
+        };
+        let (src, expr) = match parsed {
+            Ok(condition::Condition::Truthy(t)) if !is_if => (src, condition::Condition::NotFalse(t)),
+            Ok(e) => (src, e),
+            // Beyond comparisons: the script runs in the interpreter (JMeter's JavaScript for an
+            // If Controller's condition, or the `${__groovy(...)}` its text calls).
             Err(m) => {
-                self.unsupported(c, depth, &format!("the condition `{raw}` is not one stampede can evaluate ({m})"));
-                return Ok(Vec::new());
+                let raw = raw.trim();
+                let use_expression = !is_if || c.flag("IfController.useExpression").unwrap_or(false);
+                let compiled = if use_expression {
+                    template::compile(raw, &mut self.b.sym, &describe(c))
+                } else {
+                    template::js_condition(raw, &mut self.b.sym, &describe(c))
+                };
+                match compiled {
+                    Ok(t) if use_expression && !t.is_const() => {
+                        let e = if is_if { condition::Condition::Truthy(t) } else { condition::Condition::NotFalse(t) };
+                        (raw.to_string(), e)
+                    }
+                    Ok(t) if !use_expression => (raw.to_string(), condition::Condition::Truthy(t)),
+                    Ok(_) => {
+                        self.unsupported(
+                            c,
+                            depth,
+                            &format!("the condition `{raw}` is not one stampede can evaluate ({m})"),
+                        );
+                        return Ok(Vec::new());
+                    }
+                    Err(e) => {
+                        self.unsupported(c, depth, &format!("the condition `{raw}` cannot be evaluated: {e}"));
+                        return Ok(Vec::new());
+                    }
+                }
             }
         };
         let cond = flow::Cond { src: src.clone(), expr };
@@ -560,6 +591,57 @@ mod tests {
         let (p, _) = read(&plan(false), Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::Switch(s)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Switch(_))) else { panic!() };
         assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
+    }
+
+    /// Conditions beyond comparisons run in the script interpreter: `${__groovy(...)}` (its
+    /// text read as JMeter's expression), and an If Controller's JavaScript when "Interpret
+    /// Condition as Variable Expression" is unchecked; a script that cannot load is refused
+    /// with its line and column.
+    #[test]
+    fn if_conditions_beyond_comparisons_run_as_scripts() {
+        let ifc = |cond: &str, expr: bool| {
+            format!(
+                r#"<IfController testclass="IfController" testname="c" enabled="true"><stringProp name="IfController.condition">{cond}</stringProp><boolProp name="IfController.useExpression">{expr}</boolProp></IfController><hashTree><HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/></hashTree>"#
+            )
+        };
+        let plan = |body: String| {
+            format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            )
+        };
+        let body = [
+            ifc("${__groovy(vars.get(&quot;x&quot;) != null)}", true),
+            ifc("${__jexl3(vars.get(&quot;x&quot;) == null)}", true),
+            ifc("1 % 2 == 1", false),
+        ]
+        .concat();
+        let (p, report) = read(&plan(body), Path::new("t.jmx"), &Options::default()).unwrap();
+        let conds: Vec<&flow::Cond> = p.scenarios[0]
+            .flow
+            .iter()
+            .filter_map(|s| match s {
+                Step::If(i) => Some(&i.condition),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(conds.len(), 3, "{report:?}");
+        assert!(conds.iter().all(|c| matches!(c.expr, condition::Condition::Truthy(_))), "{conds:?}");
+        let mut u = template::LoadScope::new(&Default::default());
+        let texts: Vec<String> = conds
+            .iter()
+            .map(|c| match &c.expr {
+                condition::Condition::Truthy(t) => t.render_string(&mut u),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(texts, ["false", "true", "true"]);
+        let e =
+            read(&plan(ifc("${__groovy(vars.get(&quot;x&quot;) != )}", true)), Path::new("t.jmx"), &Options::default())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("cannot run its groovy script: line 1, column"), "{e}");
     }
 
     /// Runtime, Critical Section and Random Order controllers compile to their ops: each sampler

@@ -120,10 +120,15 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         root: test_plan.clone(),
         expanding: 0,
         autostops: Vec::new(),
+        scripts_set_any: false,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
-    cx.b.sym.properties_change = text.contains("__setProperty(");
+    // Scripts set them too (`props.put`, `props.setProperty`, `props["k"] = v`).
+    cx.b.sym.properties_change =
+        ["__setProperty(", "props.put", "props.setProperty", "props[", "JMeterUtils.setProperty"]
+            .iter()
+            .any(|s| text.contains(s));
     cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let plan = cx.plan(test_plan, path);
@@ -200,6 +205,10 @@ impl Cx {
                 break;
             }
             self.b.sym.vars.define(&name, format!("${{{name}}}"));
+            // A script may set it by a name it computes: read it as it is then.
+            if self.scripts_set_any {
+                self.b.sym.vars.assign(&name);
+            }
         }
         let plan_name = if test_plan.name.is_empty() || test_plan.name == "Test Plan" {
             path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into())
@@ -256,6 +265,8 @@ struct Scope {
     param_overrides: Vec<crate::plan::request::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
     url_rewrites: Vec<crate::plan::request::UrlRewrite>,
+    /// Script post-processors, assertions and listeners in scope, in tree order (script.rs).
+    scripts: Vec<crate::plan::scripting::ScriptRef>,
 }
 
 struct Cx {
@@ -285,6 +296,8 @@ struct Cx {
     inert: usize,
     /// Why the walk made no plan, when no element is to blame.
     last: Option<Error>,
+    /// A script sets variables by names computed while it runs (`vars.put(name, ...)`).
+    scripts_set_any: bool,
 }
 
 impl Cx {
@@ -422,7 +435,10 @@ impl Cx {
         let before = self.report.len();
         let read = match SCOPE_FAMILIES.iter().flat_map(|(_, f)| f.iter()).find(|(class, _)| *class == c.class) {
             Some((_, read)) => read(self, c, s, depth),
-            None if script::is_script(&c.class) => self.script(c, s, depth),
+            None if script::is_script(&c.class) => {
+                self.unsupported(c, depth, "this script element is not known to stampede");
+                Ok(())
+            }
             None => {
                 self.unsupported(c, depth, "this element is not known to stampede");
                 Ok(())
@@ -511,7 +527,7 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 12] = [
     ("post-processor", extractor::ELEMENTS),
     ("assertion", assertion::ELEMENTS),
     ("listener", listener::ELEMENTS),
-    ("post-processor", script::ELEMENTS),
+    ("script element", script::ELEMENTS),
     ("config element", websocket::FILTERS),
     ("pre-processor", socket::SCOPE_ELEMENTS),
     ("pre- or post-processor", sync::PROCESSORS),
@@ -519,7 +535,8 @@ const SCOPE_FAMILIES: [(&str, &[(&str, ScopeFn)]); 12] = [
 ];
 
 /// The samplers and controllers stampede reads, by family.
-const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 6] = [
+const STEP_FAMILIES: [(&str, &[(&str, StepsFn)]); 7] = [
+    ("sampler", script::STEP_ELEMENTS),
     ("sampler", sampler::STEP_ELEMENTS),
     ("sampler", synthetic::ELEMENTS),
     ("sampler", socket::STEP_ELEMENTS),

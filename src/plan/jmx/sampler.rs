@@ -85,10 +85,11 @@ impl Cx {
 
     pub(super) fn http_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
+        let mut req = self.http_request(c, &own)?;
+        req.scripts = own.scripts.clone();
         let mut steps = own.pre.clone();
-        steps.extend(own.before.iter().cloned());
+        steps.extend(super::script::for_sampler(&own.before, &req, &c.name));
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        let req = self.http_request(c, &own)?;
         if let Some(fault) = req.fault {
             let why = self.b.check_message(fault).to_string();
             let how = if req.fault_after_head { "is sent without its body and fails" } else { "fails unsent" };

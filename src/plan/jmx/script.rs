@@ -1,23 +1,91 @@
-//! Script elements (BeanShell, JSR223, BSF): none can run, except the one kind of BeanShell
-//! post-processor that appends variables to a file, which becomes a `write` step.
+//! Script elements (JSR223, BeanShell, BSF): samplers, pre-processors, post-processors,
+//! assertions, timers and listeners, run by stampede's own interpreter (`crate::script`) with
+//! JMeter's semantics for each place (`engine::scripting`). The script is compiled when the plan
+//! loads; one that does not compile (a syntax error, or a construct or class outside the
+//! subset) is refused with its line and column. A BeanShell post-processor that only appends
+//! variables to a file stays the `write` step it was.
 
 use super::*;
+use crate::plan::scripting::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptStep};
+use crate::script::{CompileError, Lang, Script};
+use std::sync::Arc;
 
-/// The script elements stampede reads, by class; other scripts are [`is_script`].
-pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[("BeanShellPostProcessor", Cx::bean_shell_post_processor)];
+/// The script elements that set up a scope, by class.
+pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
+    ("BeanShellPostProcessor", Cx::bean_shell_post_processor),
+    ("JSR223PostProcessor", Cx::script_post),
+    ("BSFPostProcessor", Cx::script_post),
+    ("JSR223PreProcessor", Cx::script_pre),
+    ("BeanShellPreProcessor", Cx::script_pre),
+    ("BSFPreProcessor", Cx::script_pre),
+    ("JSR223Assertion", Cx::script_assertion),
+    ("BeanShellAssertion", Cx::script_assertion),
+    ("BSFAssertion", Cx::script_assertion),
+    ("JSR223Timer", Cx::script_timer),
+    ("BeanShellTimer", Cx::script_timer),
+    ("BSFTimer", Cx::script_timer),
+    ("JSR223Listener", Cx::script_listener),
+    ("BeanShellListener", Cx::script_listener),
+    ("BSFListener", Cx::script_listener),
+];
 
-/// Whether a class is a script element (which cannot run).
+/// The script samplers, by class.
+pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
+    ("JSR223Sampler", Cx::script_sampler),
+    ("BeanShellSampler", Cx::script_sampler),
+    ("BSFSampler", Cx::script_sampler),
+];
+
+/// Whether a class is a script element stampede does not know.
 pub(super) fn is_script(class: &str) -> bool {
     class.contains("BeanShell") || class.contains("JSR223") || class.starts_with("BSF")
 }
 
+/// The steps before a sampler with what its script pre-processors' `sampler` answers.
+pub(super) fn for_sampler(before: &[Step], req: &RequestSpec, name: &str) -> Vec<Step> {
+    before
+        .iter()
+        .map(|s| match s {
+            Step::Script(x) if x.script.0.place == Place::Pre => {
+                let mut x = x.clone();
+                x.sampler = Some(SamplerInfo {
+                    name: name.to_string(),
+                    http: Some(HttpInfo {
+                        protocol: req.target.scheme().to_string(),
+                        domain: req.target.host.clone(),
+                        port: req.target.port,
+                        path: req.path.source().split('?').next().unwrap_or_default().to_string(),
+                        method: req.method.clone(),
+                        args: req.query.iter().map(|p| (p.name.clone(), p.value.source().to_string())).collect(),
+                    }),
+                });
+                Step::Script(x)
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
 impl Cx {
-    /// A post-processor that appends variables to a file is a write step; another script is not run.
+    /// A BeanShell post-processor that appends variables to a file is a write step; another
+    /// runs as a script.
     pub(super) fn bean_shell_post_processor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if write_back(c.text_or_empty("script")).is_none() {
-            return self.script(c, s, depth);
+        if c.text_or_empty("filename").trim().is_empty() {
+            if let Some((path, vars)) = write_back(c.text_or_empty("script")) {
+                return self.write_back_step(c, s, depth, path, vars);
+            }
         }
-        let (path, vars) = write_back(c.text_or_empty("script")).expect("checked by the guard");
+        self.script_post(c, s, depth)
+    }
+
+    fn write_back_step(
+        &mut self,
+        c: &El,
+        s: &mut Scope,
+        depth: usize,
+        path: String,
+        vars: Vec<String>,
+    ) -> Result<(), Error> {
         let path = self.file.parent().unwrap_or(Path::new(".")).join(path);
         let values: Vec<Template> = vars.iter().map(|v| Template::literal(format!("${{{v}}}"))).collect();
         let mut compiled = Vec::new();
@@ -35,11 +103,201 @@ impl Cx {
         Ok(())
     }
 
-    /// A script: reported as unsupported.
-    pub(super) fn script(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
-        self.unsupported(c, depth, "scripts cannot run; a script that appends variables to a file is a `write` step in a YAML plan (docs/jmx.md)");
+    pub(super) fn script_post(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if let Some(el) = self.script_el(c, Place::Post, depth)? {
+            s.scripts.push(el);
+        }
         Ok(())
     }
+
+    pub(super) fn script_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if let Some(el) = self.script_el(c, Place::Assertion, depth)? {
+            s.scripts.push(el);
+        }
+        Ok(())
+    }
+
+    pub(super) fn script_listener(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if let Some(el) = self.script_el(c, Place::Listener, depth)? {
+            s.scripts.push(el);
+        }
+        Ok(())
+    }
+
+    pub(super) fn script_pre(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if let Some(el) = self.script_el(c, Place::Pre, depth)? {
+            s.before.push(script_step(el, None, s));
+        }
+        Ok(())
+    }
+
+    /// A script timer runs with the pre-processors before its sampler (JMeter runs every
+    /// pre-processor, then every timer).
+    pub(super) fn script_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        if let Some(el) = self.script_el(c, Place::Timer, depth)? {
+            s.before.push(script_step(el, None, s));
+        }
+        Ok(())
+    }
+
+    pub(super) fn script_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let Some(el) = self.script_el(c, Place::Sampler, depth)? else { return Ok(Vec::new()) };
+        let note = self.report.pop().map(|r| r.note).unwrap_or_default();
+        self.sampler_steps(c, scope, depth, Status::Supported, note, |cx, own| {
+            let label = cx.b.label(&c.name);
+            cx.run_time_label(c, &c.name, label);
+            script_step(el, Some(label), own)
+        })
+    }
+
+    /// Reads a script element: its language, its text (or file), compiled; reported. `None`
+    /// when it cannot run (reported as unsupported).
+    fn script_el(&mut self, c: &El, place: Place, depth: usize) -> Result<Option<ScriptRef>, Error> {
+        let bean_shell = c.class.starts_with("BeanShell");
+        let lang_name =
+            if bean_shell { "beanshell".to_string() } else { c.text_or_empty("scriptLanguage").to_string() };
+        let Some(lang) = Lang::from_jmeter(&lang_name) else {
+            self.unsupported(
+                c,
+                depth,
+                &format!("scripts in `{lang_name}` cannot run (Groovy, BeanShell/Java and JavaScript can)"),
+            );
+            return Ok(None);
+        };
+        let file_name = self.expand(c, c.text_or_empty("filename"))?.trim().to_string();
+        let base = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let text = if file_name.is_empty() {
+            c.text_or_empty("script").to_string()
+        } else {
+            let path = base.join(&file_name);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) => {
+                    let e = self.err(c, format!("the script file {} cannot be read: {e}", path.display()));
+                    // `check` lists it as a file the run needs.
+                    if !self.lenient {
+                        return Err(e);
+                    }
+                    self.cannot_read_now(c, depth, e);
+                    return Ok(None);
+                }
+            }
+        };
+        for n in crate::plan::script_host::assigned_variables(&text) {
+            self.b.sym.vars.assign(&n);
+        }
+        self.scripts_set_any |= scripting::sets_computed_names(&text);
+        let mut how = "compiled once";
+        let code = if text.trim().is_empty() {
+            // JMeter's error when the script runs: "no script or file" (a failed sample for a
+            // sampler, a logged error elsewhere).
+            let why =
+                CompileError { pos: Default::default(), message: format!("{} has no script and no file", c.class) };
+            let cache = vec![(Arc::from(""), Err(why))];
+            Code::Rendered { text: Template::literal(""), cache: std::sync::RwLock::new(cache) }
+        } else if text.contains("${") {
+            // JMeter replaces `${...}` in the text before each execution.
+            how = "compiled for each value its `${...}` takes";
+            let t = template::compile(&text, &mut self.b.sym, &describe(c))
+                .unwrap_or_else(|_| Template::literal(text.clone()));
+            let raw = Script::compile(&text, lang);
+            let at_load = template::expand(&text, &mut self.b.sym).ok().map(|t| Script::compile(&t, lang));
+            match (raw, at_load) {
+                (Ok(_), _) | (_, Some(Ok(_))) => {}
+                (Err(e), _) if !t.is_dynamic(&self.b.sym.vars) => {
+                    self.refuse(c, depth, &e);
+                    return Ok(None);
+                }
+                _ => how = "compiled when it runs, for each value its `${...}` takes (its text depends on variables)",
+            }
+            Code::Rendered { text: t, cache: Default::default() }
+        } else {
+            match Script::compile(&text, lang) {
+                Ok(s) => Code::Fixed(s),
+                Err(e) => {
+                    self.refuse(c, depth, &e);
+                    return Ok(None);
+                }
+            }
+        };
+        let parameters = self.tmpl(c, c.text_or_empty("parameters"))?;
+        // The message a failure counts under (none fails a sample elsewhere).
+        let what = match place {
+            Place::Sampler => Some("the script failed"),
+            Place::Post => Some("the script made the sample unsuccessful"),
+            Place::Assertion => Some("the script assertion failed"),
+            _ => None,
+        };
+        let failure = what.map_or(crate::plan::CheckId(0), |w| self.b.check(format!("{}: {w}", c.name)));
+        let messages = if place == Place::Assertion {
+            scripting::literal_messages(&text).into_iter().map(|m| (m.clone(), self.b.check(m))).collect()
+        } else {
+            Vec::new()
+        };
+        let writes = literal_files(&text).into_iter().map(|f| base.join(f)).collect();
+        let el = ScriptEl {
+            place,
+            class: c.class.clone(),
+            name: c.name.clone(),
+            lang,
+            code,
+            file_name,
+            parameters,
+            bean_shell,
+            messages,
+            failure,
+            writes,
+            properties: Arc::new(self.b.sym.properties.clone()),
+        };
+        let where_ = match place {
+            Place::Sampler => "sampler",
+            Place::Pre => "pre-processor",
+            Place::Post => "post-processor",
+            Place::Assertion => "assertion",
+            Place::Timer => "timer",
+            Place::Listener => "listener",
+        };
+        let mut note = format!("a {lang} {where_}, run natively ({how})");
+        if matches!(place, Place::Post | Place::Assertion | Place::Listener) {
+            note.push_str("; after HTTP and script samplers in its scope");
+        }
+        self.report(c, depth, Status::Supported, note);
+        Ok(Some(ScriptRef(Arc::new(el))))
+    }
+
+    /// A script that does not compile: unsupported, with where in the script and why.
+    fn refuse(&mut self, c: &El, depth: usize, e: &CompileError) {
+        self.unsupported(
+            c,
+            depth,
+            &format!("its script does not load: line {}, column {}: {}", e.pos.line, e.pos.col, e.message),
+        );
+    }
+}
+
+/// A script element's step: its sampler's, or a pre-processor's or timer's.
+fn script_step(script: ScriptRef, label: Option<LabelId>, own: &Scope) -> Step {
+    let sampler = label.is_some();
+    Step::Script(Box::new(ScriptStep {
+        script,
+        label,
+        extract: if sampler { own.extract.clone() } else { Vec::new() },
+        checks: if sampler { own.checks.clone() } else { Vec::new() },
+        after: if sampler { own.scripts.clone() } else { Vec::new() },
+        sampler: None,
+        on_error: if sampler { own.on_error } else { flow::StopKind::Continue },
+    }))
+}
+
+/// Files a script names as literals where it opens them for writing or reading
+/// (`new FileWriter("out.csv", true)`, `new File("x")`).
+fn literal_files(text: &str) -> Vec<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r#"(?:File|FileWriter|FileOutputStream|PrintWriter|BufferedWriter|Paths\.get|Path\.of)\s*\(\s*(?:"([^"$\\]+)"|'([^'$\\]+)')"#)
+            .expect("a valid regex")
+    });
+    re.captures_iter(text).filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string())).collect()
 }
 
 /// Recognises the one kind of script the corpus uses: read some variables and append them,
@@ -96,6 +354,45 @@ pub(super) fn write_back(script: &str) -> Option<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn script_el(class: &str, extra: &str, text: &str) -> String {
+        format!(
+            r#"<{class} testclass="{class}" testname="s" enabled="true"><stringProp name="scriptLanguage">groovy</stringProp>{extra}<stringProp name="script">{text}</stringProp></{class}><hashTree/>"#
+        )
+    }
+
+    fn with_sampler(children: &str) -> String {
+        let req = format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="r" enabled="true"><stringProp name="HTTPSampler.domain">h</stringProp><stringProp name="HTTPSampler.path">/${{token}}</stringProp></HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+        );
+        super::super::synthetic::tests::plan_of(&req)
+    }
+
+    /// A script that does not compile is refused with the element and where in the script;
+    /// a missing script file is an error naming the element, and for `check` a file the run
+    /// needs; a variable a script sets by a literal name counts as set.
+    #[test]
+    fn scripts_load_or_say_why() {
+        let opts = Options::default();
+        let bad = with_sampler(&script_el("JSR223PostProcessor", "", "def x = (1 +\n"));
+        let e = read(&bad, Path::new("/p/plan.jmx"), &opts).unwrap_err().to_string();
+        assert!(e.contains("JSR223PostProcessor") && e.contains("\"s\"") && e.contains("line 2, column 1"), "{e}");
+        let file = with_sampler(&script_el(
+            "JSR223PreProcessor",
+            r#"<stringProp name="filename">nope.groovy</stringProp>"#,
+            "",
+        ));
+        let e = read(&file, Path::new("/p/plan.jmx"), &opts).unwrap_err().to_string();
+        assert!(e.contains("\"s\"") && e.contains("nope.groovy"), "{e}");
+        let lenient = Options { lenient_files: true, ..Default::default() };
+        let i = inspect(&file, Path::new("/p/plan.jmx"), &lenient);
+        assert!(i.problems.is_empty() && i.needs.len() == 1, "{:?}", i.problems);
+        let ok = with_sampler(&script_el("JSR223PostProcessor", "", "vars.put(&quot;token&quot;, &quot;t&quot;)"));
+        let (plan, report) = read(&ok, Path::new("/p/plan.jmx"), &opts).unwrap();
+        let id = plan.vars.get("token").unwrap();
+        assert!(plan.vars.is_assigned(id), "a script's literal name is set while running");
+        assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
+    }
 
     #[test]
     fn recognises_scripts_that_append_variables_to_a_file() {

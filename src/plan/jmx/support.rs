@@ -48,7 +48,25 @@ const NAMES: &[(&str, &str)] = &[
     ("XPath2Extractor", "XPath2 Extractor"),
     ("HtmlExtractor", "CSS Selector Extractor"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", "jp@gc - JSON Path Extractor"),
-    ("BeanShellPostProcessor", "BeanShell PostProcessor (writing variables to a file)"),
+    ("BeanShellPostProcessor", "BeanShell PostProcessor"),
+    ("JSR223PostProcessor", "JSR223 PostProcessor"),
+    ("BSFPostProcessor", "BSF PostProcessor"),
+    // Script elements (run by stampede's interpreter, docs/scripts.md).
+    ("JSR223Sampler", "JSR223 Sampler"),
+    ("BeanShellSampler", "BeanShell Sampler"),
+    ("BSFSampler", "BSF Sampler"),
+    ("JSR223PreProcessor", "JSR223 PreProcessor"),
+    ("BeanShellPreProcessor", "BeanShell PreProcessor"),
+    ("BSFPreProcessor", "BSF PreProcessor"),
+    ("JSR223Assertion", "JSR223 Assertion"),
+    ("BeanShellAssertion", "BeanShell Assertion"),
+    ("BSFAssertion", "BSF Assertion"),
+    ("JSR223Timer", "JSR223 Timer"),
+    ("BeanShellTimer", "BeanShell Timer"),
+    ("BSFTimer", "BSF Timer"),
+    ("JSR223Listener", "JSR223 Listener"),
+    ("BeanShellListener", "BeanShell Listener"),
+    ("BSFListener", "BSF Listener"),
     // Assertions.
     ("ResponseAssertion", "Response Assertion"),
     ("JSONPathAssertion", "JSON Assertion"),
@@ -145,9 +163,7 @@ pub(crate) fn matrix() -> String {
             out.push_str(&format!("| {family} | {name} | `{class}` |\n"));
         }
     }
-    out.push_str(
-        "\nEvery other class is reported by `check` as unsupported (scripts: JSR223, BeanShell, BSF elements).\n",
-    );
+    out.push_str("\nEvery other class is reported by `check` as unsupported.\n");
     out.push_str("\nFunctions: ");
     let functions: Vec<String> = template::FUNCTION_NAMES.iter().map(|f| format!("`__{f}`")).collect();
     out.push_str(&functions.join(", "));

@@ -10,10 +10,12 @@
 use super::compile::{compile, expand, find_close};
 use super::dates::{self, DateFn};
 use super::files::{self, FileFn};
+use super::script::{self, Bindings, ScriptFn};
 use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
 use super::{local_offset, FifoCall, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
 use crate::plan::condition::{self, Condition};
 use crate::script::classes::javatime::JavaDateFormat;
+use crate::script::Lang;
 use rand::Rng;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -32,7 +34,7 @@ pub(super) enum Num {
 pub(super) struct Names(Arc<HashMap<String, VarId>>);
 
 impl Names {
-    fn fill(&mut self, vars: &VarTable) {
+    pub(super) fn fill(&mut self, vars: &VarTable) {
         self.0 = Arc::new(vars.index.clone());
     }
 
@@ -115,6 +117,8 @@ enum FuncKind {
     },
     /// `__jexl3`/`__jexl2` of a comparison: `true` or `false`.
     Condition(Box<Condition<Template>>),
+    /// `__groovy`, `__BeanShell`, `__javaScript`, `__jexl3` run by the interpreter.
+    Script(Box<ScriptFn>),
     File(Box<FileFn>),
     Date(Box<DateFn>),
     /// The jp@gc FIFO functions on the run's shared queues.
@@ -123,6 +127,11 @@ enum FuncKind {
     Property(Box<PropertyFn>),
     /// `__setProperty(name,value[,return old])`, with the `-J` properties when the plan loaded.
     SetProperty(Box<([Template; 3], Properties)>),
+}
+
+/// A call that runs a compiled script (the If Controller's JavaScript condition).
+pub(super) fn script_func(f: ScriptFn) -> Func {
+    Func { kind: FuncKind::Script(Box::new(f)), store: None }
 }
 
 /// The `-J` properties as the plan loaded them.
@@ -345,6 +354,7 @@ impl FuncKind {
             }
             FuncKind::File(f) => return f.call(u, out),
             FuncKind::Date(f) => return f.call(u, out),
+            FuncKind::Script(f) => return f.call(u, out),
             FuncKind::Property(p) => {
                 let name = p.name.render_string(u);
                 let value = match u.property(&name).or_else(|| p.loaded.get(&name).cloned()) {
@@ -397,6 +407,7 @@ impl FuncKind {
             FuncKind::Condition(c) => c.operands(),
             FuncKind::File(f) => f.templates(),
             FuncKind::Date(f) => f.templates(),
+            FuncKind::Script(f) => f.templates(),
             FuncKind::Fifo(f) => vec![&f.queue, &f.value],
             FuncKind::Property(p) => std::iter::once(&p.name).chain(p.default.as_ref()).collect(),
             FuncKind::SetProperty(a) => a.0.iter().collect(),
@@ -432,6 +443,7 @@ impl FuncKind {
             FuncKind::Condition(c) => c.operands_mut().into_iter().for_each(|t| t.fold(vars)),
             FuncKind::File(f) => f.fold(vars),
             FuncKind::Date(f) => f.fold(vars),
+            FuncKind::Script(f) => f.fold(vars),
             FuncKind::Fifo(f) => {
                 f.queue.fold(vars);
                 f.value.fold(vars);
@@ -546,7 +558,7 @@ impl Num {
 }
 
 /// The functions stampede runs, for the "did you mean" of an unknown name.
-pub(crate) const FUNCTIONS: [&str; 48] = [
+pub(crate) const FUNCTIONS: [&str; 49] = [
     "P",
     "property",
     "isPropDefined",
@@ -587,6 +599,7 @@ pub(crate) const FUNCTIONS: [&str; 48] = [
     "jexl2",
     "BeanShell",
     "groovy",
+    "javaScript",
     "timeShift",
     "dateTimeConvert",
     "RandomDate",
@@ -598,8 +611,7 @@ pub(crate) const FUNCTIONS: [&str; 48] = [
 ];
 
 /// Functions of JMeter (and its common plugins) that stampede does not run.
-const NOT_SUPPORTED: [&str; 10] = [
-    "javaScript",
+const NOT_SUPPORTED: [&str; 9] = [
     "XPath",
     "regexFunction",
     "StringToFile",
@@ -917,15 +929,22 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             };
             return Ok(func(FuncKind::File(Box::new(f)), store));
         }
-        "BeanShell" | "groovy" => {
+        "BeanShell" | "groovy" | "javaScript" => {
             count(name, n, 1, 2)?;
             let script = unescape(raw[0]);
-            let Some(path) = files::base_dir_script(&script, sym) else {
-                return Err(arg(format!(
-                    "`__{name}` runs a script, which stampede does not; only the plan's directory (`FileServer.getFileServer().getBaseDir()`) is known"
-                )));
+            // The plan's directory, known now: no need to run anything.
+            if name == "BeanShell" || name == "groovy" {
+                if let Some(path) = files::base_dir_script(&script, sym) {
+                    return Ok(func(FuncKind::Const(path), store(1, sym)?));
+                }
+            }
+            let lang = match name {
+                "groovy" => Lang::Groovy,
+                "BeanShell" => Lang::BeanShell,
+                _ => Lang::JavaScript,
             };
-            return Ok(func(FuncKind::Const(path), store(1, sym)?));
+            let f = script::compile(&format!("__{name}"), lang, tmpl(0, sym)?, sym, Bindings::Function)?;
+            return Ok(func(FuncKind::Script(Box::new(f)), store(1, sym)?));
         }
         "jexl3" | "jexl2" => {
             count(name, n, 1, 2)?;
@@ -934,16 +953,25 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             let parsed = condition::parse(src.trim(), |operand| {
                 compile(operand, sym, element).inspect_err(|m| failed = Some(m.clone()))
             });
-            if let Some(e) = failed {
-                return Err(e);
+            // Comparisons of template text (`${n} > 2`) are evaluated without the interpreter.
+            // A script's own words (`vars.get("x")`) are not template text to compare.
+            let plain = script::is_plain_comparison(&src);
+            if let (
+                true,
+                Ok(
+                    c @ Condition::Compare { .. }
+                    | c @ Condition::Matches { .. }
+                    | c @ Condition::Not(_)
+                    | c @ Condition::And(_)
+                    | c @ Condition::Or(_),
+                ),
+                None,
+            ) = (plain, parsed, failed)
+            {
+                return Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?));
             }
-            return match parsed {
-                Ok(Condition::Truthy(_) | Condition::NotFalse(_)) | Err(_) => Err(arg(format!(
-                    "`__{name}` evaluates a JEXL expression; stampede evaluates only comparisons joined by `&&`, `||` and `!` (`${{n}} > 2`, `\"${{a}}\" == \"x\"`), not `{}`",
-                    src.trim()
-                ))),
-                Ok(c) => Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?)),
-            };
+            let f = script::compile(&format!("__{name}"), Lang::Jexl, tmpl(0, sym)?, sym, Bindings::Function)?;
+            return Ok(func(FuncKind::Script(Box::new(f)), store(1, sym)?));
         }
         "timeShift" => {
             count(name, n, 4, 5)?;
@@ -1301,7 +1329,9 @@ mod tests {
         assert_eq!(render("${__jexl3(${id} == 3,)}", &[("id", "3")]), "true");
         assert_eq!(render("${__jexl3(\"${id}\" != \"x\" && ${id} > 2,r)}${r}", &[("id", "3")]), "truetrue");
         assert_eq!(render("${__jexl2(${id} < 3)}", &[("id", "3")]), "false");
-        assert!(error("${__jexl3(${host}.length())}").contains("only comparisons"));
+        // Beyond comparisons, the interpreter: a script it cannot read is a load error at
+        // line:column (the stand-in refused every non-comparison).
+        assert!(error("${__jexl3(1 +)}").contains("`__jexl3` cannot run its jexl script: line 1, column"));
     }
 
     #[test]
@@ -1320,14 +1350,17 @@ mod tests {
         assert!(!expand("${__machineName()}", &mut s).unwrap().is_empty());
         assert!(expand("${__machineIP}", &mut s).unwrap().parse::<std::net::IpAddr>().is_ok());
         assert_eq!(expand("${__isPropDefined(threads)}${__isPropDefined(x)}", &mut s).unwrap(), "truefalse");
-        assert!(error("${__BeanShell(vars.get(\"a\"))}").contains("runs a script"));
+        // A function's script has no previous sample here (the stand-in refused every script).
+        assert!(error("${__BeanShell(SampleResult.getResponseCode())}").contains("reads `SampleResult`"));
         assert!(error("${__threadGroupName}").contains("outside a thread group"));
         assert!(error("${__samplerName}").contains("outside a sampler"));
     }
 
     #[test]
     fn unknown_and_unsupported_functions_are_named() {
-        assert!(error("${__javaScript(1+1)}").contains("JMeter's function `__javaScript` is not supported"));
+        assert!(
+            error("${__javaScript(1 +)}").contains("`__javaScript` cannot run its javascript script: line 1, column")
+        );
         assert!(error("${__intsum(1,2)}").contains("did you mean `__intSum`?"));
         assert_eq!(error("${__nothing_like_it(1)}"), "in `${__nothing_like_it(1)}`: unknown function `__nothing_like_it` (docs/jmx.md lists the functions stampede runs)");
     }

@@ -13,6 +13,7 @@ mod dates;
 mod entities;
 mod files;
 mod functions;
+mod script;
 mod text;
 
 pub use compile::{compile, expand};
@@ -20,6 +21,7 @@ use functions::Func;
 #[cfg(test)]
 pub(crate) use functions::FUNCTIONS as FUNCTION_NAMES;
 use rand::rngs::SmallRng;
+pub(crate) use script::{is_plain_comparison, js_condition};
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 
@@ -322,6 +324,21 @@ pub trait Scope {
         if let crate::script::Value::Str(s) = &value {
             self.set_property(name, s);
         }
+    }
+    /// Every variable and object of this user, for a script's `vars.entrySet()`; `None` where
+    /// the scope cannot list them.
+    fn var_entries(&self) -> Option<Vec<(String, crate::script::Value)>> {
+        None
+    }
+    /// JMeter's thread name (`Thread Group 1-3`) for `threadName` and `vars.getThreadName()`;
+    /// `None` where the scope does not know it.
+    fn thread_name(&self) -> Option<String> {
+        None
+    }
+    /// A script's log line (`log.info(...)`, an error a script function met): JMeter writes
+    /// them to `jmeter.log`; by default they go to standard error.
+    fn log(&mut self, level: crate::plan::script_host::Level, text: &str) {
+        eprintln!("{} script: {text}", level.name());
     }
     /// A call on the jp@gc FIFO queues every user of the run shares; what it returns, `None`
     /// for a pop that got nothing. Where there are none (a value computed while the plan loads),

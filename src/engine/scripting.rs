@@ -1,0 +1,919 @@
+//! Script elements at run time: the [`Host`] a script sees (`vars`, `props`, `log`, `ctx`,
+//! `prev`/`SampleResult`, `sampler`, `AssertionResult`, `OUT`, JMeter's static classes and the
+//! file policy), and the bindings of each place, as JMeter's `JSR223TestElement.populateBindings`
+//! and the BeanShell elements give them.
+//!
+//! A script's `Thread.sleep` is added up while it runs and waited (on tokio's clock) after it
+//! returns: the sampler's time includes it, and no worker thread is blocked while other users
+//! wait. Host objects are numbers (`HostRef`) into this one execution's state: nothing is
+//! allocated for them, and nothing is shared between users but the compiled script.
+
+use super::session::UserVars;
+use crate::plan::scripting::{Place, SamplerInfo, ScriptEl};
+use crate::plan::template::Scope;
+use crate::script::value::{lock, Key};
+use crate::script::{FileAccess, Host, HostRef, Thrown, Value};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::plan::script_host::{self, CTX, FIRST_FREE, LOG, OUT, PROPS, VARS};
+
+const SAMPLE: HostRef = HostRef(FIRST_FREE);
+const SAMPLER: HostRef = HostRef(FIRST_FREE + 1);
+const ASSERTION: HostRef = HostRef(FIRST_FREE + 2);
+const THREAD: HostRef = HostRef(FIRST_FREE + 3);
+const GROUP: HostRef = HostRef(FIRST_FREE + 4);
+const ARGUMENTS: HostRef = HostRef(FIRST_FREE + 5);
+const HEADERS: HostRef = HostRef(FIRST_FREE + 6);
+const FILE_SERVER: HostRef = HostRef(FIRST_FREE + 7);
+/// `sampler.getArguments().getArgument(i)`: 1000 + i.
+const ARGUMENT: u32 = 1000;
+
+/// What a script may know of its user's thread and plan, the same for all its executions.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Env {
+    /// JMeter's thread name: `<thread group> <group number>-<thread number>`.
+    pub thread_name: String,
+    pub group: String,
+    pub threads: u64,
+    /// The plan's directory (JMeter's FileServer base directory).
+    pub base_dir: PathBuf,
+    /// Files the plan's other elements name (data files, write-back files): readable, and
+    /// writable when `writable`.
+    pub readable: Vec<PathBuf>,
+    pub writable: Vec<PathBuf>,
+    /// Where log lines go (the run's script log), if anywhere.
+    pub log: Option<std::sync::mpsc::Sender<String>>,
+}
+
+/// A sample as `prev`/`SampleResult` shows it and lets a script change it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SampleState {
+    pub label: String,
+    pub code: String,
+    pub message: String,
+    pub success: bool,
+    pub data: Vec<u8>,
+    pub headers: String,
+    pub request_headers: String,
+    pub url: String,
+    pub elapsed_ms: u64,
+    pub latency_ms: u64,
+    pub connect_ms: u64,
+    pub bytes: u64,
+    pub sent_bytes: u64,
+    pub content_type: String,
+    pub data_type: String,
+    pub sampler_data: String,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub thread_name: String,
+    pub stop_thread: bool,
+    pub stop_test: bool,
+}
+
+/// What a pre-processor changed on the sampler it runs before: sent by that sampler.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SamplerEdits {
+    pub name: Option<String>,
+    pub path: Option<String>,
+    pub domain: Option<String>,
+    pub port: Option<u16>,
+    pub protocol: Option<String>,
+    pub method: Option<String>,
+    /// Arguments added: (name, value, already encoded).
+    pub args: Vec<(String, String, bool)>,
+    pub headers: Vec<(String, String)>,
+    pub removed_headers: Vec<String>,
+    pub body: Option<String>,
+}
+
+impl SamplerEdits {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == SamplerEdits::default()
+    }
+}
+
+/// An AssertionResult: `setFailure`, `setFailureMessage`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AssertState {
+    pub failure: bool,
+    pub message: String,
+}
+
+/// One execution of a script: its element, the user and what its place binds.
+pub(crate) struct Exec<'a> {
+    pub el: &'a ScriptEl,
+    pub vars: &'a mut UserVars,
+    pub env: &'a Env,
+    pub sample: Option<&'a mut SampleState>,
+    pub sampler: Option<(&'a SamplerInfo, &'a mut SamplerEdits)>,
+    pub assertion: Option<&'a mut AssertState>,
+    /// `Thread.sleep` asked so far: waited once the script returns.
+    pub slept: Duration,
+}
+
+/// What running a script gave: its value or exception, and its script-level variables after.
+pub(crate) struct Outcome {
+    pub result: Result<Value, Thrown>,
+    pub globals: Vec<(String, Value)>,
+}
+
+impl Outcome {
+    pub(crate) fn global(&self, name: &str) -> Option<&Value> {
+        self.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+impl Exec<'_> {
+    /// Runs the element's script with the bindings of its place.
+    pub(crate) fn run(&mut self) -> Outcome {
+        let el = self.el;
+        let script = el.code.script(el.lang, &mut *self.vars);
+        let mut globals = self.bindings();
+        let result = match script {
+            Ok(s) => s.run_with_globals(self, &mut globals),
+            Err(e) => Err(Thrown::new("javax.script.ScriptException", e.to_string())),
+        };
+        if let Err(e) = &result {
+            self.log_line("ERROR", &format!("Problem in {} element named: '{}': {e}", el.class, el.name));
+        }
+        Outcome { result, globals }
+    }
+
+    fn bindings(&mut self) -> Vec<(String, Value)> {
+        let el = self.el;
+        let params = el.parameters.render_string(&mut *self.vars);
+        let args: Vec<Value> = params.split_whitespace().map(Value::from).collect();
+        let mut g: Vec<(String, Value)> = vec![
+            ("log".into(), Value::Host(LOG)),
+            ("Label".into(), Value::from(el.name.as_str())),
+            ("FileName".into(), Value::from(el.file_name.as_str())),
+            ("Parameters".into(), Value::from(params)),
+            ("args".into(), Value::array(args)),
+            ("ctx".into(), Value::Host(CTX)),
+            ("vars".into(), Value::Host(VARS)),
+            ("props".into(), Value::Host(PROPS)),
+            ("OUT".into(), Value::Host(OUT)),
+            ("sampler".into(), if self.sampler.is_some() { Value::Host(SAMPLER) } else { Value::Null }),
+        ];
+        let sample = if self.sample.is_some() { Value::Host(SAMPLE) } else { Value::Null };
+        // `prev` is the sample a post-processor, assertion or listener runs on; before a
+        // sampler (and in one) there is none kept here.
+        g.push(("prev".into(), if el.place == Place::Sampler { Value::Null } else { sample.clone() }));
+        match el.place {
+            Place::Sampler => g.push(("SampleResult".into(), sample.clone())),
+            Place::Assertion => {
+                g.push(("SampleResult".into(), sample.clone()));
+                g.push(("AssertionResult".into(), Value::Host(ASSERTION)));
+            }
+            Place::Listener => {
+                g.push(("sampleResult".into(), sample.clone()));
+                g.push(("sampleEvent".into(), sample.clone()));
+            }
+            _ => {}
+        }
+        if el.bean_shell {
+            match (el.place, self.sample.as_deref()) {
+                (Place::Sampler, _) => {
+                    g.push(("ResponseCode".into(), "200".into()));
+                    g.push(("ResponseMessage".into(), "OK".into()));
+                    g.push(("IsSuccess".into(), Value::Bool(true)));
+                }
+                (Place::Assertion, Some(s)) => {
+                    g.push(("Response".into(), sample));
+                    g.push(("ResponseData".into(), Value::Bytes(s.data.clone().into())));
+                    g.push(("ResponseCode".into(), s.code.as_str().into()));
+                    g.push(("ResponseMessage".into(), s.message.as_str().into()));
+                    g.push(("ResponseHeaders".into(), s.headers.as_str().into()));
+                    g.push(("RequestHeaders".into(), s.request_headers.as_str().into()));
+                    g.push(("SampleLabel".into(), s.label.as_str().into()));
+                    g.push(("SamplerData".into(), s.sampler_data.as_str().into()));
+                    g.push(("Successful".into(), Value::Bool(s.success)));
+                    g.push(("FailureMessage".into(), "".into()));
+                    g.push(("Failure".into(), Value::Bool(false)));
+                }
+                _ => {}
+            }
+        }
+        g
+    }
+
+    fn log_line(&self, level: &str, text: &str) {
+        if let Some(tx) = &self.env.log {
+            let line = format!("{level} {}.{}: {}", self.el.class, self.el.name, crate::redact::text(text));
+            let _ = tx.send(line);
+        }
+    }
+}
+
+/// What every script of the run sees of it: the plan's variables by name, its directory and
+/// files, its thread groups.
+pub(crate) fn shared(
+    plan: &crate::plan::Plan,
+    log: Option<std::sync::mpsc::Sender<String>>,
+) -> super::session::ScriptShared {
+    let names = (0..plan.vars.len())
+        .map(|i| {
+            let id = crate::plan::VarId(i as u32);
+            (plan.vars.name(id).to_string(), id)
+        })
+        .collect();
+    let base_dir = plan.source.as_deref().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+    let groups = plan
+        .scenarios
+        .iter()
+        .map(|s| {
+            let users = match &s.workload {
+                crate::plan::Workload::Closed(c) => c.users as u64,
+                crate::plan::Workload::Open(o) => o.pre_allocated_users as u64,
+                crate::plan::Workload::Shaped(w) => w.starts.len() as u64,
+            };
+            (s.name.clone(), users)
+        })
+        .collect();
+    super::session::ScriptShared {
+        names: std::sync::Arc::new(names),
+        readable: plan.data.iter().map(|d| d.path.clone()).collect(),
+        writable: plan.writers.iter().map(|w| w.path.clone()).chain(plan.result_files.iter().cloned()).collect(),
+        base_dir,
+        groups,
+        log,
+        seeded: std::sync::OnceLock::new(),
+    }
+}
+
+fn arg_str(args: &[Value], i: usize) -> Option<String> {
+    args.get(i).filter(|v| !v.is_null()).map(|v| v.to_string())
+}
+
+fn arg_i64(args: &[Value], i: usize) -> i64 {
+    args.get(i).and_then(|v| v.as_i64().or_else(|| v.to_string().trim().parse().ok())).unwrap_or(0)
+}
+
+/// Bytes or text as a script passes them (`setResponseData("x")`, `setResponseData(bytes)`).
+fn bytes_of(v: &Value) -> Vec<u8> {
+    match v {
+        Value::Bytes(b) => b.to_vec(),
+        Value::Null => Vec::new(),
+        other => other.to_string().into_bytes(),
+    }
+}
+
+fn no_method(class: &str, method: &str) -> Result<Value, Thrown> {
+    Err(Thrown::no_method(class, method))
+}
+
+impl Exec<'_> {
+    fn sample_call(&mut self, method: &str, args: &[Value]) -> Result<Value, Thrown> {
+        let thread = self.env.thread_name.clone();
+        let Some(s) = self.sample.as_deref_mut() else { return no_method("SampleResult", method) };
+        let a0 = || arg_str(args, 0).unwrap_or_default();
+        let ms = |v: u64| Value::Long(v as i64);
+        Ok(match method {
+            "getResponseDataAsString" | "getResponseDataAsString()" => {
+                String::from_utf8_lossy(&s.data).into_owned().into()
+            }
+            "getResponseData" => Value::Bytes(s.data.clone().into()),
+            "setResponseData" => {
+                s.data = bytes_of(args.first().unwrap_or(&Value::Null));
+                Value::Null
+            }
+            "getResponseCode" => s.code.as_str().into(),
+            "setResponseCode" => {
+                s.code = a0();
+                Value::Null
+            }
+            "setResponseCodeOK" => {
+                s.code = "200".into();
+                Value::Null
+            }
+            "getResponseMessage" => s.message.as_str().into(),
+            "setResponseMessage" => {
+                s.message = a0();
+                Value::Null
+            }
+            "setResponseMessageOK" => {
+                s.message = "OK".into();
+                Value::Null
+            }
+            "setResponseOK" => {
+                s.code = "200".into();
+                s.message = "OK".into();
+                s.success = true;
+                Value::Null
+            }
+            "isSuccessful" | "getSuccessful" => Value::Bool(s.success),
+            "setSuccessful" => {
+                s.success = args.first().is_some_and(Value::truthy);
+                Value::Null
+            }
+            "isResponseCodeOK" => Value::Bool(s.code == "200"),
+            "getResponseHeaders" => s.headers.as_str().into(),
+            "setResponseHeaders" => {
+                s.headers = a0();
+                Value::Null
+            }
+            "getRequestHeaders" => s.request_headers.as_str().into(),
+            "setRequestHeaders" => {
+                s.request_headers = a0();
+                Value::Null
+            }
+            "getSampleLabel" | "getLabel" => s.label.as_str().into(),
+            "setSampleLabel" => {
+                s.label = a0();
+                Value::Null
+            }
+            "getURL" | "getUrlAsString" => s.url.as_str().into(),
+            "getTime" | "getElapsedTime" => ms(s.elapsed_ms),
+            "getLatency" => ms(s.latency_ms),
+            "setLatency" => {
+                s.latency_ms = arg_i64(args, 0).max(0) as u64;
+                Value::Null
+            }
+            "getConnectTime" => ms(s.connect_ms),
+            "getBytes" | "getBytesAsLong" | "getBodySize" | "getBodySizeAsLong" => ms(s.bytes),
+            "setBytes" => {
+                s.bytes = arg_i64(args, 0).max(0) as u64;
+                Value::Null
+            }
+            "getSentBytes" => ms(s.sent_bytes),
+            "setSentBytes" => {
+                s.sent_bytes = arg_i64(args, 0).max(0) as u64;
+                Value::Null
+            }
+            "getContentType" | "getMediaType" => s.content_type.as_str().into(),
+            "setContentType" => {
+                s.content_type = a0();
+                Value::Null
+            }
+            "getDataType" => s.data_type.as_str().into(),
+            "setDataType" => {
+                s.data_type = a0();
+                Value::Null
+            }
+            "getSamplerData" => s.sampler_data.as_str().into(),
+            "setSamplerData" => {
+                s.sampler_data = a0();
+                Value::Null
+            }
+            "getStartTime" | "getTimeStamp" => ms(s.start_ms),
+            "getEndTime" => ms(s.end_ms),
+            "getThreadName" => thread.into(),
+            "getSubResults" => Value::array(Vec::new()),
+            "getAssertionResults" => Value::array(Vec::new()),
+            "getDataEncodingWithDefault" | "getDataEncodingNoDefault" => "UTF-8".into(),
+            "getErrorCount" => Value::Int(i32::from(!s.success)),
+            "getSampleCount" => Value::Int(1),
+            "setStopThread" => {
+                s.stop_thread = args.first().is_some_and(Value::truthy);
+                Value::Null
+            }
+            "setStopTest" | "setStopTestNow" => {
+                s.stop_test = args.first().is_some_and(Value::truthy);
+                Value::Null
+            }
+            "isStopThread" => Value::Bool(s.stop_thread),
+            "sampleStart" | "sampleEnd" | "setIgnore" | "setIdleTime" | "setEncodingAndType" | "setDataEncoding" => {
+                Value::Null
+            }
+            "toString" => s.label.as_str().into(),
+            _ => return no_method("SampleResult", method),
+        })
+    }
+
+    fn sampler_call(&mut self, target: HostRef, method: &str, args: &[Value]) -> Result<Value, Thrown> {
+        let Some((info, edits)) = self.sampler.as_mut() else { return no_method("Sampler", method) };
+        let a0 = || arg_str(args, 0).unwrap_or_default();
+        let a1 = || arg_str(args, 1).unwrap_or_default();
+        let http = info.http.as_ref();
+        if target.0 >= ARGUMENT {
+            let all = all_args(info, edits);
+            let Some((n, v, _)) = all.get((target.0 - ARGUMENT) as usize) else {
+                return no_method("HTTPArgument", method);
+            };
+            return match method {
+                "getName" => Ok(n.as_str().into()),
+                "getValue" => Ok(v.as_str().into()),
+                "toString" => Ok(format!("{n}={v}").into()),
+                _ => no_method("HTTPArgument", method),
+            };
+        }
+        if target == ARGUMENTS {
+            let all = all_args(info, edits);
+            return match method {
+                "getArgumentCount" | "size" => Ok(Value::Int(all.len() as i32)),
+                "getArgument" => {
+                    let i = arg_i64(args, 0);
+                    if i < 0 || i as usize >= all.len() {
+                        return Err(Thrown::new("java.lang.IndexOutOfBoundsException", format!("Index: {i}")));
+                    }
+                    Ok(Value::Host(HostRef(ARGUMENT + i as u32)))
+                }
+                "getArgumentsAsMap" => {
+                    let mut m = IndexMap::new();
+                    for (n, v, _) in all {
+                        m.insert(Key(n.into()), Value::from(v));
+                    }
+                    Ok(Value::map(m))
+                }
+                "addArgument" => {
+                    edits.args.push((a0(), a1(), false));
+                    Ok(Value::Null)
+                }
+                _ => no_method("Arguments", method),
+            };
+        }
+        if target == HEADERS {
+            return match method {
+                "add" => {
+                    // `new Header(name, value)` arrives as a map or a two-item list from the
+                    // classes; a pair of strings too.
+                    let (n, v) = header_of(args);
+                    edits.removed_headers.retain(|r| !r.eq_ignore_ascii_case(&n));
+                    edits.headers.push((n, v));
+                    Ok(Value::Null)
+                }
+                "removeHeaderNamed" => {
+                    let n = a0();
+                    edits.headers.retain(|(h, _)| !h.eq_ignore_ascii_case(&n));
+                    edits.removed_headers.push(n);
+                    Ok(Value::Null)
+                }
+                "size" | "getHeaders" => Ok(Value::Int(edits.headers.len() as i32)),
+                _ => no_method("HeaderManager", method),
+            };
+        }
+        let field =
+            |o: &Option<String>, d: Option<&str>| Value::from(o.clone().unwrap_or_else(|| d.unwrap_or("").to_string()));
+        Ok(match method {
+            "getName" | "getLabel" => field(&edits.name, Some(&info.name)),
+            "setName" => {
+                edits.name = Some(a0());
+                Value::Null
+            }
+            "getPath" => field(&edits.path, http.map(|h| h.path.as_str())),
+            "setPath" => {
+                edits.path = Some(a0());
+                Value::Null
+            }
+            "getDomain" => field(&edits.domain, http.map(|h| h.domain.as_str())),
+            "setDomain" => {
+                edits.domain = Some(a0());
+                Value::Null
+            }
+            "getPort" => Value::Int(edits.port.or(http.map(|h| h.port)).unwrap_or(0) as i32),
+            "setPort" => {
+                edits.port = u16::try_from(arg_i64(args, 0)).ok();
+                Value::Null
+            }
+            "getProtocol" => field(&edits.protocol, http.map(|h| h.protocol.as_str())),
+            "setProtocol" => {
+                edits.protocol = Some(a0());
+                Value::Null
+            }
+            "getMethod" => field(&edits.method, http.map(|h| h.method.as_str())),
+            "setMethod" => {
+                edits.method = Some(a0().to_ascii_uppercase());
+                Value::Null
+            }
+            "getUrl" => {
+                let Some(h) = http else { return no_method("Sampler", method) };
+                let proto = edits.protocol.clone().unwrap_or_else(|| h.protocol.clone());
+                let domain = edits.domain.clone().unwrap_or_else(|| h.domain.clone());
+                let port = edits.port.unwrap_or(h.port);
+                let path = edits.path.clone().unwrap_or_else(|| h.path.clone());
+                let default = (proto == "http" && port == 80) || (proto == "https" && port == 443);
+                let port = if default { String::new() } else { format!(":{port}") };
+                Value::str(format!("{proto}://{domain}{port}{path}"))
+            }
+            "getArguments" => Value::Host(ARGUMENTS),
+            "addArgument" => {
+                edits.args.push((a0(), a1(), false));
+                Value::Null
+            }
+            "addEncodedArgument" | "addNonEncodedArgument" => {
+                edits.args.push((a0(), a1(), true));
+                Value::Null
+            }
+            "getHeaderManager" => Value::Host(HEADERS),
+            "getPostBodyRaw" => Value::Bool(edits.body.is_some()),
+            "setPostBodyRaw" => Value::Null,
+            "getPropertyAsString" => {
+                let p = a0();
+                match p.as_str() {
+                    "HTTPSampler.path" => field(&edits.path, http.map(|h| h.path.as_str())),
+                    "HTTPSampler.domain" => field(&edits.domain, http.map(|h| h.domain.as_str())),
+                    "HTTPSampler.method" => field(&edits.method, http.map(|h| h.method.as_str())),
+                    "HTTPSampler.protocol" => field(&edits.protocol, http.map(|h| h.protocol.as_str())),
+                    "HTTPSampler.port" => Value::str(edits.port.or(http.map(|h| h.port)).unwrap_or(0).to_string()),
+                    "TestElement.name" => field(&edits.name, Some(&info.name)),
+                    _ => "".into(),
+                }
+            }
+            "toString" => field(&edits.name, Some(&info.name)),
+            _ => return no_method("HTTPSamplerProxy", method),
+        })
+    }
+}
+
+/// A sampler's arguments: the plan's, then those a script added.
+fn all_args(info: &SamplerInfo, edits: &SamplerEdits) -> Vec<(String, String, bool)> {
+    let mut all: Vec<(String, String, bool)> =
+        info.http.iter().flat_map(|h| h.args.iter().map(|(n, v)| (n.clone(), v.clone(), false))).collect();
+    all.extend(edits.args.iter().cloned());
+    all
+}
+
+/// `new Header(name, value)` as the library hands it over, or a name and a value.
+fn header_of(args: &[Value]) -> (String, String) {
+    match args {
+        [Value::List(l)] => {
+            let items = lock(&l.items);
+            (
+                items.first().map(|v| v.to_string()).unwrap_or_default(),
+                items.get(1).map(|v| v.to_string()).unwrap_or_default(),
+            )
+        }
+        [Value::Map(m)] => {
+            let m = lock(&m.entries);
+            let get = |k: &str| m.get(&Key(k.into())).map(|v| v.to_string()).unwrap_or_default();
+            (get("name"), get("value"))
+        }
+        [Value::Object(o)] => {
+            let text = o.to_string();
+            let (n, v) = text.split_once(": ").unwrap_or((&text, ""));
+            (n.to_string(), v.to_string())
+        }
+        _ => (arg_str(args, 0).unwrap_or_default(), arg_str(args, 1).unwrap_or_default()),
+    }
+}
+
+impl Host for Exec<'_> {
+    fn call(&mut self, target: HostRef, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+        let env = self.env;
+        if target != CTX
+            || !matches!(method, "getPreviousResult" | "getCurrentSampler" | "getThread" | "getThreadGroup")
+        {
+            let mut lines: Vec<(String, String)> = Vec::new();
+            let mut printed = String::new();
+            let done = script_host::call_shared(
+                &mut *self.vars,
+                target,
+                method,
+                args.clone(),
+                self.el.lang,
+                &mut |level, text| lines.push((level.name().to_string(), text.to_string())),
+                &mut |text| printed.push_str(text),
+            );
+            for (level, text) in lines {
+                self.log_line(&level, &text);
+            }
+            self.print(&printed);
+            if let Some(r) = done {
+                return r;
+            }
+        }
+        match target {
+            CTX => Ok(match method {
+                "getPreviousResult" => {
+                    if self.sample.is_some() && self.el.place != Place::Sampler {
+                        Value::Host(SAMPLE)
+                    } else {
+                        Value::Null
+                    }
+                }
+                "getCurrentSampler" => {
+                    if self.sampler.is_some() {
+                        Value::Host(SAMPLER)
+                    } else {
+                        Value::Null
+                    }
+                }
+                "getThread" => Value::Host(THREAD),
+                "getThreadGroup" => Value::Host(GROUP),
+                _ => return no_method("JMeterContext", method),
+            }),
+            THREAD => match method {
+                "getThreadName" => Ok(env.thread_name.as_str().into()),
+                _ => no_method("JMeterThread", method),
+            },
+            GROUP => match method {
+                "getName" => Ok(env.group.as_str().into()),
+                "getNumThreads" | "getNumberOfThreads" => Ok(Value::Int(env.threads as i32)),
+                _ => no_method("AbstractThreadGroup", method),
+            },
+            FILE_SERVER => match method {
+                "getBaseDir" => Ok(env.base_dir.to_string_lossy().into_owned().into()),
+                "getScriptName" => Ok(Value::Null),
+                _ => no_method("FileServer", method),
+            },
+            SAMPLE => self.sample_call(method, &args),
+            ASSERTION => {
+                let Some(a) = self.assertion.as_deref_mut() else { return no_method("AssertionResult", method) };
+                match method {
+                    "setFailure" | "setError" => {
+                        a.failure = args.first().is_some_and(Value::truthy);
+                        Ok(Value::Null)
+                    }
+                    "setFailureMessage" => {
+                        a.message = arg_str(&args, 0).unwrap_or_default();
+                        Ok(Value::Null)
+                    }
+                    "isFailure" | "isError" => Ok(Value::Bool(a.failure)),
+                    "getFailureMessage" => Ok(a.message.as_str().into()),
+                    "setResultForFailure" => {
+                        a.failure = true;
+                        a.message = arg_str(&args, 0).unwrap_or_default();
+                        Ok(Value::Null)
+                    }
+                    _ => no_method("AssertionResult", method),
+                }
+            }
+            t if t == SAMPLER || t == ARGUMENTS || t == HEADERS || t.0 >= ARGUMENT => {
+                self.sampler_call(t, method, &args)
+            }
+            _ => no_method("Object", method),
+        }
+    }
+
+    fn call_static(&mut self, class: &'static str, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+        let short = class.rsplit('.').next().unwrap_or(class);
+        match (short, method) {
+            ("JMeterUtils", "getProperty" | "getPropDefault") => {
+                let name = arg_str(&args, 0).unwrap_or_default();
+                let v = self.vars.property_object(&name).filter(|v| !v.is_null());
+                Ok(v.or_else(|| args.get(1).cloned()).unwrap_or_default())
+            }
+            ("JMeterUtils", "setProperty") => {
+                let name = arg_str(&args, 0).unwrap_or_default();
+                let before = self.vars.property_object(&name).unwrap_or_default();
+                self.vars.put_property_object(&name, args.get(1).cloned().unwrap_or_default());
+                Ok(before)
+            }
+            ("JMeterUtils", "getJMeterProperties") => Ok(Value::Host(PROPS)),
+            ("JMeterUtils", "getJMeterHome" | "getJMeterBinDir") => {
+                Ok(self.env.base_dir.to_string_lossy().into_owned().into())
+            }
+            ("FileServer", "getFileServer") => Ok(Value::Host(FILE_SERVER)),
+            ("JMeterContextService", "getContext") => Ok(Value::Host(CTX)),
+            ("JMeterContextService", "getNumberOfThreads") => Ok(Value::Int(self.env.threads as i32)),
+            ("Logger", level) => {
+                let text = arg_str(&args, 0).unwrap_or_default();
+                self.log_line(&level.to_ascii_uppercase(), &text);
+                Ok(Value::Null)
+            }
+            ("Thread", "currentThreadName") => Ok(self.env.thread_name.as_str().into()),
+            _ => Err(Thrown::no_method(class, method)),
+        }
+    }
+
+    fn describe(&mut self, target: HostRef) -> String {
+        if let Some(d) = script_host::describe_shared(target) {
+            return d;
+        }
+        match target {
+            SAMPLE => self.sample.as_deref().map(|s| s.label.clone()).unwrap_or_default(),
+            SAMPLER => {
+                self.sampler.as_ref().map(|(i, e)| e.name.clone().unwrap_or_else(|| i.name.clone())).unwrap_or_default()
+            }
+            THREAD => self.env.thread_name.clone(),
+            GROUP => self.env.group.clone(),
+            other => format!("host#{}", other.0),
+        }
+    }
+
+    fn print(&mut self, text: &str) {
+        // JMeter prints to its standard output; here, the run's script log (never the
+        // progress line on the terminal).
+        let text = text.trim_end_matches('\n');
+        if !text.is_empty() {
+            self.log_line("OUT", text);
+        }
+    }
+
+    fn sleep(&mut self, ms: u64) {
+        self.slept = self.slept.saturating_add(Duration::from_millis(ms)).min(crate::plan::MAX_DURATION);
+    }
+
+    fn file(&mut self, path: &str, access: FileAccess) -> Result<PathBuf, Thrown> {
+        allowed_file(self.env, &self.el.writes, path, access)
+    }
+
+    fn system_property(&mut self, name: &str) -> Option<String> {
+        match name {
+            "user.dir" => Some(self.env.base_dir.to_string_lossy().into_owned()),
+            "line.separator" => Some("\n".into()),
+            "file.separator" => Some("/".into()),
+            "os.name" => Some(std::env::consts::OS.into()),
+            _ => None,
+        }
+    }
+}
+
+/// The file policy: reading any file under the plan's directory or one the plan's elements
+/// name; appending or writing only to a file the script names as a literal or the plan's
+/// elements name; relative paths resolve against the plan's directory.
+pub(crate) fn allowed_file(env: &Env, named: &[PathBuf], path: &str, access: FileAccess) -> Result<PathBuf, Thrown> {
+    let p = Path::new(path);
+    let full = if p.is_absolute() { p.to_path_buf() } else { env.base_dir.join(p) };
+    let full = normalize(&full);
+    let same = |q: &PathBuf| normalize(q) == full;
+    let ok = match access {
+        FileAccess::Read => {
+            full.starts_with(normalize(&env.base_dir))
+                || env.readable.iter().any(same)
+                || env.writable.iter().any(same)
+                || named.iter().any(same)
+        }
+        FileAccess::Append | FileAccess::Write => env.writable.iter().any(same) || named.iter().any(same),
+    };
+    if ok {
+        Ok(full)
+    } else {
+        let what = match access {
+            FileAccess::Read => "reading",
+            FileAccess::Append => "appending to",
+            FileAccess::Write => "writing",
+        };
+        Err(Thrown::security(format!(
+            "{what} `{path}` is not allowed: a script may read files under the plan's directory or named by the plan, and write only files it names as a literal or the plan's elements name"
+        )))
+    }
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::scripting::{Code, HttpInfo};
+    use crate::plan::template::{Symbols, Template};
+    use crate::script::{Lang, Script};
+
+    fn element(place: Place) -> ScriptEl {
+        ScriptEl {
+            place,
+            class: "JSR223PostProcessor".into(),
+            name: "pp".into(),
+            lang: Lang::Groovy,
+            code: Code::Rendered { text: Template::literal(""), cache: Default::default() },
+            file_name: String::new(),
+            parameters: Template::literal("a b"),
+            bean_shell: false,
+            messages: Vec::new(),
+            failure: crate::plan::CheckId(0),
+            writes: vec![PathBuf::from("/plan/out.csv")],
+            properties: Default::default(),
+        }
+    }
+
+    fn user() -> UserVars {
+        let mut s = Symbols::default();
+        s.vars.define("known", "k".into());
+        let mut u = UserVars::new(s.vars.initial_values(), 0, 2, super::super::session::Globals::new(0));
+        u.names = std::sync::Arc::new([("known".to_string(), crate::plan::VarId(0))].into_iter().collect());
+        u
+    }
+
+    #[test]
+    fn vars_and_props_reach_the_users_variables() {
+        let el = element(Place::Post);
+        let env = Env { thread_name: "TG 1-3".into(), group: "TG".into(), threads: 5, ..Default::default() };
+        let mut vars = user();
+        let mut x = Exec {
+            el: &el,
+            vars: &mut vars,
+            env: &env,
+            sample: None,
+            sampler: None,
+            assertion: None,
+            slept: Duration::ZERO,
+        };
+        x.call(VARS, "put", vec!["known".into(), "v1".into()]).unwrap();
+        x.call(VARS, "put", vec!["other".into(), "v2".into()]).unwrap();
+        assert_eq!(x.call(VARS, "get", vec!["known".into()]).unwrap().to_string(), "v1");
+        assert_eq!(x.call(VARS, "get", vec!["other".into()]).unwrap().to_string(), "v2");
+        assert!(x.call(VARS, "get", vec!["none".into()]).unwrap().is_null());
+        x.call(PROPS, "put", vec!["p".into(), Value::Int(3)]).unwrap();
+        assert_eq!(x.call(PROPS, "get", vec!["p".into()]).unwrap().as_i64(), Some(3));
+        // User number 2, 0-based as JMeter's.
+        assert_eq!(x.call(CTX, "getThreadNum", vec![]).unwrap().as_i64(), Some(1));
+        let t = x.call(CTX, "getThread", vec![]).unwrap();
+        let Value::Host(t) = t else { panic!("{t:?}") };
+        assert_eq!(x.call(t, "getThreadName", vec![]).unwrap().to_string(), "TG 1-3");
+        assert_eq!(vars.get(crate::plan::VarId(0)), "v1");
+    }
+
+    #[test]
+    fn a_sample_can_be_read_and_changed() {
+        let el = element(Place::Post);
+        let env = Env::default();
+        let mut vars = user();
+        let mut s =
+            SampleState { code: "200".into(), success: true, data: b"{\"a\":1}".to_vec(), ..Default::default() };
+        let mut x = Exec {
+            el: &el,
+            vars: &mut vars,
+            env: &env,
+            sample: Some(&mut s),
+            sampler: None,
+            assertion: None,
+            slept: Duration::ZERO,
+        };
+        assert_eq!(x.call(SAMPLE, "getResponseDataAsString", vec![]).unwrap().to_string(), "{\"a\":1}");
+        x.call(SAMPLE, "setSuccessful", vec![Value::Bool(false)]).unwrap();
+        x.call(SAMPLE, "setResponseMessage", vec!["bad".into()]).unwrap();
+        assert!(x.call(SAMPLE, "nope", vec![]).unwrap_err().is_no_method());
+        assert!(!s.success);
+        assert_eq!(s.message, "bad");
+    }
+
+    #[test]
+    fn a_pre_processor_edits_its_sampler() {
+        let el = element(Place::Pre);
+        let env = Env::default();
+        let mut vars = user();
+        let info = SamplerInfo {
+            name: "req".into(),
+            http: Some(HttpInfo {
+                protocol: "http".into(),
+                domain: "h".into(),
+                port: 8080,
+                path: "/a".into(),
+                method: "GET".into(),
+                args: vec![("q".into(), "1".into())],
+            }),
+        };
+        let mut edits = SamplerEdits::default();
+        let mut x = Exec {
+            el: &el,
+            vars: &mut vars,
+            env: &env,
+            sample: None,
+            sampler: Some((&info, &mut edits)),
+            assertion: None,
+            slept: Duration::ZERO,
+        };
+        assert_eq!(x.call(SAMPLER, "getPath", vec![]).unwrap().to_string(), "/a");
+        x.call(SAMPLER, "setPath", vec!["/b".into()]).unwrap();
+        assert_eq!(x.call(SAMPLER, "getUrl", vec![]).unwrap().to_string(), "http://h:8080/b");
+        let Value::Host(args) = x.call(SAMPLER, "getArguments", vec![]).unwrap() else { panic!() };
+        x.call(SAMPLER, "addArgument", vec!["r".into(), "2".into()]).unwrap();
+        assert_eq!(x.call(args, "getArgumentCount", vec![]).unwrap().as_i64(), Some(2));
+        let Value::Host(a1) = x.call(args, "getArgument", vec![Value::Int(1)]).unwrap() else { panic!() };
+        assert_eq!(x.call(a1, "getValue", vec![]).unwrap().to_string(), "2");
+        let Value::Host(h) = x.call(SAMPLER, "getHeaderManager", vec![]).unwrap() else { panic!() };
+        x.call(h, "add", vec!["X-T".into(), "1".into()]).unwrap();
+        assert_eq!(edits.path.as_deref(), Some("/b"));
+        assert_eq!(edits.headers, [("X-T".to_string(), "1".to_string())]);
+    }
+
+    #[test]
+    fn files_outside_the_plan_are_refused() {
+        let env = Env { base_dir: "/plan".into(), writable: vec!["/plan/data/w.csv".into()], ..Default::default() };
+        let named = [PathBuf::from("/plan/out.csv")];
+        assert!(allowed_file(&env, &named, "in.csv", FileAccess::Read).is_ok());
+        assert!(allowed_file(&env, &named, "/etc/passwd", FileAccess::Read).is_err());
+        assert!(allowed_file(&env, &named, "../x", FileAccess::Read).is_err());
+        assert_eq!(allowed_file(&env, &named, "out.csv", FileAccess::Append).unwrap(), PathBuf::from("/plan/out.csv"));
+        assert!(allowed_file(&env, &named, "data/./w.csv", FileAccess::Write).is_ok());
+        let e = allowed_file(&env, &named, "other.csv", FileAccess::Append).unwrap_err();
+        assert_eq!(e.class, "java.lang.SecurityException");
+        assert!(e.message.contains("other.csv"), "{e}");
+        let _ = Script::compile;
+    }
+
+    #[test]
+    fn sleeping_adds_up() {
+        let el = element(Place::Sampler);
+        let env = Env::default();
+        let mut vars = user();
+        let mut x = Exec {
+            el: &el,
+            vars: &mut vars,
+            env: &env,
+            sample: None,
+            sampler: None,
+            assertion: None,
+            slept: Duration::ZERO,
+        };
+        x.sleep(40);
+        x.sleep(60);
+        assert_eq!(x.slept, Duration::from_millis(100));
+    }
+}

@@ -1,0 +1,299 @@
+//! Script elements' steps: a script sampler's sample, a pre-processor (its changes to the
+//! sampler are kept for the request that follows), a timer (its value is the delay), and the
+//! post-processors, assertions and listeners that run on a sample before it is recorded.
+
+use super::super::response::{apply_rules, Response, Rules};
+use super::super::scripting::{AssertState, Env, Exec, SampleState};
+use super::super::user::{IterEnd, VirtualUser};
+use crate::plan::scripting::{Place, ScriptRef, ScriptStep};
+use crate::record::{ErrorKind, Sample};
+use crate::script::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+impl VirtualUser {
+    /// What this user's scripts see of its thread (made once, on its first script); the run's
+    /// properties get the plan's `-J` ones on the first script of the run.
+    pub(in crate::engine) fn script_env(&mut self, el: &crate::plan::scripting::ScriptEl) -> Arc<Env> {
+        if let Some(e) = &self.script_env {
+            return e.clone();
+        }
+        let sh = &self.ctx.shared.scripts;
+        sh.seeded.get_or_init(|| {
+            let mut props = self.vars.globals.properties.write().unwrap_or_else(|e| e.into_inner());
+            for (k, v) in el.properties.iter() {
+                props.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        });
+        let (group, threads) = sh.groups.get(self.ctx.index).cloned().unwrap_or_default();
+        let thread_name = format!("{group} {}-{}", self.ctx.index + 1, self.vars.thread_num);
+        self.vars.names = sh.names.clone();
+        self.vars.thread_name_text = Some(thread_name.clone());
+        let env = Arc::new(Env {
+            thread_name,
+            group,
+            threads,
+            base_dir: sh.base_dir.clone(),
+            readable: sh.readable.clone(),
+            writable: sh.writable.clone(),
+            log: sh.log.clone(),
+        });
+        self.script_env = Some(env.clone());
+        env
+    }
+
+    /// Waits what a script slept; `Err` when the run stops meanwhile.
+    async fn script_wait(&mut self, d: Duration) -> Result<(), IterEnd> {
+        if d.is_zero() {
+            return Ok(());
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(d) => Ok(()),
+            _ = self.ctx.stop.cancelled() => Err(IterEnd::Cut),
+        }
+    }
+
+    /// A script pre-processor or timer.
+    pub(in crate::engine) async fn script_op(&mut self, x: &ScriptStep) -> Result<(), IterEnd> {
+        let el = &x.script.0;
+        let env = self.script_env(el);
+        let none = crate::plan::scripting::SamplerInfo::default();
+        let info = x.sampler.as_ref().unwrap_or(&none);
+        let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
+        let mut exec = Exec {
+            el,
+            vars: &mut self.vars,
+            env: &env,
+            sample: None,
+            sampler: Some((info, &mut edits)),
+            assertion: None,
+            slept: Duration::ZERO,
+        };
+        let out = exec.run();
+        let slept = exec.slept;
+        if !edits.is_empty() {
+            self.sampler_edits = Some(Box::new(edits));
+        }
+        let mut wait = slept;
+        if el.place == Place::Timer {
+            // JSR223Timer: `Long.parseLong` of the value; BeanShellTimer: `Long.decode`; none,
+            // or not a number, is no delay.
+            let ms = match &out.result {
+                Ok(v) if !v.is_null() => v
+                    .as_i64()
+                    .filter(|_| !matches!(v, Value::Double(_) | Value::Decimal(_)))
+                    .or_else(|| v.to_string().trim().parse::<i64>().ok())
+                    .unwrap_or(0),
+                _ => 0,
+            };
+            wait = wait.saturating_add(Duration::from_millis(ms.max(0) as u64)).min(crate::plan::MAX_DURATION);
+            if self.stop_at.is_some_and(|s| Instant::now() + wait > s) {
+                return Err(IterEnd::Cut);
+            }
+        }
+        self.script_wait(wait).await
+    }
+
+    /// A script sampler's sample; returns whether it failed.
+    pub(in crate::engine) async fn script_sample(&mut self, x: &ScriptStep, start: Instant) -> bool {
+        let ctx = self.ctx.clone();
+        let el = &x.script.0;
+        let env = self.script_env(el);
+        let label = x.label.expect("a sampler has a label");
+        let label = self.sample_label(label);
+        let mut state = SampleState {
+            label: el.name.clone(),
+            code: "200".into(),
+            message: "OK".into(),
+            success: true,
+            data_type: "text".into(),
+            sampler_data: if el.file_name.is_empty() { String::new() } else { format!("File: {}", el.file_name) },
+            thread_name: env.thread_name.clone(),
+            start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+            ..Default::default()
+        };
+        // Pre-processors' changes to this sampler: only its name means something here.
+        self.sampler_edits = None;
+        let mut exec = Exec {
+            el,
+            vars: &mut self.vars,
+            env: &env,
+            sample: Some(&mut state),
+            sampler: None,
+            assertion: None,
+            slept: Duration::ZERO,
+        };
+        let out = exec.run();
+        let slept = exec.slept;
+        let interrupted = self.script_wait(slept).await.is_err();
+        match &out.result {
+            Ok(v) => {
+                if el.bean_shell {
+                    // BeanShellSampler: the value is the data; the globals give code, message
+                    // and success.
+                    if !v.is_null() {
+                        state.data = v.to_string().into_bytes();
+                    }
+                    let text = |n: &str, d: &str| out.global(n).map_or(d.to_string(), |v| v.to_string());
+                    state.code = text("ResponseCode", "200");
+                    state.message = text("ResponseMessage", "OK");
+                    state.success = out.global("IsSuccess").is_some_and(|v| v.to_string() == "true");
+                } else if !v.is_null() && state.data.is_empty() {
+                    state.data = v.to_string().into_bytes();
+                }
+            }
+            Err(e) => {
+                state.success = false;
+                state.code = "500".into();
+                state.message = e.to_string();
+            }
+        }
+        let end = Instant::now();
+        state.elapsed_ms = end.saturating_duration_since(start).as_millis() as u64;
+        state.end_ms = state.start_ms + state.elapsed_ms;
+        state.bytes = state.data.len() as u64;
+        let status = state.code.trim().parse::<u16>().unwrap_or(0);
+        let mut error = if interrupted {
+            Some(ErrorKind::Aborted)
+        } else if state.success {
+            None
+        } else {
+            Some(ErrorKind::Check(el.check_for(&state.message).0))
+        };
+        if !x.extract.is_empty() || !x.checks.is_empty() {
+            let resp = Response::new(b"", &state.data, status);
+            let rules = Rules { extract: &x.extract, checks: &x.checks, limit: u64::MAX };
+            let failed = apply_rules(rules, &resp, &[], "", end - start, state.data.len() as u64, &mut self.vars);
+            error = error.or(failed);
+        }
+        let error = self.after_sample(&x.after, &mut state, error).await;
+        let mut sample = Sample {
+            label,
+            start_us: ctx.micros(start),
+            end_us: ctx.micros(end),
+            ttfb_us: state.latency_ms * 1000,
+            connect_us: state.connect_ms * 1000,
+            bytes_sent: state.sent_bytes,
+            bytes_received: state.bytes,
+            new_connection: false,
+            error,
+            in_total: true,
+        };
+        if let Some(top) = self.recorded_as() {
+            sample.in_total = top;
+            ctx.recorder.record(&sample);
+        }
+        if ctx.shared.sample_log.is_some() {
+            let mut row = self.sample_row(&sample, status, String::new());
+            row.code_message = Some(Box::new((state.code.clone(), state.message.clone())));
+            if let Some(log) = &ctx.shared.sample_log {
+                let _ = log.send(row);
+            }
+        }
+        self.add_to_groups(&sample, start, end, status);
+        error.is_some()
+    }
+
+    /// Runs the script post-processors, assertions and listeners of a sample on it, in tree
+    /// order, and returns its error after them: a post-processor may make it fail or succeed,
+    /// an assertion fails it with its message (counted per message), a listener changes
+    /// nothing recorded.
+    pub(in crate::engine) async fn after_sample(
+        &mut self,
+        scripts: &[ScriptRef],
+        state: &mut SampleState,
+        error: Option<ErrorKind>,
+    ) -> Option<ErrorKind> {
+        if scripts.is_empty() {
+            return error;
+        }
+        let env = self.script_env(&scripts[0].0);
+        state.success = error.is_none();
+        state.thread_name = env.thread_name.clone();
+        let mut failed_by: Option<ErrorKind> = None;
+        let mut slept = Duration::ZERO;
+        for s in scripts {
+            let el = &s.0;
+            let was_ok = state.success;
+            match el.place {
+                Place::Post => {
+                    let mut exec = Exec {
+                        el,
+                        vars: &mut self.vars,
+                        env: &env,
+                        sample: Some(state),
+                        sampler: None,
+                        assertion: None,
+                        slept: Duration::ZERO,
+                    };
+                    let _ = exec.run();
+                    slept += exec.slept;
+                    if was_ok && !state.success {
+                        failed_by = Some(ErrorKind::Check(el.failure.0));
+                    }
+                }
+                Place::Assertion => {
+                    let mut a = AssertState::default();
+                    let mut exec = Exec {
+                        el,
+                        vars: &mut self.vars,
+                        env: &env,
+                        sample: Some(state),
+                        sampler: None,
+                        assertion: Some(&mut a),
+                        slept: Duration::ZERO,
+                    };
+                    let out = exec.run();
+                    slept += exec.slept;
+                    let mut counted = None;
+                    match &out.result {
+                        Err(e) => {
+                            a.failure = true;
+                            a.message = e.to_string();
+                            counted = Some(el.check_for_thrown(&e.message));
+                        }
+                        Ok(_) if el.bean_shell => {
+                            if let Some(f) = out.global("Failure") {
+                                a.failure |= f.to_string() == "true";
+                            }
+                            if let Some(m) = out.global("FailureMessage").filter(|m| !m.is_null()) {
+                                if !m.to_string().is_empty() {
+                                    a.message = m.to_string();
+                                }
+                            }
+                        }
+                        Ok(_) => {}
+                    }
+                    if a.failure {
+                        state.success = false;
+                        let id = counted.unwrap_or_else(|| el.check_for(&a.message));
+                        failed_by = failed_by.or(Some(ErrorKind::Check(id.0)));
+                    }
+                }
+                Place::Listener => {
+                    let mut copy = state.clone();
+                    let mut exec = Exec {
+                        el,
+                        vars: &mut self.vars,
+                        env: &env,
+                        sample: Some(&mut copy),
+                        sampler: None,
+                        assertion: None,
+                        slept: Duration::ZERO,
+                    };
+                    let _ = exec.run();
+                    slept += exec.slept;
+                }
+                Place::Sampler | Place::Pre | Place::Timer => {}
+            }
+        }
+        let _ = self.script_wait(slept).await;
+        // A sample that failed before the scripts keeps its error (the first failure is the
+        // one counted); one they failed counts as the assertion's message, or the element's.
+        match (error, state.success) {
+            (Some(e), false) => Some(e),
+            (None, false) => failed_by.or(Some(ErrorKind::Check(scripts[0].0.failure.0))),
+            (_, true) => None,
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! Script elements (issue 14): JSR223 and BeanShell samplers, pre-processors, post-processors,
+//! assertions, timers and listeners run natively, each with JMeter's semantics for its place;
+//! what they do is seen by the witness server (a token extracted by Groovy and sent in a header,
+//! a path changed before sending), in the summary (failures counted per message) and in files.
+//! The sandbox refuses process execution, the network and files outside the plan's.
+
+use crate::jmx::{jmx_plan, sampler};
+use crate::util::server::{Reply, Route, TestServer};
+use crate::util::stampede::{float, uint, OutputExt, Stampede, TempRun};
+
+const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">${host}</stringProp>
+          <stringProp name="HTTPSampler.port">${port}</stringProp>
+          <stringProp name="HTTPSampler.protocol">http</stringProp>
+        </ConfigTestElement><hashTree/>"#;
+
+/// XML text of a script.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A script element of `class` (JSR223*/BeanShell*) named `name`.
+fn script(class: &str, name: &str, lang: &str, text: &str, children: &str) -> String {
+    format!(
+        r#"<{class} guiclass="TestBeanGUI" testclass="{class}" testname="{name}" enabled="true">
+          <stringProp name="scriptLanguage">{lang}</stringProp>
+          <stringProp name="parameters"></stringProp>
+          <stringProp name="filename"></stringProp>
+          <stringProp name="cacheKey">true</stringProp>
+          <stringProp name="script">{}</stringProp>
+        </{class}><hashTree>{children}</hashTree>"#,
+        esc(text)
+    )
+}
+
+fn run_jmx(run: &TempRun, body: &str, users: u32, loops: &str, port: u16) -> crate::util::stampede::Output {
+    let p = run.write("plan.jmx", jmx_plan(users, loops, &[DEFAULTS, body].concat()));
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &format!("port={port}"), "--out"]).arg(run.path()).run()
+}
+
+/// A Groovy post-processor parses the login response with JsonSlurper and puts the token in a
+/// variable; the next request sends it in a header (a header manager's `${token}`).
+#[test]
+fn a_token_extracted_by_groovy_is_sent_in_a_header() {
+    let server = TestServer::builder()
+        .route(
+            "/login",
+            Route::handler(|_| {
+                Reply::ok().header("Content-Type", "application/json").body("{\"auth\":{\"token\":\"tk-42\"}}")
+            }),
+        )
+        .default_route(Route::ok().record())
+        .start();
+    let run = TempRun::new("jmx-script-token");
+    let post = script(
+        "JSR223PostProcessor",
+        "take token",
+        "groovy",
+        "import groovy.json.JsonSlurper\ndef json = new JsonSlurper().parseText(prev.getResponseDataAsString())\nvars.put(\"token\", json.auth.token)",
+        "",
+    );
+    let headers = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="h" enabled="true">
+          <collectionProp name="HeaderManager.headers">
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Token</stringProp><stringProp name="Header.value">${token}</stringProp></elementProp>
+          </collectionProp></HeaderManager><hashTree/>"#;
+    let body = [sampler("login", "GET", "/login", "", false, &post), sampler("use", "GET", "/use", "", false, headers)]
+        .concat();
+    run_jmx(&run, &body, 2, "3", server.addr().port()).assert_exit(0);
+    assert_eq!(uint(&run.label("use"), "samples"), 6);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+    let got: Vec<String> =
+        server.recorded("/use").iter().filter_map(|r| r.header("x-token").map(str::to_string)).collect();
+    assert_eq!(got, vec!["tk-42".to_string(); 6]);
+}
+
+/// A pre-processor changes the path of the request it runs before, and adds a header and an
+/// argument; the witness receives the changed request.
+#[test]
+fn a_pre_processor_changes_what_is_sent() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-pre");
+    let pre = script(
+        "JSR223PreProcessor",
+        "reroute",
+        "groovy",
+        "sampler.setPath(\"/changed\")\nsampler.addArgument(\"n\", vars.get(\"__n\") ?: \"x\")\nsampler.addArgument(\"port\", props.get(\"port\"))\nsampler.getHeaderManager().add(\"X-Pre\", sampler.getName())\nlog.info(\"sent to \" + sampler.getPath())",
+        "",
+    );
+    let body = sampler("orig", "GET", "/original", "", false, &pre);
+    run_jmx(&run, &body, 1, "4", server.addr().port()).assert_exit(0);
+    assert_eq!(server.requests_to("/original"), 0);
+    assert_eq!(server.requests_to("/changed"), 4);
+    for r in server.recorded("/changed") {
+        assert_eq!(r.query("n").as_deref(), Some("x"));
+        // `props` holds the `-J` properties.
+        assert_eq!(r.query("port"), Some(server.addr().port().to_string()));
+        assert_eq!(r.header("x-pre"), Some("orig"));
+    }
+    assert_eq!(uint(&run.label("orig"), "samples"), 4);
+    // `log` writes to the run directory's script log, never to the terminal.
+    let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "INFO JSR223PreProcessor.reroute: sent to /changed").count(), 4, "{log}");
+}
+
+/// A JSR223 assertion fails samples with its message, counted per message; a BeanShell
+/// assertion through `Failure`/`FailureMessage`; a post-processor makes a sample unsuccessful.
+#[test]
+fn script_assertions_fail_samples_with_their_message() {
+    let server = TestServer::builder()
+        .route("/bad", Route::ok().body("bad").record())
+        .default_route(Route::ok().body("good").record())
+        .start();
+    let run = TempRun::new("jmx-script-assert");
+    let groovy = script(
+        "JSR223Assertion",
+        "body check",
+        "groovy",
+        "if (prev.getResponseDataAsString() != \"good\") {\n  AssertionResult.setFailure(true)\n  AssertionResult.setFailureMessage(\"body is not good\")\n}",
+        "",
+    );
+    let bsh = script(
+        "BeanShellAssertion",
+        "bsh check",
+        "",
+        "if (!prev.getResponseDataAsString().equals(\"good\")) { Failure = true; FailureMessage = \"bsh says bad\"; }",
+        "",
+    );
+    let post = script("JSR223PostProcessor", "unsuccess", "groovy", "prev.setSuccessful(false)", "");
+    let groovy_assert = script(
+        "JSR223Assertion",
+        "asserts",
+        "groovy",
+        "assert prev.getResponseDataAsString() == 'good' : 'not good'",
+        "",
+    );
+    let body = [
+        sampler("good", "GET", "/good", "", false, &groovy),
+        sampler("bad", "GET", "/bad", "", false, &groovy),
+        sampler("bsh-bad", "GET", "/bad", "", false, &bsh),
+        sampler("bsh-good", "GET", "/good", "", false, &bsh),
+        sampler("post-fails", "GET", "/p", "", false, &post),
+        sampler("assert-bad", "GET", "/bad", "", false, &groovy_assert),
+        sampler("assert-good", "GET", "/good", "", false, &groovy_assert),
+    ]
+    .concat();
+    run_jmx(&run, &body, 2, "2", server.addr().port()).assert_exit(0);
+    assert_eq!(server.requests(), 28);
+    let labels = [
+        ("good", 0),
+        ("bad", 4),
+        ("bsh-bad", 4),
+        ("bsh-good", 0),
+        ("post-fails", 4),
+        ("assert-bad", 4),
+        ("assert-good", 0),
+    ];
+    for (label, errors) in labels {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (4, errors), "{label}: {row:#}");
+    }
+    let kinds = run.total()["errors_by_kind"].clone();
+    assert_eq!(kinds["check: body is not good"], 4, "{kinds:#}");
+    assert_eq!(kinds["check: bsh says bad"], 4, "{kinds:#}");
+    assert_eq!(kinds["check: unsuccess: the script made the sample unsuccessful"], 4, "{kinds:#}");
+    // Groovy's `assert c : "msg"` fails the sample under its message.
+    assert_eq!(kinds["check: not good"], 4, "{kinds:#}");
+}
+
+/// A JSR223 sampler makes a sample with its label, code, message and data (an extractor reads
+/// it); one that throws is a failed sample with code 500; a timer's value delays its sampler;
+/// `${var}` in a BeanShell script is replaced before it runs; a listener writes a file.
+#[test]
+fn script_samplers_timers_and_listeners() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-sampler");
+    let sampler_ok = script(
+        "JSR223Sampler",
+        "made",
+        "groovy",
+        "SampleResult.setResponseCode(\"201\")\nThread.sleep(30)\nreturn \"id=\" + ctx.getThreadNum()",
+        r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="re" enabled="true">
+            <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+            <stringProp name="RegexExtractor.refname">made_id</stringProp>
+            <stringProp name="RegexExtractor.regex">id=(\d+)</stringProp>
+            <stringProp name="RegexExtractor.template">$1$</stringProp>
+            <stringProp name="RegexExtractor.default">none</stringProp>
+            <stringProp name="RegexExtractor.match_number">1</stringProp>
+          </RegexExtractor><hashTree/>"#,
+    );
+    let throws = script("JSR223Sampler", "throws", "groovy", "throw new IllegalStateException(\"nope\")", "");
+    let timer = script("JSR223Timer", "wait", "groovy", "100", "");
+    let listener_file = run.root().join("seen.txt");
+    let listener = script(
+        "JSR223Listener",
+        "listen",
+        "groovy",
+        &format!("new File(\"{}\").append(sampleResult.getSampleLabel() + \"\\n\")", listener_file.display()),
+        "",
+    );
+    let bsh = script(
+        "BeanShellSampler",
+        "bsh",
+        "",
+        "int total = 0; for (int n = 0; n < ${rounds}; n++) { total += 2; } ResponseCode = \"202\"; return \"total=\" + total;",
+        "",
+    );
+    let vars = r#"<Arguments guiclass="ArgumentsPanel" testclass="Arguments" testname="vars" enabled="true">
+          <collectionProp name="Arguments.arguments">
+            <elementProp name="rounds" elementType="Argument"><stringProp name="Argument.name">rounds</stringProp><stringProp name="Argument.value">5</stringProp></elementProp>
+          </collectionProp></Arguments><hashTree/>"#;
+    let body = [
+        vars.to_string(),
+        listener,
+        sampler_ok,
+        sampler("use", "GET", "/use?id=${made_id}", "", false, ""),
+        throws,
+        sampler("timed", "GET", "/timed", "", false, &timer),
+        bsh,
+        sampler("total", "GET", "/total?t=${__BeanShell(1+1)}", "", false, ""),
+    ]
+    .concat();
+    let jtl = run.root().join("out.jtl");
+    let p = run.write("plan.jmx", jmx_plan(1, "2", &[DEFAULTS, &body].concat()));
+    Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    for (label, errors) in [("made", 0), ("use", 0), ("throws", 2), ("timed", 0), ("bsh", 0)] {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (2, errors), "{label}: {row:#}");
+    }
+    assert!(float(&run.label("made"), "mean_ms") >= 30.0, "the sampler's sleep is its time");
+    let ids: Vec<String> = server.recorded("/use").iter().filter_map(|r| r.query("id")).collect();
+    assert_eq!(ids, ["0", "0"]);
+    // The timer's 100 ms come before the request: the run lasted at least 2 × 100 ms + 2 × 30 ms.
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let made: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] == "made").collect();
+    assert!(made.iter().all(|r| r[3] == "201" && r[7] == "true"), "{made:?}");
+    let thrown: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] == "throws").collect();
+    assert!(
+        thrown.iter().all(|r| r[3] == "500" && r[4].contains("IllegalStateException") && r[7] == "false"),
+        "{thrown:?}"
+    );
+    let bsh_rows: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] == "bsh").collect();
+    assert!(bsh_rows.iter().all(|r| r[3] == "202"), "{bsh_rows:?}");
+    let times: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    let span = times.iter().max().unwrap() - times.iter().min().unwrap();
+    assert!(span >= 200, "two timer waits of 100 ms: {span} ms");
+    // The listener saw every sample in its scope (the whole thread group), in order.
+    let seen = std::fs::read_to_string(&listener_file).unwrap();
+    assert_eq!(seen.lines().count(), 12, "{seen}");
+    assert_eq!(seen.lines().filter(|l| *l == "made").count(), 2, "{seen}");
+}
+
+/// The sandbox: process execution, sockets and writing a file the plan does not name are
+/// refused (a failed sample whose message says why); compile errors are reported by `check`
+/// with the element and the line and column inside the script, and `run` refuses the plan.
+#[test]
+fn the_sandbox_refuses_and_check_reports_compile_errors() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-sandbox");
+    let outside = std::env::temp_dir().join(format!("stampede-outside-{}.txt", std::process::id()));
+    let body = [
+        script("JSR223Sampler", "exec", "groovy", "Runtime.getRuntime().exec(\"ls\")", ""),
+        script("JSR223Sampler", "socket", "groovy", "new Socket(\"127.0.0.1\", 80)", ""),
+        script(
+            "JSR223Sampler",
+            "write",
+            "groovy",
+            &format!("def name = \"{}\"\nnew File(name.toString()).text = \"x\"", outside.display()),
+            "",
+        ),
+        sampler("after", "GET", "/after", "", false, ""),
+    ]
+    .concat();
+    let out = run_jmx(&run, &body, 1, "1", server.addr().port());
+    // Either refused at load (a class outside the subset) or failed when it runs: never run.
+    if out.status.success() {
+        for label in ["exec", "socket", "write"] {
+            assert_eq!(uint(&run.label(label), "errors"), 1, "{label}");
+        }
+        assert_eq!(server.requests(), 1);
+    } else {
+        let text = format!("{}{}", out.stdout_str(), out.stderr_str());
+        assert!(text.contains("exec") || text.contains("Runtime") || text.contains("Socket"), "{text}");
+        assert_eq!(server.requests(), 0);
+    }
+    assert!(!outside.exists(), "nothing was written outside the plan's files");
+
+    let bad = TempRun::new("jmx-script-compile");
+    let body = script("JSR223PostProcessor", "broken", "groovy", "def x = 1\nvars.put(\"a\", (x + )\n", "");
+    let p = bad.write(
+        "plan.jmx",
+        jmx_plan(1, "1", &[DEFAULTS.to_string(), sampler("s", "GET", "/s", "", false, &body)].concat()),
+    );
+    let check = Stampede::new().arg("check").arg(&p).run();
+    let text = format!("{}{}", check.stdout_str(), check.stderr_str());
+    assert!(text.contains("broken") && text.contains("line 2, column"), "{text}");
+    let refused = Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(bad.path()).run();
+    assert!(!refused.status.success());
+    let skipped = Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "--skip-unsupported", "-J", &format!("port={}", server.addr().port()), "--out"])
+        .arg(bad.path().with_extension("skip"))
+        .run();
+    skipped.assert_exit(0);
+}
