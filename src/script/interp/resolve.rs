@@ -26,6 +26,10 @@ const BINDINGS: &[&str] = &[
     "SampleLabel",
     "Response",
     "Request",
+    // BeanShell Assertion (BeanShellAssertion.processAssertion).
+    "ResponseData",
+    "SampleData",
+    "Successful",
 ];
 
 /// Roots of dotted class names (`java.util.Random`).
