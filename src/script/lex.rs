@@ -339,7 +339,10 @@ impl Lexer {
             return err(pos, format!("unexpected `{}` after the number `{text}`", self.peek().unwrap_or(' ')));
         }
         // A leading zero means octal in Java and Groovy (`017` is 15).
-        let (text, radix) = if radix == 10 && !fraction && text.len() > 1 && text.starts_with('0') {
+        // JavaScript reads `09` as decimal (`0${n} < 10` after JMeter substitutes `n`).
+        let legacy_js_decimal = self.lang == Lang::JavaScript && !text.chars().all(|c| c.is_digit(8));
+        let (text, radix) = if radix == 10 && !fraction && text.len() > 1 && text.starts_with('0') && !legacy_js_decimal
+        {
             if !text.chars().all(|c| c.is_digit(8)) {
                 return err(pos, format!("`{text}` is not an octal number"));
             }
@@ -712,6 +715,7 @@ mod tests {
         assert_eq!(toks("1.5", Lang::Java)[0], Tok::Num(Num::Double(1.5)));
         assert_eq!(toks("0xFFFFFFFF", Lang::Java)[0], Tok::Num(Num::Int(-1)));
         assert_eq!(toks("1.5", Lang::JavaScript)[0], Tok::Num(Num::Double(1.5)));
+        assert_eq!(toks("010 09", Lang::JavaScript)[..2], [Tok::Num(Num::Int(8)), Tok::Num(Num::Int(9))]);
         // `1..3` is a range, `1.toString()` a call.
         assert_eq!(toks("1..3", Lang::Groovy)[1], Tok::Punct(".."));
         assert_eq!(toks("1.abs()", Lang::Groovy)[1], Tok::Punct("."));

@@ -856,6 +856,7 @@ impl Parser<'_> {
     fn embedded(&mut self, toks: Vec<Token>) -> R<Expr> {
         let pos = toks.first().map(|t| t.pos).unwrap_or_default();
         let mut sub = Parser::new(toks, self.lang, self.src, self.depth);
+        sub.embedded = true;
         if sub.at_eof() {
             return Ok(Expr { kind: ExprKind::Null, pos });
         }

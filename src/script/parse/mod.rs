@@ -32,28 +32,55 @@ pub const MAX_DEPTH: u32 = 256;
 /// each in an unoptimised build) with room to spare. Only the pages used are ever touched.
 const PARSE_STACK: usize = 32 << 20;
 
+/// Scripts of at most this many tokens (`${__jexl3(${n} == 3)}`, which may be compiled per
+/// call when its text changes) parse on the caller's thread: each level of nesting takes at
+/// least one token, so they cannot nest deeper than a small stack holds.
+const INLINE_TOKENS: usize = 32;
+
 /// Parses a whole script.
 ///
-/// Hostile input nests deeply, so the parser runs on a thread of its own whose stack fits
-/// [`MAX_DEPTH`] levels, whatever thread (a 2 MB async worker) the caller is on. Scripts are
-/// parsed once, when the plan loads, so the thread costs nothing per execution.
+/// Hostile input nests deeply, so a script of more than [`INLINE_TOKENS`] tokens is parsed on
+/// a thread of its own whose stack fits [`MAX_DEPTH`] levels, whatever thread (a 2 MB async
+/// worker) the caller is on. Scripts are parsed once, when the plan loads.
 pub fn parse(source: &str, lang: Lang) -> Result<Program, CompileError> {
+    let toks = lex::lex(source, lang)?;
+    if count_tokens(&toks) <= INLINE_TOKENS {
+        return parse_tokens(toks, source, lang);
+    }
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("script-parse".into())
             .stack_size(PARSE_STACK)
-            .spawn_scoped(scope, || parse_here(source, lang));
+            .spawn_scoped(scope, || parse_tokens(toks, source, lang));
         match spawned {
             Ok(handle) => handle.join().unwrap_or_else(|_| {
                 Err(CompileError { pos: Pos { line: 1, col: 1 }, message: "the script parser failed".into() })
             }),
-            Err(_) => parse_here(source, lang),
+            Err(e) => Err(CompileError {
+                pos: Pos { line: 1, col: 1 },
+                message: format!("cannot start the script parser: {e}"),
+            }),
         }
     })
 }
 
-fn parse_here(source: &str, lang: Lang) -> Result<Program, CompileError> {
-    let toks = lex::lex(source, lang)?;
+/// The tokens of a script, those inside `${...}` included.
+fn count_tokens(toks: &[Token]) -> usize {
+    let inner = |t: &Token| match &t.tok {
+        Tok::GStr(parts) => parts
+            .iter()
+            .map(|p| match p {
+                lex::LexPart::Code(code) => count_tokens(code),
+                lex::LexPart::Path(names) => names.len(),
+                lex::LexPart::Lit(_) => 0,
+            })
+            .sum(),
+        _ => 0,
+    };
+    toks.iter().map(|t| 1 + inner(t)).sum()
+}
+
+fn parse_tokens(toks: Vec<Token>, source: &str, lang: Lang) -> Result<Program, CompileError> {
     let src: Vec<char> = source.chars().collect();
     let mut p = Parser::new(toks, lang, &src, 0);
     let body = p.statements(true)?;
@@ -93,12 +120,14 @@ pub(super) struct Parser<'s> {
     /// For each bracket token, the index of its partner (`usize::MAX` when unmatched).
     partner: Vec<usize>,
     imports: Vec<Import>,
+    /// Parsing the code of a `${...}` inside a string.
+    embedded: bool,
 }
 
 impl<'s> Parser<'s> {
     fn new(toks: Vec<Token>, lang: Lang, src: &'s [char], depth: u32) -> Parser<'s> {
         let partner = partners(&toks);
-        Parser { toks, i: 0, lang, src, depth, partner, imports: Vec::new() }
+        Parser { toks, i: 0, lang, src, depth, partner, imports: Vec::new(), embedded: false }
     }
 
     fn groovy(&self) -> bool {
@@ -200,7 +229,12 @@ impl<'s> Parser<'s> {
     }
 
     fn fail<T>(&self, found: &Token, expected: &str) -> R<T> {
-        Err(CompileError { pos: found.pos, message: format!("expected {expected}, found {}", describe(&found.tok)) })
+        // The end of a `${...}`'s tokens is its closing brace.
+        let found_text = match found.tok {
+            Tok::Eof if self.embedded => "`}`".to_string(),
+            ref t => describe(t),
+        };
+        Err(CompileError { pos: found.pos, message: format!("expected {expected}, found {found_text}") })
     }
 
     fn error<T>(&self, pos: Pos, message: impl Into<String>) -> R<T> {

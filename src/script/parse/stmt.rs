@@ -533,7 +533,8 @@ impl Parser<'_> {
             self.bump();
             let mut names = Vec::new();
             loop {
-                if self.decl_type_ahead(true).is_some() {
+                let typed = self.typed_name_ahead();
+                if typed {
                     self.parse_type("a type")?;
                 }
                 names.push(self.expect_name("a name in `def (...)`")?);
@@ -562,6 +563,11 @@ impl Parser<'_> {
             return Ok(());
         }
         self.declarators(out, None, pos)
+    }
+
+    /// Whether a type then a name start here (`String a`, `int... xs`): a typed parameter.
+    fn typed_name_ahead(&self) -> bool {
+        matches!(self.scan_type(self.i), Some((end, _)) if matches!(self.word_at(end), Some(w) if !self.reserved(w)))
     }
 
     /// If a declaration `Type name ...` starts here (after modifiers): the type's end.
@@ -692,7 +698,7 @@ impl Parser<'_> {
             if self.is_p("@") {
                 self.skip_annotation();
             }
-            let typed = matches!(self.scan_type(self.i), Some((end, _)) if matches!(self.word_at(end), Some(w) if !self.reserved(w)));
+            let typed = self.typed_name_ahead();
             let ty = if self.eat_word("def") || !typed {
                 None
             } else {

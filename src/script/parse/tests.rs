@@ -412,6 +412,7 @@ fn declarations() {
             ("final static private String s = ''", "(var s:String \"\")"),
             ("var v = 2", "(var v Int(2))"),
             ("def (a, b) = [1, 2]", "(vars a b [Int(1) Int(2)])"),
+            ("def (String a, int b) = ['x', 1]", "(vars a b [\"x\" Int(1)])"),
             ("final x = 1", "(var x Int(1))"),
             ("def f(a, b = 1) { a + b }", "(def f [a b=Int(1)] (+ a b))"),
             ("String f(int a) { return a }", "(def f [a:int] (return a))"),
@@ -606,6 +607,7 @@ fn errors_name_what_was_expected_and_found() {
         ("x = [1, 2", Lang::Groovy, "line 1, column 10: expected `]` closing the list, found the end of the script"),
         ("}", Lang::Groovy, "line 1, column 1: expected a statement (this `}` closes nothing), found `}`"),
         ("\"${a b c}\"", Lang::Groovy, "line 1, column 8: expected `}` closing `${`, found `c`"),
+        ("s = \"${a +}\"", Lang::Groovy, "line 1, column 11: expected an expression, found `}`"),
         ("1 + 2 = 3", Lang::Groovy, "line 1, column 7: cannot assign to the expression before `=`"),
         ("x = 09", Lang::Groovy, "line 1, column 5: `09` is not an octal number"),
     ];
@@ -668,4 +670,117 @@ fn corpus_parses() {
         }
     }
     println!("corpus: {ok} of {total} parse, {classes} declare classes");
+    // Linear time: the Groovy scripts that parse, once and 20 times over.
+    let groovy: Vec<&str> = format!("\n{text}")
+        .split("\n===== ")
+        .filter(|c| c.contains("lang=groovy"))
+        .filter_map(|c| c.split_once('\n').map(|(_, b)| b))
+        .filter(|b| parse(b, Lang::Groovy).is_ok())
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .leak()
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
+    let one = groovy.join("\n;\n");
+    for n in [1, 5, 20, 40] {
+        let src = vec![one.as_str(); n].join("\n;\n");
+        let t = std::time::Instant::now();
+        prog(&src, Lang::Groovy);
+        let us = t.elapsed().as_micros();
+        println!(
+            "{} KB of Groovy ({} lines) in {us} µs: {} µs/KB",
+            src.len() / 1024,
+            src.lines().count(),
+            us * 1024 / src.len() as u128
+        );
+    }
+}
+
+#[test]
+fn everyday_groovy() {
+    check(
+        g,
+        &[
+            (
+                "def json = new groovy.json.JsonSlurper().parseText(prev.getResponseDataAsString())",
+                "(var json (call (new groovy.json.JsonSlurper ).parseText (call prev.getResponseDataAsString )))",
+            ),
+            ("vars.put(\"token\", json.data.token)", "(call vars.put \"token\" (. (. json data) token))"),
+            ("def ids = json.items.collect { it.id }.join(',')", "(var ids (call (call (. json items).collect (fn [it] (. it id))).join \",\"))"),
+            (
+                "json.items.eachWithIndex { item, i -> vars.put(\"id_${i+1}\", item.id.toString()) }",
+                "(call (. json items).eachWithIndex (fn [item i] (call vars.put (gstr \"id_\" (+ i Int(1))) (call (. item id).toString ))))",
+            ),
+            (
+                "if (!json.success) { AssertionResult.failure = true; AssertionResult.failureMessage = \"bad\" }",
+                "(if (Not (. json success)) {(= (. AssertionResult failure) true) (= (. AssertionResult failureMessage) \"bad\")})",
+            ),
+            ("def m = prev.responseDataAsString =~ /token\":\"(.+?)\"/", "(var m (=~ (. prev responseDataAsString) \"token\\\":\\\"(.+?)\\\"\"))"),
+            ("if (m.find()) vars.put('t', m.group(1))", "(if (call m.find ) (call vars.put \"t\" (call m.group Int(1))))"),
+            ("def list = vars.get('x')?.split(',') ?: []", "(var list (?: (call (call vars.get \"x\")?.split \",\") []))"),
+            ("props.put('n', (props.get('n') ?: 0) + 1)", "(call props.put \"n\" (+ (?: (call props.get \"n\") Int(0)) Int(1)))"),
+            ("5.times { sleep(10) }", "(call Int(5).times (fn [it] (call sleep Int(10))))"),
+            ("m[0][1]", "([] ([] m Int(0)) Int(1))"),
+            ("json.'some-key'", "(. json some-key)"),
+            ("list.findAll { it > 1 }.each { println it }", "(call (call list.findAll (fn [it] (> it Int(1)))).each (fn [it] (call println it)))"),
+            ("def body = \"{\\\"a\\\": \\\"${v}\\\"}\"", "(var body (gstr \"{\\\"a\\\": \\\"\" v \"\\\"}\"))"),
+            ("def s = 'a' +\n  'b' +\n  c", "(var s (+ (+ \"a\" \"b\") c))"),
+            ("return true", "(return true)"),
+            ("def x = [a: [b: 1]]\nx.a.b", "(var x {\"a\":{\"b\":Int(1)}})\n(. (. x a) b)"),
+            ("vars.put 'a', \"${x}\" as String", "(call vars.put \"a\" (as String (gstr x)))"),
+            ("if (a) {\n}\nelse {\n}", "(if a {} {})"),
+            ("def f = { Map m -> m.size() }", "(var f (fn [m:Map] (call m.size )))"),
+            ("x.each { k, v -> println \"$k=$v\" }", "(call x.each (fn [k v] (call println (gstr k \"=\" v))))"),
+            ("log.info('a'); log.info('b')", "(call log.info \"a\")\n(call log.info \"b\")"),
+        ],
+    );
+}
+
+#[test]
+fn everyday_beanshell() {
+    check(
+        java,
+        &[
+            (
+                "SimpleDateFormat sdf = new SimpleDateFormat(\"yyyy-MM-dd'T'HH:mm:ss\");",
+                "(var sdf:SimpleDateFormat (new SimpleDateFormat \"yyyy-MM-dd'T'HH:mm:ss\"))",
+            ),
+            ("count++;", "(post++ count)"),
+            (
+                "if (prev.getResponseCode().equals(\"200\") == false) { Failure = true; FailureMessage = \"bad\"; }",
+                "(if (== (call (call prev.getResponseCode ).equals \"200\") false) {(= Failure true) (= FailureMessage \"bad\")})",
+            ),
+            ("String[] parts = s.split(\",\");", "(var parts:String[] (call s.split \",\"))"),
+            ("for (int i = 0; i < parts.length; i++) { log.info(parts[i]); }", "(for ((var i:int Int(0))) (< i (. parts length)) ((post++ i)) {(call log.info ([] parts i))})"),
+            ("char c = 'x';", "(var c:char 'x')"),
+            ("try { Thread.sleep(10); } catch (InterruptedException e) { }", "(try {(call Thread.sleep Int(10))} (catch InterruptedException e ))"),
+            ("f = new FileWriter(\"out.csv\", true); p = new PrintWriter(f);", "(= f (new FileWriter \"out.csv\" true))\n(= p (new PrintWriter f))"),
+            ("Object o = null;", "(var o:Object null)"),
+            ("String s = (String) vars.getObject(\"k\");", "(var s:String (cast String (call vars.getObject \"k\")))"),
+            ("int n = (int) (Math.random() * 10);", "(var n:int (cast int (* (call Math.random ) Int(10))))"),
+            ("if (a) x(); else y();", "(if a (call x ) (call y ))"),
+        ],
+    );
+}
+
+#[test]
+fn template_function_expressions() {
+    // What `${__groovy(...)}`, `${__jexl3(...)}` and `${__javaScript(...)}` hold once JMeter
+    // has substituted the variables inside.
+    check(
+        g,
+        &[
+            (
+                "org.apache.commons.lang3.SystemUtils.IS_OS_MAC || org.apache.commons.lang3.SystemUtils.IS_OS_LINUX",
+                "(|| (. (. (. (. (. org apache) commons) lang3) SystemUtils) IS_OS_MAC) (. (. (. (. (. org apache) commons) lang3) SystemUtils) IS_OS_LINUX))",
+            ),
+            ("vars.get(\"x\") != null", "(!= (call vars.get \"x\") null)"),
+        ],
+    );
+    check(
+        |s| sx(s, Lang::Jexl),
+        &[("\"HttpClient4\" != \"Java\"", "(!= \"HttpClient4\" \"Java\")"), ("3 == 3", "(== Int(3) Int(3))")],
+    );
+    check(js, &[("05 < 10", "(< Int(5) Int(10))"), ("\"NO\" != \"YES\"", "(!= \"NO\" \"YES\")")]);
 }
