@@ -12,7 +12,6 @@ pub mod csv_data;
 pub mod error;
 pub mod flow;
 pub(crate) mod java_uri;
-pub(crate) mod javatime;
 pub mod jmx;
 pub mod jregex;
 pub mod jsonpath;

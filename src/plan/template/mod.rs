@@ -48,7 +48,7 @@ pub enum TemplateError {
     #[error("{0}")]
     Argument(String),
     #[error(transparent)]
-    DateFormat(#[from] super::javatime::PatternError),
+    DateFormat(#[from] crate::script::classes::javatime::PatternError),
 }
 
 /// A per-user variable: an index into a user's values, fixed at load time.

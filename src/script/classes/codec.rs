@@ -41,6 +41,11 @@ pub(super) const CLASSES: &[ClassDef] = &[
     ClassDef { name: "javax.crypto.Mac", statics: &["getInstance"], family: &FAMILY },
     ClassDef { name: "javax.crypto.spec.SecretKeySpec", statics: &[], family: &FAMILY },
     ClassDef { name: "java.util.HexFormat", statics: &["of"], family: &FAMILY },
+    ClassDef {
+        name: "org.apache.jmeter.protocol.tcp.sampler.BinaryTCPClientImpl",
+        statics: &["hexStringToByteArray", "hexEncode"],
+        family: &FAMILY,
+    },
     ClassDef { name: "org.apache.commons.lang3.RandomStringUtils", statics: RANDOM_STRING_UTILS, family: &FAMILY },
     ClassDef { name: "org.apache.commons.lang.RandomStringUtils", statics: RANDOM_STRING_UTILS, family: &FAMILY },
     ClassDef { name: "org.apache.commons.lang3.StringUtils", statics: STRING_UTILS, family: &FAMILY },
@@ -193,6 +198,13 @@ fn call_static(_cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<V
         "org.apache.commons.codec.digest.DigestUtils" => return digest_utils(method, &args),
         "java.security.MessageDigest" | "javax.crypto.Mac" => return digest_instance(class, method, &args),
         "java.util.HexFormat" if method == "of" => return Ok(obj(HexFormat { upper: false })),
+        "org.apache.jmeter.protocol.tcp.sampler.BinaryTCPClientImpl" => {
+            return match method {
+                "hexStringToByteArray" => parse_hex(&str_arg(&args, 0)?).map(bytes),
+                "hexEncode" => Ok(Value::str(hex(&bytes_of(arg(&args, 0))?, false))),
+                _ => Err(no_method(class, method)),
+            }
+        }
         "org.apache.commons.lang3.RandomStringUtils" | "org.apache.commons.lang.RandomStringUtils" => {
             return random_string(class, method, &args)
         }
@@ -946,7 +958,7 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{s, with_cx};
+    use super::super::testing::{call, s, with_cx};
     use super::super::{call_static, construct};
     use super::*;
 
@@ -956,11 +968,6 @@ mod tests {
 
     fn st(class: &'static str, m: &str, args: Vec<Value>) -> Value {
         with_cx(|cx| call_static(cx, class, m, args)).unwrap()
-    }
-
-    fn call(cx: &mut Ctx<'_>, v: &Value, m: &str, args: Vec<Value>) -> Value {
-        let Value::Object(o) = v else { panic!("not an object: {v:?}") };
-        o.call(cx, m, args).unwrap()
     }
 
     #[test]
@@ -1049,6 +1056,9 @@ mod tests {
             .to_string();
         assert!((3..5).contains(&n.len()) && n.chars().all(|c| c.is_ascii_digit()));
         assert_eq!(st("java.math.BigDecimal", "valueOf", vec![Value::Double(1.1)]).to_string(), "1.1");
+        let tcp = "org.apache.jmeter.protocol.tcp.sampler.BinaryTCPClientImpl";
+        let b = st(tcp, "hexStringToByteArray", vec![s("0aff")]);
+        assert_eq!(st(tcp, "hexEncode", vec![b]).to_string(), "0aff");
     }
 
     #[test]

@@ -561,7 +561,7 @@ impl Native for Reader {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::s;
+    use super::super::testing::{s, try_call as call};
     use super::super::{call_static, construct};
     use super::*;
     use crate::script::{Host, HostRef, Lang};
@@ -579,11 +579,6 @@ mod tests {
             }
             Ok(self.0.join(path))
         }
-    }
-
-    fn call(cx: &mut Ctx<'_>, v: &Value, m: &str, args: Vec<Value>) -> Result<Value, Thrown> {
-        let Value::Object(o) = v else { panic!("not an object: {v:?}") };
-        o.call(cx, m, args)
     }
 
     #[test]

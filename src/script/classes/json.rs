@@ -899,14 +899,9 @@ fn json_path(doc: &Value, path: &str) -> Result<Value, Thrown> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{s, with_cx};
+    use super::super::testing::{s, try_call as call, with_cx};
     use super::super::{call_static, construct};
     use super::*;
-
-    fn call(cx: &mut Ctx<'_>, v: &Value, m: &str, args: Vec<Value>) -> Result<Value, Thrown> {
-        let Value::Object(o) = v else { panic!("not an object: {v:?}") };
-        o.call(cx, m, args)
-    }
 
     #[test]
     fn slurper_numbers_and_order_are_groovys() {

@@ -20,6 +20,8 @@
 mod codec;
 mod errors;
 mod io;
+/// Java date patterns (`SimpleDateFormat`, `DateTimeFormatter`); the plan's `__time` uses them too.
+pub(crate) mod javatime;
 mod jmeter;
 mod json;
 mod lang;
@@ -28,7 +30,7 @@ mod time;
 mod util;
 
 use super::ast::Import;
-use super::value::{Native, Value};
+use super::value::{self, Native, Value};
 use super::{Ctx, Thrown};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -217,6 +219,39 @@ pub fn thrown_from(value: Value) -> Thrown {
     Thrown { class: "java.lang.Exception".into(), message: value.to_string(), pos: None, value: Some(value) }
 }
 
+// ---- for the other parts of the interpreter and the host ----
+
+/// Java's `String.format(fmt, args)` (for `sprintf`, `printf`, `"%d".format(...)`).
+pub fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
+    lang::format(fmt, args)
+}
+
+/// A Java regex (`String.matches`, `split`, `replaceAll`, `==~`), compiled once per thread;
+/// `flags` are `Pattern`'s (`CASE_INSENSITIVE` = 2, ...). The error is Java's
+/// `PatternSyntaxException`.
+pub fn java_regex(pattern: &str, flags: i64) -> Result<fancy_regex::Regex, Thrown> {
+    regex::compile(pattern, flags)
+}
+
+/// The name and value of a `new Header(name, value)` (`sampler.getHeaderManager().add(h)`).
+pub fn header_fields(v: &Value) -> Option<(String, String)> {
+    let r = downcast::<jmeter::Record>(v)?;
+    (r.class_name() == "org.apache.jmeter.protocol.http.control.Header").then(|| (r.field("name"), r.field("value")))
+}
+
+/// The fields of a JMeter value object made by a script (`Header`, `Cookie`, `Argument`,
+/// `HTTPArgument`, `AssertionResult`): its class and `(field, value)` pairs.
+pub fn jmeter_record(v: &Value) -> Option<(&'static str, Vec<(String, String)>)> {
+    let r = downcast::<jmeter::Record>(v)?;
+    Some((r.class_name(), value::lock(&r.fields).iter().map(|(k, v)| (k.clone(), v.clone())).collect()))
+}
+
+/// The items of a `HeaderManager`, `CookieManager` or `Arguments` the script made.
+pub fn jmeter_collection(v: &Value) -> Option<(&'static str, Vec<Value>)> {
+    let c = downcast::<jmeter::Collection>(v)?;
+    Some((c.class_name(), value::lock(&c.items).clone()))
+}
+
 // ---- helpers the families share ----
 
 /// The object behind a value, when it is a `T`.
@@ -329,6 +364,22 @@ pub(crate) mod testing {
 
     pub(crate) fn s(v: &str) -> Value {
         Value::str(v)
+    }
+
+    /// Calls a method of an object value.
+    pub(crate) fn try_call(
+        cx: &mut Ctx<'_>,
+        v: &Value,
+        m: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, super::super::Thrown> {
+        let Value::Object(o) = v else { panic!("not an object: {v:?}") };
+        o.call(cx, m, args)
+    }
+
+    /// Calls a method of an object value that must succeed.
+    pub(crate) fn call(cx: &mut Ctx<'_>, v: &Value, m: &str, args: Vec<Value>) -> Value {
+        try_call(cx, v, m, args).unwrap()
     }
 }
 

@@ -1051,14 +1051,9 @@ impl Native for TimeUnit {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{s, with_cx};
+    use super::super::testing::{call, s, with_cx};
     use super::super::{call_static, construct, get_static};
     use super::*;
-
-    fn call(cx: &mut Ctx<'_>, v: &Value, m: &str, args: Vec<Value>) -> Value {
-        let Value::Object(o) = v else { panic!("not an object: {v:?}") };
-        o.call(cx, m, args).unwrap()
-    }
 
     #[test]
     fn seeded_random_gives_javas_numbers() {

@@ -426,6 +426,9 @@ fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Nod
             let m = text_of(cx, &m);
             if cx.lang.is_java_like() {
                 m
+            } else if matches!(c.k, E::Bin(..)) {
+                // Groovy prints the expression's `getText()`: a binary one in parentheses.
+                format!("{m}. Expression: ({text})")
             } else {
                 format!("{m}. Expression: {text}")
             }
@@ -442,6 +445,7 @@ fn case_match(cx: &mut Ctx<'_>, label: &Value, subject: &Value) -> R<bool> {
     if cx.lang == Lang::Groovy {
         match label {
             Value::List(_) | Value::Range(..) | Value::Class(_) => return contains(cx, label, subject),
+            Value::Object(o) if o.class_name() == "java.util.regex.Pattern" => return whole_match(cx, label, subject),
             Value::Closure(c) => return Ok(call_closure(cx, c, vec![subject.clone()])?.truthy()),
             _ => {}
         }
@@ -531,42 +535,41 @@ fn eval_args(cx: &mut Ctx<'_>, f: &mut Frame<'_>, args: &[Node]) -> R<Vec<Value>
 fn eval_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
     match &n.k {
         E::Const(v) => Ok(v.clone()),
-        E::GStr(..) => ev_g_str(cx, f, n),
+        E::GStr(parts) => ev_g_str(cx, f, parts),
         E::Var(v) => get_var(cx, f, *v),
-        E::Func(..) => ev_func(cx, f, n),
+        E::Func(i) => ev_func(f, i),
         E::Class(c) => Ok(Value::Class(c)),
         E::This => Ok(Value::Null),
-        E::List(..) => ev_list(cx, f, n),
-        E::Map(..) => ev_map(cx, f, n),
-        E::Range(..) => ev_range(cx, f, n),
-        E::Unary(..) => ev_unary(cx, f, n),
-        E::IncDec(..) => ev_inc_dec(cx, f, n),
-        E::Bin(..) => ev_bin(cx, f, n),
-        E::InstOf(..) => ev_inst_of(cx, f, n),
-        E::Assign(..) => ev_assign(cx, f, n),
-        E::Cond(..) => ev_cond(cx, f, n),
-        E::Elvis(..) => ev_elvis(cx, f, n),
-        E::Prop(..) => ev_prop(cx, f, n),
-        E::Index(..) => ev_index(cx, f, n),
-        E::Method(..) => ev_method(cx, f, n),
-        E::Static(..) => ev_static(cx, f, n),
-        E::CallVar(..) => ev_call_var(cx, f, n),
-        E::CallFunc(..) => ev_call_func(cx, f, n),
-        E::CallFree(..) => ev_call_free(cx, f, n),
-        E::CallValue(..) => ev_call_value(cx, f, n),
-        E::New(..) => ev_new(cx, f, n),
-        E::NewBuiltin(..) => ev_new_builtin(cx, f, n),
-        E::NewArray(..) => ev_new_array(cx, f, n),
-        E::Cast(..) => ev_cast(cx, f, n),
-        E::Closure(..) => ev_closure(cx, f, n),
+        E::List(items) => ev_list(cx, f, items),
+        E::Map(entries) => ev_map(cx, f, entries),
+        E::Range(a, b, exclusive) => ev_range(cx, f, a, b, exclusive),
+        E::Unary(op, e) => ev_unary(cx, f, op, e),
+        E::IncDec(t, inc, prefix, ty) => ev_inc_dec(cx, f, t, inc, prefix, ty),
+        E::Bin(op, a, b) => ev_bin(cx, f, op, a, b),
+        E::InstOf(e, ty, negated) => ev_inst_of(cx, f, e, ty, negated),
+        E::Assign(t, op, value, ty) => ev_assign(cx, f, t, op, value, ty),
+        E::Cond(c, a, b) => ev_cond(cx, f, c, a, b),
+        E::Elvis(a, b) => ev_elvis(cx, f, a, b),
+        E::Prop(t, name, safe, spread) => ev_prop(cx, f, t, name, safe, spread),
+        E::Index(t, i, safe) => ev_index(cx, f, t, i, safe),
+        E::Method(recv, name, args, safe, spread) => ev_method(cx, f, recv, name, args, safe, spread),
+        E::Static(c, name, args) => ev_static(cx, f, c, name, args),
+        E::CallVar(v, args) => ev_call_var(cx, f, v, args),
+        E::CallFunc(i, args) => ev_call_func(cx, f, i, args),
+        E::CallFree(name, args) => ev_call_free(cx, f, name, args),
+        E::CallValue(c, args) => ev_call_value(cx, f, c, args),
+        E::New(c, args) => ev_new(cx, f, c, args),
+        E::NewBuiltin(ty, args) => ev_new_builtin(cx, f, ty, args),
+        E::NewArray(ty, dims, init) => ev_new_array(cx, f, ty, dims, init),
+        E::Cast(ty, e, coerce) => ev_cast(cx, f, ty, e, coerce),
+        E::Closure(proto) => ev_closure(f, proto),
         E::ClassLit(ty) => Ok(Value::Class(ty.class.unwrap_or_else(|| builtin_class(&ty.name)))),
-        E::MethodRef(..) => ev_method_ref(cx, f, n),
+        E::MethodRef(t, name) => ev_method_ref(cx, f, t, name),
     }
 }
 
 #[inline(never)]
-fn ev_g_str(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::GStr(parts) = &n.k else { return Ok(Value::Null) };
+fn ev_g_str(cx: &mut Ctx<'_>, f: &mut Frame<'_>, parts: &[GPart]) -> R<Value> {
     Ok({
         let mut s = String::new();
         for p in parts {
@@ -583,8 +586,7 @@ fn ev_g_str(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_func(_cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Func(i) = &n.k else { return Ok(Value::Null) };
+fn ev_func(f: &mut Frame<'_>, i: &u32) -> R<Value> {
     Ok({
         let proto = f.unit.funcs[*i as usize].clone();
         Value::Closure(Arc::new(Closure {
@@ -595,14 +597,12 @@ fn ev_func(_cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_list(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::List(items) = &n.k else { return Ok(Value::Null) };
+fn ev_list(cx: &mut Ctx<'_>, f: &mut Frame<'_>, items: &[Node]) -> R<Value> {
     Ok(Value::list(eval_args(cx, f, items)?))
 }
 
 #[inline(never)]
-fn ev_map(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Map(entries) = &n.k else { return Ok(Value::Null) };
+fn ev_map(cx: &mut Ctx<'_>, f: &mut Frame<'_>, entries: &[(Node, Node)]) -> R<Value> {
     Ok({
         let mut m = IndexMap::with_capacity(entries.len());
         for (k, v) in entries {
@@ -615,8 +615,7 @@ fn ev_map(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_range(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Range(a, b, exclusive) = &n.k else { return Ok(Value::Null) };
+fn ev_range(cx: &mut Ctx<'_>, f: &mut Frame<'_>, a: &Node, b: &Node, exclusive: &bool) -> R<Value> {
     Ok({
         let (a, b) = (eval(cx, f, a)?, eval(cx, f, b)?);
         let (Some(x), Some(mut y)) = (a.as_i64().filter(|_| !a.is_null()), b.as_i64()) else {
@@ -633,22 +632,25 @@ fn ev_range(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_unary(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Unary(op, e) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
-            if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
-                return Ok(Value::str("undefined"));
-            }
+fn ev_unary(cx: &mut Ctx<'_>, f: &mut Frame<'_>, op: &UnOp, e: &Node) -> R<Value> {
+    if let (UnOp::TypeOf, E::Var(VarRef::Global(i))) = (op, &e.k) {
+        if cx.state.globals.get(*i as usize).is_none_or(|g| g.is_none()) {
+            return Ok(Value::str("undefined"));
         }
-        let v = eval(cx, f, e)?;
-        unary(cx, *op, v)?
-    })
+    }
+    let v = eval(cx, f, e)?;
+    unary(cx, *op, v)
 }
 
 #[inline(never)]
-fn ev_inc_dec(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::IncDec(t, inc, prefix, ty) = &n.k else { return Ok(Value::Null) };
+fn ev_inc_dec(
+    cx: &mut Ctx<'_>,
+    f: &mut Frame<'_>,
+    t: &Node,
+    inc: &bool,
+    prefix: &bool,
+    ty: &Option<Arc<Ty>>,
+) -> R<Value> {
     Ok({
         let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
         let old = place_get(cx, f, &p)?;
@@ -676,8 +678,7 @@ fn ev_inc_dec(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_bin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Bin(op, a, b) = &n.k else { return Ok(Value::Null) };
+fn ev_bin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, op: &BinOp, a: &Node, b: &Node) -> R<Value> {
     Ok(match op {
         BinOp::And | BinOp::Or => {
             let l = eval(cx, f, a)?;
@@ -702,8 +703,7 @@ fn ev_bin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_inst_of(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::InstOf(e, ty, negated) = &n.k else { return Ok(Value::Null) };
+fn ev_inst_of(cx: &mut Ctx<'_>, f: &mut Frame<'_>, e: &Node, ty: &Ty, negated: &bool) -> R<Value> {
     Ok({
         let v = eval(cx, f, e)?;
         Value::Bool(instance_of(&v, ty) != *negated)
@@ -711,8 +711,14 @@ fn ev_inst_of(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_assign(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Assign(t, op, value, ty) = &n.k else { return Ok(Value::Null) };
+fn ev_assign(
+    cx: &mut Ctx<'_>,
+    f: &mut Frame<'_>,
+    t: &Node,
+    op: &Option<BinOp>,
+    value: &Node,
+    ty: &Option<Arc<Ty>>,
+) -> R<Value> {
     Ok({
         let Some(p) = place(cx, f, t)? else { return Ok(Value::Null) };
         let new = match op {
@@ -730,8 +736,7 @@ fn ev_assign(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_cond(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Cond(c, a, b) = &n.k else { return Ok(Value::Null) };
+fn ev_cond(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, a: &Node, b: &Node) -> R<Value> {
     Ok({
         if cond(cx, f, c)? {
             eval(cx, f, a)?
@@ -742,8 +747,7 @@ fn ev_cond(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_elvis(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Elvis(a, b) = &n.k else { return Ok(Value::Null) };
+fn ev_elvis(cx: &mut Ctx<'_>, f: &mut Frame<'_>, a: &Node, b: &Node) -> R<Value> {
     Ok({
         let l = eval(cx, f, a)?;
         if truth(cx, &l)? {
@@ -755,129 +759,102 @@ fn ev_elvis(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_prop(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Prop(t, name, safe, spread) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let r = eval(cx, f, t)?;
-        if *safe && r.is_null() {
-            return Ok(Value::Null);
-        }
-        if *spread {
-            return spread_over(
-                cx,
-                &r,
-                |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) },
-            );
-        }
-        get_prop(cx, &r, name)?
-    })
+fn ev_prop(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, name: &Arc<str>, safe: &bool, spread: &bool) -> R<Value> {
+    let r = eval(cx, f, t)?;
+    if *safe && r.is_null() {
+        return Ok(Value::Null);
+    }
+    if *spread {
+        return spread_over(cx, &r, |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) });
+    }
+    get_prop(cx, &r, name)
 }
 
 #[inline(never)]
-fn ev_index(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Index(t, i, safe) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let r = eval(cx, f, t)?;
-        if *safe && r.is_null() {
-            return Ok(Value::Null);
-        }
-        let i = eval(cx, f, i)?;
-        index_get(cx, &r, &i)?
-    })
+fn ev_index(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, i: &Node, safe: &bool) -> R<Value> {
+    let r = eval(cx, f, t)?;
+    if *safe && r.is_null() {
+        return Ok(Value::Null);
+    }
+    let i = eval(cx, f, i)?;
+    index_get(cx, &r, &i)
 }
 
 #[inline(never)]
-fn ev_method(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Method(recv, name, args, safe, spread) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let r = eval(cx, f, recv)?;
-        if *safe && r.is_null() {
-            return Ok(Value::Null);
-        }
-        let args = eval_args(cx, f, args)?;
-        if *spread {
-            return spread_over(cx, &r, |cx, item| {
-                if item.is_null() {
-                    Ok(Value::Null)
-                } else {
-                    call_method_value(cx, item, name, args.clone())
-                }
-            });
-        }
-        call_method_value(cx, &r, name, args)?
-    })
+fn ev_method(
+    cx: &mut Ctx<'_>,
+    f: &mut Frame<'_>,
+    recv: &Node,
+    name: &Arc<str>,
+    args: &[Node],
+    safe: &bool,
+    spread: &bool,
+) -> R<Value> {
+    let r = eval(cx, f, recv)?;
+    if *safe && r.is_null() {
+        return Ok(Value::Null);
+    }
+    let args = eval_args(cx, f, args)?;
+    if *spread {
+        return spread_over(cx, &r, |cx, item| {
+            if item.is_null() {
+                Ok(Value::Null)
+            } else {
+                call_method_value(cx, item, name, args.clone())
+            }
+        });
+    }
+    call_method_value(cx, &r, name, args)
 }
 
 #[inline(never)]
-fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Static(c, name, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        classes::call_static(cx, c, name, args)?
-    })
+fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, name: &Arc<str>, args: &[Node]) -> R<Value> {
+    let args = eval_args(cx, f, args)?;
+    classes::call_static(cx, c, name, args)
 }
 
 #[inline(never)]
-fn ev_call_var(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::CallVar(v, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let callee = get_var(cx, f, *v)?;
-        let args = eval_args(cx, f, args)?;
-        call_callee(cx, &callee, args)?
-    })
+fn ev_call_var(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: &VarRef, args: &[Node]) -> R<Value> {
+    let callee = get_var(cx, f, *v)?;
+    let args = eval_args(cx, f, args)?;
+    call_callee(cx, &callee, args)
 }
 
 #[inline(never)]
-fn ev_call_func(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::CallFunc(i, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let unit: &Arc<Unit> = f.unit;
-        let args = eval_args(cx, f, args)?;
-        let proto = &unit.funcs[*i as usize];
-        invoke(cx, proto, unit, &[], args)?
-    })
+fn ev_call_func(cx: &mut Ctx<'_>, f: &mut Frame<'_>, i: &u32, args: &[Node]) -> R<Value> {
+    let unit: &Arc<Unit> = f.unit;
+    let args = eval_args(cx, f, args)?;
+    let proto = &unit.funcs[*i as usize];
+    invoke(cx, proto, unit, &[], args)
 }
 
 #[inline(never)]
-fn ev_call_free(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::CallFree(name, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        script_method(cx, name, args)?
-    })
+fn ev_call_free(cx: &mut Ctx<'_>, f: &mut Frame<'_>, name: &Arc<str>, args: &[Node]) -> R<Value> {
+    let args = eval_args(cx, f, args)?;
+    script_method(cx, name, args)
 }
 
 #[inline(never)]
-fn ev_call_value(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::CallValue(c, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let callee = eval(cx, f, c)?;
-        let args = eval_args(cx, f, args)?;
-        call_callee(cx, &callee, args)?
-    })
+fn ev_call_value(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, args: &[Node]) -> R<Value> {
+    let callee = eval(cx, f, c)?;
+    let args = eval_args(cx, f, args)?;
+    call_callee(cx, &callee, args)
 }
 
 #[inline(never)]
-fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::New(c, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        classes::construct(cx, c, args)?
-    })
+fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, args: &[Node]) -> R<Value> {
+    let args = eval_args(cx, f, args)?;
+    classes::construct(cx, c, args)
 }
 
 #[inline(never)]
-fn ev_new_builtin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::NewBuiltin(ty, args) = &n.k else { return Ok(Value::Null) };
-    Ok({
-        let args = eval_args(cx, f, args)?;
-        new_builtin(cx, ty, args)?
-    })
+fn ev_new_builtin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, ty: &Ty, args: &[Node]) -> R<Value> {
+    let args = eval_args(cx, f, args)?;
+    new_builtin(cx, ty, args)
 }
 
 #[inline(never)]
-fn ev_new_array(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::NewArray(ty, dims, init) = &n.k else { return Ok(Value::Null) };
+fn ev_new_array(cx: &mut Ctx<'_>, f: &mut Frame<'_>, ty: &Ty, dims: &[Node], init: &Option<Vec<Node>>) -> R<Value> {
     Ok(match init {
         Some(items) => Value::array(eval_args(cx, f, items)?),
         None => {
@@ -888,8 +865,7 @@ fn ev_new_array(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_cast(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Cast(ty, e, coerce) = &n.k else { return Ok(Value::Null) };
+fn ev_cast(cx: &mut Ctx<'_>, f: &mut Frame<'_>, ty: &Ty, e: &Node, coerce: &bool) -> R<Value> {
     Ok({
         let v = eval(cx, f, e)?;
         if ty.converts && !v.is_null() {
@@ -901,8 +877,7 @@ fn ev_cast(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_closure(_cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::Closure(proto) = &n.k else { return Ok(Value::Null) };
+fn ev_closure(f: &mut Frame<'_>, proto: &Arc<Proto>) -> R<Value> {
     Ok({
         let cells = proto.captures.iter().map(|v| capture(f, *v)).collect();
         Value::Closure(Arc::new(Closure {
@@ -913,8 +888,7 @@ fn ev_closure(_cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
 }
 
 #[inline(never)]
-fn ev_method_ref(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
-    let E::MethodRef(t, name) = &n.k else { return Ok(Value::Null) };
+fn ev_method_ref(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, name: &Arc<str>) -> R<Value> {
     Ok({
         let recv = eval(cx, f, t)?;
         Value::Closure(Arc::new(Closure {
@@ -1035,9 +1009,17 @@ fn strict_equals(lang: Lang, a: &Value, b: &Value) -> bool {
     }
 }
 
-fn compare(cx: &Ctx<'_>, a: &Value, b: &Value) -> R<Option<Ordering>> {
+fn compare(cx: &mut Ctx<'_>, a: &Value, b: &Value) -> R<Option<Ordering>> {
     if let Some(o) = value::compare(a, b) {
         return Ok(Some(o));
+    }
+    // Library objects that are `Comparable` (dates, ...).
+    if let (Value::Object(_) | Value::Host(_), false) = (a, b.is_null()) {
+        match call_method_value(cx, a, "compareTo", vec![b.clone()]) {
+            Ok(v) => return Ok(v.as_i64().map(|i| i.cmp(&0))),
+            Err(e) if !e.is_no_method() => return Err(e),
+            Err(_) => {}
+        }
     }
     if cx.lang == Lang::JavaScript {
         return Ok(ops::js_to_number(a).zip(ops::js_to_number(b)).and_then(|(x, y)| x.partial_cmp(&y)));
@@ -1076,11 +1058,7 @@ pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value>
             let (p, t) = (text_of(cx, &r), text_of(cx, &l));
             classes::matcher(cx, &p, &t)?
         }
-        Match => {
-            let (p, t) = (text_of(cx, &r), text_of(cx, &l));
-            let m = classes::matcher(cx, &p, &t)?;
-            Value::Bool(call_method_value(cx, &m, "matches", Vec::new())?.truthy())
-        }
+        Match => Value::Bool(whole_match(cx, &r, &l)?),
         Add if is_text(&l)
             || is_text(&r)
             || (lang != Lang::Groovy && matches!((&l, &r), (Value::Char(_), Value::Str(_)))) =>
@@ -1156,6 +1134,13 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
         }
         _ => {}
     }
+    if let (Shl, Value::Object(_)) = (op, &l) {
+        // Groovy's `<<` on builders and writers (`leftShift` in the GDK) appends.
+        return match call_method_value(cx, &l, "leftShift", vec![r.clone()]) {
+            Err(e) if e.is_no_method() => call_method_value(cx, &l, "append", vec![r]).map(|_| l),
+            other => other,
+        };
+    }
     match op_method(op) {
         Some(m) => call_method_value(cx, &l, m, vec![r]),
         None => Err(Thrown::no_method(l.type_name(), &format!("{op:?}"))),
@@ -1199,6 +1184,11 @@ fn unary(cx: &mut Ctx<'_>, op: UnOp, v: Value) -> R<Value> {
         UnOp::BitNot => match v {
             Value::Int(i) => Value::Int(!i),
             Value::Long(i) => Value::Long(!i),
+            // Groovy's `~/re/`: a compiled Pattern.
+            Value::Str(_) if cx.lang == Lang::Groovy => match classes::resolve("java.util.regex.Pattern", &[]) {
+                Some(pattern) => classes::call_static(cx, pattern, "compile", vec![v])?,
+                None => call_method_value(cx, &v, "bitwiseNegate", Vec::new())?,
+            },
             other => call_method_value(cx, &other, "bitwiseNegate", Vec::new())?,
         },
         UnOp::TypeOf => Value::str(match v {
@@ -1210,6 +1200,16 @@ fn unary(cx: &mut Ctx<'_>, op: UnOp, v: Value) -> R<Value> {
             _ => "object",
         }),
     })
+}
+
+/// `subject ==~ pattern`, and a `~/re/` pattern as a `case` label.
+fn whole_match(cx: &mut Ctx<'_>, pattern: &Value, subject: &Value) -> R<bool> {
+    if subject.is_null() {
+        return Ok(false);
+    }
+    let (p, t) = (text_of(cx, pattern), text_of(cx, subject));
+    let m = classes::matcher(cx, &p, &t)?;
+    Ok(call_method_value(cx, &m, "matches", Vec::new())?.truthy())
 }
 
 /// Groovy's `x in coll` (`coll.isCase(x)`).
@@ -1280,6 +1280,13 @@ fn get_prop(cx: &mut Ctx<'_>, r: &Value, name: &str) -> R<Value> {
         Value::Class(c) => classes::get_static(cx, c, name),
         Value::Map(m) => Ok(lock(&m.entries).get(&Key(Value::str(name))).cloned().unwrap_or_default()),
         Value::Closure(_) => Err(missing_property(name, "Closure")),
+        // JavaScript's arrays and strings.
+        Value::List(l) if name == "length" && cx.lang == Lang::JavaScript => {
+            Ok(Value::Int(lock(&l.items).len() as i32))
+        }
+        Value::Str(s) if name == "length" && cx.lang == Lang::JavaScript => {
+            Ok(Value::Int(s.encode_utf16().count() as i32))
+        }
         other => methods::get_property(cx, other, name),
     }
 }

@@ -217,6 +217,18 @@ pub(crate) enum ClosureKind {
     },
 }
 
+impl Closure {
+    /// How many parameters the closure declares, less those `curry` fixed (a closure written
+    /// without `->` has one, `it`); `None` for a method pointer. `Map.each { k, v -> }` and
+    /// friends pass the key and value apart when this is 2.
+    pub fn arity(&self) -> Option<usize> {
+        match &self.kind {
+            ClosureKind::Code { proto, .. } => Some(proto.params.len().saturating_sub(self.curried.len())),
+            ClosureKind::Method { .. } => None,
+        }
+    }
+}
+
 impl fmt::Debug for Closure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {

@@ -26,7 +26,6 @@ const BINDINGS: &[&str] = &[
     "SampleLabel",
     "Response",
     "Request",
-    "JMeterUtils",
 ];
 
 /// Roots of dotted class names (`java.util.Random`).

@@ -454,7 +454,7 @@ fn try_catch_finally_and_assert() {
         text(vec![st(StmtKind::Assert { cond: bin(BinOp::Eq, int(1), int(2)), message, text: "1 == 2".into() })], lang)
     };
     assert_eq!(a(None, Lang::Groovy), "!java.lang.AssertionError: assert 1 == 2");
-    assert_eq!(a(Some(s("bad")), Lang::Groovy), "!java.lang.AssertionError: bad. Expression: 1 == 2");
+    assert_eq!(a(Some(s("bad")), Lang::Groovy), "!java.lang.AssertionError: bad. Expression: (1 == 2)");
     assert_eq!(a(Some(s("bad")), Lang::Java), "!java.lang.AssertionError: bad");
 }
 
@@ -595,6 +595,29 @@ fn source_text_runs() {
         ("def n = 0; outer: for (i in 1..3) { for (j in 1..3) { if (j == 2) continue outer; if (i == 3) break outer; n++ } }; n", Lang::Groovy, "Integer:2"),
         ("def i = 0; while (true) { if (++i > 4) break }; i", Lang::Groovy, "Integer:5"),
         ("assert 1 == 2", Lang::Groovy, "!java.lang.AssertionError: assert 1 == 2"),
+        ("assert 1 == 2 : 'one is not two'", Lang::Groovy, "!java.lang.AssertionError: one is not two. Expression: (1 == 2)"),
+        // Each iteration's variable is a fresh one for the closures made in it.
+        ("def fs = []; for (i in 1..3) { fs << { i } }; fs*.call()", Lang::Groovy, "ArrayList:[1, 2, 3]"),
+        ("def l = [1, 2, 3]; l[1]++; l[0] += 10; l", Lang::Groovy, "ArrayList:[11, 3, 3]"),
+        ("def m = [:]; m.x = [1]; m.x << 2; m", Lang::Groovy, "LinkedHashMap:[x:[1, 2]]"),
+        ("def x = 10; x /= 4; x", Lang::Groovy, "BigDecimal:2.5"),
+        ("def x = 1; x <<= 3; x", Lang::Groovy, "Integer:8"),
+        ("def (a, b) = [1, 2]; a + b", Lang::Groovy, "Integer:3"),
+        ("def f = this.&g; def g(x) { x + 1 }; f(1)", Lang::Groovy, "Integer:2"),
+        ("def c = { x, y -> x * y }.curry(2); c(5)", Lang::Groovy, "Integer:10"),
+        ("int i = 0; i++; i += 2; i", Lang::BeanShell, "Integer:3"),
+        ("char c = 'a'; c + 1", Lang::Java, "Integer:98"),
+        ("var a = [1, 2]; a.length + 'x'.length", Lang::JavaScript, "Integer:3"),
+        ("var o = {a: 1}; o.a + o['a']", Lang::JavaScript, "Integer:2"),
+        ("Runtime.getRuntime()", Lang::Groovy, "!compile: line 1, column 1: class `Runtime` is not available in stampede's scripts: process execution is not allowed"),
+        ("x = 1\nnew java.net.URL('http://x')", Lang::Groovy, "!compile: line 2, column 5: class `java.net.URL` is not available in stampede's scripts: network access is not allowed"),
+        ("Math.nosuch(1)", Lang::Groovy, "!compile: line 1, column 1: `java.lang.Math.nosuch` is not available in stampede's scripts (docs/scripts.md)"),
+        ("def t = 0; try { t = 1; return t } finally { t = 2 }", Lang::Groovy, "Integer:1"),
+        ("def s = new StringBuilder(); s << 'a' << 1; s.toString()", Lang::Groovy, "String:a1"),
+        ("def m = [a: 1, b: 2]; def out = ''; m.each { k, v -> out += k + v }; out", Lang::Groovy, "String:a1b2"),
+        ("if ('abc123' =~ /\\d+/) { 'found' } else { 'no' }", Lang::Groovy, "String:found"),
+        ("def r; switch ('abc') { case ~/a.c/: r = 'matched'; break; default: r = 'no' }; r", Lang::Groovy, "String:matched"),
+        ("new Date(0) < new Date(5)", Lang::Groovy, "Boolean:true"),
     ];
     let mut failures = Vec::new();
     for (source, lang, want) in cases {

@@ -33,7 +33,7 @@ pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: b
         "int" | "Integer" | "short" | "Short" | "byte" | "Byte" => {
             let i = match &value {
                 v if is_num(v) => to_i32(v).unwrap_or(0),
-                Value::Str(_) if converts => match call_method(cx, &value, "toInteger", Vec::new())? {
+                Value::Str(_) if coerce => match call_method(cx, &value, "toInteger", Vec::new())? {
                     Value::Int(i) => i,
                     _ => return Err(fail(&value)),
                 },
@@ -47,20 +47,20 @@ pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: b
         }
         "long" | "Long" | "BigInteger" => match &value {
             v if is_num(v) => Value::Long(to_i64(v).unwrap_or(0)),
-            Value::Str(_) if converts => call_method(cx, &value, "toLong", Vec::new())?,
+            Value::Str(_) if coerce => call_method(cx, &value, "toLong", Vec::new())?,
             _ => return Err(fail(&value)),
         },
         "double" | "Double" | "float" | "Float" => {
             let d = match &value {
                 v if is_num(v) => v.as_f64().unwrap_or(0.0),
-                Value::Str(s) if converts => number::parse_double(s)?,
+                Value::Str(s) if coerce => number::parse_double(s)?,
                 _ => return Err(fail(&value)),
             };
             Value::Double(if t.eq_ignore_ascii_case("float") { number::to_float(d) } else { d })
         }
         "BigDecimal" => match &value {
             v if is_num(v) => Value::Decimal(to_decimal(v).unwrap_or_default()),
-            Value::Str(s) if converts => Value::Decimal(number::parse_decimal(s.trim())?),
+            Value::Str(s) if coerce => Value::Decimal(number::parse_decimal(s.trim())?),
             _ => return Err(fail(&value)),
         },
         "Number" => match &value {
@@ -197,6 +197,8 @@ mod tests {
         let e = cast_in(Lang::Java, Value::Int(5), "String", 0, false).unwrap_err();
         assert_eq!(e.class, "java.lang.ClassCastException");
         assert!(cast_in(Lang::BeanShell, Value::str("1"), "int", 0, false).is_err());
+        // Groovy casts a string to a number only with `as` (or a typed declaration).
+        assert!(cast_in(Lang::Groovy, Value::str("1"), "Integer", 0, false).is_err());
         assert_eq!(cast_in(Lang::Java, Value::str("a"), "String", 0, false).unwrap().to_string(), "a");
         assert!(cast_in(Lang::Java, Value::Null, "int", 0, false).unwrap().is_null());
     }

@@ -70,6 +70,9 @@ pub fn get_property(cx: &mut Ctx<'_>, recv: &Value, name: &str) -> Result<Value,
             return Ok(Value::Int(lock(&l.items).len() as i32))
         }
         Value::Bytes(b) if name == "length" => return Ok(Value::Int(b.len() as i32)),
+        Value::List(l) if name == "length" && cx.lang == Lang::JavaScript => {
+            return Ok(Value::Int(lock(&l.items).len() as i32))
+        }
         Value::Str(s) if name == "length" && cx.lang == Lang::JavaScript => {
             return Ok(Value::Int(s.encode_utf16().count() as i32))
         }
@@ -79,7 +82,7 @@ pub fn get_property(cx: &mut Ctx<'_>, recv: &Value, name: &str) -> Result<Value,
             "reverse" => return Ok(Value::Bool(a > b)),
             _ => {}
         },
-        Value::Null => return Err(Thrown::npe(format!("Cannot get property '{name}' on null object"))),
+        Value::Null => return Err(npe(format!("Cannot get property '{name}' on null object"))),
         _ => {}
     }
     let getter = if name == "class" { "getClass".to_string() } else { format!("get{}", value::capitalize(name)) };
@@ -160,10 +163,8 @@ pub fn class_name(v: &Value) -> &'static str {
     }
 }
 
-impl Thrown {
-    pub(crate) fn npe(message: impl Into<String>) -> Thrown {
-        Thrown::new("java.lang.NullPointerException", message)
-    }
+fn npe(message: String) -> Thrown {
+    Thrown::new("java.lang.NullPointerException", message)
 }
 
 /// Groovy's `NullObject`: the few methods `null` has.
@@ -177,7 +178,7 @@ fn null_method(name: &str, args: &[Value]) -> Result<Value, Thrown> {
         ("getClass", []) => Ok(Value::Class("org.codehaus.groovy.runtime.NullObject")),
         ("isCase", [x]) => Ok(Value::Bool(x.is_null())),
         ("asType", [_]) => Ok(Value::Null),
-        _ => Err(Thrown::npe(format!("Cannot invoke method {name}() on null object"))),
+        _ => Err(npe(format!("Cannot invoke method {name}() on null object"))),
     }
 }
 

@@ -111,4 +111,18 @@ fn java_dialects() {
         run(Lang::JavaScript, "var a = [1, 2]; a.push(3); a.map(function (x) { return x * 2; }).join('-')"),
         "2-4-6"
     );
+    assert_eq!(run(Lang::JavaScript, "var a = [1, 2]; a.length + 'ab'.length"), "4");
+}
+
+#[test]
+fn with_library_classes() {
+    assert_eq!(groovy("1.25.setScale(1, java.math.RoundingMode.HALF_UP)"), "1.3");
+    assert_eq!(groovy("new BigDecimal('10').divide(new BigDecimal('3'), 2, java.math.RoundingMode.HALF_EVEN)"), "3.33");
+    assert_eq!(groovy("'é'.getBytes(java.nio.charset.StandardCharsets.UTF_8).length"), "2");
+    assert_eq!(groovy("'a1b22'.split(~/\\d+/) as List"), "[a, b]");
+    assert_eq!(groovy("new StringBuilder('ab').toString().reverse()"), "ba");
+    assert_eq!(
+        run(Lang::Java, "String s = \"a,b\"; java.util.List l = java.util.Arrays.asList(s.split(\",\")); l.size()"),
+        "2"
+    );
 }

@@ -622,6 +622,15 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             a.extend(args.iter().cloned());
             crate::script::classes::call_static(cx, "java.lang.String", "format", a)?
         }
+        // `~/re/`: a `Pattern` when the library has one; else the text, which every method
+        // taking a regex here reads as one.
+        ("bitwiseNegate", []) => {
+            java_regex(s)?;
+            match crate::script::classes::call_static(cx, "java.util.regex.Pattern", "compile", vec![recv()]) {
+                Ok(p) => p,
+                Err(_) => recv(),
+            }
+        }
         ("execute", _) => return Err(Thrown::security("process execution is not allowed")),
         ("toURL" | "toURI", []) => return Err(Thrown::security("network access is not allowed")),
         ("isCase", [x]) => Value::Bool(!x.is_null() && x.to_string() == **s),
