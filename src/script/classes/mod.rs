@@ -429,3 +429,52 @@ mod tests {
         assert!(!is_instance(&Value::Null, "java.lang.Object"));
     }
 }
+
+#[cfg(test)]
+mod through_the_interpreter {
+    use super::super::{Lang, NoHost, Script};
+
+    fn run(src: &str) -> String {
+        let script = Script::compile(src, Lang::Groovy).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let mut host = NoHost::default();
+        match script.run(&mut host, &[]) {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("threw {e}"),
+        }
+    }
+
+    #[test]
+    fn library_classes_in_scripts() {
+        assert_eq!(run("import groovy.json.JsonSlurper\ndef o = new JsonSlurper().parseText('{\"a\":{\"b\":[1,2]}}')\no.a.b[1]"), "2");
+        assert_eq!(run("new Random(42).nextInt(100)"), "30");
+        assert_eq!(run("String.format('%05.1f|%s', 3.14159d, 'x')"), "003.1|x");
+        assert_eq!(run("def m = 'id=42;' =~ /id=(\\d+)/\nm.find() ? m.group(1) : 'none'"), "42");
+        assert_eq!(run("def sb = new StringBuilder()\nsb.append('a').append(1)\nsb.toString()"), "a1");
+        assert_eq!(
+            run("UUID.nameUUIDFromBytes('hello'.getBytes()).toString()"),
+            "5d41402a-bc4b-3a76-b971-9d911017c592"
+        );
+        assert_eq!(
+            run("try { Integer.parseInt('x') } catch (NumberFormatException e) { e.getMessage() }"),
+            "For input string: \"x\""
+        );
+        assert_eq!(run("groovy.json.JsonOutput.toJson([a: 1, b: [true, null]])"), "{\"a\":1,\"b\":[true,null]}");
+        assert_eq!(run("java.net.URLEncoder.encode('a b&c', 'UTF-8')"), "a+b%26c");
+        assert_eq!(run("Math.max(3, 7L)"), "7");
+    }
+
+    #[test]
+    fn what_a_script_may_not_reach_does_not_load_or_is_refused() {
+        for src in [
+            "Runtime.getRuntime().exec('ls')",
+            "new ProcessBuilder('ls').start()",
+            "Class.forName('java.lang.Runtime')",
+            "new java.net.Socket('localhost', 80)",
+        ] {
+            assert!(Script::compile(src, Lang::Groovy).is_err(), "{src} loaded");
+        }
+        assert!(run("System.exit(1)").contains("SecurityException"));
+        assert!(run("new File('/etc/passwd').text").contains("SecurityException"));
+        assert!(run("new Thread({ -> }).start()").contains("SecurityException"));
+    }
+}
