@@ -107,6 +107,12 @@ impl ScriptEl {
     pub fn check_for(&self, message: &str) -> CheckId {
         self.messages.iter().find(|(m, _)| m == message).map_or(self.failure, |(_, id)| *id)
     }
+
+    /// The check an exception's message counts as: one the script names that it starts with
+    /// (Groovy's `assert c : "msg"` throws `msg. Expression: c`), else `failure`.
+    pub fn check_for_thrown(&self, message: &str) -> CheckId {
+        self.messages.iter().find(|(m, _)| message.starts_with(m.as_str())).map_or(self.failure, |(_, id)| *id)
+    }
 }
 
 /// A script element as a plan holds it: shared by every user (the compiled script is too).
@@ -180,7 +186,7 @@ pub fn sets_computed_names(source: &str) -> bool {
 pub fn literal_messages(source: &str) -> Vec<String> {
     static MSG: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = MSG.get_or_init(|| {
-        regex::Regex::new(r#"(?:setFailureMessage\s*\(|FailureMessage\s*=|failureMessage\s*=|:)\s*(?:"([^"\\$]*)"|'([^'\\]*)')\s*[;)\n]"#)
+        regex::Regex::new(r#"(?:setFailureMessage\s*\(|FailureMessage\s*=|failureMessage\s*=|:)\s*(?:"([^"\\$]*)"|'([^'\\]*)')\s*(?:[;)\n]|$)"#)
             .expect("a valid regex")
     });
     let mut out: Vec<String> = Vec::new();
@@ -210,5 +216,6 @@ mod tests {
     fn literal_failure_messages_are_found() {
         let src = "if (x) { AssertionResult.setFailureMessage(\"no token\"); }\nFailureMessage = 'bad code';\nassert a == b : \"differs\"\n";
         assert_eq!(literal_messages(src), ["no token", "bad code", "differs"]);
+        assert_eq!(literal_messages("assert a : 'at the end'"), ["at the end"]);
     }
 }

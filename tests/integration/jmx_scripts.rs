@@ -126,17 +126,35 @@ fn script_assertions_fail_samples_with_their_message() {
         "",
     );
     let post = script("JSR223PostProcessor", "unsuccess", "groovy", "prev.setSuccessful(false)", "");
+    let groovy_assert = script(
+        "JSR223Assertion",
+        "asserts",
+        "groovy",
+        "assert prev.getResponseDataAsString() == 'good' : 'not good'",
+        "",
+    );
     let body = [
         sampler("good", "GET", "/good", "", false, &groovy),
         sampler("bad", "GET", "/bad", "", false, &groovy),
         sampler("bsh-bad", "GET", "/bad", "", false, &bsh),
         sampler("bsh-good", "GET", "/good", "", false, &bsh),
         sampler("post-fails", "GET", "/p", "", false, &post),
+        sampler("assert-bad", "GET", "/bad", "", false, &groovy_assert),
+        sampler("assert-good", "GET", "/good", "", false, &groovy_assert),
     ]
     .concat();
     run_jmx(&run, &body, 2, "2", server.addr().port()).assert_exit(0);
-    assert_eq!(server.requests(), 20);
-    for (label, errors) in [("good", 0), ("bad", 4), ("bsh-bad", 4), ("bsh-good", 0), ("post-fails", 4)] {
+    assert_eq!(server.requests(), 28);
+    let labels = [
+        ("good", 0),
+        ("bad", 4),
+        ("bsh-bad", 4),
+        ("bsh-good", 0),
+        ("post-fails", 4),
+        ("assert-bad", 4),
+        ("assert-good", 0),
+    ];
+    for (label, errors) in labels {
         let row = run.label(label);
         assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (4, errors), "{label}: {row:#}");
     }
@@ -144,6 +162,8 @@ fn script_assertions_fail_samples_with_their_message() {
     assert_eq!(kinds["check: body is not good"], 4, "{kinds:#}");
     assert_eq!(kinds["check: bsh says bad"], 4, "{kinds:#}");
     assert_eq!(kinds["check: unsuccess: the script made the sample unsuccessful"], 4, "{kinds:#}");
+    // Groovy's `assert c : "msg"` fails the sample under its message.
+    assert_eq!(kinds["check: not good"], 4, "{kinds:#}");
 }
 
 /// A JSR223 sampler makes a sample with its label, code, message and data (an extractor reads

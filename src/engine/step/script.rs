@@ -245,10 +245,12 @@ impl VirtualUser {
                     };
                     let out = exec.run();
                     slept += exec.slept;
+                    let mut counted = None;
                     match &out.result {
                         Err(e) => {
                             a.failure = true;
                             a.message = e.to_string();
+                            counted = Some(el.check_for_thrown(&e.message));
                         }
                         Ok(_) if el.bean_shell => {
                             if let Some(f) = out.global("Failure") {
@@ -264,7 +266,8 @@ impl VirtualUser {
                     }
                     if a.failure {
                         state.success = false;
-                        failed_by = failed_by.or(Some(ErrorKind::Check(el.check_for(&a.message).0)));
+                        let id = counted.unwrap_or_else(|| el.check_for(&a.message));
+                        failed_by = failed_by.or(Some(ErrorKind::Check(id.0)));
                     }
                 }
                 Place::Listener => {

@@ -170,8 +170,18 @@ impl Cx {
             c.text_or_empty("script").to_string()
         } else {
             let path = base.join(&file_name);
-            std::fs::read_to_string(&path)
-                .map_err(|e| self.err(c, format!("the script file {} cannot be read: {e}", path.display())))?
+            match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) => {
+                    let e = self.err(c, format!("the script file {} cannot be read: {e}", path.display()));
+                    // `check` lists it as a file the run needs.
+                    if !self.lenient {
+                        return Err(e);
+                    }
+                    self.cannot_read_now(c, depth, e);
+                    return Ok(None);
+                }
+            }
         };
         for n in crate::plan::script_host::assigned_variables(&text) {
             self.b.sym.vars.assign(&n);
@@ -344,6 +354,45 @@ pub(super) fn write_back(script: &str) -> Option<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn script_el(class: &str, extra: &str, text: &str) -> String {
+        format!(
+            r#"<{class} testclass="{class}" testname="s" enabled="true"><stringProp name="scriptLanguage">groovy</stringProp>{extra}<stringProp name="script">{text}</stringProp></{class}><hashTree/>"#
+        )
+    }
+
+    fn with_sampler(children: &str) -> String {
+        let req = format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="r" enabled="true"><stringProp name="HTTPSampler.domain">h</stringProp><stringProp name="HTTPSampler.path">/${{token}}</stringProp></HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+        );
+        super::super::synthetic::tests::plan_of(&req)
+    }
+
+    /// A script that does not compile is refused with the element and where in the script;
+    /// a missing script file is an error naming the element, and for `check` a file the run
+    /// needs; a variable a script sets by a literal name counts as set.
+    #[test]
+    fn scripts_load_or_say_why() {
+        let opts = Options::default();
+        let bad = with_sampler(&script_el("JSR223PostProcessor", "", "def x = (1 +\n"));
+        let e = read(&bad, Path::new("/p/plan.jmx"), &opts).unwrap_err().to_string();
+        assert!(e.contains("JSR223PostProcessor") && e.contains("\"s\"") && e.contains("line 2, column 1"), "{e}");
+        let file = with_sampler(&script_el(
+            "JSR223PreProcessor",
+            r#"<stringProp name="filename">nope.groovy</stringProp>"#,
+            "",
+        ));
+        let e = read(&file, Path::new("/p/plan.jmx"), &opts).unwrap_err().to_string();
+        assert!(e.contains("\"s\"") && e.contains("nope.groovy"), "{e}");
+        let lenient = Options { lenient_files: true, ..Default::default() };
+        let i = inspect(&file, Path::new("/p/plan.jmx"), &lenient);
+        assert!(i.problems.is_empty() && i.needs.len() == 1, "{:?}", i.problems);
+        let ok = with_sampler(&script_el("JSR223PostProcessor", "", "vars.put(&quot;token&quot;, &quot;t&quot;)"));
+        let (plan, report) = read(&ok, Path::new("/p/plan.jmx"), &opts).unwrap();
+        let id = plan.vars.get("token").unwrap();
+        assert!(plan.vars.is_assigned(id), "a script's literal name is set while running");
+        assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
+    }
 
     #[test]
     fn recognises_scripts_that_append_variables_to_a_file() {
