@@ -119,7 +119,7 @@ declare -A RPS
 run_stampede() {
     local out=$TMP/st-$1
     timeout "$HARD" "$STAMPEDE" run "$TMP/$1.jmx" -q --out "$out" >"$TMP/st-$1.log" 2>&1 || { cat "$TMP/st-$1.log" >&2; return 1; }
-    jq -r '.total.throughput_rps' "$out/summary.json"
+    jq -r '.total.throughput_rps * 10 | round / 10' "$out/summary.json"
 }
 run_jmeter() {
     local jtl=$TMP/jm-$1.jtl
