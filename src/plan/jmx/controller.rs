@@ -147,7 +147,24 @@ impl Cx {
         let index = (!is_if).then(|| self.loop_index(c, 0));
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         if is_if {
-            return Ok(vec![Step::If(Box::new(flow::If { condition: cond, then: steps, otherwise: Vec::new() }))]);
+            // "Evaluate for all children": JMeter tests the condition again before each child,
+            // and once it is false skips the rest of the pass — an `if` nested per child.
+            let then = if c.flag("IfController.evaluateAll").unwrap_or(false) {
+                steps.into_iter().rev().fold(Vec::new(), |rest, step| {
+                    let mut here = vec![step];
+                    if !rest.is_empty() {
+                        here.push(Step::If(Box::new(flow::If {
+                            condition: cond.clone(),
+                            then: rest,
+                            otherwise: Vec::new(),
+                        })));
+                    }
+                    here
+                })
+            } else {
+                steps
+            };
+            return Ok(vec![Step::If(Box::new(flow::If { condition: cond, then, otherwise: Vec::new() }))]);
         }
         let slot = self.b.slot(Slot::Loop);
         Ok(vec![Step::Loop(Box::new(flow::Loop {
@@ -591,6 +608,34 @@ mod tests {
         let (p, _) = read(&plan(false), Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::Switch(s)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Switch(_))) else { panic!() };
         assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
+    }
+
+    /// "Evaluate for all children": the condition is tested again before each child, and a
+    /// false one skips the rest of the pass (BatchTestLocal.jmx's "If all").
+    #[test]
+    fn an_if_evaluated_for_all_children_tests_before_each() {
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let plan = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+            <IfController testclass="IfController" testname="c" enabled="true"><stringProp name="IfController.condition">${{JMeterThread.last_sample_ok}}</stringProp><boolProp name="IfController.evaluateAll">true</boolProp><boolProp name="IfController.useExpression">true</boolProp></IfController><hashTree>{}{}{}</hashTree>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+            http("a"),
+            http("b"),
+            http("c")
+        );
+        let (p, _) = read(&plan, Path::new("t.jmx"), &Options::default()).unwrap();
+        let Some(Step::If(outer)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::If(_))) else { panic!() };
+        // a, then if(b, then if(c)).
+        assert!(matches!(&outer.then[..], [Step::Request(_), Step::If(_)]));
+        let Step::If(second) = &outer.then[1] else { panic!() };
+        assert!(matches!(&second.then[..], [Step::Request(_), Step::If(_)]));
+        let Step::If(third) = &second.then[1] else { panic!() };
+        assert!(matches!(&third.then[..], [Step::Request(_)]));
     }
 
     /// Conditions beyond comparisons run in the script interpreter: `${__groovy(...)}` (its
