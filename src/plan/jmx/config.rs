@@ -66,7 +66,7 @@ impl Cx {
             if name.is_empty() {
                 continue;
             }
-            let value = self.tmpl(c, props.text_or_empty("Header.value"))?;
+            let value = self.secret_tmpl(c, &name, props.text_or_empty("Header.value"))?;
             own.push((name, value));
         }
         s.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)));
@@ -114,7 +114,7 @@ impl Cx {
             if name.is_empty() {
                 continue;
             }
-            let value = self.tmpl(c, props.text_or_empty("Cookie.value"))?;
+            let value = self.secret_tmpl(c, &name, props.text_or_empty("Cookie.value"))?;
             let path = props.text_or_empty("Cookie.path");
             let domain = self.expand(c, props.text_or_empty("Cookie.domain"))?.trim().to_ascii_lowercase();
             let path = if path.is_empty() { "/".into() } else { self.expand(c, path)? };
@@ -199,7 +199,7 @@ impl Cx {
             entries.push(AuthEntry {
                 url: self.tmpl(c, props.text_or_empty("Authorization.url"))?,
                 user: self.tmpl(c, user)?,
-                password: self.tmpl(c, password)?,
+                password: self.secret_tmpl(c, "password", password)?,
                 domain: self.tmpl(c, domain)?,
                 realm: self.tmpl(c, props.text_or_empty("Authorization.realm"))?,
                 digest: mechanism == "DIGEST",

@@ -323,6 +323,18 @@ impl Cx {
             .map_err(|m| Error::new(ErrorKind::Template, self.loc(el), m))
     }
 
+    /// The value of a secret (its name says so: `Authorization`, `password`): an error compiling
+    /// it keeps the element and the place in the text, but shows no quoted string of the text,
+    /// which may be the secret itself (`${__groovy("Bearer sk-..." + x)}`).
+    fn secret_tmpl(&mut self, el: &El, name: &str, raw: &str) -> Result<Template, Error> {
+        self.tmpl(el, raw).map_err(|mut e| {
+            if crate::redact::is_secret_name(name.trim()) {
+                e.message = mask_literals(&e.message, raw);
+            }
+            e
+        })
+    }
+
     /// A sampler or transaction named with `${...}`: JMeter renders its name for each sample,
     /// and so does the run (label `id` is its name as written). A name that does not compile
     /// stays as written.
@@ -574,6 +586,18 @@ fn texts(props: &[Prop]) -> Vec<String> {
 }
 
 const LAST_SAMPLE_OK: &str = "JMeterThread.last_sample_ok";
+
+/// `message` with every quoted string of `raw` (`"..."`, `'...'`) shown as `"***"`.
+fn mask_literals(message: &str, raw: &str) -> String {
+    let quoted = regex::Regex::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#).expect("a valid regex");
+    let mut out = message.to_string();
+    for m in quoted.find_iter(raw) {
+        if m.as_str().len() > 2 {
+            out = out.replace(m.as_str(), "\"***\"");
+        }
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -942,5 +966,17 @@ mod tests {
         let ok = load(&plan(&sched("30", "2"), &timer("ConstantTimer", "ConstantTimer.delay", "-5"))).unwrap();
         let Workload::Closed(w) = &ok.scenarios[0].workload else { panic!() };
         assert_eq!((w.duration, w.start_delay), (Some(Duration::from_secs(30)), Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn a_secret_that_does_not_compile_is_named_without_its_text() {
+        let plan = r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+            <HeaderManager testclass="HeaderManager" testname="h" enabled="true"><collectionProp name="HeaderManager.headers"><elementProp name="" elementType="Header"><stringProp name="Header.name">Authorization</stringProp><stringProp name="Header.value">${__groovy("Bearer sk-LITERAL99" +)}</stringProp></elementProp></collectionProp></HeaderManager><hashTree/>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#;
+        let e = read(plan, Path::new("t.jmx"), &Options::default()).unwrap_err().to_string();
+        assert!(!e.contains("sk-LITERAL99"), "{e}");
+        assert!(e.contains("***") && e.contains("HeaderManager"), "{e}");
     }
 }
