@@ -100,8 +100,13 @@ impl Cx {
             src
         };
         let mut failed = None;
-        // A script's own words (`vars.get("x")`) are not template text to compare.
-        let parsed = if template::is_plain_comparison(&src) {
+        let use_expression = !is_if || c.flag("IfController.useExpression").unwrap_or(false);
+        // Script text — unwrapped from `${__groovy(...)}` and the like, or an If Controller's
+        // JavaScript — is compared as template text only when it has no words of its own
+        // (`vars.get("x")`); a While's or an expression If's text is template text, as JMeter
+        // reads it (`condition` loops until it reads `false`).
+        let script_text = src != raw.trim() || !use_expression;
+        let parsed = if !script_text || template::is_plain_comparison(&src) {
             condition::parse(&src, |operand| {
                 template::compile(operand, &mut self.b.sym, &describe(c)).inspect_err(|m| failed = Some(m.clone()))
             })
@@ -115,7 +120,6 @@ impl Cx {
             // If Controller's condition, or the `${__groovy(...)}` its text calls).
             Err(m) => {
                 let raw = raw.trim();
-                let use_expression = !is_if || c.flag("IfController.useExpression").unwrap_or(false);
                 let compiled = if use_expression {
                     template::compile(raw, &mut self.b.sym, &describe(c))
                 } else {
@@ -608,6 +612,20 @@ mod tests {
         let (p, _) = read(&plan(false), Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::Switch(s)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Switch(_))) else { panic!() };
         assert_eq!(s.rotate.as_ref().map(|r| r.weights.clone()), Some(vec![0.3, 0.7]));
+    }
+
+    /// A While Controller's text is template text, not a script: a plain word loops until it
+    /// reads `false` (Blazemeter's controllers.jmx writes `condition`).
+    #[test]
+    fn a_while_condition_of_plain_text_is_text() {
+        let plan = r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+            <WhileController testclass="WhileController" testname="w" enabled="true"><stringProp name="WhileController.condition">condition</stringProp></WhileController><hashTree>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/></hashTree>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#;
+        let (p, _) = read(plan, Path::new("t.jmx"), &Options::default()).unwrap();
+        let Some(Step::Loop(l)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Loop(_))) else { panic!() };
+        assert!(matches!(l.condition.as_ref().map(|c| &c.expr), Some(condition::Condition::NotFalse(_))));
     }
 
     /// "Evaluate for all children": the condition is tested again before each child, and a
