@@ -70,8 +70,8 @@ impl Cx {
     /// A BeanShell post-processor that appends variables to a file is a write step; another
     /// runs as a script.
     pub(super) fn bean_shell_post_processor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if c.text_or_empty("filename").trim().is_empty() {
-            if let Some((path, vars)) = write_back(c.text_or_empty("script")) {
+        if script_prop(c, "filename").trim().is_empty() {
+            if let Some((path, vars)) = write_back(script_prop(c, "script")) {
                 return self.write_back_step(c, s, depth, path, vars);
             }
         }
@@ -164,10 +164,10 @@ impl Cx {
             );
             return Ok(None);
         };
-        let file_name = self.expand(c, c.text_or_empty("filename"))?.trim().to_string();
+        let file_name = self.expand(c, script_prop(c, "filename"))?.trim().to_string();
         let base = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
         let text = if file_name.is_empty() {
-            c.text_or_empty("script").to_string()
+            script_prop(c, "script").to_string()
         } else {
             let path = base.join(&file_name);
             match std::fs::read_to_string(&path) {
@@ -220,7 +220,7 @@ impl Cx {
                 }
             }
         };
-        let parameters = self.tmpl(c, c.text_or_empty("parameters"))?;
+        let parameters = self.tmpl(c, script_prop(c, "parameters"))?;
         // The message a failure counts under (none fails a sample elsewhere).
         let what = match place {
             Place::Sampler => Some("the script failed"),
@@ -351,6 +351,20 @@ pub(super) fn write_back(script: &str) -> Option<(String, Vec<String>)> {
     Some((file?, values?))
 }
 
+/// A script element's property: the TestBean name (`script`, `filename`, `parameters`), or the
+/// BeanShell Sampler's own (`BeanShellSampler.query`, `.filename`, `.parameters`).
+fn script_prop<'a>(c: &'a El, name: &str) -> &'a str {
+    let own = match name {
+        "script" => "BeanShellSampler.query",
+        "filename" => "BeanShellSampler.filename",
+        _ => "BeanShellSampler.parameters",
+    };
+    match c.text(name) {
+        Some(v) if !v.is_empty() => v,
+        _ => c.text_or_empty(own),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +406,18 @@ mod tests {
         let id = plan.vars.get("token").unwrap();
         assert!(plan.vars.is_assigned(id), "a script's literal name is set while running");
         assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
+    }
+
+    /// The BeanShell Sampler keeps its script in `BeanShellSampler.query` (Bug56243.jmx).
+    #[test]
+    fn the_bean_shell_sampler_reads_its_own_property_names() {
+        let el = r#"<BeanShellSampler testclass="BeanShellSampler" testname="b" enabled="true"><stringProp name="BeanShellSampler.query">vars.put(&quot;token&quot;, &quot;x&quot;);</stringProp><stringProp name="BeanShellSampler.filename"></stringProp></BeanShellSampler><hashTree/>"#;
+        let plan = super::super::synthetic::tests::plan_of(&format!(
+            r#"{el}<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="r" enabled="true"><stringProp name="HTTPSampler.domain">h</stringProp><stringProp name="HTTPSampler.path">/${{token}}</stringProp></HTTPSamplerProxy><hashTree/>"#
+        ));
+        let (plan, report) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
+        assert!(plan.vars.is_assigned(plan.vars.get("token").unwrap()), "the sampler's script was read");
+        assert!(report.iter().any(|r| r.class == "BeanShellSampler" && r.status == Status::Supported), "{report:?}");
     }
 
     #[test]
