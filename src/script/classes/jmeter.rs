@@ -51,6 +51,11 @@ pub(super) const CLASSES: &[ClassDef] = &[
     ClassDef { name: "org.apache.jmeter.config.Argument", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.protocol.http.util.HTTPArgument", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.assertions.AssertionResult", statics: &[], family: &FAMILY },
+    ClassDef {
+        name: "org.apache.jmeter.protocol.http.control.HttpMirrorServer",
+        statics: &[],
+        family: &crate::engine::mirror::HOST_CLASS,
+    },
     ClassDef { name: "org.slf4j.LoggerFactory", statics: &["getLogger"], family: &FAMILY },
     ClassDef { name: "org.slf4j.Logger", statics: &[], family: &FAMILY },
     ClassDef {
