@@ -207,3 +207,49 @@ impl Native for MirrorServer {
         "Thread[HttpMirrorServer,5,main]".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(port: i64, max_pool: i64, max_queue: i64, run: &Arc<Globals>) -> MirrorServer {
+        MirrorServer {
+            port,
+            max_pool,
+            max_queue,
+            run: Arc::downgrade(run),
+            log: None,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// JMeter's failures: a port out of range is `getException()`'s, a second `start()` throws,
+    /// a pool with no queue dies with nothing to report; the run's end stops a running mirror.
+    #[test]
+    fn start_fails_as_jmeter_and_the_run_ends_it() {
+        let run = Globals::new(0);
+        let s = server(70_000, 10, 10, &run);
+        s.start().unwrap();
+        let e = lock(&s.state).exception.clone().unwrap();
+        assert_eq!(
+            (e.class.as_str(), e.message.as_str()),
+            ("java.lang.IllegalArgumentException", "Port value out of range: 70000")
+        );
+        assert_eq!(s.start().unwrap_err().class, "java.lang.IllegalThreadStateException");
+        let s = server(0, 4, 0, &run);
+        s.start().unwrap();
+        assert!(lock(&s.state).exception.is_none() && lock(&s.state).mirror.is_none());
+        // Port 0: an ephemeral loopback port; dropping the object leaves it running, the end
+        // of the run (its shared state gone) stops it.
+        let s = server(0, 0, 25, &run);
+        s.start().unwrap();
+        let m = lock(&s.state).mirror.take().unwrap();
+        assert!(m.is_alive());
+        drop(run);
+        let t = std::time::Instant::now();
+        while m.is_alive() && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!m.is_alive(), "the mirror ends with its run");
+    }
+}
