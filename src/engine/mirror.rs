@@ -11,7 +11,6 @@
 use super::scripting::Exec;
 use super::session::Globals;
 use crate::mock::mirror::{Mirror, Options};
-use crate::script::classes::Family;
 use crate::script::value::{lock, Native};
 use crate::script::{Ctx, Thrown, Value};
 use std::sync::{Arc, Mutex, Weak};
@@ -19,16 +18,8 @@ use std::time::Duration;
 
 const CLASS: &str = "org.apache.jmeter.protocol.http.control.HttpMirrorServer";
 
-/// How the script library reaches the class: its constructor and statics are the host's
-/// (`Host::call_static(class, "new", args)`), which the element's host answers with
-/// [`call_static`].
-pub(crate) const HOST_CLASS: Family = Family {
-    construct: |cx, class, args| cx.host.call_static(class, "new", args),
-    call_static: |cx, class, method, args| cx.host.call_static(class, method, args),
-    get_static: |_, class, name| Err(crate::script::classes::no_property(class, name)),
-};
-
-/// The host's side: `new HttpMirrorServer(port[, maxPoolSize, maxQueueSize])`.
+/// The host's side: `new HttpMirrorServer(port[, maxPoolSize, maxQueueSize])` (the script
+/// library hands the constructor of this class to the host, as `call_static(class, "new", ..)`).
 pub(crate) fn call_static(x: &mut Exec<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     if method != "new" {
         return Err(Thrown::no_method(CLASS, method));
