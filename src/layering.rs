@@ -15,7 +15,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cli", &["*"]),
     ("error", &["*"]),
     ("run", &["engine", "plan", "record", "rundir"]),
-    ("engine", &["plan", "record"]),
+    // A script may start JMeter's HTTP Mirror Server for the run: the mock's mirror, in-process.
+    ("engine", &["plan", "record", "mock::mirror"]),
     ("plan", &[]),
     // `record` names `plan::LabelId`, a plain dense index fixed at load time, and nothing else.
     ("record", &["plan::LabelId"]),

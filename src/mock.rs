@@ -3,6 +3,8 @@
 //! It counts what it served. Written on tokio + `httparse` with responses rendered once per
 //! route, so that it keeps up with nginx and is never the bottleneck of a calibration run.
 
+pub mod mirror;
+
 use crate::http1::{reason, Chunked};
 use rand::Rng;
 use serde::Deserialize;
@@ -144,14 +146,7 @@ pub async fn run(listener: TcpListener, config: &Config, shutdown: CancellationT
         by_prefix,
     });
     loop {
-        let (stream, _) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(a) => a,
-                // Out of file descriptors and the like: wait a little rather than spin.
-                Err(_) => { tokio::time::sleep(Duration::from_millis(5)).await; continue; }
-            },
-            _ = shutdown.cancelled() => return,
-        };
+        let Some(stream) = accept(&listener, &shutdown).await else { return };
         counters.connections.fetch_add(1, Ordering::Relaxed);
         let (routes, counters, shutdown) = (routes.clone(), counters.clone(), shutdown.clone());
         tokio::spawn(async move {
@@ -160,6 +155,20 @@ pub async fn run(listener: TcpListener, config: &Config, shutdown: CancellationT
                 _ = shutdown.cancelled() => {}
             }
         });
+    }
+}
+
+/// The next connection, or `None` once `shutdown` is cancelled.
+async fn accept(listener: &TcpListener, shutdown: &CancellationToken) -> Option<TcpStream> {
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => return Some(stream),
+                // Out of file descriptors and the like: wait a little rather than spin.
+                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            },
+            _ = shutdown.cancelled() => return None,
+        }
     }
 }
 

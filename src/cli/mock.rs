@@ -31,6 +31,10 @@ pub struct MockArgs {
     /// A YAML file with `default:` and `routes:` (path, status, body, headers, delay).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Answer as JMeter's HTTP Mirror Server does: each request's own bytes echoed back, and its
+    /// `X-ResponseStatus`, `X-SetHeaders`, `X-Sleep`... honoured (loopback addresses only).
+    #[arg(long, conflicts_with_all = ["status", "body", "headers", "delay", "routes", "config"])]
+    pub mirror: bool,
 }
 
 pub(super) fn config_from(a: &MockArgs) -> Result<Config, Error> {
@@ -73,6 +77,9 @@ pub(super) fn config_from(a: &MockArgs) -> Result<Config, Error> {
 }
 
 pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
+    if a.mirror {
+        return mirror(&a.listen).await;
+    }
     let config = config_from(&a)?;
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await
@@ -90,6 +97,43 @@ pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
         let (counters, shutdown) = (counters.clone(), shutdown.clone());
         async move { mock::run(listener, &config, shutdown, counters).await }
     });
+    stop_and_report(server, shutdown, &counters).await
+}
+
+/// `stampede mock --mirror`: JMeter's HTTP Mirror Server, on a loopback address only.
+async fn mirror(listen: &str) -> Result<u8, Error> {
+    let addr: std::net::SocketAddr = listen
+        .parse()
+        .map_err(|_| Error::Usage(format!("--listen `{listen}` is not an address (127.0.0.1:PORT or [::1]:PORT)")))?;
+    if addr.ip() != std::net::Ipv4Addr::LOCALHOST && addr.ip() != std::net::Ipv6Addr::LOCALHOST {
+        return Err(Error::Usage(format!(
+            "--mirror listens on 127.0.0.1 or [::1] only, not {}: it echoes what it receives",
+            addr.ip()
+        )));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Usage(format!("cannot listen on {listen}: {e}")))?;
+    let addr =
+        listener.local_addr().map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
+    eprintln!("stampede mock --mirror listening on http://{addr}/ (JMeter's HTTP Mirror Server); Ctrl-C to stop");
+    let counters = Arc::new(Counters::default());
+    let shutdown = CancellationToken::new();
+    let verbose: mock::mirror::Verbose = Arc::new(|line: &str| println!("{line}"));
+    let options = mock::mirror::Options { verbose: Some(verbose), ..Default::default() };
+    let server = tokio::spawn({
+        let (counters, shutdown) = (counters.clone(), shutdown.clone());
+        async move { mock::mirror::run(listener, options, shutdown, counters).await }
+    });
+    stop_and_report(server, shutdown, &counters).await
+}
+
+/// Waits for Ctrl-C/SIGTERM, stops the server and prints what it served.
+async fn stop_and_report(
+    server: tokio::task::JoinHandle<()>,
+    shutdown: CancellationToken,
+    counters: &Counters,
+) -> Result<u8, Error> {
     super::interrupted().await;
     shutdown.cancel();
     let _ = server.await;

@@ -26,6 +26,7 @@ mod client;
 pub(crate) mod executor;
 mod fifo;
 mod managers;
+pub(crate) mod mirror;
 #[doc(hidden)] // public for the fuzz harness (tests/fuzz) only
 pub mod program;
 mod request;

@@ -665,6 +665,7 @@ impl Host for Exec<'_> {
                 Ok(Value::Null)
             }
             ("Thread", "currentThreadName") => Ok(self.env.thread_name.as_str().into()),
+            ("HttpMirrorServer", _) => super::mirror::call_static(self, method, args),
             _ => Err(Thrown::no_method(class, method)),
         }
     }

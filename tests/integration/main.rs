@@ -51,6 +51,9 @@
 //!   per message (JSR223 and BeanShell), a post-processor's `setSuccessful`, JSR223 and
 //!   BeanShell samplers, a timer's delay, a listener's file, `${var}` in a BeanShell script; the
 //!   sandbox's refusals and compile errors at line:column.
+//! - `jmx_scripts_mirror`: JMeter's HTTP Mirror Server (issue 14) started and stopped by a plan's
+//!   setUp/tearDown JSR223 samplers, its echoes asserted, its served count equal to the samples;
+//!   `stampede mock --mirror`, loopback only.
 //! - `jmx_socket`: samplers over raw sockets (issue 13): the TCP Sampler (its config, text and
 //!   binary clients, a connection per user), HTTP Raw Request and Raw Data Source, UDP Request
 //!   (hex, raw, DNS) against loopback servers that count what they received; refused and timed
@@ -105,6 +108,7 @@ mod jmx_http;
 mod jmx_modifiers;
 mod jmx_parallel;
 mod jmx_scripts;
+mod jmx_scripts_mirror;
 mod jmx_socket;
 mod jmx_sync;
 mod jmx_tg;

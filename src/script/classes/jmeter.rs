@@ -51,6 +51,7 @@ pub(super) const CLASSES: &[ClassDef] = &[
     ClassDef { name: "org.apache.jmeter.config.Argument", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.protocol.http.util.HTTPArgument", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.assertions.AssertionResult", statics: &[], family: &FAMILY },
+    ClassDef { name: "org.apache.jmeter.protocol.http.control.HttpMirrorServer", statics: &[], family: &FAMILY },
     ClassDef { name: "org.slf4j.LoggerFactory", statics: &["getLogger"], family: &FAMILY },
     ClassDef { name: "org.slf4j.Logger", statics: &[], family: &FAMILY },
     ClassDef {
@@ -65,6 +66,7 @@ const HOST_OBJECTS: &[&str] = &[
     "org.apache.jmeter.threads.JMeterVariables",
     "org.apache.jmeter.samplers.SampleResult",
     "org.apache.jmeter.threads.JMeterContext",
+    "org.apache.jmeter.protocol.http.control.HttpMirrorServer",
 ];
 
 fn construct(cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
