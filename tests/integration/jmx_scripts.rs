@@ -312,3 +312,48 @@ fn the_sandbox_refuses_and_check_reports_compile_errors() {
         .run();
     skipped.assert_exit(0);
 }
+
+/// `prev` and `ctx.getPreviousResult()` before a sampler are the user's last sample (JMeter's
+/// `JMeterContext.getPreviousResult()`, kept across iterations), null before its first; a
+/// script sampler's `prev` is the sample before it, not its own. A template function's
+/// `log.info` goes to the run's scripts.log.
+#[test]
+fn prev_before_a_sampler_is_the_users_last_sample() {
+    let server = TestServer::builder()
+        .route("/a", Route::ok().body("alpha").record())
+        .route("/b", Route::status(404).body("beta").record())
+        .start();
+    let run = TempRun::new("jmx-script-prev");
+    let show = |name: &str| {
+        script(
+            "JSR223PreProcessor",
+            name,
+            "groovy",
+            "def p = ctx.getPreviousResult()\nassert (p == null) == (prev == null)\nsampler.addArgument(\"prev\", prev == null ? \"none\" : prev.getSampleLabel() + \":\" + prev.getResponseCode() + \":\" + prev.getResponseDataAsString() + \":\" + p.isSuccessful())",
+            "",
+        )
+    };
+    let samp = script(
+        "JSR223Sampler",
+        "samp",
+        "groovy",
+        "SampleResult.setResponseData(prev.getSampleLabel() + \"/\" + prev.getResponseCode(), \"UTF-8\")",
+        "",
+    );
+    let fn_arg = crate::jmx::arg("f", "${__groovy(log.info('fn says ' + vars.get('__n')))}", false);
+    let body = [
+        sampler("first", "GET", "/a", &fn_arg, false, &show("p1")),
+        sampler("second", "GET", "/b", "", false, &show("p2")),
+        samp,
+    ]
+    .concat();
+    run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
+    let got = |path: &str| -> Vec<String> { server.recorded(path).iter().filter_map(|r| r.query("prev")).collect() };
+    // The first sample of the user has none; then the script sampler of the iteration before.
+    assert_eq!(got("/a"), vec!["none".to_string(), "samp:200:second/404:true".to_string()]);
+    assert_eq!(got("/b"), vec!["first:200:alpha:true".to_string(); 2]);
+    assert_eq!(uint(&run.label("samp"), "samples"), 2);
+    assert_eq!(uint(&run.label("second"), "errors"), 2);
+    let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "INFO function: fn says null").count(), 2, "{log}");
+}

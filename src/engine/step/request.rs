@@ -368,7 +368,10 @@ impl VirtualUser {
             };
             error = error.or(failed);
         }
-        if !spec.scripts.is_empty() {
+        // The sample as scripts see it: its post-processors' `prev`, and the next
+        // pre-processors' when the user keeps its last sample.
+        let mut kept = None;
+        if !spec.scripts.is_empty() || self.keep_prev {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
@@ -382,7 +385,12 @@ impl VirtualUser {
             let request_headers = String::from_utf8_lossy(&sent[..head_end]);
             let request_headers = request_headers.split_once("\r\n").map_or("", |(_, h)| h).replace("\r\n", "\n");
             let mut state = super::super::scripting::SampleState {
-                label: ctx.shared.run_labels.name(label).map(|n| n.to_string()).unwrap_or_default(),
+                label: ctx
+                    .shared
+                    .run_labels
+                    .name(label)
+                    .or_else(|| ctx.shared.scripts.labels.get(label.0 as usize).cloned())
+                    .unwrap_or_default(),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
                 data: resp_body(&resp, self.client.body(), spec.max_response_size),
@@ -401,11 +409,14 @@ impl VirtualUser {
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             };
-            error = self.after_sample(&spec.scripts, &mut state, error).await;
-            if let Ok(code) = state.code.trim().parse::<u16>() {
-                ex.status = code;
-                total.status = code;
+            if !spec.scripts.is_empty() {
+                error = self.after_sample(&spec.scripts, &mut state, error).await;
+                if let Ok(code) = state.code.trim().parse::<u16>() {
+                    ex.status = code;
+                    total.status = code;
+                }
             }
+            kept = Some(state);
         }
         {
             let (last_target, last_path) = match &hop {
@@ -421,6 +432,9 @@ impl VirtualUser {
             } else {
                 self.record(label, start, end, &ex, error, true, (last_target, last_path));
             }
+        }
+        if let Some(state) = kept {
+            self.keep_last(state, error.is_none());
         }
         if error == Some(ErrorKind::GeneratorFds) {
             self.fd_backoff = (self.fd_backoff * 2).clamp(FD_BACKOFF_MIN, FD_BACKOFF_MAX);
