@@ -34,8 +34,25 @@ fn script(class: &str, name: &str, lang: &str, text: &str, children: &str) -> St
 }
 
 fn run_jmx(run: &TempRun, body: &str, users: u32, loops: &str, port: u16) -> crate::util::stampede::Output {
+    run_jmx_to(run, body, users, loops, port, None)
+}
+
+/// [`run_jmx`], writing a JTL file when `jtl` is given.
+fn run_jmx_to(
+    run: &TempRun,
+    body: &str,
+    users: u32,
+    loops: &str,
+    port: u16,
+    jtl: Option<&std::path::Path>,
+) -> crate::util::stampede::Output {
     let p = run.write("plan.jmx", jmx_plan(users, loops, &[DEFAULTS, body].concat()));
-    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &format!("port={port}"), "--out"]).arg(run.path()).run()
+    let mut cmd =
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &format!("port={port}"), "--out"]).arg(run.path());
+    if let Some(j) = jtl {
+        cmd = cmd.arg("--jtl").arg(j);
+    }
+    cmd.run()
 }
 
 /// A Groovy post-processor parses the login response with JsonSlurper and puts the token in a
@@ -356,4 +373,36 @@ fn prev_before_a_sampler_is_the_users_last_sample() {
     assert_eq!(uint(&run.label("second"), "errors"), 2);
     let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
     assert_eq!(log.lines().filter(|l| *l == "INFO function: fn says null").count(), 2, "{log}");
+}
+
+/// What a post-processor changes on `prev` is what is recorded: its label (a row of its own,
+/// as a `${...}` label's), its code and message (in the results file), its success.
+#[test]
+fn a_post_processor_renames_and_fails_its_sample() {
+    let server = TestServer::builder().default_route(Route::ok().body("fine").record()).start();
+    let run = TempRun::new("jmx-script-post-label");
+    let jtl = run.root().join("out.jtl");
+    let post = script(
+        "JSR223PostProcessor",
+        "relabel",
+        "groovy",
+        "prev.setSampleLabel('renamed ' + prev.getResponseDataAsString())\nprev.setResponseCode('299')\nprev.setResponseMessage('said so')\nprev.setSuccessful(false)",
+        "",
+    );
+    let body = [sampler("orig", "GET", "/x", "", false, &post), sampler("plain", "GET", "/y", "", false, "")].concat();
+    let out = run_jmx_to(&run, &body, 2, "2", server.addr().port(), Some(&jtl));
+    out.assert_exit(0);
+    assert_eq!(server.requests_to("/x"), 4);
+    let renamed = run.label("renamed fine");
+    assert_eq!(uint(&renamed, "samples"), 4, "{renamed:#}");
+    assert_eq!(uint(&renamed, "errors"), 4);
+    assert_eq!(uint(&run.label("plain"), "samples"), 4);
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let renamed: Vec<_> = rows.iter().filter(|r| r[2] == "renamed fine").collect();
+    assert_eq!(renamed.len(), 4, "{text}");
+    for r in renamed {
+        assert_eq!((r[3], r[4], r[7]), ("299", "said so", "false"), "{text}");
+    }
+    assert_eq!(rows.iter().filter(|r| r[2] == "orig").count(), 0, "{text}");
 }

@@ -91,7 +91,7 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
         // The sampler's name as rendered now, when it holds `${...}` (JMeter's sample label).
-        let label = self.sample_label(spec.label);
+        let mut label = self.sample_label(spec.label);
         if let Some(fault) = spec.fault.filter(|_| !spec.fault_after_head) {
             // JMeter fails this sample before sending anything (a method it does not know).
             let at = spec.path.source().to_string();
@@ -239,7 +239,7 @@ impl VirtualUser {
             // Sent, then failed in JMeter before it read any response (a file body it could
             // not open): the fault, and nothing of the response (cookies, redirects, checks).
             let end = ex.end.unwrap_or_else(Instant::now);
-            self.record(label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path));
+            self.record(label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path), None);
             self.add_failed_to_groups(label, start, end, ex.bytes_sent, ErrorKind::Check(fault.0));
             return Some(true);
         }
@@ -308,7 +308,7 @@ impl VirtualUser {
             }
             // Record this hop, then send the next.
             let end = ex.end.unwrap_or_else(Instant::now);
-            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true, (target, path));
+            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true, (target, path), None);
             hops += 1;
             let (next_url, cookie) = self.extra_headers(spec, pm, &next_target, &next_path);
             url = next_url;
@@ -371,6 +371,7 @@ impl VirtualUser {
         // The sample as scripts see it: its post-processors' `prev`, and the next
         // pre-processors' when the user keeps its last sample.
         let mut kept = None;
+        let mut note = None;
         if !spec.scripts.is_empty() || self.keep_prev {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             let (target, path) = match &hop {
@@ -410,10 +411,19 @@ impl VirtualUser {
                 ..Default::default()
             };
             if !spec.scripts.is_empty() {
+                let before = (state.label.clone(), state.code.clone(), state.message.clone());
                 error = self.after_sample(&spec.scripts, &mut state, error).await;
                 if let Ok(code) = state.code.trim().parse::<u16>() {
                     ex.status = code;
                     total.status = code;
+                }
+                // `prev.setSampleLabel(...)`: the sample is reported under that name, as a
+                // run-time label; a changed code or message is what the results file says.
+                if state.label != before.0 {
+                    label = ctx.shared.run_labels.intern(&state.label, spec.label).unwrap_or(label);
+                }
+                if (&state.code, &state.message) != (&before.1, &before.2) {
+                    note = Some(Box::new((state.code.clone(), state.message.clone())));
                 }
             }
             kept = Some(state);
@@ -425,12 +435,21 @@ impl VirtualUser {
             };
             if hops > 0 {
                 if !ex.abandoned_before_send {
-                    self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
+                    self.record(
+                        spec.hop_labels[hops],
+                        hop_start,
+                        end,
+                        &ex,
+                        error,
+                        true,
+                        (last_target, last_path),
+                        None,
+                    );
                 }
                 total.end = Some(end);
-                self.record(label, start, end, &total, error, false, (&*first, self.path.as_str()));
+                self.record(label, start, end, &total, error, false, (&*first, self.path.as_str()), note);
             } else {
-                self.record(label, start, end, &ex, error, true, (last_target, last_path));
+                self.record(label, start, end, &ex, error, true, (last_target, last_path), note);
             }
         }
         if let Some(state) = kept {
@@ -496,6 +515,7 @@ impl VirtualUser {
         error: Option<ErrorKind>,
         in_total: bool,
         at: (&Target, &str),
+        note: Option<Box<(String, String)>>,
     ) {
         let ctx = &self.ctx;
         let top = self.recorded_as();
@@ -519,7 +539,12 @@ impl VirtualUser {
         // The URL only for a per-sample log: formatting it costs allocations on every request.
         if ctx.shared.sample_log.is_some() {
             let (target, path) = at;
-            self.log_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+            let mut row =
+                self.sample_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+            row.code_message = note;
+            if let Some(log) = &ctx.shared.sample_log {
+                let _ = log.send(row);
+            }
         }
     }
 
@@ -533,7 +558,7 @@ impl VirtualUser {
         let now = Instant::now();
         let mut ex = super::super::client::Exchange::default();
         ex.end = Some(now);
-        self.record(label, start, now, &ex, Some(kind), true, (target, at));
+        self.record(label, start, now, &ex, Some(kind), true, (target, at), None);
         self.add_failed_to_groups(label, start, now, 0, kind);
         true
     }
@@ -603,7 +628,8 @@ impl VirtualUser {
             elapsed_ms: (sample.elapsed_us() + 500) / 1000,
             label: sample.label.0,
             // A name rendered at run time is not in the plan's list.
-            name: if ctx.shared.label_templates.is_empty() { None } else { ctx.shared.run_labels.name(sample.label) },
+            // (No lock for the plan's own labels.)
+            name: ctx.shared.run_labels.name(sample.label),
             status,
             error: sample.error,
             scenario: ctx.index,
