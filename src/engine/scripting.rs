@@ -545,6 +545,10 @@ fn all_args(info: &SamplerInfo, edits: &SamplerEdits) -> Vec<(String, String, bo
 
 /// `new Header(name, value)` as the library hands it over, or a name and a value.
 fn header_of(args: &[Value]) -> (String, String) {
+    // JMeter's `new Header(name, value)`.
+    if let Some(nv) = args.first().and_then(crate::script::classes::header_fields) {
+        return nv;
+    }
     match args {
         [Value::List(l)] => {
             let items = lock(&l.items);

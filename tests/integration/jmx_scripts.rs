@@ -406,3 +406,53 @@ fn a_post_processor_renames_and_fails_its_sample() {
     }
     assert_eq!(rows.iter().filter(|r| r[2] == "orig").count(), 0, "{text}");
 }
+
+/// A pre-processor's `setMethod`, `removeHeaderNamed`, `getHeaderManager().add(new Header(...))`
+/// are sent; arguments it adds to a POST go in the form body (HTTPHC4Impl), and a nameless one
+/// (`addNonEncodedArgument("", body, "")`) is the raw body.
+#[test]
+fn a_pre_processor_changes_method_headers_and_body() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-pre-body");
+    let form = script(
+        "JSR223PreProcessor",
+        "to post",
+        "groovy",
+        "import org.apache.jmeter.protocol.http.control.Header\nsampler.setMethod('POST')\nsampler.addArgument('a', '1 2')\nsampler.getHeaderManager().removeHeaderNamed('X-Drop')\nsampler.getHeaderManager().add(new Header('X-New', 'v'))",
+        "",
+    );
+    let raw = script(
+        "JSR223PreProcessor",
+        "raw",
+        "groovy",
+        "sampler.setMethod('PUT')\nsampler.setPostBodyRaw(true)\nsampler.addNonEncodedArgument('', '{\"k\":1}', '')",
+        "",
+    );
+    let headers = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="h" enabled="true">
+          <collectionProp name="HeaderManager.headers">
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Drop</stringProp><stringProp name="Header.value">gone</stringProp></elementProp>
+          </collectionProp></HeaderManager><hashTree/>"#;
+    let body = [
+        sampler("form", "GET", "/form", "", false, &[form.as_str(), headers].concat()),
+        sampler("raw", "GET", "/raw", "", false, &raw),
+    ]
+    .concat();
+    run_jmx(&run, &body, 1, "3", server.addr().port()).assert_exit(0);
+    let forms = server.recorded("/form");
+    assert_eq!(forms.len(), 3);
+    for r in forms {
+        assert_eq!(r.method, "POST");
+        assert_eq!(r.target, "/form");
+        assert_eq!(r.form("a").as_deref(), Some("1 2"));
+        assert_eq!(r.header("content-type"), Some("application/x-www-form-urlencoded"));
+        assert_eq!(r.header("x-drop"), None);
+        assert_eq!(r.header("x-new"), Some("v"));
+    }
+    let raws = server.recorded("/raw");
+    assert_eq!(raws.len(), 3);
+    for r in raws {
+        assert_eq!((r.method.as_str(), r.body.as_slice()), ("PUT", &b"{\"k\":1}"[..]));
+    }
+    assert_eq!(uint(&run.total(), "samples"), 6);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+}

@@ -154,7 +154,7 @@ impl VirtualUser {
         let edits = self.sampler_edits.take();
         let first = match &edits {
             Some(e) => {
-                apply_edits(e, &mut self.path);
+                apply_edits(e, &spec.method, &mut self.path);
                 match (&e.domain, e.port, &e.protocol) {
                     (None, None, None) => first,
                     (domain, port, protocol) => {
@@ -208,6 +208,9 @@ impl VirtualUser {
                 self.out.clear();
                 let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
                 req.render(vars, &first, &self.path, cookie.as_deref(), body, out, !edited);
+                if let Some(e) = edits.as_deref() {
+                    edit_sent(e, &spec.method, out);
+                }
                 &self.out
             }
         };
@@ -647,8 +650,85 @@ impl VirtualUser {
     }
 }
 
-/// A pre-processor's new path and added arguments (sent in the query string).
-fn apply_edits(e: &super::super::scripting::SamplerEdits, path: &mut String) {
+/// Whether a method sends a sampler's arguments in its body (HTTPHC4Impl: POST, and PUT and
+/// PATCH, the methods with an entity), not in the query string.
+fn args_in_body(method: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "PATCH")
+}
+
+/// What else a pre-processor changed, on the rendered request `out`: its method
+/// (`setMethod`), the headers it removed (`removeHeaderNamed`), and the arguments it added to
+/// a method that sends them in its body: form fields (`application/x-www-form-urlencoded`), or
+/// the raw body when they have no name (`addNonEncodedArgument("", body, "")`), as JMeter's
+/// `getSendParameterValuesAsPostBody`.
+fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: &mut Vec<u8>) {
+    let method = e.method.as_deref().unwrap_or(plan_method);
+    let body_args = args_in_body(method) && !e.args.is_empty();
+    if e.method.is_none() && e.removed_headers.is_empty() && !body_args {
+        return;
+    }
+    let Some(head_end) = memchr::memmem::find(out, b"\r\n\r\n") else { return };
+    let head = String::from_utf8_lossy(&out[..head_end]).into_owned();
+    let mut body = out[head_end + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let first = lines.next().unwrap_or_default();
+    let rest = first.split_once(' ').map_or("", |(_, r)| r);
+    let mut text = format!("{method} {rest}\r\n");
+    let mut has_type = false;
+    for line in lines {
+        let name = line.split_once(':').map_or(line, |(n, _)| n).trim();
+        if name.eq_ignore_ascii_case("content-length") || e.removed_headers.iter().any(|r| r.eq_ignore_ascii_case(name))
+        {
+            continue;
+        }
+        has_type |= name.eq_ignore_ascii_case("content-type");
+        text.push_str(line);
+        text.push_str("\r\n");
+    }
+    if body_args {
+        if e.args.iter().all(|(n, _, _)| n.is_empty()) {
+            for (_, v, _) in &e.args {
+                body.extend_from_slice(v.as_bytes());
+            }
+        } else {
+            let mut form = String::new();
+            for (n, v, encoded) in &e.args {
+                if !body.is_empty() || !form.is_empty() {
+                    form.push('&');
+                }
+                push_arg(&mut form, n, v, *encoded);
+            }
+            body.extend_from_slice(form.as_bytes());
+            if !has_type {
+                text.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+            }
+        }
+    }
+    if !body.is_empty() || args_in_body(method) {
+        text.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    text.push_str("\r\n");
+    out.clear();
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(&body);
+}
+
+/// `name=value`, form-encoded unless `encoded` (added as they are).
+fn push_arg(out: &mut String, name: &str, value: &str, encoded: bool) {
+    if encoded {
+        out.push_str(name);
+        out.push('=');
+        out.push_str(value);
+    } else {
+        out.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
+        out.push('=');
+        out.extend(url::form_urlencoded::byte_serialize(value.as_bytes()));
+    }
+}
+
+/// A pre-processor's new path and added arguments (sent in the query string, but for a
+/// method that sends them in its body).
+fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, path: &mut String) {
     if let Some(p) = &e.path {
         let query = path.find('?').map(|i| path[i..].to_string());
         path.clear();
@@ -660,17 +740,12 @@ fn apply_edits(e: &super::super::scripting::SamplerEdits, path: &mut String) {
             path.push_str(&q);
         }
     }
+    if args_in_body(e.method.as_deref().unwrap_or(plan_method)) {
+        return;
+    }
     for (n, v, encoded) in &e.args {
         path.push(if path.contains('?') { '&' } else { '?' });
-        if *encoded {
-            path.push_str(n);
-            path.push('=');
-            path.push_str(v);
-        } else {
-            path.extend(url::form_urlencoded::byte_serialize(n.as_bytes()));
-            path.push('=');
-            path.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
-        }
+        push_arg(path, n, v, *encoded);
     }
 }
 
