@@ -158,16 +158,33 @@ pub struct Program {
     /// For each op, the innermost loop around it: its test op and its exit (where `continue`
     /// and `break` of JMeter's "current loop" go).
     pub loops: Vec<Option<(usize, usize)>>,
+    /// A script runs outside a sample's post-processing (a pre-processor, timer or script
+    /// sampler, here or in a parallel branch): the user keeps its last sample for its `prev`.
+    pub keeps_prev: bool,
 }
 
 impl Program {
     pub fn compile(steps: &[Step]) -> Program {
         let mut p = Program::branch(steps);
+        if p.keeps_prev {
+            p.keep_bodies();
+        }
         if p.idle {
             p.ops = vec![Op::Stop(StopKind::User)];
             p.loops = vec![None];
         }
         p
+    }
+
+    /// Every request keeps its response body: the user's last sample is a script's `prev`.
+    fn keep_bodies(&mut self) {
+        for op in &mut self.ops {
+            match op {
+                Op::Request(r) => r.keep_body = true,
+                Op::Parallel(p) => p.branches.iter_mut().for_each(Program::keep_bodies),
+                _ => {}
+            }
+        }
     }
 
     /// A program as [`compile`](Program::compile) makes it, but one that does nothing stays
@@ -190,7 +207,12 @@ impl Program {
                 loops[test + 1..*exit].iter_mut().for_each(|l| *l = Some((test, *exit)));
             }
         }
-        Program { ops, idle, loops }
+        let keeps_prev = ops.iter().any(|op| match op {
+            Op::Script(_) => true,
+            Op::Parallel(p) => p.branches.iter().any(|b| b.keeps_prev),
+            _ => false,
+        });
+        Program { ops, idle, loops, keeps_prev }
     }
 }
 

@@ -27,6 +27,9 @@ const GROUP: HostRef = HostRef(FIRST_FREE + 4);
 const ARGUMENTS: HostRef = HostRef(FIRST_FREE + 5);
 const HEADERS: HostRef = HostRef(FIRST_FREE + 6);
 const FILE_SERVER: HostRef = HostRef(FIRST_FREE + 7);
+/// The user's previous sample where it is not the one the script runs on (a pre-processor's,
+/// a timer's, a script sampler's `prev`).
+const PREV: HostRef = HostRef(FIRST_FREE + 8);
 /// `sampler.getArguments().getArgument(i)`: 1000 + i.
 const ARGUMENT: u32 = 1000;
 
@@ -110,6 +113,9 @@ pub(crate) struct Exec<'a> {
     pub sample: Option<&'a mut SampleState>,
     pub sampler: Option<(&'a SamplerInfo, &'a mut SamplerEdits)>,
     pub assertion: Option<&'a mut AssertState>,
+    /// The user's previous sample, for a pre-processor, timer or sampler (a post-processor's,
+    /// assertion's and listener's `prev` is `sample`).
+    pub prev: Option<&'a mut SampleState>,
     /// `Thread.sleep` asked so far: waited once the script returns.
     pub slept: Duration,
 }
@@ -159,9 +165,9 @@ impl Exec<'_> {
             ("sampler".into(), if self.sampler.is_some() { Value::Host(SAMPLER) } else { Value::Null }),
         ];
         let sample = if self.sample.is_some() { Value::Host(SAMPLE) } else { Value::Null };
-        // `prev` is the sample a post-processor, assertion or listener runs on; before a
-        // sampler (and in one) there is none kept here.
-        g.push(("prev".into(), if el.place == Place::Sampler { Value::Null } else { sample.clone() }));
+        // `prev` is JMeter's `getPreviousResult()`: the sample a post-processor, assertion or
+        // listener runs on; before a sampler (and in one) the user's last sample.
+        g.push(("prev".into(), self.previous()));
         match el.place {
             Place::Sampler => g.push(("SampleResult".into(), sample.clone())),
             Place::Assertion => {
@@ -240,6 +246,7 @@ pub(crate) fn shared(
         base_dir,
         groups,
         log,
+        labels: plan.labels.iter().cloned().collect(),
         seeded: std::sync::OnceLock::new(),
     }
 }
@@ -266,9 +273,19 @@ fn no_method(class: &str, method: &str) -> Result<Value, Thrown> {
 }
 
 impl Exec<'_> {
-    fn sample_call(&mut self, method: &str, args: &[Value]) -> Result<Value, Thrown> {
+    /// `prev` / `ctx.getPreviousResult()`: JMeter's previous result of the thread.
+    fn previous(&self) -> Value {
+        match self.el.place {
+            Place::Post | Place::Assertion | Place::Listener if self.sample.is_some() => Value::Host(SAMPLE),
+            Place::Sampler | Place::Pre | Place::Timer if self.prev.is_some() => Value::Host(PREV),
+            _ => Value::Null,
+        }
+    }
+
+    fn sample_call(&mut self, target: HostRef, method: &str, args: &[Value]) -> Result<Value, Thrown> {
         let thread = self.env.thread_name.clone();
-        let Some(s) = self.sample.as_deref_mut() else { return no_method("SampleResult", method) };
+        let s = if target == PREV { self.prev.as_deref_mut() } else { self.sample.as_deref_mut() };
+        let Some(s) = s else { return no_method("SampleResult", method) };
         let a0 = || arg_str(args, 0).unwrap_or_default();
         let ms = |v: u64| Value::Long(v as i64);
         Ok(match method {
@@ -528,6 +545,10 @@ fn all_args(info: &SamplerInfo, edits: &SamplerEdits) -> Vec<(String, String, bo
 
 /// `new Header(name, value)` as the library hands it over, or a name and a value.
 fn header_of(args: &[Value]) -> (String, String) {
+    // JMeter's `new Header(name, value)`.
+    if let Some(nv) = args.first().and_then(crate::script::classes::header_fields) {
+        return nv;
+    }
     match args {
         [Value::List(l)] => {
             let items = lock(&l.items);
@@ -577,13 +598,7 @@ impl Host for Exec<'_> {
         }
         match target {
             CTX => Ok(match method {
-                "getPreviousResult" => {
-                    if self.sample.is_some() && self.el.place != Place::Sampler {
-                        Value::Host(SAMPLE)
-                    } else {
-                        Value::Null
-                    }
-                }
+                "getPreviousResult" => self.previous(),
                 "getCurrentSampler" => {
                     if self.sampler.is_some() {
                         Value::Host(SAMPLER)
@@ -609,7 +624,7 @@ impl Host for Exec<'_> {
                 "getScriptName" => Ok(Value::Null),
                 _ => no_method("FileServer", method),
             },
-            SAMPLE => self.sample_call(method, &args),
+            SAMPLE | PREV => self.sample_call(target, method, &args),
             ASSERTION => {
                 let Some(a) = self.assertion.as_deref_mut() else { return no_method("AssertionResult", method) };
                 match method {
@@ -676,6 +691,7 @@ impl Host for Exec<'_> {
         }
         match target {
             SAMPLE => self.sample.as_deref().map(|s| s.label.clone()).unwrap_or_default(),
+            PREV => self.prev.as_deref().map(|s| s.label.clone()).unwrap_or_default(),
             SAMPLER => {
                 self.sampler.as_ref().map(|(i, e)| e.name.clone().unwrap_or_else(|| i.name.clone())).unwrap_or_default()
             }
@@ -803,6 +819,7 @@ mod tests {
             sample: None,
             sampler: None,
             assertion: None,
+            prev: None,
             slept: Duration::ZERO,
         };
         x.call(VARS, "put", vec!["known".into(), "v1".into()]).unwrap();
@@ -834,6 +851,7 @@ mod tests {
             sample: Some(&mut s),
             sampler: None,
             assertion: None,
+            prev: None,
             slept: Duration::ZERO,
         };
         assert_eq!(x.call(SAMPLE, "getResponseDataAsString", vec![]).unwrap().to_string(), "{\"a\":1}");
@@ -868,6 +886,7 @@ mod tests {
             sample: None,
             sampler: Some((&info, &mut edits)),
             assertion: None,
+            prev: None,
             slept: Duration::ZERO,
         };
         assert_eq!(x.call(SAMPLER, "getPath", vec![]).unwrap().to_string(), "/a");
@@ -911,6 +930,7 @@ mod tests {
             sample: None,
             sampler: None,
             assertion: None,
+            prev: None,
             slept: Duration::ZERO,
         };
         x.sleep(40);

@@ -68,6 +68,8 @@ pub(crate) struct ScriptShared {
     /// Each scenario's name and number of users.
     pub groups: Vec<(String, u64)>,
     pub log: Option<std::sync::mpsc::Sender<String>>,
+    /// The plan's labels by id (a sample's `getSampleLabel()`).
+    pub labels: Arc<[String]>,
     /// The run's properties get the plan's `-J` ones once, on the first script that runs.
     pub seeded: std::sync::OnceLock<()>,
 }
@@ -221,6 +223,9 @@ pub struct UserVars {
     pub objects: std::collections::HashMap<String, crate::script::Value>,
     /// JMeter's thread name, where scripts ask for it.
     pub thread_name_text: Option<String>,
+    /// The run's script log (`scripts.log`), where template functions' log lines go; `None`:
+    /// standard error.
+    pub script_log: Option<std::sync::mpsc::Sender<String>>,
 }
 
 impl UserVars {
@@ -237,6 +242,7 @@ impl UserVars {
             extra: Default::default(),
             objects: Default::default(),
             thread_name_text: None,
+            script_log: None,
         }
     }
 
@@ -354,6 +360,16 @@ impl Scope for UserVars {
 
     fn thread_name(&self) -> Option<String> {
         self.thread_name_text.clone()
+    }
+
+    fn log(&mut self, level: crate::plan::script_host::Level, text: &str) {
+        match &self.script_log {
+            // As the script elements' lines, with secrets redacted.
+            Some(tx) => {
+                let _ = tx.send(format!("{} function: {}", level.name(), crate::redact::text(text)));
+            }
+            None => eprintln!("{} script: {}", level.name(), crate::redact::text(text)),
+        }
     }
 
     fn property_object(&self, name: &str) -> Option<crate::script::Value> {

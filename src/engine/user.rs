@@ -103,6 +103,11 @@ pub(super) struct VirtualUser {
     pub(super) script_env: Option<Arc<super::scripting::Env>>,
     /// What script pre-processors changed on the sampler that follows them.
     pub(super) sampler_edits: Option<Box<super::scripting::SamplerEdits>>,
+    /// The user's last sample, as `prev` shows it to its next pre-processors, timers and
+    /// script samplers (JMeter's `JMeterContext.getPreviousResult`): kept only when the
+    /// user's program has such scripts, `None` before its first sample.
+    pub(super) keep_prev: bool,
+    pub(super) last_sample: Option<Box<super::scripting::SampleState>>,
 }
 
 /// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
@@ -122,6 +127,7 @@ impl VirtualUser {
         let thread_num = ctx.started.fetch_add(1, Ordering::Relaxed) + 1;
         let mut vars = UserVars::new(sh.initial_vars.clone(), sh.user_counters, thread_num, sh.globals.clone());
         vars.stop = Some(ctx.stop.clone());
+        vars.script_log = sh.scripts.log.clone();
         VirtualUser {
             client: HttpClient::new(ctx.tls.clone()),
             vars,
@@ -146,6 +152,8 @@ impl VirtualUser {
             sockets: Default::default(),
             script_env: None,
             sampler_edits: None,
+            keep_prev: ctx.program.keeps_prev,
+            last_sample: None,
             ctx,
         }
     }

@@ -34,8 +34,25 @@ fn script(class: &str, name: &str, lang: &str, text: &str, children: &str) -> St
 }
 
 fn run_jmx(run: &TempRun, body: &str, users: u32, loops: &str, port: u16) -> crate::util::stampede::Output {
+    run_jmx_to(run, body, users, loops, port, None)
+}
+
+/// [`run_jmx`], writing a JTL file when `jtl` is given.
+fn run_jmx_to(
+    run: &TempRun,
+    body: &str,
+    users: u32,
+    loops: &str,
+    port: u16,
+    jtl: Option<&std::path::Path>,
+) -> crate::util::stampede::Output {
     let p = run.write("plan.jmx", jmx_plan(users, loops, &[DEFAULTS, body].concat()));
-    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &format!("port={port}"), "--out"]).arg(run.path()).run()
+    let mut cmd =
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &format!("port={port}"), "--out"]).arg(run.path());
+    if let Some(j) = jtl {
+        cmd = cmd.arg("--jtl").arg(j);
+    }
+    cmd.run()
 }
 
 /// A Groovy post-processor parses the login response with JsonSlurper and puts the token in a
@@ -311,4 +328,131 @@ fn the_sandbox_refuses_and_check_reports_compile_errors() {
         .arg(bad.path().with_extension("skip"))
         .run();
     skipped.assert_exit(0);
+}
+
+/// `prev` and `ctx.getPreviousResult()` before a sampler are the user's last sample (JMeter's
+/// `JMeterContext.getPreviousResult()`, kept across iterations), null before its first; a
+/// script sampler's `prev` is the sample before it, not its own. A template function's
+/// `log.info` goes to the run's scripts.log.
+#[test]
+fn prev_before_a_sampler_is_the_users_last_sample() {
+    let server = TestServer::builder()
+        .route("/a", Route::ok().body("alpha").record())
+        .route("/b", Route::status(404).body("beta").record())
+        .start();
+    let run = TempRun::new("jmx-script-prev");
+    let show = |name: &str| {
+        script(
+            "JSR223PreProcessor",
+            name,
+            "groovy",
+            "def p = ctx.getPreviousResult()\nassert (p == null) == (prev == null)\nsampler.addArgument(\"prev\", prev == null ? \"none\" : prev.getSampleLabel() + \":\" + prev.getResponseCode() + \":\" + prev.getResponseDataAsString() + \":\" + p.isSuccessful())",
+            "",
+        )
+    };
+    let samp = script(
+        "JSR223Sampler",
+        "samp",
+        "groovy",
+        "SampleResult.setResponseData(prev.getSampleLabel() + \"/\" + prev.getResponseCode(), \"UTF-8\")",
+        "",
+    );
+    let fn_arg = crate::jmx::arg("f", "${__groovy(log.info('fn says ' + vars.get('__n')))}", false);
+    let body = [
+        sampler("first", "GET", "/a", &fn_arg, false, &show("p1")),
+        sampler("second", "GET", "/b", "", false, &show("p2")),
+        samp,
+    ]
+    .concat();
+    run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
+    let got = |path: &str| -> Vec<String> { server.recorded(path).iter().filter_map(|r| r.query("prev")).collect() };
+    // The first sample of the user has none; then the script sampler of the iteration before.
+    assert_eq!(got("/a"), vec!["none".to_string(), "samp:200:second/404:true".to_string()]);
+    assert_eq!(got("/b"), vec!["first:200:alpha:true".to_string(); 2]);
+    assert_eq!(uint(&run.label("samp"), "samples"), 2);
+    assert_eq!(uint(&run.label("second"), "errors"), 2);
+    let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "INFO function: fn says null").count(), 2, "{log}");
+}
+
+/// What a post-processor changes on `prev` is what is recorded: its label (a row of its own,
+/// as a `${...}` label's), its code and message (in the results file), its success.
+#[test]
+fn a_post_processor_renames_and_fails_its_sample() {
+    let server = TestServer::builder().default_route(Route::ok().body("fine").record()).start();
+    let run = TempRun::new("jmx-script-post-label");
+    let jtl = run.root().join("out.jtl");
+    let post = script(
+        "JSR223PostProcessor",
+        "relabel",
+        "groovy",
+        "prev.setSampleLabel('renamed ' + prev.getResponseDataAsString())\nprev.setResponseCode('299')\nprev.setResponseMessage('said so')\nprev.setSuccessful(false)",
+        "",
+    );
+    let body = [sampler("orig", "GET", "/x", "", false, &post), sampler("plain", "GET", "/y", "", false, "")].concat();
+    let out = run_jmx_to(&run, &body, 2, "2", server.addr().port(), Some(&jtl));
+    out.assert_exit(0);
+    assert_eq!(server.requests_to("/x"), 4);
+    let renamed = run.label("renamed fine");
+    assert_eq!(uint(&renamed, "samples"), 4, "{renamed:#}");
+    assert_eq!(uint(&renamed, "errors"), 4);
+    assert_eq!(uint(&run.label("plain"), "samples"), 4);
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let renamed: Vec<_> = rows.iter().filter(|r| r[2] == "renamed fine").collect();
+    assert_eq!(renamed.len(), 4, "{text}");
+    for r in renamed {
+        assert_eq!((r[3], r[4], r[7]), ("299", "said so", "false"), "{text}");
+    }
+    assert_eq!(rows.iter().filter(|r| r[2] == "orig").count(), 0, "{text}");
+}
+
+/// A pre-processor's `setMethod`, `removeHeaderNamed`, `getHeaderManager().add(new Header(...))`
+/// are sent; arguments it adds to a POST go in the form body (HTTPHC4Impl), and a nameless one
+/// (`addNonEncodedArgument("", body, "")`) is the raw body.
+#[test]
+fn a_pre_processor_changes_method_headers_and_body() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-pre-body");
+    let form = script(
+        "JSR223PreProcessor",
+        "to post",
+        "groovy",
+        "import org.apache.jmeter.protocol.http.control.Header\nsampler.setMethod('POST')\nsampler.addArgument('a', '1 2')\nsampler.getHeaderManager().removeHeaderNamed('X-Drop')\nsampler.getHeaderManager().add(new Header('X-New', 'v'))",
+        "",
+    );
+    let raw = script(
+        "JSR223PreProcessor",
+        "raw",
+        "groovy",
+        "sampler.setMethod('PUT')\nsampler.setPostBodyRaw(true)\nsampler.addNonEncodedArgument('', '{\"k\":1}', '')",
+        "",
+    );
+    let headers = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="h" enabled="true">
+          <collectionProp name="HeaderManager.headers">
+            <elementProp name="" elementType="Header"><stringProp name="Header.name">X-Drop</stringProp><stringProp name="Header.value">gone</stringProp></elementProp>
+          </collectionProp></HeaderManager><hashTree/>"#;
+    let body = [
+        sampler("form", "GET", "/form", "", false, &[form.as_str(), headers].concat()),
+        sampler("raw", "GET", "/raw", "", false, &raw),
+    ]
+    .concat();
+    run_jmx(&run, &body, 1, "3", server.addr().port()).assert_exit(0);
+    let forms = server.recorded("/form");
+    assert_eq!(forms.len(), 3);
+    for r in forms {
+        assert_eq!(r.method, "POST");
+        assert_eq!(r.target, "/form");
+        assert_eq!(r.form("a").as_deref(), Some("1 2"));
+        assert_eq!(r.header("content-type"), Some("application/x-www-form-urlencoded"));
+        assert_eq!(r.header("x-drop"), None);
+        assert_eq!(r.header("x-new"), Some("v"));
+    }
+    let raws = server.recorded("/raw");
+    assert_eq!(raws.len(), 3);
+    for r in raws {
+        assert_eq!((r.method.as_str(), r.body.as_slice()), ("PUT", &b"{\"k\":1}"[..]));
+    }
+    assert_eq!(uint(&run.total(), "samples"), 6);
+    assert_eq!(uint(&run.total(), "errors"), 0);
 }

@@ -140,6 +140,10 @@ impl VirtualUser {
         vars.counters.clone_from(&self.vars.counters);
         // A `__fifoPop` in a branch stops waiting when the user's scenario stops, as the user's.
         vars.stop.clone_from(&self.vars.stop);
+        vars.script_log.clone_from(&self.vars.script_log);
+        // What the user's scripts know of it (set on its first script).
+        vars.names = self.vars.names.clone();
+        vars.thread_name_text.clone_from(&self.vars.thread_name_text);
         vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
         let mut groups = vec![GroupAcc::default(); self.groups.len()];
         if let Some(slot) = parent {
@@ -170,6 +174,8 @@ impl VirtualUser {
             sockets: Default::default(),
             script_env: self.script_env.clone(),
             sampler_edits: None,
+            keep_prev: self.keep_prev,
+            last_sample: self.last_sample.clone(),
         }
     }
 

@@ -91,7 +91,7 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
         // The sampler's name as rendered now, when it holds `${...}` (JMeter's sample label).
-        let label = self.sample_label(spec.label);
+        let mut label = self.sample_label(spec.label);
         if let Some(fault) = spec.fault.filter(|_| !spec.fault_after_head) {
             // JMeter fails this sample before sending anything (a method it does not know).
             let at = spec.path.source().to_string();
@@ -154,7 +154,7 @@ impl VirtualUser {
         let edits = self.sampler_edits.take();
         let first = match &edits {
             Some(e) => {
-                apply_edits(e, &mut self.path);
+                apply_edits(e, &spec.method, &mut self.path);
                 match (&e.domain, e.port, &e.protocol) {
                     (None, None, None) => first,
                     (domain, port, protocol) => {
@@ -208,6 +208,9 @@ impl VirtualUser {
                 self.out.clear();
                 let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
                 req.render(vars, &first, &self.path, cookie.as_deref(), body, out, !edited);
+                if let Some(e) = edits.as_deref() {
+                    edit_sent(e, &spec.method, out);
+                }
                 &self.out
             }
         };
@@ -239,7 +242,7 @@ impl VirtualUser {
             // Sent, then failed in JMeter before it read any response (a file body it could
             // not open): the fault, and nothing of the response (cookies, redirects, checks).
             let end = ex.end.unwrap_or_else(Instant::now);
-            self.record(label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path));
+            self.record(label, start, end, &ex, Some(ErrorKind::Check(fault.0)), true, (&first, &self.path), None);
             self.add_failed_to_groups(label, start, end, ex.bytes_sent, ErrorKind::Check(fault.0));
             return Some(true);
         }
@@ -308,7 +311,7 @@ impl VirtualUser {
             }
             // Record this hop, then send the next.
             let end = ex.end.unwrap_or_else(Instant::now);
-            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true, (target, path));
+            self.record(spec.hop_labels[hops], hop_start, end, &ex, ex.error, true, (target, path), None);
             hops += 1;
             let (next_url, cookie) = self.extra_headers(spec, pm, &next_target, &next_path);
             url = next_url;
@@ -368,7 +371,11 @@ impl VirtualUser {
             };
             error = error.or(failed);
         }
-        if !spec.scripts.is_empty() {
+        // The sample as scripts see it: its post-processors' `prev`, and the next
+        // pre-processors' when the user keeps its last sample.
+        let mut kept = None;
+        let mut note = None;
+        if !spec.scripts.is_empty() || self.keep_prev {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
@@ -382,7 +389,12 @@ impl VirtualUser {
             let request_headers = String::from_utf8_lossy(&sent[..head_end]);
             let request_headers = request_headers.split_once("\r\n").map_or("", |(_, h)| h).replace("\r\n", "\n");
             let mut state = super::super::scripting::SampleState {
-                label: ctx.shared.run_labels.name(label).map(|n| n.to_string()).unwrap_or_default(),
+                label: ctx
+                    .shared
+                    .run_labels
+                    .name(label)
+                    .or_else(|| ctx.shared.scripts.labels.get(label.0 as usize).cloned())
+                    .unwrap_or_default(),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
                 data: resp_body(&resp, self.client.body(), spec.max_response_size),
@@ -401,11 +413,23 @@ impl VirtualUser {
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             };
-            error = self.after_sample(&spec.scripts, &mut state, error).await;
-            if let Ok(code) = state.code.trim().parse::<u16>() {
-                ex.status = code;
-                total.status = code;
+            if !spec.scripts.is_empty() {
+                let before = (state.label.clone(), state.code.clone(), state.message.clone());
+                error = self.after_sample(&spec.scripts, &mut state, error).await;
+                if let Ok(code) = state.code.trim().parse::<u16>() {
+                    ex.status = code;
+                    total.status = code;
+                }
+                // `prev.setSampleLabel(...)`: the sample is reported under that name, as a
+                // run-time label; a changed code or message is what the results file says.
+                if state.label != before.0 {
+                    label = ctx.shared.run_labels.intern(&state.label, spec.label).unwrap_or(label);
+                }
+                if (&state.code, &state.message) != (&before.1, &before.2) {
+                    note = Some(Box::new((state.code.clone(), state.message.clone())));
+                }
             }
+            kept = Some(state);
         }
         {
             let (last_target, last_path) = match &hop {
@@ -414,13 +438,25 @@ impl VirtualUser {
             };
             if hops > 0 {
                 if !ex.abandoned_before_send {
-                    self.record(spec.hop_labels[hops], hop_start, end, &ex, error, true, (last_target, last_path));
+                    self.record(
+                        spec.hop_labels[hops],
+                        hop_start,
+                        end,
+                        &ex,
+                        error,
+                        true,
+                        (last_target, last_path),
+                        None,
+                    );
                 }
                 total.end = Some(end);
-                self.record(label, start, end, &total, error, false, (&*first, self.path.as_str()));
+                self.record(label, start, end, &total, error, false, (&*first, self.path.as_str()), note);
             } else {
-                self.record(label, start, end, &ex, error, true, (last_target, last_path));
+                self.record(label, start, end, &ex, error, true, (last_target, last_path), note);
             }
+        }
+        if let Some(state) = kept {
+            self.keep_last(state, error.is_none());
         }
         if error == Some(ErrorKind::GeneratorFds) {
             self.fd_backoff = (self.fd_backoff * 2).clamp(FD_BACKOFF_MIN, FD_BACKOFF_MAX);
@@ -482,6 +518,7 @@ impl VirtualUser {
         error: Option<ErrorKind>,
         in_total: bool,
         at: (&Target, &str),
+        note: Option<Box<(String, String)>>,
     ) {
         let ctx = &self.ctx;
         let top = self.recorded_as();
@@ -505,7 +542,12 @@ impl VirtualUser {
         // The URL only for a per-sample log: formatting it costs allocations on every request.
         if ctx.shared.sample_log.is_some() {
             let (target, path) = at;
-            self.log_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+            let mut row =
+                self.sample_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+            row.code_message = note;
+            if let Some(log) = &ctx.shared.sample_log {
+                let _ = log.send(row);
+            }
         }
     }
 
@@ -519,7 +561,7 @@ impl VirtualUser {
         let now = Instant::now();
         let mut ex = super::super::client::Exchange::default();
         ex.end = Some(now);
-        self.record(label, start, now, &ex, Some(kind), true, (target, at));
+        self.record(label, start, now, &ex, Some(kind), true, (target, at), None);
         self.add_failed_to_groups(label, start, now, 0, kind);
         true
     }
@@ -589,7 +631,8 @@ impl VirtualUser {
             elapsed_ms: (sample.elapsed_us() + 500) / 1000,
             label: sample.label.0,
             // A name rendered at run time is not in the plan's list.
-            name: if ctx.shared.label_templates.is_empty() { None } else { ctx.shared.run_labels.name(sample.label) },
+            // (No lock for the plan's own labels.)
+            name: ctx.shared.run_labels.name(sample.label),
             status,
             error: sample.error,
             scenario: ctx.index,
@@ -607,8 +650,85 @@ impl VirtualUser {
     }
 }
 
-/// A pre-processor's new path and added arguments (sent in the query string).
-fn apply_edits(e: &super::super::scripting::SamplerEdits, path: &mut String) {
+/// Whether a method sends a sampler's arguments in its body (HTTPHC4Impl: POST, and PUT and
+/// PATCH, the methods with an entity), not in the query string.
+fn args_in_body(method: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "PATCH")
+}
+
+/// What else a pre-processor changed, on the rendered request `out`: its method
+/// (`setMethod`), the headers it removed (`removeHeaderNamed`), and the arguments it added to
+/// a method that sends them in its body: form fields (`application/x-www-form-urlencoded`), or
+/// the raw body when they have no name (`addNonEncodedArgument("", body, "")`), as JMeter's
+/// `getSendParameterValuesAsPostBody`.
+fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: &mut Vec<u8>) {
+    let method = e.method.as_deref().unwrap_or(plan_method);
+    let body_args = args_in_body(method) && !e.args.is_empty();
+    if e.method.is_none() && e.removed_headers.is_empty() && !body_args {
+        return;
+    }
+    let Some(head_end) = memchr::memmem::find(out, b"\r\n\r\n") else { return };
+    let head = String::from_utf8_lossy(&out[..head_end]).into_owned();
+    let mut body = out[head_end + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let first = lines.next().unwrap_or_default();
+    let rest = first.split_once(' ').map_or("", |(_, r)| r);
+    let mut text = format!("{method} {rest}\r\n");
+    let mut has_type = false;
+    for line in lines {
+        let name = line.split_once(':').map_or(line, |(n, _)| n).trim();
+        if name.eq_ignore_ascii_case("content-length") || e.removed_headers.iter().any(|r| r.eq_ignore_ascii_case(name))
+        {
+            continue;
+        }
+        has_type |= name.eq_ignore_ascii_case("content-type");
+        text.push_str(line);
+        text.push_str("\r\n");
+    }
+    if body_args {
+        if e.args.iter().all(|(n, _, _)| n.is_empty()) {
+            for (_, v, _) in &e.args {
+                body.extend_from_slice(v.as_bytes());
+            }
+        } else {
+            let mut form = String::new();
+            for (n, v, encoded) in &e.args {
+                if !body.is_empty() || !form.is_empty() {
+                    form.push('&');
+                }
+                push_arg(&mut form, n, v, *encoded);
+            }
+            body.extend_from_slice(form.as_bytes());
+            if !has_type {
+                text.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+            }
+        }
+    }
+    if !body.is_empty() || args_in_body(method) {
+        text.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    text.push_str("\r\n");
+    out.clear();
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(&body);
+}
+
+/// `name=value`, form-encoded unless `encoded` (added as they are).
+fn push_arg(out: &mut String, name: &str, value: &str, encoded: bool) {
+    if encoded {
+        out.push_str(name);
+        out.push('=');
+        out.push_str(value);
+    } else {
+        out.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
+        out.push('=');
+        out.extend(url::form_urlencoded::byte_serialize(value.as_bytes()));
+    }
+}
+
+/// A pre-processor's new path and added arguments (sent in the query string, but for a
+/// method that sends them in its body).
+fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, path: &mut String) {
     if let Some(p) = &e.path {
         let query = path.find('?').map(|i| path[i..].to_string());
         path.clear();
@@ -620,17 +740,12 @@ fn apply_edits(e: &super::super::scripting::SamplerEdits, path: &mut String) {
             path.push_str(&q);
         }
     }
+    if args_in_body(e.method.as_deref().unwrap_or(plan_method)) {
+        return;
+    }
     for (n, v, encoded) in &e.args {
         path.push(if path.contains('?') { '&' } else { '?' });
-        if *encoded {
-            path.push_str(n);
-            path.push('=');
-            path.push_str(v);
-        } else {
-            path.extend(url::form_urlencoded::byte_serialize(n.as_bytes()));
-            path.push('=');
-            path.extend(url::form_urlencoded::byte_serialize(v.as_bytes()));
-        }
+        push_arg(path, n, v, *encoded);
     }
 }
 

@@ -67,6 +67,7 @@ impl VirtualUser {
             sample: None,
             sampler: Some((info, &mut edits)),
             assertion: None,
+            prev: self.last_sample.as_deref_mut(),
             slept: Duration::ZERO,
         };
         let out = exec.run();
@@ -121,6 +122,7 @@ impl VirtualUser {
             sample: Some(&mut state),
             sampler: None,
             assertion: None,
+            prev: self.last_sample.as_deref_mut(),
             slept: Duration::ZERO,
         };
         let out = exec.run();
@@ -191,7 +193,20 @@ impl VirtualUser {
             }
         }
         self.add_to_groups(&sample, start, end, status);
+        self.keep_last(state, error.is_none());
         error.is_some()
+    }
+
+    /// Keeps `state` as the user's last sample (the next pre-processors' `prev`), when its
+    /// program has scripts that read it.
+    pub(in crate::engine) fn keep_last(&mut self, mut state: SampleState, success: bool) {
+        if self.keep_prev {
+            state.success = success;
+            match &mut self.last_sample {
+                Some(b) => **b = state,
+                None => self.last_sample = Some(Box::new(state)),
+            }
+        }
     }
 
     /// Runs the script post-processors, assertions and listeners of a sample on it, in tree
@@ -224,6 +239,7 @@ impl VirtualUser {
                         sample: Some(state),
                         sampler: None,
                         assertion: None,
+                        prev: None,
                         slept: Duration::ZERO,
                     };
                     let _ = exec.run();
@@ -241,6 +257,7 @@ impl VirtualUser {
                         sample: Some(state),
                         sampler: None,
                         assertion: Some(&mut a),
+                        prev: None,
                         slept: Duration::ZERO,
                     };
                     let out = exec.run();
@@ -279,6 +296,7 @@ impl VirtualUser {
                         sample: Some(&mut copy),
                         sampler: None,
                         assertion: None,
+                        prev: None,
                         slept: Duration::ZERO,
                     };
                     let _ = exec.run();
