@@ -300,22 +300,36 @@ fn literal_files(text: &str) -> Vec<String> {
     re.captures_iter(text).filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string())).collect()
 }
 
-/// Where a file a script names as a literal may be written: a relative path that stays under
-/// the plan's directory (`out.csv`, `results/out.csv`, `a/../b.csv`), joined to it. An absolute
-/// path, or one that climbs out with `..`, is not the plan's to write: `None` (reading it is the
-/// engine's file policy's to decide).
+/// Where a file a script names as a literal may be written: a path that stays under the plan's
+/// directory (`out.csv`, `results/out.csv`, `a/../b.csv`, or an absolute path inside it),
+/// relative ones joined to it. An absolute path elsewhere, or one that climbs out with `..`,
+/// is not the plan's to write: `None` (reading it is the engine's file policy's to decide).
 fn writable_literal(base: &Path, name: &str) -> Option<PathBuf> {
+    let path = Path::new(name);
+    if path.has_root() {
+        let inside = path.strip_prefix(std::path::absolute(base).ok()?).ok()?;
+        return stays_below(inside).then(|| path.to_path_buf());
+    }
+    stays_below(path).then(|| base.join(name))
+}
+
+/// Whether a relative path never climbs above where it starts (`a/../b` does not, `a/../..`
+/// does).
+fn stays_below(p: &Path) -> bool {
     use std::path::Component;
     let mut depth = 0usize;
-    for c in Path::new(name).components() {
+    for c in p.components() {
         match c {
             Component::Normal(_) => depth += 1,
             Component::CurDir => {}
-            Component::ParentDir => depth = depth.checked_sub(1)?,
-            Component::RootDir | Component::Prefix(_) => return None,
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            Component::RootDir | Component::Prefix(_) => return false,
         }
     }
-    Some(base.join(name))
+    true
 }
 
 /// Recognises the one kind of script the corpus uses: read some variables and append them,
@@ -420,7 +434,8 @@ mod tests {
         assert_eq!(writable_literal(base, "out.csv"), Some(PathBuf::from("/p/out.csv")));
         assert_eq!(writable_literal(base, "./r/a/../out.csv"), Some(PathBuf::from("/p/./r/a/../out.csv")));
         assert_eq!(writable_literal(base, "~/out.csv"), Some(PathBuf::from("/p/~/out.csv")));
-        for outside in ["/home/u/.bashrc", "/tmp/x", "../x.csv", "a/../../x", "./.."] {
+        assert_eq!(writable_literal(base, "/p/r/out.csv"), Some(PathBuf::from("/p/r/out.csv")));
+        for outside in ["/home/u/.bashrc", "/tmp/x", "/p/../etc/x", "/pq/x", "../x.csv", "a/../../x", "./.."] {
             assert_eq!(writable_literal(base, outside), None, "{outside}");
         }
         let text = r#"new File("/etc/cron.d/x") << "y"; new FileWriter("out.csv", true); new File("../up.txt")"#;
