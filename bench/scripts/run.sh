@@ -10,7 +10,7 @@
 #   USERS      threads of each plan                   (default 8)
 #   TOOLS      "stampede jmeter" or one of them       (default both)
 #   MICRO      1 = run the per-execution benchmark    (default 1)
-#   STAMPEDE   a stampede binary (default: cargo build --release)
+#   STAMPEDE   a stampede binary (default: cargo build --release, into CARGO_TARGET_DIR if set)
 #   JMETER_HOME  JMeter 5.6.3 (default ~/.cache/stampede/jmeter-5.6.3-full, from
 #              bench/jmeter/fetch-jmeter.sh --full)
 #   RUN_DIR    where results go (default bench/runs/<date>-scripts)
@@ -47,7 +47,7 @@ trap cleanup EXIT
 if [[ -z ${STAMPEDE:-} ]]; then
     log "building stampede (release)"
     (cd "$ROOT" && cargo build --release --quiet)
-    STAMPEDE=$ROOT/target/release/stampede
+    STAMPEDE=${CARGO_TARGET_DIR:-$ROOT/target}/release/stampede
 fi
 
 RESULTS=$RUN_DIR/results.md

@@ -77,11 +77,26 @@ pub fn call_shared<S: Scope + ?Sized>(
     Some(match target {
         VARS => vars_call(scope, method, args, lang),
         PROPS => props_call(scope, method, args),
-        LOG => log_call(method, args, DEFAULT_LEVEL, log),
-        OUT => out_call(method, args, print),
+        LOG => log_call(method, args, DEFAULT_LEVEL, &mut |l, t| log(l, &scrub(&*scope, t))),
+        OUT => out_call(method, args, &mut |t| print(&scrub(&*scope, t))),
         CTX => ctx_call(scope, method, args)?,
         _ => return None,
     })
+}
+
+/// A script's log or printed text as it may be written (a log file, the terminal): the values
+/// of the user's variables with secret names (`token`, `password`, `Authorization`, ...; see
+/// `crate::redact`) masked wherever they appear, as `log.info(vars.get("token"))` would print
+/// them bare, and `crate::redact::text`'s rules (`name=value`, JSON fields, URLs). Values
+/// shorter than `Secrets::MIN_LEN` are not looked for.
+pub fn scrub<S: Scope + ?Sized>(scope: &S, text: &str) -> String {
+    let mut secrets = crate::redact::Secrets::default();
+    for (name, value) in scope.var_entries().unwrap_or_default() {
+        if crate::redact::is_secret_name(&name) {
+            secrets.add(&value.to_string());
+        }
+    }
+    crate::redact::text(&secrets.scrub(text)).into_owned()
 }
 
 /// `toString()` of a shared object, `None` for another reference.
@@ -503,6 +518,8 @@ mod tests {
         vars: HashMap<String, String>,
         objects: HashMap<String, Value>,
         props: HashMap<String, Value>,
+        /// Whether `var_entries` lists the variables (the engine's users do).
+        listable: bool,
     }
 
     fn mem() -> Mem {
@@ -511,6 +528,7 @@ mod tests {
             vars: HashMap::new(),
             objects: HashMap::new(),
             props: HashMap::new(),
+            listable: false,
         }
     }
 
@@ -559,6 +577,39 @@ mod tests {
                 self.props.insert(name.into(), value);
             }
         }
+        fn var_entries(&self) -> Option<Vec<(String, Value)>> {
+            self.listable.then(|| self.vars.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect())
+        }
+    }
+
+    /// `log.info(vars.get("token"))`, `OUT.println(...)`: a secret variable's value never
+    /// reaches the log or the terminal, wherever it sits in the text.
+    #[test]
+    fn secrets_are_masked_in_log_and_printed_text() {
+        let mut m = Mem { listable: true, ..mem() };
+        m.vars.insert("token".into(), "tok-SECRETVALUE".into());
+        m.vars.insert("Authorization".into(), "Bearer abcdefgh".into());
+        m.vars.insert("user".into(), "alice-the-user".into());
+        let (mut lines, mut printed) = (Vec::new(), String::new());
+        for (target, method, arg) in [
+            (LOG, "info", "got tok-SECRETVALUE"),
+            (LOG, "warn", "{\"password\": \"pw123456\"} and Bearer abcdefgh"),
+            (OUT, "println", "x tok-SECRETVALUE y alice-the-user"),
+        ] {
+            call_shared(
+                &mut m,
+                target,
+                method,
+                vec![s(arg)],
+                Lang::Groovy,
+                &mut |_, t| lines.push(t.to_string()),
+                &mut |t| printed.push_str(t),
+            )
+            .unwrap()
+            .unwrap();
+        }
+        assert_eq!(lines, ["got ***", "{\"password\": \"***\"} and ***"]);
+        assert_eq!(printed, "x *** y alice-the-user\n");
     }
 
     fn s(v: &str) -> Value {

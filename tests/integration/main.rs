@@ -78,6 +78,8 @@
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo; runs never share or overwrite a directory
 //!   (`--replace`); a JTL cut short exits 3; a corrupt log is an error naming its line.
+//! - `script_sandbox`: what scripts' `log` and `OUT` write holds no secret variable's value; a
+//!   script writes the files it names beside the plan, not an absolute path elsewhere.
 //! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
 //!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
 //!   `check` cannot load named with its line:column.
@@ -120,6 +122,7 @@ mod open_model;
 mod report;
 mod rundir;
 mod script_fn;
+mod script_sandbox;
 mod secrets;
 mod server_selftest;
 mod tls;

@@ -234,7 +234,7 @@ impl Cx {
         } else {
             Vec::new()
         };
-        let writes = literal_files(&text).into_iter().map(|f| base.join(f)).collect();
+        let writes = literal_files(&text).iter().filter_map(|f| writable_literal(&base, f)).collect();
         let el = ScriptEl {
             place,
             class: c.class.clone(),
@@ -298,6 +298,38 @@ fn literal_files(text: &str) -> Vec<String> {
             .expect("a valid regex")
     });
     re.captures_iter(text).filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string())).collect()
+}
+
+/// Where a file a script names as a literal may be written: a path that stays under the plan's
+/// directory (`out.csv`, `results/out.csv`, `a/../b.csv`, or an absolute path inside it),
+/// relative ones joined to it. An absolute path elsewhere, or one that climbs out with `..`,
+/// is not the plan's to write: `None` (reading it is the engine's file policy's to decide).
+fn writable_literal(base: &Path, name: &str) -> Option<PathBuf> {
+    let path = Path::new(name);
+    if path.has_root() {
+        let inside = path.strip_prefix(std::path::absolute(base).ok()?).ok()?;
+        return stays_below(inside).then(|| path.to_path_buf());
+    }
+    stays_below(path).then(|| base.join(name))
+}
+
+/// Whether a relative path never climbs above where it starts (`a/../b` does not, `a/../..`
+/// does).
+fn stays_below(p: &Path) -> bool {
+    use std::path::Component;
+    let mut depth = 0usize;
+    for c in p.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
 }
 
 /// Recognises the one kind of script the corpus uses: read some variables and append them,
@@ -418,6 +450,23 @@ mod tests {
         let (plan, report) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
         assert!(plan.vars.is_assigned(plan.vars.get("token").unwrap()), "the sampler's script was read");
         assert!(report.iter().any(|r| r.class == "BeanShellSampler" && r.status == Status::Supported), "{report:?}");
+    }
+
+    /// A script may write the files it names under the plan's directory, never an absolute
+    /// path or one that climbs out of it.
+    #[test]
+    fn literal_files_are_writable_only_under_the_plan_directory() {
+        let base = Path::new("/p");
+        assert_eq!(writable_literal(base, "out.csv"), Some(PathBuf::from("/p/out.csv")));
+        assert_eq!(writable_literal(base, "./r/a/../out.csv"), Some(PathBuf::from("/p/./r/a/../out.csv")));
+        assert_eq!(writable_literal(base, "~/out.csv"), Some(PathBuf::from("/p/~/out.csv")));
+        assert_eq!(writable_literal(base, "/p/r/out.csv"), Some(PathBuf::from("/p/r/out.csv")));
+        for outside in ["/home/u/.bashrc", "/tmp/x", "/p/../etc/x", "/pq/x", "../x.csv", "a/../../x", "./.."] {
+            assert_eq!(writable_literal(base, outside), None, "{outside}");
+        }
+        let text = r#"new File("/etc/cron.d/x") << "y"; new FileWriter("out.csv", true); new File("../up.txt")"#;
+        let files: Vec<PathBuf> = literal_files(text).iter().filter_map(|f| writable_literal(base, f)).collect();
+        assert_eq!(files, [PathBuf::from("/p/out.csv")]);
     }
 
     #[test]

@@ -195,7 +195,9 @@ impl ScriptFn {
                 match self.cached(&text) {
                     Ok(s) => s,
                     Err(e) => {
-                        u.log(Level::Warn, &format!("{}: the script `{text}` cannot run: {e}", self.what));
+                        let msg = format!("{}: the script `{text}` cannot run: {e}", self.what);
+                        let msg = script_host::scrub(&*u, &msg);
+                        u.log(Level::Warn, &msg);
                         return false;
                     }
                 }
@@ -236,6 +238,7 @@ impl ScriptFn {
             }
             Err(e) => {
                 let msg = format!("{}: error running the {} script: {}", self.what, self.lang, thrown_text(&e));
+                let msg = script_host::scrub(&host.scope, &msg);
                 host.scope.u.log(Level::Warn, &msg);
                 if self.bindings == Bindings::Nothing {
                     out.push_str("false");
@@ -400,6 +403,8 @@ impl<S: Scope + ?Sized> Host for TemplateHost<'_, S> {
 
     fn print(&mut self, text: &str) {
         use std::io::Write;
+        // `println(vars.get("token"))`: the terminal never shows a secret.
+        let text = script_host::scrub(&self.scope, text);
         let _ = std::io::stdout().write_all(text.as_bytes());
     }
 
