@@ -17,6 +17,8 @@ mod ops;
 mod resolve;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_real;
 
 use super::ast::{BinOp, Pos, UnOp};
 use super::value::Value;

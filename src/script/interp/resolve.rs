@@ -530,6 +530,16 @@ impl Resolver<'_> {
         Some(segs.join("."))
     }
 
+    /// Whether `a.b.class` is the class of the value `a.b` rather than a class literal: its
+    /// first name is a variable, or its last is not a type's (`e.class`, `json.class`).
+    fn class_of_value(&mut self, ty: &TypeName) -> bool {
+        let first = ty.name.split('.').next().unwrap_or_default();
+        let last = simple_type(&ty.name);
+        ty.dims == 0
+            && (self.lookup(first).is_some()
+                || (last.starts_with(|c: char| c.is_ascii_lowercase()) && !BUILTIN_TYPES.contains(&last)))
+    }
+
     fn ident(&mut self, name: &str, pos: Pos) -> Result<E, CompileError> {
         if let Some(v) = self.lookup(name) {
             return Ok(E::Var(v));
@@ -647,6 +657,18 @@ impl Resolver<'_> {
             }
             ExprKind::Cast { ty, expr, coerce } => E::Cast(self.any_ty(ty)?, self.bx(expr)?, *coerce),
             ExprKind::Closure(body) => self.closure(body)?,
+            ExprKind::ClassLit(ty) if self.class_of_value(ty) => {
+                // `e.class`, `json.data.class`: the property `class` of a value.
+                let mut names = ty.name.split('.');
+                let first = names.next().unwrap_or_default();
+                let mut t = Expr { kind: ExprKind::Ident(first.into()), pos };
+                for name in names.chain(["class"]) {
+                    let kind =
+                        ExprKind::Property { target: Box::new(t), name: name.into(), safe: false, spread: false };
+                    t = Expr { kind, pos };
+                }
+                return self.expr(&t);
+            }
             ExprKind::ClassLit(ty) => E::ClassLit(self.any_ty(ty)?),
             ExprKind::MethodRef { target, name } => {
                 if matches!(target.kind, ExprKind::This) {
