@@ -62,6 +62,128 @@ fn scripts_print_what_the_real_interpreters_print() {
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), CASES.len(), failures.join("\n"));
 }
 
+/// Seeds beyond the battery: corners of the lexer and the parser.
+const FUZZ_SEEDS: &[(Lang, &str)] = &[
+    (Lang::Groovy, "def s = \"a${x}b$y.z\" + '''q''' + /re\\/x/ + $/d$/$\nassert s : \"m\"\n"),
+    (Lang::Groovy, "def m = [a: [1, 2], (k): 3]; m?.a?[0]; m*.value; m.a[-1..0]; 1..<5; x ?: y ?. z"),
+    (Lang::Groovy, "switch (x) { case 1..2: case ~/a/: case [1]: case { it }: break; default: 1 }"),
+    (Lang::JavaScript, "var o = {a: [1, {b: 'c'}]}; function f(x) { return x ? o.a[1].b : null; } f(1) + ''"),
+    (Lang::BeanShell, "int[][] a = new int[2][3]; a[1][2] = 7; String[] s = {\"a\", \"b\"}; a[1][2] + s.length"),
+    (Lang::Jexl, "vars.get('x') == null && 1 + 2 * 3 > 4 || !empty(y)"),
+];
+
+/// A mutation of `src` (deleting, inserting or repeating a piece, or cutting it short), on
+/// char boundaries, chosen by `r`.
+fn mutate(src: &str, r: &mut u64) -> String {
+    const PIECES: &[&str] = &[
+        "\"",
+        "'",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        "$",
+        "${",
+        "/",
+        "\\",
+        "-",
+        ".",
+        "?.",
+        "*",
+        "0",
+        "\n",
+        ",",
+        ":",
+        "->",
+        " as ",
+        " in ",
+        "[-1]",
+        "[99]",
+        "..",
+        "..<",
+        "\"\"\"",
+        "'''",
+        "~",
+        "=~",
+        "<<",
+        ">>>",
+        "**",
+        "%",
+        "99999999999999999999999999999999",
+        "-2147483648",
+        "9223372036854775807L",
+        "1e999",
+        "0x",
+        "1.",
+        ".5",
+        "@",
+        "#",
+        "`",
+        "?",
+        "?:",
+        "!",
+        "++",
+        "--",
+        "=",
+        "==",
+        "===",
+        "<=>",
+        "&&",
+        "||",
+        ";",
+        "def ",
+        "new ",
+        "return ",
+        "break ",
+        "class ",
+        "this.",
+        "it",
+        "null",
+        "/ 0",
+        "% 0",
+    ];
+    let mut next = |n: usize| {
+        *r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*r >> 33) as usize) % n.max(1)
+    };
+    let cuts: Vec<usize> = src.char_indices().map(|(i, _)| i).chain([src.len()]).collect();
+    let (x, y) = (cuts[next(cuts.len())], cuts[next(cuts.len())]);
+    let a = x.min(y);
+    let b = cuts.iter().copied().find(|&c| c >= x.max(y).min(a + 12)).unwrap_or(src.len());
+    match next(4) {
+        0 => format!("{}{}", &src[..a], &src[b..]),
+        1 => format!("{}{}{}", &src[..a], PIECES[next(PIECES.len())], &src[a..]),
+        2 => format!("{}{}{}", &src[..b], &src[a..b], &src[b..]),
+        _ => src[..a].to_string(),
+    }
+}
+
+/// Random mutations of every script here are parsed, resolved and run (with a small step
+/// budget): each gives a value or an error, never a panic.
+#[test]
+fn mutated_scripts_never_panic() {
+    let seeds = CASES.iter().map(|(_, lang, src, _)| (*lang, *src)).chain(FUZZ_SEEDS.iter().copied());
+    let mut r = 0x5eed_u64;
+    for (lang, seed) in seeds {
+        let mut src = seed.to_string();
+        for round in 0..60 {
+            // Mostly fresh mutations of the seed, sometimes a mutation of the last mutant.
+            src = mutate(if round % 3 == 2 { &src } else { seed }, &mut r);
+            let outcome = std::panic::catch_unwind(|| {
+                let Ok(script) = Script::compile(&src, lang) else { return };
+                let mut host = Element::default();
+                let mut cx = crate::script::Ctx { host: &mut host, lang, state: super::State::default() };
+                cx.state.budget = 5_000;
+                let mut globals = vec![("vars".to_string(), Value::Host(HostRef(1)))];
+                let _ = super::run(&mut cx, &script.code, &mut globals);
+            });
+            assert!(outcome.is_ok(), "{lang} script panicked:\n{src}");
+        }
+    }
+}
+
 /// (name, language, script, the oracle's standard output).
 const CASES: &[(&str, Lang, &str, &str)] = &[
     (
