@@ -2,7 +2,8 @@
 
 use super::ops;
 use super::{
-    CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S, STEP_BUDGET,
+    AssertInfo, CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S,
+    STEP_BUDGET,
 };
 use crate::script::ast::{BinOp, UnOp};
 use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
@@ -230,7 +231,7 @@ fn exec_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<st
         S::Throw(e) => return Err(ex_throw(cx, f, e)),
         S::Try(body, catches, finally) => return ex_try(cx, f, body, catches, finally.as_deref()),
         S::Switch(subject, arms) => return ex_switch(cx, f, subject, arms),
-        S::Assert(c, message, text) => ex_assert(cx, f, c, message.as_ref(), text)?,
+        S::Assert(c, message, info) => ex_assert(cx, f, c, message.as_ref(), info)?,
         S::Labeled(l, body) => {
             return Ok(match exec(cx, f, body, Some(l))? {
                 Flow::Break(Some(b)) if b == *l => Flow::Normal,
@@ -416,22 +417,30 @@ fn ex_switch(cx: &mut Ctx<'_>, f: &mut Frame<'_>, subject: &Node, arms: &[(Vec<N
 /// `assert`: Groovy's messages (`assert <text>`, or `<message>. Expression: <text>`), Java's
 /// (the message alone).
 #[inline(never)]
-fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Node>, text: &str) -> R<()> {
+fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Node>, info: &AssertInfo) -> R<()> {
     if cond(cx, f, c)? {
         return Ok(());
     }
+    let text = &info.text;
     let msg = match message {
         Some(m) => {
             let m = eval(cx, f, m)?;
             let m = text_of(cx, &m);
-            if cx.lang.is_java_like() {
+            let mut msg = if cx.lang.is_java_like() {
                 m
             } else if matches!(c.k, E::Bin(..)) {
                 // Groovy prints the expression's `getText()`: a binary one in parentheses.
                 format!("{m}. Expression: ({text})")
             } else {
                 format!("{m}. Expression: {text}")
+            };
+            for (i, (name, node)) in info.values.iter().enumerate() {
+                let v = eval(cx, f, node)?;
+                let v = text_of(cx, &v);
+                msg.push_str(if i == 0 { ". Values: " } else { ", " });
+                msg.push_str(&format!("{name} = {v}"));
             }
+            msg
         }
         None if cx.lang.is_java_like() => String::new(),
         None => format!("assert {text}"),

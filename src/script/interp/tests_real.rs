@@ -1113,6 +1113,20 @@ println Float.parseFloat("1.1")
 "#,
     ),
     (
+        "g16_assert",
+        Lang::Groovy,
+        r#"try { def a = 1; assert a == 2 : "a must be 2" } catch (AssertionError e) { println e.getMessage() }
+try { assert 1 == 2 : "lit" } catch (AssertionError e) { println e.getMessage() }
+try { def s = null; assert s : "null s" } catch (AssertionError e) { println e.getMessage() }
+def code = "500"
+"#,
+        // Groovy 3.0.20
+        r#"a must be 2. Expression: (a == 2). Values: a = 1
+lit. Expression: (1 == 2)
+null s. Expression: s. Values: s = null
+"#,
+    ),
+    (
         "j01_basics",
         Lang::JavaScript,
         r#"var a = 1;
