@@ -2,7 +2,8 @@
 
 use super::ops;
 use super::{
-    CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S, STEP_BUDGET,
+    AssertInfo, CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S,
+    STEP_BUDGET,
 };
 use crate::script::ast::{BinOp, UnOp};
 use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
@@ -230,7 +231,7 @@ fn exec_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<st
         S::Throw(e) => return Err(ex_throw(cx, f, e)),
         S::Try(body, catches, finally) => return ex_try(cx, f, body, catches, finally.as_deref()),
         S::Switch(subject, arms) => return ex_switch(cx, f, subject, arms),
-        S::Assert(c, message, text) => ex_assert(cx, f, c, message.as_ref(), text)?,
+        S::Assert(c, message, info) => ex_assert(cx, f, c, message.as_ref(), info)?,
         S::Labeled(l, body) => {
             return Ok(match exec(cx, f, body, Some(l))? {
                 Flow::Break(Some(b)) if b == *l => Flow::Normal,
@@ -416,22 +417,30 @@ fn ex_switch(cx: &mut Ctx<'_>, f: &mut Frame<'_>, subject: &Node, arms: &[(Vec<N
 /// `assert`: Groovy's messages (`assert <text>`, or `<message>. Expression: <text>`), Java's
 /// (the message alone).
 #[inline(never)]
-fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Node>, text: &str) -> R<()> {
+fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Node>, info: &AssertInfo) -> R<()> {
     if cond(cx, f, c)? {
         return Ok(());
     }
+    let text = &info.text;
     let msg = match message {
         Some(m) => {
             let m = eval(cx, f, m)?;
             let m = text_of(cx, &m);
-            if cx.lang.is_java_like() {
+            let mut msg = if cx.lang.is_java_like() {
                 m
             } else if matches!(c.k, E::Bin(..)) {
                 // Groovy prints the expression's `getText()`: a binary one in parentheses.
                 format!("{m}. Expression: ({text})")
             } else {
                 format!("{m}. Expression: {text}")
+            };
+            for (i, (name, node)) in info.values.iter().enumerate() {
+                let v = eval(cx, f, node)?;
+                let v = text_of(cx, &v);
+                msg.push_str(if i == 0 { ". Values: " } else { ", " });
+                msg.push_str(&format!("{name} = {v}"));
             }
+            msg
         }
         None if cx.lang.is_java_like() => String::new(),
         None => format!("assert {text}"),
@@ -979,6 +988,13 @@ pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> String {
         Value::Str(s) => s.to_string(),
         Value::Host(h) => cx.host.describe(*h),
         Value::Double(d) if cx.lang == Lang::JavaScript => ops::js_number(*d),
+        // JavaScript's Array.prototype.toString: the items joined by `,`, null as empty.
+        Value::List(l) if cx.lang == Lang::JavaScript => {
+            let items = lock(&l.items).clone();
+            let texts: Vec<String> =
+                items.iter().map(|v| if v.is_null() { String::new() } else { text_of(cx, v) }).collect();
+            texts.join(",")
+        }
         other => other.to_string(),
     }
 }
@@ -1277,7 +1293,10 @@ fn get_prop(cx: &mut Ctx<'_>, r: &Value, name: &str) -> R<Value> {
         Value::Null => Err(npe(format!("Cannot get property '{name}' on null object"))),
         Value::Host(h) => cx.host.get(*h, name),
         Value::Object(o) => o.clone().get(cx, name),
-        Value::Class(c) => classes::get_static(cx, c, name),
+        Value::Class(c) => match classes::get_static(cx, c, name) {
+            Err(e) => class_property(c, name).ok_or(e),
+            r => r,
+        },
         Value::Map(m) => Ok(lock(&m.entries).get(&Key(Value::str(name))).cloned().unwrap_or_default()),
         Value::Closure(_) => Err(missing_property(name, "Closure")),
         // JavaScript's arrays and strings.
@@ -1289,6 +1308,20 @@ fn get_prop(cx: &mut Ctx<'_>, r: &Value, name: &str) -> R<Value> {
         }
         other => methods::get_property(cx, other, name),
     }
+}
+
+/// The properties of a `Class` itself (`x.class.name`, `e.getClass().getSimpleName()`).
+fn class_property(class: &str, name: &str) -> Option<Value> {
+    match name {
+        "name" | "canonicalName" | "typeName" => Some(Value::str(class)),
+        "simpleName" => Some(Value::str(class.rsplit(['.', '$']).next().unwrap_or(class))),
+        _ => None,
+    }
+}
+
+fn uncapitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 fn set_prop(cx: &mut Ctx<'_>, r: &Value, name: &str, v: Value) -> R<()> {
@@ -1390,7 +1423,13 @@ pub(crate) fn call_method_value(cx: &mut Ctx<'_>, recv: &Value, name: &str, args
                 r => r,
             }
         }
-        Value::Class(c) => classes::call_static(cx, c, name, args),
+        Value::Class(c) => match classes::call_static(cx, c, name, args) {
+            Err(e) if e.is_no_method() => match name.strip_prefix("get").map(uncapitalize) {
+                Some(prop) => class_property(c, &prop).ok_or(e),
+                None => Err(e),
+            },
+            r => r,
+        },
         Value::Closure(c) => match name {
             "call" | "doCall" => call_closure(cx, c, args),
             "curry" => {
@@ -1462,6 +1501,12 @@ fn script_method(cx: &mut Ctx<'_>, name: &str, args: Vec<Value>) -> R<Value> {
             let ms = args.first().and_then(|a| a.as_i64()).unwrap_or(0).max(0) as u64;
             cx.host.sleep(ms);
             Ok(Value::Null)
+        }
+        "parseInt" | "parseFloat" | "isNaN" | "isFinite" | "Number" | "String" | "Boolean"
+            if cx.lang == Lang::JavaScript =>
+        {
+            let texts: Vec<String> = args.iter().map(|a| text_of(cx, a)).collect();
+            Ok(ops::js_global(name, &args, &texts))
         }
         _ => {
             let i = cx.state.unit.as_ref().and_then(|u| u.globals.iter().position(|g| &**g == name));

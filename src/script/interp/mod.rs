@@ -17,6 +17,8 @@ mod ops;
 mod resolve;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_real;
 
 use super::ast::{BinOp, Pos, UnOp};
 use super::value::Value;
@@ -178,9 +180,17 @@ pub(crate) enum S {
     Throw(Node),
     Try(Vec<St>, Vec<CatchC>, Option<Vec<St>>),
     Switch(Node, Vec<(Vec<Node>, Vec<St>)>),
-    Assert(Node, Option<Node>, Arc<str>),
+    Assert(Node, Option<Node>, Box<AssertInfo>),
     Labeled(Arc<str>, Box<St>),
     Empty,
+}
+
+/// What a failed Groovy `assert` reports: its text, and the variables it names (Groovy's
+/// `Values: a = 1` after a message), each read when it fails.
+#[derive(Debug)]
+pub(crate) struct AssertInfo {
+    pub(crate) text: Arc<str>,
+    pub(crate) values: Vec<(Arc<str>, Node)>,
 }
 
 /// Per-execution interpreter state (the step budget, the call depth, the globals).

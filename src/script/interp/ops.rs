@@ -275,7 +275,9 @@ pub(crate) fn groovy_div(a: Decimal, b: Decimal) -> Result<Decimal, Thrown> {
         return Err(arith_err(if a.is_zero() { "Division undefined" } else { "Division by zero" }));
     }
     let q = a.checked_div(b).ok_or_else(overflow)?;
-    if q.checked_mul(b) == Some(a) {
+    // A quotient that fills the 28 digits was rounded (its product with `b` may round back
+    // to `a`: 100.0 / 3.0): not exact.
+    if precision(q) < 27 && q.checked_mul(b) == Some(a) {
         let mut q = q.normalize();
         let preferred = a.scale() as i64 - b.scale() as i64;
         if preferred > q.scale() as i64 {
@@ -290,6 +292,90 @@ pub(crate) fn groovy_div(a: Decimal, b: Decimal) -> Result<Decimal, Thrown> {
         r = r.round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
     }
     Ok(r)
+}
+
+/// JavaScript's global functions `parseInt`, `parseFloat`, `isNaN`, `isFinite`, `Number`,
+/// `String` and `Boolean` (ECMAScript 5.1, 15.1.2 and 15.5-15.7), given the arguments and
+/// their text.
+pub(crate) fn js_global(name: &str, args: &[Value], texts: &[String]) -> Value {
+    let text = texts.first().map(String::as_str).unwrap_or("undefined");
+    let number = |v: Option<&Value>| v.and_then(js_to_number).unwrap_or(f64::NAN);
+    match name {
+        "parseInt" => {
+            let radix = args.get(1).and_then(Value::as_i64).unwrap_or(0);
+            js(js_parse_int(text, radix))
+        }
+        "parseFloat" => js(js_parse_float(text)),
+        "isNaN" => Value::Bool(number(args.first()).is_nan()),
+        "isFinite" => Value::Bool(number(args.first()).is_finite()),
+        "Number" if args.is_empty() => Value::Int(0),
+        "Number" => js(number(args.first())),
+        "Boolean" => Value::Bool(match args.first() {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(v) if v.is_number() => {
+                let d = v.as_f64().unwrap_or(f64::NAN);
+                d != 0.0 && !d.is_nan()
+            }
+            Some(_) => !text.is_empty(),
+        }),
+        _ => Value::str(if args.is_empty() { "" } else { text }),
+    }
+}
+
+/// ToNumber of a string: the whole (trimmed) text is a number, or NaN; empty is 0.
+fn js_text_number(s: &str) -> f64 {
+    let t = s.trim();
+    if t.is_empty() {
+        return 0.0;
+    }
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return u64::from_str_radix(hex, 16).map(|n| n as f64).unwrap_or(f64::NAN);
+    }
+    match t.trim_start_matches(['+', '-']) {
+        "Infinity" => return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY },
+        u if u.starts_with(|c: char| c.is_ascii_alphabetic()) => return f64::NAN,
+        _ => {}
+    }
+    t.parse().unwrap_or(f64::NAN)
+}
+
+/// `parseInt`: leading digits of the radix (10, or 16 after `0x`), after blanks and a sign.
+fn js_parse_int(s: &str, radix: i64) -> f64 {
+    let t = s.trim_start();
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (radix, t) = match (radix, t.get(..2)) {
+        (0 | 16, Some("0x" | "0X")) => (16, &t[2..]),
+        (0, _) => (10, t),
+        (2..=36, _) => (radix as u32, t),
+        _ => return f64::NAN,
+    };
+    let digits: Vec<u32> = t.chars().map_while(|c| c.to_digit(radix)).collect();
+    if digits.is_empty() {
+        return f64::NAN;
+    }
+    let n = digits.iter().fold(0.0, |acc, &d| acc * f64::from(radix) + f64::from(d));
+    if neg {
+        -n
+    } else {
+        n
+    }
+}
+
+/// `parseFloat`: the longest prefix (after blanks) that is a decimal number, or NaN.
+fn js_parse_float(s: &str) -> f64 {
+    let t = s.trim_start();
+    let body = t.trim_start_matches(['+', '-']);
+    if body.starts_with("Infinity") {
+        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
+    }
+    // The longest prefix that parses, scanning at most the number's characters.
+    let end = t.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))).unwrap_or(t.len());
+    (1..=end).rev().find_map(|i| t[..i].parse::<f64>().ok()).unwrap_or(f64::NAN)
 }
 
 /// JavaScript's `Number.prototype.toString` for a double: integral values without `.0`.
@@ -308,10 +394,7 @@ pub(crate) fn js_number(d: f64) -> String {
 /// JavaScript's `ToNumber` of a string (`"12"` → 12, `""` → 0, else NaN).
 pub(crate) fn js_to_number(v: &Value) -> Option<f64> {
     match v {
-        Value::Str(s) => {
-            let t = s.trim();
-            Some(if t.is_empty() { 0.0 } else { t.parse::<f64>().unwrap_or(f64::NAN) })
-        }
+        Value::Str(s) => Some(js_text_number(s)),
         Value::Bool(b) => Some(*b as i32 as f64),
         Value::Null => Some(0.0),
         other => other.as_f64(),

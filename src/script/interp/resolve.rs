@@ -1,7 +1,7 @@
 //! The syntax tree to the resolved tree, once per script: locals become slots, script-level
 //! names become global indices, class names become canonical names (or compile errors).
 
-use super::{CatchC, GPart, Node, PParam, Proto, St, Ty, Unit, VarRef, E, S};
+use super::{AssertInfo, CatchC, GPart, Node, PParam, Proto, St, Ty, Unit, VarRef, E, S};
 use crate::script::ast::{Body, Expr, ExprKind, Import, Num, Part, Pos, Program, Stmt, StmtKind, TypeName};
 use crate::script::classes;
 use crate::script::value::Value;
@@ -433,7 +433,16 @@ impl Resolver<'_> {
                 S::Switch(subject, r?)
             }
             StmtKind::Assert { cond, message, text } => {
-                S::Assert(self.expr(cond)?, message.as_ref().map(|m| self.expr(m)).transpose()?, text.as_str().into())
+                let mut names = Vec::new();
+                if message.is_some() && !self.lang.is_java_like() {
+                    assert_names(cond, &mut names);
+                }
+                let mut values = Vec::with_capacity(names.len());
+                for name in names {
+                    values.push((name.into(), Node { k: self.ident(name, s.pos)?, pos: s.pos }));
+                }
+                let info = AssertInfo { text: text.as_str().into(), values };
+                S::Assert(self.expr(cond)?, message.as_ref().map(|m| self.expr(m)).transpose()?, Box::new(info))
             }
             StmtKind::Function { .. } => S::Empty,
             StmtKind::Labeled { label, body } => S::Labeled(label.as_str().into(), Box::new(self.stmt(body)?)),
@@ -528,6 +537,16 @@ impl Resolver<'_> {
             return None;
         }
         Some(segs.join("."))
+    }
+
+    /// Whether `a.b.class` is the class of the value `a.b` rather than a class literal: its
+    /// first name is a variable, or its last is not a type's (`e.class`, `json.class`).
+    fn class_of_value(&mut self, ty: &TypeName) -> bool {
+        let first = ty.name.split('.').next().unwrap_or_default();
+        let last = simple_type(&ty.name);
+        ty.dims == 0
+            && (self.lookup(first).is_some()
+                || (last.starts_with(|c: char| c.is_ascii_lowercase()) && !BUILTIN_TYPES.contains(&last)))
     }
 
     fn ident(&mut self, name: &str, pos: Pos) -> Result<E, CompileError> {
@@ -647,6 +666,18 @@ impl Resolver<'_> {
             }
             ExprKind::Cast { ty, expr, coerce } => E::Cast(self.any_ty(ty)?, self.bx(expr)?, *coerce),
             ExprKind::Closure(body) => self.closure(body)?,
+            ExprKind::ClassLit(ty) if self.class_of_value(ty) => {
+                // `e.class`, `json.data.class`: the property `class` of a value.
+                let mut names = ty.name.split('.');
+                let first = names.next().unwrap_or_default();
+                let mut t = Expr { kind: ExprKind::Ident(first.into()), pos };
+                for name in names.chain(["class"]) {
+                    let kind =
+                        ExprKind::Property { target: Box::new(t), name: name.into(), safe: false, spread: false };
+                    t = Expr { kind, pos };
+                }
+                return self.expr(&t);
+            }
             ExprKind::ClassLit(ty) => E::ClassLit(self.any_ty(ty)?),
             ExprKind::MethodRef { target, name } => {
                 if matches!(target.kind, ExprKind::This) {
@@ -704,6 +735,26 @@ impl Resolver<'_> {
             return Ok(E::Static(c, name.into(), args));
         }
         Ok(E::Method(Box::new(t), name.into(), args, safe, spread))
+    }
+}
+
+/// The variables an assertion names, in order, as Groovy lists them after a failed
+/// assertion's message: plain names, not the receivers of a property or a call (`a.size()`).
+fn assert_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match &e.kind {
+        ExprKind::Ident(n) if !n.starts_with(|c: char| c.is_ascii_uppercase()) => out.push(n),
+        ExprKind::Unary { expr, .. } => assert_names(expr, out),
+        ExprKind::Binary { left, right, .. } | ExprKind::Elvis { left, right } => {
+            assert_names(left, out);
+            assert_names(right, out);
+        }
+        ExprKind::Ternary { cond, then, els } => {
+            for x in [cond, then, els] {
+                assert_names(x, out);
+            }
+        }
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| assert_names(a, out)),
+        _ => {}
     }
 }
 

@@ -95,6 +95,8 @@ impl Parser<'_> {
                     && (!self.reserved(w) || matches!(w.as_str(), "true" | "false" | "null" | "this" | "new"))
             }
             Tok::Num(_) | Tok::Str(_) | Tok::GStr(_) | Tok::Char(_) => true,
+            // `println !done`; `-` and `[` continue the expression (`x -1`, `x[1]`), as in Groovy.
+            Tok::Punct("!") => !(self.is_word_at(self.i + 1, "instanceof") || self.is_word_at(self.i + 1, "in")),
             _ => false,
         }
     }
@@ -821,10 +823,16 @@ impl Parser<'_> {
 
     /// Whether a parameter list ending in `->` follows (a bounded look).
     fn closure_params_ahead(&self) -> bool {
+        // After `=`, a parameter's default value: any tokens but a block's, up to `,` or `->`.
+        let mut default = false;
         for k in 0..MAX_PARAM_SCAN {
             match &self.at(self.i + k).tok {
                 Tok::Punct("->") => return k > 0,
-                Tok::Ident(_) | Tok::Punct("," | "." | "<" | ">" | ">>" | "[" | "]" | "?" | "...") => {}
+                Tok::Punct(",") => default = false,
+                Tok::Punct("=") => default = true,
+                Tok::Ident(_) | Tok::Punct("." | "<" | ">" | ">>" | "[" | "]" | "?" | "...") => {}
+                Tok::Punct("{" | "}" | ";") | Tok::Eof => return false,
+                _ if default => {}
                 _ => return false,
             }
         }
