@@ -208,7 +208,14 @@ impl Exec<'_> {
 
     fn log_line(&self, level: &str, text: &str) {
         if let Some(tx) = &self.env.log {
-            let line = format!("{level} {}.{}: {}", self.el.class, self.el.name, crate::redact::text(text));
+            // The user's secret-named variables' values too, not only `name=value` text: a
+            // script's `println(vars.get("token"))` must not write the token.
+            let line = format!(
+                "{level} {}.{}: {}",
+                self.el.class,
+                self.el.name,
+                crate::plan::script_host::scrub(&*self.vars, text)
+            );
             let _ = tx.send(line);
         }
     }
@@ -226,7 +233,13 @@ pub(crate) fn shared(
             (plan.vars.name(id).to_string(), id)
         })
         .collect();
-    let base_dir = plan.source.as_deref().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+    // Absolute, so that the sandbox's "under the plan's directory" means that directory even
+    // when the plan was named relative to the working directory (`run plan.jmx`).
+    let absolute = |p: &Path| {
+        std::path::absolute(if p.as_os_str().is_empty() { Path::new(".") } else { p })
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let base_dir = absolute(plan.source.as_deref().and_then(Path::parent).unwrap_or(Path::new("")));
     let groups = plan
         .scenarios
         .iter()
@@ -241,8 +254,13 @@ pub(crate) fn shared(
         .collect();
     super::session::ScriptShared {
         names: std::sync::Arc::new(names),
-        readable: plan.data.iter().map(|d| d.path.clone()).collect(),
-        writable: plan.writers.iter().map(|w| w.path.clone()).chain(plan.result_files.iter().cloned()).collect(),
+        readable: plan.data.iter().map(|d| absolute(&d.path)).collect(),
+        writable: plan
+            .writers
+            .iter()
+            .map(|w| absolute(&w.path))
+            .chain(plan.result_files.iter().map(|p| absolute(p)))
+            .collect(),
         base_dir,
         groups,
         log,
@@ -736,10 +754,11 @@ pub(crate) fn allowed_file(env: &Env, named: &[PathBuf], path: &str, access: Fil
     let p = Path::new(path);
     let full = if p.is_absolute() { p.to_path_buf() } else { env.base_dir.join(p) };
     let full = normalize(&full);
-    let same = |q: &PathBuf| normalize(q) == full;
+    // Paths the plan named may be relative to the working directory, as the plan's own name.
+    let same = |q: &PathBuf| normalize(&std::path::absolute(q).unwrap_or_else(|_| q.clone())) == full;
     let ok = match access {
         FileAccess::Read => {
-            full.starts_with(normalize(&env.base_dir))
+            under(&full, &env.base_dir)
                 || env.readable.iter().any(same)
                 || env.writable.iter().any(same)
                 || named.iter().any(same)
@@ -757,6 +776,20 @@ pub(crate) fn allowed_file(env: &Env, named: &[PathBuf], path: &str, access: Fil
         Err(Thrown::security(format!(
             "{what} `{path}` is not allowed: a script may read files under the plan's directory or named by the plan, and write only files it names as a literal or the plan's elements name"
         )))
+    }
+}
+
+/// Whether `full` lies under `dir` by its path and, when it exists, also once symbolic links
+/// are resolved (a link in the plan's directory to `/etc` must not open `/etc`).
+fn under(full: &Path, dir: &Path) -> bool {
+    let dir = normalize(dir);
+    if !full.starts_with(&dir) {
+        return false;
+    }
+    match (std::fs::canonicalize(full), std::fs::canonicalize(&dir)) {
+        (Ok(real), Ok(real_dir)) => real.starts_with(real_dir),
+        // Nothing there yet: reading it fails on its own.
+        _ => true,
     }
 }
 
@@ -901,6 +934,19 @@ mod tests {
         x.call(h, "add", vec!["X-T".into(), "1".into()]).unwrap();
         assert_eq!(edits.path.as_deref(), Some("/b"));
         assert_eq!(edits.headers, [("X-T".to_string(), "1".to_string())]);
+    }
+
+    #[test]
+    fn a_link_out_of_the_plan_directory_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("stampede-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("in.txt"), "x").unwrap();
+        std::os::unix::fs::symlink("/etc", dir.join("link")).unwrap();
+        let env = Env { base_dir: dir.clone(), ..Default::default() };
+        assert!(allowed_file(&env, &[], "in.txt", FileAccess::Read).is_ok());
+        assert!(allowed_file(&env, &[], "link/hostname", FileAccess::Read).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
