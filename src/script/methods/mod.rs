@@ -16,7 +16,7 @@
 //! runs (it may touch the same container).
 
 mod convert;
-mod jregex;
+pub(crate) mod jregex;
 mod list;
 mod map;
 mod number;

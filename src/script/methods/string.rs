@@ -1,7 +1,7 @@
 //! `String` (Java's methods, by UTF-16 index as Java counts, and Groovy's additions) and
 //! `Character`.
 
-use super::jregex::{expand, java_regex, match_error};
+use super::jregex::{compile, expand, java_regex, match_error, Anchor};
 use super::number;
 use super::{bad_args, int_arg, Found};
 use crate::script::value::{self, lock, Value};
@@ -423,7 +423,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
         }
         ("matches", [re]) => {
             let re = char_seq(re).ok_or_else(bad)?;
-            Value::Bool(java_regex(&format!("^(?:{re})$"))?.is_match(&**s).map_err(match_error)?)
+            Value::Bool(compile(&re, 0, Anchor::Whole)?.is_match(&**s).map_err(match_error)?)
         }
         ("getBytes", []) => Value::Bytes(Arc::new(s.as_bytes().to_vec())),
         ("getBytes", [cs]) => Value::Bytes(Arc::new(encode(s, &charset_name(cs).ok_or_else(bad)?)?)),
