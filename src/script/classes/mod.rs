@@ -226,6 +226,11 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
     lang::format(fmt, args)
 }
 
+/// A digest of `data` in lowercase hex, by `DigestUtils`'s name (`"md5"`, `"sha256"`).
+pub fn digest_hex(name: &str, data: &[u8]) -> String {
+    codec::digest_hex(name, data)
+}
+
 /// A Java regex (`String.matches`, `split`, `replaceAll`, `==~`), compiled once per thread;
 /// `flags` are `Pattern`'s (`CASE_INSENSITIVE` = 2, ...). The error is Java's
 /// `PatternSyntaxException`.
