@@ -15,8 +15,25 @@ use std::sync::Mutex;
 
 const FAMILY: Family = Family { construct, call_static, get_static };
 
+/// `BigDecimal`'s statics; `ROUND_*` are the legacy rounding modes (ints, `RoundingMode`'s order).
+const BIG_DECIMAL: &[&str] = &[
+    "valueOf",
+    "ZERO",
+    "ONE",
+    "TWO",
+    "TEN",
+    "ROUND_UP",
+    "ROUND_DOWN",
+    "ROUND_CEILING",
+    "ROUND_FLOOR",
+    "ROUND_HALF_UP",
+    "ROUND_HALF_DOWN",
+    "ROUND_HALF_EVEN",
+    "ROUND_UNNECESSARY",
+];
+
 pub(super) const CLASSES: &[ClassDef] = &[
-    ClassDef { name: "java.math.BigDecimal", statics: &["valueOf", "ZERO", "ONE", "TWO", "TEN"], family: &FAMILY },
+    ClassDef { name: "java.math.BigDecimal", statics: BIG_DECIMAL, family: &FAMILY },
     ClassDef { name: "java.math.BigInteger", statics: &["valueOf", "ZERO", "ONE", "TWO", "TEN"], family: &FAMILY },
     ClassDef {
         name: "java.math.RoundingMode",
@@ -249,6 +266,12 @@ fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Valu
             _ => return Err(no_property(class, name)),
         })),
         ("org.apache.commons.lang3.StringUtils" | "org.apache.commons.lang.StringUtils", "EMPTY") => Ok(Value::str("")),
+        ("java.math.BigDecimal", _) if name.starts_with("ROUND_") => {
+            match BIG_DECIMAL.iter().filter(|s| s.starts_with("ROUND_")).position(|s| *s == name) {
+                Some(i) => Ok(Value::Int(i as i32)),
+                None => Err(no_property(class, name)),
+            }
+        }
         (_, "ZERO") if class != "java.math.RoundingMode" => Ok(n(0)),
         (_, "ONE") if class != "java.math.RoundingMode" => Ok(n(1)),
         (_, "TWO") if class != "java.math.RoundingMode" => Ok(n(2)),
@@ -368,7 +391,11 @@ pub(crate) fn base64_decode(text: &[u8], url: bool, lenient: bool) -> Result<Vec
         text
     };
     let url = url || (lenient && input.iter().any(|c| matches!(c, b'-' | b'_')));
-    engine(url, true).decode(input).map_err(|e| illegal_arg(format!("Illegal base64 character: {e}")))
+    engine(url, true).decode(input).map_err(|e| match e {
+        // Java names the byte in hex: "Illegal base64 character 21".
+        base64::DecodeError::InvalidByte(_, b) => illegal_arg(format!("Illegal base64 character {b:x}")),
+        e => illegal_arg(format!("Illegal base64 character: {e}")),
+    })
 }
 
 pub(crate) fn base64_encode(data: &[u8], url: bool, pad: bool) -> String {
@@ -555,6 +582,18 @@ impl Algorithm {
         outer.extend_from_slice(&self.digest(&inner));
         self.digest(&outer)
     }
+}
+
+/// A digest in lowercase hex (`"md5"`, `"sha256"`, ... as `DigestUtils` names them).
+pub(crate) fn digest_hex(name: &str, data: &[u8]) -> String {
+    let alg = match name {
+        "md5" => Algorithm::Md5,
+        "sha1" => Algorithm::Sha1,
+        "sha384" => Algorithm::Sha384,
+        "sha512" => Algorithm::Sha512,
+        _ => Algorithm::Sha256,
+    };
+    hex(&alg.digest(data), false)
 }
 
 fn digest_utils(method: &str, args: &[Value]) -> Result<Value, Thrown> {

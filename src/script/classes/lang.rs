@@ -1059,7 +1059,7 @@ pub(crate) fn char_offset(s: &str, i: i64) -> Option<usize> {
 }
 
 fn index_error(i: i64, len: usize) -> Thrown {
-    Thrown::new("java.lang.StringIndexOutOfBoundsException", format!("index {i},length {len}"))
+    Thrown::new("java.lang.StringIndexOutOfBoundsException", format!("index {i}, length {len}"))
 }
 
 impl Native for StringBuilder {
@@ -1150,7 +1150,7 @@ impl Native for StringBuilder {
                 if n < 0 {
                     return Err(index_error(n, len));
                 }
-                let n = n as usize;
+                let n = crate::script::methods::checked_size(n as u64)?;
                 if n <= len {
                     let o = char_offset(&t, n as i64).unwrap_or(t.len());
                     t.truncate(o);

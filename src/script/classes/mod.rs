@@ -226,11 +226,16 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
     lang::format(fmt, args)
 }
 
+/// A digest of `data` in lowercase hex, by `DigestUtils`'s name (`"md5"`, `"sha256"`).
+pub fn digest_hex(name: &str, data: &[u8]) -> String {
+    codec::digest_hex(name, data)
+}
+
 /// A Java regex (`String.matches`, `split`, `replaceAll`, `==~`), compiled once per thread;
 /// `flags` are `Pattern`'s (`CASE_INSENSITIVE` = 2, ...). The error is Java's
 /// `PatternSyntaxException`.
-pub fn java_regex(pattern: &str, flags: i64) -> Result<fancy_regex::Regex, Thrown> {
-    regex::compile(pattern, flags)
+pub fn java_regex(pattern: &str, flags: i64) -> Result<Arc<fancy_regex::Regex>, Thrown> {
+    crate::script::methods::jregex::compile(pattern, flags, crate::script::methods::jregex::Anchor::Find)
 }
 
 /// The name and value of a `new Header(name, value)` (`sampler.getHeaderManager().add(h)`).

@@ -1,14 +1,13 @@
 //! Regular expressions in Java's syntax: `Pattern`, `Matcher` (Java's methods and Groovy's:
-//! `m[0]`, `m.size()`, `each`, truth), and `=~`. Patterns compile with `fancy-regex` (look-
-//! around, backreferences) after a translation of what Java writes differently: `\Q...\E`,
-//! ASCII `\d \w \s`, POSIX classes `\p{Alpha}`, `\h`, `\R`, `\Z`. Compiled patterns are cached
-//! per thread, so `=~` in a loop compiles once.
+//! `m[0]`, `m.size()`, `each`, truth), and `=~`. The translation of Java's syntax, the
+//! per-thread cache and replacement strings are `methods::jregex`'s (one for the whole
+//! interpreter).
 
 use super::{illegal_arg, int_arg, native_base, no_method, no_property, obj, str_arg, ClassDef, Family};
+use crate::script::methods::jregex::{self, Anchor};
 use crate::script::value::{lock, Native, Value};
 use crate::script::{Ctx, Thrown};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use fancy_regex::Regex;
 use std::sync::{Arc, Mutex, Weak};
 
 const FAMILY: Family = Family { construct, call_static, get_static };
@@ -81,166 +80,38 @@ pub(crate) fn quote(s: &str) -> String {
     format!("\\Q{}\\E", s.replace("\\E", "\\E\\\\E\\Q"))
 }
 
-fn syntax_error(message: String) -> Thrown {
-    Thrown::new("java.util.regex.PatternSyntaxException", message)
-}
-
-/// Java's regex syntax in fancy-regex's: see the module comment.
-fn translate(src: &str, flags: i64) -> String {
-    if flags & 16 != 0 {
-        return fancy_regex::escape(src).into_owned();
-    }
-    let mut out = String::with_capacity(src.len() + 8);
-    let mut inline = String::new();
-    for (bit, c) in [(2, 'i'), (4, 'x'), (8, 'm'), (32, 's')] {
-        if flags & bit != 0 {
-            inline.push(c);
-        }
-    }
-    if !inline.is_empty() {
-        out.push_str(&format!("(?{inline})"));
-    }
-    let chars: Vec<char> = src.chars().collect();
-    let mut i = 0;
-    let mut class_depth = 0usize;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\\' && i + 1 < chars.len() {
-            let n = chars[i + 1];
-            i += 2;
-            let in_class = class_depth > 0;
-            match n {
-                'Q' => {
-                    let mut lit = String::new();
-                    while i < chars.len() && !(chars[i] == '\\' && chars.get(i + 1) == Some(&'E')) {
-                        lit.push(chars[i]);
-                        i += 1;
-                    }
-                    i += 2;
-                    out.push_str(&fancy_regex::escape(&lit));
-                }
-                'd' => out.push_str(if in_class { "0-9" } else { "[0-9]" }),
-                'D' if !in_class => out.push_str("[^0-9]"),
-                'w' => out.push_str(if in_class { "a-zA-Z_0-9" } else { "[a-zA-Z_0-9]" }),
-                'W' if !in_class => out.push_str("[^a-zA-Z_0-9]"),
-                's' => out.push_str(if in_class { " \\t\\n\\x0B\\f\\r" } else { "[ \\t\\n\\x0B\\f\\r]" }),
-                'S' if !in_class => out.push_str("[^ \\t\\n\\x0B\\f\\r]"),
-                'h' => out.push_str(if in_class {
-                    " \\t\\xA0"
-                } else {
-                    "[ \\t\\xA0\\x{1680}\\x{2000}-\\x{200a}\\x{202f}\\x{205f}\\x{3000}]"
-                }),
-                'R' if !in_class => out.push_str("(?:\\r\\n|[\\n\\x0B\\f\\r\\x{85}\\x{2028}\\x{2029}])"),
-                'Z' if !in_class => out.push_str("(?=\\n?\\z)"),
-                'p' | 'P' if chars.get(i) == Some(&'{') => {
-                    let end = chars[i..].iter().position(|&c| c == '}').map(|p| p + i).unwrap_or(chars.len() - 1);
-                    let name: String = chars[i + 1..end].iter().collect();
-                    i = end + 1;
-                    let class = match name.trim_start_matches("Is") {
-                        "Alpha" => Some("a-zA-Z"),
-                        "Digit" => Some("0-9"),
-                        "Alnum" => Some("a-zA-Z0-9"),
-                        "Upper" => Some("A-Z"),
-                        "Lower" => Some("a-z"),
-                        "Punct" => Some("!-/:-@\\[-`{-~"),
-                        "Space" => Some(" \\t\\n\\x0B\\f\\r"),
-                        "XDigit" => Some("0-9a-fA-F"),
-                        "ASCII" => Some("\\x00-\\x7F"),
-                        "Blank" => Some(" \\t"),
-                        "Cntrl" => Some("\\x00-\\x1F\\x7F"),
-                        "Graph" | "Print" => Some("!-~"),
-                        _ => None,
-                    };
-                    match (class, n, in_class) {
-                        (Some(c), 'p', true) => out.push_str(c),
-                        (Some(c), 'p', false) => out.push_str(&format!("[{c}]")),
-                        (Some(c), _, false) => out.push_str(&format!("[^{c}]")),
-                        _ => out.push_str(&format!(
-                            "\\{n}{{{}}}",
-                            name.trim_start_matches("Is").replace("javaLetter", "L")
-                        )),
-                    }
-                }
-                other => {
-                    out.push('\\');
-                    out.push(other);
-                }
-            }
-            continue;
-        }
-        match c {
-            '[' => class_depth += 1,
-            ']' if class_depth > 0 => class_depth -= 1,
-            _ => {}
-        }
-        out.push(c);
-        i += 1;
-    }
-    out
-}
-
-thread_local! {
-    static CACHE: RefCell<HashMap<(String, i64), fancy_regex::Regex>> = RefCell::new(HashMap::new());
-}
-
-/// Compiles a Java regex (cached per thread); the error is Java's `PatternSyntaxException`.
-pub(crate) fn compile(src: &str, flags: i64) -> Result<fancy_regex::Regex, Thrown> {
-    let key = (src.to_string(), flags);
-    if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
-        return Ok(r);
-    }
-    let r = fancy_regex::Regex::new(&translate(src, flags))
-        .map_err(|e| syntax_error(format!("{e} near index 0\n{src}")))?;
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= 512 {
-            c.clear();
-        }
-        c.insert(key, r.clone());
-    });
-    Ok(r)
-}
-
 /// A compiled `Pattern`: its source, flags, and the regex; the anchored forms are built when
 /// `matches()` or `lookingAt()` first needs them.
 #[derive(Debug)]
 struct Pattern {
     src: String,
     flags: i64,
-    re: fancy_regex::Regex,
+    re: Arc<Regex>,
 }
 
 type Groups = Vec<Option<(usize, usize)>>;
 
-fn run_error(e: fancy_regex::Error) -> Thrown {
-    Thrown::new("java.lang.StackOverflowError", format!("the regular expression gave up: {e}"))
-}
-
 impl Pattern {
     fn new(src: &str, flags: i64) -> Result<Pattern, Thrown> {
-        Ok(Pattern { src: src.to_string(), flags, re: compile(src, flags)? })
+        Ok(Pattern { src: src.to_string(), flags, re: jregex::compile(src, flags, Anchor::Find)? })
     }
 
-    fn search(re: &fancy_regex::Regex, text: &str, from: usize) -> Result<Option<Groups>, Thrown> {
+    fn search(re: &Regex, text: &str, from: usize) -> Result<Option<Groups>, Thrown> {
         if from > text.len() {
             return Ok(None);
         }
-        let caps = re.captures_from_pos(text, from).map_err(run_error)?;
+        let caps = re.captures_from_pos(text, from).map_err(jregex::match_error)?;
         Ok(caps.map(|c| (0..c.len()).map(|i| c.get(i).map(|m| (m.start(), m.end()))).collect()))
     }
 
-    fn anchored(&self, whole: bool) -> Result<fancy_regex::Regex, Thrown> {
-        let src = if whole {
-            format!("^(?:{})\\z", translate(&self.src, self.flags))
-        } else {
-            format!("^(?:{})", translate(&self.src, self.flags))
-        };
-        fancy_regex::Regex::new(&src).map_err(|e| syntax_error(e.to_string()))
+    /// The pattern anchored at the start (`lookingAt()`), or at both ends (`matches()`).
+    fn anchored(&self, whole: bool) -> Result<Arc<Regex>, Thrown> {
+        jregex::compile(&self.src, self.flags, if whole { Anchor::Whole } else { Anchor::Prefix })
     }
 
     /// The match of the whole text (`matches()`).
     fn full(&self, text: &str) -> Result<Option<Groups>, Thrown> {
-        Self::search(&self.anchored(true)?, text, 0)
+        Self::search(&*self.anchored(true)?, text, 0)
     }
 
     fn names(&self) -> Vec<Option<String>> {
@@ -394,48 +265,10 @@ impl Matcher {
     }
 }
 
-/// Java's replacement string: `$1`, `${name}`, `\x` literal.
+/// Java's replacement string (`$1`, `${name}`, `\x`) for one match.
 fn expand(repl: &str, text: &str, groups: &Groups, names: &[Option<String>]) -> Result<String, Thrown> {
-    let mut out = String::new();
-    let mut chars = repl.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.extend(chars.next()),
-            '$' => {
-                let index = if chars.peek() == Some(&'{') {
-                    chars.next();
-                    let name: String = chars.by_ref().take_while(|&c| c != '}').collect();
-                    names
-                        .iter()
-                        .position(|n| n.as_deref() == Some(name.as_str()))
-                        .ok_or_else(|| illegal_arg(format!("No group with name {{{name}}}")))?
-                } else {
-                    let mut n = chars
-                        .next()
-                        .and_then(|c| c.to_digit(10))
-                        .ok_or_else(|| illegal_arg("Illegal group reference"))?
-                        as usize;
-                    while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
-                        if n * 10 + (d as usize) < groups.len() {
-                            n = n * 10 + d as usize;
-                            chars.next();
-                        } else {
-                            break;
-                        }
-                    }
-                    n
-                };
-                let g = groups
-                    .get(index)
-                    .ok_or_else(|| Thrown::new("java.lang.IndexOutOfBoundsException", format!("No group {index}")))?;
-                if let Some((a, b)) = g {
-                    out.push_str(&text[*a..*b]);
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    Ok(out)
+    let names: Vec<Option<&str>> = names.iter().map(Option::as_deref).collect();
+    jregex::expand_groups(repl, groups.len(), &names, |i| groups.get(i).copied().flatten().map(|(a, b)| &text[a..b]))
 }
 
 fn char_index(text: &str, byte: usize) -> Value {

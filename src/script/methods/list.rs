@@ -46,10 +46,10 @@ pub(crate) fn elements(v: &Value) -> Result<Vec<Value>, Thrown> {
     })
 }
 
-const RANGE_MAX: i64 = 50_000_000;
+const RANGE_MAX: u64 = 50_000_000;
 
 pub(crate) fn range_items(a: i64, b: i64) -> Result<Vec<Value>, Thrown> {
-    if (a - b).abs() > RANGE_MAX {
+    if a.abs_diff(b) > RANGE_MAX {
         return Err(Thrown::new("java.lang.OutOfMemoryError", format!("range {a}..{b} is too large to list")));
     }
     Ok(if a <= b { (a..=b).map(int_or_long).collect() } else { (b..=a).rev().map(int_or_long).collect() })
@@ -537,6 +537,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
         ("multiply", [n]) => {
             let n = int_arg(n).ok_or_else(bad)?.max(0) as usize;
             let v = items();
+            super::checked_size((v.len() as u64).saturating_mul(n as u64))?;
             Value::list((0..n).flat_map(|_| v.iter().cloned()).collect())
         }
         ("intersect", [c]) => {
@@ -821,6 +822,11 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             } else {
                 Value::map(v.into_iter().enumerate().map(|(i, x)| (Key(Value::Int(i as i32)), x)).collect())
             }
+        }
+        ("transpose", []) => {
+            let rows = items().iter().map(elements).collect::<Result<Vec<_>, _>>()?;
+            let n = rows.iter().map(Vec::len).min().unwrap_or(0);
+            Value::list((0..n).map(|i| Value::list(rows.iter().map(|r| r[i].clone()).collect())).collect())
         }
         ("collate", [n]) => {
             let n = int_arg(n).ok_or_else(bad)?.max(1) as usize;

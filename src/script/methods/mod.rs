@@ -16,7 +16,7 @@
 //! runs (it may touch the same container).
 
 mod convert;
-mod jregex;
+pub(crate) mod jregex;
 mod list;
 mod map;
 mod number;
@@ -356,6 +356,22 @@ pub(crate) fn int_arg(v: &Value) -> Option<i64> {
 }
 
 /// A Java index check: `Index 5 out of bounds for length 3`.
+/// The most characters (or elements) one string, builder or list a script builds may hold:
+/// `"x" * n`, `padLeft(n)`, `setLength(n)` with a huge `n` is Java's `OutOfMemoryError`,
+/// not gigabytes allocated.
+pub(crate) const SIZE_MAX: u64 = 1 << 27;
+
+/// `Ok(n)` when `n` items fit under [`SIZE_MAX`], else an `OutOfMemoryError`.
+pub(crate) fn checked_size(n: u64) -> Result<usize, Thrown> {
+    if n > SIZE_MAX {
+        return Err(Thrown::new(
+            "java.lang.OutOfMemoryError",
+            format!("Java heap space: {n} characters or elements is over stampede's limit of {SIZE_MAX} for one value"),
+        ));
+    }
+    Ok(n as usize)
+}
+
 pub(crate) fn index_error(class: &str, i: i64, len: usize) -> Thrown {
     Thrown::new(class, format!("Index {i} out of bounds for length {len}"))
 }

@@ -242,7 +242,10 @@ pub(crate) fn groovy_divide(x: Decimal, y: Decimal) -> Result<Decimal, Thrown> {
     }
     let q = x.checked_div(y).ok_or_else(|| arith_error("BigDecimal overflow"))?;
     let preferred = x.scale().saturating_sub(y.scale());
-    if q.checked_mul(y) == Some(x) && q.scale() < 28 {
+    // Exact when `q * y` gives back `x` without rounding (a product over 96 bits is rounded
+    // and loses scale: 3.33...3 * 3 would pass for 10).
+    let exact = q.checked_mul(y).is_some_and(|p| p == x && p.scale() == q.scale() + y.scale());
+    if exact && q.scale() < 28 {
         let mut n = q.normalize();
         if n.scale() < preferred {
             n.rescale(preferred);
@@ -583,6 +586,10 @@ mod tests {
         assert_eq!(s(&dec("0.00000001"), "toString", vec![]), "1E-8");
         assert_eq!(s(&dec("0.00000001"), "toPlainString", vec![]), "0.00000001");
         assert_eq!(s(&dec("10"), "divide", vec![dec("4")]), "2.5");
+        // Groovy 3.0.20: `10 / 3` is 3.3333333333, `new BigDecimal("10").divide(3)` throws.
+        assert_eq!(groovy_divide(Decimal::from(10), Decimal::from(3)).unwrap().to_string(), "3.3333333333");
+        assert_eq!(groovy_divide(Decimal::from(1), Decimal::from(1024)).unwrap().to_string(), "0.0009765625");
+        assert!(invoke(&dec("10"), "divide", vec![dec("3")]).is_err());
         assert!(invoke(&dec("1"), "divide", vec![dec("3")]).is_err());
         assert_eq!(s(&dec("1"), "divide", vec![dec("3"), Value::Int(4), Value::str("HALF_UP")]), "0.3333");
         assert_eq!(s(&dec("1.10"), "add", vec![dec("2.205")]), "3.305");

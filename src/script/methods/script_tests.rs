@@ -126,3 +126,66 @@ fn with_library_classes() {
         "2"
     );
 }
+
+/// Expected values from Groovy 3.0.20 on Java 17 (`groovy.ui.GroovyMain`, JMeter 5.6.3's lib):
+/// each line's result as `String.valueOf`, or the exception's class and message.
+#[test]
+fn oracle_checked_library() {
+    let cases: &[(&str, &str)] = &[
+        (r#""a,b,,c,,".split(",", -1).toList()"#, "[a, b, , c, , ]"),
+        (r#"",a".split(",").toList()"#, "[, a]"),
+        (r#"" a  b ".split(" ").toList()"#, "[, a, , b]"),
+        (r#""a.b.c".split("\\.", 2).toList()"#, "[a, b.c]"),
+        (r#""2024-01-15".replaceAll(/(\d+)-(\d+)-(\d+)/, '$3/$2/$1')"#, "15/01/2024"),
+        (r#""price: 10".replaceAll(/(\d+)/) { m, d -> (d as int) * 2 }"#, "price: 20"),
+        (r#""abc".charAt(5)"#, "threw java.lang.StringIndexOutOfBoundsException: String index out of range: 5"),
+        (r#""hello".substring(3, 1)"#, "threw java.lang.StringIndexOutOfBoundsException: begin 3, end 1, length 5"),
+        (r#""hello".substring(-1)"#, "threw java.lang.StringIndexOutOfBoundsException: begin -1, end 5, length 5"),
+        (r#"new StringBuilder("abc").charAt(9)"#, "threw java.lang.StringIndexOutOfBoundsException: index 9, length 3"),
+        (r#""ab".padLeft(4, "")"#, "threw java.lang.ArithmeticException: / by zero"),
+        (r#""ab".padLeft(1, "")"#, "ab"),
+        (r#""abc".md5()"#, "900150983cd24fb0d6963f7d28e17f72"),
+        (r#""abc".sha256()"#, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (r#"Base64.getDecoder().decode("!!")"#, "threw java.lang.IllegalArgumentException: Illegal base64 character 21"),
+        ("[[1, 2, 3], ['a', 'b']].transpose()", "[[1, a], [2, b]]"),
+        ("[].transpose()", "[]"),
+        ("BigDecimal.ROUND_HALF_EVEN", "6"),
+        (r#"new BigDecimal("10.35").setScale(1, BigDecimal.ROUND_HALF_UP)"#, "10.4"),
+        (
+            r#"new BigDecimal("1").divide(new BigDecimal("3"))"#,
+            "threw java.lang.ArithmeticException: Non-terminating decimal expansion; no exact representable decimal result.",
+        ),
+        (r#"String.format("%05d|%-6s|%.2f|%x|%,d", 42, "ab", 3.14159, 255, 1234567)"#, "00042|ab    |3.14|ff|1,234,567"),
+        (r#"URLEncoder.encode("a b&c=d/é~*'", "UTF-8")"#, "a+b%26c%3Dd%2F%C3%A9%7E*%27"),
+        ("def r = new Random(42); [r.nextInt(10), r.nextInt(10), r.nextInt(10)]", "[0, 3, 8]"),
+        ("new Random(7).nextLong()", "-4967725919621401576"),
+        (r#"UUID.nameUUIDFromBytes("hello".getBytes()).toString()"#, "5d41402a-bc4b-3a76-b971-9d911017c592"),
+        (
+            r#"def mac = javax.crypto.Mac.getInstance("HmacSHA256"); mac.init(new javax.crypto.spec.SecretKeySpec("key".getBytes(), "HmacSHA256")); mac.doFinal("The quick brown fox jumps over the lazy dog".getBytes()).encodeHex().toString()"#,
+            "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (src, want) in cases {
+        let got = groovy(src);
+        let got = got.strip_prefix("threw ").map(|t| format!("threw {t}")).unwrap_or(got);
+        if got != *want {
+            wrong.push(format!("{src}\n  groovy: {want}\n  ours:   {got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn huge_sizes_throw_instead_of_allocating() {
+    for src in [
+        r#""ab".repeat(2000000000)"#,
+        r#""ab".padLeft(2000000000)"#,
+        r#""ab".center(2000000000, "x")"#,
+        "def sb = new StringBuilder(); sb.setLength(2000000000)",
+        "(-9223372036854775807L..9223372036854775807L).toList()",
+    ] {
+        let got = groovy(src);
+        assert!(got.starts_with("threw java.lang.OutOfMemoryError"), "{src}: {got}");
+    }
+}

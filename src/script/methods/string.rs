@@ -1,7 +1,7 @@
 //! `String` (Java's methods, by UTF-16 index as Java counts, and Groovy's additions) and
 //! `Character`.
 
-use super::jregex::{expand, java_regex, match_error};
+use super::jregex::{compile, expand, java_regex, match_error, Anchor};
 use super::number;
 use super::{bad_args, int_arg, Found};
 use crate::script::value::{self, lock, Value};
@@ -302,9 +302,10 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             let u = Units::new(s);
             let i = int_arg(i).ok_or_else(bad)?;
             if i < 0 || i >= u.len() as i64 {
+                // Groovy 3.0.20 on Java 17: "String index out of range: 5".
                 return Err(Thrown::new(
                     "java.lang.StringIndexOutOfBoundsException",
-                    format!("Index {i} out of bounds for length {}", u.len()),
+                    format!("String index out of range: {i}"),
                 ));
             }
             unit_char(u.at(i as usize))
@@ -395,8 +396,16 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
         ("repeat" | "multiply", [n]) => {
             let n = int_arg(n).ok_or_else(bad)?;
             if n < 0 {
-                return Err(Thrown::new("java.lang.IllegalArgumentException", format!("count is negative: {n}")));
+                return Err(Thrown::new(
+                    "java.lang.IllegalArgumentException",
+                    if name == "repeat" {
+                        format!("count is negative: {n}")
+                    } else {
+                        format!("multiply() should be called with a number of 0 or greater not: {n}")
+                    },
+                ));
             }
+            super::checked_size((s.len() as u64).saturating_mul(n as u64))?;
             Value::from(s.repeat(n as usize))
         }
         ("replace", [a, b]) => {
@@ -423,7 +432,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
         }
         ("matches", [re]) => {
             let re = char_seq(re).ok_or_else(bad)?;
-            Value::Bool(java_regex(&format!("^(?:{re})$"))?.is_match(&**s).map_err(match_error)?)
+            Value::Bool(compile(&re, 0, Anchor::Whole)?.is_match(&**s).map_err(match_error)?)
         }
         ("getBytes", []) => Value::Bytes(Arc::new(s.as_bytes().to_vec())),
         ("getBytes", [cs]) => Value::Bytes(Arc::new(encode(s, &charset_name(cs).ok_or_else(bad)?)?)),
@@ -459,7 +468,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             string_list(s.split(|c| d.contains(&c)).filter(|t| !t.is_empty()).map(String::from).collect())
         }
         ("padLeft" | "padRight" | "center", [n]) | ("padLeft" | "padRight" | "center", [n, _]) => {
-            let n = int_arg(n).ok_or_else(bad)?.max(0) as usize;
+            let n = super::checked_size(int_arg(n).ok_or_else(bad)?.max(0) as u64)?;
             let pad = match args.get(1) {
                 Some(p) => char_seq(p).ok_or_else(bad)?.into_owned(),
                 None => " ".into(),
@@ -467,6 +476,9 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             let len = s.chars().count();
             if n <= len {
                 recv()
+            } else if pad.is_empty() {
+                // Groovy divides by the pad's length.
+                return Err(Thrown::new("java.lang.ArithmeticException", "/ by zero"));
             } else {
                 let add = n - len;
                 Value::from(match name {
@@ -503,10 +515,11 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             match chars.get(usize::try_from(i).unwrap_or(usize::MAX)) {
                 Some(c) => Value::from(c.to_string()),
                 None => {
+                    // Groovy takes `substring(i, i + 1)`.
                     return Err(Thrown::new(
                         "java.lang.StringIndexOutOfBoundsException",
-                        format!("Index {i} out of bounds for length {}", chars.len()),
-                    ))
+                        format!("begin {i}, end {}, length {}", i.saturating_add(1), chars.len()),
+                    ));
                 }
             }
         }
@@ -609,6 +622,8 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             }
             .ok_or_else(bad)?
         }
+        // Groovy's `String.md5()` and `sha256()`: lowercase hex.
+        ("md5" | "sha256", []) => Value::from(crate::script::classes::digest_hex(name, s.as_bytes())),
         ("encodeBase64", []) => Value::from(number::base64_encode(s.as_bytes(), false)),
         ("decodeBase64", []) => Value::Bytes(Arc::new(number::base64_decode(s)?)),
         ("decodeHex", []) => Value::Bytes(Arc::new(decode_hex(s)?)),
