@@ -1134,10 +1134,6 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
             m.extend(add);
             return Ok(Value::Map(Arc::new(MapObj { sorted: a.sorted, entries: Mutex::new(m) })));
         }
-        (Mul, Value::Str(s), n) if n.as_i64().is_some() => {
-            let k = n.as_i64().unwrap_or(0).max(0) as usize;
-            return Ok(Value::Str(s.repeat(k).into()));
-        }
         (Sub, Value::Str(s), other) => {
             let t = text_of(cx, other);
             return Ok(Value::Str(s.replacen(&t, "", 1).into()));

@@ -628,3 +628,14 @@ fn source_text_runs() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Operators go through the library's size limit: a script cannot make the process allocate
+/// gigabytes with one `*` (Groovy's `OutOfMemoryError` instead), and Groovy's divisions round
+/// to its precision whichever path they take.
+#[test]
+fn operators_keep_to_the_library_limits() {
+    assert!(src("'ab' * 2000000000", Lang::Groovy).starts_with("!java.lang.OutOfMemoryError"));
+    assert!(src("[1, 2] * 2000000000", Lang::Groovy).starts_with("!java.lang.OutOfMemoryError"));
+    assert_eq!(src("'ab' * 2", Lang::Groovy), "String:abab");
+    assert_eq!(src("10 / 3", Lang::Groovy), "BigDecimal:3.3333333333");
+}
