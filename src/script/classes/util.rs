@@ -522,28 +522,9 @@ fn arrays(cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thr
     }
 }
 
-/// Java's `hashCode()` for the values whose hash is specified (strings, boxed numbers).
+/// Java's `hashCode()` (one definition: the built-in values' `hashCode`).
 pub(crate) fn java_hash(v: &Value) -> i32 {
-    match v {
-        Value::Null => 0,
-        Value::Bool(b) => {
-            if *b {
-                1231
-            } else {
-                1237
-            }
-        }
-        Value::Int(i) => *i,
-        Value::Long(l) => (*l ^ (*l >> 32)) as i32,
-        Value::Double(d) => {
-            let b = d.to_bits() as i64;
-            (b ^ (b >> 32)) as i32
-        }
-        Value::Char(c) => *c as i32,
-        Value::Str(s) => s.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)),
-        Value::List(l) => lock(&l.items).iter().fold(1i32, |h, x| h.wrapping_mul(31).wrapping_add(java_hash(x))),
-        other => other.to_string().encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)),
-    }
+    crate::script::methods::hash_code(v)
 }
 
 fn objects(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
