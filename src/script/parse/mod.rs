@@ -1,6 +1,6 @@
 //! Script text to [`super::ast::Program`], for every dialect; errors at line:column.
 //!
-//! A hand-written recursive-descent parser over the tokens of [`super::lex`], one for all four
+//! A hand-written recursive-descent parser over the tokens of `lex`, one for all four
 //! dialects: the dialect decides only where the languages differ (Groovy's newlines and command
 //! calls, JavaScript's object literals and arrows, JEXL's word operators).
 //!
@@ -39,7 +39,7 @@ const INLINE_TOKENS: usize = 32;
 
 /// Parses a whole script.
 ///
-/// Hostile input nests deeply, so a script of more than [`INLINE_TOKENS`] tokens is parsed on
+/// Hostile input nests deeply, so a script of more than `INLINE_TOKENS` tokens is parsed on
 /// a thread of its own whose stack fits [`MAX_DEPTH`] levels, whatever thread (a 2 MB async
 /// worker) the caller is on. Scripts are parsed once, when the plan loads.
 pub fn parse(source: &str, lang: Lang) -> Result<Program, CompileError> {
