@@ -643,60 +643,6 @@ fn hostile_input_is_refused_not_overflowed() {
     prog(&src, Lang::Groovy);
 }
 
-/// Parses every script of the local corpus (`/work/wt/scripts-corpus.txt`, absent in CI) and
-/// prints the failures: `cargo test --lib corpus_parses -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn corpus_parses() {
-    let Ok(text) = std::fs::read_to_string("/work/wt/scripts-corpus.txt") else { return };
-    let (mut ok, mut total, mut classes) = (0, 0, 0);
-    for chunk in format!("\n{text}").split("\n===== ").skip(1) {
-        let (head, body) = chunk.split_once('\n').unwrap_or((chunk, ""));
-        let lang = head.split(" | ").find_map(|f| f.strip_prefix("lang=")).unwrap_or("");
-        let Some(lang) = Lang::from_jmeter(lang) else { continue };
-        if body.trim().is_empty() || lang == Lang::Jexl {
-            continue;
-        }
-        total += 1;
-        match parse(body, lang) {
-            Ok(p) => {
-                ok += 1;
-                if std::env::var_os("DUMP").is_some() {
-                    println!("== {head}\n{body}\n--\n{}", p.body.iter().map(stmt).collect::<Vec<_>>().join("\n"));
-                }
-            }
-            Err(e) if e.message.starts_with("class declarations") => classes += 1,
-            Err(e) => println!("FAIL {head}\n  {e}\n  {}", body.lines().nth(e.pos.line as usize - 1).unwrap_or("")),
-        }
-    }
-    println!("corpus: {ok} of {total} parse, {classes} declare classes");
-    // Linear time: the Groovy scripts that parse, once and 20 times over.
-    let groovy: Vec<&str> = format!("\n{text}")
-        .split("\n===== ")
-        .filter(|c| c.contains("lang=groovy"))
-        .filter_map(|c| c.split_once('\n').map(|(_, b)| b))
-        .filter(|b| parse(b, Lang::Groovy).is_ok())
-        .map(|b| b.to_string())
-        .collect::<Vec<_>>()
-        .leak()
-        .iter()
-        .map(|s| s.as_str())
-        .collect();
-    let one = groovy.join("\n;\n");
-    for n in [1, 5, 20, 40] {
-        let src = vec![one.as_str(); n].join("\n;\n");
-        let t = std::time::Instant::now();
-        prog(&src, Lang::Groovy);
-        let us = t.elapsed().as_micros();
-        println!(
-            "{} KB of Groovy ({} lines) in {us} µs: {} µs/KB",
-            src.len() / 1024,
-            src.lines().count(),
-            us * 1024 / src.len() as u128
-        );
-    }
-}
-
 #[test]
 fn everyday_groovy() {
     check(
