@@ -276,6 +276,50 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     }
 }
 
+/// Sorts stably by an order that may fail (a script's comparator throws) or not be total (values
+/// that do not compare read as equal): a merge sort, which never panics on such an order, unlike
+/// the standard library's sorts.
+pub fn merge_sort<T, E, F>(mut items: Vec<T>, cmp: &mut F) -> Result<Vec<T>, E>
+where
+    F: FnMut(&T, &T) -> Result<std::cmp::Ordering, E>,
+{
+    if items.len() <= 1 {
+        return Ok(items);
+    }
+    let right = items.split_off(items.len() / 2);
+    let (left, right) = (merge_sort(items, cmp)?, merge_sort(right, cmp)?);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut l, mut r) = (left.into_iter().peekable(), right.into_iter().peekable());
+    while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
+        if cmp(a, b)? == std::cmp::Ordering::Greater {
+            out.extend(r.next());
+        } else {
+            out.extend(l.next());
+        }
+    }
+    out.extend(l);
+    out.extend(r);
+    Ok(out)
+}
+
+/// Values in Groovy's natural order (`<=>`; values that do not compare keep their order).
+pub fn sort_natural(items: Vec<Value>) -> Vec<Value> {
+    let Ok(sorted) = merge_sort(items, &mut |a, b| Ok::<_, std::convert::Infallible>(natural(a, b)));
+    sorted
+}
+
+/// A map's entries in its keys' natural order (a `TreeMap`).
+pub fn sort_entries(entries: &mut IndexMap<Key, Value>) {
+    let pairs: Vec<(Key, Value)> = std::mem::take(entries).into_iter().collect();
+    let Ok(sorted) = merge_sort(pairs, &mut |a, b| Ok::<_, std::convert::Infallible>(natural(&a.0 .0, &b.0 .0)));
+    *entries = sorted.into_iter().collect();
+}
+
+/// `<=>`, with values that do not compare read as equal.
+fn natural(a: &Value, b: &Value) -> std::cmp::Ordering {
+    compare(a, b).unwrap_or(std::cmp::Ordering::Equal)
+}
+
 /// Java's `Double.toString`: `1.0`, `0.1`, `1.0E10`, `1.0E-5`, `NaN`, `Infinity`.
 pub fn java_double(d: f64) -> String {
     if d.is_nan() {
@@ -438,6 +482,18 @@ mod tests {
         assert!(equals(&Value::list(vec![Value::Int(1)]), &Value::list(vec![Value::Long(1)])));
         assert_eq!(compare(&"B".into(), &"a".into()), Some(std::cmp::Ordering::Less));
         assert_eq!(compare(&Value::Int(2), &Value::Double(1.5)), Some(std::cmp::Ordering::Greater));
+    }
+
+    /// An order that is not total (numbers and strings do not compare) sorts without a panic.
+    #[test]
+    fn sorting_values_that_do_not_compare_does_not_panic() {
+        let mut items = Vec::new();
+        for i in 0..200 {
+            items.push(if i % 3 == 0 { Value::str(format!("s{i}")) } else { Value::Int((i * 7919) % 101) });
+        }
+        assert_eq!(sort_natural(items).len(), 200);
+        let sorted = sort_natural(vec![Value::Int(3), Value::Int(1), Value::Int(2)]);
+        assert_eq!(Value::list(sorted).to_string(), "[1, 2, 3]");
     }
 
     #[test]

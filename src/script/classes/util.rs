@@ -209,7 +209,7 @@ fn map_entries(v: Option<&Value>) -> IndexMap<Key, Value> {
 
 /// A `TreeMap` of these entries, in key order.
 pub(crate) fn sorted_map(mut entries: IndexMap<Key, Value>) -> Value {
-    entries.sort_by(|a, _, b, _| compare(&a.0, &b.0).unwrap_or(std::cmp::Ordering::Equal));
+    crate::script::value::sort_entries(&mut entries);
     Value::Map(Arc::new(MapObj { sorted: true, entries: Mutex::new(entries) }))
 }
 
@@ -343,32 +343,7 @@ pub(crate) fn sort_values(
             }),
         }
     };
-    merge_sort(items, &mut cmp)
-}
-
-fn merge_sort<F>(items: Vec<Value>, cmp: &mut F) -> Result<Vec<Value>, Thrown>
-where
-    F: FnMut(&Value, &Value) -> Result<std::cmp::Ordering, Thrown>,
-{
-    if items.len() <= 1 {
-        return Ok(items);
-    }
-    let mut items = items;
-    let right = items.split_off(items.len() / 2);
-    let left = merge_sort(items, cmp)?;
-    let right = merge_sort(right, cmp)?;
-    let mut out = Vec::with_capacity(left.len() + right.len());
-    let (mut l, mut r) = (left.into_iter().peekable(), right.into_iter().peekable());
-    while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
-        if cmp(a, b)? == std::cmp::Ordering::Greater {
-            out.extend(r.next());
-        } else {
-            out.extend(l.next());
-        }
-    }
-    out.extend(l);
-    out.extend(r);
-    Ok(out)
+    crate::script::value::merge_sort(items, &mut cmp)
 }
 
 fn list_arg<'a>(args: &'a [Value], method: &str) -> Result<&'a Arc<ListObj>, Thrown> {

@@ -104,7 +104,7 @@ pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: b
                 Value::List(_) | Value::Range(..) | Value::Str(_) if converts => {
                     let mut items = elements(&value)?;
                     if sorted {
-                        items.sort_by(|a, b| crate::script::value::compare(a, b).unwrap_or(std::cmp::Ordering::Equal));
+                        items = crate::script::value::sort_natural(items);
                     }
                     make_set(items)
                 }
@@ -118,9 +118,7 @@ pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: b
                 Value::Map(m) if !sorted || m.sorted => value,
                 Value::Map(m) => {
                     let mut entries = lock(&m.entries).clone();
-                    entries.sort_by(|a, _, b, _| {
-                        crate::script::value::compare(&a.0, &b.0).unwrap_or(std::cmp::Ordering::Equal)
-                    });
+                    crate::script::value::sort_entries(&mut entries);
                     Value::Map(Arc::new(MapObj { sorted: true, entries: Mutex::new(entries) }))
                 }
                 _ => return Err(fail(&value)),

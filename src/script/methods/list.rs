@@ -78,31 +78,13 @@ fn closure_order(cx: &mut Ctx<'_>, f: &Value, a: &Value, b: &Value) -> Result<Or
     })
 }
 
-/// Sorts with an order that may fail (a closure that throws): merge sort keeps it stable.
+/// Sorts with an order that may fail (a closure that throws) or not be total: a merge sort
+/// keeps it stable and never panics.
 fn sort_values(cx: &mut Ctx<'_>, items: Vec<Value>, f: Option<&Value>) -> Result<Vec<Value>, Thrown> {
-    let Some(f) = f else {
-        let mut items = items;
-        items.sort_by(natural);
-        return Ok(items);
-    };
-    if items.len() <= 1 {
-        return Ok(items);
+    match f {
+        None => Ok(value::sort_natural(items)),
+        Some(f) => value::merge_sort(items, &mut |a, b| closure_order(cx, f, a, b)),
     }
-    let mut items = items;
-    let right = items.split_off(items.len() / 2);
-    let (left, right) = (sort_values(cx, items, Some(f))?, sort_values(cx, right, Some(f))?);
-    let mut out = Vec::with_capacity(left.len() + right.len());
-    let (mut l, mut r) = (left.into_iter().peekable(), right.into_iter().peekable());
-    while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
-        if closure_order(cx, f, a, b)? == Ordering::Greater {
-            out.extend(r.next());
-        } else {
-            out.extend(l.next());
-        }
-    }
-    out.extend(l);
-    out.extend(r);
-    Ok(out)
 }
 
 /// Groovy's `sum`/`plus` of two values: numbers add, strings concatenate, lists append.

@@ -19,7 +19,7 @@ pub(crate) fn put(m: &MapObj, k: Value, v: Value) -> Value {
     let mut g = lock(&m.entries);
     let old = g.insert(Key(k), v);
     if old.is_none() && m.sorted {
-        g.sort_by(|a, _, b, _| value::compare(&a.0, &b.0).unwrap_or(std::cmp::Ordering::Equal));
+        value::sort_entries(&mut g);
     }
     old.unwrap_or(Value::Null)
 }
@@ -295,8 +295,10 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, m: &Arc<MapObj>, name: &str, 
             acc
         }
         ("sort", []) => {
-            let mut p = pairs(m);
-            p.sort_by(|a, b| value::compare(&a.0, &b.0).unwrap_or(std::cmp::Ordering::Equal));
+            let p = pairs(m);
+            let Ok(p) = value::merge_sort(p, &mut |a, b| {
+                Ok::<_, std::convert::Infallible>(value::compare(&a.0, &b.0).unwrap_or(std::cmp::Ordering::Equal))
+            });
             to_map(p)
         }
         ("sort" | "max" | "min", [_]) => {
