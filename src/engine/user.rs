@@ -95,6 +95,8 @@ pub(super) struct VirtualUser {
     pub(super) path: String,
     /// The Critical Section Controllers the user is inside, innermost last.
     pub(super) held: Vec<Held>,
+    /// The loop test a "start next iteration of current loop" jumped to, until it runs.
+    pub(super) continued_to: Option<usize>,
     /// The user's WebSocket connection, kept across samples (the eu.luminis samplers').
     pub(super) ws: Option<super::step::WsConn>,
     /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests).
@@ -148,6 +150,7 @@ impl VirtualUser {
             body: Vec::new(),
             path: String::new(),
             held: Vec::new(),
+            continued_to: None,
             ws: None,
             sockets: Default::default(),
             script_env: None,
@@ -382,6 +385,7 @@ impl VirtualUser {
                 }
                 Op::LoopTest { slot, condition, enter_first, exit, index } => {
                     let (done, limit) = self.loop_counts[*slot as usize];
+                    let continued = self.continued_to.take() == Some(pc);
                     // As JMeter's controllers: the index reads the offset when the loop is
                     // entered, so a condition tested then sees it, and the last pass's index
                     // when the condition is tested at the end of that pass.
@@ -397,8 +401,12 @@ impl VirtualUser {
                     } else {
                         pc = *exit;
                     }
+                    // A count loop left by its count after a "start next iteration of current
+                    // loop" keeps its count as index (JMeter's LoopController.startNextLoop
+                    // increments it and next() ends the loop without resetting it); any other
+                    // exit reads the offset again.
                     if let Some(ix) = index {
-                        let pass = if go { done } else { 0 };
+                        let pass = if go || (continued && condition.is_none() && done >= limit) { done } else { 0 };
                         self.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
                     }
                 }
@@ -456,7 +464,10 @@ impl VirtualUser {
                         ctx.shared.counters[c.slot as usize].fetch_add(1, Ordering::Relaxed)
                     };
                     let value = counter_value(c, n);
-                    self.vars.set(c.var, &value.to_string());
+                    match &c.format {
+                        Some(f) => self.vars.set(c.var, &crate::script::classes::format_decimal(f, value)),
+                        None => self.vars.set(c.var, &value.to_string()),
+                    }
                     pc += 1;
                 }
                 Op::SeededRandom(r) => {
@@ -622,7 +633,10 @@ impl VirtualUser {
     fn in_loop(&mut self, program: &Program, pc: usize, kind: StopKind, branch: bool) -> Result<usize, IterEnd> {
         let around = program.loops.get(pc).copied().flatten();
         let to = match (kind, around) {
-            (StopKind::ContinueLoop, Some((test, _))) => test,
+            (StopKind::ContinueLoop, Some((test, _))) => {
+                self.continued_to = Some(test);
+                test
+            }
             (StopKind::BreakLoop, Some((test, exit))) => {
                 self.reset_index(program, test);
                 exit

@@ -339,6 +339,8 @@ pub struct Counter {
     /// user's iteration (plus one) the counter last counted in; a new one starts it again.
     #[serde(skip)]
     pub reset: Option<u32>,
+    /// A `java.text.DecimalFormat` pattern for the value (`00` makes 1 read `01`).
+    pub format: Option<String>,
 }
 
 /// A number from `min` to `min + range - 1` drawn from `java.util.Random(seed)`, so that a run

@@ -280,6 +280,25 @@ fn current_loop_actions_continue_and_break_the_innermost_loop() {
     }
 }
 
+/// A Loop Controller whose last pass ends with "start next iteration of current loop" leaves
+/// its index at its count, as JMeter 5.6.3 does (its TestResultStatusAction plan samples
+/// `DS-After-LC-4`); a loop that ends by itself reads 0 again.
+#[test]
+fn a_loop_continued_on_its_last_pass_keeps_its_count_as_index() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let port = format!("port={}", server.addr().port());
+    let failing = |action: u32| dummy("fail", false, "500", "", 0, false, &result_action(action));
+    let after = sampler("after", "GET", "/after-${__jm__loop__idx}", "", false, "");
+    for (inside, want) in [(failing(5), "/after-3"), (failing(0), "/after-0")] {
+        let run = TempRun::new("jmx-continued-index");
+        let body = [DEFAULTS.to_string(), loop_of(3, &inside), after.clone()].concat();
+        let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
+        let before = server.requests_to(want);
+        Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+        assert_eq!(server.requests_to(want) - before, 1, "{inside}");
+    }
+}
+
 /// BlazeMeter's Weighted Switch Controller without random choice: each pass takes the child
 /// furthest below its share, so 8 passes at 1:2:1 (a disabled row left out) are exactly 2, 4, 2.
 #[test]

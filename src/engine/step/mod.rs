@@ -208,10 +208,21 @@ mod tests {
             per_user: true,
             slot: 0,
             reset: None,
+            format: None,
         };
         let v: Vec<i64> = (0..5).map(|n| counter_value(&c, n)).collect();
         assert_eq!(v, [1, 3, 5, 1, 3]);
         let open = crate::plan::flow::Counter { end: None, ..c };
         assert_eq!(counter_value(&open, 4), 9);
+    }
+
+    /// The Counter's format is a `java.text.DecimalFormat` pattern (values from Java 17).
+    #[test]
+    fn counter_formats_are_decimal_formats() {
+        use crate::script::classes::format_decimal as f;
+        assert_eq!(
+            [f("00", 1), f("00", 123), f("'user_'000", 7), f("#,##0", 1234567), f("0.0", -3)],
+            ["01", "123", "user_007", "1,234,567", "-3.0"]
+        );
     }
 }

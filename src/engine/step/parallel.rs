@@ -170,6 +170,7 @@ impl VirtualUser {
             body: Vec::new(),
             path: String::new(),
             held: Vec::new(),
+            continued_to: None,
             ws: None,
             sockets: Default::default(),
             script_env: self.script_env.clone(),

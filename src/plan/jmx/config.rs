@@ -358,7 +358,18 @@ impl Cx {
         // group iteration starts again the first time it counts in a new one.
         let reset = (per_user && c.flag("CounterConfig.reset_on_tg_iteration").unwrap_or(false))
             .then(|| self.b.slot(Slot::Counter));
-        s.pre.push(Step::Counter(Box::new(Counter { name, var, start, increment, end, per_user, slot, reset })));
+        let format = Some(c.text_or_empty("CounterConfig.format").to_string()).filter(|f| !f.is_empty());
+        s.pre.push(Step::Counter(Box::new(Counter {
+            name,
+            var,
+            start,
+            increment,
+            end,
+            per_user,
+            slot,
+            reset,
+            format,
+        })));
         self.report(c, depth, Status::Supported, "a counter per pass");
         Ok(())
     }

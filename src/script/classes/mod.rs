@@ -36,6 +36,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use errors::Throwable;
+pub use time::format_decimal;
 
 /// How calls reach a family's code.
 pub(crate) struct Family {

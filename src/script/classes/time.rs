@@ -921,6 +921,11 @@ impl DecimalFormatObj {
     }
 }
 
+/// `new DecimalFormat(pattern).format(n)`, as JMeter's Counter formats its value.
+pub fn format_decimal(pattern: &str, n: i64) -> String {
+    DecimalFormatObj::new(pattern).format(&Value::Long(n)).unwrap_or_else(|_| n.to_string())
+}
+
 impl Native for DecimalFormatObj {
     native_base!("java.text.DecimalFormat");
     fn call(&self, _cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
