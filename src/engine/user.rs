@@ -84,7 +84,8 @@ pub(super) struct VirtualUser {
     /// How long to wait after the generator ran out of file descriptors, doubling while it
     /// lasts: a user that cannot open a socket must not spin and starve the others.
     pub(super) fd_backoff: Duration,
-    /// The user's own end (a shaped workload's): no request or think time starts after it.
+    /// The user's own end (a shaped workload's, a closed one's duration): no request or think
+    /// time starts after it.
     pub(super) stop_at: Option<Instant>,
     /// The scenario's `hard` stop, as this user's own child token: every request waits on it,
     /// and waiting on one token shared by all users would contend on its lock per request.
@@ -335,9 +336,15 @@ impl VirtualUser {
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
-                    // As a JMeter thread with a scheduled end: a wait that would end after it
-                    // stops the user at once.
-                    if self.stop_at.is_some_and(|s| Instant::now() + d > s) {
+                    // As a JMeter thread with a scheduled end: a timer's wait that would end after
+                    // it stops the user at once; a Flow Control Action's pause waits until it.
+                    if let Some(s) = self.stop_at.filter(|&s| Instant::now() + d > s) {
+                        if matches!(t, crate::plan::Think::Pause(_)) {
+                            tokio::select! {
+                                _ = tokio::time::sleep_until(s.into()) => {}
+                                _ = ctx.stop.cancelled() => {}
+                            }
+                        }
                         return IterEnd::Cut;
                     }
                     if !d.is_zero() {

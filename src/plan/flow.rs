@@ -389,6 +389,9 @@ pub struct Branch {
 #[serde(rename_all = "snake_case")]
 pub enum Think {
     Constant(#[serde(with = "super::serde_duration")] Duration),
+    /// A Flow Control Action's pause: unlike a timer's wait, one that would outlast the user's
+    /// scheduled end waits until that end (JMeter's TestAction, `adjustDelay` to the end time).
+    Pause(#[serde(with = "super::serde_duration")] Duration),
     Uniform {
         #[serde(with = "super::serde_duration")]
         min: Duration,
@@ -483,7 +486,7 @@ impl Think {
     /// Whether a draw can be above zero: a flow of think times that cannot is no wait at all.
     pub fn can_wait(&self) -> bool {
         match *self {
-            Think::Constant(d) => !d.is_zero(),
+            Think::Constant(d) | Think::Pause(d) => !d.is_zero(),
             Think::Uniform { max, .. } => !max.is_zero(),
             Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
             Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
@@ -495,7 +498,7 @@ impl Think {
     /// One think time, drawn with `rng`.
     pub fn draw(&self, rng: &mut impl rand::Rng) -> Duration {
         match *self {
-            Think::Constant(d) => d,
+            Think::Constant(d) | Think::Pause(d) => d,
             Think::Uniform { min, max } => {
                 let span = (max - min).as_micros() as u64;
                 min + Duration::from_micros(if span == 0 { 0 } else { rng.random_range(0..=span) })

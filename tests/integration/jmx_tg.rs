@@ -218,3 +218,44 @@ fn timer_values_set_at_run_time_are_rendered_per_sample_and_a_non_number_is_zero
         assert!((min..max).contains(&took), "{body}: {took}");
     }
 }
+
+/// A thread group's scheduled end, as a JMeter thread's: a timer whose wait would outlast it
+/// stops the user at once, and a Flow Control Action's pause waits until the end; neither
+/// sends the sampler after it.
+#[test]
+fn a_wait_past_the_scheduled_end_stops_the_user_at_once_or_at_the_end() {
+    let _timing = crate::util::exclusive();
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let pause = r#"<TestAction guiclass="TestActionGui" testclass="TestAction" testname="pause" enabled="true">
+          <intProp name="ActionProcessor.action">1</intProp><intProp name="ActionProcessor.target">0</intProp>
+          <stringProp name="ActionProcessor.duration">5000</stringProp></TestAction><hashTree/>"#;
+    let timed = sampler("b", "GET", "/timer/b", "", false, &constant_timer(5000));
+    let cases = [
+        ("timer", [sampler("a", "GET", "/timer/a", "", false, ""), timed].concat(), 0.0, 1.5),
+        (
+            "pause",
+            [
+                sampler("a", "GET", "/pause/a", "", false, ""),
+                pause.to_string(),
+                sampler("b", "GET", "/pause/b", "", false, ""),
+            ]
+            .concat(),
+            1.8,
+            4.5,
+        ),
+    ];
+    for (name, body, min, max) in cases {
+        let g = group(
+            "ThreadGroup",
+            &[("ThreadGroup.num_threads", "1"), ("ThreadGroup.ramp_time", "0"), ("ThreadGroup.duration", "2")],
+            r#"<boolProp name="ThreadGroup.scheduler">true</boolProp>"#,
+            &body,
+        );
+        let started = std::time::Instant::now();
+        let (samples, _run) = run(&server, &format!("jmx-scheduled-end-{name}"), &g, &[]);
+        let took = started.elapsed().as_secs_f64();
+        assert_eq!(per_path(&server, &[&format!("/{name}/a"), &format!("/{name}/b")]), [1, 0], "{name}");
+        assert_eq!(samples, 1, "{name}");
+        assert!((min..max).contains(&took), "{name}: the run took {took:.2} s");
+    }
+}

@@ -22,10 +22,13 @@ pub(crate) async fn run<F: Users>(
     start: Instant,
 ) {
     let start = start + w.start_delay;
+    // The duration is each user's own end too, as a JMeter thread's scheduled end: a think time
+    // that would outlast it ends the user at once rather than waiting for the deadline.
+    let stop = w.duration.map(|d| start + d);
     let mut set = JoinSet::new();
     for i in (0..u64::from(w.users)).filter(|&i| segment.owns(i)) {
         let at = start + spread(w.ramp_up, i, w.users);
-        let life = Life { iterations: w.iterations, stop: None, finish_iteration: false };
+        let life = Life { iterations: w.iterations, stop, finish_iteration: false };
         let (ctx, users) = (ctx.clone(), users.clone());
         set.spawn(async move {
             user(ctx, users, i, at, life).await;
@@ -34,7 +37,7 @@ pub(crate) async fn run<F: Users>(
     join_users(&ctx, &mut set).await;
 }
 
-/// How long a user runs: its iterations, and its own stop (a shaped workload's).
+/// How long a user runs: its iterations, and its own stop (a shaped workload's, or a closed one's duration).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Life {
     pub iterations: Option<u64>,

@@ -400,7 +400,7 @@ impl Cx {
             let own = self.scope_of(&c.children, scope, depth + 1)?;
             let mut steps: Vec<Step> = own.before.clone();
             steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-            steps.push(Step::Think(Think::Constant(self.millis(c, ms, "duration")?)));
+            steps.push(Step::Think(Think::Pause(self.millis(c, ms, "duration")?)));
             Ok(steps)
         } else {
             self.unsupported(c, depth, &format!("the action `{action}` is not one JMeter knows (0 to 5)"));
