@@ -48,6 +48,7 @@ import concurrent.futures
 import csv
 import difflib
 import hashlib
+import html
 import http.server
 import io
 import json
@@ -136,6 +137,7 @@ def scan_plan(text, plan_dir):
     return sorted(hosts)[:3000], sorted(ips)[:256], sorted(ports)[:128]
 
 
+UPLOAD = re.compile(r'<stringProp name="File\.path">([^<]+)</stringProp>')
 CSV_DS = re.compile(r"<CSVDataSet\b[^>]*?(?:/>|>.*?</CSVDataSet>)", re.S)
 
 
@@ -156,7 +158,8 @@ def stub_data_files(text, plan_dir):
     """[(relative path, text)]: a stand-in for each CSV Data Set file the plan names (after --set
     and its own User Defined Variables / __P defaults) that is not there, so that both tools read
     the same rows instead of both failing: a header line when the element takes its names from
-    it, then 6 rows `name_1,...` (the variable names with the row number)."""
+    it, then 6 rows `name_1,...` (the variable names with the row number); and a line of text for
+    each file an HTTP Request uploads."""
     udv = dict(ARG.findall(text))
     stubs = []
     for m in CSV_DS.finditer(text):
@@ -176,6 +179,16 @@ def stub_data_files(text, plan_dir):
         lines = ([delim.join(names)] if header or "ignoreFirstLine\">true" in el else [])
         lines += [delim.join(STUB_VALUES.get(n.lower(), "%s_%d" % (n, i)) for n in names) for i in range(1, 7)]
         stubs.append((name, "\n".join(lines) + "\n"))
+    # A file an HTTP Request uploads: with it missing, JMeter sends the head and the part
+    # headers of a multipart request before failing to open it, a half request no one wants.
+    for name in set(UPLOAD.findall(text)):
+        name = html.unescape(name).strip()
+        if not name or "${" in name or os.path.isabs(name) or ".." in name.split("/"):
+            continue
+        name = os.path.normpath(name)
+        if os.path.exists(os.path.join(plan_dir, name)) or any(n == name for n, _ in stubs):
+            continue
+        stubs.append((name, "stand-in upload %s\n" % name))
     return stubs
 
 

@@ -501,6 +501,9 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
         if let Some(ct) = &p.content_type {
             out.extend_from_slice(format!("Content-Type: {ct}\r\n").as_bytes());
         }
+        if let Some(te) = p.transfer_encoding {
+            out.extend_from_slice(format!("Content-Transfer-Encoding: {te}\r\n").as_bytes());
+        }
         out.extend_from_slice(b"\r\n");
         match &p.content {
             PartContent::Text(t) => out.extend_from_slice(t.render_string(u).as_bytes()),

@@ -221,6 +221,10 @@ pub struct Part {
     /// The file name announced for a file part.
     pub filename: Option<String>,
     pub content_type: Option<String>,
+    /// A `Content-Transfer-Encoding` line (JMeter's RFC 6532 multipart writes `8bit` for text,
+    /// `binary` for files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_encoding: Option<&'static str>,
     #[serde(serialize_with = "part_summary")]
     pub content: PartContent,
 }

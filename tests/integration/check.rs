@@ -278,6 +278,32 @@ fn a_missing_file_body_is_sent_empty_and_fails() {
     assert_eq!(rows.lines().filter(|l| l.contains(&want)).count(), 3, "{rows}");
 }
 
+/// A GET sends a file only as its whole body (one file without a parameter name, no
+/// arguments), as JMeter's HttpClient sampler: a file with a parameter name is not sent, nor its
+/// MIME type; HEAD never sends one.
+#[test]
+fn a_get_sends_a_file_only_as_its_body() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("check-get-file");
+    let data = run.write("data.xml", "<a/>");
+    let samplers = [
+        with_file(sampler("named", "127.0.0.1", &port, "/named", "GET"), &data, "file", "text/xml"),
+        with_file(sampler("body", "127.0.0.1", &port, "/body", "GET"), &data, "", "text/xml"),
+        with_file(sampler("head", "127.0.0.1", &port, "/head", "HEAD"), &data, "", "text/xml"),
+    ];
+    let file = run.write("plan.jmx", jmx_plan(1, "1", &samplers.concat()));
+    run_with_jtl(&run, &file);
+    let content_type = |path: &str| {
+        let r = &server.recorded(path)[0];
+        let ct = r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.clone());
+        (ct, String::from_utf8_lossy(&r.body).into_owned())
+    };
+    assert_eq!(content_type("/named"), (None, String::new()));
+    assert_eq!(content_type("/body"), (Some("text/xml".to_string()), "<a/>".to_string()));
+    assert_eq!(content_type("/head"), (None, String::new()));
+}
+
 /// Two CSV Data Sets of one file share JMeter's reader, opened by the later one in the tree
 /// (JMeter starts them in reverse order). When that one reads no header line and the earlier
 /// one wants it ("Ignore first line"), JMeter stops each thread at its first iteration with

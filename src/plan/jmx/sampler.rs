@@ -252,6 +252,16 @@ impl Cx {
         let raw_body = c.flag("HTTPSampler.postBodyRaw") == Some(true) || nameless;
         let multipart = c.flag("HTTPSampler.DO_MULTIPART_POST") == Some(true);
         let files = http_files(c);
+        // JMeter's HttpClient request has a body (HttpEntityEnclosingRequestBase) for every
+        // method but HEAD, OPTIONS and TRACE, and for a GET only with a raw body or a lone
+        // file without a parameter name and no arguments (`createHttpRequest`): a GET's other
+        // files are not sent, nor their MIME type.
+        let file_body = files.len() == 1 && files[0].1.is_empty();
+        let entity = match method.as_str() {
+            "GET" => raw_body || (args.is_empty() && file_body),
+            "HEAD" | "OPTIONS" | "TRACE" => false,
+            _ => true,
+        };
         let mut headers: Vec<(String, Template)> = scope.headers.clone();
         let implementation = pick(c.text_or_empty("HTTPSampler.implementation"), &d.implementation);
         if implementation.trim() == "Java" && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
@@ -277,7 +287,7 @@ impl Cx {
                 })
                 .collect()
         };
-        if raw_body {
+        if raw_body && entity {
             // Each value as it is, or URL-encoded when its "URL Encode?" box is ticked.
             let text: String = args
                 .iter()
@@ -295,12 +305,17 @@ impl Cx {
             }
         } else if method == "POST" && (multipart || files.iter().any(|f| !f.1.is_empty())) {
             // Only a POST is sent as multipart: a GET with the box ticked still sends a query.
+            // As HttpClient's MultipartEntityBuilder in JMeter: in RFC 6532 mode each part says
+            // its type and transfer encoding; "browser-compatible headers" leave them out of
+            // the text parts and the transfer encoding out of the files.
+            let browser = c.flag("HTTPSampler.BROWSER_COMPATIBLE_MULTIPART") == Some(true);
             let mut parts = Vec::new();
             for a in args.iter().filter(|a| !a.name.is_empty()) {
                 parts.push(Part {
                     name: a.name.clone(),
                     filename: None,
-                    content_type: None,
+                    content_type: (!browser).then(|| "text/plain; charset=UTF-8".to_string()),
+                    transfer_encoding: (!browser).then_some("8bit"),
                     content: PartContent::Text(self.tmpl(c, &a.value)?),
                 });
             }
@@ -311,16 +326,20 @@ impl Cx {
                     name: param.clone(),
                     filename: p.file_name().map(|n| n.to_string_lossy().into_owned()),
                     content_type: Some(if mime.is_empty() { "application/octet-stream".into() } else { mime.clone() }),
+                    transfer_encoding: (!browser).then_some("binary"),
                     content: PartContent::Bytes(bytes),
                 });
             }
             headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
             headers.push((
                 "Content-Type".into(),
-                Template::literal(format!("multipart/form-data; boundary={}", request::MULTIPART_BOUNDARY)),
+                Template::literal(format!(
+                    "multipart/form-data; boundary={}; charset=UTF-8",
+                    request::MULTIPART_BOUNDARY
+                )),
             ));
             body = Body::Multipart(parts);
-        } else if let Some((file, _, mime)) = files.first() {
+        } else if let Some((file, _, mime)) = files.first().filter(|_| entity) {
             // One file without a parameter name is the body itself. One that cannot be read:
             // JMeter's HttpClient sends the head (`Content-Length: 0`, the size of no file),
             // then fails opening the file for the body.

@@ -10,6 +10,12 @@ use crate::plan::scripting::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl,
 use crate::script::{CompileError, Lang, Script};
 use std::sync::Arc;
 
+/// JMeter properties a script may set to change how JMeter itself sends (read by its HTTP
+/// client, not by the plan): stampede's engine does not read them, so a script naming one makes
+/// the element partial rather than silently different.
+const UNEMULATED_PROPERTIES: &[(&str, &str)] =
+    &[("httpclient.socket.http.cps", "bandwidth emulation"), ("httpclient.socket.https.cps", "bandwidth emulation")];
+
 /// The script elements that set up a scope, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("BeanShellPostProcessor", Cx::bean_shell_post_processor),
@@ -142,8 +148,8 @@ impl Cx {
 
     pub(super) fn script_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let Some(el) = self.script_el(c, Place::Sampler, depth)? else { return Ok(Vec::new()) };
-        let note = self.report.pop().map(|r| r.note).unwrap_or_default();
-        self.sampler_steps(c, scope, depth, Status::Supported, note, |cx, own| {
+        let (status, note) = self.report.pop().map_or((Status::Supported, String::new()), |r| (r.status, r.note));
+        self.sampler_steps(c, scope, depth, status, note, |cx, own| {
             let label = cx.b.label(&c.name);
             cx.run_time_label(c, &c.name, label);
             script_step(el, Some(label), own)
@@ -261,7 +267,12 @@ impl Cx {
         if matches!(place, Place::Post | Place::Assertion | Place::Listener) {
             note.push_str("; after HTTP and script samplers in its scope");
         }
-        self.report(c, depth, Status::Supported, note);
+        let mut status = Status::Supported;
+        for (prop, what) in UNEMULATED_PROPERTIES.iter().filter(|(p, _)| text.contains(p)) {
+            note.push_str(&format!("; it names JMeter's property `{prop}` ({what}), which stampede does not emulate"));
+            status = Status::Partial;
+        }
+        self.report(c, depth, status, note);
         Ok(Some(ScriptRef(Arc::new(el))))
     }
 
@@ -438,6 +449,18 @@ mod tests {
         let id = plan.vars.get("token").unwrap();
         assert!(plan.vars.is_assigned(id), "a script's literal name is set while running");
         assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
+    }
+
+    /// A script that sets a property JMeter's HTTP client reads (its bandwidth emulation) is
+    /// partial, saying so: stampede sends at full speed.
+    #[test]
+    fn a_script_naming_an_unemulated_property_is_partial() {
+        let text = "props.put(&quot;httpclient.socket.http.cps&quot;, &quot;1500&quot;)";
+        let plan = super::super::synthetic::tests::plan_of(&script_el("JSR223Sampler", "", text));
+        let (_, report) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
+        let r = report.iter().find(|r| r.class == "JSR223Sampler").unwrap();
+        assert_eq!(r.status, Status::Partial, "{r:?}");
+        assert!(r.note.contains("`httpclient.socket.http.cps` (bandwidth emulation)"), "{r:?}");
     }
 
     /// The BeanShell Sampler keeps its script in `BeanShellSampler.query` (Bug56243.jmx).

@@ -211,7 +211,7 @@ impl Cx {
                 }
                 _ => return Err(self.invalid(pn, &pel, "a part has exactly one of `value` or `file`")),
             };
-            out.push(Part { name, filename, content_type, content });
+            out.push(Part { name, filename, content_type, transfer_encoding: None, content });
         }
         Ok(out)
     }
