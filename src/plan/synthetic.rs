@@ -34,6 +34,10 @@ pub struct Synthetic {
     pub checks: Vec<Check>,
     /// What the user does after this sample fails (a Result Status Action Handler in scope).
     pub on_error: super::flow::StopKind,
+    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
+    /// sample after the extractors and checks, as a request's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<super::scripting::ScriptRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

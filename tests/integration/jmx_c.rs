@@ -13,7 +13,7 @@ const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclas
           <stringProp name="HTTPSampler.protocol">http</stringProp>
         </ConfigTestElement><hashTree/>"#;
 
-fn dummy(name: &str, ok: bool, code: &str, data: &str, ms: u32, wait: bool, children: &str) -> String {
+pub(crate) fn dummy(name: &str, ok: bool, code: &str, data: &str, ms: u32, wait: bool, children: &str) -> String {
     format!(
         r#"<kg.apc.jmeter.samplers.DummySampler guiclass="kg.apc.jmeter.samplers.DummySamplerGui" testclass="kg.apc.jmeter.samplers.DummySampler" testname="{name}" enabled="true">
           <boolProp name="WAITING">{wait}</boolProp>

@@ -456,3 +456,43 @@ fn a_pre_processor_changes_method_headers_and_body() {
     assert_eq!(uint(&run.total(), "samples"), 6);
     assert_eq!(uint(&run.total(), "errors"), 0);
 }
+
+/// Scripts in the scope of a Dummy or Debug Sampler run on its sample, as on a request's: a
+/// post-processor reads its response, an assertion fails it with its message, and the next
+/// pre-processor's `prev` is that sample.
+#[test]
+fn scripts_run_on_the_samples_of_samplers_that_send_nothing() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let run = TempRun::new("jmx-script-synthetic");
+    let post = script(
+        "JSR223PostProcessor",
+        "id",
+        "groovy",
+        "vars.put('id', new groovy.json.JsonSlurper().parseText(prev.getResponseDataAsString()).id)",
+        "",
+    );
+    let fail = script(
+        "JSR223Assertion",
+        "no",
+        "groovy",
+        "AssertionResult.setFailure(true); AssertionResult.setFailureMessage('nope')",
+        "",
+    );
+    let pre = script("JSR223PreProcessor", "last", "groovy", "vars.put('last', prev.getSampleLabel())", "");
+    let debug = format!(
+        r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree>{fail}</hashTree>"#
+    );
+    let body = [
+        crate::jmx_c::dummy("d", true, "200", "{&quot;id&quot;:&quot;42&quot;}", 0, false, &post),
+        sampler("item", "GET", "/item/${id}", "", false, ""),
+        debug,
+        sampler("prev", "GET", "/prev/${last}", "", false, &pre),
+    ]
+    .concat();
+    run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
+    assert_eq!(server.requests_to("/item/42"), 2);
+    assert_eq!(server.requests_to("/prev/dbg"), 2);
+    let dbg = run.label("dbg");
+    assert_eq!((uint(&dbg, "samples"), uint(&dbg, "errors")), (2, 2), "{dbg:#}");
+    assert!(dbg.to_string().contains("nope"), "{dbg:#}");
+}

@@ -136,6 +136,16 @@ impl VirtualUser {
     /// `${...}` (JMeter renders a sampler's name for each sample), else `label` itself. Past
     /// the run's cap on rendered names, `label` (the name as written).
     #[inline]
+    /// The name of a sample's label, as a script's `prev.getSampleLabel()` reads it.
+    pub(in crate::engine) fn label_name(&self, label: LabelId) -> String {
+        let shared = &self.ctx.shared;
+        shared
+            .run_labels
+            .name(label)
+            .or_else(|| shared.scripts.labels.get(label.0 as usize).cloned())
+            .unwrap_or_default()
+    }
+
     pub(in crate::engine) fn sample_label(&mut self, label: LabelId) -> LabelId {
         let shared = &self.ctx.shared;
         let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };

@@ -389,12 +389,7 @@ impl VirtualUser {
             let request_headers = String::from_utf8_lossy(&sent[..head_end]);
             let request_headers = request_headers.split_once("\r\n").map_or("", |(_, h)| h).replace("\r\n", "\n");
             let mut state = super::super::scripting::SampleState {
-                label: ctx
-                    .shared
-                    .run_labels
-                    .name(label)
-                    .or_else(|| ctx.shared.scripts.labels.get(label.0 as usize).cloned())
-                    .unwrap_or_default(),
+                label: self.label_name(label),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
                 data: resp_body(&resp, self.client.body(), spec.max_response_size),
@@ -414,19 +409,10 @@ impl VirtualUser {
                 ..Default::default()
             };
             if !spec.scripts.is_empty() {
-                let before = (state.label.clone(), state.code.clone(), state.message.clone());
-                error = self.after_sample(&spec.scripts, &mut state, error).await;
+                (error, note) = self.scripts_after(&spec.scripts, &mut state, error, &mut label, spec.label).await;
                 if let Ok(code) = state.code.trim().parse::<u16>() {
                     ex.status = code;
                     total.status = code;
-                }
-                // `prev.setSampleLabel(...)`: the sample is reported under that name, as a
-                // run-time label; a changed code or message is what the results file says.
-                if state.label != before.0 {
-                    label = ctx.shared.run_labels.intern(&state.label, spec.label).unwrap_or(label);
-                }
-                if (&state.code, &state.message) != (&before.1, &before.2) {
-                    note = Some(Box::new((state.code.clone(), state.message.clone())));
                 }
             }
             kept = Some(state);

@@ -209,6 +209,26 @@ impl VirtualUser {
         }
     }
 
+    /// [`Self::after_sample`] for a sampler's sample: returns its error after them, and its code
+    /// and message when they changed them (what the results file says). `prev.setSampleLabel`
+    /// reports the sample under that name, as a run-time label of `static_label`.
+    pub(in crate::engine) async fn scripts_after(
+        &mut self,
+        scripts: &[ScriptRef],
+        state: &mut SampleState,
+        error: Option<ErrorKind>,
+        label: &mut crate::plan::LabelId,
+        static_label: crate::plan::LabelId,
+    ) -> (Option<ErrorKind>, Option<Box<(String, String)>>) {
+        let before = (state.label.clone(), state.code.clone(), state.message.clone());
+        let error = self.after_sample(scripts, state, error).await;
+        if state.label != before.0 {
+            *label = self.ctx.shared.run_labels.intern(&state.label, static_label).unwrap_or(*label);
+        }
+        let changed = (&state.code, &state.message) != (&before.1, &before.2);
+        (error, changed.then(|| Box::new((state.code.clone(), state.message.clone()))))
+    }
+
     /// Runs the script post-processors, assertions and listeners of a sample on it, in tree
     /// order, and returns its error after them: a post-processor may make it fail or succeed,
     /// an assertion fails it with its message (counted per message), a listener changes

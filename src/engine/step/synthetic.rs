@@ -3,6 +3,7 @@
 //! and records one sample, in the transaction groups around it as a request's.
 
 use super::super::response::{apply_rules, Response, Rules};
+use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
@@ -67,8 +68,36 @@ impl VirtualUser {
             ms.min(crate::plan::MAX_DURATION.as_millis() as u64) * 1000
         };
         let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
+        let mut label = self.sample_label(x.label);
+        let mut status = status;
+        // The sample as scripts see it: its script post-processors' and assertions' `prev`
+        // (they may change its success, code and label), and the next pre-processors'.
+        let mut kept = None;
+        let mut code_message = None;
+        if !x.scripts.is_empty() || self.keep_prev {
+            let mut state = SampleState {
+                label: self.label_name(label),
+                code: code.clone(),
+                message: if error.is_none() { "OK".into() } else { String::new() },
+                data: body.clone().into_bytes(),
+                data_type: "text".into(),
+                elapsed_ms: elapsed.as_millis() as u64,
+                bytes: body.len() as u64,
+                sent_bytes: sent,
+                start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+                end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
+                ..Default::default()
+            };
+            if !x.scripts.is_empty() {
+                (error, code_message) = self.scripts_after(&x.scripts, &mut state, error, &mut label, x.label).await;
+                if code_message.is_some() {
+                    status = state.code.trim().parse::<u16>().unwrap_or(0);
+                }
+            }
+            kept = Some(state);
+        }
         let mut sample = Sample {
-            label: self.sample_label(x.label),
+            label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
             ttfb_us: ms(&x.latency, &mut self.vars),
@@ -84,8 +113,17 @@ impl VirtualUser {
             sample.in_total = top;
             ctx.recorder.record(&sample);
         }
-        self.log_row(&sample, status, String::new());
+        if ctx.shared.sample_log.is_some() {
+            let mut row = self.sample_row(&sample, status, String::new());
+            row.code_message = code_message;
+            if let Some(log) = &ctx.shared.sample_log {
+                let _ = log.send(row);
+            }
+        }
         self.add_to_groups(&sample, start, end, status);
+        if let Some(state) = kept {
+            self.keep_last(state, error.is_none());
+        }
         error.is_some()
     }
 

@@ -265,7 +265,7 @@ impl Cx {
         };
         let mut note = format!("a {lang} {where_}, run natively ({how})");
         if matches!(place, Place::Post | Place::Assertion | Place::Listener) {
-            note.push_str("; after HTTP and script samplers in its scope");
+            note.push_str("; after the HTTP, script, Debug, Dummy and Java Request samplers in its scope");
         }
         let mut status = Status::Supported;
         for (prop, what) in UNEMULATED_PROPERTIES.iter().filter(|(p, _)| text.contains(p)) {
