@@ -603,8 +603,21 @@ impl VirtualUser {
 
     /// Sends a sample to the per-sample log (the JTL file), when there is one.
     pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
+        self.log_row_saying(sample, status, url, None);
+    }
+
+    /// [`Self::log_row`] with the response code and message a script set, when it set them.
+    pub(in crate::engine) fn log_row_saying(
+        &self,
+        sample: &Sample,
+        status: u16,
+        url: String,
+        code_message: Option<Box<(String, String)>>,
+    ) {
         if let Some(log) = &self.ctx.shared.sample_log {
-            let _ = log.send(self.sample_row(sample, status, url));
+            let mut row = self.sample_row(sample, status, url);
+            row.code_message = code_message;
+            let _ = log.send(row);
         }
     }
 

@@ -186,11 +186,8 @@ impl VirtualUser {
             ctx.recorder.record(&sample);
         }
         if ctx.shared.sample_log.is_some() {
-            let mut row = self.sample_row(&sample, status, String::new());
-            row.code_message = Some(Box::new((state.code.clone(), state.message.clone())));
-            if let Some(log) = &ctx.shared.sample_log {
-                let _ = log.send(row);
-            }
+            let said = Some(Box::new((state.code.clone(), state.message.clone())));
+            self.log_row_saying(&sample, status, String::new(), said);
         }
         self.add_to_groups(&sample, start, end, status);
         self.keep_last(state, error.is_none());

@@ -113,13 +113,7 @@ impl VirtualUser {
             sample.in_total = top;
             ctx.recorder.record(&sample);
         }
-        if ctx.shared.sample_log.is_some() {
-            let mut row = self.sample_row(&sample, status, String::new());
-            row.code_message = code_message;
-            if let Some(log) = &ctx.shared.sample_log {
-                let _ = log.send(row);
-            }
-        }
+        self.log_row_saying(&sample, status, String::new(), code_message);
         self.add_to_groups(&sample, start, end, status);
         if let Some(state) = kept {
             self.keep_last(state, error.is_none());
