@@ -5,7 +5,7 @@
 use crate::engine::session::UserVars;
 use crate::plan::markup::XPathResult;
 use crate::plan::request::{AllMatches, Extractor, JsonPathExpr, Pattern, ALL};
-use crate::plan::{CheckTest, ExtractSource, Field, RequestSpec};
+use crate::plan::{CheckTest, ExtractSource, Field};
 use crate::record::ErrorKind;
 use rand::Rng;
 use std::borrow::Cow;
@@ -332,21 +332,6 @@ fn set_groups(all: &AllMatches, source: &ExtractSource, f: &mut Fields<'_, '_>, 
     }
 }
 
-/// Runs the request's extractors and checks on its final response. Returns the first failure:
-/// a required extraction that found nothing, or a check that did not hold.
-pub(super) fn apply(
-    spec: &RequestSpec,
-    resp: &Response<'_>,
-    sent: &[u8],
-    url: &str,
-    elapsed: Duration,
-    received: u64,
-    u: &mut UserVars,
-) -> Option<ErrorKind> {
-    let rules = Rules { extract: &spec.extract, checks: &spec.checks, limit: spec.max_response_size };
-    apply_rules(rules, resp, sent, url, elapsed, received, u)
-}
-
 /// What runs on a response: a request's extractors and checks, or a sample's made without one.
 pub(super) struct Rules<'a> {
     pub(super) extract: &'a [crate::plan::Extractor],
@@ -355,7 +340,9 @@ pub(super) struct Rules<'a> {
     pub(super) limit: u64,
 }
 
-/// [`apply`] on any response; `sent` is the request as sent (empty for a sample made without one).
+/// Runs extractors and checks on a response; `sent` is the request as sent (empty for a sample
+/// made without one). Returns the first failure: a required extraction that found nothing, or a
+/// check that did not hold.
 pub(super) fn apply_rules(
     spec: Rules<'_>,
     resp: &Response<'_>,

@@ -829,6 +829,7 @@ mod tests {
             failure: crate::plan::CheckId(0),
             writes: vec![PathBuf::from("/plan/out.csv")],
             properties: Default::default(),
+            follows: 0,
         }
     }
 

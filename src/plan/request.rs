@@ -135,7 +135,8 @@ pub struct RequestSpec {
     #[serde(skip)]
     pub url_rewrites: Vec<UrlRewrite>,
     /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample after the extractors and checks, before it is recorded.
+    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`),
+    /// before it is recorded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scripts: Vec<super::scripting::ScriptRef>,
 }

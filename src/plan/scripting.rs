@@ -100,6 +100,9 @@ pub struct ScriptEl {
     pub writes: Vec<std::path::PathBuf>,
     /// The `-J` properties the plan was read with: what `props` holds when the run starts.
     pub properties: Arc<std::collections::HashMap<String, String>>,
+    /// How many of its scope's extractors (a post-processor) or checks (an assertion) come
+    /// before it in the tree: JMeter runs post-processors, then assertions, each in tree order.
+    pub follows: usize,
 }
 
 impl ScriptEl {

@@ -35,7 +35,7 @@ pub struct Synthetic {
     /// What the user does after this sample fails (a Result Status Action Handler in scope).
     pub on_error: super::flow::StopKind,
     /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample after the extractors and checks, as a request's.
+    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scripts: Vec<super::scripting::ScriptRef>,
 }

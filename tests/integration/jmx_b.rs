@@ -13,7 +13,7 @@ pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGu
         </ConfigTestElement><hashTree/>"#;
 
 /// A Response Assertion scoped to the JMeter variable `var` (test type 16: substring; 8: equals).
-fn var_assertion(name: &str, var: &str, test_type: u32, text: &str) -> String {
+pub(crate) fn var_assertion(name: &str, var: &str, test_type: u32, text: &str) -> String {
     format!(
         r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="{name}" enabled="true">
                 <collectionProp name="Asserion.test_strings"><stringProp name="1">{text}</stringProp></collectionProp>

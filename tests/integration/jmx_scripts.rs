@@ -20,7 +20,7 @@ fn esc(s: &str) -> String {
 }
 
 /// A script element of `class` (JSR223*/BeanShell*) named `name`.
-fn script(class: &str, name: &str, lang: &str, text: &str, children: &str) -> String {
+pub(crate) fn script(class: &str, name: &str, lang: &str, text: &str, children: &str) -> String {
     format!(
         r#"<{class} guiclass="TestBeanGUI" testclass="{class}" testname="{name}" enabled="true">
           <stringProp name="scriptLanguage">{lang}</stringProp>
@@ -495,4 +495,48 @@ fn scripts_run_on_the_samples_of_samplers_that_send_nothing() {
     let dbg = run.label("dbg");
     assert_eq!((uint(&dbg, "samples"), uint(&dbg, "errors")), (2, 2), "{dbg:#}");
     assert!(dbg.to_string().contains("nope"), "{dbg:#}");
+}
+
+/// JMeter runs a sample's post-processors (extractors and scripts) in tree order, then its
+/// assertions (Response Assertions and scripts) in tree order: a script before an extractor
+/// reads the variable as the last iteration left it, and an assertion on a variable a script
+/// post-processor sets sees it set.
+#[test]
+fn post_processors_then_assertions_run_in_tree_order() {
+    let server = TestServer::builder()
+        .route("/login", Route::ok().body("tok=tk"))
+        .default_route(Route::ok())
+        .record_all()
+        .start();
+    let run = TempRun::new("jmx-script-order");
+    let early = script("JSR223PostProcessor", "early", "groovy", "vars.put('early', vars.get('tok') ?: 'none')", "");
+    let extractor = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="tok" enabled="true">
+                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+                <stringProp name="RegexExtractor.refname">tok</stringProp>
+                <stringProp name="RegexExtractor.regex">tok=(\w+)</stringProp>
+                <stringProp name="RegexExtractor.template">$1$</stringProp>
+                <stringProp name="RegexExtractor.match_number">1</stringProp>
+              </RegexExtractor><hashTree/>"#;
+    let late = script("JSR223PostProcessor", "late", "groovy", "vars.put('late', vars.get('tok') + '-x')", "");
+    let checked = crate::jmx_b::var_assertion("late is set", "late", 8, "tk-x");
+    // An assertion before a post-processor in the tree still runs after it.
+    let first = script(
+        "JSR223Assertion",
+        "sees late",
+        "groovy",
+        "if (vars.get('late') != 'tk-x') { AssertionResult.setFailure(true); AssertionResult.setFailureMessage('late unset') }",
+        "",
+    );
+    let children = [first.as_str(), &early, extractor, &late, &checked].concat();
+    let body = [
+        sampler("login", "GET", "/login", "", false, &children),
+        sampler("use", "GET", "/use/${early}/${late}", "", false, ""),
+    ]
+    .concat();
+    run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
+    let login = run.label("login");
+    assert_eq!((uint(&login, "samples"), uint(&login, "errors")), (2, 0), "{login:#}");
+    let paths: Vec<String> =
+        server.recorded_all().iter().map(|r| r.path().to_string()).filter(|p| p.starts_with("/use")).collect();
+    assert_eq!(paths, ["/use/none/tk-x", "/use/tk/tk-x"]);
 }

@@ -373,3 +373,46 @@ fn a_tcp_sampler_named_with_a_variable_has_a_row_per_rendered_name() {
         assert_eq!(uint(&run.label(user), "samples"), 2, "{user}");
     }
 }
+
+/// Script post-processors and assertions run on a TCP sample as on an HTTP one: the one below
+/// reads the response into a variable the next sample sends, the assertion fails the sample with
+/// its message, and a pre-processor's `prev` is the TCP sample.
+#[test]
+fn scripts_run_on_tcp_samples() {
+    let server = TcpServer::start(TcpMode::Lines);
+    let post = crate::jmx_scripts::script(
+        "JSR223PostProcessor",
+        "seen",
+        "groovy",
+        "vars.put('seen', prev.getResponseDataAsString().trim().replace('echo:', 'got-') + '-' + prev.getResponseCode())",
+        "",
+    );
+    let assert = crate::jmx_scripts::script(
+        "JSR223Assertion",
+        "nope",
+        "groovy",
+        "if (!prev.getResponseDataAsString().contains('nope')) { AssertionResult.setFailure(true); AssertionResult.setFailureMessage('no nope') }",
+        "",
+    );
+    let pre = crate::jmx_scripts::script(
+        "JSR223PreProcessor",
+        "last",
+        "groovy",
+        "vars.put('last', prev.getSampleLabel())",
+        "",
+    );
+    let body = [
+        tcp_config("10", false),
+        tcp("first", "TCPClientImpl", "hello&#10;", "", &[post, assert].concat()),
+        tcp("second", "TCPClientImpl", "${seen} ${last}&#10;", "", &pre),
+    ]
+    .concat();
+    let (run, rows) = run_jmx("jmx-tcp-scripts", 1, "2", server.port(), &body);
+    let first = run.label("first");
+    assert_eq!((uint(&first, "samples"), uint(&first, "errors")), (2, 2), "{first:#}");
+    assert!(first.to_string().contains("no nope"), "{first:#}");
+    assert_eq!(uint(&run.label("second"), "errors"), 0);
+    let got: Vec<String> = server.received().iter().map(|m| String::from_utf8_lossy(m).trim().to_string()).collect();
+    assert_eq!(got, ["hello", "got-hello-200 first", "hello", "got-hello-200 first"]);
+    assert_eq!(rows.len(), 4);
+}

@@ -246,3 +246,39 @@ fn frame_filters_discard_what_they_match() {
     assert_eq!(server.get(|c| &c.pong_in), 3, "each ping was answered");
     assert_eq!(uint(&run.label("Discarded ping frame (by filter 'pings')"), "bytes_received"), 3 * 3);
 }
+
+/// Script post-processors and assertions run on a WebSocket sample: the frame read goes into a
+/// variable the next upgrade sends in its path, and the assertion fails the sample with its
+/// message.
+#[test]
+fn scripts_run_on_websocket_samples() {
+    let server = WsServer::start();
+    let run = TempRun::new("ws-scripts");
+    let post = crate::jmx_scripts::script(
+        "JSR223PostProcessor",
+        "echo",
+        "groovy",
+        "vars.put('echo', prev.getResponseDataAsString())",
+        "",
+    );
+    let assert = crate::jmx_scripts::script(
+        "JSR223Assertion",
+        "zzz",
+        "groovy",
+        "if (!prev.getResponseDataAsString().contains('zzz')) { AssertionResult.setFailure(true); AssertionResult.setFailureMessage('no zzz') }",
+        "",
+    );
+    let body = [
+        open("open", "${port}", "/echo"),
+        write("write", "hi-${__threadNum}", false),
+        read("read", "Text", &[post, assert].concat()),
+        open("again", "${port}", "/echo?got=${echo}"),
+        close("close"),
+    ];
+    run_plan(&run, 1, "2", &body, server.port());
+    assert_rows(&run, &["open", "write", "again", "close"], 2, 0);
+    assert_rows(&run, &["read"], 2, 2);
+    assert!(run.label("read").to_string().contains("no zzz"));
+    let got: Vec<String> = server.heads().iter().filter_map(|h| h.lines().next().map(str::to_string)).collect();
+    assert_eq!(got.iter().filter(|l| l.starts_with("GET /echo?got=hi-1 ")).count(), 2, "{got:?}");
+}

@@ -4,8 +4,9 @@
 use super::super::client::Wire;
 use super::super::managers::{self, CacheHeaders};
 use super::super::request::{Hop, PreparedRequest};
-use super::super::response::Response;
+use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
+use super::script::After;
 use crate::plan::managers::{CookiePolicy, PlanManagers};
 use crate::plan::{CheckTest, LabelId, RequestSpec, Target};
 use crate::record::{ErrorKind, Sample, SampleRow};
@@ -337,39 +338,50 @@ impl VirtualUser {
         {
             error = None;
         }
-        // The final response: extractors, then checks.
-        if !spec.extract.is_empty() || !spec.checks.is_empty() {
+        let has_rules = !spec.extract.is_empty() || !spec.checks.is_empty();
+        let final_url = if has_rules || !spec.scripts.is_empty() || self.keep_prev {
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
                 None => (&*first, self.path.as_str()),
             };
-            let final_url = format!("{}://{}{}", target.scheme(), target.authority(), path);
-            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            // The last request sent: the fixed bytes, or the ones rendered into `out`.
-            let sent: &[u8] = match (&req.fixed, &cookie) {
-                (Some(f), None) if hops == 0 && !edited => &f.bytes,
-                _ => &self.out,
-            };
-            let vars = &mut self.vars;
-            let mut apply = || {
-                super::super::response::apply(
-                    spec,
-                    &resp,
-                    sent,
-                    &final_url,
-                    end.saturating_duration_since(start),
-                    ex.bytes_received,
-                    vars,
-                )
-            };
+            format!("{}://{}{}", target.scheme(), target.authority(), path)
+        } else {
+            String::new()
+        };
+        // The last request sent: the fixed bytes, or the ones rendered into `out`.
+        let fixed: Option<&[u8]> = match (&req.fixed, &cookie) {
+            (Some(f), None) if hops == 0 && !edited => Some(&f.bytes),
+            _ => None,
+        };
+        let elapsed = end.saturating_duration_since(start);
+        let received = ex.bytes_received;
+        let status = ex.status;
+        // Extractors and checks on the final response (with script post-processors and
+        // assertions, in the order JMeter runs them all: see `after_in_order`).
+        let rules = |this: &mut Self, _: &super::super::scripting::SampleState, rules: Rules<'_>| {
+            let resp = Response::new(this.client.head(), this.client.body(), status);
+            let sent = fixed.unwrap_or(&this.out);
+            let final_url = final_url.as_str();
+            let vars = &mut this.vars;
+            let apply = || apply_rules(rules, &resp, sent, final_url, elapsed, received, vars);
             // Decoding a large compressed body takes a while: off this worker, so the other
             // users it runs are not held up behind it.
-            let failed = if resp.is_compressed() && resp.body_len() > OFFLOAD_DECODE_ABOVE {
+            if resp.is_compressed() && resp.body_len() > OFFLOAD_DECODE_ABOVE {
                 off_the_worker(apply)
             } else {
                 apply()
-            };
-            error = error.or(failed);
+            }
+        };
+        let after = After {
+            extract: &spec.extract,
+            checks: &spec.checks,
+            scripts: &spec.scripts,
+            limit: spec.max_response_size,
+        };
+        let mut rules = rules;
+        if has_rules && spec.scripts.is_empty() {
+            let all = Rules { extract: after.extract, checks: after.checks, limit: after.limit };
+            error = error.or(rules(self, &Default::default(), all));
         }
         // The sample as scripts see it: its post-processors' `prev`, and the next
         // pre-processors' when the user keeps its last sample.
@@ -377,14 +389,7 @@ impl VirtualUser {
         let mut note = None;
         if !spec.scripts.is_empty() || self.keep_prev {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            let (target, path) = match &hop {
-                Some((_, t, p)) => (t, p.as_str()),
-                None => (&*first, self.path.as_str()),
-            };
-            let sent: &[u8] = match (&req.fixed, &cookie) {
-                (Some(f), None) if hops == 0 && !edited => &f.bytes,
-                _ => &self.out,
-            };
+            let sent: &[u8] = fixed.unwrap_or(&self.out);
             let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());
             let request_headers = String::from_utf8_lossy(&sent[..head_end]);
             let request_headers = request_headers.split_once("\r\n").map_or("", |(_, h)| h).replace("\r\n", "\n");
@@ -395,21 +400,21 @@ impl VirtualUser {
                 data: resp_body(&resp, self.client.body(), spec.max_response_size),
                 headers: resp.headers_text().into_owned(),
                 request_headers,
-                url: format!("{}://{}{}", target.scheme(), target.authority(), path),
-                elapsed_ms: end.saturating_duration_since(start).as_millis() as u64,
+                url: final_url.clone(),
+                elapsed_ms: elapsed.as_millis() as u64,
                 latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
                 connect_ms: total.connect.as_millis() as u64,
                 bytes: total.bytes_received,
                 sent_bytes: total.bytes_sent,
                 content_type: resp.header("content-type").unwrap_or_default().to_string(),
                 data_type: "text".into(),
-                sampler_data: format!("{} {}://{}{}", spec.method, target.scheme(), target.authority(), path),
+                sampler_data: format!("{} {final_url}", spec.method),
                 start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             };
             if !spec.scripts.is_empty() {
-                (error, note) = self.scripts_after(&spec.scripts, &mut state, error, &mut label, spec.label).await;
+                (error, note) = self.scripts_after(after, &mut state, error, &mut label, spec.label, &mut rules).await;
                 if let Ok(code) = state.code.trim().parse::<u16>() {
                     ex.status = code;
                     total.status = code;

@@ -155,20 +155,19 @@ impl VirtualUser {
         state.end_ms = state.start_ms + state.elapsed_ms;
         state.bytes = state.data.len() as u64;
         let status = state.code.trim().parse::<u16>().unwrap_or(0);
-        let mut error = if interrupted {
+        let error = if interrupted {
             Some(ErrorKind::Aborted)
         } else if state.success {
             None
         } else {
             Some(ErrorKind::Check(el.check_for(&state.message).0))
         };
-        if !x.extract.is_empty() || !x.checks.is_empty() {
+        let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.after, limit: u64::MAX };
+        let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(b"", &state.data, status);
-            let rules = Rules { extract: &x.extract, checks: &x.checks, limit: u64::MAX };
-            let failed = apply_rules(rules, &resp, &[], "", end - start, state.data.len() as u64, &mut self.vars);
-            error = error.or(failed);
-        }
-        let error = self.after_sample(&x.after, &mut state, error).await;
+            apply_rules(rules, &resp, &[], "", end - start, state.data.len() as u64, &mut this.vars)
+        };
+        let error = self.after_in_order(after, &mut state, error, rules).await;
         let mut sample = Sample {
             label,
             start_us: ctx.micros(start),
@@ -206,24 +205,51 @@ impl VirtualUser {
         }
     }
 
-    /// [`Self::after_sample`] for a sampler's sample: returns its error after them, and its code
-    /// and message when they changed them (what the results file says). `prev.setSampleLabel`
-    /// reports the sample under that name, as a run-time label of `static_label`.
+    /// [`Self::after_in_order`] for a sampler's sample: returns its error after them, and its
+    /// code and message when scripts changed them (what the results file says).
+    /// `prev.setSampleLabel` reports the sample under that name, as a run-time label of
+    /// `static_label`.
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::engine) async fn scripts_after(
         &mut self,
-        scripts: &[ScriptRef],
+        after: After<'_>,
         state: &mut SampleState,
         error: Option<ErrorKind>,
         label: &mut crate::plan::LabelId,
         static_label: crate::plan::LabelId,
+        rules: impl FnMut(&mut Self, &SampleState, Rules<'_>) -> Option<ErrorKind>,
     ) -> (Option<ErrorKind>, Option<Box<(String, String)>>) {
         let before = (state.label.clone(), state.code.clone(), state.message.clone());
-        let error = self.after_sample(scripts, state, error).await;
+        let error = self.after_in_order(after, state, error, rules).await;
         if state.label != before.0 {
             *label = self.ctx.shared.run_labels.intern(&state.label, static_label).unwrap_or(*label);
         }
         let changed = (&state.code, &state.message) != (&before.1, &before.2);
         (error, changed.then(|| Box::new((state.code.clone(), state.message.clone()))))
+    }
+
+    /// Runs what follows a sample in JMeter's order (`TestCompiler` gathers each kind outer
+    /// scope first, each scope in tree order): every post-processor, extractors and scripts as
+    /// the tree interleaves them; then every assertion, checks and scripts likewise; then the
+    /// script listeners. `rules` applies a run of extractors and checks to the sample's
+    /// response. Returns the sample's error after them all.
+    pub(in crate::engine) async fn after_in_order(
+        &mut self,
+        after: After<'_>,
+        state: &mut SampleState,
+        mut error: Option<ErrorKind>,
+        mut rules: impl FnMut(&mut Self, &SampleState, Rules<'_>) -> Option<ErrorKind>,
+    ) -> Option<ErrorKind> {
+        for step in after.order() {
+            match step {
+                Next::Rules(extract, checks) => {
+                    let run = Rules { extract, checks, limit: after.limit };
+                    error = error.or(rules(self, state, run));
+                }
+                Next::Script(s) => error = self.after_sample(std::slice::from_ref(s), state, error).await,
+            }
+        }
+        error
     }
 
     /// Runs the script post-processors, assertions and listeners of a sample on it, in tree
@@ -330,5 +356,52 @@ impl VirtualUser {
             (None, false) => failed_by.or(Some(ErrorKind::Check(scripts[0].0.failure.0))),
             (_, true) => None,
         }
+    }
+}
+
+/// What a sampler's sample goes through after the sampler: its extractors, checks and script
+/// post-processors, assertions and listeners.
+#[derive(Clone, Copy)]
+pub(in crate::engine) struct After<'a> {
+    pub(in crate::engine) extract: &'a [crate::plan::Extractor],
+    pub(in crate::engine) checks: &'a [crate::plan::Check],
+    pub(in crate::engine) scripts: &'a [ScriptRef],
+    /// The most of a decoded body the extractors and checks read.
+    pub(in crate::engine) limit: u64,
+}
+
+/// One run of [`After::order`].
+#[derive(Debug)]
+pub(in crate::engine) enum Next<'a> {
+    Rules(&'a [crate::plan::Extractor], &'a [crate::plan::Check]),
+    Script(&'a ScriptRef),
+}
+
+impl<'a> After<'a> {
+    /// The order JMeter runs them in: post-processors, then assertions (each kind
+    /// interleaved by [`crate::plan::scripting::ScriptEl::follows`]), then listeners.
+    pub(in crate::engine) fn order(&self) -> Vec<Next<'a>> {
+        let (extract, checks) = (self.extract, self.checks);
+        let mut out = Vec::new();
+        let phases: [(Place, usize); 2] = [(Place::Post, self.extract.len()), (Place::Assertion, self.checks.len())];
+        for (place, n) in phases {
+            let mut done = 0;
+            let mut rules = |upto: usize, out: &mut Vec<Next<'a>>| {
+                if upto > done {
+                    out.push(match place {
+                        Place::Post => Next::Rules(&extract[done..upto], &[]),
+                        _ => Next::Rules(&[], &checks[done..upto]),
+                    });
+                    done = upto;
+                }
+            };
+            for s in self.scripts.iter().filter(|s| s.0.place == place) {
+                rules(s.0.follows.min(n), &mut out);
+                out.push(Next::Script(s));
+            }
+            rules(n, &mut out);
+        }
+        out.extend(self.scripts.iter().filter(|s| s.0.place == Place::Listener).map(Next::Script));
+        out
     }
 }

@@ -5,6 +5,7 @@
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
+use super::script::After;
 use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
 use crate::record::{ErrorKind, Sample};
@@ -57,7 +58,7 @@ impl VirtualUser {
         } else {
             Some(ErrorKind::Check(x.failure.0))
         };
-        if !x.extract.is_empty() || !x.checks.is_empty() {
+        if x.scripts.is_empty() && (!x.extract.is_empty() || !x.checks.is_empty()) {
             let resp = Response::new(b"", body.as_bytes(), status);
             let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
             let failed = apply_rules(rules, &resp, &[], "", elapsed, body.len() as u64, &mut self.vars);
@@ -89,7 +90,12 @@ impl VirtualUser {
                 ..Default::default()
             };
             if !x.scripts.is_empty() {
-                (error, code_message) = self.scripts_after(&x.scripts, &mut state, error, &mut label, x.label).await;
+                let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
+                let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+                    let resp = Response::new(b"", &state.data, status);
+                    apply_rules(rules, &resp, &[], "", elapsed, state.data.len() as u64, &mut this.vars)
+                };
+                (error, code_message) = self.scripts_after(after, &mut state, error, &mut label, x.label, rules).await;
                 if code_message.is_some() {
                     status = state.code.trim().parse::<u16>().unwrap_or(0);
                 }

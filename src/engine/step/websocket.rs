@@ -11,7 +11,9 @@
 //! time to the end of the upgrade; a read frame's text (or bytes) is the response body.
 
 use super::super::response::{apply_rules, Response, Rules};
+use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
+use super::script::After;
 use crate::plan::websocket::{frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp};
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};
@@ -80,11 +82,34 @@ impl VirtualUser {
         // A sample refused before it starts (its fields, no connection) takes no time.
         let end = if o.timed { end } else { start };
         let elapsed = end.saturating_duration_since(start);
-        if !x.extract.is_empty() || !x.checks.is_empty() {
-            let resp = Response::new(&o.head, &o.body, o.status);
-            let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
-            let failed = apply_rules(rules, &resp, &[], "", elapsed, o.received, &mut self.vars);
-            o.error = o.error.or(failed);
+        let head = std::mem::take(&mut o.head);
+        let (status, received) = (o.status, o.received);
+        let mut rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+            let resp = Response::new(&head, &state.data, status);
+            apply_rules(rules, &resp, &[], "", elapsed, received, &mut this.vars)
+        };
+        let mut label = label;
+        let mut note = None;
+        let mut state = SampleState {
+            code: o.status.to_string(),
+            data: std::mem::take(&mut o.body),
+            elapsed_ms: elapsed.as_millis() as u64,
+            bytes: o.received,
+            sent_bytes: o.sent,
+            data_type: "text".into(),
+            start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+            end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
+            ..Default::default()
+        };
+        if x.scripts.is_empty() {
+            if !x.extract.is_empty() || !x.checks.is_empty() {
+                let all = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
+                o.error = o.error.or(rules(self, &state, all));
+            }
+        } else {
+            state.label = self.label_name(label);
+            let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
+            (o.error, note) = self.scripts_after(after, &mut state, o.error, &mut label, x.label, &mut rules).await;
         }
         let mut sample = Sample {
             label,
@@ -111,8 +136,9 @@ impl VirtualUser {
         if top.is_some() {
             ctx.recorder.record(&sample);
         }
-        self.log_row(&sample, o.status, String::new());
+        self.log_row_saying(&sample, o.status, String::new(), note);
         self.add_to_groups(&sample, start, end, o.status);
+        self.keep_last(state, o.error.is_none());
         o.error.is_some()
     }
 

@@ -110,28 +110,28 @@ impl Cx {
     }
 
     pub(super) fn script_post(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if let Some(el) = self.script_el(c, Place::Post, depth)? {
+        if let Some(el) = self.script_el(c, Place::Post, depth, s.extract.len())? {
             s.scripts.push(el);
         }
         Ok(())
     }
 
     pub(super) fn script_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if let Some(el) = self.script_el(c, Place::Assertion, depth)? {
+        if let Some(el) = self.script_el(c, Place::Assertion, depth, s.checks.len())? {
             s.scripts.push(el);
         }
         Ok(())
     }
 
     pub(super) fn script_listener(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if let Some(el) = self.script_el(c, Place::Listener, depth)? {
+        if let Some(el) = self.script_el(c, Place::Listener, depth, 0)? {
             s.scripts.push(el);
         }
         Ok(())
     }
 
     pub(super) fn script_pre(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if let Some(el) = self.script_el(c, Place::Pre, depth)? {
+        if let Some(el) = self.script_el(c, Place::Pre, depth, 0)? {
             s.before.push(script_step(el, None, s));
         }
         Ok(())
@@ -140,14 +140,14 @@ impl Cx {
     /// A script timer runs with the pre-processors before its sampler (JMeter runs every
     /// pre-processor, then every timer).
     pub(super) fn script_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        if let Some(el) = self.script_el(c, Place::Timer, depth)? {
+        if let Some(el) = self.script_el(c, Place::Timer, depth, 0)? {
             s.before.push(script_step(el, None, s));
         }
         Ok(())
     }
 
     pub(super) fn script_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
-        let Some(el) = self.script_el(c, Place::Sampler, depth)? else { return Ok(Vec::new()) };
+        let Some(el) = self.script_el(c, Place::Sampler, depth, 0)? else { return Ok(Vec::new()) };
         let (status, note) = self.report.pop().map_or((Status::Supported, String::new()), |r| (r.status, r.note));
         self.sampler_steps(c, scope, depth, status, note, |cx, own| {
             let label = cx.b.label(&c.name);
@@ -158,7 +158,7 @@ impl Cx {
 
     /// Reads a script element: its language, its text (or file), compiled; reported. `None`
     /// when it cannot run (reported as unsupported).
-    fn script_el(&mut self, c: &El, place: Place, depth: usize) -> Result<Option<ScriptRef>, Error> {
+    fn script_el(&mut self, c: &El, place: Place, depth: usize, follows: usize) -> Result<Option<ScriptRef>, Error> {
         let bean_shell = c.class.starts_with("BeanShell");
         let lang_name =
             if bean_shell { "beanshell".to_string() } else { c.text_or_empty("scriptLanguage").to_string() };
@@ -254,6 +254,7 @@ impl Cx {
             failure,
             writes,
             properties: Arc::new(self.b.sym.properties.clone()),
+            follows,
         };
         let where_ = match place {
             Place::Sampler => "sampler",
@@ -265,7 +266,7 @@ impl Cx {
         };
         let mut note = format!("a {lang} {where_}, run natively ({how})");
         if matches!(place, Place::Post | Place::Assertion | Place::Listener) {
-            note.push_str("; after the HTTP, script, Debug, Dummy and Java Request samplers in its scope");
+            note.push_str("; on the samples of the samplers in its scope");
         }
         let mut status = Status::Supported;
         for (prop, what) in UNEMULATED_PROPERTIES.iter().filter(|(p, _)| text.contains(p)) {

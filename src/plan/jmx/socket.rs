@@ -225,6 +225,7 @@ impl Cx {
                 extract: own.extract.clone(),
                 checks: own.checks.clone(),
                 on_error: own.on_error,
+                scripts: own.scripts.clone(),
             })))
         })
     }

@@ -140,6 +140,7 @@ impl Cx {
             extract: own.extract.clone(),
             checks: own.checks.clone(),
             on_error: own.on_error,
+            scripts: own.scripts.clone(),
         })));
         steps.extend(own.after.iter().cloned());
         Ok(steps)

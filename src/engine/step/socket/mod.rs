@@ -7,7 +7,9 @@ mod dns;
 mod wire;
 
 use super::super::response::{apply_rules, Response, Rules};
+use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
+use super::script::After;
 use crate::plan::flow::StopKind;
 use crate::plan::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::LabelId;
@@ -114,31 +116,56 @@ impl VirtualUser {
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
                     SocketKind::Udp(u) => self.udp(u).await,
                 };
-                (Some(self.socket_result(s, label, start, o)), s.on_error)
+                (Some(self.socket_result(s, label, start, o).await), s.on_error)
             }
         }
     }
 
-    /// Records a socket sample and runs its extractors and assertions; returns whether it failed.
-    fn socket_result(&mut self, s: &Socket, label: LabelId, start: Instant, o: Outcome) -> bool {
+    /// Records a socket sample and runs its extractors, assertions and scripts; returns whether
+    /// it failed.
+    async fn socket_result(&mut self, s: &Socket, mut label: LabelId, start: Instant, o: Outcome) -> bool {
         let ctx = self.ctx.clone();
         let end = o.end.unwrap_or_else(Instant::now);
-        let status = o.code.trim().parse::<u16>().unwrap_or(0);
+        let mut status = o.code.trim().parse::<u16>().unwrap_or(0);
         let mut error = match (self.abandon.is_cancelled(), o.ok) {
             (true, _) => Some(ErrorKind::Aborted),
             (false, true) => None,
             (false, false) => Some(o.kind.unwrap_or(ErrorKind::Io)),
         };
         let elapsed = end.saturating_duration_since(start);
-        if !s.extract.is_empty() || !s.checks.is_empty() {
-            // The code and message as a status line, so that assertions on them read them.
-            let head = format!("SOCKET {} {}\r\n{}", o.code, o.message, o.headers);
-            let resp = Response::new(head.as_bytes(), &o.body, status);
-            let rules = Rules { extract: &s.extract, checks: &s.checks, limit: NO_LIMIT };
-            let failed = apply_rules(rules, &resp, &[], "", elapsed, o.bytes, &mut self.vars);
-            error = error.or(failed);
-        }
+        // The code and message as a status line, so that assertions on them read them.
+        let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+            let head = format!("SOCKET {} {}\r\n{}", state.code, state.message, state.headers);
+            let resp = Response::new(head.as_bytes(), &state.data, status);
+            apply_rules(rules, &resp, &[], "", elapsed, state.bytes, &mut this.vars)
+        };
         let since = |t: Option<Instant>| t.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
+        let mut state = SampleState {
+            code: o.code,
+            message: o.message,
+            data: o.body,
+            headers: o.headers,
+            elapsed_ms: elapsed.as_millis() as u64,
+            latency_ms: since(o.latency) / 1000,
+            connect_ms: since(o.connected) / 1000,
+            bytes: o.bytes,
+            data_type: "text".into(),
+            start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+            end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
+            ..Default::default()
+        };
+        let mut rules = rules;
+        if s.scripts.is_empty() {
+            if !s.extract.is_empty() || !s.checks.is_empty() {
+                let all = Rules { extract: &s.extract, checks: &s.checks, limit: NO_LIMIT };
+                error = error.or(rules(self, &state, all));
+            }
+        } else {
+            state.label = self.label_name(label);
+            let after = After { extract: &s.extract, checks: &s.checks, scripts: &s.scripts, limit: NO_LIMIT };
+            (error, _) = self.scripts_after(after, &mut state, error, &mut label, s.label, &mut rules).await;
+            status = state.code.trim().parse::<u16>().unwrap_or(0);
+        }
         let mut sample = Sample {
             label,
             start_us: ctx.micros(start),
@@ -156,13 +183,13 @@ impl VirtualUser {
             sample.in_total = top;
             ctx.recorder.record(&sample);
         }
-        if let Some(log) = &ctx.shared.sample_log {
-            // JMeter writes the URL of a sample without one as `null`.
-            let mut row = self.sample_row(&sample, status, "null".into());
-            row.code_message = Some(Box::new((o.code, o.message)));
-            let _ = log.send(row);
+        // JMeter writes the URL of a sample without one as `null`.
+        if ctx.shared.sample_log.is_some() {
+            let said = Some(Box::new((state.code.clone(), state.message.clone())));
+            self.log_row_saying(&sample, status, "null".into(), said);
         }
         self.add_to_groups(&sample, start, end, status);
+        self.keep_last(state, error.is_none());
         error.is_some()
     }
 
