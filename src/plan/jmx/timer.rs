@@ -85,7 +85,7 @@ impl Cx {
 
     pub(super) fn constant_throughput_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let per_minute: f64 = self.number(c, c.text("throughput").unwrap_or("0"), "target throughput")?;
-        let mode = c.text("calcMode").unwrap_or("0").trim().to_string();
+        let mode = calc_mode(c.text("calcMode").unwrap_or("0")).to_string();
         if per_minute > 0.0 {
             let slot = self.b.slot(Slot::Pace);
             let interval = self.secs(c, 60.0 / per_minute, "interval (60 s / target throughput)")?;
@@ -151,6 +151,28 @@ impl Cx {
     }
 }
 
+/// The Constant Throughput Timer's mode, 0 to 4, however the plan saved it: a number (JMeter
+/// 5), the resource key `calcMode.1`..`calcMode.5`, or the English text older versions saved
+/// (`GenericTestBeanCustomizer.normalizeEnumProperty` reads all three). Anything else is JMeter's
+/// default, "this thread only".
+fn calc_mode(text: &str) -> u8 {
+    const NAMES: [&str; 5] = [
+        "this thread only",
+        "all active threads",
+        "all active threads in current thread group",
+        "all active threads (shared)",
+        "all active threads in current thread group (shared)",
+    ];
+    let t = text.trim();
+    if let Ok(n) = t.parse::<u8>() {
+        return if n < 5 { n } else { 0 };
+    }
+    if let Some(n) = t.strip_prefix("calcMode.").and_then(|n| n.parse::<u8>().ok()) {
+        return if (1..=5).contains(&n) { n - 1 } else { 0 };
+    }
+    NAMES.iter().position(|n| *n == t).map_or(0, |i| i as u8)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::plan::flow::{Think, TimerKind};
@@ -170,5 +192,21 @@ mod tests {
         assert_eq!(TimerKind::Constant.think(-5, 0.0), Think::Constant(Duration::ZERO));
         assert_eq!(TimerKind::Uniform.think(100, 50.0), Think::Uniform { min: ms(100), max: ms(150) });
         assert_eq!(TimerKind::Poisson.think(10, 20.0), Think::Poisson { offset: ms(10), lambda_ms: 20.0 });
+    }
+
+    #[test]
+    fn calc_modes_read_as_jmeter_reads_them() {
+        for (text, mode) in [
+            ("0", 0),
+            ("2", 2),
+            ("calcMode.1", 0),
+            ("calcMode.4", 3),
+            ("this thread only", 0),
+            ("all active threads in current thread group (shared)", 4),
+            ("all active threads", 1),
+            ("bogus", 0),
+        ] {
+            assert_eq!(super::calc_mode(text), mode, "{text}");
+        }
     }
 }

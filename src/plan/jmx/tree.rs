@@ -224,6 +224,17 @@ fn prop(node: roxmltree::Node<'_, '_>) -> Prop {
         let child = |n: &str| node.children().find(|c| c.has_tag_name(n)).and_then(|c| c.text()).unwrap_or("");
         return Prop { name: child("name").to_string(), value: Value::Text(child("value").to_string()) };
     }
+    // A TestBean's number as JMeter saves it (`<doubleProp><name>throughput</name><value>11.0
+    // </value><savedValue>0.0</savedValue></doubleProp>`): no `name` attribute, the parts as
+    // children.
+    if node.attribute("name").is_none()
+        && matches!(tag, "stringProp" | "boolProp" | "intProp" | "longProp" | "doubleProp" | "floatProp")
+    {
+        let child = |n: &str| node.children().find(|c| c.has_tag_name(n)).and_then(|c| c.text());
+        if let Some(name) = child("name") {
+            return Prop { name: name.to_string(), value: Value::Text(child("value").unwrap_or("").to_string()) };
+        }
+    }
     let name = node.attribute("name").unwrap_or("").to_string();
     let value = match tag {
         "stringProp" | "boolProp" | "intProp" | "longProp" | "doubleProp" | "floatProp" => {
