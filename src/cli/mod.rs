@@ -4,6 +4,7 @@
 mod check;
 mod compare;
 mod demo;
+mod merge;
 mod mock;
 mod plan_args;
 mod report;
@@ -32,6 +33,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare runs side by side, with differences weighed against the runs' own noise.
     Compare(compare::CompareArgs),
+    /// Merge run directories into one, exactly: the parts several generators ran
+    /// (`run --segment I/N`), or any runs made side by side.
+    Merge(merge::MergeArgs),
     /// Serve a fast built-in upstream (200 'OK' by default) for calibration.
     Mock(mock::MockArgs),
     /// Start the mock, run a bundled plan against it for about 10 s, print the report.
@@ -45,6 +49,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
         Command::Check(a) => check::execute(a),
         Command::Report(a) => report::execute(a),
         Command::Compare(a) => compare::execute(a),
+        Command::Merge(a) => merge::execute(a),
         Command::Mock(a) => mock::execute(a).await,
         Command::Demo(a) => demo::execute(a).await,
     }
@@ -69,6 +74,10 @@ enum ArgError {
     NotADuration(String),
     #[error("{0}")]
     Threshold(String),
+    #[error("`{0}` is not a segment: give I/N, the I-th of N equal parts (e.g. 2/3)")]
+    NotASegment(String),
+    #[error("`{0}` is not an instant: give RFC 3339 with a time zone, e.g. 2026-12-01T10:00:00Z")]
+    NotAnInstant(String),
 }
 
 /// Parses `name=value` (for `-J`).

@@ -70,6 +70,14 @@ pub(super) fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
 
 pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     let mut run = load_all(&a.runs)?;
+    if a.runs.len() > 1 {
+        let metas: Vec<_> = a.runs.iter().filter_map(|d| crate::rundir::reader::read_meta(d).ok()).collect();
+        if let Some(missing) = crate::rundir::merge::missing_parts(&metas) {
+            eprintln!(
+                "warning: part {missing} of the plan is missing: these runs are a share of its load, not all of it"
+            );
+        }
+    }
     let source = a.runs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     if run.summary.labels.iter().any(|l| l.label == crate::record::OVERFLOW_LABEL) {
         eprintln!(

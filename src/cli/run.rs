@@ -42,6 +42,28 @@ pub struct RunArgs {
     #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
     pub thresholds: Vec<crate::plan::threshold::Threshold>,
 
+    /// Run only this part of every workload: `I/N`, the I-th of N equal parts of its users and
+    /// arrivals (10 users in 3 parts are 4, 3 and 3), so that N generators, each running one
+    /// part, make the plan's load together. `stampede merge` joins their run directories.
+    #[arg(long, value_name = "I/N", value_parser = parse_segment, help_heading = "Several generators")]
+    pub segment: Option<(engine::segment::Segment, String)>,
+    /// With --segment: how the parts read data files (CSV Data Sets, `data:`). `whole`: each
+    /// part reads every row, as each JMeter server does; `split`: the rows are dealt to the parts
+    /// as users are, so each row is used once in the whole run (unique logins).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        default_value = "whole",
+        requires = "segment",
+        help_heading = "Several generators"
+    )]
+    pub data: DataMode,
+    /// Start the load at this instant (RFC 3339, e.g. 2026-12-01T10:00:00Z; at most a day
+    /// ahead), so that generators started apart begin together; how late each began is recorded.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant, help_heading = "Several generators")]
+    pub start_at: Option<time::OffsetDateTime>,
+
     /// Quick mode: the URL to load.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
     pub url: Option<String>,
@@ -145,6 +167,13 @@ impl RunArgs {
                     for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
                         eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
                     }
+                    let partial = elements.iter().filter(|r| r.status == plan::jmx::Status::Partial).count();
+                    if partial > 0 {
+                        eprintln!(
+                            "warning: {partial} element(s) run only in part, not quite as JMeter runs them; `stampede check {}` says how",
+                            path.display()
+                        );
+                    }
                 }
                 for w in super::check::idle_warnings(&loaded.plan) {
                     eprintln!("{w}");
@@ -173,6 +202,104 @@ impl RunArgs {
     }
 }
 
+/// `I/N`, and its name as `meta.json` keeps it (`01 / 3` is `1/3`).
+fn parse_segment(s: &str) -> Result<(engine::segment::Segment, String), super::ArgError> {
+    let seg = engine::segment::Segment::parse(s).map_err(|_| super::ArgError::NotASegment(s.to_string()))?;
+    let name = crate::rundir::merge::segment_numbers(s).map(|(i, n)| format!("{i}/{n}"));
+    Ok((seg, name.ok_or_else(|| super::ArgError::NotASegment(s.to_string()))?))
+}
+
+fn parse_instant(s: &str) -> Result<time::OffsetDateTime, super::ArgError> {
+    time::OffsetDateTime::parse(s.trim(), &time::format_description::well_known::Rfc3339)
+        .map_err(|_| super::ArgError::NotAnInstant(s.to_string()))
+}
+
+/// How the parts of a plan read its data files (`--data`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DataMode {
+    Whole,
+    Split,
+}
+
+/// The longest `--start-at` waits: further ahead is taken for a mistake.
+const MOST_START_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// How this process takes part in a run of several generators (`--segment`, `--start-at`).
+#[derive(Default)]
+pub(super) struct Part {
+    segment: engine::segment::Segment,
+    meta: Option<rundir::PartMeta>,
+    start_at: Option<std::time::SystemTime>,
+}
+
+impl RunArgs {
+    fn part(&self) -> Result<Part, Error> {
+        let start_at = match self.start_at {
+            Some(at) => {
+                let ahead = at - time::OffsetDateTime::now_utc();
+                if ahead > MOST_START_WAIT {
+                    return Err(Error::Usage(format!(
+                        "--start-at is {} ahead; give an instant at most a day from now",
+                        humantime::format_duration(Duration::from_secs(ahead.whole_seconds().max(0) as u64))
+                    )));
+                }
+                Some(std::time::SystemTime::from(at))
+            }
+            None => None,
+        };
+        let (segment, name) = match self.segment.clone() {
+            Some((segment, name)) => (segment, Some(name)),
+            None => (Default::default(), None),
+        };
+        let meta = (self.segment.is_some() || start_at.is_some()).then(|| rundir::PartMeta {
+            segment: name,
+            start_at: self.start_at.and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok()),
+            start_skew_ms: None,
+            data_split: self.data == DataMode::Split,
+        });
+        Ok(Part { segment, meta, start_at })
+    }
+}
+
+/// Keeps of each data file the rows this part owns: row k is the part's when user k would be,
+/// so the parts together read each row once.
+fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
+    for d in &mut plan.data {
+        let rows: Vec<Vec<String>> =
+            d.rows.iter().enumerate().filter(|(k, _)| segment.owns(*k as u64)).map(|(_, r)| r.clone()).collect();
+        d.rows = std::sync::Arc::new(rows);
+    }
+}
+
+/// What one part of a plan still runs at the whole plan's rate or count: elements whose rate
+/// or total is kept by the process, not per user (each generator keeps all of it, as each
+/// JMeter server of a distributed test does).
+fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    if !plan.shapers.is_empty() {
+        found.push("a Throughput Shaping Timer's schedule");
+    }
+    for s in &plan.scenarios {
+        plan::flow::for_each_step(&s.flow, &mut |step| {
+            let what = match step {
+                plan::flow::Step::Think(plan::flow::Think::Throughput { shared: true, .. }) => {
+                    Some("a Constant Throughput Timer shared by all users")
+                }
+                plan::flow::Step::Throughput(t)
+                    if !t.per_user && matches!(t.share, plan::flow::ThroughputShare::Total(_)) =>
+                {
+                    Some("a Throughput Controller's total executions")
+                }
+                _ => None,
+            };
+            if let Some(w) = what.filter(|w| !found.contains(w)) {
+                found.push(w);
+            }
+        });
+    }
+    found
+}
+
 fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::ArgError> {
     crate::plan::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
 }
@@ -193,9 +320,18 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             plan.result_files.push(f.clone());
         }
     }
+    let part = a.part()?;
+    if a.data == DataMode::Split {
+        split_rows(&mut plan, &part.segment);
+    }
+    if !part.segment.is_full() {
+        for what in whole_plan_rates(&plan) {
+            eprintln!("warning: {what} is kept by each generator, not split: the parts together run it once per part");
+        }
+    }
     let out = run_place(a.out.clone(), a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv)).await?.0)
+    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part).await?.0)
 }
 
 /// Where `--out DIR` (or its absence) and `--replace` put the run directory.
@@ -218,11 +354,20 @@ pub(super) async fn run_plan(
     out: &Place,
     quiet: bool,
     command_line: Vec<String>,
+    part: Part,
 ) -> Result<(u8, PathBuf), Error> {
-    let options = RunOptions { engine: engine::Options::default(), command_line };
-    let run = Run::new(plan, options);
+    // What would stop the load at its start is said now, not at a common start hours away.
+    if part.start_at.is_some() {
+        if let Some(why) = engine::start_problem(&plan) {
+            return Err(Error::Usage(format!("the run cannot start: {why}")));
+        }
+    }
     let fd_limit = run::raise_fd_limit();
-    if let Some((users_at_most, needed)) = run::fd_shortfall(run.plan(), fd_limit) {
+    let shortfall = run::fd_shortfall(&plan, &part.segment, fd_limit);
+    let engine = engine::Options { segment: part.segment, ..Default::default() };
+    let options = RunOptions { engine, command_line, part: part.meta, start_at: part.start_at };
+    let run = Run::new(plan, options);
+    if let Some((users_at_most, needed)) = shortfall {
         eprintln!(
             "warning: up to {users_at_most} users may each hold a connection, but this process may open only {} files; \
              raise the limit (`ulimit -n {needed}`) or connections will fail as `generator_fds`",
@@ -242,6 +387,14 @@ pub(super) async fn run_plan(
         eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, out.display());
         for s in &run.meta().scenarios {
             eprintln!("  scenario {}: {}", s.name, s.workload);
+        }
+        if let Some(p) = &run.meta().part {
+            if let Some(seg) = &p.segment {
+                eprintln!("  this generator runs part {seg} of every workload");
+            }
+            if let Some(at) = &p.start_at {
+                eprintln!("  the load starts at {at}");
+            }
         }
     }
 

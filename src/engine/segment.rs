@@ -16,9 +16,9 @@
 //! counts each of its arrivals as dropped.
 //!
 //! What a segment splits is users and arrivals. Plan-level rates and totals that a process
-//! keeps for itself are not split yet: a shared constant-throughput timer, a throughput
-//! controller's total, a shared data file's rows (each process starts at row 0). A distributed
-//! run must scale or share those too before it splits such plans.
+//! keeps for itself are not split: a shared constant-throughput timer, a throughput shaping
+//! timer's schedule, a throughput controller's total (`run --segment` warns of them), and a
+//! data file's rows (each process reads the whole file, as each JMeter server does).
 
 use std::borrow::Cow;
 use std::fmt;

@@ -640,7 +640,6 @@ fn cond_source<S: Serializer>(c: &Cond, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&c.src)
 }
 
-/// Visits every request in a flow, depth first, in plan order.
 /// Whether the steps send a request anywhere (in a branch, loop or group included), or make
 /// a sample without one.
 pub fn has_request(steps: &[Step]) -> bool {
@@ -650,46 +649,50 @@ pub fn has_request(steps: &[Step]) -> bool {
 }
 
 fn has_synthetic(steps: &[Step]) -> bool {
-    steps.iter().any(|step| match step {
-        Step::Sample(_) | Step::WebSocket(_) => true,
-        Step::Script(x) => x.label.is_some(),
-        Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
-        Step::Sequence(s) => has_synthetic(s),
-        Step::Mix(branches) => branches.iter().any(|b| has_synthetic(&b.steps)),
-        Step::Loop(l) => has_synthetic(&l.steps),
-        Step::If(i) => has_synthetic(&i.then) || has_synthetic(&i.otherwise),
-        Step::Once(o) => has_synthetic(&o.steps),
-        Step::Group(g) => has_synthetic(&g.steps),
-        Step::Throughput(t) => has_synthetic(&t.steps),
-        Step::Switch(s) => s.branches.iter().any(|(_, b)| has_synthetic(b)),
-        Step::Shuffle(s) => s.branches.iter().any(|b| has_synthetic(b)),
-        Step::Runtime(r) => has_synthetic(&r.steps),
-        Step::Critical(c) => has_synthetic(&c.steps),
-        Step::Parallel(p) => p.branches.iter().any(|b| has_synthetic(b)),
-        _ => false,
-    })
+    let mut any = false;
+    for_each_step(steps, &mut |step| {
+        any |= match step {
+            Step::Sample(_) | Step::WebSocket(_) => true,
+            Step::Script(x) => x.label.is_some(),
+            Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
+            _ => false,
+        }
+    });
+    any
 }
 
+/// Visits every request in a flow, depth first, in plan order.
 pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
+    for_each_step(steps, &mut |step| {
+        if let Step::Request(r) = step {
+            f(r)
+        }
+    });
+}
+
+/// Visits every step of a flow, depth first, in plan order: a step that holds steps (a loop, a
+/// branch, a group...) before the steps it holds.
+pub fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
     for step in steps {
+        f(step);
         match step {
-            Step::Request(r) => f(r),
-            Step::Sequence(s) => for_each_request(s, f),
-            Step::Mix(branches) => branches.iter().for_each(|b| for_each_request(&b.steps, f)),
-            Step::Loop(l) => for_each_request(&l.steps, f),
+            Step::Sequence(s) => for_each_step(s, f),
+            Step::Mix(branches) => branches.iter().for_each(|b| for_each_step(&b.steps, f)),
+            Step::Loop(l) => for_each_step(&l.steps, f),
             Step::If(i) => {
-                for_each_request(&i.then, f);
-                for_each_request(&i.otherwise, f);
+                for_each_step(&i.then, f);
+                for_each_step(&i.otherwise, f);
             }
-            Step::Once(o) => for_each_request(&o.steps, f),
-            Step::Group(g) => for_each_request(&g.steps, f),
-            Step::Throughput(t) => for_each_request(&t.steps, f),
-            Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_request(b, f)),
-            Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_request(b, f)),
-            Step::Runtime(r) => for_each_request(&r.steps, f),
-            Step::Critical(c) => for_each_request(&c.steps, f),
-            Step::Parallel(p) => p.branches.iter().for_each(|b| for_each_request(b, f)),
-            Step::Think(_)
+            Step::Once(o) => for_each_step(&o.steps, f),
+            Step::Group(g) => for_each_step(&g.steps, f),
+            Step::Throughput(t) => for_each_step(&t.steps, f),
+            Step::Switch(s) => s.branches.iter().for_each(|(_, b)| for_each_step(b, f)),
+            Step::Shuffle(s) => s.branches.iter().for_each(|b| for_each_step(b, f)),
+            Step::Runtime(r) => for_each_step(&r.steps, f),
+            Step::Critical(c) => for_each_step(&c.steps, f),
+            Step::Parallel(p) => p.branches.iter().for_each(|b| for_each_step(b, f)),
+            Step::Request(_)
+            | Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
             | Step::Write(_)

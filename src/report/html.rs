@@ -50,6 +50,9 @@ pub fn document(run: &RunData) -> String {
     if let Some(g) = summary.generator.or(meta.generator) {
         fact("Generator load", super::generator_load(&g));
     }
+    for (k, v) in super::part_facts(meta) {
+        fact(&k, v);
+    }
     let t = &summary.total;
     if let Some(k) = super::keep_alive(meta, t) {
         fact("Connections", k);

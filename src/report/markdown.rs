@@ -47,6 +47,9 @@ pub fn document(run: &RunData) -> String {
     if let Some(g) = summary.generator.or(meta.generator) {
         let _ = writeln!(out, "| Generator load | {} |", super::generator_load(&g));
     }
+    for (k, v) in super::part_facts(meta) {
+        let _ = writeln!(out, "| {} | {} |", cell(&k), cell(&v));
+    }
     let _ = writeln!(out, "\n{}", table(summary));
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.\n");
     if let Some(k) = super::keep_alive(meta, t) {
@@ -274,6 +277,9 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     }
     for sc in &meta.scenarios {
         let _ = writeln!(out, "Scenario {}: {}", sc.name, sc.workload);
+    }
+    for (k, v) in super::part_facts(meta) {
+        let _ = writeln!(out, "{k}: {v}");
     }
     if let Some(k) = super::keep_alive(meta, t) {
         let _ = writeln!(out, "Connections: {k}");

@@ -150,6 +150,41 @@ pub fn records_connections(meta: &RunMeta) -> bool {
     meta.tool == crate::rundir::TOOL
 }
 
+/// The facts of a run made by several generators: a part's segment and start skew, or each
+/// part of a merged run (where it came from, its samples, its generator's load), as rows.
+pub fn part_facts(meta: &rundir::RunMeta) -> Vec<(String, String)> {
+    let skew = |p: &rundir::PartMeta| match (&p.start_at, p.start_skew_ms) {
+        (Some(at), Some(ms)) => format!("{ms:.1} ms after the common start {at}"),
+        _ => String::new(),
+    };
+    let mut rows = Vec::new();
+    if let Some(p) = &meta.part {
+        let start = if p.start_skew_ms.is_some() { format!("; load started {}", skew(p)) } else { String::new() };
+        let what =
+            p.segment.as_ref().map_or_else(|| "the whole plan".to_string(), |s| format!("{s} of every workload"));
+        rows.push(("Part".to_string(), format!("{what}{start}")));
+    }
+    for (i, p) in meta.parts.iter().enumerate() {
+        let key = match p.part.as_ref().and_then(|m| m.segment.as_ref()) {
+            Some(seg) => format!("Part {seg}"),
+            None => format!("Merged run {}", i + 1),
+        };
+        let mut v =
+            format!("{} on {}: {} samples, {} KO, started {}", p.dir, p.host, p.samples, p.errors, p.started_at);
+        if let Some(m) = p.part.as_ref().filter(|m| m.start_skew_ms.is_some()) {
+            v.push_str(&format!(" ({})", skew(m)));
+        }
+        if p.status != rundir::Status::Completed {
+            v.push_str(&format!(" ({})", p.status.as_str()));
+        }
+        if let Some(g) = &p.generator {
+            v.push_str(&format!("; generator {}", generator_load(g)));
+        }
+        rows.push((key, v));
+    }
+    rows
+}
+
 /// The load generator's own CPU and memory, with a warning when it was saturated, so a busy
 /// generator is never mistaken for a slow server.
 pub fn generator_load(g: &rundir::GeneratorUsage) -> String {
@@ -201,6 +236,8 @@ mod tests {
             generator: None,
             thresholds: Vec::new(),
             stopped_by: None,
+            part: None,
+            parts: Vec::new(),
         }
     }
 

@@ -106,6 +106,12 @@ pub struct RunOptions {
     /// The command line recorded in `meta.json`, secrets already masked
     /// ([`crate::redact::command_line`]).
     pub command_line: Vec<String>,
+    /// This run is one part of a plan run by several generators: its segment (the one in
+    /// `engine.segment`, as named) and common start, for `meta.json`.
+    pub part: Option<rundir::PartMeta>,
+    /// The instant the load starts (`--start-at`): the run waits for it (a Ctrl-C ends the
+    /// wait) and records how late it started.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// A plan about to run, and the outputs it feeds.
@@ -176,6 +182,8 @@ impl Run {
             generator: None,
             thresholds: plan.thresholds.iter().map(|t| t.to_string()).collect(),
             stopped_by: None,
+            part: options.part.clone(),
+            parts: Vec::new(),
         };
         Run { plan, options, meta, outputs: Vec::new() }
     }
@@ -212,6 +220,27 @@ impl Run {
         for o in &mut outputs {
             o.output.start(&start).map_err(Error::Output)?;
         }
+        let mut failures = Vec::new();
+        if let Some(at) = options.start_at {
+            wait_until(at, &shutdown).await;
+            // A wait that Ctrl-C ended is no start: no skew to record, and the run ends at once.
+            if !shutdown.is_cancelled() {
+                let late_ms = match std::time::SystemTime::now().duration_since(at) {
+                    Ok(late) => late.as_secs_f64() * 1e3,
+                    Err(early) => -early.duration().as_secs_f64() * 1e3,
+                };
+                meta.started_at = now_rfc3339();
+                if let Some(p) = meta.part.as_mut() {
+                    p.start_skew_ms = Some(late_ms);
+                }
+                for o in &mut outputs {
+                    if let Err(error) = o.output.begins(&meta) {
+                        o.failed = true;
+                        failures.push(Failure { output: o.output.name().to_string(), error });
+                    }
+                }
+            }
+        }
         let mut engine_options = options.engine;
         let rows: Vec<SampleSender> = engine_options
             .sample_log
@@ -231,7 +260,6 @@ impl Run {
             async move { engine::run(&plan, engine_options, shutdown, abort, tx).await }
         });
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
-        let mut failures = Vec::new();
         let mut folding = false;
         let has_overflow_row = meta.labels.len() > plan.labels.len();
         while let Some(iv) = rx.recv().await {
@@ -301,6 +329,20 @@ fn deliver(outputs: &mut [Live], failures: &mut Vec<Failure>, iv: &Interval) {
             let name = outputs[i].output.name().to_string();
             notice(outputs, &format!("cannot write the {name}: {error}"));
             failures.push(Failure { output: name, error });
+        }
+    }
+}
+
+/// Waits until the wall clock reads `at`, or `shutdown`. Reads the clock again at least every
+/// second, so a clock stepped meanwhile (NTP) still starts the load at `at`.
+async fn wait_until(at: std::time::SystemTime, shutdown: &CancellationToken) {
+    while let Ok(left) = at.duration_since(std::time::SystemTime::now()) {
+        if left.is_zero() {
+            return;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(left.min(std::time::Duration::from_secs(1))) => {}
+            _ = shutdown.cancelled() => return,
         }
     }
 }

@@ -51,6 +51,13 @@ pub trait Output: Send {
         Ok(())
     }
 
+    /// The load begins now, after a wait for a common start (`--start-at`): `meta` has the
+    /// start as it really was. Not called for a run that starts at once.
+    fn begins(&mut self, meta: &RunMeta) -> Result<(), OutputError> {
+        let _ = meta;
+        Ok(())
+    }
+
     /// Asked once, after [`start`](Output::start): a sender for a row per sample, or `None` (the
     /// default) when this output does not want them. Rows are made only when someone asks.
     fn sample_rows(&mut self) -> Option<SampleSender> {

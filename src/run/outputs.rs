@@ -42,6 +42,13 @@ impl Output for RunDirOutput {
         Self::NAME
     }
 
+    fn begins(&mut self, meta: &RunMeta) -> Result<(), OutputError> {
+        match &self.writer {
+            Some(w) => Ok(w.restart_meta(meta)?),
+            None => Ok(()),
+        }
+    }
+
     fn interval(&mut self, interval: &Interval) -> Result<(), OutputError> {
         match self.writer.as_mut() {
             Some(w) => Ok(w.append(interval)?),

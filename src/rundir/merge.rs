@@ -7,8 +7,8 @@
 //! clock make one interval of the merged run, so its charts line the runs up.
 
 use super::reader::{add_to_tally, read_meta, read_run_with, IntervalLine, Log, LoggedInterval, Run, Shared};
-use super::{Error, RunMeta, Status, Summary, SUMMARY};
-use crate::record::{LabelStats, Tally};
+use super::{Error, MergedPart, RunMeta, Status, Summary, SUMMARY};
+use crate::record::{LabelStats, ScenarioCounts, Tally};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
@@ -21,6 +21,9 @@ struct Source {
     head: Option<(IntervalLine, LoggedInterval)>,
     offset_us: u64,
     first_scenario: usize,
+    /// What it has added so far.
+    samples: u64,
+    errors: u64,
 }
 
 impl Source {
@@ -34,11 +37,31 @@ impl Source {
 /// run is read as [`read_run_with`] reads it (its summary from `summary.json` when it finished).
 pub fn read_runs_with(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
     match dirs {
-        [] => return Err(Error::NotARun(PathBuf::new())),
-        [one] => return read_run_with(one, visit),
-        _ => {}
+        [] => Err(Error::NotARun(PathBuf::new())),
+        [one] => read_run_with(one, visit),
+        _ => read_many(dirs, |iv, _| visit(iv)),
+    }
+}
+
+/// The scenarios' side of a merged interval, each scenario's numbers added up across the runs
+/// that ran it (see [`read_many`]).
+#[derive(Debug, Clone, Default)]
+pub struct ScenarioSide {
+    pub counts: Vec<ScenarioCounts>,
+    pub lateness: Vec<LabelStats>,
+    pub active_users: Vec<u64>,
+}
+
+/// Reads two runs or more as one (see [`read_runs_with`]), showing `visit` each merged interval
+/// with its scenarios' side.
+pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &ScenarioSide)) -> Result<Run, Error> {
+    if dirs.is_empty() {
+        return Err(Error::NotARun(PathBuf::new()));
     }
     let metas = dirs.iter().map(|d| read_meta(d)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(why) = cannot_merge(dirs, &metas) {
+        return Err(Error::Merge(why));
+    }
     let mut checks: Vec<String> = Vec::new();
     let mut labels: Vec<String> = Vec::new();
     for m in &metas {
@@ -51,6 +74,9 @@ pub fn read_runs_with(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval)) ->
     let mut shared = Shared::new(&labels);
     let mut sources = Vec::with_capacity(dirs.len());
     let mut scenario_count = 0;
+    // Parts of one plan (`run --segment`) run the same scenarios: each scenario's numbers add
+    // up across the parts. Other runs keep theirs side by side.
+    let one_plan = parts_of_one_plan(&metas);
     for ((dir, meta), start) in dirs.iter().zip(&metas).zip(&starts) {
         let offset_us = match (start, first) {
             (Some(s), Some(f)) => u64::try_from((*s - f).whole_microseconds()).unwrap_or(0),
@@ -59,13 +85,18 @@ pub fn read_runs_with(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval)) ->
         // Every run's error kinds are named against the merged list of checks.
         let mut log = Log::open(dir, &checks)?;
         let head = log.next(&mut shared)?;
-        sources.push(Source { log, head, offset_us, first_scenario: scenario_count });
-        scenario_count += meta.scenarios.len();
+        if one_plan {
+            sources.push(Source { log, head, offset_us, first_scenario: 0, samples: 0, errors: 0 });
+            scenario_count = meta.scenarios.len();
+        } else {
+            sources.push(Source { log, head, offset_us, first_scenario: scenario_count, samples: 0, errors: 0 });
+            scenario_count += meta.scenarios.len();
+        }
     }
     let mut tally = Tally::new(labels.len(), scenario_count);
-    let mut held: Option<LoggedInterval> = None;
+    let mut held: Option<(LoggedInterval, ScenarioSide)> = None;
     while let Some(second) = sources.iter().filter_map(Source::second).min() {
-        let mut merged = Merged::default();
+        let mut merged = Merged { side: ScenarioSide::sized(scenario_count), ..Default::default() };
         for src in &mut sources {
             while src.second() == Some(second) {
                 let (line, mut iv) = src.head.take().expect("a head");
@@ -78,22 +109,48 @@ pub fn read_runs_with(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval)) ->
                     }
                 }
                 add_to_tally(&mut tally, &iv, &line, src.first_scenario);
+                src.samples += iv.total.samples;
+                src.errors += iv.total.errors;
                 merged.add(&iv, src.offset_us);
+                merged.side.add(&line, src.first_scenario, &checks);
                 src.head = src.log.next(&mut shared)?;
             }
         }
-        if let Some(h) = held.replace(merged.finish()) {
-            visit(&h);
+        if let Some((h, side)) = held.replace(merged.finish()) {
+            visit(&h, &side);
         }
     }
-    if let Some(mut h) = held {
+    if let Some((mut h, side)) = held {
         h.last = true;
-        visit(&h);
+        visit(&h, &side);
     }
-    let scenarios: Vec<_> = metas.iter().flat_map(|m| m.scenarios.iter().cloned()).collect();
+    let scenarios: Vec<_> = if one_plan {
+        metas[0].scenarios.clone()
+    } else {
+        metas.iter().flat_map(|m| m.scenarios.iter().cloned()).collect()
+    };
     let complete = dirs.iter().all(|d| d.join(SUMMARY).exists());
     let summary = Summary::from_tally(&tally, &shared.labels, &checks, &scenarios, complete);
-    let meta = merged_meta(&metas, &starts, shared.labels, checks, scenarios);
+    let mut meta = merged_meta(&metas, &starts, shared.labels, checks, scenarios);
+    meta.parts = dirs
+        .iter()
+        .zip(&metas)
+        .zip(&sources)
+        .map(|((dir, m), src)| MergedPart {
+            dir: dir.display().to_string(),
+            host: m.host.clone(),
+            started_at: m.started_at.clone(),
+            status: m.status,
+            part: m.part.clone(),
+            samples: src.samples,
+            errors: src.errors,
+            generator: m.generator,
+        })
+        .collect();
+    if one_plan {
+        let names: Vec<String> = metas.iter().filter_map(segment_of).map(|(i, n)| format!("{i}/{n}")).collect();
+        meta.plan_name = format!("{} ({} parts: {})", metas[0].plan_name, metas.len(), names.join(", "));
+    }
     Ok(Run { meta, summary })
 }
 
@@ -108,6 +165,33 @@ struct Merged {
     labels: BTreeMap<usize, LabelStats>,
     total: LabelStats,
     active_users: u64,
+    side: ScenarioSide,
+}
+
+impl ScenarioSide {
+    fn sized(n: usize) -> ScenarioSide {
+        ScenarioSide {
+            counts: vec![ScenarioCounts::default(); n],
+            lateness: (0..n).map(|_| LabelStats::default()).collect(),
+            active_users: vec![0; n],
+        }
+    }
+
+    /// Adds a run's line, its scenarios from `first` on.
+    fn add(&mut self, line: &IntervalLine, first: usize, checks: &[String]) {
+        for (a, b) in self.counts.iter_mut().skip(first).zip(line.scenarios()) {
+            a.add(&b);
+        }
+        for (a, b) in self.active_users.iter_mut().skip(first).zip(&line.active_users) {
+            *a += b;
+        }
+        // A lateness record that does not read is a fact lost, not the run's numbers.
+        if let Ok(late) = line.lateness(line.iterations.len(), checks) {
+            for (a, b) in self.lateness.iter_mut().skip(first).zip(&late) {
+                *a += b;
+            }
+        }
+    }
 }
 
 impl Merged {
@@ -122,16 +206,91 @@ impl Merged {
         self.active_users += iv.active_users;
     }
 
-    fn finish(self) -> LoggedInterval {
+    fn finish(self) -> (LoggedInterval, ScenarioSide) {
         let start_us = self.start_us.unwrap_or(0);
-        LoggedInterval {
+        let iv = LoggedInterval {
             start_us,
             end_us: start_us.saturating_add(self.longest_us),
             labels: self.labels.into_iter().collect(),
             total: self.total,
             active_users: self.active_users,
             last: false,
+        };
+        (iv, self.side)
+    }
+}
+
+/// Whether the runs are parts of one plan: each ran a segment (`run --segment`), of a plan with
+/// the same name and scenarios.
+fn parts_of_one_plan(metas: &[RunMeta]) -> bool {
+    let Some(first) = metas.first() else { return false };
+    metas.iter().all(|m| {
+        segment_of(m).is_some()
+            && m.plan_name == first.plan_name
+            && m.scenarios.len() == first.scenarios.len()
+            && m.scenarios.iter().zip(&first.scenarios).all(|(a, b)| a.name == b.name && a.model == b.model)
+    })
+}
+
+/// `I/N` as numbers (1 <= I <= N), however it is spaced or padded.
+pub fn segment_numbers(text: &str) -> Option<(u32, u32)> {
+    let (i, n) = text.split_once('/')?;
+    let (i, n) = (i.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?);
+    (i >= 1 && i <= n).then_some((i, n))
+}
+
+fn segment_of(m: &RunMeta) -> Option<(u32, u32)> {
+    m.part.as_ref()?.segment.as_deref().and_then(segment_numbers)
+}
+
+/// Why these runs cannot be read as one: the same directory twice, or parts of one plan that
+/// overlap (a segment twice, or segments of different N, whose shares overlap or leave gaps):
+/// their load would count twice. `dirs` and `metas` go together.
+pub fn cannot_merge(dirs: &[&Path], metas: &[RunMeta]) -> Option<String> {
+    let mut seen = Vec::new();
+    for d in dirs {
+        let at = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+        if seen.contains(&at) {
+            return Some(format!("{} is given twice: its samples would count twice", d.display()));
         }
+        seen.push(at);
+    }
+    if !parts_of_one_plan(metas) {
+        return None;
+    }
+    let parts: Vec<(u32, u32)> = metas.iter().filter_map(segment_of).collect();
+    let n = parts[0].1;
+    if let Some((i, m)) = parts.iter().find(|(_, m)| *m != n) {
+        return Some(format!("parts {}/{n} and {i}/{m} divide the plan differently: their shares overlap", parts[0].0));
+    }
+    let mut taken = Vec::new();
+    for (i, _) in &parts {
+        if taken.contains(i) {
+            return Some(format!("segment {i}/{n} is given twice: its load would count twice"));
+        }
+        taken.push(*i);
+    }
+    None
+}
+
+/// The parts of one plan missing from these (`2/3, 3/3`), when some are: the merged run is
+/// then a share of the plan's load, not all of it.
+pub fn missing_parts(metas: &[RunMeta]) -> Option<String> {
+    if !parts_of_one_plan(metas) {
+        return None;
+    }
+    let parts: Vec<(u32, u32)> = metas.iter().filter_map(segment_of).collect();
+    let n = parts[0].1;
+    if parts.iter().any(|(_, m)| *m != n) {
+        return None;
+    }
+    let missing: Vec<String> =
+        (1..=n).filter(|i| !parts.iter().any(|(j, _)| j == i)).take(10).map(|i| format!("{i}/{n}")).collect();
+    let more = n as usize - parts.len();
+    match missing.len() {
+        0 => None,
+        k if more > k => Some(format!("{} and {} more", missing.join(", "), more - k)),
+        _ => Some(missing.join(", ")),
     }
 }
 
@@ -190,6 +349,8 @@ fn merged_meta(
         generator: None,
         thresholds,
         stopped_by: metas.iter().find_map(|m| m.stopped_by.clone()),
+        part: None,
+        parts: Vec::new(),
     }
 }
 
@@ -198,11 +359,21 @@ mod tests {
     use super::*;
     use crate::plan::LabelId;
     use crate::record::Interval;
-    use crate::rundir::{Model, Place, RunWriter, ScenarioMeta};
+    use crate::rundir::{Model, PartMeta, Place, RunWriter, ScenarioMeta};
 
     /// A finished run started at `started_at` with one label `a`: one interval per entry of
     /// `per_second`, each with that many samples of 1 ms.
     fn write_run(dir: &Path, started_at: &str, per_second: &[u64]) {
+        let seconds: Vec<LabelStats> = per_second
+            .iter()
+            .enumerate()
+            .map(|(i, n)| crate::rundir::reader::tests::stats_from(i as u64 * 1_000_000, *n, 1000, 1000))
+            .collect();
+        write_part(dir, started_at, None, &seconds);
+    }
+
+    /// [`write_run`] of a part (`segment`) whose intervals hold `seconds`.
+    fn write_part(dir: &Path, started_at: &str, segment: Option<&str>, seconds: &[LabelStats]) {
         let meta = RunMeta {
             tool: "stampede".into(),
             version: "0".into(),
@@ -221,21 +392,27 @@ mod tests {
             generator: None,
             thresholds: Vec::new(),
             stopped_by: None,
+            part: segment.map(|s| PartMeta {
+                segment: Some(s.into()),
+                start_at: None,
+                start_skew_ms: None,
+                data_split: false,
+            }),
+            parts: Vec::new(),
         };
         let mut w = RunWriter::create(&Place::Exact { dir: dir.to_path_buf(), replace: false }, &meta, "").unwrap();
-        for (i, n) in per_second.iter().enumerate() {
-            let s = crate::rundir::reader::tests::stats_from(i as u64 * 1_000_000, *n, 1000, 1000);
+        for (i, s) in seconds.iter().enumerate() {
             let iv = Interval {
                 new_labels: Vec::new(),
                 index: i as u64,
                 start_us: i as u64 * 1_000_000,
                 end_us: (i as u64 + 1) * 1_000_000,
                 labels: vec![(LabelId(0), s.clone())],
-                total: s,
+                total: s.clone(),
                 scenarios: vec![Default::default()],
                 lateness: vec![Default::default()],
                 active_users: vec![1],
-                last: i + 1 == per_second.len(),
+                last: i + 1 == seconds.len(),
             };
             w.append(&iv).unwrap();
         }
@@ -274,5 +451,75 @@ mod tests {
         );
         assert_eq!((run.meta.plan_name.as_str(), run.meta.scenarios.len()), ("p (2 runs)", 2));
         assert!(!run.summary.complete, "neither run wrote its summary");
+    }
+
+    /// Parts of one plan merge into the numbers of one histogram holding every sample: counts,
+    /// sums, min, max and every percentile; their scenarios add up as one plan's.
+    #[test]
+    fn parts_merge_into_one_histogram_of_every_sample() {
+        let root = std::env::temp_dir().join(format!("stampede-merge-parts-{}", std::process::id()));
+        let mut all = LabelStats::default();
+        let mut dirs = Vec::new();
+        // Three parts with latencies far apart (1, 7 and 40 ms, spread): a wrong merge moves
+        // every upper percentile.
+        for (p, base) in [(1u64, 1_000u64), (2, 7_000), (3, 40_000)] {
+            let mut seconds = Vec::new();
+            for sec in 0..3u64 {
+                let mut s = LabelStats::default();
+                for k in 0..(50 * p + sec) {
+                    let start = sec * 1_000_000 + k * 100;
+                    let sample = crate::record::Sample {
+                        label: LabelId(0),
+                        start_us: start,
+                        end_us: start + base + k * 37,
+                        ttfb_us: 1,
+                        connect_us: 0,
+                        bytes_sent: 2,
+                        bytes_received: 3,
+                        new_connection: false,
+                        error: None,
+                        in_total: true,
+                    };
+                    s.record(&sample);
+                    all.record(&sample);
+                }
+                seconds.push(s);
+            }
+            let dir = root.join(format!("p{p}"));
+            write_part(&dir, "2026-01-01T00:00:00Z", Some(&format!("{p}/3")), &seconds);
+            dirs.push(dir);
+        }
+        let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        let mut merged = LabelStats::default();
+        let run = read_many(&refs, |iv, side| {
+            merged += &iv.total;
+            assert_eq!(side.active_users, [3], "one scenario, a user in each part");
+        });
+        let metas: Vec<RunMeta> = refs.iter().map(|d| read_meta(d).unwrap()).collect();
+        let _ = std::fs::remove_dir_all(&root);
+        let run = run.unwrap();
+        assert_eq!((merged.samples, merged.sum_elapsed_us), (all.samples, all.sum_elapsed_us));
+        assert_eq!((merged.min_us, merged.max_us, merged.bytes_received), (all.min_us, all.max_us, all.bytes_received));
+        for q in [0.5, 0.9, 0.95, 0.99, 0.999] {
+            assert_eq!(merged.quantile_us(q), all.quantile_us(q), "q{q}");
+        }
+        assert_eq!(run.summary.total.samples, all.samples);
+        assert_eq!(run.meta.scenarios.len(), 1);
+        assert_eq!(run.meta.parts.iter().map(|p| p.samples).sum::<u64>(), all.samples);
+        assert!(run.meta.plan_name.contains("3 parts: 1/3, 2/3, 3/3"), "{}", run.meta.plan_name);
+        let refs3: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        assert_eq!((cannot_merge(&refs3, &metas), missing_parts(&metas)), (None, None));
+        assert_eq!(missing_parts(&metas[..2]).as_deref(), Some("3/3"));
+        assert_eq!(missing_parts(&metas[1..]).as_deref(), Some("1/3"));
+        let twice = [metas[0].clone(), metas[0].clone()];
+        let two_dirs = [Path::new("a"), Path::new("b")];
+        assert!(cannot_merge(&two_dirs, &twice).unwrap().contains("1/3 is given twice"));
+        let mut halves = metas[0].clone();
+        halves.part.as_mut().unwrap().segment = Some("01 / 2".into());
+        assert!(cannot_merge(&two_dirs, &[metas[0].clone(), halves]).unwrap().contains("divide the plan differently"));
+        assert!(cannot_merge(&[Path::new("a"), Path::new("a")], &metas[..2]).unwrap().contains("a is given twice"));
+        assert_eq!(segment_numbers(" 2 / 3"), Some((2, 3)));
+        assert_eq!(segment_numbers("4/3"), None);
+        assert_eq!(segment_numbers("0/3"), None);
     }
 }

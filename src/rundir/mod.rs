@@ -24,7 +24,8 @@ pub mod writer;
 
 pub use reader::read_run;
 pub use summary::{
-    GeneratorUsage, LabelSummary, Model, RunMeta, ScenarioMeta, ScenarioSummary, Status, Summary, ThresholdResult,
+    GeneratorUsage, LabelSummary, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary, Status, Summary,
+    ThresholdResult,
 };
 pub use writer::{Place, RunWriter};
 
@@ -47,4 +48,7 @@ pub enum Error {
     Occupied { path: std::path::PathBuf, run: bool },
     #[error("{0} is not a run directory (it has no meta.json)")]
     NotARun(std::path::PathBuf),
+    /// Runs that cannot be read as one (the same run twice, overlapping parts).
+    #[error("cannot read these runs as one: {0}")]
+    Merge(String),
 }

@@ -35,6 +35,46 @@ pub struct RunMeta {
     /// What stopped the test before its end (a jp@gc AutoStop Listener's limit), if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_by: Option<String>,
+    /// A run of one segment of a plan (`run --segment 2/3`): which, and how its start was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<PartMeta>,
+    /// A run merged from parts (`stampede merge`): each part's facts, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<MergedPart>,
+}
+
+/// What makes a run one part of a plan run by several generators.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PartMeta {
+    /// `i/N`: the i-th of N equal segments of every workload; absent for a whole plan started
+    /// at a common instant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment: Option<String>,
+    /// The common start instant asked for (`--start-at`), RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
+    /// How late the load started after `start_at`, in ms (negative: early).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_skew_ms: Option<f64>,
+    /// The part read only its share of each data file's rows (`--data split`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub data_split: bool,
+}
+
+/// One run of a merged run, as `meta.json` lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MergedPart {
+    /// The run directory it was read from, as given.
+    pub dir: String,
+    pub host: String,
+    pub started_at: String,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<PartMeta>,
+    pub samples: u64,
+    pub errors: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<GeneratorUsage>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

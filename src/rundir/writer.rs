@@ -62,6 +62,12 @@ impl RunWriter {
         self.log.flush().map_err(io(&path))
     }
 
+    /// Writes `meta` again: the facts known only when the load starts (`started_at` after a
+    /// wait for a common start).
+    pub fn restart_meta(&self, meta: &RunMeta) -> Result<(), Error> {
+        write_json(&self.dir.join(META), meta)
+    }
+
     /// Writes the summary and the final meta, and syncs the log to disk.
     pub fn finish(mut self, meta: &RunMeta, summary: &Summary) -> Result<(), Error> {
         let path = self.dir.join(INTERVALS);

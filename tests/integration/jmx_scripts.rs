@@ -8,7 +8,7 @@ use crate::jmx::{jmx_plan, sampler};
 use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{float, uint, OutputExt, Stampede, TempRun};
 
-const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">${host}</stringProp>
           <stringProp name="HTTPSampler.port">${port}</stringProp>
           <stringProp name="HTTPSampler.protocol">http</stringProp>
@@ -539,4 +539,43 @@ fn post_processors_then_assertions_run_in_tree_order() {
     let paths: Vec<String> =
         server.recorded_all().iter().map(|r| r.path().to_string()).filter(|p| p.starts_with("/use")).collect();
     assert_eq!(paths, ["/use/none/tk-x", "/use/tk/tk-x"]);
+}
+
+/// A plan with an element stampede runs only in part (a Constant Throughput Timer in a shared
+/// mode) runs, and says so on the terminal; a script naming JMeter's bandwidth emulation
+/// property is refused, naming it, and skipped with `--skip-unsupported`.
+#[test]
+fn a_run_says_when_elements_run_only_in_part_or_not_at_all() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("jmx-script-partial");
+    let timer = r#"<ConstantThroughputTimer guiclass="TestBeanGUI" testclass="ConstantThroughputTimer" testname="ctt" enabled="true">
+          <intProp name="calcMode">3</intProp>
+          <doubleProp><name>throughput</name><value>60000.0</value><savedValue>0.0</savedValue></doubleProp>
+        </ConstantThroughputTimer><hashTree/>"#;
+    let out = run_jmx(&run, &sampler("r", "GET", "/r", "", false, timer), 1, "1", server.addr().port());
+    out.assert_exit(0);
+    assert_eq!(server.requests_to("/r"), 1);
+    assert!(out.stderr_str().contains("warning: 1 element(s) run only in part"), "{}", out.stderr_str());
+
+    let pre = script("JSR223PreProcessor", "cps", "groovy", "props.put('httpclient.socket.http.cps', '1500')", "");
+    let body = sampler("s", "GET", "/s", "", false, &pre);
+    let refused = run_jmx(&TempRun::new("jmx-script-cps"), &body, 1, "1", server.addr().port());
+    refused.assert_exit(2);
+    assert!(
+        refused.stderr_str().contains("`httpclient.socket.http.cps` (bandwidth emulation)"),
+        "{}",
+        refused.stderr_str()
+    );
+    assert_eq!(server.requests_to("/s"), 0);
+    let skip = TempRun::new("jmx-script-cps-skip");
+    let p = skip.write("plan.jmx", jmx_plan(1, "1", &[DEFAULTS, &body].concat()));
+    let port = format!("port={}", server.addr().port());
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "--skip-unsupported", "-J", &port, "--out"])
+        .arg(skip.path())
+        .run();
+    out.assert_exit(0);
+    assert_eq!(server.requests_to("/s"), 1);
 }

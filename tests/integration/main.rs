@@ -124,6 +124,7 @@ mod rundir;
 mod script_fn;
 mod script_sandbox;
 mod secrets;
+mod segments;
 mod server_selftest;
 mod tls;
 mod truth;

@@ -11,8 +11,8 @@ use crate::script::{CompileError, Lang, Script};
 use std::sync::Arc;
 
 /// JMeter properties a script may set to change how JMeter itself sends (read by its HTTP
-/// client, not by the plan): stampede's engine does not read them, so a script naming one makes
-/// the element partial rather than silently different.
+/// client, not by the plan): stampede's engine does not read them, so a script naming one is
+/// refused (skipped with `--skip-unsupported`) rather than run silently different.
 const UNEMULATED_PROPERTIES: &[(&str, &str)] =
     &[("httpclient.socket.http.cps", "bandwidth emulation"), ("httpclient.socket.https.cps", "bandwidth emulation")];
 
@@ -189,6 +189,13 @@ impl Cx {
                 }
             }
         };
+        if let Some((prop, what)) = UNEMULATED_PROPERTIES.iter().find(|(p, _)| text.contains(p)) {
+            let why = format!(
+                "its script names JMeter's property `{prop}` ({what}): JMeter's HTTP client then paces its socket reads and writes, which stampede does not emulate"
+            );
+            self.unsupported(c, depth, &why);
+            return Ok(None);
+        }
         for n in crate::plan::script_host::assigned_variables(&text) {
             self.b.sym.vars.assign(&n);
         }
@@ -268,12 +275,7 @@ impl Cx {
         if matches!(place, Place::Post | Place::Assertion | Place::Listener) {
             note.push_str("; on the samples of the samplers in its scope");
         }
-        let mut status = Status::Supported;
-        for (prop, what) in UNEMULATED_PROPERTIES.iter().filter(|(p, _)| text.contains(p)) {
-            note.push_str(&format!("; it names JMeter's property `{prop}` ({what}), which stampede does not emulate"));
-            status = Status::Partial;
-        }
-        self.report(c, depth, status, note);
+        self.report(c, depth, Status::Supported, note);
         Ok(Some(ScriptRef(Arc::new(el))))
     }
 
@@ -452,16 +454,18 @@ mod tests {
         assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
     }
 
-    /// A script that sets a property JMeter's HTTP client reads (its bandwidth emulation) is
-    /// partial, saying so: stampede sends at full speed.
+    /// A script that names a property JMeter's HTTP client reads (its bandwidth emulation) is
+    /// refused, saying why (stampede would send at full speed), or skipped when asked.
     #[test]
-    fn a_script_naming_an_unemulated_property_is_partial() {
+    fn a_script_naming_an_unemulated_property_is_refused() {
         let text = "props.put(&quot;httpclient.socket.http.cps&quot;, &quot;1500&quot;)";
-        let plan = super::super::synthetic::tests::plan_of(&script_el("JSR223Sampler", "", text));
-        let (_, report) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
-        let r = report.iter().find(|r| r.class == "JSR223Sampler").unwrap();
-        assert_eq!(r.status, Status::Partial, "{r:?}");
-        assert!(r.note.contains("`httpclient.socket.http.cps` (bandwidth emulation)"), "{r:?}");
+        let plan = with_sampler(&script_el("JSR223PreProcessor", "", text));
+        let e = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap_err().to_string();
+        assert!(e.contains("`httpclient.socket.http.cps` (bandwidth emulation)"), "{e}");
+        let skip = Options { skip_unsupported: true, ..Default::default() };
+        let (_, report) = read(&plan, Path::new("/p/plan.jmx"), &skip).unwrap();
+        let r = report.iter().find(|r| r.class == "JSR223PreProcessor").unwrap();
+        assert_eq!(r.status, Status::Skipped, "{r:?}");
     }
 
     /// The BeanShell Sampler keeps its script in `BeanShellSampler.query` (Bug56243.jmx).

@@ -277,6 +277,8 @@ pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> 
         generator: None,
         thresholds: Vec::new(),
         stopped_by: None,
+        part: None,
+        parts: Vec::new(),
     };
     Ok(Imported { meta, summary, total: tally.total })
 }

@@ -1,0 +1,121 @@
+//! `stampede merge`: several run directories written as one run directory, exactly: the parts
+//! of a plan that generators ran apart (`run --segment I/N`), or any runs made side by side.
+//! Their histograms, counters, bytes and error kinds add up interval by interval, so the merged
+//! percentiles are those of one histogram holding every sample; each part stays listed with its
+//! host, start skew, samples and CPU.
+
+use crate::error::{exit, Error};
+use crate::plan::threshold;
+use crate::plan::LabelId;
+use crate::record::Interval;
+use crate::report;
+use crate::rundir::{self, merge, RunWriter};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The run directories to merge (e.g. the ones `run --segment 1/3`, `2/3` and `3/3` wrote),
+    /// finished or interrupted.
+    #[arg(required = true, num_args = 2..)]
+    pub runs: Vec<PathBuf>,
+    /// The run directory to write: a new or empty directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace the run already in the --out directory.
+    #[arg(long)]
+    pub replace: bool,
+}
+
+pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
+    let out_abs = std::fs::canonicalize(&a.out).ok();
+    for r in &a.runs {
+        if out_abs.is_some() && std::fs::canonicalize(r).ok() == out_abs {
+            return Err(Error::Usage(format!("--out {} is one of the runs to merge", a.out.display())));
+        }
+    }
+    let dirs: Vec<&Path> = a.runs.iter().map(PathBuf::as_path).collect();
+    let metas = dirs.iter().map(|d| rundir::reader::read_meta(d)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(why) = merge::cannot_merge(&dirs, &metas) {
+        return Err(Error::Usage(format!("cannot merge these runs: {why}")));
+    }
+    if let Some(missing) = merge::missing_parts(&metas) {
+        eprintln!(
+            "warning: part {missing} of the plan is missing: the merged run is a share of its load, not all of it"
+        );
+    }
+    // First the merged facts (every label's name, in the order the intervals number them),
+    // then the intervals again, written as they come: memory stays flat however long the runs.
+    let first = merge::read_many(&dirs, |_, _| {})?;
+    // The plan as it ran: one plan's, or each run's after a comment naming its directory.
+    let plans: Vec<String> =
+        dirs.iter().map(|d| std::fs::read_to_string(d.join(rundir::PLAN)).unwrap_or_default()).collect();
+    let plan = if plans.iter().all(|p| *p == plans[0]) {
+        plans[0].clone()
+    } else {
+        dirs.iter()
+            .zip(&plans)
+            .map(|(d, p)| {
+                format!(
+                    "# {}
+---
+{p}",
+                    d.display()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(
+                "
+",
+            )
+    };
+    let place = super::run::run_place(Some(a.out.clone()), a.replace);
+    let mut writer = RunWriter::create(&place, &first.meta, &plan).map_err(|e| match e {
+        rundir::Error::Occupied { .. } => {
+            Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
+        }
+        e => Error::from(e),
+    })?;
+    let mut index = 0;
+    let mut failed = None;
+    let known = first.meta.labels.len();
+    let mut run = merge::read_many(&dirs, |iv, side| {
+        // A run still being written may have grown a label since the first pass.
+        if iv.labels.iter().any(|(i, _)| *i >= known) {
+            failed.get_or_insert(rundir::Error::Merge(
+                "a run changed while it was being merged (it is still running?)".into(),
+            ));
+            return;
+        }
+        let interval = Interval {
+            index,
+            start_us: iv.start_us,
+            end_us: iv.end_us,
+            labels: iv.labels.iter().map(|(i, s)| (LabelId(*i as u32), s.clone())).collect(),
+            new_labels: Vec::new(),
+            total: iv.total.clone(),
+            scenarios: side.counts.clone(),
+            lateness: side.lateness.clone(),
+            active_users: side.active_users.clone(),
+            last: iv.last,
+        };
+        index += 1;
+        if failed.is_none() {
+            failed = writer.append(&interval).err();
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let mut goals = Vec::new();
+    for text in &run.meta.thresholds {
+        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", dirs[0].display())))?);
+    }
+    run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);
+    let dir = writer.dir().to_path_buf();
+    writer.finish(&run.meta, &run.summary)?;
+    super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
+    super::say(&report::thresholds::lines(&run.summary.thresholds));
+    super::say(&format!("Run directory: {}\n", dir.display()));
+    Ok(if run.summary.thresholds.iter().any(|t| !t.passed) { exit::THRESHOLDS_FAILED } else { exit::OK })
+}
