@@ -95,6 +95,7 @@ mod browser;
 mod check;
 mod compare;
 mod counts;
+mod deploy;
 mod errors;
 mod facts;
 mod flows;
