@@ -119,6 +119,7 @@ mod jmx_websocket;
 mod jmx_x;
 mod labels;
 mod mock;
+mod netns;
 mod open_model;
 mod report;
 mod rundir;
