@@ -40,6 +40,58 @@ pub struct ReportArgs {
     /// exits 1 when one fails (repeatable).
     #[arg(long = "threshold", value_name = "GOAL", value_parser = threshold::parse)]
     pub thresholds: Vec<Threshold>,
+    /// With several runs (e.g. the parts of one plan, one per load generator): after the whole,
+    /// a table for each run (`--by run`).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<By>,
+    /// With several runs: after the whole, a table for this group of them,
+    /// `NAME=RUN,RUN...` (e.g. `AWS=part-1,part-2`), each group's runs read as one (repeatable).
+    #[arg(long = "group", value_name = "NAME=RUN,...", value_parser = parse_group)]
+    pub groups: Vec<(String, Vec<PathBuf>)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum By {
+    /// A table per run given.
+    Run,
+}
+
+fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
+    let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
+    let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
+    if name.trim().is_empty() || runs.is_empty() {
+        return Err(format!("`{s}` is not NAME=RUN,RUN..."));
+    }
+    Ok((name.trim().to_string(), runs))
+}
+
+/// The groups of runs `--by` and `--group` ask for, each read as one: (title, its run).
+fn group_tables(a: &ReportArgs) -> Result<Vec<(String, RunData)>, Error> {
+    let mut groups: Vec<(String, Vec<PathBuf>)> = a.groups.clone();
+    if a.by == Some(By::Run) {
+        groups.extend(a.runs.iter().map(|r| (r.display().to_string(), vec![r.clone()])));
+    }
+    if groups.is_empty() {
+        return Ok(Vec::new());
+    }
+    if a.format != Format::Md {
+        return Err(Error::Usage("--by and --group apply to the Markdown report (--format md)".into()));
+    }
+    let given: Vec<PathBuf> = a.runs.iter().map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone())).collect();
+    let mut out = Vec::new();
+    for (name, runs) in groups {
+        for r in &runs {
+            if !given.contains(&std::fs::canonicalize(r).unwrap_or_else(|_| r.clone())) {
+                return Err(Error::Usage(format!(
+                    "--group {name}: {} is not one of the runs reported: give it as a RUN too",
+                    r.display()
+                )));
+            }
+        }
+        let title = if runs.len() == 1 { name } else { format!("{name} ({} runs)", runs.len()) };
+        out.push((title, load_all(&runs)?));
+    }
+    Ok(out)
 }
 
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad
@@ -94,8 +146,18 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     }
     goals.extend(a.thresholds.iter().cloned());
     run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);
+    let groups = group_tables(&a)?;
     let text = match a.format {
-        Format::Md => report::markdown::document(&run),
+        Format::Md => {
+            let mut text = report::markdown::document(&run);
+            for (title, g) in &groups {
+                text.push_str(&format!("\n## {title}\n\n{}\n", report::table(&g.summary)));
+                for (k, v) in report::part_facts(&g.meta) {
+                    text.push_str(&format!("{k}: {v}\n"));
+                }
+            }
+            text
+        }
         Format::Html => report::html::document(&run),
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&run.summary).expect("a summary serializes");

@@ -128,6 +128,26 @@ fn a_part_given_twice_is_refused_and_a_missing_one_is_said() {
     let merged: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.root().join("m2/summary.json")).unwrap()).unwrap();
     assert_eq!(uint(&total(&merged), "samples"), server.requests());
+
+    // A table for the whole, then one per group and one per run (the seed's "summary per load
+    // generator group"); a group of runs not reported is refused.
+    let group = format!("G={},{}", one.display(), three.display());
+    let out = Stampede::new().arg("report").args([&one, &three]).args(["--by", "run", "--group", &group]).run();
+    out.assert_exit(0);
+    let text = out.stdout_str();
+    let totals: Vec<u64> = text
+        .lines()
+        .filter(|l| l.starts_with("| Total |"))
+        // The results tables' Samples (the latency table's Total starts with an average).
+        .filter_map(|l| l.split('|').nth(2).unwrap().trim().parse().ok())
+        .collect();
+    // 3 users in 3 parts, 2 iterations of 2 requests: parts 1 and 3 have a user each.
+    assert_eq!(totals, [8, 8, 4, 4], "{text}");
+    assert!(text.contains("## G (2 runs)") && text.contains(&format!("## {}", one.display())), "{text}");
+    let other = format!("H={}", run.root().join("m2").display());
+    let refused = Stampede::new().arg("report").args([&one, &three]).args(["--group", &other]).run();
+    refused.assert_exit(2);
+    assert!(refused.stderr_str().contains("is not one of the runs reported"), "{}", refused.stderr_str());
 }
 
 #[test]
