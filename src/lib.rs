@@ -58,6 +58,7 @@
 //! with the outputs given ([`run::Output`] is four methods), and returns the summary. See the
 //! example in [`run`].
 
+pub mod agent;
 pub mod cli;
 pub mod engine;
 pub mod error;

@@ -35,8 +35,23 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
         }
     }
     let dirs: Vec<&Path> = a.runs.iter().map(PathBuf::as_path).collect();
+    let place = super::run::run_place(Some(a.out.clone()), a.replace);
+    let (run, dir) = merge_into(&dirs, &place, &[])?;
+    super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
+    super::say(&report::thresholds::lines(&run.summary.thresholds));
+    super::say(&format!("Run directory: {}\n", dir.display()));
+    Ok(if run.summary.thresholds.iter().any(|t| !t.passed) { exit::THRESHOLDS_FAILED } else { exit::OK })
+}
+
+/// Merges `dirs` into a run directory at `place`, their thresholds and `more` judged on the
+/// merged numbers; returns the merged run and where it was written.
+pub(super) fn merge_into(
+    dirs: &[&Path],
+    place: &rundir::Place,
+    more: &[threshold::Threshold],
+) -> Result<(rundir::reader::Run, PathBuf), Error> {
     let metas = dirs.iter().map(|d| rundir::reader::read_meta(d)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(why) = merge::cannot_merge(&dirs, &metas) {
+    if let Some(why) = merge::cannot_merge(dirs, &metas) {
         return Err(Error::Usage(format!("cannot merge these runs: {why}")));
     }
     if let Some(missing) = merge::missing_parts(&metas) {
@@ -46,7 +61,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
     }
     // First the merged facts (every label's name, in the order the intervals number them),
     // then the intervals again, written as they come: memory stays flat however long the runs.
-    let first = merge::read_many(&dirs, |_, _| {})?;
+    let first = merge::read_many(dirs, |_, _| {})?;
     // The plan as it ran: one plan's, or each run's after a comment naming its directory.
     let plans: Vec<String> =
         dirs.iter().map(|d| std::fs::read_to_string(d.join(rundir::PLAN)).unwrap_or_default()).collect();
@@ -69,8 +84,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
 ",
             )
     };
-    let place = super::run::run_place(Some(a.out.clone()), a.replace);
-    let mut writer = RunWriter::create(&place, &first.meta, &plan).map_err(|e| match e {
+    let mut writer = RunWriter::create(place, &first.meta, &plan).map_err(|e| match e {
         rundir::Error::Occupied { .. } => {
             Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
         }
@@ -79,7 +93,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
     let mut index = 0;
     let mut failed = None;
     let known = first.meta.labels.len();
-    let mut run = merge::read_many(&dirs, |iv, side| {
+    let mut run = merge::read_many(dirs, |iv, side| {
         // A run still being written may have grown a label since the first pass.
         if iv.labels.iter().any(|(i, _)| *i >= known) {
             failed.get_or_insert(rundir::Error::Merge(
@@ -111,11 +125,14 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
     for text in &run.meta.thresholds {
         goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", dirs[0].display())))?);
     }
+    for t in more {
+        if !run.meta.thresholds.contains(&t.to_string()) {
+            run.meta.thresholds.push(t.to_string());
+            goals.push(t.clone());
+        }
+    }
     run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);
     let dir = writer.dir().to_path_buf();
     writer.finish(&run.meta, &run.summary)?;
-    super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
-    super::say(&report::thresholds::lines(&run.summary.thresholds));
-    super::say(&format!("Run directory: {}\n", dir.display()));
-    Ok(if run.summary.thresholds.iter().any(|t| !t.passed) { exit::THRESHOLDS_FAILED } else { exit::OK })
+    Ok((run, dir))
 }

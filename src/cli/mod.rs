@@ -1,8 +1,10 @@
 //! The command line: argument definitions and one file per subcommand. The only module that
 //! touches the process (stdout, stderr, argv, signals); everything it calls is a library.
 
+mod agent;
 mod check;
 mod compare;
+mod controller;
 mod demo;
 mod merge;
 mod mock;
@@ -40,6 +42,9 @@ pub enum Command {
     Mock(mock::MockArgs),
     /// Start the mock, run a bundled plan against it for about 10 s, print the report.
     Demo(demo::DemoArgs),
+    /// Serve as a load generator for `stampede run --agents`: run the parts of plans a
+    /// controller sends, streaming their results back.
+    Agent(agent::AgentArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -52,6 +57,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
         Command::Merge(a) => merge::execute(a),
         Command::Mock(a) => mock::execute(a).await,
         Command::Demo(a) => demo::execute(a).await,
+        Command::Agent(a) => agent::execute(a).await,
     }
 }
 

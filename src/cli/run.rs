@@ -50,15 +50,27 @@ pub struct RunArgs {
     /// With --segment: how the parts read data files (CSV Data Sets, `data:`). `whole`: each
     /// part reads every row, as each JMeter server does; `split`: the rows are dealt to the parts
     /// as users are, so each row is used once in the whole run (unique logins).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
+    pub data: DataMode,
+    /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
+    /// The plan's directory (the plan and its data files) is sent to each; their run
+    /// directories are kept under the run's `agents/` and merged into the run's.
+    #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
+    pub agents: Vec<String>,
+    /// With --agents: what the others do when an agent is lost (killed, its network gone):
+    /// `continue` (what it sent until then is kept) or `abort` (every agent stops).
     #[arg(
         long,
         value_enum,
-        value_name = "MODE",
-        default_value = "whole",
-        requires = "segment",
+        default_value = "continue",
+        value_name = "WHAT",
+        requires = "agents",
         help_heading = "Several generators"
     )]
-    pub data: DataMode,
+    pub on_agent_loss: OnAgentLoss,
+    /// With --agents: the file holding the agents' shared token (its first line).
+    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
+    pub token_file: Option<PathBuf>,
     /// Start the load at this instant (RFC 3339, e.g. 2026-12-01T10:00:00Z; at most a day
     /// ahead), so that generators started apart begin together; how late each began is recorded.
     #[arg(long, value_name = "TIME", value_parser = parse_instant, help_heading = "Several generators")]
@@ -214,6 +226,13 @@ fn parse_instant(s: &str) -> Result<time::OffsetDateTime, super::ArgError> {
         .map_err(|_| super::ArgError::NotAnInstant(s.to_string()))
 }
 
+/// What a run on agents does when one is lost (`--on-agent-loss`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnAgentLoss {
+    Continue,
+    Abort,
+}
+
 /// How the parts of a plan read its data files (`--data`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DataMode {
@@ -261,20 +280,10 @@ impl RunArgs {
     }
 }
 
-/// Keeps of each data file the rows this part owns: row k is the part's when user k would be,
-/// so the parts together read each row once.
-fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
-    for d in &mut plan.data {
-        let rows: Vec<Vec<String>> =
-            d.rows.iter().enumerate().filter(|(k, _)| segment.owns(*k as u64)).map(|(_, r)| r.clone()).collect();
-        d.rows = std::sync::Arc::new(rows);
-    }
-}
-
 /// What one part of a plan still runs at the whole plan's rate or count: elements whose rate
 /// or total is kept by the process, not per user (each generator keeps all of it, as each
 /// JMeter server of a distributed test does).
-fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
+pub(super) fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
     let mut found = Vec::new();
     if !plan.shapers.is_empty() {
         found.push("a Throughput Shaping Timer's schedule");
@@ -305,6 +314,14 @@ fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::
 }
 
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
+    if a.data == DataMode::Split && a.segment.is_none() && a.agents.is_empty() {
+        return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
+    }
+    if !a.agents.is_empty() && (a.segment.is_some() || a.start_at.is_some() || !a.jtl.is_empty()) {
+        return Err(Error::Usage(
+            "--agents deals the parts and the start itself; --segment, --start-at and --jtl are for one process".into(),
+        ));
+    }
     let mut plan = a.load_plan()?;
     for t in &a.thresholds {
         if let Some(l) = t.label.as_ref().filter(|l| !plan.labels.contains(l)) {
@@ -320,9 +337,12 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             plan.result_files.push(f.clone());
         }
     }
+    if !a.agents.is_empty() {
+        return super::controller::run_on_agents(&a, plan).await;
+    }
     let part = a.part()?;
     if a.data == DataMode::Split {
-        split_rows(&mut plan, &part.segment);
+        run::split_rows(&mut plan, &part.segment);
     }
     if !part.segment.is_full() {
         for what in whole_plan_rates(&plan) {

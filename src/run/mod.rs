@@ -333,6 +333,16 @@ fn deliver(outputs: &mut [Live], failures: &mut Vec<Failure>, iv: &Interval) {
     }
 }
 
+/// Keeps of each data file the rows this part owns (`--data split`): row k is the part's when
+/// user k would be, so the parts together read each row once.
+pub fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
+    for d in &mut plan.data {
+        let rows: Vec<Vec<String>> =
+            d.rows.iter().enumerate().filter(|(k, _)| segment.owns(*k as u64)).map(|(_, r)| r.clone()).collect();
+        d.rows = std::sync::Arc::new(rows);
+    }
+}
+
 /// Waits until the wall clock reads `at`, or `shutdown`. Reads the clock again at least every
 /// second, so a clock stepped meanwhile (NTP) still starts the load at `at`.
 async fn wait_until(at: std::time::SystemTime, shutdown: &CancellationToken) {
@@ -351,7 +361,8 @@ fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }
 
-fn hostname() -> String {
+/// This machine's name, for `meta.json` (`unknown` when the system does not say).
+pub fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most buf.len() bytes into buf.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };

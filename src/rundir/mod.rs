@@ -27,7 +27,7 @@ pub use summary::{
     GeneratorUsage, LabelSummary, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary, Status, Summary,
     ThresholdResult,
 };
-pub use writer::{Place, RunWriter};
+pub use writer::{IntervalLines, Place, RunWriter};
 
 /// `RunMeta::tool` of a run directory that stampede wrote.
 pub const TOOL: &str = "stampede";

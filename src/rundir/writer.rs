@@ -156,3 +156,23 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
     fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
     fs::rename(&tmp, path).map_err(io(path))
 }
+
+/// The interval log's lines without its file: what an agent streams to its controller, which
+/// appends them to the agent's run directory there (see [`RunWriter::append`]).
+pub struct IntervalLines {
+    labels: Vec<String>,
+    checks: Vec<String>,
+}
+
+impl IntervalLines {
+    pub fn new(meta: &RunMeta) -> IntervalLines {
+        IntervalLines { labels: meta.labels.clone(), checks: meta.checks.clone() }
+    }
+
+    /// The line `intervals.jsonl` would get for `iv` (without its newline).
+    pub fn line(&mut self, iv: &Interval) -> String {
+        self.labels.extend(iv.new_labels.iter().cloned());
+        serde_json::to_string(&IntervalLine::from_interval(iv, &self.labels, &self.checks))
+            .expect("run data always serialises")
+    }
+}

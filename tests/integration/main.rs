@@ -91,6 +91,7 @@
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
 //! - `util`: the witness server (`util::server`) and the helpers that run the binary.
 
+mod agents;
 mod browser;
 mod check;
 mod compare;

@@ -1,0 +1,709 @@
+//! Agents and their controller (issue 15): `stampede agent` runs parts of plans a controller
+//! sends it; `stampede run --agents` is that controller. An agent's part is an ordinary
+//! `run --segment I/N` whose run directory is streamed to the controller as it is written; the
+//! controller keeps each agent's directory and merges them into the run's ([`crate::rundir::merge`]),
+//! so a distributed run and a local one share one code path. See `docs/distributed.md`.
+//!
+//! The protocol is JSON lines over TCP, [`PROTOCOL`] versioned: `hello` each way (the
+//! controller's carries the token), `job`, `ready`, `start`, then the agent streams `meta`,
+//! `line` (an interval) and `summary`, and `done`; the controller pings every second. An agent
+//! that hears nothing from its controller for [`SILENCE`] stops its load by itself.
+
+use crate::plan::{LoadOptions, Overrides, Plan};
+use crate::record::Interval;
+use crate::run::{End, Output, OutputError, Run, RunDirOutput, RunOptions, Start};
+use crate::rundir::{IntervalLines, RunMeta};
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt as _, AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The protocol's version: a controller and an agent of different versions refuse each other.
+pub const PROTOCOL: u32 = 1;
+/// How long either side waits without hearing from the other before it gives up on it.
+pub const SILENCE: Duration = Duration::from_secs(5);
+/// The most a job's files may weigh together.
+const MAX_JOB_BYTES: u64 = 256 << 20;
+/// The longest job line an agent reads, once the controller has shown its token (base64 of
+/// [`MAX_JOB_BYTES`] and the rest).
+const MAX_JOB_LINE: usize = 360 << 20;
+/// The longest interval line a controller reads from an agent it chose (many labels' histograms).
+const MAX_STREAM_LINE: usize = 64 << 20;
+/// The longest of any other line: a hello, a ping, a start.
+const MAX_SHORT_LINE: usize = 64 << 10;
+/// The most controllers an agent talks to at once (one runs a job; the others are refused).
+const MAX_CONNECTIONS: usize = 8;
+
+/// One line of the protocol.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Msg {
+    Hello {
+        protocol: u32,
+        version: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        token: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        host: String,
+    },
+    Refused {
+        reason: String,
+    },
+    Job(Box<Job>),
+    Ready,
+    Failed {
+        message: String,
+    },
+    Start {
+        at: String,
+    },
+    Meta {
+        meta: Box<RunMeta>,
+    },
+    Line {
+        line: String,
+    },
+    Summary {
+        summary: serde_json::Value,
+    },
+    Done,
+    Ping,
+    Stop,
+}
+
+/// What a controller asks an agent to run: the plan with every file of its directory, and how.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    /// The plan file, relative to the files' root.
+    pub plan: String,
+    pub files: Vec<JobFile>,
+    pub properties: Vec<(String, String)>,
+    pub replacements: Vec<(String, String)>,
+    pub skip_unsupported: bool,
+    pub users: Option<u32>,
+    pub duration_ms: Option<u64>,
+    pub iterations: Option<u64>,
+    pub ramp_up_ms: Option<u64>,
+    /// `I/N`.
+    pub segment: String,
+    pub data_split: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobFile {
+    /// Relative to the plan's directory, `/`-separated.
+    pub path: String,
+    pub base64: String,
+}
+
+/// Why a controller or an agent could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Protocol(String),
+}
+
+fn proto(msg: impl Into<String>) -> Error {
+    Error::Protocol(msg.into())
+}
+
+/// Writes messages to one side of a connection from a task of its own, so that outputs (which
+/// are synchronous) can send without waiting on the network.
+fn writer(mut w: OwnedWriteHalf) -> mpsc::UnboundedSender<Msg> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    tokio::spawn(async move {
+        while let Some(m) = rx.recv().await {
+            let mut line = serde_json::to_vec(&m).expect("messages serialise");
+            line.push(b'\n');
+            if w.write_all(&line).await.is_err() {
+                return;
+            }
+        }
+        let _ = w.shutdown().await;
+    });
+    tx
+}
+
+/// Reads one message of at most `limit` bytes, waiting at most `wait`; `None` at the end of the
+/// connection.
+async fn read(r: &mut BufReader<OwnedReadHalf>, wait: Duration, limit: usize) -> Result<Option<Msg>, Error> {
+    let mut line = String::new();
+    let n = tokio::time::timeout(wait, (&mut *r).take(limit as u64).read_line(&mut line))
+        .await
+        .map_err(|_| proto(format!("nothing heard for {}", humantime::format_duration(wait))))??;
+    if n == 0 {
+        return Ok(None);
+    }
+    if !line.ends_with('\n') && n >= limit {
+        return Err(proto(format!("a message longer than {limit} bytes")));
+    }
+    serde_json::from_str(&line).map(Some).map_err(|e| proto(format!("a message that does not read: {e}")))
+}
+
+/// A message's kind, for errors: never its content (a job's files, a hello's token).
+fn kind(m: &Option<Msg>) -> &'static str {
+    match m {
+        None => "the end of the connection",
+        Some(Msg::Hello { .. }) => "hello",
+        Some(Msg::Refused { .. }) => "refused",
+        Some(Msg::Job(_)) => "job",
+        Some(Msg::Ready) => "ready",
+        Some(Msg::Failed { .. }) => "failed",
+        Some(Msg::Start { .. }) => "start",
+        Some(Msg::Meta { .. }) => "meta",
+        Some(Msg::Line { .. }) => "line",
+        Some(Msg::Summary { .. }) => "summary",
+        Some(Msg::Done) => "done",
+        Some(Msg::Ping) => "ping",
+        Some(Msg::Stop) => "stop",
+    }
+}
+
+/// Compares tokens in time independent of where they differ.
+fn same_token(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn version_mismatch(theirs: u32, their_version: &str) -> String {
+    format!(
+        "protocol {theirs} (stampede {their_version}) against protocol {PROTOCOL} (stampede {}): run the same stampede version on the controller and every agent",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+// ------------------------------------------------------------------------------------- agent
+
+/// An agent: serves one controller at a time, each job in a directory of its own under `work`.
+pub struct Agent {
+    pub token: String,
+    pub work: PathBuf,
+    busy: AtomicBool,
+    connections: Arc<tokio::sync::Semaphore>,
+}
+
+impl Agent {
+    pub fn new(token: String, work: PathBuf) -> Agent {
+        Agent {
+            token,
+            work,
+            busy: AtomicBool::new(false),
+            connections: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
+        }
+    }
+
+    /// Whether a job is running (a stopping agent waits for it).
+    pub fn is_busy(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
+    }
+
+    /// Accepts controllers until `shutdown`; a controller that comes while a job runs is refused.
+    pub async fn serve(self: Arc<Self>, listener: TcpListener, shutdown: CancellationToken) -> std::io::Result<()> {
+        loop {
+            let accepted = tokio::select! {
+                a = listener.accept() => a,
+                _ = shutdown.cancelled() => return Ok(()),
+            };
+            let (stream, peer) = match accepted {
+                Ok(a) => a,
+                // Out of descriptors, a connection reset before it was taken: keep listening.
+                Err(e) => {
+                    eprintln!("agent: accepting a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let Ok(permit) = self.connections.clone().try_acquire_owned() else {
+                drop(stream);
+                continue;
+            };
+            let agent = self.clone();
+            let shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                if let Err(e) = agent.handle(stream, shutdown).await {
+                    eprintln!("agent: controller {peer}: {e}");
+                }
+                drop(permit);
+            });
+        }
+    }
+
+    async fn handle(&self, stream: TcpStream, shutdown: CancellationToken) -> Result<(), Error> {
+        let _ = stream.set_nodelay(true);
+        let (r, w) = stream.into_split();
+        let mut r = BufReader::new(r);
+        let tx = writer(w);
+        let refuse = |reason: String| {
+            let _ = tx.send(Msg::Refused { reason: reason.clone() });
+            Err(proto(format!("refused: {reason}")))
+        };
+        match read(&mut r, Duration::from_secs(10), MAX_SHORT_LINE).await? {
+            Some(Msg::Hello { protocol, version, token, .. }) => {
+                if protocol != PROTOCOL {
+                    return refuse(version_mismatch(protocol, &version));
+                }
+                if !same_token(&token, &self.token) {
+                    return refuse("wrong token".into());
+                }
+            }
+            _ => return refuse("a controller says hello first".into()),
+        }
+        if self.busy.swap(true, Ordering::SeqCst) {
+            return refuse("busy with another controller's job".into());
+        }
+        let _free = Free(&self.busy);
+        let _ = tx.send(Msg::Hello {
+            protocol: PROTOCOL,
+            version: env!("CARGO_PKG_VERSION").into(),
+            token: String::new(),
+            host: crate::run::hostname(),
+        });
+        let job = match read(&mut r, Duration::from_secs(60), MAX_JOB_LINE).await? {
+            Some(Msg::Job(job)) => job,
+            other => return Err(proto(format!("expected a job, got {}", kind(&other)))),
+        };
+        let dir = match job_dir(&self.work) {
+            Ok(d) => d,
+            Err(message) => {
+                let _ = tx.send(Msg::Failed { message: message.clone() });
+                return Err(proto(message));
+            }
+        };
+        let prepared = prepare(&job, &dir);
+        let (plan, segment) = match prepared {
+            Ok(p) => p,
+            Err(message) => {
+                let _ = tx.send(Msg::Failed { message: message.clone() });
+                return Err(proto(message));
+            }
+        };
+        let _ = tx.send(Msg::Ready);
+        // The controller waits for every agent to be ready, each up to 2 minutes.
+        let at = match read(&mut r, Duration::from_secs(600), MAX_SHORT_LINE).await? {
+            Some(Msg::Start { at }) => at,
+            Some(Msg::Stop) | None => return Ok(()),
+            other => return Err(proto(format!("expected start, got {}", kind(&other)))),
+        };
+        let at = time::OffsetDateTime::parse(&at, &time::format_description::well_known::Rfc3339)
+            .map_err(|_| proto(format!("a start that is not an instant: {at}")))?;
+
+        let stop = shutdown.child_token();
+        let abort = CancellationToken::new();
+        // The controller's pings and stop; silence or a closed connection stops the load.
+        let listen = tokio::spawn({
+            let (stop, abort) = (stop.clone(), abort.clone());
+            async move {
+                loop {
+                    match read(&mut r, SILENCE, MAX_SHORT_LINE).await {
+                        Ok(Some(Msg::Ping)) => {}
+                        Ok(Some(Msg::Stop)) => stop.cancel(),
+                        Ok(Some(_)) => {}
+                        Ok(None) | Err(_) => {
+                            if !stop.is_cancelled() {
+                                eprintln!("agent: the controller is gone: stopping the load");
+                            }
+                            stop.cancel();
+                            tokio::time::sleep(SILENCE).await;
+                            abort.cancel();
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let seg_meta = crate::rundir::PartMeta {
+            segment: Some(job.segment.clone()),
+            start_at: at.format(&time::format_description::well_known::Rfc3339).ok(),
+            start_skew_ms: None,
+            data_split: job.data_split,
+        };
+        let options = RunOptions {
+            engine: crate::engine::Options { segment, ..Default::default() },
+            command_line: vec!["stampede".into(), "agent".into()],
+            part: Some(seg_meta),
+            start_at: Some(std::time::SystemTime::from(at)),
+        };
+        let run = Run::new(plan, options);
+        let local = RunDirOutput::create(&crate::rundir::Place::Unique(dir.join("run")), run.meta(), run.plan())
+            .map_err(|e| proto(e.to_string()))?;
+        let stream = Stream { tx: tx.clone(), lines: None };
+        // A heartbeat of the agent's own, so that its controller hears from it while it waits
+        // for the start or runs a long graceful stop.
+        let heartbeat = tokio::spawn({
+            let tx = tx.clone();
+            async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    if tx.send(Msg::Ping).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        let result = run.output(local).output(stream).execute(stop, abort).await;
+        heartbeat.abort();
+        listen.abort();
+        // The plan's files (data, secrets) do not stay on the agent; its run directory does.
+        let _ = std::fs::remove_dir_all(dir.join("files"));
+        if let Err(e) = result {
+            let _ = tx.send(Msg::Failed { message: e.to_string() });
+        }
+        let _ = tx.send(Msg::Done);
+        Ok(())
+    }
+}
+
+/// Marks the agent free again when a job's connection ends, however it ends.
+struct Free<'a>(&'a AtomicBool);
+
+impl Drop for Free<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A new directory of its own for a job under `work`, readable by this user only.
+fn job_dir(work: &Path) -> Result<PathBuf, String> {
+    for _ in 0..100 {
+        let dir = work.join(format!("job-{:016x}", rand::random::<u64>()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {
+                private(&dir);
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot make a job directory in {}: {e}", work.display())),
+        }
+    }
+    Err(format!("cannot make a job directory in {}", work.display()))
+}
+
+/// Makes `dir` readable by this user only: a job's files may hold logins and tokens.
+pub fn private(dir: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+}
+
+/// Whether `path` is relative and stays below the directory it is joined to.
+fn inside(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Writes the job's files under `dir` and loads its plan for its segment.
+fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segment), String> {
+    let files = dir.join("files");
+    if !inside(&job.plan) {
+        return Err("the job's plan is outside its directory".into());
+    }
+    let mut total = 0u64;
+    for f in &job.files {
+        let rel = Path::new(&f.path);
+        if !inside(&f.path) {
+            return Err(format!("the job names a file outside its directory: {}", f.path));
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&f.base64)
+            .map_err(|e| format!("{}: not base64: {e}", f.path))?;
+        total += bytes.len() as u64;
+        if total > MAX_JOB_BYTES {
+            return Err(format!("the job's files weigh more than {} MiB", MAX_JOB_BYTES >> 20));
+        }
+        let path = files.join(rel);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let segment = crate::engine::segment::Segment::parse(&job.segment).map_err(|e| e.to_string())?;
+    let opts = LoadOptions {
+        properties: job.properties.iter().cloned().collect(),
+        replacements: job.replacements.clone(),
+        skip_unsupported: job.skip_unsupported,
+        lenient_files: false,
+    };
+    let mut plan = Plan::load_with(&files.join(&job.plan), &opts).map_err(|e| e.to_string())?.plan;
+    let overrides = Overrides {
+        users: job.users,
+        duration: job.duration_ms.map(Duration::from_millis),
+        iterations: job.iterations,
+        ramp_up: job.ramp_up_ms.map(Duration::from_millis),
+    };
+    if !overrides.is_empty() {
+        for s in &mut plan.scenarios {
+            s.workload = s.workload.bounded(&overrides);
+        }
+    }
+    if job.data_split {
+        crate::run::split_rows(&mut plan, &segment);
+    }
+    Ok((plan, segment))
+}
+
+/// The output that streams an agent's run directory to its controller.
+struct Stream {
+    tx: mpsc::UnboundedSender<Msg>,
+    lines: Option<IntervalLines>,
+}
+
+impl Output for Stream {
+    fn name(&self) -> &str {
+        "stream to the controller"
+    }
+
+    fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
+        self.lines = Some(IntervalLines::new(start.meta));
+        let _ = self.tx.send(Msg::Meta { meta: Box::new(start.meta.clone()) });
+        Ok(())
+    }
+
+    fn begins(&mut self, meta: &RunMeta) -> Result<(), OutputError> {
+        let _ = self.tx.send(Msg::Meta { meta: Box::new(meta.clone()) });
+        Ok(())
+    }
+
+    fn interval(&mut self, iv: &Interval) -> Result<(), OutputError> {
+        if let Some(l) = self.lines.as_mut() {
+            let _ = self.tx.send(Msg::Line { line: l.line(iv) });
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError> {
+        let summary = serde_json::to_value(end.summary).expect("a summary serialises");
+        let _ = self.tx.send(Msg::Summary { summary });
+        let _ = self.tx.send(Msg::Meta { meta: Box::new(end.meta.clone()) });
+        Ok(())
+    }
+}
+
+// -------------------------------------------------------------------------------- controller
+
+/// The files of a plan's directory (and below), relative to it: what a job ships. Hidden files
+/// and directories, run directories and the files in `never` (the token file) stay behind.
+pub fn job_files(plan: &Path, never: &[PathBuf]) -> Result<(String, Vec<JobFile>), String> {
+    let dir = plan.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        if canon(dir) == canon(Path::new(&home)) {
+            return Err(format!(
+                "the plan is in your home directory ({}), all of which would be sent to the agents: put the plan and its files in a directory of their own",
+                dir.display()
+            ));
+        }
+    }
+    let never: Vec<PathBuf> = never.iter().map(|p| canon(p)).collect();
+    let name = plan.file_name().ok_or("the plan has no file name")?.to_string_lossy().to_string();
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for e in entries.flatten() {
+            let path = e.path();
+            // Followed: a plan's data file may be a link.
+            let Ok(kind) = std::fs::metadata(&path) else { continue };
+            let name_s = e.file_name().to_string_lossy().to_string();
+            if name_s.starts_with('.') || never.contains(&canon(&path)) {
+                continue;
+            }
+            // Run directories are not the plan's.
+            if kind.is_dir() {
+                if !path.join(crate::rundir::META).exists() {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if !kind.is_file() {
+                continue;
+            }
+            total += kind.len();
+            if total > MAX_JOB_BYTES {
+                return Err(format!(
+                    "the plan's directory {} holds more than {} MiB: put the plan and its files in a directory of their own",
+                    dir.display(),
+                    MAX_JOB_BYTES >> 20
+                ));
+            }
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let rel = path.strip_prefix(dir).unwrap_or(&path);
+            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            files.push(JobFile { path: rel, base64: base64::engine::general_purpose::STANDARD.encode(bytes) });
+        }
+    }
+    Ok((name, files))
+}
+
+/// Hears of every interval line an agent streams: (the agent's index, the line).
+pub type Progress = Arc<dyn Fn(usize, &str) + Send + Sync>;
+
+/// One agent as the controller sees it.
+pub struct AgentLink {
+    pub address: String,
+    pub host: String,
+    r: BufReader<OwnedReadHalf>,
+    tx: mpsc::UnboundedSender<Msg>,
+}
+
+/// Connects to an agent and says hello with `token`.
+pub async fn connect(address: &str, token: &str) -> Result<AgentLink, Error> {
+    let stream = tokio::time::timeout(SILENCE, TcpStream::connect(address))
+        .await
+        .map_err(|_| proto(format!("agent {address}: no connection within {}", humantime::format_duration(SILENCE))))?
+        .map_err(|e| proto(format!("agent {address}: {e}")))?;
+    let _ = stream.set_nodelay(true);
+    let (r, w) = stream.into_split();
+    let mut r = BufReader::new(r);
+    let tx = writer(w);
+    let _ = tx.send(Msg::Hello {
+        protocol: PROTOCOL,
+        version: env!("CARGO_PKG_VERSION").into(),
+        token: token.into(),
+        host: String::new(),
+    });
+    match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
+        Some(Msg::Hello { protocol, host, .. }) if protocol == PROTOCOL => {
+            Ok(AgentLink { address: address.into(), host, r, tx })
+        }
+        Some(Msg::Hello { protocol, version, .. }) => {
+            Err(proto(format!("agent {address}: {}", version_mismatch(protocol, &version))))
+        }
+        Some(Msg::Refused { reason }) => Err(proto(format!("agent {address} refused: {reason}"))),
+        _ => Err(proto(format!("agent {address}: not a stampede agent (no hello)"))),
+    }
+}
+
+/// What became of one agent's part.
+#[derive(Debug, Clone)]
+pub struct AgentEnd {
+    pub address: String,
+    pub dir: PathBuf,
+    /// When the controller stopped hearing from it before it finished, and why.
+    pub lost: Option<String>,
+}
+
+/// Sends each agent its job (segment i/N), waits for all to be ready, starts them together
+/// and writes each agent's stream into `dirs[i]` until it is done or lost. `stop` (Ctrl-C) sends
+/// `stop` to every agent; with `abort_on_loss`, so does an agent lost. `progress` hears of
+/// every interval line (agent index, line).
+pub async fn control(
+    agents: Vec<AgentLink>,
+    job: Job,
+    dirs: Vec<PathBuf>,
+    stop: CancellationToken,
+    abort_on_loss: bool,
+    progress: Progress,
+) -> Result<Vec<AgentEnd>, Error> {
+    let n = agents.len();
+    let mut agents = agents;
+    for (i, a) in agents.iter_mut().enumerate() {
+        let mut j = job.clone();
+        j.segment = format!("{}/{n}", i + 1);
+        let _ = a.tx.send(Msg::Job(Box::new(j)));
+    }
+    for a in agents.iter_mut() {
+        let ready = tokio::select! {
+            r = read(&mut a.r, Duration::from_secs(120), MAX_SHORT_LINE) => r?,
+            _ = stop.cancelled() => return Err(proto("interrupted before the start: no agent sent anything")),
+        };
+        match ready {
+            Some(Msg::Ready) => {}
+            Some(Msg::Failed { message }) => return Err(proto(format!("agent {}: {message}", a.address))),
+            other => return Err(proto(format!("agent {}: expected ready, got {}", a.address, kind(&other)))),
+        }
+    }
+    // Every agent is ready: a start far enough ahead for the message to reach them all.
+    let at = time::OffsetDateTime::now_utc() + time::Duration::seconds(2);
+    let at = at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+    for a in &agents {
+        let _ = a.tx.send(Msg::Start { at: at.clone() });
+    }
+    let mut tasks = Vec::new();
+    for ((i, a), dir) in agents.into_iter().enumerate().zip(dirs) {
+        let (stop, progress) = (stop.clone(), progress.clone());
+        tasks.push(tokio::spawn(async move {
+            let end = follow(i, a, dir, stop.clone(), progress).await;
+            if end.lost.is_some() && abort_on_loss {
+                stop.cancel();
+            }
+            end
+        }));
+    }
+    let mut ends = Vec::new();
+    for t in tasks {
+        ends.push(t.await.map_err(|e| proto(e.to_string()))?);
+    }
+    Ok(ends)
+}
+
+/// Writes one agent's stream into its run directory `dir`, pinging it, until it is done or lost.
+async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stop: CancellationToken, progress: Progress) -> AgentEnd {
+    let end = |lost: Option<String>, a: &AgentLink, dir: &Path| AgentEnd {
+        address: a.address.clone(),
+        dir: dir.to_path_buf(),
+        lost,
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return end(Some(format!("cannot write {}: {e}", dir.display())), &a, &dir);
+    }
+    let mut log =
+        match std::fs::OpenOptions::new().create_new(true).append(true).open(dir.join(crate::rundir::INTERVALS)) {
+            Ok(f) => f,
+            Err(e) => return end(Some(format!("cannot write {}: {e}", dir.display())), &a, &dir),
+        };
+    let pinger = tokio::spawn({
+        let (tx, stop) = (a.tx.clone(), stop.clone());
+        async move {
+            let mut stopped = false;
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => { if tx.send(Msg::Ping).is_err() { return; } }
+                    _ = stop.cancelled(), if !stopped => { stopped = true; let _ = tx.send(Msg::Stop); }
+                }
+            }
+        }
+    });
+    let started = Instant::now();
+    let lost = loop {
+        match read(&mut a.r, SILENCE, MAX_STREAM_LINE).await {
+            Ok(Some(Msg::Meta { meta })) => {
+                if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &meta) {
+                    break Some(format!("what it sent cannot be written: {e}"));
+                }
+            }
+            Ok(Some(Msg::Line { line })) => {
+                use std::io::Write as _;
+                if let Err(e) =
+                    log.write_all(line.as_bytes()).and_then(|_| log.write_all(b"\n")).and_then(|_| log.flush())
+                {
+                    break Some(format!("what it sent cannot be written to {}: {e}", dir.display()));
+                }
+                progress(i, &line);
+            }
+            Ok(Some(Msg::Summary { summary })) => {
+                if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::SUMMARY), &summary) {
+                    break Some(format!("what it sent cannot be written: {e}"));
+                }
+            }
+            Ok(Some(Msg::Done)) => break None,
+            Ok(Some(Msg::Failed { message })) => break Some(format!("failed: {message}")),
+            Ok(Some(_)) => {}
+            Ok(None) => break Some(format!("connection closed after {:.1} s", started.elapsed().as_secs_f64())),
+            Err(e) => break Some(format!("{e} after {:.1} s", started.elapsed().as_secs_f64())),
+        }
+    };
+    pinger.abort();
+    end(lost, &a, &dir)
+}

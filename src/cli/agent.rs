@@ -1,0 +1,75 @@
+//! `stampede agent`: a load generator that runs the parts of plans a controller
+//! (`stampede run --agents`) sends it (see [`crate::agent`]).
+
+use crate::error::Error;
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Address to listen on for a controller (loopback by default; `0.0.0.0:7700` for others).
+    #[arg(long, default_value = "127.0.0.1:7700")]
+    pub listen: String,
+    /// A file holding the shared token a controller must present (its first line).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: PathBuf,
+    /// Where each job's files and its own run directory go (default: the system's temporary
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+}
+
+/// The shared token in `path`: its first line, which must not be empty.
+pub(super) fn read_token(path: &std::path::Path) -> Result<String, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("cannot read the token file {}: {e}", path.display())))?;
+    let token = text.lines().next().unwrap_or("").trim().to_string();
+    if token.is_empty() {
+        return Err(Error::Usage(format!("the token file {} is empty", path.display())));
+    }
+    Ok(token)
+}
+
+pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
+    let token = read_token(&a.token_file)?;
+    let work = a.work_dir.unwrap_or_else(|| std::env::temp_dir().join("stampede-agent"));
+    std::fs::create_dir_all(&work)
+        .map_err(|e| Error::Usage(format!("cannot make the work directory {}: {e}", work.display())))?;
+    // Jobs' files may hold logins and tokens: this user's only.
+    crate::agent::private(&work);
+    // As `run` does: a generator with thousands of users needs a descriptor each.
+    crate::run::raise_fd_limit();
+    let listener = tokio::net::TcpListener::bind(&a.listen)
+        .await
+        .map_err(|source| Error::Io { what: format!("cannot listen on {}", a.listen), source })?;
+    let addr = listener.local_addr().map_err(|source| Error::Io { what: "listening".into(), source })?;
+    super::say(&format!(
+        "stampede agent listening on {addr} (protocol {}, stampede {}); Ctrl-C to stop\n",
+        crate::agent::PROTOCOL,
+        env!("CARGO_PKG_VERSION")
+    ));
+    let shutdown = CancellationToken::new();
+    let agent = Arc::new(crate::agent::Agent::new(token, work));
+    let serve = tokio::spawn(agent.clone().serve(listener, shutdown.clone()));
+    super::interrupted().await;
+    shutdown.cancel();
+    let _ = serve.await;
+    // A job in progress stops gracefully with the agent's shutdown (its requests in flight get
+    // their graceful stop); a second Ctrl-C leaves at once.
+    if agent.is_busy() {
+        eprintln!("stopping the job in progress (Ctrl-C again to leave at once)");
+        let wait = async {
+            while agent.is_busy() {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        };
+        tokio::select! {
+            _ = wait => {}
+            _ = super::interrupted() => {}
+            _ = tokio::time::sleep(std::time::Duration::from_secs(120)) => {}
+        }
+    }
+    Ok(crate::error::exit::OK)
+}

@@ -1,0 +1,198 @@
+//! `stampede run --agents`: the controller of a run on several agents (see [`crate::agent`]).
+//! Sends each agent its part of the plan, starts them together, keeps each agent's run
+//! directory as it streams in, and merges them into the run's directory, as `merge` does.
+
+use super::run::{DataMode, RunArgs};
+use crate::agent::{self, Job};
+use crate::error::{exit, Error};
+use crate::plan::Plan;
+use crate::report;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> {
+    let path = a.plan.as_ref().ok_or_else(|| Error::Usage("--agents runs a plan file, not --url".into()))?;
+    let token_file =
+        a.token_file.as_ref().ok_or_else(|| Error::Usage("--agents needs --token-file (the agents' token)".into()))?;
+    let token = super::agent::read_token(token_file)?;
+    // A run directory that is taken is said now, before any agent sends a request.
+    let place = super::run::run_place(a.out.clone(), a.replace);
+    if let crate::rundir::Place::Exact { dir, replace: false } = &place {
+        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            return Err(Error::Usage(format!(
+                "{} already exists and is not empty: give another --out, or add --replace to replace the run there",
+                dir.display()
+            )));
+        }
+    }
+    let (name, files) = agent::job_files(path, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
+    if !a.quiet {
+        let bytes: usize = files.iter().map(|f| f.base64.len() / 4 * 3).sum();
+        eprintln!("sending {} files ({} KiB) of the plan's directory to each agent", files.len(), bytes / 1024);
+    }
+    for what in super::run::whole_plan_rates(&plan) {
+        eprintln!("warning: {what} is kept by each agent, not split: the agents together run it once per agent");
+    }
+    let opts = a.plan_args.load_options()?;
+    let job = Job {
+        plan: name,
+        files,
+        properties: opts.properties.into_iter().collect(),
+        replacements: opts.replacements,
+        skip_unsupported: opts.skip_unsupported,
+        users: a.users,
+        duration_ms: a.duration.map(|d| d.as_millis() as u64),
+        iterations: a.iterations,
+        ramp_up_ms: a.ramp_up.map(|d| d.as_millis() as u64),
+        segment: String::new(),
+        data_split: a.data == DataMode::Split,
+    };
+    // The run directory is claimed by the merge at the end; the agents' streams go beside it
+    // meanwhile, then into its `agents/`.
+    let base = match &place {
+        crate::rundir::Place::Exact { dir, .. } => dir.clone(),
+        crate::rundir::Place::Unique(base) => base.clone(),
+    };
+    let staging = staging_dir(&base)?;
+    let mut links = Vec::new();
+    for addr in &a.agents {
+        links.push(agent::connect(addr, &token).await.map_err(|e| Error::Usage(e.to_string()))?);
+    }
+    let n = links.len();
+    let dirs: Vec<PathBuf> = links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| staging.join(format!("{}-{}", i + 1, safe(if l.host.is_empty() { &l.address } else { &l.host }))))
+        .collect();
+    if !a.quiet {
+        eprintln!("stampede {} — plan {} on {n} agents", env!("CARGO_PKG_VERSION"), plan.name);
+        for (i, l) in links.iter().enumerate() {
+            eprintln!("  part {}/{n}: {} ({})", i + 1, l.address, l.host);
+        }
+    }
+    let stop = CancellationToken::new();
+    let interrupted = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signals = tokio::spawn({
+        let (stop, interrupted) = (stop.clone(), interrupted.clone());
+        async move {
+            super::interrupted().await;
+            eprintln!("\ninterrupted: stopping every agent");
+            interrupted.store(true, Ordering::SeqCst);
+            stop.cancel();
+        }
+    });
+    let samples = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(AtomicU64::new(0));
+    let progress: agent::Progress = {
+        let (samples, errors) = (samples.clone(), errors.clone());
+        Arc::new(move |_, line: &str| {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                samples.fetch_add(v["total"]["samples"].as_u64().unwrap_or(0), Ordering::Relaxed);
+                errors.fetch_add(v["total"]["errors"].as_u64().unwrap_or(0), Ordering::Relaxed);
+            }
+        })
+    };
+    let ticker = (!a.quiet).then(|| {
+        let (samples, errors) = (samples.clone(), errors.clone());
+        tokio::spawn(async move {
+            let start = Instant::now();
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                eprint!(
+                    "\r  {:>5.0} s  {} requests  {} errors  ({n} agents)   ",
+                    start.elapsed().as_secs_f64(),
+                    samples.load(Ordering::Relaxed),
+                    errors.load(Ordering::Relaxed)
+                );
+            }
+        })
+    });
+    let abort = a.on_agent_loss == super::run::OnAgentLoss::Abort;
+    let ends = agent::control(links, job, dirs, stop, abort, progress).await;
+    if let Some(t) = ticker {
+        t.abort();
+        eprintln!();
+    }
+    signals.abort();
+    let ends = ends.map_err(|e| Error::Usage(e.to_string()))?;
+    for e in ends.iter().filter(|e| e.lost.is_some()) {
+        let why = e.lost.as_deref().unwrap_or_default();
+        eprintln!("warning: agent {} was lost: {why}; what it sent until then is kept and counted", e.address);
+        // Its run directory says so, and so does the merged run's list of parts.
+        if let Ok(mut meta) = crate::rundir::reader::read_meta(&e.dir) {
+            meta.status = crate::rundir::Status::Interrupted;
+            meta.stopped_by = Some(format!("agent {} lost: {why}", e.address));
+            let _ = crate::rundir::writer::write_json(&e.dir.join(crate::rundir::META), &meta);
+        }
+    }
+    let sent: Vec<&Path> =
+        ends.iter().map(|e| e.dir.as_path()).filter(|d| d.join(crate::rundir::META).exists()).collect();
+    if sent.is_empty() {
+        return Err(Error::Usage("no agent sent anything".into()));
+    }
+    let merged = super::merge::merge_into(&sent, &place, &plan.thresholds);
+    let (mut run, dir) = merged.inspect_err(|_| {
+        eprintln!("note: the agents' run directories are in {}", staging.display());
+    })?;
+    // The run's own facts: the plan as it ran, the command line (secrets masked).
+    let _ = std::fs::write(dir.join(crate::rundir::PLAN), plan.to_resolved_yaml());
+    let argv: Vec<String> = std::env::args().collect();
+    run.meta.command_line = crate::redact::command_line(&argv);
+    run.meta.plan_path = Some(path.display().to_string());
+    let kept = dir.join("agents");
+    if a.replace {
+        // An earlier run's agents in a directory being replaced.
+        let _ = std::fs::remove_dir_all(&kept);
+    }
+    if std::fs::rename(&staging, &kept).is_ok() {
+        // The parts are now the run's own `agents/...`: say so in its facts.
+        for p in &mut run.meta.parts {
+            if let Ok(rest) = Path::new(&p.dir).strip_prefix(&staging) {
+                p.dir = Path::new("agents").join(rest).display().to_string();
+            }
+        }
+    } else {
+        eprintln!("note: the agents' run directories are in {}", staging.display());
+    }
+    crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &run.meta)?;
+    super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
+    super::say(&report::thresholds::lines(&run.summary.thresholds));
+    super::say(&format!("Run directory: {}\n", dir.display()));
+    Ok(if interrupted.load(Ordering::SeqCst) {
+        exit::INTERRUPTED
+    } else if ends.iter().any(|e| e.lost.is_some()) {
+        exit::RUNTIME
+    } else if run.summary.thresholds.iter().any(|t| !t.passed) {
+        exit::THRESHOLDS_FAILED
+    } else {
+        exit::OK
+    })
+}
+
+/// A new directory beside `base` for the agents' streams, named after it (never one an earlier
+/// run left: its lines would be counted again).
+fn staging_dir(base: &Path) -> Result<PathBuf, Error> {
+    let name = base.file_name().map_or("run".into(), |n| n.to_string_lossy().to_string());
+    let parent = base.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let _ = std::fs::create_dir_all(parent);
+    for _ in 0..100 {
+        let dir = parent.join(format!(".{name}.agents-{:08x}", rand::random::<u32>()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {
+                agent::private(&dir);
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(Error::Io { what: format!("cannot make {}", dir.display()), source }),
+        }
+    }
+    Err(Error::Usage(format!("cannot make a directory beside {}", base.display())))
+}
+
+/// A name safe as a directory name.
+fn safe(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}

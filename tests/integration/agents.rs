@@ -1,0 +1,281 @@
+//! Agents and a controller (issue 15), as processes on loopback against a counting server: the
+//! controller ships the plan and its data files, the agents run their parts together, and the
+//! merged run is what the server served; a wrong token is refused; an agent whose controller is
+//! killed stops its load by itself; an agent killed mid-run is marked lost, and what it and the
+//! others sent is kept.
+
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{label, total, uint, OutputExt, Running, Stampede, TempRun};
+use std::time::{Duration, Instant};
+
+/// An agent on a free loopback port, with `token`; returns it and its address.
+fn agent(run: &TempRun, name: &str, token: &str) -> (Running, String) {
+    let token_file = run.write(&format!("{name}.token"), format!("{token}\n"));
+    let mut a = Stampede::new()
+        .args(["agent", "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(&token_file)
+        .arg("--work-dir")
+        .arg(run.root().join(format!("{name}-work")))
+        .spawn();
+    let mut addr = String::new();
+    assert!(
+        a.wait_until(Duration::from_secs(10), |a| {
+            let out = a.stdout_so_far();
+            match out.split_once("listening on ").and_then(|(_, rest)| rest.split_whitespace().next()) {
+                Some(x) => {
+                    addr = x.to_string();
+                    true
+                }
+                None => false,
+            }
+        }),
+        "the agent did not start: {}",
+        a.stderr_so_far()
+    );
+    (a, addr)
+}
+
+/// A plan in a directory of its own with a data file of 12 names, `users` users reading it.
+fn plan_dir(run: &TempRun, server: &TestServer, users: u32, how: &str) -> std::path::PathBuf {
+    let dir = run.root().join("plan");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rows: String = (1..=12).map(|i| format!("n{i}\n")).collect();
+    std::fs::write(dir.join("names.csv"), format!("name\n{rows}")).unwrap();
+    let plan = format!(
+        "name: agents\ndata:\n  - file: names.csv\n    on_eof: stop_user\nscenarios:\n  - name: s\n    workload: {{users: {users}, {how}}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
+        server.url("/n/${name}")
+    );
+    std::fs::write(dir.join("plan.yaml"), plan).unwrap();
+    dir.join("plan.yaml")
+}
+
+/// A plan of `users` users for `how` whose data rows recycle, run by a controller on `addrs`
+/// with `extra` arguments (token `t`): the controller, started.
+fn controller(run: &TempRun, server: &TestServer, addrs: &[&str], users: u32, how: &str, extra: &[&str]) -> Running {
+    let plan = plan_dir(run, server, users, how);
+    let text = std::fs::read_to_string(&plan).unwrap().replace("on_eof: stop_user", "on_eof: recycle");
+    std::fs::write(&plan, text).unwrap();
+    let token = run.write("token", "t\n");
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .arg("-q")
+        .args(extra)
+        .args(["--agents", &addrs.join(","), "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .spawn()
+}
+
+#[test]
+fn three_agents_run_their_parts_and_the_merge_is_what_was_served() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let run = TempRun::new("agents");
+    let agents: Vec<_> = (0..3).map(|i| agent(&run, &format!("a{i}"), "s3cret")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let plan = plan_dir(&run, &server, 7, "iterations: 100");
+    let token = run.write("token", "s3cret\n");
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--data", "split", "--agents", &addrs.join(","), "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    // The data file reached every agent, its rows dealt: each name used once in the cluster.
+    let mut paths: Vec<String> = server.recorded_all().iter().map(|r| r.path().to_string()).collect();
+    paths.sort();
+    let mut want: Vec<String> = (1..=12).map(|i| format!("/n/n{i}")).collect();
+    want.sort();
+    assert_eq!(paths, want);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert_eq!(uint(&run.label("get"), "samples"), 12);
+    // Each agent's own run directory is kept, and they add up to the whole.
+    let mut sum = 0;
+    for i in 1..=3 {
+        let dir = std::fs::read_dir(run.path().join("agents"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{i}-")))
+            .unwrap();
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+        assert_eq!(m["part"]["segment"], format!("{i}/3"));
+        sum += uint(&total(&s), "samples");
+        assert_eq!(uint(&label(&s, "get"), "samples"), uint(&total(&s), "samples"));
+    }
+    assert_eq!(sum, 12);
+    let meta = run.meta();
+    assert_eq!(meta["parts"].as_array().unwrap().len(), 3);
+    assert!(meta["parts"][0]["dir"].as_str().unwrap().starts_with("agents/"), "{meta:#}");
+    // The agents serve the next controller.
+    let again = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--agents", &addrs.join(","), "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.root().join("again"))
+        .run();
+    again.assert_exit(0);
+    assert_eq!(server.requests(), 12 + 36, "without split, each agent reads every row");
+}
+
+#[test]
+fn a_wrong_token_is_refused() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("agents-token");
+    let (mut a, addr) = agent(&run, "a", "right");
+    let plan = plan_dir(&run, &server, 2, "iterations: 1");
+    let token = run.write("token", "wrong\n");
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--agents", &addr, "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("refused: wrong token"), "{}", out.stderr_str());
+    assert_eq!(server.requests(), 0);
+    assert!(a.wait_until(Duration::from_secs(5), |a| a.stderr_so_far().contains("wrong token")));
+    // The token never reaches the terminal or a file.
+    assert!(!out.stderr_str().contains("right") && !a.stderr_so_far().contains("wrong\n"));
+}
+
+#[test]
+fn agents_stop_their_load_when_the_controller_is_gone() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-orphan");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let mut controller = controller(&run, &server, &addrs, 4, "duration: 60s", &[]);
+    assert!(controller.wait_until(Duration::from_secs(20), |_| server.requests() > 50), "the load did not start");
+    controller.signal(libc::SIGKILL);
+    let killed = Instant::now();
+    // Within the silence bound (5 s) and the graceful stop, the load ends.
+    let mut last = server.requests();
+    let mut quiet_since = Instant::now();
+    while quiet_since.elapsed() < Duration::from_secs(2) {
+        assert!(killed.elapsed() < Duration::from_secs(20), "the agents' load went on without a controller");
+        std::thread::sleep(Duration::from_millis(200));
+        let now = server.requests();
+        if now != last {
+            last = now;
+            quiet_since = Instant::now();
+        }
+    }
+    assert!(killed.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn an_agent_killed_mid_run_is_marked_lost_and_the_rest_is_kept() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-lost");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let controller = controller(&run, &server, &addrs, 4, "duration: 8s", &[]);
+    let t0 = Instant::now();
+    while server.requests() < 100 && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    agents[1].0.signal(libc::SIGKILL);
+    let out = controller.wait(Duration::from_secs(40));
+    out.assert_exit(3);
+    assert!(out.stderr_str().contains("was lost"), "{}", out.stderr_str());
+    // The lost agent's samples up to its last interval and all of the other's are counted: no
+    // more than the server served, and the surviving agent's whole part.
+    let merged = uint(&run.total(), "samples");
+    assert!(merged <= server.requests() && merged > 0, "{merged} of {}", server.requests());
+    let meta = run.meta();
+    assert_eq!(meta["parts"].as_array().unwrap().len(), 2, "{meta:#}");
+    assert_eq!(meta["parts"][1]["status"], "interrupted", "{meta:#}");
+    assert!(meta["stopped_by"].as_str().unwrap_or_default().contains("lost"), "{meta:#}");
+}
+
+/// Ctrl-C at the controller stops every agent gracefully: the run ends interrupted (exit 130)
+/// with everything the agents measured, which is what the server served.
+#[test]
+fn ctrl_c_at_the_controller_stops_every_agent() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-sigint");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let mut controller = controller(&run, &server, &addrs, 4, "duration: 60s", &[]);
+    assert!(controller.wait_until(Duration::from_secs(20), |_| server.requests() > 100), "the load did not start");
+    controller.interrupt();
+    let out = controller.wait(Duration::from_secs(30));
+    out.assert_exit(130);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert_eq!(run.meta()["status"], "interrupted");
+}
+
+/// With `--on-agent-loss abort`, an agent lost stops the others.
+#[test]
+fn an_agent_lost_aborts_the_others_when_asked() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-abort");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let mut controller = controller(&run, &server, &addrs, 4, "duration: 60s", &["--on-agent-loss", "abort"]);
+    assert!(controller.wait_until(Duration::from_secs(20), |_| server.requests() > 100), "the load did not start");
+    agents[0].0.signal(libc::SIGKILL);
+    let out = controller.wait(Duration::from_secs(30));
+    out.assert_exit(3);
+    assert!(out.stderr_str().contains("was lost"), "{}", out.stderr_str());
+}
+
+/// A controller of another protocol version is refused with both versions named.
+#[test]
+fn another_protocol_version_is_refused() {
+    use std::io::{BufRead, Write};
+    let run = TempRun::new("agents-version");
+    let (_a, addr) = agent(&run, "a", "t");
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"{\"type\":\"hello\",\"protocol\":999,\"version\":\"9.9.9\",\"token\":\"t\"}\n").unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(s).read_line(&mut line).unwrap();
+    assert!(line.contains("\"refused\"") && line.contains("protocol 999 (stampede 9.9.9)"), "{line}");
+}
+
+/// A run on agents judges `--threshold` on the merged numbers, and a taken `--out` is refused
+/// before any agent sends a request.
+#[test]
+fn thresholds_are_judged_on_the_merge_and_a_taken_out_is_refused_first() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(3))).start();
+    let run = TempRun::new("agents-threshold");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let plan = plan_dir(&run, &server, 2, "iterations: 3");
+    let token = run.write("token", "t\n");
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--threshold", "p50<1ms", "--agents", &addrs.join(","), "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    out.assert_exit(1);
+    assert_eq!(run.summary()["thresholds"][0]["passed"], false, "{:#}", run.summary());
+    let served = server.requests();
+    let taken = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--agents", &addrs.join(","), "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    taken.assert_exit(2);
+    assert!(taken.stderr_str().contains("already exists"), "{}", taken.stderr_str());
+    assert_eq!(server.requests(), served);
+}
