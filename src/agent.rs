@@ -19,8 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt as _, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -116,9 +115,62 @@ fn proto(msg: impl Into<String>) -> Error {
     Error::Protocol(msg.into())
 }
 
+/// A control connection: TCP, or TLS over it.
+pub trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
+
+type Reader = BufReader<tokio::io::ReadHalf<Box<dyn Conn>>>;
+
+/// A connection's reading side, and a sender of messages to its writing side.
+fn split(c: Box<dyn Conn>) -> (Reader, mpsc::UnboundedSender<Msg>) {
+    let (r, w) = tokio::io::split(c);
+    (BufReader::new(r), writer(w))
+}
+
+/// The agent's side of TLS: its certificate chain and key (PEM).
+pub fn server_tls(cert_pem: &[u8], key_pem: &[u8]) -> Result<tokio_rustls::TlsAcceptor, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("the certificate: {e}"))?;
+    if chain.is_empty() {
+        return Err("the certificate file holds no certificate".into());
+    }
+    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| format!("the key: {e}"))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| format!("the certificate and key: {e}"))?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}
+
+/// The controller's side of TLS: the certificates (PEM) it trusts for agents.
+pub fn client_tls(ca_pem: &[u8]) -> Result<tokio_rustls::TlsConnector, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::CertificateDer;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca_pem) {
+        roots.add(cert.map_err(|e| format!("the CA file: {e}"))?).map_err(|e| format!("the CA file: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err("the CA file holds no certificate".into());
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+}
+
 /// Writes messages to one side of a connection from a task of its own, so that outputs (which
 /// are synchronous) can send without waiting on the network.
-fn writer(mut w: OwnedWriteHalf) -> mpsc::UnboundedSender<Msg> {
+fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> mpsc::UnboundedSender<Msg> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     tokio::spawn(async move {
         while let Some(m) = rx.recv().await {
@@ -135,7 +187,7 @@ fn writer(mut w: OwnedWriteHalf) -> mpsc::UnboundedSender<Msg> {
 
 /// Reads one message of at most `limit` bytes, waiting at most `wait`; `None` at the end of the
 /// connection.
-async fn read(r: &mut BufReader<OwnedReadHalf>, wait: Duration, limit: usize) -> Result<Option<Msg>, Error> {
+async fn read(r: &mut Reader, wait: Duration, limit: usize) -> Result<Option<Msg>, Error> {
     let mut line = String::new();
     let n = tokio::time::timeout(wait, (&mut *r).take(limit as u64).read_line(&mut line))
         .await
@@ -187,15 +239,18 @@ fn version_mismatch(theirs: u32, their_version: &str) -> String {
 pub struct Agent {
     pub token: String,
     pub work: PathBuf,
+    /// TLS on every control connection, when the agent has a certificate.
+    pub tls: Option<tokio_rustls::TlsAcceptor>,
     busy: AtomicBool,
     connections: Arc<tokio::sync::Semaphore>,
 }
 
 impl Agent {
-    pub fn new(token: String, work: PathBuf) -> Agent {
+    pub fn new(token: String, work: PathBuf, tls: Option<tokio_rustls::TlsAcceptor>) -> Agent {
         Agent {
             token,
             work,
+            tls,
             busy: AtomicBool::new(false),
             connections: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
         }
@@ -239,9 +294,16 @@ impl Agent {
 
     async fn handle(&self, stream: TcpStream, shutdown: CancellationToken) -> Result<(), Error> {
         let _ = stream.set_nodelay(true);
-        let (r, w) = stream.into_split();
-        let mut r = BufReader::new(r);
-        let tx = writer(w);
+        let conn: Box<dyn Conn> = match &self.tls {
+            Some(acceptor) => Box::new(
+                tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
+                    .await
+                    .map_err(|_| proto("no TLS handshake within 10 s"))?
+                    .map_err(|e| proto(format!("TLS: {e}")))?,
+            ),
+            None => Box::new(stream),
+        };
+        let (mut r, tx) = split(conn);
         let refuse = |reason: String| {
             let _ = tx.send(Msg::Refused { reason: reason.clone() });
             Err(proto(format!("refused: {reason}")))
@@ -553,20 +615,34 @@ pub type Progress = Arc<dyn Fn(usize, &str) + Send + Sync>;
 pub struct AgentLink {
     pub address: String,
     pub host: String,
-    r: BufReader<OwnedReadHalf>,
+    r: Reader,
     tx: mpsc::UnboundedSender<Msg>,
 }
 
-/// Connects to an agent and says hello with `token`.
-pub async fn connect(address: &str, token: &str) -> Result<AgentLink, Error> {
+/// Connects to an agent (over TLS when `tls` is given, checking the agent's certificate for
+/// the address's host) and says hello with `token`.
+pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, Error> {
     let stream = tokio::time::timeout(SILENCE, TcpStream::connect(address))
         .await
         .map_err(|_| proto(format!("agent {address}: no connection within {}", humantime::format_duration(SILENCE))))?
         .map_err(|e| proto(format!("agent {address}: {e}")))?;
     let _ = stream.set_nodelay(true);
-    let (r, w) = stream.into_split();
-    let mut r = BufReader::new(r);
-    let tx = writer(w);
+    let conn: Box<dyn Conn> = match tls {
+        Some(connector) => {
+            let host =
+                address.rsplit_once(':').map_or(address, |(h, _)| h).trim_start_matches('[').trim_end_matches(']');
+            let name = rustls::pki_types::ServerName::try_from(host.to_string())
+                .map_err(|e| proto(format!("agent {address}: {e}")))?;
+            Box::new(
+                tokio::time::timeout(SILENCE, connector.connect(name, stream))
+                    .await
+                    .map_err(|_| proto(format!("agent {address}: no TLS handshake within 5 s")))?
+                    .map_err(|e| proto(format!("agent {address}: TLS: {e}")))?,
+            )
+        }
+        None => Box::new(stream),
+    };
+    let (mut r, tx) = split(conn);
     let _ = tx.send(Msg::Hello {
         protocol: PROTOCOL,
         version: env!("CARGO_PKG_VERSION").into(),

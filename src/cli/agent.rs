@@ -15,6 +15,13 @@ pub struct AgentArgs {
     /// A file holding the shared token a controller must present (its first line).
     #[arg(long, value_name = "FILE")]
     pub token_file: PathBuf,
+    /// Speak TLS on the control connection with this certificate (PEM, the chain); controllers
+    /// then give `--agent-ca`. Needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Where each job's files and its own run directory go (default: the system's temporary
     /// directory).
     #[arg(long, value_name = "DIR")]
@@ -34,6 +41,18 @@ pub(super) fn read_token(path: &std::path::Path) -> Result<String, Error> {
 
 pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
     let token = read_token(&a.token_file)?;
+    let tls = match (&a.tls_cert, &a.tls_key) {
+        (Some(cert), Some(key)) => {
+            let read =
+                |p: &PathBuf| std::fs::read(p).map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())));
+            Some(
+                crate::agent::server_tls(&read(cert)?, &read(key)?)
+                    .map_err(|e| Error::Usage(format!("--tls-cert: {e}")))?,
+            )
+        }
+        _ => None,
+    };
+    let secure = if tls.is_some() { "TLS" } else { "plain TCP: use it on a private network" };
     let work = a.work_dir.unwrap_or_else(|| std::env::temp_dir().join("stampede-agent"));
     std::fs::create_dir_all(&work)
         .map_err(|e| Error::Usage(format!("cannot make the work directory {}: {e}", work.display())))?;
@@ -46,12 +65,12 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
         .map_err(|source| Error::Io { what: format!("cannot listen on {}", a.listen), source })?;
     let addr = listener.local_addr().map_err(|source| Error::Io { what: "listening".into(), source })?;
     super::say(&format!(
-        "stampede agent listening on {addr} (protocol {}, stampede {}); Ctrl-C to stop\n",
+        "stampede agent listening on {addr} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
         crate::agent::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     ));
     let shutdown = CancellationToken::new();
-    let agent = Arc::new(crate::agent::Agent::new(token, work));
+    let agent = Arc::new(crate::agent::Agent::new(token, work, tls));
     let serve = tokio::spawn(agent.clone().serve(listener, shutdown.clone()));
     super::interrupted().await;
     shutdown.cancel();

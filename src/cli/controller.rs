@@ -57,9 +57,16 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         crate::rundir::Place::Unique(base) => base.clone(),
     };
     let staging = staging_dir(&base)?;
+    let tls = match &a.agent_ca {
+        Some(ca) => {
+            let pem = std::fs::read(ca).map_err(|e| Error::Usage(format!("cannot read {}: {e}", ca.display())))?;
+            Some(agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
+        }
+        None => None,
+    };
     let mut links = Vec::new();
     for addr in &a.agents {
-        links.push(agent::connect(addr, &token).await.map_err(|e| Error::Usage(e.to_string()))?);
+        links.push(agent::connect(addr, &token, tls.as_ref()).await.map_err(|e| Error::Usage(e.to_string()))?);
     }
     let n = links.len();
     let dirs: Vec<PathBuf> = links

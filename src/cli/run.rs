@@ -68,6 +68,11 @@ pub struct RunArgs {
         help_heading = "Several generators"
     )]
     pub on_agent_loss: OnAgentLoss,
+    /// With --agents: speak TLS to the agents, trusting the certificates in this file (PEM):
+    /// the agents' own, or the CA that signed them. Each agent's certificate must name the host
+    /// given in --agents.
+    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
+    pub agent_ca: Option<PathBuf>,
     /// With --agents: the file holding the agents' shared token (its first line).
     #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
     pub token_file: Option<PathBuf>,

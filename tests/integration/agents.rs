@@ -10,12 +10,18 @@ use std::time::{Duration, Instant};
 
 /// An agent on a free loopback port, with `token`; returns it and its address.
 fn agent(run: &TempRun, name: &str, token: &str) -> (Running, String) {
+    agent_with(run, name, token, &[])
+}
+
+/// [`agent`] with more arguments.
+fn agent_with(run: &TempRun, name: &str, token: &str, extra: &[&std::ffi::OsStr]) -> (Running, String) {
     let token_file = run.write(&format!("{name}.token"), format!("{token}\n"));
     let mut a = Stampede::new()
         .args(["agent", "--listen", "127.0.0.1:0", "--token-file"])
         .arg(&token_file)
         .arg("--work-dir")
         .arg(run.root().join(format!("{name}-work")))
+        .args(extra)
         .spawn();
     let mut addr = String::new();
     assert!(
@@ -278,4 +284,41 @@ fn thresholds_are_judged_on_the_merge_and_a_taken_out_is_refused_first() {
     taken.assert_exit(2);
     assert!(taken.stderr_str().contains("already exists"), "{}", taken.stderr_str());
     assert_eq!(server.requests(), served);
+}
+
+/// With a certificate, agents speak TLS: a controller trusting it runs the plan; one that does
+/// not trust it, or speaks plain TCP, gets nowhere, and nothing is sent.
+#[test]
+fn agents_speak_tls_when_given_a_certificate() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("agents-tls");
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
+    let cert_file = run.write("agent.pem", cert.cert.pem());
+    let key_file = run.write("agent.key", cert.signing_key.serialize_pem());
+    let other = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
+    let other_file = run.write("other.pem", other.cert.pem());
+    let tls: [&std::ffi::OsStr; 4] =
+        ["--tls-cert".as_ref(), cert_file.as_os_str(), "--tls-key".as_ref(), key_file.as_os_str()];
+    let agents: Vec<_> = (0..2).map(|i| agent_with(&run, &format!("a{i}"), "t", &tls)).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let plan = plan_dir(&run, &server, 3, "iterations: 2");
+    let token = run.write("token", "t\n");
+    let go = |ca: Option<&std::path::Path>, out: &str| {
+        let mut cmd = Stampede::new()
+            .arg("run")
+            .arg(&plan)
+            .args(["-q", "--agents", &addrs.join(","), "--token-file"])
+            .arg(&token);
+        if let Some(ca) = ca {
+            cmd = cmd.arg("--agent-ca").arg(ca);
+        }
+        cmd.arg("--out").arg(run.root().join(out)).run()
+    };
+    let untrusted = go(Some(&other_file), "untrusted");
+    untrusted.assert_exit(2);
+    assert!(untrusted.stderr_str().contains("TLS"), "{}", untrusted.stderr_str());
+    go(None, "plain").assert_exit(2);
+    assert_eq!(server.requests(), 0);
+    go(Some(&cert_file), "trusted").assert_exit(0);
+    assert_eq!(server.requests(), 6);
 }
