@@ -28,6 +28,19 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             )));
         }
     }
+    // The agents get the plan's directory: a data file elsewhere would be missing there.
+    let plan_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let plan_dir = std::fs::canonicalize(plan_dir).unwrap_or_else(|_| plan_dir.to_path_buf());
+    for d in &plan.data {
+        let at = std::fs::canonicalize(&d.path).unwrap_or_else(|_| d.path.clone());
+        if !at.starts_with(&plan_dir) {
+            return Err(Error::Usage(format!(
+                "the data file {} is outside the plan's directory {}, which is what the agents get: move it there",
+                d.path.display(),
+                plan_dir.display()
+            )));
+        }
+    }
     let (name, files) = agent::job_files(path, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
     if !a.quiet {
         let bytes: usize = files.iter().map(|f| f.base64.len() / 4 * 3).sum();
@@ -86,9 +99,12 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         let (stop, interrupted) = (stop.clone(), interrupted.clone());
         async move {
             super::interrupted().await;
-            eprintln!("\ninterrupted: stopping every agent");
+            eprintln!("\ninterrupted: stopping every agent (Ctrl-C again to leave now: they stop within 5 s)");
             interrupted.store(true, Ordering::SeqCst);
             stop.cancel();
+            super::interrupted().await;
+            // The agents hear no more from this controller and stop their load by themselves.
+            std::process::exit(i32::from(exit::INTERRUPTED));
         }
     });
     let samples = Arc::new(AtomicU64::new(0));
