@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The protocol's version: a controller and an agent of different versions refuse each other.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 /// How long either side waits without hearing from the other before it gives up on it.
 pub const SILENCE: Duration = Duration::from_secs(5);
 /// The most a job's files may weigh together.
@@ -37,6 +37,9 @@ const MAX_JOB_LINE: usize = 360 << 20;
 const MAX_STREAM_LINE: usize = 64 << 20;
 /// The longest of any other line: a hello, a ping, a start.
 const MAX_SHORT_LINE: usize = 64 << 10;
+/// How long an agent waits for its job once greeted without hearing from the controller (a
+/// controller gathering agents that join pings them until the last has joined).
+const JOB_WAIT: Duration = Duration::from_secs(60);
 /// The most controllers an agent talks to at once (one runs a job; the others are refused).
 const MAX_CONNECTIONS: usize = 8;
 
@@ -44,14 +47,24 @@ const MAX_CONNECTIONS: usize = 8;
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Msg {
+    /// The first line each way: the dialer's carries its nonce; the listener's its own nonce
+    /// and its proof of the token for the dialer's nonce.
     Hello {
         protocol: u32,
         version: String,
         #[serde(default, skip_serializing_if = "String::is_empty")]
-        token: String,
-        #[serde(default, skip_serializing_if = "String::is_empty")]
         host: String,
+        #[serde(default)]
+        nonce: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        proof: String,
     },
+    /// The dialer's proof of the token for the listener's nonce.
+    Proof {
+        proof: String,
+    },
+    /// The listener took the dialer (the token is right, there is room).
+    Welcome,
     Refused {
         reason: String,
     },
@@ -74,7 +87,12 @@ pub enum Msg {
     },
     Done,
     Ping,
-    Stop,
+    /// Stop the load: as an interrupt, or (`finish`) as a run that ends by itself, a threshold
+    /// having stopped it.
+    Stop {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        finish: bool,
+    },
 }
 
 /// What a controller asks an agent to run: the plan with every file of its directory, and how.
@@ -109,6 +127,13 @@ pub enum Error {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Protocol(String),
+    /// The other side said no (a wrong token, another protocol version, busy): trying again
+    /// will not help.
+    #[error("{0}")]
+    Refused(String),
+    /// Nothing answers at the address (yet): a joining agent tries again.
+    #[error("{0}")]
+    Unreachable(String),
 }
 
 fn proto(msg: impl Into<String>) -> Error {
@@ -122,10 +147,15 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
 type Reader = BufReader<tokio::io::ReadHalf<Box<dyn Conn>>>;
 
 /// A connection's reading side, and a sender of messages to its writing side.
-fn split(c: Box<dyn Conn>) -> (Reader, mpsc::UnboundedSender<Msg>) {
+fn split(c: Box<dyn Conn>) -> (Reader, mpsc::UnboundedSender<Msg>, Written) {
     let (r, w) = tokio::io::split(c);
-    (BufReader::new(r), writer(w))
+    let (tx, written) = writer(w);
+    (BufReader::new(r), tx, written)
 }
+
+/// The task writing a connection's messages: it ends when every sender is gone and what they
+/// sent is written (a process about to exit waits for it).
+type Written = tokio::task::JoinHandle<()>;
 
 /// The agent's side of TLS: its certificate chain and key (PEM).
 pub fn server_tls(cert_pem: &[u8], key_pem: &[u8]) -> Result<tokio_rustls::TlsAcceptor, String> {
@@ -170,9 +200,9 @@ pub fn client_tls(ca_pem: &[u8]) -> Result<tokio_rustls::TlsConnector, String> {
 
 /// Writes messages to one side of a connection from a task of its own, so that outputs (which
 /// are synchronous) can send without waiting on the network.
-fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> mpsc::UnboundedSender<Msg> {
+fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> (mpsc::UnboundedSender<Msg>, Written) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
-    tokio::spawn(async move {
+    let written = tokio::spawn(async move {
         while let Some(m) = rx.recv().await {
             let mut line = serde_json::to_vec(&m).expect("messages serialise");
             line.push(b'\n');
@@ -182,7 +212,7 @@ fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> mpsc::UnboundedSender<M
         }
         let _ = w.shutdown().await;
     });
-    tx
+    (tx, written)
 }
 
 /// Reads one message of at most `limit` bytes, waiting at most `wait`; `None` at the end of the
@@ -201,11 +231,32 @@ async fn read(r: &mut Reader, wait: Duration, limit: usize) -> Result<Option<Msg
     serde_json::from_str(&line).map(Some).map_err(|e| proto(format!("a message that does not read: {e}")))
 }
 
+/// The next message other than a ping, each waited for at most `wait`; `None` at the end of
+/// the connection, or when `shutdown` comes first.
+async fn next_message(
+    r: &mut Reader,
+    wait: Duration,
+    limit: usize,
+    shutdown: &CancellationToken,
+) -> Result<Option<Msg>, Error> {
+    loop {
+        let m = tokio::select! {
+            m = read(r, wait, limit) => m?,
+            _ = shutdown.cancelled() => return Ok(None),
+        };
+        if !matches!(m, Some(Msg::Ping)) {
+            return Ok(m);
+        }
+    }
+}
+
 /// A message's kind, for errors: never its content (a job's files, a hello's token).
 fn kind(m: &Option<Msg>) -> &'static str {
     match m {
         None => "the end of the connection",
         Some(Msg::Hello { .. }) => "hello",
+        Some(Msg::Proof { .. }) => "proof",
+        Some(Msg::Welcome) => "welcome",
         Some(Msg::Refused { .. }) => "refused",
         Some(Msg::Job(_)) => "job",
         Some(Msg::Ready) => "ready",
@@ -216,14 +267,89 @@ fn kind(m: &Option<Msg>) -> &'static str {
         Some(Msg::Summary { .. }) => "summary",
         Some(Msg::Done) => "done",
         Some(Msg::Ping) => "ping",
-        Some(Msg::Stop) => "stop",
+        Some(Msg::Stop { .. }) => "stop",
     }
 }
 
-/// Compares tokens in time independent of where they differ.
-fn same_token(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// This side's hello, with its nonce and (the listener's) proof.
+fn hello(nonce: &str, proof: String) -> Msg {
+    Msg::Hello {
+        protocol: PROTOCOL,
+        version: env!("CARGO_PKG_VERSION").into(),
+        host: crate::run::hostname(),
+        nonce: nonce.to_string(),
+        proof,
+    }
+}
+
+/// A fresh nonce for a greeting.
+fn nonce() -> String {
+    base64::engine::general_purpose::STANDARD.encode(rand::random::<[u8; 16]>())
+}
+
+/// Proof of holding `token` for `nonce`, as the side `role` (`dialer`/`listener`: one side's
+/// proof is never the other's): HMAC-SHA256, so the token never crosses the wire.
+fn proof(token: &str, role: &str, nonce: &str) -> String {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, token.as_bytes());
+    let tag = ring::hmac::sign(&key, format!("stampede {PROTOCOL} {role} {nonce}").as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(tag.as_ref())
+}
+
+/// Whether `given` proves `token` for `nonce` as `role` (compared in constant time).
+fn proves(token: &str, role: &str, nonce: &str, given: &str) -> bool {
+    let Ok(tag) = base64::engine::general_purpose::STANDARD.decode(given) else { return false };
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, token.as_bytes());
+    ring::hmac::verify(&key, format!("stampede {PROTOCOL} {role} {nonce}").as_bytes(), &tag).is_ok()
+}
+
+/// The listening side of a connection's first exchange (an agent a controller dials, or a
+/// controller its agents join): TLS when given; the dialer's hello, whose protocol must be ours;
+/// our hello with our proof of the token for its nonce; its proof for ours; then `admit` (is
+/// there room?) and `welcome`. Returns the connection and the dialer's host.
+async fn greet(
+    stream: TcpStream,
+    tls: Option<&tokio_rustls::TlsAcceptor>,
+    token: &str,
+    admit: impl FnOnce() -> Result<(), String>,
+) -> Result<(Reader, mpsc::UnboundedSender<Msg>, Written, String), Error> {
+    let _ = stream.set_nodelay(true);
+    let conn: Box<dyn Conn> = match tls {
+        Some(acceptor) => Box::new(
+            tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
+                .await
+                .map_err(|_| proto("no TLS handshake within 10 s"))?
+                .map_err(|e| proto(format!("TLS: {e}")))?,
+        ),
+        None => Box::new(stream),
+    };
+    let (mut r, tx, written) = split(conn);
+    let refuse = |reason: String| {
+        let _ = tx.send(Msg::Refused { reason: reason.clone() });
+        Err(Error::Refused(format!("refused: {reason}")))
+    };
+    let (host, theirs) = match read(&mut r, Duration::from_secs(10), MAX_SHORT_LINE).await? {
+        Some(Msg::Hello { protocol, version, host, nonce, .. }) => {
+            if protocol != PROTOCOL {
+                return refuse(version_mismatch(protocol, &version));
+            }
+            (host, nonce)
+        }
+        _ => return refuse("say hello first".into()),
+    };
+    let ours = nonce();
+    let _ = tx.send(hello(&ours, proof(token, "listener", &theirs)));
+    match read(&mut r, Duration::from_secs(10), MAX_SHORT_LINE).await? {
+        Some(Msg::Proof { proof }) if proves(token, "dialer", &ours, &proof) => {}
+        Some(Msg::Proof { .. }) => return refuse("wrong token".into()),
+        // The dialer found our proof wrong: its token is not ours.
+        Some(Msg::Refused { reason }) => return Err(Error::Refused(format!("refused by the other side: {reason}"))),
+        other => return refuse(format!("expected a proof, got {}", kind(&other))),
+    }
+    if let Err(reason) = admit() {
+        return refuse(reason);
+    }
+    let _ = tx.send(Msg::Welcome);
+    Ok((r, tx, written, host))
 }
 
 fn version_mismatch(theirs: u32, their_version: &str) -> String {
@@ -241,6 +367,8 @@ pub struct Agent {
     pub work: PathBuf,
     /// TLS on every control connection, when the agent has a certificate.
     pub tls: Option<tokio_rustls::TlsAcceptor>,
+    /// The group of generators it is in (`--group`), recorded in its parts.
+    pub group: Option<String>,
     busy: AtomicBool,
     connections: Arc<tokio::sync::Semaphore>,
 }
@@ -251,6 +379,7 @@ impl Agent {
             token,
             work,
             tls,
+            group: None,
             busy: AtomicBool::new(false),
             connections: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
         }
@@ -293,44 +422,84 @@ impl Agent {
     }
 
     async fn handle(&self, stream: TcpStream, shutdown: CancellationToken) -> Result<(), Error> {
-        let _ = stream.set_nodelay(true);
-        let conn: Box<dyn Conn> = match &self.tls {
-            Some(acceptor) => Box::new(
-                tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
-                    .await
-                    .map_err(|_| proto("no TLS handshake within 10 s"))?
-                    .map_err(|e| proto(format!("TLS: {e}")))?,
-            ),
-            None => Box::new(stream),
-        };
-        let (mut r, tx) = split(conn);
-        let refuse = |reason: String| {
-            let _ = tx.send(Msg::Refused { reason: reason.clone() });
-            Err(proto(format!("refused: {reason}")))
-        };
-        match read(&mut r, Duration::from_secs(10), MAX_SHORT_LINE).await? {
-            Some(Msg::Hello { protocol, version, token, .. }) => {
-                if protocol != PROTOCOL {
-                    return refuse(version_mismatch(protocol, &version));
+        let (r, tx, written, _) = greet(stream, self.tls.as_ref(), &self.token, || {
+            if self.busy.swap(true, Ordering::SeqCst) {
+                Err("busy with another controller's job".to_string())
+            } else {
+                Ok(())
+            }
+        })
+        .await?;
+        let _free = Free(&self.busy);
+        self.session(r, tx, written, shutdown).await
+    }
+
+    /// Dials a controller that waits for its agents (`run --listen-agents`), retrying until
+    /// `give_up` while nothing answers, and runs the job it sends. A refusal (a wrong token,
+    /// another version, a run that has its agents) ends it at once.
+    pub async fn join(
+        &self,
+        address: &str,
+        tls: Option<&tokio_rustls::TlsConnector>,
+        give_up: Duration,
+        shutdown: CancellationToken,
+    ) -> Result<(), Error> {
+        let deadline = Instant::now() + give_up;
+        let mut said = false;
+        let link = loop {
+            let tried = tokio::select! {
+                l = connect(address, &self.token, tls) => l,
+                _ = shutdown.cancelled() => return Ok(()),
+            };
+            match tried {
+                Ok(l) => break l,
+                // Something answered and it went wrong (a refusal, TLS, not stampede): say so now.
+                Err(e @ (Error::Refused(_) | Error::Protocol(_) | Error::Io(_))) => return Err(e),
+                Err(e) if Instant::now() >= deadline => {
+                    return Err(proto(format!("{e}; gave up after {}", humantime::format_duration(give_up))))
                 }
-                if !same_token(&token, &self.token) {
-                    return refuse("wrong token".into());
+                Err(e) => {
+                    if !said {
+                        eprintln!("agent: {e}; trying again every second");
+                        said = true;
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                        _ = shutdown.cancelled() => return Ok(()),
+                    }
                 }
             }
-            _ => return refuse("a controller says hello first".into()),
-        }
-        if self.busy.swap(true, Ordering::SeqCst) {
-            return refuse("busy with another controller's job".into());
-        }
+        };
+        eprintln!("agent: joined the controller at {address}");
+        self.busy.store(true, Ordering::SeqCst);
         let _free = Free(&self.busy);
-        let _ = tx.send(Msg::Hello {
-            protocol: PROTOCOL,
-            version: env!("CARGO_PKG_VERSION").into(),
-            token: String::new(),
-            host: crate::run::hostname(),
-        });
-        let job = match read(&mut r, Duration::from_secs(60), MAX_JOB_LINE).await? {
+        self.session(link.r, link.tx, link.written, shutdown).await
+    }
+
+    /// One controller's job, after the greetings: receive it, run it, stream its run directory.
+    async fn session(
+        &self,
+        r: Reader,
+        tx: mpsc::UnboundedSender<Msg>,
+        written: Written,
+        shutdown: CancellationToken,
+    ) -> Result<(), Error> {
+        let result = self.job(r, &tx, shutdown).await;
+        // What was said reaches the controller before the connection (or the process) ends.
+        drop(tx);
+        let _ = tokio::time::timeout(SILENCE, written).await;
+        result
+    }
+
+    async fn job(
+        &self,
+        mut r: Reader,
+        tx: &mpsc::UnboundedSender<Msg>,
+        shutdown: CancellationToken,
+    ) -> Result<(), Error> {
+        let job = match next_message(&mut r, JOB_WAIT, MAX_JOB_LINE, &shutdown).await? {
             Some(Msg::Job(job)) => job,
+            None if shutdown.is_cancelled() => return Ok(()),
             other => return Err(proto(format!("expected a job, got {}", kind(&other)))),
         };
         let dir = match job_dir(&self.work) {
@@ -350,9 +519,9 @@ impl Agent {
         };
         let _ = tx.send(Msg::Ready);
         // The controller waits for every agent to be ready, each up to 2 minutes.
-        let at = match read(&mut r, Duration::from_secs(600), MAX_SHORT_LINE).await? {
+        let at = match next_message(&mut r, Duration::from_secs(600), MAX_SHORT_LINE, &shutdown).await? {
             Some(Msg::Start { at }) => at,
-            Some(Msg::Stop) | None => return Ok(()),
+            Some(Msg::Stop { .. }) | None => return Ok(()),
             other => return Err(proto(format!("expected start, got {}", kind(&other)))),
         };
         let at = time::OffsetDateTime::parse(&at, &time::format_description::well_known::Rfc3339)
@@ -360,14 +529,16 @@ impl Agent {
 
         let stop = shutdown.child_token();
         let abort = CancellationToken::new();
+        let finish = CancellationToken::new();
         // The controller's pings and stop; silence or a closed connection stops the load.
         let listen = tokio::spawn({
-            let (stop, abort) = (stop.clone(), abort.clone());
+            let (stop, abort, finish) = (stop.clone(), abort.clone(), finish.clone());
             async move {
                 loop {
                     match read(&mut r, SILENCE, MAX_SHORT_LINE).await {
                         Ok(Some(Msg::Ping)) => {}
-                        Ok(Some(Msg::Stop)) => stop.cancel(),
+                        Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
+                        Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
                         Ok(Some(_)) => {}
                         Ok(None) | Err(_) => {
                             if !stop.is_cancelled() {
@@ -387,9 +558,10 @@ impl Agent {
             start_at: at.format(&time::format_description::well_known::Rfc3339).ok(),
             start_skew_ms: None,
             data_split: job.data_split,
+            group: self.group.clone(),
         };
         let options = RunOptions {
-            engine: crate::engine::Options { segment, ..Default::default() },
+            engine: crate::engine::Options { segment, stop: finish, ..Default::default() },
             command_line: vec!["stampede".into(), "agent".into()],
             part: Some(seg_meta),
             start_at: Some(std::time::SystemTime::from(at)),
@@ -511,6 +683,10 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
     if job.data_split {
         crate::run::split_rows(&mut plan, &segment);
     }
+    // Goals that stop the run are judged by the controller, on every agent's numbers.
+    for t in &mut plan.thresholds {
+        t.abort = None;
+    }
     Ok((plan, segment))
 }
 
@@ -608,8 +784,9 @@ pub fn job_files(plan: &Path, never: &[PathBuf]) -> Result<(String, Vec<JobFile>
     Ok((name, files))
 }
 
-/// Hears of every interval line an agent streams: (the agent's index, the line).
-pub type Progress = Arc<dyn Fn(usize, &str) + Send + Sync>;
+/// Hears of every interval line an agent streams, (the agent's index, `Some(line)`), and of the
+/// end of its part (its summary came, or it was lost), `(index, None)`.
+pub type Progress = Arc<dyn Fn(usize, Option<&str>) + Send + Sync>;
 
 /// One agent as the controller sees it.
 pub struct AgentLink {
@@ -617,6 +794,7 @@ pub struct AgentLink {
     pub host: String,
     r: Reader,
     tx: mpsc::UnboundedSender<Msg>,
+    written: Written,
 }
 
 /// Connects to an agent (over TLS when `tls` is given, checking the agent's certificate for
@@ -624,41 +802,135 @@ pub struct AgentLink {
 pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, Error> {
     let stream = tokio::time::timeout(SILENCE, TcpStream::connect(address))
         .await
-        .map_err(|_| proto(format!("agent {address}: no connection within {}", humantime::format_duration(SILENCE))))?
-        .map_err(|e| proto(format!("agent {address}: {e}")))?;
+        .map_err(|_| {
+            Error::Unreachable(format!("{address}: no connection within {}", humantime::format_duration(SILENCE)))
+        })?
+        .map_err(|e| Error::Unreachable(format!("{address}: {e}")))?;
     let _ = stream.set_nodelay(true);
     let conn: Box<dyn Conn> = match tls {
         Some(connector) => {
             let host =
                 address.rsplit_once(':').map_or(address, |(h, _)| h).trim_start_matches('[').trim_end_matches(']');
             let name = rustls::pki_types::ServerName::try_from(host.to_string())
-                .map_err(|e| proto(format!("agent {address}: {e}")))?;
+                .map_err(|e| proto(format!("{address}: {e}")))?;
             Box::new(
                 tokio::time::timeout(SILENCE, connector.connect(name, stream))
                     .await
-                    .map_err(|_| proto(format!("agent {address}: no TLS handshake within 5 s")))?
-                    .map_err(|e| proto(format!("agent {address}: TLS: {e}")))?,
+                    .map_err(|_| proto(format!("{address}: no TLS handshake within 5 s")))?
+                    .map_err(|e| proto(format!("{address}: TLS: {e}")))?,
             )
         }
         None => Box::new(stream),
     };
-    let (mut r, tx) = split(conn);
-    let _ = tx.send(Msg::Hello {
-        protocol: PROTOCOL,
-        version: env!("CARGO_PKG_VERSION").into(),
-        token: token.into(),
-        host: String::new(),
-    });
-    match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
-        Some(Msg::Hello { protocol, host, .. }) if protocol == PROTOCOL => {
-            Ok(AgentLink { address: address.into(), host, r, tx })
+    let (mut r, tx, written) = split(conn);
+    let ours = nonce();
+    let _ = tx.send(hello(&ours, String::new()));
+    let host = match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
+        Some(Msg::Hello { protocol, host, nonce: theirs, proof: p, .. }) if protocol == PROTOCOL => {
+            if !proves(token, "listener", &ours, &p) {
+                let _ = tx.send(Msg::Refused { reason: "wrong token".into() });
+                // Said before this process may exit: the other side logs why.
+                drop(tx);
+                let _ = tokio::time::timeout(Duration::from_secs(1), written).await;
+                return Err(Error::Refused(format!("{address}: wrong token (it holds another token than ours)")));
+            }
+            let _ = tx.send(Msg::Proof { proof: proof(token, "dialer", &theirs) });
+            host
         }
         Some(Msg::Hello { protocol, version, .. }) => {
-            Err(proto(format!("agent {address}: {}", version_mismatch(protocol, &version))))
+            return Err(Error::Refused(format!("{address}: {}", version_mismatch(protocol, &version))))
         }
-        Some(Msg::Refused { reason }) => Err(proto(format!("agent {address} refused: {reason}"))),
-        _ => Err(proto(format!("agent {address}: not a stampede agent (no hello)"))),
+        Some(Msg::Refused { reason }) => return Err(Error::Refused(format!("{address} refused: {reason}"))),
+        _ => return Err(proto(format!("{address}: not stampede (no hello)"))),
+    };
+    match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
+        Some(Msg::Welcome) => Ok(AgentLink { address: address.into(), host, r, tx, written }),
+        Some(Msg::Refused { reason }) => Err(Error::Refused(format!("{address} refused: {reason}"))),
+        other => Err(proto(format!("{address}: expected welcome, got {}", kind(&other)))),
     }
+}
+
+/// Waits on `listener` for `n` agents to join (`stampede agent --join`), each proving `token`
+/// (over TLS when given), for at most `wait` or until `stop`; `joined` hears of each. Agents
+/// that have joined are pinged every second (one that has gone is dropped, and another awaited);
+/// agents beyond `n` are refused.
+pub async fn gather(
+    listener: TcpListener,
+    token: &str,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    n: usize,
+    wait: Duration,
+    stop: &CancellationToken,
+    joined: impl Fn(&AgentLink, usize),
+) -> Result<Vec<AgentLink>, Error> {
+    // Agents taken so far (less those gone): a greeting that passes is admitted while below `n`.
+    let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (found, mut links) = mpsc::unbounded_channel::<AgentLink>();
+    let deadline = tokio::time::Instant::now() + wait;
+    let greetings = Arc::new(tokio::sync::Semaphore::new(64));
+    let mut ping = tokio::time::interval(Duration::from_secs(1));
+    let mut out: Vec<AgentLink> = Vec::new();
+    while out.len() < n {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(a) => a,
+                    Err(e) => {
+                        eprintln!("accepting an agent: {e}");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
+                let Ok(permit) = greetings.clone().try_acquire_owned() else { continue };
+                let (token, tls, admitted, found) = (token.to_string(), tls.clone(), admitted.clone(), found.clone());
+                // Each greeting apart: a silent connection does not hold up the others.
+                tokio::spawn(async move {
+                    let _permit = permit;
+                    let admit = || {
+                        let taken = admitted.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |k| (k < n).then_some(k + 1));
+                        match taken {
+                            Ok(_) => Ok(()),
+                            Err(_) => Err(format!("the run has its {n} agents already")),
+                        }
+                    };
+                    match greet(stream, tls.as_ref(), &token, admit).await {
+                        Ok((r, tx, written, host)) => {
+                            let _ = found.send(AgentLink { address: peer.to_string(), host, r, tx, written });
+                        }
+                        Err(e) => eprintln!("an agent from {peer}: {e}"),
+                    }
+                });
+            }
+            Some(link) = links.recv() => {
+                joined(&link, out.len() + 1);
+                out.push(link);
+            }
+            _ = ping.tick() => {
+                for l in &out {
+                    let _ = l.tx.send(Msg::Ping);
+                }
+                // A connection whose writer has stopped is gone: its agent is no longer there.
+                let before = out.len();
+                out.retain(|l| {
+                    let gone = l.tx.is_closed();
+                    if gone {
+                        eprintln!("the agent from {} ({}) is gone before the start: waiting for another", l.address, l.host);
+                    }
+                    !gone
+                });
+                admitted.fetch_sub(before - out.len(), Ordering::SeqCst);
+            }
+            _ = tokio::time::sleep_until(deadline) => {
+                return Err(proto(format!(
+                    "{} of {n} agents joined within {}",
+                    out.len(),
+                    humantime::format_duration(wait)
+                )));
+            }
+            _ = stop.cancelled() => return Err(proto(format!("interrupted while {} of {n} agents had joined", out.len()))),
+        }
+    }
+    Ok(out)
 }
 
 /// What became of one agent's part.
@@ -670,18 +942,28 @@ pub struct AgentEnd {
     pub lost: Option<String>,
 }
 
+/// How the controller stops its agents: `interrupt` (Ctrl-C, an agent lost with
+/// `--on-agent-loss abort`) stops them as an interrupt; `finish` (a threshold that aborts the
+/// run) as a run that ends.
+#[derive(Clone, Default)]
+pub struct Stops {
+    pub interrupt: CancellationToken,
+    pub finish: CancellationToken,
+}
+
 /// Sends each agent its job (segment i/N), waits for all to be ready, starts them together
-/// and writes each agent's stream into `dirs[i]` until it is done or lost. `stop` (Ctrl-C) sends
-/// `stop` to every agent; with `abort_on_loss`, so does an agent lost. `progress` hears of
-/// every interval line (agent index, line).
+/// and writes each agent's stream into `dirs[i]` until it is done or lost. Each of `stops`
+/// sends `stop` to every agent; with `abort_on_loss`, so does an agent lost. `progress` hears
+/// of every interval line (agent index, line).
 pub async fn control(
     agents: Vec<AgentLink>,
     job: Job,
     dirs: Vec<PathBuf>,
-    stop: CancellationToken,
+    stops: Stops,
     abort_on_loss: bool,
     progress: Progress,
 ) -> Result<Vec<AgentEnd>, Error> {
+    let stop = stops.interrupt.clone();
     let n = agents.len();
     let mut agents = agents;
     for (i, a) in agents.iter_mut().enumerate() {
@@ -708,11 +990,11 @@ pub async fn control(
     }
     let mut tasks = Vec::new();
     for ((i, a), dir) in agents.into_iter().enumerate().zip(dirs) {
-        let (stop, progress) = (stop.clone(), progress.clone());
+        let (stops, progress) = (stops.clone(), progress.clone());
         tasks.push(tokio::spawn(async move {
-            let end = follow(i, a, dir, stop.clone(), progress).await;
+            let end = follow(i, a, dir, stops.clone(), progress).await;
             if end.lost.is_some() && abort_on_loss {
-                stop.cancel();
+                stops.interrupt.cancel();
             }
             end
         }));
@@ -725,7 +1007,7 @@ pub async fn control(
 }
 
 /// Writes one agent's stream into its run directory `dir`, pinging it, until it is done or lost.
-async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stop: CancellationToken, progress: Progress) -> AgentEnd {
+async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress: Progress) -> AgentEnd {
     let end = |lost: Option<String>, a: &AgentLink, dir: &Path| AgentEnd {
         address: a.address.clone(),
         dir: dir.to_path_buf(),
@@ -740,13 +1022,20 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stop: CancellationToke
             Err(e) => return end(Some(format!("cannot write {}: {e}", dir.display())), &a, &dir),
         };
     let pinger = tokio::spawn({
-        let (tx, stop) = (a.tx.clone(), stop.clone());
+        let tx = a.tx.clone();
         async move {
-            let mut stopped = false;
+            let (mut interrupted, mut finished) = (false, false);
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_secs(1)) => { if tx.send(Msg::Ping).is_err() { return; } }
-                    _ = stop.cancelled(), if !stopped => { stopped = true; let _ = tx.send(Msg::Stop); }
+                    _ = stops.interrupt.cancelled(), if !interrupted => {
+                        interrupted = true;
+                        let _ = tx.send(Msg::Stop { finish: false });
+                    }
+                    _ = stops.finish.cancelled(), if !finished => {
+                        finished = true;
+                        let _ = tx.send(Msg::Stop { finish: true });
+                    }
                 }
             }
         }
@@ -766,9 +1055,10 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stop: CancellationToke
                 {
                     break Some(format!("what it sent cannot be written to {}: {e}", dir.display()));
                 }
-                progress(i, &line);
+                progress(i, Some(&line));
             }
             Ok(Some(Msg::Summary { summary })) => {
+                progress(i, None);
                 if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::SUMMARY), &summary) {
                     break Some(format!("what it sent cannot be written: {e}"));
                 }
@@ -781,5 +1071,6 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stop: CancellationToke
         }
     };
     pinger.abort();
+    progress(i, None);
     end(lost, &a, &dir)
 }

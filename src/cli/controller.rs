@@ -8,15 +8,19 @@ use crate::error::{exit, Error};
 use crate::plan::Plan;
 use crate::report;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 
 pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> {
-    let path = a.plan.as_ref().ok_or_else(|| Error::Usage("--agents runs a plan file, not --url".into()))?;
-    let token_file =
-        a.token_file.as_ref().ok_or_else(|| Error::Usage("--agents needs --token-file (the agents' token)".into()))?;
+    let path = a
+        .plan
+        .as_ref()
+        .ok_or_else(|| Error::Usage("--agents and --listen-agents run a plan file, not --url".into()))?;
+    let token_file = a
+        .token_file
+        .as_ref()
+        .ok_or_else(|| Error::Usage("--agents and --listen-agents need --token-file (the agents' token)".into()))?;
     let token = super::agent::read_token(token_file)?;
     // A run directory that is taken is said now, before any agent sends a request.
     let place = super::run::run_place(a.out.clone(), a.replace);
@@ -69,18 +73,31 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         crate::rundir::Place::Exact { dir, .. } => dir.clone(),
         crate::rundir::Place::Unique(base) => base.clone(),
     };
-    let staging = staging_dir(&base)?;
-    let tls = match &a.agent_ca {
-        Some(ca) => {
-            let pem = std::fs::read(ca).map_err(|e| Error::Usage(format!("cannot read {}: {e}", ca.display())))?;
-            Some(agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
+    let links = match &a.listen_agents {
+        Some(listen) => match gather(a, listen, &token).await? {
+            Some(links) => links,
+            None => {
+                eprintln!("interrupted while waiting for the agents: nothing was sent");
+                return Ok(exit::INTERRUPTED);
+            }
+        },
+        None => {
+            let tls = match &a.agent_ca {
+                Some(ca) => {
+                    let pem = read_file(ca)?;
+                    Some(agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
+                }
+                None => None,
+            };
+            let mut links = Vec::new();
+            for addr in &a.agents {
+                let link = agent::connect(addr, &token, tls.as_ref()).await;
+                links.push(link.map_err(|e| Error::Usage(format!("agent {e}")))?);
+            }
+            links
         }
-        None => None,
     };
-    let mut links = Vec::new();
-    for addr in &a.agents {
-        links.push(agent::connect(addr, &token, tls.as_ref()).await.map_err(|e| Error::Usage(e.to_string()))?);
-    }
+    let staging = staging_dir(&base)?;
     let n = links.len();
     let dirs: Vec<PathBuf> = links
         .iter()
@@ -93,7 +110,8 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             eprintln!("  part {}/{n}: {} ({})", i + 1, l.address, l.host);
         }
     }
-    let stop = CancellationToken::new();
+    let stops = agent::Stops::default();
+    let stop = stops.interrupt.clone();
     let interrupted = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signals = tokio::spawn({
         let (stop, interrupted) = (stop.clone(), interrupted.clone());
@@ -107,38 +125,64 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
     });
-    let samples = Arc::new(AtomicU64::new(0));
-    let errors = Arc::new(AtomicU64::new(0));
+    // The agents' numbers so far, added up as their intervals stream in: the progress line,
+    // and the goals that stop the run; and which agents' parts have ended.
+    let live = Arc::new(std::sync::Mutex::new((
+        crate::rundir::reader::LiveTally::new(crate::run::Run::new(plan.clone(), Default::default()).meta()),
+        vec![false; n],
+    )));
     let progress: agent::Progress = {
-        let (samples, errors) = (samples.clone(), errors.clone());
-        Arc::new(move |_, line: &str| {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
-                samples.fetch_add(v["total"]["samples"].as_u64().unwrap_or(0), Ordering::Relaxed);
-                errors.fetch_add(v["total"]["errors"].as_u64().unwrap_or(0), Ordering::Relaxed);
+        let live = live.clone();
+        Arc::new(move |i, line: Option<&str>| {
+            let mut live = lock(&live);
+            match line {
+                Some(line) => {
+                    if let Err(e) = live.0.add(line) {
+                        eprintln!("warning: agent {}: an interval that does not read: {e}", i + 1);
+                    }
+                }
+                None => live.1[i] = true,
             }
         })
     };
-    let ticker = (!a.quiet).then(|| {
-        let (samples, errors) = (samples.clone(), errors.clone());
-        tokio::spawn(async move {
+    let aborted_by = Arc::new(std::sync::Mutex::new(None::<String>));
+    let ticker = tokio::spawn({
+        let (live, stops, aborted_by, quiet) = (live.clone(), stops.clone(), aborted_by.clone(), a.quiet);
+        let mut judge = crate::run::judge::Live::new(&plan.thresholds);
+        async move {
             let start = Instant::now();
             loop {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                eprint!(
-                    "\r  {:>5.0} s  {} requests  {} errors  ({n} agents)   ",
-                    start.elapsed().as_secs_f64(),
-                    samples.load(Ordering::Relaxed),
-                    errors.load(Ordering::Relaxed)
-                );
+                let (samples, errors, why) = {
+                    let guard = lock(&live);
+                    let (live, ended) = (&guard.0, &guard.1);
+                    // Once every part has ended, a goal failing stops nothing.
+                    let why = (!judge.is_empty() && !stops.finish.is_cancelled() && !ended.iter().all(|e| *e))
+                        .then(|| judge.judge(live.at_us, || live.summary()))
+                        .flatten();
+                    (live.total().samples, live.total().errors, why)
+                };
+                if let Some(why) = why {
+                    eprintln!("\nstopping every agent: {why}");
+                    *lock(&aborted_by) = Some(why);
+                    stops.finish.cancel();
+                }
+                if !quiet {
+                    eprint!(
+                        "\r  {:>5.0} s  {samples} requests  {errors} errors  ({n} agents)   ",
+                        start.elapsed().as_secs_f64()
+                    );
+                }
             }
-        })
+        }
     });
     let abort = a.on_agent_loss == super::run::OnAgentLoss::Abort;
-    let ends = agent::control(links, job, dirs, stop, abort, progress).await;
-    if let Some(t) = ticker {
-        t.abort();
+    let ends = agent::control(links, job, dirs, stops, abort, progress).await;
+    ticker.abort();
+    if !a.quiet {
         eprintln!();
     }
+    let aborted_by = lock(&aborted_by).take();
     signals.abort();
     let ends = ends.map_err(|e| Error::Usage(e.to_string()))?;
     for e in ends.iter().filter(|e| e.lost.is_some()) {
@@ -165,6 +209,12 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     let argv: Vec<String> = std::env::args().collect();
     run.meta.command_line = crate::redact::command_line(&argv);
     run.meta.plan_path = Some(path.display().to_string());
+    if aborted_by.is_some() {
+        run.meta.stopped_by = aborted_by.clone();
+    }
+    for p in &mut run.meta.parts {
+        p.agent = ends.iter().find(|e| e.dir.display().to_string() == p.dir).map(|e| e.address.clone());
+    }
     let kept = dir.join("agents");
     if a.replace {
         // An earlier run's agents in a directory being replaced.
@@ -188,11 +238,54 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         exit::INTERRUPTED
     } else if ends.iter().any(|e| e.lost.is_some()) {
         exit::RUNTIME
-    } else if run.summary.thresholds.iter().any(|t| !t.passed) {
+    } else if aborted_by.is_some() || run.summary.thresholds.iter().any(|t| !t.passed) {
         exit::THRESHOLDS_FAILED
     } else {
         exit::OK
     })
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))
+}
+
+/// `--listen-agents`: waits for `--agent-count` agents to join, saying each as it comes; `None`
+/// when Ctrl-C came first.
+async fn gather(a: &RunArgs, listen: &str, token: &str) -> Result<Option<Vec<agent::AgentLink>>, Error> {
+    let tls = match (&a.agent_cert, &a.agent_key) {
+        (Some(cert), Some(key)) => Some(
+            agent::server_tls(&read_file(cert)?, &read_file(key)?)
+                .map_err(|e| Error::Usage(format!("--agent-cert: {e}")))?,
+        ),
+        _ => None,
+    };
+    let n = a.agent_count.unwrap_or(1) as usize;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
+    let at = listener.local_addr().map_or(listen.to_string(), |l| l.to_string());
+    // Said on stdout even with -q: whoever starts the agents may need the port.
+    super::say(&format!("waiting on {at} for {n} agents to join (stampede agent --join HOST:PORT)\n"));
+    let stop = tokio_util::sync::CancellationToken::new();
+    let signals = tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            super::interrupted().await;
+            stop.cancel();
+        }
+    });
+    let quiet = a.quiet;
+    let joined = move |l: &agent::AgentLink, k: usize| {
+        if !quiet {
+            eprintln!("  agent {k}/{n} joined from {} ({})", l.address, l.host);
+        }
+    };
+    let links = agent::gather(listener, token, tls, n, a.agent_wait, &stop, joined).await;
+    signals.abort();
+    match links {
+        Err(_) if stop.is_cancelled() => Ok(None),
+        other => other.map(Some).map_err(|e| Error::Usage(e.to_string())),
+    }
 }
 
 /// A new directory beside `base` for the agents' streams, named after it (never one an earlier
@@ -213,6 +306,10 @@ fn staging_dir(base: &Path) -> Result<PathBuf, Error> {
         }
     }
     Err(Error::Usage(format!("cannot make a directory beside {}", base.display())))
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A name safe as a directory name.

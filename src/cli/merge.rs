@@ -125,10 +125,21 @@ pub(super) fn merge_into(
     for text in &run.meta.thresholds {
         goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", dirs[0].display())))?);
     }
+    // The same goal with and without `abort` (agents judge none live: the controller does) is
+    // one goal, as the plan has it.
+    let judged_alike = |a: &threshold::Threshold, b: &threshold::Threshold| {
+        threshold::Threshold { abort: None, ..a.clone() } == threshold::Threshold { abort: None, ..b.clone() }
+    };
     for t in more {
-        if !run.meta.thresholds.contains(&t.to_string()) {
-            run.meta.thresholds.push(t.to_string());
-            goals.push(t.clone());
+        match goals.iter().position(|g| judged_alike(g, t)) {
+            Some(i) => {
+                goals[i] = t.clone();
+                run.meta.thresholds[i] = t.to_string();
+            }
+            None => {
+                run.meta.thresholds.push(t.to_string());
+                goals.push(t.clone());
+            }
         }
     }
     run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);

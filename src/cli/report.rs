@@ -40,8 +40,9 @@ pub struct ReportArgs {
     /// exits 1 when one fails (repeatable).
     #[arg(long = "threshold", value_name = "GOAL", value_parser = threshold::parse)]
     pub thresholds: Vec<Threshold>,
-    /// With several runs (e.g. the parts of one plan, one per load generator): after the whole,
-    /// a table for each run (`--by run`).
+    /// After the whole, a table for each run given (`--by run`), for each part of a merged run
+    /// (`--by agent`: each agent of a run on agents, each part given to `merge`), or for each
+    /// group of those parts (`--by group`: as `agent --group`/`run --group` named them).
     #[arg(long, value_enum, value_name = "WHAT")]
     pub by: Option<By>,
     /// With several runs: after the whole, a table for this group of them,
@@ -54,6 +55,10 @@ pub struct ReportArgs {
 pub enum By {
     /// A table per run given.
     Run,
+    /// A table per part of a merged run (each agent's).
+    Agent,
+    /// A table per group of parts (`agent --group`), each group's parts read as one.
+    Group,
 }
 
 fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
@@ -67,20 +72,9 @@ fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
 
 /// The groups of runs `--by` and `--group` ask for, each read as one: (title, its run).
 fn group_tables(a: &ReportArgs) -> Result<Vec<(String, RunData)>, Error> {
-    let mut groups: Vec<(String, Vec<PathBuf>)> = a.groups.clone();
-    if a.by == Some(By::Run) {
-        groups.extend(a.runs.iter().map(|r| (r.display().to_string(), vec![r.clone()])));
-    }
-    if groups.is_empty() {
-        return Ok(Vec::new());
-    }
-    if a.format != Format::Md {
-        return Err(Error::Usage("--by and --group apply to the Markdown report (--format md)".into()));
-    }
     let given: Vec<PathBuf> = a.runs.iter().map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone())).collect();
-    let mut out = Vec::new();
-    for (name, runs) in groups {
-        for r in &runs {
+    for (name, runs) in &a.groups {
+        for r in runs {
             if !given.contains(&std::fs::canonicalize(r).unwrap_or_else(|_| r.clone())) {
                 return Err(Error::Usage(format!(
                     "--group {name}: {} is not one of the runs reported: give it as a RUN too",
@@ -88,8 +82,59 @@ fn group_tables(a: &ReportArgs) -> Result<Vec<(String, RunData)>, Error> {
                 )));
             }
         }
-        let title = if runs.len() == 1 { name } else { format!("{name} ({} runs)", runs.len()) };
+    }
+    let mut groups: Vec<(String, Vec<PathBuf>)> = a.groups.clone();
+    match a.by {
+        Some(By::Run) => groups.extend(a.runs.iter().map(|r| (r.display().to_string(), vec![r.clone()]))),
+        Some(by @ (By::Agent | By::Group)) => groups.extend(parts_by(&a.runs, by)?),
+        None => {}
+    }
+    if groups.is_empty() {
+        return Ok(Vec::new());
+    }
+    if a.format != Format::Md {
+        return Err(Error::Usage("--by and --group apply to the Markdown report (--format md)".into()));
+    }
+    let mut out = Vec::new();
+    for (name, runs) in groups {
+        let title =
+            if runs.len() == 1 || a.by == Some(By::Agent) { name } else { format!("{name} ({} runs)", runs.len()) };
         out.push((title, load_all(&runs)?));
+    }
+    Ok(out)
+}
+
+/// The parts of the merged runs `runs`, a group each (`By::Agent`) or grouped by their group
+/// name (`By::Group`), in the order listed; the groups' runs are then read as one.
+fn parts_by(runs: &[PathBuf], by: By) -> Result<Vec<(String, Vec<PathBuf>)>, Error> {
+    let mut out: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    for r in runs {
+        let meta = crate::rundir::reader::read_meta(r).map_err(|_| {
+            Error::Usage(format!("--by agent and --by group read a merged run directory: {} is not one", r.display()))
+        })?;
+        if meta.parts.is_empty() {
+            return Err(Error::Usage(format!(
+                "{} has no parts: --by agent and --by group apply to a run on agents or a `stampede merge`",
+                r.display()
+            )));
+        }
+        for p in &meta.parts {
+            let dir = r.join(&p.dir);
+            let dir = if dir.join(crate::rundir::META).exists() { dir } else { PathBuf::from(&p.dir) };
+            let part = p.part.as_ref();
+            let title = match by {
+                By::Group => format!("Group {}", part.and_then(|m| m.group.as_deref()).unwrap_or("(none)")),
+                _ => {
+                    let seg = part.and_then(|m| m.segment.as_deref()).map_or(String::new(), |s| format!("Part {s}: "));
+                    let at = p.agent.as_ref().map_or(String::new(), |a| format!(" (agent {a})"));
+                    format!("{seg}{}{at}", p.host)
+                }
+            };
+            match out.iter_mut().find(|(t, _)| by == By::Group && *t == title) {
+                Some((_, dirs)) => dirs.push(dir),
+                None => out.push((title, vec![dir])),
+            }
+        }
     }
     Ok(out)
 }

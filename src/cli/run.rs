@@ -57,24 +57,45 @@ pub struct RunArgs {
     /// directories are kept under the run's `agents/` and merged into the run's.
     #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
     pub agents: Vec<String>,
-    /// With --agents: what the others do when an agent is lost (killed, its network gone):
-    /// `continue` (what it sent until then is kept) or `abort` (every agent stops).
+    /// Instead of --agents: wait on this address for --agent-count agents to join
+    /// (`stampede agent --join HOST:PORT`), then run the plan on them as on --agents, part i/N on
+    /// the i-th to join.
     #[arg(
         long,
-        value_enum,
-        default_value = "continue",
-        value_name = "WHAT",
-        requires = "agents",
+        value_name = "ADDR",
+        conflicts_with = "agents",
+        requires = "agent_count",
         help_heading = "Several generators"
     )]
+    pub listen_agents: Option<String>,
+    /// With --listen-agents: how many agents the run waits for.
+    #[arg(long, value_name = "N", requires = "listen_agents", value_parser = clap::value_parser!(u32).range(1..=10000), help_heading = "Several generators")]
+    pub agent_count: Option<u32>,
+    /// With --listen-agents: how long to wait for them all before giving up (nothing is sent).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration, requires = "listen_agents", help_heading = "Several generators")]
+    pub agent_wait: std::time::Duration,
+    /// With --listen-agents: speak TLS to the agents with this certificate (PEM, the chain);
+    /// they give `--controller-ca`. Needs --agent-key.
+    #[arg(long, value_name = "FILE", requires_all = ["agent_key", "listen_agents"], help_heading = "Several generators")]
+    pub agent_cert: Option<PathBuf>,
+    /// The private key (PEM) of --agent-cert.
+    #[arg(long, value_name = "FILE", requires = "agent_cert", help_heading = "Several generators")]
+    pub agent_key: Option<PathBuf>,
+    /// With --agents or --listen-agents: what the others do when an agent is lost (killed, its network gone):
+    /// `continue` (what it sent until then is kept) or `abort` (every agent stops).
+    #[arg(long, value_enum, default_value = "continue", value_name = "WHAT", help_heading = "Several generators")]
     pub on_agent_loss: OnAgentLoss,
     /// With --agents: speak TLS to the agents, trusting the certificates in this file (PEM):
     /// the agents' own, or the CA that signed them. Each agent's certificate must name the host
     /// given in --agents.
     #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
     pub agent_ca: Option<PathBuf>,
-    /// With --agents: the file holding the agents' shared token (its first line).
-    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
+    /// The group of generators this part runs in (a cloud, a region), recorded for
+    /// `report --by group`.
+    #[arg(long, value_name = "NAME", help_heading = "Several generators")]
+    pub group: Option<String>,
+    /// With --agents or --listen-agents: the file holding the agents' shared token (its first line).
+    #[arg(long, value_name = "FILE", help_heading = "Several generators")]
     pub token_file: Option<PathBuf>,
     /// Start the load at this instant (RFC 3339, e.g. 2026-12-01T10:00:00Z; at most a day
     /// ahead), so that generators started apart begin together; how late each began is recorded.
@@ -275,11 +296,12 @@ impl RunArgs {
             Some((segment, name)) => (segment, Some(name)),
             None => (Default::default(), None),
         };
-        let meta = (self.segment.is_some() || start_at.is_some()).then(|| rundir::PartMeta {
+        let meta = (self.segment.is_some() || start_at.is_some() || self.group.is_some()).then(|| rundir::PartMeta {
             segment: name,
             start_at: self.start_at.and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok()),
             start_skew_ms: None,
             data_split: self.data == DataMode::Split,
+            group: self.group.clone(),
         });
         Ok(Part { segment, meta, start_at })
     }
@@ -319,12 +341,16 @@ fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::
 }
 
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
-    if a.data == DataMode::Split && a.segment.is_none() && a.agents.is_empty() {
+    let on_agents = !a.agents.is_empty() || a.listen_agents.is_some();
+    if a.data == DataMode::Split && a.segment.is_none() && !on_agents {
         return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
     }
-    if !a.agents.is_empty() && (a.segment.is_some() || a.start_at.is_some() || !a.jtl.is_empty()) {
+    if !on_agents && (a.token_file.is_some() || a.on_agent_loss != OnAgentLoss::Continue) {
+        return Err(Error::Usage("--token-file and --on-agent-loss go with --agents or --listen-agents".into()));
+    }
+    if on_agents && (a.segment.is_some() || a.start_at.is_some() || !a.jtl.is_empty() || a.group.is_some()) {
         return Err(Error::Usage(
-            "--agents deals the parts and the start itself; --segment, --start-at and --jtl are for one process".into(),
+            "--agents deals the parts and the start itself; --segment, --start-at, --group and --jtl are for one process (agents take `agent --group`)".into(),
         ));
     }
     let mut plan = a.load_plan()?;
@@ -342,8 +368,15 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             plan.result_files.push(f.clone());
         }
     }
-    if !a.agents.is_empty() {
+    if on_agents {
         return super::controller::run_on_agents(&a, plan).await;
+    }
+    if a.segment.is_some() {
+        // A part's numbers are a share of the whole: judged live, a goal would stop it wrongly.
+        for t in plan.thresholds.iter_mut().filter(|t| t.abort.is_some()) {
+            t.abort = None;
+            eprintln!("warning: `{t}` is not judged live in a part (--segment), only at its end; on agents the controller judges it live on every part's numbers");
+        }
     }
     let part = a.part()?;
     if a.data == DataMode::Split {
@@ -442,7 +475,7 @@ pub(super) async fn run_plan(
     let jtl = JtlOutput::new(run.plan().result_files.clone());
     let result = run.output(run_dir).output(Progress::new(quiet)).output(jtl).execute(shutdown, abort).await;
     signals.abort();
-    let RunResult { summary, outcome, failures, meta } = result?;
+    let RunResult { summary, outcome, failures, meta, aborted_by } = result?;
     // The results file's failure first, as before the table.
     for f in failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
         eprintln!("error: {f}");
@@ -470,7 +503,8 @@ pub(super) async fn run_plan(
         exit::RUNTIME
     } else if outcome.interrupted {
         exit::INTERRUPTED
-    } else if summary.thresholds.iter().any(|t| !t.passed) {
+    } else if aborted_by.is_some() || summary.thresholds.iter().any(|t| !t.passed) {
+        // A goal that stopped the run failed, even if the numbers recovered in its graceful stop.
         exit::THRESHOLDS_FAILED
     } else {
         exit::OK

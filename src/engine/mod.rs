@@ -77,11 +77,20 @@ pub struct Options {
     /// Where script elements' log lines go (`log.info`, `println`, their exceptions), when
     /// anywhere: one line each, secrets redacted.
     pub script_log: Option<std::sync::mpsc::Sender<String>>,
+    /// Cancelled to stop every scenario (with its graceful stop) without it being an interrupt:
+    /// a threshold that aborts the run.
+    pub stop: CancellationToken,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { interval: Duration::from_secs(1), sample_log: None, segment: Segment::FULL, script_log: None }
+        Options {
+            interval: Duration::from_secs(1),
+            sample_log: None,
+            segment: Segment::FULL,
+            script_log: None,
+            stop: CancellationToken::new(),
+        }
     }
 }
 
@@ -115,6 +124,19 @@ pub async fn run(
     let (writers, warnings) = RunShared::open_writers(&plan.writers);
     // A data file that runs out with `stop_run` stops every scenario, but is not an interrupt.
     let stop_run = shutdown.child_token();
+    // Ends with this function, so that the task below does too.
+    let done = CancellationToken::new();
+    let _done = done.clone().drop_guard();
+    tokio::spawn({
+        let (asked, stop_run) = (options.stop.clone(), stop_run.clone());
+        async move {
+            tokio::select! {
+                _ = asked.cancelled() => stop_run.cancel(),
+                _ = stop_run.cancelled() => {}
+                _ = done.cancelled() => {}
+            }
+        }
+    });
     let shared = Arc::new(RunShared {
         feeders: plan
             .data

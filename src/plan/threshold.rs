@@ -16,6 +16,9 @@ pub struct Threshold {
     pub op: CmpOp,
     /// In the metric's unit: ms for times, percent for `error_pct`, per second for throughput.
     pub value: f64,
+    /// Judged live as well (`... abort [after 30s]`): once the run is this old, the run stops as
+    /// soon as the goal fails on the numbers so far.
+    pub abort: Option<std::time::Duration>,
 }
 
 impl fmt::Display for Threshold {
@@ -24,7 +27,14 @@ impl fmt::Display for Threshold {
         if let Some(l) = &self.label {
             write!(f, "{l}: ")?;
         }
-        write!(f, "{}", self.expression())
+        write!(f, "{}", self.expression())?;
+        match self.abort {
+            Some(d) if d.is_zero() => write!(f, " abort"),
+            // One unit, no spaces: the text reads back word for word.
+            Some(d) if d.subsec_millis() == 0 && d.subsec_nanos() == 0 => write!(f, " abort after {}s", d.as_secs()),
+            Some(d) => write!(f, " abort after {}ms", d.as_millis()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -61,11 +71,15 @@ pub enum ThresholdError {
     /// A unit the metric is not measured in, and the ones it is.
     #[error("unit `{unit}` does not fit {metric}; use {want}")]
     Unit { unit: String, metric: &'static str, want: &'static str },
+    #[error("`{0}` after `abort after` is not a duration (e.g. `30s`)")]
+    AbortDelay(String),
 }
 
-/// Reads `[LABEL:] METRIC OP VALUE[UNIT]`, e.g. `p95 < 300ms`, `ContentRead: avg <= 1.5s`,
-/// `error_pct < 0.1%`, `throughput >= 1000/s`. A label of `Total` (or none) means the Total row.
+/// Reads `[LABEL:] METRIC OP VALUE[UNIT] [abort [after DURATION]]`, e.g. `p95 < 300ms`,
+/// `ContentRead: avg <= 1.5s`, `error_pct < 0.1% abort after 30s`, `throughput >= 1000/s`. A
+/// label of `Total` (or none) means the Total row.
 pub fn parse(text: &str) -> Result<Threshold, ThresholdError> {
+    let (text, abort) = split_abort(text)?;
     // The expression never holds a colon, so the last one ends the label (labels may hold colons).
     let (label, expr) = match text.rsplit_once(':') {
         Some((l, e)) if parse_expression(e).is_ok() => (Some(l.trim()), e),
@@ -78,7 +92,26 @@ pub fn parse(text: &str) -> Result<Threshold, ThresholdError> {
         Some(l) if l == TOTAL => None,
         l => l.map(str::to_string),
     };
-    Ok(Threshold { label, metric, op, value })
+    Ok(Threshold { label, metric, op, value, abort })
+}
+
+/// Splits off a trailing `abort` or `abort after DURATION` (a comma before it is allowed; the
+/// duration as humantime reads it, `90s` or `1m 30s`).
+fn split_abort(text: &str) -> Result<(&str, Option<std::time::Duration>), ThresholdError> {
+    static ABORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?is)^(.*\S)[\s,]+abort(?:\s+after\s+(.+?))?\s*$").expect("a valid regex")
+    });
+    let Some(c) = ABORT.captures(text) else { return Ok((text, None)) };
+    let rest = c.get(1).map_or("", |m| m.as_str());
+    let rest = rest.strip_suffix(',').unwrap_or(rest);
+    let delay = match c.get(2) {
+        None => std::time::Duration::ZERO,
+        Some(d) => humantime::parse_duration(d.as_str()).map_err(|_| ThresholdError::Invalid {
+            text: text.trim().to_string(),
+            reason: Box::new(ThresholdError::AbortDelay(d.as_str().to_string())),
+        })?,
+    };
+    Ok((rest, Some(delay)))
 }
 
 fn parse_expression(expr: &str) -> Result<(Metric, CmpOp, f64), ThresholdError> {
@@ -156,6 +189,18 @@ mod tests {
             ),
             ("Login: errors == 0", Some("Login"), Metric::Errors, CmpOp::Eq, 0.0, "Login: errors == 0"),
             ("median<12", None, Metric::P50, CmpOp::Lt, 12.0, "p50 < 12ms"),
+            ("error_pct < 1 abort", None, Metric::ErrorPct, CmpOp::Lt, 1.0, "error_pct < 1% abort"),
+            (
+                "Login: p99 < 2s, abort after 30s",
+                Some("Login"),
+                Metric::P99,
+                CmpOp::Lt,
+                2000.0,
+                "Login: p99 < 2000ms abort after 30s",
+            ),
+            ("p95 < 3 Abort After 1m 30s", None, Metric::P95, CmpOp::Lt, 3.0, "p95 < 3ms abort after 90s"),
+            ("p95 < 3 abort after 1.5s", None, Metric::P95, CmpOp::Lt, 3.0, "p95 < 3ms abort after 1500ms"),
+            ("an abort: p95 < 3 abort", Some("an abort"), Metric::P95, CmpOp::Lt, 3.0, "an abort: p95 < 3ms abort"),
         ];
         for (text, label, metric, op, value, shown) in table {
             let t = parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -175,6 +220,9 @@ mod tests {
             ("error_pct < 1ms", "unit `ms` does not fit error_pct"),
             (": p95 < 3", "label before `:` is empty"),
             ("p95 =< 3", "expected one of"),
+            ("p95 < 3 abort after soon", "`soon` after `abort after` is not a duration"),
+            ("p95 < 3 abort after", "unit `abort after`"),
+            ("p95 < 3 abort later", "unit `abort later`"),
         ] {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(says), "{text}: {e}");

@@ -275,6 +275,9 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     if !summary.complete {
         let _ = writeln!(out, "Run did not finish ({}): figures are from the intervals it recorded.", meta.status);
     }
+    if let Some(why) = &meta.stopped_by {
+        let _ = writeln!(out, "Stopped by: {why}");
+    }
     for sc in &meta.scenarios {
         let _ = writeln!(out, "Scenario {}: {}", sc.name, sc.workload);
     }

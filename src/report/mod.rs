@@ -162,15 +162,25 @@ pub fn part_facts(meta: &rundir::RunMeta) -> Vec<(String, String)> {
         let start = if p.start_skew_ms.is_some() { format!("; load started {}", skew(p)) } else { String::new() };
         let what =
             p.segment.as_ref().map_or_else(|| "the whole plan".to_string(), |s| format!("{s} of every workload"));
-        rows.push(("Part".to_string(), format!("{what}{start}")));
+        let group = p.group.as_ref().map_or_else(String::new, |g| format!(" in group {g}"));
+        rows.push(("Part".to_string(), format!("{what}{group}{start}")));
     }
     for (i, p) in meta.parts.iter().enumerate() {
         let key = match p.part.as_ref().and_then(|m| m.segment.as_ref()) {
             Some(seg) => format!("Part {seg}"),
             None => format!("Merged run {}", i + 1),
         };
-        let mut v =
-            format!("{} on {}: {} samples, {} KO, started {}", p.dir, p.host, p.samples, p.errors, p.started_at);
+        let mut on = p.host.clone();
+        match (&p.agent, p.part.as_ref().and_then(|m| m.group.as_ref())) {
+            (Some(a), Some(g)) => on.push_str(&format!(" (agent {a}, group {g})")),
+            (Some(a), None) => on.push_str(&format!(" (agent {a})")),
+            (None, Some(g)) => on.push_str(&format!(" (group {g})")),
+            (None, None) => {}
+        }
+        let mut v = format!(
+            "{} on {on}: {} samples, {} KO, {} connections, started {}",
+            p.dir, p.samples, p.errors, p.connections, p.started_at
+        );
         if let Some(m) = p.part.as_ref().filter(|m| m.start_skew_ms.is_some()) {
             v.push_str(&format!(" ({})", skew(m)));
         }

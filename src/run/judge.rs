@@ -24,6 +24,42 @@ pub fn evaluate(thresholds: &[Threshold], summary: &crate::rundir::Summary) -> V
         .collect()
 }
 
+/// Judges a run's `abort` thresholds while it runs, on its numbers so far.
+pub struct Live {
+    aborting: Vec<Threshold>,
+}
+
+impl Live {
+    pub fn new(thresholds: &[Threshold]) -> Live {
+        Live { aborting: thresholds.iter().filter(|t| t.abort.is_some()).cloned().collect() }
+    }
+
+    /// Whether any threshold is judged live.
+    pub fn is_empty(&self) -> bool {
+        self.aborting.is_empty()
+    }
+
+    /// Why the run must stop now that it is `at_us` old, if it must: the first `abort`
+    /// threshold due by then that fails on `so_far` (made only when one is due). A row with no
+    /// samples yet is not judged: a goal fails live only on numbers.
+    pub fn judge(&mut self, at_us: u64, so_far: impl FnOnce() -> crate::rundir::Summary) -> Option<String> {
+        let due = |t: &&Threshold| t.abort.is_some_and(|d| at_us >= d.as_micros() as u64);
+        if !self.aborting.iter().any(|t| due(&t)) {
+            return None;
+        }
+        let summary = so_far();
+        let due: Vec<Threshold> = self.aborting.iter().filter(due).cloned().collect();
+        evaluate(&due, &summary).into_iter().find(|r| r.actual.is_some() && !r.passed).map(|r| {
+            format!(
+                "threshold `{}` failed at {:.0} s: {:.2} so far",
+                r.threshold,
+                at_us as f64 / 1e6,
+                r.actual.unwrap_or_default()
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -133,6 +133,8 @@ pub struct RunResult {
     /// Outputs that could not do their part, in the order they failed. The measurements are
     /// whole regardless.
     pub failures: Vec<Failure>,
+    /// The threshold (`... abort`) that failed live and stopped the run, and how.
+    pub aborted_by: Option<String>,
 }
 
 /// What stops a run from being carried out.
@@ -242,6 +244,7 @@ impl Run {
             }
         }
         let mut engine_options = options.engine;
+        let stop = engine_options.stop.clone();
         let rows: Vec<SampleSender> = engine_options
             .sample_log
             .take()
@@ -260,6 +263,8 @@ impl Run {
             async move { engine::run(&plan, engine_options, shutdown, abort, tx).await }
         });
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
+        let mut live = judge::Live::new(&plan.thresholds);
+        let mut aborted_by = None;
         let mut folding = false;
         let has_overflow_row = meta.labels.len() > plan.labels.len();
         while let Some(iv) = rx.recv().await {
@@ -278,6 +283,16 @@ impl Run {
                 );
             }
             deliver(&mut outputs, &mut failures, &iv);
+            // The last interval ends the run anyway: a goal failing there stopped nothing.
+            if aborted_by.is_none() && !iv.last {
+                aborted_by = live.judge(iv.end_us, || {
+                    Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, false)
+                });
+                if let Some(why) = &aborted_by {
+                    notice(&mut outputs, &format!("stopping the run: {why}"));
+                    stop.cancel();
+                }
+            }
         }
         let outcome = engine.await?.map_err(|e| Error::Start(e.to_string()))?;
         for w in &outcome.warnings {
@@ -286,7 +301,7 @@ impl Run {
         if let Some(why) = &outcome.stopped_by {
             notice(&mut outputs, &format!("the test was stopped: {why}"));
         }
-        meta.stopped_by = outcome.stopped_by.clone();
+        meta.stopped_by = outcome.stopped_by.clone().or_else(|| aborted_by.clone());
 
         let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, true);
         summary.generator = Some(usage.usage());
@@ -301,7 +316,7 @@ impl Run {
                 failures.push(Failure { output: o.output.name().to_string(), error });
             }
         }
-        Ok(RunResult { meta, summary, outcome, failures })
+        Ok(RunResult { meta, summary, outcome, failures, aborted_by })
     }
 }
 

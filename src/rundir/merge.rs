@@ -24,6 +24,7 @@ struct Source {
     /// What it has added so far.
     samples: u64,
     errors: u64,
+    connections: u64,
 }
 
 impl Source {
@@ -86,10 +87,18 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
         let mut log = Log::open(dir, &checks)?;
         let head = log.next(&mut shared)?;
         if one_plan {
-            sources.push(Source { log, head, offset_us, first_scenario: 0, samples: 0, errors: 0 });
+            sources.push(Source { log, head, offset_us, first_scenario: 0, samples: 0, errors: 0, connections: 0 });
             scenario_count = meta.scenarios.len();
         } else {
-            sources.push(Source { log, head, offset_us, first_scenario: scenario_count, samples: 0, errors: 0 });
+            sources.push(Source {
+                log,
+                head,
+                offset_us,
+                first_scenario: scenario_count,
+                samples: 0,
+                errors: 0,
+                connections: 0,
+            });
             scenario_count += meta.scenarios.len();
         }
     }
@@ -111,6 +120,7 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
                 add_to_tally(&mut tally, &iv, &line, src.first_scenario);
                 src.samples += iv.total.samples;
                 src.errors += iv.total.errors;
+                src.connections += iv.total.connections_opened;
                 merged.add(&iv, src.offset_us);
                 merged.side.add(&line, src.first_scenario, &checks);
                 src.head = src.log.next(&mut shared)?;
@@ -142,8 +152,10 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
             started_at: m.started_at.clone(),
             status: m.status,
             part: m.part.clone(),
+            agent: None,
             samples: src.samples,
             errors: src.errors,
+            connections: src.connections,
             generator: m.generator,
         })
         .collect();
@@ -397,6 +409,7 @@ mod tests {
                 start_at: None,
                 start_skew_ms: None,
                 data_split: false,
+                group: None,
             }),
             parts: Vec::new(),
         };

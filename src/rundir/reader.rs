@@ -225,35 +225,85 @@ impl Log {
                 Err(e) => self.broken = Some((self.n, e.to_string())),
             }
         };
-        let format = |e: LineError| Error::Format { path: self.path.clone(), line: self.n, message: e.to_string() };
-        shared.sums.add_line(&line).map_err(format)?;
-        let mut iv = LoggedInterval {
-            start_us: line.start_us,
-            end_us: line.end_us,
-            labels: Vec::with_capacity(line.labels.len()),
-            total: LabelStats::default(),
-            active_users: line.active_users.iter().sum(),
-            last: false,
-        };
-        for l in &line.labels {
-            let stats = l.to_stats(&self.checks).map_err(format)?;
-            shared.sums.add_stats(&stats).map_err(format)?;
-            iv.labels.push((shared.label(&l.label).map_err(format)?, stats));
-        }
-        match &line.total {
-            Some(t) => {
-                iv.total = t.to_stats(&self.checks).map_err(format)?;
-                shared.sums.add_stats(&iv.total).map_err(format)?;
-            }
-            // Logs written before the Total had its own line have no groups or redirect hops:
-            // their Total is the sum of their labels.
-            None => {
-                for (_, s) in &iv.labels {
-                    iv.total += s;
-                }
-            }
-        }
+        let iv = logged(&line, shared, &self.checks).map_err(|e| Error::Format {
+            path: self.path.clone(),
+            line: self.n,
+            message: e.to_string(),
+        })?;
         Ok(Some((line, iv)))
+    }
+}
+
+/// A line of a log as an interval, its labels indexed in `shared` (whose sums check it).
+fn logged(line: &IntervalLine, shared: &mut Shared, checks: &[String]) -> Result<LoggedInterval, LineError> {
+    shared.sums.add_line(line)?;
+    let mut iv = LoggedInterval {
+        start_us: line.start_us,
+        end_us: line.end_us,
+        labels: Vec::with_capacity(line.labels.len()),
+        total: LabelStats::default(),
+        active_users: line.active_users.iter().sum(),
+        last: false,
+    };
+    for l in &line.labels {
+        let stats = l.to_stats(checks)?;
+        shared.sums.add_stats(&stats)?;
+        iv.labels.push((shared.label(&l.label)?, stats));
+    }
+    match &line.total {
+        Some(t) => {
+            iv.total = t.to_stats(checks)?;
+            shared.sums.add_stats(&iv.total)?;
+        }
+        // Logs written before the Total had its own line have no groups or redirect hops:
+        // their Total is the sum of their labels.
+        None => {
+            for (_, s) in &iv.labels {
+                iv.total += s;
+            }
+        }
+    }
+    Ok(iv)
+}
+
+/// Interval lines of several generators' logs added up as they arrive, in any order: the
+/// numbers so far of a run whose parts stream their logs (a controller's live view).
+pub struct LiveTally {
+    shared: Shared,
+    tally: Tally,
+    meta: RunMeta,
+    /// The end of the latest interval added, µs since its part started.
+    pub at_us: u64,
+}
+
+impl LiveTally {
+    /// For the parts of the run whose facts at the start are `meta`.
+    pub fn new(meta: &RunMeta) -> LiveTally {
+        LiveTally {
+            shared: Shared::new(&meta.labels),
+            tally: Tally::new(meta.labels.len(), meta.scenarios.len()),
+            meta: meta.clone(),
+            at_us: 0,
+        }
+    }
+
+    /// Adds one line of a part's `intervals.ndjson`.
+    pub fn add(&mut self, text: &str) -> Result<(), String> {
+        let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let iv = logged(&line, &mut self.shared, &self.meta.checks).map_err(|e| e.to_string())?;
+        add_to_tally(&mut self.tally, &iv, &line, 0);
+        self.at_us = self.at_us.max(iv.end_us);
+        Ok(())
+    }
+
+    /// The Total so far.
+    pub fn total(&self) -> &LabelStats {
+        &self.tally.total
+    }
+
+    /// The summary of every line added so far.
+    pub fn summary(&self) -> Summary {
+        Summary::from_tally(&self.tally, &self.shared.labels, &self.meta.checks, &self.meta.scenarios, false)
     }
 }
 

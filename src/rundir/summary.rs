@@ -59,6 +59,10 @@ pub struct PartMeta {
     /// The part read only its share of each data file's rows (`--data split`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub data_split: bool,
+    /// The group of generators it ran in (`agent --group`, `run --group`: a cloud, a region), for
+    /// `report --by group`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// One run of a merged run, as `meta.json` lists it.
@@ -71,8 +75,14 @@ pub struct MergedPart {
     pub status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<PartMeta>,
+    /// The agent that ran it, as the controller reached it (a run on agents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     pub samples: u64,
     pub errors: u64,
+    /// Connections it opened to the servers under test.
+    #[serde(default)]
+    pub connections: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<GeneratorUsage>,
 }

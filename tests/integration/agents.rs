@@ -78,7 +78,10 @@ fn controller(run: &TempRun, server: &TestServer, addrs: &[&str], users: u32, ho
 fn three_agents_run_their_parts_and_the_merge_is_what_was_served() {
     let server = TestServer::builder().default_route(Route::ok()).record_all().start();
     let run = TempRun::new("agents");
-    let agents: Vec<_> = (0..3).map(|i| agent(&run, &format!("a{i}"), "s3cret")).collect();
+    let group = |i: usize| std::ffi::OsString::from(if i == 0 { "aws" } else { "azure" });
+    let agents: Vec<_> = (0..3)
+        .map(|i| agent_with(&run, &format!("a{i}"), "s3cret", &["--group".as_ref(), group(i).as_os_str()]))
+        .collect();
     let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
     let plan = plan_dir(&run, &server, 7, "iterations: 100");
     let token = run.write("token", "s3cret\n");
@@ -119,6 +122,32 @@ fn three_agents_run_their_parts_and_the_merge_is_what_was_served() {
     let meta = run.meta();
     assert_eq!(meta["parts"].as_array().unwrap().len(), 3);
     assert!(meta["parts"][0]["dir"].as_str().unwrap().starts_with("agents/"), "{meta:#}");
+    assert_eq!(meta["parts"][1]["agent"].as_str(), Some(addrs[1]), "{meta:#}");
+    // A table per agent, and per group of agents, after the whole.
+    let samples_of = |md: &str, title: &str| -> u64 {
+        let section = md.split(&format!("\n## {title}\n")).nth(1).unwrap_or_else(|| panic!("no {title}:\n{md}"));
+        let row = section.lines().find(|l| l.starts_with("| Total")).unwrap();
+        row.split('|').nth(2).unwrap().trim().parse().unwrap()
+    };
+    let by_agent = Stampede::new().args(["report", "--by", "agent"]).arg(run.path()).run();
+    by_agent.assert_exit(0);
+    let md = by_agent.stdout_str();
+    let parts: u64 = (1..=3)
+        .map(|i| {
+            let title = md
+                .lines()
+                .find(|l| l.starts_with(&format!("## Part {i}/3: ")))
+                .unwrap_or_else(|| panic!("no part {i}:\n{md}"));
+            assert!(title.contains(&format!("(agent {})", addrs[i - 1])), "{title}");
+            samples_of(&md, &title[3..])
+        })
+        .sum();
+    assert_eq!(parts, 12);
+    let by_group = Stampede::new().args(["report", "--by", "group"]).arg(run.path()).run();
+    by_group.assert_exit(0);
+    let md = by_group.stdout_str();
+    assert_eq!(samples_of(&md, "Group aws") + samples_of(&md, "Group azure (2 runs)"), 12, "{md}");
+    assert!(md.contains("(agent ") && md.contains(", group azure)"), "{md}");
     // The agents serve the next controller.
     let again = Stampede::new()
         .arg("run")
@@ -148,7 +177,7 @@ fn a_wrong_token_is_refused() {
         .arg(run.path())
         .run();
     out.assert_exit(2);
-    assert!(out.stderr_str().contains("refused: wrong token"), "{}", out.stderr_str());
+    assert!(out.stderr_str().contains(": wrong token"), "{}", out.stderr_str());
     assert_eq!(server.requests(), 0);
     assert!(a.wait_until(Duration::from_secs(5), |a| a.stderr_so_far().contains("wrong token")));
     // The token never reaches the terminal or a file.
@@ -284,6 +313,123 @@ fn thresholds_are_judged_on_the_merge_and_a_taken_out_is_refused_first() {
     taken.assert_exit(2);
     assert!(taken.stderr_str().contains("already exists"), "{}", taken.stderr_str());
     assert_eq!(server.requests(), served);
+}
+
+/// A goal marked `abort` is judged by the controller on every agent's numbers so far: when it
+/// fails, every agent stops as a run that ends, and the merged run says why and exits 1.
+#[test]
+fn an_abort_threshold_on_the_merged_numbers_stops_every_agent() {
+    let server = TestServer::builder().default_route(Route::status(503).delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-abort");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let started = Instant::now();
+    let out = controller(&run, &server, &addrs, 2, "duration: 60s", &["--threshold", "error_pct < 5 abort after 1s"])
+        .wait(Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_str());
+    assert!(started.elapsed() < Duration::from_secs(30), "the agents went on: {:?}", started.elapsed());
+    let meta = run.meta();
+    assert!(
+        meta["stopped_by"].as_str().unwrap_or_default().starts_with("threshold `error_pct < 5% abort after 1s` failed"),
+        "{meta:#}"
+    );
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    // The agents ended their parts as runs that end, not as interrupts.
+    for p in meta["parts"].as_array().unwrap() {
+        let m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(run.path().join(p["dir"].as_str().unwrap()).join("meta.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(m["status"], "completed", "{m:#}");
+    }
+}
+
+/// Agents may dial in: a controller waits on a port for N agents (`--listen-agents`,
+/// `--agent-count`); one that comes before the controller keeps trying, one with a wrong token is
+/// refused and not counted, and the run is the same as with `--agents`: merged == served.
+#[test]
+fn agents_join_a_controller_that_waits_for_them() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("agents-join");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let at = format!("127.0.0.1:{port}");
+    let joiner = |name: &str, token: &str| {
+        let token_file = run.write(&format!("{name}.token"), format!("{token}\n"));
+        Stampede::new()
+            .args(["agent", "--join", &at, "--join-timeout", "60s", "--token-file"])
+            .arg(&token_file)
+            .arg("--work-dir")
+            .arg(run.root().join(format!("{name}-work")))
+            .spawn()
+    };
+    // Before the controller: it keeps trying.
+    let mut early = joiner("early", "t");
+    assert!(early.wait_until(Duration::from_secs(10), |a| a.stderr_so_far().contains("trying again")));
+    let plan = plan_dir(&run, &server, 5, "iterations: 4");
+    let token = run.write("token", "t\n");
+    let mut ctl = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["--listen-agents", &at, "--agent-count", "3", "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .spawn();
+    assert!(ctl.wait_until(Duration::from_secs(10), |c| c.stdout_so_far().contains("waiting on")));
+    let wrong = joiner("wrong", "not-t").wait(Duration::from_secs(20));
+    wrong.assert_exit(2);
+    assert!(wrong.stderr_str().contains(": wrong token"), "{}", wrong.stderr_str());
+    let others = [joiner("b", "t"), joiner("c", "t")];
+    let out = ctl.wait(Duration::from_secs(60));
+    out.assert_exit(0);
+    assert!(out.stderr_str().contains("agent 3/3 joined"), "{}", out.stderr_str());
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    // 5 users of 4 iterations dealt 2 + 2 + 1, each reading its own data rows.
+    assert_eq!(server.requests(), 20);
+    assert_eq!(run.meta()["parts"].as_array().unwrap().len(), 3);
+    // A joined agent runs one job and exits.
+    early.wait(Duration::from_secs(20)).assert_exit(0);
+    for a in others {
+        a.wait(Duration::from_secs(20)).assert_exit(0);
+    }
+}
+
+/// The token never crosses the wire: each side proves it holds it (HMAC of the other's nonce).
+/// A joining agent that reaches something that cannot prove it (a wrong controller) refuses it
+/// at once and runs nothing; what the agent sent holds no token.
+#[test]
+fn a_joining_agent_refuses_a_controller_that_cannot_prove_the_token() {
+    use std::io::{BufRead, BufReader, Write};
+    let run = TempRun::new("agents-fake-controller");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = listener.local_addr().unwrap().to_string();
+    let fake = std::thread::spawn(move || {
+        let (s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut r = BufReader::new(s.try_clone().unwrap());
+        let mut hello = String::new();
+        r.read_line(&mut hello).unwrap();
+        let proto: serde_json::Value = serde_json::from_str(&hello).unwrap();
+        let reply = serde_json::json!({"type": "hello", "protocol": proto["protocol"], "version": "x",
+            "nonce": "AAAA", "proof": "bm90IHRoZSB0b2tlbg=="});
+        (&s).write_all(format!("{reply}\n").as_bytes()).unwrap();
+        let mut rest = String::new();
+        let _ = r.read_line(&mut rest);
+        hello + &rest
+    });
+    let token_file = run.write("t.token", "the-agents-secret\n");
+    let out = Stampede::new()
+        .args(["agent", "--join", &at, "--token-file"])
+        .arg(&token_file)
+        .arg("--work-dir")
+        .arg(run.root().join("work"))
+        .timeout(Duration::from_secs(30))
+        .run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("wrong token"), "{}", out.stderr_str());
+    let said = fake.join().unwrap();
+    assert!(said.contains("\"refused\""), "{said}");
+    assert!(!said.contains("the-agents-secret"), "the token crossed the wire: {said}");
 }
 
 /// With a certificate, agents speak TLS: a controller trusting it runs the plan; one that does

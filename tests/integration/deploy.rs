@@ -184,3 +184,46 @@ fn the_controller_job_names_every_agent() {
     let want: Vec<String> = (0..replicas).map(|i| format!("{name}-{i}.{svc}:{port}")).collect();
     assert_eq!(list.split(',').collect::<Vec<_>>(), want);
 }
+
+/// The agents that join: as many pods as the controller waits for, dialling the Service that
+/// selects the controller's pod, on the port it listens on; and the commands parse as the
+/// binary's own flags.
+#[test]
+fn the_joining_agents_find_their_controller() {
+    let text = std::fs::read_to_string(k8s_dir().join("join.yaml")).unwrap();
+    let docs: Vec<Value> = text.split("\n---\n").map(|d| serde_norway::from_str(d).unwrap()).collect();
+    let of = |kind: &str, component: &str| {
+        docs.iter()
+            .find(|d| {
+                d["kind"].as_str() == Some(kind)
+                    && d["metadata"]["labels"]["app.kubernetes.io/component"].as_str() == Some(component)
+            })
+            .unwrap_or_else(|| panic!("no {kind} of {component}"))
+    };
+    let service = of("Service", "controller");
+    let controller = of("Job", "controller");
+    let agents = of("Job", "agent");
+    let (script, _) = job_command(controller);
+    let flag = |name: &str| script.split(&format!("{name} ")).nth(1).unwrap().split_whitespace().next().unwrap();
+    let count: u64 = flag("--agent-count").parse().unwrap();
+    assert_eq!(agents["spec"]["parallelism"].as_u64(), Some(count));
+    assert_eq!(agents["spec"]["completions"].as_u64(), Some(count));
+    let listen_port = flag("--listen-agents").rsplit(':').next().unwrap();
+    let selector = &service["spec"]["selector"];
+    for (k, v) in selector.as_mapping().unwrap() {
+        assert_eq!(&controller["spec"]["template"]["metadata"]["labels"][k.as_str().unwrap()], v);
+    }
+    let port = &service["spec"]["ports"][0];
+    assert_eq!(port["targetPort"].as_u64().map(|p| p.to_string()).as_deref(), Some(listen_port));
+    let args: Vec<&str> = agents["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let join = args[args.iter().position(|a| *a == "--join").unwrap() + 1];
+    let svc = service["metadata"]["name"].as_str().unwrap();
+    assert_eq!(join, format!("{svc}:{}", port["port"].as_u64().unwrap()));
+    // The agent's flags are the binary's: `--help` after them parses them and exits 0.
+    Stampede::new().args(&args).arg("--help").run().assert_exit(0);
+}

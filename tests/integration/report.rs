@@ -371,3 +371,37 @@ fn several_run_directories_or_jtl_files_report_as_one() {
     assert_eq!(mixed.status.code(), Some(2), "{}", mixed.stderr_str());
     assert!(mixed.stderr_str().contains("not both"), "{}", mixed.stderr_str());
 }
+
+/// A goal marked `abort` is judged every second on the numbers so far: once it fails (after
+/// its delay), the run stops as one that ends (graceful stop, not an interrupt), says why, and
+/// exits 1; every request the server answered is counted. Goals without `abort` wait for the end.
+#[test]
+fn an_abort_threshold_stops_the_run_when_it_fails() {
+    let server = TestServer::builder()
+        .route("/ok", Route::ok().delay(std::time::Duration::from_millis(5)))
+        .route("/bad", Route::status(500).delay(std::time::Duration::from_millis(5)))
+        .start();
+    let run = TempRun::new("thresholds-abort");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "name: abort\ndefaults: {{base_url: '{}'}}\nscenarios:\n  - workload: {{users: 2, duration: 30s}}\n    flow:\n      - request: {{label: ok, url: /ok}}\n      - request: {{label: bad, url: /bad}}\nthresholds:\n  ok: error_pct < 1 abort\n  bad: error_pct < 1 abort after 2s\n",
+            server.url("")
+        ),
+    );
+    let started = std::time::Instant::now();
+    let out = Stampede::new().arg("run").arg(&plan).args(["--out"]).arg(run.path()).run();
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_str());
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "the run went on: {:?}", started.elapsed());
+    let meta = run.meta();
+    let why = meta["stopped_by"].as_str().unwrap_or_default();
+    assert!(why.starts_with("threshold `bad: error_pct < 1% abort after 2s` failed at "), "{meta:#}");
+    assert_eq!(meta["status"], "completed", "a goal's stop is not an interrupt");
+    assert!(out.stderr_str().contains("stopping the run: threshold `bad: "), "{}", out.stderr_str());
+    let summary = run.summary();
+    assert_eq!(uint(&summary["total"], "samples"), server.requests());
+    assert_eq!(summary["thresholds"][0]["passed"], true);
+    assert_eq!(summary["thresholds"][1]["passed"], false);
+    // The text reads back: `report` judges the same goals.
+    Stampede::new().args(["report"]).arg(run.path()).run().assert_exit(1);
+}

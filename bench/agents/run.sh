@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A load run on agents (`stampede agent` × AGENTS and `stampede run --agents`, all on this
+# machine) against the same load from one process, with wrk beside them, all against stampede's
+# mock on loopback. The agents share the generator CPU the single process had, so the questions
+# are what the distribution costs: merged vs single-process throughput, how late each agent
+# started, and the controller's own CPU and memory per merged interval. See bench/README.md.
+#
+# Usage: bash bench/agents/run.sh
+# Environment:
+#   DURATION   each run's length in seconds        (default 10)
+#   USERS      users (connections) in all          (default 64)
+#   AGENTS     number of agents                    (default 4)
+#   STAMPEDE   a stampede binary (default: cargo build --release, then target/release/stampede)
+#   GEN_CPU / TARGET_CPU  CPUs for the generators and the controller / the mock (default 0 / 1)
+#   RUN_DIR    where results go (default bench/runs/<date>-agents)
+#
+# Traffic goes to 127.0.0.1 only; every process is bounded by `timeout`, and the agents stop
+# when the script ends.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+DURATION=${DURATION:-10}
+USERS=${USERS:-64}
+AGENTS=${AGENTS:-4}
+GEN_CPU=${GEN_CPU:-0}
+TARGET_CPU=${TARGET_CPU:-1}
+RUN_DIR=${RUN_DIR:-$ROOT/bench/runs/$(date +%F)-agents}
+HARD=$((DURATION + 30))
+PORT=18580
+AGENT_PORT=18590
+URL=http://127.0.0.1:$PORT/
+log() { printf '[bench] %s\n' "$*" >&2; }
+
+for bin in taskset timeout jq wrk bc /usr/bin/time; do
+    command -v "$bin" >/dev/null || { log "$bin not found"; exit 1; }
+done
+if [[ -z ${STAMPEDE:-} ]]; then
+    (cd "$ROOT" && cargo build --release --quiet)
+    STAMPEDE=$ROOT/target/release/stampede
+fi
+rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR/plan"
+cd "$RUN_DIR"
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
+
+taskset -c "$TARGET_CPU" timeout $((4 * HARD + 60)) "$STAMPEDE" mock --listen 127.0.0.1:$PORT >mock.log 2>&1 &
+PIDS+=($!)
+MOCK=$!
+for _ in $(seq 50); do curl -sf "$URL" >/dev/null 2>&1 && break; sleep 0.1; done
+
+cat >plan/plan.yaml <<PLAN
+name: agents-bench
+scenarios:
+  - name: get
+    workload: {users: $USERS, duration: ${DURATION}s}
+    flow:
+      - request: {url: "$URL", label: get}
+PLAN
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >token
+
+log "wrk: $USERS connections, ${DURATION}s"
+taskset -c "$GEN_CPU" timeout $HARD wrk -t1 -c"$USERS" -d"${DURATION}s" --latency "$URL" >wrk.out
+log "one process: $USERS users, ${DURATION}s"
+taskset -c "$GEN_CPU" timeout $HARD "$STAMPEDE" run plan/plan.yaml -q --out single >single.out
+
+log "$AGENTS agents: $USERS users in all, ${DURATION}s"
+ADDRS=()
+for i in $(seq "$AGENTS"); do
+    taskset -c "$GEN_CPU" timeout $((2 * HARD)) "$STAMPEDE" agent --listen "127.0.0.1:$((AGENT_PORT + i))" \
+        --token-file token --work-dir "work-$i" >"agent-$i.log" 2>&1 &
+    PIDS+=($!)
+    ADDRS+=("127.0.0.1:$((AGENT_PORT + i))")
+done
+for i in $(seq "$AGENTS"); do
+    for _ in $(seq 50); do grep -q listening "agent-$i.log" && break; sleep 0.1; done
+done
+# The controller's own CPU (user + system s) and peak memory (KiB), beside the agents'.
+taskset -c "$GEN_CPU" /usr/bin/time -f '%U %S %M' -o controller.time timeout $HARD "$STAMPEDE" run plan/plan.yaml -q \
+    --agents "$(IFS=,; echo "${ADDRS[*]}")" --token-file token --out merged >merged.out
+kill -INT $MOCK; wait $MOCK 2>/dev/null || true
+
+# ---------------------------------------------------------------- results
+wrk_rps=$(awk '/^Requests\/sec/ {print $2}' wrk.out)
+fig() { jq -r ".total.$2" "$1/summary.json"; }
+num() { printf '%.*f' "$1" "$2"; }
+single_rps=$(fig single throughput_rps); merged_rps=$(fig merged throughput_rps)
+read -r c_user c_sys c_kib <controller.time
+lines=$(cat merged/agents/*/intervals.jsonl | wc -l)
+c_cpu=$(echo "$c_user + $c_sys" | bc)
+{
+    echo "# $AGENTS agents vs one process vs wrk ($(date +%F), $(nproc) CPUs, $USERS connections, ${DURATION}s, mock on CPU $TARGET_CPU, generators and controller on CPU $GEN_CPU)"
+    echo
+    echo "command: \`DURATION=$DURATION USERS=$USERS AGENTS=$AGENTS bash bench/agents/run.sh\`"
+    echo
+    echo "| load | requests | req/s | p50 ms | p99 ms | vs one process |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    echo "| wrk -t1 | $(awk '/requests in/ {print $1}' wrk.out) | $(num 0 "$wrk_rps") | $(awk '$1 == "50%" {print $2}' wrk.out) | $(awk '$1 == "99%" {print $2}' wrk.out) | $(num 2 "$(echo "scale=4; $wrk_rps / $single_rps" | bc)") |"
+    echo "| stampede, one process | $(fig single samples) | $(num 0 "$single_rps") | $(num 3 "$(fig single p50_ms)") | $(num 3 "$(fig single p99_ms)") | 1.00 |"
+    echo "| stampede, $AGENTS agents merged | $(fig merged samples) | $(num 0 "$merged_rps") | $(num 3 "$(fig merged p50_ms)") | $(num 3 "$(fig merged p99_ms)") | $(num 2 "$(echo "scale=4; $merged_rps / $single_rps" | bc)") |"
+    echo
+    echo "| agent | users | requests | start skew ms | agent CPU s | agent peak MiB |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    for d in merged/agents/*/; do
+        m="$d/meta.json"
+        echo "| $(jq -r '.part.segment' "$m") | $(jq -s 'map(.active_users | add) | max' "$d/intervals.jsonl") | $(fig "$d" samples) | $(num 1 "$(jq -r '.part.start_skew_ms' "$m")") | $(num 2 "$(jq -r '.generator.cpu_user_s + .generator.cpu_system_s' "$m")") | $(num 1 "$(jq -r '.generator.peak_rss_mib' "$m")") |"
+    done
+    echo
+    echo "controller: $(num 2 "$c_cpu") s CPU ($c_user user + $c_sys system) for $lines merged intervals," \
+        "$(num 2 "$(echo "scale=6; $c_cpu * 1000 / $lines" | bc)") ms per interval; peak memory $(num 1 "$(echo "scale=2; $c_kib / 1024" | bc)") MiB" \
+        "(the whole run: job, start, live tally, merge)"
+    echo
+    echo "the mock, over all three loads: $(tail -1 mock.log)"
+} >results.md
+cat results.md
