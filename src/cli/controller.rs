@@ -148,7 +148,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     let aborted_by = Arc::new(std::sync::Mutex::new(None::<String>));
     let ticker = tokio::spawn({
         let (live, stops, aborted_by, quiet) = (live.clone(), stops.clone(), aborted_by.clone(), a.quiet);
-        let mut judge = crate::run::judge::Live::new(&plan.thresholds);
+        let judge = crate::run::judge::Live::new(&plan.thresholds);
         async move {
             let start = Instant::now();
             loop {

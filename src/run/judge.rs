@@ -42,7 +42,7 @@ impl Live {
     /// Why the run must stop now that it is `at_us` old, if it must: the first `abort`
     /// threshold due by then that fails on `so_far` (made only when one is due). A row with no
     /// samples yet is not judged: a goal fails live only on numbers.
-    pub fn judge(&mut self, at_us: u64, so_far: impl FnOnce() -> crate::rundir::Summary) -> Option<String> {
+    pub fn judge(&self, at_us: u64, so_far: impl FnOnce() -> crate::rundir::Summary) -> Option<String> {
         let due = |t: &&Threshold| t.abort.is_some_and(|d| at_us >= d.as_micros() as u64);
         if !self.aborting.iter().any(|t| due(&t)) {
             return None;

@@ -263,7 +263,7 @@ impl Run {
             async move { engine::run(&plan, engine_options, shutdown, abort, tx).await }
         });
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
-        let mut live = judge::Live::new(&plan.thresholds);
+        let live = judge::Live::new(&plan.thresholds);
         let mut aborted_by = None;
         let mut folding = false;
         let has_overflow_row = meta.labels.len() > plan.labels.len();

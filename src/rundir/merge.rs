@@ -86,21 +86,10 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
         // Every run's error kinds are named against the merged list of checks.
         let mut log = Log::open(dir, &checks)?;
         let head = log.next(&mut shared)?;
-        if one_plan {
-            sources.push(Source { log, head, offset_us, first_scenario: 0, samples: 0, errors: 0, connections: 0 });
-            scenario_count = meta.scenarios.len();
-        } else {
-            sources.push(Source {
-                log,
-                head,
-                offset_us,
-                first_scenario: scenario_count,
-                samples: 0,
-                errors: 0,
-                connections: 0,
-            });
-            scenario_count += meta.scenarios.len();
-        }
+        // Parts of one plan add into its scenarios; other runs keep theirs side by side.
+        let first_scenario = if one_plan { 0 } else { scenario_count };
+        sources.push(Source { log, head, offset_us, first_scenario, samples: 0, errors: 0, connections: 0 });
+        scenario_count = first_scenario + meta.scenarios.len();
     }
     let mut tally = Tally::new(labels.len(), scenario_count);
     let mut held: Option<(LoggedInterval, ScenarioSide)> = None;
