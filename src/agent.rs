@@ -784,9 +784,18 @@ pub fn job_files(plan: &Path, never: &[PathBuf]) -> Result<(String, Vec<JobFile>
     Ok((name, files))
 }
 
-/// Hears of every interval line an agent streams, (the agent's index, `Some(line)`), and of the
-/// end of its part (its summary came, or it was lost), `(index, None)`.
-pub type Progress = Arc<dyn Fn(usize, Option<&str>) + Send + Sync>;
+/// What the controller hears from an agent as its part runs.
+pub enum Heard<'a> {
+    /// The facts of its run (at its start, once its load begins, at its end).
+    Meta(&'a RunMeta),
+    /// An interval line of its log.
+    Line(&'a str),
+    /// The end of its part: its summary came, or it was lost.
+    Ended,
+}
+
+/// Hears what each agent streams (the agent's index, what it sent).
+pub type Progress = Arc<dyn Fn(usize, Heard<'_>) + Send + Sync>;
 
 /// One agent as the controller sees it.
 pub struct AgentLink {
@@ -952,13 +961,14 @@ pub struct Stops {
 }
 
 /// Sends each agent its job (segment i/N), waits for all to be ready, starts them together
-/// and writes each agent's stream into `dirs[i]` until it is done or lost. Each of `stops`
+/// and writes each agent's stream into the `i`-th directory `claim` gives (called once every
+/// agent is ready, before the start: an error there stops them all) until it is done or lost. Each of `stops`
 /// sends `stop` to every agent; with `abort_on_loss`, so does an agent lost. `progress` hears
 /// of every interval line (agent index, line).
 pub async fn control(
     agents: Vec<AgentLink>,
     job: Job,
-    dirs: Vec<PathBuf>,
+    claim: impl FnOnce() -> Result<Vec<PathBuf>, String>,
     stops: Stops,
     abort_on_loss: bool,
     progress: Progress,
@@ -982,6 +992,15 @@ pub async fn control(
             other => return Err(proto(format!("agent {}: expected ready, got {}", a.address, kind(&other)))),
         }
     }
+    let dirs = match claim() {
+        Ok(dirs) => dirs,
+        Err(why) => {
+            for a in &agents {
+                let _ = a.tx.send(Msg::Stop { finish: false });
+            }
+            return Err(proto(why));
+        }
+    };
     // Every agent is ready: a start far enough ahead for the message to reach them all.
     let at = time::OffsetDateTime::now_utc() + time::Duration::seconds(2);
     let at = at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
@@ -1047,6 +1066,7 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
                 if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &meta) {
                     break Some(format!("what it sent cannot be written: {e}"));
                 }
+                progress(i, Heard::Meta(&meta));
             }
             Ok(Some(Msg::Line { line })) => {
                 use std::io::Write as _;
@@ -1055,10 +1075,10 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
                 {
                     break Some(format!("what it sent cannot be written to {}: {e}", dir.display()));
                 }
-                progress(i, Some(&line));
+                progress(i, Heard::Line(&line));
             }
             Ok(Some(Msg::Summary { summary })) => {
-                progress(i, None);
+                progress(i, Heard::Ended);
                 if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::SUMMARY), &summary) {
                     break Some(format!("what it sent cannot be written: {e}"));
                 }
@@ -1071,6 +1091,6 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
         }
     };
     pinger.abort();
-    progress(i, None);
+    progress(i, Heard::Ended);
     end(lost, &a, &dir)
 }

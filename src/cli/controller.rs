@@ -1,12 +1,16 @@
 //! `stampede run --agents`: the controller of a run on several agents (see [`crate::agent`]).
 //! Sends each agent its part of the plan, starts them together, keeps each agent's run
-//! directory as it streams in, and merges them into the run's directory, as `merge` does.
+//! directory as it streams in (the run's `agents/`), and merges their intervals second by
+//! second into the run's own log as they arrive, as `merge` would: a controller that dies
+//! leaves a run that reads.
 
 use super::run::{DataMode, RunArgs};
-use crate::agent::{self, Job};
+use crate::agent::{self, Heard, Job};
 use crate::error::{exit, Error};
 use crate::plan::Plan;
 use crate::report;
+use crate::rundir::merge::LiveMerge;
+use crate::rundir::RunWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -67,12 +71,6 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         segment: String::new(),
         data_split: a.data == DataMode::Split,
     };
-    // The run directory is claimed by the merge at the end; the agents' streams go beside it
-    // meanwhile, then into its `agents/`.
-    let base = match &place {
-        crate::rundir::Place::Exact { dir, .. } => dir.clone(),
-        crate::rundir::Place::Unique(base) => base.clone(),
-    };
     let links = match &a.listen_agents {
         Some(listen) => match gather(a, listen, &token).await? {
             Some(links) => links,
@@ -97,12 +95,15 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             links
         }
     };
-    let staging = staging_dir(&base)?;
+    let mut meta = crate::run::Run::new(plan.clone(), Default::default()).meta().clone();
+    let argv: Vec<String> = std::env::args().collect();
+    meta.command_line = crate::redact::command_line(&argv);
+    meta.plan_path = Some(path.display().to_string());
     let n = links.len();
-    let dirs: Vec<PathBuf> = links
+    let names: Vec<String> = links
         .iter()
         .enumerate()
-        .map(|(i, l)| staging.join(format!("{}-{}", i + 1, safe(if l.host.is_empty() { &l.address } else { &l.host }))))
+        .map(|(i, l)| format!("{}-{}", i + 1, safe(if l.host.is_empty() { &l.address } else { &l.host })))
         .collect();
     if !a.quiet {
         eprintln!("stampede {} — plan {} on {n} agents", env!("CARGO_PKG_VERSION"), plan.name);
@@ -125,24 +126,61 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
     });
-    // The agents' numbers so far, added up as their intervals stream in: the progress line,
-    // and the goals that stop the run; and which agents' parts have ended.
-    let live = Arc::new(std::sync::Mutex::new((
-        crate::rundir::reader::LiveTally::new(crate::run::Run::new(plan.clone(), Default::default()).meta()),
-        vec![false; n],
-    )));
+    // The agents' intervals merged as they stream in: the run's log, the progress line, and
+    // the goals that stop the run.
+    let live = Arc::new(std::sync::Mutex::new(Live {
+        merge: LiveMerge::new(&meta, n),
+        ended: vec![false; n],
+        writer: None,
+        meta,
+        failed: None,
+        said_lag: false,
+    }));
+    // The run directory is claimed once every agent is ready, before the start (an earlier run
+    // that --replace replaces stays until then): the merged intervals go there as they come,
+    // each agent's own run in its `agents/`.
+    let claim = {
+        let (live, place, plan_yaml, replace, names) =
+            (live.clone(), place.clone(), plan.to_resolved_yaml(), a.replace, names.clone());
+        move || -> Result<Vec<PathBuf>, String> {
+            let mut live = lock(&live);
+            let writer = RunWriter::create(&place, &live.meta, &plan_yaml).map_err(|e| match e {
+                crate::rundir::Error::Occupied { .. } => {
+                    format!("{e}: give another --out, or add --replace to replace the run there")
+                }
+                e => e.to_string(),
+            })?;
+            let kept = writer.dir().join("agents");
+            if replace {
+                // An earlier run's agents in a directory being replaced.
+                let _ = std::fs::remove_dir_all(&kept);
+            }
+            if let Err(e) = std::fs::create_dir_all(&kept) {
+                abandon(writer.dir());
+                return Err(format!("cannot make {}: {e}", kept.display()));
+            }
+            agent::private(&kept);
+            live.writer = Some(writer);
+            Ok(names.iter().map(|name| kept.join(name)).collect())
+        }
+    };
     let progress: agent::Progress = {
         let live = live.clone();
-        Arc::new(move |i, line: Option<&str>| {
+        Arc::new(move |i, heard: Heard<'_>| {
             let mut live = lock(&live);
-            match line {
-                Some(line) => {
-                    if let Err(e) = live.0.add(line) {
+            match heard {
+                Heard::Meta(meta) => live.merge.meta(i, meta),
+                Heard::Line(line) => {
+                    if let Err(e) = live.merge.add(i, line) {
                         eprintln!("warning: agent {}: an interval that does not read: {e}", i + 1);
                     }
                 }
-                None => live.1[i] = true,
+                Heard::Ended => {
+                    live.merge.end(i);
+                    live.ended[i] = true;
+                }
             }
+            live.write();
         })
     };
     let aborted_by = Arc::new(std::sync::Mutex::new(None::<String>));
@@ -154,13 +192,13 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             loop {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 let (samples, errors, why) = {
-                    let guard = lock(&live);
-                    let (live, ended) = (&guard.0, &guard.1);
+                    let live = lock(&live);
+                    let merge = &live.merge;
                     // Once every part has ended, a goal failing stops nothing.
-                    let why = (!judge.is_empty() && !stops.finish.is_cancelled() && !ended.iter().all(|e| *e))
-                        .then(|| judge.judge(live.at_us, || live.summary()))
+                    let why = (!judge.is_empty() && !stops.finish.is_cancelled() && !live.ended.iter().all(|e| *e))
+                        .then(|| judge.judge(merge.at_us, || merge.summary()))
                         .flatten();
-                    (live.total().samples, live.total().errors, why)
+                    (merge.total().samples, merge.total().errors, why)
                 };
                 if let Some(why) = why {
                     eprintln!("\nstopping every agent: {why}");
@@ -177,14 +215,26 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         }
     });
     let abort = a.on_agent_loss == super::run::OnAgentLoss::Abort;
-    let ends = agent::control(links, job, dirs, stops, abort, progress).await;
+    let ends = agent::control(links, job, claim, stops, abort, progress).await;
     ticker.abort();
     if !a.quiet {
         eprintln!();
     }
     let aborted_by = lock(&aborted_by).take();
     signals.abort();
-    let ends = ends.map_err(|e| Error::Usage(e.to_string()))?;
+    let dir = lock(&live).writer.as_ref().map(|w| w.dir().to_path_buf());
+    let (ends, dir) = match (ends, dir) {
+        (Ok(ends), Some(dir)) => (ends, dir),
+        (Err(e), Some(dir)) => {
+            // Claimed, the run keeps whatever the agents sent.
+            eprintln!("note: what the agents sent is in {}", dir.join("agents").display());
+            return Err(Error::Usage(e.to_string()));
+        }
+        (Err(e), None) => return Err(Error::Usage(e.to_string())),
+        (Ok(_), None) => return Err(Error::Usage("the agents ended before the start".into())),
+    };
+    let kept = dir.join("agents");
+    let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
     for e in ends.iter().filter(|e| e.lost.is_some()) {
         let why = e.lost.as_deref().unwrap_or_default();
         eprintln!("warning: agent {} was lost: {why}; what it sent until then is kept and counted", e.address);
@@ -195,42 +245,50 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             let _ = crate::rundir::writer::write_json(&e.dir.join(crate::rundir::META), &meta);
         }
     }
-    let sent: Vec<&Path> =
-        ends.iter().map(|e| e.dir.as_path()).filter(|d| d.join(crate::rundir::META).exists()).collect();
-    if sent.is_empty() {
+    // Every part has ended: the last seconds are merged and the run's facts written.
+    let (merge, writer, failed) = {
+        let mut live = lock(&live);
+        (0..n).for_each(|i| live.merge.end(i));
+        live.write();
+        let empty = LiveMerge::new(&live.meta, 0);
+        let merge = std::mem::replace(&mut live.merge, empty);
+        (merge, live.writer.take(), live.failed.take())
+    };
+    let mut parts: Vec<(usize, String, crate::rundir::RunMeta)> = Vec::new();
+    for (i, (d, name)) in dirs.iter().zip(&names).enumerate() {
+        match crate::rundir::reader::read_meta(d) {
+            Ok(meta) => parts.push((i, Path::new("agents").join(name).display().to_string(), meta)),
+            Err(crate::rundir::Error::NotARun(_)) => {}
+            // Its lines are in the totals; only its facts are missing from the list of parts.
+            Err(e) => eprintln!("warning: agent {}: {e}", ends[i].address),
+        }
+    }
+    if parts.is_empty() {
+        abandon(&dir);
         return Err(Error::Usage("no agent sent anything".into()));
     }
-    let merged = super::merge::merge_into(&sent, &place, &plan.thresholds);
-    let (mut run, dir) = merged.inspect_err(|_| {
-        eprintln!("note: the agents' run directories are in {}", staging.display());
-    })?;
-    // The run's own facts: the plan as it ran, the command line (secrets masked).
-    let _ = std::fs::write(dir.join(crate::rundir::PLAN), plan.to_resolved_yaml());
-    let argv: Vec<String> = std::env::args().collect();
+    let complete = parts.len() == n && dirs.iter().all(|d| d.join(crate::rundir::SUMMARY).exists());
+    let mut run = merge.finish(&parts, complete);
+    let Some(writer) = writer else {
+        return Err(Error::Usage("the run directory was not claimed".into()));
+    };
+    if let Some(why) = failed {
+        // The summary is whole (the merge is in memory); the log misses the seconds after.
+        eprintln!(
+            "warning: the run's interval log stopped at an error ({why}): its charts miss the seconds after it; each agent's run directory is whole in {}",
+            kept.display()
+        );
+    }
     run.meta.command_line = crate::redact::command_line(&argv);
     run.meta.plan_path = Some(path.display().to_string());
     if aborted_by.is_some() {
         run.meta.stopped_by = aborted_by.clone();
     }
-    for p in &mut run.meta.parts {
-        p.agent = ends.iter().find(|e| e.dir.display().to_string() == p.dir).map(|e| e.address.clone());
+    for (p, (i, _, _)) in run.meta.parts.iter_mut().zip(&parts) {
+        p.agent = Some(ends[*i].address.clone());
     }
-    let kept = dir.join("agents");
-    if a.replace {
-        // An earlier run's agents in a directory being replaced.
-        let _ = std::fs::remove_dir_all(&kept);
-    }
-    if std::fs::rename(&staging, &kept).is_ok() {
-        // The parts are now the run's own `agents/...`: say so in its facts.
-        for p in &mut run.meta.parts {
-            if let Ok(rest) = Path::new(&p.dir).strip_prefix(&staging) {
-                p.dir = Path::new("agents").join(rest).display().to_string();
-            }
-        }
-    } else {
-        eprintln!("note: the agents' run directories are in {}", staging.display());
-    }
-    crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &run.meta)?;
+    super::merge::judge(&mut run, &plan.thresholds, &dir)?;
+    writer.finish(&run.meta, &run.summary)?;
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
     super::say(&format!("Run directory: {}\n", dir.display()));
@@ -288,24 +346,58 @@ async fn gather(a: &RunArgs, listen: &str, token: &str) -> Result<Option<Vec<age
     }
 }
 
-/// A new directory beside `base` for the agents' streams, named after it (never one an earlier
-/// run left: its lines would be counted again).
-fn staging_dir(base: &Path) -> Result<PathBuf, Error> {
-    let name = base.file_name().map_or("run".into(), |n| n.to_string_lossy().to_string());
-    let parent = base.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let _ = std::fs::create_dir_all(parent);
-    for _ in 0..100 {
-        let dir = parent.join(format!(".{name}.agents-{:08x}", rand::random::<u32>()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                agent::private(&dir);
-                return Ok(dir);
+/// What the agents have streamed so far: their intervals merged, which parts have ended, and
+/// the run's writer (with the first error writing it).
+struct Live {
+    merge: LiveMerge,
+    ended: Vec<bool>,
+    writer: Option<RunWriter>,
+    /// The run's facts at the start: `started_at` becomes the agents' common start.
+    meta: crate::rundir::RunMeta,
+    failed: Option<String>,
+    /// A lagging agent was said.
+    said_lag: bool,
+}
+
+impl Live {
+    /// Appends the seconds merged so far to the run's log, flushed: a controller that dies
+    /// leaves them read.
+    fn write(&mut self) {
+        let Some(writer) = self.writer.as_mut() else { return };
+        if let Some(origin) = self.merge.origin() {
+            let at = origin.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+            if self.meta.started_at != at {
+                self.meta.started_at = at;
+                if let Err(e) = writer.restart_meta(&self.meta) {
+                    self.failed.get_or_insert(e.to_string());
+                }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(source) => return Err(Error::Io { what: format!("cannot make {}", dir.display()), source }),
+        }
+        for iv in self.merge.ready() {
+            if self.failed.is_none() {
+                if let Err(e) = writer.append(&iv) {
+                    self.failed = Some(e.to_string());
+                }
+            }
+        }
+        if let Some(i) = self.merge.lagging.filter(|_| !self.said_lag) {
+            self.said_lag = true;
+            eprintln!(
+                "\nwarning: agent {} is far behind the others (its clock, or a stall): the run's log goes on without it, its late seconds counted in later ones",
+                i + 1
+            );
         }
     }
-    Err(Error::Usage(format!("cannot make a directory beside {}", base.display())))
+}
+
+/// Takes back a run directory this run claimed but measured nothing into: its run files and
+/// its agents' directories (a user's own files in an `--out` stay).
+fn abandon(dir: &Path) {
+    for f in [crate::rundir::META, crate::rundir::PLAN, crate::rundir::INTERVALS] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let _ = std::fs::remove_dir_all(dir.join("agents"));
+    let _ = std::fs::remove_dir(dir);
 }
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

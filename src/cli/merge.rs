@@ -6,8 +6,6 @@
 
 use crate::error::{exit, Error};
 use crate::plan::threshold;
-use crate::plan::LabelId;
-use crate::record::Interval;
 use crate::report;
 use crate::rundir::{self, merge, RunWriter};
 use clap::Args;
@@ -101,18 +99,7 @@ pub(super) fn merge_into(
             ));
             return;
         }
-        let interval = Interval {
-            index,
-            start_us: iv.start_us,
-            end_us: iv.end_us,
-            labels: iv.labels.iter().map(|(i, s)| (LabelId(*i as u32), s.clone())).collect(),
-            new_labels: Vec::new(),
-            total: iv.total.clone(),
-            scenarios: side.counts.clone(),
-            lateness: side.lateness.clone(),
-            active_users: side.active_users.clone(),
-            last: iv.last,
-        };
+        let interval = merge::as_interval(index, iv, side, Vec::new());
         index += 1;
         if failed.is_none() {
             failed = writer.append(&interval).err();
@@ -121,9 +108,18 @@ pub(super) fn merge_into(
     if let Some(e) = failed {
         return Err(e.into());
     }
+    judge(&mut run, more, dirs[0])?;
+    let dir = writer.dir().to_path_buf();
+    writer.finish(&run.meta, &run.summary)?;
+    Ok((run, dir))
+}
+
+/// Judges a merged run's goals (its parts', which name `origin` when one does not read) and
+/// `more` on its merged numbers.
+pub(super) fn judge(run: &mut rundir::reader::Run, more: &[threshold::Threshold], origin: &Path) -> Result<(), Error> {
     let mut goals = Vec::new();
     for text in &run.meta.thresholds {
-        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", dirs[0].display())))?);
+        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", origin.display())))?);
     }
     // The same goal with and without `abort` (agents judge none live: the controller does) is
     // one goal, as the plan has it.
@@ -143,7 +139,5 @@ pub(super) fn merge_into(
         }
     }
     run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);
-    let dir = writer.dir().to_path_buf();
-    writer.finish(&run.meta, &run.summary)?;
-    Ok((run, dir))
+    Ok(())
 }

@@ -4,33 +4,169 @@
 //!
 //! The logs are read at once, in time: each run's intervals are placed by its start time
 //! (`meta.json`), and the intervals of all runs that start in the same second of that common
-//! clock make one interval of the merged run, so its charts line the runs up.
+//! clock make one interval of the merged run, so its charts line the runs up. [`Merger`] does
+//! it as intervals arrive, whether read from logs ([`read_many`]) or streamed by agents to
+//! their controller ([`LiveMerge`]): one way to merge, so a run on agents reads as the `merge`
+//! of its agents' directories.
 
-use super::reader::{add_to_tally, read_meta, read_run_with, IntervalLine, Log, LoggedInterval, Run, Shared};
-use super::{Error, MergedPart, RunMeta, Status, Summary, SUMMARY};
-use crate::record::{LabelStats, ScenarioCounts, Tally};
-use std::collections::BTreeMap;
+use super::reader::{add_to_tally, logged, read_meta, read_run_with, IntervalLine, Log, LoggedInterval, Run, Shared};
+use super::{Error, MergedPart, RunMeta, ScenarioMeta, Status, Summary, SUMMARY};
+use crate::plan::LabelId;
+use crate::record::{Interval, LabelStats, ScenarioCounts, Tally};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-/// One run being read: its log, the next interval, where its clock starts on the common one,
-/// and where its scenarios start in the merged list.
-struct Source {
-    log: Log,
-    head: Option<(IntervalLine, LoggedInterval)>,
+/// One run being merged: its intervals not merged yet (their times on the common clock), where
+/// its scenarios start in the merged list, and what it has added so far.
+#[derive(Default)]
+struct Part {
+    queue: VecDeque<(IntervalLine, LoggedInterval)>,
     offset_us: u64,
     first_scenario: usize,
-    /// What it has added so far.
+    /// It will send no more.
+    ended: bool,
     samples: u64,
     errors: u64,
     connections: u64,
 }
 
-impl Source {
-    /// The second of the common clock the next interval starts in.
-    fn second(&self) -> Option<u64> {
-        self.head.as_ref().map(|(_, iv)| self.offset_us.saturating_add(iv.start_us) / 1_000_000)
+/// The second of the common clock an interval (already on it) starts in.
+fn second(iv: &LoggedInterval) -> u64 {
+    iv.start_us / 1_000_000
+}
+
+/// Runs merged second by second of a common clock as their intervals arrive: in order within a
+/// run, in any order between runs. A second is merged once every run that has not ended has
+/// sent an interval that starts after it, so each second is merged once, whole; the totals
+/// count every interval from its arrival.
+struct Merger {
+    parts: Vec<Part>,
+    tally: Tally,
+    scenario_count: usize,
+    checks: Vec<String>,
+    /// The last second merged: an interval that comes later for it or an earlier one (see
+    /// [`Merger::pop`]'s `patience`) goes into the next.
+    merged: Option<u64>,
+}
+
+impl Merger {
+    /// For runs whose scenarios start at `first_scenarios[i]` in a list of `scenario_count`.
+    fn new(first_scenarios: &[usize], labels: usize, scenario_count: usize, checks: &[String]) -> Merger {
+        Merger {
+            parts: first_scenarios.iter().map(|f| Part { first_scenario: *f, ..Part::default() }).collect(),
+            tally: Tally::new(labels, scenario_count),
+            scenario_count,
+            checks: checks.to_vec(),
+            merged: None,
+        }
+    }
+
+    /// Adds run `i`'s next interval (times since the run's own start).
+    fn push(&mut self, i: usize, line: IntervalLine, mut iv: LoggedInterval) {
+        let p = &mut self.parts[i];
+        // Sample times are µs since the run's own start: on the common clock, the throughput's
+        // span runs from the first run's first start to the last end.
+        iv.start_us = iv.start_us.saturating_add(p.offset_us);
+        iv.end_us = iv.end_us.saturating_add(p.offset_us);
+        for s in iv.labels.iter_mut().map(|(_, s)| s).chain([&mut iv.total]) {
+            if s.samples > 0 {
+                s.first_start_us = s.first_start_us.saturating_add(p.offset_us);
+                s.last_end_us = s.last_end_us.saturating_add(p.offset_us);
+            }
+        }
+        add_to_tally(&mut self.tally, &iv, &line, p.first_scenario);
+        p.samples += iv.total.samples;
+        p.errors += iv.total.errors;
+        p.connections += iv.total.connections_opened;
+        p.queue.push_back((line, iv));
+    }
+
+    fn end(&mut self, i: usize) {
+        self.parts[i].ended = true;
+    }
+
+    /// The earliest second not merged yet.
+    fn earliest(&self) -> Option<u64> {
+        self.parts.iter().filter_map(|p| p.queue.front().map(|(_, iv)| second(iv))).min()
+    }
+
+    /// A run that must send more (or end) before the next second can be merged.
+    fn waits_on(&self) -> Option<usize> {
+        let earliest = self.earliest();
+        self.parts
+            .iter()
+            .position(|p| !p.ended && p.queue.back().is_none_or(|(_, iv)| earliest.is_some_and(|s| second(iv) <= s)))
+    }
+
+    /// The next second, merged, once every run has sent enough for it; or, with `patience`,
+    /// once a run has more intervals than that waiting for a run that lags (the lagging run's
+    /// intervals then go into the next second merged when they come: the totals stay exact,
+    /// and the log never goes back in time).
+    fn pop(&mut self, patience: Option<usize>) -> Option<(LoggedInterval, ScenarioSide)> {
+        let earliest = self.earliest()?;
+        if self.waits_on().is_some() && !patience.is_some_and(|n| self.parts.iter().any(|p| p.queue.len() > n)) {
+            return None;
+        }
+        let s = self.merged.map_or(earliest, |m| earliest.max(m + 1));
+        let mut merged = Merged { side: ScenarioSide::sized(self.scenario_count), ..Default::default() };
+        for p in &mut self.parts {
+            while p.queue.front().is_some_and(|(_, iv)| second(iv) <= s) {
+                let Some((line, iv)) = p.queue.pop_front() else { break };
+                merged.add(&iv);
+                merged.side.add(&line, p.first_scenario, &self.checks);
+            }
+        }
+        self.merged = Some(s);
+        let (mut iv, side) = merged.finish();
+        // Late intervals of earlier seconds are counted in this one.
+        if iv.start_us < s * 1_000_000 {
+            iv.end_us = iv.end_us.saturating_add(s * 1_000_000 - iv.start_us);
+            iv.start_us = s * 1_000_000;
+        }
+        Some((iv, side))
+    }
+
+    /// The merged run of the runs whose facts are `metas` (each with the directory it is listed
+    /// by), its summary the sum of every interval (`complete` when every run finished); its
+    /// clock starts at `origin`, else at the first run's start.
+    fn finish(
+        self,
+        runs: &[(usize, String, RunMeta)],
+        labels: Vec<String>,
+        origin: Option<OffsetDateTime>,
+        complete: bool,
+    ) -> Run {
+        let metas: Vec<RunMeta> = runs.iter().map(|(_, _, m)| m.clone()).collect();
+        let one_plan = parts_of_one_plan(&metas);
+        let scenarios: Vec<ScenarioMeta> = if one_plan {
+            metas[0].scenarios.clone()
+        } else {
+            metas.iter().flat_map(|m| m.scenarios.iter().cloned()).collect()
+        };
+        let summary = Summary::from_tally(&self.tally, &labels, &self.checks, &scenarios, complete);
+        let mut meta = merged_meta(&metas, origin, labels, self.checks, scenarios);
+        meta.parts = runs
+            .iter()
+            .map(|(i, dir, m)| MergedPart {
+                dir: dir.clone(),
+                host: m.host.clone(),
+                started_at: m.started_at.clone(),
+                status: m.status,
+                part: m.part.clone(),
+                agent: None,
+                samples: self.parts[*i].samples,
+                errors: self.parts[*i].errors,
+                connections: self.parts[*i].connections,
+                generator: m.generator,
+            })
+            .collect();
+        if one_plan {
+            let names: Vec<String> = metas.iter().filter_map(segment_of).map(|(i, n)| format!("{i}/{n}")).collect();
+            meta.plan_name = format!("{} ({} parts: {})", metas[0].plan_name, metas.len(), names.join(", "));
+        }
+        Run { meta, summary }
     }
 }
 
@@ -72,50 +208,34 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
     let starts: Vec<Option<OffsetDateTime>> =
         metas.iter().map(|m| OffsetDateTime::parse(&m.started_at, &Rfc3339).ok()).collect();
     let first = starts.iter().flatten().min().copied();
-    let mut shared = Shared::new(&labels);
-    let mut sources = Vec::with_capacity(dirs.len());
-    let mut scenario_count = 0;
     // Parts of one plan (`run --segment`) run the same scenarios: each scenario's numbers add
     // up across the parts. Other runs keep theirs side by side.
     let one_plan = parts_of_one_plan(&metas);
-    for ((dir, meta), start) in dirs.iter().zip(&metas).zip(&starts) {
-        let offset_us = match (start, first) {
-            (Some(s), Some(f)) => u64::try_from((*s - f).whole_microseconds()).unwrap_or(0),
-            _ => 0,
-        };
-        // Every run's error kinds are named against the merged list of checks.
-        let mut log = Log::open(dir, &checks)?;
-        let head = log.next(&mut shared)?;
-        // Parts of one plan add into its scenarios; other runs keep theirs side by side.
+    let mut first_scenarios = Vec::with_capacity(dirs.len());
+    let mut scenario_count = 0;
+    for meta in &metas {
         let first_scenario = if one_plan { 0 } else { scenario_count };
-        sources.push(Source { log, head, offset_us, first_scenario, samples: 0, errors: 0, connections: 0 });
+        first_scenarios.push(first_scenario);
         scenario_count = first_scenario + meta.scenarios.len();
     }
-    let mut tally = Tally::new(labels.len(), scenario_count);
+    let mut merger = Merger::new(&first_scenarios, labels.len(), scenario_count, &checks);
+    for (p, start) in merger.parts.iter_mut().zip(&starts) {
+        p.offset_us = offset_us(*start, first);
+    }
+    let mut shared = Shared::new(&labels);
+    // Every run's error kinds are named against the merged list of checks.
+    let mut logs = dirs.iter().map(|d| Log::open(d, &checks)).collect::<Result<Vec<_>, _>>()?;
     let mut held: Option<(LoggedInterval, ScenarioSide)> = None;
-    while let Some(second) = sources.iter().filter_map(Source::second).min() {
-        let mut merged = Merged { side: ScenarioSide::sized(scenario_count), ..Default::default() };
-        for src in &mut sources {
-            while src.second() == Some(second) {
-                let (line, mut iv) = src.head.take().expect("a head");
-                // Sample times are µs since the run's own start: on the common clock, the
-                // throughput's span runs from the first run's first start to the last end.
-                for s in iv.labels.iter_mut().map(|(_, s)| s).chain([&mut iv.total]) {
-                    if s.samples > 0 {
-                        s.first_start_us = s.first_start_us.saturating_add(src.offset_us);
-                        s.last_end_us = s.last_end_us.saturating_add(src.offset_us);
-                    }
-                }
-                add_to_tally(&mut tally, &iv, &line, src.first_scenario);
-                src.samples += iv.total.samples;
-                src.errors += iv.total.errors;
-                src.connections += iv.total.connections_opened;
-                merged.add(&iv, src.offset_us);
-                merged.side.add(&line, src.first_scenario, &checks);
-                src.head = src.log.next(&mut shared)?;
+    loop {
+        if let Some(i) = merger.waits_on() {
+            match logs[i].next(&mut shared)? {
+                Some((line, iv)) => merger.push(i, line, iv),
+                None => merger.end(i),
             }
+            continue;
         }
-        if let Some((h, side)) = held.replace(merged.finish()) {
+        let Some(merged) = merger.pop(None) else { break };
+        if let Some((h, side)) = held.replace(merged) {
             visit(&h, &side);
         }
     }
@@ -123,36 +243,143 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
         h.last = true;
         visit(&h, &side);
     }
-    let scenarios: Vec<_> = if one_plan {
-        metas[0].scenarios.clone()
-    } else {
-        metas.iter().flat_map(|m| m.scenarios.iter().cloned()).collect()
-    };
+    let runs: Vec<(usize, String, RunMeta)> =
+        dirs.iter().zip(metas).enumerate().map(|(i, (d, m))| (i, d.display().to_string(), m)).collect();
     let complete = dirs.iter().all(|d| d.join(SUMMARY).exists());
-    let summary = Summary::from_tally(&tally, &shared.labels, &checks, &scenarios, complete);
-    let mut meta = merged_meta(&metas, &starts, shared.labels, checks, scenarios);
-    meta.parts = dirs
-        .iter()
-        .zip(&metas)
-        .zip(&sources)
-        .map(|((dir, m), src)| MergedPart {
-            dir: dir.display().to_string(),
-            host: m.host.clone(),
-            started_at: m.started_at.clone(),
-            status: m.status,
-            part: m.part.clone(),
-            agent: None,
-            samples: src.samples,
-            errors: src.errors,
-            connections: src.connections,
-            generator: m.generator,
-        })
-        .collect();
-    if one_plan {
-        let names: Vec<String> = metas.iter().filter_map(segment_of).map(|(i, n)| format!("{i}/{n}")).collect();
-        meta.plan_name = format!("{} ({} parts: {})", metas[0].plan_name, metas.len(), names.join(", "));
+    Ok(merger.finish(&runs, shared.labels, None, complete))
+}
+
+/// µs from `first` to `start` (0 when either is unknown, or `start` is earlier).
+fn offset_us(start: Option<OffsetDateTime>, first: Option<OffsetDateTime>) -> u64 {
+    match (start, first) {
+        (Some(s), Some(f)) => u64::try_from((s - f).whole_microseconds()).unwrap_or(0),
+        _ => 0,
     }
-    Ok(Run { meta, summary })
+}
+
+/// A merged interval as a run writes it, the `index`-th of its log, with the names of labels
+/// its writer has not met yet.
+pub fn as_interval(index: u64, iv: &LoggedInterval, side: &ScenarioSide, new_labels: Vec<String>) -> Interval {
+    Interval {
+        index,
+        start_us: iv.start_us,
+        end_us: iv.end_us,
+        labels: iv.labels.iter().map(|(i, s)| (LabelId(*i as u32), s.clone())).collect(),
+        new_labels,
+        total: iv.total.clone(),
+        scenarios: side.counts.clone(),
+        lateness: side.lateness.clone(),
+        active_users: side.active_users.clone(),
+        last: iv.last,
+    }
+}
+
+/// The parts of one plan that agents stream to their controller, merged as their interval lines
+/// arrive: the merged intervals to write to the run's own log second by second, and the totals
+/// so far (the progress line, the goals that stop the run).
+pub struct LiveMerge {
+    merger: Merger,
+    shared: Shared,
+    scenarios: Vec<ScenarioMeta>,
+    /// The common start (the instant the agents were told): second 0 of the merged clock.
+    origin: Option<OffsetDateTime>,
+    /// Whether each part has sent a line: its place on the clock is fixed then.
+    begun: Vec<bool>,
+    /// Labels named to the run's writer so far.
+    announced: usize,
+    index: u64,
+    /// The end of the latest interval added, µs on the merged clock.
+    pub at_us: u64,
+    /// The first part that lagged more than [`PATIENCE`] intervals behind another.
+    pub lagging: Option<usize>,
+}
+
+/// How many intervals of a part a live merge holds while it waits for a part that lags (an
+/// agent whose clock is behind, or a stalled one): then it merges without it.
+const PATIENCE: usize = 30;
+
+impl LiveMerge {
+    /// For `parts` parts of the plan whose run's facts at the start are `meta`.
+    pub fn new(meta: &RunMeta, parts: usize) -> LiveMerge {
+        let n = meta.scenarios.len();
+        LiveMerge {
+            merger: Merger::new(&vec![0; parts], meta.labels.len(), n, &meta.checks),
+            shared: Shared::new(&meta.labels),
+            scenarios: meta.scenarios.clone(),
+            origin: None,
+            begun: vec![false; parts],
+            announced: meta.labels.len(),
+            index: 0,
+            at_us: 0,
+            lagging: None,
+        }
+    }
+
+    /// Part `i`'s facts: where its clock starts on the merged one, until its first line.
+    pub fn meta(&mut self, i: usize, meta: &RunMeta) {
+        if self.begun[i] {
+            return;
+        }
+        let parse = |t: &str| OffsetDateTime::parse(t, &Rfc3339).ok();
+        let start = parse(&meta.started_at);
+        if self.origin.is_none() {
+            self.origin = meta.part.as_ref().and_then(|p| p.start_at.as_deref()).and_then(parse).or(start);
+        }
+        self.merger.parts[i].offset_us = offset_us(start, self.origin);
+    }
+
+    /// Adds part `i`'s next line of `intervals.jsonl`.
+    pub fn add(&mut self, i: usize, text: &str) -> Result<(), String> {
+        let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| e.to_string())?;
+        self.begun[i] = true;
+        self.at_us = self.at_us.max(iv.end_us.saturating_add(self.merger.parts[i].offset_us));
+        self.merger.push(i, line, iv);
+        Ok(())
+    }
+
+    /// Part `i` sends no more (it finished, or it is lost).
+    pub fn end(&mut self, i: usize) {
+        self.merger.end(i);
+    }
+
+    /// The seconds merged since the last call, as the run's log takes them.
+    pub fn ready(&mut self) -> Vec<Interval> {
+        let mut out = Vec::new();
+        if self.lagging.is_none() {
+            self.lagging =
+                self.merger.waits_on().filter(|_| self.merger.parts.iter().any(|p| p.queue.len() > PATIENCE));
+        }
+        while let Some((iv, side)) = self.merger.pop(Some(PATIENCE)) {
+            let new_labels = self.shared.labels[self.announced..].to_vec();
+            self.announced = self.shared.labels.len();
+            out.push(as_interval(self.index, &iv, &side, new_labels));
+            self.index += 1;
+        }
+        out
+    }
+
+    /// The Total so far.
+    pub fn total(&self) -> &LabelStats {
+        &self.merger.tally.total
+    }
+
+    /// The summary of every line added so far.
+    pub fn summary(&self) -> Summary {
+        Summary::from_tally(&self.merger.tally, &self.shared.labels, &self.merger.checks, &self.scenarios, false)
+    }
+
+    /// The merged run, once every part has ended and [`LiveMerge::ready`] has taken every
+    /// second: `parts` names the parts that sent their facts, each by its index, directory and
+    /// final `meta.json`; `complete` when each wrote its summary.
+    pub fn finish(self, parts: &[(usize, String, RunMeta)], complete: bool) -> Run {
+        self.merger.finish(parts, self.shared.labels, self.origin, complete)
+    }
+
+    /// The common start, once a part has said it.
+    pub fn origin(&self) -> Option<OffsetDateTime> {
+        self.origin
+    }
 }
 
 /// The intervals of one second of the common clock, added up.
@@ -196,8 +423,9 @@ impl ScenarioSide {
 }
 
 impl Merged {
-    fn add(&mut self, iv: &LoggedInterval, offset_us: u64) {
-        let start = offset_us.saturating_add(iv.start_us);
+    /// Adds an interval already on the common clock.
+    fn add(&mut self, iv: &LoggedInterval) {
+        let start = iv.start_us;
         self.start_us = Some(self.start_us.map_or(start, |s| s.min(start)));
         self.longest_us = self.longest_us.max(iv.end_us.saturating_sub(iv.start_us));
         for (i, s) in &iv.labels {
@@ -305,11 +533,11 @@ fn union(list: &mut Vec<String>, more: &[String]) {
     }
 }
 
-/// The facts of the runs together: from the first start to the last end, the plans and hosts
+/// The facts of the runs together: from `origin` (else the first start) to the last end, the plans and hosts
 /// named once each, every scenario, status `completed` only when every run completed.
 fn merged_meta(
     metas: &[RunMeta],
-    starts: &[Option<OffsetDateTime>],
+    origin: Option<OffsetDateTime>,
     labels: Vec<String>,
     checks: Vec<String>,
     scenarios: Vec<super::ScenarioMeta>,
@@ -321,7 +549,8 @@ fn merged_meta(
     };
     let ends: Vec<Option<OffsetDateTime>> =
         metas.iter().map(|m| m.ended_at.as_deref().and_then(|e| OffsetDateTime::parse(e, &Rfc3339).ok())).collect();
-    let first = starts.iter().flatten().min().copied();
+    let starts = metas.iter().filter_map(|m| OffsetDateTime::parse(&m.started_at, &Rfc3339).ok());
+    let first = origin.or_else(|| starts.min());
     let last = if ends.iter().all(Option::is_some) { ends.iter().flatten().max().copied() } else { None };
     let format = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_default();
     let mut thresholds = Vec::new();
@@ -418,6 +647,107 @@ mod tests {
             };
             w.append(&iv).unwrap();
         }
+    }
+
+    /// Parts streamed line by line in any order between them merge into the seconds and totals
+    /// `read_many` makes of their directories; a second waits for every part still running.
+    #[test]
+    fn a_live_merge_is_the_merge_of_the_parts_directories() {
+        let root = std::env::temp_dir().join(format!("stampede-merge-live-{}", std::process::id()));
+        let (a, b) = (root.join("a"), root.join("b"));
+        let seconds = |counts: &[u64]| -> Vec<LabelStats> {
+            counts
+                .iter()
+                .enumerate()
+                .map(|(i, n)| crate::rundir::reader::tests::stats_from(i as u64 * 1_000_000, *n, 1000, 1000 + i as u64))
+                .collect()
+        };
+        // b starts 0.4 s after a (the common start is a's), so its seconds fall in a's.
+        write_part(&a, "2026-01-01T00:00:00Z", Some("1/2"), &seconds(&[10, 20, 30]));
+        write_part(&b, "2026-01-01T00:00:00.4Z", Some("2/2"), &seconds(&[5, 6, 7, 8]));
+        let mut offline = Vec::new();
+        let whole = read_many(&[&a, &b], |iv, _| offline.push((iv.start_us, iv.total.samples))).unwrap();
+        let metas = [read_meta(&a).unwrap(), read_meta(&b).unwrap()];
+        let lines = |d: &Path| -> Vec<String> {
+            std::fs::read_to_string(d.join(crate::rundir::INTERVALS)).unwrap().lines().map(String::from).collect()
+        };
+        let (la, lb) = (lines(&a), lines(&b));
+        let _ = std::fs::remove_dir_all(&root);
+        let mut meta = metas[0].clone();
+        meta.part.as_mut().unwrap().start_at = Some("2026-01-01T00:00:00Z".into());
+        let mut live = LiveMerge::new(&meta, 2);
+        live.meta(0, &meta);
+        live.meta(1, &metas[1]);
+        let mut merged = Vec::new();
+        // b is ahead: nothing is merged while a has said nothing.
+        for l in &lb[..3] {
+            live.add(1, l).unwrap();
+        }
+        assert!(live.ready().is_empty());
+        // a's first second is merged once a has sent its second one.
+        live.add(0, &la[0]).unwrap();
+        assert!(live.ready().is_empty(), "a may send more of second 0");
+        live.add(0, &la[1]).unwrap();
+        merged.extend(live.ready());
+        assert_eq!(merged.len(), 1);
+        live.add(0, &la[2]).unwrap();
+        live.add(1, &lb[3]).unwrap();
+        merged.extend(live.ready());
+        live.end(0);
+        live.end(1);
+        merged.extend(live.ready());
+        assert_eq!(live.total().samples, 86);
+        let got: Vec<(u64, u64)> = merged.iter().map(|iv| (iv.start_us, iv.total.samples)).collect();
+        assert_eq!(got, offline);
+        assert_eq!(merged.iter().map(|iv| iv.index).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        let parts = [(0, "a".to_string(), metas[0].clone()), (1, "b".to_string(), metas[1].clone())];
+        let run = live.finish(&parts, true);
+        assert_eq!(run.summary.total.samples, whole.summary.total.samples);
+        let (x, y) = (&run.summary.total, &whole.summary.total);
+        assert_eq!((x.p50_ms, x.p90_ms, x.p99_ms, x.max_ms), (y.p50_ms, y.p90_ms, y.p99_ms, y.max_ms));
+        assert_eq!(run.meta.started_at, "2026-01-01T00:00:00Z");
+        assert_eq!(run.meta.parts.iter().map(|p| p.samples).collect::<Vec<_>>(), [60, 26]);
+        assert!(run.meta.plan_name.contains("2 parts: 1/2, 2/2"), "{}", run.meta.plan_name);
+    }
+
+    /// A part far behind the others does not hold the live merge up for ever: its seconds come
+    /// late into later ones; the log never goes back in time and the totals stay exact.
+    #[test]
+    fn a_live_merge_goes_on_without_a_part_that_lags() {
+        let root = std::env::temp_dir().join(format!("stampede-merge-lag-{}", std::process::id()));
+        let counts: Vec<u64> = (1..=45).collect();
+        let seconds: Vec<LabelStats> = counts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| crate::rundir::reader::tests::stats_from(i as u64 * 1_000_000, *n, 1000, 1000))
+            .collect();
+        write_part(&root, "2026-01-01T00:00:00Z", Some("1/2"), &seconds);
+        let meta = read_meta(&root).unwrap();
+        let lines: Vec<String> =
+            std::fs::read_to_string(root.join(crate::rundir::INTERVALS)).unwrap().lines().map(String::from).collect();
+        let _ = std::fs::remove_dir_all(&root);
+        let mut live = LiveMerge::new(&meta, 2);
+        live.meta(0, &meta);
+        live.meta(1, &meta);
+        let mut merged = Vec::new();
+        for l in &lines {
+            live.add(0, l).unwrap();
+            merged.extend(live.ready());
+        }
+        assert_eq!(live.lagging, Some(1));
+        assert_eq!(merged.len(), lines.len() - PATIENCE);
+        // The laggard's first seconds come now: they go into the next second merged.
+        for l in &lines[..3] {
+            live.add(1, l).unwrap();
+        }
+        live.end(0);
+        live.end(1);
+        merged.extend(live.ready());
+        let starts: Vec<u64> = merged.iter().map(|iv| iv.start_us).collect();
+        assert!(starts.windows(2).all(|w| w[0] + 1_000_000 <= w[1]), "{starts:?}");
+        let sum: u64 = merged.iter().map(|iv| iv.total.samples).sum();
+        let want: u64 = counts.iter().sum::<u64>() + 1 + 2 + 3;
+        assert_eq!((sum, live.total().samples), (want, want));
     }
 
     #[test]

@@ -235,7 +235,7 @@ impl Log {
 }
 
 /// A line of a log as an interval, its labels indexed in `shared` (whose sums check it).
-fn logged(line: &IntervalLine, shared: &mut Shared, checks: &[String]) -> Result<LoggedInterval, LineError> {
+pub(super) fn logged(line: &IntervalLine, shared: &mut Shared, checks: &[String]) -> Result<LoggedInterval, LineError> {
     shared.sums.add_line(line)?;
     let mut iv = LoggedInterval {
         start_us: line.start_us,
@@ -264,47 +264,6 @@ fn logged(line: &IntervalLine, shared: &mut Shared, checks: &[String]) -> Result
         }
     }
     Ok(iv)
-}
-
-/// Interval lines of several generators' logs added up as they arrive, in any order: the
-/// numbers so far of a run whose parts stream their logs (a controller's live view).
-pub struct LiveTally {
-    shared: Shared,
-    tally: Tally,
-    meta: RunMeta,
-    /// The end of the latest interval added, µs since its part started.
-    pub at_us: u64,
-}
-
-impl LiveTally {
-    /// For the parts of the run whose facts at the start are `meta`.
-    pub fn new(meta: &RunMeta) -> LiveTally {
-        LiveTally {
-            shared: Shared::new(&meta.labels),
-            tally: Tally::new(meta.labels.len(), meta.scenarios.len()),
-            meta: meta.clone(),
-            at_us: 0,
-        }
-    }
-
-    /// Adds one line of a part's `intervals.ndjson`.
-    pub fn add(&mut self, text: &str) -> Result<(), String> {
-        let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let iv = logged(&line, &mut self.shared, &self.meta.checks).map_err(|e| e.to_string())?;
-        add_to_tally(&mut self.tally, &iv, &line, 0);
-        self.at_us = self.at_us.max(iv.end_us);
-        Ok(())
-    }
-
-    /// The Total so far.
-    pub fn total(&self) -> &LabelStats {
-        &self.tally.total
-    }
-
-    /// The summary of every line added so far.
-    pub fn summary(&self) -> Summary {
-        Summary::from_tally(&self.tally, &self.shared.labels, &self.meta.checks, &self.meta.scenarios, false)
-    }
 }
 
 #[cfg(test)]

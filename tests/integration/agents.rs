@@ -123,6 +123,16 @@ fn three_agents_run_their_parts_and_the_merge_is_what_was_served() {
     assert_eq!(meta["parts"].as_array().unwrap().len(), 3);
     assert!(meta["parts"][0]["dir"].as_str().unwrap().starts_with("agents/"), "{meta:#}");
     assert_eq!(meta["parts"][1]["agent"].as_str(), Some(addrs[1]), "{meta:#}");
+    // Merged live as the agents streamed, the run is what `merge` makes of their directories.
+    let kept: Vec<std::path::PathBuf> =
+        meta["parts"].as_array().unwrap().iter().map(|p| run.path().join(p["dir"].as_str().unwrap())).collect();
+    let offline = run.root().join("offline");
+    Stampede::new().arg("merge").args(&kept).arg("--out").arg(&offline).run().assert_exit(0);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(offline.join("summary.json")).unwrap()).unwrap();
+    for field in ["samples", "errors", "min_ms", "max_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms"] {
+        assert_eq!(total(&s)[field], run.total()[field], "{field}");
+    }
     // A table per agent, and per group of agents, after the whole.
     let samples_of = |md: &str, title: &str| -> u64 {
         let section = md.split(&format!("\n## {title}\n")).nth(1).unwrap_or_else(|| panic!("no {title}:\n{md}"));
@@ -184,6 +194,9 @@ fn a_wrong_token_is_refused() {
     assert!(!out.stderr_str().contains("right") && !a.stderr_so_far().contains("wrong\n"));
 }
 
+/// The controller merges the agents' intervals into its run directory as they come: killed
+/// mid-run, it leaves a run that reads; its agents stop their load by themselves, and their own
+/// run directories merge to exactly what the server served.
 #[test]
 fn agents_stop_their_load_when_the_controller_is_gone() {
     let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
@@ -192,6 +205,19 @@ fn agents_stop_their_load_when_the_controller_is_gone() {
     let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
     let mut controller = controller(&run, &server, &addrs, 4, "duration: 60s", &[]);
     assert!(controller.wait_until(Duration::from_secs(20), |_| server.requests() > 50), "the load did not start");
+    // The merged seconds reach the run's own log while the run goes on.
+    let log = run.path().join("intervals.jsonl");
+    let merged_lines = || std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+    assert!(
+        controller.wait_until(Duration::from_secs(15), |_| merged_lines() >= 3),
+        "no merged intervals in {} while the run goes on",
+        log.display()
+    );
+    assert_eq!(run.meta()["status"], "running");
+    assert!(run.path().join("agents").is_dir());
+    let mid = Stampede::new().arg("report").arg(run.path()).run();
+    mid.assert_exit(0);
+    assert!(mid.stdout_str().contains("| Total"), "{}", mid.stdout_str());
     controller.signal(libc::SIGKILL);
     let killed = Instant::now();
     // Within the silence bound (5 s) and the graceful stop, the load ends.
@@ -207,6 +233,29 @@ fn agents_stop_their_load_when_the_controller_is_gone() {
         }
     }
     assert!(killed.elapsed() < Duration::from_secs(20));
+    // What the controller merged before it died reads as a run that did not finish.
+    let merged: u64 = run.intervals().iter().map(|l| uint(&l["total"], "samples")).sum();
+    assert!(merged > 0 && merged <= server.requests(), "{merged} of {}", server.requests());
+    let after = Stampede::new().arg("report").arg(run.path()).run();
+    after.assert_exit(0);
+    assert!(after.stdout_str().contains("did not finish"), "{}", after.stdout_str());
+    // Each agent kept its own run: together they are exactly what was served.
+    let mut kept: Vec<std::path::PathBuf> = Vec::new();
+    for i in 0..2 {
+        let work = run.root().join(format!("a{i}-work"));
+        for job in std::fs::read_dir(&work).unwrap() {
+            let dir = job.unwrap().path().join("run");
+            if dir.join("summary.json").exists() {
+                kept.push(dir);
+            }
+        }
+    }
+    assert_eq!(kept.len(), 2, "each agent's run, finished: {kept:?}");
+    let whole = run.root().join("whole");
+    Stampede::new().arg("merge").args(&kept).arg("--out").arg(&whole).run().assert_exit(0);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(whole.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(uint(&total(&s), "samples"), server.requests());
 }
 
 #[test]
