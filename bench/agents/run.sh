@@ -106,7 +106,7 @@ c_cpu=$(echo "$c_user + $c_sys" | bc)
     echo
     echo "controller: $(num 2 "$c_cpu") s CPU ($c_user user + $c_sys system) for $lines merged intervals," \
         "$(num 2 "$(echo "scale=6; $c_cpu * 1000 / $lines" | bc)") ms per interval; peak memory $(num 1 "$(echo "scale=2; $c_kib / 1024" | bc)") MiB" \
-        "(the whole run: job, start, live tally, merge)"
+        "(the whole run: job, start, live merge into the run directory)"
     echo
     echo "the mock, over all three loads: $(tail -1 mock.log)"
 } >results.md
