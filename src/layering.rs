@@ -23,7 +23,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // `record` names `plan::LabelId`, a plain dense index fixed at load time, and nothing else.
     ("record", &["plan::LabelId"]),
     ("rundir", &["record", "plan::LabelId"]),
-    ("report", &["rundir", "record", "plan::LabelId"]),
+    // A sweep's page charts its record.
+    ("report", &["rundir", "record", "plan::LabelId", "sweep"]),
+    // A sweep's record reads its steps' run directories' summaries.
+    ("sweep", &["rundir"]),
     // The progress line is one of the run's outputs.
     ("progress", &["record", "run"]),
     ("mock", &[]),

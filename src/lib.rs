@@ -20,8 +20,9 @@
 //! ```text
 //!   cli      ─► everything
 //!   run      ─► engine, plan, record, rundir      progress ─► run, record
-//!   engine   ─► plan, record                       report   ─► rundir, record
+//!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
+//!   sweep    ─► rundir                             agent    ─► run, engine, plan, record, rundir
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   plan     ─► nothing of ours but the leaves (metric, redact, http1), which every module may use
 //! ```
@@ -44,6 +45,8 @@
 //! - [`report`]: pure functions from run data to text (the seed documents' table shape, HTML
 //!   with charts, comparisons).
 //! - [`progress`]: the live progress line, an output of the run.
+//! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit);
+//!   [`agent`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), `http1` (HTTP/1 framing and reason phrases).
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
@@ -76,3 +79,4 @@ pub mod report;
 pub mod run;
 pub mod rundir;
 pub mod script;
+pub mod sweep;

@@ -61,6 +61,12 @@ pub(super) fn execute(a: CompareArgs) -> Result<u8, Error> {
             .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
             .collect(),
     };
+    let sweeps = a.runs.iter().filter(|r| crate::sweep::is_sweep(r)).count();
+    if sweeps == a.runs.len() {
+        return compare_sweeps(&a, names);
+    } else if sweeps > 0 {
+        return Err(Error::Usage("compare sweeps with sweeps, or runs with runs (a step of a sweep is a run)".into()));
+    }
     let mut loaded = Vec::new();
     for path in &a.runs {
         loaded.push(super::report::load(path)?);
@@ -79,6 +85,27 @@ pub(super) fn execute(a: CompareArgs) -> Result<u8, Error> {
         ),
         Format::Html => report::html::comparison(&c, &loaded.iter().collect::<Vec<_>>()),
         Format::Json => serde_json::to_string_pretty(&c).expect("a comparison serializes") + "\n",
+    };
+    super::report::write(a.output.as_deref(), &text)?;
+    Ok(exit::OK)
+}
+
+/// Sweeps side by side: a column per sweep at each load (Markdown), their charts overlaid
+/// (HTML), or their records (JSON).
+fn compare_sweeps(a: &CompareArgs, names: Vec<String>) -> Result<u8, Error> {
+    let records = a.runs.iter().map(|r| crate::sweep::read(r)).collect::<Result<Vec<_>, _>>().map_err(Error::Usage)?;
+    if records.iter().any(|r| r.load != records[0].load) {
+        return Err(Error::Usage("these sweeps vary different loads (users and rates): compare alike sweeps".into()));
+    }
+    let sweeps: Vec<(String, &crate::sweep::Record)> = names.into_iter().zip(&records).collect();
+    let text = match a.format {
+        Format::Md => crate::sweep::compare_markdown(&sweeps),
+        Format::Html => report::sweep_html::document(&sweeps),
+        Format::Json => {
+            let named: Vec<serde_json::Value> =
+                sweeps.iter().map(|(n, r)| serde_json::json!({"name": n, "sweep": r})).collect();
+            serde_json::to_string_pretty(&named).expect("records serialise") + "\n"
+        }
     };
     super::report::write(a.output.as_deref(), &text)?;
     Ok(exit::OK)

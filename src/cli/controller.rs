@@ -292,6 +292,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
     super::say(&format!("Run directory: {}\n", dir.display()));
+    super::run::write_html(&dir);
     Ok(if interrupted.load(Ordering::SeqCst) {
         exit::INTERRUPTED
     } else if ends.iter().any(|e| e.lost.is_some()) {

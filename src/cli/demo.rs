@@ -60,16 +60,11 @@ pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
         super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default()).await;
     shutdown.cancel();
     let _ = server.await;
-    let (code, out) = code?;
+    let (code, _) = code?;
     super::say(&format!(
         "The mock served {} requests on {} connections (compare with Samples and Connections above).\n",
         counters.served.load(Ordering::Relaxed),
         counters.connections.load(Ordering::Relaxed)
     ));
-    // The page a user opens next: the same report `stampede report DIR --format html` writes.
-    let html = out.join("report.html");
-    let run = super::report::load(&out)?;
-    super::report::write(Some(&html), &crate::report::html::document(&run))?;
-    super::say(&format!("HTML report: {}\n", html.display()));
     Ok(if code == exit::OK { exit::OK } else { code })
 }

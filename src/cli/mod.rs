@@ -11,6 +11,7 @@ mod mock;
 mod plan_args;
 mod report;
 mod run;
+mod sweep;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -35,6 +36,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare runs side by side, with differences weighed against the runs' own noise.
     Compare(compare::CompareArgs),
+    /// Run a plan (or --url) step after step at growing load (--users 50,100,250 or --rates),
+    /// each step a run; tabulate the steps, find the knee, fit the Universal Scalability Law.
+    Sweep(sweep::SweepArgs),
     /// Merge run directories into one, exactly: the parts several generators ran
     /// (`run --segment I/N`), or any runs made side by side.
     Merge(merge::MergeArgs),
@@ -55,6 +59,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
         Command::Report(a) => report::execute(a),
         Command::Compare(a) => compare::execute(a),
         Command::Merge(a) => merge::execute(a),
+        Command::Sweep(a) => sweep::execute(a).await,
         Command::Mock(a) => mock::execute(a).await,
         Command::Demo(a) => demo::execute(a).await,
         Command::Agent(a) => agent::execute(a).await,

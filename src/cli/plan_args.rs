@@ -6,7 +6,7 @@ use crate::plan::LoadOptions;
 use clap::Args;
 use std::path::PathBuf;
 
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, Clone)]
 pub struct PlanArgs {
     /// A property for `${__P(name,default)}` in the plan (repeatable), as JMeter's -J.
     #[arg(short = 'J', value_name = "NAME=VALUE", value_parser = super::parse_key_value)]

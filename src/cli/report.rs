@@ -139,6 +139,25 @@ fn parts_by(runs: &[PathBuf], by: By) -> Result<Vec<(String, Vec<PathBuf>)>, Err
     Ok(out)
 }
 
+/// A sweep's directory: its tables (Markdown), its page (HTML) or its record (JSON); each step is
+/// a run directory of its own for the other formats.
+fn report_sweep(a: &ReportArgs, dir: &Path) -> Result<u8, Error> {
+    let record = crate::sweep::read(dir).map_err(Error::Usage)?;
+    let text = match a.format {
+        Format::Md => crate::sweep::markdown(&record),
+        Format::Json => serde_json::to_string_pretty(&record).expect("a record serialises") + "\n",
+        Format::Html => crate::report::sweep_html::document(&[(record.plan_name.clone(), &record)]),
+        _ => {
+            return Err(Error::Usage(format!(
+            "{} is a sweep: it reports as md or json; each of its steps is a run directory that reports in any format",
+            dir.display()
+        )))
+        }
+    };
+    write(a.output.as_deref(), &text)?;
+    Ok(exit::OK)
+}
+
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad
 /// plan is, while a run directory that cannot be read is a runtime failure.
 pub(super) fn load(path: &Path) -> Result<RunData, Error> {
@@ -166,6 +185,11 @@ pub(super) fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
 }
 
 pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
+    if let [dir] = a.runs.as_slice() {
+        if crate::sweep::is_sweep(dir) {
+            return report_sweep(&a, dir);
+        }
+    }
     let mut run = load_all(&a.runs)?;
     if a.runs.len() > 1 {
         let metas: Vec<_> = a.runs.iter().filter_map(|d| crate::rundir::reader::read_meta(d).ok()).collect();

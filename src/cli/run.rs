@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 const WORKLOAD: &str = "Workload (quick mode, or overriding every scenario of a plan)";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct RunArgs {
     /// A YAML or JMX plan; leave it out and give --url for quick mode.
     pub plan: Option<PathBuf>,
@@ -102,21 +102,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_instant, help_heading = "Several generators")]
     pub start_at: Option<time::OffsetDateTime>,
 
-    /// Quick mode: the URL to load.
-    #[arg(long, help_heading = "Quick mode (no plan file)")]
-    pub url: Option<String>,
-    /// HTTP method (default GET, or POST with --body).
-    #[arg(long, short = 'X', help_heading = "Quick mode (no plan file)")]
-    pub method: Option<String>,
-    /// Request body.
-    #[arg(long, short = 'd', help_heading = "Quick mode (no plan file)")]
-    pub body: Option<String>,
-    /// Gzip the body and send `Content-Encoding: gzip`.
-    #[arg(long, help_heading = "Quick mode (no plan file)")]
-    pub gzip: bool,
-    /// A request header, `Name: value` (repeatable).
-    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", help_heading = "Quick mode (no plan file)")]
-    pub headers: Vec<String>,
+    #[command(flatten)]
+    pub quick: QuickArgs,
     /// Closed model: number of users (each with its own keep-alive connection). With a plan:
     /// replaces every thread group's thread count (setUp and tearDown included); caps an open
     /// scenario's users at once.
@@ -141,6 +128,29 @@ pub struct RunArgs {
     /// group's ramp-up.
     #[arg(long, value_parser = super::parse_duration_arg, help_heading = WORKLOAD)]
     pub ramp_up: Option<Duration>,
+}
+
+/// Quick mode's request: `run --url` and `sweep --url`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct QuickArgs {
+    /// Quick mode: the URL to load.
+    #[arg(long, help_heading = "Quick mode (no plan file)")]
+    pub url: Option<String>,
+    /// HTTP method (default GET, or POST with --body).
+    #[arg(long, short = 'X', help_heading = "Quick mode (no plan file)")]
+    pub method: Option<String>,
+    /// Request body.
+    #[arg(long, short = 'd', help_heading = "Quick mode (no plan file)")]
+    pub body: Option<String>,
+    /// Request body read from this file (a 5 KB or 50 KB JSON payload, say).
+    #[arg(long, value_name = "FILE", conflicts_with = "body", help_heading = "Quick mode (no plan file)")]
+    pub body_file: Option<PathBuf>,
+    /// Gzip the body and send `Content-Encoding: gzip`.
+    #[arg(long, help_heading = "Quick mode (no plan file)")]
+    pub gzip: bool,
+    /// A request header, `Name: value` (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", help_heading = "Quick mode (no plan file)")]
+    pub headers: Vec<String>,
     /// Open a new connection for every request.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
     pub no_keep_alive: bool,
@@ -163,16 +173,17 @@ impl RunArgs {
                 v.push(name)
             }
         };
-        add(self.method.is_some(), "--method");
-        add(self.body.is_some(), "--body");
-        add(self.gzip, "--gzip");
-        add(!self.headers.is_empty(), "--header");
+        add(self.quick.method.is_some(), "--method");
+        add(self.quick.body.is_some(), "--body");
+        add(self.quick.body_file.is_some(), "--body-file");
+        add(self.quick.gzip, "--gzip");
+        add(!self.quick.headers.is_empty(), "--header");
         add(self.rate.is_some(), "--rate");
         add(self.max_users.is_some(), "--max-users");
-        add(self.no_keep_alive, "--no-keep-alive");
-        add(self.http10, "--http1.0");
-        add(self.timeout.is_some(), "--timeout");
-        add(self.connect_timeout.is_some(), "--connect-timeout");
+        add(self.quick.no_keep_alive, "--no-keep-alive");
+        add(self.quick.http10, "--http1.0");
+        add(self.quick.timeout.is_some(), "--timeout");
+        add(self.quick.connect_timeout.is_some(), "--connect-timeout");
         v
     }
 
@@ -181,8 +192,8 @@ impl RunArgs {
         Overrides { users: self.users, duration: self.duration, iterations: self.iterations, ramp_up: self.ramp_up }
     }
 
-    fn load_plan(&self) -> Result<Plan, Error> {
-        match (&self.plan, &self.url) {
+    pub(super) fn load_plan(&self) -> Result<Plan, Error> {
+        match (&self.plan, &self.quick.url) {
             (Some(_), Some(_)) => Err(Error::Usage("give a plan file or --url, not both".into())),
             (None, None) => Err(Error::Usage("give a plan file (stampede run plan.yaml) or --url (quick mode)".into())),
             (Some(path), None) => {
@@ -220,20 +231,23 @@ impl RunArgs {
             }
             (None, Some(url)) => Ok(QuickPlan {
                 url: url.clone(),
-                method: self.method.clone(),
-                body: self.body.clone(),
-                headers: self.headers.clone(),
+                method: self.quick.method.clone(),
+                body: match &self.quick.body_file {
+                    Some(f) => Some(read_body_file(f)?),
+                    None => self.quick.body.clone(),
+                },
+                headers: self.quick.headers.clone(),
                 users: self.users,
                 rate: self.rate,
                 max_users: self.max_users,
                 duration: self.duration,
                 iterations: self.iterations,
                 ramp_up: self.ramp_up,
-                keep_alive: !self.no_keep_alive,
-                http_version: self.http10.then_some(HttpVersion::Http10),
-                timeout: self.timeout,
-                connect_timeout: self.connect_timeout,
-                gzip: self.gzip,
+                keep_alive: !self.quick.no_keep_alive,
+                http_version: self.quick.http10.then_some(HttpVersion::Http10),
+                timeout: self.quick.timeout,
+                connect_timeout: self.quick.connect_timeout,
+                gzip: self.quick.gzip,
             }
             .into_plan()?),
         }
@@ -252,16 +266,38 @@ fn parse_instant(s: &str) -> Result<time::OffsetDateTime, super::ArgError> {
         .map_err(|_| super::ArgError::NotAnInstant(s.to_string()))
 }
 
+/// Writes the run's HTML report (`report DIR --format html`) as `report.html` in its directory
+/// and says where; a report that cannot be written is said, the run stays whole.
+pub(super) fn write_html(dir: &std::path::Path) {
+    let html = dir.join(rundir::REPORT_HTML);
+    let written = super::report::load(dir)
+        .and_then(|run| super::report::write(Some(&html), &crate::report::html::document(&run)));
+    match written {
+        Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
+        Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
+    }
+}
+
+/// `--body-file`: the body, as text.
+pub(super) fn read_body_file(path: &std::path::Path) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Usage(format!("--body-file {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Usage(format!("--body-file {}: not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
+    })
+}
+
 /// What a run on agents does when one is lost (`--on-agent-loss`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum OnAgentLoss {
+    #[default]
     Continue,
     Abort,
 }
 
 /// How the parts of a plan read its data files (`--data`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum DataMode {
+    #[default]
     Whole,
     Split,
 }
@@ -497,6 +533,7 @@ pub(super) async fn run_plan(
         return Ok((exit::RUNTIME, out));
     }
     super::say(&format!("Run directory: {}\n", out.display()));
+    write_html(&out);
     // An incomplete results file is an incomplete result: exit 3. An interrupted run is
     // partial: its exit code says so before its thresholds do.
     let code = if !failures.is_empty() {

@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 pub(crate) mod series;
 pub(crate) mod svg;
+pub mod sweep_html;
 pub(crate) mod thresholds;
 
 pub use markdown::{facts, table};

@@ -6,6 +6,7 @@
 //!   plan.yaml        the plan as it ran (secrets redacted)
 //!   intervals.jsonl  one line per interval, appended and flushed as the run goes
 //!   summary.json     the numbers, written at the end
+//!   report.html      the HTML report, written at the end
 //! ```
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
@@ -35,6 +36,8 @@ pub const META: &str = "meta.json";
 pub const PLAN: &str = "plan.yaml";
 pub const INTERVALS: &str = "intervals.jsonl";
 pub const SUMMARY: &str = "summary.json";
+/// The HTML report a run writes at its end (`report DIR --format html` writes it again).
+pub const REPORT_HTML: &str = "report.html";
 
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]

@@ -108,7 +108,7 @@ fn claim(place: &Place, meta: &[u8]) -> Result<PathBuf, Error> {
                     }
                     if *replace {
                         // Only the files a run writes: anything else the user keeps there stays.
-                        for f in [META, PLAN, INTERVALS, SUMMARY] {
+                        for f in [META, PLAN, INTERVALS, SUMMARY, super::REPORT_HTML] {
                             match fs::remove_file(dir.join(f)) {
                                 Err(e) if e.kind() != ErrorKind::NotFound => return Err(io(&dir.join(f))(e)),
                                 _ => {}

@@ -132,3 +132,54 @@ fn the_comparison_page_overlays_the_runs() {
     page.screenshot(&png);
     eprintln!("screenshot of the comparison: {}", png.display());
 }
+
+/// A sweep's page in the browser: the seed's two charts against the load (throughput with the
+/// USL model; average, p95, p99), self-contained; sweeps compared overlay their lines.
+#[test]
+fn the_sweep_page_draws_throughput_and_response_time_against_users() {
+    let Some(mut browser) = Browser::launch() else { return };
+    let server =
+        TestServer::builder().default_route(Route::ok().delay(std::time::Duration::from_millis(10)).pool(2)).start();
+    let run = TempRun::new("html-sweep");
+    Stampede::new()
+        .args(["sweep", "-q", "--url", &server.url("/"), "--users", "1,2,4", "--step-duration", "1s", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let charts_of = |page: &mut crate::util::browser::Page| -> Vec<(String, u64)> {
+        let charts = page
+            .eval("[...document.querySelectorAll('svg.chart')].map(s => [s.id, s.querySelectorAll('g.line').length])");
+        charts
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c[0].as_str().unwrap().to_string(), c[1].as_u64().unwrap()))
+            .collect()
+    };
+    let mut page = browser.open(&run.path().join("report.html"));
+    assert_eq!(page.errors(), Vec::<String>::new(), "console errors");
+    assert_eq!(page.requests(), Vec::<String>::new(), "a self-contained page fetches nothing");
+    assert_eq!(
+        charts_of(&mut page),
+        [("chart-sweep-throughput".to_string(), 2), ("chart-sweep-latency".to_string(), 3)],
+        "throughput and the USL model; average, p95 and p99"
+    );
+    let rows = page.eval("document.querySelectorAll('section.sweep tbody tr').length");
+    assert_eq!(rows.as_u64(), Some(3));
+    page.screenshot(&shot("sweep.png"));
+    let html = run.root().join("compare.html");
+    Stampede::new()
+        .args(["compare", "--names", "A,B", "--format", "html", "-o"])
+        .arg(&html)
+        .arg(run.path())
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let mut page = browser.open(&html);
+    assert_eq!(page.errors(), Vec::<String>::new(), "console errors");
+    assert_eq!(
+        charts_of(&mut page),
+        [("chart-sweep-throughput".to_string(), 2), ("chart-sweep-latency".to_string(), 2)],
+        "each sweep's throughput and average"
+    );
+}

@@ -129,6 +129,7 @@ mod script_sandbox;
 mod secrets;
 mod segments;
 mod server_selftest;
+mod sweep;
 mod tls;
 mod truth;
 mod util;

@@ -22,9 +22,11 @@ fn run_directory_has_meta_plan_log_and_a_summary_matching_the_schema() {
         .arg(run.path())
         .run();
     out.assert_exit(0);
-    for f in ["meta.json", "plan.yaml", "intervals.jsonl", "summary.json"] {
+    for f in ["meta.json", "plan.yaml", "intervals.jsonl", "summary.json", "report.html"] {
         assert!(run.path().join(f).exists(), "{f} missing");
     }
+    let said = format!("HTML report: {}", run.path().join("report.html").display());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&said), "the terminal says where the HTML report is");
     let meta = run.meta();
     assert_eq!(meta["tool"], "stampede");
     assert_eq!(meta["status"], "completed");

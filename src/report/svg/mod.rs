@@ -32,9 +32,7 @@ pub(crate) enum XAxis {
     /// visible (the HdrHistogram "percentile distribution" plot); ticks 0%, 90%, 99%, 99.9%,
     /// 99.99% ... up to the largest x present.
     Percentile,
-    /// Plain numbers (e.g. concurrency: 50, 100, 250, 500). No report draws one yet: it is the
-    /// axis of the concurrency sweeps' charts to come, drawn in this module's tests meanwhile.
-    #[allow(dead_code)]
+    /// Plain numbers (e.g. concurrency: 50, 100, 250, 500): a sweep's load.
     Linear,
 }
 

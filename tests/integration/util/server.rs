@@ -119,6 +119,9 @@ pub struct Route {
     action: Action,
     close_after: bool,
     record: bool,
+    /// Workers shared by every request of the route: a request waits for one before its delay
+    /// (a server of K workers, whose time in queue grows with the load past K).
+    pool: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Route {
@@ -138,6 +141,7 @@ impl Route {
             action: Action::Respond,
             close_after: false,
             record: false,
+            pool: None,
         }
     }
 
@@ -189,6 +193,12 @@ impl Route {
     pub fn delay_range(mut self, min: Duration, max: Duration) -> Route {
         assert!(min <= max, "delay_range: min {min:?} > max {max:?}");
         self.delay = Some((min, max));
+        self
+    }
+
+    /// Serves at most `workers` requests at once; the others queue for a worker.
+    pub fn pool(mut self, workers: usize) -> Route {
+        self.pool = Some(Arc::new(tokio::sync::Semaphore::new(workers)));
         self
     }
 
@@ -744,6 +754,10 @@ async fn serve_connection(mut stream: TcpStream, guard: OpenConnection) {
             Action::Respond => {}
         }
 
+        let _worker = match &route.pool {
+            Some(pool) => pool.clone().acquire_owned().await.ok(),
+            None => None,
+        };
         if let Some((min, max)) = route.delay {
             let started = std::time::Instant::now();
             tokio::time::sleep(random_between(min, max)).await;

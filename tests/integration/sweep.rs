@@ -1,0 +1,144 @@
+//! Sweeps (issue 16) against a server of a fixed pool of workers, whose time in queue grows with
+//! the load past its pool: each step's samples are what the server served for it, the knee is
+//! found where the pool fills, `--until` stops at the first step that breaks the SLO and names
+//! the highest load that met it; quick mode takes a body from a file.
+
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::time::Duration;
+
+#[test]
+fn a_sweep_finds_the_knee_of_a_pool_of_workers_and_stops_at_the_slo() {
+    // 4 workers of 20 ms: 200 requests/s at most, reached at 4 users; 8 users wait 20 ms more.
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(20)).pool(4)).start();
+    let run = TempRun::new("sweep");
+    // Each step's requests go to a path of their own: the server counts every step apart.
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "name: pool\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
+            server.url("/s/${__P(sweep.load,0)}")
+        ),
+    );
+    let out = Stampede::new()
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "1..16x2", "--step-duration", "2s", "--until", "p95>30ms or error_pct>1", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let steps = record["steps"].as_array().unwrap();
+    let loads: Vec<u64> = steps.iter().map(|s| s["load"].as_f64().unwrap() as u64).collect();
+    // 8 users queue for 20 ms: p95 near 40 ms breaks the SLO, and 16 never runs.
+    assert_eq!(loads, [1, 2, 4, 8], "{record:#}");
+    assert_eq!(server.requests_to("/s/16"), 0);
+    for s in steps {
+        let load = s["load"].as_f64().unwrap() as u64;
+        assert_eq!(uint(&s["total"], "samples"), server.requests_to(&format!("/s/{load}")), "step {load}");
+        // Each step is a run directory of its own, which reports.
+        let dir = run.path().join(s["dir"].as_str().unwrap());
+        Stampede::new().arg("report").arg(&dir).run().assert_exit(0);
+        assert!(dir.join("report.html").exists());
+    }
+    assert!(steps[3]["broke"].as_str().unwrap().starts_with("p95 > 30ms"), "{record:#}");
+    assert_eq!(record["highest_good"].as_f64(), Some(4.0));
+    assert_eq!(record["knee"]["load"].as_f64(), Some(4.0), "{record:#}");
+    // The USL fit sees the ceiling: a peak, or a level, near 200/s.
+    let usl = &record["usl"];
+    let ceiling = usl["peak_rps"].as_f64().unwrap();
+    assert!((150.0..260.0).contains(&ceiling), "{usl:#}");
+    let md = std::fs::read_to_string(run.path().join("sweep.md")).unwrap();
+    assert!(md.contains("| Users | Samples | Throughput (/s) | Average |"), "{md}");
+    assert!(md.contains("Knee: 4 users") && md.contains("the highest load that met it: 4 users"), "{md}");
+    assert_eq!(out.stdout_str().matches("Knee: 4 users").count(), 1, "{}", out.stdout_str());
+    // The sweep's directory reports as its tables.
+    let again = Stampede::new().arg("report").arg(run.path()).run();
+    again.assert_exit(0);
+    assert_eq!(again.stdout_str().trim_end(), md.trim_end());
+    // Sweeps compare side by side, a column each at every load.
+    let cmp = Stampede::new().args(["compare", "--names", "A,B"]).arg(run.path()).arg(run.path()).run();
+    cmp.assert_exit(0);
+    let text = cmp.stdout_str();
+    assert!(text.contains("| Users | A | B |") && text.contains("## Throughput/s @ average ms"), "{text}");
+    let row4 = text.lines().find(|l| l.starts_with("| 4 |")).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(row4.matches(" @ ").count(), 2, "{row4}");
+}
+
+#[test]
+fn quick_mode_sends_a_body_from_a_file_and_sweeps_rates() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("sweep-rates");
+    let body = format!("{{\"pad\": \"{}\"}}", "x".repeat(5000));
+    let file = run.write("body.json", &body);
+    let out = Stampede::new()
+        .arg("sweep")
+        .args(["-q", "--url", &server.url("/p"), "-X", "POST", "--body-file"])
+        .arg(&file)
+        .args(["--rates", "20,40", "--step-duration", "1s", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let bodies = server.bodies("/p");
+    assert!(!bodies.is_empty() && bodies.iter().all(|b| b == body.as_bytes()));
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let samples: u64 = record["steps"].as_array().unwrap().iter().map(|s| uint(&s["total"], "samples")).sum();
+    assert_eq!(samples, server.requests());
+    assert_eq!(record["load"], "rate");
+    // About 20 and 40 arrivals in their seconds.
+    let per_step: Vec<u64> = record["steps"].as_array().unwrap().iter().map(|s| uint(&s["total"], "samples")).collect();
+    assert!((15..=25).contains(&per_step[0]) && (35..=45).contains(&per_step[1]), "{per_step:?}");
+}
+
+/// A rate the server cannot keep up with drops arrivals: that step meets `--until` whatever the
+/// latency goals say, and the table shows the drops; a goal failed in a step makes exit 1.
+#[test]
+fn arrivals_dropped_end_a_capacity_search() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(50)).pool(2)).start();
+    let run = TempRun::new("sweep-drops");
+    let out = Stampede::new()
+        .arg("sweep")
+        .args(["-q", "--url", &server.url("/r"), "--max-users", "4", "--rates", "10,200", "--step-duration", "1s"])
+        .args(["--until", "p95>10s", "--threshold", "p95<40ms", "--out"])
+        .arg(run.path())
+        .run();
+    // 50 ms a request: the goal fails in every step, and the sweep says so with exit 1.
+    out.assert_exit(1);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let steps = record["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{record:#}");
+    assert!(steps[0].get("broke").is_none(), "{record:#}");
+    assert!(steps[1]["broke"].as_str().unwrap().contains("arrivals dropped"), "{record:#}");
+    assert_eq!(record["highest_good"].as_f64(), Some(10.0));
+    let served: u64 = steps.iter().map(|s| uint(&s["total"], "samples")).sum();
+    assert_eq!(served, server.requests());
+    assert!(out.stdout_str().contains("| Dropped |"), "{}", out.stdout_str());
+    assert!(out.stdout_str().contains("Goals failed at 10 /s: p95 < 40ms"), "{}", out.stdout_str());
+}
+
+/// `--users` on a plan that arrives at a rate is refused before anything is sent or written.
+#[test]
+fn users_are_refused_for_an_open_model_plan() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("sweep-open");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "scenarios:\n  - name: arrivals\n    workload: {{rate: 5, duration: 1s}}\n    flow: [{{request: {{url: \"{}\"}}}}]\n",
+            server.url("/")
+        ),
+    );
+    let out = Stampede::new()
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "1,2", "--step-duration", "1s", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("sweep it with --rates"), "{}", out.stderr_str());
+    assert_eq!(server.requests(), 0);
+    assert!(!run.path().exists());
+}
