@@ -4,7 +4,7 @@
 //!
 //! The logs are read at once, in time: each run's intervals are placed by its start time
 //! (`meta.json`), and the intervals of all runs that start in the same second of that common
-//! clock make one interval of the merged run, so its charts line the runs up. [`Merger`] does
+//! clock make one interval of the merged run, so its charts line the runs up. `Merger` does
 //! it as intervals arrive, whether read from logs ([`read_many`]) or streamed by agents to
 //! their controller ([`LiveMerge`]): one way to merge, so a run on agents reads as the `merge`
 //! of its agents' directories.
@@ -290,7 +290,7 @@ pub struct LiveMerge {
     index: u64,
     /// The end of the latest interval added, µs on the merged clock.
     pub at_us: u64,
-    /// The first part that lagged more than [`PATIENCE`] intervals behind another.
+    /// The first part that lagged more than `PATIENCE` intervals behind another.
     pub lagging: Option<usize>,
 }
 
