@@ -49,6 +49,13 @@ pub struct ReportArgs {
     /// `NAME=RUN,RUN...` (e.g. `AWS=part-1,part-2`), each group's runs read as one (repeatable).
     #[arg(long = "group", value_name = "NAME=RUN,...", value_parser = parse_group)]
     pub groups: Vec<(String, Vec<PathBuf>)>,
+    /// Only the seconds from this time since the run's start on (e.g. `--from 5m` leaves the
+    /// warm-up out): the numbers and charts of that window, from the interval log.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration_arg)]
+    pub from: Option<std::time::Duration>,
+    /// Only the seconds before this time since the run's start (with or without --from).
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration_arg)]
+    pub to: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -139,6 +146,19 @@ fn parts_by(runs: &[PathBuf], by: By) -> Result<Vec<(String, Vec<PathBuf>)>, Err
     Ok(out)
 }
 
+/// `--from`/`--to` as µs since the run's start.
+fn window(a: &ReportArgs) -> Result<Option<std::ops::Range<u64>>, Error> {
+    if a.from.is_none() && a.to.is_none() {
+        return Ok(None);
+    }
+    let us = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    let (from, to) = (a.from.map_or(0, us), a.to.map_or(u64::MAX, us));
+    if from >= to {
+        return Err(Error::Usage("--from must come before --to".into()));
+    }
+    Ok(Some(from..to))
+}
+
 /// A sweep's directory: its tables (Markdown), its page (HTML) or its record (JSON); each step is
 /// a run directory of its own for the other formats.
 fn report_sweep(a: &ReportArgs, dir: &Path) -> Result<u8, Error> {
@@ -190,7 +210,16 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
             return report_sweep(&a, dir);
         }
     }
-    let mut run = load_all(&a.runs)?;
+    let mut run = match window(&a)? {
+        None => load_all(&a.runs)?,
+        Some(w) => {
+            if a.runs.iter().any(|r| report::source_kind(r) != SourceKind::RunDir) {
+                return Err(Error::Usage("--from and --to read run directories' interval logs".into()));
+            }
+            let refs: Vec<&Path> = a.runs.iter().map(PathBuf::as_path).collect();
+            report::load_runs_window(&refs, Some(w))?
+        }
+    };
     if a.runs.len() > 1 {
         let metas: Vec<_> = a.runs.iter().filter_map(|d| crate::rundir::reader::read_meta(d).ok()).collect();
         if let Some(missing) = crate::rundir::merge::missing_parts(&metas) {

@@ -56,23 +56,53 @@ pub fn load(path: &Path) -> Result<RunData, rundir::Error> {
 /// Reads run directories as one run, exactly: their interval logs' histograms and counters
 /// add up (one directory reads as [`load`] reads it).
 pub fn load_runs(dirs: &[&Path]) -> Result<RunData, rundir::Error> {
+    load_runs_window(dirs, None)
+}
+
+/// [`load_runs`] of the intervals that start in `window` (µs from the run's start, `from..to`)
+/// only: the numbers and charts of that part of the run (its steady state, say), summed from
+/// the interval log whatever `summary.json` says.
+pub fn load_runs_window(dirs: &[&Path], window: Option<std::ops::Range<u64>>) -> Result<RunData, rundir::Error> {
     let mut open = false;
     for dir in dirs {
         open |= rundir::reader::read_meta(dir)?.scenarios.iter().any(|s| s.model == Model::Open);
     }
     let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
-    let run = rundir::merge::read_runs_with(dirs, |iv| {
-        builder.add(&IntervalView {
-            start_us: iv.start_us,
-            end_us: iv.end_us,
-            total: &iv.total,
-            labels: iv.labels.iter().map(|(i, s)| (*i, s)).collect(),
-            active_users: iv.active_users,
-            last: iv.last,
-        })
+    let mut tally = crate::record::Tally::new(0, 0);
+    let mut run = rundir::merge::read_runs_with(dirs, |iv| {
+        let Some(w) = &window else { return add(&mut builder, iv) };
+        if !w.contains(&iv.start_us) {
+            return;
+        }
+        for (i, s) in &iv.labels {
+            *tally.label_mut(*i) += s;
+        }
+        tally.total += &iv.total;
+        add(&mut builder, iv);
     })?;
+    if let Some(w) = &window {
+        let thresholds = std::mem::take(&mut run.summary.thresholds);
+        // The scenarios' counts are the whole run's: a window has the labels' numbers only.
+        run.summary =
+            rundir::Summary::from_tally(&tally, &run.meta.labels, &run.meta.checks, &[], run.summary.complete);
+        run.summary.thresholds = thresholds;
+        let to = if w.end == u64::MAX { String::new() } else { format!(" to {} s", w.end as f64 / 1e6) };
+        run.meta.plan_name = format!("{} (from {} s{to})", run.meta.plan_name, w.start as f64 / 1e6);
+    }
     let series = builder.finish(&run.meta.labels);
     Ok(RunData { meta: run.meta, summary: run.summary, series })
+}
+
+/// Adds a logged interval to a report's series.
+fn add(builder: &mut SeriesBuilder, iv: &rundir::reader::LoggedInterval) {
+    builder.add(&IntervalView {
+        start_us: iv.start_us,
+        end_us: iv.end_us,
+        total: &iv.total,
+        labels: iv.labels.iter().map(|(i, s)| (*i, s)).collect(),
+        active_users: iv.active_users,
+        last: iv.last,
+    })
 }
 
 /// Text escaped for XML and HTML (text and attribute values); characters XML 1.0 forbids (most

@@ -405,3 +405,37 @@ fn an_abort_threshold_stops_the_run_when_it_fails() {
     // The text reads back: `report` judges the same goals.
     Stampede::new().args(["report"]).arg(run.path()).run().assert_exit(1);
 }
+
+/// `report --from/--to`: the numbers of the seconds in the window, exactly the intervals that
+/// start in it; a window past the run has nothing, and a reversed one is refused.
+#[test]
+fn a_window_of_a_run_reports_the_intervals_in_it() {
+    let server = TestServer::builder().default_route(Route::ok().delay(std::time::Duration::from_millis(2))).start();
+    let run = TempRun::new("window");
+    Stampede::new()
+        .args(["run", "--url", &server.url("/w"), "--users", "2", "--duration", "4s", "-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let in_window: u64 = run
+        .intervals()
+        .iter()
+        .filter(|l| (1_000_000..3_000_000).contains(&l["start_us"].as_u64().unwrap()))
+        .map(|l| uint(&l["total"], "samples"))
+        .sum();
+    assert!(in_window > 0 && in_window < server.requests());
+    let out = Stampede::new().args(["report", "--from", "1s", "--to", "3s", "--format", "json"]).arg(run.path()).run();
+    out.assert_exit(0);
+    let s: serde_json::Value = serde_json::from_str(&out.stdout_str()).unwrap();
+    assert_eq!(uint(&s["total"], "samples"), in_window);
+    // About 2 s of the run's rate: the window's own span, not the run's.
+    let whole = run.total()["throughput_rps"].as_f64().unwrap();
+    let windowed = s["total"]["throughput_rps"].as_f64().unwrap();
+    assert!((windowed / whole - 1.0).abs() < 0.25, "{windowed} vs {whole}");
+    let md = Stampede::new().args(["report", "--from", "1s", "--to", "3s"]).arg(run.path()).run();
+    assert!(md.stdout_str().contains("(from 1 s to 3 s)"), "{}", md.stdout_str());
+    let tail = Stampede::new().args(["report", "--from", "2s"]).arg(run.path()).run();
+    assert!(tail.stdout_str().contains("(from 2 s)"), "{}", tail.stdout_str());
+    let reversed = Stampede::new().args(["report", "--from", "3s", "--to", "1s"]).arg(run.path()).run();
+    reversed.assert_exit(2);
+}
