@@ -687,6 +687,7 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
     for t in &mut plan.thresholds {
         t.abort = None;
     }
+    plan.stop_on.clear();
     Ok((plan, segment))
 }
 

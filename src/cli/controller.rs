@@ -132,6 +132,9 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         merge: LiveMerge::new(&meta, n),
         ended: vec![false; n],
         writer: None,
+        labels: meta.labels.clone(),
+        stop_on: crate::run::judge::StopWatch::new(&plan.stop_on),
+        stop_why: None,
         meta,
         failed: None,
         said_lag: false,
@@ -195,9 +198,10 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
                     let live = lock(&live);
                     let merge = &live.merge;
                     // Once every part has ended, a goal failing stops nothing.
-                    let why = (!judge.is_empty() && !stops.finish.is_cancelled() && !live.ended.iter().all(|e| *e))
-                        .then(|| judge.judge(merge.at_us, || merge.summary()))
-                        .flatten();
+                    let going = !stops.finish.is_cancelled() && !live.ended.iter().all(|e| *e);
+                    let why = live.stop_why.clone().filter(|_| going).or_else(|| {
+                        (going && !judge.is_empty()).then(|| judge.judge(merge.at_us, || merge.summary())).flatten()
+                    });
                     (merge.total().samples, merge.total().errors, why)
                 };
                 if let Some(why) = why {
@@ -358,6 +362,12 @@ struct Live {
     failed: Option<String>,
     /// A lagging agent was said.
     said_lag: bool,
+    /// The run's label names, those rendered as it runs included, for the stop conditions.
+    labels: Vec<String>,
+    /// The plan's stop conditions, watched on the merged seconds.
+    stop_on: crate::run::judge::StopWatch,
+    /// Why a stop condition ended the run.
+    stop_why: Option<String>,
 }
 
 impl Live {
@@ -375,6 +385,10 @@ impl Live {
             }
         }
         for iv in self.merge.ready() {
+            self.labels.extend(iv.new_labels.iter().cloned());
+            if self.stop_why.is_none() && !iv.last {
+                self.stop_why = self.stop_on.observe(&iv, &self.labels, &self.meta.checks);
+            }
             if self.failed.is_none() {
                 if let Err(e) = writer.append(&iv) {
                     self.failed = Some(e.to_string());

@@ -41,6 +41,12 @@ pub struct RunArgs {
     /// added to the plan's; the run exits 1 when one fails (repeatable).
     #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
     pub thresholds: Vec<crate::plan::threshold::Threshold>,
+    /// End the run early when a condition holds on every second's numbers for a while:
+    /// `[LABEL:] METRIC OP VALUE [for DURATION]` (e.g. `error_pct>5 for 60s`, `Login: p95>2s for
+    /// 5m`), added to the plan's `stop_on`; the run then exits 1, the reason in its meta.json
+    /// (repeatable).
+    #[arg(long = "stop-on", value_name = "CONDITION", value_parser = parse_stop_on)]
+    pub stop_on: Vec<crate::plan::threshold::StopOn>,
 
     /// Run only this part of every workload: `I/N`, the I-th of N equal parts of its users and
     /// arrivals (10 users in 3 parts are 4, 3 and 3), so that N generators, each running one
@@ -376,6 +382,10 @@ fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::
     crate::plan::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
 }
 
+fn parse_stop_on(s: &str) -> Result<crate::plan::threshold::StopOn, super::ArgError> {
+    crate::plan::threshold::parse_stop_on(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
+}
+
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     let on_agents = !a.agents.is_empty() || a.listen_agents.is_some();
     if a.data == DataMode::Split && a.segment.is_none() && !on_agents {
@@ -399,6 +409,15 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
         }
         plan.thresholds.push(t.clone());
     }
+    for s in &a.stop_on {
+        if let Some(l) = s.when.label.as_ref().filter(|l| !plan.labels.contains(l)) {
+            return Err(Error::Usage(format!(
+                "--stop-on `{s}`: the plan has no request or group labelled `{l}` (labels: {})",
+                plan.labels.join(", ")
+            )));
+        }
+        plan.stop_on.push(s.clone());
+    }
     for f in &a.jtl {
         if !plan.result_files.contains(f) {
             plan.result_files.push(f.clone());
@@ -412,6 +431,9 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
         for t in plan.thresholds.iter_mut().filter(|t| t.abort.is_some()) {
             t.abort = None;
             eprintln!("warning: `{t}` is not judged live in a part (--segment), only at its end; on agents the controller judges it live on every part's numbers");
+        }
+        for s in std::mem::take(&mut plan.stop_on) {
+            eprintln!("warning: stop condition `{s}` is not watched in a part (--segment): a part's numbers are a share of the run's; on agents the controller watches it on every part's numbers");
         }
     }
     let part = a.part()?;

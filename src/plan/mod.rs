@@ -113,12 +113,20 @@ pub struct Plan {
     /// Pass/fail goals judged when the run ends (`stampede run` exits 1 when one fails).
     #[serde(serialize_with = "serialize_thresholds", skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<threshold::Threshold>,
+    /// Conditions that end the run early when they hold second after second (`stop_on:`,
+    /// `--stop-on`); the run then exits as a failed goal does.
+    #[serde(serialize_with = "serialize_stop_on", skip_serializing_if = "Vec::is_empty")]
+    pub stop_on: Vec<threshold::StopOn>,
     /// Values masked wherever they appear in what stampede writes (see [`crate::redact`]).
     #[serde(skip)]
     pub secrets: crate::redact::Secrets,
     /// jp@gc AutoStop Listeners: limits that stop the test.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub autostops: Vec<flow::AutoStop>,
+}
+
+fn serialize_stop_on<S: serde::Serializer>(t: &[threshold::StopOn], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(t.iter().map(|t| t.to_string()))
 }
 
 fn serialize_thresholds<S: serde::Serializer>(t: &[threshold::Threshold], s: S) -> Result<S::Ok, S::Error> {
@@ -509,6 +517,7 @@ impl Plan {
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),
+            stop_on: Vec::new(),
             secrets: Default::default(),
             autostops: Vec::new(),
         }

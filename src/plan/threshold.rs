@@ -73,6 +73,55 @@ pub enum ThresholdError {
     Unit { unit: String, metric: &'static str, want: &'static str },
     #[error("`{0}` after `abort after` is not a duration (e.g. `30s`)")]
     AbortDelay(String),
+    #[error("`{0}` after `for` is not a duration (e.g. `60s`)")]
+    HoldFor(String),
+    #[error("`{0}`: a stop condition ends the run itself; `abort` goes with --threshold")]
+    AbortInStop(String),
+}
+
+/// A condition that ends a run early (`--stop-on 'error_pct > 5 for 60s'`): it holds on a
+/// second's numbers (one interval of the log, of its row: a label's or the Total) for `hold` in
+/// a row. The opposite sense of a [`Threshold`]: the expression is what must not happen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StopOn {
+    /// The condition, as a threshold's expression (never `abort`).
+    pub when: Threshold,
+    /// How long it must hold, second after second; zero: the first second it holds.
+    pub hold: std::time::Duration,
+}
+
+impl fmt::Display for StopOn {
+    /// The text form that [`parse_stop_on`] reads back: `error_pct > 5% for 60s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.when)?;
+        if !self.hold.is_zero() {
+            write!(f, " for {}", humantime::format_duration(self.hold))?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads `[LABEL:] METRIC OP VALUE[UNIT] [for DURATION]`, e.g. `error_pct > 5 for 60s`,
+/// `Login: p95 > 2s for 5m`, `throughput < 100/s for 30s`.
+pub fn parse_stop_on(text: &str) -> Result<StopOn, ThresholdError> {
+    static FOR: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"(?is)^(.*\S)\s+for\s+(\S.*?)\s*$").expect("a valid regex"));
+    let (cond, hold) = match FOR.captures(text) {
+        Some(c) => {
+            let d = c.get(2).map_or("", |m| m.as_str());
+            let hold = humantime::parse_duration(d).map_err(|_| ThresholdError::Invalid {
+                text: text.trim().to_string(),
+                reason: Box::new(ThresholdError::HoldFor(d.to_string())),
+            })?;
+            (c.get(1).map_or("", |m| m.as_str()), hold)
+        }
+        None => (text, std::time::Duration::ZERO),
+    };
+    let when = parse(cond)?;
+    if when.abort.is_some() {
+        return Err(ThresholdError::AbortInStop(text.trim().to_string()));
+    }
+    Ok(StopOn { when, hold })
 }
 
 /// Reads `[LABEL:] METRIC OP VALUE[UNIT] [abort [after DURATION]]`, e.g. `p95 < 300ms`,
@@ -164,6 +213,23 @@ fn parse_value(metric: Metric, v: &str) -> Result<f64, ThresholdError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_stop_conditions_and_writes_them_back() {
+        let s = parse_stop_on("error_pct>5 for 60s").unwrap();
+        assert_eq!((s.when.metric, s.when.op, s.when.value), (Metric::ErrorPct, CmpOp::Gt, 5.0));
+        assert_eq!(s.hold, std::time::Duration::from_secs(60));
+        assert_eq!(s.to_string(), "error_pct > 5% for 1m");
+        assert_eq!(parse_stop_on(&s.to_string()).unwrap(), s);
+        let s = parse_stop_on("Login: p95 > 2s for 1m 30s").unwrap();
+        assert_eq!((s.when.label.as_deref(), s.when.value, s.hold.as_secs()), (Some("Login"), 2000.0, 90));
+        assert_eq!(parse_stop_on("throughput < 100/s").unwrap().hold, std::time::Duration::ZERO);
+        let e = parse_stop_on("error_pct > 5 for ever").unwrap_err().to_string();
+        assert!(e.contains("`ever` after `for` is not a duration"), "{e}");
+        let e = parse_stop_on("error_pct > 5 abort").unwrap_err().to_string();
+        assert!(e.contains("goes with --threshold"), "{e}");
+        assert!(parse_stop_on("p95 for 60s").is_err());
+    }
 
     #[test]
     fn reads_labels_metrics_units_and_writes_them_back() {

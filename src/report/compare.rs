@@ -21,11 +21,12 @@ pub enum Figure {
     MeanMs,
     P95Ms,
     P99Ms,
+    MaxMs,
     ErrorPct,
 }
 
-pub const FIGURES: [Figure; 5] =
-    [Figure::ThroughputRps, Figure::MeanMs, Figure::P95Ms, Figure::P99Ms, Figure::ErrorPct];
+pub const FIGURES: [Figure; 6] =
+    [Figure::ThroughputRps, Figure::MeanMs, Figure::P95Ms, Figure::P99Ms, Figure::MaxMs, Figure::ErrorPct];
 
 impl Figure {
     pub fn title(self) -> &'static str {
@@ -34,6 +35,7 @@ impl Figure {
             Figure::MeanMs => "Average",
             Figure::P95Ms => "95th pct",
             Figure::P99Ms => "99th pct",
+            Figure::MaxMs => "Max",
             Figure::ErrorPct => "Error %",
         }
     }
@@ -44,6 +46,7 @@ impl Figure {
             Figure::MeanMs => "mean_ms",
             Figure::P95Ms => "p95_ms",
             Figure::P99Ms => "p99_ms",
+            Figure::MaxMs => "max_ms",
             Figure::ErrorPct => "error_pct",
         }
     }
@@ -54,19 +57,28 @@ impl Figure {
             Figure::MeanMs => Metric::Mean,
             Figure::P95Ms => Metric::P95,
             Figure::P99Ms => Metric::P99,
+            Figure::MaxMs => Metric::Max,
             Figure::ErrorPct => Metric::ErrorPct,
         };
         r.value(metric)
     }
 
-    fn noise(self, n: &Noise) -> f64 {
+    /// The figure's standard error; `None` for the maximum, which one sample sets: batch
+    /// means say nothing of how far a repeat's maximum could be.
+    fn noise(self, n: &Noise) -> Option<f64> {
         match self {
-            Figure::ThroughputRps => n.throughput_rps,
-            Figure::MeanMs => n.mean_ms,
-            Figure::P95Ms => n.p95_ms,
-            Figure::P99Ms => n.p99_ms,
-            Figure::ErrorPct => n.error_pct,
+            Figure::ThroughputRps => Some(n.throughput_rps),
+            Figure::MeanMs => Some(n.mean_ms),
+            Figure::P95Ms => Some(n.p95_ms),
+            Figure::P99Ms => Some(n.p99_ms),
+            Figure::MaxMs => None,
+            Figure::ErrorPct => Some(n.error_pct),
         }
+    }
+
+    /// Whether its differences are weighed against the runs' noise (all but the maximum).
+    fn weighed(self) -> bool {
+        self != Figure::MaxMs
     }
 
     /// More is better for throughput; less for the rest.
@@ -84,8 +96,11 @@ pub struct Delta {
     /// The combined standard error of the two figures; `None` when a run is too short (fewer
     /// than `series::MIN_BATCHES` batches) to estimate it.
     pub noise: Option<f64>,
-    /// `|abs| > 2 × noise`; `None` when the noise is unknown.
+    /// `|abs| > 2 × noise`; `None` when the noise is unknown or not weighed.
     pub significant: Option<bool>,
+    /// False for a figure never weighed against noise (the maximum): no mark in its text.
+    #[serde(skip)]
+    weighed: bool,
 }
 
 impl Delta {
@@ -94,7 +109,12 @@ impl Delta {
         let rel = (base != 0.0).then(|| abs / base);
         // Equal figures are equal, whatever the noise.
         let significant = if abs == 0.0 { Some(false) } else { noise.map(|n| abs.abs() > 2.0 * n) };
-        Delta { abs, rel, noise, significant }
+        Delta { abs, rel, noise, significant, weighed: true }
+    }
+
+    /// A difference shown as it is, with no noise mark.
+    fn unweighed(base: f64, other: f64) -> Delta {
+        Delta { weighed: false, significant: None, ..Delta::new(base, other, None) }
     }
 
     /// `+12.30 (+5.1%)`, marked `≈` within the noise and `?` when the noise is unknown.
@@ -104,6 +124,7 @@ impl Delta {
         }
         let rel = self.rel.map_or_else(String::new, |r| format!(" ({:+.1}%)", r * 100.0));
         let mark = match self.significant {
+            _ if !self.weighed => "",
             Some(true) => "",
             Some(false) => "≈ ",
             None => "? ",
@@ -184,11 +205,17 @@ pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
                         FIGURES
                             .iter()
                             .map(|f| {
-                                let n = match (base_noise, noise) {
-                                    (Some(a), Some(b)) => Some(f.noise(a).hypot(f.noise(b))),
-                                    _ => None,
+                                let delta = if f.weighed() {
+                                    let n = match (base_noise.and_then(|a| f.noise(a)), noise.and_then(|b| f.noise(b)))
+                                    {
+                                        (Some(a), Some(b)) => Some(a.hypot(b)),
+                                        _ => None,
+                                    };
+                                    Delta::new(f.of(base), f.of(this), n)
+                                } else {
+                                    Delta::unweighed(f.of(base), f.of(this))
                                 };
-                                FigureDelta { figure: *f, delta: Delta::new(f.of(base), f.of(this), n) }
+                                FigureDelta { figure: *f, delta }
                             })
                             .collect(),
                     )
@@ -248,7 +275,8 @@ pub fn markdown(c: &Comparison, layout: Layout) -> String {
         out.push_str(&format!(
             "\nΔ: difference from {} (the first run). Times in ms. ≈ marks a difference within the runs' own \
              noise (less than twice their combined standard error, from batch means of their per-second \
-             intervals): a repeat of the same run could show it. ? marks a run too short to estimate its noise.\n",
+             intervals): a repeat of the same run could show it. ? marks a run too short to estimate its noise. \
+             Max has no mark: one sample sets it.\n",
             c.runs.first().map_or("the baseline", |r| r.name.as_str())
         ));
     } else {
@@ -375,5 +403,6 @@ mod tests {
         assert_eq!(d.text(), "? +0.50");
         assert_eq!(Delta::new(5.0, 5.0, None).significant, Some(false));
         assert_eq!(Delta::new(5.0, 5.0, None).text(), "±0");
+        assert_eq!(Delta::unweighed(10.0, 15.0).text(), "+5.00 (+50.0%)", "a maximum carries no noise mark");
     }
 }

@@ -2,7 +2,10 @@
 //! the order they were given. A threshold on a row that has no samples fails: a goal that cannot
 //! be checked must not pass a CI gate.
 
-use crate::plan::threshold::Threshold;
+use crate::metric::Metric;
+use crate::plan::threshold::{StopOn, Threshold};
+use crate::record::Interval;
+use crate::rundir::LabelSummary;
 
 /// Judges each threshold on its row of `summary` (a label's, or the Total).
 pub fn evaluate(thresholds: &[Threshold], summary: &crate::rundir::Summary) -> Vec<crate::rundir::ThresholdResult> {
@@ -60,6 +63,70 @@ impl Live {
     }
 }
 
+/// Watches a run's stop conditions ([`StopOn`]) second by second.
+pub struct StopWatch {
+    /// Each condition, and since when (µs from the run's start) it has held without a break.
+    conds: Vec<(StopOn, Option<u64>)>,
+}
+
+impl StopWatch {
+    pub fn new(conds: &[StopOn]) -> StopWatch {
+        StopWatch { conds: conds.iter().map(|c| (c.clone(), None)).collect() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.conds.is_empty()
+    }
+
+    /// Why the run must stop after interval `iv`, if it must: the first condition that has now
+    /// held on every second since it began holding, for its `hold`. A second in which the row
+    /// had no sample changes nothing (there is no figure to hold or fail), but for a rate
+    /// (`throughput`, `received`, `sent`): that second's rate was 0. Rates are per second of the
+    /// interval, not of its samples' span.
+    pub fn observe(&mut self, iv: &Interval, labels: &[String], checks: &[String]) -> Option<String> {
+        let secs = iv.end_us.saturating_sub(iv.start_us) as f64 / 1e6;
+        for (cond, since) in &mut self.conds {
+            let t = &cond.when;
+            let stats = match &t.label {
+                None => Some(&iv.total),
+                Some(l) => labels
+                    .iter()
+                    .position(|n| n == l)
+                    .and_then(|i| iv.labels.iter().find(|(id, _)| id.index() == i))
+                    .map(|(_, s)| s),
+            };
+            let empty = crate::record::LabelStats::default();
+            let stats = stats.filter(|s| s.samples > 0).unwrap_or(&empty);
+            let is_rate = matches!(t.metric, Metric::Throughput | Metric::ReceivedKbps | Metric::SentKbps);
+            if stats.samples == 0 && !is_rate {
+                continue;
+            }
+            let mut row = LabelSummary::from_stats(t.row(), stats, checks);
+            if secs > 0.0 {
+                row.throughput_rps = stats.samples as f64 / secs;
+                row.received_kbps = stats.bytes_received as f64 / 1024.0 / secs;
+                row.sent_kbps = stats.bytes_sent as f64 / 1024.0 / secs;
+            }
+            let value = row.value(t.metric);
+            if !t.op.holds(value, t.value) {
+                *since = None;
+                continue;
+            }
+            let from = *since.get_or_insert(iv.start_us);
+            if iv.end_us.saturating_sub(from) >= cond.hold.as_micros() as u64 {
+                return Some(format!(
+                    "stop condition `{cond}` held from {} s to {} s ({} {value:.2}{} in the last second)",
+                    from / 1_000_000,
+                    iv.end_us.div_ceil(1_000_000),
+                    t.metric.name(),
+                    t.metric.unit().trim_start()
+                ));
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +154,65 @@ mod tests {
             generator: None,
             thresholds: vec![],
         }
+    }
+
+    /// One second (`i`) of a label `A`: `n` samples of `ms` each, `bad` of them failed.
+    fn second(i: u64, n: u64, bad: u64, ms: u64) -> Interval {
+        let mut st = crate::record::LabelStats::default();
+        for k in 0..n {
+            st.record(&crate::record::Sample {
+                label: crate::plan::LabelId(0),
+                start_us: i * 1_000_000,
+                end_us: i * 1_000_000 + ms * 1000,
+                ttfb_us: 0,
+                connect_us: 0,
+                bytes_sent: 0,
+                bytes_received: 0,
+                new_connection: false,
+                error: (k < bad).then_some(crate::record::ErrorKind::Status(503)),
+                in_total: true,
+            });
+        }
+        let labels = if n == 0 { vec![] } else { vec![(crate::plan::LabelId(0), st.clone())] };
+        Interval {
+            index: i,
+            start_us: i * 1_000_000,
+            end_us: (i + 1) * 1_000_000,
+            labels,
+            new_labels: vec![],
+            total: st,
+            scenarios: vec![],
+            lateness: vec![],
+            active_users: vec![],
+            last: false,
+        }
+    }
+
+    /// A condition stops the run once it has held on each second for its time; a second where
+    /// it does not hold starts the count again; a second without samples changes nothing, but
+    /// is a rate of 0; rows are a label's or the Total.
+    #[test]
+    fn a_stop_condition_holds_second_after_second() {
+        let names = ["A".to_string()];
+        let watch = |text: &str| StopWatch::new(&[crate::plan::threshold::parse_stop_on(text).unwrap()]);
+        let mut w = watch("error_pct > 50 for 3s");
+        let seen: Vec<bool> = [(10, 9), (10, 9), (10, 1), (10, 9), (0, 0), (10, 6), (10, 6)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, bad))| w.observe(&second(i as u64, n, bad, 5), &names, &[]).is_some())
+            .collect();
+        // Seconds 3, 4 (empty) and 5 make 3 s in a row at the end of second 5.
+        assert_eq!(seen, [false, false, false, false, false, true, true]);
+        let why = watch("A: error_pct > 50 for 3s").observe(&second(0, 2, 2, 5), &names, &[]);
+        assert_eq!(why, None, "1 s is not 3 s");
+        let mut w = watch("A: p95 > 20ms");
+        assert_eq!(w.observe(&second(0, 5, 0, 10), &names, &[]), None);
+        let why = w.observe(&second(1, 5, 0, 30), &names, &[]).unwrap();
+        assert_eq!(why, "stop condition `A: p95 > 20ms` held from 1 s to 2 s (p95 30.00ms in the last second)");
+        let mut w = watch("throughput < 5/s for 2s");
+        assert_eq!(w.observe(&second(0, 3, 0, 5), &names, &[]), None);
+        assert!(w.observe(&second(1, 0, 0, 5), &names, &[]).is_some(), "an empty second is 0/s");
+        assert!(watch("Missing: p95 > 1ms").observe(&second(0, 5, 0, 9), &names, &[]).is_none());
     }
 
     #[test]

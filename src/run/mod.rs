@@ -133,7 +133,8 @@ pub struct RunResult {
     /// Outputs that could not do their part, in the order they failed. The measurements are
     /// whole regardless.
     pub failures: Vec<Failure>,
-    /// The threshold (`... abort`) that failed live and stopped the run, and how.
+    /// The threshold (`... abort`) that failed live, or the stop condition (`--stop-on`) that
+    /// held, and stopped the run, and how.
     pub aborted_by: Option<String>,
 }
 
@@ -264,6 +265,7 @@ impl Run {
         });
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
         let live = judge::Live::new(&plan.thresholds);
+        let mut stop_on = judge::StopWatch::new(&plan.stop_on);
         let mut aborted_by = None;
         let mut folding = false;
         let has_overflow_row = meta.labels.len() > plan.labels.len();
@@ -285,8 +287,10 @@ impl Run {
             deliver(&mut outputs, &mut failures, &iv);
             // The last interval ends the run anyway: a goal failing there stopped nothing.
             if aborted_by.is_none() && !iv.last {
-                aborted_by = live.judge(iv.end_us, || {
-                    Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, false)
+                aborted_by = stop_on.observe(&iv, &meta.labels, &plan.checks).or_else(|| {
+                    live.judge(iv.end_us, || {
+                        Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, false)
+                    })
                 });
                 if let Some(why) = &aborted_by {
                     notice(&mut outputs, &format!("stopping the run: {why}"));

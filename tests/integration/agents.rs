@@ -364,6 +364,24 @@ fn thresholds_are_judged_on_the_merge_and_a_taken_out_is_refused_first() {
     assert_eq!(server.requests(), served);
 }
 
+/// A stop condition is watched by the controller on the merged seconds (an agent's own share
+/// could hold it or not): when it has held long enough, every agent stops and the run says why.
+#[test]
+fn a_stop_condition_on_the_merged_seconds_stops_every_agent() {
+    let server = TestServer::builder().default_route(Route::status(503).delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-stop-on");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let started = Instant::now();
+    let out = controller(&run, &server, &addrs, 2, "duration: 60s", &["--stop-on", "error_pct > 50 for 2s"])
+        .wait(Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_str());
+    assert!(started.elapsed() < Duration::from_secs(30), "the agents went on: {:?}", started.elapsed());
+    let why = run.meta()["stopped_by"].as_str().unwrap_or_default().to_string();
+    assert!(why.starts_with("stop condition `error_pct > 50% for 2s` held from "), "{why}");
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+}
+
 /// A goal marked `abort` is judged by the controller on every agent's numbers so far: when it
 /// fails, every agent stops as a run that ends, and the merged run says why and exits 1.
 #[test]

@@ -86,6 +86,11 @@ fn a_known_delay_shows_as_a_significant_difference() {
     // 4 users × 1 request per (10 ms + overhead) vs (30 ms + overhead): about a third.
     let rel = tput["rel"].as_f64().unwrap();
     assert!((-0.75..-0.4).contains(&rel), "{tput}");
+    // The maximum is compared too, as measured: one sample sets it, so no noise weighs it.
+    let max = delta("max_ms");
+    let maxes: Vec<f64> = (0..2).map(|i| total["runs"][i]["max_ms"].as_f64().unwrap()).collect();
+    assert_eq!(max["abs"].as_f64(), Some(maxes[1] - maxes[0]), "{max}");
+    assert!(max["significant"].is_null() && max["noise"].is_null(), "{max}");
 
     // The Markdown shows the same figures; the HTML overlays both runs.
     let md = Stampede::new().args(["compare", "--names", "10 ms,30 ms"]).arg(fast.path()).arg(slow.path()).run();
@@ -94,6 +99,7 @@ fn a_known_delay_shows_as_a_significant_difference() {
     let row = text.lines().find(|l| l.starts_with("|  | 30 ms |")).unwrap_or_else(|| panic!("{text}"));
     assert!(row.contains(&format!("| {slow_served} | 0 |")), "{row}");
     assert!(!row.contains("≈ +"), "the difference is not noise: {row}");
+    assert!(text.contains("| 99th pct | Max | Error % |"), "{text}");
 }
 
 /// A results file of `seconds` seconds from a fixed pseudo-random sequence: `read` answers in

@@ -2,7 +2,7 @@
 //! files pin the formats (`UPDATE_GOLDEN=1 cargo test report` rewrites them); a JTL import is
 //! checked against figures computed here from the same rows.
 
-use crate::util::server::{Route, TestServer};
+use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::path::{Path, PathBuf};
 
@@ -404,6 +404,55 @@ fn an_abort_threshold_stops_the_run_when_it_fails() {
     assert_eq!(summary["thresholds"][1]["passed"], false);
     // The text reads back: `report` judges the same goals.
     Stampede::new().args(["report"]).arg(run.path()).run().assert_exit(1);
+}
+
+/// `--stop-on COND for D`: the condition is checked on each second's numbers; once it has held
+/// for D second after second the run stops as one that ends, says why (meta.json, stderr) and
+/// exits 1. Seconds before the server fails do not count; every request served is counted.
+#[test]
+fn a_stop_condition_ends_the_run_once_it_held_long_enough() {
+    let first = std::sync::Arc::new(std::sync::OnceLock::<std::time::Instant>::new());
+    let server = TestServer::builder()
+        .default_route(
+            Route::handler(move |_| {
+                // Healthy for 2 s from the first request, then failing.
+                let t0 = *first.get_or_init(std::time::Instant::now);
+                if t0.elapsed() < std::time::Duration::from_secs(2) {
+                    Reply::ok()
+                } else {
+                    Reply::status(503)
+                }
+            })
+            .delay(std::time::Duration::from_millis(5)),
+        )
+        .start();
+    let run = TempRun::new("stop-on");
+    let started = std::time::Instant::now();
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/s"), "--users", "2", "--duration", "60s", "-q"])
+        .args(["--stop-on", "error_pct > 50 for 3s", "--stop-on", "p99 > 10s", "--out"])
+        .arg(run.path())
+        .run();
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_str());
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(20), "the run went on: {took:?}");
+    let meta = run.meta();
+    let why = meta["stopped_by"].as_str().unwrap_or_default();
+    assert!(why.starts_with("stop condition `error_pct > 50% for 3s` held from "), "{meta:#}");
+    // Failing from about 2 s: held for 3 s no earlier than at 5 s.
+    let to: u64 = why.split(" s to ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    assert!((5..=8).contains(&to), "{why}");
+    assert_eq!(meta["status"], "completed", "a stop condition's stop is not an interrupt");
+    assert!(out.stderr_str().contains("stopping the run: stop condition"), "{}", out.stderr_str());
+    let summary = run.summary();
+    assert_eq!(uint(&summary["total"], "samples"), server.requests());
+    assert!(uint(&summary["total"], "errors") > 0);
+    // A condition on a label the plan lacks is refused before any load.
+    let bad = Stampede::new()
+        .args(["run", "--url", &server.url("/s"), "--iterations", "1", "--stop-on", "Nope: p95 > 1s for 5s"])
+        .run();
+    bad.assert_exit(2);
+    assert!(bad.stderr_str().contains("no request or group labelled `Nope`"), "{}", bad.stderr_str());
 }
 
 /// `report --from/--to`: the numbers of the seconds in the window, exactly the intervals that

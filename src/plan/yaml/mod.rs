@@ -24,7 +24,7 @@ use node::{Node, Pos, Value};
 
 pub use value::{parse_duration, parse_size, MAX_DURATION};
 
-const PLAN_KEYS: &[&str] = &["name", "variables", "defaults", "data", "scenarios", "thresholds"];
+const PLAN_KEYS: &[&str] = &["name", "variables", "defaults", "data", "scenarios", "thresholds", "stop_on"];
 const SCENARIO_KEYS: &[&str] = &["name", "workload", "pacing", "on_error", "data", "flow"];
 
 pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>) -> Result<Plan, Error> {
@@ -82,8 +82,10 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
     };
     let labels = cx.b.labels().to_vec();
     let thresholds = cx.thresholds(doc.raw("thresholds"), &labels)?;
+    let stop_on = cx.stop_on(doc.raw("stop_on"), &labels)?;
     let mut plan = cx.b.finish(name, Some(file.to_path_buf()));
     plan.thresholds = thresholds;
+    plan.stop_on = stop_on;
     plan.tls = tls;
     plan.cookies = cookies;
     Ok(plan)

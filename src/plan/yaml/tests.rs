@@ -426,6 +426,16 @@ fn plan_level_errors_name_line_and_column() {
     let e = load(src).unwrap_err();
     assert_eq!((e.kind, e.location.line, e.location.column), (ErrorKind::UnknownReference, Some(6), Some(3)), "{e}");
     assert!(e.message.contains("did you mean `Login`?"), "{e}");
+    // Stop conditions: read, written back; a wrong one named where it is.
+    let head = "scenarios:\n  - workload: {users: 1, iterations: 1}\n    flow: [{request: {url: 'http://127.0.0.1/', label: Login}}]\n";
+    let plan = load(&format!("{head}stop_on: ['error_pct > 5 for 60s', 'Login: p95 > 2s']\n")).unwrap();
+    let texts: Vec<String> = plan.stop_on.iter().map(|s| s.to_string()).collect();
+    assert_eq!(texts, ["error_pct > 5% for 1m", "Login: p95 > 2000ms"]);
+    assert_eq!(load(&format!("{head}stop_on: p99 > 1s for 10s\n")).unwrap().stop_on.len(), 1);
+    let e = load(&format!("{head}stop_on:\n  - error_pct > 5 for ever\n")).unwrap_err();
+    assert_eq!((e.location.line, e.location.column), (Some(5), Some(5)), "{e}");
+    let e = load(&format!("{head}stop_on:\n  - 'Lgin: p95 > 1s'\n")).unwrap_err();
+    assert!(e.message.contains("did you mean `Login`?"), "{e}");
     // A workload key given twice; a stage without its rate.
     let e = load("scenarios:\n  - workload: {users: 1,\n      users: 2}\n    flow: []\n").unwrap_err();
     assert_eq!((e.location.line, e.location.column), (Some(3), Some(7)), "{e}");

@@ -1,8 +1,9 @@
-//! `thresholds:` — a row (`Total` or a label of the plan) maps to one goal or a list of them.
+//! `thresholds:` — a row (`Total` or a label of the plan) maps to one goal or a list of them;
+//! `stop_on:` — conditions that end the run early, one or a list.
 
 use super::node::Node;
 use super::*;
-use crate::plan::threshold::{self, Threshold, TOTAL};
+use crate::plan::threshold::{self, StopOn, Threshold, TOTAL};
 
 impl Cx {
     pub(super) fn thresholds(&mut self, n: Option<&Node>, labels: &[String]) -> Result<Vec<Threshold>, Error> {
@@ -34,6 +35,28 @@ impl Cx {
                 t.label = (row != TOTAL).then(|| row.clone());
                 out.push(t);
             }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn stop_on(&mut self, n: Option<&Node>, labels: &[String]) -> Result<Vec<StopOn>, Error> {
+        let Some(n) = n else { return Ok(Vec::new()) };
+        let items: Vec<&Node> = match &n.value {
+            Value::Seq(items) => items.iter().collect(),
+            _ => vec![n],
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let text = self.text(item, "stop_on")?;
+            let s = threshold::parse_stop_on(&text).map_err(|m| self.invalid(item, "stop_on", m))?;
+            if let Some(l) = s.when.label.as_ref().filter(|l| !labels.contains(l)) {
+                let mut msg = format!("`{text}`: no request or group is labelled `{l}`");
+                if let Some(s) = error::closest(l, labels.iter().map(String::as_str)) {
+                    msg.push_str(&format!("; did you mean `{s}`?"));
+                }
+                return Err(Error::new(ErrorKind::UnknownReference, self.loc(item, "stop_on"), msg));
+            }
+            out.push(s);
         }
         Ok(out)
     }
