@@ -56,6 +56,14 @@ pub struct ReportArgs {
     /// Only the seconds before this time since the run's start (with or without --from).
     #[arg(long, value_name = "DURATION", value_parser = super::parse_duration_arg)]
     pub to: Option<std::time::Duration>,
+    /// After the whole, tables over time: the Total and each label, a row per window of this
+    /// length (e.g. `--every 1h` for a soak), from the interval log.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration_arg, conflicts_with = "windows")]
+    pub every: Option<std::time::Duration>,
+    /// As --every, with this many equal windows (whole seconds each) over the run or the
+    /// --from/--to window.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub windows: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -210,16 +218,27 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
             return report_sweep(&a, dir);
         }
     }
-    let mut run = match window(&a)? {
-        None => load_all(&a.runs)?,
-        Some(w) => {
+    let cut = match (a.every, a.windows) {
+        (Some(d), _) if d.is_zero() => return Err(Error::Usage("--every must be more than 0".into())),
+        (Some(d), _) => Some(report::Cut::Every(u64::try_from(d.as_micros()).unwrap_or(u64::MAX))),
+        (None, Some(n)) => Some(report::Cut::Windows(n)),
+        (None, None) => None,
+    };
+    let (mut run, windows) = match (window(&a)?, cut) {
+        (None, None) => (load_all(&a.runs)?, Vec::new()),
+        (w, cut) => {
             if a.runs.iter().any(|r| report::source_kind(r) != SourceKind::RunDir) {
-                return Err(Error::Usage("--from and --to read run directories' interval logs".into()));
+                return Err(Error::Usage(
+                    "--from, --to, --every and --windows read run directories' interval logs".into(),
+                ));
             }
             let refs: Vec<&Path> = a.runs.iter().map(PathBuf::as_path).collect();
-            report::load_runs_window(&refs, Some(w))?
+            report::load_runs_cut(&refs, w, cut)?
         }
     };
+    let rows: Vec<String> = std::iter::once(run.summary.total.label.clone())
+        .chain(run.summary.labels.iter().map(|l| l.label.clone()))
+        .collect();
     if a.runs.len() > 1 {
         let metas: Vec<_> = a.runs.iter().filter_map(|d| crate::rundir::reader::read_meta(d).ok()).collect();
         if let Some(missing) = crate::rundir::merge::missing_parts(&metas) {
@@ -254,14 +273,25 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
                     text.push_str(&format!("{k}: {v}\n"));
                 }
             }
+            if !windows.is_empty() {
+                text.push_str(&format!(
+                    "\n## Over time\n{}\nTimes in ms; Received and Sent in KB/s; windows from the run's start.\n",
+                    report::markdown::over_time(&windows, &rows)
+                ));
+            }
             text
         }
-        Format::Html => report::html::document(&run),
+        Format::Html => report::html::document_with(&run, &windows),
+        Format::Json if cut.is_some() => {
+            let v = serde_json::json!({ "summary": run.summary, "windows": windows });
+            serde_json::to_string_pretty(&v).expect("a summary serializes") + "\n"
+        }
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&run.summary).expect("a summary serializes");
             s.push('\n');
             s
         }
+        Format::Csv if cut.is_some() => report::csv::windows(&windows),
         Format::Csv => report::csv::table(&run.summary),
         Format::Junit => {
             if goals.is_empty() {

@@ -65,6 +65,20 @@ fn row(s: &LabelSummary) -> Vec<String> {
     ]
 }
 
+/// Tables over time as one CSV: a row per window and row (the Total first), the window's start
+/// and end in seconds from the run's start before the summary's fields.
+pub fn windows(windows: &[super::Window]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record(["from_s", "to_s"].iter().chain(HEADER.iter()));
+    for win in windows {
+        for s in std::iter::once(&win.summary.total).chain(&win.summary.labels) {
+            let times = [(win.from_us as f64 / 1e6).to_string(), (win.to_us as f64 / 1e6).to_string()];
+            let _ = w.write_record(times.into_iter().chain(row(s)));
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
 pub fn table(summary: &Summary) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     // Writing to memory cannot fail.

@@ -19,6 +19,12 @@ const MAX_LABEL_LINES: usize = 10;
 const MAX_ERROR_LINES: usize = 5;
 
 pub fn document(run: &RunData) -> String {
+    document_with(run, &[])
+}
+
+/// [`document`], with tables over time after the charts (`report --every`): for the Total,
+/// then each label, a row per window.
+pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
     let (meta, summary) = (&run.meta, &run.summary);
     let mut body = String::new();
     let _ = write!(body, "<header><h1>{}</h1>", esc(&meta.plan_name));
@@ -98,6 +104,35 @@ pub fn document(run: &RunData) -> String {
         let _ = write!(body, "<figure>{}</figure>", svg::render(&chart));
     }
     body.push_str("</section>");
+
+    if !windows.is_empty() {
+        body.push_str("<section id=\"windows\"><h2>Tables over time</h2>");
+        let mut head = HEADER;
+        head[0] = "Window";
+        for name in std::iter::once(&summary.total.label).chain(summary.labels.iter().map(|l| &l.label)) {
+            let _ =
+                write!(body, "<h3>{}</h3><div class=\"scroll\"><table class=\"num windows\"><thead><tr>", esc(name));
+            for h in head {
+                let _ = write!(body, "<th>{}</th>", esc(h));
+            }
+            body.push_str("</tr></thead><tbody>");
+            for w in windows {
+                let row = if *name == summary.total.label {
+                    Some(&w.summary.total)
+                } else {
+                    w.summary.labels.iter().find(|l| l.label == *name)
+                };
+                let Some(r) = row else { continue };
+                let _ = write!(body, "<tr><td class=\"name\">{}</td>", esc(&super::markdown::span(w.from_us, w.to_us)));
+                for v in numbers(r) {
+                    let _ = write!(body, "<td>{}</td>", esc(&v));
+                }
+                body.push_str("</tr>");
+            }
+            body.push_str("</tbody></table></div>");
+        }
+        body.push_str("</section>");
+    }
 
     if !t.errors_by_kind.is_empty() {
         body.push_str("<section id=\"errors\"><h2>Errors</h2><table class=\"num\"><thead><tr><th>Error</th><th>Count</th><th>% of errors</th><th>% of samples</th></tr></thead><tbody>");

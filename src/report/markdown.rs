@@ -171,6 +171,42 @@ pub fn table(summary: &Summary) -> String {
     padded(&HEADER, &rows)
 }
 
+/// Tables over time (`report --every 1h`): for the Total, then each label (in the order of
+/// `rows`), a row per window with the figures of the main table, the seed's soak tables.
+pub fn over_time(windows: &[super::Window], rows: &[String]) -> String {
+    let mut out = String::new();
+    let mut head = HEADER;
+    head[0] = "Window";
+    for name in rows {
+        let lines: Vec<[String; 14]> = windows
+            .iter()
+            .filter_map(|w| {
+                let s = if name == crate::metric::TOTAL {
+                    Some(&w.summary.total)
+                } else {
+                    w.summary.labels.iter().find(|l| &l.label == name)
+                }?;
+                let [a, b, c, d, e, f, g, h, i, j, k, l, m] = numbers(s);
+                Some([span(w.from_us, w.to_us), a, b, c, d, e, f, g, h, i, j, k, l, m])
+            })
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n#### {}\n\n{}", cell(name), padded(&head, &lines)));
+    }
+    out
+}
+
+/// `01:00:00–02:00:00`: a window as times since the run's start.
+pub fn span(from_us: u64, to_us: u64) -> String {
+    let hms = |us: u64| {
+        let s = us / 1_000_000;
+        format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    };
+    format!("{}–{}", hms(from_us), hms(to_us.div_ceil(1_000_000) * 1_000_000))
+}
+
 /// Connect time and time to first byte beside elapsed, per label: where a slow response spent
 /// its time (a ~1 s connect from a full SYN backlog shows here, not only in the maxima).
 pub const TIMING_HEADER: [&str; 11] = [

@@ -63,23 +63,110 @@ pub fn load_runs(dirs: &[&Path]) -> Result<RunData, rundir::Error> {
 /// only: the numbers and charts of that part of the run (its steady state, say), summed from
 /// the interval log whatever `summary.json` says.
 pub fn load_runs_window(dirs: &[&Path], window: Option<std::ops::Range<u64>>) -> Result<RunData, rundir::Error> {
+    Ok(load_runs_cut(dirs, window, None)?.0)
+}
+
+/// How a report cuts a run into windows for its tables over time (`report --every 1h`,
+/// `--windows 10`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// Windows of this many µs, from the start (of the run, or of `--from`).
+    Every(u64),
+    /// This many equal windows over the run (or over `--from`/`--to`), each a whole number of
+    /// seconds.
+    Windows(u32),
+}
+
+/// One window of a table over time: the intervals that start in `from_us..to_us` (µs from
+/// the run's start), summed exactly.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Window {
+    #[serde(rename = "from_s", serialize_with = "as_secs")]
+    pub from_us: u64,
+    /// The end of the last interval in it (at most the window's end).
+    #[serde(rename = "to_s", serialize_with = "as_secs")]
+    pub to_us: u64,
+    pub summary: Summary,
+}
+
+fn as_secs<S: serde::Serializer>(us: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(*us as f64 / 1e6)
+}
+
+/// [`load_runs_window`], and with `cut` the window's numbers cut into [`Window`]s, in one pass
+/// over the logs (two for [`Cut::Windows`] of a run whose length `meta.json` does not give).
+pub fn load_runs_cut(
+    dirs: &[&Path],
+    window: Option<std::ops::Range<u64>>,
+    cut: Option<Cut>,
+) -> Result<(RunData, Vec<Window>), rundir::Error> {
     let mut open = false;
+    let mut length_us = Some(0u64);
     for dir in dirs {
-        open |= rundir::reader::read_meta(dir)?.scenarios.iter().any(|s| s.model == Model::Open);
+        let meta = rundir::reader::read_meta(dir)?;
+        open |= meta.scenarios.iter().any(|s| s.model == Model::Open);
+        length_us = length_us.zip(meta.duration_s).map(|(l, d)| l.max((d * 1e6).ceil() as u64));
     }
+    let from = window.as_ref().map_or(0, |w| w.start);
+    let width = match cut {
+        None => u64::MAX,
+        Some(Cut::Every(us)) => us.max(1),
+        Some(Cut::Windows(n)) => {
+            let end = match length_us.filter(|_| dirs.len() == 1) {
+                Some(l) => l,
+                None => {
+                    let mut end = 0;
+                    rundir::merge::read_runs_with(dirs, |iv| end = end.max(iv.end_us))?;
+                    end
+                }
+            };
+            let end = window.as_ref().map_or(end, |w| w.end.min(end));
+            // Whole seconds: intervals are, and a window must not split one.
+            end.saturating_sub(from).div_ceil(u64::from(n.max(1))).div_ceil(1_000_000).max(1) * 1_000_000
+        }
+    };
     let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
     let mut tally = crate::record::Tally::new(0, 0);
+    let mut cuts: Vec<(crate::record::Tally, u64)> = Vec::new();
     let mut run = rundir::merge::read_runs_with(dirs, |iv| {
-        let Some(w) = &window else { return add(&mut builder, iv) };
-        if !w.contains(&iv.start_us) {
+        if window.as_ref().is_some_and(|w| !w.contains(&iv.start_us)) {
             return;
         }
-        for (i, s) in &iv.labels {
-            *tally.label_mut(*i) += s;
+        if cut.is_some() {
+            let k = usize::try_from(iv.start_us.saturating_sub(from) / width).unwrap_or(usize::MAX);
+            if k < MAX_WINDOWS {
+                if cuts.len() <= k {
+                    cuts.resize_with(k + 1, || (crate::record::Tally::new(0, 0), 0));
+                }
+                let (t, end) = &mut cuts[k];
+                for (i, s) in &iv.labels {
+                    *t.label_mut(*i) += s;
+                }
+                t.total += &iv.total;
+                *end = (*end).max(iv.end_us);
+            }
         }
-        tally.total += &iv.total;
+        if window.is_some() {
+            for (i, s) in &iv.labels {
+                *tally.label_mut(*i) += s;
+            }
+            tally.total += &iv.total;
+        }
         add(&mut builder, iv);
     })?;
+    let windows = cuts
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, end))| *end > 0)
+        .map(|(k, (t, end))| {
+            let start = from + k as u64 * width;
+            Window {
+                from_us: start,
+                to_us: (*end).min(start.saturating_add(width)),
+                summary: rundir::Summary::from_tally(t, &run.meta.labels, &run.meta.checks, &[], run.summary.complete),
+            }
+        })
+        .collect();
     if let Some(w) = &window {
         let thresholds = std::mem::take(&mut run.summary.thresholds);
         // The scenarios' counts are the whole run's: a window has the labels' numbers only.
@@ -90,8 +177,12 @@ pub fn load_runs_window(dirs: &[&Path], window: Option<std::ops::Range<u64>>) ->
         run.meta.plan_name = format!("{} (from {} s{to})", run.meta.plan_name, w.start as f64 / 1e6);
     }
     let series = builder.finish(&run.meta.labels);
-    Ok(RunData { meta: run.meta, summary: run.summary, series })
+    Ok((RunData { meta: run.meta, summary: run.summary, series }, windows))
 }
+
+/// The most windows a table over time has: a window past it is left out (far more rows than
+/// any document holds; `--every 1s` of a day is 86,400).
+pub const MAX_WINDOWS: usize = 100_000;
 
 /// Adds a logged interval to a report's series.
 fn add(builder: &mut SeriesBuilder, iv: &rundir::reader::LoggedInterval) {

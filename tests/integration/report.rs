@@ -487,4 +487,35 @@ fn a_window_of_a_run_reports_the_intervals_in_it() {
     assert!(tail.stdout_str().contains("(from 2 s)"), "{}", tail.stdout_str());
     let reversed = Stampede::new().args(["report", "--from", "3s", "--to", "1s"]).arg(run.path()).run();
     reversed.assert_exit(2);
+
+    // Tables over time: each window is the report of that window (`--from/--to`), and the
+    // windows add up to the run, which the server served.
+    let windows = |args: &[&str]| -> serde_json::Value {
+        let out = Stampede::new().args(["report", "--format", "json"]).args(args).arg(run.path()).run();
+        out.assert_exit(0);
+        serde_json::from_str::<serde_json::Value>(&out.stdout_str()).unwrap()["windows"].clone()
+    };
+    let every = windows(&["--every", "2s"]);
+    let every = every.as_array().unwrap();
+    assert!(every.len() >= 2, "{every:?}");
+    let sum: u64 = every.iter().map(|w| uint(&w["summary"]["total"], "samples")).sum();
+    assert_eq!(sum, server.requests());
+    assert_eq!((every[0]["from_s"].as_f64(), every[0]["to_s"].as_f64()), (Some(0.0), Some(2.0)));
+    assert_eq!(uint(&every[0]["summary"]["total"], "samples"), {
+        let out = Stampede::new().args(["report", "--to", "2s", "--format", "json"]).arg(run.path()).run();
+        uint(&serde_json::from_str::<serde_json::Value>(&out.stdout_str()).unwrap()["total"], "samples")
+    });
+    let halves = windows(&["--windows", "2", "--from", "1s", "--to", "3s"]);
+    let halves = halves.as_array().unwrap();
+    assert_eq!(halves.len(), 2, "{halves:?}");
+    assert_eq!(halves[1]["from_s"].as_f64(), Some(2.0));
+    let sum: u64 = halves.iter().map(|w| uint(&w["summary"]["total"], "samples")).sum();
+    assert_eq!(sum, in_window);
+    let md = Stampede::new().args(["report", "--every", "2s"]).arg(run.path()).run();
+    let text = md.stdout_str();
+    assert!(text.contains("## Over time") && text.contains("| 00:00:00–00:00:02 |"), "{text}");
+    let csv = Stampede::new().args(["report", "--windows", "2", "--format", "csv"]).arg(run.path()).run();
+    assert!(csv.stdout_str().starts_with("from_s,to_s,label,samples,"), "{}", csv.stdout_str());
+    let html = Stampede::new().args(["report", "--every", "2s", "--format", "html"]).arg(run.path()).run();
+    assert!(html.stdout_str().contains("<section id=\"windows\"><h2>Tables over time</h2>"));
 }
