@@ -110,6 +110,9 @@ pub struct Record {
     /// The loads asked for, in order (the sweep may end before the last).
     pub planned: Vec<f64>,
     pub step_duration_s: f64,
+    /// Each step's first seconds left out of its figures (`--warmup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
     pub steps: Vec<Step>,
@@ -470,9 +473,10 @@ pub fn markdown(r: &Record) -> String {
     let _ = writeln!(out, "# Sweep: {}\n", r.plan_name);
     let _ = writeln!(
         out,
-        "{} steps of {} s{}{}.\n",
+        "{} steps of {} s{}{}{}.\n",
         r.steps.len(),
         show_load(r.step_duration_s),
+        r.warmup_s.map(|w| format!(", each measured after a {} s warm-up", show_load(w))).unwrap_or_default(),
         if r.finished { "" } else { " (cut short)" },
         r.until.as_ref().map(|u| format!(", until `{u}`")).unwrap_or_default()
     );

@@ -34,6 +34,10 @@ pub struct SweepArgs {
     /// Closed model: each step starts its users evenly over this time (part of the step).
     #[arg(long, value_parser = super::parse_duration_arg)]
     pub ramp_up: Option<Duration>,
+    /// Leave each step's first seconds out of its figures (the step still runs
+    /// --step-duration; its run directory keeps every second: `report --from` shows them).
+    #[arg(long, value_parser = super::parse_duration_arg)]
+    pub warmup: Option<Duration>,
     /// Stop at the first step that meets this condition (`p95>300ms or error_pct>1`: goals'
     /// syntax, joined by `or`); the sweep names the highest load that did not.
     #[arg(long, value_name = "CONDITION")]
@@ -95,6 +99,10 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
         return Err(Error::Usage("--ramp-up starts users; a --rates step arrives at its rate from its start".into()));
     }
     let until = a.until.as_deref().map(parse_until).transpose()?;
+    let warmup = a.warmup.filter(|w| !w.is_zero());
+    if warmup.is_some_and(|w| w >= a.step_duration) {
+        return Err(Error::Usage("--warmup must be shorter than --step-duration: it is the start of each step".into()));
+    }
     // Ctrl-C between steps ends the sweep too (during a step, the step's run hears it first).
     let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signals = tokio::spawn({
@@ -115,6 +123,7 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
         load,
         planned: loads.clone(),
         step_duration_s: a.step_duration.as_secs_f64(),
+        warmup_s: warmup.map(|w| w.as_secs_f64()),
         until: a.until.clone(),
         steps: Vec::new(),
         knee: None,
@@ -186,7 +195,7 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
         let place = Place::Exact { dir: dir.join(&name), replace: false };
         let (step_code, step_dir) =
             super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default()).await?;
-        let step = read_step(&step_dir, &name, *value, until.as_deref())?;
+        let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;
         let broke = step.broke.is_some();
         goals_failed |= !step.failed.is_empty();
         record.steps.push(step);
@@ -220,10 +229,36 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
     Ok(code)
 }
 
-/// A step's numbers from its run directory; `broke` when one of `until` holds for it.
-fn read_step(dir: &Path, name: &str, load: f64, until: Option<&[Threshold]>) -> Result<Step, Error> {
+/// A step's numbers from its run directory (after its `warmup`, when given); `broke` when one
+/// of `until` holds for it.
+fn read_step(
+    dir: &Path,
+    name: &str,
+    load: f64,
+    until: Option<&[Threshold]>,
+    warmup: Option<Duration>,
+) -> Result<Step, Error> {
     let run = rundir::read_run(dir)?;
-    let s = &run.summary;
+    let whole = &run.summary;
+    let windowed = match warmup {
+        None => None,
+        Some(w) => {
+            let from = u64::try_from(w.as_micros()).unwrap_or(u64::MAX);
+            let mut s = crate::report::load_runs_window(&[dir], Some(from..u64::MAX))?.summary;
+            // The step's goals, judged on the measured part; its arrivals and generator load
+            // are the whole step's (the log keeps no scenario counts per window).
+            let mut goals = Vec::new();
+            for text in &run.meta.thresholds {
+                goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?);
+            }
+            s.thresholds = crate::run::judge::evaluate(&goals, &s);
+            s.scenarios = whole.scenarios.clone();
+            s.generator = whole.generator;
+            s.total.dropped_iterations = whole.total.dropped_iterations;
+            Some(s)
+        }
+    };
+    let s = windowed.as_ref().unwrap_or(whole);
     let broke = until.and_then(|goals| {
         let judged = crate::run::judge::evaluate(goals, s);
         let met = judged.iter().find(|t| t.passed).map(|t| match t.actual {

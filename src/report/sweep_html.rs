@@ -128,6 +128,7 @@ mod tests {
             load: Load::Users,
             planned: points.iter().map(|p| p.0).collect(),
             step_duration_s: 60.0,
+            warmup_s: None,
             until: None,
             steps,
             knee: None,

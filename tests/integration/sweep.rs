@@ -142,3 +142,53 @@ fn users_are_refused_for_an_open_model_plan() {
     assert_eq!(server.requests(), 0);
     assert!(!run.path().exists());
 }
+
+/// `--warmup`: each step's figures leave its first seconds out (exactly the intervals from
+/// then on), while its run directory keeps every second, which the server served.
+#[test]
+fn a_warm_up_is_left_out_of_each_steps_figures() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("sweep-warmup");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "name: warm\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
+            server.url("/w/${__P(sweep.load,0)}")
+        ),
+    );
+    let out = Stampede::new()
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "1,2", "--step-duration", "3s", "--warmup", "1s", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(record["warmup_s"].as_f64(), Some(1.0));
+    for s in record["steps"].as_array().unwrap() {
+        let load = s["load"].as_f64().unwrap() as u64;
+        let dir = run.path().join(s["dir"].as_str().unwrap());
+        let log = std::fs::read_to_string(dir.join("intervals.jsonl")).unwrap();
+        let after: u64 = log
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|l| l["start_us"].as_u64().unwrap() >= 1_000_000)
+            .map(|l| uint(&l["total"], "samples"))
+            .sum();
+        let served = server.requests_to(&format!("/w/{load}"));
+        assert_eq!(uint(&s["total"], "samples"), after, "step {load}");
+        assert!(after > 0 && after < served, "step {load}: {after} of {served}");
+        let whole: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(uint(&whole["total"], "samples"), served, "step {load}");
+    }
+    assert!(out.stdout_str().contains("each measured after a 1 s warm-up"), "{}", out.stdout_str());
+    let long = Stampede::new()
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "1", "--step-duration", "1s", "--warmup", "1s"])
+        .run();
+    long.assert_exit(2);
+    assert!(long.stderr_str().contains("--warmup must be shorter"), "{}", long.stderr_str());
+}
