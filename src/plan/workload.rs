@@ -36,6 +36,62 @@ pub struct ShapedWorkload {
     pub graceful_stop: Duration,
 }
 
+impl ShapedWorkload {
+    /// The users of closed-model stages (`workload: {stages: [{users, duration}]}`, the
+    /// Stepping/Concurrency thread group's shape, k6's ramping VUs): `start_users` at the start,
+    /// then each stage moves the number of users linearly to its `users` over its `duration`
+    /// (0s: at once; equal numbers: a hold). Of `n` users added over `d` from `t`, the k-th
+    /// (k = 0 … n−1) starts at t + d·k/n, as a thread group's ramp-up; of `n` removed, the
+    /// latest started goes first, the k-th at t + d·(k+1)/n, so the stage ends at its number.
+    /// Every user left stops at the end. A user stopped finishes its iteration (an iteration is
+    /// a flow, a login with its logout); a user whose stop is its start never runs.
+    pub fn from_stages(
+        start_users: u32,
+        stages: &[(u32, Duration)],
+        start_delay: Duration,
+        graceful_stop: Duration,
+    ) -> ShapedWorkload {
+        // Each user's start and stop (none yet), and the users running, in the order they started.
+        let mut users: Vec<(Duration, Option<Duration>)> = Vec::new();
+        let mut running: Vec<usize> = Vec::new();
+        let add = |at: Duration, users: &mut Vec<(Duration, Option<Duration>)>, running: &mut Vec<usize>| {
+            running.push(users.len());
+            users.push((at, None));
+        };
+        for _ in 0..start_users {
+            add(start_delay, &mut users, &mut running);
+        }
+        let mut at = start_delay;
+        for &(target, d) in stages {
+            let now = running.len() as u32;
+            if target > now {
+                let n = target - now;
+                for k in 0..u64::from(n) {
+                    add(at + spread(d, k, n), &mut users, &mut running);
+                }
+            } else {
+                let n = now - target;
+                for k in 0..u64::from(n) {
+                    if let Some(u) = running.pop() {
+                        users[u].1 = Some(at + spread(d, k + 1, n));
+                    }
+                }
+            }
+            at += d;
+        }
+        let (starts, stops): (Vec<Duration>, Vec<Duration>) =
+            users.into_iter().map(|(a, b)| (a, b.unwrap_or(at))).filter(|(a, b)| b > a).unzip();
+        ShapedWorkload {
+            starts: Times(starts),
+            stops: Some(Times(stops)),
+            iterations: None,
+            renew: false,
+            finish_iteration: true,
+            graceful_stop,
+        }
+    }
+}
+
 /// One time per user, in user order (any order of times: JMeter's Ultimate Thread Group starts
 /// the first user of a row last). Written in the resolved plan as arithmetic runs.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -398,6 +454,34 @@ mod tests {
             start_delay: Duration::ZERO,
             graceful_stop: DEFAULT_GRACEFUL_STOP,
         }
+    }
+
+    /// Closed-model stages: users added as a ramp-up starts them, removed last-in first-out,
+    /// the stage ending at its number; a jump is a 0s stage; users that never run are dropped.
+    #[test]
+    fn closed_stages_start_and_stop_users_on_the_schedule() {
+        let w = ShapedWorkload::from_stages(
+            1,
+            &[(3, s(2)), (3, s(10)), (5, Duration::ZERO), (5, s(10)), (1, s(4)), (1, s(5))],
+            s(1),
+            s(30),
+        );
+        let secs = |t: &Times| t.0.iter().map(|d| d.as_secs_f64()).collect::<Vec<f64>>();
+        // User 0 at the start; 1 and 2 over 2 s; 3 and 4 at 13 s; then 4, 3, 2, 1 stop a
+        // second apart from 24 s; user 0 stays to the end at 32 s.
+        assert_eq!(secs(&w.starts), [1.0, 1.0, 2.0, 13.0, 13.0]);
+        assert_eq!(secs(w.stops.as_ref().unwrap()), [32.0, 27.0, 26.0, 25.0, 24.0]);
+        assert!(w.finish_iteration && !w.renew && w.iterations.is_none());
+        let level = |t: f64| {
+            let stops = w.stops.as_ref().unwrap();
+            w.starts.0.iter().zip(&stops.0).filter(|(a, b)| a.as_secs_f64() <= t && t < b.as_secs_f64()).count()
+        };
+        assert_eq!([level(0.5), level(1.5), level(5.0), level(13.0), level(20.0), level(29.0)], [0, 2, 3, 5, 5, 1]);
+        assert_eq!(Workload::Shaped(w).planned_duration(), Some(s(32)));
+        // Up and down at once: no user that never runs.
+        let w = ShapedWorkload::from_stages(0, &[(4, Duration::ZERO), (0, Duration::ZERO), (2, s(1))], s(0), s(1));
+        assert_eq!(secs(&w.starts), [0.0, 0.5]);
+        assert_eq!(secs(w.stops.as_ref().unwrap()), [1.0, 1.0]);
     }
 
     #[test]

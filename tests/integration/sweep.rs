@@ -1,7 +1,8 @@
 //! Sweeps (issue 16) against a server of a fixed pool of workers, whose time in queue grows with
 //! the load past its pool: each step's samples are what the server served for it, the knee is
 //! found where the pool fills, `--until` stops at the first step that breaks the SLO and names
-//! the highest load that met it; quick mode takes a body from a file.
+//! the highest load that met it; quick mode takes a body from a file. Closed-model stages hold
+//! their users.
 
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
@@ -191,4 +192,26 @@ fn a_warm_up_is_left_out_of_each_steps_figures() {
         .run();
     long.assert_exit(2);
     assert!(long.stderr_str().contains("--warmup must be shorter"), "{}", long.stderr_str());
+}
+
+/// Closed-model stages in a YAML plan hold their number of users: the interval log's active
+/// users follow the steps, the server sees at most the top step's users at once (each user its
+/// own connection), and every request it served is counted.
+#[test]
+fn closed_model_stages_hold_their_users() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(20))).start();
+    let run = TempRun::new("closed-stages");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "name: steps\nscenarios:\n  - name: s\n    workload:\n      stages:\n        - {{users: 2, duration: 0s}}\n        - {{users: 2, duration: 2s}}\n        - {{users: 5, duration: 0s}}\n        - {{users: 5, duration: 2s}}\n        - {{users: 1, duration: 0s}}\n        - {{users: 1, duration: 2s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
+            server.url("/st")
+        ),
+    );
+    Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert_eq!(server.max_concurrent_connections(), 5);
+    // Users busy at the end of the 1st, 3rd and 5th seconds: 2, 5 and 1.
+    let active: Vec<u64> = run.intervals().iter().map(|l| l["active_users"][0].as_u64().unwrap()).collect();
+    assert_eq!((active[0], active[2], active[4]), (2, 5, 1), "{active:?}");
 }

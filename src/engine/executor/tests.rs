@@ -325,6 +325,33 @@ async fn shaped_users_start_and_stop_at_their_own_times() {
     assert_eq!(r.took, ms(1200));
 }
 
+/// Closed-model stages hold their number of users: 2 users for 1 s, 4 for 1 s, then 1 for 1 s,
+/// each iteration 100 ms; a user stopped at a step down finishes the iteration it is in.
+#[tokio::test(start_paused = true)]
+async fn closed_stages_hold_their_users() {
+    let w = ShapedWorkload::from_stages(
+        0,
+        &[(2, ms(0)), (2, ms(1000)), (4, ms(0)), (4, ms(1000)), (1, ms(0)), (1, ms(1000))],
+        Duration::ZERO,
+        Duration::from_secs(30),
+    );
+    let r = run(Workload::Shaped(w), &Segment::FULL, ms(100), None, Duration::ZERO).await;
+    let per_second: Vec<usize> =
+        (0..3).map(|k| r.log.iter().filter(|i| i.at >= ms(k * 1000) && i.at < ms((k + 1) * 1000)).count()).collect();
+    assert_eq!(per_second, [20, 40, 10], "{:?}", starts_of(&r));
+    let users_at = |k: u64| {
+        let mut u: Vec<u64> =
+            r.log.iter().filter(|i| i.at >= ms(k * 1000) && i.at < ms((k + 1) * 1000)).map(|i| i.user).collect();
+        u.dedup();
+        u.sort();
+        u.dedup();
+        u
+    };
+    assert_eq!((users_at(0), users_at(1), users_at(2)), (vec![0, 1], vec![0, 1, 2, 3], vec![0]));
+    assert!(r.log.iter().all(|r| !r.abandoned));
+    assert_eq!(r.took, ms(3000));
+}
+
 #[tokio::test(start_paused = true)]
 async fn shaped_users_are_given_their_stop_and_iterations_bound_them() {
     let w = shaped(&[0, 0], &[10_000, 250], Some(2));

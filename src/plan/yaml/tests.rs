@@ -52,6 +52,13 @@ fn reads_a_full_plan() {
     assert_eq!(r.body, Body::Text(Template::literal(r#"{"request":{"filters":{}}}"#)));
     let Workload::Open(o) = &p.scenarios[1].workload else { panic!() };
     assert_eq!((o.start_rate, o.max_users), (100.0, 50));
+    // Stages of users: the closed model's schedule (the Stepping thread group's shape).
+    let src = "scenarios:\n  - workload:\n      start_users: 2\n      start_delay: 1s\n      stages:\n        - {users: 2, duration: 1m}\n        - {users: 4, duration: 0s}\n        - {users: 4, duration: 1m}\n    flow: [{request: {url: 'http://127.0.0.1/'}}]\n";
+    let staged = load(src).unwrap();
+    let Workload::Shaped(w) = &staged.scenarios[0].workload else { panic!("{:?}", staged.scenarios[0].workload) };
+    let secs = |t: &[std::time::Duration]| t.iter().map(|d| d.as_secs()).collect::<Vec<u64>>();
+    assert_eq!(secs(&w.starts.0), [1, 1, 61, 61]);
+    assert_eq!(secs(&w.stops.as_ref().unwrap().0), [121, 121, 121, 121]);
     let Step::Request(r) = &p.scenarios[1].flow[0] else { panic!() };
     assert_eq!(r.path.as_const(), Some("/v1/tenant/info?x=1"));
     assert_eq!(r.query, [Param::new("y", Template::literal("a b"))]);
@@ -100,6 +107,12 @@ fn semantic_errors_name_the_element() {
         ("scenarios: [{workload: {users: 1, iterations: 5, duration: 0}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`duration` must be above zero"),
         ("scenarios: [{workload: {rate: 5, duration: 0ms}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`duration` must be above zero"),
         ("scenarios: [{workload: {stages: [{rate: 5, duration: 0s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "0s in all"),
+        ("scenarios: [{workload: {stages: [{users: 5, duration: 0s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "0s in all"),
+        ("scenarios: [{workload: {stages: [{users: 0, duration: 1s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "no stage has a user"),
+        ("scenarios: [{workload: {stages: [{users: 5, duration: 1s}, {rate: 5, duration: 1s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "missing field `users`"),
+        ("scenarios: [{workload: {stages: [{users: 5, rate: 2, duration: 1s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "not both"),
+        ("scenarios: [{workload: {users: 3, stages: [{users: 5, duration: 1s}]}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "only `start_users`"),
+        ("scenarios: [{workload: {start_users: 3, rate: 5, duration: 1s}, flow: [{request: {url: 'http://127.0.0.1/'}}]}]", "`start_users` goes with `stages` of users"),
     ];
     for (src, want) in cases {
         let e = load(src).unwrap_err().to_string();

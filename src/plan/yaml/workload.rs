@@ -1,5 +1,5 @@
-//! `workload:` — the closed model (users, iterations, duration) or the open one (an arrival
-//! rate, or stages of rates).
+//! `workload:` — the closed model (users, iterations, duration, or stages of users) or the
+//! open one (an arrival rate, or stages of rates).
 
 use super::node::Node;
 use super::*;
@@ -12,12 +12,13 @@ const WORKLOAD_KEYS: &[&str] = &[
     "rate",
     "start_rate",
     "stages",
+    "start_users",
     "pre_allocated_users",
     "max_users",
     "start_delay",
     "graceful_stop",
 ];
-const STAGE_KEYS: &[&str] = &["rate", "target", "duration"];
+const STAGE_KEYS: &[&str] = &["rate", "target", "users", "duration"];
 
 impl Cx {
     pub(super) fn workload(&mut self, n: &Node, el: &str) -> Result<Workload, Error> {
@@ -27,6 +28,12 @@ impl Cx {
         let graceful_stop = self
             .opt_duration(w.get("graceful_stop"), &f("graceful_stop"))?
             .unwrap_or(crate::plan::workload::DEFAULT_GRACEFUL_STOP);
+        if let Some(stages) = w.get("stages").filter(|st| of_users(st)) {
+            return self.closed_stages(&w, stages, el, start_delay, graceful_stop);
+        }
+        if let Some(k) = w.get("start_users").and(w.key("start_users")) {
+            return Err(self.invalid(k, el, "`start_users` goes with `stages` of users"));
+        }
         if w.has("rate") || w.has("stages") {
             return self.open(&w, el, start_delay, graceful_stop);
         }
@@ -69,6 +76,62 @@ impl Cx {
             start_delay,
             graceful_stop,
         }))
+    }
+
+    /// `stages` of users: the closed model's schedule, each stage moving the users linearly
+    /// to its number over its duration (see [`ShapedWorkload::from_stages`]).
+    fn closed_stages(
+        &mut self,
+        w: &Fields<'_>,
+        stages_node: &Node,
+        el: &str,
+        start_delay: Duration,
+        graceful_stop: Duration,
+    ) -> Result<Workload, Error> {
+        let f = |name: &str| format!("{el}.{name}");
+        let others =
+            ["users", "ramp_up", "iterations", "duration", "rate", "start_rate", "max_users", "pre_allocated_users"];
+        if let Some(k) = others.iter().find_map(|k| w.get(k).and(w.key(k))) {
+            return Err(self.invalid(
+                k,
+                el,
+                "with `stages` of users, each stage sets the users and how long; the workload takes only `start_users`, `start_delay` and `graceful_stop` beside them",
+            ));
+        }
+        let start_users =
+            w.get("start_users").map(|v| self.count::<u32>(v, &f("start_users"))).transpose()?.unwrap_or(0);
+        let mut stages = Vec::new();
+        for (i, s) in self.seq(Some(stages_node), &f("stages"))?.iter().enumerate() {
+            let sel = format!("{el}.stages[{i}]");
+            let sf = self.fields(s, &sel, "StageDoc", STAGE_KEYS)?;
+            let users = match sf.get("users") {
+                Some(u) => u,
+                None => {
+                    return Err(Error::new(
+                        ErrorKind::Missing,
+                        self.loc(s, &sel),
+                        "missing field `users` (the stages of a workload are all of users, or all of rates)",
+                    ))
+                }
+            };
+            if let Some(k) = sf.get("rate").or(sf.get("target")).and(sf.key("rate").or(sf.key("target"))) {
+                return Err(self.invalid(
+                    k,
+                    &sel,
+                    "a stage sets `users` (closed model) or `rate` (open model), not both",
+                ));
+            }
+            let users = self.count::<u32>(users, &format!("{sel}.users"))?;
+            let duration = self.required(&sf, "duration", &sel)?;
+            stages.push((users, self.duration(duration, &format!("{sel}.duration"))?));
+        }
+        if stages.iter().all(|(_, d)| d.is_zero()) {
+            return Err(self.invalid(stages_node, &f("stages"), "the stages last 0s in all"));
+        }
+        if start_users == 0 && stages.iter().all(|(u, _)| *u == 0) {
+            return Err(self.invalid(stages_node, &f("stages"), "no stage has a user"));
+        }
+        Ok(Workload::Shaped(ShapedWorkload::from_stages(start_users, &stages, start_delay, graceful_stop)))
     }
 
     fn open(
@@ -159,4 +222,13 @@ impl Cx {
             graceful_stop,
         }))
     }
+}
+
+/// Whether `stages` are of users (the closed model): a stage that sets `users`.
+fn of_users(stages: &Node) -> bool {
+    let Value::Seq(items) = &stages.value else { return false };
+    items.iter().any(|s| match &s.value {
+        Value::Map(entries) => entries.iter().any(|(k, _)| k.scalar_text().as_deref() == Some("users")),
+        _ => false,
+    })
 }
