@@ -286,6 +286,22 @@ fn charts(series: &Series, summary: &Summary) -> Vec<Chart> {
                 Line { dashed: true, ..line("mean", &|i| pts[i].mean_ms) },
             ],
         },
+    ]
+    .into_iter()
+    .chain((shown.len() > 1).then(|| {
+        Chart {
+            id: "chart-label-latency".into(),
+            title: format!("Response time per label, 95th percentile{suffix}"),
+            x: XAxis::Seconds,
+            x_label: "time since start".into(),
+            y_label: "ms".into(),
+            lines: shown
+                .iter()
+                .map(|(li, name)| line(name, &|i| pts[i].label_p95_ms.get(*li).copied().unwrap_or(f64::NAN)))
+                .collect(),
+        }
+    }))
+    .chain([
         Chart {
             id: "chart-users".into(),
             title: "Active users".into(),
@@ -310,7 +326,8 @@ fn charts(series: &Series, summary: &Summary) -> Vec<Chart> {
             y_label: "ms".into(),
             lines: vec![Line { name: "Total".into(), points: series.distribution.clone(), dashed: false }],
         },
-    ]
+    ])
+    .collect()
 }
 
 /// Runs side by side as one page: the runs, the comparison table (deltas within the noise

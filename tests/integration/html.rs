@@ -72,10 +72,21 @@ fn the_html_report_is_self_contained_and_draws_every_chart() {
         .map(|c| (c[0].as_str().unwrap().to_string(), c[1].as_u64().unwrap()))
         .collect();
     let ids: Vec<&str> = charts.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, ["chart-throughput", "chart-latency", "chart-users", "chart-errors", "chart-distribution"]);
+    assert_eq!(
+        ids,
+        [
+            "chart-throughput",
+            "chart-latency",
+            "chart-label-latency",
+            "chart-users",
+            "chart-errors",
+            "chart-distribution"
+        ]
+    );
     let lines = |id: &str| charts.iter().find(|(i, _)| i == id).unwrap().1;
     assert_eq!(lines("chart-throughput"), 3, "Total and each label");
     assert_eq!(lines("chart-latency"), 4, "p99, p90, p50, mean");
+    assert_eq!(lines("chart-label-latency"), 2, "each label's p95 over time");
     assert_eq!(lines("chart-errors"), 2, "Total and the failing label");
     assert_eq!((lines("chart-users"), lines("chart-distribution")), (1, 1));
     // Charts are drawn with real size on a laptop screen, not collapsed.

@@ -196,6 +196,9 @@ impl SeriesBuilder {
                 label_errors_per_s: (0..label_count)
                     .map(|i| f.labels.get(i).map_or(0.0, |l| per_s(l.errors, f)))
                     .collect(),
+                label_p95_ms: (0..label_count)
+                    .map(|i| f.labels.get(i).map_or(f64::NAN, |l| l.quantile_ms(0.95)))
+                    .collect(),
             })
             .collect();
         let batches = self.batches.finish();
@@ -254,6 +257,8 @@ pub struct Point {
     pub active_users: u64,
     pub label_rps: Vec<f64>,
     pub label_errors_per_s: Vec<f64>,
+    /// Each label's 95th percentile in the point, ms (NaN where it had no sample).
+    pub label_p95_ms: Vec<f64>,
 }
 
 /// Standard errors of a row's figures (same units as the figures), from `batches` batch means.
