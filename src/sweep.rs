@@ -97,6 +97,10 @@ pub struct Step {
     /// The `--threshold` goals it failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<String>,
+    /// A step of `--refine`, between the highest load that met `--until` and the lowest that
+    /// did not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refine: bool,
 }
 
 /// The sweep's record (`sweep.json`).
@@ -139,7 +143,14 @@ impl Record {
             .collect();
         self.usl = fit_usl(&concurrency);
         if self.until.is_some() {
-            self.highest_good = self.steps.iter().filter(|s| s.broke.is_none()).map(|s| s.load).reduce(f64::max);
+            // Below the lowest load that broke it (refining steps keep the good ones below).
+            let bad = self.steps.iter().filter(|s| s.broke.is_some()).map(|s| s.load).reduce(f64::min);
+            self.highest_good = self
+                .steps
+                .iter()
+                .filter(|s| s.broke.is_none() && bad.is_none_or(|b| s.load < b))
+                .map(|s| s.load)
+                .reduce(f64::max);
         }
     }
 }
@@ -453,8 +464,13 @@ pub fn header(load: Load) -> Vec<&'static str> {
 
 /// A step's row of [`header`]'s columns: `f` is its Total or one of its labels.
 pub fn cells(load: Load, s: &Step, f: &Figures) -> Vec<String> {
-    let mut c =
-        vec![format!("{}{}", show_load(s.load), if s.broke.is_some() { " ✗" } else { "" }), f.samples.to_string()];
+    let mark = match (s.broke.is_some(), s.refine) {
+        (true, true) => " ✗ (refine)",
+        (true, false) => " ✗",
+        (false, true) => " (refine)",
+        (false, false) => "",
+    };
+    let mut c = vec![format!("{}{mark}", show_load(s.load)), f.samples.to_string()];
     c.extend([f.throughput_rps, f.mean_ms, f.p50_ms, f.p95_ms, f.p99_ms, f.max_ms].map(|v| format!("{v:.2}")));
     c.push(format!("{:.2}%", f.error_pct));
     if load == Load::Rate {

@@ -42,6 +42,11 @@ pub struct SweepArgs {
     /// syntax, joined by `or`); the sweep names the highest load that did not.
     #[arg(long, value_name = "CONDITION")]
     pub until: Option<String>,
+    /// With --until: after the first step that meets it, up to N more steps that halve the gap
+    /// between the highest load that did not and the lowest that did (users: to one user;
+    /// rates: to 1% of the load), so the capacity found is finer than the steps given.
+    #[arg(long, value_name = "N", requires = "until", default_value_t = 0)]
+    pub refine: u32,
     /// The sweep's directory: new or empty (default: runs/<timestamp>-sweep).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -133,7 +138,11 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
     };
     let argv: Vec<String> = std::env::args().collect();
     let mut code = exit::OK;
-    for (i, value) in loads.iter().enumerate() {
+    let mut next = loads.first().copied();
+    let mut refining = 0u32;
+    let mut i = 0usize;
+    while let Some(value_now) = next.take() {
+        let value = &value_now;
         if interrupted.load(std::sync::atomic::Ordering::SeqCst) {
             code = exit::INTERRUPTED;
             break;
@@ -145,13 +154,12 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             if load == Load::Users { "users" } else { "rps" }
         );
         if !a.quiet {
-            eprintln!(
-                "\n== step {}/{}: {} {}",
-                i + 1,
-                loads.len(),
-                sweep::show_load(*value),
-                load.title().to_lowercase()
-            );
+            let of = if refining > 0 {
+                format!("refine {refining}/{}", a.refine)
+            } else {
+                format!("{}/{}", i + 1, loads.len())
+            };
+            eprintln!("\n== step {of}: {} {}", sweep::show_load(*value), load.title().to_lowercase());
         }
         let mut run = RunArgs {
             plan: a.plan.clone(),
@@ -198,15 +206,35 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
         let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;
         let broke = step.broke.is_some();
         goals_failed |= !step.failed.is_empty();
-        record.steps.push(step);
+        // Steps in order of load: a refining step falls between two others.
+        let at = record.steps.iter().position(|s| s.load > step.load).unwrap_or(record.steps.len());
+        record.steps.insert(at, Step { refine: refining > 0, ..step });
         record.analyse();
         write_record(&dir, &record)?;
         if step_code == exit::INTERRUPTED || step_code == exit::RUNTIME {
             code = step_code;
             break;
         }
-        if broke {
-            break;
+        i += 1;
+        next = if !broke && refining == 0 {
+            loads.get(i).copied()
+        } else if refining < a.refine {
+            // Halve the gap between the highest good load and the lowest bad one.
+            let bad = record.steps.iter().filter(|s| s.broke.is_some()).map(|s| s.load).reduce(f64::min);
+            let good = record.steps.iter().filter(|s| s.broke.is_none()).map(|s| s.load).reduce(f64::max);
+            match (good, bad) {
+                (Some(g), Some(b)) => {
+                    let mid = if load == Load::Users { ((g + b) / 2.0).floor() } else { (g + b) / 2.0 };
+                    let fine = if load == Load::Users { b - g <= 1.0 } else { b - g <= 0.01 * b };
+                    (!fine && mid > g && mid < b).then_some(mid)
+                }
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if next.is_some() && (broke || refining > 0) {
+            refining += 1;
         }
     }
     signals.abort();
@@ -291,6 +319,7 @@ fn read_step(
         concurrency: s.total.throughput_rps * s.total.mean_ms / 1000.0,
         broke,
         failed,
+        refine: false,
     })
 }
 

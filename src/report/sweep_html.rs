@@ -118,6 +118,7 @@ mod tests {
                 concurrency: *n,
                 broke: None,
                 failed: Vec::new(),
+                refine: false,
             })
             .collect();
         let mut r = Record {

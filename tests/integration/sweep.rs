@@ -45,6 +45,7 @@ fn a_sweep_finds_the_knee_of_a_pool_of_workers_and_stops_at_the_slo() {
     }
     assert!(steps[3]["broke"].as_str().unwrap().starts_with("p95 > 30ms"), "{record:#}");
     assert_eq!(record["highest_good"].as_f64(), Some(4.0));
+    assert!(steps.iter().all(|s| s.get("refine").is_none()), "no --refine, no refining step");
     assert_eq!(record["knee"]["load"].as_f64(), Some(4.0), "{record:#}");
     // The USL fit sees the ceiling: a peak, or a level, near 200/s.
     let usl = &record["usl"];
@@ -214,4 +215,41 @@ fn closed_model_stages_hold_their_users() {
     // Users busy at the end of the 1st, 3rd and 5th seconds: 2, 5 and 1.
     let active: Vec<u64> = run.intervals().iter().map(|l| l["active_users"][0].as_u64().unwrap()).collect();
     assert_eq!((active[0], active[2], active[4]), (2, 5, 1), "{active:?}");
+}
+
+/// `--refine N`: after the first step that breaks the SLO, steps that halve the gap between the
+/// highest good load and the lowest bad one find the capacity between the steps given: a pool
+/// of 4 workers of 20 ms keeps p95 under 30 ms up to 4 users, and 5 users queue.
+#[test]
+fn refine_finds_the_capacity_between_two_steps() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(20)).pool(4)).start();
+    let run = TempRun::new("sweep-refine");
+    let plan = run.write(
+        "plan.yaml",
+        format!(
+            "name: pool\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
+            server.url("/r/${__P(sweep.load,0)}")
+        ),
+    );
+    let out = Stampede::new()
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "2,12", "--step-duration", "2s", "--until", "p95>30ms", "--refine", "4", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let steps = record["steps"].as_array().unwrap();
+    let loads: Vec<u64> = steps.iter().map(|s| s["load"].as_f64().unwrap() as u64).collect();
+    // 2 good, 12 bad; then 7 (bad), 4 (good), 5 (bad): the gap is one user. Steps by load.
+    assert_eq!(loads, [2, 4, 5, 7, 12], "{record:#}");
+    let refined: Vec<bool> = steps.iter().map(|s| s["refine"] == true).collect();
+    assert_eq!(refined, [false, true, true, true, false]);
+    assert_eq!(record["highest_good"].as_f64(), Some(4.0), "{record:#}");
+    for s in steps {
+        let load = s["load"].as_f64().unwrap() as u64;
+        assert_eq!(uint(&s["total"], "samples"), server.requests_to(&format!("/r/{load}")), "step {load}");
+    }
+    assert!(run.path().join("step-05-5-users").join("summary.json").exists());
 }
