@@ -60,8 +60,8 @@ pub struct ReportArgs {
     /// length (e.g. `--every 1h` for a soak), from the interval log.
     #[arg(long, value_name = "DURATION", value_parser = super::parse_duration_arg, conflicts_with = "windows")]
     pub every: Option<std::time::Duration>,
-    /// As --every, with this many equal windows (whole seconds each) over the run or the
-    /// --from/--to window.
+    /// As --every, with at most this many equal windows (whole seconds each) over the run or
+    /// the --from/--to window.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub windows: Option<u32>,
 }
@@ -215,6 +215,11 @@ pub(super) fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
 pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     if let [dir] = a.runs.as_slice() {
         if crate::sweep::is_sweep(dir) {
+            if a.every.is_some() || a.windows.is_some() || a.from.is_some() || a.to.is_some() {
+                return Err(Error::Usage(
+                    "--from, --to, --every and --windows read one run: give a step's directory of the sweep".into(),
+                ));
+            }
             return report_sweep(&a, dir);
         }
     }

@@ -287,7 +287,9 @@ fn read_step(
         }
     };
     let s = windowed.as_ref().unwrap_or(whole);
-    let broke = until.and_then(|goals| {
+    // A step with nothing measured (after its warm-up) met no goal and held no load.
+    let empty = until.is_some() && s.total.samples == 0;
+    let broke = until.filter(|_| !empty).and_then(|goals| {
         let judged = crate::run::judge::evaluate(goals, s);
         let met = judged.iter().find(|t| t.passed).map(|t| match t.actual {
             Some(v) => format!("{}: {v:.2}", t.threshold),
@@ -308,6 +310,7 @@ fn read_step(
             })
         })
     });
+    let broke = if empty { Some("no sample measured in the step".to_string()) } else { broke };
     let failed = s.thresholds.iter().filter(|t| !t.passed).map(|t| t.threshold.clone()).collect();
     Ok(Step {
         load,

@@ -88,6 +88,8 @@ pub struct StopOn {
     pub when: Threshold,
     /// How long it must hold, second after second; zero: the first second it holds.
     pub hold: std::time::Duration,
+    /// Seconds that start before this time since the run's start are not watched (a ramp-up).
+    pub after: std::time::Duration,
 }
 
 impl fmt::Display for StopOn {
@@ -97,31 +99,56 @@ impl fmt::Display for StopOn {
         if !self.hold.is_zero() {
             write!(f, " for {}", humantime::format_duration(self.hold))?;
         }
+        if !self.after.is_zero() {
+            write!(f, " after {}", humantime::format_duration(self.after))?;
+        }
         Ok(())
     }
 }
 
-/// Reads `[LABEL:] METRIC OP VALUE[UNIT] [for DURATION]`, e.g. `error_pct > 5 for 60s`,
-/// `Login: p95 > 2s for 5m`, `throughput < 100/s for 30s`.
+/// Reads `[LABEL:] METRIC OP VALUE[UNIT] [for DURATION] [after DURATION]`, e.g.
+/// `error_pct > 5 for 60s`, `Login: p95 > 2s for 5m`, `throughput < 100/s for 30s after 2m`.
+/// A label may hold the words (`Wait for job: p95 > 2s`): they end the text only before a
+/// duration, after a condition.
 pub fn parse_stop_on(text: &str) -> Result<StopOn, ThresholdError> {
-    static FOR: std::sync::LazyLock<regex::Regex> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r"(?is)^(.*\S)\s+for\s+(\S.*?)\s*$").expect("a valid regex"));
-    let (cond, hold) = match FOR.captures(text) {
-        Some(c) => {
-            let d = c.get(2).map_or("", |m| m.as_str());
-            let hold = humantime::parse_duration(d).map_err(|_| ThresholdError::Invalid {
-                text: text.trim().to_string(),
-                reason: Box::new(ThresholdError::HoldFor(d.to_string())),
-            })?;
-            (c.get(1).map_or("", |m| m.as_str()), hold)
+    let (when, hold, after) = match trailing(text, "after") {
+        Some((head, Ok(after))) if parse_for(head).is_ok() => {
+            let (when, hold) = parse_for(head)?;
+            (when, hold, after)
         }
-        None => (text, std::time::Duration::ZERO),
+        _ => {
+            let (when, hold) = parse_for(text)?;
+            (when, hold, std::time::Duration::ZERO)
+        }
     };
-    let when = parse(cond)?;
     if when.abort.is_some() {
         return Err(ThresholdError::AbortInStop(text.trim().to_string()));
     }
-    Ok(StopOn { when, hold })
+    Ok(StopOn { when, hold, after })
+}
+
+/// `CONDITION [for DURATION]`.
+fn parse_for(text: &str) -> Result<(Threshold, std::time::Duration), ThresholdError> {
+    if let Some((head, d)) = trailing(text, "for") {
+        if let Ok(when) = parse(head) {
+            return match d {
+                Ok(hold) => Ok((when, hold)),
+                Err(d) => Err(ThresholdError::Invalid {
+                    text: text.trim().to_string(),
+                    reason: Box::new(ThresholdError::HoldFor(d.to_string())),
+                }),
+            };
+        }
+    }
+    Ok((parse(text)?, std::time::Duration::ZERO))
+}
+
+/// The text before a last ` WORD TAIL`, and the tail read as a duration (or the tail).
+fn trailing<'t>(text: &'t str, word: &str) -> Option<(&'t str, Result<std::time::Duration, &'t str>)> {
+    let re = regex::Regex::new(&format!(r"(?is)^(.*\S)\s+{word}\s+(\S.*?)\s*$")).expect("a valid regex");
+    let c = re.captures(text)?;
+    let (head, tail) = (c.get(1)?.as_str(), c.get(2)?.as_str());
+    Some((head, humantime::parse_duration(tail).map_err(|_| tail)))
 }
 
 /// Reads `[LABEL:] METRIC OP VALUE[UNIT] [abort [after DURATION]]`, e.g. `p95 < 300ms`,
@@ -229,6 +256,12 @@ mod tests {
         let e = parse_stop_on("error_pct > 5 abort").unwrap_err().to_string();
         assert!(e.contains("goes with --threshold"), "{e}");
         assert!(parse_stop_on("p95 for 60s").is_err());
+        let s = parse_stop_on("Wait for job: p95 > 2s for 10s after 1m").unwrap();
+        assert_eq!(s.when.label.as_deref(), Some("Wait for job"));
+        assert_eq!((s.hold.as_secs(), s.after.as_secs()), (10, 60));
+        assert_eq!(s.to_string(), "Wait for job: p95 > 2000ms for 10s after 1m");
+        assert_eq!(parse_stop_on(&s.to_string()).unwrap(), s);
+        assert_eq!(parse_stop_on("samples < 1 after 30s").unwrap().after.as_secs(), 30);
     }
 
     #[test]

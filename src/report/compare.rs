@@ -98,9 +98,9 @@ pub struct Delta {
     pub noise: Option<f64>,
     /// `|abs| > 2 × noise`; `None` when the noise is unknown or not weighed.
     pub significant: Option<bool>,
-    /// False for a figure never weighed against noise (the maximum): no mark in its text.
-    #[serde(skip)]
-    weighed: bool,
+    /// False for a figure never weighed against noise (the maximum): no mark in its text, and
+    /// `significant` and `noise` are then null for that reason.
+    pub weighed: bool,
 }
 
 impl Delta {

@@ -288,7 +288,7 @@ fn charts(series: &Series, summary: &Summary) -> Vec<Chart> {
         },
     ]
     .into_iter()
-    .chain((shown.len() > 1).then(|| {
+    .chain((shown.len() > 1 && pts.iter().any(|p| p.label_p95_ms.iter().any(|v| v.is_finite()))).then(|| {
         Chart {
             id: "chart-label-latency".into(),
             title: format!("Response time per label, 95th percentile{suffix}"),
@@ -379,7 +379,7 @@ pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
                 let delta = match &row.deltas[i] {
                     Some(d) => {
                         let d = d[k].delta;
-                        let class = if d.significant == Some(true) { "delta" } else { "delta noise" };
+                        let class = if d.significant == Some(true) || !d.weighed { "delta" } else { "delta noise" };
                         format!("<br><span class=\"{class}\">{}</span>", esc(&d.text()))
                     }
                     None => String::new(),

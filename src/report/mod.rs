@@ -70,10 +70,11 @@ pub fn load_runs_window(dirs: &[&Path], window: Option<std::ops::Range<u64>>) ->
 /// `--windows 10`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
-    /// Windows of this many µs, from the start (of the run, or of `--from`).
+    /// Windows of this many µs (rounded up to whole seconds: intervals are), from the start
+    /// (of the run, or of `--from`).
     Every(u64),
-    /// This many equal windows over the run (or over `--from`/`--to`), each a whole number of
-    /// seconds.
+    /// At most this many equal windows over the run (or over `--from`/`--to`), each a whole
+    /// number of seconds (10 s in 6 windows are 5 of 2 s).
     Windows(u32),
 }
 
@@ -110,7 +111,7 @@ pub fn load_runs_cut(
     let from = window.as_ref().map_or(0, |w| w.start);
     let width = match cut {
         None => u64::MAX,
-        Some(Cut::Every(us)) => us.max(1),
+        Some(Cut::Every(us)) => us.div_ceil(1_000_000).max(1).saturating_mul(1_000_000),
         Some(Cut::Windows(n)) => {
             let end = match length_us.filter(|_| dirs.len() == 1) {
                 Some(l) => l,
@@ -125,6 +126,15 @@ pub fn load_runs_cut(
             end.saturating_sub(from).div_ceil(u64::from(n.max(1))).div_ceil(1_000_000).max(1) * 1_000_000
         }
     };
+    if cut.is_some() {
+        let end = window.as_ref().map_or(u64::MAX, |w| w.end).min(length_us.unwrap_or(u64::MAX));
+        if end != u64::MAX && end.saturating_sub(from) / width >= MAX_WINDOWS as u64 {
+            return Err(rundir::Error::Merge(format!(
+                "more than {MAX_WINDOWS} windows of {} s: give a longer --every, or --from/--to",
+                width / 1_000_000
+            )));
+        }
+    }
     let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
     let mut tally = crate::record::Tally::new(0, 0);
     let mut cuts: Vec<(crate::record::Tally, u64)> = Vec::new();

@@ -80,12 +80,16 @@ impl StopWatch {
 
     /// Why the run must stop after interval `iv`, if it must: the first condition that has now
     /// held on every second since it began holding, for its `hold`. A second in which the row
-    /// had no sample changes nothing (there is no figure to hold or fail), but for a rate
-    /// (`throughput`, `received`, `sent`): that second's rate was 0. Rates are per second of the
-    /// interval, not of its samples' span.
+    /// had no sample has no figure to hold or fail, and keeps the count going (a stall does
+    /// not reset a p95 condition), but for a count or a rate (`samples`, `errors`,
+    /// `throughput`, `received`, `sent`): those were 0 in it. Rates are per second of the
+    /// interval, not of its samples' span. Seconds before a condition's `after` are not watched.
     pub fn observe(&mut self, iv: &Interval, labels: &[String], checks: &[String]) -> Option<String> {
         let secs = iv.end_us.saturating_sub(iv.start_us) as f64 / 1e6;
         for (cond, since) in &mut self.conds {
+            if iv.start_us < cond.after.as_micros() as u64 {
+                continue;
+            }
             let t = &cond.when;
             let stats = match &t.label {
                 None => Some(&iv.total),
@@ -97,7 +101,10 @@ impl StopWatch {
             };
             let empty = crate::record::LabelStats::default();
             let stats = stats.filter(|s| s.samples > 0).unwrap_or(&empty);
-            let is_rate = matches!(t.metric, Metric::Throughput | Metric::ReceivedKbps | Metric::SentKbps);
+            let is_rate = matches!(
+                t.metric,
+                Metric::Samples | Metric::Errors | Metric::Throughput | Metric::ReceivedKbps | Metric::SentKbps
+            );
             if stats.samples == 0 && !is_rate {
                 continue;
             }
@@ -212,6 +219,11 @@ mod tests {
         let mut w = watch("throughput < 5/s for 2s");
         assert_eq!(w.observe(&second(0, 3, 0, 5), &names, &[]), None);
         assert!(w.observe(&second(1, 0, 0, 5), &names, &[]).is_some(), "an empty second is 0/s");
+        let mut w = watch("samples < 1 for 2s after 2s");
+        assert_eq!(w.observe(&second(0, 0, 0, 5), &names, &[]), None, "before its `after`");
+        assert_eq!(w.observe(&second(1, 0, 0, 5), &names, &[]), None, "before its `after`");
+        assert_eq!(w.observe(&second(2, 0, 0, 5), &names, &[]), None);
+        assert!(w.observe(&second(3, 0, 0, 5), &names, &[]).is_some(), "a stall: 0 samples for 2 s");
         assert!(watch("Missing: p95 > 1ms").observe(&second(0, 5, 0, 9), &names, &[]).is_none());
     }
 

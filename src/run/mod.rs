@@ -266,6 +266,14 @@ impl Run {
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
         let live = judge::Live::new(&plan.thresholds);
         let mut stop_on = judge::StopWatch::new(&plan.stop_on);
+        // The seconds after every scenario's planned end are its graceful stop's drain: a
+        // condition there (throughput falling) is the run ending, not a reason to stop it.
+        let planned_end: Option<u64> = (!plan.consecutive
+            && plan.scenarios.iter().all(|s| s.phase == crate::plan::Phase::Main))
+        .then(|| plan.scenarios.iter().map(|s| s.workload.planned_duration()).collect::<Option<Vec<_>>>())
+        .flatten()
+        .and_then(|ends| ends.into_iter().max())
+        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
         let mut aborted_by = None;
         let mut folding = false;
         let has_overflow_row = meta.labels.len() > plan.labels.len();
@@ -287,11 +295,13 @@ impl Run {
             deliver(&mut outputs, &mut failures, &iv);
             // The last interval ends the run anyway: a goal failing there stopped nothing.
             if aborted_by.is_none() && !iv.last {
-                aborted_by = stop_on.observe(&iv, &meta.labels, &plan.checks).or_else(|| {
-                    live.judge(iv.end_us, || {
-                        Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, false)
-                    })
-                });
+                let watched = planned_end.is_none_or(|end| iv.start_us < end);
+                aborted_by =
+                    watched.then(|| stop_on.observe(&iv, &meta.labels, &plan.checks)).flatten().or_else(|| {
+                        live.judge(iv.end_us, || {
+                            Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, false)
+                        })
+                    });
                 if let Some(why) = &aborted_by {
                     notice(&mut outputs, &format!("stopping the run: {why}"));
                     stop.cancel();

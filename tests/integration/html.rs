@@ -87,6 +87,11 @@ fn the_html_report_is_self_contained_and_draws_every_chart() {
     assert_eq!(lines("chart-throughput"), 3, "Total and each label");
     assert_eq!(lines("chart-latency"), 4, "p99, p90, p50, mean");
     assert_eq!(lines("chart-label-latency"), 2, "each label's p95 over time");
+    // Drawn: each line has a path or dots (a line with no finite point is not drawn at all).
+    let drawn = page.eval(
+        "[...document.querySelectorAll('#chart-label-latency g.line')].map(g => g.querySelectorAll('path, circle').length)",
+    );
+    assert!(drawn.as_array().unwrap().iter().all(|n| n.as_u64().unwrap() > 0), "{drawn}");
     assert_eq!(lines("chart-errors"), 2, "Total and the failing label");
     assert_eq!((lines("chart-users"), lines("chart-distribution")), (1, 1));
     // Charts are drawn with real size on a laptop screen, not collapsed.

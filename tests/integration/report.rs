@@ -453,6 +453,18 @@ fn a_stop_condition_ends_the_run_once_it_held_long_enough() {
         .run();
     bad.assert_exit(2);
     assert!(bad.stderr_str().contains("no request or group labelled `Nope`"), "{}", bad.stderr_str());
+    // Watched from `after` to the plan's end: a condition that always holds stops a 3 s run
+    // when watched from 2 s, and never when only the drain after 3 s would be watched.
+    let quick = TestServer::builder().default_route(Route::ok()).start();
+    let watched = |after: &str| {
+        Stampede::new()
+            .args(["run", "--url", &quick.url("/q"), "--users", "1", "--duration", "3s", "-q", "--stop-on"])
+            .arg(format!("samples >= 0 after {after}"))
+            .run()
+            .status
+            .code()
+    };
+    assert_eq!((watched("2s"), watched("3s")), (Some(1), Some(0)));
 }
 
 /// `report --from/--to`: the numbers of the seconds in the window, exactly the intervals that
@@ -516,6 +528,8 @@ fn a_window_of_a_run_reports_the_intervals_in_it() {
     assert!(text.contains("## Over time") && text.contains("| 00:00:00–00:00:02 |"), "{text}");
     let csv = Stampede::new().args(["report", "--windows", "2", "--format", "csv"]).arg(run.path()).run();
     assert!(csv.stdout_str().starts_with("from_s,to_s,label,samples,"), "{}", csv.stdout_str());
+    // Windows are whole seconds: 1.5 s is read as 2 s.
+    assert_eq!(windows(&["--every", "1500ms"]), serde_json::Value::Array(every.clone()));
     let html = Stampede::new().args(["report", "--every", "2s", "--format", "html"]).arg(run.path()).run();
     assert!(html.stdout_str().contains("<section id=\"windows\"><h2>Tables over time</h2>"));
 }

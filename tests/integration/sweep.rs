@@ -58,6 +58,7 @@ fn a_sweep_finds_the_knee_of_a_pool_of_workers_and_stops_at_the_slo() {
     // The sweep's directory reports as its tables.
     let again = Stampede::new().arg("report").arg(run.path()).run();
     again.assert_exit(0);
+    Stampede::new().args(["report", "--every", "1s"]).arg(run.path()).run().assert_exit(2);
     assert_eq!(again.stdout_str().trim_end(), md.trim_end());
     // Sweeps compare side by side, a column each at every load.
     let cmp = Stampede::new().args(["compare", "--names", "A,B"]).arg(run.path()).arg(run.path()).run();

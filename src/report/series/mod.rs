@@ -19,6 +19,10 @@ pub(crate) const MAX_POINTS: usize = 720;
 pub(crate) const MAX_LABEL_POINTS: usize = 1_000_000;
 /// The fewest chart points however many labels: a chart still shows a run's shape.
 pub(crate) const MIN_POINTS: usize = 60;
+/// The most labels whose percentiles chart points keep over time (each label's histogram in
+/// every point: at most 720 × 16 small 2-digit histograms); a run of more labels charts only
+/// the Total's.
+pub(crate) const MAX_LABEL_HISTS: usize = 16;
 /// Batches for the noise estimate (k is between MAX_BATCHES/2 and MAX_BATCHES once the run
 /// has that many intervals).
 pub(crate) const MAX_BATCHES: usize = 20;
@@ -118,7 +122,9 @@ impl SeriesBuilder {
             self.labels = frame.labels.len();
             self.points.cap = (MAX_LABEL_POINTS / self.labels).clamp(MIN_POINTS, MAX_POINTS);
         }
-        // Chart points keep only the Total's histogram; batches keep every label's.
+        // Chart points keep the Total's histogram, and each label's for a run of few labels
+        // (their percentiles over time); batches keep every label's.
+        let keep = self.labels <= MAX_LABEL_HISTS;
         let point = Frame {
             start_us: frame.start_us,
             end_us: frame.end_us,
@@ -126,7 +132,7 @@ impl SeriesBuilder {
             intervals: frame.intervals,
             active_users: frame.active_users,
             total: frame.total.clone(),
-            labels: frame.labels.iter().map(Slice::clone_counts).collect(),
+            labels: frame.labels.iter().map(|l| if keep { l.clone() } else { l.clone_counts() }).collect(),
         };
         self.points.push(&point);
         // 5% slack: an open workload's busy-user count wanders without being a ramp.
@@ -197,7 +203,10 @@ impl SeriesBuilder {
                     .map(|i| f.labels.get(i).map_or(0.0, |l| per_s(l.errors, f)))
                     .collect(),
                 label_p95_ms: (0..label_count)
-                    .map(|i| f.labels.get(i).map_or(f64::NAN, |l| l.quantile_ms(0.95)))
+                    .map(|i| match f.labels.get(i) {
+                        Some(l) if self.labels <= MAX_LABEL_HISTS => l.quantile_ms(0.95),
+                        _ => f64::NAN,
+                    })
                     .collect(),
             })
             .collect();
@@ -257,7 +266,8 @@ pub struct Point {
     pub active_users: u64,
     pub label_rps: Vec<f64>,
     pub label_errors_per_s: Vec<f64>,
-    /// Each label's 95th percentile in the point, ms (NaN where it had no sample).
+    /// Each label's 95th percentile in the point, ms (NaN where it had no sample, and for every
+    /// label of a run of more than [`MAX_LABEL_HISTS`] labels).
     pub label_p95_ms: Vec<f64>,
 }
 
