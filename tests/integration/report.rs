@@ -453,18 +453,19 @@ fn a_stop_condition_ends_the_run_once_it_held_long_enough() {
         .run();
     bad.assert_exit(2);
     assert!(bad.stderr_str().contains("no request or group labelled `Nope`"), "{}", bad.stderr_str());
-    // Watched from `after` to the plan's end: a condition that always holds stops a 3 s run
-    // when watched from 2 s, and never when only the drain after 3 s would be watched.
+    // Watched from `after` to the plan's end: a condition that always holds stops a 4 s run
+    // when watched from 2 s (the second from 2 s is not the run's last, cut-short one), and
+    // never when only the drain after 4 s would be watched.
     let quick = TestServer::builder().default_route(Route::ok()).start();
     let watched = |after: &str| {
         Stampede::new()
-            .args(["run", "--url", &quick.url("/q"), "--users", "1", "--duration", "3s", "-q", "--stop-on"])
+            .args(["run", "--url", &quick.url("/q"), "--users", "1", "--duration", "4s", "-q", "--stop-on"])
             .arg(format!("samples >= 0 after {after}"))
             .run()
             .status
             .code()
     };
-    assert_eq!((watched("2s"), watched("3s")), (Some(1), Some(0)));
+    assert_eq!((watched("2s"), watched("4s")), (Some(1), Some(0)));
 }
 
 /// `report --from/--to`: the numbers of the seconds in the window, exactly the intervals that
