@@ -134,6 +134,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         writer: None,
         labels: meta.labels.clone(),
         stop_on: crate::run::judge::StopWatch::new(&plan.stop_on),
+        planned_end: crate::run::judge::planned_end_us(&plan),
         stop_why: None,
         meta,
         failed: None,
@@ -364,8 +365,9 @@ struct Live {
     said_lag: bool,
     /// The run's label names, those rendered as it runs included, for the stop conditions.
     labels: Vec<String>,
-    /// The plan's stop conditions, watched on the merged seconds.
+    /// The plan's stop conditions, watched on the merged seconds up to the plan's end.
     stop_on: crate::run::judge::StopWatch,
+    planned_end: Option<u64>,
     /// Why a stop condition ended the run.
     stop_why: Option<String>,
 }
@@ -386,7 +388,9 @@ impl Live {
         }
         for iv in self.merge.ready() {
             self.labels.extend(iv.new_labels.iter().cloned());
-            if self.stop_why.is_none() && !iv.last {
+            // Merged seconds never carry `last`: the plan's end (and every agent having ended,
+            // judged by the ticker) keeps the drain out.
+            if self.stop_why.is_none() && self.planned_end.is_none_or(|end| iv.start_us < end) {
                 self.stop_why = self.stop_on.observe(&iv, &self.labels, &self.meta.checks);
             }
             if self.failed.is_none() {

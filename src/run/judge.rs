@@ -63,6 +63,18 @@ impl Live {
     }
 }
 
+/// When the plan's load ends by its schedule (µs from the start), for the stop conditions: the
+/// seconds after it are the graceful stop's drain, where a condition (throughput falling) is the
+/// run ending, not a reason to stop it. `None` when a scenario has no planned end, or when the
+/// scenarios run one after another (setUp, tearDown, consecutive thread groups).
+pub fn planned_end_us(plan: &crate::plan::Plan) -> Option<u64> {
+    if plan.consecutive || plan.scenarios.iter().any(|s| s.phase != crate::plan::Phase::Main) {
+        return None;
+    }
+    let ends: Option<Vec<std::time::Duration>> = plan.scenarios.iter().map(|s| s.workload.planned_duration()).collect();
+    ends?.into_iter().max().map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
 /// Watches a run's stop conditions ([`StopOn`]) second by second.
 pub struct StopWatch {
     /// Each condition, and since when (µs from the run's start) it has held without a break.

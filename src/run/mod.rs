@@ -266,14 +266,7 @@ impl Run {
         let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
         let live = judge::Live::new(&plan.thresholds);
         let mut stop_on = judge::StopWatch::new(&plan.stop_on);
-        // The seconds after every scenario's planned end are its graceful stop's drain: a
-        // condition there (throughput falling) is the run ending, not a reason to stop it.
-        let planned_end: Option<u64> = (!plan.consecutive
-            && plan.scenarios.iter().all(|s| s.phase == crate::plan::Phase::Main))
-        .then(|| plan.scenarios.iter().map(|s| s.workload.planned_duration()).collect::<Option<Vec<_>>>())
-        .flatten()
-        .and_then(|ends| ends.into_iter().max())
-        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        let planned_end = judge::planned_end_us(&plan);
         let mut aborted_by = None;
         let mut folding = false;
         let has_overflow_row = meta.labels.len() > plan.labels.len();
