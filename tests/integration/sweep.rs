@@ -8,19 +8,30 @@ use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::time::Duration;
 
+/// A plan of one user sending GETs to `PREFIX<load>` for its step: the server counts every
+/// step apart.
+fn step_plan(run: &TempRun, server: &TestServer, prefix: &str) -> std::path::PathBuf {
+    run.write(
+        "plan.yaml",
+        format!(
+            "name: steps\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
+            server.url(&format!("{prefix}${{__P(sweep.load,0)}}"))
+        ),
+    )
+}
+
+/// The sweep's record, `sweep.json`.
+fn sweep_record(run: &TempRun) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap()
+}
+
 #[test]
 fn a_sweep_finds_the_knee_of_a_pool_of_workers_and_stops_at_the_slo() {
     // 4 workers of 20 ms: 200 requests/s at most, reached at 4 users; 8 users wait 20 ms more.
     let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(20)).pool(4)).start();
     let run = TempRun::new("sweep");
     // Each step's requests go to a path of their own: the server counts every step apart.
-    let plan = run.write(
-        "plan.yaml",
-        format!(
-            "name: pool\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
-            server.url("/s/${__P(sweep.load,0)}")
-        ),
-    );
+    let plan = step_plan(&run, &server, "/s/");
     let out = Stampede::new()
         .arg("sweep")
         .arg(&plan)
@@ -28,8 +39,7 @@ fn a_sweep_finds_the_knee_of_a_pool_of_workers_and_stops_at_the_slo() {
         .arg(run.path())
         .run();
     out.assert_exit(0);
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let record = sweep_record(&run);
     let steps = record["steps"].as_array().unwrap();
     let loads: Vec<u64> = steps.iter().map(|s| s["load"].as_f64().unwrap() as u64).collect();
     // 8 users queue for 20 ms: p95 near 40 ms breaks the SLO, and 16 never runs.
@@ -85,8 +95,7 @@ fn quick_mode_sends_a_body_from_a_file_and_sweeps_rates() {
     out.assert_exit(0);
     let bodies = server.bodies("/p");
     assert!(!bodies.is_empty() && bodies.iter().all(|b| b == body.as_bytes()));
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let record = sweep_record(&run);
     let samples: u64 = record["steps"].as_array().unwrap().iter().map(|s| uint(&s["total"], "samples")).sum();
     assert_eq!(samples, server.requests());
     assert_eq!(record["load"], "rate");
@@ -109,8 +118,7 @@ fn arrivals_dropped_end_a_capacity_search() {
         .run();
     // 50 ms a request: the goal fails in every step, and the sweep says so with exit 1.
     out.assert_exit(1);
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let record = sweep_record(&run);
     let steps = record["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2, "{record:#}");
     assert!(steps[0].get("broke").is_none(), "{record:#}");
@@ -152,13 +160,7 @@ fn users_are_refused_for_an_open_model_plan() {
 fn a_warm_up_is_left_out_of_each_steps_figures() {
     let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
     let run = TempRun::new("sweep-warmup");
-    let plan = run.write(
-        "plan.yaml",
-        format!(
-            "name: warm\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
-            server.url("/w/${__P(sweep.load,0)}")
-        ),
-    );
+    let plan = step_plan(&run, &server, "/w/");
     let out = Stampede::new()
         .arg("sweep")
         .arg(&plan)
@@ -166,8 +168,7 @@ fn a_warm_up_is_left_out_of_each_steps_figures() {
         .arg(run.path())
         .run();
     out.assert_exit(0);
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let record = sweep_record(&run);
     assert_eq!(record["warmup_s"].as_f64(), Some(1.0));
     for s in record["steps"].as_array().unwrap() {
         let load = s["load"].as_f64().unwrap() as u64;
@@ -225,13 +226,7 @@ fn closed_model_stages_hold_their_users() {
 fn refine_finds_the_capacity_between_two_steps() {
     let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(20)).pool(4)).start();
     let run = TempRun::new("sweep-refine");
-    let plan = run.write(
-        "plan.yaml",
-        format!(
-            "name: pool\nscenarios:\n  - name: s\n    workload: {{users: 1, duration: 1s}}\n    flow:\n      - request: {{url: \"{}\", label: get}}\n",
-            server.url("/r/${__P(sweep.load,0)}")
-        ),
-    );
+    let plan = step_plan(&run, &server, "/r/");
     let out = Stampede::new()
         .arg("sweep")
         .arg(&plan)
@@ -239,8 +234,7 @@ fn refine_finds_the_capacity_between_two_steps() {
         .arg(run.path())
         .run();
     out.assert_exit(0);
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.path().join("sweep.json")).unwrap()).unwrap();
+    let record = sweep_record(&run);
     let steps = record["steps"].as_array().unwrap();
     let loads: Vec<u64> = steps.iter().map(|s| s["load"].as_f64().unwrap() as u64).collect();
     // 2 good, 12 bad; then 7 (bad), 4 (good), 5 (bad): the gap is one user. Steps by load.
