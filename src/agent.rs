@@ -1063,7 +1063,9 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
     let started = Instant::now();
     let lost = loop {
         match read(&mut a.r, SILENCE, MAX_STREAM_LINE).await {
-            Ok(Some(Msg::Meta { meta })) => {
+            Ok(Some(Msg::Meta { mut meta })) => {
+                // Its lines are written here as they come, every second: no roll-ups.
+                meta.log = None;
                 if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &meta) {
                     break Some(format!("what it sent cannot be written: {e}"));
                 }

@@ -37,7 +37,9 @@ pub enum Error {
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Plan(_) | Error::Usage(_) | Error::RunDir(crate::rundir::Error::Merge(_)) => exit::USAGE,
+            Error::Plan(_)
+            | Error::Usage(_)
+            | Error::RunDir(crate::rundir::Error::Merge(_) | crate::rundir::Error::Cannot(_)) => exit::USAGE,
             Error::RunDir(_) | Error::Run(_) | Error::Mock(_) | Error::Io { .. } => exit::RUNTIME,
         }
     }

@@ -412,7 +412,7 @@ impl Live {
 /// Takes back a run directory this run claimed but measured nothing into: its run files and
 /// its agents' directories (a user's own files in an `--out` stay).
 fn abandon(dir: &Path) {
-    for f in [crate::rundir::META, crate::rundir::PLAN, crate::rundir::INTERVALS] {
+    for f in crate::rundir::run_files() {
         let _ = std::fs::remove_file(dir.join(f));
     }
     let _ = std::fs::remove_dir_all(dir.join("agents"));

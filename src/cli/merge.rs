@@ -59,7 +59,11 @@ pub(super) fn merge_into(
     }
     // First the merged facts (every label's name, in the order the intervals number them),
     // then the intervals again, written as they come: memory stays flat however long the runs.
-    let first = merge::read_many(dirs, |_, _| {})?;
+    // Every second where the runs keep them; past that, their finest roll-up's lines (the merged
+    // run's writer rolls them up again). Both passes read the same lines, so labels are met in
+    // the same order.
+    let grain = rundir::reader::Grain::SECOND;
+    let first = merge::read_many(dirs, grain, |_, _| {})?;
     // The plan as it ran: one plan's, or each run's after a comment naming its directory.
     let plans: Vec<String> =
         dirs.iter().map(|d| std::fs::read_to_string(d.join(rundir::PLAN)).unwrap_or_default()).collect();
@@ -91,7 +95,7 @@ pub(super) fn merge_into(
     let mut index = 0;
     let mut failed = None;
     let known = first.meta.labels.len();
-    let mut run = merge::read_many(dirs, |iv, side| {
+    let mut run = merge::read_many(dirs, grain, |iv, side| {
         // A run still being written may have grown a label since the first pass.
         if iv.labels.iter().any(|(i, _)| *i >= known) {
             failed.get_or_insert(rundir::Error::Merge(

@@ -26,8 +26,8 @@ pub struct RunArgs {
     /// `-3`... when that name is taken).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// With --out: replace the run already in that directory (its meta.json, plan.yaml,
-    /// intervals.jsonl and summary.json; other files stay). Without it, such a directory is
+    /// With --out: replace the run already in that directory (its meta.json, plan.yaml, interval
+    /// logs, summary.json and report.html; other files stay). Without it, such a directory is
     /// refused.
     #[arg(long, requires = "out")]
     pub replace: bool,

@@ -17,6 +17,7 @@ pub(crate) mod thresholds;
 
 pub use markdown::{facts, table};
 
+use crate::rundir::reader::Grain;
 use crate::rundir::{self, Model, RunMeta, Summary};
 use series::{IntervalView, Series, SeriesBuilder};
 use std::path::Path;
@@ -103,42 +104,80 @@ pub fn load_runs_cut(
 ) -> Result<(RunData, Vec<Window>), rundir::Error> {
     let mut open = false;
     let mut length_us = Some(0u64);
+    let mut metas = Vec::with_capacity(dirs.len());
     for dir in dirs {
         let meta = rundir::reader::read_meta(dir)?;
         open |= meta.scenarios.iter().any(|s| s.model == Model::Open);
         length_us = length_us.zip(meta.duration_s).map(|(l, d)| l.max((d * 1e6).ceil() as u64));
+        metas.push(meta);
     }
+    // The run's end on its clock: from meta.json, else (a killed run) from its coarsest lines.
+    let mut known_end = length_us.filter(|_| dirs.len() == 1);
+    let mut end_us = || -> Result<u64, rundir::Error> {
+        if known_end.is_none() {
+            known_end = Some(rundir::merge::end_us(dirs)?);
+        }
+        Ok(known_end.unwrap_or_default())
+    };
     let from = window.as_ref().map_or(0, |w| w.start);
+    // A run directory of roll-ups (see rundir::LogFormat) keeps its seconds for its first hour:
+    // past them, its finest lines are minutes.
+    let rolled = metas.iter().any(|m| m.log.is_some());
+    let end = if rolled || matches!(cut, Some(Cut::Windows(_))) { Some(end_us()?) } else { None };
+    let kept = kept_us(&metas);
+    let finest = finest_rollup_us(&metas);
+    let stop = window.as_ref().map_or(u64::MAX, |w| w.end).min(end.unwrap_or(u64::MAX));
     let width = match cut {
         None => u64::MAX,
         Some(Cut::Every(us)) => us.div_ceil(1_000_000).max(1).saturating_mul(1_000_000),
         Some(Cut::Windows(n)) => {
-            let end = match length_us.filter(|_| dirs.len() == 1) {
-                Some(l) => l,
-                None => {
-                    let mut end = 0;
-                    rundir::merge::read_runs_with(dirs, |iv| end = end.max(iv.end_us))?;
-                    end
-                }
-            };
-            let end = window.as_ref().map_or(end, |w| w.end.min(end));
-            // Whole seconds: intervals are, and a window must not split one.
-            end.saturating_sub(from).div_ceil(u64::from(n.max(1))).div_ceil(1_000_000).max(1) * 1_000_000
+            // Whole seconds, whole minutes past the seconds kept: a window must not split a line.
+            let unit = if stop > kept { finest } else { 1_000_000 };
+            stop.saturating_sub(from).div_ceil(u64::from(n.max(1))).div_ceil(unit).max(1) * unit
         }
     };
     if cut.is_some() {
-        let end = window.as_ref().map_or(u64::MAX, |w| w.end).min(length_us.unwrap_or(u64::MAX));
+        let end = stop.min(length_us.unwrap_or(u64::MAX));
         if end != u64::MAX && end.saturating_sub(from) / width >= MAX_WINDOWS as u64 {
-            return Err(rundir::Error::Merge(format!(
+            return Err(rundir::Error::Cannot(format!(
                 "more than {MAX_WINDOWS} windows of {} s: give a longer --every, or --from/--to",
                 width / 1_000_000
             )));
         }
     }
+    // Every time the report cuts the run at, before the run's end.
+    let mut edges: Vec<(String, u64)> = Vec::new();
+    if let Some(w) = &window {
+        edges.push(("--from".into(), w.start));
+        edges.push(("--to".into(), w.end));
+    }
+    if cut.is_some() && rolled {
+        let flag = if matches!(cut, Some(Cut::Every(_))) { "--every" } else { "--windows" };
+        let mut at = from;
+        while at < stop && edges.len() <= MAX_WINDOWS + 2 {
+            at = at.saturating_add(width);
+            edges.push((format!("{flag} {} s (a window's edge)", width / 1_000_000), at));
+        }
+    }
+    edges.retain(|(_, at)| *at < end.unwrap_or(u64::MAX));
+    if let Some((flag, at)) = edges.iter().find(|(_, at)| *at > kept && at % finest != 0) {
+        return Err(rundir::Error::Cannot(format!(
+            "{flag} at {} s: this run keeps its seconds for its first {} s, and lines of {} s past them: a time past {} s must be a whole multiple of {} s",
+            *at as f64 / 1e6,
+            kept / 1_000_000,
+            finest / 1_000_000,
+            kept / 1_000_000,
+            finest / 1_000_000
+        )));
+    }
+    let grain = match end.filter(|_| rolled) {
+        Some(end) => coarsest_for(&metas, stop.min(end).saturating_sub(from), &edges),
+        None => Grain::SECOND,
+    };
     let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
     let mut tally = crate::record::Tally::new(0, 0);
     let mut cuts: Vec<(crate::record::Tally, u64)> = Vec::new();
-    let mut run = rundir::merge::read_runs_with(dirs, |iv| {
+    let mut run = rundir::merge::read_runs_with(dirs, grain, |iv| {
         if window.as_ref().is_some_and(|w| !w.contains(&iv.start_us)) {
             return;
         }
@@ -188,6 +227,45 @@ pub fn load_runs_cut(
     }
     let series = builder.finish(&run.meta.labels);
     Ok((RunData { meta: run.meta, summary: run.summary, series }, windows))
+}
+
+/// The fewest chart points a report reads a long run's log for: it reads the coarsest roll-up
+/// that still gives this many over what it shows (a 60-hour run: its 10-minute lines).
+const MIN_CHART_POINTS: u64 = 200;
+
+/// The coarsest roll-up all of `metas` keep that gives [`MIN_CHART_POINTS`] over `span_us` and on
+/// whose lines every edge falls; else a second.
+fn coarsest_for(metas: &[RunMeta], span_us: u64, edges: &[(String, u64)]) -> Grain {
+    let Some(first) = metas.first().and_then(|m| m.log.as_ref()) else { return Grain::SECOND };
+    let mut widths: Vec<u64> = first
+        .rollups_s
+        .iter()
+        .copied()
+        .filter(|w| metas.iter().all(|m| m.log.as_ref().is_some_and(|l| l.rollups_s.contains(w))))
+        .collect();
+    widths.sort_unstable_by(|a, b| b.cmp(a));
+    widths
+        .into_iter()
+        .find(|w| {
+            let us = w.saturating_mul(1_000_000);
+            span_us / us >= MIN_CHART_POINTS && edges.iter().all(|(_, at)| at % us == 0)
+        })
+        .map_or(Grain::SECOND, Grain)
+}
+
+/// The width of the finest roll-up of the runs in `metas` (µs): what they keep past their seconds.
+fn finest_rollup_us(metas: &[RunMeta]) -> u64 {
+    let widths = metas.iter().filter_map(|m| m.log.as_ref()).filter_map(|l| l.rollups_s.iter().min().copied());
+    widths.max().unwrap_or(1).saturating_mul(1_000_000)
+}
+
+/// How far every run in `metas` keeps every second (µs).
+fn kept_us(metas: &[RunMeta]) -> u64 {
+    metas
+        .iter()
+        .map(|m| m.log.as_ref().map_or(u64::MAX, |l| l.seconds_kept_s.saturating_mul(1_000_000)))
+        .min()
+        .unwrap_or(u64::MAX)
 }
 
 /// The most windows a table over time has: a window past it is left out (far more rows than
@@ -380,6 +458,7 @@ mod tests {
             stopped_by: None,
             part: None,
             parts: Vec::new(),
+            log: None,
         }
     }
 
@@ -391,5 +470,67 @@ mod tests {
         assert!(run.starts_with("none opened for 5 requests") && !run.contains("not recorded"), "{run}");
         let file = keep_alive(&meta("JMeter results file"), &t).unwrap();
         assert!(file.starts_with("not recorded for 5 requests"), "{file}");
+    }
+}
+
+#[cfg(test)]
+mod long_run_tests {
+    use super::*;
+    use crate::rundir::writer::tests::{long_run, sum, temp_dir};
+    use crate::rundir::{LabelSummary, SECONDS_KEPT_S};
+
+    /// The figures of a row that must be exactly the witness's.
+    fn row(s: &LabelSummary) -> (u64, u64, f64, f64, f64, f64, f64) {
+        (s.samples, s.errors, s.mean_ms, s.max_ms, s.p50_ms, s.p99_ms, s.p999_ms)
+    }
+
+    fn witness(seconds: &[crate::record::LabelStats]) -> (u64, u64, f64, f64, f64, f64, f64) {
+        row(&LabelSummary::from_stats("Total", &sum(seconds), &[]))
+    }
+
+    #[test]
+    fn a_long_run_reports_from_its_rollups_exactly_and_refuses_windows_it_does_not_keep() {
+        let kept = SECONDS_KEPT_S as usize;
+        let dir = temp_dir("report-long");
+        let seconds = long_run(&dir.0, kept as u64 + 1200, true);
+        let s = |n: u64| n * 1_000_000;
+        // Per 10 minutes, from the 10-minute lines: each window is its seconds' sum.
+        let (run, windows) = load_runs_cut(&[&dir.0], None, Some(Cut::Every(s(600)))).unwrap();
+        assert_eq!(windows.len(), 8);
+        for (k, w) in windows.iter().enumerate() {
+            assert_eq!(row(&w.summary.total), witness(&seconds[k * 600..(k + 1) * 600]), "window {k}");
+        }
+        assert_eq!(row(&run.summary.total), witness(&seconds));
+        // The chart runs to the end: seconds, then the minutes past the kept hour.
+        let last = run.series.points.last().unwrap();
+        assert!((last.t_s + last.dur_s - 4800.0).abs() < 1.0, "{last:?}");
+        // Any second inside the kept hour: the seconds are read (and the minutes past them).
+        let run = load_runs_window(&[&dir.0], Some(s(90)..s(1001))).unwrap();
+        assert_eq!(row(&run.summary.total), witness(&seconds[90..1001]));
+        let run = load_runs_window(&[&dir.0], Some(s(90)..u64::MAX)).unwrap();
+        assert_eq!(row(&run.summary.total), witness(&seconds[90..]));
+        // Past it, whole minutes: exact from the minute lines; anything else is refused, named.
+        let run = load_runs_window(&[&dir.0], Some(s(1800)..s(4020))).unwrap();
+        assert_eq!(row(&run.summary.total), witness(&seconds[1800..4020]));
+        for (window, cut, says) in [
+            (Some(s(3690)..u64::MAX), None, "--from at 3690 s"),
+            (Some(s(60)..s(3700)), None, "--to at 3700 s"),
+            (None, Some(Cut::Every(s(90))), "--every 90 s (a window's edge) at 3690 s"),
+        ] {
+            let e = load_runs_cut(&[&dir.0], window, cut).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("must be a whole multiple of 60 s"), "{e}");
+        }
+        // Past the run's end, any time.
+        let run = load_runs_window(&[&dir.0], Some(s(1800)..s(100_001))).unwrap();
+        assert_eq!(row(&run.summary.total), witness(&seconds[1800..]));
+        // N equal windows past the kept hour are whole minutes each.
+        let (_, windows) = load_runs_cut(&[&dir.0], None, Some(Cut::Windows(7))).unwrap();
+        assert!(
+            windows.iter().all(|w| w.from_us % s(60) == 0),
+            "{:?}",
+            windows.iter().map(|w| w.from_us).collect::<Vec<_>>()
+        );
+        let samples: u64 = windows.iter().map(|w| w.summary.total.samples).sum();
+        assert_eq!(samples, sum(&seconds).samples);
     }
 }

@@ -187,6 +187,7 @@ impl Run {
             stopped_by: None,
             part: options.part.clone(),
             parts: Vec::new(),
+            log: None,
         };
         Run { plan, options, meta, outputs: Vec::new() }
     }

@@ -7,9 +7,9 @@ use crate::rundir::{self, jtl, Place, RunMeta, RunWriter};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-/// The run directory: `meta.json` and `plan.yaml` when it is claimed, a flushed line of
-/// `intervals.jsonl` per interval (a killed run keeps them), `summary.json` and the final
-/// `meta.json` at the end.
+/// The run directory: `meta.json` and `plan.yaml` when it is claimed, a flushed line per
+/// interval (`intervals.jsonl`, and the roll-ups of [`rundir::LogFormat`]; a killed run keeps
+/// them), `summary.json` and the final `meta.json` at the end.
 pub struct RunDirOutput {
     dir: PathBuf,
     writer: Option<RunWriter>,

@@ -9,7 +9,9 @@
 //! their controller ([`LiveMerge`]): one way to merge, so a run on agents reads as the `merge`
 //! of its agents' directories.
 
-use super::reader::{add_to_tally, logged, read_meta, read_run_with, IntervalLine, Log, LoggedInterval, Run, Shared};
+use super::reader::{
+    add_to_tally, logged, read_meta, read_run_with, Grain, IntervalLine, LoggedInterval, Run, Shared, Tiers,
+};
 use super::{Error, MergedPart, RunMeta, ScenarioMeta, Status, Summary, SUMMARY};
 use crate::plan::LabelId;
 use crate::record::{Interval, LabelStats, ScenarioCounts, Tally};
@@ -32,11 +34,6 @@ struct Part {
     connections: u64,
 }
 
-/// The second of the common clock an interval (already on it) starts in.
-fn second(iv: &LoggedInterval) -> u64 {
-    iv.start_us / 1_000_000
-}
-
 /// Runs merged second by second of a common clock as their intervals arrive: in order within a
 /// run, in any order between runs. A second is merged once every run that has not ended has
 /// sent an interval that starts after it, so each second is merged once, whole; the totals
@@ -49,12 +46,15 @@ struct Merger {
     /// The last second merged: an interval that comes later for it or an earlier one (see
     /// [`Merger::pop`]'s `patience`) goes into the next.
     merged: Option<u64>,
+    /// The length of a merged interval, µs: a second, or a roll-up's (a long run read whole).
+    grain_us: u64,
 }
 
 impl Merger {
     /// For runs whose scenarios start at `first_scenarios[i]` in a list of `scenario_count`.
-    fn new(first_scenarios: &[usize], labels: usize, scenario_count: usize, checks: &[String]) -> Merger {
+    fn new(first_scenarios: &[usize], labels: usize, scenario_count: usize, checks: &[String], grain: Grain) -> Merger {
         Merger {
+            grain_us: grain.0.clamp(1, u64::MAX / 1_000_000) * 1_000_000,
             parts: first_scenarios.iter().map(|f| Part { first_scenario: *f, ..Part::default() }).collect(),
             tally: Tally::new(labels, scenario_count),
             scenario_count,
@@ -87,17 +87,22 @@ impl Merger {
         self.parts[i].ended = true;
     }
 
+    /// The second (or grain) of the common clock an interval (already on it) starts in.
+    fn second(&self, iv: &LoggedInterval) -> u64 {
+        iv.start_us / self.grain_us
+    }
+
     /// The earliest second not merged yet.
     fn earliest(&self) -> Option<u64> {
-        self.parts.iter().filter_map(|p| p.queue.front().map(|(_, iv)| second(iv))).min()
+        self.parts.iter().filter_map(|p| p.queue.front().map(|(_, iv)| self.second(iv))).min()
     }
 
     /// A run that must send more (or end) before the next second can be merged.
     fn waits_on(&self) -> Option<usize> {
         let earliest = self.earliest();
-        self.parts
-            .iter()
-            .position(|p| !p.ended && p.queue.back().is_none_or(|(_, iv)| earliest.is_some_and(|s| second(iv) <= s)))
+        self.parts.iter().position(|p| {
+            !p.ended && p.queue.back().is_none_or(|(_, iv)| earliest.is_some_and(|s| self.second(iv) <= s))
+        })
     }
 
     /// The next second, merged, once every run has sent enough for it; or, with `patience`,
@@ -111,19 +116,31 @@ impl Merger {
         }
         let s = self.merged.map_or(earliest, |m| earliest.max(m + 1));
         let mut merged = Merged { side: ScenarioSide::sized(self.scenario_count), ..Default::default() };
+        let grain = self.grain_us;
         for p in &mut self.parts {
-            while p.queue.front().is_some_and(|(_, iv)| second(iv) <= s) {
+            // The part's span in this merged interval (its lines are consecutive), at most the
+            // grain: late seconds of a part are counted in it, not lengthening it.
+            let mut span: Option<(u64, u64)> = None;
+            while p.queue.front().is_some_and(|(_, iv)| iv.start_us / grain <= s) {
                 let Some((line, iv)) = p.queue.pop_front() else { break };
-                merged.add(&iv);
-                merged.side.add(&line, p.first_scenario, &self.checks);
+                span = Some(span.map_or((iv.start_us, iv.end_us), |(a, b)| (a.min(iv.start_us), b.max(iv.end_us))));
+                // Users are a gauge: a part's count is its last line's in the merged interval.
+                let last = p.queue.front().is_none_or(|(_, next)| next.start_us / grain > s);
+                merged.add(&iv, last);
+                merged.side.add(&line, p.first_scenario, &self.checks, last);
+                if let Some((a, b)) = span {
+                    let single = iv.end_us.saturating_sub(iv.start_us);
+                    merged.longest_us = merged.longest_us.max(single.max(b.saturating_sub(a).min(grain)));
+                }
             }
         }
         self.merged = Some(s);
         let (mut iv, side) = merged.finish();
         // Late intervals of earlier seconds are counted in this one.
-        if iv.start_us < s * 1_000_000 {
-            iv.end_us = iv.end_us.saturating_add(s * 1_000_000 - iv.start_us);
-            iv.start_us = s * 1_000_000;
+        let at = s.saturating_mul(grain);
+        if iv.start_us < at {
+            iv.end_us = iv.end_us.saturating_add(at - iv.start_us);
+            iv.start_us = at;
         }
         Some((iv, side))
     }
@@ -170,13 +187,28 @@ impl Merger {
     }
 }
 
+/// The end of the last interval of the runs in `dirs` read as one (µs on their common clock),
+/// from their coarsest lines, one run after the other (streamed: memory stays flat).
+pub fn end_us(dirs: &[&Path]) -> Result<u64, Error> {
+    let metas = dirs.iter().map(|d| read_meta(d)).collect::<Result<Vec<_>, _>>()?;
+    let starts: Vec<Option<OffsetDateTime>> =
+        metas.iter().map(|m| OffsetDateTime::parse(&m.started_at, &Rfc3339).ok()).collect();
+    let first = starts.iter().flatten().min().copied();
+    let mut end = 0u64;
+    for (dir, start) in dirs.iter().zip(&starts) {
+        let offset = if dirs.len() > 1 { offset_us(*start, first) } else { 0 };
+        read_run_with(dir, Grain::COARSEST, |iv| end = end.max(iv.end_us.saturating_add(offset)))?;
+    }
+    Ok(end)
+}
+
 /// Reads every run in `dirs` as one and shows `visit` the merged intervals in time order. One
 /// run is read as [`read_run_with`] reads it (its summary from `summary.json` when it finished).
-pub fn read_runs_with(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
+pub fn read_runs_with(dirs: &[&Path], grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
     match dirs {
         [] => Err(Error::NotARun(PathBuf::new())),
-        [one] => read_run_with(one, visit),
-        _ => read_many(dirs, |iv, _| visit(iv)),
+        [one] => read_run_with(one, grain, visit),
+        _ => read_many(dirs, grain, |iv, _| visit(iv)),
     }
 }
 
@@ -191,7 +223,11 @@ pub struct ScenarioSide {
 
 /// Reads two runs or more as one (see [`read_runs_with`]), showing `visit` each merged interval
 /// with its scenarios' side.
-pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &ScenarioSide)) -> Result<Run, Error> {
+pub fn read_many(
+    dirs: &[&Path],
+    grain: Grain,
+    mut visit: impl FnMut(&LoggedInterval, &ScenarioSide),
+) -> Result<Run, Error> {
     if dirs.is_empty() {
         return Err(Error::NotARun(PathBuf::new()));
     }
@@ -218,13 +254,17 @@ pub fn read_many(dirs: &[&Path], mut visit: impl FnMut(&LoggedInterval, &Scenari
         first_scenarios.push(first_scenario);
         scenario_count = first_scenario + meta.scenarios.len();
     }
-    let mut merger = Merger::new(&first_scenarios, labels.len(), scenario_count, &checks);
+    let mut merger = Merger::new(&first_scenarios, labels.len(), scenario_count, &checks, grain);
     for (p, start) in merger.parts.iter_mut().zip(&starts) {
         p.offset_us = offset_us(*start, first);
     }
     let mut shared = Shared::new(&labels);
     // Every run's error kinds are named against the merged list of checks.
-    let mut logs = dirs.iter().map(|d| Log::open(d, &checks)).collect::<Result<Vec<_>, _>>()?;
+    let mut logs = dirs
+        .iter()
+        .zip(&metas)
+        .map(|(d, m)| Tiers::open(d, m, grain, &checks, d.join(SUMMARY).exists()))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut held: Option<(LoggedInterval, ScenarioSide)> = None;
     loop {
         if let Some(i) = merger.waits_on() {
@@ -303,7 +343,7 @@ impl LiveMerge {
     pub fn new(meta: &RunMeta, parts: usize) -> LiveMerge {
         let n = meta.scenarios.len();
         LiveMerge {
-            merger: Merger::new(&vec![0; parts], meta.labels.len(), n, &meta.checks),
+            merger: Merger::new(&vec![0; parts], meta.labels.len(), n, &meta.checks, Grain::SECOND),
             shared: Shared::new(&meta.labels),
             scenarios: meta.scenarios.clone(),
             origin: None,
@@ -382,13 +422,14 @@ impl LiveMerge {
     }
 }
 
-/// The intervals of one second of the common clock, added up.
+/// The intervals of one second (or grain) of the common clock, added up.
 #[derive(Default)]
 struct Merged {
     start_us: Option<u64>,
-    /// The longest interval added: the merged one lasts that long, so a chart's rates are per
-    /// second of the common clock even when the runs' seconds are offset (not per the span
-    /// from the earliest start to the latest end, which would overlap the next second's).
+    /// The longest part's span in it (at most the grain, or its one longest line): the merged
+    /// interval lasts that long, so a chart's rates are per second of the common clock even
+    /// when the runs' seconds are offset (not per the span from the earliest start to the
+    /// latest end, which would overlap the next second's).
     longest_us: u64,
     labels: BTreeMap<usize, LabelStats>,
     total: LabelStats,
@@ -406,11 +447,13 @@ impl ScenarioSide {
     }
 
     /// Adds a run's line, its scenarios from `first` on.
-    fn add(&mut self, line: &IntervalLine, first: usize, checks: &[String]) {
+    /// Adds a part's line; `users`: the part's last line in the merged interval, whose user
+    /// counts are the part's.
+    fn add(&mut self, line: &IntervalLine, first: usize, checks: &[String], users: bool) {
         for (a, b) in self.counts.iter_mut().skip(first).zip(line.scenarios()) {
             a.add(&b);
         }
-        for (a, b) in self.active_users.iter_mut().skip(first).zip(&line.active_users) {
+        for (a, b) in self.active_users.iter_mut().skip(first).zip(&line.active_users).filter(|_| users) {
             *a += b;
         }
         // A lateness record that does not read is a fact lost, not the run's numbers.
@@ -424,15 +467,16 @@ impl ScenarioSide {
 
 impl Merged {
     /// Adds an interval already on the common clock.
-    fn add(&mut self, iv: &LoggedInterval) {
+    fn add(&mut self, iv: &LoggedInterval, users: bool) {
         let start = iv.start_us;
         self.start_us = Some(self.start_us.map_or(start, |s| s.min(start)));
-        self.longest_us = self.longest_us.max(iv.end_us.saturating_sub(iv.start_us));
         for (i, s) in &iv.labels {
             *self.labels.entry(*i).or_default() += s;
         }
         self.total += &iv.total;
-        self.active_users += iv.active_users;
+        if users {
+            self.active_users += iv.active_users;
+        }
     }
 
     fn finish(self) -> (LoggedInterval, ScenarioSide) {
@@ -581,6 +625,7 @@ fn merged_meta(
         stopped_by: metas.iter().find_map(|m| m.stopped_by.clone()),
         part: None,
         parts: Vec::new(),
+        log: None,
     }
 }
 
@@ -630,6 +675,7 @@ mod tests {
                 group: None,
             }),
             parts: Vec::new(),
+            log: None,
         };
         let mut w = RunWriter::create(&Place::Exact { dir: dir.to_path_buf(), replace: false }, &meta, "").unwrap();
         for (i, s) in seconds.iter().enumerate() {
@@ -666,7 +712,7 @@ mod tests {
         write_part(&a, "2026-01-01T00:00:00Z", Some("1/2"), &seconds(&[10, 20, 30]));
         write_part(&b, "2026-01-01T00:00:00.4Z", Some("2/2"), &seconds(&[5, 6, 7, 8]));
         let mut offline = Vec::new();
-        let whole = read_many(&[&a, &b], |iv, _| offline.push((iv.start_us, iv.total.samples))).unwrap();
+        let whole = read_many(&[&a, &b], Grain::SECOND, |iv, _| offline.push((iv.start_us, iv.total.samples))).unwrap();
         let metas = [read_meta(&a).unwrap(), read_meta(&b).unwrap()];
         let lines = |d: &Path| -> Vec<String> {
             std::fs::read_to_string(d.join(crate::rundir::INTERVALS)).unwrap().lines().map(String::from).collect()
@@ -759,7 +805,7 @@ mod tests {
         write_run(&b, "2026-01-01T00:00:02.5Z", &[5, 6]);
         let mut seen = Vec::new();
         let mut spans = Vec::new();
-        let run = read_runs_with(&[&a, &b], |iv| {
+        let run = read_runs_with(&[&a, &b], Grain::SECOND, |iv| {
             seen.push((iv.start_us, iv.total.samples, iv.last));
             spans.push((iv.start_us, iv.end_us));
         });
@@ -783,6 +829,31 @@ mod tests {
         );
         assert_eq!((run.meta.plan_name.as_str(), run.meta.scenarios.len()), ("p (2 runs)", 2));
         assert!(!run.summary.complete, "neither run wrote its summary");
+    }
+
+    /// Read at a minute's grain, a run's seconds in a minute are one interval: users are the
+    /// last second's (a gauge, not summed over the seconds), the length is the run's span.
+    #[test]
+    fn runs_read_per_minute_count_their_users_once_and_last_their_span() {
+        let root = std::env::temp_dir().join(format!("stampede-merge-grain-{}", std::process::id()));
+        let (a, b) = (root.join("a"), root.join("b"));
+        write_run(&a, "2026-01-01T00:00:00Z", &[10, 20, 30]);
+        write_run(&b, "2026-01-01T00:00:00.5Z", &[5, 6]);
+        // As a run of before the roll-ups left it: every second in intervals.jsonl only.
+        for dir in [&a, &b] {
+            let mut meta = read_meta(dir).unwrap();
+            meta.log = None;
+            crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &meta).unwrap();
+        }
+        let mut seen = Vec::new();
+        let run = read_many(&[&a, &b], Grain(60), |iv, side| {
+            seen.push((iv.start_us, iv.end_us, iv.total.samples, iv.active_users, side.active_users.clone()))
+        });
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(run.unwrap().summary.total.samples, 71);
+        // One minute: each run's users once (its scenario's 1, so 2 in all), a's three seconds
+        // its length.
+        assert_eq!(seen, [(0, 3_000_000, 71, 2, vec![1, 1])]);
     }
 
     /// Parts of one plan merge into the numbers of one histogram holding every sample: counts,
@@ -823,7 +894,7 @@ mod tests {
         }
         let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
         let mut merged = LabelStats::default();
-        let run = read_many(&refs, |iv, side| {
+        let run = read_many(&refs, Grain::SECOND, |iv, side| {
             merged += &iv.total;
             assert_eq!(side.active_users, [3], "one scenario, a user in each part");
         });

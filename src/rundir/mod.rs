@@ -4,7 +4,10 @@
 //! runs/<id>/
 //!   meta.json        facts about the run (written at the start, completed at the end)
 //!   plan.yaml        the plan as it ran (secrets redacted)
-//!   intervals.jsonl  one line per interval, appended and flushed as the run goes
+//!   intervals.jsonl  one line per second (of the first hour), appended and flushed as the run goes
+//!   intervals-60s.jsonl, intervals-600s.jsonl, intervals-3600s.jsonl
+//!                    the same per minute, 10 minutes, hour: exact sums of the seconds
+//!   tail.jsonl       seconds past the first hour not yet in a minute line (see LogFormat)
 //!   summary.json     the numbers, written at the end
 //!   report.html      the HTML report, written at the end
 //! ```
@@ -25,8 +28,8 @@ pub mod writer;
 
 pub use reader::read_run;
 pub use summary::{
-    GeneratorUsage, LabelSummary, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary, Status, Summary,
-    ThresholdResult,
+    GeneratorUsage, LabelSummary, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
+    Status, Summary, ThresholdResult,
 };
 pub use writer::{IntervalLines, Place, RunWriter};
 
@@ -36,6 +39,28 @@ pub const META: &str = "meta.json";
 pub const PLAN: &str = "plan.yaml";
 pub const INTERVALS: &str = "intervals.jsonl";
 pub const SUMMARY: &str = "summary.json";
+/// Seconds past [`SECONDS_KEPT_S`] not yet in a line of the finest roll-up (see [`LogFormat`]).
+pub const TAIL: &str = "tail.jsonl";
+/// How long a run keeps each second in `intervals.jsonl`: past it, the roll-ups are its log
+/// (a 60-hour log of every second with its histograms would be gigabytes; see
+/// `bench/soak/log.sh`).
+pub const SECONDS_KEPT_S: u64 = 3600;
+/// The roll-ups a run writes: per minute, per 10 minutes, per hour (each a multiple of the one
+/// before, so a coarse line is a whole number of finer ones).
+pub const ROLLUPS_S: [u64; 3] = [60, 600, 3600];
+
+/// The file of the roll-up of `width_s` seconds.
+pub fn rollup_file(width_s: u64) -> String {
+    format!("intervals-{width_s}s.jsonl")
+}
+
+/// Every file a run directory may hold that a run writes (a replaced run's go).
+pub fn run_files() -> Vec<String> {
+    let mut files: Vec<String> = [META, PLAN, INTERVALS, TAIL, SUMMARY, REPORT_HTML].map(String::from).to_vec();
+    files.extend(ROLLUPS_S.map(rollup_file));
+    files
+}
+
 /// The HTML report a run writes at its end (`report DIR --format html` writes it again).
 pub const REPORT_HTML: &str = "report.html";
 
@@ -54,4 +79,8 @@ pub enum Error {
     /// Runs that cannot be read as one (the same run twice, overlapping parts).
     #[error("cannot read these runs as one: {0}")]
     Merge(String),
+    /// A report asked for what the run directory does not keep (per-second windows past the
+    /// seconds a long run keeps, more windows than a table holds).
+    #[error("{0}")]
+    Cannot(String),
 }

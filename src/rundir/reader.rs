@@ -14,8 +14,27 @@ pub struct Run {
     pub summary: Summary,
 }
 
+/// A run's meta and summary, from the coarsest lines of its log when it has no summary.
 pub fn read_run(dir: &Path) -> Result<Run, Error> {
-    read_run_with(dir, |_| {})
+    read_run_with(dir, Grain::COARSEST, |_| {})
+}
+
+/// The longest interval a reader of a run directory wants, in seconds: it gets the lines of the
+/// coarsest roll-up no longer than this (see [`super::LogFormat`]), and finer lines only past
+/// where those end (a killed run's last minutes and seconds). `Grain(1)`: every second the
+/// directory keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Grain(pub u64);
+
+impl Default for Grain {
+    fn default() -> Grain {
+        Grain::SECOND
+    }
+}
+
+impl Grain {
+    pub const SECOND: Grain = Grain(1);
+    pub const COARSEST: Grain = Grain(u64::MAX);
 }
 
 /// One interval of the log, as read back: label stats by index into the run's label list
@@ -30,15 +49,15 @@ pub struct LoggedInterval {
     pub last: bool,
 }
 
-/// Reads a run and shows `visit` every interval of its log, in order (reports chart them).
-/// The summary is `summary.json` when the run finished, else the sum of the intervals.
-pub fn read_run_with(dir: &Path, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
+/// Reads a run and shows `visit` every interval of its log at `grain`, in order (reports chart
+/// them). The summary is `summary.json` when the run finished, else the sum of the intervals.
+pub fn read_run_with(dir: &Path, grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
     let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };
     let mut shared = Shared::new(&meta.labels);
     let mut tally = Tally::new(meta.labels.len(), meta.scenarios.len());
-    let mut log = Log::open(dir, &meta.checks)?;
+    let mut log = Tiers::open(dir, &meta, grain, &meta.checks, finished.is_some())?;
     // One interval is held back until the next arrives, to tell the last one.
     let mut held: Option<LoggedInterval> = None;
     while let Some((line, iv)) = log.next(&mut shared)? {
@@ -86,7 +105,11 @@ pub fn read_meta(dir: &Path) -> Result<RunMeta, Error> {
     if !meta_path.exists() {
         return Err(Error::NotARun(dir.to_path_buf()));
     }
-    read_json(&meta_path)
+    let meta: RunMeta = read_json(&meta_path)?;
+    if let Some(problem) = meta.log.as_ref().and_then(|l| l.problem()) {
+        return Err(Error::Format { path: meta_path, line: 1, message: format!("log: {problem}") });
+    }
+    Ok(meta)
 }
 
 pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
@@ -100,6 +123,8 @@ pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T
 
 /// The longest line read: a run's lines are kilobytes (megabytes with thousands of labels).
 const MAX_LINE: usize = 64 << 20;
+/// The largest tail read: a minute of seconds (a run of thousands of labels writes megabytes).
+const MAX_TAIL: usize = 1 << 30;
 /// Distinct labels in one log, far beyond any plan's.
 const MAX_LABELS: usize = 1_000_000;
 
@@ -173,12 +198,111 @@ impl Shared {
     }
 }
 
-/// The interval log, streamed line by line (a soak test's log can be gigabytes), tolerating a
-/// last line cut off by a crash. Every size a line declares is checked before it is used.
+/// A run directory's log at a [`Grain`]: the lines of its roll-ups no longer than the grain,
+/// coarsest first, then of each finer one (and of the seconds) only those that start past
+/// where the coarser ones end, so each second is counted once. Below the finest roll-up it is
+/// the seconds kept, then that roll-up's lines past them: every grain reads the whole run.
+pub(super) struct Tiers {
+    sources: Vec<Source>,
+    at: usize,
+    /// Lines starting before this are in lines already read.
+    covered_us: u64,
+    /// The end of the buckets read from the current source.
+    reached_us: u64,
+}
+
+/// One file of a log, with the width of its lines in µs (0: seconds) and where its lines
+/// that are read start (the roll-up read after the seconds kept: past them).
+struct Source {
+    log: Log,
+    width_us: u64,
+    from_us: u64,
+    /// Lines of seconds kept: all start before this, so once the coarser lines cover it, the
+    /// file is not read at all.
+    before_us: u64,
+}
+
+impl Tiers {
+    /// `finished`: the run wrote its summary, and so every roll-up's last line before it: the
+    /// coarsest one read covers the whole run.
+    pub(super) fn open(
+        dir: &Path,
+        meta: &RunMeta,
+        grain: Grain,
+        checks: &[String],
+        finished: bool,
+    ) -> Result<Tiers, Error> {
+        // The tail first: it is emptied when a minute's line is written, so read after the
+        // minutes it could miss that minute in a run still being written; read before, its
+        // seconds are at worst also in a line read later, and skipped there.
+        let tail = Log::snapshot(dir, super::TAIL, checks)?;
+        let source = |log: Log, width_s: u64| Source {
+            log,
+            width_us: width_s.saturating_mul(1_000_000),
+            from_us: 0,
+            before_us: u64::MAX,
+        };
+        let mut sources = Vec::new();
+        let Some(format) = &meta.log else {
+            sources.push(source(Log::open(dir, INTERVALS, checks)?, 0));
+            return Ok(Tiers { sources, at: 0, covered_us: 0, reached_us: 0 });
+        };
+        let kept_us = format.seconds_kept_s.saturating_mul(1_000_000);
+        let mut widths: Vec<u64> = format.rollups_s.iter().copied().filter(|w| *w <= grain.0).collect();
+        widths.sort_unstable_by(|a, b| b.cmp(a));
+        if let Some(w) = widths.first().filter(|w| finished && dir.join(super::rollup_file(**w)).exists()) {
+            sources.push(source(Log::open(dir, &super::rollup_file(*w), checks)?, *w));
+            return Ok(Tiers { sources, at: 0, covered_us: 0, reached_us: 0 });
+        }
+        for w in &widths {
+            sources.push(source(Log::open(dir, &super::rollup_file(*w), checks)?, *w));
+        }
+        sources.push(Source { before_us: kept_us, ..source(Log::open(dir, INTERVALS, checks)?, 0) });
+        if widths.is_empty() {
+            if let Some(w) = format.rollups_s.iter().min() {
+                let log = Log::open(dir, &super::rollup_file(*w), checks)?;
+                sources.push(Source { from_us: kept_us, ..source(log, *w) });
+            }
+        }
+        sources.push(source(tail, 0));
+        Ok(Tiers { sources, at: 0, covered_us: 0, reached_us: 0 })
+    }
+
+    /// The next interval; `None` at the end of the log.
+    pub(super) fn next(&mut self, shared: &mut Shared) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
+        while let Some(src) = self.sources.get_mut(self.at) {
+            if self.covered_us < src.before_us {
+                if let Some((line, iv)) = src.log.next_from(shared, self.covered_us.max(src.from_us))? {
+                    if let Some(k) = line.start_us.checked_div(src.width_us) {
+                        self.reached_us = self.reached_us.max(k.saturating_add(1).saturating_mul(src.width_us));
+                    }
+                    return Ok(Some((line, iv)));
+                }
+            }
+            self.covered_us = self.covered_us.max(self.reached_us);
+            self.at += 1;
+        }
+        Ok(None)
+    }
+}
+
+/// The `start_us` of a line as a run writes it (`{"i":N,"start_us":M,...`), read without
+/// parsing the line: lines a reader skips cost no parse.
+fn start_us_of(text: &str) -> Option<u64> {
+    let head = text.get(..text.len().min(64))?;
+    let at = head.find("\"start_us\":")? + "\"start_us\":".len();
+    let digits = &head[at..];
+    let end = digits.find(|c: char| !c.is_ascii_digit())?;
+    digits[..end].parse().ok()
+}
+
+/// One file of an interval log, streamed line by line (a soak test's log can be gigabytes),
+/// tolerating a last line cut off by a crash. Every size a line declares is checked before it
+/// is used.
 pub(super) struct Log {
     path: PathBuf,
     /// `None` when the run has no log (yet).
-    reader: Option<BufReader<std::fs::File>>,
+    reader: Option<Box<dyn BufRead>>,
     checks: Vec<String>,
     text: String,
     n: usize,
@@ -187,18 +311,41 @@ pub(super) struct Log {
 }
 
 impl Log {
-    pub(super) fn open(dir: &Path, checks: &[String]) -> Result<Log, Error> {
-        let path = dir.join(INTERVALS);
-        let reader = match std::fs::File::open(&path) {
-            Ok(f) => Some(BufReader::with_capacity(1 << 20, f)),
+    pub(super) fn open(dir: &Path, file: &str, checks: &[String]) -> Result<Log, Error> {
+        let path = dir.join(file);
+        let reader: Option<Box<dyn BufRead>> = match std::fs::File::open(&path) {
+            Ok(f) => Some(Box::new(BufReader::with_capacity(1 << 20, f))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => return Err(Error::Io { path, source }),
         };
         Ok(Log { path, reader, checks: checks.to_vec(), text: String::new(), n: 0, broken: None })
     }
 
-    /// The next interval; `None` at the end of the log.
-    pub(super) fn next(&mut self, shared: &mut Shared) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
+    /// The file as it is now, read whole into memory (the tail: a minute of seconds at most).
+    pub(super) fn snapshot(dir: &Path, file: &str, checks: &[String]) -> Result<Log, Error> {
+        let mut log = Log::open(dir, file, checks)?;
+        if let Some(reader) = log.reader.take() {
+            let mut bytes = Vec::new();
+            let limit = MAX_TAIL as u64 + 1;
+            reader
+                .take(limit)
+                .read_to_end(&mut bytes)
+                .map_err(|source| Error::Io { path: log.path.clone(), source })?;
+            if bytes.len() > MAX_TAIL {
+                let message = format!("larger than the {} MiB a run writes", MAX_TAIL >> 20);
+                return Err(Error::Format { path: log.path, line: 0, message });
+            }
+            log.reader = Some(Box::new(std::io::Cursor::new(bytes)));
+        }
+        Ok(log)
+    }
+
+    /// The next interval that starts at `from_us` or later; `None` at the end of the file.
+    pub(super) fn next_from(
+        &mut self,
+        shared: &mut Shared,
+        from_us: u64,
+    ) -> Result<Option<(IntervalLine, LoggedInterval)>, Error> {
         let Some(reader) = self.reader.as_mut() else { return Ok(None) };
         let line = loop {
             self.text.clear();
@@ -219,6 +366,9 @@ impl Log {
             }
             if let Some((line, message)) = self.broken.take() {
                 return Err(Error::Format { path: self.path.clone(), line, message });
+            }
+            if from_us > 0 && start_us_of(&self.text).is_some_and(|s| s < from_us) {
+                continue;
             }
             match serde_json::from_str::<IntervalLine>(&self.text) {
                 Ok(l) => break l,
@@ -358,7 +508,7 @@ pub(super) mod tests {
         line.total = None;
         let dir = run_dir(&["a", "b"], &[serde_json::to_string(&line).unwrap()]);
         let mut seen = Vec::new();
-        let run = read_run_with(&dir.0, |iv| seen.push((iv.total.samples, iv.last))).unwrap();
+        let run = read_run_with(&dir.0, Grain::SECOND, |iv| seen.push((iv.total.samples, iv.last))).unwrap();
         assert_eq!(run.summary.total.samples, 7);
         assert!(!run.summary.complete);
         assert_eq!(seen, [(7, true)]);

@@ -41,6 +41,58 @@ pub struct RunMeta {
     /// A run merged from parts (`stampede merge`): each part's facts, in the order given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<MergedPart>,
+    /// How the interval log is kept (absent: version 1, every second in `intervals.jsonl`).
+    /// [`crate::rundir::RunWriter`] sets it; see [`LogFormat`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogFormat>,
+}
+
+/// The interval log's layout, recorded in `meta.json` so a reader knows what a directory holds.
+///
+/// Version 2: `intervals.jsonl` holds the seconds that start in the first `seconds_kept_s`
+/// seconds of the run; each `intervals-<W>s.jsonl` (W in `rollups_s`) holds one line per W
+/// seconds of the run's clock for the whole run, the exact sum of the seconds that start in it
+/// (same line format; a line is written once its W seconds are past, the last one at the end);
+/// `tail.jsonl` holds the seconds past `seconds_kept_s` not yet in a written line of the finest
+/// roll-up, so a killed run loses nothing. A reader takes the coarsest lines that serve it and
+/// finer ones only past where those end.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LogFormat {
+    pub version: u32,
+    pub seconds_kept_s: u64,
+    pub rollups_s: Vec<u64>,
+}
+
+impl LogFormat {
+    /// The layout [`crate::rundir::RunWriter`] writes.
+    pub fn current() -> LogFormat {
+        LogFormat { version: 2, seconds_kept_s: super::SECONDS_KEPT_S, rollups_s: super::ROLLUPS_S.to_vec() }
+    }
+
+    /// Why a reader cannot trust this layout, if it cannot: a newer version, or roll-ups that do
+    /// not nest (each a whole number of the finer ones, the seconds kept a whole number of the
+    /// finest), which would make lines overlap.
+    pub fn problem(&self) -> Option<String> {
+        if self.version != 2 {
+            return Some(format!(
+                "layout version {} is not one this stampede reads (2): a newer one wrote it",
+                self.version
+            ));
+        }
+        let mut widths = self.rollups_s.clone();
+        widths.sort_unstable();
+        let Some(finest) = widths.first().copied() else { return Some("no roll-ups".into()) };
+        if finest < 2 || widths.iter().any(|w| *w > 1 << 32) {
+            return Some(format!("roll-ups of {:?} s", self.rollups_s));
+        }
+        if widths.windows(2).any(|p| p[1] % p[0] != 0) || self.seconds_kept_s % finest != 0 {
+            return Some(format!(
+                "roll-ups of {:?} s after {} s of seconds do not nest",
+                self.rollups_s, self.seconds_kept_s
+            ));
+        }
+        None
+    }
 }
 
 /// What makes a run one part of a plan run by several generators.

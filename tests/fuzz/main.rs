@@ -323,16 +323,25 @@ fn jtl(input: &[u8], dir: &Path) -> Result<(), String> {
 }
 
 /// The input is a run directory packed in one file: each of its files after a line
-/// `=== NAME` (`meta.json`, `intervals.jsonl`, `summary.json`; other names are ignored). A
+/// `=== NAME` (`meta.json`, `intervals.jsonl`, `summary.json`, the roll-ups and `tail.jsonl`;
+/// other names are ignored). A
 /// seed without `summary.json` is a run that crashed, read from its intervals.
 fn rundir(input: &[u8], dir: &Path) -> Result<(), String> {
     let mut current: Option<std::fs::File> = None;
     for line in input.split_inclusive(|b| *b == b'\n') {
         if let Some(name) = line.strip_prefix(b"=== ") {
             let name = String::from_utf8_lossy(name).trim().to_string();
-            current = ["meta.json", "intervals.jsonl", "summary.json"]
-                .contains(&name.as_str())
-                .then(|| std::fs::File::create(dir.join(&name)).unwrap());
+            current = [
+                "meta.json",
+                "intervals.jsonl",
+                "summary.json",
+                "intervals-60s.jsonl",
+                "intervals-600s.jsonl",
+                "intervals-3600s.jsonl",
+                "tail.jsonl",
+            ]
+            .contains(&name.as_str())
+            .then(|| std::fs::File::create(dir.join(&name)).unwrap());
         } else if let Some(f) = &mut current {
             std::io::Write::write_all(f, line).unwrap();
         }

@@ -279,6 +279,7 @@ pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> 
         stopped_by: None,
         part: None,
         parts: Vec::new(),
+        log: None,
     };
     Ok(Imported { meta, summary, total: tally.total })
 }
