@@ -60,7 +60,8 @@ pub struct ReportArgs {
     /// length (e.g. `--every 1h` for a soak), from the interval log.
     #[arg(long, value_name = "DURATION", value_parser = super::parse_duration_arg, conflicts_with = "windows")]
     pub every: Option<std::time::Duration>,
-    /// As --every, with at most this many equal windows (whole seconds each) over the run or
+    /// As --every, with at most this many equal windows (whole seconds each; whole minutes on a
+    /// run longer than the hour of seconds it keeps) over the run or
     /// the --from/--to window.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub windows: Option<u32>,

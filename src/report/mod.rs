@@ -151,12 +151,15 @@ pub fn load_runs_cut(
         edges.push(("--from".into(), w.start));
         edges.push(("--to".into(), w.end));
     }
-    if cut.is_some() && rolled {
-        let flag = if matches!(cut, Some(Cut::Every(_))) { "--every" } else { "--windows" };
+    if let Some(cut) = cut.filter(|_| rolled) {
+        let what = match cut {
+            Cut::Every(_) => format!("--every {} s", width / 1_000_000),
+            Cut::Windows(n) => format!("--windows {n} (of {} s)", width / 1_000_000),
+        };
         let mut at = from;
         while at < stop && edges.len() <= MAX_WINDOWS + 2 {
             at = at.saturating_add(width);
-            edges.push((format!("{flag} {} s (a window's edge)", width / 1_000_000), at));
+            edges.push((format!("{what} from {} s puts a window's edge", from as f64 / 1e6), at));
         }
     }
     edges.retain(|(_, at)| *at < end.unwrap_or(u64::MAX));
@@ -171,7 +174,17 @@ pub fn load_runs_cut(
         )));
     }
     let grain = match end.filter(|_| rolled) {
-        Some(end) => coarsest_for(&metas, stop.min(end).saturating_sub(from), &edges),
+        Some(end) => {
+            let stop = stop.min(end);
+            match coarsest_for(&metas, stop.saturating_sub(from), &edges, MIN_CHART_POINTS) {
+                // Seconds then minutes would chart unevenly and batch the noise unevenly: past
+                // the seconds kept by more than a line, minutes throughout where the edges let.
+                Grain::SECOND if stop > kept.saturating_add(finest) => {
+                    coarsest_for(&metas, finest, &edges, 1).min(Grain(finest / 1_000_000))
+                }
+                g => g,
+            }
+        }
         None => Grain::SECOND,
     };
     let mut builder = if open { SeriesBuilder::for_open_workload() } else { SeriesBuilder::default() };
@@ -233,9 +246,9 @@ pub fn load_runs_cut(
 /// that still gives this many over what it shows (a 60-hour run: its 10-minute lines).
 const MIN_CHART_POINTS: u64 = 200;
 
-/// The coarsest roll-up all of `metas` keep that gives [`MIN_CHART_POINTS`] over `span_us` and on
-/// whose lines every edge falls; else a second.
-fn coarsest_for(metas: &[RunMeta], span_us: u64, edges: &[(String, u64)]) -> Grain {
+/// The coarsest roll-up all of `metas` keep that gives `points` over `span_us` and on whose
+/// lines every edge falls; else a second.
+fn coarsest_for(metas: &[RunMeta], span_us: u64, edges: &[(String, u64)], points: u64) -> Grain {
     let Some(first) = metas.first().and_then(|m| m.log.as_ref()) else { return Grain::SECOND };
     let mut widths: Vec<u64> = first
         .rollups_s
@@ -248,7 +261,7 @@ fn coarsest_for(metas: &[RunMeta], span_us: u64, edges: &[(String, u64)]) -> Gra
         .into_iter()
         .find(|w| {
             let us = w.saturating_mul(1_000_000);
-            span_us / us >= MIN_CHART_POINTS && edges.iter().all(|(_, at)| at % us == 0)
+            span_us / us >= points && edges.iter().all(|(_, at)| at % us == 0)
         })
         .map_or(Grain::SECOND, Grain)
 }
@@ -501,7 +514,9 @@ mod long_run_tests {
             assert_eq!(row(&w.summary.total), witness(&seconds[k * 600..(k + 1) * 600]), "window {k}");
         }
         assert_eq!(row(&run.summary.total), witness(&seconds));
-        // The chart runs to the end: seconds, then the minutes past the kept hour.
+        // Past the kept hour by more than a minute: the chart is of minutes throughout (not
+        // seconds then minutes), to the end.
+        assert_eq!(run.series.points.len(), 80);
         let last = run.series.points.last().unwrap();
         assert!((last.t_s + last.dur_s - 4800.0).abs() < 1.0, "{last:?}");
         // Any second inside the kept hour: the seconds are read (and the minutes past them).
@@ -515,7 +530,12 @@ mod long_run_tests {
         for (window, cut, says) in [
             (Some(s(3690)..u64::MAX), None, "--from at 3690 s"),
             (Some(s(60)..s(3700)), None, "--to at 3700 s"),
-            (None, Some(Cut::Every(s(90))), "--every 90 s (a window's edge) at 3690 s"),
+            (None, Some(Cut::Every(s(90))), "--every 90 s from 0 s puts a window's edge at 3690 s"),
+            (
+                Some(s(30)..u64::MAX),
+                Some(Cut::Windows(4)),
+                "--windows 4 (of 1200 s) from 30 s puts a window's edge at 3630 s",
+            ),
         ] {
             let e = load_runs_cut(&[&dir.0], window, cut).unwrap_err().to_string();
             assert!(e.contains(says) && e.contains("must be a whole multiple of 60 s"), "{e}");

@@ -56,7 +56,8 @@ pub fn rollup_file(width_s: u64) -> String {
 
 /// Every file a run directory may hold that a run writes (a replaced run's go).
 pub fn run_files() -> Vec<String> {
-    let mut files: Vec<String> = [META, PLAN, INTERVALS, TAIL, SUMMARY, REPORT_HTML].map(String::from).to_vec();
+    let mut files: Vec<String> =
+        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML].map(String::from).to_vec();
     files.extend(ROLLUPS_S.map(rollup_file));
     files
 }

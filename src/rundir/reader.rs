@@ -123,8 +123,6 @@ pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T
 
 /// The longest line read: a run's lines are kilobytes (megabytes with thousands of labels).
 const MAX_LINE: usize = 64 << 20;
-/// The largest tail read: a minute of seconds (a run of thousands of labels writes megabytes).
-const MAX_TAIL: usize = 1 << 30;
 /// Distinct labels in one log, far beyond any plan's.
 const MAX_LABELS: usize = 1_000_000;
 
@@ -232,10 +230,6 @@ impl Tiers {
         checks: &[String],
         finished: bool,
     ) -> Result<Tiers, Error> {
-        // The tail first: it is emptied when a minute's line is written, so read after the
-        // minutes it could miss that minute in a run still being written; read before, its
-        // seconds are at worst also in a line read later, and skipped there.
-        let tail = Log::snapshot(dir, super::TAIL, checks)?;
         let source = |log: Log, width_s: u64| Source {
             log,
             width_us: width_s.saturating_mul(1_000_000),
@@ -247,6 +241,11 @@ impl Tiers {
             sources.push(source(Log::open(dir, INTERVALS, checks)?, 0));
             return Ok(Tiers { sources, at: 0, covered_us: 0, reached_us: 0 });
         };
+        // The tail opened first: a writer replaces it by an empty one when a minute's line is
+        // written, so opened after the minutes it could lack that minute in a run still being
+        // written; opened before, its seconds are at worst also in a line read later, and
+        // skipped there.
+        let tail = Log::open(dir, super::TAIL, checks)?;
         let kept_us = format.seconds_kept_s.saturating_mul(1_000_000);
         let mut widths: Vec<u64> = format.rollups_s.iter().copied().filter(|w| *w <= grain.0).collect();
         widths.sort_unstable_by(|a, b| b.cmp(a));
@@ -302,7 +301,7 @@ fn start_us_of(text: &str) -> Option<u64> {
 pub(super) struct Log {
     path: PathBuf,
     /// `None` when the run has no log (yet).
-    reader: Option<Box<dyn BufRead>>,
+    reader: Option<BufReader<std::fs::File>>,
     checks: Vec<String>,
     text: String,
     n: usize,
@@ -313,31 +312,12 @@ pub(super) struct Log {
 impl Log {
     pub(super) fn open(dir: &Path, file: &str, checks: &[String]) -> Result<Log, Error> {
         let path = dir.join(file);
-        let reader: Option<Box<dyn BufRead>> = match std::fs::File::open(&path) {
-            Ok(f) => Some(Box::new(BufReader::with_capacity(1 << 20, f))),
+        let reader = match std::fs::File::open(&path) {
+            Ok(f) => Some(BufReader::with_capacity(1 << 20, f)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => return Err(Error::Io { path, source }),
         };
         Ok(Log { path, reader, checks: checks.to_vec(), text: String::new(), n: 0, broken: None })
-    }
-
-    /// The file as it is now, read whole into memory (the tail: a minute of seconds at most).
-    pub(super) fn snapshot(dir: &Path, file: &str, checks: &[String]) -> Result<Log, Error> {
-        let mut log = Log::open(dir, file, checks)?;
-        if let Some(reader) = log.reader.take() {
-            let mut bytes = Vec::new();
-            let limit = MAX_TAIL as u64 + 1;
-            reader
-                .take(limit)
-                .read_to_end(&mut bytes)
-                .map_err(|source| Error::Io { path: log.path.clone(), source })?;
-            if bytes.len() > MAX_TAIL {
-                let message = format!("larger than the {} MiB a run writes", MAX_TAIL >> 20);
-                return Err(Error::Format { path: log.path, line: 0, message });
-            }
-            log.reader = Some(Box::new(std::io::Cursor::new(bytes)));
-        }
-        Ok(log)
     }
 
     /// The next interval that starts at `from_us` or later; `None` at the end of the file.
@@ -371,6 +351,8 @@ impl Log {
                 continue;
             }
             match serde_json::from_str::<IntervalLine>(&self.text) {
+                // A line written otherwise than a run writes it (no prefix to skip it by).
+                Ok(l) if l.start_us < from_us => continue,
                 Ok(l) => break l,
                 Err(e) => self.broken = Some((self.n, e.to_string())),
             }

@@ -54,12 +54,15 @@ pub struct RunMeta {
 /// seconds of the run's clock for the whole run, the exact sum of the seconds that start in it
 /// (same line format; a line is written once its W seconds are past, the last one at the end);
 /// `tail.jsonl` holds the seconds past `seconds_kept_s` not yet in a written line of the finest
-/// roll-up, so a killed run loses nothing. A reader takes the coarsest lines that serve it and
+/// roll-up, so a killed run loses nothing (a new, empty one replaces it, by rename, once that
+/// line is written). A reader takes the coarsest lines that serve it and
 /// finer ones only past where those end.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LogFormat {
     pub version: u32,
+    #[serde(default)]
     pub seconds_kept_s: u64,
+    #[serde(default)]
     pub rollups_s: Vec<u64>,
 }
 
@@ -79,10 +82,9 @@ impl LogFormat {
                 self.version
             ));
         }
-        let mut widths = self.rollups_s.clone();
-        widths.sort_unstable();
+        let widths = &self.rollups_s;
         let Some(finest) = widths.first().copied() else { return Some("no roll-ups".into()) };
-        if finest < 2 || widths.iter().any(|w| *w > 1 << 32) {
+        if finest < 2 || widths.len() > 8 || widths.iter().any(|w| *w > 1 << 32) || !widths.is_sorted_by(|a, b| a < b) {
             return Some(format!("roll-ups of {:?} s", self.rollups_s));
         }
         if widths.windows(2).any(|p| p[1] % p[0] != 0) || self.seconds_kept_s % finest != 0 {

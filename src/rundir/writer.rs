@@ -170,14 +170,14 @@ impl RunWriter {
             }
             r.open.get_or_insert_with(|| Bucket::new(k, iv)).add(iv);
         }
-        // The finest roll-up's line is out: the seconds the tail kept for it may go.
-        if closed_finest {
-            if let Some(tail) = self.tail.as_mut() {
-                let path = self.dir.join(TAIL);
-                tail.flush().map_err(io(&path))?;
-                tail.get_mut().set_len(0).map_err(io(&path))?;
-                std::io::Seek::rewind(tail.get_mut()).map_err(io(&path))?;
-            }
+        // The finest roll-up's line is out: the seconds the tail kept for it may go. A new, empty
+        // tail takes the old one's name, so a reader that opened the old one still reads it
+        // whole (its seconds then in the line it reads, or in the tail it has).
+        if closed_finest && self.tail.is_some() {
+            let (path, new) = (self.dir.join(TAIL), self.dir.join("tail.jsonl.new"));
+            let file = File::create(&new).map_err(io(&new))?;
+            fs::rename(&new, &path).map_err(io(&path))?;
+            self.tail = Some(BufWriter::new(file));
         }
         if iv.start_us < self.kept_us {
             write_line(&mut self.log, &self.dir.join(INTERVALS), iv, &self.labels, &self.checks)
@@ -512,8 +512,10 @@ pub(crate) mod tests {
         let after = temp_dir("killed-after");
         long_run(&after.0, kept + 121, false);
         assert_eq!(lines(&after.0, TAIL), 1);
-        // Killed between writing the minute's line and emptying the tail: both hold the minute.
-        fs::copy(before.0.join(TAIL), after.0.join(TAIL)).unwrap();
+        // Killed between writing the minute's line and replacing the tail: both hold the minute
+        // (its lines written as another tool would, so no prefix tells where they start).
+        let stale = fs::read_to_string(before.0.join(TAIL)).unwrap().replace("\"start_us\":", "\"start_us\": ");
+        fs::write(after.0.join(TAIL), stale).unwrap();
         for grain in [Grain::SECOND, Grain(60), Grain(600), Grain::COARSEST] {
             assert_eq!(figures(&read_at(&after.0, grain).0), figures(&sum(&witness)), "{grain:?}");
         }
