@@ -67,9 +67,21 @@ pub struct LogFormat {
 }
 
 impl LogFormat {
-    /// The layout [`crate::rundir::RunWriter`] writes.
+    /// The layout [`crate::rundir::RunWriter`] writes: an hour of seconds and roll-ups of a
+    /// minute, 10 minutes and an hour; or, when `STAMPEDE_LOG_LAYOUT` is `KEPT:W1,W2,...` (in
+    /// seconds) and nests, that (tests use it to see a run of seconds past the kept ones).
     pub fn current() -> LogFormat {
-        LogFormat { version: 2, seconds_kept_s: super::SECONDS_KEPT_S, rollups_s: super::ROLLUPS_S.to_vec() }
+        let chosen = std::env::var("STAMPEDE_LOG_LAYOUT").ok().and_then(|v| {
+            let (kept, widths) = v.split_once(':')?;
+            let rollups_s = widths.split(',').map(|w| w.trim().parse().ok()).collect::<Option<Vec<u64>>>()?;
+            let format = LogFormat { version: 2, seconds_kept_s: kept.trim().parse().ok()?, rollups_s };
+            format.problem().is_none().then_some(format)
+        });
+        chosen.unwrap_or_else(|| LogFormat {
+            version: 2,
+            seconds_kept_s: super::SECONDS_KEPT_S,
+            rollups_s: super::ROLLUPS_S.to_vec(),
+        })
     }
 
     /// Why a reader cannot trust this layout, if it cannot: a newer version, or roll-ups that do

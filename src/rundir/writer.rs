@@ -137,13 +137,13 @@ impl RunWriter {
         for width_s in format.rollups_s {
             let path = dir.join(super::rollup_file(width_s));
             let file = BufWriter::new(File::create(&path).map_err(io(&path))?);
-            rollups.push(Rollup { width_us: width_s * 1_000_000, path, file, open: None });
+            rollups.push(Rollup { width_us: width_s.saturating_mul(1_000_000), path, file, open: None });
         }
         Ok(RunWriter {
             labels: meta.labels.clone(),
             checks: meta.checks.clone(),
             log: BufWriter::new(log),
-            kept_us: format.seconds_kept_s * 1_000_000,
+            kept_us: format.seconds_kept_s.saturating_mul(1_000_000),
             tail: None,
             rollups,
             dir,

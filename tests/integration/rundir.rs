@@ -305,3 +305,65 @@ fn a_corrupt_interval_log_is_an_error_naming_its_line_not_a_panic() {
         assert!(out.stderr_str().contains(&want), "{args:?}: want `{want}` in {}", out.stderr_str());
     }
 }
+
+/// A run past the seconds it keeps (a layout of 2 s of seconds and lines of 2 and 4 s, so a
+/// test need not run an hour): its seconds, roll-ups and tail as a soak's; `report` of it, per
+/// window and with every figure summed from the log, agrees exactly with what the server
+/// served. Killed past its kept seconds, its tail holds the seconds not yet rolled up.
+#[test]
+fn a_run_past_the_seconds_it_keeps_reports_exactly_from_its_roll_ups() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(2))).start();
+    let run = TempRun::new("rollups");
+    Stampede::new()
+        .env("STAMPEDE_LOG_LAYOUT", "2:2,4")
+        .args(["run", "--url", &server.url("/"), "--users", "3", "--duration", "7s", "-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let served = server.responses();
+    let lines = |f: &str| std::fs::read_to_string(run.path().join(f)).map_or(0, |t| t.lines().count());
+    assert_eq!(run.meta()["log"], serde_json::json!({"version": 2, "seconds_kept_s": 2, "rollups_s": [2, 4]}));
+    assert_eq!(lines("intervals.jsonl"), 2, "the kept seconds only");
+    assert!(!run.path().join("tail.jsonl").exists(), "the tail goes at the end");
+    // 7 s (and the last second's few ms of graceful stop): 4 lines of 2 s, 2 of 4 s.
+    assert_eq!((lines("intervals-2s.jsonl"), lines("intervals-4s.jsonl")), (4, 2));
+    assert_eq!(run.total()["samples"], served);
+    let samples = |args: &[&str], dir: &std::path::Path| -> u64 {
+        let out = Stampede::new().arg("report").arg(dir).args(["--format", "json"]).args(args).run();
+        out.assert_exit(0);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        match v.get("windows") {
+            Some(w) => w.as_array().unwrap().iter().map(|w| w["summary"]["total"]["samples"].as_u64().unwrap()).sum(),
+            None => v["total"]["samples"].as_u64().unwrap(),
+        }
+    };
+    assert_eq!(samples(&["--every", "2s"], run.path()), served);
+    assert_eq!(samples(&["--from", "1s"], run.path()) + samples(&["--to", "1s"], run.path()), served);
+    let says = Stampede::new().arg("report").arg(run.path()).args(["--from", "3s"]).run();
+    assert_eq!(says.status.code(), Some(2));
+    assert!(
+        says.stderr_str().contains("--from at 3 s: this run keeps its seconds for its first 2 s"),
+        "{}",
+        says.stderr_str()
+    );
+    // Every figure from the log, as after a crash: the same count.
+    std::fs::remove_file(run.path().join("summary.json")).unwrap();
+    assert_eq!(samples(&[], run.path()), served);
+
+    // Killed 5 s in: the tail holds the seconds of the 2 s line in progress.
+    let killed = TempRun::new("rollups-killed");
+    let child = Stampede::new()
+        .env("STAMPEDE_LOG_LAYOUT", "2:2,4")
+        .args(["run", "--url", &server.url("/"), "--users", "3", "--duration", "60s", "-q", "--out"])
+        .arg(killed.path())
+        .spawn();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let rolled = || std::fs::read_to_string(killed.path().join("intervals-2s.jsonl")).map_or(0, |t| t.lines().count());
+    while rolled() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill();
+    assert!(rolled() >= 2 && killed.path().join("tail.jsonl").exists(), "not past its kept seconds");
+    let total = samples(&[], killed.path());
+    assert!(total > 0 && total <= server.responses() - served, "{total} vs {}", server.responses() - served);
+}
