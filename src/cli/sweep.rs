@@ -108,6 +108,18 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
     if warmup.is_some_and(|w| w >= a.step_duration) {
         return Err(Error::Usage("--warmup must be shorter than --step-duration: it is the start of each step".into()));
     }
+    // A step's log keeps its seconds for its first hour only (rundir::LogFormat): past it, a
+    // step's numbers can start on a whole minute only. Said now, not after the step has run.
+    let kept = crate::rundir::LogFormat::current();
+    let finest = kept.rollups_s.first().copied().unwrap_or(1);
+    if warmup.is_some_and(|w| {
+        w.as_secs_f64() > kept.seconds_kept_s as f64 && (w.as_micros() % (u128::from(finest) * 1_000_000)) != 0
+    }) {
+        return Err(Error::Usage(format!(
+            "--warmup past {} s must be a whole multiple of {finest} s: a step keeps its seconds for its first {} s only",
+            kept.seconds_kept_s, kept.seconds_kept_s
+        )));
+    }
     // Ctrl-C between steps ends the sweep too (during a step, the step's run hears it first).
     let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signals = tokio::spawn({

@@ -195,6 +195,17 @@ fn a_warm_up_is_left_out_of_each_steps_figures() {
         .run();
     long.assert_exit(2);
     assert!(long.stderr_str().contains("--warmup must be shorter"), "{}", long.stderr_str());
+    // Past the seconds a step keeps (2 s here), a warm-up is whole lines: said before any step.
+    let before = server.requests();
+    let odd = Stampede::new()
+        .env("STAMPEDE_LOG_LAYOUT", "2:2,4")
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "1", "--step-duration", "8s", "--warmup", "3s"])
+        .run();
+    odd.assert_exit(2);
+    assert!(odd.stderr_str().contains("--warmup past 2 s must be a whole multiple of 2 s"), "{}", odd.stderr_str());
+    assert_eq!(server.requests(), before, "no step ran");
 }
 
 /// Closed-model stages in a YAML plan hold their number of users: the interval log's active
