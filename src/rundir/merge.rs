@@ -191,12 +191,8 @@ impl Merger {
 /// from their coarsest lines, one run after the other (streamed: memory stays flat).
 pub fn end_us(dirs: &[&Path]) -> Result<u64, Error> {
     let metas = dirs.iter().map(|d| read_meta(d)).collect::<Result<Vec<_>, _>>()?;
-    let starts: Vec<Option<OffsetDateTime>> =
-        metas.iter().map(|m| OffsetDateTime::parse(&m.started_at, &Rfc3339).ok()).collect();
-    let first = starts.iter().flatten().min().copied();
     let mut end = 0u64;
-    for (dir, start) in dirs.iter().zip(&starts) {
-        let offset = if dirs.len() > 1 { offset_us(*start, first) } else { 0 };
+    for (dir, offset) in dirs.iter().zip(offsets(&metas)) {
         read_run_with(dir, Grain::COARSEST, |iv| end = end.max(iv.end_us.saturating_add(offset)))?;
     }
     Ok(end)
@@ -241,9 +237,6 @@ pub fn read_many(
         union(&mut checks, &m.checks);
         union(&mut labels, &m.labels);
     }
-    let starts: Vec<Option<OffsetDateTime>> =
-        metas.iter().map(|m| OffsetDateTime::parse(&m.started_at, &Rfc3339).ok()).collect();
-    let first = starts.iter().flatten().min().copied();
     // Parts of one plan (`run --segment`) run the same scenarios: each scenario's numbers add
     // up across the parts. Other runs keep theirs side by side.
     let one_plan = parts_of_one_plan(&metas);
@@ -255,8 +248,8 @@ pub fn read_many(
         scenario_count = first_scenario + meta.scenarios.len();
     }
     let mut merger = Merger::new(&first_scenarios, labels.len(), scenario_count, &checks, grain);
-    for (p, start) in merger.parts.iter_mut().zip(&starts) {
-        p.offset_us = offset_us(*start, first);
+    for (p, offset) in merger.parts.iter_mut().zip(offsets(&metas)) {
+        p.offset_us = offset;
     }
     let mut shared = Shared::new(&labels);
     // Every run's error kinds are named against the merged list of checks.
@@ -290,6 +283,14 @@ pub fn read_many(
 }
 
 /// µs from `first` to `start` (0 when either is unknown, or `start` is earlier).
+/// Where each run's clock starts on the common one (the earliest start), µs.
+fn offsets(metas: &[RunMeta]) -> Vec<u64> {
+    let starts: Vec<Option<OffsetDateTime>> =
+        metas.iter().map(|m| OffsetDateTime::parse(&m.started_at, &Rfc3339).ok()).collect();
+    let first = starts.iter().flatten().min().copied();
+    starts.iter().map(|s| offset_us(*s, first)).collect()
+}
+
 fn offset_us(start: Option<OffsetDateTime>, first: Option<OffsetDateTime>) -> u64 {
     match (start, first) {
         (Some(s), Some(f)) => u64::try_from((s - f).whole_microseconds()).unwrap_or(0),
