@@ -190,6 +190,7 @@ mod tests {
                 new_connection: false,
                 error: (k < bad).then_some(crate::record::ErrorKind::Status(503)),
                 in_total: true,
+                upstream_us: None,
             });
         }
         let labels = if n == 0 { vec![] } else { vec![(crate::plan::LabelId(0), st.clone())] };

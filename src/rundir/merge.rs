@@ -883,6 +883,7 @@ mod tests {
                         new_connection: false,
                         error: None,
                         in_total: true,
+                        upstream_us: None,
                     };
                     s.record(&sample);
                     all.record(&sample);

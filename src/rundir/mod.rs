@@ -29,7 +29,7 @@ pub mod writer;
 pub use reader::read_run;
 pub use summary::{
     GeneratorUsage, LabelSummary, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
-    Status, Summary, ThresholdResult,
+    Status, Summary, ThresholdResult, UpstreamSummary,
 };
 pub use writer::{IntervalLines, Place, RunWriter};
 

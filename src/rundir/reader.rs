@@ -424,6 +424,7 @@ pub(super) mod tests {
                 new_connection: false,
                 error: None,
                 in_total: true,
+                upstream_us: None,
             });
         }
         s

@@ -329,6 +329,54 @@ pub struct LabelSummary {
     /// Open model: arrivals not started for want of a free user (only on the total).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_iterations: Option<u64>,
+    /// Upstream time vs the overhead in front of it, over the samples whose response told the
+    /// upstream's time; absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<UpstreamSummary>,
+}
+
+/// A label's samples split into the upstream's time (as its response headers told it) and
+/// the overhead in front of it (elapsed − upstream), in ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UpstreamSummary {
+    /// Samples whose response told the upstream's time (of the label's Samples).
+    pub samples: u64,
+    /// Mean elapsed time of these samples: what upstream and overhead split.
+    pub mean_total_ms: f64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub mean_overhead_ms: f64,
+    pub p50_overhead_ms: f64,
+    pub p95_overhead_ms: f64,
+    pub p99_overhead_ms: f64,
+    pub max_overhead_ms: f64,
+}
+
+impl UpstreamSummary {
+    fn from_stats(u: &crate::record::stats::Upstream) -> Option<UpstreamSummary> {
+        if u.samples == 0 {
+            return None;
+        }
+        let per = |x: u64| x as f64 / u.samples as f64 / 1000.0;
+        let q = |v: Option<u64>| ms(v.unwrap_or(0));
+        Some(UpstreamSummary {
+            samples: u.samples,
+            mean_total_ms: per(u.sum_elapsed_us),
+            mean_ms: per(u.sum_us),
+            p50_ms: q(u.quantile_us(0.50)),
+            p95_ms: q(u.quantile_us(0.95)),
+            p99_ms: q(u.quantile_us(0.99)),
+            max_ms: ms(u.max_us),
+            mean_overhead_ms: per(u.sum_overhead_us),
+            p50_overhead_ms: q(u.overhead_quantile_us(0.50)),
+            p95_overhead_ms: q(u.overhead_quantile_us(0.95)),
+            p99_overhead_ms: q(u.overhead_quantile_us(0.99)),
+            max_overhead_ms: ms(u.max_overhead_us),
+        })
+    }
 }
 
 fn ms(us: u64) -> f64 {
@@ -396,6 +444,7 @@ impl LabelSummary {
             connections_opened: s.connections_opened,
             errors_by_kind: s.errors_by_kind.named(checks),
             dropped_iterations: None,
+            upstream: s.upstream.as_deref().and_then(UpstreamSummary::from_stats),
         }
     }
 }

@@ -132,5 +132,6 @@ mod server_selftest;
 mod sweep;
 mod tls;
 mod truth;
+mod upstream;
 mod util;
 mod wire;
