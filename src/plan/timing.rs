@@ -5,6 +5,9 @@
 
 use serde::Serialize;
 
+/// The longest upstream time taken as one: the histograms' range.
+const MAX_UPSTREAM_US: f64 = crate::record::stats::HISTOGRAM_MAX_US as f64;
+
 /// A header (or a `Server-Timing` metric) whose value is the upstream's time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum TimingSource {
@@ -91,7 +94,9 @@ impl TimingHeaders {
                     (_, Some(m)) => server_timing_dur(v, m)? * 1e3,
                     _ => return None,
                 };
-                (us.is_finite() && us >= 0.0).then(|| us.round() as u64)
+                // Past the histograms' range (an hour) a value is a wrong unit or garbage, and
+                // would overflow the sums: no value, as one that is not a number.
+                (0.0..=MAX_UPSTREAM_US).contains(&us).then(|| us.round() as u64)
             })
         })
     }
@@ -105,7 +110,8 @@ fn summed(v: &str) -> Option<f64> {
         if part.is_empty() || part == "-" {
             continue;
         }
-        total += part.parse::<f64>().ok()?;
+        let v = part.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)?;
+        total += v;
         any = true;
     }
     any.then_some(total)
@@ -174,6 +180,7 @@ pub fn parse_source(text: &str) -> Result<TimingSource, String> {
         None | Some("ms") => TimeUnit::Ms,
         Some("us") | Some("µs") => TimeUnit::Us,
         Some("s") => TimeUnit::S,
+        Some("") => return Err(format!("`{text}`: name a unit after `:` (us, ms or s), or leave out the `:`")),
         Some(u) => return Err(format!("`{text}`: the unit `{u}` is not one of us, ms, s")),
     };
     Ok(TimingSource::Header { name: name.to_string(), unit })
@@ -201,6 +208,14 @@ mod tests {
         // A value that is not a time is no time, never zero.
         assert_eq!(upstream(&t, &[("X-Kong-Upstream-Latency", "soon")]), None);
         assert_eq!(upstream(&t, &[("X-Kong-Upstream-Latency", "-1")]), None);
+        // Past an hour (the histograms' range) is a wrong unit or garbage, and would overflow sums.
+        for huge in ["1e300", "99999999999999999999", "3600001"] {
+            assert_eq!(upstream(&t, &[("X-Kong-Upstream-Latency", huge)]), None, "{huge}");
+        }
+        assert_eq!(upstream(&t, &[("X-Kong-Upstream-Latency", "3600000")]), Some(3_600_000_000));
+        // One bad member spoils a list: never a sum of what is left.
+        assert_eq!(upstream(&t, &[("X-Kong-Upstream-Latency", "5, -3")]), None);
+        assert_eq!(upstream(&t, &[("X-Kong-Upstream-Latency", "5, inf")]), None);
     }
 
     #[test]
@@ -226,6 +241,7 @@ mod tests {
         assert!(parse_source("Server-Timing").unwrap_err().contains("name the Server-Timing metric"));
         assert!(parse_source("X-Up:hours").unwrap_err().contains("`hours`"));
         assert!(parse_source("a header").unwrap_err().contains("not a header name"));
+        assert!(parse_source("X-Up:").unwrap_err().contains("name a unit after `:`"));
         assert!(parse_source("").is_err());
     }
 }

@@ -53,7 +53,7 @@ pub struct Upstream {
     pub max_us: u64,
     pub hist: Histogram<TIMING_SIGFIG>,
     /// Overheads, each elapsed − upstream, or 0 where a header told more than was measured
-    /// (whole-ms headers round up).
+    /// here (a gateway measures from other points, some in whole ms).
     pub sum_overhead_us: u64,
     pub max_overhead_us: u64,
     pub overhead: Histogram<TIMING_SIGFIG>,

@@ -3,7 +3,7 @@
 
 use crate::rundir::{LabelSummary, Summary, UpstreamSummary};
 
-pub const HEADER: [&str; 31] = [
+pub const HEADER: [&str; 34] = [
     "label",
     "samples",
     "errors",
@@ -30,9 +30,12 @@ pub const HEADER: [&str; 31] = [
     "upstream_samples",
     "upstream_mean_total_ms",
     "upstream_mean_ms",
+    "upstream_p50_ms",
     "upstream_p95_ms",
+    "upstream_p99_ms",
     "upstream_max_ms",
     "upstream_mean_overhead_ms",
+    "upstream_p50_overhead_ms",
     "upstream_p95_overhead_ms",
     "upstream_p99_overhead_ms",
     "upstream_max_overhead_ms",
@@ -75,12 +78,15 @@ fn row(s: &LabelSummary) -> Vec<String> {
     ];
     let u = s.upstream.as_ref();
     row.push(u.map_or_else(String::new, |u| u.samples.to_string()));
-    let fields: [fn(&UpstreamSummary) -> f64; 8] = [
+    let fields: [fn(&UpstreamSummary) -> f64; 11] = [
         |u| u.mean_total_ms,
         |u| u.mean_ms,
+        |u| u.p50_ms,
         |u| u.p95_ms,
+        |u| u.p99_ms,
         |u| u.max_ms,
         |u| u.mean_overhead_ms,
+        |u| u.p50_overhead_ms,
         |u| u.p95_overhead_ms,
         |u| u.p99_overhead_ms,
         |u| u.max_overhead_ms,

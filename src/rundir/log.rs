@@ -238,7 +238,7 @@ impl LabelLine {
             return Err(LineError::ConnectCount { label: label(), connecting, held: connects });
         }
         if let Some(u) = &self.upstream {
-            s.upstream = Some(Box::new(u.to_stats(self.samples, &label)?));
+            s.upstream = Some(Box::new(u.to_stats(self.samples, (self.sum_elapsed_us, self.max_us), &label)?));
         }
         for (name, n) in &self.errors_by_kind {
             let kind =
@@ -252,10 +252,22 @@ impl LabelLine {
 impl UpstreamLine {
     /// Checked as [`LabelLine::to_stats`] checks its own: no more samples than the label's,
     /// histograms holding exactly them.
-    fn to_stats(&self, label_samples: u64, label: &dyn Fn() -> String) -> Result<Upstream, LineError> {
+    fn to_stats(
+        &self,
+        label_samples: u64,
+        label_sums: (u64, u64),
+        label: &dyn Fn() -> String,
+    ) -> Result<Upstream, LineError> {
         if self.samples > label_samples {
             let (samples, held) = (label_samples, self.samples);
             return Err(LineError::SampleCount { label: label(), samples, which: "upstream split", held });
+        }
+        // Parts of the label's own figures: a line saying otherwise was not written by a run.
+        if self.sum_elapsed_us > label_sums.0
+            || self.sum_overhead_us > self.sum_elapsed_us
+            || self.max_overhead_us > label_sums.1
+        {
+            return Err(LineError::Upstream { label: label() });
         }
         let mut u = Upstream {
             samples: self.samples,
@@ -266,13 +278,14 @@ impl UpstreamLine {
             max_overhead_us: self.max_overhead_us,
             ..Upstream::default()
         };
-        for (text, into, which) in
-            [(&self.hist, &mut u.hist, "upstream "), (&self.overhead_hist, &mut u.overhead, "overhead ")]
-        {
+        for (text, into, which, whole) in [
+            (&self.hist, &mut u.hist, "upstream ", "upstream histogram"),
+            (&self.overhead_hist, &mut u.overhead, "overhead ", "overhead histogram"),
+        ] {
             *into = decode(text).map_err(|source| LineError::Histogram { which, label: label(), source })?;
             if into.len() != self.samples {
                 let (samples, held) = (self.samples, into.len());
-                return Err(LineError::SampleCount { label: label(), samples, which: "upstream histogram", held });
+                return Err(LineError::SampleCount { label: label(), samples, which: whole, held });
             }
         }
         Ok(u)
@@ -306,6 +319,8 @@ pub(super) enum LineError {
     SampleCount { label: String, samples: u64, which: &'static str, held: u64 },
     #[error("`{label}` has {connecting} connecting samples but its connect histogram holds {held}")]
     ConnectCount { label: String, connecting: u64, held: u64 },
+    #[error("`{label}`'s upstream split is larger than the label's own times")]
+    Upstream { label: String },
     #[error("`{label}` has min_us {min} above max_us {max}")]
     MinAboveMax { label: String, min: u64, max: u64 },
     #[error("`{label}` has {errors} errors in {samples} samples")]
@@ -390,10 +405,14 @@ mod tests {
         );
         // A line without the split (every older one) has none; one whose histogram disagrees is refused.
         assert!(stats().upstream.is_none() && LabelLine::from_stats("a", &stats(), &[]).upstream.is_none());
-        let mut bad = v;
+        let mut bad = v.clone();
         bad["upstream"]["samples"] = 3.into();
         let e = serde_json::from_value::<LabelLine>(bad).unwrap().to_stats(&[]).unwrap_err().to_string();
         assert!(e.contains("3 samples but its upstream histogram holds 4"), "{e}");
+        let mut bad = v;
+        bad["upstream"]["sum_overhead_us"] = u64::MAX.into();
+        let e = serde_json::from_value::<LabelLine>(bad).unwrap().to_stats(&[]).unwrap_err().to_string();
+        assert!(e.contains("upstream split is larger than the label's own times"), "{e}");
     }
 
     fn sample_at(start: u64, elapsed: u64) -> Sample {

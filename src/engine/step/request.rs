@@ -531,7 +531,11 @@ impl VirtualUser {
             new_connection: ex.new_connection,
             error,
             in_total: in_total && top.unwrap_or(false),
-            upstream_us: ex.upstream_us,
+            // A response cut short (a timeout, a reset mid-body) took a time the header's
+            // upstream figure does not split: no split, rather than a skewed overhead.
+            upstream_us: ex
+                .upstream_us
+                .filter(|_| matches!(error, None | Some(ErrorKind::Status(_) | ErrorKind::Check(_)))),
         };
         // Inside a transaction that makes the parent sample, a sample is only part of it; the
         // results file still has its line, as JMeter's CSV writes a sample's sub-results.
