@@ -472,6 +472,7 @@ mod tests {
             part: None,
             parts: Vec::new(),
             log: None,
+            watch: Vec::new(),
         }
     }
 

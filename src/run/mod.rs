@@ -112,6 +112,9 @@ pub struct RunOptions {
     /// The instant the load starts (`--start-at`): the run waits for it (a Ctrl-C ends the
     /// wait) and records how late it started.
     pub start_at: Option<std::time::SystemTime>,
+    /// The sources watched beside the run (`--watch`), as `meta.json` lists them: the caller
+    /// adds the output that samples them ([`crate::watch::WatchOutput`]).
+    pub watch: Vec<String>,
 }
 
 /// A plan about to run, and the outputs it feeds.
@@ -188,6 +191,7 @@ impl Run {
             part: options.part.clone(),
             parts: Vec::new(),
             log: None,
+            watch: options.watch.clone(),
         };
         Run { plan, options, meta, outputs: Vec::new() }
     }
