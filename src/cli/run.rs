@@ -577,6 +577,13 @@ pub(super) async fn run_plan(
         eprintln!("error: {f}");
         return Ok((exit::RUNTIME, out));
     }
+    if !watch.is_empty() {
+        match rundir::watch::read_summary(&out) {
+            Ok(Some(w)) => super::say(&format!("\n{}", report::watch::markdown(&w))),
+            Ok(None) => {}
+            Err(e) => eprintln!("warning: {e}"),
+        }
+    }
     super::say(&format!("Run directory: {}\n", out.display()));
     write_html(&out);
     // An incomplete results file is an incomplete result: exit 3. An interrupted run is

@@ -104,6 +104,9 @@ pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
         let _ = write!(body, "<figure>{}</figure>", svg::render(&chart));
     }
     body.push_str("</section>");
+    if let Some(w) = &summary.watch {
+        body.push_str(&super::watch::html(w));
+    }
 
     if !windows.is_empty() {
         body.push_str("<section id=\"windows\"><h2>Tables over time</h2>");

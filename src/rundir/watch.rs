@@ -147,6 +147,9 @@ pub struct MetricSummary {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The shortest span between two samples a counter's rate is taken over (seconds).
+const MIN_RATE_SPAN_S: f64 = 0.5;
+
 /// The most points of a metric a report keeps for its chart.
 pub const MAX_POINTS: usize = 600;
 
@@ -194,10 +197,11 @@ impl Acc {
                     // A counter that went down was reset: it counted `v` since.
                     let inc = if v >= pv { v - pv } else { v };
                     self.total += inc;
-                    (dt > 0.0).then(|| {
-                        self.span_s += dt;
-                        inc / dt
-                    })
+                    self.span_s += dt.max(0.0);
+                    // The last sample comes just after one on the cadence: a rate over a few
+                    // ms is mostly noise (a scrape more or less), so such a span counts in the
+                    // total and the average but is no rate of its own.
+                    (dt >= MIN_RATE_SPAN_S).then(|| inc / dt)
                 });
                 self.prev = Some((t, v));
                 rate
@@ -284,6 +288,11 @@ struct SourceAcc {
 /// Reads `watch.jsonl` of the run directory `dir`, if it has one. A last line cut off (a run
 /// killed while writing it) is left out; a bad line elsewhere is an error naming it.
 pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
+    read_summary_window(dir, None)
+}
+
+/// [`read_summary`] of the samples taken in `window` (seconds from the first sample) only.
+pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> Result<Option<WatchSummary>, Error> {
     let path = dir.join(WATCH);
     let file = match File::open(&path) {
         Ok(f) => f,
@@ -298,7 +307,10 @@ pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
         let next = lines.next();
         if let Some((n, text)) = pending.take() {
             match serde_json::from_str::<WatchLine>(&text) {
-                Ok(line) => add_line(&mut order, &mut by_source, line),
+                Ok(line) if window.as_ref().is_none_or(|w| w.contains(&line.t_s)) => {
+                    add_line(&mut order, &mut by_source, line)
+                }
+                Ok(_) => {}
                 // The last line: a run killed while writing it.
                 Err(_) if next.is_none() => {}
                 Err(e) => return Err(Error::Format { path, line: n + 1, message: e.to_string() }),
@@ -414,18 +426,22 @@ mod tests {
             line(3.0, State::Ok, &[("g", 5.0), ("nan", f64::NAN)], &[("c", 150.0)]),
             // A reset: the counter restarted and counted 4 since.
             line(4.0, State::Ok, &[], &[("c", 4.0)]),
+            // Too short a span for a rate: in the total and the average only.
+            line(4.1, State::Ok, &[], &[("c", 5.0)]),
             line(5.0, State::Gone, &[], &[]),
         ];
-        let s = summarise(&lines, "{\"t_s\":6.0,\"sou").unwrap().unwrap();
+        let lines = &lines;
+        let s = summarise(lines, "{\"t_s\":6.0,\"sou").unwrap().unwrap();
         let src = &s.sources[0];
-        assert_eq!((src.samples, src.errors), (6, 1));
+        assert_eq!((src.samples, src.errors), (7, 1));
         assert_eq!(src.first_error, Some(Event { t_s: 2.0, reason: "why".into() }));
         assert_eq!(src.gone.as_ref().map(|g| g.t_s), Some(5.0));
         assert!(src.gone_at_end);
         let c = src.metrics.iter().find(|m| m.name == "c").unwrap();
-        // 10 in the first second, 40 over the two around the failure, 4 after the reset.
-        assert_eq!(c.total, Some(54.0));
-        assert_eq!((c.max, c.min, c.avg), (Some(20.0), Some(4.0), Some(13.5)));
+        // 10 in the first second, 40 over the two around the failure, 4 after the reset, 1 more.
+        assert_eq!(c.total, Some(55.0));
+        assert_eq!((c.max, c.min), (Some(20.0), Some(4.0)));
+        assert!((c.avg.unwrap() - 55.0 / 4.1).abs() < 1e-9);
         let g = src.metrics.iter().find(|m| m.name == "g").unwrap();
         assert_eq!((g.avg, g.max, g.min, g.samples), (Some(3.0), Some(5.0), Some(1.0), 3));
         assert!(src.metrics.iter().all(|m| m.name != "nan"));
