@@ -6,7 +6,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-fn start_mock(extra: &[&str]) -> (crate::util::stampede::Running, String) {
+/// `stampede mock --listen 127.0.0.1:0 EXTRA...` and the address it says it listens on.
+pub(crate) fn start_mock(extra: &[&str]) -> (crate::util::stampede::Running, String) {
     let mut mock = Stampede::new().args(["mock", "--listen", "127.0.0.1:0"]).args(extra).spawn();
     let mut addr = String::new();
     assert!(
