@@ -194,6 +194,16 @@ fn a_silent_scrape_is_an_error_and_a_promql_query_reads_its_value() {
     assert!(uint(value, "samples") >= 3);
     assert_eq!(prometheus.requests_to("/api/v1/query"), uint(value, "samples"));
 
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/summary.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let problems: Vec<String> = validator.iter_errors(&report).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert_eq!(problems, Vec::<String>::new());
+    let html = std::fs::read_to_string(run.path().join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"watch\">") && html.contains("id=\"chart-watch-0\""));
+
     let md = Stampede::new().arg("report").arg(run.path()).run();
     md.assert_exit(0);
     assert!(md.stdout_str().contains("#### System under test"));
