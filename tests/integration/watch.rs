@@ -366,3 +366,30 @@ fn the_mock_behind_nginx_counts_upstream_connections_per_request() {
     drop(nginx);
     assert_eq!(served(mock), close.0 + keep.0, "the mock's own count");
 }
+
+/// The section's charts in a real browser: no console error, nothing fetched, a line drawn.
+#[test]
+fn the_watch_section_draws_in_a_browser() {
+    let Some(mut browser) = crate::util::browser::Browser::launch() else { return };
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("watch-html");
+    Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--rate", "50", "--max-users", "2", "--duration", "3s", "-q"])
+        .args(["--watch", &format!("pid:{}", std::process::id()), "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let mut page = browser.open(&run.path().join("report.html"));
+    assert_eq!(page.errors(), Vec::<String>::new(), "console errors");
+    assert_eq!(page.requests(), Vec::<String>::new(), "a self-contained page fetches nothing");
+    let first = page.eval("document.querySelector('#watch svg.chart').id");
+    assert_eq!(first, "chart-watch-0", "CPU is charted first");
+    let drawn = page.eval(
+        "[...document.querySelectorAll('#watch svg.chart')].map(s => s.querySelectorAll('g.line path, g.line circle').length)",
+    );
+    let drawn = drawn.as_array().unwrap();
+    assert!(drawn.len() >= 4 && drawn.iter().all(|n| n.as_u64().unwrap() > 0), "{drawn:?}");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    page.screenshot(&dir.join("watch.png"));
+}
