@@ -116,11 +116,27 @@ struct Rendered {
     delay: Delay,
 }
 
-/// Writes the `Server-Timing` header line for a request held `held`.
+/// Writes the `Server-Timing` header line for a request held `held`, in ms with µs decimals.
+/// Formatted by hand: `write!` took 100 ns a response against 72 ns (two clock reads are 50 of
+/// them), on a mock that spends about 8 µs of CPU per request (bench/runs/2026-11-22-vm).
 fn server_timing(out: &mut Vec<u8>, held: Duration) {
-    use std::io::Write as _;
-    let us = held.as_micros();
-    let _ = write!(out, "Server-Timing: app;dur={}.{:03}\r\n", us / 1000, us % 1000);
+    let us = u64::try_from(held.as_micros()).unwrap_or(u64::MAX);
+    out.extend_from_slice(b"Server-Timing: app;dur=");
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut ms = us / 1000;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (ms % 10) as u8;
+        ms /= 10;
+        if ms == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+    let frac = us % 1000;
+    let d = |x: u64| b'0' + (x % 10) as u8;
+    out.extend_from_slice(&[b'.', d(frac / 100), d(frac / 10), d(frac), b'\r', b'\n']);
 }
 
 impl Rendered {
@@ -568,6 +584,13 @@ mod tests {
         out.clear();
         r.write(&mut out, false, false, true, Duration::from_micros(7));
         assert!(out.ends_with(b"Connection: close\r\nServer-Timing: app;dur=0.007\r\n\r\n"), "{out:?}");
+        for (us, text) in
+            [(0, "0.000"), (1_000, "1.000"), (1_234_567_890, "1234567.890"), (u64::MAX, "18446744073709551.615")]
+        {
+            out.clear();
+            server_timing(&mut out, Duration::from_micros(us));
+            assert_eq!(String::from_utf8_lossy(&out), format!("Server-Timing: app;dur={text}\r\n"));
+        }
     }
 
     #[test]
