@@ -238,6 +238,12 @@ fn bad_sources_are_refused_naming_the_flag() {
         let err = out.stderr_str();
         assert!(err.contains("--watch") && err.contains(bad) && err.contains(says), "{bad}: {err}");
     }
+    // Agents sample nothing of the target: said before anything is sent.
+    let out = Stampede::new()
+        .args(["run", "--url", "http://127.0.0.1:1/", "-n", "1", "--watch", "pid:1", "--agents", "127.0.0.1:1"])
+        .run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains("--watch samples from this process"), "{}", out.stderr_str());
 }
 
 /// nginx, if this machine has it: `None` (with a loud message) when it has not and CI is not
