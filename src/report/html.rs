@@ -410,6 +410,9 @@ pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
         body.push_str("</tr>");
     }
     body.push_str("</tbody></table></section>");
+    if !c.watch.is_empty() {
+        body.push_str(&super::watch::compare_html(&c.watch, &names));
+    }
 
     body.push_str("<section id=\"charts\"><h2>Over time</h2>");
     let overlay = |id: &str, title: &str, y_label: &str, x: XAxis, pick: &dyn Fn(&RunData) -> Vec<(f64, f64)>| Chart {

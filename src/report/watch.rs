@@ -284,6 +284,39 @@ pub fn compare_markdown(rows: &[WatchRow], names: &[String]) -> String {
     out
 }
 
+/// The comparison's section as HTML, as [`compare_markdown`] lays it out.
+pub(crate) fn compare_html(rows: &[WatchRow], names: &[&str]) -> String {
+    let mut body = String::from("<section id=\"watch\"><h2>System under test</h2><div class=\"scroll\"><table class=\"num compare\"><thead><tr><th>Source</th><th>Metric</th><th>Run</th><th>Avg</th><th>Max</th></tr></thead><tbody>");
+    for r in rows {
+        let name = match r.kind {
+            MetricKind::Counter => format!("{} /s", r.metric),
+            MetricKind::Gauge => r.metric.clone(),
+        };
+        for (i, run) in r.runs.iter().enumerate() {
+            let d = r.deltas.get(i).copied().flatten();
+            let cell = |v: Option<f64>, delta: Option<Delta>| {
+                let v = run.map_or_else(|| "—".into(), |_| opt(&r.metric, v));
+                let delta = delta.map_or_else(String::new, |d| {
+                    let class = if d.significant == Some(true) || !d.weighed { "delta" } else { "delta noise" };
+                    format!("<br><span class=\"{class}\">{}</span>", esc(&d.text()))
+                });
+                format!("<td>{}{delta}</td>", esc(&v))
+            };
+            let _ = write!(
+                body,
+                "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td>{}{}</tr>",
+                if i == 0 { esc(&r.source) } else { String::new() },
+                if i == 0 { esc(&name) } else { String::new() },
+                esc(names.get(i).copied().unwrap_or("")),
+                cell(run.and_then(|m| m.avg), d.and_then(|d| d.avg)),
+                cell(run.and_then(|m| m.max), d.and_then(|d| d.max)),
+            );
+        }
+    }
+    body.push_str("</tbody></table></div><p class=\"note\">Differences are from the first run; the average's is weighed against the runs' noise (batch means of their samples), the maximum's is not.</p></section>");
+    body
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +374,8 @@ mod tests {
         let md = compare_markdown(&rows, &["a".into(), "b".into()]);
         assert!(md.contains("| pid:42 | cpu_cores | b | 2 | 2.20 | +1.00 (+100.0%) | +1.10 (+100.0%) |"), "{md}");
         assert!(rows[0].deltas[0].is_none());
+        let html = compare_html(&rows, &["a", "b"]);
+        assert!(html.contains("<td>2<br><span class=\"delta\">+1.00 (+100.0%)</span></td>"), "{html}");
         assert!(compare(&[Some(&a), None])[0].deltas[1].is_none());
     }
 }

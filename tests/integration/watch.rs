@@ -216,7 +216,12 @@ fn a_silent_scrape_is_an_error_and_a_promql_query_reads_its_value() {
         cmp.stdout_str()
     );
 
-    let mut everything = out.stdout_str() + &out.stderr_str() + &md.stdout_str() + &cmp.stdout_str();
+    let page = Stampede::new().args(["compare", "--format", "html"]).arg(run.path()).arg(run.path()).run();
+    page.assert_exit(0);
+    assert!(page.stdout_str().contains("<section id=\"watch\"><h2>System under test</h2>"));
+
+    let mut everything =
+        out.stdout_str() + &page.stdout_str() + &out.stderr_str() + &md.stdout_str() + &cmp.stdout_str();
     for f in ["meta.json", "watch.jsonl", "report.html", "summary.json"] {
         everything.push_str(&std::fs::read_to_string(run.path().join(f)).unwrap());
     }
