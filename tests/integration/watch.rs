@@ -1,5 +1,6 @@
 //! `run --watch` (issue 17, the system under test's resources): a process burning one core reads
-//! one core; a process that exits mid-run is `gone` with its time, not zero; the mock's
+//! one core; a process that exits mid-run is `gone` with its time, not zero; `proc:NAME` sums
+//! the processes of the name as they come and go; the mock's
 //! `/metrics` scraped behind nginx counts one upstream connection per request with
 //! `proxy_http_version 1.0` and far fewer with keep-alive, equal to what the mock served; a
 //! scrape that never answers is an error and leaves the load's counts exact; a PromQL query to a
@@ -141,6 +142,34 @@ fn a_process_that_exits_mid_run_is_gone_not_zero() {
     assert_eq!(uint(&report["total"], "samples"), server.requests());
     assert_eq!(uint(&report["total"], "errors"), 0);
     assert!(run.meta()["duration_s"].as_f64().unwrap() >= 3.9);
+}
+
+/// `proc:NAME` sums every process of the name and finds them again each second: one of three
+/// exiting mid-run leaves two, and no zombie is counted.
+#[test]
+fn proc_sums_the_processes_of_a_name_as_they_come_and_go() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("watch-proc");
+    // A name no other process has: a copy of `sleep` named after this test process.
+    let name = format!("stw{}", std::process::id() % 1_000_000);
+    let program = run.root().join(&name);
+    std::fs::copy("/bin/sleep", &program).unwrap();
+    let program = program.to_str().unwrap();
+    let _long = [spawn(program, &["20"]), spawn(program, &["20"])];
+    let _short = spawn(program, &["1.2"]);
+    Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--rate", "20", "--max-users", "2", "--duration", "3s", "-q"])
+        .args(["--watch", &format!("proc:{name}"), "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let report = report_json(run.path());
+    let src = source(&report, &format!("proc:{name}"));
+    let processes = metric(src, "processes");
+    assert_eq!((float(processes, "max"), float(processes, "last")), (3.0, 2.0), "{src:#}");
+    assert_eq!(float(metric(src, "threads"), "last"), 2.0, "{src:#}");
+    assert_eq!(uint(src, "errors"), 0);
+    assert!(src.get("gone").is_none(), "{src:#}");
 }
 
 /// A scrape of a port that accepts and never answers fails every sample (never zero) while the
