@@ -22,8 +22,9 @@
 //! # Where the next features go
 //! - **Prometheus / InfluxDB outputs**: an [`Output`] each, pushing from `interval` (through a
 //!   task of their own when the push can block); nothing else changes.
-//! - **Target monitoring** (the system under test's CPU, memory): an [`Output`] that samples the
-//!   target on its own task from `start` to `finish` and writes beside the run directory.
+//! - **Target monitoring** (the system under test's CPU, memory): `crate::watch::WatchOutput`,
+//!   an [`Output`] that samples the target on its own thread from `start` to `finish` into the
+//!   run directory; a new kind of source is a `watch::Source` variant, nothing here.
 //! - **Sweeps** (runs at several concurrencies): a loop over [`Run`]s, one plan each, with an
 //!   output per step collecting its [`Summary`]; the knee is a report of those run directories.
 //! - **Distributed agents**: an agent is a [`Run`] of its segment of the plan (through
