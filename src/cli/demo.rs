@@ -57,7 +57,7 @@ pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
     let place = super::run::run_place(a.out, a.replace);
     let argv: Vec<String> = std::env::args().collect();
     let code =
-        super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default()).await;
+        super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default(), &[]).await;
     shutdown.cancel();
     let _ = server.await;
     let (code, _) = code?;

@@ -56,6 +56,10 @@ pub struct SweepArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Sample the system under test into each step's run directory, as `run --watch` does
+    /// (repeatable).
+    #[arg(long = "watch", value_name = "SOURCE", value_parser = super::parse_watch)]
+    pub watch: Vec<crate::watch::Source>,
     #[command(flatten)]
     pub quick: QuickArgs,
     /// Open model: most users at once in each step.
@@ -213,8 +217,15 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             None => claimed.insert(claim(a.out.clone())?).clone(),
         };
         let place = Place::Exact { dir: dir.join(&name), replace: false };
-        let (step_code, step_dir) =
-            super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default()).await?;
+        let (step_code, step_dir) = super::run::run_plan(
+            plan,
+            &place,
+            a.quiet,
+            crate::redact::command_line(&argv),
+            Default::default(),
+            &a.watch,
+        )
+        .await?;
         let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;
         let broke = step.broke.is_some();
         goals_failed |= !step.failed.is_empty();

@@ -104,7 +104,7 @@ pub struct Delta {
 }
 
 impl Delta {
-    fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
+    pub(crate) fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
         let abs = other - base;
         let rel = (base != 0.0).then(|| abs / base);
         // Equal figures are equal, whatever the noise.
@@ -113,7 +113,7 @@ impl Delta {
     }
 
     /// A difference shown as it is, with no noise mark.
-    fn unweighed(base: f64, other: f64) -> Delta {
+    pub(crate) fn unweighed(base: f64, other: f64) -> Delta {
         Delta { weighed: false, significant: None, ..Delta::new(base, other, None) }
     }
 
@@ -243,6 +243,9 @@ pub struct Comparison {
     pub runs: Vec<RunFacts>,
     /// The Total first, then every label in the order the runs list them.
     pub rows: Vec<Row>,
+    /// The watched sources' metrics (`run --watch`), when a run has any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub watch: Vec<super::watch::WatchRow>,
 }
 
 pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
@@ -323,7 +326,9 @@ pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
             noise_batches: r.series.total_noise.map_or(0, |n| n.batches),
         })
         .collect();
-    Comparison { runs: facts, rows }
+    let watched: Vec<_> = runs.iter().map(|(_, _, r)| r.summary.watch.as_ref()).collect();
+    let watch = if watched.iter().any(Option::is_some) { super::watch::compare(&watched) } else { Vec::new() };
+    Comparison { runs: facts, rows, watch }
 }
 
 /// How a Markdown comparison is laid out.
@@ -376,6 +381,10 @@ pub fn markdown(c: &Comparison, layout: Layout) -> String {
             line(&mut out, cells);
         }
         out.push_str(&format!("\n{UPSTREAM_COMPARE_NOTE}\n"));
+    }
+    if !c.watch.is_empty() {
+        let names: Vec<String> = c.runs.iter().map(|r| r.name.clone()).collect();
+        out.push_str(&super::watch::compare_markdown(&c.watch, &names));
     }
     out
 }

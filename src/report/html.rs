@@ -111,6 +111,9 @@ pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
         let _ = write!(body, "<figure>{}</figure>", svg::render(&chart));
     }
     body.push_str("</section>");
+    if let Some(w) = &summary.watch {
+        body.push_str(&super::watch::html(w));
+    }
 
     if !windows.is_empty() {
         body.push_str("<section id=\"windows\"><h2>Tables over time</h2>");
@@ -450,6 +453,9 @@ pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
         body.push_str("</tr>");
     }
     body.push_str("</tbody></table></section>");
+    if !c.watch.is_empty() {
+        body.push_str(&super::watch::compare_html(&c.watch, &names));
+    }
 
     body.push_str("<section id=\"charts\"><h2>Over time</h2>");
     let overlay = |id: &str, title: &str, y_label: &str, x: XAxis, pick: &dyn Fn(&RunData) -> Vec<(f64, f64)>| Chart {

@@ -94,6 +94,9 @@ pub fn document(run: &RunData) -> String {
         }
         out.push('\n');
     }
+    if let Some(w) = &summary.watch {
+        out.push_str(&super::watch::markdown(w));
+    }
     out
 }
 

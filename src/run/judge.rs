@@ -172,6 +172,7 @@ mod tests {
             complete: true,
             generator: None,
             thresholds: vec![],
+            watch: None,
         }
     }
 

@@ -45,6 +45,9 @@ pub struct RunMeta {
     /// [`crate::rundir::RunWriter`] sets it; see [`LogFormat`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<LogFormat>,
+    /// The sources `run --watch` sampled into `watch.jsonl`, as named there (credentials masked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watch: Vec<String>,
 }
 
 /// The interval log's layout, recorded in `meta.json` so a reader knows what a directory holds.
@@ -236,6 +239,10 @@ pub struct Summary {
     /// The plan's thresholds (and `--threshold`s), judged at the end of the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdResult>,
+    /// What `run --watch` sampled of the system under test: set by reports from `watch.jsonl`
+    /// (a run's `summary.json` does not hold it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<super::watch::WatchSummary>,
 }
 
 /// One threshold and how the run measured against it.
@@ -484,6 +491,7 @@ impl Summary {
             complete,
             generator: None,
             thresholds: Vec::new(),
+            watch: None,
         }
     }
 }

@@ -281,6 +281,7 @@ pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> 
         part: None,
         parts: Vec::new(),
         log: None,
+        watch: Vec::new(),
     };
     Ok(Imported { meta, summary, total: tally.total })
 }
