@@ -375,7 +375,8 @@ fn served(mock: Running) -> u64 {
 #[test]
 fn the_mock_behind_nginx_counts_upstream_connections_per_request() {
     let Some(program) = nginx() else { return };
-    let (mock, mock_addr) = crate::mock::start_mock(&[]);
+    // The mock holds each request 1 ms: its Server-Timing then tells a time to split off.
+    let (mock, mock_addr) = crate::mock::start_mock(&["--delay", "1ms"]);
     let (nginx, close_port, keep_port) = Nginx::start(&program, &mock_addr);
     let scrape = format!("scrape:http://{mock_addr}/metrics");
     let mut upstream = Vec::new();
@@ -394,6 +395,13 @@ fn the_mock_behind_nginx_counts_upstream_connections_per_request() {
         let requests = float(metric(src, "stampede_mock_requests_total"), "total");
         let connections = float(metric(src, "stampede_mock_connections_total"), "total");
         assert_eq!(requests, samples as f64, "every request through nginx reached the mock once");
+        // The mock's Server-Timing passes through nginx: every sample splits into the mock's
+        // own time and what nginx and the network in front of it took.
+        let split = &report["total"]["upstream"];
+        assert_eq!(uint(split, "samples"), samples, "{split}");
+        let (total_ms, up_ms, over_ms) =
+            (float(split, "mean_total_ms"), float(split, "mean_ms"), float(split, "mean_overhead_ms"));
+        assert!(up_ms >= 1.0 && over_ms > 0.0 && (total_ms - up_ms - over_ms).abs() < 1e-6, "{split}");
         upstream.push((samples, requests, connections));
     }
     let (close, keep) = (upstream[0], upstream[1]);
