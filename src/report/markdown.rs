@@ -403,6 +403,9 @@ pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
     if t.samples > 0 {
         let _ = write!(out, "\n{}{TIMING_NOTE}\n", timing_table(summary));
     }
+    if let Some(table) = upstream_table(summary) {
+        let _ = write!(out, "\n{table}{UPSTREAM_NOTE}\n");
+    }
     out
 }
 
