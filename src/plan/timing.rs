@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// The longest upstream time taken as one: an hour, the range of the histograms it goes into
 /// (`record::stats::HISTOGRAM_MAX_US`; a plan names nothing of `record`).
-const MAX_UPSTREAM_US: f64 = 3_600_000_000.0;
+pub const MAX_UPSTREAM_US: f64 = 3_600_000_000.0;
 
 /// A header (or a `Server-Timing` metric) whose value is the upstream's time.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -399,6 +399,12 @@ mod tests {
         assert_eq!(s.upstream.as_deref().map(|u| (u.samples, u.hist.is_empty())), Some((0, true)));
     }
 
+    /// A plan names nothing of `record`, so it keeps its own copy of the histograms' range.
+    #[test]
+    fn upstream_times_are_taken_up_to_the_histograms_range() {
+        assert_eq!(crate::plan::timing::MAX_UPSTREAM_US, HISTOGRAM_MAX_US as f64);
+    }
+
     #[test]
     fn quantiles_are_within_resolution() {
         let mut s = LabelStats::default();
