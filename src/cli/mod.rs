@@ -89,13 +89,23 @@ enum ArgError {
     NotASegment(String),
     #[error("`{0}` is not an instant: give RFC 3339 with a time zone, e.g. 2026-12-01T10:00:00Z")]
     NotAnInstant(String),
-    #[error("{0}")]
-    Watch(String),
 }
 
-/// `--watch SOURCE` (of `run` and `sweep`).
-fn parse_watch(s: &str) -> Result<crate::watch::Source, ArgError> {
-    crate::watch::Source::parse(s).map_err(ArgError::Watch)
+/// `--watch SOURCE` (of `run` and `sweep`), read here rather than by clap: clap's error would
+/// echo the raw value, and a source's URL may hold a password or a token. The message names the
+/// flag and the value masked. The same source given twice is watched once (twice would only
+/// write every line twice and double the load on it).
+fn parse_watch(values: &[String]) -> Result<Vec<crate::watch::Source>, Error> {
+    let mut out: Vec<crate::watch::Source> = Vec::new();
+    for v in values {
+        let s = crate::watch::Source::parse(v).map_err(|e| {
+            Error::Usage(format!("invalid value '{}' for '--watch <SOURCE>': {e}", crate::watch::Source::mask(v)))
+        })?;
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    Ok(out)
 }
 
 /// Parses `name=value` (for `-J`).

@@ -89,6 +89,21 @@ impl Source {
         }
     }
 
+    /// A `--watch` value as it may be shown, even one that does not parse: the URL (which a
+    /// source always ends with) masked as a URL, what comes before it as free text.
+    pub fn mask(raw: &str) -> String {
+        let Some(scheme_end) = raw.find("://") else {
+            // No scheme: `user:pass@host` would not read as a URL, so all before the last `@`
+            // (after the source's kind) is masked.
+            return match (raw.split_once(':'), raw.rfind('@')) {
+                (Some((kind, _)), Some(at)) => format!("{kind}:***{}", &raw[at..]),
+                _ => crate::redact::text(raw).into_owned(),
+            };
+        };
+        let start = raw[..scheme_end].rfind(|c: char| !c.is_ascii_alphanumeric()).map_or(0, |i| i + 1);
+        format!("{}{}", crate::redact::text(&raw[..start]), crate::redact::url(&raw[start..]))
+    }
+
     /// The source as reports and `meta.json` name it: credentials in its URL masked.
     pub fn display(&self) -> String {
         match self {
@@ -425,6 +440,14 @@ mod tests {
         assert!(!q.display().contains("s3cret"), "{}", q.display());
         let e = Source::parse("scrape:http://u:s3cret@[::1").unwrap_err();
         assert!(!e.contains("s3cret"), "{e}");
+        for raw in [
+            "promql:x=up@https://u:s3cret@h:9090/?token=t0ken",
+            "scrape:https://u:s3cret@h/m?token=t0ken",
+            "u:s3cret@h",
+        ] {
+            let m = Source::mask(raw);
+            assert!(!m.contains("s3cret") && !m.contains("t0ken"), "{m}");
+        }
     }
 
     #[test]

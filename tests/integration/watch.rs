@@ -272,6 +272,19 @@ fn bad_sources_are_refused_naming_the_flag() {
         let err = out.stderr_str();
         assert!(err.contains("--watch") && err.contains(bad) && err.contains(says), "{bad}: {err}");
     }
+    // A bad source with a password and a token: the flag and the value are named, masked; the
+    // secrets are nowhere (clap used to echo the raw value).
+    for bad in
+        ["scrape:https://u:s3cret@127.0.0.1:1/metrics?token=t0ken", "promql:x=up@https://u:s3cret@h:9090/?token=t0ken"]
+    {
+        let out = Stampede::new().args(["run", "--url", "http://127.0.0.1:1/", "-n", "1", "--watch", bad]).run();
+        out.assert_exit(2);
+        let (stdout, err) = (out.stdout_str(), out.stderr_str());
+        assert!(err.contains("--watch") && err.contains("***") && err.contains("only http://"), "{bad}: {err}");
+        for secret in ["s3cret", "t0ken"] {
+            assert!(!err.contains(secret) && !stdout.contains(secret), "{bad}: {stdout}{err}");
+        }
+    }
     // Agents sample nothing of the target: said before anything is sent.
     let out = Stampede::new()
         .args(["run", "--url", "http://127.0.0.1:1/", "-n", "1", "--watch", "pid:1", "--agents", "127.0.0.1:1"])
