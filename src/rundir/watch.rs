@@ -8,7 +8,11 @@
 //! {"t_s":3.002,"source":"scrape:http://127.0.0.1:9113/metrics","state":"error","reason":"connect: …"}
 //! ```
 //!
-//! `t_s` is seconds from the first sample, taken just before the load starts. A source that
+//! `t_s` is seconds from when the load began (after a `--start-at` wait: its end), to the µs,
+//! each line stamped when its own source's reading finished; the baseline, read just before the
+//! load began, is at 0 (a baseline that took past the load's start is stamped when it finished,
+//! never 0). A run's end that a slow source would hold up writes, instead of the last sample, an
+//! `error` line per source saying it is missing. A source that
 //! failed has no values on that line, never zeros. Gauges are values at the time; counters are
 //! the raw cumulative values read, so a report makes rates and totals from consecutive lines.
 

@@ -32,6 +32,14 @@ use std::time::{Duration, Instant};
 /// interval, so one slow source delays the others' next sample by less than a second.
 pub const HTTP_TIMEOUT: Duration = Duration::from_millis(800);
 
+/// The longest a source's host name may take to resolve, before the run: past it the source
+/// is reported failed for the run.
+pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The longest the run's end waits for the last sample: past it the sampler is left to itself
+/// and the watch log says the last sample is missing, and why.
+pub const FINAL_SAMPLE_TIMEOUT: Duration = Duration::from_millis(2 * HTTP_TIMEOUT.as_millis() as u64);
+
 /// How often the sources are sampled.
 pub const INTERVAL: Duration = Duration::from_secs(1);
 
@@ -159,11 +167,30 @@ pub struct Watcher {
     /// `pid:`: the process's start time, to tell it from a later process given its pid.
     start_ticks: Option<u64>,
     ticks_per_s: f64,
+    /// `scrape:`/`promql:`: the server's addresses, found once before the run (see
+    /// [`Watcher::resolve`]), or why there are none (then every sample is that error).
+    addrs: Result<Vec<std::net::SocketAddr>, String>,
 }
 
 impl Watcher {
     pub fn new(source: Source) -> Watcher {
         Watcher::with_proc_root(source, Path::new("/proc"))
+    }
+
+    /// Looks up the host of every source's URL, all at once, each given up on after
+    /// [`RESOLVE_TIMEOUT`]: once, before the run, so a slow resolver never holds up a sample
+    /// (the addresses found are used for the whole run).
+    fn resolve(watchers: &mut [Watcher]) {
+        std::thread::scope(|scope| {
+            for w in watchers.iter_mut() {
+                let url = match &w.source {
+                    Source::Scrape(u) => u.clone(),
+                    Source::Promql { server, .. } => server.clone(),
+                    Source::Pid(_) | Source::Proc(_) => continue,
+                };
+                scope.spawn(move || w.addrs = http::resolve(&url, RESOLVE_TIMEOUT));
+            }
+        });
     }
 
     fn with_proc_root(source: Source, root: &Path) -> Watcher {
@@ -174,6 +201,7 @@ impl Watcher {
             last_at: None,
             start_ticks: None,
             ticks_per_s: procfs::clock_ticks(),
+            addrs: Ok(Vec::new()),
         }
     }
 
@@ -188,7 +216,7 @@ impl Watcher {
                 }
                 self.read_processes(&pids)
             }
-            Source::Scrape(url) => match http::get(&url, HTTP_TIMEOUT) {
+            Source::Scrape(url) => match self.addrs.clone().and_then(|a| http::get(&url, &a, HTTP_TIMEOUT)) {
                 Err(e) => Reading::failed(State::Error, e),
                 Ok(body) => match exposition::parse(&String::from_utf8_lossy(&body)) {
                     Err(e) => Reading::failed(State::Error, format!("not Prometheus' text format: {e}")),
@@ -206,7 +234,9 @@ impl Watcher {
                 },
             },
             Source::Promql { name, query, server } => {
-                match http::get(&promql::query_url(&server, &query), HTTP_TIMEOUT).and_then(|b| promql::value(&b)) {
+                let got =
+                    self.addrs.clone().and_then(|a| http::get(&promql::query_url(&server, &query), &a, HTTP_TIMEOUT));
+                match got.and_then(|b| promql::value(&b)) {
                     Err(e) => Reading::failed(State::Error, e),
                     Ok((v, _)) => {
                         let mut r = Reading::default();
@@ -300,30 +330,76 @@ impl Watcher {
     }
 }
 
-/// Samples every source now, as lines at `t_s`.
-fn sample(watchers: &mut [Watcher], t_s: f64) -> Vec<WatchLine> {
+/// One source's line, before it is stamped: when its reading finished, and the line.
+type Read = (Instant, WatchLine);
+
+/// Samples every source now. Each line is stamped with the time its own reading finished, so a
+/// slow source does not shift another's time (nor skew its counters' rates).
+fn sample(watchers: &mut [Watcher]) -> Vec<Read> {
     watchers
         .iter_mut()
         .map(|w| {
             let r = w.read();
+            let done = Instant::now();
             let (state, reason) = match r.problem {
                 Some((s, why)) => (s, Some(crate::redact::text(&why).into_owned())),
                 None => (State::Ok, None),
             };
-            // Milliseconds are all a chart or a rate needs.
-            let t_s = (t_s * 1e3).round() / 1e3;
-            WatchLine { t_s, source: w.source.display(), state, reason, gauges: r.gauges, counters: r.counters }
+            let line = WatchLine {
+                t_s: 0.0,
+                source: w.source.display(),
+                state,
+                reason,
+                gauges: r.gauges,
+                counters: r.counters,
+            };
+            (done, line)
         })
         .collect()
 }
 
-/// The run output that samples the sources: once before the load starts (a baseline, so that
-/// counters' totals and CPU cover the whole load), every [`INTERVAL`] on a thread of its own,
-/// and once more when the run ends, into `watch.jsonl` of the run directory.
+/// Seconds from `origin` (when the load began) to `at`, to the µs: a reading finished before
+/// the load began (the baseline) is at 0.
+fn seconds(origin: Instant, at: Instant) -> f64 {
+    (at.saturating_duration_since(origin).as_secs_f64() * 1e6).round() / 1e6
+}
+
+/// What the run tells the sampler.
+enum Ctl {
+    /// Take the baseline now (the load is about to begin), then say so.
+    Baseline,
+    /// The load began at this instant: write the baseline, then sample on the cadence.
+    Begin(Instant),
+}
+
+/// The sampler's file, shared so that the run's end can write the last lines itself when the
+/// sampler is too slow: `None` once closed (the sampler then writes nothing more).
+type SharedWriter = std::sync::Arc<std::sync::Mutex<Option<WatchWriter>>>;
+
+/// Appends `reads`, stamped from `origin`; `false` when the file was closed under the sampler.
+fn write(writer: &SharedWriter, origin: Instant, reads: Vec<Read>) -> Result<bool, crate::rundir::Error> {
+    let lines: Vec<WatchLine> =
+        reads.into_iter().map(|(at, line)| WatchLine { t_s: seconds(origin, at), ..line }).collect();
+    let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
+    match w.as_mut() {
+        Some(w) => w.append(&lines).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// The run output that samples the sources: once just before the load begins (a baseline, so
+/// that counters' totals and CPU cover the whole load), every [`INTERVAL`] on a thread of its
+/// own, and once more when the run ends, into `watch.jsonl` of the run directory. `t_s` is from
+/// when the load began: after a wait for a common start (`--start-at`), the baseline is taken
+/// at the end of the wait, and nothing of the wait is written.
 pub struct WatchOutput {
     sources: Vec<Source>,
     dir: PathBuf,
-    stop: Option<mpsc::Sender<()>>,
+    ctl: Option<mpsc::Sender<Ctl>>,
+    ready: Option<mpsc::Receiver<()>>,
+    done: Option<mpsc::Receiver<()>>,
+    writer: Option<SharedWriter>,
+    origin: Option<Instant>,
     thread: Option<JoinHandle<Result<(), crate::rundir::Error>>>,
 }
 
@@ -333,7 +409,89 @@ impl WatchOutput {
 
     /// Watches `sources` into the run directory `dir` (already created).
     pub fn new(sources: Vec<Source>, dir: &Path) -> WatchOutput {
-        WatchOutput { sources, dir: dir.to_path_buf(), stop: None, thread: None }
+        WatchOutput {
+            sources,
+            dir: dir.to_path_buf(),
+            ctl: None,
+            ready: None,
+            done: None,
+            writer: None,
+            origin: None,
+            thread: None,
+        }
+    }
+
+    /// Asks for the baseline and waits for it, at most the time its sources may take; then the
+    /// load begins. A baseline still under way past that is stamped when it finishes, after
+    /// the load's start, never as if taken before it.
+    fn begin(&mut self) {
+        if let (Some(ctl), Some(ready)) = (&self.ctl, &self.ready) {
+            if ctl.send(Ctl::Baseline).is_ok() {
+                let most = RESOLVE_TIMEOUT + HTTP_TIMEOUT * (self.sources.len() as u32 + 1) + Duration::from_secs(1);
+                let _ = ready.recv_timeout(most);
+            }
+            let origin = Instant::now();
+            self.origin = Some(origin);
+            let _ = ctl.send(Ctl::Begin(origin));
+        }
+    }
+}
+
+/// The sampler thread: looks the sources' hosts up, then does what `ctl` says; its hanging up
+/// ends the run (a last sample, then the file is closed). `done` says it has finished.
+fn sampler(
+    mut watchers: Vec<Watcher>,
+    writer: SharedWriter,
+    ctl: mpsc::Receiver<Ctl>,
+    ready: mpsc::Sender<()>,
+    done: mpsc::Sender<()>,
+) -> Result<(), crate::rundir::Error> {
+    let _done = Finished(done);
+    Watcher::resolve(&mut watchers);
+    let mut baseline = Vec::new();
+    let origin = loop {
+        match ctl.recv() {
+            Ok(Ctl::Baseline) => {
+                baseline = sample(&mut watchers);
+                let _ = ready.send(());
+            }
+            Ok(Ctl::Begin(origin)) => break origin,
+            // The run ended before its load began (Ctrl-C during the wait): nothing to write.
+            Err(_) => return close(&writer),
+        }
+    };
+    if !write(&writer, origin, baseline)? {
+        return Ok(());
+    }
+    let mut due = origin + INTERVAL;
+    while let Err(mpsc::RecvTimeoutError::Timeout) = ctl.recv_timeout(due.saturating_duration_since(Instant::now())) {
+        if !write(&writer, origin, sample(&mut watchers))? {
+            return Ok(());
+        }
+        // A sample that took past the next due time skips it, not the cadence.
+        let now = Instant::now();
+        while due <= now {
+            due += INTERVAL;
+        }
+    }
+    if !write(&writer, origin, sample(&mut watchers))? {
+        return Ok(());
+    }
+    close(&writer)
+}
+
+/// Closes the file (flushed and synced), unless the run's end already did.
+fn close(writer: &SharedWriter) -> Result<(), crate::rundir::Error> {
+    let w = writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+    w.map_or(Ok(()), WatchWriter::finish)
+}
+
+/// Says the sampler has finished when it returns, whichever way (an error, a panic).
+struct Finished(mpsc::Sender<()>);
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
     }
 }
 
@@ -342,35 +500,30 @@ impl Output for WatchOutput {
         Self::NAME
     }
 
-    fn start(&mut self, _: &Start<'_>) -> Result<(), OutputError> {
-        let mut writer = WatchWriter::create(&self.dir)?;
-        let mut watchers: Vec<Watcher> = self.sources.iter().cloned().map(Watcher::new).collect();
-        let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let (ready_tx, ready_rx) = mpsc::channel::<()>();
-        let thread = std::thread::Builder::new().name("watch".into()).spawn(move || {
-            let origin = Instant::now();
-            let first = writer.append(&sample(&mut watchers, 0.0));
-            let _ = ready_tx.send(());
-            first?;
-            let mut due = origin + INTERVAL;
-            // Until the run ends: the sender dropped (or a message) ends the wait.
-            while let Err(mpsc::RecvTimeoutError::Timeout) =
-                stop_rx.recv_timeout(due.saturating_duration_since(Instant::now()))
-            {
-                writer.append(&sample(&mut watchers, origin.elapsed().as_secs_f64()))?;
-                // A sample that took past the next due time skips it, not the cadence.
-                let now = Instant::now();
-                while due <= now {
-                    due += INTERVAL;
-                }
-            }
-            writer.append(&sample(&mut watchers, origin.elapsed().as_secs_f64()))?;
-            writer.finish()
-        })?;
-        // The baseline is taken before the load starts: at most each source's timeout.
-        let _ = ready_rx.recv_timeout(HTTP_TIMEOUT * (self.sources.len() as u32 + 1) + Duration::from_secs(1));
-        self.stop = Some(stop_tx);
+    fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
+        let writer: SharedWriter = std::sync::Arc::new(std::sync::Mutex::new(Some(WatchWriter::create(&self.dir)?)));
+        let watchers: Vec<Watcher> = self.sources.iter().cloned().map(Watcher::new).collect();
+        let (ctl_tx, ctl_rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let (done_tx, done_rx) = mpsc::channel();
+        let shared = writer.clone();
+        let thread = std::thread::Builder::new()
+            .name("watch".into())
+            .spawn(move || sampler(watchers, shared, ctl_rx, ready_tx, done_tx))?;
+        self.ctl = Some(ctl_tx);
+        self.ready = Some(ready_rx);
+        self.done = Some(done_rx);
+        self.writer = Some(writer);
         self.thread = Some(thread);
+        // A run that waits for a common start begins in `begins`: the wait is not sampled.
+        if start.meta.part.as_ref().is_none_or(|p| p.start_at.is_none()) {
+            self.begin();
+        }
+        Ok(())
+    }
+
+    fn begins(&mut self, _: &crate::rundir::RunMeta) -> Result<(), OutputError> {
+        self.begin();
         Ok(())
     }
 
@@ -378,14 +531,42 @@ impl Output for WatchOutput {
         Ok(())
     }
 
-    /// Takes the last sample (after the last response) and closes the file.
+    /// Takes the last sample (after the last response) and closes the file. A source slower
+    /// than [`FINAL_SAMPLE_TIMEOUT`] does not hold the run's end (nor Ctrl-C): the sampler is
+    /// left to itself, and the log gets a line per source saying the last sample is missing.
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
-        drop(self.stop.take());
-        match self.thread.take().map(JoinHandle::join) {
-            None | Some(Ok(Ok(()))) => Ok(()),
-            Some(Ok(Err(e))) => Err(e.into()),
-            Some(Err(_)) => Err("its sampler failed".into()),
+        drop(self.ctl.take());
+        let Some(thread) = self.thread.take() else { return Ok(()) };
+        let finished = self.done.take().is_some_and(|d| d.recv_timeout(FINAL_SAMPLE_TIMEOUT).is_ok());
+        if finished {
+            return match thread.join() {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(e.into()),
+                Err(_) => Err("its sampler failed".into()),
+            };
         }
+        let Some(writer) = self.writer.take() else { return Ok(()) };
+        let Some(mut w) = writer.lock().unwrap_or_else(|p| p.into_inner()).take() else { return Ok(()) };
+        let t_s = self.origin.map_or(0.0, |o| seconds(o, Instant::now()));
+        let why = format!(
+            "the last sample is missing: the sources were not read within {} ms of the run's end",
+            FINAL_SAMPLE_TIMEOUT.as_millis()
+        );
+        let lines: Vec<WatchLine> = self
+            .sources
+            .iter()
+            .map(|s| WatchLine {
+                t_s,
+                source: s.display(),
+                state: State::Error,
+                reason: Some(why.clone()),
+                gauges: BTreeMap::new(),
+                counters: BTreeMap::new(),
+            })
+            .collect();
+        w.append(&lines)?;
+        w.finish()?;
+        Ok(())
     }
 }
 
@@ -448,6 +629,21 @@ mod tests {
             let m = Source::mask(raw);
             assert!(!m.contains("s3cret") && !m.contains("t0ken"), "{m}");
         }
+    }
+
+    #[test]
+    fn each_line_is_stamped_when_its_own_reading_finished() {
+        // Answers nothing: its reading takes the whole HTTP timeout.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let slow = Source::parse(&format!("scrape:http://{}/metrics", silent.local_addr().unwrap())).unwrap();
+        let mut watchers = vec![Watcher::new(Source::Pid(std::process::id())), Watcher::new(slow)];
+        Watcher::resolve(&mut watchers);
+        let origin = Instant::now();
+        let reads = sample(&mut watchers);
+        let t: Vec<f64> = reads.iter().map(|(at, _)| seconds(origin, *at)).collect();
+        assert!(t[0] < 0.2 && t[1] >= 0.7, "{t:?}");
+        assert_eq!(reads[1].1.state, State::Error);
+        assert_eq!(seconds(Instant::now(), origin), 0.0, "a reading before the origin is at 0");
     }
 
     #[test]

@@ -454,3 +454,63 @@ fn the_watch_section_draws_in_a_browser() {
     std::fs::create_dir_all(&dir).unwrap();
     page.screenshot(&dir.join("watch.png"));
 }
+
+/// The lines of a run's `watch.jsonl`.
+fn watch_lines(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("watch.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn slow_sources_do_not_hold_the_end_and_an_unknown_host_fails_its_source() {
+    let load = TestServer::builder().default_route(Route::ok()).start();
+    // Three scrapes that are never answered: a last sample takes 3 × 800 ms, past the 1.6 s
+    // the run's end waits for it.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    let run = TempRun::new("watch-slow-end");
+    let mut cmd = Stampede::new().args(["run", "--url", &load.url("/"), "--users", "1", "--duration", "1s"]);
+    for i in 0..3 {
+        cmd = cmd.args(["--watch", &format!("scrape:http://{addr}/metrics/{i}")]);
+    }
+    // `.invalid` never resolves (RFC 6761): the source fails for the run, the load goes on.
+    let cmd = cmd.args(["--watch", "scrape:http://no-such-host.invalid/metrics", "--out"]).arg(run.path());
+    let started = Instant::now();
+    let out = cmd.run();
+    out.assert_exit(0);
+    // Start (≤ 2 s lookup + 2.4 s baseline) + 1 s of load + 1.6 s for the end, and slack.
+    assert!(started.elapsed() < Duration::from_secs(12), "the run took {:?}", started.elapsed());
+    assert_eq!(uint(&report_json(run.path())["total"], "samples"), load.requests());
+    let lines = watch_lines(run.path());
+    let last = lines.last().unwrap();
+    assert!(last["reason"].as_str().unwrap().contains("the last sample is missing"), "{last:#}");
+    let unknown: Vec<&Value> =
+        lines.iter().filter(|l| l["source"] == "scrape:http://no-such-host.invalid/metrics").collect();
+    assert!(!unknown.is_empty());
+    for l in &unknown[..unknown.len() - 1] {
+        assert_eq!(l["state"], "error");
+        assert!(l["reason"].as_str().unwrap().contains("cannot resolve the host"), "{l:#}");
+    }
+}
+
+#[test]
+fn a_common_start_is_not_sampled_and_time_runs_from_the_load() {
+    let load = TestServer::builder().default_route(Route::ok()).start();
+    let at = (time::OffsetDateTime::now_utc() + time::Duration::seconds(4))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let run = TempRun::new("watch-start-at");
+    let out = Stampede::new()
+        .args(["run", "--url", &load.url("/"), "--users", "1", "--duration", "2s", "--start-at", &at])
+        .args(["--watch", &format!("pid:{}", std::process::id()), "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let t: Vec<f64> = watch_lines(run.path()).iter().map(|l| l["t_s"].as_f64().unwrap()).collect();
+    // The baseline at the load's start, then about one a second for 2 s: nothing of the wait.
+    assert!(t[0] < 0.5, "{t:?}");
+    assert!(t.len() <= 5 && *t.last().unwrap() < 3.5, "{t:?}");
+}
