@@ -209,7 +209,13 @@ impl Watcher {
         match self.source.clone() {
             Source::Pid(pid) => self.read_pid(pid),
             Source::Proc(name) => {
-                let pids = procfs::pids_named(&self.proc_root, &name);
+                // A `/proc` that cannot be listed says nothing of the processes: an error, and
+                // what is kept of them stays (clearing it would count each one's whole CPU
+                // time at the next sample).
+                let pids = match procfs::pids_named(&self.proc_root, &name) {
+                    Ok(pids) => pids,
+                    Err(e) => return Reading::failed(State::Error, format!("cannot list the processes: {e}")),
+                };
                 if pids.is_empty() {
                     self.last_cpu.clear();
                     return Reading::failed(State::Gone, format!("no process named {name}"));
@@ -265,7 +271,9 @@ impl Watcher {
     }
 
     /// The figures of `pids`, summed. CPU is the ticks spent since the last sample over the wall
-    /// time since: a process new since then counts all it spent.
+    /// time since. A process not seen at the last sample (new, or first seen after an error;
+    /// told from a seen one by its start time, as pids are used again) counts from this sample
+    /// on: what it spent before is its lifetime's, not this span's.
     fn read_processes(&mut self, pids: &[u32]) -> Reading {
         let now = Instant::now();
         let mut r = Reading::default();
@@ -284,7 +292,7 @@ impl Watcher {
             threads += st.threads;
             ticks += match self.last_cpu.get(&pid) {
                 Some((start, before)) if *start == st.start_ticks => st.cpu_ticks.saturating_sub(*before),
-                _ => st.cpu_ticks,
+                _ => 0,
             };
             cpu.insert(pid, (st.start_ticks, st.cpu_ticks));
             match procfs::fds(&self.proc_root, pid) {
@@ -629,6 +637,48 @@ mod tests {
             let m = Source::mask(raw);
             assert!(!m.contains("s3cret") && !m.contains("t0ken"), "{m}");
         }
+    }
+
+    /// A `/proc` of its own: `procs` are (pid, CPU ticks, start ticks), all named `worker`.
+    fn fake_proc(root: &Path, procs: &[(u32, u64, u64)]) {
+        let _ = std::fs::remove_dir_all(root);
+        for &(pid, cpu, start) in procs {
+            let dir = root.join(pid.to_string());
+            std::fs::create_dir_all(dir.join("fd")).unwrap();
+            std::fs::write(dir.join("comm"), "worker\n").unwrap();
+            let stat =
+                format!("{pid} (worker) S 1 {pid} {pid} 0 -1 0 0 0 0 0 {cpu} 0 0 0 20 0 3 0 {start} 1000 25 0\n");
+            std::fs::write(dir.join("stat"), stat).unwrap();
+        }
+    }
+
+    #[test]
+    fn proc_new_processes_count_from_their_first_sight_and_an_unlistable_proc_is_an_error() {
+        let root = std::env::temp_dir().join(format!("stampede-watch-proc-{}", std::process::id()));
+        fake_proc(&root, &[(100, 1000, 5)]);
+        let mut w = Watcher::with_proc_root(Source::Proc("worker".into()), &root);
+        let r = w.read();
+        assert!(r.problem.is_none(), "{:?}", r.problem);
+        // A second process, a long life behind it: none of that life counts.
+        std::thread::sleep(MIN_CPU_SPAN);
+        fake_proc(&root, &[(100, 1010, 5), (200, 50_000, 7)]);
+        let r = w.read();
+        assert_eq!(r.gauges["processes"], 2.0);
+        let ticks = r.gauges["cpu_cores"] * w.ticks_per_s * MIN_CPU_SPAN.as_secs_f64();
+        assert!(ticks <= 10.5, "only pid 100's 10 ticks count: {ticks}");
+        // `/proc` cannot be listed: an error, not gone, and nothing forgotten.
+        let hidden = root.with_extension("hidden");
+        std::fs::rename(&root, &hidden).unwrap();
+        let r = w.read();
+        assert_eq!(r.problem.as_ref().map(|p| p.0), Some(State::Error), "{:?}", r.problem);
+        std::fs::rename(&hidden, &root).unwrap();
+        std::thread::sleep(MIN_CPU_SPAN);
+        fake_proc(&root, &[(100, 1020, 5), (200, 50_010, 7), (300, 9_000, 9)]);
+        let r = w.read();
+        let ticks =
+            r.gauges["cpu_cores"] * w.ticks_per_s * w.last_at.unwrap().elapsed().max(MIN_CPU_SPAN).as_secs_f64();
+        assert!(r.gauges["cpu_cores"] > 0.0 && ticks <= 40.0, "20 ticks since, not lifetimes: {ticks}");
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

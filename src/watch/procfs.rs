@@ -116,11 +116,14 @@ pub(super) fn established_inodes(table: &str) -> impl Iterator<Item = u64> + '_ 
 }
 
 /// The pids whose command name (or, for names longer than the 15 bytes a comm keeps, whose
-/// executable's file name) is `name`.
-pub(super) fn pids_named(root: &Path, name: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+/// executable's file name) is `name`; an error when `/proc` cannot be listed (out of file
+/// descriptors under load, say): that is not "no such process".
+pub(super) fn pids_named(root: &Path, name: &str) -> Result<Vec<u32>, String> {
+    let entries = std::fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
     let mut out: Vec<u32> = entries
-        .flatten()
+        .map(|e| e.map_err(|e| format!("{}: {e}", root.display())))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let base = root.join(pid.to_string());
@@ -137,7 +140,7 @@ pub(super) fn pids_named(root: &Path, name: &str) -> Vec<u32> {
         })
         .collect();
     out.sort_unstable();
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -179,6 +182,7 @@ mod tests {
         let (fds, _) = fds(root, me).unwrap();
         assert!(fds >= 3);
         assert!(stat(root, u32::MAX - 1).is_none());
-        assert!(pids_named(root, &s.comm).contains(&me));
+        assert!(pids_named(root, &s.comm).unwrap().contains(&me));
+        assert!(pids_named(Path::new("/no/such/proc"), "x").is_err());
     }
 }
