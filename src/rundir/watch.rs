@@ -171,6 +171,12 @@ struct Acc {
     total: f64,
     span_s: f64,
     chart: Downsampled,
+    /// Gauges: the baseline's value (read before the load) and the latest value with its line's
+    /// number in its source, held back until a later one shows it was not the run's last
+    /// sample (read after the load). Neither is a value *during* the load, so neither is in the
+    /// average, lowest or highest, unless the run had no other (a run shorter than a sample).
+    baseline: Option<(f64, f64)>,
+    held: Option<(f64, f64, u64)>,
 }
 
 impl Acc {
@@ -187,14 +193,28 @@ impl Acc {
             total: 0.0,
             span_s: 0.0,
             chart: Downsampled::default(),
+            baseline: None,
+            held: None,
         }
     }
 
-    fn add(&mut self, t: f64, v: f64) {
+    /// A value read at `t`, on the `nth` line of its source (the first is the baseline).
+    fn add(&mut self, t: f64, v: f64, nth: u64) {
         self.samples += 1;
         self.last = v;
         let point = match self.kind {
-            MetricKind::Gauge => Some(v),
+            // The baseline is its source's first line, at 0 (a baseline stamped later was read
+            // once the load had begun; a window's first line after 0 is in the load too).
+            MetricKind::Gauge if nth == 1 && t == 0.0 => {
+                self.baseline = Some((t, v));
+                None
+            }
+            MetricKind::Gauge => {
+                if let Some((ht, hv, _)) = self.held.replace((t, v, nth)) {
+                    self.point(ht, hv);
+                }
+                None
+            }
             MetricKind::Counter => {
                 let rate = self.prev.and_then(|(pt, pv)| {
                     let dt = t - pt;
@@ -212,15 +232,34 @@ impl Acc {
             }
         };
         if let Some(p) = point {
-            self.sum += p;
-            self.n += 1;
-            self.min = self.min.min(p);
-            self.max = self.max.max(p);
-            self.chart.add(t, p);
+            self.point(t, p);
         }
     }
 
-    fn summary(self, name: String) -> MetricSummary {
+    /// A value (a gauge's, or a counter's rate) in the average, extremes and chart.
+    fn point(&mut self, t: f64, p: f64) {
+        self.sum += p;
+        self.n += 1;
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+        self.chart.add(t, p);
+    }
+
+    /// The metric over the run; `lines` is how many lines its source has, the last of them the
+    /// sample taken after the load when `to_end` (the lines read run to the end of the log).
+    fn summary(mut self, name: String, lines: u64, to_end: bool) -> MetricSummary {
+        if let Some((t, v, nth)) = self.held.take() {
+            if nth < lines || !to_end || self.n == 0 {
+                if self.n == 0 {
+                    if let Some((bt, bv)) = self.baseline {
+                        self.point(bt, bv);
+                    }
+                }
+                self.point(t, v);
+            }
+        } else if let (0, Some((bt, bv))) = (self.n, self.baseline) {
+            self.point(bt, bv);
+        }
         let some = |x: f64| (self.n > 0).then_some(x);
         let avg = match self.kind {
             MetricKind::Gauge => some(self.sum / self.n.max(1) as f64),
@@ -287,6 +326,8 @@ struct SourceAcc {
     gone: Option<Event>,
     gone_at_end: bool,
     metrics: BTreeMap<String, Acc>,
+    /// When the source was last read successfully.
+    last_ok_t: Option<f64>,
 }
 
 /// Reads `watch.jsonl` of the run directory `dir`, if it has one. A last line cut off (a run
@@ -330,6 +371,8 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
             }
         }
     }
+    // A window that ends before the run did: its last lines were read during the load.
+    let to_end = window.as_ref().is_none_or(|w| w.end >= u64::MAX as f64 / 1e6);
     let sources = order
         .into_iter()
         .filter_map(|name| {
@@ -342,7 +385,7 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
                 last_error: s.last_error,
                 gone: s.gone,
                 gone_at_end: s.gone_at_end,
-                metrics: s.metrics.into_iter().map(|(k, a)| a.summary(k)).collect(),
+                metrics: s.metrics.into_iter().map(|(k, a)| a.summary(k, s.samples, to_end)).collect(),
             })
         })
         .collect();
@@ -360,6 +403,7 @@ fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>,
             gone: None,
             gone_at_end: false,
             metrics: BTreeMap::new(),
+            last_ok_t: None,
         }
     });
     s.samples += 1;
@@ -388,9 +432,20 @@ fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>,
     }
     for (kind, values) in [(MetricKind::Gauge, &line.gauges), (MetricKind::Counter, &line.counters)] {
         for (name, v) in values {
-            s.metrics.entry(name.clone()).or_insert_with(|| Acc::new(kind)).add(line.t_s, *v);
+            let acc = s.metrics.entry(name.clone()).or_insert_with(|| {
+                let mut acc = Acc::new(kind);
+                // A counter first seen after the source was read without it was created since
+                // (client libraries make a labelled series at its first count): it was 0 then,
+                // and its first value is an increase of the run's.
+                if kind == MetricKind::Counter {
+                    acc.prev = s.last_ok_t.map(|t| (t, 0.0));
+                }
+                acc
+            });
+            acc.add(line.t_s, *v, s.samples);
         }
     }
+    s.last_ok_t = Some(line.t_s);
 }
 
 #[cfg(test)]
@@ -409,7 +464,10 @@ mod tests {
     }
 
     fn summarise(lines: &[WatchLine], tail: &str) -> Result<Option<WatchSummary>, Error> {
-        let dir = std::env::temp_dir().join(format!("stampede-watch-{}-{}", std::process::id(), lines.len()));
+        // A directory of its own per call: tests run in parallel.
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("stampede-watch-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut w = WatchWriter::create(&dir).unwrap();
         w.append(lines).unwrap();
@@ -447,8 +505,44 @@ mod tests {
         assert_eq!((c.max, c.min), (Some(20.0), Some(4.0)));
         assert!((c.avg.unwrap() - 55.0 / 4.1).abs() < 1e-9);
         let g = src.metrics.iter().find(|m| m.name == "g").unwrap();
-        assert_eq!((g.avg, g.max, g.min, g.samples), (Some(3.0), Some(5.0), Some(1.0), 3));
+        // The baseline (1, before the load) is no value during it.
+        assert_eq!((g.avg, g.max, g.min, g.samples), (Some(4.0), Some(5.0), Some(3.0), 3));
         assert!(src.metrics.iter().all(|m| m.name != "nan"));
+    }
+
+    #[test]
+    fn gauges_during_the_load_only_unless_there_are_no_others() {
+        let lines = [
+            line(0.0, State::Ok, &[("g", 100.0)], &[]),
+            line(1.0, State::Ok, &[("g", 2.0)], &[]),
+            line(2.0, State::Ok, &[("g", 4.0)], &[]),
+            line(2.05, State::Ok, &[("g", 0.0)], &[]),
+        ];
+        let s = summarise(&lines, "").unwrap().unwrap();
+        let g = &s.sources[0].metrics[0];
+        assert_eq!((g.avg, g.min, g.max, g.last, g.samples), (Some(3.0), Some(2.0), Some(4.0), 0.0, 4));
+        // A run shorter than a sample: the two ends are all there is.
+        let short = summarise(&[lines[0].clone(), lines[3].clone()], "").unwrap().unwrap();
+        let g = &short.sources[0].metrics[0];
+        assert_eq!((g.avg, g.min, g.max), (Some(50.0), Some(0.0), Some(100.0)));
+    }
+
+    #[test]
+    fn a_counter_first_seen_mid_run_counts_from_zero() {
+        let lines = [
+            line(0.0, State::Ok, &[], &[("ok", 10.0)]),
+            line(1.0, State::Ok, &[], &[("ok", 20.0)]),
+            // `requests_total{code="500"}` made at its first count, 37 of them by now.
+            line(2.0, State::Ok, &[], &[("ok", 30.0), ("err", 37.0)]),
+            line(3.0, State::Ok, &[], &[("ok", 40.0), ("err", 40.0)]),
+        ];
+        let s = summarise(&lines, "").unwrap().unwrap();
+        let err = s.sources[0].metrics.iter().find(|m| m.name == "err").unwrap();
+        assert_eq!((err.total, err.max), (Some(40.0), Some(37.0)));
+        assert!((err.avg.unwrap() - 20.0).abs() < 1e-9, "40 over the 2 s since the series was not there");
+        // A series there from the first sample has no earlier zero.
+        let ok = s.sources[0].metrics.iter().find(|m| m.name == "ok").unwrap();
+        assert_eq!(ok.total, Some(30.0));
     }
 
     #[test]
