@@ -580,7 +580,12 @@ pub(super) async fn run_plan(
     }
     if !watch.is_empty() {
         match rundir::watch::read_summary(&out) {
-            Ok(Some(w)) => super::say(&format!("\n{}", report::watch::markdown(&w))),
+            Ok(Some(w)) => {
+                if let Some(why) = &w.warning {
+                    eprintln!("warning: {why}");
+                }
+                super::say(&format!("\n{}", report::watch::markdown(&w)))
+            }
             Ok(None) => {}
             Err(e) => eprintln!("warning: {e}"),
         }

@@ -337,6 +337,7 @@ mod tests {
 
     fn summary(metrics: Vec<MetricSummary>, gone: bool) -> WatchSummary {
         WatchSummary {
+            warning: None,
             sources: vec![SourceSummary {
                 source: "pid:42".into(),
                 samples: 6,

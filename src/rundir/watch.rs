@@ -91,6 +91,10 @@ impl WatchWriter {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WatchSummary {
     pub sources: Vec<SourceSummary>,
+    /// A line that did not read (`watch.jsonl:LINE: why`): the sources are summed up to the
+    /// line before it. For the user's terminal, not the report: the run's results stand.
+    #[serde(skip)]
+    pub warning: Option<String>,
 }
 
 /// One source over the run.
@@ -331,7 +335,8 @@ struct SourceAcc {
 }
 
 /// Reads `watch.jsonl` of the run directory `dir`, if it has one. A last line cut off (a run
-/// killed while writing it) is left out; a bad line elsewhere is an error naming it.
+/// killed while writing it) is left out; a bad line elsewhere ends the reading there, with a
+/// [`WatchSummary::warning`] naming it (one bad line must not cost the run its report).
 pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
     read_summary_window(dir, None)
 }
@@ -347,6 +352,7 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
     let mut order: Vec<String> = Vec::new();
     let mut by_source: HashMap<String, SourceAcc> = HashMap::new();
     let mut pending: Option<(usize, String)> = None;
+    let mut warning = None;
     let mut lines = BufReader::new(file).lines().enumerate();
     loop {
         let next = lines.next();
@@ -358,7 +364,14 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
                 Ok(_) => {}
                 // The last line: a run killed while writing it.
                 Err(_) if next.is_none() => {}
-                Err(e) => return Err(Error::Format { path, line: n + 1, message: e.to_string() }),
+                Err(e) => {
+                    warning = Some(format!(
+                        "{}:{}: {e}; the watched sources are reported up to the line before",
+                        path.display(),
+                        n + 1
+                    ));
+                    break;
+                }
             }
         }
         match next {
@@ -371,8 +384,9 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
             }
         }
     }
-    // A window that ends before the run did: its last lines were read during the load.
-    let to_end = window.as_ref().is_none_or(|w| w.end >= u64::MAX as f64 / 1e6);
+    // A window that ends before the run did (or a reading cut short by a bad line): its last
+    // lines were read during the load.
+    let to_end = warning.is_none() && window.as_ref().is_none_or(|w| w.end >= u64::MAX as f64 / 1e6);
     let sources = order
         .into_iter()
         .filter_map(|name| {
@@ -389,7 +403,7 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
             })
         })
         .collect();
-    Ok(Some(WatchSummary { sources }))
+    Ok(Some(WatchSummary { sources, warning }))
 }
 
 fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>, line: WatchLine) {
@@ -546,12 +560,12 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_line_before_the_last_names_its_line() {
+    fn a_bad_line_before_the_last_ends_the_reading_with_a_warning() {
         let lines = [line(0.0, State::Ok, &[("g", 1.0)], &[])];
-        match summarise(&lines, "garbage\n{\"t_s\":1.0,\"source\":\"s\",\"state\":\"ok\"}\n") {
-            Err(Error::Format { line, .. }) => assert_eq!(line, 2),
-            other => panic!("{other:?}"),
-        }
+        let s = summarise(&lines, "garbage\n{\"t_s\":1.0,\"source\":\"s\",\"state\":\"ok\"}\n").unwrap().unwrap();
+        let warning = s.warning.unwrap();
+        assert!(warning.contains("watch.jsonl:2: "), "{warning}");
+        assert_eq!(s.sources[0].samples, 1, "the lines before it are read, none after");
     }
 
     #[test]

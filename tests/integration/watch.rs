@@ -514,3 +514,28 @@ fn a_common_start_is_not_sampled_and_time_runs_from_the_load() {
     assert!(t[0] < 0.5, "{t:?}");
     assert!(t.len() <= 5 && *t.last().unwrap() < 3.5, "{t:?}");
 }
+
+#[test]
+fn a_bad_line_in_the_watch_log_costs_a_warning_not_the_report() {
+    let load = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("watch-bad-line");
+    Stampede::new()
+        .args(["run", "-q", "--url", &load.url("/"), "--users", "1", "--duration", "2s"])
+        .args(["--watch", &format!("pid:{}", std::process::id()), "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let path = run.path().join("watch.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    std::fs::write(&path, format!("{first}\n{{\"t_s\":garbage\n{rest}")).unwrap();
+    let md = Stampede::new().arg("report").arg(run.path()).run();
+    md.assert_exit(0);
+    assert!(md.stderr_str().contains("watch.jsonl:2: "), "{}", md.stderr_str());
+    assert!(md.stdout_str().contains("#### System under test"), "{}", md.stdout_str());
+    let json = report_json(run.path());
+    assert_eq!(uint(&json["total"], "samples"), load.requests());
+    let cmp = Stampede::new().arg("compare").arg(run.path()).arg(run.path()).run();
+    cmp.assert_exit(0);
+    assert!(cmp.stderr_str().contains("watch.jsonl:2: "), "{}", cmp.stderr_str());
+}
