@@ -277,10 +277,15 @@ impl Watcher {
     fn read_processes(&mut self, pids: &[u32]) -> Reading {
         let now = Instant::now();
         let mut r = Reading::default();
-        let (mut rss, mut threads, mut fds, mut conns, mut ticks) = (0u64, 0u64, 0u64, 0u64, 0u64);
+        let (mut rss, mut threads, mut fds, mut ticks) = (0u64, 0u64, 0u64, 0u64);
         let mut fds_known = true;
         let mut cpu = HashMap::new();
-        let mut established = None;
+        // Sockets are counted once however many processes hold them (a forked worker shares
+        // its parent's), and each network namespace's tables are read once: a process in
+        // another namespace (a container) has its connections in its own tables.
+        let mut sockets = std::collections::HashSet::new();
+        let mut established = std::collections::HashSet::new();
+        let mut namespaces = std::collections::HashSet::new();
         let mut alive = 0u64;
         for &pid in pids {
             let Some(Ok(st)) = procfs::stat(&self.proc_root, pid) else { continue };
@@ -296,16 +301,21 @@ impl Watcher {
             };
             cpu.insert(pid, (st.start_ticks, st.cpu_ticks));
             match procfs::fds(&self.proc_root, pid) {
-                Ok((n, sockets)) => {
+                Ok((n, its)) => {
                     fds += n;
-                    if !sockets.is_empty() {
-                        let est = established.get_or_insert_with(|| procfs::established(&self.proc_root, pid));
-                        conns += sockets.iter().filter(|i| est.contains(i)).count() as u64;
+                    if !its.is_empty() {
+                        let ns = procfs::net_namespace(&self.proc_root, pid).unwrap_or_else(|| format!("pid {pid}"));
+                        if namespaces.insert(ns) {
+                            established.extend(procfs::established(&self.proc_root, pid));
+                        }
+                        sockets.extend(its);
                     }
                 }
                 Err(_) => fds_known = false,
             }
         }
+        // Socket inodes are unique across namespaces: one intersection counts them all.
+        let conns = sockets.intersection(&established).count() as u64;
         if alive == 0 {
             self.last_cpu.clear();
             return Reading::failed(State::Gone, "every process exited");
@@ -678,6 +688,36 @@ mod tests {
         let ticks =
             r.gauges["cpu_cores"] * w.ticks_per_s * w.last_at.unwrap().elapsed().max(MIN_CPU_SPAN).as_secs_f64();
         assert!(r.gauges["cpu_cores"] > 0.0 && ticks <= 40.0, "20 ticks since, not lifetimes: {ticks}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn proc_counts_a_shared_socket_once_and_reads_every_network_namespace() {
+        let root = std::env::temp_dir().join(format!("stampede-watch-netns-{}", std::process::id()));
+        // 100 and its fork 101 share socket 2222 in one namespace; 102 is in another with 3333
+        // and 4444 (once, the namespace's first process's tables were read for all, and 2222
+        // was counted twice: 2).
+        fake_proc(&root, &[(100, 0, 1), (101, 0, 2), (102, 0, 3)]);
+        let header =
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+        let row = |inode: u64| {
+            format!("   1: 0100007F:1F90 0100007F:D2B4 01 00000000:00000000 00:00000000 00000000     0        0 {inode} 1 0 20 4 30 10 -1\n")
+        };
+        for (pid, ns, sockets) in [(100, 1, &[2222][..]), (101, 1, &[2222]), (102, 2, &[3333, 4444])] {
+            let dir = root.join(pid.to_string());
+            std::fs::create_dir_all(dir.join("ns")).unwrap();
+            std::fs::create_dir_all(dir.join("net")).unwrap();
+            std::os::unix::fs::symlink(format!("net:[{ns}]"), dir.join("ns/net")).unwrap();
+            let mut table = header.to_string();
+            for (fd, &socket) in sockets.iter().enumerate() {
+                std::os::unix::fs::symlink(format!("socket:[{socket}]"), dir.join(format!("fd/{}", fd + 3))).unwrap();
+                table.push_str(&row(socket));
+            }
+            std::fs::write(dir.join("net/tcp"), table).unwrap();
+        }
+        let r = Watcher::with_proc_root(Source::Proc("worker".into()), &root).read();
+        assert_eq!(r.gauges["tcp_established"], 3.0, "{:?}", r.gauges);
+        assert_eq!(r.gauges["open_fds"], 4.0);
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -96,6 +96,13 @@ fn socket_inode(link: &str) -> Option<u64> {
     link.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
 }
 
+/// The network namespace `pid` is in (`net:[4026531840]`), to read each namespace's TCP tables
+/// once; `None` when it cannot be told (then the process's own tables are read).
+pub(super) fn net_namespace(root: &Path, pid: u32) -> Option<String> {
+    let link = std::fs::read_link(root.join(pid.to_string()).join("ns").join("net")).ok()?;
+    Some(link.to_string_lossy().into_owned())
+}
+
 /// The inodes of the established TCP sockets (IPv4 and IPv6) in the network namespace of `pid`.
 pub(super) fn established(root: &Path, pid: u32) -> HashSet<u64> {
     let mut out = HashSet::new();
