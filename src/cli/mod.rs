@@ -140,3 +140,14 @@ async fn interrupted() {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_same_source_twice_is_watched_once() {
+        let given: Vec<String> = ["pid:1", "proc:nginx", "pid:1"].map(String::from).to_vec();
+        assert_eq!(super::parse_watch(&given).unwrap().len(), 2);
+        let e = super::parse_watch(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("--watch") && !e.contains("s3cret"), "{e}");
+    }
+}

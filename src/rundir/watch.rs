@@ -49,7 +49,15 @@ pub struct WatchLine {
     pub gauges: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, f64>,
+    /// Series of this sample left out past the first [`MAX_SERIES`] (a `scrape:` of a big
+    /// exporter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
 }
+
+/// The most series a source keeps of one sample: a node exporter's thousands would write
+/// 100 KB a second to the log, for figures no report shows.
+pub const MAX_SERIES: usize = 500;
 
 /// Appends lines to `watch.jsonl`, each batch flushed to the OS.
 pub struct WatchWriter {
@@ -116,6 +124,9 @@ pub struct SourceSummary {
     /// The last sample found it gone (it did not come back).
     #[serde(default)]
     pub gone_at_end: bool,
+    /// The most series a sample had past the [`MAX_SERIES`] kept (they were dropped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_series: Option<u64>,
     pub metrics: Vec<MetricSummary>,
 }
 
@@ -332,6 +343,7 @@ struct SourceAcc {
     metrics: BTreeMap<String, Acc>,
     /// When the source was last read successfully.
     last_ok_t: Option<f64>,
+    dropped_series: Option<u64>,
 }
 
 /// Reads `watch.jsonl` of the run directory `dir`, if it has one. A last line cut off (a run
@@ -399,6 +411,7 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
                 last_error: s.last_error,
                 gone: s.gone,
                 gone_at_end: s.gone_at_end,
+                dropped_series: s.dropped_series,
                 metrics: s.metrics.into_iter().map(|(k, a)| a.summary(k, s.samples, to_end)).collect(),
             })
         })
@@ -418,8 +431,12 @@ fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>,
             gone_at_end: false,
             metrics: BTreeMap::new(),
             last_ok_t: None,
+            dropped_series: None,
         }
     });
+    if let Some(n) = line.dropped {
+        s.dropped_series = Some(s.dropped_series.unwrap_or(0).max(n));
+    }
     s.samples += 1;
     let event = || Event { t_s: line.t_s, reason: line.reason.clone().unwrap_or_default() };
     s.gone_at_end = line.state == State::Gone;
@@ -474,6 +491,7 @@ mod tests {
             reason: (state != State::Ok).then(|| "why".to_string()),
             gauges: gauges.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             counters: counters.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            dropped: None,
         }
     }
 
@@ -539,6 +557,17 @@ mod tests {
         let short = summarise(&[lines[0].clone(), lines[3].clone()], "").unwrap().unwrap();
         let g = &short.sources[0].metrics[0];
         assert_eq!((g.avg, g.min, g.max), (Some(50.0), Some(0.0), Some(100.0)));
+    }
+
+    #[test]
+    fn dropped_series_are_summed_up_as_the_most_of_a_sample() {
+        let mut lines = vec![line(0.0, State::Ok, &[("g", 1.0)], &[]), line(1.0, State::Ok, &[("g", 1.0)], &[])];
+        lines[0].dropped = Some(20);
+        lines[1].dropped = Some(35);
+        let s = summarise(&lines, "").unwrap().unwrap();
+        assert_eq!(s.sources[0].dropped_series, Some(35));
+        let said = crate::report::watch::states(&s.sources[0]).join(" ");
+        assert!(said.contains("first 500 series") && said.contains("35 more"), "{said}");
     }
 
     #[test]

@@ -21,7 +21,7 @@ mod procfs;
 mod promql;
 
 use crate::run::{End, Output, OutputError, Start};
-use crate::rundir::watch::{State, WatchLine, WatchWriter};
+use crate::rundir::watch::{State, WatchLine, WatchWriter, MAX_SERIES};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -37,8 +37,9 @@ pub const HTTP_TIMEOUT: Duration = Duration::from_millis(800);
 pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The longest the run's end waits for the last sample: past it the sampler is left to itself
-/// and the watch log says the last sample is missing, and why.
-pub const FINAL_SAMPLE_TIMEOUT: Duration = Duration::from_millis(2 * HTTP_TIMEOUT.as_millis() as u64);
+/// and the watch log says the last sample is missing, and why. A slow source's sample under
+/// way when the run ends, then its last one: two timeouts, and a margin for a busy machine.
+pub const FINAL_SAMPLE_TIMEOUT: Duration = Duration::from_millis(2 * HTTP_TIMEOUT.as_millis() as u64 + 500);
 
 /// How often the sources are sampled.
 pub const INTERVAL: Duration = Duration::from_secs(1);
@@ -149,6 +150,8 @@ struct Reading {
     problem: Option<(State, String)>,
     gauges: BTreeMap<String, f64>,
     counters: BTreeMap<String, f64>,
+    /// Series left out past [`MAX_SERIES`].
+    dropped: Option<u64>,
 }
 
 impl Reading {
@@ -228,7 +231,12 @@ impl Watcher {
                     Err(e) => Reading::failed(State::Error, format!("not Prometheus' text format: {e}")),
                     Ok(samples) => {
                         let mut r = Reading::default();
-                        for s in samples {
+                        let total = samples.len();
+                        if total > MAX_SERIES {
+                            r.dropped = Some((total - MAX_SERIES) as u64);
+                        }
+                        // The first ones, in the endpoint's order: the same ones every sample.
+                        for s in samples.into_iter().take(MAX_SERIES) {
                             let to = match s.kind {
                                 exposition::Kind::Counter => &mut r.counters,
                                 exposition::Kind::Gauge => &mut r.gauges,
@@ -370,6 +378,7 @@ fn sample(watchers: &mut [Watcher]) -> Vec<Read> {
                 reason,
                 gauges: r.gauges,
                 counters: r.counters,
+                dropped: r.dropped,
             };
             (done, line)
         })
@@ -580,6 +589,7 @@ impl Output for WatchOutput {
                 reason: Some(why.clone()),
                 gauges: BTreeMap::new(),
                 counters: BTreeMap::new(),
+                dropped: None,
             })
             .collect();
         w.append(&lines)?;
@@ -719,6 +729,29 @@ mod tests {
         assert_eq!(r.gauges["tcp_established"], 3.0, "{:?}", r.gauges);
         assert_eq!(r.gauges["open_fds"], 4.0);
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_scrape_keeps_the_first_series_and_counts_the_rest() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            use std::io::{Read as _, Write as _};
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).unwrap();
+            let body: String = (0..MAX_SERIES + 100).map(|i| format!("# TYPE m{i} gauge\nm{i} {i}\n")).collect();
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+            s.write_all(head.as_bytes()).unwrap();
+            s.write_all(body.as_bytes()).unwrap();
+        });
+        let mut watchers = vec![Watcher::new(Source::parse(&format!("scrape:http://{addr}/metrics")).unwrap())];
+        Watcher::resolve(&mut watchers);
+        let (_, line) = sample(&mut watchers).pop().unwrap();
+        server.join().unwrap();
+        assert_eq!(line.state, State::Ok, "{:?}", line.reason);
+        assert_eq!((line.gauges.len(), line.dropped), (MAX_SERIES, Some(100)));
+        assert!(line.gauges.contains_key("m0") && !line.gauges.contains_key(&format!("m{MAX_SERIES}")));
     }
 
     #[test]
