@@ -153,7 +153,7 @@ pub(crate) fn html(w: &WatchSummary) -> String {
             id: format!("chart-watch-{k}"),
             title: format!("{} — {}", s.source, metric_name(m)),
             x: XAxis::Seconds,
-            x_label: "time since the first sample".into(),
+            x_label: "time since the load began".into(),
             y_label: unit.into(),
             lines: vec![Line {
                 name: metric_name(m),

@@ -130,7 +130,7 @@ pub struct SourceSummary {
     pub metrics: Vec<MetricSummary>,
 }
 
-/// A time (seconds from the first sample) and what happened.
+/// A time (seconds from when the load began) and what happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub t_s: f64,
@@ -353,7 +353,7 @@ pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
     read_summary_window(dir, None)
 }
 
-/// [`read_summary`] of the samples taken in `window` (seconds from the first sample) only.
+/// [`read_summary`] of the samples taken in `window` (seconds from when the load began) only.
 pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> Result<Option<WatchSummary>, Error> {
     let path = dir.join(WATCH);
     let file = match File::open(&path) {
