@@ -12,8 +12,10 @@
 //! - `http`: the blocking `GET` both use, with one deadline.
 //!
 //! A source that cannot be read is written as `error` (or, a process, `gone`) with the reason,
-//! never as zeros; reading never touches the load: the sampler is its own thread, and every
-//! HTTP exchange ends within [`HTTP_TIMEOUT`].
+//! never as zeros; reading never touches the load: the sampler is its own thread, a URL's host
+//! is resolved once before the run (within [`RESOLVE_TIMEOUT`]), every HTTP exchange ends
+//! within [`HTTP_TIMEOUT`], and the run's end waits at most [`FINAL_SAMPLE_TIMEOUT`] for the
+//! last sample.
 
 mod exposition;
 mod http;
