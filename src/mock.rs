@@ -4,9 +4,10 @@
 //! route, so that it keeps up with nginx and is never the bottleneck of a calibration run.
 //!
 //! Two things let a run through a proxy tell the proxy from the upstream:
-//! - every response carries `Server-Timing: app;dur=<ms>`, the time the mock held the request
-//!   (from its last byte received to the response written to the socket's buffer: the
-//!   configured delay plus handling);
+//! - every response carries `Server-Timing: app;dur=<ms>`, the time the mock held the request:
+//!   from when its last byte had been read to when its response is rendered, just before this
+//!   header is added to the output (the configured delay plus handling). The rest of the
+//!   response's copy and its write to the socket come after, and are not in it;
 //! - `GET /metrics` answers its counters in Prometheus text format ([`exposition`]), so that
 //!   `run --watch scrape:http://…/metrics` records how many connections and requests reached
 //!   the upstream. A route configured for exactly `/metrics` takes the path over.

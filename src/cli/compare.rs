@@ -69,7 +69,9 @@ pub(super) fn execute(a: CompareArgs) -> Result<u8, Error> {
     }
     let mut loaded = Vec::new();
     for path in &a.runs {
-        loaded.push(super::report::load(path)?);
+        let run = super::report::load(path)?;
+        super::report::warn_watch(&run);
+        loaded.push(run);
     }
     let runs: Vec<(String, String, &report::RunData)> =
         names.iter().zip(&a.runs).zip(&loaded).map(|((n, p), r)| (n.clone(), p.display().to_string(), r)).collect();

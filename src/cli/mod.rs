@@ -89,13 +89,23 @@ enum ArgError {
     NotASegment(String),
     #[error("`{0}` is not an instant: give RFC 3339 with a time zone, e.g. 2026-12-01T10:00:00Z")]
     NotAnInstant(String),
-    #[error("{0}")]
-    Watch(String),
 }
 
-/// `--watch SOURCE` (of `run` and `sweep`).
-fn parse_watch(s: &str) -> Result<crate::watch::Source, ArgError> {
-    crate::watch::Source::parse(s).map_err(ArgError::Watch)
+/// `--watch SOURCE` (of `run` and `sweep`), read here rather than by clap: clap's error would
+/// echo the raw value, and a source's URL may hold a password or a token. The message names the
+/// flag and the value masked. The same source given twice is watched once (twice would only
+/// write every line twice and double the load on it).
+fn parse_watch(values: &[String]) -> Result<Vec<crate::watch::Source>, Error> {
+    let mut out: Vec<crate::watch::Source> = Vec::new();
+    for v in values {
+        let s = crate::watch::Source::parse(v).map_err(|e| {
+            Error::Usage(format!("invalid value '{}' for '--watch <SOURCE>': {e}", crate::watch::Source::mask(v)))
+        })?;
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    Ok(out)
 }
 
 /// Parses `name=value` (for `-J`).
@@ -128,5 +138,16 @@ async fn interrupted() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_same_source_twice_is_watched_once() {
+        let given: Vec<String> = ["pid:1", "proc:nginx", "pid:1"].map(String::from).to_vec();
+        assert_eq!(super::parse_watch(&given).unwrap().len(), 2);
+        let e = super::parse_watch(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("--watch") && !e.contains("s3cret"), "{e}");
     }
 }

@@ -187,6 +187,14 @@ fn report_sweep(a: &ReportArgs, dir: &Path) -> Result<u8, Error> {
     Ok(exit::OK)
 }
 
+/// Says on stderr that the run's watch log has a bad line (its results are reported all the
+/// same, the watched sources up to that line).
+pub(super) fn warn_watch(run: &RunData) {
+    if let Some(w) = run.summary.watch.as_ref().and_then(|w| w.warning.as_deref()) {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad
 /// plan is, while a run directory that cannot be read is a runtime failure.
 pub(super) fn load(path: &Path) -> Result<RunData, Error> {
@@ -242,6 +250,7 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
             report::load_runs_cut(&refs, w, cut)?
         }
     };
+    warn_watch(&run);
     let rows: Vec<String> = std::iter::once(run.summary.total.label.clone())
         .chain(run.summary.labels.iter().map(|l| l.label.clone()))
         .collect();

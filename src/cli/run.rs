@@ -52,8 +52,8 @@ pub struct RunArgs {
     /// files, TCP connections, from /proc), `scrape:URL` (a Prometheus metrics endpoint, e.g.
     /// `stampede mock`'s /metrics), `promql:NAME=QUERY@URL` (a Prometheus server's query)
     /// (repeatable; http:// only).
-    #[arg(long = "watch", value_name = "SOURCE", value_parser = super::parse_watch)]
-    pub watch: Vec<crate::watch::Source>,
+    #[arg(long = "watch", value_name = "SOURCE")]
+    pub watch: Vec<String>,
 
     /// Run only this part of every workload: `I/N`, the I-th of N equal parts of its users and
     /// arrivals (10 users in 3 parts are 4, 3 and 3), so that N generators, each running one
@@ -394,6 +394,7 @@ fn parse_stop_on(s: &str) -> Result<crate::plan::threshold::StopOn, super::ArgEr
 }
 
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
+    let watch = super::parse_watch(&a.watch)?;
     let on_agents = !a.agents.is_empty() || a.listen_agents.is_some();
     if a.data == DataMode::Split && a.segment.is_none() && !on_agents {
         return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
@@ -459,7 +460,7 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     }
     let out = run_place(a.out.clone(), a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, &a.watch).await?.0)
+    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, &watch).await?.0)
 }
 
 /// Where `--out DIR` (or its absence) and `--replace` put the run directory.
@@ -579,7 +580,12 @@ pub(super) async fn run_plan(
     }
     if !watch.is_empty() {
         match rundir::watch::read_summary(&out) {
-            Ok(Some(w)) => super::say(&format!("\n{}", report::watch::markdown(&w))),
+            Ok(Some(w)) => {
+                if let Some(why) = &w.warning {
+                    eprintln!("warning: {why}");
+                }
+                super::say(&format!("\n{}", report::watch::markdown(&w)))
+            }
             Ok(None) => {}
             Err(e) => eprintln!("warning: {e}"),
         }

@@ -58,8 +58,8 @@ pub struct SweepArgs {
     pub quiet: bool,
     /// Sample the system under test into each step's run directory, as `run --watch` does
     /// (repeatable).
-    #[arg(long = "watch", value_name = "SOURCE", value_parser = super::parse_watch)]
-    pub watch: Vec<crate::watch::Source>,
+    #[arg(long = "watch", value_name = "SOURCE")]
+    pub watch: Vec<String>,
     #[command(flatten)]
     pub quick: QuickArgs,
     /// Open model: most users at once in each step.
@@ -87,6 +87,7 @@ fn parse_until(text: &str) -> Result<Vec<Threshold>, Error> {
 }
 
 pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
+    let watch = super::parse_watch(&a.watch)?;
     let (load, loads) = match (&a.users, &a.rates) {
         (Some(u), None) => (Load::Users, u.0.clone()),
         (None, Some(r)) => (Load::Rate, r.0.clone()),
@@ -217,15 +218,9 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             None => claimed.insert(claim(a.out.clone())?).clone(),
         };
         let place = Place::Exact { dir: dir.join(&name), replace: false };
-        let (step_code, step_dir) = super::run::run_plan(
-            plan,
-            &place,
-            a.quiet,
-            crate::redact::command_line(&argv),
-            Default::default(),
-            &a.watch,
-        )
-        .await?;
+        let (step_code, step_dir) =
+            super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default(), &watch)
+                .await?;
         let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;
         let broke = step.broke.is_some();
         goals_failed |= !step.failed.is_empty();

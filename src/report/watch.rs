@@ -59,6 +59,12 @@ pub fn states(s: &SourceSummary) -> Vec<String> {
             s.last_error.as_ref().map_or_else(String::new, |e| format!("; last at {:.1} s: {}", e.t_s, e.reason));
         out.push(format!("failed {} of {} samples{first}{last}", s.errors, s.samples));
     }
+    if let Some(n) = s.dropped_series {
+        out.push(format!(
+            "only the first {} series of each sample were kept: up to {n} more were dropped",
+            crate::rundir::watch::MAX_SERIES
+        ));
+    }
     if s.metrics.is_empty() && out.is_empty() {
         out.push("no values".into());
     }
@@ -147,7 +153,7 @@ pub(crate) fn html(w: &WatchSummary) -> String {
             id: format!("chart-watch-{k}"),
             title: format!("{} — {}", s.source, metric_name(m)),
             x: XAxis::Seconds,
-            x_label: "time since the first sample".into(),
+            x_label: "time since the load began".into(),
             y_label: unit.into(),
             lines: vec![Line {
                 name: metric_name(m),
@@ -337,7 +343,9 @@ mod tests {
 
     fn summary(metrics: Vec<MetricSummary>, gone: bool) -> WatchSummary {
         WatchSummary {
+            warning: None,
             sources: vec![SourceSummary {
+                dropped_series: None,
                 source: "pid:42".into(),
                 samples: 6,
                 errors: 1,

@@ -8,7 +8,11 @@
 //! {"t_s":3.002,"source":"scrape:http://127.0.0.1:9113/metrics","state":"error","reason":"connect: …"}
 //! ```
 //!
-//! `t_s` is seconds from the first sample, taken just before the load starts. A source that
+//! `t_s` is seconds from when the load began (after a `--start-at` wait: its end), to the µs,
+//! each line stamped when its own source's reading finished; the baseline, read just before the
+//! load began, is at 0 (a baseline that took past the load's start is stamped when it finished,
+//! never 0). A run's end that a slow source would hold up writes, instead of the last sample, an
+//! `error` line per source saying it is missing. A source that
 //! failed has no values on that line, never zeros. Gauges are values at the time; counters are
 //! the raw cumulative values read, so a report makes rates and totals from consecutive lines.
 
@@ -45,7 +49,15 @@ pub struct WatchLine {
     pub gauges: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, f64>,
+    /// Series of this sample left out past the first [`MAX_SERIES`] (a `scrape:` of a big
+    /// exporter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
 }
+
+/// The most series a source keeps of one sample: a node exporter's thousands would write
+/// 100 KB a second to the log, for figures no report shows.
+pub const MAX_SERIES: usize = 500;
 
 /// Appends lines to `watch.jsonl`, each batch flushed to the OS.
 pub struct WatchWriter {
@@ -87,6 +99,10 @@ impl WatchWriter {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WatchSummary {
     pub sources: Vec<SourceSummary>,
+    /// A line that did not read (`watch.jsonl:LINE: why`): the sources are summed up to the
+    /// line before it. For the user's terminal, not the report: the run's results stand.
+    #[serde(skip)]
+    pub warning: Option<String>,
 }
 
 /// One source over the run.
@@ -108,10 +124,13 @@ pub struct SourceSummary {
     /// The last sample found it gone (it did not come back).
     #[serde(default)]
     pub gone_at_end: bool,
+    /// The most series a sample had past the [`MAX_SERIES`] kept (they were dropped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_series: Option<u64>,
     pub metrics: Vec<MetricSummary>,
 }
 
-/// A time (seconds from the first sample) and what happened.
+/// A time (seconds from when the load began) and what happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub t_s: f64,
@@ -167,6 +186,12 @@ struct Acc {
     total: f64,
     span_s: f64,
     chart: Downsampled,
+    /// Gauges: the baseline's value (read before the load) and the latest value with its line's
+    /// number in its source, held back until a later one shows it was not the run's last
+    /// sample (read after the load). Neither is a value *during* the load, so neither is in the
+    /// average, lowest or highest, unless the run had no other (a run shorter than a sample).
+    baseline: Option<(f64, f64)>,
+    held: Option<(f64, f64, u64)>,
 }
 
 impl Acc {
@@ -183,14 +208,28 @@ impl Acc {
             total: 0.0,
             span_s: 0.0,
             chart: Downsampled::default(),
+            baseline: None,
+            held: None,
         }
     }
 
-    fn add(&mut self, t: f64, v: f64) {
+    /// A value read at `t`, on the `nth` line of its source (the first is the baseline).
+    fn add(&mut self, t: f64, v: f64, nth: u64) {
         self.samples += 1;
         self.last = v;
         let point = match self.kind {
-            MetricKind::Gauge => Some(v),
+            // The baseline is its source's first line, at 0 (a baseline stamped later was read
+            // once the load had begun; a window's first line after 0 is in the load too).
+            MetricKind::Gauge if nth == 1 && t == 0.0 => {
+                self.baseline = Some((t, v));
+                None
+            }
+            MetricKind::Gauge => {
+                if let Some((ht, hv, _)) = self.held.replace((t, v, nth)) {
+                    self.point(ht, hv);
+                }
+                None
+            }
             MetricKind::Counter => {
                 let rate = self.prev.and_then(|(pt, pv)| {
                     let dt = t - pt;
@@ -208,15 +247,34 @@ impl Acc {
             }
         };
         if let Some(p) = point {
-            self.sum += p;
-            self.n += 1;
-            self.min = self.min.min(p);
-            self.max = self.max.max(p);
-            self.chart.add(t, p);
+            self.point(t, p);
         }
     }
 
-    fn summary(self, name: String) -> MetricSummary {
+    /// A value (a gauge's, or a counter's rate) in the average, extremes and chart.
+    fn point(&mut self, t: f64, p: f64) {
+        self.sum += p;
+        self.n += 1;
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+        self.chart.add(t, p);
+    }
+
+    /// The metric over the run; `lines` is how many lines its source has, the last of them the
+    /// sample taken after the load when `to_end` (the lines read run to the end of the log).
+    fn summary(mut self, name: String, lines: u64, to_end: bool) -> MetricSummary {
+        if let Some((t, v, nth)) = self.held.take() {
+            if nth < lines || !to_end || self.n == 0 {
+                if self.n == 0 {
+                    if let Some((bt, bv)) = self.baseline {
+                        self.point(bt, bv);
+                    }
+                }
+                self.point(t, v);
+            }
+        } else if let (0, Some((bt, bv))) = (self.n, self.baseline) {
+            self.point(bt, bv);
+        }
         let some = |x: f64| (self.n > 0).then_some(x);
         let avg = match self.kind {
             MetricKind::Gauge => some(self.sum / self.n.max(1) as f64),
@@ -283,15 +341,19 @@ struct SourceAcc {
     gone: Option<Event>,
     gone_at_end: bool,
     metrics: BTreeMap<String, Acc>,
+    /// When the source was last read successfully.
+    last_ok_t: Option<f64>,
+    dropped_series: Option<u64>,
 }
 
 /// Reads `watch.jsonl` of the run directory `dir`, if it has one. A last line cut off (a run
-/// killed while writing it) is left out; a bad line elsewhere is an error naming it.
+/// killed while writing it) is left out; a bad line elsewhere ends the reading there, with a
+/// [`WatchSummary::warning`] naming it (one bad line must not cost the run its report).
 pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
     read_summary_window(dir, None)
 }
 
-/// [`read_summary`] of the samples taken in `window` (seconds from the first sample) only.
+/// [`read_summary`] of the samples taken in `window` (seconds from when the load began) only.
 pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> Result<Option<WatchSummary>, Error> {
     let path = dir.join(WATCH);
     let file = match File::open(&path) {
@@ -302,6 +364,7 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
     let mut order: Vec<String> = Vec::new();
     let mut by_source: HashMap<String, SourceAcc> = HashMap::new();
     let mut pending: Option<(usize, String)> = None;
+    let mut warning = None;
     let mut lines = BufReader::new(file).lines().enumerate();
     loop {
         let next = lines.next();
@@ -313,7 +376,14 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
                 Ok(_) => {}
                 // The last line: a run killed while writing it.
                 Err(_) if next.is_none() => {}
-                Err(e) => return Err(Error::Format { path, line: n + 1, message: e.to_string() }),
+                Err(e) => {
+                    warning = Some(format!(
+                        "{}:{}: {e}; the watched sources are reported up to the line before",
+                        path.display(),
+                        n + 1
+                    ));
+                    break;
+                }
             }
         }
         match next {
@@ -326,6 +396,9 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
             }
         }
     }
+    // A window that ends before the run did (or a reading cut short by a bad line): its last
+    // lines were read during the load.
+    let to_end = warning.is_none() && window.as_ref().is_none_or(|w| w.end >= u64::MAX as f64 / 1e6);
     let sources = order
         .into_iter()
         .filter_map(|name| {
@@ -338,11 +411,12 @@ pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> 
                 last_error: s.last_error,
                 gone: s.gone,
                 gone_at_end: s.gone_at_end,
-                metrics: s.metrics.into_iter().map(|(k, a)| a.summary(k)).collect(),
+                dropped_series: s.dropped_series,
+                metrics: s.metrics.into_iter().map(|(k, a)| a.summary(k, s.samples, to_end)).collect(),
             })
         })
         .collect();
-    Ok(Some(WatchSummary { sources }))
+    Ok(Some(WatchSummary { sources, warning }))
 }
 
 fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>, line: WatchLine) {
@@ -356,8 +430,13 @@ fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>,
             gone: None,
             gone_at_end: false,
             metrics: BTreeMap::new(),
+            last_ok_t: None,
+            dropped_series: None,
         }
     });
+    if let Some(n) = line.dropped {
+        s.dropped_series = Some(s.dropped_series.unwrap_or(0).max(n));
+    }
     s.samples += 1;
     let event = || Event { t_s: line.t_s, reason: line.reason.clone().unwrap_or_default() };
     s.gone_at_end = line.state == State::Gone;
@@ -384,9 +463,20 @@ fn add_line(order: &mut Vec<String>, by_source: &mut HashMap<String, SourceAcc>,
     }
     for (kind, values) in [(MetricKind::Gauge, &line.gauges), (MetricKind::Counter, &line.counters)] {
         for (name, v) in values {
-            s.metrics.entry(name.clone()).or_insert_with(|| Acc::new(kind)).add(line.t_s, *v);
+            let acc = s.metrics.entry(name.clone()).or_insert_with(|| {
+                let mut acc = Acc::new(kind);
+                // A counter first seen after the source was read without it was created since
+                // (client libraries make a labelled series at its first count): it was 0 then,
+                // and its first value is an increase of the run's.
+                if kind == MetricKind::Counter {
+                    acc.prev = s.last_ok_t.map(|t| (t, 0.0));
+                }
+                acc
+            });
+            acc.add(line.t_s, *v, s.samples);
         }
     }
+    s.last_ok_t = Some(line.t_s);
 }
 
 #[cfg(test)]
@@ -401,11 +491,15 @@ mod tests {
             reason: (state != State::Ok).then(|| "why".to_string()),
             gauges: gauges.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             counters: counters.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            dropped: None,
         }
     }
 
     fn summarise(lines: &[WatchLine], tail: &str) -> Result<Option<WatchSummary>, Error> {
-        let dir = std::env::temp_dir().join(format!("stampede-watch-{}-{}", std::process::id(), lines.len()));
+        // A directory of its own per call: tests run in parallel.
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("stampede-watch-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut w = WatchWriter::create(&dir).unwrap();
         w.append(lines).unwrap();
@@ -443,17 +537,64 @@ mod tests {
         assert_eq!((c.max, c.min), (Some(20.0), Some(4.0)));
         assert!((c.avg.unwrap() - 55.0 / 4.1).abs() < 1e-9);
         let g = src.metrics.iter().find(|m| m.name == "g").unwrap();
-        assert_eq!((g.avg, g.max, g.min, g.samples), (Some(3.0), Some(5.0), Some(1.0), 3));
+        // The baseline (1, before the load) is no value during it.
+        assert_eq!((g.avg, g.max, g.min, g.samples), (Some(4.0), Some(5.0), Some(3.0), 3));
         assert!(src.metrics.iter().all(|m| m.name != "nan"));
     }
 
     #[test]
-    fn a_bad_line_before_the_last_names_its_line() {
+    fn gauges_during_the_load_only_unless_there_are_no_others() {
+        let lines = [
+            line(0.0, State::Ok, &[("g", 100.0)], &[]),
+            line(1.0, State::Ok, &[("g", 2.0)], &[]),
+            line(2.0, State::Ok, &[("g", 4.0)], &[]),
+            line(2.05, State::Ok, &[("g", 0.0)], &[]),
+        ];
+        let s = summarise(&lines, "").unwrap().unwrap();
+        let g = &s.sources[0].metrics[0];
+        assert_eq!((g.avg, g.min, g.max, g.last, g.samples), (Some(3.0), Some(2.0), Some(4.0), 0.0, 4));
+        // A run shorter than a sample: the two ends are all there is.
+        let short = summarise(&[lines[0].clone(), lines[3].clone()], "").unwrap().unwrap();
+        let g = &short.sources[0].metrics[0];
+        assert_eq!((g.avg, g.min, g.max), (Some(50.0), Some(0.0), Some(100.0)));
+    }
+
+    #[test]
+    fn dropped_series_are_summed_up_as_the_most_of_a_sample() {
+        let mut lines = vec![line(0.0, State::Ok, &[("g", 1.0)], &[]), line(1.0, State::Ok, &[("g", 1.0)], &[])];
+        lines[0].dropped = Some(20);
+        lines[1].dropped = Some(35);
+        let s = summarise(&lines, "").unwrap().unwrap();
+        assert_eq!(s.sources[0].dropped_series, Some(35));
+        let said = crate::report::watch::states(&s.sources[0]).join(" ");
+        assert!(said.contains("first 500 series") && said.contains("35 more"), "{said}");
+    }
+
+    #[test]
+    fn a_counter_first_seen_mid_run_counts_from_zero() {
+        let lines = [
+            line(0.0, State::Ok, &[], &[("ok", 10.0)]),
+            line(1.0, State::Ok, &[], &[("ok", 20.0)]),
+            // `requests_total{code="500"}` made at its first count, 37 of them by now.
+            line(2.0, State::Ok, &[], &[("ok", 30.0), ("err", 37.0)]),
+            line(3.0, State::Ok, &[], &[("ok", 40.0), ("err", 40.0)]),
+        ];
+        let s = summarise(&lines, "").unwrap().unwrap();
+        let err = s.sources[0].metrics.iter().find(|m| m.name == "err").unwrap();
+        assert_eq!((err.total, err.max), (Some(40.0), Some(37.0)));
+        assert!((err.avg.unwrap() - 20.0).abs() < 1e-9, "40 over the 2 s since the series was not there");
+        // A series there from the first sample has no earlier zero.
+        let ok = s.sources[0].metrics.iter().find(|m| m.name == "ok").unwrap();
+        assert_eq!(ok.total, Some(30.0));
+    }
+
+    #[test]
+    fn a_bad_line_before_the_last_ends_the_reading_with_a_warning() {
         let lines = [line(0.0, State::Ok, &[("g", 1.0)], &[])];
-        match summarise(&lines, "garbage\n{\"t_s\":1.0,\"source\":\"s\",\"state\":\"ok\"}\n") {
-            Err(Error::Format { line, .. }) => assert_eq!(line, 2),
-            other => panic!("{other:?}"),
-        }
+        let s = summarise(&lines, "garbage\n{\"t_s\":1.0,\"source\":\"s\",\"state\":\"ok\"}\n").unwrap().unwrap();
+        let warning = s.warning.unwrap();
+        assert!(warning.contains("watch.jsonl:2: "), "{warning}");
+        assert_eq!(s.sources[0].samples, 1, "the lines before it are read, none after");
     }
 
     #[test]

@@ -5,21 +5,47 @@
 //! Messages never hold the URL: it may carry credentials.
 
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 /// The most a response may be: an exposition of a big JVM is a few hundred KB.
 const MOST_BYTES: usize = 16 << 20;
 
-/// The body of a `200` answer to `GET url`, or why there is none.
-pub(super) fn get(url: &url::Url, timeout: Duration) -> Result<Vec<u8>, String> {
-    let deadline = Instant::now() + timeout;
-    let host = url.host_str().ok_or("the URL has no host")?;
+/// The addresses of `url`'s host, found once before the run (a name's lookup has no time limit
+/// of its own, so it runs on a helper thread that is given up on past `timeout`). An IP literal
+/// (`127.0.0.1`, `[::1]`) needs no lookup.
+pub(super) fn resolve(url: &url::Url, timeout: Duration) -> Result<Vec<SocketAddr>, String> {
     let port = url.port_or_known_default().unwrap_or(80);
-    let addrs: Vec<_> = (host, port).to_socket_addrs().map_err(|e| format!("cannot resolve the host: {e}"))?.collect();
+    let name = match url.host() {
+        Some(url::Host::Ipv4(a)) => return Ok(vec![SocketAddr::new(a.into(), port)]),
+        Some(url::Host::Ipv6(a)) => return Ok(vec![SocketAddr::new(a.into(), port)]),
+        Some(url::Host::Domain(d)) => d.to_string(),
+        None => return Err("the URL has no host".into()),
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("watch-resolve".into())
+        .spawn(move || {
+            let _ = tx.send((name.as_str(), port).to_socket_addrs().map(Iterator::collect::<Vec<_>>));
+        })
+        .map_err(|e| format!("cannot resolve the host: {e}"))?;
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(addrs)) if !addrs.is_empty() => Ok(addrs),
+        Ok(Ok(_)) => Err("the host has no address".into()),
+        Ok(Err(e)) => Err(format!("cannot resolve the host: {e}")),
+        Err(_) => Err(format!("cannot resolve the host: no answer within {} ms", timeout.as_millis())),
+    }
+}
+
+/// The body of a `200` answer to `GET url` from one of `addrs` (its host's, see [`resolve`]), or
+/// why there is none.
+pub(super) fn get(url: &url::Url, addrs: &[SocketAddr], timeout: Duration) -> Result<Vec<u8>, String> {
+    let deadline = Instant::now() + timeout;
+    // `[::1]` for an IPv6 literal: as the Host header wants it.
+    let host = url.host_str().ok_or("the URL has no host")?;
     let mut last = String::from("the host has no address");
     let mut stream = None;
-    for a in addrs {
+    for &a in addrs {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
@@ -58,7 +84,7 @@ pub(super) fn get(url: &url::Url, timeout: Duration) -> Result<Vec<u8>, String> 
         .set_write_timeout(Some(deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))))
         .map_err(|e| format!("socket: {e}"))?;
     stream.write_all(request.as_bytes()).map_err(|e| format!("send: {e}"))?;
-    let mut got = Vec::with_capacity(8192);
+    let mut answer = Answer::default();
     let mut chunk = [0u8; 16384];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -67,13 +93,9 @@ pub(super) fn get(url: &url::Url, timeout: Duration) -> Result<Vec<u8>, String> 
         }
         stream.set_read_timeout(Some(left)).map_err(|e| format!("socket: {e}"))?;
         match stream.read(&mut chunk) {
-            Ok(0) => break,
+            Ok(0) => return answer.closed(),
             Ok(n) => {
-                got.extend_from_slice(&chunk[..n]);
-                if got.len() > MOST_BYTES {
-                    return Err(format!("the answer is over {} MB", MOST_BYTES >> 20));
-                }
-                if let Some(body) = complete(&got)? {
+                if let Some(body) = answer.push(&chunk[..n])? {
                     return body;
                 }
             }
@@ -83,33 +105,80 @@ pub(super) fn get(url: &url::Url, timeout: Duration) -> Result<Vec<u8>, String> 
             Err(e) => return Err(format!("read: {e}")),
         }
     }
-    match complete(&got)? {
-        Some(body) => body,
-        None if got.is_empty() => Err("the server closed the connection without answering".into()),
-        None => {
-            // Neither length nor chunks: the body ran to the close.
-            let (status, head_len, _) = head(&got)?.ok_or("the answer's head is cut short")?;
-            ok(status, got[head_len..].to_vec())
-        }
-    }
 }
 
-/// The body once the whole answer is in `got` (by its length or its chunks), `None` while more
-/// is to come.
-#[allow(clippy::type_complexity)]
-fn complete(got: &[u8]) -> Result<Option<Result<Vec<u8>, String>>, String> {
-    let Some((status, head_len, framing)) = head(got)? else { return Ok(None) };
-    let rest = &got[head_len..];
-    match framing {
-        Framing::Length(n) if rest.len() >= n => Ok(Some(ok(status, rest[..n].to_vec()))),
-        Framing::Chunked => {
-            let mut dec = crate::http1::Chunked::default();
-            let mut body = Vec::new();
-            dec.feed_with(rest, |d| body.extend_from_slice(d))
-                .map_err(|_| "the chunked body is malformed".to_string())?;
-            Ok(dec.is_done().then(|| ok(status, body)))
+/// An answer as its bytes come: the head parsed once it is whole, then the body taken as it
+/// comes (a chunked body decoded piece by piece, never again from its start).
+#[derive(Default)]
+struct Answer {
+    /// The head until it is whole; then the body (of a length, or to the close).
+    got: Vec<u8>,
+    head: Option<(u16, Framing)>,
+    chunked: crate::http1::Chunked,
+    /// A chunked body's data.
+    body: Vec<u8>,
+    /// Bytes received, for the cap.
+    received: usize,
+}
+
+impl Answer {
+    /// Takes more bytes: the body once the whole answer is in (by its length or its chunks),
+    /// `None` while more is to come.
+    #[allow(clippy::type_complexity)]
+    fn push(&mut self, bytes: &[u8]) -> Result<Option<Result<Vec<u8>, String>>, String> {
+        self.received += bytes.len();
+        if self.received > MOST_BYTES {
+            return Err(format!("the answer is over {} MB", MOST_BYTES >> 20));
         }
-        _ => Ok(None),
+        let bytes = match &self.head {
+            Some(_) => bytes,
+            None => {
+                self.got.extend_from_slice(bytes);
+                let Some((status, head_len, framing)) = head(&self.got)? else { return Ok(None) };
+                self.head = Some((status, framing));
+                // What came with the head is body: taken as more would be.
+                let rest = self.got.split_off(head_len);
+                self.got.clear();
+                return self.body_bytes(&rest);
+            }
+        };
+        self.body_bytes(bytes)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn body_bytes(&mut self, bytes: &[u8]) -> Result<Option<Result<Vec<u8>, String>>, String> {
+        let Some((status, framing)) = &self.head else { return Ok(None) };
+        match framing {
+            Framing::Chunked => {
+                let body = &mut self.body;
+                self.chunked
+                    .feed_with(bytes, |d| body.extend_from_slice(d))
+                    .map_err(|_| "the chunked body is malformed".to_string())?;
+                Ok(self.chunked.is_done().then(|| ok(*status, std::mem::take(&mut self.body))))
+            }
+            Framing::Length(n) => {
+                self.got.extend_from_slice(bytes);
+                Ok((self.got.len() >= *n).then(|| {
+                    self.got.truncate(*n);
+                    ok(*status, std::mem::take(&mut self.got))
+                }))
+            }
+            Framing::Close => {
+                self.got.extend_from_slice(bytes);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The server closed the connection: the body, if the answer is whole.
+    fn closed(mut self) -> Result<Vec<u8>, String> {
+        match self.head.take() {
+            None if self.got.is_empty() => Err("the server closed the connection without answering".into()),
+            None => Err("the answer's head is cut short".into()),
+            // Neither length nor chunks: the body ran to the close.
+            Some((status, Framing::Close)) => ok(status, self.got),
+            Some(_) => Err("the server closed the connection before the whole answer".into()),
+        }
     }
 }
 
@@ -162,6 +231,48 @@ fn percent(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The body of `bytes`, given all at once.
+    #[allow(clippy::type_complexity)]
+    fn complete(bytes: &[u8]) -> Result<Option<Result<Vec<u8>, String>>, String> {
+        Answer::default().push(bytes)
+    }
+
+    #[test]
+    fn a_big_chunked_body_in_small_reads_is_decoded_once() {
+        let mut wire = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+        let piece = [b'x'; 64];
+        for _ in 0..(4 << 20) / 64 {
+            wire.extend_from_slice(b"40\r\n");
+            wire.extend_from_slice(&piece);
+            wire.extend_from_slice(b"\r\n");
+        }
+        wire.extend_from_slice(b"0\r\n\r\n");
+        let started = Instant::now();
+        let mut answer = Answer::default();
+        let mut body = None;
+        for read in wire.chunks(1000) {
+            assert!(body.is_none(), "more after the end");
+            body = answer.push(read).unwrap();
+        }
+        assert_eq!(body.unwrap().unwrap().len(), 4 << 20);
+        // Decoding from the start at every read took minutes here (a debug build).
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn answers_cut_short_and_to_the_close() {
+        let mut a = Answer::default();
+        assert!(a.push(b"HTTP/1.1 200 OK\r\n\r\nall ").unwrap().is_none());
+        assert!(a.push(b"of it").unwrap().is_none());
+        assert_eq!(a.closed().unwrap(), b"all of it");
+        let mut a = Answer::default();
+        assert!(a.push(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc").unwrap().is_none());
+        assert!(a.closed().is_err());
+        assert!(Answer::default().closed().is_err());
+        let mut a = Answer::default();
+        assert!(a.push(&[b'x'; 1024]).is_err() || a.closed().is_err());
+    }
+
     #[test]
     fn bodies_by_length_by_chunks_and_to_the_close() {
         let by_length = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc";
@@ -173,6 +284,33 @@ mod tests {
         let failed = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy";
         assert_eq!(complete(failed).unwrap().unwrap().unwrap_err(), "HTTP 503: busy");
         assert!(complete(b"SSH-2.0-OpenSSH\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn ip_literals_need_no_lookup() {
+        let v6 = url::Url::parse("http://[::1]:9100/metrics").unwrap();
+        assert_eq!(resolve(&v6, Duration::from_millis(10)).unwrap(), vec!["[::1]:9100".parse().unwrap()]);
+        let v4 = url::Url::parse("http://127.0.0.1/metrics").unwrap();
+        assert_eq!(resolve(&v4, Duration::from_millis(10)).unwrap(), vec!["127.0.0.1:80".parse().unwrap()]);
+    }
+
+    #[test]
+    fn an_ipv6_literal_is_scraped() {
+        // No IPv6 loopback here (a container without it): nothing to test.
+        let Ok(listener) = std::net::TcpListener::bind("[::1]:0") else { return };
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 1024];
+            let n = s.read(&mut buf).unwrap();
+            let req = String::from_utf8_lossy(&buf[..n]).to_string();
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nup").unwrap();
+            req
+        });
+        let u = url::Url::parse(&format!("http://[::1]:{port}/metrics")).unwrap();
+        let addrs = resolve(&u, Duration::from_secs(1)).unwrap();
+        assert_eq!(get(&u, &addrs, Duration::from_secs(2)).unwrap(), b"up");
+        assert!(server.join().unwrap().contains(&format!("Host: [::1]:{port}")));
     }
 
     #[test]

@@ -12,8 +12,10 @@
 //! - `http`: the blocking `GET` both use, with one deadline.
 //!
 //! A source that cannot be read is written as `error` (or, a process, `gone`) with the reason,
-//! never as zeros; reading never touches the load: the sampler is its own thread, and every
-//! HTTP exchange ends within [`HTTP_TIMEOUT`].
+//! never as zeros; reading never touches the load: the sampler is its own thread, a URL's host
+//! is resolved once before the run (within [`RESOLVE_TIMEOUT`]), every HTTP exchange ends
+//! within [`HTTP_TIMEOUT`], and the run's end waits at most [`FINAL_SAMPLE_TIMEOUT`] for the
+//! last sample.
 
 mod exposition;
 mod http;
@@ -21,7 +23,7 @@ mod procfs;
 mod promql;
 
 use crate::run::{End, Output, OutputError, Start};
-use crate::rundir::watch::{State, WatchLine, WatchWriter};
+use crate::rundir::watch::{State, WatchLine, WatchWriter, MAX_SERIES};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -31,6 +33,15 @@ use std::time::{Duration, Instant};
 /// The longest a scrape or a query may take, connection to last byte: well under the sampling
 /// interval, so one slow source delays the others' next sample by less than a second.
 pub const HTTP_TIMEOUT: Duration = Duration::from_millis(800);
+
+/// The longest a source's host name may take to resolve, before the run: past it the source
+/// is reported failed for the run.
+pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The longest the run's end waits for the last sample: past it the sampler is left to itself
+/// and the watch log says the last sample is missing, and why. A slow source's sample under
+/// way when the run ends, then its last one: two timeouts, and a margin for a busy machine.
+pub const FINAL_SAMPLE_TIMEOUT: Duration = Duration::from_millis(2 * HTTP_TIMEOUT.as_millis() as u64 + 500);
 
 /// How often the sources are sampled.
 pub const INTERVAL: Duration = Duration::from_secs(1);
@@ -89,6 +100,21 @@ impl Source {
         }
     }
 
+    /// A `--watch` value as it may be shown, even one that does not parse: the URL (which a
+    /// source always ends with) masked as a URL, what comes before it as free text.
+    pub fn mask(raw: &str) -> String {
+        let Some(scheme_end) = raw.find("://") else {
+            // No scheme: `user:pass@host` would not read as a URL, so all before the last `@`
+            // (after the source's kind) is masked.
+            return match (raw.split_once(':'), raw.rfind('@')) {
+                (Some((kind, _)), Some(at)) => format!("{kind}:***{}", &raw[at..]),
+                _ => crate::redact::text(raw).into_owned(),
+            };
+        };
+        let start = raw[..scheme_end].rfind(|c: char| !c.is_ascii_alphanumeric()).map_or(0, |i| i + 1);
+        format!("{}{}", crate::redact::text(&raw[..start]), crate::redact::url(&raw[start..]))
+    }
+
     /// The source as reports and `meta.json` name it: credentials in its URL masked.
     pub fn display(&self) -> String {
         match self {
@@ -126,6 +152,8 @@ struct Reading {
     problem: Option<(State, String)>,
     gauges: BTreeMap<String, f64>,
     counters: BTreeMap<String, f64>,
+    /// Series left out past [`MAX_SERIES`].
+    dropped: Option<u64>,
 }
 
 impl Reading {
@@ -144,11 +172,30 @@ pub struct Watcher {
     /// `pid:`: the process's start time, to tell it from a later process given its pid.
     start_ticks: Option<u64>,
     ticks_per_s: f64,
+    /// `scrape:`/`promql:`: the server's addresses, found once before the run (see
+    /// [`Watcher::resolve`]), or why there are none (then every sample is that error).
+    addrs: Result<Vec<std::net::SocketAddr>, String>,
 }
 
 impl Watcher {
     pub fn new(source: Source) -> Watcher {
         Watcher::with_proc_root(source, Path::new("/proc"))
+    }
+
+    /// Looks up the host of every source's URL, all at once, each given up on after
+    /// [`RESOLVE_TIMEOUT`]: once, before the run, so a slow resolver never holds up a sample
+    /// (the addresses found are used for the whole run).
+    fn resolve(watchers: &mut [Watcher]) {
+        std::thread::scope(|scope| {
+            for w in watchers.iter_mut() {
+                let url = match &w.source {
+                    Source::Scrape(u) => u.clone(),
+                    Source::Promql { server, .. } => server.clone(),
+                    Source::Pid(_) | Source::Proc(_) => continue,
+                };
+                scope.spawn(move || w.addrs = http::resolve(&url, RESOLVE_TIMEOUT));
+            }
+        });
     }
 
     fn with_proc_root(source: Source, root: &Path) -> Watcher {
@@ -159,6 +206,7 @@ impl Watcher {
             last_at: None,
             start_ticks: None,
             ticks_per_s: procfs::clock_ticks(),
+            addrs: Ok(Vec::new()),
         }
     }
 
@@ -166,20 +214,31 @@ impl Watcher {
         match self.source.clone() {
             Source::Pid(pid) => self.read_pid(pid),
             Source::Proc(name) => {
-                let pids = procfs::pids_named(&self.proc_root, &name);
+                // A `/proc` that cannot be listed says nothing of the processes: an error, and
+                // what is kept of them stays (clearing it would count each one's whole CPU
+                // time at the next sample).
+                let pids = match procfs::pids_named(&self.proc_root, &name) {
+                    Ok(pids) => pids,
+                    Err(e) => return Reading::failed(State::Error, format!("cannot list the processes: {e}")),
+                };
                 if pids.is_empty() {
                     self.last_cpu.clear();
                     return Reading::failed(State::Gone, format!("no process named {name}"));
                 }
                 self.read_processes(&pids)
             }
-            Source::Scrape(url) => match http::get(&url, HTTP_TIMEOUT) {
+            Source::Scrape(url) => match self.addrs.clone().and_then(|a| http::get(&url, &a, HTTP_TIMEOUT)) {
                 Err(e) => Reading::failed(State::Error, e),
                 Ok(body) => match exposition::parse(&String::from_utf8_lossy(&body)) {
                     Err(e) => Reading::failed(State::Error, format!("not Prometheus' text format: {e}")),
                     Ok(samples) => {
                         let mut r = Reading::default();
-                        for s in samples {
+                        let total = samples.len();
+                        if total > MAX_SERIES {
+                            r.dropped = Some((total - MAX_SERIES) as u64);
+                        }
+                        // The first ones, in the endpoint's order: the same ones every sample.
+                        for s in samples.into_iter().take(MAX_SERIES) {
                             let to = match s.kind {
                                 exposition::Kind::Counter => &mut r.counters,
                                 exposition::Kind::Gauge => &mut r.gauges,
@@ -191,7 +250,9 @@ impl Watcher {
                 },
             },
             Source::Promql { name, query, server } => {
-                match http::get(&promql::query_url(&server, &query), HTTP_TIMEOUT).and_then(|b| promql::value(&b)) {
+                let got =
+                    self.addrs.clone().and_then(|a| http::get(&promql::query_url(&server, &query), &a, HTTP_TIMEOUT));
+                match got.and_then(|b| promql::value(&b)) {
                     Err(e) => Reading::failed(State::Error, e),
                     Ok((v, _)) => {
                         let mut r = Reading::default();
@@ -220,14 +281,21 @@ impl Watcher {
     }
 
     /// The figures of `pids`, summed. CPU is the ticks spent since the last sample over the wall
-    /// time since: a process new since then counts all it spent.
+    /// time since. A process not seen at the last sample (new, or first seen after an error;
+    /// told from a seen one by its start time, as pids are used again) counts from this sample
+    /// on: what it spent before is its lifetime's, not this span's.
     fn read_processes(&mut self, pids: &[u32]) -> Reading {
         let now = Instant::now();
         let mut r = Reading::default();
-        let (mut rss, mut threads, mut fds, mut conns, mut ticks) = (0u64, 0u64, 0u64, 0u64, 0u64);
+        let (mut rss, mut threads, mut fds, mut ticks) = (0u64, 0u64, 0u64, 0u64);
         let mut fds_known = true;
         let mut cpu = HashMap::new();
-        let mut established = None;
+        // Sockets are counted once however many processes hold them (a forked worker shares
+        // its parent's), and each network namespace's tables are read once: a process in
+        // another namespace (a container) has its connections in its own tables.
+        let mut sockets = std::collections::HashSet::new();
+        let mut established = std::collections::HashSet::new();
+        let mut namespaces = std::collections::HashSet::new();
         let mut alive = 0u64;
         for &pid in pids {
             let Some(Ok(st)) = procfs::stat(&self.proc_root, pid) else { continue };
@@ -239,20 +307,25 @@ impl Watcher {
             threads += st.threads;
             ticks += match self.last_cpu.get(&pid) {
                 Some((start, before)) if *start == st.start_ticks => st.cpu_ticks.saturating_sub(*before),
-                _ => st.cpu_ticks,
+                _ => 0,
             };
             cpu.insert(pid, (st.start_ticks, st.cpu_ticks));
             match procfs::fds(&self.proc_root, pid) {
-                Ok((n, sockets)) => {
+                Ok((n, its)) => {
                     fds += n;
-                    if !sockets.is_empty() {
-                        let est = established.get_or_insert_with(|| procfs::established(&self.proc_root, pid));
-                        conns += sockets.iter().filter(|i| est.contains(i)).count() as u64;
+                    if !its.is_empty() {
+                        let ns = procfs::net_namespace(&self.proc_root, pid).unwrap_or_else(|| format!("pid {pid}"));
+                        if namespaces.insert(ns) {
+                            established.extend(procfs::established(&self.proc_root, pid));
+                        }
+                        sockets.extend(its);
                     }
                 }
                 Err(_) => fds_known = false,
             }
         }
+        // Socket inodes are unique across namespaces: one intersection counts them all.
+        let conns = sockets.intersection(&established).count() as u64;
         if alive == 0 {
             self.last_cpu.clear();
             return Reading::failed(State::Gone, "every process exited");
@@ -285,30 +358,77 @@ impl Watcher {
     }
 }
 
-/// Samples every source now, as lines at `t_s`.
-fn sample(watchers: &mut [Watcher], t_s: f64) -> Vec<WatchLine> {
+/// One source's line, before it is stamped: when its reading finished, and the line.
+type Read = (Instant, WatchLine);
+
+/// Samples every source now. Each line is stamped with the time its own reading finished, so a
+/// slow source does not shift another's time (nor skew its counters' rates).
+fn sample(watchers: &mut [Watcher]) -> Vec<Read> {
     watchers
         .iter_mut()
         .map(|w| {
             let r = w.read();
+            let done = Instant::now();
             let (state, reason) = match r.problem {
                 Some((s, why)) => (s, Some(crate::redact::text(&why).into_owned())),
                 None => (State::Ok, None),
             };
-            // Milliseconds are all a chart or a rate needs.
-            let t_s = (t_s * 1e3).round() / 1e3;
-            WatchLine { t_s, source: w.source.display(), state, reason, gauges: r.gauges, counters: r.counters }
+            let line = WatchLine {
+                t_s: 0.0,
+                source: w.source.display(),
+                state,
+                reason,
+                gauges: r.gauges,
+                counters: r.counters,
+                dropped: r.dropped,
+            };
+            (done, line)
         })
         .collect()
 }
 
-/// The run output that samples the sources: once before the load starts (a baseline, so that
-/// counters' totals and CPU cover the whole load), every [`INTERVAL`] on a thread of its own,
-/// and once more when the run ends, into `watch.jsonl` of the run directory.
+/// Seconds from `origin` (when the load began) to `at`, to the µs: a reading finished before
+/// the load began (the baseline) is at 0.
+fn seconds(origin: Instant, at: Instant) -> f64 {
+    (at.saturating_duration_since(origin).as_secs_f64() * 1e6).round() / 1e6
+}
+
+/// What the run tells the sampler.
+enum Ctl {
+    /// Take the baseline now (the load is about to begin), then say so.
+    Baseline,
+    /// The load began at this instant: write the baseline, then sample on the cadence.
+    Begin(Instant),
+}
+
+/// The sampler's file, shared so that the run's end can write the last lines itself when the
+/// sampler is too slow: `None` once closed (the sampler then writes nothing more).
+type SharedWriter = std::sync::Arc<std::sync::Mutex<Option<WatchWriter>>>;
+
+/// Appends `reads`, stamped from `origin`; `false` when the file was closed under the sampler.
+fn write(writer: &SharedWriter, origin: Instant, reads: Vec<Read>) -> Result<bool, crate::rundir::Error> {
+    let lines: Vec<WatchLine> =
+        reads.into_iter().map(|(at, line)| WatchLine { t_s: seconds(origin, at), ..line }).collect();
+    let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
+    match w.as_mut() {
+        Some(w) => w.append(&lines).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// The run output that samples the sources: once just before the load begins (a baseline, so
+/// that counters' totals and CPU cover the whole load), every [`INTERVAL`] on a thread of its
+/// own, and once more when the run ends, into `watch.jsonl` of the run directory. `t_s` is from
+/// when the load began: after a wait for a common start (`--start-at`), the baseline is taken
+/// at the end of the wait, and nothing of the wait is written.
 pub struct WatchOutput {
     sources: Vec<Source>,
     dir: PathBuf,
-    stop: Option<mpsc::Sender<()>>,
+    ctl: Option<mpsc::Sender<Ctl>>,
+    ready: Option<mpsc::Receiver<()>>,
+    done: Option<mpsc::Receiver<()>>,
+    writer: Option<SharedWriter>,
+    origin: Option<Instant>,
     thread: Option<JoinHandle<Result<(), crate::rundir::Error>>>,
 }
 
@@ -318,7 +438,89 @@ impl WatchOutput {
 
     /// Watches `sources` into the run directory `dir` (already created).
     pub fn new(sources: Vec<Source>, dir: &Path) -> WatchOutput {
-        WatchOutput { sources, dir: dir.to_path_buf(), stop: None, thread: None }
+        WatchOutput {
+            sources,
+            dir: dir.to_path_buf(),
+            ctl: None,
+            ready: None,
+            done: None,
+            writer: None,
+            origin: None,
+            thread: None,
+        }
+    }
+
+    /// Asks for the baseline and waits for it, at most the time its sources may take; then the
+    /// load begins. A baseline still under way past that is stamped when it finishes, after
+    /// the load's start, never as if taken before it.
+    fn begin(&mut self) {
+        if let (Some(ctl), Some(ready)) = (&self.ctl, &self.ready) {
+            if ctl.send(Ctl::Baseline).is_ok() {
+                let most = RESOLVE_TIMEOUT + HTTP_TIMEOUT * (self.sources.len() as u32 + 1) + Duration::from_secs(1);
+                let _ = ready.recv_timeout(most);
+            }
+            let origin = Instant::now();
+            self.origin = Some(origin);
+            let _ = ctl.send(Ctl::Begin(origin));
+        }
+    }
+}
+
+/// The sampler thread: looks the sources' hosts up, then does what `ctl` says; its hanging up
+/// ends the run (a last sample, then the file is closed). `done` says it has finished.
+fn sampler(
+    mut watchers: Vec<Watcher>,
+    writer: SharedWriter,
+    ctl: mpsc::Receiver<Ctl>,
+    ready: mpsc::Sender<()>,
+    done: mpsc::Sender<()>,
+) -> Result<(), crate::rundir::Error> {
+    let _done = Finished(done);
+    Watcher::resolve(&mut watchers);
+    let mut baseline = Vec::new();
+    let origin = loop {
+        match ctl.recv() {
+            Ok(Ctl::Baseline) => {
+                baseline = sample(&mut watchers);
+                let _ = ready.send(());
+            }
+            Ok(Ctl::Begin(origin)) => break origin,
+            // The run ended before its load began (Ctrl-C during the wait): nothing to write.
+            Err(_) => return close(&writer),
+        }
+    };
+    if !write(&writer, origin, baseline)? {
+        return Ok(());
+    }
+    let mut due = origin + INTERVAL;
+    while let Err(mpsc::RecvTimeoutError::Timeout) = ctl.recv_timeout(due.saturating_duration_since(Instant::now())) {
+        if !write(&writer, origin, sample(&mut watchers))? {
+            return Ok(());
+        }
+        // A sample that took past the next due time skips it, not the cadence.
+        let now = Instant::now();
+        while due <= now {
+            due += INTERVAL;
+        }
+    }
+    if !write(&writer, origin, sample(&mut watchers))? {
+        return Ok(());
+    }
+    close(&writer)
+}
+
+/// Closes the file (flushed and synced), unless the run's end already did.
+fn close(writer: &SharedWriter) -> Result<(), crate::rundir::Error> {
+    let w = writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+    w.map_or(Ok(()), WatchWriter::finish)
+}
+
+/// Says the sampler has finished when it returns, whichever way (an error, a panic).
+struct Finished(mpsc::Sender<()>);
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
     }
 }
 
@@ -327,35 +529,30 @@ impl Output for WatchOutput {
         Self::NAME
     }
 
-    fn start(&mut self, _: &Start<'_>) -> Result<(), OutputError> {
-        let mut writer = WatchWriter::create(&self.dir)?;
-        let mut watchers: Vec<Watcher> = self.sources.iter().cloned().map(Watcher::new).collect();
-        let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let (ready_tx, ready_rx) = mpsc::channel::<()>();
-        let thread = std::thread::Builder::new().name("watch".into()).spawn(move || {
-            let origin = Instant::now();
-            let first = writer.append(&sample(&mut watchers, 0.0));
-            let _ = ready_tx.send(());
-            first?;
-            let mut due = origin + INTERVAL;
-            // Until the run ends: the sender dropped (or a message) ends the wait.
-            while let Err(mpsc::RecvTimeoutError::Timeout) =
-                stop_rx.recv_timeout(due.saturating_duration_since(Instant::now()))
-            {
-                writer.append(&sample(&mut watchers, origin.elapsed().as_secs_f64()))?;
-                // A sample that took past the next due time skips it, not the cadence.
-                let now = Instant::now();
-                while due <= now {
-                    due += INTERVAL;
-                }
-            }
-            writer.append(&sample(&mut watchers, origin.elapsed().as_secs_f64()))?;
-            writer.finish()
-        })?;
-        // The baseline is taken before the load starts: at most each source's timeout.
-        let _ = ready_rx.recv_timeout(HTTP_TIMEOUT * (self.sources.len() as u32 + 1) + Duration::from_secs(1));
-        self.stop = Some(stop_tx);
+    fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
+        let writer: SharedWriter = std::sync::Arc::new(std::sync::Mutex::new(Some(WatchWriter::create(&self.dir)?)));
+        let watchers: Vec<Watcher> = self.sources.iter().cloned().map(Watcher::new).collect();
+        let (ctl_tx, ctl_rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let (done_tx, done_rx) = mpsc::channel();
+        let shared = writer.clone();
+        let thread = std::thread::Builder::new()
+            .name("watch".into())
+            .spawn(move || sampler(watchers, shared, ctl_rx, ready_tx, done_tx))?;
+        self.ctl = Some(ctl_tx);
+        self.ready = Some(ready_rx);
+        self.done = Some(done_rx);
+        self.writer = Some(writer);
         self.thread = Some(thread);
+        // A run that waits for a common start begins in `begins`: the wait is not sampled.
+        if start.meta.part.as_ref().is_none_or(|p| p.start_at.is_none()) {
+            self.begin();
+        }
+        Ok(())
+    }
+
+    fn begins(&mut self, _: &crate::rundir::RunMeta) -> Result<(), OutputError> {
+        self.begin();
         Ok(())
     }
 
@@ -363,14 +560,43 @@ impl Output for WatchOutput {
         Ok(())
     }
 
-    /// Takes the last sample (after the last response) and closes the file.
+    /// Takes the last sample (after the last response) and closes the file. A source slower
+    /// than [`FINAL_SAMPLE_TIMEOUT`] does not hold the run's end (nor Ctrl-C): the sampler is
+    /// left to itself, and the log gets a line per source saying the last sample is missing.
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
-        drop(self.stop.take());
-        match self.thread.take().map(JoinHandle::join) {
-            None | Some(Ok(Ok(()))) => Ok(()),
-            Some(Ok(Err(e))) => Err(e.into()),
-            Some(Err(_)) => Err("its sampler failed".into()),
+        drop(self.ctl.take());
+        let Some(thread) = self.thread.take() else { return Ok(()) };
+        let finished = self.done.take().is_some_and(|d| d.recv_timeout(FINAL_SAMPLE_TIMEOUT).is_ok());
+        if finished {
+            return match thread.join() {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(e.into()),
+                Err(_) => Err("its sampler failed".into()),
+            };
         }
+        let Some(writer) = self.writer.take() else { return Ok(()) };
+        let Some(mut w) = writer.lock().unwrap_or_else(|p| p.into_inner()).take() else { return Ok(()) };
+        let t_s = self.origin.map_or(0.0, |o| seconds(o, Instant::now()));
+        let why = format!(
+            "the last sample is missing: the sources were not read within {} ms of the run's end",
+            FINAL_SAMPLE_TIMEOUT.as_millis()
+        );
+        let lines: Vec<WatchLine> = self
+            .sources
+            .iter()
+            .map(|s| WatchLine {
+                t_s,
+                source: s.display(),
+                state: State::Error,
+                reason: Some(why.clone()),
+                gauges: BTreeMap::new(),
+                counters: BTreeMap::new(),
+                dropped: None,
+            })
+            .collect();
+        w.append(&lines)?;
+        w.finish()?;
+        Ok(())
     }
 }
 
@@ -425,6 +651,124 @@ mod tests {
         assert!(!q.display().contains("s3cret"), "{}", q.display());
         let e = Source::parse("scrape:http://u:s3cret@[::1").unwrap_err();
         assert!(!e.contains("s3cret"), "{e}");
+        for raw in [
+            "promql:x=up@https://u:s3cret@h:9090/?token=t0ken",
+            "scrape:https://u:s3cret@h/m?token=t0ken",
+            "u:s3cret@h",
+        ] {
+            let m = Source::mask(raw);
+            assert!(!m.contains("s3cret") && !m.contains("t0ken"), "{m}");
+        }
+    }
+
+    /// A `/proc` of its own: `procs` are (pid, CPU ticks, start ticks), all named `worker`.
+    fn fake_proc(root: &Path, procs: &[(u32, u64, u64)]) {
+        let _ = std::fs::remove_dir_all(root);
+        for &(pid, cpu, start) in procs {
+            let dir = root.join(pid.to_string());
+            std::fs::create_dir_all(dir.join("fd")).unwrap();
+            std::fs::write(dir.join("comm"), "worker\n").unwrap();
+            let stat =
+                format!("{pid} (worker) S 1 {pid} {pid} 0 -1 0 0 0 0 0 {cpu} 0 0 0 20 0 3 0 {start} 1000 25 0\n");
+            std::fs::write(dir.join("stat"), stat).unwrap();
+        }
+    }
+
+    #[test]
+    fn proc_new_processes_count_from_their_first_sight_and_an_unlistable_proc_is_an_error() {
+        let root = std::env::temp_dir().join(format!("stampede-watch-proc-{}", std::process::id()));
+        fake_proc(&root, &[(100, 1000, 5)]);
+        let mut w = Watcher::with_proc_root(Source::Proc("worker".into()), &root);
+        let r = w.read();
+        assert!(r.problem.is_none(), "{:?}", r.problem);
+        // A second process, a long life behind it: none of that life counts.
+        std::thread::sleep(MIN_CPU_SPAN);
+        fake_proc(&root, &[(100, 1010, 5), (200, 50_000, 7)]);
+        let r = w.read();
+        assert_eq!(r.gauges["processes"], 2.0);
+        let ticks = r.gauges["cpu_cores"] * w.ticks_per_s * MIN_CPU_SPAN.as_secs_f64();
+        assert!(ticks <= 10.5, "only pid 100's 10 ticks count: {ticks}");
+        // `/proc` cannot be listed: an error, not gone, and nothing forgotten.
+        let hidden = root.with_extension("hidden");
+        std::fs::rename(&root, &hidden).unwrap();
+        let r = w.read();
+        assert_eq!(r.problem.as_ref().map(|p| p.0), Some(State::Error), "{:?}", r.problem);
+        std::fs::rename(&hidden, &root).unwrap();
+        std::thread::sleep(MIN_CPU_SPAN);
+        fake_proc(&root, &[(100, 1020, 5), (200, 50_010, 7), (300, 9_000, 9)]);
+        let r = w.read();
+        let ticks =
+            r.gauges["cpu_cores"] * w.ticks_per_s * w.last_at.unwrap().elapsed().max(MIN_CPU_SPAN).as_secs_f64();
+        assert!(r.gauges["cpu_cores"] > 0.0 && ticks <= 40.0, "20 ticks since, not lifetimes: {ticks}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn proc_counts_a_shared_socket_once_and_reads_every_network_namespace() {
+        let root = std::env::temp_dir().join(format!("stampede-watch-netns-{}", std::process::id()));
+        // 100 and its fork 101 share socket 2222 in one namespace; 102 is in another with 3333
+        // and 4444 (once, the namespace's first process's tables were read for all, and 2222
+        // was counted twice: 2).
+        fake_proc(&root, &[(100, 0, 1), (101, 0, 2), (102, 0, 3)]);
+        let header =
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+        let row = |inode: u64| {
+            format!("   1: 0100007F:1F90 0100007F:D2B4 01 00000000:00000000 00:00000000 00000000     0        0 {inode} 1 0 20 4 30 10 -1\n")
+        };
+        for (pid, ns, sockets) in [(100, 1, &[2222][..]), (101, 1, &[2222]), (102, 2, &[3333, 4444])] {
+            let dir = root.join(pid.to_string());
+            std::fs::create_dir_all(dir.join("ns")).unwrap();
+            std::fs::create_dir_all(dir.join("net")).unwrap();
+            std::os::unix::fs::symlink(format!("net:[{ns}]"), dir.join("ns/net")).unwrap();
+            let mut table = header.to_string();
+            for (fd, &socket) in sockets.iter().enumerate() {
+                std::os::unix::fs::symlink(format!("socket:[{socket}]"), dir.join(format!("fd/{}", fd + 3))).unwrap();
+                table.push_str(&row(socket));
+            }
+            std::fs::write(dir.join("net/tcp"), table).unwrap();
+        }
+        let r = Watcher::with_proc_root(Source::Proc("worker".into()), &root).read();
+        assert_eq!(r.gauges["tcp_established"], 3.0, "{:?}", r.gauges);
+        assert_eq!(r.gauges["open_fds"], 4.0);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_scrape_keeps_the_first_series_and_counts_the_rest() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            use std::io::{Read as _, Write as _};
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).unwrap();
+            let body: String = (0..MAX_SERIES + 100).map(|i| format!("# TYPE m{i} gauge\nm{i} {i}\n")).collect();
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+            s.write_all(head.as_bytes()).unwrap();
+            s.write_all(body.as_bytes()).unwrap();
+        });
+        let mut watchers = vec![Watcher::new(Source::parse(&format!("scrape:http://{addr}/metrics")).unwrap())];
+        Watcher::resolve(&mut watchers);
+        let (_, line) = sample(&mut watchers).pop().unwrap();
+        server.join().unwrap();
+        assert_eq!(line.state, State::Ok, "{:?}", line.reason);
+        assert_eq!((line.gauges.len(), line.dropped), (MAX_SERIES, Some(100)));
+        assert!(line.gauges.contains_key("m0") && !line.gauges.contains_key(&format!("m{MAX_SERIES}")));
+    }
+
+    #[test]
+    fn each_line_is_stamped_when_its_own_reading_finished() {
+        // Answers nothing: its reading takes the whole HTTP timeout.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let slow = Source::parse(&format!("scrape:http://{}/metrics", silent.local_addr().unwrap())).unwrap();
+        let mut watchers = vec![Watcher::new(Source::Pid(std::process::id())), Watcher::new(slow)];
+        Watcher::resolve(&mut watchers);
+        let origin = Instant::now();
+        let reads = sample(&mut watchers);
+        let t: Vec<f64> = reads.iter().map(|(at, _)| seconds(origin, *at)).collect();
+        assert!(t[0] < 0.2 && t[1] >= 0.7, "{t:?}");
+        assert_eq!(reads[1].1.state, State::Error);
+        assert_eq!(seconds(Instant::now(), origin), 0.0, "a reading before the origin is at 0");
     }
 
     #[test]

@@ -96,6 +96,13 @@ fn socket_inode(link: &str) -> Option<u64> {
     link.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
 }
 
+/// The network namespace `pid` is in (`net:[4026531840]`), to read each namespace's TCP tables
+/// once; `None` when it cannot be told (then the process's own tables are read).
+pub(super) fn net_namespace(root: &Path, pid: u32) -> Option<String> {
+    let link = std::fs::read_link(root.join(pid.to_string()).join("ns").join("net")).ok()?;
+    Some(link.to_string_lossy().into_owned())
+}
+
 /// The inodes of the established TCP sockets (IPv4 and IPv6) in the network namespace of `pid`.
 pub(super) fn established(root: &Path, pid: u32) -> HashSet<u64> {
     let mut out = HashSet::new();
@@ -116,11 +123,14 @@ pub(super) fn established_inodes(table: &str) -> impl Iterator<Item = u64> + '_ 
 }
 
 /// The pids whose command name (or, for names longer than the 15 bytes a comm keeps, whose
-/// executable's file name) is `name`.
-pub(super) fn pids_named(root: &Path, name: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+/// executable's file name) is `name`; an error when `/proc` cannot be listed (out of file
+/// descriptors under load, say): that is not "no such process".
+pub(super) fn pids_named(root: &Path, name: &str) -> Result<Vec<u32>, String> {
+    let entries = std::fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
     let mut out: Vec<u32> = entries
-        .flatten()
+        .map(|e| e.map_err(|e| format!("{}: {e}", root.display())))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let base = root.join(pid.to_string());
@@ -137,7 +147,7 @@ pub(super) fn pids_named(root: &Path, name: &str) -> Vec<u32> {
         })
         .collect();
     out.sort_unstable();
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -179,6 +189,7 @@ mod tests {
         let (fds, _) = fds(root, me).unwrap();
         assert!(fds >= 3);
         assert!(stat(root, u32::MAX - 1).is_none());
-        assert!(pids_named(root, &s.comm).contains(&me));
+        assert!(pids_named(root, &s.comm).unwrap().contains(&me));
+        assert!(pids_named(Path::new("/no/such/proc"), "x").is_err());
     }
 }

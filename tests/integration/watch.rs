@@ -272,6 +272,19 @@ fn bad_sources_are_refused_naming_the_flag() {
         let err = out.stderr_str();
         assert!(err.contains("--watch") && err.contains(bad) && err.contains(says), "{bad}: {err}");
     }
+    // A bad source with a password and a token: the flag and the value are named, masked; the
+    // secrets are nowhere (clap used to echo the raw value).
+    for bad in
+        ["scrape:https://u:s3cret@127.0.0.1:1/metrics?token=t0ken", "promql:x=up@https://u:s3cret@h:9090/?token=t0ken"]
+    {
+        let out = Stampede::new().args(["run", "--url", "http://127.0.0.1:1/", "-n", "1", "--watch", bad]).run();
+        out.assert_exit(2);
+        let (stdout, err) = (out.stdout_str(), out.stderr_str());
+        assert!(err.contains("--watch") && err.contains("***") && err.contains("only http://"), "{bad}: {err}");
+        for secret in ["s3cret", "t0ken"] {
+            assert!(!err.contains(secret) && !stdout.contains(secret), "{bad}: {stdout}{err}");
+        }
+    }
     // Agents sample nothing of the target: said before anything is sent.
     let out = Stampede::new()
         .args(["run", "--url", "http://127.0.0.1:1/", "-n", "1", "--watch", "pid:1", "--agents", "127.0.0.1:1"])
@@ -440,4 +453,89 @@ fn the_watch_section_draws_in_a_browser() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     page.screenshot(&dir.join("watch.png"));
+}
+
+/// The lines of a run's `watch.jsonl`.
+fn watch_lines(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("watch.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn slow_sources_do_not_hold_the_end_and_an_unknown_host_fails_its_source() {
+    let load = TestServer::builder().default_route(Route::ok()).start();
+    // Three scrapes that are never answered: a last sample takes 3 × 800 ms, past the 2.1 s
+    // the run's end waits for it.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    let run = TempRun::new("watch-slow-end");
+    let mut cmd = Stampede::new().args(["run", "--url", &load.url("/"), "--users", "1", "--duration", "1s"]);
+    for i in 0..3 {
+        cmd = cmd.args(["--watch", &format!("scrape:http://{addr}/metrics/{i}")]);
+    }
+    // `.invalid` never resolves (RFC 6761): the source fails for the run, the load goes on.
+    let cmd = cmd.args(["--watch", "scrape:http://no-such-host.invalid/metrics", "--out"]).arg(run.path());
+    let started = Instant::now();
+    let out = cmd.run();
+    out.assert_exit(0);
+    // Start (≤ 2 s lookup + 2.4 s baseline) + 1 s of load + 2.1 s for the end, and slack.
+    assert!(started.elapsed() < Duration::from_secs(12), "the run took {:?}", started.elapsed());
+    assert_eq!(uint(&report_json(run.path())["total"], "samples"), load.requests());
+    let lines = watch_lines(run.path());
+    let last = lines.last().unwrap();
+    assert!(last["reason"].as_str().unwrap().contains("the last sample is missing"), "{last:#}");
+    let unknown: Vec<&Value> =
+        lines.iter().filter(|l| l["source"] == "scrape:http://no-such-host.invalid/metrics").collect();
+    assert!(!unknown.is_empty());
+    for l in &unknown[..unknown.len() - 1] {
+        assert_eq!(l["state"], "error");
+        assert!(l["reason"].as_str().unwrap().contains("cannot resolve the host"), "{l:#}");
+    }
+}
+
+#[test]
+fn a_common_start_is_not_sampled_and_time_runs_from_the_load() {
+    let load = TestServer::builder().default_route(Route::ok()).start();
+    let at = (time::OffsetDateTime::now_utc() + time::Duration::seconds(4))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let run = TempRun::new("watch-start-at");
+    let out = Stampede::new()
+        .args(["run", "--url", &load.url("/"), "--users", "1", "--duration", "2s", "--start-at", &at])
+        .args(["--watch", &format!("pid:{}", std::process::id()), "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let t: Vec<f64> = watch_lines(run.path()).iter().map(|l| l["t_s"].as_f64().unwrap()).collect();
+    // The baseline at the load's start, then about one a second for 2 s: nothing of the wait.
+    assert!(t[0] < 0.5, "{t:?}");
+    assert!(t.len() <= 5 && *t.last().unwrap() < 3.5, "{t:?}");
+}
+
+#[test]
+fn a_bad_line_in_the_watch_log_costs_a_warning_not_the_report() {
+    let load = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("watch-bad-line");
+    Stampede::new()
+        .args(["run", "-q", "--url", &load.url("/"), "--users", "1", "--duration", "2s"])
+        .args(["--watch", &format!("pid:{}", std::process::id()), "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let path = run.path().join("watch.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    std::fs::write(&path, format!("{first}\n{{\"t_s\":garbage\n{rest}")).unwrap();
+    let md = Stampede::new().arg("report").arg(run.path()).run();
+    md.assert_exit(0);
+    assert!(md.stderr_str().contains("watch.jsonl:2: "), "{}", md.stderr_str());
+    assert!(md.stdout_str().contains("#### System under test"), "{}", md.stdout_str());
+    let json = report_json(run.path());
+    assert_eq!(uint(&json["total"], "samples"), load.requests());
+    let cmp = Stampede::new().arg("compare").arg(run.path()).arg(run.path()).run();
+    cmp.assert_exit(0);
+    assert!(cmp.stderr_str().contains("watch.jsonl:2: "), "{}", cmp.stderr_str());
 }
