@@ -1,0 +1,504 @@
+//! `run --export`: live metrics reach real Prometheus (remote write) and InfluxDB 1.x servers
+//! started by the test on loopback, and their queries return exactly the run's samples and
+//! the witness's count; InfluxDB 2's write API against a witness that checks path, token and
+//! line protocol; the `/metrics` page scraped during the run; a target that never answers
+//! neither slows the run nor goes unreported; bad values are refused with secrets masked.
+//!
+//! Prometheus and InfluxDB are Debian's packages (`.ci/run` installs them). Without them the
+//! tests that need them skip with a loud message, unless `CI` is set: then they fail.
+
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The program `name` on `PATH`, or `None` after a loud SKIPPED message; panics on CI.
+fn program(name: &str, package: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        if in_ci() {
+            panic!("`{name}` is not on PATH and CI is set: .ci/run installs Debian's `{package}`; the export must be checked against the real server on CI");
+        }
+        eprintln!("\n*** SKIPPED: `{name}` is not installed (apt-get install {package}); the export test against it did not run ***\n");
+    }
+    found
+}
+
+/// A free port on loopback (bound, then released for the server about to take it).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// A server process, killed and reaped when dropped.
+struct Server {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(program: &Path, args: &[String], log: PathBuf) -> Server {
+        let out = std::fs::File::create(&log).expect("log file");
+        let err = out.try_clone().expect("log file");
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        Server { child, log }
+    }
+
+    /// Waits (at most 60 s) until `GET path` on `port` answers `status`.
+    fn wait_ready(&mut self, port: u16, path: &str, status: u16) {
+        let until = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < until {
+            if let Ok(Some(code)) = self.child.try_wait() {
+                panic!("the server exited ({code}) before it was ready:\n{}", self.log_text());
+            }
+            if http(port, "GET", path, b"").is_ok_and(|(s, _)| s == status) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("the server on port {port} was not ready within 60 s:\n{}", self.log_text());
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.0 exchange with 127.0.0.1:`port` (no chunking, the server closes): status, body.
+fn http(port: u16, method: &str, path: &str, body: &[u8]) -> std::io::Result<(u16, String)> {
+    let mut s = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_secs(2))?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    s.set_write_timeout(Some(Duration::from_secs(10)))?;
+    write!(s, "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n\r\n", body.len())?;
+    s.write_all(body)?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    Ok((status, body))
+}
+
+fn encode(q: &str) -> String {
+    url::form_urlencoded::byte_serialize(q.as_bytes()).collect()
+}
+
+/// A unique `--export-tag`, so queries see only this test's run.
+fn unique_tag(name: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{name}-{}-{nanos}", std::process::id())
+}
+
+/// A plan of two labels against `server` for `seconds`.
+fn plan(server: &TestServer, seconds: u32) -> String {
+    format!(
+        r#"
+name: export
+defaults: {{base_url: "http://{addr}"}}
+scenarios:
+  - name: browse
+    workload: {{users: 2, duration: {seconds}s}}
+    flow:
+      - request: {{label: "Home page", url: /a}}
+      - request: {{label: "search,q=x", url: /b, method: POST, body: hello}}
+"#,
+        addr = server.addr()
+    )
+}
+
+fn two_routes() -> TestServer {
+    TestServer::builder().route("/a", Route::ok()).route("/b", Route::ok().body("a longer body")).start()
+}
+
+/// The sink's entry in `export.json`.
+fn export_report(run: &TempRun, kind: &str) -> Value {
+    let reports = run.json("export.json");
+    reports
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["kind"] == kind))
+        .cloned()
+        .unwrap_or_else(|| panic!("no {kind} in export.json: {reports:#}"))
+}
+
+#[test]
+fn prometheus_remote_write_totals_equal_the_samples_and_the_witness() {
+    let Some(prometheus) = program("prometheus", "prometheus") else { return };
+    let run = TempRun::new("export-prom");
+    let config = run.write("prometheus.yml", "global:\n  scrape_interval: 1h\nscrape_configs: []\n");
+    let port = free_port();
+    let mut prom = Server::start(
+        &prometheus,
+        &[
+            format!("--config.file={}", config.display()),
+            format!("--storage.tsdb.path={}", run.root().join("tsdb").display()),
+            format!("--web.listen-address=127.0.0.1:{port}"),
+            "--web.enable-remote-write-receiver".into(),
+        ],
+        run.root().join("prometheus.log"),
+    );
+    prom.wait_ready(port, "/-/ready", 200);
+    let server = two_routes();
+    let tag = unique_tag("rw");
+    let plan_file = run.write("plan.yaml", plan(&server, 3));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--export", &format!("prometheus-rw=http://127.0.0.1:{port}/api/v1/write"), "--export-tag", &tag])
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let report = export_report(&run, "prometheus-rw");
+    assert_eq!(report["final_delivered"], true, "{report:#}");
+    assert_eq!(uint(&report, "delivered"), uint(&report, "intervals"), "{report:#}");
+    let samples = uint(&run.total(), "samples");
+    assert_eq!(samples, server.requests());
+    assert!(samples > 0);
+
+    let query = |q: &str| -> Option<f64> {
+        let (status, body) = http(port, "GET", &format!("/api/v1/query?query={}", encode(q)), b"").ok()?;
+        let v: Value = serde_json::from_str(&body).ok()?;
+        assert_eq!(status, 200, "{body}");
+        v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
+    };
+    let wanted = [
+        (format!("sum(stampede_requests_total{{tag=\"{tag}\"}})"), samples),
+        (format!("sum(stampede_latency_seconds_count{{tag=\"{tag}\"}})"), samples),
+        (format!("sum(stampede_latency_seconds_bucket{{tag=\"{tag}\",le=\"+Inf\"}})"), samples),
+        (format!("stampede_requests_total{{tag=\"{tag}\",label=\"Home page\"}}"), server.requests_to("/a")),
+        (format!("stampede_requests_total{{tag=\"{tag}\",label=\"search,q=x\"}}"), server.requests_to("/b")),
+        (
+            format!("stampede_received_bytes_total{{tag=\"{tag}\",label=\"Home page\"}}"),
+            uint(&label(&run.summary(), "Home page"), "bytes_received"),
+        ),
+    ];
+    for (q, want) in &wanted {
+        // What was written is queryable at once in the head block; a little slack for a slow CI.
+        let until = Instant::now() + Duration::from_secs(20);
+        let mut got = query(q);
+        while got != Some(*want as f64) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(250));
+            got = query(q);
+        }
+        assert_eq!(got, Some(*want as f64), "{q}");
+    }
+    // Errors by kind: none here, so no series.
+    assert_eq!(query(&format!("sum(stampede_errors_total{{tag=\"{tag}\"}})")), None);
+}
+
+#[test]
+fn influxdb_totals_equal_the_samples_and_the_witness() {
+    let Some(influxd) = program("influxd", "influxdb") else { return };
+    let run = TempRun::new("export-influx");
+    let (rpc, port) = (free_port(), free_port());
+    let dir = run.root().display().to_string();
+    let config = run.write(
+        "influxdb.conf",
+        format!(
+            "reporting-disabled = true\nbind-address = \"127.0.0.1:{rpc}\"\n\
+             [meta]\n  dir = \"{dir}/meta\"\n\
+             [data]\n  dir = \"{dir}/data\"\n  wal-dir = \"{dir}/wal\"\n  query-log-enabled = false\n\
+             [http]\n  bind-address = \"127.0.0.1:{port}\"\n  log-enabled = false\n\
+             [monitor]\n  store-enabled = false\n"
+        ),
+    );
+    let mut influx =
+        Server::start(&influxd, &["-config".into(), config.display().to_string()], run.root().join("influxd.log"));
+    influx.wait_ready(port, "/ping", 204);
+    let (status, body) =
+        http(port, "POST", &format!("/query?q={}", encode("CREATE DATABASE stampede_it")), b"").unwrap();
+    assert_eq!(status, 200, "{body}");
+
+    let server = two_routes();
+    let tag = unique_tag("influx");
+    let plan_file = run.write("plan.yaml", plan(&server, 3));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args([
+            "-q",
+            "--export",
+            &format!("influxdb=http://127.0.0.1:{port}/write?db=stampede_it"),
+            "--export-tag",
+            &tag,
+        ])
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let report = export_report(&run, "influxdb");
+    assert_eq!(report["final_delivered"], true, "{report:#}");
+    assert_eq!(uint(&report, "delivered"), uint(&report, "intervals"), "{report:#}");
+    let samples = uint(&run.total(), "samples");
+    assert_eq!(samples, server.requests());
+
+    let query = |q: &str| -> Value {
+        let (status, body) = http(port, "GET", &format!("/query?db=stampede_it&q={}", encode(q)), b"").unwrap();
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))
+    };
+    let first = |v: &Value| v["results"][0]["series"][0]["values"][0][1].as_f64();
+    // Every interval's point summed, and the last cumulative total per label, both exact.
+    let sum = query(&format!("SELECT sum(\"requests\") FROM \"stampede\" WHERE \"tag\" = '{tag}'"));
+    assert_eq!(first(&sum), Some(samples as f64), "{sum:#}");
+    for (name, path) in [("Home page", "/a"), ("search,q=x", "/b")] {
+        let q = format!(
+            "SELECT last(\"requests_total\") FROM \"stampede\" WHERE \"tag\" = '{tag}' AND \"label\" = '{name}'"
+        );
+        let last = query(&q);
+        assert_eq!(first(&last), Some(server.requests_to(path) as f64), "{q}: {last:#}");
+    }
+}
+
+/// A loopback server that answers 204 to every request and keeps what it got: request line,
+/// headers and body. It stops when dropped.
+struct Witness {
+    port: u16,
+    got: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Witness {
+    fn start() -> Witness {
+        use std::sync::atomic::Ordering;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = std::thread::spawn({
+            let (got, stop) = (got.clone(), stop.clone());
+            move || {
+                let until = Instant::now() + Duration::from_secs(120);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    let Ok((mut s, _)) = listener.accept() else {
+                        std::thread::sleep(Duration::from_millis(5));
+                        continue;
+                    };
+                    let _ = s.set_nonblocking(false);
+                    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+                    let mut raw = Vec::new();
+                    let mut buf = [0u8; 8192];
+                    let complete = |raw: &[u8]| {
+                        let text = String::from_utf8_lossy(raw);
+                        let Some((head, body)) = text.split_once("\r\n\r\n") else { return false };
+                        let len = head
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string())
+                            })
+                            .and_then(|v| v.parse::<usize>().ok())
+                            .unwrap_or(0);
+                        body.len() >= len
+                    };
+                    while !complete(&raw) {
+                        match s.read(&mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => raw.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let text = String::from_utf8_lossy(&raw).into_owned();
+                    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+                    got.lock().unwrap().push((head.to_string(), body.to_string()));
+                    let _ = s.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+                }
+            }
+        });
+        Witness { port, got, stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Witness {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// `name=Ni` in a line protocol field set.
+fn int_field(line: &str, name: &str) -> Option<u64> {
+    let fields = line.rsplit(' ').nth(1)?;
+    fields.split(',').find_map(|f| f.strip_prefix(&format!("{name}="))?.strip_suffix('i')?.parse().ok())
+}
+
+#[test]
+fn influxdb_2_gets_its_token_in_a_header_and_exact_line_protocol() {
+    let witness = Witness::start();
+    let server = two_routes();
+    let run = TempRun::new("export-influx2");
+    let plan_file = run.write("plan.yaml", plan(&server, 2));
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .env("INFLUX_TOKEN", "sekrit-token-42")
+        .args(["--export", &format!("influxdb=http://127.0.0.1:{}/api/v2/write?org=acme&bucket=load", witness.port)])
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let samples = uint(&run.total(), "samples");
+    assert_eq!(samples, server.requests());
+    let got = witness.got.lock().unwrap().clone();
+    assert!(!got.is_empty());
+    let mut summed = 0;
+    let mut last_total = std::collections::HashMap::new();
+    for (head, body) in &got {
+        let request_line = head.lines().next().unwrap_or("");
+        assert!(request_line.starts_with("POST /api/v2/write?"), "{request_line}");
+        for part in ["org=acme", "bucket=load", "precision=ms"] {
+            assert!(request_line.contains(part), "{part} not in {request_line}");
+        }
+        assert!(head.lines().any(|l| l == "Authorization: Token sekrit-token-42"), "{head}");
+        for line in body.lines().filter(|l| l.starts_with("stampede,")) {
+            summed += int_field(line, "requests").unwrap_or_else(|| panic!("no requests in {line}"));
+            let label = if line.contains("label=Home\\ page") { "/a" } else { "/b" };
+            assert!(line.contains("label=Home\\ page ") || line.contains("label=search\\,q\\=x "), "{line}");
+            last_total.insert(label, int_field(line, "requests_total").unwrap());
+        }
+    }
+    assert_eq!(summed, samples);
+    assert_eq!(last_total["/a"], server.requests_to("/a"));
+    assert_eq!(last_total["/b"], server.requests_to("/b"));
+    // The token is sent, never kept or shown.
+    for entry in std::fs::read_dir(run.path()).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        assert!(!text.contains("sekrit"), "the token is in {}", entry.path().display());
+    }
+    assert!(!out.stderr_str().contains("sekrit") && !out.stdout_str().contains("sekrit"));
+}
+
+/// The value of every `name{...}` line of an exposition page, summed.
+fn exposition_sum(page: &str, name: &str) -> Option<f64> {
+    let values: Vec<f64> = page
+        .lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse().ok())
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum())
+}
+
+#[test]
+fn the_metrics_page_counts_up_to_the_runs_samples() {
+    let server = two_routes();
+    let run = TempRun::new("export-page");
+    let plan_file = run.write("plan.yaml", plan(&server, 3));
+    let port = free_port();
+    let mut running = Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--export", &format!("prometheus=127.0.0.1:{port}")])
+        .arg("--out")
+        .arg(run.path())
+        .spawn();
+    let mut seen = Vec::new();
+    let until = Instant::now() + Duration::from_secs(30);
+    while running.is_running() && Instant::now() < until {
+        if let Ok((200, page)) = http(port, "GET", "/metrics", b"") {
+            assert!(page.contains("# TYPE stampede_latency_seconds histogram"), "{page}");
+            if let Some(n) = exposition_sum(&page, "stampede_requests_total") {
+                seen.push(n);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    running.wait(Duration::from_secs(30)).assert_exit(0);
+    assert!(seen.len() >= 3, "too few scrapes: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "not monotonic: {seen:?}");
+    let samples = uint(&run.total(), "samples");
+    assert_eq!(samples, server.requests());
+    // The page stays up until its final numbers have been read once.
+    assert_eq!(seen.last().copied(), Some(samples as f64));
+    assert_eq!(export_report(&run, "prometheus")["final_delivered"], true);
+}
+
+#[test]
+fn a_target_that_never_answers_neither_slows_the_run_nor_goes_unsaid() {
+    // Connections are queued in the backlog and never accepted: each push waits its whole
+    // deadline.
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_port = dead.local_addr().unwrap().port();
+    let server = two_routes();
+    let run = TempRun::new("export-dead");
+    let plan_file = run.write("plan.yaml", plan(&server, 4));
+    let started = Instant::now();
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--export", &format!("prometheus-rw=http://u:hunter2@127.0.0.1:{dead_port}/api/v1/write")])
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    let took = started.elapsed();
+    out.assert_exit(0);
+    drop(dead);
+    let samples = uint(&run.total(), "samples");
+    assert_eq!(samples, server.requests());
+    let meta = run.meta();
+    let duration = meta["duration_s"].as_f64().unwrap();
+    assert!(duration < 4.9, "the run took {duration} s of load for 4 s");
+    // 4 s of load, the 3 s grace for the sink, and the process around them.
+    assert!(took < Duration::from_secs(12), "the process took {took:?}");
+    let report = export_report(&run, "prometheus-rw");
+    assert_eq!(uint(&report, "delivered"), 0, "{report:#}");
+    assert!(uint(&report, "failed") + uint(&report, "unsent") > 0, "{report:#}");
+    assert_eq!(report["final_delivered"], false);
+    let stderr = out.stderr_str();
+    assert!(stderr.contains("warning: export prometheus-rw=http://***@127.0.0.1"), "{stderr}");
+    assert!(stderr.contains("the run's final totals did not reach it"), "{stderr}");
+    assert!(!stderr.contains("hunter2") && !run.json("export.json").to_string().contains("hunter2"));
+    assert!(!std::fs::read_to_string(run.path().join("meta.json")).unwrap().contains("hunter2"));
+}
+
+#[test]
+fn bad_export_values_are_refused_naming_the_flag_and_hiding_secrets() {
+    let cases = [
+        ("nonsense", "--export nonsense: give KIND=TARGET"),
+        ("graphite=http://127.0.0.1:2003/", "unknown kind `graphite`"),
+        ("prometheus-rw=https://bob:s3cret@127.0.0.1/api/v1/write", "https is not supported"),
+        ("influxdb=http://127.0.0.1:8086/write?u=bob&p=s3cret", "?db=DATABASE"),
+    ];
+    for (value, says) in cases {
+        let out = Stampede::new().args(["run", "--url", "http://127.0.0.1:9/", "-n", "1", "--export", value]).run();
+        out.assert_exit(2);
+        let stderr = out.stderr_str();
+        assert!(stderr.contains(says), "{value}: {stderr}");
+        assert!(!stderr.contains("s3cret"), "{stderr}");
+    }
+    // A `/metrics` address already taken is said before the load starts.
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap();
+    let server = two_routes();
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/a"), "-n", "1", "--export", &format!("prometheus={addr}")])
+        .run();
+    out.assert_exit(2);
+    assert!(out.stderr_str().contains(&format!("cannot listen on {addr}")), "{}", out.stderr_str());
+    assert_eq!(server.requests(), 0);
+}
