@@ -586,6 +586,9 @@ fn serve(listener: std::net::TcpListener, page: &Page, ident: &Ident) {
 }
 
 #[cfg(test)]
+mod dashboard_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

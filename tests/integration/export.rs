@@ -208,6 +208,35 @@ fn prometheus_remote_write_totals_equal_the_samples_and_the_witness() {
     }
     // Errors by kind: none here, so no series.
     assert_eq!(query(&format!("sum(stampede_errors_total{{tag=\"{tag}\"}})")), None);
+
+    // The Grafana dashboard's queries run on what was written: each is valid PromQL, and those
+    // of the throughput, latency and users panels have values.
+    let dashboard: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/grafana/stampede.json")).unwrap(),
+    )
+    .unwrap();
+    let exprs: Vec<String> = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["targets"].as_array().cloned().unwrap_or_default())
+        .filter_map(|t| t["expr"].as_str().map(str::to_string))
+        .collect();
+    assert!(exprs.len() >= 8);
+    let mut with_values = 0;
+    for expr in &exprs {
+        let q = expr.replace("$__rate_interval", "1m").replace("$run", ".*").replace("$label", ".*");
+        let (status, body) = http(port, "GET", &format!("/api/v1/query?query={}", encode(&q)), b"").unwrap();
+        assert_eq!(status, 200, "{q}: {body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["status"], "success", "{q}: {body}");
+        let empty = v["data"]["result"].as_array().is_none_or(|r| r.is_empty());
+        if !expr.contains("stampede_errors_total") {
+            assert!(!empty, "{q} has no value");
+            with_values += 1;
+        }
+    }
+    assert!(with_values >= 6);
 }
 
 #[test]
