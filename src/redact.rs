@@ -97,7 +97,7 @@ pub fn url(u: &str) -> Cow<'_, str> {
     }
 }
 
-/// An `--export KIND=TARGET` value as it may be shown: the target as [`url`] shows it, and
+/// An `--export KIND=TARGET` value as it may be shown: the target as [`url()`] shows it, and
 /// also the values of `u` and `p` in its query, InfluxDB 1's user and password parameters.
 pub fn export_target(v: &str) -> String {
     match v.split_once('=') {

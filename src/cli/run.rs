@@ -112,7 +112,8 @@ pub struct RunArgs {
     /// Send live metrics out while the run goes (repeatable): `prometheus-rw=URL` (Prometheus
     /// remote write, one push a second), `prometheus=HOST:PORT` (serve `/metrics` for the run's
     /// lifetime), `influxdb=URL` (line protocol to `.../write?db=NAME`, or
-    /// `.../api/v2/write?org=ORG&bucket=BUCKET` with the token in INFLUX_TOKEN). A slow or dead
+    /// `.../api/v2/write?org=ORG&bucket=BUCKET` with the token in INFLUX_TOKEN), `otlp=URL`
+    /// (OTLP/HTTP metrics, e.g. http://127.0.0.1:4318/v1/metrics). A slow or dead
     /// target never slows the load: what it missed is said at the end.
     #[arg(long = "export", value_name = "KIND=TARGET", help_heading = "Live metrics")]
     pub export: Vec<String>,

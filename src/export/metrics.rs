@@ -85,6 +85,9 @@ pub struct LabelPoint {
 pub struct Snapshot {
     /// Wall clock when the interval was handed over (its end), ms since the Unix epoch.
     pub time_ms: i64,
+    /// Wall clock when the sink started (the run's start, as near as it knows), ms: where
+    /// cumulative counters begin (OTLP's start time).
+    pub start_ms: i64,
     pub index: u64,
     pub last: bool,
     /// Every label that has had a sample so far, in label order.
@@ -103,12 +106,13 @@ pub struct Metrics {
     scenarios: Vec<String>,
     checks: Vec<String>,
     labels: Vec<Option<(Totals, ErrorCounts)>>,
+    start_ms: i64,
     last_ms: i64,
 }
 
 impl Metrics {
     pub fn new(names: Vec<String>, scenarios: Vec<String>, checks: Vec<String>) -> Metrics {
-        Metrics { names, scenarios, checks, labels: Vec::new(), last_ms: 0 }
+        Metrics { names, scenarios, checks, labels: Vec::new(), start_ms: now_ms(), last_ms: 0 }
     }
 
     /// Adds the interval and returns the snapshot to send.
@@ -174,7 +178,14 @@ impl Metrics {
         // The last interval of a run, short, may come within the millisecond of the one before:
         // a series takes one value per timestamp, so each snapshot gets a later one.
         self.last_ms = now_ms().max(self.last_ms + 1);
-        Snapshot { time_ms: self.last_ms, index: iv.index, last: iv.last, labels, active_users }
+        Snapshot {
+            time_ms: self.last_ms,
+            start_ms: self.start_ms,
+            index: iv.index,
+            last: iv.last,
+            labels,
+            active_users,
+        }
     }
 }
 

@@ -6,8 +6,9 @@
 //! - what is exported ([`metrics`]: one set of names for every sink, cumulative counters kept
 //!   on the run's task so that a snapshot lost on the way loses a point in time, never a count);
 //! - the encodings: Prometheus remote write ([`remote_write`], prost + snappy), the text
-//!   exposition ([`exposition`]) and InfluxDB line protocol ([`influx`]);
-//! - the sinks: a push sink (remote write, InfluxDB) with a bounded queue and a thread of its
+//!   exposition ([`exposition`]), InfluxDB line protocol ([`influx`]) and OTLP/HTTP metrics
+//!   ([`otlp`], `opentelemetry-proto`'s messages);
+//! - the sinks: a push sink (remote write, InfluxDB, OTLP) with a bounded queue and a thread of its
 //!   own that posts with a deadline, and a `/metrics` endpoint served for the run's lifetime;
 //! - what each sink says at the end ([`Report`]): intervals delivered, dropped (queue full),
 //!   failed (refused, timed out), never silently.
@@ -20,6 +21,7 @@ pub mod exposition;
 mod http;
 pub mod influx;
 pub mod metrics;
+pub mod otlp;
 pub mod remote_write;
 
 pub use metrics::{Ident, Snapshot};
@@ -48,6 +50,8 @@ pub enum Kind {
     Prometheus,
     /// `influxdb=URL`: line protocol to `/write` (1.x) or `/api/v2/write` (2.x).
     Influxdb,
+    /// `otlp=URL`: OTLP/HTTP protobuf to a collector's `/v1/metrics`.
+    Otlp,
 }
 
 impl Kind {
@@ -56,6 +60,7 @@ impl Kind {
             Kind::PrometheusRw => "prometheus-rw",
             Kind::Prometheus => "prometheus",
             Kind::Influxdb => "influxdb",
+            Kind::Otlp => "otlp",
         }
     }
 }
@@ -85,18 +90,16 @@ impl Spec {
     pub fn parse(value: &str, influx_token: Option<&str>) -> Result<Spec, String> {
         let shown = crate::redact::export_target(value);
         let bad = |why: &str| format!("--export {shown}: {why}");
-        let (kind, target) = value
-            .split_once('=')
-            .ok_or_else(|| bad("give KIND=TARGET: prometheus-rw=URL, prometheus=HOST:PORT or influxdb=URL"))?;
+        let (kind, target) = value.split_once('=').ok_or_else(|| {
+            bad("give KIND=TARGET: prometheus-rw=URL, prometheus=HOST:PORT, influxdb=URL or otlp=URL")
+        })?;
         let kind = match kind.trim() {
             "prometheus-rw" => Kind::PrometheusRw,
             "prometheus" => Kind::Prometheus,
             "influxdb" => Kind::Influxdb,
-            "otlp" => {
-                return Err(bad("otlp is not available in this build; use prometheus-rw, prometheus or influxdb"))
-            }
+            "otlp" => Kind::Otlp,
             other => {
-                return Err(bad(&format!("unknown kind `{other}`: give prometheus-rw, prometheus or influxdb")));
+                return Err(bad(&format!("unknown kind `{other}`: give prometheus-rw, prometheus, influxdb or otlp")));
             }
         };
         let target = target.trim();
@@ -112,10 +115,11 @@ impl Spec {
                     })?;
                 Target::Listen(addr, Arc::default())
             }
-            Kind::PrometheusRw => {
+            Kind::PrometheusRw | Kind::Otlp => {
                 let url = url::Url::parse(target).map_err(|e| bad(&format!("not a URL: {e}")))?;
                 let endpoint = http::Endpoint::parse(&url).map_err(|e| bad(&e))?;
-                let headers = remote_write::HEADERS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                let headers = if kind == Kind::Otlp { otlp::HEADERS } else { remote_write::HEADERS };
+                let headers = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
                 Target::Push { endpoint, headers }
             }
             Kind::Influxdb => influx_target(target, influx_token).map_err(|e| bad(&e))?,
@@ -389,6 +393,7 @@ impl PushSink {
                 }
                 let body = match kind {
                     Kind::Influxdb => Ok(influx::lines(&snap, &ident).into_bytes()),
+                    Kind::Otlp => Ok(otlp::body(&snap, &ident)),
                     _ => remote_write::body(&snap, &ident),
                 };
                 let result = body.and_then(|b| http::post(&endpoint, &headers, &b, PUSH_TIMEOUT)).and_then(|r| {
@@ -597,7 +602,7 @@ mod tests {
         let err = |v: &str, token: Option<&str>| Spec::parse(v, token).unwrap_err();
         assert_eq!(
             err("prometheus-rw", None),
-            "--export prometheus-rw: give KIND=TARGET: prometheus-rw=URL, prometheus=HOST:PORT or influxdb=URL"
+            "--export prometheus-rw: give KIND=TARGET: prometheus-rw=URL, prometheus=HOST:PORT, influxdb=URL or otlp=URL"
         );
         let e = err("graphite=http://u:pw@127.0.0.1:2003/", None);
         assert!(e.starts_with("--export graphite=http://***@127.0.0.1:2003/: unknown kind `graphite`"), "{e}");
@@ -608,7 +613,8 @@ mod tests {
         assert!(err("influxdb=http://127.0.0.1:8086/api/v2/write?org=o&bucket=b", None).contains("INFLUX_TOKEN"));
         assert!(err("influxdb=http://127.0.0.1:8086/write", None).contains("?db=DATABASE"));
         assert!(err("prometheus=nowhere", None).contains("HOST:PORT"));
-        assert!(err("otlp=http://127.0.0.1:4318/v1/metrics", None).contains("otlp is not available"));
+        let e = err("otlp=ftp://127.0.0.1:4318/v1/metrics", None);
+        assert!(e.contains("is not http://"), "{e}");
     }
 
     #[test]

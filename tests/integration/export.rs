@@ -1,7 +1,7 @@
 //! `run --export`: live metrics reach real Prometheus (remote write) and InfluxDB 1.x servers
 //! started by the test on loopback, and their queries return exactly the run's samples and
 //! the witness's count; InfluxDB 2's write API against a witness that checks path, token and
-//! line protocol; the `/metrics` page scraped during the run; a target that never answers
+//! line protocol; OTLP decoded with the crate that encodes it; the `/metrics` page scraped during the run; a target that never answers
 //! neither slows the run nor goes unreported; bad values are refused with secrets masked.
 //!
 //! Prometheus and InfluxDB are Debian's packages (`.ci/run` installs them). Without them the
@@ -303,11 +303,14 @@ fn influxdb_totals_equal_the_samples_and_the_witness() {
     }
 }
 
+/// A request's head (request line and headers) and its body.
+type Request = (String, Vec<u8>);
+
 /// A loopback server that answers 204 to every request and keeps what it got: request line,
 /// headers and body. It stops when dropped.
 struct Witness {
     port: u16,
-    got: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    got: std::sync::Arc<std::sync::Mutex<Vec<Request>>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -334,8 +337,8 @@ impl Witness {
                     let mut raw = Vec::new();
                     let mut buf = [0u8; 8192];
                     let complete = |raw: &[u8]| {
-                        let text = String::from_utf8_lossy(raw);
-                        let Some((head, body)) = text.split_once("\r\n\r\n") else { return false };
+                        let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+                        let (head, body) = (String::from_utf8_lossy(&raw[..end]), &raw[end + 4..]);
                         let len = head
                             .lines()
                             .find_map(|l| {
@@ -351,9 +354,9 @@ impl Witness {
                             Ok(n) => raw.extend_from_slice(&buf[..n]),
                         }
                     }
-                    let text = String::from_utf8_lossy(&raw).into_owned();
-                    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-                    got.lock().unwrap().push((head.to_string(), body.to_string()));
+                    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").map_or(raw.len(), |i| i + 4);
+                    let head = String::from_utf8_lossy(&raw[..end]).trim_end().to_string();
+                    got.lock().unwrap().push((head, raw[end..].to_vec()));
                     let _ = s.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
                 }
             }
@@ -405,7 +408,7 @@ fn influxdb_2_gets_its_token_in_a_header_and_exact_line_protocol() {
             assert!(request_line.contains(part), "{part} not in {request_line}");
         }
         assert!(head.lines().any(|l| l == "Authorization: Token sekrit-token-42"), "{head}");
-        for line in body.lines().filter(|l| l.starts_with("stampede,")) {
+        for line in String::from_utf8_lossy(body).lines().filter(|l| l.starts_with("stampede,")) {
             summed += int_field(line, "requests").unwrap_or_else(|| panic!("no requests in {line}"));
             let label = if line.contains("label=Home\\ page") { "/a" } else { "/b" };
             assert!(line.contains("label=Home\\ page ") || line.contains("label=search\\,q\\=x "), "{line}");
@@ -530,4 +533,71 @@ fn bad_export_values_are_refused_naming_the_flag_and_hiding_secrets() {
     out.assert_exit(2);
     assert!(out.stderr_str().contains(&format!("cannot listen on {addr}")), "{}", out.stderr_str());
     assert_eq!(server.requests(), 0);
+}
+
+#[test]
+fn otlp_gets_cumulative_sums_and_histograms_equal_to_the_samples() {
+    use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+    use opentelemetry_proto::tonic::metrics::v1::{metric::Data, number_data_point::Value as Point};
+    let witness = Witness::start();
+    let server = two_routes();
+    let run = TempRun::new("export-otlp");
+    let plan_file = run.write("plan.yaml", plan(&server, 2));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--export", &format!("otlp=http://127.0.0.1:{}/v1/metrics", witness.port)])
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let samples = uint(&run.total(), "samples");
+    assert_eq!(samples, server.requests());
+    let report = export_report(&run, "otlp");
+    assert_eq!(report["final_delivered"], true, "{report:#}");
+    let got = witness.got.lock().unwrap().clone();
+    assert_eq!(got.len() as u64, uint(&report, "delivered"));
+    let mut previous = 0;
+    for (head, body) in &got {
+        assert!(head.starts_with("POST /v1/metrics HTTP/1.1"), "{head}");
+        assert!(head.lines().any(|l| l == "Content-Type: application/x-protobuf"), "{head}");
+        let req: ExportMetricsServiceRequest = prost::Message::decode(body.as_slice()).expect("OTLP protobuf");
+        let metrics = &req.resource_metrics[0].scope_metrics[0].metrics;
+        let find = |name: &str| metrics.iter().find(|m| m.name == name).and_then(|m| m.data.clone());
+        let Some(Data::Sum(requests)) = find("stampede.requests") else { panic!("no stampede.requests sum") };
+        let per_label = |label: &str| {
+            requests
+                .data_points
+                .iter()
+                .find(|p| p.attributes.iter().any(|a| a.key == "label" && format!("{:?}", a.value).contains(label)))
+                .and_then(|p| match p.value {
+                    Some(Point::AsInt(n)) => Some(n as u64),
+                    _ => None,
+                })
+                .unwrap_or(0)
+        };
+        let sum = per_label("Home page") + per_label("search,q=x");
+        assert!(sum >= previous, "cumulative sums went down: {previous} then {sum}");
+        previous = sum;
+        let Some(Data::Histogram(h)) = find("stampede.latency") else { panic!("no stampede.latency histogram") };
+        for p in &h.data_points {
+            assert_eq!(p.bucket_counts.iter().sum::<u64>(), p.count);
+            assert_eq!(p.bucket_counts.len(), p.explicit_bounds.len() + 1);
+        }
+        let counted: u64 = h.data_points.iter().map(|p| p.count).sum();
+        assert_eq!(counted, sum);
+    }
+    // The last push has the run's totals.
+    assert_eq!(previous, samples);
+    let (head, body) = got.last().unwrap();
+    let req: ExportMetricsServiceRequest = prost::Message::decode(body.as_slice()).unwrap();
+    let home = req.resource_metrics[0].scope_metrics[0].metrics[0]
+        .data
+        .clone()
+        .and_then(|d| match d {
+            Data::Sum(s) => s.data_points.into_iter().find(|p| format!("{:?}", p.attributes).contains("Home page")),
+            _ => None,
+        })
+        .and_then(|p| p.value);
+    assert_eq!(home, Some(Point::AsInt(server.requests_to("/a") as i64)), "{head}");
 }
