@@ -32,7 +32,7 @@ use metrics::Metrics;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long one push may take, connect to answer.
 pub const PUSH_TIMEOUT: Duration = Duration::from_secs(2);
@@ -272,6 +272,7 @@ pub fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<B
                     queue: Arc::new(Queue::default()),
                     counts: Arc::new(Counts::default()),
                     thread: None,
+                    done: None,
                     intervals: 0,
                 }),
                 Target::Listen(_, slot) => {
@@ -366,7 +367,6 @@ struct Counts {
     final_delivered: AtomicBool,
     /// Set when the grace ran out: the thread sends nothing more.
     stop: AtomicBool,
-    done: AtomicBool,
     last_error: Mutex<Option<String>>,
 }
 
@@ -378,6 +378,8 @@ struct PushSink {
     queue: Arc<Queue>,
     counts: Arc<Counts>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Hangs up when the thread has sent everything it was given.
+    done: Option<std::sync::mpsc::Receiver<()>>,
     intervals: u64,
 }
 
@@ -385,7 +387,9 @@ impl PushSink {
     fn spawn(&mut self) -> std::io::Result<()> {
         let (queue, counts, endpoint) = (self.queue.clone(), self.counts.clone(), self.endpoint.clone());
         let (kind, ident, headers) = (self.common.kind, self.common.ident.clone(), self.headers.clone());
+        let (done, finished) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new().name(format!("export-{}", kind.name())).spawn(move || {
+            let _done = done;
             let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             while let Some(snap) = queue.pop() {
                 if counts.stop.load(Ordering::Relaxed) {
@@ -417,9 +421,9 @@ impl PushSink {
                     }
                 }
             }
-            counts.done.store(true, Ordering::Release);
         })?;
         self.thread = Some(thread);
+        self.done = Some(finished);
         Ok(())
     }
 }
@@ -445,12 +449,14 @@ impl Output for PushSink {
 
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
         self.queue.close();
-        let until = Instant::now() + GRACE;
-        while !self.counts.done.load(Ordering::Acquire) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        // The thread drops its sender when it ends; past the grace it is left to end by itself
+        // (within one push's deadline), sending nothing more.
+        let finished = self
+            .done
+            .take()
+            .is_none_or(|d| matches!(d.recv_timeout(GRACE), Err(std::sync::mpsc::RecvTimeoutError::Disconnected)));
         self.counts.stop.store(true, Ordering::Relaxed);
-        if self.counts.done.load(Ordering::Acquire) {
+        if finished {
             if let Some(t) = self.thread.take() {
                 let _ = t.join();
             }
@@ -479,7 +485,9 @@ impl Output for PushSink {
 struct Page {
     snapshot: Mutex<Option<Arc<Snapshot>>>,
     scrapes: AtomicU64,
-    final_scraped: AtomicBool,
+    /// Whether the run's final numbers have been served, and its signal.
+    final_scraped: Mutex<bool>,
+    scraped: Condvar,
     stop: AtomicBool,
 }
 
@@ -516,10 +524,11 @@ impl Output for ServeSink {
     }
 
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
-        let until = Instant::now() + GRACE;
-        while !self.page.final_scraped.load(Ordering::Acquire) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let scraped = self.page.final_scraped.lock().unwrap_or_else(|e| e.into_inner());
+        let (scraped, _) =
+            self.page.scraped.wait_timeout_while(scraped, GRACE, |s| !*s).unwrap_or_else(|e| e.into_inner());
+        let final_delivered = *scraped;
+        drop(scraped);
         self.page.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -534,7 +543,7 @@ impl Output for ServeSink {
             failed: 0,
             unsent: 0,
             last_error: None,
-            final_delivered: self.page.final_scraped.load(Ordering::Acquire),
+            final_delivered,
         });
         Ok(())
     }
@@ -579,7 +588,8 @@ fn serve(listener: std::net::TcpListener, page: &Page, ident: &Ident) {
             if stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes())).is_ok() {
                 page.scrapes.fetch_add(1, Ordering::Relaxed);
                 if snap.is_some_and(|s| s.last) {
-                    page.final_scraped.store(true, Ordering::Release);
+                    *page.final_scraped.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                    page.scraped.notify_all();
                 }
             }
         } else {
