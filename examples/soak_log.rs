@@ -72,6 +72,7 @@ fn main() {
                     new_connection,
                     error: rng.random_ratio(1, 1_000).then_some(stampede::record::ErrorKind::Status(503)),
                     in_total: true,
+                    upstream_us: None,
                 };
                 st.record(&s);
             }

@@ -565,6 +565,7 @@ impl Agent {
             command_line: vec!["stampede".into(), "agent".into()],
             part: Some(seg_meta),
             start_at: Some(std::time::SystemTime::from(at)),
+            watch: Vec::new(),
         };
         let run = Run::new(plan, options);
         let local = RunDirOutput::create(&crate::rundir::Place::Unique(dir.join("run")), run.meta(), run.plan())

@@ -24,6 +24,7 @@
 //!   rundir   ─► record                             mock     ─► http1
 //!   sweep    ─► rundir                             agent    ─► run, engine, plan, record, rundir
 //!   export   ─► run, record
+//!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   plan     ─► nothing of ours but the leaves (metric, redact, http1), which every module may use
 //! ```
@@ -51,6 +52,8 @@
 //!   [`agent`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), `http1` (HTTP/1 framing and reason phrases).
+//! - [`watch`]: the system under test's resources (`run --watch`: `/proc`, Prometheus
+//!   endpoints and queries), sampled beside the load into the run directory; an output of the run.
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
 //! - [`cli`]: argument parsing, printing and exit codes; the only module that touches the
 //!   process. [`error`]: the top-level error and the exit codes.
@@ -83,3 +86,4 @@ pub mod run;
 pub mod rundir;
 pub mod script;
 pub mod sweep;
+pub mod watch;

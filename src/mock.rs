@@ -2,6 +2,14 @@
 //! used NGINX for), or per path a configured status, body, headers and fixed or random delay.
 //! It counts what it served. Written on tokio + `httparse` with responses rendered once per
 //! route, so that it keeps up with nginx and is never the bottleneck of a calibration run.
+//!
+//! Two things let a run through a proxy tell the proxy from the upstream:
+//! - every response carries `Server-Timing: app;dur=<ms>`, the time the mock held the request
+//!   (from its last byte received to the response written to the socket's buffer: the
+//!   configured delay plus handling);
+//! - `GET /metrics` answers its counters in Prometheus text format ([`exposition`]), so that
+//!   `run --watch scrape:http://…/metrics` records how many connections and requests reached
+//!   the upstream. A route configured for exactly `/metrics` takes the path over.
 
 pub mod mirror;
 
@@ -45,11 +53,56 @@ pub struct Config {
     pub routes: HashMap<String, Route>,
 }
 
-/// What the mock has done so far.
+/// What the mock has done so far. Requests to `/metrics` are counted apart (`scrapes`), so
+/// that watching the mock does not change what it says it served.
 #[derive(Debug, Default)]
 pub struct Counters {
+    /// Requests answered, other than `GET /metrics`.
     pub served: AtomicU64,
+    /// Connections accepted (scrapes' included).
     pub connections: AtomicU64,
+    /// Connections that carried at least one request other than `/metrics`: the upstream
+    /// connections a proxy opened for the load.
+    pub load_connections: AtomicU64,
+    /// Connections open now.
+    pub open: AtomicU64,
+    /// `GET /metrics` requests answered.
+    pub scrapes: AtomicU64,
+}
+
+/// The path the counters are served on.
+pub const METRICS_PATH: &str = "/metrics";
+
+/// `counters` in Prometheus' text exposition format (version 0.0.4).
+pub fn exposition(counters: &Counters) -> String {
+    let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let families: [(&str, &str, &str, u64); 5] = [
+        (
+            "stampede_mock_requests_total",
+            "counter",
+            "Requests answered, other than GET /metrics.",
+            get(&counters.served),
+        ),
+        (
+            "stampede_mock_connections_total",
+            "counter",
+            "Connections that carried at least one request other than /metrics.",
+            get(&counters.load_connections),
+        ),
+        (
+            "stampede_mock_accepted_connections_total",
+            "counter",
+            "Connections accepted, scrapes' included.",
+            get(&counters.connections),
+        ),
+        ("stampede_mock_open_connections", "gauge", "Connections open now.", get(&counters.open)),
+        ("stampede_mock_scrapes_total", "counter", "GET /metrics requests answered.", get(&counters.scrapes)),
+    ];
+    let mut out = String::with_capacity(1024);
+    for (name, kind, help, value) in families {
+        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"));
+    }
+    out
 }
 
 /// A route's response bytes, rendered once: as is, and with each `Connection` header a client
@@ -61,6 +114,29 @@ struct Rendered {
     /// Where the body starts in each rendering (a HEAD answer stops there).
     head_len: [usize; 3],
     delay: Delay,
+}
+
+/// Writes the `Server-Timing` header line for a request held `held`, in ms with µs decimals.
+/// Formatted by hand: `write!` took 100 ns a response against 72 ns (two clock reads are 50 of
+/// them), on a mock that spends about 8 µs of CPU per request (bench/runs/2026-11-22-vm).
+fn server_timing(out: &mut Vec<u8>, held: Duration) {
+    let us = u64::try_from(held.as_micros()).unwrap_or(u64::MAX);
+    out.extend_from_slice(b"Server-Timing: app;dur=");
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut ms = us / 1000;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (ms % 10) as u8;
+        ms /= 10;
+        if ms == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+    let frac = us % 1000;
+    let d = |x: u64| b'0' + (x % 10) as u8;
+    out.extend_from_slice(&[b'.', d(frac / 100), d(frac / 10), d(frac), b'\r', b'\n']);
 }
 
 impl Rendered {
@@ -95,18 +171,20 @@ impl Rendered {
         Rendered { plain, close, keep_alive, head_len: [p, c, k], delay: r.delay }
     }
 
-    /// The bytes to send: by connection handling, and without the body for HEAD.
-    fn bytes(&self, keep: bool, http10: bool, head: bool) -> &[u8] {
+    /// Appends the response, by connection handling and without the body for HEAD, with the
+    /// `Server-Timing` of a request held `held` as its last header. The header is the one part
+    /// rendered per response: the rest is copied as rendered.
+    fn write(&self, out: &mut Vec<u8>, keep: bool, http10: bool, head: bool, held: Duration) {
         let (bytes, i) = match (keep, http10) {
             (false, _) => (&self.close, 1),
             (true, true) => (&self.keep_alive, 2),
             (true, false) => (&self.plain, 0),
         };
-        if head {
-            &bytes[..self.head_len[i]]
-        } else {
-            bytes
-        }
+        // The head ends with an empty line: the header goes before it.
+        let blank = self.head_len[i] - 2;
+        out.extend_from_slice(&bytes[..blank]);
+        server_timing(out, held);
+        out.extend_from_slice(if head { &bytes[blank..self.head_len[i]] } else { &bytes[blank..] });
     }
 }
 
@@ -116,6 +194,8 @@ struct Routes {
     /// Routes whose path ends in `*`: they answer every path that starts with the rest,
     /// longest prefix first.
     by_prefix: Vec<(String, Rendered)>,
+    /// No route is configured for exactly [`METRICS_PATH`]: the mock answers it itself.
+    metrics: bool,
 }
 
 impl Routes {
@@ -144,17 +224,29 @@ pub async fn run(listener: TcpListener, config: &Config, shutdown: CancellationT
             .map(|(p, r)| (p.clone(), Rendered::new(r)))
             .collect(),
         by_prefix,
+        metrics: !config.routes.contains_key(METRICS_PATH),
     });
     loop {
         let Some(stream) = accept(&listener, &shutdown).await else { return };
         counters.connections.fetch_add(1, Ordering::Relaxed);
+        counters.open.fetch_add(1, Ordering::Relaxed);
         let (routes, counters, shutdown) = (routes.clone(), counters.clone(), shutdown.clone());
         tokio::spawn(async move {
+            let _open = Open(&counters);
             tokio::select! {
                 _ = serve(stream, &routes, &counters) => {}
                 _ = shutdown.cancelled() => {}
             }
         });
+    }
+}
+
+/// Counts a connection out of [`Counters::open`] when its task ends, however it ends.
+struct Open<'a>(&'a Counters);
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -182,6 +274,7 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
     let mut buf = vec![0u8; 8192];
     let mut filled = 0usize;
     let mut out: Vec<u8> = Vec::with_capacity(8192);
+    let mut carried_load = false;
     loop {
         // Answer every complete request in the buffer (pipelining), then write once.
         let mut close = false;
@@ -219,11 +312,43 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
             }
             let path = req.path.unwrap_or("/");
             let path = path.split('?').next().unwrap_or(path);
+            let metrics = routes.metrics && path == METRICS_PATH;
             let route = routes.find(path);
             filled = match skip_body(&mut stream, &mut buf, filled, head_len, body).await {
                 Some(rest) => rest,
                 None => return,
             };
+            let held_from = std::time::Instant::now();
+            if metrics {
+                let body = exposition(counters);
+                let connection = match (keep, http10) {
+                    (false, _) => "Connection: close\r\n",
+                    (true, true) => "Connection: keep-alive\r\n",
+                    (true, false) => "",
+                };
+                out.extend_from_slice(
+                    format!(
+                        "HTTP/1.1 200 OK\r\nServer: stampede-mock\r\nContent-Length: {}\r\nContent-Type: text/plain; version=0.0.4\r\n{connection}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+                server_timing(&mut out, held_from.elapsed());
+                out.extend_from_slice(b"\r\n");
+                if !is_head {
+                    out.extend_from_slice(body.as_bytes());
+                }
+                counters.scrapes.fetch_add(1, Ordering::Relaxed);
+                if !keep {
+                    close = true;
+                    break;
+                }
+                continue;
+            }
+            if !carried_load {
+                carried_load = true;
+                counters.load_connections.fetch_add(1, Ordering::Relaxed);
+            }
             match route.delay {
                 Delay::None => {}
                 Delay::Fixed(d) => tokio::time::sleep(d).await,
@@ -233,7 +358,7 @@ async fn serve(mut stream: TcpStream, routes: &Routes, counters: &Counters) {
                     tokio::time::sleep(a + Duration::from_micros(extra)).await;
                 }
             }
-            out.extend_from_slice(route.bytes(keep, http10, is_head));
+            route.write(&mut out, keep, http10, is_head, held_from.elapsed());
             counters.served.fetch_add(1, Ordering::Relaxed);
             if !keep {
                 close = true;
@@ -449,6 +574,34 @@ mod tests {
             r.plain,
             b"HTTP/1.1 200 OK\r\nServer: stampede-mock\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nOK"
         );
-        assert!(String::from_utf8(r.close).unwrap().contains("Connection: close\r\n"));
+        assert!(String::from_utf8(r.close.clone()).unwrap().contains("Connection: close\r\n"));
+        let mut out = Vec::new();
+        r.write(&mut out, true, false, false, Duration::from_micros(20_345));
+        assert_eq!(
+            out,
+            b"HTTP/1.1 200 OK\r\nServer: stampede-mock\r\nContent-Length: 2\r\nContent-Type: text/plain\r\nServer-Timing: app;dur=20.345\r\n\r\nOK"
+        );
+        out.clear();
+        r.write(&mut out, false, false, true, Duration::from_micros(7));
+        assert!(out.ends_with(b"Connection: close\r\nServer-Timing: app;dur=0.007\r\n\r\n"), "{out:?}");
+        for (us, text) in
+            [(0, "0.000"), (1_000, "1.000"), (1_234_567_890, "1234567.890"), (u64::MAX, "18446744073709551.615")]
+        {
+            out.clear();
+            server_timing(&mut out, Duration::from_micros(us));
+            assert_eq!(String::from_utf8_lossy(&out), format!("Server-Timing: app;dur={text}\r\n"));
+        }
+    }
+
+    #[test]
+    fn exposition_lists_every_counter_once() {
+        let c = Counters::default();
+        c.served.store(150_378, Ordering::Relaxed);
+        c.load_connections.store(150_378, Ordering::Relaxed);
+        let text = exposition(&c);
+        assert!(text.contains("# TYPE stampede_mock_requests_total counter\nstampede_mock_requests_total 150378\n"));
+        assert!(text.contains("\nstampede_mock_connections_total 150378\n"));
+        assert!(text.contains("# TYPE stampede_mock_open_connections gauge\n"));
+        assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 5);
     }
 }

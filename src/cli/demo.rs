@@ -63,6 +63,7 @@ pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
         crate::redact::command_line(&argv),
         Default::default(),
         Default::default(),
+        &[],
     )
     .await;
     shutdown.cancel();

@@ -89,6 +89,13 @@ enum ArgError {
     NotASegment(String),
     #[error("`{0}` is not an instant: give RFC 3339 with a time zone, e.g. 2026-12-01T10:00:00Z")]
     NotAnInstant(String),
+    #[error("{0}")]
+    Watch(String),
+}
+
+/// `--watch SOURCE` (of `run` and `sweep`).
+fn parse_watch(s: &str) -> Result<crate::watch::Source, ArgError> {
+    crate::watch::Source::parse(s).map_err(ArgError::Watch)
 }
 
 /// Parses `name=value` (for `-J`).

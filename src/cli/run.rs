@@ -48,6 +48,13 @@ pub struct RunArgs {
     /// (repeatable).
     #[arg(long = "stop-on", value_name = "CONDITION", value_parser = parse_stop_on)]
     pub stop_on: Vec<crate::plan::threshold::StopOn>,
+    /// Sample the system under test every second into the run directory (`watch.jsonl`), shown
+    /// in reports and `compare`: `pid:PID` or `proc:NAME` (CPU in cores, memory, threads, open
+    /// files, TCP connections, from /proc), `scrape:URL` (a Prometheus metrics endpoint, e.g.
+    /// `stampede mock`'s /metrics), `promql:NAME=QUERY@URL` (a Prometheus server's query)
+    /// (repeatable; http:// only).
+    #[arg(long = "watch", value_name = "SOURCE", value_parser = super::parse_watch)]
+    pub watch: Vec<crate::watch::Source>,
 
     /// Run only this part of every workload: `I/N`, the I-th of N equal parts of its users and
     /// arrivals (10 users in 3 parts are 4, 3 and 3), so that N generators, each running one
@@ -407,6 +414,11 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     if !on_agents && (a.token_file.is_some() || a.on_agent_loss != OnAgentLoss::Continue) {
         return Err(Error::Usage("--token-file and --on-agent-loss go with --agents or --listen-agents".into()));
     }
+    if on_agents && !a.watch.is_empty() {
+        return Err(Error::Usage(
+            "--watch samples from this process: it does not go with --agents or --listen-agents yet (run the agents with `stampede run --watch` beside the target instead)".into(),
+        ));
+    }
     if on_agents && (a.segment.is_some() || a.start_at.is_some() || !a.jtl.is_empty() || a.group.is_some()) {
         return Err(Error::Usage(
             "--agents deals the parts and the start itself; --segment, --start-at, --group and --jtl are for one process (agents take `agent --group`)".into(),
@@ -464,7 +476,7 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     }
     let out = run_place(a.out.clone(), a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, exports).await?.0)
+    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, exports, &a.watch).await?.0)
 }
 
 /// `--export` and `--export-tag`, checked, `prometheus=ADDR` already bound.
@@ -527,9 +539,9 @@ pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
     }
 }
 
-/// Runs a loaded plan end to end with the run directory, the progress line and the plan's
-/// results files as outputs, and prints the results; shared by `run` and `demo`. Returns the
-/// exit code and the run directory it wrote.
+/// Runs a loaded plan end to end with the run directory, the progress line, the plan's
+/// results files and the `--watch` sources as outputs, and prints the results; shared by `run`,
+/// `sweep` and `demo`. Returns the exit code and the run directory it wrote.
 pub(super) async fn run_plan(
     plan: Plan,
     out: &Place,
@@ -537,6 +549,7 @@ pub(super) async fn run_plan(
     command_line: Vec<String>,
     part: Part,
     exports: Exports,
+    watch: &[crate::watch::Source],
 ) -> Result<(u8, PathBuf), Error> {
     // What would stop the load at its start is said now, not at a common start hours away.
     if part.start_at.is_some() {
@@ -547,7 +560,13 @@ pub(super) async fn run_plan(
     let fd_limit = run::raise_fd_limit();
     let shortfall = run::fd_shortfall(&plan, &part.segment, fd_limit);
     let engine = engine::Options { segment: part.segment, ..Default::default() };
-    let options = RunOptions { engine, command_line, part: part.meta, start_at: part.start_at };
+    let options = RunOptions {
+        engine,
+        command_line,
+        part: part.meta,
+        start_at: part.start_at,
+        watch: watch.iter().map(crate::watch::Source::display).collect(),
+    };
     let run = Run::new(plan, options);
     if let Some((users_at_most, needed)) = shortfall {
         eprintln!(
@@ -606,8 +625,11 @@ pub(super) async fn run_plan(
     let sinks = export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?;
     // The sinks last: their wait for a slow target at the end comes after the run directory's
     // summary is written.
-    let result =
-        run.output(run_dir).output(Progress::new(quiet)).output(jtl).outputs(sinks).execute(shutdown, abort).await;
+    let mut run = run.output(run_dir).output(Progress::new(quiet)).output(jtl);
+    if !watch.is_empty() {
+        run = run.output(crate::watch::WatchOutput::new(watch.to_vec(), &out));
+    }
+    let result = run.outputs(sinks).execute(shutdown, abort).await;
     signals.abort();
     let RunResult { summary, outcome, failures, meta, aborted_by } = result?;
     report_exports(&reports, &out, quiet);
@@ -630,6 +652,13 @@ pub(super) async fn run_plan(
     if let Some(f) = failures.iter().find(|f| f.output == RunDirOutput::NAME) {
         eprintln!("error: {f}");
         return Ok((exit::RUNTIME, out));
+    }
+    if !watch.is_empty() {
+        match rundir::watch::read_summary(&out) {
+            Ok(Some(w)) => super::say(&format!("\n{}", report::watch::markdown(&w))),
+            Ok(None) => {}
+            Err(e) => eprintln!("warning: {e}"),
+        }
     }
     super::say(&format!("Run directory: {}\n", out.display()));
     write_html(&out);

@@ -56,6 +56,10 @@ pub struct SweepArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Sample the system under test into each step's run directory, as `run --watch` does
+    /// (repeatable).
+    #[arg(long = "watch", value_name = "SOURCE", value_parser = super::parse_watch)]
+    pub watch: Vec<crate::watch::Source>,
     #[command(flatten)]
     pub quick: QuickArgs,
     /// Open model: most users at once in each step.
@@ -220,6 +224,7 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             crate::redact::command_line(&argv),
             Default::default(),
             Default::default(),
+            &a.watch,
         )
         .await?;
         let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;

@@ -89,6 +89,7 @@ mod tests {
                 new_connection: false,
                 error: failed.then_some(crate::record::ErrorKind::Refused),
                 in_total: true,
+                upstream_us: None,
             };
             match labels.iter_mut().find(|(l, _)| l.0 == label) {
                 Some((_, st)) => st.record(&s),

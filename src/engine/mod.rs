@@ -156,6 +156,7 @@ pub async fn run(
         cookies: plan.cookies,
         managers: plan.managers.clone(),
         managers_clear: plan.managers.clears(),
+        timing_headers: Arc::new(plan.timing_headers.clone()),
         last_ok: plan.last_ok,
         stop_run: stop_run.clone(),
         counters: (0..plan.slots.counters).map(|_| AtomicU64::new(0)).collect(),

@@ -30,6 +30,8 @@ pub(crate) struct RunShared {
     pub managers: crate::plan::managers::PlanManagers,
     /// Whether anything of the managers is cleared as an iteration starts.
     pub managers_clear: bool,
+    /// Which response headers tell the upstream's time.
+    pub timing_headers: Arc<crate::plan::timing::TimingHeaders>,
     pub last_ok: Option<crate::plan::template::VarId>,
     /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
     pub stop_run: CancellationToken,
@@ -425,6 +427,7 @@ impl ScenarioCtx {
             cookies: false,
             managers: Default::default(),
             managers_clear: false,
+            timing_headers: Default::default(),
             last_ok: None,
             stop_run: stop_run.clone(),
             counters: Vec::new(),

@@ -691,6 +691,7 @@ impl VirtualUser {
             new_connection: false,
             error: g.error,
             in_total: g.parent,
+            upstream_us: None,
         };
         // Inside a parent sample: its line in the results file only (see `request::record`).
         if let Some(top) = self.recorded_as() {

@@ -25,6 +25,7 @@ pub mod socket;
 pub mod synthetic;
 pub mod template;
 pub mod threshold;
+pub mod timing;
 mod url;
 pub mod websocket;
 pub mod workload;
@@ -123,6 +124,10 @@ pub struct Plan {
     /// jp@gc AutoStop Listeners: limits that stop the test.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub autostops: Vec<flow::AutoStop>,
+    /// Which response headers tell the upstream's own time (`defaults.timing_headers`, the JMX
+    /// property `stampede.timing_headers`, then the gateways' own).
+    #[serde(skip_serializing_if = "timing::TimingHeaders::is_builtin")]
+    pub timing_headers: timing::TimingHeaders,
 }
 
 fn serialize_stop_on<S: serde::Serializer>(t: &[threshold::StopOn], s: S) -> Result<S::Ok, S::Error> {
@@ -520,6 +525,7 @@ impl Plan {
             stop_on: Vec::new(),
             secrets: Default::default(),
             autostops: Vec::new(),
+            timing_headers: Default::default(),
         }
     }
 

@@ -104,6 +104,7 @@ impl Tally {
             new_connection: false,
             error: None,
             in_total: false,
+            upstream_us: None,
         };
         self.lateness[scenario].record(&s);
     }

@@ -44,6 +44,9 @@ pub struct Sample {
     /// `label-1`, ...) has its own row but is left out of the Total, so the Total counts every
     /// exchange exactly once.
     pub in_total: bool,
+    /// The upstream's own time, as a response header told it (`Server-Timing`, a gateway's
+    /// header; see [`crate::plan::timing`]), µs; `None` when no header did.
+    pub upstream_us: Option<u64>,
 }
 
 impl Sample {

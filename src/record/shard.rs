@@ -245,6 +245,7 @@ mod tests {
                             new_connection: false,
                             error: None,
                             in_total: true,
+                            upstream_us: None,
                         };
                         rec.record(&s);
                     }

@@ -34,6 +34,72 @@ pub struct LabelStats {
     pub histogram: Histogram,
     /// Connect time and time to first byte beside elapsed: see [`Timing`].
     pub timing: Timing,
+    /// The upstream's time and the overhead in front of it, for the samples whose response
+    /// told the upstream's time (see [`Upstream`]); `None` until one did, so a label through
+    /// no gateway costs a pointer.
+    pub upstream: Option<Box<Upstream>>,
+}
+
+/// The samples whose response headers told the upstream's own time (`Server-Timing`, Kong's
+/// or Envoy's header; see [`crate::plan::timing`]): that time, and the overhead in front of
+/// the upstream (elapsed − upstream: the gateway or proxy, and the network to it). Both have
+/// exact sums and maxima and percentiles within 1% (histograms as [`Timing`]'s).
+#[derive(Clone, Debug, Default)]
+pub struct Upstream {
+    pub samples: u64,
+    /// Elapsed times of these samples (the Total they split).
+    pub sum_elapsed_us: u64,
+    pub sum_us: u64,
+    pub max_us: u64,
+    pub hist: Histogram<TIMING_SIGFIG>,
+    /// Overheads, each elapsed − upstream, or 0 where a header told more than was measured
+    /// here (a gateway measures from other points, some in whole ms).
+    pub sum_overhead_us: u64,
+    pub max_overhead_us: u64,
+    pub overhead: Histogram<TIMING_SIGFIG>,
+}
+
+impl Upstream {
+    #[inline]
+    fn record(&mut self, elapsed: u64, upstream: u64) {
+        let overhead = elapsed.saturating_sub(upstream);
+        self.samples += 1;
+        self.sum_elapsed_us += elapsed;
+        self.sum_us += upstream;
+        self.max_us = self.max_us.max(upstream);
+        self.hist.record(upstream.min(HISTOGRAM_MAX_US));
+        self.sum_overhead_us += overhead;
+        self.max_overhead_us = self.max_overhead_us.max(overhead);
+        self.overhead.record(overhead.min(HISTOGRAM_MAX_US));
+    }
+
+    fn clear(&mut self) {
+        let (mut hist, mut overhead) = (std::mem::take(&mut self.hist), std::mem::take(&mut self.overhead));
+        hist.clear();
+        overhead.clear();
+        *self = Upstream { hist, overhead, ..Upstream::default() };
+    }
+
+    fn add(&mut self, o: &Upstream) {
+        self.samples += o.samples;
+        self.sum_elapsed_us += o.sum_elapsed_us;
+        self.sum_us += o.sum_us;
+        self.max_us = self.max_us.max(o.max_us);
+        self.hist.add(&o.hist);
+        self.sum_overhead_us += o.sum_overhead_us;
+        self.max_overhead_us = self.max_overhead_us.max(o.max_overhead_us);
+        self.overhead.add(&o.overhead);
+    }
+
+    /// The upstream time at quantile `q`, µs (`None` with no samples).
+    pub fn quantile_us(&self, q: f64) -> Option<u64> {
+        timing_quantile(&self.hist, q, 1, self.max_us)
+    }
+
+    /// The overhead at quantile `q`, µs (`None` with no samples).
+    pub fn overhead_quantile_us(&self, q: f64) -> Option<u64> {
+        timing_quantile(&self.overhead, q, 1, self.max_overhead_us)
+    }
 }
 
 /// Connect time and time to first byte (TTFB, JMeter's Latency), with exact maxima and
@@ -129,6 +195,7 @@ impl Default for LabelStats {
             errors_by_kind: ErrorCounts::default(),
             histogram: Histogram::new(),
             timing: Timing::default(),
+            upstream: None,
         }
     }
 }
@@ -156,6 +223,9 @@ impl LabelStats {
         }
         self.histogram.record(elapsed.max(1));
         self.timing.record(s);
+        if let Some(up) = s.upstream_us {
+            self.upstream.get_or_insert_with(Box::default).record(elapsed, up);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -182,6 +252,9 @@ impl LabelStats {
         self.first_start_us = u64::MAX;
         self.last_end_us = 0;
         self.timing.clear();
+        if let Some(u) = &mut self.upstream {
+            u.clear();
+        }
     }
 
     /// The elapsed time at quantile `q` (0..=1), in µs; 0 with no samples.
@@ -237,6 +310,9 @@ impl std::ops::AddAssign<&LabelStats> for LabelStats {
         self.errors_by_kind.merge(&o.errors_by_kind);
         self.histogram.add(&o.histogram);
         self.timing.add(&o.timing);
+        if let Some(u) = o.upstream.as_deref().filter(|u| u.samples > 0) {
+            self.upstream.get_or_insert_with(Box::default).add(u);
+        }
     }
 }
 
@@ -258,6 +334,7 @@ mod tests {
             new_connection: false,
             error,
             in_total: true,
+            upstream_us: None,
         }
     }
 
@@ -284,6 +361,42 @@ mod tests {
             assert_eq!(merged.quantile_us(q), one.quantile_us(q));
         }
         assert_eq!((merged.first_start_us, merged.last_end_us), (one.first_start_us, one.last_end_us));
+    }
+
+    #[test]
+    fn upstream_and_overhead_split_each_sample_and_merge_exactly() {
+        let samples: Vec<Sample> = (0..6_000u64)
+            .map(|i| Sample {
+                upstream_us: (i % 3 != 0).then_some(1_000 + i % 700),
+                ..sample(i, 2_000 + i % 900, None)
+            })
+            .collect();
+        let mut one = LabelStats::default();
+        samples.iter().for_each(|s| one.record(s));
+        let mut parts = [LabelStats::default(), LabelStats::default()];
+        for (i, s) in samples.iter().enumerate() {
+            parts[i % 2].record(s);
+        }
+        let mut merged = LabelStats::default();
+        parts.iter().for_each(|p| merged += p);
+        let (u, m) = (one.upstream.as_deref().unwrap(), merged.upstream.as_deref().unwrap());
+        assert_eq!(u.samples, 4_000);
+        let with: Vec<&Sample> = samples.iter().filter(|s| s.upstream_us.is_some()).collect();
+        let up: u64 = with.iter().map(|s| s.upstream_us.unwrap()).sum();
+        let over: u64 = with.iter().map(|s| s.elapsed_us() - s.upstream_us.unwrap()).sum();
+        assert_eq!((u.sum_us, u.sum_overhead_us, u.sum_elapsed_us), (up, over, up + over));
+        let max_over = with.iter().map(|s| s.elapsed_us() - s.upstream_us.unwrap()).max().unwrap();
+        assert_eq!((u.max_us, u.max_overhead_us), (1_699, max_over));
+        for q in [0.5, 0.95, 0.99] {
+            assert_eq!((m.quantile_us(q), m.overhead_quantile_us(q)), (u.quantile_us(q), u.overhead_quantile_us(q)));
+        }
+        assert_eq!((m.samples, m.sum_us, m.sum_overhead_us), (u.samples, u.sum_us, u.sum_overhead_us));
+        // A header that tells more than was measured is no negative overhead.
+        let mut s = LabelStats::default();
+        s.record(&Sample { upstream_us: Some(3_000), ..sample(0, 2_600, None) });
+        assert_eq!(s.upstream.as_deref().map(|u| (u.sum_overhead_us, u.max_overhead_us)), Some((0, 0)));
+        s.clear();
+        assert_eq!(s.upstream.as_deref().map(|u| (u.samples, u.hist.is_empty())), Some((0, true)));
     }
 
     #[test]

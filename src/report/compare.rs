@@ -10,7 +10,7 @@ use super::markdown::cell;
 use super::series::Noise;
 use super::RunData;
 use crate::metric::Metric;
-use crate::rundir::LabelSummary;
+use crate::rundir::{LabelSummary, UpstreamSummary};
 use serde::Serialize;
 
 /// The figures compared, in the order shown.
@@ -104,7 +104,7 @@ pub struct Delta {
 }
 
 impl Delta {
-    fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
+    pub(crate) fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
         let abs = other - base;
         let rel = (base != 0.0).then(|| abs / base);
         // Equal figures are equal, whatever the noise.
@@ -113,7 +113,7 @@ impl Delta {
     }
 
     /// A difference shown as it is, with no noise mark.
-    fn unweighed(base: f64, other: f64) -> Delta {
+    pub(crate) fn unweighed(base: f64, other: f64) -> Delta {
         Delta { weighed: false, significant: None, ..Delta::new(base, other, None) }
     }
 
@@ -142,7 +142,81 @@ pub struct Row {
     /// Per run, its deltas from the first run, figure by figure (`None` for the first run and
     /// where either run lacks the label).
     pub deltas: Vec<Option<Vec<FigureDelta>>>,
+    /// Per run, how its upstream split differs from the first run's (`None` where either has
+    /// none); empty when no run of the label has one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub upstream_deltas: Vec<Option<UpstreamDeltas>>,
 }
+
+/// The upstream split of one run against the baseline's, in ms. Not weighed against noise:
+/// the per-second log keeps no upstream split to estimate it from.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UpstreamDeltas {
+    pub mean_ms: Delta,
+    pub p95_ms: Delta,
+    pub mean_overhead_ms: Delta,
+    pub p95_overhead_ms: Delta,
+    pub max_overhead_ms: Delta,
+}
+
+/// One figure of an upstream split, as read from it.
+pub type UpstreamFigure = fn(&UpstreamSummary) -> f64;
+
+/// The upstream split's figures a comparison shows, with their titles.
+pub const UPSTREAM_FIGURES: [(&str, UpstreamFigure); 5] = [
+    ("Upstream avg", |u| u.mean_ms),
+    ("Upstream 95th", |u| u.p95_ms),
+    ("Overhead avg", |u| u.mean_overhead_ms),
+    ("Overhead 95th", |u| u.p95_overhead_ms),
+    ("Overhead max", |u| u.max_overhead_ms),
+];
+
+impl UpstreamDeltas {
+    fn new(base: &UpstreamSummary, other: &UpstreamSummary) -> UpstreamDeltas {
+        let d = |f: fn(&UpstreamSummary) -> f64| Delta::unweighed(f(base), f(other));
+        let [mean_ms, p95_ms, mean_overhead_ms, p95_overhead_ms, max_overhead_ms] = UPSTREAM_FIGURES.map(|(_, f)| d(f));
+        UpstreamDeltas { mean_ms, p95_ms, mean_overhead_ms, p95_overhead_ms, max_overhead_ms }
+    }
+
+    fn all(&self) -> [Delta; 5] {
+        [self.mean_ms, self.p95_ms, self.mean_overhead_ms, self.p95_overhead_ms, self.max_overhead_ms]
+    }
+}
+
+/// The upstream split side by side (a row per label and run, as the first table): the
+/// header and each row's cells, or `None` when no run's responses told the upstream's time.
+pub fn upstream_table(c: &Comparison) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let mut head: Vec<String> = ["API", "Run", "With timing"].map(String::from).to_vec();
+    head.extend(UPSTREAM_FIGURES.iter().map(|(t, _)| t.to_string()));
+    head.extend(UPSTREAM_FIGURES.iter().map(|(t, _)| format!("Δ {t}")));
+    let mut rows = Vec::new();
+    for row in c.rows.iter().filter(|r| !r.upstream_deltas.is_empty()) {
+        for (i, run) in c.runs.iter().enumerate() {
+            let mut cells = vec![if i == 0 { cell(&row.label) } else { String::new() }, cell(&run.name)];
+            match row.runs[i].as_ref().and_then(|r| Some((r, r.upstream.as_ref()?))) {
+                None => cells.extend(std::iter::repeat_n("—".to_string(), 1 + 2 * UPSTREAM_FIGURES.len())),
+                Some((r, u)) => {
+                    cells.push(format!("{} of {}", u.samples, r.samples));
+                    cells.extend(UPSTREAM_FIGURES.iter().map(|(_, f)| format!("{:.2}", f(u))));
+                    match &row.upstream_deltas[i] {
+                        Some(d) => cells.extend(d.all().iter().map(Delta::text)),
+                        None => cells.extend(std::iter::repeat_n(
+                            if i == 0 { "baseline" } else { "—" }.to_string(),
+                            UPSTREAM_FIGURES.len(),
+                        )),
+                    }
+                }
+            }
+            rows.push(cells);
+        }
+    }
+    (!rows.is_empty()).then_some((head, rows))
+}
+
+/// Under the upstream table.
+pub const UPSTREAM_COMPARE_NOTE: &str = "Upstream: the time the responses' headers say the upstream took; overhead: \
+     elapsed − upstream per sample (the gateway, proxy or sidecar in front, and the network to it). Times in ms; \
+     differences from the first run, not weighed against noise.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FigureDelta {
@@ -169,6 +243,9 @@ pub struct Comparison {
     pub runs: Vec<RunFacts>,
     /// The Total first, then every label in the order the runs list them.
     pub rows: Vec<Row>,
+    /// The watched sources' metrics (`run --watch`), when a run has any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub watch: Vec<super::watch::WatchRow>,
 }
 
 pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
@@ -221,7 +298,20 @@ pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
                     )
                 })
                 .collect();
-            Row { label: label.clone(), runs: cells, deltas }
+            let upstream_deltas = if cells.iter().flatten().any(|c| c.upstream.is_some()) {
+                let base = cells[0].as_ref().and_then(|c| c.upstream.as_ref());
+                cells
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| match (base, c.as_ref().and_then(|c| c.upstream.as_ref())) {
+                        (Some(b), Some(u)) if i > 0 => Some(UpstreamDeltas::new(b, u)),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Row { label: label.clone(), runs: cells, deltas, upstream_deltas }
         })
         .collect();
     let facts = runs
@@ -236,7 +326,9 @@ pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
             noise_batches: r.series.total_noise.map_or(0, |n| n.batches),
         })
         .collect();
-    Comparison { runs: facts, rows }
+    let watched: Vec<_> = runs.iter().map(|(_, _, r)| r.summary.watch.as_ref()).collect();
+    let watch = if watched.iter().any(Option::is_some) { super::watch::compare(&watched) } else { Vec::new() };
+    Comparison { runs: facts, rows, watch }
 }
 
 /// How a Markdown comparison is laid out.
@@ -281,6 +373,18 @@ pub fn markdown(c: &Comparison, layout: Layout) -> String {
         ));
     } else {
         out.push_str("\nTimes in ms.\n");
+    }
+    if let Some((head, rows)) = upstream_table(c).filter(|_| layout != Layout::Scaling) {
+        out.push('\n');
+        header(&mut out, &head.iter().map(String::as_str).collect::<Vec<_>>(), 2);
+        for cells in &rows {
+            line(&mut out, cells);
+        }
+        out.push_str(&format!("\n{UPSTREAM_COMPARE_NOTE}\n"));
+    }
+    if !c.watch.is_empty() {
+        let names: Vec<String> = c.runs.iter().map(|r| r.name.clone()).collect();
+        out.push_str(&super::watch::compare_markdown(&c.watch, &names));
     }
     out
 }

@@ -1,9 +1,9 @@
 //! The results as CSV: a row per label, the Total first, with the JSON summary's field names
 //! as the header, for spreadsheets and scripts.
 
-use crate::rundir::{LabelSummary, Summary};
+use crate::rundir::{LabelSummary, Summary, UpstreamSummary};
 
-pub const HEADER: [&str; 22] = [
+pub const HEADER: [&str; 34] = [
     "label",
     "samples",
     "errors",
@@ -26,6 +26,19 @@ pub const HEADER: [&str; 22] = [
     "mean_connect_ms",
     "p99_connect_ms",
     "max_connect_ms",
+    // The upstream split (`upstream` in the JSON summary), empty where no response told it.
+    "upstream_samples",
+    "upstream_mean_total_ms",
+    "upstream_mean_ms",
+    "upstream_p50_ms",
+    "upstream_p95_ms",
+    "upstream_p99_ms",
+    "upstream_max_ms",
+    "upstream_mean_overhead_ms",
+    "upstream_p50_overhead_ms",
+    "upstream_p95_overhead_ms",
+    "upstream_p99_overhead_ms",
+    "upstream_max_overhead_ms",
 ];
 
 fn opt(v: Option<f64>) -> String {
@@ -34,7 +47,7 @@ fn opt(v: Option<f64>) -> String {
 
 fn row(s: &LabelSummary) -> Vec<String> {
     // Full precision: a spreadsheet rounds for display, a script should not get rounded input.
-    vec![
+    let mut row = vec![
         s.label.clone(),
         s.samples.to_string(),
         s.errors.to_string(),
@@ -62,7 +75,24 @@ fn row(s: &LabelSummary) -> Vec<String> {
         },
         opt(s.p99_connect_ms),
         opt(s.max_connect_ms),
-    ]
+    ];
+    let u = s.upstream.as_ref();
+    row.push(u.map_or_else(String::new, |u| u.samples.to_string()));
+    let fields: [fn(&UpstreamSummary) -> f64; 11] = [
+        |u| u.mean_total_ms,
+        |u| u.mean_ms,
+        |u| u.p50_ms,
+        |u| u.p95_ms,
+        |u| u.p99_ms,
+        |u| u.max_ms,
+        |u| u.mean_overhead_ms,
+        |u| u.p50_overhead_ms,
+        |u| u.p95_overhead_ms,
+        |u| u.p99_overhead_ms,
+        |u| u.max_overhead_ms,
+    ];
+    row.extend(fields.iter().map(|f| opt(u.map(f))));
+    row
 }
 
 /// Tables over time as one CSV: a row per window and row (the Total first), the window's start

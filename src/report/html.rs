@@ -5,7 +5,10 @@
 //! page reads the same offline, attached to a ticket, or printed.
 
 use super::compare::{Comparison, Figure, FIGURES};
-use super::markdown::{duration, numbers, timing_numbers, when, HEADER, TIMING_HEADER, TIMING_NOTE};
+use super::markdown::{
+    duration, numbers, timing_numbers, upstream_numbers, when, HEADER, TIMING_HEADER, TIMING_NOTE, UPSTREAM_HEADER,
+    UPSTREAM_NOTE,
+};
 use super::series::Series;
 use super::svg::{self, Chart, Line, XAxis};
 use super::{error_rows, esc, RunData};
@@ -97,6 +100,10 @@ pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
         body.push_str(&timing_table(summary));
         let _ = write!(body, "<p class=\"note\">{}</p>", esc(TIMING_NOTE));
     }
+    if let Some(table) = upstream_table(summary) {
+        body.push_str(&table);
+        let _ = write!(body, "<p class=\"note\">{}</p>", esc(UPSTREAM_NOTE));
+    }
     body.push_str("</section>");
 
     body.push_str("<section id=\"charts\"><h2>Over time</h2>");
@@ -104,6 +111,9 @@ pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
         let _ = write!(body, "<figure>{}</figure>", svg::render(&chart));
     }
     body.push_str("</section>");
+    if let Some(w) = &summary.watch {
+        body.push_str(&super::watch::html(w));
+    }
 
     if !windows.is_empty() {
         body.push_str("<section id=\"windows\"><h2>Tables over time</h2>");
@@ -193,6 +203,19 @@ pub fn results_table(summary: &Summary) -> String {
 /// Connect time and time to first byte beside elapsed, Total row first.
 pub fn timing_table(summary: &Summary) -> String {
     rows_table("timing", &TIMING_HEADER, summary, &|r| timing_numbers(r).to_vec())
+}
+
+/// Upstream time vs overhead, for the rows whose responses told the upstream's time; `None`
+/// when none did.
+pub fn upstream_table(summary: &Summary) -> Option<String> {
+    summary.total.upstream.as_ref().or_else(|| summary.labels.iter().find_map(|l| l.upstream.as_ref()))?;
+    let rows = Summary {
+        total: summary.total.clone(),
+        labels: summary.labels.iter().filter(|l| l.upstream.is_some()).cloned().collect(),
+        ..summary.clone()
+    };
+    let dash = || std::iter::repeat_n("—".to_string(), UPSTREAM_HEADER.len() - 1).collect();
+    Some(rows_table("upstream", &UPSTREAM_HEADER, &rows, &|r| upstream_numbers(r).map_or_else(dash, |n| n.to_vec())))
 }
 
 fn rows_table(class: &str, header: &[&str], summary: &Summary, cells: &dyn Fn(&LabelSummary) -> Vec<String>) -> String {
@@ -391,6 +414,29 @@ pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
     }
     body.push_str("</tbody></table></div><p class=\"note\">Times in ms.</p></section>");
 
+    if let Some((head, rows)) = super::compare::upstream_table(c) {
+        body.push_str("<section id=\"upstream\"><h2>Upstream vs overhead</h2><div class=\"scroll\"><table class=\"num\"><thead><tr>");
+        for h in &head {
+            let _ = write!(body, "<th>{}</th>", esc(h));
+        }
+        body.push_str("</tr></thead><tbody>");
+        for cells in &rows {
+            body.push_str("<tr>");
+            for (k, v) in cells.iter().enumerate() {
+                // The Markdown cells escape `|`; HTML shows the label as it is.
+                let v = if k < 2 { v.replace("\\|", "|") } else { v.clone() };
+                let class = if k < 2 { " class=\"name\"" } else { "" };
+                let _ = write!(body, "<td{class}>{}</td>", esc(&v));
+            }
+            body.push_str("</tr>");
+        }
+        let _ = write!(
+            body,
+            "</tbody></table></div><p class=\"note\">{}</p></section>",
+            esc(super::compare::UPSTREAM_COMPARE_NOTE)
+        );
+    }
+
     body.push_str(
         "<section id=\"scaling\"><h2>Throughput/sec @ avg resp time</h2><table class=\"num\"><thead><tr><th>API</th>",
     );
@@ -407,6 +453,9 @@ pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
         body.push_str("</tr>");
     }
     body.push_str("</tbody></table></section>");
+    if !c.watch.is_empty() {
+        body.push_str(&super::watch::compare_html(&c.watch, &names));
+    }
 
     body.push_str("<section id=\"charts\"><h2>Over time</h2>");
     let overlay = |id: &str, title: &str, y_label: &str, x: XAxis, pick: &dyn Fn(&RunData) -> Vec<(f64, f64)>| Chart {

@@ -58,6 +58,9 @@ pub fn document(run: &RunData) -> String {
     if t.samples > 0 {
         let _ = writeln!(out, "{}\n{TIMING_NOTE}\n", timing_table(summary));
     }
+    if let Some(table) = upstream_table(summary) {
+        let _ = writeln!(out, "{table}\n{UPSTREAM_NOTE}\n");
+    }
     for sc in summary.scenarios.iter().filter(|s| s.model == Model::Open) {
         let arrivals = sc.dropped_iterations + sc.iterations;
         let _ = writeln!(
@@ -90,6 +93,9 @@ pub fn document(run: &RunData) -> String {
                 writeln!(out, "| {} | {seen} | {} |", cell(&r.threshold), if r.passed { "pass" } else { "**FAIL**" });
         }
         out.push('\n');
+    }
+    if let Some(w) = &summary.watch {
+        out.push_str(&super::watch::markdown(w));
     }
     out
 }
@@ -255,6 +261,57 @@ pub fn timing_table(summary: &Summary) -> String {
 pub const TIMING_NOTE: &str = "Elapsed, latency (time to first byte) and connect times in ms; connect times over the \
      samples that opened a connection.";
 
+/// Upstream time vs the overhead in front of it, per label whose responses told the
+/// upstream's time (through a gateway, a proxy, a sidecar).
+pub const UPSTREAM_HEADER: [&str; 11] = [
+    "API",
+    "With timing",
+    "Total avg",
+    "Upstream avg",
+    "Upstream 95th",
+    "Upstream max",
+    "Overhead avg",
+    "Overhead 95th",
+    "Overhead 99th",
+    "Overhead max",
+    "Overhead %",
+];
+
+/// A row's upstream split (2 decimals), label excluded; `None` for a row without one.
+pub fn upstream_numbers(s: &LabelSummary) -> Option<[String; 10]> {
+    let u = s.upstream.as_ref()?;
+    let f = |x: f64| format!("{x:.2}");
+    let share = if u.mean_total_ms > 0.0 { u.mean_overhead_ms * 100.0 / u.mean_total_ms } else { 0.0 };
+    Some([
+        format!("{} of {}", u.samples, s.samples),
+        f(u.mean_total_ms),
+        f(u.mean_ms),
+        f(u.p95_ms),
+        f(u.max_ms),
+        f(u.mean_overhead_ms),
+        f(u.p95_overhead_ms),
+        f(u.p99_overhead_ms),
+        f(u.max_overhead_ms),
+        format!("{share:.1}%"),
+    ])
+}
+
+/// The upstream table (rows with a split, the Total first), or `None` when no response told
+/// the upstream's time.
+pub fn upstream_table(summary: &Summary) -> Option<String> {
+    let rows: Vec<Vec<String>> = std::iter::once(&summary.total)
+        .chain(&summary.labels)
+        .filter_map(|s| Some(std::iter::once(cell(&s.label)).chain(upstream_numbers(s)?).collect()))
+        .collect();
+    (!rows.is_empty()).then(|| padded(&UPSTREAM_HEADER, &rows))
+}
+
+/// What the upstream table's figures are, under it.
+pub const UPSTREAM_NOTE: &str = "Upstream: the time the response's headers say the upstream took (Server-Timing, \
+     X-Kong-Upstream-Latency, x-envoy-upstream-service-time, or the plan's timing_headers); overhead: elapsed − \
+     upstream per sample (the gateway or proxy, and the network to it). In ms, over the samples with timing; \
+     Overhead % of their Total avg.";
+
 fn padded<R: AsRef<[String]>>(header: &[&str], rows: &[R]) -> String {
     let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
@@ -369,6 +426,7 @@ mod tests {
                 new_connection: i < 2,
                 error: None,
                 in_total: true,
+                upstream_us: None,
             };
             tally.record(&s);
         }

@@ -14,6 +14,7 @@ pub(crate) mod series;
 pub(crate) mod svg;
 pub mod sweep_html;
 pub(crate) mod thresholds;
+pub mod watch;
 
 pub use markdown::{facts, table};
 
@@ -239,6 +240,12 @@ pub fn load_runs_cut(
         run.meta.plan_name = format!("{} (from {} s{to})", run.meta.plan_name, w.start as f64 / 1e6);
     }
     let series = builder.finish(&run.meta.labels);
+    // One run's watch log; parts merged from several generators have none (`--watch` is a
+    // single process's).
+    if let [dir] = dirs {
+        let span = window.as_ref().map(|w| w.start as f64 / 1e6..w.end as f64 / 1e6);
+        run.summary.watch = rundir::watch::read_summary_window(dir, span)?;
+    }
     Ok((RunData { meta: run.meta, summary: run.summary, series }, windows))
 }
 
@@ -472,6 +479,7 @@ mod tests {
             part: None,
             parts: Vec::new(),
             log: None,
+            watch: Vec::new(),
         }
     }
 

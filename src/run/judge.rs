@@ -172,6 +172,7 @@ mod tests {
             complete: true,
             generator: None,
             thresholds: vec![],
+            watch: None,
         }
     }
 
@@ -190,6 +191,7 @@ mod tests {
                 new_connection: false,
                 error: (k < bad).then_some(crate::record::ErrorKind::Status(503)),
                 in_total: true,
+                upstream_us: None,
             });
         }
         let labels = if n == 0 { vec![] } else { vec![(crate::plan::LabelId(0), st.clone())] };

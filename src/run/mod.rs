@@ -22,8 +22,9 @@
 //! # Where the next features go
 //! - **Prometheus / InfluxDB outputs**: an [`Output`] each, pushing from `interval` (through a
 //!   task of their own when the push can block); nothing else changes.
-//! - **Target monitoring** (the system under test's CPU, memory): an [`Output`] that samples the
-//!   target on its own task from `start` to `finish` and writes beside the run directory.
+//! - **Target monitoring** (the system under test's CPU, memory): `crate::watch::WatchOutput`,
+//!   an [`Output`] that samples the target on its own thread from `start` to `finish` into the
+//!   run directory; a new kind of source is a `watch::Source` variant, nothing here.
 //! - **Sweeps** (runs at several concurrencies): a loop over [`Run`]s, one plan each, with an
 //!   output per step collecting its [`Summary`]; the knee is a report of those run directories.
 //! - **Distributed agents**: an agent is a [`Run`] of its segment of the plan (through
@@ -112,6 +113,9 @@ pub struct RunOptions {
     /// The instant the load starts (`--start-at`): the run waits for it (a Ctrl-C ends the
     /// wait) and records how late it started.
     pub start_at: Option<std::time::SystemTime>,
+    /// The sources watched beside the run (`--watch`), as `meta.json` lists them: the caller
+    /// adds the output that samples them ([`crate::watch::WatchOutput`]).
+    pub watch: Vec<String>,
 }
 
 /// A plan about to run, and the outputs it feeds.
@@ -188,6 +192,7 @@ impl Run {
             part: options.part.clone(),
             parts: Vec::new(),
             log: None,
+            watch: options.watch.clone(),
         };
         Run { plan, options, meta, outputs: Vec::new() }
     }

@@ -2,6 +2,7 @@
 //! (HdrHistogram's V2 compressed encoding, base64), so summing the lines gives back exactly
 //! what the run measured.
 
+use crate::record::stats::Upstream;
 use crate::record::{ErrorKind, Histogram, Interval, LabelStats, ScenarioCounts};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,23 @@ pub(super) struct LabelLine {
     /// report of such a run shows their means only).
     #[serde(default, flatten)]
     pub timing: TimingLine,
+    /// The upstream split of the samples whose response told the upstream's time; absent when
+    /// none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<UpstreamLine>,
+}
+
+/// [`crate::record::stats::Upstream`] on disk, histograms encoded as `hist`.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct UpstreamLine {
+    pub samples: u64,
+    pub sum_elapsed_us: u64,
+    pub sum_us: u64,
+    pub max_us: u64,
+    pub hist: String,
+    pub sum_overhead_us: u64,
+    pub max_overhead_us: u64,
+    pub overhead_hist: String,
 }
 
 /// [`crate::record::stats::Timing`] on disk: every field optional, so older logs still read.
@@ -149,6 +167,16 @@ impl LabelLine {
             errors_by_kind: s.errors_by_kind.named(checks),
             hist: encode(&s.histogram),
             timing,
+            upstream: s.upstream.as_deref().filter(|u| u.samples > 0).map(|u| UpstreamLine {
+                samples: u.samples,
+                sum_elapsed_us: u.sum_elapsed_us,
+                sum_us: u.sum_us,
+                max_us: u.max_us,
+                hist: encode(&u.hist),
+                sum_overhead_us: u.sum_overhead_us,
+                max_overhead_us: u.max_overhead_us,
+                overhead_hist: encode(&u.overhead),
+            }),
         }
     }
 
@@ -209,12 +237,58 @@ impl LabelLine {
             let connecting = s.timing.connect_samples;
             return Err(LineError::ConnectCount { label: label(), connecting, held: connects });
         }
+        if let Some(u) = &self.upstream {
+            s.upstream = Some(Box::new(u.to_stats(self.samples, (self.sum_elapsed_us, self.max_us), &label)?));
+        }
         for (name, n) in &self.errors_by_kind {
             let kind =
                 ErrorKind::from_name_with(name, checks).ok_or_else(|| LineError::UnknownKind(name.to_string()))?;
             s.errors_by_kind.add(kind, *n);
         }
         Ok(s)
+    }
+}
+
+impl UpstreamLine {
+    /// Checked as [`LabelLine::to_stats`] checks its own: no more samples than the label's,
+    /// histograms holding exactly them.
+    fn to_stats(
+        &self,
+        label_samples: u64,
+        label_sums: (u64, u64),
+        label: &dyn Fn() -> String,
+    ) -> Result<Upstream, LineError> {
+        if self.samples > label_samples {
+            let (samples, held) = (label_samples, self.samples);
+            return Err(LineError::SampleCount { label: label(), samples, which: "upstream split", held });
+        }
+        // Parts of the label's own figures: a line saying otherwise was not written by a run.
+        if self.sum_elapsed_us > label_sums.0
+            || self.sum_overhead_us > self.sum_elapsed_us
+            || self.max_overhead_us > label_sums.1
+        {
+            return Err(LineError::Upstream { label: label() });
+        }
+        let mut u = Upstream {
+            samples: self.samples,
+            sum_elapsed_us: self.sum_elapsed_us,
+            sum_us: self.sum_us,
+            max_us: self.max_us,
+            sum_overhead_us: self.sum_overhead_us,
+            max_overhead_us: self.max_overhead_us,
+            ..Upstream::default()
+        };
+        for (text, into, which, whole) in [
+            (&self.hist, &mut u.hist, "upstream ", "upstream histogram"),
+            (&self.overhead_hist, &mut u.overhead, "overhead ", "overhead histogram"),
+        ] {
+            *into = decode(text).map_err(|source| LineError::Histogram { which, label: label(), source })?;
+            if into.len() != self.samples {
+                let (samples, held) = (self.samples, into.len());
+                return Err(LineError::SampleCount { label: label(), samples, which: whole, held });
+            }
+        }
+        Ok(u)
     }
 }
 
@@ -245,6 +319,8 @@ pub(super) enum LineError {
     SampleCount { label: String, samples: u64, which: &'static str, held: u64 },
     #[error("`{label}` has {connecting} connecting samples but its connect histogram holds {held}")]
     ConnectCount { label: String, connecting: u64, held: u64 },
+    #[error("`{label}`'s upstream split is larger than the label's own times")]
+    Upstream { label: String },
     #[error("`{label}` has min_us {min} above max_us {max}")]
     MinAboveMax { label: String, min: u64, max: u64 },
     #[error("`{label}` has {errors} errors in {samples} samples")]
@@ -292,6 +368,7 @@ mod tests {
                 new_connection: i < 2,
                 error: None,
                 in_total: true,
+                upstream_us: None,
             });
         }
         s
@@ -307,6 +384,51 @@ mod tests {
         assert_eq!((b.connect_samples, b.max_connect_us, b.max_ttfb_us), (2, 301, 1_009));
         assert_eq!(b.ttfb_quantile_us_at(0.99, 1), a.ttfb_quantile_us_at(0.99, 1));
         assert_eq!(b.connect_quantile_us_at(0.5, 1), a.connect_quantile_us_at(0.5, 1));
+    }
+
+    #[test]
+    fn the_upstream_split_round_trips_through_a_line_and_is_checked() {
+        let mut s = stats();
+        for i in 0..4u64 {
+            s.record(&Sample { upstream_us: Some(2_000 + i), ..sample_at(i, 4_000 + i) });
+        }
+        let v = serde_json::to_value(LabelLine::from_stats("a", &s, &[])).unwrap();
+        let back = serde_json::from_value::<LabelLine>(v.clone()).unwrap().to_stats(&[]).unwrap();
+        let (a, b) = (s.upstream.as_deref().unwrap(), back.upstream.as_deref().unwrap());
+        assert_eq!(
+            (b.samples, b.sum_us, b.max_us, b.sum_overhead_us, b.max_overhead_us),
+            (4, 8_006, 2_003, 8_000, 2_000)
+        );
+        assert_eq!(
+            (b.sum_elapsed_us, b.quantile_us(0.5), b.overhead_quantile_us(0.99)),
+            (a.sum_elapsed_us, a.quantile_us(0.5), a.overhead_quantile_us(0.99))
+        );
+        // A line without the split (every older one) has none; one whose histogram disagrees is refused.
+        assert!(stats().upstream.is_none() && LabelLine::from_stats("a", &stats(), &[]).upstream.is_none());
+        let mut bad = v.clone();
+        bad["upstream"]["samples"] = 3.into();
+        let e = serde_json::from_value::<LabelLine>(bad).unwrap().to_stats(&[]).unwrap_err().to_string();
+        assert!(e.contains("3 samples but its upstream histogram holds 4"), "{e}");
+        let mut bad = v;
+        bad["upstream"]["sum_overhead_us"] = u64::MAX.into();
+        let e = serde_json::from_value::<LabelLine>(bad).unwrap().to_stats(&[]).unwrap_err().to_string();
+        assert!(e.contains("upstream split is larger than the label's own times"), "{e}");
+    }
+
+    fn sample_at(start: u64, elapsed: u64) -> Sample {
+        Sample {
+            label: LabelId(0),
+            start_us: start,
+            end_us: start + elapsed,
+            ttfb_us: 1,
+            connect_us: 0,
+            bytes_sent: 1,
+            bytes_received: 1,
+            new_connection: false,
+            error: None,
+            in_total: true,
+            upstream_us: None,
+        }
     }
 
     #[test]

@@ -627,6 +627,8 @@ fn merged_meta(
         part: None,
         parts: Vec::new(),
         log: None,
+        // Parts (agents) watch nothing: `--watch` is a single process's.
+        watch: Vec::new(),
     }
 }
 
@@ -677,6 +679,7 @@ mod tests {
             }),
             parts: Vec::new(),
             log: None,
+            watch: Vec::new(),
         };
         let mut w = RunWriter::create(&Place::Exact { dir: dir.to_path_buf(), replace: false }, &meta, "").unwrap();
         for (i, s) in seconds.iter().enumerate() {
@@ -883,6 +886,7 @@ mod tests {
                         new_connection: false,
                         error: None,
                         in_total: true,
+                        upstream_us: None,
                     };
                     s.record(&sample);
                     all.record(&sample);

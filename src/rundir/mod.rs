@@ -9,6 +9,8 @@
 //!                    the same per minute, 10 minutes, hour: exact sums of the seconds
 //!   tail.jsonl       seconds past the first hour not yet in a minute line (see LogFormat)
 //!   summary.json     the numbers, written at the end
+//!   watch.jsonl      what `run --watch` sampled of the system under test, a line per source
+//!                    per second, appended and flushed as the run goes (see [`watch`])
 //!   report.html      the HTML report, written at the end
 //! ```
 //!
@@ -24,12 +26,13 @@ mod log;
 pub mod merge;
 pub mod reader;
 pub mod summary;
+pub mod watch;
 pub mod writer;
 
 pub use reader::read_run;
 pub use summary::{
     GeneratorUsage, LabelSummary, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
-    Status, Summary, ThresholdResult,
+    Status, Summary, ThresholdResult, UpstreamSummary,
 };
 pub use writer::{IntervalLines, Place, RunWriter};
 
@@ -57,7 +60,9 @@ pub fn rollup_file(width_s: u64) -> String {
 /// Every file a run directory may hold that a run writes (a replaced run's go).
 pub fn run_files() -> Vec<String> {
     let mut files: Vec<String> =
-        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, EXPORT].map(String::from).to_vec();
+        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, EXPORT, watch::WATCH]
+            .map(String::from)
+            .to_vec();
     files.extend(ROLLUPS_S.map(rollup_file));
     files
 }

@@ -130,7 +130,7 @@ const MAX_LABELS: usize = 1_000_000;
 /// lengths), summed with a check: every sum a report makes of some of them (per label, per
 /// chart point, the Total) is then within u64's range, however corrupt the log.
 #[derive(Default)]
-struct Sums([u64; 12]);
+struct Sums([u64; 15]);
 
 impl Sums {
     fn add_stats(&mut self, s: &LabelStats) -> Result<(), LineError> {
@@ -144,7 +144,13 @@ impl Sums {
             s.bytes_received,
             s.connections_opened,
         ];
-        values.iter().enumerate().try_for_each(|(slot, v)| self.add(slot, &[*v]))
+        values.iter().enumerate().try_for_each(|(slot, v)| self.add(slot, &[*v]))?;
+        if let Some(u) = s.upstream.as_deref() {
+            self.add(12, &[u.sum_us])?;
+            self.add(13, &[u.sum_overhead_us])?;
+            self.add(14, &[u.sum_elapsed_us])?;
+        }
+        Ok(())
     }
 
     fn add_line(&mut self, line: &IntervalLine) -> Result<(), LineError> {
@@ -424,6 +430,7 @@ pub(super) mod tests {
                 new_connection: false,
                 error: None,
                 in_total: true,
+                upstream_us: None,
             });
         }
         s

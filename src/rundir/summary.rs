@@ -45,6 +45,9 @@ pub struct RunMeta {
     /// [`crate::rundir::RunWriter`] sets it; see [`LogFormat`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<LogFormat>,
+    /// The sources `run --watch` sampled into `watch.jsonl`, as named there (credentials masked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watch: Vec<String>,
 }
 
 /// The interval log's layout, recorded in `meta.json` so a reader knows what a directory holds.
@@ -236,6 +239,10 @@ pub struct Summary {
     /// The plan's thresholds (and `--threshold`s), judged at the end of the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdResult>,
+    /// What `run --watch` sampled of the system under test: set by reports from `watch.jsonl`
+    /// (a run's `summary.json` does not hold it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<super::watch::WatchSummary>,
 }
 
 /// One threshold and how the run measured against it.
@@ -329,6 +336,54 @@ pub struct LabelSummary {
     /// Open model: arrivals not started for want of a free user (only on the total).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_iterations: Option<u64>,
+    /// Upstream time vs the overhead in front of it, over the samples whose response told the
+    /// upstream's time; absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<UpstreamSummary>,
+}
+
+/// A label's samples split into the upstream's time (as its response headers told it) and
+/// the overhead in front of it (elapsed − upstream), in ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UpstreamSummary {
+    /// Samples whose response told the upstream's time (of the label's Samples).
+    pub samples: u64,
+    /// Mean elapsed time of these samples: what upstream and overhead split.
+    pub mean_total_ms: f64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub mean_overhead_ms: f64,
+    pub p50_overhead_ms: f64,
+    pub p95_overhead_ms: f64,
+    pub p99_overhead_ms: f64,
+    pub max_overhead_ms: f64,
+}
+
+impl UpstreamSummary {
+    fn from_stats(u: &crate::record::stats::Upstream) -> Option<UpstreamSummary> {
+        if u.samples == 0 {
+            return None;
+        }
+        let per = |x: u64| x as f64 / u.samples as f64 / 1000.0;
+        let q = |v: Option<u64>| ms(v.unwrap_or(0));
+        Some(UpstreamSummary {
+            samples: u.samples,
+            mean_total_ms: per(u.sum_elapsed_us),
+            mean_ms: per(u.sum_us),
+            p50_ms: q(u.quantile_us(0.50)),
+            p95_ms: q(u.quantile_us(0.95)),
+            p99_ms: q(u.quantile_us(0.99)),
+            max_ms: ms(u.max_us),
+            mean_overhead_ms: per(u.sum_overhead_us),
+            p50_overhead_ms: q(u.overhead_quantile_us(0.50)),
+            p95_overhead_ms: q(u.overhead_quantile_us(0.95)),
+            p99_overhead_ms: q(u.overhead_quantile_us(0.99)),
+            max_overhead_ms: ms(u.max_overhead_us),
+        })
+    }
 }
 
 fn ms(us: u64) -> f64 {
@@ -396,6 +451,7 @@ impl LabelSummary {
             connections_opened: s.connections_opened,
             errors_by_kind: s.errors_by_kind.named(checks),
             dropped_iterations: None,
+            upstream: s.upstream.as_deref().and_then(UpstreamSummary::from_stats),
         }
     }
 }
@@ -435,6 +491,7 @@ impl Summary {
             complete,
             generator: None,
             thresholds: Vec::new(),
+            watch: None,
         }
     }
 }

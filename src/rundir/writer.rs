@@ -372,6 +372,7 @@ pub(crate) mod tests {
                 new_connection: false,
                 error: (i % 97 == 0).then_some(crate::record::ErrorKind::Io),
                 in_total: true,
+                upstream_us: None,
             });
         }
         s

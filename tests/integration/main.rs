@@ -94,6 +94,13 @@
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
 //! - `tls`: HTTPS verifies certificates by default; an untrusted one is the `tls` error kind.
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
+//! - `watch`: `run --watch` (issue 17): a process burning one core reads one core (against its
+//!   own CPU time); one that exits mid-run is `gone` with its time, not zero; `proc:` sums the
+//!   processes of a name as they come and go; the mock's
+//!   `/metrics` behind nginx counts a connection per request over HTTP/1.0 and far fewer kept
+//!   alive, equal to what it served; a scrape that never answers is an error and the load's
+//!   counts stay exact; a PromQL query reads its value; bad sources name the flag; credentials
+//!   never show.
 //! - `util`: the witness server (`util::server`) and the helpers that run the binary.
 
 mod agents;
@@ -138,5 +145,7 @@ mod server_selftest;
 mod sweep;
 mod tls;
 mod truth;
+mod upstream;
 mod util;
+mod watch;
 mod wire;

@@ -42,6 +42,8 @@ pub(super) struct Exchange {
     pub error: Option<ErrorKind>,
     /// The response sets a cookie.
     pub set_cookie: bool,
+    /// The upstream's own time, as the response's headers tell it (see [`Wire::timing`]).
+    pub upstream_us: Option<u64>,
     /// How far the exchange got, so a timeout is told apart: connecting or waiting on the server.
     phase: Phase,
     /// Abandoned before any byte of the request was written: not a sample.
@@ -129,6 +131,8 @@ pub(super) struct Wire<'a> {
     pub abandon: &'a tokio_util::sync::CancellationToken,
     /// A DNS Cache Manager's static hosts table, consulted before the system resolver.
     pub hosts: Option<&'a crate::plan::managers::DnsSpec>,
+    /// Which response headers tell the upstream's time ([`Exchange::upstream_us`]).
+    pub timing: &'a crate::plan::timing::TimingHeaders,
 }
 
 /// The most connections a user keeps open, to as many hosts (HttpClient 4's default for a

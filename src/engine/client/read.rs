@@ -172,6 +172,7 @@ impl<'w, 'a> ResponseReader<'w, 'a> {
                     }
                     ex.status = status;
                     ex.set_cookie = resp.headers.iter().any(|h| h.name.eq_ignore_ascii_case("set-cookie"));
+                    ex.upstream_us = self.req.timing.upstream_us(resp.headers.iter().map(|h| (h.name, h.value)));
                     let (framing, keep) = framing_of(&resp, self.req)?;
                     self.keep = keep;
                     self.state = match framing {
@@ -317,6 +318,7 @@ mod tests {
             keep_body: true,
             abandon: &abandon,
             hosts: None,
+            timing: &crate::plan::timing::TimingHeaders::default(),
         };
         let (mut ex, mut head, mut body) = (Exchange::default(), Vec::new(), Vec::new());
         let mut reader = ResponseReader::new(&req, reused);

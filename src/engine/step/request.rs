@@ -215,7 +215,10 @@ impl VirtualUser {
                 &self.out
             }
         };
-        let mut ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon), bytes, start).await;
+        let mut ex = self
+            .client
+            .send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers), bytes, start)
+            .await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
@@ -228,13 +231,14 @@ impl VirtualUser {
             if let Some(again) = self.digest_retry(spec, &first, &sent) {
                 // HttpClient 4 answers the challenge inside the same execution: one sample
                 // for both exchanges (the server sees two requests).
-                let mut second =
-                    self.client.send(&wire(req, &first, req.is_head, &self.abandon), &again, Instant::now()).await;
+                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers);
+                let mut second = self.client.send(&w, &again, Instant::now()).await;
                 second.bytes_sent += ex.bytes_sent;
                 second.bytes_received += ex.bytes_received;
                 second.connect += ex.connect;
                 second.new_connection |= ex.new_connection;
                 second.first_byte = ex.first_byte.or(second.first_byte);
+                second.upstream_us = both_upstream(ex.upstream_us, second.upstream_us);
                 second.abandoned_before_send = false;
                 ex = second;
             }
@@ -321,7 +325,8 @@ impl VirtualUser {
             let h = Hop { method, target, path, with_body };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
-            ex = self.client.send(&wire(req, target, method == "HEAD", &self.abandon), &self.out, hop_start).await;
+            let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared.timing_headers);
+            ex = self.client.send(&w, &self.out, hop_start).await;
             error = ex.error;
             // The chain's sample has the last response's status, as JMeter's parent sample.
             total.status = ex.status;
@@ -329,6 +334,7 @@ impl VirtualUser {
             total.bytes_received += ex.bytes_received;
             total.connect += ex.connect;
             total.new_connection |= ex.new_connection;
+            total.upstream_us = both_upstream(total.upstream_us, ex.upstream_us);
         }
         let end = ex.end.unwrap_or_else(Instant::now);
         // A `status` check decides on its own whether the status is a success: it can expect a
@@ -470,6 +476,7 @@ impl VirtualUser {
                 new_connection: false,
                 error,
                 in_total: true,
+                upstream_us: None,
             };
             self.add_to_groups(&sample, start, end, total.status);
         }
@@ -524,6 +531,11 @@ impl VirtualUser {
             new_connection: ex.new_connection,
             error,
             in_total: in_total && top.unwrap_or(false),
+            // A response cut short (a timeout, a reset mid-body) took a time the header's
+            // upstream figure does not split: no split, rather than a skewed overhead.
+            upstream_us: ex
+                .upstream_us
+                .filter(|_| matches!(error, None | Some(ErrorKind::Status(_) | ErrorKind::Check(_)))),
         };
         // Inside a transaction that makes the parent sample, a sample is only part of it; the
         // results file still has its line, as JMeter's CSV writes a sample's sub-results.
@@ -571,6 +583,7 @@ impl VirtualUser {
             new_connection: false,
             error: Some(kind),
             in_total: true,
+            upstream_us: None,
         };
         self.add_to_groups(&sample, start, end, 0);
     }
@@ -592,6 +605,7 @@ impl VirtualUser {
             new_connection: false,
             error: Some(ErrorKind::BadUrl),
             in_total: true,
+            upstream_us: None,
         };
         if let Some(top) = self.recorded_as() {
             sample.in_total = top;
@@ -765,7 +779,13 @@ fn url_of(target: &Target, path: &str) -> Option<url::Url> {
     url::Url::parse(&format!("{}://{}{}", target.scheme(), target.authority(), path)).ok()
 }
 
-fn wire<'a>(req: &'a PreparedRequest, target: &'a Target, is_head: bool, abandon: &'a CancellationToken) -> Wire<'a> {
+fn wire<'a>(
+    req: &'a PreparedRequest,
+    target: &'a Target,
+    is_head: bool,
+    abandon: &'a CancellationToken,
+    timing: &'a crate::plan::timing::TimingHeaders,
+) -> Wire<'a> {
     Wire {
         abandon,
         target,
@@ -776,7 +796,14 @@ fn wire<'a>(req: &'a PreparedRequest, target: &'a Target, is_head: bool, abandon
         max_response_size: req.max_response_size,
         keep_body: req.keep_body,
         hosts: req.spec.managers.dns.as_deref(),
+        timing,
     }
+}
+
+/// The upstream time of a sample made of two exchanges: known only when both told theirs (the
+/// overhead of one without would be its whole time).
+fn both_upstream(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    Some(a? + b?)
 }
 
 fn store_cookies(

@@ -179,6 +179,7 @@ impl VirtualUser {
             new_connection: false,
             error,
             in_total: true,
+            upstream_us: None,
         };
         if let Some(top) = self.recorded_as() {
             sample.in_total = top;

@@ -122,6 +122,7 @@ impl VirtualUser {
             new_connection: o.connected_at.is_some(),
             error: o.error,
             in_total: true,
+            upstream_us: None,
         };
         // Inside a parent sample: its lines in the results file only (see `request::record`).
         let top = self.recorded_as();
@@ -386,6 +387,7 @@ async fn read_filtered(
                 new_connection: false,
                 error: None,
                 in_total: false,
+                upstream_us: None,
             });
         }
         if began.elapsed() >= timeout {

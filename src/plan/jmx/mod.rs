@@ -215,8 +215,23 @@ impl Cx {
         } else {
             test_plan.name.clone()
         };
+        // A .jmx has no element for it: which headers tell the upstream's time is a property.
+        let timing = match self.b.sym.properties.get(TIMING_HEADERS_PROPERTY) {
+            Some(v) => match v.split(',').filter(|s| !s.trim().is_empty()).map(timing::parse_source).collect() {
+                Ok(sources) => Some(timing::TimingHeaders::with_plan(sources)),
+                Err(msg) => {
+                    let loc = Location::file(path).element(format!("property {TIMING_HEADERS_PROPERTY}"));
+                    self.last = Some(Error::invalid(loc, msg));
+                    return None;
+                }
+            },
+            None => None,
+        };
         let b = std::mem::take(&mut self.b);
         let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
+        if let Some(t) = timing {
+            plan.timing_headers = t;
+        }
         plan.cookies = self.cookies;
         plan.managers = std::mem::take(&mut self.managers);
         plan.autostops = std::mem::take(&mut self.autostops).into_iter().map(|(_, a)| a).collect();
@@ -228,6 +243,10 @@ impl Cx {
         Some(plan)
     }
 }
+
+/// The property naming the headers that tell the upstream's time (`-J`, as `defaults.timing_headers`
+/// of a YAML plan: `X-Upstream-Time,X-Upstream-Response-Time:s,Server-Timing:db`).
+pub const TIMING_HEADERS_PROPERTY: &str = "stampede.timing_headers";
 
 /// What applies to the samplers below a point of the tree.
 #[derive(Debug, Clone, Default)]

@@ -15,13 +15,17 @@ const DEFAULTS_KEYS: &[&str] = &[
     "max_redirects",
     "cookies",
     "tls",
+    "timing_headers",
 ];
 const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
 
 impl Cx {
-    /// Reads `defaults:` into `self.defaults`; returns the TLS options and whether users keep
-    /// cookies.
-    pub(super) fn defaults_doc(&mut self, n: Option<&Node>) -> Result<(TlsOptions, bool), Error> {
+    /// Reads `defaults:` into `self.defaults`; returns the TLS options, whether users keep
+    /// cookies, and the headers that tell the upstream's time.
+    pub(super) fn defaults_doc(
+        &mut self,
+        n: Option<&Node>,
+    ) -> Result<(TlsOptions, bool, timing::TimingHeaders), Error> {
         let empty = Node { pos: Default::default(), value: Value::Null { empty: true }, raw: None };
         let d = self.fields(n.unwrap_or(&empty), "defaults", "DefaultsDoc", DEFAULTS_KEYS)?;
         let mut out = Defaults::default();
@@ -61,7 +65,13 @@ impl Cx {
             Some(v) => self.bool(v, "defaults.cookies")?,
             None => true,
         };
-        Ok((tls, cookies))
+        let mut sources = Vec::new();
+        for (i, v) in self.seq(d.raw("timing_headers"), "defaults.timing_headers")?.iter().enumerate() {
+            let el = format!("defaults.timing_headers[{i}]");
+            let text = self.string(v, &el)?;
+            sources.push(timing::parse_source(&text).map_err(|m| self.invalid(v, &el, m))?);
+        }
+        Ok((tls, cookies, timing::TimingHeaders::with_plan(sources)))
     }
 
     fn tls(&mut self, n: &Node) -> Result<TlsOptions, Error> {

@@ -51,7 +51,7 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
         let value = cx.text(v, &el)?;
         cx.b.vars().define(&name, value);
     }
-    let (tls, cookies) = cx.defaults_doc(doc.raw("defaults"))?;
+    let (tls, cookies, timing_headers) = cx.defaults_doc(doc.raw("defaults"))?;
     let plan_data: Vec<usize> = cx
         .seq(doc.raw("data"), "data")?
         .iter()
@@ -88,6 +88,7 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
     plan.stop_on = stop_on;
     plan.tls = tls;
     plan.cookies = cookies;
+    plan.timing_headers = timing_headers;
     Ok(plan)
 }
 

@@ -361,6 +361,7 @@ mod tests {
                 new_connection: false,
                 error: (i < errors).then_some(crate::record::ErrorKind::Status(500)),
                 in_total: true,
+                upstream_us: None,
             });
         }
         s

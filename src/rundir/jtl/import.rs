@@ -228,6 +228,7 @@ pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> 
             new_connection: r.connect_ms > 0,
             error,
             in_total: r.in_total,
+            upstream_us: None,
         };
         tally.record(&sample);
         visit(&sample, r.threads);
@@ -280,6 +281,7 @@ pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> 
         part: None,
         parts: Vec::new(),
         log: None,
+        watch: Vec::new(),
     };
     Ok(Imported { meta, summary, total: tally.total })
 }

@@ -177,6 +177,7 @@ impl VirtualUser {
             new_connection: o.new_connection,
             error,
             in_total: true,
+            upstream_us: None,
         };
         // Inside a parent sample: its line in the results file only (see `request::record`).
         if let Some(top) = self.recorded_as() {
