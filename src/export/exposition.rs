@@ -48,8 +48,9 @@ mod tests {
         };
         let page = render(Some(&snap), &Ident { run_id: "r".into(), plan: "p".into(), tag: Some("t".into()) });
         assert!(page.contains(
-            "stampede_requests_total{run_id=\"r\",plan=\"p\",tag=\"t\",label=\"say \\\"hi\\\"\\\\\\nnow\"} 2\n"
+            "stampede_requests_total{run_id=\"r\",plan=\"p\",tag=\"t\",scope=\"label\",label=\"say \\\"hi\\\"\\\\\\nnow\"} 2\n"
         ));
+        assert!(page.contains("stampede_requests_total{run_id=\"r\",plan=\"p\",tag=\"t\",scope=\"total\"} 0\n"));
         assert!(page.contains("# TYPE stampede_latency_seconds histogram\n"));
         assert!(page.contains("le=\"+Inf\"} 2\n"));
     }

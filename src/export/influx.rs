@@ -19,12 +19,14 @@ pub fn lines(snap: &Snapshot, ident: &Ident) -> String {
         t
     };
     let ts = snap.time_ms;
-    for l in &snap.labels {
+    // The Total is its own point (`scope=total`, no `label`), so that summing the label points
+    // is never needed to get the run's count (it would count groups and redirects twice).
+    for (row, l) in snap.rows() {
         let (i, t) = (&l.interval, &l.totals);
         let _ = write!(
             out,
             "stampede{} requests={}i,errors={}i,received_bytes={}i,sent_bytes={}i,requests_total={}i,errors_total={}i,received_bytes_total={}i,sent_bytes_total={}i",
-            tags(&[("label", &l.label)]),
+            tags(&row),
             i.requests,
             i.errors,
             i.received_bytes,
@@ -45,7 +47,7 @@ pub fn lines(snap: &Snapshot, ident: &Ident) -> String {
             let _ = writeln!(
                 out,
                 "stampede_errors{} errors={now}i,errors_total={total}i {ts}",
-                tags(&[("label", &l.label), ("kind", kind)])
+                tags(&row.iter().copied().chain([("kind", kind.as_str())]).collect::<Vec<_>>())
             );
         }
     }
@@ -137,17 +139,20 @@ mod tests {
         let ident = Ident { run_id: "r 1".into(), plan: "p".into(), tag: Some(String::new()) };
         let text = lines(&snap, &ident);
         let l: Vec<&str> = text.lines().collect();
+        // The Total first, a point of its own without a label.
+        assert!(l[0].starts_with("stampede,run_id=r\\ 1,plan=p,scope=total requests=0i,"), "{}", l[0]);
+        let l = &l[1..];
         assert_eq!(
             l[0],
-            "stampede,run_id=r\\ 1,plan=p,label=log\\ in\\,\\ then\\=look requests=4i,errors=1i,received_bytes=0i,sent_bytes=0i,\
+            "stampede,run_id=r\\ 1,plan=p,scope=label,label=log\\ in\\,\\ then\\=look requests=4i,errors=1i,received_bytes=0i,sent_bytes=0i,\
              requests_total=10i,errors_total=2i,received_bytes_total=0i,sent_bytes_total=0i,\
              avg_ms=1.5,p50_ms=1.0,p90_ms=2.0,p95_ms=2.0,p99_ms=3.0,max_ms=3.0 1700000000000"
         );
         assert_eq!(
             l[1],
-            "stampede_errors,run_id=r\\ 1,plan=p,label=log\\ in\\,\\ then\\=look,kind=http_500 errors=1i,errors_total=2i 1700000000000"
+            "stampede_errors,run_id=r\\ 1,plan=p,scope=label,label=log\\ in\\,\\ then\\=look,kind=http_500 errors=1i,errors_total=2i 1700000000000"
         );
-        assert!(l[2].starts_with("stampede,run_id=r\\ 1,plan=p,label=idle requests=0i,"));
+        assert!(l[2].starts_with("stampede,run_id=r\\ 1,plan=p,scope=label,label=idle requests=0i,"));
         assert!(!l[2].contains("avg_ms"));
         assert_eq!(l[3], "stampede_users,run_id=r\\ 1,plan=p,scenario=read active=7i 1700000000000");
         assert_eq!(l.len(), 4);

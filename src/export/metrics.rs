@@ -1,7 +1,7 @@
 //! What every sink sends: the run's cumulative numbers per label as of one interval, and that
 //! interval's own figures, in a [`Snapshot`] small enough to copy into a queue each second.
 
-use crate::record::{ErrorCounts, Histogram, Interval};
+use crate::record::{ErrorCounts, Histogram, Interval, LabelStats};
 
 /// The `le` bounds of `stampede_latency_seconds`, in µs (1 ms to 60 s; `+Inf` is the count).
 pub const LE_US: [u64; 15] = [
@@ -92,8 +92,31 @@ pub struct Snapshot {
     pub last: bool,
     /// Every label that has had a sample so far, in label order.
     pub labels: Vec<LabelPoint>,
+    /// The run's Total row (its `label` is empty): what is "in the Total" only, so a group's
+    /// requests and a redirect chain count once. Summing `labels` would count them twice.
+    pub total: LabelPoint,
     /// Users busy at the interval's end, per scenario name.
     pub active_users: Vec<(String, u64)>,
+}
+
+/// The scope of a series: `total` (the run's Total row, no `label`) or `label` (one label). A
+/// dimension of its own, so a plan label named "Total" cannot be mistaken for the Total.
+pub const SCOPE: &str = "scope";
+
+impl Snapshot {
+    /// The Total first, then each label: the extra labels (tags) that name it, and its numbers.
+    /// An empty label name is left out, as remote write and InfluxDB drop empty values anyway.
+    pub fn rows(&self) -> Vec<(Vec<(&'static str, &str)>, &LabelPoint)> {
+        std::iter::once((vec![(SCOPE, "total")], &self.total))
+            .chain(self.labels.iter().map(|l| {
+                let mut tags = vec![(SCOPE, "label")];
+                if !l.label.is_empty() {
+                    tags.push(("label", l.label.as_str()));
+                }
+                (tags, l)
+            }))
+            .collect()
+    }
 }
 
 /// The cumulative state a sink's output keeps on the run's task, so that an interval dropped
@@ -106,13 +129,26 @@ pub struct Metrics {
     scenarios: Vec<String>,
     checks: Vec<String>,
     labels: Vec<Option<(Totals, ErrorCounts)>>,
+    total: (Totals, ErrorCounts),
+    /// Whether each interval's own figures (percentiles per label) are wanted: only InfluxDB
+    /// stores points; the cumulative sinks would compute them for nothing every second.
+    figures: bool,
     start_ms: i64,
     last_ms: i64,
 }
 
 impl Metrics {
-    pub fn new(names: Vec<String>, scenarios: Vec<String>, checks: Vec<String>) -> Metrics {
-        Metrics { names, scenarios, checks, labels: Vec::new(), start_ms: now_ms(), last_ms: 0 }
+    pub fn new(names: Vec<String>, scenarios: Vec<String>, checks: Vec<String>, figures: bool) -> Metrics {
+        Metrics {
+            names,
+            scenarios,
+            checks,
+            labels: Vec::new(),
+            total: Default::default(),
+            figures,
+            start_ms: now_ms(),
+            last_ms: 0,
+        }
     }
 
     /// Adds the interval and returns the snapshot to send.
@@ -131,31 +167,14 @@ impl Metrics {
                 continue;
             }
             let (t, kinds) = self.labels[i].get_or_insert_with(Default::default);
-            t.requests += s.samples;
-            t.errors += s.errors;
-            t.received_bytes += s.bytes_received;
-            t.sent_bytes += s.bytes_sent;
-            t.sum_us += s.sum_elapsed_us;
-            add_buckets(&mut t.le, &s.histogram);
-            kinds.merge(&s.errors_by_kind);
-            t.errors_by_kind = kind_names(kinds, &self.checks);
-            let ms = |us: u64| us as f64 / 1e3;
-            figures[i] = Some(Figures {
-                requests: s.samples,
-                errors: s.errors,
-                received_bytes: s.bytes_received,
-                sent_bytes: s.bytes_sent,
-                latency_ms: Some([
-                    s.sum_elapsed_us as f64 / s.samples as f64 / 1e3,
-                    ms(s.quantile_us(0.5)),
-                    ms(s.quantile_us(0.9)),
-                    ms(s.quantile_us(0.95)),
-                    ms(s.quantile_us(0.99)),
-                    ms(s.max_us),
-                ]),
-                errors_by_kind: kind_names(&s.errors_by_kind, &self.checks),
-            });
+            figures[i] = Some(add(t, kinds, s, &self.checks, self.figures));
         }
+        let total = if iv.total.samples == 0 {
+            Figures::default()
+        } else {
+            let (t, kinds) = &mut self.total;
+            add(t, kinds, &iv.total, &self.checks, self.figures)
+        };
         let labels = self
             .labels
             .iter()
@@ -184,8 +203,40 @@ impl Metrics {
             index: iv.index,
             last: iv.last,
             labels,
+            total: LabelPoint { label: String::new(), totals: self.total.0.clone(), interval: total },
             active_users,
         }
+    }
+}
+
+/// Adds one interval's stats of a label to its totals; its own figures, percentiles only when
+/// `quantiles` (they cost a walk of the histogram each).
+fn add(t: &mut Totals, kinds: &mut ErrorCounts, s: &LabelStats, checks: &[String], quantiles: bool) -> Figures {
+    t.requests += s.samples;
+    t.errors += s.errors;
+    t.received_bytes += s.bytes_received;
+    t.sent_bytes += s.bytes_sent;
+    t.sum_us += s.sum_elapsed_us;
+    add_buckets(&mut t.le, &s.histogram);
+    kinds.merge(&s.errors_by_kind);
+    t.errors_by_kind = kind_names(kinds, checks);
+    let ms = |us: u64| us as f64 / 1e3;
+    Figures {
+        requests: s.samples,
+        errors: s.errors,
+        received_bytes: s.bytes_received,
+        sent_bytes: s.bytes_sent,
+        latency_ms: quantiles.then(|| {
+            [
+                s.sum_elapsed_us as f64 / s.samples as f64 / 1e3,
+                ms(s.quantile_us(0.5)),
+                ms(s.quantile_us(0.9)),
+                ms(s.quantile_us(0.95)),
+                ms(s.quantile_us(0.99)),
+                ms(s.max_us),
+            ]
+        }),
+        errors_by_kind: if quantiles { kind_names(&s.errors_by_kind, checks) } else { Vec::new() },
     }
 }
 
@@ -263,50 +314,47 @@ pub const FAMILIES: &[Family] = &[
 /// Every series of `snap`, family by family (as [`FAMILIES`]), each family's series label by
 /// label.
 pub fn series(snap: &Snapshot, ident: &Ident) -> Vec<(usize, Series)> {
-    let base: Vec<(&'static str, String)> = ident.pairs().into_iter().map(|(k, v)| (k, v.to_string())).collect();
-    let with = |extra: &[(&'static str, String)]| -> Vec<(&'static str, String)> {
-        base.iter().cloned().chain(extra.iter().cloned()).collect()
+    // An empty value is the same as no label to Prometheus; remote write would send it anyway.
+    let base: Vec<(&'static str, String)> =
+        ident.pairs().into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k, v.to_string())).collect();
+    let rows: Vec<(Vec<(&'static str, String)>, &Totals)> = snap
+        .rows()
+        .into_iter()
+        .map(|(tags, l)| {
+            (base.iter().cloned().chain(tags.into_iter().map(|(k, v)| (k, v.to_string()))).collect(), &l.totals)
+        })
+        .collect();
+    let with = |row: &[(&'static str, String)], extra: &[(&'static str, String)]| -> Vec<(&'static str, String)> {
+        row.iter().cloned().chain(extra.iter().cloned()).collect()
     };
     let mut out = Vec::new();
-    let mut counter = |family: usize, name: &'static str, f: &dyn Fn(&Totals) -> u64| {
-        for l in &snap.labels {
-            out.push((
-                family,
-                Series { name, labels: with(&[("label", l.label.clone())]), value: f(&l.totals) as f64 },
-            ));
+    let counter = |out: &mut Vec<(usize, Series)>, family: usize, name: &'static str, f: &dyn Fn(&Totals) -> u64| {
+        for (row, t) in &rows {
+            out.push((family, Series { name, labels: row.clone(), value: f(t) as f64 }));
         }
     };
-    counter(0, "stampede_requests_total", &|t| t.requests);
-    for l in &snap.labels {
-        for (kind, n) in &l.totals.errors_by_kind {
+    counter(&mut out, 0, "stampede_requests_total", &|t| t.requests);
+    for (row, t) in &rows {
+        for (kind, n) in &t.errors_by_kind {
             out.push((
                 1,
                 Series {
                     name: "stampede_errors_total",
-                    labels: with(&[("label", l.label.clone()), ("kind", kind.clone())]),
+                    labels: with(row, &[("kind", kind.clone())]),
                     value: *n as f64,
                 },
             ));
         }
     }
-    let mut counter = |family: usize, name: &'static str, f: &dyn Fn(&Totals) -> u64| {
-        for l in &snap.labels {
-            out.push((
-                family,
-                Series { name, labels: with(&[("label", l.label.clone())]), value: f(&l.totals) as f64 },
-            ));
-        }
-    };
-    counter(2, "stampede_received_bytes_total", &|t| t.received_bytes);
-    counter(3, "stampede_sent_bytes_total", &|t| t.sent_bytes);
-    for l in &snap.labels {
-        let t = &l.totals;
+    counter(&mut out, 2, "stampede_received_bytes_total", &|t| t.received_bytes);
+    counter(&mut out, 3, "stampede_sent_bytes_total", &|t| t.sent_bytes);
+    for (row, t) in &rows {
         for (bound, n) in LE_US.iter().zip(t.le) {
             out.push((
                 4,
                 Series {
                     name: "stampede_latency_seconds_bucket",
-                    labels: with(&[("label", l.label.clone()), ("le", le_text(*bound))]),
+                    labels: with(row, &[("le", le_text(*bound))]),
                     value: n as f64,
                 },
             ));
@@ -315,21 +363,24 @@ pub fn series(snap: &Snapshot, ident: &Ident) -> Vec<(usize, Series)> {
             4,
             Series {
                 name: "stampede_latency_seconds_bucket",
-                labels: with(&[("label", l.label.clone()), ("le", "+Inf".into())]),
+                labels: with(row, &[("le", "+Inf".into())]),
                 value: t.requests as f64,
             },
         ));
-        let label = with(&[("label", l.label.clone())]);
         out.push((
             4,
-            Series { name: "stampede_latency_seconds_sum", labels: label.clone(), value: t.sum_us as f64 / 1e6 },
+            Series { name: "stampede_latency_seconds_sum", labels: row.clone(), value: t.sum_us as f64 / 1e6 },
         ));
-        out.push((4, Series { name: "stampede_latency_seconds_count", labels: label, value: t.requests as f64 }));
+        out.push((4, Series { name: "stampede_latency_seconds_count", labels: row.clone(), value: t.requests as f64 }));
     }
     for (scenario, n) in &snap.active_users {
         out.push((
             5,
-            Series { name: "stampede_active_users", labels: with(&[("scenario", scenario.clone())]), value: *n as f64 },
+            Series {
+                name: "stampede_active_users",
+                labels: with(&base, &[("scenario", scenario.clone())]),
+                value: *n as f64,
+            },
         ));
     }
     out

@@ -302,6 +302,7 @@ impl Common {
             start.meta.labels.clone(),
             start.plan.scenarios.iter().map(|s| s.name.clone()).collect(),
             start.plan.checks.clone(),
+            self.kind == Kind::Influxdb,
         ));
     }
 

@@ -49,20 +49,22 @@ pub fn request(snap: &Snapshot, ident: &Ident) -> ExportMetricsServiceRequest {
         })),
         ..Default::default()
     };
+    // The Total first (`scope=total`), then each label (`scope=label`): see `Snapshot::rows`.
+    let rows = snap.rows();
     let per_label = |f: &dyn Fn(&super::metrics::Totals) -> u64| -> Vec<NumberDataPoint> {
-        snap.labels.iter().map(|l| point(attrs(&[("label", &l.label)]), f(&l.totals))).collect()
+        rows.iter().map(|(row, l)| point(attrs(row), f(&l.totals))).collect()
     };
-    let errors: Vec<NumberDataPoint> = snap
-        .labels
+    let errors: Vec<NumberDataPoint> =
+        rows.iter()
+            .flat_map(|(row, l)| {
+                l.totals.errors_by_kind.iter().map(|(k, n)| {
+                    point(attrs(&row.iter().copied().chain([("kind", k.as_str())]).collect::<Vec<_>>()), *n)
+                })
+            })
+            .collect();
+    let histogram: Vec<HistogramDataPoint> = rows
         .iter()
-        .flat_map(|l| {
-            l.totals.errors_by_kind.iter().map(|(k, n)| point(attrs(&[("label", &l.label), ("kind", k)]), *n))
-        })
-        .collect();
-    let histogram: Vec<HistogramDataPoint> = snap
-        .labels
-        .iter()
-        .map(|l| {
+        .map(|(row, l)| {
             let t = &l.totals;
             // OTLP counts per bucket, the last past the highest bound; ours are cumulative.
             let mut counts = Vec::with_capacity(LE_US.len() + 1);
@@ -73,7 +75,7 @@ pub fn request(snap: &Snapshot, ident: &Ident) -> ExportMetricsServiceRequest {
             }
             counts.push(t.requests - below);
             HistogramDataPoint {
-                attributes: attrs(&[("label", &l.label)]),
+                attributes: attrs(row),
                 start_time_unix_nano: start,
                 time_unix_nano: time,
                 count: t.requests,
@@ -172,6 +174,7 @@ mod tests {
                 totals: Totals { requests: 6, sum_us: 1_500_000, le, ..Default::default() },
                 interval: Default::default(),
             }],
+            total: LabelPoint { totals: Totals { requests: 6, ..Default::default() }, ..Default::default() },
             active_users: vec![("read".into(), 3)],
             ..Default::default()
         };
@@ -194,11 +197,15 @@ mod tests {
         let Some(metric::Data::Sum(s)) = &metrics[0].data else { panic!("requests is not a sum") };
         assert!(s.is_monotonic);
         assert_eq!(s.aggregation_temporality, AggregationTemporality::Cumulative as i32);
+        // The Total first (`scope=total`, no label), then the label.
+        let keys = |p: &NumberDataPoint| p.attributes.iter().map(|a| a.key.clone()).collect::<Vec<_>>();
+        assert_eq!(keys(&s.data_points[0]), ["run_id", "plan", "scope"]);
+        assert_eq!(keys(&s.data_points[1]), ["run_id", "plan", "scope", "label"]);
         assert_eq!(s.data_points[0].value, Some(number_data_point::Value::AsInt(6)));
         assert_eq!(s.data_points[0].start_time_unix_nano, 1_000_000_000);
         assert_eq!(s.data_points[0].time_unix_nano, 4_000_000_000);
         let Some(metric::Data::Histogram(h)) = &metrics[3].data else { panic!("latency is not a histogram") };
-        let p = &h.data_points[0];
+        let p = &h.data_points[1];
         assert_eq!(p.count, 6);
         assert_eq!(p.sum, Some(1.5));
         assert_eq!(p.bucket_counts.len(), LE_US.len() + 1);

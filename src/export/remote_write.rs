@@ -84,25 +84,34 @@ mod tests {
                 },
                 interval: Default::default(),
             }],
+            // The Total counts a group once; its label and its requests' labels each count it.
+            total: LabelPoint { totals: Totals { requests: 4, ..Default::default() }, ..Default::default() },
             active_users: vec![("read".into(), 3)],
             ..Default::default()
         };
-        let ident = Ident { run_id: "r1".into(), plan: "p".into(), tag: None };
+        // An empty tag is no label at all.
+        let ident = Ident { run_id: "r1".into(), plan: "p".into(), tag: Some(String::new()) };
         let raw = snap::raw::Decoder::new().decompress_vec(&body(&snap, &ident).unwrap()).unwrap();
         let req: WriteRequest = prost::Message::decode(raw.as_slice()).unwrap();
-        let find = |name: &str| {
+        let has = |t: &TimeSeries, name: &str, value: &str| t.labels.iter().any(|l| l.name == name && l.value == value);
+        let find_in = |name: &str, scope: &str| {
             req.timeseries
                 .iter()
-                .find(|t| t.labels.iter().any(|l| l.name == "__name__" && l.value == name))
+                .find(|t| has(t, "__name__", name) && (scope.is_empty() || has(t, "scope", scope)))
                 .unwrap_or_else(|| panic!("no {name}"))
         };
+        let find = |name: &str| find_in(name, "label");
+        let total = find_in("stampede_requests_total", "total");
+        let names: Vec<&str> = total.labels.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["__name__", "plan", "run_id", "scope"]);
+        assert_eq!(total.samples[0].value, 4.0);
         let requests = find("stampede_requests_total");
         let names: Vec<&str> = requests.labels.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["__name__", "label", "plan", "run_id"]);
+        assert_eq!(names, ["__name__", "label", "plan", "run_id", "scope"]);
         assert_eq!(requests.samples, [Sample { value: 5.0, timestamp: 1_700_000_000_123 }]);
         let errors = find("stampede_errors_total");
         assert!(errors.labels.contains(&Label { name: "kind".into(), value: "http_503".into() }));
-        assert_eq!(find("stampede_active_users").samples[0].value, 3.0);
+        assert_eq!(find_in("stampede_active_users", "").samples[0].value, 3.0);
         assert_eq!(find("stampede_latency_seconds_count").samples[0].value, 5.0);
     }
 }

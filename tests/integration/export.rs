@@ -8,7 +8,7 @@
 //! Prometheus and InfluxDB are Debian's packages (`.ci/run` installs them). Without them the
 //! tests that need them skip with a loud message, unless `CI` is set: then they fail.
 
-use crate::util::server::{Route, TestServer};
+use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -188,9 +188,9 @@ fn prometheus_remote_write_totals_equal_the_samples_and_the_witness() {
         v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
     };
     let wanted = [
-        (format!("sum(stampede_requests_total{{tag=\"{tag}\"}})"), samples),
-        (format!("sum(stampede_latency_seconds_count{{tag=\"{tag}\"}})"), samples),
-        (format!("sum(stampede_latency_seconds_bucket{{tag=\"{tag}\",le=\"+Inf\"}})"), samples),
+        (format!("sum(stampede_requests_total{{tag=\"{tag}\",scope=\"total\"}})"), samples),
+        (format!("sum(stampede_latency_seconds_count{{tag=\"{tag}\",scope=\"total\"}})"), samples),
+        (format!("sum(stampede_latency_seconds_bucket{{tag=\"{tag}\",scope=\"total\",le=\"+Inf\"}})"), samples),
         (format!("stampede_requests_total{{tag=\"{tag}\",label=\"Home page\"}}"), server.requests_to("/a")),
         (format!("stampede_requests_total{{tag=\"{tag}\",label=\"search,q=x\"}}"), server.requests_to("/b")),
         (
@@ -291,7 +291,8 @@ fn influxdb_totals_equal_the_samples_and_the_witness() {
     };
     let first = |v: &Value| v["results"][0]["series"][0]["values"][0][1].as_f64();
     // Every interval's point summed, and the last cumulative total per label, both exact.
-    let sum = query(&format!("SELECT sum(\"requests\") FROM \"stampede\" WHERE \"tag\" = '{tag}'"));
+    let sum =
+        query(&format!("SELECT sum(\"requests\") FROM \"stampede\" WHERE \"tag\" = '{tag}' AND \"scope\" = 'total'"));
     assert_eq!(first(&sum), Some(samples as f64), "{sum:#}");
     for (name, path) in [("Home page", "/a"), ("search,q=x", "/b")] {
         let q = format!(
@@ -398,7 +399,7 @@ fn influxdb_2_gets_its_token_in_a_header_and_exact_line_protocol() {
     assert_eq!(samples, server.requests());
     let got = witness.got.lock().unwrap().clone();
     assert!(!got.is_empty());
-    let mut summed = 0;
+    let (mut summed, mut total_summed) = (0, 0);
     let mut last_total = std::collections::HashMap::new();
     for (head, body) in &got {
         let request_line = head.lines().next().unwrap_or("");
@@ -408,6 +409,10 @@ fn influxdb_2_gets_its_token_in_a_header_and_exact_line_protocol() {
         }
         assert!(head.lines().any(|l| l == "Authorization: Token sekrit-token-42"), "{head}");
         for line in String::from_utf8_lossy(body).lines().filter(|l| l.starts_with("stampede,")) {
+            if line.contains(",scope=total ") {
+                total_summed += int_field(line, "requests").unwrap_or_else(|| panic!("no requests in {line}"));
+                continue;
+            }
             summed += int_field(line, "requests").unwrap_or_else(|| panic!("no requests in {line}"));
             let label = if line.contains("label=Home\\ page") { "/a" } else { "/b" };
             assert!(line.contains("label=Home\\ page ") || line.contains("label=search\\,q\\=x "), "{line}");
@@ -415,6 +420,7 @@ fn influxdb_2_gets_its_token_in_a_header_and_exact_line_protocol() {
         }
     }
     assert_eq!(summed, samples);
+    assert_eq!(total_summed, samples);
     assert_eq!(last_total["/a"], server.requests_to("/a"));
     assert_eq!(last_total["/b"], server.requests_to("/b"));
     // The token is sent, never kept or shown.
@@ -425,11 +431,11 @@ fn influxdb_2_gets_its_token_in_a_header_and_exact_line_protocol() {
     assert!(!out.stderr_str().contains("sekrit") && !out.stdout_str().contains("sekrit"));
 }
 
-/// The value of every `name{...}` line of an exposition page, summed.
+/// The value of every `name{...}` line of an exposition page that is the Total's, summed.
 fn exposition_sum(page: &str, name: &str) -> Option<f64> {
     let values: Vec<f64> = page
         .lines()
-        .filter(|l| l.starts_with(&format!("{name}{{")))
+        .filter(|l| l.starts_with(&format!("{name}{{")) && l.contains("scope=\"total\""))
         .filter_map(|l| l.rsplit(' ').next()?.parse().ok())
         .collect();
     (!values.is_empty()).then(|| values.iter().sum())
@@ -537,7 +543,9 @@ fn bad_export_values_are_refused_naming_the_flag_and_hiding_secrets() {
 #[test]
 fn otlp_gets_cumulative_sums_and_histograms_equal_to_the_samples() {
     use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-    use opentelemetry_proto::tonic::metrics::v1::{metric::Data, number_data_point::Value as Point};
+    use opentelemetry_proto::tonic::metrics::v1::{
+        metric::Data, number_data_point::Value as Point, HistogramDataPoint,
+    };
     let witness = Witness::start();
     let server = two_routes();
     let run = TempRun::new("export-otlp");
@@ -583,8 +591,11 @@ fn otlp_gets_cumulative_sums_and_histograms_equal_to_the_samples() {
             assert_eq!(p.bucket_counts.iter().sum::<u64>(), p.count);
             assert_eq!(p.bucket_counts.len(), p.explicit_bounds.len() + 1);
         }
-        let counted: u64 = h.data_points.iter().map(|p| p.count).sum();
+        let is_total = |p: &&HistogramDataPoint| !p.attributes.iter().any(|a| a.key == "label");
+        let counted: u64 = h.data_points.iter().filter(|p| !is_total(p)).map(|p| p.count).sum();
         assert_eq!(counted, sum);
+        let total: Vec<u64> = h.data_points.iter().filter(is_total).map(|p| p.count).collect();
+        assert_eq!(total, [sum], "the Total's histogram counts what the labels do (no group here)");
     }
     // The last push has the run's totals.
     assert_eq!(previous, samples);
@@ -599,4 +610,100 @@ fn otlp_gets_cumulative_sums_and_histograms_equal_to_the_samples() {
         })
         .and_then(|p| p.value);
     assert_eq!(home, Some(Point::AsInt(server.requests_to("/a") as i64)), "{head}");
+}
+
+/// A real Prometheus with its remote-write receiver on a free loopback port, ready.
+fn start_prometheus(run: &TempRun) -> Option<(Server, u16)> {
+    let prometheus = program("prometheus", "prometheus")?;
+    let config = run.write("prometheus.yml", "global:\n  scrape_interval: 1h\nscrape_configs: []\n");
+    let port = free_port();
+    let mut prom = Server::start(
+        &prometheus,
+        &[
+            format!("--config.file={}", config.display()),
+            format!("--storage.tsdb.path={}", run.root().join("tsdb").display()),
+            format!("--web.listen-address=127.0.0.1:{port}"),
+            "--web.enable-remote-write-receiver".into(),
+        ],
+        run.root().join("prometheus.log"),
+    );
+    prom.wait_ready(port, "/-/ready", 200);
+    Some((prom, port))
+}
+
+/// The first value of an instant query, waiting (at most 20 s) until it is `want`.
+fn query_until(port: u16, q: &str, want: f64) -> Option<f64> {
+    let query = || -> Option<f64> {
+        let (_, body) = http(port, "GET", &format!("/api/v1/query?query={}", encode(q)), b"").ok()?;
+        let v: Value = serde_json::from_str(&body).ok()?;
+        v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
+    };
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut got = query();
+    while got != Some(want) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(250));
+        got = query();
+    }
+    got
+}
+
+#[test]
+fn the_total_series_counts_groups_and_redirects_once() {
+    let run = TempRun::new("export-total");
+    let Some((_prom, port)) = start_prometheus(&run) else { return };
+    let server = TestServer::builder()
+        .route("/a", Route::ok())
+        .route("/start", Route::handler(|_| Reply::status(302).header("Location", "/final")))
+        .route("/final", Route::ok())
+        .start();
+    // A group of two requests, the second a followed redirect: per iteration the server sees 3
+    // exchanges, while the labels hold 6 samples (Checkout, Home, Go, Go-0, Go-1... ).
+    let plan = format!(
+        r#"
+name: export-total
+defaults: {{base_url: "http://{addr}"}}
+scenarios:
+  - name: buy
+    workload: {{users: 2, duration: 2s}}
+    flow:
+      - group:
+          name: Checkout
+          flow:
+            - request: {{label: Home, url: /a}}
+            - request: {{label: Go, url: /start}}
+"#,
+        addr = server.addr()
+    );
+    let tag = unique_tag("total");
+    let plan_file = run.write("plan.yaml", plan);
+    Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--export", &format!("prometheus-rw=http://127.0.0.1:{port}/api/v1/write"), "--export-tag", &tag])
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(export_report(&run, "prometheus-rw")["final_delivered"], true);
+    let samples = uint(&run.total(), "samples");
+    assert!(samples > 0);
+    assert_eq!(samples, server.requests());
+    assert_eq!(server.requests_to("/start"), server.requests_to("/final"));
+    let total = query_until(port, &format!("stampede_requests_total{{tag=\"{tag}\",scope=\"total\"}}"), samples as f64);
+    assert_eq!(total, Some(samples as f64));
+    let count =
+        query_until(port, &format!("stampede_latency_seconds_count{{tag=\"{tag}\",scope=\"total\"}}"), samples as f64);
+    assert_eq!(count, Some(samples as f64));
+    // The labels hold the group and the chain beside their exchanges: their sum is more.
+    let labels = run.summary()["labels"].as_array().map(|a| a.iter().map(|l| uint(l, "samples")).sum::<u64>());
+    let by_label = labels.unwrap_or_default() as f64;
+    assert!(by_label > samples as f64, "{by_label} vs {samples}");
+    let sum = query_until(port, &format!("sum(stampede_requests_total{{tag=\"{tag}\",scope=\"label\"}})"), by_label);
+    assert_eq!(sum, Some(by_label));
+    let group = query_until(
+        port,
+        &format!("stampede_requests_total{{tag=\"{tag}\",scope=\"label\",label=\"Checkout\"}}"),
+        uint(&label(&run.summary(), "Checkout"), "samples") as f64,
+    );
+    assert!(group.is_some_and(|g| g > 0.0));
 }
