@@ -505,7 +505,7 @@ impl Exports {
 /// Says what each export did; an export that missed something is a warning, never a failure
 /// of the run, and its report is kept in the run directory (`export.json`).
 fn report_exports(reports: &export::Reports, dir: &std::path::Path, quiet: bool) {
-    let reports = reports.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let reports = reports.list();
     if reports.is_empty() {
         return;
     }
@@ -623,13 +623,21 @@ pub(super) async fn run_plan(
         tag: exports.tag.clone(),
     };
     let sinks = export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?;
-    // The sinks last: their wait for a slow target at the end comes after the run directory's
-    // summary is written.
+    // The sinks last: they only close their queues at the end; the wait for a slow target is
+    // `settle` below, after the run directory's summary is written.
     let mut run = run.output(run_dir).output(Progress::new(quiet)).output(jtl);
     if !watch.is_empty() {
         run = run.output(crate::watch::WatchOutput::new(watch.to_vec(), &out));
     }
-    let result = run.outputs(sinks).execute(shutdown, abort).await;
+    let result = run.outputs(sinks).execute(shutdown.clone(), abort.clone()).await;
+    // The sinks' last sends, all at once under one deadline, on a blocking thread (the wait is
+    // seconds long). Ctrl-C cuts it short: the first one if the run ended by itself, the
+    // second if the first already stopped the run (the signal task is still listening).
+    if !exports.specs.is_empty() {
+        let cut = if shutdown.is_cancelled() { abort.clone() } else { shutdown.clone() };
+        let settling = reports.clone();
+        let _ = tokio::task::spawn_blocking(move || settling.settle(&|| cut.is_cancelled())).await;
+    }
     signals.abort();
     let RunResult { summary, outcome, failures, meta, aborted_by } = result?;
     report_exports(&reports, &out, quiet);

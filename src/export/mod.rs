@@ -15,7 +15,8 @@
 //!
 //! A sink never slows the load: `interval` only copies numbers into a queue that drops its
 //! oldest snapshot when full, pushes happen on the sink's thread under [`PUSH_TIMEOUT`], and
-//! `finish` waits at most [`GRACE`] for what is still queued.
+//! `finish` only closes the queue: [`Reports::settle`] then waits at most [`GRACE`] in all, for
+//! every sink at once, and a second Ctrl-C ends that wait.
 
 pub mod exposition;
 mod http;
@@ -36,7 +37,8 @@ use std::time::Duration;
 
 /// How long one push may take, connect to answer.
 pub const PUSH_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long `finish` waits for a sink to send what is queued (or to be scraped once more).
+/// How long [`Reports::settle`] waits, for all the sinks together, for what is queued to be sent
+/// (or the final page to be scraped once more).
 pub const GRACE: Duration = Duration::from_secs(3);
 /// Snapshots a push sink holds while its target is slow; past this the oldest is dropped.
 pub const QUEUE: usize = 64;
@@ -200,10 +202,17 @@ pub struct Report {
     pub delivered: u64,
     /// Dropped while the queue was full: the sink was slower than the run.
     pub dropped: u64,
+    /// Cumulative sinks: older snapshots still queued when the run ended, skipped for the newest
+    /// (which carries their totals; the target would refuse them after it as out of order).
+    pub superseded: u64,
     /// Pushes that failed (refused, timed out, an error status).
     pub failed: u64,
     /// Still queued when the grace after the run ran out.
     pub unsent: u64,
+    /// The intervals (by index, from 0, inclusive ranges) that did not reach the target:
+    /// dropped, superseded, failed or not sent. For InfluxDB, which stores each interval's
+    /// point, these are the missing points.
+    pub missed: Vec<(u64, u64)>,
     /// The last failure, in words (no credentials).
     pub last_error: Option<String>,
     /// Whether the run's final numbers reached the target.
@@ -213,7 +222,7 @@ pub struct Report {
 impl Report {
     /// Whether the target has everything: the final numbers and no gap.
     pub fn complete(&self) -> bool {
-        self.final_delivered && self.dropped == 0 && self.failed == 0 && self.unsent == 0
+        self.final_delivered && self.dropped == 0 && self.superseded == 0 && self.failed == 0 && self.unsent == 0
     }
 }
 
@@ -231,11 +240,19 @@ impl std::fmt::Display for Report {
         if self.dropped > 0 {
             write!(f, ", {} dropped (queue full: the sink is slower than the run)", self.dropped)?;
         }
+        if self.superseded > 0 {
+            write!(f, ", {} skipped at the end for the newest totals", self.superseded)?;
+        }
         if self.failed > 0 {
             write!(f, ", {} failed", self.failed)?;
         }
         if self.unsent > 0 {
             write!(f, ", {} not sent within {} after the run", self.unsent, humantime::format_duration(GRACE))?;
+        }
+        if !self.missed.is_empty() {
+            let ranges: Vec<String> =
+                self.missed.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+            write!(f, "; intervals missing: {}", ranges.join(", "))?;
         }
         if let Some(e) = &self.last_error {
             write!(f, " (last error: {e})")?;
@@ -247,8 +264,175 @@ impl std::fmt::Display for Report {
     }
 }
 
-/// Where the sinks leave their [`Report`]s, in the order they finish.
-pub type Reports = Arc<Mutex<Vec<Report>>>;
+/// Where the sinks leave what they still have to do when the run ends, and then their
+/// [`Report`]s. `finish` only closes a sink's queue and leaves it here; [`Reports::settle`] then
+/// waits for all of them at once, against one deadline, so that the wait after a run is
+/// [`GRACE`] whatever the number of sinks.
+#[derive(Clone, Default)]
+pub struct Reports(Arc<Board>);
+
+#[derive(Default)]
+struct Board {
+    pending: Mutex<Vec<Waiting>>,
+    done: Mutex<Vec<Report>>,
+}
+
+impl Reports {
+    /// Waits at most [`GRACE`] in all for every finished sink to send what it holds (or to be
+    /// scraped once more), or until `cut` says to stop (a second Ctrl-C), then writes their
+    /// reports. Blocks: call it off the async workers (`spawn_blocking`).
+    pub fn settle(&self, cut: &dyn Fn() -> bool) {
+        let mut pending = std::mem::take(&mut *self.0.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if pending.is_empty() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + GRACE;
+        // Polled rather than waited on one condition: the sinks are of two kinds and the cut is a
+        // token of the async side. Bounded by the deadline (at most GRACE / 20 ms rounds).
+        loop {
+            let all = pending.iter_mut().all(|w| w.is_done());
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if all || left.is_zero() || cut() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
+        let reports: Vec<Report> = pending.into_iter().map(Waiting::report).collect();
+        self.0.done.lock().unwrap_or_else(|e| e.into_inner()).extend(reports);
+    }
+
+    /// The reports, in the order of the sinks.
+    pub fn list(&self) -> Vec<Report> {
+        self.0.done.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn wait_for(&self, w: Waiting) {
+        self.0.pending.lock().unwrap_or_else(|e| e.into_inner()).push(w);
+    }
+}
+
+/// A finished sink that may still be sending (or serving its final page).
+enum Waiting {
+    Push {
+        kind: Kind,
+        shown: String,
+        intervals: u64,
+        superseded: u64,
+        counts: Arc<Counts>,
+        /// Hangs up when the thread has sent everything it was given.
+        done: Option<std::sync::mpsc::Receiver<()>>,
+        finished: bool,
+        thread: Option<std::thread::JoinHandle<()>>,
+    },
+    Serve {
+        shown: String,
+        page: Arc<Page>,
+        thread: Option<std::thread::JoinHandle<()>>,
+        /// Hangs up when the serving thread has returned.
+        stopped: Option<std::sync::mpsc::Receiver<()>>,
+    },
+}
+
+/// How long a `/metrics` sink's thread gets to return once told to stop (it may be answering a
+/// client, under [`CONNECTION_DEADLINE`]); past it the thread is left behind, detached.
+const CLOSE: Duration = Duration::from_millis(1_100);
+/// All the time one `/metrics` client gets, request to answer: a slow client holds the page
+/// (answered one client at a time) at most this long.
+const CONNECTION_DEADLINE: Duration = Duration::from_secs(1);
+
+impl Waiting {
+    fn is_done(&mut self) -> bool {
+        match self {
+            Waiting::Push { done, finished, .. } => {
+                if !*finished {
+                    *finished = done
+                        .as_ref()
+                        .is_none_or(|d| matches!(d.try_recv(), Err(std::sync::mpsc::TryRecvError::Disconnected)));
+                }
+                *finished
+            }
+            Waiting::Serve { page, .. } => *page.final_scraped.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+
+    fn report(mut self) -> Report {
+        let done = self.is_done();
+        match self {
+            Waiting::Push { kind, shown, intervals, superseded, counts: c, thread, .. } => {
+                // Past the grace the thread is left to end by itself (within one push's deadline),
+                // sending nothing more.
+                c.stop.store(true, Ordering::Relaxed);
+                if done {
+                    if let Some(t) = thread {
+                        let _ = t.join();
+                    }
+                }
+                let (delivered, dropped, failed) = (
+                    c.delivered.load(Ordering::Relaxed),
+                    c.dropped.load(Ordering::Relaxed),
+                    c.failed.load(Ordering::Relaxed),
+                );
+                let sent = c.sent.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                Report {
+                    kind: kind.name(),
+                    target: shown,
+                    intervals,
+                    delivered,
+                    dropped,
+                    superseded,
+                    failed,
+                    // One push may still be under way past the grace: it is counted as not sent.
+                    unsent: intervals.saturating_sub(delivered + dropped + superseded + failed),
+                    missed: missed(intervals, &sent),
+                    last_error: c.last_error.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+                    final_delivered: c.final_delivered.load(Ordering::Relaxed),
+                }
+            }
+            Waiting::Serve { shown, page, thread, stopped } => {
+                page.stop.store(true, Ordering::Release);
+                // Bounded: a thread still in a client's exchange is detached, not waited for.
+                let returned = stopped.is_none_or(|s| {
+                    matches!(s.recv_timeout(CLOSE), Err(std::sync::mpsc::RecvTimeoutError::Disconnected))
+                });
+                if returned {
+                    if let Some(t) = thread {
+                        let _ = t.join();
+                    }
+                }
+                Report {
+                    kind: Kind::Prometheus.name(),
+                    target: shown,
+                    intervals: 0,
+                    delivered: page.scrapes.load(Ordering::Relaxed),
+                    dropped: 0,
+                    superseded: 0,
+                    failed: 0,
+                    unsent: 0,
+                    missed: Vec::new(),
+                    last_error: None,
+                    final_delivered: done,
+                }
+            }
+        }
+    }
+}
+
+/// The intervals (by index) of `0..intervals` not in `sent` (ranges of delivered indexes, in
+/// order), as inclusive ranges.
+fn missed(intervals: u64, sent: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut next = 0;
+    for &(a, b) in sent {
+        if a > next {
+            out.push((next, a - 1));
+        }
+        next = next.max(b + 1);
+    }
+    if next < intervals {
+        out.push((next, intervals - 1));
+    }
+    out
+}
 
 /// The sinks of `specs`, as outputs. A `prometheus=ADDR` sink uses the listener [`Spec::bind`]
 /// bound, or binds its address now.
@@ -280,7 +464,13 @@ pub fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<B
                         s.bind()?;
                     }
                     let listener = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-                    Box::new(ServeSink { common, listener, page: Arc::new(Page::default()), thread: None })
+                    Box::new(ServeSink {
+                        common,
+                        listener,
+                        page: Arc::new(Page::default()),
+                        thread: None,
+                        stopped: None,
+                    })
                 }
             })
         })
@@ -309,10 +499,6 @@ impl Common {
     fn snapshot(&mut self, iv: &Interval) -> Snapshot {
         self.metrics.get_or_insert_with(Metrics::default).update(iv)
     }
-
-    fn report(&self, r: Report) {
-        self.reports.lock().unwrap_or_else(|e| e.into_inner()).push(r);
-    }
 }
 
 /// A bounded queue that drops its oldest snapshot when full: the newest carries the latest
@@ -340,9 +526,22 @@ impl Queue {
         dropped
     }
 
-    fn close(&self) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+    /// Closes the queue; with `newest_only`, keeps only its newest snapshot and returns how many
+    /// older ones were skipped. A cumulative sink behind a backlog would otherwise send the
+    /// run's final totals last, after the grace has run out.
+    fn close(&self, newest_only: bool) -> u64 {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.closed = true;
+        let mut skipped = 0;
+        if newest_only && s.items.len() > 1 {
+            let newest = s.items.pop_back();
+            skipped = s.items.len() as u64;
+            s.items.clear();
+            s.items.extend(newest);
+        }
+        drop(s);
         self.ready.notify_all();
+        skipped
     }
 
     /// The next snapshot, or `None` once closed and empty.
@@ -368,6 +567,8 @@ struct Counts {
     final_delivered: AtomicBool,
     /// Set when the grace ran out: the thread sends nothing more.
     stop: AtomicBool,
+    /// The indexes of the intervals delivered, as inclusive ranges in order.
+    sent: Mutex<Vec<(u64, u64)>>,
     last_error: Mutex<Option<String>>,
 }
 
@@ -411,6 +612,12 @@ impl PushSink {
                 match result {
                     Ok(()) => {
                         counts.delivered.fetch_add(1, Ordering::Relaxed);
+                        let mut sent = counts.sent.lock().unwrap_or_else(|e| e.into_inner());
+                        match sent.last_mut() {
+                            Some((_, b)) if *b + 1 == snap.index => *b = snap.index,
+                            _ => sent.push((snap.index, snap.index)),
+                        }
+                        drop(sent);
                         if snap.last {
                             counts.final_delivered.store(true, Ordering::Relaxed);
                         }
@@ -449,33 +656,19 @@ impl Output for PushSink {
     }
 
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
-        self.queue.close();
-        // The thread drops its sender when it ends; past the grace it is left to end by itself
-        // (within one push's deadline), sending nothing more.
-        let finished = self
-            .done
-            .take()
-            .is_none_or(|d| matches!(d.recv_timeout(GRACE), Err(std::sync::mpsc::RecvTimeoutError::Disconnected)));
-        self.counts.stop.store(true, Ordering::Relaxed);
-        if finished {
-            if let Some(t) = self.thread.take() {
-                let _ = t.join();
-            }
-        }
-        let c = &self.counts;
-        let (delivered, dropped, failed) =
-            (c.delivered.load(Ordering::Relaxed), c.dropped.load(Ordering::Relaxed), c.failed.load(Ordering::Relaxed));
-        self.common.report(Report {
-            kind: self.common.kind.name(),
-            target: self.common.shown.clone(),
+        // InfluxDB stores each interval's point: every one is worth sending, oldest first. The
+        // others are cumulative: the newest snapshot says everything the older ones did.
+        let superseded = self.queue.close(self.common.kind != Kind::Influxdb);
+        // Not waited for here: `Reports::settle` waits for every sink at once.
+        self.common.reports.wait_for(Waiting::Push {
+            kind: self.common.kind,
+            shown: self.common.shown.clone(),
             intervals: self.intervals,
-            delivered,
-            dropped,
-            failed,
-            // One push may still be under way past the grace: it is counted as not sent.
-            unsent: self.intervals.saturating_sub(delivered + dropped + failed),
-            last_error: c.last_error.lock().unwrap_or_else(|e| e.into_inner()).clone(),
-            final_delivered: c.final_delivered.load(Ordering::Relaxed),
+            superseded,
+            counts: self.counts.clone(),
+            done: self.done.take(),
+            finished: false,
+            thread: self.thread.take(),
         });
         Ok(())
     }
@@ -499,6 +692,7 @@ struct ServeSink {
     listener: Option<std::net::TcpListener>,
     page: Arc<Page>,
     thread: Option<std::thread::JoinHandle<()>>,
+    stopped: Option<std::sync::mpsc::Receiver<()>>,
 }
 
 impl Output for ServeSink {
@@ -510,11 +704,16 @@ impl Output for ServeSink {
         self.common.start(start);
         let Some(listener) = self.listener.take() else { return Ok(()) };
         let (page, ident) = (self.page.clone(), self.common.ident.clone());
+        let (stopped, returned) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("export-prometheus".into())
-            .spawn(move || serve(listener, &page, &ident))
+            .spawn(move || {
+                let _stopped = stopped;
+                serve(listener, &page, &ident)
+            })
             .map_err(|e| format!("export {}: cannot start its thread: {e}", self.common.shown))?;
         self.thread = Some(thread);
+        self.stopped = Some(returned);
         Ok(())
     }
 
@@ -525,33 +724,19 @@ impl Output for ServeSink {
     }
 
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {
-        let scraped = self.page.final_scraped.lock().unwrap_or_else(|e| e.into_inner());
-        let (scraped, _) =
-            self.page.scraped.wait_timeout_while(scraped, GRACE, |s| !*s).unwrap_or_else(|e| e.into_inner());
-        let final_delivered = *scraped;
-        drop(scraped);
-        self.page.stop.store(true, Ordering::Release);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let scrapes = self.page.scrapes.load(Ordering::Relaxed);
-        self.common.report(Report {
-            kind: self.common.kind.name(),
-            target: self.common.shown.clone(),
-            intervals: 0,
-            delivered: scrapes,
-            dropped: 0,
-            failed: 0,
-            unsent: 0,
-            last_error: None,
-            final_delivered,
+        // Served on until its final numbers are scraped or `Reports::settle`'s deadline.
+        self.common.reports.wait_for(Waiting::Serve {
+            shown: self.common.shown.clone(),
+            page: self.page.clone(),
+            thread: self.thread.take(),
+            stopped: self.stopped.take(),
         });
         Ok(())
     }
 }
 
-/// Answers one request at a time until told to stop; a client gets [`PUSH_TIMEOUT`] to send its
-/// request, so none can hold the page for long.
+/// Answers one request at a time until told to stop; a client gets [`CONNECTION_DEADLINE`] for
+/// its whole exchange, so none can hold the page, or the end of the run, for long.
 fn serve(listener: std::net::TcpListener, page: &Page, ident: &Ident) {
     use std::io::{Read, Write};
     while !page.stop.load(Ordering::Acquire) {
@@ -567,16 +752,25 @@ fn serve(listener: std::net::TcpListener, page: &Page, ident: &Ident) {
             }
         };
         let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(PUSH_TIMEOUT));
-        let _ = stream.set_write_timeout(Some(PUSH_TIMEOUT));
+        // One deadline for the whole exchange, not one per read: a client trickling a byte at a
+        // time would otherwise hold the page (and the end of the run) without bound.
+        let deadline = std::time::Instant::now() + CONNECTION_DEADLINE;
+        let left = || deadline.checked_duration_since(std::time::Instant::now()).filter(|d| !d.is_zero());
         let mut head = Vec::new();
         let mut buf = [0u8; 2048];
         while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let Some(left) = left() else { break };
+            let _ = stream.set_read_timeout(Some(left));
             match stream.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => head.extend_from_slice(&buf[..n]),
             }
         }
+        if !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            continue;
+        }
+        // The page is small (a few kB per label): written whole within what is left.
+        let _ = stream.set_write_timeout(Some(left().unwrap_or(Duration::from_millis(1))));
         let line = String::from_utf8_lossy(&head);
         let path = line.split_whitespace().nth(1).unwrap_or("");
         if path == "/metrics" || path.starts_with("/metrics?") {
@@ -644,13 +838,127 @@ mod tests {
     }
 
     #[test]
+    fn a_closing_cumulative_queue_keeps_only_its_newest_snapshot() {
+        let q = Queue::default();
+        for i in 0..5 {
+            q.push(Snapshot { index: i, last: i == 4, ..Default::default() });
+        }
+        assert_eq!(q.close(true), 4);
+        let got: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|s| s.index).collect();
+        assert_eq!(got, [4]);
+    }
+
+    #[test]
+    fn missed_intervals_are_the_gaps_between_what_was_sent() {
+        assert_eq!(missed(0, &[]), []);
+        assert_eq!(missed(3, &[]), [(0, 2)]);
+        assert_eq!(missed(10, &[(0, 2), (5, 5), (7, 9)]), [(3, 4), (6, 6)]);
+        assert_eq!(missed(10, &[(2, 8)]), [(0, 1), (9, 9)]);
+        let r = Report {
+            kind: "influxdb",
+            target: "influxdb=x".into(),
+            intervals: 10,
+            delivered: 6,
+            dropped: 0,
+            superseded: 0,
+            failed: 2,
+            unsent: 2,
+            missed: vec![(3, 4), (8, 9)],
+            last_error: None,
+            final_delivered: false,
+        };
+        assert!(r.to_string().contains("intervals missing: 3-4, 8-9"), "{r}");
+    }
+
+    /// A push sink whose thread never ends (its sender kept), as a target that never answers.
+    fn stuck(keep: &mut Vec<std::sync::mpsc::Sender<()>>) -> Waiting {
+        let (tx, rx) = std::sync::mpsc::channel();
+        keep.push(tx);
+        Waiting::Push {
+            kind: Kind::PrometheusRw,
+            shown: "prometheus-rw=x".into(),
+            intervals: 1,
+            superseded: 0,
+            counts: Arc::default(),
+            done: Some(rx),
+            finished: false,
+            thread: None,
+        }
+    }
+
+    #[test]
+    fn the_grace_is_shared_by_every_sink_and_a_cut_ends_it() {
+        let mut keep = Vec::new();
+        let reports = Reports::default();
+        for _ in 0..4 {
+            reports.wait_for(stuck(&mut keep));
+        }
+        let t = std::time::Instant::now();
+        reports.settle(&|| false);
+        let took = t.elapsed();
+        assert!(took >= GRACE && took < GRACE + Duration::from_millis(900), "{took:?}");
+        assert_eq!(reports.list().len(), 4);
+        assert!(reports.list().iter().all(|r| r.unsent == 1 && !r.final_delivered));
+        // A second Ctrl-C: the wait ends at once.
+        let reports = Reports::default();
+        reports.wait_for(stuck(&mut keep));
+        let t = std::time::Instant::now();
+        reports.settle(&|| true);
+        assert!(t.elapsed() < Duration::from_millis(500), "{:?}", t.elapsed());
+        assert_eq!(reports.list().len(), 1);
+    }
+
+    #[test]
+    fn a_slow_metrics_client_neither_holds_scrapes_nor_the_end_of_the_run() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let page = Arc::new(Page::default());
+        let (stopped, returned) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn({
+            let page = page.clone();
+            move || {
+                let _stopped = stopped;
+                serve(listener, &page, &Ident::default());
+            }
+        });
+        // A client that sends a byte every 100 ms, for longer than the connection's deadline.
+        let trickle = std::thread::spawn(move || {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            for _ in 0..40 {
+                if s.write_all(b"G").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let t = std::time::Instant::now();
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+        let mut page_text = String::new();
+        let _ = s.read_to_string(&mut page_text);
+        assert!(page_text.starts_with("HTTP/1.1 200"), "{page_text}");
+        assert!(t.elapsed() < CONNECTION_DEADLINE + Duration::from_millis(500), "{:?}", t.elapsed());
+        // The end: bounded even with a client in the middle of an exchange.
+        let t = std::time::Instant::now();
+        let r = Waiting::Serve { shown: "prometheus=x".into(), page, thread: Some(thread), stopped: Some(returned) }
+            .report();
+        assert!(t.elapsed() <= CLOSE + Duration::from_millis(200), "{:?}", t.elapsed());
+        assert_eq!(r.delivered, 1);
+        trickle.join().unwrap();
+    }
+
+    #[test]
     fn a_full_queue_drops_its_oldest_snapshot() {
         let q = Queue::default();
         for i in 0..QUEUE as u64 {
             assert!(!q.push(Snapshot { index: i, ..Default::default() }));
         }
         assert!(q.push(Snapshot { index: 999, ..Default::default() }));
-        q.close();
+        assert_eq!(q.close(false), 0);
         let got: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|s| s.index).collect();
         assert_eq!(got.len(), QUEUE);
         assert_eq!(got[0], 1);
