@@ -107,6 +107,16 @@ pub fn export_target(v: &str) -> String {
 }
 
 fn export_url(v: &str) -> String {
+    // A target given without its scheme (`admin:pw@host:8086/write`) is refused, and named in
+    // the error: its userinfo is masked all the same.
+    let schemeless;
+    let v = match v.find(['/', '?', '#']).map_or(v, |end| &v[..end]).rfind('@') {
+        Some(at) if !v.contains("://") => {
+            schemeless = format!("{MASK}{}", &v[at..]);
+            schemeless.as_str()
+        }
+        _ => v,
+    };
     let shown = url(v);
     let Some((head, query)) = shown.split_once('?') else { return shown.into_owned() };
     let (query, fragment) = match query.split_once('#') {

@@ -4,10 +4,11 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Where a sink posts: parsed once, when the run starts.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(super) struct Endpoint {
     host: String,
     port: u16,
@@ -15,6 +16,32 @@ pub(super) struct Endpoint {
     target: String,
     /// `Authorization` from the URL's `user:password@` (Basic), or given by the sink.
     pub(super) authorization: Option<String>,
+    /// The credential values (user, password, token...), to scrub from what a server answers.
+    pub(super) secrets: Vec<String>,
+    /// The host's addresses, resolved once (see [`Endpoint::addrs`]).
+    resolved: Arc<Mutex<Resolution>>,
+}
+
+/// Written by hand: the authorization, the credentials and InfluxDB's `u`/`p` in the query are
+/// never printed.
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("target", &crate::redact::export_target(&self.target))
+            .field("authorization", &self.authorization.as_ref().map(|_| crate::redact::MASK))
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+enum Resolution {
+    #[default]
+    None,
+    /// A lookup under way on a helper thread: the next push waits for the same one.
+    Pending(std::sync::mpsc::Receiver<std::io::Result<Vec<SocketAddr>>>),
+    Done(Vec<SocketAddr>),
 }
 
 impl Endpoint {
@@ -25,6 +52,8 @@ impl Endpoint {
             "https" => {
                 return Err("https is not supported: give an http:// URL (a local proxy can add TLS)".into());
             }
+            // `admin:pw@host/...` parses with the user as its scheme: named, it would show it.
+            _ if url.cannot_be_a_base() => return Err("give an http:// URL (the scheme is missing)".into()),
             other => return Err(format!("the scheme `{other}` is not http://")),
         }
         let host =
@@ -35,13 +64,17 @@ impl Endpoint {
             target.push('?');
             target.push_str(q);
         }
+        let mut secrets = Vec::new();
         let authorization = (!url.username().is_empty()).then(|| {
             use base64::Engine as _;
             let user = percent(url.username());
             let pass = url.password().map(percent).unwrap_or_default();
-            format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")))
+            let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")));
+            secrets.extend([user, pass]);
+            basic
         });
-        Ok(Endpoint { host, port, target, authorization })
+        secrets.retain(|s| !s.is_empty());
+        Ok(Endpoint { host, port, target, authorization, secrets, resolved: Arc::default() })
     }
 
     fn host_header(&self) -> String {
@@ -52,17 +85,59 @@ impl Endpoint {
         }
     }
 
-    fn addr(&self) -> Result<SocketAddr, String> {
-        (self.host.as_str(), self.port)
-            .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve the host: {e}"))?
-            .next()
-            .ok_or_else(|| "the host has no address".into())
+    /// The host's addresses, every one (`localhost` is `::1` and `127.0.0.1`). An address is
+    /// taken as it is; a name is looked up once for the run, on a helper thread so that a
+    /// resolver that hangs costs this push its deadline, not the sink its thread. A lookup
+    /// that fails is tried again at the next push.
+    fn addrs(&self, deadline: Instant) -> Result<Vec<SocketAddr>, String> {
+        if let Ok(ip) = self.host.parse::<std::net::IpAddr>() {
+            return Ok(vec![SocketAddr::new(ip, self.port)]);
+        }
+        let mut state = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
+        if let Resolution::Done(addrs) = &*state {
+            return Ok(addrs.clone());
+        }
+        if matches!(*state, Resolution::None) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (host, port) = (self.host.clone(), self.port);
+            std::thread::Builder::new()
+                .name("export-resolve".into())
+                .spawn(move || {
+                    let _ = tx.send((host.as_str(), port).to_socket_addrs().map(Iterator::collect));
+                })
+                .map_err(|e| format!("cannot resolve {}: no thread for it: {e}", self.host))?;
+            *state = Resolution::Pending(rx);
+        }
+        let Resolution::Pending(rx) = &*state else { unreachable!("set just above") };
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Ok(addrs)) if !addrs.is_empty() => {
+                *state = Resolution::Done(addrs.clone());
+                Ok(addrs)
+            }
+            Ok(Ok(_)) => {
+                *state = Resolution::None;
+                Err(format!("could not resolve {}: it has no address", self.host))
+            }
+            Ok(Err(e)) => {
+                *state = Resolution::None;
+                Err(format!("could not resolve {}: {e}", self.host))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                Err(format!("could not resolve {} within the push's deadline", self.host))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                *state = Resolution::None;
+                Err(format!("could not resolve {}", self.host))
+            }
+        }
     }
 }
 
+/// Percent-decoding of a URL's user or password (`%2B` is `+`, and `+` stays `+`: this is not a
+/// form, where `+` would be a space).
 fn percent(s: &str) -> String {
-    url::form_urlencoded::parse(format!("x={s}").as_bytes()).next().map(|(_, v)| v.into_owned()).unwrap_or_default()
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
 }
 
 /// The status and the start of the body of a response.
@@ -82,11 +157,32 @@ pub(super) fn post(
     let deadline = Instant::now() + timeout;
     let left = || deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero());
     let timed_out = || format!("no answer within {}", humantime::format_duration(timeout));
-    let addr = ep.addr()?;
-    let mut stream = TcpStream::connect_timeout(&addr, left().ok_or_else(timed_out)?).map_err(|e| match e.kind() {
-        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => timed_out(),
-        _ => format!("cannot connect: {e}"),
-    })?;
+    let addrs = ep.addrs(deadline)?;
+    let mut stream = None;
+    let mut failed = Vec::new();
+    for (i, addr) in addrs.iter().enumerate() {
+        // Each address left gets an equal share of the time left, so that one that drops
+        // packets does not leave none for the next (`localhost`: `::1`, then `127.0.0.1`).
+        let Some(left) = left() else { break };
+        let share = left / (addrs.len() - i) as u32;
+        match TcpStream::connect_timeout(addr, share.max(Duration::from_millis(1))) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) => {
+                failed.push(format!("{addr}: no answer"))
+            }
+            Err(e) => failed.push(format!("{addr}: {e}")),
+        }
+    }
+    let Some(mut stream) = stream else {
+        return Err(if failed.is_empty() {
+            timed_out()
+        } else {
+            format!("cannot connect within {} ({})", humantime::format_duration(timeout), failed.join("; "))
+        });
+    };
     let _ = stream.set_nodelay(true);
     let mut head = format!(
         "POST {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: stampede/{}\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -163,5 +259,53 @@ fn complete(buf: &[u8]) -> bool {
         (Some(204 | 304), _) => true,
         (_, Some(n)) => buf.len() >= len + n,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_percent_decoded_not_form_decoded() {
+        assert_eq!(percent("a+b%2Bc%20d%40"), "a+b+c d@");
+        let url = url::Url::parse("http://bo%2Bb:p+w%2B1@127.0.0.1:8086/write?db=x&p=hunter2").unwrap();
+        let ep = Endpoint::parse(&url).unwrap();
+        use base64::Engine as _;
+        let basic = base64::engine::general_purpose::STANDARD.encode("bo+b:p+w+1");
+        assert_eq!(ep.authorization.as_deref(), Some(format!("Basic {basic}").as_str()));
+        assert_eq!(ep.secrets, ["bo+b", "p+w+1"]);
+        // Debug shows neither the authorization nor InfluxDB's `p=`.
+        let shown = format!("{ep:?}");
+        assert!(!shown.contains(&basic) && !shown.contains("hunter2") && shown.contains("db=x"), "{shown}");
+    }
+
+    #[test]
+    fn every_address_of_a_name_is_tried_within_the_deadline() {
+        // `localhost` may be `::1` then `127.0.0.1`: a server on 127.0.0.1 only is still reached.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut s, _) = listener.accept().unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut buf = [0u8; 4096];
+            let mut got = Vec::new();
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = s.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
+        });
+        let ep = Endpoint::parse(&url::Url::parse(&format!("http://localhost:{port}/w")).unwrap()).unwrap();
+        let r = post(&ep, &[], b"x", Duration::from_secs(2)).unwrap();
+        assert_eq!(r.status, 204);
+        server.join().unwrap();
+        // A name that does not resolve says so, not "no answer".
+        let ep = Endpoint::parse(&url::Url::parse("http://no-such-host.invalid:1/w").unwrap()).unwrap();
+        let e = post(&ep, &[], b"x", Duration::from_secs(2)).unwrap_err();
+        assert!(e.starts_with("could not resolve no-such-host.invalid"), "{e}");
     }
 }

@@ -67,8 +67,8 @@ impl Kind {
     }
 }
 
-/// One `--export KIND=TARGET`, checked.
-#[derive(Debug, Clone)]
+/// One `--export KIND=TARGET`, checked. `Debug` shows only what may be shown.
+#[derive(Clone)]
 pub struct Spec {
     pub kind: Kind,
     target: Target,
@@ -76,7 +76,13 @@ pub struct Spec {
     shown: String,
 }
 
-#[derive(Debug, Clone)]
+impl std::fmt::Debug for Spec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spec").field("kind", &self.kind).field("shown", &self.shown).finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone)]
 enum Target {
     Push {
         endpoint: http::Endpoint,
@@ -84,6 +90,19 @@ enum Target {
     },
     /// The address, and the listener once [`Spec::bind`] has bound it.
     Listen(std::net::SocketAddr, Arc<Mutex<Option<std::net::TcpListener>>>),
+}
+
+/// Written by hand: headers may hold a token (InfluxDB 2); the endpoint masks its own.
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Push { endpoint, headers } => {
+                let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
+                f.debug_struct("Push").field("endpoint", endpoint).field("headers", &names).finish()
+            }
+            Target::Listen(addr, _) => f.debug_tuple("Listen").field(addr).finish(),
+        }
+    }
 }
 
 impl Spec {
@@ -168,6 +187,12 @@ fn influx_target(target: &str, env_token: Option<&str>) -> Result<Target, String
         return Err("give InfluxDB's write URL: http://HOST:8086/write?db=NAME (1.x) or http://HOST:8086/api/v2/write?org=ORG&bucket=BUCKET (2.x)".into());
     };
     let url_token = pairs.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone());
+    // What a server may echo back in an error (a proxy's page): scrubbed from the report.
+    let query_secrets: Vec<String> = pairs
+        .iter()
+        .filter(|(k, v)| matches!(k.as_str(), "u" | "p" | "token") && !v.is_empty())
+        .map(|(_, v)| v.clone())
+        .collect();
     url.query_pairs_mut().clear().extend_pairs(
         pairs
             .iter()
@@ -175,11 +200,17 @@ fn influx_target(target: &str, env_token: Option<&str>) -> Result<Target, String
             .chain([&("precision".to_string(), "ms".to_string())]),
     );
     let mut endpoint = http::Endpoint::parse(&url)?;
+    endpoint.secrets.extend(query_secrets);
     let mut headers = vec![("Content-Type".to_string(), "text/plain; charset=utf-8".to_string())];
+    // INFLUX_TOKEN is for InfluxDB 2 only: a 1.x URL says its own credentials (userinfo, u/p),
+    // which an unrelated variable in the environment must not silently replace. A `token=` in
+    // the URL is explicit, for either.
+    let env_token = if v2 { env_token } else { None };
     match url_token.or_else(|| env_token.map(str::to_string)).filter(|t| !t.trim().is_empty()) {
         Some(token) => {
             // The token is InfluxDB's own scheme; userinfo would be ignored beside it.
             endpoint.authorization = None;
+            endpoint.secrets.push(token.trim().to_string());
             headers.push(("Authorization".to_string(), format!("Token {}", token.trim())));
         }
         None if v2 && endpoint.authorization.is_none() => {
@@ -188,6 +219,20 @@ fn influx_target(target: &str, env_token: Option<&str>) -> Result<Target, String
         None => {}
     }
     Ok(Target::Push { endpoint, headers })
+}
+
+/// An error (with the start of what the server answered) as it may be shown: the target's own
+/// credential values masked wherever they appear (a proxy may echo the request line, `p=...`
+/// and all), then what [`redact::text`](crate::redact::text) masks by name.
+fn scrub(error: &str, secrets: &[String]) -> String {
+    let mut e = error.to_string();
+    for s in secrets.iter().filter(|s| !s.is_empty()) {
+        e = e.replace(s.as_str(), crate::redact::MASK);
+        // Also as it travels in a URL, percent-encoded.
+        let encoded: String = url::form_urlencoded::byte_serialize(s.as_bytes()).collect();
+        e = e.replace(&encoded, crate::redact::MASK);
+    }
+    crate::redact::text(&e).into_owned()
 }
 
 /// What one sink did, said at the end of the run.
@@ -625,7 +670,7 @@ impl PushSink {
                     Err(e) => {
                         counts.failed.fetch_add(1, Ordering::Relaxed);
                         *counts.last_error.lock().unwrap_or_else(|e| e.into_inner()) =
-                            Some(crate::redact::text(&e).into_owned());
+                            Some(scrub(&e, &endpoint.secrets));
                     }
                 }
             }
@@ -820,6 +865,30 @@ mod tests {
         assert!(err("prometheus=nowhere", None).contains("HOST:PORT"));
         let e = err("otlp=ftp://127.0.0.1:4318/v1/metrics", None);
         assert!(e.contains("is not http://"), "{e}");
+    }
+
+    #[test]
+    fn a_target_without_scheme_does_not_show_its_password() {
+        let e = Spec::parse("influxdb=admin:pw4567@127.0.0.1:8086/write?db=x", None).unwrap_err();
+        assert_eq!(e, "--export influxdb=***@127.0.0.1:8086/write?db=x: give an http:// URL (the scheme is missing)");
+        let s = Spec::parse("influxdb=http://u:pw4567@127.0.0.1:8086/write?db=x&p=hunter2", Some("tk9999")).unwrap();
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("pw4567") && !shown.contains("hunter2") && !shown.contains("tk9999"), "{shown}");
+    }
+
+    #[test]
+    fn influx_token_from_the_environment_is_for_influxdb_2_only() {
+        let s = Spec::parse("influxdb=http://bob:pw@127.0.0.1:8086/write?db=x", Some("tk")).unwrap();
+        let Target::Push { endpoint, headers } = &s.target else { panic!("not a push target") };
+        assert!(endpoint.authorization.as_deref().is_some_and(|a| a.starts_with("Basic ")));
+        assert!(!headers.iter().any(|(k, _)| k == "Authorization"));
+    }
+
+    #[test]
+    fn an_echoed_credential_is_scrubbed_from_errors() {
+        let secrets = vec!["s3cr+t".to_string(), "bob".to_string()];
+        let e = scrub("HTTP 502: bad gateway for /write?db=x&u=bob&p=s3cr%2Bt (raw s3cr+t)", &secrets);
+        assert!(!e.contains("s3cr") && !e.contains("bob"), "{e}");
     }
 
     #[test]

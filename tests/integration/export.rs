@@ -520,6 +520,7 @@ fn bad_export_values_are_refused_naming_the_flag_and_hiding_secrets() {
         ("graphite=http://127.0.0.1:2003/", "unknown kind `graphite`"),
         ("prometheus-rw=https://bob:s3cret@127.0.0.1/api/v1/write", "https is not supported"),
         ("influxdb=http://127.0.0.1:8086/write?u=bob&p=s3cret", "?db=DATABASE"),
+        ("influxdb=admin:s3cret@127.0.0.1:8086/write?db=x", "the scheme is missing"),
     ];
     for (value, says) in cases {
         let out = Stampede::new().args(["run", "--url", "http://127.0.0.1:9/", "-n", "1", "--export", value]).run();
@@ -706,4 +707,41 @@ scenarios:
         uint(&label(&run.summary(), "Checkout"), "samples") as f64,
     );
     assert!(group.is_some_and(|g| g > 0.0));
+}
+
+#[test]
+fn several_dead_sinks_share_one_grace_and_echoed_secrets_are_scrubbed() {
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_port = dead.local_addr().unwrap().port();
+    // A proxy that refuses the write and echoes what it got, InfluxDB's `u=`/`p=` included.
+    let proxy = TestServer::builder()
+        .route("/write", Route::handler(|r| Reply::status(502).body(format!("bad gateway for {}", r.target))))
+        .start();
+    let server = two_routes();
+    let run = TempRun::new("export-many");
+    let plan_file = run.write("plan.yaml", plan(&server, 3));
+    let started = Instant::now();
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q"])
+        .args(["--export", &format!("prometheus-rw=http://127.0.0.1:{dead_port}/api/v1/write")])
+        .args(["--export", &format!("prometheus-rw=http://127.0.0.1:{dead_port}/other")])
+        .args(["--export", &format!("otlp=http://127.0.0.1:{dead_port}/v1/metrics")])
+        .args(["--export", &format!("influxdb=http://{}/write?db=x&u=bob&p=s3cretpw", proxy.addr())])
+        .arg("--out")
+        .arg(run.path())
+        .run();
+    let took = started.elapsed();
+    out.assert_exit(0);
+    drop(dead);
+    // 3 s of load and one 3 s grace for all four sinks (one each would be 12 s).
+    assert!(took < Duration::from_secs(11), "the process took {took:?}");
+    let stderr = out.stderr_str();
+    assert!(stderr.contains("HTTP 502: bad gateway"), "{stderr}");
+    let reports = run.json("export.json").to_string();
+    assert_eq!(run.json("export.json").as_array().map(Vec::len), Some(4));
+    for text in [&stderr, &reports] {
+        assert!(!text.contains("s3cretpw"), "{text}");
+    }
 }
