@@ -5,15 +5,16 @@
 use super::metrics::{Ident, Snapshot};
 use std::fmt::Write as _;
 
-/// The lines for `snap`, each ending in `\n`.
-pub fn lines(snap: &Snapshot, ident: &Ident) -> String {
+/// The lines for `snap`, each ending in `\n`, for InfluxDB 2's write API when `v2`, else 1.x's
+/// (their parsers read a backslash in a tag differently: see [`escape_tag`]).
+pub fn lines(snap: &Snapshot, ident: &Ident, v2: bool) -> String {
     let mut out = String::new();
     let tags = |extra: &[(&str, &str)]| -> String {
         let mut t = String::new();
         for (k, v) in ident.pairs().into_iter().chain(extra.iter().copied()) {
             // An empty tag value is not allowed: the tag is left out.
             if !v.is_empty() {
-                let _ = write!(t, ",{}={}", escape_tag(k), escape_tag(v));
+                let _ = write!(t, ",{}={}", escape_tag(k, v2), escape_tag(v, v2));
             }
         }
         t
@@ -58,22 +59,30 @@ pub fn lines(snap: &Snapshot, ident: &Ident) -> String {
 }
 
 /// A tag key or value: comma, equals sign and space escaped with a backslash; a line break,
-/// which the protocol cannot carry, becomes a space.
-fn escape_tag(v: &str) -> String {
+/// which the protocol cannot carry, becomes a space. The two parsers differ on a backslash:
+/// - InfluxDB 2 reads `\\` as `\`, so each backslash is doubled first: `C:\ x` is `C:\\\ x`;
+/// - InfluxDB 1.x keeps `\\` as two (it unescapes only `\,`, `\=` and `\ `), and takes a
+///   separator after any backslash as escaped: `C:\ x` is `C:\\ x` (its backslash, then `\ `).
+///   A value ending in a backslash cannot be written to 1.x at all (the separator after it
+///   would be read as escaped, and the whole request refused): those backslashes become `⧵`
+///   (U+29F5), which looks the same.
+fn escape_tag(v: &str, v2: bool) -> String {
     let mut s = String::with_capacity(v.len());
-    for c in v.chars() {
+    let body = if v2 { v } else { v.trim_end_matches('\\') };
+    for c in body.chars() {
         match c {
             ',' | '=' | ' ' => {
                 s.push('\\');
                 s.push(c);
             }
+            '\\' if v2 => s.push_str("\\\\"),
             '\n' | '\r' => s.push(' '),
             c => s.push(c),
         }
     }
-    // A value ending in a backslash would escape the separator after it.
-    if s.ends_with('\\') && !s.ends_with("\\\\") {
-        s.push('\\');
+    // 1.x: the trailing backslashes trimmed above (see the doc).
+    for _ in body.len()..v.len() {
+        s.push('\u{29F5}');
     }
     s
 }
@@ -100,9 +109,25 @@ mod tests {
 
     #[test]
     fn tags_escape_spaces_commas_and_equals() {
-        assert_eq!(escape_tag("GET /a, b=c"), "GET\\ /a\\,\\ b\\=c");
-        assert_eq!(escape_tag("two\nlines"), "two lines");
-        assert_eq!(escape_tag("ends\\"), "ends\\\\");
+        for v2 in [false, true] {
+            assert_eq!(escape_tag("GET /a, b=c", v2), "GET\\ /a\\,\\ b\\=c");
+            assert_eq!(escape_tag("two\nlines", v2), "two lines");
+        }
+    }
+
+    #[test]
+    fn backslashes_are_written_as_each_version_reads_them() {
+        // InfluxDB 2: `\\` is one backslash, then the escapes.
+        assert_eq!(escape_tag("C:\\ x", true), "C:\\\\\\ x");
+        assert_eq!(escape_tag("a\\,b\\=c", true), "a\\\\\\,b\\\\\\=c");
+        assert_eq!(escape_tag("ends\\", true), "ends\\\\");
+        // InfluxDB 1.x (checked against influxd 1.6): a backslash is kept as is, and the
+        // separator after it escaped; `C:\\ x` reads back as `C:\ x`.
+        assert_eq!(escape_tag("C:\\ x", false), "C:\\\\ x");
+        assert_eq!(escape_tag("a\\b", false), "a\\b");
+        assert_eq!(escape_tag("x\\,y", false), "x\\\\,y");
+        // ... and cannot end a tag value with one.
+        assert_eq!(escape_tag("ends\\\\", false), "ends\u{29F5}\u{29F5}");
     }
 
     #[test]
@@ -137,7 +162,7 @@ mod tests {
             ..Default::default()
         };
         let ident = Ident { run_id: "r 1".into(), plan: "p".into(), tag: Some(String::new()) };
-        let text = lines(&snap, &ident);
+        let text = lines(&snap, &ident, false);
         let l: Vec<&str> = text.lines().collect();
         // The Total first, a point of its own without a label.
         assert!(l[0].starts_with("stampede,run_id=r\\ 1,plan=p,scope=total requests=0i,"), "{}", l[0]);

@@ -87,6 +87,8 @@ enum Target {
     Push {
         endpoint: http::Endpoint,
         headers: Vec<(String, String)>,
+        /// InfluxDB 2's write API: its line protocol reads `\\` in a tag as `\`, 1.x's does not.
+        influx2: bool,
     },
     /// The address, and the listener once [`Spec::bind`] has bound it.
     Listen(std::net::SocketAddr, Arc<Mutex<Option<std::net::TcpListener>>>),
@@ -96,7 +98,7 @@ enum Target {
 impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Target::Push { endpoint, headers } => {
+            Target::Push { endpoint, headers, .. } => {
                 let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
                 f.debug_struct("Push").field("endpoint", endpoint).field("headers", &names).finish()
             }
@@ -141,7 +143,7 @@ impl Spec {
                 let endpoint = http::Endpoint::parse(&url).map_err(|e| bad(&e))?;
                 let headers = if kind == Kind::Otlp { otlp::HEADERS } else { remote_write::HEADERS };
                 let headers = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-                Target::Push { endpoint, headers }
+                Target::Push { endpoint, headers, influx2: false }
             }
             Kind::Influxdb => influx_target(target, influx_token).map_err(|e| bad(&e))?,
         };
@@ -218,7 +220,7 @@ fn influx_target(target: &str, env_token: Option<&str>) -> Result<Target, String
         }
         None => {}
     }
-    Ok(Target::Push { endpoint, headers })
+    Ok(Target::Push { endpoint, headers, influx2: v2 })
 }
 
 /// An error (with the start of what the server answered) as it may be shown: the target's own
@@ -494,10 +496,11 @@ pub fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<B
                 reports: reports.clone(),
             };
             Ok(match &s.target {
-                Target::Push { endpoint, headers } => Box::new(PushSink {
+                Target::Push { endpoint, headers, influx2 } => Box::new(PushSink {
                     common,
                     endpoint: endpoint.clone(),
                     headers: headers.clone(),
+                    influx2: *influx2,
                     queue: Arc::new(Queue::default()),
                     counts: Arc::new(Counts::default()),
                     thread: None,
@@ -622,6 +625,7 @@ struct PushSink {
     common: Common,
     endpoint: http::Endpoint,
     headers: Vec<(String, String)>,
+    influx2: bool,
     queue: Arc<Queue>,
     counts: Arc<Counts>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -634,6 +638,7 @@ impl PushSink {
     fn spawn(&mut self) -> std::io::Result<()> {
         let (queue, counts, endpoint) = (self.queue.clone(), self.counts.clone(), self.endpoint.clone());
         let (kind, ident, headers) = (self.common.kind, self.common.ident.clone(), self.headers.clone());
+        let influx2 = self.influx2;
         let (done, finished) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new().name(format!("export-{}", kind.name())).spawn(move || {
             let _done = done;
@@ -643,7 +648,7 @@ impl PushSink {
                     break;
                 }
                 let body = match kind {
-                    Kind::Influxdb => Ok(influx::lines(&snap, &ident).into_bytes()),
+                    Kind::Influxdb => Ok(influx::lines(&snap, &ident, influx2).into_bytes()),
                     Kind::Otlp => Ok(otlp::body(&snap, &ident)),
                     _ => remote_write::body(&snap, &ident),
                 };
@@ -879,7 +884,7 @@ mod tests {
     #[test]
     fn influx_token_from_the_environment_is_for_influxdb_2_only() {
         let s = Spec::parse("influxdb=http://bob:pw@127.0.0.1:8086/write?db=x", Some("tk")).unwrap();
-        let Target::Push { endpoint, headers } = &s.target else { panic!("not a push target") };
+        let Target::Push { endpoint, headers, .. } = &s.target else { panic!("not a push target") };
         assert!(endpoint.authorization.as_deref().is_some_and(|a| a.starts_with("Basic ")));
         assert!(!headers.iter().any(|(k, _)| k == "Authorization"));
     }
@@ -895,13 +900,13 @@ mod tests {
     fn influxdb_tokens_go_in_a_header_and_timestamps_in_ms() {
         let s =
             Spec::parse("influxdb=http://127.0.0.1:8086/api/v2/write?org=o&bucket=b&precision=s", Some("tk")).unwrap();
-        let Target::Push { endpoint, headers } = &s.target else { panic!("not a push target") };
+        let Target::Push { endpoint, headers, .. } = &s.target else { panic!("not a push target") };
         assert!(headers.contains(&("Authorization".into(), "Token tk".into())));
         let shown = format!("{endpoint:?}");
         assert!(shown.contains("precision=ms") && !shown.contains("precision=s&"), "{shown}");
         let s = Spec::parse("influxdb=http://127.0.0.1:8086/api/v2/write?org=o&bucket=b&token=t2", None).unwrap();
         assert_eq!(s.shown(), "influxdb=http://127.0.0.1:8086/api/v2/write?org=o&bucket=b&token=***");
-        let Target::Push { endpoint, headers } = &s.target else { panic!("not a push target") };
+        let Target::Push { endpoint, headers, .. } = &s.target else { panic!("not a push target") };
         assert!(headers.contains(&("Authorization".into(), "Token t2".into())));
         assert!(!format!("{endpoint:?}").contains("t2"));
     }
