@@ -47,7 +47,7 @@
 //! - [`report`]: pure functions from run data to text (the seed documents' table shape, HTML
 //!   with charts, comparisons).
 //! - [`progress`]: the live progress line, an output of the run; [`export`]: live metrics out
-//!   (Prometheus remote write and `/metrics`, InfluxDB), outputs of the run too.
+//!   (Prometheus remote write and `/metrics`, InfluxDB, OTLP/HTTP), outputs of the run too.
 //! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit);
 //!   [`agent`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons

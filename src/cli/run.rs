@@ -617,8 +617,16 @@ pub(super) async fn run_plan(
     });
     let jtl = JtlOutput::new(run.plan().result_files.clone());
     let reports = export::Reports::default();
+    let dir_name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // Parts of one plan (`--segment I/N` on several machines) often share their run directory's
+    // name (a timestamp to the second, or the same --out): the segment makes each part's series
+    // its own, where they would otherwise overwrite each other.
+    let segment = run.meta().part.as_ref().and_then(|p| p.segment.clone());
     let ident = export::Ident {
-        run_id: out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        run_id: match segment {
+            Some(seg) => format!("{dir_name} part {seg}"),
+            None => dir_name,
+        },
         plan: run.plan().name.clone(),
         tag: exports.tag.clone(),
     };

@@ -132,6 +132,15 @@ impl Spec {
         let target = match kind {
             Kind::Prometheus => {
                 use std::net::ToSocketAddrs as _;
+                // `:9464` is loopback, not every interface: the page is for a Prometheus on this
+                // machine unless an address says otherwise (`0.0.0.0:9464`).
+                let with_host;
+                let target = if target.starts_with(':') {
+                    with_host = format!("127.0.0.1{target}");
+                    with_host.as_str()
+                } else {
+                    target
+                };
                 let addr =
                     target.to_socket_addrs().ok().and_then(|mut a| a.next()).ok_or_else(|| {
                         bad("give the address to serve /metrics on as HOST:PORT (e.g. 127.0.0.1:9464)")
@@ -879,6 +888,13 @@ mod tests {
         let s = Spec::parse("influxdb=http://u:pw4567@127.0.0.1:8086/write?db=x&p=hunter2", Some("tk9999")).unwrap();
         let shown = format!("{s:?}");
         assert!(!shown.contains("pw4567") && !shown.contains("hunter2") && !shown.contains("tk9999"), "{shown}");
+    }
+
+    #[test]
+    fn a_metrics_port_alone_is_served_on_loopback() {
+        let s = Spec::parse("prometheus=:9464", None).unwrap();
+        let Target::Listen(addr, _) = &s.target else { panic!("not a listen target") };
+        assert_eq!(addr.to_string(), "127.0.0.1:9464");
     }
 
     #[test]

@@ -762,3 +762,24 @@ fn several_dead_sinks_share_one_grace_and_echoed_secrets_are_scrubbed() {
         assert!(!text.contains("s3cretpw"), "{text}");
     }
 }
+
+#[test]
+fn a_segment_part_names_its_segment_in_run_id() {
+    let witness = Witness::start();
+    let server = two_routes();
+    let run = TempRun::new("export-part");
+    let plan_file = run.write("plan.yaml", plan(&server, 1));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--segment", "1/2", "--export", &format!("influxdb=http://127.0.0.1:{}/write?db=x", witness.port)])
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let dir = run.path().file_name().unwrap().to_string_lossy().replace(' ', "\\ ");
+    let got = witness.got.lock().unwrap().clone();
+    assert!(!got.is_empty());
+    let body = String::from_utf8_lossy(&got[0].1).into_owned();
+    assert!(body.contains(&format!("run_id={dir}\\ part\\ 1/2,")), "{body}");
+}
