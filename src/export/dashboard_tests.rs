@@ -132,3 +132,25 @@ fn every_metric_and_label_the_dashboard_names_is_exported() {
         }
     }
 }
+
+#[test]
+fn every_query_picks_the_total_or_the_labels_never_both() {
+    // A request query without `scope` would add the Total to the labels (and the labels count a
+    // group and a redirect chain beside their exchanges): each names one scope.
+    let d: serde_json::Value = serde_json::from_str(DASHBOARD).expect("the dashboard is JSON");
+    for p in d["panels"].as_array().unwrap() {
+        let title = p["title"].as_str().unwrap();
+        for t in p["targets"].as_array().unwrap() {
+            let expr = t["expr"].as_str().unwrap();
+            if expr.contains("stampede_active_users") {
+                continue;
+            }
+            let total = expr.contains("scope=\"total\"");
+            let labels = expr.contains("scope=\"label\"");
+            assert!(total != labels, "{title}: {expr}");
+            let headline = ["Requests", "Errors", "Error %", "Latency percentiles"].contains(&title);
+            assert!(!headline || total, "{title} is a headline: the Total series, not a sum of labels");
+            assert!(!total || !expr.contains("$label"), "{title}: the Total has no label to filter");
+        }
+    }
+}
