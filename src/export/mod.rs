@@ -353,7 +353,12 @@ impl Reports {
             }
             std::thread::sleep(left.min(Duration::from_millis(20)));
         }
-        let reports: Vec<Report> = pending.into_iter().map(Waiting::report).collect();
+        // Every sink told to stop first, then one bound for all the serving threads to return.
+        for w in &pending {
+            w.stop();
+        }
+        let close_by = std::time::Instant::now() + CLOSE;
+        let reports: Vec<Report> = pending.into_iter().map(|w| w.report(close_by)).collect();
         self.0.done.lock().unwrap_or_else(|e| e.into_inner()).extend(reports);
     }
 
@@ -411,13 +416,23 @@ impl Waiting {
         }
     }
 
-    fn report(mut self) -> Report {
+    /// Tells the sink's thread to stop: a push thread sends nothing more, a page closes.
+    fn stop(&self) {
+        match self {
+            Waiting::Push { counts, .. } => counts.stop.store(true, Ordering::Relaxed),
+            Waiting::Serve { page, .. } => page.stop.store(true, Ordering::Release),
+        }
+    }
+
+    /// The sink's report, once told to [`stop`](Self::stop); a serving thread is waited for
+    /// until `close_by` at most.
+    fn report(mut self, close_by: std::time::Instant) -> Report {
         let done = self.is_done();
+        self.stop();
         match self {
             Waiting::Push { kind, shown, intervals, superseded, counts: c, thread, .. } => {
                 // Past the grace the thread is left to end by itself (within one push's deadline),
                 // sending nothing more.
-                c.stop.store(true, Ordering::Relaxed);
                 if done {
                     if let Some(t) = thread {
                         let _ = t.join();
@@ -445,10 +460,10 @@ impl Waiting {
                 }
             }
             Waiting::Serve { shown, page, thread, stopped } => {
-                page.stop.store(true, Ordering::Release);
                 // Bounded: a thread still in a client's exchange is detached, not waited for.
+                let left = close_by.saturating_duration_since(std::time::Instant::now());
                 let returned = stopped.is_none_or(|s| {
-                    matches!(s.recv_timeout(CLOSE), Err(std::sync::mpsc::RecvTimeoutError::Disconnected))
+                    matches!(s.recv_timeout(left), Err(std::sync::mpsc::RecvTimeoutError::Disconnected))
                 });
                 if returned {
                     if let Some(t) = thread {
@@ -1035,7 +1050,7 @@ mod tests {
         // The end: bounded even with a client in the middle of an exchange.
         let t = std::time::Instant::now();
         let r = Waiting::Serve { shown: "prometheus=x".into(), page, thread: Some(thread), stopped: Some(returned) }
-            .report();
+            .report(std::time::Instant::now() + CLOSE);
         assert!(t.elapsed() <= CLOSE + Duration::from_millis(200), "{:?}", t.elapsed());
         assert_eq!(r.delivered, 1);
         trickle.join().unwrap();
