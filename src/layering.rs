@@ -29,6 +29,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sweep", &["rundir"]),
     // The progress line is one of the run's outputs.
     ("progress", &["record", "run"]),
+    // Live metrics out: outputs of the run, reading its intervals.
+    ("export", &["record", "run"]),
     // The system under test's resources: an output of the run, writing to the run directory.
     ("watch", &["run", "rundir", "record"]),
     ("mock", &[]),

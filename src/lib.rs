@@ -23,6 +23,7 @@
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
 //!   sweep    ─► rundir                             agent    ─► run, engine, plan, record, rundir
+//!   export   ─► run, record
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   plan     ─► nothing of ours but the leaves (metric, redact, http1), which every module may use
@@ -45,7 +46,8 @@
 //!   meta, summary; JMeter results files (write, read, import); merging runs.
 //! - [`report`]: pure functions from run data to text (the seed documents' table shape, HTML
 //!   with charts, comparisons).
-//! - [`progress`]: the live progress line, an output of the run.
+//! - [`progress`]: the live progress line, an output of the run; [`export`]: live metrics out
+//!   (Prometheus remote write and `/metrics`, InfluxDB, OTLP/HTTP), outputs of the run too.
 //! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit);
 //!   [`agent`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
@@ -68,6 +70,7 @@ pub mod agent;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod export;
 mod http1;
 pub mod metric;
 

@@ -97,6 +97,47 @@ pub fn url(u: &str) -> Cow<'_, str> {
     }
 }
 
+/// An `--export KIND=TARGET` value as it may be shown: the target as [`url()`] shows it, and
+/// also the values of `u` and `p` in its query, InfluxDB 1's user and password parameters.
+pub fn export_target(v: &str) -> String {
+    match v.split_once('=') {
+        Some((kind, target)) if !kind.contains([':', '/', '?']) => format!("{kind}={}", export_url(target)),
+        _ => export_url(v),
+    }
+}
+
+fn export_url(v: &str) -> String {
+    // A target given without its scheme (`admin:pw@host:8086/write`) is refused, and named in
+    // the error: its userinfo is masked all the same.
+    let schemeless;
+    let v = match v.find(['/', '?', '#']).map_or(v, |end| &v[..end]).rfind('@') {
+        Some(at) if !v.contains("://") => {
+            schemeless = format!("{MASK}{}", &v[at..]);
+            schemeless.as_str()
+        }
+        _ => v,
+    };
+    let shown = url(v);
+    let Some((head, query)) = shown.split_once('?') else { return shown.into_owned() };
+    let (query, fragment) = match query.split_once('#') {
+        Some((q, f)) => (q, Some(f)),
+        None => (query, None),
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) if k == "u" || k == "p" => format!("{k}={MASK}"),
+            _ => pair.to_string(),
+        })
+        .collect();
+    let mut out = format!("{head}?{}", pairs.join("&"));
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
 /// `user:password@` in a URL becomes `***@`.
 fn userinfo(u: &str) -> Cow<'_, str> {
     let Some(s) = u.find("://") else { return Cow::Borrowed(u) };
@@ -245,6 +286,7 @@ pub fn command_line(args: &[String]) -> Vec<String> {
             "-J" | "--set" => Some('='),
             "--url" => Some('u'),
             "-d" | "--body" => Some('b'),
+            "--export" => Some('x'),
             _ => None,
         }
     }
@@ -253,6 +295,7 @@ pub fn command_line(args: &[String]) -> Vec<String> {
             ':' | '=' => assignment(v, kind).into_owned(),
             'u' => url(v).into_owned(),
             'b' => body(v).into_owned(),
+            'x' => export_target(v),
             _ => text(v).into_owned(),
         }
     }
@@ -468,6 +511,26 @@ mod tests {
         for s in ["users=5", "Accept: */*", "page=2", "user=bob", "props.properties", "THE_TOKEN=***"] {
             assert!(r.contains(s), "{s} not in {r}");
         }
+    }
+
+    #[test]
+    fn export_targets_hide_influxdb_users_and_passwords_too() {
+        let args: Vec<String> = [
+            "stampede",
+            "run",
+            "--export",
+            "influxdb=http://127.0.0.1:8086/write?db=x&u=admin&p=hunter2",
+            "--export=prometheus-rw=http://bob:s3cret@127.0.0.1:9090/api/v1/write?token=tok1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let r = command_line(&args).join(" ");
+        for s in ["admin", "hunter2", "bob", "s3cret", "tok1"] {
+            assert!(!r.contains(s), "{s} in {r}");
+        }
+        assert!(r.contains("influxdb=http://127.0.0.1:8086/write?db=x&u=***&p=***"), "{r}");
+        assert_eq!(export_target("otlp=http://h/v1/metrics?p=1#frag"), "otlp=http://h/v1/metrics?p=***#frag");
     }
 
     #[test]

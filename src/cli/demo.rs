@@ -56,8 +56,16 @@ pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
     eprintln!("demo: built-in mock on http://127.0.0.1:{port}/, plan examples/consumption-mix.yaml");
     let place = super::run::run_place(a.out, a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    let code =
-        super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default(), &[]).await;
+    let code = super::run::run_plan(
+        plan,
+        &place,
+        a.quiet,
+        crate::redact::command_line(&argv),
+        Default::default(),
+        Default::default(),
+        &[],
+    )
+    .await;
     shutdown.cancel();
     let _ = server.await;
     let (code, _) = code?;

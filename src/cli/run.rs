@@ -4,6 +4,7 @@
 
 use crate::engine;
 use crate::error::{exit, Error};
+use crate::export;
 use crate::plan::{self, HttpVersion, Overrides, Plan, QuickPlan};
 use crate::progress::Progress;
 use crate::report;
@@ -114,6 +115,18 @@ pub struct RunArgs {
     /// ahead), so that generators started apart begin together; how late each began is recorded.
     #[arg(long, value_name = "TIME", value_parser = parse_instant, help_heading = "Several generators")]
     pub start_at: Option<time::OffsetDateTime>,
+
+    /// Send live metrics out while the run goes (repeatable): `prometheus-rw=URL` (Prometheus
+    /// remote write, one push a second), `prometheus=HOST:PORT` (serve `/metrics` for the run's
+    /// lifetime), `influxdb=URL` (line protocol to `.../write?db=NAME`, or
+    /// `.../api/v2/write?org=ORG&bucket=BUCKET` with the token in INFLUX_TOKEN), `otlp=URL`
+    /// (OTLP/HTTP metrics, e.g. http://127.0.0.1:4318/v1/metrics). A slow or dead
+    /// target never slows the load: what it missed is said at the end.
+    #[arg(long = "export", value_name = "KIND=TARGET", help_heading = "Live metrics")]
+    pub export: Vec<String>,
+    /// With --export: a `tag` label on every exported series, to tell runs apart.
+    #[arg(long, value_name = "TEXT", requires = "export", help_heading = "Live metrics")]
+    pub export_tag: Option<String>,
 
     #[command(flatten)]
     pub quick: QuickArgs,
@@ -412,6 +425,10 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             "--agents deals the parts and the start itself; --segment, --start-at, --group and --jtl are for one process (agents take `agent --group`)".into(),
         ));
     }
+    if on_agents && !a.export.is_empty() {
+        return Err(Error::Usage("--export is for a run in one process; it is not available with --agents yet".into()));
+    }
+    let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let mut plan = a.load_plan()?;
     for t in &a.thresholds {
         if let Some(l) = t.label.as_ref().filter(|l| !plan.labels.contains(l)) {
@@ -460,8 +477,56 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     }
     let out = run_place(a.out.clone(), a.replace);
     let argv: Vec<String> = std::env::args().collect();
-    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, &watch).await?.0)
+    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, exports, &watch).await?.0)
 }
+
+/// `--export` and `--export-tag`, checked, `prometheus=ADDR` already bound.
+#[derive(Default)]
+pub(super) struct Exports {
+    specs: Vec<export::Spec>,
+    tag: Option<String>,
+}
+
+impl Exports {
+    fn parse(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
+        let token = std::env::var("INFLUX_TOKEN").ok();
+        let specs = values
+            .iter()
+            .map(|v| {
+                let spec = export::Spec::parse(v, token.as_deref())?;
+                spec.bind()?;
+                Ok(spec)
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(Error::Usage)?;
+        Ok(Exports { specs, tag })
+    }
+}
+
+/// Says what each export did; an export that missed something is a warning, never a failure
+/// of the run, and its report is kept in the run directory (`export.json`).
+fn report_exports(reports: &export::Reports, dir: &std::path::Path, quiet: bool) {
+    let reports = reports.list();
+    if reports.is_empty() {
+        return;
+    }
+    for r in &reports {
+        if !r.complete() {
+            eprintln!("warning: {r}");
+        } else if !quiet {
+            eprintln!("{r}");
+        }
+    }
+    let written = serde_json::to_vec_pretty(&reports)
+        .map_err(std::io::Error::other)
+        .and_then(|json| std::fs::write(dir.join(EXPORT_JSON), json));
+    if let Err(e) = written {
+        eprintln!("warning: {} was not written: {e}", dir.join(EXPORT_JSON).display());
+    }
+}
+
+/// What each `--export` sink did, in the run directory.
+const EXPORT_JSON: &str = rundir::EXPORT;
 
 /// Where `--out DIR` (or its absence) and `--replace` put the run directory.
 pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
@@ -484,6 +549,7 @@ pub(super) async fn run_plan(
     quiet: bool,
     command_line: Vec<String>,
     part: Part,
+    exports: Exports,
     watch: &[crate::watch::Source],
 ) -> Result<(u8, PathBuf), Error> {
     // What would stop the load at its start is said now, not at a common start hours away.
@@ -551,13 +617,39 @@ pub(super) async fn run_plan(
         }
     });
     let jtl = JtlOutput::new(run.plan().result_files.clone());
+    let reports = export::Reports::default();
+    let dir_name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // Parts of one plan (`--segment I/N` on several machines) often share their run directory's
+    // name (a timestamp to the second, or the same --out): the segment makes each part's series
+    // its own, where they would otherwise overwrite each other.
+    let segment = run.meta().part.as_ref().and_then(|p| p.segment.clone());
+    let ident = export::Ident {
+        run_id: match segment {
+            Some(seg) => format!("{dir_name} part {seg}"),
+            None => dir_name,
+        },
+        plan: run.plan().name.clone(),
+        tag: exports.tag.clone(),
+    };
+    let sinks = export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?;
+    // The sinks last: they only close their queues at the end; the wait for a slow target is
+    // `settle` below, after the run directory's summary is written.
     let mut run = run.output(run_dir).output(Progress::new(quiet)).output(jtl);
     if !watch.is_empty() {
         run = run.output(crate::watch::WatchOutput::new(watch.to_vec(), &out));
     }
-    let result = run.execute(shutdown, abort).await;
+    let result = run.outputs(sinks).execute(shutdown.clone(), abort.clone()).await;
+    // The sinks' last sends, all at once under one deadline, on a blocking thread (the wait is
+    // seconds long). Ctrl-C cuts it short: the first one if the run ended by itself, the
+    // second if the first already stopped the run (the signal task is still listening).
+    if !exports.specs.is_empty() {
+        let cut = if shutdown.is_cancelled() { abort.clone() } else { shutdown.clone() };
+        let settling = reports.clone();
+        let _ = tokio::task::spawn_blocking(move || settling.settle(&|| cut.is_cancelled())).await;
+    }
     signals.abort();
     let RunResult { summary, outcome, failures, meta, aborted_by } = result?;
+    report_exports(&reports, &out, quiet);
     // The results file's failure first, as before the table.
     for f in failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
         eprintln!("error: {f}");

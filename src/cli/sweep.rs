@@ -218,9 +218,16 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             None => claimed.insert(claim(a.out.clone())?).clone(),
         };
         let place = Place::Exact { dir: dir.join(&name), replace: false };
-        let (step_code, step_dir) =
-            super::run::run_plan(plan, &place, a.quiet, crate::redact::command_line(&argv), Default::default(), &watch)
-                .await?;
+        let (step_code, step_dir) = super::run::run_plan(
+            plan,
+            &place,
+            a.quiet,
+            crate::redact::command_line(&argv),
+            Default::default(),
+            Default::default(),
+            &watch,
+        )
+        .await?;
         let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;
         let broke = step.broke.is_some();
         goals_failed |= !step.failed.is_empty();

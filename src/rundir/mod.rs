@@ -60,13 +60,19 @@ pub fn rollup_file(width_s: u64) -> String {
 /// Every file a run directory may hold that a run writes (a replaced run's go).
 pub fn run_files() -> Vec<String> {
     let mut files: Vec<String> =
-        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, watch::WATCH].map(String::from).to_vec();
+        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, EXPORT, watch::WATCH]
+            .map(String::from)
+            .to_vec();
     files.extend(ROLLUPS_S.map(rollup_file));
     files
 }
 
 /// The HTML report a run writes at its end (`report DIR --format html` writes it again).
 pub const REPORT_HTML: &str = "report.html";
+
+/// What each live-metrics sink of `run --export` did (delivered, dropped, failed), when the run
+/// had any.
+pub const EXPORT: &str = "export.json";
 
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]

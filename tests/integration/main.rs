@@ -16,6 +16,11 @@
 //! - `flows`: login with token and cookie against a validating server; CSV values per sharing
 //!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
 //!   loops, conditions, once, groups; the write-back file.
+//! - `export`: `run --export` against real Prometheus (remote write) and InfluxDB 1.x started
+//!   on loopback (their queries equal the samples and the witness), InfluxDB 2's write API
+//!   and OTLP (decoded with `opentelemetry-proto`) against witnesses, the `/metrics` page
+//!   during a run, a target that never answers (the run not slowed, the loss said), bad values
+//!   refused with secrets masked.
 //! - `facts`: connect time and time to first byte per label against known delays, with and
 //!   without keep-alive, in every format; the generator's CPU over the run only.
 //! - `framing`: chunked, close-delimited, HEAD, 204, 100 Continue: read to the exact byte.
@@ -105,6 +110,7 @@ mod compare;
 mod counts;
 mod deploy;
 mod errors;
+mod export;
 mod facts;
 mod flows;
 mod framing;

@@ -1,0 +1,311 @@
+//! A blocking HTTP/1.1 POST over `std::net::TcpStream`, every step under one deadline. The
+//! sinks send one small request a second from a thread of their own; a client crate would
+//! bring its own runtime or TLS stack for what is a few writes and one read here.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Where a sink posts: parsed once, when the run starts.
+#[derive(Clone)]
+pub(super) struct Endpoint {
+    host: String,
+    port: u16,
+    /// Path and query, as sent on the request line.
+    target: String,
+    /// `Authorization` from the URL's `user:password@` (Basic), or given by the sink.
+    pub(super) authorization: Option<String>,
+    /// The credential values (user, password, token...), to scrub from what a server answers.
+    pub(super) secrets: Vec<String>,
+    /// The host's addresses, resolved once (see [`Endpoint::addrs`]).
+    resolved: Arc<Mutex<Resolution>>,
+}
+
+/// Written by hand: the authorization, the credentials and InfluxDB's `u`/`p` in the query are
+/// never printed.
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("target", &crate::redact::export_target(&self.target))
+            .field("authorization", &self.authorization.as_ref().map(|_| crate::redact::MASK))
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+enum Resolution {
+    #[default]
+    None,
+    /// A lookup under way on a helper thread: the next push waits for the same one.
+    Pending(std::sync::mpsc::Receiver<std::io::Result<Vec<SocketAddr>>>),
+    Done(Vec<SocketAddr>),
+}
+
+impl Endpoint {
+    /// An `http://` URL. Errors name what is wrong, never the URL (it may hold a password).
+    pub(super) fn parse(url: &url::Url) -> Result<Endpoint, String> {
+        match url.scheme() {
+            "http" => {}
+            "https" => {
+                return Err("https is not supported: give an http:// URL (a local proxy can add TLS)".into());
+            }
+            // `admin:pw@host/...` parses with the user as its scheme: named, it would show it.
+            _ if url.cannot_be_a_base() => return Err("give an http:// URL (the scheme is missing)".into()),
+            other => return Err(format!("the scheme `{other}` is not http://")),
+        }
+        let host =
+            url.host_str().ok_or("the URL has no host")?.trim_start_matches('[').trim_end_matches(']').to_string();
+        let port = url.port_or_known_default().unwrap_or(80);
+        let mut target = url.path().to_string();
+        if let Some(q) = url.query() {
+            target.push('?');
+            target.push_str(q);
+        }
+        let mut secrets = Vec::new();
+        let authorization = (!url.username().is_empty()).then(|| {
+            use base64::Engine as _;
+            let user = percent(url.username());
+            let pass = url.password().map(percent).unwrap_or_default();
+            let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")));
+            secrets.extend([user, pass]);
+            basic
+        });
+        secrets.retain(|s| !s.is_empty());
+        Ok(Endpoint { host, port, target, authorization, secrets, resolved: Arc::default() })
+    }
+
+    fn host_header(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// The host's addresses, every one (`localhost` is `::1` and `127.0.0.1`). An address is
+    /// taken as it is; a name is looked up once for the run, on a helper thread so that a
+    /// resolver that hangs costs this push its deadline, not the sink its thread. A lookup
+    /// that fails is tried again at the next push.
+    fn addrs(&self, deadline: Instant) -> Result<Vec<SocketAddr>, String> {
+        if let Ok(ip) = self.host.parse::<std::net::IpAddr>() {
+            return Ok(vec![SocketAddr::new(ip, self.port)]);
+        }
+        let mut state = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
+        if let Resolution::Done(addrs) = &*state {
+            return Ok(addrs.clone());
+        }
+        if matches!(*state, Resolution::None) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (host, port) = (self.host.clone(), self.port);
+            std::thread::Builder::new()
+                .name("export-resolve".into())
+                .spawn(move || {
+                    let _ = tx.send((host.as_str(), port).to_socket_addrs().map(Iterator::collect));
+                })
+                .map_err(|e| format!("cannot resolve {}: no thread for it: {e}", self.host))?;
+            *state = Resolution::Pending(rx);
+        }
+        let Resolution::Pending(rx) = &*state else { unreachable!("set just above") };
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Ok(addrs)) if !addrs.is_empty() => {
+                *state = Resolution::Done(addrs.clone());
+                Ok(addrs)
+            }
+            Ok(Ok(_)) => {
+                *state = Resolution::None;
+                Err(format!("could not resolve {}: it has no address", self.host))
+            }
+            Ok(Err(e)) => {
+                *state = Resolution::None;
+                Err(format!("could not resolve {}: {e}", self.host))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                Err(format!("could not resolve {} within the push's deadline", self.host))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                *state = Resolution::None;
+                Err(format!("could not resolve {}", self.host))
+            }
+        }
+    }
+}
+
+/// Percent-decoding of a URL's user or password (`%2B` is `+`, and `+` stays `+`: this is not a
+/// form, where `+` would be a space).
+fn percent(s: &str) -> String {
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
+}
+
+/// The status and the start of the body of a response.
+#[derive(Debug)]
+pub(super) struct Response {
+    pub(super) status: u16,
+    pub(super) body: String,
+}
+
+/// Posts `body` with `headers`, all of it (connect, write, read) within `timeout`.
+pub(super) fn post(
+    ep: &Endpoint,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    timeout: Duration,
+) -> Result<Response, String> {
+    let deadline = Instant::now() + timeout;
+    let left = || deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero());
+    let timed_out = || format!("no answer within {}", humantime::format_duration(timeout));
+    let addrs = ep.addrs(deadline)?;
+    let mut stream = None;
+    let mut failed = Vec::new();
+    for (i, addr) in addrs.iter().enumerate() {
+        // Each address left gets an equal share of the time left, so that one that drops
+        // packets does not leave none for the next (`localhost`: `::1`, then `127.0.0.1`).
+        let Some(left) = left() else { break };
+        let share = left / (addrs.len() - i) as u32;
+        match TcpStream::connect_timeout(addr, share.max(Duration::from_millis(1))) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) => {
+                failed.push(format!("{addr}: no answer"))
+            }
+            Err(e) => failed.push(format!("{addr}: {e}")),
+        }
+    }
+    let Some(mut stream) = stream else {
+        return Err(if failed.is_empty() {
+            timed_out()
+        } else {
+            format!("cannot connect within {} ({})", humantime::format_duration(timeout), failed.join("; "))
+        });
+    };
+    let _ = stream.set_nodelay(true);
+    let mut head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: stampede/{}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        ep.target,
+        ep.host_header(),
+        env!("CARGO_PKG_VERSION"),
+        body.len()
+    );
+    if let Some(a) = &ep.authorization {
+        head.push_str(&format!("Authorization: {a}\r\n"));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => timed_out(),
+        _ => format!("the connection failed: {e}"),
+    };
+    for part in [head.as_bytes(), body] {
+        let mut rest = part;
+        while !rest.is_empty() {
+            stream.set_write_timeout(Some(left().ok_or_else(timed_out)?)).map_err(io)?;
+            let n = stream.write(rest).map_err(io)?;
+            if n == 0 {
+                return Err("the connection was closed while sending".into());
+            }
+            rest = &rest[n..];
+        }
+    }
+    // The response is read to its end (the server closes, as asked) or to what is enough to
+    // say what went wrong.
+    const MOST: usize = 16 * 1024;
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 4096];
+    loop {
+        stream.set_read_timeout(Some(left().ok_or_else(timed_out)?)).map_err(io)?;
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                if buf.len() >= MOST || complete(&buf) {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io(e)),
+        }
+    }
+    let mut hs = [httparse::EMPTY_HEADER; 32];
+    let mut resp = httparse::Response::new(&mut hs);
+    match resp.parse(&buf) {
+        Ok(httparse::Status::Complete(len)) => Ok(Response {
+            status: resp.code.unwrap_or(0),
+            body: String::from_utf8_lossy(&buf[len..buf.len().min(len + 300)]).trim().to_string(),
+        }),
+        _ if buf.is_empty() => Err("the server closed the connection without an answer".into()),
+        _ => Err("the answer is not HTTP".into()),
+    }
+}
+
+/// Whether `buf` holds a whole response: its head and as much body as `Content-Length` says
+/// (a response without one ends when the server closes).
+fn complete(buf: &[u8]) -> bool {
+    let mut hs = [httparse::EMPTY_HEADER; 32];
+    let mut resp = httparse::Response::new(&mut hs);
+    let Ok(httparse::Status::Complete(len)) = resp.parse(buf) else { return false };
+    let length = resp
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse::<usize>().ok());
+    match (resp.code, length) {
+        (Some(204 | 304), _) => true,
+        (_, Some(n)) => buf.len() >= len + n,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_percent_decoded_not_form_decoded() {
+        assert_eq!(percent("a+b%2Bc%20d%40"), "a+b+c d@");
+        let url = url::Url::parse("http://bo%2Bb:p+w%2B1@127.0.0.1:8086/write?db=x&p=hunter2").unwrap();
+        let ep = Endpoint::parse(&url).unwrap();
+        use base64::Engine as _;
+        let basic = base64::engine::general_purpose::STANDARD.encode("bo+b:p+w+1");
+        assert_eq!(ep.authorization.as_deref(), Some(format!("Basic {basic}").as_str()));
+        assert_eq!(ep.secrets, ["bo+b", "p+w+1"]);
+        // Debug shows neither the authorization nor InfluxDB's `p=`.
+        let shown = format!("{ep:?}");
+        assert!(!shown.contains(&basic) && !shown.contains("hunter2") && shown.contains("db=x"), "{shown}");
+    }
+
+    #[test]
+    fn every_address_of_a_name_is_tried_within_the_deadline() {
+        // `localhost` may be `::1` then `127.0.0.1`: a server on 127.0.0.1 only is still reached.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut s, _) = listener.accept().unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut buf = [0u8; 4096];
+            let mut got = Vec::new();
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = s.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
+        });
+        let ep = Endpoint::parse(&url::Url::parse(&format!("http://localhost:{port}/w")).unwrap()).unwrap();
+        let r = post(&ep, &[], b"x", Duration::from_secs(2)).unwrap();
+        assert_eq!(r.status, 204);
+        server.join().unwrap();
+        // A name that does not resolve says so, not "no answer".
+        let ep = Endpoint::parse(&url::Url::parse("http://no-such-host.invalid:1/w").unwrap()).unwrap();
+        let e = post(&ep, &[], b"x", Duration::from_secs(2)).unwrap_err();
+        assert!(e.starts_with("could not resolve no-such-host.invalid"), "{e}");
+    }
+}
