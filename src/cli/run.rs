@@ -417,7 +417,7 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     }
     if on_agents && !a.watch.is_empty() {
         return Err(Error::Usage(
-            "--watch samples from this process: it does not go with --agents or --listen-agents yet (run the agents with `stampede run --watch` beside the target instead)".into(),
+            "--watch samples from this process: it does not go with --agents or --listen-agents yet (to watch the target during such a run, run `--segment` parts with `stampede run --segment I/N --watch` instead of agents)".into(),
         ));
     }
     if on_agents && (a.segment.is_some() || a.start_at.is_some() || !a.jtl.is_empty() || a.group.is_some()) {
@@ -643,7 +643,10 @@ pub(super) async fn run_plan(
     // seconds long). Ctrl-C cuts it short: the first one if the run ended by itself, the
     // second if the first already stopped the run (the signal task is still listening).
     if !exports.specs.is_empty() {
-        let cut = if shutdown.is_cancelled() { abort.clone() } else { shutdown.clone() };
+        // Whether the first Ctrl-C stopped the load, not whether one came since: one pressed
+        // after the load ended by itself cuts this wait at once.
+        let interrupted = result.as_ref().is_ok_and(|r| r.outcome.interrupted);
+        let cut = if interrupted { abort.clone() } else { shutdown.clone() };
         let settling = reports.clone();
         let _ = tokio::task::spawn_blocking(move || settling.settle(&|| cut.is_cancelled())).await;
     }
@@ -651,6 +654,13 @@ pub(super) async fn run_plan(
     let RunResult { summary, outcome, failures, meta, aborted_by } = result?;
     report_exports(&reports, &out, quiet);
     // The results file's failure first, as before the table.
+    // The watch log is beside the results, not part of them: an incomplete one is a warning,
+    // and the run's exit code stays what its measurements say.
+    let (watch_failures, failures): (Vec<_>, Vec<_>) =
+        failures.into_iter().partition(|f| f.output == crate::watch::WatchOutput::NAME);
+    for f in &watch_failures {
+        eprintln!("warning: {f}");
+    }
     for f in failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
         eprintln!("error: {f}");
     }

@@ -235,9 +235,14 @@ fn influx_target(target: &str, env_token: Option<&str>) -> Result<Target, String
 /// An error (with the start of what the server answered) as it may be shown: the target's own
 /// credential values masked wherever they appear (a proxy may echo the request line, `p=...`
 /// and all), then what [`redact::text`](crate::redact::text) masks by name.
+/// The shortest credential looked for in a server's error text.
+const SCRUB_MIN_LEN: usize = 3;
+
 fn scrub(error: &str, secrets: &[String]) -> String {
     let mut e = error.to_string();
-    for s in secrets.iter().filter(|s| !s.is_empty()) {
+    // A value of a few letters (a user `u`) would mask every such letter of the server's words;
+    // where it could appear as itself (the URL) it is masked by its place.
+    for s in secrets.iter().filter(|s| s.chars().count() >= SCRUB_MIN_LEN) {
         e = e.replace(s.as_str(), crate::redact::MASK);
         // Also as it travels in a URL, percent-encoded.
         let encoded: String = url::form_urlencoded::byte_serialize(s.as_bytes()).collect();
@@ -925,6 +930,9 @@ mod tests {
         let secrets = vec!["s3cr+t".to_string(), "bob".to_string()];
         let e = scrub("HTTP 502: bad gateway for /write?db=x&u=bob&p=s3cr%2Bt (raw s3cr+t)", &secrets);
         assert!(!e.contains("s3cr") && !e.contains("bob"), "{e}");
+        // A one-letter user does not garble the server's words.
+        let e = scrub("HTTP 401: unauthorized", &["u".to_string(), "s3cr+t".to_string()]);
+        assert_eq!(e, "HTTP 401: unauthorized");
     }
 
     #[test]

@@ -234,20 +234,16 @@ impl Run {
             wait_until(at, &shutdown).await;
             // A wait that Ctrl-C ended is no start: no skew to record, and the run ends at once.
             if !shutdown.is_cancelled() {
-                let late_ms = match std::time::SystemTime::now().duration_since(at) {
-                    Ok(late) => late.as_secs_f64() * 1e3,
-                    Err(early) => -early.duration().as_secs_f64() * 1e3,
-                };
-                meta.started_at = now_rfc3339();
-                if let Some(p) = meta.part.as_mut() {
-                    p.start_skew_ms = Some(late_ms);
-                }
+                stamp_start(&mut meta, at);
                 for o in &mut outputs {
                     if let Err(error) = o.output.begins(&meta) {
                         o.failed = true;
                         failures.push(Failure { output: o.output.name().to_string(), error });
                     }
                 }
+                // An output's `begins` may take a while (the watch reads its sources' baseline):
+                // the load starts after them, and the skew recorded is the one it really had.
+                stamp_start(&mut meta, at);
             }
         }
         let mut engine_options = options.engine;
@@ -382,6 +378,19 @@ async fn wait_until(at: std::time::SystemTime, shutdown: &CancellationToken) {
             _ = tokio::time::sleep(left.min(std::time::Duration::from_secs(1))) => {}
             _ = shutdown.cancelled() => return,
         }
+    }
+}
+
+/// Records that the load starts now, for a common start at `at`: the start time and, for a
+/// part, how late it is (negative: early).
+fn stamp_start(meta: &mut RunMeta, at: std::time::SystemTime) {
+    let late_ms = match std::time::SystemTime::now().duration_since(at) {
+        Ok(late) => late.as_secs_f64() * 1e3,
+        Err(early) => -early.duration().as_secs_f64() * 1e3,
+    };
+    meta.started_at = now_rfc3339();
+    if let Some(p) = meta.part.as_mut() {
+        p.start_skew_ms = Some(late_ms);
     }
 }
 

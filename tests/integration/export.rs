@@ -42,6 +42,12 @@ fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
 }
 
+/// Two free ports, both held until both are known (one dropped first could come back twice).
+fn free_port_pair() -> (u16, u16) {
+    let (a, b) = (TcpListener::bind("127.0.0.1:0").expect("a port"), TcpListener::bind("127.0.0.1:0").expect("a port"));
+    (a.local_addr().expect("a port").port(), b.local_addr().expect("a port").port())
+}
+
 /// A server process, killed and reaped when dropped.
 struct Server {
     child: Child,
@@ -242,7 +248,7 @@ fn prometheus_remote_write_totals_equal_the_samples_and_the_witness() {
 fn influxdb_totals_equal_the_samples_and_the_witness() {
     let Some(influxd) = program("influxd", "influxdb") else { return };
     let run = TempRun::new("export-influx");
-    let (rpc, port) = (free_port(), free_port());
+    let (rpc, port) = free_port_pair();
     let dir = run.root().display().to_string();
     let config = run.write(
         "influxdb.conf",
