@@ -153,21 +153,8 @@ fn export_report(run: &TempRun, kind: &str) -> Value {
 
 #[test]
 fn prometheus_remote_write_totals_equal_the_samples_and_the_witness() {
-    let Some(prometheus) = program("prometheus", "prometheus") else { return };
     let run = TempRun::new("export-prom");
-    let config = run.write("prometheus.yml", "global:\n  scrape_interval: 1h\nscrape_configs: []\n");
-    let port = free_port();
-    let mut prom = Server::start(
-        &prometheus,
-        &[
-            format!("--config.file={}", config.display()),
-            format!("--storage.tsdb.path={}", run.root().join("tsdb").display()),
-            format!("--web.listen-address=127.0.0.1:{port}"),
-            "--web.enable-remote-write-receiver".into(),
-        ],
-        run.root().join("prometheus.log"),
-    );
-    prom.wait_ready(port, "/-/ready", 200);
+    let Some((_prom, port)) = start_prometheus(&run) else { return };
     // /b fails every time: its errors are counted by kind.
     let server = TestServer::builder().route("/a", Route::ok()).route("/b", Route::status(503)).start();
     let tag = unique_tag("rw");
