@@ -202,6 +202,31 @@ fn issue31_file_functions_and_data_sets_do_not_read_through_a_link_out_of_the_pl
             .run();
         assert_ne!(out.status.code(), Some(0), "{case}: run");
     }
+    // A file to upload, as the body or as a part.
+    for (case, param) in [("upload-body", ""), ("upload-part", "f")] {
+        let run = TempRun::new(&format!("sandbox-fn-{case}"));
+        let elsewhere = TempRun::new(&format!("sandbox-fn-{case}-outside"));
+        plant_links(run.root(), elsewhere.root());
+        let files = format!(
+            r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="out.csv" elementType="HTTPFileArg"><stringProp name="File.path">out.csv</stringProp>
+            <stringProp name="File.paramname">{param}</stringProp><stringProp name="File.mimetype">text/csv</stringProp></elementProp>
+            </collectionProp></elementProp><stringProp name="HTTPSampler.path">"#
+        );
+        let upload =
+            sampler("up", "POST", "/r", "", false, "").replacen("<stringProp name=\"HTTPSampler.path\">", &files, 1);
+        assert!(upload.contains("HTTPFileArgs"), "{upload}");
+        let plan = run.write("plan.jmx", jmx_plan(1, "1", &[DEFAULTS, &upload].concat()));
+        let out = Stampede::new()
+            .arg("run")
+            .arg(&plan)
+            .args(["-q", "-J", &format!("port={}", server.addr().port()), "--out"])
+            .arg(run.path())
+            .run();
+        let text = format!("{}{}", out.stdout_str(), out.stderr_str());
+        assert_ne!(out.status.code(), Some(0), "{case}: {text}");
+        assert!(text.contains("\"up\"") && text.contains("outside the plan's directory"), "{case}: {text}");
+    }
     assert_eq!(server.requests(), 0, "a refused plan sends nothing");
 
     // Names made at run time (by a script) and a link that stays inside.
@@ -296,4 +321,44 @@ fn issue31_check_refuses_reflection_and_threads_with_their_place() {
     let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
     let out = Stampede::new().arg("check").arg(&plan).run();
     assert_eq!(out.status.code(), Some(0), "{}{}", out.stdout_str(), out.stderr_str());
+}
+
+/// A YAML plan's `body_file` and `data` file naming a link out of the plan's directory: the
+/// plan is refused at load naming the field and where the file leads, and nothing is sent; the
+/// same files through a link that stays inside are sent, counted against the witness.
+#[test]
+fn issue31_a_yaml_plans_files_do_not_lead_out_of_its_directory() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let url = format!("http://127.0.0.1:{}/y", server.addr().port());
+    for (case, request, data) in [
+        ("body", "body_file: out.csv", ""),
+        ("dir", "body_file: linkdir/victim.csv", ""),
+        ("data", "body: '${v}'", "    data: [{file: out.csv, names: [v, n]}]\n"),
+    ] {
+        let run = TempRun::new(&format!("sandbox-yaml-{case}"));
+        let elsewhere = TempRun::new(&format!("sandbox-yaml-{case}-outside"));
+        plant_links(run.root(), elsewhere.root());
+        let plan = run.write(
+            "plan.yaml",
+            format!("scenarios:\n  - workload: {{users: 1, iterations: 1}}\n{data}    flow: [{{request: {{url: '{url}', method: POST, {request}}}}}]\n"),
+        );
+        let out = Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run();
+        let err = out.stderr_str();
+        assert_ne!(out.status.code(), Some(0), "{case}: {err}");
+        assert!(err.contains("plan.yaml:") && err.contains("outside the plan's directory"), "{case}: {err}");
+        assert!(err.contains("victim.csv"), "{case}: where it leads: {err}");
+    }
+    assert_eq!(server.requests(), 0, "a refused plan sends nothing");
+    let run = TempRun::new("sandbox-yaml-inside");
+    let elsewhere = TempRun::new("sandbox-yaml-inside-outside");
+    plant_links(run.root(), elsewhere.root());
+    let plan = run.write(
+        "plan.yaml",
+        format!("scenarios:\n  - workload: {{users: 1, iterations: 2}}\n    flow: [{{request: {{url: '{url}', method: POST, body_file: inner.txt}}}}]\n"),
+    );
+    Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let got = server.recorded("/y");
+    assert_eq!(got.len(), 2);
+    assert_eq!(uint(&run.total(), "samples"), got.len() as u64);
+    assert!(got.iter().all(|r| r.body == b"inside-text"), "the link inside is followed");
 }
