@@ -26,7 +26,7 @@
 //!   export   ─► run, record
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
-//!   plan     ─► nothing of ours but the leaves (metric, redact, http1), which every module may use
+//!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1), which every module may use
 //! ```
 //!
 //! The rooms, in the order data passes through them:
@@ -51,7 +51,8 @@
 //! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit);
 //!   [`agent`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
-//!   name), [`redact`] (the one rule for secrets), `http1` (HTTP/1 framing and reason phrases).
+//!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's
+//!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases).
 //! - [`watch`]: the system under test's resources (`run --watch`: `/proc`, Prometheus
 //!   endpoints and queries), sampled beside the load into the run directory; an output of the run.
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
@@ -68,6 +69,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod confine;
 pub mod engine;
 pub mod error;
 pub mod export;

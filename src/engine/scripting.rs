@@ -42,8 +42,8 @@ pub(crate) struct Env {
     pub threads: u64,
     /// The plan's directory (JMeter's FileServer base directory).
     pub base_dir: PathBuf,
-    /// Files the plan's other elements name (data files, write-back files): readable, and
-    /// writable when `writable`.
+    /// Files the plan's other elements name (data files, write-back files), their links
+    /// resolved: readable, and writable when `writable`.
     pub readable: Vec<PathBuf>,
     pub writable: Vec<PathBuf>,
     /// Where log lines go (the run's script log), if anywhere.
@@ -254,12 +254,12 @@ pub(crate) fn shared(
         .collect();
     super::session::ScriptShared {
         names: std::sync::Arc::new(names),
-        readable: plan.data.iter().map(|d| absolute(&d.path)).collect(),
+        readable: plan.data.iter().map(|d| resolved(&d.path)).collect(),
         writable: plan
             .writers
             .iter()
-            .map(|w| absolute(&w.path))
-            .chain(plan.result_files.iter().map(|p| absolute(p)))
+            .map(|w| resolved(&w.path))
+            .chain(plan.result_files.iter().map(|p| resolved(p)))
             .collect(),
         base_dir,
         groups,
@@ -748,64 +748,56 @@ impl Host for Exec<'_> {
 }
 
 /// The file policy: reading any file under the plan's directory or one the plan's elements
-/// name; appending or writing only to a file the script names as a literal or the plan's
-/// elements name; relative paths resolve against the plan's directory.
+/// name; appending or writing only to a file the script names as a literal (under the plan's
+/// directory) or the plan's elements name; relative paths resolve against the plan's directory.
+/// Every link in the path is followed before it is judged ([`crate::confine`]): a link in the
+/// plan's directory that leads out of it is outside. Returns the resolved path, to open with
+/// [`crate::confine::open`].
 pub(crate) fn allowed_file(env: &Env, named: &[PathBuf], path: &str, access: FileAccess) -> Result<PathBuf, Thrown> {
-    let p = Path::new(path);
-    let full = if p.is_absolute() { p.to_path_buf() } else { env.base_dir.join(p) };
-    let full = normalize(&full);
-    // Paths the plan named may be relative to the working directory, as the plan's own name.
-    let same = |q: &PathBuf| normalize(&std::path::absolute(q).unwrap_or_else(|_| q.clone())) == full;
-    let ok = match access {
-        FileAccess::Read => {
-            under(&full, &env.base_dir)
-                || env.readable.iter().any(same)
-                || env.writable.iter().any(same)
-                || named.iter().any(same)
-        }
-        FileAccess::Append | FileAccess::Write => env.writable.iter().any(same) || named.iter().any(same),
+    let dir = crate::confine::PlanDir::new(&env.base_dir);
+    let requested = dir.join(Path::new(path));
+    let real = crate::confine::resolve(&requested).ok();
+    let inside = real.as_deref().is_some_and(|r| dir.holds(r));
+    // `readable` and `writable` hold the resolved paths of the files the plan's elements name.
+    let plans = |list: &[PathBuf]| real.as_ref().is_some_and(|r| list.contains(r));
+    // A literal the script names is compared as written, and must resolve inside too.
+    let literal = || {
+        let requested = crate::confine::normalize(&requested);
+        named
+            .iter()
+            .any(|q| crate::confine::normalize(&std::path::absolute(q).unwrap_or_else(|_| q.clone())) == requested)
     };
-    if ok {
-        Ok(full)
-    } else {
-        let what = match access {
-            FileAccess::Read => "reading",
-            FileAccess::Append => "appending to",
-            FileAccess::Write => "writing",
-        };
-        Err(Thrown::security(format!(
-            "{what} `{path}` is not allowed: a script may read files under the plan's directory or named by the plan, and write only files it names as a literal or the plan's elements name"
-        )))
-    }
-}
-
-/// Whether `full` lies under `dir` by its path and, when it exists, also once symbolic links
-/// are resolved (a link in the plan's directory to `/etc` must not open `/etc`).
-fn under(full: &Path, dir: &Path) -> bool {
-    let dir = normalize(dir);
-    if !full.starts_with(&dir) {
-        return false;
-    }
-    match (std::fs::canonicalize(full), std::fs::canonicalize(&dir)) {
-        (Ok(real), Ok(real_dir)) => real.starts_with(real_dir),
-        // Nothing there yet: reading it fails on its own.
-        _ => true,
-    }
-}
-
-/// `a/./b/../c` → `a/c`, without touching the file system.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
+    let ok = match access {
+        FileAccess::Read => inside || plans(&env.readable) || plans(&env.writable),
+        FileAccess::Append | FileAccess::Write => (inside && literal()) || plans(&env.writable),
+    };
+    match real {
+        Some(real) if ok => Ok(real),
+        _ => {
+            let what = match access {
+                FileAccess::Read => "reading",
+                FileAccess::Append => "appending to",
+                FileAccess::Write => "writing",
+            };
+            let through = match &real {
+                Some(r) if !inside && crate::confine::normalize(&requested).starts_with(dir.path()) => {
+                    format!(" (it leads to {}, outside the plan's directory)", r.display())
+                }
+                None => " (it cannot be resolved)".to_string(),
+                _ => String::new(),
+            };
+            Err(Thrown::security(format!(
+                "{what} `{path}` is not allowed{through}: a script may read files under the plan's directory or named by the plan, and write only files it names as a literal or the plan's elements name"
+            )))
         }
     }
-    out
+}
+
+/// The resolved path of a file the plan names (relative to the working directory, as the plan's
+/// own name), for comparing with the resolved path a script asks for.
+fn resolved(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    crate::confine::resolve(&abs).unwrap_or(abs)
 }
 
 #[cfg(test)]
@@ -948,6 +940,56 @@ mod tests {
         assert!(allowed_file(&env, &[], "in.txt", FileAccess::Read).is_ok());
         assert!(allowed_file(&env, &[], "link/hostname", FileAccess::Read).is_err());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn issue31_links_that_lead_out_of_the_plan_directory_are_neither_read_nor_written() {
+        use std::os::unix::fs::symlink;
+        let tmp = std::fs::canonicalize(std::env::temp_dir()).unwrap();
+        let root = tmp.join(format!("stampede-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (dir, outside) = (root.join("plan"), root.join("outside"));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("victim.csv"), "v").unwrap();
+        std::fs::write(dir.join("sub/in.csv"), "i").unwrap();
+        symlink(outside.join("victim.csv"), dir.join("out.csv")).unwrap();
+        symlink(&outside, dir.join("linkdir")).unwrap();
+        symlink(outside.join("not-yet.csv"), dir.join("dangling.csv")).unwrap();
+        symlink(dir.join("sub/in.csv"), dir.join("inner.csv")).unwrap();
+        let env = Env { base_dir: dir.clone(), ..Default::default() };
+        // Each is a literal the script names, so only the link stands between it and the write.
+        let named: Vec<PathBuf> = ["out.csv", "linkdir/new.csv", "dangling.csv", "inner.csv", "sub/new.csv"]
+            .iter()
+            .map(|n| dir.join(n))
+            .collect();
+        for (path, access) in [
+            ("out.csv", FileAccess::Append),
+            ("out.csv", FileAccess::Write),
+            ("out.csv", FileAccess::Read),
+            ("linkdir/new.csv", FileAccess::Append),
+            ("linkdir/victim.csv", FileAccess::Read),
+            ("dangling.csv", FileAccess::Write),
+            ("sub/../linkdir/victim.csv", FileAccess::Read),
+            ("../outside/victim.csv", FileAccess::Read),
+        ] {
+            let e = allowed_file(&env, &named, path, access).unwrap_err();
+            assert_eq!(e.class, "java.lang.SecurityException", "{path}");
+            assert!(e.message.contains(path), "{e}");
+        }
+        assert!(allowed_file(&env, &named, "out.csv", FileAccess::Append).unwrap_err().message.contains("victim.csv"));
+        // A link that stays inside is followed; a new file in a real directory may be named.
+        assert_eq!(allowed_file(&env, &named, "inner.csv", FileAccess::Append).unwrap(), dir.join("sub/in.csv"));
+        assert_eq!(allowed_file(&env, &named, "inner.csv", FileAccess::Read).unwrap(), dir.join("sub/in.csv"));
+        assert_eq!(allowed_file(&env, &named, "sub/new.csv", FileAccess::Write).unwrap(), dir.join("sub/new.csv"));
+        // A data file the plan names outside its directory (its author's choice) stays readable.
+        let env = Env { readable: vec![outside.join("victim.csv")], ..env };
+        assert!(allowed_file(&env, &[], &outside.join("victim.csv").display().to_string(), FileAccess::Read).is_ok());
+        assert!(allowed_file(&env, &[], "out.csv", FileAccess::Read).is_ok(), "the same file the plan reads");
+        assert!(allowed_file(&env, &[], "out.csv", FileAccess::Append).is_err());
+        assert_eq!(std::fs::read_to_string(outside.join("victim.csv")).unwrap(), "v");
+        assert!(!outside.join("not-yet.csv").exists() && !outside.join("new.csv").exists());
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

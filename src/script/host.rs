@@ -66,7 +66,8 @@ pub trait Host {
     }
 
     /// May the script use this file so? Returns the path to use (relative paths resolve
-    /// against the plan's directory) or the refusal.
+    /// against the plan's directory; every link in it resolved, so that it is opened with
+    /// [`crate::confine::open`], which follows none) or the refusal.
     fn file(&mut self, path: &str, access: FileAccess) -> Result<PathBuf, Thrown> {
         let _ = access;
         Err(Thrown::security(format!("file access to `{path}` is not allowed here")))

@@ -84,7 +84,9 @@
 //!   killed runs, Ctrl-C, secrets, and the demo; runs never share or overwrite a directory
 //!   (`--replace`); a JTL cut short exits 3; a corrupt log is an error naming its line.
 //! - `script_sandbox`: what scripts' `log` and `OUT` write holds no secret variable's value; a
-//!   script writes the files it names beside the plan, not an absolute path elsewhere.
+//!   script writes the files it names beside the plan, not an absolute path elsewhere; no
+//!   script, file function or data set goes through a link out of the plan's directory, and
+//!   `check` refuses reflection and threads (issue 31).
 //! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
 //!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
 //!   `check` cannot load named with its line:column.

@@ -1,10 +1,15 @@
 //! The script sandbox seen from outside (issue 14): what a script's `log` and `OUT` write never
 //! holds a secret variable's value; a script writes the files it names under the plan's
-//! directory (the write-back idiom) but not an absolute path it names elsewhere.
+//! directory (the write-back idiom) but not an absolute path it names elsewhere. Issue 31: no
+//! file is read or written through a symbolic link in the plan's directory that leads out of
+//! it, by a script, a file function or a data set; reflection and threads are refused by `check`.
 
 use crate::jmx::{jmx_plan, sampler};
+use crate::jmx_scripts::script;
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::os::unix::fs::symlink;
+use std::path::Path;
 
 const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
@@ -72,4 +77,288 @@ try {{ new File("out.txt") << "ok\n"; vars.put("inside", "written") }} catch (Se
     let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
     assert!(!log.contains("tok-SECRETVALUE"), "{log}");
     assert!(log.contains("token is ***"), "{log}");
+}
+
+fn header_manager(pairs: &[(&str, &str)]) -> String {
+    let rows: String = pairs
+        .iter()
+        .map(|(n, v)| {
+            format!(
+                r#"<elementProp name="" elementType="Header"><stringProp name="Header.name">{n}</stringProp><stringProp name="Header.value">{}</stringProp></elementProp>"#,
+                esc(v)
+            )
+        })
+        .collect();
+    format!(
+        r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="H" enabled="true">
+          <collectionProp name="HeaderManager.headers">{rows}</collectionProp></HeaderManager><hashTree/>"#
+    )
+}
+
+/// A plan directory with links out of it (`out.csv` to a file elsewhere, `linkdir` to the
+/// directory elsewhere) and one that stays inside (`inner.txt`); returns the outside file.
+fn plant_links(plan_dir: &Path, elsewhere: &Path) -> std::path::PathBuf {
+    let victim = elsewhere.join("victim.csv");
+    std::fs::write(&victim, "SECRET-OUTSIDE,1\n").unwrap();
+    std::fs::write(plan_dir.join("real.txt"), "inside-text").unwrap();
+    symlink(&victim, plan_dir.join("out.csv")).unwrap();
+    symlink(elsewhere, plan_dir.join("linkdir")).unwrap();
+    symlink(plan_dir.join("real.txt"), plan_dir.join("inner.txt")).unwrap();
+    victim
+}
+
+/// `new File("out.csv") << "x"` with `out.csv` a link to a file outside the plan's directory:
+/// the sample fails with a SecurityException and the outside file is untouched; the same for a
+/// new file under a linked directory and for reading through the link; a link that stays
+/// inside is written through. Each user's request after the scripts reaches the witness.
+#[test]
+fn issue31_a_script_neither_writes_nor_reads_through_a_link_out_of_the_plans_directory() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("script-sandbox-links");
+    let elsewhere = TempRun::new("script-sandbox-links-outside");
+    let victim = plant_links(run.root(), elsewhere.root());
+    let body = [
+        DEFAULTS.to_string(),
+        script("JSR223Sampler", "write", "groovy", "new File(\"out.csv\") << \"x\"", ""),
+        script("JSR223Sampler", "truncate", "groovy", "new FileWriter(\"out.csv\").write(\"x\")", ""),
+        script("JSR223Sampler", "newfile", "groovy", "new File(\"linkdir/new.csv\") << \"x\"", ""),
+        script("JSR223Sampler", "read", "groovy", "return new File(\"out.csv\").text", ""),
+        script("JSR223Sampler", "inside", "groovy", "new File(\"inner.txt\") << \"+more\"", ""),
+        sampler("after", "GET", "/after", "", false, ""),
+    ]
+    .concat();
+    let plan = run.write("plan.jmx", jmx_plan(2, "1", &body));
+    let jtl = run.root().join("out.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "SECRET-OUTSIDE,1\n", "the outside file was written");
+    assert!(!elsewhere.root().join("new.csv").exists(), "a file was made under the linked directory");
+    assert_eq!(std::fs::read_to_string(run.root().join("real.txt")).unwrap(), "inside-text+more+more");
+    for (label, errors) in [("write", 2), ("truncate", 2), ("newfile", 2), ("read", 2), ("inside", 0)] {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (2, errors), "{label}: {row:#}");
+    }
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    for label in ["write", "truncate", "newfile", "read"] {
+        let refused = text
+            .lines()
+            .filter(|l| l.contains(&format!(",{label},")) && l.contains("java.lang.SecurityException"))
+            .count();
+        assert_eq!(refused, 2, "{label}: {text}");
+    }
+    assert!(!text.contains("SECRET-OUTSIDE"), "{text}");
+    assert_eq!(uint(&run.label("after"), "samples"), server.recorded("/after").len() as u64);
+    assert_eq!(server.recorded("/after").len(), 2);
+}
+
+/// `__FileToString`, `__StringFromFile`, `__CSVRead` and a CSV Data Set naming a link that
+/// leads out of the plan's directory: `check` refuses the plan naming the element and the file,
+/// and `run` sends nothing. A name made at run time that leads out reads as `**ERR**`; a link
+/// that stays inside is read.
+#[test]
+fn issue31_file_functions_and_data_sets_do_not_read_through_a_link_out_of_the_plans_directory() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    for (case, header, data_set) in [
+        ("file-to-string", "${__FileToString(out.csv)}", false),
+        ("file-to-string-dir", "${__FileToString(linkdir/victim.csv)}", false),
+        ("string-from-file", "${__StringFromFile(out.csv)}", false),
+        ("csv-read", "${__CSVRead(out.csv,0)}", false),
+        ("data-set", "${v}", true),
+    ] {
+        let run = TempRun::new(&format!("sandbox-fn-{case}"));
+        let elsewhere = TempRun::new(&format!("sandbox-fn-{case}-outside"));
+        plant_links(run.root(), elsewhere.root());
+        let csv = r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="users" enabled="true">
+          <stringProp name="filename">out.csv</stringProp><stringProp name="variableNames">v,n</stringProp>
+          <boolProp name="recycle">true</boolProp><boolProp name="stopThread">false</boolProp>
+          <stringProp name="shareMode">shareMode.all</stringProp>
+        </CSVDataSet><hashTree/>"#;
+        let children = header_manager(&[("X-Read", header)]);
+        let body = [
+            DEFAULTS.to_string(),
+            if data_set { csv.to_string() } else { String::new() },
+            sampler("r", "GET", "/r", "", false, &children),
+        ]
+        .concat();
+        let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
+        let out = Stampede::new().arg("check").arg(&plan).run();
+        let text = format!("{}{}", out.stdout_str(), out.stderr_str());
+        assert_ne!(out.status.code(), Some(0), "{case}: {text}");
+        assert!(text.contains("plan.jmx"), "{case}: {text}");
+        assert!(text.contains("outside the plan's directory"), "{case}: {text}");
+        assert!(text.contains(if data_set { "users" } else { "\"H\"" }), "{case}: the element: {text}");
+        let out = Stampede::new()
+            .arg("run")
+            .arg(&plan)
+            .args(["-q", "-J", &format!("port={}", server.addr().port()), "--out"])
+            .arg(run.path())
+            .run();
+        assert_ne!(out.status.code(), Some(0), "{case}: run");
+    }
+    // A file to upload, as the body or as a part.
+    for (case, param) in [("upload-body", ""), ("upload-part", "f")] {
+        let run = TempRun::new(&format!("sandbox-fn-{case}"));
+        let elsewhere = TempRun::new(&format!("sandbox-fn-{case}-outside"));
+        plant_links(run.root(), elsewhere.root());
+        let files = format!(
+            r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="out.csv" elementType="HTTPFileArg"><stringProp name="File.path">out.csv</stringProp>
+            <stringProp name="File.paramname">{param}</stringProp><stringProp name="File.mimetype">text/csv</stringProp></elementProp>
+            </collectionProp></elementProp><stringProp name="HTTPSampler.path">"#
+        );
+        let upload =
+            sampler("up", "POST", "/r", "", false, "").replacen("<stringProp name=\"HTTPSampler.path\">", &files, 1);
+        assert!(upload.contains("HTTPFileArgs"), "{upload}");
+        let plan = run.write("plan.jmx", jmx_plan(1, "1", &[DEFAULTS, &upload].concat()));
+        let out = Stampede::new()
+            .arg("run")
+            .arg(&plan)
+            .args(["-q", "-J", &format!("port={}", server.addr().port()), "--out"])
+            .arg(run.path())
+            .run();
+        let text = format!("{}{}", out.stdout_str(), out.stderr_str());
+        assert_ne!(out.status.code(), Some(0), "{case}: {text}");
+        assert!(text.contains("\"up\"") && text.contains("outside the plan's directory"), "{case}: {text}");
+    }
+    assert_eq!(server.requests(), 0, "a refused plan sends nothing");
+
+    // Names made at run time (by a script) and a link that stays inside.
+    let run = TempRun::new("sandbox-fn-runtime");
+    let elsewhere = TempRun::new("sandbox-fn-runtime-outside");
+    plant_links(run.root(), elsewhere.root());
+    let pre = script(
+        "JSR223PreProcessor",
+        "names",
+        "groovy",
+        "vars.put(\"link\", \"out.csv\"); vars.put(\"viadir\", \"linkdir/victim.csv\"); vars.put(\"inner\", \"inner.txt\")",
+        "",
+    );
+    let children = [
+        header_manager(&[
+            ("X-Link", "${__FileToString(${link})}"),
+            ("X-Dir", "${__FileToString(${viadir})}"),
+            ("X-Inner", "${__FileToString(${inner})}"),
+            ("X-Const", "${__FileToString(inner.txt)}"),
+        ]),
+        pre,
+    ]
+    .concat();
+    let body = [DEFAULTS.to_string(), sampler("r", "GET", "/r", "", false, &children)].concat();
+    let plan = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let got = server.recorded("/r");
+    assert_eq!(got.len(), 2);
+    assert_eq!(uint(&run.label("r"), "samples"), got.len() as u64);
+    for r in &got {
+        assert_eq!(r.header("x-link"), Some("**ERR**"));
+        assert_eq!(r.header("x-dir"), Some("**ERR**"));
+        assert_eq!(r.header("x-inner"), Some("inside-text"));
+        assert_eq!(r.header("x-const"), Some("inside-text"));
+    }
+}
+
+/// Reflection and threads pass no `check`: each is named with its element and the line and
+/// column inside the script; `getClass().getName()` still loads.
+#[test]
+fn issue31_check_refuses_reflection_and_threads_with_their_place() {
+    for (i, (src, want)) in [
+        (
+            "def m = 'a'.getClass().getMethod('toString')",
+            "`getMethod` is not available in stampede's scripts: reflection is not allowed",
+        ),
+        (
+            "String.metaClass.hi = { -> 1 }",
+            "`metaClass` is not available in stampede's scripts: reflection is not allowed",
+        ),
+        (
+            "log.info('x')\nClass.forName('java.lang.Runtime')",
+            "`java.lang.Class.forName` is not available in stampede's scripts: reflection is not allowed",
+        ),
+        (
+            "def t = new Thread({ -> 1 })",
+            "`new Thread(...)` is not available in stampede's scripts: threads are not allowed",
+        ),
+        ("Thread.start { 1 }", "threads are not allowed"),
+        ("java.util.concurrent.Executors.newFixedThreadPool(2)", "threads are not allowed"),
+        ("new GroovyShell().evaluate('1')", "reflection is not allowed"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let run = TempRun::new(&format!("sandbox-reflect-{i}"));
+        let post = script("JSR223PostProcessor", "sneaky", "groovy", src, "");
+        let body = [DEFAULTS.to_string(), sampler("s", "GET", "/s", "", false, &post)].concat();
+        let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
+        let out = Stampede::new().arg("check").arg(&plan).run();
+        let text = format!("{}{}", out.stdout_str(), out.stderr_str());
+        assert_ne!(out.status.code(), Some(0), "{src}: {text}");
+        assert!(text.contains("plan.jmx") && text.contains("\"sneaky\""), "{src}: {text}");
+        assert!(text.contains(want), "{src}: {text}");
+        assert!(text.contains("line ") && text.contains(", column "), "{src}: {text}");
+    }
+    let run = TempRun::new("sandbox-reflect-ok");
+    let post = script(
+        "JSR223PostProcessor",
+        "fine",
+        "groovy",
+        "log.info(prev.getClass().getName() + sampler.getMethod())",
+        "",
+    );
+    let body = [DEFAULTS.to_string(), sampler("s", "GET", "/s", "", false, &post)].concat();
+    let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let out = Stampede::new().arg("check").arg(&plan).run();
+    assert_eq!(out.status.code(), Some(0), "{}{}", out.stdout_str(), out.stderr_str());
+}
+
+/// A YAML plan's `body_file` and `data` file naming a link out of the plan's directory: the
+/// plan is refused at load naming the field and where the file leads, and nothing is sent; the
+/// same files through a link that stays inside are sent, counted against the witness.
+#[test]
+fn issue31_a_yaml_plans_files_do_not_lead_out_of_its_directory() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let url = format!("http://127.0.0.1:{}/y", server.addr().port());
+    for (case, request, data) in [
+        ("body", "body_file: out.csv", ""),
+        ("dir", "body_file: linkdir/victim.csv", ""),
+        ("data", "body: '${v}'", "    data: [{file: out.csv, names: [v, n]}]\n"),
+    ] {
+        let run = TempRun::new(&format!("sandbox-yaml-{case}"));
+        let elsewhere = TempRun::new(&format!("sandbox-yaml-{case}-outside"));
+        plant_links(run.root(), elsewhere.root());
+        let plan = run.write(
+            "plan.yaml",
+            format!("scenarios:\n  - workload: {{users: 1, iterations: 1}}\n{data}    flow: [{{request: {{url: '{url}', method: POST, {request}}}}}]\n"),
+        );
+        let out = Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run();
+        let err = out.stderr_str();
+        assert_ne!(out.status.code(), Some(0), "{case}: {err}");
+        assert!(err.contains("plan.yaml:") && err.contains("outside the plan's directory"), "{case}: {err}");
+        assert!(err.contains("victim.csv"), "{case}: where it leads: {err}");
+    }
+    assert_eq!(server.requests(), 0, "a refused plan sends nothing");
+    let run = TempRun::new("sandbox-yaml-inside");
+    let elsewhere = TempRun::new("sandbox-yaml-inside-outside");
+    plant_links(run.root(), elsewhere.root());
+    let plan = run.write(
+        "plan.yaml",
+        format!("scenarios:\n  - workload: {{users: 1, iterations: 2}}\n    flow: [{{request: {{url: '{url}', method: POST, body_file: inner.txt}}}}]\n"),
+    );
+    Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let got = server.recorded("/y");
+    assert_eq!(got.len(), 2);
+    assert_eq!(uint(&run.total(), "samples"), got.len() as u64);
+    assert!(got.iter().all(|r| r.body == b"inside-text"), "the link inside is followed");
 }

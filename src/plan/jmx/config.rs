@@ -285,7 +285,9 @@ impl Cx {
                 s.pre.push(Step::Feed(n));
                 self.report(c, depth, Status::Supported, format!("data file {}", self.b.data_file(n).path.display()));
             }
-            Err(e) if self.lenient => {
+            // A file that leads out of the plan's directory is refused now, not excused as one
+            // that may be there when the plan runs.
+            Err(e) if self.lenient && e.kind != ErrorKind::Invalid => {
                 // Its columns are still variables the plan sets while running.
                 for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     self.b.sym.vars.assign(name);
@@ -404,7 +406,7 @@ impl Cx {
     pub(super) fn csv(&mut self, c: &El) -> Result<usize, Error> {
         let name = self.expand(c, c.text_or_empty("filename"))?;
         if name.trim().is_empty() {
-            return Err(self.err(c, "the CSV Data Set has no file name"));
+            return Err(Error::new(ErrorKind::Missing, self.loc(c), "the CSV Data Set has no file name"));
         }
         let path = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
         // JMeter writes a tab as `\t`.
@@ -424,7 +426,11 @@ impl Cx {
             skip_first_line: names.is_some() && c.flag("ignoreFirstLine").unwrap_or(false),
             names,
         };
-        let data = csv_data::read_csv(&path, &opts).map_err(|e| {
+        // A name inside the plan's directory may not lead out of it through a link.
+        let real = crate::confine::PlanDir::of_plan(&self.file)
+            .named(Path::new(name.trim()))
+            .map_err(|e| self.err(c, format!("the CSV Data Set's file cannot be read: {e}")))?;
+        let data = csv_data::read_csv(&real, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
             loc.line = e.line;
             Error::new(ErrorKind::Data, loc, e.message)

@@ -34,6 +34,10 @@ impl Cx {
         }
         let name = self.expand(c, c.text_or_empty("filename"))?;
         let path = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
+        // A results file named inside the plan's directory may not lead out of it through a link.
+        crate::confine::PlanDir::of_plan(&self.file)
+            .named(Path::new(name.trim()))
+            .map_err(|e| self.err(c, format!("the results file cannot be written: {e}")))?;
         let note = format!("writes every sample to {} (JMeter's CSV results format)", path.display());
         self.b.result_file(&path);
         self.report(c, depth, Status::Supported, note);

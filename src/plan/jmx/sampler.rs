@@ -321,7 +321,7 @@ impl Cx {
             }
             for (file, param, mime) in &files {
                 let p = dir.join(upload_name(self, c, file));
-                let Some(bytes) = read_upload(&p, &mut fault) else { continue };
+                let Some(bytes) = read_upload(&self.upload_path(c, &p)?, &mut fault) else { continue };
                 parts.push(Part {
                     name: param.clone(),
                     filename: p.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -345,7 +345,7 @@ impl Cx {
             // then fails opening the file for the body.
             let p = dir.join(upload_name(self, c, file));
             let unsent = fault.is_some();
-            let bytes = read_upload(&p, &mut fault).unwrap_or_default();
+            let bytes = read_upload(&self.upload_path(c, &p)?, &mut fault).unwrap_or_default();
             fault_after_head = !unsent && fault.is_some();
             if !has_ct && !mime.is_empty() {
                 headers.push(("Content-Type".into(), Template::literal(mime.clone())));
@@ -444,6 +444,17 @@ impl Cx {
 /// (whose sample then fails: no such file).
 fn upload_name(cx: &mut Cx, c: &El, file: &str) -> String {
     cx.expand(c, file).unwrap_or_else(|_| file.to_string())
+}
+
+impl Cx {
+    /// Where a file to upload is read: one named inside the plan's directory may not lead out
+    /// of it through a link ([`crate::confine`]).
+    fn upload_path(&self, c: &El, p: &Path) -> Result<PathBuf, Error> {
+        // `p` is the plan's directory joined to the name: absolute, so that it is not joined again.
+        crate::confine::PlanDir::of_plan(&self.file)
+            .named(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+            .map_err(|e| self.err(c, format!("the file to send cannot be read: {e}")))
+    }
 }
 
 /// The bytes of a file to upload; one that cannot be read leaves `fault` set to what JMeter

@@ -92,13 +92,19 @@ impl Cx {
         path: String,
         vars: Vec<String>,
     ) -> Result<(), Error> {
+        // A file the plan names: written where the plan says (real plans append to absolute
+        // paths of their author's), but a name inside the plan's directory may not lead out of
+        // it through a link.
+        let real = crate::confine::PlanDir::of_plan(&self.file)
+            .named(Path::new(&path))
+            .map_err(|e| self.err(c, format!("its script cannot write the file: {e}")))?;
         let path = self.file.parent().unwrap_or(Path::new(".")).join(path);
         let values: Vec<Template> = vars.iter().map(|v| Template::literal(format!("${{{v}}}"))).collect();
         let mut compiled = Vec::new();
         for v in values {
             compiled.push(self.tmpl(c, v.source())?);
         }
-        let writer = self.b.writer(path.clone(), None);
+        let writer = self.b.writer(real, None);
         s.after.push(Step::Write(Box::new(flow::Write { writer, values: compiled })));
         self.report(
             c,
@@ -176,7 +182,10 @@ impl Cx {
             script_prop(c, "script").to_string()
         } else {
             let path = base.join(&file_name);
-            match std::fs::read_to_string(&path) {
+            let real = crate::confine::PlanDir::of_plan(&self.file)
+                .named(Path::new(&file_name))
+                .map_err(|e| self.err(c, format!("the script file cannot be read: {e}")))?;
+            match std::fs::read_to_string(&real) {
                 Ok(text) => text,
                 Err(e) => {
                     let e = self.err(c, format!("the script file {} cannot be read: {e}", path.display()));

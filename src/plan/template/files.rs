@@ -6,8 +6,14 @@
 //! `__CSVRead`'s (JMeter 5.6.3 reads `__FileToString`'s and `__StringFromFile`'s from its working
 //! directory, which is the plan's when JMeter is started beside it). A file named by constant
 //! text is read once when the plan loads; one named at run time is read at each call.
+//!
+//! A name the plan writes inside its directory must stay inside once its links are followed
+//! (a refusal is a load error); a name it writes outside is its author's choice. A name made at
+//! run time reaches only what resolves under the plan's directory (else `**ERR**`), as a
+//! script's paths do: see [`crate::confine`].
 
 use super::{Scope, Symbols, Template, TemplateError, VarId, VarTable};
+use crate::confine::PlanDir;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,8 +24,8 @@ const ERR: &str = "**ERR**";
 pub(super) enum FileFn {
     /// `__FileToString` of a file read when the plan loaded (or `**ERR**`).
     Text(String),
-    /// `__FileToString` of a file named at run time.
-    ReadEach { path: Template, base: PathBuf, latin1: bool },
+    /// `__FileToString` of a file named at run time: only under the plan's directory.
+    ReadEach { path: Template, dir: PlanDir, latin1: bool },
     /// `__StringFromFile`: the next line, shared by all users, from the first again after the
     /// last; `None` when the file cannot be read.
     Lines { lines: Option<Arc<[String]>>, slot: u32 },
@@ -32,9 +38,10 @@ impl FileFn {
     pub(super) fn call<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) -> bool {
         match self {
             FileFn::Text(s) => out.push_str(s),
-            FileFn::ReadEach { path, base, latin1 } => {
+            FileFn::ReadEach { path, dir, latin1 } => {
                 let name = path.render_string(u);
-                out.push_str(&read_text(&base.join(name), *latin1).unwrap_or_else(|| ERR.into()));
+                let text = dir.confine(Path::new(&name)).ok().and_then(|real| read_confined(&real, *latin1));
+                out.push_str(&text.unwrap_or_else(|| ERR.into()));
             }
             FileFn::Lines { lines: None, .. } => out.push_str(ERR),
             FileFn::Lines { lines: Some(lines), slot } => {
@@ -98,8 +105,14 @@ fn arg(message: impl Into<String>) -> TemplateError {
 }
 
 /// Where a relative file name is read from: the plan's directory (else the working directory).
-fn base(sym: &Symbols) -> PathBuf {
-    sym.base_dir.clone().unwrap_or_default()
+fn base(sym: &Symbols) -> PlanDir {
+    PlanDir::new(sym.base_dir.as_deref().unwrap_or(Path::new("")))
+}
+
+/// The path to read a file the plan names by: refused when it leads out of the plan's
+/// directory through a link.
+fn named(sym: &Symbols, what: &str, name: &str) -> Result<PathBuf, TemplateError> {
+    base(sym).named(Path::new(name)).map_err(|e| arg(format!("`{what}` cannot read it: {e}")))
 }
 
 /// Compiles `__FileToString`, `__StringFromFile` or `__CSVRead` from its first two arguments;
@@ -130,14 +143,17 @@ pub(super) fn compile(
                 }
             };
             let f = match path.as_const() {
-                Some(p) => FileFn::Text(read_text(&base(sym).join(p), latin1).unwrap_or_else(|| ERR.into())),
-                None => FileFn::ReadEach { path, base: base(sym), latin1 },
+                Some(p) => {
+                    FileFn::Text(read_text(&named(sym, "__FileToString", p)?, latin1).unwrap_or_else(|| ERR.into()))
+                }
+                None => FileFn::ReadEach { path, dir: base(sym), latin1 },
             };
             Ok((f, Some(2)))
         }
         "StringFromFile" => {
             let p = constant_path("__StringFromFile")?;
-            let lines = read_text(&base(sym).join(&p), false).map(|t| t.lines().map(str::to_string).collect());
+            let lines =
+                read_text(&named(sym, "__StringFromFile", &p)?, false).map(|t| t.lines().map(str::to_string).collect());
             sym.global_counters += 1;
             Ok((FileFn::Lines { lines, slot: sym.global_counters - 1 }, Some(1)))
         }
@@ -150,7 +166,7 @@ pub(super) fn compile(
             let (rows, row, slot) = match sym.csv_read.get(&p) {
                 Some(known) => known.clone(),
                 None => {
-                    let rows: Arc<[Vec<String>]> = read_text(&base(sym).join(&p), false)
+                    let rows: Arc<[Vec<String>]> = read_text(&named(sym, "__CSVRead", &p)?, false)
                         .map(|t| t.lines().take_while(|l| !l.is_empty()).map(split_line).collect())
                         .unwrap_or_default();
                     let row = sym.vars.assign(&format!("__CSVRead row of {p}"));
@@ -168,11 +184,23 @@ pub(super) fn compile(
 /// The whole file as text; `None` when it cannot be read.
 fn read_text(path: &Path, latin1: bool) -> Option<String> {
     let bytes = std::fs::read(path).ok()?;
-    Some(if latin1 {
+    Some(text_of(bytes, latin1))
+}
+
+/// The whole of a file [`PlanDir::confine`] resolved, opened without following a link.
+fn read_confined(real: &Path, latin1: bool) -> Option<String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    crate::confine::open(real, crate::confine::Access::Read).ok()?.read_to_end(&mut bytes).ok()?;
+    Some(text_of(bytes, latin1))
+}
+
+fn text_of(bytes: Vec<u8>, latin1: bool) -> String {
+    if latin1 {
         bytes.iter().map(|b| char::from(*b)).collect()
     } else {
         String::from_utf8_lossy(&bytes).into_owned()
-    })
+    }
 }
 
 /// FileRowColContainer.splitLine: fields between commas, an empty one between two commas and

@@ -112,10 +112,15 @@ impl Cx {
         self.parse(v, el, "a size (e.g. 10MiB, 512KB, or bytes)", parse_size)
     }
 
-    /// A file named in the plan: relative to the plan's directory.
+    /// A file named in the plan: relative to the plan's directory. One named inside it may not
+    /// lead out of it through a link ([`crate::confine`]).
     pub(super) fn path(&mut self, v: &Node, el: &str) -> Result<PathBuf, Error> {
         let name = self.text(v, el)?;
-        Ok(self.file.parent().unwrap_or(Path::new(".")).join(name))
+        let path = self.file.parent().unwrap_or(Path::new(".")).join(&name);
+        match crate::confine::PlanDir::of_plan(&self.file).named(Path::new(&name)) {
+            Ok(_) => Ok(path),
+            Err(e) => Err(self.invalid(v, el, e.to_string())),
+        }
     }
 
     pub(super) fn read_file(&mut self, v: &Node, el: &str, what: &str) -> Result<(PathBuf, Vec<u8>), Error> {

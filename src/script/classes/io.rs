@@ -100,9 +100,20 @@ fn path_of(v: &Value) -> Result<String, Thrown> {
 }
 
 fn read_string(cx: &mut Ctx<'_>, path: &str) -> Result<String, Thrown> {
-    let p = cx.host.file(path, FileAccess::Read)?;
-    let b = std::fs::read(&p).map_err(|e| io_error(path, e))?;
+    let b = read_bytes(cx, path)?;
     Ok(String::from_utf8_lossy(&b).into_owned())
+}
+
+/// The bytes of a file the host allows, opened without following a link put in place of the
+/// path the host resolved.
+fn read_bytes(cx: &mut Ctx<'_>, path: &str) -> Result<Vec<u8>, Thrown> {
+    use std::io::Read as _;
+    let p = cx.host.file(path, FileAccess::Read)?;
+    let mut out = Vec::new();
+    crate::confine::open(&p, crate::confine::Access::Read)
+        .and_then(|mut f| f.read_to_end(&mut out))
+        .map_err(|e| io_error(path, e))?;
+    Ok(out)
 }
 
 /// Appends (or, with `truncate`, writes) to a file the host allows.
@@ -112,14 +123,9 @@ fn write_file(cx: &mut Ctx<'_>, path: &str, data: &[u8], truncate: bool) -> Resu
     Ok(p)
 }
 
-fn append_to(p: &PathBuf, shown: &str, data: &[u8], truncate: bool) -> Result<(), Thrown> {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(!truncate)
-        .truncate(truncate)
-        .open(p)
-        .map_err(|e| io_error(shown, e))?;
+fn append_to(p: &std::path::Path, shown: &str, data: &[u8], truncate: bool) -> Result<(), Thrown> {
+    let access = if truncate { crate::confine::Access::Write } else { crate::confine::Access::Append };
+    let mut f = crate::confine::open(p, access).map_err(|e| io_error(shown, e))?;
     f.write_all(data).map_err(|e| io_error(shown, e))
 }
 
@@ -232,10 +238,7 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
     match method {
         "readAllLines" | "lines" => Ok(Value::list(lines(&read_string(cx, &path)?))),
         "readString" => Ok(Value::str(read_string(cx, &path)?)),
-        "readAllBytes" => {
-            let p = cx.host.file(&path, FileAccess::Read)?;
-            Ok(bytes(std::fs::read(&p).map_err(|e| io_error(&path, e))?))
-        }
+        "readAllBytes" => Ok(bytes(read_bytes(cx, &path)?)),
         "write" | "writeString" => {
             let data = match arg(&args, 1) {
                 Value::List(l) => lock(&l.items).iter().map(|x| format!("{x}\n")).collect::<String>().into_bytes(),
@@ -352,10 +355,7 @@ impl Native for FileObj {
             }
             ("getText" | "text", 0 | 1) => Ok(Value::str(read_string(cx, path)?)),
             ("readLines", 0 | 1) => Ok(Value::list(lines(&read_string(cx, path)?))),
-            ("getBytes" | "readBytes", 0) => {
-                let p = cx.host.file(path, FileAccess::Read)?;
-                Ok(bytes(std::fs::read(&p).map_err(|e| io_error(path, e))?))
-            }
+            ("getBytes" | "readBytes", 0) => Ok(bytes(read_bytes(cx, path)?)),
             ("eachLine", 1) => {
                 let f = args[0].clone();
                 for line in lines(&read_string(cx, path)?) {

@@ -108,10 +108,102 @@ pub(crate) fn unavailable(name: &str, pos: Pos) -> CompileError {
     ) || name.starts_with("java.net.")
     {
         ": network access is not allowed"
+    } else if is_reflection_class(name, last) {
+        REFLECTION
+    } else if is_thread_class(name, last) {
+        THREADS
     } else {
         " (docs/scripts.md)"
     };
     CompileError { pos, message: format!("class `{name}` is not available in stampede's scripts{why}") }
+}
+
+const REFLECTION: &str = ": reflection is not allowed";
+const THREADS: &str = ": threads are not allowed";
+
+/// Classes that reach outside the subset at run time (looking up methods and fields by name,
+/// running script text, loading classes): what they would call could no longer be checked here.
+fn is_reflection_class(name: &str, last: &str) -> bool {
+    name.starts_with("java.lang.reflect.")
+        || name.starts_with("java.lang.invoke.")
+        || matches!(
+            last,
+            "ClassLoader"
+                | "URLClassLoader"
+                | "GroovyClassLoader"
+                | "GroovyShell"
+                | "Eval"
+                | "Binding"
+                | "ScriptEngineManager"
+                | "ScriptEngine"
+                | "MetaClass"
+                | "ExpandoMetaClass"
+                | "InvokerHelper"
+                | "MethodHandles"
+        )
+}
+
+/// Classes that start threads: a script runs on its user's turn, and a thread it left behind
+/// would outlive the sample, the user and the run's budgets.
+fn is_thread_class(name: &str, last: &str) -> bool {
+    name.starts_with("javax.swing.")
+        || name.starts_with("java.awt.")
+        || matches!(
+            last,
+            "Executors"
+                | "Executor"
+                | "ExecutorService"
+                | "ScheduledExecutorService"
+                | "ThreadPoolExecutor"
+                | "ScheduledThreadPoolExecutor"
+                | "ForkJoinPool"
+                | "CompletableFuture"
+                | "FutureTask"
+                | "ThreadFactory"
+                | "ThreadGroup"
+                | "Timer"
+                | "TimerTask"
+                | "GParsPool"
+                | "GParsExecutorsPool"
+                | "SwingUtilities"
+                | "SwingWorker"
+        )
+}
+
+/// A method that reflects on a value's class or changes it at run time (`getClass().getMethod(
+/// "m")`, `x.metaClass`, `invokeMethod`), refused at load as the classes above are. `getMethod`
+/// and `getField` with no argument are left alone: `sampler.getMethod()` is the HTTP method.
+fn reflective_method(name: &str, args: usize) -> bool {
+    match name {
+        "getMethod" | "getField" | "getDeclaredMethod" | "getDeclaredField" => args >= 1,
+        "getMethods"
+        | "getFields"
+        | "getDeclaredMethods"
+        | "getDeclaredFields"
+        | "getConstructors"
+        | "getDeclaredConstructors"
+        | "getClassLoader"
+        | "getMetaClass" => args == 0,
+        "getConstructor"
+        | "getDeclaredConstructor"
+        | "newInstance"
+        | "forName"
+        | "invokeMethod"
+        | "setMetaClass"
+        | "loadClass"
+        | "defineClass"
+        | "setAccessible" => true,
+        _ => false,
+    }
+}
+
+/// A property that is the same reflection (`x.metaClass`, `x.class.declaredMethods`).
+fn reflective_property(name: &str) -> bool {
+    matches!(name, "metaClass" | "declaredMethods" | "declaredFields" | "declaredConstructors" | "classLoader")
+}
+
+fn refused_method(name: &str, pos: Pos) -> CompileError {
+    err(pos, format!("`{name}` is not available in stampede's scripts{REFLECTION}"))
 }
 
 fn err(pos: Pos, message: impl Into<String>) -> CompileError {
@@ -565,6 +657,9 @@ impl Resolver<'_> {
                 None => Err(unavailable(name, pos)),
             };
         }
+        if reflective_property(name) {
+            return Err(refused_method(name, pos));
+        }
         Ok(E::Var(VarRef::Global(self.intern(name))))
     }
 
@@ -632,6 +727,7 @@ impl Resolver<'_> {
             }
             ExprKind::Ternary { cond, then, els } => E::Cond(self.bx(cond)?, self.bx(then)?, self.bx(els)?),
             ExprKind::Elvis { left, right } => E::Elvis(self.bx(left)?, self.bx(right)?),
+            ExprKind::Property { name, .. } if reflective_property(name) => return Err(refused_method(name, pos)),
             ExprKind::Property { target, name, .. } if matches!(target.kind, ExprKind::This) => {
                 E::Var(VarRef::Global(self.intern(name)))
             }
@@ -651,6 +747,12 @@ impl Resolver<'_> {
             ExprKind::New { ty, args } => {
                 let args = self.exprs(args)?;
                 match classes::resolve(&ty.name, self.imports) {
+                    Some("java.lang.Thread") => {
+                        return Err(err(
+                            ty.pos,
+                            format!("`new {}(...)` is not available in stampede's scripts{THREADS}", ty.name),
+                        ))
+                    }
                     Some(c) => E::New(c, args),
                     None if BUILTIN_TYPES.contains(&simple_type(&ty.name)) || simple_type(&ty.name) == "Object" => {
                         E::NewBuiltin(self.any_ty(ty)?, args)
@@ -722,6 +824,9 @@ impl Resolver<'_> {
                     "`evaluate` (running script text made at run time) is not available in stampede's scripts",
                 ));
             }
+            if reflective_method(name, args.len()) {
+                return Err(refused_method(name, pos));
+            }
             if !super::eval::is_script_method(name) {
                 self.intern(name);
             }
@@ -730,9 +835,19 @@ impl Resolver<'_> {
         let t = self.expr(target.expect("a target"))?;
         if let (E::Class(c), false, false) = (&t.k, safe, spread) {
             if !classes::has_static(c, name) {
-                return Err(err(pos, format!("`{c}.{name}` is not available in stampede's scripts (docs/scripts.md)")));
+                let why = if *c == "java.lang.Class" || reflective_method(name, args.len()) {
+                    REFLECTION
+                } else if *c == "java.lang.Thread" {
+                    THREADS
+                } else {
+                    " (docs/scripts.md)"
+                };
+                return Err(err(pos, format!("`{c}.{name}` is not available in stampede's scripts{why}")));
             }
             return Ok(E::Static(c, name.into(), args));
+        }
+        if reflective_method(name, args.len()) {
+            return Err(refused_method(name, pos));
         }
         Ok(E::Method(Box::new(t), name.into(), args, safe, spread))
     }
@@ -773,4 +888,64 @@ fn num(n: &Num, pos: Pos) -> Result<Value, CompileError> {
             },
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::script::{Lang, Script};
+
+    fn refusal(src: &str) -> String {
+        match Script::compile(src, Lang::Groovy) {
+            Ok(_) => panic!("`{src}` loaded"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn reflection_and_threads_are_refused_at_load_with_their_position() {
+        for (src, want) in [
+            ("x = 1\ny = x.getClass().getMethod('toString')", "line 2, column 5: `getMethod` is not available in stampede's scripts: reflection is not allowed"),
+            ("'a'.getClass().getDeclaredField('value')", "`getDeclaredField` is not available in stampede's scripts: reflection is not allowed"),
+            ("'a'.class.declaredMethods", "`declaredMethods` is not available in stampede's scripts: reflection is not allowed"),
+            ("String.metaClass.shout = { -> 1 }", "`metaClass` is not available in stampede's scripts: reflection is not allowed"),
+            ("metaClass.x = 1", "`metaClass` is not available"),
+            ("def s = 'a'\ns.getMetaClass()", "line 2, column 1: `getMetaClass` is not available"),
+            ("'a'.invokeMethod('size', null)", "`invokeMethod` is not available in stampede's scripts: reflection is not allowed"),
+            ("invokeMethod('f', null)", "`invokeMethod` is not available"),
+            ("'a'.getClass().newInstance()", "`newInstance` is not available"),
+            ("Class.forName('java.lang.Runtime')", "`java.lang.Class.forName` is not available in stampede's scripts: reflection is not allowed"),
+            ("new GroovyShell().evaluate('1')", "class `GroovyShell` is not available in stampede's scripts: reflection is not allowed"),
+            ("Eval.me('1')", "class `Eval` is not available in stampede's scripts: reflection is not allowed"),
+            ("java.lang.reflect.Array.newInstance(String, 1)", "class `java.lang.reflect.Array` is not available in stampede's scripts: reflection is not allowed"),
+            ("evaluate('1 + 1')", "`evaluate` (running script text made at run time) is not available"),
+            ("def t = new Thread({ -> 1 })\nt.start()", "line 1, column 13: `new Thread(...)` is not available in stampede's scripts: threads are not allowed"),
+            ("new java.lang.Thread({ -> 1 }).start()", "`new java.lang.Thread(...)` is not available in stampede's scripts: threads are not allowed"),
+            ("Thread.start { 1 }", "`java.lang.Thread.start` is not available in stampede's scripts: threads are not allowed"),
+            ("Executors.newFixedThreadPool(2)", "class `Executors` is not available in stampede's scripts: threads are not allowed"),
+            ("java.util.concurrent.CompletableFuture.runAsync({ -> 1 })", "class `java.util.concurrent.CompletableFuture` is not available in stampede's scripts: threads are not allowed"),
+            ("new Timer().schedule({ -> 1 } as TimerTask, 10)", "is not available in stampede's scripts: threads are not allowed"),
+            ("synchronized (this) { 1 }", "`synchronized` blocks are not supported"),
+        ] {
+            let got = refusal(src);
+            assert!(got.contains(want), "{src}: {got}");
+        }
+    }
+
+    #[test]
+    fn a_values_class_name_and_the_samplers_method_still_load() {
+        for src in [
+            "log.info(prev.getClass().getName())",
+            "def n = 'a'.getClass().getSimpleName(); n + 'a'.class.name",
+            "sampler.getMethod()",
+            "def m = [metaClassic: 1]; m.metaClassic",
+            "Thread.sleep(1); Thread.currentThread().getName()",
+            "java.nio.charset.Charset.forName('UTF-8')",
+        ] {
+            assert!(
+                Script::compile(src, Lang::Groovy).is_ok(),
+                "{src}: {:?}",
+                Script::compile(src, Lang::Groovy).err()
+            );
+        }
+    }
 }

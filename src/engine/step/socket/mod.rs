@@ -446,7 +446,10 @@ impl VirtualUser {
                 stream.write_all(data.as_bytes()).await.map_err(|e| java_io(&e))?;
             }
             if !file.is_empty() {
-                let path = r.base_dir.join(&file);
+                // Not through a link in the plan's directory that leads out of it.
+                let path = crate::confine::PlanDir::new(&r.base_dir)
+                    .named(std::path::Path::new(&file))
+                    .map_err(|e| wire::file_not_found(&file, &std::io::Error::other(e)))?;
                 let bytes = std::fs::read(&path).map_err(|e| wire::file_not_found(&file, &e))?;
                 stream.write_all(&bytes).await.map_err(|e| java_io(&e))?;
             }
@@ -584,7 +587,8 @@ impl VirtualUser {
             let mut state = r.state.0.lock().unwrap_or_else(|p| p.into_inner());
             if state.is_none() {
                 // A file that cannot be opened: the plugin logs it and sets nothing.
-                match std::fs::read(r.base_dir.join(&name)) {
+                let path = crate::confine::PlanDir::new(&r.base_dir).named(std::path::Path::new(&name));
+                match path.map_err(std::io::Error::other).and_then(std::fs::read) {
                     Ok(data) => *state = Some(crate::plan::socket::RawRead { data, pos: 0 }),
                     Err(_) => return true,
                 }

@@ -1,0 +1,326 @@
+//! The one rule for where a plan's files may lead: a path inside the plan's directory stays
+//! inside once every symbolic link in it is followed.
+//!
+//! A plan may name any file outright (a CSV Data Set at `/data/users.csv`, `../shared/x.csv`):
+//! that is its author's choice, visible in the plan, and JMeter reads it. What it may not do is
+//! reach outside through a link planted in its directory (`users.csv -> ~/.ssh/id_rsa`,
+//! `data -> /`), which the plan's text does not show. Scripts, and paths only known at run time,
+//! are held tighter: they reach only what resolves under the plan's directory, or the very files
+//! the plan's elements name.
+//!
+//! Paths are resolved here component by component, as the kernel resolves them (a `..` after a
+//! link climbs from the link's target), without needing the last components to exist, so a file
+//! not yet written under a linked directory (`linkdir/new.csv`) is judged by where it would be
+//! created, and a dangling link by where it points. A path this module resolved has no link left
+//! in it; [`open`] opens it without following a link put in its place since.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// More links than this in one path is a loop (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// The plan's directory: as the plan was named, and with its links resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanDir {
+    /// Absolute, not resolved: what paths the plan writes are compared with.
+    given: PathBuf,
+    /// Every link resolved: what a resolved path must stay under.
+    real: PathBuf,
+}
+
+/// A path refused: it lies inside the plan's directory as written but leads outside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escape {
+    pub requested: PathBuf,
+    /// Where it leads (`None`: it could not be resolved, e.g. a loop of links).
+    pub leads_to: Option<PathBuf>,
+    pub dir: PathBuf,
+}
+
+impl fmt::Display for Escape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.leads_to {
+            Some(real) => write!(
+                f,
+                "`{}` leads to {}, outside the plan's directory {} (through a symbolic link or `..`)",
+                self.requested.display(),
+                real.display(),
+                self.dir.display()
+            ),
+            None => write!(
+                f,
+                "`{}` cannot be resolved inside the plan's directory {} (a loop of symbolic links)",
+                self.requested.display(),
+                self.dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Escape {}
+
+impl PlanDir {
+    /// The directory `dir` (empty: the working directory).
+    pub fn new(dir: &Path) -> PlanDir {
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        let given = normalize(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+        let real = resolve(&given).unwrap_or_else(|_| given.clone());
+        PlanDir { given, real }
+    }
+
+    /// The directory of the plan file `plan` (as JMeter's FileServer base directory).
+    pub fn of_plan(plan: &Path) -> PlanDir {
+        PlanDir::new(plan.parent().unwrap_or(Path::new("")))
+    }
+
+    /// The directory, absolute, as given.
+    pub fn path(&self) -> &Path {
+        &self.given
+    }
+
+    /// `path` (relative to the directory) made absolute, not resolved.
+    pub fn join(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.given.join(path)
+        }
+    }
+
+    /// A path that must stay inside: the path with every link resolved, which lies under the
+    /// resolved directory, or the refusal. For scripts and for paths known only at run time.
+    pub fn confine(&self, path: &Path) -> Result<PathBuf, Escape> {
+        let full = self.join(path);
+        let escape = |leads_to| Escape { requested: path.to_path_buf(), leads_to, dir: self.given.clone() };
+        match resolve(&full) {
+            Ok(real) if real.starts_with(&self.real) => Ok(real),
+            Ok(real) => Err(escape(Some(real))),
+            Err(_) => Err(escape(None)),
+        }
+    }
+
+    /// A path the plan names as text: where it is written inside the directory it must stay
+    /// inside once resolved ([`PlanDir::confine`]'s path); written outside (absolute, or
+    /// climbing out with `..`), it is the author's choice and is given back as written.
+    pub fn named(&self, path: &Path) -> Result<PathBuf, Escape> {
+        let full = normalize(&self.join(path));
+        if full.starts_with(&self.given) || full.starts_with(&self.real) {
+            self.confine(path)
+        } else {
+            Ok(self.join(path))
+        }
+    }
+
+    /// Whether a resolved path lies under the resolved directory.
+    pub fn holds(&self, real: &Path) -> bool {
+        real.starts_with(&self.real)
+    }
+}
+
+/// How a resolved path is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    /// Created if missing, written at the end.
+    Append,
+    /// Created if missing, emptied.
+    Write,
+}
+
+/// Opens a path [`PlanDir::confine`] resolved. Its last component is not followed if it has
+/// become a link since it was resolved (`O_NOFOLLOW`); the directories above it were resolved.
+pub fn open(real: &Path, access: Access) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut o = std::fs::OpenOptions::new();
+    match access {
+        Access::Read => o.read(true),
+        Access::Append => o.create(true).append(true),
+        Access::Write => o.create(true).write(true).truncate(true),
+    };
+    o.custom_flags(libc::O_NOFOLLOW).open(real)
+}
+
+/// The path `p` names with every symbolic link in it followed and `.`/`..` applied as the
+/// kernel applies them (`..` climbs from a link's target). Components that do not exist are
+/// kept as written (a `..` after one is applied to the text: opening it fails anyway). A loop of
+/// links is an error.
+pub fn resolve(p: &Path) -> io::Result<PathBuf> {
+    let p = std::path::absolute(p)?;
+    let mut out = PathBuf::from("/");
+    // The components still to walk, last first.
+    let mut todo: Vec<OsString> = Vec::new();
+    push_components(&mut todo, &p);
+    let mut links = 0;
+    let mut missing = false;
+    while let Some(c) = todo.pop() {
+        match c.to_str() {
+            Some(".") => continue,
+            Some("..") => {
+                out.pop();
+                continue;
+            }
+            _ => {}
+        }
+        let next = out.join(&c);
+        if missing {
+            out = next;
+            continue;
+        }
+        match std::fs::symlink_metadata(&next) {
+            Ok(m) if m.file_type().is_symlink() => {
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(io::Error::other("too many levels of symbolic links"));
+                }
+                let target = std::fs::read_link(&next)?;
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                push_components(&mut todo, &target);
+            }
+            Ok(_) => out = next,
+            Err(e) if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) => {
+                missing = true;
+                out = next;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// Pushes `p`'s components so that the first is popped first (`/` and prefixes dropped).
+fn push_components(todo: &mut Vec<OsString>, p: &Path) {
+    let parts: Vec<OsString> = p
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_os_string()),
+            Component::CurDir => Some(".".into()),
+            Component::ParentDir => Some("..".into()),
+            Component::RootDir | Component::Prefix(_) => None,
+        })
+        .collect();
+    todo.extend(parts.into_iter().rev());
+}
+
+/// `a/./b/../c` → `a/c`, on the text alone.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A plan directory and a directory outside it, both fresh.
+    fn dirs(name: &str) -> (PathBuf, PathBuf, PlanDir) {
+        // Resolved, so that paths under it compare equal to what `confine` gives.
+        let tmp = std::fs::canonicalize(std::env::temp_dir()).unwrap();
+        let root = tmp.join(format!("stampede-confine-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (plan, outside) = (root.join("plan"), root.join("outside"));
+        std::fs::create_dir_all(plan.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+        std::fs::write(plan.join("in.txt"), "in").unwrap();
+        std::fs::write(plan.join("sub/deep.txt"), "deep").unwrap();
+        let d = PlanDir::new(&plan);
+        (root, outside, d)
+    }
+
+    #[test]
+    fn links_that_lead_out_of_the_plans_directory_are_refused() {
+        let (root, outside, d) = dirs("out");
+        let plan = d.path().to_path_buf();
+        symlink(outside.join("secret.txt"), plan.join("file-link")).unwrap();
+        symlink(&outside, plan.join("dir-link")).unwrap();
+        symlink(outside.join("nothing-yet"), plan.join("dangling")).unwrap();
+        symlink("../outside/secret.txt", plan.join("relative-link")).unwrap();
+        symlink("sub/..", plan.join("here")).unwrap();
+        for p in [
+            "file-link",
+            "dir-link/secret.txt",
+            "dir-link/new.csv",
+            "dir-link",
+            "dangling",
+            "relative-link",
+            "../outside/secret.txt",
+            "sub/../../outside/secret.txt",
+            "here/../outside/secret.txt",
+        ] {
+            let e = d.confine(Path::new(p)).unwrap_err();
+            assert!(e.to_string().contains("outside the plan's directory"), "{p}: {e}");
+        }
+        let abs = plan.join("file-link");
+        assert!(d.confine(&abs).is_err(), "an absolute path through the link");
+        assert_eq!(d.confine(Path::new("dangling")).unwrap_err().leads_to, Some(outside.join("nothing-yet")));
+        // Named by the plan inside its directory: the same refusal.
+        assert!(d.named(Path::new("file-link")).is_err());
+        assert!(d.named(Path::new("dir-link/new.csv")).is_err());
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn links_and_dots_that_stay_inside_are_followed() {
+        let (root, outside, d) = dirs("in");
+        let plan = d.path().to_path_buf();
+        symlink(plan.join("sub/deep.txt"), plan.join("to-deep")).unwrap();
+        symlink("sub", plan.join("sub-link")).unwrap();
+        assert_eq!(d.confine(Path::new("in.txt")).unwrap(), plan.join("in.txt"));
+        assert_eq!(d.confine(Path::new("to-deep")).unwrap(), plan.join("sub/deep.txt"));
+        assert_eq!(d.confine(Path::new("sub-link/deep.txt")).unwrap(), plan.join("sub/deep.txt"));
+        assert_eq!(d.confine(Path::new("sub-link/new.csv")).unwrap(), plan.join("sub/new.csv"));
+        assert_eq!(d.confine(Path::new("./sub/../in.txt")).unwrap(), plan.join("in.txt"));
+        assert_eq!(d.confine(Path::new("not-yet.csv")).unwrap(), plan.join("not-yet.csv"));
+        assert_eq!(d.confine(&plan.join("in.txt")).unwrap(), plan.join("in.txt"));
+        // What the plan names outside its directory is its author's choice, as written.
+        let there = outside.join("secret.txt");
+        assert_eq!(d.named(&there).unwrap(), there);
+        assert_eq!(d.named(Path::new("../outside/secret.txt")).unwrap(), plan.join("../outside/secret.txt"));
+        assert!(d.confine(&there).is_err());
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn a_plan_directory_reached_through_a_link_is_still_the_plans() {
+        let (root, _outside, d) = dirs("via");
+        let via = root.join("via");
+        symlink(d.path(), &via).unwrap();
+        let v = PlanDir::new(&via);
+        assert_eq!(v.confine(Path::new("in.txt")).unwrap(), d.path().join("in.txt"));
+        assert!(v.named(Path::new("sub/deep.txt")).is_ok());
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn a_loop_of_links_is_refused_and_open_does_not_follow_a_last_link() {
+        let (root, outside, d) = dirs("loop");
+        let plan = d.path().to_path_buf();
+        symlink(plan.join("b"), plan.join("a")).unwrap();
+        symlink(plan.join("a"), plan.join("b")).unwrap();
+        assert_eq!(d.confine(Path::new("a")).unwrap_err().leads_to, None);
+        symlink(outside.join("secret.txt"), plan.join("swapped")).unwrap();
+        assert!(open(&plan.join("swapped"), Access::Append).is_err());
+        assert!(open(&plan.join("swapped"), Access::Read).is_err());
+        assert_eq!(std::fs::read_to_string(outside.join("secret.txt")).unwrap(), "secret");
+        let mut f = open(&plan.join("new.txt"), Access::Append).unwrap();
+        io::Write::write_all(&mut f, b"x").unwrap();
+        assert_eq!(std::fs::read_to_string(plan.join("new.txt")).unwrap(), "x");
+        let _ = std::fs::remove_dir_all(root);
+    }
+}
