@@ -35,7 +35,7 @@
 //! assert_eq!(plan.labels[0], "home");
 //! ```
 
-use super::csv_data::CsvData;
+use super::csv_data::DataFile;
 use super::request::{AllMatches, MAX_ALL_MATCHES};
 use super::template::{Symbols, VarTable};
 use super::{
@@ -139,16 +139,16 @@ impl Builder {
 
     /// Adds a data file read from `path`; its columns become variables assigned while running.
     /// Returns its index, for [`super::Step::Feed`].
-    pub fn data(&mut self, path: PathBuf, data: CsvData, share: Share, on_eof: OnEof) -> usize {
-        self.data.push(DataSpec::new(path, data, share, on_eof, &mut self.sym.vars));
+    pub fn data(&mut self, file: DataFile, share: Share, on_eof: OnEof) -> usize {
+        self.data.push(DataSpec::new(file, share, on_eof, &mut self.sym.vars));
         self.data.len() - 1
     }
 
-    /// A data file added before of this path, sharing mode, end-of-file rule and names: another
-    /// element reading it shares its rows (JMeter's FileServer keeps one reader per file and
-    /// sharing mode, whatever element reads it).
-    pub fn same_data(&self, path: &Path, share: Share, on_eof: OnEof, names: &[String]) -> Option<usize> {
-        self.data.iter().position(|d| d.path == path && d.share == share && d.on_eof == on_eof && d.names == names)
+    /// A data file added before that reads `file` the same way, with the same sharing mode and
+    /// end-of-file rule: another element reading it shares its rows (JMeter's FileServer keeps
+    /// one reader per file and sharing mode, whatever element reads it).
+    pub fn same_data(&self, file: &DataFile, share: Share, on_eof: OnEof) -> Option<usize> {
+        self.data.iter().position(|d| d.share == share && d.on_eof == on_eof && d.file.same_reading(file))
     }
 
     /// A data file added before, by its index.

@@ -13,10 +13,10 @@ pub(super) use websocket::WsConn;
 pub(super) use request::off_the_worker;
 
 use super::user::{IterEnd, VirtualUser};
+use crate::plan::csv_data::Cursor;
 use crate::plan::{LabelId, OnEof, Share};
 use crate::record::ErrorKind;
 pub(super) use socket::Sockets;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// A transaction group being timed.
@@ -49,48 +49,69 @@ impl VirtualUser {
     /// iteration ends when the file ran out and must not recycle.
     pub(super) fn feed(&mut self, n: usize) -> Option<IterEnd> {
         let f = &self.ctx.shared.feeders[n];
-        let rows = &f.spec.rows;
-        let i = match f.spec.share {
-            Share::All => f.all.fetch_add(1, Ordering::Relaxed),
-            Share::Scenario => f.per_scenario[self.ctx.index].fetch_add(1, Ordering::Relaxed),
+        let spec = &f.spec;
+        let file = &*spec.file;
+        let recycle = spec.on_eof == OnEof::Recycle;
+        // The end of a pass, with `recycle`, is the first row again: taken under the same lock,
+        // so that each row of a pass goes to one user.
+        let shared = |reader: &crate::engine::session::SharedReader| {
+            let mut guard = reader.lock().unwrap_or_else(|e| e.into_inner());
+            let r = guard.get_or_insert_with(|| Box::new(file.reader()));
+            r.next(file, |k| spec.owns(k)).or_else(|| {
+                recycle.then(|| {
+                    r.rewind(file);
+                    r.next(file, |k| spec.owns(k))
+                })?
+            })
+        };
+        let taken = match spec.share {
+            Share::All => shared(&f.all),
+            Share::Scenario => shared(&f.per_scenario[self.ctx.index]),
             Share::User => {
-                let c = &mut self.cursors[n];
-                *c += 1;
-                *c - 1
+                let at = match self.cursors.iter().position(|(i, _)| *i as usize == n) {
+                    Some(at) => at,
+                    None => {
+                        self.cursors.push((n as u32, Cursor::default()));
+                        self.cursors.len() - 1
+                    }
+                };
+                let c = &mut self.cursors[at].1;
+                file.take_at(c, |k| spec.owns(k)).or_else(|| {
+                    recycle.then(|| {
+                        *c = Cursor::default();
+                        file.take_at(c, |k| spec.owns(k))
+                    })?
+                })
             }
         };
-        let len = rows.len() as u64;
-        let i = if i < len {
-            i
-        } else {
-            match f.spec.on_eof {
-                OnEof::Recycle => i % len,
-                OnEof::StopUser => return Some(IterEnd::UserDone),
+        let Some(row) = taken else {
+            return match spec.on_eof {
+                // Not one row, even from the first: a part of a split run that owns none.
+                OnEof::Recycle | OnEof::StopUser => Some(IterEnd::UserDone),
                 OnEof::StopRun => {
                     self.ctx.shared.stop_run.cancel();
-                    return Some(IterEnd::Cut);
+                    Some(IterEnd::Cut)
                 }
                 OnEof::MarkEof => {
-                    for var in &f.spec.columns {
+                    for var in &spec.columns {
                         self.vars.set(*var, "<EOF>");
                     }
-                    return None;
+                    None
                 }
-            }
+            };
         };
-        let row = &rows[i as usize];
         if row.is_empty() {
             // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
-            if f.spec.stop_on_empty_row {
+            if spec.stop_on_empty_row {
                 return Some(IterEnd::UserDone);
             }
-            for var in &f.spec.columns {
+            for var in &spec.columns {
                 self.vars.set(*var, "<EOF>");
             }
             return None;
         }
         // A short row (JMX) sets only the variables it has values for; the others keep theirs.
-        for (var, value) in f.spec.columns.iter().zip(row) {
+        for (var, value) in spec.columns.iter().zip(&row) {
             self.vars.set(*var, value);
         }
         None

@@ -424,7 +424,7 @@ impl Cx {
             skip_first_line: names.is_some() && c.flag("ignoreFirstLine").unwrap_or(false),
             names,
         };
-        let data = csv_data::read_csv(&path, &opts).map_err(|e| {
+        let data = csv_data::DataFile::open(&path, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
             loc.line = e.line;
             Error::new(ErrorKind::Data, loc, e.message)
@@ -443,9 +443,9 @@ impl Cx {
         };
         // A second data set on the same file and sharing mode reads from the same reader: each
         // takes the next row (JMeter's FileServer, by file name and mode; the header read once).
-        let index = match self.b.same_data(&path, share, on_eof, &data.names) {
-            Some(i) if data.rows.as_slice() == self.b.data_file(i).rows.as_slice() => i,
-            _ => self.b.data(path, data, share, on_eof),
+        let index = match self.b.same_data(&data, share, on_eof) {
+            Some(i) => i,
+            None => self.b.data(data, share, on_eof),
         };
         // A blank line stops the thread whether or not the file recycles (CSVDataSet.iterationStart).
         let spec = self.b.data_file_mut(index);
