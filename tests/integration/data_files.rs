@@ -159,3 +159,38 @@ fn issue31_check_of_a_large_data_file_stays_small_and_still_finds_a_bad_row() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("rows.csv:1000002") && err.contains("expected 2"), "{err}");
 }
+
+/// #31: `__StringFromFile` and `__CSVRead` read a large file a line at a time, shared by the
+/// users in turn, not held whole; their lines arrive in file order.
+#[test]
+fn issue31_file_functions_read_a_large_file_a_line_at_a_time() {
+    let server = TestServer::builder().route("/rec", Route::ok().record()).start();
+    let dir = TempRun::new("csv-functions");
+    write_rows(&dir.root().join("rows.csv"), ROWS);
+    dir.write(
+        "plan.yaml",
+        format!(
+            r#"
+defaults: {{base_url: "http://{addr}"}}
+scenarios:
+  - workload: {{users: 1, iterations: 300}}
+    flow:
+      - request: {{url: /rec, query: {{line: "${{__StringFromFile(rows.csv)}}", col: "${{__CSVRead(rows.csv,0)}}${{__CSVRead(rows.csv,next)}}"}}}}
+"#,
+            addr = server.addr()
+        ),
+    );
+    let (code, peak, err) = peak_rss(&["run", "plan.yaml", "-q", "--out", "run"], dir.root());
+    assert_eq!(code, 0, "{err}");
+    let got = server.recorded("/rec");
+    assert_eq!(got.len(), 300);
+    for (i, r) in got.iter().enumerate() {
+        // Line 1 is the header, read as a line like any other.
+        let (line, col) = match i {
+            0 => ("v,w".to_string(), "v".to_string()),
+            _ => (format!("r{i},\"pad, {i:0>48}\""), format!("r{i}")),
+        };
+        assert_eq!((r.query("line").unwrap_or_default(), r.query("col").unwrap_or_default()), (line, col), "row {i}");
+    }
+    assert!(peak > 0 && peak < PEAK_BOUND_KIB, "peak {peak} KiB");
+}
