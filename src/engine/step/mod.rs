@@ -52,21 +52,30 @@ impl VirtualUser {
         let spec = &f.spec;
         let file = &*spec.file;
         let recycle = spec.on_eof == OnEof::Recycle;
+        let owns = |k| spec.owns(k);
+        let vars = &mut self.vars;
+        // Set while the row is at hand (under the shared reader's lock): its strings are the
+        // reader's, reused for the next row, so taking a row allocates nothing.
+        let mut apply = |row: &[String]| set_row(spec, vars, row);
         // The end of a pass, with `recycle`, is the first row again: taken under the same lock,
         // so that each row of a pass goes to one user.
-        let shared = |reader: &crate::engine::session::SharedReader| {
-            let mut guard = reader.lock().unwrap_or_else(|e| e.into_inner());
-            let r = guard.get_or_insert_with(|| Box::new(file.reader()));
-            r.next(file, |k| spec.owns(k)).or_else(|| {
-                recycle.then(|| {
-                    r.rewind(file);
-                    r.next(file, |k| spec.owns(k))
-                })?
-            })
-        };
         let taken = match spec.share {
-            Share::All => shared(&f.all),
-            Share::Scenario => shared(&f.per_scenario[self.ctx.index]),
+            Share::All | Share::Scenario => {
+                let reader = match spec.share {
+                    Share::All => &f.all,
+                    _ => &f.per_scenario[self.ctx.index],
+                };
+                let mut guard = reader.lock().unwrap_or_else(|e| e.into_inner());
+                let r = guard.get_or_insert_with(|| Box::new(file.reader()));
+                match r.next(file, owns) {
+                    Some(row) => Some(apply(row)),
+                    None if recycle => {
+                        r.rewind(file);
+                        r.next(file, owns).map(&mut apply)
+                    }
+                    None => None,
+                }
+            }
             Share::User => {
                 let at = match self.cursors.iter().position(|(i, _)| *i as usize == n) {
                     Some(at) => at,
@@ -76,45 +85,33 @@ impl VirtualUser {
                     }
                 };
                 let c = &mut self.cursors[at].1;
-                file.take_at(c, |k| spec.owns(k)).or_else(|| {
-                    recycle.then(|| {
+                match file.take_at(c, owns, &mut apply) {
+                    Some(end) => Some(end),
+                    None if recycle => {
                         *c = Cursor::default();
-                        file.take_at(c, |k| spec.owns(k))
-                    })?
-                })
-            }
-        };
-        let Some(row) = taken else {
-            return match spec.on_eof {
-                // Not one row, even from the first: a part of a split run that owns none.
-                OnEof::Recycle | OnEof::StopUser => Some(IterEnd::UserDone),
-                OnEof::StopRun => {
-                    self.ctx.shared.stop_run.cancel();
-                    Some(IterEnd::Cut)
-                }
-                OnEof::MarkEof => {
-                    for var in &spec.columns {
-                        self.vars.set(*var, "<EOF>");
+                        file.take_at(c, owns, &mut apply)
                     }
-                    None
+                    None => None,
                 }
-            };
+            }
         };
-        if row.is_empty() {
-            // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
-            if spec.stop_on_empty_row {
-                return Some(IterEnd::UserDone);
-            }
-            for var in &spec.columns {
-                self.vars.set(*var, "<EOF>");
-            }
-            return None;
+        if let Some(end) = taken {
+            return end;
         }
-        // A short row (JMX) sets only the variables it has values for; the others keep theirs.
-        for (var, value) in spec.columns.iter().zip(&row) {
-            self.vars.set(*var, value);
+        match spec.on_eof {
+            // Not one row, even from the first: a part of a split run that owns none.
+            OnEof::Recycle | OnEof::StopUser => Some(IterEnd::UserDone),
+            OnEof::StopRun => {
+                self.ctx.shared.stop_run.cancel();
+                Some(IterEnd::Cut)
+            }
+            OnEof::MarkEof => {
+                for var in &spec.columns {
+                    self.vars.set(*var, "<EOF>");
+                }
+                None
+            }
         }
-        None
     }
 
     /// Adds a sample (its figures; the times from `start` to `end`) to the open transaction
@@ -215,6 +212,26 @@ pub(super) fn java_random_next_int(state: &mut u64, seed: i64, bound: i32) -> i3
     r
 }
 
+/// Sets a data file's row into the user's variables; returns how the iteration ends when the
+/// row is a JMX blank line that stops the user.
+fn set_row(spec: &crate::plan::DataSpec, vars: &mut crate::engine::session::UserVars, row: &[String]) -> Option<IterEnd> {
+    if row.is_empty() {
+        // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
+        if spec.stop_on_empty_row {
+            return Some(IterEnd::UserDone);
+        }
+        for var in &spec.columns {
+            vars.set(*var, "<EOF>");
+        }
+        return None;
+    }
+    // A short row (JMX) sets only the variables it has values for; the others keep theirs.
+    for (var, value) in spec.columns.iter().zip(row) {
+        vars.set(*var, value);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,3 +274,4 @@ mod tests {
         );
     }
 }
+

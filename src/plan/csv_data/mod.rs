@@ -180,12 +180,22 @@ impl From<CsvError> for Halt {
     }
 }
 
-/// One record: the line it starts on, its fields (none when they were not kept) and how many
-/// there were.
+/// One record: the line it starts on and how many fields it has (they are in the caller's
+/// vector when kept).
 struct Record {
     line: usize,
-    fields: Vec<String>,
     width: usize,
+}
+
+/// Field `i` of `out`, emptied: the strings of the row before are reused, so that a reader
+/// taking row after row allocates only when a value outgrows its string.
+fn slot(out: &mut Vec<String>, i: usize) -> &mut String {
+    if i == out.len() {
+        out.push(String::new());
+    }
+    let s = &mut out[i];
+    s.clear();
+    s
 }
 
 /// A cursor over a window of the file that yields one record (row of fields) at a time. The
@@ -211,9 +221,9 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    /// The next record; `None` at end of input. `keep`: its fields are wanted (else only
-    /// counted: a row skipped or checked costs no allocation).
-    fn next_record(&mut self, keep: bool) -> Result<Option<Record>, Halt> {
+    /// The next record; `None` at end of input. `keep`: its fields are written to `out` (which
+    /// then has exactly them); else only counted, so a row skipped or checked costs nothing.
+    fn next_record(&mut self, keep: bool, out: &mut Vec<String>) -> Result<Option<Record>, Halt> {
         if !self.blank_rows {
             self.skip_blank_lines();
         }
@@ -233,21 +243,22 @@ impl<'a> Parser<'a> {
                 self.end_line(self.line_end_from(self.pos));
                 // JMeter's CSV parser gives one empty field; splitting an empty line gives none.
                 let width = usize::from(self.quoted);
-                let fields = if self.quoted && keep { vec![String::new()] } else { Vec::new() };
-                return Ok(Some(Record { line: start_line, fields, width }));
+                if keep {
+                    out.truncate(width);
+                    if width == 1 {
+                        slot(out, 0);
+                    }
+                }
+                return Ok(Some(Record { line: start_line, width }));
             }
         }
-        let mut fields = Vec::new();
         let mut width = 0;
         // Cached so a line with many fields is scanned once for its end, not once per field.
         let mut line_end = self.line_end_from(self.pos);
         loop {
             if self.quoted && self.text.as_bytes().get(self.pos) == Some(&b'"') {
-                let value = self.quoted_field(keep)?;
+                self.quoted_field(keep.then(|| slot(out, width)))?;
                 width += 1;
-                if keep {
-                    fields.push(value);
-                }
                 if self.pos > line_end {
                     // The field ran over line breaks; the record now ends on a later line.
                     line_end = self.line_end_from(self.pos);
@@ -289,10 +300,10 @@ impl<'a> Parser<'a> {
                 // The '\r' of a "\r\n" ending (or of a final "\r") is not data.
                 value_end -= 1;
             }
-            width += 1;
             if keep {
-                fields.push(self.text[self.pos..value_end].to_string());
+                slot(out, width).push_str(&self.text[self.pos..value_end]);
             }
+            width += 1;
             if field_end < line_end {
                 self.pos = field_end + self.delim.len();
             } else {
@@ -300,7 +311,10 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok(Some(Record { line: start_line, fields, width }))
+        if keep {
+            out.truncate(width);
+        }
+        Ok(Some(Record { line: start_line, width }))
     }
 
     /// Skips lines that are empty or only "\r"; a line of spaces is data (JMeter keeps spaces).
@@ -337,10 +351,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads a quoted field starting at the opening quote at `pos`, leaving `pos` just after the
-    /// closing quote. The value is built only when `keep`.
-    fn quoted_field(&mut self, keep: bool) -> Result<String, Halt> {
+    /// closing quote. The value is written to `value` when given.
+    fn quoted_field(&mut self, mut value: Option<&mut String>) -> Result<(), Halt> {
         let open_line = self.line;
-        let mut value = String::new();
         let mut seg_start = self.pos + 1;
         loop {
             let Some(i) = self.text[seg_start..].find('"') else {
@@ -355,17 +368,17 @@ impl<'a> Parser<'a> {
             let quote = seg_start + i;
             let segment = &self.text[seg_start..quote];
             self.line += segment.bytes().filter(|&b| b == b'\n').count();
-            if keep {
-                value.push_str(segment);
+            if let Some(v) = value.as_deref_mut() {
+                v.push_str(segment);
             }
             if self.text.as_bytes().get(quote + 1) == Some(&b'"') {
-                if keep {
-                    value.push('"');
+                if let Some(v) = value.as_deref_mut() {
+                    v.push('"');
                 }
                 seg_start = quote + 2;
             } else {
                 self.pos = quote + 1;
-                return Ok(value);
+                return Ok(());
             }
         }
     }

@@ -134,6 +134,7 @@ impl Window {
         layout: &Layout,
         blank_rows: bool,
         keep: bool,
+        out: &mut Vec<String>,
     ) -> Result<Option<Record>, CsvError> {
         loop {
             // Checked once as it was read, not again for each record: checking the rest of the
@@ -154,7 +155,7 @@ impl Window {
                 line: self.line,
                 mark: (0, self.line),
             };
-            match p.next_record(keep) {
+            match p.next_record(keep, out) {
                 Ok(r) => {
                     self.start += p.pos;
                     self.line = p.line;
@@ -239,13 +240,14 @@ pub(super) fn scan_with<S: ReadAt + ?Sized>(src: &S, opts: &CsvOptions, chunk: u
     // A header read from the file is the first non-blank line; the line skip_first_line skips
     // is the first line, blank or not (JMeter reads it with readLine).
     let header_blank = opts.ragged && opts.names.is_some();
+    let mut fields = Vec::new();
     // Said when no data rows follow, so the user learns why there are none.
     let (names, why_empty) = match &opts.names {
         None => {
-            let Some(r) = w.record(src, &layout, header_blank, true)? else {
+            let Some(r) = w.record(src, &layout, header_blank, true, &mut fields)? else {
                 return Err(CsvError::general(empty_file_message(empty)));
             };
-            let names: Vec<String> = r.fields.iter().map(|f| f.trim().to_string()).collect();
+            let names: Vec<String> = fields.iter().map(|f| f.trim().to_string()).collect();
             validate_names(&names, Some(r.line), opts.ragged)?;
             (names, format!("no data rows: the file has only a header line (line {})", r.line))
         }
@@ -259,7 +261,7 @@ pub(super) fn scan_with<S: ReadAt + ?Sized>(src: &S, opts: &CsvOptions, chunk: u
             let mut why_empty = empty_file_message(empty);
             if opts.skip_first_line {
                 // The skipped line is a header nobody asked for: its width is deliberately not checked.
-                let Some(r) = w.record(src, &layout, header_blank, false)? else {
+                let Some(r) = w.record(src, &layout, header_blank, false, &mut fields)? else {
                     return Err(CsvError::general(why_empty));
                 };
                 why_empty = format!(
@@ -272,7 +274,7 @@ pub(super) fn scan_with<S: ReadAt + ?Sized>(src: &S, opts: &CsvOptions, chunk: u
     };
     let (start, start_line) = (w.offset(), w.line);
     let mut rows = 0u64;
-    while let Some(r) = w.record(src, &layout, opts.ragged, false)? {
+    while let Some(r) = w.record(src, &layout, opts.ragged, false, &mut fields)? {
         if r.width != names.len() && !opts.ragged {
             let noun = if r.width == 1 { "field" } else { "fields" };
             return Err(CsvError::at(
@@ -311,11 +313,12 @@ pub(super) fn collect<S: ReadAt + ?Sized>(src: &S, s: &Scanned) -> Result<CsvDat
 pub(super) fn collect_with<S: ReadAt + ?Sized>(src: &S, s: &Scanned, chunk: usize) -> Result<CsvData, CsvError> {
     let mut w = Window::at(Vec::new(), s.start, s.start_line, chunk);
     let (mut rows, mut row_lines) = (Vec::new(), Vec::new());
-    while let Some(mut r) = w.record(src, &s.layout, s.layout.ragged, true)? {
+    let mut fields = Vec::new();
+    while let Some(r) = w.record(src, &s.layout, s.layout.ragged, true, &mut fields)? {
         if s.layout.ragged {
-            r.fields.truncate(s.names.len());
+            fields.truncate(s.names.len());
         }
-        rows.push(r.fields);
+        rows.push(std::mem::take(&mut fields));
         row_lines.push(r.line);
     }
     Ok(CsvData { names: s.names.clone(), rows, row_lines })
@@ -376,36 +379,47 @@ impl DataFile {
 
     /// A reader of the rows from the first, for users who share one.
     pub fn reader(&self) -> RowReader {
-        RowReader { window: Window::at(Vec::new(), self.scanned.start, self.scanned.start_line, CHUNK), row: 0 }
+        RowReader {
+            window: Window::at(Vec::new(), self.scanned.start, self.scanned.start_line, CHUNK),
+            row: 0,
+            fields: Vec::new(),
+        }
     }
 
-    /// The next row at a user's own cursor, which it moves on: the first row from `cursor.row`
-    /// on that `owns` (a part of a split run reads only its own); `None` at the end of the file
-    /// (or when it can no longer be read). The cursor stays at the end until reset.
-    pub fn take_at(&self, cursor: &mut Cursor, owns: impl Fn(u64) -> bool) -> Option<Vec<String>> {
+    /// The next row at a user's own cursor, which it moves on, handed to `f`: the first row
+    /// from the cursor on that `owns` (a part of a split run reads only its own); `None` at the
+    /// end of the file (or when it can no longer be read). The cursor stays at the end until
+    /// reset.
+    pub fn take_at<R>(
+        &self,
+        cursor: &mut Cursor,
+        owns: impl Fn(u64) -> bool,
+        f: impl FnOnce(&[String]) -> R,
+    ) -> Option<R> {
         thread_local! {
-            // One window per worker thread, reused: a user holds only its cursor, and a row
-            // read costs no allocation beyond its values.
-            static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+            // One window and row per worker thread, reused: a user holds only its cursor, and
+            // taking a row allocates nothing once the strings are as long as its values.
+            static SCRATCH: RefCell<(Vec<u8>, Vec<String>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
         SCRATCH.with(|scratch| {
-            let buf = scratch.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
+            let (buf, fields) = scratch.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
             let mut r = RowReader {
                 window: Window::at(buf, self.scanned.start + cursor.offset, self.scanned.start_line, USER_CHUNK),
                 row: cursor.row,
+                fields,
             };
-            let row = r.next(self, owns);
+            let got = r.next(self, owns).map(f);
             cursor.offset = r.window.offset() - self.scanned.start;
             cursor.row = r.row;
-            let mut buf = r.window.buf;
-            if buf.len() > 4 * CHUNK {
+            let (mut buf, mut fields) = (r.window.buf, r.fields);
+            if buf.len() > 4 * CHUNK || fields.iter().map(String::capacity).sum::<usize>() > 4 * CHUNK {
                 // A long row once is not kept for good.
-                buf = Vec::new();
+                (buf, fields) = (Vec::new(), Vec::new());
             }
             if let Ok(mut b) = scratch.try_borrow_mut() {
-                *b = buf;
+                *b = (buf, fields);
             }
-            row
+            got
         })
     }
 }
@@ -427,6 +441,8 @@ pub struct RowReader {
     window: Window,
     /// Rows of this pass read so far, owned or not.
     row: u64,
+    /// The last row taken; its strings are reused for the next.
+    fields: Vec<String>,
 }
 
 impl std::fmt::Debug for Window {
@@ -439,19 +455,19 @@ impl RowReader {
     /// The next row that `owns` (a part of a split run reads only its own); `None` at the end
     /// of the pass, and after it until [`Self::rewind`]. A row that cannot be read now (the
     /// file changed since the plan loaded) ends the pass.
-    pub fn next(&mut self, file: &DataFile, owns: impl Fn(u64) -> bool) -> Option<Vec<String>> {
+    pub fn next(&mut self, file: &DataFile, owns: impl Fn(u64) -> bool) -> Option<&[String]> {
         let s = &file.scanned;
         loop {
             let k = self.row;
             let keep = owns(k);
-            match self.window.record(&file.file, &s.layout, s.layout.ragged, keep) {
-                Ok(Some(mut r)) => {
+            match self.window.record(&file.file, &s.layout, s.layout.ragged, keep, &mut self.fields) {
+                Ok(Some(_)) => {
                     self.row += 1;
                     if keep {
                         if s.layout.ragged {
-                            r.fields.truncate(s.names.len());
+                            self.fields.truncate(s.names.len());
                         }
-                        return Some(r.fields);
+                        return Some(&self.fields);
                     }
                 }
                 Ok(None) | Err(_) => {
