@@ -135,7 +135,6 @@ fn issue31_users_reading_a_large_file_on_their_own_hold_no_copy_of_it() {
     assert_eq!(per_value.len(), 40, "each user reads rows 1 to 40");
     assert!(per_value.iter().all(|(v, n)| *n == 50 && v[1..].parse::<u32>().is_ok_and(|i| (1..=40).contains(&i))));
     assert!(peak > 0 && peak < PEAK_BOUND_KIB, "peak {peak} KiB for 50 users");
-
 }
 
 /// #31: `check` of a plan with a large data file checks every row (a bad one is still an error

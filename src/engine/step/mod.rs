@@ -214,7 +214,11 @@ pub(super) fn java_random_next_int(state: &mut u64, seed: i64, bound: i32) -> i3
 
 /// Sets a data file's row into the user's variables; returns how the iteration ends when the
 /// row is a JMX blank line that stops the user.
-fn set_row(spec: &crate::plan::DataSpec, vars: &mut crate::engine::session::UserVars, row: &[String]) -> Option<IterEnd> {
+fn set_row(
+    spec: &crate::plan::DataSpec,
+    vars: &mut crate::engine::session::UserVars,
+    row: &[String],
+) -> Option<IterEnd> {
     if row.is_empty() {
         // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
         if spec.stop_on_empty_row {
@@ -274,4 +278,3 @@ mod tests {
         );
     }
 }
-

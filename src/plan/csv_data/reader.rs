@@ -100,18 +100,7 @@ struct Window {
 
 impl Window {
     fn at(buf: Vec<u8>, offset: u64, line: usize, chunk: usize) -> Window {
-        Window {
-            buf,
-            start: 0,
-            valid: 0,
-            end: 0,
-            bad: false,
-            next: offset,
-            eof: false,
-            line,
-            chunk,
-            base_chunk: chunk,
-        }
+        Window { buf, start: 0, valid: 0, end: 0, bad: false, next: offset, eof: false, line, chunk, base_chunk: chunk }
     }
 
     /// The source offset of the next unparsed byte.

@@ -460,9 +460,8 @@ fn jmeter_data_sets_take_any_header_name() {
 /// lines) parse exactly as when the window holds the file whole.
 #[test]
 fn issue31_rows_read_through_any_window_are_the_rows_of_the_whole_text() {
-    const TOKENS: &[&str] = &[
-        "a", "x y", ",", "||", "|", "\t", "\"", "\"\"", "\n", "\r\n", "\r", "\u{feff}", "é", "_1", " ", "\n\n\n",
-    ];
+    const TOKENS: &[&str] =
+        &["a", "x y", ",", "||", "|", "\t", "\"", "\"\"", "\n", "\r\n", "\r", "\u{feff}", "é", "_1", " ", "\n\n\n"];
     const DELIMS: &[&str] = &[",", "||", "\t", "é"];
     let mut rng = Lcg(0x31_31_31);
     let mut compared = 0;
@@ -567,7 +566,10 @@ fn issue31_a_users_cursor_reads_the_rows_in_order() {
     let f = TempFile::new("cursor-jmx.csv", b"1,2,3\n\n4\n");
     let file = DataFile::open(&f.0, &jmx).unwrap();
     let mut c = Cursor::default();
-    assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 4), [Some("1|2".into()), Some(String::new()), Some("4".into()), None]);
+    assert_eq!(
+        taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 4),
+        [Some("1|2".into()), Some(String::new()), Some("4".into()), None]
+    );
 }
 
 /// #31: many users taking rows from one shared reader at once: each row of a pass goes to
@@ -587,9 +589,8 @@ fn issue31_concurrent_takers_get_each_row_once_per_pass() {
         r.next(&file, |_| true).unwrap()[0].clone()
     };
     let seen: Vec<Vec<u64>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..8)
-            .map(|_| s.spawn(|| (0..1875).map(|_| take().parse::<u64>().unwrap()).collect::<Vec<_>>()))
-            .collect();
+        let handles: Vec<_> =
+            (0..8).map(|_| s.spawn(|| (0..1875).map(|_| take().parse::<u64>().unwrap()).collect::<Vec<_>>())).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut counts = vec![0u32; 5000];

@@ -162,6 +162,7 @@ pub(super) fn compile(
 /// A file every user reads a line at a time, in turn (`__StringFromFile`, `__CSVRead`): one
 /// reader under a lock, from the first line again after the last, never held whole (JMeter's
 /// StringFromFile reads it so; its `__CSVRead` holds the file, which a big file cannot afford).
+/// Its position belongs to the loaded plan, which a run loads afresh (a sweep's steps too).
 #[derive(Debug)]
 pub(crate) struct SharedLines {
     /// `__CSVRead`: an empty line ends the rows as the end of the file does.
