@@ -198,13 +198,13 @@ pub struct DataSpec {
 
 impl DataSpec {
     /// A data file; its columns become variables the plan assigns while running.
-    pub fn new(file: csv_data::DataFile, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
+    pub fn new(file: std::sync::Arc<csv_data::DataFile>, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
         let columns = file.names().iter().map(|n| vars.assign(n)).collect();
         DataSpec {
             path: file.path().to_path_buf(),
             names: file.names().to_vec(),
             columns,
-            file: std::sync::Arc::new(file),
+            file,
             share,
             on_eof,
             stop_on_empty_row: false,

@@ -21,7 +21,7 @@ use std::fmt;
 use std::path::Path;
 
 /// How to read a data file; mirrors the fields of JMeter's "CSV Data Set Config".
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CsvOptions {
     /// Field delimiter; may be several characters (e.g. "||" or "\t" as a real tab). Never empty.
     pub delimiter: String,

@@ -444,7 +444,7 @@ impl Cx {
             skip_first_line: names.is_some() && c.flag("ignoreFirstLine").unwrap_or(false),
             names,
         };
-        let data = csv_data::DataFile::open(&path, &opts).map_err(|e| {
+        let data = self.b.open_data(&path, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
             loc.line = e.line;
             Error::new(ErrorKind::Data, loc, e.message)
@@ -500,9 +500,10 @@ mod tests {
     }
 
     /// #31: JMeter's sharing mode may be any text, a key rendered per thread (the CSV Data Set's
-    /// "Edit" choice): by thread group, by thread, or one reader for all.
+    /// "Edit" choice): by thread group, by thread, or one reader for all. However many readers,
+    /// a file is opened and read through once at load.
     #[test]
-    fn issue31_edited_share_modes_key_the_reader_as_jmeter() {
+    fn issue31_share_modes_key_readers_of_one_open_file() {
         let dir = std::env::temp_dir().join(format!("stampede-share-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("rows.csv");
@@ -524,6 +525,18 @@ mod tests {
             let (plan, status, note) = read_with(&el("CSVDataSet", &props)).unwrap();
             assert_eq!((plan.data[0].share, status), (want, Status::Supported), "{mode}: {note}");
         }
+        // Two data sets on the file in two modes: two readers of one open file, read once at load.
+        let set = |mode: &str| {
+            let props = format!(
+                r#"<stringProp name="filename">{}</stringProp><stringProp name="shareMode">{mode}</stringProp>"#,
+                file.display()
+            );
+            el("CSVDataSet", &props)
+        };
+        let two = format!("{}<hashTree/>{}", set("shareMode.all"), set("shareMode.thread"));
+        let (plan, ..) = read_with(&two).unwrap();
+        assert_eq!((plan.data.len(), plan.data[0].share, plan.data[1].share), (2, Share::All, Share::User));
+        assert!(std::sync::Arc::ptr_eq(&plan.data[0].file, &plan.data[1].file));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
