@@ -213,7 +213,7 @@ pub(super) fn describe(p: &Plan) -> String {
             out,
             "Data file {}: {} rows of {} ({:?}, {:?})",
             d.path.display(),
-            d.rows.len(),
+            d.file.rows(),
             d.names.join(", "),
             d.share,
             d.on_eof

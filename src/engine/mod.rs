@@ -138,15 +138,7 @@ pub async fn run(
         }
     });
     let shared = Arc::new(RunShared {
-        feeders: plan
-            .data
-            .iter()
-            .map(|d| Feeder {
-                spec: d.clone(),
-                all: AtomicU64::new(0),
-                per_scenario: plan.scenarios.iter().map(|_| AtomicU64::new(0)).collect(),
-            })
-            .collect(),
+        feeders: plan.data.iter().map(|d| Feeder::new(d, plan.scenarios.len())).collect(),
         writers,
         globals: session::Globals::new(plan.global_counters),
         initial_vars: plan.vars.initial_values(),

@@ -76,11 +76,27 @@ pub(crate) struct ScriptShared {
     pub seeded: std::sync::OnceLock<()>,
 }
 
-/// A data file's rows and the cursors that are shared.
+/// A data file and its shared readers (JMeter's FileServer: one reader per file and sharing
+/// mode), each opened as a user first takes a row: with `share: all`, one for the run; with
+/// `share: scenario`, one per scenario. A user that reads on its own keeps its cursor.
 pub(crate) struct Feeder {
     pub spec: DataSpec,
-    pub all: AtomicU64,
-    pub per_scenario: Vec<AtomicU64>,
+    pub all: SharedReader,
+    /// Empty unless the file is shared by scenario.
+    pub per_scenario: Vec<SharedReader>,
+}
+
+/// Boxed, so that a reader not used (a scenario that does not read the file) costs a word.
+pub(crate) type SharedReader = Mutex<Option<Box<crate::plan::csv_data::RowReader>>>;
+
+impl Feeder {
+    pub(crate) fn new(spec: &DataSpec, scenarios: usize) -> Feeder {
+        let per_scenario = match spec.share {
+            crate::plan::Share::Scenario => (0..scenarios).map(|_| Mutex::new(None)).collect(),
+            _ => Vec::new(),
+        };
+        Feeder { spec: spec.clone(), all: Mutex::new(None), per_scenario }
+    }
 }
 
 /// A write-back file, or `None` when it could not be opened (its writes are skipped).

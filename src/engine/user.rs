@@ -71,7 +71,9 @@ pub(super) struct VirtualUser {
     pub(super) jar: Option<cookie_store::CookieStore>,
     /// The user's HTTP caches (HTTP Cache Managers).
     pub(super) caches: super::managers::UserCaches,
-    pub(super) cursors: Vec<u64>,
+    /// Where the user is in each data file it reads on its own (`share: user`), by file index:
+    /// added as it first reads one.
+    pub(super) cursors: Vec<(u32, crate::plan::csv_data::Cursor)>,
     pub(super) loop_counts: Vec<(u64, u64)>,
     pub(super) once_done: Vec<bool>,
     pub(super) groups: Vec<GroupAcc>,
@@ -136,7 +138,7 @@ impl VirtualUser {
             vars,
             jar: sh.cookies.then(cookie_store::CookieStore::default),
             caches: Default::default(),
-            cursors: vec![0; sh.feeders.len()],
+            cursors: Vec::new(),
             loop_counts: vec![(0, 0); sh.slots.loops as usize],
             once_done: vec![false; sh.slots.once as usize],
             groups: vec![GroupAcc::default(); sh.slots.groups as usize],

@@ -35,7 +35,7 @@
 //! assert_eq!(plan.labels[0], "home");
 //! ```
 
-use super::csv_data::CsvData;
+use super::csv_data::{CsvError, CsvOptions, DataFile};
 use super::request::{AllMatches, MAX_ALL_MATCHES};
 use super::template::{Symbols, VarTable};
 use super::{
@@ -44,6 +44,7 @@ use super::{
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A kind of per-user state slot a flow step needs (see [`Slots`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +76,9 @@ pub struct Builder {
     shapers: Vec<(usize, Shaper)>,
     timers: Vec<super::flow::TimerExpr>,
     data: Vec<DataSpec>,
+    /// Every data file opened, with how it was read: another element reading the same file the
+    /// same way shares it (one open file and one load-time pass, however many elements).
+    data_files: HashMap<(PathBuf, CsvOptions), Arc<DataFile>>,
     writers: Vec<WriterSpec>,
     result_files: Vec<PathBuf>,
     scenarios: Vec<Scenario>,
@@ -139,16 +143,28 @@ impl Builder {
 
     /// Adds a data file read from `path`; its columns become variables assigned while running.
     /// Returns its index, for [`super::Step::Feed`].
-    pub fn data(&mut self, path: PathBuf, data: CsvData, share: Share, on_eof: OnEof) -> usize {
-        self.data.push(DataSpec::new(path, data, share, on_eof, &mut self.sym.vars));
+    pub fn data(&mut self, file: Arc<DataFile>, share: Share, on_eof: OnEof) -> usize {
+        self.data.push(DataSpec::new(file, share, on_eof, &mut self.sym.vars));
         self.data.len() - 1
     }
 
-    /// A data file added before of this path, sharing mode, end-of-file rule and names: another
-    /// element reading it shares its rows (JMeter's FileServer keeps one reader per file and
-    /// sharing mode, whatever element reads it).
-    pub fn same_data(&self, path: &Path, share: Share, on_eof: OnEof, names: &[String]) -> Option<usize> {
-        self.data.iter().position(|d| d.path == path && d.share == share && d.on_eof == on_eof && d.names == names)
+    /// A data file added before that reads `file` the same way, with the same sharing mode and
+    /// end-of-file rule: another element reading it shares its rows (JMeter's FileServer keeps
+    /// one reader per file and sharing mode, whatever element reads it).
+    pub fn same_data(&self, file: &DataFile, share: Share, on_eof: OnEof) -> Option<usize> {
+        self.data.iter().position(|d| d.share == share && d.on_eof == on_eof && d.file.same_reading(file))
+    }
+
+    /// Opens and checks the data file at `path`, or shares the one opened before with the same
+    /// options.
+    pub fn open_data(&mut self, path: &Path, opts: &CsvOptions) -> Result<Arc<DataFile>, CsvError> {
+        let key = (path.to_path_buf(), opts.clone());
+        if let Some(f) = self.data_files.get(&key) {
+            return Ok(f.clone());
+        }
+        let f = Arc::new(DataFile::open(path, opts)?);
+        self.data_files.insert(key, f.clone());
+        Ok(f)
     }
 
     /// A data file added before, by its index.

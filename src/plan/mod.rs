@@ -174,7 +174,8 @@ pub enum Phase {
     Teardown,
 }
 
-/// A data file: rows read in order into variables, one row per `Feed` step.
+/// A data file: rows read in order into variables, one row per `Feed` step. The rows are read
+/// from the file as users take them (see `csv_data`): a plan holds none.
 #[derive(Debug, Clone, Serialize)]
 pub struct DataSpec {
     pub path: PathBuf,
@@ -182,21 +183,38 @@ pub struct DataSpec {
     #[serde(skip)]
     pub columns: Vec<VarId>,
     #[serde(skip)]
-    pub rows: std::sync::Arc<Vec<Vec<String>>>,
+    pub file: std::sync::Arc<csv_data::DataFile>,
     pub share: Share,
     pub on_eof: OnEof,
     /// JMeter's "stop thread on EOF": a row of no fields (a blank line of a JMX data file, which
     /// JMeter reads as end of file) stops the user; otherwise every column reads `<EOF>`.
     #[serde(skip)]
     pub stop_on_empty_row: bool,
+    /// A part of a run with `--data split` reads only the rows it owns: row k (from 0, in each
+    /// pass) when it owns index k.
+    #[serde(skip)]
+    pub split: Option<crate::engine::segment::Segment>,
 }
 
 impl DataSpec {
-    /// A data file's rows; its columns become variables the plan assigns while running.
-    pub fn new(path: PathBuf, data: csv_data::CsvData, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
-        let columns = data.names.iter().map(|n| vars.assign(n)).collect();
-        let rows = std::sync::Arc::new(data.rows);
-        DataSpec { path, names: data.names, columns, rows, share, on_eof, stop_on_empty_row: false }
+    /// A data file; its columns become variables the plan assigns while running.
+    pub fn new(file: std::sync::Arc<csv_data::DataFile>, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
+        let columns = file.names().iter().map(|n| vars.assign(n)).collect();
+        DataSpec {
+            path: file.path().to_path_buf(),
+            names: file.names().to_vec(),
+            columns,
+            file,
+            share,
+            on_eof,
+            stop_on_empty_row: false,
+            split: None,
+        }
+    }
+
+    /// Whether this part reads row `k` of a pass.
+    pub fn owns(&self, k: u64) -> bool {
+        self.split.as_ref().is_none_or(|s| s.owns(k))
     }
 }
 

@@ -357,13 +357,12 @@ fn deliver(outputs: &mut [Live], failures: &mut Vec<Failure>, iv: &Interval) {
     }
 }
 
-/// Keeps of each data file the rows this part owns (`--data split`): row k is the part's when
-/// user k would be, so the parts together read each row once.
+/// Deals each data file's rows to the parts (`--data split`): row k is this part's when user k
+/// would be, so the parts together read each row once. Each part still reads the file through,
+/// skipping the rows of the others (see `DataSpec::split`).
 pub fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
     for d in &mut plan.data {
-        let rows: Vec<Vec<String>> =
-            d.rows.iter().enumerate().filter(|(k, _)| segment.owns(*k as u64)).map(|(_, r)| r.clone()).collect();
-        d.rows = std::sync::Arc::new(rows);
+        d.split = Some(segment.clone());
     }
 }
 

@@ -11,6 +11,9 @@
 //!   fails its samples unsent, as in JMeter.
 //! - `compare`: runs against servers with known delays show the known difference as significant,
 //!   the same run repeated shows noise; golden Markdown layouts and JSON of two results files.
+//! - `data_files`: a 64 MB CSV data file is streamed (issue 31): `run` (shared and per-user
+//!   rows) and `check` peak well under the file's size (`VmHWM`), a run where it does with a
+//!   3-row file; the rows arrive in order; a bad last row is still found at its line.
 //! - `errors`: 500s, refused, timeouts, closed, reset, reset-on-reuse, too large; bad plans and
 //!   bad flags (exit 2, a message naming file, line and element, never a panic).
 //! - `flows`: login with token and cookie against a validating server; CSV values per sharing
@@ -110,6 +113,7 @@ mod browser;
 mod check;
 mod compare;
 mod counts;
+mod data_files;
 mod deploy;
 mod errors;
 mod export;

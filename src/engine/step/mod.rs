@@ -13,10 +13,10 @@ pub(super) use websocket::WsConn;
 pub(super) use request::off_the_worker;
 
 use super::user::{IterEnd, VirtualUser};
+use crate::plan::csv_data::Cursor;
 use crate::plan::{LabelId, OnEof, Share};
 use crate::record::ErrorKind;
 pub(super) use socket::Sockets;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// A transaction group being timed.
@@ -49,51 +49,69 @@ impl VirtualUser {
     /// iteration ends when the file ran out and must not recycle.
     pub(super) fn feed(&mut self, n: usize) -> Option<IterEnd> {
         let f = &self.ctx.shared.feeders[n];
-        let rows = &f.spec.rows;
-        let i = match f.spec.share {
-            Share::All => f.all.fetch_add(1, Ordering::Relaxed),
-            Share::Scenario => f.per_scenario[self.ctx.index].fetch_add(1, Ordering::Relaxed),
-            Share::User => {
-                let c = &mut self.cursors[n];
-                *c += 1;
-                *c - 1
-            }
-        };
-        let len = rows.len() as u64;
-        let i = if i < len {
-            i
-        } else {
-            match f.spec.on_eof {
-                OnEof::Recycle => i % len,
-                OnEof::StopUser => return Some(IterEnd::UserDone),
-                OnEof::StopRun => {
-                    self.ctx.shared.stop_run.cancel();
-                    return Some(IterEnd::Cut);
-                }
-                OnEof::MarkEof => {
-                    for var in &f.spec.columns {
-                        self.vars.set(*var, "<EOF>");
+        let spec = &f.spec;
+        let file = &*spec.file;
+        let recycle = spec.on_eof == OnEof::Recycle;
+        let owns = |k| spec.owns(k);
+        let vars = &mut self.vars;
+        // Set while the row is at hand (under the shared reader's lock): its strings are the
+        // reader's, reused for the next row, so taking a row allocates nothing.
+        let mut apply = |row: &[String]| set_row(spec, vars, row);
+        // The end of a pass, with `recycle`, is the first row again: taken under the same lock,
+        // so that each row of a pass goes to one user.
+        let taken = match spec.share {
+            Share::All | Share::Scenario => {
+                let reader = match spec.share {
+                    Share::All => &f.all,
+                    _ => &f.per_scenario[self.ctx.index],
+                };
+                let mut guard = reader.lock().unwrap_or_else(|e| e.into_inner());
+                let r = guard.get_or_insert_with(|| Box::new(file.reader()));
+                match r.next(file, owns) {
+                    Some(row) => Some(apply(row)),
+                    None if recycle => {
+                        r.rewind(file);
+                        r.next(file, owns).map(&mut apply)
                     }
-                    return None;
+                    None => None,
+                }
+            }
+            Share::User => {
+                let at = match self.cursors.iter().position(|(i, _)| *i as usize == n) {
+                    Some(at) => at,
+                    None => {
+                        self.cursors.push((n as u32, Cursor::default()));
+                        self.cursors.len() - 1
+                    }
+                };
+                let c = &mut self.cursors[at].1;
+                match file.take_at(c, owns, &mut apply) {
+                    Some(end) => Some(end),
+                    None if recycle => {
+                        *c = Cursor::default();
+                        file.take_at(c, owns, &mut apply)
+                    }
+                    None => None,
                 }
             }
         };
-        let row = &rows[i as usize];
-        if row.is_empty() {
-            // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
-            if f.spec.stop_on_empty_row {
-                return Some(IterEnd::UserDone);
-            }
-            for var in &f.spec.columns {
-                self.vars.set(*var, "<EOF>");
-            }
-            return None;
+        if let Some(end) = taken {
+            return end;
         }
-        // A short row (JMX) sets only the variables it has values for; the others keep theirs.
-        for (var, value) in f.spec.columns.iter().zip(row) {
-            self.vars.set(*var, value);
+        match spec.on_eof {
+            // Not one row, even from the first: a part of a split run that owns none.
+            OnEof::Recycle | OnEof::StopUser => Some(IterEnd::UserDone),
+            OnEof::StopRun => {
+                self.ctx.shared.stop_run.cancel();
+                Some(IterEnd::Cut)
+            }
+            OnEof::MarkEof => {
+                for var in &spec.columns {
+                    self.vars.set(*var, "<EOF>");
+                }
+                None
+            }
         }
-        None
     }
 
     /// Adds a sample (its figures; the times from `start` to `end`) to the open transaction
@@ -192,6 +210,30 @@ pub(super) fn java_random_next_int(state: &mut u64, seed: i64, bound: i32) -> i3
     }
     *state = s | (1 << 63);
     r
+}
+
+/// Sets a data file's row into the user's variables; returns how the iteration ends when the
+/// row is a JMX blank line that stops the user.
+fn set_row(
+    spec: &crate::plan::DataSpec,
+    vars: &mut crate::engine::session::UserVars,
+    row: &[String],
+) -> Option<IterEnd> {
+    if row.is_empty() {
+        // A JMX blank line: JMeter's CSV Data Set reads no values and takes it for end of file.
+        if spec.stop_on_empty_row {
+            return Some(IterEnd::UserDone);
+        }
+        for var in &spec.columns {
+            vars.set(*var, "<EOF>");
+        }
+        return None;
+    }
+    // A short row (JMX) sets only the variables it has values for; the others keep theirs.
+    for (var, value) in spec.columns.iter().zip(row) {
+        vars.set(*var, value);
+    }
+    None
 }
 
 #[cfg(test)]

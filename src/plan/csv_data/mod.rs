@@ -1,13 +1,27 @@
 //! Reads test-data CSV files the way JMeter's "CSV Data Set Config" does: named columns, one row of
 //! values per feeder draw. Hand-written rather than built on the `csv` crate because JMeter allows
 //! multi-character delimiters (e.g. `||`), which `csv` cannot express.
+//!
+//! # Memory
+//!
+//! A data file is never held whole: [`DataFile::open`] reads it once through a bounded buffer
+//! (the header, and every row checked and counted, so that a bad row is a load-time error
+//! naming its line), then keeps only the open file and where its first data row starts. While
+//! the test runs, rows are parsed as users take them: a shared reader ([`RowReader`], one per
+//! file and sharing mode, as JMeter's FileServer keeps one per file and alias) with a buffer of
+//! [`CHUNK`] bytes, or a user's own [`Cursor`] (two numbers) read at its offset. Memory is thus
+//! independent of the file's size; a row itself is bounded by [`MAX_ROW`].
+
+mod reader;
+
+pub use reader::{open_file, Cursor, DataFile, RowReader, CHUNK, MAX_ROW};
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
 /// How to read a data file; mirrors the fields of JMeter's "CSV Data Set Config".
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CsvOptions {
     /// Field delimiter; may be several characters (e.g. "||" or "\t" as a real tab). Never empty.
     pub delimiter: String,
@@ -72,93 +86,23 @@ impl fmt::Display for CsvError {
 
 impl std::error::Error for CsvError {}
 
-/// Reads and parses the file at `path`; see [`parse_csv`] for the format.
+/// Reads and parses the file at `path`, every row in memory; see [`parse_csv`] for the format.
+/// For tests and tools: a plan keeps a [`DataFile`], which holds no rows.
 pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<CsvData, CsvError> {
-    let bytes = std::fs::read(path).map_err(|e| CsvError::general(format!("cannot read {}: {e}", path.display())))?;
-    parse_bytes(&bytes, opts)
+    let file = DataFile::open(path, opts)?;
+    file.collect()
 }
 
 /// Parses CSV text: a leading BOM is dropped, lines end with `\n` or `\r\n`, empty lines are skipped
 /// (rows with [`CsvOptions::ragged`]).
 pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
-    check_delimiter(opts)?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut chars = opts.delimiter.chars();
-    let delim_char = match (chars.next(), chars.next()) {
-        (Some(c), None) => Some(c),
-        _ => None,
-    };
-    // A header read from the file is the first non-blank line; the line skip_first_line skips is
-    // the first line, blank or not (JMeter reads it with readLine).
-    let blank_rows = opts.ragged && opts.names.is_some();
-    let mut parser =
-        Parser { text, delim: &opts.delimiter, delim_char, quoted: opts.quoted, blank_rows, pos: 0, line: 1 };
-
-    // Said when no data rows follow, so the user learns why there are none.
-    let (names, why_empty) = match &opts.names {
-        None => {
-            let Some((line, fields)) = parser.next_record()? else {
-                return Err(CsvError::general(empty_file_message(text)));
-            };
-            let names: Vec<String> = fields.iter().map(|f| f.trim().to_string()).collect();
-            validate_names(&names, Some(line), opts.ragged)?;
-            (names, format!("no data rows: the file has only a header line (line {line})"))
-        }
-        Some(given) => {
-            if given.is_empty() {
-                return Err(CsvError::general("no variable names given"));
-            }
-            // Trimmed like header names, so a plan's "user, pass" split on ',' still works.
-            let names: Vec<String> = given.iter().map(|n| n.trim().to_string()).collect();
-            validate_names(&names, None, opts.ragged)?;
-            let mut why_empty = empty_file_message(text);
-            if opts.skip_first_line {
-                // The skipped line is a header nobody asked for: its width is deliberately not checked.
-                let Some((line, _)) = parser.next_record()? else {
-                    return Err(CsvError::general(why_empty));
-                };
-                why_empty = format!(
-                    "no data rows: the file has only its first line (line {line}), which skip_first_line ignores"
-                );
-            }
-            (names, why_empty)
-        }
-    };
-
-    parser.blank_rows = opts.ragged;
-    let mut rows = Vec::new();
-    let mut row_lines = Vec::new();
-    while let Some((line, mut fields)) = parser.next_record()? {
-        if opts.ragged {
-            fields.truncate(names.len());
-        }
-        if fields.len() != names.len() && !opts.ragged {
-            let noun = if fields.len() == 1 { "field" } else { "fields" };
-            return Err(CsvError::at(
-                line,
-                format!("{} {noun}, expected {} ({})", fields.len(), names.len(), names.join(", ")),
-            ));
-        }
-        rows.push(fields);
-        row_lines.push(line);
-    }
-    if rows.is_empty() {
-        return Err(CsvError::general(why_empty));
-    }
-    Ok(CsvData { names, rows, row_lines })
+    parse_bytes(text.as_bytes(), opts)
 }
 
 /// `parse_csv` for raw bytes: invalid UTF-8 is reported with the line of the first bad byte.
 fn parse_bytes(bytes: &[u8], opts: &CsvOptions) -> Result<CsvData, CsvError> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse_csv(text, opts),
-        Err(e) => {
-            let good = &bytes[..e.valid_up_to()];
-            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-            let bad = bytes.get(e.valid_up_to()).copied().unwrap_or(0);
-            Err(CsvError::at(line, format!("invalid UTF-8 (byte 0x{bad:02x}); data files must be UTF-8")))
-        }
-    }
+    let scanned = reader::scan(bytes, opts)?;
+    reader::collect(bytes, &scanned)
 }
 
 fn check_delimiter(opts: &CsvOptions) -> Result<(), CsvError> {
@@ -176,8 +120,8 @@ fn check_delimiter(opts: &CsvOptions) -> Result<(), CsvError> {
     Ok(())
 }
 
-fn empty_file_message(text: &str) -> String {
-    if text.is_empty() {
+fn empty_file_message(empty: bool) -> String {
+    if empty {
         "no data rows: the file is empty".to_string()
     } else {
         "no data rows: the file has only blank lines".to_string()
@@ -223,7 +167,40 @@ fn is_valid_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-/// A cursor over the text that yields one record (row of fields) at a time.
+/// Why the parser stopped short of a record.
+enum Halt {
+    /// The window ends inside the record: read more of the file and parse it again.
+    More,
+    Bad(CsvError),
+}
+
+impl From<CsvError> for Halt {
+    fn from(e: CsvError) -> Self {
+        Halt::Bad(e)
+    }
+}
+
+/// One record: the line it starts on and how many fields it has (they are in the caller's
+/// vector when kept).
+struct Record {
+    line: usize,
+    width: usize,
+}
+
+/// Field `i` of `out`, emptied: the strings of the row before are reused, so that a reader
+/// taking row after row allocates only when a value outgrows its string.
+fn slot(out: &mut Vec<String>, i: usize) -> &mut String {
+    if i == out.len() {
+        out.push(String::new());
+    }
+    let s = &mut out[i];
+    s.clear();
+    s
+}
+
+/// A cursor over a window of the file that yields one record (row of fields) at a time. The
+/// window starts on a record and, unless `eof`, may end anywhere: a record it cuts asks for
+/// more ([`Halt::More`]), and only a record read whole moves the cursor.
 struct Parser<'a> {
     text: &'a str,
     delim: &'a str,
@@ -232,20 +209,32 @@ struct Parser<'a> {
     quoted: bool,
     /// A blank line is a record (see [`CsvOptions::ragged`]) instead of being skipped.
     blank_rows: bool,
+    /// The window ends where the file does.
+    eof: bool,
     /// Byte offset of the next unread character; always on a char boundary.
     pos: usize,
     /// 1-based line of `pos`.
     line: usize,
+    /// `pos` and `line` after the blank lines before the record asking for more: kept, so that
+    /// a run of blank lines is never read twice nor held in the window whole.
+    mark: (usize, usize),
 }
 
 impl<'a> Parser<'a> {
-    /// The next record and the line it starts on; `None` at end of input.
-    fn next_record(&mut self) -> Result<Option<(usize, Vec<String>)>, CsvError> {
+    /// The next record; `None` at end of input. `keep`: its fields are written to `out` (which
+    /// then has exactly them); else only counted, so a row skipped or checked costs nothing.
+    fn next_record(&mut self, keep: bool, out: &mut Vec<String>) -> Result<Option<Record>, Halt> {
         if !self.blank_rows {
             self.skip_blank_lines();
         }
+        self.mark = (self.pos, self.line);
         if self.pos >= self.text.len() {
-            return Ok(None);
+            return if self.eof { Ok(None) } else { Err(Halt::More) };
+        }
+        // A record is looked at only with its first line whole, so that a delimiter, a quote
+        // or a line end is never judged from half of it.
+        if !self.eof && !self.text.as_bytes()[self.pos..].contains(&b'\n') {
+            return Err(Halt::More);
         }
         let start_line = self.line;
         if self.blank_rows {
@@ -253,19 +242,30 @@ impl<'a> Parser<'a> {
             if rest.starts_with(b"\n") || rest.starts_with(b"\r\n") || rest == b"\r" {
                 self.end_line(self.line_end_from(self.pos));
                 // JMeter's CSV parser gives one empty field; splitting an empty line gives none.
-                let fields = if self.quoted { vec![String::new()] } else { Vec::new() };
-                return Ok(Some((start_line, fields)));
+                let width = usize::from(self.quoted);
+                if keep {
+                    out.truncate(width);
+                    if width == 1 {
+                        slot(out, 0);
+                    }
+                }
+                return Ok(Some(Record { line: start_line, width }));
             }
         }
-        let mut fields = Vec::new();
+        let mut width = 0;
         // Cached so a line with many fields is scanned once for its end, not once per field.
         let mut line_end = self.line_end_from(self.pos);
         loop {
             if self.quoted && self.text.as_bytes().get(self.pos) == Some(&b'"') {
-                fields.push(self.quoted_field()?);
+                self.quoted_field(keep.then(|| slot(out, width)))?;
+                width += 1;
                 if self.pos > line_end {
                     // The field ran over line breaks; the record now ends on a later line.
                     line_end = self.line_end_from(self.pos);
+                }
+                if line_end == self.text.len() && !self.eof {
+                    // What follows the closing quote is not all in the window.
+                    return Err(Halt::More);
                 }
                 let rest = &self.text[self.pos..];
                 if rest.starts_with(self.delim) {
@@ -276,14 +276,13 @@ impl<'a> Parser<'a> {
                     self.end_line(line_end);
                     break;
                 }
-                return Err(CsvError::at(
+                return Err(Halt::Bad(CsvError::at(
                     self.line,
                     format!(
-                        "unexpected text after the closing quote of field {}; a quoted field must be followed by the \
-                         delimiter or the end of the line (write \"\" for a quote inside quotes)",
-                        fields.len()
+                        "unexpected text after the closing quote of field {width}; a quoted field must be followed by \
+                         the delimiter or the end of the line (write \"\" for a quote inside quotes)"
                     ),
-                ));
+                )));
             }
             let line_rest = &self.text[self.pos..line_end];
             // A one-char delimiter searched as a char takes std's memchr path; a &str needle sets up a
@@ -301,7 +300,10 @@ impl<'a> Parser<'a> {
                 // The '\r' of a "\r\n" ending (or of a final "\r") is not data.
                 value_end -= 1;
             }
-            fields.push(self.text[self.pos..value_end].to_string());
+            if keep {
+                slot(out, width).push_str(&self.text[self.pos..value_end]);
+            }
+            width += 1;
             if field_end < line_end {
                 self.pos = field_end + self.delim.len();
             } else {
@@ -309,7 +311,10 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok(Some((start_line, fields)))
+        if keep {
+            out.truncate(width);
+        }
+        Ok(Some(Record { line: start_line, width }))
     }
 
     /// Skips lines that are empty or only "\r"; a line of spaces is data (JMeter keeps spaces).
@@ -322,7 +327,7 @@ impl<'a> Parser<'a> {
             } else if rest.starts_with(b"\r\n") {
                 self.pos += 2;
                 self.line += 1;
-            } else if rest == b"\r" {
+            } else if rest == b"\r" && self.eof {
                 self.pos += 1;
             } else {
                 return;
@@ -345,25 +350,35 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reads a quoted field starting at the opening quote at `pos`, leaving `pos` just after the closing quote.
-    fn quoted_field(&mut self) -> Result<String, CsvError> {
+    /// Reads a quoted field starting at the opening quote at `pos`, leaving `pos` just after the
+    /// closing quote. The value is written to `value` when given.
+    fn quoted_field(&mut self, mut value: Option<&mut String>) -> Result<(), Halt> {
         let open_line = self.line;
-        let mut value = String::new();
         let mut seg_start = self.pos + 1;
         loop {
             let Some(i) = self.text[seg_start..].find('"') else {
-                return Err(CsvError::at(open_line, "unterminated quoted field: the opening quote is never closed"));
+                if !self.eof {
+                    return Err(Halt::More);
+                }
+                return Err(Halt::Bad(CsvError::at(
+                    open_line,
+                    "unterminated quoted field: the opening quote is never closed",
+                )));
             };
             let quote = seg_start + i;
             let segment = &self.text[seg_start..quote];
             self.line += segment.bytes().filter(|&b| b == b'\n').count();
-            value.push_str(segment);
+            if let Some(v) = value.as_deref_mut() {
+                v.push_str(segment);
+            }
             if self.text.as_bytes().get(quote + 1) == Some(&b'"') {
-                value.push('"');
+                if let Some(v) = value.as_deref_mut() {
+                    v.push('"');
+                }
                 seg_start = quote + 2;
             } else {
                 self.pos = quote + 1;
-                return Ok(value);
+                return Ok(());
             }
         }
     }

@@ -454,3 +454,172 @@ fn jmeter_data_sets_take_any_header_name() {
     let explicit = CsvOptions { names: Some(vec!["a".into(), String::new()]), ..jmx };
     assert_eq!(parse_csv("1,2\n", &explicit).unwrap().rows, vec![vec!["1".to_string(), "2".to_string()]]);
 }
+
+/// #31: a file is read through a window, whatever its size: rows cut by the window's end (a
+/// quoted field over lines, a "\r\n" split in two, a character cut in its bytes, a run of blank
+/// lines) parse exactly as when the window holds the file whole.
+#[test]
+fn issue31_rows_read_through_any_window_are_the_rows_of_the_whole_text() {
+    const TOKENS: &[&str] =
+        &["a", "x y", ",", "||", "|", "\t", "\"", "\"\"", "\n", "\r\n", "\r", "\u{feff}", "é", "_1", " ", "\n\n\n"];
+    const DELIMS: &[&str] = &[",", "||", "\t", "é"];
+    let mut rng = Lcg(0x31_31_31);
+    let mut compared = 0;
+    for round in 0..3000 {
+        let mut bytes = Vec::new();
+        if round % 3 == 0 {
+            bytes.extend_from_slice("\u{feff}".as_bytes());
+        }
+        for _ in 0..rng.below(60) {
+            bytes.extend_from_slice(TOKENS[rng.below(TOKENS.len())].as_bytes());
+        }
+        if round % 17 == 0 {
+            bytes.push(0x80);
+        }
+        let names = match rng.below(3) {
+            0 => None,
+            1 => Some(vec!["a".to_string(), "b".to_string()]),
+            _ => Some(vec!["a".to_string()]),
+        };
+        let o = CsvOptions {
+            delimiter: DELIMS[rng.below(DELIMS.len())].to_string(),
+            quoted: rng.below(2) == 0,
+            names,
+            skip_first_line: rng.below(2) == 0,
+            ragged: rng.below(2) == 0,
+        };
+        let whole = parse_bytes(&bytes, &o);
+        for chunk in [1, 2, 3, 5, 8] {
+            let windowed = reader::scan_with(&bytes[..], &o, chunk)
+                .and_then(|s| reader::collect_with(&bytes[..], &s, chunk).map(|d| (d, s.rows())));
+            match (&whole, windowed) {
+                (Ok(w), Ok((d, n))) => {
+                    assert_eq!((w, w.rows.len() as u64), (&d, n), "{bytes:?} {o:?} chunk {chunk}");
+                    compared += 1;
+                }
+                (Err(w), Err(e)) => assert_eq!(w, &e, "{bytes:?} {o:?} chunk {chunk}"),
+                (w, e) => panic!("{bytes:?} {o:?} chunk {chunk}: {w:?} vs {e:?}"),
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} parsed");
+}
+
+/// The rows `take` gives one after another, as text.
+fn taken(mut take: impl FnMut() -> Option<String>, n: usize) -> Vec<Option<String>> {
+    (0..n).map(|_| take()).collect()
+}
+
+fn some(rows: &[&str]) -> Vec<Option<String>> {
+    rows.iter().map(|r| Some(r.to_string())).collect()
+}
+
+/// #31: a shared reader hands out the rows in file order, ends the pass with `None` (and stays
+/// there), and a rewind starts from the first data row again: the header and the ignored first
+/// line are skipped on every pass, as JMeter's FileServer does on recycle.
+#[test]
+fn issue31_a_shared_reader_reads_in_order_stays_at_the_end_and_rewinds_past_the_header() {
+    let f = TempFile::new("shared.csv", b"user,pass\na,1\nb,2\n\"c\nd\",3\n");
+    let file = DataFile::open(&f.0, &opts()).unwrap();
+    assert_eq!((file.names(), file.rows()), (&["user".to_string(), "pass".to_string()][..], 3));
+    let mut r = file.reader();
+    let all = |_| true;
+    let mut got = taken(|| r.next(&file, all).map(|r| r.join("|")), 5);
+    assert_eq!(got.drain(..3).collect::<Vec<_>>(), some(&["a|1", "b|2", "c\nd|3"]));
+    assert_eq!(got, [None, None], "the end stays the end until a rewind");
+    r.rewind(&file);
+    assert_eq!(taken(|| r.next(&file, all).map(|r| r.join("|")), 2), some(&["a|1", "b|2"]));
+
+    let skip = CsvOptions { skip_first_line: true, ..with_names(&["u", "p"]) };
+    let file = DataFile::open(&f.0, &skip).unwrap();
+    let mut r = file.reader();
+    assert_eq!(taken(|| r.next(&file, all).map(|r| r.join("|")), 4)[3], None);
+    r.rewind(&file);
+    assert_eq!(taken(|| r.next(&file, all).map(|r| r.join("|")), 1), some(&["a|1"]), "the first line is ignored again");
+
+    // A part of a split run reads only its own rows, counted from the first in each pass.
+    let file = DataFile::open(&f.0, &opts()).unwrap();
+    let mut r = file.reader();
+    let odd = |k: u64| k % 2 == 1;
+    assert_eq!(taken(|| r.next(&file, odd).map(|r| r.join("|")), 2), [Some("b|2".to_string()), None]);
+    r.rewind(&file);
+    assert_eq!(taken(|| r.next(&file, odd).map(|r| r.join("|")), 1), some(&["b|2"]));
+    let none = |_| false;
+    r.rewind(&file);
+    assert_eq!(r.next(&file, none), None::<&[String]>);
+}
+
+/// #31: a user reading on its own keeps only a cursor: its rows are the file's, in order, and
+/// a reset cursor reads from the first again.
+#[test]
+fn issue31_a_users_cursor_reads_the_rows_in_order() {
+    let f = TempFile::new("cursor.csv", b"\xef\xbb\xbfh\r\n1\r\n\r\n\"2\"\"\r\n\"\r\n3\r\n");
+    let file = DataFile::open(&f.0, &opts()).unwrap();
+    let (mut c, mut d) = (Cursor::default(), Cursor::default());
+    assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 2), some(&["1", "2\"\r\n"]));
+    assert_eq!(taken(|| file.take_at(&mut d, |_| true, |r| r.join("|")), 1), some(&["1"]), "each cursor is its own");
+    assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 3), [Some("3".to_string()), None, None]);
+    c = Cursor::default();
+    assert_eq!(taken(|| file.take_at(&mut c, |k| k == 2, |r| r.join("|")), 2), [Some("3".to_string()), None]);
+    // JMX rows: a blank line is a row of no fields, a short row keeps its width.
+    let jmx = CsvOptions { ragged: true, quoted: false, ..with_names(&["a", "b"]) };
+    let f = TempFile::new("cursor-jmx.csv", b"1,2,3\n\n4\n");
+    let file = DataFile::open(&f.0, &jmx).unwrap();
+    let mut c = Cursor::default();
+    assert_eq!(
+        taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 4),
+        [Some("1|2".into()), Some(String::new()), Some("4".into()), None]
+    );
+}
+
+/// #31: many users taking rows from one shared reader at once: each row of a pass goes to
+/// exactly one of them, and every pass has every row.
+#[test]
+fn issue31_concurrent_takers_get_each_row_once_per_pass() {
+    let text: String = std::iter::once("n\n".to_string()).chain((0..5000).map(|i| format!("{i}\n"))).collect();
+    let f = TempFile::new("concurrent.csv", text.as_bytes());
+    let file = DataFile::open(&f.0, &opts()).unwrap();
+    let reader = std::sync::Mutex::new(file.reader());
+    let take = || {
+        let mut r = reader.lock().unwrap();
+        if let Some(row) = r.next(&file, |_| true) {
+            return row[0].clone();
+        }
+        r.rewind(&file);
+        r.next(&file, |_| true).unwrap()[0].clone()
+    };
+    let seen: Vec<Vec<u64>> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            (0..8).map(|_| s.spawn(|| (0..1875).map(|_| take().parse::<u64>().unwrap()).collect::<Vec<_>>())).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut counts = vec![0u32; 5000];
+    for v in seen.iter().flatten() {
+        counts[*v as usize] += 1;
+    }
+    assert!(counts.iter().all(|&c| c == 3), "8 × 1,875 takes are 3 passes of 5,000 rows");
+    for v in &seen {
+        // A taker's rows come in file order within a pass: each wrap is a new pass.
+        assert!(v.windows(2).filter(|w| w[1] <= w[0]).count() <= 3, "{v:?}");
+    }
+}
+
+/// #31: a row is bounded ([`MAX_ROW`]): a file without line breaks, or a quote never closed,
+/// is refused at its line rather than held whole.
+#[test]
+fn issue31_a_row_longer_than_the_bound_is_an_error_at_its_line() {
+    let mut text = b"h\nok\n".to_vec();
+    text.extend(std::iter::repeat_n(b'x', MAX_ROW + 10));
+    let f = TempFile::new("long-row.csv", &text);
+    let e = DataFile::open(&f.0, &opts()).unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.message.contains("longer than 16 MiB"), "{e}");
+    // Past many windows, a bad byte is still reported at its own line.
+    let mut text = b"h\n".to_vec();
+    for i in 0..100_000 {
+        text.extend(format!("{i}\n").bytes());
+    }
+    text.extend(b"\xff\n");
+    let f = TempFile::new("late-bad-byte.csv", &text);
+    assert_eq!(DataFile::open(&f.0, &opts()).unwrap_err().line, Some(100_002));
+}

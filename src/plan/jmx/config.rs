@@ -403,6 +403,26 @@ impl Cx {
         Ok(())
     }
 
+    /// The sharing mode of a CSV Data Set. Besides the three named modes, JMeter takes any text
+    /// as a key of its own (the reader is the file's with that key), rendered for each thread:
+    /// a key naming the thread group (`${__threadGroupName}`) gives a reader per thread group,
+    /// one naming the thread (`${__threadNum}`, `${__threadName}`) a reader per thread, and a
+    /// constant key one reader for every thread.
+    fn csv_share(&mut self, c: &El) -> Result<Share, Error> {
+        let raw = c.text("shareMode").unwrap_or("shareMode.all");
+        if raw.contains("__threadName") || raw.contains("__threadNum") {
+            return Ok(Share::User);
+        }
+        if raw.contains("__threadGroupName") {
+            return Ok(Share::Scenario);
+        }
+        Ok(match self.expand(c, raw)?.trim() {
+            "shareMode.thread" => Share::User,
+            "shareMode.group" => Share::Scenario,
+            _ => Share::All,
+        })
+    }
+
     pub(super) fn csv(&mut self, c: &El) -> Result<usize, Error> {
         let name = self.expand(c, c.text_or_empty("filename"))?;
         if name.trim().is_empty() {
@@ -430,7 +450,7 @@ impl Cx {
         let real = crate::confine::PlanDir::of_plan(&self.file)
             .named(Path::new(name.trim()))
             .map_err(|e| self.err(c, format!("the CSV Data Set's file cannot be read: {e}")))?;
-        let data = csv_data::read_csv(&real, &opts).map_err(|e| {
+        let data = self.b.open_data(&real, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
             loc.line = e.line;
             Error::new(ErrorKind::Data, loc, e.message)
@@ -442,16 +462,12 @@ impl Cx {
             (false, true) => OnEof::StopUser,
             (false, false) => OnEof::MarkEof,
         };
-        let share = match c.text("shareMode").unwrap_or("shareMode.all") {
-            "shareMode.thread" => Share::User,
-            "shareMode.group" => Share::Scenario,
-            _ => Share::All,
-        };
+        let share = self.csv_share(c)?;
         // A second data set on the same file and sharing mode reads from the same reader: each
         // takes the next row (JMeter's FileServer, by file name and mode; the header read once).
-        let index = match self.b.same_data(&path, share, on_eof, &data.names) {
-            Some(i) if data.rows.as_slice() == self.b.data_file(i).rows.as_slice() => i,
-            _ => self.b.data(path, data, share, on_eof),
+        let index = match self.b.same_data(&data, share, on_eof) {
+            Some(i) => i,
+            None => self.b.data(data, share, on_eof),
         };
         // A blank line stops the thread whether or not the file recycles (CSVDataSet.iterationStart).
         let spec = self.b.data_file_mut(index);
@@ -487,6 +503,47 @@ mod tests {
 
     fn el(class: &str, props: &str) -> String {
         format!(r#"<{class} testclass="{class}" testname="E" enabled="true">{props}</{class}>"#)
+    }
+
+    /// #31: JMeter's sharing mode may be any text, a key rendered per thread (the CSV Data Set's
+    /// "Edit" choice): by thread group, by thread, or one reader for all. However many readers,
+    /// a file is opened and read through once at load.
+    #[test]
+    fn issue31_share_modes_key_readers_of_one_open_file() {
+        let dir = std::env::temp_dir().join(format!("stampede-share-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("rows.csv");
+        std::fs::write(&file, "a\n1\n").unwrap();
+        for (mode, want) in [
+            ("shareMode.all", Share::All),
+            ("shareMode.group", Share::Scenario),
+            ("shareMode.thread", Share::User),
+            ("${__threadGroupName}", Share::Scenario),
+            ("key-${__threadNum}", Share::User),
+            ("${__threadName}", Share::User),
+            ("one key", Share::All),
+            ("${__P(mode,shareMode.group)}", Share::Scenario),
+        ] {
+            let props = format!(
+                r#"<stringProp name="filename">{}</stringProp><stringProp name="shareMode">{mode}</stringProp>"#,
+                file.display()
+            );
+            let (plan, status, note) = read_with(&el("CSVDataSet", &props)).unwrap();
+            assert_eq!((plan.data[0].share, status), (want, Status::Supported), "{mode}: {note}");
+        }
+        // Two data sets on the file in two modes: two readers of one open file, read once at load.
+        let set = |mode: &str| {
+            let props = format!(
+                r#"<stringProp name="filename">{}</stringProp><stringProp name="shareMode">{mode}</stringProp>"#,
+                file.display()
+            );
+            el("CSVDataSet", &props)
+        };
+        let two = format!("{}<hashTree/>{}", set("shareMode.all"), set("shareMode.thread"));
+        let (plan, ..) = read_with(&two).unwrap();
+        assert_eq!((plan.data.len(), plan.data[0].share, plan.data[1].share), (2, Share::All, Share::User));
+        assert!(std::sync::Arc::ptr_eq(&plan.data[0].file, &plan.data[1].file));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -28,10 +28,11 @@ pub(super) enum FileFn {
     ReadEach { path: Template, dir: PlanDir, latin1: bool },
     /// `__StringFromFile`: the next line, shared by all users, from the first again after the
     /// last; `None` when the file cannot be read.
-    Lines { lines: Option<Arc<[String]>>, slot: u32 },
+    Lines { lines: Option<Arc<SharedLines>> },
     /// `__CSVRead(file,column|next)`: a column of the user's current row (the next row of the
     /// file, shared by all users, taken when the user has none); `next` drops the current row.
-    Csv { rows: Arc<[Vec<String>]>, column: Template, row: VarId, slot: u32 },
+    /// The user's row is its line, kept in `row` (empty: none).
+    Csv { lines: Option<Arc<SharedLines>>, column: Template, row: VarId },
 }
 
 impl FileFn {
@@ -40,35 +41,31 @@ impl FileFn {
             FileFn::Text(s) => out.push_str(s),
             FileFn::ReadEach { path, dir, latin1 } => {
                 let name = path.render_string(u);
-                let text = dir.confine(Path::new(&name)).ok().and_then(|real| read_confined(&real, *latin1));
+                let text = dir.confine(Path::new(&name)).ok().and_then(|real| read_text(&real, *latin1));
                 out.push_str(&text.unwrap_or_else(|| ERR.into()));
             }
-            FileFn::Lines { lines: None, .. } => out.push_str(ERR),
-            FileFn::Lines { lines: Some(lines), slot } => {
-                let n = u.count(false, *slot) - 1;
+            FileFn::Lines { lines: None } => out.push_str(ERR),
+            FileFn::Lines { lines: Some(lines) } => {
                 // An empty file: Java's readLine gives null, which is appended as "null".
-                match lines.get((n % lines.len().max(1) as u64) as usize) {
-                    Some(line) => out.push_str(line),
-                    None => out.push_str("null"),
+                if !lines.next_into(out) {
+                    out.push_str("null");
                 }
             }
-            FileFn::Csv { rows, column, row, slot } => {
+            FileFn::Csv { lines, column, row } => {
                 let col = column.render_string(u);
                 if col == "next" || col == "next()" {
                     u.set_var(*row, "");
                     return true;
                 }
                 let Ok(col) = col.parse::<usize>() else { return true };
-                let current = match u.var(*row).parse::<u64>() {
-                    Ok(r) => r,
-                    Err(_) => {
-                        let r = (u.count(false, *slot) - 1) % rows.len().max(1) as u64;
-                        u.set_var(*row, &r.to_string());
-                        r
+                if u.var(*row).is_empty() {
+                    let mut line = String::new();
+                    if lines.as_ref().is_some_and(|l| l.next_into(&mut line)) {
+                        u.set_var(*row, &line);
                     }
-                };
+                }
                 // A column beyond the row (or a file without rows) is empty text.
-                if let Some(v) = rows.get(current as usize).and_then(|r| r.get(col)) {
+                if let Some(v) = split_line(u.var(*row)).nth(col) {
                     out.push_str(v);
                 }
             }
@@ -152,10 +149,8 @@ pub(super) fn compile(
         }
         "StringFromFile" => {
             let p = constant_path("__StringFromFile")?;
-            let lines =
-                read_text(&named(sym, "__StringFromFile", &p)?, false).map(|t| t.lines().map(str::to_string).collect());
-            sym.global_counters += 1;
-            Ok((FileFn::Lines { lines, slot: sym.global_counters - 1 }, Some(1)))
+            let lines = SharedLines::open(&named(sym, "__StringFromFile", &p)?, false).map(Arc::new);
+            Ok((FileFn::Lines { lines }, Some(1)))
         }
         _ => {
             let p = constant_path("__CSVRead")?;
@@ -163,35 +158,89 @@ pub(super) fn compile(
                 return Err(arg("`__CSVRead` of an alias (`*name`) is not supported"));
             }
             let column = second.unwrap_or_default();
-            let (rows, row, slot) = match sym.csv_read.get(&p) {
+            let (lines, row) = match sym.csv_read.get(&p) {
                 Some(known) => known.clone(),
                 None => {
-                    let rows: Arc<[Vec<String>]> = read_text(&named(sym, "__CSVRead", &p)?, false)
-                        .map(|t| t.lines().take_while(|l| !l.is_empty()).map(split_line).collect())
-                        .unwrap_or_default();
+                    // Rows end at the first empty line (FileRowColContainer stops there).
+                    let lines = SharedLines::open(&named(sym, "__CSVRead", &p)?, true).map(Arc::new);
                     let row = sym.vars.assign(&format!("__CSVRead row of {p}"));
-                    sym.global_counters += 1;
-                    let entry = (rows, row, sym.global_counters - 1);
+                    let entry = (lines, row);
                     sym.csv_read.insert(p.clone(), entry.clone());
                     entry
                 }
             };
-            Ok((FileFn::Csv { rows, column, row, slot }, None))
+            Ok((FileFn::Csv { lines, column, row }, None))
         }
     }
 }
 
-/// The whole file as text; `None` when it cannot be read.
-fn read_text(path: &Path, latin1: bool) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
-    Some(text_of(bytes, latin1))
+/// A file every user reads a line at a time, in turn (`__StringFromFile`, `__CSVRead`): one
+/// reader under a lock, from the first line again after the last, never held whole (JMeter's
+/// StringFromFile reads it so; its `__CSVRead` holds the file, which a big file cannot afford).
+/// Its position belongs to the loaded plan, which a run loads afresh (a sweep's steps too).
+#[derive(Debug)]
+pub(crate) struct SharedLines {
+    /// `__CSVRead`: an empty line ends the rows as the end of the file does.
+    stop_at_empty: bool,
+    reader: std::sync::Mutex<std::io::BufReader<std::fs::File>>,
 }
 
-/// The whole of a file [`PlanDir::confine`] resolved, opened without following a link.
-fn read_confined(real: &Path, latin1: bool) -> Option<String> {
-    use std::io::Read as _;
+impl PartialEq for SharedLines {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl SharedLines {
+    /// `None` when the file cannot be opened.
+    fn open(path: &Path, stop_at_empty: bool) -> Option<SharedLines> {
+        let file = open_file(path)?;
+        Some(SharedLines { stop_at_empty, reader: std::sync::Mutex::new(std::io::BufReader::new(file)) })
+    }
+
+    /// Appends the next line (without its line ending; not UTF-8 is replaced); after the last,
+    /// the first. False when the file has no line.
+    fn next_into(&self, out: &mut String) -> bool {
+        use std::io::{BufRead, Read, Seek};
+        let mut r = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        let mut line = Vec::new();
+        for pass in 0..2 {
+            line.clear();
+            // Bounded, so that a file without line breaks is read a piece at a time.
+            let limit = crate::plan::csv_data::MAX_ROW as u64;
+            let n = (&mut *r).take(limit).read_until(b'\n', &mut line).unwrap_or(0);
+            if line.ends_with(b"\n") {
+                line.pop();
+                if line.ends_with(b"\r") {
+                    line.pop();
+                }
+            }
+            if n == 0 || (self.stop_at_empty && line.is_empty()) {
+                if pass == 0 && r.rewind().is_ok() {
+                    continue;
+                }
+                return false;
+            }
+            out.push_str(&String::from_utf8_lossy(&line));
+            return true;
+        }
+        false
+    }
+}
+
+/// Opens a file a function reads; `None` when it cannot be. The one place these functions open
+/// files, so that a rule on which files a plan may read applies to all of them.
+fn open_file(path: &Path) -> Option<std::fs::File> {
+    // Paths here were resolved by `PlanDir` (no link left in them), so a link in their last
+    // part now is one made since: not followed.
+    crate::confine::open(path, crate::confine::Access::Read).ok()
+}
+
+/// The whole file as text (a path resolved by [`PlanDir`], opened without following a link);
+/// `None` when it cannot be read.
+fn read_text(path: &Path, latin1: bool) -> Option<String> {
     let mut bytes = Vec::new();
-    crate::confine::open(real, crate::confine::Access::Read).ok()?.read_to_end(&mut bytes).ok()?;
+    std::io::Read::read_to_end(&mut open_file(path)?, &mut bytes).ok()?;
     Some(text_of(bytes, latin1))
 }
 
@@ -205,8 +254,8 @@ fn text_of(bytes: Vec<u8>, latin1: bool) -> String {
 
 /// FileRowColContainer.splitLine: fields between commas, an empty one between two commas and
 /// after a trailing comma (`a,,b,` is `a`, ``, `b`, ``).
-fn split_line(line: &str) -> Vec<String> {
-    line.split(',').map(str::to_string).collect()
+fn split_line(line: &str) -> std::str::Split<'_, char> {
+    line.split(',')
 }
 
 /// The machine's name (`InetAddress.getLocalHost().getHostName()`), `localhost` if unknown.
@@ -329,8 +378,9 @@ mod tests {
 
     #[test]
     fn csv_lines_split_like_jmeter() {
-        assert_eq!(split_line("a,,b,"), ["a", "", "b", ""]);
-        assert_eq!(split_line(",a"), ["", "a"]);
-        assert_eq!(split_line("x"), ["x"]);
+        let split = |l| split_line(l).collect::<Vec<_>>();
+        assert_eq!(split("a,,b,"), ["a", "", "b", ""]);
+        assert_eq!(split(",a"), ["", "a"]);
+        assert_eq!(split("x"), ["x"]);
     }
 }

@@ -221,10 +221,9 @@ pub struct Symbols {
     pub thread_group: Option<String>,
     /// The sampler whose own fields are being read (`__samplerName`), if any.
     pub sampler: Option<String>,
-    /// Each file `__CSVRead` reads: its rows, the per-user variable holding the user's current
-    /// row, and the shared counter that deals the next row.
-    #[allow(clippy::type_complexity)]
-    pub(crate) csv_read: HashMap<String, (std::sync::Arc<[Vec<String>]>, VarId, u32)>,
+    /// Each file `__CSVRead` reads: its shared reader (`None`: it cannot be read) and the
+    /// per-user variable holding the user's current row.
+    pub(crate) csv_read: HashMap<String, (Option<std::sync::Arc<files::SharedLines>>, VarId)>,
     /// How many `__eval` calls of text known at load time are being compiled inside each
     /// other: text that evaluates to itself would otherwise recurse without end.
     pub(crate) eval_depth: u32,

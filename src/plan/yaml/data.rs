@@ -2,7 +2,7 @@
 
 use super::node::Node;
 use super::*;
-use crate::plan::csv_data::{self, CsvOptions};
+use crate::plan::csv_data::CsvOptions;
 
 const DATA_KEYS: &[&str] = &["file", "names", "delimiter", "quoted", "skip_first_line", "share", "on_eof"];
 
@@ -25,7 +25,7 @@ impl Cx {
         opts.quoted = self.opt_bool(d.get("quoted"), &format!("{el}.quoted"), opts.quoted)?;
         opts.skip_first_line = self.opt_bool(d.get("skip_first_line"), &format!("{el}.skip_first_line"), false)?;
         opts.names = names;
-        let data = csv_data::read_csv(&path, &opts).map_err(|e| {
+        let data = self.b.open_data(&path, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{el} of {}", self.file.display()));
             loc.line = e.line;
             Error::new(ErrorKind::Data, loc, e.message)
@@ -51,6 +51,6 @@ impl Cx {
                 _ => None,
             })?,
         };
-        Ok(self.b.data(path, data, share, on_eof))
+        Ok(self.b.data(data, share, on_eof))
     }
 }

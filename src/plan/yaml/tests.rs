@@ -202,7 +202,7 @@ fn reads_a_flow_with_data_extractors_and_checks() {
     let p = load_in_dir(FLOW, &[("users.csv", "user,pass\nu1,p1\nu2,p2\n")]).unwrap();
     assert_eq!(p.data.len(), 1);
     assert_eq!(p.data[0].names, ["user", "pass"]);
-    assert_eq!(p.data[0].rows.len(), 2);
+    assert_eq!(p.data[0].file.rows(), 2);
     assert_eq!((p.data[0].share, p.data[0].on_eof), (Share::User, OnEof::StopUser));
     assert_eq!(p.scenarios[0].pacing, Some(Duration::from_millis(100)));
     assert!(matches!(p.scenarios[0].flow[0], Step::Feed(0)), "data files are read as each iteration starts");
