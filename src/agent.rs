@@ -531,11 +531,26 @@ pub struct Agent {
     pub group: Option<String>,
     busy: AtomicBool,
     greetings: Arc<Greetings>,
+    jobs: JobDirs,
 }
 
 impl Agent {
     pub fn new(token: String, work: PathBuf, tls: Option<tokio_rustls::TlsAcceptor>) -> Agent {
-        Agent { token, work, tls, group: None, busy: AtomicBool::new(false), greetings: Arc::default() }
+        Agent {
+            token,
+            work,
+            tls,
+            group: None,
+            busy: AtomicBool::new(false),
+            greetings: Arc::default(),
+            jobs: JobDirs::default(),
+        }
+    }
+
+    /// The directories of the jobs in progress, for a process about to leave without waiting
+    /// for them (whose tasks are not dropped, so their guards do not run): [`JobDirs::delete`].
+    pub fn jobs(&self) -> JobDirs {
+        self.jobs.clone()
     }
 
     /// Whether a job is running (a stopping agent waits for it).
@@ -655,7 +670,7 @@ impl Agent {
             None if shutdown.is_cancelled() => return Ok(()),
             other => return Err(proto(format!("expected a job, got {}", kind(&other)))),
         };
-        let dir = match JobDir::new(&self.work) {
+        let dir = match JobDir::new(&self.work, &self.jobs) {
             Ok(d) => d,
             Err(message) => {
                 let _ = tx.send(Msg::Failed { message: message.clone() });
@@ -762,17 +777,31 @@ impl Drop for Free<'_> {
 /// run directory in `run/`. Dropped, it deletes the files (a plan, a CSV of logins) and, when no
 /// run was made, the directory itself: however the job ends (it ran, its plan did not load, its
 /// controller left before the start, an error, a panic unwinding), nothing of it but a run stays.
-struct JobDir(PathBuf);
+struct JobDir(PathBuf, JobDirs);
+
+/// The job directories an agent has in progress (its own: the work directory may be shared).
+#[derive(Clone, Default)]
+pub struct JobDirs(Arc<std::sync::Mutex<Vec<PathBuf>>>);
+
+impl JobDirs {
+    /// Deletes the files of every job in progress (a process about to leave).
+    pub fn delete(&self) {
+        for dir in self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            delete_job_files(&dir);
+        }
+    }
+}
 
 impl JobDir {
     /// A new directory of its own for a job under `work`, readable by this user only.
-    fn new(work: &Path) -> Result<JobDir, String> {
+    fn new(work: &Path, jobs: &JobDirs) -> Result<JobDir, String> {
         for _ in 0..100 {
             let dir = work.join(format!("job-{:016x}", rand::random::<u64>()));
             match std::fs::create_dir(&dir) {
                 Ok(()) => {
                     private(&dir);
-                    return Ok(JobDir(dir));
+                    jobs.0.lock().unwrap_or_else(|e| e.into_inner()).push(dir.clone());
+                    return Ok(JobDir(dir, jobs.clone()));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(format!("cannot make a job directory in {}: {e}", work.display())),
@@ -784,15 +813,21 @@ impl JobDir {
 
 impl Drop for JobDir {
     fn drop(&mut self) {
-        let files = self.0.join("files");
-        if let Err(e) = std::fs::remove_dir_all(&files) {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                eprintln!("agent: cannot delete the job's files in {}: {e}", files.display());
-            }
-        }
-        // Only when empty: a part's run directory stays.
-        let _ = std::fs::remove_dir(&self.0);
+        self.1 .0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| *d != self.0);
+        delete_job_files(&self.0);
     }
+}
+
+/// Deletes a job's files and, when nothing else is in it (no run was made), its directory.
+fn delete_job_files(dir: &Path) {
+    let files = dir.join("files");
+    if let Err(e) = std::fs::remove_dir_all(&files) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            eprintln!("agent: cannot delete the job's files in {}: {e}", files.display());
+        }
+    }
+    // Only when empty: a part's run directory stays.
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// Makes `dir` readable by this user only: a job's files may hold logins and tokens.
@@ -1270,4 +1305,109 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
     pinger.abort();
     progress(i, Heard::Ended);
     end(lost, &a, &dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection whose other end the test writes.
+    fn pipe() -> (Reader, tokio::io::DuplexStream) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (r, _tx, _written) = split(Box::new(ours));
+        (r, theirs)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stall_of_ours_is_not_the_other_side_s_silence() {
+        let (mut r, mut theirs) = pipe();
+        let reader = tokio::spawn(async move { read(&mut r, SILENCE, MAX_SHORT_LINE).await.map(|m| kind(&m)) });
+        tokio::task::yield_now().await;
+        // This process did not run for 9 s (SIGSTOP): the reader wakes long past its bound...
+        tokio::time::advance(Duration::from_secs(9)).await;
+        tokio::task::yield_now().await;
+        // ...and what the other side sent meanwhile is read, not judged silence.
+        theirs.write_all(b"{\"type\":\"ping\"}\n").await.unwrap();
+        assert_eq!(reader.await.unwrap().unwrap(), "ping");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn silence_while_we_run_is_silence() {
+        let (mut r, _theirs) = pipe();
+        let t0 = tokio::time::Instant::now();
+        let e = read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap_err();
+        assert!(e.to_string().contains("nothing heard for 5s"), "{e}");
+        assert!(t0.elapsed() >= SILENCE && t0.elapsed() < SILENCE + STALL, "{:?}", t0.elapsed());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_line_cut_by_a_wait_is_read_whole_by_the_next_read() {
+        let (mut r, mut theirs) = pipe();
+        theirs.write_all(b"{\"type\":\"st").await.unwrap();
+        assert!(read(&mut r, Duration::from_secs(1), MAX_SHORT_LINE).await.is_err());
+        theirs.write_all(b"op\"}\n{\"type\":\"done\"}\n").await.unwrap();
+        assert_eq!(kind(&read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap()), "stop");
+        assert_eq!(kind(&read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap()), "done");
+        drop(theirs);
+        assert!(read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap().is_none());
+    }
+
+    #[test]
+    fn a_greeting_beyond_the_bound_takes_the_place_of_the_oldest_that_said_nothing() {
+        let pool = Arc::new(Greetings::default());
+        let (a, b): (std::net::IpAddr, std::net::IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let mut held: Vec<Greeting> = (0..GREETINGS_PER_PEER).map(|_| pool.enter(a)).collect();
+        // The second one said hello: the oldest that did not goes first, then the next.
+        held[1].spoke.store(true, Ordering::SeqCst);
+        held.push(pool.enter(a));
+        assert!(held[0].evicted.is_cancelled() && !held[1].evicted.is_cancelled());
+        held.push(pool.enter(a));
+        assert!(held[2].evicted.is_cancelled() && !held[1].evicted.is_cancelled());
+        // Another address is not bounded by this one's.
+        let other = pool.enter(b);
+        assert!(!other.evicted.is_cancelled());
+        // When every other one has spoken, the oldest goes; never the newcomer.
+        for g in &held {
+            g.spoke.store(true, Ordering::SeqCst);
+        }
+        let newest = pool.enter(a);
+        assert!(held[1].evicted.is_cancelled() && !newest.evicted.is_cancelled());
+        // A greeting that ends gives its place up.
+        let before = pool.pending.lock().unwrap().len();
+        drop(newest);
+        assert_eq!(pool.pending.lock().unwrap().len(), before - 1);
+        // In all, the bound holds over every address.
+        let many: Vec<Greeting> = (0..2 * GREETINGS)
+            .map(|i| pool.enter(std::net::IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8])))
+            .collect();
+        assert_eq!(pool.pending.lock().unwrap().len(), GREETINGS);
+        assert!(!many.last().unwrap().evicted.is_cancelled());
+    }
+
+    #[test]
+    fn a_job_s_files_go_when_it_ends_and_its_run_stays() {
+        let work = std::env::temp_dir().join(format!("stampede-agent-jobs-{}", std::process::id()));
+        std::fs::create_dir_all(&work).unwrap();
+        let jobs = JobDirs::default();
+        let ran = JobDir::new(&work, &jobs).unwrap();
+        let failed = JobDir::new(&work, &jobs).unwrap();
+        let (ran_dir, failed_dir) = (ran.0.clone(), failed.0.clone());
+        for d in [&ran_dir, &failed_dir] {
+            std::fs::create_dir_all(d.join("files/data")).unwrap();
+            std::fs::write(d.join("files/data/logins.csv"), "u,p\n").unwrap();
+        }
+        std::fs::create_dir_all(ran_dir.join("run")).unwrap();
+        drop(ran);
+        assert!(!ran_dir.join("files").exists() && ran_dir.join("run").is_dir());
+        drop(failed);
+        assert!(!failed_dir.exists());
+        // A process leaving with a job in progress deletes its files too.
+        let left = JobDir::new(&work, &jobs).unwrap();
+        std::fs::create_dir_all(left.0.join("files")).unwrap();
+        let left_dir = left.0.clone();
+        std::mem::forget(left);
+        jobs.delete();
+        assert!(!left_dir.exists());
+        let _ = std::fs::remove_dir_all(&work);
+    }
 }
