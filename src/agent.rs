@@ -55,8 +55,8 @@ const MAX_SHORT_LINE: usize = 64 << 10;
 const JOB_WAIT: Duration = Duration::from_secs(60);
 /// The most greetings (connections that have not proved the token yet) a listener keeps from one
 /// address, and in all (see [`Greetings`]).
-const GREETINGS_PER_PEER: usize = 8;
-const GREETINGS: usize = 64;
+const GREETINGS_PER_PEER: usize = 32;
+const GREETINGS: usize = 256;
 /// How long a listener waits for a dialer's hello: a dialer says it at once.
 const HELLO_WAIT: Duration = Duration::from_secs(1);
 
@@ -151,6 +151,10 @@ pub enum Error {
     /// Nothing answers at the address (yet): a joining agent tries again.
     #[error("{0}")]
     Unreachable(String),
+    /// The listener closed the connection without a word: not stampede, or a stampede whose
+    /// greetings are flooded (another attempt may pass).
+    #[error("{0}")]
+    Closed(String),
     /// A connection to a listener that said nothing at all before it closed or its time was up
     /// (a port scan, a health check, an idle client).
     #[error("said nothing")]
@@ -436,11 +440,11 @@ async fn greet(
 
 /// The greetings a listener has in progress: connections that have not proved the token yet,
 /// bounded per peer address and in all. A connection beyond a bound takes the place of the oldest
-/// other one of that peer (or of all) that has not said hello yet, else of the oldest: idle
-/// connections, however many and however often re-opened, cannot keep out a dialer that proves
-/// the token, whose hello comes at once (only as many connections as a bound, opened in the
-/// moment before its hello, could take its place). A connection that said nothing is silently
-/// dropped within [`HELLO_WAIT`] anyway.
+/// other one of that peer (or of all) that has said nothing yet (no hello read, no byte waiting
+/// in its socket), else of the oldest: idle connections, however many and however often
+/// re-opened, cannot keep out a dialer that proves the token, whose hello comes at once, even
+/// before its greeting's task has run (a flood of connections can outrun the tasks). A
+/// connection that said nothing is silently dropped within [`HELLO_WAIT`] anyway.
 #[derive(Default)]
 struct Greetings {
     pending: std::sync::Mutex<Vec<Pending>>,
@@ -451,7 +455,17 @@ struct Pending {
     id: u64,
     peer: std::net::IpAddr,
     spoke: Arc<AtomicBool>,
+    /// Its socket (a second descriptor of it), to see whether bytes wait there unread.
+    socket: Option<std::net::TcpStream>,
     evict: CancellationToken,
+}
+
+impl Pending {
+    fn said_something(&self) -> bool {
+        // The socket is non-blocking (tokio's): an empty one says `WouldBlock`, a closed one 0.
+        self.spoke.load(Ordering::SeqCst)
+            || self.socket.as_ref().is_some_and(|s| s.peek(&mut [0u8]).is_ok_and(|n| n > 0))
+    }
 }
 
 /// A greeting's place among [`Greetings`], given up when dropped.
@@ -463,14 +477,14 @@ struct Greeting {
 }
 
 impl Greetings {
-    fn enter(self: &Arc<Self>, peer: std::net::IpAddr) -> Greeting {
+    fn enter(self: &Arc<Self>, peer: std::net::IpAddr, socket: Option<std::net::TcpStream>) -> Greeting {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (spoke, evicted) = (Arc::new(AtomicBool::new(false)), CancellationToken::new());
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        pending.push(Pending { id, peer, spoke: spoke.clone(), evict: evicted.clone() });
+        pending.push(Pending { id, peer, spoke: spoke.clone(), socket, evict: evicted.clone() });
         let evict = |pending: &mut Vec<Pending>, of_peer: bool| {
             let others = || pending.iter().enumerate().filter(|(_, p)| p.id != id && (!of_peer || p.peer == peer));
-            let victim = others().find(|(_, p)| !p.spoke.load(Ordering::SeqCst)).or_else(|| others().next());
+            let victim = others().find(|(_, p)| !p.said_something()).or_else(|| others().next());
             if let Some((i, _)) = victim {
                 pending.remove(i).evict.cancel();
             }
@@ -489,6 +503,20 @@ impl Greetings {
 impl Drop for Greeting {
     fn drop(&mut self) {
         self.pool.pending.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| p.id != self.id);
+    }
+}
+
+/// A second descriptor of `stream`, to peek at (none when the system has no descriptor to spare).
+fn peek_handle(stream: &TcpStream) -> Option<std::net::TcpStream> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        stream.as_fd().try_clone_to_owned().ok().map(std::net::TcpStream::from)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = stream;
+        None
     }
 }
 
@@ -574,7 +602,7 @@ impl Agent {
                     continue;
                 }
             };
-            let greeting = self.greetings.enter(peer.ip());
+            let greeting = self.greetings.enter(peer.ip(), peek_handle(&stream));
             let agent = self.clone();
             let shutdown = shutdown.clone();
             tokio::spawn(async move {
@@ -620,7 +648,7 @@ impl Agent {
             match tried {
                 Ok(l) => break l,
                 // Something answered and it went wrong (a refusal, TLS, not stampede): say so now.
-                Err(e @ (Error::Refused(_) | Error::Protocol(_) | Error::Io(_))) => return Err(e),
+                Err(e @ (Error::Refused(_) | Error::Protocol(_) | Error::Io(_) | Error::Closed(_))) => return Err(e),
                 Err(e) if Instant::now() >= deadline => {
                     return Err(proto(format!("{e}; gave up after {}", humantime::format_duration(give_up))))
                 }
@@ -1060,6 +1088,9 @@ pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsC
             return Err(Error::Refused(format!("{address}: {}", version_mismatch(protocol, &version))))
         }
         Some(Msg::Refused { reason }) => return Err(Error::Refused(format!("{address} refused: {reason}"))),
+        None => {
+            return Err(Error::Closed(format!("{address}: closed the connection before its hello (not stampede?)")))
+        }
         _ => return Err(proto(format!("{address}: not stampede (no hello)"))),
     };
     match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
@@ -1100,7 +1131,7 @@ pub async fn gather(
                         continue;
                     }
                 };
-                let greeting = greetings.enter(peer.ip());
+                let greeting = greetings.enter(peer.ip(), peek_handle(&stream));
                 let (token, tls, admitted, found) = (token.to_string(), tls.clone(), admitted.clone(), found.clone());
                 // Each greeting apart: a silent connection does not hold up the others.
                 tokio::spawn(async move {
@@ -1356,21 +1387,21 @@ mod tests {
     fn a_greeting_beyond_the_bound_takes_the_place_of_the_oldest_that_said_nothing() {
         let pool = Arc::new(Greetings::default());
         let (a, b): (std::net::IpAddr, std::net::IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
-        let mut held: Vec<Greeting> = (0..GREETINGS_PER_PEER).map(|_| pool.enter(a)).collect();
+        let mut held: Vec<Greeting> = (0..GREETINGS_PER_PEER).map(|_| pool.enter(a, None)).collect();
         // The second one said hello: the oldest that did not goes first, then the next.
         held[1].spoke.store(true, Ordering::SeqCst);
-        held.push(pool.enter(a));
+        held.push(pool.enter(a, None));
         assert!(held[0].evicted.is_cancelled() && !held[1].evicted.is_cancelled());
-        held.push(pool.enter(a));
+        held.push(pool.enter(a, None));
         assert!(held[2].evicted.is_cancelled() && !held[1].evicted.is_cancelled());
         // Another address is not bounded by this one's.
-        let other = pool.enter(b);
+        let other = pool.enter(b, None);
         assert!(!other.evicted.is_cancelled());
         // When every other one has spoken, the oldest goes; never the newcomer.
         for g in &held {
             g.spoke.store(true, Ordering::SeqCst);
         }
-        let newest = pool.enter(a);
+        let newest = pool.enter(a, None);
         assert!(held[1].evicted.is_cancelled() && !newest.evicted.is_cancelled());
         // A greeting that ends gives its place up.
         let before = pool.pending.lock().unwrap().len();
@@ -1378,10 +1409,32 @@ mod tests {
         assert_eq!(pool.pending.lock().unwrap().len(), before - 1);
         // In all, the bound holds over every address.
         let many: Vec<Greeting> = (0..2 * GREETINGS)
-            .map(|i| pool.enter(std::net::IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8])))
+            .map(|i| pool.enter(std::net::IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8]), None))
             .collect();
         assert_eq!(pool.pending.lock().unwrap().len(), GREETINGS);
         assert!(!many.last().unwrap().evicted.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_connection_whose_hello_waits_unread_keeps_its_place_before_silent_ones() {
+        use std::io::Write as _;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let pool = Arc::new(Greetings::default());
+        let (mut clients, mut held) = (Vec::new(), Vec::new());
+        // The dialer first, its hello sent but not read yet (its task has not run); then silent ones.
+        for i in 0..=GREETINGS_PER_PEER {
+            let mut c = std::net::TcpStream::connect(addr).unwrap();
+            let (s, peer) = listener.accept().await.unwrap();
+            if i == 0 {
+                c.write_all(b"{\"type\":\"hello\"}\n").unwrap();
+                s.readable().await.unwrap();
+            }
+            held.push((pool.enter(peer.ip(), peek_handle(&s)), s));
+            clients.push(c);
+        }
+        assert!(!held[0].0.evicted.is_cancelled());
+        assert!(held[1].0.evicted.is_cancelled());
     }
 
     #[test]
