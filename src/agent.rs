@@ -6,8 +6,10 @@
 //!
 //! The protocol is JSON lines over TCP, [`PROTOCOL`] versioned: `hello` each way (the
 //! controller's carries the token), `job`, `ready`, `start`, then the agent streams `meta`,
-//! `line` (an interval) and `summary`, and `done`; the controller pings every second. An agent
-//! that hears nothing from its controller for [`SILENCE`] stops its load by itself.
+//! `line` (an interval) and `summary`, and `done`; each side pings the other every second. A
+//! controller marks an agent it has not heard from for [`SILENCE`] lost; an agent stops its load
+//! by itself when its controller closes the connection or is silent for [`ORPHANED`]. Silence is
+//! judged on what arrives, in the judge's own running time (see [`read`]).
 
 use crate::plan::{LoadOptions, Overrides, Plan};
 use crate::record::Interval;
@@ -19,15 +21,26 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The protocol's version: a controller and an agent of different versions refuse each other.
 pub const PROTOCOL: u32 = 2;
-/// How long either side waits without hearing from the other before it gives up on it.
+/// How long a controller waits without hearing from an agent (which pings every second) before
+/// it marks the agent lost; also the bound on connecting and greeting.
 pub const SILENCE: Duration = Duration::from_secs(5);
+/// How long an agent runs its load without hearing from its controller. Far longer than
+/// [`SILENCE`]: a controller that is gone closes its connection (its kernel does, when it is
+/// killed) and is heard at once; silence alone is a network gone, or a controller stopped for a
+/// while (SIGSTOP, a suspended machine, a long pause) whose lines wait in its sockets and which
+/// goes on when it resumes.
+pub const ORPHANED: Duration = Duration::from_secs(30);
+/// How often a reader that waits looks at the clock, and how late a look must be for this
+/// process to have stalled (its own silence, not the other side's).
+const TICK: Duration = Duration::from_millis(250);
+const STALL: Duration = Duration::from_secs(1);
 /// The most a job's files may weigh together.
 const MAX_JOB_BYTES: u64 = 256 << 20;
 /// The longest job line an agent reads, once the controller has shown its token (base64 of
@@ -40,8 +53,12 @@ const MAX_SHORT_LINE: usize = 64 << 10;
 /// How long an agent waits for its job once greeted without hearing from the controller (a
 /// controller gathering agents that join pings them until the last has joined).
 const JOB_WAIT: Duration = Duration::from_secs(60);
-/// The most controllers an agent talks to at once (one runs a job; the others are refused).
-const MAX_CONNECTIONS: usize = 8;
+/// The most greetings (connections that have not proved the token yet) a listener keeps from one
+/// address, and in all (see [`Greetings`]).
+const GREETINGS_PER_PEER: usize = 32;
+const GREETINGS: usize = 256;
+/// How long a listener waits for a dialer's hello: a dialer says it at once.
+const HELLO_WAIT: Duration = Duration::from_secs(1);
 
 /// One line of the protocol.
 #[derive(Debug, Serialize, Deserialize)]
@@ -134,6 +151,14 @@ pub enum Error {
     /// Nothing answers at the address (yet): a joining agent tries again.
     #[error("{0}")]
     Unreachable(String),
+    /// The listener closed the connection without a word: not stampede, or a stampede whose
+    /// greetings are flooded (another attempt may pass).
+    #[error("{0}")]
+    Closed(String),
+    /// A connection to a listener that said nothing at all before it closed or its time was up
+    /// (a port scan, a health check, an idle client).
+    #[error("said nothing")]
+    Silent,
 }
 
 fn proto(msg: impl Into<String>) -> Error {
@@ -144,13 +169,49 @@ fn proto(msg: impl Into<String>) -> Error {
 pub trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
 
-type Reader = BufReader<tokio::io::ReadHalf<Box<dyn Conn>>>;
+/// A connection's reading side: the lines it brings, read so that waiting can be cut at any
+/// point without losing a partly read line (it stays in `line` for the next read).
+pub struct Reader {
+    r: BufReader<tokio::io::ReadHalf<Box<dyn Conn>>>,
+    line: Vec<u8>,
+    /// Nothing has come yet.
+    fresh: bool,
+}
+
+impl Reader {
+    /// Whatever has come: `Some` with a whole line (its newline left off) or, at the end of the
+    /// connection, what came after the last one (`None` when nothing did). Cancel-safe: it
+    /// awaits only `fill_buf`, which consumes nothing.
+    async fn step(&mut self, limit: usize) -> Result<Option<Option<Vec<u8>>>, Error> {
+        let avail = self.r.fill_buf().await?;
+        if avail.is_empty() {
+            let rest = std::mem::take(&mut self.line);
+            return Ok(Some((!rest.is_empty()).then_some(rest)));
+        }
+        self.fresh = false;
+        let (take, whole) = match avail.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        self.line.extend_from_slice(&avail[..take]);
+        self.r.consume(take);
+        if self.line.len() > limit {
+            self.line = Vec::new();
+            return Err(proto(format!("a message longer than {limit} bytes")));
+        }
+        Ok(whole.then(|| {
+            let mut line = std::mem::take(&mut self.line);
+            line.pop();
+            Some(line)
+        }))
+    }
+}
 
 /// A connection's reading side, and a sender of messages to its writing side.
 fn split(c: Box<dyn Conn>) -> (Reader, mpsc::UnboundedSender<Msg>, Written) {
     let (r, w) = tokio::io::split(c);
     let (tx, written) = writer(w);
-    (BufReader::new(r), tx, written)
+    (Reader { r: BufReader::new(r), line: Vec::new(), fresh: true }, tx, written)
 }
 
 /// The task writing a connection's messages: it ends when every sender is gone and what they
@@ -215,20 +276,38 @@ fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> (mpsc::UnboundedSender<
     (tx, written)
 }
 
-/// Reads one message of at most `limit` bytes, waiting at most `wait`; `None` at the end of the
-/// connection.
+/// Reads one message of at most `limit` bytes; `None` at the end of the connection. An error
+/// when the other side has sent nothing for `wait` of this process's own running time: a
+/// stall of ours (SIGSTOP, a suspended machine, a starved runtime) is not the other side's
+/// silence, and what it sent meanwhile, waiting in the socket, is read before anything is
+/// judged.
 async fn read(r: &mut Reader, wait: Duration, limit: usize) -> Result<Option<Msg>, Error> {
-    let mut line = String::new();
-    let n = tokio::time::timeout(wait, (&mut *r).take(limit as u64).read_line(&mut line))
-        .await
-        .map_err(|_| proto(format!("nothing heard for {}", humantime::format_duration(wait))))??;
-    if n == 0 {
-        return Ok(None);
-    }
-    if !line.ends_with('\n') && n >= limit {
-        return Err(proto(format!("a message longer than {limit} bytes")));
-    }
-    serde_json::from_str(&line).map(Some).map_err(|e| proto(format!("a message that does not read: {e}")))
+    let mut heard = tokio::time::Instant::now();
+    let mut awake = heard;
+    let line = loop {
+        match tokio::time::timeout(TICK, r.step(limit)).await {
+            Ok(Ok(Some(line))) => break line,
+            Ok(Ok(None)) => {
+                heard = tokio::time::Instant::now();
+                awake = heard;
+            }
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                let now = tokio::time::Instant::now();
+                // Woken far later than asked: this process did not run, so neither the
+                // silence nor the time is the other side's. Its bytes are read on the next turn.
+                if now.duration_since(awake) > TICK + STALL {
+                    heard = now;
+                }
+                awake = now;
+                if now.duration_since(heard) >= wait {
+                    return Err(proto(format!("nothing heard for {}", humantime::format_duration(wait))));
+                }
+            }
+        }
+    };
+    let Some(line) = line else { return Ok(None) };
+    serde_json::from_slice(&line).map(Some).map_err(|e| proto(format!("a message that does not read: {e}")))
 }
 
 /// The next message other than a ping, each waited for at most `wait`; `None` at the end of
@@ -306,18 +385,20 @@ fn proves(token: &str, role: &str, nonce: &str, given: &str) -> bool {
 /// controller its agents join): TLS when given; the dialer's hello, whose protocol must be ours;
 /// our hello with our proof of the token for its nonce; its proof for ours; then `admit` (is
 /// there room?) and `welcome`. Returns the connection and the dialer's host.
+/// `spoke` is set once the dialer's hello has come.
 async fn greet(
     stream: TcpStream,
     tls: Option<&tokio_rustls::TlsAcceptor>,
     token: &str,
+    spoke: &AtomicBool,
     admit: impl FnOnce() -> Result<(), String>,
 ) -> Result<(Reader, mpsc::UnboundedSender<Msg>, Written, String), Error> {
     let _ = stream.set_nodelay(true);
     let conn: Box<dyn Conn> = match tls {
         Some(acceptor) => Box::new(
-            tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
+            tokio::time::timeout(SILENCE, acceptor.accept(stream))
                 .await
-                .map_err(|_| proto("no TLS handshake within 10 s"))?
+                .map_err(|_| proto("no TLS handshake within 5 s"))?
                 .map_err(|e| proto(format!("TLS: {e}")))?,
         ),
         None => Box::new(stream),
@@ -327,7 +408,11 @@ async fn greet(
         let _ = tx.send(Msg::Refused { reason: reason.clone() });
         Err(Error::Refused(format!("refused: {reason}")))
     };
-    let (host, theirs) = match read(&mut r, Duration::from_secs(10), MAX_SHORT_LINE).await? {
+    let first = read(&mut r, HELLO_WAIT, MAX_SHORT_LINE).await;
+    if r.fresh && matches!(first, Ok(None) | Err(_)) {
+        return Err(Error::Silent);
+    }
+    let (host, theirs) = match first? {
         Some(Msg::Hello { protocol, version, host, nonce, .. }) => {
             if protocol != PROTOCOL {
                 return refuse(version_mismatch(protocol, &version));
@@ -336,9 +421,10 @@ async fn greet(
         }
         _ => return refuse("say hello first".into()),
     };
+    spoke.store(true, Ordering::SeqCst);
     let ours = nonce();
     let _ = tx.send(hello(&ours, proof(token, "listener", &theirs)));
-    match read(&mut r, Duration::from_secs(10), MAX_SHORT_LINE).await? {
+    match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
         Some(Msg::Proof { proof }) if proves(token, "dialer", &ours, &proof) => {}
         Some(Msg::Proof { .. }) => return refuse("wrong token".into()),
         // The dialer found our proof wrong: its token is not ours.
@@ -350,6 +436,108 @@ async fn greet(
     }
     let _ = tx.send(Msg::Welcome);
     Ok((r, tx, written, host))
+}
+
+/// The greetings a listener has in progress: connections that have not proved the token yet,
+/// bounded per peer address and in all. A connection beyond a bound takes the place of the oldest
+/// other one of that peer (or of all) that has said nothing yet (no hello read, no byte waiting
+/// in its socket), else of the oldest: idle connections, however many and however often
+/// re-opened, cannot keep out a dialer that proves the token, whose hello comes at once, even
+/// before its greeting's task has run (a flood of connections can outrun the tasks). A
+/// connection that said nothing is silently dropped within [`HELLO_WAIT`] anyway.
+#[derive(Default)]
+struct Greetings {
+    pending: std::sync::Mutex<Vec<Pending>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+struct Pending {
+    id: u64,
+    peer: std::net::IpAddr,
+    spoke: Arc<AtomicBool>,
+    /// Its socket (a second descriptor of it), to see whether bytes wait there unread.
+    socket: Option<std::net::TcpStream>,
+    evict: CancellationToken,
+}
+
+impl Pending {
+    fn said_something(&self) -> bool {
+        // The socket is non-blocking (tokio's): an empty one says `WouldBlock`, a closed one 0.
+        self.spoke.load(Ordering::SeqCst)
+            || self.socket.as_ref().is_some_and(|s| s.peek(&mut [0u8]).is_ok_and(|n| n > 0))
+    }
+}
+
+/// A greeting's place among [`Greetings`], given up when dropped.
+struct Greeting {
+    pool: Arc<Greetings>,
+    id: u64,
+    spoke: Arc<AtomicBool>,
+    evicted: CancellationToken,
+}
+
+impl Greetings {
+    fn enter(self: &Arc<Self>, peer: std::net::IpAddr, socket: Option<std::net::TcpStream>) -> Greeting {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (spoke, evicted) = (Arc::new(AtomicBool::new(false)), CancellationToken::new());
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.push(Pending { id, peer, spoke: spoke.clone(), socket, evict: evicted.clone() });
+        let evict = |pending: &mut Vec<Pending>, of_peer: bool| {
+            let others = || pending.iter().enumerate().filter(|(_, p)| p.id != id && (!of_peer || p.peer == peer));
+            let victim = others().find(|(_, p)| !p.said_something()).or_else(|| others().next());
+            if let Some((i, _)) = victim {
+                pending.remove(i).evict.cancel();
+            }
+        };
+        while pending.iter().filter(|p| p.peer == peer).count() > GREETINGS_PER_PEER {
+            evict(&mut pending, true);
+        }
+        while pending.len() > GREETINGS {
+            evict(&mut pending, false);
+        }
+        drop(pending);
+        Greeting { pool: self.clone(), id, spoke, evicted }
+    }
+}
+
+impl Drop for Greeting {
+    fn drop(&mut self) {
+        self.pool.pending.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| p.id != self.id);
+    }
+}
+
+/// A second descriptor of `stream`, to peek at (none when the system has no descriptor to spare).
+fn peek_handle(stream: &TcpStream) -> Option<std::net::TcpStream> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        stream.as_fd().try_clone_to_owned().ok().map(std::net::TcpStream::from)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = stream;
+        None
+    }
+}
+
+/// [`greet`] in `greeting`'s place: `None` when another connection took it (nothing is said to
+/// a connection dropped so).
+async fn greet_in(
+    greeting: Greeting,
+    stream: TcpStream,
+    tls: Option<&tokio_rustls::TlsAcceptor>,
+    token: &str,
+    admit: impl FnOnce() -> Result<(), String>,
+) -> Option<Result<(Reader, mpsc::UnboundedSender<Msg>, Written, String), Error>> {
+    let greeted = tokio::select! {
+        g = greet(stream, tls, token, &greeting.spoke, admit) => g,
+        _ = greeting.evicted.cancelled() => return None,
+    };
+    // A connection that said nothing is not worth a line of the log each.
+    match greeted {
+        Err(Error::Silent) => None,
+        g => Some(g),
+    }
 }
 
 fn version_mismatch(theirs: u32, their_version: &str) -> String {
@@ -370,7 +558,8 @@ pub struct Agent {
     /// The group of generators it is in (`--group`), recorded in its parts.
     pub group: Option<String>,
     busy: AtomicBool,
-    connections: Arc<tokio::sync::Semaphore>,
+    greetings: Arc<Greetings>,
+    jobs: JobDirs,
 }
 
 impl Agent {
@@ -381,8 +570,15 @@ impl Agent {
             tls,
             group: None,
             busy: AtomicBool::new(false),
-            connections: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
+            greetings: Arc::default(),
+            jobs: JobDirs::default(),
         }
+    }
+
+    /// The directories of the jobs in progress, for a process about to leave without waiting
+    /// for them (whose tasks are not dropped, so their guards do not run): [`JobDirs::delete`].
+    pub fn jobs(&self) -> JobDirs {
+        self.jobs.clone()
     }
 
     /// Whether a job is running (a stopping agent waits for it).
@@ -406,30 +602,28 @@ impl Agent {
                     continue;
                 }
             };
-            let Ok(permit) = self.connections.clone().try_acquire_owned() else {
-                drop(stream);
-                continue;
-            };
+            let greeting = self.greetings.enter(peer.ip(), peek_handle(&stream));
             let agent = self.clone();
             let shutdown = shutdown.clone();
             tokio::spawn(async move {
-                if let Err(e) = agent.handle(stream, shutdown).await {
+                if let Err(e) = agent.handle(stream, greeting, shutdown).await {
                     eprintln!("agent: controller {peer}: {e}");
                 }
-                drop(permit);
             });
         }
     }
 
-    async fn handle(&self, stream: TcpStream, shutdown: CancellationToken) -> Result<(), Error> {
-        let (r, tx, written, _) = greet(stream, self.tls.as_ref(), &self.token, || {
+    async fn handle(&self, stream: TcpStream, greeting: Greeting, shutdown: CancellationToken) -> Result<(), Error> {
+        let greeted = greet_in(greeting, stream, self.tls.as_ref(), &self.token, || {
             if self.busy.swap(true, Ordering::SeqCst) {
                 Err("busy with another controller's job".to_string())
             } else {
                 Ok(())
             }
         })
-        .await?;
+        .await;
+        let Some(greeted) = greeted else { return Ok(()) };
+        let (r, tx, written, _) = greeted?;
         let _free = Free(&self.busy);
         self.session(r, tx, written, shutdown).await
     }
@@ -454,7 +648,7 @@ impl Agent {
             match tried {
                 Ok(l) => break l,
                 // Something answered and it went wrong (a refusal, TLS, not stampede): say so now.
-                Err(e @ (Error::Refused(_) | Error::Protocol(_) | Error::Io(_))) => return Err(e),
+                Err(e @ (Error::Refused(_) | Error::Protocol(_) | Error::Io(_) | Error::Closed(_))) => return Err(e),
                 Err(e) if Instant::now() >= deadline => {
                     return Err(proto(format!("{e}; gave up after {}", humantime::format_duration(give_up))))
                 }
@@ -485,9 +679,11 @@ impl Agent {
         shutdown: CancellationToken,
     ) -> Result<(), Error> {
         let result = self.job(r, &tx, shutdown).await;
-        // What was said reaches the controller before the connection (or the process) ends.
+        // What was said reaches the controller before the connection (or the process) ends: a
+        // controller stopped for a while takes it when it resumes; one that is gone fails the
+        // writes at once, or (its network gone) within the orphan bound.
         drop(tx);
-        let _ = tokio::time::timeout(SILENCE, written).await;
+        let _ = tokio::time::timeout(ORPHANED, written).await;
         result
     }
 
@@ -502,14 +698,14 @@ impl Agent {
             None if shutdown.is_cancelled() => return Ok(()),
             other => return Err(proto(format!("expected a job, got {}", kind(&other)))),
         };
-        let dir = match job_dir(&self.work) {
+        let dir = match JobDir::new(&self.work, &self.jobs) {
             Ok(d) => d,
             Err(message) => {
                 let _ = tx.send(Msg::Failed { message: message.clone() });
                 return Err(proto(message));
             }
         };
-        let prepared = prepare(&job, &dir);
+        let prepared = prepare(&job, &dir.0);
         let (plan, segment) = match prepared {
             Ok(p) => p,
             Err(message) => {
@@ -535,7 +731,7 @@ impl Agent {
             let (stop, abort, finish) = (stop.clone(), abort.clone(), finish.clone());
             async move {
                 loop {
-                    match read(&mut r, SILENCE, MAX_SHORT_LINE).await {
+                    match read(&mut r, ORPHANED, MAX_SHORT_LINE).await {
                         Ok(Some(Msg::Ping)) => {}
                         Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
                         Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
@@ -568,7 +764,7 @@ impl Agent {
             watch: Vec::new(),
         };
         let run = Run::new(plan, options);
-        let local = RunDirOutput::create(&crate::rundir::Place::Unique(dir.join("run")), run.meta(), run.plan())
+        let local = RunDirOutput::create(&crate::rundir::Place::Unique(dir.0.join("run")), run.meta(), run.plan())
             .map_err(|e| proto(e.to_string()))?;
         let stream = Stream { tx: tx.clone(), lines: None };
         // A heartbeat of the agent's own, so that its controller hears from it while it waits
@@ -587,8 +783,7 @@ impl Agent {
         let result = run.output(local).output(stream).execute(stop, abort).await;
         heartbeat.abort();
         listen.abort();
-        // The plan's files (data, secrets) do not stay on the agent; its run directory does.
-        let _ = std::fs::remove_dir_all(dir.join("files"));
+        drop(dir);
         if let Err(e) = result {
             let _ = tx.send(Msg::Failed { message: e.to_string() });
         }
@@ -606,20 +801,61 @@ impl Drop for Free<'_> {
     }
 }
 
-/// A new directory of its own for a job under `work`, readable by this user only.
-fn job_dir(work: &Path) -> Result<PathBuf, String> {
-    for _ in 0..100 {
-        let dir = work.join(format!("job-{:016x}", rand::random::<u64>()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                private(&dir);
-                return Ok(dir);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot make a job directory in {}: {e}", work.display())),
+/// A job's directory under the agent's work directory: the plan's files in `files/`, the part's
+/// run directory in `run/`. Dropped, it deletes the files (a plan, a CSV of logins) and, when no
+/// run was made, the directory itself: however the job ends (it ran, its plan did not load, its
+/// controller left before the start, an error, a panic unwinding), nothing of it but a run stays.
+struct JobDir(PathBuf, JobDirs);
+
+/// The job directories an agent has in progress (its own: the work directory may be shared).
+#[derive(Clone, Default)]
+pub struct JobDirs(Arc<std::sync::Mutex<Vec<PathBuf>>>);
+
+impl JobDirs {
+    /// Deletes the files of every job in progress (a process about to leave).
+    pub fn delete(&self) {
+        for dir in self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            delete_job_files(&dir);
         }
     }
-    Err(format!("cannot make a job directory in {}", work.display()))
+}
+
+impl JobDir {
+    /// A new directory of its own for a job under `work`, readable by this user only.
+    fn new(work: &Path, jobs: &JobDirs) -> Result<JobDir, String> {
+        for _ in 0..100 {
+            let dir = work.join(format!("job-{:016x}", rand::random::<u64>()));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => {
+                    private(&dir);
+                    jobs.0.lock().unwrap_or_else(|e| e.into_inner()).push(dir.clone());
+                    return Ok(JobDir(dir, jobs.clone()));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("cannot make a job directory in {}: {e}", work.display())),
+            }
+        }
+        Err(format!("cannot make a job directory in {}", work.display()))
+    }
+}
+
+impl Drop for JobDir {
+    fn drop(&mut self) {
+        self.1 .0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| *d != self.0);
+        delete_job_files(&self.0);
+    }
+}
+
+/// Deletes a job's files and, when nothing else is in it (no run was made), its directory.
+fn delete_job_files(dir: &Path) {
+    let files = dir.join("files");
+    if let Err(e) = std::fs::remove_dir_all(&files) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            eprintln!("agent: cannot delete the job's files in {}: {e}", files.display());
+        }
+    }
+    // Only when empty: a part's run directory stays.
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// Makes `dir` readable by this user only: a job's files may hold logins and tokens.
@@ -852,6 +1088,9 @@ pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsC
             return Err(Error::Refused(format!("{address}: {}", version_mismatch(protocol, &version))))
         }
         Some(Msg::Refused { reason }) => return Err(Error::Refused(format!("{address} refused: {reason}"))),
+        None => {
+            return Err(Error::Closed(format!("{address}: closed the connection before its hello (not stampede?)")))
+        }
         _ => return Err(proto(format!("{address}: not stampede (no hello)"))),
     };
     match read(&mut r, SILENCE, MAX_SHORT_LINE).await? {
@@ -878,7 +1117,7 @@ pub async fn gather(
     let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let (found, mut links) = mpsc::unbounded_channel::<AgentLink>();
     let deadline = tokio::time::Instant::now() + wait;
-    let greetings = Arc::new(tokio::sync::Semaphore::new(64));
+    let greetings = Arc::new(Greetings::default());
     let mut ping = tokio::time::interval(Duration::from_secs(1));
     let mut out: Vec<AgentLink> = Vec::new();
     while out.len() < n {
@@ -892,11 +1131,10 @@ pub async fn gather(
                         continue;
                     }
                 };
-                let Ok(permit) = greetings.clone().try_acquire_owned() else { continue };
+                let greeting = greetings.enter(peer.ip(), peek_handle(&stream));
                 let (token, tls, admitted, found) = (token.to_string(), tls.clone(), admitted.clone(), found.clone());
                 // Each greeting apart: a silent connection does not hold up the others.
                 tokio::spawn(async move {
-                    let _permit = permit;
                     let admit = || {
                         let taken = admitted.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |k| (k < n).then_some(k + 1));
                         match taken {
@@ -904,11 +1142,12 @@ pub async fn gather(
                             Err(_) => Err(format!("the run has its {n} agents already")),
                         }
                     };
-                    match greet(stream, tls.as_ref(), &token, admit).await {
-                        Ok((r, tx, written, host)) => {
+                    match greet_in(greeting, stream, tls.as_ref(), &token, admit).await {
+                        Some(Ok((r, tx, written, host))) => {
                             let _ = found.send(AgentLink { address: peer.to_string(), host, r, tx, written });
                         }
-                        Err(e) => eprintln!("an agent from {peer}: {e}"),
+                        Some(Err(e)) => eprintln!("an agent from {peer}: {e}"),
+                        None => {}
                     }
                 });
             }
@@ -1097,4 +1336,131 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
     pinger.abort();
     progress(i, Heard::Ended);
     end(lost, &a, &dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection whose other end the test writes.
+    fn pipe() -> (Reader, tokio::io::DuplexStream) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (r, _tx, _written) = split(Box::new(ours));
+        (r, theirs)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stall_of_ours_is_not_the_other_side_s_silence() {
+        let (mut r, mut theirs) = pipe();
+        let reader = tokio::spawn(async move { read(&mut r, SILENCE, MAX_SHORT_LINE).await.map(|m| kind(&m)) });
+        tokio::task::yield_now().await;
+        // This process did not run for 9 s (SIGSTOP): the reader wakes long past its bound...
+        tokio::time::advance(Duration::from_secs(9)).await;
+        tokio::task::yield_now().await;
+        // ...and what the other side sent meanwhile is read, not judged silence.
+        theirs.write_all(b"{\"type\":\"ping\"}\n").await.unwrap();
+        assert_eq!(reader.await.unwrap().unwrap(), "ping");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn silence_while_we_run_is_silence() {
+        let (mut r, _theirs) = pipe();
+        let t0 = tokio::time::Instant::now();
+        let e = read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap_err();
+        assert!(e.to_string().contains("nothing heard for 5s"), "{e}");
+        assert!(t0.elapsed() >= SILENCE && t0.elapsed() < SILENCE + STALL, "{:?}", t0.elapsed());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_line_cut_by_a_wait_is_read_whole_by_the_next_read() {
+        let (mut r, mut theirs) = pipe();
+        theirs.write_all(b"{\"type\":\"st").await.unwrap();
+        assert!(read(&mut r, Duration::from_secs(1), MAX_SHORT_LINE).await.is_err());
+        theirs.write_all(b"op\"}\n{\"type\":\"done\"}\n").await.unwrap();
+        assert_eq!(kind(&read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap()), "stop");
+        assert_eq!(kind(&read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap()), "done");
+        drop(theirs);
+        assert!(read(&mut r, SILENCE, MAX_SHORT_LINE).await.unwrap().is_none());
+    }
+
+    #[test]
+    fn a_greeting_beyond_the_bound_takes_the_place_of_the_oldest_that_said_nothing() {
+        let pool = Arc::new(Greetings::default());
+        let (a, b): (std::net::IpAddr, std::net::IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let mut held: Vec<Greeting> = (0..GREETINGS_PER_PEER).map(|_| pool.enter(a, None)).collect();
+        // The second one said hello: the oldest that did not goes first, then the next.
+        held[1].spoke.store(true, Ordering::SeqCst);
+        held.push(pool.enter(a, None));
+        assert!(held[0].evicted.is_cancelled() && !held[1].evicted.is_cancelled());
+        held.push(pool.enter(a, None));
+        assert!(held[2].evicted.is_cancelled() && !held[1].evicted.is_cancelled());
+        // Another address is not bounded by this one's.
+        let other = pool.enter(b, None);
+        assert!(!other.evicted.is_cancelled());
+        // When every other one has spoken, the oldest goes; never the newcomer.
+        for g in &held {
+            g.spoke.store(true, Ordering::SeqCst);
+        }
+        let newest = pool.enter(a, None);
+        assert!(held[1].evicted.is_cancelled() && !newest.evicted.is_cancelled());
+        // A greeting that ends gives its place up.
+        let before = pool.pending.lock().unwrap().len();
+        drop(newest);
+        assert_eq!(pool.pending.lock().unwrap().len(), before - 1);
+        // In all, the bound holds over every address.
+        let many: Vec<Greeting> = (0..2 * GREETINGS)
+            .map(|i| pool.enter(std::net::IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8]), None))
+            .collect();
+        assert_eq!(pool.pending.lock().unwrap().len(), GREETINGS);
+        assert!(!many.last().unwrap().evicted.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_connection_whose_hello_waits_unread_keeps_its_place_before_silent_ones() {
+        use std::io::Write as _;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let pool = Arc::new(Greetings::default());
+        let (mut clients, mut held) = (Vec::new(), Vec::new());
+        // The dialer first, its hello sent but not read yet (its task has not run); then silent ones.
+        for i in 0..=GREETINGS_PER_PEER {
+            let mut c = std::net::TcpStream::connect(addr).unwrap();
+            let (s, peer) = listener.accept().await.unwrap();
+            if i == 0 {
+                c.write_all(b"{\"type\":\"hello\"}\n").unwrap();
+                s.readable().await.unwrap();
+            }
+            held.push((pool.enter(peer.ip(), peek_handle(&s)), s));
+            clients.push(c);
+        }
+        assert!(!held[0].0.evicted.is_cancelled());
+        assert!(held[1].0.evicted.is_cancelled());
+    }
+
+    #[test]
+    fn a_job_s_files_go_when_it_ends_and_its_run_stays() {
+        let work = std::env::temp_dir().join(format!("stampede-agent-jobs-{}", std::process::id()));
+        std::fs::create_dir_all(&work).unwrap();
+        let jobs = JobDirs::default();
+        let ran = JobDir::new(&work, &jobs).unwrap();
+        let failed = JobDir::new(&work, &jobs).unwrap();
+        let (ran_dir, failed_dir) = (ran.0.clone(), failed.0.clone());
+        for d in [&ran_dir, &failed_dir] {
+            std::fs::create_dir_all(d.join("files/data")).unwrap();
+            std::fs::write(d.join("files/data/logins.csv"), "u,p\n").unwrap();
+        }
+        std::fs::create_dir_all(ran_dir.join("run")).unwrap();
+        drop(ran);
+        assert!(!ran_dir.join("files").exists() && ran_dir.join("run").is_dir());
+        drop(failed);
+        assert!(!failed_dir.exists());
+        // A process leaving with a job in progress deletes its files too.
+        let left = JobDir::new(&work, &jobs).unwrap();
+        std::fs::create_dir_all(left.0.join("files")).unwrap();
+        let left_dir = left.0.clone();
+        std::mem::forget(left);
+        jobs.delete();
+        assert!(!left_dir.exists());
+        let _ = std::fs::remove_dir_all(&work);
+    }
 }

@@ -111,6 +111,8 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
             _ = tokio::time::sleep(std::time::Duration::from_secs(120)) => {}
         }
     }
+    // A job left running when the process leaves keeps none of its files.
+    agent.jobs().delete();
     Ok(crate::error::exit::OK)
 }
 
@@ -132,12 +134,13 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
     agent.group = a.group.clone();
     let shutdown = CancellationToken::new();
     let signals = tokio::spawn({
-        let shutdown = shutdown.clone();
+        let (shutdown, jobs) = (shutdown.clone(), agent.jobs());
         async move {
             super::interrupted().await;
             eprintln!("stopping the job in progress (Ctrl-C again to leave at once)");
             shutdown.cancel();
             super::interrupted().await;
+            jobs.delete();
             std::process::exit(i32::from(crate::error::exit::INTERRUPTED));
         }
     });

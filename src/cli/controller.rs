@@ -89,7 +89,17 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             };
             let mut links = Vec::new();
             for addr in &a.agents {
-                let link = agent::connect(addr, &token, tls.as_ref()).await;
+                // An agent flooded with connections may drop a greeting: a few more tries.
+                let mut tries = 0;
+                let link = loop {
+                    match agent::connect(addr, &token, tls.as_ref()).await {
+                        Err(agent::Error::Closed(_)) if tries < 3 => {
+                            tries += 1;
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                        }
+                        other => break other,
+                    }
+                };
                 links.push(link.map_err(|e| Error::Usage(format!("agent {e}")))?);
             }
             links

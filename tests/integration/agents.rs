@@ -559,3 +559,181 @@ fn a_data_file_outside_the_plan_s_directory_is_refused_first() {
     assert!(out.stderr_str().contains("outside the plan's directory"), "{}", out.stderr_str());
     assert_eq!(server.requests(), 0);
 }
+
+/// Issue 31: connections that never say hello, however many and however often re-opened, do
+/// not keep out a controller that proves the token: it runs its plan through the agent at once,
+/// and the run is what the server served.
+#[test]
+fn issue31_idle_connections_do_not_keep_a_controller_with_the_token_out() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("agents-idle");
+    let (_a, addr) = agent(&run, "a", "t");
+    // More than an agent keeps from one address (32), so that they take each other's places.
+    let idle: Vec<std::net::TcpStream> = (0..40).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();
+    // More, opened all along (each new one taking the place of the oldest), until the run ends.
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flood = std::thread::spawn({
+        let (stop, addr) = (stop.clone(), addr.clone());
+        move || {
+            let (t0, mut held, mut opened) = (Instant::now(), std::collections::VecDeque::new(), 0);
+            while !stop.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(40) {
+                if let Ok(s) = std::net::TcpStream::connect(&addr) {
+                    opened += 1;
+                    held.push_back(s);
+                    if held.len() > 40 {
+                        held.pop_front();
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            opened
+        }
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let started = Instant::now();
+    let out = controller(&run, &server, &[&addr], 2, "iterations: 5", &[]).wait(Duration::from_secs(40));
+    let took = started.elapsed();
+    stop.store(true, Ordering::SeqCst);
+    let opened = flood.join().unwrap();
+    drop(idle);
+    out.assert_exit(0);
+    assert!(opened > 100, "the idle connections were re-opened: {opened}");
+    assert!(took < Duration::from_secs(15), "the controller waited {took:?}");
+    assert_eq!(server.requests(), 10);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+}
+
+/// Issue 31: a controller stopped for longer than the silence bound (SIGSTOP, a suspended
+/// machine) loses nothing: its agents go on with their load meanwhile, it reads what waited in
+/// its sockets when it resumes before it judges any agent, and the run is whole: every part
+/// completed, exit 0, exactly what the server served.
+#[test]
+fn issue31_a_controller_stopped_for_seconds_loses_nothing_and_its_agents_go_on() {
+    let server = TestServer::builder().default_route(Route::ok().delay(Duration::from_millis(5))).start();
+    let run = TempRun::new("agents-sigstop");
+    let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), "t")).collect();
+    let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
+    let mut ctl = controller(&run, &server, &addrs, 4, "duration: 16s", &[]);
+    assert!(ctl.wait_until(Duration::from_secs(20), |_| server.requests() > 100), "the load did not start");
+    ctl.signal(libc::SIGSTOP);
+    let at_stop = server.requests();
+    std::thread::sleep(Duration::from_secs(8));
+    let at_cont = server.requests();
+    ctl.signal(libc::SIGCONT);
+    let out = ctl.wait(Duration::from_secs(60));
+    out.assert_exit(0);
+    assert!(!out.stderr_str().contains("lost"), "{}", out.stderr_str());
+    // The agents did not stop their load for a controller that was only stopped.
+    let before = server.requests();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(at_cont - at_stop > 500, "{} requests in the 8 s the controller was stopped", at_cont - at_stop);
+    assert_eq!(uint(&run.total(), "samples"), before);
+    assert_eq!(server.requests(), before, "the load went on after the run");
+    let meta = run.meta();
+    assert_eq!(meta["status"], "completed", "{meta:#}");
+    let parts = meta["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2, "{meta:#}");
+    for p in parts {
+        assert_eq!(p["status"], "completed", "{meta:#}");
+    }
+}
+
+/// A controller by hand, for what `run --agents` never does: greets the agent at `addr` with
+/// `token` (the protocol version read from the agent's banner `agent`) and returns the
+/// connection.
+fn raw_controller(
+    agent: &Running,
+    addr: &str,
+    token: &str,
+) -> (std::io::BufReader<std::net::TcpStream>, std::net::TcpStream) {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    let banner = agent.stdout_so_far();
+    let protocol: u32 = banner
+        .split_once("(protocol ")
+        .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no protocol in {banner}"));
+    let s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut r = std::io::BufReader::new(s.try_clone().unwrap());
+    let mut w = s;
+    let hello = serde_json::json!({"type": "hello", "protocol": protocol, "version": "test", "nonce": "AAAA"});
+    w.write_all(format!("{hello}\n").as_bytes()).unwrap();
+    let theirs = next_raw(&mut r);
+    assert_eq!(theirs["type"], "hello", "{theirs}");
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, token.as_bytes());
+    let nonce = theirs["nonce"].as_str().unwrap();
+    let tag = ring::hmac::sign(&key, format!("stampede {protocol} dialer {nonce}").as_bytes());
+    let proof = serde_json::json!({"type": "proof", "proof": base64::engine::general_purpose::STANDARD.encode(tag)});
+    w.write_all(format!("{proof}\n").as_bytes()).unwrap();
+    let welcome = next_raw(&mut r);
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    (r, w)
+}
+
+/// The next message from the agent other than a ping.
+fn next_raw(r: &mut std::io::BufReader<std::net::TcpStream>) -> serde_json::Value {
+    use std::io::BufRead as _;
+    loop {
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        let m: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        if m["type"] != "ping" {
+            return m;
+        }
+    }
+}
+
+/// A job of `files` (path, contents) whose plan is `plan.yaml`, as part 1/1.
+fn raw_job(files: &[(&str, &str)]) -> String {
+    use base64::Engine as _;
+    let files: Vec<serde_json::Value> = files
+        .iter()
+        .map(|(p, t)| serde_json::json!({"path": p, "base64": base64::engine::general_purpose::STANDARD.encode(t)}))
+        .collect();
+    let job = serde_json::json!({"type": "job", "plan": "plan.yaml", "files": files, "properties": [],
+        "replacements": [], "skip_unsupported": false, "users": null, "duration_ms": null, "iterations": null,
+        "ramp_up_ms": null, "segment": "1/1", "data_split": false});
+    format!("{job}\n")
+}
+
+/// Issue 31: an agent keeps none of a job's files (a plan, a CSV of passwords) when the plan
+/// does not load on it, nor when its controller leaves before the start.
+#[test]
+fn issue31_an_agent_keeps_no_job_files_when_the_plan_fails_or_the_controller_leaves_early() {
+    use std::io::Write as _;
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("agents-job-files");
+    let (mut a, addr) = agent(&run, "a", "t");
+    let work = run.root().join("a-work");
+    let left = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&work).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default()
+    };
+    let logins = ("logins.csv", "user,password\nalice,hunter2\n");
+    // A plan that does not load.
+    let (mut r, mut w) = raw_controller(&a, &addr, "t");
+    w.write_all(raw_job(&[("plan.yaml", "scenarios: [ {oops"), logins]).as_bytes()).unwrap();
+    let reply = next_raw(&mut r);
+    assert_eq!(reply["type"], "failed", "{reply}");
+    assert!(a.wait_until(Duration::from_secs(5), |_| left().is_empty()), "kept after a failed load: {:?}", left());
+    drop((r, w));
+    // A plan that loads, and a controller that leaves once the agent is ready.
+    let plan = format!(
+        "name: p\ndata:\n  - file: logins.csv\nscenarios:\n  - name: s\n    workload: {{users: 1, iterations: 1}}\n    flow:\n      - request: {{url: \"{}\"}}\n",
+        server.url("/${user}")
+    );
+    let (mut r, mut w) = raw_controller(&a, &addr, "t");
+    w.write_all(raw_job(&[("plan.yaml", &plan), logins]).as_bytes()).unwrap();
+    let reply = next_raw(&mut r);
+    assert_eq!(reply["type"], "ready", "{reply}");
+    assert!(!left().is_empty(), "the job's files are written while it waits for the start");
+    drop((r, w));
+    assert!(
+        a.wait_until(Duration::from_secs(5), |_| left().is_empty()),
+        "kept after the controller left: {:?}",
+        left()
+    );
+    assert_eq!(server.requests(), 0);
+}
