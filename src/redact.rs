@@ -481,7 +481,7 @@ mod tests {
             format!("HTTP 500: GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic {b64}\r\nAccept: */*"),
             format!("{{\"headers\": \"authorization:Basic {b64}\\r\\nx: y\"}}"),
             format!("proxy said: credentials basic {b64} refused"),
-            format!("Proxy-Authorization: Bearer abc.def.ghi\nnext line"),
+            "Proxy-Authorization: Bearer abc.def.ghi\nnext line".to_string(),
         ] {
             let shown = text(&echoed);
             assert!(!shown.contains(&b64) && !shown.contains("abc.def"), "{shown}");

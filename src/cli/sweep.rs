@@ -104,7 +104,8 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             whole
         }
         Load::Rate => {
-            if let Some(problem) = loads.iter().find_map(|r| crate::plan::workload::rate_problem("--rates: a rate", *r)) {
+            if let Some(problem) = loads.iter().find_map(|r| crate::plan::workload::rate_problem("--rates: a rate", *r))
+            {
                 return Err(Error::Usage(problem));
             }
             loads

@@ -74,7 +74,7 @@ impl Endpoint {
             basic
         });
         // A server may echo the request: `user:password` and its Basic credential too.
-        secrets.extend(crate::redact::userinfo_secrets(&url).values().iter().cloned());
+        secrets.extend(crate::redact::userinfo_secrets(url).values().iter().cloned());
         secrets.retain(|s| !s.is_empty());
         secrets.dedup();
         Ok(Endpoint { host, port, target, authorization, secrets, resolved: Arc::default() })

@@ -241,7 +241,12 @@ pub fn check(dir: &Path, meta: &RunMeta, recorded: Option<u64>) -> Vec<Damage> {
                     if b_end > a_end && (a.width_us > 0 || a_end < kept_us) {
                         damage(
                             &a.file,
-                            format!("its lines end at {}, before those of {} (to {}): lines are missing", secs(a.end_us()), b.file, secs(b_end)),
+                            format!(
+                                "its lines end at {}, before those of {} (to {}): lines are missing",
+                                secs(a.end_us()),
+                                b.file,
+                                secs(b_end)
+                            ),
                         );
                         continue;
                     }
@@ -293,11 +298,23 @@ fn in_itself(t: &Tier, finished: bool, kept_us: Option<u64>) -> Vec<(String, Str
     }
     for (i, w) in t.lines.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
-        let out_of_order = if t.width_us == 0 {
-            b.start_us <= a.start_us
-        } else {
-            b.start_us / t.width_us <= a.start_us / t.width_us
+        // Seconds by their start, a roll-up's lines by the line of its width each starts in.
+        let (out_of_order, one_line) = match (b.start_us.checked_div(t.width_us), a.start_us.checked_div(t.width_us)) {
+            (Some(kb), Some(ka)) => (kb < ka, kb == ka),
+            _ => (b.start_us <= a.start_us, false),
         };
+        if one_line {
+            out.push((
+                file(),
+                format!(
+                    "two of its lines start in one line of {} s (at {} and {}): {META}'s log does not describe this file",
+                    t.width_s(),
+                    secs(a.start_us),
+                    secs(b.start_us)
+                ),
+            ));
+            break;
+        }
         if out_of_order {
             out.push((
                 file(),
@@ -348,7 +365,8 @@ fn extra_rollups(dir: &Path, format: &LogFormat) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let width = name.strip_prefix("intervals-").and_then(|r| r.strip_suffix("s.jsonl")).and_then(|w| w.parse().ok());
+        let width =
+            name.strip_prefix("intervals-").and_then(|r| r.strip_suffix("s.jsonl")).and_then(|w| w.parse().ok());
         if let Some(w) = width.filter(|w: &u64| !format.rollups_s.contains(w)) {
             out.push((
                 META.to_string(),
@@ -426,7 +444,9 @@ mod tests {
         std::fs::write(&path, meta.to_string()).unwrap();
         let (damage, _) = damage_of(&dir.0);
         assert!(
-            damage.iter().any(|d| d.starts_with(&format!("{}: ", path.display())) && d.contains("intervals-3600s.jsonl")),
+            damage
+                .iter()
+                .any(|d| d.starts_with(&format!("{}: ", path.display())) && d.contains("intervals-3600s.jsonl")),
             "{damage:?}"
         );
     }

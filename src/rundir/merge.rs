@@ -280,7 +280,8 @@ pub fn read_many(
     let mut damage = Vec::new();
     for ((dir, meta), part) in dirs.iter().zip(&metas).zip(&merger.parts) {
         let path = dir.join(SUMMARY);
-        let recorded = if path.exists() { Some(super::reader::read_json::<Summary>(&path)?.total.samples) } else { None };
+        let recorded =
+            if path.exists() { Some(super::reader::read_json::<Summary>(&path)?.total.samples) } else { None };
         damage.extend(super::damage::check(dir, meta, recorded).iter().map(|d| d.warning(part.samples, recorded)));
     }
     let runs: Vec<(usize, String, RunMeta)> =

@@ -264,7 +264,17 @@ fn issue31_a_start_at_in_the_past_is_refused_past_a_small_tolerance() {
     let server = TestServer::builder().default_route(Route::ok()).start();
     let run = TempRun::new("start-at-past");
     let out = Stampede::new()
-        .args(["run", "--url", &server.url("/"), "--iterations", "1", "-q", "--start-at", "1970-01-01T00:00:00Z", "--out"])
+        .args([
+            "run",
+            "--url",
+            &server.url("/"),
+            "--iterations",
+            "1",
+            "-q",
+            "--start-at",
+            "1970-01-01T00:00:00Z",
+            "--out",
+        ])
         .arg(run.path())
         .run();
     out.assert_exit(2);

@@ -420,7 +420,11 @@ fn issue31_a_damaged_rolled_up_run_directory_is_a_warning_naming_the_file_and_th
     };
     type Spoil<'a> = Box<dyn Fn(&TempRun) + 'a>;
     let cases: Vec<(&str, &str, Spoil)> = vec![
-        ("missing", "intervals-2s.jsonl", Box::new(|d| std::fs::remove_file(d.path().join("intervals-2s.jsonl")).unwrap())),
+        (
+            "missing",
+            "intervals-2s.jsonl",
+            Box::new(|d| std::fs::remove_file(d.path().join("intervals-2s.jsonl")).unwrap()),
+        ),
         (
             "reversed",
             "intervals-4s.jsonl",
@@ -447,8 +451,16 @@ fn issue31_a_damaged_rolled_up_run_directory_is_a_warning_naming_the_file_and_th
                 write(d, "intervals-4s.jsonl", &l[..1]);
             }),
         ),
-        ("log-leaves-a-tier-out", "meta.json", Box::new(|d| set_log(d, serde_json::json!({"version": 2, "seconds_kept_s": 2, "rollups_s": [2]})))),
-        ("log-keeps-more-seconds", "intervals.jsonl", Box::new(|d| set_log(d, serde_json::json!({"version": 2, "seconds_kept_s": 4, "rollups_s": [2, 4]})))),
+        (
+            "log-leaves-a-tier-out",
+            "meta.json",
+            Box::new(|d| set_log(d, serde_json::json!({"version": 2, "seconds_kept_s": 2, "rollups_s": [2]}))),
+        ),
+        (
+            "log-keeps-more-seconds",
+            "intervals.jsonl",
+            Box::new(|d| set_log(d, serde_json::json!({"version": 2, "seconds_kept_s": 4, "rollups_s": [2, 4]}))),
+        ),
         ("no-log", "meta.json", Box::new(|d| set_log(d, serde_json::Value::Null))),
         (
             "killed-missing",
@@ -467,7 +479,10 @@ fn issue31_a_damaged_rolled_up_run_directory_is_a_warning_naming_the_file_and_th
         for args in [&[][..], &["--from", "0s"], &["--every", "2s"]] {
             let (code, samples, err) = report(dir.path(), args);
             assert_eq!(code, Some(3), "{name} {args:?}: {err}");
-            assert!(err.contains(&format!("warning: the run directory is damaged: {named}: ")), "{name} {args:?}: {err}");
+            assert!(
+                err.contains(&format!("warning: the run directory is damaged: {named}: ")),
+                "{name} {args:?}: {err}"
+            );
             if args.first() == Some(&"--from") {
                 // The figures summed from the log are the lower bound the warning says.
                 let n = samples.unwrap_or_else(|| panic!("{name}: no report: {err}"));

@@ -266,6 +266,7 @@ fn issue31_credentials_echoed_by_a_mirror_are_masked_in_every_output() {
 }
 
 fn uint_total(dir: &Path) -> u64 {
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     s["total"]["samples"].as_u64().unwrap()
 }

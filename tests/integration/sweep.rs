@@ -265,7 +265,10 @@ fn issue31_sweep_refuses_rates_beyond_any_generator_and_a_zero_step_naming_its_o
     let server = TestServer::builder().default_route(Route::ok()).start();
     let url = server.url("/");
     for (args, says) in [
-        (vec!["--rates", "1e300", "--step-duration", "1s"], "--rates: a rate of 1e300/s is beyond any generator: at most 1e9/s"),
+        (
+            vec!["--rates", "1e300", "--step-duration", "1s"],
+            "--rates: a rate of 1e300/s is beyond any generator: at most 1e9/s",
+        ),
         (vec!["--rates", "10,2e9", "--step-duration", "1s"], "at most 1e9/s"),
         (vec!["--users", "1,2", "--step-duration", "0s"], "--step-duration must be above zero"),
         (vec!["--rates", "5", "--step-duration", "0s"], "--step-duration must be above zero"),

@@ -480,7 +480,7 @@ fn issue31_an_unquoted_expression_in_a_flow_mapping_says_to_quote_it() {
             4,
             "quote it: users: \"${__P(u,${__P(v,2)})}\"",
         ),
-        (format!("scenarios:\n  - name: x\n    workload: {{users: 1, duration: 1s}}\n    flow: [${{__P(a,b)}}]\n"), 4, "quote it: \"${__P(a,b)}\""),
+        ("scenarios:\n  - name: x\n    workload: {users: 1, duration: 1s}\n    flow: [${__P(a,b)}]\n".to_string(), 4, "quote it: \"${__P(a,b)}\""),
     ] {
         let e = load(&src).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Syntax, "{e}");
@@ -488,7 +488,8 @@ fn issue31_an_unquoted_expression_in_a_flow_mapping_says_to_quote_it() {
         assert!(text.contains(&format!("t.yaml:{line}: a `${{...}}` inside")) && text.contains(says), "{src}\n{text}");
     }
     // Quoted, it reads; and a syntax error with no expression in a flow gets no such hint.
-    load(&format!("scenarios:\n  - name: x\n    workload: {{users: \"${{__P(users,60)}}\", duration: 1s}}\n{flow}")).unwrap();
+    load(&format!("scenarios:\n  - name: x\n    workload: {{users: \"${{__P(users,60)}}\", duration: 1s}}\n{flow}"))
+        .unwrap();
     let e = load("scenarios:\n  - name: x\n    url: http://h/${a}\n    workload: {users: 1\n").unwrap_err();
     assert!(!e.to_string().contains("quote it"), "{e}");
 }
