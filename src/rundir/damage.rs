@@ -186,9 +186,13 @@ pub fn check(dir: &Path, meta: &RunMeta, recorded: Option<u64>) -> Vec<Damage> {
         return out;
     };
     let kept_us = format.seconds_kept_s.saturating_mul(1_000_000);
+    // Coarsest first, the seconds last: a run still being written puts a second in the seconds
+    // before any roll-up's line holds it, and a finer line before a coarser one, so a tier read
+    // later is never behind one read before it.
+    let mut rollups: Vec<Tier> =
+        format.rollups_s.iter().rev().map(|w| Tier::read(dir, &rollup_file(*w), w.saturating_mul(1_000_000))).collect();
+    rollups.reverse();
     let seconds = Tier::read(dir, INTERVALS, 0);
-    let rollups: Vec<Tier> =
-        format.rollups_s.iter().map(|w| Tier::read(dir, &rollup_file(*w), w.saturating_mul(1_000_000))).collect();
     for (file, problem) in extra_rollups(dir, format) {
         damage(&file, problem);
     }
