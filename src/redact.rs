@@ -159,10 +159,96 @@ pub fn body(b: &str) -> Cow<'_, str> {
 /// free text: `extract token: nothing found` is a message, not a header.)
 pub fn text(t: &str) -> Cow<'_, str> {
     let t = if t.contains("://") { Cow::Owned(userinfo_all(t)) } else { Cow::Borrowed(t) };
-    match pairs_in(&t) {
+    let t = match pairs_in(&t) {
+        Cow::Borrowed(_) => t,
+        Cow::Owned(s) => Cow::Owned(s),
+    };
+    match credentials_in(&t) {
         Cow::Borrowed(_) => t,
         Cow::Owned(s) => Cow::Owned(s),
     }
+}
+
+/// Masks credentials a server echoed back (a mirror, a proxy's error page quoting the request)
+/// that no name=value rule sees: the value of an `Authorization:` or `Proxy-Authorization:`
+/// header line, after its scheme (`Authorization: Basic ***`), and a `Basic` credential
+/// anywhere (the base64 of `user:password`, told from a word by decoding to text with a `:`).
+/// A value ends at the end of its line, written raw or escaped (`\r\n` in JSON), or a quote.
+fn credentials_in(s: &str) -> Cow<'_, str> {
+    use base64::Engine as _;
+    let lower = s.to_ascii_lowercase();
+    if !lower.contains("authorization") && !lower.contains("basic ") {
+        return Cow::Borrowed(s);
+    }
+    let b = s.as_bytes();
+    let value_end = |from: usize| scan(b, from, |c| matches!(c, b'\r' | b'\n' | b'"' | b'\'' | b'\\' | b'<'));
+    // (start, end) of each credential to mask, in order.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for (at, _) in lower.match_indices("authorization") {
+        let mut j = at + "authorization".len();
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        if b.get(j) != Some(&b':') {
+            continue;
+        }
+        j += 1;
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        // The scheme stays: it says what was sent, not what with.
+        let word = scan(b, j, |c| !c.is_ascii_alphabetic());
+        let from = if b.get(word) == Some(&b' ') && word > j { word + 1 } else { j };
+        let to = value_end(from);
+        if to > from && !s[from..to].starts_with(MASK) {
+            spans.push((from, to));
+        }
+    }
+    for (at, _) in lower.match_indices("basic ") {
+        let from = at + "basic ".len();
+        let to = scan(b, from, |c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')));
+        let decoded = base64::engine::general_purpose::STANDARD.decode(&s[from..to]).ok();
+        if decoded.is_some_and(|d| std::str::from_utf8(&d).is_ok_and(|t| t.contains(':'))) {
+            spans.push((from, to));
+        }
+    }
+    if spans.is_empty() {
+        return Cow::Borrowed(s);
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(s.len());
+    let mut copied = 0;
+    for (from, to) in spans {
+        if from < copied {
+            continue;
+        }
+        out.push_str(&s[copied..from]);
+        out.push_str(MASK);
+        copied = to;
+    }
+    out.push_str(&s[copied..]);
+    Cow::Owned(out)
+}
+
+/// What a URL's `user:password@` puts on the wire, in every form a server may echo back: the
+/// password and `user:password` as written and percent-decoded, and their Basic credential
+/// (the base64 of `user:password`). Forms shorter than [`Secrets::MIN_LEN`] are left to the
+/// rules by place ([`text`] masks any `Basic` credential and `Authorization:` line).
+pub fn userinfo_secrets(u: &url::Url) -> Secrets {
+    use base64::Engine as _;
+    let mut out = Secrets::default();
+    if u.username().is_empty() && u.password().is_none() {
+        return out;
+    }
+    let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
+    let (user, pass) = (u.username(), u.password().unwrap_or(""));
+    for (user, pass) in [(user.to_string(), pass.to_string()), (decode(user), decode(pass))] {
+        let pair = format!("{user}:{pass}");
+        out.add(&base64::engine::general_purpose::STANDARD.encode(&pair));
+        out.add(&pair);
+        out.add(&pass);
+    }
+    out
 }
 
 /// [`userinfo`] for every URL in a text.
@@ -349,6 +435,11 @@ impl Secrets {
         self.insert(encoded);
     }
 
+    /// The values remembered, longest first.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
     pub fn extend(&mut self, other: &Secrets) {
         for v in &other.values {
             self.insert(v.clone());
@@ -381,6 +472,32 @@ impl Secrets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue31_an_echoed_authorization_is_masked_in_every_form() {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD.encode("user:secretpass");
+        for echoed in [
+            format!("HTTP 500: GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic {b64}\r\nAccept: */*"),
+            format!("{{\"headers\": \"authorization:Basic {b64}\\r\\nx: y\"}}"),
+            format!("proxy said: credentials basic {b64} refused"),
+            "Proxy-Authorization: Bearer abc.def.ghi\nnext line".to_string(),
+        ] {
+            let shown = text(&echoed);
+            assert!(!shown.contains(&b64) && !shown.contains("abc.def"), "{shown}");
+            assert!(shown.contains(MASK), "{shown}");
+        }
+        assert_eq!(text("Authorization: Basic x").as_ref(), "Authorization: Basic ***");
+        // Words after `basic` are not credentials: only base64 of `user:password` is.
+        assert_eq!(text("basic auth failed"), "basic auth failed");
+        // A URL's userinfo in every form a server may echo back.
+        let u = url::Url::parse("http://user:secret%70ass@127.0.0.1:1/").unwrap();
+        let s = userinfo_secrets(&u);
+        for form in ["secretpass", "user:secretpass", b64.as_str(), "secret%70ass"] {
+            assert_eq!(s.scrub(&format!("x {form} y")), format!("x {MASK} y"), "{form}");
+        }
+        assert!(userinfo_secrets(&url::Url::parse("http://127.0.0.1/").unwrap()).values().is_empty());
+    }
 
     #[test]
     fn a_url_after_a_character_of_several_bytes_is_redacted_without_a_panic() {

@@ -446,6 +446,10 @@ pub const MOST_STEPS: usize = 1000;
 pub fn show_load(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if v != 0.0 && !(1e-4..1e15).contains(&v.abs()) {
+        // 1e300 or 1e-300 written out is 300 digits: a step's directory is named by its load,
+        // and a name that long is refused by the file system.
+        format!("{v:e}")
     } else {
         format!("{v}")
     }

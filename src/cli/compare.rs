@@ -68,9 +68,11 @@ pub(super) fn execute(a: CompareArgs) -> Result<u8, Error> {
         return Err(Error::Usage("compare sweeps with sweeps, or runs with runs (a step of a sweep is a run)".into()));
     }
     let mut loaded = Vec::new();
+    let mut damaged = false;
     for path in &a.runs {
         let run = super::report::load(path)?;
         super::report::warn_watch(&run);
+        damaged |= super::report::warn_damage(&run);
         loaded.push(run);
     }
     let runs: Vec<(String, String, &report::RunData)> =
@@ -89,7 +91,7 @@ pub(super) fn execute(a: CompareArgs) -> Result<u8, Error> {
         Format::Json => serde_json::to_string_pretty(&c).expect("a comparison serializes") + "\n",
     };
     super::report::write(a.output.as_deref(), &text)?;
-    Ok(exit::OK)
+    Ok(if damaged { exit::RUNTIME } else { exit::OK })
 }
 
 /// Sweeps side by side: a column per sweep at each load (Markdown), their charts overlaid

@@ -38,7 +38,17 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
     super::say(&format!("Run directory: {}\n", dir.display()));
-    Ok(if run.summary.thresholds.iter().any(|t| !t.passed) { exit::THRESHOLDS_FAILED } else { exit::OK })
+    // A damaged part merged is a lower bound: written, said, and exit 3 as for a corrupt line.
+    for w in &run.summary.damage {
+        eprintln!("warning: the run directory is damaged: {w}");
+    }
+    Ok(if !run.summary.damage.is_empty() {
+        exit::RUNTIME
+    } else if run.summary.thresholds.iter().any(|t| !t.passed) {
+        exit::THRESHOLDS_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 /// Merges `dirs` into a run directory at `place`, their thresholds and `more` judged on the

@@ -195,6 +195,16 @@ pub(super) fn warn_watch(run: &RunData) {
     }
 }
 
+/// Says on stderr which files of the runs' logs do not hold together (each with the lower bound
+/// counted); true when any does: the command then ends with exit code 3, as for a corrupt
+/// interval line, after writing what it could.
+pub(super) fn warn_damage(run: &RunData) -> bool {
+    for w in &run.summary.damage {
+        eprintln!("warning: the run directory is damaged: {w}");
+    }
+    !run.summary.damage.is_empty()
+}
+
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad
 /// plan is, while a run directory that cannot be read is a runtime failure.
 pub(super) fn load(path: &Path) -> Result<RunData, Error> {
@@ -251,6 +261,7 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
         }
     };
     warn_watch(&run);
+    let damaged = warn_damage(&run);
     let rows: Vec<String> = std::iter::once(run.summary.total.label.clone())
         .chain(run.summary.labels.iter().map(|l| l.label.clone()))
         .collect();
@@ -319,9 +330,14 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     let failed = run.summary.thresholds.iter().filter(|t| !t.passed).count();
     if failed > 0 {
         eprintln!("{failed} threshold(s) failed");
-        return Ok(exit::THRESHOLDS_FAILED);
     }
-    Ok(exit::OK)
+    Ok(if damaged {
+        exit::RUNTIME
+    } else if failed > 0 {
+        exit::THRESHOLDS_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 /// Writes a report to a file, or to standard output.

@@ -135,8 +135,8 @@ pub struct RunArgs {
     /// scenario's users at once.
     #[arg(long, short = 'u', help_heading = WORKLOAD)]
     pub users: Option<u32>,
-    /// Open model: iterations started per second.
-    #[arg(long, help_heading = "Quick mode (no plan file)")]
+    /// Open model: iterations started per second (at most 1e9: one a nanosecond).
+    #[arg(long, value_parser = parse_rate, help_heading = "Quick mode (no plan file)")]
     pub rate: Option<f64>,
     /// Open model: most users at once (arrivals finding none free are dropped and counted).
     #[arg(long, help_heading = "Quick mode (no plan file)")]
@@ -330,6 +330,10 @@ pub enum DataMode {
 
 /// The longest `--start-at` waits: further ahead is taken for a mistake.
 const MOST_START_WAIT: Duration = Duration::from_secs(24 * 3600);
+/// How far past a `--start-at` may be when the command starts: a part launched a little late
+/// (an ssh round, a slow shell) still starts at once and records its skew; further past is a
+/// mistake (an instant of 1970 once recorded a 56-year skew).
+const MOST_START_LATE: Duration = Duration::from_secs(10);
 
 /// How this process takes part in a run of several generators (`--segment`, `--start-at`).
 #[derive(Default)]
@@ -344,6 +348,14 @@ impl RunArgs {
         let start_at = match self.start_at {
             Some(at) => {
                 let ahead = at - time::OffsetDateTime::now_utc();
+                if -ahead > MOST_START_LATE {
+                    return Err(Error::Usage(format!(
+                        "--start-at {} is {} past; give an instant ahead (at most {} s past, for parts launched a little late): a part started that late would run out of step with the others",
+                        at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+                        humantime::format_duration(Duration::from_secs((-ahead).whole_seconds().max(0) as u64)),
+                        MOST_START_LATE.as_secs()
+                    )));
+                }
                 if ahead > MOST_START_WAIT {
                     return Err(Error::Usage(format!(
                         "--start-at is {} ahead; give an instant at most a day from now",
@@ -396,6 +408,18 @@ pub(super) fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
         });
     }
     found
+}
+
+/// `--rate`: a positive rate no generator is beyond (see [`crate::plan::workload::MAX_RATE`]).
+pub(super) fn parse_rate(s: &str) -> Result<f64, String> {
+    let rate: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of iterations per second"))?;
+    if rate == 0.0 {
+        return Err("the rate must be above zero".into());
+    }
+    match crate::plan::workload::rate_problem("the rate", rate) {
+        Some(problem) => Err(problem),
+        None => Ok(rate),
+    }
 }
 
 fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::ArgError> {

@@ -103,8 +103,18 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             }
             whole
         }
-        Load::Rate => loads,
+        Load::Rate => {
+            if let Some(problem) = loads.iter().find_map(|r| crate::plan::workload::rate_problem("--rates: a rate", *r))
+            {
+                return Err(Error::Usage(problem));
+            }
+            loads
+        }
     };
+    // Said with the sweep's own flag: each step is a run of --step-duration.
+    if a.step_duration.is_zero() {
+        return Err(Error::Usage("--step-duration must be above zero".into()));
+    }
     if load == Load::Rate && a.ramp_up.is_some() {
         return Err(Error::Usage("--ramp-up starts users; a --rates step arrives at its rate from its start".into()));
     }

@@ -237,6 +237,27 @@ pub struct Stage {
     pub duration: Duration,
 }
 
+/// The highest arrival rate a workload may ask for, iterations per second: one a nanosecond.
+/// The schedule times arrivals in whole nanoseconds, so a higher rate could be kept by no clock,
+/// let alone dispatched by any generator or set of them: it is a mistake, refused before anything
+/// is sent (a rate of 1e300 once ran a 2-s run for 12.5 s and wrapped its counters).
+pub const MAX_RATE: f64 = 1e9;
+
+/// Why `rate` (iterations per second) is not a rate a workload can run, if it is not: `what`
+/// names it as the user wrote it (`--rate`, `rate`, `stages[0].rate`).
+pub fn rate_problem(what: &str, rate: f64) -> Option<String> {
+    if !rate.is_finite() || rate < 0.0 {
+        return Some(format!("{what} must be a number of iterations per second, 0 or more"));
+    }
+    (rate > MAX_RATE).then(|| {
+        // 1e300 written out is 300 digits.
+        let shown = if rate < 1e15 { format!("{rate}") } else { format!("{rate:e}") };
+        format!(
+            "{what} of {shown}/s is beyond any generator: at most {MAX_RATE:e}/s (one arrival a nanosecond, the finest time the schedule keeps)"
+        )
+    })
+}
+
 /// Default time for requests in flight to finish after a scenario's end or an interrupt.
 pub const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
 

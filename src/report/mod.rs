@@ -232,10 +232,12 @@ pub fn load_runs_cut(
         .collect();
     if let Some(w) = &window {
         let thresholds = std::mem::take(&mut run.summary.thresholds);
+        let damage = std::mem::take(&mut run.summary.damage);
         // The scenarios' counts are the whole run's: a window has the labels' numbers only.
         run.summary =
             rundir::Summary::from_tally(&tally, &run.meta.labels, &run.meta.checks, &[], run.summary.complete);
         run.summary.thresholds = thresholds;
+        run.summary.damage = damage;
         let to = if w.end == u64::MAX { String::new() } else { format!(" to {} s", w.end as f64 / 1e6) };
         run.meta.plan_name = format!("{} (from {} s{to})", run.meta.plan_name, w.start as f64 / 1e6);
     }

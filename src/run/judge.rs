@@ -173,6 +173,7 @@ mod tests {
             generator: None,
             thresholds: vec![],
             watch: None,
+            damage: vec![],
         }
     }
 

@@ -276,10 +276,20 @@ pub fn read_many(
         h.last = true;
         visit(&h, &side);
     }
+    // Each run's tiers cross-checked: the merge sums them, so a damaged one is a lower bound.
+    let mut damage = Vec::new();
+    for ((dir, meta), part) in dirs.iter().zip(&metas).zip(&merger.parts) {
+        let path = dir.join(SUMMARY);
+        let recorded =
+            if path.exists() { Some(super::reader::read_json::<Summary>(&path)?.total.samples) } else { None };
+        damage.extend(super::damage::check(dir, meta, recorded).iter().map(|d| d.warning(part.samples, recorded)));
+    }
     let runs: Vec<(usize, String, RunMeta)> =
         dirs.iter().zip(metas).enumerate().map(|(i, (d, m))| (i, d.display().to_string(), m)).collect();
     let complete = dirs.iter().all(|d| d.join(SUMMARY).exists());
-    Ok(merger.finish(&runs, shared.labels, None, complete))
+    let mut run = merger.finish(&runs, shared.labels, None, complete);
+    run.summary.damage = damage;
+    Ok(run)
 }
 
 /// µs from `first` to `start` (0 when either is unknown, or `start` is earlier).

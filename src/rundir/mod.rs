@@ -15,12 +15,15 @@
 //! ```
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
-//! reader rebuilds its summary from the interval log. JMeter's results files (JTL) are written
+//! reader rebuilds its summary from the interval log. Every read cross-checks the log's tiers
+//! against each other and `summary.json` ([`damage`]): a directory that does not hold together
+//! is read as far as it goes, with a warning naming the file. JMeter's results files (JTL) are written
 //! and read here too ([`jtl`]), so a JMeter run reads as a run directory does.
 //!
 //! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
 //! what a report shows is [`crate::report`]'s.
 
+pub mod damage;
 pub mod jtl;
 mod log;
 pub mod merge;

@@ -55,28 +55,41 @@ pub fn read_run_with(dir: &Path, grain: Grain, mut visit: impl FnMut(&LoggedInte
     let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };
+    let recorded = finished.as_ref().map(|s| s.total.samples);
     let mut shared = Shared::new(&meta.labels);
     let mut tally = Tally::new(meta.labels.len(), meta.scenarios.len());
-    let mut log = Tiers::open(dir, &meta, grain, &meta.checks, finished.is_some())?;
-    // One interval is held back until the next arrives, to tell the last one.
-    let mut held: Option<LoggedInterval> = None;
-    while let Some((line, iv)) = log.next(&mut shared)? {
-        // A run that was killed has no summary: it is the sum of its intervals.
-        if finished.is_none() {
-            add_to_tally(&mut tally, &iv, &line, 0);
+    // The tiers are cross-checked beside the read (another scan of the files, on another core).
+    let (read, damage) = std::thread::scope(|scope| -> Result<_, Error> {
+        let check = std::thread::Builder::new().spawn_scoped(scope, || super::damage::check(dir, &meta, recorded)).ok();
+        let mut log = Tiers::open(dir, &meta, grain, &meta.checks, finished.is_some())?;
+        let mut read = 0u64;
+        // One interval is held back until the next arrives, to tell the last one.
+        let mut held: Option<LoggedInterval> = None;
+        while let Some((line, iv)) = log.next(&mut shared)? {
+            read = read.saturating_add(iv.total.samples);
+            // A run that was killed has no summary: it is the sum of its intervals.
+            if finished.is_none() {
+                add_to_tally(&mut tally, &iv, &line, 0);
+            }
+            if let Some(h) = held.replace(iv) {
+                visit(&h);
+            }
         }
-        if let Some(h) = held.replace(iv) {
+        if let Some(mut h) = held {
+            h.last = true;
             visit(&h);
         }
-    }
-    if let Some(mut h) = held {
-        h.last = true;
-        visit(&h);
-    }
-    let summary = match finished {
+        let damage = match check.map(|c| c.join()) {
+            Some(Ok(d)) => d,
+            _ => super::damage::check(dir, &meta, recorded),
+        };
+        Ok((read, damage))
+    })?;
+    let mut summary = match finished {
         Some(s) => s,
         None => Summary::from_tally(&tally, &shared.labels, &meta.checks, &meta.scenarios, false),
     };
+    summary.damage = damage.iter().map(|d| d.warning(read, recorded)).collect();
     meta.labels = shared.labels;
     Ok(Run { meta, summary })
 }

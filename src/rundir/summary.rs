@@ -243,6 +243,10 @@ pub struct Summary {
     /// (a run's `summary.json` does not hold it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch: Option<super::watch::WatchSummary>,
+    /// Set by the reader: a warning for each file of the log that does not hold together with
+    /// the rest (see [`super::damage`]), naming it and the lower bound counted. Never written.
+    #[serde(skip)]
+    pub damage: Vec<String>,
 }
 
 /// One threshold and how the run measured against it.
@@ -492,6 +496,7 @@ impl Summary {
             generator: None,
             thresholds: Vec::new(),
             watch: None,
+            damage: Vec::new(),
         }
     }
 }

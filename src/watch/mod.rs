@@ -63,6 +63,14 @@ pub enum Source {
 }
 
 impl Source {
+    /// What the source's URL sends as credentials (`user:password@`), in every form.
+    fn credentials(&self) -> crate::redact::Secrets {
+        match self {
+            Source::Scrape(u) | Source::Promql { server: u, .. } => crate::redact::userinfo_secrets(u),
+            Source::Pid(_) | Source::Proc(_) => Default::default(),
+        }
+    }
+
     /// Reads `--watch`'s value. The message says what is wrong and what the forms are.
     pub fn parse(s: &str) -> Result<Source, String> {
         const FORMS: &str = "pid:PID, proc:NAME, scrape:URL or promql:NAME=QUERY@URL";
@@ -370,7 +378,11 @@ fn sample(watchers: &mut [Watcher]) -> Vec<Read> {
             let r = w.read();
             let done = Instant::now();
             let (state, reason) = match r.problem {
-                Some((s, why)) => (s, Some(crate::redact::text(&why).into_owned())),
+                Some((s, why)) => {
+                    // A server may echo the request: its credentials, in whatever form.
+                    let why = w.source.credentials().scrub(&why).into_owned();
+                    (s, Some(crate::redact::text(&why).into_owned()))
+                }
                 None => (State::Ok, None),
             };
             let line = WatchLine {

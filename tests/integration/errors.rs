@@ -258,3 +258,40 @@ fn a_thread_group_with_no_request_left_ends_at_once() {
     checked.assert_exit(0);
     assert!(String::from_utf8_lossy(&checked.stdout).contains("scenario \"Idle\" has no request to send"));
 }
+
+#[test]
+fn issue31_a_start_at_in_the_past_is_refused_past_a_small_tolerance() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("start-at-past");
+    let out = Stampede::new()
+        .args([
+            "run",
+            "--url",
+            &server.url("/"),
+            "--iterations",
+            "1",
+            "-q",
+            "--start-at",
+            "1970-01-01T00:00:00Z",
+            "--out",
+        ])
+        .arg(run.path())
+        .run();
+    out.assert_exit(2);
+    let err = out.stderr_str();
+    assert!(err.contains("--start-at 1970-01-01T00:00:00Z is") && err.contains("past"), "{err}");
+    assert!(!run.path().join("meta.json").exists());
+    assert_eq!(server.requests(), 0);
+    // A part launched a moment late still starts at once, and records its skew.
+    let late = time::OffsetDateTime::now_utc() - time::Duration::seconds(2);
+    let at = late.format(&time::format_description::well_known::Rfc3339).unwrap();
+    let run = TempRun::new("start-at-late");
+    Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--iterations", "1", "-q", "--start-at", &at, "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let skew = run.meta()["part"]["start_skew_ms"].as_f64().unwrap();
+    assert!((1_000.0..10_000.0).contains(&skew), "{skew}");
+    assert_eq!(server.requests(), 1);
+}

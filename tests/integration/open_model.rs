@@ -65,3 +65,35 @@ fn a_ramping_rate_follows_its_stages() {
     assert_eq!(run.total()["samples"], 300);
     assert_eq!(server.requests(), 300);
 }
+
+#[test]
+fn issue31_a_rate_beyond_any_generator_is_refused_naming_the_flag_and_the_maximum() {
+    // Nothing may be sent: the server counts every request.
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    for rate in ["1e300", "1.5e9", "inf", "NaN", "-5"] {
+        let out = Stampede::new()
+            .args(["run", "--url", &server.url("/"), &format!("--rate={rate}"), "--duration", "2s", "-q"])
+            .timeout(Duration::from_secs(20))
+            .run();
+        out.assert_exit(2);
+        let err = out.stderr_str();
+        assert!(err.contains("--rate"), "{rate}: {err}");
+        if rate.ends_with('9') || rate == "1e300" {
+            assert!(err.contains("at most 1e9/s"), "{rate}: {err}");
+        }
+    }
+    // The same in a plan: the element is named, with the maximum.
+    let dir = crate::util::stampede::TempRun::new("rate-plan");
+    let plan = dir.write(
+        "plan.yaml",
+        format!(
+            "scenarios:\n  - name: s\n    workload: {{stages: [{{rate: 1e300, duration: 2s}}]}}\n    flow: [{{request: {{url: '{}'}}}}]\n",
+            server.url("/")
+        ),
+    );
+    let out = Stampede::new().arg("check").arg(&plan).run();
+    out.assert_exit(2);
+    let err = out.stderr_str();
+    assert!(err.contains("stages[0].rate") && err.contains("at most 1e9/s"), "{err}");
+    assert_eq!(server.requests(), 0);
+}

@@ -367,3 +367,138 @@ fn a_run_past_the_seconds_it_keeps_reports_exactly_from_its_roll_ups() {
     let total = samples(&[], killed.path());
     assert!(total > 0 && total <= server.responses() - served, "{total} vs {}", server.responses() - served);
 }
+
+/// Copies a run directory's files into a new one.
+fn copy_run(from: &std::path::Path, name: &str) -> TempRun {
+    let to = TempRun::new(name);
+    std::fs::create_dir_all(to.path()).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.path().join(e.file_name())).unwrap();
+    }
+    to
+}
+
+/// Issue 31: a rolled-up run directory damaged in any way the tiers can disagree (a roll-up
+/// missing, reversed, cut mid-line or short of a line; a `log` in meta.json that lies; killed
+/// and missing a tier) is read as far as it goes, with a warning naming the file and the lower
+/// bound counted, and exit 3 as for a corrupt line; never a silent under-count with exit 0.
+#[test]
+fn issue31_a_damaged_rolled_up_run_directory_is_a_warning_naming_the_file_and_the_lower_bound_exit_3() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("damaged");
+    Stampede::new()
+        .env("STAMPEDE_LOG_LAYOUT", "2:2,4")
+        .args(["run", "--url", &server.url("/"), "--rate", "100", "--duration", "5s", "-q", "--out"])
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    let served = server.responses();
+    assert_eq!(run.total()["samples"], served);
+    // `report --format json` (with `args`): its exit code, its samples, its stderr.
+    let report = |dir: &std::path::Path, args: &[&str]| {
+        let out = Stampede::new().arg("report").arg(dir).args(["--format", "json"]).args(args).run();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let samples = v.get("summary").unwrap_or(&v)["total"]["samples"].as_u64();
+        (out.status.code(), samples, out.stderr_str())
+    };
+    // Whole, every way of reading it agrees with the server, and says nothing.
+    for args in [&[][..], &["--from", "0s"], &["--every", "2s"]] {
+        let (code, samples, err) = report(run.path(), args);
+        assert_eq!((code, samples, err.as_str()), (Some(0), Some(served), ""), "{args:?}");
+    }
+    let lines = |dir: &TempRun, f: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.path().join(f)).unwrap().lines().map(String::from).collect()
+    };
+    let write = |dir: &TempRun, f: &str, lines: &[String]| {
+        std::fs::write(dir.path().join(f), lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap()
+    };
+    let set_log = |dir: &TempRun, log: serde_json::Value| {
+        let mut meta = dir.meta();
+        meta["log"] = log;
+        std::fs::write(dir.path().join("meta.json"), meta.to_string()).unwrap();
+    };
+    type Spoil<'a> = Box<dyn Fn(&TempRun) + 'a>;
+    let cases: Vec<(&str, &str, Spoil)> = vec![
+        (
+            "missing",
+            "intervals-2s.jsonl",
+            Box::new(|d| std::fs::remove_file(d.path().join("intervals-2s.jsonl")).unwrap()),
+        ),
+        (
+            "reversed",
+            "intervals-4s.jsonl",
+            Box::new(|d| {
+                let mut l = lines(d, "intervals-4s.jsonl");
+                l.reverse();
+                write(d, "intervals-4s.jsonl", &l);
+            }),
+        ),
+        (
+            "cut",
+            "intervals-2s.jsonl",
+            Box::new(|d| {
+                let text = std::fs::read_to_string(d.path().join("intervals-2s.jsonl")).unwrap();
+                let second = text.find('\n').unwrap() + 1;
+                std::fs::write(d.path().join("intervals-2s.jsonl"), &text[..second + 100]).unwrap();
+            }),
+        ),
+        (
+            "short",
+            "intervals-4s.jsonl",
+            Box::new(|d| {
+                let l = lines(d, "intervals-4s.jsonl");
+                write(d, "intervals-4s.jsonl", &l[..1]);
+            }),
+        ),
+        (
+            "log-leaves-a-tier-out",
+            "meta.json",
+            Box::new(|d| set_log(d, serde_json::json!({"version": 2, "seconds_kept_s": 2, "rollups_s": [2]}))),
+        ),
+        (
+            "log-keeps-more-seconds",
+            "intervals.jsonl",
+            Box::new(|d| set_log(d, serde_json::json!({"version": 2, "seconds_kept_s": 4, "rollups_s": [2, 4]}))),
+        ),
+        ("no-log", "meta.json", Box::new(|d| set_log(d, serde_json::Value::Null))),
+        (
+            "killed-missing",
+            "intervals-2s.jsonl",
+            Box::new(|d| {
+                std::fs::remove_file(d.path().join("summary.json")).unwrap();
+                std::fs::remove_file(d.path().join("intervals-2s.jsonl")).unwrap();
+            }),
+        ),
+    ];
+    for (name, file, spoil) in cases {
+        let dir = copy_run(run.path(), name);
+        spoil(&dir);
+        let named = dir.path().join(file).display().to_string();
+        let mut counted = Vec::new();
+        for args in [&[][..], &["--from", "0s"], &["--every", "2s"]] {
+            let (code, samples, err) = report(dir.path(), args);
+            assert_eq!(code, Some(3), "{name} {args:?}: {err}");
+            assert!(
+                err.contains(&format!("warning: the run directory is damaged: {named}: ")),
+                "{name} {args:?}: {err}"
+            );
+            if args.first() == Some(&"--from") {
+                // The figures summed from the log are the lower bound the warning says.
+                let n = samples.unwrap_or_else(|| panic!("{name}: no report: {err}"));
+                assert!(n <= served, "{name}: {n} of {served}");
+                let says = if name.starts_with("killed") {
+                    format!("its figures ({n} samples) are a lower bound")
+                } else {
+                    format!("it counts {n} of the {served} samples summary.json records: a lower bound")
+                };
+                assert!(err.contains(&says), "{name}: want `{says}` in {err}");
+                counted.push(n);
+            }
+        }
+        let out = Stampede::new().arg("compare").arg(run.path()).arg(dir.path()).run();
+        assert_eq!(out.status.code(), Some(3), "{name}: compare: {}", out.stderr_str());
+        assert!(out.stderr_str().contains(&named), "{name}: compare: {}", out.stderr_str());
+        eprintln!("{name}: --from 0s counts {counted:?} of {served}");
+    }
+}

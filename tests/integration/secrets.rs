@@ -206,3 +206,67 @@ fn a_load_error_does_not_echo_a_secret_set_on_the_command_line() {
     assert_none_leaked(&[leaked], &outputs("check", &out));
     assert!(out.stderr_str().contains("k=***"), "{}", out.stderr_str());
 }
+
+/// Issue 31: credentials in a `user:password@` URL (of `--watch` and `--export`, the URLs that
+/// send them) reach a target that echoes the request (`mock --mirror`, answering 500 so the
+/// echo becomes a failure's reason): the password, `user:password` and its base64 are in no
+/// file of the run directory, no report in any format, and neither stdout nor stderr.
+#[test]
+fn issue31_credentials_echoed_by_a_mirror_are_masked_in_every_output() {
+    use base64::Engine as _;
+    use std::time::Duration;
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let mut mirror = Stampede::new().args(["mock", "--mirror", "--listen", "127.0.0.1:0"]).spawn();
+    let mut addr = String::new();
+    assert!(
+        mirror.wait_until(Duration::from_secs(10), |m| {
+            match m.stderr_so_far().split("http://").nth(1).and_then(|r| r.split('/').next()) {
+                Some(a) => {
+                    addr = a.to_string();
+                    true
+                }
+                None => false,
+            }
+        }),
+        "the mirror did not say where it listens"
+    );
+    let password = format!("secretpass{}", std::process::id());
+    let pair = format!("user:{password}");
+    let basic = base64::engine::general_purpose::STANDARD.encode(&pair);
+    let forbidden = [password.clone(), pair.clone(), basic.clone()];
+    let run = TempRun::new("echoed-credentials");
+    let at = |path: &str| format!("http://{pair}@{addr}{path}");
+    let out = Stampede::new()
+        .args(["run", "--url", &server.url("/"), "--rate", "20", "--duration", "2s", "--out"])
+        .arg(run.path())
+        .args(["--watch", &format!("scrape:{}", at("/metrics?status=500"))])
+        .args(["--watch", &format!("promql:up=up@{}", at("/?status=503"))])
+        .args(["--watch", &format!("scrape:{}", at("/metrics"))])
+        .args(["--export", &format!("prometheus-rw={}", at("/api/v1/write"))])
+        .args(["--export", &format!("influxdb={}", at("/write?db=x"))])
+        .run();
+    out.assert_exit(0);
+    let mut seen = outputs("run", &out);
+    files_under(run.path(), &mut seen);
+    for format in ["md", "html", "json", "csv", "junit"] {
+        let out = Stampede::new().arg("report").arg(run.path()).args(["--format", format]).run();
+        seen.extend(outputs(&format!("report --format {format}"), &out));
+    }
+    // The echo did reach the outputs (so the test sees what it guards), masked.
+    let watch = std::fs::read_to_string(run.path().join("watch.jsonl")).unwrap();
+    assert!(watch.contains("Authorization: Basic ***"), "{watch}");
+    for (what, text) in &seen {
+        for f in &forbidden {
+            assert!(!text.contains(f.as_str()), "{what} holds `{f}`:\n{text}");
+        }
+    }
+    assert_eq!(uint_total(run.path()), server.requests());
+    mirror.interrupt();
+    mirror.wait(Duration::from_secs(10));
+}
+
+fn uint_total(dir: &Path) -> u64 {
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    s["total"]["samples"].as_u64().unwrap()
+}

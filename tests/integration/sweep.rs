@@ -259,3 +259,49 @@ fn refine_finds_the_capacity_between_two_steps() {
     }
     assert!(run.path().join("step-05-5-users").join("summary.json").exists());
 }
+
+#[test]
+fn issue31_sweep_refuses_rates_beyond_any_generator_and_a_zero_step_naming_its_own_flags() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let url = server.url("/");
+    for (args, says) in [
+        (
+            vec!["--rates", "1e300", "--step-duration", "1s"],
+            "--rates: a rate of 1e300/s is beyond any generator: at most 1e9/s",
+        ),
+        (vec!["--rates", "10,2e9", "--step-duration", "1s"], "at most 1e9/s"),
+        (vec!["--users", "1,2", "--step-duration", "0s"], "--step-duration must be above zero"),
+        (vec!["--rates", "5", "--step-duration", "0s"], "--step-duration must be above zero"),
+    ] {
+        let run = TempRun::new("sweep-refused");
+        let out = Stampede::new().args(["sweep", "--url", &url, "-q"]).args(&args).arg("--out").arg(run.path()).run();
+        out.assert_exit(2);
+        let err = out.stderr_str();
+        assert!(err.contains(says) && !err.contains("--duration "), "{args:?}: {err}");
+        assert!(!run.path().join("sweep.json").exists(), "{args:?}: nothing claimed");
+    }
+    assert_eq!(server.requests(), 0);
+}
+
+#[test]
+fn issue31_a_step_directory_is_named_within_a_file_name_whatever_its_load() {
+    // A tiny rate (one arrival in ten thousand seconds) is a load a sweep takes; its step's
+    // directory must still be a name the file system takes (written out, it is 300 digits).
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("sweep-tiny-rate");
+    let out = Stampede::new()
+        .args(["sweep", "--url", &server.url("/"), "-q", "--rates", "1e-300,0.5", "--step-duration", "1s", "--out"])
+        .arg(run.path())
+        .run();
+    out.assert_exit(0);
+    let record = sweep_record(&run);
+    let steps = record["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{record:#}");
+    for s in steps {
+        let dir = s["dir"].as_str().unwrap();
+        assert!(dir.len() < 64 && run.path().join(dir).join("summary.json").exists(), "{dir}");
+    }
+    // 1e-300/s sends nothing in 1 s; 0.5/s sends its arrival at 0.
+    let samples: u64 = steps.iter().map(|s| uint(&s["total"], "samples")).sum();
+    assert_eq!(samples, server.requests());
+}

@@ -108,13 +108,24 @@ pub(crate) async fn run<F: Users>(
         let now = Instant::now();
         let limit = if now >= end { END_LAG } else { MAX_LAG };
         if now.saturating_duration_since(due) > limit {
-            // Skip to the first arrival that is not yet too late; count the rest.
-            let catch_up = schedule.arrivals_before((now - limit).saturating_duration_since(start)).max(n + 1);
-            ctx.recorder.undispatched(ctx.index, segment.count_below(catch_up) - segment.count_below(n));
+            // Skip to the first arrival that is not yet too late; count the rest. Saturating
+            // throughout: a schedule of u64::MAX arrivals must end, not wrap its counts.
+            let catch_up =
+                schedule.arrivals_before((now - limit).saturating_duration_since(start)).max(n.saturating_add(1));
+            let skipped = segment.count_below(catch_up).saturating_sub(segment.count_below(n));
+            ctx.recorder.undispatched(ctx.index, skipped);
+            if catch_up >= schedule.total() {
+                break;
+            }
             n = segment.next_owned(catch_up);
             continue;
         }
-        n = segment.next_owned(n + 1);
+        if n.saturating_add(1) >= schedule.total() {
+            // The last arrival: nothing follows it (and `next_owned` past it could overflow).
+            n = schedule.total();
+        } else {
+            n = segment.next_owned(n + 1);
+        }
         last_due = due;
         while let Ok(id) = idle_rx.try_recv() {
             idle.push(id);

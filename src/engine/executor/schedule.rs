@@ -10,6 +10,9 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub(crate) struct ArrivalSchedule {
     stages: Vec<Segment>,
+    /// [`ArrivalSchedule::total`], kept: past 2^53 arrivals an f64 no longer tells n from n + 1,
+    /// so `due` ends the schedule by this count, not by its floating-point sum.
+    total: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +36,13 @@ impl ArrivalSchedule {
             t += len;
             rate = s.target;
         }
-        ArrivalSchedule { stages: out }
+        let total = out.last().map_or(0, |s| {
+            let n = s.before + (s.from_rate + s.to_rate) / 2.0 * s.len_s;
+            // Arrivals at 0, 1/r, 2/r, ... strictly before the end: ceil, tolerant of rounding
+            // (`as` saturates: a sum past u64 is u64::MAX arrivals, never a wrapped count).
+            (n - 1e-9).ceil().max(0.0) as u64
+        });
+        ArrivalSchedule { stages: out, total }
     }
 
     /// How long the schedule lasts.
@@ -43,11 +52,7 @@ impl ArrivalSchedule {
 
     /// Total arrivals over the whole schedule.
     pub(crate) fn total(&self) -> u64 {
-        self.stages.last().map_or(0, |s| {
-            let n = s.before + (s.from_rate + s.to_rate) / 2.0 * s.len_s;
-            // Arrivals at 0, 1/r, 2/r, ... strictly before the end: ceil, tolerant of rounding.
-            (n - 1e-9).ceil().max(0.0) as u64
-        })
+        self.total
     }
 
     /// How many arrivals are due strictly before `t` (from the scenario's start): the index of
@@ -64,11 +69,14 @@ impl ArrivalSchedule {
         }
         // Arrival k is due before t when k < N(t): ceil, tolerant of rounding (a due time is
         // whole nanoseconds); never past the end.
-        ((n - 1e-6).ceil().max(0.0) as u64).min(self.total())
+        ((n - 1e-6).ceil().max(0.0) as u64).min(self.total)
     }
 
     /// When arrival `n` (0-based) is due, from the scenario's start; `None` past the end.
     pub(crate) fn due(&self, n: u64) -> Option<Duration> {
+        if n >= self.total {
+            return None;
+        }
         let n = n as f64;
         for s in &self.stages {
             let in_stage = (s.from_rate + s.to_rate) / 2.0 * s.len_s;
@@ -157,6 +165,15 @@ mod tests {
         assert_eq!(s.arrivals_before(Duration::from_secs(100)), s.total());
         let c = ArrivalSchedule::new(1e9, &[st(1e9, 10.0)]);
         assert_eq!(c.arrivals_before(Duration::from_secs(1)), 1_000_000_000);
+    }
+
+    #[test]
+    fn issue31_a_schedule_past_u64_arrivals_ends_at_its_saturated_total() {
+        let s = ArrivalSchedule::new(1e300, &[st(1e300, 2.0)]);
+        assert_eq!(s.total(), u64::MAX);
+        assert!(s.due(u64::MAX - 1).is_some());
+        assert_eq!(s.due(u64::MAX), None, "the last count ends the schedule, though an f64 cannot tell it apart");
+        assert_eq!(s.arrivals_before(Duration::from_secs(1)), u64::MAX);
     }
 
     #[test]

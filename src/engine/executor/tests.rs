@@ -430,3 +430,19 @@ async fn open_rate_steps_of_zero_length_stages() {
     dues.sort();
     assert_eq!(dues, [0, 500, 1000, 1250, 1500, 1750, 2000, 2250, 2500, 2750].map(ms));
 }
+
+#[tokio::test(start_paused = true)]
+async fn issue31_a_rate_beyond_any_clock_ends_on_time_and_wraps_no_count() {
+    // 1e300/s for 2 s (refused by every parser; the executor must still hold): more arrivals
+    // than u64 counts. The first arrival stalls the clock 2.5 s, past the schedule's end: what
+    // was not sent is undispatched, every arrival is counted once, and nothing wraps.
+    let w = open(1e300, &[(1e300, 2000)], 2, 20);
+    let total = ArrivalSchedule::new(w.start_rate, &w.stages).total();
+    assert_eq!(total, u64::MAX);
+    let r = run(Workload::Open(w), &Segment::FULL, ms(10), None, ms(2500)).await;
+    let c = r.counts;
+    let sum = u128::from(c.iterations) + u128::from(c.dropped) + u128::from(c.undispatched);
+    assert_eq!(sum, u128::from(total), "{c:?}");
+    assert!(c.undispatched > u64::MAX / 2, "{c:?}");
+    assert!(r.took <= ms(3000), "took {:?}", r.took);
+}

@@ -32,10 +32,17 @@ pub(super) fn read(src: &str, file: &Path, properties: &HashMap<String, String>)
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let root = node::load(src).map_err(|e| {
         let mut loc = Location::file(file);
+        let mut message = e.message;
         if let Some(p) = e.pos {
             (loc.line, loc.column) = (Some(p.line), Some(p.column));
+            if let Some((line, quoted)) = node::unquoted_expression_in_flow(src, p.line) {
+                message.push_str(&format!(
+                    "; {}:{line}: a `${{...}}` inside {{ }} or [ ] must be quoted (YAML ends it at its first brace or comma): quote it: {quoted}",
+                    file.display()
+                ));
+            }
         }
-        Error::new(ErrorKind::Syntax, loc, e.message)
+        Error::new(ErrorKind::Syntax, loc, message)
     })?;
     let mut cx = Cx {
         file: file.to_path_buf(),

@@ -124,6 +124,74 @@ const ALIAS_BUDGET: usize = 100_000;
 /// The deepest nesting of lists and maps a plan may have.
 const MAX_DEPTH: usize = 128;
 
+/// Where a `${...}` stands unquoted inside a flow mapping or list (`{users: ${__P(users,60)}}`)
+/// at or before line `upto` (1-based), and how to write it: YAML ends a plain scalar at the
+/// first `{`, `}` or `,` of a flow, so the scanner's own message ("did not find expected ','
+/// or '}'") never says what is wrong. The last such place is returned, with `key: "${...}"`.
+pub(super) fn unquoted_expression_in_flow(src: &str, upto: usize) -> Option<(usize, String)> {
+    let mut found = None;
+    let mut depth = 0usize;
+    for (n, line) in src.lines().enumerate().take(upto) {
+        let b = line.as_bytes();
+        let mut i = 0;
+        // Where the current flow entry starts (a key's first byte), for the suggestion.
+        let mut entry = 0;
+        let mut quote: Option<u8> = None;
+        while i < b.len() {
+            let c = b[i];
+            if let Some(q) = quote {
+                if c == q {
+                    quote = None;
+                }
+                i += 1;
+                continue;
+            }
+            let before = line[..i].trim_end();
+            let opens_value = before.is_empty() || before.ends_with(':') || before.ends_with('-');
+            match c {
+                b'#' if i == 0 || b[i - 1] == b' ' => break,
+                b'\'' | b'"' if depth > 0 || opens_value => quote = Some(c),
+                b'{' | b'[' if depth > 0 || opens_value => {
+                    depth += 1;
+                    entry = i + 1;
+                }
+                b'}' | b']' if depth > 0 => depth -= 1,
+                b',' if depth > 0 => entry = i + 1,
+                b'$' if depth > 0 && b.get(i + 1) == Some(&b'{') => {
+                    // The expression runs to its own closing brace (functions nest).
+                    let mut level = 0usize;
+                    let mut end = i + 1;
+                    while end < b.len() {
+                        match b[end] {
+                            b'{' => level += 1,
+                            b'}' => {
+                                level -= 1;
+                                if level == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        end += 1;
+                    }
+                    let expr = &line[i..(end + 1).min(line.len())];
+                    let key = line[entry.min(i)..i].trim().trim_end_matches(':').trim();
+                    let text = if key.is_empty() || key.contains(['{', '[']) {
+                        format!("\"{expr}\"")
+                    } else {
+                        format!("{key}: \"{expr}\"")
+                    };
+                    found = Some((n + 1, text));
+                    i = end;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    found
+}
+
 /// Reads one YAML document; an empty file reads as an empty map.
 pub(super) fn load(src: &str) -> Result<Node, LoadError> {
     let mut b = TreeBuilder::default();

@@ -469,3 +469,27 @@ fn merge_keys_anchors_and_block_strings() {
     assert_eq!((p.labels[r.label.index()].as_str(), r.path.source()), ("merged", "/a"));
     assert_eq!(r.body, Body::Text(Template::literal("one\ntwo\n")));
 }
+
+#[test]
+fn issue31_an_unquoted_expression_in_a_flow_mapping_says_to_quote_it() {
+    let flow = "    flow: [{request: {url: 'http://127.0.0.1/'}}]\n";
+    for (src, line, says) in [
+        (format!("scenarios:\n  - name: x\n    workload: {{users: ${{__P(users,60)}}}}\n{flow}"), 3, "quote it: users: \"${__P(users,60)}\""),
+        (
+            format!("scenarios:\n  - name: x\n    workload: {{duration: 1s,\n      users: ${{__P(u,${{__P(v,2)}})}}}}\n{flow}"),
+            4,
+            "quote it: users: \"${__P(u,${__P(v,2)})}\"",
+        ),
+        ("scenarios:\n  - name: x\n    workload: {users: 1, duration: 1s}\n    flow: [${__P(a,b)}]\n".to_string(), 4, "quote it: \"${__P(a,b)}\""),
+    ] {
+        let e = load(&src).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax, "{e}");
+        let text = e.to_string();
+        assert!(text.contains(&format!("t.yaml:{line}: a `${{...}}` inside")) && text.contains(says), "{src}\n{text}");
+    }
+    // Quoted, it reads; and a syntax error with no expression in a flow gets no such hint.
+    load(&format!("scenarios:\n  - name: x\n    workload: {{users: \"${{__P(users,60)}}\", duration: 1s}}\n{flow}"))
+        .unwrap();
+    let e = load("scenarios:\n  - name: x\n    url: http://h/${a}\n    workload: {users: 1\n").unwrap_err();
+    assert!(!e.to_string().contains("quote it"), "{e}");
+}

@@ -83,9 +83,13 @@ impl Cx {
     }
 
     pub(super) fn rate(&mut self, v: &Node, el: &str) -> Result<f64, Error> {
-        self.parse(v, el, "a rate in iterations per second", |s| {
+        let rate = self.parse(v, el, "a rate in iterations per second", |s| {
             s.trim_end_matches("/s").parse::<f64>().ok().filter(|r| r.is_finite() && *r >= 0.0)
-        })
+        })?;
+        match crate::plan::workload::rate_problem(&format!("`{el}`"), rate) {
+            Some(problem) => Err(self.invalid(v, el, &problem)),
+            None => Ok(rate),
+        }
     }
 
     pub(super) fn bool(&mut self, v: &Node, el: &str) -> Result<bool, Error> {
