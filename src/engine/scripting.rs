@@ -15,6 +15,7 @@ use crate::script::value::{lock, Key};
 use crate::script::{FileAccess, Host, HostRef, Thrown, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::plan::script_host::{self, CTX, FIRST_FREE, LOG, OUT, PROPS, VARS};
@@ -48,6 +49,18 @@ pub(crate) struct Env {
     pub writable: Vec<PathBuf>,
     /// Where log lines go (the run's script log), if anywhere.
     pub log: Option<std::sync::mpsc::Sender<String>>,
+    /// The scenario, whose `stopping` interrupts a running script (Ctrl-C, its end).
+    pub stop: Option<Stop>,
+}
+
+/// The scenario a script runs in, for its stop flag.
+#[derive(Clone)]
+pub(crate) struct Stop(pub Arc<super::session::ScenarioCtx>);
+
+impl std::fmt::Debug for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stop")
+    }
 }
 
 /// A sample as `prev`/`SampleResult` shows it and lets a script change it.
@@ -590,6 +603,10 @@ fn header_of(args: &[Value]) -> (String, String) {
 }
 
 impl Host for Exec<'_> {
+    fn interrupted(&mut self) -> bool {
+        self.env.stop.as_ref().is_some_and(|s| s.0.stopping())
+    }
+
     fn call(&mut self, target: HostRef, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
         let env = self.env;
         if target != CTX

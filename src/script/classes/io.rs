@@ -101,8 +101,22 @@ fn path_of(v: &Value) -> Result<String, Thrown> {
 
 fn read_string(cx: &mut Ctx<'_>, path: &str) -> Result<String, Thrown> {
     let p = cx.host.file(path, FileAccess::Read)?;
-    let b = std::fs::read(&p).map_err(|e| io_error(path, e))?;
+    let b = read_all(&p, path)?;
     Ok(String::from_utf8_lossy(&b).into_owned())
+}
+
+/// A whole file, read no further than the execution's memory budget allows (a file of
+/// gigabytes, or one that never ends, is an `OutOfMemoryError`, not an abort).
+fn read_all(p: &std::path::Path, path: &str) -> Result<Vec<u8>, Thrown> {
+    use std::io::Read;
+    let most = crate::script::budget::remaining();
+    let f = std::fs::File::open(p).map_err(|e| io_error(path, e))?;
+    let mut b = Vec::new();
+    f.take(most.saturating_add(1)).read_to_end(&mut b).map_err(|e| io_error(path, e))?;
+    if b.len() as u64 > most {
+        return Err(crate::script::budget::out_of_memory(b.len() as u64));
+    }
+    Ok(b)
 }
 
 /// Appends (or, with `truncate`, writes) to a file the host allows.
@@ -234,7 +248,7 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
         "readString" => Ok(Value::str(read_string(cx, &path)?)),
         "readAllBytes" => {
             let p = cx.host.file(&path, FileAccess::Read)?;
-            Ok(bytes(std::fs::read(&p).map_err(|e| io_error(&path, e))?))
+            Ok(bytes(read_all(&p, &path)?))
         }
         "write" | "writeString" => {
             let data = match arg(&args, 1) {
@@ -354,7 +368,7 @@ impl Native for FileObj {
             ("readLines", 0 | 1) => Ok(Value::list(lines(&read_string(cx, path)?))),
             ("getBytes" | "readBytes", 0) => {
                 let p = cx.host.file(path, FileAccess::Read)?;
-                Ok(bytes(std::fs::read(&p).map_err(|e| io_error(path, e))?))
+                Ok(bytes(read_all(&p, path)?))
             }
             ("eachLine", 1) => {
                 let f = args[0].clone();
