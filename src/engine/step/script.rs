@@ -37,7 +37,7 @@ impl VirtualUser {
             readable: sh.readable.clone(),
             writable: sh.writable.clone(),
             log: sh.log.clone(),
-            stop: Some(super::super::scripting::Stop(self.ctx.clone())),
+            stop: Some(super::super::scripting::Stop { scenario: self.ctx.clone(), until: self.stop_at }),
         });
         self.script_env = Some(env.clone());
         env
