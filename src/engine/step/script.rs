@@ -129,7 +129,8 @@ impl VirtualUser {
         let out = exec.run();
         let slept = exec.slept;
         // A script the run's stop interrupted was cut, as a sleep the stop cut is.
-        let interrupted = self.script_wait(slept).await.is_err() || out.result.as_ref().is_err_and(Thrown::is_interrupt);
+        let interrupted =
+            self.script_wait(slept).await.is_err() || out.result.as_ref().is_err_and(Thrown::is_interrupt);
         match &out.result {
             Ok(v) => {
                 if el.bean_shell {

@@ -724,7 +724,8 @@ fn string_static(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
         ("valueOf" | "copyValueOf", 3) => {
             let chars: Vec<Value> = items_of(&args[0]).unwrap_or_default();
             let (from, n) = (int_arg(&args, 1)?, int_arg(&args, 2)?);
-            let range = usize::try_from(from).ok().zip(usize::try_from(n).ok()).and_then(|(a, n)| Some(a..a.checked_add(n)?));
+            let range =
+                usize::try_from(from).ok().zip(usize::try_from(n).ok()).and_then(|(a, n)| Some(a..a.checked_add(n)?));
             let slice = range
                 .and_then(|r| chars.get(r))
                 .ok_or_else(|| Thrown::new("java.lang.StringIndexOutOfBoundsException", "offset/count out of range"))?;
@@ -811,7 +812,8 @@ pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
         };
         // A width or precision is text made before it is padded: `%0999999999d` must not ask
         // for a gigabyte.
-        let size = (out.len() as u64).saturating_add(width.unwrap_or(0) as u64).saturating_add(precision.unwrap_or(0) as u64);
+        let size =
+            (out.len() as u64).saturating_add(width.unwrap_or(0) as u64).saturating_add(precision.unwrap_or(0) as u64);
         crate::script::methods::checked_size(size)?;
         let spec_text = format!("%{spec}{conv}");
         let text = match conv {
@@ -1106,19 +1108,17 @@ impl Native for StringBuilder {
         let before = b.text.len();
         match (method, args.len()) {
             // Groovy's `sb << x` is `leftShift`, an append.
-            ("append" | "leftShift", 1) => {
-                match &args[0] {
-                    Value::List(l)
-                        if l.kind == crate::script::value::ListKind::Array
-                            && lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) =>
-                    {
-                        let s: String = lock(&l.items).iter().map(|c| c.to_string()).collect();
-                        b.push(&s)
-                    }
-                    Value::Str(s) => b.push(s),
-                    v => b.push(&v.to_string()),
+            ("append" | "leftShift", 1) => match &args[0] {
+                Value::List(l)
+                    if l.kind == crate::script::value::ListKind::Array
+                        && lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) =>
+                {
+                    let s: String = lock(&l.items).iter().map(|c| c.to_string()).collect();
+                    b.push(&s)
                 }
-            }
+                Value::Str(s) => b.push(s),
+                v => b.push(&v.to_string()),
+            },
             ("toString", 0) => return Ok(Value::str(b.text.as_str())),
             ("length", 0) => return Ok(Value::Int(b.chars() as i32)),
             ("isEmpty", 0) => return Ok(Value::Bool(b.text.is_empty())),
@@ -1127,8 +1127,17 @@ impl Native for StringBuilder {
                 let r = self.edit(&mut b.text, len, method, &args);
                 let read_only = matches!(
                     method,
-                    "charAt" | "indexOf" | "lastIndexOf" | "substring" | "capacity" | "chars" | "equals" | "hashCode"
-                        | "compareTo" | "trimToSize" | "ensureCapacity"
+                    "charAt"
+                        | "indexOf"
+                        | "lastIndexOf"
+                        | "substring"
+                        | "capacity"
+                        | "chars"
+                        | "equals"
+                        | "hashCode"
+                        | "compareTo"
+                        | "trimToSize"
+                        | "ensureCapacity"
                 );
                 if read_only || r.is_err() {
                     return r;

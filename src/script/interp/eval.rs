@@ -5,10 +5,10 @@ use super::{
     AssertInfo, CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S,
     STEP_BUDGET, TICK,
 };
-use crate::script::budget;
-use crate::script::INTERRUPTED_CLASS;
 use crate::script::ast::{BinOp, UnOp};
+use crate::script::budget;
 use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
+use crate::script::INTERRUPTED_CLASS;
 use crate::script::{classes, methods, Ctx, Lang, Thrown};
 use indexmap::IndexMap;
 use std::cmp::Ordering;
@@ -445,9 +445,9 @@ fn ex_try(cx: &mut Ctx<'_>, f: &mut Frame<'_>, body: &[St], catches: &[CatchC], 
             // Groovy's `catch (e)` is `catch (Exception e)`: an `OutOfMemoryError` or
             // `StackOverflowError` goes through it, as on the JVM.
             let untyped = cx.lang != Lang::Groovy || !classes::catches("java.lang.Error", &t.class);
-            let c = catches.iter().find(|c| {
-                (c.classes.is_empty() && untyped) || c.classes.iter().any(|k| classes::catches(k, &t.class))
-            });
+            let c = catches
+                .iter()
+                .find(|c| (c.classes.is_empty() && untyped) || c.classes.iter().any(|k| classes::catches(k, &t.class)));
             if let Some(c) = c {
                 budget::work(THROW_WORK);
                 let v = classes::exception_value(t);

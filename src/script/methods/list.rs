@@ -60,7 +60,10 @@ const RANGE_MAX: u64 = 50_000_000;
 
 pub(crate) fn range_items(a: i64, b: i64) -> Result<Vec<Value>, Thrown> {
     if a.abs_diff(b) > RANGE_MAX {
-        return Err(Thrown::new("java.lang.OutOfMemoryError", format!("Java heap space: range {a}..{b} is too large to list")));
+        return Err(Thrown::new(
+            "java.lang.OutOfMemoryError",
+            format!("Java heap space: range {a}..{b} is too large to list"),
+        ));
     }
     super::checked_items(a.abs_diff(b) + 1)?;
     Ok(if a <= b { (a..=b).map(int_or_long).collect() } else { (b..=a).rev().map(int_or_long).collect() })

@@ -278,7 +278,8 @@ pub fn inspect(v: &Value) -> String {
             let items: Vec<String> = m
                 .iter()
                 .map_while(|(k, v)| {
-                    crate::script::budget::show(value::shown_size(&k.0) + value::shown_size(v)).then(|| format!("{}:{}", inspect(&k.0), inspect(v)))
+                    crate::script::budget::show(value::shown_size(&k.0) + value::shown_size(v))
+                        .then(|| format!("{}:{}", inspect(&k.0), inspect(v)))
                 })
                 .collect();
             format!("[{}]", items.join(", "))

@@ -432,7 +432,9 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
                 if b.len() > a.len() {
                     // Each match grows the text by the difference: at most this many matches.
                     let most = (s.len() / a.len()) as u64;
-                    super::checked_size(most.saturating_mul((b.len() - a.len()) as u64).saturating_add(s.len() as u64))?;
+                    super::checked_size(
+                        most.saturating_mul((b.len() - a.len()) as u64).saturating_add(s.len() as u64),
+                    )?;
                 }
                 Value::from(s.replace(&*a, &b))
             }
