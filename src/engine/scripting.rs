@@ -15,6 +15,7 @@ use crate::script::value::{lock, Key};
 use crate::script::{FileAccess, Host, HostRef, Thrown, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::plan::script_host::{self, CTX, FIRST_FREE, LOG, OUT, PROPS, VARS};
@@ -48,6 +49,32 @@ pub(crate) struct Env {
     pub writable: Vec<PathBuf>,
     /// Where log lines go (the run's script log), if anywhere.
     pub log: Option<std::sync::mpsc::Sender<String>>,
+    /// When a running script is interrupted (Ctrl-C, the end of the run or of the user).
+    pub stop: Option<Stop>,
+}
+
+/// When the user's scripts must stop: its scenario is stopping, or its own end has come (the
+/// deadline is read from the clock, so a script that holds its worker thread still meets it).
+#[derive(Clone)]
+pub(crate) struct Stop {
+    pub scenario: Arc<super::session::ScenarioCtx>,
+    pub until: Option<std::time::Instant>,
+}
+
+impl Stop {
+    fn now(&self) -> bool {
+        // The run's stop token is read too, not only the flag the scenario's watcher sets from
+        // it: a script may be holding the thread that watcher would run on.
+        self.scenario.stopping()
+            || self.scenario.stop_was_interrupt()
+            || self.until.is_some_and(|u| std::time::Instant::now() >= u)
+    }
+}
+
+impl std::fmt::Debug for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stop").field("until", &self.until).finish_non_exhaustive()
+    }
 }
 
 /// A sample as `prev`/`SampleResult` shows it and lets a script change it.
@@ -590,6 +617,10 @@ fn header_of(args: &[Value]) -> (String, String) {
 }
 
 impl Host for Exec<'_> {
+    fn interrupted(&mut self) -> bool {
+        self.env.stop.as_ref().is_some_and(Stop::now)
+    }
+
     fn call(&mut self, target: HostRef, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
         let env = self.env;
         if target != CTX

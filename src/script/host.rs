@@ -79,6 +79,13 @@ pub trait Host {
         None
     }
 
+    /// Whether the script must stop now (the run is stopping: Ctrl-C, the end of its
+    /// duration). Asked every few thousand steps of a running script; `true` ends it with an
+    /// error no `catch` takes.
+    fn interrupted(&mut self) -> bool {
+        false
+    }
+
     /// `System.getenv(name)`.
     fn env(&mut self, name: &str) -> Option<String> {
         std::env::var(name).ok()

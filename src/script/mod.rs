@@ -18,6 +18,7 @@
 //! - `value`: run-time values.
 
 pub mod ast;
+pub(crate) mod budget;
 pub mod classes;
 pub mod host;
 pub mod interp;
@@ -77,6 +78,10 @@ impl fmt::Display for Lang {
     }
 }
 
+/// The class of the error that ends an execution the host interrupted (the run is stopping):
+/// no `catch` takes it, so a script that catches everything in a loop still ends.
+pub const INTERRUPTED_CLASS: &str = "stampede.ScriptInterrupted";
+
 /// Why a script cannot load: a syntax error, or a construct or class outside the subset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompileError {
@@ -119,6 +124,11 @@ impl Thrown {
 
     pub fn is_no_method(&self) -> bool {
         self.class == "groovy.lang.MissingMethodException"
+    }
+
+    /// Whether the execution was interrupted because the run is stopping ([`Host::interrupted`]).
+    pub fn is_interrupt(&self) -> bool {
+        self.class == INTERRUPTED_CLASS
     }
 
     /// A call the sandbox refuses (process execution, network, files outside the plan's).

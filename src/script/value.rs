@@ -208,11 +208,16 @@ impl Value {
     }
 }
 
+/// What one comparison counts as work, in bytes.
+const EQUALS_WORK: u64 = 16;
+
 /// Groovy's `==` (and what `contains`, `indexOf`, `unique` and map lookups by value use):
 /// numbers compare by value across types (`1 == 1L`, `1 == 1.0`), a one-character string equals
 /// its `char`, lists and maps compare element by element, other objects by `equals`.
 pub fn equals(a: &Value, b: &Value) -> bool {
     use Value::*;
+    // Work: sets and `unique`, `intersect`, `contains` compare every pair, which no step counts.
+    super::budget::work(EQUALS_WORK);
     match (a, b) {
         (Null, Null) => true,
         (Null, _) | (_, Null) => false,
@@ -357,6 +362,12 @@ impl fmt::Display for Value {
             Value::List(l) => {
                 f.write_str("[")?;
                 for (i, v) in lock(&l.items).iter().enumerate() {
+                    // Lists that hold one long string many times, or themselves nested by
+                    // reference, print to far more than they hold: the text is metered, and
+                    // cut (the script then gets an `OutOfMemoryError`) when over budget.
+                    if !super::budget::show(shown_size(v)) {
+                        break;
+                    }
                     if i > 0 {
                         f.write_str(", ")?;
                     }
@@ -371,6 +382,9 @@ impl fmt::Display for Value {
                 }
                 f.write_str("[")?;
                 for (i, (k, v)) in m.iter().enumerate() {
+                    if !super::budget::show(shown_size(&k.0) + shown_size(v)) {
+                        break;
+                    }
                     if i > 0 {
                         f.write_str(", ")?;
                     }
@@ -384,6 +398,15 @@ impl fmt::Display for Value {
             Value::Class(c) => write!(f, "class {c}"),
             Value::Host(h) => write!(f, "host#{}", h.0),
         }
+    }
+}
+
+/// About what a value adds to the text of the container that holds it (a nested container
+/// counts its own elements).
+pub(crate) fn shown_size(v: &Value) -> u64 {
+    match v {
+        Value::Str(s) => s.len() as u64 + 2,
+        _ => 8,
     }
 }
 

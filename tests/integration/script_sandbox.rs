@@ -362,3 +362,83 @@ fn issue31_a_yaml_plans_files_do_not_lead_out_of_its_directory() {
     assert_eq!(uint(&run.total(), "samples"), got.len() as u64);
     assert!(got.iter().all(|r| r.body == b"inside-text"), "the link inside is followed");
 }
+
+/// A script line that asks for gigabytes (issue 31: `nCopies(2e9, "x").join()` aborted the
+/// process, exit 134, the run directory left `running`) fails its own sample with Java's
+/// `OutOfMemoryError`, as in JMeter; the users go on, every HTTP sample is counted as the
+/// witness served it, and the run ends normally with its summary.
+#[test]
+fn issue31_a_script_asking_for_gigabytes_fails_its_sample_not_the_process() {
+    use crate::jmx_scripts::script;
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("script-oom");
+    let body = [
+        DEFAULTS.to_string(),
+        sampler("before", "GET", "/before", "", false, ""),
+        script("JSR223Sampler", "copies", "groovy", r#"Collections.nCopies(2000000000, "x").join()"#, ""),
+        script("JSR223Sampler", "times", "groovy", r#""x" * 2000000000"#, ""),
+        script("JSR223Sampler", "doubling", "groovy", r#"def s = "x"; while (true) { s += s }"#, ""),
+        sampler("after", "GET", "/after", "", false, ""),
+    ]
+    .concat();
+    let plan = run.write("plan.jmx", jmx_plan(2, "3", &body));
+    let jtl = run.root().join("out.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(120))
+        .run()
+        .assert_exit(0);
+    for (label, path) in [("before", "/before"), ("after", "/after")] {
+        let served = server.recorded(path).len() as u64;
+        assert_eq!(served, 6, "{path}");
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (served, 0), "{label}: {row:#}");
+    }
+    for label in ["copies", "times", "doubling"] {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (6, 6), "{label}: {row:#}");
+    }
+    let jtl = std::fs::read_to_string(&jtl).unwrap();
+    let failed: Vec<&str> = jtl.lines().filter(|l| l.contains(",copies,") || l.contains(",doubling,")).collect();
+    assert_eq!(failed.len(), 12, "{jtl}");
+    for line in failed {
+        assert!(line.contains("java.lang.OutOfMemoryError: Java heap space"), "{line}");
+    }
+}
+
+/// A script that never ends (`while (true) {}`, or one that catches everything around it) is
+/// interrupted when the run's duration is over (issue 31: it ignored the stop, Ctrl-C too):
+/// the run ends within seconds of its duration with its summary, every HTTP sample counted.
+#[test]
+fn issue31_a_runaway_script_is_interrupted_when_the_run_stops() {
+    use crate::jmx_scripts::script;
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("script-runaway");
+    let spin = "while (true) { try { while (true) {} } catch (Throwable t) {} }";
+    let body = [
+        DEFAULTS.to_string(),
+        sampler("req", "GET", "/r", "", false, ""),
+        script("JSR223Sampler", "spin", "groovy", spin, ""),
+    ]
+    .concat();
+    let plan = run.write("plan.jmx", jmx_plan(1, "-1", &body));
+    let started = std::time::Instant::now();
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["--duration", "2s", "-q", "-J", &format!("port={}", server.addr().port()), "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(120))
+        .run()
+        .assert_exit(0);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(10), "the run took {took:?}");
+    assert_eq!(uint(&run.label("req"), "samples"), server.recorded("/r").len() as u64);
+    assert_eq!(server.recorded("/r").len(), 1);
+    assert!(run.path().join("summary.json").exists());
+}

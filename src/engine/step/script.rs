@@ -7,7 +7,7 @@ use super::super::scripting::{AssertState, Env, Exec, SampleState};
 use super::super::user::{IterEnd, VirtualUser};
 use crate::plan::scripting::{Place, ScriptRef, ScriptStep};
 use crate::record::{ErrorKind, Sample};
-use crate::script::Value;
+use crate::script::{Thrown, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,6 +37,7 @@ impl VirtualUser {
             readable: sh.readable.clone(),
             writable: sh.writable.clone(),
             log: sh.log.clone(),
+            stop: Some(super::super::scripting::Stop { scenario: self.ctx.clone(), until: self.stop_at }),
         });
         self.script_env = Some(env.clone());
         env
@@ -127,7 +128,9 @@ impl VirtualUser {
         };
         let out = exec.run();
         let slept = exec.slept;
-        let interrupted = self.script_wait(slept).await.is_err();
+        // A script the run's stop interrupted was cut, as a sleep the stop cut is.
+        let interrupted =
+            self.script_wait(slept).await.is_err() || out.result.as_ref().is_err_and(Thrown::is_interrupt);
         match &out.result {
             Ok(v) => {
                 if el.bean_shell {

@@ -732,12 +732,12 @@ fn random_string(class: &str, method: &str, args: &[Value]) -> Result<Value, Thr
     use rand::Rng;
     let (lo, hi) = match args.len() {
         2 if args[1].is_number() => (int_arg(args, 0)?, int_arg(args, 1)?),
-        _ => (int_arg(args, 0)?, int_arg(args, 0)? + 1),
+        _ => (int_arg(args, 0)?, int_arg(args, 0)?.saturating_add(1)),
     };
     if lo < 0 || hi <= lo {
         return Err(illegal_arg(format!("Requested random string length {lo} is less than 0.")));
     }
-    let count = rand::rng().random_range(lo..hi) as usize;
+    let count = crate::script::methods::checked_size(rand::rng().random_range(lo..hi) as u64)?;
     const ALPHA: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     const DIGITS: &str = "0123456789";
     let pool: Vec<char> = match method {
@@ -816,7 +816,7 @@ fn string_utils(class: &str, method: &str, args: &[Value]) -> Result<Value, Thro
         }
         ("leftPad" | "rightPad", 2 | 3) => {
             let Some(t) = s else { return Ok(Value::Null) };
-            let size = int_arg(args, 1)?.max(0) as usize;
+            let size = crate::script::methods::checked_size(int_arg(args, 1)?.max(0) as u64)?;
             let pad: Vec<char> = match args.get(2) {
                 Some(Value::Char(c)) => vec![*c],
                 Some(p) if !p.is_null() && !p.to_string().is_empty() => p.to_string().chars().collect(),
@@ -833,13 +833,7 @@ fn string_utils(class: &str, method: &str, args: &[Value]) -> Result<Value, Thro
                 _ => (args.to_vec(), String::new()),
             };
             let sep = if sep == "null" { String::new() } else { sep };
-            Value::str(
-                items
-                    .iter()
-                    .map(|v| if v.is_null() { String::new() } else { v.to_string() })
-                    .collect::<Vec<_>>()
-                    .join(&sep),
-            )
+            Value::str(crate::script::methods::join_texts(&items, &sep, "")?)
         }
         ("capitalize" | "uncapitalize", 1) => str_or_null(s.map(|t| {
             let mut c = t.chars();
@@ -865,7 +859,14 @@ fn string_utils(class: &str, method: &str, args: &[Value]) -> Result<Value, Thro
                 Value::str(text)
             }
         }
-        ("repeat", 2) => str_or_null(s.map(|t| t.repeat(int_arg(args, 1).unwrap_or(0).max(0) as usize))),
+        ("repeat", 2) => match s {
+            Some(t) => {
+                let n = int_arg(args, 1).unwrap_or(0).max(0) as u64;
+                crate::script::methods::checked_size((t.len() as u64).saturating_mul(n))?;
+                Value::str(t.repeat(n as usize))
+            }
+            None => Value::Null,
+        },
         ("reverse", 1) => str_or_null(s.map(|t| t.chars().rev().collect())),
         ("strip" | "trim", 1) => str_or_null(s.map(|t| {
             if method == "strip" {

@@ -105,15 +105,19 @@ fn read_string(cx: &mut Ctx<'_>, path: &str) -> Result<String, Thrown> {
 }
 
 /// The bytes of a file the host allows, opened without following a link put in place of the
-/// path the host resolved.
+/// path the host resolved, read no further than the execution's memory budget allows (a file
+/// of gigabytes, or one that never ends, is an `OutOfMemoryError`, not an abort).
 fn read_bytes(cx: &mut Ctx<'_>, path: &str) -> Result<Vec<u8>, Thrown> {
     use std::io::Read as _;
     let p = cx.host.file(path, FileAccess::Read)?;
-    let mut out = Vec::new();
-    crate::confine::open(&p, crate::confine::Access::Read)
-        .and_then(|mut f| f.read_to_end(&mut out))
-        .map_err(|e| io_error(path, e))?;
-    Ok(out)
+    let most = crate::script::budget::remaining();
+    let f = crate::confine::open(&p, crate::confine::Access::Read).map_err(|e| io_error(path, e))?;
+    let mut b = Vec::new();
+    f.take(most.saturating_add(1)).read_to_end(&mut b).map_err(|e| io_error(path, e))?;
+    if b.len() as u64 > most {
+        return Err(crate::script::budget::out_of_memory(b.len() as u64));
+    }
+    Ok(b)
 }
 
 /// Appends (or, with `truncate`, writes) to a file the host allows.

@@ -432,6 +432,7 @@ fn write(out: &mut String, v: &Value, style: Style, indent: Option<&str>, level:
             write_seq(out, items.iter().map(|x| (None, x)), '[', ']', style, indent, level)?;
         }
         Value::Range(a, b) => {
+            crate::script::methods::checked_items(a.abs_diff(*b).saturating_add(1))?;
             let items: Vec<Value> = (*a..=*b).map(super::int_value).collect();
             write_seq(out, items.iter().map(|x| (None, x)), '[', ']', style, indent, level)?;
         }
@@ -455,6 +456,7 @@ fn write(out: &mut String, v: &Value, style: Style, indent: Option<&str>, level:
             write_string(out, &o.to_string(), style)
         }
         Value::Bytes(b) => {
+            crate::script::methods::checked_items(b.len() as u64)?;
             let items: Vec<Value> = b.iter().map(|x| Value::Int(*x as i8 as i32)).collect();
             write_seq(out, items.iter().map(|x| (None, x)), '[', ']', style, indent, level)?;
         }
@@ -475,6 +477,8 @@ fn write_seq<'a>(
     out.push(open);
     let mut any = false;
     for (i, (key, v)) in items.enumerate() {
+        // Values nested by reference may write far more than they hold.
+        crate::script::budget::check(out.len() as u64)?;
         if i > 0 {
             out.push(',');
         }

@@ -6,7 +6,7 @@ use super::{
     ClassDef, Family,
 };
 use crate::script::value::{java_double, lock, Native, Value};
-use crate::script::{Ctx, Thrown};
+use crate::script::{budget, Ctx, Thrown};
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use rust_decimal::Decimal;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -217,6 +217,7 @@ fn construct(_cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result
                 None | Some(Value::Int(_) | Value::Long(_)) => String::new(),
                 Some(v) => v.to_string(),
             };
+            budget::charge(init.len() as u64)?;
             Ok(StringBuilder::value(class, init))
         }
         "java.lang.Object" => Ok(obj(PlainObject)),
@@ -722,9 +723,11 @@ fn string_static(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
         },
         ("valueOf" | "copyValueOf", 3) => {
             let chars: Vec<Value> = items_of(&args[0]).unwrap_or_default();
-            let (from, n) = (int_arg(&args, 1)? as usize, int_arg(&args, 2)? as usize);
-            let slice = chars
-                .get(from..from + n)
+            let (from, n) = (int_arg(&args, 1)?, int_arg(&args, 2)?);
+            let range =
+                usize::try_from(from).ok().zip(usize::try_from(n).ok()).and_then(|(a, n)| Some(a..a.checked_add(n)?));
+            let slice = range
+                .and_then(|r| chars.get(r))
                 .ok_or_else(|| Thrown::new("java.lang.StringIndexOutOfBoundsException", "offset/count out of range"))?;
             Ok(Value::str(slice.iter().map(|c| c.to_string()).collect::<String>()))
         }
@@ -743,7 +746,7 @@ fn string_static(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
             let sep = args[0].to_string();
             let parts: Vec<Value> =
                 if n == 2 { items_of(&args[1]).unwrap_or_else(|| vec![args[1].clone()]) } else { args[1..].to_vec() };
-            Ok(Value::str(parts.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(&sep)))
+            Ok(Value::str(crate::script::methods::join_texts(&parts, &sep, "null")?))
         }
         _ => Err(no_method("java.lang.String", method)),
     }
@@ -807,6 +810,11 @@ pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
             ),
             None => (rest.parse::<usize>().ok(), None),
         };
+        // A width or precision is text made before it is padded: `%0999999999d` must not ask
+        // for a gigabyte.
+        let size =
+            (out.len() as u64).saturating_add(width.unwrap_or(0) as u64).saturating_add(precision.unwrap_or(0) as u64);
+        crate::script::methods::checked_size(size)?;
         let spec_text = format!("%{spec}{conv}");
         let text = match conv {
             '%' => "%".to_string(),
@@ -1028,17 +1036,40 @@ fn scientific(v: &Value, p: usize) -> String {
 
 // ---- StringBuilder ----
 
-/// `StringBuilder` / `StringBuffer`.
+/// `StringBuilder` / `StringBuffer`: a buffer appended in place (amortised O(1), as Java's),
+/// which knows its length in characters while only appends change it, so that `append` and
+/// `length()` in a loop stay linear.
 #[derive(Debug)]
 pub(crate) struct StringBuilder {
     class: &'static str,
-    text: Mutex<String>,
+    text: Mutex<Buf>,
     me: Weak<StringBuilder>,
+}
+
+#[derive(Debug)]
+struct Buf {
+    text: String,
+    /// The length in characters, when known (an edit other than an append forgets it).
+    chars: Option<usize>,
+}
+
+impl Buf {
+    fn chars(&mut self) -> usize {
+        *self.chars.get_or_insert_with(|| self.text.chars().count())
+    }
+
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        if let Some(n) = &mut self.chars {
+            *n += s.chars().count();
+        }
+    }
 }
 
 impl StringBuilder {
     fn value(class: &'static str, text: String) -> Value {
-        Value::Object(Arc::new_cyclic(|me| StringBuilder { class, text: Mutex::new(text), me: me.clone() }))
+        let buf = Buf { text, chars: None };
+        Value::Object(Arc::new_cyclic(|me| StringBuilder { class, text: Mutex::new(buf), me: me.clone() }))
     }
 
     fn this(&self) -> Value {
@@ -1069,90 +1100,135 @@ impl Native for StringBuilder {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+    fn to_string(&self) -> String {
+        lock(&self.text).text.clone()
+    }
     fn call(&self, _cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
-        let mut t = lock(&self.text);
-        let len = t.chars().count();
+        let mut b = lock(&self.text);
+        let before = b.text.len();
+        match (method, args.len()) {
+            // Groovy's `sb << x` is `leftShift`, an append.
+            ("append" | "leftShift", 1) => match &args[0] {
+                Value::List(l)
+                    if l.kind == crate::script::value::ListKind::Array
+                        && lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) =>
+                {
+                    let s: String = lock(&l.items).iter().map(|c| c.to_string()).collect();
+                    b.push(&s)
+                }
+                Value::Str(s) => b.push(s),
+                v => b.push(&v.to_string()),
+            },
+            ("toString", 0) => return Ok(Value::str(b.text.as_str())),
+            ("length", 0) => return Ok(Value::Int(b.chars() as i32)),
+            ("isEmpty", 0) => return Ok(Value::Bool(b.text.is_empty())),
+            _ => {
+                let len = b.chars();
+                let r = self.edit(&mut b.text, len, method, &args);
+                let read_only = matches!(
+                    method,
+                    "charAt"
+                        | "indexOf"
+                        | "lastIndexOf"
+                        | "substring"
+                        | "capacity"
+                        | "chars"
+                        | "equals"
+                        | "hashCode"
+                        | "compareTo"
+                        | "trimToSize"
+                        | "ensureCapacity"
+                );
+                if read_only || r.is_err() {
+                    return r;
+                }
+                b.chars = None;
+                let after = b.text.len();
+                drop(b);
+                grown(before, after)?;
+                return r;
+            }
+        }
+        let after = b.text.len();
+        drop(b);
+        grown(before, after)?;
+        Ok(self.this())
+    }
+}
+
+/// What a buffer grew by is the execution's (and work: bytes copied in); what it lost is not.
+fn grown(before: usize, after: usize) -> Result<(), Thrown> {
+    if after > before {
+        budget::grew((after - before) as u64)
+    } else {
+        budget::release((before - after) as u64);
+        Ok(())
+    }
+}
+
+impl StringBuilder {
+    /// Every method but the hot ones (`append`, `toString`, `length`): `t` is the text, `len`
+    /// its length in characters.
+    fn edit(&self, t: &mut String, len: usize, method: &str, args: &[Value]) -> Result<Value, Thrown> {
         let at = |t: &str, i: usize| -> Result<usize, Thrown> {
-            let n = int_arg(&args, i)?;
+            let n = int_arg(args, i)?;
             char_offset(t, n).ok_or_else(|| index_error(n, len))
         };
         match (method, args.len()) {
-            ("append", 1) => {
-                match &args[0] {
-                    Value::List(l)
-                        if lock(&l.items).iter().all(|c| matches!(c, Value::Char(_)))
-                            && l.kind == crate::script::value::ListKind::Array =>
-                    {
-                        t.extend(lock(&l.items).iter().map(|c| c.to_string()))
-                    }
-                    v => t.push_str(&v.to_string()),
-                }
-                drop(t);
-                Ok(self.this())
-            }
             ("append", 3) => {
                 let s = args[0].to_string();
-                let (a, b) = (int_arg(&args, 1)?, int_arg(&args, 2)?);
-                let sub: String = s.chars().skip(a as usize).take((b - a).max(0) as usize).collect();
+                let (a, b) = (int_arg(args, 1)?, int_arg(args, 2)?);
+                let sub: String = s.chars().skip(a as usize).take(b.saturating_sub(a).max(0) as usize).collect();
                 t.push_str(&sub);
-                drop(t);
                 Ok(self.this())
             }
             ("insert", 2) => {
-                let o = at(&t, 0)?;
+                let o = at(t, 0)?;
                 t.insert_str(o, &args[1].to_string());
-                drop(t);
                 Ok(self.this())
             }
-            ("toString", 0) => Ok(Value::str(t.as_str())),
-            ("length", 0) => Ok(Value::Int(len as i32)),
-            ("isEmpty", 0) => Ok(Value::Bool(len == 0)),
             ("charAt", 1) => {
-                let i = int_arg(&args, 0)?;
+                let i = int_arg(args, 0)?;
                 t.chars().nth(i.max(0) as usize).filter(|_| i >= 0).map(Value::Char).ok_or_else(|| index_error(i, len))
             }
             ("deleteCharAt", 1) => {
-                let i = int_arg(&args, 0)?;
+                let i = int_arg(args, 0)?;
                 if i < 0 || i as usize >= len {
                     return Err(index_error(i, len));
                 }
-                let o = at(&t, 0)?;
+                let o = at(t, 0)?;
                 t.remove(o);
-                drop(t);
                 Ok(self.this())
             }
             ("delete", 2) => {
-                let a = at(&t, 0)?;
-                let end = int_arg(&args, 1)?.min(len as i64);
-                let b = char_offset(&t, end).ok_or_else(|| index_error(end, len))?;
+                let a = at(t, 0)?;
+                let end = int_arg(args, 1)?.min(len as i64);
+                let b = char_offset(t, end).ok_or_else(|| index_error(end, len))?;
                 if a > b {
                     return Err(index_error(end, len));
                 }
                 t.replace_range(a..b, "");
-                drop(t);
                 Ok(self.this())
             }
             ("replace", 3) => {
-                let a = at(&t, 0)?;
-                let end = int_arg(&args, 1)?.min(len as i64);
-                let b = char_offset(&t, end).ok_or_else(|| index_error(end, len))?;
+                let a = at(t, 0)?;
+                let end = int_arg(args, 1)?.min(len as i64);
+                let b = char_offset(t, end).ok_or_else(|| index_error(end, len))?;
                 t.replace_range(a..b.max(a), &args[2].to_string());
-                drop(t);
                 Ok(self.this())
             }
             ("reverse", 0) => {
                 *t = t.chars().rev().collect();
-                drop(t);
                 Ok(self.this())
             }
             ("setLength", 1) => {
-                let n = int_arg(&args, 0)?;
+                let n = int_arg(args, 0)?;
                 if n < 0 {
                     return Err(index_error(n, len));
                 }
                 let n = crate::script::methods::checked_size(n as u64)?;
                 if n <= len {
-                    let o = char_offset(&t, n as i64).unwrap_or(t.len());
+                    let o = char_offset(t, n as i64).unwrap_or(t.len());
                     t.truncate(o);
                 } else {
                     t.extend(std::iter::repeat_n('\0', n - len));
@@ -1160,12 +1236,12 @@ impl Native for StringBuilder {
                 Ok(Value::Null)
             }
             ("setCharAt", 2) => {
-                let i = int_arg(&args, 0)?;
+                let i = int_arg(args, 0)?;
                 if i < 0 || i as usize >= len {
                     return Err(index_error(i, len));
                 }
-                let c = char_arg(&args, 1)?;
-                let o = at(&t, 0)?;
+                let c = char_arg(args, 1)?;
+                let o = at(t, 0)?;
                 let old = t[o..].chars().next().map(char::len_utf8).unwrap_or(0);
                 t.replace_range(o..o + old, &c.to_string());
                 Ok(Value::Null)
@@ -1174,17 +1250,17 @@ impl Native for StringBuilder {
                 let needle = args[0].to_string();
                 let found = if method == "indexOf" {
                     let from = args.get(1).and_then(Value::as_i64).unwrap_or(0).max(0);
-                    char_offset(&t, from).and_then(|o| t[o..].find(&needle).map(|b| b + o))
+                    char_offset(t, from).and_then(|o| t[o..].find(&needle).map(|b| b + o))
                 } else {
                     t.rfind(&needle)
                 };
                 Ok(Value::Int(found.map(|b| t[..b].chars().count() as i32).unwrap_or(-1)))
             }
             ("substring", 1 | 2) => {
-                let a = at(&t, 0)?;
-                let b = if args.len() == 2 { at(&t, 1)? } else { t.len() };
+                let a = at(t, 0)?;
+                let b = if args.len() == 2 { at(t, 1)? } else { t.len() };
                 if a > b {
-                    return Err(index_error(int_arg(&args, 0)?, len));
+                    return Err(index_error(int_arg(args, 0)?, len));
                 }
                 Ok(Value::str(&t[a..b]))
             }
@@ -1198,9 +1274,6 @@ impl Native for StringBuilder {
             ("compareTo", 1) => Ok(Value::Int(t.as_str().cmp(args[0].to_string().as_str()) as i32)),
             _ => Err(no_method(self.class, method)),
         }
-    }
-    fn to_string(&self) -> String {
-        lock(&self.text).clone()
     }
 }
 

@@ -427,7 +427,14 @@ fn collections(cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value
         ("singletonList", 1) => Ok(Value::list(vec![first])),
         ("singleton", 1) => Ok(set(vec![first])),
         ("singletonMap", 2) => Ok(Value::map(IndexMap::from([(Key(first), args[1].clone())]))),
-        ("nCopies", 2) => Ok(Value::list(vec![args[1].clone(); int_arg(&args, 0)?.max(0) as usize])),
+        ("nCopies", 2) => {
+            let n = int_arg(&args, 0)?;
+            if n < 0 {
+                return Err(Thrown::new("java.lang.IllegalArgumentException", format!("List length = {n}")));
+            }
+            let n = crate::script::methods::checked_items(n as u64)?;
+            Ok(Value::list(vec![args[1].clone(); n]))
+        }
         ("addAll", n) if n >= 2 => {
             let l = list_arg(&args, method)?;
             let mut items = lock(&l.items);
@@ -471,7 +478,7 @@ fn arrays(cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thr
                 Some(Value::Double(_)) => Value::Double(0.0),
                 _ => Value::Null,
             };
-            items.resize(n as usize, pad);
+            items.resize(crate::script::methods::checked_items(n as u64)?, pad);
             Ok(Value::array(items))
         }
         ("copyOfRange", 3) => {
@@ -481,7 +488,7 @@ fn arrays(cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thr
                 return Err(Thrown::new("java.lang.ArrayIndexOutOfBoundsException", format!("{a} > {b}")));
             }
             let mut out: Vec<Value> = items[a as usize..(b as usize).min(items.len())].to_vec();
-            out.resize((b - a) as usize, Value::Null);
+            out.resize(crate::script::methods::checked_items((b - a) as u64)?, Value::Null);
             Ok(Value::array(out))
         }
         ("fill", 2) => {

@@ -3,16 +3,21 @@
 use super::ops;
 use super::{
     AssertInfo, CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S,
-    STEP_BUDGET,
+    STEP_BUDGET, TICK,
 };
 use crate::script::ast::{BinOp, UnOp};
+use crate::script::budget;
 use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
+use crate::script::INTERRUPTED_CLASS;
 use crate::script::{classes, methods, Ctx, Lang, Thrown};
 use indexmap::IndexMap;
 use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 
 type R<T> = Result<T, Thrown>;
+
+/// The work a throw counts, in bytes (64 steps).
+const THROW_WORK: u64 = 64 * budget::BYTES_PER_STEP;
 
 /// The class of the error that stops a runaway script; no `catch` takes it.
 const BUDGET_CLASS: &str = "stampede.ScriptStepLimit";
@@ -39,6 +44,20 @@ impl<'p> Frame<'p> {
     }
 }
 
+/// A frame's values are dropped with it: those nobody else holds leave the memory budget.
+impl Drop for Frame<'_> {
+    fn drop(&mut self) {
+        for slot in &self.slots {
+            match slot {
+                Slot::V(v) => budget::release_dropped(v),
+                Slot::C(c) if Arc::strong_count(c) == 1 => budget::release_dropped(&lock(c)),
+                Slot::C(_) => {}
+            }
+        }
+        budget::release_dropped(&self.last);
+    }
+}
+
 enum Flow {
     Normal,
     Break(Option<Arc<str>>),
@@ -54,12 +73,15 @@ pub(crate) fn run_main(cx: &mut Ctx<'_>, unit: &Arc<Unit>) -> R<Value> {
     let mut f = Frame::new(&unit.main, unit, &[]);
     match exec_block(cx, &mut f, &unit.main.body)? {
         Flow::Return(v) => Ok(v),
-        _ => Ok(f.last),
+        _ => Ok(std::mem::take(&mut f.last)),
     }
 }
 
 fn step(cx: &mut Ctx<'_>) -> R<()> {
     cx.state.steps += 1;
+    if cx.state.steps & (TICK - 1) == 0 {
+        tick(cx)?;
+    }
     if cx.state.steps > STEP_BUDGET || (cx.state.budget != 0 && cx.state.steps > cx.state.budget) {
         let budget = if cx.state.budget == 0 { STEP_BUDGET } else { cx.state.budget };
         return Err(Thrown::new(
@@ -68,6 +90,26 @@ fn step(cx: &mut Ctx<'_>) -> R<()> {
         ));
     }
     Ok(())
+}
+
+/// Every [`TICK`] steps: the bytes made or copied meanwhile become steps, and the host may stop
+/// the script (the run is stopping).
+#[cold]
+fn tick(cx: &mut Ctx<'_>) -> R<()> {
+    cx.state.steps = cx.state.steps.saturating_add(budget::take_work_steps());
+    if cx.host.interrupted() {
+        return Err(Thrown::new(INTERRUPTED_CLASS, "the script was interrupted: the run is stopping"));
+    }
+    if budget::take_tripped() {
+        return Err(budget::out_of_memory(budget::MEMORY_BUDGET));
+    }
+    Ok(())
+}
+
+/// A value a call or an operator gave, charged to the memory budget when it is new.
+fn made(v: Value) -> R<Value> {
+    budget::charge_new(&v)?;
+    Ok(v)
 }
 
 fn npe(message: String) -> Thrown {
@@ -107,14 +149,15 @@ fn global_name(cx: &Ctx<'_>, i: u32) -> String {
 }
 
 fn set_var(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: VarRef, val: Value) {
-    match v {
+    let old = match v {
         VarRef::Local(s) => match &mut f.slots[s as usize] {
-            Slot::V(v) => *v = val,
-            Slot::C(c) => *lock(c) = val,
+            Slot::V(v) => std::mem::replace(v, val),
+            Slot::C(c) => std::mem::replace(&mut *lock(c), val),
         },
-        VarRef::Cap(i) => *lock(&f.caps[i as usize]) = val,
-        VarRef::Global(i) => set_global(cx, i, val),
-    }
+        VarRef::Cap(i) => std::mem::replace(&mut *lock(&f.caps[i as usize]), val),
+        VarRef::Global(i) => return set_global(cx, i, val),
+    };
+    budget::release_dropped(&old);
 }
 
 fn set_global(cx: &mut Ctx<'_>, i: u32, val: Value) {
@@ -122,7 +165,9 @@ fn set_global(cx: &mut Ctx<'_>, i: u32, val: Value) {
     if cx.state.globals.len() <= i {
         cx.state.globals.resize(i + 1, None);
     }
-    cx.state.globals[i] = Some(val);
+    if let Some(old) = cx.state.globals[i].replace(val) {
+        budget::release_dropped(&old);
+    }
 }
 
 /// A new variable (a fresh cell when a closure captures it: each loop iteration gets its own).
@@ -130,7 +175,12 @@ fn declare(cx: &mut Ctx<'_>, f: &mut Frame<'_>, v: VarRef, val: Value) {
     match v {
         VarRef::Local(s) => {
             let s = s as usize;
-            f.slots[s] = if f.proto.cells[s] { Slot::C(Arc::new(Mutex::new(val))) } else { Slot::V(val) };
+            let new = if f.proto.cells[s] { Slot::C(Arc::new(Mutex::new(val))) } else { Slot::V(val) };
+            match std::mem::replace(&mut f.slots[s], new) {
+                Slot::V(old) => budget::release_dropped(&old),
+                Slot::C(c) if Arc::strong_count(&c) == 1 => budget::release_dropped(&lock(&c)),
+                Slot::C(_) => {}
+            }
         }
         other => set_var(cx, f, other, val),
     }
@@ -214,7 +264,10 @@ fn exec_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, s: &St, label: Option<&Arc<st
     // Each statement kind in its own function: the frames stay small in debug builds,
     // which bounds the stack a deep recursion takes.
     match &s.k {
-        S::Expr(e) => f.last = eval(cx, f, e)?,
+        S::Expr(e) => {
+            let v = eval(cx, f, e)?;
+            budget::release_dropped(&std::mem::replace(&mut f.last, v));
+        }
         S::Decl(v, ty, init) => ex_decl(cx, f, *v, ty.as_ref(), init.as_ref())?,
         S::Multi(vars, init) => ex_multi(cx, f, vars, init)?,
         S::If(c, then, els) => return ex_if(cx, f, c, then, els.as_deref()),
@@ -338,6 +391,27 @@ fn ex_for_each(
     label: Option<&Arc<str>>,
 ) -> R<Flow> {
     let coll = eval(cx, f, iter)?;
+    if let Value::Range(a, b) = coll {
+        // Walked as it goes, not listed first: `for (i in 0..<n)` holds one number.
+        let up = a <= b;
+        let mut i = a;
+        loop {
+            step(cx)?;
+            let item = i32::try_from(i).map(Value::Int).unwrap_or(Value::Long(i));
+            let item = convert(cx, ty, item)?;
+            declare(cx, f, var, item);
+            match ctl(exec(cx, f, body, None)?, label) {
+                Ctl::Next => {}
+                Ctl::Stop => break,
+                Ctl::Out(o) => return Ok(o),
+            }
+            if i == b {
+                break;
+            }
+            i = if up { i + 1 } else { i - 1 };
+        }
+        return Ok(Flow::Normal);
+    }
     for item in iterate(cx, &coll, keys)? {
         step(cx)?;
         let item = convert(cx, ty, item)?;
@@ -353,6 +427,9 @@ fn ex_for_each(
 
 #[inline(never)]
 fn ex_throw(cx: &mut Ctx<'_>, f: &mut Frame<'_>, e: &Node) -> Thrown {
+    // A throw fills in a stack trace on the JVM: work, so that a throw-and-catch loop meets
+    // the step budget as soon as its cost says.
+    budget::work(THROW_WORK);
     match eval(cx, f, e) {
         Err(t) => t,
         Ok(Value::Null) => npe("Cannot throw null".into()),
@@ -364,11 +441,15 @@ fn ex_throw(cx: &mut Ctx<'_>, f: &mut Frame<'_>, e: &Node) -> Thrown {
 fn ex_try(cx: &mut Ctx<'_>, f: &mut Frame<'_>, body: &[St], catches: &[CatchC], finally: Option<&[St]>) -> R<Flow> {
     let mut r = exec_block(cx, f, body);
     if let Err(t) = &r {
-        if t.class != BUDGET_CLASS {
+        if t.class != BUDGET_CLASS && t.class != INTERRUPTED_CLASS {
+            // Groovy's `catch (e)` is `catch (Exception e)`: an `OutOfMemoryError` or
+            // `StackOverflowError` goes through it, as on the JVM.
+            let untyped = cx.lang != Lang::Groovy || !classes::catches("java.lang.Error", &t.class);
             let c = catches
                 .iter()
-                .find(|c| c.classes.is_empty() || c.classes.iter().any(|k| classes::catches(k, &t.class)));
+                .find(|c| (c.classes.is_empty() && untyped) || c.classes.iter().any(|k| classes::catches(k, &t.class)));
             if let Some(c) = c {
+                budget::work(THROW_WORK);
                 let v = classes::exception_value(t);
                 declare(cx, f, c.var, v);
                 r = exec_block(cx, f, &c.body);
@@ -466,7 +547,11 @@ fn iterate(cx: &mut Ctx<'_>, v: &Value, keys: bool) -> R<Vec<Value>> {
     Ok(match v {
         Value::Null => Vec::new(),
         Value::List(l) if keys => (0..lock(&l.items).len() as i32).map(Value::Int).collect(),
-        Value::List(l) => lock(&l.items).clone(),
+        Value::List(l) => {
+            let items = lock(&l.items).clone();
+            budget::work(items.len() as u64 * budget::VALUE_BYTES);
+            items
+        }
         Value::Map(m) if keys => lock(&m.entries).keys().map(|k| k.0.clone()).collect(),
         Value::Map(_) => {
             let entries = methods::call_method(cx, v, "entrySet", Vec::new())?;
@@ -476,10 +561,12 @@ fn iterate(cx: &mut Ctx<'_>, v: &Value, keys: bool) -> R<Vec<Value>> {
             return iterate(cx, &entries, false);
         }
         Value::Range(a, b) => {
-            let n = (a - b).unsigned_abs().saturating_add(1);
+            let n = a.abs_diff(*b).saturating_add(1);
             if n > STEP_BUDGET {
                 return Err(Thrown::new(BUDGET_CLASS, format!("a range of {n} values is more than a script may walk")));
             }
+            budget::check(n.saturating_mul(budget::VALUE_BYTES))?;
+            budget::work(n.saturating_mul(budget::VALUE_BYTES));
             let int = |i: i64| i32::try_from(i).map(Value::Int).unwrap_or(Value::Long(i));
             if a <= b {
                 (*a..=*b).map(int).collect()
@@ -487,8 +574,14 @@ fn iterate(cx: &mut Ctx<'_>, v: &Value, keys: bool) -> R<Vec<Value>> {
                 (*b..=*a).rev().map(int).collect()
             }
         }
-        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string().into())).collect(),
-        Value::Bytes(b) => b.iter().map(|b| Value::Int(*b as i8 as i32)).collect(),
+        Value::Str(s) => {
+            methods::checked_items(s.len() as u64)?;
+            s.chars().map(|c| Value::Str(c.to_string().into())).collect()
+        }
+        Value::Bytes(b) => {
+            methods::checked_items(b.len() as u64)?;
+            b.iter().map(|b| Value::Int(*b as i8 as i32)).collect()
+        }
         Value::Host(_) | Value::Object(_) => {
             let it = call_method_value(cx, v, "iterator", Vec::new())?;
             if let Value::List(_) = it {
@@ -586,11 +679,13 @@ fn ev_g_str(cx: &mut Ctx<'_>, f: &mut Frame<'_>, parts: &[GPart]) -> R<Value> {
                 GPart::Lit(l) => s.push_str(l),
                 GPart::Expr(e) => {
                     let v = eval(cx, f, e)?;
-                    s.push_str(&text_of(cx, &v));
+                    let t = text_of(cx, &v);
+                    budget::check((s.len() + t.len()) as u64)?;
+                    s.push_str(&t);
                 }
             }
         }
-        Value::Str(s.into())
+        made(Value::Str(s.into()))?
     })
 }
 
@@ -607,7 +702,7 @@ fn ev_func(f: &mut Frame<'_>, i: &u32) -> R<Value> {
 
 #[inline(never)]
 fn ev_list(cx: &mut Ctx<'_>, f: &mut Frame<'_>, items: &[Node]) -> R<Value> {
-    Ok(Value::list(eval_args(cx, f, items)?))
+    made(Value::list(eval_args(cx, f, items)?))
 }
 
 #[inline(never)]
@@ -619,7 +714,7 @@ fn ev_map(cx: &mut Ctx<'_>, f: &mut Frame<'_>, entries: &[(Node, Node)]) -> R<Va
             let v = eval(cx, f, v)?;
             m.insert(Key(k), v);
         }
-        Value::map(m)
+        made(Value::map(m))?
     })
 }
 
@@ -706,7 +801,7 @@ fn ev_bin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, op: &BinOp, a: &Node, b: &Node) -
         _ => {
             let l = eval(cx, f, a)?;
             let r = eval(cx, f, b)?;
-            binop(cx, *op, l, r)?
+            made(binop(cx, *op, l, r)?)?
         }
     })
 }
@@ -735,7 +830,7 @@ fn ev_assign(
             Some(op) => {
                 let old = place_get(cx, f, &p)?;
                 let r = eval(cx, f, value)?;
-                binop(cx, *op, old, r)?
+                made(binop(cx, *op, old, r)?)?
             }
         };
         let new = convert(cx, ty.as_ref(), new)?;
@@ -774,9 +869,15 @@ fn ev_prop(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, name: &Arc<str>, safe:
         return Ok(Value::Null);
     }
     if *spread {
-        return spread_over(cx, &r, |cx, item| if item.is_null() { Ok(Value::Null) } else { get_prop(cx, item, name) });
+        return made(spread_over(cx, &r, |cx, item| {
+            if item.is_null() {
+                Ok(Value::Null)
+            } else {
+                made(get_prop(cx, item, name)?)
+            }
+        })?);
     }
-    get_prop(cx, &r, name)
+    made(get_prop(cx, &r, name)?)
 }
 
 #[inline(never)]
@@ -786,7 +887,7 @@ fn ev_index(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node, i: &Node, safe: &bool
         return Ok(Value::Null);
     }
     let i = eval(cx, f, i)?;
-    index_get(cx, &r, &i)
+    made(index_get(cx, &r, &i)?)
 }
 
 #[inline(never)]
@@ -805,21 +906,56 @@ fn ev_method(
     }
     let args = eval_args(cx, f, args)?;
     if *spread {
-        return spread_over(cx, &r, |cx, item| {
+        return made(spread_over(cx, &r, |cx, item| {
             if item.is_null() {
                 Ok(Value::Null)
             } else {
-                call_method_value(cx, item, name, args.clone())
+                call_metered(cx, item, name, args.clone())
             }
-        });
+        })?);
     }
-    call_method_value(cx, &r, name, args)
+    let v = call_metered(cx, &r, name, args)?;
+    // A receiver that was made for this call (`a.b().c()`) is dropped now.
+    budget::release_dropped(&r);
+    Ok(v)
+}
+
+/// A method call whose result is charged when new, and whose receiver's growth (or shrinking)
+/// is counted: `list.add`, `map.put`, `addAll`, `clear`.
+fn call_metered(cx: &mut Ctx<'_>, r: &Value, name: &str, args: Vec<Value>) -> R<Value> {
+    let before = container_size(r);
+    if before > 0 || matches!(r, Value::List(_) | Value::Map(_)) {
+        // `l.addAll(l)` in a loop doubles: what the arguments hold must fit before it is added.
+        budget::check(args.iter().map(container_size).sum())?;
+    }
+    let v = call_method_value(cx, r, name, args)?;
+    resized(r, before)?;
+    made(v)
+}
+
+/// What a list or map holds by itself (its strings do not change).
+fn container_size(v: &Value) -> u64 {
+    match v {
+        Value::List(_) | Value::Map(_) => budget::shallow_size(v),
+        _ => 0,
+    }
+}
+
+/// Charges (or releases) what a list or map grew (or shrank) by since it was `before`.
+fn resized(v: &Value, before: u64) -> R<()> {
+    let after = container_size(v);
+    if after > before {
+        budget::grew(after - before)
+    } else {
+        budget::release(before - after);
+        Ok(())
+    }
 }
 
 #[inline(never)]
 fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, name: &Arc<str>, args: &[Node]) -> R<Value> {
     let args = eval_args(cx, f, args)?;
-    classes::call_static(cx, c, name, args)
+    made(classes::call_static(cx, c, name, args)?)
 }
 
 #[inline(never)]
@@ -840,7 +976,7 @@ fn ev_call_func(cx: &mut Ctx<'_>, f: &mut Frame<'_>, i: &u32, args: &[Node]) -> 
 #[inline(never)]
 fn ev_call_free(cx: &mut Ctx<'_>, f: &mut Frame<'_>, name: &Arc<str>, args: &[Node]) -> R<Value> {
     let args = eval_args(cx, f, args)?;
-    script_method(cx, name, args)
+    made(script_method(cx, name, args)?)
 }
 
 #[inline(never)]
@@ -853,19 +989,19 @@ fn ev_call_value(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, args: &[Node]) -
 #[inline(never)]
 fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, args: &[Node]) -> R<Value> {
     let args = eval_args(cx, f, args)?;
-    classes::construct(cx, c, args)
+    made(classes::construct(cx, c, args)?)
 }
 
 #[inline(never)]
 fn ev_new_builtin(cx: &mut Ctx<'_>, f: &mut Frame<'_>, ty: &Ty, args: &[Node]) -> R<Value> {
     let args = eval_args(cx, f, args)?;
-    new_builtin(cx, ty, args)
+    made(new_builtin(cx, ty, args)?)
 }
 
 #[inline(never)]
 fn ev_new_array(cx: &mut Ctx<'_>, f: &mut Frame<'_>, ty: &Ty, dims: &[Node], init: &Option<Vec<Node>>) -> R<Value> {
     Ok(match init {
-        Some(items) => Value::array(eval_args(cx, f, items)?),
+        Some(items) => made(Value::array(eval_args(cx, f, items)?))?,
         None => {
             let dims = eval_args(cx, f, dims)?;
             new_array(ty, &dims)?
@@ -1079,8 +1215,10 @@ pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value>
             || is_text(&r)
             || (lang != Lang::Groovy && matches!((&l, &r), (Value::Char(_), Value::Str(_)))) =>
         {
-            let mut s = text_of(cx, &l);
-            s.push_str(&text_of(cx, &r));
+            let (a, b) = (text_of(cx, &l), text_of(cx, &r));
+            budget::check((a.len() + b.len()) as u64)?;
+            let mut s = a;
+            s.push_str(&b);
             Value::Str(s.into())
         }
         And => Value::Bool(truth(cx, &l)? && truth(cx, &r)?),
@@ -1108,10 +1246,16 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
         (BitOr, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(*a | *b)),
         (BitXor, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(*a ^ *b)),
         (Shl, Value::List(list), _) => {
+            budget::charge(budget::VALUE_BYTES)?;
             lock(&list.items).push(r.clone());
             return Ok(l.clone());
         }
         (Add, Value::List(a), _) => {
+            let more = match &r {
+                Value::List(b) => lock(&b.items).len(),
+                _ => 1,
+            };
+            budget::check((lock(&a.items).len() + more) as u64 * budget::VALUE_BYTES)?;
             let mut items = lock(&a.items).clone();
             match &r {
                 Value::List(b) if !Arc::ptr_eq(a, b) => items.extend(lock(&b.items).iter().cloned()),
@@ -1129,6 +1273,7 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
             return Ok(Value::List(Arc::new(ListObj { kind: a.kind, items: Mutex::new(items) })));
         }
         (Add, Value::Map(a), Value::Map(b)) => {
+            budget::check((lock(&a.entries).len() + lock(&b.entries).len()) as u64 * budget::ENTRY_BYTES)?;
             let mut m = lock(&a.entries).clone();
             let add = lock(&b.entries).clone();
             m.extend(add);
@@ -1387,6 +1532,7 @@ fn index_set(cx: &mut Ctx<'_>, r: &Value, i: Value, v: Value) -> R<()> {
             match list_index(cx, k, len) {
                 Some(k) => items[k] = v,
                 None if k >= 0 && l.kind == ListKind::List && !cx.lang.is_java_like() => {
+                    budget::charge_items(k as u64 + 1 - len as u64, budget::VALUE_BYTES)?;
                     items.resize(k as usize, Value::Null);
                     items.push(v);
                 }
@@ -1395,7 +1541,9 @@ fn index_set(cx: &mut Ctx<'_>, r: &Value, i: Value, v: Value) -> R<()> {
             Ok(())
         }
         (Value::Map(m), _) => {
-            lock(&m.entries).insert(Key(i), v);
+            if lock(&m.entries).insert(Key(i), v).is_none() {
+                budget::charge(budget::ENTRY_BYTES)?;
+            }
             Ok(())
         }
         (Value::Host(h), _) => cx.host.call(*h, "putAt", vec![i, v]).map(|_| ()),
@@ -1577,7 +1725,7 @@ fn invoke_frame(cx: &mut Ctx<'_>, proto: &Proto, unit: &Arc<Unit>, cells: &[Cell
     }
     match exec_block(cx, &mut f, &proto.body)? {
         Flow::Return(v) => Ok(v),
-        _ if proto.implicit_return => Ok(f.last),
+        _ if proto.implicit_return => Ok(std::mem::take(&mut f.last)),
         _ => Ok(Value::Null),
     }
 }
@@ -1625,9 +1773,10 @@ fn new_builtin(cx: &mut Ctx<'_>, ty: &Ty, args: Vec<Value>) -> R<Value> {
 fn new_array(ty: &Ty, dims: &[Value]) -> R<Value> {
     let Some((first, rest)) = dims.split_first() else { return Ok(Value::array(Vec::new())) };
     let n = first.as_i64().unwrap_or(0);
-    if !(0..=10_000_000).contains(&n) {
+    if n < 0 {
         return Err(Thrown::new("java.lang.NegativeArraySizeException", n.to_string()));
     }
+    budget::charge_items(n as u64, budget::VALUE_BYTES)?;
     let mut items = Vec::with_capacity(n as usize);
     let zero = zero_of(Some(&Arc::new(Ty { dims: 0, name: ty.name.clone(), class: None, converts: true })));
     for _ in 0..n {

@@ -18,6 +18,8 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_budget;
+#[cfg(test)]
 mod tests_real;
 
 use super::ast::{BinOp, Pos, UnOp};
@@ -199,6 +201,8 @@ pub struct State {
     pub(crate) steps: u64,
     /// Steps allowed (`STEP_BUDGET` when 0).
     pub(crate) budget: u64,
+    /// Bytes the execution's values may hold (`budget::MEMORY_BUDGET` when 0).
+    pub(crate) memory: u64,
     pub(crate) depth: u32,
     pub(crate) globals: Vec<Option<Value>>,
     pub(crate) unit: Option<Arc<Unit>>,
@@ -248,8 +252,12 @@ impl fmt::Debug for Closure {
     }
 }
 
-/// Steps (loop iterations and calls) one execution may take before it is stopped.
+/// Steps (loop iterations and calls) one execution may take before it is stopped; bytes made
+/// or copied count too, `budget::BYTES_PER_STEP` to a step.
 pub(crate) const STEP_BUDGET: u64 = 50_000_000;
+/// How often (in steps) the evaluator takes the work the meter counted, and asks the host
+/// whether to stop: a power of two.
+pub(crate) const TICK: u64 = 1024;
 /// Nested calls one execution may make before `java.lang.StackOverflowError`.
 pub(crate) const MAX_DEPTH: u32 = 200;
 /// Bytes of stack one execution may use (threads get 2 MiB by default).
@@ -282,7 +290,10 @@ pub(crate) fn run(cx: &mut Ctx<'_>, code: &Compiled, globals: &mut Vec<(String, 
     cx.state.steps = 0;
     cx.state.depth = 0;
     cx.state.stack_base = stack_here();
+    let memory = if cx.state.memory == 0 { super::budget::MEMORY_BUDGET } else { cx.state.memory };
+    let meter = super::budget::enter(memory);
     let result = eval::run_main(cx, unit);
+    drop(meter);
     let mine = std::mem::take(&mut cx.state.globals);
     for (i, v) in mine.into_iter().enumerate() {
         let Some(v) = v else { continue };

@@ -7,7 +7,7 @@ use super::number::{self, int_or_long, Op};
 use super::string::{groovy_index, range_bounds};
 use super::{arity, bad_args, index_error, int_arg, Found};
 use crate::script::value::{self, lock, Key, ListKind, ListObj, Native, Value};
-use crate::script::{Ctx, Thrown};
+use crate::script::{budget, Ctx, Thrown};
 use indexmap::IndexMap;
 use rand::seq::SliceRandom;
 use std::cmp::Ordering;
@@ -36,11 +36,21 @@ pub(crate) fn make_set(items: Vec<Value>) -> Value {
 /// bytes; a single value is a list of itself.
 pub(crate) fn elements(v: &Value) -> Result<Vec<Value>, Thrown> {
     Ok(match v {
-        Value::List(l) => lock(&l.items).clone(),
+        Value::List(l) => {
+            let items = lock(&l.items).clone();
+            budget::work(items.len() as u64 * budget::VALUE_BYTES);
+            items
+        }
         Value::Range(a, b) => range_items(*a, *b)?,
         Value::Map(m) => super::map::entries_of(m),
-        Value::Str(s) => s.chars().map(|c| Value::str(c.to_string())).collect(),
-        Value::Bytes(b) => b.iter().map(|&x| Value::Int(x as i8 as i32)).collect(),
+        Value::Str(s) => {
+            super::checked_items(s.len() as u64)?;
+            s.chars().map(|c| Value::str(c.to_string())).collect()
+        }
+        Value::Bytes(b) => {
+            super::checked_items(b.len() as u64)?;
+            b.iter().map(|&x| Value::Int(x as i8 as i32)).collect()
+        }
         Value::Null => Vec::new(),
         other => vec![other.clone()],
     })
@@ -50,8 +60,12 @@ const RANGE_MAX: u64 = 50_000_000;
 
 pub(crate) fn range_items(a: i64, b: i64) -> Result<Vec<Value>, Thrown> {
     if a.abs_diff(b) > RANGE_MAX {
-        return Err(Thrown::new("java.lang.OutOfMemoryError", format!("range {a}..{b} is too large to list")));
+        return Err(Thrown::new(
+            "java.lang.OutOfMemoryError",
+            format!("Java heap space: range {a}..{b} is too large to list"),
+        ));
     }
+    super::checked_items(a.abs_diff(b) + 1)?;
     Ok(if a <= b { (a..=b).map(int_or_long).collect() } else { (b..=a).rev().map(int_or_long).collect() })
 }
 
@@ -125,13 +139,19 @@ fn max_or_min(cx: &mut Ctx<'_>, items: Vec<Value>, f: Option<&Value>, want: Orde
     Ok(best.unwrap_or(Value::Null))
 }
 
-fn flatten_into(v: &[Value], out: &mut Vec<Value>) {
+/// Lists nested by reference may flatten to far more than they hold (`l = [l, l]` ten times
+/// over): every element is charged as it is added.
+fn flatten_into(v: &[Value], out: &mut Vec<Value>) -> Result<(), Thrown> {
     for x in v {
         match x {
-            Value::List(l) => flatten_into(&lock(&l.items).clone(), out),
-            other => out.push(other.clone()),
+            Value::List(l) => flatten_into(&lock(&l.items).clone(), out)?,
+            other => {
+                budget::charge(budget::VALUE_BYTES)?;
+                out.push(other.clone());
+            }
         }
     }
+    Ok(())
 }
 
 fn empty_error(what: &str) -> Thrown {
@@ -445,13 +465,13 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             v.shuffle(&mut rand::rng());
             same_kind(v)
         }
-        ("join", []) => Value::from(items().iter().map(|x| x.to_string()).collect::<String>()),
+        ("join", []) => Value::from(super::join_texts(&items(), "", "null")?),
         ("join", [sep]) => {
             let sep = match sep {
                 Value::Null => ",".to_string(),
                 other => other.to_string(),
             };
-            Value::from(items().iter().map(|x| x.to_string()).collect::<Vec<_>>().join(&sep))
+            Value::from(super::join_texts(&items(), &sep, "null")?)
         }
         ("first" | "head" | "getFirst" | "peek" | "element", []) => match lock(&l.items).first() {
             Some(v) => v.clone(),
@@ -502,7 +522,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
         }
         ("flatten", []) => {
             let mut out = Vec::new();
-            flatten_into(&items(), &mut out);
+            flatten_into(&items(), &mut out)?;
             same_kind(out)
         }
         ("plus", [x]) => plus(recv, x)?,
@@ -519,7 +539,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
         ("multiply", [n]) => {
             let n = int_arg(n).ok_or_else(bad)?.max(0) as usize;
             let v = items();
-            super::checked_size((v.len() as u64).saturating_mul(n as u64))?;
+            super::checked_items((v.len() as u64).saturating_mul(n as u64))?;
             Value::list((0..n).flat_map(|_| v.iter().cloned()).collect())
         }
         ("intersect", [c]) => {

@@ -263,7 +263,11 @@ pub fn inspect(v: &Value) -> String {
         Value::Str(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
         Value::Char(c) => format!("'{c}'"),
         Value::List(l) => {
-            let items: Vec<String> = lock(&l.items).iter().map(inspect).collect();
+            // Metered as `Display` is: lists nested by reference print to far more than they hold.
+            let items: Vec<String> = lock(&l.items)
+                .iter()
+                .map_while(|v| crate::script::budget::show(value::shown_size(v)).then(|| inspect(v)))
+                .collect();
             format!("[{}]", items.join(", "))
         }
         Value::Map(m) => {
@@ -271,7 +275,13 @@ pub fn inspect(v: &Value) -> String {
             if m.is_empty() {
                 return "[:]".into();
             }
-            let items: Vec<String> = m.iter().map(|(k, v)| format!("{}:{}", inspect(&k.0), inspect(v))).collect();
+            let items: Vec<String> = m
+                .iter()
+                .map_while(|(k, v)| {
+                    crate::script::budget::show(value::shown_size(&k.0) + value::shown_size(v))
+                        .then(|| format!("{}:{}", inspect(&k.0), inspect(v)))
+                })
+                .collect();
             format!("[{}]", items.join(", "))
         }
         other => other.to_string(),
@@ -361,7 +371,8 @@ pub(crate) fn int_arg(v: &Value) -> Option<i64> {
 /// not gigabytes allocated.
 pub(crate) const SIZE_MAX: u64 = 1 << 27;
 
-/// `Ok(n)` when `n` items fit under [`SIZE_MAX`], else an `OutOfMemoryError`.
+/// `Ok(n)` when a string of `n` characters fits under [`SIZE_MAX`] and in what is left of the
+/// execution's memory budget, else an `OutOfMemoryError`: checked before it is made.
 pub(crate) fn checked_size(n: u64) -> Result<usize, Thrown> {
     if n > SIZE_MAX {
         return Err(Thrown::new(
@@ -369,7 +380,45 @@ pub(crate) fn checked_size(n: u64) -> Result<usize, Thrown> {
             format!("Java heap space: {n} characters or elements is over stampede's limit of {SIZE_MAX} for one value"),
         ));
     }
+    crate::script::budget::check(n)?;
     Ok(n as usize)
+}
+
+/// [`checked_size`] for a list, array or set of `n` elements.
+pub(crate) fn checked_items(n: u64) -> Result<usize, Thrown> {
+    let n = checked_size(n)?;
+    crate::script::budget::check(n as u64 * crate::script::budget::VALUE_BYTES)?;
+    Ok(n)
+}
+
+/// The texts of these values joined by `sep` (`null` as `null_text`), the size checked against
+/// the memory budget before it is made: a list of a million references to one long string is
+/// small, its join is not.
+pub(crate) fn join_texts(items: &[Value], sep: &str, null_text: &str) -> Result<String, Thrown> {
+    let mut size = (sep.len() as u64).saturating_mul(items.len().saturating_sub(1) as u64);
+    for v in items {
+        size = size.saturating_add(match v {
+            Value::Str(s) => s.len() as u64,
+            _ => 8,
+        });
+    }
+    crate::script::budget::check(size)?;
+    let mut out = String::new();
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        match v {
+            Value::Str(s) => out.push_str(s),
+            Value::Null => out.push_str(null_text),
+            other => {
+                let t = other.to_string();
+                crate::script::budget::check((out.len() + t.len()) as u64)?;
+                out.push_str(&t);
+            }
+        }
+    }
+    Ok(out)
 }
 
 pub(crate) fn index_error(class: &str, i: i64, len: usize) -> Thrown {

@@ -152,6 +152,11 @@ pub(crate) fn java_split(s: &str, regex: &str, limit: i64) -> Result<Vec<String>
             if index == 0 && m.start() == 0 && m.end() == 0 {
                 continue;
             }
+            if out.len() % 1024 == 0 {
+                // Each part is a string and an element: a split into characters of a long
+                // text is many times its size.
+                crate::script::budget::check(out.len() as u64 * 2 * crate::script::budget::VALUE_BYTES)?;
+            }
             out.push(s[index..m.start()].to_string());
             index = m.end();
         } else {
@@ -198,6 +203,7 @@ fn replace_regex(cx: &mut Ctx<'_>, s: &str, regex: &str, repl: &Value, all: bool
             }
         }
         last = m.end();
+        crate::script::budget::check(out.len() as u64)?;
         if !all {
             break;
         }
@@ -285,8 +291,9 @@ fn lines(s: &str) -> Vec<String> {
 }
 
 /// The characters of a string as one-character strings (what Groovy iterates).
-fn char_strings(s: &str) -> Vec<Value> {
-    s.chars().map(|c| Value::str(c.to_string())).collect()
+fn char_strings(s: &str) -> Result<Vec<Value>, Thrown> {
+    super::checked_items(s.len() as u64)?;
+    Ok(s.chars().map(|c| Value::str(c.to_string())).collect())
 }
 
 /// A string method.
@@ -412,6 +419,8 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             let (a, b) = (needle_for_replace(a).ok_or_else(bad)?, needle_for_replace(b).ok_or_else(bad)?);
             if a.is_empty() {
                 // Java: the replacement before every char and at the end.
+                let size = (s.chars().count() as u64 + 1).saturating_mul(b.len() as u64).saturating_add(s.len() as u64);
+                super::checked_size(size)?;
                 let mut out = String::with_capacity(s.len() * (b.len() + 1) + b.len());
                 for c in s.chars() {
                     out.push_str(&b);
@@ -420,6 +429,13 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
                 out.push_str(&b);
                 Value::from(out)
             } else {
+                if b.len() > a.len() {
+                    // Each match grows the text by the difference: at most this many matches.
+                    let most = (s.len() / a.len()) as u64;
+                    super::checked_size(
+                        most.saturating_mul((b.len() - a.len()) as u64).saturating_add(s.len() as u64),
+                    )?;
+                }
                 Value::from(s.replace(&*a, &b))
             }
         }
@@ -436,9 +452,18 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
         }
         ("getBytes", []) => Value::Bytes(Arc::new(s.as_bytes().to_vec())),
         ("getBytes", [cs]) => Value::Bytes(Arc::new(encode(s, &charset_name(cs).ok_or_else(bad)?)?)),
-        ("toCharArray", []) => Value::array(s.chars().map(Value::Char).collect()),
-        ("chars", []) => Value::list(s.encode_utf16().map(|c| Value::Int(c as i32)).collect()),
-        ("codePoints", []) => Value::list(s.chars().map(|c| Value::Int(c as i32)).collect()),
+        ("toCharArray", []) => {
+            super::checked_items(s.len() as u64)?;
+            Value::array(s.chars().map(Value::Char).collect())
+        }
+        ("chars", []) => {
+            super::checked_items(s.len() as u64)?;
+            Value::list(s.encode_utf16().map(|c| Value::Int(c as i32)).collect())
+        }
+        ("codePoints", []) => {
+            super::checked_items(s.len() as u64)?;
+            Value::list(s.chars().map(|c| Value::Int(c as i32)).collect())
+        }
         ("hashCode", []) => Value::Int(java_hash(s)),
         ("lines" | "readLines", []) => string_list(lines(s)),
         ("isNumber" | "isBigDecimal", []) => Value::Bool(number::parse_decimal(s.trim()).is_ok()),
@@ -546,7 +571,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
         }
         ("find", [f @ Value::Closure(_)]) => {
             let mut found = Value::Null;
-            for c in char_strings(s) {
+            for c in char_strings(s)? {
                 if cx.call_value(f, vec![c.clone()])?.truthy() {
                     found = c;
                     break;
@@ -597,7 +622,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             last
         }
         ("toList" | "toSet", []) => {
-            let items = char_strings(s);
+            let items = char_strings(s)?;
             if name == "toSet" {
                 super::list::make_set(items)
             } else {
@@ -610,7 +635,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, s: &Arc<str>, name: &str, args: &[Value]) -
             | "withIndex" | "findIndexOf",
             _,
         ) => {
-            let chars = Value::list(char_strings(s));
+            let chars = Value::list(char_strings(s)?);
             let Value::List(l) = &chars else { unreachable!() };
             let r = super::list::call(cx, &chars, l, name, args)?;
             match (name, r) {
