@@ -420,7 +420,9 @@ impl VirtualUser {
                 ..Default::default()
             };
             if !spec.scripts.is_empty() {
-                (error, note) = self.scripts_after(after, &mut state, error, &mut label, spec.label, &mut rules).await;
+                // Boxed: inline, the scripts' state would be in every user's future, scripts or not.
+                (error, note) =
+                    Box::pin(self.scripts_after(after, &mut state, error, &mut label, spec.label, &mut rules)).await;
                 if let Ok(code) = state.code.trim().parse::<u16>() {
                     ex.status = code;
                     total.status = code;
