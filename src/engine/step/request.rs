@@ -772,6 +772,8 @@ fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, pat
 /// The response's body as a script reads it: decoded when it was compressed.
 fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
     if resp.is_compressed() {
+        // Decoding is bounded by the workers, as for checks (see `DecodeGate`).
+        let _decoding = super::super::response::DECODES.acquire();
         return resp.body_text(limit).0.into_owned().into_bytes();
     }
     raw.to_vec()
