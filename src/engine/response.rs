@@ -111,6 +111,77 @@ impl<'a> Response<'a> {
     }
 }
 
+/// Decoded bodies held at once, run-wide. A compressed body's checks hold its decoded text (up
+/// to `max_response_size`, 64 MiB by default) while they run, and large ones are decoded off
+/// the worker ([`super::step::off_the_worker`]), so without a bound every busy user could hold
+/// one at the same time (32 users: 1.5 GiB). With it, decoding memory is bounded by the
+/// runtime's worker threads, not by the users: a user past the bound waits, off its worker,
+/// for one to be released. No decoded body is held across an `.await`, so every holder ends
+/// without the runtime's help and the wait is short.
+pub(super) struct DecodeGate {
+    held: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+    /// The most held at once (read by the tests).
+    most: std::sync::atomic::AtomicUsize,
+}
+
+pub(super) static DECODES: DecodeGate =
+    DecodeGate { held: std::sync::Mutex::new(0), freed: std::sync::Condvar::new(), most: AtomicUsize::new(0) };
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A decoded body may be held while this lives.
+pub(super) struct DecodePermit(());
+
+impl DecodeGate {
+    /// How many decoded bodies may be held at once: the runtime's worker threads (one outside
+    /// a runtime).
+    fn limit() -> usize {
+        tokio::runtime::Handle::try_current().map_or(1, |h| h.metrics().num_workers()).max(1)
+    }
+
+    fn try_take(&self, limit: usize) -> bool {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if *held >= limit {
+            return false;
+        }
+        *held += 1;
+        self.most.fetch_max(*held, Ordering::Relaxed);
+        true
+    }
+
+    /// Takes a permit, waiting (off the worker, so its other users go on) while all are held.
+    pub(super) fn acquire(&'static self) -> DecodePermit {
+        let limit = Self::limit();
+        if !self.try_take(limit) {
+            super::step::off_the_worker(|| {
+                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+                while *held >= limit {
+                    held = self.freed.wait(held).unwrap_or_else(|e| e.into_inner());
+                }
+                *held += 1;
+                self.most.fetch_max(*held, Ordering::Relaxed);
+            });
+        }
+        DecodePermit(())
+    }
+
+    /// The most decoded bodies held at once since the process started.
+    #[cfg(test)]
+    pub(super) fn most_held(&self) -> usize {
+        self.most.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for DecodePermit {
+    fn drop(&mut self) {
+        let mut held = DECODES.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held -= 1;
+        drop(held);
+        DECODES.freed.notify_one();
+    }
+}
+
 fn read_all(mut r: impl Read) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     r.read_to_end(&mut out).ok().map(|_| out)
@@ -128,6 +199,8 @@ struct Fields<'r, 'a> {
     body: Option<Cow<'a, str>>,
     /// The decoded body was larger than `limit`.
     too_large: bool,
+    /// Held while `body` holds a decoded body (see [`DecodeGate`]).
+    _decoding: Option<DecodePermit>,
     /// The body with HTML references decoded, when a field asks for it.
     unescaped: Option<String>,
     headers: Option<Cow<'a, str>>,
@@ -140,6 +213,9 @@ impl<'a> Fields<'_, 'a> {
         match f {
             Field::Body => {
                 if self.body.is_none() {
+                    if self.resp.is_compressed() {
+                        self._decoding = Some(DECODES.acquire());
+                    }
                     let (text, too_large) = self.resp.body_text(self.limit);
                     self.body = Some(text);
                     self.too_large = too_large;
@@ -270,6 +346,7 @@ fn var_fields<'r, 'a>(resp: &'r Response<'a>, text: String) -> Fields<'r, 'a> {
         limit: u64::MAX,
         body: Some(Cow::Owned(text)),
         too_large: false,
+        _decoding: None,
         unescaped: None,
         headers: None,
         json: None,
@@ -363,6 +440,7 @@ pub(super) fn apply_rules(
         limit: spec.limit,
         body: None,
         too_large: false,
+        _decoding: None,
         unescaped: None,
         headers: None,
         json: None,

@@ -75,3 +75,86 @@ async fn three_segments_serve_what_the_whole_run_serves() {
     stop_mock.cancel();
     let _ = server.await;
 }
+
+/// Serves `body` gzip-encoded to every GET on keep-alive connections, counting the responses,
+/// until the listener's task is aborted.
+async fn serve_gzip(listener: tokio::net::TcpListener, body: Arc<Vec<u8>>, served: Arc<AtomicU64>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    loop {
+        let Ok((mut s, _)) = listener.accept().await else { return };
+        let (body, served) = (body.clone(), served.clone());
+        tokio::spawn(async move {
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n", body.len());
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            loop {
+                while let Some(end) = memchr::memmem::find(&buf, b"\r\n\r\n") {
+                    buf.drain(..end + 4);
+                    if s.write_all(head.as_bytes()).await.is_err() || s.write_all(&body).await.is_err() {
+                        return;
+                    }
+                    served.fetch_add(1, Ordering::Relaxed);
+                }
+                match s.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+        });
+    }
+}
+
+/// 32 users checking a large gzip body at once hold no more decoded bodies than the runtime
+/// has workers (each could hold up to `max_response_size`: 32 × 64 MiB before), and the
+/// checks find what they found before, every sample counted by the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_decoded_bodies_held_at_once_are_bounded_by_the_workers() {
+    // 1 MiB of text that does not compress much (so it is decoded off the worker), ending in
+    // a marker the check looks for.
+    let mut text = Vec::with_capacity(1 << 20);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    while text.len() < (1 << 20) - 16 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        text.push(b"0123456789abcdef"[(x & 15) as usize]);
+    }
+    text.extend_from_slice(b"END-OF-THE-BODY");
+    let body = Arc::new(crate::plan::gzip(&text));
+    assert!(body.len() > 256 * 1024, "compressed: {} bytes", body.len());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let served = Arc::new(AtomicU64::new(0));
+    let server = tokio::spawn(serve_gzip(listener, body, served.clone()));
+    let dir = std::env::temp_dir().join(format!("stampede-decodes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plan.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "scenarios:
+  - name: gz
+    workload: {{users: 32, iterations: 4}}
+    flow:
+      - request:
+          url: 'http://127.0.0.1:{port}/big'
+          check: [{{body_contains: END-OF-THE-BODY}}, {{body_not_contains: zz}}]
+"
+        ),
+    )
+    .unwrap();
+    let plan = Plan::load(&path, &Default::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    run(&plan, Options::default(), CancellationToken::new(), CancellationToken::new(), tx).await.unwrap();
+    server.abort();
+    let (mut samples, mut errors) = (0, 0);
+    while let Ok(i) = rx.try_recv() {
+        samples += i.total.samples;
+        errors += i.total.errors;
+    }
+    assert_eq!(served.load(Ordering::Relaxed), 32 * 4);
+    assert_eq!((samples, errors), (32 * 4, 0), "every check holds on the decoded body");
+    let most = super::response::DECODES.most_held();
+    assert!((1..=2).contains(&most), "{most} decoded bodies held at once, with 2 workers");
+}

@@ -100,10 +100,11 @@ pub(super) struct VirtualUser {
     pub(super) held: Vec<Held>,
     /// The loop test a "start next iteration of current loop" jumped to, until it runs.
     pub(super) continued_to: Option<usize>,
-    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers').
-    pub(super) ws: Option<super::step::WsConn>,
-    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests).
-    pub(super) sockets: super::step::Sockets,
+    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
+    /// as every user of every plan carries the field.
+    pub(super) ws: Option<Box<super::step::WsConn>>,
+    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests), once it has used one.
+    pub(super) sockets: Option<Box<super::step::Sockets>>,
     /// What script elements see of this user's thread, made on its first script.
     pub(super) script_env: Option<Arc<super::scripting::Env>>,
     /// What script pre-processors changed on the sampler that follows them.
@@ -155,7 +156,7 @@ impl VirtualUser {
             held: Vec::new(),
             continued_to: None,
             ws: None,
-            sockets: Default::default(),
+            sockets: None,
             script_env: None,
             sampler_edits: None,
             keep_prev: ctx.program.keeps_prev,
@@ -217,7 +218,8 @@ impl VirtualUser {
             match &ops[pc] {
                 Op::Script(x) if x.label.is_none() => {
                     since_wait = 0;
-                    if let Err(end) = self.script_op(x).await {
+                    // Boxed for the size of the user's future (see the samplers below).
+                    if let Err(end) = Box::pin(self.script_op(x)).await {
                         return end;
                     }
                     pc += 1;
@@ -239,21 +241,26 @@ impl VirtualUser {
                         }
                         None => Instant::now(),
                     };
+                    // Every step but a request is boxed (a Parallel Controller boxes its own):
+                    // a future holds the largest of the awaits it may reach, and each user's task
+                    // holds its program's future for the whole run, so a WebSocket's, a
+                    // socket's or a script's state inline would make every user of every plan
+                    // that large. Those steps allocate per sample anyway; a request does not.
                     let (sampled, on_error, after) = match op {
                         // A request may not wait either: one the cache answers, one failed
                         // before sending (a bad URL, a method JMeter does not know). Like a
                         // sample made without a connection, it counts toward the ops run
                         // before the user yields; one that waited on its socket yielded there.
                         Op::Request(req) => (self.request(req, start).await, req.spec.on_error, None),
-                        Op::Sample(x) => (Some(self.synthetic(x, start).await), x.on_error, None),
-                        Op::Script(x) => (Some(self.script_sample(x, start).await), x.on_error, None),
+                        Op::Sample(x) => (Some(Box::pin(self.synthetic(x, start)).await), x.on_error, None),
+                        Op::Script(x) => (Some(Box::pin(self.script_sample(x, start)).await), x.on_error, None),
                         Op::Parallel(p) => {
                             let (sampled, after) = self.parallel(p, start).await;
                             (sampled, p.on_error, after)
                         }
-                        Op::WebSocket(w) => (Some(self.websocket(w, start).await), w.on_error, None),
+                        Op::WebSocket(w) => (Some(Box::pin(self.websocket(w, start)).await), w.on_error, None),
                         Op::Socket(x) => {
-                            let (sampled, on_error) = self.socket(x, start).await;
+                            let (sampled, on_error) = Box::pin(self.socket(x, start)).await;
                             // A Raw Data Source out of data: no sample, the user stops.
                             let after = (sampled.is_none() && on_error == StopKind::User).then_some(IterEnd::UserDone);
                             (sampled, on_error, after)

@@ -271,6 +271,9 @@ impl HttpClient {
                 let stream = Box::pin(self.connect(req)).await?;
                 ex.connect = t0.elapsed();
                 ex.new_connection = true;
+                // Room for this one only: a first push would make room for four, and almost
+                // every user only ever has one connection.
+                self.conns.reserve_exact(1);
                 self.conns.insert(0, Conn { stream, target: req.target.clone(), served: 0 });
                 // The least recently used goes past the limit: a user visiting ever new hosts
                 // (read from a data file, say) must not keep a socket open to each.

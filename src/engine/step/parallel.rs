@@ -173,7 +173,7 @@ impl VirtualUser {
             held: Vec::new(),
             continued_to: None,
             ws: None,
-            sockets: Default::default(),
+            sockets: None,
             script_env: self.script_env.clone(),
             sampler_edits: None,
             keep_prev: self.keep_prev,

@@ -420,7 +420,9 @@ impl VirtualUser {
                 ..Default::default()
             };
             if !spec.scripts.is_empty() {
-                (error, note) = self.scripts_after(after, &mut state, error, &mut label, spec.label, &mut rules).await;
+                // Boxed: inline, the scripts' state would be in every user's future, scripts or not.
+                (error, note) =
+                    Box::pin(self.scripts_after(after, &mut state, error, &mut label, spec.label, &mut rules)).await;
                 if let Ok(code) = state.code.trim().parse::<u16>() {
                     ex.status = code;
                     total.status = code;
@@ -770,6 +772,8 @@ fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, pat
 /// The response's body as a script reads it: decoded when it was compressed.
 fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
     if resp.is_compressed() {
+        // Decoding is bounded by the workers, as for checks (see `DecodeGate`).
+        let _decoding = super::super::response::DECODES.acquire();
         return resp.body_text(limit).0.into_owned().into_bytes();
     }
     raw.to_vec()

@@ -176,7 +176,7 @@ impl VirtualUser {
             let upgrade = upgrade(&target, &headers, connect_timeout, read_timeout, self.ctx.tls.clone());
             match upgrade.await {
                 Ok((conn, up)) => {
-                    self.ws = Some(conn);
+                    self.ws = Some(Box::new(conn));
                     o.connected_at = Some(Instant::now());
                     o.status = 101;
                     o.sent = up.sent;

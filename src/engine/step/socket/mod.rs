@@ -97,6 +97,12 @@ impl Outcome {
 }
 
 impl VirtualUser {
+    /// The user's raw sockets, made on its first socket sample: a user of a plan with none
+    /// carries a pointer, not three maps.
+    fn sockets(&mut self) -> &mut Sockets {
+        self.sockets.get_or_insert_with(Default::default)
+    }
+
     /// Runs one step of this family starting at `start`: whether the sample failed (none for
     /// the Raw Data Source, which makes no sample) and what the user does after a failure (or,
     /// for a Raw Data Source out of data, `User`: the user stops).
@@ -208,12 +214,12 @@ impl VirtualUser {
         }
         .map(|e| e as i8 as u8);
         let key = format!("TCP#{server}#{port}#{}", t.user);
-        let cached = if t.reuse { self.sockets.tcp.remove(&key) } else { None };
+        let cached = if t.reuse { self.sockets().tcp.remove(&key) } else { None };
         let mut stream = match cached {
             Some(s) => s,
             None => {
                 // Bug 44910: the previous socket of the key is closed (it was taken out above).
-                self.sockets.tcp.remove(&key);
+                self.sockets().tcp.remove(&key);
                 let c = wire::connect(&server, port, connect_timeout, &self.abandon, wire::TIMED_OUT_SOCKET).await;
                 o.connected = Some(Instant::now());
                 match c {
@@ -255,7 +261,7 @@ impl VirtualUser {
         };
         o.bytes = o.body.len() as u64;
         if keep && t.reuse && !t.close {
-            self.sockets.tcp.insert(key, stream);
+            self.sockets().tcp.insert(key, stream);
         }
         o
     }
@@ -413,16 +419,16 @@ impl VirtualUser {
         let data = r.data.render_string(&mut self.vars);
         let file = r.file.render_string(&mut self.vars);
         let abandon = self.abandon.clone();
-        let saved = if r.keepalive { self.sockets.raw.remove(&r.slot) } else { None };
+        let saved = if r.keepalive { self.sockets().raw.remove(&r.slot) } else { None };
         let mut stream = match saved {
             Some(Saved::Open(s)) => s,
             Some(Saved::Closed) => {
-                self.sockets.raw.insert(r.slot, Saved::Closed);
+                self.sockets().raw.insert(r.slot, Saved::Closed);
                 o.plugin_failure(wire::closed_channel());
                 return o;
             }
             Some(Saved::Unconnected) => {
-                self.sockets.raw.insert(r.slot, Saved::Unconnected);
+                self.sockets().raw.insert(r.slot, Saved::Unconnected);
                 o.plugin_failure(Failure {
                     kind: ErrorKind::Io,
                     text: "java.nio.channels.NotYetConnectedException".into(),
@@ -435,7 +441,7 @@ impl VirtualUser {
                     s
                 }
                 Err(f) => {
-                    self.sockets.raw.insert(r.slot, Saved::Unconnected);
+                    self.sockets().raw.insert(r.slot, Saved::Unconnected);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -458,7 +464,7 @@ impl VirtualUser {
         .await;
         if let Err(f) = sent {
             // The plugin leaves its channel open after a failed send (a missing file).
-            self.sockets.raw.insert(r.slot, Saved::Open(stream));
+            self.sockets().raw.insert(r.slot, Saved::Open(stream));
             o.plugin_failure(f);
             return o;
         }
@@ -472,7 +478,7 @@ impl VirtualUser {
                     got.extend_from_slice(&buf[..n]);
                 }
                 Err(e) => {
-                    self.sockets.raw.insert(r.slot, Saved::Closed);
+                    self.sockets().raw.insert(r.slot, Saved::Closed);
                     o.plugin_failure(wire::channel_io(&e));
                     return o;
                 }
@@ -482,7 +488,7 @@ impl VirtualUser {
         // Nothing read: the plugin closes the channel ("seems it was closed"); without
         // keep-alive it closes it after every response.
         let state = if got.is_empty() || !r.keepalive { Saved::Closed } else { Saved::Open(stream) };
-        self.sockets.raw.insert(r.slot, state);
+        self.sockets().raw.insert(r.slot, state);
         o.bytes = got.len() as u64;
         o.body = got;
         if r.parse {
@@ -501,7 +507,7 @@ impl VirtualUser {
         let bind_address = u.bind_address.render_string(&mut self.vars);
         let bind_port = java_int(&u.bind_port.render_string(&mut self.vars));
         let abandon = self.abandon.clone();
-        let socket = match self.sockets.udp.remove(&u.slot) {
+        let socket = match self.sockets().udp.remove(&u.slot) {
             Some(s) => Some(s),
             None => wire::udp_channel(&bind_address, bind_port, &host, &port).await.ok(),
         };
@@ -516,7 +522,7 @@ impl VirtualUser {
             UdpCodec::Hex => match hex::decode(&data) {
                 Ok(b) => b,
                 Err(f) => {
-                    self.sockets.udp.insert(u.slot, socket);
+                    self.sockets().udp.insert(u.slot, socket);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -524,7 +530,7 @@ impl VirtualUser {
             UdpCodec::Dns => match dns::query(&data, rand::random()) {
                 Ok(b) => b,
                 Err(f) => {
-                    self.sockets.udp.insert(u.slot, socket);
+                    self.sockets().udp.insert(u.slot, socket);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -538,7 +544,7 @@ impl VirtualUser {
             o.latency = Some(Instant::now());
             o.end = o.latency;
             if !u.close {
-                self.sockets.udp.insert(u.slot, socket);
+                self.sockets().udp.insert(u.slot, socket);
             }
             return o;
         }
@@ -567,7 +573,7 @@ impl VirtualUser {
             UdpCodec::Dns => dns::describe(&buf[..n]).map(String::into_bytes),
         };
         if !u.close {
-            self.sockets.udp.insert(u.slot, socket);
+            self.sockets().udp.insert(u.slot, socket);
         }
         match decoded {
             Ok(d) => {
