@@ -3,7 +3,7 @@
 use super::ops;
 use super::{
     AssertInfo, CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S,
-    STEP_BUDGET,
+    STEP_BUDGET, TICK,
 };
 use crate::script::ast::{BinOp, UnOp};
 use crate::script::value::{self, capitalize, lock, Key, ListKind, ListObj, MapObj, Value};
@@ -60,6 +60,9 @@ pub(crate) fn run_main(cx: &mut Ctx<'_>, unit: &Arc<Unit>) -> R<Value> {
 
 fn step(cx: &mut Ctx<'_>) -> R<()> {
     cx.state.steps += 1;
+    if cx.state.steps & (TICK - 1) == 0 {
+        tick(cx)?;
+    }
     if cx.state.steps > STEP_BUDGET || (cx.state.budget != 0 && cx.state.steps > cx.state.budget) {
         let budget = if cx.state.budget == 0 { STEP_BUDGET } else { cx.state.budget };
         return Err(Thrown::new(
@@ -67,6 +70,13 @@ fn step(cx: &mut Ctx<'_>) -> R<()> {
             format!("the script was stopped after {budget} steps (loop iterations and calls): a runaway loop?"),
         ));
     }
+    Ok(())
+}
+
+/// Every [`TICK`] steps: a long execution leaves its async worker (`crate::script::slice`).
+#[cold]
+fn tick(cx: &mut Ctx<'_>) -> R<()> {
+    cx.state.slice.tick();
     Ok(())
 }
 

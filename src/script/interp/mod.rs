@@ -199,6 +199,8 @@ pub struct State {
     pub(crate) steps: u64,
     /// Steps allowed (`STEP_BUDGET` when 0).
     pub(crate) budget: u64,
+    /// Its time on an async worker: a long execution moves off it.
+    pub(crate) slice: crate::script::slice::Slice,
     pub(crate) depth: u32,
     pub(crate) globals: Vec<Option<Value>>,
     pub(crate) unit: Option<Arc<Unit>>,
@@ -250,6 +252,8 @@ impl fmt::Debug for Closure {
 
 /// Steps (loop iterations and calls) one execution may take before it is stopped.
 pub(crate) const STEP_BUDGET: u64 = 50_000_000;
+/// How often (in steps) the evaluator looks at the clock of a running execution: a power of two.
+pub(crate) const TICK: u64 = 1024;
 /// Nested calls one execution may make before `java.lang.StackOverflowError`.
 pub(crate) const MAX_DEPTH: u32 = 200;
 /// Bytes of stack one execution may use (threads get 2 MiB by default).
