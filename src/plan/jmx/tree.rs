@@ -295,7 +295,8 @@ mod tests {
     /// `text_pos_at` scanned the text from its start for every element).
     #[test]
     fn a_thousand_groups_get_their_lines_from_one_index() {
-        let group = "<ThreadGroup testname=\"g\"/>\n<hashTree>\n<HTTPSamplerProxy testname=\"r\"/>\n<hashTree/>\n</hashTree>\n";
+        let group =
+            "<ThreadGroup testname=\"g\"/>\n<hashTree>\n<HTTPSamplerProxy testname=\"r\"/>\n<hashTree/>\n</hashTree>\n";
         let text = format!("<jmeterTestPlan>\n<hashTree>\n{}</hashTree>\n</jmeterTestPlan>", group.repeat(1000));
         let top = parse(&text).unwrap();
         assert_eq!(top.len(), 1000);
