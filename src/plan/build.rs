@@ -42,7 +42,7 @@ use super::{
     CheckId, DataSpec, Defaults, LabelId, Labels, OnEof, Plan, RequestSpec, Scenario, Shaper, Share, Slots, Target,
     Template, WriterSpec,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -70,6 +70,8 @@ pub struct Builder {
     pub sym: Symbols,
     labels: Labels,
     label_templates: Vec<(LabelId, Template)>,
+    /// The labels in `label_templates`.
+    templated_labels: HashSet<LabelId>,
     checks: Vec<String>,
     slots: Slots,
     /// Throughput Shaping Timers, with the key of the element each was read from.
@@ -82,6 +84,11 @@ pub struct Builder {
     writers: Vec<WriterSpec>,
     result_files: Vec<PathBuf>,
     scenarios: Vec<Scenario>,
+    /// The scenarios' names, so that naming the next one does not scan them all.
+    scenario_names: HashSet<String>,
+    /// Per name asked of [`Builder::unique_scenario_name`], the suffix it gave last: `(2)`,
+    /// `(3)`... for 10,000 groups of one name are found without trying each again.
+    last_suffix: HashMap<String, usize>,
 }
 
 impl Builder {
@@ -102,7 +109,7 @@ impl Builder {
 
     /// Label `id` is rendered from `name` for each sample (a sampler named with `${...}`).
     pub fn run_time_label(&mut self, id: LabelId, name: Template) {
-        if !self.label_templates.iter().any(|(i, _)| *i == id) {
+        if self.templated_labels.insert(id) {
             self.label_templates.push((id, name));
         }
     }
@@ -235,7 +242,24 @@ impl Builder {
 
     /// Whether a scenario of this name was added.
     pub fn has_scenario(&self, name: &str) -> bool {
-        self.scenarios.iter().any(|s| s.name == name)
+        self.scenario_names.contains(name)
+    }
+
+    /// A scenario name not taken yet: `name`, then `name (2)`, `name (3)`, ...
+    pub fn unique_scenario_name(&mut self, name: &str) -> String {
+        if !self.has_scenario(name) {
+            return name.to_string();
+        }
+        // Names are never given back, so the suffixes below the last one given stay taken (that
+        // one too, unless its group added no scenario).
+        let mut i = self.last_suffix.get(name).copied().unwrap_or(2);
+        let mut n = format!("{name} ({i})");
+        while self.has_scenario(&n) {
+            i += 1;
+            n = format!("{name} ({i})");
+        }
+        self.last_suffix.insert(name.to_string(), i);
+        n
     }
 
     /// The scenarios added so far.
@@ -261,6 +285,7 @@ impl Builder {
 
     /// Adds a scenario; scenarios run (within their phase) in the order added.
     pub fn scenario(&mut self, scenario: Scenario) {
+        self.scenario_names.insert(scenario.name.clone());
         self.scenarios.push(scenario);
     }
 

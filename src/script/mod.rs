@@ -15,6 +15,7 @@
 //! - `classes`: the library classes a script may name (`Math`, `Random`, `UUID`,
 //!   `JsonSlurper`, `SimpleDateFormat`, ...), their constructors, statics and objects.
 //! - `host`: what a script may reach outside itself.
+//! - `slice`: a long execution leaves the async worker it started on.
 //! - `value`: run-time values.
 
 pub mod ast;
@@ -25,6 +26,7 @@ pub mod interp;
 mod lex;
 pub mod methods;
 pub mod parse;
+pub mod slice;
 pub mod value;
 
 pub use host::{FileAccess, Host, HostRef, NoHost};

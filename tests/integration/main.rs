@@ -90,6 +90,9 @@
 //!   script writes the files it names beside the plan, not an absolute path elsewhere; no
 //!   script, file function or data set goes through a link out of the plan's directory, and
 //!   `check` refuses reflection and threads (issue 31).
+//! - `script_fairness`: a user spinning in long scripts (a counting loop, a throw/catch loop)
+//!   on one worker thread and one CPU leaves two plain users most of their samples, each one
+//!   served, and the run ends on time (issue 31).
 //! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
 //!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
 //!   `check` cannot load named with its line:column.
@@ -143,6 +146,7 @@ mod netns;
 mod open_model;
 mod report;
 mod rundir;
+mod script_fairness;
 mod script_fn;
 mod script_sandbox;
 mod secrets;

@@ -121,6 +121,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         expanding: 0,
         autostops: Vec::new(),
         scripts_set_any: false,
+        url_rewriters: None,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -317,6 +318,9 @@ struct Cx {
     last: Option<Error>,
     /// A script sets variables by names computed while it runs (`vars.put(name, ...)`).
     scripts_set_any: bool,
+    /// The plan's URL Re-writing Modifiers, found in the tree once (each HTTP sampler takes
+    /// their extractors: a walk of the whole tree per sampler made loading quadratic).
+    url_rewriters: Option<std::sync::Arc<[El]>>,
 }
 
 impl Cx {

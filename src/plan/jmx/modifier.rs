@@ -117,12 +117,19 @@ impl Cx {
                 modifiers(c, out);
             }
         }
-        let mut found = Vec::new();
-        modifiers(&self.root, &mut found);
-        // The modifiers alone, not the tree, outlive the walk.
-        let found: Vec<El> = found.into_iter().cloned().collect();
+        let found = match &self.url_rewriters {
+            Some(found) => found.clone(),
+            None => {
+                let mut found = Vec::new();
+                modifiers(&self.root, &mut found);
+                // The modifiers alone, not the tree, outlive the walk.
+                let found: std::sync::Arc<[El]> = found.into_iter().cloned().collect();
+                self.url_rewriters = Some(found.clone());
+                found
+            }
+        };
         let mut out = Vec::new();
-        for m in &found {
+        for m in found.iter() {
             let q = regex::escape(m.text_or_empty("argument_name"));
             let (src, template) = if m.flag("path_extension").unwrap_or(false) {
                 let eq = if m.flag("path_extension_no_equals").unwrap_or(false) { "" } else { "=" };

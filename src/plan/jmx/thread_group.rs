@@ -5,15 +5,9 @@
 use super::*;
 
 /// A scenario name not taken yet: `Users`, then `Users (2)`, ... (an unnamed group is `Thread Group`).
-pub(super) fn unique_name(name: &str, b: &Builder) -> String {
-    let base = if name.trim().is_empty() { "Thread Group".to_string() } else { name.to_string() };
-    let mut n = base.clone();
-    let mut i = 2;
-    while b.has_scenario(&n) {
-        n = format!("{base} ({i})");
-        i += 1;
-    }
-    n
+pub(super) fn unique_name(name: &str, b: &mut Builder) -> String {
+    let base = if name.trim().is_empty() { "Thread Group" } else { name };
+    b.unique_scenario_name(base)
 }
 
 const ULTIMATE: &str = "kg.apc.jmeter.threads.UltimateThreadGroup";
@@ -55,7 +49,7 @@ impl Cx {
                 self.report(tg, 1, Status::Disabled, "disabled: skipped");
                 continue;
             }
-            let name = unique_name(&tg.name, &self.b);
+            let name = unique_name(&tg.name, &mut self.b);
             self.b.sym.thread_group = Some(tg.name.clone());
             // A group that cannot be read is reported with its error; its children are still read.
             let mut workloads = self.workloads(tg).unwrap_or_else(|e| {

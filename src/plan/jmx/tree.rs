@@ -119,7 +119,10 @@ pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
         XmlError { line: pos.row as usize, column: pos.col as usize, message: e.to_string() }
     })?;
     let root = doc.root_element();
-    let at = |n: roxmltree::Node<'_, '_>| doc.text_pos_at(n.range().start).row as usize;
+    // `text_pos_at` counts the lines from the start of the text at each call: once per element,
+    // that made loading quadratic in the plan's size (10,000 thread groups: minutes).
+    let lines = LineIndex::new(doc.input_text());
+    let at = |n: roxmltree::Node<'_, '_>| lines.line(n.range().start);
     if root.tag_name().name() != "jmeterTestPlan" {
         return Err(XmlError {
             line: at(root),
@@ -134,6 +137,24 @@ pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
         return Ok(Vec::new());
     };
     elements(tree, &at)
+}
+
+/// Where each line of a text starts, to find the line of a byte offset in O(log lines).
+pub(super) struct LineIndex {
+    /// The offset of each `\n`, in order.
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(super) fn new(text: &str) -> LineIndex {
+        LineIndex { newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
+    }
+
+    /// The 1-based line of byte `offset`, as `roxmltree`'s `text_pos_at` counts it (the
+    /// `\n`s before it, plus one).
+    pub(super) fn line(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&nl| nl < offset) + 1
+    }
 }
 
 /// The elements of a `<hashTree>`: each element followed by the `<hashTree>` of its children.
@@ -252,6 +273,36 @@ fn prop(node: roxmltree::Node<'_, '_>) -> Prop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index gives the line `roxmltree` counts for every offset, at line ends, `\r\n`s
+    /// and the last line without a newline too.
+    #[test]
+    fn the_line_index_agrees_with_roxmltree() {
+        for text in [PLAN, "<a>\r\n<b/>\n\n<c/></a>", "<a/>", "<a>\n<b/></a>\n"] {
+            let doc = roxmltree::Document::parse_with_options(
+                text,
+                roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() },
+            )
+            .unwrap();
+            let lines = LineIndex::new(text);
+            for offset in 0..=text.len() {
+                assert_eq!(lines.line(offset), doc.text_pos_at(offset).row as usize, "{text:?} at {offset}");
+            }
+        }
+    }
+
+    /// Elements get their lines from one index of the text's newlines (each a binary search;
+    /// `text_pos_at` scanned the text from its start for every element).
+    #[test]
+    fn a_thousand_groups_get_their_lines_from_one_index() {
+        let group =
+            "<ThreadGroup testname=\"g\"/>\n<hashTree>\n<HTTPSamplerProxy testname=\"r\"/>\n<hashTree/>\n</hashTree>\n";
+        let text = format!("<jmeterTestPlan>\n<hashTree>\n{}</hashTree>\n</jmeterTestPlan>", group.repeat(1000));
+        let top = parse(&text).unwrap();
+        assert_eq!(top.len(), 1000);
+        assert_eq!((top[999].line, top[999].children[0].line), (3 + 5 * 999, 5 + 5 * 999));
+        assert_eq!(LineIndex::new(&text).newlines.len(), text.matches('\n').count());
+    }
 
     const PLAN: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <jmeterTestPlan version="1.2">

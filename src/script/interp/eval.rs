@@ -92,8 +92,9 @@ fn step(cx: &mut Ctx<'_>) -> R<()> {
     Ok(())
 }
 
-/// Every [`TICK`] steps: the bytes made or copied meanwhile become steps, and the host may stop
-/// the script (the run is stopping).
+/// Every [`TICK`] steps: the bytes made or copied meanwhile become steps, the host may stop
+/// the script (the run is stopping), and a long execution leaves its async worker
+/// (`crate::script::slice`).
 #[cold]
 fn tick(cx: &mut Ctx<'_>) -> R<()> {
     cx.state.steps = cx.state.steps.saturating_add(budget::take_work_steps());
@@ -103,6 +104,7 @@ fn tick(cx: &mut Ctx<'_>) -> R<()> {
     if budget::take_tripped() {
         return Err(budget::out_of_memory(budget::MEMORY_BUDGET));
     }
+    cx.state.slice.tick();
     Ok(())
 }
 

@@ -203,6 +203,8 @@ pub struct State {
     pub(crate) budget: u64,
     /// Bytes the execution's values may hold (`budget::MEMORY_BUDGET` when 0).
     pub(crate) memory: u64,
+    /// Its time on an async worker: a long execution moves off it.
+    pub(crate) slice: crate::script::slice::Slice,
     pub(crate) depth: u32,
     pub(crate) globals: Vec<Option<Value>>,
     pub(crate) unit: Option<Arc<Unit>>,
@@ -255,8 +257,8 @@ impl fmt::Debug for Closure {
 /// Steps (loop iterations and calls) one execution may take before it is stopped; bytes made
 /// or copied count too, `budget::BYTES_PER_STEP` to a step.
 pub(crate) const STEP_BUDGET: u64 = 50_000_000;
-/// How often (in steps) the evaluator takes the work the meter counted, and asks the host
-/// whether to stop: a power of two.
+/// How often (in steps) the evaluator takes the work the meter counted, asks the host whether
+/// to stop, and looks at the clock of a running execution: a power of two.
 pub(crate) const TICK: u64 = 1024;
 /// Nested calls one execution may make before `java.lang.StackOverflowError`.
 pub(crate) const MAX_DEPTH: u32 = 200;
