@@ -638,7 +638,10 @@ fn issue31_a_users_cursor_stays_ended_after_a_row_it_could_not_read() {
     let mut bytes = text.into_bytes();
     bytes[2 + 6 * 2 + 2] = 0xff;
     std::fs::write(&f.0, &bytes).unwrap();
-    assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 4), [Some("r0001".to_string()), None, None, None]);
+    assert_eq!(
+        taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 4),
+        [Some("r0001".to_string()), None, None, None]
+    );
     c = Cursor::default();
     assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 1), some(&["r0000"]), "reset reads again");
 }

@@ -449,7 +449,9 @@ impl Cx {
                 let len: f64 = self.number(tg, &cells[2], "duration")?;
                 // A negative rate runs as 0 (below); NaN, infinite or past the bound is refused.
                 for (what, rate) in [("start rate", from / unit), ("end rate", to / unit)] {
-                    if let Some(problem) = workload::rate_problem(&format!("a row's {what}"), if rate < 0.0 { 0.0 } else { rate }) {
+                    if let Some(problem) =
+                        workload::rate_problem(&format!("a row's {what}"), if rate < 0.0 { 0.0 } else { rate })
+                    {
                         return Err(self.err(tg, problem));
                     }
                 }
@@ -849,7 +851,11 @@ mod tests {
             (FREE_FORM_ARRIVALS, free(row("inf", "1")), "a row's start rate must be a number"),
             (FREE_FORM_ARRIVALS, free(row("1", "NaN")), "a row's end rate must be a number"),
             (FREE_FORM_ARRIVALS, free(row("2e9", "1")), "beyond any generator"),
-            (ARRIVALS, props(&[("TargetLevel", "2000000000"), ("Hold", "1")]), "the start rate of 2000000000/s is beyond"),
+            (
+                ARRIVALS,
+                props(&[("TargetLevel", "2000000000"), ("Hold", "1")]),
+                "the start rate of 2000000000/s is beyond",
+            ),
         ] {
             let e = load(class, &inside).unwrap_err().to_string();
             assert!(e.contains("t.jmx:") && e.contains("G") && e.contains(says), "{class}: {e}");

@@ -130,7 +130,9 @@ impl Cx {
             let secs = value(self, &cells[2], "duration", true)?;
             self.secs(c, secs, "duration")?;
             for (what, rate) in [("start rate", from), ("end rate", to)] {
-                if let Some(problem) = workload::rate_problem(&format!("a row's {what}"), if rate < 0.0 { 0.0 } else { rate }) {
+                if let Some(problem) =
+                    workload::rate_problem(&format!("a row's {what}"), if rate < 0.0 { 0.0 } else { rate })
+                {
                     return Err(self.err(c, problem));
                 }
             }
