@@ -177,13 +177,16 @@ impl Segment {
         v / self.period * self.owned.len() as u64 + self.owned.partition_point(|&p| p < rest) as u64
     }
 
-    /// The first index at or after `k` that is this segment's.
+    /// The first index at or after `k` that is this segment's; `u64::MAX` when there is none
+    /// below it, which no schedule reaches (an index is below its total): a distributed run
+    /// of a total near `u64::MAX` ends its schedule there instead of wrapping to its start.
     pub fn next_owned(&self, k: u64) -> u64 {
         let (base, rest) = (k - k % self.period, k % self.period);
-        match self.owned.get(self.owned.partition_point(|&p| p < rest)) {
-            Some(p) => base + p,
-            None => base + self.period + self.owned[0],
-        }
+        let next = match self.owned.get(self.owned.partition_point(|&p| p < rest)) {
+            Some(p) => base.checked_add(*p),
+            None => base.checked_add(self.period).and_then(|b| b.checked_add(self.owned[0])),
+        };
+        next.unwrap_or(u64::MAX)
     }
 
     /// This segment's share of a number of users.
@@ -237,6 +240,18 @@ mod tests {
                     let next = s.next_owned(k);
                     assert!(next >= k && s.owns(next) && (k..next).all(|j| !s.owns(j)), "{s} after {k}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn issue31_the_next_index_near_u64_max_ends_the_schedule_not_wraps() {
+        for (i, n) in [(1, 3), (2, 3), (3, 3), (2, 7), (5, 7), (1, 2)] {
+            let s = Segment::nth(i, n).unwrap();
+            for k in (u64::MAX - 20)..=u64::MAX {
+                let next = s.next_owned(k);
+                assert!(next >= k, "{s} after {k}: {next}");
+                assert!(next == u64::MAX || (s.owns(next) && (k..next).all(|j| !s.owns(j))), "{s} after {k}");
             }
         }
     }

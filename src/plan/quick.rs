@@ -104,14 +104,18 @@ fn quick_workload(
         }
         let duration = duration.ok_or_else(|| Error::invalid(loc("--rate"), "--rate needs --duration"))?;
         let max = max_users.unwrap_or(((rate * 0.1).ceil() as u32).clamp(100, 10_000));
-        return Ok(Workload::Open(OpenWorkload {
+        let open = OpenWorkload {
             start_rate: rate,
             stages: vec![Stage { target: rate, duration }],
             pre_allocated_users: max.min(((rate / 100.0).ceil() as u32).max(10)),
             max_users: max,
             start_delay: Duration::ZERO,
             graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
-        }));
+        };
+        if let Some(problem) = workload::rate_problem("--rate", rate) {
+            return Err(Error::invalid(loc("--rate"), problem));
+        }
+        return Ok(Workload::Open(open));
     }
     if max_users.is_some() {
         return Err(Error::invalid(loc("--max-users"), "--max-users applies to the open model (--rate)"));

@@ -258,6 +258,16 @@ pub fn rate_problem(what: &str, rate: f64) -> Option<String> {
     })
 }
 
+impl OpenWorkload {
+    /// Why one of its rates (the start's, a stage's) is not a rate a workload can run, if one
+    /// is not: every reader asks it of what it built, so no plan format slips past the bound.
+    pub fn rate_problem(&self) -> Option<String> {
+        std::iter::once(("the start rate".to_string(), self.start_rate))
+            .chain(self.stages.iter().enumerate().map(|(i, s)| (format!("the rate of stage {}", i + 1), s.target)))
+            .find_map(|(what, rate)| rate_problem(&what, rate))
+    }
+}
+
 /// Default time for requests in flight to finish after a scenario's end or an interrupt.
 pub const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
 

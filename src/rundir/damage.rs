@@ -67,20 +67,27 @@ impl Tier {
         let Ok(f) = std::fs::File::open(dir.join(file)) else { return t };
         t.exists = true;
         let mut reader = BufReader::with_capacity(1 << 20, f);
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         let mut n = 0;
         loop {
-            text.clear();
+            bytes.clear();
             // A line past what the reader takes is the reader's error; here it is broken.
-            match reader.by_ref().take(MAX_LINE).read_line(&mut text) {
+            match reader.by_ref().take(MAX_LINE).read_until(b'\n', &mut bytes) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
             n += 1;
+            // A line that is not UTF-8 is broken, and the lines after it are still counted:
+            // stopping there would report the damage smaller than it is.
+            let Ok(text) = std::str::from_utf8(&bytes) else {
+                t.broken.push(n);
+                t.last_broken = true;
+                continue;
+            };
             if text.trim().is_empty() {
                 continue;
             }
-            match counts(&text) {
+            match counts(text) {
                 Some(c) => {
                     t.lines.push(c);
                     t.last_broken = false;
@@ -436,6 +443,24 @@ mod tests {
             assert_eq!(merged.summary.damage.len(), 1, "{:?}", merged.summary.damage);
             assert!(merged.summary.damage[0].starts_with(&format!("{path}: ")), "{:?}", merged.summary.damage);
         }
+    }
+
+    #[test]
+    fn issue31_a_line_that_is_not_utf8_is_broken_and_the_lines_after_it_count() {
+        let dir = temp_dir("not-utf8");
+        long_run(&dir.0, 30, true);
+        let whole = Tier::read(&dir.0, INTERVALS, 0);
+        assert!(whole.broken.is_empty() && whole.lines.len() >= 10, "{:?}", whole.broken);
+        let path = dir.0.join(INTERVALS);
+        let mut bytes = std::fs::read(&path).unwrap();
+        // An invalid byte inside line 3.
+        let third = bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(1).unwrap().0 + 5;
+        bytes[third] = 0xff;
+        std::fs::write(&path, bytes).unwrap();
+        let t = Tier::read(&dir.0, INTERVALS, 0);
+        assert_eq!((t.broken.clone(), t.last_broken, t.lines.len()), (vec![3], false, whole.lines.len() - 1));
+        let problems = in_itself(&t, true, None);
+        assert!(problems.iter().any(|(f, p)| f == INTERVALS && p == "line 3 is not a line of a log"), "{problems:?}");
     }
 
     #[test]

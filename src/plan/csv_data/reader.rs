@@ -390,6 +390,9 @@ impl DataFile {
             // taking a row allocates nothing once the strings are as long as its values.
             static SCRATCH: RefCell<(Vec<u8>, Vec<String>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
+        if cursor.offset == Cursor::ENDED {
+            return None;
+        }
         SCRATCH.with(|scratch| {
             let (buf, fields) = scratch.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
             let mut r = RowReader {
@@ -398,7 +401,10 @@ impl DataFile {
                 fields,
             };
             let got = r.next(self, owns).map(f);
-            cursor.offset = r.window.offset() - self.scanned.start;
+            // At the end, or at a row that could not be read, the window may stand anywhere in
+            // what it read, not at a row's start: the end is kept as such (as the shared
+            // reader's), so a later take does not parse from the middle of a row.
+            cursor.offset = if got.is_some() { r.window.offset() - self.scanned.start } else { Cursor::ENDED };
             cursor.row = r.row;
             let (mut buf, mut fields) = (r.window.buf, r.fields);
             if buf.len() > 4 * CHUNK || fields.iter().map(String::capacity).sum::<usize>() > 4 * CHUNK {
@@ -420,6 +426,11 @@ impl DataFile {
 pub struct Cursor {
     offset: u64,
     row: u64,
+}
+
+impl Cursor {
+    /// The offset of a cursor past its end (or past a row that could not be read), until reset.
+    const ENDED: u64 = u64::MAX;
 }
 
 /// A shared reader of a file's rows (JMeter's FileServer reader of a file and alias): rows are

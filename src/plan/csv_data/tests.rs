@@ -623,3 +623,25 @@ fn issue31_a_row_longer_than_the_bound_is_an_error_at_its_line() {
     let f = TempFile::new("late-bad-byte.csv", &text);
     assert_eq!(DataFile::open(&f.0, &opts()).unwrap_err().line, Some(100_002));
 }
+
+/// #31: a row that cannot be read (the file changed while the run reads it) ends a user's
+/// cursor for good, until reset: a later take does not parse from wherever the failed read
+/// left off, the middle of some row.
+#[test]
+fn issue31_a_users_cursor_stays_ended_after_a_row_it_could_not_read() {
+    let text: String = std::iter::once("h\n".to_string()).chain((0..400).map(|k| format!("r{k:04}\n"))).collect();
+    let f = TempFile::new("cursor-changed.csv", text.as_bytes());
+    let file = DataFile::open(&f.0, &opts()).unwrap();
+    let mut c = Cursor::default();
+    assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 1), some(&["r0000"]));
+    // The file is rewritten in place with a byte that is not UTF-8 in the third row.
+    let mut bytes = text.into_bytes();
+    bytes[2 + 6 * 2 + 2] = 0xff;
+    std::fs::write(&f.0, &bytes).unwrap();
+    assert_eq!(
+        taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 4),
+        [Some("r0001".to_string()), None, None, None]
+    );
+    c = Cursor::default();
+    assert_eq!(taken(|| file.take_at(&mut c, |_| true, |r| r.join("|")), 1), some(&["r0000"]), "reset reads again");
+}

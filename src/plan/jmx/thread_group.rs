@@ -441,6 +441,14 @@ impl Cx {
                 let from: f64 = self.number(tg, &cells[0], "start rate")?;
                 let to: f64 = self.number(tg, &cells[1], "end rate")?;
                 let len: f64 = self.number(tg, &cells[2], "duration")?;
+                // A negative rate runs as 0 (below); NaN, infinite or past the bound is refused.
+                for (what, rate) in [("start rate", from / unit), ("end rate", to / unit)] {
+                    if let Some(problem) =
+                        workload::rate_problem(&format!("a row's {what}"), if rate < 0.0 { 0.0 } else { rate })
+                    {
+                        return Err(self.err(tg, problem));
+                    }
+                }
                 rows.push((from / unit, to / unit, len * unit));
             }
             let mut stages = Vec::new();
@@ -508,6 +516,9 @@ impl Cx {
             start_delay: Duration::ZERO,
             graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
         };
+        if let Some(problem) = w.rate_problem() {
+            return Err(self.err(tg, problem));
+        }
         let mut note = format!("open model: {}", Workload::Open(w.clone()).describe());
         let status =
             if notes.iter().any(|n| !n.starts_with("Iterations")) { Status::Partial } else { Status::Supported };
@@ -819,5 +830,34 @@ mod tests {
         assert_eq!(w.start_rate, 1.0);
         assert_eq!(w.stages, [st(5.0, 10), st(8.0, 0), st(8.0, 3)]);
         assert_eq!(w.max_users, 3);
+    }
+
+    #[test]
+    fn issue31_arrival_rates_beyond_any_generator_are_refused_naming_the_element() {
+        let row = |a: &str, b: &str| {
+            format!(
+                r#"<collectionProp name="r"><stringProp name="1">{a}</stringProp><stringProp name="2">{b}</stringProp><stringProp name="3">10</stringProp></collectionProp>"#
+            )
+        };
+        let free = |r: String| format!(r#"<collectionProp name="Schedule">{r}</collectionProp>"#);
+        for (class, inside, says) in [
+            (FREE_FORM_ARRIVALS, free(row("1", "1e300")), "a row's end rate of 1e300/s is beyond any generator"),
+            (FREE_FORM_ARRIVALS, free(row("inf", "1")), "a row's start rate must be a number"),
+            (FREE_FORM_ARRIVALS, free(row("1", "NaN")), "a row's end rate must be a number"),
+            (FREE_FORM_ARRIVALS, free(row("2e9", "1")), "beyond any generator"),
+            (
+                ARRIVALS,
+                props(&[("TargetLevel", "2000000000"), ("Hold", "1")]),
+                "the start rate of 2000000000/s is beyond",
+            ),
+        ] {
+            let e = load(class, &inside).unwrap_err().to_string();
+            assert!(e.contains("t.jmx:") && e.contains("G") && e.contains(says), "{class}: {e}");
+        }
+        // Per minute, 2e9 is within the bound; a negative rate runs as 0, as before.
+        let p = load(ARRIVALS, &props(&[("TargetLevel", "2000000000"), ("Unit", "M"), ("Hold", "1")])).unwrap();
+        let Workload::Open(w) = &p.scenarios[0].workload else { panic!() };
+        assert!((w.start_rate - 2e9 / 60.0).abs() < 1.0);
+        load(FREE_FORM_ARRIVALS, &free(row("-5", "1"))).unwrap();
     }
 }

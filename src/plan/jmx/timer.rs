@@ -129,6 +129,13 @@ impl Cx {
             let to = value(self, &cells[1], "end rate", false)?;
             let secs = value(self, &cells[2], "duration", true)?;
             self.secs(c, secs, "duration")?;
+            for (what, rate) in [("start rate", from), ("end rate", to)] {
+                if let Some(problem) =
+                    workload::rate_problem(&format!("a row's {what}"), if rate < 0.0 { 0.0 } else { rate })
+                {
+                    return Err(self.err(c, problem));
+                }
+            }
             rows.push(workload::ShapeRow { from, to, secs: secs.max(0.0) as u64 });
         }
         let total: u64 = rows.iter().map(|r| r.secs).sum();
@@ -208,5 +215,27 @@ mod tests {
         ] {
             assert_eq!(super::calc_mode(text), mode, "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod shaping_tests {
+    use crate::plan::jmx::synthetic::tests::plan_of;
+    use crate::plan::jmx::{read, Options};
+
+    #[test]
+    fn issue31_a_shaping_timer_rate_beyond_any_generator_is_refused_naming_it() {
+        let timer = |to: &str| {
+            format!(
+                r#"<kg.apc.jmeter.timers.VariableThroughputTimer testclass="kg.apc.jmeter.timers.VariableThroughputTimer" testname="Shape" enabled="true">
+                <collectionProp name="load_profile"><collectionProp name="r"><stringProp name="1">1</stringProp><stringProp name="2">{to}</stringProp><stringProp name="3">10</stringProp></collectionProp></collectionProp>
+                </kg.apc.jmeter.timers.VariableThroughputTimer><hashTree/>
+                <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let e = read(&plan_of(&timer("1e300")), std::path::Path::new("t.jmx"), &Options::default()).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("t.jmx:") && e.contains("a row's end rate of 1e300/s is beyond any generator"), "{e}");
+        read(&plan_of(&timer("100")), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
     }
 }

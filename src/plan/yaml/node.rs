@@ -146,12 +146,16 @@ pub(super) fn unquoted_expression_in_flow(src: &str, upto: usize) -> Option<(usi
                 i += 1;
                 continue;
             }
-            let before = line[..i].trim_end();
-            let opens_value = before.is_empty() || before.ends_with(':') || before.ends_with('-');
+            // Only asked at ASCII bytes (the arms below), so `i` is a char boundary: slicing
+            // at every byte would panic inside a multibyte character (`name: café`).
+            let opens_value = || {
+                let before = line[..i].trim_end();
+                before.is_empty() || before.ends_with(':') || before.ends_with('-')
+            };
             match c {
                 b'#' if i == 0 || b[i - 1] == b' ' => break,
-                b'\'' | b'"' if depth > 0 || opens_value => quote = Some(c),
-                b'{' | b'[' if depth > 0 || opens_value => {
+                b'\'' | b'"' if depth > 0 || opens_value() => quote = Some(c),
+                b'{' | b'[' if depth > 0 || opens_value() => {
                     depth += 1;
                     entry = i + 1;
                 }

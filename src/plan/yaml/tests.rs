@@ -493,3 +493,15 @@ fn issue31_an_unquoted_expression_in_a_flow_mapping_says_to_quote_it() {
     let e = load("scenarios:\n  - name: x\n    url: http://h/${a}\n    workload: {users: 1\n").unwrap_err();
     assert!(!e.to_string().contains("quote it"), "{e}");
 }
+
+#[test]
+fn issue31_a_syntax_error_after_non_ascii_text_is_an_error_not_a_panic() {
+    // The hint's scan went byte by byte and sliced the line inside `é`.
+    let e = load("name: café\nscenarios:\n  - name: x\n    workload: {users: 1\n").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Syntax, "{e}");
+    let e = load("scenarios:\n  - name: ü\n    workload: {名前: ${x}, users: 1}\n    flow: []\n").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Syntax, "{e}");
+    assert!(e.to_string().contains("quote it: 名前: \"${x}\""), "{e}");
+    let e = load("scenarios:\n  - name: x\n    workload: {users: ${é}, ü: 1}\n").unwrap_err();
+    assert!(e.to_string().contains("quote it: users: \"${é}\""), "{e}");
+}

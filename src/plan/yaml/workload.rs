@@ -213,14 +213,11 @@ impl Cx {
                 format!("max_users ({max_users}) must be at least 1 and at least pre_allocated_users ({pre})"),
             ));
         }
-        Ok(Workload::Open(OpenWorkload {
-            start_rate,
-            stages,
-            pre_allocated_users: pre,
-            max_users,
-            start_delay,
-            graceful_stop,
-        }))
+        let open = OpenWorkload { start_rate, stages, pre_allocated_users: pre, max_users, start_delay, graceful_stop };
+        if let Some(problem) = open.rate_problem() {
+            return Err(self.invalid(w.node, &f("rate"), problem));
+        }
+        Ok(Workload::Open(open))
     }
 }
 
