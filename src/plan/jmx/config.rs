@@ -497,6 +497,11 @@ mod tests {
     /// Reads a plan whose thread group holds `element` and one sampler; returns the plan and
     /// the element's (status, note), or the error.
     fn read_with(element: &str) -> Result<(Plan, Status, String), Error> {
+        read_at(Path::new("t.jmx"), element)
+    }
+
+    /// [`read_with`], the plan being the file `jmx`.
+    fn read_at(jmx: &Path, element: &str) -> Result<(Plan, Status, String), Error> {
         let text = format!(
             r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
             <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
@@ -505,7 +510,7 @@ mod tests {
             </hashTree></hashTree></hashTree></jmeterTestPlan>"#
         );
         let opts = Options { skip_unsupported: true, ..Default::default() };
-        let (plan, report) = read(&text, Path::new("t.jmx"), &opts)?;
+        let (plan, report) = read(&text, jmx, &opts)?;
         let r = report.iter().find(|r| r.name == "E").expect("the element is reported");
         Ok((plan, r.status, r.note.clone()))
     }
@@ -567,8 +572,7 @@ mod tests {
         std::os::unix::fs::symlink("rows.csv", dir.join("link.csv")).unwrap();
         let set = |name: &str, mode: &str| {
             let props = format!(
-                r#"<stringProp name="filename">{}/{name}</stringProp><stringProp name="shareMode">{mode}</stringProp>"#,
-                dir.display()
+                r#"<stringProp name="filename">{name}</stringProp><stringProp name="shareMode">{mode}</stringProp>"#
             );
             el("CSVDataSet", &props)
         };
@@ -582,7 +586,7 @@ mod tests {
             (("rows.csv", "k1"), ("link.csv", "k1"), 2),
         ] {
             let two = format!("{}<hashTree/>{}", set(a, mode_a), set(b, mode_b));
-            let (plan, ..) = read_with(&two).unwrap();
+            let (plan, ..) = read_at(&dir.join("t.jmx"), &two).unwrap();
             assert_eq!(plan.data.len(), readers, "{a} ({mode_a}) and {b} ({mode_b})");
         }
         std::fs::remove_dir_all(&dir).unwrap();
