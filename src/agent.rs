@@ -278,28 +278,40 @@ fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> (mpsc::UnboundedSender<
 
 /// Reads one message of at most `limit` bytes; `None` at the end of the connection. An error
 /// when the other side has sent nothing for `wait` of this process's own running time: a
-/// stall of ours (SIGSTOP, a suspended machine, a starved runtime) is not the other side's
-/// silence, and what it sent meanwhile, waiting in the socket, is read before anything is
-/// judged.
+/// stall of ours (SIGSTOP, a suspended machine) is not the other side's silence, and what it
+/// sent meanwhile, waiting in the socket, is read before anything is judged. A runtime starved
+/// by our own load is not a stall: its silence counts (see [`forgiven`]), so an agent whose
+/// controller is cut off without a word still stops its load.
 async fn read(r: &mut Reader, wait: Duration, limit: usize) -> Result<Option<Msg>, Error> {
     let mut heard = tokio::time::Instant::now();
     let mut awake = heard;
+    let mut cpu_awake = cpu_time();
+    let mut deferred = false;
     let line = loop {
         match tokio::time::timeout(TICK, r.step(limit)).await {
             Ok(Ok(Some(line))) => break line,
             Ok(Ok(None)) => {
                 heard = tokio::time::Instant::now();
                 awake = heard;
+                cpu_awake = cpu_time();
             }
             Ok(Err(e)) => return Err(e),
             Err(_) => {
                 let now = tokio::time::Instant::now();
-                // Woken far later than asked: this process did not run, so neither the
-                // silence nor the time is the other side's. Its bytes are read on the next turn.
-                if now.duration_since(awake) > TICK + STALL {
-                    heard = now;
+                let cpu = cpu_time();
+                let gap = now.duration_since(awake);
+                // Without a CPU clock every gap counts as busy: never forgiven.
+                let cpu_gap = cpu.zip(cpu_awake).map_or(gap, |(c, a)| c.saturating_sub(a));
+                heard = (heard + forgiven(gap, cpu_gap)).min(now);
+                (awake, cpu_awake) = (now, cpu);
+                // A late wake-up judges on the next one, once the bytes that waited in the
+                // socket meanwhile are read; every other one at most, so a starved runtime
+                // whose every wake-up is late still judges.
+                if gap > TICK + STALL && !deferred {
+                    deferred = true;
+                    continue;
                 }
-                awake = now;
+                deferred = false;
                 if now.duration_since(heard) >= wait {
                     return Err(proto(format!("nothing heard for {}", humantime::format_duration(wait))));
                 }
@@ -308,6 +320,29 @@ async fn read(r: &mut Reader, wait: Duration, limit: usize) -> Result<Option<Msg
     };
     let Some(line) = line else { return Ok(None) };
     serde_json::from_slice(&line).map(Some).map_err(|e| proto(format!("a message that does not read: {e}")))
+}
+
+/// How much of a wake-up `wall` later than the last one, over which this process used `cpu` of
+/// processor time (all its threads), is a stall of ours rather than the other side's silence:
+/// the lateness (all but the [`TICK`] asked for) when the wake-up is late and the process was
+/// stopped (SIGSTOP, a suspended machine: it used next to no processor time, under a tenth of
+/// the gap); nothing when it was late because it was busy (a runtime saturated by our own load
+/// is running, and the other side's silence over that time is silence).
+fn forgiven(wall: Duration, cpu: Duration) -> Duration {
+    if wall <= TICK + STALL || cpu >= wall / 10 {
+        return Duration::ZERO;
+    }
+    wall - TICK
+}
+
+/// The processor time this process (all its threads) has used; `None` if the clock is missing.
+fn cpu_time() -> Option<Duration> {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+        return None;
+    }
+    Some(Duration::new(u64::try_from(t.tv_sec).ok()?, u32::try_from(t.tv_nsec).ok()?))
 }
 
 /// The next message other than a ping, each waited for at most `wait`; `None` at the end of
@@ -1360,6 +1395,53 @@ mod tests {
         // ...and what the other side sent meanwhile is read, not judged silence.
         theirs.write_all(b"{\"type\":\"ping\"}\n").await.unwrap();
         assert_eq!(reader.await.unwrap().unwrap(), "ping");
+    }
+
+    #[test]
+    fn only_a_late_wake_up_of_a_stopped_process_is_forgiven() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        for (wall, cpu, forgiven_) in [
+            // Stopped (SIGSTOP, suspended): the lateness is ours, not the other side's silence.
+            (s(9), ms(0), s(9) - TICK),
+            (s(9), ms(800), s(9) - TICK),
+            (s(600), s(2), s(600) - TICK),
+            // Late because busy (a runtime saturated by our own load, on one core or many):
+            // the silence counts.
+            (s(2), ms(200), ms(0)),
+            (s(2), s(2), ms(0)),
+            (s(9), ms(900), ms(0)),
+            (s(9), s(70), ms(0)),
+            // On time, busy or not: nothing to forgive.
+            (TICK, ms(0), ms(0)),
+            (TICK + STALL, ms(0), ms(0)),
+            (TICK, s(1), ms(0)),
+        ] {
+            assert_eq!(forgiven(wall, cpu), forgiven_, "{wall:?} of which {cpu:?} of processor time");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reader_starved_by_its_own_load_still_hears_the_silence() {
+        let (mut r, _theirs) = pipe();
+        let reader = tokio::spawn(async move { read(&mut r, SILENCE, MAX_SHORT_LINE).await });
+        tokio::task::yield_now().await;
+        // Every wake-up 1.5 s late, this process busy for a fifth of it: the silence is the other
+        // side's, and after SILENCE of it (and a wake-up more) the reader gives up.
+        let mut turns = 0;
+        while !reader.is_finished() && turns < 20 {
+            let t0 = cpu_time().unwrap();
+            while cpu_time().unwrap() - t0 < Duration::from_millis(300) {
+                std::hint::black_box(0u64);
+            }
+            tokio::time::advance(Duration::from_millis(1500)).await;
+            tokio::task::yield_now().await;
+            turns += 1;
+        }
+        assert!(reader.is_finished(), "still waiting after {turns} late and busy wake-ups");
+        let e = reader.await.unwrap().unwrap_err();
+        assert!(e.to_string().contains("nothing heard for 5s"), "{e}");
+        assert!(turns <= 5, "{turns} wake-ups of 1.5 s to hear 5 s of silence");
     }
 
     #[tokio::test(start_paused = true)]

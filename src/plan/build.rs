@@ -155,11 +155,14 @@ impl Builder {
         self.data.len() - 1
     }
 
-    /// A data file added before that reads `file` the same way, with the same sharing mode and
-    /// end-of-file rule: another element reading it shares its rows (JMeter's FileServer keeps
-    /// one reader per file and sharing mode, whatever element reads it).
-    pub fn same_data(&self, file: &DataFile, share: Share, on_eof: OnEof) -> Option<usize> {
-        self.data.iter().position(|d| d.share == share && d.on_eof == on_eof && d.file.same_reading(file))
+    /// A data file added before under `alias` (see [`DataSpec::alias`]) that reads `file` the
+    /// same way, with the same sharing mode and end-of-file rule: another element reading it
+    /// shares its rows (JMeter's FileServer keeps one reader per alias, whatever element reads
+    /// it).
+    pub fn same_data(&self, alias: &str, file: &DataFile, share: Share, on_eof: OnEof) -> Option<usize> {
+        self.data.iter().position(|d| {
+            d.alias.as_deref() == Some(alias) && d.share == share && d.on_eof == on_eof && d.file.same_reading(file)
+        })
     }
 
     /// Opens and checks the data file at `path`, or shares the one opened before with the same

@@ -194,6 +194,11 @@ pub struct DataSpec {
     /// pass) when it owns index k.
     #[serde(skip)]
     pub split: Option<crate::engine::segment::Segment>,
+    /// Which reader of the file this is, when a plan names it (JMeter's FileServer alias: the
+    /// file name as written, and a custom sharing key): elements of the same name share a
+    /// reader; `./a.csv`, a link to it, or another key each have their own.
+    #[serde(skip)]
+    pub alias: Option<String>,
 }
 
 impl DataSpec {
@@ -209,6 +214,7 @@ impl DataSpec {
             on_eof,
             stop_on_empty_row: false,
             split: None,
+            alias: None,
         }
     }
 

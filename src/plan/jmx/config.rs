@@ -408,18 +408,21 @@ impl Cx {
     /// a key naming the thread group (`${__threadGroupName}`) gives a reader per thread group,
     /// one naming the thread (`${__threadNum}`, `${__threadName}`) a reader per thread, and a
     /// constant key one reader for every thread.
-    fn csv_share(&mut self, c: &El) -> Result<Share, Error> {
+    /// The data set's sharing mode, and its key when it is a custom one (rendered once: a
+    /// key that names the thread or its group is one reader per user or group).
+    fn csv_share(&mut self, c: &El) -> Result<(Share, Option<String>), Error> {
         let raw = c.text("shareMode").unwrap_or("shareMode.all");
         if raw.contains("__threadName") || raw.contains("__threadNum") {
-            return Ok(Share::User);
+            return Ok((Share::User, None));
         }
         if raw.contains("__threadGroupName") {
-            return Ok(Share::Scenario);
+            return Ok((Share::Scenario, None));
         }
         Ok(match self.expand(c, raw)?.trim() {
-            "shareMode.thread" => Share::User,
-            "shareMode.group" => Share::Scenario,
-            _ => Share::All,
+            "shareMode.all" => (Share::All, None),
+            "shareMode.thread" => (Share::User, None),
+            "shareMode.group" => (Share::Scenario, None),
+            key => (Share::All, Some(key.to_string())),
         })
     }
 
@@ -462,15 +465,21 @@ impl Cx {
             (false, true) => OnEof::StopUser,
             (false, false) => OnEof::MarkEof,
         };
-        let share = self.csv_share(c)?;
-        // A second data set on the same file and sharing mode reads from the same reader: each
-        // takes the next row (JMeter's FileServer, by file name and mode; the header read once).
-        let index = match self.b.same_data(&data, share, on_eof) {
+        let (share, key) = self.csv_share(c)?;
+        // A second data set on the same file name (as written, not as resolved) and sharing
+        // mode reads from the same reader: each takes the next row (JMeter's FileServer, by the
+        // alias `name` or `name@key`; the header read once).
+        let alias = match key {
+            Some(key) => format!("{}@{key}", name.trim()),
+            None => name.trim().to_string(),
+        };
+        let index = match self.b.same_data(&alias, &data, share, on_eof) {
             Some(i) => i,
             None => self.b.data(data, share, on_eof),
         };
         // A blank line stops the thread whether or not the file recycles (CSVDataSet.iterationStart).
         let spec = self.b.data_file_mut(index);
+        spec.alias = Some(alias);
         spec.stop_on_empty_row = stop_thread;
         // A short row leaves the other variables unset, and JMeter sends `${name}` as it is.
         for id in spec.columns.clone() {
@@ -488,6 +497,11 @@ mod tests {
     /// Reads a plan whose thread group holds `element` and one sampler; returns the plan and
     /// the element's (status, note), or the error.
     fn read_with(element: &str) -> Result<(Plan, Status, String), Error> {
+        read_at(Path::new("t.jmx"), element)
+    }
+
+    /// [`read_with`], the plan being the file `jmx`.
+    fn read_at(jmx: &Path, element: &str) -> Result<(Plan, Status, String), Error> {
         let text = format!(
             r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
             <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
@@ -496,7 +510,7 @@ mod tests {
             </hashTree></hashTree></hashTree></jmeterTestPlan>"#
         );
         let opts = Options { skip_unsupported: true, ..Default::default() };
-        let (plan, report) = read(&text, Path::new("t.jmx"), &opts)?;
+        let (plan, report) = read(&text, jmx, &opts)?;
         let r = report.iter().find(|r| r.name == "E").expect("the element is reported");
         Ok((plan, r.status, r.note.clone()))
     }
@@ -543,6 +557,38 @@ mod tests {
         let (plan, ..) = read_with(&two).unwrap();
         assert_eq!((plan.data.len(), plan.data[0].share, plan.data[1].share), (2, Share::All, Share::User));
         assert!(std::sync::Arc::ptr_eq(&plan.data[0].file, &plan.data[1].file));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// #31: JMeter keys a data set's reader by its FileServer alias: the file name as written,
+    /// and `@key` for a custom sharing key. Two keys, or a key and `shareMode.all`, are two
+    /// readers; the same name and key is one. A file named two ways (`./`, a link) is two
+    /// readers, whatever file they open.
+    #[test]
+    fn issue31_a_data_set_s_reader_is_its_file_name_as_written_and_its_key() {
+        let dir = std::env::temp_dir().join(format!("stampede-alias-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("rows.csv"), "a\n1\n").unwrap();
+        std::os::unix::fs::symlink("rows.csv", dir.join("link.csv")).unwrap();
+        let set = |name: &str, mode: &str| {
+            let props = format!(
+                r#"<stringProp name="filename">{name}</stringProp><stringProp name="shareMode">{mode}</stringProp>"#
+            );
+            el("CSVDataSet", &props)
+        };
+        for ((a, mode_a), (b, mode_b), readers) in [
+            (("rows.csv", "k1"), ("rows.csv", "k2"), 2),
+            (("rows.csv", "k1"), ("rows.csv", "shareMode.all"), 2),
+            (("rows.csv", "k1"), ("rows.csv", "k1"), 1),
+            (("rows.csv", "shareMode.all"), ("rows.csv", "shareMode.all"), 1),
+            (("rows.csv", "shareMode.all"), ("./rows.csv", "shareMode.all"), 2),
+            (("rows.csv", "shareMode.all"), ("link.csv", "shareMode.all"), 2),
+            (("rows.csv", "k1"), ("link.csv", "k1"), 2),
+        ] {
+            let two = format!("{}<hashTree/>{}", set(a, mode_a), set(b, mode_b));
+            let (plan, ..) = read_at(&dir.join("t.jmx"), &two).unwrap();
+            assert_eq!(plan.data.len(), readers, "{a} ({mode_a}) and {b} ({mode_b})");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
