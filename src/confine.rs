@@ -32,12 +32,15 @@ pub struct PlanDir {
     real: PathBuf,
 }
 
-/// A path refused: it lies inside the plan's directory as written but leads outside it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A path refused: it lies inside the plan's directory as written but leads outside it, or it
+/// cannot be resolved at all.
+#[derive(Debug, Clone)]
 pub struct Escape {
     pub requested: PathBuf,
-    /// Where it leads (`None`: it could not be resolved, e.g. a loop of links).
+    /// Where it leads (`None`: it could not be resolved, and `cause` says why).
     pub leads_to: Option<PathBuf>,
+    /// Why it could not be resolved (a loop of links, a `..` after a missing directory, ...).
+    pub cause: Option<std::sync::Arc<io::Error>>,
     pub dir: PathBuf,
 }
 
@@ -53,9 +56,10 @@ impl fmt::Display for Escape {
             ),
             None => write!(
                 f,
-                "`{}` cannot be resolved inside the plan's directory {} (a loop of symbolic links)",
+                "`{}` cannot be resolved inside the plan's directory {}: {}",
                 self.requested.display(),
-                self.dir.display()
+                self.dir.display(),
+                self.cause.as_ref().map_or_else(|| "unknown error".to_string(), |e| e.to_string())
             ),
         }
     }
@@ -95,11 +99,12 @@ impl PlanDir {
     /// resolved directory, or the refusal. For scripts and for paths known only at run time.
     pub fn confine(&self, path: &Path) -> Result<PathBuf, Escape> {
         let full = self.join(path);
-        let escape = |leads_to| Escape { requested: path.to_path_buf(), leads_to, dir: self.given.clone() };
+        let escape =
+            |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
         match resolve(&full) {
             Ok(real) if real.starts_with(&self.real) => Ok(real),
-            Ok(real) => Err(escape(Some(real))),
-            Err(_) => Err(escape(None)),
+            Ok(real) => Err(escape(Some(real), None)),
+            Err(e) => Err(escape(None, Some(std::sync::Arc::new(e)))),
         }
     }
 
@@ -146,8 +151,10 @@ pub fn open(real: &Path, access: Access) -> io::Result<File> {
 
 /// The path `p` names with every symbolic link in it followed and `.`/`..` applied as the
 /// kernel applies them (`..` climbs from a link's target). Components that do not exist are
-/// kept as written (a `..` after one is applied to the text: opening it fails anyway). A loop of
-/// links is an error.
+/// kept as written, so a file still to be created resolves. Where the kernel would fail the
+/// path, so does this: a loop of links, a `..` after a missing component (`NotFound`), anything
+/// after a non-directory (`ENOTDIR`). Applying such a `..` to the text instead would let
+/// `nothing/../linkdir/x` resolve to `linkdir/x` unresolved, which a later open follows.
 pub fn resolve(p: &Path) -> io::Result<PathBuf> {
     let p = std::path::absolute(p)?;
     let mut out = PathBuf::from("/");
@@ -156,9 +163,20 @@ pub fn resolve(p: &Path) -> io::Result<PathBuf> {
     push_components(&mut todo, &p);
     let mut links = 0;
     let mut missing = false;
+    let mut not_dir = false;
     while let Some(c) = todo.pop() {
+        if not_dir {
+            let kind = io::Error::from_raw_os_error(libc::ENOTDIR).kind();
+            return Err(io::Error::new(kind, format!("`{}` is not a directory", out.display())));
+        }
         match c.to_str() {
             Some(".") => continue,
+            Some("..") if missing => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("`..` after `{}`, which does not exist", out.display()),
+                ));
+            }
             Some("..") => {
                 out.pop();
                 continue;
@@ -182,8 +200,11 @@ pub fn resolve(p: &Path) -> io::Result<PathBuf> {
                 }
                 push_components(&mut todo, &target);
             }
-            Ok(_) => out = next,
-            Err(e) if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) => {
+            Ok(m) => {
+                not_dir = !m.is_dir();
+                out = next;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 missing = true;
                 out = next;
             }
@@ -308,12 +329,34 @@ mod tests {
     }
 
     #[test]
+    fn issue31_a_dotdot_after_a_missing_or_non_directory_component_is_refused() {
+        let (root, outside, d) = dirs("missing");
+        let plan = d.path().to_path_buf();
+        symlink(&outside, plan.join("dir-link")).unwrap();
+        for p in ["nothing/../dir-link/secret.txt", "in.txt/x/../../dir-link/secret.txt", "in.txt/x", "in.txt/.."] {
+            let e = d.confine(Path::new(p)).unwrap_err();
+            assert_eq!(e.leads_to, None, "{p}");
+            assert!(!e.to_string().contains("loop"), "{p}: {e}");
+            assert!(d.named(Path::new(p)).is_err(), "{p}");
+        }
+        let e = d.confine(Path::new("nothing/../dir-link/secret.txt")).unwrap_err().to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        let e = d.confine(Path::new("in.txt/x")).unwrap_err().to_string();
+        assert!(e.contains("not a directory"), "{e}");
+        // A file still to be created under a missing directory still resolves (opening fails).
+        assert_eq!(d.confine(Path::new("nothing/new.csv")).unwrap(), plan.join("nothing/new.csv"));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
     fn a_loop_of_links_is_refused_and_open_does_not_follow_a_last_link() {
         let (root, outside, d) = dirs("loop");
         let plan = d.path().to_path_buf();
         symlink(plan.join("b"), plan.join("a")).unwrap();
         symlink(plan.join("a"), plan.join("b")).unwrap();
-        assert_eq!(d.confine(Path::new("a")).unwrap_err().leads_to, None);
+        let e = d.confine(Path::new("a")).unwrap_err();
+        assert_eq!(e.leads_to, None);
+        assert!(e.to_string().contains("too many levels of symbolic links"), "{e}");
         symlink(outside.join("secret.txt"), plan.join("swapped")).unwrap();
         assert!(open(&plan.join("swapped"), Access::Append).is_err());
         assert!(open(&plan.join("swapped"), Access::Read).is_err());
