@@ -110,13 +110,22 @@ impl PlanDir {
 
     /// A path the plan names as text: where it is written inside the directory it must stay
     /// inside once resolved ([`PlanDir::confine`]'s path); written outside (absolute, or
-    /// climbing out with `..`), it is the author's choice and is given back as written.
+    /// climbing out with `..`), it is the author's choice, given back resolved, provided it
+    /// leads where its text says: the kernel applies a `..` after following a link, so
+    /// `l/../../u/.ssh/id_rsa` with `l -> /home/u/.ssh` reads like a path outside yet climbs
+    /// from the link's target, which is an escape through the link.
     pub fn named(&self, path: &Path) -> Result<PathBuf, Escape> {
-        let full = normalize(&self.join(path));
-        if full.starts_with(&self.given) || full.starts_with(&self.real) {
-            self.confine(path)
-        } else {
-            Ok(self.join(path))
+        let full = self.join(path);
+        let text = normalize(&full);
+        if text.starts_with(&self.given) || text.starts_with(&self.real) {
+            return self.confine(path);
+        }
+        let escape =
+            |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
+        let real = resolve(&full).map_err(|e| escape(None, Some(std::sync::Arc::new(e))))?;
+        match resolve(&text) {
+            Ok(as_written) if as_written == real => Ok(real),
+            _ => Err(escape(Some(real), None)),
         }
     }
 
@@ -138,15 +147,38 @@ pub enum Access {
 
 /// Opens a path [`PlanDir::confine`] resolved. Its last component is not followed if it has
 /// become a link since it was resolved (`O_NOFOLLOW`); the directories above it were resolved.
+/// Only a regular file is opened: a FIFO or a device would block the open (or every read) for
+/// ever, so the open does not wait (`O_NONBLOCK`) and anything else is refused.
 pub fn open(real: &Path, access: Access) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
     let mut o = std::fs::OpenOptions::new();
     match access {
         Access::Read => o.read(true),
         Access::Append => o.create(true).append(true),
         Access::Write => o.create(true).write(true).truncate(true),
     };
-    o.custom_flags(libc::O_NOFOLLOW).open(real)
+    let f = o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(real).map_err(|e| {
+        // A FIFO with no reader refuses a non-blocking writer with ENXIO: say what it is.
+        if e.raw_os_error() == Some(libc::ENXIO) { not_regular(real) } else { e }
+    })?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(not_regular(real));
+    }
+    // Regular files ignore O_NONBLOCK; cleared all the same so the handle behaves as any other.
+    // SAFETY: `f` owns a valid descriptor for the duration of both calls.
+    unsafe {
+        let fd = f.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(f)
+}
+
+fn not_regular(p: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", p.display()))
 }
 
 /// The path `p` names with every symbolic link in it followed and `.`/`..` applied as the
@@ -312,7 +344,7 @@ mod tests {
         // What the plan names outside its directory is its author's choice, as written.
         let there = outside.join("secret.txt");
         assert_eq!(d.named(&there).unwrap(), there);
-        assert_eq!(d.named(Path::new("../outside/secret.txt")).unwrap(), plan.join("../outside/secret.txt"));
+        assert_eq!(d.named(Path::new("../outside/secret.txt")).unwrap(), there);
         assert!(d.confine(&there).is_err());
         let _ = std::fs::remove_dir_all(root);
     }
@@ -345,6 +377,40 @@ mod tests {
         assert!(e.contains("not a directory"), "{e}");
         // A file still to be created under a missing directory still resolves (opening fails).
         assert_eq!(d.confine(Path::new("nothing/new.csv")).unwrap(), plan.join("nothing/new.csv"));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn issue31_a_dotdot_through_a_link_is_not_taken_for_a_path_written_outside() {
+        let (root, outside, d) = dirs("climb");
+        let plan = d.path().to_path_buf();
+        std::fs::create_dir_all(outside.join("u/.ssh")).unwrap();
+        std::fs::write(outside.join("u/.ssh/id_rsa"), "key").unwrap();
+        symlink(outside.join("u/.ssh"), plan.join("l")).unwrap();
+        // Normalised as text: `plan/../u/.ssh/id_rsa`, i.e. `root/u/.ssh/id_rsa`, "outside";
+        // the kernel reads `outside/u/.ssh/id_rsa` through the link.
+        let e = d.named(Path::new("l/../../u/.ssh/id_rsa")).unwrap_err();
+        assert_eq!(e.leads_to, Some(outside.join("u/.ssh/id_rsa")), "{e}");
+        assert!(d.named(Path::new("l/../../../outside/u/.ssh/id_rsa")).is_err());
+        // Written outside and leading there: the author's choice, resolved.
+        assert_eq!(d.named(Path::new("../outside/u/.ssh/id_rsa")).unwrap(), outside.join("u/.ssh/id_rsa"));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn issue31_a_fifo_or_device_is_refused_without_blocking() {
+        let (root, _outside, d) = dirs("fifo");
+        let fifo = d.path().join("users.csv");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for access in [Access::Read, Access::Append, Access::Write] {
+            let e = open(&fifo, access).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{access:?}: {e}");
+        }
+        assert!(open(Path::new("/dev/null"), Access::Read).unwrap_err().to_string().contains("not a regular file"));
+        assert!(open(d.path(), Access::Read).is_err(), "a directory");
+        assert_eq!(std::io::read_to_string(open(&d.path().join("in.txt"), Access::Read).unwrap()).unwrap(), "in");
         let _ = std::fs::remove_dir_all(root);
     }
 
