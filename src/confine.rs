@@ -160,7 +160,11 @@ pub fn open(real: &Path, access: Access) -> io::Result<File> {
     };
     let f = o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(real).map_err(|e| {
         // A FIFO with no reader refuses a non-blocking writer with ENXIO: say what it is.
-        if e.raw_os_error() == Some(libc::ENXIO) { not_regular(real) } else { e }
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            not_regular(real)
+        } else {
+            e
+        }
     })?;
     if !f.metadata()?.file_type().is_file() {
         return Err(not_regular(real));

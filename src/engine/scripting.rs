@@ -996,9 +996,9 @@ mod tests {
         // Each is a literal the script names, so only the link stands between it and the write.
         let named: Vec<PathBuf> =
             ["out.csv", "linkdir/new.csv", "dangling.csv", "inner.csv", "sub/new.csv", "x/../linkdir/victim.csv"]
-            .iter()
-            .map(|n| dir.join(n))
-            .collect();
+                .iter()
+                .map(|n| dir.join(n))
+                .collect();
         for (path, access) in [
             ("out.csv", FileAccess::Append),
             ("out.csv", FileAccess::Write),
