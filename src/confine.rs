@@ -32,12 +32,15 @@ pub struct PlanDir {
     real: PathBuf,
 }
 
-/// A path refused: it lies inside the plan's directory as written but leads outside it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A path refused: it lies inside the plan's directory as written but leads outside it, or it
+/// cannot be resolved at all.
+#[derive(Debug, Clone)]
 pub struct Escape {
     pub requested: PathBuf,
-    /// Where it leads (`None`: it could not be resolved, e.g. a loop of links).
+    /// Where it leads (`None`: it could not be resolved, and `cause` says why).
     pub leads_to: Option<PathBuf>,
+    /// Why it could not be resolved (a loop of links, a `..` after a missing directory, ...).
+    pub cause: Option<std::sync::Arc<io::Error>>,
     pub dir: PathBuf,
 }
 
@@ -53,9 +56,10 @@ impl fmt::Display for Escape {
             ),
             None => write!(
                 f,
-                "`{}` cannot be resolved inside the plan's directory {} (a loop of symbolic links)",
+                "`{}` cannot be resolved inside the plan's directory {}: {}",
                 self.requested.display(),
-                self.dir.display()
+                self.dir.display(),
+                self.cause.as_ref().map_or_else(|| "unknown error".to_string(), |e| e.to_string())
             ),
         }
     }
@@ -95,23 +99,33 @@ impl PlanDir {
     /// resolved directory, or the refusal. For scripts and for paths known only at run time.
     pub fn confine(&self, path: &Path) -> Result<PathBuf, Escape> {
         let full = self.join(path);
-        let escape = |leads_to| Escape { requested: path.to_path_buf(), leads_to, dir: self.given.clone() };
+        let escape =
+            |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
         match resolve(&full) {
             Ok(real) if real.starts_with(&self.real) => Ok(real),
-            Ok(real) => Err(escape(Some(real))),
-            Err(_) => Err(escape(None)),
+            Ok(real) => Err(escape(Some(real), None)),
+            Err(e) => Err(escape(None, Some(std::sync::Arc::new(e)))),
         }
     }
 
     /// A path the plan names as text: where it is written inside the directory it must stay
     /// inside once resolved ([`PlanDir::confine`]'s path); written outside (absolute, or
-    /// climbing out with `..`), it is the author's choice and is given back as written.
+    /// climbing out with `..`), it is the author's choice, given back resolved, provided it
+    /// leads where its text says: the kernel applies a `..` after following a link, so
+    /// `l/../../u/.ssh/id_rsa` with `l -> /home/u/.ssh` reads like a path outside yet climbs
+    /// from the link's target, which is an escape through the link.
     pub fn named(&self, path: &Path) -> Result<PathBuf, Escape> {
-        let full = normalize(&self.join(path));
-        if full.starts_with(&self.given) || full.starts_with(&self.real) {
-            self.confine(path)
-        } else {
-            Ok(self.join(path))
+        let full = self.join(path);
+        let text = normalize(&full);
+        if text.starts_with(&self.given) || text.starts_with(&self.real) {
+            return self.confine(path);
+        }
+        let escape =
+            |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
+        let real = resolve(&full).map_err(|e| escape(None, Some(std::sync::Arc::new(e))))?;
+        match resolve(&text) {
+            Ok(as_written) if as_written == real => Ok(real),
+            _ => Err(escape(Some(real), None)),
         }
     }
 
@@ -133,21 +147,50 @@ pub enum Access {
 
 /// Opens a path [`PlanDir::confine`] resolved. Its last component is not followed if it has
 /// become a link since it was resolved (`O_NOFOLLOW`); the directories above it were resolved.
+/// Only a regular file is opened: a FIFO or a device would block the open (or every read) for
+/// ever, so the open does not wait (`O_NONBLOCK`) and anything else is refused.
 pub fn open(real: &Path, access: Access) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
     let mut o = std::fs::OpenOptions::new();
     match access {
         Access::Read => o.read(true),
         Access::Append => o.create(true).append(true),
         Access::Write => o.create(true).write(true).truncate(true),
     };
-    o.custom_flags(libc::O_NOFOLLOW).open(real)
+    let f = o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(real).map_err(|e| {
+        // A FIFO with no reader refuses a non-blocking writer with ENXIO: say what it is.
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            not_regular(real)
+        } else {
+            e
+        }
+    })?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(not_regular(real));
+    }
+    // Regular files ignore O_NONBLOCK; cleared all the same so the handle behaves as any other.
+    // SAFETY: `f` owns a valid descriptor for the duration of both calls.
+    unsafe {
+        let fd = f.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(f)
+}
+
+fn not_regular(p: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", p.display()))
 }
 
 /// The path `p` names with every symbolic link in it followed and `.`/`..` applied as the
 /// kernel applies them (`..` climbs from a link's target). Components that do not exist are
-/// kept as written (a `..` after one is applied to the text: opening it fails anyway). A loop of
-/// links is an error.
+/// kept as written, so a file still to be created resolves. Where the kernel would fail the
+/// path, so does this: a loop of links, a `..` after a missing component (`NotFound`), anything
+/// after a non-directory (`ENOTDIR`). Applying such a `..` to the text instead would let
+/// `nothing/../linkdir/x` resolve to `linkdir/x` unresolved, which a later open follows.
 pub fn resolve(p: &Path) -> io::Result<PathBuf> {
     let p = std::path::absolute(p)?;
     let mut out = PathBuf::from("/");
@@ -156,9 +199,20 @@ pub fn resolve(p: &Path) -> io::Result<PathBuf> {
     push_components(&mut todo, &p);
     let mut links = 0;
     let mut missing = false;
+    let mut not_dir = false;
     while let Some(c) = todo.pop() {
+        if not_dir {
+            let kind = io::Error::from_raw_os_error(libc::ENOTDIR).kind();
+            return Err(io::Error::new(kind, format!("`{}` is not a directory", out.display())));
+        }
         match c.to_str() {
             Some(".") => continue,
+            Some("..") if missing => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("`..` after `{}`, which does not exist", out.display()),
+                ));
+            }
             Some("..") => {
                 out.pop();
                 continue;
@@ -182,8 +236,11 @@ pub fn resolve(p: &Path) -> io::Result<PathBuf> {
                 }
                 push_components(&mut todo, &target);
             }
-            Ok(_) => out = next,
-            Err(e) if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) => {
+            Ok(m) => {
+                not_dir = !m.is_dir();
+                out = next;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 missing = true;
                 out = next;
             }
@@ -291,7 +348,7 @@ mod tests {
         // What the plan names outside its directory is its author's choice, as written.
         let there = outside.join("secret.txt");
         assert_eq!(d.named(&there).unwrap(), there);
-        assert_eq!(d.named(Path::new("../outside/secret.txt")).unwrap(), plan.join("../outside/secret.txt"));
+        assert_eq!(d.named(Path::new("../outside/secret.txt")).unwrap(), there);
         assert!(d.confine(&there).is_err());
         let _ = std::fs::remove_dir_all(root);
     }
@@ -308,12 +365,68 @@ mod tests {
     }
 
     #[test]
+    fn issue31_a_dotdot_after_a_missing_or_non_directory_component_is_refused() {
+        let (root, outside, d) = dirs("missing");
+        let plan = d.path().to_path_buf();
+        symlink(&outside, plan.join("dir-link")).unwrap();
+        for p in ["nothing/../dir-link/secret.txt", "in.txt/x/../../dir-link/secret.txt", "in.txt/x", "in.txt/.."] {
+            let e = d.confine(Path::new(p)).unwrap_err();
+            assert_eq!(e.leads_to, None, "{p}");
+            assert!(!e.to_string().contains("loop"), "{p}: {e}");
+            assert!(d.named(Path::new(p)).is_err(), "{p}");
+        }
+        let e = d.confine(Path::new("nothing/../dir-link/secret.txt")).unwrap_err().to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        let e = d.confine(Path::new("in.txt/x")).unwrap_err().to_string();
+        assert!(e.contains("not a directory"), "{e}");
+        // A file still to be created under a missing directory still resolves (opening fails).
+        assert_eq!(d.confine(Path::new("nothing/new.csv")).unwrap(), plan.join("nothing/new.csv"));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn issue31_a_dotdot_through_a_link_is_not_taken_for_a_path_written_outside() {
+        let (root, outside, d) = dirs("climb");
+        let plan = d.path().to_path_buf();
+        std::fs::create_dir_all(outside.join("u/.ssh")).unwrap();
+        std::fs::write(outside.join("u/.ssh/id_rsa"), "key").unwrap();
+        symlink(outside.join("u/.ssh"), plan.join("l")).unwrap();
+        // Normalised as text: `plan/../u/.ssh/id_rsa`, i.e. `root/u/.ssh/id_rsa`, "outside";
+        // the kernel reads `outside/u/.ssh/id_rsa` through the link.
+        let e = d.named(Path::new("l/../../u/.ssh/id_rsa")).unwrap_err();
+        assert_eq!(e.leads_to, Some(outside.join("u/.ssh/id_rsa")), "{e}");
+        assert!(d.named(Path::new("l/../../../outside/u/.ssh/id_rsa")).is_err());
+        // Written outside and leading there: the author's choice, resolved.
+        assert_eq!(d.named(Path::new("../outside/u/.ssh/id_rsa")).unwrap(), outside.join("u/.ssh/id_rsa"));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn issue31_a_fifo_or_device_is_refused_without_blocking() {
+        let (root, _outside, d) = dirs("fifo");
+        let fifo = d.path().join("users.csv");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for access in [Access::Read, Access::Append, Access::Write] {
+            let e = open(&fifo, access).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{access:?}: {e}");
+        }
+        assert!(open(Path::new("/dev/null"), Access::Read).unwrap_err().to_string().contains("not a regular file"));
+        assert!(open(d.path(), Access::Read).is_err(), "a directory");
+        assert_eq!(std::io::read_to_string(open(&d.path().join("in.txt"), Access::Read).unwrap()).unwrap(), "in");
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
     fn a_loop_of_links_is_refused_and_open_does_not_follow_a_last_link() {
         let (root, outside, d) = dirs("loop");
         let plan = d.path().to_path_buf();
         symlink(plan.join("b"), plan.join("a")).unwrap();
         symlink(plan.join("a"), plan.join("b")).unwrap();
-        assert_eq!(d.confine(Path::new("a")).unwrap_err().leads_to, None);
+        let e = d.confine(Path::new("a")).unwrap_err();
+        assert_eq!(e.leads_to, None);
+        assert!(e.to_string().contains("too many levels of symbolic links"), "{e}");
         symlink(outside.join("secret.txt"), plan.join("swapped")).unwrap();
         assert!(open(&plan.join("swapped"), Access::Append).is_err());
         assert!(open(&plan.join("swapped"), Access::Read).is_err());

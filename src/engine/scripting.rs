@@ -787,7 +787,11 @@ impl Host for Exec<'_> {
 pub(crate) fn allowed_file(env: &Env, named: &[PathBuf], path: &str, access: FileAccess) -> Result<PathBuf, Thrown> {
     let dir = crate::confine::PlanDir::new(&env.base_dir);
     let requested = dir.join(Path::new(path));
-    let real = crate::confine::resolve(&requested).ok();
+    let resolved = crate::confine::resolve(&requested);
+    let (real, cause) = match resolved {
+        Ok(r) => (Some(r), None),
+        Err(e) => (None, Some(e)),
+    };
     let inside = real.as_deref().is_some_and(|r| dir.holds(r));
     // `readable` and `writable` hold the resolved paths of the files the plan's elements name.
     let plans = |list: &[PathBuf]| real.as_ref().is_some_and(|r| list.contains(r));
@@ -814,7 +818,7 @@ pub(crate) fn allowed_file(env: &Env, named: &[PathBuf], path: &str, access: Fil
                 Some(r) if !inside && crate::confine::normalize(&requested).starts_with(dir.path()) => {
                     format!(" (it leads to {}, outside the plan's directory)", r.display())
                 }
-                None => " (it cannot be resolved)".to_string(),
+                None => format!(" (it cannot be resolved: {})", cause.map_or_else(String::new, |e| e.to_string())),
                 _ => String::new(),
             };
             Err(Thrown::security(format!(
@@ -990,10 +994,11 @@ mod tests {
         symlink(dir.join("sub/in.csv"), dir.join("inner.csv")).unwrap();
         let env = Env { base_dir: dir.clone(), ..Default::default() };
         // Each is a literal the script names, so only the link stands between it and the write.
-        let named: Vec<PathBuf> = ["out.csv", "linkdir/new.csv", "dangling.csv", "inner.csv", "sub/new.csv"]
-            .iter()
-            .map(|n| dir.join(n))
-            .collect();
+        let named: Vec<PathBuf> =
+            ["out.csv", "linkdir/new.csv", "dangling.csv", "inner.csv", "sub/new.csv", "x/../linkdir/victim.csv"]
+                .iter()
+                .map(|n| dir.join(n))
+                .collect();
         for (path, access) in [
             ("out.csv", FileAccess::Append),
             ("out.csv", FileAccess::Write),
@@ -1003,6 +1008,10 @@ mod tests {
             ("dangling.csv", FileAccess::Write),
             ("sub/../linkdir/victim.csv", FileAccess::Read),
             ("../outside/victim.csv", FileAccess::Read),
+            // Past a missing or non-directory component the kernel fails, so must the judge.
+            ("x/../linkdir/victim.csv", FileAccess::Read),
+            ("x/../linkdir/victim.csv", FileAccess::Append),
+            ("sub/in.csv/x/../../../linkdir/victim.csv", FileAccess::Read),
         ] {
             let e = allowed_file(&env, &named, path, access).unwrap_err();
             assert_eq!(e.class, "java.lang.SecurityException", "{path}");

@@ -124,10 +124,9 @@ impl RunShared {
 }
 
 fn open_writer(w: &WriterSpec) -> Result<std::io::BufWriter<std::fs::File>, String> {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&w.path)
+    // Resolved where the plan loaded (no link left in it): opened without following one put in
+    // its place since, and refused if it is not a regular file (a FIFO would block for ever).
+    let file = crate::confine::open(&w.path, crate::confine::Access::Append)
         .map_err(|e| format!("cannot open {} for writing: {e}", w.path.display()))?;
     let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(false);
     let mut bw = std::io::BufWriter::new(file);

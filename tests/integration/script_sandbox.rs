@@ -442,3 +442,59 @@ fn issue31_a_runaway_script_is_interrupted_when_the_run_stops() {
     assert_eq!(server.recorded("/r").len(), 1);
     assert!(run.path().join("summary.json").exists());
 }
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", p.display());
+}
+
+/// A FIFO where a data file is named, or read by a script, is refused at once as "not a regular
+/// file": opening one waits for a writer for ever, which hung `check` and the run.
+#[test]
+fn issue31_a_fifo_for_a_data_file_or_a_scripts_file_is_refused_not_waited_on() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("sandbox-fifo-csv");
+    mkfifo(&run.root().join("users.csv"));
+    let csv = r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="users" enabled="true">
+          <stringProp name="filename">users.csv</stringProp><stringProp name="variableNames">v,n</stringProp>
+          <boolProp name="recycle">true</boolProp><boolProp name="stopThread">false</boolProp>
+          <stringProp name="shareMode">shareMode.all</stringProp>
+        </CSVDataSet><hashTree/>"#;
+    let body = [DEFAULTS, csv, &sampler("r", "GET", "/r", "", false, "")].concat();
+    let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let started = std::time::Instant::now();
+    let out = Stampede::new().arg("check").arg(&plan).timeout(std::time::Duration::from_secs(20)).run();
+    let took = started.elapsed();
+    let text = format!("{}{}", out.stdout_str(), out.stderr_str());
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("users.csv") && text.contains("not a regular file"), "{text}");
+    assert!(took < std::time::Duration::from_secs(5), "check took {took:?}");
+
+    let run = TempRun::new("sandbox-fifo-script");
+    mkfifo(&run.root().join("fifo"));
+    let body = [
+        DEFAULTS.to_string(),
+        script("JSR223Sampler", "read", "groovy", "return new File(\"fifo\").text", ""),
+        sampler("after", "GET", "/after", "", false, ""),
+    ]
+    .concat();
+    let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let jtl = run.root().join("out.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(20))
+        .run()
+        .assert_exit(0);
+    let row = run.label("read");
+    assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (1, 1), "{row:#}");
+    let text = std::fs::read_to_string(&jtl).unwrap();
+    assert!(text.contains("not a regular file"), "{text}");
+    assert_eq!(server.recorded("/after").len(), 1);
+    assert_eq!(uint(&run.label("after"), "samples"), 1);
+}

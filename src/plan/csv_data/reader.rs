@@ -323,8 +323,10 @@ pub struct DataFile {
 
 /// Opens a data file for reading. The one place data files are opened, so that a rule on which
 /// files a plan may read applies to all of them.
+/// `path` is resolved ([`crate::confine::PlanDir::named`]): no link is followed, and only a
+/// regular file is opened (a FIFO would block the load for ever).
 pub fn open_file(path: &Path) -> std::io::Result<File> {
-    File::open(path)
+    crate::confine::open(path, crate::confine::Access::Read)
 }
 
 impl DataFile {

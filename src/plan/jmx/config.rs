@@ -453,6 +453,11 @@ impl Cx {
         let real = crate::confine::PlanDir::of_plan(&self.file)
             .named(Path::new(name.trim()))
             .map_err(|e| self.err(c, format!("the CSV Data Set's file cannot be read: {e}")))?;
+        // A FIFO or a device is never a data file (opening one waits for a writer): refused now,
+        // not excused as a file that may be readable when the plan runs.
+        if std::fs::symlink_metadata(&real).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return Err(self.err(c, format!("the CSV Data Set's file {} is not a regular file", real.display())));
+        }
         let data = self.b.open_data(&real, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
             loc.line = e.line;

@@ -117,19 +117,23 @@ impl Cx {
     }
 
     /// A file named in the plan: relative to the plan's directory. One named inside it may not
-    /// lead out of it through a link ([`crate::confine`]).
+    /// lead out of it through a link ([`crate::confine`]). The path is resolved (no link left
+    /// in it), to open with [`crate::confine::open`]: the one judged is the one opened.
     pub(super) fn path(&mut self, v: &Node, el: &str) -> Result<PathBuf, Error> {
         let name = self.text(v, el)?;
-        let path = self.file.parent().unwrap_or(Path::new(".")).join(&name);
-        match crate::confine::PlanDir::of_plan(&self.file).named(Path::new(&name)) {
-            Ok(_) => Ok(path),
-            Err(e) => Err(self.invalid(v, el, e.to_string())),
-        }
+        crate::confine::PlanDir::of_plan(&self.file)
+            .named(Path::new(&name))
+            .map_err(|e| self.invalid(v, el, e.to_string()))
     }
 
     pub(super) fn read_file(&mut self, v: &Node, el: &str, what: &str) -> Result<(PathBuf, Vec<u8>), Error> {
         let p = self.path(v, el)?;
-        let bytes = std::fs::read(&p).map_err(|e| {
+        let read = |p: &Path| -> std::io::Result<Vec<u8>> {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut crate::confine::open(p, crate::confine::Access::Read)?, &mut bytes)?;
+            Ok(bytes)
+        };
+        let bytes = read(&p).map_err(|e| {
             Error::new(ErrorKind::Io, self.loc(v, el), format!("cannot read {what} {}: {e}", p.display()))
         })?;
         Ok((p, bytes))

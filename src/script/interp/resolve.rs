@@ -202,6 +202,20 @@ fn reflective_property(name: &str) -> bool {
     matches!(name, "metaClass" | "declaredMethods" | "declaredFields" | "declaredConstructors" | "classLoader")
 }
 
+/// A property of a class object that reflects on it (`x.class.methods`, `getClass().fields`).
+/// Only on a class object: `map.methods` is a map key.
+fn reflective_class_property(target: &crate::script::ast::Expr, name: &str) -> bool {
+    use crate::script::ast::ExprKind;
+    let on_class = match &target.kind {
+        ExprKind::Property { name, .. } => name == "class",
+        // `x.class` and `String.class` parse as a class literal.
+        ExprKind::ClassLit(_) => true,
+        ExprKind::Call { name, args, .. } => name == "getClass" && args.is_empty(),
+        _ => false,
+    };
+    on_class && matches!(name, "methods" | "fields" | "constructors" | "declaredClasses" | "classes" | "superclass")
+}
+
 fn refused_method(name: &str, pos: Pos) -> CompileError {
     err(pos, format!("`{name}` is not available in stampede's scripts{REFLECTION}"))
 }
@@ -728,6 +742,9 @@ impl Resolver<'_> {
             ExprKind::Ternary { cond, then, els } => E::Cond(self.bx(cond)?, self.bx(then)?, self.bx(els)?),
             ExprKind::Elvis { left, right } => E::Elvis(self.bx(left)?, self.bx(right)?),
             ExprKind::Property { name, .. } if reflective_property(name) => return Err(refused_method(name, pos)),
+            ExprKind::Property { target, name, .. } if reflective_class_property(target, name) => {
+                return Err(refused_method(name, pos))
+            }
             ExprKind::Property { target, name, .. } if matches!(target.kind, ExprKind::This) => {
                 E::Var(VarRef::Global(self.intern(name)))
             }
@@ -907,6 +924,12 @@ mod tests {
             ("x = 1\ny = x.getClass().getMethod('toString')", "line 2, column 5: `getMethod` is not available in stampede's scripts: reflection is not allowed"),
             ("'a'.getClass().getDeclaredField('value')", "`getDeclaredField` is not available in stampede's scripts: reflection is not allowed"),
             ("'a'.class.declaredMethods", "`declaredMethods` is not available in stampede's scripts: reflection is not allowed"),
+            ("'a'.class.methods", "`methods` is not available in stampede's scripts: reflection is not allowed"),
+            ("def x = 1\nx.class.fields", "line 2, column 1: `fields` is not available"),
+            ("String.class.constructors", "`constructors` is not available"),
+            ("'a'.getClass().methods", "`methods` is not available"),
+            ("'a'.getClass().getFields()", "`getFields` is not available"),
+            ("'a'.class.getConstructors()", "`getConstructors` is not available"),
             ("String.metaClass.shout = { -> 1 }", "`metaClass` is not available in stampede's scripts: reflection is not allowed"),
             ("metaClass.x = 1", "`metaClass` is not available"),
             ("def s = 'a'\ns.getMetaClass()", "line 2, column 1: `getMetaClass` is not available"),
@@ -938,6 +961,8 @@ mod tests {
             "def n = 'a'.getClass().getSimpleName(); n + 'a'.class.name",
             "sampler.getMethod()",
             "def m = [metaClassic: 1]; m.metaClassic",
+            "def map = [methods: 'GET', fields: 2, constructors: 3]; map.methods + map.fields + map.constructors",
+            "def m = [class: [methods: 1]]; m['class'].methods",
             "Thread.sleep(1); Thread.currentThread().getName()",
             "java.nio.charset.Charset.forName('UTF-8')",
         ] {

@@ -452,11 +452,8 @@ impl VirtualUser {
                 stream.write_all(data.as_bytes()).await.map_err(|e| java_io(&e))?;
             }
             if !file.is_empty() {
-                // Not through a link in the plan's directory that leads out of it.
-                let path = crate::confine::PlanDir::new(&r.base_dir)
-                    .named(std::path::Path::new(&file))
-                    .map_err(|e| wire::file_not_found(&file, &std::io::Error::other(e)))?;
-                let bytes = std::fs::read(&path).map_err(|e| wire::file_not_found(&file, &e))?;
+                let bytes =
+                    plan_file(&r.base_dir, &file, r.file.is_const()).map_err(|e| wire::file_not_found(&file, &e))?;
                 stream.write_all(&bytes).await.map_err(|e| java_io(&e))?;
             }
             Ok::<(), Failure>(())
@@ -589,16 +586,15 @@ impl VirtualUser {
     /// The Raw Data Source: the next chunk into its variable; false when the user must stop.
     fn raw_source(&mut self, r: &RawSource) -> bool {
         let name = r.file.render_string(&mut self.vars);
+        let lock = || r.state.0.lock().unwrap_or_else(|p| p.into_inner());
+        // Read outside the lock: the other users' workers would block on it for the whole read.
+        if lock().is_none() {
+            // A file that cannot be opened: the plugin logs it and sets nothing.
+            let Ok(data) = plan_file(&r.base_dir, &name, r.file.is_const()) else { return true };
+            lock().get_or_insert(crate::plan::socket::RawRead { data, pos: 0 });
+        }
         let chunk = {
-            let mut state = r.state.0.lock().unwrap_or_else(|p| p.into_inner());
-            if state.is_none() {
-                // A file that cannot be opened: the plugin logs it and sets nothing.
-                let path = crate::confine::PlanDir::new(&r.base_dir).named(std::path::Path::new(&name));
-                match path.map_err(std::io::Error::other).and_then(std::fs::read) {
-                    Ok(data) => *state = Some(crate::plan::socket::RawRead { data, pos: 0 }),
-                    Err(_) => return true,
-                }
-            }
+            let mut state = lock();
             let Some(crate::plan::socket::RawRead { data, pos }) = state.as_mut() else { return true };
             match wire::next_chunk(data, pos) {
                 wire::Chunk::Data(c) => Some(c),
@@ -620,6 +616,19 @@ impl VirtualUser {
 }
 
 /// The failure of a TCP client's read: JMeter's `ReadException` with its message.
+/// The bytes of a file a socket element reads. A name written in the plan is its author's
+/// choice ([`crate::confine::PlanDir::named`]); one made at run time (from variables) stays
+/// under the plan's directory ([`crate::confine::PlanDir::confine`]). Either is opened as
+/// resolved, and only if it is a regular file.
+fn plan_file(base_dir: &std::path::Path, name: &str, written_in_plan: bool) -> std::io::Result<Vec<u8>> {
+    let dir = crate::confine::PlanDir::new(base_dir);
+    let name = std::path::Path::new(name);
+    let path = if written_in_plan { dir.named(name) } else { dir.confine(name) }.map_err(std::io::Error::other)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut crate::confine::open(&path, crate::confine::Access::Read)?, &mut bytes)?;
+    Ok(bytes)
+}
+
 fn read_exception(message: &str, cause: &Io) -> Failure {
     let kind = match cause {
         Io::Timeout => ErrorKind::Timeout,

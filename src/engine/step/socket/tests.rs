@@ -102,3 +102,30 @@ fn a_raw_data_source_alone_is_idle() {
     let program = crate::engine::program::Program::compile(&[Step::Socket(Box::new(SocketStep::RawSource(source)))]);
     assert!(program.idle);
 }
+
+/// A socket element's file named at run time stays under the plan's directory (a name written
+/// in the plan outside it is its author's choice), is never read through a link out of it, and
+/// a FIFO is refused rather than waited on.
+#[test]
+fn issue31_a_run_time_file_name_stays_under_the_plans_directory() {
+    let tmp = std::fs::canonicalize(std::env::temp_dir()).unwrap();
+    let root = tmp.join(format!("stampede-socket-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (plan, outside) = (root.join("plan"), root.join("outside"));
+    std::fs::create_dir_all(&plan).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    std::fs::write(plan.join("in.txt"), "in").unwrap();
+    std::os::unix::fs::symlink(&outside, plan.join("linkdir")).unwrap();
+    assert_eq!(plan_file(&plan, "in.txt", false).unwrap(), b"in");
+    assert_eq!(plan_file(&plan, "../outside/secret.txt", true).unwrap(), b"secret");
+    for name in ["../outside/secret.txt", "linkdir/secret.txt", "x/../linkdir/secret.txt"] {
+        assert!(plan_file(&plan, name, false).is_err(), "{name}");
+    }
+    assert!(plan_file(&plan, "linkdir/secret.txt", true).is_err());
+    let fifo = std::ffi::CString::new(plan.join("fifo").into_os_string().into_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    assert!(plan_file(&plan, "fifo", false).unwrap_err().to_string().contains("not a regular file"));
+    let _ = std::fs::remove_dir_all(root);
+}
