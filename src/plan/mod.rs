@@ -174,6 +174,17 @@ pub enum Phase {
     Teardown,
 }
 
+/// Which rows of a data file a part of a run owns (`--data split`): the plan knows only the
+/// rule, the run gives it (a segment's, which the plan must not depend on).
+#[derive(Clone)]
+pub struct RowSplit(pub std::sync::Arc<dyn Fn(u64) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for RowSplit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RowSplit")
+    }
+}
+
 /// A data file: rows read in order into variables, one row per `Feed` step. The rows are read
 /// from the file as users take them (see `csv_data`): a plan holds none.
 #[derive(Debug, Clone, Serialize)]
@@ -193,7 +204,7 @@ pub struct DataSpec {
     /// A part of a run with `--data split` reads only the rows it owns: row k (from 0, in each
     /// pass) when it owns index k.
     #[serde(skip)]
-    pub split: Option<crate::engine::segment::Segment>,
+    pub split: Option<RowSplit>,
     /// Which reader of the file this is, when a plan names it (JMeter's FileServer alias: the
     /// file name as written, and a custom sharing key): elements of the same name share a
     /// reader; `./a.csv`, a link to it, or another key each have their own.
@@ -220,7 +231,7 @@ impl DataSpec {
 
     /// Whether this part reads row `k` of a pass.
     pub fn owns(&self, k: u64) -> bool {
-        self.split.as_ref().is_none_or(|s| s.owns(k))
+        self.split.as_ref().is_none_or(|s| (s.0)(k))
     }
 }
 

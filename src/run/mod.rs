@@ -361,8 +361,12 @@ fn deliver(outputs: &mut [Live], failures: &mut Vec<Failure>, iv: &Interval) {
 /// would be, so the parts together read each row once. Each part still reads the file through,
 /// skipping the rows of the others (see `DataSpec::split`).
 pub fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
+    let owns = {
+        let segment = segment.clone();
+        crate::plan::RowSplit(std::sync::Arc::new(move |k| segment.owns(k)))
+    };
     for d in &mut plan.data {
-        d.split = Some(segment.clone());
+        d.split = Some(owns.clone());
     }
 }
 
