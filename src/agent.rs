@@ -9,7 +9,7 @@
 //! `line` (an interval) and `summary`, and `done`; each side pings the other every second. A
 //! controller marks an agent it has not heard from for [`SILENCE`] lost; an agent stops its load
 //! by itself when its controller closes the connection or is silent for [`ORPHANED`]. Silence is
-//! judged on what arrives, in the judge's own running time (see [`read`]).
+//! judged on what arrives, in the judge's own running time (see `Reader::read`).
 
 use crate::plan::{LoadOptions, Overrides, Plan};
 use crate::record::Interval;

@@ -1,7 +1,7 @@
 //! A script's time on an async runtime's worker thread. Scripts run synchronously inside a
 //! user's task: while one runs, the other tasks on that worker wait (on a one-core machine,
-//! every other user of the run). A host keeps one [`Slice`] per execution and calls
-//! [`Slice::tick`] from [`super::Host::tick`]: once the execution has run for [`SLICE`], the
+//! every other user of the run). The interpreter keeps one [`Slice`] per execution and calls
+//! [`Slice::tick`] every few thousand steps: once the execution has run for [`SLICE`], the
 //! worker's queue is handed to a fresh thread (`tokio::task::block_in_place`), and the script
 //! goes on where it is, on a thread the OS schedules beside the workers.
 //!
