@@ -9,11 +9,11 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 /// XML text of a script.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn jsr223_sampler(name: &str, text: &str) -> String {
+pub(crate) fn jsr223_sampler(name: &str, text: &str) -> String {
     format!(
         r#"<JSR223Sampler guiclass="TestBeanGUI" testclass="JSR223Sampler" testname="{name}" enabled="true">
           <stringProp name="scriptLanguage">groovy</stringProp>
@@ -41,7 +41,8 @@ fn contains(field: &str, text: &str) -> String {
     )
 }
 
-fn headers(pairs: &[(&str, &str)]) -> String {
+/// A Header Manager named `h` with these headers.
+pub(crate) fn headers(pairs: &[(&str, &str)]) -> String {
     let items: String = pairs
         .iter()
         .map(|(n, v)| {

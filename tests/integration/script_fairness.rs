@@ -4,17 +4,13 @@
 //! spinning in scripts (a counting loop, a throw/catch loop) leaves two plain users most of
 //! the samples they make without it, every one of them served, and the run ends on time.
 
+use crate::jmx_scripts_mirror::jsr223_sampler;
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::time::{Duration, Instant};
 
 /// The scheduled duration of each thread group, in seconds.
 const DURATION: u64 = 3;
-
-/// XML text of a script.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// A thread group of `threads` users looping for [`DURATION`] seconds over `body`.
 fn group(name: &str, enabled: bool, threads: u32, body: &str) -> String {
@@ -32,19 +28,6 @@ fn group(name: &str, enabled: bool, threads: u32, body: &str) -> String {
         <stringProp name="ThreadGroup.delay">0</stringProp>
       </ThreadGroup>
       <hashTree>{body}</hashTree>"#
-    )
-}
-
-fn jsr223_sampler(name: &str, text: &str) -> String {
-    format!(
-        r#"<JSR223Sampler guiclass="TestBeanGUI" testclass="JSR223Sampler" testname="{name}" enabled="true">
-          <stringProp name="scriptLanguage">groovy</stringProp>
-          <stringProp name="parameters"></stringProp>
-          <stringProp name="filename"></stringProp>
-          <stringProp name="cacheKey">true</stringProp>
-          <stringProp name="script">{}</stringProp>
-        </JSR223Sampler><hashTree/>"#,
-        esc(text)
     )
 }
 

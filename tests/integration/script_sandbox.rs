@@ -6,6 +6,7 @@
 
 use crate::jmx::{jmx_plan, sampler};
 use crate::jmx_scripts::script;
+use crate::jmx_scripts_mirror::{esc, headers};
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::os::unix::fs::symlink;
@@ -16,10 +17,6 @@ const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclas
           <stringProp name="HTTPSampler.port">${__P(port)}</stringProp>
           <stringProp name="HTTPSampler.protocol">http</stringProp>
         </ConfigTestElement><hashTree/>"#;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 fn pre_processor(text: &str) -> String {
     format!(
@@ -77,22 +74,6 @@ try {{ new File("out.txt") << "ok\n"; vars.put("inside", "written") }} catch (Se
     let log = std::fs::read_to_string(run.path().join("scripts.log")).unwrap();
     assert!(!log.contains("tok-SECRETVALUE"), "{log}");
     assert!(log.contains("token is ***"), "{log}");
-}
-
-fn header_manager(pairs: &[(&str, &str)]) -> String {
-    let rows: String = pairs
-        .iter()
-        .map(|(n, v)| {
-            format!(
-                r#"<elementProp name="" elementType="Header"><stringProp name="Header.name">{n}</stringProp><stringProp name="Header.value">{}</stringProp></elementProp>"#,
-                esc(v)
-            )
-        })
-        .collect();
-    format!(
-        r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="H" enabled="true">
-          <collectionProp name="HeaderManager.headers">{rows}</collectionProp></HeaderManager><hashTree/>"#
-    )
 }
 
 /// A plan directory with links out of it (`out.csv` to a file elsewhere, `linkdir` to the
@@ -180,7 +161,7 @@ fn issue31_file_functions_and_data_sets_do_not_read_through_a_link_out_of_the_pl
           <boolProp name="recycle">true</boolProp><boolProp name="stopThread">false</boolProp>
           <stringProp name="shareMode">shareMode.all</stringProp>
         </CSVDataSet><hashTree/>"#;
-        let children = header_manager(&[("X-Read", header)]);
+        let children = headers(&[("X-Read", header)]);
         let body = [
             DEFAULTS.to_string(),
             if data_set { csv.to_string() } else { String::new() },
@@ -193,7 +174,7 @@ fn issue31_file_functions_and_data_sets_do_not_read_through_a_link_out_of_the_pl
         assert_ne!(out.status.code(), Some(0), "{case}: {text}");
         assert!(text.contains("plan.jmx"), "{case}: {text}");
         assert!(text.contains("outside the plan's directory"), "{case}: {text}");
-        assert!(text.contains(if data_set { "users" } else { "\"H\"" }), "{case}: the element: {text}");
+        assert!(text.contains(if data_set { "users" } else { "\"h\"" }), "{case}: the element: {text}");
         let out = Stampede::new()
             .arg("run")
             .arg(&plan)
@@ -241,7 +222,7 @@ fn issue31_file_functions_and_data_sets_do_not_read_through_a_link_out_of_the_pl
         "",
     );
     let children = [
-        header_manager(&[
+        headers(&[
             ("X-Link", "${__FileToString(${link})}"),
             ("X-Dir", "${__FileToString(${viadir})}"),
             ("X-Inner", "${__FileToString(${inner})}"),
