@@ -939,6 +939,7 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
         replacements: job.replacements.clone(),
         skip_unsupported: job.skip_unsupported,
         lenient_files: false,
+        strict: false,
     };
     let mut plan = Plan::load_with(&files.join(&job.plan), &opts).map_err(|e| e.to_string())?.plan;
     let overrides = Overrides {

@@ -170,15 +170,36 @@ fn elements_table(elements: &[ElementReport]) -> String {
     let count = |s: Status| elements.iter().filter(|r| r.status == s).count();
     let _ = writeln!(
         out,
-        "{} supported, {} partial, {} ignored, {} disabled, {} skipped, {} unsupported, {} in error",
+        "{} supported, {} partial, {} with a warning, {} ignored, {} disabled, {} skipped, {} unsupported, {} in error",
         count(Status::Supported),
         count(Status::Partial),
+        count(Status::Warning),
         count(Status::Ignored),
         count(Status::Disabled),
         count(Status::Skipped),
         count(Status::Unsupported),
         count(Status::Error)
     );
+    out
+}
+
+/// The warnings `run` prints for the elements that load as in JMeter and go wrong at run time
+/// as in JMeter (each sample fails, a default is read): the first few, then how many more and
+/// where all are listed, so that a plan of 300 such samplers does not bury the progress line.
+pub(super) fn run_time_warnings(elements: &[ElementReport], plan: &str) -> Vec<String> {
+    const SHOWN: usize = 5;
+    let warned: Vec<&ElementReport> = elements.iter().filter(|r| r.status == Status::Warning).collect();
+    let mut out: Vec<String> = warned
+        .iter()
+        .take(SHOWN)
+        .map(|r| format!("warning: line {}: {} \"{}\": {}", r.line, r.class, r.name, r.note))
+        .collect();
+    if warned.len() > SHOWN {
+        out.push(format!("warning: and {} more; `stampede check {plan}` lists them all", warned.len() - SHOWN));
+    }
+    if !warned.is_empty() {
+        out.push("warning: these run as JMeter runs them; --strict refuses such a plan instead".into());
+    }
     out
 }
 

@@ -21,11 +21,16 @@ pub struct PlanArgs {
     /// JMX: run without the elements stampede cannot run (scripts), instead of refusing.
     #[arg(long)]
     pub skip_unsupported: bool,
+    /// JMX: refuse what JMeter loads but that goes wrong at run time (a sampler whose every
+    /// sample fails, an undefined variable read as 0...), which otherwise is a warning; for CI.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl PlanArgs {
     pub fn load_options(&self) -> Result<LoadOptions, Error> {
-        let mut opts = LoadOptions { skip_unsupported: self.skip_unsupported, ..Default::default() };
+        let mut opts =
+            LoadOptions { skip_unsupported: self.skip_unsupported, strict: self.strict, ..Default::default() };
         for f in &self.property_files {
             let text = std::fs::read_to_string(f)
                 .map_err(|e| Error::Usage(format!("cannot read properties file {}: {e}", f.display())))?;

@@ -242,6 +242,9 @@ impl RunArgs {
                     for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
                         eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
                     }
+                    for line in super::check::run_time_warnings(elements, &path.display().to_string()) {
+                        eprintln!("{line}");
+                    }
                     let partial = elements.iter().filter(|r| r.status == plan::jmx::Status::Partial).count();
                     if partial > 0 {
                         eprintln!(

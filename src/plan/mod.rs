@@ -372,6 +372,8 @@ pub struct LoadOptions {
     pub skip_unsupported: bool,
     /// JMX: report data and body files that cannot be read instead of failing (`check`).
     pub lenient_files: bool,
+    /// JMX: refuse what JMeter loads but that goes wrong at run time (`--strict`).
+    pub strict: bool,
 }
 
 /// What reading a plan file found (`stampede check`): the plan or the error `run` gives, every
@@ -461,6 +463,7 @@ impl Plan {
                     properties: opts.properties.clone(),
                     skip_unsupported: opts.skip_unsupported,
                     lenient_files: opts.lenient_files,
+                    strict: opts.strict,
                 };
                 let i = jmx::inspect(&text, path, &jopts);
                 let plan = match i.plan {

@@ -48,6 +48,9 @@ pub struct Options {
     pub properties: HashMap<String, String>,
     /// Skip unsupported elements (reported) instead of refusing the plan.
     pub skip_unsupported: bool,
+    /// Refuse what JMeter loads but that goes wrong at run time (each [`Status::Warning`]):
+    /// `--strict`, for CI.
+    pub strict: bool,
     /// A data or body file that is missing or malformed is reported, not an error (for
     /// `check`, which shows a plan whose files are elsewhere).
     pub lenient_files: bool,
@@ -111,6 +114,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         managers: Default::default(),
         report: Vec::new(),
         skip: opts.skip_unsupported,
+        strict: opts.strict,
         lenient: opts.lenient_files,
         unsupported: Vec::new(),
         errors: Vec::new(),
@@ -298,6 +302,8 @@ struct Cx {
     managers: crate::plan::managers::PlanManagers,
     report: Vec<ElementReport>,
     skip: bool,
+    /// `--strict`: each warning is a problem too.
+    strict: bool,
     lenient: bool,
     /// The whole test plan, for Module Controllers to find their target.
     root: El,
@@ -838,7 +844,7 @@ mod tests {
         // The setUp group of "many" threads and the Ultimate Thread Group start none.
         assert_eq!(plan.scenarios.len(), 1);
         assert_eq!(status_of(&i, "SetupThreadGroup"), Status::Partial);
-        assert_eq!(status_of(&i, "no server"), Status::Partial);
+        assert_eq!(status_of(&i, "no server"), Status::Warning);
         assert_eq!(status_of(&i, "include nothing"), Status::Ignored);
         assert_eq!(status_of(&i, "nameless counter"), Status::Ignored);
         assert_eq!(status_of(&i, "nameless random"), Status::Ignored);
@@ -890,7 +896,15 @@ mod tests {
         assert_eq!(status_of(&i, "custom"), Status::Ignored);
         assert_eq!(status_of(&i, "defaults"), Status::Supported);
         assert_eq!(status_of(&i, "nameless"), Status::Partial);
-        assert_eq!(status_of(&i, "get"), Status::Partial, "no server name: each sample fails unsent");
+        assert_eq!(status_of(&i, "get"), Status::Warning, "no server name: each sample fails unsent");
+        let strict = inspect(
+            &groups(&group("ThreadGroup", "1", "", &body)),
+            Path::new("t.jmx"),
+            &Options { strict: true, ..Default::default() },
+        );
+        assert!(strict.plan.is_none());
+        assert_eq!(strict.problems.len(), 1, "{:?}", strict.problems);
+        assert!(strict.problems[0].to_string().contains("refused by --strict"), "{}", strict.problems[0]);
         let plan = i.plan.unwrap();
         let mut faults = Vec::new();
         flow::for_each_request(&plan.scenarios[0].flow, &mut |r| faults.push(r.fault.is_some()));

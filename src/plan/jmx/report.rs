@@ -21,6 +21,10 @@ pub enum Status {
     Supported,
     /// Read, but with a difference from JMeter the note names.
     Partial,
+    /// Loads as JMeter loads it, and goes wrong at run time as it does in JMeter (each sample
+    /// fails, a default is read, a controller is skipped); the note says what will happen.
+    /// `--strict` refuses the plan instead.
+    Warning,
     /// Has no effect on the load (a GUI listener, a comment).
     Ignored,
     Disabled,
@@ -38,6 +42,7 @@ impl Status {
         match self {
             Status::Supported => "supported",
             Status::Partial => "partial",
+            Status::Warning => "WARNING",
             Status::Ignored => "ignored",
             Status::Disabled => "disabled",
             Status::Unsupported => "UNSUPPORTED",
@@ -85,6 +90,17 @@ impl Cx {
         if self.inert == 0 {
             self.needs.push(e);
         }
+    }
+
+    /// Records an element that loads, as in JMeter, and will go wrong at run time as it does
+    /// in JMeter: `what` says what will happen ("each sample fails: ..."). `--strict` refuses
+    /// the plan with it.
+    pub(super) fn warn(&mut self, el: &El, depth: usize, what: impl Into<String>) {
+        let what = what.into();
+        if self.strict && self.inert == 0 {
+            self.errors.push(Error::invalid(self.loc(el), format!("{what} (refused by --strict)")));
+        }
+        self.report(el, depth, Status::Warning, what);
     }
 
     /// Records an element that cannot run: skipped on request, else the plan is refused.

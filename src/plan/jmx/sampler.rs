@@ -93,7 +93,7 @@ impl Cx {
         if let Some(fault) = req.fault {
             let why = self.b.check_message(fault).to_string();
             let how = if req.fault_after_head { "is sent without its body and fails" } else { "fails unsent" };
-            self.report(c, depth, Status::Partial, format!("each sample {how}, as in JMeter: {why}"));
+            self.warn(c, depth, format!("each sample {how}, as in JMeter: {why}"));
         } else if c.flag("HTTPSampler.image_parser") == Some(true) {
             self.report(
                 c,
