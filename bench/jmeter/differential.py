@@ -187,12 +187,17 @@ def find_jmeter():
 
 
 def workdir_for(plan, parent, name):
-    """A directory whose entries link to the files beside the plan."""
+    """A directory holding copies of the files beside the plan (stampede refuses a file reached
+    through a symbolic link that leads out of the plan's directory); directories are linked."""
     d = os.path.join(parent, name)
     os.makedirs(d)
     src = os.path.dirname(os.path.abspath(plan))
     for entry in os.listdir(src):
-        os.symlink(os.path.join(src, entry), os.path.join(d, entry))
+        path = os.path.join(src, entry)
+        if os.path.isfile(path):
+            shutil.copy2(path, os.path.join(d, entry))
+        else:
+            os.symlink(path, os.path.join(d, entry))
     return d
 
 

@@ -204,13 +204,14 @@ pub(super) fn run_time_warnings(elements: &[ElementReport], plan: &str) -> Vec<S
 }
 
 /// A warning for each scenario left with nothing to send (every sampler disabled or
-/// skipped): its users end at once, as JMeter ends a thread without samplers.
+/// skipped): its users run one iteration (taking their CSV rows) and end, as JMeter's
+/// threads without a sampler.
 pub(super) fn idle_warnings(p: &Plan) -> Vec<String> {
     p.scenarios
         .iter()
         .filter(|s| Program::compile(&s.flow).idle)
         .map(|s| {
-            format!("warning: scenario \"{}\" has no request to send: its users end at once (as JMeter's threads without a sampler)", s.name)
+            format!("warning: scenario \"{}\" has no request to send: each user runs one iteration (taking its data rows) and ends, as JMeter's threads without a sampler", s.name)
         })
         .collect()
 }

@@ -152,8 +152,9 @@ pub struct ParallelOp {
 pub struct Program {
     pub ops: Vec<Op>,
     /// The flow sends no request, stops nothing, writes nothing and never waits (every sampler
-    /// disabled or skipped, say): a user looping over it would spin. It compiles to one op that
-    /// ends the user at once, as JMeter ends a thread that has no sampler.
+    /// disabled or skipped, say): a user looping over it would spin. As a JMeter thread without
+    /// a sampler, the user runs one pass of it (its CSV rows, counters and variables are taken,
+    /// each controller entered once, whatever its loop count) and ends.
     pub idle: bool,
     /// For each op, the innermost loop around it: its test op and its exit (where `continue`
     /// and `break` of JMeter's "current loop" go).
@@ -170,10 +171,27 @@ impl Program {
             p.keep_bodies();
         }
         if p.idle {
-            p.ops = vec![Op::Stop(StopKind::User)];
-            p.loops = vec![None];
+            p.run_once();
         }
         p
+    }
+
+    /// One pass, then the user ends. JMeter 5.6.3's thread without a sampler starts one
+    /// iteration of its thread group (a CSV Data Set there gives it a row) and of each
+    /// controller in it, loops included (a Loop Controller of 3 or of -1 takes one row of its
+    /// own data set), whatever the group's loop count or duration: each back edge falls through
+    /// to the loop's end instead, so nothing can spin.
+    fn run_once(&mut self) {
+        for i in 0..self.ops.len() {
+            if let Op::Jump(to) = self.ops[i] {
+                // A Random Order Controller's jump back picks its next branch: bounded.
+                if to <= i && !matches!(self.ops[to], Op::ShuffleNext { .. }) {
+                    self.ops[i] = Op::Jump(i + 1);
+                }
+            }
+        }
+        self.ops.push(Op::Stop(StopKind::User));
+        self.loops.push(None);
     }
 
     /// Every request keeps its response body: the user's last sample is a script's `prev`.
@@ -495,18 +513,26 @@ mod tests {
     }
 
     /// #11: a flow left with nothing to send (every sampler disabled) spun each user at 100%
-    /// CPU; it now ends the user at once. Waiting or stopping is doing something.
+    /// CPU; #32: it runs one pass, as JMeter's thread without a sampler (its CSV rows are
+    /// taken, a loop's body once), and ends the user. Waiting or stopping is doing something.
     #[test]
-    fn a_flow_that_does_nothing_ends_the_user() {
+    fn a_flow_that_does_nothing_runs_one_pass_without_a_back_edge_and_ends_the_user() {
         use crate::plan::flow::Loop;
         let zero = Step::Think(Think::Uniform { min: Duration::ZERO, max: Duration::ZERO });
         let looped = |steps| {
             Step::Loop(Box::new(Loop { count: None, condition: None, steps, enter_first: false, slot: 0, index: None }))
         };
-        for steps in [vec![], vec![zero.clone(), Step::Set(vec![]), Step::Feed(0)], vec![looped(vec![zero.clone()])]] {
-            let p = Program::compile(&steps);
-            assert!(p.idle, "{steps:?}");
-            assert!(matches!(p.ops[..], [Op::Stop(StopKind::User)]), "{:?}", p.ops);
+        let p = Program::compile(&[]);
+        assert!(p.idle && matches!(p.ops[..], [Op::Stop(StopKind::User)]), "{:?}", p.ops);
+        let p = Program::compile(&[zero.clone(), Step::Set(vec![]), Step::Feed(0)]);
+        assert!(p.idle);
+        assert!(matches!(p.ops[..], [Op::Think(_), Op::Set(_), Op::Feed(0), Op::Stop(StopKind::User)]), "{:?}", p.ops);
+        let p = Program::compile(&[looped(vec![Step::Feed(0), zero.clone()])]);
+        assert!(p.idle);
+        assert!(matches!(p.ops.last(), Some(Op::Stop(StopKind::User))), "{:?}", p.ops);
+        assert_eq!(p.loops.len(), p.ops.len());
+        for (i, op) in p.ops.iter().enumerate() {
+            assert!(!matches!(op, Op::Jump(to) if *to <= i), "a back edge at {i}: {:?}", p.ops);
         }
         for steps in [
             vec![zero.clone(), Step::Think(Think::Constant(Duration::from_millis(5)))],

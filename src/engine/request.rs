@@ -266,6 +266,9 @@ impl PreparedRequest {
         if !out[start..].starts_with('/') {
             out.insert(start, '/');
         }
+        if self.spec.collapse_slashes {
+            collapse_slashes(out, start);
+        }
         if self.spec.url_rewrites.is_empty() {
             for (i, p) in self.spec.query.iter().enumerate() {
                 self.push_query_param(i, p, u, out, start);
@@ -519,6 +522,31 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
 /// the fragment (`#...`) left out, as it never is sent (RFC 9110 §7.1; JMeter builds a
 /// java.net.URL from path and query, whose fragment HttpClient leaves out): it ends the path,
 /// and a query appended after it is part of it too.
+/// Sends each run of `/` in the path of `s[from..]` as one, up to its query or fragment and
+/// after the authority of a whole URL (`/http://h//x` keeps its `//h`), as HttpClient 4.5's
+/// `URIUtils.rewriteURI` normalises it in JMeter (dot segments stay).
+fn collapse_slashes(s: &mut String, from: usize) {
+    let rest = &s[from..];
+    let end = rest.find(['?', '#']).map_or(s.len(), |i| from + i);
+    let mut at = from;
+    for scheme in ["/http://", "/https://"] {
+        if rest.len() >= scheme.len() && rest[..scheme.len()].eq_ignore_ascii_case(scheme) {
+            at = from + scheme.len();
+            at = s[at..end].find('/').map_or(end, |i| at + i);
+        }
+    }
+    if !s[at..end].contains("//") {
+        return;
+    }
+    let mut path = String::with_capacity(end - at);
+    for c in s[at..end].chars() {
+        if !(c == '/' && path.ends_with('/')) {
+            path.push(c);
+        }
+    }
+    s.replace_range(at..end, &path);
+}
+
 pub(super) fn sendable(out: &mut String, start: usize) {
     encode_target(out, start);
     if let Some(i) = out[start..].find('#') {
@@ -564,6 +592,31 @@ mod tests {
         spec.headers = vec![("X-Channel-Id".into(), Template::literal("in.ekstep"))];
         spec.body = Body::Bytes(b"{}".to_vec());
         spec
+    }
+
+    /// JMeter 5.6.3 with HttpClient 4 (bench/jmeter/plans/small-slashes.jmx): `//a//b` is
+    /// sent as `/a/b`, `/a//b/?q=//x` as `/a/b/?q=//x`, `http://h//x//y` as `/x/y`,
+    /// `/d/./e/../f//` as `/d/./e/../f/`.
+    #[test]
+    fn runs_of_slashes_in_the_path_collapse_as_httpclient_4_sends_them() {
+        for (path, sent) in [
+            ("//a//b", "/a/b"),
+            ("/a//b/?q=//x", "/a/b/?q=//x"),
+            ("/http://h:1//x//y?z=//", "/http://h:1/x/y?z=//"),
+            ("/d/./e/../f//", "/d/./e/../f/"),
+            ("/g%2F%2Fh//i#a//b", "/g%2F%2Fh/i#a//b"),
+            ("/plain", "/plain"),
+        ] {
+            let mut s = format!("GET {path}");
+            collapse_slashes(&mut s, 4);
+            assert_eq!(s, format!("GET {sent}"));
+        }
+        let mut spec = spec();
+        spec.path = Template::literal("//x//y");
+        let mut u = UserVars::new(Vec::new(), 0, 0, Default::default());
+        assert!(render(&PreparedRequest::new(&spec), &mut u, None).starts_with("POST //x//y "));
+        spec.collapse_slashes = true;
+        assert!(render(&PreparedRequest::new(&spec), &mut u, None).starts_with("POST /x/y "));
     }
 
     fn render(r: &PreparedRequest, u: &mut UserVars, extra: Option<&str>) -> String {

@@ -8,6 +8,7 @@ use super::program::{pick, Op, Program};
 use super::session::{csv_line, ScenarioCtx};
 use super::step::{counter_value, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
+use crate::plan::condition::Condition;
 use crate::plan::flow::{StopKind, ThroughputShare};
 use crate::plan::LabelId;
 use crate::record::Sample;
@@ -410,7 +411,13 @@ impl VirtualUser {
                     }
                     let go = done < limit
                         && ((*enter_first && done == 0)
-                            || condition.as_ref().is_none_or(|c| c.eval(&mut |t| t.render_string(&mut self.vars))));
+                            || condition.as_ref().is_none_or(|c| match &**c {
+                                // JMeter enters a While loop whose text reads blank.
+                                Condition::WhileText { text, .. } if done == 0 => {
+                                    !text.render_string(&mut self.vars).trim().eq_ignore_ascii_case("false")
+                                }
+                                c => c.eval(&mut |t| t.render_string(&mut self.vars)),
+                            }));
                     if go {
                         self.loop_counts[*slot as usize].0 += 1;
                         pc += 1;

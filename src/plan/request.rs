@@ -117,6 +117,10 @@ pub struct RequestSpec {
     /// such characters are percent-encoded and sent.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub java_uri: bool,
+    /// Runs of `/` in the path are sent as one (`//a//b` as `/a/b`), as JMeter's HttpClient 4
+    /// sends them (its URI normalisation); the Java implementation sends them as they are.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub collapse_slashes: bool,
     /// A status >= 400 is not a failure by itself; the checks decide (JMeter's Response
     /// Assertion "Ignore Status"). A `status` check implies it.
     pub ignore_status: bool,
@@ -488,6 +492,7 @@ impl RequestSpec {
             fault: None,
             fault_after_head: false,
             java_uri: false,
+            collapse_slashes: false,
             ignore_status: false,
             managers: Default::default(),
             on_error: super::flow::StopKind::Continue,

@@ -249,7 +249,7 @@ fn a_thread_group_with_no_request_left_ends_at_once() {
     out.assert_exit(0);
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("scenario \"Idle\" has no request to send: its users end at once"), "{err}");
+    assert!(err.contains("scenario \"Idle\" has no request to send: each user runs one iteration"), "{err}");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.path().join("out/summary.json")).unwrap()).unwrap();
     assert_eq!(uint(&crate::util::stampede::total(&summary), "samples"), 10);

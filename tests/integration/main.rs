@@ -47,6 +47,10 @@
 //!   connection per host per user.
 //! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
+//! - `jmx_small`: smaller differences from JMeter where both run a plan (issue 32): a thread
+//!   group without a sampler takes one CSV row per thread; `__P` of an empty property; `//` in
+//!   paths; multipart bodies; upload paths per sample; JSON Extractor defaults; the Java
+//!   implementation's raw POST; a While condition whose function fails; Keystore Configuration.
 //! - `jmx_sync`: elements that coordinate threads or stop the test (issue 13 C): FIFO queues
 //!   between thread groups, the AutoStop Listener, the Module Controller, `__setProperty`.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
@@ -135,6 +139,7 @@ mod jmx_modifiers;
 mod jmx_parallel;
 mod jmx_scripts;
 mod jmx_scripts_mirror;
+mod jmx_small;
 mod jmx_socket;
 mod jmx_sync;
 mod jmx_tg;

@@ -22,6 +22,15 @@ pub enum Condition<T> {
     /// A lone operand that is true unless its text, trimmed, is `false` in any case (the condition of
     /// JMeter's While Controller, which is text: the loop ends only when it reads `false`).
     NotFalse(T),
+    /// A While Controller's condition text: as [`Condition::NotFalse`], but text that reads
+    /// blank when tested (a function that failed, an empty variable) is JMeter's blank
+    /// condition: true on entering the loop, then `last_ok` (`${JMeterThread.last_sample_ok}`)
+    /// not reading `false` (WhileController.endOfLoop). [`Condition::eval`] cannot know the
+    /// first test: it reads the last sample; the loop's test op handles entering.
+    WhileText {
+        text: T,
+        last_ok: T,
+    },
     Compare {
         left: T,
         op: CmpOp,
@@ -104,6 +113,10 @@ impl<T> Condition<T> {
         match self {
             Condition::Truthy(t) => render(t).trim().eq_ignore_ascii_case("true"),
             Condition::NotFalse(t) => !render(t).trim().eq_ignore_ascii_case("false"),
+            Condition::WhileText { text, last_ok } => match render(text).trim() {
+                "" => !render(last_ok).trim().eq_ignore_ascii_case("false"),
+                t => !t.eq_ignore_ascii_case("false"),
+            },
             Condition::Compare { left, op, right } => {
                 let left = render(left);
                 op.apply(&left, &render(right))
@@ -134,7 +147,9 @@ impl<T> Condition<T> {
     fn collect<'a>(&'a self, out: &mut Vec<&'a T>) {
         match self {
             Condition::Truthy(t) | Condition::NotFalse(t) | Condition::Matches { left: t, .. } => out.push(t),
-            Condition::Compare { left, right, .. } => out.extend([left, right]),
+            Condition::Compare { left, right, .. } | Condition::WhileText { text: left, last_ok: right } => {
+                out.extend([left, right])
+            }
             Condition::Not(c) => c.collect(out),
             Condition::And(cs) | Condition::Or(cs) => cs.iter().for_each(|c| c.collect(out)),
         }
@@ -143,7 +158,9 @@ impl<T> Condition<T> {
     fn collect_mut<'a>(&'a mut self, out: &mut Vec<&'a mut T>) {
         match self {
             Condition::Truthy(t) | Condition::NotFalse(t) | Condition::Matches { left: t, .. } => out.push(t),
-            Condition::Compare { left, right, .. } => out.extend([left, right]),
+            Condition::Compare { left, right, .. } | Condition::WhileText { text: left, last_ok: right } => {
+                out.extend([left, right])
+            }
             Condition::Not(c) => c.collect_mut(out),
             Condition::And(cs) | Condition::Or(cs) => cs.iter_mut().for_each(|c| c.collect_mut(out)),
         }

@@ -279,3 +279,15 @@ fn fuzz_never_panics() {
     // Both paths must actually be exercised for the test to mean anything.
     assert!(ok > 100 && failed > 100, "ok {ok}, failed {failed}");
 }
+
+/// #32: JMeter's WhileController.endOfLoop: text that reads blank (a function that failed)
+/// reads the last sample, `false` in any case ends, anything else goes on.
+#[test]
+fn while_text_reads_the_last_sample_when_blank() {
+    let c = Condition::WhileText { text: "t".to_string(), last_ok: "ok".to_string() };
+    let eval = |text: &str, ok: &str| c.eval(&mut |o: &String| if o == "t" { text.into() } else { ok.into() });
+    assert!(eval("", "true"));
+    assert!(!eval(" ", "false"));
+    assert!(!eval("FALSE", "true"));
+    assert!(eval("no", "false"));
+}

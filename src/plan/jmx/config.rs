@@ -16,6 +16,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("CacheManager", Cx::cache_manager),
     ("AuthManager", Cx::auth_manager),
     ("DNSCacheManager", Cx::dns_cache_manager),
+    ("KeystoreConfig", Cx::keystore_config),
 ];
 
 impl Cx {
@@ -221,6 +222,26 @@ impl Cx {
 
     /// JMeter's DNSCacheManager: its static hosts table names the addresses of hosts; other
     /// names resolve as usual.
+    /// Keystore Configuration: JMeter presents, per thread, the client certificate of the
+    /// keystore that the `javax.net.ssl.keyStore` system property names (the alias from the
+    /// variable it names, or the next of the start..end indexes). stampede reads no JKS or
+    /// PKCS12 keystore: the plan loads as JMeter loads it (also without a keystore), and no
+    /// client certificate is presented; a server that needs one refuses the handshake (a PEM
+    /// certificate is YAML's `tls.client_cert`). Plain HTTP samples are the same.
+    pub(super) fn keystore_config(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let alias = c.text_or_empty("clientCertAliasVarName").trim();
+        let which = if alias.is_empty() {
+            format!("the aliases {}..{}", c.text_or_empty("startIndex").trim(), c.text_or_empty("endIndex").trim())
+        } else {
+            format!("the alias in ${{{alias}}}")
+        };
+        let note = format!(
+            "no client certificate is presented: the keystore of javax.net.ssl.keyStore ({which}) is not read, so an HTTPS server that requires one refuses the handshake; plain HTTP is unaffected"
+        );
+        self.report(c, depth, Status::Partial, note);
+        Ok(())
+    }
+
     pub(super) fn dns_cache_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         use crate::plan::managers::DnsSpec;
         let mut hosts = Vec::new();

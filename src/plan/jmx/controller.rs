@@ -82,6 +82,14 @@ impl Cx {
         Ok(vec![Step::Group(Box::new(flow::Group { label, parent, wall_clock, steps, slot }))])
     }
 
+    /// A While Controller's condition text, read as JMeter's WhileController.endOfLoop reads
+    /// it when tested: `false` ends the loop, blank reads the last sample.
+    fn while_text(&mut self, c: &El, text: Template) -> Result<condition::Condition<Template>, Error> {
+        let last = format!("${{{LAST_SAMPLE_OK}}}");
+        let last_ok = template::compile(&last, &mut self.b.sym, &describe(c)).map_err(|m| self.err(c, m))?;
+        Ok(condition::Condition::WhileText { text, last_ok })
+    }
+
     pub(super) fn if_or_while(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let is_if = c.class == "IfController";
         let raw = if is_if {
@@ -93,7 +101,7 @@ impl Cx {
         // JMeter's While Controller (WhileController.endOfLoop) ends the loop when the condition's
         // text reads `false` in any case, or with `LAST` when the last sample failed; an empty
         // condition is tested only at the end of a pass, so the first pass always runs.
-        let enter_first = !is_if && src.is_empty();
+        let mut enter_first = !is_if && src.is_empty();
         let src = if !is_if && (enter_first || src.eq_ignore_ascii_case("LAST")) {
             format!("${{{LAST_SAMPLE_OK}}}")
         } else {
@@ -113,8 +121,9 @@ impl Cx {
         } else {
             Err(condition::ConditionError::Syntax("a script".into()))
         };
+        let mut warning = None;
         let (src, expr) = match parsed {
-            Ok(condition::Condition::Truthy(t)) if !is_if => (src, condition::Condition::NotFalse(t)),
+            Ok(condition::Condition::Truthy(t)) if !is_if => (src, self.while_text(c, t)?),
             Ok(e) => (src, e),
             // Beyond comparisons: the script runs in the interpreter (JMeter's JavaScript for an
             // If Controller's condition, or the `${__groovy(...)}` its text calls).
@@ -127,7 +136,7 @@ impl Cx {
                 };
                 match compiled {
                     Ok(t) if use_expression && !t.is_const() => {
-                        let e = if is_if { condition::Condition::Truthy(t) } else { condition::Condition::NotFalse(t) };
+                        let e = if is_if { condition::Condition::Truthy(t) } else { self.while_text(c, t)? };
                         (raw.to_string(), e)
                     }
                     Ok(t) if !use_expression => (raw.to_string(), condition::Condition::Truthy(t)),
@@ -139,6 +148,18 @@ impl Cx {
                         );
                         return Ok(Vec::new());
                     }
+                    // A While condition whose function fails (a `__jexl3` script that does not
+                    // parse) is blank in JMeter, each time: the loop runs while the last sample
+                    // succeeds, its first pass always.
+                    Err(e) if !is_if => {
+                        warning = Some(format!(
+                            "the condition `{raw}` fails ({e}): read as blank, as in JMeter, so the loop runs while the last sample succeeds"
+                        ));
+                        enter_first = true;
+                        let last = format!("${{{LAST_SAMPLE_OK}}}");
+                        let t = template::compile(&last, &mut self.b.sym, &describe(c)).map_err(|m| self.err(c, m))?;
+                        (last, condition::Condition::NotFalse(t))
+                    }
                     Err(e) => {
                         self.unsupported(c, depth, &format!("the condition `{raw}` cannot be evaluated: {e}"));
                         return Ok(Vec::new());
@@ -147,7 +168,10 @@ impl Cx {
             }
         };
         let cond = flow::Cond { src: src.clone(), expr };
-        self.report(c, depth, Status::Supported, format!("{} `{src}`", if is_if { "if" } else { "while" }));
+        match warning {
+            Some(w) => self.warn(c, depth, w),
+            None => self.report(c, depth, Status::Supported, format!("{} `{src}`", if is_if { "if" } else { "while" })),
+        }
         let index = (!is_if).then(|| self.loop_index(c, 0));
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         if is_if {
@@ -625,7 +649,7 @@ mod tests {
             </hashTree></hashTree></hashTree></jmeterTestPlan>"#;
         let (p, _) = read(plan, Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::Loop(l)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Loop(_))) else { panic!() };
-        assert!(matches!(l.condition.as_ref().map(|c| &c.expr), Some(condition::Condition::NotFalse(_))));
+        assert!(matches!(l.condition.as_ref().map(|c| &c.expr), Some(condition::Condition::WhileText { .. })));
     }
 
     /// "Evaluate for all children": the condition is tested again before each child, and a

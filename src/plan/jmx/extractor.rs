@@ -147,7 +147,9 @@ impl Cx {
         let names = split(c.text_or_empty("JSONPostProcessor.referenceNames"));
         let paths = split(c.text_or_empty("JSONPostProcessor.jsonPathExprs"));
         let matches = split(c.text_or_empty("JSONPostProcessor.match_numbers"));
-        let defaults = split(c.text_or_empty("JSONPostProcessor.defaultValues"));
+        // JMeter trims names and paths but not defaults: `d1; d2` gives the second ` d2`.
+        let defaults: Vec<String> =
+            c.text_or_empty("JSONPostProcessor.defaultValues").split(';').map(String::from).collect();
         if names.iter().all(|n| n.is_empty()) {
             return Err(self.err(c, "the JSON Extractor has no variable names"));
         }

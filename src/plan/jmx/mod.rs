@@ -873,6 +873,58 @@ mod tests {
         assert_eq!(by("bad port").url(), "http://127.0.0.1/b");
     }
 
+    /// #32 (small), each as JMeter 5.6.3 sends it (bench/jmeter/plans/small-*.jmx): the Java
+    /// implementation's raw POST is a form and keeps `//`; a raw body takes a file's MIME
+    /// type; JSON Extractor defaults keep their spaces; a While condition whose function does
+    /// not compile is a warning (blank at run time); Keystore Configuration loads, partial.
+    #[test]
+    fn small_differences_load_as_jmeter_runs_them() {
+        let raw = r#"<boolProp name="HTTPSampler.postBodyRaw">true</boolProp><elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments"><elementProp name="" elementType="HTTPArgument"><stringProp name="Argument.value">a=1</stringProp></elementProp></collectionProp></elementProp>"#;
+        let post = |name: &str, extra: &str, children: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+              <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.path">//a//b</stringProp>
+              <stringProp name="HTTPSampler.method">POST</stringProp>{raw}{extra}</HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+            )
+        };
+        let java = r#"<stringProp name="HTTPSampler.implementation">Java</stringProp>"#;
+        let file = r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files"><elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">f.txt</stringProp><stringProp name="File.paramname"></stringProp><stringProp name="File.mimetype">text/x-mine</stringProp></elementProp></collectionProp></elementProp>"#;
+        let json = r#"<JSONPostProcessor testclass="JSONPostProcessor" testname="json" enabled="true">
+            <stringProp name="JSONPostProcessor.referenceNames">a; b</stringProp><stringProp name="JSONPostProcessor.jsonPathExprs">$.a; $.b</stringProp>
+            <stringProp name="JSONPostProcessor.defaultValues">d1; d2</stringProp></JSONPostProcessor><hashTree/>"#;
+        let body = [
+            r#"<KeystoreConfig testclass="KeystoreConfig" testname="keystore" enabled="true"><stringProp name="startIndex">0</stringProp></KeystoreConfig><hashTree/>"#.to_string(),
+            post("java", java, ""),
+            post("hc4", "", json),
+            post("typed", file, ""),
+            format!(
+                r#"<WhileController testclass="WhileController" testname="while" enabled="true"><stringProp name="WhileController.condition">${{__jexl3(1 +)}}</stringProp></WhileController><hashTree>{}</hashTree>"#,
+                sampler("in", "127.0.0.1", "", "/w", "GET")
+            ),
+        ]
+        .concat();
+        let i = inspect_text(&groups(&group("ThreadGroup", "1", "", &body)), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(status_of(&i, "keystore"), Status::Partial);
+        assert_eq!(status_of(&i, "while"), Status::Warning);
+        let plan = i.plan.clone().unwrap();
+        let requests: Vec<&RequestSpec> = plan.scenarios[0]
+            .flow
+            .iter()
+            .filter_map(|s| if let Step::Request(r) = s { Some(&**r) } else { None })
+            .collect();
+        let ct = |r: &RequestSpec| {
+            r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.source().to_string())
+        };
+        assert_eq!(ct(requests[0]).as_deref(), Some("application/x-www-form-urlencoded"));
+        assert!(!requests[0].collapse_slashes);
+        assert_eq!(ct(requests[1]).as_deref(), Some("text/plain; charset=UTF-8"));
+        assert!(requests[1].collapse_slashes);
+        let defaults: Vec<_> = requests[1].extract.iter().map(|e| e.default.as_ref().unwrap().source()).collect();
+        assert_eq!(defaults, ["d1", " d2"]);
+        assert_eq!(ct(requests[2]).as_deref(), Some("text/x-mine"));
+    }
+
     /// #13: JMeter makes the class of the tag, not of `testclass` (TestElementConverter), and
     /// its HTTP sampler takes configuration only from the GUI classes it lists
     /// (`HTTPSamplerBase.applies`): a `ConfigTestElement` of testclass `ConfigTestElementCustom`

@@ -264,7 +264,8 @@ impl Cx {
         };
         let mut headers: Vec<(String, Template)> = scope.headers.clone();
         let implementation = pick(c.text_or_empty("HTTPSampler.implementation"), &d.implementation);
-        if implementation.trim() == "Java" && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+        let java = implementation.trim() == "Java";
+        if java && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
             headers.push(("Accept".into(), Template::literal(JAVA_DEFAULT_ACCEPT)));
         }
         let has_ct = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
@@ -272,7 +273,13 @@ impl Cx {
         let mut body = Body::None;
         let mut fault_after_head = false;
         let dir = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
-        const FORM: &str = "application/x-www-form-urlencoded; charset=UTF-8";
+        // The Java implementation's PostWriter says a POST is a form without a charset, for
+        // a raw body too (bench/jmeter/plans/small-rawct.jmx).
+        let form_type =
+            if java { "application/x-www-form-urlencoded" } else { "application/x-www-form-urlencoded; charset=UTF-8" };
+        // A POST with a file that has a parameter name is multipart, Body Data or not: its
+        // nameless arguments (the body) are left out (HTTPSamplerBase.getUseMultipart).
+        let multipart_post = method == "POST" && (multipart || files.iter().any(|f| !f.1.is_empty()));
         // JMeter leaves out arguments without a name from a query or a form.
         let params = |cx: &mut Self| -> Result<Vec<Param>, Error> {
             args.iter()
@@ -287,7 +294,7 @@ impl Cx {
                 })
                 .collect()
         };
-        if raw_body && entity {
+        if raw_body && entity && !(multipart_post && files.iter().any(|f| !f.1.is_empty())) {
             // Each value as it is, or URL-encoded when its "URL Encode?" box is ticked.
             let text: String = args
                 .iter()
@@ -300,10 +307,20 @@ impl Cx {
                 })
                 .collect();
             body = Body::Text(self.tmpl(c, &text)?);
-            if !has_ct {
-                headers.push(("Content-Type".into(), Template::literal("text/plain; charset=UTF-8")));
+            // The first file's MIME type, when it has one, is the body's type (JMeter: "Allow
+            // the mimetype of the file to control the content type"), else each
+            // implementation's own: HttpClient 4 `text/plain; charset=UTF-8`, the Java one a
+            // form for a POST and none for the other methods.
+            let own = files.first().map(|f| f.2.clone()).filter(|m| !m.is_empty() && method == "POST");
+            let default = match (own, java) {
+                (Some(mime), _) => Some(mime),
+                (None, false) => Some("text/plain; charset=UTF-8".to_string()),
+                (None, true) => (method == "POST").then(|| form_type.to_string()),
+            };
+            if let Some(ct) = default.filter(|_| !has_ct) {
+                headers.push(("Content-Type".into(), Template::literal(ct)));
             }
-        } else if method == "POST" && (multipart || files.iter().any(|f| !f.1.is_empty())) {
+        } else if multipart_post {
             // Only a POST is sent as multipart: a GET with the box ticked still sends a query.
             // As HttpClient's MultipartEntityBuilder in JMeter: in RFC 6532 mode each part says
             // its type and transfer encoding; "browser-compatible headers" leave them out of
@@ -365,7 +382,7 @@ impl Cx {
                 body = Body::Form(params(self)?);
             }
             if (form || method == "POST") && !has_ct {
-                headers.push(("Content-Type".into(), Template::literal(FORM)));
+                headers.push(("Content-Type".into(), Template::literal(form_type)));
             }
         }
         let timeout = |cx: &mut Self, own: &str, def: &str, fallback: Duration| -> Result<Duration, Error> {
@@ -416,6 +433,7 @@ impl Cx {
         req.managers = scope.managers.clone();
         req.on_error = scope.on_error;
         req.java_uri = true;
+        req.collapse_slashes = !java;
         req.param_overrides = scope.param_overrides.clone();
         req.url_rewrites = scope.url_rewrites.clone();
         // A POST without arguments still sends a form (`Content-Type` above): the argument a

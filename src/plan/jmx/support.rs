@@ -25,6 +25,7 @@ const NAMES: &[(&str, &str)] = &[
     ("CacheManager", "HTTP Cache Manager"),
     ("AuthManager", "HTTP Authorization Manager"),
     ("DNSCacheManager", "DNS Cache Manager"),
+    ("KeystoreConfig", "Keystore Configuration"),
     ("ConfigTestElement", "HTTP Request Defaults"),
     ("eu.luminis.jmeter.wssampler.PingFrameFilter", "WebSocket Ping/Pong Frame Filter"),
     ("eu.luminis.jmeter.wssampler.TextFrameFilter", "WebSocket Text Frame Filter"),

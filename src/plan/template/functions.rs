@@ -703,7 +703,8 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                 _ if n > 2 => fixed(2, sym)?.unwrap_or_default(),
                 _ => key.clone(),
             };
-            let value = sym.properties.get(key.trim()).cloned().unwrap_or(default);
+            // JMeterUtils.getPropDefault trims what it returns, a default as well.
+            let value = sym.properties.get(key.trim()).cloned().unwrap_or(default).trim().to_string();
             if name == "property" {
                 // The stored copy is the same text for every user: a plan variable.
                 if let Some(var) = raw.get(1).map(|a| a.trim()).filter(|a| !a.is_empty()) {
