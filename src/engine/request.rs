@@ -517,11 +517,6 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
     out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}--\r\n").as_bytes());
 }
 
-/// Makes `out[start..]`, a path and query from [`PreparedRequest::render_unencoded`], what is
-/// sent: characters a request target cannot carry percent-encoded ([`encode_target`]), and
-/// the fragment (`#...`) left out, as it never is sent (RFC 9110 §7.1; JMeter builds a
-/// java.net.URL from path and query, whose fragment HttpClient leaves out): it ends the path,
-/// and a query appended after it is part of it too.
 /// Sends each run of `/` in the path of `s[from..]` as one, up to its query or fragment and
 /// after the authority of a whole URL (`/http://h//x` keeps its `//h`), as HttpClient 4.5's
 /// `URIUtils.rewriteURI` normalises it in JMeter (dot segments stay).
@@ -547,6 +542,11 @@ fn collapse_slashes(s: &mut String, from: usize) {
     s.replace_range(at..end, &path);
 }
 
+/// Makes `out[start..]`, a path and query from [`PreparedRequest::render_unencoded`], what is
+/// sent: characters a request target cannot carry percent-encoded ([`encode_target`]), and
+/// the fragment (`#...`) left out, as it never is sent (RFC 9110 §7.1; JMeter builds a
+/// java.net.URL from path and query, whose fragment HttpClient leaves out): it ends the path,
+/// and a query appended after it is part of it too.
 pub(super) fn sendable(out: &mut String, start: usize) {
     encode_target(out, start);
     if let Some(i) = out[start..].find('#') {
