@@ -38,7 +38,14 @@ impl Cx {
     /// Group `g` of each match an extractor into `name` keeps: `name_1_gG` ... (JMeter's
     /// RegexExtractor.saveGroups).
     pub(super) fn match_groups(&mut self, name: &str, g: usize) -> Vec<VarId> {
-        (1..=MAX_ALL_MATCHES).map(|i| self.b.sym.vars.assign(&format!("{name}_{i}_g{g}"))).collect()
+        let vars = &mut self.b.sym.vars;
+        (1..=MAX_ALL_MATCHES)
+            .map(|i| {
+                let id = vars.assign(&format!("{name}_{i}_g{g}"));
+                vars.quiet(id);
+                id
+            })
+            .collect()
     }
 
     /// The groups the plan's RegEx User Parameters read of the extractor into `name`, to keep
