@@ -80,7 +80,12 @@ impl Cx {
         let path_extension = c.flag("path_extension").unwrap_or(false);
         let cache = c.flag("cache_value").unwrap_or(true);
         let found = self.url_rewrite_var(c);
-        let saved = cache.then(|| self.b.sym.vars.assign(&format!("{}_saved", url_rewrite_name(c))));
+        // The modifier's own state (no value saved yet is `""`), never unset.
+        let saved = cache.then(|| {
+            let state = format!("{}_saved", url_rewrite_name(c));
+            self.b.sym.vars.define(&state, String::new());
+            self.b.sym.vars.assign(&state)
+        });
         s.url_rewrites.push(UrlRewrite {
             name: name.clone(),
             path_extension,
