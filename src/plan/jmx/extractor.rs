@@ -344,9 +344,12 @@ mod tests {
     use crate::plan::flow;
     use std::path::Path;
 
-    /// The defaults each extractor sets when it finds nothing, by variable name (`None`: it
-    /// leaves the variable as it was), and each variable's value before anything sets it.
-    fn defaults(extractors: &str) -> (Vec<(String, Option<String>)>, Vec<(String, String)>) {
+    /// Each extractor's variable and the default it sets when it finds nothing (`None`: it
+    /// leaves the variable as it was).
+    type Defaults = Vec<(String, Option<String>)>;
+
+    /// The defaults of the extractors, and each variable's value before anything sets it.
+    fn defaults(extractors: &str) -> (Defaults, Vec<(String, String)>) {
         let text = plan_of(&format!(
             r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree>{extractors}</hashTree>"#
         ));
@@ -390,7 +393,7 @@ mod tests {
         ]
         .concat();
         let (found, initial) = defaults(&all);
-        let want: Vec<(String, Option<String>)> = [
+        let want: Defaults = [
             ("none", None),
             ("empty", None),
             ("use_empty", Some("")),
