@@ -89,6 +89,8 @@ fn an_extractor_that_finds_nothing_with_an_empty_default_leaves_its_variable_uns
             &[
                 headers(&[("X-Later", "${later}")]),
                 regex("token", "false", r"nomatch=(\w+)", empty_default),
+                // Named by no function or script: only its own reference can show it unset.
+                regex("miss", "false", r"nomatch=(\w+)", empty_default),
                 regex("blank", "false", r"nomatch=(\w+)", use_empty),
                 boundary.to_string(),
                 json.to_string(),
@@ -100,6 +102,7 @@ fn an_extractor_that_finds_nothing_with_an_empty_default_leaves_its_variable_uns
             "/u2",
             &headers(&[
                 ("X-Token", "${token}"),
+                ("X-Miss", "${miss}"),
                 ("X-Blank", "[${blank}]"),
                 ("X-Null", r#"${__groovy(vars.get(&quot;token&quot;) == null)} ${__groovy(vars.get(&quot;blank&quot;) == null)}"#),
                 ("X-Defined", "${__isVarDefined(token)} ${__isVarDefined(blank)}"),
@@ -117,6 +120,7 @@ fn an_extractor_that_finds_nothing_with_an_empty_default_leaves_its_variable_uns
     assert_eq!(u2.len(), 4);
     for r in &u2 {
         assert_eq!(r.header("X-Token"), Some("${token}"), "unset: its reference as it is");
+        assert_eq!(r.header("X-Miss"), Some("${miss}"), "unset: its reference as it is");
         assert_eq!(r.header("X-Blank"), Some("[]"), "use empty default: set to \"\"");
         assert_eq!(r.header("X-Null"), Some("true false"));
         assert_eq!(r.header("X-Defined"), Some("false true"));
@@ -146,7 +150,10 @@ fn a_location_extracted_from_the_response_headers_drives_the_next_request_as_in_
             "/start",
             Route::handler(move |_| {
                 let port = p.get().copied().unwrap_or(9);
-                Reply::status(302).header("Location", format!("http://127.0.0.1:{port}/auth?state=s1&code=c2"))
+                // A header after it: its line's `\r` would be in the capture.
+                Reply::status(302)
+                    .header("Location", format!("http://127.0.0.1:{port}/auth?state=s1&code=c2"))
+                    .header("Cache-Control", "no-store")
             }),
         )
         .route("/auth", Route::ok().body("in").record())
@@ -172,7 +179,11 @@ fn a_location_extracted_from_the_response_headers_drives_the_next_request_as_in_
             .concat(),
         ),
         get("auth", "${redirect_1}", ""),
-        get("echo", "/echo", &headers(&[("X-Code", "${code}"), ("X-Req-Host", "[${req_host}]")])),
+        get(
+            "echo",
+            "/echo",
+            &headers(&[("X-Location", "[${redirect_1}]"), ("X-Code", "${code}"), ("X-Req-Host", "[${req_host}]")]),
+        ),
     ]
     .concat();
     run_plan(&run, &server, jmx_plan(2, "3", &plan_body));
@@ -181,7 +192,9 @@ fn a_location_extracted_from_the_response_headers_drives_the_next_request_as_in_
     assert_eq!(auth.len(), 6);
     assert!(auth.iter().all(|r| r.target == "/auth?state=s1&code=c2"), "{:?}", auth[0].target);
     let host = format!("[127.0.0.1:{}]", server.addr().port());
+    let location = format!("[http://127.0.0.1:{}/auth?state=s1&code=c2]", server.addr().port());
     for r in server.recorded("/echo") {
+        assert_eq!(r.header("X-Location"), Some(location.as_str()), "the URL alone, no \r");
         assert_eq!(r.header("X-Code"), Some("302"), "the status line is the first header line");
         assert_eq!(r.header("X-Req-Host"), Some(host.as_str()), "request headers end in \\n, not \\r\\n");
     }
