@@ -140,7 +140,7 @@ pub async fn run(
     let shared = Arc::new(RunShared {
         feeders: plan.data.iter().map(|d| Feeder::new(d, plan.scenarios.len())).collect(),
         writers,
-        globals: session::Globals::new(plan.global_counters),
+        globals: session::Globals::for_plan(plan),
         initial_vars: plan.vars.initial_values(),
         var_names: (0..plan.vars.len()).map(|i| plan.vars.name(crate::plan::VarId(i as u32)).to_string()).collect(),
         user_counters: plan.user_counters,

@@ -62,13 +62,35 @@ impl<'a> Response<'a> {
         self.lines().filter(move |(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
     }
 
-    /// The headers as `Name: value` lines (JMeter's "Response Headers" field).
-    pub(super) fn headers_text(&self) -> Cow<'a, str> {
-        let start = self.head.iter().position(|b| *b == b'\n').map_or(self.head.len(), |i| i + 1);
-        match String::from_utf8_lossy(&self.head[start..]) {
-            Cow::Borrowed(s) => Cow::Borrowed(s.trim_end()),
-            Cow::Owned(s) => Cow::Owned(s.trim_end().to_string()),
+    /// The headers as JMeter's HttpClient 4 sampler gives them to extractors, assertions and
+    /// `prev.getResponseHeaders()` (HTTPHC4Impl.getResponseHeaders): the status line as
+    /// HttpClient formats it (`HTTP/1.1 200 OK`; a space after the code even with no reason),
+    /// then each header `Name: value` with both trimmed, every line ending in `\n` (no `\r`,
+    /// so `Location: (.*)` takes the URL alone). Built only when something reads it.
+    pub(super) fn headers_text(&self) -> String {
+        let mut out = String::with_capacity(self.head.len());
+        let mut lines = self.head.split(|b| *b == b'\n');
+        let status = lines.next().unwrap_or_default();
+        let status = String::from_utf8_lossy(status.strip_suffix(b"\r").unwrap_or(status));
+        let mut parts = status.trim().splitn(3, ' ');
+        let (version, code, reason) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next());
+        out.push_str(version);
+        out.push(' ');
+        out.push_str(code);
+        out.push(' ');
+        out.push_str(reason.unwrap_or("").trim());
+        out.push('\n');
+        for line in lines {
+            let line = String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line));
+            // HttpClient skips a line without a colon (and the blank line ending the head).
+            if let Some((name, value)) = line.split_once(':') {
+                out.push_str(name.trim());
+                out.push_str(": ");
+                out.push_str(value.trim());
+                out.push('\n');
+            }
         }
+        out
     }
 
     /// Whether the body is compressed (decoding it may take a while).
@@ -203,7 +225,7 @@ struct Fields<'r, 'a> {
     _decoding: Option<DecodePermit>,
     /// The body with HTML references decoded, when a field asks for it.
     unescaped: Option<String>,
-    headers: Option<Cow<'a, str>>,
+    headers: Option<String>,
     json: Option<Option<serde_json::Value>>,
     status: String,
 }
@@ -248,12 +270,23 @@ impl<'a> Fields<'_, 'a> {
     }
 }
 
-/// The header lines of a request as sent, as JMeter's "Request Headers" field has them: one
-/// `Name: value` line each, ending in a newline (the request line left out).
-fn request_headers(sent: &[u8]) -> String {
+/// The header lines of a request as sent, as JMeter's "Request Headers" field has them
+/// (HTTPHC4Impl.getAllHeadersExceptCookie): one `Name: value` line each, ending in `\n`, the
+/// request line left out.
+pub(super) fn request_headers(sent: &[u8]) -> String {
     let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());
     let head = String::from_utf8_lossy(&sent[..head_end]);
-    head.split("\r\n").skip(1).map(|l| format!("{l}\n")).collect()
+    let mut out = String::with_capacity(head.len());
+    // The Cookie header is not among them (JMeter shows the cookies apart).
+    for line in head
+        .split("\r\n")
+        .skip(1)
+        .filter(|l| !l.split(':').next().is_some_and(|n| n.trim().eq_ignore_ascii_case("cookie")))
+    {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// What a text check reads: a part of the response, or a user's variable as it is now.
@@ -267,7 +300,7 @@ fn subject<'s>(f: &'s mut Fields<'_, '_>, u: &'s UserVars, field: Field) -> &'s 
 /// A JMeter assertion on an empty variable passes only when negated, whatever its patterns
 /// (`ResponseAssertion`: "Not should always succeed against an empty result").
 fn empty_var(u: &UserVars, field: Field) -> bool {
-    matches!(field, Field::Var(v) if u.get(v).is_empty())
+    matches!(field, Field::Var(v) if u.get(v).is_empty() || u.is_unset(v))
 }
 
 /// A JSON value as a variable holds it: strings without quotes, anything else as JSON text.
@@ -336,6 +369,15 @@ fn found_all(source: &ExtractSource, f: &mut Fields<'_, '_>, resp: &Response<'_>
     }
 }
 
+/// The value an extractor scoped to a variable reads: nothing when it is unset (JMeter skips
+/// it, where its `${name}` would otherwise be matched).
+fn scoped_text(u: &UserVars, var: crate::plan::VarId) -> String {
+    if u.is_unset(var) {
+        return String::new();
+    }
+    u.get(var).to_string()
+}
+
 /// The fields of a variable's value, for an extractor scoped to it: the value is the body.
 fn var_fields<'r, 'a>(resp: &'r Response<'a>, text: String) -> Fields<'r, 'a> {
     Fields {
@@ -376,20 +418,22 @@ fn plugin_json(p: &JsonPathExpr, e: &Extractor, all: &AllMatches, f: &mut Fields
 }
 
 /// Sets `name_1`.. and `name_matchNr` (and `name_ALL`) from the values kept; a `None` leaves
-/// its variable.
+/// its variable. The matches of an earlier response beyond this one's count are unset
+/// (JMeter removes them, up to the `name_matchNr` it had set).
 fn set_list(all: &AllMatches, values: Vec<Option<String>>, u: &mut UserVars) {
     let n = values.len().min(all.vars.len());
+    // JMeter's previous count: 0 when unset or not a number.
+    let before = u.get(all.count).parse::<usize>().unwrap_or(0);
     u.set(all.count, &n.to_string());
     if let Some(concat) = all.concat {
         let joined: Vec<&str> = values.iter().map(|v| v.as_deref().unwrap_or("")).collect();
         u.set(concat, &joined.join(","));
     }
-    for (i, var) in all.vars.iter().enumerate() {
-        // Matches of an earlier response beyond this one's count are cleared.
+    for (i, var) in all.vars.iter().enumerate().take(n.max(before)) {
         match values.get(i) {
             Some(Some(v)) => u.set(*var, v),
             Some(None) => {}
-            None => u.set(*var, ""),
+            None => u.unset(*var),
         }
     }
 }
@@ -451,7 +495,7 @@ pub(super) fn apply_rules(
         if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
             match &e.source {
                 ExtractSource::FromVar { var, .. } => {
-                    let mut vf = var_fields(resp, u.get(*var).to_string());
+                    let mut vf = var_fields(resp, scoped_text(u, *var));
                     plugin_json(p, e, all, &mut vf, u)
                 }
                 _ => plugin_json(p, e, all, &mut f, u),
@@ -460,7 +504,7 @@ pub(super) fn apply_rules(
         }
         let mut values = match &e.source {
             ExtractSource::FromVar { var, source } => {
-                let mut vf = var_fields(resp, u.get(*var).to_string());
+                let mut vf = var_fields(resp, scoped_text(u, *var));
                 found_all(source, &mut vf, resp)
             }
             source => found_all(source, &mut f, resp),
@@ -678,7 +722,43 @@ mod tests {
         assert_eq!(r.cookie("SID"), Some("abc"));
         assert_eq!(r.message(), "OK");
         assert_eq!(Response::new(b"HTTP/1.1 404 Not Found\r\n\r\n", b"", 404).message(), "Not Found");
-        assert!(r.headers_text().starts_with("Content-Type: application/json\r\n"));
+    }
+
+    #[test]
+    fn response_headers_are_the_status_line_then_name_value_lines_joined_by_lf_as_jmeter_has_them() {
+        let r = Response::new(HEAD, b"", 200);
+        assert_eq!(
+            r.headers_text(),
+            "HTTP/1.1 200 OK\nContent-Type: application/json\nSet-Cookie: SID=abc; Path=/\n\
+             Set-Cookie: theme=dark\nX-Req: 7\n"
+        );
+        // HttpClient trims names and values, and keeps a space after a code with no reason.
+        let bare = Response::new(b"HTTP/1.1 302\r\nLocation:   http://h/next  \r\n\r\n", b"", 302);
+        assert_eq!(bare.headers_text(), "HTTP/1.1 302 \nLocation: http://h/next\n");
+        // What the everyday `Location: (.*)` and `HTTP/1.1 (\d+)` then capture.
+        let text = bare.headers_text();
+        let location = Pattern::perl5("Location: (.*)").unwrap();
+        assert_eq!(location.captures_all(&text)[0][1], Some("http://h/next"));
+        let code = Pattern::perl5(r"HTTP/1.1 (\d+)").unwrap();
+        assert_eq!(code.captures_all(&text)[0][1], Some("302"));
+    }
+
+    /// Matches of an earlier response beyond this one's count are removed, as JMeter's
+    /// extractors do: unset (their `${name_i}` read as text) where the plan keeps unset apart.
+    #[test]
+    fn left_over_matches_are_unset() {
+        let names = ["m_1", "m_2", "m_3", "m_matchNr"];
+        let mut g = crate::engine::session::Globals::new(0);
+        std::sync::Arc::get_mut(&mut g).unwrap().unset_names = names.iter().map(|n| n.to_string()).collect();
+        let initial = names.iter().map(|n| format!("${{{n}}}")).collect();
+        let mut u = UserVars::new(initial, 0, 1, g);
+        let v = |i: u32| crate::plan::VarId(i);
+        let all = AllMatches { vars: vec![v(0), v(1), v(2)], count: v(3), concat: None, groups: Vec::new() };
+        set_list(&all, vec![Some("a".into()), Some("b".into())], &mut u);
+        assert_eq!([u.get(v(0)), u.get(v(1)), u.get(v(2)), u.get(v(3))], ["a", "b", "${m_3}", "2"]);
+        set_list(&all, vec![Some("".into())], &mut u);
+        assert_eq!([u.get(v(0)), u.get(v(1)), u.get(v(2)), u.get(v(3))], ["", "${m_2}", "${m_3}", "1"]);
+        assert!(u.is_unset(v(1)) && !u.is_unset(v(0)));
     }
 
     #[test]
@@ -695,6 +775,9 @@ mod tests {
     fn request_headers_as_jmeter_lists_them() {
         let sent = b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nab";
         assert_eq!(request_headers(sent), "Host: h\nContent-Length: 2\n");
+        // The Cookie header is left out (JMeter's getAllHeadersExceptCookie).
+        let sent = b"GET /x HTTP/1.1\r\nHost: h\r\nCookie: SID=1\r\nAccept: */*\r\n\r\n";
+        assert_eq!(request_headers(sent), "Host: h\nAccept: */*\n");
     }
 
     #[test]

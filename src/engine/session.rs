@@ -209,16 +209,39 @@ pub struct Globals {
     pub properties: std::sync::RwLock<std::collections::HashMap<String, String>>,
     /// Properties scripts stored that are not text (`props.put("m", map)`).
     pub property_objects: std::sync::RwLock<std::collections::HashMap<String, crate::script::Value>>,
+    /// The variables' names by id when unset is a state of its own (a JMX plan, see
+    /// `VarTable::unset_distinct`): an unset variable holds its own reference `${name}`, and
+    /// `""` is a value. Empty otherwise, and `""` for a variable where `""` stands for unset
+    /// (see `VarTable::quiet`).
+    pub unset_names: Vec<String>,
 }
 
 impl Globals {
     pub fn new(symbols_counters: u32) -> Arc<Globals> {
-        Arc::new(Globals {
+        Arc::new(Globals::with_counters(symbols_counters))
+    }
+
+    fn with_counters(symbols_counters: u32) -> Globals {
+        Globals {
             counters: (0..symbols_counters).map(|_| AtomicU64::new(0)).collect(),
             fifos: Default::default(),
             properties: Default::default(),
             property_objects: Default::default(),
-        })
+            unset_names: Vec::new(),
+        }
+    }
+
+    /// A run's globals: with the variables' names when the plan keeps unset apart from `""`.
+    pub(crate) fn for_plan(plan: &crate::plan::Plan) -> Arc<Globals> {
+        let mut g = Globals::with_counters(plan.global_counters);
+        if plan.vars.unset_distinct() {
+            let name = |id: VarId| match plan.vars.unset_reads_as_reference(id) {
+                true => plan.vars.name(id).to_string(),
+                false => String::new(),
+            };
+            g.unset_names = (0..plan.vars.len()).map(|i| name(VarId(i as u32))).collect();
+        }
+        Arc::new(g)
     }
 }
 
@@ -272,6 +295,33 @@ impl UserVars {
         v.clear();
         v.push_str(value);
     }
+
+    /// Whether the variable is unset: it holds its own reference `${name}` (a JMX plan, or a
+    /// variable that reads so until set), or `""` where unset is not told apart from it.
+    pub fn is_unset(&self, id: VarId) -> bool {
+        let v = self.values[id.index()].as_str();
+        match self.globals.unset_names.get(id.index()) {
+            Some(name) if !name.is_empty() => is_reference_to(v, name),
+            _ => v.is_empty(),
+        }
+    }
+
+    /// Unsets the variable (JMeter's `vars.remove`): its own reference `${name}` where unset
+    /// is a state of its own, else `""`.
+    pub fn unset(&mut self, id: VarId) {
+        let v = &mut self.values[id.index()];
+        v.clear();
+        if let Some(name) = self.globals.unset_names.get(id.index()) {
+            v.push_str("${");
+            v.push_str(name);
+            v.push('}');
+        }
+    }
+}
+
+/// Whether `v` is the reference `${name}`, the text an unset variable reads as.
+pub(crate) fn is_reference_to(v: &str, name: &str) -> bool {
+    v.len() == name.len() + 3 && v.starts_with("${") && v.ends_with('}') && &v[2..v.len() - 1] == name
 }
 
 impl Scope for UserVars {
@@ -312,10 +362,12 @@ impl Scope for UserVars {
 
     fn var_named(&self, name: &str) -> Option<&str> {
         match self.names.get(name) {
-            // A plan variable: unset while empty or still its own reference.
+            // A plan variable: unset while still its own reference, or empty where `""` is
+            // not a value of its own.
             Some(id) => {
                 let v = self.values[id.index()].as_str();
-                let unset = v.is_empty() || v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) == Some(name);
+                let distinct = !self.globals.unset_names.is_empty();
+                let unset = (v.is_empty() && !distinct) || is_reference_to(v, name);
                 (!unset).then_some(v)
             }
             None => self.extra.get(name).map(String::as_str),
@@ -336,7 +388,7 @@ impl Scope for UserVars {
         let before = self.var_named(name).map(str::to_string);
         self.objects.remove(name);
         match self.names.get(name) {
-            Some(id) => self.set(*id, ""),
+            Some(id) => self.unset(*id),
             None => {
                 self.extra.remove(name);
             }
@@ -533,6 +585,46 @@ mod tests {
         // The value before is the property's text, untrimmed (Properties.setProperty's return).
         assert_eq!(set.render_string(&mut a), "|v1|null| 50 ");
         assert_eq!(get.render_string(&mut b), "v2|v2|9|1|nope");
+    }
+
+    /// A user of a plan that keeps unset apart from `""` (a JMX plan).
+    fn jmx_user(names: &[&str]) -> UserVars {
+        let mut s = Symbols::default();
+        for n in names {
+            s.vars.assign(n);
+        }
+        s.vars.set_unset_distinct();
+        let mut g = Globals::with_counters(0);
+        g.unset_names = names.iter().map(|n| n.to_string()).collect();
+        let mut u = UserVars::new(s.vars.initial_values(), 0, 1, Arc::new(g));
+        u.names = Arc::new(names.iter().enumerate().map(|(i, n)| (n.to_string(), VarId(i as u32))).collect());
+        u
+    }
+
+    #[test]
+    fn unset_and_empty_are_two_states_where_the_plan_keeps_them_apart() {
+        let mut u = jmx_user(&["token", "blank"]);
+        let (token, blank) = (VarId(0), VarId(1));
+        // Unset: its own reference when rendered, null to `vars.get`.
+        assert_eq!(u.get(token), "${token}");
+        assert!(u.is_unset(token));
+        assert_eq!(u.var_named("token"), None);
+        // Set to "": a value.
+        u.set(blank, "");
+        assert!(!u.is_unset(blank));
+        assert_eq!(u.var_named("blank"), Some(""));
+        // `vars.remove` unsets again.
+        u.set(token, "t1");
+        assert_eq!(u.remove_var_named("token"), Some("t1".into()));
+        assert_eq!(u.get(token), "${token}");
+        assert!(u.is_unset(token));
+        // Where the plan does not (YAML), `""` is unset, as before.
+        let mut y = UserVars::new(vec![String::new()], 0, 1, Globals::new(0));
+        y.names = Arc::new([("v".to_string(), VarId(0))].into_iter().collect());
+        assert!(y.is_unset(VarId(0)));
+        assert_eq!(y.var_named("v"), None);
+        y.unset(VarId(0));
+        assert_eq!(y.get(VarId(0)), "");
     }
 
     /// The quoting the hand-written writer did before the `csv` crate, kept as the witness

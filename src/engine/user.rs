@@ -597,9 +597,11 @@ impl VirtualUser {
                 }
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
-                    let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
-                    match value {
-                        Some(v) if !v.is_empty() => {
+                    // JMeter's ForEach ends at an unset variable (an empty one too, where unset
+                    // is not told apart from `""`).
+                    let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).filter(|v| !self.vars.is_unset(**v));
+                    match value.map(|v| self.vars.get(*v)) {
+                        Some(v) => {
                             let v = v.to_string();
                             self.vars.set(pick.into, &v);
                             pc += 1;

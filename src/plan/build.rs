@@ -212,12 +212,13 @@ impl Builder {
 
     /// The variables an extractor that keeps every match sets: `name_1`.. and `name_matchNr`.
     pub fn all_matches(&mut self, name: &str) -> AllMatches {
-        AllMatches {
-            vars: (1..=MAX_ALL_MATCHES).map(|i| self.sym.vars.assign(&format!("{name}_{i}"))).collect(),
-            count: self.sym.vars.assign(&format!("{name}_matchNr")),
-            concat: None,
-            groups: Vec::new(),
-        }
+        let mut quiet = |name: String| {
+            let id = self.sym.vars.assign(&name);
+            self.sym.vars.quiet(id);
+            id
+        };
+        let vars = (1..=MAX_ALL_MATCHES).map(|i| quiet(format!("{name}_{i}"))).collect();
+        AllMatches { vars, count: self.sym.vars.assign(&format!("{name}_matchNr")), concat: None, groups: Vec::new() }
     }
 
     /// A request labelled `label`, with the connection settings of `defaults`, no body, no

@@ -74,6 +74,9 @@
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
+//! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
+//!   empty default leaves its `${name}` sent as it is; headers as a Regular Expression Extractor
+//!   sees them (status line first, `\n` lines), the Location-based redirect flow of a login plan.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
 //!   Jayway JSONPath, jmeter-plugins' JSON path, Perl5 regexes, expressions that only fail at run
 //!   time, Response Assertion "Or"; extracted values proven by the next request.
@@ -143,6 +146,7 @@ mod jmx_small;
 mod jmx_socket;
 mod jmx_sync;
 mod jmx_tg;
+mod jmx_unset;
 mod jmx_websocket;
 mod jmx_x;
 mod labels;

@@ -396,15 +396,13 @@ impl VirtualUser {
         if !spec.scripts.is_empty() || self.keep_prev {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             let sent: &[u8] = fixed.unwrap_or(&self.out);
-            let head_end = memchr::memmem::find(sent, b"\r\n\r\n").unwrap_or(sent.len());
-            let request_headers = String::from_utf8_lossy(&sent[..head_end]);
-            let request_headers = request_headers.split_once("\r\n").map_or("", |(_, h)| h).replace("\r\n", "\n");
+            let request_headers = super::super::response::request_headers(sent);
             let mut state = super::super::scripting::SampleState {
                 label: self.label_name(label),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
                 data: resp_body(&resp, self.client.body(), spec.max_response_size),
-                headers: resp.headers_text().into_owned(),
+                headers: resp.headers_text(),
                 request_headers,
                 url: final_url.clone(),
                 elapsed_ms: elapsed.as_millis() as u64,

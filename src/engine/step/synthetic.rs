@@ -129,9 +129,8 @@ impl VirtualUser {
     }
 
     /// The Debug Sampler's response: the user's variables then the plan's properties, each
-    /// section `Title:` then `name=value` lines in JMeter's order, then an empty line. A
-    /// variable never set (empty, or reading as its own reference) is not listed, as JMeter
-    /// lists only the variables a thread holds.
+    /// section `Title:` then `name=value` lines in JMeter's order, then an empty line. An
+    /// unset variable is not listed, as JMeter lists only the variables a thread holds.
     fn debug_body(&self, variables: bool, properties: Option<&str>) -> String {
         let mut out = String::new();
         if variables {
@@ -140,8 +139,11 @@ impl VirtualUser {
             let mut set: Vec<(&str, &str)> = names
                 .iter()
                 .enumerate()
+                .filter(|(i, n)| {
+                    let id = VarId(*i as u32);
+                    !self.vars.is_unset(id) && !crate::engine::session::is_reference_to(self.vars.get(id), n)
+                })
                 .map(|(i, n)| (n.as_str(), self.vars.get(VarId(i as u32))))
-                .filter(|(n, v)| !v.is_empty() && v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) != Some(n))
                 .collect();
             set.sort_by(|a, b| alphanumeric_cmp(a.0, b.0));
             for (n, v) in set {

@@ -61,7 +61,7 @@ impl Cx {
             None | Some("") => 0,
             Some(n) => n.parse::<i64>().map(|n| n.max(1) as u32).unwrap_or(1),
         };
-        let default = self.optional_default(c, "BoundaryExtractor")?;
+        let default = self.optional_default(c, "BoundaryExtractor", true)?;
         let var = self.b.sym.vars.assign(&name);
         s.extract.push(Extractor {
             var,
@@ -106,7 +106,7 @@ impl Cx {
                 all.groups.push((g, self.match_groups(&name, g)));
             }
         }
-        let default = self.optional_default(c, "RegexExtractor")?;
+        let default = self.optional_default(c, "RegexExtractor", false)?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
@@ -114,11 +114,15 @@ impl Cx {
     }
 
     /// `PREFIX.default`, or an empty default when `PREFIX.default_empty_value` asks for one;
-    /// `None`: JMeter leaves the variable as it was when nothing matches.
-    fn optional_default(&mut self, c: &El, prefix: &str) -> Result<Option<Template>, Error> {
-        match (c.text(&format!("{prefix}.default")), c.flag(&format!("{prefix}.default_empty_value"))) {
-            (Some(d), _) => Ok(Some(self.tmpl(c, d)?)),
-            (None, Some(true)) => Ok(Some(Template::literal(""))),
+    /// `None`: JMeter leaves the variable as it was (unset, if nothing set it) when nothing
+    /// matches. An empty default is no default (the Boundary Extractor's test is `isNotBlank`:
+    /// `blank` makes one of spaces none too).
+    fn optional_default(&mut self, c: &El, prefix: &str, blank: bool) -> Result<Option<Template>, Error> {
+        let given = c.text(&format!("{prefix}.default")).unwrap_or("");
+        let none = if blank { given.trim().is_empty() } else { given.is_empty() };
+        match (none, c.flag(&format!("{prefix}.default_empty_value"))) {
+            (false, _) => Ok(Some(self.tmpl(c, given)?)),
+            (true, Some(true)) => Ok(Some(Template::literal(given))),
             _ => Ok(None),
         }
     }
@@ -266,7 +270,7 @@ impl Cx {
         let mut note = String::new();
         let source = or_invalid(CssExpr::new(&expr, &attribute, jodd).map(ExtractSource::Css), &mut note);
         let (match_no, all) = self.match_number(c.text("HtmlExtractor.match_number"), &name, &mut note);
-        let default = self.optional_default(c, "HtmlExtractor")?;
+        let default = self.optional_default(c, "HtmlExtractor", false)?;
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
@@ -333,4 +337,83 @@ fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> Extra
 /// A JSONPath in Jayway's dialect, or the error naming it.
 pub(super) fn jayway(src: &str) -> Result<JsonPathExpr, String> {
     JsonPathExpr::jayway(src).map_err(|e| format!("invalid JSONPath `{src}` ({e})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::synthetic::tests::plan_of;
+    use super::super::{inspect, Options};
+    use crate::plan::flow;
+    use std::path::Path;
+
+    /// Each extractor's variable and the default it sets when it finds nothing (`None`: it
+    /// leaves the variable as it was).
+    type Defaults = Vec<(String, Option<String>)>;
+
+    /// The defaults of the extractors, and each variable's value before anything sets it.
+    fn defaults(extractors: &str) -> (Defaults, Vec<(String, String)>) {
+        let text = plan_of(&format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree>{extractors}</hashTree>"#
+        ));
+        let i = inspect(&text, Path::new("t.jmx"), &Options::default());
+        let p = i.plan.expect("loads");
+        let mut out = Vec::new();
+        flow::for_each_request(&p.scenarios[0].flow, &mut |r| {
+            out.extend(r.extract.iter().map(|e| (e.into.clone(), e.default.as_ref().map(|d| d.source().to_string()))))
+        });
+        let initial = p.vars.initial_values();
+        let values = out.iter().map(|(n, _)| (n.clone(), initial[p.vars.get(n).unwrap().index()].clone())).collect();
+        (out, values)
+    }
+
+    #[test]
+    fn an_empty_default_is_no_default_unless_use_empty_default_is_ticked() {
+        let regex = |name: &str, extra: &str| {
+            format!(
+                r#"<RegexExtractor testclass="RegexExtractor" testname="{name}" enabled="true"><stringProp name="RegexExtractor.refname">{name}</stringProp><stringProp name="RegexExtractor.regex">x=(\d+)</stringProp>{extra}</RegexExtractor><hashTree/>"#
+            )
+        };
+        let boundary = |name: &str, default: &str| {
+            format!(
+                r#"<BoundaryExtractor testclass="BoundaryExtractor" testname="{name}" enabled="true"><stringProp name="BoundaryExtractor.refname">{name}</stringProp><stringProp name="BoundaryExtractor.lboundary">a</stringProp><stringProp name="BoundaryExtractor.rboundary">b</stringProp><stringProp name="BoundaryExtractor.default">{default}</stringProp></BoundaryExtractor><hashTree/>"#
+            )
+        };
+        let css = r#"<HtmlExtractor testclass="HtmlExtractor" testname="c" enabled="true"><stringProp name="HtmlExtractor.refname">c</stringProp><stringProp name="HtmlExtractor.expr">div</stringProp><stringProp name="HtmlExtractor.default"></stringProp></HtmlExtractor><hashTree/>"#;
+        let json = r#"<JSONPostProcessor testclass="JSONPostProcessor" testname="j" enabled="true"><stringProp name="JSONPostProcessor.referenceNames">j</stringProp><stringProp name="JSONPostProcessor.jsonPathExprs">$.a</stringProp><stringProp name="JSONPostProcessor.defaultValues"></stringProp></JSONPostProcessor><hashTree/>"#;
+        let all = [
+            regex("none", ""),
+            regex("empty", r#"<stringProp name="RegexExtractor.default"></stringProp>"#),
+            regex(
+                "use_empty",
+                r#"<stringProp name="RegexExtractor.default"></stringProp><boolProp name="RegexExtractor.default_empty_value">true</boolProp>"#,
+            ),
+            regex("given", r#"<stringProp name="RegexExtractor.default">NOT_FOUND</stringProp>"#),
+            boundary("blank", "  "),
+            boundary("b_given", " x "),
+            css.to_string(),
+            json.to_string(),
+        ]
+        .concat();
+        let (found, initial) = defaults(&all);
+        let want: Defaults = [
+            ("none", None),
+            ("empty", None),
+            ("use_empty", Some("")),
+            ("given", Some("NOT_FOUND")),
+            // The Boundary Extractor's test is `isNotBlank`.
+            ("blank", None),
+            ("b_given", Some(" x ")),
+            ("c", None),
+            // The JSON Extractor sets its default, empty or not.
+            ("j", Some("")),
+        ]
+        .iter()
+        .map(|(n, d)| (n.to_string(), d.map(str::to_string)))
+        .collect();
+        assert_eq!(found, want);
+        // Until something sets them, they are unset: each reads as its own reference.
+        for (name, value) in initial {
+            assert_eq!(value, format!("${{{name}}}"));
+        }
+    }
 }

@@ -203,6 +203,9 @@ impl Cx {
             self.b.sym.vars.define(LAST_SAMPLE_OK, "true".into());
             self.b.sym.vars.assign(LAST_SAMPLE_OK)
         });
+        // A variable an extractor has not set yet, or that one left unset, is sent as its
+        // reference and is null to scripts, never `""` (see `docs/jmx.md`).
+        self.b.sym.vars.set_unset_distinct();
         // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
         while let Some((_, msg)) = self.b.sym.vars.undefined() {
             let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();

@@ -38,7 +38,14 @@ impl Cx {
     /// Group `g` of each match an extractor into `name` keeps: `name_1_gG` ... (JMeter's
     /// RegexExtractor.saveGroups).
     pub(super) fn match_groups(&mut self, name: &str, g: usize) -> Vec<VarId> {
-        (1..=MAX_ALL_MATCHES).map(|i| self.b.sym.vars.assign(&format!("{name}_{i}_g{g}"))).collect()
+        let vars = &mut self.b.sym.vars;
+        (1..=MAX_ALL_MATCHES)
+            .map(|i| {
+                let id = vars.assign(&format!("{name}_{i}_g{g}"));
+                vars.quiet(id);
+                id
+            })
+            .collect()
     }
 
     /// The groups the plan's RegEx User Parameters read of the extractor into `name`, to keep
@@ -73,7 +80,12 @@ impl Cx {
         let path_extension = c.flag("path_extension").unwrap_or(false);
         let cache = c.flag("cache_value").unwrap_or(true);
         let found = self.url_rewrite_var(c);
-        let saved = cache.then(|| self.b.sym.vars.assign(&format!("{}_saved", url_rewrite_name(c))));
+        // The modifier's own state (no value saved yet is `""`), never unset.
+        let saved = cache.then(|| {
+            let state = format!("{}_saved", url_rewrite_name(c));
+            self.b.sym.vars.define(&state, String::new());
+            self.b.sym.vars.assign(&state)
+        });
         s.url_rewrites.push(UrlRewrite {
             name: name.clone(),
             path_extension,

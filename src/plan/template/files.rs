@@ -163,7 +163,10 @@ pub(super) fn compile(
                 None => {
                     // Rows end at the first empty line (FileRowColContainer stops there).
                     let lines = SharedLines::open(&named(sym, "__CSVRead", &p)?, true).map(Arc::new);
-                    let row = sym.vars.assign(&format!("__CSVRead row of {p}"));
+                    // The user's state, not a JMeter variable: `""` (no row yet), never unset.
+                    let state = format!("__CSVRead row of {p}");
+                    sym.vars.define(&state, String::new());
+                    let row = sym.vars.assign(&state);
                     let entry = (lines, row);
                     sym.csv_read.insert(p.clone(), entry.clone());
                     entry

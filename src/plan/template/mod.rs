@@ -76,6 +76,13 @@ pub struct VarTable {
     /// Prefixes whose numbered variables something sets while running (`__split`): `p_1`,
     /// `p_2`, ... and `p_n` are assigned as soon as they are named.
     prefixes: Vec<String>,
+    /// Variables that cost a user nothing until set (the 64 `name_N` of an extractor with
+    /// match number -1): unless a template reads one, `""` stands for unset there.
+    quiet: Vec<bool>,
+    /// JMeter's semantics for every variable: one not set yet (or removed) is unset, distinct
+    /// from `""`: `${name}` renders as its own reference and `vars.get` is null. A YAML plan
+    /// leaves it off, and a variable without a value there reads `""`.
+    unset_distinct: bool,
 }
 
 impl VarTable {
@@ -89,6 +96,7 @@ impl VarTable {
         self.initial.push(None);
         self.assigned.push(false);
         self.unset_as_reference.push(false);
+        self.quiet.push(false);
         self.used_at.push(None);
         if self.prefixes.iter().any(|p| numbered(p, name)) {
             self.assigned[id.index()] = true;
@@ -127,6 +135,32 @@ impl VarTable {
     /// reference to an unset variable as text), instead of the empty string.
     pub fn unset_as_reference(&mut self, id: VarId) {
         self.unset_as_reference[id.index()] = true;
+    }
+
+    /// Makes unset a state of every variable, distinct from `""`, as in JMeter (see
+    /// [`VarTable::unset_distinct`]): until something sets it, a variable reads `${name}`, and
+    /// removing one (an extractor's left-over match, `vars.remove`) makes it read so again.
+    pub fn set_unset_distinct(&mut self) {
+        self.unset_distinct = true;
+    }
+
+    /// Whether unset is a state of its own, distinct from `""` (a JMX plan).
+    pub fn unset_distinct(&self) -> bool {
+        self.unset_distinct
+    }
+
+    /// Marks a variable that most plans never read (an extractor's `name_N`): where no
+    /// template reads it, it starts `""`, which then stands for unset, so that a user does not
+    /// hold its reference text (64 of them per extractor with match number -1).
+    pub fn quiet(&mut self, id: VarId) {
+        self.quiet[id.index()] = true;
+    }
+
+    /// Whether the variable reads as its own reference `${name}` while unset (else `""` is
+    /// unset).
+    pub fn unset_reads_as_reference(&self, id: VarId) -> bool {
+        let i = id.index();
+        self.unset_as_reference[i] || (self.unset_distinct && !(self.quiet[i] && self.used_at[i].is_none()))
     }
 
     fn use_var(&mut self, name: &str, element: &str) -> VarId {
@@ -171,7 +205,7 @@ impl VarTable {
     pub fn initial_values(&self) -> Vec<String> {
         let value = |i: usize| match &self.initial[i] {
             Some(v) => v.clone(),
-            None if self.unset_as_reference[i] => format!("${{{}}}", self.names[i]),
+            None if self.unset_reads_as_reference(VarId(i as u32)) => format!("${{{}}}", self.names[i]),
             None => String::new(),
         };
         (0..self.names.len()).map(value).collect()
