@@ -61,7 +61,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     let job = Job {
         plan: name,
         files,
-        properties: opts.properties.into_iter().collect(),
+        properties: a.agent_properties.clone().unwrap_or_else(|| opts.properties.into_iter().collect()),
         replacements: opts.replacements,
         skip_unsupported: opts.skip_unsupported,
         users: a.users,

@@ -154,6 +154,10 @@ pub struct RunArgs {
     /// group's ramp-up.
     #[arg(long, value_parser = super::parse_duration_arg, help_heading = WORKLOAD)]
     pub ramp_up: Option<Duration>,
+    /// With agents: the properties they get, when not those the plan is read with here
+    /// (`stampede jmeter` gives them only `-G`, as JMeter gives its servers).
+    #[arg(skip)]
+    pub agent_properties: Option<Vec<(String, String)>>,
 }
 
 /// Quick mode's request: `run --url` and `sweep --url`.
