@@ -113,6 +113,7 @@ enum Prop {
 struct Invocation {
     help: bool,
     version: bool,
+    nongui: bool,
     plan: Option<PathBuf>,
     results: Option<PathBuf>,
     log: Option<PathBuf>,
@@ -223,8 +224,8 @@ fn take(
         't' => inv.plan = Some(path()),
         'l' => inv.results = Some(path()),
         'j' => inv.log = Some(path()),
-        // Non-GUI is the only mode there is.
-        'n' => {}
+        // Non-GUI is the only mode there is; only -g minds it.
+        'n' => inv.nongui = true,
         'J' | 'D' => {
             let (name, v) = pair(value.as_deref().unwrap_or_default(), args, i);
             if name.is_empty() {
@@ -299,9 +300,9 @@ fn meaning(short: char) -> &'static str {
         'R' => "run on these agents (`stampede agent`), HOST[:PORT],...; default port 7700",
         'd' => "JMeter's home: its bin/jmeter.properties and bin/user.properties are read",
         'X' => "accepted: agents end their job at the end of the run",
-        'g' => "the HTML report of a JTL file into -o, without a run",
+        'g' => "the HTML report of a JTL file into -o, without a run (not with -n, as in JMeter)",
         'e' => "the HTML report into -o after the run (needs -l, as in JMeter)",
-        'o' => "the report's folder: new or empty (or -f)",
+        'o' => "the report's folder: new or empty (or -f), checked even without -e, as JMeter",
         _ => "",
     }
 }
@@ -451,8 +452,7 @@ fn claim_run_dir() -> Result<PathBuf, Error> {
         crate::rundir::Place::Exact { dir, .. } => dir,
     };
     if let Some(parent) = base.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Error::Usage(format!("cannot make {}: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| Error::Usage(format!("cannot make {}: {e}", parent.display())))?;
     }
     for n in 1..=10_000u32 {
         let dir = if n == 1 { base.clone() } else { PathBuf::from(format!("{}-{n}", base.display())) };
@@ -495,11 +495,8 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
             eprintln!("warning: -L {level}: invalid log level '{l}' (JMeter warns and goes on; so does stampede)");
         }
     }
-    let system: Vec<&str> = inv
-        .props
-        .iter()
-        .filter_map(|p| if let Prop::System(k, _) = p { Some(k.as_str()) } else { None })
-        .collect();
+    let system: Vec<&str> =
+        inv.props.iter().filter_map(|p| if let Prop::System(k, _) = p { Some(k.as_str()) } else { None }).collect();
     for f in &inv.system_files {
         std::fs::metadata(f).map_err(|e| Error::Usage(format!("-S {}: {e}", f.display())))?;
     }
@@ -517,9 +514,6 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     }
     if inv.report_at_end && inv.results.is_none() {
         return Err(usage("option -e requires -l option".into()));
-    }
-    if inv.report_dir.is_some() && !inv.report_at_end {
-        eprintln!("warning: -o without -e (or -g) writes no report, in JMeter as here");
     }
     let props = local_properties(&inv)?;
     let agents = match (&inv.remote, inv.run_remote) {
@@ -553,18 +547,19 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
                 _ => {}
             }
         }
-        if let Some(o) = inv.report_dir.as_ref().filter(|_| inv.report_at_end) {
+        if let Some(o) = &inv.report_dir {
             if o.is_dir() {
                 std::fs::remove_dir_all(o)
                     .map_err(|e| Error::Usage(format!("could not delete the report folder {}: {e}", o.display())))?;
             }
         }
     }
+    // JMeter checks (and makes) the folder of -o even without -e, which alone writes in it.
+    if let Some(o) = &inv.report_dir {
+        report_folder(o)?;
+    }
     let report_dir = match (&inv.report_dir, inv.report_at_end) {
-        (Some(o), true) => {
-            report_folder(o)?;
-            Some(o.clone())
-        }
+        (Some(o), true) => Some(o.clone()),
         (None, true) => return Err(usage("-e needs -o DIR, the report's folder".into())),
         _ => None,
     };
@@ -573,7 +568,9 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     args.plan_args.properties = props.clone();
     args.jtl = inv.results.iter().cloned().collect();
     if let Some(agents) = agents {
-        let token = std::env::var_os(TOKEN_ENV).map(PathBuf::from).or_else(|| property(&props, TOKEN_PROPERTY).map(PathBuf::from));
+        let token = std::env::var_os(TOKEN_ENV)
+            .map(PathBuf::from)
+            .or_else(|| property(&props, TOKEN_PROPERTY).map(PathBuf::from));
         args.token_file = Some(token.ok_or_else(|| {
             Error::Usage(format!(
                 "-R/-r run on stampede agents, which need their shared token: set {TOKEN_ENV}=FILE (or the property {TOKEN_PROPERTY})"
@@ -601,6 +598,10 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
 /// `-g RESULTS -o DIR`: the report of a results file, no run.
 fn report_only(inv: &Invocation, jtl: &Path) -> Result<u8, Error> {
     let dir = inv.report_dir.as_ref().ok_or_else(|| usage("-g needs -o DIR, the report's folder".into()))?;
+    if inv.nongui {
+        // JMeter's own refusal: the report alone is not a non-GUI run.
+        return Err(usage("incompatible options -n/--nongui and -g/--reportonly found".into()));
+    }
     if inv.plan.is_some() || inv.results.is_some() || inv.report_at_end {
         return Err(usage("-g makes a report from a results file: it does not go with -t, -l or -e".into()));
     }
