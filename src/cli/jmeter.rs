@@ -287,7 +287,7 @@ fn meaning(short: char) -> &'static str {
         'p' => "a properties file for ${__P()} (JMeter's jmeter.properties)",
         'q' => "more properties files, read after -p",
         't' => "the plan (.jmx or stampede's YAML) to run",
-        'l' => "write every sample to this JTL file (JMeter's CSV columns), appending unless -f",
+        'l' => "write every sample to this JTL file (JMeter's CSV columns), appending unless -f; with agents, from the rows they send back",
         'j' => "stampede's messages go to this file too",
         'n' => "non-GUI mode: the only mode stampede has",
         'J' => "a property for ${__P()}",
@@ -522,12 +522,6 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
         (None, false) => None,
     };
     if agents.is_some() {
-        if let Some(l) = &inv.results {
-            return Err(Error::Usage(format!(
-                "-l {} with -R/-r: stampede's agents send their numbers second by second, not every sample, so no results file is written on this machine; leave -l out (the run directory holds the results; -e -o still writes the report)",
-                l.display()
-            )));
-        }
         let local_only: Vec<&str> =
             inv.props.iter().filter_map(|p| if let Prop::Jmeter(k, _) = p { Some(k.as_str()) } else { None }).collect();
         if !local_only.is_empty() || inv.propfile.is_some() || !inv.addprops.is_empty() {

@@ -3,7 +3,7 @@
 //! columns (appended to, unless `-f`), `-J`/`-p`/`-q`/`-G` reach `${__P()}`, `-e -o` writes the
 //! report (a folder in use refused before any load unless `-f`), `-g` reports a JTL, unknown and
 //! refused options are named (exit 2, nothing sent), a link named `jmeter` is the same command,
-//! and `-R` runs on two agents whose merge is what was served.
+//! and `-R` runs on two agents whose merge and results file are what was served.
 
 use crate::jmx::{jmx_plan, sampler};
 use crate::util::server::{Route, TestServer};
@@ -250,24 +250,13 @@ fn r_runs_on_two_agents_with_g_properties_and_the_merge_is_what_was_served() {
     let token = run.write("token", "t\n");
     let agents: Vec<_> = (0..2).map(|i| agent(&run, &format!("a{i}"), &token)).collect();
     let addrs: Vec<&str> = agents.iter().map(|(_, a)| a.as_str()).collect();
-    // A results file is not written from agents (they send seconds, not samples): refused by
-    // name before anything is sent.
-    let out = jmeter(&run)
-        .env("STAMPEDE_TOKEN_FILE", &token)
-        .args(["-n", "-t"])
-        .arg(&plan)
-        .args(["-R", &addrs.join(","), "-l", "results.jtl"])
-        .run();
-    out.assert_exit(2);
-    assert!(out.stderr_str().contains("-l results.jtl with -R/-r"), "{}", out.stderr_str());
-    assert_eq!(server.requests(), 0);
     let out = jmeter(&run)
         .env("STAMPEDE_TOKEN_FILE", &token)
         .args(["-n", "-t"])
         .arg(&plan)
         .args(["-R", &addrs.join(","), "-X"])
         .arg(format!("-Gport={}", server.addr().port()))
-        .args(["-Gthreads=4", "-Gloops=3", "-Ga=g", "-Jb=local"])
+        .args(["-Gthreads=4", "-Gloops=3", "-Ga=g", "-Jb=local", "-l", "results.jtl", "-e", "-o", "report"])
         .timeout(Duration::from_secs(90))
         .run();
     out.assert_exit(0);
@@ -282,6 +271,13 @@ fn r_runs_on_two_agents_with_g_properties_and_the_merge_is_what_was_served() {
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dirs[0].join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["parts"].as_array().map(Vec::len), Some(2), "{meta:#}");
+    // The agents send their samples back: the results file here holds every one, once.
+    let rows = jtl_rows(&run.root().join("results.jtl"));
+    assert_eq!(rows.len() as u64, server.requests());
+    assert!(rows.iter().all(|r| r.contains(",get,200,")), "{rows:?}");
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.root().join("report/statistics.json")).unwrap()).unwrap();
+    assert_eq!(stats["Total"]["sampleCount"].as_u64(), Some(server.requests()));
     // Without a token the agents cannot be spoken to: said, nothing sent.
     let out = jmeter(&run)
         .env_remove("STAMPEDE_TOKEN_FILE")
