@@ -444,6 +444,53 @@ fn statistics(s: &crate::rundir::Summary) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
+/// What JMeter's `summary =` line gives of a run.
+struct Totals {
+    seconds: f64,
+    samples: u64,
+    errors: u64,
+    error_pct: f64,
+    mean_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+    rate: f64,
+}
+
+impl Totals {
+    fn of(meta: &crate::rundir::RunMeta, t: &crate::rundir::LabelSummary) -> Totals {
+        Totals {
+            seconds: meta.duration_s.unwrap_or(0.0),
+            samples: t.samples,
+            errors: t.errors,
+            error_pct: t.error_pct,
+            mean_ms: t.mean_ms,
+            min_ms: t.min_ms,
+            max_ms: t.max_ms,
+            rate: t.throughput_rps,
+        }
+    }
+
+    /// JMeter's `summary =` line (its Summariser's total at the end of a non-GUI run): whole
+    /// milliseconds, as JMeter's are (its samples' times are whole ms, its average their
+    /// integer mean), the run's length in whole seconds.
+    fn line(&self) -> String {
+        let secs = self.seconds.round() as u64;
+        format!(
+            "summary = {:>6} in {:02}:{:02}:{:02} = {:>6.1}/s Avg: {:>5} Min: {:>5} Max: {:>5} Err: {:>5} ({:.2}%)",
+            self.samples,
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60,
+            self.rate,
+            self.mean_ms.floor() as u64,
+            self.min_ms.floor() as u64,
+            self.max_ms.floor() as u64,
+            self.errors,
+            self.error_pct
+        )
+    }
+}
+
 /// A new directory under `runs/` for the run, claimed now so that its name is known for `-e`
 /// (the same names `run` gives: `runs/<timestamp>`, then `-2`, `-3`...).
 fn claim_run_dir() -> Result<PathBuf, Error> {
@@ -581,8 +628,10 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
             return Err(e);
         }
     };
+    // What JMeter's summariser prints last, for the scripts that read it.
+    let run = super::report::load(&out)?;
+    super::say(&format!("{}\n", Totals::of(&run.meta, &run.summary.total).line()));
     if let Some(dir) = report_dir {
-        let run = super::report::load(&out)?;
         write_report(&run, &dir)?;
         eprintln!("the report is in {}", dir.display());
     }
@@ -736,6 +785,25 @@ mod tests {
             vec![("a".to_string(), "3".to_string()), ("c".to_string(), "4".to_string())]
         );
         assert_eq!(global_properties(&inv).unwrap(), vec![("c".to_string(), "4".to_string())]);
+    }
+
+    #[test]
+    fn the_summary_line_is_jmeters() {
+        let t = Totals {
+            seconds: 3725.4,
+            samples: 14,
+            errors: 14,
+            error_pct: 100.0,
+            mean_ms: 12.9,
+            min_ms: 3.2,
+            max_ms: 58.7,
+            rate: 35.04,
+        };
+        // As JMeter 5.6.3 printed it for 14 failed samples (the length here 1 h 2 min 5 s).
+        assert_eq!(
+            t.line(),
+            "summary =     14 in 01:02:05 =   35.0/s Avg:    12 Min:     3 Max:    58 Err:    14 (100.00%)"
+        );
     }
 
     #[test]

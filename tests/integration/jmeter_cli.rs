@@ -73,8 +73,12 @@ fn n_t_l_writes_a_jtl_of_what_was_served_appending_unless_f() {
             .assert_exit(0)
             .stdout_str()
     };
-    once(&[]);
+    let said = once(&[]);
     assert_eq!(server.requests(), 10);
+    // JMeter's summariser line, for the scripts that read it.
+    let summary = said.lines().find(|l| l.starts_with("summary = ")).unwrap_or_else(|| panic!("{said}"));
+    assert!(summary.starts_with("summary =     10 in 00:00:0"), "{summary}");
+    assert!(summary.ends_with("Err:     0 (0.00%)"), "{summary}");
     let rows = jtl_rows(&run.root().join("results.jtl"));
     assert_eq!(rows.len() as u64, server.requests());
     assert!(rows.iter().all(|r| r.contains(",get,200,")), "{rows:?}");
