@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The protocol's version: a controller and an agent of different versions refuse each other.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 /// How long a controller waits without hearing from an agent (which pings every second) before
 /// it marks the agent lost; also the bound on connecting and greeting.
 pub const SILENCE: Duration = Duration::from_secs(5);
@@ -102,6 +102,11 @@ pub enum Msg {
     Summary {
         summary: serde_json::Value,
     },
+    /// Rows of the part's results file (JTL lines, no header), after its summary, when the job
+    /// asks for them (`Job::samples`).
+    Samples {
+        rows: String,
+    },
     Done,
     Ping,
     /// Stop the load: as an interrupt, or (`finish`) as a run that ends by itself, a threshold
@@ -128,6 +133,10 @@ pub struct Job {
     /// `I/N`.
     pub segment: String,
     pub data_split: bool,
+    /// Send every sample back as results-file rows (the controller writes the plan's results
+    /// files, as JMeter's master does; the agent then writes none of them).
+    #[serde(default)]
+    pub samples: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -379,6 +388,7 @@ fn kind(m: &Option<Msg>) -> &'static str {
         Some(Msg::Meta { .. }) => "meta",
         Some(Msg::Line { .. }) => "line",
         Some(Msg::Summary { .. }) => "summary",
+        Some(Msg::Samples { .. }) => "samples",
         Some(Msg::Done) => "done",
         Some(Msg::Ping) => "ping",
         Some(Msg::Stop { .. }) => "stop",
@@ -802,6 +812,8 @@ impl Agent {
         let local = RunDirOutput::create(&crate::rundir::Place::Unique(dir.0.join("run")), run.meta(), run.plan())
             .map_err(|e| proto(e.to_string()))?;
         let stream = Stream { tx: tx.clone(), lines: None };
+        // Beside the job's files, so that it goes with them however the job ends.
+        let samples = job.samples.then(|| dir.0.join("files").join(".stampede-samples.jtl"));
         // A heartbeat of the agent's own, so that its controller hears from it while it waits
         // for the start or runs a long graceful stop.
         let heartbeat = tokio::spawn({
@@ -815,16 +827,49 @@ impl Agent {
                 }
             }
         });
-        let result = run.output(local).output(stream).execute(stop, abort).await;
+        let mut run = run.output(local).output(stream);
+        if let Some(path) = &samples {
+            run = run.output(crate::run::JtlOutput::new(vec![path.clone()]));
+        }
+        let result = run.execute(stop, abort).await;
         heartbeat.abort();
+        let sent = match (&result, &samples) {
+            (Ok(_), Some(path)) => send_samples(tx, path),
+            _ => Ok(()),
+        };
         listen.abort();
         drop(dir);
         if let Err(e) = result {
             let _ = tx.send(Msg::Failed { message: e.to_string() });
+        } else if let Err(message) = sent {
+            let _ = tx.send(Msg::Failed { message });
         }
         let _ = tx.send(Msg::Done);
         Ok(())
     }
+}
+
+/// Sends the rows of the part's results file to the controller, in batches of about 1 MiB.
+fn send_samples(tx: &mpsc::UnboundedSender<Msg>, path: &Path) -> Result<(), String> {
+    use std::io::BufRead;
+    let cannot = |e: std::io::Error| format!("its results file cannot be read: {e}");
+    let file = std::io::BufReader::new(std::fs::File::open(path).map_err(cannot)?);
+    let mut batch = String::new();
+    for (n, line) in file.lines().enumerate() {
+        let line = line.map_err(cannot)?;
+        if n == 0 && line == crate::rundir::jtl::HEADER {
+            continue;
+        }
+        batch.push_str(&line);
+        batch.push('\n');
+        if batch.len() >= 1 << 20 {
+            let _ = tx.send(Msg::Samples { rows: std::mem::take(&mut batch) });
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tx.send(Msg::Samples { rows: batch });
+    }
+    Ok(())
 }
 
 /// Marks the agent free again when a job's connection ends, however it ends.
@@ -956,6 +1001,10 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
     if job.data_split {
         crate::run::split_rows(&mut plan, &segment);
     }
+    if job.samples {
+        // The controller writes them from the rows sent back.
+        plan.result_files.clear();
+    }
     // Goals that stop the run are judged by the controller, on every agent's numbers.
     for t in &mut plan.thresholds {
         t.abort = None;
@@ -1064,6 +1113,8 @@ pub enum Heard<'a> {
     Meta(&'a RunMeta),
     /// An interval line of its log.
     Line(&'a str),
+    /// Rows of its results file (JTL lines).
+    Samples(&'a str),
     /// The end of its part: its summary came, or it was lost.
     Ended,
 }
@@ -1362,6 +1413,7 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
                     break Some(format!("what it sent cannot be written: {e}"));
                 }
             }
+            Ok(Some(Msg::Samples { rows })) => progress(i, Heard::Samples(&rows)),
             Ok(Some(Msg::Done)) => break None,
             Ok(Some(Msg::Failed { message })) => break Some(format!("failed: {message}")),
             Ok(Some(_)) => {}

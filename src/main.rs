@@ -5,7 +5,7 @@ use stampede::cli::{self, Cli};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(cli::argv());
     // All cores (as the process's CPU affinity allows): virtual users are tasks spread over them.
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

@@ -369,7 +369,8 @@ pub fn command_line(args: &[String]) -> Vec<String> {
     fn kind(flag: &str) -> Option<char> {
         match flag {
             "-H" | "--header" => Some(':'),
-            "-J" | "--set" => Some('='),
+            // `stampede jmeter`'s property options are JMeter's: `-G`, `-D` and the long forms.
+            "-J" | "--set" | "-G" | "-D" | "--jmeterproperty" | "--globalproperty" | "--systemproperty" => Some('='),
             "--url" => Some('u'),
             "-d" | "--body" => Some('b'),
             "--export" => Some('x'),
@@ -387,8 +388,16 @@ pub fn command_line(args: &[String]) -> Vec<String> {
     }
     let mut out = Vec::with_capacity(args.len());
     let mut next: Option<char> = None;
+    // JMeter also reads `-J name value`: the word after a secret name alone is its value.
+    let mut secret_next = false;
+    let secret_name_alone = |k: char, v: &str| k == '=' && !v.contains('=') && is_secret_name(v.trim());
     for a in args {
+        if std::mem::take(&mut secret_next) && !a.starts_with('-') {
+            out.push(MASK.to_string());
+            continue;
+        }
         if let Some(k) = next.take() {
+            secret_next = secret_name_alone(k, a);
             out.push(value(k, a));
             continue;
         }
@@ -404,6 +413,7 @@ pub fn command_line(args: &[String]) -> Vec<String> {
             // -Hvalue, -Jname=value, -dvalue (and -H=value, as clap takes it)
             let v = &a[2..];
             let v = if k == ':' { v.strip_prefix('=').unwrap_or(v) } else { v };
+            secret_next = secret_name_alone(k, v);
             out.push(format!("{}{}", &a[..2], value(k, v)));
         } else {
             out.push(text(a).into_owned());
@@ -628,6 +638,34 @@ mod tests {
         for s in ["users=5", "Accept: */*", "page=2", "user=bob", "props.properties", "THE_TOKEN=***"] {
             assert!(r.contains(s), "{s} not in {r}");
         }
+    }
+
+    /// The command line `args` as recorded, joined by spaces.
+    fn recorded(args: &[&str]) -> String {
+        command_line(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()).join(" ")
+    }
+
+    #[test]
+    fn jmeters_property_options_hide_secret_values_in_every_form() {
+        let r = recorded(&[
+            "jmeter",
+            "-Gpassword=g1",
+            "-D",
+            "api_token=d1",
+            "--globalproperty=secret=g2",
+            "--jmeterproperty",
+            "token=j1",
+            "-J",
+            "password",
+            "j2",
+            "-Japi_key",
+            "j3",
+            "-J",
+            "threads",
+            "50",
+        ]);
+        assert!(["g1", "d1", "g2", "j1", "j2", "j3"].iter().all(|s| !r.contains(s)), "{r}");
+        assert!(r.contains("-J threads 50"), "{r}");
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     let job = Job {
         plan: name,
         files,
-        properties: opts.properties.into_iter().collect(),
+        properties: a.agent_properties.clone().unwrap_or_else(|| opts.properties.into_iter().collect()),
         replacements: opts.replacements,
         skip_unsupported: opts.skip_unsupported,
         users: a.users,
@@ -70,7 +70,12 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         ramp_up_ms: a.ramp_up.map(|d| d.as_millis() as u64),
         segment: String::new(),
         data_split: a.data == DataMode::Split,
+        samples: !plan.result_files.is_empty(),
     };
+    // The plan's results files (and --jtl) are written here from the rows the agents send back,
+    // as JMeter's master writes its listeners' files; opened now, so a path that cannot be
+    // written is said before any load.
+    let samples = Arc::new(std::sync::Mutex::new(SampleFiles::open(&plan.result_files)?));
     let links = match &a.listen_agents {
         Some(listen) => match gather(a, listen, &token).await? {
             Some(links) => links,
@@ -179,8 +184,11 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         }
     };
     let progress: agent::Progress = {
-        let live = live.clone();
+        let (live, samples) = (live.clone(), samples.clone());
         Arc::new(move |i, heard: Heard<'_>| {
+            if let Heard::Samples(rows) = heard {
+                return lock(&samples).write(rows);
+            }
             let mut live = lock(&live);
             match heard {
                 Heard::Meta(meta) => live.merge.meta(i, meta),
@@ -193,6 +201,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
                     live.merge.end(i);
                     live.ended[i] = true;
                 }
+                Heard::Samples(_) => {}
             }
             live.write();
         })
@@ -304,19 +313,72 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     }
     super::merge::judge(&mut run, &plan.thresholds, &dir)?;
     writer.finish(&run.meta, &run.summary)?;
+    let samples_failed = lock(&samples).finish();
+    if let Some(why) = &samples_failed {
+        eprintln!("error: results file: {why}");
+    }
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
     super::say(&format!("Run directory: {}\n", dir.display()));
     super::run::write_html(&dir);
     Ok(if interrupted.load(Ordering::SeqCst) {
         exit::INTERRUPTED
-    } else if ends.iter().any(|e| e.lost.is_some()) {
+    } else if ends.iter().any(|e| e.lost.is_some()) || samples_failed.is_some() {
+        // A lost agent's rows, or rows not written, leave the results file incomplete.
         exit::RUNTIME
     } else if aborted_by.is_some() || run.summary.thresholds.iter().any(|t| !t.passed) {
         exit::THRESHOLDS_FAILED
     } else {
         exit::OK
     })
+}
+
+/// The results files of a run on agents, written from the rows they send back.
+struct SampleFiles {
+    files: Vec<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+    failed: Option<String>,
+}
+
+impl SampleFiles {
+    /// Opens each file to append to it, with JMeter's header when it is new or empty.
+    fn open(paths: &[PathBuf]) -> Result<SampleFiles, Error> {
+        use std::io::Write as _;
+        let mut files = Vec::new();
+        for p in paths {
+            let cannot = |e: std::io::Error| Error::Usage(format!("cannot open the results file {}: {e}", p.display()));
+            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(cannot)?;
+            }
+            let f = std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(cannot)?;
+            let empty = f.metadata().map(|m| m.len() == 0).unwrap_or(true);
+            let mut w = std::io::BufWriter::new(f);
+            if empty {
+                writeln!(w, "{}", crate::rundir::jtl::HEADER).map_err(cannot)?;
+            }
+            files.push((p.clone(), w));
+        }
+        Ok(SampleFiles { files, failed: None })
+    }
+
+    fn write(&mut self, rows: &str) {
+        use std::io::Write as _;
+        for (p, w) in &mut self.files {
+            if let Err(e) = w.write_all(rows.as_bytes()) {
+                self.failed.get_or_insert(format!("cannot write {}: {e}", p.display()));
+            }
+        }
+    }
+
+    /// Flushes the files; why one is incomplete, if it is.
+    fn finish(&mut self) -> Option<String> {
+        use std::io::Write as _;
+        for (p, w) in &mut self.files {
+            if let Err(e) = w.flush() {
+                self.failed.get_or_insert(format!("cannot write {}: {e}", p.display()));
+            }
+        }
+        self.failed.take()
+    }
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {

@@ -6,6 +6,7 @@ mod check;
 mod compare;
 mod controller;
 mod demo;
+mod jmeter;
 mod merge;
 mod mock;
 mod plan_args;
@@ -49,6 +50,9 @@ pub enum Command {
     /// Serve as a load generator for `stampede run --agents`: run the parts of plans a
     /// controller sends, streaming their results back.
     Agent(agent::AgentArgs),
+    /// JMeter 5.6.3's non-GUI command line (`-n -t PLAN -l RESULTS.jtl -J name=value -e -o DIR
+    /// -R host,...`): runs the plan as `run` does; a link named `jmeter` to stampede is the same.
+    Jmeter(jmeter::JmeterArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -63,7 +67,20 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
         Command::Mock(a) => mock::execute(a).await,
         Command::Demo(a) => demo::execute(a).await,
         Command::Agent(a) => agent::execute(a).await,
+        Command::Jmeter(a) => jmeter::execute(a).await,
     }
+}
+
+/// The process's arguments, with `jmeter` put first when the binary was started as `jmeter`
+/// (a link of that name): a team's scripts then run `stampede jmeter` unchanged.
+pub fn argv() -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let called =
+        args.first().and_then(|a| std::path::Path::new(a).file_stem().map(|s| s.to_string_lossy().into_owned()));
+    if called.as_deref() == Some("jmeter") {
+        args.insert(1, "jmeter".into());
+    }
+    args
 }
 
 /// Writes to stdout. A closed pipe (`stampede report DIR | head`) is not an error worth a

@@ -154,6 +154,10 @@ pub struct RunArgs {
     /// group's ramp-up.
     #[arg(long, value_parser = super::parse_duration_arg, help_heading = WORKLOAD)]
     pub ramp_up: Option<Duration>,
+    /// With agents: the properties they get, when not those the plan is read with here
+    /// (`stampede jmeter` gives them only `-G`, as JMeter gives its servers).
+    #[arg(skip)]
+    pub agent_properties: Option<Vec<(String, String)>>,
 }
 
 /// Quick mode's request: `run --url` and `sweep --url`.
@@ -447,9 +451,9 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             "--watch samples from this process: it does not go with --agents or --listen-agents yet (to watch the target during such a run, run `--segment` parts with `stampede run --segment I/N --watch` instead of agents)".into(),
         ));
     }
-    if on_agents && (a.segment.is_some() || a.start_at.is_some() || !a.jtl.is_empty() || a.group.is_some()) {
+    if on_agents && (a.segment.is_some() || a.start_at.is_some() || a.group.is_some()) {
         return Err(Error::Usage(
-            "--agents deals the parts and the start itself; --segment, --start-at, --group and --jtl are for one process (agents take `agent --group`)".into(),
+            "--agents deals the parts and the start itself; --segment, --start-at and --group are for one process (agents take `agent --group`)".into(),
         ));
     }
     if on_agents && !a.export.is_empty() {

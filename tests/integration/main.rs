@@ -70,6 +70,11 @@
 //!   binary clients, a connection per user), HTTP Raw Request and Raw Data Source, UDP Request
 //!   (hex, raw, DNS) against loopback servers that count what they received; refused and timed
 //!   out samples fail with JMeter's code and message.
+//! - `jmeter_cli`: `stampede jmeter`, JMeter's non-GUI command line (issue 32): `-n -t -l` writes
+//!   a JTL of what was served with JMeter's columns (appended unless `-f`), `-p`/`-q`/`-J`/`-G`
+//!   reach `${__P()}` in JMeter's order, `-e -o` and `-g` write the report (a folder in use
+//!   refused before any load), unknown and refused options named, a link named `jmeter`, `-R`
+//!   on two agents merged exactly.
 //! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
@@ -131,6 +136,7 @@ mod facts;
 mod flows;
 mod framing;
 mod html;
+mod jmeter_cli;
 mod jmx;
 mod jmx_b;
 mod jmx_c;
