@@ -301,6 +301,14 @@ pub enum ExtractSource {
         var: VarId,
         source: Box<ExtractSource>,
     },
+    /// A JSONPath written with variables set while the test runs, compiled for each sample
+    /// (JMeter evaluates `${}` in the path per sample); one that does not compile finds
+    /// nothing (JMeter logs it and sets the default).
+    JsonRunTime(RunTimeJsonPath),
+    /// JMeter's extractor throws when it runs (a JSON Extractor whose lists do not match):
+    /// nothing is set, and the extractors after it and the sample's checks do not run; the
+    /// text says why.
+    Throws(String),
     /// Finds nothing: what JMeter does with an expression it cannot compile (it logs the error
     /// and the default is set); the text says why.
     Invalid(String),
@@ -318,6 +326,13 @@ impl ExtractSource {
             other => other,
         }
     }
+
+    fn base_mut(&mut self) -> &mut ExtractSource {
+        match self {
+            ExtractSource::FromVar { source, .. } => source.base_mut(),
+            other => other,
+        }
+    }
 }
 
 impl PartialEq for ExtractSource {
@@ -330,15 +345,69 @@ impl PartialEq for ExtractSource {
                 ExtractSource::Regex { regex: b, template: tb, from: fb },
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
+            (ExtractSource::JsonRunTime(a), ExtractSource::JsonRunTime(b)) => a.src == b.src,
             (ExtractSource::FromVar { var: a, source: x }, ExtractSource::FromVar { var: b, source: y }) => {
                 a == b && x == y
             }
             (ExtractSource::Css(a), ExtractSource::Css(b)) => a == b,
             (ExtractSource::Header(a), ExtractSource::Header(b))
             | (ExtractSource::Cookie(a), ExtractSource::Cookie(b))
-            | (ExtractSource::Invalid(a), ExtractSource::Invalid(b)) => a == b,
+            | (ExtractSource::Invalid(a), ExtractSource::Invalid(b))
+            | (ExtractSource::Throws(a), ExtractSource::Throws(b)) => a == b,
             _ => false,
         }
+    }
+}
+
+/// A JSONPath compiled from its text for each sample, as JMeter compiles a path holding
+/// `${}` set while the test runs. The last compilation is kept, shared by the users of the
+/// step, so a path that renders the same text every sample compiles once; a path that varies
+/// compiles when it changes (a cache keyed by every text seen would grow with a soak test).
+pub struct RunTimeJsonPath {
+    pub src: Template,
+    compile: fn(&str) -> Result<JsonPathExpr, String>,
+    last: std::sync::Mutex<Option<std::sync::Arc<CompiledPath>>>,
+}
+
+/// A path's text and what it compiled to (or why it did not).
+pub type CompiledPath = (String, Result<JsonPathExpr, String>);
+
+impl RunTimeJsonPath {
+    /// `compile` reads the rendered text (with the dialect and limits of the element).
+    pub fn new(src: Template, compile: fn(&str) -> Result<JsonPathExpr, String>) -> Self {
+        RunTimeJsonPath { src, compile, last: Default::default() }
+    }
+
+    /// The path for this text, compiled now unless it is the text compiled last.
+    pub fn compiled(&self, text: String) -> std::sync::Arc<CompiledPath> {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = last.as_ref().filter(|c| c.0 == text) {
+            return c.clone();
+        }
+        let c = std::sync::Arc::new({
+            let r = (self.compile)(&text);
+            (text, r)
+        });
+        *last = Some(c.clone());
+        c
+    }
+}
+
+impl Clone for RunTimeJsonPath {
+    fn clone(&self) -> Self {
+        RunTimeJsonPath::new(self.src.clone(), self.compile)
+    }
+}
+
+impl std::fmt::Debug for RunTimeJsonPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RunTimeJsonPath({:?})", self.src.source())
+    }
+}
+
+impl Serialize for RunTimeJsonPath {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.src.source())
     }
 }
 
@@ -404,10 +473,13 @@ pub enum CheckTest {
     /// indefinite one finds something, for JMeter's), and with `validate` the value or one of
     /// the array's items equals `expected` (as JSON; as text for the plugin's), or matches it
     /// whole as a regex, or is null when `expect_null`. `path` is `None` when it does not
-    /// compile: it fails. An empty body fails, negated or not.
+    /// compile: it fails. An empty body fails, negated or not. `at`: the path is written
+    /// with variables set while the test runs, compiled for each sample (`path` is `None`).
     JsonAssert {
         #[serde(serialize_with = "json_path_option")]
         path: Option<JsonPathExpr>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        at: Option<Box<RunTimeJsonPath>>,
         validate: bool,
         expected: Template,
         regex: bool,
@@ -531,6 +603,9 @@ impl RequestSpec {
             if let Some(d) = &mut e.default {
                 f(d);
             }
+            if let ExtractSource::JsonRunTime(p) = e.source.base_mut() {
+                f(&mut p.src);
+            }
         }
         for c in &mut self.checks {
             c.test.for_each_template_mut(f);
@@ -541,9 +616,11 @@ impl RequestSpec {
     pub fn reads_body(&self) -> bool {
         let field_body = |f: &Field| *f == Field::Body;
         self.extract.iter().any(|e| match &e.source {
-            ExtractSource::Json(_) | ExtractSource::JsonPlugin(_) | ExtractSource::XPath(_) | ExtractSource::Css(_) => {
-                true
-            }
+            ExtractSource::Json(_)
+            | ExtractSource::JsonRunTime(_)
+            | ExtractSource::JsonPlugin(_)
+            | ExtractSource::XPath(_)
+            | ExtractSource::Css(_) => true,
             ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
             _ => false,
         }) || self.checks.iter().any(|c| c.test.reads_body())
@@ -559,7 +636,12 @@ impl CheckTest {
             | CheckTest::Equals { text, .. }
             | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
             CheckTest::Json { equals: Some(t), .. } => f(t),
-            CheckTest::JsonAssert { expected, .. } => f(expected),
+            CheckTest::JsonAssert { expected, at, .. } => {
+                f(expected);
+                if let Some(p) = at {
+                    f(&mut p.src);
+                }
+            }
             CheckTest::Any(tests) => tests.iter_mut().for_each(|t| t.for_each_template_mut(f)),
             _ => {}
         }

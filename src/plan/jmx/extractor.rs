@@ -2,7 +2,7 @@
 //! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
-use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, XPathExpr, ALL};
+use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, RunTimeJsonPath, XPathExpr, ALL};
 
 /// The extractors, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -31,7 +31,10 @@ impl Cx {
     pub(super) fn json_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let (list, status, note) = self.read_json_extractor(c)?;
         s.extract.extend(list);
-        self.report(c, depth, status, note);
+        match status {
+            Status::Warning => self.warn(c, depth, note),
+            status => self.report(c, depth, status, note),
+        }
         Ok(())
     }
 
@@ -143,31 +146,46 @@ impl Cx {
     }
 
     pub(super) fn read_json_extractor(&mut self, c: &El) -> Result<(Vec<Extractor>, Status, String), Error> {
-        let split = |s: &str| -> Vec<String> { s.split(';').map(|x| x.trim().to_string()).collect() };
-        let names = split(c.text_or_empty("JSONPostProcessor.referenceNames"));
-        let paths = split(c.text_or_empty("JSONPostProcessor.jsonPathExprs"));
-        let matches = split(c.text_or_empty("JSONPostProcessor.match_numbers"));
-        let defaults = split(c.text_or_empty("JSONPostProcessor.defaultValues"));
+        let names_src = c.text_or_empty("JSONPostProcessor.referenceNames");
+        let paths_src = c.text_or_empty("JSONPostProcessor.jsonPathExprs");
+        let defaults_src = c.text_or_empty("JSONPostProcessor.defaultValues");
+        let matches_src = c.text_or_empty("JSONPostProcessor.match_numbers");
+        if let Some(why) = json_lists_mismatch(names_src, paths_src, defaults_src, matches_src) {
+            // JSONPostProcessor.process throws before it sets anything, on every sample.
+            let what = format!(
+                "{why}: JMeter throws when it runs (\"Number of JSON Path variables must match number of default \
+                 values and json-path expressions\"): no variable is set, the later post-processors and the \
+                 assertions of that sample do not run, and JMeter leaves the sample out of its results (stampede \
+                 records it)"
+            );
+            let var = self.b.sym.vars.assign("");
+            let source = ExtractSource::Throws(what.clone());
+            let e =
+                Extractor { var, into: String::new(), source, match_no: 0, default: None, required: None, all: None };
+            return Ok((vec![e], Status::Warning, what));
+        }
+        let split = |s: &str| -> Vec<String> { java_split(s).into_iter().map(|x| x.trim().to_string()).collect() };
+        let names = split(names_src);
+        let paths = split(paths_src);
+        let matches = split(matches_src);
+        let defaults = split(defaults_src);
         if names.iter().all(|n| n.is_empty()) {
             return Err(self.err(c, "the JSON Extractor has no variable names"));
-        }
-        if names.len() != paths.len() {
-            return Err(self.err(c, format!("{} variable names for {} JSON paths", names.len(), paths.len())));
         }
         let mut out = Vec::new();
         let status = Status::Supported;
         let mut note = String::new();
-        for (i, name) in names.iter().enumerate() {
-            let src = self.expand(c, &paths[i])?;
-            // A path JMeter cannot compile fails at run time: logged, the default set.
-            // JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a function.
-            let path = jayway(&src).and_then(|p| match p.func {
-                Some(_) => {
-                    Err(format!("JSONPath `{src}` ends with a function, which JMeter's JSON Extractor cannot run"))
-                }
-                None => Ok(p),
-            });
-            let source = or_invalid(path.map(ExtractSource::Json), &mut note);
+        for (i, (name, raw)) in names.iter().zip(&paths).enumerate() {
+            // JMeter evaluates `${}` in the path for each sample: one set while the test runs
+            // is compiled then (a path that does not compile logs an error and sets the default).
+            let t = self.tmpl(c, raw)?;
+            let source = if t.is_dynamic(&self.b.sym.vars) {
+                note.push_str(&format!("path `{raw}` read for each sample; "));
+                ExtractSource::JsonRunTime(RunTimeJsonPath::new(t, |s| extractor_path(s.trim())))
+            } else {
+                let src = self.expand(c, raw)?;
+                or_invalid(extractor_path(&src).map(ExtractSource::Json), &mut note)
+            };
             let (match_no, mut all) = self.match_number(matches.get(i).map(String::as_str), name, &mut note);
             if let (Some(all), Some(true)) = (&mut all, c.flag("JSONPostProcessor.compute_concat")) {
                 all.concat = Some(self.b.sym.vars.assign(&format!("{name}_ALL")));
@@ -328,7 +346,138 @@ fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> Extra
     })
 }
 
+/// A JSON Extractor's path: JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a
+/// function at the end.
+fn extractor_path(src: &str) -> Result<JsonPathExpr, String> {
+    jayway(src).and_then(|p| match p.func {
+        Some(_) => Err(format!("JSONPath `{src}` ends with a function, which JMeter's JSON Extractor cannot run")),
+        None => Ok(p),
+    })
+}
+
+/// Why JSONPostProcessor.process throws on every sample, if it does: its names, paths and
+/// defaults (each split as Java's `String.split(";")` does: trailing empty items dropped) differ
+/// in number, or its match numbers are more than the defaults or not all whole numbers.
+fn json_lists_mismatch(names: &str, paths: &str, defaults: &str, matches: &str) -> Option<String> {
+    let (n, p, d) = (java_split(names).len(), java_split(paths).len(), java_split(defaults).len());
+    if !matches.trim().is_empty() {
+        let m = java_split(matches);
+        if m.len() > d {
+            return Some(format!("{} match numbers for {d} default values", m.len()));
+        }
+        if let Some(bad) = m.iter().find(|m| m.trim().parse::<i32>().is_err()) {
+            return Some(format!("match number `{bad}` is not a whole number"));
+        }
+    }
+    (n != p || n != d).then(|| format!("{n} variable names for {p} JSON paths and {d} default values"))
+}
+
+/// Java's `String.split(";")`: no separator, the whole text (even empty); else the items with
+/// the trailing empty ones dropped.
+fn java_split(s: &str) -> Vec<&str> {
+    if !s.contains(';') {
+        return vec![s];
+    }
+    let mut v: Vec<&str> = s.split(';').collect();
+    while v.last() == Some(&"") {
+        v.pop();
+    }
+    v
+}
+
 /// A JSONPath in Jayway's dialect, or the error naming it.
 pub(super) fn jayway(src: &str) -> Result<JsonPathExpr, String> {
     JsonPathExpr::jayway(src).map_err(|e| format!("invalid JSONPath `{src}` ({e})"))
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// A plan of one user: a sampler `/a` holding `children`, then a sampler `/b`.
+    pub(in crate::plan::jmx) fn plan_with(children: &str) -> String {
+        format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.path">/a</stringProp></HTTPSamplerProxy>
+            <hashTree>{children}</hashTree>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="b" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.path">/b</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        )
+    }
+
+    pub(in crate::plan::jmx) fn regex_into(name: &str) -> String {
+        format!(
+            r#"<RegexExtractor testclass="RegexExtractor" testname="r" enabled="true"><stringProp name="RegexExtractor.refname">{name}</stringProp><stringProp name="RegexExtractor.regex">(\w+)</stringProp></RegexExtractor><hashTree/>"#
+        )
+    }
+
+    fn json(names: &str, paths: &str, defaults: Option<&str>) -> String {
+        let d = defaults.map_or(String::new(), |d| {
+            format!(r#"<stringProp name="JSONPostProcessor.defaultValues">{d}</stringProp>"#)
+        });
+        format!(
+            r#"<JSONPostProcessor testclass="JSONPostProcessor" testname="j" enabled="true"><stringProp name="JSONPostProcessor.referenceNames">{names}</stringProp><stringProp name="JSONPostProcessor.jsonPathExprs">{paths}</stringProp>{d}</JSONPostProcessor><hashTree/>"#
+        )
+    }
+
+    fn inspect_with(children: &str, strict: bool) -> Inspection {
+        inspect(&plan_with(children), Path::new("t.jmx"), &Options { strict, ..Default::default() })
+    }
+
+    /// The extractors of the first request.
+    fn extractors(i: &Inspection) -> Vec<Extractor> {
+        let plan = i.plan.as_ref().expect("the plan loads");
+        let mut out = Vec::new();
+        crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
+            if out.is_empty() {
+                out = r.extract.clone();
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn a_json_path_with_a_variable_set_at_run_time_is_compiled_per_sample() {
+        let i = inspect_with(&format!("{}{}", regex_into("key"), json("v", "$.result.${key}", Some("none"))), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let e = extractors(&i);
+        let ExtractSource::JsonRunTime(p) = &e[1].source else { panic!("{:?}", e[1].source) };
+        assert_eq!(p.src.source(), "$.result.${key}");
+        // A constant path is still compiled once, when the plan loads.
+        let i = inspect_with(&json("v", "$.result.token", Some("none")), false);
+        assert!(matches!(extractors(&i)[0].source, ExtractSource::Json(_)));
+    }
+
+    #[test]
+    fn a_json_extractor_whose_lists_differ_in_number_loads_and_throws_when_it_runs() {
+        for (names, paths, defaults) in [
+            ("a", "$.x;$.y", Some("1;2")),
+            ("a;b;c", "$.x;$.y", Some("1;2;3")),
+            // JMeter 5.6.3 splits the defaults too: two names and no default is a mismatch.
+            ("a;b", "$.x;$.y", None),
+            ("a;b", "$.x;$.y", Some("1;")),
+        ] {
+            let i = inspect_with(&json(names, paths, defaults), false);
+            assert!(i.problems.is_empty(), "{names} / {paths}: {:?}", i.problems);
+            let r = i.elements.iter().find(|r| r.class == "JSONPostProcessor").unwrap();
+            assert_eq!(r.status, Status::Warning, "{names} / {paths}");
+            assert!(r.note.contains("JMeter throws when it runs"), "{}", r.note);
+            assert!(matches!(extractors(&i)[0].source, ExtractSource::Throws(_)));
+            // --strict refuses it.
+            assert!(!inspect_with(&json(names, paths, defaults), true).problems.is_empty());
+        }
+        // Trailing separators are dropped, as Java's split drops them.
+        let i = inspect_with(&json("g;h;", "$.x;$.y;", Some("1;2")), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(extractors(&i).len(), 2);
+    }
+
+    #[test]
+    fn java_split_drops_trailing_empty_items_only() {
+        assert_eq!(java_split(""), [""]);
+        assert_eq!(java_split("a;b;;"), ["a", "b"]);
+        assert_eq!(java_split(";a; "), ["", "a", " "]);
+        assert!(java_split(";;").is_empty());
+    }
 }
