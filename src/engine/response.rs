@@ -696,6 +696,21 @@ mod tests {
 
     const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: theme=dark\r\nX-Req: 7\r\n\r\n";
 
+    /// A path rendered the same each sample is compiled once; a new text compiles again.
+    #[test]
+    fn a_run_time_json_path_compiles_once_per_text_it_renders() {
+        use crate::plan::request::RunTimeJsonPath;
+        use std::sync::Arc;
+        let p = RunTimeJsonPath::new(crate::plan::Template::literal("$.a"), |s| {
+            JsonPathExpr::jayway(s).map_err(|e| e.to_string())
+        });
+        let a = p.compiled("$.a".into());
+        assert!(Arc::ptr_eq(&a, &p.compiled("$.a".into())));
+        let b = p.compiled("$.b".into());
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert!(p.compiled("$.a[".into()).1.is_err());
+    }
+
     #[test]
     fn headers_and_cookies() {
         let r = Response::new(HEAD, b"", 200);
