@@ -332,6 +332,11 @@ fn found_all(
         ExtractSource::Regex { regex, template, from } => {
             regex.captures_all(f.text(*from)).iter().map(|g| Some(fill(template, g))).collect()
         }
+        ExtractSource::RegexRunTime { regex, template, from } => match &regex.compiled(regex.src.render_string(u)).1 {
+            Ok(regex) => regex.captures_all(f.text(*from)).iter().map(|g| Some(fill(template, g))).collect(),
+            // JMeter logs "Error in pattern" and leaves the default.
+            Err(_) => Vec::new(),
+        },
         ExtractSource::XPath(x) => match x.eval(f.text(Field::Body)) {
             Ok(XPathResult::Nodes(v)) => v,
             Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],

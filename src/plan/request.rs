@@ -287,6 +287,10 @@ pub enum ExtractSource {
     JsonPlugin(#[serde(serialize_with = "json_path_source")] JsonPathExpr),
     /// A regular expression and JMeter's template (`$1$`, `$0$` for the whole match).
     Regex { regex: Pattern, template: String, from: Field },
+    /// A regular expression written with variables set while the test runs, compiled for each
+    /// sample as JMeter does; one that does not compile finds nothing (JMeter logs it, and the
+    /// default stays).
+    RegexRunTime { regex: RunTime<Pattern>, template: String, from: Field },
     /// An XPath query over the body (JMeter's XPath Extractor): with an `all` list, its
     /// values go to `name_1`.. and their count to `name_matchNr` whatever the match number.
     /// A body that does not parse finds nothing (JMeter adds a failed assertion result but
@@ -346,6 +350,10 @@ impl PartialEq for ExtractSource {
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
             (ExtractSource::JsonRunTime(a), ExtractSource::JsonRunTime(b)) => a.src == b.src,
+            (
+                ExtractSource::RegexRunTime { regex: a, template: ta, from: fa },
+                ExtractSource::RegexRunTime { regex: b, template: tb, from: fb },
+            ) => a.src == b.src && ta == tb && fa == fb,
             (ExtractSource::FromVar { var: a, source: x }, ExtractSource::FromVar { var: b, source: y }) => {
                 a == b && x == y
             }
@@ -359,53 +367,55 @@ impl PartialEq for ExtractSource {
     }
 }
 
-/// A JSONPath compiled from its text for each sample, as JMeter compiles a path holding
-/// `${}` set while the test runs. The last compilation is kept, shared by the users of the
-/// step, so a path that renders the same text every sample compiles once; a path that varies
-/// compiles when it changes (a cache keyed by every text seen would grow with a soak test).
-pub struct RunTimeJsonPath {
+/// An expression (a JSONPath, a regular expression) compiled from its text for each sample, as
+/// JMeter compiles one holding `${}` set while the test runs. The last compilation is kept,
+/// shared by the users of the step, so an expression that renders the same text every sample
+/// compiles once; one that varies compiles when it changes (a cache keyed by every text seen
+/// would grow with a soak test).
+pub struct RunTime<T> {
     pub src: Template,
-    compile: fn(&str) -> Result<JsonPathExpr, String>,
-    last: std::sync::Mutex<Option<std::sync::Arc<CompiledPath>>>,
+    compile: fn(&str) -> Result<T, String>,
+    last: std::sync::Mutex<Option<std::sync::Arc<Compiled<T>>>>,
 }
 
-/// A path's text and what it compiled to (or why it did not).
-pub type CompiledPath = (String, Result<JsonPathExpr, String>);
+/// A JSONPath compiled for each sample.
+pub type RunTimeJsonPath = RunTime<JsonPathExpr>;
 
-impl RunTimeJsonPath {
+/// An expression's text and what it compiled to (or why it did not).
+pub type Compiled<T> = (String, Result<T, String>);
+
+impl<T> RunTime<T> {
     /// `compile` reads the rendered text (with the dialect and limits of the element).
-    pub fn new(src: Template, compile: fn(&str) -> Result<JsonPathExpr, String>) -> Self {
-        RunTimeJsonPath { src, compile, last: Default::default() }
+    pub fn new(src: Template, compile: fn(&str) -> Result<T, String>) -> Self {
+        RunTime { src, compile, last: std::sync::Mutex::new(None) }
     }
 
-    /// The path for this text, compiled now unless it is the text compiled last.
-    pub fn compiled(&self, text: String) -> std::sync::Arc<CompiledPath> {
+    /// The expression for this text, compiled now unless it is the text compiled last.
+    pub fn compiled(&self, text: String) -> std::sync::Arc<Compiled<T>> {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = last.as_ref().filter(|c| c.0 == text) {
             return c.clone();
         }
-        let c = std::sync::Arc::new({
-            let r = (self.compile)(&text);
-            (text, r)
-        });
+        let r = (self.compile)(&text);
+        let c = std::sync::Arc::new((text, r));
         *last = Some(c.clone());
         c
     }
 }
 
-impl Clone for RunTimeJsonPath {
+impl<T> Clone for RunTime<T> {
     fn clone(&self) -> Self {
-        RunTimeJsonPath::new(self.src.clone(), self.compile)
+        RunTime::new(self.src.clone(), self.compile)
     }
 }
 
-impl std::fmt::Debug for RunTimeJsonPath {
+impl<T> std::fmt::Debug for RunTime<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RunTimeJsonPath({:?})", self.src.source())
+        write!(f, "RunTime({:?})", self.src.source())
     }
 }
 
-impl Serialize for RunTimeJsonPath {
+impl<T> Serialize for RunTime<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.src.source())
     }
@@ -603,8 +613,10 @@ impl RequestSpec {
             if let Some(d) = &mut e.default {
                 f(d);
             }
-            if let ExtractSource::JsonRunTime(p) = e.source.base_mut() {
-                f(&mut p.src);
+            match e.source.base_mut() {
+                ExtractSource::JsonRunTime(p) => f(&mut p.src),
+                ExtractSource::RegexRunTime { regex, .. } => f(&mut regex.src),
+                _ => {}
             }
         }
         for c in &mut self.checks {
@@ -621,7 +633,9 @@ impl RequestSpec {
             | ExtractSource::JsonPlugin(_)
             | ExtractSource::XPath(_)
             | ExtractSource::Css(_) => true,
-            ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
+            ExtractSource::Regex { from, .. } | ExtractSource::RegexRunTime { from, .. } => {
+                field_body(from) || *from == Field::BodyUnescaped
+            }
             _ => false,
         }) || self.checks.iter().any(|c| c.test.reads_body())
             // A script may read the body (`prev.getResponseDataAsString()`).

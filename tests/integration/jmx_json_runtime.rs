@@ -8,6 +8,15 @@ use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// A Boundary Extractor into `b` between `"${key}":"` and `"`.
+const BOUNDARY: &str = r#"<BoundaryExtractor guiclass="BoundaryExtractorGui" testclass="BoundaryExtractor" testname="b" enabled="true">
+                <stringProp name="BoundaryExtractor.useHeaders">false</stringProp>
+                <stringProp name="BoundaryExtractor.refname">b</stringProp>
+                <stringProp name="BoundaryExtractor.lboundary">"${key}":"</stringProp>
+                <stringProp name="BoundaryExtractor.rboundary">"</stringProp>
+                <stringProp name="BoundaryExtractor.match_number">1</stringProp>
+              </BoundaryExtractor><hashTree/>"#;
+
 const BODY: &str = r#"{"result":{"token":"tok-1","id":"x-7"}}"#;
 
 fn regex(name: &str, re: &str, template: &str) -> String {
@@ -60,8 +69,9 @@ fn run_plan(server: &TestServer, name: &str, loops: &str, body: &str, warns: boo
     (run, check.stdout_str())
 }
 
-/// `$.result.${key}` follows `key` from sample to sample (`token`, `id`, `token`): the
-/// extracted value the next request carries and the assertion's verdict change with it; a path
+/// `$.result.${key}` (and a regular expression `"${key}":"([^"]+)"`, and a Boundary
+/// Extractor's left boundary `"${key}":"`) follows `key` from sample
+/// to sample (`token`, `id`, `token`): the extracted value the next request carries and the assertion's verdict change with it; a path
 /// that does not compile once rendered sets the default (extractor) or fails (assertion, unless
 /// inverted), as in JMeter.
 #[test]
@@ -87,9 +97,11 @@ fn json_paths_with_run_time_variables_are_evaluated_per_sample() {
             "/extract",
             "",
             false,
-            &json_extractor("v;w", "$.result.${key};$.${bad}", "none;dflt"),
+            &(json_extractor("v;w", "$.result.${key};$.${bad}", "none;dflt")
+                + &regex("r", r#""${key}":"([^"]+)""#, "$1$")
+                + BOUNDARY),
         ),
-        sampler("use", "GET", "/use?v=${v}&amp;w=${w}", "", false, ""),
+        sampler("use", "GET", "/use?v=${v}&amp;w=${w}&amp;r=${r}&amp;b=${b}", "", false, ""),
         sampler(
             "assert",
             "GET",
@@ -103,8 +115,9 @@ fn json_paths_with_run_time_variables_are_evaluated_per_sample() {
     ]
     .concat();
     let (run, _) = run_plan(&server, "jmx-json-runtime-path", "3", &body, false);
-    let used: Vec<_> = server.recorded("/use").iter().map(|r| (r.query("v"), r.query("w"))).collect();
-    let want = |v: &str| (Some(v.to_string()), Some("dflt".to_string()));
+    let used: Vec<_> =
+        server.recorded("/use").iter().map(|r| (r.query("v"), r.query("w"), r.query("r"), r.query("b"))).collect();
+    let want = |v: &str| (Some(v.to_string()), Some("dflt".to_string()), Some(v.to_string()), Some(v.to_string()));
     assert_eq!(used, [want("tok-1"), want("x-7"), want("tok-1")]);
     for (label, errors) in [("extract", 0), ("use", 0), ("assert", 1), ("bad", 3), ("bad-inv", 0)] {
         let row = run.label(label);

@@ -2,7 +2,7 @@
 //! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
-use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, RunTimeJsonPath, XPathExpr, ALL};
+use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, RunTime, RunTimeJsonPath, XPathExpr, ALL};
 
 /// The extractors, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -50,10 +50,21 @@ impl Cx {
             self.report(c, depth, Status::Partial, why);
             return Ok(());
         }
-        let left = self.expand(c, c.text_or_empty("BoundaryExtractor.lboundary"))?;
-        let right = self.expand(c, c.text_or_empty("BoundaryExtractor.rboundary"))?;
-        let regex = regex::Regex::new(&format!("(?s){}(.*?){}", regex::escape(&left), regex::escape(&right)))
-            .map_err(|e| self.err(c, format!("cannot match the boundaries: {e}")))?;
+        // Both boundaries as one text (XML holds no NUL to mistake for the joint): JMeter
+        // evaluates `${}` in them for each sample, so one set while the test runs is read then.
+        let both = format!(
+            "{}\0{}",
+            c.text_or_empty("BoundaryExtractor.lboundary"),
+            c.text_or_empty("BoundaryExtractor.rboundary")
+        );
+        let probe = self.tmpl(c, &both)?;
+        let at_run_time = probe.is_dynamic(&self.b.sym.vars);
+        let regex = if at_run_time {
+            None
+        } else {
+            let both = self.expand(c, &both)?;
+            Some(boundaries(&both).map_err(|e| self.err(c, e))?)
+        };
         let from = match c.text("BoundaryExtractor.useHeaders").unwrap_or("false") {
             "true" => Field::Headers,
             "URL" => Field::Url,
@@ -71,7 +82,14 @@ impl Cx {
             into: name.clone(),
             source: scoped(
                 c,
-                ExtractSource::Regex { regex: regex.into(), template: "$1$".into(), from },
+                match regex {
+                    Some(regex) => ExtractSource::Regex { regex, template: "$1$".into(), from },
+                    None => ExtractSource::RegexRunTime {
+                        regex: RunTime::new(probe, boundaries),
+                        template: "$1$".into(),
+                        from,
+                    },
+                },
                 &mut self.b.sym.vars,
             ),
             match_no,
@@ -85,7 +103,12 @@ impl Cx {
 
     pub(super) fn read_regex_extractor(&mut self, c: &El) -> Result<(Extractor, Status, String), Error> {
         let name = c.text_or_empty("RegexExtractor.refname").trim().to_string();
-        let re_src = self.expand(c, c.text_or_empty("RegexExtractor.regex"))?;
+        let raw = c.text_or_empty("RegexExtractor.regex");
+        // JMeter evaluates `${}` in the expression for each sample: one set while the test
+        // runs is compiled then.
+        let probe = self.tmpl(c, raw)?;
+        let at_run_time = probe.is_dynamic(&self.b.sym.vars);
+        let re_src = if at_run_time { raw.to_string() } else { self.expand(c, raw)? };
         let template = c.text("RegexExtractor.template").unwrap_or("$1$").to_string();
         let (from, status, mut note) = match c.text("RegexExtractor.useHeaders").unwrap_or("false") {
             "true" => (Field::Headers, Status::Supported, String::new()),
@@ -99,9 +122,12 @@ impl Cx {
         };
         // JMeter compiles the pattern at run time: one that does not compile is logged and
         // leaves the variable at its default.
-        let regex = Pattern::perl5(&re_src)
-            .map_err(|e| format!("invalid regular expression `{re_src}`: {}", e.lines().last().unwrap_or(&e)));
-        let source = or_invalid(regex.map(|regex| ExtractSource::Regex { regex, template, from }), &mut note);
+        let source = if at_run_time {
+            note.push_str("the expression is read for each sample; ");
+            ExtractSource::RegexRunTime { regex: RunTime::new(probe, perl5), template, from }
+        } else {
+            or_invalid(perl5(&re_src).map(|regex| ExtractSource::Regex { regex, template, from }), &mut note)
+        };
         let (match_no, mut all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
         if let Some(all) = &mut all {
             // The groups of each match a RegEx User Parameters reads (`name_i_gK`).
@@ -331,6 +357,9 @@ fn scoped(c: &El, source: ExtractSource, vars: &mut crate::plan::template::VarTa
     let source = match source {
         // The variable is read whatever field the element names.
         ExtractSource::Regex { regex, template, .. } => ExtractSource::Regex { regex, template, from: Field::Body },
+        ExtractSource::RegexRunTime { regex, template, .. } => {
+            ExtractSource::RegexRunTime { regex, template, from: Field::Body }
+        }
         other => other,
     };
     let var = vars.assign(c.text_or_empty("Scope.variable").trim());
@@ -344,6 +373,20 @@ fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> Extra
         note.push_str(&format!("warning: {e}: JMeter logs it and sets the default; "));
         ExtractSource::Invalid(e)
     })
+}
+
+/// The expression a Boundary Extractor matches: the shortest text between the boundaries,
+/// given as `left\0right`.
+fn boundaries(both: &str) -> Result<Pattern, String> {
+    let (left, right) = both.split_once('\0').unwrap_or((both, ""));
+    regex::Regex::new(&format!("(?s){}(.*?){}", regex::escape(left), regex::escape(right)))
+        .map(Pattern::from)
+        .map_err(|e| format!("cannot match the boundaries: {e}"))
+}
+
+/// A Perl 5 regular expression, or the error naming it.
+fn perl5(src: &str) -> Result<Pattern, String> {
+    Pattern::perl5(src).map_err(|e| format!("invalid regular expression `{src}`: {}", e.lines().last().unwrap_or(&e)))
 }
 
 /// A JSON Extractor's path: JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a
@@ -444,6 +487,12 @@ pub(super) mod tests {
         let e = extractors(&i);
         let ExtractSource::JsonRunTime(p) = &e[1].source else { panic!("{:?}", e[1].source) };
         assert_eq!(p.src.source(), "$.result.${key}");
+        // So is a regular expression.
+        let re = regex_into("v").replace(r"(\w+)", r"${key}=(\w+)");
+        let i = inspect_with(&format!("{}{re}", regex_into("key")), false);
+        assert!(
+            matches!(&extractors(&i)[1].source, ExtractSource::RegexRunTime { regex, .. } if regex.src.source() == r"${key}=(\w+)")
+        );
         // A constant path is still compiled once, when the plan loads.
         let i = inspect_with(&json("v", "$.result.token", Some("none")), false);
         assert!(matches!(extractors(&i)[0].source, ExtractSource::Json(_)));
