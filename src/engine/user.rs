@@ -592,7 +592,7 @@ impl VirtualUser {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let past_end = pick.end.as_ref().is_some_and(|t| {
                         let end = t.render_string(&mut self.vars).trim().parse::<i32>().unwrap_or(0);
-                        pick.offset as i64 + pass as i64 - 1 >= i64::from(end)
+                        pick.offset as i64 + pass as i64 > i64::from(end)
                     });
                     let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).map(|v| self.vars.get(*v));
                     match value {

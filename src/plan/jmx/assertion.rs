@@ -62,7 +62,7 @@ impl Cx {
         let t = self.tmpl(c, raw_path)?;
         let (src, path, at) = if t.is_dynamic(&self.b.sym.vars) {
             note.push_str(" (the path is read for each sample)");
-            let at = RunTimeJsonPath::new(t, |s| super::extractor::jayway(s));
+            let at = RunTimeJsonPath::new(t, super::extractor::jayway);
             (raw_path.to_string(), None, Some(Box::new(at)))
         } else {
             let src = self.expand(c, raw_path)?;
