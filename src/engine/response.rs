@@ -676,6 +676,10 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
         }
         CheckTest::Any(tests) => tests.iter().any(|t| holds(t, f, u, elapsed, received)),
         CheckTest::MaxDuration(max) => elapsed <= *max,
+        CheckTest::MaxDurationAt(t) => match t.render_string(u).trim().parse::<i64>() {
+            Ok(ms) if ms > 0 => elapsed <= Duration::from_millis(ms as u64),
+            _ => true,
+        },
         CheckTest::Size { part, op, bytes } => {
             use crate::plan::request::SizePart;
             let size = match part {

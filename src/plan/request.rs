@@ -477,6 +477,9 @@ pub enum CheckTest {
     },
     /// The sample took at most this long.
     MaxDuration(#[serde(with = "super::serde_duration")] Duration),
+    /// A Duration Assertion whose limit holds variables set while the test runs: read per
+    /// sample in milliseconds, as JMeter reads it (not a whole number above 0: no limit).
+    MaxDurationAt(Template),
     /// A size in bytes compares to a number (JMeter's Size Assertion).
     Size { part: SizePart, op: CmpOp, bytes: u64 },
     /// JMeter's JSON Assertion (`plugin`: jmeter-plugins' one): the path is found (an
@@ -650,6 +653,7 @@ impl CheckTest {
             | CheckTest::Equals { text, .. }
             | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
             CheckTest::Json { equals: Some(t), .. } => f(t),
+            CheckTest::MaxDurationAt(t) => f(t),
             CheckTest::JsonAssert { expected, at, .. } => {
                 f(expected);
                 if let Some(p) = at {

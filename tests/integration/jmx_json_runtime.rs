@@ -7,6 +7,7 @@ use crate::jmx_b::{var_assertion, DEFAULTS};
 use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// A Boundary Extractor into `b` between `"${key}":"` and `"`.
 const BOUNDARY: &str = r#"<BoundaryExtractor guiclass="BoundaryExtractorGui" testclass="BoundaryExtractor" testname="b" enabled="true">
@@ -82,13 +83,23 @@ fn json_paths_with_run_time_variables_are_evaluated_per_sample() {
             "/key",
             Route::handler(move |_| {
                 let k = ["token", "id"][keys.fetch_add(1, Ordering::SeqCst) % 2];
-                Reply::ok().body(format!(r#"{{"key":"{k}","bad":"result"}}"#))
+                Reply::ok().body(format!(r#"{{"key":"{k}","bad":"result","limit":"50"}}"#))
             })
             .record(),
         )
+        .route("/slow", Route::ok().delay(Duration::from_millis(200)).record())
         .default_route(Route::ok().body(BODY).record())
         .start();
-    let extractors = [regex("key", r#""key":"(\w+)""#, "$1$"), regex("bad", r#""bad":"(\w+)""#, "$1$[")].concat();
+    let extractors = [
+        regex("key", r#""key":"(\w+)""#, "$1$"),
+        regex("bad", r#""bad":"(\w+)""#, "$1$["),
+        regex("limit", r#""limit":"(\d+)""#, "$1$"),
+    ]
+    .concat();
+    // A Duration Assertion's limit set while the test runs: 50 ms, which /slow exceeds.
+    let duration = r#"<DurationAssertion guiclass="DurationAssertionGui" testclass="DurationAssertion" testname="limit" enabled="true">
+                <stringProp name="DurationAssertion.duration">${limit}</stringProp>
+              </DurationAssertion><hashTree/>"#;
     let body = [
         sampler("key", "GET", "/key", "", false, &extractors),
         sampler(
@@ -112,6 +123,7 @@ fn json_paths_with_run_time_variables_are_evaluated_per_sample() {
         ),
         sampler("bad", "GET", "/bad", "", false, &json_assertion("bad", "$.${bad}", None, false)),
         sampler("bad-inv", "GET", "/bad-inv", "", false, &json_assertion("bad-inv", "$.${bad}", None, true)),
+        sampler("slow", "GET", "/slow", "", false, duration),
     ]
     .concat();
     let (run, _) = run_plan(&server, "jmx-json-runtime-path", "3", &body, false);
@@ -119,12 +131,12 @@ fn json_paths_with_run_time_variables_are_evaluated_per_sample() {
         server.recorded("/use").iter().map(|r| (r.query("v"), r.query("w"), r.query("r"), r.query("b"))).collect();
     let want = |v: &str| (Some(v.to_string()), Some("dflt".to_string()), Some(v.to_string()), Some(v.to_string()));
     assert_eq!(used, [want("tok-1"), want("x-7"), want("tok-1")]);
-    for (label, errors) in [("extract", 0), ("use", 0), ("assert", 1), ("bad", 3), ("bad-inv", 0)] {
+    for (label, errors) in [("extract", 0), ("use", 0), ("assert", 1), ("bad", 3), ("bad-inv", 0), ("slow", 3)] {
         let row = run.label(label);
         assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (3, errors), "{label}: {row:#}");
         assert_eq!(server.requests_to(&format!("/{label}")), 3, "{label}");
     }
-    assert_eq!(server.requests(), 18);
+    assert_eq!(server.requests(), 21);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
 

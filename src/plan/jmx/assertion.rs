@@ -168,6 +168,14 @@ impl Cx {
     pub(super) fn duration_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         // JMeter reads the duration as a long (0 when it is not one) and checks only one above 0.
         let raw = c.text("DurationAssertion.duration").unwrap_or("0");
+        // JMeter reads it for each sample: a limit set while the test runs is read then.
+        let t = self.tmpl(c, raw)?;
+        if t.is_dynamic(&self.b.sym.vars) {
+            let id = self.b.check(format!("{}: duration at most {raw} ms", c.name));
+            s.checks.push(Check { id, test: CheckTest::MaxDurationAt(t) });
+            self.report(c, depth, Status::Supported, "a duration check, its limit read for each sample");
+            return Ok(());
+        }
         let ms = self.expand(c, raw).ok().and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(0);
         if ms <= 0 {
             self.report(c, depth, Status::Supported, "no limit: a duration of 0, as JMeter checks only one above 0");
@@ -346,6 +354,16 @@ mod tests {
         let c = checks(&i);
         let CheckTest::JsonAssert { path: None, at: Some(at), .. } = &c[0].test else { panic!("{:?}", c[0].test) };
         assert_eq!(at.src.source(), "$.result.${key}");
+    }
+
+    /// A Duration Assertion's limit set while the test runs is read per sample, not taken as 0.
+    #[test]
+    fn a_duration_limit_set_at_run_time_is_read_per_sample() {
+        let d = r#"<DurationAssertion testclass="DurationAssertion" testname="d" enabled="true"><stringProp name="DurationAssertion.duration">${v}</stringProp></DurationAssertion><hashTree/>"#;
+        let i = inspect_with(&format!("{}{d}", regex_into("v")));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        assert!(matches!(&c[0].test, CheckTest::MaxDurationAt(t) if t.source() == "${v}"), "{:?}", c[0].test);
     }
 
     #[test]
