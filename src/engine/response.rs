@@ -349,12 +349,27 @@ fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<Co
 
 /// Every value an extractor's source finds, in order. `None` is a match JMeter sets no
 /// variable for (an XPath element whose first child is not text).
-fn found_all(source: &ExtractSource, f: &mut Fields<'_, '_>, resp: &Response<'_>) -> Vec<Option<String>> {
+fn found_all(
+    source: &ExtractSource,
+    f: &mut Fields<'_, '_>,
+    resp: &Response<'_>,
+    u: &mut UserVars,
+) -> Vec<Option<String>> {
     match source {
         ExtractSource::Json(p) => json_values(p, f.json()).iter().map(|v| Some(json_text(v))).collect(),
+        ExtractSource::JsonRunTime(p) => match &p.compiled(p.src.render_string(u)).1 {
+            Ok(p) => json_values(p, f.json()).iter().map(|v| Some(json_text(v))).collect(),
+            // JMeter logs the error and sets the default.
+            Err(_) => Vec::new(),
+        },
         ExtractSource::Regex { regex, template, from } => {
             regex.captures_all(f.text(*from)).iter().map(|g| Some(fill(template, g))).collect()
         }
+        ExtractSource::RegexRunTime { regex, template, from } => match &regex.compiled(regex.src.render_string(u)).1 {
+            Ok(regex) => regex.captures_all(f.text(*from)).iter().map(|g| Some(fill(template, g))).collect(),
+            // JMeter logs "Error in pattern" and leaves the default.
+            Err(_) => Vec::new(),
+        },
         ExtractSource::XPath(x) => match x.eval(f.text(Field::Body)) {
             Ok(XPathResult::Nodes(v)) => v,
             Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],
@@ -365,7 +380,10 @@ fn found_all(source: &ExtractSource, f: &mut Fields<'_, '_>, resp: &Response<'_>
         ExtractSource::Css(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
         ExtractSource::Header(name) => resp.headers_named(name).map(|v| Some(v.to_string())).collect(),
         ExtractSource::Cookie(name) => resp.cookie(name).map(|v| Some(v.to_string())).into_iter().collect(),
-        ExtractSource::Invalid(_) | ExtractSource::JsonPlugin(_) | ExtractSource::FromVar { .. } => Vec::new(),
+        ExtractSource::Invalid(_)
+        | ExtractSource::Throws(_)
+        | ExtractSource::JsonPlugin(_)
+        | ExtractSource::FromVar { .. } => Vec::new(),
     }
 }
 
@@ -491,7 +509,14 @@ pub(super) fn apply_rules(
         status: resp.status.to_string(),
     };
     let mut failed = None;
+    let mut threw = false;
     for e in spec.extract {
+        if let ExtractSource::Throws(_) = e.source {
+            // JMeterThread catches what a post-processor throws out of the whole sample's
+            // processing: the later post-processors and the assertions are skipped.
+            threw = true;
+            break;
+        }
         if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
             match &e.source {
                 ExtractSource::FromVar { var, .. } => {
@@ -505,9 +530,9 @@ pub(super) fn apply_rules(
         let mut values = match &e.source {
             ExtractSource::FromVar { var, source } => {
                 let mut vf = var_fields(resp, scoped_text(u, *var));
-                found_all(source, &mut vf, resp)
+                found_all(source, &mut vf, resp, u)
             }
-            source => found_all(source, &mut f, resp),
+            source => found_all(source, &mut f, resp, u),
         };
         if let Some(all) = &e.all {
             let xpath = matches!(e.source.base(), ExtractSource::XPath(_));
@@ -547,7 +572,7 @@ pub(super) fn apply_rules(
             }
         }
     }
-    for c in spec.checks {
+    for c in spec.checks.iter().filter(|_| !threw) {
         if !holds(&c.test, &mut f, u, elapsed, received) {
             failed = failed.or(Some(ErrorKind::Check(c.id.0)));
         }
@@ -660,10 +685,17 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
             };
             holds != *negate
         }
-        CheckTest::JsonAssert { path, validate, expected, regex, expect_null, negate, plugin } => {
+        CheckTest::JsonAssert { path, at, validate, expected, regex, expect_null, negate, plugin } => {
             if f.text(Field::Body).is_empty() {
                 return false;
             }
+            // A path that does not compile at run time throws in JMeter: the check fails, and
+            // holds when inverted, as one whose path does not compile at load.
+            let compiled = at.as_ref().map(|at| at.compiled(at.src.render_string(u)));
+            let path = match &compiled {
+                Some(c) => c.1.as_ref().ok(),
+                None => path.as_ref(),
+            };
             let expected = expected.render_string(u);
             let a = JsonAssert { expected: &expected, regex: *regex, expect_null: *expect_null, plugin: *plugin };
             let ok = match (path, f.json()) {
@@ -688,6 +720,10 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
         }
         CheckTest::Any(tests) => tests.iter().any(|t| holds(t, f, u, elapsed, received)),
         CheckTest::MaxDuration(max) => elapsed <= *max,
+        CheckTest::MaxDurationAt(t) => match t.render_string(u).trim().parse::<i64>() {
+            Ok(ms) if ms > 0 => elapsed <= Duration::from_millis(ms as u64),
+            _ => true,
+        },
         CheckTest::Size { part, op, bytes } => {
             use crate::plan::request::SizePart;
             let size = match part {
@@ -712,6 +748,21 @@ mod tests {
     use super::*;
 
     const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: theme=dark\r\nX-Req: 7\r\n\r\n";
+
+    /// A path rendered the same each sample is compiled once; a new text compiles again.
+    #[test]
+    fn a_run_time_json_path_compiles_once_per_text_it_renders() {
+        use crate::plan::request::RunTimeJsonPath;
+        use std::sync::Arc;
+        let p = RunTimeJsonPath::new(crate::plan::Template::literal("$.a"), |s| {
+            JsonPathExpr::jayway(s).map_err(|e| e.to_string())
+        });
+        let a = p.compiled("$.a".into());
+        assert!(Arc::ptr_eq(&a, &p.compiled("$.a".into())));
+        let b = p.compiled("$.b".into());
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert!(p.compiled("$.a[".into()).1.is_err());
+    }
 
     #[test]
     fn headers_and_cookies() {

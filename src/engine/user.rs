@@ -597,9 +597,16 @@ impl VirtualUser {
                 }
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
+                    let past_end = pick.end.as_ref().is_some_and(|t| {
+                        let end = t.render_string(&mut self.vars).trim().parse::<i32>().unwrap_or(0);
+                        pick.offset as i64 + pass as i64 > i64::from(end)
+                    });
                     // JMeter's ForEach ends at an unset variable (an empty one too, where unset
                     // is not told apart from `""`).
-                    let value = pass.checked_sub(1).and_then(|i| pick.from.get(i)).filter(|v| !self.vars.is_unset(**v));
+                    let value = pass
+                        .checked_sub(1)
+                        .and_then(|i| pick.from.get(i))
+                        .filter(|v| !past_end && !self.vars.is_unset(**v));
                     match value.map(|v| self.vars.get(*v)) {
                         Some(v) => {
                             let v = v.to_string();

@@ -194,6 +194,11 @@ pub struct Pick {
     #[serde(skip)]
     pub into: VarId,
     pub name: String,
+    /// ForEach's end index when it holds variables set while the test runs: read as each pass
+    /// starts, the loop ends once `offset + pass - 1` reaches it (not a number: 0), as JMeter's
+    /// `isDone` reads it. A constant end index is the loop's count instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<Template>,
 }
 
 /// JMeter's rule: a number picks that branch (out of range or empty: the first); a name picks

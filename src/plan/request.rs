@@ -291,6 +291,10 @@ pub enum ExtractSource {
     JsonPlugin(#[serde(serialize_with = "json_path_source")] JsonPathExpr),
     /// A regular expression and JMeter's template (`$1$`, `$0$` for the whole match).
     Regex { regex: Pattern, template: String, from: Field },
+    /// A regular expression written with variables set while the test runs, compiled for each
+    /// sample as JMeter does; one that does not compile finds nothing (JMeter logs it, and the
+    /// default stays).
+    RegexRunTime { regex: RunTime<Pattern>, template: String, from: Field },
     /// An XPath query over the body (JMeter's XPath Extractor): with an `all` list, its
     /// values go to `name_1`.. and their count to `name_matchNr` whatever the match number.
     /// A body that does not parse finds nothing (JMeter adds a failed assertion result but
@@ -305,6 +309,14 @@ pub enum ExtractSource {
         var: VarId,
         source: Box<ExtractSource>,
     },
+    /// A JSONPath written with variables set while the test runs, compiled for each sample
+    /// (JMeter evaluates `${}` in the path per sample); one that does not compile finds
+    /// nothing (JMeter logs it and sets the default).
+    JsonRunTime(RunTimeJsonPath),
+    /// JMeter's extractor throws when it runs (a JSON Extractor whose lists do not match):
+    /// nothing is set, and the extractors after it and the sample's checks do not run; the
+    /// text says why.
+    Throws(String),
     /// Finds nothing: what JMeter does with an expression it cannot compile (it logs the error
     /// and the default is set); the text says why.
     Invalid(String),
@@ -322,6 +334,13 @@ impl ExtractSource {
             other => other,
         }
     }
+
+    fn base_mut(&mut self) -> &mut ExtractSource {
+        match self {
+            ExtractSource::FromVar { source, .. } => source.base_mut(),
+            other => other,
+        }
+    }
 }
 
 impl PartialEq for ExtractSource {
@@ -334,15 +353,75 @@ impl PartialEq for ExtractSource {
                 ExtractSource::Regex { regex: b, template: tb, from: fb },
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
+            (ExtractSource::JsonRunTime(a), ExtractSource::JsonRunTime(b)) => a.src == b.src,
+            (
+                ExtractSource::RegexRunTime { regex: a, template: ta, from: fa },
+                ExtractSource::RegexRunTime { regex: b, template: tb, from: fb },
+            ) => a.src == b.src && ta == tb && fa == fb,
             (ExtractSource::FromVar { var: a, source: x }, ExtractSource::FromVar { var: b, source: y }) => {
                 a == b && x == y
             }
             (ExtractSource::Css(a), ExtractSource::Css(b)) => a == b,
             (ExtractSource::Header(a), ExtractSource::Header(b))
             | (ExtractSource::Cookie(a), ExtractSource::Cookie(b))
-            | (ExtractSource::Invalid(a), ExtractSource::Invalid(b)) => a == b,
+            | (ExtractSource::Invalid(a), ExtractSource::Invalid(b))
+            | (ExtractSource::Throws(a), ExtractSource::Throws(b)) => a == b,
             _ => false,
         }
+    }
+}
+
+/// An expression (a JSONPath, a regular expression) compiled from its text for each sample, as
+/// JMeter compiles one holding `${}` set while the test runs. The last compilation is kept,
+/// shared by the users of the step, so an expression that renders the same text every sample
+/// compiles once; one that varies compiles when it changes (a cache keyed by every text seen
+/// would grow with a soak test).
+pub struct RunTime<T> {
+    pub src: Template,
+    compile: fn(&str) -> Result<T, String>,
+    last: std::sync::Mutex<Option<std::sync::Arc<Compiled<T>>>>,
+}
+
+/// A JSONPath compiled for each sample.
+pub type RunTimeJsonPath = RunTime<JsonPathExpr>;
+
+/// An expression's text and what it compiled to (or why it did not).
+pub type Compiled<T> = (String, Result<T, String>);
+
+impl<T> RunTime<T> {
+    /// `compile` reads the rendered text (with the dialect and limits of the element).
+    pub fn new(src: Template, compile: fn(&str) -> Result<T, String>) -> Self {
+        RunTime { src, compile, last: std::sync::Mutex::new(None) }
+    }
+
+    /// The expression for this text, compiled now unless it is the text compiled last.
+    pub fn compiled(&self, text: String) -> std::sync::Arc<Compiled<T>> {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = last.as_ref().filter(|c| c.0 == text) {
+            return c.clone();
+        }
+        let r = (self.compile)(&text);
+        let c = std::sync::Arc::new((text, r));
+        *last = Some(c.clone());
+        c
+    }
+}
+
+impl<T> Clone for RunTime<T> {
+    fn clone(&self) -> Self {
+        RunTime::new(self.src.clone(), self.compile)
+    }
+}
+
+impl<T> std::fmt::Debug for RunTime<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RunTime({:?})", self.src.source())
+    }
+}
+
+impl<T> Serialize for RunTime<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.src.source())
     }
 }
 
@@ -402,16 +481,22 @@ pub enum CheckTest {
     },
     /// The sample took at most this long.
     MaxDuration(#[serde(with = "super::serde_duration")] Duration),
+    /// A Duration Assertion whose limit holds variables set while the test runs: read per
+    /// sample in milliseconds, as JMeter reads it (not a whole number above 0: no limit).
+    MaxDurationAt(Template),
     /// A size in bytes compares to a number (JMeter's Size Assertion).
     Size { part: SizePart, op: CmpOp, bytes: u64 },
     /// JMeter's JSON Assertion (`plugin`: jmeter-plugins' one): the path is found (an
     /// indefinite one finds something, for JMeter's), and with `validate` the value or one of
     /// the array's items equals `expected` (as JSON; as text for the plugin's), or matches it
     /// whole as a regex, or is null when `expect_null`. `path` is `None` when it does not
-    /// compile: it fails. An empty body fails, negated or not.
+    /// compile: it fails. An empty body fails, negated or not. `at`: the path is written
+    /// with variables set while the test runs, compiled for each sample (`path` is `None`).
     JsonAssert {
         #[serde(serialize_with = "json_path_option")]
         path: Option<JsonPathExpr>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        at: Option<Box<RunTimeJsonPath>>,
         validate: bool,
         expected: Template,
         regex: bool,
@@ -536,6 +621,11 @@ impl RequestSpec {
             if let Some(d) = &mut e.default {
                 f(d);
             }
+            match e.source.base_mut() {
+                ExtractSource::JsonRunTime(p) => f(&mut p.src),
+                ExtractSource::RegexRunTime { regex, .. } => f(&mut regex.src),
+                _ => {}
+            }
         }
         for c in &mut self.checks {
             c.test.for_each_template_mut(f);
@@ -546,10 +636,14 @@ impl RequestSpec {
     pub fn reads_body(&self) -> bool {
         let field_body = |f: &Field| *f == Field::Body;
         self.extract.iter().any(|e| match &e.source {
-            ExtractSource::Json(_) | ExtractSource::JsonPlugin(_) | ExtractSource::XPath(_) | ExtractSource::Css(_) => {
-                true
+            ExtractSource::Json(_)
+            | ExtractSource::JsonRunTime(_)
+            | ExtractSource::JsonPlugin(_)
+            | ExtractSource::XPath(_)
+            | ExtractSource::Css(_) => true,
+            ExtractSource::Regex { from, .. } | ExtractSource::RegexRunTime { from, .. } => {
+                field_body(from) || *from == Field::BodyUnescaped
             }
-            ExtractSource::Regex { from, .. } => field_body(from) || *from == Field::BodyUnescaped,
             _ => false,
         }) || self.checks.iter().any(|c| c.test.reads_body())
             // A script may read the body (`prev.getResponseDataAsString()`).
@@ -564,7 +658,13 @@ impl CheckTest {
             | CheckTest::Equals { text, .. }
             | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
             CheckTest::Json { equals: Some(t), .. } => f(t),
-            CheckTest::JsonAssert { expected, .. } => f(expected),
+            CheckTest::MaxDurationAt(t) => f(t),
+            CheckTest::JsonAssert { expected, at, .. } => {
+                f(expected);
+                if let Some(p) = at {
+                    f(&mut p.src);
+                }
+            }
             CheckTest::Any(tests) => tests.iter_mut().for_each(|t| t.for_each_template_mut(f)),
             _ => {}
         }

@@ -45,6 +45,10 @@
 //!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
 //!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
 //!   connection per host per user.
+//! - `jmx_json_runtime`: issue 32 rows 2-4: JSON Extractor and JSON Assertion paths holding
+//!   variables set at run time, evaluated per sample; a JSON Extractor whose lists differ in
+//!   number throws per sample and the thread goes on; an assertion scoped to an unnamed variable
+//!   fails each sample.
 //! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
 //! - `jmx_small`: smaller differences from JMeter where both run a plan (issue 32): a thread
@@ -144,6 +148,7 @@ mod jmx_ctl;
 mod jmx_diff;
 mod jmx_fn;
 mod jmx_http;
+mod jmx_json_runtime;
 mod jmx_modifiers;
 mod jmx_parallel;
 mod jmx_scripts;

@@ -2,7 +2,7 @@
 //! jmeter-plugins'), XPath, size and duration assertions).
 
 use super::*;
-use crate::plan::request::{Pattern, XPathExpr};
+use crate::plan::request::{Pattern, RunTimeJsonPath, XPathExpr};
 
 /// The assertions, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -14,13 +14,20 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", Cx::plugin_json_path_assertion),
 ];
 
+/// What an assertion scoped to a JMeter variable with no name does in JMeter.
+const UNNAMED_SCOPE_FAILS: &str =
+    "scoped to a JMeter variable with no name: each sample fails (\"Response was null\"), as in JMeter";
+
 impl Cx {
     pub(super) fn response_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         match self.response_assertion_checks(c)? {
             Ok((checks, ignore, status, note)) => {
                 s.checks.extend(checks);
                 s.ignore_status |= ignore;
-                self.report(c, depth, status, note);
+                match status {
+                    Status::Warning => self.warn(c, depth, note),
+                    status => self.report(c, depth, status, note),
+                }
             }
             Err(why) => self.unsupported(c, depth, &why),
         };
@@ -42,7 +49,7 @@ impl Cx {
     /// JMeter's JSON Assertion and jmeter-plugins' (same properties; the plugin compares
     /// values as text, JMeter's as JSON).
     fn json_assertion(&mut self, c: &El, s: &mut Scope, depth: usize, plugin: bool) -> Result<(), Error> {
-        let src = self.expand(c, c.text_or_empty("JSON_PATH"))?;
+        let raw_path = c.text_or_empty("JSON_PATH");
         let negate = c.flag("INVERT").unwrap_or(false);
         let validate = c.flag("JSONVALIDATION").unwrap_or(false);
         let expect_null = c.flag("EXPECT_NULL").unwrap_or(false);
@@ -50,13 +57,23 @@ impl Cx {
         let raw = c.text_or_empty("EXPECTED_VALUE").to_string();
         let expected = self.tmpl(c, &raw)?;
         let mut note = String::from("a JSONPath check");
-        // A path that does not compile fails the assertion at run time (JMeter catches it).
-        let path = match super::extractor::jayway(&src) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                note = format!("warning: {e}: the assertion fails, as in JMeter");
-                None
-            }
+        // JMeter evaluates `${}` in the path for each sample: one set while the test runs is
+        // compiled then; a path that does not compile fails the assertion (JMeter catches it).
+        let t = self.tmpl(c, raw_path)?;
+        let (src, path, at) = if t.is_dynamic(&self.b.sym.vars) {
+            note.push_str(" (the path is read for each sample)");
+            let at = RunTimeJsonPath::new(t, super::extractor::jayway);
+            (raw_path.to_string(), None, Some(Box::new(at)))
+        } else {
+            let src = self.expand(c, raw_path)?;
+            let path = match super::extractor::jayway(&src) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    note = format!("warning: {e}: the assertion fails, as in JMeter");
+                    None
+                }
+            };
+            (src, path, None)
         };
         let what = match (validate, expect_null, regex) {
             (false, ..) => format!("{src} exists"),
@@ -65,7 +82,7 @@ impl Cx {
             (true, false, false) => format!("{src} equals {raw:?}"),
         };
         let id = self.b.check(format!("{}: {}{what}", c.name, if negate { "not " } else { "" }));
-        let test = CheckTest::JsonAssert { path, validate, expected, regex, expect_null, negate, plugin };
+        let test = CheckTest::JsonAssert { path, at, validate, expected, regex, expect_null, negate, plugin };
         s.checks.push(Check { id, test });
         self.report(c, depth, Status::Supported, note);
         Ok(())
@@ -77,7 +94,9 @@ impl Cx {
         let negate = c.flag("XPath.negate").unwrap_or(false);
         let tolerant = c.flag("XPath.tolerant").unwrap_or(false);
         let namespaces = c.flag("XPath.namespace").unwrap_or(false);
-        let field = self.scope_variable(c)?.map_or(Field::Body, |v| v.0);
+        let scoped = self.scope_variable(c)?;
+        let unnamed = scoped.as_ref().is_some_and(|v| v.1.is_empty());
+        let field = scoped.map_or(Field::Body, |v| v.0);
         let mut note = String::from("an XPath check");
         let test = match XPathExpr::new(&query, tolerant, namespaces, false) {
             Ok(path) => CheckTest::XPath { path, field, negate },
@@ -96,7 +115,12 @@ impl Cx {
         } else {
             Status::Supported
         };
-        self.report(c, depth, status, note);
+        if unnamed {
+            // XPathAssertion reads no data from the unnamed variable: "Response was null".
+            self.warn(c, depth, UNNAMED_SCOPE_FAILS);
+        } else {
+            self.report(c, depth, status, note);
+        }
         Ok(())
     }
 
@@ -113,8 +137,12 @@ impl Cx {
             _ => CmpOp::Eq,
         };
         // SizeAssertion.getResult: a variable's value is read as the size (a number).
+        let mut unnamed = false;
         let (part, what) = match self.scope_variable(c)? {
-            Some((Field::Var(v), name)) => (SizePart::Var(v), format!("variable {name} (as a number)")),
+            Some((Field::Var(v), name)) => {
+                unnamed = name.is_empty();
+                (SizePart::Var(v), format!("variable {name} (as a number)"))
+            }
             _ => match c.text("Assertion.test_field").unwrap_or("SizeAssertion.response_network_size") {
                 "SizeAssertion.response_headers" => (SizePart::Headers, "headers".to_string()),
                 "SizeAssertion.response_data" => (SizePart::Body, "body".to_string()),
@@ -126,13 +154,28 @@ impl Cx {
         };
         let id = self.b.check(format!("{}: {what} size {op:?} {bytes} bytes", c.name));
         s.checks.push(Check { id, test: CheckTest::Size { part, op, bytes } });
-        self.report(c, depth, Status::Supported, "a size check");
+        if unnamed {
+            // SizeAssertion: Long.parseLong(null) throws, which fails the sample.
+            let what = "scoped to a JMeter variable with no name: each sample fails (\"Error parsing variable \
+                        name:  value: null\"), as in JMeter";
+            self.warn(c, depth, what);
+        } else {
+            self.report(c, depth, Status::Supported, "a size check");
+        }
         Ok(())
     }
 
     pub(super) fn duration_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         // JMeter reads the duration as a long (0 when it is not one) and checks only one above 0.
         let raw = c.text("DurationAssertion.duration").unwrap_or("0");
+        // JMeter reads it for each sample: a limit set while the test runs is read then.
+        let t = self.tmpl(c, raw)?;
+        if t.is_dynamic(&self.b.sym.vars) {
+            let id = self.b.check(format!("{}: duration at most {raw} ms", c.name));
+            s.checks.push(Check { id, test: CheckTest::MaxDurationAt(t) });
+            self.report(c, depth, Status::Supported, "a duration check, its limit read for each sample");
+            return Ok(());
+        }
         let ms = self.expand(c, raw).ok().and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(0);
         if ms <= 0 {
             self.report(c, depth, Status::Supported, "no limit: a duration of 0, as JMeter checks only one above 0");
@@ -167,8 +210,10 @@ impl Cx {
         };
         // Scope "JMeter Variable": the variable's value is checked instead of the field.
         let scoped_var;
+        let mut unnamed = false;
         if let Some(name) = self.scope_variable(c)? {
             field = name.0;
+            unnamed = name.1.is_empty();
             scoped_var = format!("variable {}", name.1);
             field_name = &scoped_var;
         }
@@ -179,7 +224,11 @@ impl Cx {
             texts(c.collection("Asserion.test_strings").or(c.collection("Assertion.test_strings")).unwrap_or_default());
         let mut checks = Vec::new();
         let mut bad = Vec::new();
-        let custom = c.text("Assertion.custom_message").map(str::to_string);
+        let mut custom = c.text("Assertion.custom_message").map(str::to_string);
+        if unnamed && !negate {
+            // setResultForNull replaces any custom message.
+            custom = Some(format!("{}: Response was null", c.name));
+        }
         for s in &strings {
             let (test, what) = if ty & 16 != 0 {
                 (CheckTest::Contains { field, text: self.tmpl(c, s)?, negate }, "contains")
@@ -235,18 +284,29 @@ impl Cx {
         for b in bad {
             note.push_str(&format!("; warning: {b}"));
         }
+        if unnamed {
+            // ResponseAssertion reads `vars.get("")`, null: a NOT test holds, any other fails.
+            let what = if negate {
+                "scoped to a JMeter variable with no name: the NOT check always holds, as in JMeter"
+            } else {
+                UNNAMED_SCOPE_FAILS
+            };
+            return Ok(Ok((checks, ignore, Status::Warning, what.to_string())));
+        }
         Ok(Ok((checks, ignore, Status::Supported, note)))
     }
 
     /// An assertion scoped to a JMeter variable (`Assertion.scope` = `variable`): the variable
-    /// to check and its name; `None` for the other scopes (the sample and its sub-samples).
+    /// to check and its name (empty: none named, a variable never set); `None` for the other
+    /// scopes (the sample and its sub-samples).
     pub(super) fn scope_variable(&mut self, c: &El) -> Result<Option<(Field, String)>, Error> {
         if c.text("Assertion.scope") != Some("variable") {
             return Ok(None);
         }
         let name = c.text_or_empty("Scope.variable").trim().to_string();
         if name.is_empty() {
-            return Err(self.err(c, "the assertion is scoped to a JMeter variable but names none"));
+            // JMeter reads `vars.get("")`, which nothing sets: a variable never set here.
+            return Ok(Some((Field::Var(self.b.sym.vars.assign("")), name)));
         }
         // Read as `${name}` reads it, so the plan knows the variable is used here.
         self.tmpl(c, &format!("${{{name}}}"))?;
@@ -256,5 +316,71 @@ impl Cx {
                 Err(self.err(c, format!("the assertion is scoped to variable `{name}`, which is not a variable name")))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::extractor::tests::{plan_with, regex_into};
+    use super::*;
+
+    fn inspect_with(children: &str) -> Inspection {
+        inspect(&plan_with(children), Path::new("t.jmx"), &Options::default())
+    }
+
+    /// The checks of the first request.
+    fn checks(i: &Inspection) -> Vec<Check> {
+        let plan = i.plan.as_ref().expect("the plan loads");
+        let mut out = Vec::new();
+        crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
+            if out.is_empty() {
+                out = r.checks.clone();
+            }
+        });
+        out
+    }
+
+    fn response_assertion(scope_var: &str, test_type: u32) -> String {
+        format!(
+            r#"<ResponseAssertion testclass="ResponseAssertion" testname="ra" enabled="true"><collectionProp name="Asserion.test_strings"><stringProp name="1">OK</stringProp></collectionProp><intProp name="Assertion.test_type">{test_type}</intProp><stringProp name="Assertion.scope">variable</stringProp><stringProp name="Scope.variable">{scope_var}</stringProp></ResponseAssertion><hashTree/>"#
+        )
+    }
+
+    #[test]
+    fn a_json_assertion_path_with_a_variable_set_at_run_time_is_compiled_per_sample() {
+        let a = r#"<JSONPathAssertion testclass="JSONPathAssertion" testname="ja" enabled="true"><stringProp name="JSON_PATH">$.result.${key}</stringProp><stringProp name="EXPECTED_VALUE">${key}</stringProp><boolProp name="JSONVALIDATION">true</boolProp></JSONPathAssertion><hashTree/>"#;
+        let i = inspect_with(&format!("{}{a}", regex_into("key")));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        let CheckTest::JsonAssert { path: None, at: Some(at), .. } = &c[0].test else { panic!("{:?}", c[0].test) };
+        assert_eq!(at.src.source(), "$.result.${key}");
+    }
+
+    /// A Duration Assertion's limit set while the test runs is read per sample, not taken as 0.
+    #[test]
+    fn a_duration_limit_set_at_run_time_is_read_per_sample() {
+        let d = r#"<DurationAssertion testclass="DurationAssertion" testname="d" enabled="true"><stringProp name="DurationAssertion.duration">${v}</stringProp></DurationAssertion><hashTree/>"#;
+        let i = inspect_with(&format!("{}{d}", regex_into("v")));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        assert!(matches!(&c[0].test, CheckTest::MaxDurationAt(t) if t.source() == "${v}"), "{:?}", c[0].test);
+    }
+
+    #[test]
+    fn an_assertion_scoped_to_an_unnamed_variable_loads_and_fails_each_sample() {
+        let i = inspect_with(&response_assertion("", 16));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let r = i.elements.iter().find(|r| r.class == "ResponseAssertion").unwrap();
+        assert_eq!((r.status, r.note.as_str()), (Status::Warning, UNNAMED_SCOPE_FAILS));
+        let c = checks(&i);
+        assert!(matches!(c[0].test, CheckTest::Contains { field: Field::Var(_), negate: false, .. }));
+        // NOT holds on an empty value.
+        let i = inspect_with(&response_assertion(" ", 20));
+        let r = i.elements.iter().find(|r| r.class == "ResponseAssertion").unwrap();
+        assert!(r.note.contains("always holds"), "{}", r.note);
+        // A named variable is as before.
+        let i = inspect_with(&format!("{}{}", regex_into("v"), response_assertion("v", 16)));
+        let r = i.elements.iter().find(|r| r.class == "ResponseAssertion").unwrap();
+        assert_eq!(r.status, Status::Supported);
     }
 }

@@ -218,10 +218,19 @@ impl Cx {
         };
         // JMeter goes on while `prefix_N` is defined, up to the end index when one is
         // given; it never reads `prefix_matchNr`. Here an empty value ends the loop.
+        let mut end_at_run_time = None;
         let count = match c.text("ForeachController.endIndex") {
             Some(end) => {
-                let end: u64 = self.number(c, end, "end index")?;
-                Some(Template::literal(end.saturating_sub(start).to_string()))
+                // JMeter reads the end index as each pass starts: one set while the test runs
+                // is read then.
+                let t = self.tmpl(c, end)?;
+                if t.is_dynamic(&self.b.sym.vars) {
+                    end_at_run_time = Some(t);
+                    None
+                } else {
+                    let end: u64 = self.number(c, end, "end index")?;
+                    Some(Template::literal(end.saturating_sub(start).to_string()))
+                }
             }
             None => None,
         };
@@ -237,8 +246,8 @@ impl Cx {
             Status::Supported,
             format!("${{{into}}} takes ${{{prefix}{sep}1}}, ${{{prefix}{sep}2}}, ..."),
         );
-        let mut steps =
-            vec![Step::Pick(Box::new(flow::Pick { slot, offset: start, from, into: into_var, name: into.clone() }))];
+        let pick = flow::Pick { slot, offset: start, from, into: into_var, name: into.clone(), end: end_at_run_time };
+        let mut steps = vec![Step::Pick(Box::new(pick))];
         steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
         Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot, index }))])
     }
@@ -898,5 +907,33 @@ mod tests {
         assert!(nested.branches.is_empty());
         let Op::Parallel(second) = ops[1] else { unreachable!() };
         assert_eq!(second.max, usize::MAX);
+    }
+
+    /// A ForEach end index set while the test runs is read per pass (JMeter's `isDone`), not
+    /// refused as needed at load; a constant one is the loop's count.
+    #[test]
+    fn a_for_each_end_index_set_at_run_time_is_read_per_pass() {
+        use super::super::extractor::tests::{plan_with, regex_into};
+        let each = |end: &str| {
+            format!(
+                r#"<ForeachController testclass="ForeachController" testname="fe" enabled="true"><stringProp name="ForeachController.inputVal">v</stringProp><stringProp name="ForeachController.returnVal">o</stringProp><stringProp name="ForeachController.endIndex">{end}</stringProp></ForeachController><hashTree/>"#
+            )
+        };
+        let pick_and_count = |text: String| {
+            let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+            let Some(Step::Loop(l)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Loop(_))) else { panic!() };
+            let Some(Step::Pick(pk)) = l.steps.first() else { panic!() };
+            (pk.end.as_ref().map(|t| t.source().to_string()), l.count.as_ref().map(|t| t.source().to_string()))
+        };
+        let text = plan_with(&regex_into("n")).replace(
+            "</hashTree></hashTree></hashTree></jmeterTestPlan>",
+            &format!("{}</hashTree></hashTree></hashTree></jmeterTestPlan>", each("${n}")),
+        );
+        assert_eq!(pick_and_count(text), (Some("${n}".to_string()), None));
+        let text = plan_with("").replace(
+            "</hashTree></hashTree></hashTree></jmeterTestPlan>",
+            &format!("{}</hashTree></hashTree></hashTree></jmeterTestPlan>", each("3")),
+        );
+        assert_eq!(pick_and_count(text), (None, Some("3".to_string())));
     }
 }

@@ -2,7 +2,7 @@
 //! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
-use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, XPathExpr, ALL};
+use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, RunTime, RunTimeJsonPath, XPathExpr, ALL};
 
 /// The extractors, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -31,7 +31,10 @@ impl Cx {
     pub(super) fn json_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let (list, status, note) = self.read_json_extractor(c)?;
         s.extract.extend(list);
-        self.report(c, depth, status, note);
+        match status {
+            Status::Warning => self.warn(c, depth, note),
+            status => self.report(c, depth, status, note),
+        }
         Ok(())
     }
 
@@ -47,10 +50,21 @@ impl Cx {
             self.report(c, depth, Status::Partial, why);
             return Ok(());
         }
-        let left = self.expand(c, c.text_or_empty("BoundaryExtractor.lboundary"))?;
-        let right = self.expand(c, c.text_or_empty("BoundaryExtractor.rboundary"))?;
-        let regex = regex::Regex::new(&format!("(?s){}(.*?){}", regex::escape(&left), regex::escape(&right)))
-            .map_err(|e| self.err(c, format!("cannot match the boundaries: {e}")))?;
+        // Both boundaries as one text (XML holds no NUL to mistake for the joint): JMeter
+        // evaluates `${}` in them for each sample, so one set while the test runs is read then.
+        let both = format!(
+            "{}\0{}",
+            c.text_or_empty("BoundaryExtractor.lboundary"),
+            c.text_or_empty("BoundaryExtractor.rboundary")
+        );
+        let probe = self.tmpl(c, &both)?;
+        let at_run_time = probe.is_dynamic(&self.b.sym.vars);
+        let regex = if at_run_time {
+            None
+        } else {
+            let both = self.expand(c, &both)?;
+            Some(boundaries(&both).map_err(|e| self.err(c, e))?)
+        };
         let from = match c.text("BoundaryExtractor.useHeaders").unwrap_or("false") {
             "true" => Field::Headers,
             "URL" => Field::Url,
@@ -68,7 +82,14 @@ impl Cx {
             into: name.clone(),
             source: scoped(
                 c,
-                ExtractSource::Regex { regex: regex.into(), template: "$1$".into(), from },
+                match regex {
+                    Some(regex) => ExtractSource::Regex { regex, template: "$1$".into(), from },
+                    None => ExtractSource::RegexRunTime {
+                        regex: RunTime::new(probe, boundaries),
+                        template: "$1$".into(),
+                        from,
+                    },
+                },
                 &mut self.b.sym.vars,
             ),
             match_no,
@@ -82,7 +103,12 @@ impl Cx {
 
     pub(super) fn read_regex_extractor(&mut self, c: &El) -> Result<(Extractor, Status, String), Error> {
         let name = c.text_or_empty("RegexExtractor.refname").trim().to_string();
-        let re_src = self.expand(c, c.text_or_empty("RegexExtractor.regex"))?;
+        let raw = c.text_or_empty("RegexExtractor.regex");
+        // JMeter evaluates `${}` in the expression for each sample: one set while the test
+        // runs is compiled then.
+        let probe = self.tmpl(c, raw)?;
+        let at_run_time = probe.is_dynamic(&self.b.sym.vars);
+        let re_src = if at_run_time { raw.to_string() } else { self.expand(c, raw)? };
         let template = c.text("RegexExtractor.template").unwrap_or("$1$").to_string();
         let (from, status, mut note) = match c.text("RegexExtractor.useHeaders").unwrap_or("false") {
             "true" => (Field::Headers, Status::Supported, String::new()),
@@ -96,9 +122,12 @@ impl Cx {
         };
         // JMeter compiles the pattern at run time: one that does not compile is logged and
         // leaves the variable at its default.
-        let regex = Pattern::perl5(&re_src)
-            .map_err(|e| format!("invalid regular expression `{re_src}`: {}", e.lines().last().unwrap_or(&e)));
-        let source = or_invalid(regex.map(|regex| ExtractSource::Regex { regex, template, from }), &mut note);
+        let source = if at_run_time {
+            note.push_str("the expression is read for each sample; ");
+            ExtractSource::RegexRunTime { regex: RunTime::new(probe, perl5), template, from }
+        } else {
+            or_invalid(perl5(&re_src).map(|regex| ExtractSource::Regex { regex, template, from }), &mut note)
+        };
         let (match_no, mut all) = self.match_number(c.text("RegexExtractor.match_number"), &name, &mut note);
         if let Some(all) = &mut all {
             // The groups of each match a RegEx User Parameters reads (`name_i_gK`).
@@ -147,33 +176,47 @@ impl Cx {
     }
 
     pub(super) fn read_json_extractor(&mut self, c: &El) -> Result<(Vec<Extractor>, Status, String), Error> {
-        let split = |s: &str| -> Vec<String> { s.split(';').map(|x| x.trim().to_string()).collect() };
-        let names = split(c.text_or_empty("JSONPostProcessor.referenceNames"));
-        let paths = split(c.text_or_empty("JSONPostProcessor.jsonPathExprs"));
-        let matches = split(c.text_or_empty("JSONPostProcessor.match_numbers"));
+        let names_src = c.text_or_empty("JSONPostProcessor.referenceNames");
+        let paths_src = c.text_or_empty("JSONPostProcessor.jsonPathExprs");
+        let defaults_src = c.text_or_empty("JSONPostProcessor.defaultValues");
+        let matches_src = c.text_or_empty("JSONPostProcessor.match_numbers");
+        if let Some(why) = json_lists_mismatch(names_src, paths_src, defaults_src, matches_src) {
+            // JSONPostProcessor.process throws before it sets anything, on every sample.
+            let what = format!(
+                "{why}: JMeter throws when it runs (\"Number of JSON Path variables must match number of default \
+                 values and json-path expressions\"): no variable is set, the later post-processors and the \
+                 assertions of that sample do not run, and JMeter leaves the sample out of its results (stampede \
+                 records it)"
+            );
+            let var = self.b.sym.vars.assign("");
+            let source = ExtractSource::Throws(what.clone());
+            let e =
+                Extractor { var, into: String::new(), source, match_no: 0, default: None, required: None, all: None };
+            return Ok((vec![e], Status::Warning, what));
+        }
+        let split = |s: &str| -> Vec<String> { java_split(s).into_iter().map(|x| x.trim().to_string()).collect() };
+        let names = split(names_src);
+        let paths = split(paths_src);
+        let matches = split(matches_src);
         // JMeter trims names and paths but not defaults: `d1; d2` gives the second ` d2`.
-        let defaults: Vec<String> =
-            c.text_or_empty("JSONPostProcessor.defaultValues").split(';').map(String::from).collect();
+        let defaults: Vec<String> = java_split(defaults_src).into_iter().map(String::from).collect();
         if names.iter().all(|n| n.is_empty()) {
             return Err(self.err(c, "the JSON Extractor has no variable names"));
-        }
-        if names.len() != paths.len() {
-            return Err(self.err(c, format!("{} variable names for {} JSON paths", names.len(), paths.len())));
         }
         let mut out = Vec::new();
         let status = Status::Supported;
         let mut note = String::new();
-        for (i, name) in names.iter().enumerate() {
-            let src = self.expand(c, &paths[i])?;
-            // A path JMeter cannot compile fails at run time: logged, the default set.
-            // JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a function.
-            let path = jayway(&src).and_then(|p| match p.func {
-                Some(_) => {
-                    Err(format!("JSONPath `{src}` ends with a function, which JMeter's JSON Extractor cannot run"))
-                }
-                None => Ok(p),
-            });
-            let source = or_invalid(path.map(ExtractSource::Json), &mut note);
+        for (i, (name, raw)) in names.iter().zip(&paths).enumerate() {
+            // JMeter evaluates `${}` in the path for each sample: one set while the test runs
+            // is compiled then (a path that does not compile logs an error and sets the default).
+            let t = self.tmpl(c, raw)?;
+            let source = if t.is_dynamic(&self.b.sym.vars) {
+                note.push_str(&format!("path `{raw}` read for each sample; "));
+                ExtractSource::JsonRunTime(RunTimeJsonPath::new(t, |s| extractor_path(s.trim())))
+            } else {
+                let src = self.expand(c, raw)?;
+                or_invalid(extractor_path(&src).map(ExtractSource::Json), &mut note)
+            };
             let (match_no, mut all) = self.match_number(matches.get(i).map(String::as_str), name, &mut note);
             if let (Some(all), Some(true)) = (&mut all, c.flag("JSONPostProcessor.compute_concat")) {
                 all.concat = Some(self.b.sym.vars.assign(&format!("{name}_ALL")));
@@ -319,6 +362,9 @@ fn scoped(c: &El, source: ExtractSource, vars: &mut crate::plan::template::VarTa
     let source = match source {
         // The variable is read whatever field the element names.
         ExtractSource::Regex { regex, template, .. } => ExtractSource::Regex { regex, template, from: Field::Body },
+        ExtractSource::RegexRunTime { regex, template, .. } => {
+            ExtractSource::RegexRunTime { regex, template, from: Field::Body }
+        }
         other => other,
     };
     let var = vars.assign(c.text_or_empty("Scope.variable").trim());
@@ -334,17 +380,164 @@ fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> Extra
     })
 }
 
+/// The expression a Boundary Extractor matches: the shortest text between the boundaries,
+/// given as `left\0right`.
+fn boundaries(both: &str) -> Result<Pattern, String> {
+    let (left, right) = both.split_once('\0').unwrap_or((both, ""));
+    regex::Regex::new(&format!("(?s){}(.*?){}", regex::escape(left), regex::escape(right)))
+        .map(Pattern::from)
+        .map_err(|e| format!("cannot match the boundaries: {e}"))
+}
+
+/// A Perl 5 regular expression, or the error naming it.
+fn perl5(src: &str) -> Result<Pattern, String> {
+    Pattern::perl5(src).map_err(|e| format!("invalid regular expression `{src}`: {}", e.lines().last().unwrap_or(&e)))
+}
+
+/// A JSON Extractor's path: JMeter reads with ALWAYS_RETURN_LIST, which Jayway refuses with a
+/// function at the end.
+fn extractor_path(src: &str) -> Result<JsonPathExpr, String> {
+    jayway(src).and_then(|p| match p.func {
+        Some(_) => Err(format!("JSONPath `{src}` ends with a function, which JMeter's JSON Extractor cannot run")),
+        None => Ok(p),
+    })
+}
+
+/// Why JSONPostProcessor.process throws on every sample, if it does: its names, paths and
+/// defaults (each split as Java's `String.split(";")` does: trailing empty items dropped) differ
+/// in number, or its match numbers are more than the defaults or not all whole numbers.
+fn json_lists_mismatch(names: &str, paths: &str, defaults: &str, matches: &str) -> Option<String> {
+    let (n, p, d) = (java_split(names).len(), java_split(paths).len(), java_split(defaults).len());
+    if !matches.trim().is_empty() {
+        let m = java_split(matches);
+        if m.len() > d {
+            return Some(format!("{} match numbers for {d} default values", m.len()));
+        }
+        if let Some(bad) = m.iter().find(|m| m.trim().parse::<i32>().is_err()) {
+            return Some(format!("match number `{bad}` is not a whole number"));
+        }
+    }
+    (n != p || n != d).then(|| format!("{n} variable names for {p} JSON paths and {d} default values"))
+}
+
+/// Java's `String.split(";")`: no separator, the whole text (even empty); else the items with
+/// the trailing empty ones dropped.
+fn java_split(s: &str) -> Vec<&str> {
+    if !s.contains(';') {
+        return vec![s];
+    }
+    let mut v: Vec<&str> = s.split(';').collect();
+    while v.last() == Some(&"") {
+        v.pop();
+    }
+    v
+}
+
 /// A JSONPath in Jayway's dialect, or the error naming it.
 pub(super) fn jayway(src: &str) -> Result<JsonPathExpr, String> {
     JsonPathExpr::jayway(src).map_err(|e| format!("invalid JSONPath `{src}` ({e})"))
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    use super::*;
     use super::super::synthetic::tests::plan_of;
     use super::super::{inspect, Options};
     use crate::plan::flow;
     use std::path::Path;
+
+    /// A plan of one user: a sampler `/a` holding `children`, then a sampler `/b`.
+    pub(in crate::plan::jmx) fn plan_with(children: &str) -> String {
+        format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.path">/a</stringProp></HTTPSamplerProxy>
+            <hashTree>{children}</hashTree>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="b" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.path">/b</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        )
+    }
+
+    pub(in crate::plan::jmx) fn regex_into(name: &str) -> String {
+        format!(
+            r#"<RegexExtractor testclass="RegexExtractor" testname="r" enabled="true"><stringProp name="RegexExtractor.refname">{name}</stringProp><stringProp name="RegexExtractor.regex">(\w+)</stringProp></RegexExtractor><hashTree/>"#
+        )
+    }
+
+    fn json(names: &str, paths: &str, defaults: Option<&str>) -> String {
+        let d = defaults.map_or(String::new(), |d| {
+            format!(r#"<stringProp name="JSONPostProcessor.defaultValues">{d}</stringProp>"#)
+        });
+        format!(
+            r#"<JSONPostProcessor testclass="JSONPostProcessor" testname="j" enabled="true"><stringProp name="JSONPostProcessor.referenceNames">{names}</stringProp><stringProp name="JSONPostProcessor.jsonPathExprs">{paths}</stringProp>{d}</JSONPostProcessor><hashTree/>"#
+        )
+    }
+
+    fn inspect_with(children: &str, strict: bool) -> Inspection {
+        inspect(&plan_with(children), Path::new("t.jmx"), &Options { strict, ..Default::default() })
+    }
+
+    /// The extractors of the first request.
+    fn extractors(i: &Inspection) -> Vec<Extractor> {
+        let plan = i.plan.as_ref().expect("the plan loads");
+        let mut out = Vec::new();
+        crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
+            if out.is_empty() {
+                out = r.extract.clone();
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn a_json_path_with_a_variable_set_at_run_time_is_compiled_per_sample() {
+        let i = inspect_with(&format!("{}{}", regex_into("key"), json("v", "$.result.${key}", Some("none"))), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let e = extractors(&i);
+        let ExtractSource::JsonRunTime(p) = &e[1].source else { panic!("{:?}", e[1].source) };
+        assert_eq!(p.src.source(), "$.result.${key}");
+        // So is a regular expression.
+        let re = regex_into("v").replace(r"(\w+)", r"${key}=(\w+)");
+        let i = inspect_with(&format!("{}{re}", regex_into("key")), false);
+        assert!(
+            matches!(&extractors(&i)[1].source, ExtractSource::RegexRunTime { regex, .. } if regex.src.source() == r"${key}=(\w+)")
+        );
+        // A constant path is still compiled once, when the plan loads.
+        let i = inspect_with(&json("v", "$.result.token", Some("none")), false);
+        assert!(matches!(extractors(&i)[0].source, ExtractSource::Json(_)));
+    }
+
+    #[test]
+    fn a_json_extractor_whose_lists_differ_in_number_loads_and_throws_when_it_runs() {
+        for (names, paths, defaults) in [
+            ("a", "$.x;$.y", Some("1;2")),
+            ("a;b;c", "$.x;$.y", Some("1;2;3")),
+            // JMeter 5.6.3 splits the defaults too: two names and no default is a mismatch.
+            ("a;b", "$.x;$.y", None),
+            ("a;b", "$.x;$.y", Some("1;")),
+        ] {
+            let i = inspect_with(&json(names, paths, defaults), false);
+            assert!(i.problems.is_empty(), "{names} / {paths}: {:?}", i.problems);
+            let r = i.elements.iter().find(|r| r.class == "JSONPostProcessor").unwrap();
+            assert_eq!(r.status, Status::Warning, "{names} / {paths}");
+            assert!(r.note.contains("JMeter throws when it runs"), "{}", r.note);
+            assert!(matches!(extractors(&i)[0].source, ExtractSource::Throws(_)));
+            // --strict refuses it.
+            assert!(!inspect_with(&json(names, paths, defaults), true).problems.is_empty());
+        }
+        // Trailing separators are dropped, as Java's split drops them.
+        let i = inspect_with(&json("g;h;", "$.x;$.y;", Some("1;2")), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(extractors(&i).len(), 2);
+    }
+
+    #[test]
+    fn java_split_drops_trailing_empty_items_only() {
+        assert_eq!(java_split(""), [""]);
+        assert_eq!(java_split("a;b;;"), ["a", "b"]);
+        assert_eq!(java_split(";a; "), ["", "a", " "]);
+        assert!(java_split(";;").is_empty());
+    }
 
     /// Each extractor's variable and the default it sets when it finds nothing (`None`: it
     /// leaves the variable as it was).
