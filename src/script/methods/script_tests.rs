@@ -189,3 +189,23 @@ fn huge_sizes_throw_instead_of_allocating() {
         assert!(got.starts_with("threw java.lang.OutOfMemoryError"), "{src}: {got}");
     }
 }
+
+#[test]
+fn groovy_null_is_a_null_object_while_java_and_js_null_throws() {
+    // Groovy 3's NullObject: `equals` is `x == null`, `is` likewise, `toString` "null".
+    assert_eq!(groovy("def a = null; a.equals('x')"), "false");
+    assert_eq!(groovy("def a = null; a.equals(null)"), "true");
+    assert_eq!(groovy("null == null"), "true");
+    assert_eq!(groovy("def a = null; a.toString()"), "null");
+    assert_eq!(groovy("def a = null; a.is(null)"), "true");
+    assert_eq!(groovy("def a = null; a.asBoolean()"), "false");
+    assert_eq!(groovy("def v = [:].get('k'); v.equals('x') ? 'yes' : 'no'"), "no");
+    assert!(groovy("def a = null; a.size()").starts_with("threw java.lang.NullPointerException"));
+    for (lang, src) in [
+        (Lang::BeanShell, "Object a = null; a.equals(\"x\")"),
+        (Lang::BeanShell, "Object a = null; a.toString()"),
+        (Lang::JavaScript, "var a = null; a.equals('x')"),
+    ] {
+        assert!(run(lang, src).starts_with("threw java.lang.NullPointerException"), "{src}");
+    }
+}
