@@ -209,3 +209,16 @@ fn groovy_null_is_a_null_object_while_java_and_js_null_throws() {
         assert!(run(lang, src).starts_with("threw java.lang.NullPointerException"), "{src}");
     }
 }
+
+#[test]
+fn jayway_json_path_in_a_script() {
+    let src = r#"import com.jayway.jsonpath.JsonPath
+import com.jayway.jsonpath.PathNotFoundException
+def body = '{"items":[{"id":7,"name":"a"},{"id":9,"name":"b"}],"next":null}'
+def ids = JsonPath.read(body, '$.items[*].id')
+def first = JsonPath.parse(body).read('$.items[0].name')
+def missing
+try { JsonPath.read(body, '$.token') } catch (PathNotFoundException e) { missing = 'none' }
+"${ids.sum()} $first $missing ${JsonPath.read(body, '$.next')} ${JsonPath.read(body, '$..nothing').size()}""#;
+    assert_eq!(groovy(src), "16 a none null 0");
+}
