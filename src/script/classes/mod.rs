@@ -36,6 +36,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use errors::Throwable;
+pub(crate) use util::collect;
 pub use time::format_decimal;
 
 /// How calls reach a family's code.

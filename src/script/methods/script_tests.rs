@@ -222,3 +222,28 @@ try { JsonPath.read(body, '$.token') } catch (PathNotFoundException e) { missing
 "${ids.sum()} $first $missing ${JsonPath.read(body, '$.next')} ${JsonPath.read(body, '$..nothing').size()}""#;
     assert_eq!(groovy(src), "16 a none null 0");
 }
+
+#[test]
+fn streams_collect_with_collectors() {
+    let c = "import java.util.stream.Collectors\n";
+    let g = |src: &str| groovy(&format!("{c}{src}"));
+    assert_eq!(g("[1, 2, 3].stream().map { it * 2 }.collect(Collectors.toList())"), "[2, 4, 6]");
+    assert_eq!(g("[1, 2, 3].stream().filter { it > 1 }.map { 'n' + it }.collect(Collectors.joining(','))"), "n2,n3");
+    assert_eq!(g("['a', 'b'].stream().collect(Collectors.joining(', ', '[', ']'))"), "[a, b]");
+    assert_eq!(g("[1, 2, 2].stream().collect(Collectors.toSet()).size()"), "2");
+    assert_eq!(g("['a', 'bb'].stream().collect(Collectors.toMap({ it }, { it.size() }))"), "[a:1, bb:2]");
+    assert_eq!(g("['a', 'b', 'cc'].stream().collect(Collectors.groupingBy({ it.size() }))"), "[1:[a, b], 2:[cc]]");
+    assert_eq!(
+        g("['a', 'b', 'cc'].stream().collect(Collectors.groupingBy({ it.size() }, Collectors.counting()))"),
+        "[1:2, 2:1]"
+    );
+    assert!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }))").starts_with("threw java.lang.IllegalStateException"));
+    assert_eq!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }, { x, y -> x + y }))"), "[a:2]");
+    assert_eq!(
+        run(
+            Lang::BeanShell,
+            "import java.util.stream.Collectors; List l = new ArrayList(); l.add(\"a\"); l.add(\"b\"); l.stream().collect(Collectors.joining(\"-\"))"
+        ),
+        "a-b"
+    );
+}
