@@ -31,6 +31,8 @@ const FILE_SERVER: HostRef = HostRef(FIRST_FREE + 7);
 /// The user's previous sample where it is not the one the script runs on (a pre-processor's,
 /// a timer's, a script sampler's `prev`).
 const PREV: HostRef = HostRef(FIRST_FREE + 8);
+/// `sampler.getCookieManager()`, where the plan has an HTTP Cookie Manager.
+const COOKIES: HostRef = HostRef(FIRST_FREE + 9);
 /// `sampler.getArguments().getArgument(i)`: 1000 + i.
 const ARGUMENT: u32 = 1000;
 
@@ -51,6 +53,8 @@ pub(crate) struct Env {
     pub log: Option<std::sync::mpsc::Sender<String>>,
     /// When a running script is interrupted (Ctrl-C, the end of the run or of the user).
     pub stop: Option<Stop>,
+    /// The plan has an HTTP Cookie Manager: `sampler.getCookieManager()` is not null.
+    pub cookie_manager: bool,
 }
 
 /// When the user's scripts must stop: its scenario is stopping, or its own end has come (the
@@ -117,6 +121,21 @@ pub(crate) struct SamplerEdits {
     pub headers: Vec<(String, String)>,
     pub removed_headers: Vec<String>,
     pub body: Option<String>,
+    /// Cookies added to the Cookie Manager (`getCookieManager().add(new Cookie(...))`): they
+    /// go to the user's cookie store as the script returns, not with this request only.
+    pub cookies: Vec<ScriptCookie>,
+}
+
+/// JMeter's `new Cookie(name, value, domain, path, secure, expires)`; `expires` is in seconds
+/// since the epoch, 0 for a session cookie.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ScriptCookie {
+    pub name: String,
+    pub value: String,
+    pub domain: String,
+    pub path: String,
+    pub secure: bool,
+    pub expires: i64,
 }
 
 impl SamplerEdits {
@@ -487,6 +506,32 @@ impl Exec<'_> {
                 _ => no_method("Arguments", method),
             };
         }
+        if target == COOKIES {
+            return match method {
+                "add" => {
+                    let Some(("org.apache.jmeter.protocol.http.control.Cookie", fields)) =
+                        args.first().and_then(crate::script::classes::jmeter_record)
+                    else {
+                        return Err(Thrown::new(
+                            "groovy.lang.MissingMethodException",
+                            "CookieManager.add() takes an org.apache.jmeter.protocol.http.control.Cookie",
+                        ));
+                    };
+                    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+                    edits.cookies.push(ScriptCookie {
+                        name: get("name"),
+                        value: get("value"),
+                        domain: get("domain"),
+                        path: get("path"),
+                        secure: get("secure") == "true",
+                        expires: get("expires").parse().unwrap_or(0),
+                    });
+                    Ok(Value::Null)
+                }
+                "getCookieCount" | "size" => Ok(Value::Int(edits.cookies.len() as i32)),
+                _ => no_method("CookieManager", method),
+            };
+        }
         if target == HEADERS {
             return match method {
                 "add" => {
@@ -560,6 +605,8 @@ impl Exec<'_> {
                 Value::Null
             }
             "getHeaderManager" => Value::Host(HEADERS),
+            "getCookieManager" if self.env.cookie_manager => Value::Host(COOKIES),
+            "getCookieManager" => Value::Null,
             "getPostBodyRaw" => Value::Bool(edits.body.is_some()),
             "setPostBodyRaw" => Value::Null,
             "getPropertyAsString" => {
@@ -695,7 +742,7 @@ impl Host for Exec<'_> {
                     _ => no_method("AssertionResult", method),
                 }
             }
-            t if t == SAMPLER || t == ARGUMENTS || t == HEADERS || t.0 >= ARGUMENT => {
+            t if t == SAMPLER || t == ARGUMENTS || t == HEADERS || t == COOKIES || t.0 >= ARGUMENT => {
                 self.sampler_call(t, method, &args)
             }
             _ => no_method("Object", method),

@@ -58,3 +58,55 @@ try {
     let got: Vec<String> = server.recorded("/use/tk-42/7-11/none").iter().map(|r| r.path().to_string()).collect();
     assert_eq!(got.len(), 6, "{:?}", server.recorded("/use"));
 }
+
+const COOKIE_MANAGER: &str = r#"<CookieManager guiclass="CookiePanel" testclass="CookieManager" testname="HTTP Cookie Manager" enabled="true">
+          <collectionProp name="CookieManager.cookies"/>
+          <boolProp name="CookieManager.clearEachIteration">false</boolProp>
+        </CookieManager><hashTree/>"#;
+
+/// A pre-processor adds a cookie through `sampler.getCookieManager().add(new Cookie(...))`: the
+/// user's cookie store holds it, so its request and the next ones on its path send it (and a
+/// request outside its path does not); without a Cookie Manager `getCookieManager()` is null.
+#[test]
+fn a_cookie_a_script_adds_to_the_cookie_manager_is_sent() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-cookie");
+    let pre = script(
+        "JSR223PreProcessor",
+        "add cookie",
+        "groovy",
+        r#"import org.apache.jmeter.protocol.http.control.Cookie
+def cm = sampler.getCookieManager()
+cm.add(new Cookie("sid", "s-" + vars.get("__jm__Users__idx"), "127.0.0.1", "/app", false, 0))"#,
+        "",
+    );
+    let body = [
+        COOKIE_MANAGER,
+        &sampler("first", "GET", "/app/one", "", false, &pre),
+        &sampler("second", "GET", "/app/two", "", false, ""),
+        &sampler("elsewhere", "GET", "/other", "", false, ""),
+    ]
+    .concat();
+    run_jmx(&run, &body, 2, "2", server.addr().port()).assert_exit(0);
+    assert_eq!(uint(&run.total(), "samples"), 12);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+    for path in ["/app/one", "/app/two"] {
+        let got: Vec<Option<String>> = server.recorded(path).iter().map(|r| r.cookie("sid")).collect();
+        assert_eq!(got.len(), 4, "{path}");
+        assert!(got.iter().all(|c| c.as_deref().is_some_and(|v| v.starts_with("s-"))), "{path}: {got:?}");
+    }
+    let other: Vec<Option<String>> = server.recorded("/other").iter().map(|r| r.cookie("sid")).collect();
+    assert_eq!(other, vec![None; 4]);
+
+    let run = TempRun::new("jmx-script-no-cookie-manager");
+    let pre = script(
+        "JSR223PreProcessor",
+        "no manager",
+        "groovy",
+        r#"vars.put("cm", sampler.getCookieManager() == null ? "null" : "there")"#,
+        "",
+    );
+    let body = sampler("probe", "GET", "/cm/${cm}", "", false, &pre);
+    run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
+    assert_eq!(server.recorded("/cm/null").len(), 2);
+}
