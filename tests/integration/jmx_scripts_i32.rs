@@ -110,3 +110,28 @@ cm.add(new Cookie("sid", "s-" + vars.get("__jm__Users__idx"), "127.0.0.1", "/app
     run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
     assert_eq!(server.recorded("/cm/null").len(), 2);
 }
+
+/// A pre-processor reads a file beside the plan with commons-io's `FileUtils` and writes
+/// another; the request sends what it read, and a file outside the plan's directory is refused.
+#[test]
+fn file_utils_reads_and_writes_beside_the_plan_only() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-fileutils");
+    run.write("ids.txt", "a1\nb2\n");
+    let pre = script(
+        "JSR223PreProcessor",
+        "read ids",
+        "groovy",
+        r#"import org.apache.commons.io.FileUtils
+def ids = FileUtils.readLines(new File("ids.txt"), "UTF-8")
+FileUtils.writeStringToFile(new File("seen.txt"), ids.join(",") + "\n", "UTF-8", true)
+def outside
+try { FileUtils.readFileToString(new File("/etc/hostname"), "UTF-8"); outside = "read" } catch (SecurityException e) { outside = "refused" }
+vars.put("p", ids.join("-") + "/" + outside)"#,
+        "",
+    );
+    let body = sampler("ids", "GET", "/ids/${p}", "", false, &pre);
+    run_jmx(&run, &body, 1, "3", server.addr().port()).assert_exit(0);
+    assert_eq!(server.recorded("/ids/a1-b2/refused").len(), 3);
+    assert_eq!(std::fs::read_to_string(run.root().join("seen.txt")).unwrap(), "a1,b2\n".repeat(3));
+}
