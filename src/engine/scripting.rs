@@ -124,6 +124,18 @@ pub(crate) struct SamplerEdits {
     /// Cookies added to the Cookie Manager (`getCookieManager().add(new Cookie(...))`): they
     /// go to the user's cookie store as the script returns, not with this request only.
     pub cookies: Vec<ScriptCookie>,
+    /// The files `setHTTPFiles` gave, in place of the sampler's own, read when it was called
+    /// (from the plan's directory, as a script reads files).
+    pub files: Option<Vec<Upload>>,
+}
+
+/// A file to upload a script chose: `new HTTPFileArg(path, paramName, mimeType)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Upload {
+    pub param: String,
+    pub file_name: String,
+    pub mime: String,
+    pub bytes: Vec<u8>,
 }
 
 /// JMeter's `new Cookie(name, value, domain, path, secure, expires)`; `expires` is in seconds
@@ -605,6 +617,28 @@ impl Exec<'_> {
                 Value::Null
             }
             "getHeaderManager" => Value::Host(HEADERS),
+            "setHTTPFiles" => {
+                let mut files = Vec::new();
+                for f in args.first().and_then(crate::script::classes::items_of).unwrap_or_default() {
+                    let Some(("org.apache.jmeter.protocol.http.util.HTTPFileArg", fields)) =
+                        crate::script::classes::jmeter_record(&f)
+                    else {
+                        return no_method("HTTPSamplerProxy", "setHTTPFiles");
+                    };
+                    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+                    let path = get("path");
+                    if path.is_empty() {
+                        continue;
+                    }
+                    let bytes = read_upload(self.env, &self.el.writes, &path)?;
+                    let file_name =
+                        Path::new(&path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    files.push(Upload { param: get("paramName"), file_name, mime: get("mimeType"), bytes });
+                }
+                edits.files = Some(files);
+                Value::Null
+            }
+            "getHTTPFiles" => Value::array(Vec::new()),
             "getCookieManager" if self.env.cookie_manager => Value::Host(COOKIES),
             "getCookieManager" => Value::Null,
             "getPostBodyRaw" => Value::Bool(edits.body.is_some()),
@@ -625,6 +659,18 @@ impl Exec<'_> {
             _ => return no_method("HTTPSamplerProxy", method),
         })
     }
+}
+
+/// The bytes of a file to upload, under the scripts' file policy; one that cannot be read
+/// throws JMeter's `FileNotFoundException` with the path.
+fn read_upload(env: &Env, named: &[PathBuf], path: &str) -> Result<Vec<u8>, Thrown> {
+    use std::io::Read as _;
+    let p = allowed_file(env, named, path, FileAccess::Read)?;
+    let mut b = Vec::new();
+    crate::confine::open(&p, crate::confine::Access::Read)
+        .and_then(|mut f| f.read_to_end(&mut b))
+        .map_err(|e| Thrown::new("java.io.FileNotFoundException", format!("{path} ({e})")))?;
+    Ok(b)
 }
 
 /// A sampler's arguments: the plan's, then those a script added.

@@ -135,3 +135,39 @@ vars.put("p", ids.join("-") + "/" + outside)"#,
     assert_eq!(server.recorded("/ids/a1-b2/refused").len(), 3);
     assert_eq!(std::fs::read_to_string(run.root().join("seen.txt")).unwrap(), "a1,b2\n".repeat(3));
 }
+
+/// A pre-processor chooses the file a POST uploads, per sample
+/// (`sampler.setHTTPFiles([new HTTPFileArg(path, param, mime)] as HTTPFileArg[])`): the
+/// witness receives a multipart body with the form's field, then that file.
+#[test]
+fn a_file_a_pre_processor_chooses_is_uploaded_multipart() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-upload");
+    run.write("up-0.txt", "zero");
+    run.write("up-1.txt", "one");
+    let pre = script(
+        "JSR223PreProcessor",
+        "choose file",
+        "groovy",
+        r#"import org.apache.jmeter.protocol.http.util.HTTPFileArg
+int n = (vars.get("n") ?: "0") as int
+vars.put("n", String.valueOf(n + 1))
+sampler.setHTTPFiles([new HTTPFileArg("up-" + (n % 2) + ".txt", "file", "text/plain")] as HTTPFileArg[])"#,
+        "",
+    );
+    let body = sampler("upload", "POST", "/upload", &crate::jmx::arg("who", "me", false), false, &pre);
+    run_jmx(&run, &body, 1, "4", server.addr().port()).assert_exit(0);
+    assert_eq!(uint(&run.label("upload"), "samples"), 4);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+    let got = server.recorded("/upload");
+    assert_eq!(got.len(), 4);
+    for (i, r) in got.iter().enumerate() {
+        let b = "----stampede-7d4a1f0c9b3e";
+        let (file, text) = if i % 2 == 0 { ("up-0.txt", "zero") } else { ("up-1.txt", "one") };
+        let want = format!(
+            "--{b}\r\nContent-Disposition: form-data; name=\"who\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nme\r\n--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file}\"\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n{text}\r\n--{b}--\r\n"
+        );
+        assert_eq!(String::from_utf8_lossy(&r.body), want);
+        assert_eq!(r.header("content-type"), Some(format!("multipart/form-data; boundary={b}; charset=UTF-8").as_str()));
+    }
+}
