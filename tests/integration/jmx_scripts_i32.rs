@@ -168,6 +168,9 @@ sampler.setHTTPFiles([new HTTPFileArg("up-" + (n % 2) + ".txt", "file", "text/pl
             "--{b}\r\nContent-Disposition: form-data; name=\"who\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nme\r\n--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file}\"\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n{text}\r\n--{b}--\r\n"
         );
         assert_eq!(String::from_utf8_lossy(&r.body), want);
-        assert_eq!(r.header("content-type"), Some(format!("multipart/form-data; boundary={b}; charset=UTF-8").as_str()));
+        assert_eq!(
+            r.header("content-type"),
+            Some(format!("multipart/form-data; boundary={b}; charset=UTF-8").as_str())
+        );
     }
 }

@@ -763,10 +763,17 @@ fn with_uploads(
     use crate::plan::request::MULTIPART_BOUNDARY as B;
     let form = sent_type.starts_with("application/x-www-form-urlencoded");
     let multipart = sent_type.starts_with("multipart/");
-    let fields: Vec<(String, String)> =
-        if form { url::form_urlencoded::parse(&body).map(|(n, v)| (n.into_owned(), v.into_owned())).collect() } else { Vec::new() };
+    let fields: Vec<(String, String)> = if form {
+        url::form_urlencoded::parse(&body).map(|(n, v)| (n.into_owned(), v.into_owned())).collect()
+    } else {
+        Vec::new()
+    };
     let mime = |f: &super::super::scripting::Upload| {
-        if f.mime.is_empty() { "application/octet-stream".to_string() } else { f.mime.clone() }
+        if f.mime.is_empty() {
+            "application/octet-stream".to_string()
+        } else {
+            f.mime.clone()
+        }
     };
     match files {
         [] => (None, body),

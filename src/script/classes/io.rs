@@ -307,7 +307,10 @@ fn file_utils(cx: &mut Ctx<'_>, method: &str, args: &[Value]) -> Result<Value, T
                 (_, Value::List(l)) => (lock(&l.items).clone(), "\n".to_string()),
                 _ => return Err(illegal_arg("FileUtils.writeLines takes a collection of lines")),
             };
-            let text: String = items.iter().map(|x| format!("{}{ending}", if x.is_null() { String::new() } else { x.to_string() })).collect();
+            let text: String = items
+                .iter()
+                .map(|x| format!("{}{ending}", if x.is_null() { String::new() } else { x.to_string() }))
+                .collect();
             write_file(cx, &path, text.as_bytes(), !append)?;
             Ok(Value::Null)
         }
@@ -687,7 +690,10 @@ mod tests {
         let fu = "org.apache.commons.io.FileUtils";
         call_static(cx, fu, "writeStringToFile", vec![s("fu.txt"), s("a\nb"), s("UTF-8")]).unwrap();
         call_static(cx, fu, "writeStringToFile", vec![s("fu.txt"), s("\nc"), s("UTF-8"), Value::Bool(true)]).unwrap();
-        assert_eq!(call_static(cx, fu, "readFileToString", vec![s("fu.txt"), s("UTF-8")]).unwrap().to_string(), "a\nb\nc");
+        assert_eq!(
+            call_static(cx, fu, "readFileToString", vec![s("fu.txt"), s("UTF-8")]).unwrap().to_string(),
+            "a\nb\nc"
+        );
         assert_eq!(call_static(cx, fu, "readLines", vec![s("fu.txt")]).unwrap().to_string(), "[a, b, c]");
         call_static(cx, fu, "copyFile", vec![s("fu.txt"), s("fu2.txt")]).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("fu2.txt")).unwrap(), "a\nb\nc");

@@ -36,8 +36,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use errors::Throwable;
-pub(crate) use util::collect;
 pub use time::format_decimal;
+pub(crate) use util::collect;
 
 /// How calls reach a family's code.
 pub(crate) struct Family {

@@ -3,8 +3,8 @@
 //! `Objects`, `StringJoiner`, `Locale`, atomics and `TimeUnit`.
 
 use super::{
-    arg, bytes_of, downcast, illegal_arg, int_arg, int_value, items_of, native_base, no_method, no_property, obj, str_arg,
-    ClassDef, Family,
+    arg, bytes_of, downcast, illegal_arg, int_arg, int_value, items_of, native_base, no_method, no_property, obj,
+    str_arg, ClassDef, Family,
 };
 use crate::script::value::{compare, equals, lock, Key, ListKind, ListObj, MapObj, Native, Value};
 use crate::script::{Ctx, Thrown};
@@ -1128,12 +1128,23 @@ mod tests {
 enum Collector {
     List,
     Set,
-    Joining { sep: String, prefix: String, suffix: String },
+    Joining {
+        sep: String,
+        prefix: String,
+        suffix: String,
+    },
     /// `toMap(key, value[, merge])`.
-    Map { key: Value, value: Value, merge: Option<Value> },
+    Map {
+        key: Value,
+        value: Value,
+        merge: Option<Value>,
+    },
     Counting,
     /// `groupingBy(key[, downstream])`.
-    Grouping { key: Value, downstream: Option<Value> },
+    Grouping {
+        key: Value,
+        downstream: Option<Value>,
+    },
 }
 
 impl Native for Collector {

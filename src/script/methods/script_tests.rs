@@ -237,7 +237,8 @@ fn streams_collect_with_collectors() {
         g("['a', 'b', 'cc'].stream().collect(Collectors.groupingBy({ it.size() }, Collectors.counting()))"),
         "[1:2, 2:1]"
     );
-    assert!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }))").starts_with("threw java.lang.IllegalStateException"));
+    assert!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }))")
+        .starts_with("threw java.lang.IllegalStateException"));
     assert_eq!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }, { x, y -> x + y }))"), "[a:2]");
     assert_eq!(
         run(
