@@ -923,3 +923,45 @@ fn store_cookies(
         }
     }
 }
+
+#[cfg(test)]
+mod upload_tests {
+    use super::super::super::scripting::Upload;
+    use super::with_uploads;
+
+    fn up(param: &str) -> Upload {
+        Upload { param: param.into(), file_name: "f.bin".into(), mime: String::new(), bytes: b"DATA".to_vec() }
+    }
+
+    #[test]
+    fn uploads_a_script_chose_are_sent_as_jmeters_http_client_sends_them() {
+        // A lone file without a parameter name and no form fields is the body, for any method.
+        for method in ["POST", "PUT", "GET"] {
+            let (t, b) = with_uploads(method, "", Vec::new(), &[up("")]);
+            assert_eq!((t.as_deref(), b.as_slice()), (Some("application/octet-stream"), &b"DATA"[..]), "{method}");
+        }
+        // A GET sends no named file; a PUT sends the first file as its body.
+        assert_eq!(with_uploads("GET", "", Vec::new(), &[up("f")]), (None, Vec::new()));
+        assert_eq!(with_uploads("PUT", "", Vec::new(), &[up("f")]).1, b"DATA");
+        // A POST's form fields become text parts before the files.
+        let (t, b) =
+            with_uploads("POST", "application/x-www-form-urlencoded; charset=utf-8", b"a=1+2".to_vec(), &[up("f")]);
+        assert!(t.unwrap().starts_with("multipart/form-data; boundary="));
+        let b = String::from_utf8(b).unwrap();
+        let a = b.find("name=\"a\"").unwrap();
+        let f = b.find("name=\"f\"; filename=\"f.bin\"").unwrap();
+        assert!(a < f && b.contains("\r\n\r\n1 2\r\n") && b.contains("\r\n\r\nDATA\r\n"), "{b}");
+        // The sampler's own multipart body keeps its text parts and loses its files.
+        let d = crate::plan::request::MULTIPART_BOUNDARY;
+        let own = format!(
+            "--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\nContent-Disposition: form-data; name=\"x\"; filename=\"old\"\r\n\r\nOLD\r\n--{d}--\r\n"
+        );
+        let (_, b) = with_uploads("POST", "multipart/form-data; boundary=x", own.into_bytes(), &[up("f")]);
+        let b = String::from_utf8(b).unwrap();
+        assert!(
+            b.starts_with(&format!("--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\n")),
+            "{b}"
+        );
+        assert!(!b.contains("OLD") && b.contains("filename=\"f.bin\"") && b.ends_with(&format!("--{d}--\r\n")), "{b}");
+    }
+}
