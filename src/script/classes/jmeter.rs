@@ -89,7 +89,8 @@ fn construct(cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result<
         ))),
         // `new HTTPFileArg(path[, paramName, mimeType])`: a file for `sampler.setHTTPFiles`.
         "org.apache.jmeter.protocol.http.util.HTTPFileArg" => {
-            Ok(obj(Record::new(class, &[("path", s(0)), ("paramName", s(1)), ("mimeType", s(2))])))
+            let t = |i: usize| if args.len() > i { s(i) } else { String::new() };
+            Ok(obj(Record::new(class, &[("path", t(0)), ("paramName", t(1)), ("mimeType", t(2))])))
         }
         "org.apache.jmeter.assertions.AssertionResult" => Ok(obj(Record::new(
             class,

@@ -27,6 +27,12 @@ pub(super) const CLASSES: &[ClassDef] = &[
     ClassDef { name: "org.json.JSONObject", statics: &["NULL", "quote"], family: &FAMILY },
     ClassDef { name: "org.json.JSONArray", statics: &[], family: &FAMILY },
     ClassDef { name: "com.jayway.jsonpath.JsonPath", statics: &["read", "parse", "compile"], family: &FAMILY },
+    // The types scripts declare what Jayway gives as: its parsed document, and json-smart's
+    // array and object (lists and maps here).
+    ClassDef { name: "com.jayway.jsonpath.DocumentContext", statics: &[], family: &FAMILY },
+    ClassDef { name: "com.jayway.jsonpath.ReadContext", statics: &[], family: &FAMILY },
+    ClassDef { name: "net.minidev.json.JSONArray", statics: &[], family: &FAMILY },
+    ClassDef { name: "net.minidev.json.JSONObject", statics: &[], family: &FAMILY },
     ClassDef { name: "JSON", statics: &["parse", "stringify"], family: &FAMILY },
 ];
 
@@ -56,6 +62,11 @@ fn construct(_cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result
             };
             Ok(org_array(list))
         }
+        "net.minidev.json.JSONArray" => Ok(Value::list(super::items_of(arg(&args, 0)).unwrap_or_default())),
+        "net.minidev.json.JSONObject" => match arg(&args, 0) {
+            Value::Map(m) => Ok(Value::map(lock(&m.entries).clone())),
+            _ => Ok(Value::map(IndexMap::new())),
+        },
         _ => Err(illegal_arg(format!("{class} has no public constructor"))),
     }
 }

@@ -248,3 +248,19 @@ fn streams_collect_with_collectors() {
         "a-b"
     );
 }
+
+#[test]
+fn jayway_and_json_smart_types_declare_what_json_path_gives() {
+    let src = r#"import com.jayway.jsonpath.JsonPath
+import com.jayway.jsonpath.DocumentContext
+import com.jayway.jsonpath.ReadContext
+import net.minidev.json.JSONArray
+DocumentContext c = JsonPath.parse('{"a":[1,2],"o":{"k":"v"}}')
+ReadContext r = c
+JSONArray a = r.read('$.a')
+Map o = c.read('$.o')
+"${a.size()} ${o.k} ${a instanceof List}""#;
+    assert_eq!(groovy(src), "2 v true");
+    let src = "import org.apache.jmeter.protocol.http.util.HTTPFileArg; def a = new HTTPFileArg('p'); a.getPath() + '|' + a.getParamName() + '|' + a.getMimeType()";
+    assert_eq!(groovy(src), "p||");
+}
