@@ -38,8 +38,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("redact", &[]),
     ("confine", &[]),
     ("http1", &[]),
-    // A script opens files as the one rule for where a plan's files may lead says.
-    ("script", &["confine"]),
+    // A script opens files as the one rule for where a plan's files may lead says, and reads
+    // Jayway's `JsonPath` through the plan's JSONPath engine (a leaf over serde_json_path).
+    ("script", &["confine", "plan::jsonpath"]),
 ];
 
 /// The crate-level paths a source text names: `crate::a::b`, and each `a::b` of

@@ -31,6 +31,8 @@ const FILE_SERVER: HostRef = HostRef(FIRST_FREE + 7);
 /// The user's previous sample where it is not the one the script runs on (a pre-processor's,
 /// a timer's, a script sampler's `prev`).
 const PREV: HostRef = HostRef(FIRST_FREE + 8);
+/// `sampler.getCookieManager()`, where the plan has an HTTP Cookie Manager.
+const COOKIES: HostRef = HostRef(FIRST_FREE + 9);
 /// `sampler.getArguments().getArgument(i)`: 1000 + i.
 const ARGUMENT: u32 = 1000;
 
@@ -51,6 +53,8 @@ pub(crate) struct Env {
     pub log: Option<std::sync::mpsc::Sender<String>>,
     /// When a running script is interrupted (Ctrl-C, the end of the run or of the user).
     pub stop: Option<Stop>,
+    /// The plan has an HTTP Cookie Manager: `sampler.getCookieManager()` is not null.
+    pub cookie_manager: bool,
 }
 
 /// When the user's scripts must stop: its scenario is stopping, or its own end has come (the
@@ -117,6 +121,33 @@ pub(crate) struct SamplerEdits {
     pub headers: Vec<(String, String)>,
     pub removed_headers: Vec<String>,
     pub body: Option<String>,
+    /// Cookies added to the Cookie Manager (`getCookieManager().add(new Cookie(...))`): they
+    /// go to the user's cookie store as the script returns, not with this request only.
+    pub cookies: Vec<ScriptCookie>,
+    /// The files `setHTTPFiles` gave, in place of the sampler's own, read when it was called
+    /// (from the plan's directory, as a script reads files).
+    pub files: Option<Vec<Upload>>,
+}
+
+/// A file to upload a script chose: `new HTTPFileArg(path, paramName, mimeType)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Upload {
+    pub param: String,
+    pub file_name: String,
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
+/// JMeter's `new Cookie(name, value, domain, path, secure, expires)`; `expires` is in seconds
+/// since the epoch, 0 for a session cookie.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ScriptCookie {
+    pub name: String,
+    pub value: String,
+    pub domain: String,
+    pub path: String,
+    pub secure: bool,
+    pub expires: i64,
 }
 
 impl SamplerEdits {
@@ -487,6 +518,32 @@ impl Exec<'_> {
                 _ => no_method("Arguments", method),
             };
         }
+        if target == COOKIES {
+            return match method {
+                "add" => {
+                    let Some(("org.apache.jmeter.protocol.http.control.Cookie", fields)) =
+                        args.first().and_then(crate::script::classes::jmeter_record)
+                    else {
+                        return Err(Thrown::new(
+                            "groovy.lang.MissingMethodException",
+                            "CookieManager.add() takes an org.apache.jmeter.protocol.http.control.Cookie",
+                        ));
+                    };
+                    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+                    edits.cookies.push(ScriptCookie {
+                        name: get("name"),
+                        value: get("value"),
+                        domain: get("domain"),
+                        path: get("path"),
+                        secure: get("secure") == "true",
+                        expires: get("expires").parse().unwrap_or(0),
+                    });
+                    Ok(Value::Null)
+                }
+                "getCookieCount" | "size" => Ok(Value::Int(edits.cookies.len() as i32)),
+                _ => no_method("CookieManager", method),
+            };
+        }
         if target == HEADERS {
             return match method {
                 "add" => {
@@ -560,6 +617,30 @@ impl Exec<'_> {
                 Value::Null
             }
             "getHeaderManager" => Value::Host(HEADERS),
+            "setHTTPFiles" => {
+                let mut files = Vec::new();
+                for f in args.first().and_then(crate::script::classes::items_of).unwrap_or_default() {
+                    let Some(("org.apache.jmeter.protocol.http.util.HTTPFileArg", fields)) =
+                        crate::script::classes::jmeter_record(&f)
+                    else {
+                        return no_method("HTTPSamplerProxy", "setHTTPFiles");
+                    };
+                    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+                    let path = get("path");
+                    if path.is_empty() {
+                        continue;
+                    }
+                    let bytes = read_upload(self.env, &self.el.writes, &path)?;
+                    let file_name =
+                        Path::new(&path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    files.push(Upload { param: get("paramName"), file_name, mime: get("mimeType"), bytes });
+                }
+                edits.files = Some(files);
+                Value::Null
+            }
+            "getHTTPFiles" => Value::array(Vec::new()),
+            "getCookieManager" if self.env.cookie_manager => Value::Host(COOKIES),
+            "getCookieManager" => Value::Null,
             "getPostBodyRaw" => Value::Bool(edits.body.is_some()),
             "setPostBodyRaw" => Value::Null,
             "getPropertyAsString" => {
@@ -578,6 +659,18 @@ impl Exec<'_> {
             _ => return no_method("HTTPSamplerProxy", method),
         })
     }
+}
+
+/// The bytes of a file to upload, under the scripts' file policy; one that cannot be read
+/// throws JMeter's `FileNotFoundException` with the path.
+fn read_upload(env: &Env, named: &[PathBuf], path: &str) -> Result<Vec<u8>, Thrown> {
+    use std::io::Read as _;
+    let p = allowed_file(env, named, path, FileAccess::Read)?;
+    let mut b = Vec::new();
+    crate::confine::open(&p, crate::confine::Access::Read)
+        .and_then(|mut f| f.read_to_end(&mut b))
+        .map_err(|e| Thrown::new("java.io.FileNotFoundException", format!("{path} ({e})")))?;
+    Ok(b)
 }
 
 /// A sampler's arguments: the plan's, then those a script added.
@@ -695,7 +788,7 @@ impl Host for Exec<'_> {
                     _ => no_method("AssertionResult", method),
                 }
             }
-            t if t == SAMPLER || t == ARGUMENTS || t == HEADERS || t.0 >= ARGUMENT => {
+            t if t == SAMPLER || t == ARGUMENTS || t == HEADERS || t == COOKIES || t.0 >= ARGUMENT => {
                 self.sampler_call(t, method, &args)
             }
             _ => no_method("Object", method),

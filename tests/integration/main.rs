@@ -67,6 +67,9 @@
 //!   per message (JSR223 and BeanShell), a post-processor's `setSuccessful`, JSR223 and
 //!   BeanShell samplers, a timer's delay, a listener's file, `${var}` in a BeanShell script; the
 //!   sandbox's refusals and compile errors at line:column.
+//! - `jmx_scripts_i32`: scripts of real plans (issue 32): Jayway's `JsonPath` read in a
+//!   post-processor, an upload a pre-processor chooses with `HTTPFileArg`, a cookie a script
+//!   adds to the Cookie Manager, each as the witness receives them.
 //! - `jmx_scripts_mirror`: JMeter's HTTP Mirror Server (issue 14) started and stopped by a plan's
 //!   setUp/tearDown JSR223 samplers, its echoes asserted, its served count equal to the samples;
 //!   `stampede mock --mirror`, loopback only.
@@ -152,6 +155,7 @@ mod jmx_json_runtime;
 mod jmx_modifiers;
 mod jmx_parallel;
 mod jmx_scripts;
+mod jmx_scripts_i32;
 mod jmx_scripts_mirror;
 mod jmx_small;
 mod jmx_socket;

@@ -682,7 +682,7 @@ fn args_in_body(method: &str) -> bool {
 fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: &mut Vec<u8>) {
     let method = e.method.as_deref().unwrap_or(plan_method);
     let body_args = args_in_body(method) && !e.args.is_empty();
-    if e.method.is_none() && e.removed_headers.is_empty() && !body_args {
+    if e.method.is_none() && e.removed_headers.is_empty() && !body_args && e.files.is_none() {
         return;
     }
     let Some(head_end) = memchr::memmem::find(out, b"\r\n\r\n") else { return };
@@ -693,10 +693,17 @@ fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: 
     let rest = first.split_once(' ').map_or("", |(_, r)| r);
     let mut text = format!("{method} {rest}\r\n");
     let mut has_type = false;
+    let mut sent_type = String::new();
     for line in lines {
         let name = line.split_once(':').map_or(line, |(n, _)| n).trim();
+        if name.eq_ignore_ascii_case("content-type") {
+            sent_type = line.split_once(':').map_or("", |(_, v)| v).trim().to_ascii_lowercase();
+        }
         if name.eq_ignore_ascii_case("content-length") || e.removed_headers.iter().any(|r| r.eq_ignore_ascii_case(name))
         {
+            continue;
+        }
+        if e.files.as_ref().is_some_and(|f| !f.is_empty()) && name.eq_ignore_ascii_case("content-type") {
             continue;
         }
         has_type |= name.eq_ignore_ascii_case("content-type");
@@ -722,6 +729,15 @@ fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: 
             }
         }
     }
+    if let Some(files) = &e.files {
+        let (content_type, new_body) = with_uploads(method, &sent_type, body, files);
+        if let Some(t) = content_type {
+            text.push_str("Content-Type: ");
+            text.push_str(&t);
+            text.push_str("\r\n");
+        }
+        body = new_body;
+    }
     if !body.is_empty() || args_in_body(method) {
         text.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
@@ -729,6 +745,87 @@ fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: 
     out.clear();
     out.extend_from_slice(text.as_bytes());
     out.extend_from_slice(&body);
+}
+
+/// The body and its type once a script's `setHTTPFiles` replaced the sampler's files, as
+/// JMeter's HttpClient sampler sends them: a POST with a named file is multipart (the form's
+/// fields as text parts, then the files; RFC 6532 headers, JMeter's default); a lone file
+/// without a parameter name and no fields is the body itself, as for any method with a body.
+/// `None` keeps no type (the sampler's was dropped with the files it described).
+fn with_uploads(
+    method: &str,
+    sent_type: &str,
+    body: Vec<u8>,
+    files: &[super::super::scripting::Upload],
+) -> (Option<String>, Vec<u8>) {
+    use crate::plan::request::MULTIPART_BOUNDARY as B;
+    let form = sent_type.starts_with("application/x-www-form-urlencoded");
+    let multipart = sent_type.starts_with("multipart/");
+    let fields: Vec<(String, String)> = if form {
+        url::form_urlencoded::parse(&body).map(|(n, v)| (n.into_owned(), v.into_owned())).collect()
+    } else {
+        Vec::new()
+    };
+    let mime = |f: &super::super::scripting::Upload| {
+        if f.mime.is_empty() {
+            "application/octet-stream".to_string()
+        } else {
+            f.mime.clone()
+        }
+    };
+    match files {
+        [] => (None, body),
+        [f] if f.param.is_empty() && fields.is_empty() && !multipart => (Some(mime(f)), f.bytes.clone()),
+        _ if method.eq_ignore_ascii_case("POST") => {
+            let mut out = Vec::new();
+            if multipart {
+                // The sampler's own text parts stay; its file parts are those the script replaced.
+                let delim = format!("--{B}\r\n");
+                for part in split_parts(&body, delim.as_bytes()) {
+                    if memchr::memmem::find(part, b"filename=\"").is_none() {
+                        out.extend_from_slice(delim.as_bytes());
+                        out.extend_from_slice(part);
+                    }
+                }
+            }
+            for (n, v) in &fields {
+                out.extend_from_slice(format!("--{B}\r\nContent-Disposition: form-data; name=\"{}\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{v}\r\n", n.replace('"', "%22")).as_bytes());
+            }
+            for f in files {
+                out.extend_from_slice(
+                    format!(
+                        "--{B}\r\nContent-Disposition: form-data; name=\"{}\"; filename=\"{}\"\r\nContent-Type: {}\r\nContent-Transfer-Encoding: binary\r\n\r\n",
+                        f.param.replace('"', "%22"),
+                        f.file_name.replace('"', "%22"),
+                        mime(f)
+                    )
+                    .as_bytes(),
+                );
+                out.extend_from_slice(&f.bytes);
+                out.extend_from_slice(b"\r\n");
+            }
+            out.extend_from_slice(format!("--{B}--\r\n").as_bytes());
+            (Some(format!("multipart/form-data; boundary={B}; charset=UTF-8")), out)
+        }
+        // A GET sends no other file; the other methods with a body send the first file.
+        [f, ..] if !matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE") => (Some(mime(f)), f.bytes.clone()),
+        _ => (None, body),
+    }
+}
+
+/// The parts of a multipart body between its `delim` lines, each ending with its `\r\n`.
+fn split_parts<'a>(body: &'a [u8], delim: &[u8]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(i) = memchr::memmem::find(rest, delim) {
+        rest = &rest[i + delim.len()..];
+        let end = memchr::memmem::find(rest, delim)
+            .or_else(|| memchr::memmem::find(rest, b"\r\n--").map(|j| j + 2))
+            .unwrap_or(rest.len());
+        out.push(&rest[..end]);
+        rest = &rest[end..];
+    }
+    out
 }
 
 /// `name=value`, form-encoded unless `encoded` (added as they are).
@@ -822,5 +919,47 @@ fn store_cookies(
             // A cookie the jar refuses (wrong domain, malformed) is dropped, as a browser does.
             let _ = jar.parse(v, url);
         }
+    }
+}
+
+#[cfg(test)]
+mod upload_tests {
+    use super::super::super::scripting::Upload;
+    use super::with_uploads;
+
+    fn up(param: &str) -> Upload {
+        Upload { param: param.into(), file_name: "f.bin".into(), mime: String::new(), bytes: b"DATA".to_vec() }
+    }
+
+    #[test]
+    fn uploads_a_script_chose_are_sent_as_jmeters_http_client_sends_them() {
+        // A lone file without a parameter name and no form fields is the body, for any method.
+        for method in ["POST", "PUT", "GET"] {
+            let (t, b) = with_uploads(method, "", Vec::new(), &[up("")]);
+            assert_eq!((t.as_deref(), b.as_slice()), (Some("application/octet-stream"), &b"DATA"[..]), "{method}");
+        }
+        // A GET sends no named file; a PUT sends the first file as its body.
+        assert_eq!(with_uploads("GET", "", Vec::new(), &[up("f")]), (None, Vec::new()));
+        assert_eq!(with_uploads("PUT", "", Vec::new(), &[up("f")]).1, b"DATA");
+        // A POST's form fields become text parts before the files.
+        let (t, b) =
+            with_uploads("POST", "application/x-www-form-urlencoded; charset=utf-8", b"a=1+2".to_vec(), &[up("f")]);
+        assert!(t.unwrap().starts_with("multipart/form-data; boundary="));
+        let b = String::from_utf8(b).unwrap();
+        let a = b.find("name=\"a\"").unwrap();
+        let f = b.find("name=\"f\"; filename=\"f.bin\"").unwrap();
+        assert!(a < f && b.contains("\r\n\r\n1 2\r\n") && b.contains("\r\n\r\nDATA\r\n"), "{b}");
+        // The sampler's own multipart body keeps its text parts and loses its files.
+        let d = crate::plan::request::MULTIPART_BOUNDARY;
+        let own = format!(
+            "--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\nContent-Disposition: form-data; name=\"x\"; filename=\"old\"\r\n\r\nOLD\r\n--{d}--\r\n"
+        );
+        let (_, b) = with_uploads("POST", "multipart/form-data; boundary=x", own.into_bytes(), &[up("f")]);
+        let b = String::from_utf8(b).unwrap();
+        assert!(
+            b.starts_with(&format!("--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\n")),
+            "{b}"
+        );
+        assert!(!b.contains("OLD") && b.contains("filename=\"f.bin\"") && b.ends_with(&format!("--{d}--\r\n")), "{b}");
     }
 }

@@ -38,6 +38,7 @@ impl VirtualUser {
             writable: sh.writable.clone(),
             log: sh.log.clone(),
             stop: Some(super::super::scripting::Stop { scenario: self.ctx.clone(), until: self.stop_at }),
+            cookie_manager: self.jar.is_some(),
         });
         self.script_env = Some(env.clone());
         env
@@ -73,6 +74,14 @@ impl VirtualUser {
         };
         let out = exec.run();
         let slept = exec.slept;
+        if !edits.cookies.is_empty() {
+            let host = edits.domain.as_deref().or(info.http.as_ref().map(|h| h.domain.as_str())).unwrap_or("");
+            if let Some(jar) = self.jar.as_mut() {
+                for c in std::mem::take(&mut edits.cookies) {
+                    store_script_cookie(jar, &c, host);
+                }
+            }
+        }
         if !edits.is_empty() {
             self.sampler_edits = Some(Box::new(edits));
         }
@@ -407,5 +416,66 @@ impl<'a> After<'a> {
         }
         out.extend(self.scripts.iter().filter(|s| s.0.place == Place::Listener).map(Next::Script));
         out
+    }
+}
+
+/// A cookie a script added to the Cookie Manager, into the user's store as JMeter's
+/// `HC4CookieHandler` would hold it: for its domain (the request's host when it has none) and
+/// subdomains, or that host only for an address or `localhost`; its path or `/`; dropped once
+/// expired.
+fn store_script_cookie(jar: &mut cookie_store::CookieStore, c: &super::super::scripting::ScriptCookie, host: &str) {
+    let domain = c.domain.trim_start_matches('.');
+    let domain = if domain.is_empty() { host } else { domain };
+    let path = if c.path.is_empty() { "/" } else { c.path.as_str() };
+    let scheme = if c.secure { "https" } else { "http" };
+    let host_only = domain.parse::<std::net::IpAddr>().is_ok() || !domain.contains('.');
+    let Ok(url) = url::Url::parse(&format!("{scheme}://{domain}{path}")) else { return };
+    let mut text = format!("{}={}; Path={path}", c.name, c.value);
+    if !host_only {
+        text.push_str("; Domain=");
+        text.push_str(domain);
+    }
+    if c.secure {
+        text.push_str("; Secure");
+    }
+    if c.expires > 0 {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+        text.push_str(&format!("; Max-Age={}", (c.expires - now).max(0)));
+    }
+    // A cookie the store refuses (a malformed name) is dropped, as JMeter's handler does.
+    let _ = jar.parse(&text, &url);
+}
+
+#[cfg(test)]
+mod cookie_tests {
+    use super::super::super::scripting::ScriptCookie;
+    use super::store_script_cookie;
+
+    fn sent(jar: &cookie_store::CookieStore, url: &str) -> Vec<String> {
+        // The store's order is its maps'; the header's order is not what this checks.
+        let mut v: Vec<String> =
+            jar.get_request_values(&url::Url::parse(url).unwrap()).map(|(k, v)| format!("{k}={v}")).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_script_cookie_matches_its_domain_path_and_expiry() {
+        let mut jar = cookie_store::CookieStore::default();
+        let c = |name: &str, domain: &str, path: &str, expires: i64| ScriptCookie {
+            name: name.into(),
+            value: "v".into(),
+            domain: domain.into(),
+            path: path.into(),
+            secure: false,
+            expires,
+        };
+        store_script_cookie(&mut jar, &c("a", "127.0.0.1", "/app", 0), "h");
+        store_script_cookie(&mut jar, &c("b", "", "", 0), "127.0.0.1");
+        store_script_cookie(&mut jar, &c("c", "example.com", "/", 0), "h");
+        store_script_cookie(&mut jar, &c("gone", "127.0.0.1", "/", 1), "h");
+        assert_eq!(sent(&jar, "http://127.0.0.1/app/x"), ["a=v", "b=v"]);
+        assert_eq!(sent(&jar, "http://127.0.0.1/other"), ["b=v"]);
+        assert_eq!(sent(&jar, "http://api.example.com/"), ["c=v"]);
     }
 }

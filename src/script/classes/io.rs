@@ -65,6 +65,22 @@ pub(super) const CLASSES: &[ClassDef] = &[
         family: &FAMILY,
     },
     ClassDef { name: "java.nio.file.Paths", statics: &["get"], family: &FAMILY },
+    ClassDef {
+        name: "org.apache.commons.io.FileUtils",
+        statics: &[
+            "readFileToString",
+            "readFileToByteArray",
+            "readLines",
+            "writeStringToFile",
+            "write",
+            "writeLines",
+            "writeByteArrayToFile",
+            "copyFile",
+            "deleteQuietly",
+            "sizeOf",
+        ],
+        family: &FAMILY,
+    },
     ClassDef { name: "java.nio.file.Path", statics: &["of"], family: &FAMILY },
     ClassDef { name: "java.nio.file.StandardOpenOption", statics: OPTIONS, family: &FAMILY },
 ];
@@ -234,6 +250,9 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
         }
         return Ok(obj(FileObj { path: parts.join("/"), nio: true }));
     }
+    if class == "org.apache.commons.io.FileUtils" {
+        return file_utils(cx, method, &args);
+    }
     if class != "java.nio.file.Files" {
         return Err(no_method(class, method));
     }
@@ -264,6 +283,47 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
             Ok(obj(Reader { class: "java.io.BufferedReader", state: Mutex::new((read_string(cx, &path)?, 0)) }))
         }
         _ => Err(refused(&format!("Files.{method}"))),
+    }
+}
+
+/// commons-io's `FileUtils`, over the same host policy as `new File(...)`: the charset
+/// arguments are read as UTF-8's (what load-test data is), a trailing `true` appends.
+fn file_utils(cx: &mut Ctx<'_>, method: &str, args: &[Value]) -> Result<Value, Thrown> {
+    let path = path_of(arg(args, 0))?;
+    let append = matches!(args.last(), Some(Value::Bool(true))) && args.len() > 2;
+    match method {
+        "readFileToString" => Ok(Value::str(read_string(cx, &path)?)),
+        "readFileToByteArray" => Ok(bytes(read_bytes(cx, &path)?)),
+        "readLines" => Ok(Value::list(lines(&read_string(cx, &path)?))),
+        "writeStringToFile" | "write" | "writeByteArrayToFile" => {
+            write_file(cx, &path, &bytes_of(arg(args, 1))?, !append)?;
+            Ok(Value::Null)
+        }
+        "writeLines" => {
+            // (file, lines[, append]), (file, encoding, lines[, append]), (file, lines, ending).
+            let (items, ending) = match (arg(args, 1), arg(args, 2)) {
+                (Value::List(l), Value::Str(e)) => (lock(&l.items).clone(), e.to_string()),
+                (Value::List(l), _) => (lock(&l.items).clone(), "\n".to_string()),
+                (_, Value::List(l)) => (lock(&l.items).clone(), "\n".to_string()),
+                _ => return Err(illegal_arg("FileUtils.writeLines takes a collection of lines")),
+            };
+            let text: String = items
+                .iter()
+                .map(|x| format!("{}{ending}", if x.is_null() { String::new() } else { x.to_string() }))
+                .collect();
+            write_file(cx, &path, text.as_bytes(), !append)?;
+            Ok(Value::Null)
+        }
+        "copyFile" => {
+            let data = read_bytes(cx, &path)?;
+            write_file(cx, &path_of(arg(args, 1))?, &data, true)?;
+            Ok(Value::Null)
+        }
+        "sizeOf" => FileObj { path, nio: false }.call(cx, "length", Vec::new()),
+        // Scripts may not delete files; `deleteQuietly` reports a deletion it did not do as
+        // commons-io reports one that failed.
+        "deleteQuietly" => Ok(Value::Bool(false)),
+        _ => Err(refused(&format!("FileUtils.{method}"))),
     }
 }
 
@@ -626,6 +686,26 @@ mod tests {
         assert!(construct(cx, "java.io.FileWriter", vec![s("../x")]).is_err());
         assert_eq!(call(cx, &f, "delete", vec![]).unwrap_err().class, "java.lang.SecurityException");
         assert_eq!(call(cx, &f, "listFiles", vec![]).unwrap_err().class, "java.lang.SecurityException");
+        // commons-io's FileUtils, under the same policy.
+        let fu = "org.apache.commons.io.FileUtils";
+        call_static(cx, fu, "writeStringToFile", vec![s("fu.txt"), s("a\nb"), s("UTF-8")]).unwrap();
+        call_static(cx, fu, "writeStringToFile", vec![s("fu.txt"), s("\nc"), s("UTF-8"), Value::Bool(true)]).unwrap();
+        assert_eq!(
+            call_static(cx, fu, "readFileToString", vec![s("fu.txt"), s("UTF-8")]).unwrap().to_string(),
+            "a\nb\nc"
+        );
+        assert_eq!(call_static(cx, fu, "readLines", vec![s("fu.txt")]).unwrap().to_string(), "[a, b, c]");
+        call_static(cx, fu, "copyFile", vec![s("fu.txt"), s("fu2.txt")]).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("fu2.txt")).unwrap(), "a\nb\nc");
+        let lines = Value::list(vec![s("x"), s("y")]);
+        call_static(cx, fu, "writeLines", vec![s("fu3.txt"), lines]).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("fu3.txt")).unwrap(), "x\ny\n");
+        assert!(matches!(call_static(cx, fu, "deleteQuietly", vec![s("fu.txt")]), Ok(Value::Bool(false))));
+        assert!(dir.join("fu.txt").exists());
+        assert_eq!(
+            call_static(cx, fu, "readFileToString", vec![s("/etc/passwd")]).unwrap_err().class,
+            "java.lang.SecurityException"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -46,6 +46,7 @@ pub(super) const CLASSES: &[ClassDef] = &[
     ClassDef { name: "org.apache.jmeter.protocol.http.control.Header", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.protocol.http.control.HeaderManager", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.protocol.http.control.Cookie", statics: &[], family: &FAMILY },
+    ClassDef { name: "org.apache.jmeter.protocol.http.util.HTTPFileArg", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.protocol.http.control.CookieManager", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.config.Arguments", statics: &[], family: &FAMILY },
     ClassDef { name: "org.apache.jmeter.config.Argument", statics: &[], family: &FAMILY },
@@ -86,6 +87,11 @@ fn construct(cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result<
             class,
             &[("name", s(0)), ("value", s(1)), ("domain", s(2)), ("path", s(3)), ("secure", s(4)), ("expires", s(5))],
         ))),
+        // `new HTTPFileArg(path[, paramName, mimeType])`: a file for `sampler.setHTTPFiles`.
+        "org.apache.jmeter.protocol.http.util.HTTPFileArg" => {
+            let t = |i: usize| if args.len() > i { s(i) } else { String::new() };
+            Ok(obj(Record::new(class, &[("path", t(0)), ("paramName", t(1)), ("mimeType", t(2))])))
+        }
         "org.apache.jmeter.assertions.AssertionResult" => Ok(obj(Record::new(
             class,
             &[

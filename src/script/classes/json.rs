@@ -26,7 +26,13 @@ pub(super) const CLASSES: &[ClassDef] = &[
     },
     ClassDef { name: "org.json.JSONObject", statics: &["NULL", "quote"], family: &FAMILY },
     ClassDef { name: "org.json.JSONArray", statics: &[], family: &FAMILY },
-    ClassDef { name: "com.jayway.jsonpath.JsonPath", statics: &["read", "parse"], family: &FAMILY },
+    ClassDef { name: "com.jayway.jsonpath.JsonPath", statics: &["read", "parse", "compile"], family: &FAMILY },
+    // The types scripts declare what Jayway gives as: its parsed document, and json-smart's
+    // array and object (lists and maps here).
+    ClassDef { name: "com.jayway.jsonpath.DocumentContext", statics: &[], family: &FAMILY },
+    ClassDef { name: "com.jayway.jsonpath.ReadContext", statics: &[], family: &FAMILY },
+    ClassDef { name: "net.minidev.json.JSONArray", statics: &[], family: &FAMILY },
+    ClassDef { name: "net.minidev.json.JSONObject", statics: &[], family: &FAMILY },
     ClassDef { name: "JSON", statics: &["parse", "stringify"], family: &FAMILY },
 ];
 
@@ -56,6 +62,11 @@ fn construct(_cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result
             };
             Ok(org_array(list))
         }
+        "net.minidev.json.JSONArray" => Ok(Value::list(super::items_of(arg(&args, 0)).unwrap_or_default())),
+        "net.minidev.json.JSONObject" => match arg(&args, 0) {
+            Value::Map(m) => Ok(Value::map(lock(&m.entries).clone())),
+            _ => Ok(Value::map(IndexMap::new())),
+        },
         _ => Err(illegal_arg(format!("{class} has no public constructor"))),
     }
 }
@@ -77,15 +88,11 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
         ("groovy.json.JsonOutput", "toJson", 1) => Ok(Value::str(to_json(&args[0], Style::GROOVY)?)),
         ("groovy.json.JsonOutput", "prettyPrint", 1) => Ok(Value::str(pretty_print(&str_arg(&args, 0)?)?)),
         ("org.json.JSONObject", "quote", 1) => Ok(Value::str(to_json(&Value::str(args[0].to_string()), Style::PLAIN)?)),
-        ("com.jayway.jsonpath.JsonPath", "read", n) if n >= 2 => {
-            let doc = match &args[0] {
-                Value::Str(s) => {
-                    parse(s, Numbers::Java).map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidJsonException", e))?
-                }
-                other => other.clone(),
-            };
-            json_path(&doc, &str_arg(&args, 1)?)
-        }
+        // Jayway's trailing `Predicate...` (filters for `[?]`) are not supported: a path's own
+        // filters are.
+        ("com.jayway.jsonpath.JsonPath", "read", 2) => JsonPathCompiled::of(&args[1])?.read(&json_doc(&args[0])?),
+        ("com.jayway.jsonpath.JsonPath", "parse", 1) => Ok(obj(JsonDocument(json_doc(&args[0])?))),
+        ("com.jayway.jsonpath.JsonPath", "compile", 1) => Ok(obj(JsonPathCompiled::of(&args[0])?)),
         ("JSON", "parse", 1 | 2) => {
             parse(&str_arg(&args, 0)?, Numbers::Java).map_err(|e| Thrown::new("SyntaxError", e))
         }
@@ -843,6 +850,7 @@ impl Native for OrgJson {
 
 // ---- JsonPath ----
 
+/// Script values to serde's, for the plan's JSONPath engine to query.
 fn to_serde(v: &Value) -> serde_json::Value {
     use serde_json::Value as J;
     match v {
@@ -877,28 +885,162 @@ fn from_serde(v: &serde_json::Value) -> Value {
     }
 }
 
-/// `JsonPath.read(json, path)`: a definite path gives its value (or `PathNotFoundException`),
-/// others a list of what they find.
-fn json_path(doc: &Value, path: &str) -> Result<Value, Thrown> {
-    let p = path.trim();
-    let rfc = if p.starts_with('$') { p.to_string() } else { format!("$.{p}") };
-    let compiled = serde_json_path::JsonPath::parse(&rfc)
-        .map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidPathException", format!("{path}: {e}")))?;
-    let json = to_serde(doc);
-    let found: Vec<Value> = compiled.query(&json).all().into_iter().map(from_serde).collect();
-    let definite = !(rfc.contains("..")
-        || rfc.contains('*')
-        || rfc.contains("?(")
-        || rfc.contains('?')
-        || rfc.contains(',')
-        || rfc.contains(':'));
-    if !definite {
-        return Ok(Value::list(found));
+/// The document `JsonPath.read`/`parse` reads: JSON text parsed as Jayway's json-smart parses
+/// it (`Integer`/`Long`, `Double`; objects in document order), or a value already parsed.
+fn json_doc(v: &Value) -> Result<Value, Thrown> {
+    match v {
+        Value::Str(s) => {
+            parse(s, Numbers::Java).map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidJsonException", e))
+        }
+        Value::Null => Err(illegal_arg("json can not be null")),
+        Value::Object(o) => match o.as_any().downcast_ref::<JsonDocument>() {
+            Some(d) => Ok(d.0.clone()),
+            None => Ok(v.clone()),
+        },
+        other => Ok(other.clone()),
     }
-    found
-        .into_iter()
-        .next()
-        .ok_or_else(|| Thrown::new("com.jayway.jsonpath.PathNotFoundException", format!("No results for path: {path}")))
+}
+
+/// The value at a place serde's query found, taken from the script's own document, so maps
+/// keep their order and numbers their type; and where it is in document order (each step's
+/// index), as serde's maps are sorted by key where Jayway's keep the document's order.
+fn at_location(doc: &Value, location: &serde_json_path::NormalizedPath<'_>) -> (Value, Vec<usize>) {
+    use serde_json_path::PathElement as P;
+    let mut cur = doc.clone();
+    let mut order = Vec::with_capacity(location.len());
+    for step in location.iter() {
+        if let Some(j) = downcast::<OrgJson>(&cur) {
+            cur = j.value.clone();
+        }
+        let next = match (&cur, step) {
+            (Value::Map(m), P::Name(n)) => {
+                let m = lock(&m.entries);
+                m.get_full(&Key(Value::str(*n))).map(|(i, _, v)| (i, v.clone()))
+            }
+            (Value::List(l), P::Index(i)) => lock(&l.items).get(*i).map(|v| (*i, v.clone())),
+            _ => None,
+        };
+        let (i, v) = next.unwrap_or((0, Value::Null));
+        order.push(i);
+        cur = v;
+    }
+    (cur, order)
+}
+
+/// How many steps follow a path's deep scan (0 without one), or `None` when the order serde
+/// gives is kept: a union, or more than one scan.
+fn scan_tail(path: &str) -> Option<usize> {
+    if path.contains(',') || path.matches("..").count() > 1 {
+        return None;
+    }
+    let tail = path.split_once("..").map_or("", |(_, t)| t);
+    let (mut steps, mut depth, mut quote, mut word) = (0, 0, None, false);
+    for c in tail.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '[') => {
+                if depth == 0 {
+                    steps += 1;
+                    word = false;
+                }
+                depth += 1;
+            }
+            (None, ']') => depth -= 1,
+            (None, '.') if depth == 0 => word = false,
+            (None, _) if depth == 0 && !word => {
+                steps += 1;
+                word = true;
+            }
+            _ => {}
+        }
+    }
+    Some(steps)
+}
+
+/// `JsonPath.compile(path)`: a path in Jayway's dialect, compiled by the plan's JSONPath engine
+/// (the JSON Extractor's).
+#[derive(Debug)]
+struct JsonPathCompiled(crate::plan::jsonpath::JsonPathExpr);
+
+impl JsonPathCompiled {
+    fn of(path: &Value) -> Result<JsonPathCompiled, Thrown> {
+        if let Some(c) = downcast::<JsonPathCompiled>(path) {
+            return Ok(JsonPathCompiled(c.0.clone()));
+        }
+        let text = match path {
+            Value::Null => return Err(illegal_arg("path can not be null")),
+            v => v.to_string(),
+        };
+        crate::plan::jsonpath::JsonPathExpr::jayway(&text)
+            .map(JsonPathCompiled)
+            .map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidPathException", format!("{text}: {e}")))
+    }
+
+    /// Jayway's `read`: a definite path gives its value or throws `PathNotFoundException`;
+    /// any other (`..`, `*`, a filter, a union, a slice) the list of what it finds, maybe empty.
+    fn read(&self, doc: &Value) -> Result<Value, Thrown> {
+        let p = &self.0;
+        let json = to_serde(doc);
+        let found: Vec<Value> = if p.func.is_some() {
+            p.values(&json).iter().map(|v| from_serde(v)).collect()
+        } else {
+            let mut found: Vec<(Value, Vec<usize>)> =
+                p.path.query_located(&json).iter().map(|n| at_location(doc, n.location())).collect();
+            // Serde's maps are sorted by key; Jayway's keep the document's order. A union
+            // (`$['b','a']`) lists in its own order; a wildcard or filter in the document's; a
+            // deep scan (`$..id`) visits each node (in document order, before its descendants)
+            // and lists what the steps after the scan select there.
+            if let Some(tail) = scan_tail(&p.src) {
+                found.sort_by(|a, b| {
+                    let (pa, pb) = (a.1.len().saturating_sub(tail), b.1.len().saturating_sub(tail));
+                    a.1[..pa].cmp(&b.1[..pb]).then_with(|| a.1[pa..].cmp(&b.1[pb..]))
+                });
+            }
+            found.into_iter().map(|(v, _)| v).collect()
+        };
+        if p.definite || p.over_all {
+            found.into_iter().next().ok_or_else(|| {
+                Thrown::new("com.jayway.jsonpath.PathNotFoundException", format!("No results for path: {}", p.src))
+            })
+        } else {
+            Ok(Value::list(found))
+        }
+    }
+}
+
+impl Native for JsonPathCompiled {
+    native_base!("com.jayway.jsonpath.JsonPath");
+    fn call(&self, _cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+        match (method, args.len()) {
+            ("read", 1) => self.read(&json_doc(&args[0])?),
+            ("getPath", 0) => Ok(Value::str(self.0.src.as_str())),
+            ("isDefinite", 0) => Ok(Value::Bool(self.0.definite)),
+            _ => Err(no_method(self.class_name(), method)),
+        }
+    }
+    fn to_string(&self) -> String {
+        self.0.src.clone()
+    }
+}
+
+/// `JsonPath.parse(json)`: Jayway's `DocumentContext`, a parsed document to read paths from.
+#[derive(Debug)]
+struct JsonDocument(Value);
+
+impl Native for JsonDocument {
+    native_base!("com.jayway.jsonpath.DocumentContext");
+    fn call(&self, _cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+        match (method, args.len()) {
+            // `read(path, Class)` converts with Jayway's mapping provider; the value as found
+            // is what the common target types (`String`, `Map`, `List`) already hold.
+            ("read", 1 | 2) => JsonPathCompiled::of(&args[0])?.read(&self.0),
+            ("json", 0) => Ok(self.0.clone()),
+            ("jsonString", 0) => Ok(Value::str(to_json(&self.0, Style::PLAIN)?)),
+            _ => Err(no_method(self.class_name(), method)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -995,6 +1137,33 @@ mod tests {
             assert_eq!(read(cx, "$..title").unwrap().to_string(), "[A, B]");
             assert_eq!(read(cx, "$.store.book[?(@.price > 10)].title").unwrap().to_string(), "[B]");
             assert_eq!(read(cx, "$.nope").unwrap_err().class, "com.jayway.jsonpath.PathNotFoundException");
+            assert_eq!(read(cx, "$..nope").unwrap().to_string(), "[]");
+            assert_eq!(read(cx, "$.store.book.length()").unwrap().to_string(), "2");
+            assert!(matches!(read(cx, "$.store.book[0].price").unwrap(), Value::Double(_)));
+            assert!(matches!(read(cx, "$.store.book[1].price").unwrap(), Value::Int(12)));
+        })
+    }
+
+    #[test]
+    fn json_path_parse_and_compile_read_the_document_in_its_order() {
+        with_cx(|cx| {
+            let jp = "com.jayway.jsonpath.JsonPath";
+            let doc = s(r#"{"z":{"y":1,"b":[true,null]},"a":"x"}"#);
+            let ctx = call_static(cx, jp, "parse", vec![doc.clone()]).unwrap();
+            assert_eq!(call(cx, &ctx, "read", vec![s("$.z")]).unwrap().to_string(), "[y:1, b:[true, null]]");
+            assert_eq!(call(cx, &ctx, "read", vec![s("$.z.b[1]")]).unwrap().to_string(), "null");
+            assert_eq!(call(cx, &ctx, "read", vec![s("$.*")]).unwrap().to_string(), "[[y:1, b:[true, null]], x]");
+            let compiled = call_static(cx, jp, "compile", vec![s("$.a")]).unwrap();
+            assert_eq!(call(cx, &compiled, "read", vec![doc.clone()]).unwrap().to_string(), "x");
+            assert_eq!(call_static(cx, jp, "read", vec![doc.clone(), compiled.clone()]).unwrap().to_string(), "x");
+            assert_eq!(call(cx, &ctx, "read", vec![compiled]).unwrap().to_string(), "x");
+            // Checked on Jayway 2.9 (JMeter 5.6.3's): a scan lists each level's before deeper ones.
+            let scan = s(r#"{"a":{"id":1,"c":{"id":2}},"id":3,"b":[{"id":4}]}"#);
+            assert_eq!(call_static(cx, jp, "read", vec![scan, s("$..id")]).unwrap().to_string(), "[3, 1, 2, 4]");
+            let e = call_static(cx, jp, "read", vec![s("{nope"), s("$.a")]).unwrap_err();
+            assert_eq!(e.class, "com.jayway.jsonpath.InvalidJsonException");
+            let e = call_static(cx, jp, "compile", vec![s("$[")]).unwrap_err();
+            assert_eq!(e.class, "com.jayway.jsonpath.InvalidPathException");
         })
     }
 }

@@ -37,6 +37,7 @@ use std::sync::{Arc, OnceLock};
 
 pub(crate) use errors::Throwable;
 pub use time::format_decimal;
+pub(crate) use util::collect;
 
 /// How calls reach a family's code.
 pub(crate) struct Family {
@@ -168,18 +169,25 @@ pub fn is_instance(value: &Value, class_name: &'static str) -> bool {
         Value::Bytes(_) => false,
         Value::List(l) => match l.kind {
             ListKind::Array => false,
-            ListKind::List => matches!(simple, "List" | "ArrayList" | "Collection" | "Iterable" | "AbstractList"),
+            ListKind::List => {
+                matches!(simple, "List" | "ArrayList" | "Collection" | "Iterable" | "AbstractList")
+                    || class_name == "net.minidev.json.JSONArray"
+            }
             ListKind::Set => matches!(simple, "Set" | "HashSet" | "LinkedHashSet" | "Collection" | "Iterable"),
         },
         Value::Map(m) => {
             matches!(simple, "Map" | "HashMap" | "LinkedHashMap" | "AbstractMap")
                 || (m.sorted && matches!(simple, "TreeMap" | "SortedMap" | "NavigableMap"))
+                || class_name == "net.minidev.json.JSONObject"
         }
         Value::Range(..) => matches!(simple, "List" | "Collection" | "Iterable" | "IntRange" | "Range"),
         Value::Closure(_) => simple == "Closure",
         Value::Object(o) => {
             let name = o.class_name();
-            name == class_name || errors::is_subclass(name, class_name) || lang::object_is(o.as_ref(), class_name)
+            name == class_name
+                || errors::is_subclass(name, class_name)
+                || lang::object_is(o.as_ref(), class_name)
+                || (name == "com.jayway.jsonpath.DocumentContext" && class_name == "com.jayway.jsonpath.ReadContext")
         }
         Value::Class(_) => simple == "Class",
         Value::Host(_) => false,

@@ -3,8 +3,8 @@
 //! `Objects`, `StringJoiner`, `Locale`, atomics and `TimeUnit`.
 
 use super::{
-    arg, bytes_of, illegal_arg, int_arg, int_value, items_of, native_base, no_method, no_property, obj, str_arg,
-    ClassDef, Family,
+    arg, bytes_of, downcast, illegal_arg, int_arg, int_value, items_of, native_base, no_method, no_property, obj,
+    str_arg, ClassDef, Family,
 };
 use crate::script::value::{compare, equals, lock, Key, ListKind, ListObj, MapObj, Native, Value};
 use crate::script::{Ctx, Thrown};
@@ -52,6 +52,20 @@ const PLAIN: &[ClassDef] = plain!(
 );
 
 pub(super) const CLASSES: &[ClassDef] = &[
+    ClassDef {
+        name: "java.util.stream.Collectors",
+        statics: &[
+            "toList",
+            "toUnmodifiableList",
+            "toSet",
+            "toUnmodifiableSet",
+            "joining",
+            "toMap",
+            "counting",
+            "groupingBy",
+        ],
+        family: &FAMILY,
+    },
     ClassDef { name: "java.util.List", statics: &["of", "copyOf"], family: &FAMILY },
     ClassDef { name: "java.util.Set", statics: &["of", "copyOf"], family: &FAMILY },
     ClassDef { name: "java.util.Map", statics: &["of", "entry", "copyOf", "ofEntries"], family: &FAMILY },
@@ -234,6 +248,7 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
             Ok(obj(JavaRandom::new("java.util.concurrent.ThreadLocalRandom", rand::random::<i64>())))
         }
         "java.util.UUID" => uuid_static(method, &args),
+        "java.util.stream.Collectors" => collector(method, args),
         "java.util.Collections" => collections(cx, method, args),
         "java.util.Arrays" => arrays(cx, method, args),
         "java.util.Objects" => objects(method, args),
@@ -1105,4 +1120,117 @@ mod tests {
             call(cx, &secs, "sleep", vec![Value::Int(1)]);
         })
     }
+}
+
+/// A `java.util.stream.Collectors` collector; a stream here is its eager list, so
+/// `stream().collect(c)` is [`collect`] over the list's items.
+#[derive(Debug)]
+enum Collector {
+    List,
+    Set,
+    Joining {
+        sep: String,
+        prefix: String,
+        suffix: String,
+    },
+    /// `toMap(key, value[, merge])`.
+    Map {
+        key: Value,
+        value: Value,
+        merge: Option<Value>,
+    },
+    Counting,
+    /// `groupingBy(key[, downstream])`.
+    Grouping {
+        key: Value,
+        downstream: Option<Value>,
+    },
+}
+
+impl Native for Collector {
+    native_base!("java.util.stream.Collector");
+    fn call(&self, _cx: &mut Ctx<'_>, method: &str, _args: Vec<Value>) -> Result<Value, Thrown> {
+        Err(no_method(self.class_name(), method))
+    }
+}
+
+fn collector(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+    let text = |i: usize| args.get(i).map(Value::to_string).unwrap_or_default();
+    let c = match (method, args.len()) {
+        ("toList" | "toUnmodifiableList", 0) => Collector::List,
+        ("toSet" | "toUnmodifiableSet", 0) => Collector::Set,
+        ("joining", 0 | 1 | 3) => Collector::Joining { sep: text(0), prefix: text(1), suffix: text(2) },
+        ("toMap", 2 | 3) => {
+            Collector::Map { key: args[0].clone(), value: args[1].clone(), merge: args.get(2).cloned() }
+        }
+        ("counting", 0) => Collector::Counting,
+        ("groupingBy", 1) => Collector::Grouping { key: args[0].clone(), downstream: None },
+        ("groupingBy", 2) if downcast::<Collector>(&args[1]).is_some() => {
+            Collector::Grouping { key: args[0].clone(), downstream: Some(args[1].clone()) }
+        }
+        _ => return Err(no_method("java.util.stream.Collectors", method)),
+    };
+    Ok(obj(c))
+}
+
+/// `stream.collect(collector)`, or `None` when `c` is not a collector.
+pub(crate) fn collect(cx: &mut Ctx<'_>, items: Vec<Value>, c: &Value) -> Option<Result<Value, Thrown>> {
+    let Value::Object(o) = c else { return None };
+    let c = o.as_any().downcast_ref::<Collector>()?;
+    Some(collect_with(cx, items, c))
+}
+
+fn collect_with(cx: &mut Ctx<'_>, items: Vec<Value>, c: &Collector) -> Result<Value, Thrown> {
+    Ok(match c {
+        Collector::List => Value::list(items),
+        Collector::Set => {
+            let mut out: Vec<Value> = Vec::with_capacity(items.len());
+            for x in items {
+                if !out.iter().any(|o| equals(o, &x)) {
+                    out.push(x);
+                }
+            }
+            Value::List(Arc::new(ListObj { kind: ListKind::Set, items: Mutex::new(out) }))
+        }
+        Collector::Joining { sep, prefix, suffix } => {
+            let parts: Vec<String> = items.iter().map(Value::to_string).collect();
+            Value::str(format!("{prefix}{}{suffix}", parts.join(sep)))
+        }
+        Collector::Counting => Value::Long(items.len() as i64),
+        Collector::Map { key, value, merge } => {
+            let mut m: IndexMap<Key, Value> = IndexMap::new();
+            for x in items {
+                let k = Key(cx.call_value(key, vec![x.clone()])?);
+                let v = cx.call_value(value, vec![x])?;
+                let v = match (m.get(&k), merge) {
+                    (Some(old), Some(f)) => cx.call_value(f, vec![old.clone(), v])?,
+                    (Some(_), None) => {
+                        return Err(Thrown::new(
+                            "java.lang.IllegalStateException",
+                            format!("Duplicate key {} (attempted merging values)", k.0),
+                        ))
+                    }
+                    (None, _) => v,
+                };
+                m.insert(k, v);
+            }
+            Value::map(m)
+        }
+        Collector::Grouping { key, downstream } => {
+            let mut groups: IndexMap<Key, Vec<Value>> = IndexMap::new();
+            for x in items {
+                let k = Key(cx.call_value(key, vec![x.clone()])?);
+                groups.entry(k).or_default().push(x);
+            }
+            let mut m = IndexMap::with_capacity(groups.len());
+            for (k, g) in groups {
+                let v = match downstream.as_ref().and_then(|d| downcast::<Collector>(d)) {
+                    Some(d) => collect_with(cx, g, d)?,
+                    None => Value::list(g),
+                };
+                m.insert(k, v);
+            }
+            Value::map(m)
+        }
+    })
 }

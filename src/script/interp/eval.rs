@@ -1557,6 +1557,8 @@ fn index_set(cx: &mut Ctx<'_>, r: &Value, i: Value, v: Value) -> R<()> {
 /// `recv.name(args)` on any value.
 pub(crate) fn call_method_value(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> R<Value> {
     match recv {
+        // Groovy's null is `NullObject`, which has a few methods; Java and JavaScript throw.
+        Value::Null if cx.lang == Lang::Groovy => methods::call_method(cx, recv, name, args),
         Value::Null => Err(npe(format!("Cannot invoke method {name}() on null object"))),
         Value::Host(h) => match cx.host.call(*h, name, args) {
             Err(e) if e.is_no_method() && name == "toString" => Ok(Value::Str(cx.host.describe(*h).into())),

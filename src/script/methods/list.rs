@@ -603,7 +603,10 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             recv.clone()
         }
         // `stream().collect(Collectors.toList())` and friends: the eager stream is the list.
-        ("collect", [x]) if !is_fn(x) => Value::list(items()),
+        ("collect", [x]) if !is_fn(x) => match crate::script::classes::collect(cx, items(), x) {
+            Some(r) => r?,
+            None => Value::list(items()),
+        },
         ("collect" | "map" | "collectNested", [f]) => {
             let mut out = Vec::new();
             for x in items() {

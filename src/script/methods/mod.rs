@@ -39,7 +39,8 @@ pub(crate) type Found = Result<Option<Value>, Thrown>;
 /// which the interpreter dispatches itself). An unknown method is [`Thrown::no_method`].
 pub fn call_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     let found = match recv {
-        Value::Null => return null_method(name, &args),
+        Value::Null if cx.lang == Lang::Groovy => return null_method(name, &args),
+        Value::Null => return Err(npe(format!("Cannot invoke method {name}() on null object"))),
         Value::Str(s) => string::call(cx, s, name, &args)?,
         Value::Char(c) => match string::call_char(cx, *c, name, &args)? {
             Some(v) => Some(v),

@@ -189,3 +189,78 @@ fn huge_sizes_throw_instead_of_allocating() {
         assert!(got.starts_with("threw java.lang.OutOfMemoryError"), "{src}: {got}");
     }
 }
+
+#[test]
+fn groovy_null_is_a_null_object_while_java_and_js_null_throws() {
+    // Groovy 3's NullObject: `equals` is `x == null`, `is` likewise, `toString` "null".
+    assert_eq!(groovy("def a = null; a.equals('x')"), "false");
+    assert_eq!(groovy("def a = null; a.equals(null)"), "true");
+    assert_eq!(groovy("null == null"), "true");
+    assert_eq!(groovy("def a = null; a.toString()"), "null");
+    assert_eq!(groovy("def a = null; a.is(null)"), "true");
+    assert_eq!(groovy("def a = null; a.asBoolean()"), "false");
+    assert_eq!(groovy("def v = [:].get('k'); v.equals('x') ? 'yes' : 'no'"), "no");
+    assert!(groovy("def a = null; a.size()").starts_with("threw java.lang.NullPointerException"));
+    for (lang, src) in [
+        (Lang::BeanShell, "Object a = null; a.equals(\"x\")"),
+        (Lang::BeanShell, "Object a = null; a.toString()"),
+        (Lang::JavaScript, "var a = null; a.equals('x')"),
+    ] {
+        assert!(run(lang, src).starts_with("threw java.lang.NullPointerException"), "{src}");
+    }
+}
+
+#[test]
+fn jayway_json_path_in_a_script() {
+    let src = r#"import com.jayway.jsonpath.JsonPath
+import com.jayway.jsonpath.PathNotFoundException
+def body = '{"items":[{"id":7,"name":"a"},{"id":9,"name":"b"}],"next":null}'
+def ids = JsonPath.read(body, '$.items[*].id')
+def first = JsonPath.parse(body).read('$.items[0].name')
+def missing
+try { JsonPath.read(body, '$.token') } catch (PathNotFoundException e) { missing = 'none' }
+"${ids.sum()} $first $missing ${JsonPath.read(body, '$.next')} ${JsonPath.read(body, '$..nothing').size()}""#;
+    assert_eq!(groovy(src), "16 a none null 0");
+}
+
+#[test]
+fn streams_collect_with_collectors() {
+    let c = "import java.util.stream.Collectors\n";
+    let g = |src: &str| groovy(&format!("{c}{src}"));
+    assert_eq!(g("[1, 2, 3].stream().map { it * 2 }.collect(Collectors.toList())"), "[2, 4, 6]");
+    assert_eq!(g("[1, 2, 3].stream().filter { it > 1 }.map { 'n' + it }.collect(Collectors.joining(','))"), "n2,n3");
+    assert_eq!(g("['a', 'b'].stream().collect(Collectors.joining(', ', '[', ']'))"), "[a, b]");
+    assert_eq!(g("[1, 2, 2].stream().collect(Collectors.toSet()).size()"), "2");
+    assert_eq!(g("['a', 'bb'].stream().collect(Collectors.toMap({ it }, { it.size() }))"), "[a:1, bb:2]");
+    assert_eq!(g("['a', 'b', 'cc'].stream().collect(Collectors.groupingBy({ it.size() }))"), "[1:[a, b], 2:[cc]]");
+    assert_eq!(
+        g("['a', 'b', 'cc'].stream().collect(Collectors.groupingBy({ it.size() }, Collectors.counting()))"),
+        "[1:2, 2:1]"
+    );
+    assert!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }))")
+        .starts_with("threw java.lang.IllegalStateException"));
+    assert_eq!(g("['a', 'a'].stream().collect(Collectors.toMap({ it }, { 1 }, { x, y -> x + y }))"), "[a:2]");
+    assert_eq!(
+        run(
+            Lang::BeanShell,
+            "import java.util.stream.Collectors; List l = new ArrayList(); l.add(\"a\"); l.add(\"b\"); l.stream().collect(Collectors.joining(\"-\"))"
+        ),
+        "a-b"
+    );
+}
+
+#[test]
+fn jayway_and_json_smart_types_declare_what_json_path_gives() {
+    let src = r#"import com.jayway.jsonpath.JsonPath
+import com.jayway.jsonpath.DocumentContext
+import com.jayway.jsonpath.ReadContext
+import net.minidev.json.JSONArray
+DocumentContext c = JsonPath.parse('{"a":[1,2],"o":{"k":"v"}}')
+ReadContext r = c
+JSONArray a = r.read('$.a')
+Map o = c.read('$.o')
+"${a.size()} ${o.k} ${a instanceof List}""#;
+    assert_eq!(groovy(src), "2 v true");
+    let src = "import org.apache.jmeter.protocol.http.util.HTTPFileArg; def a = new HTTPFileArg('p'); a.getPath() + '|' + a.getParamName() + '|' + a.getMimeType()";
+    assert_eq!(groovy(src), "p||");
+}
