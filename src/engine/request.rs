@@ -522,10 +522,15 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
 /// `URIUtils.rewriteURI` normalises it in JMeter (dot segments stay).
 fn collapse_slashes(s: &mut String, from: usize) {
     let rest = &s[from..];
+    // Nearly every path has no `//`: one scan, and nothing else, for those.
+    if !rest.contains("//") {
+        return;
+    }
     let end = rest.find(['?', '#']).map_or(s.len(), |i| from + i);
     let mut at = from;
     for scheme in ["/http://", "/https://"] {
-        if rest.len() >= scheme.len() && rest[..scheme.len()].eq_ignore_ascii_case(scheme) {
+        // Bytes, not a string slice: the path may be non-ASCII text cut inside a character.
+        if rest.as_bytes().get(..scheme.len()).is_some_and(|b| b.eq_ignore_ascii_case(scheme.as_bytes())) {
             at = from + scheme.len();
             at = s[at..end].find('/').map_or(end, |i| at + i);
         }
@@ -606,6 +611,10 @@ mod tests {
             ("/d/./e/../f//", "/d/./e/../f/"),
             ("/g%2F%2Fh//i#a//b", "/g%2F%2Fh/i#a//b"),
             ("/plain", "/plain"),
+            // Non-ASCII text across the bytes a scheme is compared on.
+            ("/日本語", "/日本語"),
+            ("/api/日本", "/api/日本"),
+            ("/日本//語", "/日本/語"),
         ] {
             let mut s = format!("GET {path}");
             collapse_slashes(&mut s, 4);

@@ -220,8 +220,6 @@ impl Cx {
         Ok(())
     }
 
-    /// JMeter's DNSCacheManager: its static hosts table names the addresses of hosts; other
-    /// names resolve as usual.
     /// Keystore Configuration: JMeter presents, per thread, the client certificate of the
     /// keystore that the `javax.net.ssl.keyStore` system property names (the alias from the
     /// variable it names, or the next of the start..end indexes). stampede reads no JKS or
@@ -242,6 +240,8 @@ impl Cx {
         Ok(())
     }
 
+    /// JMeter's DNSCacheManager: its static hosts table names the addresses of hosts; other
+    /// names resolve as usual.
     pub(super) fn dns_cache_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         use crate::plan::managers::DnsSpec;
         let mut hosts = Vec::new();
