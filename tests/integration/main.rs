@@ -68,6 +68,8 @@
 //!   out samples fail with JMeter's code and message.
 //! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
+//! - `jmx_runtime`: plans JMeter loads that fail only at run time (#32): an unfilled
+//!   `[placeholder]` host fails each sample with java.net's message, the user goes on.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
@@ -136,6 +138,7 @@ mod jmx_parallel;
 mod jmx_scripts;
 mod jmx_scripts_mirror;
 mod jmx_socket;
+mod jmx_runtime;
 mod jmx_sync;
 mod jmx_tg;
 mod jmx_websocket;

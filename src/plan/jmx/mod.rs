@@ -17,6 +17,8 @@ mod listener;
 mod modifier;
 mod module;
 mod report;
+#[cfg(test)]
+mod runtime_tests;
 mod sampler;
 mod script;
 mod socket;

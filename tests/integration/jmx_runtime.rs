@@ -1,0 +1,78 @@
+//! Plans JMeter loads that go wrong only at run time (#32): stampede loads them too and runs
+//! them as JMeter does, failing at run time what JMeter fails, with its codes and messages.
+
+use crate::jmx::jmx_plan;
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
+
+fn sampler(name: &str, domain: &str, port: &str, path: &str, children: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <stringProp name="HTTPSampler.domain">{domain}</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">GET</stringProp>
+        </HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+    )
+}
+
+/// Runs `file` quietly into `run` with a results file; returns the JTL's text.
+fn run_jtl(run: &TempRun, file: &std::path::Path) -> String {
+    let jtl = run.root().join("results.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(file)
+        .args(["-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    std::fs::read_to_string(&jtl).unwrap()
+}
+
+/// JTL rows of `name` that failed with `code` and `message` (JMeter's "Non HTTP" pair).
+fn failed_rows(rows: &str, name: &str, class: &str, message: &str) -> usize {
+    let want = format!(",{name},Non HTTP response code: {class},Non HTTP response message: {message},");
+    rows.lines().filter(|l| l.contains(&want) && l.contains(",false,")).count()
+}
+
+/// Row 1: a host left as an unfilled `[placeholder]` (in the server name, in a full URL in the
+/// path, or filled so by a variable while running) loads; each of its samples fails unsent
+/// with java.net's message, as in JMeter 5.6.3, and the user goes on to the next sample.
+#[test]
+fn an_unfilled_placeholder_host_fails_each_sample_and_the_user_goes_on() {
+    let server = TestServer::builder().route("/ok", Route::ok().body("host=[Foo]")).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("runtime-placeholder-host");
+    let extract = r#"<RegexExtractor testclass="RegexExtractor" testname="host" enabled="true">
+        <stringProp name="RegexExtractor.refname">h</stringProp>
+        <stringProp name="RegexExtractor.regex">host=(.*)</stringProp>
+        <stringProp name="RegexExtractor.template">$1$</stringProp>
+        <stringProp name="RegexExtractor.match_number">1</stringProp>
+      </RegexExtractor><hashTree/>"#;
+    let body = [
+        sampler("domain", "[HostName]", "", "/a", ""),
+        sampler("full", "", "", "https://[HostName]/p?x=1", ""),
+        sampler("ok", "127.0.0.1", &port, "/ok", extract),
+        sampler("late", "${h}", &port, "/v", ""),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("[WARNING] each sample fails unsent"), "{}", check.stdout_str());
+    let rows = run_jtl(&run, &file);
+    assert_eq!(server.requests(), 3, "only `ok` reaches the server");
+    assert_eq!(server.requests_to("/ok"), 3);
+    let uri = "java.net.URISyntaxException";
+    assert_eq!(failed_rows(&rows, "domain", uri, "Malformed IPv6 address at index 8: http://[HostName]/a"), 3, "{rows}");
+    assert_eq!(failed_rows(&rows, "full", "java.net.MalformedURLException", "Invalid host: [HostName]"), 3, "{rows}");
+    let late = format!("Malformed IPv6 address at index 8: http://[Foo]:{port}/v");
+    assert_eq!(failed_rows(&rows, "late", uri, &late), 3, "{rows}");
+    let s = run.summary();
+    assert_eq!(uint(&label(&s, "ok"), "errors"), 0);
+    assert_eq!(uint(&label(&s, "late"), "errors"), 3);
+    let strict = Stampede::new().arg("run").arg(&file).args(["-q", "--strict"]).run();
+    assert_eq!(strict.status.code(), Some(2), "{}", strict.stderr_str());
+}
