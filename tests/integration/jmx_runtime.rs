@@ -76,3 +76,49 @@ fn an_unfilled_placeholder_host_fails_each_sample_and_the_user_goes_on() {
     let strict = Stampede::new().arg("run").arg(&file).args(["-q", "--strict"]).run();
     assert_eq!(strict.status.code(), Some(2), "{}", strict.stderr_str());
 }
+
+/// A POST whose raw body is `body` (XML-escaped by the caller).
+fn raw_post(name: &str, port: &str, path: &str, body: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <boolProp name="HTTPSampler.postBodyRaw">true</boolProp>
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="" elementType="HTTPArgument"><stringProp name="Argument.value">{body}</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">POST</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+    )
+}
+
+/// Row 5: JMeter's function parser ends a call's arguments at the `)` that closes it, so
+/// `${__P(X,0})}` has the default `0}`; a nested `(...)` is text; `\,` is a comma, `\)` keeps
+/// its backslash; a `${` never closed is its text. The bodies are what JMeter 5.6.3 sent.
+#[test]
+fn function_arguments_are_read_as_jmeter_s_parser_reads_them() {
+    let server = TestServer::builder().route("/p", Route::ok().record()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("runtime-function-parser");
+    let cases = [
+        (r"c=${__P(X,0})}", "c=0}"),
+        (r"e=${__P(x,(a)b)}", "e=(a)b"),
+        (r"f=${__P(x,a\,b)}", "f=a,b"),
+        (r"g=${__P(x,a\)b)}", r"g=a\)b"),
+        (r"s=${__P(x,)}", "s="),
+        (r"t=${__P(x,0})} ${__P(y,1)}", "t=0} 1"),
+        (r"a=${host", "a=host"),
+        (r"h=\${x}", r"h=\${x}"),
+    ];
+    let body: String = cases.iter().map(|(src, _)| raw_post("p", &port, "/p", src)).collect();
+    let file = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    let rows = run_jtl(&run, &file);
+    assert_eq!(server.requests_to("/p"), cases.len() as u64, "{rows}");
+    let got: Vec<String> =
+        server.recorded("/p").iter().map(|r| String::from_utf8_lossy(&r.body).into_owned()).collect();
+    let want: Vec<&str> = cases.iter().map(|(_, w)| *w).collect();
+    assert_eq!(got, want);
+}

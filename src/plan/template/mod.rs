@@ -31,7 +31,7 @@ pub enum TemplateError {
     #[error("unterminated `${{` in {0:?}")]
     Unterminated(String),
     /// `${__f(...` without its `)`: the reference's text.
-    #[error("function `${{{0}}}` is missing its closing `)`")]
+    #[error("function call `${{{0}` is not closed by `)` then `}}` (JMeter refuses it too: \"Expected }} after ... function call\")")]
     UnclosedCall(String),
     #[error("`${{{0}}}` is not a variable name")]
     NotAVariableName(String),
