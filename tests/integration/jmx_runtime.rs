@@ -122,3 +122,88 @@ fn function_arguments_are_read_as_jmeter_s_parser_reads_them() {
     let want: Vec<&str> = cases.iter().map(|(_, w)| *w).collect();
     assert_eq!(got, want);
 }
+
+/// A thread group of one user, `loops` passes, `props` inside it, holding `body`.
+fn group(name: &str, loops: &str, props: &str, body: &str) -> String {
+    format!(
+        r#"<ThreadGroup testclass="ThreadGroup" testname="{name}" enabled="true">
+        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+          <stringProp name="LoopController.loops">{loops}</stringProp>
+        </elementProp>
+        <stringProp name="ThreadGroup.num_threads">1</stringProp>{props}
+      </ThreadGroup><hashTree>{body}</hashTree>"#
+    )
+}
+
+fn plan_of_groups(groups: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree><TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
+<hashTree>{groups}</hashTree></hashTree></jmeterTestPlan>"#
+    )
+}
+
+/// Rows 6 and 7: an undefined `${var}` where JMeter wants a number, and an empty If condition,
+/// load and run as JMeter 5.6.3 ran the same plan (its served counts per path): a loop count
+/// of 0, a group with no scheduled duration not started, a Throughput Controller's defaults
+/// (100 percent, 1 execution), no pause, an empty condition false; a Constant Throughput Timer
+/// of no number holds its user until the group's scheduled end.
+#[test]
+fn numbers_that_are_no_number_and_an_empty_condition_run_as_in_jmeter() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("runtime-numbers");
+    let u = "${undef}";
+    let get = |path: &str| sampler(path, "127.0.0.1", &port, &format!("/{path}"), "");
+    let sched = |d: &str| {
+        format!(r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">{d}</stringProp>"#)
+    };
+    let ifc = |name: &str, expr: bool| {
+        format!(
+            r#"<IfController testclass="IfController" testname="{name}" enabled="true"><stringProp name="IfController.condition"></stringProp><boolProp name="IfController.useExpression">{expr}</boolProp></IfController><hashTree>{}</hashTree>"#,
+            get(&format!("{name}_child"))
+        )
+    };
+    let controllers = format!(
+        r#"<ThroughputController testclass="ThroughputController" testname="percent" enabled="true"><intProp name="ThroughputController.style">1</intProp><stringProp name="ThroughputController.percentThroughput">{u}</stringProp></ThroughputController><hashTree>{}</hashTree>
+        <ThroughputController testclass="ThroughputController" testname="total" enabled="true"><intProp name="ThroughputController.style">0</intProp><stringProp name="ThroughputController.maxThroughput">{u}</stringProp></ThroughputController><hashTree>{}</hashTree>
+        <TestAction testclass="TestAction" testname="pause" enabled="true"><intProp name="ActionProcessor.action">1</intProp><stringProp name="ActionProcessor.duration">{u}</stringProp></TestAction><hashTree/>
+        {}{}{}"#,
+        get("tp_child"),
+        get("tt_child"),
+        ifc("if_js", false),
+        ifc("if_exp", true),
+        get("after"),
+    );
+    let ctt = format!(
+        r#"<ConstantThroughputTimer testclass="ConstantThroughputTimer" testname="ctt" enabled="true"><stringProp name="throughput">{u}</stringProp></ConstantThroughputTimer><hashTree/>{}"#,
+        get("ctt")
+    );
+    let groups = [
+        group("loops", u, "", &get("loops")),
+        group("duration", "2", &sched(u), &get("duration")),
+        group("controllers", "2", "", &controllers),
+        group("ctt", "-1", &sched("1"), &ctt),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", plan_of_groups(&groups));
+    let started = std::time::Instant::now();
+    run_jtl(&run, &file);
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "the timer's user ends with its group");
+    for (path, n) in [
+        ("/loops", 0),
+        ("/duration", 0),
+        ("/tp_child", 2),
+        ("/tt_child", 1),
+        ("/if_js_child", 0),
+        ("/if_exp_child", 0),
+        ("/after", 2),
+        ("/ctt", 0),
+    ] {
+        assert_eq!(server.requests_to(path), n, "{path}");
+    }
+    assert_eq!(server.requests(), 5);
+    let s = run.summary();
+    assert_eq!(uint(&label(&s, "after"), "samples"), 2);
+}

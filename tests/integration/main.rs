@@ -70,7 +70,8 @@
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_runtime`: plans JMeter loads that fail only at run time (#32): an unfilled
 //!   `[placeholder]` host fails each sample with java.net's message, the user goes on;
-//!   function arguments read as JMeter's parser reads them (`${__P(X,0})}` is `0}`).
+//!   function arguments read as JMeter's parser reads them (`${__P(X,0})}` is `0}`);
+//!   numbers that are no number and an empty If condition read as JMeter reads them.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
