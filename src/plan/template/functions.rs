@@ -7,7 +7,7 @@
 //! `text` holds the functions of their arguments' text, `files` those that read files, `dates`
 //! the java.time ones.
 
-use super::compile::{compile, compile_arg, expand, expand_arg, find_close};
+use super::compile::{compile, compile_arg, expand_arg, find_close};
 use super::dates::{self, DateFn};
 use super::files::{self, FileFn};
 use super::script::{self, Bindings, ScriptFn};
@@ -1113,6 +1113,7 @@ fn num(raw: &str, sym: &mut Symbols, element: &str) -> Result<Num, TemplateError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::template::expand;
     use crate::plan::template::tests::{symbols, user};
     use crate::plan::template::Scope;
 
