@@ -66,7 +66,11 @@ fn an_unfilled_placeholder_host_fails_each_sample_and_the_user_goes_on() {
     assert_eq!(server.requests(), 3, "only `ok` reaches the server");
     assert_eq!(server.requests_to("/ok"), 3);
     let uri = "java.net.URISyntaxException";
-    assert_eq!(failed_rows(&rows, "domain", uri, "Malformed IPv6 address at index 8: http://[HostName]/a"), 3, "{rows}");
+    assert_eq!(
+        failed_rows(&rows, "domain", uri, "Malformed IPv6 address at index 8: http://[HostName]/a"),
+        3,
+        "{rows}"
+    );
     assert_eq!(failed_rows(&rows, "full", "java.net.MalformedURLException", "Invalid host: [HostName]"), 3, "{rows}");
     let late = format!("Malformed IPv6 address at index 8: http://[Foo]:{port}/v");
     assert_eq!(failed_rows(&rows, "late", uri, &late), 3, "{rows}");
@@ -157,7 +161,9 @@ fn numbers_that_are_no_number_and_an_empty_condition_run_as_in_jmeter() {
     let u = "${undef}";
     let get = |path: &str| sampler(path, "127.0.0.1", &port, &format!("/{path}"), "");
     let sched = |d: &str| {
-        format!(r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">{d}</stringProp>"#)
+        format!(
+            r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">{d}</stringProp>"#
+        )
     };
     let ifc = |name: &str, expr: bool| {
         format!(

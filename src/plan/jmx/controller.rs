@@ -95,7 +95,8 @@ impl Cx {
             let what = "the condition is empty: JMeter reads it as false, its children never run";
             self.warn(c, depth, what);
             let then = self.controller_body(&c.children, scope, depth + 1)?;
-            let condition = flow::Cond { src: String::new(), expr: condition::Condition::Truthy(Template::literal("")) };
+            let condition =
+                flow::Cond { src: String::new(), expr: condition::Condition::Truthy(Template::literal("")) };
             return Ok(vec![Step::If(Box::new(flow::If { condition, then, otherwise: Vec::new() }))]);
         }
         let src = unwrap_expression(raw.trim());
@@ -379,14 +380,16 @@ impl Cx {
         let share = if style.trim() == "1" {
             let raw = percent_value(c);
             let p: f64 = self.number_or_text(c, &raw, "percent")?.unwrap_or_else(|v| {
-                fallback = Some(format!("percent `{v}` is not a number: JMeter reads 100, its children run every pass"));
+                fallback =
+                    Some(format!("percent `{v}` is not a number: JMeter reads 100, its children run every pass"));
                 100.0
             });
             ThroughputShare::Percent(p)
         } else {
             let raw = c.text("ThroughputController.maxThroughput").unwrap_or("1").to_string();
             let n = self.number_or_text(c, &raw, "total executions")?.unwrap_or_else(|v| {
-                fallback = Some(format!("total executions `{v}` is not a number: JMeter reads 1, its children run once"));
+                fallback =
+                    Some(format!("total executions `{v}` is not a number: JMeter reads 1, its children run once"));
                 1
             });
             ThroughputShare::Total(n)

@@ -392,7 +392,12 @@ impl Cx {
     /// A number JMeter reads while running, with a fallback when it is not one: `Ok(Err(text))`
     /// for text no number parse takes, an undefined `${var}` included (JMeter leaves it as
     /// `${var}`) and a variable only set while running. A number out of range is an error.
-    fn number_or_text<T: std::str::FromStr>(&mut self, el: &El, raw: &str, what: &str) -> Result<Result<T, String>, Error> {
+    fn number_or_text<T: std::str::FromStr>(
+        &mut self,
+        el: &El,
+        raw: &str,
+        what: &str,
+    ) -> Result<Result<T, String>, Error> {
         let v = match self.expand(el, raw) {
             Ok(v) => v,
             Err(_) => return Ok(Err(raw.trim().to_string())),
@@ -792,8 +797,7 @@ mod tests {
         }
         let e = read(&groups(&tg), Path::new("t.jmx"), &Options::default()).unwrap_err().to_string();
         assert!(e.starts_with("t.jmx: 3 problems:"), "{e}");
-        for want in ["\"bad method\"", "\"lock\"", "\"locked\"", "out of range"]
-        {
+        for want in ["\"bad method\"", "\"lock\"", "\"locked\"", "out of range"] {
             assert!(e.contains(want), "{want}: {e}");
         }
     }

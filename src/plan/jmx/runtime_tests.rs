@@ -39,7 +39,10 @@ fn an_unfilled_placeholder_host_loads_and_warns_each_sample_fails() {
     );
     let (status, note) = status_of(&i, "full");
     assert_eq!(status, Status::Warning);
-    assert!(note.ends_with("java.net.MalformedURLException, Non HTTP response message: Invalid host: [HostName]"), "{note}");
+    assert!(
+        note.ends_with("java.net.MalformedURLException, Non HTTP response message: Invalid host: [HostName]"),
+        "{note}"
+    );
     let strict = inspect(&text, Path::new("t.jmx"), &Options { strict: true, ..Default::default() });
     assert_eq!(strict.problems.len(), 2, "{:?}", strict.problems);
 }

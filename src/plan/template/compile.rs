@@ -21,7 +21,7 @@ pub(super) fn compile_arg(src: &str, sym: &mut Symbols, element: &str) -> Result
 /// stays), `${` starts a reference; one never closed (`${host`) is its text without `${`
 /// (JMeter logs "Probably an invalid function string" and goes on).
 fn compile_text(src: &str, sym: &mut Symbols, element: &str, arg: bool) -> Result<Template, TemplateError> {
-    if !src.contains("${") && !(arg && src.contains('\\')) {
+    if !(src.contains("${") || (arg && src.contains('\\'))) {
         return Ok(Template::literal(src));
     }
     let mut segs = Vec::new();
@@ -177,7 +177,11 @@ fn params_end(s: &str) -> Option<usize> {
 
 /// Java's `Character.isSpaceChar`.
 fn is_space_char(c: char) -> bool {
-    matches!(c, ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}')
+    matches!(
+        c,
+        ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
 }
 
 /// Expands a value needed while loading (a duration, a count, a file name, a host): every
