@@ -136,6 +136,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         ["__setProperty(", "props.put", "props.setProperty", "props[", "JMeterUtils.setProperty"]
             .iter()
             .any(|s| text.contains(s));
+    cx.b.sym.jmeter_text = true;
     cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let plan = cx.plan(test_plan, path);

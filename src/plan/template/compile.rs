@@ -37,6 +37,17 @@ fn compile_text(src: &str, sym: &mut Symbols, element: &str, arg: bool) -> Resul
         if i >= b.len() {
             break;
         }
+        if b[i] == b'\\' && !arg && !sym.jmeter_text {
+            // A YAML plan's value: only `\${` is an escape.
+            if src[i + 1..].starts_with("${") {
+                lit.push_str("${");
+                i += 3;
+            } else {
+                lit.push('\\');
+                i += 1;
+            }
+            continue;
+        }
         if b[i] == b'\\' {
             match b.get(i + 1) {
                 Some(c @ (b'$' | b',' | b'\\')) => {
@@ -70,6 +81,7 @@ fn compile_text(src: &str, sym: &mut Symbols, element: &str, arg: bool) -> Resul
                 }
                 i = body + end + 1;
             }
+            RefEnd::Open(_) if !sym.jmeter_text => return Err(TemplateError::Unterminated(src.to_string())),
             RefEnd::Open(text) => {
                 open_after_text = !lit.is_empty() || !segs.is_empty();
                 lit.push_str(&text);
@@ -78,7 +90,7 @@ fn compile_text(src: &str, sym: &mut Symbols, element: &str, arg: bool) -> Resul
             RefEnd::CallNotClosed => return Err(TemplateError::UnclosedCall(src[body..].trim().to_string())),
         }
     }
-    if !arg && !refs && !open_after_text {
+    if !arg && !refs && !open_after_text && sym.jmeter_text {
         return Ok(Template::literal(src));
     }
     // An argument with escapes only: its text is what it says.
@@ -403,5 +415,16 @@ mod tests {
             let e = expand(src, &mut s).unwrap_err().to_string();
             assert!(e.contains("is not closed by"), "{src}: {e}");
         }
+    }
+
+    /// A YAML plan keeps its own rules: `\${` is a literal `${` and the only escape outside a
+    /// function's arguments; a `${` never closed is an error.
+    #[test]
+    fn a_yaml_plan_keeps_its_escape_and_refuses_an_unclosed_reference() {
+        let mut s = Symbols { jmeter_text: false, ..symbols() };
+        assert_eq!(expand("\\${host}", &mut s).unwrap(), "${host}");
+        assert_eq!(expand("a\\\\b ${host}", &mut s).unwrap(), "a\\\\b 127.0.0.1");
+        assert_eq!(expand("${__P(x,a\\,b)}", &mut s).unwrap(), "a,b");
+        assert!(expand("a=${host", &mut s).unwrap_err().to_string().contains("unterminated"));
     }
 }
