@@ -9,9 +9,11 @@
 //! counts UTF-16 code units, as Java's strings do. Confirmed against Java 17 with a table of
 //! inputs (the tests below).
 //!
-//! Not modelled: an authority with `[`/`]` (an IPv6 literal) is taken as Java takes a
-//! well-formed one; `Expected …` failures of an opaque or empty URI, which an HTTP sampler
-//! never makes.
+//! An authority with `[`/`]` is read as Java reads a server with an IPv6 literal: an
+//! unfilled placeholder host (`https://[HostName]/`) is `Malformed IPv6 address at index 9`.
+//! Not modelled: a host name or IPv4 address Java refuses outside brackets (taken, as
+//! registry names are); `Expected …` failures of an opaque or empty URI, which an HTTP
+//! sampler never makes.
 
 /// Why `java.net.URI` refuses a URL: its reason and the index it gives
 /// (`URISyntaxException.getReason()`, `getIndex()`).
@@ -25,6 +27,34 @@ impl std::fmt::Display for Refusal {
     /// `Illegal character in query at index 77`: the message without its `: <input>` tail.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} at index {}", self.reason, self.index)
+    }
+}
+
+/// What `new java.net.URL(url)` says of a whole URL whose host is in brackets and no IPv6
+/// literal (JMeter's sampler makes one of a full URL in its path field before anything else):
+/// the `MalformedURLException` message, or `None` when it takes the host.
+pub(crate) fn url_host_refusal(url: &str) -> Option<String> {
+    let rest = &url[url.find("://")? + 3..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if !host.starts_with('[') {
+        return None;
+    }
+    // URLStreamHandler.parseURL: a `]` after at least two characters, a literal
+    // IPAddressUtil takes (a scope id after `%` aside), then nothing or a port.
+    match host.find(']') {
+        Some(end) if end > 2 => {
+            let literal = &host[1..end];
+            let addr = literal.split('%').next().unwrap_or_default();
+            if addr.parse::<std::net::Ipv6Addr>().is_err() {
+                Some(format!("Invalid host: {}", &host[..=end]))
+            } else if host.len() > end + 1 && !host[end + 1..].starts_with(':') {
+                Some(format!("Invalid authority field: {authority}"))
+            } else {
+                None
+            }
+        }
+        _ => Some(format!("Invalid authority field: {authority}")),
     }
 }
 
@@ -56,6 +86,9 @@ const REG_NAME: Set = Set { alpha: true, digit: true, more: "-_.!~*'()$,;:@&=+",
 const SERVER_PERCENT: Set = Set { alpha: true, digit: true, more: "-_.!~*'();:&=+$,.:@[]%", escapes: true };
 const SCHEME: Set = Set { alpha: true, digit: true, more: "+-.", escapes: false };
 const ALPHA: Set = Set { alpha: true, digit: false, more: "", escapes: false };
+const DIGIT: Set = Set { alpha: false, digit: true, more: "", escapes: false };
+const DIGIT_DOT: Set = Set { alpha: false, digit: true, more: ".", escapes: false };
+const HEX: Set = Set { alpha: false, digit: true, more: "abcdefABCDEF", escapes: false };
 
 impl Set {
     /// Java's `match`: an ASCII character of the set (never NUL).
@@ -199,7 +232,152 @@ impl Parser<'_> {
         if !server && !reg {
             return Err(fail("Illegal character in authority", p));
         }
+        // Java tries a server first and keeps its error when the authority is no registry
+        // name either (`[`/`]` are not registry-name characters): "probably due to a
+        // malformed IPv6 address".
+        if server && !reg {
+            self.server(p, n)?;
+        }
         Ok(())
+    }
+
+    /// Java's `parseServer` for a host in brackets (`[userinfo@][ipv6]:port`); a host outside
+    /// brackets is taken.
+    fn server(&self, mut p: usize, n: usize) -> Result<(), Refusal> {
+        let at = self.find(p, n, "@");
+        if at < n {
+            p = at + 1;
+        }
+        if !self.at(p, n, '[') {
+            return Ok(());
+        }
+        p += 1;
+        let q = self.find(p, n, "]");
+        if q <= p || q >= n {
+            return Err(fail("Expected closing bracket for IPv6 address", q));
+        }
+        // A scope id after `%` is taken as it is (Java's own error for an empty one has no index).
+        self.ipv6(p, self.find(p, q, "%"))?;
+        p = q + 1;
+        if self.at(p, n, ':') {
+            p = self.scan(p + 1, n, &DIGIT)?;
+        }
+        if p < n {
+            return Err(fail("Expected port number", p));
+        }
+        Ok(())
+    }
+
+    /// Java's `parseIPv6Reference` over `[start, n)`.
+    fn ipv6(&self, start: usize, n: usize) -> Result<(), Refusal> {
+        let mut bytes = 0usize;
+        let mut p = start;
+        let mut compressed = false;
+        match self.hex_seq(p, n, &mut bytes)? {
+            Some(q) if q > p => {
+                p = q;
+                if self.at(p, n, ':') && self.at(p + 1, n, ':') {
+                    compressed = true;
+                    p = self.hex_post(p + 2, n, &mut bytes)?;
+                } else if self.at(p, n, ':') {
+                    p = self.take_ipv4(p + 1, n, "IPv4 address")?;
+                    bytes += 4;
+                }
+            }
+            _ if self.at(p, n, ':') && self.at(p + 1, n, ':') => {
+                compressed = true;
+                p = self.hex_post(p + 2, n, &mut bytes)?;
+            }
+            _ => {}
+        }
+        if p < n || (compressed && bytes == 16) {
+            return Err(fail("Malformed IPv6 address", start));
+        }
+        if bytes > 16 {
+            return Err(fail("IPv6 address too long", start));
+        }
+        if !compressed && bytes < 16 {
+            return Err(fail("IPv6 address too short", start));
+        }
+        Ok(())
+    }
+
+    /// Java's `scanHexPost`.
+    fn hex_post(&self, p: usize, n: usize, bytes: &mut usize) -> Step {
+        if p == n {
+            return Ok(p);
+        }
+        match self.hex_seq(p, n, bytes)? {
+            Some(q) if q > p => {
+                if self.at(q, n, ':') {
+                    *bytes += 4;
+                    return self.take_ipv4(q + 1, n, "hex digits or IPv4 address");
+                }
+                Ok(q)
+            }
+            _ => {
+                *bytes += 4;
+                self.take_ipv4(p, n, "hex digits or IPv4 address")
+            }
+        }
+    }
+
+    /// Java's `scanHexSeq`: `None` where it returns -1 (no hex digits, or an IPv4 address).
+    fn hex_seq(&self, mut p: usize, n: usize, bytes: &mut usize) -> Result<Option<usize>, Refusal> {
+        let q = self.scan(p, n, &HEX)?;
+        if q <= p || self.at(q, n, '.') {
+            return Ok(None);
+        }
+        if q > p + 4 {
+            return Err(fail("IPv6 hexadecimal digit sequence too long", p));
+        }
+        *bytes += 2;
+        p = q;
+        while p < n && self.at(p, n, ':') && !self.at(p + 1, n, ':') {
+            p += 1;
+            let q = self.scan(p, n, &HEX)?;
+            if q <= p {
+                return Err(fail("Expected digits for an IPv6 address", p));
+            }
+            if self.at(q, n, '.') {
+                p -= 1;
+                break;
+            }
+            if q > p + 4 {
+                return Err(fail("IPv6 hexadecimal digit sequence too long", p));
+            }
+            *bytes += 2;
+            p = q;
+        }
+        Ok(Some(p))
+    }
+
+    /// Java's `takeIPv4Address` (strict: the rest of `[start, n)` is the address).
+    fn take_ipv4(&self, start: usize, n: usize, expected: &str) -> Step {
+        let m = self.scan(start, n, &DIGIT_DOT)?;
+        if m <= start || m != n {
+            return Err(fail(format!("Expected {expected}"), start));
+        }
+        let mut p = start;
+        for i in 0..4 {
+            if i > 0 {
+                if !self.at(p, m, '.') {
+                    return Err(fail("Malformed IPv4 address", p));
+                }
+                p += 1;
+            }
+            // At most three digits, each part a byte (Java's `scanByte`).
+            let q = self.scan(p, m.min(p + 3), &DIGIT)?;
+            let part: String = String::from_utf16_lossy(&self.s[p..q]);
+            if q <= p || part.parse::<u32>().map_or(true, |v| v > 255) {
+                return Err(fail("Malformed IPv4 address", p));
+            }
+            p = q;
+        }
+        if p < m {
+            return Err(fail("Malformed IPv4 address", p));
+        }
+        Ok(p)
     }
 }
 
@@ -272,9 +450,45 @@ mod tests {
         ("http://h/a'b", "ok"),
         ("http://h/;a=b/c", "ok"),
         ("http://h/a?b=\\", "Illegal character in query at index 13"),
+        // Hosts in brackets: unfilled placeholders and IPv6 literals (checked with Java 17).
+        ("http://[HostName]/a", "Malformed IPv6 address at index 8"),
+        ("https://[HostName]/a", "Malformed IPv6 address at index 9"),
+        ("http://[HostName]:18777/a", "Malformed IPv6 address at index 8"),
+        ("http://[Foo]/v", "Malformed IPv6 address at index 8"),
+        ("http://user@[x]/v", "Malformed IPv6 address at index 13"),
+        ("http://[::1]/a", "ok"),
+        ("http://[1:2:3:4:5:6:7:8]:80/a", "ok"),
+        ("http://[::ffff:127.0.0.1]/a", "ok"),
+        ("http://[1:2:3]/a", "IPv6 address too short at index 8"),
+        ("http://[12345::1]/a", "IPv6 hexadecimal digit sequence too long at index 8"),
+        ("http://[HostName/a", "Expected closing bracket for IPv6 address at index 16"),
+        ("http://[::1]x/a", "Expected port number at index 12"),
+        ("http://[1::2::3]/a", "Expected hex digits or IPv4 address at index 13"),
+        ("http://[::1.2.3]/a", "Malformed IPv4 address at index 15"),
+        ("http://[]/a", "Expected closing bracket for IPv6 address at index 8"),
         // Indexes count UTF-16 code units: the emoji is two.
         ("http://h/😀{", "Illegal character in path at index 11"),
     ];
+
+    #[test]
+    fn a_url_with_a_bracketed_host_is_refused_as_java_net_url_refuses_it() {
+        // What `new java.net.URL(input)` threw in Java 17.
+        let java = [
+            ("https://[HostName]/path?x=1", Some("Invalid host: [HostName]")),
+            ("http://[HostName]:8080/path", Some("Invalid host: [HostName]")),
+            ("http://[HostName/a", Some("Invalid authority field: [HostName")),
+            ("http://[]/a", Some("Invalid authority field: []")),
+            ("http://[a]/", Some("Invalid authority field: [a]")),
+            ("http://[ab]/", Some("Invalid host: [ab]")),
+            ("http://[::1]x/a", Some("Invalid authority field: [::1]x")),
+            ("http://u@[Host]/a", Some("Invalid host: [Host]")),
+            ("http://[::1]/a", None),
+            ("http://h/[x]", None),
+        ];
+        for (input, want) in java {
+            assert_eq!(url_host_refusal(input).as_deref(), want, "{input}");
+        }
+    }
 
     #[test]
     fn refuses_what_java_refuses_at_the_same_index() {

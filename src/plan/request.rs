@@ -591,6 +591,8 @@ impl RequestSpec {
     pub fn url(&self) -> String {
         match &self.origin {
             Some(o) => format!("{}{}", o.source(), self.path.source()),
+            // No server name: the path is the whole URL (or turns into one while running).
+            None if self.target.host.is_empty() && self.path.source().contains("://") => self.path.source().to_string(),
             None => format!("{}://{}{}", self.target.scheme(), self.target.authority(), self.path.source()),
         }
     }

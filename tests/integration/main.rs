@@ -84,6 +84,10 @@
 //!   on two agents merged exactly.
 //! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
+//! - `jmx_runtime`: plans JMeter loads that fail only at run time (#32): an unfilled
+//!   `[placeholder]` host fails each sample with java.net's message, the user goes on;
+//!   function arguments read as JMeter's parser reads them (`${__P(X,0})}` is `0}`);
+//!   numbers that are no number and an empty If condition read as JMeter reads them.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
@@ -154,6 +158,7 @@ mod jmx_http;
 mod jmx_json_runtime;
 mod jmx_modifiers;
 mod jmx_parallel;
+mod jmx_runtime;
 mod jmx_scripts;
 mod jmx_scripts_i32;
 mod jmx_scripts_mirror;

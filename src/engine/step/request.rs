@@ -545,8 +545,13 @@ impl VirtualUser {
         // The URL only for a per-sample log: formatting it costs allocations on every request.
         if ctx.shared.sample_log.is_some() {
             let (target, path) = at;
-            let mut row =
-                self.sample_row(&sample, ex.status, format!("{}://{}{}", target.scheme(), target.authority(), path));
+            // A sample failed before its URL was taken apart (a full URL java.net.URL refuses)
+            // shows that URL.
+            let url = match super::super::request::full_url_in_path(path) {
+                Some(full) if target.host.is_empty() => full.to_string(),
+                _ => format!("{}://{}{}", target.scheme(), target.authority(), path),
+            };
+            let mut row = self.sample_row(&sample, ex.status, url);
             row.code_message = note;
             if let Some(log) = &ctx.shared.sample_log {
                 let _ = log.send(row);

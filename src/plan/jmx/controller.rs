@@ -97,6 +97,16 @@ impl Cx {
         } else {
             c.text_or_empty("WhileController.condition")
         };
+        if is_if && raw.trim().is_empty() {
+            // JMeter's IfController evaluates an empty condition (a script or an expression)
+            // as false: the children are read, and never run.
+            let what = "the condition is empty: JMeter reads it as false, its children never run";
+            self.warn(c, depth, what);
+            let then = self.controller_body(&c.children, scope, depth + 1)?;
+            let condition =
+                flow::Cond { src: String::new(), expr: condition::Condition::Truthy(Template::literal("")) };
+            return Ok(vec![Step::If(Box::new(flow::If { condition, then, otherwise: Vec::new() }))]);
+        }
         let src = unwrap_expression(raw.trim());
         // JMeter's While Controller (WhileController.endOfLoop) ends the loop when the condition's
         // text reads `false` in any case, or with `LAST` when the last sample failed; an empty
@@ -397,15 +407,30 @@ impl Cx {
     pub(super) fn throughput(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let per_user = c.flag("ThroughputController.perThread").unwrap_or(false);
         let style = c.text("ThroughputController.style").unwrap_or("0");
+        // A value that is no number: JMeter logs "Error parsing" and reads its own default,
+        // 100 percent or 1 execution.
+        let mut fallback = None;
         let share = if style.trim() == "1" {
             let raw = percent_value(c);
-            let p: f64 = self.number(c, &raw, "percent")?;
+            let p: f64 = self.number_or_text(c, &raw, "percent")?.unwrap_or_else(|v| {
+                fallback =
+                    Some(format!("percent `{v}` is not a number: JMeter reads 100, its children run every pass"));
+                100.0
+            });
             ThroughputShare::Percent(p)
         } else {
             let raw = c.text("ThroughputController.maxThroughput").unwrap_or("1").to_string();
-            ThroughputShare::Total(self.number(c, &raw, "total executions")?)
+            let n = self.number_or_text(c, &raw, "total executions")?.unwrap_or_else(|v| {
+                fallback =
+                    Some(format!("total executions `{v}` is not a number: JMeter reads 1, its children run once"));
+                1
+            });
+            ThroughputShare::Total(n)
         };
-        self.report(c, depth, Status::Supported, format!("{share:?} of passes"));
+        match fallback {
+            Some(what) => self.warn(c, depth, what),
+            None => self.report(c, depth, Status::Supported, format!("{share:?} of passes")),
+        }
         let steps = self.controller_body(&c.children, scope, depth + 1)?;
         let slot = self.b.slot(Slot::Throughput);
         Ok(vec![Step::Throughput(Box::new(Throughput { share, per_user, steps, slot }))])
@@ -428,8 +453,18 @@ impl Cx {
             return Ok(vec![Step::Stop(kind)]);
         }
         if action == "1" {
-            let ms: f64 = self.number(c, c.text("ActionProcessor.duration").unwrap_or("0"), "duration")?;
-            self.report(c, depth, Status::Supported, "a pause");
+            let raw = c.text("ActionProcessor.duration").unwrap_or("0");
+            // JMeter logs "Could not parse number" and pauses for none.
+            let ms: f64 = match self.number_or_text(c, raw, "duration")? {
+                Ok(ms) => {
+                    self.report(c, depth, Status::Supported, "a pause");
+                    ms
+                }
+                Err(v) => {
+                    self.warn(c, depth, format!("the duration `{v}` is not a number: JMeter reads 0, no pause"));
+                    0.0
+                }
+            };
             let own = self.scope_of(&c.children, scope, depth + 1)?;
             let mut steps: Vec<Step> = own.before.clone();
             steps.extend(own.timers.iter().map(|t| Step::Think(*t)));

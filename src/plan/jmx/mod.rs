@@ -17,6 +17,8 @@ mod listener;
 mod modifier;
 mod module;
 mod report;
+#[cfg(test)]
+mod runtime_tests;
 mod sampler;
 mod script;
 mod socket;
@@ -134,6 +136,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         ["__setProperty(", "props.put", "props.setProperty", "props[", "JMeterUtils.setProperty"]
             .iter()
             .any(|s| text.contains(s));
+    cx.b.sym.jmeter_text = true;
     cx.b.sym.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     cx.b.sym.script_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let plan = cx.plan(test_plan, path);
@@ -388,6 +391,25 @@ impl Cx {
                 if v.trim().parse::<f64>().is_ok_and(f64::is_finite) { "is out of range" } else { "is not a number" };
             self.err(el, format!("{what} `{v}` {why}"))
         })
+    }
+
+    /// A number JMeter reads while running, with a fallback when it is not one: `Ok(Err(text))`
+    /// for text no number parse takes, an undefined `${var}` included (JMeter leaves it as
+    /// `${var}`) and a variable only set while running. A number out of range is an error.
+    fn number_or_text<T: std::str::FromStr>(
+        &mut self,
+        el: &El,
+        raw: &str,
+        what: &str,
+    ) -> Result<Result<T, String>, Error> {
+        let v = match self.expand(el, raw) {
+            Ok(v) => v,
+            Err(_) => return Ok(Err(raw.trim().to_string())),
+        };
+        if v.trim().parse::<f64>().is_err() {
+            return Ok(Err(v.trim().to_string()));
+        }
+        self.number(el, v.trim(), what).map(Ok)
     }
 
     /// A number JMeter reads with a fallback of 0 when it is not one (ramp-up, delays): the
@@ -766,20 +788,20 @@ mod tests {
         let tg = group("ThreadGroup", "1", r#"<boolProp name="ThreadGroup.scheduler">true</boolProp>"#, &body);
         let i = inspect_text(&groups(&tg), false);
         assert!(i.plan.is_none());
-        assert_eq!(status_of(&i, "ThreadGroup"), Status::Error);
+        // A scheduler without a duration: JMeter does not start the group (#32).
+        assert_eq!(status_of(&i, "ThreadGroup"), Status::Warning);
         assert_eq!(status_of(&i, "bad method"), Status::Error);
         assert_eq!(status_of(&i, "fine"), Status::Supported);
         assert_eq!(status_of(&i, "lock"), Status::Unsupported);
         // The child of the unsupported controller is read and listed, with its own error.
         assert_eq!(status_of(&i, "locked"), Status::Error);
-        assert_eq!(i.problems.len(), 4, "{:?}", i.problems);
+        assert_eq!(i.problems.len(), 3, "{:?}", i.problems);
         for p in &i.problems {
             assert!(p.location.line.is_some() && p.location.element.is_some(), "{p}");
         }
         let e = read(&groups(&tg), Path::new("t.jmx"), &Options::default()).unwrap_err().to_string();
-        assert!(e.starts_with("t.jmx: 4 problems:"), "{e}");
-        for want in ["\"ThreadGroup\"", "\"bad method\"", "\"lock\"", "\"locked\"", "Invalid duration", "out of range"]
-        {
+        assert!(e.starts_with("t.jmx: 3 problems:"), "{e}");
+        for want in ["\"bad method\"", "\"lock\"", "\"locked\"", "out of range"] {
             assert!(e.contains(want), "{want}: {e}");
         }
     }
@@ -1014,7 +1036,8 @@ mod tests {
         assert_eq!(load(&format!("\u{feff}{}", plan("", ""))).unwrap().scenarios.len(), 1);
     }
 
-    /// #11: JMeter stops the test on a scheduler duration not above 0 or a negative delay; a
+    /// #11: JMeter stops the test on a negative scheduler delay (a duration not above 0 only
+    /// keeps its group from starting: #32); a
     /// time beyond a year was clamped to a year, and the run never ended. Both are plan errors
     /// naming the element and its line.
     #[test]
@@ -1030,9 +1053,6 @@ mod tests {
             )
         };
         for (tg, body, want) in [
-            (sched("0", "0"), String::new(), "Invalid duration"),
-            (sched("-5", "0"), String::new(), "Invalid duration"),
-            (sched("", "0"), String::new(), "Invalid duration"),
             (sched("10", "-1"), String::new(), "Invalid delay"),
             (sched("1e20", "0"), String::new(), "out of range"),
             (String::new(), timer("ConstantTimer", "ConstantTimer.delay", "99999999999999999999"), "out of range"),

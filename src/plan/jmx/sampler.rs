@@ -90,7 +90,15 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(super::script::for_sampler(&own.before, &req, &c.name));
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        if let Some(fault) = req.fault {
+        let vars = &self.b.sym.vars;
+        let bad_host = req.origin.as_ref().filter(|o| !o.is_dynamic(vars)).and_then(|o| {
+            let url = format!("{}{}", o.source(), req.path.source());
+            java_uri::refusal(&url).map(|why| format!("{why}: {url}"))
+        });
+        if let Some(why) = bad_host {
+            let why = non_http("java.net.URISyntaxException", &why);
+            self.warn(c, depth, format!("each sample fails unsent, as in JMeter: {why}"));
+        } else if let Some(fault) = req.fault {
             let why = self.b.check_message(fault).to_string();
             let how = if req.fault_after_head { "is sent without its body and fails" } else { "fails unsent" };
             self.warn(c, depth, format!("each sample {how}, as in JMeter: {why}"));
@@ -217,8 +225,18 @@ impl Cx {
         let (target, path_t, origin) = if url_at_run_time {
             (Target { tls: false, host: String::new(), port: 0 }, self.tmpl(c, path.trim())?, None)
         } else if absolute {
-            compile_url(&path, None, &mut self.b.sym, &describe(c))
-                .map_err(|(kind, m)| Error::new(kind, self.loc(c), m))?
+            match compile_url(&path, None, &mut self.b.sym, &describe(c)) {
+                Ok(compiled) => compiled,
+                // A full URL java.net.URL refuses (an unfilled `https://[HostName]/`): JMeter
+                // loads the plan and fails each sample, unsent.
+                Err(_) if java_uri::url_host_refusal(path.trim()).is_some() => {
+                    let why = java_uri::url_host_refusal(path.trim()).unwrap_or_default();
+                    fault = Some(non_http("java.net.MalformedURLException", &why));
+                    let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
+                    (placeholder, Template::literal(path.trim()), None)
+                }
+                Err((kind, m)) => return Err(Error::new(kind, self.loc(c), m)),
+            }
         } else {
             // Origin and path stay apart: a path that is only a variable (`${api}`) is a path.
             let port = port.trim();
@@ -237,8 +255,17 @@ impl Cx {
                 let kept = self.b.sym.secrets.clone();
                 let text = self.expand(c, &origin)?;
                 self.b.sym.secrets = kept;
-                let (target, _) = resolve_url(&format!("{text}/"), None).map_err(|m| self.err(c, m))?;
-                (target, path_t, None)
+                match resolve_url(&format!("{text}/"), None) {
+                    Ok((target, _)) => (target, path_t, None),
+                    // A host java.net.URI refuses (an unfilled `[HostName]`): JMeter loads the
+                    // plan and fails each sample, unsent; the engine finds it so, as it does
+                    // a host a variable fills while running.
+                    Err(_) if java_uri::refusal(&format!("{text}/")).is_some() => {
+                        let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
+                        (placeholder, path_t, Some(Template::literal(text)))
+                    }
+                    Err(m) => return Err(self.err(c, m)),
+                }
             }
         };
         // Arguments, the sampler's own before those of HTTP Request Defaults (JMeter's order):

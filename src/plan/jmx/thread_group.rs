@@ -116,21 +116,38 @@ impl Cx {
         let ramp = self.number_or_zero(tg, tg.text("ThreadGroup.ramp_time").unwrap_or("0"), "ramp-up", &mut notes);
         let main = tg.nested("ThreadGroup.main_controller").unwrap_or_default();
         let loops_raw = main.text("LoopController.loops").unwrap_or("1").to_string();
-        let loops: i64 = self.number(tg, &loops_raw, "loop count")?;
+        // What JMeter reads at run time where the plan's text is no number; `check` warns.
+        let mut warnings = Vec::new();
+        let loops: i64 = self.number_or_text(tg, &loops_raw, "loop count")?.unwrap_or_else(|v| {
+            warnings.push(format!("loop count `{v}` is not a number: JMeter reads 0, the group runs no iteration"));
+            0
+        });
         let forever = loops < 0 || loops_on(main);
         let scheduler = tg.flag("ThreadGroup.scheduler").unwrap_or(false);
         let (duration, delay) = if scheduler {
             // JMeter stops the test at once ("Invalid duration"/"Invalid delay ... set in Thread
             // Group") for a duration that is not above 0 (absent counts as 0) or a negative delay.
             let d = match tg.text("ThreadGroup.duration").filter(|d| !d.trim().is_empty()) {
-                Some(d) => self.number(tg, d, "duration")?,
+                Some(d) => self.number_or_text(tg, d, "duration")?.unwrap_or(0.0),
                 None => 0.0,
             };
             if d <= 0.0 {
-                return Err(self.err(
+                // JMeter logs "Invalid duration 0 set in Thread Group" and starts the other
+                // groups without this one (a duration that is no number reads 0).
+                let raw = tg.text_or_empty("ThreadGroup.duration").trim();
+                self.warn(
                     tg,
-                    format!("the scheduler is on and the duration is {d} s: it must be above 0 (JMeter stops the test: \"Invalid duration\")"),
-                ));
+                    1,
+                    format!("the scheduler is on and the duration `{raw}` is not above 0: JMeter does not start this group (\"Invalid duration 0 set in Thread Group\")"),
+                );
+                return Ok(vec![Workload::Closed(ClosedWorkload {
+                    users: 0,
+                    ramp_up: Duration::ZERO,
+                    iterations: Some(0),
+                    duration: None,
+                    start_delay: Duration::ZERO,
+                    graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+                })]);
             }
             let delay = match tg.text("ThreadGroup.delay") {
                 Some(d) => self.number_or_zero(tg, d, "startup delay", &mut notes),
@@ -168,7 +185,11 @@ impl Cx {
                 "; runs after the other thread groups"
             });
         }
-        self.report(tg, 1, status, note);
+        if warnings.is_empty() {
+            self.report(tg, 1, status, note);
+        } else {
+            self.warn(tg, 1, format!("{note}; {}", warnings.join("; ")));
+        }
         Ok(vec![Workload::Closed(ClosedWorkload {
             users,
             ramp_up: self.secs(tg, ramp, "ramp-up")?,

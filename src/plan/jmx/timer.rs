@@ -84,7 +84,21 @@ impl Cx {
     }
 
     pub(super) fn constant_throughput_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let per_minute: f64 = self.number(c, c.text("throughput").unwrap_or("0"), "target throughput")?;
+        let raw = c.text("throughput").unwrap_or("0");
+        let per_minute: f64 = match self.number_or_text(c, raw, "target throughput")? {
+            Ok(n) => n,
+            Err(v) => {
+                // JMeter reads 0 samples a minute: each sample in scope waits 60 s / 0, for
+                // ever; a run with a scheduled end stops the user there, as a timer past it does.
+                self.warn(
+                    c,
+                    depth,
+                    format!("the target throughput `{v}` is not a number: JMeter reads 0, each sample in its scope waits until the test ends"),
+                );
+                s.timers.push(Think::Constant(MAX_DURATION));
+                return Ok(());
+            }
+        };
         let mode = calc_mode(c.text("calcMode").unwrap_or("0")).to_string();
         if per_minute > 0.0 {
             let slot = self.b.slot(Slot::Pace);

@@ -7,7 +7,7 @@
 //! `text` holds the functions of their arguments' text, `files` those that read files, `dates`
 //! the java.time ones.
 
-use super::compile::{compile, expand, find_close};
+use super::compile::{compile, compile_arg, expand_arg, find_close};
 use super::dates::{self, DateFn};
 use super::files::{self, FileFn};
 use super::script::{self, Bindings, ScriptFn};
@@ -649,19 +649,20 @@ fn count(name: &str, n: usize, min: usize, max: usize) -> Result<(), TemplateErr
 
 pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &str) -> Result<Seg, TemplateError> {
     let n = raw.len();
+    // A script or a condition is read by its own parser: only `\,` is undone before it.
     let unescape = |a: &str| a.replace("\\,", ",");
     // Arguments fixed at load time (property names, defaults, formats).
     let fixed = |i: usize, sym: &mut Symbols| -> Result<Option<String>, TemplateError> {
         match raw.get(i) {
             None => Ok(None),
             Some(a) => {
-                let v = expand(&unescape(a), sym)?;
+                let v = expand_arg(a, sym)?;
                 Ok(Some(v).filter(|v| !v.is_empty()))
             }
         }
     };
     // An argument evaluated at each call (an absent one is empty).
-    let tmpl = |i: usize, sym: &mut Symbols| compile(&unescape(raw.get(i).copied().unwrap_or("")), sym, element);
+    let tmpl = |i: usize, sym: &mut Symbols| compile_arg(raw.get(i).copied().unwrap_or(""), sym, element);
     let tmpls = |range: std::ops::Range<usize>, sym: &mut Symbols| -> Result<Vec<Template>, TemplateError> {
         range.filter(|i| *i < n).map(|i| tmpl(i, sym)).collect()
     };
@@ -698,8 +699,10 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             let key = fixed(0, sym)?.ok_or_else(|| arg("a property name is needed"))?;
             // JMeter's __P falls back to "1" when neither value nor default exists, __property
             // to the property's name.
+            // An empty default (`${__P(x,)}`) is "", as JMeter reads its second argument.
             let default = match name {
-                "P" => fixed(1, sym)?.unwrap_or_else(|| "1".into()),
+                "P" if n > 1 => fixed(1, sym)?.unwrap_or_default(),
+                "P" => "1".into(),
                 _ if n > 2 => fixed(2, sym)?.unwrap_or_default(),
                 _ => key.clone(),
             };
@@ -917,7 +920,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             let mut args = tmpls(0..n.min(2), sym)?;
             // A file name from plan variables is known now.
             if args[0].vars().iter().all(|id| sym.vars.initial(*id).is_some() && !sym.vars.is_assigned(*id)) {
-                args[0] = Template::literal(expand(&unescape(raw[0]), sym)?);
+                args[0] = Template::literal(expand_arg(raw[0], sym)?);
             }
             let (f, store_at) = files::compile(name, args, sym)?;
             let store = match (name, raw.get(1)) {
@@ -1073,7 +1076,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
                     )));
                 }
             }
-            let chars = compile(&unescape(raw.get(1).copied().unwrap_or("")), sym, element)?;
+            let chars = compile_arg(raw.get(1).copied().unwrap_or(""), sym, element)?;
             FuncKind::RandomString { len, chars }
         }
         other if NOT_SUPPORTED.contains(&other) => {
@@ -1109,6 +1112,7 @@ fn num(raw: &str, sym: &mut Symbols, element: &str) -> Result<Num, TemplateError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::template::expand;
     use crate::plan::template::tests::{symbols, user};
     use crate::plan::template::Scope;
 

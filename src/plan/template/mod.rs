@@ -31,7 +31,7 @@ pub enum TemplateError {
     #[error("unterminated `${{` in {0:?}")]
     Unterminated(String),
     /// `${__f(...` without its `)`: the reference's text.
-    #[error("function `${{{0}}}` is missing its closing `)`")]
+    #[error("function call `${{{0}` is not closed by `)` then `}}` (JMeter refuses it too: \"Expected }} after ... function call\")")]
     UnclosedCall(String),
     #[error("`${{{0}}}` is not a variable name")]
     NotAVariableName(String),
@@ -264,6 +264,10 @@ pub struct Symbols {
     /// The plan calls `__setProperty`: properties change while the test runs, so `__P` and
     /// `__property` read them when called instead of once when the plan loads.
     pub properties_change: bool,
+    /// A JMX plan's values, read as JMeter's `FunctionParser` reads them: `\$`, `\,` and
+    /// `\\` lose their backslash, and a value with no reference is kept as written. A YAML
+    /// plan's only escape outside function arguments is `\${`.
+    pub jmeter_text: bool,
 }
 
 impl Symbols {
@@ -568,7 +572,7 @@ mod tests {
     use super::*;
 
     pub(super) fn symbols() -> Symbols {
-        let mut s = Symbols { env: Some(HashMap::new()), ..Default::default() };
+        let mut s = Symbols { env: Some(HashMap::new()), jmeter_text: true, ..Default::default() };
         s.vars.define("host", "127.0.0.1".into());
         s.vars.define("port", "8080".into());
         s.properties.insert("threads".into(), "50".into());
