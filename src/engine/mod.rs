@@ -19,12 +19,14 @@
 //! - `client`: the HTTP/1.x client that times and classifies each exchange;
 //! - `response`: extractors and checks on a response;
 //! - `tls`: the TLS client configuration;
-//! - `managers`: a user's side of JMeter's HTTP Cache, Authorization and Cookie Managers.
+//! - `managers`: a user's side of JMeter's HTTP Cache, Authorization and Cookie Managers;
+//! - `jar`: a user's cookies.
 
 mod autostop;
 mod client;
 pub(crate) mod executor;
 mod fifo;
+mod jar;
 mod managers;
 pub(crate) mod mirror;
 #[doc(hidden)] // public for the fuzz harness (tests/fuzz) only

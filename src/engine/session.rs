@@ -258,9 +258,9 @@ pub struct UserVars {
     pub stop: Option<tokio_util::sync::CancellationToken>,
     /// The plan's variables by name (a script's `vars.get("x")`).
     pub names: Arc<std::collections::HashMap<String, VarId>>,
-    /// Variables a script set that no template names, and objects (`vars.putObject`).
-    pub extra: std::collections::HashMap<String, String>,
-    pub objects: std::collections::HashMap<String, crate::script::Value>,
+    /// Variables a script set that no template names, and objects (`vars.putObject`): boxed,
+    /// made on the first, as most users never have one and every user carries the field.
+    pub named: Option<Box<NamedVars>>,
     /// JMeter's thread name, where scripts ask for it.
     pub thread_name_text: Option<String>,
     /// The run's script log (`scripts.log`), where template functions' log lines go; `None`:
@@ -268,7 +268,22 @@ pub struct UserVars {
     pub script_log: Option<std::sync::mpsc::Sender<String>>,
 }
 
+/// What a user's scripts set by name outside the plan's variables.
+#[derive(Debug, Default)]
+pub struct NamedVars {
+    pub extra: std::collections::HashMap<String, String>,
+    pub objects: std::collections::HashMap<String, crate::script::Value>,
+}
+
+/// The variable names of a user whose scripts have not asked for them: one map for all.
+static NO_NAMES: std::sync::LazyLock<Arc<std::collections::HashMap<String, VarId>>> =
+    std::sync::LazyLock::new(Default::default);
+
 impl UserVars {
+    fn named(&mut self) -> &mut NamedVars {
+        self.named.get_or_insert_with(Default::default)
+    }
+
     pub fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
         use rand::SeedableRng;
         UserVars {
@@ -278,9 +293,8 @@ impl UserVars {
             rng: SmallRng::from_os_rng(),
             globals,
             stop: None,
-            names: Default::default(),
-            extra: Default::default(),
-            objects: Default::default(),
+            names: NO_NAMES.clone(),
+            named: None,
             thread_name_text: None,
             script_log: None,
         }
@@ -370,41 +384,49 @@ impl Scope for UserVars {
                 let unset = (v.is_empty() && !distinct) || is_reference_to(v, name);
                 (!unset).then_some(v)
             }
-            None => self.extra.get(name).map(String::as_str),
+            None => self.named.as_ref()?.extra.get(name).map(String::as_str),
         }
     }
 
     fn set_var_named(&mut self, name: &str, value: &str) {
-        self.objects.remove(name);
+        if let Some(n) = self.named.as_mut() {
+            n.objects.remove(name);
+        }
         match self.names.get(name) {
             Some(id) => self.set(*id, value),
             None => {
-                self.extra.insert(name.to_string(), value.to_string());
+                self.named().extra.insert(name.to_string(), value.to_string());
             }
         }
     }
 
     fn remove_var_named(&mut self, name: &str) -> Option<String> {
         let before = self.var_named(name).map(str::to_string);
-        self.objects.remove(name);
         match self.names.get(name) {
             Some(id) => self.unset(*id),
             None => {
-                self.extra.remove(name);
+                if let Some(n) = self.named.as_mut() {
+                    n.extra.remove(name);
+                }
             }
+        }
+        if let Some(n) = self.named.as_mut() {
+            n.objects.remove(name);
         }
         before
     }
 
     fn object(&self, name: &str) -> Option<crate::script::Value> {
-        self.objects.get(name).cloned()
+        self.named.as_ref()?.objects.get(name).cloned()
     }
 
     fn put_object(&mut self, name: &str, value: crate::script::Value) {
         if value.is_null() {
-            self.objects.remove(name);
+            if let Some(n) = self.named.as_mut() {
+                n.objects.remove(name);
+            }
         } else {
-            self.objects.insert(name.to_string(), value);
+            self.named().objects.insert(name.to_string(), value);
         }
     }
 
@@ -417,8 +439,9 @@ impl Scope for UserVars {
                 out.push((n.clone(), v.into()));
             }
         }
-        out.extend(self.extra.iter().map(|(k, v)| (k.clone(), v.as_str().into())));
-        for (k, o) in &self.objects {
+        let Some(named) = self.named.as_deref() else { return Some(out) };
+        out.extend(named.extra.iter().map(|(k, v)| (k.clone(), v.as_str().into())));
+        for (k, o) in &named.objects {
             match out.iter_mut().find(|(n, _)| n == k) {
                 Some(e) => e.1 = o.clone(),
                 None => out.push((k.clone(), o.clone())),

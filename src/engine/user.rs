@@ -69,7 +69,7 @@ pub(super) struct VirtualUser {
     pub(super) ctx: Arc<ScenarioCtx>,
     pub(super) client: HttpClient,
     pub(super) vars: UserVars,
-    pub(super) jar: Option<cookie_store::CookieStore>,
+    pub(super) jar: Option<super::jar::Jar>,
     /// The user's HTTP caches (HTTP Cache Managers).
     pub(super) caches: super::managers::UserCaches,
     /// Where the user is in each data file it reads on its own (`share: user`), by file index:
@@ -138,7 +138,7 @@ impl VirtualUser {
         VirtualUser {
             client: HttpClient::new(ctx.tls.clone()),
             vars,
-            jar: sh.cookies.then(cookie_store::CookieStore::default),
+            jar: sh.cookies.then(super::jar::Jar::default),
             caches: Default::default(),
             cursors: Vec::new(),
             loop_counts: vec![(0, 0); sh.slots.loops as usize],
@@ -172,7 +172,7 @@ impl VirtualUser {
         let m = &self.ctx.shared.managers;
         if m.clear_cookies {
             if let Some(jar) = self.jar.as_mut() {
-                *jar = cookie_store::CookieStore::default();
+                *jar = super::jar::Jar::default();
             }
         }
         if m.clear_dns {

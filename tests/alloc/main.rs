@@ -10,8 +10,9 @@
 //! await), its state, its connection's buffers, its cookie jar and variables. A feature that
 //! grows every user fails here, not in a benchmark months later.
 //!
-//! The budgets are per build: a debug build's futures are larger than a release build's
-//! (locals are not overlapped, temporaries are kept), and `cargo test` builds debug.
+//! The budgets are per build: a user's future has the same size in both (measured), yet a
+//! release build measures ~400 bytes a user more (see `QUICK_BUDGET`), and tokio boxes a debug
+//! build's task future above 2 KiB (a task cell of 128 bytes more). `cargo test` builds debug.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{BufRead, BufReader};
@@ -61,15 +62,18 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// Heap bytes a quick-mode user (`run --url`) may cost. Measured 2026-11-29 (issue 31): a debug
-/// build 6,444 per user (10,068 at de9256b, before it), a release build 7,426 (its users are
-/// further into their requests when the heap is read); each budget has 20% room. The issue asks
-/// for 4,096: not yet reached, so this guards the level reached and must only go down.
-const QUICK_BUDGET: i64 = if cfg!(debug_assertions) { 7_700 } else { 8_900 };
+/// Heap bytes a quick-mode user (`run --url`) may cost: the issue's 4,096 in a debug build (what
+/// CI runs). Measured 2026-11-29 (issue 31): debug 10,068 per user at de9256b, 6,444 after the
+/// first pass, 3,870-3,955 once the cookie jar was a list and the user's future lost its cold
+/// state (a user here holds a cookie: the mock sets one). A release build measures 4,370 (its
+/// futures are the same size; where the ~400 bytes more go is not yet known): not yet the
+/// issue's 4,096, so its budget guards the level reached (+5%).
+const QUICK_BUDGET: i64 = if cfg!(debug_assertions) { 4_096 } else { 4_600 };
 /// Heap bytes a user of a JMX plan with a Cookie Manager (a cookie set), a CSV Data Set, a
 /// Regular Expression and a JSON Extractor and a Response Assertion may cost. Measured: debug
-/// 6,804 per user (10,385 at de9256b), release 7,467; 20% room.
-const JMX_BUDGET: i64 = if cfg!(debug_assertions) { 8_200 } else { 9_000 };
+/// 10,385 per user at de9256b, 6,804 after the first pass, 4,289-4,497 now; release 4,570;
+/// about 10% room.
+const JMX_BUDGET: i64 = if cfg!(debug_assertions) { 4_950 } else { 5_030 };
 
 /// The measurements share the process's one counter: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());

@@ -30,9 +30,8 @@ pub(crate) async fn run<F: Users>(
         let at = start + spread(w.ramp_up, i, w.users);
         let life = Life { iterations: w.iterations, stop, finish_iteration: false };
         let (ctx, users) = (ctx.clone(), users.clone());
-        set.spawn(async move {
-            user(ctx, users, i, at, life).await;
-        });
+        // The user's own future, not one around it: that would hold a copy of its arguments.
+        set.spawn(user(ctx, users, i, at, life));
     }
     join_users(&ctx, &mut set).await;
 }

@@ -130,7 +130,7 @@ mod tests;
 /// Waits for every user task. Once the grace time is over, each user abandons its request in
 /// flight itself, recording it as `aborted` when it reached the wire, so that every request the
 /// server saw is a sample; tasks are cancelled from outside only if they fail to do so.
-async fn join_users(ctx: &ScenarioCtx, set: &mut JoinSet<()>) {
+async fn join_users<T: 'static>(ctx: &ScenarioCtx, set: &mut JoinSet<T>) {
     loop {
         tokio::select! {
             joined = set.join_next() => if joined.is_none() { return },

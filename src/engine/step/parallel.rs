@@ -16,11 +16,11 @@
 //! plugin's thread group continues), only to the parent sample.
 
 use super::super::client::HttpClient;
+use super::super::jar::{same, Jar};
 use super::super::program::ParallelOp;
 use super::super::user::{IterEnd, VirtualUser};
 use super::GroupAcc;
 use crate::record::Sample;
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -206,28 +206,19 @@ impl VirtualUser {
 
 /// The jar `base` once each of `changed` (copies of it, in order) has set or removed its
 /// cookies.
-fn merge_jars<'a>(
-    base: &cookie_store::CookieStore,
-    changed: impl Iterator<Item = &'a cookie_store::CookieStore>,
-) -> cookie_store::CookieStore {
-    type Key = (String, String, String);
-    let key =
-        |c: &cookie_store::Cookie<'static>| (String::from(&c.domain), String::from(&c.path), c.name().to_string());
-    let was: HashMap<Key, &cookie_store::Cookie<'static>> = base.iter_any().map(|c| (key(c), c)).collect();
-    let mut now: HashMap<Key, cookie_store::Cookie<'static>> = base.iter_any().map(|c| (key(c), c.clone())).collect();
+fn merge_jars<'a>(base: &Jar, changed: impl Iterator<Item = &'a Jar>) -> Jar {
+    let mut now = base.clone();
     for jar in changed {
-        let mine: HashMap<Key, &cookie_store::Cookie<'static>> = jar.iter_any().map(|c| (key(c), c)).collect();
-        for (k, c) in &mine {
-            if was.get(k) != Some(c) {
-                now.insert(k.clone(), (*c).clone());
+        for c in jar.iter_any() {
+            if !base.iter_any().any(|b| b == c) {
+                now.put(c.clone());
             }
         }
-        for k in was.keys().filter(|k| !mine.contains_key(*k)) {
-            now.remove(k);
+        for b in base.iter_any().filter(|b| !jar.iter_any().any(|c| same(b, c))) {
+            now.remove(b);
         }
     }
-    cookie_store::CookieStore::from_cookies(now.into_values().map(Ok::<_, std::convert::Infallible>), true)
-        .unwrap_or_default()
+    now
 }
 
 impl GroupAcc {
@@ -249,9 +240,9 @@ impl GroupAcc {
 mod tests {
     use super::*;
 
-    fn jar(cookies: &[&str]) -> cookie_store::CookieStore {
+    fn jar(cookies: &[&str]) -> Jar {
         let url = url::Url::parse("http://h/").unwrap();
-        let mut j = cookie_store::CookieStore::default();
+        let mut j = Jar::default();
         for c in cookies {
             let _ = j.parse(c, &url);
         }
@@ -276,7 +267,7 @@ mod tests {
         assert_eq!(got, Ok(None), "the branch's pop must see the stop");
     }
 
-    fn names(j: &cookie_store::CookieStore) -> Vec<String> {
+    fn names(j: &Jar) -> Vec<String> {
         let mut v: Vec<String> = j.iter_any().map(|c| format!("{}={}", c.name(), c.value())).collect();
         v.sort();
         v

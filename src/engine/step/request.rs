@@ -43,7 +43,7 @@ impl VirtualUser {
         path: &str,
     ) -> (Option<url::Url>, Option<String>) {
         let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
-        let jar_cookies = jar.is_some_and(|j| j.iter_any().next().is_some());
+        let jar_cookies = jar.is_some_and(|j| !j.is_empty());
         let own_cookies = jar.is_some() && !pm.cookies.is_empty();
         if !jar_cookies && !own_cookies && spec.managers.is_empty() {
             return (None, None);
@@ -232,7 +232,9 @@ impl VirtualUser {
                 // HttpClient 4 answers the challenge inside the same execution: one sample
                 // for both exchanges (the server sees two requests).
                 let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers);
-                let mut second = self.client.send(&w, &again, Instant::now()).await;
+                // Boxed, as every rare await here: a future holds the largest state it may
+                // reach, and the user's task holds this one for the whole run.
+                let mut second = Box::pin(self.client.send(&w, &again, Instant::now())).await;
                 second.bytes_sent += ex.bytes_sent;
                 second.bytes_received += ex.bytes_received;
                 second.connect += ex.connect;
@@ -326,7 +328,7 @@ impl VirtualUser {
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
             let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared.timing_headers);
-            ex = self.client.send(&w, &self.out, hop_start).await;
+            ex = Box::pin(self.client.send(&w, &self.out, hop_start)).await;
             error = ex.error;
             // The chain's sample has the last response's status, as JMeter's parent sample.
             total.status = ex.status;
@@ -397,7 +399,9 @@ impl VirtualUser {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             let sent: &[u8] = fixed.unwrap_or(&self.out);
             let request_headers = super::super::response::request_headers(sent);
-            let mut state = super::super::scripting::SampleState {
+            // Boxed: it lives across the scripts' await, and inline it would be in every
+            // user's future, scripts or not.
+            let mut state = Box::new(super::super::scripting::SampleState {
                 label: self.label_name(label),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
@@ -416,7 +420,7 @@ impl VirtualUser {
                 start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
-            };
+            });
             if !spec.scripts.is_empty() {
                 // Boxed: inline, the scripts' state would be in every user's future, scripts or not.
                 (error, note) =
@@ -453,14 +457,18 @@ impl VirtualUser {
             }
         }
         if let Some(state) = kept {
-            self.keep_last(state, error.is_none());
+            self.keep_last(*state, error.is_none());
         }
         if error == Some(ErrorKind::GeneratorFds) {
             self.fd_backoff = (self.fd_backoff * 2).clamp(FD_BACKOFF_MIN, FD_BACKOFF_MAX);
-            tokio::select! {
-                _ = tokio::time::sleep(self.fd_backoff) => {}
-                _ = ctx.stop.cancelled() => {}
-            }
+            let (backoff, stop) = (self.fd_backoff, &ctx.stop);
+            Box::pin(async move {
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = stop.cancelled() => {}
+                }
+            })
+            .await;
         } else {
             self.fd_backoff = Duration::ZERO;
         }
@@ -911,7 +919,7 @@ fn both_upstream(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 }
 
 fn store_cookies(
-    jar: Option<&mut cookie_store::CookieStore>,
+    jar: Option<&mut super::super::jar::Jar>,
     url: Option<&url::Url>,
     resp: &Response<'_>,
     policy: CookiePolicy,

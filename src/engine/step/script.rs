@@ -423,7 +423,7 @@ impl<'a> After<'a> {
 /// `HC4CookieHandler` would hold it: for its domain (the request's host when it has none) and
 /// subdomains, or that host only for an address or `localhost`; its path or `/`; dropped once
 /// expired.
-fn store_script_cookie(jar: &mut cookie_store::CookieStore, c: &super::super::scripting::ScriptCookie, host: &str) {
+fn store_script_cookie(jar: &mut super::super::jar::Jar, c: &super::super::scripting::ScriptCookie, host: &str) {
     let domain = c.domain.trim_start_matches('.');
     let domain = if domain.is_empty() { host } else { domain };
     let path = if c.path.is_empty() { "/" } else { c.path.as_str() };
@@ -451,8 +451,8 @@ mod cookie_tests {
     use super::super::super::scripting::ScriptCookie;
     use super::store_script_cookie;
 
-    fn sent(jar: &cookie_store::CookieStore, url: &str) -> Vec<String> {
-        // The store's order is its maps'; the header's order is not what this checks.
+    fn sent(jar: &super::super::super::jar::Jar, url: &str) -> Vec<String> {
+        // Which cookies go, not their order (the jar's own tests check the order).
         let mut v: Vec<String> =
             jar.get_request_values(&url::Url::parse(url).unwrap()).map(|(k, v)| format!("{k}={v}")).collect();
         v.sort();
@@ -461,7 +461,7 @@ mod cookie_tests {
 
     #[test]
     fn a_script_cookie_matches_its_domain_path_and_expiry() {
-        let mut jar = cookie_store::CookieStore::default();
+        let mut jar = super::super::super::jar::Jar::default();
         let c = |name: &str, domain: &str, path: &str, expires: i64| ScriptCookie {
             name: name.into(),
             value: "v".into(),
