@@ -229,7 +229,7 @@ fn body_data_and_files_are_typed_and_made_multipart_as_jmeter_decides() {
         http("ticked file", "POST", "/ticked-file", &format!("{}{ticked}", file("up.txt", "", "text/plain")), ""),
         http("two files", "POST", "/two-files", two, ""),
     ];
-    let plan_file = run.write("plan.jmx", &plan(server.addr().port(), &group("g", 1, 1, None, &samplers.concat())));
+    let plan_file = run.write("plan.jmx", plan(server.addr().port(), &group("g", 1, 1, None, &samplers.concat())));
     let out = Stampede::new()
         .arg("run")
         .arg(&plan_file)

@@ -54,7 +54,11 @@ pub fn parse(source: &str, lang: Lang) -> Result<Program, CompileError> {
             .spawn_scoped(scope, || parse_tokens(toks, source, lang));
         match spawned {
             Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(CompileError { pos: Pos { line: 1, col: 1 }, message: "the script parser failed".into(), syntax: false })
+                Err(CompileError {
+                    pos: Pos { line: 1, col: 1 },
+                    message: "the script parser failed".into(),
+                    syntax: false,
+                })
             }),
             Err(e) => Err(CompileError {
                 pos: Pos { line: 1, col: 1 },
