@@ -517,9 +517,32 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
     out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}--\r\n").as_bytes());
 }
 
+/// The characters HttpClient 4.5 writes as they are in a path segment (`URLEncodedUtils`'
+/// PATHSAFE: unreserved and `;:@&=+$,`); every other byte is `%XX`.
+const HTTPCLIENT_PATH_SAFE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'_')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'*')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b';')
+    .remove(b':')
+    .remove(b'@')
+    .remove(b'&')
+    .remove(b'=')
+    .remove(b'+')
+    .remove(b'$')
+    .remove(b',');
+
 /// Sends each run of `/` in the path of `s[from..]` as one, up to its query or fragment and
 /// after the authority of a whole URL (`/http://h//x` keeps its `//h`), as HttpClient 4.5's
-/// `URIUtils.rewriteURI` normalises it in JMeter (dot segments stay).
+/// `URIUtils.rewriteURI` normalises it in JMeter (dot segments stay). Having dropped an empty
+/// segment, HttpClient rebuilds the path from its decoded segments (`setPathSegments`): each
+/// is percent-decoded and encoded again, so `%41` goes as `A` and `[` as `%5B`.
 fn collapse_slashes(s: &mut String, from: usize) {
     let rest = &s[from..];
     // Nearly every path has no `//`: one scan, and nothing else, for those.
@@ -538,11 +561,19 @@ fn collapse_slashes(s: &mut String, from: usize) {
     if !s[at..end].contains("//") {
         return;
     }
+    // URLEncodedUtils.splitPathSegments skips one leading `/`; rewriteURI drops each empty
+    // segment but the last (a trailing `/` stays).
+    let raw = &s[at..end];
+    let segments: Vec<&str> = raw.strip_prefix('/').unwrap_or(raw).split('/').collect();
+    let last = segments.len() - 1;
     let mut path = String::with_capacity(end - at);
-    for c in s[at..end].chars() {
-        if !(c == '/' && path.ends_with('/')) {
-            path.push(c);
+    for (i, seg) in segments.into_iter().enumerate() {
+        if seg.is_empty() && i < last {
+            continue;
         }
+        let decoded = percent_encoding::percent_decode_str(seg).decode_utf8_lossy();
+        path.push('/');
+        path.extend(percent_encoding::utf8_percent_encode(&decoded, HTTPCLIENT_PATH_SAFE));
     }
     s.replace_range(at..end, &path);
 }
@@ -614,7 +645,12 @@ mod tests {
             // Non-ASCII text across the bytes a scheme is compared on.
             ("/日本語", "/日本語"),
             ("/api/日本", "/api/日本"),
-            ("/日本//語", "/日本/語"),
+            ("/日本//語", "/%E6%97%A5%E6%9C%AC/%E8%AA%9E"),
+            // Rebuilt from decoded segments, only when a `/` was dropped.
+            ("//enc/%41%3B%7e//x", "/enc/A;~/x"),
+            ("/enc/%41%3B%7e/x", "/enc/%41%3B%7e/x"),
+            ("//a%2fb//%e6%97%a5/(x)*//", "/a%2Fb/%E6%97%A5/(x)*/"),
+            ("//", "/"),
         ] {
             let mut s = format!("GET {path}");
             collapse_slashes(&mut s, 4);

@@ -77,7 +77,7 @@ struct Lexer {
 }
 
 fn err<T>(pos: Pos, message: impl Into<String>) -> Result<T, CompileError> {
-    Err(CompileError { pos, message: message.into() })
+    Err(CompileError { pos, message: message.into(), syntax: true })
 }
 
 fn is_ident_start(c: char) -> bool {

@@ -89,6 +89,9 @@ pub const INTERRUPTED_CLASS: &str = "stampede.ScriptInterrupted";
 pub struct CompileError {
     pub pos: ast::Pos,
     pub message: String,
+    /// The text is not a script in its language (Groovy, JEXL... raise this error too), as
+    /// opposed to a construct or class stampede does not have.
+    pub syntax: bool,
 }
 
 impl fmt::Display for CompileError {

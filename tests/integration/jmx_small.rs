@@ -182,7 +182,8 @@ fn file(path: &str, param: &str, mime: &str) -> String {
 
 /// JMeter 5.6.3 (`small-multipart.jmx`): Body Data with a file that has a parameter name is a
 /// multipart POST of the file alone (the nameless body is left out), multipart box ticked or
-/// not; with a file without a parameter name, the body is sent with the file's MIME type.
+/// not; with one file without a parameter name (box unticked), the Body Data is sent with the
+/// file's MIME type.
 #[test]
 fn a_post_with_body_data_and_a_file_sends_what_jmeter_sends() {
     let server = witness();
@@ -203,6 +204,53 @@ fn a_post_with_body_data_and_a_file_sends_what_jmeter_sends() {
     assert_eq!(String::from_utf8_lossy(&got[0].body), want);
     assert_eq!(got[1].header("content-type"), Some("text/x-mine"));
     assert_eq!(got[1].body, br#"{"k":"v"}"#);
+}
+
+/// JMeter 5.6.3: Body Data with one file without a parameter name takes the file's MIME type
+/// for every method (HttpClient 4's sendEntityData, the Java implementation's PutWriter).
+/// A POST is multipart when its box is ticked or it has files other than one without a name
+/// (getUseMultipartForPost): Body Data is then left out (an empty multipart), and a file part
+/// without a name fails the sample unsent ("Name is blank").
+#[test]
+fn body_data_and_files_are_typed_and_made_multipart_as_jmeter_decides() {
+    let server = witness();
+    let run = TempRun::new("small-multipart-rules");
+    run.write("up.txt", "file-content\n");
+    let java = r#"<stringProp name="HTTPSampler.implementation">Java</stringProp>"#;
+    let ticked = r#"<boolProp name="HTTPSampler.DO_MULTIPART_POST">true</boolProp>"#;
+    let raw = raw_body("xbody");
+    let typed = format!("{raw}{}", file("up.txt", "", "text/x-mine"));
+    let two = r#"<elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files"><elementProp name="up.txt" elementType="HTTPFileArg"><stringProp name="File.path">up.txt</stringProp><stringProp name="File.paramname"></stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp><elementProp name="up2" elementType="HTTPFileArg"><stringProp name="File.path">up.txt</stringProp><stringProp name="File.paramname"></stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp></collectionProp></elementProp>"#;
+    let samplers = [
+        http("hc4 put", "PUT", "/hc4-put", &typed, ""),
+        http("hc4 patch", "PATCH", "/hc4-patch", &typed, ""),
+        http("java put", "PUT", "/java-put", &format!("{typed}{java}"), ""),
+        http("ticked", "POST", "/ticked", &format!("{raw}{ticked}"), ""),
+        http("ticked file", "POST", "/ticked-file", &format!("{}{ticked}", file("up.txt", "", "text/plain")), ""),
+        http("two files", "POST", "/two-files", two, ""),
+    ];
+    let plan_file = run.write("plan.jmx", plan(server.addr().port(), &group("g", 1, 1, None, &samplers.concat())));
+    let out = Stampede::new()
+        .arg("run")
+        .arg(&plan_file)
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(30))
+        .run();
+    out.assert_exit(0);
+    let got = server.recorded_all();
+    assert_eq!(targets(&got), ["/hc4-put", "/hc4-patch", "/java-put", "/ticked"]);
+    assert_eq!(server.requests(), 4);
+    // The two samples that failed unsent are samples too, and the run's only errors.
+    assert_eq!(uint(&run.total(), "samples"), server.requests() + 2);
+    assert_eq!(uint(&run.total(), "errors"), 2);
+    for r in &got[..3] {
+        assert_eq!(r.header("content-type"), Some("text/x-mine"), "{}", r.target);
+        assert_eq!(r.body, b"xbody", "{}", r.target);
+    }
+    let ct = got[3].header("content-type").unwrap();
+    let boundary = ct.strip_prefix("multipart/form-data; boundary=").unwrap().strip_suffix("; charset=UTF-8").unwrap();
+    assert_eq!(String::from_utf8_lossy(&got[3].body), format!("--{boundary}--\r\n"));
 }
 
 /// JMeter 5.6.3 (`small-json.jmx`): the JSON Extractor trims names and paths, not defaults:

@@ -158,10 +158,12 @@ impl Cx {
                         );
                         return Ok(Vec::new());
                     }
-                    // A While condition whose function fails (a `__jexl3` script that does not
-                    // parse) is blank in JMeter, each time: the loop runs while the last sample
-                    // succeeds, its first pass always.
-                    Err(e) if !is_if => {
+                    // A While condition whose function's script does not parse (a syntax error
+                    // JMeter's engine raises too) is blank in JMeter, each time: the loop runs
+                    // while the last sample succeeds, its first pass always. stampede's own
+                    // limits (a function, binding or class it lacks) stay unsupported: JMeter
+                    // runs those.
+                    Err(e) if !is_if && e.is_script_syntax() => {
                         warning = Some(format!(
                             "the condition `{raw}` fails ({e}): read as blank, as in JMeter, so the loop runs while the last sample succeeds"
                         ));

@@ -950,6 +950,29 @@ mod tests {
         assert_eq!(ct(requests[2]).as_deref(), Some("text/x-mine"));
     }
 
+    /// A While condition whose script does not parse is blank in JMeter too (a warning, the loop
+    /// runs while the last sample succeeds); one stampede cannot run but JMeter can (a Groovy
+    /// function reading `prev`, a function or class stampede lacks) stays unsupported.
+    #[test]
+    fn a_while_condition_is_read_as_blank_only_for_a_script_syntax_error() {
+        let cases = [
+            ("jexl-syntax", "${__jexl3(1 +)}", Status::Warning),
+            ("groovy-syntax", "${__groovy(1 +)}", Status::Warning),
+            ("prev", "${__groovy(!prev.getResponseDataAsString().contains('responseCode'))}", Status::Unsupported),
+            ("xpath", "${__XPath(/a/b.xml,//b)}", Status::Unsupported),
+            ("class", "${__groovy(new java.net.Socket('h'\\, 1) != null)}", Status::Unsupported),
+            ("construct", "${__groovy(class A {})}", Status::Unsupported),
+        ];
+        for (name, condition, want) in cases {
+            let body = format!(
+                r#"<WhileController testclass="WhileController" testname="while" enabled="true"><stringProp name="WhileController.condition">{condition}</stringProp></WhileController><hashTree>{}</hashTree>"#,
+                sampler("in", "127.0.0.1", "", "/w", "GET")
+            );
+            let i = inspect_text(&groups(&group("ThreadGroup", "1", "", &body)), false);
+            assert_eq!(status_of(&i, "while"), want, "{name}: {:?}", i.elements);
+        }
+    }
+
     /// #13: JMeter makes the class of the tag, not of `testclass` (TestElementConverter), and
     /// its HTTP sampler takes configuration only from the GUI classes it lists
     /// (`HTTPSamplerBase.applies`): a `ConfigTestElement` of testclass `ConfigTestElementCustom`

@@ -304,9 +304,10 @@ impl Cx {
         // a raw body too (bench/jmeter/plans/small-rawct.jmx).
         let form_type =
             if java { "application/x-www-form-urlencoded" } else { "application/x-www-form-urlencoded; charset=UTF-8" };
-        // A POST with a file that has a parameter name is multipart, Body Data or not: its
-        // nameless arguments (the body) are left out (HTTPSamplerBase.getUseMultipart).
-        let multipart_post = method == "POST" && (multipart || files.iter().any(|f| !f.1.is_empty()));
+        // JMeter's HTTPSamplerBase.getUseMultipartForPost: a POST is multipart when its box is
+        // ticked or it has files, unless those are one file without a parameter name (the
+        // body itself). Body Data or not: its nameless arguments (the body) are left out.
+        let multipart_post = method == "POST" && (multipart || !files.is_empty() && !file_body);
         // JMeter leaves out arguments without a name from a query or a form.
         let params = |cx: &mut Self| -> Result<Vec<Param>, Error> {
             args.iter()
@@ -321,7 +322,7 @@ impl Cx {
                 })
                 .collect()
         };
-        if raw_body && entity && !(multipart_post && files.iter().any(|f| !f.1.is_empty())) {
+        if raw_body && entity && !multipart_post {
             // Each value as it is, or URL-encoded when its "URL Encode?" box is ticked.
             let text: String = args
                 .iter()
@@ -338,7 +339,9 @@ impl Cx {
             // the mimetype of the file to control the content type"), else each
             // implementation's own: HttpClient 4 `text/plain; charset=UTF-8`, the Java one a
             // form for a POST and none for the other methods.
-            let own = files.first().map(|f| f.2.clone()).filter(|m| !m.is_empty() && method == "POST");
+            // Every method's: HttpClient 4's sendPostData and sendEntityData, the Java
+            // implementation's PostWriter and PutWriter.
+            let own = files.first().map(|f| f.2.clone()).filter(|m| !m.is_empty());
             let default = match (own, java) {
                 (Some(mime), _) => Some(mime),
                 (None, false) => Some("text/plain; charset=UTF-8".to_string()),
@@ -353,6 +356,11 @@ impl Cx {
             // its type and transfer encoding; "browser-compatible headers" leave them out of
             // the text parts and the transfer encoding out of the files.
             let browser = c.flag("HTTPSampler.BROWSER_COMPATIBLE_MULTIPART") == Some(true);
+            // HttpClient's multipart builder refuses a file part without a name before anything
+            // is sent (or any file opened): the sample fails unsent.
+            if !java && files.iter().any(|f| f.1.is_empty()) {
+                fault.get_or_insert_with(|| non_http("java.lang.IllegalStateException", "Name is blank"));
+            }
             let mut parts = Vec::new();
             for a in args.iter().filter(|a| !a.name.is_empty()) {
                 parts.push(Part {

@@ -213,8 +213,11 @@ impl Cx {
         let code = if text.trim().is_empty() {
             // JMeter's error when the script runs: "no script or file" (a failed sample for a
             // sampler, a logged error elsewhere).
-            let why =
-                CompileError { pos: Default::default(), message: format!("{} has no script and no file", c.class) };
+            let why = CompileError {
+                pos: Default::default(),
+                message: format!("{} has no script and no file", c.class),
+                syntax: false,
+            };
             let cache = vec![(Arc::from(""), Err(why))];
             Code::Rendered { text: Template::literal(""), cache: std::sync::RwLock::new(cache) }
         } else if text.contains("${") {

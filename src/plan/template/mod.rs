@@ -47,8 +47,23 @@ pub enum TemplateError {
     /// A function's argument that cannot be used (the message says which and why).
     #[error("{0}")]
     Argument(String),
+    /// A function's script that is not a script in its language: JMeter's engine fails on it
+    /// too (each time the function runs), unlike the other errors, which are stampede's limits.
+    #[error("{0}")]
+    ScriptSyntax(String),
     #[error(transparent)]
     DateFormat(#[from] crate::script::classes::javatime::PatternError),
+}
+
+impl TemplateError {
+    /// Whether JMeter fails here as well: a function's script with a syntax error.
+    pub fn is_script_syntax(&self) -> bool {
+        match self {
+            TemplateError::ScriptSyntax(_) => true,
+            TemplateError::InFunction { error, .. } => error.is_script_syntax(),
+            _ => false,
+        }
+    }
 }
 
 /// A per-user variable: an index into a user's values, fixed at load time.

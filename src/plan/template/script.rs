@@ -166,8 +166,14 @@ pub(crate) fn is_plain_comparison(src: &str) -> bool {
 /// Compiles a script, or the load error naming the function and where in the script (the
 /// caller's error names the element and its line in the plan).
 fn check(what: &str, lang: Lang, text: &str) -> Result<Script, TemplateError> {
-    Script::compile(text, lang)
-        .map_err(|e| TemplateError::Argument(format!("`{what}` cannot run its {lang} script: {e}")))
+    Script::compile(text, lang).map_err(|e| {
+        let m = format!("`{what}` cannot run its {lang} script: {e}");
+        if e.syntax {
+            TemplateError::ScriptSyntax(m)
+        } else {
+            TemplateError::Argument(m)
+        }
+    })
 }
 
 impl ScriptFn {

@@ -115,7 +115,7 @@ pub(crate) fn unavailable(name: &str, pos: Pos) -> CompileError {
     } else {
         " (docs/scripts.md)"
     };
-    CompileError { pos, message: format!("class `{name}` is not available in stampede's scripts{why}") }
+    CompileError { pos, message: format!("class `{name}` is not available in stampede's scripts{why}"), syntax: false }
 }
 
 const REFLECTION: &str = ": reflection is not allowed";
@@ -221,7 +221,7 @@ fn refused_method(name: &str, pos: Pos) -> CompileError {
 }
 
 fn err(pos: Pos, message: impl Into<String>) -> CompileError {
-    CompileError { pos, message: message.into() }
+    CompileError { pos, message: message.into(), syntax: false }
 }
 
 /// The resolution state of one function, closure or the script body.

@@ -515,7 +515,7 @@ impl Parser<'_> {
             }
         }
         if self.is_p("*") && self.groovy() {
-            return self.error(self.pos(), "spread arguments `*list` are not supported");
+            return self.unsupported(self.pos(), "spread arguments `*list` are not supported");
         }
         args.push(self.expr()?);
         Ok(())
@@ -617,7 +617,7 @@ impl Parser<'_> {
                 let body = self.function_rest(&name)?;
                 return lit(ExprKind::Closure(body));
             }
-            "class" | "interface" | "enum" => return self.error(pos, "class declarations are not supported"),
+            "class" | "interface" | "enum" => return self.unsupported(pos, "class declarations are not supported"),
             _ => {}
         }
         if self.reserved(&w) && !(self.lang == Lang::Jexl && w == "new") {
@@ -698,7 +698,7 @@ impl Parser<'_> {
         }
         if self.is_p("{") && !(self.groovy() && self.peek().nl) {
             return self
-                .error(self.pos(), "class declarations are not supported (an anonymous class body after `new`)");
+                .unsupported(self.pos(), "class declarations are not supported (an anonymous class body after `new`)");
         }
         Ok(Expr { kind: ExprKind::New { ty, args }, pos })
     }

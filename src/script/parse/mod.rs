@@ -54,11 +54,16 @@ pub fn parse(source: &str, lang: Lang) -> Result<Program, CompileError> {
             .spawn_scoped(scope, || parse_tokens(toks, source, lang));
         match spawned {
             Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(CompileError { pos: Pos { line: 1, col: 1 }, message: "the script parser failed".into() })
+                Err(CompileError {
+                    pos: Pos { line: 1, col: 1 },
+                    message: "the script parser failed".into(),
+                    syntax: false,
+                })
             }),
             Err(e) => Err(CompileError {
                 pos: Pos { line: 1, col: 1 },
                 message: format!("cannot start the script parser: {e}"),
+                syntax: false,
             }),
         }
     })
@@ -234,18 +239,23 @@ impl<'s> Parser<'s> {
             Tok::Eof if self.embedded => "`}`".to_string(),
             ref t => describe(t),
         };
-        Err(CompileError { pos: found.pos, message: format!("expected {expected}, found {found_text}") })
+        Err(CompileError { pos: found.pos, message: format!("expected {expected}, found {found_text}"), syntax: true })
     }
 
     fn error<T>(&self, pos: Pos, message: impl Into<String>) -> R<T> {
-        Err(CompileError { pos, message: message.into() })
+        Err(CompileError { pos, message: message.into(), syntax: true })
+    }
+
+    /// A construct of the language that stampede's scripts do not have (not a syntax error).
+    fn unsupported<T>(&self, pos: Pos, message: impl Into<String>) -> R<T> {
+        Err(CompileError { pos, message: message.into(), syntax: false })
     }
 
     /// Enters one level of nesting; fails past [`MAX_DEPTH`].
     fn enter(&mut self) -> R<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return self.error(self.pos(), format!("the script nests deeper than {MAX_DEPTH} levels"));
+            return self.unsupported(self.pos(), format!("the script nests deeper than {MAX_DEPTH} levels"));
         }
         Ok(())
     }

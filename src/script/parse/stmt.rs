@@ -106,7 +106,7 @@ impl Parser<'_> {
                 return Ok(());
             }
             "class" | "interface" | "enum" | "trait" if kw(self) => {
-                return self.error(pos, "class declarations are not supported");
+                return self.unsupported(pos, "class declarations are not supported");
             }
             "if" => return self.if_stmt(out),
             "while" => {
@@ -191,14 +191,14 @@ impl Parser<'_> {
         }
         // Users run scripts in parallel: a lock between them is not something to drop silently.
         if word == "synchronized" && self.is_p_at(self.i + 1, "(") {
-            return self.error(pos, "`synchronized` blocks are not supported");
+            return self.unsupported(pos, "`synchronized` blocks are not supported");
         }
         if MODIFIERS.contains(&word.as_str()) && matches!(self.at(self.i + 1).tok, Tok::Ident(_)) {
             while matches!(self.peek_tok(), Tok::Ident(w) if MODIFIERS.contains(&w.as_str())) {
                 self.bump();
             }
             if self.is_word("class") || self.is_word("interface") || self.is_word("enum") {
-                return self.error(pos, "class declarations are not supported");
+                return self.unsupported(pos, "class declarations are not supported");
             }
             if self.groovy() && self.eat_word("def") {
                 return self.after_def(out, pos);
@@ -278,7 +278,7 @@ impl Parser<'_> {
         let pos = self.pos();
         self.bump();
         if self.js() && self.is_word("each") {
-            return self.error(self.pos(), "`for each` is not supported; use `for (x of xs)`");
+            return self.unsupported(self.pos(), "`for each` is not supported; use `for (x of xs)`");
         }
         self.expect_p("(", "after `for`")?;
         if let Some((ty, var, keys)) = self.foreach_head()? {
@@ -410,7 +410,7 @@ impl Parser<'_> {
                 if is_case {
                     let label = self.expr()?;
                     if self.is_p("->") {
-                        return self.error(self.pos(), "arrow `case ->` labels are not supported; use `case x:`");
+                        return self.unsupported(self.pos(), "arrow `case ->` labels are not supported; use `case x:`");
                     }
                     self.expect_p(":", "after the `case` label")?;
                     if let Some((Some(labels), _)) = &mut cur {
@@ -442,7 +442,7 @@ impl Parser<'_> {
         let pos = self.pos();
         self.bump();
         if self.is_p("(") {
-            return self.error(self.pos(), "try-with-resources is not supported");
+            return self.unsupported(self.pos(), "try-with-resources is not supported");
         }
         let body = self.block("after `try`")?;
         let mut catches = Vec::new();
