@@ -65,8 +65,10 @@ impl<'a> Response<'a> {
     /// The headers as JMeter's HttpClient 4 sampler gives them to extractors, assertions and
     /// `prev.getResponseHeaders()` (HTTPHC4Impl.getResponseHeaders): the status line as
     /// HttpClient formats it (`HTTP/1.1 200 OK`; a space after the code even with no reason),
-    /// then each header `Name: value` with both trimmed, every line ending in `\n` (no `\r`,
-    /// so `Location: (.*)` takes the URL alone). Built only when something reads it.
+    /// then each header line exactly as received (HttpClient's BufferedHeader keeps the raw
+    /// line: `X-A:b  ` stays so), every line ending in `\n` (no `\r`, so `Location: (.*)`
+    /// takes the URL alone). Built from the head the response keeps, only when something reads
+    /// it.
     pub(super) fn headers_text(&self) -> String {
         let mut out = String::with_capacity(self.head.len());
         let mut lines = self.head.split(|b| *b == b'\n');
@@ -83,10 +85,8 @@ impl<'a> Response<'a> {
         for line in lines {
             let line = String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line));
             // HttpClient skips a line without a colon (and the blank line ending the head).
-            if let Some((name, value)) = line.split_once(':') {
-                out.push_str(name.trim());
-                out.push_str(": ");
-                out.push_str(value.trim());
+            if line.contains(':') {
+                out.push_str(&line);
                 out.push('\n');
             }
         }
@@ -387,13 +387,11 @@ fn found_all(
     }
 }
 
-/// The value an extractor scoped to a variable reads: nothing when it is unset (JMeter skips
-/// it, where its `${name}` would otherwise be matched).
-fn scoped_text(u: &UserVars, var: crate::plan::VarId) -> String {
-    if u.is_unset(var) {
-        return String::new();
-    }
-    u.get(var).to_string()
+/// The value an extractor scoped to a variable reads; `None` when it is unset: JMeter's
+/// extractors log "No variable ... found ..., skipping processing" and find no match, so the
+/// default applies (matching `""` would let `(.*)` or `^$` set it to `""`).
+fn scoped_text(u: &UserVars, var: crate::plan::VarId) -> Option<String> {
+    (!u.is_unset(var)).then(|| u.get(var).to_string())
 }
 
 /// The fields of a variable's value, for an extractor scoped to it: the value is the body.
@@ -520,7 +518,8 @@ pub(super) fn apply_rules(
         if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
             match &e.source {
                 ExtractSource::FromVar { var, .. } => {
-                    let mut vf = var_fields(resp, scoped_text(u, *var));
+                    // No JSON in `""`: an unset variable gives the default, as in JMeter.
+                    let mut vf = var_fields(resp, scoped_text(u, *var).unwrap_or_default());
                     plugin_json(p, e, all, &mut vf, u)
                 }
                 _ => plugin_json(p, e, all, &mut f, u),
@@ -528,10 +527,10 @@ pub(super) fn apply_rules(
             continue;
         }
         let mut values = match &e.source {
-            ExtractSource::FromVar { var, source } => {
-                let mut vf = var_fields(resp, scoped_text(u, *var));
-                found_all(source, &mut vf, resp, u)
-            }
+            ExtractSource::FromVar { var, source } => match scoped_text(u, *var) {
+                Some(text) => found_all(source, &mut var_fields(resp, text), resp, u),
+                None => Vec::new(),
+            },
             source => found_all(source, &mut f, resp, u),
         };
         if let Some(all) = &e.all {
@@ -783,9 +782,11 @@ mod tests {
             "HTTP/1.1 200 OK\nContent-Type: application/json\nSet-Cookie: SID=abc; Path=/\n\
              Set-Cookie: theme=dark\nX-Req: 7\n"
         );
-        // HttpClient trims names and values, and keeps a space after a code with no reason.
-        let bare = Response::new(b"HTTP/1.1 302\r\nLocation:   http://h/next  \r\n\r\n", b"", 302);
-        assert_eq!(bare.headers_text(), "HTTP/1.1 302 \nLocation: http://h/next\n");
+        // HttpClient keeps each header line as received (its spaces too), and a space after a
+        // code with no reason; header() and friends read the value trimmed.
+        let bare = Response::new(b"HTTP/1.1 302\r\nLocation: http://h/next\r\nX-A:b  \r\nX-B:   c\r\n\r\n", b"", 302);
+        assert_eq!(bare.headers_text(), "HTTP/1.1 302 \nLocation: http://h/next\nX-A:b  \nX-B:   c\n");
+        assert_eq!((bare.header("x-a"), bare.header("x-b")), (Some("b"), Some("c")));
         // What the everyday `Location: (.*)` and `HTTP/1.1 (\d+)` then capture.
         let text = bare.headers_text();
         let location = Pattern::perl5("Location: (.*)").unwrap();
@@ -810,6 +811,43 @@ mod tests {
         set_list(&all, vec![Some("".into())], &mut u);
         assert_eq!([u.get(v(0)), u.get(v(1)), u.get(v(2)), u.get(v(3))], ["", "${m_2}", "${m_3}", "1"]);
         assert!(u.is_unset(v(1)) && !u.is_unset(v(0)));
+    }
+
+    /// #32: an extractor scoped to an unset JMeter variable finds nothing (JMeter: "No
+    /// variable ... found ..., skipping processing"), so its default applies: `(.*)` does not
+    /// set `""`. A variable set to `""` is matched.
+    #[test]
+    fn an_extractor_scoped_to_an_unset_variable_finds_nothing_and_sets_its_default() {
+        let names = ["src", "out"];
+        let mut g = crate::engine::session::Globals::new(0);
+        std::sync::Arc::get_mut(&mut g).unwrap().unset_names = names.iter().map(|n| n.to_string()).collect();
+        let initial = names.iter().map(|n| format!("${{{n}}}")).collect();
+        let mut u = UserVars::new(initial, 0, 1, g);
+        let (src, out) = (crate::plan::VarId(0), crate::plan::VarId(1));
+        let regex =
+            ExtractSource::Regex { regex: Pattern::perl5("(.*)").unwrap(), template: "$1$".into(), from: Field::Body };
+        let e = Extractor {
+            var: out,
+            into: "out".into(),
+            source: ExtractSource::FromVar { var: src, source: Box::new(regex) },
+            match_no: 1,
+            default: Some(crate::plan::Template::literal("DEF")),
+            required: None,
+            all: None,
+        };
+        let resp = Response::new(HEAD, b"body", 200);
+        let run = |u: &mut UserVars| {
+            let rules = Rules { extract: std::slice::from_ref(&e), checks: &[], limit: 1 << 20 };
+            apply_rules(rules, &resp, b"", "", Duration::ZERO, 0, u)
+        };
+        assert_eq!(run(&mut u), None);
+        assert_eq!(u.get(out), "DEF", "unset: no match, the default");
+        u.set(src, "");
+        run(&mut u);
+        assert_eq!(u.get(out), "", "set to \"\": matched");
+        u.set(src, "v1");
+        run(&mut u);
+        assert_eq!(u.get(out), "v1");
     }
 
     #[test]

@@ -325,11 +325,27 @@ impl UserVars {
     pub fn unset(&mut self, id: VarId) {
         let v = &mut self.values[id.index()];
         v.clear();
-        if let Some(name) = self.globals.unset_names.get(id.index()) {
+        // A quiet variable (`""` in `unset_names`) is unset when `""`: its reference would
+        // be `${}`, which nothing reads as unset.
+        if let Some(name) = self.globals.unset_names.get(id.index()).filter(|n| !n.is_empty()) {
             v.push_str("${");
             v.push_str(name);
             v.push('}');
         }
+    }
+
+    /// Whether the quiet variable `name` (an extractor's `name_i` or `name_i_gK`, which holds
+    /// `""` when unset) is one of the matches its extractor kept, `i` no more than
+    /// `name_matchNr`: then its `""` is a value (a group that matched empty), as in JMeter.
+    fn match_kept(&self, name: &str) -> bool {
+        let base = match name.rsplit_once("_g") {
+            Some((b, g)) if !g.is_empty() && g.bytes().all(|c| c.is_ascii_digit()) => b,
+            _ => name,
+        };
+        let Some((prefix, i)) = base.rsplit_once('_') else { return false };
+        let Ok(i) = i.parse::<usize>() else { return false };
+        let Some(count) = self.names.get(&format!("{prefix}_matchNr")) else { return false };
+        self.values[count.index()].parse::<usize>().is_ok_and(|n| i >= 1 && i <= n)
     }
 }
 
@@ -377,11 +393,16 @@ impl Scope for UserVars {
     fn var_named(&self, name: &str) -> Option<&str> {
         match self.names.get(name) {
             // A plan variable: unset while still its own reference, or empty where `""` is
-            // not a value of its own.
+            // not a value of its own: a YAML plan's, or a quiet match beyond `name_matchNr`.
             Some(id) => {
                 let v = self.values[id.index()].as_str();
-                let distinct = !self.globals.unset_names.is_empty();
-                let unset = (v.is_empty() && !distinct) || is_reference_to(v, name);
+                let unset = is_reference_to(v, name)
+                    || v.is_empty()
+                        && match self.globals.unset_names.get(id.index()) {
+                            None => true,
+                            Some(n) if n.is_empty() => !self.match_kept(name),
+                            Some(_) => false,
+                        };
                 (!unset).then_some(v)
             }
             None => self.named.as_ref()?.extra.get(name).map(String::as_str),
@@ -648,6 +669,72 @@ mod tests {
         assert_eq!(y.var_named("v"), None);
         y.unset(VarId(0));
         assert_eq!(y.get(VarId(0)), "");
+    }
+
+    /// #32: the 64 `m_N` of a Regular Expression Extractor with match number -1 that no
+    /// template reads hold `""` while unset; a script's `vars.get` of one beyond `m_matchNr`
+    /// is null (JMeter), before and after `vars.remove`, while a kept match that captured an
+    /// empty group is `""`. The common `while (vars.get("m_" + i) != null)` loop stops.
+    #[test]
+    fn unread_matches_of_a_match_all_extractor_are_null_to_scripts_beyond_the_count() {
+        let jmx = r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2"><hashTree>
+  <TestPlan testclass="TestPlan" testname="Plan" enabled="true"/><hashTree>
+    <ThreadGroup testclass="ThreadGroup" testname="tg" enabled="true">
+      <stringProp name="ThreadGroup.num_threads">1</stringProp>
+      <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
+        <stringProp name="LoopController.loops">1</stringProp></elementProp>
+    </ThreadGroup><hashTree>
+      <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true">
+        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+        <stringProp name="HTTPSampler.path">/</stringProp>
+      </HTTPSamplerProxy><hashTree>
+        <RegexExtractor testclass="RegexExtractor" testname="m" enabled="true">
+          <stringProp name="RegexExtractor.useHeaders">false</stringProp>
+          <stringProp name="RegexExtractor.refname">m</stringProp>
+          <stringProp name="RegexExtractor.regex">id=(\d*)</stringProp>
+          <stringProp name="RegexExtractor.template">$1$</stringProp>
+          <stringProp name="RegexExtractor.match_number">-1</stringProp>
+        </RegexExtractor><hashTree/>
+        <JSR223PostProcessor testclass="JSR223PostProcessor" testname="s" enabled="true">
+          <stringProp name="scriptLanguage">groovy</stringProp>
+          <stringProp name="script">int i = 1; while (vars.get("m_" + i) != null) { i++ }; log.info("M2=" + vars.get("m_2"))</stringProp>
+        </JSR223PostProcessor><hashTree/>
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</hashTree></jmeterTestPlan>"#;
+        let (plan, _) =
+            crate::plan::jmx::read(jmx, std::path::Path::new("t.jmx"), &Default::default()).expect("plan loads");
+        let mut u = UserVars::new(plan.vars.initial_values(), 0, 1, Globals::for_plan(&plan));
+        u.names = Arc::new(
+            (0..plan.vars.len()).map(|i| (plan.vars.name(VarId(i as u32)).to_string(), VarId(i as u32))).collect(),
+        );
+        let id = |n: &str| plan.vars.get(n).expect(n);
+        for n in ["m_1", "m_2", "m_5", "m_64"] {
+            assert_eq!(u.var_named(n), None, "{n} before any match");
+        }
+        // Three matches, the third of an empty group.
+        u.set(id("m_matchNr"), "3");
+        for (n, v) in [("m_1", "1"), ("m_2", "2"), ("m_3", "")] {
+            u.set(id(n), v);
+        }
+        assert_eq!(u.var_named("m_2"), Some("2"));
+        assert_eq!(u.var_named("m_3"), Some(""), "a kept match of an empty group is a value");
+        assert_eq!(u.var_named("m_4"), None);
+        assert_eq!(u.var_named("m_5"), None);
+        // The next response has one match: the extractor removes the others.
+        u.set(id("m_matchNr"), "1");
+        u.unset(id("m_2"));
+        u.unset(id("m_3"));
+        assert_eq!(u.get(id("m_2")), "", "no `${{}}` text");
+        assert!(u.is_unset(id("m_2")));
+        assert_eq!(u.var_named("m_2"), None);
+        assert_eq!(u.var_named("m_3"), None);
+        assert_eq!(u.var_named("m_1"), Some("1"));
+        // A script's own `vars.remove` of a kept match.
+        assert_eq!(u.remove_var_named("m_1"), Some("1".into()));
+        assert!(u.is_unset(id("m_1")));
     }
 
     /// The quoting the hand-written writer did before the `csv` crate, kept as the witness

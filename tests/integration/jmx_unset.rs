@@ -206,3 +206,75 @@ fn a_location_extracted_from_the_response_headers_drives_the_next_request_as_in_
     assert_eq!(uint(&run.label("auth"), "errors"), 0);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
+
+/// A JSR223 PostProcessor running `script` (Groovy).
+fn groovy_post(script: &str) -> String {
+    format!(
+        r#"<JSR223PostProcessor guiclass="TestBeanGUI" testclass="JSR223PostProcessor" testname="s" enabled="true">
+            <stringProp name="scriptLanguage">groovy</stringProp>
+            <stringProp name="script">{script}</stringProp>
+          </JSR223PostProcessor><hashTree/>"#
+    )
+}
+
+/// Review of #32: the `m_N` of a match -1 extractor that only a script reads are null beyond
+/// `m_matchNr` (JMeter), so the everyday `while (vars.get("m_" + i) != null)` stops after the
+/// last match, also once a later response with fewer matches removed the rest; a match of an
+/// empty group is `""`. Response header lines reach an extractor as the server sent them.
+#[test]
+fn scripts_see_only_the_kept_matches_and_header_lines_as_sent_as_in_jmeter() {
+    let server = TestServer::builder()
+        .route("/a", Route::ok().body("id=1;id=2;id=;").header("X-A", "b  ").header("X-B", "  c"))
+        .route("/b", Route::ok().body("id=7;"))
+        .route("/echo", Route::ok().record())
+        .start();
+    let run = TempRun::new("jmx-unset-matches");
+    let all = r#"<stringProp name="RegexExtractor.default">none</stringProp>"#;
+    let all_matches = regex("m", "false", r"id=(\d*);", all).replace(
+        r#"<stringProp name="RegexExtractor.match_number">1</stringProp>"#,
+        r#"<stringProp name="RegexExtractor.match_number">-1</stringProp>"#,
+    );
+    let walk = |into: &str| {
+        groovy_post(&format!(
+            r#"String s = &quot;&quot;; int i = 1; while (vars.get(&quot;m_&quot; + i) != null) {{ s = s + &quot;[&quot; + vars.get(&quot;m_&quot; + i) + &quot;]&quot;; i = i + 1 }}; vars.put(&quot;{into}&quot;, s + &quot; m5=&quot; + vars.get(&quot;m_5&quot;))"#
+        ))
+    };
+    let plan_body = [
+        DEFAULTS.to_string(),
+        get(
+            "a",
+            "/a",
+            &[
+                all_matches.clone(),
+                walk("seen"),
+                regex("xa", "true", "X-A:(.*)", ""),
+                regex("xb", "true", "X-B:(.*)", ""),
+            ]
+            .concat(),
+        ),
+        get("b", "/b", &[all_matches, walk("seen2")].concat()),
+        get(
+            "echo",
+            "/echo",
+            &headers(&[("X-Seen", "${seen}"), ("X-Seen2", "${seen2}"), ("X-A", "[${xa}]"), ("X-B", "[${xb}]")]),
+        ),
+    ]
+    .concat();
+    run_plan(&run, &server, jmx_plan(2, "2", &plan_body));
+
+    let echo = server.recorded("/echo");
+    assert_eq!(echo.len(), 4);
+    for r in &echo {
+        assert_eq!(r.header("X-Seen"), Some("[1][2][] m5=null"));
+        assert_eq!(r.header("X-Seen2"), Some("[7] m5=null"), "the matches /a left are removed");
+        assert_eq!(r.header("X-A"), Some("[ b  ]"), "the header line as sent");
+        assert_eq!(r.header("X-B"), Some("[   c]"), "the header line as sent");
+    }
+    for (label, path) in [("a", "/a"), ("b", "/b"), ("echo", "/echo")] {
+        let row = run.label(label);
+        assert_eq!(uint(&row, "samples"), 4, "{label}: {row:#}");
+        assert_eq!(uint(&row, "errors"), 0, "{label}: {row:#}");
+        assert_eq!(server.requests_to(path), 4);
+    }
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}

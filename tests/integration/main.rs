@@ -92,7 +92,8 @@
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
 //!   empty default leaves its `${name}` sent as it is; headers as a Regular Expression Extractor
-//!   sees them (status line first, `\n` lines), the Location-based redirect flow of a login plan.
+//!   sees them (status line first, `\n` lines as sent), the Location-based redirect flow of a
+//!   login plan; a script walking a match -1 extractor's `name_N` stops after the kept matches.
 //! - `jmx_x`: extractors and assertions of JMX plans as JMeter runs them: XPath, CSS selector,
 //!   Jayway JSONPath, jmeter-plugins' JSON path, Perl5 regexes, expressions that only fail at run
 //!   time, Response Assertion "Or"; extracted values proven by the next request.
