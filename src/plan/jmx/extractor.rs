@@ -440,9 +440,9 @@ pub(super) fn jayway(src: &str) -> Result<JsonPathExpr, String> {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::*;
     use super::super::synthetic::tests::plan_of;
     use super::super::{inspect, Options};
+    use super::*;
     use crate::plan::flow;
     use std::path::Path;
 
