@@ -405,6 +405,67 @@ fn report_folder(dir: &Path) -> Result<(), Error> {
         .map_err(|e| Error::Usage(format!("cannot make the report folder {}: {e}", dir.display())))
 }
 
+/// `-f -o DIR`: deletes what is in the report folder, not the folder (as JMeter's
+/// `canSafelyWriteToFolder`), and refuses a folder that is or holds the working directory, the
+/// runs, or one of `kept` (the plan, the results file): `-o .` or `-o runs` would delete them.
+fn empty_report_folder(dir: &Path, kept: &[&Path]) -> Result<(), Error> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let o = absolute(dir);
+    let runs = match super::run::run_place(None, false) {
+        crate::rundir::Place::Unique(base) | crate::rundir::Place::Exact { dir: base, .. } => {
+            base.parent().map(absolute)
+        }
+    };
+    let cwd = absolute(Path::new("."));
+    let held = std::iter::once(("the working directory", cwd.clone()))
+        .chain(runs.clone().map(|r| ("the runs directory", r)))
+        .chain(kept.iter().map(|k| ("a file of this command line", absolute(k))))
+        .find(|(_, p)| p.starts_with(&o))
+        .or_else(|| {
+            // Inside the runs directory is inside a run: a run never overwrites another.
+            runs.filter(|r| !cwd.starts_with(r) && o.starts_with(r)).map(|r| ("the runs directory", r))
+        });
+    if let Some((what, p)) = held {
+        return Err(Error::Usage(format!(
+            "-f -o {}: not deleting it, it is or holds {what} ({}): give a folder of its own for the report",
+            dir.display(),
+            p.display()
+        )));
+    }
+    let cannot = |e: std::io::Error| Error::Usage(format!("could not delete the report folder {}: {e}", dir.display()));
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
+        let path = entry.path();
+        if entry.file_type().map_err(cannot)?.is_dir() {
+            std::fs::remove_dir_all(&path).map_err(cannot)?;
+        } else {
+            std::fs::remove_file(&path).map_err(cannot)?;
+        }
+    }
+    Ok(())
+}
+
+/// `p` absolute with its links resolved as far as it exists (a results file yet to be made).
+fn absolute(p: &Path) -> PathBuf {
+    let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = p.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |acc, c| acc.join(c));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return p,
+        }
+    }
+}
+
 /// Writes the report of `run` into `dir`: `index.html`, and `statistics.json` in the shape of
 /// JMeter's dashboard (what CI scripts read).
 fn write_report(run: &crate::report::RunData, dir: &Path) -> Result<(), Error> {
@@ -580,19 +641,10 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     }
     // JMeter deletes before it starts, and refuses a report folder in use before any load.
     if inv.force {
-        if let Some(l) = &inv.results {
-            match std::fs::remove_file(l) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::Usage(format!("could not delete results file {}: {e}", l.display())))
-                }
-                _ => {}
-            }
-        }
         if let Some(o) = &inv.report_dir {
-            if o.is_dir() {
-                std::fs::remove_dir_all(o)
-                    .map_err(|e| Error::Usage(format!("could not delete the report folder {}: {e}", o.display())))?;
-            }
+            let mut kept = vec![plan.as_path()];
+            kept.extend(inv.results.as_deref());
+            empty_report_folder(o, &kept)?;
         }
     }
     // JMeter checks (and makes) the folder of -o even without -e, which alone writes in it.
@@ -608,6 +660,7 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     let mut args = RunArgs { plan: Some(plan), out: Some(out.clone()), ..Default::default() };
     args.plan_args.properties = props.clone();
     args.jtl = inv.results.iter().cloned().collect();
+    args.delete_results = inv.force;
     if let Some(agents) = agents {
         let token = std::env::var_os(TOKEN_ENV)
             .map(PathBuf::from)
@@ -648,9 +701,8 @@ fn report_only(inv: &Invocation, jtl: &Path) -> Result<u8, Error> {
     if inv.plan.is_some() || inv.results.is_some() || inv.report_at_end {
         return Err(usage("-g makes a report from a results file: it does not go with -t, -l or -e".into()));
     }
-    if inv.force && dir.is_dir() {
-        std::fs::remove_dir_all(dir)
-            .map_err(|e| Error::Usage(format!("could not delete the report folder {}: {e}", dir.display())))?;
+    if inv.force {
+        empty_report_folder(dir, &[jtl])?;
     }
     report_folder(dir)?;
     let run = super::report::load(jtl)?;
