@@ -325,7 +325,7 @@ fn local_properties(inv: &Invocation) -> Result<Vec<(String, String)>, Error> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (f, needed) in files {
         match std::fs::read_to_string(&f) {
-            Ok(text) => super::plan_args::parse_properties(&text).into_iter().for_each(|(k, v)| set(&mut out, k, v)),
+            Ok(text) => super::plan_args::parse_properties(&text).into_iter().for_each(|(k, v)| put(&mut out, k, v)),
             Err(_) if !needed => {}
             Err(e) => return Err(Error::Usage(format!("cannot read properties file {}: {e}", f.display()))),
         }
@@ -333,7 +333,7 @@ fn local_properties(inv: &Invocation) -> Result<Vec<(String, String)>, Error> {
     for p in &inv.props {
         match p {
             Prop::Jmeter(k, v) | Prop::Global(k, v) => set(&mut out, k.clone(), v.clone()),
-            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| set(&mut out, k, v)),
+            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| put(&mut out, k, v)),
             Prop::System(..) => {}
         }
     }
@@ -346,7 +346,7 @@ fn global_properties(inv: &Invocation) -> Result<Vec<(String, String)>, Error> {
     for p in &inv.props {
         match p {
             Prop::Global(k, v) => set(&mut out, k.clone(), v.clone()),
-            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| set(&mut out, k, v)),
+            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| put(&mut out, k, v)),
             _ => {}
         }
     }
@@ -359,12 +359,20 @@ fn global_file(f: &Path) -> Result<Vec<(String, String)>, Error> {
     Ok(super::plan_args::parse_properties(&text))
 }
 
-/// Sets a property, later values winning; an empty value removes it, as JMeter's `-Jname=` does.
+/// Sets a property from the command line, later values winning; an empty value removes it, as
+/// JMeter's `-Jname=` does.
 fn set(props: &mut Vec<(String, String)>, k: String, v: String) {
     props.retain(|(n, _)| *n != k);
     if !v.is_empty() {
         props.push((k, v));
     }
+}
+
+/// Sets a property from a file, later values winning; `name=` is "", as Java's
+/// `Properties.load` reads it (only `-J` removes).
+fn put(props: &mut Vec<(String, String)>, k: String, v: String) {
+    props.retain(|(n, _)| *n != k);
+    props.push((k, v));
 }
 
 fn property<'a>(props: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -658,7 +666,8 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     };
     let out = claim_run_dir()?;
     let mut args = RunArgs { plan: Some(plan), out: Some(out.clone()), ..Default::default() };
-    args.plan_args.properties = props.clone();
+    // Resolved here in JMeter's order, an empty one a real "": not -J to be read again.
+    args.plan_args.resolved_properties = props.clone();
     args.jtl = inv.results.iter().cloned().collect();
     args.delete_results = inv.force;
     if let Some(agents) = agents {
@@ -837,6 +846,25 @@ mod tests {
             vec![("a".to_string(), "3".to_string()), ("c".to_string(), "4".to_string())]
         );
         assert_eq!(global_properties(&inv).unwrap(), vec![("c".to_string(), "4".to_string())]);
+    }
+
+    /// JMeter 5.6.3 with `-q` holding `h=`: `${__P(h,dflt)}` is "" (sent `/p/`); only `-J h=`
+    /// removes it.
+    #[test]
+    fn an_empty_value_in_a_properties_file_is_kept_as_empty() {
+        let dir = std::env::temp_dir().join(format!("stampede-jmeter-props-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let q = dir.join("q.properties");
+        std::fs::write(&q, "h=\ngone=1\n").unwrap();
+        let g = dir.join("g.properties");
+        std::fs::write(&g, "gh=\n").unwrap();
+        let inv =
+            parse(&["-q".into(), q.display().to_string(), "-Jgone=".into(), "-G".into(), g.display().to_string()])
+                .unwrap();
+        let kv = |k: &str| (k.to_string(), String::new());
+        assert_eq!(local_properties(&inv).unwrap(), vec![kv("h"), kv("gh")]);
+        assert_eq!(global_properties(&inv).unwrap(), vec![kv("gh")]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `stampede jmeter -f` (issue 32) as JMeter's `-f`: the results files (`-l` and the plan's own
 //! listeners') are deleted once the plan has loaded, never before; `-o` with `-f` empties the
 //! report folder, and refuses one that is or holds the working directory, the runs or the plan.
+//! And a properties file's `name=` is "" (only `-J name=` removes), as JMeter reads it.
 
 use crate::jmx::{jmx_plan, sampler};
 use crate::util::server::{Route, TestServer};
@@ -86,4 +87,25 @@ fn f_o_empties_a_report_folder_and_refuses_the_working_directory_the_runs_and_th
     assert!(!report.join("stale.txt").exists() && !report.join("old").exists());
     assert!(report.join("index.html").exists());
     assert_eq!(server.requests(), 2);
+}
+
+/// JMeter 5.6.3 with `-q` holding `h=` sends `/p/` for `/p/${__P(h,dflt)}`: a file's empty value
+/// is "", only `-J h=` removes the property.
+#[test]
+fn an_empty_value_in_a_properties_file_is_sent_empty_and_an_empty_j_removes() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let run = TempRun::new("jmeter-empty-prop");
+    let get = sampler("get", "GET", "/p/${__P(h,dflt)}", "", false, "");
+    let defaults = format!(
+        r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{}</stringProp>
+        </ConfigTestElement><hashTree/>"#,
+        server.addr().port()
+    );
+    let plan = run.write("p.jmx", jmx_plan(1, "1", &format!("{defaults}{get}")));
+    let q = run.write("q.properties", "h=\n");
+    jmeter(&run).args(["-n", "-t"]).arg(&plan).arg("-q").arg(&q).run().assert_exit(0);
+    jmeter(&run).args(["-n", "-t"]).arg(&plan).arg("-q").arg(&q).arg("-Jh=").run().assert_exit(0);
+    let paths: Vec<String> = server.recorded_all().iter().map(|r| r.path().to_string()).collect();
+    assert_eq!(paths, vec!["/p/", "/p/dflt"]);
 }
