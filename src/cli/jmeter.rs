@@ -168,7 +168,13 @@ fn parse(args: &[String]) -> Result<Invocation, Error> {
                     take(&mut inv, &mut seen, o, None, args, &mut i)?;
                     continue;
                 }
-                let value = if rest.is_empty() { next(args, &mut i, o)? } else { rest.to_string() };
+                // JMeter's parser skips one `=` between a short option and its attached value
+                // (`-t=plan.jmx`); a value in the next word is taken whole.
+                let value = match rest.strip_prefix('=').filter(|_| o.takes == Takes::One) {
+                    _ if rest.is_empty() => next(args, &mut i, o)?,
+                    Some(v) => v.to_string(),
+                    None => rest.to_string(),
+                };
                 take(&mut inv, &mut seen, o, Some(value), args, &mut i)?;
                 break;
             }
@@ -215,6 +221,17 @@ fn take(
         return Err(usage(format!("duplicate options for -{}/--{} found", o.short, o.long)));
     }
     seen.push(o.short);
+    // JMeter reads `LAST` (`-t`, and `LAST`/`LAST.jtl`/`LAST.log` for `-l`/`-j`) as the plan its
+    // GUI opened last (its recent-files list); stampede has no GUI, so no such list.
+    if matches!(
+        (o.short, value.as_deref()),
+        ('t', Some("LAST")) | ('l', Some("LAST" | "LAST.jtl")) | ('j', Some("LAST" | "LAST.log"))
+    ) {
+        return Err(Error::Usage(format!(
+            "-{} LAST: JMeter takes the plan its GUI opened last (its recent-files list); stampede has no GUI and no such list: name the file",
+            o.short
+        )));
+    }
     let path = || PathBuf::from(value.clone().unwrap_or_default());
     match o.short {
         '?' | 'h' => inv.help = true,
@@ -234,16 +251,22 @@ fn take(
             inv.props.push(if o.short == 'J' { Prop::Jmeter(name, v) } else { Prop::System(name, v) });
         }
         'G' => {
+            // Two words as -J (`-G name value`); a name alone is a properties file.
             let text = value.unwrap_or_default();
-            inv.props.push(match text.split_once('=') {
-                Some((n, v)) if !n.is_empty() => Prop::Global(n.to_string(), v.to_string()),
-                Some(_) => return Err(usage(format!("-G: `{text}` has no property name"))),
-                None => Prop::GlobalFile(PathBuf::from(text)),
+            let named = text.contains('=');
+            inv.props.push(match pair(&text, args, i) {
+                (n, _) if n.is_empty() => return Err(usage(format!("-G: `{text}` has no property name"))),
+                (n, v) if named || !v.is_empty() => Prop::Global(n, v),
+                (n, _) => Prop::GlobalFile(PathBuf::from(n)),
             });
         }
         'S' => inv.system_files.push(path()),
         'f' => inv.force = true,
-        'L' => inv.log_levels.push(value.unwrap_or_default()),
+        // Two words as -J: `-L category level`, or a level alone for the root.
+        'L' => inv.log_levels.push(match pair(value.as_deref().unwrap_or_default(), args, i) {
+            (level, v) if v.is_empty() => level,
+            (category, level) => format!("{category}={level}"),
+        }),
         'r' => inv.run_remote = true,
         'R' => inv.remote = value,
         'd' => inv.home = Some(path()),
@@ -836,6 +859,26 @@ mod tests {
         assert!(err("-t a.jmx -t b.jmx").contains("duplicate options for -t/--testfile"));
         assert!(err("-n plan.jmx").contains("unexpected argument `plan.jmx`"));
         assert!(err("-t").contains("-t/--testfile needs a value"));
+    }
+
+    /// As JMeter 5.6.3's CLArgsParser: -G and -L take a second word as -J does, one `=` after a
+    /// short option is skipped, and LAST (the GUI's last plan) is refused by name.
+    #[test]
+    fn g_and_l_take_two_words_an_attached_equals_is_skipped_and_last_is_refused() {
+        let inv =
+            parse(&args("-G name value -L jmeter.util DEBUG -L INFO -Gfile.properties -t=plan.jmx -l==x.jtl")).unwrap();
+        assert_eq!(
+            inv.props,
+            vec![Prop::Global("name".into(), "value".into()), Prop::GlobalFile("file.properties".into())]
+        );
+        assert_eq!(inv.log_levels, vec!["jmeter.util=DEBUG".to_string(), "INFO".to_string()]);
+        assert_eq!(inv.plan, Some(PathBuf::from("plan.jmx")));
+        assert_eq!(inv.results, Some(PathBuf::from("=x.jtl")));
+        assert_eq!(parse(&args("-t =x.jmx")).unwrap().plan, Some(PathBuf::from("=x.jmx")));
+        for last in ["-t LAST", "-l LAST", "-lLAST.jtl", "-j LAST.log"] {
+            let e = parse(&args(last)).unwrap_err().to_string();
+            assert!(e.contains("LAST") && e.contains("no GUI"), "{last}: {e}");
+        }
     }
 
     #[test]
