@@ -18,7 +18,7 @@ use crate::rundir::{IntervalLines, RunMeta};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -217,7 +217,7 @@ impl Reader {
 }
 
 /// A connection's reading side, and a sender of messages to its writing side.
-fn split(c: Box<dyn Conn>) -> (Reader, mpsc::UnboundedSender<Msg>, Written) {
+fn split(c: Box<dyn Conn>) -> (Reader, Tx, Written) {
     let (r, w) = tokio::io::split(c);
     let (tx, written) = writer(w);
     (Reader { r: BufReader::new(r), line: Vec::new(), fresh: true }, tx, written)
@@ -268,21 +268,92 @@ pub fn client_tls(ca_pem: &[u8]) -> Result<tokio_rustls::TlsConnector, String> {
     Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
 }
 
+/// The sending side of a connection's writer. Outputs (which are synchronous) send without
+/// waiting; the bytes of result rows ([`Msg::Samples`]) waiting to be written are counted, so
+/// that a sender of a whole results file can wait for room ([`Tx::room`]) instead of holding
+/// the file in memory.
+#[derive(Clone)]
+struct Tx {
+    tx: mpsc::UnboundedSender<Msg>,
+    queued: Arc<Queued>,
+}
+
+/// The bytes of rows sent and not yet written, and a signal each time some are written.
+#[derive(Default)]
+struct Queued {
+    bytes: AtomicUsize,
+    written: tokio::sync::Notify,
+}
+
+impl Tx {
+    fn send(&self, m: Msg) -> Result<(), mpsc::error::SendError<Msg>> {
+        let rows = rows_len(&m);
+        self.queued.bytes.fetch_add(rows, Ordering::SeqCst);
+        let sent = self.tx.send(m);
+        if sent.is_err() {
+            self.queued.bytes.fetch_sub(rows, Ordering::SeqCst);
+        }
+        sent
+    }
+
+    fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Waits while more than `bound` bytes of rows wait to be written (or until the writer is
+    /// gone: nothing will be written then, and the sender finds out on its next send).
+    async fn room(&self, bound: usize) {
+        loop {
+            // Made before the count is read, so a write between the two still wakes it.
+            let written = self.queued.written.notified();
+            if self.queued.bytes.load(Ordering::SeqCst) <= bound || self.is_closed() {
+                return;
+            }
+            written.await;
+        }
+    }
+}
+
+fn rows_len(m: &Msg) -> usize {
+    match m {
+        Msg::Samples { rows } => rows.len(),
+        _ => 0,
+    }
+}
+
+/// Wakes every sender waiting for room when the writer ends, however it ends.
+struct Ended(Arc<Queued>);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.0.written.notify_waiters();
+    }
+}
+
 /// Writes messages to one side of a connection from a task of its own, so that outputs (which
 /// are synchronous) can send without waiting on the network.
-fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> (mpsc::UnboundedSender<Msg>, Written) {
+fn writer(mut w: tokio::io::WriteHalf<Box<dyn Conn>>) -> (Tx, Written) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    let queued = Arc::new(Queued::default());
+    let ended = Ended(queued.clone());
     let written = tokio::spawn(async move {
+        let _ended = ended;
         while let Some(m) = rx.recv().await {
             let mut line = serde_json::to_vec(&m).expect("messages serialise");
             line.push(b'\n');
-            if w.write_all(&line).await.is_err() {
+            let ok = w.write_all(&line).await.is_ok();
+            let rows = rows_len(&m);
+            if rows > 0 {
+                _ended.0.bytes.fetch_sub(rows, Ordering::SeqCst);
+                _ended.0.written.notify_waiters();
+            }
+            if !ok {
                 return;
             }
         }
         let _ = w.shutdown().await;
     });
-    (tx, written)
+    (Tx { tx, queued }, written)
 }
 
 /// Reads one message of at most `limit` bytes; `None` at the end of the connection. An error
@@ -437,7 +508,7 @@ async fn greet(
     token: &str,
     spoke: &AtomicBool,
     admit: impl FnOnce() -> Result<(), String>,
-) -> Result<(Reader, mpsc::UnboundedSender<Msg>, Written, String), Error> {
+) -> Result<(Reader, Tx, Written, String), Error> {
     let _ = stream.set_nodelay(true);
     let conn: Box<dyn Conn> = match tls {
         Some(acceptor) => Box::new(
@@ -573,7 +644,7 @@ async fn greet_in(
     tls: Option<&tokio_rustls::TlsAcceptor>,
     token: &str,
     admit: impl FnOnce() -> Result<(), String>,
-) -> Option<Result<(Reader, mpsc::UnboundedSender<Msg>, Written, String), Error>> {
+) -> Option<Result<(Reader, Tx, Written, String), Error>> {
     let greeted = tokio::select! {
         g = greet(stream, tls, token, &greeting.spoke, admit) => g,
         _ = greeting.evicted.cancelled() => return None,
@@ -716,13 +787,7 @@ impl Agent {
     }
 
     /// One controller's job, after the greetings: receive it, run it, stream its run directory.
-    async fn session(
-        &self,
-        r: Reader,
-        tx: mpsc::UnboundedSender<Msg>,
-        written: Written,
-        shutdown: CancellationToken,
-    ) -> Result<(), Error> {
+    async fn session(&self, r: Reader, tx: Tx, written: Written, shutdown: CancellationToken) -> Result<(), Error> {
         let result = self.job(r, &tx, shutdown).await;
         // What was said reaches the controller before the connection (or the process) ends: a
         // controller stopped for a while takes it when it resumes; one that is gone fails the
@@ -732,12 +797,7 @@ impl Agent {
         result
     }
 
-    async fn job(
-        &self,
-        mut r: Reader,
-        tx: &mpsc::UnboundedSender<Msg>,
-        shutdown: CancellationToken,
-    ) -> Result<(), Error> {
+    async fn job(&self, mut r: Reader, tx: &Tx, shutdown: CancellationToken) -> Result<(), Error> {
         let job = match next_message(&mut r, JOB_WAIT, MAX_JOB_LINE, &shutdown).await? {
             Some(Msg::Job(job)) => job,
             None if shutdown.is_cancelled() => return Ok(()),
@@ -833,9 +893,10 @@ impl Agent {
         }
         let result = run.execute(stop, abort).await;
         heartbeat.abort();
-        let sent = match (&result, &samples) {
-            (Ok(_), Some(path)) => send_samples(tx, path),
-            _ => Ok(()),
+        // Sent however the run ended: its rows were measured.
+        let sent = match &samples {
+            Some(path) => send_samples(tx, path, ROWS_QUEUED).await,
+            None => Ok(()),
         };
         listen.abort();
         drop(dir);
@@ -849,24 +910,34 @@ impl Agent {
     }
 }
 
-/// Sends the rows of the part's results file to the controller, in batches of about 1 MiB.
-fn send_samples(tx: &mpsc::UnboundedSender<Msg>, path: &Path) -> Result<(), String> {
-    use std::io::BufRead;
+/// The bytes of rows an agent lets wait for its connection: a results file is read as fast as
+/// the controller takes it, never whole into memory (an hour at 10k requests/s is gigabytes).
+const ROWS_QUEUED: usize = 4 << 20;
+
+/// The size of one [`Msg::Samples`].
+const ROWS_BATCH: usize = 1 << 20;
+
+/// Sends the rows of the part's results file to the controller, in batches of about
+/// `ROWS_BATCH`, with at most about `bound` bytes of them waiting to be written.
+async fn send_samples(tx: &Tx, path: &Path, bound: usize) -> Result<(), String> {
     let cannot = |e: std::io::Error| format!("its results file cannot be read: {e}");
-    let file = std::io::BufReader::new(std::fs::File::open(path).map_err(cannot)?);
+    let file = tokio::fs::File::open(path).await.map_err(cannot)?;
+    let mut lines = BufReader::with_capacity(1 << 16, file).lines();
     let mut batch = String::new();
-    for (n, line) in file.lines().enumerate() {
-        let line = line.map_err(cannot)?;
-        if n == 0 && line == crate::rundir::jtl::HEADER {
+    let mut first = true;
+    while let Some(line) = lines.next_line().await.map_err(cannot)? {
+        if std::mem::take(&mut first) && line == crate::rundir::jtl::HEADER {
             continue;
         }
         batch.push_str(&line);
         batch.push('\n');
-        if batch.len() >= 1 << 20 {
+        if batch.len() >= ROWS_BATCH {
+            tx.room(bound).await;
             let _ = tx.send(Msg::Samples { rows: std::mem::take(&mut batch) });
         }
     }
     if !batch.is_empty() {
+        tx.room(bound).await;
         let _ = tx.send(Msg::Samples { rows: batch });
     }
     Ok(())
@@ -1015,7 +1086,7 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
 
 /// The output that streams an agent's run directory to its controller.
 struct Stream {
-    tx: mpsc::UnboundedSender<Msg>,
+    tx: Tx,
     lines: Option<IntervalLines>,
 }
 
@@ -1127,7 +1198,7 @@ pub struct AgentLink {
     pub address: String,
     pub host: String,
     r: Reader,
-    tx: mpsc::UnboundedSender<Msg>,
+    tx: Tx,
     written: Written,
 }
 
@@ -1435,6 +1506,54 @@ mod tests {
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let (r, _tx, _written) = split(Box::new(ours));
         (r, theirs)
+    }
+
+    /// A part's results file reaches a slow controller whole, row for row, with never more than
+    /// the bound (and the batch being sent) of its rows in memory: not the whole file.
+    #[tokio::test]
+    async fn results_rows_reach_a_slow_controller_whole_with_bounded_rows_in_memory() {
+        use tokio::io::AsyncReadExt;
+        let path = std::env::temp_dir().join(format!("stampede-agent-rows-{}.jtl", std::process::id()));
+        let row = format!("{}\n", "x".repeat(99));
+        let rows = 100_000;
+        let mut text = format!("{}\n", crate::rundir::jtl::HEADER);
+        for _ in 0..rows {
+            text.push_str(&row);
+        }
+        std::fs::write(&path, &text).unwrap();
+        drop(text);
+        let (ours, mut theirs) = tokio::io::duplex(1 << 16);
+        let (_r, tx, written) = split(Box::new(ours));
+        let queued = tx.queued.clone();
+        let controller = tokio::spawn(async move {
+            let (mut got, mut buf, mut most) = (Vec::new(), vec![0; 1 << 16], 0);
+            loop {
+                let n = theirs.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return (got, most);
+                }
+                got.extend_from_slice(&buf[..n]);
+                most = most.max(queued.bytes.load(Ordering::SeqCst));
+                tokio::time::sleep(Duration::from_micros(200)).await;
+            }
+        });
+        let bound = 2 << 20;
+        send_samples(&tx, &path, bound).await.unwrap();
+        drop(tx);
+        written.await.unwrap();
+        let (got, most) = controller.await.unwrap();
+        let _ = std::fs::remove_file(&path);
+        let mut seen = 0;
+        for line in got.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            match serde_json::from_slice::<Msg>(line).unwrap() {
+                Msg::Samples { rows } => seen += rows.lines().inspect(|l| assert_eq!(*l, &row[..99])).count(),
+                other => panic!("unexpected {}", kind(&Some(other))),
+            }
+        }
+        assert_eq!(seen, rows);
+        assert!(most <= bound + ROWS_BATCH + row.len(), "{most} bytes of rows waited");
+        // The controller was slow enough for the bound to matter.
+        assert!(most > bound / 2, "{most}");
     }
 
     #[tokio::test(start_paused = true)]

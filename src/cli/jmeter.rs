@@ -168,7 +168,13 @@ fn parse(args: &[String]) -> Result<Invocation, Error> {
                     take(&mut inv, &mut seen, o, None, args, &mut i)?;
                     continue;
                 }
-                let value = if rest.is_empty() { next(args, &mut i, o)? } else { rest.to_string() };
+                // JMeter's parser skips one `=` between a short option and its attached value
+                // (`-t=plan.jmx`); a value in the next word is taken whole.
+                let value = match rest.strip_prefix('=').filter(|_| o.takes == Takes::One) {
+                    _ if rest.is_empty() => next(args, &mut i, o)?,
+                    Some(v) => v.to_string(),
+                    None => rest.to_string(),
+                };
                 take(&mut inv, &mut seen, o, Some(value), args, &mut i)?;
                 break;
             }
@@ -215,6 +221,17 @@ fn take(
         return Err(usage(format!("duplicate options for -{}/--{} found", o.short, o.long)));
     }
     seen.push(o.short);
+    // JMeter reads `LAST` (`-t`, and `LAST`/`LAST.jtl`/`LAST.log` for `-l`/`-j`) as the plan its
+    // GUI opened last (its recent-files list); stampede has no GUI, so no such list.
+    if matches!(
+        (o.short, value.as_deref()),
+        ('t', Some("LAST")) | ('l', Some("LAST" | "LAST.jtl")) | ('j', Some("LAST" | "LAST.log"))
+    ) {
+        return Err(Error::Usage(format!(
+            "-{} LAST: JMeter takes the plan its GUI opened last (its recent-files list); stampede has no GUI and no such list: name the file",
+            o.short
+        )));
+    }
     let path = || PathBuf::from(value.clone().unwrap_or_default());
     match o.short {
         '?' | 'h' => inv.help = true,
@@ -234,16 +251,22 @@ fn take(
             inv.props.push(if o.short == 'J' { Prop::Jmeter(name, v) } else { Prop::System(name, v) });
         }
         'G' => {
+            // Two words as -J (`-G name value`); a name alone is a properties file.
             let text = value.unwrap_or_default();
-            inv.props.push(match text.split_once('=') {
-                Some((n, v)) if !n.is_empty() => Prop::Global(n.to_string(), v.to_string()),
-                Some(_) => return Err(usage(format!("-G: `{text}` has no property name"))),
-                None => Prop::GlobalFile(PathBuf::from(text)),
+            let named = text.contains('=');
+            inv.props.push(match pair(&text, args, i) {
+                (n, _) if n.is_empty() => return Err(usage(format!("-G: `{text}` has no property name"))),
+                (n, v) if named || !v.is_empty() => Prop::Global(n, v),
+                (n, _) => Prop::GlobalFile(PathBuf::from(n)),
             });
         }
         'S' => inv.system_files.push(path()),
         'f' => inv.force = true,
-        'L' => inv.log_levels.push(value.unwrap_or_default()),
+        // Two words as -J: `-L category level`, or a level alone for the root.
+        'L' => inv.log_levels.push(match pair(value.as_deref().unwrap_or_default(), args, i) {
+            (level, v) if v.is_empty() => level,
+            (category, level) => format!("{category}={level}"),
+        }),
         'r' => inv.run_remote = true,
         'R' => inv.remote = value,
         'd' => inv.home = Some(path()),
@@ -325,7 +348,7 @@ fn local_properties(inv: &Invocation) -> Result<Vec<(String, String)>, Error> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (f, needed) in files {
         match std::fs::read_to_string(&f) {
-            Ok(text) => super::plan_args::parse_properties(&text).into_iter().for_each(|(k, v)| set(&mut out, k, v)),
+            Ok(text) => super::plan_args::parse_properties(&text).into_iter().for_each(|(k, v)| put(&mut out, k, v)),
             Err(_) if !needed => {}
             Err(e) => return Err(Error::Usage(format!("cannot read properties file {}: {e}", f.display()))),
         }
@@ -333,7 +356,7 @@ fn local_properties(inv: &Invocation) -> Result<Vec<(String, String)>, Error> {
     for p in &inv.props {
         match p {
             Prop::Jmeter(k, v) | Prop::Global(k, v) => set(&mut out, k.clone(), v.clone()),
-            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| set(&mut out, k, v)),
+            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| put(&mut out, k, v)),
             Prop::System(..) => {}
         }
     }
@@ -346,7 +369,7 @@ fn global_properties(inv: &Invocation) -> Result<Vec<(String, String)>, Error> {
     for p in &inv.props {
         match p {
             Prop::Global(k, v) => set(&mut out, k.clone(), v.clone()),
-            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| set(&mut out, k, v)),
+            Prop::GlobalFile(f) => global_file(f)?.into_iter().for_each(|(k, v)| put(&mut out, k, v)),
             _ => {}
         }
     }
@@ -359,12 +382,20 @@ fn global_file(f: &Path) -> Result<Vec<(String, String)>, Error> {
     Ok(super::plan_args::parse_properties(&text))
 }
 
-/// Sets a property, later values winning; an empty value removes it, as JMeter's `-Jname=` does.
+/// Sets a property from the command line, later values winning; an empty value removes it, as
+/// JMeter's `-Jname=` does.
 fn set(props: &mut Vec<(String, String)>, k: String, v: String) {
     props.retain(|(n, _)| *n != k);
     if !v.is_empty() {
         props.push((k, v));
     }
+}
+
+/// Sets a property from a file, later values winning; `name=` is "", as Java's
+/// `Properties.load` reads it (only `-J` removes).
+fn put(props: &mut Vec<(String, String)>, k: String, v: String) {
+    props.retain(|(n, _)| *n != k);
+    props.push((k, v));
 }
 
 fn property<'a>(props: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -403,6 +434,67 @@ fn report_folder(dir: &Path) -> Result<(), Error> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Usage(format!("cannot make the report folder {}: {e}", dir.display())))
+}
+
+/// `-f -o DIR`: deletes what is in the report folder, not the folder (as JMeter's
+/// `canSafelyWriteToFolder`), and refuses a folder that is or holds the working directory, the
+/// runs, or one of `kept` (the plan, the results file): `-o .` or `-o runs` would delete them.
+fn empty_report_folder(dir: &Path, kept: &[&Path]) -> Result<(), Error> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let o = absolute(dir);
+    let runs = match super::run::run_place(None, false) {
+        crate::rundir::Place::Unique(base) | crate::rundir::Place::Exact { dir: base, .. } => {
+            base.parent().map(absolute)
+        }
+    };
+    let cwd = absolute(Path::new("."));
+    let held = std::iter::once(("the working directory", cwd.clone()))
+        .chain(runs.clone().map(|r| ("the runs directory", r)))
+        .chain(kept.iter().map(|k| ("a file of this command line", absolute(k))))
+        .find(|(_, p)| p.starts_with(&o))
+        .or_else(|| {
+            // Inside the runs directory is inside a run: a run never overwrites another.
+            runs.filter(|r| !cwd.starts_with(r) && o.starts_with(r)).map(|r| ("the runs directory", r))
+        });
+    if let Some((what, p)) = held {
+        return Err(Error::Usage(format!(
+            "-f -o {}: not deleting it, it is or holds {what} ({}): give a folder of its own for the report",
+            dir.display(),
+            p.display()
+        )));
+    }
+    let cannot = |e: std::io::Error| Error::Usage(format!("could not delete the report folder {}: {e}", dir.display()));
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
+        let path = entry.path();
+        if entry.file_type().map_err(cannot)?.is_dir() {
+            std::fs::remove_dir_all(&path).map_err(cannot)?;
+        } else {
+            std::fs::remove_file(&path).map_err(cannot)?;
+        }
+    }
+    Ok(())
+}
+
+/// `p` absolute with its links resolved as far as it exists (a results file yet to be made).
+fn absolute(p: &Path) -> PathBuf {
+    let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = p.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |acc, c| acc.join(c));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return p,
+        }
+    }
 }
 
 /// Writes the report of `run` into `dir`: `index.html`, and `statistics.json` in the shape of
@@ -580,19 +672,10 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     }
     // JMeter deletes before it starts, and refuses a report folder in use before any load.
     if inv.force {
-        if let Some(l) = &inv.results {
-            match std::fs::remove_file(l) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::Usage(format!("could not delete results file {}: {e}", l.display())))
-                }
-                _ => {}
-            }
-        }
         if let Some(o) = &inv.report_dir {
-            if o.is_dir() {
-                std::fs::remove_dir_all(o)
-                    .map_err(|e| Error::Usage(format!("could not delete the report folder {}: {e}", o.display())))?;
-            }
+            let mut kept = vec![plan.as_path()];
+            kept.extend(inv.results.as_deref());
+            empty_report_folder(o, &kept)?;
         }
     }
     // JMeter checks (and makes) the folder of -o even without -e, which alone writes in it.
@@ -606,8 +689,10 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     };
     let out = claim_run_dir()?;
     let mut args = RunArgs { plan: Some(plan), out: Some(out.clone()), ..Default::default() };
-    args.plan_args.properties = props.clone();
+    // Resolved here in JMeter's order, an empty one a real "": not -J to be read again.
+    args.plan_args.resolved_properties = props.clone();
     args.jtl = inv.results.iter().cloned().collect();
+    args.delete_results = inv.force;
     if let Some(agents) = agents {
         let token = std::env::var_os(TOKEN_ENV)
             .map(PathBuf::from)
@@ -648,9 +733,8 @@ fn report_only(inv: &Invocation, jtl: &Path) -> Result<u8, Error> {
     if inv.plan.is_some() || inv.results.is_some() || inv.report_at_end {
         return Err(usage("-g makes a report from a results file: it does not go with -t, -l or -e".into()));
     }
-    if inv.force && dir.is_dir() {
-        std::fs::remove_dir_all(dir)
-            .map_err(|e| Error::Usage(format!("could not delete the report folder {}: {e}", dir.display())))?;
+    if inv.force {
+        empty_report_folder(dir, &[jtl])?;
     }
     report_folder(dir)?;
     let run = super::report::load(jtl)?;
@@ -777,6 +861,26 @@ mod tests {
         assert!(err("-t").contains("-t/--testfile needs a value"));
     }
 
+    /// As JMeter 5.6.3's CLArgsParser: -G and -L take a second word as -J does, one `=` after a
+    /// short option is skipped, and LAST (the GUI's last plan) is refused by name.
+    #[test]
+    fn g_and_l_take_two_words_an_attached_equals_is_skipped_and_last_is_refused() {
+        let inv =
+            parse(&args("-G name value -L jmeter.util DEBUG -L INFO -Gfile.properties -t=plan.jmx -l==x.jtl")).unwrap();
+        assert_eq!(
+            inv.props,
+            vec![Prop::Global("name".into(), "value".into()), Prop::GlobalFile("file.properties".into())]
+        );
+        assert_eq!(inv.log_levels, vec!["jmeter.util=DEBUG".to_string(), "INFO".to_string()]);
+        assert_eq!(inv.plan, Some(PathBuf::from("plan.jmx")));
+        assert_eq!(inv.results, Some(PathBuf::from("=x.jtl")));
+        assert_eq!(parse(&args("-t =x.jmx")).unwrap().plan, Some(PathBuf::from("=x.jmx")));
+        for last in ["-t LAST", "-l LAST", "-lLAST.jtl", "-j LAST.log"] {
+            let e = parse(&args(last)).unwrap_err().to_string();
+            assert!(e.contains("LAST") && e.contains("no GUI"), "{last}: {e}");
+        }
+    }
+
     #[test]
     fn later_properties_win_and_an_empty_value_removes() {
         let inv = parse(&args("-Ja=1 -Jb=2 -Ja=3 -Jb= -Gc=4")).unwrap();
@@ -785,6 +889,25 @@ mod tests {
             vec![("a".to_string(), "3".to_string()), ("c".to_string(), "4".to_string())]
         );
         assert_eq!(global_properties(&inv).unwrap(), vec![("c".to_string(), "4".to_string())]);
+    }
+
+    /// JMeter 5.6.3 with `-q` holding `h=`: `${__P(h,dflt)}` is "" (sent `/p/`); only `-J h=`
+    /// removes it.
+    #[test]
+    fn an_empty_value_in_a_properties_file_is_kept_as_empty() {
+        let dir = std::env::temp_dir().join(format!("stampede-jmeter-props-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let q = dir.join("q.properties");
+        std::fs::write(&q, "h=\ngone=1\n").unwrap();
+        let g = dir.join("g.properties");
+        std::fs::write(&g, "gh=\n").unwrap();
+        let inv =
+            parse(&["-q".into(), q.display().to_string(), "-Jgone=".into(), "-G".into(), g.display().to_string()])
+                .unwrap();
+        let kv = |k: &str| (k.to_string(), String::new());
+        assert_eq!(local_properties(&inv).unwrap(), vec![kv("h"), kv("gh")]);
+        assert_eq!(global_properties(&inv).unwrap(), vec![kv("gh")]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub struct PlanArgs {
     /// sample fails, an undefined variable read as 0...), which otherwise is a warning; for CI.
     #[arg(long)]
     pub strict: bool,
+    /// Properties already resolved in their order (`stampede jmeter`'s files and `-J`): set as
+    /// they are, before `-J`, an empty one kept as "".
+    #[arg(skip)]
+    pub resolved_properties: Vec<(String, String)>,
 }
 
 impl PlanArgs {
@@ -36,6 +40,7 @@ impl PlanArgs {
                 .map_err(|e| Error::Usage(format!("cannot read properties file {}: {e}", f.display())))?;
             opts.properties.extend(parse_properties(&text));
         }
+        opts.properties.extend(self.resolved_properties.iter().cloned());
         for (name, value) in &self.properties {
             // JMeter's `-Jname=` removes the property ("Removing JMeter property"): `__P`
             // then reads its default, where one set to "" in a properties file reads "".

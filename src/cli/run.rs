@@ -158,6 +158,10 @@ pub struct RunArgs {
     /// (`stampede jmeter` gives them only `-G`, as JMeter gives its servers).
     #[arg(skip)]
     pub agent_properties: Option<Vec<(String, String)>>,
+    /// JMeter's `-f`: every results file (the plan's listeners' and `--jtl`) is deleted once
+    /// the plan has loaded, not before: a plan that does not load leaves earlier results be.
+    #[arg(skip)]
+    pub delete_results: bool,
 }
 
 /// Quick mode's request: `run --url` and `sweep --url`.
@@ -482,6 +486,16 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     for f in &a.jtl {
         if !plan.result_files.contains(f) {
             plan.result_files.push(f.clone());
+        }
+    }
+    if a.delete_results {
+        for f in &plan.result_files {
+            match std::fs::remove_file(f) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::Usage(format!("could not delete results file {}: {e}", f.display())))
+                }
+                _ => {}
+            }
         }
     }
     if on_agents {

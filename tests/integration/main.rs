@@ -82,6 +82,9 @@
 //!   reach `${__P()}` in JMeter's order, `-e -o` and `-g` write the report (a folder in use
 //!   refused before any load), unknown and refused options named, a link named `jmeter`, `-R`
 //!   on two agents merged exactly.
+//! - `jmeter_force`: `stampede jmeter -f`: results files (`-l`, the plan's listeners') deleted
+//!   only once the plan loads; `-f -o` empties the report folder and refuses one that is or
+//!   holds the working directory, the runs, the plan or the results file.
 //! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_runtime`: plans JMeter loads that fail only at run time (#32): an unfilled
@@ -149,6 +152,7 @@ mod flows;
 mod framing;
 mod html;
 mod jmeter_cli;
+mod jmeter_force;
 mod jmx;
 mod jmx_b;
 mod jmx_c;
