@@ -725,6 +725,34 @@ mod tests {
 
     /// `check` reads files leniently; a plan that sends nothing, with no file missing, is
     /// still refused, as `run` refuses it.
+    /// #32: placeholders left in a sampler's protocol and port (`PROTOCOL`, a `${port}` whose
+    /// variable reads `PORT`): JMeter reads the port as none and fails each sample unsent,
+    /// `java.net.MalformedURLException: unknown protocol: protocol`; stampede refused the plan.
+    #[test]
+    fn an_unknown_protocol_and_a_port_that_is_no_number_load_and_fail_each_sample() {
+        let udv = r#"<Arguments testclass="Arguments" testname="vars" enabled="true"><collectionProp name="Arguments.arguments">
+            <elementProp name="port" elementType="Argument"><stringProp name="Argument.name">port</stringProp><stringProp name="Argument.value">PORT</stringProp></elementProp>
+            </collectionProp></Arguments><hashTree/>"#;
+        let protocol = |p: &str| {
+            sampler(&format!("via {p}"), "127.0.0.1", "${port}", "/x", "GET").replace(
+                "</HTTPSamplerProxy>",
+                &format!(r#"<stringProp name="HTTPSampler.protocol">{p}</stringProp></HTTPSamplerProxy>"#),
+            )
+        };
+        let body = [udv.to_string(), protocol("PROTOCOL"), protocol("http")].concat();
+        let i = inspect_text(&groups(&group("ThreadGroup", "1", "", &body)), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(status_of(&i, "via PROTOCOL"), Status::Warning);
+        assert_eq!(status_of(&i, "via http"), Status::Supported);
+        let mut requests = Vec::new();
+        flow::for_each_request(&i.plan.as_ref().unwrap().scenarios[0].flow, &mut |r| requests.push(r.clone()));
+        let note = &i.elements.iter().find(|r| r.name == "via PROTOCOL").unwrap().note;
+        assert!(note.contains("unknown protocol: protocol"), "{note}");
+        assert!(requests[0].fault.is_some());
+        // The port that is no number is the protocol's default.
+        assert_eq!((requests[1].fault.is_none(), requests[1].target.port), (true, 80));
+    }
+
     #[test]
     fn a_plan_sending_nothing_is_refused_when_read_leniently_too() {
         let text = r#"<?xml version="1.0" encoding="UTF-8"?>

@@ -239,32 +239,54 @@ impl Cx {
             }
         } else {
             // Origin and path stay apart: a path that is only a variable (`${api}`) is a path.
-            let port = port.trim();
-            let origin = if port.is_empty() {
-                format!("{protocol}://{}", domain.trim())
+            let mut port = port.trim().to_string();
+            if port.contains("${") && !self.tmpl(c, &port)?.is_dynamic(&self.b.sym.vars) {
+                // Filled when the plan loads (`${port}` of a User Defined Variable): a value that
+                // is not a number is none, as a literal one (JMeter reads the port as an int).
+                let value = self.expand(c, &port)?;
+                port = if value.trim().parse::<u16>().is_ok() { value.trim().to_string() } else { String::new() };
+            }
+            let port = port.as_str();
+            let mut protocol = protocol.clone();
+            if protocol.contains("${") && !self.tmpl(c, &protocol)?.is_dynamic(&self.b.sym.vars) {
+                protocol = self.expand(c, &protocol)?.trim().to_ascii_lowercase();
+            }
+            // java.net.URL knows no other protocol for an HTTP sampler: JMeter loads the plan
+            // and fails each sample unsent (`MalformedURLException: unknown protocol: x`).
+            if !protocol.contains("${") && !matches!(protocol.as_str(), "http" | "https") {
+                fault.get_or_insert_with(|| {
+                    non_http("java.net.MalformedURLException", &format!("unknown protocol: {protocol}"))
+                });
+                let placeholder = Target { tls: false, host: String::new(), port: 0 };
+                let path_t = self.tmpl(c, if path.is_empty() { "/" } else { &path })?;
+                (placeholder, path_t, None)
             } else {
-                format!("{protocol}://{}:{port}", domain.trim())
-            };
-            let path_t = self.tmpl(c, if path.is_empty() { "/" } else { &path })?;
-            let probe = self.tmpl(c, &origin)?;
-            if probe.is_dynamic(&self.b.sym.vars) {
-                let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
-                (placeholder, path_t, Some(probe))
-            } else {
-                // An address names a server: environment values in it are not masked as secrets.
-                let kept = self.b.sym.secrets.clone();
-                let text = self.expand(c, &origin)?;
-                self.b.sym.secrets = kept;
-                match resolve_url(&format!("{text}/"), None) {
-                    Ok((target, _)) => (target, path_t, None),
-                    // A host java.net.URI refuses (an unfilled `[HostName]`): JMeter loads the
-                    // plan and fails each sample, unsent; the engine finds it so, as it does
-                    // a host a variable fills while running.
-                    Err(_) if java_uri::refusal(&format!("{text}/")).is_some() => {
-                        let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
-                        (placeholder, path_t, Some(Template::literal(text)))
+                let origin = if port.is_empty() {
+                    format!("{protocol}://{}", domain.trim())
+                } else {
+                    format!("{protocol}://{}:{port}", domain.trim())
+                };
+                let path_t = self.tmpl(c, if path.is_empty() { "/" } else { &path })?;
+                let probe = self.tmpl(c, &origin)?;
+                if probe.is_dynamic(&self.b.sym.vars) {
+                    let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
+                    (placeholder, path_t, Some(probe))
+                } else {
+                    // An address names a server: environment values in it are not masked as secrets.
+                    let kept = self.b.sym.secrets.clone();
+                    let text = self.expand(c, &origin)?;
+                    self.b.sym.secrets = kept;
+                    match resolve_url(&format!("{text}/"), None) {
+                        Ok((target, _)) => (target, path_t, None),
+                        // A host java.net.URI refuses (an unfilled `[HostName]`): JMeter loads the
+                        // plan and fails each sample, unsent; the engine finds it so, as it does
+                        // a host a variable fills while running.
+                        Err(_) if java_uri::refusal(&format!("{text}/")).is_some() => {
+                            let placeholder = Target { tls: protocol == "https", host: String::new(), port: 0 };
+                            (placeholder, path_t, Some(Template::literal(text)))
+                        }
+                        Err(m) => return Err(self.err(c, m)),
                     }
-                    Err(m) => return Err(self.err(c, m)),
                 }
             }
         };
