@@ -56,7 +56,7 @@ fn a_sync_timer_sends_its_sampler_s_requests_in_batches_of_its_group_size() {
     .concat();
     let plan = run.write(
         "plan.jmx",
-        &plan_with_defaults("Sync", server.addr().port(), &thread_group("ThreadGroup", "users", 6, 4, &body)),
+        plan_with_defaults("Sync", server.addr().port(), &thread_group("ThreadGroup", "users", 6, 4, &body)),
     );
     Stampede::new().arg("run").arg(&plan).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
 
@@ -92,7 +92,7 @@ fn a_batch_that_can_never_fill_ends_at_the_run_s_duration_with_exact_counts() {
     ] {
         let before = (server.requests_to("/free"), server.requests_to("/held"));
         let run = TempRun::new(&format!("jmx-sync-timer-never-{name}"));
-        let plan = run.write("plan.jmx", &plan_with_defaults("Sync", server.addr().port(), &group));
+        let plan = run.write("plan.jmx", plan_with_defaults("Sync", server.addr().port(), &group));
         let started = Instant::now();
         Stampede::new().arg("run").arg(&plan).args(extra).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
         let took = started.elapsed();
