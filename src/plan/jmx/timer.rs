@@ -185,6 +185,15 @@ impl Cx {
         if timeout_ms > 0 {
             self.millis(c, timeout_ms as f64, "timeout")?;
         }
+        if group_size < 0 {
+            // JMeter 5.6.3 sends nothing: its CyclicBarrier refuses the size as the test starts.
+            return Err(self.err(
+                c,
+                format!(
+                    "the number of users to group by `{group_size}` is negative: JMeter cannot start the test with it"
+                ),
+            ));
+        }
         let spec = SyncSpec { name: c.name.clone(), group_size: group_size.max(0) as u64, timeout_ms };
         let slot = self.b.sync_timer(c.line, spec);
         // JMeter calls every timer's `delay()` in turn, then sleeps their sum: a barrier is
@@ -202,13 +211,7 @@ impl Cx {
         if !notes.is_empty() {
             note = format!("{note}; {}", notes.join("; "));
         }
-        if group_size < 0 {
-            self.warn(
-                c,
-                depth,
-                format!("the number of users to group by `{group_size}` is negative: JMeter's barrier refuses it as the test starts; here: the thread group's users"),
-            );
-        } else if timeout_ms < 0 {
+        if timeout_ms < 0 {
             self.warn(
                 c,
                 depth,
@@ -360,5 +363,12 @@ mod sync_tests {
         assert_eq!((plan.syncs.len(), plan.syncs[0].group_size, plan.syncs[0].timeout_ms), (1, 0, 0));
         let (_, plan) = thinks(&format!("{}{}", sync("many", "-5"), get("")));
         assert_eq!((plan.syncs[0].group_size, plan.syncs[0].timeout_ms), (0, -5));
+        let e = read(
+            &plan_of(&format!("{}{}", sync("-1", "0"), get(""))),
+            std::path::Path::new("t.jmx"),
+            &Options::default(),
+        );
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("t.jmx:") && e.contains("group by `-1` is negative"), "{e}");
     }
 }
