@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 
@@ -116,6 +117,22 @@ impl Stampede {
         }
         if let Some(dir) = &self.current_dir {
             command.current_dir(dir);
+        }
+        // A test binary started as a background job of a non-interactive shell (as CI may start
+        // it) has SIGINT ignored, and exec keeps an ignored signal ignored: a child that does not
+        // install its own handler (`sh`, `sleep`) would shrug off `interrupt`. Every child starts
+        // with SIGINT at its default, however the tests were launched.
+        // SAFETY: between fork and exec the closure calls only sigaction, which is
+        // async-signal-safe, with a struct on its own stack.
+        unsafe {
+            command.pre_exec(|| {
+                let mut default: libc::sigaction = std::mem::zeroed();
+                default.sa_sigaction = libc::SIG_DFL;
+                if libc::sigaction(libc::SIGINT, &default, std::ptr::null_mut()) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
         }
         let description = self.describe();
         let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
