@@ -251,6 +251,31 @@ impl Running {
         }
     }
 
+    /// Waits at most 10 s for the process to print `marker` (stdout first, then stderr) and
+    /// returns what follows it up to white space or a `/`: the address a server says it listens
+    /// on (`listening on 127.0.0.1:PORT`, `http://127.0.0.1:PORT/`). Panics with its output if
+    /// none came.
+    pub fn printed_address(&mut self, marker: &str) -> String {
+        let mut address = None;
+        self.wait_until(Duration::from_secs(10), |p| {
+            address = [p.stdout_so_far(), p.stderr_so_far()].iter().find_map(|printed| {
+                let (_, rest) = printed.split_once(marker)?;
+                // Only a whole address: its end printed too.
+                let end = rest.find(|c: char| c.is_whitespace() || c == '/')?;
+                (end > 0).then(|| rest[..end].to_string())
+            });
+            address.is_some()
+        });
+        address.unwrap_or_else(|| {
+            panic!(
+                "{} did not print {marker:?} and an address\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                self.description,
+                self.stdout_so_far(),
+                self.stderr_so_far()
+            )
+        })
+    }
+
     /// Waits at most `timeout` for the process to exit and returns what it printed. If it is
     /// still running then, kills it and panics with its output.
     pub fn wait(mut self, timeout: Duration) -> Output {
@@ -471,6 +496,20 @@ pub fn uint(object: &Value, key: &str) -> u64 {
 #[track_caller]
 pub fn float(object: &Value, key: &str) -> f64 {
     object.get(key).and_then(Value::as_f64).unwrap_or_else(|| panic!("no number {key:?} in {object:#}"))
+}
+
+/// `stampede agent` on a free loopback port with `token_file`, working in `<run root>/<name>-work`,
+/// with `extra` arguments; returns it and the address it listens on.
+pub fn start_agent(run: &TempRun, name: &str, token_file: &Path, extra: &[&std::ffi::OsStr]) -> (Running, String) {
+    let mut agent = Stampede::new()
+        .args(["agent", "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(token_file)
+        .arg("--work-dir")
+        .arg(run.root().join(format!("{name}-work")))
+        .args(extra)
+        .spawn();
+    let addr = agent.printed_address("listening on ");
+    (agent, addr)
 }
 
 /// `stampede run --url URL EXTRA... -q --out DIR`, which must exit 0; returns the run.
