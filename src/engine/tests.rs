@@ -23,6 +23,17 @@ async fn samples(plan: &Plan, segment: Segment) -> (u64, u64) {
     (samples, missed)
 }
 
+/// Loads the YAML plan `yaml`, written for the moment in a directory of its own.
+fn load_plan(name: &str, yaml: &str) -> Plan {
+    let dir = std::env::temp_dir().join(format!("stampede-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plan.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let plan = Plan::load(&path, &Default::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    plan
+}
+
 /// What the mock served since `before` was last read.
 fn served_since(served: &AtomicU64, before: &mut u64) -> u64 {
     let now = served.load(Ordering::Relaxed);
@@ -41,12 +52,9 @@ async fn three_segments_serve_what_the_whole_run_serves() {
     });
     // 10 closed users (4 + 3 + 3) of 3 iterations over a ramp-up, and an open model ramping
     // 0 → 60/s over 1 s then 60/s for 0.5 s (60 arrivals), with 7 users at most (3 + 2 + 2).
-    let dir = std::env::temp_dir().join(format!("stampede-segments-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("plan.yaml");
-    std::fs::write(
-        &path,
-        format!(
+    let plan = load_plan(
+        "segments",
+        &format!(
             "scenarios:
   - name: closed
     workload: {{users: 10, iterations: 3, ramp_up: 300ms}}
@@ -56,10 +64,7 @@ async fn three_segments_serve_what_the_whole_run_serves() {
     flow: [{{request: {{url: 'http://127.0.0.1:{port}/b'}}}}]
 "
         ),
-    )
-    .unwrap();
-    let plan = Plan::load(&path, &Default::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    );
     let mut before = 0;
     let (whole, missed) = samples(&plan, Segment::FULL).await;
     assert_eq!(served_since(&counters.served, &mut before), whole);
@@ -126,12 +131,9 @@ async fn issue31_decoded_bodies_held_at_once_are_bounded_by_the_workers() {
     let port = listener.local_addr().unwrap().port();
     let served = Arc::new(AtomicU64::new(0));
     let server = tokio::spawn(serve_gzip(listener, body, served.clone()));
-    let dir = std::env::temp_dir().join(format!("stampede-decodes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("plan.yaml");
-    std::fs::write(
-        &path,
-        format!(
+    let plan = load_plan(
+        "decodes",
+        &format!(
             "scenarios:
   - name: gz
     workload: {{users: 32, iterations: 4}}
@@ -141,10 +143,7 @@ async fn issue31_decoded_bodies_held_at_once_are_bounded_by_the_workers() {
           check: [{{body_contains: END-OF-THE-BODY}}, {{body_not_contains: zz}}]
 "
         ),
-    )
-    .unwrap();
-    let plan = Plan::load(&path, &Default::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    );
     let (tx, mut rx) = mpsc::unbounded_channel();
     run(&plan, Options::default(), CancellationToken::new(), CancellationToken::new(), tx).await.unwrap();
     server.abort();

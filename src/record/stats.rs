@@ -338,6 +338,19 @@ mod tests {
         }
     }
 
+    /// `samples` recorded in one, and recorded in two halves (every other one) then merged.
+    fn one_and_merged(samples: &[Sample]) -> (LabelStats, LabelStats) {
+        let mut one = LabelStats::default();
+        samples.iter().for_each(|s| one.record(s));
+        let mut parts = [LabelStats::default(), LabelStats::default()];
+        for (i, s) in samples.iter().enumerate() {
+            parts[i % 2].record(s);
+        }
+        let mut merged = LabelStats::default();
+        parts.iter().for_each(|p| merged += p);
+        (one, merged)
+    }
+
     #[test]
     fn merge_equals_recording_everything_in_one() {
         let samples: Vec<Sample> = (0..10_000u64)
@@ -371,14 +384,7 @@ mod tests {
                 ..sample(i, 2_000 + i % 900, None)
             })
             .collect();
-        let mut one = LabelStats::default();
-        samples.iter().for_each(|s| one.record(s));
-        let mut parts = [LabelStats::default(), LabelStats::default()];
-        for (i, s) in samples.iter().enumerate() {
-            parts[i % 2].record(s);
-        }
-        let mut merged = LabelStats::default();
-        parts.iter().for_each(|p| merged += p);
+        let (one, merged) = one_and_merged(&samples);
         let (u, m) = (one.upstream.as_deref().unwrap(), merged.upstream.as_deref().unwrap());
         assert_eq!(u.samples, 4_000);
         let with: Vec<&Sample> = samples.iter().filter(|s| s.upstream_us.is_some()).collect();
@@ -442,14 +448,7 @@ mod tests {
                 ..sample(i, 1000 + (i * 7919) % 90_000, None)
             })
             .collect();
-        let mut one = LabelStats::default();
-        samples.iter().for_each(|s| one.record(s));
-        let mut parts = [LabelStats::default(), LabelStats::default()];
-        for (i, s) in samples.iter().enumerate() {
-            parts[i % 2].record(s);
-        }
-        let mut merged = LabelStats::default();
-        parts.iter().for_each(|p| merged += p);
+        let (one, merged) = one_and_merged(&samples);
         let (m, o) = (&merged.timing, &one.timing);
         assert_eq!((m.connect_samples, m.max_connect_us, m.max_ttfb_us), (100, 100 + 4950, o.max_ttfb_us));
         for q in [0.5, 0.99, 1.0] {

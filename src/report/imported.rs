@@ -84,21 +84,7 @@ impl Seconds {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A file in the temp directory, removed when dropped.
-    struct TempPath(std::path::PathBuf);
-
-    impl Drop for TempPath {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
-
-    fn write(text: &str) -> TempPath {
-        let p = std::env::temp_dir().join(format!("stampede-jtl-series-{}.jtl", std::process::id()));
-        std::fs::write(&p, text).unwrap();
-        TempPath(p)
-    }
+    use crate::rundir::jtl::temp_jtl as write;
 
     #[test]
     fn a_pause_of_a_year_is_one_break_in_the_charts() {

@@ -351,24 +351,17 @@ pub(super) enum HistogramError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::LabelId;
     use crate::record::Sample;
+    use crate::rundir::reader::tests::sample_at;
 
     fn stats() -> LabelStats {
         let mut s = LabelStats::default();
         for i in 0..10u64 {
             s.record(&Sample {
-                label: LabelId(0),
-                start_us: i,
-                end_us: i + 5_000,
                 ttfb_us: 1_000 + i,
                 connect_us: if i < 2 { 300 + i } else { 0 },
-                bytes_sent: 1,
-                bytes_received: 1,
                 new_connection: i < 2,
-                error: None,
-                in_total: true,
-                upstream_us: None,
+                ..sample_at(i, 5_000)
             });
         }
         s
@@ -413,22 +406,6 @@ mod tests {
         bad["upstream"]["sum_overhead_us"] = u64::MAX.into();
         let e = serde_json::from_value::<LabelLine>(bad).unwrap().to_stats(&[]).unwrap_err().to_string();
         assert!(e.contains("upstream split is larger than the label's own times"), "{e}");
-    }
-
-    fn sample_at(start: u64, elapsed: u64) -> Sample {
-        Sample {
-            label: LabelId(0),
-            start_us: start,
-            end_us: start + elapsed,
-            ttfb_us: 1,
-            connect_us: 0,
-            bytes_sent: 1,
-            bytes_received: 1,
-            new_connection: false,
-            error: None,
-            in_total: true,
-            upstream_us: None,
-        }
     }
 
     #[test]

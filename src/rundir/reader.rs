@@ -427,24 +427,29 @@ pub(super) mod tests {
         stats_from(0, n, 1, 10)
     }
 
+    /// A successful sample of label 0 from `start` (µs) lasting `elapsed`.
+    pub(in crate::rundir) fn sample_at(start: u64, elapsed: u64) -> Sample {
+        Sample {
+            label: LabelId(0),
+            start_us: start,
+            end_us: start + elapsed,
+            ttfb_us: 1,
+            connect_us: 0,
+            bytes_sent: 1,
+            bytes_received: 1,
+            new_connection: false,
+            error: None,
+            in_total: true,
+            upstream_us: None,
+        }
+    }
+
     /// `n` samples of `elapsed_us`, the first starting at `start_us`, one every `step_us`.
     pub(in crate::rundir) fn stats_from(start_us: u64, n: u64, step_us: u64, elapsed_us: u64) -> LabelStats {
         let mut s = LabelStats::default();
         for i in 0..n {
             let start_us = start_us + i * step_us;
-            s.record(&Sample {
-                label: LabelId(0),
-                start_us,
-                end_us: start_us + elapsed_us,
-                ttfb_us: 1,
-                connect_us: 0,
-                bytes_sent: 1,
-                bytes_received: 1,
-                new_connection: false,
-                error: None,
-                in_total: true,
-                upstream_us: None,
-            });
+            s.record(&sample_at(start_us, elapsed_us));
         }
         s
     }

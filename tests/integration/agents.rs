@@ -16,29 +16,7 @@ fn agent(run: &TempRun, name: &str, token: &str) -> (Running, String) {
 /// [`agent`] with more arguments.
 fn agent_with(run: &TempRun, name: &str, token: &str, extra: &[&std::ffi::OsStr]) -> (Running, String) {
     let token_file = run.write(&format!("{name}.token"), format!("{token}\n"));
-    let mut a = Stampede::new()
-        .args(["agent", "--listen", "127.0.0.1:0", "--token-file"])
-        .arg(&token_file)
-        .arg("--work-dir")
-        .arg(run.root().join(format!("{name}-work")))
-        .args(extra)
-        .spawn();
-    let mut addr = String::new();
-    assert!(
-        a.wait_until(Duration::from_secs(10), |a| {
-            let out = a.stdout_so_far();
-            match out.split_once("listening on ").and_then(|(_, rest)| rest.split_whitespace().next()) {
-                Some(x) => {
-                    addr = x.to_string();
-                    true
-                }
-                None => false,
-            }
-        }),
-        "the agent did not start: {}",
-        a.stderr_so_far()
-    );
-    (a, addr)
+    crate::util::stampede::start_agent(run, name, &token_file, extra)
 }
 
 /// A plan in a directory of its own with a data file of 12 names, `users` users reading it.

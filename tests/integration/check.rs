@@ -11,14 +11,7 @@ fn plan(body: &str) -> String {
 }
 
 fn sampler(name: &str, domain: &str, port: &str, path: &str, method: &str) -> String {
-    format!(
-        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
-          <stringProp name="HTTPSampler.domain">{domain}</stringProp>
-          <stringProp name="HTTPSampler.port">{port}</stringProp>
-          <stringProp name="HTTPSampler.path">{path}</stringProp>
-          <stringProp name="HTTPSampler.method">{method}</stringProp>
-        </HTTPSamplerProxy><hashTree/>"#
-    )
+    crate::util::jmx::http(name, domain, port, path, method, "")
 }
 
 /// `sampler` with one file to upload: `path` as the part named `param` (none: the body itself).
@@ -37,26 +30,14 @@ fn with_file(sampler: String, path: &std::path::Path, param: &str, mime: &str) -
 
 /// Runs the plan `file` quietly into `run`, with a results file; returns its path.
 fn run_with_jtl(run: &TempRun, file: &std::path::Path) -> std::path::PathBuf {
-    let jtl = run.root().join("results.jtl");
-    Stampede::new()
-        .arg("run")
-        .arg(file)
-        .args(["-q", "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(run, file, None);
+    cmd.run().assert_exit(0);
     jtl
 }
 
 /// A Constant Timer of `ms` milliseconds (one beyond a year is a plan error).
 fn timer(name: &str, ms: &str) -> String {
-    format!(
-        r#"<ConstantTimer testclass="ConstantTimer" testname="{name}" enabled="true">
-          <stringProp name="ConstantTimer.delay">{ms}</stringProp>
-        </ConstantTimer><hashTree/>"#
-    )
+    crate::util::jmx::constant_timer(name, ms)
 }
 
 fn csv(name: &str, file: &str) -> String {

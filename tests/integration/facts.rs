@@ -191,6 +191,18 @@ fn connect_times_are_counted_per_connection_without_keep_alive() {
 /// Regression test for #11: one-second maxima came from ~1 s connects (a full SYN backlog), and
 /// only the raw interval log showed it. A listener whose accept queue is full drops the SYN; the
 /// client's retry a second later gets through: the connect time is that second.
+/// Whether a socket of this machine is in SYN-SENT towards `addr` (loopback IPv4), as
+/// `/proc/net/tcp` lists it: its connect is held up.
+fn syn_sent_to(addr: std::net::SocketAddr) -> bool {
+    let remote = format!("0100007F:{:04X}", addr.port());
+    std::fs::read_to_string("/proc/net/tcp").is_ok_and(|table| {
+        table.lines().skip(1).any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.get(2) == Some(&remote.as_str()) && f.get(3) == Some(&"02")
+        })
+    })
+}
+
 #[test]
 fn a_connect_held_up_by_a_full_backlog_shows_as_connect_time() {
     use std::os::fd::AsRawFd;
@@ -206,7 +218,13 @@ fn a_connect_held_up_by_a_full_backlog_shows_as_connect_time() {
         .args(["run", "--url", &format!("http://{addr}/"), "--users", "1", "--iterations", "1", "-q", "--out"])
         .arg(run.path())
         .spawn();
-    // Let the SYN be dropped, then make room: the filler is accepted and closed.
+    // Let the SYN be dropped, then make room: the filler is accepted and closed. The 300 ms
+    // count from the SYN, not from the spawn: a loaded machine may start the process late,
+    // and a SYN sent after the room was made would connect at once.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !syn_sent_to(addr) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     std::thread::sleep(Duration::from_millis(300));
     let (first, _) = accept_from.accept().unwrap();
     drop((first, filler));

@@ -416,9 +416,7 @@ fn write_back_appends_one_line_per_pass() {
             Route::handler(move |r| {
                 let id = format!("u-{}", r.header("x-n").unwrap_or("?"));
                 seen.lock().unwrap().push(id.clone());
-                Reply::ok()
-                    .header("Content-Type", "application/json")
-                    .body(format!(r#"{{"result":{{"userId":"{id}"}}}}"#))
+                Reply::json(format!(r#"{{"result":{{"userId":"{id}"}}}}"#))
             }),
         )
         .start();

@@ -223,27 +223,7 @@ fn a_link_named_jmeter_runs_jmeters_command_line_and_j_logs_to_a_file() {
 
 /// An agent on a free loopback port with the token `t`; returns it and its address.
 fn agent(run: &TempRun, name: &str, token: &Path) -> (Running, String) {
-    let mut a = Stampede::new()
-        .args(["agent", "--listen", "127.0.0.1:0", "--token-file"])
-        .arg(token)
-        .arg("--work-dir")
-        .arg(run.root().join(format!("{name}-work")))
-        .spawn();
-    let mut addr = String::new();
-    assert!(
-        a.wait_until(Duration::from_secs(10), |a| {
-            match a.stdout_so_far().split_once("listening on ").and_then(|(_, rest)| rest.split_whitespace().next()) {
-                Some(x) => {
-                    addr = x.to_string();
-                    true
-                }
-                None => false,
-            }
-        }),
-        "the agent did not start: {}",
-        a.stderr_so_far()
-    );
-    (a, addr)
+    crate::util::stampede::start_agent(run, name, token, &[])
 }
 
 #[test]

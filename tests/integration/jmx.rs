@@ -199,13 +199,8 @@ fn core_elements_send_what_jmeter_would() {
     let server = TestServer::builder()
         .route(
             "/login",
-            Route::handler(|_| {
-                Reply::ok()
-                    .header("Content-Type", "application/json")
-                    .header("Set-Cookie", "SID=s-1; Path=/")
-                    .body(r#"{"result":{"token":"tok-9"}}"#)
-            })
-            .record(),
+            Route::handler(|_| Reply::json(r#"{"result":{"token":"tok-9"}}"#).header("Set-Cookie", "SID=s-1; Path=/"))
+                .record(),
         )
         .default_route(Route::ok().body("id=42;ok").record())
         .start();
@@ -497,36 +492,13 @@ fn flow_control_actions_error_policies_and_more_extractors() {
 
 /// A thread group element (`class`: ThreadGroup, SetupThreadGroup, PostThreadGroup) and its tree.
 pub(crate) fn thread_group(class: &str, name: &str, threads: u32, loops: u32, body: &str) -> String {
-    format!(
-        r#"<{class} guiclass="ThreadGroupGui" testclass="{class}" testname="{name}" enabled="true">
-        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
-        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
-          <boolProp name="LoopController.continue_forever">false</boolProp>
-          <stringProp name="LoopController.loops">{loops}</stringProp>
-        </elementProp>
-        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
-        <stringProp name="ThreadGroup.ramp_time">0</stringProp>
-      </{class}>
-      <hashTree>{body}</hashTree>"#
-    )
+    crate::util::jmx::thread_group(class, name, &threads.to_string(), &loops.to_string(), "", body)
 }
 
 /// A plan of thread groups that send to 127.0.0.1:`port`.
 pub(crate) fn plan_with_defaults(name: &str, port: u16, groups: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<jmeterTestPlan version="1.2">
-  <hashTree>
-    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="{name}" enabled="true"/>
-    <hashTree>
-      <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
-        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
-      </ConfigTestElement><hashTree/>
-      {groups}
-    </hashTree>
-  </hashTree>
-</jmeterTestPlan>"#
-    )
+    use crate::util::jmx::{http_defaults, test_plan};
+    test_plan(name, "", &[http_defaults("127.0.0.1", &port.to_string()), groups.to_string()].concat())
 }
 
 #[test]
@@ -1076,16 +1048,8 @@ pub(crate) fn run_jmx(server: &TestServer, run: &TempRun, jmx: &str) {
 fn while_controller_runs_until_its_condition_reads_false() {
     // JMeter's WhileController.endOfLoop: the condition is text, the loop ends when it reads
     // `false` in any case. `${go}` is undefined on the first test (sent as `${go}`: not false).
-    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = served.clone();
     let server = TestServer::builder()
-        .default_route(
-            Route::handler(move |_| {
-                let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                Reply::ok().body(if n < 3 { "go=yes" } else { "go=FALSE" })
-            })
-            .record(),
-        )
+        .default_route(Route::nth(|n| Reply::ok().body(if n < 3 { "go=yes" } else { "go=FALSE" })).record())
         .start();
     let run = TempRun::new("jmx-while-text");
     let extract = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Go" enabled="true">
@@ -1182,21 +1146,9 @@ fn a_seeded_random_variable_gives_the_same_sequence_as_jmeter() {
 fn a_while_controller_without_condition_runs_once_then_until_a_sample_fails() {
     // WhileController.endOfLoop: an empty condition is tested only at the end of a pass (the
     // last sample failed ends the loop), so a failed sample before the loop does not skip it.
-    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = served.clone();
     let server = TestServer::builder()
         .route("/pre", Route::status(500).record())
-        .default_route(
-            Route::handler(move |_| {
-                let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                if n < 3 {
-                    Reply::ok()
-                } else {
-                    Reply::status(500)
-                }
-            })
-            .record(),
-        )
+        .default_route(Route::nth(|n| if n < 3 { Reply::ok() } else { Reply::status(500) }).record())
         .start();
     let run = TempRun::new("jmx-while-empty");
     let body = format!(

@@ -30,13 +30,7 @@ pub(crate) fn var_assertion(name: &str, var: &str, test_type: u32, text: &str) -
 fn an_assertion_scoped_to_a_variable_checks_the_variable() {
     let server = TestServer::builder().default_route(Route::ok().body("id=42 body").record()).start();
     let run = TempRun::new("jmx-var-assertion");
-    let extractor = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="Id" enabled="true">
-                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
-                <stringProp name="RegexExtractor.refname">rid</stringProp>
-                <stringProp name="RegexExtractor.regex">id=(\d+)</stringProp>
-                <stringProp name="RegexExtractor.template">$1$</stringProp>
-                <stringProp name="RegexExtractor.match_number">1</stringProp>
-              </RegexExtractor><hashTree/>"#;
+    let extractor = &crate::util::jmx::regex_extractor("Id", "rid", "false", r"id=(\d+)", "$1$", "");
     let body = [
         DEFAULTS.to_string(),
         // The variable equals 42 (the body does not): passes.

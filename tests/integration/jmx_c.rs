@@ -49,16 +49,8 @@ fn java(name: &str, class: &str, args: &[(&str, &str)]) -> String {
 }
 
 pub(crate) fn regex(var: &str, re: &str) -> String {
-    format!(
-        r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="re" enabled="true">
-            <stringProp name="RegexExtractor.useHeaders">false</stringProp>
-            <stringProp name="RegexExtractor.refname">{var}</stringProp>
-            <stringProp name="RegexExtractor.regex">{re}</stringProp>
-            <stringProp name="RegexExtractor.template">$1$</stringProp>
-            <stringProp name="RegexExtractor.default">none</stringProp>
-            <stringProp name="RegexExtractor.match_number">1</stringProp>
-          </RegexExtractor><hashTree/>"#
-    )
+    let default = r#"<stringProp name="RegexExtractor.default">none</stringProp>"#;
+    crate::util::jmx::regex_extractor("re", var, "false", re, "$1$", default)
 }
 
 fn result_action(action: u32) -> String {
@@ -76,7 +68,6 @@ fn result_action(action: u32) -> String {
 fn samplers_that_send_nothing_are_samples_and_feed_extractors() {
     let server = TestServer::builder().default_route(Route::ok().body("fine").record()).start();
     let run = TempRun::new("jmx-synthetic");
-    let jtl = run.root().join("out.jtl");
     let body = [
         DEFAULTS.to_string(),
         r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="debug" enabled="true">
@@ -96,17 +87,9 @@ fn samplers_that_send_nothing_are_samples_and_feed_extractors() {
     ]
     .concat();
     let p = run.write("plan.jmx", jmx_plan(2, "3", &body));
-    let port = format!("port={}", server.addr().port());
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(&run, &p, Some(server.addr().port()));
     let started = std::time::Instant::now();
-    Stampede::new()
-        .arg("run")
-        .arg(&p)
-        .args(["-q", "-J", &port, "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    cmd.run().assert_exit(0);
     // "stated" says 5 s without waiting them.
     assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
     for (label, errors) in [
@@ -224,12 +207,7 @@ fn interleave_runs_one_child_per_pass_in_turn() {
 }
 
 fn loop_of(count: u32, children: &str) -> String {
-    format!(
-        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="loop" enabled="true">
-          <boolProp name="LoopController.continue_forever">true</boolProp>
-          <stringProp name="LoopController.loops">{count}</stringProp>
-        </LoopController><hashTree>{children}</hashTree>"#
-    )
+    crate::util::jmx::loop_controller("loop", &count.to_string(), children)
 }
 
 fn test_action(action: u32) -> String {

@@ -21,15 +21,7 @@ const BOUNDARY: &str = r#"<BoundaryExtractor guiclass="BoundaryExtractorGui" tes
 const BODY: &str = r#"{"result":{"token":"tok-1","id":"x-7"}}"#;
 
 fn regex(name: &str, re: &str, template: &str) -> String {
-    format!(
-        r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="{name}" enabled="true">
-                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
-                <stringProp name="RegexExtractor.refname">{name}</stringProp>
-                <stringProp name="RegexExtractor.regex">{re}</stringProp>
-                <stringProp name="RegexExtractor.template">{template}</stringProp>
-                <stringProp name="RegexExtractor.match_number">1</stringProp>
-              </RegexExtractor><hashTree/>"#
-    )
+    crate::util::jmx::regex_extractor(name, name, "false", re, template, "")
 }
 
 fn json_extractor(names: &str, paths: &str, defaults: &str) -> String {

@@ -6,28 +6,13 @@ use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 
 fn sampler(name: &str, domain: &str, port: &str, path: &str, children: &str) -> String {
-    format!(
-        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
-          <stringProp name="HTTPSampler.domain">{domain}</stringProp>
-          <stringProp name="HTTPSampler.port">{port}</stringProp>
-          <stringProp name="HTTPSampler.path">{path}</stringProp>
-          <stringProp name="HTTPSampler.method">GET</stringProp>
-        </HTTPSamplerProxy><hashTree>{children}</hashTree>"#
-    )
+    crate::util::jmx::http(name, domain, port, path, "GET", children)
 }
 
 /// Runs `file` quietly into `run` with a results file; returns the JTL's text.
 fn run_jtl(run: &TempRun, file: &std::path::Path) -> String {
-    let jtl = run.root().join("results.jtl");
-    Stampede::new()
-        .arg("run")
-        .arg(file)
-        .args(["-q", "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(run, file, None);
+    cmd.run().assert_exit(0);
     std::fs::read_to_string(&jtl).unwrap()
 }
 
@@ -129,23 +114,11 @@ fn function_arguments_are_read_as_jmeter_s_parser_reads_them() {
 
 /// A thread group of one user, `loops` passes, `props` inside it, holding `body`.
 fn group(name: &str, loops: &str, props: &str, body: &str) -> String {
-    format!(
-        r#"<ThreadGroup testclass="ThreadGroup" testname="{name}" enabled="true">
-        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
-        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
-          <stringProp name="LoopController.loops">{loops}</stringProp>
-        </elementProp>
-        <stringProp name="ThreadGroup.num_threads">1</stringProp>{props}
-      </ThreadGroup><hashTree>{body}</hashTree>"#
-    )
+    crate::util::jmx::thread_group("ThreadGroup", name, "1", loops, props, body)
 }
 
 fn plan_of_groups(groups: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<jmeterTestPlan version="1.2"><hashTree><TestPlan testclass="TestPlan" testname="Plan" enabled="true"/>
-<hashTree>{groups}</hashTree></hashTree></jmeterTestPlan>"#
-    )
+    crate::util::jmx::test_plan("Plan", "", groups)
 }
 
 /// Rows 6 and 7: an undefined `${var}` where JMeter wants a number, and an empty If condition,

@@ -5,6 +5,7 @@
 //! The sandbox refuses process execution, the network and files outside the plan's.
 
 use crate::jmx::{jmx_plan, sampler};
+use crate::util::jmx::{esc, run_with_jtl};
 use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{float, uint, OutputExt, Stampede, TempRun};
 
@@ -13,11 +14,6 @@ pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGu
           <stringProp name="HTTPSampler.port">${port}</stringProp>
           <stringProp name="HTTPSampler.protocol">http</stringProp>
         </ConfigTestElement><hashTree/>"#;
-
-/// XML text of a script.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// A script element of `class` (JSR223*/BeanShell*) named `name`.
 pub(crate) fn script(class: &str, name: &str, lang: &str, text: &str, children: &str) -> String {
@@ -33,7 +29,9 @@ pub(crate) fn script(class: &str, name: &str, lang: &str, text: &str, children: 
     )
 }
 
-fn run_jmx(run: &TempRun, body: &str, users: u32, loops: &str, port: u16) -> crate::util::stampede::Output {
+/// Runs a plan of `users` users, `loops` passes each, of HTTP Request Defaults (`-J port=`)
+/// and `body`.
+pub(crate) fn run_jmx(run: &TempRun, body: &str, users: u32, loops: &str, port: u16) -> crate::util::stampede::Output {
     run_jmx_to(run, body, users, loops, port, None)
 }
 
@@ -236,17 +234,9 @@ fn script_samplers_timers_and_listeners() {
         sampler("total", "GET", "/total?t=${__BeanShell(1+1)}", "", false, ""),
     ]
     .concat();
-    let jtl = run.root().join("out.jtl");
     let p = run.write("plan.jmx", jmx_plan(1, "2", &[DEFAULTS, &body].concat()));
-    Stampede::new()
-        .arg("run")
-        .arg(&p)
-        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = run_with_jtl(&run, &p, Some(server.addr().port()));
+    cmd.run().assert_exit(0);
     for (label, errors) in [("made", 0), ("use", 0), ("throws", 2), ("timed", 0), ("bsh", 0)] {
         let row = run.label(label);
         assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (2, errors), "{label}: {row:#}");
@@ -510,13 +500,7 @@ fn post_processors_then_assertions_run_in_tree_order() {
         .start();
     let run = TempRun::new("jmx-script-order");
     let early = script("JSR223PostProcessor", "early", "groovy", "vars.put('early', vars.get('tok') ?: 'none')", "");
-    let extractor = r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="tok" enabled="true">
-                <stringProp name="RegexExtractor.useHeaders">false</stringProp>
-                <stringProp name="RegexExtractor.refname">tok</stringProp>
-                <stringProp name="RegexExtractor.regex">tok=(\w+)</stringProp>
-                <stringProp name="RegexExtractor.template">$1$</stringProp>
-                <stringProp name="RegexExtractor.match_number">1</stringProp>
-              </RegexExtractor><hashTree/>"#;
+    let extractor = &crate::util::jmx::regex_extractor("tok", "tok", "false", r"tok=(\w+)", "$1$", "");
     let late = script("JSR223PostProcessor", "late", "groovy", "vars.put('late', vars.get('tok') + '-x')", "");
     let checked = crate::jmx_b::var_assertion("late is set", "late", 8, "tk-x");
     // An assertion before a post-processor in the tree still runs after it.

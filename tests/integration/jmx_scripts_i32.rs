@@ -2,15 +2,10 @@
 //! pre-processor chooses (`HTTPFileArg`), cookies a script adds to the Cookie Manager, each
 //! proven by what the witness received.
 
-use crate::jmx::{jmx_plan, sampler};
-use crate::jmx_scripts::{script, DEFAULTS};
+use crate::jmx::sampler;
+use crate::jmx_scripts::{run_jmx, script};
 use crate::util::server::{Reply, Route, TestServer};
-use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
-
-fn run_jmx(run: &TempRun, body: &str, users: u32, loops: &str, port: u16) -> crate::util::stampede::Output {
-    let p = run.write("plan.jmx", jmx_plan(users, loops, &[DEFAULTS, body].concat()));
-    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &format!("port={port}"), "--out"]).arg(run.path()).run()
-}
+use crate::util::stampede::{uint, OutputExt, TempRun};
 
 /// A Groovy post-processor reads the login response with Jayway's `JsonPath` (a definite path,
 /// a filter, a missing path caught as `PathNotFoundException`); the next request sends what it
@@ -21,9 +16,7 @@ fn values_read_with_jayway_json_path_are_sent_by_the_next_request() {
         .route(
             "/login",
             Route::handler(|_| {
-                Reply::ok()
-                    .header("Content-Type", "application/json")
-                    .body(r#"{"auth":{"token":"tk-42"},"items":[{"id":7,"on":true},{"id":9,"on":false},{"id":11,"on":true}]}"#)
+                Reply::json(r#"{"auth":{"token":"tk-42"},"items":[{"id":7,"on":true},{"id":9,"on":false},{"id":11,"on":true}]}"#)
             }),
         )
         .default_route(Route::ok().record())

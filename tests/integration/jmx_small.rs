@@ -8,22 +8,9 @@ use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 /// A plan whose thread groups run one after the other ("Run Thread Groups consecutively"),
 /// with HTTP Request Defaults to the witness.
 fn plan(port: u16, body: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<jmeterTestPlan version="1.2" properties="5.0" jmeter="5.6.3">
-  <hashTree>
-    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="small" enabled="true">
-      <boolProp name="TestPlan.serialize_threadgroups">true</boolProp>
-    </TestPlan>
-    <hashTree>
-      <ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="Defaults" enabled="true">
-        <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
-      </ConfigTestElement><hashTree/>
-      {body}
-    </hashTree>
-  </hashTree>
-</jmeterTestPlan>"#
-    )
+    use crate::util::jmx::{http_defaults, test_plan};
+    let consecutive = r#"<boolProp name="TestPlan.serialize_threadgroups">true</boolProp>"#;
+    test_plan("small", consecutive, &[http_defaults("127.0.0.1", &port.to_string()), body.to_string()].concat())
 }
 
 /// A thread group; `duration` in seconds turns the scheduler on.
@@ -34,27 +21,11 @@ fn group(name: &str, threads: u32, loops: i64, duration: Option<u32>, body: &str
         ),
         None => String::new(),
     };
-    format!(
-        r#"<ThreadGroup guiclass="ThreadGroupGui" testclass="ThreadGroup" testname="{name}" enabled="true">
-        <stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
-        <elementProp name="ThreadGroup.main_controller" elementType="LoopController">
-          <boolProp name="LoopController.continue_forever">false</boolProp>
-          <stringProp name="LoopController.loops">{loops}</stringProp>
-        </elementProp>
-        <stringProp name="ThreadGroup.num_threads">{threads}</stringProp>
-        <stringProp name="ThreadGroup.ramp_time">0</stringProp>{scheduler}
-      </ThreadGroup>
-      <hashTree>{body}</hashTree>"#
-    )
+    crate::util::jmx::thread_group("ThreadGroup", name, &threads.to_string(), &loops.to_string(), &scheduler, body)
 }
 
 fn loop_controller(loops: i64, body: &str) -> String {
-    format!(
-        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="inner" enabled="true">
-          <boolProp name="LoopController.continue_forever">true</boolProp>
-          <stringProp name="LoopController.loops">{loops}</stringProp>
-        </LoopController><hashTree>{body}</hashTree>"#
-    )
+    crate::util::jmx::loop_controller("inner", &loops.to_string(), body)
 }
 
 /// A CSV Data Set shared by all threads, recycled at its end.
@@ -306,12 +277,9 @@ fn a_raw_body_without_content_type_is_typed_as_each_implementation_does() {
 #[test]
 fn a_while_condition_whose_function_fails_loops_while_the_last_sample_succeeds() {
     for (name, condition) in [("jexl", "${__jexl3(1 +)}"), ("groovy", "${__groovy(throw new Exception('no'))}")] {
-        let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let seen = served.clone();
         let server = TestServer::builder()
             .default_route(
-                Route::handler(move |_| {
-                    let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                Route::nth(|n| {
                     if n == 3 {
                         crate::util::server::Reply::status(500)
                     } else {

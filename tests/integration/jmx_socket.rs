@@ -6,6 +6,7 @@
 //! the sample.
 
 use crate::jmx::jmx_plan;
+use crate::util::jmx::run_with_jtl;
 use crate::util::socket::{closed_port, TcpMode, TcpServer, UdpMode, UdpServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 
@@ -13,17 +14,9 @@ use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 /// returns the run and the JTL's rows (label, code, message, success, bytes, URL).
 fn run_jmx(name: &str, threads: u32, loops: &str, port: u16, body: &str) -> (TempRun, Vec<[String; 6]>) {
     let run = TempRun::new(name);
-    let jtl = run.root().join("out.jtl");
     let p = run.write("plan.jmx", jmx_plan(threads, loops, body));
-    Stampede::new()
-        .arg("run")
-        .arg(&p)
-        .args(["-q", "-J", &format!("port={port}"), "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = run_with_jtl(&run, &p, Some(port));
+    cmd.run().assert_exit(0);
     let mut rows = Vec::new();
     let mut r = csv::Reader::from_path(&jtl).unwrap();
     for rec in r.records() {
@@ -63,14 +56,7 @@ fn tcp(name: &str, class: &str, request: &str, timeout: &str, children: &str) ->
 }
 
 fn contains(text: &str) -> String {
-    format!(
-        r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="has" enabled="true">
-            <collectionProp name="Asserion.test_strings"><stringProp name="1">{text}</stringProp></collectionProp>
-            <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
-            <boolProp name="Assertion.assume_success">false</boolProp>
-            <intProp name="Assertion.test_type">2</intProp>
-          </ResponseAssertion><hashTree/>"#
-    )
+    crate::util::jmx::response_assertion("has", "Assertion.response_data", 2, text)
 }
 
 /// TCPClientImpl with the config's end byte (10): one connection per user, kept across

@@ -26,31 +26,13 @@ fn get(name: &str, path: &str, children: &str) -> String {
 
 /// A Header Manager sending each (name, value).
 fn headers(pairs: &[(&str, &str)]) -> String {
-    let items: String = pairs
-        .iter()
-        .map(|(n, v)| {
-            format!(
-                r#"<elementProp name="" elementType="Header"><stringProp name="Header.name">{n}</stringProp><stringProp name="Header.value">{v}</stringProp></elementProp>"#
-            )
-        })
-        .collect();
-    format!(
-        r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="H" enabled="true"><collectionProp name="HeaderManager.headers">{items}</collectionProp></HeaderManager><hashTree/>"#
-    )
+    crate::util::jmx::header_manager("H", pairs)
 }
 
 /// A Regular Expression Extractor into `name` reading `field` (`false`: the body, `true`: the
 /// response headers, `request_headers`), with `extra` properties (a default).
 fn regex(name: &str, field: &str, re: &str, extra: &str) -> String {
-    format!(
-        r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="{name}" enabled="true">
-            <stringProp name="RegexExtractor.useHeaders">{field}</stringProp>
-            <stringProp name="RegexExtractor.refname">{name}</stringProp>
-            <stringProp name="RegexExtractor.regex">{re}</stringProp>
-            <stringProp name="RegexExtractor.template">$1$</stringProp>
-            <stringProp name="RegexExtractor.match_number">1</stringProp>{extra}
-          </RegexExtractor><hashTree/>"#
-    )
+    crate::util::jmx::regex_extractor(name, name, field, re, "$1$", extra)
 }
 
 fn run_plan(run: &TempRun, server: &TestServer, plan: String) {

@@ -56,14 +56,7 @@ fn close(name: &str) -> String {
 }
 
 fn contains(text: &str) -> String {
-    format!(
-        r#"<ResponseAssertion guiclass="AssertionGui" testclass="ResponseAssertion" testname="has" enabled="true">
-            <collectionProp name="Asserion.test_strings"><stringProp name="1">{text}</stringProp></collectionProp>
-            <stringProp name="Assertion.test_field">Assertion.response_data</stringProp>
-            <boolProp name="Assertion.assume_success">false</boolProp>
-            <intProp name="Assertion.test_type">16</intProp>
-          </ResponseAssertion><hashTree/>"#
-    )
+    crate::util::jmx::response_assertion("has", "Assertion.response_data", 16, text)
 }
 
 const HEADERS: &str = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="headers" enabled="true">

@@ -9,20 +9,7 @@ use std::time::Duration;
 /// `stampede mock --listen 127.0.0.1:0 EXTRA...` and the address it says it listens on.
 pub(crate) fn start_mock(extra: &[&str]) -> (crate::util::stampede::Running, String) {
     let mut mock = Stampede::new().args(["mock", "--listen", "127.0.0.1:0"]).args(extra).spawn();
-    let mut addr = String::new();
-    assert!(
-        mock.wait_until(Duration::from_secs(10), |m| {
-            let err = m.stderr_so_far();
-            match err.split("http://").nth(1).and_then(|r| r.split('/').next()) {
-                Some(a) => {
-                    addr = a.to_string();
-                    true
-                }
-                None => false,
-            }
-        }),
-        "the mock did not say where it listens"
-    );
+    let addr = mock.printed_address("http://");
     (mock, addr)
 }
 

@@ -13,18 +13,9 @@ const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclas
           <stringProp name="HTTPSampler.protocol">http</stringProp>
         </ConfigTestElement><hashTree/>"#;
 
+/// A Header Manager named `H` (values as XML text: `&quot;`).
 fn headers(pairs: &[(&str, &str)]) -> String {
-    let rows: String = pairs
-        .iter()
-        .map(|(n, v)| {
-            format!(
-                r#"<elementProp name="" elementType="Header"><stringProp name="Header.name">{n}</stringProp><stringProp name="Header.value">{v}</stringProp></elementProp>"#
-            )
-        })
-        .collect();
-    format!(
-        r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="H" enabled="true"><collectionProp name="HeaderManager.headers">{rows}</collectionProp></HeaderManager><hashTree/>"#
-    )
+    crate::util::jmx::header_manager("H", pairs)
 }
 
 fn if_controller(condition: &str, use_expression: bool, body: &str) -> String {

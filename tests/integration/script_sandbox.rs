@@ -7,6 +7,7 @@
 use crate::jmx::{jmx_plan, sampler};
 use crate::jmx_scripts::script;
 use crate::jmx_scripts_mirror::{esc, headers};
+use crate::util::jmx::run_with_jtl;
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::os::unix::fs::symlink;
@@ -109,16 +110,8 @@ fn issue31_a_script_neither_writes_nor_reads_through_a_link_out_of_the_plans_dir
     ]
     .concat();
     let plan = run.write("plan.jmx", jmx_plan(2, "1", &body));
-    let jtl = run.root().join("out.jtl");
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = run_with_jtl(&run, &plan, Some(server.addr().port()));
+    cmd.run().assert_exit(0);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "SECRET-OUTSIDE,1\n", "the outside file was written");
     assert!(!elsewhere.root().join("new.csv").exists(), "a file was made under the linked directory");
     assert_eq!(std::fs::read_to_string(run.root().join("real.txt")).unwrap(), "inside-text+more+more");
@@ -363,17 +356,8 @@ fn issue31_a_script_asking_for_gigabytes_fails_its_sample_not_the_process() {
     ]
     .concat();
     let plan = run.write("plan.jmx", jmx_plan(2, "3", &body));
-    let jtl = run.root().join("out.jtl");
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .timeout(std::time::Duration::from_secs(120))
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = run_with_jtl(&run, &plan, Some(server.addr().port()));
+    cmd.timeout(std::time::Duration::from_secs(120)).run().assert_exit(0);
     for (label, path) in [("before", "/before"), ("after", "/after")] {
         let served = server.recorded(path).len() as u64;
         assert_eq!(served, 6, "{path}");
@@ -461,17 +445,8 @@ fn issue31_a_fifo_for_a_data_file_or_a_scripts_file_is_refused_not_waited_on() {
     ]
     .concat();
     let plan = run.write("plan.jmx", jmx_plan(1, "1", &body));
-    let jtl = run.root().join("out.jtl");
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "-J", &format!("port={}", server.addr().port()), "--jtl"])
-        .arg(&jtl)
-        .arg("--out")
-        .arg(run.path())
-        .timeout(std::time::Duration::from_secs(20))
-        .run()
-        .assert_exit(0);
+    let (cmd, jtl) = run_with_jtl(&run, &plan, Some(server.addr().port()));
+    cmd.timeout(std::time::Duration::from_secs(20)).run().assert_exit(0);
     let row = run.label("read");
     assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (1, 1), "{row:#}");
     let text = std::fs::read_to_string(&jtl).unwrap();

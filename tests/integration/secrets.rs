@@ -216,20 +216,7 @@ fn issue31_credentials_echoed_by_a_mirror_are_masked_in_every_output() {
     use base64::Engine as _;
     use std::time::Duration;
     let server = TestServer::builder().default_route(Route::ok()).start();
-    let mut mirror = Stampede::new().args(["mock", "--mirror", "--listen", "127.0.0.1:0"]).spawn();
-    let mut addr = String::new();
-    assert!(
-        mirror.wait_until(Duration::from_secs(10), |m| {
-            match m.stderr_so_far().split("http://").nth(1).and_then(|r| r.split('/').next()) {
-                Some(a) => {
-                    addr = a.to_string();
-                    true
-                }
-                None => false,
-            }
-        }),
-        "the mirror did not say where it listens"
-    );
+    let (mirror, addr) = crate::mock::start_mock(&["--mirror"]);
     let password = format!("secretpass{}", std::process::id());
     let pair = format!("user:{password}");
     let basic = base64::engine::general_purpose::STANDARD.encode(&pair);

@@ -342,6 +342,9 @@ fn stampede_helper_kills_on_timeout() {
     Stampede::with_program("sleep").arg("30").timeout(Duration::from_millis(300)).run();
 }
 
+/// Holds however the suite is launched: run as a background job of a non-interactive shell
+/// (`sh -c 'cargo test ... & wait'`), the test binary inherits SIGINT ignored, and a shell
+/// child that inherited it too would sleep on after `interrupt`.
 #[test]
 fn spawned_process_gets_sigint() {
     let mut running = Stampede::with_program("sh").args(["-c", "echo started; exec sleep 30"]).spawn();

@@ -24,6 +24,15 @@ fn err(text: &str, o: &CsvOptions) -> CsvError {
     }
 }
 
+/// Each text fails to parse on its line with a message holding its words.
+fn fails_at(cases: &[(&str, usize, &str)]) {
+    for (text, line, msg) in cases {
+        let e = err(text, &opts());
+        assert_eq!(e.line, Some(*line), "{text:?}: {e}");
+        assert!(e.message.contains(msg), "{text:?}: {e}");
+    }
+}
+
 fn rows(d: &CsvData) -> Vec<Vec<&str>> {
     d.rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect()
 }
@@ -200,11 +209,7 @@ fn quote_errors_name_the_right_line() {
         ("a,b\n\"x\ny\"z,2\n", 3, "after the closing quote of field 1"),
         ("a,b\n1,\"2\" \n", 2, "after the closing quote of field 2"),
     ];
-    for (text, line, msg) in cases {
-        let e = err(text, &opts());
-        assert_eq!(e.line, Some(*line), "{text:?}: {e}");
-        assert!(e.message.contains(msg), "{text:?}: {e}");
-    }
+    fails_at(cases);
 }
 
 #[test]
@@ -219,11 +224,7 @@ fn bad_header_names() {
         ("a,b$\nx,y\n", 1, "invalid variable name \"b$\" in column 2"),
         ("\n\nok,é\nx,y\n", 3, "invalid variable name \"é\""),
     ];
-    for (text, line, msg) in cases {
-        let e = err(text, &opts());
-        assert_eq!(e.line, Some(*line), "{text:?}: {e}");
-        assert!(e.message.contains(msg), "{text:?}: {e}");
-    }
+    fails_at(cases);
     for good in ["_", "a", "Z9", "user.name", "x-y_z", "_.-"] {
         assert!(is_valid_name(good), "{good}");
     }

@@ -233,15 +233,8 @@ impl Cx {
 
 #[cfg(test)]
 mod tests {
+    use super::super::synthetic::tests::plan_of;
     use super::*;
-
-    fn plan_of(body: &str) -> String {
-        format!(
-            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
-            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
-            <hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
-        )
-    }
 
     fn config(server: &str, port: &str, eol: &str) -> String {
         format!(

@@ -308,11 +308,11 @@ fn rfc3339_ms(ms: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A file in the temp directory, removed when dropped.
-    struct TempPath(std::path::PathBuf);
+    pub(crate) struct TempPath(pub std::path::PathBuf);
 
     impl Drop for TempPath {
         fn drop(&mut self) {
@@ -320,7 +320,8 @@ mod tests {
         }
     }
 
-    fn write(text: &str) -> TempPath {
+    /// `text` in a results file of its own in the temp directory.
+    pub(crate) fn write(text: &str) -> TempPath {
         static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let p = std::env::temp_dir().join(format!("stampede-jtl-{}-{n}.jtl", std::process::id()));

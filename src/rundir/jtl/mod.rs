@@ -13,5 +13,7 @@ mod import;
 pub mod read;
 mod write;
 
+#[cfg(test)]
+pub(crate) use import::tests::write as temp_jtl;
 pub use import::{import, import_all, import_all_with, Imported};
 pub use write::{format_row, spawn, Error, Names, HEADER};

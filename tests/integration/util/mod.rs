@@ -2,6 +2,8 @@
 //!
 //! - [`browser`]: a headless Chromium over the DevTools protocol, to check what a page does when
 //!   a real browser loads it (errors, requests, screenshot, print).
+//! - [`jmx`]: JMX plan text (the elements many tests build, the plan around them) and running
+//!   a plan with a results file.
 //! - [`server`]: `TestServer`, the loopback HTTP/1.x server that independently counts what
 //!   stampede did (connections, requests, responses) so tests can compare exactly.
 //! - [`ws_server`]: `WsServer`, a loopback WebSocket server that counts upgrades and frames.
@@ -14,6 +16,7 @@
 
 pub mod browser;
 pub mod golden;
+pub mod jmx;
 pub mod server;
 pub mod socket;
 pub mod stampede;

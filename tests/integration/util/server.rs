@@ -155,6 +155,14 @@ impl Route {
         Route { handler: Some(Handler(Arc::new(f))), ..Route::status(200) }
     }
 
+    /// Answers the route's `n`th request (from 1, in the order the server reads them) with what
+    /// `f` returns for `n`: a server whose answer changes as the test goes on. See
+    /// [`Route::handler`].
+    pub fn nth(f: impl Fn(usize) -> Reply + Send + Sync + 'static) -> Route {
+        let served = std::sync::atomic::AtomicUsize::new(0);
+        Route::handler(move |_| f(served.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1))
+    }
+
     /// Reads the request and never answers; the connection stays open until the client closes
     /// it or the server stops.
     pub fn hang() -> Route {
@@ -288,6 +296,11 @@ impl Reply {
     /// `200` with body `OK`.
     pub fn ok() -> Reply {
         Reply::status(200).body("OK")
+    }
+
+    /// `200` with a JSON `body` (`Content-Type: application/json`).
+    pub fn json(body: impl AsRef<[u8]>) -> Reply {
+        Reply::ok().header("Content-Type", "application/json").body(body)
     }
 
     /// Adds a header; may be called several times with the same name (say, `Set-Cookie`): each

@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 
@@ -116,6 +117,22 @@ impl Stampede {
         }
         if let Some(dir) = &self.current_dir {
             command.current_dir(dir);
+        }
+        // A test binary started as a background job of a non-interactive shell (as CI may start
+        // it) has SIGINT ignored, and exec keeps an ignored signal ignored: a child that does not
+        // install its own handler (`sh`, `sleep`) would shrug off `interrupt`. Every child starts
+        // with SIGINT at its default, however the tests were launched.
+        // SAFETY: between fork and exec the closure calls only sigaction, which is
+        // async-signal-safe, with a struct on its own stack.
+        unsafe {
+            command.pre_exec(|| {
+                let mut default: libc::sigaction = std::mem::zeroed();
+                default.sa_sigaction = libc::SIG_DFL;
+                if libc::sigaction(libc::SIGINT, &default, std::ptr::null_mut()) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
         }
         let description = self.describe();
         let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
@@ -232,6 +249,31 @@ impl Running {
             }
             thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Waits at most 10 s for the process to print `marker` (stdout first, then stderr) and
+    /// returns what follows it up to white space or a `/`: the address a server says it listens
+    /// on (`listening on 127.0.0.1:PORT`, `http://127.0.0.1:PORT/`). Panics with its output if
+    /// none came.
+    pub fn printed_address(&mut self, marker: &str) -> String {
+        let mut address = None;
+        self.wait_until(Duration::from_secs(10), |p| {
+            address = [p.stdout_so_far(), p.stderr_so_far()].iter().find_map(|printed| {
+                let (_, rest) = printed.split_once(marker)?;
+                // Only a whole address: its end printed too.
+                let end = rest.find(|c: char| c.is_whitespace() || c == '/')?;
+                (end > 0).then(|| rest[..end].to_string())
+            });
+            address.is_some()
+        });
+        address.unwrap_or_else(|| {
+            panic!(
+                "{} did not print {marker:?} and an address\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                self.description,
+                self.stdout_so_far(),
+                self.stderr_so_far()
+            )
+        })
     }
 
     /// Waits at most `timeout` for the process to exit and returns what it printed. If it is
@@ -454,6 +496,20 @@ pub fn uint(object: &Value, key: &str) -> u64 {
 #[track_caller]
 pub fn float(object: &Value, key: &str) -> f64 {
     object.get(key).and_then(Value::as_f64).unwrap_or_else(|| panic!("no number {key:?} in {object:#}"))
+}
+
+/// `stampede agent` on a free loopback port with `token_file`, working in `<run root>/<name>-work`,
+/// with `extra` arguments; returns it and the address it listens on.
+pub fn start_agent(run: &TempRun, name: &str, token_file: &Path, extra: &[&std::ffi::OsStr]) -> (Running, String) {
+    let mut agent = Stampede::new()
+        .args(["agent", "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(token_file)
+        .arg("--work-dir")
+        .arg(run.root().join(format!("{name}-work")))
+        .args(extra)
+        .spawn();
+    let addr = agent.printed_address("listening on ");
+    (agent, addr)
 }
 
 /// `stampede run --url URL EXTRA... -q --out DIR`, which must exit 0; returns the run.
