@@ -390,9 +390,12 @@ pub struct RunTime<T> {
     pub src: Template,
     /// Shared, so that an element's settings (an XPath's namespaces, a selector's attribute
     /// implementation) travel with the clones of the step.
-    compile: std::sync::Arc<dyn Fn(&str) -> Result<T, String> + Send + Sync>,
+    compile: std::sync::Arc<CompileFn<T>>,
     last: std::sync::Mutex<Option<std::sync::Arc<Compiled<T>>>>,
 }
+
+/// What compiles an expression's rendered text.
+type CompileFn<T> = dyn Fn(&str) -> Result<T, String> + Send + Sync;
 
 /// A JSONPath compiled for each sample.
 pub type RunTimeJsonPath = RunTime<JsonPathExpr>;

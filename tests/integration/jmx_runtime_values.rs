@@ -152,3 +152,75 @@ fn markup_expressions_and_sizes_with_run_time_variables_are_read_per_sample() {
     assert_eq!(server.requests(), 18);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
 }
+
+fn for_each(name: &str, prefix: &str, start: Option<&str>, children: &str) -> String {
+    let start =
+        start.map_or(String::new(), |s| format!(r#"<stringProp name="ForeachController.startIndex">{s}</stringProp>"#));
+    format!(
+        r#"<ForeachController guiclass="ForeachControlPanel" testclass="ForeachController" testname="{name}" enabled="true">
+                <stringProp name="ForeachController.inputVal">{prefix}</stringProp>
+                <stringProp name="ForeachController.returnVal">v</stringProp>
+                <boolProp name="ForeachController.useSeparator">true</boolProp>{start}
+              </ForeachController><hashTree>{children}</hashTree>"#
+    )
+}
+
+/// A ForEach Controller whose input prefix and start index come from a CSV row (`a,1`, `b,0`,
+/// `a,x`) reads them as each iteration enters it: `a_2` from index 1, `b_1`.. from 0, and a start
+/// that is no number is 0, as JMeter's `getPropertyAsInt`; the loop index
+/// `__jm__fe__idx` counts from the start and reads it again once the loop is left. A prefix an
+/// extractor of the same sample sets (`b`) is read per pass. As JMeter 5.6.3
+/// (bench/jmeter/plans/rtvals-foreach.jmx).
+#[test]
+fn a_for_each_prefix_and_start_index_set_at_run_time_are_read_as_the_loop_is_entered() {
+    let server = TestServer::builder()
+        .route("/items", Route::ok().body(r#""A":"tok-1","A":"x-7","B":"r-1","B":"r-2","B":"r-3","P":"b""#).record())
+        .default_route(Route::ok().record())
+        .start();
+    let run = TempRun::new("jmx-runtime-foreach");
+    run.write("keys.csv", "pfx,start\na,1\nb,0\na,x\n");
+    let csv = r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="keys" enabled="true">
+                <stringProp name="filename">keys.csv</stringProp><stringProp name="variableNames">pfx,start</stringProp>
+                <boolProp name="ignoreFirstLine">true</boolProp><boolProp name="recycle">true</boolProp>
+                <boolProp name="stopThread">false</boolProp><stringProp name="shareMode">shareMode.all</stringProp>
+              </CSVDataSet><hashTree/>"#;
+    let all = |name: &str, re: &str| regex(name, re).replace(">1</stringProp>", ">-1</stringProp>");
+    let items = [all("a", r#""A":"([^"]+)""#), all("b", r#""B":"([^"]+)""#), regex("p", r#""P":"(\w+)""#)].concat();
+    let body = [
+        csv.to_string(),
+        sampler("items", "GET", "/items", "", false, &items),
+        for_each(
+            "fe",
+            "${pfx}",
+            Some("${start}"),
+            &sampler("each", "GET", "/each?v=${v}&amp;i=${__jm__fe__idx}", "", false, ""),
+        ),
+        for_each("fp", "${p}", None, &sampler("each2", "GET", "/each2?v=${v}", "", false, "")),
+        sampler("after", "GET", "/after?i=${__jm__fe__idx}", "", false, ""),
+    ]
+    .concat();
+    let p = run.write("plan.jmx", jmx_plan(1, "3", &format!("{DEFAULTS}{body}")));
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    Stampede::new().arg("check").arg(&p).args(["--strict", "-J", &port]).run().assert_exit(0);
+    let sent = |path: &str| -> Vec<String> { server.recorded(path).iter().map(|r| r.target.clone()).collect() };
+    assert_eq!(
+        sent("/each"),
+        [
+            "/each?v=x-7&i=1",
+            "/each?v=r-1&i=0",
+            "/each?v=r-2&i=1",
+            "/each?v=r-3&i=2",
+            "/each?v=tok-1&i=0",
+            "/each?v=x-7&i=1"
+        ]
+    );
+    assert_eq!(sent("/each2").len(), 9);
+    assert_eq!(sent("/after"), ["/after?i=1", "/after?i=0", "/after?i=0"]);
+    for (label, n) in [("items", 3), ("each", 6), ("each2", 9), ("after", 3)] {
+        let row = run.label(label);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (n, 0), "{label}: {row:#}");
+    }
+    assert_eq!(server.requests(), 21);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}

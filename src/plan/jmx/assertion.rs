@@ -389,6 +389,46 @@ mod tests {
         assert_eq!(at.src.source(), "$.result.${key}");
     }
 
+    /// An XPath Assertion's query and a Size Assertion's size set while the test runs are read
+    /// per sample, not refused as needed at load; a constant size that is no number loads,
+    /// warned, and fails each sample (JMeter's NumberFormatException).
+    #[test]
+    fn xpath_queries_and_sizes_set_at_run_time_are_read_per_sample() {
+        let x = r#"<XPathAssertion testclass="XPathAssertion" testname="x" enabled="true"><stringProp name="XPath.xpath">/r/${v}</stringProp></XPathAssertion><hashTree/>"#;
+        let size = |n: &str| {
+            format!(
+                r#"<SizeAssertion testclass="SizeAssertion" testname="s" enabled="true"><stringProp name="SizeAssertion.size">{n}</stringProp><intProp name="SizeAssertion.operator">1</intProp></SizeAssertion><hashTree/>"#
+            )
+        };
+        let i = inspect_with(&format!("{}{x}{}", regex_into("v"), size("${v}")));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        assert!(
+            matches!(&c[0].test, CheckTest::XPathAt { path, .. } if path.src.source() == "/r/${v}"),
+            "{:?}",
+            c[0].test
+        );
+        let compiled = match &c[0].test {
+            CheckTest::XPathAt { path, .. } => path.compiled("/r/[".into()),
+            _ => unreachable!(),
+        };
+        assert!(compiled.1.is_err());
+        assert!(matches!(&c[1].test, CheckTest::SizeAt { size, .. } if size.source() == "${v}"), "{:?}", c[1].test);
+        let i = inspect_with(&size("12"));
+        assert!(matches!(&checks(&i)[0].test, CheckTest::Size { bytes: 12, .. }));
+        let i = inspect_with(&size(" 12"));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let r = i.elements.iter().find(|r| r.class == "SizeAssertion").unwrap();
+        assert_eq!(r.status, Status::Warning, "{}", r.note);
+        assert!(matches!(&checks(&i)[0].test, CheckTest::Any(t) if t.is_empty()));
+        let p = i.plan.as_ref().unwrap();
+        assert!(
+            p.checks.iter().any(|m| m.ends_with(r#"java.lang.NumberFormatException: For input string: " 12""#)),
+            "{:?}",
+            p.checks
+        );
+    }
+
     /// A Duration Assertion's limit set while the test runs is read per sample, not taken as 0.
     #[test]
     fn a_duration_limit_set_at_run_time_is_read_per_sample() {

@@ -523,6 +523,45 @@ pub(super) mod tests {
         out
     }
 
+    /// XPath, XPath2 and CSS Selector Extractors whose expression (or attribute) holds a
+    /// variable set while the test runs compile it per sample, with the element's settings; a
+    /// constant one still compiles once, when the plan loads.
+    #[test]
+    fn markup_expressions_with_variables_set_at_run_time_are_compiled_per_sample() {
+        let xpath = |class: &str, p: &str, q: &str| {
+            format!(
+                r#"<{class} testclass="{class}" testname="x" enabled="true"><stringProp name="{p}.refname">x</stringProp><stringProp name="{p}.xpathQuery">{q}</stringProp><boolProp name="{p}.fragment">true</boolProp></{class}><hashTree/>"#
+            )
+        };
+        let css = |e: &str, a: &str| {
+            format!(
+                r#"<HtmlExtractor testclass="HtmlExtractor" testname="c" enabled="true"><stringProp name="HtmlExtractor.refname">c</stringProp><stringProp name="HtmlExtractor.expr">{e}</stringProp><stringProp name="HtmlExtractor.attribute">{a}</stringProp></HtmlExtractor><hashTree/>"#
+            )
+        };
+        let children = [
+            regex_into("k"),
+            xpath("XPathExtractor", "XPathExtractor", "/r/${k}"),
+            xpath("XPath2Extractor", "XPathExtractor2", "/r/${k}"),
+            css("p#a", "${k}"),
+            css("p", "href"),
+        ]
+        .concat();
+        let i = inspect_with(&children, false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let e = extractors(&i);
+        for x in &e[1..3] {
+            let ExtractSource::XPathRunTime(x) = &x.source else { panic!("{:?}", x.source) };
+            assert_eq!(x.src.source(), "/r/${k}");
+            // The element's settings travel with the compiler.
+            assert!(x.compiled("/r/a".into()).1.as_ref().is_ok_and(|x| x.fragment));
+            assert!(x.compiled("/r/[".into()).1.is_err());
+        }
+        let ExtractSource::CssRunTime(c) = &e[3].source else { panic!("{:?}", e[3].source) };
+        assert!(c.compiled("p#a\0data-x".into()).1.as_ref().is_ok_and(|c| c.attribute == "data-x"));
+        assert!(c.compiled("p[\0".into()).1.is_err());
+        assert!(matches!(&e[4].source, ExtractSource::Css(c) if c.attribute == "href"));
+    }
+
     #[test]
     fn a_json_path_with_a_variable_set_at_run_time_is_compiled_per_sample() {
         let i = inspect_with(&format!("{}{}", regex_into("key"), json("v", "$.result.${key}", Some("none"))), false);
