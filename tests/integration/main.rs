@@ -51,7 +51,7 @@
 //!   fails each sample.
 //! - `jmx_runtime_values`: issue 32: fields JMeter reads per sample that stampede needed at
 //!   load: XPath, XPath2 and CSS Selector Extractor expressions, XPath Assertion queries, Size
-//!   Assertion sizes, ForEach start index and input prefix, upload paths, from run-time variables.
+//!   Assertion sizes, a ForEach's start index and input prefix, from run-time variables.
 //! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
 //! - `jmx_small`: smaller differences from JMeter where both run a plan (issue 32): a thread
