@@ -347,6 +347,17 @@ fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<Co
     v.map(|v| p.values(v)).unwrap_or_default()
 }
 
+/// The values an XPath Extractor's query finds in the body.
+fn xpath_values(x: &crate::plan::request::XPathExpr, f: &mut Fields<'_, '_>) -> Vec<Option<String>> {
+    match x.eval(f.text(Field::Body)) {
+        Ok(XPathResult::Nodes(v)) => v,
+        Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],
+        Ok(XPathResult::Other(s)) => vec![Some(s)],
+        // JMeter logs it and leaves the default; the sample stays successful.
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Every value an extractor's source finds, in order. `None` is a match JMeter sets no
 /// variable for (an XPath element whose first child is not text).
 fn found_all(
@@ -370,14 +381,18 @@ fn found_all(
             // JMeter logs "Error in pattern" and leaves the default.
             Err(_) => Vec::new(),
         },
-        ExtractSource::XPath(x) => match x.eval(f.text(Field::Body)) {
-            Ok(XPathResult::Nodes(v)) => v,
-            Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],
-            Ok(XPathResult::Other(s)) => vec![Some(s)],
-            // JMeter logs it and leaves the default; the sample stays successful.
+        ExtractSource::XPath(x) => xpath_values(x, f),
+        ExtractSource::XPathRunTime(x) => match &x.compiled(x.src.render_string(u)).1 {
+            Ok(x) => xpath_values(x, f),
+            // JMeter logs the query's error and leaves the default; the sample stays successful.
             Err(_) => Vec::new(),
         },
         ExtractSource::Css(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
+        ExtractSource::CssRunTime(c) => match &c.compiled(c.src.render_string(u)).1 {
+            Ok(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
+            // JSoup's parse error is logged by JMeter; the default stays.
+            Err(_) => Vec::new(),
+        },
         ExtractSource::Header(name) => resp.headers_named(name).map(|v| Some(v.to_string())).collect(),
         ExtractSource::Cookie(name) => resp.cookie(name).map(|v| Some(v.to_string())).into_iter().collect(),
         ExtractSource::Invalid(_)
@@ -534,7 +549,7 @@ pub(super) fn apply_rules(
             source => found_all(source, &mut f, resp, u),
         };
         if let Some(all) = &e.all {
-            let xpath = matches!(e.source.base(), ExtractSource::XPath(_));
+            let xpath = matches!(e.source.base(), ExtractSource::XPath(_) | ExtractSource::XPathRunTime(_));
             if xpath && e.match_no != ALL {
                 // The XPath Extractor lists only the match it picks, and sets the variables
                 // from that list.
@@ -703,18 +718,14 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
             };
             ok != *negate
         }
-        CheckTest::XPath { path, field, negate } => {
-            let text = subject(f, u, *field);
-            // XPathAssertion: an empty input fails ("Response was null"), so does one that
-            // does not parse; a node set holds when not empty, a boolean when true, any other
-            // value fails ("Cannot understand").
-            if text.is_empty() {
-                return false;
-            }
-            match path.eval(text) {
-                Ok(XPathResult::Nodes(n)) => n.is_empty() == *negate,
-                Ok(XPathResult::Boolean(b)) => b != *negate,
-                Ok(XPathResult::Other(_)) | Err(_) => false,
+        CheckTest::XPath { path, field, negate } => xpath_holds(path, subject(f, u, *field), *negate),
+        CheckTest::XPathAt { path, field, negate } => {
+            let compiled = path.compiled(path.src.render_string(u));
+            match &compiled.1 {
+                Ok(path) => xpath_holds(path, subject(f, u, *field), *negate),
+                // XPathAssertion reports a query that does not compile as an error: the
+                // check fails, negated or not.
+                Err(_) => false,
             }
         }
         CheckTest::Any(tests) => tests.iter().any(|t| holds(t, f, u, elapsed, received)),
@@ -724,21 +735,47 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
             _ => true,
         },
         CheckTest::Size { part, op, bytes } => {
-            use crate::plan::request::SizePart;
-            let size = match part {
-                SizePart::Whole => received as i128,
-                SizePart::Headers => resp.head_len() as i128,
-                SizePart::Body => resp.body_len() as i128,
-                SizePart::Code => f.status.len() as i128,
-                SizePart::Message => resp.message().len() as i128,
-                // Long.parseLong: a sign and digits, nothing else.
-                SizePart::Var(v) => match u.get(*v).parse::<i64>() {
-                    Ok(n) => n as i128,
-                    Err(_) => return false,
-                },
-            };
-            op.holds(size, *bytes as i128)
+            size_of(*part, f, u, resp, received).is_some_and(|n| op.holds(n, *bytes as i128))
         }
+        // `compareSize`'s Long.parseLong: not a number throws, and the sample fails.
+        CheckTest::SizeAt { part, op, size } => match size.render_string(u).parse::<i64>() {
+            Ok(bytes) => size_of(*part, f, u, resp, received).is_some_and(|n| op.holds(n, bytes as i128)),
+            Err(_) => false,
+        },
+    }
+}
+
+/// What a Size Assertion measures; `None`: a variable that is no number (the check fails).
+fn size_of(
+    part: crate::plan::request::SizePart,
+    f: &mut Fields<'_, '_>,
+    u: &UserVars,
+    resp: &Response<'_>,
+    received: u64,
+) -> Option<i128> {
+    use crate::plan::request::SizePart;
+    Some(match part {
+        SizePart::Whole => received as i128,
+        SizePart::Headers => resp.head_len() as i128,
+        SizePart::Body => resp.body_len() as i128,
+        SizePart::Code => f.status.len() as i128,
+        SizePart::Message => resp.message().len() as i128,
+        // Long.parseLong: a sign and digits, nothing else.
+        SizePart::Var(v) => u.get(v).parse::<i64>().ok()? as i128,
+    })
+}
+
+/// XPathAssertion: an empty input fails ("Response was null"), so does one that does not
+/// parse; a node set holds when not empty, a boolean when true, any other value fails
+/// ("Cannot understand").
+fn xpath_holds(path: &crate::plan::request::XPathExpr, text: &str, negate: bool) -> bool {
+    if text.is_empty() {
+        return false;
+    }
+    match path.eval(text) {
+        Ok(XPathResult::Nodes(n)) => n.is_empty() == negate,
+        Ok(XPathResult::Boolean(b)) => b != negate,
+        Ok(XPathResult::Other(_)) | Err(_) => false,
     }
 }
 

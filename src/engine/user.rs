@@ -595,6 +595,24 @@ impl VirtualUser {
                         pc = *end;
                     }
                 }
+                Op::Pick { pick, exit } if pick.at.is_some() => {
+                    let pass = self.loop_counts[pick.slot as usize].0;
+                    match self.pick_at(pick, pass, &ctx.shared.scripts.names) {
+                        Some(v) => {
+                            self.vars.set(pick.into, &v);
+                            pc += 1;
+                        }
+                        None => {
+                            self.reset_index(source.program(&ctx), pc - 1);
+                            // JMeter's resetLoopCount reads the start index again as the loop ends.
+                            if let Some(at) = &pick.at {
+                                let start = java_int(&at.start.render_string(&mut self.vars));
+                                self.vars.set(at.index, &start.to_string());
+                            }
+                            pc = *exit;
+                        }
+                    }
+                }
                 Op::Pick { pick, exit } => {
                     let pass = self.loop_counts[pick.slot as usize].0 as usize;
                     let past_end = pick.end.as_ref().is_some_and(|t| {
@@ -752,6 +770,37 @@ impl VirtualUser {
         }
     }
 
+    /// The value pass `pass` (from 1) of a ForEach whose prefix or start index is set while
+    /// the test runs takes, as JMeter's `isDone`: `prefix sep (start + pass)`, the start read
+    /// as the loop is entered; `None` ends the loop (past the end index, or an unset variable).
+    fn pick_at(
+        &mut self,
+        pick: &crate::plan::flow::Pick,
+        pass: u64,
+        names: &Arc<std::collections::HashMap<String, crate::plan::VarId>>,
+    ) -> Option<String> {
+        let at = pick.at.as_ref()?;
+        if pass == 1 {
+            let start = java_int(&at.start.render_string(&mut self.vars));
+            self.vars.set(at.start_at, &start.to_string());
+        }
+        let start = self.vars.get(at.start_at).parse::<i64>().unwrap_or(0);
+        // JMeter's loopCount on this pass.
+        let count = start + pass as i64 - 1;
+        self.vars.set(at.index, &count.to_string());
+        if let Some(end) = &pick.end {
+            if count >= i64::from(java_int(&end.render_string(&mut self.vars))) {
+                return None;
+            }
+        }
+        let name = format!("{}{}{}", at.prefix.render_string(&mut self.vars), at.sep, count + 1);
+        // Names made while running are looked up as a script's `vars.get` looks them up.
+        if self.vars.names.is_empty() {
+            self.vars.names = names.clone();
+        }
+        crate::plan::template::Scope::var_named(&self.vars, &name).map(str::to_string)
+    }
+
     /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
     /// start again, as JMeter's controllers reset their count.
     fn reset_index(&mut self, program: &Program, test: usize) {
@@ -786,4 +835,9 @@ fn branch_end(kind: StopKind) -> IterEnd {
         StopKind::User => IterEnd::UserDone,
         StopKind::Run => IterEnd::Cut,
     }
+}
+
+/// A number as JMeter's `getPropertyAsInt` reads it: `Integer.parseInt`, 0 when it is not one.
+fn java_int(text: &str) -> i32 {
+    text.parse().unwrap_or(0)
 }

@@ -199,6 +199,27 @@ pub struct Pick {
     /// `isDone` reads it. A constant end index is the loop's count instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<Template>,
+    /// ForEach's input prefix or start index holds variables set while the test runs: the
+    /// names are made per pass instead of `from` (empty), as JMeter makes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<Box<PickAt>>,
+}
+
+/// A ForEach Controller whose prefix or start index is known only while the test runs. The
+/// start index is read as the loop is entered and kept in `start_at` (JMeter reads it when
+/// the loop resets, not on each pass: `resetLoopCount`); the prefix is read on each pass,
+/// as JMeter's `isDone` does. Pass k reads `prefix` `sep` `start + k`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PickAt {
+    pub prefix: Template,
+    pub sep: String,
+    pub start: Template,
+    /// The start read on entry, per user (a variable no plan names).
+    #[serde(skip)]
+    pub start_at: VarId,
+    /// JMeter's `__jm__<name>__idx`: `start + k - 1` on pass k, the start again once left.
+    #[serde(skip)]
+    pub index: VarId,
 }
 
 /// JMeter's rule: a number picks that branch (out of range or empty: the first); a name picks

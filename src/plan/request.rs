@@ -300,8 +300,16 @@ pub enum ExtractSource {
     /// A body that does not parse finds nothing (JMeter adds a failed assertion result but
     /// leaves the sample successful).
     XPath(#[serde(serialize_with = "xpath_source")] XPathExpr),
+    /// An XPath query written with variables set while the test runs, compiled for each
+    /// sample as JMeter evaluates it; one that does not compile finds nothing (JMeter logs it,
+    /// and the default stays).
+    XPathRunTime(RunTime<XPathExpr>),
     /// A CSS selector over the body (JMeter's CSS Selector Extractor).
     Css(#[serde(serialize_with = "css_source")] CssExpr),
+    /// A CSS selector and attribute written with variables set while the test runs, read for
+    /// each sample as `selector\0attribute`; a selector that does not parse finds nothing
+    /// (JMeter logs it, and the default stays).
+    CssRunTime(RunTime<CssExpr>),
     /// The source read over a user's variable instead of the response's body (JMeter's
     /// extractor scope "JMeter Variable").
     FromVar {
@@ -353,6 +361,8 @@ impl PartialEq for ExtractSource {
                 ExtractSource::Regex { regex: b, template: tb, from: fb },
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
+            (ExtractSource::XPathRunTime(a), ExtractSource::XPathRunTime(b)) => a.src == b.src,
+            (ExtractSource::CssRunTime(a), ExtractSource::CssRunTime(b)) => a.src == b.src,
             (ExtractSource::JsonRunTime(a), ExtractSource::JsonRunTime(b)) => a.src == b.src,
             (
                 ExtractSource::RegexRunTime { regex: a, template: ta, from: fa },
@@ -378,9 +388,14 @@ impl PartialEq for ExtractSource {
 /// would grow with a soak test).
 pub struct RunTime<T> {
     pub src: Template,
-    compile: fn(&str) -> Result<T, String>,
+    /// Shared, so that an element's settings (an XPath's namespaces, a selector's attribute
+    /// implementation) travel with the clones of the step.
+    compile: std::sync::Arc<CompileFn<T>>,
     last: std::sync::Mutex<Option<std::sync::Arc<Compiled<T>>>>,
 }
+
+/// What compiles an expression's rendered text.
+type CompileFn<T> = dyn Fn(&str) -> Result<T, String> + Send + Sync;
 
 /// A JSONPath compiled for each sample.
 pub type RunTimeJsonPath = RunTime<JsonPathExpr>;
@@ -390,8 +405,8 @@ pub type Compiled<T> = (String, Result<T, String>);
 
 impl<T> RunTime<T> {
     /// `compile` reads the rendered text (with the dialect and limits of the element).
-    pub fn new(src: Template, compile: fn(&str) -> Result<T, String>) -> Self {
-        RunTime { src, compile, last: std::sync::Mutex::new(None) }
+    pub fn new(src: Template, compile: impl Fn(&str) -> Result<T, String> + Send + Sync + 'static) -> Self {
+        RunTime { src, compile: std::sync::Arc::new(compile), last: std::sync::Mutex::new(None) }
     }
 
     /// The expression for this text, compiled now unless it is the text compiled last.
@@ -409,7 +424,7 @@ impl<T> RunTime<T> {
 
 impl<T> Clone for RunTime<T> {
     fn clone(&self) -> Self {
-        RunTime::new(self.src.clone(), self.compile)
+        RunTime { src: self.src.clone(), compile: self.compile.clone(), last: std::sync::Mutex::new(None) }
     }
 }
 
@@ -485,7 +500,11 @@ pub enum CheckTest {
     /// sample in milliseconds, as JMeter reads it (not a whole number above 0: no limit).
     MaxDurationAt(Template),
     /// A size in bytes compares to a number (JMeter's Size Assertion).
-    Size { part: SizePart, op: CmpOp, bytes: u64 },
+    Size { part: SizePart, op: CmpOp, bytes: i64 },
+    /// A Size Assertion whose size holds variables set while the test runs: read per sample
+    /// as JMeter's `Long.parseLong` reads it; not a number, the check fails (JMeter's
+    /// assertion throws NumberFormatException, which fails the sample).
+    SizeAt { part: SizePart, op: CmpOp, size: Template },
     /// JMeter's JSON Assertion (`plugin`: jmeter-plugins' one): the path is found (an
     /// indefinite one finds something, for JMeter's), and with `validate` the value or one of
     /// the array's items equals `expected` (as JSON; as text for the plugin's), or matches it
@@ -514,6 +533,10 @@ pub enum CheckTest {
         field: Field,
         negate: bool,
     },
+    /// An XPath Assertion whose query holds variables set while the test runs, compiled for
+    /// each sample; one that does not compile fails the check, negated or not (JMeter's
+    /// assertion reports the error).
+    XPathAt { path: Box<RunTime<XPathExpr>>, field: Field, negate: bool },
 }
 
 /// Which size a size check reads.
@@ -626,6 +649,8 @@ impl RequestSpec {
             match e.source.base_mut() {
                 ExtractSource::JsonRunTime(p) => f(&mut p.src),
                 ExtractSource::RegexRunTime { regex, .. } => f(&mut regex.src),
+                ExtractSource::XPathRunTime(x) => f(&mut x.src),
+                ExtractSource::CssRunTime(c) => f(&mut c.src),
                 _ => {}
             }
         }
@@ -642,7 +667,9 @@ impl RequestSpec {
             | ExtractSource::JsonRunTime(_)
             | ExtractSource::JsonPlugin(_)
             | ExtractSource::XPath(_)
-            | ExtractSource::Css(_) => true,
+            | ExtractSource::XPathRunTime(_)
+            | ExtractSource::Css(_)
+            | ExtractSource::CssRunTime(_) => true,
             ExtractSource::Regex { from, .. } | ExtractSource::RegexRunTime { from, .. } => {
                 field_body(from) || *from == Field::BodyUnescaped
             }
@@ -660,7 +687,8 @@ impl CheckTest {
             | CheckTest::Equals { text, .. }
             | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
             CheckTest::Json { equals: Some(t), .. } => f(t),
-            CheckTest::MaxDurationAt(t) => f(t),
+            CheckTest::MaxDurationAt(t) | CheckTest::SizeAt { size: t, .. } => f(t),
+            CheckTest::XPathAt { path, .. } => f(&mut path.src),
             CheckTest::JsonAssert { expected, at, .. } => {
                 f(expected);
                 if let Some(p) = at {
@@ -678,9 +706,10 @@ impl CheckTest {
             | CheckTest::Matches { field, .. }
             | CheckTest::Equals { field, .. }
             | CheckTest::MatchesTemplate { field, .. }
-            | CheckTest::XPath { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
+            | CheckTest::XPath { field, .. }
+            | CheckTest::XPathAt { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
             CheckTest::Json { .. } | CheckTest::JsonAssert { .. } => true,
-            CheckTest::Size { part, .. } => *part == SizePart::Body,
+            CheckTest::Size { part, .. } | CheckTest::SizeAt { part, .. } => *part == SizePart::Body,
             CheckTest::Any(tests) => tests.iter().any(CheckTest::reads_body),
             _ => false,
         }

@@ -49,6 +49,9 @@
 //!   variables set at run time, evaluated per sample; a JSON Extractor whose lists differ in
 //!   number throws per sample and the thread goes on; an assertion scoped to an unnamed variable
 //!   fails each sample.
+//! - `jmx_runtime_values`: issue 32: fields JMeter reads per sample that stampede needed at
+//!   load: XPath, XPath2 and CSS Selector Extractor expressions, XPath Assertion queries, Size
+//!   Assertion sizes, a ForEach's start index and input prefix, from run-time variables.
 //! - `jmx_ctl`: JMeter's controllers (issue 13 C) as the witness receives them: the loop index
 //!   variables `${__jm__<name>__idx}` of Loop, While and ForEach Controllers.
 //! - `jmx_small`: smaller differences from JMeter where both run a plan (issue 32): a thread
@@ -164,6 +167,7 @@ mod jmx_json_runtime;
 mod jmx_modifiers;
 mod jmx_parallel;
 mod jmx_runtime;
+mod jmx_runtime_values;
 mod jmx_scripts;
 mod jmx_scripts_i32;
 mod jmx_scripts_mirror;

@@ -2,7 +2,7 @@
 //! jmeter-plugins'), XPath, size and duration assertions).
 
 use super::*;
-use crate::plan::request::{Pattern, RunTimeJsonPath, XPathExpr};
+use crate::plan::request::{Pattern, RunTime, RunTimeJsonPath, XPathExpr};
 
 /// The assertions, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -90,7 +90,7 @@ impl Cx {
 
     /// XPath Assertion: the query finds a node (or is true) in the body or a variable.
     pub(super) fn xpath_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let query = self.expand(c, c.text_or_empty("XPath.xpath"))?;
+        let raw = c.text_or_empty("XPath.xpath");
         let negate = c.flag("XPath.negate").unwrap_or(false);
         let tolerant = c.flag("XPath.tolerant").unwrap_or(false);
         let namespaces = c.flag("XPath.namespace").unwrap_or(false);
@@ -98,13 +98,24 @@ impl Cx {
         let unnamed = scoped.as_ref().is_some_and(|v| v.1.is_empty());
         let field = scoped.map_or(Field::Body, |v| v.0);
         let mut note = String::from("an XPath check");
-        let test = match XPathExpr::new(&query, tolerant, namespaces, false) {
-            Ok(path) => CheckTest::XPath { path, field, negate },
-            Err(e) => {
-                note = format!("warning: {e}: the assertion fails, as in JMeter");
-                // No alternative: never holds.
-                CheckTest::Any(Vec::new())
-            }
+        // JMeter evaluates `${}` in the query for each sample: one set while the test runs is
+        // compiled then.
+        let probe = self.tmpl(c, raw)?;
+        let (query, test) = if probe.is_dynamic(&self.b.sym.vars) {
+            note.push_str(", its query read for each sample");
+            let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, false);
+            (raw.to_string(), CheckTest::XPathAt { path: Box::new(RunTime::new(probe, compile)), field, negate })
+        } else {
+            let query = self.expand(c, raw)?;
+            let test = match XPathExpr::new(&query, tolerant, namespaces, false) {
+                Ok(path) => CheckTest::XPath { path, field, negate },
+                Err(e) => {
+                    note = format!("warning: {e}: the assertion fails, as in JMeter");
+                    // No alternative: never holds.
+                    CheckTest::Any(Vec::new())
+                }
+            };
+            (query, test)
         };
         let id = self.b.check(format!("{}: {}XPath {query}", c.name, if negate { "not " } else { "" }));
         s.checks.push(Check { id, test });
@@ -127,7 +138,7 @@ impl Cx {
     pub(super) fn size_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         use super::super::compare::CmpOp;
         use request::SizePart;
-        let bytes: u64 = self.number(c, c.text("SizeAssertion.size").unwrap_or("0"), "size")?;
+        let raw = c.text("SizeAssertion.size").unwrap_or("0");
         let op = match c.text("SizeAssertion.operator").unwrap_or("1").trim() {
             "2" => CmpOp::Ne,
             "3" => CmpOp::Gt,
@@ -152,8 +163,30 @@ impl Cx {
                 _ => (SizePart::Whole, "response".to_string()),
             },
         };
-        let id = self.b.check(format!("{}: {what} size {op:?} {bytes} bytes", c.name));
-        s.checks.push(Check { id, test: CheckTest::Size { part, op, bytes } });
+        // JMeter reads the size for each sample (`Long.parseLong`, no spaces): one set while
+        // the test runs is read then; one that is no number throws, failing each sample.
+        let size = self.tmpl(c, raw)?;
+        let (test, shown) = if size.is_dynamic(&self.b.sym.vars) {
+            (CheckTest::SizeAt { part, op, size }, raw.to_string())
+        } else {
+            let v = self.expand(c, raw)?;
+            match v.parse::<i64>() {
+                Ok(bytes) => (CheckTest::Size { part, op, bytes }, bytes.to_string()),
+                Err(_) => {
+                    let why = format!(
+                        "size `{v}` is not a number: each sample fails (java.lang.NumberFormatException: For input \
+                         string: \"{v}\"), as in JMeter"
+                    );
+                    let id =
+                        self.b.check(format!("{}: java.lang.NumberFormatException: For input string: \"{v}\"", c.name));
+                    s.checks.push(Check { id, test: CheckTest::Any(Vec::new()) });
+                    self.warn(c, depth, why);
+                    return Ok(());
+                }
+            }
+        };
+        let id = self.b.check(format!("{}: {what} size {op:?} {shown} bytes", c.name));
+        s.checks.push(Check { id, test });
         if unnamed {
             // SizeAssertion: Long.parseLong(null) throws, which fails the sample.
             let what = "scoped to a JMeter variable with no name: each sample fails (\"Error parsing variable \
@@ -354,6 +387,46 @@ mod tests {
         let c = checks(&i);
         let CheckTest::JsonAssert { path: None, at: Some(at), .. } = &c[0].test else { panic!("{:?}", c[0].test) };
         assert_eq!(at.src.source(), "$.result.${key}");
+    }
+
+    /// An XPath Assertion's query and a Size Assertion's size set while the test runs are read
+    /// per sample, not refused as needed at load; a constant size that is no number loads,
+    /// warned, and fails each sample (JMeter's NumberFormatException).
+    #[test]
+    fn xpath_queries_and_sizes_set_at_run_time_are_read_per_sample() {
+        let x = r#"<XPathAssertion testclass="XPathAssertion" testname="x" enabled="true"><stringProp name="XPath.xpath">/r/${v}</stringProp></XPathAssertion><hashTree/>"#;
+        let size = |n: &str| {
+            format!(
+                r#"<SizeAssertion testclass="SizeAssertion" testname="s" enabled="true"><stringProp name="SizeAssertion.size">{n}</stringProp><intProp name="SizeAssertion.operator">1</intProp></SizeAssertion><hashTree/>"#
+            )
+        };
+        let i = inspect_with(&format!("{}{x}{}", regex_into("v"), size("${v}")));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        assert!(
+            matches!(&c[0].test, CheckTest::XPathAt { path, .. } if path.src.source() == "/r/${v}"),
+            "{:?}",
+            c[0].test
+        );
+        let compiled = match &c[0].test {
+            CheckTest::XPathAt { path, .. } => path.compiled("/r/[".into()),
+            _ => unreachable!(),
+        };
+        assert!(compiled.1.is_err());
+        assert!(matches!(&c[1].test, CheckTest::SizeAt { size, .. } if size.source() == "${v}"), "{:?}", c[1].test);
+        let i = inspect_with(&size("12"));
+        assert!(matches!(&checks(&i)[0].test, CheckTest::Size { bytes: 12, .. }));
+        let i = inspect_with(&size(" 12"));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let r = i.elements.iter().find(|r| r.class == "SizeAssertion").unwrap();
+        assert_eq!(r.status, Status::Warning, "{}", r.note);
+        assert!(matches!(&checks(&i)[0].test, CheckTest::Any(t) if t.is_empty()));
+        let p = i.plan.as_ref().unwrap();
+        assert!(
+            p.checks.iter().any(|m| m.ends_with(r#"java.lang.NumberFormatException: For input string: " 12""#)),
+            "{:?}",
+            p.checks
+        );
     }
 
     /// A Duration Assertion's limit set while the test runs is read per sample, not taken as 0.

@@ -224,6 +224,14 @@ impl Cx {
         // nothing usually sets: the loop does not run), and without an output variable it
         // sets the variable of empty name.
         let sep = if c.flag("ForeachController.useSeparator").unwrap_or(true) { "_" } else { "" };
+        // JMeter reads the prefix on each pass and the start index when the loop resets: one
+        // set while the test runs is read then.
+        let prefix_t = self.tmpl(c, &prefix)?;
+        let start_t = c.text("ForeachController.startIndex").map(|v| self.tmpl(c, v)).transpose()?;
+        if prefix_t.is_dynamic(&self.b.sym.vars) || start_t.as_ref().is_some_and(|t| t.is_dynamic(&self.b.sym.vars)) {
+            return self.for_each_at_run_time(c, scope, depth, prefix_t, start_t, sep, &into);
+        }
+        let prefix = self.expand(c, &prefix)?;
         let start: u64 = match c.text("ForeachController.startIndex") {
             Some(v) => self.number(c, v, "start index")?,
             None => 0,
@@ -258,10 +266,75 @@ impl Cx {
             Status::Supported,
             format!("${{{into}}} takes ${{{prefix}{sep}1}}, ${{{prefix}{sep}2}}, ..."),
         );
-        let pick = flow::Pick { slot, offset: start, from, into: into_var, name: into.clone(), end: end_at_run_time };
+        let pick = flow::Pick {
+            slot,
+            offset: start,
+            from,
+            into: into_var,
+            name: into.clone(),
+            end: end_at_run_time,
+            at: None,
+        };
         let mut steps = vec![Step::Pick(Box::new(pick))];
         steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
         Ok(vec![Step::Loop(Box::new(flow::Loop { count, condition: None, steps, enter_first: false, slot, index }))])
+    }
+
+    /// A ForEach Controller whose input prefix or start index holds variables set while the
+    /// test runs: the names it reads are made on each pass (the end index, constant or not,
+    /// is read per pass too, as it counts from the start).
+    #[allow(clippy::too_many_arguments)]
+    fn for_each_at_run_time(
+        &mut self,
+        c: &El,
+        scope: &Scope,
+        depth: usize,
+        prefix: Template,
+        start: Option<Template>,
+        sep: &str,
+        into: &str,
+    ) -> Result<Vec<Step>, Error> {
+        let end = match c.text("ForeachController.endIndex") {
+            Some(end) => Some(self.tmpl(c, end)?),
+            None => None,
+        };
+        let index = self.loop_index(c, 0);
+        let slot = self.b.slot(Slot::Loop);
+        let start_at = self.b.sym.vars.assign(&format!("__stampede_foreach_{slot}_start"));
+        self.report(
+            c,
+            depth,
+            Status::Supported,
+            format!("${{{into}}} takes ${{{}{sep}N}} from the start index, read for each pass", prefix.source()),
+        );
+        let at = flow::PickAt {
+            prefix,
+            sep: sep.to_string(),
+            start: start.unwrap_or_else(|| Template::literal("0")),
+            start_at,
+            index: index.var,
+        };
+        let into_var = self.b.sym.vars.assign(into);
+        let pick = flow::Pick {
+            slot,
+            offset: 0,
+            from: Vec::new(),
+            into: into_var,
+            name: into.to_string(),
+            end,
+            at: Some(Box::new(at)),
+        };
+        let mut steps = vec![Step::Pick(Box::new(pick))];
+        steps.extend(self.controller_body(&c.children, scope, depth + 1)?);
+        let index = Some(index);
+        Ok(vec![Step::Loop(Box::new(flow::Loop {
+            count: None,
+            condition: None,
+            steps,
+            enter_first: false,
+            slot,
+            index,
+        }))])
     }
 
     /// JMeter 5's pass index of a Loop, While or ForEach Controller: the variable
@@ -944,6 +1017,38 @@ mod tests {
         assert!(nested.branches.is_empty());
         let Op::Parallel(second) = ops[1] else { unreachable!() };
         assert_eq!(second.max, usize::MAX);
+    }
+
+    /// A ForEach prefix or start index set while the test runs makes the names per pass (no
+    /// names fixed at load); constant ones keep the names and the loop's count.
+    #[test]
+    fn a_for_each_prefix_or_start_index_set_at_run_time_is_read_per_pass() {
+        use super::super::extractor::tests::{plan_with, regex_into};
+        let each = |prefix: &str, start: &str| {
+            format!(
+                r#"<ForeachController testclass="ForeachController" testname="fe" enabled="true"><stringProp name="ForeachController.inputVal">{prefix}</stringProp><stringProp name="ForeachController.returnVal">o</stringProp><stringProp name="ForeachController.startIndex">{start}</stringProp><stringProp name="ForeachController.endIndex">3</stringProp></ForeachController><hashTree/>"#
+            )
+        };
+        let pick = |prefix: &str, start: &str| {
+            let text = plan_with(&regex_into("n")).replace(
+                "</hashTree></hashTree></hashTree></jmeterTestPlan>",
+                &format!("{}</hashTree></hashTree></hashTree></jmeterTestPlan>", each(prefix, start)),
+            );
+            let (p, _) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+            let Some(Step::Loop(l)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::Loop(_))) else { panic!() };
+            let Some(Step::Pick(pk)) = l.steps.first() else { panic!() };
+            (pk.clone(), l.count.clone())
+        };
+        for (prefix, start) in [("${n}", "1"), ("v", "${n}")] {
+            let (pk, count) = pick(prefix, start);
+            let at = pk.at.as_ref().expect("read per pass");
+            assert_eq!((at.prefix.source(), at.start.source(), at.sep.as_str()), (prefix, start, "_"));
+            assert!(pk.from.is_empty() && count.is_none());
+            assert_eq!(pk.end.as_ref().map(|t| t.source()), Some("3"));
+        }
+        let (pk, count) = pick("v", "1");
+        assert!(pk.at.is_none() && pk.from.len() == request::MAX_ALL_MATCHES);
+        assert_eq!(count.map(|t| t.source().to_string()), Some("2".to_string()));
     }
 
     /// A ForEach end index set while the test runs is read per pass (JMeter's `isDone`), not

@@ -238,13 +238,23 @@ impl Cx {
     /// the default (JMeter adds a failed assertion result, but the sample stays successful).
     pub(super) fn xpath_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("XPathExtractor.refname").trim().to_string();
-        let query = self.expand(c, c.text_or_empty("XPathExtractor.xpathQuery"))?;
+        let raw = c.text_or_empty("XPathExtractor.xpathQuery");
         let tolerant = c.flag("XPathExtractor.tolerant").unwrap_or(false);
         let namespaces = c.flag("XPathExtractor.namespace").unwrap_or(false);
         let fragment = c.flag("XPathExtractor.fragment").unwrap_or(false);
         let mut note = String::new();
-        let path = XPathExpr::new(&query, tolerant, namespaces, fragment);
-        let source = or_invalid(path.map(ExtractSource::XPath), &mut note);
+        // JMeter evaluates `${}` in the query for each sample: one set while the test runs
+        // is compiled then.
+        let probe = self.tmpl(c, raw)?;
+        let source = if probe.is_dynamic(&self.b.sym.vars) {
+            note.push_str("the query is read for each sample; ");
+            let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, fragment);
+            ExtractSource::XPathRunTime(RunTime::new(probe, compile))
+        } else {
+            let query = self.expand(c, raw)?;
+            let path = XPathExpr::new(&query, tolerant, namespaces, fragment);
+            or_invalid(path.map(ExtractSource::XPath), &mut note)
+        };
         let (match_no, _) = self.match_number(c.text("XPathExtractor.matchNumber"), &name, &mut note);
         // "Validate XML" checks the body against its DTD: not done here.
         let status = match c.flag("XPathExtractor.validate") {
@@ -262,18 +272,29 @@ impl Cx {
     /// takes the common subset; a query it cannot read is reported.
     pub(super) fn xpath2_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("XPathExtractor2.refname").trim().to_string();
-        let query = self.expand(c, c.text_or_empty("XPathExtractor2.xpathQuery"))?;
+        let raw = c.text_or_empty("XPathExtractor2.xpathQuery");
         let fragment = c.flag("XPathExtractor2.fragment").unwrap_or(false);
         let mut note = String::new();
         let ns = c.text_or_empty("XPathExtractor2.namespaces").trim();
-        if !ns.is_empty() {
+        let namespaces = !ns.is_empty();
+        if namespaces {
             note.push_str("namespace prefixes are taken from the response, not from the element; ");
         }
-        let source = match XPathExpr::new(&query, false, !ns.is_empty(), fragment) {
-            Ok(x) => ExtractSource::XPath(x),
-            Err(e) => {
-                self.unsupported(c, depth, &format!("{e} (read as XPath 1.0)"));
-                return Ok(());
+        let probe = self.tmpl(c, raw)?;
+        let source = if probe.is_dynamic(&self.b.sym.vars) {
+            // Read for each sample, as JMeter evaluates it; a query the XPath 1.0 engine does
+            // not take then finds nothing (the default stays).
+            note.push_str("the query is read for each sample; ");
+            let compile = move |q: &str| XPathExpr::new(q, false, namespaces, fragment);
+            ExtractSource::XPathRunTime(RunTime::new(probe, compile))
+        } else {
+            let query = self.expand(c, raw)?;
+            match XPathExpr::new(&query, false, namespaces, fragment) {
+                Ok(x) => ExtractSource::XPath(x),
+                Err(e) => {
+                    self.unsupported(c, depth, &format!("{e} (read as XPath 1.0)"));
+                    return Ok(());
+                }
             }
         };
         let (match_no, _) = self.match_number(c.text("XPathExtractor2.matchNumber"), &name, &mut note);
@@ -307,11 +328,24 @@ impl Cx {
     /// CSS Selector Extractor (HtmlExtractor; JSoup or Jodd in JMeter).
     pub(super) fn html_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let name = c.text_or_empty("HtmlExtractor.refname").trim().to_string();
-        let expr = self.expand(c, c.text_or_empty("HtmlExtractor.expr"))?;
-        let attribute = self.expand(c, c.text_or_empty("HtmlExtractor.attribute"))?;
         let jodd = c.text_or_empty("HtmlExtractor.extractor_impl").trim() == "JODD";
         let mut note = String::new();
-        let source = or_invalid(CssExpr::new(&expr, &attribute, jodd).map(ExtractSource::Css), &mut note);
+        // Selector and attribute as one text (XML holds no NUL to mistake for the joint):
+        // JMeter evaluates `${}` in both for each sample, so one set while the test runs is
+        // read then.
+        let both = format!("{}\0{}", c.text_or_empty("HtmlExtractor.expr"), c.text_or_empty("HtmlExtractor.attribute"));
+        let probe = self.tmpl(c, &both)?;
+        let css = move |both: &str| {
+            let (expr, attribute) = both.split_once('\0').unwrap_or((both, ""));
+            CssExpr::new(expr, attribute, jodd)
+        };
+        let source = if probe.is_dynamic(&self.b.sym.vars) {
+            note.push_str("the selector and attribute are read for each sample; ");
+            ExtractSource::CssRunTime(RunTime::new(probe, css))
+        } else {
+            let both = self.expand(c, &both)?;
+            or_invalid(css(&both).map(ExtractSource::Css), &mut note)
+        };
         let (match_no, all) = self.match_number(c.text("HtmlExtractor.match_number"), &name, &mut note);
         let default = self.optional_default(c, "HtmlExtractor", false)?;
         let var = self.b.sym.vars.assign(&name);
@@ -487,6 +521,45 @@ pub(super) mod tests {
             }
         });
         out
+    }
+
+    /// XPath, XPath2 and CSS Selector Extractors whose expression (or attribute) holds a
+    /// variable set while the test runs compile it per sample, with the element's settings; a
+    /// constant one still compiles once, when the plan loads.
+    #[test]
+    fn markup_expressions_with_variables_set_at_run_time_are_compiled_per_sample() {
+        let xpath = |class: &str, p: &str, q: &str| {
+            format!(
+                r#"<{class} testclass="{class}" testname="x" enabled="true"><stringProp name="{p}.refname">x</stringProp><stringProp name="{p}.xpathQuery">{q}</stringProp><boolProp name="{p}.fragment">true</boolProp></{class}><hashTree/>"#
+            )
+        };
+        let css = |e: &str, a: &str| {
+            format!(
+                r#"<HtmlExtractor testclass="HtmlExtractor" testname="c" enabled="true"><stringProp name="HtmlExtractor.refname">c</stringProp><stringProp name="HtmlExtractor.expr">{e}</stringProp><stringProp name="HtmlExtractor.attribute">{a}</stringProp></HtmlExtractor><hashTree/>"#
+            )
+        };
+        let children = [
+            regex_into("k"),
+            xpath("XPathExtractor", "XPathExtractor", "/r/${k}"),
+            xpath("XPath2Extractor", "XPathExtractor2", "/r/${k}"),
+            css("p#a", "${k}"),
+            css("p", "href"),
+        ]
+        .concat();
+        let i = inspect_with(&children, false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let e = extractors(&i);
+        for x in &e[1..3] {
+            let ExtractSource::XPathRunTime(x) = &x.source else { panic!("{:?}", x.source) };
+            assert_eq!(x.src.source(), "/r/${k}");
+            // The element's settings travel with the compiler.
+            assert!(x.compiled("/r/a".into()).1.as_ref().is_ok_and(|x| x.fragment));
+            assert!(x.compiled("/r/[".into()).1.is_err());
+        }
+        let ExtractSource::CssRunTime(c) = &e[3].source else { panic!("{:?}", e[3].source) };
+        assert!(c.compiled("p#a\0data-x".into()).1.as_ref().is_ok_and(|c| c.attribute == "data-x"));
+        assert!(c.compiled("p[\0".into()).1.is_err());
+        assert!(matches!(&e[4].source, ExtractSource::Css(c) if c.attribute == "href"));
     }
 
     #[test]
