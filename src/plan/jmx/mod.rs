@@ -191,13 +191,21 @@ impl Cx {
         if !self.errors.is_empty() || !self.unsupported.is_empty() {
             return None;
         }
-        if self.b.scenarios().is_empty() {
-            self.last = Some(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
-            return None;
+        let no_thread = self.b.scenarios().is_empty();
+        if no_thread {
+            // JMeter runs such a plan (an unfilled `${__P(THREADS_COUNT,)}` is the usual cause):
+            // it starts no thread, sends nothing, and ends with exit code 0.
+            self.no_thread_warning(test_plan);
+            if !self.errors.is_empty() {
+                return None;
+            }
         }
         // Reading leniently (`check`), a file that cannot be read now may hold the requests;
         // with every file read, a plan that sends none is refused as `run` refuses it.
-        if (!self.lenient || self.needs.is_empty()) && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
+        if !no_thread
+            && (!self.lenient || self.needs.is_empty())
+            && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow))
+        {
             self.last = Some(Error::invalid(Location::file(path), "no thread group sends a request"));
             return None;
         }
