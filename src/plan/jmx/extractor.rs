@@ -181,7 +181,7 @@ impl Cx {
     /// gives its number of groups; one compiled per sample keeps up to [`RUN_TIME_GROUPS`].
     fn match_groups_of(&mut self, name: &str, source: &ExtractSource, all: bool) -> Option<Box<MatchGroups>> {
         let needle = format!("{name}_g");
-        if !mentions(&self.root, &needle) {
+        if !self.text.contains(&needle) {
             return None;
         }
         let n = match source {
@@ -462,18 +462,6 @@ impl Cx {
 
 /// The groups a Regular Expression Extractor compiled per sample keeps (`name_g0`..`name_g9`).
 pub(super) const RUN_TIME_GROUPS: usize = 9;
-
-/// Whether any text of the element or below it holds `needle`.
-fn mentions(el: &El, needle: &str) -> bool {
-    fn in_props(props: &[tree::Prop], needle: &str) -> bool {
-        props.iter().any(|p| match &p.value {
-            tree::Value::Text(t) => t.contains(needle),
-            tree::Value::Element { props, .. } | tree::Value::Collection(props) => in_props(props, needle),
-            tree::Value::Other => false,
-        })
-    }
-    in_props(&el.props, needle) || el.children.iter().any(|c| mentions(c, needle))
-}
 
 /// The source as the element's scope reads it: over a JMeter variable (`Sample.scope` =
 /// `variable`, JMeter's "JMeter Variable Name to use"), else over the response.

@@ -128,6 +128,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         autostops: Vec::new(),
         scripts_set_any: false,
         url_rewriters: None,
+        text: text.to_string(),
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -341,6 +342,9 @@ struct Cx {
     /// The plan's URL Re-writing Modifiers, found in the tree once (each HTTP sampler takes
     /// their extractors: a walk of the whole tree per sampler made loading quadratic).
     url_rewriters: Option<std::sync::Arc<[El]>>,
+    /// The plan's text as read, for what is named anywhere in it (a Regular Expression
+    /// Extractor's `name_g...`): one search of it per question, not a walk of the tree.
+    text: String,
 }
 
 impl Cx {
