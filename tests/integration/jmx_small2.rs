@@ -291,3 +291,32 @@ fn a_default_that_renders_empty_at_run_time_follows_each_extractors_rule() {
         run_plan(&server, &run, &plan(server.addr().port(), &vars, &group("ThreadGroup", "d", "1", &steps.concat())));
     assert_eq!(bodies(&got), [("/d/show".to_string(), "r=before c=before b=before j= x= re= ".to_string())]);
 }
+
+/// JMeter 5.6.3 (`small2-regex-groups.jmx`, `/g/single`): a single-match Regular Expression
+/// Extractor removes the `t_matchNr` and `t_1`.. an earlier match number -1 extractor into the
+/// same name left, whether or not the plan reads the groups; a miss does too.
+#[test]
+fn a_single_match_regex_extractor_removes_what_a_match_all_one_into_its_name_left() {
+    let server = witness();
+    let run = TempRun::new("small2-list");
+    let show = "t=${t} nr=${t_matchNr} t1=${t_1} t2=${t_2}";
+    let steps = [
+        get("/l/all", &regex("t", r"([a-z]+)-(\d+)", -1, "", false)),
+        post("/l/all", show),
+        get("/l/single", &regex("t", "&quot;(OK)&quot;", 1, "", false)),
+        post("/l/single", show),
+        get("/l/all2", &regex("t", r"([a-z]+)-(\d+)", -1, "", false)),
+        get("/l/miss", &regex("t", "(nomatch)", 1, "", false)),
+        post("/l/miss", show),
+    ];
+    let got =
+        run_plan(&server, &run, &plan(server.addr().port(), &[], &group("ThreadGroup", "l", "1", &steps.concat())));
+    let want = [
+        ("/l/all", "t=${t} nr=2 t1=tok t2=x"),
+        ("/l/single", "t=OK nr=${t_matchNr} t1=${t_1} t2=${t_2}"),
+        ("/l/miss", "t=OK nr=${t_matchNr} t1=${t_1} t2=${t_2}"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(p, b)| (p.to_string(), b.to_string())).collect();
+    assert_eq!(bodies(&got), want);
+    assert_eq!(got.len(), 7);
+}

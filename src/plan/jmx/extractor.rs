@@ -181,32 +181,43 @@ impl Cx {
     /// gives its number of groups; one compiled per sample keeps up to [`RUN_TIME_GROUPS`].
     fn match_groups_of(&mut self, name: &str, source: &ExtractSource, all: bool) -> Option<Box<MatchGroups>> {
         let needle = format!("{name}_g");
-        if !self.text.contains(&needle) {
+        let reads_groups = self.text.contains(&needle);
+        // A single-match extractor removes what a match number -1 one into the same name left.
+        let list = (!all && self.lists_into(name)).then(|| self.b.all_matches(name));
+        if !reads_groups && list.is_none() {
             return None;
         }
         let n = match source {
+            _ if !reads_groups => 0,
             ExtractSource::Regex { regex, .. } => regex.captures_len().saturating_sub(1),
             _ => RUN_TIME_GROUPS,
         };
         let vars = &mut self.b.sym.vars;
         let count = vars.assign(&needle);
         let groups = (0..=n).map(|g| vars.assign(&format!("{needle}{g}"))).collect();
-        // A single-match extractor removes what a match number -1 one into the same name left.
-        let list = (!all && self.lists_into(name)).then(|| self.b.all_matches(name));
         Some(Box::new(MatchGroups { count, groups, list }))
     }
 
-    /// Whether a Regular Expression Extractor with match number -1 sets `name_1`...
-    fn lists_into(&self, name: &str) -> bool {
-        fn walk(el: &El, name: &str) -> bool {
-            el.children.iter().filter(|c| c.enabled).any(|c| {
-                (c.class == "RegexExtractor"
-                    && c.text_or_empty("RegexExtractor.refname").trim() == name
-                    && c.text_or_empty("RegexExtractor.match_number").trim().parse::<i64>().is_ok_and(|n| n < 0))
-                    || walk(c, name)
-            })
+    /// Whether a Regular Expression Extractor with match number -1 sets `name_1`... (the
+    /// names of all of them found in one walk of the plan, the first time it is asked).
+    fn lists_into(&mut self, name: &str) -> bool {
+        fn walk(el: &El, out: &mut std::collections::HashSet<String>) {
+            for c in el.children.iter().filter(|c| c.enabled) {
+                let n = c.text_or_empty("RegexExtractor.match_number").trim().parse::<i64>();
+                if c.class == "RegexExtractor" && n.is_ok_and(|n| n < 0) {
+                    out.insert(c.text_or_empty("RegexExtractor.refname").trim().to_string());
+                }
+                walk(c, out);
+            }
         }
-        walk(&self.root, name)
+        let root = &self.root;
+        self.regex_lists
+            .get_or_insert_with(|| {
+                let mut out = std::collections::HashSet::new();
+                walk(root, &mut out);
+                out
+            })
+            .contains(name)
     }
 
     /// JMeter's match number: 0 (or none) a random match, N the Nth, negative all of them.

@@ -129,6 +129,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         scripts_set_any: false,
         url_rewriters: None,
         text: text.to_string(),
+        regex_lists: None,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -345,6 +346,8 @@ struct Cx {
     /// The plan's text as read, for what is named anywhere in it (a Regular Expression
     /// Extractor's `name_g...`): one search of it per question, not a walk of the tree.
     text: String,
+    /// The names Regular Expression Extractors with match number -1 set, once asked.
+    regex_lists: Option<std::collections::HashSet<String>>,
 }
 
 impl Cx {
