@@ -566,6 +566,11 @@ impl Totals {
     /// milliseconds, as JMeter's are (its samples' times are whole ms, its average their
     /// integer mean), the run's length in whole seconds.
     fn line(&self) -> String {
+        if self.samples == 0 {
+            // JMeter's Summariser with no sample (a plan that starts no thread): no elapsed
+            // time, so "******" for the rate, and its min and max still at their start values.
+            return "summary =      0 in 00:00:00 = ******/s Avg:     0 Min: 9223372036854775807 Max: -9223372036854775808 Err:     0 (0.00%)".into();
+        }
         let secs = self.seconds.round() as u64;
         format!(
             "summary = {:>6} in {:02}:{:02}:{:02} = {:>6.1}/s Avg: {:>5} Min: {:>5} Max: {:>5} Err: {:>5} ({:.2}%)",
@@ -926,6 +931,13 @@ mod tests {
         assert_eq!(
             t.line(),
             "summary =     14 in 01:02:05 =   35.0/s Avg:    12 Min:     3 Max:    58 Err:    14 (100.00%)"
+        );
+        // And for a run that sent nothing (every thread group of 0 threads), as JMeter printed it.
+        let none =
+            Totals { samples: 0, errors: 0, error_pct: 0.0, mean_ms: 0.0, min_ms: 0.0, max_ms: 0.0, rate: 0.0, ..t };
+        assert_eq!(
+            none.line(),
+            "summary =      0 in 00:00:00 = ******/s Avg:     0 Min: 9223372036854775807 Max: -9223372036854775808 Err:     0 (0.00%)"
         );
     }
 

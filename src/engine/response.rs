@@ -4,7 +4,7 @@
 
 use crate::engine::session::UserVars;
 use crate::plan::markup::XPathResult;
-use crate::plan::request::{AllMatches, Extractor, JsonPathExpr, Pattern, ALL};
+use crate::plan::request::{AllMatches, Extractor, JsonPathExpr, MatchGroups, Pattern, ALL};
 use crate::plan::{CheckTest, ExtractSource, Field};
 use crate::record::ErrorKind;
 use rand::Rng;
@@ -439,11 +439,111 @@ fn plugin_json(p: &JsonPathExpr, e: &Extractor, all: &AllMatches, f: &mut Fields
         }
         Some(v) if !v.is_array() => u.set(e.var, &json_text(&v)),
         _ => {
-            if let Some(d) = &e.default {
-                let v = d.render_string(u);
-                u.set(e.var, &v);
-            }
+            set_default(e, u);
             set_list(all, Vec::new(), u);
+        }
+    }
+}
+
+/// Sets the extractor's default, as rendered now, unless its rule leaves the variable as it
+/// was for what it rendered (a Regular Expression Extractor's `${maybe}` that is empty).
+fn set_default(e: &Extractor, u: &mut UserVars) {
+    if let Some(d) = &e.default {
+        let v = d.render_string(u);
+        if e.empty_default.sets(&v) {
+            u.set(e.var, &v);
+        }
+    }
+}
+
+/// A match of a Regular Expression Extractor: what its template makes, and each group
+/// (`None` for one that took no part).
+type RegexMatch = (String, Vec<Option<String>>);
+
+/// Each match of a Regular Expression Extractor's source, in order; `None` when a pattern
+/// compiled per sample does not compile (JMeter logs it and touches nothing but the default).
+fn regex_matches(
+    source: &ExtractSource,
+    f: &mut Fields<'_, '_>,
+    resp: &Response<'_>,
+    u: &mut UserVars,
+) -> Option<Vec<RegexMatch>> {
+    fn owned(p: &Pattern, template: &str, text: &str) -> Vec<RegexMatch> {
+        let caps = p.captures_all(text);
+        caps.iter().map(|g| (fill(template, g), g.iter().map(|s| s.map(str::to_string)).collect())).collect()
+    }
+    match source {
+        ExtractSource::FromVar { var, source } => match scoped_text(u, *var) {
+            Some(text) => regex_matches(source, &mut var_fields(resp, text), resp, u),
+            None => Some(Vec::new()),
+        },
+        ExtractSource::Regex { regex, template, from } => Some(owned(regex, template, f.text(*from))),
+        ExtractSource::RegexRunTime { regex, template, from } => match &regex.compiled(regex.src.render_string(u)).1 {
+            Ok(p) => Some(owned(p, template, f.text(*from))),
+            Err(_) => None,
+        },
+        // A pattern that did not compile when the plan loaded: JMeter's "Error in pattern".
+        _ => None,
+    }
+}
+
+/// JMeter's `saveGroups`: `name_gK` for each group of the match (a group that took no part
+/// unset, as JMeter's null), `name_g` their number, group 0 aside, and the groups of an
+/// earlier match beyond this one's unset.
+fn save_groups(g: &MatchGroups, groups: &[Option<String>], u: &mut UserVars) {
+    let previous = u.get(g.count).parse::<usize>().unwrap_or(0);
+    for (var, value) in g.groups.iter().zip(groups) {
+        match value {
+            Some(v) => u.set(*var, v),
+            None => u.unset(*var),
+        }
+    }
+    u.set(g.count, &groups.len().saturating_sub(1).to_string());
+    for var in g.groups.iter().take(previous + 1).skip(groups.len()) {
+        u.unset(*var);
+    }
+}
+
+/// JMeter's `removeGroups`: unsets `name_g` and `name_g0`.. up to the number it held.
+fn remove_groups(g: &MatchGroups, u: &mut UserVars) {
+    let n = u.get(g.count).parse::<usize>().unwrap_or(0);
+    u.unset(g.count);
+    for var in g.groups.iter().take(n + 1) {
+        u.unset(*var);
+    }
+}
+
+/// A single-match Regular Expression Extractor whose groups the plan reads: the default
+/// first (as JMeter puts it before matching), what an earlier match number -1 extractor into
+/// the same name left removed, then the match and its groups, or the groups removed.
+/// Returns whether a match was found.
+fn regex_single(e: &Extractor, g: &MatchGroups, f: &mut Fields<'_, '_>, resp: &Response<'_>, u: &mut UserVars) -> bool {
+    set_default(e, u);
+    let Some(mut matches) = regex_matches(&e.source, f, resp, u) else { return false };
+    if let Some(list) = &g.list {
+        if !u.is_unset(list.count) {
+            let before = u.get(list.count).parse::<usize>().unwrap_or(0);
+            u.unset(list.count);
+            for (i, var) in list.vars.iter().enumerate().take(before) {
+                u.unset(*var);
+                for (_, per_match) in &list.groups {
+                    if let Some(v) = per_match.get(i) {
+                        u.unset(*v);
+                    }
+                }
+            }
+        }
+    }
+    match choose(e.match_no, matches.len(), u) {
+        Some(i) => {
+            let (value, groups) = matches.swap_remove(i);
+            u.set(e.var, &value);
+            save_groups(g, &groups, u);
+            true
+        }
+        None => {
+            remove_groups(g, u);
+            false
         }
     }
 }
@@ -541,6 +641,14 @@ pub(super) fn apply_rules(
             }
             continue;
         }
+        if let (Some(g), None) = (&e.groups, &e.all) {
+            if !regex_single(e, g, &mut f, resp, u) {
+                if let Some(c) = e.required {
+                    failed = failed.or(Some(ErrorKind::Check(c.0)));
+                }
+            }
+            continue;
+        }
         let mut values = match &e.source {
             ExtractSource::FromVar { var, source } => match scoped_text(u, *var) {
                 Some(text) => found_all(source, &mut var_fields(resp, text), resp, u),
@@ -558,16 +666,15 @@ pub(super) fn apply_rules(
             let first = values.first().cloned().flatten();
             set_list(all, values, u);
             set_groups(all, &e.source, &mut f, u);
+            if let Some(g) = &e.groups {
+                // Match number -1 removes the single match's groups (it keeps `name_i_gK`).
+                remove_groups(g, u);
+            }
             // The XPath Extractor sets the name to the first value; the others leave it to
             // the default (JMeter sets it before matching).
             match first {
                 Some(first) if xpath => u.set(e.var, &first),
-                _ => {
-                    if let Some(d) = &e.default {
-                        let v = d.render_string(u);
-                        u.set(e.var, &v);
-                    }
-                }
+                _ => set_default(e, u),
             }
             continue;
         }
@@ -576,10 +683,7 @@ pub(super) fn apply_rules(
             Some(Some(v)) => u.set(e.var, &v),
             Some(None) => {}
             None => {
-                if let Some(d) = &e.default {
-                    let v = d.render_string(u);
-                    u.set(e.var, &v);
-                }
+                set_default(e, u);
                 if let Some(c) = e.required {
                     failed = failed.or(Some(ErrorKind::Check(c.0)));
                 }
@@ -850,16 +954,101 @@ mod tests {
         assert!(u.is_unset(v(1)) && !u.is_unset(v(0)));
     }
 
+    /// User variables whose unset state reads as `${name}`, as in a JMX plan.
+    fn jmx_vars(names: &[&str]) -> UserVars {
+        let mut g = crate::engine::session::Globals::new(0);
+        std::sync::Arc::get_mut(&mut g).unwrap().unset_names = names.iter().map(|n| n.to_string()).collect();
+        UserVars::new(names.iter().map(|n| format!("${{{n}}}")).collect(), 0, 1, g)
+    }
+
+    fn regex_extractor(re: &str, match_no: u32, default: Option<&str>, groups: Option<MatchGroups>) -> Extractor {
+        Extractor {
+            var: crate::plan::VarId(0),
+            into: "t".into(),
+            source: ExtractSource::Regex {
+                regex: Pattern::perl5(re).unwrap(),
+                template: "$1$".into(),
+                from: Field::Body,
+            },
+            match_no,
+            default: default.map(crate::plan::Template::literal),
+            required: None,
+            all: None,
+            empty_default: crate::plan::request::EmptyDefault::Leave,
+            groups: groups.map(Box::new),
+        }
+    }
+
+    fn extract(e: &Extractor, body: &[u8], u: &mut UserVars) {
+        let resp = Response::new(HEAD, body, 200);
+        let rules = Rules { extract: std::slice::from_ref(e), checks: &[], limit: 1 << 20 };
+        apply_rules(rules, &resp, b"", "", Duration::ZERO, 0, u);
+    }
+
+    /// #32: JMeter's RegexExtractor (`saveGroups`/`removeGroups`) for a single match: `t_g`
+    /// the number of groups, `t_g0` the whole match, `t_gK` each group (one that took no part
+    /// unset, JMeter's null); a response without a match removes them, with or without a
+    /// default; match number -1 removes them too and a single match removes its `t_matchNr`.
+    #[test]
+    fn a_single_match_regex_sets_its_groups_and_a_miss_removes_them() {
+        let names = ["t", "t_g", "t_g0", "t_g1", "t_g2", "t_matchNr", "t_1", "t_2"];
+        let v = |i: u32| crate::plan::VarId(i);
+        let mut u = jmx_vars(&names);
+        let groups = || MatchGroups { count: v(1), groups: vec![v(2), v(3), v(4)], list: None };
+        let e = regex_extractor(r"id=(\d+)(x)?", 2, None, Some(groups()));
+        let all = |u: &UserVars| (0..8).map(|i| u.get(v(i)).to_string()).collect::<Vec<_>>();
+        extract(&e, b"id=1x id=22", &mut u);
+        assert_eq!(all(&u)[..5], ["22", "2", "id=22", "22", "${t_g2}"]);
+        // No match, no default: the name as it was, the groups removed.
+        extract(&e, b"none", &mut u);
+        assert_eq!(all(&u)[..5], ["22", "${t_g}", "${t_g0}", "${t_g1}", "${t_g2}"]);
+        extract(&e, b"id=5x id=6x", &mut u);
+        assert_eq!(all(&u)[..5], ["6", "2", "id=6x", "6", "x"]);
+        // With a default: the default, and the groups removed all the same.
+        let with_default = regex_extractor(r"id=(\d+)(x)?", 1, Some("D"), Some(groups()));
+        extract(&with_default, b"none", &mut u);
+        assert_eq!(all(&u)[..5], ["D", "${t_g}", "${t_g0}", "${t_g1}", "${t_g2}"]);
+        // A -1 extractor's list into the same name is removed by a single match.
+        u.set(v(5), "2");
+        u.set(v(6), "a");
+        u.set(v(7), "b");
+        let all_list = AllMatches { vars: vec![v(6), v(7)], count: v(5), concat: None, groups: Vec::new() };
+        let single = regex_extractor(r"id=(\d+)", 1, None, Some(MatchGroups { list: Some(all_list), ..groups() }));
+        extract(&single, b"id=7", &mut u);
+        assert_eq!(all(&u), ["7", "1", "id=7", "7", "${t_g2}", "${t_matchNr}", "${t_1}", "${t_2}"]);
+        // A pattern with fewer groups than the last match's unsets the ones beyond.
+        u.set(v(1), "2");
+        u.set(v(4), "old");
+        extract(&single, b"id=8", &mut u);
+        assert_eq!(all(&u)[..5], ["8", "1", "id=8", "8", "${t_g2}"]);
+    }
+
+    /// #32: a default that renders empty at run time: Regex and CSS leave the variable as it
+    /// was, the Boundary Extractor too when blank, JSON and XPath (and a ticked "Use empty
+    /// default value") set it.
+    #[test]
+    fn a_default_empty_at_run_time_follows_each_extractors_rule() {
+        use crate::plan::request::EmptyDefault;
+        assert!(!EmptyDefault::Leave.sets("") && EmptyDefault::Leave.sets(" "));
+        assert!(!EmptyDefault::LeaveBlank.sets(" \t") && EmptyDefault::LeaveBlank.sets(" x"));
+        assert!(EmptyDefault::Set.sets(""));
+        let mut u = jmx_vars(&["t"]);
+        u.set(crate::plan::VarId(0), "before");
+        let mut e = regex_extractor("(nothing)", 1, Some(""), None);
+        extract(&e, b"body", &mut u);
+        assert_eq!(u.get(crate::plan::VarId(0)), "before");
+        e.empty_default = EmptyDefault::Set;
+        extract(&e, b"body", &mut u);
+        assert_eq!(u.get(crate::plan::VarId(0)), "");
+    }
+
     /// #32: an extractor scoped to an unset JMeter variable finds nothing (JMeter: "No
     /// variable ... found ..., skipping processing"), so its default applies: `(.*)` does not
     /// set `""`. A variable set to `""` is matched.
     #[test]
     fn an_extractor_scoped_to_an_unset_variable_finds_nothing_and_sets_its_default() {
         let names = ["src", "out"];
-        let mut g = crate::engine::session::Globals::new(0);
-        std::sync::Arc::get_mut(&mut g).unwrap().unset_names = names.iter().map(|n| n.to_string()).collect();
-        let initial = names.iter().map(|n| format!("${{{n}}}")).collect();
-        let mut u = UserVars::new(initial, 0, 1, g);
+        let mut u = jmx_vars(&names);
         let (src, out) = (crate::plan::VarId(0), crate::plan::VarId(1));
         let regex =
             ExtractSource::Regex { regex: Pattern::perl5("(.*)").unwrap(), template: "$1$".into(), from: Field::Body };
@@ -871,6 +1060,8 @@ mod tests {
             default: Some(crate::plan::Template::literal("DEF")),
             required: None,
             all: None,
+            empty_default: Default::default(),
+            groups: None,
         };
         let resp = Response::new(HEAD, b"body", 200);
         let run = |u: &mut UserVars| {

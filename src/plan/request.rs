@@ -257,6 +257,53 @@ pub struct Extractor {
     /// Every match (JMeter's match number -1): `name_1`, `name_2`, ... and `name_matchNr`.
     #[serde(skip)]
     pub all: Option<AllMatches>,
+    /// What a default that renders empty at run time does (each JMeter extractor's rule).
+    #[serde(skip)]
+    pub empty_default: EmptyDefault,
+    /// A Regular Expression Extractor's groups (`name_g`, `name_g0`..), when the plan reads them.
+    #[serde(skip)]
+    pub groups: Option<Box<MatchGroups>>,
+}
+
+/// What an extractor does with a default that renders empty when it runs (`${maybe}`):
+/// JMeter tests the rendered text, each extractor in its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EmptyDefault {
+    /// Sets it, `""` included (JSON, XPath and jmeter-plugins' extractors; any extractor whose
+    /// "Use empty default value" is ticked).
+    #[default]
+    Set,
+    /// Leaves the variable as it was (Regular Expression and CSS Selector Extractors:
+    /// `!defaultValue.isEmpty()`).
+    Leave,
+    /// Leaves it as it was when blank, spaces included (Boundary Extractor: `isNotBlank`).
+    LeaveBlank,
+}
+
+impl EmptyDefault {
+    /// Whether a default that rendered as `value` is set.
+    pub fn sets(self, value: &str) -> bool {
+        match self {
+            EmptyDefault::Set => true,
+            EmptyDefault::Leave => !value.is_empty(),
+            EmptyDefault::LeaveBlank => !value.trim().is_empty(),
+        }
+    }
+}
+
+/// The variables JMeter's Regular Expression Extractor sets beside the name for the match it
+/// keeps (match number 0 or N): `name_g` (how many groups, group 0 aside), `name_g0` (the
+/// whole match), `name_g1`..; a sample without a match unsets them. With match number -1 it
+/// unsets them too (it keeps `name_i_gK` instead).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchGroups {
+    /// `name_g`.
+    pub count: VarId,
+    /// `name_g0` ... `name_gN`.
+    pub groups: Vec<VarId>,
+    /// `name_matchNr` and `name_1`.. of a match number -1 extractor into the same name: a
+    /// single-match one unsets them (JMeter removes what an earlier -1 left).
+    pub list: Option<AllMatches>,
 }
 
 /// Where all the matches of an extractor go.

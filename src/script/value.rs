@@ -43,6 +43,9 @@ pub enum Value {
 /// an element it holds does nothing).
 #[derive(Debug, Default)]
 pub struct ListObj {
+    /// A json-smart `JSONArray` (what Jayway's `JsonPath.read` gives): a `List` whose
+    /// `toString()` is its JSON text; Groovy's own printing (`"$list"`, `+`) is unchanged.
+    pub json: bool,
     pub kind: ListKind,
     pub items: Mutex<Vec<Value>>,
 }
@@ -118,11 +121,16 @@ impl Value {
     }
 
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(ListObj { kind: ListKind::List, items: Mutex::new(items) }))
+        Value::List(Arc::new(ListObj { json: false, kind: ListKind::List, items: Mutex::new(items) }))
+    }
+
+    /// A json-smart `JSONArray` of these items.
+    pub fn json_array(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(ListObj { json: true, kind: ListKind::List, items: Mutex::new(items) }))
     }
 
     pub fn array(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(ListObj { kind: ListKind::Array, items: Mutex::new(items) }))
+        Value::List(Arc::new(ListObj { json: false, kind: ListKind::Array, items: Mutex::new(items) }))
     }
 
     pub fn map(entries: IndexMap<Key, Value>) -> Value {

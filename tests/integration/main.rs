@@ -58,6 +58,11 @@
 //!   group without a sampler takes one CSV row per thread; `__P` of an empty property; `//` in
 //!   paths; multipart bodies; upload paths per sample; JSON Extractor defaults; the Java
 //!   implementation's raw POST; a While condition whose function fails; Keystore Configuration.
+//! - `jmx_small2`: more of issue 32's rule: a plan whose every thread group has 0 threads loads,
+//!   sends nothing and exits 0 (`check` warns, `--strict` refuses, `stampede jmeter` prints
+//!   JMeter's summary), setUp/tearDown groups beside a main group of 0; a single-match Regular
+//!   Expression Extractor's `name_g`, `name_gK` set and removed as JMeter does; extractor
+//!   defaults that render empty at run time, per extractor.
 //! - `jmx_sync`: elements that coordinate threads or stop the test (issue 13 C): FIFO queues
 //!   between thread groups, the AutoStop Listener, the Module Controller, `__setProperty`.
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
@@ -172,6 +177,7 @@ mod jmx_scripts;
 mod jmx_scripts_i32;
 mod jmx_scripts_mirror;
 mod jmx_small;
+mod jmx_small2;
 mod jmx_socket;
 mod jmx_sync;
 mod jmx_tg;

@@ -2,7 +2,9 @@
 //! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
-use crate::plan::request::{AllMatches, CssExpr, JsonPathExpr, Pattern, RunTime, RunTimeJsonPath, XPathExpr, ALL};
+use crate::plan::request::{
+    AllMatches, CssExpr, EmptyDefault, JsonPathExpr, MatchGroups, Pattern, RunTime, RunTimeJsonPath, XPathExpr, ALL,
+};
 
 /// The extractors, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -96,6 +98,8 @@ impl Cx {
             default,
             required: None,
             all: None,
+            empty_default: self.empty_default(c, "BoundaryExtractor", EmptyDefault::LeaveBlank),
+            groups: None,
         });
         self.report(c, depth, Status::Supported, format!("into ${{{name}}}"));
         Ok(())
@@ -137,9 +141,15 @@ impl Cx {
         }
         let default = self.optional_default(c, "RegexExtractor", false)?;
         let var = self.b.sym.vars.assign(&name);
+        let groups = self.match_groups_of(&name, &source, all.is_some());
+        if groups.is_some() && all.is_none() {
+            note.push_str(&format!("its groups into ${{{name}_g}}, ${{{name}_g0}}..; "));
+        }
         note.push_str(&format!("into ${{{name}}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
-        Ok((Extractor { var, into: name, source, match_no, default, required: None, all }, status, note))
+        let empty_default = self.empty_default(c, "RegexExtractor", EmptyDefault::Leave);
+        let e = Extractor { var, into: name, source, match_no, default, required: None, all, empty_default, groups };
+        Ok((e, status, note))
     }
 
     /// `PREFIX.default`, or an empty default when `PREFIX.default_empty_value` asks for one;
@@ -154,6 +164,60 @@ impl Cx {
             (true, Some(true)) => Ok(Some(Template::literal(given))),
             _ => Ok(None),
         }
+    }
+
+    /// What the extractor does with a default that renders empty at run time: `rule`, unless
+    /// "Use empty default value" is ticked (then it is set whatever it renders).
+    fn empty_default(&self, c: &El, prefix: &str, rule: EmptyDefault) -> EmptyDefault {
+        match c.flag(&format!("{prefix}.default_empty_value")) {
+            Some(true) => EmptyDefault::Set,
+            _ => rule,
+        }
+    }
+
+    /// The groups variables of a Regular Expression Extractor into `name`, when the plan reads
+    /// `name_g...` anywhere (a script or `${}`): JMeter sets them on every match, but a slot
+    /// per user for variables nothing reads would only cost memory. A pattern known at load
+    /// gives its number of groups; one compiled per sample keeps up to [`RUN_TIME_GROUPS`].
+    fn match_groups_of(&mut self, name: &str, source: &ExtractSource, all: bool) -> Option<Box<MatchGroups>> {
+        let needle = format!("{name}_g");
+        let reads_groups = self.text.contains(&needle);
+        // A single-match extractor removes what a match number -1 one into the same name left.
+        let list = (!all && self.lists_into(name)).then(|| self.b.all_matches(name));
+        if !reads_groups && list.is_none() {
+            return None;
+        }
+        let n = match source {
+            _ if !reads_groups => 0,
+            ExtractSource::Regex { regex, .. } => regex.captures_len().saturating_sub(1),
+            _ => RUN_TIME_GROUPS,
+        };
+        let vars = &mut self.b.sym.vars;
+        let count = vars.assign(&needle);
+        let groups = (0..=n).map(|g| vars.assign(&format!("{needle}{g}"))).collect();
+        Some(Box::new(MatchGroups { count, groups, list }))
+    }
+
+    /// Whether a Regular Expression Extractor with match number -1 sets `name_1`... (the
+    /// names of all of them found in one walk of the plan, the first time it is asked).
+    fn lists_into(&mut self, name: &str) -> bool {
+        fn walk(el: &El, out: &mut std::collections::HashSet<String>) {
+            for c in el.children.iter().filter(|c| c.enabled) {
+                let n = c.text_or_empty("RegexExtractor.match_number").trim().parse::<i64>();
+                if c.class == "RegexExtractor" && n.is_ok_and(|n| n < 0) {
+                    out.insert(c.text_or_empty("RegexExtractor.refname").trim().to_string());
+                }
+                walk(c, out);
+            }
+        }
+        let root = &self.root;
+        self.regex_lists
+            .get_or_insert_with(|| {
+                let mut out = std::collections::HashSet::new();
+                walk(root, &mut out);
+                out
+            })
+            .contains(name)
     }
 
     /// JMeter's match number: 0 (or none) a random match, N the Nth, negative all of them.
@@ -190,8 +254,17 @@ impl Cx {
             );
             let var = self.b.sym.vars.assign("");
             let source = ExtractSource::Throws(what.clone());
-            let e =
-                Extractor { var, into: String::new(), source, match_no: 0, default: None, required: None, all: None };
+            let e = Extractor {
+                var,
+                into: String::new(),
+                source,
+                match_no: 0,
+                default: None,
+                required: None,
+                all: None,
+                empty_default: EmptyDefault::Set,
+                groups: None,
+            };
             return Ok((vec![e], Status::Warning, what));
         }
         let split = |s: &str| -> Vec<String> { java_split(s).into_iter().map(|x| x.trim().to_string()).collect() };
@@ -226,7 +299,19 @@ impl Cx {
             let default = Some(self.tmpl(c, defaults.get(i).map(String::as_str).unwrap_or(""))?);
             let var = self.b.sym.vars.assign(name);
             let source = scoped(c, source, &mut self.b.sym.vars);
-            out.push(Extractor { var, into: name.clone(), source, match_no, default, required: None, all });
+            let empty_default = EmptyDefault::Set;
+            let into = name.clone();
+            out.push(Extractor {
+                var,
+                into,
+                source,
+                match_no,
+                default,
+                required: None,
+                all,
+                empty_default,
+                groups: None,
+            });
         }
         note.push_str(&format!("into {}", names.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")));
         Ok((out, status, note))
@@ -320,7 +405,18 @@ impl Cx {
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}, ${{{name}_1}}.. and ${{{name}_matchNr}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
-        s.extract.push(Extractor { var, into: name, source, match_no, default, required: None, all });
+        let empty_default = EmptyDefault::Set;
+        s.extract.push(Extractor {
+            var,
+            into: name,
+            source,
+            match_no,
+            default,
+            required: None,
+            all,
+            empty_default,
+            groups: None,
+        });
         self.report(c, depth, status, note);
         Ok(())
     }
@@ -351,7 +447,18 @@ impl Cx {
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
-        s.extract.push(Extractor { var, into: name, source, match_no, default, required: None, all });
+        let empty_default = self.empty_default(c, "HtmlExtractor", EmptyDefault::Leave);
+        s.extract.push(Extractor {
+            var,
+            into: name,
+            source,
+            match_no,
+            default,
+            required: None,
+            all,
+            empty_default,
+            groups: None,
+        });
         self.report(c, depth, Status::Supported, note);
         Ok(())
     }
@@ -381,11 +488,25 @@ impl Cx {
         let all = Some(self.b.all_matches(&name));
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
-        s.extract.push(Extractor { var, into: name, source, match_no: 1, default, required: None, all });
+        let empty_default = EmptyDefault::Set;
+        s.extract.push(Extractor {
+            var,
+            into: name,
+            source,
+            match_no: 1,
+            default,
+            required: None,
+            all,
+            empty_default,
+            groups: None,
+        });
         self.report(c, depth, Status::Supported, note);
         Ok(())
     }
 }
+
+/// The groups a Regular Expression Extractor compiled per sample keeps (`name_g0`..`name_g9`).
+pub(super) const RUN_TIME_GROUPS: usize = 9;
 
 /// The source as the element's scope reads it: over a JMeter variable (`Sample.scope` =
 /// `variable`, JMeter's "JMeter Variable Name to use"), else over the response.

@@ -128,6 +128,8 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         autostops: Vec::new(),
         scripts_set_any: false,
         url_rewriters: None,
+        text: text.to_string(),
+        regex_lists: None,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -191,13 +193,21 @@ impl Cx {
         if !self.errors.is_empty() || !self.unsupported.is_empty() {
             return None;
         }
-        if self.b.scenarios().is_empty() {
-            self.last = Some(Error::invalid(Location::file(path), "the plan has no enabled thread group with threads"));
-            return None;
+        let no_thread = self.b.scenarios().is_empty();
+        if no_thread {
+            // JMeter runs such a plan (an unfilled `${__P(THREADS_COUNT,)}` is the usual cause):
+            // it starts no thread, sends nothing, and ends with exit code 0.
+            self.no_thread_warning(test_plan);
+            if !self.errors.is_empty() {
+                return None;
+            }
         }
         // Reading leniently (`check`), a file that cannot be read now may hold the requests;
         // with every file read, a plan that sends none is refused as `run` refuses it.
-        if (!self.lenient || self.needs.is_empty()) && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow)) {
+        if !no_thread
+            && (!self.lenient || self.needs.is_empty())
+            && !self.b.scenarios().iter().any(|s| flow::has_request(&s.flow))
+        {
             self.last = Some(Error::invalid(Location::file(path), "no thread group sends a request"));
             return None;
         }
@@ -333,6 +343,11 @@ struct Cx {
     /// The plan's URL Re-writing Modifiers, found in the tree once (each HTTP sampler takes
     /// their extractors: a walk of the whole tree per sampler made loading quadratic).
     url_rewriters: Option<std::sync::Arc<[El]>>,
+    /// The plan's text as read, for what is named anywhere in it (a Regular Expression
+    /// Extractor's `name_g...`): one search of it per question, not a walk of the tree.
+    text: String,
+    /// The names Regular Expression Extractors with match number -1 set, once asked.
+    regex_lists: Option<std::collections::HashSet<String>>,
 }
 
 impl Cx {

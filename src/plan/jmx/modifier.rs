@@ -165,6 +165,8 @@ impl Cx {
                 default: Some(Template::literal("")),
                 required: None,
                 all: None,
+                empty_default: crate::plan::request::EmptyDefault::Set,
+                groups: None,
             });
         }
         out

@@ -84,6 +84,28 @@ impl Cx {
         Ok(())
     }
 
+    /// A plan where no thread will start (every enabled thread group reads 0 threads, or
+    /// none is enabled) loads and runs as in JMeter: nothing is sent and the run ends at once.
+    /// The test plan's line says so as a warning; `--strict` refuses it.
+    pub(super) fn no_thread_warning(&mut self, test_plan: &El) {
+        let any_group = test_plan.children.iter().any(|c| c.enabled && is_thread_group(&c.class));
+        let why = match any_group {
+            true => "every enabled thread group reads 0 threads",
+            false => "the plan has no enabled thread group",
+        };
+        let what = format!("no thread will start ({why}): the run sends nothing and ends at once, as in JMeter");
+        if self.strict {
+            self.errors.push(Error::invalid(self.loc(test_plan), format!("{what} (refused by --strict)")));
+        }
+        match self.report.iter_mut().find(|r| r.line == test_plan.line && r.class == test_plan.class) {
+            Some(r) => {
+                r.status = Status::Warning;
+                r.note = what;
+            }
+            None => self.report(test_plan, 0, Status::Warning, what),
+        }
+    }
+
     /// The number of threads. One that is not a number is 0, as JMeter reads it (an int
     /// property that does not parse): the group starts no thread. One out of range is an error.
     fn thread_count(&mut self, tg: &El, notes: &mut Vec<String>) -> Result<u32, Error> {
@@ -729,9 +751,9 @@ mod tests {
         assert_eq!(secs(w.stops.as_ref().unwrap()), [23.0, 22.0, 21.0, 20.0, 2.0]);
         // One scenario for the whole group, as one thread group.
         assert_eq!(load(ULTIMATE, &inside).unwrap().scenarios.len(), 1);
-        // No rows: no thread (the plan then has none to run), not a plan error of its own.
-        let e = load(ULTIMATE, r#"<collectionProp name="ultimatethreadgroupdata"/>"#).unwrap_err();
-        assert!(e.to_string().contains("no enabled thread group with threads"), "{e}");
+        // No rows: no thread; the plan then starts none and sends nothing, as in JMeter.
+        let p = load(ULTIMATE, r#"<collectionProp name="ultimatethreadgroupdata"/>"#).unwrap();
+        assert!(p.scenarios.is_empty());
     }
 
     #[test]
@@ -801,8 +823,7 @@ mod tests {
             (ARRIVALS, "Iterations", " 3"),
         ] {
             let inside = props(&[("TargetLevel", "2"), (name, v)]);
-            let e = load(class, &inside).unwrap_err();
-            assert!(e.to_string().contains("no enabled thread group with threads"), "{name}: {e}");
+            assert!(load(class, &inside).unwrap().scenarios.is_empty(), "{name}");
             let text = format!(
                 r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
                 <{class} testclass="{class}" testname="G" enabled="true">{inside}</{class}><hashTree/>

@@ -98,7 +98,17 @@ impl Cx {
             None
         };
         let var = self.b.vars().assign(&into);
-        Ok(Extractor { var, into, source, match_no, default, required, all: None })
+        Ok(Extractor {
+            var,
+            into,
+            source,
+            match_no,
+            default,
+            required,
+            all: None,
+            empty_default: Default::default(),
+            groups: None,
+        })
     }
 
     pub(super) fn check(&mut self, n: &Node, el: &str) -> Result<Check, Error> {

@@ -823,6 +823,7 @@ impl Native for OrgJson {
                         org_array(Value::list(keys))
                     } else {
                         Value::List(Arc::new(crate::script::value::ListObj {
+                            json: false,
                             kind: ListKind::Set,
                             items: Mutex::new(keys),
                         }))
@@ -849,6 +850,86 @@ impl Native for OrgJson {
 }
 
 // ---- JsonPath ----
+
+/// json-smart's `toJSONString` (its default style, `NO_COMPRESS`): what a `JSONArray`'s
+/// `toString()` gives: strings and keys quoted, numbers, booleans and null bare, no spaces.
+pub(crate) fn json_smart_text(v: &Value) -> String {
+    fn quote(s: &str, out: &mut String) {
+        out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2000}'..='\u{20ff}' => {
+                    out.push_str(&format!("\\u{:04X}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+    }
+    fn write(v: &Value, out: &mut String) {
+        match v {
+            Value::Null => out.push_str("null"),
+            Value::Bool(_) | Value::Int(_) | Value::Long(_) | Value::Decimal(_) => out.push_str(&v.to_string()),
+            // A Double that is not finite is `null` in json-smart.
+            Value::Double(d) if !d.is_finite() => out.push_str("null"),
+            Value::Double(_) => out.push_str(&v.to_string()),
+            Value::List(l) => {
+                out.push('[');
+                for (i, x) in lock(&l.items).iter().enumerate() {
+                    if !crate::script::budget::show(crate::script::value::shown_size(x)) {
+                        break;
+                    }
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(x, out);
+                }
+                out.push(']');
+            }
+            Value::Map(m) => {
+                out.push('{');
+                for (i, (k, x)) in lock(&m.entries).iter().enumerate() {
+                    if !crate::script::budget::show(crate::script::value::shown_size(x)) {
+                        break;
+                    }
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    quote(&k.0.to_string(), out);
+                    out.push(':');
+                    write(x, out);
+                }
+                out.push('}');
+            }
+            other => quote(&other.to_string(), out),
+        }
+    }
+    let mut out = String::new();
+    write(v, &mut out);
+    out
+}
+
+/// The arrays of a document Jayway reads with json-smart as `JSONArray`s (its maps stay
+/// `LinkedHashMap`s, which print as Groovy's maps).
+fn smart_arrays(v: Value) -> Value {
+    match v {
+        Value::List(l) if l.kind == ListKind::List => {
+            Value::json_array(lock(&l.items).iter().cloned().map(smart_arrays).collect())
+        }
+        Value::Map(m) => {
+            let entries = lock(&m.entries).iter().map(|(k, x)| (k.clone(), smart_arrays(x.clone()))).collect();
+            Value::map(entries)
+        }
+        other => other,
+    }
+}
 
 /// Script values to serde's, for the plan's JSONPath engine to query.
 fn to_serde(v: &Value) -> serde_json::Value {
@@ -889,9 +970,9 @@ fn from_serde(v: &serde_json::Value) -> Value {
 /// it (`Integer`/`Long`, `Double`; objects in document order), or a value already parsed.
 fn json_doc(v: &Value) -> Result<Value, Thrown> {
     match v {
-        Value::Str(s) => {
-            parse(s, Numbers::Java).map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidJsonException", e))
-        }
+        Value::Str(s) => parse(s, Numbers::Java)
+            .map(smart_arrays)
+            .map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidJsonException", e)),
         Value::Null => Err(illegal_arg("json can not be null")),
         Value::Object(o) => match o.as_any().downcast_ref::<JsonDocument>() {
             Some(d) => Ok(d.0.clone()),
@@ -984,7 +1065,7 @@ impl JsonPathCompiled {
         let p = &self.0;
         let json = to_serde(doc);
         let found: Vec<Value> = if p.func.is_some() {
-            p.values(&json).iter().map(|v| from_serde(v)).collect()
+            p.values(&json).iter().map(|v| smart_arrays(from_serde(v))).collect()
         } else {
             let mut found: Vec<(Value, Vec<usize>)> =
                 p.path.query_located(&json).iter().map(|n| at_location(doc, n.location())).collect();
@@ -1005,7 +1086,8 @@ impl JsonPathCompiled {
                 Thrown::new("com.jayway.jsonpath.PathNotFoundException", format!("No results for path: {}", p.src))
             })
         } else {
-            Ok(Value::list(found))
+            // Jayway collects what an indefinite path finds in its provider's array.
+            Ok(Value::json_array(found))
         }
     }
 }

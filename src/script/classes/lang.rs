@@ -716,6 +716,8 @@ fn character(method: &str, args: &[Value]) -> Result<Value, Thrown> {
 fn string_static(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     match (method, args.len()) {
         ("valueOf" | "copyValueOf", 1) => match &args[0] {
+            // Java's `String.valueOf` calls `toString()`: JSON for json-smart's JSONArray.
+            v @ Value::List(l) if l.json => Ok(Value::str(super::json_smart_text(v))),
             Value::List(l) if lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) => {
                 Ok(Value::str(lock(&l.items).iter().map(|c| c.to_string()).collect::<String>()))
             }

@@ -36,6 +36,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use errors::Throwable;
+pub(crate) use json::json_smart_text;
 pub use time::format_decimal;
 pub(crate) use util::collect;
 

@@ -211,7 +211,7 @@ fn set(items: Vec<Value>) -> Value {
             out.push(v);
         }
     }
-    Value::List(Arc::new(ListObj { kind: ListKind::Set, items: Mutex::new(out) }))
+    Value::List(Arc::new(ListObj { json: false, kind: ListKind::Set, items: Mutex::new(out) }))
 }
 
 fn map_entries(v: Option<&Value>) -> IndexMap<Key, Value> {
@@ -1190,7 +1190,7 @@ fn collect_with(cx: &mut Ctx<'_>, items: Vec<Value>, c: &Collector) -> Result<Va
                     out.push(x);
                 }
             }
-            Value::List(Arc::new(ListObj { kind: ListKind::Set, items: Mutex::new(out) }))
+            Value::List(Arc::new(ListObj { json: false, kind: ListKind::Set, items: Mutex::new(out) }))
         }
         Collector::Joining { sep, prefix, suffix } => {
             let parts: Vec<String> = items.iter().map(Value::to_string).collect();

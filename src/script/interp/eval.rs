@@ -1264,7 +1264,7 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
                 Value::List(_) => items.extend(items.clone()),
                 other => items.push(other.clone()),
             }
-            return Ok(Value::List(Arc::new(ListObj { kind: a.kind, items: Mutex::new(items) })));
+            return Ok(Value::List(Arc::new(ListObj { json: false, kind: a.kind, items: Mutex::new(items) })));
         }
         (Sub, Value::List(a), _) => {
             let drop: Vec<Value> = match &r {
@@ -1272,7 +1272,7 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
                 other => vec![other.clone()],
             };
             let items = lock(&a.items).iter().filter(|x| !drop.iter().any(|d| value::equals(x, d))).cloned().collect();
-            return Ok(Value::List(Arc::new(ListObj { kind: a.kind, items: Mutex::new(items) })));
+            return Ok(Value::List(Arc::new(ListObj { json: false, kind: a.kind, items: Mutex::new(items) })));
         }
         (Add, Value::Map(a), Value::Map(b)) => {
             budget::check((lock(&a.entries).len() + lock(&b.entries).len()) as u64 * budget::ENTRY_BYTES)?;
@@ -1752,7 +1752,7 @@ fn new_builtin(cx: &mut Ctx<'_>, ty: &Ty, args: Vec<Value>) -> R<Value> {
                     out.push(v);
                 }
             }
-            Value::List(Arc::new(ListObj { kind: ListKind::Set, items: Mutex::new(out) }))
+            Value::List(Arc::new(ListObj { json: false, kind: ListKind::Set, items: Mutex::new(out) }))
         }
         "Map" | "HashMap" | "LinkedHashMap" | "TreeMap" => {
             let entries = match &from {

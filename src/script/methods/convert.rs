@@ -86,6 +86,9 @@ pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: b
         },
         "String" | "CharSequence" | "GString" => match &value {
             Value::Str(_) => value,
+            // Groovy's `as String` formats a collection itself (`[a, b]`), where a cast calls
+            // `toString()` (JSON for json-smart's JSONArray), as JMeter's Groovy does.
+            Value::List(l) if coerce && l.json => Value::from(value.to_string()),
             v if converts => Value::from(call_method(cx, v, "toString", Vec::new())?.to_string()),
             _ => return Err(fail(&value)),
         },

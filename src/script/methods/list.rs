@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 pub(crate) fn of_kind(kind: ListKind, items: Vec<Value>) -> Value {
     match kind {
         ListKind::Set => make_set(items),
-        _ => Value::List(Arc::new(ListObj { kind, items: Mutex::new(items) })),
+        _ => Value::List(Arc::new(ListObj { json: false, kind, items: Mutex::new(items) })),
     }
 }
 
@@ -29,7 +29,7 @@ pub(crate) fn make_set(items: Vec<Value>) -> Value {
             out.push(x);
         }
     }
-    Value::List(Arc::new(ListObj { kind: ListKind::Set, items: Mutex::new(out) }))
+    Value::List(Arc::new(ListObj { json: false, kind: ListKind::Set, items: Mutex::new(out) }))
 }
 
 /// The elements of anything Groovy iterates: lists, ranges, maps (entries), strings (chars),
@@ -857,6 +857,8 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             call(cx, recv, l, "collect", std::slice::from_ref(f))?.ok_or_else(bad)?
         }
         ("iterator" | "listIterator", []) => Value::Object(Arc::new(IterObj::new(items()))),
+        // json-smart's JSONArray prints itself as JSON; Groovy's `"$list"` does not call it.
+        ("toString", []) if l.json => Value::from(crate::script::classes::json_smart_text(recv)),
         ("toString", []) => Value::from(recv.to_string()),
         ("hashCode", []) => Value::Int(super::hash_code(recv)),
         ("clone", []) => of_kind(kind, items()),

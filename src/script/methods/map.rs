@@ -150,6 +150,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, m: &Arc<MapObj>, name: &str, 
         ("keySet", []) => make_set(lock(&m.entries).keys().map(|k| k.0.clone()).collect()),
         ("values", []) => Value::list(lock(&m.entries).values().cloned().collect()),
         ("entrySet", []) => Value::List(Arc::new(crate::script::value::ListObj {
+            json: false,
             kind: crate::script::value::ListKind::Set,
             items: Mutex::new(entries_of(m)),
         })),

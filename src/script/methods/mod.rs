@@ -150,6 +150,7 @@ pub fn class_name(v: &Value) -> &'static str {
         Value::Str(_) => "java.lang.String",
         Value::Bytes(_) => "byte[]",
         Value::List(l) => match l.kind {
+            ListKind::List if l.json => "net.minidev.json.JSONArray",
             ListKind::List => "java.util.ArrayList",
             ListKind::Array => "java.lang.Object[]",
             ListKind::Set => "java.util.LinkedHashSet",

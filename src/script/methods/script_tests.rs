@@ -264,3 +264,44 @@ Map o = c.read('$.o')
     let src = "import org.apache.jmeter.protocol.http.util.HTTPFileArg; def a = new HTTPFileArg('p'); a.getPath() + '|' + a.getParamName() + '|' + a.getMimeType()";
     assert_eq!(groovy(src), "p||");
 }
+
+/// #32, as JMeter 5.6.3 printed it (`bench/jmeter/plans/small2-jsonsmart.jmx`): what
+/// `JsonPath.read` gives is json-smart's `JSONArray`, whose `toString()` (and Java's
+/// `String.valueOf`) is JSON; Groovy's `"$list"`, `+` and `as String` print it as Groovy's
+/// list, maps stay Groovy's `[k:v]`, and JsonSlurper's lists are Groovy's throughout.
+#[test]
+fn a_json_path_list_prints_as_json_smart_from_to_string_and_as_groovy_elsewhere() {
+    let src = r#"import com.jayway.jsonpath.JsonPath
+def body = '{"a":["x","y"],"n":[1,2.5,true,null],"o":[{"k":"v","n":1}],"m":{"k":"v","q":"a/b"}}'
+def l = JsonPath.read(body, '$.a')
+def w = JsonPath.read(body, '$.o[*].k')
+def n = JsonPath.read(body, '$.n')
+def o = JsonPath.read(body, '$.o')
+def m = JsonPath.read(body, '$.m')
+def s = new groovy.json.JsonSlurper().parseText(body).a
+"1=" + l.toString() + " 2=" + w.toString() + " 3=" + n.toString() + " 4=" + o.toString() + " 5=" + m.toString() + " 6=${l} 7=" + l + " 8=${m} 9=" + s.toString() + " 10=${s} 11=" + String.valueOf(l) + " 12=" + o[0].toString() + " 13=${o} 14=" + (l as String) + " 15=" + l.join('|')"#;
+    let want = [
+        r#"1=["x","y"]"#,
+        r#"2=["v"]"#,
+        "3=[1,2.5,true,null]",
+        r#"4=[{"k":"v","n":1}]"#,
+        "5=[k:v, q:a/b]",
+        "6=[x, y]",
+        "7=[x, y]",
+        "8=[k:v, q:a/b]",
+        "9=[x, y]",
+        "10=[x, y]",
+        r#"11=["x","y"]"#,
+        "12=[k:v, n:1]",
+        "13=[[k:v, n:1]]",
+        "14=[x, y]",
+        "15=x|y",
+    ];
+    assert_eq!(groovy(src), want.join(" "));
+    let escaped = r#"import com.jayway.jsonpath.JsonPath; JsonPath.read('["q\\"\\t"]', '$').toString()"#;
+    assert_eq!(groovy(escaped), r#"["q\"\t"]"#);
+    assert_eq!(
+        groovy("import com.jayway.jsonpath.JsonPath; JsonPath.read('[1]', '$').getClass().getName()"),
+        "net.minidev.json.JSONArray"
+    );
+}
