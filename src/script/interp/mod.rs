@@ -14,6 +14,7 @@
 
 mod eval;
 mod object;
+pub(crate) use eval::text_of;
 mod ops;
 mod resolve;
 #[cfg(test)]

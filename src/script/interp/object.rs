@@ -94,7 +94,7 @@ impl Obj {
         if !is_static {
             args.insert(0, self.value());
         }
-        eval::invoke(cx, proto, &self.unit, &[], args)
+        eval::invoke(cx, proto, &self.unit, &[], pack(proto, args))
     }
 
     fn field_slot(&self, name: &str) -> Option<u32> {
@@ -288,11 +288,39 @@ fn find_method(
     None
 }
 
-/// Whether code whose first `skip` parameters are implied (`this`) takes `nargs` arguments.
+/// Whether code whose first `skip` parameters are implied (`this`) takes `nargs` arguments. A
+/// last parameter that is an array (`String... xs`, `String[] xs`) takes any number, as Groovy's.
 fn takes(proto: &Proto, skip: usize, nargs: usize) -> bool {
     let params = &proto.params[skip.min(proto.params.len())..];
     let required = params.iter().filter(|p| p.default.is_none()).count();
+    if varargs(proto) {
+        return nargs + 1 >= required;
+    }
     (required..=params.len()).contains(&nargs)
+}
+
+fn varargs(proto: &Proto) -> bool {
+    proto.params.last().and_then(|p| p.ty.as_ref()).is_some_and(|t| t.dims > 0)
+}
+
+/// The arguments of a call to `proto` (`this` first when it has one): the trailing ones packed
+/// into an array for a variable-arguments method, unless one array is passed already.
+fn pack(proto: &Proto, mut args: Vec<Value>) -> Vec<Value> {
+    if !varargs(proto) {
+        return args;
+    }
+    let n = proto.params.len();
+    let array = match args.last() {
+        Some(Value::List(l)) => l.kind == crate::script::value::ListKind::Array,
+        Some(Value::Bytes(_) | Value::Null) => true,
+        _ => false,
+    };
+    let passed_array = args.len() == n && array;
+    if !passed_array && args.len() + 1 >= n {
+        let rest = args.split_off(n - 1);
+        args.push(Value::array(rest));
+    }
+    args
 }
 
 /// `new Foo(args)`.
@@ -331,7 +359,7 @@ pub(crate) fn construct(cx: &mut Ctx<'_>, unit: &Arc<Unit>, c: u32, this: &Value
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(this.clone());
         all.extend(args);
-        return eval::invoke(cx, p, unit, &[], all).map(|_| ());
+        return eval::invoke(cx, p, unit, &[], pack(p, all)).map(|_| ());
     }
     match (named, class.ctors.iter().find(|p| takes(p, 1, 0))) {
         (Some(props), Some(p)) => {
@@ -378,7 +406,7 @@ pub(crate) fn super_ctor(cx: &mut Ctx<'_>, unit: &Arc<Unit>, c: u32, this: &Valu
 /// `Foo.m(args)`: a static method of class `c` or of a parent.
 pub(crate) fn call_static(cx: &mut Ctx<'_>, unit: &Arc<Unit>, c: u32, name: &str, args: Vec<Value>) -> R<Value> {
     match find_method(unit, Some(c), name, args.len(), true) {
-        Some((p, _)) => eval::invoke(cx, &p, unit, &[], args),
+        Some((p, _)) => eval::invoke(cx, &p, unit, &[], pack(&p, args)),
         None => Err(Thrown::new(
             "groovy.lang.MissingMethodException",
             format!("No signature of method: static {}.{name}() is applicable", unit.classes[c as usize].name),

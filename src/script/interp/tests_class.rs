@@ -237,6 +237,54 @@ println shapes.sum { it.area() }
 "#,
         "[4.0, 3.0]\ntrue\n7.0\n",
     ),
+    (
+        "misc",
+        r#"class Box {
+    private items = []
+    final String tag
+    Box(String tag = 'none') { this.tag = tag }
+    def add(Object... xs) { xs.each { items << it }; this }
+    def size() { items.size() }
+    static Box of(String t) { new Box(t).add(t) }
+    def each(Closure c) { items.each { c(it) } }
+    def describe() { items.collect { "$tag:$it" }.join(',') }
+}
+def b = new Box().add(1, 2, 3)
+println b.size()
+println b.tag
+println Box.of('q').describe()
+println b.getClass().getSimpleName()
+println Box.class.name
+def seen = []
+b.each { seen << it * 10 }
+println seen
+println b.describe()
+println(b == b)
+println(new Box() == new Box())
+"#,
+        "3\nnone\nq:q\nBox\nBox\n[10, 20, 30]\nnone:1,none:2,none:3\ntrue\nfalse\n",
+    ),
+    (
+        "vars_in_class",
+        r#"class Token {
+    static String sign(String body, String key) {
+        def sum = 0
+        (body + key).each { sum = (sum * 31 + (it as char)) % 1000003 }
+        String.format('%06d', sum)
+    }
+}
+class Req {
+    Map headers = [:]
+    String body
+    Req header(String k, String v) { headers[k] = v; this }
+    String render() { headers.collect { k, v -> "$k=$v" }.sort().join('&') + '|' + body }
+}
+def r = new Req(body: '{"a":1}').header('x', '1').header('b', '2')
+println r.render()
+println Token.sign(r.body, 'secret')
+"#,
+        "b=2&x=1|{\"a\":1}\n012990\n",
+    ),
 ];
 
 #[test]

@@ -105,6 +105,20 @@ fn sort_values(cx: &mut Ctx<'_>, items: Vec<Value>, f: Option<&Value>) -> Result
     }
 }
 
+/// Items as `join` shows them: an object of a script's class by its own `toString()`.
+fn shown(cx: &mut Ctx<'_>, items: Vec<Value>) -> Vec<Value> {
+    if !items.iter().any(|v| matches!(v, Value::Object(_))) {
+        return items;
+    }
+    items
+        .into_iter()
+        .map(|v| match v {
+            Value::Object(_) => Value::from(crate::script::interp::text_of(cx, &v)),
+            other => other,
+        })
+        .collect()
+}
+
 /// `a <=> b` where one may be an object that is `Comparable` (its `compareTo`).
 fn object_order(cx: &mut Ctx<'_>, a: &Value, b: &Value) -> Result<Ordering, Thrown> {
     let (o, other, flip) = match (a, b) {
@@ -487,13 +501,13 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             v.shuffle(&mut rand::rng());
             same_kind(v)
         }
-        ("join", []) => Value::from(super::join_texts(&items(), "", "null")?),
+        ("join", []) => Value::from(super::join_texts(&shown(cx, items()), "", "null")?),
         ("join", [sep]) => {
             let sep = match sep {
                 Value::Null => ",".to_string(),
                 other => other.to_string(),
             };
-            Value::from(super::join_texts(&items(), &sep, "null")?)
+            Value::from(super::join_texts(&shown(cx, items()), &sep, "null")?)
         }
         ("first" | "head" | "getFirst" | "peek" | "element", []) => match lock(&l.items).first() {
             Some(v) => v.clone(),
