@@ -37,6 +37,12 @@ fn library_interface(name: &str) -> Option<&'static str> {
     INTERFACES.iter().find(|(n, _)| *n == simple).map(|(n, _)| *n)
 }
 
+/// A resolved expression with its declared type (a field's).
+pub(super) type Typed = (E, Option<Arc<Ty>>);
+
+/// The classes, and the static initialiser of them all.
+type Resolved = (Vec<Arc<Class>>, Option<Arc<Proto>>);
+
 /// What the code of a script may know of a declared class before its members are resolved.
 pub(super) struct Shape {
     pub name: String,
@@ -252,12 +258,7 @@ impl Resolver<'_> {
 
     /// A name inside a class that is no local: a field, a static field, a class, or (in an
     /// instance member) a property of `this`, found when it runs.
-    pub(super) fn class_ident(
-        &mut self,
-        ctx: ClassCtx,
-        name: &str,
-        pos: Pos,
-    ) -> Result<Option<(E, Option<Arc<Ty>>)>, CompileError> {
+    pub(super) fn class_ident(&mut self, ctx: ClassCtx, name: &str, pos: Pos) -> Result<Option<Typed>, CompileError> {
         if !ctx.is_static {
             if let Some((slot, ty)) = self.field_slot(ctx.class, name) {
                 return Ok(Some((E::Field(Box::new(self.this_node(pos)), slot), ty)));
@@ -294,7 +295,7 @@ impl Resolver<'_> {
 
     /// A place inside or naming a class, with its declared type: a field or static field
     /// written `x` or `this.x` inside the class, `Foo.X` anywhere.
-    pub(super) fn class_place(&mut self, e: &Expr) -> Result<Option<(E, Option<Arc<Ty>>)>, CompileError> {
+    pub(super) fn class_place(&mut self, e: &Expr) -> Result<Option<Typed>, CompileError> {
         match &e.kind {
             ExprKind::Ident(name) => {
                 let Some(ctx) = self.class_ctx else { return Ok(None) };
@@ -362,10 +363,7 @@ impl Resolver<'_> {
 
     /// The classes' code: constructors, methods, field initialisers, and the static
     /// initialiser of them all.
-    pub(super) fn resolve_classes(
-        &mut self,
-        decls: &[&Arc<ClassDecl>],
-    ) -> Result<(Vec<Arc<Class>>, Option<Arc<Proto>>), CompileError> {
+    pub(super) fn resolve_classes(&mut self, decls: &[&Arc<ClassDecl>]) -> Result<Resolved, CompileError> {
         let mut out = Vec::with_capacity(decls.len());
         for (i, d) in decls.iter().enumerate() {
             let c = i as u32;
