@@ -31,7 +31,7 @@ def user = vars.get('__jm__Users__idx') ?: '0'
 def lines = [new Line(sku: 'ab', qty: 2, price: 1.5), new Discounted(sku: 'cd', qty: 4, price: 10, percent: 25)]
 def order = lines.join('.')
 def total = lines.sum { it.total() }
-vars.put('order', "${order}")
+vars.put('order', order)
 vars.put('total', total.toString())
 vars.put('sig', Signer.sign(order))"#;
 

@@ -350,3 +350,16 @@ fn static_fields_outlive_one_execution() {
         (0..3).map(|_| script.run(&mut host, &[]).map(|v| v.to_string()).unwrap_or_default()).collect();
     assert_eq!(runs, ["11", "12", "13"]);
 }
+
+#[test]
+fn static_counter_without_initializer_counts_across_executions() {
+    let script = Script::compile(
+        "class Counter {\n    static int n\n    static int next() { ++n }\n}\nclass K { static final String KEY = 'k' }\nCounter.next()",
+        Lang::Groovy,
+    )
+    .expect("loads");
+    let mut host = Printer::default();
+    let runs: Vec<String> =
+        (0..3).map(|_| script.run(&mut host, &[]).map(|v| v.to_string()).unwrap_or_else(|e| e.to_string())).collect();
+    assert_eq!(runs, ["1", "2", "3"]);
+}
