@@ -138,7 +138,42 @@ pub enum StmtKind {
         label: String,
         body: Box<Stmt>,
     },
+    /// A Groovy class or interface declared in the script (script level only).
+    Class(Arc<ClassDecl>),
     Empty,
+}
+
+/// `class Name extends Base implements I, J { fields, constructors, methods }`, or an
+/// `interface` (its methods without bodies are dropped: only its constants remain).
+#[derive(Debug, Clone)]
+pub struct ClassDecl {
+    pub name: String,
+    pub interface: bool,
+    pub extends: Option<TypeName>,
+    pub implements: Vec<TypeName>,
+    pub fields: Vec<FieldDecl>,
+    pub ctors: Vec<MethodDecl>,
+    pub methods: Vec<MethodDecl>,
+    pub pos: Pos,
+}
+
+/// A field: `int n = 1`, `def x`, `static final String A = "a"`.
+#[derive(Debug, Clone)]
+pub struct FieldDecl {
+    pub name: String,
+    pub ty: Option<TypeName>,
+    pub init: Option<Expr>,
+    pub is_static: bool,
+    pub pos: Pos,
+}
+
+/// A method or constructor of a declared class.
+#[derive(Debug, Clone)]
+pub struct MethodDecl {
+    pub name: String,
+    pub body: Arc<Body>,
+    pub is_static: bool,
+    pub pos: Pos,
 }
 
 #[derive(Debug, Clone)]

@@ -208,6 +208,7 @@ pub(crate) fn shallow_size(v: &Value) -> u64 {
         Value::Bytes(b) => b.len() as u64,
         Value::List(l) => super::value::lock(&l.items).len() as u64 * VALUE_BYTES,
         Value::Map(m) => super::value::lock(&m.entries).len() as u64 * ENTRY_BYTES,
+        Value::Object(o) => o.held(),
         _ => 0,
     }
 }
@@ -220,6 +221,7 @@ fn sole(v: &Value) -> bool {
         Value::Bytes(b) => Arc::strong_count(b) == 1,
         Value::List(l) => Arc::strong_count(l) == 1,
         Value::Map(m) => Arc::strong_count(m) == 1,
+        Value::Object(o) => Arc::strong_count(o) == 1,
         _ => false,
     }
 }
@@ -238,7 +240,7 @@ pub(crate) fn charge_new(v: &Value) -> Result<(), Thrown> {
 
 /// Releases a value being dropped when this was its last reference.
 pub(crate) fn release_dropped(v: &Value) {
-    if matches!(v, Value::Str(_) | Value::Bytes(_) | Value::List(_) | Value::Map(_)) && sole(v) {
+    if matches!(v, Value::Str(_) | Value::Bytes(_) | Value::List(_) | Value::Map(_) | Value::Object(_)) && sole(v) {
         release(shallow_size(v));
     }
 }

@@ -103,6 +103,10 @@ pub trait Native: Send + Sync + fmt::Debug + Any {
     fn equals(&self, other: &dyn Native) -> bool {
         std::ptr::addr_eq(self as *const Self, other as *const dyn Native)
     }
+    /// Bytes the memory budget counts for the object itself (a script class's fields).
+    fn held(&self) -> u64 {
+        0
+    }
     fn as_any(&self) -> &dyn Any;
 }
 

@@ -78,6 +78,9 @@
 //! - `jmx_scripts_i32`: scripts of real plans (issue 32): Jayway's `JsonPath` read in a
 //!   post-processor, an upload a pre-processor chooses with `HTTPFileArg`, a cookie a script
 //!   adds to the Cookie Manager, each as the witness receives them.
+//! - `jmx_scripts_class`: classes declared in Groovy scripts (issue 32): a pre-processor's
+//!   classes (a subclass, statics, `toString`) compute what its request sends, a sampler's class
+//!   sets its sample; a class extending one outside the subset is refused at load.
 //! - `jmx_scripts_mirror`: JMeter's HTTP Mirror Server (issue 14) started and stopped by a plan's
 //!   setUp/tearDown JSR223 samplers, its echoes asserted, its served count equal to the samples;
 //!   `stampede mock --mirror`, loopback only.
@@ -174,6 +177,7 @@ mod jmx_parallel;
 mod jmx_runtime;
 mod jmx_runtime_values;
 mod jmx_scripts;
+mod jmx_scripts_class;
 mod jmx_scripts_i32;
 mod jmx_scripts_mirror;
 mod jmx_small;

@@ -1,5 +1,6 @@
 //! Statements and expressions: the evaluator proper.
 
+use super::object;
 use super::ops;
 use super::{
     AssertInfo, CatchC, Cell, Closure, ClosureKind, GPart, Node, Proto, St, Ty, Unit, VarRef, E, MAX_DEPTH, S,
@@ -14,7 +15,7 @@ use indexmap::IndexMap;
 use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 
-type R<T> = Result<T, Thrown>;
+pub(crate) type R<T> = Result<T, Thrown>;
 
 /// The work a throw counts, in bytes (64 steps).
 const THROW_WORK: u64 = 64 * budget::BYTES_PER_STEP;
@@ -70,6 +71,7 @@ pub(crate) fn is_script_method(name: &str) -> bool {
 }
 
 pub(crate) fn run_main(cx: &mut Ctx<'_>, unit: &Arc<Unit>) -> R<Value> {
+    object::ensure_statics(cx, unit)?;
     let mut f = Frame::new(&unit.main, unit, &[]);
     match exec_block(cx, &mut f, &unit.main.body)? {
         Flow::Return(v) => Ok(v),
@@ -206,7 +208,7 @@ fn capture(f: &mut Frame<'_>, v: VarRef) -> Cell {
     }
 }
 
-fn zero_of(ty: Option<&Arc<Ty>>) -> Value {
+pub(crate) fn zero_of(ty: Option<&Arc<Ty>>) -> Value {
     match ty.filter(|t| t.dims == 0).map(|t| &*t.name) {
         Some("int" | "short" | "byte") => Value::Int(0),
         Some("long") => Value::Long(0),
@@ -218,7 +220,7 @@ fn zero_of(ty: Option<&Arc<Ty>>) -> Value {
 }
 
 /// A value stored into a typed variable: converted as the dialect does.
-fn convert(cx: &mut Ctx<'_>, ty: Option<&Arc<Ty>>, v: Value) -> R<Value> {
+pub(crate) fn convert(cx: &mut Ctx<'_>, ty: Option<&Arc<Ty>>, v: Value) -> R<Value> {
     match ty {
         Some(t) if t.converts && !v.is_null() => {
             let coerce = !cx.lang.is_java_like();
@@ -669,6 +671,35 @@ fn eval_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
         E::Closure(proto) => ev_closure(f, proto),
         E::ClassLit(ty) => Ok(Value::Class(ty.class.unwrap_or_else(|| builtin_class(&ty.name)))),
         E::MethodRef(t, name) => ev_method_ref(cx, f, t, name),
+        E::SClass(c) => Ok(Value::Class(f.unit.classes[*c as usize].name)),
+        E::Field(t, slot) => {
+            let o = eval(cx, f, t)?;
+            Ok(object::of(&o).map(|o| o.field(*slot)).unwrap_or_default())
+        }
+        E::StaticField(g) => Ok(lock(&f.unit.statics[*g as usize]).clone()),
+        E::NewObj(c, args) => {
+            let args = eval_args(cx, f, args)?;
+            object::new_object(cx, f.unit, *c, args)
+        }
+        E::CallStatic(c, name, args) => {
+            let args = eval_args(cx, f, args)?;
+            object::call_static(cx, f.unit, *c, name, args)
+        }
+        E::SuperCall(t, parent, name, args) => {
+            let this = eval(cx, f, t)?;
+            let args = eval_args(cx, f, args)?;
+            object::call_super(cx, &this, *parent, name, args)
+        }
+        E::SuperCtor(c, args) => {
+            let this = get_var(cx, f, VarRef::Local(0))?;
+            let args = eval_args(cx, f, args)?;
+            object::super_ctor(cx, f.unit, *c, &this, args).map(|_| Value::Null)
+        }
+        E::ThisCtor(c, args) => {
+            let this = get_var(cx, f, VarRef::Local(0))?;
+            let args = eval_args(cx, f, args)?;
+            object::construct(cx, f.unit, *c, &this, args).map(|_| Value::Null)
+        }
     }
 }
 
@@ -931,6 +962,10 @@ fn call_metered(cx: &mut Ctx<'_>, r: &Value, name: &str, args: Vec<Value>) -> R<
         budget::check(args.iter().map(container_size).sum())?;
     }
     let v = call_method_value(cx, r, name, args)?;
+    // A declared class's method gives a value its own code charged when it made it.
+    if object::of(r).is_some() {
+        return Ok(v);
+    }
     resized(r, before)?;
     made(v)
 }
@@ -1073,6 +1108,8 @@ fn spread_over(cx: &mut Ctx<'_>, r: &Value, mut each: impl FnMut(&mut Ctx<'_>, &
 /// Where an assignment stores.
 enum Place {
     Var(VarRef),
+    Field(Value, u32),
+    Static(u32),
     Prop(Value, Arc<str>),
     Index(Value, Value),
 }
@@ -1080,6 +1117,8 @@ enum Place {
 fn place(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node) -> R<Option<Place>> {
     Ok(Some(match &t.k {
         E::Var(v) => Place::Var(*v),
+        E::Field(target, slot) => Place::Field(eval(cx, f, target)?, *slot),
+        E::StaticField(g) => Place::Static(*g),
         E::Prop(target, name, safe, _) => {
             let obj = eval(cx, f, target)?;
             if *safe && obj.is_null() {
@@ -1101,6 +1140,8 @@ fn place(cx: &mut Ctx<'_>, f: &mut Frame<'_>, t: &Node) -> R<Option<Place>> {
 fn place_get(cx: &mut Ctx<'_>, f: &Frame<'_>, p: &Place) -> R<Value> {
     match p {
         Place::Var(v) => get_var(cx, f, *v),
+        Place::Field(o, slot) => Ok(object::of(o).map(|o| o.field(*slot)).unwrap_or_default()),
+        Place::Static(g) => Ok(lock(&f.unit.statics[*g as usize]).clone()),
         Place::Prop(obj, name) => get_prop(cx, obj, name),
         Place::Index(obj, i) => index_get(cx, obj, i),
     }
@@ -1110,6 +1151,16 @@ fn place_set(cx: &mut Ctx<'_>, f: &mut Frame<'_>, p: &Place, v: Value) -> R<()> 
     match p {
         Place::Var(var) => {
             set_var(cx, f, *var, v);
+            Ok(())
+        }
+        Place::Field(o, slot) => {
+            if let Some(o) = object::of(o) {
+                o.set_field(*slot, v);
+            }
+            Ok(())
+        }
+        Place::Static(g) => {
+            *lock(&f.unit.statics[*g as usize]) = v;
             Ok(())
         }
         Place::Prop(obj, name) => set_prop(cx, obj, name, v),
@@ -1125,6 +1176,28 @@ pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
         Value::Host(h) => cx.host.describe(*h),
+        // A declared class's `toString()`; one that throws shows as `Object`'s would.
+        Value::Object(o) if object::of(v).is_some() => match object::of(v).map(|o| o.text(cx)) {
+            Some(Ok(s)) => s,
+            _ => o.to_string(),
+        },
+        // A list or map that holds objects of the script's classes shows each by its `toString()`.
+        Value::List(l) if cx.lang == Lang::Groovy && lock(&l.items).iter().any(|v| object::of(v).is_some()) => {
+            let items = lock(&l.items).clone();
+            let mut s = String::from("[");
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                let t = text_of(cx, v);
+                if budget::check((s.len() + t.len()) as u64).is_err() {
+                    break;
+                }
+                s.push_str(&t);
+            }
+            s.push(']');
+            s
+        }
         Value::Double(d) if cx.lang == Lang::JavaScript => ops::js_number(*d),
         // JavaScript's Array.prototype.toString: the items joined by `,`, null as empty.
         Value::List(l) if cx.lang == Lang::JavaScript => {
@@ -1191,6 +1264,9 @@ fn is_text(v: &Value) -> bool {
 pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> {
     use BinOp::*;
     let lang = cx.lang;
+    if let (Eq | Ne, Some(o)) = (op, object::of(&l)) {
+        return Ok(Value::Bool(o.equals_value(cx, &r)? == (op == Eq)));
+    }
     Ok(match op {
         Eq => Value::Bool(equals(lang, &l, &r)),
         Ne => Value::Bool(!equals(lang, &l, &r)),
@@ -1421,6 +1497,9 @@ fn builtin_instance(v: &Value, simple: &str, dims: u8) -> Option<bool> {
 }
 
 fn instance_of(v: &Value, ty: &Ty) -> bool {
+    if let (Some(o), 0) = (object::of(v), ty.dims) {
+        return o.is_a(&ty.name);
+    }
     let simple = ty.name.rsplit('.').next().unwrap_or(&ty.name);
     if let Some(b) = builtin_instance(v, simple, ty.dims) {
         return b;
@@ -1689,7 +1768,7 @@ pub(crate) fn call_closure(cx: &mut Ctx<'_>, c: &Arc<Closure>, mut args: Vec<Val
     }
 }
 
-fn invoke(cx: &mut Ctx<'_>, proto: &Proto, unit: &Arc<Unit>, cells: &[Cell], args: Vec<Value>) -> R<Value> {
+pub(crate) fn invoke(cx: &mut Ctx<'_>, proto: &Proto, unit: &Arc<Unit>, cells: &[Cell], args: Vec<Value>) -> R<Value> {
     step(cx)?;
     cx.state.depth += 1;
     let here = super::stack_here();

@@ -13,12 +13,16 @@
 //! slots.
 
 mod eval;
+mod object;
+pub(crate) use eval::text_of;
 mod ops;
 mod resolve;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_budget;
+#[cfg(test)]
+mod tests_class;
 #[cfg(test)]
 mod tests_real;
 
@@ -37,7 +41,8 @@ pub struct Compiled {
     pub(crate) unit: Arc<Unit>,
 }
 
-/// What every closure of a script shares: its functions and the names of its globals.
+/// What every closure of a script shares: its functions, its classes and the names of its
+/// globals.
 #[derive(Debug)]
 pub(crate) struct Unit {
     pub main: Arc<Proto>,
@@ -45,6 +50,50 @@ pub(crate) struct Unit {
     pub funcs: Vec<Arc<Proto>>,
     /// The script-level names (bindings, undeclared assignments), by index.
     pub globals: Vec<Arc<str>>,
+    /// The classes the script declares, by index.
+    pub classes: Vec<Arc<Class>>,
+    /// The static fields of those classes. They belong to the compiled script, shared by every
+    /// execution and user, as a class JMeter compiled once (its script cache) keeps them.
+    pub statics: Vec<Mutex<Value>>,
+    /// Sets the static fields to their initial values (the classes' static initialisers).
+    pub static_init: Option<Arc<Proto>>,
+    /// Whether `static_init` has run (it runs once, at the first execution that gets there).
+    pub statics_ready: Mutex<bool>,
+}
+
+/// A class the script declares.
+#[derive(Debug)]
+pub(crate) struct Class {
+    /// Its simple name, as Groovy names a class of a script (`Foo`), interned.
+    pub name: &'static str,
+    pub parent: Option<u32>,
+    /// The interfaces it implements, its parents' included, by simple name.
+    pub interfaces: Vec<Arc<str>>,
+    /// Its instance fields, its parents' first: an object has a slot for each.
+    pub fields: Vec<FieldInfo>,
+    /// Its own static fields: their index in `Unit::statics`.
+    pub statics: Vec<(Arc<str>, u32, Option<Arc<Ty>>)>,
+    /// Its own methods.
+    pub methods: Vec<MethodInfo>,
+    /// Its own constructors (`this` is parameter 0); none: Groovy's default and named-argument
+    /// constructors.
+    pub ctors: Vec<Arc<Proto>>,
+    /// Its own fields' initialisers (`this` is parameter 0).
+    pub init: Arc<Proto>,
+}
+
+#[derive(Debug)]
+pub(crate) struct FieldInfo {
+    pub name: Arc<str>,
+    pub ty: Option<Arc<Ty>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct MethodInfo {
+    pub name: Arc<str>,
+    pub is_static: bool,
+    /// An instance method's parameter 0 is `this`.
+    pub proto: Arc<Proto>,
 }
 
 /// The code of a function, closure or the script body.
@@ -147,6 +196,23 @@ pub(crate) enum E {
     Closure(Arc<Proto>),
     ClassLit(Arc<Ty>),
     MethodRef(B, Arc<str>),
+    /// A class the script declares, as a value.
+    SClass(u32),
+    /// A field of an object of a declared class, by slot (inside the class: no getter).
+    Field(B, u32),
+    /// A static field of a declared class (`Unit::statics`).
+    StaticField(u32),
+    /// `new Foo(args)` of a declared class.
+    NewObj(u32, Vec<Node>),
+    /// `Foo.m(args)`: a static method of a declared class.
+    CallStatic(u32, Arc<str>, Vec<Node>),
+    /// `super.m(args)`: this, the parent class (none: `Object`), the method, the arguments.
+    SuperCall(B, Option<u32>, Arc<str>, Vec<Node>),
+    /// A constructor's `super(args)` (explicit or implied) in class `.0`: the parent's
+    /// constructor, then this class's field initialisers.
+    SuperCtor(u32, Vec<Node>),
+    /// A constructor's `this(args)`: another constructor of class `.0`.
+    ThisCtor(u32, Vec<Node>),
 }
 
 #[derive(Debug)]
@@ -310,6 +376,9 @@ pub(crate) fn run(cx: &mut Ctx<'_>, code: &Compiled, globals: &mut Vec<(String, 
 pub(crate) fn call_value(cx: &mut Ctx<'_>, callee: &Value, args: Vec<Value>) -> Result<Value, Thrown> {
     match callee {
         Value::Closure(c) => eval::call_closure(cx, c, args),
-        other => Err(Thrown::no_method(other.type_name(), "call")),
+        other => match object::of(other) {
+            Some(o) => o.call_as_function(cx, args),
+            None => Err(Thrown::no_method(other.type_name(), "call")),
+        },
     }
 }

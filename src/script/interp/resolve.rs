@@ -1,11 +1,16 @@
 //! The syntax tree to the resolved tree, once per script: locals become slots, script-level
 //! names become global indices, class names become canonical names (or compile errors).
 
+#[path = "resolve_class.rs"]
+mod class;
+
 use super::{AssertInfo, CatchC, GPart, Node, PParam, Proto, St, Ty, Unit, VarRef, E, S};
 use crate::script::ast::{Body, Expr, ExprKind, Import, Num, Part, Pos, Program, Stmt, StmtKind, TypeName};
 use crate::script::classes;
 use crate::script::value::Value;
 use crate::script::{CompileError, Lang};
+pub(crate) use class::INTERFACES;
+use class::{ClassCtx, Shape};
 use std::sync::Arc;
 
 /// Capitalised names JMeter binds for script elements: variables, not classes.
@@ -255,11 +260,27 @@ struct Resolver<'a> {
     stack: Vec<Func>,
     func_names: Vec<String>,
     globals: Vec<Arc<str>>,
+    /// The classes the script declares.
+    shapes: Vec<Shape>,
+    /// Inside a class's member: which class, static or not.
+    class_ctx: Option<ClassCtx>,
+    /// Static fields of the declared classes so far.
+    nstatics: u32,
 }
 
 pub(crate) fn resolve(program: &Program, lang: Lang) -> Result<Unit, CompileError> {
-    let mut r =
-        Resolver { lang, imports: &program.imports, stack: Vec::new(), func_names: Vec::new(), globals: Vec::new() };
+    let mut r = Resolver {
+        lang,
+        imports: &program.imports,
+        stack: Vec::new(),
+        func_names: Vec::new(),
+        globals: Vec::new(),
+        shapes: Vec::new(),
+        class_ctx: None,
+        nstatics: 0,
+    };
+    let decls = class::class_decls(&program.body);
+    r.declare_classes(&decls)?;
     let top_funcs: Vec<(&String, &Arc<Body>)> = program
         .body
         .iter()
@@ -274,6 +295,7 @@ pub(crate) fn resolve(program: &Program, lang: Lang) -> Result<Unit, CompileErro
         let implicit = lang == Lang::Groovy;
         funcs.push(Arc::new(r.proto(name, body, false, implicit)?));
     }
+    let (classes, static_init) = r.resolve_classes(&decls)?;
     r.stack.push(Func { main: true, ..Func::new(false) });
     let body = r.stmts(&program.body, true)?;
     let f = r.stack.pop().expect("the script frame");
@@ -286,7 +308,20 @@ pub(crate) fn resolve(program: &Program, lang: Lang) -> Result<Unit, CompileErro
         captures: Vec::new(),
         implicit_return: true,
     };
-    Ok(Unit { main: Arc::new(main), funcs, globals: r.globals })
+    let mut statics: Vec<std::sync::Mutex<Value>> =
+        (0..r.nstatics).map(|_| std::sync::Mutex::new(Value::Null)).collect();
+    for (_, g, ty) in r.shapes.iter().flat_map(|s| s.statics.iter()) {
+        statics[*g as usize] = std::sync::Mutex::new(super::eval::zero_of(ty.as_ref()));
+    }
+    Ok(Unit {
+        main: Arc::new(main),
+        funcs,
+        globals: r.globals,
+        classes,
+        statics,
+        static_init,
+        statics_ready: std::sync::Mutex::new(false),
+    })
 }
 
 impl Resolver<'_> {
@@ -551,6 +586,16 @@ impl Resolver<'_> {
                 S::Assert(self.expr(cond)?, message.as_ref().map(|m| self.expr(m)).transpose()?, Box::new(info))
             }
             StmtKind::Function { .. } => S::Empty,
+            StmtKind::Class(c) => {
+                let top = self.stack.len() == 1 && self.stack[0].main && self.stack[0].scopes.len() == 1;
+                if !top {
+                    return Err(err(
+                        s.pos,
+                        format!("the class `{}` is declared inside a block: only at the script's top level", c.name),
+                    ));
+                }
+                S::Empty
+            }
             StmtKind::Labeled { label, body } => S::Labeled(label.as_str().into(), Box::new(self.stmt(body)?)),
             StmtKind::Empty => S::Empty,
         };
@@ -591,11 +636,14 @@ impl Resolver<'_> {
     }
 
     fn any_ty(&mut self, t: &TypeName) -> Result<Arc<Ty>, CompileError> {
+        if let Some(ty) = self.class_ty(t) {
+            return Ok(ty);
+        }
         let simple = simple_type(&t.name);
         let builtin = BUILTIN_TYPES.contains(&simple) || UNTYPED.contains(&simple);
         let class = classes::resolve(&t.name, self.imports);
         if class.is_none() && !builtin {
-            return Err(unavailable(&t.name, t.pos));
+            return self.interface_ty(t).ok_or_else(|| unavailable(&t.name, t.pos));
         }
         let converts = (builtin && !UNTYPED.contains(&simple)) || t.dims > 0;
         Ok(Arc::new(Ty { name: t.name.as_str().into(), dims: t.dims, class, converts }))
@@ -659,6 +707,14 @@ impl Resolver<'_> {
         if let Some(v) = self.lookup(name) {
             return Ok(E::Var(v));
         }
+        if let Some(ctx) = self.class_ctx {
+            if let Some((e, _)) = self.class_ident(ctx, name, pos)? {
+                return Ok(e);
+            }
+        }
+        if let Some(c) = self.script_class(name) {
+            return Ok(E::SClass(c));
+        }
         if self.lang == Lang::JavaScript {
             if let Some(i) = self.func_names.iter().position(|f| f == name) {
                 return Ok(E::Func(i as u32));
@@ -679,6 +735,9 @@ impl Resolver<'_> {
 
     /// The target of an assignment or `++`: an undeclared name is a script-level variable.
     fn place(&mut self, e: &Expr) -> Result<(Node, Option<Arc<Ty>>), CompileError> {
+        if let Some((k, ty)) = self.class_place(e)? {
+            return Ok((Node { k, pos: e.pos }, ty));
+        }
         if let ExprKind::Ident(name) = &e.kind {
             let (v, ty) = match self.lookup(name) {
                 Some(VarRef::Local(s)) => (VarRef::Local(s), self.cur().tys[s as usize].clone()),
@@ -689,7 +748,7 @@ impl Resolver<'_> {
         }
         let n = self.expr(e)?;
         match n.k {
-            E::Prop(..) | E::Index(..) | E::Var(_) => Ok((n, None)),
+            E::Prop(..) | E::Index(..) | E::Var(_) | E::Field(..) | E::StaticField(_) => Ok((n, None)),
             _ => Err(err(e.pos, "this expression cannot be assigned to")),
         }
     }
@@ -717,7 +776,11 @@ impl Resolver<'_> {
                 E::GStr(out)
             }
             ExprKind::Ident(name) => self.ident(name, pos)?,
-            ExprKind::This => E::This,
+            ExprKind::This => match self.class_ctx {
+                Some(ClassCtx { is_static: false, .. }) => self.this_node(pos).k,
+                Some(ctx) => E::SClass(ctx.class),
+                None => E::This,
+            },
             ExprKind::List(items) => E::List(self.exprs(items)?),
             ExprKind::Map(entries) => {
                 let mut out = Vec::with_capacity(entries.len());
@@ -745,6 +808,9 @@ impl Resolver<'_> {
             ExprKind::Property { target, name, .. } if reflective_class_property(target, name) => {
                 return Err(refused_method(name, pos))
             }
+            ExprKind::Property { .. } if self.class_place(e)?.is_some() => {
+                self.class_place(e)?.map(|(k, _)| k).unwrap_or(E::Const(Value::Null))
+            }
             ExprKind::Property { target, name, .. } if matches!(target.kind, ExprKind::This) => {
                 E::Var(VarRef::Global(self.intern(name)))
             }
@@ -761,6 +827,13 @@ impl Resolver<'_> {
                 self.call(target.as_deref(), name, args, *safe, *spread, pos)?
             }
             ExprKind::CallValue { callee, args } => E::CallValue(self.bx(callee)?, self.exprs(args)?),
+            ExprKind::New { ty, args } if self.script_class(&ty.name).is_some() => {
+                let c = self.script_class(&ty.name).unwrap_or_default();
+                if self.shapes[c as usize].interface {
+                    return Err(err(ty.pos, format!("`new {}(...)`: an interface cannot be instantiated", ty.name)));
+                }
+                E::NewObj(c, self.exprs(args)?)
+            }
             ExprKind::New { ty, args } => {
                 let args = self.exprs(args)?;
                 match classes::resolve(&ty.name, self.imports) {
@@ -798,6 +871,11 @@ impl Resolver<'_> {
                 return self.expr(&t);
             }
             ExprKind::ClassLit(ty) => E::ClassLit(self.any_ty(ty)?),
+            ExprKind::MethodRef { target, name }
+                if self.class_ctx.is_some() && matches!(target.kind, ExprKind::This) =>
+            {
+                E::MethodRef(self.bx(target)?, name.as_str().into())
+            }
             ExprKind::MethodRef { target, name } => {
                 if matches!(target.kind, ExprKind::This) {
                     match self.func_names.iter().position(|f| f == name) {
@@ -821,7 +899,28 @@ impl Resolver<'_> {
         spread: bool,
         pos: Pos,
     ) -> Result<E, CompileError> {
+        if let Some(e) = self.super_call(target, name, args, pos)? {
+            return Ok(e);
+        }
         let args = self.exprs(args)?;
+        if let Some(Expr { kind: ExprKind::Ident(c), .. }) = target {
+            if let (Some(k), None) = (self.script_class(c), self.lookup(c)) {
+                return Ok(E::CallStatic(k, name.into(), args));
+            }
+        }
+        if let Some(ctx) = self.class_ctx {
+            if target.is_none() {
+                if let Some(v) = self.lookup(name) {
+                    return Ok(E::CallVar(v, args));
+                }
+            }
+            if target.is_none() || matches!(target.map(|t| &t.kind), Some(ExprKind::This)) {
+                if reflective_method(name, args.len()) {
+                    return Err(refused_method(name, pos));
+                }
+                return Ok(self.class_call(ctx, name, args, pos));
+            }
+        }
         let free = match target {
             None => true,
             Some(t) => matches!(t.kind, ExprKind::This),

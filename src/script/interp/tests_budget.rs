@@ -230,3 +230,27 @@ fn a_stop_interrupts_a_running_script_that_catches_everything() {
         assert!(t.elapsed() < Duration::from_secs(10), "{src}: {:?}", t.elapsed());
     }
 }
+
+/// Objects of a script's classes count against the memory budget while kept, and leave it
+/// when dropped.
+#[test]
+fn objects_of_declared_classes_count_against_the_memory_budget() {
+    let class = "class P { def a; def b; def c; def d; def e; def f; def g; def h }\n";
+    let kept = format!("{class}def keep = []; while (true) {{ keep << new P() }}");
+    assert!(groovy_in(1 << 20, &kept).starts_with(OOM), "{}", groovy_in(1 << 20, &kept));
+    let dropped = format!("{class}def n = 0; for (i in 0..<20000) {{ def p = new P(a: i); n += p.a - i + 1 }}; n");
+    assert_eq!(groovy_in(1 << 20, &dropped), "20000");
+}
+
+/// A method that calls itself without end is a `StackOverflowError` inside the script, which
+/// the script may catch, and the process goes on.
+#[test]
+fn endless_recursion_in_a_method_is_a_stack_overflow_error() {
+    let src = "class R { def f(n) { f(n + 1) }; static g(n) { g(n + 1) } }\nnew R().f(0)";
+    assert!(groovy(src).starts_with("!java.lang.StackOverflowError"), "{}", groovy(src));
+    let src = "class R { static g(n) { g(n + 1) } }\nR.g(0)";
+    assert!(groovy(src).starts_with("!java.lang.StackOverflowError"), "{}", groovy(src));
+    let src = "class R { String toString() { \"${this}\" } }\ntry { \"\" + new R() } catch (StackOverflowError e) { 'caught' }";
+    let got = groovy(src);
+    assert!(got == "caught" || got.starts_with("R@"), "{got}");
+}

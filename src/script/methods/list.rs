@@ -96,9 +96,39 @@ fn closure_order(cx: &mut Ctx<'_>, f: &Value, a: &Value, b: &Value) -> Result<Or
 /// keeps it stable and never panics.
 fn sort_values(cx: &mut Ctx<'_>, items: Vec<Value>, f: Option<&Value>) -> Result<Vec<Value>, Thrown> {
     match f {
+        // Objects of a script's classes compare by their `compareTo`.
+        None if items.iter().any(|v| matches!(v, Value::Object(_))) => {
+            value::merge_sort(items, &mut |a, b| object_order(cx, a, b))
+        }
         None => Ok(value::sort_natural(items)),
         Some(f) => value::merge_sort(items, &mut |a, b| closure_order(cx, f, a, b)),
     }
+}
+
+/// Items as `join` shows them: an object of a script's class by its own `toString()`.
+fn shown(cx: &mut Ctx<'_>, items: Vec<Value>) -> Vec<Value> {
+    if !items.iter().any(|v| matches!(v, Value::Object(_))) {
+        return items;
+    }
+    items
+        .into_iter()
+        .map(|v| match v {
+            Value::Object(_) => Value::from(crate::script::interp::text_of(cx, &v)),
+            other => other,
+        })
+        .collect()
+}
+
+/// `a <=> b` where one may be an object that is `Comparable` (its `compareTo`).
+fn object_order(cx: &mut Ctx<'_>, a: &Value, b: &Value) -> Result<Ordering, Thrown> {
+    let (o, other, flip) = match (a, b) {
+        (Value::Object(o), _) => (o, b, false),
+        (_, Value::Object(o)) => (o, a, true),
+        _ => return Ok(natural(a, b)),
+    };
+    let r = o.call(cx, "compareTo", vec![other.clone()])?;
+    let ord = number::to_i64(&r).unwrap_or(0).cmp(&0);
+    Ok(if flip { ord.reverse() } else { ord })
 }
 
 /// Groovy's `sum`/`plus` of two values: numbers add, strings concatenate, lists append.
@@ -389,6 +419,12 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             Value::List(o) if (o.kind == ListKind::Set) == (kind == ListKind::Set) => value::equals(recv, x),
             _ => false,
         }),
+        // Java's `List.sort(Comparator)` (a comparator object): in place, and nothing back.
+        ("sort", [c @ Value::Object(_)]) => {
+            let sorted = sort_values(cx, items(), Some(c))?;
+            *lock(&l.items) = sorted;
+            Value::Null
+        }
         ("sort", [])
         | ("sort", [Value::Bool(_)])
         | ("sort", [Value::Null])
@@ -465,13 +501,13 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             v.shuffle(&mut rand::rng());
             same_kind(v)
         }
-        ("join", []) => Value::from(super::join_texts(&items(), "", "null")?),
+        ("join", []) => Value::from(super::join_texts(&shown(cx, items()), "", "null")?),
         ("join", [sep]) => {
             let sep = match sep {
                 Value::Null => ",".to_string(),
                 other => other.to_string(),
             };
-            Value::from(super::join_texts(&items(), &sep, "null")?)
+            Value::from(super::join_texts(&shown(cx, items()), &sep, "null")?)
         }
         ("first" | "head" | "getFirst" | "peek" | "element", []) => match lock(&l.items).first() {
             Some(v) => v.clone(),

@@ -617,7 +617,9 @@ impl Parser<'_> {
                 let body = self.function_rest(&name)?;
                 return lit(ExprKind::Closure(body));
             }
-            "class" | "interface" | "enum" => return self.unsupported(pos, "class declarations are not supported"),
+            "class" | "interface" | "enum" => {
+                return self.unsupported(pos, "a class declaration is a statement of the script's top level")
+            }
             _ => {}
         }
         if self.reserved(&w) && !(self.lang == Lang::Jexl && w == "new") {
@@ -697,8 +699,7 @@ impl Parser<'_> {
             args.insert(0, Expr { kind: ExprKind::Map(named), pos });
         }
         if self.is_p("{") && !(self.groovy() && self.peek().nl) {
-            return self
-                .unsupported(self.pos(), "class declarations are not supported (an anonymous class body after `new`)");
+            return self.unsupported(self.pos(), "anonymous classes (a class body after `new`) are not supported");
         }
         Ok(Expr { kind: ExprKind::New { ty, args }, pos })
     }

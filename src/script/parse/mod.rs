@@ -7,11 +7,13 @@
 //! # Layout
 //! - `mod.rs`: the token cursor, errors, types and the nesting limit.
 //! - `stmt.rs`: statements, declarations, functions, imports.
+//! - `class.rs`: Groovy class and interface declarations.
 //! - `expr.rs`: expressions by precedence, literals, closures, GStrings.
 //!
 //! Every decision that needs lookahead looks at a bounded run of tokens (a type, a parameter
 //! list) or at the precomputed partner of a bracket, so parsing stays linear.
 
+mod class;
 mod expr;
 mod stmt;
 #[cfg(test)]

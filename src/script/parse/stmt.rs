@@ -47,7 +47,7 @@ impl Parser<'_> {
     }
 
     /// The end of a simple statement: `;`, or (Groovy, JavaScript, JEXL) a line break or `}`.
-    fn end_stmt(&mut self, what: &str) -> R<()> {
+    pub(super) fn end_stmt(&mut self, what: &str) -> R<()> {
         if self.eat_p(";") || self.at_eof() {
             return Ok(());
         }
@@ -105,9 +105,7 @@ impl Parser<'_> {
                 self.eat_p(";");
                 return Ok(());
             }
-            "class" | "interface" | "enum" | "trait" if kw(self) => {
-                return self.unsupported(pos, "class declarations are not supported");
-            }
+            "class" | "interface" | "enum" | "trait" if kw(self) => return self.class_decl(out, pos),
             "if" => return self.if_stmt(out),
             "while" => {
                 self.bump();
@@ -197,8 +195,8 @@ impl Parser<'_> {
             while matches!(self.peek_tok(), Tok::Ident(w) if MODIFIERS.contains(&w.as_str())) {
                 self.bump();
             }
-            if self.is_word("class") || self.is_word("interface") || self.is_word("enum") {
-                return self.unsupported(pos, "class declarations are not supported");
+            if ["class", "interface", "enum", "trait"].iter().any(|w| self.is_word(w)) {
+                return self.class_decl(out, pos);
             }
             if self.groovy() && self.eat_word("def") {
                 return self.after_def(out, pos);
@@ -573,7 +571,7 @@ impl Parser<'_> {
     /// If a declaration `Type name ...` starts here (after modifiers): the type's end.
     /// `loose` accepts any name as a type (Java, or after `def`/a modifier); otherwise the
     /// type must look like one (`String x`, not Groovy's command call `println x`).
-    fn decl_type_ahead(&self, loose: bool) -> Option<usize> {
+    pub(super) fn decl_type_ahead(&self, loose: bool) -> Option<usize> {
         if matches!(self.lang, Lang::JavaScript | Lang::Jexl) {
             return None;
         }
@@ -624,7 +622,7 @@ impl Parser<'_> {
         self.end_stmt("the declaration")
     }
 
-    fn declarator_list(&mut self, out: &mut Vec<Stmt>, ty: Option<TypeName>, pos: Pos) -> R<()> {
+    pub(super) fn declarator_list(&mut self, out: &mut Vec<Stmt>, ty: Option<TypeName>, pos: Pos) -> R<()> {
         loop {
             let npos = self.pos();
             let name = self.expect_name("a variable name")?;

@@ -242,6 +242,13 @@ fn stmt(s: &Stmt) -> String {
         }
         Function { name, body: b } => format!("(def {name} {})", body(b)),
         Labeled { label, body } => format!("({label}: {})", stmt(body)),
+        Class(c) => {
+            let fields: Vec<String> =
+                c.fields.iter().map(|f| format!("{}{}", if f.is_static { "static " } else { "" }, f.name)).collect();
+            let methods: Vec<String> =
+                c.methods.iter().map(|m| format!("(def {} {})", m.name, body(&m.body))).collect();
+            format!("(class {} fields [{}] ctors {} {})", c.name, fields.join(", "), c.ctors.len(), methods.join(" "))
+        }
         Empty => ";".into(),
     }
 }
@@ -596,12 +603,26 @@ fn errors_name_what_was_expected_and_found() {
         ("if x", Lang::Groovy, "line 1, column 4: expected `(` after `if`, found `x`"),
         ("int x = 1\nint y = 2;", Lang::Java, "line 2, column 1: expected `;` after the declaration, found `int`"),
         ("a b c", Lang::Groovy, "line 1, column 5: expected `;` or a new line after the statement, found `c`"),
-        ("class A {}", Lang::Groovy, "line 1, column 1: class declarations are not supported"),
-        ("x = 1;\npublic class A {}", Lang::Java, "line 2, column 1: class declarations are not supported"),
+        ("enum A { X }", Lang::Groovy, "line 1, column 1: `enum` declarations are not supported"),
+        (
+            "x = 1;\npublic class A {}",
+            Lang::Java,
+            "line 2, column 1: `class` declarations are supported in Groovy scripts only",
+        ),
+        (
+            "class A { static { x = 1 } }",
+            Lang::Groovy,
+            "line 1, column 11: initialiser blocks in a class are not supported (`A`)",
+        ),
+        (
+            "class A { class B {} }",
+            Lang::Groovy,
+            "line 1, column 11: a class declared inside a class is not supported (`A`)",
+        ),
         (
             "r = new Runnable() {\n void run() {} }",
             Lang::Groovy,
-            "line 1, column 20: class declarations are not supported (an anonymous class body after `new`)",
+            "line 1, column 20: anonymous classes (a class body after `new`) are not supported",
         ),
         ("s = \"abc", Lang::Groovy, "line 1, column 5: the string starting here is never closed by `\"`"),
         ("x = [1, 2", Lang::Groovy, "line 1, column 10: expected `]` closing the list, found the end of the script"),
