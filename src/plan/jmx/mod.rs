@@ -157,7 +157,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         problems.extend(cx.last.take());
     }
     let mut elements = cx.report;
-    elements.sort_by_key(|r| r.line);
+    elements.sort_by_key(|r| r.at);
     let plan = if problems.is_empty() { plan } else { None };
     Inspection { elements, problems, needs: cx.needs, plan }
 }
@@ -183,7 +183,7 @@ impl Cx {
         } else {
             Status::Supported
         };
-        if !self.report.iter().any(|r| r.line == test_plan.line && r.class == test_plan.class) {
+        if !self.report.iter().any(|r| r.at == test_plan.at) {
             self.report(test_plan, 0, plan_status, plan_note);
         }
         if let Err(e) = self.thread_groups(test_plan, &plan_scope) {
@@ -490,16 +490,16 @@ impl Cx {
             let file = self.expand(c, c.text_or_empty("filename")).unwrap_or_default().trim().to_string();
             let share = c.text("shareMode").unwrap_or("shareMode.all").to_string();
             let header = c.text_or_empty("variableNames").trim().is_empty() || c.flag("ignoreFirstLine") == Some(true);
-            sets.push((file, share, header, c.line));
+            sets.push((file, share, header, c.at));
         }
         for (i, (file, share, header, _)) in sets.iter().enumerate() {
             let same = |(f, sh, ..): &&(String, String, bool, usize)| f == file && sh == share;
             if *header || sets[i + 1..].iter().any(|o| same(&o)) {
                 continue;
             }
-            let Some(&(.., line)) = sets[..i].iter().filter(same).find(|o| o.2) else { continue };
+            let Some(&(.., at)) = sets[..i].iter().filter(same).find(|o| o.2) else { continue };
             s.pre.push(Step::Stop(flow::StopKind::User));
-            if let Some(r) = self.report.iter_mut().rev().find(|r| r.line == line && r.class == "CSVDataSet") {
+            if let Some(r) = self.report.iter_mut().rev().find(|r| r.at == at) {
                 r.status = Status::Partial;
                 r.note = format!(
                     "JMeter stops each thread at its first iteration, before any sample: \"Could not read file \
@@ -576,7 +576,7 @@ impl Cx {
         let new = &self.report[before.min(self.report.len())..];
         let inert = new
             .iter()
-            .any(|r| r.line == c.line && matches!(r.status, Status::Unsupported | Status::Skipped | Status::Error));
+            .any(|r| r.at == c.at && matches!(r.status, Status::Unsupported | Status::Skipped | Status::Error));
         if !inert || c.children.is_empty() || new.iter().any(|r| r.depth > depth) {
             return;
         }

@@ -139,8 +139,7 @@ impl Cx {
         let mut all = Vec::new();
         each(&root, 1, &mut all);
         for (c, depth) in all {
-            let reported =
-                self.report.iter().any(|r| r.line == c.line && r.class == c.class && r.status == Status::Error);
+            let reported = self.report.iter().any(|r| r.at == c.at && r.status == Status::Error);
             if !reported && module_target(&root, c).is_none() {
                 let e = self.err(c, no_selected_controller(c));
                 self.failed(c, depth, e);
@@ -238,5 +237,33 @@ mod tests {
             let want = "ModuleController:MB has no selected Controller (did you rename some element in the path to target controller?), test was shutdown as a consequence";
             assert!(e.to_string().contains(want), "{m}: {e}");
         }
+    }
+
+    /// Plans written by tools may hold a whole tree on one line: each element is still told
+    /// apart from a neighbour of its class on that line (by its offset), so an error is
+    /// reported on the element that has it, and `check` lists them in the plan's order.
+    #[test]
+    fn an_error_lands_on_its_own_element_when_elements_share_a_line() {
+        let body = format!(
+            r#"<ThreadGroup testclass="ThreadGroup" testname="G" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{}{}{}</hashTree>"#,
+            http("ok", true),
+            module("MA", &["x", "TP", "G", "ok"], true, ""),
+            module("MB", &["x", "TP", "nothing"], true, "")
+        );
+        let text = plan(&body);
+        assert_eq!(text.lines().count(), 1);
+        let i = inspect(&text, Path::new("t.jmx"), &Options::default());
+        let status = |name: &str| {
+            let r: Vec<_> = i.elements.iter().filter(|r| r.name == name).collect();
+            assert_eq!(r.len(), 1, "{name}: {:?}", i.elements);
+            (r[0].status, r[0].note.clone())
+        };
+        assert_ne!(status("MA").0, Status::Error, "{:?}", i.elements);
+        let (mb, note) = status("MB");
+        assert_eq!(mb, Status::Error, "{:?}", i.elements);
+        assert!(note.contains("ModuleController:MB has no selected Controller"), "{note}");
+        // The module's target is listed again where the module runs it.
+        let order: Vec<&str> = i.elements.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(order, ["TP", "G", "ok", "ok", "MA", "MB"]);
     }
 }

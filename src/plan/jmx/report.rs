@@ -7,6 +7,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ElementReport {
     pub line: usize,
+    /// The element's byte offset in the plan (`El::at`): its identity and order.
+    #[serde(skip)]
+    pub at: usize,
     pub depth: usize,
     pub class: String,
     pub name: String,
@@ -57,6 +60,7 @@ impl Cx {
     pub(super) fn report(&mut self, el: &El, depth: usize, status: Status, note: impl Into<String>) {
         self.report.push(ElementReport {
             line: el.line,
+            at: el.at,
             depth,
             class: el.class.clone(),
             name: el.name.clone(),
@@ -70,7 +74,7 @@ impl Cx {
     /// unless the element sits under one skipped on request (it does not run).
     pub(super) fn failed(&mut self, el: &El, depth: usize, e: Error) {
         let note = e.message.clone();
-        match self.report.iter_mut().rev().find(|r| r.line == el.line && r.class == el.class) {
+        match self.report.iter_mut().rev().find(|r| r.at == el.at) {
             Some(r) => {
                 r.status = Status::Error;
                 r.note = note;

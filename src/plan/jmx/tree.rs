@@ -16,6 +16,9 @@ pub struct El {
     pub name: String,
     pub enabled: bool,
     pub line: usize,
+    /// Where the element's start tag begins in the text (a byte offset): what tells two
+    /// elements on one line apart, and their order (generated plans put a tree on one line).
+    pub at: usize,
     pub props: Vec<Prop>,
     pub children: Vec<El>,
 }
@@ -123,6 +126,10 @@ pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
     // that made loading quadratic in the plan's size (10,000 thread groups: minutes).
     let lines = LineIndex::new(doc.input_text());
     let at = |n: roxmltree::Node<'_, '_>| lines.line(n.range().start);
+    // Offsets of different texts (a plan and the files it includes) must not meet: each parse
+    // gets its own range (2^40 bytes each).
+    static TEXTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let base = TEXTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) << 40;
     if root.tag_name().name() != "jmeterTestPlan" {
         return Err(XmlError {
             line: at(root),
@@ -136,7 +143,7 @@ pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
     let Some(tree) = root.children().find(|c| c.is_element() && c.tag_name().name() == "hashTree") else {
         return Ok(Vec::new());
     };
-    elements(tree, &at)
+    elements(tree, &at, base)
 }
 
 /// Where each line of a text starts, to find the line of a byte offset in O(log lines).
@@ -166,6 +173,7 @@ impl LineIndex {
 fn elements(
     tree: roxmltree::Node<'_, '_>,
     at: &impl Fn(roxmltree::Node<'_, '_>) -> usize,
+    base: usize,
 ) -> Result<Vec<El>, XmlError> {
     let mut out: Vec<El> = Vec::new();
     // Whether the last element still waits for its `<hashTree>`.
@@ -187,7 +195,7 @@ fn elements(
                         .to_string(),
                 }));
             };
-            last.children = elements(node, at)?;
+            last.children = elements(node, at, base)?;
             open = false;
             continue;
         }
@@ -202,6 +210,7 @@ fn elements(
             name: attr("testname"),
             enabled: node.attribute("enabled") != Some("false"),
             line,
+            at: base + node.range().start,
             props: props(node),
             children: Vec::new(),
             tag,
