@@ -69,3 +69,43 @@ fn precise_throughput_timer_without_arrivals_loads_with_a_warning() {
     let strict = Stampede::new().arg("check").arg(&file).arg("--strict").run();
     assert_ne!(strict.status.code(), Some(0), "{}", strict.stdout_str());
 }
+
+/// The Debug PostProcessor sends nothing and leaves the sample as the server made it: the same
+/// samples, bytes and JTL rows as a sampler without it (JMeter adds a `<label>-0` row and the
+/// dump's length to the sample's bytes; those bytes never crossed the wire).
+#[test]
+fn debug_post_processor_sends_nothing_and_keeps_the_sample_truthful() {
+    let server = TestServer::builder()
+        .route("/d", Route::ok().body("same body"))
+        .route("/plain", Route::ok().body("same body"))
+        .start();
+    let port = server.addr().port();
+    let run = TempRun::new("elements-debug-pp");
+    let debug = r#"<DebugPostProcessor guiclass="TestBeanGUI" testclass="DebugPostProcessor" testname="Debug PostProcessor" enabled="true">
+        <boolProp name="displayJMeterProperties">true</boolProp>
+        <boolProp name="displayJMeterVariables">true</boolProp>
+        <boolProp name="displaySamplerProperties">true</boolProp>
+        <boolProp name="displaySystemProperties">false</boolProp>
+      </DebugPostProcessor><hashTree/>"#;
+    let body = [sampler("d", port, "/d", debug), sampler("plain", port, "/plain", "")].concat();
+    let file = run.write("plan.jmx", jmx_plan(2, "3", &body));
+    let jtl = run.root().join("results.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&file)
+        .args(["-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!((server.requests(), server.requests_to("/d")), (12, 6));
+    let s = run.summary();
+    let (d, plain) = (label(&s, "d"), label(&s, "plain"));
+    assert_eq!(uint(&d, "samples"), 6);
+    assert_eq!(uint(&d, "errors"), 0);
+    assert_eq!(uint(&d, "bytes_received"), uint(&plain, "bytes_received"));
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    assert_eq!(rows.lines().filter(|l| l.contains(",d,")).count(), 6, "{rows}");
+    assert!(!rows.contains(",d-0,"), "{rows}");
+}

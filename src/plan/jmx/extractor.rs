@@ -13,9 +13,21 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("XPath2Extractor", Cx::xpath2_extractor),
     ("HtmlExtractor", Cx::html_extractor),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", Cx::plugin_json_extractor),
+    ("DebugPostProcessor", Cx::debug_post_processor),
 ];
 
 impl Cx {
+    /// The Debug PostProcessor sends nothing and sets nothing: JMeter adds a sub-result holding
+    /// the variables (and properties) to the sample before it, which grows that sample's bytes
+    /// by the dump's length and its end by the microseconds the dump took. Those bytes never
+    /// crossed the wire, so the run leaves them out: the sample's bytes and time stay what the
+    /// server sent and took.
+    pub(super) fn debug_post_processor(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let note = "sends nothing; JMeter's sub-result (the variables' dump: a JTL row `<label>-0`, its length added to the sample's bytes) is not recorded: the sample's bytes and time are the server's";
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     pub(super) fn regex_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         if c.text_or_empty("RegexExtractor.refname").trim().is_empty() {
             // JMeter runs it into a variable with an empty name, which no `${}` reads.

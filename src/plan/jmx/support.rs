@@ -50,6 +50,7 @@ const NAMES: &[(&str, &str)] = &[
     ("XPath2Extractor", "XPath2 Extractor"),
     ("HtmlExtractor", "CSS Selector Extractor"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", "jp@gc - JSON Path Extractor"),
+    ("DebugPostProcessor", "Debug PostProcessor"),
     ("BeanShellPostProcessor", "BeanShell PostProcessor"),
     ("JSR223PostProcessor", "JSR223 PostProcessor"),
     ("BSFPostProcessor", "BSF PostProcessor"),
