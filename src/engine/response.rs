@@ -4,8 +4,8 @@
 
 use crate::engine::session::UserVars;
 use crate::plan::markup::XPathResult;
-use crate::plan::request::{AllMatches, Extractor, JsonPathExpr, Pattern, ALL};
-use crate::plan::{CheckTest, ExtractSource, Field};
+use crate::plan::request::{AllMatches, Extractor, JmesPath, JsonPathExpr, Pattern, ALL};
+use crate::plan::{CheckTest, ExtractSource, Field, VarId};
 use crate::record::ErrorKind;
 use rand::Rng;
 use std::borrow::Cow;
@@ -383,6 +383,7 @@ fn found_all(
         ExtractSource::Invalid(_)
         | ExtractSource::Throws(_)
         | ExtractSource::JsonPlugin(_)
+        | ExtractSource::JmesPath { .. }
         | ExtractSource::FromVar { .. } => Vec::new(),
     }
 }
@@ -431,6 +432,51 @@ fn plugin_json(p: &JsonPathExpr, e: &Extractor, all: &AllMatches, f: &mut Fields
             set_list(all, Vec::new(), u);
         }
     }
+}
+
+/// JMeter's `JMESPathExtractor.process`: `name_matchNr` and the `name_i` set are removed first;
+/// a blank text, one that is not JSON or a failed search sets the default only; nothing found
+/// (null, an empty array) the default and a count of 0; one value goes to the name (`name_1`
+/// with -1) whatever the match number; several, to the one it picks, or all with -1.
+fn jmespath_extract(p: &JmesPath, count: VarId, e: &Extractor, text: Option<&str>, u: &mut UserVars) {
+    u.unset(count);
+    if let Some(all) = &e.all {
+        for v in all.vars.iter().take_while(|v| !u.is_unset(**v)).copied().collect::<Vec<_>>() {
+            u.unset(v);
+        }
+    }
+    let default = |u: &mut UserVars| {
+        let v = e.default.as_ref().map(|d| d.render_string(u)).unwrap_or_default();
+        u.set(e.var, &v);
+    };
+    let found = match text.filter(|t| !t.trim().is_empty()).map(|t| p.search(t)) {
+        Some(Ok(found)) => found,
+        _ => return default(u),
+    };
+    let values: Vec<String> = match found.as_array() {
+        Some(items) => items.iter().map(|v| JmesPath::text(v)).collect(),
+        None if found.is_null() => Vec::new(),
+        None => vec![JmesPath::text(&found)],
+    };
+    let n = values.len();
+    if n == 0 {
+        default(u);
+        u.set(count, "0");
+        return;
+    }
+    match &e.all {
+        Some(all) => {
+            for (var, v) in all.vars.iter().zip(&values) {
+                u.set(*var, v);
+            }
+        }
+        None if n == 1 => u.set(e.var, &values[0]),
+        None => match choose(e.match_no, n, u) {
+            Some(i) => u.set(e.var, &values[i]),
+            None => default(u),
+        },
+    }
+    u.set(count, &n.to_string());
 }
 
 /// Sets `name_1`.. and `name_matchNr` (and `name_ALL`) from the values kept; a `None` leaves
@@ -514,6 +560,14 @@ pub(super) fn apply_rules(
             // processing: the later post-processors and the assertions are skipped.
             threw = true;
             break;
+        }
+        if let ExtractSource::JmesPath { path, count } = e.source.base() {
+            let text = match &e.source {
+                ExtractSource::FromVar { var, .. } => scoped_text(u, *var),
+                _ => Some(f.text(Field::Body).to_string()),
+            };
+            jmespath_extract(path, *count, e, text.as_deref(), u);
+            continue;
         }
         if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
             match &e.source {

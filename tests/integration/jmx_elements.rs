@@ -109,3 +109,61 @@ fn debug_post_processor_sends_nothing_and_keeps_the_sample_truthful() {
     assert_eq!(rows.lines().filter(|l| l.contains(",d,")).count(), 6, "{rows}");
     assert!(!rows.contains(",d-0,"), "{rows}");
 }
+
+fn jmespath_extractor(name: &str, expr: &str, match_no: &str, default: &str) -> String {
+    format!(
+        r#"<JMESPathExtractor guiclass="JMESPathExtractorGui" testclass="JMESPathExtractor" testname="{name}" enabled="true">
+          <stringProp name="JMESExtractor.referenceName">{name}</stringProp>
+          <stringProp name="JMESExtractor.jmesPathExpr">{expr}</stringProp>
+          <stringProp name="JMESExtractor.matchNumber">{match_no}</stringProp>
+          <stringProp name="JMESExtractor.defaultValue">{default}</stringProp>
+        </JMESPathExtractor><hashTree/>"#
+    )
+}
+
+/// The JSON JMESPath Extractor as JMeter 5.6.3's: an array's items are the values (strings
+/// bare, objects as JSON), -1 puts them all in `name_1`.., a match number picks one, nothing
+/// found is the default with a count of 0; the next request carries them to the witness.
+#[test]
+fn jmespath_extractor_sets_values_match_numbers_counts_and_defaults() {
+    let server = TestServer::builder()
+        .route(
+            "/json",
+            Route::ok()
+                .header("Content-Type", "application/json")
+                .body(r#"{"items":[{"id":"a"},{"id":"b"},{"id":"c"}],"n":5}"#),
+        )
+        .route("/echo", Route::ok().record())
+        .start();
+    let port = server.addr().port();
+    let run = TempRun::new("elements-jmespath");
+    let extractors = [
+        jmespath_extractor("ids", "items[*].id", "-1", ""),
+        jmespath_extractor("second", "items[*].id", "2", ""),
+        jmespath_extractor("beyond", "items[*].id", "9", "B"),
+        jmespath_extractor("obj", "items[0]", "1", ""),
+        jmespath_extractor("miss", "nothing", "1", "D"),
+        jmespath_extractor("n", "n", "", ""),
+    ]
+    .concat();
+    let values =
+        "${ids_1},${ids_3},${ids_matchNr},${second},${beyond},${obj},${miss},${miss_matchNr},${n},${n_matchNr}";
+    let echo = format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="echo" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/echo</stringProp>
+          <stringProp name="HTTPSampler.method">POST</stringProp>
+          <boolProp name="HTTPSampler.postBodyRaw">true</boolProp>
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.value">{values}</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>
+          </collectionProp></elementProp>
+        </HTTPSamplerProxy><hashTree/>"#
+    );
+    let body = [sampler("json", port, "/json", &extractors), echo].concat();
+    let run_file = run.write("plan.jmx", jmx_plan(2, "2", &body));
+    Stampede::new().arg("run").arg(&run_file).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!((server.requests_to("/json"), server.requests_to("/echo")), (4, 4));
+    let got: Vec<String> = server.bodies("/echo").iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
+    assert_eq!(got, vec![r#"a,c,3,b,B,{"id":"a"},D,0,5,1"#; 4]);
+}

@@ -14,9 +14,72 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("HtmlExtractor", Cx::html_extractor),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", Cx::plugin_json_extractor),
     ("DebugPostProcessor", Cx::debug_post_processor),
+    ("JMESPathExtractor", Cx::jmespath_extractor),
 ];
 
 impl Cx {
+    /// JMeter's JSON JMESPath Extractor: the values found (an array's items; strings bare,
+    /// the rest as JSON), the match number picking one (0 or blank: random; beyond them: the
+    /// default; -1: all into `name_1`..); `name_matchNr` the count; nothing found, a body that
+    /// is not JSON or an expression that does not compile: the default.
+    pub(super) fn jmespath_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = self.expand(c, c.text_or_empty("JMESExtractor.referenceName"))?;
+        let raw = self.expand(c, c.text_or_empty("JMESExtractor.jmesPathExpr"))?;
+        let match_raw = self.expand(c, c.text_or_empty("JMESExtractor.matchNumber"))?;
+        let default = self.tmpl(c, c.text_or_empty("JMESExtractor.defaultValue"))?;
+        let mut note = String::new();
+        let var = self.b.sym.vars.assign(&name);
+        let count = self.b.sym.vars.assign(&format!("{name}_matchNr"));
+        let (match_no, all) = match match_raw.trim() {
+            "" => (0, None),
+            m => match m.parse::<i32>() {
+                Ok(n) if n >= 0 => (n as u32, None),
+                Ok(_) => {
+                    note.push_str(&format!("all values into ${{{name}_1}}..; "));
+                    (ALL, Some(self.b.all_matches(&name)))
+                }
+                Err(_) => {
+                    // `Integer.parseInt` throws out of the post-processor, on every sample.
+                    let what = format!(
+                        "match number `{m}` is not a number: JMeter throws when it runs, no variable is set and the later post-processors and the assertions of that sample do not run"
+                    );
+                    let source = ExtractSource::Throws(what.clone());
+                    s.extract.push(Extractor {
+                        var,
+                        into: name,
+                        source,
+                        match_no: 0,
+                        default: None,
+                        required: None,
+                        all: None,
+                    });
+                    self.warn(c, depth, what);
+                    return Ok(());
+                }
+            },
+        };
+        let source = match crate::plan::request::JmesPath::compile(raw.trim()) {
+            Ok(path) => ExtractSource::JmesPath { path, count },
+            Err(e) => {
+                note.push_str(&format!("the expression does not compile ({e}): JMeter sets the default; "));
+                ExtractSource::Invalid(e)
+            }
+        };
+        let source = scoped(c, source, &mut self.b.sym.vars);
+        s.extract.push(Extractor {
+            var,
+            into: name.clone(),
+            source,
+            match_no,
+            default: Some(default),
+            required: None,
+            all,
+        });
+        note.push_str(&format!("into ${{{name}}} and ${{{name}_matchNr}}"));
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     /// The Debug PostProcessor sends nothing and sets nothing: JMeter adds a sub-result holding
     /// the variables (and properties) to the sample before it, which grows that sample's bytes
     /// by the dump's length and its end by the microseconds the dump took. Those bytes never

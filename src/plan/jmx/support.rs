@@ -51,6 +51,7 @@ const NAMES: &[(&str, &str)] = &[
     ("HtmlExtractor", "CSS Selector Extractor"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", "jp@gc - JSON Path Extractor"),
     ("DebugPostProcessor", "Debug PostProcessor"),
+    ("JMESPathExtractor", "JSON JMESPath Extractor"),
     ("BeanShellPostProcessor", "BeanShell PostProcessor"),
     ("JSR223PostProcessor", "JSR223 PostProcessor"),
     ("BSFPostProcessor", "BSF PostProcessor"),
