@@ -637,6 +637,21 @@ pub(super) fn apply_rules(
     failed
 }
 
+/// `JMESPathAssertion.isEquals`: the value's text equals the expected text, or equals it read
+/// as JSON (`1` is not `1.0`, as Jackson's nodes); with `regex`, ORO's whole match. `Err`: an
+/// expected value that is not JSON, or a pattern that does not compile (JMeter throws).
+fn jmespath_equals(found: &jmespath::Variable, expected: &str, regex: bool) -> Result<bool, ()> {
+    let text = JmesPath::text(found);
+    if regex {
+        return Pattern::perl5(&format!("^(?:{expected})$")).map(|re| re.is_match(&text)).map_err(|_| ());
+    }
+    if text == expected {
+        return Ok(true);
+    }
+    let want: serde_json::Value = serde_json::from_str(expected).map_err(|_| ())?;
+    Ok(serde_json::to_value(found).is_ok_and(|v| v == want))
+}
+
 /// What a JSON Assertion expects (see [`CheckTest::JsonAssert`]).
 struct JsonAssert<'e> {
     expected: &'e str,
@@ -698,6 +713,27 @@ impl JsonAssert<'_> {
 fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Duration, received: u64) -> bool {
     let resp = f.resp;
     match test {
+        CheckTest::JmesPath { path, validate, expected, regex, expect_null, negate } => {
+            let body = f.text(Field::Body);
+            // An empty response: `setResultForNull`, a failure inverted or not.
+            if body.is_empty() {
+                return false;
+            }
+            let Some(Ok(found)) = path.as_ref().map(|p| p.search(body)) else { return *negate };
+            let holds = if !validate {
+                Ok(!found.is_null())
+            } else if *expect_null {
+                Ok(found.is_null())
+            } else {
+                let want = expected.render_string(u);
+                jmespath_equals(&found, &want, *regex)
+            };
+            match holds {
+                Ok(h) => h != *negate,
+                // JMeter's exception: an error, unless inverted.
+                Err(()) => *negate,
+            }
+        }
         CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
         CheckTest::Contains { field, negate, .. }
         | CheckTest::Equals { field, negate, .. }

@@ -562,6 +562,19 @@ pub enum CheckTest {
         negate: bool,
         plugin: bool,
     },
+    /// JMeter's JSON JMESPath Assertion: the expression's result exists (is not null), or with
+    /// `validate` is null (`expect_null`) or equals `expected` (its text, or as JSON; with
+    /// `regex`, matches it whole); `negate` inverts. A path that does not compile (`None`), a
+    /// body that is not JSON, or an expected value that is neither equal text nor JSON fail
+    /// it, and pass it inverted (JMeter's exception is an error unless inverted).
+    JmesPath {
+        path: Option<JmesPath>,
+        validate: bool,
+        expected: Template,
+        regex: bool,
+        expect_null: bool,
+        negate: bool,
+    },
     /// Passes when any of the checks passes (JMeter's Response Assertion with "Or").
     Any(Vec<CheckTest>),
     /// The XPath query finds a node, or is true (JMeter's XPath Assertion); negated, the
@@ -720,6 +733,7 @@ impl CheckTest {
             | CheckTest::MatchesTemplate { pattern: text, .. } => f(text),
             CheckTest::Json { equals: Some(t), .. } => f(t),
             CheckTest::MaxDurationAt(t) => f(t),
+            CheckTest::JmesPath { expected, .. } => f(expected),
             CheckTest::JsonAssert { expected, at, .. } => {
                 f(expected);
                 if let Some(p) = at {
@@ -738,7 +752,7 @@ impl CheckTest {
             | CheckTest::Equals { field, .. }
             | CheckTest::MatchesTemplate { field, .. }
             | CheckTest::XPath { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
-            CheckTest::Json { .. } | CheckTest::JsonAssert { .. } => true,
+            CheckTest::Json { .. } | CheckTest::JsonAssert { .. } | CheckTest::JmesPath { .. } => true,
             CheckTest::Size { part, .. } => *part == SizePart::Body,
             CheckTest::Any(tests) => tests.iter().any(CheckTest::reads_body),
             _ => false,

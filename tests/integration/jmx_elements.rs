@@ -167,3 +167,59 @@ fn jmespath_extractor_sets_values_match_numbers_counts_and_defaults() {
     let got: Vec<String> = server.bodies("/echo").iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
     assert_eq!(got, vec![r#"a,c,3,b,B,{"id":"a"},D,0,5,1"#; 4]);
 }
+
+fn jmespath_assertion(path: &str, expected: &str, validate: bool, null: bool, invert: bool, regex: bool) -> String {
+    format!(
+        r#"<JMESPathAssertion guiclass="JMESPathAssertionGui" testclass="JMESPathAssertion" testname="jmes" enabled="true">
+          <stringProp name="JMES_PATH">{path}</stringProp>
+          <stringProp name="EXPECTED_VALUE">{expected}</stringProp>
+          <boolProp name="JSONVALIDATION">{validate}</boolProp>
+          <boolProp name="EXPECT_NULL">{null}</boolProp>
+          <boolProp name="INVERT">{invert}</boolProp>
+          <boolProp name="ISREGEX">{regex}</boolProp>
+        </JMESPathAssertion><hashTree/>"#
+    )
+}
+
+/// The JSON JMESPath Assertion as JMeter 5.6.3's: existence, equality as text or as JSON, a
+/// whole-text regex, null, inversion; an expected value that is neither fails (JMeter's
+/// exception), and passes inverted; failures carry JMeter's messages.
+#[test]
+fn jmespath_assertion_passes_and_fails_each_sample_as_jmeter() {
+    let server = TestServer::builder().route("/j", Route::ok().body(r#"{"a":{"b":"x"},"n":1,"arr":[1,2]}"#)).start();
+    let port = server.addr().port();
+    let run = TempRun::new("elements-jmespath-assert");
+    let cases: [(&str, String, bool); 9] = [
+        ("exists", jmespath_assertion("a.b", "", false, false, false, false), true),
+        ("missing", jmespath_assertion("zz", "", false, false, false, false), false),
+        ("equal", jmespath_assertion("a.b", "x", true, false, false, false), true),
+        ("as_json", jmespath_assertion("arr", "[1, 2]", true, false, false, false), true),
+        ("regex", jmespath_assertion("a.b", "x|y", true, false, false, true), true),
+        ("null", jmespath_assertion("zz", "", true, true, false, false), true),
+        ("inverted", jmespath_assertion("a.b", "x", true, false, true, false), false),
+        ("not_json", jmespath_assertion("a.b", "y", true, false, false, false), false),
+        ("not_json_inverted", jmespath_assertion("a.b", "y", true, false, true, false), true),
+    ];
+    let body: String = cases.iter().map(|(name, a, _)| sampler(name, port, "/j", a)).collect();
+    let file = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    let jtl = run.root().join("results.jtl");
+    Stampede::new()
+        .arg("run")
+        .arg(&file)
+        .args(["-q", "--jtl"])
+        .arg(&jtl)
+        .arg("--out")
+        .arg(run.path())
+        .run()
+        .assert_exit(0);
+    assert_eq!(server.requests_to("/j"), 18);
+    let s = run.summary();
+    for (name, _, passes) in &cases {
+        let l = label(&s, name);
+        assert_eq!(uint(&l, "samples"), 2, "{name}");
+        assert_eq!(uint(&l, "errors"), if *passes { 0 } else { 2 }, "{name}");
+    }
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    assert!(rows.contains("JMESPATH zz expected to exist"), "{rows}");
+    assert!(rows.contains("Value expected not to be equal to x"), "{rows}");
+}

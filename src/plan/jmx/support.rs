@@ -77,6 +77,7 @@ const NAMES: &[(&str, &str)] = &[
     ("SizeAssertion", "Size Assertion"),
     ("DurationAssertion", "Duration Assertion"),
     ("XPathAssertion", "XPath Assertion"),
+    ("JMESPathAssertion", "JSON JMESPath Assertion"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", "jp@gc - JSON Path Assertion"),
     // Listeners.
     ("ResultCollector", "Listeners (View Results Tree, Summary Report, Simple Data Writer...)"),
