@@ -836,6 +836,26 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
 mod tests {
     use super::*;
 
+    /// As JMeter's `JMESPathAssertion.isEquals`: equal text first, then equal JSON (Jackson's
+    /// nodes: `1` is not `1.0`); an expected value that is neither throws; a regex matches the
+    /// whole text.
+    #[test]
+    fn jmespath_equality_is_text_then_json_and_a_regex_is_whole() {
+        let p = |src: &str| JmesPath::compile(src).unwrap();
+        let doc = r#"{"s":"x","arr":[1,2],"f":1.0,"o":{"k":"v"}}"#;
+        let v = |src: &str| p(src).search(doc).unwrap();
+        assert_eq!(jmespath_equals(&v("s"), "x", false), Ok(true));
+        assert_eq!(jmespath_equals(&v("arr"), "[1, 2]", false), Ok(true));
+        assert_eq!(jmespath_equals(&v("f"), "1", false), Ok(false));
+        assert_eq!(jmespath_equals(&v("s"), "y", false), Err(()));
+        assert_eq!(jmespath_equals(&v("s"), "x|y", true), Ok(true));
+        assert_eq!(jmespath_equals(&v("o.k"), "v.", true), Ok(false));
+        assert_eq!(jmespath_equals(&v("s"), "(", true), Err(()));
+        assert_eq!(JmesPath::text(&v("o")), r#"{"k":"v"}"#);
+        assert!(p("s").search("not json").is_err());
+        assert!(JmesPath::compile("a[").is_err());
+    }
+
     const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: theme=dark\r\nX-Req: 7\r\n\r\n";
 
     /// A path rendered the same each sample is compiled once; a new text compiles again.

@@ -606,6 +606,37 @@ pub(super) mod tests {
         assert_eq!(extractors(&i).len(), 2);
     }
 
+    fn jmes(expr: &str, match_no: &str) -> String {
+        format!(
+            r#"<JMESPathExtractor testclass="JMESPathExtractor" testname="m" enabled="true"><stringProp name="JMESExtractor.referenceName">m</stringProp><stringProp name="JMESExtractor.jmesPathExpr">{expr}</stringProp><stringProp name="JMESExtractor.matchNumber">{match_no}</stringProp><stringProp name="JMESExtractor.defaultValue">d</stringProp></JMESPathExtractor><hashTree/>"#
+        )
+    }
+
+    #[test]
+    fn a_jmespath_extractor_reads_its_match_number_as_jmeter_does() {
+        let i = inspect_with(&jmes("items[*].id", "-1"), false);
+        let e = extractors(&i);
+        assert!(matches!(&e[0].source, ExtractSource::JmesPath { path, .. } if path.src == "items[*].id"));
+        assert_eq!(e[0].match_no, ALL);
+        assert!(e[0].all.is_some());
+        assert_eq!(extractors(&inspect_with(&jmes("a", ""), false))[0].match_no, 0);
+        // `Integer.parseInt` throws on every sample: a warning, and --strict refuses it.
+        let i = inspect_with(&jmes("a", "first"), false);
+        assert!(matches!(extractors(&i)[0].source, ExtractSource::Throws(_)));
+        assert!(!inspect_with(&jmes("a", "first"), true).problems.is_empty());
+        // An expression that does not compile sets the default.
+        assert!(matches!(extractors(&inspect_with(&jmes("a[", "1"), false))[0].source, ExtractSource::Invalid(_)));
+    }
+
+    #[test]
+    fn a_debug_post_processor_loads_and_adds_nothing() {
+        let dbg = r#"<DebugPostProcessor testclass="DebugPostProcessor" testname="dbg" enabled="true"><boolProp name="displayJMeterVariables">true</boolProp></DebugPostProcessor><hashTree/>"#;
+        let i = inspect_with(dbg, true);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(i.elements.iter().find(|r| r.class == "DebugPostProcessor").unwrap().status, Status::Supported);
+        assert!(extractors(&i).is_empty());
+    }
+
     #[test]
     fn java_split_drops_trailing_empty_items_only() {
         assert_eq!(java_split(""), [""]);
