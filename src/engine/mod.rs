@@ -162,6 +162,11 @@ pub async fn run(
         active_all: AtomicU64::new(0),
         timers: plan.timers.clone(),
         pacers: plan.shapers.iter().map(|s| std::sync::Mutex::new(executor::shaping::Pacer::new(s.clone()))).collect(),
+        arrivals: plan
+            .arrivals
+            .iter()
+            .map(|a| std::sync::Mutex::new(executor::precise::Generator::new(a.clone(), rand::random())))
+            .collect(),
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
         label_templates: label_templates(plan),
         run_labels: Arc::new(crate::record::RunLabels::new(&plan.labels, crate::record::row_names(&plan.labels).len())),

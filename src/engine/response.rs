@@ -4,8 +4,8 @@
 
 use crate::engine::session::UserVars;
 use crate::plan::markup::XPathResult;
-use crate::plan::request::{AllMatches, Extractor, JsonPathExpr, MatchGroups, Pattern, ALL};
-use crate::plan::{CheckTest, ExtractSource, Field};
+use crate::plan::request::{AllMatches, Extractor, JmesPath, JsonPathExpr, MatchGroups, Pattern, ALL};
+use crate::plan::{CheckTest, ExtractSource, Field, VarId};
 use crate::record::ErrorKind;
 use rand::Rng;
 use std::borrow::Cow;
@@ -398,6 +398,7 @@ fn found_all(
         ExtractSource::Invalid(_)
         | ExtractSource::Throws(_)
         | ExtractSource::JsonPlugin(_)
+        | ExtractSource::JmesPath { .. }
         | ExtractSource::FromVar { .. } => Vec::new(),
     }
 }
@@ -548,6 +549,51 @@ fn regex_single(e: &Extractor, g: &MatchGroups, f: &mut Fields<'_, '_>, resp: &R
     }
 }
 
+/// JMeter's `JMESPathExtractor.process`: `name_matchNr` and the `name_i` set are removed first;
+/// a blank text, one that is not JSON or a failed search sets the default only; nothing found
+/// (null, an empty array) the default and a count of 0; one value goes to the name (`name_1`
+/// with -1) whatever the match number; several, to the one it picks, or all with -1.
+fn jmespath_extract(p: &JmesPath, count: VarId, e: &Extractor, text: Option<&str>, u: &mut UserVars) {
+    u.unset(count);
+    if let Some(all) = &e.all {
+        for v in all.vars.iter().take_while(|v| !u.is_unset(**v)).copied().collect::<Vec<_>>() {
+            u.unset(v);
+        }
+    }
+    let default = |u: &mut UserVars| {
+        let v = e.default.as_ref().map(|d| d.render_string(u)).unwrap_or_default();
+        u.set(e.var, &v);
+    };
+    let found = match text.filter(|t| !t.trim().is_empty()).map(|t| p.search(t)) {
+        Some(Ok(found)) => found,
+        _ => return default(u),
+    };
+    let values: Vec<String> = match found.as_array() {
+        Some(items) => items.iter().map(|v| JmesPath::text(v)).collect(),
+        None if found.is_null() => Vec::new(),
+        None => vec![JmesPath::text(&found)],
+    };
+    let n = values.len();
+    if n == 0 {
+        default(u);
+        u.set(count, "0");
+        return;
+    }
+    match &e.all {
+        Some(all) => {
+            for (var, v) in all.vars.iter().zip(&values) {
+                u.set(*var, v);
+            }
+        }
+        None if n == 1 => u.set(e.var, &values[0]),
+        None => match choose(e.match_no, n, u) {
+            Some(i) => u.set(e.var, &values[i]),
+            None => default(u),
+        },
+    }
+    u.set(count, &n.to_string());
+}
+
 /// Sets `name_1`.. and `name_matchNr` (and `name_ALL`) from the values kept; a `None` leaves
 /// its variable. The matches of an earlier response beyond this one's count are unset
 /// (JMeter removes them, up to the `name_matchNr` it had set).
@@ -630,6 +676,14 @@ pub(super) fn apply_rules(
             threw = true;
             break;
         }
+        if let ExtractSource::JmesPath { path, count } = e.source.base() {
+            let text = match &e.source {
+                ExtractSource::FromVar { var, .. } => scoped_text(u, *var),
+                _ => Some(f.text(Field::Body).to_string()),
+            };
+            jmespath_extract(path, *count, e, text.as_deref(), u);
+            continue;
+        }
         if let (ExtractSource::JsonPlugin(p), Some(all)) = (e.source.base(), &e.all) {
             match &e.source {
                 ExtractSource::FromVar { var, .. } => {
@@ -702,6 +756,21 @@ pub(super) fn apply_rules(
     failed
 }
 
+/// `JMESPathAssertion.isEquals`: the value's text equals the expected text, or equals it read
+/// as JSON (`1` is not `1.0`, as Jackson's nodes); with `regex`, ORO's whole match. `Err`: an
+/// expected value that is not JSON, or a pattern that does not compile (JMeter throws).
+fn jmespath_equals(found: &jmespath::Variable, expected: &str, regex: bool) -> Result<bool, ()> {
+    let text = JmesPath::text(found);
+    if regex {
+        return Pattern::perl5(&format!("^(?:{expected})$")).map(|re| re.is_match(&text)).map_err(|_| ());
+    }
+    if text == expected {
+        return Ok(true);
+    }
+    let want: serde_json::Value = serde_json::from_str(expected).map_err(|_| ())?;
+    Ok(serde_json::to_value(found).is_ok_and(|v| v == want))
+}
+
 /// What a JSON Assertion expects (see [`CheckTest::JsonAssert`]).
 struct JsonAssert<'e> {
     expected: &'e str,
@@ -763,6 +832,27 @@ impl JsonAssert<'_> {
 fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Duration, received: u64) -> bool {
     let resp = f.resp;
     match test {
+        CheckTest::JmesPath { path, validate, expected, regex, expect_null, negate } => {
+            let body = f.text(Field::Body);
+            // An empty response: `setResultForNull`, a failure inverted or not.
+            if body.is_empty() {
+                return false;
+            }
+            let Some(Ok(found)) = path.as_ref().map(|p| p.search(body)) else { return *negate };
+            let holds = if !validate {
+                Ok(!found.is_null())
+            } else if *expect_null {
+                Ok(found.is_null())
+            } else {
+                let want = expected.render_string(u);
+                jmespath_equals(&found, &want, *regex)
+            };
+            match holds {
+                Ok(h) => h != *negate,
+                // JMeter's exception: an error, unless inverted.
+                Err(()) => *negate,
+            }
+        }
         CheckTest::Status(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&resp.status)),
         CheckTest::Contains { field, negate, .. }
         | CheckTest::Equals { field, negate, .. }
@@ -886,6 +976,26 @@ fn xpath_holds(path: &crate::plan::request::XPathExpr, text: &str, negate: bool)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As JMeter's `JMESPathAssertion.isEquals`: equal text first, then equal JSON (Jackson's
+    /// nodes: `1` is not `1.0`); an expected value that is neither throws; a regex matches the
+    /// whole text.
+    #[test]
+    fn jmespath_equality_is_text_then_json_and_a_regex_is_whole() {
+        let p = |src: &str| JmesPath::compile(src).unwrap();
+        let doc = r#"{"s":"x","arr":[1,2],"f":1.0,"o":{"k":"v"}}"#;
+        let v = |src: &str| p(src).search(doc).unwrap();
+        assert_eq!(jmespath_equals(&v("s"), "x", false), Ok(true));
+        assert_eq!(jmespath_equals(&v("arr"), "[1, 2]", false), Ok(true));
+        assert_eq!(jmespath_equals(&v("f"), "1", false), Ok(false));
+        assert_eq!(jmespath_equals(&v("s"), "y", false), Err(()));
+        assert_eq!(jmespath_equals(&v("s"), "x|y", true), Ok(true));
+        assert_eq!(jmespath_equals(&v("o.k"), "v.", true), Ok(false));
+        assert_eq!(jmespath_equals(&v("s"), "(", true), Err(()));
+        assert_eq!(JmesPath::text(&v("o")), r#"{"k":"v"}"#);
+        assert!(p("s").search("not json").is_err());
+        assert!(JmesPath::compile("a[").is_err());
+    }
 
     const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: theme=dark\r\nX-Req: 7\r\n\r\n";
 

@@ -49,6 +49,8 @@ pub(crate) struct RunShared {
     pub active_all: AtomicU64,
     /// Throughput Shaping Timers' turns, by slot.
     pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
+    /// Precise Throughput Timers' arrivals, by slot.
+    pub arrivals: Vec<Mutex<super::executor::precise::Generator>>,
     /// Timers evaluated while the test runs, by slot.
     pub timers: Vec<crate::plan::flow::TimerExpr>,
     /// Labels rendered for each sample, by `LabelId`; empty when the plan has none.
@@ -551,6 +553,7 @@ impl ScenarioCtx {
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),
             pacers: Vec::new(),
+            arrivals: Vec::new(),
             timers: Vec::new(),
         });
         Arc::new(ScenarioCtx {

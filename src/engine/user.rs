@@ -336,6 +336,20 @@ impl VirtualUser {
                                 }
                             }
                         }
+                        crate::plan::Think::Precise { slot } => {
+                            let next = ctx.shared.arrivals[slot as usize].lock().expect("arrivals lock").next();
+                            match next {
+                                // Seconds from the test's start, truncated to the ms as JMeter's
+                                // `(long)` of its delay.
+                                Some(at) => {
+                                    let at = ctx.epoch + Duration::from_millis((at * 1000.0).max(0.0) as u64);
+                                    at.saturating_duration_since(Instant::now())
+                                }
+                                // JMeter's timer throws on every sample in its scope (a rate or a
+                                // period of 0); the reader has warned that the user waits instead.
+                                None => crate::plan::MAX_DURATION,
+                            }
+                        }
                         crate::plan::Think::Timed { slot } => {
                             let e = &ctx.shared.timers[slot as usize];
                             let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));

@@ -76,6 +76,7 @@ pub struct Builder {
     slots: Slots,
     /// Throughput Shaping Timers, with the key of the element each was read from.
     shapers: Vec<(usize, Shaper)>,
+    arrivals: Vec<(usize, super::Arrivals)>,
     timers: Vec<super::flow::TimerExpr>,
     data: Vec<DataSpec>,
     /// Every data file opened, with how it was read: another element reading the same file the
@@ -281,6 +282,16 @@ impl Builder {
         self.shapers.len() as u32 - 1
     }
 
+    /// The slot of an arrival schedule; the same `key` (the thread group it is read in) gives the
+    /// same slot, as JMeter keeps one per thread group, whatever timer asks first.
+    pub fn arrivals(&mut self, key: usize, arrivals: super::Arrivals) -> u32 {
+        if let Some(i) = self.arrivals.iter().position(|(k, _)| *k == key) {
+            return i as u32;
+        }
+        self.arrivals.push((key, arrivals));
+        self.arrivals.len() as u32 - 1
+    }
+
     /// The slot of a timer evaluated while the test runs.
     pub fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
         self.timers.push(timer);
@@ -311,6 +322,7 @@ impl Builder {
         plan.checks = self.checks;
         plan.slots = self.slots;
         plan.shapers = self.shapers.into_iter().map(|(_, s)| s).collect();
+        plan.arrivals = self.arrivals.into_iter().map(|(_, a)| a).collect();
         plan.timers = self.timers;
         plan.fold_constants();
         plan

@@ -453,6 +453,12 @@ pub enum Think {
         #[serde(skip)]
         slot: u32,
     },
+    /// Waits for the next arrival of a schedule shared by the users of a thread group (JMeter's
+    /// Precise Throughput Timer): the plan's `arrivals[slot]`.
+    Precise {
+        #[serde(skip)]
+        slot: u32,
+    },
     /// A timer whose values are known only while the test runs: the plan's `timers[slot]`,
     /// evaluated before each sampler in its scope.
     Timed {
@@ -517,7 +523,7 @@ impl Think {
             Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
             Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
             Think::Throughput { interval, .. } => !interval.is_zero(),
-            Think::Shaped { .. } | Think::Timed { .. } => true,
+            Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } => true,
         }
     }
 
@@ -559,7 +565,9 @@ impl Think {
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
             // Depends on the user's previous pass: the engine computes it.
-            Think::Throughput { .. } | Think::Shaped { .. } | Think::Timed { .. } => Duration::ZERO,
+            Think::Throughput { .. } | Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } => {
+                Duration::ZERO
+            }
         }
     }
 }

@@ -43,7 +43,7 @@ pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
 pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
 pub use template::{Template, VarId, VarTable};
-pub use workload::{ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload};
+pub use workload::{Arrivals, ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload};
 
 use serde::Serialize;
 use std::collections::HashMap;
@@ -101,6 +101,10 @@ pub struct Plan {
     /// Rate schedules shared by every user (Throughput Shaping Timers), by `Think::Shaped` slot.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shapers: Vec<workload::Shaper>,
+    /// Arrival schedules shared by the users of a thread group (Precise Throughput Timers), by
+    /// `Think::Precise` slot.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arrivals: Vec<workload::Arrivals>,
     /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
     #[serde(skip)]
     pub timers: Vec<flow::TimerExpr>,
@@ -556,6 +560,7 @@ impl Plan {
             managers: Default::default(),
             slots: Slots::default(),
             shapers: Vec::new(),
+            arrivals: Vec::new(),
             timers: Vec::new(),
             last_ok: None,
             consecutive: false,

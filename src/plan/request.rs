@@ -368,6 +368,13 @@ pub enum ExtractSource {
     /// (JMeter evaluates `${}` in the path per sample); one that does not compile finds
     /// nothing (JMeter logs it and sets the default).
     JsonRunTime(RunTimeJsonPath),
+    /// A JMESPath over the body (JMeter's JSON JMESPath Extractor): the match number picks
+    /// among the values found (an array's items), `count` is `name_matchNr`.
+    JmesPath {
+        path: JmesPath,
+        #[serde(skip)]
+        count: VarId,
+    },
     /// JMeter's extractor throws when it runs (a JSON Extractor whose lists do not match):
     /// nothing is set, and the extractors after it and the sample's checks do not run; the
     /// text says why.
@@ -379,6 +386,54 @@ pub enum ExtractSource {
     Header(String),
     /// The value of a cookie the response set.
     Cookie(String),
+}
+
+/// A compiled JMESPath expression (JMeter's JMESPath Extractor and Assertion), shown as written.
+#[derive(Clone)]
+pub struct JmesPath {
+    pub src: String,
+    expr: std::sync::Arc<jmespath::Expression<'static>>,
+}
+
+impl JmesPath {
+    /// The expression, or the compiler's message (JMeter logs it and finds nothing).
+    pub fn compile(src: &str) -> Result<JmesPath, String> {
+        let expr = jmespath::compile(src).map_err(|e| e.to_string())?;
+        Ok(JmesPath { src: src.to_string(), expr: std::sync::Arc::new(expr) })
+    }
+
+    /// The expression's result over a JSON text; `Err` when the text is not JSON or the search
+    /// fails (JMeter's extractor then sets the default, its assertion fails).
+    pub fn search(&self, json: &str) -> Result<jmespath::Rcvar, String> {
+        let data = jmespath::Variable::from_json(json)?;
+        self.expr.search(data).map_err(|e| e.to_string())
+    }
+
+    /// A value as JMeter's Jackson writes it: a string bare, anything else as compact JSON.
+    pub fn text(v: &jmespath::Variable) -> String {
+        match v.as_string() {
+            Some(s) => s.clone(),
+            None => serde_json::to_string(v).unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for JmesPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JmesPath({:?})", self.src)
+    }
+}
+
+impl PartialEq for JmesPath {
+    fn eq(&self, o: &Self) -> bool {
+        self.src == o.src
+    }
+}
+
+impl Serialize for JmesPath {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.src)
+    }
 }
 
 impl ExtractSource {
@@ -419,6 +474,9 @@ impl PartialEq for ExtractSource {
                 a == b && x == y
             }
             (ExtractSource::Css(a), ExtractSource::Css(b)) => a == b,
+            (ExtractSource::JmesPath { path: a, count: x }, ExtractSource::JmesPath { path: b, count: y }) => {
+                a == b && x == y
+            }
             (ExtractSource::Header(a), ExtractSource::Header(b))
             | (ExtractSource::Cookie(a), ExtractSource::Cookie(b))
             | (ExtractSource::Invalid(a), ExtractSource::Invalid(b))
@@ -570,6 +628,19 @@ pub enum CheckTest {
         negate: bool,
         plugin: bool,
     },
+    /// JMeter's JSON JMESPath Assertion: the expression's result exists (is not null), or with
+    /// `validate` is null (`expect_null`) or equals `expected` (its text, or as JSON; with
+    /// `regex`, matches it whole); `negate` inverts. A path that does not compile (`None`), a
+    /// body that is not JSON, or an expected value that is neither equal text nor JSON fail
+    /// it, and pass it inverted (JMeter's exception is an error unless inverted).
+    JmesPath {
+        path: Option<JmesPath>,
+        validate: bool,
+        expected: Template,
+        regex: bool,
+        expect_null: bool,
+        negate: bool,
+    },
     /// Passes when any of the checks passes (JMeter's Response Assertion with "Or").
     Any(Vec<CheckTest>),
     /// The XPath query finds a node, or is true (JMeter's XPath Assertion); negated, the
@@ -713,6 +784,7 @@ impl RequestSpec {
             ExtractSource::Json(_)
             | ExtractSource::JsonRunTime(_)
             | ExtractSource::JsonPlugin(_)
+            | ExtractSource::JmesPath { .. }
             | ExtractSource::XPath(_)
             | ExtractSource::XPathRunTime(_)
             | ExtractSource::Css(_)
@@ -736,6 +808,7 @@ impl CheckTest {
             CheckTest::Json { equals: Some(t), .. } => f(t),
             CheckTest::MaxDurationAt(t) | CheckTest::SizeAt { size: t, .. } => f(t),
             CheckTest::XPathAt { path, .. } => f(&mut path.src),
+            CheckTest::JmesPath { expected, .. } => f(expected),
             CheckTest::JsonAssert { expected, at, .. } => {
                 f(expected);
                 if let Some(p) = at {
@@ -755,7 +828,7 @@ impl CheckTest {
             | CheckTest::MatchesTemplate { field, .. }
             | CheckTest::XPath { field, .. }
             | CheckTest::XPathAt { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
-            CheckTest::Json { .. } | CheckTest::JsonAssert { .. } => true,
+            CheckTest::Json { .. } | CheckTest::JsonAssert { .. } | CheckTest::JmesPath { .. } => true,
             CheckTest::Size { part, .. } | CheckTest::SizeAt { part, .. } => *part == SizePart::Body,
             CheckTest::Any(tests) => tests.iter().any(CheckTest::reads_body),
             _ => false,

@@ -186,6 +186,26 @@ impl Shaper {
     }
 }
 
+/// A Precise Throughput Timer's arrivals (JMeter's `ConstantPoissonProcessGenerator`): in each
+/// period of `duration` seconds, ⌈rate × duration⌉ instants drawn uniformly and sorted (a
+/// Poisson process conditioned on a round count), counted in seconds from the test's start;
+/// each sample in scope waits for the next one, `batch` samples sharing each instant. One
+/// schedule per thread group, as JMeter keys it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Arrivals {
+    /// The timer's name.
+    pub name: String,
+    /// Samples a second: the timer's throughput over its period.
+    pub per_sec: f64,
+    /// The period the count is made round over, in whole seconds (the timer's test duration).
+    pub duration: i64,
+    /// Samples that share one arrival (JMeter's batch size, as it reads it: 1 or less is 1
+    /// for the rate, and a size of 0 or less never starts a new arrival after the first).
+    pub batch: i32,
+    /// Java's `Random` seed: the same seed gives JMeter's very instants. `None`: a random one.
+    pub seed: Option<i64>,
+}
+
 /// `over × i / users`, to the nanosecond.
 pub(crate) fn spread(over: Duration, i: u64, users: u32) -> Duration {
     let ns = over.as_nanos() * u128::from(i) / u128::from(users.max(1));

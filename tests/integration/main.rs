@@ -45,6 +45,8 @@
 //!   without a sample), Authorization (Basic by first matching base URL, Digest within one sample, passwords never shown),
 //!   DNS Cache (static hosts), Cookie (clear each iteration, policies, its own cookies); one
 //!   connection per host per user.
+//! - `jmx_elements`: core JMeter elements real plans keep (issue 32): the Precise Throughput
+//!   Timer's arrivals shared by a thread group; the Debug PostProcessor; JMESPath.
 //! - `jmx_json_runtime`: issue 32 rows 2-4: JSON Extractor and JSON Assertion paths holding
 //!   variables set at run time, evaluated per sample; a JSON Extractor whose lists differ in
 //!   number throws per sample and the thread goes on; an assertion scoped to an unnamed variable
@@ -169,6 +171,7 @@ mod jmx_b;
 mod jmx_c;
 mod jmx_ctl;
 mod jmx_diff;
+mod jmx_elements;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_json_runtime;

@@ -6,6 +6,7 @@
 
 pub(crate) mod closed;
 pub(crate) mod open;
+pub(crate) mod precise;
 pub(crate) mod schedule;
 pub(crate) mod shaped;
 pub(crate) mod shaping;

@@ -11,6 +11,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("SizeAssertion", Cx::size_assertion),
     ("DurationAssertion", Cx::duration_assertion),
     ("XPathAssertion", Cx::xpath_assertion),
+    ("JMESPathAssertion", Cx::jmespath_assertion),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", Cx::plugin_json_path_assertion),
 ];
 
@@ -19,6 +20,39 @@ const UNNAMED_SCOPE_FAILS: &str =
     "scoped to a JMeter variable with no name: each sample fails (\"Response was null\"), as in JMeter";
 
 impl Cx {
+    /// JMeter's JSON JMESPath Assertion; its failure message is JMeter's `buildFailureMessage`.
+    pub(super) fn jmespath_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let raw = self.expand(c, c.text_or_empty("JMES_PATH"))?;
+        let expected_raw = c.text_or_empty("EXPECTED_VALUE").to_string();
+        let expected = self.tmpl(c, &expected_raw)?;
+        let flag = |name: &str| c.flag(name).unwrap_or(false);
+        let (validate, expect_null, negate, regex) =
+            (flag("JSONVALIDATION"), flag("EXPECT_NULL"), flag("INVERT"), flag("ISREGEX"));
+        let not = if negate { " not" } else { "" };
+        let message = if !validate {
+            format!("JMESPATH {raw} expected{not} to exist")
+        } else if expect_null {
+            format!("Value expected{not} to be null")
+        } else if regex {
+            format!("Value expected{not} to match {expected_raw}")
+        } else {
+            format!("Value expected{not} to be equal to {expected_raw}")
+        };
+        let mut note = message.clone();
+        let path = match crate::plan::request::JmesPath::compile(&raw) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                note =
+                    format!("the expression does not compile ({e}): each sample fails, as in JMeter (passes inverted)");
+                None
+            }
+        };
+        let id = self.b.check(format!("{}: {message}", c.name));
+        s.checks.push(Check { id, test: CheckTest::JmesPath { path, validate, expected, regex, expect_null, negate } });
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     pub(super) fn response_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         match self.response_assertion_checks(c)? {
             Ok((checks, ignore, status, note)) => {

@@ -15,9 +15,89 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("XPath2Extractor", Cx::xpath2_extractor),
     ("HtmlExtractor", Cx::html_extractor),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", Cx::plugin_json_extractor),
+    ("DebugPostProcessor", Cx::debug_post_processor),
+    ("JMESPathExtractor", Cx::jmespath_extractor),
 ];
 
 impl Cx {
+    /// JMeter's JSON JMESPath Extractor: the values found (an array's items; strings bare,
+    /// the rest as JSON), the match number picking one (0 or blank: random; beyond them: the
+    /// default; -1: all into `name_1`..); `name_matchNr` the count; nothing found, a body that
+    /// is not JSON or an expression that does not compile: the default.
+    pub(super) fn jmespath_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let name = self.expand(c, c.text_or_empty("JMESExtractor.referenceName"))?;
+        let raw = self.expand(c, c.text_or_empty("JMESExtractor.jmesPathExpr"))?;
+        let match_raw = self.expand(c, c.text_or_empty("JMESExtractor.matchNumber"))?;
+        let default = self.tmpl(c, c.text_or_empty("JMESExtractor.defaultValue"))?;
+        let mut note = String::new();
+        let var = self.b.sym.vars.assign(&name);
+        let count = self.b.sym.vars.assign(&format!("{name}_matchNr"));
+        let (match_no, all) = match match_raw.trim() {
+            "" => (0, None),
+            m => match m.parse::<i32>() {
+                Ok(n) if n >= 0 => (n as u32, None),
+                Ok(_) => {
+                    note.push_str(&format!("all values into ${{{name}_1}}..; "));
+                    (ALL, Some(self.b.all_matches(&name)))
+                }
+                Err(_) => {
+                    // `Integer.parseInt` throws out of the post-processor, on every sample.
+                    let what = format!(
+                        "match number `{m}` is not a number: JMeter throws when it runs, no variable is set and the later post-processors and the assertions of that sample do not run"
+                    );
+                    let source = ExtractSource::Throws(what.clone());
+                    s.extract.push(Extractor {
+                        var,
+                        into: name,
+                        source,
+                        match_no: 0,
+                        default: None,
+                        required: None,
+                        all: None,
+                        empty_default: EmptyDefault::Set,
+                        groups: None,
+                    });
+                    self.warn(c, depth, what);
+                    return Ok(());
+                }
+            },
+        };
+        let source = match crate::plan::request::JmesPath::compile(raw.trim()) {
+            Ok(path) => ExtractSource::JmesPath { path, count },
+            Err(e) => {
+                note.push_str(&format!("the expression does not compile ({e}): JMeter sets the default; "));
+                ExtractSource::Invalid(e)
+            }
+        };
+        let source = scoped(c, source, &mut self.b.sym.vars);
+        s.extract.push(Extractor {
+            var,
+            into: name.clone(),
+            source,
+            match_no,
+            default: Some(default),
+            required: None,
+            all,
+            // JMESPathExtractor puts its default whatever it renders, as the JSON Extractor.
+            empty_default: EmptyDefault::Set,
+            groups: None,
+        });
+        note.push_str(&format!("into ${{{name}}} and ${{{name}_matchNr}}"));
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// The Debug PostProcessor sends nothing and sets nothing: JMeter adds a sub-result holding
+    /// the variables (and properties) to the sample before it, which grows that sample's bytes
+    /// by the dump's length and its end by the microseconds the dump took. Those bytes never
+    /// crossed the wire, so the run leaves them out: the sample's bytes and time stay what the
+    /// server sent and took.
+    pub(super) fn debug_post_processor(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let note = "sends nothing; JMeter's sub-result (the variables' dump: a JTL row `<label>-0`, its length added to the sample's bytes) is not recorded: the sample's bytes and time are the server's";
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     pub(super) fn regex_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         if c.text_or_empty("RegexExtractor.refname").trim().is_empty() {
             // JMeter runs it into a variable with an empty name, which no `${}` reads.
@@ -723,6 +803,37 @@ pub(super) mod tests {
         let i = inspect_with(&json("g;h;", "$.x;$.y;", Some("1;2")), false);
         assert!(i.problems.is_empty(), "{:?}", i.problems);
         assert_eq!(extractors(&i).len(), 2);
+    }
+
+    fn jmes(expr: &str, match_no: &str) -> String {
+        format!(
+            r#"<JMESPathExtractor testclass="JMESPathExtractor" testname="m" enabled="true"><stringProp name="JMESExtractor.referenceName">m</stringProp><stringProp name="JMESExtractor.jmesPathExpr">{expr}</stringProp><stringProp name="JMESExtractor.matchNumber">{match_no}</stringProp><stringProp name="JMESExtractor.defaultValue">d</stringProp></JMESPathExtractor><hashTree/>"#
+        )
+    }
+
+    #[test]
+    fn a_jmespath_extractor_reads_its_match_number_as_jmeter_does() {
+        let i = inspect_with(&jmes("items[*].id", "-1"), false);
+        let e = extractors(&i);
+        assert!(matches!(&e[0].source, ExtractSource::JmesPath { path, .. } if path.src == "items[*].id"));
+        assert_eq!(e[0].match_no, ALL);
+        assert!(e[0].all.is_some());
+        assert_eq!(extractors(&inspect_with(&jmes("a", ""), false))[0].match_no, 0);
+        // `Integer.parseInt` throws on every sample: a warning, and --strict refuses it.
+        let i = inspect_with(&jmes("a", "first"), false);
+        assert!(matches!(extractors(&i)[0].source, ExtractSource::Throws(_)));
+        assert!(!inspect_with(&jmes("a", "first"), true).problems.is_empty());
+        // An expression that does not compile sets the default.
+        assert!(matches!(extractors(&inspect_with(&jmes("a[", "1"), false))[0].source, ExtractSource::Invalid(_)));
+    }
+
+    #[test]
+    fn a_debug_post_processor_loads_and_adds_nothing() {
+        let dbg = r#"<DebugPostProcessor testclass="DebugPostProcessor" testname="dbg" enabled="true"><boolProp name="displayJMeterVariables">true</boolProp></DebugPostProcessor><hashTree/>"#;
+        let i = inspect_with(dbg, true);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        assert_eq!(i.elements.iter().find(|r| r.class == "DebugPostProcessor").unwrap().status, Status::Supported);
+        assert!(extractors(&i).is_empty());
     }
 
     #[test]

@@ -41,6 +41,7 @@ const NAMES: &[(&str, &str)] = &[
     ("GaussianRandomTimer", "Gaussian Random Timer"),
     ("PoissonRandomTimer", "Poisson Random Timer"),
     ("kg.apc.jmeter.timers.VariableThroughputTimer", "jp@gc - Throughput Shaping Timer"),
+    ("PreciseThroughputTimer", "Precise Throughput Timer"),
     // Post-processors.
     ("RegexExtractor", "Regular Expression Extractor"),
     ("JSONPostProcessor", "JSON Extractor"),
@@ -49,6 +50,8 @@ const NAMES: &[(&str, &str)] = &[
     ("XPath2Extractor", "XPath2 Extractor"),
     ("HtmlExtractor", "CSS Selector Extractor"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor", "jp@gc - JSON Path Extractor"),
+    ("DebugPostProcessor", "Debug PostProcessor"),
+    ("JMESPathExtractor", "JSON JMESPath Extractor"),
     ("BeanShellPostProcessor", "BeanShell PostProcessor"),
     ("JSR223PostProcessor", "JSR223 PostProcessor"),
     ("BSFPostProcessor", "BSF PostProcessor"),
@@ -74,6 +77,7 @@ const NAMES: &[(&str, &str)] = &[
     ("SizeAssertion", "Size Assertion"),
     ("DurationAssertion", "Duration Assertion"),
     ("XPathAssertion", "XPath Assertion"),
+    ("JMESPathAssertion", "JSON JMESPath Assertion"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", "jp@gc - JSON Path Assertion"),
     // Listeners.
     ("ResultCollector", "Listeners (View Results Tree, Summary Report, Simple Data Writer...)"),

@@ -13,7 +13,12 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("GaussianRandomTimer", Cx::random_timer),
     ("PoissonRandomTimer", Cx::random_timer),
     ("kg.apc.jmeter.timers.VariableThroughputTimer", Cx::shaping_timer),
+    ("PreciseThroughputTimer", Cx::precise_throughput_timer),
 ];
+
+/// The most arrivals a Precise Throughput Timer's period may hold: JMeter draws and sorts them
+/// all at once (a million takes it about a second), and more is no plan anyone runs.
+const MAX_PERIOD_ARRIVALS: f64 = 10_000_000.0;
 
 impl Cx {
     pub(super) fn constant_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
@@ -165,6 +170,73 @@ impl Cx {
         Ok(())
     }
 
+    /// The Precise Throughput Timer: `throughput` samples per `throughputPeriod` seconds, at
+    /// instants of a Poisson process with a round count per `duration` seconds, shared by the
+    /// users of the thread group (executor/precise.rs). JMeter does not implement the batch
+    /// thread delay, and no longer reads the allowed surplus and exact limit: nor does this.
+    pub(super) fn precise_throughput_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let mut notes = Vec::new();
+        // A TestBean's number: text that is not one converts to 0, as JMeter's `Converter`.
+        let mut value = |cx: &mut Cx, name: &str, default: &str, whole: bool| -> Result<f64, Error> {
+            let raw = c.text(name).unwrap_or(default).to_string();
+            let v = cx.expand(c, &raw)?;
+            let t = v.trim();
+            let n = if whole { t.parse::<i64>().map(|n| n as f64).ok() } else { t.parse::<f64>().ok() };
+            Ok(n.filter(|n| n.is_finite()).unwrap_or_else(|| {
+                notes.push(format!("{name} `{v}` is read as 0, as JMeter"));
+                0.0
+            }))
+        };
+        let throughput = value(self, "throughput", "100", false)?;
+        let period = value(self, "throughputPeriod", "3600", true)?;
+        let duration = value(self, "duration", "3600", true)?;
+        let batch = value(self, "batchSize", "1", true)?;
+        let seed = value(self, "randomSeed", "0", true)?;
+        let per_sec = throughput / period;
+        let per_period = per_sec / batch.max(1.0) * duration;
+        if period == 0.0 || per_period > MAX_PERIOD_ARRIVALS {
+            return Err(self.err(
+                c,
+                format!(
+                    "{throughput} samples per {period} s over a test duration of {duration} s is beyond any generator: JMeter draws every arrival of a period at once, at most {MAX_PERIOD_ARRIVALS:e}"
+                ),
+            ));
+        }
+        if !per_sec.is_finite() || per_period.ceil() < 1.0 || per_sec.abs() < 0.00001 {
+            // JMeter's generator has no arrival to give: its timer throws before each sample
+            // in scope (`BufferUnderflowException`), which skips that sample.
+            self.warn(
+                c,
+                depth,
+                format!(
+                    "{throughput} samples per {period} s over {duration} s is no arrival at all: JMeter skips each sample in its scope with an error; here each user waits until the test ends"
+                ),
+            );
+            s.timers.push(Think::Constant(MAX_DURATION));
+            return Ok(());
+        }
+        let arrivals = workload::Arrivals {
+            name: c.name.clone(),
+            per_sec,
+            duration: duration as i64,
+            batch: batch.clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+            seed: (seed != 0.0).then_some(seed as i64),
+        };
+        let slot = self.b.arrivals(self.b.scenarios().len(), arrivals);
+        s.timers.push(Think::Precise { slot });
+        let mut note = format!(
+            "the thread group's samples in scope start at the arrivals of a Poisson process: {per_sec} a second, a round count every {duration} s"
+        );
+        if batch > 1.0 {
+            note.push_str(&format!(", {batch} samples an arrival"));
+        }
+        if !notes.is_empty() {
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     /// Gaussian and Poisson random timers.
     pub(super) fn random_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let kind = if c.class == "GaussianRandomTimer" { TimerKind::Gaussian } else { TimerKind::Poisson };
@@ -251,5 +323,52 @@ mod shaping_tests {
         let e = e.to_string();
         assert!(e.contains("t.jmx:") && e.contains("a row's end rate of 1e300/s is beyond any generator"), "{e}");
         read(&plan_of(&timer("100")), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod precise_tests {
+    use crate::plan::jmx::synthetic::tests::plan_of;
+    use crate::plan::jmx::{read, Options};
+    use crate::plan::Arrivals;
+
+    fn timer(throughput: &str, period: &str, batch: &str, seed: &str) -> String {
+        format!(
+            r#"<PreciseThroughputTimer guiclass="TestBeanGUI" testclass="PreciseThroughputTimer" testname="ptt" enabled="true">
+            <doubleProp><name>throughput</name><value>{throughput}</value><savedValue>0.0</savedValue></doubleProp>
+            <intProp name="throughputPeriod">{period}</intProp><longProp name="duration">600</longProp>
+            <intProp name="batchSize">{batch}</intProp><longProp name="randomSeed">{seed}</longProp>
+            </PreciseThroughputTimer><hashTree/>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="a" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>
+            <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="b" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+        )
+    }
+
+    #[test]
+    fn precise_timer_is_one_schedule_per_thread_group_with_its_fields() {
+        let p =
+            read(&plan_of(&timer("120", "60", "3", "42")), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+        assert_eq!(
+            p.0.arrivals,
+            vec![Arrivals { name: "ptt".into(), per_sec: 2.0, duration: 600, batch: 3, seed: Some(42) }]
+        );
+        let p =
+            read(&plan_of(&timer("60", "60", "1", "0")), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+        assert_eq!(p.0.arrivals[0].seed, None);
+    }
+
+    #[test]
+    fn precise_timer_beyond_any_generator_is_refused_and_one_without_arrivals_warns() {
+        let e = read(&plan_of(&timer("1e9", "1", "1", "0")), std::path::Path::new("t.jmx"), &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.jmx:") && e.contains("is beyond any generator"), "{e}");
+        let e = read(&plan_of(&timer("5", "0", "1", "0")), std::path::Path::new("t.jmx"), &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("beyond any generator"), "{e}");
+        let p =
+            read(&plan_of(&timer("0", "60", "1", "0")), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+        assert!(p.0.arrivals.is_empty());
     }
 }
