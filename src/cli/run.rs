@@ -400,6 +400,9 @@ pub(super) fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
     if !plan.shapers.is_empty() {
         found.push("a Throughput Shaping Timer's schedule");
     }
+    if !plan.syncs.is_empty() {
+        found.push("a Synchronizing Timer's barrier (its batches gather this generator's users only)");
+    }
     for s in &plan.scenarios {
         plan::flow::for_each_step(&s.flow, &mut |step| {
             let what = match step {

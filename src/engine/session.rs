@@ -49,6 +49,11 @@ pub(crate) struct RunShared {
     pub active_all: AtomicU64,
     /// Throughput Shaping Timers' turns, by slot.
     pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
+    /// Synchronizing Timers' barriers, by slot.
+    pub barriers: Vec<super::sync_timer::Barrier>,
+    /// Each scenario's users on this generator (its share on agents), the batch of a
+    /// Synchronizing Timer of group size 0; empty without one.
+    pub sync_users: Vec<u64>,
     /// Timers evaluated while the test runs, by slot.
     pub timers: Vec<crate::plan::flow::TimerExpr>,
     /// Labels rendered for each sample, by `LabelId`; empty when the plan has none.
@@ -551,6 +556,8 @@ impl ScenarioCtx {
             epoch_unix_ms: 0,
             active_all: AtomicU64::new(0),
             pacers: Vec::new(),
+            barriers: Vec::new(),
+            sync_users: Vec::new(),
             timers: Vec::new(),
         });
         Arc::new(ScenarioCtx {

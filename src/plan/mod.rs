@@ -104,6 +104,9 @@ pub struct Plan {
     /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
     #[serde(skip)]
     pub timers: Vec<flow::TimerExpr>,
+    /// Synchronizing Timers' barriers, by `Think::Sync` slot.
+    #[serde(skip)]
+    pub syncs: Vec<flow::SyncSpec>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
@@ -557,6 +560,7 @@ impl Plan {
             slots: Slots::default(),
             shapers: Vec::new(),
             timers: Vec::new(),
+            syncs: Vec::new(),
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),

@@ -41,6 +41,7 @@ const NAMES: &[(&str, &str)] = &[
     ("GaussianRandomTimer", "Gaussian Random Timer"),
     ("PoissonRandomTimer", "Poisson Random Timer"),
     ("kg.apc.jmeter.timers.VariableThroughputTimer", "jp@gc - Throughput Shaping Timer"),
+    ("SyncTimer", "Synchronizing Timer"),
     // Post-processors.
     ("RegexExtractor", "Regular Expression Extractor"),
     ("JSONPostProcessor", "JSON Extractor"),
