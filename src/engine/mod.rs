@@ -140,6 +140,7 @@ pub async fn run(
             }
         }
     });
+    let (barriers, sync_users, sync_scopes) = sync_timer::barriers(plan, &options.segment);
     let shared = Arc::new(RunShared {
         feeders: plan.data.iter().map(|d| Feeder::new(d, plan.scenarios.len())).collect(),
         writers,
@@ -163,12 +164,9 @@ pub async fn run(
         active_all: AtomicU64::new(0),
         timers: plan.timers.clone(),
         pacers: plan.shapers.iter().map(|s| std::sync::Mutex::new(executor::shaping::Pacer::new(s.clone()))).collect(),
-        barriers: plan.syncs.iter().map(|s| sync_timer::Barrier::new(s.clone())).collect(),
-        sync_users: if plan.syncs.is_empty() {
-            Vec::new()
-        } else {
-            plan.scenarios.iter().map(|s| options.segment.count_below(s.workload.max_concurrent_users())).collect()
-        },
+        barriers,
+        sync_users,
+        sync_scopes,
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
         label_templates: label_templates(plan),
         run_labels: Arc::new(crate::record::RunLabels::new(&plan.labels, crate::record::row_names(&plan.labels).len())),

@@ -343,7 +343,10 @@ impl VirtualUser {
                             // Boxed for the size of the user's future (see the samplers).
                             match Box::pin(barrier.wait(users, self.stop_at, &ctx.stop)).await {
                                 super::sync_timer::Passed::Go => Duration::ZERO,
-                                super::sync_timer::Passed::Cut => return IterEnd::Cut,
+                                // Stranded: as a JMeter thread stopped while it waits, the user ends.
+                                super::sync_timer::Passed::Cut | super::sync_timer::Passed::Stranded => {
+                                    return IterEnd::Cut
+                                }
                                 super::sync_timer::Passed::Ends => return IterEnd::UserDone,
                             }
                         }

@@ -204,7 +204,7 @@ impl Cx {
         let wait = if timeout_ms > 0 {
             format!("one that waited {timeout_ms} ms goes on, with the others waiting")
         } else {
-            "no timeout: a wait ends at the user's end or a stop".into()
+            "no timeout: a wait ends at the user's end or a stop, or when fewer users are left than a batch (the user ends, as JMeter's would when stopped)".into()
         };
         let mut note =
             format!("each user waits before each sampler in scope until {batch} wait, then all go at once; {wait}");
