@@ -356,8 +356,12 @@ mod tests {
         settle().await;
         assert!(!last.is_finished(), "3 users left can still fill a batch of 3");
         b.user_ended();
-        assert_eq!(last.await.unwrap(), (Passed::Stranded, Duration::from_secs(5)));
-        assert_eq!(b.wait(4, None, &stop).await, Passed::Stranded, "no batch can fill any more");
+        // Bounded, so that a barrier that keeps them waiting fails here rather than hangs.
+        let hour = Duration::from_secs(3600);
+        let last = tokio::time::timeout(hour, last).await.expect("the fourth user still waits");
+        assert_eq!(last.unwrap(), (Passed::Stranded, Duration::from_secs(5)));
+        let next = tokio::time::timeout(hour, b.wait(4, None, &stop)).await;
+        assert_eq!(next, Ok(Passed::Stranded), "no batch can fill any more");
         // A user with a scheduled end waits until it, as JMeter's, and does not sample.
         let t0 = tokio::time::Instant::now();
         // On tokio's paused clock, which is ahead of the real one by now.
