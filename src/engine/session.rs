@@ -200,7 +200,6 @@ impl ScenarioCtx {
         self.shared.stop_run.is_cancelled()
     }
 
-    /// Stops the scenario from starting anything new (the watcher then applies the grace time).
     /// Held by a user's task for its whole life (a shaped workload's renewed users in it
     /// included): its end tells the Synchronizing Timers of its scenario that one user fewer
     /// can come.
@@ -208,6 +207,7 @@ impl ScenarioCtx {
         UserTask(self)
     }
 
+    /// Stops the scenario from starting anything new (the watcher then applies the grace time).
     pub(crate) fn stop_now(&self) {
         self.stopping.store(true, Ordering::Relaxed);
         self.stop.cancel();
