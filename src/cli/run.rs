@@ -403,6 +403,9 @@ pub(super) fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
     if !plan.arrivals.is_empty() {
         found.push("a Precise Throughput Timer's arrivals");
     }
+    if !plan.syncs.is_empty() {
+        found.push("a Synchronizing Timer's barrier (its batches gather this generator's users only)");
+    }
     for s in &plan.scenarios {
         plan::flow::for_each_step(&s.flow, &mut |step| {
             let what = match step {

@@ -37,6 +37,7 @@ mod scripting;
 pub mod segment;
 pub(crate) mod session;
 mod step;
+mod sync_timer;
 mod tls;
 mod user;
 
@@ -139,6 +140,7 @@ pub async fn run(
             }
         }
     });
+    let (barriers, sync_users, sync_scopes) = sync_timer::barriers(plan, &options.segment);
     let shared = Arc::new(RunShared {
         feeders: plan.data.iter().map(|d| Feeder::new(d, plan.scenarios.len())).collect(),
         writers,
@@ -167,6 +169,9 @@ pub async fn run(
             .iter()
             .map(|a| std::sync::Mutex::new(executor::precise::Generator::new(a.clone(), rand::random())))
             .collect(),
+        barriers,
+        sync_users,
+        sync_scopes,
         throughput: (0..plan.slots.throughput).map(|_| std::sync::Mutex::new((0, 0))).collect(),
         label_templates: label_templates(plan),
         run_labels: Arc::new(crate::record::RunLabels::new(&plan.labels, crate::record::row_names(&plan.labels).len())),

@@ -51,6 +51,14 @@ pub(crate) struct RunShared {
     pub pacers: Vec<Mutex<super::executor::shaping::Pacer>>,
     /// Precise Throughput Timers' arrivals, by slot.
     pub arrivals: Vec<Mutex<super::executor::precise::Generator>>,
+    /// Synchronizing Timers' barriers, by slot.
+    pub barriers: Vec<super::sync_timer::Barrier>,
+    /// Each scenario's users on this generator (its share on agents), the batch of a
+    /// Synchronizing Timer of group size 0; empty without one.
+    pub sync_users: Vec<u64>,
+    /// Each scenario's Synchronizing Timers' slots, told when one of its users ends; empty
+    /// without one.
+    pub sync_scopes: Vec<Vec<u32>>,
     /// Timers evaluated while the test runs, by slot.
     pub timers: Vec<crate::plan::flow::TimerExpr>,
     /// Labels rendered for each sample, by `LabelId`; empty when the plan has none.
@@ -194,10 +202,29 @@ impl ScenarioCtx {
         self.shared.stop_run.is_cancelled()
     }
 
+    /// Held by a user's task for its whole life (a shaped workload's renewed users in it
+    /// included): its end tells the Synchronizing Timers of its scenario that one user fewer
+    /// can come.
+    pub(crate) fn user_task(&self) -> UserTask<'_> {
+        UserTask(self)
+    }
+
     /// Stops the scenario from starting anything new (the watcher then applies the grace time).
     pub(crate) fn stop_now(&self) {
         self.stopping.store(true, Ordering::Relaxed);
         self.stop.cancel();
+    }
+}
+
+/// See [`ScenarioCtx::user_task`].
+pub(crate) struct UserTask<'a>(&'a ScenarioCtx);
+
+impl Drop for UserTask<'_> {
+    fn drop(&mut self) {
+        let shared = &self.0.shared;
+        for &slot in shared.sync_scopes.get(self.0.index).map_or(&[][..], Vec::as_slice) {
+            shared.barriers[slot as usize].user_ended();
+        }
     }
 }
 
@@ -554,6 +581,9 @@ impl ScenarioCtx {
             active_all: AtomicU64::new(0),
             pacers: Vec::new(),
             arrivals: Vec::new(),
+            barriers: Vec::new(),
+            sync_users: Vec::new(),
+            sync_scopes: Vec::new(),
             timers: Vec::new(),
         });
         Arc::new(ScenarioCtx {

@@ -350,6 +350,20 @@ impl VirtualUser {
                                 None => crate::plan::MAX_DURATION,
                             }
                         }
+                        crate::plan::Think::Sync { slot } => {
+                            since_wait = 0;
+                            let users = ctx.shared.sync_users.get(ctx.index).copied().unwrap_or(1);
+                            let barrier = &ctx.shared.barriers[slot as usize];
+                            // Boxed for the size of the user's future (see the samplers).
+                            match Box::pin(barrier.wait(users, self.stop_at, &ctx.stop)).await {
+                                super::sync_timer::Passed::Go => Duration::ZERO,
+                                // Stranded: as a JMeter thread stopped while it waits, the user ends.
+                                super::sync_timer::Passed::Cut | super::sync_timer::Passed::Stranded => {
+                                    return IterEnd::Cut
+                                }
+                                super::sync_timer::Passed::Ends => return IterEnd::UserDone,
+                            }
+                        }
                         crate::plan::Think::Timed { slot } => {
                             let e = &ctx.shared.timers[slot as usize];
                             let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));

@@ -78,6 +78,8 @@ pub struct Builder {
     shapers: Vec<(usize, Shaper)>,
     arrivals: Vec<(usize, super::Arrivals)>,
     timers: Vec<super::flow::TimerExpr>,
+    /// Synchronizing Timers, with the key of the element each was read from.
+    syncs: Vec<(usize, super::flow::SyncSpec)>,
     data: Vec<DataSpec>,
     /// Every data file opened, with how it was read: another element reading the same file the
     /// same way shares it (one open file and one load-time pass, however many elements).
@@ -292,6 +294,17 @@ impl Builder {
         self.arrivals.len() as u32 - 1
     }
 
+    /// The slot of a Synchronizing Timer's barrier; the same `key` (the element it was read
+    /// from, read once per scope it is in) gives the same slot, as JMeter's clones of the one
+    /// timer share its barrier.
+    pub fn sync_timer(&mut self, key: usize, spec: super::flow::SyncSpec) -> u32 {
+        if let Some(i) = self.syncs.iter().position(|(k, _)| *k == key) {
+            return i as u32;
+        }
+        self.syncs.push((key, spec));
+        self.syncs.len() as u32 - 1
+    }
+
     /// The slot of a timer evaluated while the test runs.
     pub fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
         self.timers.push(timer);
@@ -324,6 +337,7 @@ impl Builder {
         plan.shapers = self.shapers.into_iter().map(|(_, s)| s).collect();
         plan.arrivals = self.arrivals.into_iter().map(|(_, a)| a).collect();
         plan.timers = self.timers;
+        plan.syncs = self.syncs.into_iter().map(|(_, s)| s).collect();
         plan.fold_constants();
         plan
     }

@@ -465,6 +465,25 @@ pub enum Think {
         #[serde(skip)]
         slot: u32,
     },
+    /// Waits at a barrier until a batch of users has come (JMeter's Synchronizing Timer): the
+    /// plan's `syncs[slot]`, one barrier shared by every user in the element's scope.
+    Sync {
+        #[serde(skip)]
+        slot: u32,
+    },
+}
+
+/// A Synchronizing Timer: how many users make a batch and how long one waits for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyncSpec {
+    /// The element's name, for messages.
+    pub name: String,
+    /// Users per batch; 0: the number of users of the thread group (JMeter's `groupSize` 0).
+    pub group_size: u64,
+    /// A user that waited this many ms goes on, and so do the others waiting with it; 0:
+    /// until the batch is full or the user's end; below 0 JMeter's timer throws, which ends
+    /// the thread.
+    pub timeout_ms: i64,
 }
 
 /// The kinds of random timer: how a delay and a range make a think time.
@@ -523,7 +542,7 @@ impl Think {
             Think::Gaussian { offset, deviation } => !(offset + deviation).is_zero(),
             Think::Poisson { offset, lambda_ms } => !offset.is_zero() || lambda_ms > 0.0,
             Think::Throughput { interval, .. } => !interval.is_zero(),
-            Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } => true,
+            Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } | Think::Sync { .. } => true,
         }
     }
 
@@ -565,7 +584,7 @@ impl Think {
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
             // Depends on the user's previous pass: the engine computes it.
-            Think::Throughput { .. } | Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } => {
+            Think::Throughput { .. } | Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } | Think::Sync { .. } => {
                 Duration::ZERO
             }
         }

@@ -108,6 +108,9 @@ pub struct Plan {
     /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
     #[serde(skip)]
     pub timers: Vec<flow::TimerExpr>,
+    /// Synchronizing Timers' barriers, by `Think::Sync` slot.
+    #[serde(skip)]
+    pub syncs: Vec<flow::SyncSpec>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
@@ -562,6 +565,7 @@ impl Plan {
             shapers: Vec::new(),
             arrivals: Vec::new(),
             timers: Vec::new(),
+            syncs: Vec::new(),
             last_ok: None,
             consecutive: false,
             thresholds: Vec::new(),

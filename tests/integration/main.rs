@@ -67,6 +67,11 @@
 //!   defaults that render empty at run time, per extractor.
 //! - `jmx_sync`: elements that coordinate threads or stop the test (issue 13 C): FIFO queues
 //!   between thread groups, the AutoStop Listener, the Module Controller, `__setProperty`.
+//! - `jmx_sync_timer`: JMeter's Synchronizing Timer (issue 32): a sampler's requests reach the
+//!   witness in batches of the group size, served equal to samples; a batch that can never
+//!   fill ends at the run's duration (scheduler and `--duration`) with exact counts, and at
+//!   once when the users that could fill it have ended (users lapping others, the last
+//!   partial batch).
 //! - `jmx_c`: the elements real plans use (issue 13 C): samplers that send nothing (Debug, Dummy,
 //!   Java test clients) beside HTTP requests; the Result Status Action Handler's scope.
 //! - `jmx_parallel`: BlazeMeter's Parallel Controller and Parallel HTTP Requests: branches of one
@@ -187,6 +192,7 @@ mod jmx_small;
 mod jmx_small2;
 mod jmx_socket;
 mod jmx_sync;
+mod jmx_sync_timer;
 mod jmx_tg;
 mod jmx_unset;
 mod jmx_websocket;

@@ -28,7 +28,7 @@ pub(crate) async fn run<F: Users>(
     let mut set = JoinSet::new();
     for i in (0..u64::from(w.users)).filter(|&i| segment.owns(i)) {
         let at = start + spread(w.ramp_up, i, w.users);
-        let life = Life { iterations: w.iterations, stop, finish_iteration: false };
+        let life = Life { iterations: w.iterations, stop, finish_iteration: false, whole_task: true };
         let (ctx, users) = (ctx.clone(), users.clone());
         // The user's own future, not one around it: that would hold a copy of its arguments.
         set.spawn(user(ctx, users, i, at, life));
@@ -44,6 +44,9 @@ pub(super) struct Life {
     pub stop: Option<Instant>,
     /// The stop ends the user between iterations only: the one it is in runs to its end.
     pub finish_iteration: bool,
+    /// The user is its task's only one (no renewed user follows it in the task): its end,
+    /// started or not, is the task's ([`ScenarioCtx::user_task`]).
+    pub whole_task: bool,
 }
 
 /// How a user ended: whether it ran all its iterations.
@@ -55,6 +58,7 @@ pub(super) enum Ended {
 
 /// Runs user `index` from `at` for its life.
 pub(super) async fn user<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, index: u64, at: Instant, life: Life) -> Ended {
+    let _task = life.whole_task.then(|| ctx.user_task());
     if at > Instant::now() {
         tokio::select! {
             _ = tokio::time::sleep_until(at) => {}

@@ -244,6 +244,7 @@ async fn user<F: Users>(
     mut work: mpsc::Receiver<Instant>,
     idle: mpsc::UnboundedSender<usize>,
 ) {
+    let _task = ctx.user_task();
     let mut user = factory.user(id as u64);
     while let Some(due) = work.recv().await {
         ctx.active.fetch_add(1, Ordering::Relaxed);

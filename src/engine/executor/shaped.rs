@@ -34,7 +34,8 @@ pub(crate) async fn run<F: Users>(
         let (ctx, users, next) = (ctx.clone(), users.clone(), next.clone());
         let (iterations, renew, finish) = (w.iterations, w.renew, w.finish_iteration);
         set.spawn(async move {
-            let life = Life { iterations, stop, finish_iteration: finish };
+            let _task = ctx.user_task();
+            let life = Life { iterations, stop, finish_iteration: finish, whole_task: false };
             let (mut index, mut at) = (i, at);
             loop {
                 let ended = user(ctx.clone(), users.clone(), index, at, life).await;

@@ -42,6 +42,7 @@ const NAMES: &[(&str, &str)] = &[
     ("PoissonRandomTimer", "Poisson Random Timer"),
     ("kg.apc.jmeter.timers.VariableThroughputTimer", "jp@gc - Throughput Shaping Timer"),
     ("PreciseThroughputTimer", "Precise Throughput Timer"),
+    ("SyncTimer", "Synchronizing Timer"),
     // Post-processors.
     ("RegexExtractor", "Regular Expression Extractor"),
     ("JSONPostProcessor", "JSON Extractor"),

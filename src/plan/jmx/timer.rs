@@ -1,9 +1,9 @@
 //! Timers: think times before each sampler in their scope (constant, uniform, Gaussian,
 //! Poisson), the constant throughput timer's pacing, and the Throughput Shaping Timer's rate
-//! schedule shared by every user.
+//! schedule shared by every user, and the Synchronizing Timer's barrier.
 
 use super::*;
-use crate::plan::flow::{TimerExpr, TimerKind};
+use crate::plan::flow::{SyncSpec, TimerExpr, TimerKind};
 
 /// The timers, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -13,6 +13,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("GaussianRandomTimer", Cx::random_timer),
     ("PoissonRandomTimer", Cx::random_timer),
     ("kg.apc.jmeter.timers.VariableThroughputTimer", Cx::shaping_timer),
+    ("SyncTimer", Cx::sync_timer),
     ("PreciseThroughputTimer", Cx::precise_throughput_timer),
 ];
 
@@ -237,6 +238,65 @@ impl Cx {
         Ok(())
     }
 
+    /// The Synchronizing Timer: each user in its scope waits before the sampler until
+    /// `groupSize` users wait (0: the thread group's users), then all go at once; one barrier
+    /// per element, shared by every user of every thread group it is in (JMeter's clones share
+    /// it). Values are read once, when the test starts, as JMeter builds the barrier then.
+    pub(super) fn sync_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let mut notes = Vec::new();
+        let mut whole = |cx: &mut Cx, name: &str, what: &str| -> i64 {
+            let raw = c.text(name).unwrap_or("0");
+            let v = cx.expand(c, raw).unwrap_or_else(|_| raw.to_string());
+            v.trim().parse::<i64>().unwrap_or_else(|_| {
+                notes.push(format!("{what} `{}` is not a whole number: 0", v.trim()));
+                0
+            })
+        };
+        let group_size = whole(self, "groupSize", "the number of users to group by");
+        let timeout_ms = whole(self, "timeoutInMs", "the timeout");
+        if timeout_ms > 0 {
+            self.millis(c, timeout_ms as f64, "timeout")?;
+        }
+        if group_size < 0 {
+            // JMeter 5.6.3 sends nothing: its CyclicBarrier refuses the size as the test starts.
+            return Err(self.err(
+                c,
+                format!(
+                    "the number of users to group by `{group_size}` is negative: JMeter cannot start the test with it"
+                ),
+            ));
+        }
+        let spec = SyncSpec { name: c.name.clone(), group_size: group_size.max(0) as u64, timeout_ms };
+        let slot = self.b.sync_timer(c.line, spec);
+        // JMeter calls every timer's `delay()` in turn, then sleeps their sum: a barrier is
+        // passed before any think time of the same sampler, wherever the timers stand.
+        let at = s.timers.iter().take_while(|t| matches!(t, Think::Sync { .. })).count();
+        s.timers.insert(at, Think::Sync { slot });
+        let batch = if group_size > 0 { format!("{group_size} users") } else { "all the thread group's users".into() };
+        let wait = if timeout_ms > 0 {
+            format!("one that waited {timeout_ms} ms goes on, with the others waiting")
+        } else {
+            "no timeout: a wait ends at the user's end or a stop, or when fewer users are left than a batch (the user ends, as JMeter's would when stopped)".into()
+        };
+        let mut note =
+            format!("each user waits before each sampler in scope until {batch} wait, then all go at once; {wait}");
+        if !notes.is_empty() {
+            note = format!("{note}; {}", notes.join("; "));
+        }
+        if timeout_ms < 0 {
+            self.warn(
+                c,
+                depth,
+                format!(
+                    "the timeout `{timeout_ms}` is negative: JMeter's timer throws, each user that reaches it ends"
+                ),
+            );
+        } else {
+            self.report(c, depth, Status::Supported, note);
+        }
+        Ok(())
+    }
+
     /// Gaussian and Poisson random timers.
     pub(super) fn random_timer(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let kind = if c.class == "GaussianRandomTimer" { TimerKind::Gaussian } else { TimerKind::Poisson };
@@ -370,5 +430,64 @@ mod precise_tests {
         let p =
             read(&plan_of(&timer("0", "60", "1", "0")), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
         assert!(p.0.arrivals.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod sync_tests {
+    use crate::plan::flow::{for_each_step, Step, Think};
+    use crate::plan::jmx::synthetic::tests::plan_of;
+    use crate::plan::jmx::{read, Options};
+
+    fn sync(group: &str, timeout: &str) -> String {
+        format!(
+            r#"<SyncTimer guiclass="TestBeanGUI" testclass="SyncTimer" testname="Sync" enabled="true">
+            <intProp name="groupSize">{group}</intProp><longProp name="timeoutInMs">{timeout}</longProp>
+            </SyncTimer><hashTree/>"#
+        )
+    }
+
+    const UNIFORM: &str = r#"<UniformRandomTimer testclass="UniformRandomTimer" testname="u" enabled="true">
+        <stringProp name="ConstantTimer.delay">100</stringProp><stringProp name="RandomTimer.range">50</stringProp>
+        </UniformRandomTimer><hashTree/>"#;
+
+    fn get(children: &str) -> String {
+        format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+        )
+    }
+
+    fn thinks(jmx: &str) -> (Vec<Think>, crate::plan::Plan) {
+        let (plan, _) = read(&plan_of(jmx), std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+        let mut out = Vec::new();
+        for_each_step(&plan.scenarios[0].flow, &mut |s| {
+            if let Step::Think(t) = s {
+                out.push(*t);
+            }
+        });
+        (out, plan)
+    }
+
+    /// Was refused as unsupported; now one barrier per element, its values as JMeter reads
+    /// them, passed before the other timers' think times (JMeter sleeps their sum after).
+    #[test]
+    fn a_sync_timer_is_one_barrier_passed_before_the_other_timers() {
+        let (t, plan) =
+            thinks(&format!("{}{}", get(&format!("{UNIFORM}{}", sync("3", "250"))), get(&sync("3", "250"))));
+        assert!(matches!(t[..], [Think::Sync { slot: 0 }, Think::Uniform { .. }, Think::Sync { slot: 1 }]), "{t:?}");
+        assert_eq!((plan.syncs.len(), plan.syncs[0].group_size, plan.syncs[0].timeout_ms), (2, 3, 250));
+        // One element above both samplers: one barrier for both.
+        let (t, plan) = thinks(&format!("{}{}{}", sync("0", "0"), get(""), get("")));
+        assert!(matches!(t[..], [Think::Sync { slot: 0 }, Think::Sync { slot: 0 }]), "{t:?}");
+        assert_eq!((plan.syncs.len(), plan.syncs[0].group_size, plan.syncs[0].timeout_ms), (1, 0, 0));
+        let (_, plan) = thinks(&format!("{}{}", sync("many", "-5"), get("")));
+        assert_eq!((plan.syncs[0].group_size, plan.syncs[0].timeout_ms), (0, -5));
+        let e = read(
+            &plan_of(&format!("{}{}", sync("-1", "0"), get(""))),
+            std::path::Path::new("t.jmx"),
+            &Options::default(),
+        );
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("t.jmx:") && e.contains("group by `-1` is negative"), "{e}");
     }
 }
