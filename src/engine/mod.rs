@@ -189,6 +189,7 @@ pub async fn run(
             stop: stop_run.child_token(),
             stopping: AtomicBool::new(false),
             hard: CancellationToken::new(),
+            abandon: Default::default(),
             active: AtomicU64::new(0),
             started: AtomicU64::new(0),
             pacing: sc.pacing,

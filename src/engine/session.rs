@@ -163,6 +163,10 @@ pub(crate) fn csv_line(fields: &[String]) -> Vec<u8> {
     w.into_inner().expect("writing to memory cannot fail")
 }
 
+/// How many abandon tokens a scenario's users share (see [`ScenarioCtx::abandon_token`]):
+/// more than the worker threads of most machines.
+pub(crate) const ABANDON_SHARDS: u64 = 64;
+
 /// What every user of a scenario shares.
 pub(crate) struct ScenarioCtx {
     pub index: usize,
@@ -176,6 +180,9 @@ pub(crate) struct ScenarioCtx {
     pub stopping: AtomicBool,
     /// Cancelled when requests still in flight must be abandoned (grace time over).
     pub hard: CancellationToken,
+    /// Children of `hard` that users wait on, each shared by every [`ABANDON_SHARDS`]th user
+    /// (see [`ScenarioCtx::abandon_token`]); made as users start.
+    pub abandon: std::sync::Mutex<Vec<CancellationToken>>,
     /// Users currently running an iteration.
     pub active: AtomicU64,
     /// Users started so far (numbers users for `__threadNum`).
@@ -207,6 +214,20 @@ impl ScenarioCtx {
     /// can come.
     pub(crate) fn user_task(&self) -> UserTask<'_> {
         UserTask(self)
+    }
+
+    /// The token user `thread_num` waits on to abandon its request in flight: a child of
+    /// `hard`. Every request waits on it (and reads it once done), each time under the token's
+    /// lock: one token for all users would have every worker thread meet on that lock; one per
+    /// user costs each ~120 bytes for the whole run. Users share [`ABANDON_SHARDS`] of them
+    /// in turn, so threads rarely meet and a user costs nothing.
+    pub(crate) fn abandon_token(&self, thread_num: u64) -> CancellationToken {
+        let i = (thread_num.saturating_sub(1) % ABANDON_SHARDS) as usize;
+        let mut tokens = self.abandon.lock().unwrap_or_else(|e| e.into_inner());
+        while tokens.len() <= i {
+            tokens.push(self.hard.child_token());
+        }
+        tokens[i].clone()
     }
 
     /// Stops the scenario from starting anything new (the watcher then applies the grace time).
@@ -594,6 +615,7 @@ impl ScenarioCtx {
             stop: stop_run.child_token(),
             stopping: AtomicBool::new(false),
             hard: CancellationToken::new(),
+            abandon: Default::default(),
             active: AtomicU64::new(0),
             started: AtomicU64::new(0),
             pacing,

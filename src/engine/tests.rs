@@ -157,3 +157,54 @@ async fn issue31_decoded_bodies_held_at_once_are_bounded_by_the_workers() {
     let most = super::response::DECODES.most_held();
     assert!((1..=2).contains(&most), "{most} decoded bodies held at once, with 2 workers");
 }
+
+/// The sizes of a quick-mode user's futures, level by level (`--nocapture` prints them): a
+/// user's task holds the largest state any of its awaits may reach for the whole run, so these
+/// are most of a user's heap (`tests/alloc`).
+#[test]
+fn future_sizes_of_a_quick_mode_user() {
+    use super::client::Wire;
+    use super::executor::closed::{user, Life};
+    use super::program::{Op, Program};
+    use super::session::ScenarioCtx;
+    use super::user::VirtualUser;
+    use std::mem::{size_of, size_of_val};
+    use std::time::Instant;
+    let plan = crate::plan::QuickPlan {
+        url: "http://127.0.0.1:9/".into(),
+        duration: Some(std::time::Duration::from_secs(1)),
+        ..Default::default()
+    }
+    .into_plan()
+    .unwrap();
+    let program = Program::compile(&plan.scenarios[0].flow);
+    let Op::Request(req) = &program.ops[0] else { panic!("a request") };
+    let ctx = ScenarioCtx::for_test(None);
+    let mut u = VirtualUser::new(ctx.clone());
+    let (ctx2, abandon) = (ctx.clone(), CancellationToken::new());
+    let users = Arc::new(move |_| VirtualUser::new(ctx2.clone()));
+    let life = Life { iterations: None, stop: None, finish_iteration: false, whole_task: true };
+    let task = size_of_val(&user(ctx.clone(), users, 0, tokio::time::Instant::now(), life));
+    let iteration = size_of_val(&u.iteration(None));
+    let request = size_of_val(&u.request(req, Instant::now()));
+    let timing = Default::default();
+    let target = req.target.clone();
+    let w = Wire {
+        abandon: &abandon,
+        target: &target,
+        keep_alive: true,
+        is_head: false,
+        connect_timeout: std::time::Duration::from_secs(1),
+        response_timeout: std::time::Duration::from_secs(1),
+        max_response_size: 0,
+        keep_body: false,
+        hosts: None,
+        timing: &timing,
+    };
+    let send = size_of_val(&u.client.send(&w, b"", Instant::now()));
+    eprintln!(
+        "VirtualUser {}, task {task}, iteration {iteration}, request {request}, send {send}",
+        size_of::<VirtualUser>()
+    );
+    assert!(task > size_of::<VirtualUser>() && task > request && request > send);
+}

@@ -72,35 +72,23 @@ pub(super) struct VirtualUser {
     pub(super) jar: Option<super::jar::Jar>,
     /// The user's HTTP caches (HTTP Cache Managers).
     pub(super) caches: super::managers::UserCaches,
-    /// Where the user is in each data file it reads on its own (`share: user`), by file index:
-    /// added as it first reads one.
-    pub(super) cursors: Vec<(u32, crate::plan::csv_data::Cursor)>,
-    pub(super) loop_counts: Vec<(u64, u64)>,
-    pub(super) once_done: Vec<bool>,
-    pub(super) groups: Vec<GroupAcc>,
-    pub(super) counters: Vec<u64>,
+    /// What the user keeps for its plan's controllers, timers and data files.
+    pub(super) plan: PlanState,
     /// The iterations the user has started (a Counter that resets on each one reads it).
     pub(super) iterations: u64,
-    pub(super) throughput: Vec<(u64, u64)>,
-    /// When each constant-throughput timer last let the user through.
-    pub(super) paces: Vec<Option<Instant>>,
     /// How long to wait after the generator ran out of file descriptors, doubling while it
     /// lasts: a user that cannot open a socket must not spin and starve the others.
     pub(super) fd_backoff: Duration,
     /// The user's own end (a shaped workload's, a closed one's duration): no request or think
     /// time starts after it.
     pub(super) stop_at: Option<Instant>,
-    /// The scenario's `hard` stop, as this user's own child token: every request waits on it,
-    /// and waiting on one token shared by all users would contend on its lock per request.
+    /// The scenario's `hard` stop, as a child token the user shares with a few others (see
+    /// [`ScenarioCtx::abandon_token`]): every request waits on it.
     pub(super) abandon: CancellationToken,
     /// Reused buffers: the request on the wire, its body, its path.
     pub(super) out: Vec<u8>,
     pub(super) body: Vec<u8>,
     pub(super) path: String,
-    /// The Critical Section Controllers the user is inside, innermost last.
-    pub(super) held: Vec<Held>,
-    /// The loop test a "start next iteration of current loop" jumped to, until it runs.
-    pub(super) continued_to: Option<usize>,
     /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
     /// as every user of every plan carries the field.
     pub(super) ws: Option<Box<super::step::WsConn>>,
@@ -115,6 +103,99 @@ pub(super) struct VirtualUser {
     /// user's program has such scripts, `None` before its first sample.
     pub(super) keep_prev: bool,
     pub(super) last_sample: Option<Box<super::scripting::SampleState>>,
+}
+
+/// What a user keeps for its plan's loops, Once Only and Transaction Controllers, counters,
+/// timers, critical sections and its own data files: nothing in a plan that has none (quick
+/// mode), where it would add ~200 bytes to every user's task for the whole run. Made as the
+/// user starts when its plan has slots for it, else on its first use (a data file read per
+/// user, a critical section).
+pub(super) struct PlanState(Option<Box<PerPlan>>);
+
+#[derive(Default)]
+pub(super) struct PerPlan {
+    /// Where the user is in each data file it reads on its own (`share: user`), by file index:
+    /// added as it first reads one.
+    pub(super) cursors: Vec<(u32, crate::plan::csv_data::Cursor)>,
+    pub(super) loop_counts: Vec<(u64, u64)>,
+    pub(super) once_done: Vec<bool>,
+    pub(super) groups: Vec<GroupAcc>,
+    pub(super) counters: Vec<u64>,
+    pub(super) throughput: Vec<(u64, u64)>,
+    /// When each constant-throughput timer last let the user through.
+    pub(super) paces: Vec<Option<Instant>>,
+    /// The Critical Section Controllers the user is inside, innermost last.
+    pub(super) held: Vec<Held>,
+    /// The loop test a "start next iteration of current loop" jumped to, until it runs.
+    pub(super) continued_to: Option<usize>,
+}
+
+/// What a user without plan state reads.
+static NO_PLAN_STATE: PerPlan = PerPlan {
+    cursors: Vec::new(),
+    loop_counts: Vec::new(),
+    once_done: Vec::new(),
+    groups: Vec::new(),
+    counters: Vec::new(),
+    throughput: Vec::new(),
+    paces: Vec::new(),
+    held: Vec::new(),
+    continued_to: None,
+};
+
+impl PlanState {
+    /// The state a plan with `slots` needs, sized for them; none when it has no slot.
+    fn new(slots: &crate::plan::Slots) -> PlanState {
+        let s = slots;
+        if s.loops + s.once + s.groups + s.counters + s.throughput + s.paces == 0 {
+            return PlanState(None);
+        }
+        PlanState(Some(Box::new(PerPlan {
+            loop_counts: vec![(0, 0); s.loops as usize],
+            once_done: vec![false; s.once as usize],
+            groups: vec![GroupAcc::default(); s.groups as usize],
+            counters: vec![0; s.counters as usize],
+            throughput: vec![(0, 0); s.throughput as usize],
+            paces: vec![None; s.paces as usize],
+            ..Default::default()
+        })))
+    }
+
+    /// A parallel branch's copy: the user's counters and data file positions, its own
+    /// `groups`, no critical section held.
+    pub(super) fn branch(&self, groups: impl FnOnce(usize) -> Vec<GroupAcc>) -> PlanState {
+        PlanState(self.0.as_deref().map(|p| {
+            Box::new(PerPlan {
+                cursors: p.cursors.clone(),
+                loop_counts: p.loop_counts.clone(),
+                once_done: p.once_done.clone(),
+                groups: groups(p.groups.len()),
+                counters: p.counters.clone(),
+                throughput: p.throughput.clone(),
+                paces: p.paces.clone(),
+                held: Vec::new(),
+                continued_to: None,
+            })
+        }))
+    }
+
+    /// The state, if the user has any: what a path every user takes changes without making it.
+    pub(super) fn made(&mut self) -> Option<&mut PerPlan> {
+        self.0.as_deref_mut()
+    }
+}
+
+impl std::ops::Deref for PlanState {
+    type Target = PerPlan;
+    fn deref(&self) -> &PerPlan {
+        self.0.as_deref().unwrap_or(&NO_PLAN_STATE)
+    }
+}
+
+impl std::ops::DerefMut for PlanState {
+    fn deref_mut(&mut self) -> &mut PerPlan {
+        self.0.get_or_insert_default()
+    }
 }
 
 /// A Critical Section Controller the user is inside: its ops (`start..end`) and the lock it
@@ -140,22 +221,14 @@ impl VirtualUser {
             vars,
             jar: sh.cookies.then(super::jar::Jar::default),
             caches: Default::default(),
-            cursors: Vec::new(),
-            loop_counts: vec![(0, 0); sh.slots.loops as usize],
-            once_done: vec![false; sh.slots.once as usize],
-            groups: vec![GroupAcc::default(); sh.slots.groups as usize],
-            counters: vec![0; sh.slots.counters as usize],
+            plan: PlanState::new(&sh.slots),
             iterations: 0,
-            throughput: vec![(0, 0); sh.slots.throughput as usize],
-            paces: vec![None; sh.slots.paces as usize],
             fd_backoff: Duration::ZERO,
             stop_at: None,
-            abandon: ctx.hard.child_token(),
+            abandon: ctx.abandon_token(thread_num),
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
-            held: Vec::new(),
-            continued_to: None,
             ws: None,
             sockets: None,
             script_env: None,
@@ -188,13 +261,17 @@ impl VirtualUser {
         let end = self.run_flow(due).await;
         // However the iteration ended, the user leaves its critical sections (JMeter's
         // CriticalSectionController releases its lock as its loop ends or its thread stops).
-        self.held.clear();
+        if let Some(p) = self.plan.made() {
+            p.held.clear();
+        }
         end
     }
 
     // Not async: the user's future is the program's own, no larger for the branches it can run.
     fn run_flow(&mut self, due: Option<Instant>) -> impl std::future::Future<Output = IterEnd> + Send + '_ {
-        self.groups.iter_mut().for_each(|g| g.open = false);
+        if let Some(p) = self.plan.made() {
+            p.groups.iter_mut().for_each(|g| g.open = false);
+        }
         if self.ctx.shared.managers_clear {
             self.clear_managers();
         }
@@ -270,8 +347,8 @@ impl VirtualUser {
                     };
                     // Abandoned at the end of the run: the iteration is cut, and no after-error
                     // policy applies (`stop_run` must not cut other scenarios or the teardown).
-                    // The user's own child of `hard` says the same without the lock every user
-                    // of the scenario would share.
+                    // The user's child of `hard` says the same without the lock every user of
+                    // the scenario would share.
                     if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
                     }
@@ -312,7 +389,7 @@ impl VirtualUser {
                         crate::plan::Think::Throughput { interval, shared, slot } => {
                             let now = Instant::now();
                             let users = if shared { ctx.active.load(Ordering::Relaxed).max(1) as u32 } else { 1 };
-                            let last = &mut self.paces[slot as usize];
+                            let last = &mut self.plan.paces[slot as usize];
                             // Saturating: a plan may ask for one sample in a thousand years.
                             let gap = interval.checked_mul(users).unwrap_or(crate::plan::MAX_DURATION);
                             let next =
@@ -413,7 +490,7 @@ impl VirtualUser {
                 }
                 Op::LoopInit { slot, count, resets } => {
                     for r in resets.iter() {
-                        self.once_done[*r as usize] = false;
+                        self.plan.once_done[*r as usize] = false;
                     }
                     let limit = match count {
                         None => u64::MAX,
@@ -425,12 +502,12 @@ impl VirtualUser {
                             Err(_) => 0,
                         },
                     };
-                    self.loop_counts[*slot as usize] = (0, limit);
+                    self.plan.loop_counts[*slot as usize] = (0, limit);
                     pc += 1;
                 }
                 Op::LoopTest { slot, condition, enter_first, exit, index } => {
-                    let (done, limit) = self.loop_counts[*slot as usize];
-                    let continued = self.continued_to.take() == Some(pc);
+                    let (done, limit) = self.plan.loop_counts[*slot as usize];
+                    let continued = self.plan.continued_to.take() == Some(pc);
                     // As JMeter's controllers: the index reads the offset when the loop is
                     // entered, so a condition tested then sees it, and the last pass's index
                     // when the condition is tested at the end of that pass.
@@ -447,7 +524,7 @@ impl VirtualUser {
                                 c => c.eval(&mut |t| t.render_string(&mut self.vars)),
                             }));
                     if go {
-                        self.loop_counts[*slot as usize].0 += 1;
+                        self.plan.loop_counts[*slot as usize].0 += 1;
                         pc += 1;
                     } else {
                         pc = *exit;
@@ -465,7 +542,7 @@ impl VirtualUser {
                     pc = if condition.eval(&mut |t| t.render_string(&mut self.vars)) { pc + 1 } else { *otherwise };
                 }
                 Op::Once { slot, skip, .. } => {
-                    let done = &mut self.once_done[*slot as usize];
+                    let done = &mut self.plan.once_done[*slot as usize];
                     if *done {
                         pc = *skip;
                     } else {
@@ -475,7 +552,7 @@ impl VirtualUser {
                 }
                 Op::GroupStart { slot, parent, wall_clock, label } => {
                     let label = Some(self.sample_label(*label));
-                    self.groups[*slot as usize] = GroupAcc {
+                    self.plan.groups[*slot as usize] = GroupAcc {
                         open: true,
                         parent: *parent,
                         wall_clock: *wall_clock,
@@ -503,12 +580,12 @@ impl VirtualUser {
                     let n = if c.per_user {
                         if let Some(mark) = c.reset {
                             let now = self.iterations + 1;
-                            if self.counters[mark as usize] != now {
-                                self.counters[mark as usize] = now;
-                                self.counters[c.slot as usize] = 0;
+                            if self.plan.counters[mark as usize] != now {
+                                self.plan.counters[mark as usize] = now;
+                                self.plan.counters[c.slot as usize] = 0;
                             }
                         }
-                        let slot = &mut self.counters[c.slot as usize];
+                        let slot = &mut self.plan.counters[c.slot as usize];
                         *slot += 1;
                         *slot - 1
                     } else {
@@ -523,7 +600,7 @@ impl VirtualUser {
                 }
                 Op::SeededRandom(r) => {
                     let value = if r.per_user {
-                        java_random_next_int(&mut self.counters[r.slot as usize], r.seed, r.range)
+                        java_random_next_int(&mut self.plan.counters[r.slot as usize], r.seed, r.range)
                     } else {
                         let mut drawn = 0;
                         let cell = &ctx.shared.counters[r.slot as usize];
@@ -550,7 +627,7 @@ impl VirtualUser {
                         run
                     };
                     let run = if *per_user {
-                        decide(&mut self.throughput[*slot as usize])
+                        decide(&mut self.plan.throughput[*slot as usize])
                     } else {
                         decide(&mut ctx.shared.throughput[*slot as usize].lock().unwrap_or_else(|e| e.into_inner()))
                     };
@@ -566,20 +643,22 @@ impl VirtualUser {
                     let secs = seconds.render_string(&mut self.vars).parse::<i64>().unwrap_or(0);
                     if secs > 0 {
                         let now = ctx.micros(Instant::now());
-                        self.counters[*slot as usize] = now.saturating_add((secs as u64).saturating_mul(1_000_000));
+                        self.plan.counters[*slot as usize] =
+                            now.saturating_add((secs as u64).saturating_mul(1_000_000));
                         pc += 1;
                     } else {
                         pc = *exit;
                     }
                 }
                 Op::RuntimeCheck { slot, exit } => {
-                    pc = if ctx.micros(Instant::now()) >= self.counters[*slot as usize] { *exit } else { pc + 1 };
+                    pc = if ctx.micros(Instant::now()) >= self.plan.counters[*slot as usize] { *exit } else { pc + 1 };
                 }
                 Op::CriticalEnter { slot, lock, end } => {
                     // Entered again after leaving it by a jump: that hold is over.
-                    self.held.retain(|h| h.slot != *slot);
+                    self.plan.held.retain(|h| h.slot != *slot);
                     let name = lock.render_string(&mut self.vars);
-                    let reentrant = name.is_empty() || self.held.iter().any(|h| h.name == name && h._guard.is_some());
+                    let reentrant =
+                        name.is_empty() || self.plan.held.iter().any(|h| h.name == name && h._guard.is_some());
                     let guard = if reentrant {
                         None
                     } else {
@@ -589,7 +668,7 @@ impl VirtualUser {
                             _ = ctx.stop.cancelled() => return IterEnd::Cut,
                         }
                     };
-                    self.held.push(Held { slot: *slot, start: pc, end: *end, name, _guard: guard });
+                    self.plan.held.push(Held { slot: *slot, start: pc, end: *end, name, _guard: guard });
                     pc += 1;
                 }
                 Op::Fifo(f) => {
@@ -600,12 +679,12 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::CriticalExit { slot } => {
-                    self.held.retain(|h| h.slot != *slot);
+                    self.plan.held.retain(|h| h.slot != *slot);
                     pc += 1;
                 }
                 Op::ShuffleStart { slot, n } => {
                     // JMeter's RandomOrderController: Collections.shuffle each pass.
-                    let order = &mut self.counters[*slot as usize..=(*slot + *n) as usize];
+                    let order = &mut self.plan.counters[*slot as usize..=(*slot + *n) as usize];
                     order[0] = 0;
                     for (i, o) in order[1..].iter_mut().enumerate() {
                         *o = i as u64;
@@ -615,16 +694,16 @@ impl VirtualUser {
                 }
                 Op::ShuffleNext { slot, targets, end } => {
                     let at = *slot as usize;
-                    let pos = self.counters[at] as usize;
+                    let pos = self.plan.counters[at] as usize;
                     if pos < targets.len() {
-                        self.counters[at] += 1;
-                        pc = targets[self.counters[at + 1 + pos] as usize];
+                        self.plan.counters[at] += 1;
+                        pc = targets[self.plan.counters[at + 1 + pos] as usize];
                     } else {
                         pc = *end;
                     }
                 }
                 Op::Pick { pick, exit } if pick.at.is_some() => {
-                    let pass = self.loop_counts[pick.slot as usize].0;
+                    let pass = self.plan.loop_counts[pick.slot as usize].0;
                     match self.pick_at(pick, pass, &ctx.shared.scripts.names) {
                         Some(v) => {
                             self.vars.set(pick.into, &v);
@@ -642,7 +721,7 @@ impl VirtualUser {
                     }
                 }
                 Op::Pick { pick, exit } => {
-                    let pass = self.loop_counts[pick.slot as usize].0 as usize;
+                    let pass = self.plan.loop_counts[pick.slot as usize].0 as usize;
                     let past_end = pick.end.as_ref().is_some_and(|t| {
                         let end = t.render_string(&mut self.vars).trim().parse::<i32>().unwrap_or(0);
                         pick.offset as i64 + pass as i64 > i64::from(end)
@@ -670,17 +749,17 @@ impl VirtualUser {
                     let n = targets.len();
                     let base = r.slot as usize;
                     let pick = if !r.weights.is_empty() {
-                        let total = self.counters[base];
-                        let counts = &self.counters[base + 1..base + 1 + r.weights.len()];
+                        let total = self.plan.counters[base];
+                        let counts = &self.plan.counters[base + 1..base + 1 + r.weights.len()];
                         crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
-                            .inspect(|i| self.counters[base + 1 + i] += 1)
+                            .inspect(|i| self.plan.counters[base + 1 + i] += 1)
                     } else if n > 0 {
                         let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
-                        Some(((start + self.counters[base]) % n as u64) as usize)
+                        Some(((start + self.plan.counters[base]) % n as u64) as usize)
                     } else {
                         None
                     };
-                    self.counters[base] += 1;
+                    self.plan.counters[base] += 1;
                     pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
                 }
                 Op::Switch { value, names, targets, end, rotate: None } => {
@@ -712,7 +791,7 @@ impl VirtualUser {
         let around = program.loops.get(pc).copied().flatten();
         let to = match (kind, around) {
             (StopKind::ContinueLoop, Some((test, _))) => {
-                self.continued_to = Some(test);
+                self.plan.continued_to = Some(test);
                 test
             }
             (StopKind::BreakLoop, Some((test, exit))) => {
@@ -738,13 +817,15 @@ impl VirtualUser {
         self.end_groups_left(program, Some(to));
         // A jump out of a critical section releases its lock, as JMeter's triggerEndOfLoop
         // re-initializes the controllers it leaves.
-        self.held.retain(|h| h.start < to && to < h.end);
+        if let Some(p) = self.plan.made() {
+            p.held.retain(|h| h.start < to && to < h.end);
+        }
         Ok(to)
     }
 
     /// Records the sample of open group `slot` (a Transaction Controller) and closes it.
     fn end_group(&mut self, slot: u32, label: LabelId) {
-        let g = std::mem::take(&mut self.groups[slot as usize]);
+        let g = std::mem::take(&mut self.plan.groups[slot as usize]);
         if !g.open {
             return;
         }
@@ -776,14 +857,14 @@ impl VirtualUser {
     /// iteration ends: `None`), as JMeter's Transaction Controllers end on `triggerEndOfLoop`
     /// when a failed sample or a Flow Control Action restarts or leaves a loop around them.
     fn end_groups_left(&mut self, program: &Program, to: Option<usize>) {
-        if !self.groups.iter().any(|g| g.open) {
+        if !self.plan.groups.iter().any(|g| g.open) {
             return;
         }
         let ops = &program.ops;
         let mut left: Vec<(usize, u32, LabelId)> = Vec::new();
         for (end, op) in ops.iter().enumerate() {
             let Op::GroupEnd { slot, label } = op else { continue };
-            if !self.groups[*slot as usize].open {
+            if !self.plan.groups[*slot as usize].open {
                 continue;
             }
             let start = ops[..end].iter().rposition(|o| matches!(o, Op::GroupStart { slot: s, .. } if s == slot));

@@ -38,7 +38,7 @@ pub(crate) async fn run<F: Users>(
 
 /// How long a user runs: its iterations, and its own stop (a shaped workload's, or a closed one's duration).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Life {
+pub(in crate::engine) struct Life {
     pub iterations: Option<u64>,
     /// No request starts after it (the user's own end, as a JMeter thread's scheduled end).
     pub stop: Option<Instant>,
@@ -51,13 +51,19 @@ pub(super) struct Life {
 
 /// How a user ended: whether it ran all its iterations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ended {
+pub(in crate::engine) enum Ended {
     IterationsDone,
     Stopped,
 }
 
 /// Runs user `index` from `at` for its life.
-pub(super) async fn user<F: Users>(ctx: Arc<ScenarioCtx>, users: Arc<F>, index: u64, at: Instant, life: Life) -> Ended {
+pub(in crate::engine) async fn user<F: Users>(
+    ctx: Arc<ScenarioCtx>,
+    users: Arc<F>,
+    index: u64,
+    at: Instant,
+    life: Life,
+) -> Ended {
     let _task = life.whole_task.then(|| ctx.user_task());
     if at > Instant::now() {
         tokio::select! {

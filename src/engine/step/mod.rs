@@ -77,14 +77,14 @@ impl VirtualUser {
                 }
             }
             Share::User => {
-                let at = match self.cursors.iter().position(|(i, _)| *i as usize == n) {
+                let at = match self.plan.cursors.iter().position(|(i, _)| *i as usize == n) {
                     Some(at) => at,
                     None => {
-                        self.cursors.push((n as u32, Cursor::default()));
-                        self.cursors.len() - 1
+                        self.plan.cursors.push((n as u32, Cursor::default()));
+                        self.plan.cursors.len() - 1
                     }
                 };
-                let c = &mut self.cursors[at].1;
+                let c = &mut self.plan.cursors[at].1;
                 match file.take_at(c, owns, &mut apply) {
                     Some(end) => Some(end),
                     None if recycle => {
@@ -117,11 +117,11 @@ impl VirtualUser {
     /// Adds a sample (its figures; the times from `start` to `end`) to the open transaction
     /// groups around it.
     pub(super) fn add_to_groups(&mut self, s: &crate::record::Sample, start: Instant, end: Instant, status: u16) {
-        if !self.groups.iter().any(|g| g.open) {
+        if !self.plan.groups.iter().any(|g| g.open) {
             return;
         }
         let (start_us, end_us) = (self.ctx.micros(start), self.ctx.micros(end));
-        for g in self.groups.iter_mut().filter(|g| g.open) {
+        for g in self.plan.groups.iter_mut().filter(|g| g.open) {
             g.elapsed_us += end_us.saturating_sub(start_us);
             g.ttfb_us += s.ttfb_us;
             g.connect_us += s.connect_us;
@@ -141,7 +141,7 @@ impl VirtualUser {
     /// parent sample).
     pub(super) fn recorded_as(&self) -> Option<bool> {
         let mut top = true;
-        for g in self.groups.iter().filter(|g| g.open) {
+        for g in self.plan.groups.iter().filter(|g| g.open) {
             if g.parent {
                 return None;
             }

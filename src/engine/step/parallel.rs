@@ -86,7 +86,7 @@ impl VirtualUser {
             let end = Instant::now();
             let group = p.parent.map(|(_, slot)| {
                 kids.iter().fold(GroupAcc::default(), |mut g, k| {
-                    g.absorb(&k.groups[slot as usize]);
+                    g.absorb(&k.plan.groups[slot as usize]);
                     g
                 })
             });
@@ -146,32 +146,27 @@ impl VirtualUser {
         vars.names = self.vars.names.clone();
         vars.thread_name_text.clone_from(&self.vars.thread_name_text);
         vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
-        let mut groups = vec![GroupAcc::default(); self.groups.len()];
-        if let Some(slot) = parent {
-            groups[slot as usize] = GroupAcc { open: true, sub: true, wall_clock: true, ..Default::default() };
-        }
+        let plan = self.plan.branch(|n| {
+            let mut groups = vec![GroupAcc::default(); n];
+            if let Some(slot) = parent {
+                groups[slot as usize] = GroupAcc { open: true, sub: true, wall_clock: true, ..Default::default() };
+            }
+            groups
+        });
         VirtualUser {
             ctx: self.ctx.clone(),
             client: HttpClient::new(self.ctx.tls.clone()),
             vars,
             jar: self.jar.clone(),
             caches: self.caches.clone(),
-            cursors: self.cursors.clone(),
-            loop_counts: self.loop_counts.clone(),
-            once_done: self.once_done.clone(),
-            groups,
-            counters: self.counters.clone(),
+            plan,
             iterations: self.iterations,
-            throughput: self.throughput.clone(),
-            paces: self.paces.clone(),
             fd_backoff: self.fd_backoff,
             stop_at: self.stop_at,
             abandon: self.abandon.clone(),
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
-            held: Vec::new(),
-            continued_to: None,
             ws: None,
             sockets: None,
             script_env: self.script_env.clone(),

@@ -1,7 +1,7 @@
 //! The request step: renders a request, sends it (following redirects), applies its
 //! extractors and checks, and records its samples (and the per-sample log's rows).
 
-use super::super::client::Wire;
+use super::super::client::{Exchange, Wire};
 use super::super::managers::{self, CacheHeaders};
 use super::super::request::{Hop, PreparedRequest};
 use super::super::response::{apply_rules, Response, Rules};
@@ -92,7 +92,7 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
         // The sampler's name as rendered now, when it holds `${...}` (JMeter's sample label).
-        let mut label = self.sample_label(spec.label);
+        let label = self.sample_label(spec.label);
         if let Some(fault) = spec.fault.filter(|_| !spec.fault_after_head) {
             // JMeter fails this sample before sending anything (a method it does not know).
             let at = spec.path.source().to_string();
@@ -215,7 +215,10 @@ impl VirtualUser {
                 &self.out
             }
         };
-        let mut ex = self
+        // The fixed bytes went out as they are: the request as sent is those, else `out`.
+        let sent_fixed = matches!((&req.fixed, &cookie), (Some(_), None)) && !edited;
+        drop((edits, cookie));
+        let ex = self
             .client
             .send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers), bytes, start)
             .await;
@@ -223,9 +226,65 @@ impl VirtualUser {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
         }
+        // A future holds every local that any of its awaits keeps, and the user's task holds this
+        // one for the whole run: so the plain path awaits nothing past the send, and what else a
+        // request may wait on (a Digest challenge, a redirect, scripts, the back-off) is boxed
+        // with the locals it keeps, made only for such a request.
+        let redirect = spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308);
+        if redirect
+            || (ex.status == 401 && spec.managers.auth.is_some())
+            || spec.fault.is_some()
+            || !spec.scripts.is_empty()
+            || self.keep_prev
+            || ex.error == Some(ErrorKind::GeneratorFds)
+        {
+            let sent = Sent { label, first, url, fixed: sent_fixed };
+            return Box::pin(self.after_send(req, start, sent, ex)).await;
+        }
+        let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+        let path = self.path.as_str();
+        take_response(
+            self.jar.as_mut(),
+            &mut self.caches,
+            &resp,
+            &ex,
+            spec,
+            pm,
+            (&spec.method, &first, path),
+            &mut url,
+        );
+        let end = ex.end.unwrap_or_else(Instant::now);
+        let mut error = judged(spec, ex.error);
+        if !spec.extract.is_empty() || !spec.checks.is_empty() {
+            let final_url = format!("{}://{}{}", first.scheme(), first.authority(), self.path);
+            let fixed = req.fixed.as_ref().filter(|_| sent_fixed).map(|f| &f.bytes[..]);
+            let rules = Rules { extract: &spec.extract, checks: &spec.checks, limit: spec.max_response_size };
+            let elapsed = end.saturating_duration_since(start);
+            error = error.or(self.final_rules(rules, ex.status, fixed, &final_url, elapsed, ex.bytes_received));
+        }
+        self.record(label, start, end, &ex, error, true, (&first, self.path.as_str()), None);
+        self.fd_backoff = Duration::ZERO;
+        self.request_to_groups(label, start, end, &ex, error);
+        Some(error.is_some())
+    }
+
+    /// The rest of a request whose response needs more than the plain path gives (see
+    /// `request`): a Digest challenge answered, a fault, redirects followed, scripts run, the
+    /// last sample kept, the back-off after the generator ran out of file descriptors.
+    async fn after_send(
+        &mut self,
+        req: &PreparedRequest,
+        start: Instant,
+        sent: Sent<'_>,
+        mut ex: Exchange,
+    ) -> Option<bool> {
+        let ctx = self.ctx.clone();
+        let spec = &req.spec;
+        let pm = &ctx.shared.managers;
+        let Sent { mut label, first, mut url, fixed: sent_fixed } = sent;
         if ex.status == 401 && spec.managers.auth.is_some() {
-            let sent = match (&req.fixed, &cookie) {
-                (Some(f), None) if !edited => f.bytes.clone(),
+            let sent = match &req.fixed {
+                Some(f) if sent_fixed => f.bytes.clone(),
                 _ => self.out.clone(),
             };
             if let Some(again) = self.digest_retry(spec, &first, &sent) {
@@ -265,24 +324,7 @@ impl VirtualUser {
                 None => (spec.method.as_str(), &*first, self.path.as_str()),
             };
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
-                if url.is_none() {
-                    url = url_of(target, path);
-                }
-                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy);
-            }
-            if let (Some(slot), None) = (spec.managers.cache, ex.error) {
-                let h = CacheHeaders {
-                    last_modified: resp.headers_named("last-modified").last(),
-                    etag: resp.headers_named("etag").last(),
-                    expires: resp.headers_named("expires").last(),
-                    cache_control: resp.headers_named("cache-control").last(),
-                    date: resp.headers_named("date").last(),
-                    vary: resp.headers_named("vary").last(),
-                };
-                let key = managers::cache_key(target, path);
-                self.caches.save(slot, &pm.caches[slot as usize], method, ex.status, &key, &spec.headers, &h);
-            }
+            take_response(self.jar.as_mut(), &mut self.caches, &resp, &ex, spec, pm, (method, target, path), &mut url);
             let location =
                 if spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308) {
                     resp.header("location")
@@ -339,13 +381,7 @@ impl VirtualUser {
             total.upstream_us = both_upstream(total.upstream_us, ex.upstream_us);
         }
         let end = ex.end.unwrap_or_else(Instant::now);
-        // A `status` check decides on its own whether the status is a success: it can expect a
-        // 401 (JMeter's Response Assertion with "Ignore Status").
-        if matches!(error, Some(ErrorKind::Status(s)) if crate::record::error_kind::valid_status(s))
-            && (spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_))))
-        {
-            error = None;
-        }
+        error = judged(spec, error);
         let has_rules = !spec.extract.is_empty() || !spec.checks.is_empty();
         let final_url = if has_rules || !spec.scripts.is_empty() || self.keep_prev {
             let (target, path) = match &hop {
@@ -357,28 +393,14 @@ impl VirtualUser {
             String::new()
         };
         // The last request sent: the fixed bytes, or the ones rendered into `out`.
-        let fixed: Option<&[u8]> = match (&req.fixed, &cookie) {
-            (Some(f), None) if hops == 0 && !edited => Some(&f.bytes),
-            _ => None,
-        };
+        let fixed: Option<&[u8]> = req.fixed.as_ref().filter(|_| hops == 0 && sent_fixed).map(|f| &f.bytes[..]);
         let elapsed = end.saturating_duration_since(start);
         let received = ex.bytes_received;
         let status = ex.status;
         // Extractors and checks on the final response (with script post-processors and
         // assertions, in the order JMeter runs them all: see `after_in_order`).
         let rules = |this: &mut Self, _: &super::super::scripting::SampleState, rules: Rules<'_>| {
-            let resp = Response::new(this.client.head(), this.client.body(), status);
-            let sent = fixed.unwrap_or(&this.out);
-            let final_url = final_url.as_str();
-            let vars = &mut this.vars;
-            let apply = || apply_rules(rules, &resp, sent, final_url, elapsed, received, vars);
-            // Decoding a large compressed body takes a while: off this worker, so the other
-            // users it runs are not held up behind it.
-            if resp.is_compressed() && resp.body_len() > OFFLOAD_DECODE_ABOVE {
-                off_the_worker(apply)
-            } else {
-                apply()
-            }
+            this.final_rules(rules, status, fixed, &final_url, elapsed, received)
         };
         let after = After {
             extract: &spec.extract,
@@ -472,23 +494,60 @@ impl VirtualUser {
         } else {
             self.fd_backoff = Duration::ZERO;
         }
-        if self.groups.iter().any(|g| g.open) {
-            let sample = Sample {
-                label,
-                start_us: 0,
-                end_us: 0,
-                ttfb_us: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
-                connect_us: total.connect.as_micros() as u64,
-                bytes_sent: total.bytes_sent,
-                bytes_received: total.bytes_received,
-                new_connection: false,
-                error,
-                in_total: true,
-                upstream_us: None,
-            };
-            self.add_to_groups(&sample, start, end, total.status);
-        }
+        self.request_to_groups(label, start, end, &total, error);
         Some(error.is_some())
+    }
+
+    /// Applies `rules` to the last response (`fixed`: the request's fixed bytes when they were
+    /// sent, else it is in `out`).
+    fn final_rules(
+        &mut self,
+        rules: Rules<'_>,
+        status: u16,
+        fixed: Option<&[u8]>,
+        final_url: &str,
+        elapsed: Duration,
+        received: u64,
+    ) -> Option<ErrorKind> {
+        let resp = Response::new(self.client.head(), self.client.body(), status);
+        let sent = fixed.unwrap_or(&self.out);
+        let vars = &mut self.vars;
+        let apply = || apply_rules(rules, &resp, sent, final_url, elapsed, received, vars);
+        // Decoding a large compressed body takes a while: off this worker, so the other
+        // users it runs are not held up behind it.
+        if resp.is_compressed() && resp.body_len() > OFFLOAD_DECODE_ABOVE {
+            off_the_worker(apply)
+        } else {
+            apply()
+        }
+    }
+
+    /// Adds a request's sample (`total`: its exchanges summed) to the open transactions.
+    fn request_to_groups(
+        &mut self,
+        label: LabelId,
+        start: Instant,
+        end: Instant,
+        total: &Exchange,
+        error: Option<ErrorKind>,
+    ) {
+        if !self.plan.groups.iter().any(|g| g.open) {
+            return;
+        }
+        let sample = Sample {
+            label,
+            start_us: 0,
+            end_us: 0,
+            ttfb_us: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64),
+            connect_us: total.connect.as_micros() as u64,
+            bytes_sent: total.bytes_sent,
+            bytes_received: total.bytes_received,
+            new_connection: false,
+            error,
+            in_total: true,
+            upstream_us: None,
+        };
+        self.add_to_groups(&sample, start, end, total.status);
     }
 
     /// The request `sent` again with Digest credentials, when an Authorization Manager's Digest
@@ -885,6 +944,62 @@ fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
         return resp.body_text(limit).0.into_owned().into_bytes();
     }
     raw.to_vec()
+}
+
+/// What the rest of a request needs of its sending.
+struct Sent<'a> {
+    /// The sample's label as rendered.
+    label: LabelId,
+    /// Where the request went.
+    first: std::borrow::Cow<'a, Target>,
+    /// The URL its cookies are stored under, when the jar had cookies for it.
+    url: Option<url::Url>,
+    /// The request's fixed bytes were sent as they are (else the request is in `out`).
+    fixed: bool,
+}
+
+/// What a user keeps of each response: the cookies it sets (stored under `url`, made on the
+/// first), its cache entry.
+#[allow(clippy::too_many_arguments)]
+fn take_response(
+    jar: Option<&mut super::super::jar::Jar>,
+    caches: &mut managers::UserCaches,
+    resp: &Response<'_>,
+    ex: &Exchange,
+    spec: &RequestSpec,
+    pm: &PlanManagers,
+    (method, target, path): (&str, &Target, &str),
+    url: &mut Option<url::Url>,
+) {
+    if ex.set_cookie && jar.is_some() && !spec.managers.jarless {
+        if url.is_none() {
+            *url = url_of(target, path);
+        }
+        store_cookies(jar, url.as_ref(), resp, pm.cookie_policy);
+    }
+    if let (Some(slot), None) = (spec.managers.cache, ex.error) {
+        let h = CacheHeaders {
+            last_modified: resp.headers_named("last-modified").last(),
+            etag: resp.headers_named("etag").last(),
+            expires: resp.headers_named("expires").last(),
+            cache_control: resp.headers_named("cache-control").last(),
+            date: resp.headers_named("date").last(),
+            vary: resp.headers_named("vary").last(),
+        };
+        let key = managers::cache_key(target, path);
+        caches.save(slot, &pm.caches[slot as usize], method, ex.status, &key, &spec.headers, &h);
+    }
+}
+
+/// A response's error once a check judges its status on its own: a `status` check can expect a
+/// 401 (and `ignore_status`, JMeter's Response Assertion with "Ignore Status"), so a valid
+/// status is then no error.
+fn judged(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<ErrorKind> {
+    let own = spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)));
+    match error {
+        Some(ErrorKind::Status(s)) if own && crate::record::error_kind::valid_status(s) => None,
+        e => e,
+    }
 }
 
 fn url_of(target: &Target, path: &str) -> Option<url::Url> {
