@@ -84,6 +84,14 @@ class Recorder:
             return list(self.requests)
 
 
+HTML_PAGE = (
+    b'<!DOCTYPE html><html><head><link rel="stylesheet" href="/res/s.css"><link rel="next" href="/no.html">'
+    b'<script src="res/b.js"></script></head><body background="/res/bg.png"><img src="/res/a.png">'
+    b'<img src="/res/a.png"><img src="/res/skip.gif"><a href="/no2.html">x</a>'
+    b'<div style="background: url(/res/st.png)">x</div><iframe src="/res/f.json"></iframe></body></html>'
+)
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "recorder"
@@ -120,13 +128,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "conn": "%s:%s" % self.client_address[:2],
             "time": time.time(),
         })
+        # /embedded-page* is an HTML page naming resources (plans/embedded-*.jmx: "Retrieve All
+        # Embedded Resources"); every other path the JSON body.
+        page = self.path.startswith("/embedded-page")
+        reply = HTML_PAGE if page else RESPONSE_BODY
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/html; charset=UTF-8" if page else "application/json")
         self.send_header("Set-Cookie", "SID=s1; Path=/")
-        self.send_header("Content-Length", str(len(RESPONSE_BODY)))
+        self.send_header("Content-Length", str(len(reply)))
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(RESPONSE_BODY)
+            self.wfile.write(reply)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _handle
 

@@ -24,6 +24,7 @@
 
 mod autostop;
 mod client;
+mod embedded;
 pub(crate) mod executor;
 mod fifo;
 mod jar;

@@ -56,6 +56,21 @@ impl Target {
     }
 }
 
+/// Which embedded resources a page's sample fetches: those whose whole URL matches `allow`
+/// (any when none) and not `exclude` (JMeter's `embedded_url_re`, `embedded_url_exclude_re`).
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    pub allow: Option<regex::Regex>,
+    pub exclude: Option<regex::Regex>,
+}
+
+impl PartialEq for Embedded {
+    fn eq(&self, o: &Self) -> bool {
+        let p = |r: &Option<regex::Regex>| r.as_ref().map(|r| r.as_str().to_string());
+        p(&self.allow) == p(&o.allow) && p(&self.exclude) == p(&o.exclude)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RequestSpec {
     pub label: LabelId,
@@ -102,6 +117,10 @@ pub struct RequestSpec {
     /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
     #[serde(skip)]
     pub too_many_redirects: Option<CheckId>,
+    /// JMeter's "Retrieve All Embedded Resources": after a successful HTML or CSS response,
+    /// a GET of each resource it names, sub-results of this sample (`engine::embedded`).
+    #[serde(skip)]
+    pub embedded: Option<Box<Embedded>>,
     /// A request JMeter loads but cannot send (a method it does not know, an upload file it
     /// cannot read, no server name): each sample fails unsent with this check, whose message
     /// is JMeter's non-HTTP code and message ([`non_http`]).
@@ -715,6 +734,7 @@ impl RequestSpec {
             extract: Vec::new(),
             checks: Vec::new(),
             too_many_redirects: None,
+            embedded: None,
             fault: None,
             fault_after_head: false,
             java_uri: false,
@@ -796,6 +816,8 @@ impl RequestSpec {
         }) || self.checks.iter().any(|c| c.test.reads_body())
             // A script may read the body (`prev.getResponseDataAsString()`).
             || !self.scripts.is_empty()
+            // The page names its embedded resources.
+            || self.embedded.is_some()
     }
 }
 

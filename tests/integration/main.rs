@@ -39,6 +39,8 @@
 //!   file that cannot be opened.
 //! - `jmx_diff`: what the public-plan differential found (issue 13): sample labels rendered per
 //!   sample from a sampler's or transaction's name with `${...}`.
+//! - `jmx_embedded`: "Retrieve All Embedded Resources" (issue 32): an HTML page's resources
+//!   fetched once each, filtered, as sub-results `label-N` of the page, per-path counts exact.
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
@@ -177,6 +179,7 @@ mod jmx_c;
 mod jmx_ctl;
 mod jmx_diff;
 mod jmx_elements;
+mod jmx_embedded;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_json_runtime;

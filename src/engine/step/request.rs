@@ -234,6 +234,7 @@ impl VirtualUser {
         if redirect
             || (ex.status == 401 && spec.managers.auth.is_some())
             || spec.fault.is_some()
+            || spec.embedded.is_some()
             || !spec.scripts.is_empty()
             || self.keep_prev
             || ex.error == Some(ErrorKind::GeneratorFds)
@@ -269,8 +270,8 @@ impl VirtualUser {
     }
 
     /// The rest of a request whose response needs more than the plain path gives (see
-    /// `request`): a Digest challenge answered, a fault, redirects followed, scripts run, the
-    /// last sample kept, the back-off after the generator ran out of file descriptors.
+    /// `request`): a Digest challenge answered, a fault, redirects followed, a page's embedded
+    /// resources fetched, scripts run, the last sample kept, the back-off after the generator ran out of file descriptors.
     async fn after_send(
         &mut self,
         req: &PreparedRequest,
@@ -380,6 +381,19 @@ impl VirtualUser {
             total.new_connection |= ex.new_connection;
             total.upstream_us = both_upstream(total.upstream_us, ex.upstream_us);
         }
+        // "Retrieve All Embedded Resources": the page's resources, found before the rules run (their
+        // fetches reuse the response buffer). JMeter parses a successful (2xx, 3xx) response,
+        // before its assertions; after a followed chain, not here (not done yet).
+        let resources = match &spec.embedded {
+            Some(e) if hops == 0 && ex.error.is_none() => {
+                let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+                let ct = resp.header("content-type").unwrap_or_default().to_string();
+                let body = resp_body(&resp, self.client.body(), spec.max_response_size);
+                let page = url_of(&first, &self.path);
+                page.and_then(|p| super::super::embedded::resources(&ct, &body, &p, e))
+            }
+            _ => None,
+        };
         let end = ex.end.unwrap_or_else(Instant::now);
         error = judged(spec, error);
         let has_rules = !spec.extract.is_empty() || !spec.checks.is_empty();
@@ -454,7 +468,34 @@ impl VirtualUser {
             }
             kept = Some(state);
         }
-        {
+        if let Some(urls) = resources {
+            // JMeter's container (downloadPageResources): a sample of the sampler's name holding
+            // the page's own as `label-0` and a resource's as `label-1`...; it lasts until the
+            // last one ends, holds their bytes, and fails when one fails. Its row comes first.
+            let subs = Box::pin(self.embedded_resources(req, label, &urls)).await;
+            let mut whole = ex;
+            let mut whole_end = end;
+            let mut note = note;
+            for (_, _, e, x, _, _) in &subs {
+                whole.bytes_sent += x.bytes_sent;
+                whole.bytes_received += x.bytes_received;
+                whole_end = whole_end.max(*e);
+                if error.is_none() && x.error.is_some() {
+                    // Failed, yet with the page's code and message (setParentSampleSuccess).
+                    let page = (ex.status.to_string(), crate::http1::reason(ex.status).to_string());
+                    note = note.or(Some(Box::new(page)));
+                    error = x.error;
+                }
+            }
+            total.bytes_sent = whole.bytes_sent;
+            total.bytes_received = whole.bytes_received;
+            self.record(label, start, whole_end, &whole, error, true, (&*first, self.path.as_str()), note);
+            let own = self.ctx.shared.run_labels.intern(&format!("{}-0", self.label_name(label)), label);
+            self.record(own.unwrap_or(label), start, end, &ex, ex.error, false, (&*first, self.path.as_str()), None);
+            for (sub, s, e, x, target, path) in &subs {
+                self.record(*sub, *s, *e, x, x.error, false, (target, path), None);
+            }
+        } else {
             let (last_target, last_path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
                 None => (&*first, self.path.as_str()),
@@ -548,6 +589,57 @@ impl VirtualUser {
             upstream_us: None,
         };
         self.add_to_groups(&sample, start, end, total.status);
+    }
+
+    /// JMeter's serial download of a page's embedded resources (`downloadPageResources`): a GET
+    /// of each URL with the sampler's headers, cookies and managers. Returns each one's
+    /// sub-result `label-1`, `label-2`... with its exchange, to be recorded after the page's.
+    async fn embedded_resources(
+        &mut self,
+        req: &PreparedRequest,
+        label: LabelId,
+        urls: &[url::Url],
+    ) -> Vec<(LabelId, Instant, Instant, super::super::client::Exchange, Target, String)> {
+        let ctx = self.ctx.clone();
+        let (spec, pm) = (&req.spec, &ctx.shared.managers);
+        let name = self.label_name(label);
+        let mut subs = Vec::with_capacity(urls.len());
+        for u in urls {
+            if ctx.stopping() {
+                break;
+            }
+            let Some(host) = u.host_str() else { continue };
+            let target = Target {
+                tls: u.scheme() == "https",
+                host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
+                port: u.port_or_known_default().unwrap_or(80),
+            };
+            let mut path = u.path().to_string();
+            if let Some(q) = u.query() {
+                path.push('?');
+                path.push_str(q);
+            }
+            let n = subs.len() + 1;
+            let sub = ctx.shared.run_labels.intern(&format!("{name}-{n}"), label).unwrap_or(label);
+            let (url, cookie) = self.extra_headers(spec, pm, &target, &path);
+            self.out.clear();
+            let h = Hop { method: "GET", target: &target, path: &path, with_body: false };
+            req.render_hop(&mut self.vars, &h, cookie.as_deref(), &[], &mut self.out);
+            let start = Instant::now();
+            let w = wire(req, &target, false, &self.abandon, &ctx.shared.timing_headers);
+            let ex = self.client.send(&w, &self.out, start).await;
+            if ex.abandoned_before_send {
+                break;
+            }
+            if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
+                let url = url.or_else(|| url_of(&target, &path));
+                let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy);
+            }
+            let end = ex.end.unwrap_or_else(Instant::now);
+            subs.push((sub, start, end, ex, target, path));
+        }
+        subs
     }
 
     /// The request `sent` again with Digest credentials, when an Authorization Manager's Digest

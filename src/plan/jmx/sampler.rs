@@ -14,6 +14,11 @@ pub(super) struct HttpDefaults {
     pub(super) response_timeout: String,
     /// `HTTPSampler.implementation`: `HttpClient4` (JMeter's default) or `Java`.
     pub(super) implementation: String,
+    /// "Retrieve All Embedded Resources" and its URL filters (`HTTPSampler.image_parser`,
+    /// `embedded_url_re`, `embedded_url_exclude_re`): a sampler without its own takes these.
+    pub(super) image_parser: String,
+    pub(super) embedded_url_re: String,
+    pub(super) embedded_url_exclude_re: String,
     pub(super) args: Vec<Arg>,
 }
 
@@ -78,6 +83,9 @@ impl Cx {
         set(&mut d.connect_timeout, c.text_or_empty("HTTPSampler.connect_timeout"));
         set(&mut d.response_timeout, c.text_or_empty("HTTPSampler.response_timeout"));
         set(&mut d.implementation, c.text_or_empty("HTTPSampler.implementation"));
+        set(&mut d.image_parser, c.text_or_empty("HTTPSampler.image_parser"));
+        set(&mut d.embedded_url_re, c.text_or_empty("HTTPSampler.embedded_url_re"));
+        set(&mut d.embedded_url_exclude_re, c.text_or_empty("HTTPSampler.embedded_url_exclude_re"));
         d.args.extend(http_args(c));
         self.report(c, depth, Status::Supported, "HTTP request defaults");
         Ok(())
@@ -102,23 +110,73 @@ impl Cx {
             let why = self.b.check_message(fault).to_string();
             let how = if req.fault_after_head { "is sent without its body and fails" } else { "fails unsent" };
             self.warn(c, depth, format!("each sample {how}, as in JMeter: {why}"));
-        } else if c.flag("HTTPSampler.image_parser") == Some(true) {
-            self.report(
-                c,
-                depth,
-                Status::Partial,
-                format!(
-                    "{} {}; embedded resources (images, scripts, styles) are not downloaded",
-                    req.method,
-                    req.url()
+        } else if let Some(e) = self.embedded(c, &own, depth)? {
+            let filters = match (&e.allow, &e.exclude) {
+                (None, None) => String::new(),
+                (a, x) => format!(
+                    " (URLs matching {}{})",
+                    a.as_ref().map_or("anything", |r| r.as_str()),
+                    x.as_ref().map_or(String::new(), |r| format!(", not {}", r.as_str()))
                 ),
+            };
+            let note = format!(
+                "{} {}; with its embedded resources{filters}, one GET each, in turn, sub-results {}-0, {}-1...",
+                req.method,
+                req.url(),
+                c.name,
+                c.name
             );
+            req.embedded = Some(Box::new(e));
+            // The same requests and samples, one after another: only the timing differs.
+            if c.flag("HTTPSampler.concurrentDwn") == Some(true) {
+                let why = "; JMeter fetches them in parallel (\"parallel downloads\"), here in turn";
+                self.report(c, depth, Status::Partial, format!("{note}{why}"));
+            } else {
+                self.report(c, depth, Status::Supported, note);
+            }
         } else {
             self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
         }
         steps.push(Step::Request(Box::new(req)));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
+    }
+
+    /// "Retrieve All Embedded Resources", the sampler's own or its HTTP Request Defaults' (as
+    /// JMeter merges a config into a sampler whose property is empty), with its URL filters.
+    /// JMeter compiles each filter when the sample runs and ignores one it refuses (a warning
+    /// in its log), so a bad pattern here is a warning and no filter.
+    fn embedded(&mut self, c: &El, own: &Scope, depth: usize) -> Result<Option<crate::plan::request::Embedded>, Error> {
+        let d = &own.http;
+        let pick = |name: &str, def: &str| {
+            let v = c.text_or_empty(name);
+            if v.trim().is_empty() {
+                def.to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        if !pick("HTTPSampler.image_parser", &d.image_parser).trim().eq_ignore_ascii_case("true") {
+            return Ok(None);
+        }
+        let filter = |this: &mut Self, name: &str, def: &str| -> Result<Option<regex::Regex>, Error> {
+            let raw = pick(name, def);
+            if raw.trim().is_empty() {
+                return Ok(None);
+            }
+            let pattern = this.expand(c, &raw)?;
+            // Perl5Matcher.matches: the whole URL must match.
+            match regex::Regex::new(&format!("^(?:{pattern})$")) {
+                Ok(r) => Ok(Some(r)),
+                Err(e) => {
+                    this.warn(c, depth, format!("{name} `{pattern}` is ignored, as JMeter ignores it: {e}"));
+                    Ok(None)
+                }
+            }
+        };
+        let allow = filter(self, "HTTPSampler.embedded_url_re", &d.embedded_url_re)?;
+        let exclude = filter(self, "HTTPSampler.embedded_url_exclude_re", &d.embedded_url_exclude_re)?;
+        Ok(Some(crate::plan::request::Embedded { allow, exclude }))
     }
 
     /// BlazeMeter's Parallel HTTP Requests: JMeter's concurrent download of embedded resources
