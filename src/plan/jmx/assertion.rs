@@ -103,7 +103,7 @@ impl Cx {
             let path = match super::extractor::jayway(&src) {
                 Ok(p) => Some(p),
                 Err(e) => {
-                    note = format!("warning: {e}: the assertion fails, as in JMeter");
+                    note = format!("{e}: the assertion fails, as in JMeter");
                     None
                 }
             };
@@ -116,9 +116,14 @@ impl Cx {
             (true, false, false) => format!("{src} equals {raw:?}"),
         };
         let id = self.b.check(format!("{}: {}{what}", c.name, if negate { "not " } else { "" }));
+        let invalid = path.is_none() && at.is_none();
         let test = CheckTest::JsonAssert { path, at, validate, expected, regex, expect_null, negate, plugin };
         s.checks.push(Check { id, test });
-        self.report(c, depth, Status::Supported, note);
+        if invalid {
+            self.warn(c, depth, note);
+        } else {
+            self.report(c, depth, Status::Supported, note);
+        }
         Ok(())
     }
 
@@ -135,6 +140,7 @@ impl Cx {
         // JMeter evaluates `${}` in the query for each sample: one set while the test runs is
         // compiled then.
         let probe = self.tmpl(c, raw)?;
+        let mut invalid = false;
         let (query, test) = if probe.is_dynamic(&self.b.sym.vars) {
             note.push_str(", its query read for each sample");
             let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, false);
@@ -144,7 +150,8 @@ impl Cx {
             let test = match XPathExpr::new(&query, tolerant, namespaces, false) {
                 Ok(path) => CheckTest::XPath { path, field, negate },
                 Err(e) => {
-                    note = format!("warning: {e}: the assertion fails, as in JMeter");
+                    note = format!("{e}: the assertion fails, as in JMeter");
+                    invalid = true;
                     // No alternative: never holds.
                     CheckTest::Any(Vec::new())
                 }
@@ -163,6 +170,8 @@ impl Cx {
         if unnamed {
             // XPathAssertion reads no data from the unnamed variable: "Response was null".
             self.warn(c, depth, UNNAMED_SCOPE_FAILS);
+        } else if invalid {
+            self.warn(c, depth, note);
         } else {
             self.report(c, depth, status, note);
         }
@@ -348,8 +357,10 @@ impl Cx {
             checks = vec![Check { id: self.b.check(msg), test: CheckTest::Any(tests) }];
             note = format!("any of {} checks on the {field_name}", strings.len());
         }
+        // JMeter loads a pattern that does not compile and fails the assertion at run time.
+        let status = if bad.is_empty() { Status::Supported } else { Status::Warning };
         for b in bad {
-            note.push_str(&format!("; warning: {b}"));
+            note.push_str(&format!("; {b}"));
         }
         if unnamed {
             // ResponseAssertion reads `vars.get("")`, null: a NOT test holds, any other fails.
@@ -360,7 +371,7 @@ impl Cx {
             };
             return Ok(Ok((checks, ignore, Status::Warning, what.to_string())));
         }
-        Ok(Ok((checks, ignore, Status::Supported, note)))
+        Ok(Ok((checks, ignore, status, note)))
     }
 
     /// An assertion scoped to a JMeter variable (`Assertion.scope` = `variable`): the variable
@@ -411,6 +422,23 @@ mod tests {
         format!(
             r#"<ResponseAssertion testclass="ResponseAssertion" testname="ra" enabled="true"><collectionProp name="Asserion.test_strings"><stringProp name="1">OK</stringProp></collectionProp><intProp name="Assertion.test_type">{test_type}</intProp><stringProp name="Assertion.scope">variable</stringProp><stringProp name="Scope.variable">{scope_var}</stringProp></ResponseAssertion><hashTree/>"#
         )
+    }
+
+    /// An assertion whose expression does not compile loads, as in JMeter, and fails each
+    /// sample: a WARNING, which `--strict` refuses (it was Supported, the warning only a note).
+    #[test]
+    fn an_assertion_whose_expression_does_not_compile_is_a_warning() {
+        let ra = r#"<ResponseAssertion testclass="ResponseAssertion" testname="ra" enabled="true"><collectionProp name="Asserion.test_strings"><stringProp name="1">(</stringProp></collectionProp><intProp name="Assertion.test_type">2</intProp><stringProp name="Assertion.test_field">Assertion.response_data</stringProp></ResponseAssertion><hashTree/>"#;
+        let ja = r#"<JSONPathAssertion testclass="JSONPathAssertion" testname="ja" enabled="true"><stringProp name="JSON_PATH">$.a[</stringProp></JSONPathAssertion><hashTree/>"#;
+        let xa = r#"<XPathAssertion testclass="XPathAssertion" testname="xa" enabled="true"><stringProp name="XPath.xpath">//a[</stringProp></XPathAssertion><hashTree/>"#;
+        for a in [ra, ja, xa] {
+            let i = inspect_with(a);
+            assert!(i.problems.is_empty(), "{:?}", i.problems);
+            let r = i.elements.iter().find(|r| a.contains(&format!("testclass=\"{}\"", r.class))).unwrap();
+            assert_eq!(r.status, Status::Warning, "{a}: {}", r.note);
+            let strict = inspect(&plan_with(a), Path::new("t.jmx"), &Options { strict: true, ..Default::default() });
+            assert!(strict.plan.is_none(), "{a}");
+        }
     }
 
     #[test]

@@ -105,19 +105,27 @@ impl Cx {
             return Ok(());
         }
         let e = self.read_regex_extractor(c)?;
+        self.report_read(c, depth, e.1, e.2, std::slice::from_ref(&e.0));
         s.extract.push(e.0);
-        self.report(c, depth, e.1, e.2);
         Ok(())
     }
 
     pub(super) fn json_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let (list, status, note) = self.read_json_extractor(c)?;
+        self.report_read(c, depth, status, note, &list);
         s.extract.extend(list);
-        match status {
-            Status::Warning => self.warn(c, depth, note),
-            status => self.report(c, depth, status, note),
-        }
         Ok(())
+    }
+
+    /// Reports an extractor just read: a `WARNING` when an expression of it does not compile
+    /// (JMeter loads the plan, logs the error at run time and sets the default), so `--strict`
+    /// refuses it.
+    fn report_read(&mut self, c: &El, depth: usize, status: Status, note: String, read: &[Extractor]) {
+        if status == Status::Warning || read.iter().any(|e| never_compiles(&e.source)) {
+            self.warn(c, depth, note);
+        } else {
+            self.report(c, depth, status, note);
+        }
     }
 
     pub(super) fn boundary_extractor(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
@@ -497,7 +505,8 @@ impl Cx {
             empty_default,
             groups: None,
         });
-        self.report(c, depth, status, note);
+        let read = s.extract.last().map(std::slice::from_ref).unwrap_or_default();
+        self.report_read(c, depth, status, note, read);
         Ok(())
     }
 
@@ -539,7 +548,8 @@ impl Cx {
             empty_default,
             groups: None,
         });
-        self.report(c, depth, Status::Supported, note);
+        let read = s.extract.last().map(std::slice::from_ref).unwrap_or_default();
+        self.report_read(c, depth, Status::Supported, note, read);
         Ok(())
     }
 
@@ -580,7 +590,8 @@ impl Cx {
             empty_default,
             groups: None,
         });
-        self.report(c, depth, Status::Supported, note);
+        let read = s.extract.last().map(std::slice::from_ref).unwrap_or_default();
+        self.report_read(c, depth, Status::Supported, note, read);
         Ok(())
     }
 }
@@ -610,9 +621,18 @@ fn scoped(c: &El, source: ExtractSource, vars: &mut crate::plan::template::VarTa
 /// it at run time, logs the error and leaves the default. The element's note warns of it.
 fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> ExtractSource {
     source.unwrap_or_else(|e| {
-        note.push_str(&format!("warning: {e}: JMeter logs it and sets the default; "));
+        note.push_str(&format!("{e}: JMeter logs it and sets the default; "));
         ExtractSource::Invalid(e)
     })
+}
+
+/// Whether an extractor's expression never compiles (read from a variable or not).
+fn never_compiles(source: &ExtractSource) -> bool {
+    match source {
+        ExtractSource::Invalid(_) => true,
+        ExtractSource::FromVar { source, .. } => never_compiles(source),
+        _ => false,
+    }
 }
 
 /// The expression a Boundary Extractor matches: the shortest text between the boundaries,
@@ -761,6 +781,21 @@ pub(super) mod tests {
         assert!(c.compiled("p#a\0data-x".into()).1.as_ref().is_ok_and(|c| c.attribute == "data-x"));
         assert!(c.compiled("p[\0".into()).1.is_err());
         assert!(matches!(&e[4].source, ExtractSource::Css(c) if c.attribute == "href"));
+    }
+
+    /// An extractor whose expression does not compile loads, as in JMeter (which logs the
+    /// error and sets the default): a WARNING, which `--strict` refuses.
+    #[test]
+    fn an_extractor_whose_expression_does_not_compile_is_a_warning() {
+        let bad = regex_into("v").replace(r"(\w+)", "(");
+        for plan in [bad, json("v", "$.a[", Some("none"))] {
+            let i = inspect_with(&plan, false);
+            assert!(i.problems.is_empty(), "{:?}", i.problems);
+            let r = i.elements.iter().find(|r| r.class.ends_with("Extractor") || r.class.ends_with("PostProcessor"));
+            assert_eq!(r.map(|r| r.status), Some(Status::Warning), "{plan}");
+            let strict = inspect_with(&plan, true);
+            assert!(strict.plan.is_none(), "{plan}");
+        }
     }
 
     #[test]

@@ -67,6 +67,8 @@ pub(super) const CLASSES: &[ClassDef] = &[
     ClassDef { name: "org.apache.commons.lang.RandomStringUtils", statics: RANDOM_STRING_UTILS, family: &FAMILY },
     ClassDef { name: "org.apache.commons.lang3.StringUtils", statics: STRING_UTILS, family: &FAMILY },
     ClassDef { name: "org.apache.commons.lang.StringUtils", statics: STRING_UTILS, family: &FAMILY },
+    ClassDef { name: "org.apache.commons.lang3.SystemUtils", statics: SYSTEM_UTILS, family: &FAMILY },
+    ClassDef { name: "org.apache.commons.lang.SystemUtils", statics: SYSTEM_UTILS, family: &FAMILY },
     ClassDef {
         name: "java.nio.charset.StandardCharsets",
         statics: &["UTF_8", "US_ASCII", "ISO_8859_1", "UTF_16"],
@@ -101,6 +103,26 @@ const DIGEST_UTILS: &[&str] = &[
 
 const RANDOM_STRING_UTILS: &[&str] =
     &["randomAlphanumeric", "randomNumeric", "randomAlphabetic", "randomAscii", "random", "randomPrint", "randomGraph"];
+
+/// commons-lang's common `SystemUtils` fields: the OS tests, and the system properties the
+/// host answers (`System.getProperty`), so the two never disagree.
+const SYSTEM_UTILS: &[&str] = &[
+    "IS_OS_LINUX",
+    "IS_OS_MAC",
+    "IS_OS_MAC_OSX",
+    "IS_OS_WINDOWS",
+    "IS_OS_UNIX",
+    "OS_NAME",
+    "OS_ARCH",
+    "LINE_SEPARATOR",
+    "FILE_SEPARATOR",
+    "PATH_SEPARATOR",
+    "USER_DIR",
+    "USER_HOME",
+    "USER_NAME",
+    "JAVA_VERSION",
+    "JAVA_IO_TMPDIR",
+];
 
 const STRING_UTILS: &[&str] = &[
     "isEmpty",
@@ -256,6 +278,9 @@ fn call_static(_cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<V
 }
 
 fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Value, Thrown> {
+    if class.ends_with(".SystemUtils") {
+        return system_utils(_cx, name);
+    }
     let n = |i: i64| if class == "java.math.BigInteger" { Value::Long(i) } else { Value::Decimal(Decimal::from(i)) };
     match (class, name) {
         ("java.nio.charset.StandardCharsets", _) => Ok(Value::str(match name {
@@ -282,6 +307,30 @@ fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Valu
         ) => Ok(Value::str(name)),
         _ => Err(no_property(class, name)),
     }
+}
+
+/// A `SystemUtils` field. Like commons-lang, a property the host does not answer is `null`.
+fn system_utils(cx: &mut Ctx<'_>, name: &str) -> Result<Value, Thrown> {
+    let os = std::env::consts::OS;
+    let is = |b: bool| Ok(Value::Bool(b));
+    let property = match name {
+        "IS_OS_LINUX" => return is(os == "linux"),
+        "IS_OS_MAC" | "IS_OS_MAC_OSX" => return is(os == "macos"),
+        "IS_OS_WINDOWS" => return is(os == "windows"),
+        "IS_OS_UNIX" => return is(cfg!(unix)),
+        "OS_ARCH" => return Ok(Value::str(std::env::consts::ARCH)),
+        "PATH_SEPARATOR" => return Ok(Value::str(if cfg!(windows) { ";" } else { ":" })),
+        "OS_NAME" => "os.name",
+        "LINE_SEPARATOR" => "line.separator",
+        "FILE_SEPARATOR" => "file.separator",
+        "USER_DIR" => "user.dir",
+        "USER_HOME" => "user.home",
+        "USER_NAME" => "user.name",
+        "JAVA_VERSION" => "java.version",
+        "JAVA_IO_TMPDIR" => "java.io.tmpdir",
+        _ => return Err(no_property("org.apache.commons.lang3.SystemUtils", name)),
+    };
+    Ok(cx.host.system_property(property).map(Value::from).unwrap_or(Value::Null))
 }
 
 /// Bytes decoded by a Java charset name (UTF-8 when none; ISO-8859-1 and US-ASCII byte per
@@ -1078,6 +1127,16 @@ mod tests {
             };
             assert_eq!(hex(&out), "de7c9b85b8b78aa6bc8a7a36f70a90701c9db4d9");
         })
+    }
+
+    #[test]
+    fn system_utils_answers_the_os_and_the_hosts_properties() {
+        let f = |name: &str| with_cx(|cx| get_static(cx, "org.apache.commons.lang3.SystemUtils", name)).unwrap();
+        assert_eq!(f("IS_OS_LINUX").to_string(), (std::env::consts::OS == "linux").to_string());
+        assert_eq!(f("IS_OS_WINDOWS").to_string(), cfg!(windows).to_string());
+        // The test host answers no property: null, as commons-lang gives for an unreadable one.
+        assert!(matches!(f("JAVA_VERSION"), Value::Null));
+        assert!(with_cx(|cx| get_static(cx, "org.apache.commons.lang3.SystemUtils", "NOPE")).is_err());
     }
 
     #[test]

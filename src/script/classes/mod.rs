@@ -476,6 +476,10 @@ mod through_the_interpreter {
         assert_eq!(run("groovy.json.JsonOutput.toJson([a: 1, b: [true, null]])"), "{\"a\":1,\"b\":[true,null]}");
         assert_eq!(run("java.net.URLEncoder.encode('a b&c', 'UTF-8')"), "a+b%26c");
         assert_eq!(run("Math.max(3, 7L)"), "7");
+        assert_eq!(
+            run("import org.apache.commons.lang3.SystemUtils\nSystemUtils.IS_OS_LINUX || SystemUtils.IS_OS_MAC || SystemUtils.IS_OS_WINDOWS"),
+            "true"
+        );
     }
 
     #[test]
