@@ -534,14 +534,15 @@ impl<T> RunTime<T> {
     }
 
     /// The expression for this text, compiled now unless it is the text compiled last.
+    /// The lock is held only to compare and to store: every user of the step meets on it, and
+    /// a text that varies per user (a value from a CSV) compiles nearly every sample.
     pub fn compiled(&self, text: String) -> std::sync::Arc<Compiled<T>> {
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = last.as_ref().filter(|c| c.0 == text) {
+        if let Some(c) = self.last.lock().unwrap_or_else(|e| e.into_inner()).as_ref().filter(|c| c.0 == text) {
             return c.clone();
         }
         let r = (self.compile)(&text);
         let c = std::sync::Arc::new((text, r));
-        *last = Some(c.clone());
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(c.clone());
         c
     }
 }
@@ -941,5 +942,30 @@ mod tests {
         assert_eq!(t(false, "127.0.0.1", 8080), "127.0.0.1:8080");
         assert_eq!(t(true, "localhost", 443), "localhost");
         assert_eq!(t(false, "::1", 8080), "[::1]:8080");
+    }
+
+    /// A user compiling a new text must not stop another user from reading (or compiling)
+    /// meanwhile: the compile of "a" waits until the other user has got "b".
+    #[test]
+    fn run_time_compiles_outside_the_shared_lock() {
+        use std::sync::{mpsc, Arc, Mutex};
+        let (entered_tx, entered_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (entered_tx, done_rx) = (Mutex::new(entered_tx), Mutex::new(done_rx));
+        let rt = Arc::new(RunTime::new(Template::literal("x"), move |t: &str| {
+            if t != "a" {
+                return Ok(true);
+            }
+            entered_tx.lock().unwrap().send(()).unwrap();
+            Ok(done_rx.lock().unwrap().recv_timeout(Duration::from_secs(3)).is_ok())
+        }));
+        let a = {
+            let rt = rt.clone();
+            std::thread::spawn(move || rt.compiled("a".into()))
+        };
+        entered_rx.recv_timeout(Duration::from_secs(3)).unwrap();
+        assert_eq!(rt.compiled("b".into()).1, Ok(true));
+        done_tx.send(()).unwrap();
+        assert_eq!(a.join().unwrap().1, Ok(true), "the compile of \"a\" held the lock");
     }
 }

@@ -255,13 +255,22 @@ impl Cx {
         }
     }
 
-    /// The groups variables of a Regular Expression Extractor into `name`, when the plan reads
-    /// `name_g...` anywhere (a script or `${}`): JMeter sets them on every match, but a slot
-    /// per user for variables nothing reads would only cost memory. A pattern known at load
-    /// gives its number of groups; one compiled per sample keeps up to [`RUN_TIME_GROUPS`].
+    /// The groups variables of a Regular Expression Extractor into `name`. JMeter sets them on
+    /// every match; what reads them may be out of sight of a search of the plan (a script
+    /// file, an included plan, a CSV value passed to `__eval`, `vars.get(name + "_g" + i)`),
+    /// so a single-match pattern with capture groups always sets them. One without groups sets
+    /// them only when the plan reads `name_g...` (a slot per user for variables nothing reads
+    /// would only cost memory). A pattern known at load gives its number of groups; one
+    /// compiled per sample keeps as many as the plan reads, at least [`RUN_TIME_GROUPS`].
     fn match_groups_of(&mut self, name: &str, source: &ExtractSource, all: bool) -> Option<Box<MatchGroups>> {
         let needle = format!("{name}_g");
-        let reads_groups = self.text.contains(&needle);
+        let has_groups = match source {
+            ExtractSource::Regex { regex, .. } => regex.captures_len() > 1,
+            // Any `(` may open a group once the text is rendered.
+            ExtractSource::RegexRunTime { regex, .. } => regex.src.source().contains('('),
+            _ => false,
+        };
+        let reads_groups = self.text.contains(&needle) || (!all && has_groups);
         // A single-match extractor removes what a match number -1 one into the same name left.
         let list = (!all && self.lists_into(name)).then(|| self.b.all_matches(name));
         if !reads_groups && list.is_none() {
@@ -270,7 +279,8 @@ impl Cx {
         let n = match source {
             _ if !reads_groups => 0,
             ExtractSource::Regex { regex, .. } => regex.captures_len().saturating_sub(1),
-            _ => RUN_TIME_GROUPS,
+            // Capped: a typo'd `name_g99999` must not cost that many slots per user.
+            _ => highest_group_read(&self.text, &needle).clamp(RUN_TIME_GROUPS, 99),
         };
         let vars = &mut self.b.sym.vars;
         let count = vars.assign(&needle);
@@ -585,8 +595,21 @@ impl Cx {
     }
 }
 
-/// The groups a Regular Expression Extractor compiled per sample keeps (`name_g0`..`name_g9`).
+/// The groups a Regular Expression Extractor compiled per sample keeps at least
+/// (`name_g0`..`name_g9`).
 pub(super) const RUN_TIME_GROUPS: usize = 9;
+
+/// The highest K of `{needle}K` (`name_gK`) in the text; 0 when none.
+fn highest_group_read(text: &str, needle: &str) -> usize {
+    text.match_indices(needle)
+        .filter_map(|(i, _)| {
+            let rest = &text[i + needle.len()..];
+            let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            rest[..digits].parse::<usize>().ok()
+        })
+        .max()
+        .unwrap_or(0)
+}
 
 /// The source as the element's scope reads it: over a JMeter variable (`Sample.scope` =
 /// `variable`, JMeter's "JMeter Variable Name to use"), else over the response.
@@ -761,6 +784,31 @@ pub(super) mod tests {
         assert!(c.compiled("p#a\0data-x".into()).1.as_ref().is_ok_and(|c| c.attribute == "data-x"));
         assert!(c.compiled("p[\0".into()).1.is_err());
         assert!(matches!(&e[4].source, ExtractSource::Css(c) if c.attribute == "href"));
+    }
+
+    /// JMeter sets `name_g`, `name_g0`.. of a single-match pattern with groups whoever reads
+    /// them (a script file, an included plan, a CSV value): set them though the plan never
+    /// names them; a pattern without groups costs nothing unless the plan reads them.
+    #[test]
+    fn a_regex_with_groups_sets_them_though_the_plan_never_names_them() {
+        let e = extractors(&inspect_with(&regex_into("x"), false));
+        let g = e[0].groups.as_ref().expect("groups set");
+        assert_eq!(g.groups.len(), 2);
+        let e = extractors(&inspect_with(&regex_into("x").replace(r"(\w+)", r"\w+"), false));
+        assert!(e[0].groups.is_none());
+    }
+
+    /// A pattern compiled per sample keeps as many groups as the plan reads, at least 9.
+    #[test]
+    fn a_run_time_regex_keeps_the_highest_group_the_plan_reads() {
+        let re = regex_into("v").replace(r"(\w+)", r"${key}=(\w+)");
+        let groups = |extra: &str| {
+            let i = inspect_with(&format!("{}{re}{extra}", regex_into("key")), false);
+            extractors(&i)[1].groups.as_ref().expect("groups set").groups.len()
+        };
+        assert_eq!(groups(""), 10);
+        let reads = r#"<DebugSampler testclass="DebugSampler" testname="${v_g12}" enabled="true"/><hashTree/>"#;
+        assert_eq!(groups(reads), 13);
     }
 
     #[test]
