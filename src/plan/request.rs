@@ -372,10 +372,11 @@ pub enum ExtractSource {
     XPathRunTime(RunTime<XPathExpr>),
     /// A CSS selector over the body (JMeter's CSS Selector Extractor).
     Css(#[serde(serialize_with = "css_source")] CssExpr),
-    /// A CSS selector and attribute written with variables set while the test runs, read for
-    /// each sample as `selector\0attribute`; a selector that does not parse finds nothing
-    /// (JMeter logs it, and the default stays).
-    CssRunTime(RunTime<CssExpr>),
+    /// A CSS selector (the `RunTime`'s template) and attribute (the second template) written
+    /// with variables set while the test runs, each rendered for each sample and compiled as
+    /// `selector\0attribute`; a selector that does not parse finds nothing (JMeter logs it,
+    /// and the default stays). Boxed: rare, and the enum stays as small as its other variants.
+    CssRunTime(RunTime<CssExpr>, Box<Template>),
     /// The source read over a user's variable instead of the response's body (JMeter's
     /// extractor scope "JMeter Variable").
     FromVar {
@@ -483,7 +484,7 @@ impl PartialEq for ExtractSource {
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
             (ExtractSource::XPathRunTime(a), ExtractSource::XPathRunTime(b)) => a.src == b.src,
-            (ExtractSource::CssRunTime(a), ExtractSource::CssRunTime(b)) => a.src == b.src,
+            (ExtractSource::CssRunTime(a, x), ExtractSource::CssRunTime(b, y)) => a.src == b.src && x == y,
             (ExtractSource::JsonRunTime(a), ExtractSource::JsonRunTime(b)) => a.src == b.src,
             (
                 ExtractSource::RegexRunTime { regex: a, template: ta, from: fa },
@@ -789,7 +790,10 @@ impl RequestSpec {
                 ExtractSource::JsonRunTime(p) => f(&mut p.src),
                 ExtractSource::RegexRunTime { regex, .. } => f(&mut regex.src),
                 ExtractSource::XPathRunTime(x) => f(&mut x.src),
-                ExtractSource::CssRunTime(c) => f(&mut c.src),
+                ExtractSource::CssRunTime(c, attribute) => {
+                    f(&mut c.src);
+                    f(attribute);
+                }
                 _ => {}
             }
         }
@@ -809,7 +813,7 @@ impl RequestSpec {
             | ExtractSource::XPath(_)
             | ExtractSource::XPathRunTime(_)
             | ExtractSource::Css(_)
-            | ExtractSource::CssRunTime(_) => true,
+            | ExtractSource::CssRunTime(..) => true,
             ExtractSource::Regex { from, .. } | ExtractSource::RegexRunTime { from, .. } => {
                 field_body(from) || *from == Field::BodyUnescaped
             }

@@ -516,21 +516,22 @@ impl Cx {
         let name = c.text_or_empty("HtmlExtractor.refname").trim().to_string();
         let jodd = c.text_or_empty("HtmlExtractor.extractor_impl").trim() == "JODD";
         let mut note = String::new();
-        // Selector and attribute as one text (XML holds no NUL to mistake for the joint):
-        // JMeter evaluates `${}` in both for each sample, so one set while the test runs is
-        // read then.
-        let both = format!("{}\0{}", c.text_or_empty("HtmlExtractor.expr"), c.text_or_empty("HtmlExtractor.attribute"));
-        let probe = self.tmpl(c, &both)?;
-        let css = move |both: &str| {
-            let (expr, attribute) = both.split_once('\0').unwrap_or((both, ""));
-            CssExpr::new(expr, attribute, jodd)
-        };
-        let source = if probe.is_dynamic(&self.b.sym.vars) {
+        // JMeter evaluates `${}` in selector and attribute for each sample, so one set while
+        // the test runs is read then. Each is its own template: an unclosed `${` in the
+        // selector must not swallow the attribute. Compiled as `selector\0attribute` (XML holds
+        // no NUL to mistake for the joint), the key of the last compilation.
+        let (expr, attribute) = (c.text_or_empty("HtmlExtractor.expr"), c.text_or_empty("HtmlExtractor.attribute"));
+        let (probe, attr_probe) = (self.tmpl(c, expr)?, self.tmpl(c, attribute)?);
+        let source = if probe.is_dynamic(&self.b.sym.vars) || attr_probe.is_dynamic(&self.b.sym.vars) {
             note.push_str("the selector and attribute are read for each sample; ");
-            ExtractSource::CssRunTime(RunTime::new(probe, css))
+            let css = move |both: &str| {
+                let (expr, attribute) = both.split_once('\0').unwrap_or((both, ""));
+                CssExpr::new(expr, attribute, jodd)
+            };
+            ExtractSource::CssRunTime(RunTime::new(probe, css), Box::new(attr_probe))
         } else {
-            let both = self.expand(c, &both)?;
-            or_invalid(css(&both).map(ExtractSource::Css), &mut note)
+            let (expr, attribute) = (self.expand(c, expr)?, self.expand(c, attribute)?);
+            or_invalid(CssExpr::new(&expr, &attribute, jodd).map(ExtractSource::Css), &mut note)
         };
         let (match_no, all) = self.match_number(c.text("HtmlExtractor.match_number"), &name, &mut note);
         let default = self.optional_default(c, "HtmlExtractor", false)?;
@@ -780,10 +781,21 @@ pub(super) mod tests {
             assert!(x.compiled("/r/a".into()).1.as_ref().is_ok_and(|x| x.fragment));
             assert!(x.compiled("/r/[".into()).1.is_err());
         }
-        let ExtractSource::CssRunTime(c) = &e[3].source else { panic!("{:?}", e[3].source) };
+        let ExtractSource::CssRunTime(c, _) = &e[3].source else { panic!("{:?}", e[3].source) };
         assert!(c.compiled("p#a\0data-x".into()).1.as_ref().is_ok_and(|c| c.attribute == "data-x"));
         assert!(c.compiled("p[\0".into()).1.is_err());
         assert!(matches!(&e[4].source, ExtractSource::Css(c) if c.attribute == "href"));
+    }
+
+    /// Selector and attribute are separate texts: an unclosed `${` in the selector leaves the
+    /// attribute's `${k}` a variable read per sample.
+    #[test]
+    fn an_unclosed_reference_in_a_css_selector_leaves_the_attribute_its_own() {
+        let css = r#"<HtmlExtractor testclass="HtmlExtractor" testname="c" enabled="true"><stringProp name="HtmlExtractor.refname">c</stringProp><stringProp name="HtmlExtractor.expr">p[title=${]</stringProp><stringProp name="HtmlExtractor.attribute">${k}</stringProp></HtmlExtractor><hashTree/>"#;
+        let i = inspect_with(&format!("{}{css}", regex_into("k")), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let e = extractors(&i);
+        assert!(matches!(&e[1].source, ExtractSource::CssRunTime(..)), "{:?}", e[1].source);
     }
 
     /// JMeter sets `name_g`, `name_g0`.. of a single-match pattern with groups whoever reads
