@@ -388,11 +388,13 @@ fn found_all(
             Err(_) => Vec::new(),
         },
         ExtractSource::Css(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
-        ExtractSource::CssRunTime(c) => match &c.compiled(c.src.render_string(u)).1 {
-            Ok(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
-            // JSoup's parse error is logged by JMeter; the default stays.
-            Err(_) => Vec::new(),
-        },
+        ExtractSource::CssRunTime(c, attribute) => {
+            match &c.compiled(format!("{}\0{}", c.src.render_string(u), attribute.render_string(u))).1 {
+                Ok(c) => c.values(f.text(Field::Body)).into_iter().map(Some).collect(),
+                // JSoup's parse error is logged by JMeter; the default stays.
+                Err(_) => Vec::new(),
+            }
+        }
         ExtractSource::Header(name) => resp.headers_named(name).map(|v| Some(v.to_string())).collect(),
         ExtractSource::Cookie(name) => resp.cookie(name).map(|v| Some(v.to_string())).into_iter().collect(),
         ExtractSource::Invalid(_)

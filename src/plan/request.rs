@@ -372,10 +372,11 @@ pub enum ExtractSource {
     XPathRunTime(RunTime<XPathExpr>),
     /// A CSS selector over the body (JMeter's CSS Selector Extractor).
     Css(#[serde(serialize_with = "css_source")] CssExpr),
-    /// A CSS selector and attribute written with variables set while the test runs, read for
-    /// each sample as `selector\0attribute`; a selector that does not parse finds nothing
-    /// (JMeter logs it, and the default stays).
-    CssRunTime(RunTime<CssExpr>),
+    /// A CSS selector (the `RunTime`'s template) and attribute (the second template) written
+    /// with variables set while the test runs, each rendered for each sample and compiled as
+    /// `selector\0attribute`; a selector that does not parse finds nothing (JMeter logs it,
+    /// and the default stays). Boxed: rare, and the enum stays as small as its other variants.
+    CssRunTime(RunTime<CssExpr>, Box<Template>),
     /// The source read over a user's variable instead of the response's body (JMeter's
     /// extractor scope "JMeter Variable").
     FromVar {
@@ -483,7 +484,7 @@ impl PartialEq for ExtractSource {
             ) => a == b && ta == tb && fa == fb,
             (ExtractSource::XPath(a), ExtractSource::XPath(b)) => a == b,
             (ExtractSource::XPathRunTime(a), ExtractSource::XPathRunTime(b)) => a.src == b.src,
-            (ExtractSource::CssRunTime(a), ExtractSource::CssRunTime(b)) => a.src == b.src,
+            (ExtractSource::CssRunTime(a, x), ExtractSource::CssRunTime(b, y)) => a.src == b.src && x == y,
             (ExtractSource::JsonRunTime(a), ExtractSource::JsonRunTime(b)) => a.src == b.src,
             (
                 ExtractSource::RegexRunTime { regex: a, template: ta, from: fa },
@@ -534,14 +535,15 @@ impl<T> RunTime<T> {
     }
 
     /// The expression for this text, compiled now unless it is the text compiled last.
+    /// The lock is held only to compare and to store: every user of the step meets on it, and
+    /// a text that varies per user (a value from a CSV) compiles nearly every sample.
     pub fn compiled(&self, text: String) -> std::sync::Arc<Compiled<T>> {
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = last.as_ref().filter(|c| c.0 == text) {
+        if let Some(c) = self.last.lock().unwrap_or_else(|e| e.into_inner()).as_ref().filter(|c| c.0 == text) {
             return c.clone();
         }
         let r = (self.compile)(&text);
         let c = std::sync::Arc::new((text, r));
-        *last = Some(c.clone());
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(c.clone());
         c
     }
 }
@@ -788,7 +790,10 @@ impl RequestSpec {
                 ExtractSource::JsonRunTime(p) => f(&mut p.src),
                 ExtractSource::RegexRunTime { regex, .. } => f(&mut regex.src),
                 ExtractSource::XPathRunTime(x) => f(&mut x.src),
-                ExtractSource::CssRunTime(c) => f(&mut c.src),
+                ExtractSource::CssRunTime(c, attribute) => {
+                    f(&mut c.src);
+                    f(attribute);
+                }
                 _ => {}
             }
         }
@@ -808,7 +813,7 @@ impl RequestSpec {
             | ExtractSource::XPath(_)
             | ExtractSource::XPathRunTime(_)
             | ExtractSource::Css(_)
-            | ExtractSource::CssRunTime(_) => true,
+            | ExtractSource::CssRunTime(..) => true,
             ExtractSource::Regex { from, .. } | ExtractSource::RegexRunTime { from, .. } => {
                 field_body(from) || *from == Field::BodyUnescaped
             }
@@ -941,5 +946,30 @@ mod tests {
         assert_eq!(t(false, "127.0.0.1", 8080), "127.0.0.1:8080");
         assert_eq!(t(true, "localhost", 443), "localhost");
         assert_eq!(t(false, "::1", 8080), "[::1]:8080");
+    }
+
+    /// A user compiling a new text must not stop another user from reading (or compiling)
+    /// meanwhile: the compile of "a" waits until the other user has got "b".
+    #[test]
+    fn run_time_compiles_outside_the_shared_lock() {
+        use std::sync::{mpsc, Arc, Mutex};
+        let (entered_tx, entered_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (entered_tx, done_rx) = (Mutex::new(entered_tx), Mutex::new(done_rx));
+        let rt = Arc::new(RunTime::new(Template::literal("x"), move |t: &str| {
+            if t != "a" {
+                return Ok(true);
+            }
+            entered_tx.lock().unwrap().send(()).unwrap();
+            Ok(done_rx.lock().unwrap().recv_timeout(Duration::from_secs(3)).is_ok())
+        }));
+        let a = {
+            let rt = rt.clone();
+            std::thread::spawn(move || rt.compiled("a".into()))
+        };
+        entered_rx.recv_timeout(Duration::from_secs(3)).unwrap();
+        assert_eq!(rt.compiled("b".into()).1, Ok(true));
+        done_tx.send(()).unwrap();
+        assert_eq!(a.join().unwrap().1, Ok(true), "the compile of \"a\" held the lock");
     }
 }

@@ -181,7 +181,8 @@ impl Cx {
     pub(super) fn size_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         use super::super::compare::CmpOp;
         use request::SizePart;
-        let raw = c.text("SizeAssertion.size").unwrap_or("0");
+        // None or empty is JMeter's `Long.parseLong("")`, which throws: the "not a number" path.
+        let raw = c.text("SizeAssertion.size").unwrap_or("");
         let op = match c.text("SizeAssertion.operator").unwrap_or("1").trim() {
             "2" => CmpOp::Ne,
             "3" => CmpOp::Gt,
@@ -486,6 +487,24 @@ mod tests {
         let p = i.plan.as_ref().unwrap();
         assert!(
             p.checks.iter().any(|m| m.ends_with(r#"java.lang.NumberFormatException: For input string: " 12""#)),
+            "{:?}",
+            p.checks
+        );
+    }
+
+    /// An empty size is no number to JMeter (`Long.parseLong("")` throws): warned at load, and
+    /// each sample fails with JMeter's message, not a check of size 0.
+    #[test]
+    fn an_empty_size_fails_each_sample_as_no_number() {
+        let s = r#"<SizeAssertion testclass="SizeAssertion" testname="s" enabled="true"><stringProp name="SizeAssertion.size"></stringProp><intProp name="SizeAssertion.operator">1</intProp></SizeAssertion><hashTree/>"#;
+        let i = inspect_with(s);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let r = i.elements.iter().find(|r| r.class == "SizeAssertion").unwrap();
+        assert_eq!(r.status, Status::Warning, "{}", r.note);
+        assert!(matches!(&checks(&i)[0].test, CheckTest::Any(t) if t.is_empty()), "{:?}", checks(&i)[0].test);
+        let p = i.plan.as_ref().unwrap();
+        assert!(
+            p.checks.iter().any(|m| m.ends_with(r#"java.lang.NumberFormatException: For input string: """#)),
             "{:?}",
             p.checks
         );

@@ -263,13 +263,22 @@ impl Cx {
         }
     }
 
-    /// The groups variables of a Regular Expression Extractor into `name`, when the plan reads
-    /// `name_g...` anywhere (a script or `${}`): JMeter sets them on every match, but a slot
-    /// per user for variables nothing reads would only cost memory. A pattern known at load
-    /// gives its number of groups; one compiled per sample keeps up to [`RUN_TIME_GROUPS`].
+    /// The groups variables of a Regular Expression Extractor into `name`. JMeter sets them on
+    /// every match; what reads them may be out of sight of a search of the plan (a script
+    /// file, an included plan, a CSV value passed to `__eval`, `vars.get(name + "_g" + i)`),
+    /// so a single-match pattern with capture groups always sets them. One without groups sets
+    /// them only when the plan reads `name_g...` (a slot per user for variables nothing reads
+    /// would only cost memory). A pattern known at load gives its number of groups; one
+    /// compiled per sample keeps as many as the plan reads, at least [`RUN_TIME_GROUPS`].
     fn match_groups_of(&mut self, name: &str, source: &ExtractSource, all: bool) -> Option<Box<MatchGroups>> {
         let needle = format!("{name}_g");
-        let reads_groups = self.text.contains(&needle);
+        let has_groups = match source {
+            ExtractSource::Regex { regex, .. } => regex.captures_len() > 1,
+            // Any `(` may open a group once the text is rendered.
+            ExtractSource::RegexRunTime { regex, .. } => regex.src.source().contains('('),
+            _ => false,
+        };
+        let reads_groups = self.text.contains(&needle) || (!all && has_groups);
         // A single-match extractor removes what a match number -1 one into the same name left.
         let list = (!all && self.lists_into(name)).then(|| self.b.all_matches(name));
         if !reads_groups && list.is_none() {
@@ -278,7 +287,8 @@ impl Cx {
         let n = match source {
             _ if !reads_groups => 0,
             ExtractSource::Regex { regex, .. } => regex.captures_len().saturating_sub(1),
-            _ => RUN_TIME_GROUPS,
+            // Capped: a typo'd `name_g99999` must not cost that many slots per user.
+            _ => highest_group_read(&self.text, &needle).clamp(RUN_TIME_GROUPS, 99),
         };
         let vars = &mut self.b.sym.vars;
         let count = vars.assign(&needle);
@@ -515,21 +525,22 @@ impl Cx {
         let name = c.text_or_empty("HtmlExtractor.refname").trim().to_string();
         let jodd = c.text_or_empty("HtmlExtractor.extractor_impl").trim() == "JODD";
         let mut note = String::new();
-        // Selector and attribute as one text (XML holds no NUL to mistake for the joint):
-        // JMeter evaluates `${}` in both for each sample, so one set while the test runs is
-        // read then.
-        let both = format!("{}\0{}", c.text_or_empty("HtmlExtractor.expr"), c.text_or_empty("HtmlExtractor.attribute"));
-        let probe = self.tmpl(c, &both)?;
-        let css = move |both: &str| {
-            let (expr, attribute) = both.split_once('\0').unwrap_or((both, ""));
-            CssExpr::new(expr, attribute, jodd)
-        };
-        let source = if probe.is_dynamic(&self.b.sym.vars) {
+        // JMeter evaluates `${}` in selector and attribute for each sample, so one set while
+        // the test runs is read then. Each is its own template: an unclosed `${` in the
+        // selector must not swallow the attribute. Compiled as `selector\0attribute` (XML holds
+        // no NUL to mistake for the joint), the key of the last compilation.
+        let (expr, attribute) = (c.text_or_empty("HtmlExtractor.expr"), c.text_or_empty("HtmlExtractor.attribute"));
+        let (probe, attr_probe) = (self.tmpl(c, expr)?, self.tmpl(c, attribute)?);
+        let source = if probe.is_dynamic(&self.b.sym.vars) || attr_probe.is_dynamic(&self.b.sym.vars) {
             note.push_str("the selector and attribute are read for each sample; ");
-            ExtractSource::CssRunTime(RunTime::new(probe, css))
+            let css = move |both: &str| {
+                let (expr, attribute) = both.split_once('\0').unwrap_or((both, ""));
+                CssExpr::new(expr, attribute, jodd)
+            };
+            ExtractSource::CssRunTime(RunTime::new(probe, css), Box::new(attr_probe))
         } else {
-            let both = self.expand(c, &both)?;
-            or_invalid(css(&both).map(ExtractSource::Css), &mut note)
+            let (expr, attribute) = (self.expand(c, expr)?, self.expand(c, attribute)?);
+            or_invalid(CssExpr::new(&expr, &attribute, jodd).map(ExtractSource::Css), &mut note)
         };
         let (match_no, all) = self.match_number(c.text("HtmlExtractor.match_number"), &name, &mut note);
         let default = self.optional_default(c, "HtmlExtractor", false)?;
@@ -596,8 +607,21 @@ impl Cx {
     }
 }
 
-/// The groups a Regular Expression Extractor compiled per sample keeps (`name_g0`..`name_g9`).
+/// The groups a Regular Expression Extractor compiled per sample keeps at least
+/// (`name_g0`..`name_g9`).
 pub(super) const RUN_TIME_GROUPS: usize = 9;
+
+/// The highest K of `{needle}K` (`name_gK`) in the text; 0 when none.
+fn highest_group_read(text: &str, needle: &str) -> usize {
+    text.match_indices(needle)
+        .filter_map(|(i, _)| {
+            let rest = &text[i + needle.len()..];
+            let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            rest[..digits].parse::<usize>().ok()
+        })
+        .max()
+        .unwrap_or(0)
+}
 
 /// The source as the element's scope reads it: over a JMeter variable (`Sample.scope` =
 /// `variable`, JMeter's "JMeter Variable Name to use"), else over the response.
@@ -777,7 +801,7 @@ pub(super) mod tests {
             assert!(x.compiled("/r/a".into()).1.as_ref().is_ok_and(|x| x.fragment));
             assert!(x.compiled("/r/[".into()).1.is_err());
         }
-        let ExtractSource::CssRunTime(c) = &e[3].source else { panic!("{:?}", e[3].source) };
+        let ExtractSource::CssRunTime(c, _) = &e[3].source else { panic!("{:?}", e[3].source) };
         assert!(c.compiled("p#a\0data-x".into()).1.as_ref().is_ok_and(|c| c.attribute == "data-x"));
         assert!(c.compiled("p[\0".into()).1.is_err());
         assert!(matches!(&e[4].source, ExtractSource::Css(c) if c.attribute == "href"));
@@ -796,6 +820,42 @@ pub(super) mod tests {
             let strict = inspect_with(&plan, true);
             assert!(strict.plan.is_none(), "{plan}");
         }
+    }
+
+    /// Selector and attribute are separate texts: an unclosed `${` in the selector leaves the
+    /// attribute's `${k}` a variable read per sample.
+    #[test]
+    fn an_unclosed_reference_in_a_css_selector_leaves_the_attribute_its_own() {
+        let css = r#"<HtmlExtractor testclass="HtmlExtractor" testname="c" enabled="true"><stringProp name="HtmlExtractor.refname">c</stringProp><stringProp name="HtmlExtractor.expr">p[title=${]</stringProp><stringProp name="HtmlExtractor.attribute">${k}</stringProp></HtmlExtractor><hashTree/>"#;
+        let i = inspect_with(&format!("{}{css}", regex_into("k")), false);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let e = extractors(&i);
+        assert!(matches!(&e[1].source, ExtractSource::CssRunTime(..)), "{:?}", e[1].source);
+    }
+
+    /// JMeter sets `name_g`, `name_g0`.. of a single-match pattern with groups whoever reads
+    /// them (a script file, an included plan, a CSV value): set them though the plan never
+    /// names them; a pattern without groups costs nothing unless the plan reads them.
+    #[test]
+    fn a_regex_with_groups_sets_them_though_the_plan_never_names_them() {
+        let e = extractors(&inspect_with(&regex_into("x"), false));
+        let g = e[0].groups.as_ref().expect("groups set");
+        assert_eq!(g.groups.len(), 2);
+        let e = extractors(&inspect_with(&regex_into("x").replace(r"(\w+)", r"\w+"), false));
+        assert!(e[0].groups.is_none());
+    }
+
+    /// A pattern compiled per sample keeps as many groups as the plan reads, at least 9.
+    #[test]
+    fn a_run_time_regex_keeps_the_highest_group_the_plan_reads() {
+        let re = regex_into("v").replace(r"(\w+)", r"${key}=(\w+)");
+        let groups = |extra: &str| {
+            let i = inspect_with(&format!("{}{re}{extra}", regex_into("key")), false);
+            extractors(&i)[1].groups.as_ref().expect("groups set").groups.len()
+        };
+        assert_eq!(groups(""), 10);
+        let reads = r#"<DebugSampler testclass="DebugSampler" testname="${v_g12}" enabled="true"/><hashTree/>"#;
+        assert_eq!(groups(reads), 13);
     }
 
     #[test]

@@ -97,7 +97,7 @@ impl Cx {
         if self.strict {
             self.errors.push(Error::invalid(self.loc(test_plan), format!("{what} (refused by --strict)")));
         }
-        match self.report.iter_mut().find(|r| r.line == test_plan.line && r.class == test_plan.class) {
+        match self.report.iter_mut().find(|r| r.at == test_plan.at) {
             Some(r) => {
                 r.status = Status::Warning;
                 r.note = what;
