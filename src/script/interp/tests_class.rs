@@ -390,3 +390,19 @@ fn objects_print_by_their_to_string_inside_lists_and_maps() {
     let src = "class F { String toString() { 'f' } }\ndef f = new F()\nprint([f].toString()); print ' '\nprint String.valueOf([f]); print ' '\nprint(([f] as String)); print ' '\nprint \"${[a: f]}\"; print ' '\nprint \"${[[f]]}\"; print ' '\nprint((f as String))";
     assert_eq!(printed(src), "[f] [f] [f] [a:f] [[f]] f");
 }
+
+/// A chain of `extends` deeper than 64 is a load error naming the class and its line, before
+/// construction could recurse through it on the Rust stack.
+#[test]
+fn an_extends_chain_past_64_levels_is_a_load_error() {
+    let chain = |n: usize| {
+        let mut src = String::from("class C0 {}\n");
+        for i in 1..=n {
+            src.push_str(&format!("class C{i} extends C{} {{}}\n", i - 1));
+        }
+        src
+    };
+    assert!(Script::compile(&chain(60), Lang::Groovy).is_ok());
+    let e = Script::compile(&chain(70), Lang::Groovy).err().expect("refused").to_string();
+    assert!(e.contains("extends a chain of more than 64 classes") && e.contains("line"), "{e}");
+}
