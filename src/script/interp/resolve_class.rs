@@ -134,12 +134,12 @@ impl Resolver<'_> {
         }
         // Construction, `super` calls and `visit` recurse once per level on the Rust stack: a
         // class that extends itself, then a chain too deep, are refused first, each walk bounded.
-        for i in 0..decls.len() {
+        for (i, d) in decls.iter().enumerate() {
             let mut cur = self.shapes[i].parent;
             for _ in 0..=MAX_EXTENDS {
                 match cur {
                     Some(p) if p as usize == i => {
-                        return Err(err(decls[i].pos, format!("the class `{}` extends itself", decls[i].name)));
+                        return Err(err(d.pos, format!("the class `{}` extends itself", d.name)));
                     }
                     Some(p) => cur = self.shapes[p as usize].parent,
                     None => break,

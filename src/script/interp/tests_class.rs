@@ -403,6 +403,6 @@ fn an_extends_chain_past_64_levels_is_a_load_error() {
         src
     };
     assert!(Script::compile(&chain(60), Lang::Groovy).is_ok());
-    let e = Script::compile(&chain(70), Lang::Groovy).err().expect("refused").to_string();
+    let e = Script::compile(&chain(70), Lang::Groovy).expect_err("refused").to_string();
     assert!(e.contains("extends a chain of more than 64 classes") && e.contains("line"), "{e}");
 }
