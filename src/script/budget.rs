@@ -52,9 +52,12 @@ struct Meter {
     shown: u64,
     /// `Display` stopped short for want of budget: the evaluator throws once it returns.
     tripped: bool,
+    /// `Display` stopped at a container nested too deep (or inside itself): the evaluator
+    /// throws `StackOverflowError`, as Groovy's recursive `toString` would.
+    deep: bool,
 }
 
-const IDLE: Meter = Meter { active: false, used: 0, limit: 0, work: 0, shown: 0, tripped: false };
+const IDLE: Meter = Meter { active: false, used: 0, limit: 0, work: 0, shown: 0, tripped: false, deep: false };
 
 thread_local! {
     static METER: Cell<Meter> = const { Cell::new(IDLE) };
@@ -199,6 +202,57 @@ pub(crate) fn show(bytes: u64) -> bool {
 /// Whether a writer stopped short since the last call (and clears it).
 pub(crate) fn take_tripped() -> bool {
     with(|m| std::mem::replace(&mut m.tripped, false))
+}
+
+/// Containers nested deeper than this in the text of a value are not written: the writers
+/// recurse on the Rust stack, and a script can nest lists (or put a list inside itself) without end.
+pub(crate) const MAX_SHOW_DEPTH: usize = crate::script::interp::MAX_DEPTH as usize;
+
+thread_local! {
+    /// Addresses of the containers being written on this thread, outermost first: a writer
+    /// that met one again would lock its mutex a second time (a deadlock) and never end.
+    static SHOWING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// While this lives, one container is being written.
+pub(crate) struct Showing(());
+
+impl Drop for Showing {
+    fn drop(&mut self) {
+        SHOWING.with(|s| s.borrow_mut().pop());
+    }
+}
+
+/// Enters the text of the container at `addr`: `None` (and the meter tripped for
+/// `StackOverflowError`) when it is already being written further out or is nested past
+/// [`MAX_SHOW_DEPTH`]; the writer then writes nothing more of it.
+pub(crate) fn show_nested(addr: usize) -> Option<Showing> {
+    let ok = SHOWING.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() >= MAX_SHOW_DEPTH || s.contains(&addr) {
+            return false;
+        }
+        s.push(addr);
+        true
+    });
+    if !ok {
+        with(|m| m.deep = true);
+        return None;
+    }
+    Some(Showing(()))
+}
+
+/// Whether a writer stopped at a container too deep since the last call (and clears it).
+pub(crate) fn take_deep() -> bool {
+    with(|m| std::mem::replace(&mut m.deep, false))
+}
+
+/// The error for a text that nested too deep.
+pub(crate) fn too_deep() -> Thrown {
+    Thrown::new(
+        "java.lang.StackOverflowError",
+        format!("the text of a value nests containers deeper than {MAX_SHOW_DEPTH} levels (or inside themselves)"),
+    )
 }
 
 /// What a value holds by itself (not the values it contains, counted when they were made).

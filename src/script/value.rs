@@ -372,6 +372,9 @@ impl fmt::Display for Value {
             Value::Str(s) => f.write_str(s),
             Value::Bytes(b) => write!(f, "[B@{:x}", Arc::as_ptr(b) as usize),
             Value::List(l) => {
+                let Some(_showing) = super::budget::show_nested(Arc::as_ptr(l) as usize) else {
+                    return f.write_str("[...]");
+                };
                 f.write_str("[")?;
                 for (i, v) in lock(&l.items).iter().enumerate() {
                     // Lists that hold one long string many times, or themselves nested by
@@ -383,12 +386,20 @@ impl fmt::Display for Value {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
+                    // Groovy's `InvokerHelper.formatCollection`.
+                    if matches!(v, Value::List(x) if Arc::ptr_eq(x, l)) {
+                        f.write_str("(this Collection)")?;
+                        continue;
+                    }
                     write!(f, "{v}")?;
                 }
                 f.write_str("]")
             }
-            Value::Map(m) => {
-                let m = lock(&m.entries);
+            Value::Map(map) => {
+                let Some(_showing) = super::budget::show_nested(Arc::as_ptr(map) as usize) else {
+                    return f.write_str("[...]");
+                };
+                let m = lock(&map.entries);
                 if m.is_empty() {
                     return f.write_str("[:]");
                 }
@@ -399,6 +410,10 @@ impl fmt::Display for Value {
                     }
                     if i > 0 {
                         f.write_str(", ")?;
+                    }
+                    if matches!(v, Value::Map(x) if Arc::ptr_eq(x, map)) {
+                        write!(f, "{}:(this Map)", k.0)?;
+                        continue;
                     }
                     write!(f, "{}:{v}", k.0)?;
                 }

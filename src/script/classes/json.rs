@@ -881,6 +881,11 @@ pub(crate) fn json_smart_text(v: &Value) -> String {
             Value::Double(d) if !d.is_finite() => out.push_str("null"),
             Value::Double(_) => out.push_str(&v.to_string()),
             Value::List(l) => {
+                // A JSONArray added into itself would lock its mutex again (and never end):
+                // stopped here, the script gets `StackOverflowError`, as json-smart's recursion.
+                let Some(_showing) = crate::script::budget::show_nested(std::sync::Arc::as_ptr(l) as usize) else {
+                    return;
+                };
                 out.push('[');
                 for (i, x) in lock(&l.items).iter().enumerate() {
                     if !crate::script::budget::show(crate::script::value::shown_size(x)) {
@@ -894,6 +899,9 @@ pub(crate) fn json_smart_text(v: &Value) -> String {
                 out.push(']');
             }
             Value::Map(m) => {
+                let Some(_showing) = crate::script::budget::show_nested(std::sync::Arc::as_ptr(m) as usize) else {
+                    return;
+                };
                 out.push('{');
                 for (i, (k, x)) in lock(&m.entries).iter().enumerate() {
                     if !crate::script::budget::show(crate::script::value::shown_size(x)) {

@@ -284,7 +284,7 @@ fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Va
         "java.lang.Math" | "java.lang.StrictMath" => {
             math(method, &args).ok_or_else(|| math_error(class, method, &args))?
         }
-        "java.lang.String" => string_static(method, args),
+        "java.lang.String" => string_static(cx, method, args),
         "java.lang.System" => system(cx, method, args),
         "java.lang.Thread" => thread_static(cx, method, &args),
         "java.lang.Character" => character(method, &args),
@@ -713,7 +713,7 @@ fn character(method: &str, args: &[Value]) -> Result<Value, Thrown> {
     })
 }
 
-fn string_static(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+fn string_static(cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     match (method, args.len()) {
         ("valueOf" | "copyValueOf", 1) => match &args[0] {
             // Java's `String.valueOf` calls `toString()`: JSON for json-smart's JSONArray.
@@ -721,7 +721,8 @@ fn string_static(method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
             Value::List(l) if lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) => {
                 Ok(Value::str(lock(&l.items).iter().map(|c| c.to_string()).collect::<String>()))
             }
-            v => Ok(Value::str(v.to_string())),
+            // An object of a declared class (at any depth) by its `toString()`.
+            v => Ok(Value::str(crate::script::interp::text_of(cx, v)?)),
         },
         ("valueOf" | "copyValueOf", 3) => {
             let chars: Vec<Value> = items_of(&args[0]).unwrap_or_default();

@@ -106,6 +106,9 @@ fn tick(cx: &mut Ctx<'_>) -> R<()> {
     if budget::take_tripped() {
         return Err(budget::out_of_memory(budget::MEMORY_BUDGET));
     }
+    if budget::take_deep() {
+        return Err(budget::too_deep());
+    }
     cx.state.slice.tick();
     Ok(())
 }
@@ -510,7 +513,7 @@ fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Nod
     let msg = match message {
         Some(m) => {
             let m = eval(cx, f, m)?;
-            let m = text_of(cx, &m);
+            let m = text_of(cx, &m)?;
             let mut msg = if cx.lang.is_java_like() {
                 m
             } else if matches!(c.k, E::Bin(..)) {
@@ -521,7 +524,7 @@ fn ex_assert(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, message: Option<&Nod
             };
             for (i, (name, node)) in info.values.iter().enumerate() {
                 let v = eval(cx, f, node)?;
-                let v = text_of(cx, &v);
+                let v = text_of(cx, &v)?;
                 msg.push_str(if i == 0 { ". Values: " } else { ", " });
                 msg.push_str(&format!("{name} = {v}"));
             }
@@ -712,7 +715,7 @@ fn ev_g_str(cx: &mut Ctx<'_>, f: &mut Frame<'_>, parts: &[GPart]) -> R<Value> {
                 GPart::Lit(l) => s.push_str(l),
                 GPart::Expr(e) => {
                     let v = eval(cx, f, e)?;
-                    let t = text_of(cx, &v);
+                    let t = text_of(cx, &v)?;
                     budget::check((s.len() + t.len()) as u64)?;
                     s.push_str(&t);
                 }
@@ -1171,8 +1174,19 @@ fn place_set(cx: &mut Ctx<'_>, f: &mut Frame<'_>, p: &Place, v: Value) -> R<()> 
 // ---------------------------------------------------------------------------------------
 // Operators
 
-/// Text of a value as string concatenation and GStrings render it.
-pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> String {
+/// Text of a value as string concatenation and GStrings render it (Groovy's
+/// `InvokerHelper.toString`): an object of a declared class by its `toString()`, at any depth
+/// of the lists and maps that hold it. Containers nested past [`budget::MAX_SHOW_DEPTH`] (or
+/// inside themselves, other than directly) are `StackOverflowError`, as Groovy's recursion is.
+pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> R<String> {
+    let s = show(cx, v);
+    if budget::take_deep() {
+        return Err(budget::too_deep());
+    }
+    Ok(s)
+}
+
+fn show(cx: &mut Ctx<'_>, v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
         Value::Host(h) => cx.host.describe(*h),
@@ -1181,19 +1195,53 @@ pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> String {
             Some(Ok(s)) => s,
             _ => o.to_string(),
         },
-        // A list or map that holds objects of the script's classes shows each by its `toString()`.
-        Value::List(l) if cx.lang == Lang::Groovy && lock(&l.items).iter().any(|v| object::of(v).is_some()) => {
-            let items = lock(&l.items).clone();
+        // Each item by index, the lock not held while it is written: an item's `toString()`
+        // may reach this list again.
+        Value::List(l) if cx.lang == Lang::Groovy => {
+            let Some(_showing) = budget::show_nested(Arc::as_ptr(l) as usize) else {
+                return "[...]".into();
+            };
             let mut s = String::from("[");
-            for (i, v) in items.iter().enumerate() {
+            for i in 0.. {
+                let Some(v) = lock(&l.items).get(i).cloned() else { break };
+                if !budget::show(value::shown_size(&v)) {
+                    break;
+                }
                 if i > 0 {
                     s.push_str(", ");
                 }
-                let t = text_of(cx, v);
-                if budget::check((s.len() + t.len()) as u64).is_err() {
+                match &v {
+                    Value::List(x) if Arc::ptr_eq(x, l) => s.push_str("(this Collection)"),
+                    v => s.push_str(&show(cx, v)),
+                }
+            }
+            s.push(']');
+            s
+        }
+        Value::Map(m) if cx.lang == Lang::Groovy => {
+            let Some(_showing) = budget::show_nested(Arc::as_ptr(m) as usize) else {
+                return "[...]".into();
+            };
+            let mut s = String::from("[");
+            for i in 0.. {
+                let Some((k, v)) = lock(&m.entries).get_index(i).map(|(k, v)| (k.0.clone(), v.clone())) else {
+                    break;
+                };
+                if !budget::show(value::shown_size(&k) + value::shown_size(&v)) {
                     break;
                 }
-                s.push_str(&t);
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push_str(&show(cx, &k));
+                s.push(':');
+                match &v {
+                    Value::Map(x) if Arc::ptr_eq(x, m) => s.push_str("(this Map)"),
+                    v => s.push_str(&show(cx, v)),
+                }
+            }
+            if s.len() == 1 {
+                s.push(':');
             }
             s.push(']');
             s
@@ -1201,9 +1249,12 @@ pub(crate) fn text_of(cx: &mut Ctx<'_>, v: &Value) -> String {
         Value::Double(d) if cx.lang == Lang::JavaScript => ops::js_number(*d),
         // JavaScript's Array.prototype.toString: the items joined by `,`, null as empty.
         Value::List(l) if cx.lang == Lang::JavaScript => {
+            let Some(_showing) = budget::show_nested(Arc::as_ptr(l) as usize) else {
+                return String::new();
+            };
             let items = lock(&l.items).clone();
             let texts: Vec<String> =
-                items.iter().map(|v| if v.is_null() { String::new() } else { text_of(cx, v) }).collect();
+                items.iter().map(|v| if v.is_null() { String::new() } else { show(cx, v) }).collect();
             texts.join(",")
         }
         other => other.to_string(),
@@ -1285,7 +1336,7 @@ pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value>
         In => Value::Bool(contains(cx, &r, &l)?),
         NotIn => Value::Bool(!contains(cx, &r, &l)?),
         Find => {
-            let (p, t) = (text_of(cx, &r), text_of(cx, &l));
+            let (p, t) = (text_of(cx, &r)?, text_of(cx, &l)?);
             classes::matcher(cx, &p, &t)?
         }
         Match => Value::Bool(whole_match(cx, &r, &l)?),
@@ -1293,7 +1344,7 @@ pub(crate) fn binop(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value>
             || is_text(&r)
             || (lang != Lang::Groovy && matches!((&l, &r), (Value::Char(_), Value::Str(_)))) =>
         {
-            let (a, b) = (text_of(cx, &l), text_of(cx, &r));
+            let (a, b) = (text_of(cx, &l)?, text_of(cx, &r)?);
             budget::check((a.len() + b.len()) as u64)?;
             let mut s = a;
             s.push_str(&b);
@@ -1358,7 +1409,7 @@ fn operator_method(cx: &mut Ctx<'_>, op: BinOp, l: Value, r: Value) -> R<Value> 
             return Ok(Value::Map(Arc::new(MapObj { sorted: a.sorted, entries: Mutex::new(m) })));
         }
         (Sub, Value::Str(s), other) => {
-            let t = text_of(cx, other);
+            let t = text_of(cx, other)?;
             return Ok(Value::Str(s.replacen(&t, "", 1).into()));
         }
         (_, Value::Null, _) | (_, _, Value::Null) if op != Shl => {
@@ -1442,7 +1493,7 @@ fn whole_match(cx: &mut Ctx<'_>, pattern: &Value, subject: &Value) -> R<bool> {
     if subject.is_null() {
         return Ok(false);
     }
-    let (p, t) = (text_of(cx, pattern), text_of(cx, subject));
+    let (p, t) = (text_of(cx, pattern)?, text_of(cx, subject)?);
     let m = classes::matcher(cx, &p, &t)?;
     Ok(call_method_value(cx, &m, "matches", Vec::new())?.truthy())
 }
@@ -1699,7 +1750,10 @@ fn call_callee(cx: &mut Ctx<'_>, callee: &Value, args: Vec<Value>) -> R<Value> {
 fn script_method(cx: &mut Ctx<'_>, name: &str, args: Vec<Value>) -> R<Value> {
     match name {
         "println" | "print" => {
-            let mut s = args.first().map(|a| text_of(cx, a)).unwrap_or_default();
+            let mut s = match args.first() {
+                Some(a) => text_of(cx, a)?,
+                None => String::new(),
+            };
             if name == "println" || cx.lang != Lang::Groovy {
                 s.push('\n');
             }
@@ -1720,7 +1774,7 @@ fn script_method(cx: &mut Ctx<'_>, name: &str, args: Vec<Value>) -> R<Value> {
             if name == "sprintf" {
                 return Ok(s);
             }
-            let s = text_of(cx, &s);
+            let s = text_of(cx, &s)?;
             cx.host.print(&s);
             Ok(Value::Null)
         }
@@ -1732,7 +1786,7 @@ fn script_method(cx: &mut Ctx<'_>, name: &str, args: Vec<Value>) -> R<Value> {
         "parseInt" | "parseFloat" | "isNaN" | "isFinite" | "Number" | "String" | "Boolean"
             if cx.lang == Lang::JavaScript =>
         {
-            let texts: Vec<String> = args.iter().map(|a| text_of(cx, a)).collect();
+            let texts = args.iter().map(|a| text_of(cx, a)).collect::<R<Vec<String>>>()?;
             Ok(ops::js_global(name, &args, &texts))
         }
         _ => {
@@ -1840,7 +1894,10 @@ fn new_builtin(cx: &mut Ctx<'_>, ty: &Ty, args: Vec<Value>) -> R<Value> {
             };
             Value::Map(Arc::new(MapObj { sorted: simple == "TreeMap", entries: Mutex::new(entries) }))
         }
-        "String" => Value::Str(from.map(|v| text_of(cx, &v)).unwrap_or_default().into()),
+        "String" => Value::Str(match from {
+            Some(v) => text_of(cx, &v)?.into(),
+            None => "".into(),
+        }),
         _ => match from {
             Some(v) => methods::cast(cx, v, &ty.name, 0, true)?,
             None => {

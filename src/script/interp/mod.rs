@@ -15,6 +15,11 @@
 mod eval;
 mod object;
 pub(crate) use eval::text_of;
+
+/// Whether `v` is an object of a class the script declared (not a library object).
+pub(crate) fn is_script_object(v: &Value) -> bool {
+    object::of(v).is_some()
+}
 mod ops;
 mod resolve;
 #[cfg(test)]

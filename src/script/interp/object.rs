@@ -182,7 +182,7 @@ impl Obj {
         match self.method("toString", 0) {
             Some((p, s)) => {
                 let v = self.call_member(cx, &p, s, Vec::new())?;
-                Ok(eval::text_of(cx, &v))
+                Ok(eval::text_of(cx, &v)?)
             }
             None => Ok(self.to_string()),
         }
@@ -374,7 +374,7 @@ pub(crate) fn construct(cx: &mut Ctx<'_>, unit: &Arc<Unit>, c: u32, this: &Value
 fn set_named(cx: &mut Ctx<'_>, this: &Value, props: indexmap::IndexMap<crate::script::value::Key, Value>) -> R<()> {
     let Some(o) = of(this) else { return Ok(()) };
     for (k, v) in props {
-        let name = eval::text_of(cx, &k.0);
+        let name = eval::text_of(cx, &k.0)?;
         Native::set(o, cx, &name, v)?;
     }
     Ok(())

@@ -44,6 +44,9 @@ pub(super) type Typed = (E, Option<Arc<Ty>>);
 type Resolved = (Vec<Arc<Class>>, Option<Arc<Proto>>);
 
 /// What the code of a script may know of a declared class before its members are resolved.
+/// Levels of `extends` a class may have.
+const MAX_EXTENDS: usize = 64;
+
 pub(super) struct Shape {
     pub name: String,
     pub interned: &'static str,
@@ -128,6 +131,35 @@ impl Resolver<'_> {
                 }
             }
             self.shapes[i].interfaces = interfaces;
+        }
+        // Construction, `super` calls and `visit` recurse once per level on the Rust stack: a
+        // class that extends itself, then a chain too deep, are refused first, each walk bounded.
+        for (i, d) in decls.iter().enumerate() {
+            let mut cur = self.shapes[i].parent;
+            for _ in 0..=MAX_EXTENDS {
+                match cur {
+                    Some(p) if p as usize == i => {
+                        return Err(err(d.pos, format!("the class `{}` extends itself", d.name)));
+                    }
+                    Some(p) => cur = self.shapes[p as usize].parent,
+                    None => break,
+                }
+            }
+        }
+        for (i, d) in decls.iter().enumerate() {
+            let mut levels = 0;
+            let mut cur = self.shapes[i].parent;
+            while let Some(p) = cur {
+                if p as usize == i {
+                    break;
+                }
+                levels += 1;
+                if levels > MAX_EXTENDS {
+                    let msg = format!("the class `{}` extends a chain of more than {MAX_EXTENDS} classes", d.name);
+                    return Err(err(d.pos, msg));
+                }
+                cur = self.shapes[p as usize].parent;
+            }
         }
         // Parents before children; a cycle is an error.
         let mut order = Vec::new();

@@ -363,3 +363,46 @@ fn static_counter_without_initializer_counts_across_executions() {
         (0..3).map(|_| script.run(&mut host, &[]).map(|v| v.to_string()).unwrap_or_else(|e| e.to_string())).collect();
     assert_eq!(runs, ["1", "2", "3"]);
 }
+
+/// A list or map that holds itself prints as Groovy prints it, and one nested without end (or
+/// through another) is `StackOverflowError` inside the script, never a Rust stack overflow or a
+/// mutex locked twice.
+#[test]
+fn self_holding_and_deep_containers_print_or_overflow_inside_the_script() {
+    let out = printed("class A { String toString() { 'a' } }\ndef l = [new A()]\nl << l\nprint \"$l\"");
+    assert_eq!(out, "[a, (this Collection)]");
+    let out = printed("def l = [1]\nl << l\nprint \"$l\"");
+    assert_eq!(out, "[1, (this Collection)]");
+    let out = printed("def m = [k: 1]\nm.s = m\nprint \"$m\"");
+    assert_eq!(out, "[k:1, s:(this Map)]");
+    let src = "class A {}\ndef l = [new A()]\nfor (i in 0..<1000) { l = [new A(), l] }\ntry { \"$l\"; print 'no' } catch (StackOverflowError e) { print 'caught' }";
+    assert_eq!(printed(src), "caught");
+    let src = "def l = [1]\nfor (i in 0..<1000) { l = [l] }\ntry { \"$l\"; print 'no' } catch (StackOverflowError e) { print 'caught' }";
+    assert_eq!(printed(src), "caught");
+    let src =
+        "def a = [1]; def b = [a]; a << b\ntry { \"$a\"; print 'no' } catch (StackOverflowError e) { print 'caught' }";
+    assert_eq!(printed(src), "caught");
+}
+
+/// Groovy shows an object of a declared class by its `toString()` wherever it is printed.
+#[test]
+fn objects_print_by_their_to_string_inside_lists_and_maps() {
+    let src = "class F { String toString() { 'f' } }\ndef f = new F()\nprint([f].toString()); print ' '\nprint String.valueOf([f]); print ' '\nprint(([f] as String)); print ' '\nprint \"${[a: f]}\"; print ' '\nprint \"${[[f]]}\"; print ' '\nprint((f as String))";
+    assert_eq!(printed(src), "[f] [f] [f] [a:f] [[f]] f");
+}
+
+/// A chain of `extends` deeper than 64 is a load error naming the class and its line, before
+/// construction could recurse through it on the Rust stack.
+#[test]
+fn an_extends_chain_past_64_levels_is_a_load_error() {
+    let chain = |n: usize| {
+        let mut src = String::from("class C0 {}\n");
+        for i in 1..=n {
+            src.push_str(&format!("class C{i} extends C{} {{}}\n", i - 1));
+        }
+        src
+    };
+    assert!(Script::compile(&chain(60), Lang::Groovy).is_ok());
+    let e = Script::compile(&chain(70), Lang::Groovy).expect_err("refused").to_string();
+    assert!(e.contains("extends a chain of more than 64 classes") && e.contains("line"), "{e}");
+}

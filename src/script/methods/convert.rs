@@ -89,6 +89,11 @@ pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: b
             // Groovy's `as String` formats a collection itself (`[a, b]`), where a cast calls
             // `toString()` (JSON for json-smart's JSONArray), as JMeter's Groovy does.
             Value::List(l) if coerce && l.json => Value::from(value.to_string()),
+            // Groovy's own formatting, which shows a declared class's object by its `toString()`.
+            v if converts && (crate::script::interp::is_script_object(v) || matches!(v, Value::Map(_))) => {
+                Value::from(crate::script::interp::text_of(cx, v)?)
+            }
+            Value::List(l) if converts && !l.json => Value::from(crate::script::interp::text_of(cx, &value)?),
             v if converts => Value::from(call_method(cx, v, "toString", Vec::new())?.to_string()),
             _ => return Err(fail(&value)),
         },

@@ -97,7 +97,8 @@ fn closure_order(cx: &mut Ctx<'_>, f: &Value, a: &Value, b: &Value) -> Result<Or
 fn sort_values(cx: &mut Ctx<'_>, items: Vec<Value>, f: Option<&Value>) -> Result<Vec<Value>, Thrown> {
     match f {
         // Objects of a script's classes compare by their `compareTo`.
-        None if items.iter().any(|v| matches!(v, Value::Object(_))) => {
+        // (Library objects, json-smart's among them, keep `value::compare`.)
+        None if items.iter().any(crate::script::interp::is_script_object) => {
             value::merge_sort(items, &mut |a, b| object_order(cx, a, b))
         }
         None => Ok(value::sort_natural(items)),
@@ -106,15 +107,15 @@ fn sort_values(cx: &mut Ctx<'_>, items: Vec<Value>, f: Option<&Value>) -> Result
 }
 
 /// Items as `join` shows them: an object of a script's class by its own `toString()`.
-fn shown(cx: &mut Ctx<'_>, items: Vec<Value>) -> Vec<Value> {
+fn shown(cx: &mut Ctx<'_>, items: Vec<Value>) -> Result<Vec<Value>, Thrown> {
     if !items.iter().any(|v| matches!(v, Value::Object(_))) {
-        return items;
+        return Ok(items);
     }
     items
         .into_iter()
         .map(|v| match v {
-            Value::Object(_) => Value::from(crate::script::interp::text_of(cx, &v)),
-            other => other,
+            Value::Object(_) => Ok(Value::from(crate::script::interp::text_of(cx, &v)?)),
+            other => Ok(other),
         })
         .collect()
 }
@@ -501,13 +502,13 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
             v.shuffle(&mut rand::rng());
             same_kind(v)
         }
-        ("join", []) => Value::from(super::join_texts(&shown(cx, items()), "", "null")?),
+        ("join", []) => Value::from(super::join_texts(&shown(cx, items())?, "", "null")?),
         ("join", [sep]) => {
             let sep = match sep {
                 Value::Null => ",".to_string(),
                 other => other.to_string(),
             };
-            Value::from(super::join_texts(&shown(cx, items()), &sep, "null")?)
+            Value::from(super::join_texts(&shown(cx, items())?, &sep, "null")?)
         }
         ("first" | "head" | "getFirst" | "peek" | "element", []) => match lock(&l.items).first() {
             Some(v) => v.clone(),
@@ -895,7 +896,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, l: &Arc<ListObj>, name: &str,
         ("iterator" | "listIterator", []) => Value::Object(Arc::new(IterObj::new(items()))),
         // json-smart's JSONArray prints itself as JSON; Groovy's `"$list"` does not call it.
         ("toString", []) if l.json => Value::from(crate::script::classes::json_smart_text(recv)),
-        ("toString", []) => Value::from(recv.to_string()),
+        ("toString", []) => Value::from(crate::script::interp::text_of(cx, recv)?),
         ("hashCode", []) => Value::Int(super::hash_code(recv)),
         ("clone", []) => of_kind(kind, items()),
         _ => return Ok(None),
@@ -953,7 +954,7 @@ pub(crate) fn call_range(cx: &mut Ctx<'_>, a: i64, b: i64, name: &str, args: &[V
                 None => Value::list(picked),
             }
         }
-        ("toString" | "inspect", []) => Value::from(recv.to_string()),
+        ("toString" | "inspect", []) => Value::from(crate::script::interp::text_of(cx, &recv)?),
         ("equals", [x]) => Value::Bool(value::equals(&recv, x)),
         ("hashCode" | "getClass", []) => return Ok(None),
         _ => return on_elements(cx, &recv, Value::list(range_items(a, b)?), name, args),

@@ -357,7 +357,7 @@ pub(crate) fn call(cx: &mut Ctx<'_>, recv: &Value, m: &Arc<MapObj>, name: &str, 
         ("asImmutable" | "asUnmodifiable" | "asSynchronized", []) => recv.clone(),
         ("equals", [x]) => Value::Bool(matches!(x, Value::Map(_)) && value::equals(recv, x)),
         ("clone", []) => new_map(m.sorted, lock(&m.entries).clone()),
-        ("toString", []) => Value::from(recv.to_string()),
+        ("toString", []) => Value::from(crate::script::interp::text_of(cx, recv)?),
         ("firstKey", []) => lock(&m.entries)
             .first()
             .map(|(k, _)| k.0.clone())
