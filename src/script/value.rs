@@ -67,6 +67,44 @@ pub struct MapObj {
     pub entries: Mutex<IndexMap<Key, Value>>,
 }
 
+// A script may nest containers far deeper than the stack allows within its memory budget
+// (`l = [l]` 100,000 times): dropping them recursively would overflow the stack and abort the
+// process. Each container takes apart the children it alone holds, one level at a time.
+impl Drop for ListObj {
+    fn drop(&mut self) {
+        let items = std::mem::take(self.items.get_mut().unwrap_or_else(|e| e.into_inner()));
+        drop_flat(items);
+    }
+}
+
+impl Drop for MapObj {
+    fn drop(&mut self) {
+        let entries = std::mem::take(self.entries.get_mut().unwrap_or_else(|e| e.into_inner()));
+        drop_flat(entries.into_iter().flat_map(|(k, v)| [k.0, v]).collect());
+    }
+}
+
+/// Drops `stack`'s values, moving the items of each list or map held nowhere else onto it
+/// first, so no drop recurses more than one level.
+fn drop_flat(mut stack: Vec<Value>) {
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::List(l) => {
+                if let Ok(mut l) = Arc::try_unwrap(l) {
+                    stack.append(l.items.get_mut().unwrap_or_else(|e| e.into_inner()));
+                }
+            }
+            Value::Map(m) => {
+                if let Ok(mut m) = Arc::try_unwrap(m) {
+                    let entries = std::mem::take(m.entries.get_mut().unwrap_or_else(|e| e.into_inner()));
+                    stack.extend(entries.into_iter().flat_map(|(k, v)| [k.0, v]));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A map key: Java's `equals`/`hashCode` (so `1` and `1L` are different keys, as in Java).
 #[derive(Clone, Debug)]
 pub struct Key(pub Value);

@@ -406,3 +406,11 @@ fn an_extends_chain_past_64_levels_is_a_load_error() {
     let e = Script::compile(&chain(70), Lang::Groovy).expect_err("refused").to_string();
     assert!(e.contains("extends a chain of more than 64 classes") && e.contains("line"), "{e}");
 }
+
+/// Containers nested far deeper than the stack (within the memory budget) are dropped one
+/// level at a time: a recursive drop aborted the process.
+#[test]
+fn containers_nested_100000_deep_are_dropped_without_overflowing_the_stack() {
+    let src = "def l = [1]\nfor (i in 0..<100000) { l = [l] }\ndef m = [k: 1]\nfor (i in 0..<100000) { m = [k: m] }\nprint 'ok'";
+    assert_eq!(printed(src), "ok");
+}
