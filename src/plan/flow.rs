@@ -584,9 +584,11 @@ impl Think {
                 offset + Duration::from_secs_f64((k / 1000.0).min(super::MAX_DURATION.as_secs_f64()))
             }
             // Depends on the user's previous pass: the engine computes it.
-            Think::Throughput { .. } | Think::Shaped { .. } | Think::Precise { .. } | Think::Timed { .. } | Think::Sync { .. } => {
-                Duration::ZERO
-            }
+            Think::Throughput { .. }
+            | Think::Shaped { .. }
+            | Think::Precise { .. }
+            | Think::Timed { .. }
+            | Think::Sync { .. } => Duration::ZERO,
         }
     }
 }
