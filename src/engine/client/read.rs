@@ -171,8 +171,19 @@ impl<'w, 'a> ResponseReader<'w, 'a> {
                         continue;
                     }
                     ex.status = status;
-                    ex.set_cookie = resp.headers.iter().any(|h| h.name.eq_ignore_ascii_case("set-cookie"));
-                    ex.upstream_us = self.req.timing.upstream_us(resp.headers.iter().map(|h| (h.name, h.value)));
+                    // One pass over the headers for both: a pass per timing source, on every
+                    // response, cost ~4% of a plain request's instructions (#31).
+                    let (mut set_cookie, mut timed) = (false, false);
+                    for h in resp.headers.iter() {
+                        set_cookie |= h.name.eq_ignore_ascii_case("set-cookie");
+                        timed |= self.req.timing.may_name(h.name);
+                    }
+                    ex.set_cookie = set_cookie;
+                    ex.upstream_us = if timed {
+                        self.req.timing.upstream_us(resp.headers.iter().map(|h| (h.name, h.value)))
+                    } else {
+                        None
+                    };
                     let (framing, keep) = framing_of(&resp, self.req)?;
                     self.keep = keep;
                     self.state = match framing {
@@ -338,6 +349,19 @@ mod tests {
         let mut all: Vec<Vec<&[u8]>> = (0..=wire.len()).map(|i| vec![&wire[..i], &wire[i..]]).collect();
         all.push(wire.chunks(1).collect());
         all.into_iter().map(|r| r.into_iter().filter(|c| !c.is_empty()).collect()).collect()
+    }
+
+    #[test]
+    fn cookies_and_the_upstream_time_are_read_in_the_one_pass_over_the_headers() {
+        let wire = b"HTTP/1.1 200 OK\r\nServer-Timing: db;dur=3, app;dur=4.5\r\nset-cookie: a=b\r\n\
+                     X-Kong-Upstream-Latency: 12\r\nContent-Length: 0\r\n\r\n";
+        let r = read(&[wire], false, u64::MAX);
+        // The first source with a value gives it, whatever the headers' order.
+        assert_eq!((r.ex.set_cookie, r.ex.upstream_us), (true, Some(12_000)));
+        let r = read(&[b"HTTP/1.1 200 OK\r\nServer-Timing: app;dur=4.5\r\nContent-Length: 0\r\n\r\n"], false, 9);
+        assert_eq!((r.ex.set_cookie, r.ex.upstream_us), (false, Some(4_500)));
+        let r = read(&[b"HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 0\r\n\r\n"], false, 9);
+        assert_eq!((r.ex.set_cookie, r.ex.upstream_us), (false, None));
     }
 
     #[test]

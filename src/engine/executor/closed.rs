@@ -92,7 +92,9 @@ pub(in crate::engine) async fn user<F: Users>(
             return Ended::Stopped;
         }
         let began = Instant::now();
-        if user.iteration(None).await != IterEnd::Completed {
+        let end = user.iteration(None).await;
+        user.iteration_ended();
+        if end != IterEnd::Completed {
             return Ended::Stopped;
         }
         done += 1;

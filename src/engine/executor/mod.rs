@@ -28,6 +28,9 @@ pub(crate) trait User: Send + 'static {
     /// timed from there); `None` in the closed model.
     fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send;
 
+    /// After each iteration, however it ended (not after one dropped mid-way: the user is).
+    fn iteration_ended(&mut self) {}
+
     /// The user's own end: no request (or think time) starts after it, and the iteration it
     /// cuts ends as [`IterEnd::Cut`]. `None`: the scenario's end only.
     fn stop_at(&mut self, at: Option<Instant>);
@@ -36,6 +39,10 @@ pub(crate) trait User: Send + 'static {
 impl User for VirtualUser {
     fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send {
         VirtualUser::iteration(self, due.map(Instant::into_std))
+    }
+
+    fn iteration_ended(&mut self) {
+        VirtualUser::iteration_ended(self)
     }
 
     fn stop_at(&mut self, at: Option<Instant>) {

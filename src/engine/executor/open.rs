@@ -251,6 +251,7 @@ async fn user<F: Users>(
         ctx.shared.active_all.fetch_add(1, Ordering::Relaxed);
         let guard = ActiveGuard(&ctx);
         let end = user.iteration(Some(due)).await;
+        user.iteration_ended();
         drop(guard);
         // An open model's iterations are the arrivals it started: one cut short by the end of
         // the run counts too, so iterations + dropped + undispatched is every arrival.
