@@ -86,7 +86,7 @@ impl Drop for MapObj {
 
 /// Drops `stack`'s values, moving the items of each list or map held nowhere else onto it
 /// first, so no drop recurses more than one level.
-fn drop_flat(mut stack: Vec<Value>) {
+pub(crate) fn drop_flat(mut stack: Vec<Value>) {
     while let Some(v) = stack.pop() {
         match v {
             Value::List(l) => {
@@ -98,6 +98,11 @@ fn drop_flat(mut stack: Vec<Value>) {
                 if let Ok(mut m) = Arc::try_unwrap(m) {
                     let entries = std::mem::take(m.entries.get_mut().unwrap_or_else(|e| e.into_inner()));
                     stack.extend(entries.into_iter().flat_map(|(k, v)| [k.0, v]));
+                }
+            }
+            Value::Object(o) => {
+                if let Some(fields) = super::interp::take_sole_fields(&o) {
+                    stack.extend(fields);
                 }
             }
             _ => {}

@@ -15,6 +15,7 @@
 mod eval;
 mod object;
 pub(crate) use eval::text_of;
+pub(crate) use object::take_sole_fields;
 
 /// Whether `v` is an object of a class the script declared (not a library object).
 pub(crate) fn is_script_object(v: &Value) -> bool {

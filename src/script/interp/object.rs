@@ -38,6 +38,25 @@ impl std::fmt::Debug for Obj {
     }
 }
 
+// A chain of objects (`class N { N next }`) far deeper than the stack would drop recursively:
+// its fields are taken apart one level at a time, as lists and maps are (value.rs).
+impl Drop for Obj {
+    fn drop(&mut self) {
+        let fields = std::mem::take(self.fields.get_mut().unwrap_or_else(|e| e.into_inner()));
+        crate::script::value::drop_flat(fields);
+    }
+}
+
+/// The fields of `o` taken out, when it is an object of a declared class held nowhere else
+/// (so its drop will not recurse into them).
+pub(crate) fn take_sole_fields(o: &Arc<dyn Native>) -> Option<Vec<Value>> {
+    if Arc::strong_count(o) != 1 {
+        return None;
+    }
+    let obj = o.as_any().downcast_ref::<Obj>()?;
+    Some(std::mem::take(&mut *lock(&obj.fields)))
+}
+
 /// The object a value is, when it is one of a declared class.
 pub(crate) fn of(v: &Value) -> Option<&Obj> {
     match v {

@@ -414,3 +414,12 @@ fn containers_nested_100000_deep_are_dropped_without_overflowing_the_stack() {
     let src = "def l = [1]\nfor (i in 0..<100000) { l = [l] }\ndef m = [k: 1]\nfor (i in 0..<100000) { m = [k: m] }\nprint 'ok'";
     assert_eq!(printed(src), "ok");
 }
+
+/// A chain of objects 100,000 long (within the memory budget) is dropped one level at a
+/// time: a recursive drop aborted the process.
+#[test]
+fn a_chain_of_objects_100000_long_is_dropped_without_overflowing_the_stack() {
+    let src =
+        "class N { N next }\ndef n = new N()\nfor (i in 0..<100000) { def m = new N(); m.next = n; n = m }\nprint 'ok'";
+    assert_eq!(printed(src), "ok");
+}
