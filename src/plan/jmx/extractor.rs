@@ -70,9 +70,10 @@ impl Cx {
             }
         };
         let source = scoped(c, source, &mut self.b.sym.vars);
-        s.extract.push(Extractor {
+        note.push_str(&format!("into ${{{name}}} and ${{{name}_matchNr}}"));
+        let e = Extractor {
             var,
-            into: name.clone(),
+            into: name,
             source,
             match_no,
             default: Some(default),
@@ -81,9 +82,8 @@ impl Cx {
             // JMESPathExtractor puts its default whatever it renders, as the JSON Extractor.
             empty_default: EmptyDefault::Set,
             groups: None,
-        });
-        note.push_str(&format!("into ${{{name}}} and ${{{name}_matchNr}}"));
-        self.report(c, depth, Status::Supported, note);
+        };
+        self.push_extractor(c, s, depth, (Status::Supported, note), e);
         Ok(())
     }
 
@@ -104,9 +104,8 @@ impl Cx {
             self.report(c, depth, Status::Ignored, "no reference name: sets no variable a plan can read");
             return Ok(());
         }
-        let e = self.read_regex_extractor(c)?;
-        self.report_read(c, depth, e.1, e.2, std::slice::from_ref(&e.0));
-        s.extract.push(e.0);
+        let (e, status, note) = self.read_regex_extractor(c)?;
+        self.push_extractor(c, s, depth, (status, note), e);
         Ok(())
     }
 
@@ -115,6 +114,12 @@ impl Cx {
         self.report_read(c, depth, status, note, &list);
         s.extract.extend(list);
         Ok(())
+    }
+
+    /// Adds one extractor to the scope and reports it (see `report_read`).
+    fn push_extractor(&mut self, c: &El, s: &mut Scope, depth: usize, (status, note): (Status, String), e: Extractor) {
+        self.report_read(c, depth, status, note, std::slice::from_ref(&e));
+        s.extract.push(e);
     }
 
     /// Reports an extractor just read: a `WARNING` when an expression of it does not compile
@@ -504,19 +509,9 @@ impl Cx {
         note.push_str(&format!("into ${{{name}}}, ${{{name}_1}}.. and ${{{name}_matchNr}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
         let empty_default = EmptyDefault::Set;
-        s.extract.push(Extractor {
-            var,
-            into: name,
-            source,
-            match_no,
-            default,
-            required: None,
-            all,
-            empty_default,
-            groups: None,
-        });
-        let read = s.extract.last().map(std::slice::from_ref).unwrap_or_default();
-        self.report_read(c, depth, status, note, read);
+        let e =
+            Extractor { var, into: name, source, match_no, default, required: None, all, empty_default, groups: None };
+        self.push_extractor(c, s, depth, (status, note), e);
         Ok(())
     }
 
@@ -548,19 +543,9 @@ impl Cx {
         note.push_str(&format!("into ${{{name}}}"));
         let source = scoped(c, source, &mut self.b.sym.vars);
         let empty_default = self.empty_default(c, "HtmlExtractor", EmptyDefault::Leave);
-        s.extract.push(Extractor {
-            var,
-            into: name,
-            source,
-            match_no,
-            default,
-            required: None,
-            all,
-            empty_default,
-            groups: None,
-        });
-        let read = s.extract.last().map(std::slice::from_ref).unwrap_or_default();
-        self.report_read(c, depth, Status::Supported, note, read);
+        let e =
+            Extractor { var, into: name, source, match_no, default, required: None, all, empty_default, groups: None };
+        self.push_extractor(c, s, depth, (Status::Supported, note), e);
         Ok(())
     }
 
@@ -590,7 +575,7 @@ impl Cx {
         let var = self.b.sym.vars.assign(&name);
         note.push_str(&format!("into ${{{name}}}"));
         let empty_default = EmptyDefault::Set;
-        s.extract.push(Extractor {
+        let e = Extractor {
             var,
             into: name,
             source,
@@ -600,9 +585,8 @@ impl Cx {
             all,
             empty_default,
             groups: None,
-        });
-        let read = s.extract.last().map(std::slice::from_ref).unwrap_or_default();
-        self.report_read(c, depth, Status::Supported, note, read);
+        };
+        self.push_extractor(c, s, depth, (Status::Supported, note), e);
         Ok(())
     }
 }
@@ -918,8 +902,12 @@ pub(super) mod tests {
         let i = inspect_with(&jmes("a", "first"), false);
         assert!(matches!(extractors(&i)[0].source, ExtractSource::Throws(_)));
         assert!(!inspect_with(&jmes("a", "first"), true).problems.is_empty());
-        // An expression that does not compile sets the default.
-        assert!(matches!(extractors(&inspect_with(&jmes("a[", "1"), false))[0].source, ExtractSource::Invalid(_)));
+        // An expression that does not compile sets the default: a warning, as for the other
+        // extractors, so --strict refuses it.
+        let i = inspect_with(&jmes("a[", "1"), false);
+        assert!(matches!(extractors(&i)[0].source, ExtractSource::Invalid(_)));
+        assert_eq!(i.elements.iter().find(|r| r.class == "JMESPathExtractor").unwrap().status, Status::Warning);
+        assert!(!inspect_with(&jmes("a[", "1"), true).problems.is_empty());
     }
 
     #[test]
