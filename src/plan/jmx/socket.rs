@@ -401,4 +401,52 @@ mod tests {
         let shown = serde_json::to_string(&plan).unwrap();
         assert!(!shown.contains("s3cret"), "{shown}");
     }
+    fn the_ftp(plan: &Plan) -> Ftp {
+        let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
+            Step::Socket(x) => match &**x {
+                SocketStep::Sample(Socket { kind: SocketKind::Ftp(f), .. }) => Some((**f).clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        found.expect("an FTP sample")
+    }
+
+    /// FTP Request Defaults and a Login Config Element fill what an FTP Request leaves empty
+    /// (an inner one's first); the sampler's own values and flags win; the password is in no
+    /// resolved plan.
+    #[test]
+    fn ftp_defaults_and_login_config_fill_what_the_sampler_leaves_empty() {
+        let defaults = |server: &str, port: &str, binary: &str| {
+            format!(
+                r#"<ConfigTestElement guiclass="FtpConfigGui" testclass="ConfigTestElement" testname="d" enabled="true">
+                  <stringProp name="FTPSampler.server">{server}</stringProp><stringProp name="FTPSampler.port">{port}</stringProp>
+                  <boolProp name="FTPSampler.binarymode">{binary}</boolProp><boolProp name="FTPSampler.upload">true</boolProp>
+                </ConfigTestElement><hashTree/>"#
+            )
+        };
+        let login = r#"<ConfigTestElement guiclass="LoginConfigGui" testclass="ConfigTestElement" testname="l" enabled="true">
+              <stringProp name="ConfigTestElement.username">bob</stringProp><stringProp name="ConfigTestElement.password">pw-s3cret</stringProp>
+            </ConfigTestElement><hashTree/>"#;
+        let sampler = r#"<FTPSampler guiclass="FtpTestSamplerGui" testclass="FTPSampler" testname="f" enabled="true">
+              <stringProp name="FTPSampler.server"></stringProp><stringProp name="FTPSampler.filename">a.txt</stringProp>
+              <boolProp name="FTPSampler.upload">false</boolProp><stringProp name="ConfigTestElement.username"></stringProp>
+            </FTPSampler><hashTree/>"#;
+        let inner = format!(
+            r#"<GenericController testclass="GenericController" testname="g" enabled="true"/><hashTree>{}{login}{sampler}</hashTree>"#,
+            defaults("", "2121", "true")
+        );
+        let text = plan_of(&format!("{}{inner}", defaults("outer.host", "21", "false")));
+        let (plan, report) = read_plan(&text, &[]).unwrap();
+        assert!(report.iter().all(|r| r.status == Status::Supported), "{report:?}");
+        let f = the_ftp(&plan);
+        assert_eq!(f.server.source(), "outer.host");
+        assert_eq!(f.port.source(), "2121");
+        assert_eq!(f.remote.source(), "a.txt");
+        assert!(f.binary, "a flag the sampler lacks is the innermost config's");
+        assert!(!f.upload, "the sampler's own flag wins");
+        assert_eq!((f.user.source(), f.password.source()), ("bob", "pw-s3cret"));
+        let shown = serde_json::to_string(&plan).unwrap();
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
 }
