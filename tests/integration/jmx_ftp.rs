@@ -57,7 +57,10 @@ impl Ftpd {
             .status()
             .is_ok_and(|s| s.success());
         if !has {
-            assert!(!ci(), "no pyftpdlib for `{python}` and CI is set: .ci/run installs it (FTP_PYTHON names its Python)");
+            assert!(
+                !ci(),
+                "no pyftpdlib for `{python}` and CI is set: .ci/run installs it (FTP_PYTHON names its Python)"
+            );
             eprintln!(
                 "\n*** SKIPPED: no pyftpdlib for `{python}`: the FTP Request tests check nothing. pip install pyftpdlib ***\n"
             );
@@ -235,7 +238,10 @@ fn ftp_transfers_equal_the_servers_own_counts() {
     assert_eq!(puts.len() as u64, n);
     for r in &puts {
         assert_eq!(r[1..6], ["200", "OK", "true", "0", "9"], "{r:?}");
-        assert!(r[6].starts_with(&format!("ftp://127.0.0.1:{}/up-", ftpd.port)) && r[6].ends_with("(Ascii)  <-"), "{r:?}");
+        assert!(
+            r[6].starts_with(&format!("ftp://127.0.0.1:{}/up-", ftpd.port)) && r[6].ends_with("(Ascii)  <-"),
+            "{r:?}"
+        );
     }
     // Each upload arrived whole, with the user's LF line ends (ASCII mode both ways).
     let mut uploads = 0;
@@ -268,8 +274,14 @@ fn ftp_failures_are_jmeter_s() {
         Sampler { password: "wrong".into(), ..Sampler::new("bad-login", "a.txt") }.xml(),
         Sampler { port: &closed, ..Sampler::new("refused", "a.txt") }.xml(),
         Sampler { upload: true, local: "no/such/file.txt", ..Sampler::new("no-local", "x.txt") }.xml(),
-        Sampler { upload: true, data: "x", user: "anonymous", password: "a@b".into(), ..Sampler::new("denied", "y.txt") }
-            .xml(),
+        Sampler {
+            upload: true,
+            data: "x",
+            user: "anonymous",
+            password: "a@b".into(),
+            ..Sampler::new("denied", "y.txt")
+        }
+        .xml(),
     ]
     .concat();
     let p = run.write("plan.jmx", jmx_plan(1, "2", &body));
