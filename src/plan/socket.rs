@@ -1,8 +1,8 @@
 //! A sample over a raw socket: JMeter's TCP Sampler and FTP Request, and the plugins' HTTP Raw
-//! Request and UDP Request. Each is a row of the results like a request's, with the response code and message
-//! its JMeter class sets ("200"/"500" and the Java exception), and the extractors and
-//! assertions of its scope read the response data as the JMeter class makes it (text, or a hex
-//! string for the binary clients, or a DNS message written out).
+//! Request and UDP Request. Each is a row of the results like a request's, with the response
+//! code and message its JMeter class sets ("200"/"500" and the Java exception, the FTP reply),
+//! and the extractors and assertions of its scope read the response data as the JMeter class
+//! makes it (text, or a hex string for the binary clients, or a DNS message written out).
 
 use super::request::{Check, Extractor};
 use super::template::Template;

@@ -1,8 +1,9 @@
 //! JMeter's FTP Request (issue 32) against a real FTP server on loopback (pyftpdlib, started by
 //! `ftp/server.py`, which counts its logins and its RETR and STOR commands and transfers): the
-//! samples equal the server's own counts, the uploads arrive whole, and the results file has
-//! JMeter 5.6.3's codes, messages, bytes, sent bytes and URL (as bench/jmeter/plans/ftp.jmx
-//! recorded them); the password is in nothing stampede writes or prints.
+//! samples equal the server's own counts, the uploads arrive whole, local files are written and
+//! sent byte for byte, and the results file has JMeter 5.6.3's codes, messages, bytes, sent
+//! bytes and URL (as bench/jmeter/plans/ftp.jmx recorded them); the password is in nothing
+//! stampede writes or prints.
 //!
 //! The server needs Python with pyftpdlib (`FTP_PYTHON`, else `python3`): without it the tests
 //! skip loudly, and fail under CI, where `.ci/run` installs it.
@@ -358,5 +359,34 @@ fn the_ftp_password_is_in_no_output() {
     assert!(texts.iter().any(|(_, t)| t.contains("FTP")), "check lists the sampler");
     for (what, text) in texts {
         assert!(!text.contains(&password()), "{what} shows the password");
+    }
+}
+
+/// The local file: a download is written to it (relative to the plan's directory), an upload
+/// with no data sends it; the server received it byte for byte (binary mode), and counted one
+/// RETR and one STOR per sample.
+#[test]
+fn ftp_local_files_are_written_and_sent() {
+    let run = TempRun::new("ftp-local");
+    let payload: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    let Some(ftpd) = Ftpd::start(run.root(), &[("remote.bin", &payload)]) else { return };
+    run.write("in.bin", &payload[..1000]);
+    let get = Sampler { binary: true, local: "got.bin", ..Sampler::new("get", "remote.bin") };
+    let put = Sampler { binary: true, upload: true, local: "in.bin", ..Sampler::new("put", "sent.bin") };
+    let body = format!("{}{}{}", defaults(), get.xml(), put.xml());
+    let p = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    let (cmd, jtl) = run_with_jtl(&run, &p, Some(ftpd.port));
+    cmd.run().assert_exit(0);
+    let counts = ftpd.counts(|c| uint(c, "sent") == 2 && uint(c, "received") == 2);
+    assert_eq!((uint(&counts, "retr"), uint(&counts, "stor")), (2, 2), "{counts}");
+    assert_eq!(std::fs::read(run.root().join("got.bin")).unwrap(), payload);
+    assert_eq!(std::fs::read(ftpd.root.join("sent.bin")).unwrap(), &payload[..1000]);
+    let rows = rows(&jtl);
+    for r in of(&rows, "get") {
+        assert_eq!(r[1..6], ["200", "OK", "true", "70000", "0"], "{r:?}");
+        assert!(r[6].ends_with("(Binary)  -> got.bin"), "{r:?}");
+    }
+    for r in of(&rows, "put") {
+        assert_eq!(r[1..6], ["200", "OK", "true", "0", "1000"], "{r:?}");
     }
 }

@@ -1,6 +1,6 @@
 //! The samplers over a raw socket: JMeter's TCP Sampler (and its TCP Sampler Config), its FTP
-//! Request (and FTP Request Defaults), the plugins' HTTP Raw Request and UDP Request, and the Raw Data Source pre-processor that feeds
-//! them; see [`crate::plan::socket`].
+//! Request (and FTP Request Defaults), the plugins' HTTP Raw Request and UDP Request, and the
+//! Raw Data Source pre-processor that feeds them; see [`crate::plan::socket`].
 
 use super::*;
 use crate::plan::socket::{

@@ -1,7 +1,8 @@
-//! The samples over a raw socket (TCP Sampler, FTP Request, HTTP Raw Request, UDP Request) and the Raw
-//! Data Source that feeds them: each does what its JMeter class does on the wire, keeps the
-//! user's connections as that class keeps them, and makes the result that class makes (code,
-//! message, response data, bytes), which the extractors and assertions of its scope read.
+//! The samples over a raw socket (TCP Sampler, FTP Request, HTTP Raw Request, UDP Request) and
+//! the Raw Data Source that feeds them: each does what its JMeter class does on the wire, keeps
+//! the user's connections as that class keeps them, and makes the result that class makes
+//! (code, message, response data, bytes), which the extractors and assertions of its scope
+//! read.
 
 mod dns;
 mod ftp;
