@@ -385,7 +385,8 @@ async fn retrieve(c: &mut Control, f: &Ftp, r: &Request, peer: SocketAddr, o: &m
     let mut local = if r.local.is_empty() {
         None
     } else {
-        Some(local_file(&f.base_dir, &r.local, f.local.is_const()).map_err(|e| wire::file_not_found(&r.local, &e))?)
+        let file = local_file(&f.base_dir, &r.local, f.local.is_const());
+        Some(tokio::fs::File::from_std(file.map_err(|e| wire::file_not_found(&r.local, &e))?))
     };
     let Some(mut data) = c.open_data(peer, "RETR", &r.remote).await? else { return Ok(false) };
     let mut buf = vec![0u8; 16 * 1024];
@@ -410,11 +411,14 @@ async fn retrieve(c: &mut Control, f: &Ftp, r: &Request, peer: SocketAddr, o: &m
             saved.extend_from_slice(&piece);
         }
         if let Some(file) = local.as_mut() {
-            std::io::Write::write_all(file, &piece).map_err(|e| wire::java_io(&e))?;
+            file.write_all(&piece).await.map_err(|e| wire::java_io(&e))?;
         }
         if n == 0 {
             break;
         }
+    }
+    if let Some(file) = local.as_mut() {
+        file.flush().await.map_err(|e| wire::java_io(&e))?;
     }
     if f.save {
         o.bytes = saved.len() as u64;
