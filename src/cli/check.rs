@@ -305,9 +305,13 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
             },
             Step::WebSocket(w) => out.push(format!("{pad}{}: WebSocket: {}", p.label(w.label), w.op.name())),
             Step::Socket(x) => out.push(match &**x {
-                crate::plan::socket::SocketStep::Sample(x) => {
-                    format!("{pad}{}: a {} over a raw socket", p.label(x.label), x.class)
-                }
+                crate::plan::socket::SocketStep::Sample(x) => match &x.kind {
+                    crate::plan::socket::SocketKind::Ftp(f) => {
+                        let command = if f.upload { "STOR" } else { "RETR" };
+                        format!("{pad}{}: FTP {command} {}", p.label(x.label), f.remote.source())
+                    }
+                    _ => format!("{pad}{}: a {} over a raw socket", p.label(x.label), x.class),
+                },
                 crate::plan::socket::SocketStep::RawSource(r) => {
                     format!("{pad}next chunk of {} into {}", r.file.source(), r.name)
                 }

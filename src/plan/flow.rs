@@ -64,7 +64,7 @@ pub enum Step {
     Parallel(Box<Parallel>),
     /// A WebSocket sample on the user's WebSocket connection (the eu.luminis samplers).
     WebSocket(Box<super::websocket::WebSocket>),
-    /// A sample over a raw socket (TCP Sampler, HTTP Raw Request, UDP Request).
+    /// A sample over a raw socket (TCP Sampler, FTP Request, HTTP Raw Request, UDP Request).
     Socket(Box<super::socket::SocketStep>),
     /// Puts a value in, or takes one out of, a named queue shared by every user of the run
     /// (jp@gc Inter-Thread Communication).

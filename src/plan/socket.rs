@@ -1,8 +1,8 @@
-//! A sample over a raw socket: JMeter's TCP Sampler, and the plugins' HTTP Raw Request and UDP
-//! Request. Each is a row of the results like a request's, with the response code and message
-//! its JMeter class sets ("200"/"500" and the Java exception), and the extractors and
-//! assertions of its scope read the response data as the JMeter class makes it (text, or a hex
-//! string for the binary clients, or a DNS message written out).
+//! A sample over a raw socket: JMeter's TCP Sampler and FTP Request, and the plugins' HTTP Raw
+//! Request and UDP Request. Each is a row of the results like a request's, with the response
+//! code and message its JMeter class sets ("200"/"500" and the Java exception, the FTP reply),
+//! and the extractors and assertions of its scope read the response data as the JMeter class
+//! makes it (text, or a hex string for the binary clients, or a DNS message written out).
 
 use super::request::{Check, Extractor};
 use super::template::Template;
@@ -39,6 +39,7 @@ pub enum SocketKind {
     Tcp(Box<Tcp>),
     HttpRaw(Box<HttpRaw>),
     Udp(Box<Udp>),
+    Ftp(Box<Ftp>),
 }
 
 /// JMeter's TCPSampler with its client class. Every text field is rendered when the sample
@@ -104,6 +105,34 @@ pub struct HttpRaw {
     /// The user's saved connection for this sampler.
     #[serde(skip)]
     pub slot: u32,
+}
+
+/// JMeter's FTP Request (`FTPSampler`): one control connection per sample (connect, log in,
+/// one RETR or STOR in passive mode, QUIT), as commons-net's `FTPClient` does it for JMeter.
+/// Text fields are rendered when the sample runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ftp {
+    pub server: Template,
+    /// Empty or not a positive number: 21.
+    pub port: Template,
+    /// The remote file.
+    pub remote: Template,
+    /// The local file: written with what is downloaded, or uploaded when `input` is empty;
+    /// relative to the plan's directory.
+    pub local: Template,
+    /// What is uploaded, when not empty: shown by its size only.
+    #[serde(serialize_with = "super::request::text_summary")]
+    pub input: Template,
+    pub binary: bool,
+    /// Keep the downloaded file as the response data (else only its size is counted).
+    pub save: bool,
+    pub upload: bool,
+    /// Never in the resolved plan: credentials.
+    #[serde(skip)]
+    pub user: Template,
+    #[serde(skip)]
+    pub password: Template,
+    pub base_dir: std::path::PathBuf,
 }
 
 /// The plugins' UDP Request (`kg.apc.jmeter.samplers.UDPSampler`).

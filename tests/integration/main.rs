@@ -41,6 +41,10 @@
 //!   sample from a sampler's or transaction's name with `${...}`.
 //! - `jmx_embedded`: "Retrieve All Embedded Resources" (issue 32): an HTML page's resources
 //!   fetched once each, filtered, as sub-results `label-N` of the page, per-path counts exact.
+//! - `jmx_ftp`: JMeter's FTP Request (issue 32) against a loopback pyftpdlib that counts its
+//!   logins, RETR and STOR: samples equal its counts, uploads arrive whole, JMeter's codes,
+//!   reply texts, bytes and sent bytes on failures; local files written and sent; the password
+//!   in no output.
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
@@ -181,6 +185,7 @@ mod jmx_diff;
 mod jmx_elements;
 mod jmx_embedded;
 mod jmx_fn;
+mod jmx_ftp;
 mod jmx_http;
 mod jmx_json_runtime;
 mod jmx_modifiers;

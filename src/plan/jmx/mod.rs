@@ -301,6 +301,8 @@ struct Scope {
     ws_filters: Vec<crate::plan::websocket::FrameFilter>,
     /// The TCP Sampler Configs' fields, the innermost first.
     tcp: Vec<Prop>,
+    /// The FTP Request Defaults' and Login Config Elements' fields, the innermost first.
+    ftp: Vec<Prop>,
     /// RegEx User Parameters in scope, outer first (modifier.rs).
     param_overrides: Vec<crate::plan::request::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).

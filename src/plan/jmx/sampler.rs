@@ -56,6 +56,14 @@ impl Cx {
         if gui == "TCPConfigGui" {
             return self.tcp_config(c, s, depth);
         }
+        if gui == "FtpConfigGui" {
+            self.ftp_config(c, s, depth, false);
+            return Ok(());
+        }
+        let login = gui == "LoginConfigGui";
+        if login {
+            self.ftp_config(c, s, depth, true);
+        }
         // (A plan written by hand without GUI classes is read by its fields.)
         if !gui.is_empty() && !matches!(gui, "HttpDefaultsGui" | "SimpleConfigGui" | "LoginConfigGui" | "TestBeanGUI") {
             let why = format!(
@@ -67,6 +75,11 @@ impl Cx {
             return Ok(());
         }
         if !(gui == "HttpDefaultsGui" || c.prop("HTTPSampler.domain").is_some()) {
+            if login {
+                let note = "the user name and password of the FTP Requests in its scope that leave them empty";
+                self.report(c, depth, Status::Supported, note);
+                return Ok(());
+            }
             self.report(c, depth, Status::Ignored, "a configuration without HTTP fields");
             return Ok(());
         }

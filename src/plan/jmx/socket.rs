@@ -1,14 +1,17 @@
-//! The samplers over a raw socket: JMeter's TCP Sampler (and its TCP Sampler Config), the
-//! plugins' HTTP Raw Request and UDP Request, and the Raw Data Source pre-processor that feeds
-//! them; see [`crate::plan::socket`].
+//! The samplers over a raw socket: JMeter's TCP Sampler (and its TCP Sampler Config), its FTP
+//! Request (and FTP Request Defaults), the plugins' HTTP Raw Request and UDP Request, and the
+//! Raw Data Source pre-processor that feeds them; see [`crate::plan::socket`].
 
 use super::*;
-use crate::plan::socket::{HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
+use crate::plan::socket::{
+    Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec,
+};
 use crate::plan::synthetic::java_long_decode;
 
 /// The samplers, by class.
 pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
     ("TCPSampler", Cx::tcp_sampler),
+    ("FTPSampler", Cx::ftp_sampler),
     ("kg.apc.jmeter.samplers.HTTPRawSampler", Cx::http_raw_sampler),
     ("kg.apc.jmeter.samplers.UDPSampler", Cx::udp_sampler),
 ];
@@ -30,6 +33,74 @@ impl Cx {
         s.tcp = own;
         self.report(c, depth, Status::Supported, "fills the empty fields of the TCP Samplers in its scope");
         Ok(())
+    }
+
+    /// FTP Request Defaults (`ConfigTestElement` with `FtpConfigGui`), and the user name and
+    /// password of a Login Config Element: they fill the fields an FTP Request in their scope
+    /// leaves empty (`FTPSampler.applies` takes these GUIs' configs); an inner one's win.
+    pub(super) fn ftp_config(&mut self, c: &El, s: &mut Scope, depth: usize, login: bool) {
+        let mut own: Vec<Prop> = c
+            .props
+            .iter()
+            .filter(|p| {
+                p.name.starts_with("FTPSampler.")
+                    || p.name == "ConfigTestElement.username"
+                    || p.name == "ConfigTestElement.password"
+            })
+            .cloned()
+            .collect();
+        own.append(&mut s.ftp);
+        s.ftp = own;
+        if !login {
+            self.report(c, depth, Status::Supported, "fills the empty fields of the FTP Requests in its scope");
+        }
+    }
+
+    /// JMeter's FTP Request: one RETR or STOR per sample on a connection of its own.
+    pub(super) fn ftp_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        // JMeter's merge of config elements, as for the TCP Sampler: a property the sampler
+        // lacks, or has empty, is taken from the innermost config that has it.
+        let field = |name: &str| -> Option<&Value> {
+            c.props
+                .iter()
+                .chain(scope.ftp.iter())
+                .filter(|p| p.name == name)
+                .map(|p| &p.value)
+                .find(|v| !matches!(v, Value::Text(t) if t.is_empty()))
+        };
+        let text = |name: &str| match field(name) {
+            Some(Value::Text(t)) => t.clone(),
+            _ => String::new(),
+        };
+        // `getPropertyAsBoolean(name, false)`.
+        let flag = |name: &str| matches!(field(name), Some(Value::Text(t)) if t.trim().eq_ignore_ascii_case("true"));
+        let t = |cx: &mut Self, name: &str| cx.tmpl(c, &text(name));
+        let ftp = Ftp {
+            server: t(self, "FTPSampler.server")?,
+            port: t(self, "FTPSampler.port")?,
+            remote: t(self, "FTPSampler.filename")?,
+            local: t(self, "FTPSampler.localfilename")?,
+            input: t(self, "FTPSampler.inputdata")?,
+            binary: flag("FTPSampler.binarymode"),
+            save: flag("FTPSampler.saveresponse"),
+            upload: flag("FTPSampler.upload"),
+            user: t(self, "ConfigTestElement.username")?,
+            password: t(self, "ConfigTestElement.password")?,
+            base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        let what = match (ftp.upload, ftp.input.source().is_empty()) {
+            (true, false) => "STOR of its data",
+            (true, true) => "STOR of its local file",
+            (false, _) if ftp.save => "RETR kept as the response data",
+            (false, _) => "RETR counted",
+        };
+        let note = format!(
+            "{what}, in passive mode, on a connection of its own (log in, transfer, QUIT); JMeter's results: \
+             200 `OK`, else the FTP reply's code and text (`550 ...`), 501 when the greeting is not 2xx, or 000 and \
+             the Java exception (`java.net.ConnectException: Connection refused`); a download of 0 bytes fails; \
+             a relative local file is read and written in the plan's directory"
+        );
+        self.socket_steps(c, scope, depth, SocketKind::Ftp(Box::new(ftp)), Status::Supported, note)
     }
 
     /// JMeter's TCP Sampler with one of JMeter's three client classes.
@@ -327,6 +398,54 @@ mod tests {
             </TCPSampler><hashTree/>"#;
         let (plan, _) = read_plan(&plan_of(tcp), &[]).unwrap();
         assert_eq!(the_tcp(&plan).user, "bob#pw-s3cret");
+        let shown = serde_json::to_string(&plan).unwrap();
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+    fn the_ftp(plan: &Plan) -> Ftp {
+        let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
+            Step::Socket(x) => match &**x {
+                SocketStep::Sample(Socket { kind: SocketKind::Ftp(f), .. }) => Some((**f).clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        found.expect("an FTP sample")
+    }
+
+    /// FTP Request Defaults and a Login Config Element fill what an FTP Request leaves empty
+    /// (an inner one's first); the sampler's own values and flags win; the password is in no
+    /// resolved plan.
+    #[test]
+    fn ftp_defaults_and_login_config_fill_what_the_sampler_leaves_empty() {
+        let defaults = |server: &str, port: &str, binary: &str| {
+            format!(
+                r#"<ConfigTestElement guiclass="FtpConfigGui" testclass="ConfigTestElement" testname="d" enabled="true">
+                  <stringProp name="FTPSampler.server">{server}</stringProp><stringProp name="FTPSampler.port">{port}</stringProp>
+                  <boolProp name="FTPSampler.binarymode">{binary}</boolProp><boolProp name="FTPSampler.upload">true</boolProp>
+                </ConfigTestElement><hashTree/>"#
+            )
+        };
+        let login = r#"<ConfigTestElement guiclass="LoginConfigGui" testclass="ConfigTestElement" testname="l" enabled="true">
+              <stringProp name="ConfigTestElement.username">bob</stringProp><stringProp name="ConfigTestElement.password">pw-s3cret</stringProp>
+            </ConfigTestElement><hashTree/>"#;
+        let sampler = r#"<FTPSampler guiclass="FtpTestSamplerGui" testclass="FTPSampler" testname="f" enabled="true">
+              <stringProp name="FTPSampler.server"></stringProp><stringProp name="FTPSampler.filename">a.txt</stringProp>
+              <boolProp name="FTPSampler.upload">false</boolProp><stringProp name="ConfigTestElement.username"></stringProp>
+            </FTPSampler><hashTree/>"#;
+        let inner = format!(
+            r#"<GenericController testclass="GenericController" testname="g" enabled="true"/><hashTree>{}{login}{sampler}</hashTree>"#,
+            defaults("", "2121", "true")
+        );
+        let text = plan_of(&format!("{}{inner}", defaults("outer.host", "21", "false")));
+        let (plan, report) = read_plan(&text, &[]).unwrap();
+        assert!(report.iter().all(|r| r.status == Status::Supported), "{report:?}");
+        let f = the_ftp(&plan);
+        assert_eq!(f.server.source(), "outer.host");
+        assert_eq!(f.port.source(), "2121");
+        assert_eq!(f.remote.source(), "a.txt");
+        assert!(f.binary, "a flag the sampler lacks is the innermost config's");
+        assert!(!f.upload, "the sampler's own flag wins");
+        assert_eq!((f.user.source(), f.password.source()), ("bob", "pw-s3cret"));
         let shown = serde_json::to_string(&plan).unwrap();
         assert!(!shown.contains("s3cret"), "{shown}");
     }

@@ -1,9 +1,11 @@
-//! The samples over a raw socket (TCP Sampler, HTTP Raw Request, UDP Request) and the Raw
-//! Data Source that feeds them: each does what its JMeter class does on the wire, keeps the
-//! user's connections as that class keeps them, and makes the result that class makes (code,
-//! message, response data, bytes), which the extractors and assertions of its scope read.
+//! The samples over a raw socket (TCP Sampler, FTP Request, HTTP Raw Request, UDP Request) and
+//! the Raw Data Source that feeds them: each does what its JMeter class does on the wire, keeps
+//! the user's connections as that class keeps them, and makes the result that class makes
+//! (code, message, response data, bytes), which the extractors and assertions of its scope
+//! read.
 
 mod dns;
+mod ftp;
 mod wire;
 
 use super::super::response::{apply_rules, Response, Rules};
@@ -64,6 +66,12 @@ struct Outcome {
     end: Option<Instant>,
     kind: Option<ErrorKind>,
     new_connection: bool,
+    /// The results' sent bytes (JMeter's `setSentBytes`; only the FTP Request sets them).
+    sent: u64,
+    /// The results' URL (the FTP Request's label); `None`: JMeter's `null`.
+    url: Option<String>,
+    /// JMeter's data type: `text`, or empty (an FTP Request's binary or unsaved data).
+    data_type: &'static str,
 }
 
 impl Outcome {
@@ -80,6 +88,9 @@ impl Outcome {
             end: None,
             kind: None,
             new_connection: false,
+            sent: 0,
+            url: None,
+            data_type: "text",
         }
     }
 
@@ -121,6 +132,7 @@ impl VirtualUser {
                     SocketKind::Tcp(t) => self.tcp(t).await,
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
                     SocketKind::Udp(u) => self.udp(u).await,
+                    SocketKind::Ftp(f) => self.ftp(f).await,
                 };
                 (Some(self.socket_result(s, label, start, o).await), s.on_error)
             }
@@ -155,7 +167,9 @@ impl VirtualUser {
             latency_ms: since(o.latency) / 1000,
             connect_ms: since(o.connected) / 1000,
             bytes: o.bytes,
-            data_type: "text".into(),
+            sent_bytes: o.sent,
+            url: o.url.clone().unwrap_or_default(),
+            data_type: o.data_type.into(),
             start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
@@ -178,7 +192,7 @@ impl VirtualUser {
             end_us: ctx.micros(end),
             ttfb_us: since(o.latency),
             connect_us: since(o.connected),
-            bytes_sent: 0,
+            bytes_sent: o.sent,
             bytes_received: o.bytes,
             new_connection: o.new_connection,
             error,
@@ -193,7 +207,8 @@ impl VirtualUser {
         // JMeter writes the URL of a sample without one as `null`.
         if ctx.shared.sample_log.is_some() {
             let said = Some(Box::new((state.code.clone(), state.message.clone())));
-            self.log_row_saying(&sample, status, "null".into(), said);
+            let url = o.url.unwrap_or_else(|| "null".into());
+            self.log_row_saying(&sample, status, url, said);
         }
         self.add_to_groups(&sample, start, end, status);
         self.keep_last(state, error.is_none());
