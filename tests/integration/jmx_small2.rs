@@ -2,6 +2,7 @@
 //! with a plan under `bench/jmeter/plans/small2-*.jmx`: what the witness receives, and
 //! stampede's samples equal to what it served.
 
+use crate::util::jmx::{raw_post as post, run_witnessed};
 use crate::util::server::{RecordedRequest, Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::time::Duration;
@@ -59,18 +60,6 @@ fn get(path: &str, children: &str) -> String {
     )
 }
 
-/// A POST whose raw body shows variables.
-fn post(path: &str, body: &str) -> String {
-    format!(
-        r#"<HTTPSamplerProxy guiclass="HttpTestSampleGui" testclass="HTTPSamplerProxy" testname="{path}" enabled="true">
-          <boolProp name="HTTPSampler.postBodyRaw">true</boolProp>
-          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments"><elementProp name="" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.value">{body}</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp></collectionProp></elementProp>
-          <stringProp name="HTTPSampler.path">{path}</stringProp>
-          <stringProp name="HTTPSampler.method">POST</stringProp>
-        </HTTPSamplerProxy><hashTree/>"#
-    )
-}
-
 fn regex(name: &str, re: &str, match_no: i32, default: &str, empty: bool) -> String {
     format!(
         r#"<RegexExtractor guiclass="RegexExtractorGui" testclass="RegexExtractor" testname="re {name}" enabled="true">
@@ -93,19 +82,7 @@ fn witness() -> TestServer {
 /// Runs `plan.jmx` and returns what the witness received, after checking that stampede's
 /// samples equal the requests it served.
 fn run_plan(server: &TestServer, run: &TempRun, jmx: &str) -> Vec<RecordedRequest> {
-    let plan = run.write("plan.jmx", jmx);
-    let out = Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "--out"])
-        .arg(run.path())
-        .timeout(Duration::from_secs(30))
-        .run();
-    out.assert_exit(0);
-    let got = server.recorded_all();
-    assert_eq!(uint(&run.total(), "samples"), server.requests(), "{got:?}");
-    assert_eq!(got.len() as u64, server.requests());
-    got
+    run_witnessed(server, run, &run.write("plan.jmx", jmx))
 }
 
 fn bodies(got: &[RecordedRequest]) -> Vec<(String, String)> {

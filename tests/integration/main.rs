@@ -115,6 +115,10 @@
 //!   `[placeholder]` host fails each sample with java.net's message, the user goes on;
 //!   function arguments read as JMeter's parser reads them (`${__P(X,0})}` is `0}`);
 //!   numbers that are no number and an empty If condition read as JMeter reads them.
+//! - `jmx_plugins_s3`: jmeter-plugins elements of real plans (issue 32): the Ultimate Thread
+//!   Group's old column layout as `jmeter -n` runs it (the rows before the first short one,
+//!   later groups not started), Variables From CSV File (rows, comments, multi-line values,
+//!   properties, a missing file, an empty delimiter), the Parameterized Controller.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
@@ -190,6 +194,7 @@ mod jmx_http;
 mod jmx_json_runtime;
 mod jmx_modifiers;
 mod jmx_parallel;
+mod jmx_plugins_s3;
 mod jmx_runtime;
 mod jmx_runtime_values;
 mod jmx_scripts;

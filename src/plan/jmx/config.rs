@@ -17,7 +17,16 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("AuthManager", Cx::auth_manager),
     ("DNSCacheManager", Cx::dns_cache_manager),
     ("KeystoreConfig", Cx::keystore_config),
+    (VARIABLES_FROM_CSV, Cx::read_when_loading),
+    (VARIABLES_FROM_CSV_FILE, Cx::read_when_loading),
 ];
+
+/// jp@gc - Variables From CSV File (jmeter-plugins' `csvars`): name,value rows of a file
+/// become variables when the test starts.
+const VARIABLES_FROM_CSV: &str = "kg.apc.jmeter.config.VariablesFromCSV";
+/// Its forerunner in the old jmeter-plugins (a TestBean; no skip lines, comments or
+/// properties).
+const VARIABLES_FROM_CSV_FILE: &str = "kg.apc.jmeter.config.VariablesFromCSVFile";
 
 impl Cx {
     /// User-defined variables: the test plan's, then every enabled Arguments element, in file
@@ -26,16 +35,100 @@ impl Cx {
         if let Some(udv) = plan.nested("TestPlan.user_defined_variables") {
             self.arguments(plan, udv)?;
         }
-        fn walk(cx: &mut Cx, els: &[El]) -> Result<(), Error> {
+        // JMeter's PreCompiler reads every Arguments element, these plugins' included, as it
+        // walks the tree, in tree order.
+        fn walk(cx: &mut Cx, els: &[El], depth: usize) -> Result<(), Error> {
             for e in els.iter().filter(|e| e.enabled) {
-                if e.class == "Arguments" {
-                    cx.arguments(e, &e.props)?;
+                match e.class.as_str() {
+                    "Arguments" => cx.arguments(e, &e.props)?,
+                    VARIABLES_FROM_CSV | VARIABLES_FROM_CSV_FILE => cx.variables_from_csv(e, depth)?,
+                    _ => {}
                 }
-                walk(cx, &e.children)?;
+                walk(cx, &e.children, depth + 1)?;
             }
             Ok(())
         }
-        walk(self, &plan.children)
+        walk(self, &plan.children, 1)
+    }
+
+    /// Read with the plan's variables (`variables`), before any scope.
+    pub(super) fn read_when_loading(&mut self, _c: &El, _s: &mut Scope, _depth: usize) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Variables From CSV File: the file's rows become variables (and, with "store as
+    /// properties", properties not set yet) when the plan loads, as the plugin's
+    /// `getArgumentsAsMap` gives them to JMeter's PreCompiler. A file that cannot be read
+    /// defines nothing, as the plugin logs "File not found" and goes on; an empty delimiter
+    /// throws there, and JMeter starts no thread group.
+    fn variables_from_csv(&mut self, e: &El, depth: usize) -> Result<(), Error> {
+        let old = e.class == VARIABLES_FROM_CSV_FILE;
+        let name = self.expand(e, e.text_or_empty("filename"))?;
+        let prefix = self.expand(e, e.text_or_empty("variablesPrefix"))?;
+        let mut delimiter = self.expand(e, e.text_or_empty("delimiter"))?;
+        if old {
+            // The old element reads `\t` as a tab and an empty delimiter as a comma.
+            delimiter = match delimiter.as_str() {
+                "\\t" => "\t".into(),
+                "" => ",".into(),
+                _ => delimiter,
+            };
+        } else if delimiter.is_empty() {
+            let why = format!("{} has an empty delimiter", describe(e));
+            self.warn(
+                e,
+                depth,
+                "the delimiter is empty: the plugin throws \"CSV separator cannot be empty\" as the test starts \
+                 and JMeter starts no thread group (\"Error occurred compiling the tree\")",
+            );
+            self.engine_stop.get_or_insert(thread_group::EngineStop { setup_too: true, why, at: None });
+            return Ok(());
+        }
+        let skip = match old {
+            true => 0,
+            false => {
+                e.text("skipLines").and_then(|v| self.expand(e, v).ok()).map_or(0, |v| v.parse::<i64>().unwrap_or(0))
+            }
+        };
+        let as_properties = !old && e.flag("storeSysProp").unwrap_or(false);
+        if name.trim().is_empty() {
+            self.warn(e, depth, "no file name: defines no variable (the plugin logs \"File not found\")");
+            return Ok(());
+        }
+        // A name that leads out of the plan's directory through a link is refused, as for
+        // every data file; one that is not there is JMeter's run-time "File not found".
+        let real = crate::confine::PlanDir::of_plan(&self.file)
+            .named(Path::new(&name))
+            .map_err(|err| self.err(e, format!("the file cannot be read: {err}")))?;
+        let text = match crate::confine::open(&real, crate::confine::Access::Read).and_then(|mut f| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut bytes).map(|_| bytes)
+        }) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(err) => {
+                let what = format!(
+                    "{} cannot be read ({err}): defines no variable, as the plugin logs \"File not found\" and goes on; \
+                     `${{name}}` references are sent as written",
+                    real.display()
+                );
+                self.warn(e, depth, what);
+                return Ok(());
+            }
+        };
+        let rows = match old {
+            true => old_csv_variables(&text, &prefix, &delimiter),
+            false => csv_variables(&text, &prefix, &delimiter, skip),
+        };
+        for (k, v) in &rows {
+            if as_properties {
+                self.b.sym.properties.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            self.b.sym.vars.define(k, v.clone());
+        }
+        let also = if as_properties { ", and as properties not set yet" } else { "" };
+        let note = format!("{} variable(s) from {} when the plan loads{also}", rows.len(), real.display());
+        self.report(e, depth, Status::Supported, note);
+        Ok(())
     }
 
     pub(super) fn arguments(&mut self, el: &El, props: &[Prop]) -> Result<(), Error> {
@@ -515,6 +608,82 @@ impl Cx {
     }
 }
 
+/// Lines as Java's `BufferedReader.readLine` gives them: ended by `\n`, `\r\n` or `\r`.
+fn java_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        lines.push(&rest[..end]);
+        let next = if rest[end..].starts_with("\r\n") { end + 2 } else { (end + 1).min(rest.len()) };
+        rest = &rest[next..];
+    }
+    lines
+}
+
+/// `JOrphanUtils.split(line, sep, false)`: every field kept, empty ones too; an empty line
+/// has none.
+fn java_split<'a>(line: &'a str, sep: &str) -> Vec<&'a str> {
+    if line.is_empty() {
+        return Vec::new();
+    }
+    line.split(sep).collect()
+}
+
+/// The name/value pairs of the plugin's `VariableFromCsvFileReader.getDataAsMap`, in the order
+/// it puts them (a later one of a name replaces the earlier): the first `skip` lines and those
+/// starting with `#` are skipped; a line of one field sets it to `""`; extra fields are
+/// ignored; a value starting with `"` goes on over the following one-field lines up to one
+/// ending with `"`, joined by `\n`.
+fn csv_variables(text: &str, prefix: &str, sep: &str, skip: i64) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut multi = String::new();
+    let mut multi_name: Option<String> = None;
+    for (i, line) in java_lines(text).into_iter().enumerate() {
+        if (i as i64) < skip || line.starts_with('#') {
+            continue;
+        }
+        let fields = java_split(line, sep);
+        match fields.as_slice() {
+            [only] if !multi.is_empty() && only.ends_with('"') => {
+                multi.push_str(&only[..only.len() - 1]);
+                // Java prints a null name as `null`.
+                let name = multi_name.take().unwrap_or_else(|| "null".into());
+                out.push((format!("{prefix}{name}"), std::mem::take(&mut multi)));
+            }
+            [only] if !multi.is_empty() => {
+                multi.push_str(only);
+                multi.push('\n');
+            }
+            [only] => out.push((format!("{prefix}{only}"), String::new())),
+            [name, value, ..] => match value.strip_prefix('"') {
+                Some(first) => {
+                    multi_name = Some(name.to_string());
+                    multi.push_str(first);
+                    multi.push('\n');
+                }
+                None => out.push((format!("{prefix}{name}"), value.to_string())),
+            },
+            [] => {}
+        }
+    }
+    out
+}
+
+/// The old `VariablesFromCSVFile`: a line of one field sets it to `""`, of two sets the
+/// name to the value, any other is skipped ("Bad format").
+fn old_csv_variables(text: &str, prefix: &str, sep: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in java_lines(text) {
+        match java_split(line, sep).as_slice() {
+            [only] => out.push((format!("{prefix}{only}"), String::new())),
+            [name, value] => out.push((format!("{prefix}{name}"), value.to_string())),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{read, Options};
@@ -543,6 +712,90 @@ mod tests {
 
     fn el(class: &str, props: &str) -> String {
         format!(r#"<{class} testclass="{class}" testname="E" enabled="true">{props}</{class}>"#)
+    }
+
+    /// The rows JMeter 5.6.3 with jmeter-plugins' Variables From CSV File defined
+    /// (`bench/jmeter/plans/plugins-csvars.jmx`): skipped lines, `#` comments, one field (""),
+    /// extra fields dropped, a multi-line value, an empty line, `\r\n` and lone `\r` endings.
+    #[test]
+    fn variables_from_csv_reads_rows_as_the_plugin() {
+        let text = "name,value\n# a comment\na,alpha\nb,beta,ignored\none\nmulti,\"line1\nline2\nline3\"\nafter,x y\n\n#c,hash\nthree,1,2,3\r\nlast,z\rtrail,";
+        let got = csv_variables(text, "v_", ",", 1);
+        let want = [
+            ("v_a", "alpha"),
+            ("v_b", "beta"),
+            ("v_one", ""),
+            ("v_multi", "line1\nline2\nline3"),
+            ("v_after", "x y"),
+            ("v_three", "1"),
+            ("v_last", "z"),
+            ("v_trail", ""),
+        ];
+        let got: Vec<(&str, &str)> = got.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(got, want);
+        // The delimiter is a string, not a set of characters; no skip reads the header too.
+        let got = csv_variables("k;;v\nj;;w;;x", "", ";;", 0);
+        assert_eq!(got, [("k".into(), "v".into()), ("j".into(), "w".into())]);
+        // A value opened by `"` and never closed defines nothing.
+        assert!(csv_variables("m,\"open\nrest", "", ",", 0).is_empty());
+        // The old element: one or two fields only.
+        let got = old_csv_variables("a\tb\nc\nd\te\tf\n", "p", "\t");
+        assert_eq!(got, [("pa".into(), "b".into()), ("pc".into(), String::new())]);
+    }
+
+    /// The file relative to the plan; a missing one defines nothing (JMeter logs "File not
+    /// found" and runs), an empty delimiter starts no thread group, "store as properties" sets
+    /// only properties not set yet (`-J` wins).
+    #[test]
+    fn variables_from_csv_files_as_jmeter_reads_them() {
+        let dir = std::env::temp_dir().join(format!("stampede-csvars-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("vars.csv"), "host,example.org\nport,8080\n").unwrap();
+        let jmx = dir.join("t.jmx");
+        let csvars = |file: &str, delimiter: &str, props: bool| {
+            format!(
+                r#"<kg.apc.jmeter.config.VariablesFromCSV testclass="kg.apc.jmeter.config.VariablesFromCSV" testname="E" enabled="true"><stringProp name="filename">{file}</stringProp><stringProp name="variablesPrefix">c_</stringProp><stringProp name="delimiter">{delimiter}</stringProp><intProp name="skipLines">0</intProp><boolProp name="storeSysProp">{props}</boolProp></kg.apc.jmeter.config.VariablesFromCSV><hashTree/>"#
+            )
+        };
+        let text = |csv: &str| {
+            format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>{csv}
+                <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+                <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.path">/${{c_host}}/${{__P(c_port,none)}}</stringProp></HTTPSamplerProxy><hashTree/>
+                </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            )
+        };
+        let path_of = |p: &Plan| match &p.scenarios[0].flow[..] {
+            [Step::Request(r)] => format!("{:?}", r.path),
+            other => panic!("{other:?}"),
+        };
+        let (p, report) = read(&text(&csvars("vars.csv", ",", true)), &jmx, &Options::default()).unwrap();
+        let path = path_of(&p);
+        assert!(path.contains("/example.org/8080"), "{path}");
+        let r = report.iter().find(|r| r.name == "E").unwrap();
+        assert_eq!(r.status, Status::Supported, "{}", r.note);
+        // `-J c_port=1` is a JMeter property: the plugin's system property does not replace it.
+        let mut opts = Options::default();
+        opts.properties.insert("c_port".into(), "1".into());
+        let (p, _) = read(&text(&csvars("vars.csv", ",", true)), &jmx, &opts).unwrap();
+        assert!(path_of(&p).contains("/example.org/1"), "{}", path_of(&p));
+        // Not stored as properties: `__P` keeps its default.
+        let (p, _) = read(&text(&csvars("vars.csv", ",", false)), &jmx, &Options::default()).unwrap();
+        assert!(path_of(&p).contains("/example.org/none"), "{}", path_of(&p));
+        // A missing file: a warning; `${c_host}` is sent as written.
+        let (p, report) = read(&text(&csvars("nope.csv", ",", false)), &jmx, &Options::default()).unwrap();
+        assert!(path_of(&p).contains("${c_host}"), "{}", path_of(&p));
+        let r = report.iter().find(|r| r.name == "E").unwrap();
+        assert_eq!(r.status, Status::Warning);
+        assert!(r.note.contains("nope.csv") && r.note.contains("File not found"), "{}", r.note);
+        // An empty delimiter: JMeter's tree does not compile; no thread group starts.
+        let (p, report) = read(&text(&csvars("vars.csv", "", false)), &jmx, &Options::default()).unwrap();
+        assert!(p.scenarios.is_empty());
+        let t = report.iter().find(|r| r.name == "T").unwrap();
+        assert!(t.note.starts_with("not started:"), "{}", t.note);
+        let strict = Options { strict: true, ..Default::default() };
+        assert!(read(&text(&csvars("nope.csv", ",", false)), &jmx, &strict).is_err(), "--strict refuses");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     /// #31: JMeter's sharing mode may be any text, a key rendered per thread (the CSV Data Set's

@@ -22,6 +22,7 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
     ("RecordingController", Cx::generic),
     ("InterleaveControl", Cx::interleave),
     ("kg.apc.jmeter.control.sampler.SetVariablesAction", Cx::set_variables_action),
+    ("kg.apc.jmeter.control.ParameterizedController", Cx::parameterized),
     ("com.blazemeter.jmeter.control.WeightedSwitchController", Cx::weighted_switch),
     ("com.blazemeter.jmeter.controller.ParallelSampler", Cx::parallel),
 ];
@@ -628,6 +629,59 @@ impl Cx {
         Ok(steps)
     }
 
+    /// The plugins' Parameterized Controller: a Simple Controller that sets its variables each
+    /// time JMeter asks it for its next sampler (`next()`): before each sampler inside it
+    /// (ahead of their pre-processors), once more after each child controller (the call that
+    /// finds it done), and as it ends; they stay set after it.
+    pub(super) fn parameterized(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let mut assigns: Vec<flow::Assign> = Vec::new();
+        let args = c.nested("ParameterizedController").and_then(|a| a.collection("Arguments.arguments"));
+        for a in args.unwrap_or_default() {
+            let Value::Element { props, .. } = &a.value else { continue };
+            let name = props.text_or_empty("Argument.name").to_string();
+            // `Arguments.getArgumentsAsMap` keeps the first value of a name given twice.
+            if assigns.iter().any(|x| x.name == name) {
+                continue;
+            }
+            let raw = props.text_or_empty("Argument.value").to_string();
+            let value = self.tmpl(c, &raw)?;
+            let var = self.b.sym.vars.assign(&name);
+            assigns.push(flow::Assign { var, name, value: (raw, value) });
+        }
+        let names: Vec<&str> = assigns.iter().map(|a| a.name.as_str()).collect();
+        let note = match names.is_empty() {
+            true => "a sequence (no variables)".to_string(),
+            false => format!(
+                "a sequence; sets {} before each sampler in it, after each controller in it and as it ends",
+                names.join(", ")
+            ),
+        };
+        self.report(c, depth, Status::Supported, note);
+        if assigns.is_empty() {
+            return self.controller_body(&c.children, scope, depth + 1);
+        }
+        // An enclosing Parameterized Controller's `next()` runs first and calls this one's:
+        // its variables are set before these, and both before any pre-processor.
+        let mut outer = scope.clone();
+        let at = outer.before.iter().take_while(|s| matches!(s, Step::Set(_))).count();
+        outer.before.insert(at, Step::Set(assigns.clone()));
+        let inner = self.scope_of(&c.children, &outer, depth + 1)?;
+        let mut steps = inner.pre.clone();
+        for child in c.children.iter().filter(|k| is_sampler_or_controller(&k.class)) {
+            if !child.enabled {
+                self.report(child, depth + 1, Status::Disabled, "disabled: skipped");
+                continue;
+            }
+            steps.extend(self.sampler_or_controller(child, &inner, depth + 1)?);
+            // The call that finds a child controller done sets them too, then asks again.
+            if is_controller(&child.class) && child.class != "kg.apc.jmeter.control.sampler.SetVariablesAction" {
+                steps.push(Step::Set(assigns.clone()));
+            }
+        }
+        steps.push(Step::Set(assigns));
+        Ok(steps)
+    }
+
     /// BlazeMeter's Weighted Switch Controller: one enabled child per pass, by weight. With
     /// "random choice" a draw picks it; without, the child whose share of this user's passes
     /// is furthest below its weight (the plugin's `getIndex`).
@@ -720,6 +774,49 @@ fn unwrap_expression(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The Parameterized Controller sets its variables before each sampler in it (ahead of
+    /// pre-processors), after each child controller and at its end; the first value of a name
+    /// given twice; a nested one's after the outer's.
+    #[test]
+    fn parameterized_controller_sets_before_each_sampler_after_each_controller_and_at_the_end() {
+        let http = |n: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>"#
+            )
+        };
+        let pc = |name: &str, args: &[(&str, &str)], children: &str| {
+            let a: String = args
+                .iter()
+                .map(|(n, v)| format!(r#"<elementProp name="{n}" elementType="Argument"><stringProp name="Argument.name">{n}</stringProp><stringProp name="Argument.value">{v}</stringProp></elementProp>"#))
+                .collect();
+            format!(
+                r#"<kg.apc.jmeter.control.ParameterizedController testclass="kg.apc.jmeter.control.ParameterizedController" testname="{name}" enabled="true"><elementProp name="ParameterizedController" elementType="Arguments"><collectionProp name="Arguments.arguments">{a}</collectionProp></elementProp></kg.apc.jmeter.control.ParameterizedController><hashTree>{children}</hashTree>"#
+            )
+        };
+        let body = pc(
+            "outer",
+            &[("a", "1"), ("a", "2"), ("b", "x")],
+            &(http("s1") + &pc("inner", &[("b", "y")], &http("s2"))),
+        );
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="U" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>{body}</hashTree></hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, report) = read(&text, Path::new("t.jmx"), &Options::default()).unwrap();
+        let seq: Vec<String> = p.scenarios[0]
+            .flow
+            .iter()
+            .map(|s| match s {
+                Step::Set(a) => a.iter().map(|a| format!("{}={}", a.name, a.value.0)).collect::<Vec<_>>().join(","),
+                Step::Request(_) => "req".to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(seq, ["a=1,b=x", "req", "a=1,b=x", "b=y", "req", "b=y", "a=1,b=x", "a=1,b=x"]);
+        let r = report.iter().find(|r| r.name == "outer").unwrap();
+        assert_eq!(r.status, Status::Supported);
+    }
 
     /// Weighted Switch with random choice: a mix weighted by its enabled rows; without, the
     /// plugin's deterministic choice over the same weights.

@@ -130,6 +130,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         url_rewriters: None,
         text: text.to_string(),
         regex_lists: None,
+        engine_stop: None,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -350,6 +351,8 @@ struct Cx {
     text: String,
     /// The names Regular Expression Extractors with match number -1 set, once asked.
     regex_lists: Option<std::collections::HashSet<String>>,
+    /// Where JMeter's engine throws out of its run loop as the test starts (thread_group.rs).
+    engine_stop: Option<thread_group::EngineStop>,
 }
 
 impl Cx {

@@ -38,9 +38,43 @@ pub(super) const CLASSES: [&str; 8] = [
     FREE_FORM_ARRIVALS,
 ];
 
+/// JMeter's engine throwing out of its run loop as the test starts (an element's exception is
+/// not caught there): the thread groups it has not started by then never start, and the run
+/// ends when the started ones do (no tearDown group runs).
+pub(super) struct EngineStop {
+    /// Thrown before the setUp groups start (while the tree is compiled), not at a main group.
+    pub setup_too: bool,
+    /// Where: the element, for the warning of each group that does not start.
+    pub why: String,
+    /// The main thread group it is thrown at (its address): those before it started.
+    pub at: Option<usize>,
+}
+
 impl Cx {
+    /// Why JMeter's engine never starts this group, if it does not.
+    fn not_started(&self, tg: &El) -> Option<String> {
+        let stop = self.engine_stop.as_ref()?;
+        let starts = match tg.class.as_str() {
+            "SetupThreadGroup" => !stop.setup_too,
+            "PostThreadGroup" => false,
+            _ => stop.at.is_some_and(|at| tg.at <= at),
+        };
+        (!starts)
+            .then(|| format!("not started: {}, as JMeter's engine stops there before it starts this group", stop.why))
+    }
+
     /// Each enabled thread group of the plan as one scenario, or one per Ultimate Thread Group row.
     pub(super) fn thread_groups(&mut self, test_plan: &El, plan_scope: &Scope) -> Result<(), Error> {
+        // JMeter starts the main groups in tree order: the first Ultimate Thread Group whose
+        // rows the plugin cannot read stops the engine there.
+        let first_throw = test_plan.children.iter().filter(|c| c.enabled && c.class == ULTIMATE).find_map(|tg| {
+            let rows = ultimate_rows(tg);
+            self.ultimate_stop(tg, &rows).map(|_| tg)
+        });
+        if let Some(tg) = first_throw {
+            let why = format!("{} (line {}) throws as it starts", describe(tg), tg.line);
+            self.engine_stop.get_or_insert(EngineStop { setup_too: false, why, at: Some(tg.at) });
+        }
         for tg in &test_plan.children {
             if !is_thread_group(&tg.class) {
                 continue;
@@ -51,11 +85,18 @@ impl Cx {
             }
             let name = unique_name(&tg.name, &mut self.b);
             self.b.sym.thread_group = Some(tg.name.clone());
+            let stopped = self.not_started(tg);
             // A group that cannot be read is reported with its error; its children are still read.
-            let mut workloads = self.workloads(tg).unwrap_or_else(|e| {
-                self.failed(tg, 1, e);
-                Vec::new()
-            });
+            let mut workloads = match stopped {
+                Some(why) => {
+                    self.warn(tg, 1, why);
+                    Vec::new()
+                }
+                None => self.workloads(tg).unwrap_or_else(|e| {
+                    self.failed(tg, 1, e);
+                    Vec::new()
+                }),
+            };
             // JMeter starts no thread for a group (or an Ultimate Thread Group row) of 0 threads.
             workloads.retain(|w| match w {
                 Workload::Closed(c) => c.users > 0,
@@ -223,6 +264,17 @@ impl Cx {
     }
 }
 
+/// The Ultimate Thread Group's rows, as the cells of each inner collection.
+fn ultimate_rows(tg: &El) -> Vec<Vec<String>> {
+    let rows = tg.collection("ultimatethreadgroupdata").unwrap_or_default();
+    rows.iter()
+        .filter_map(|r| match &r.value {
+            Value::Collection(cells) => Some(texts(cells)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// JMeter's `Math.round`: half up.
 fn java_round(x: f64) -> f64 {
     (x + 0.5).floor()
@@ -286,15 +338,20 @@ impl Cx {
     /// initial delay, held, and stopped over the shutdown time. As the plugin schedules them,
     /// the k-th user of a row counted from its last (k = N … 1) starts at
     /// `delay + startup × k / N` and stops at `delay + startup + hold + shutdown × k / N` (ms).
+    ///
+    /// `jmeter -n` reads each inner collection as a row of 5 cells; the old plugins' layout
+    /// (one collection per column) only becomes rows when JMeter's GUI opens the plan, so a
+    /// row of fewer cells stops the group where the plugin reaches it ([`Cx::ultimate_stop`]).
     fn ultimate(&mut self, tg: &El) -> Result<Workload, Error> {
-        let rows = tg.collection("ultimatethreadgroupdata").unwrap_or_default();
+        let rows = ultimate_rows(tg);
+        let stop = self.ultimate_stop(tg, &rows);
+        let read = stop.as_ref().map_or(rows.len(), |(i, _)| *i);
         let (mut starts, mut stops) = (Vec::new(), Vec::new());
         let mut count = 0;
-        for row in rows {
-            let Value::Collection(cells) = &row.value else { continue };
-            let cells = texts(cells);
-            if cells.len() < 4 {
-                return Err(self.err(tg, "an Ultimate Thread Group row needs threads, delay, startup and hold"));
+        for cells in &rows[..read] {
+            // A short row the plugin never reaches (its threads are all started before it).
+            if cells.len() < 5 {
+                continue;
             }
             count += 1;
             let users: u32 = self.number(tg, &cells[0], "threads")?;
@@ -320,6 +377,22 @@ impl Cx {
             }
         }
         let iterations = self.loops(tg)?;
+        if let Some((_, why)) = stop {
+            let started = match count {
+                0 => "no thread of it starts".to_string(),
+                _ => format!("the {} users of the {count} row(s) before it start", starts.len()),
+            };
+            self.warn(
+                tg,
+                1,
+                format!(
+                    "{why}: the plugin throws IndexOutOfBoundsException as JMeter starts the group, so {started} and \
+                     no later thread group (nor any tearDown group) starts. The old jmeter-plugins layout (one \
+                     collection per column) is converted only by JMeter's GUI: open and save the plan there"
+                ),
+            );
+            return Ok(shaped(starts, Some(stops), iterations));
+        }
         let note = if count == 0 {
             // The plugin counts its threads from the rows: none, no thread.
             "no rows: starts no thread, as in JMeter".to_string()
@@ -328,6 +401,40 @@ impl Cx {
         };
         self.report(tg, 1, Status::Supported, note);
         Ok(shaped(starts, Some(stops), iterations))
+    }
+
+    /// Where the plugin's start throws, if it does: the number of rows whose threads it has
+    /// started by then, and why. It sums the rows' first cells (`getNumThreads`: an empty row
+    /// throws there, before any thread), then gives each thread the next row's 5 cells, a row
+    /// of N threads taking N threads (at least one); a row of fewer cells throws when reached.
+    fn ultimate_stop(&mut self, tg: &El, rows: &[Vec<String>]) -> Option<(usize, String)> {
+        if let Some(i) = rows.iter().position(Vec::is_empty) {
+            return Some((0, format!("row {} is empty", i + 1)));
+        }
+        // `getIntValue`: a cell that is no whole number is 0.
+        let mut int = |cell: &str| -> i64 {
+            let v = self.expand(tg, cell).unwrap_or_else(|_| cell.to_string());
+            v.parse::<i32>().map_or(0, i64::from)
+        };
+        let firsts: Vec<i64> = rows.iter().map(|r| int(&r[0])).collect();
+        let total: i64 = firsts.iter().sum();
+        let mut taken = 0;
+        for (i, (row, first)) in rows.iter().zip(&firsts).enumerate() {
+            if taken >= total {
+                return None;
+            }
+            if row.len() < 5 {
+                let why = format!(
+                    "row {} has {} of the 5 cells the plugin reads (threads, initial delay, startup time, hold time, \
+                     shutdown time)",
+                    i + 1,
+                    row.len()
+                );
+                return Some((i, why));
+            }
+            taken += (*first).max(1);
+        }
+        None
     }
 
     /// The Stepping Thread Group: after the initial delay, a first burst, then `Start users
@@ -671,6 +778,91 @@ mod tests {
         };
         assert_eq!(tg("false"), Some(2));
         assert_eq!(tg("true"), None, "JMeter starts the main loop over: it runs until stopped");
+    }
+
+    /// The old plugins' column layout (one collection per column), as in jmeter-plugins'
+    /// `LimitedRuntimeExample.jmx`: `jmeter -n` reads each column as a row, and the first one
+    /// (fewer than 5 cells) throws as the group starts: no thread; a row of 4 cells too.
+    #[test]
+    fn an_ultimate_thread_group_row_of_fewer_than_5_cells_starts_no_thread_as_jmeter_n() {
+        let col = |cells: &[&str]| {
+            let c: String = cells.iter().map(|c| format!(r#"<stringProp name="0">{c}</stringProp>"#)).collect();
+            format!(r#"<collectionProp name="r">{c}</collectionProp>"#)
+        };
+        let data = |rows: &[&[&str]]| {
+            let r: String = rows.iter().map(|r| col(r)).collect();
+            format!(r#"<collectionProp name="ultimatethreadgroupdata">{r}</collectionProp>"#)
+        };
+        let report = |inside: &str| {
+            let text = format!(
+                r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+                <{ULTIMATE} testclass="{ULTIMATE}" testname="G" enabled="true">{inside}</{ULTIMATE}><hashTree>
+                <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/>
+                </hashTree></hashTree></hashTree></jmeterTestPlan>"#
+            );
+            let (p, r) = read(&text, std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+            let g = r.into_iter().find(|r| r.name == "G").unwrap();
+            (p, g.status, g.note)
+        };
+        let old = data(&[&["1"], &["0"], &["0"], &["30"], &["10"]]);
+        let (p, status, note) = report(&old);
+        assert!(p.scenarios.is_empty());
+        assert_eq!(status, Status::Warning);
+        assert!(note.starts_with("row 1 has 1 of the 5 cells"), "{note}");
+        assert!(note.contains("no thread of it starts"), "{note}");
+        let four = data(&[&["2", "0", "0", "5"]]);
+        assert!(report(&four).0.scenarios.is_empty(), "getIntValue of cell 4 throws");
+        // A full row before the short one: its users start.
+        let mixed = data(&[&["2", "0", "1", "5", "0"], &["3", "1"]]);
+        let (p, status, note) = report(&mixed);
+        assert_eq!((status, shaped_of(&p).starts.0.len()), (Status::Warning, 2));
+        assert!(note.contains("row 2 has 2 of the 5 cells") && note.contains("the 2 users of the 1 row(s)"), "{note}");
+        // A short row the plugin never reaches (every thread taken before it) is never read.
+        let unreached = data(&[&["2", "0", "1", "5", "0"], &["0"]]);
+        let (p, status, _) = report(&unreached);
+        assert_eq!((status, shaped_of(&p).starts.0.len()), (Status::Supported, 2));
+        // An empty row throws in `getNumThreads`, before any thread.
+        let empty = data(&[&["2", "0", "1", "5", "0"], &[]]);
+        let (p, _, note) = report(&empty);
+        assert!(p.scenarios.is_empty() && note.starts_with("row 2 is empty"), "{note}");
+    }
+
+    /// JMeter's engine stops at the first Ultimate Thread Group that throws: main groups before
+    /// it and every setUp group start; later main groups and every tearDown group do not.
+    #[test]
+    fn groups_after_an_ultimate_thread_group_that_throws_do_not_start() {
+        let tg = |class: &str, name: &str, inside: &str| {
+            format!(
+                r#"<{class} testclass="{class}" testname="{name}" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp>{inside}</{class}><hashTree>
+                <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="get {name}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree/></hashTree>"#
+            )
+        };
+        let old = r#"<collectionProp name="ultimatethreadgroupdata"><collectionProp name="c"><stringProp name="0">1</stringProp></collectionProp></collectionProp>"#;
+        let groups = [
+            tg("ThreadGroup", "before", ""),
+            tg("PostThreadGroup", "down", ""),
+            tg(ULTIMATE, "utg", old),
+            tg("ThreadGroup", "after", ""),
+            tg("SetupThreadGroup", "up", ""),
+        ]
+        .concat();
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>{groups}</hashTree></hashTree></jmeterTestPlan>"#
+        );
+        let (p, report) = read(&text, std::path::Path::new("t.jmx"), &Options::default()).unwrap();
+        let names: Vec<&str> = p.scenarios.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["before", "up"]);
+        for name in ["down", "after"] {
+            let r = report.iter().find(|r| r.name == name).unwrap();
+            assert_eq!(r.status, Status::Warning, "{name}");
+            assert!(
+                r.note.starts_with("not started: <kg.apc.jmeter.threads.UltimateThreadGroup> \"utg\" (line"),
+                "{}",
+                r.note
+            );
+        }
+        let strict = Options { strict: true, ..Default::default() };
+        assert!(read(&text, std::path::Path::new("t.jmx"), &strict).is_err(), "--strict refuses");
     }
 
     /// A plan of one thread group element `tg` (its inside given) holding one sampler.

@@ -3,7 +3,8 @@
 //! the plan around them, and running a plan with a results file. Each builder writes what
 //! JMeter 5.6.3 saves, trimmed to the properties the tests set.
 
-use super::stampede::{Stampede, TempRun};
+use super::server::{RecordedRequest, TestServer};
+use super::stampede::{uint, OutputExt, Stampede, TempRun};
 use std::path::{Path, PathBuf};
 
 /// XML text of a value (a script, a header value): `&`, `<`, `>` and `"` escaped.
@@ -170,4 +171,34 @@ pub fn run_with_jtl(run: &TempRun, plan: &Path, port: Option<u16>) -> (Stampede,
         cmd = cmd.arg("-J").arg(format!("port={port}"));
     }
     (cmd.arg("--jtl").arg(&jtl).arg("--out").arg(run.path()), jtl)
+}
+
+/// A POST whose raw body is `body` (XML text: `${...}` shows variables as the witness receives
+/// them).
+pub fn raw_post(path: &str, body: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy guiclass="HttpTestSampleGui" testclass="HTTPSamplerProxy" testname="{path}" enabled="true">
+          <boolProp name="HTTPSampler.postBodyRaw">true</boolProp>
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments"><elementProp name="" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.value">{body}</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp></collectionProp></elementProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">POST</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+    )
+}
+
+/// Runs `plan` to its end (exit 0) and returns what `server` received, after checking that
+/// stampede's samples equal the requests it served.
+pub fn run_witnessed(server: &TestServer, run: &TempRun, plan: &Path) -> Vec<RecordedRequest> {
+    let out = Stampede::new()
+        .arg("run")
+        .arg(plan)
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .run();
+    out.assert_exit(0);
+    let got = server.recorded_all();
+    assert_eq!(uint(&run.total(), "samples"), server.requests(), "{got:?}");
+    assert_eq!(got.len() as u64, server.requests());
+    got
 }
