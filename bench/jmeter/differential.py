@@ -94,7 +94,7 @@ HTML_PAGE = (
 # /anchor-page* is an HTML page of links and a form (plans/elem-anchor.jmx: HTML Link Parser).
 ANCHOR_PAGE = (
     b'<html><head><title>t</title></head><body><a href="/link/a?x=1&amp;y=two">a</a>'
-    b'<a href="link/b?x=2&amp;z=a%20b">b</a><a href="javascript:go()">j</a><a name="n">n</a>'
+    b'<a href="link/b?x=2&amp;z=a%20b">b</a><a href="/link/c?flag&amp;x=3">c</a><a href="javascript:go()">j</a><a name="n">n</a>'
     b'<form action="/form/submit" method="post"><input name="user" value="u1">'
     b'<input type="hidden" name="pass" value="p+1"><select name="s"><option value="o1">one</option></select></form>'
     b'</body></html>'

@@ -120,8 +120,9 @@ pub(crate) struct SamplerEdits {
     pub method: Option<String>,
     /// Arguments added: (name, value, already encoded).
     pub args: Vec<(String, String, bool)>,
-    /// The sampler's arguments replaced by these (an HTML Link Parser's), before `args`.
-    pub args_set: Option<Vec<(String, String, bool)>>,
+    /// The sampler's arguments replaced by these (an HTML Link Parser's), before `args`: name,
+    /// value (none: the name alone, without `=`), already encoded.
+    pub args_set: Option<Vec<(String, Option<String>, bool)>>,
     pub headers: Vec<(String, String)>,
     pub removed_headers: Vec<String>,
     pub body: Option<String>,

@@ -39,14 +39,16 @@ pub struct Candidate {
     pub protocol: String,
     pub domain: String,
     pub path: String,
-    /// A link's arguments as written in its query (sent as they are); a form's decoded.
-    pub args: Vec<(String, String)>,
+    /// A link's arguments as written in its query (sent as they are; no value: written without
+    /// `=`, and sent so); a form's decoded.
+    pub args: Vec<(String, Option<String>)>,
 }
 
 impl Candidate {
     /// `URLDecoder.decode(getQueryString())`: what the sampler's argument names are looked for in.
     fn decoded_query(&self) -> String {
-        let q = self.args.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join("&");
+        let arg = |(n, v): &(String, Option<String>)| v.as_ref().map_or_else(|| n.clone(), |v| format!("{n}={v}"));
+        let q = self.args.iter().map(arg).collect::<Vec<_>>().join("&");
         if self.form {
             return q;
         }
@@ -111,8 +113,8 @@ fn link(href: &str, base: &url::Url, form: bool) -> Option<Candidate> {
         .unwrap_or("")
         .split('&')
         .filter_map(|a| {
-            let (n, v) = a.split_once('=').unwrap_or((a, ""));
-            (!n.is_empty()).then(|| (n.to_string(), v.to_string()))
+            let (n, v) = a.split_once('=').map_or((a, None), |(n, v)| (n, Some(v.to_string())));
+            (!n.is_empty()).then(|| (n.to_string(), v))
         })
         .collect();
     Some(Candidate {
@@ -163,7 +165,7 @@ fn forms(elements: &[scraper::ElementRef<'_>], page: &url::Url) -> Vec<Candidate
             _ => None,
         };
         if let (Some((n, v)), Some(last)) = (arg, out.last_mut()) {
-            last.args.push((url_decode(&n), url_decode(&v)));
+            last.args.push((url_decode(&n), Some(url_decode(&v))));
         }
     }
     out
@@ -203,7 +205,7 @@ mod tests {
     #[test]
     fn links_forms_and_frames_are_candidates_in_jmeters_order() {
         let html = r#"junk <html><body>
-            <a href="next.html?a=1&b=x%20y">n</a><a href="javascript:go()">j</a><a name="x">no href</a>
+            <a href="next.html?a=1&b=x%20y&bare&&=v">n</a><a href="javascript:go()">j</a><a name="x">no href</a>
             <a href="http://other.example/p">o</a>
             <form action="/post"><input name="user" value="a+b"><textarea name="t">hi</textarea>
               <select name="s"><option value="1">one</option><option>two</option></select></form>
@@ -216,8 +218,10 @@ mod tests {
             got,
             [(false, "127.0.0.1", "/dir/next.html"), (false, "other.example", "/p"), (true, "127.0.0.1", "/post")]
         );
-        assert_eq!(c[0].args, [("a".to_string(), "1".to_string()), ("b".to_string(), "x%20y".to_string())]);
-        let form: Vec<(&str, &str)> = c[2].args.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let link: Vec<(&str, Option<&str>)> = c[0].args.iter().map(|(n, v)| (n.as_str(), v.as_deref())).collect();
+        // A part without a name is left out (`parseArguments`); one without `=` has no value.
+        assert_eq!(link, [("a", Some("1")), ("b", Some("x%20y")), ("bare", None)]);
+        let form: Vec<(&str, &str)> = c[2].args.iter().map(|(n, v)| (n.as_str(), v.as_deref().unwrap())).collect();
         // An input after the form's end still joins it (JMeter's walk stays in the form);
         // a form without an action ends that.
         assert_eq!(form, [("user", "a b"), ("t", "hi"), ("s", "1"), ("s", "two"), ("after", "z")]);
@@ -247,7 +251,7 @@ mod tests {
             protocol: "http".into(),
             domain: "127.0.0.1".into(),
             path: "/dir/next.html".into(),
-            args: vec![("q".into(), "a%20b".into())],
+            args: vec![("q".into(), Some("a%20b".into())), ("flag".into(), None)],
         };
         assert!(matches(&c, "http", "127.0.0.1", "/dir/next.html", &[]));
         assert!(matches(&c, "http", "", ".*next.*", &["q"]));
@@ -258,6 +262,9 @@ mod tests {
         assert!(!matches(&c, "http", "", ".*", &["missing"]));
         // A name is looked for as `name=`, else as a pattern in the decoded query.
         assert!(matches(&c, "http", "", ".*", &["a b"]));
+        // `flag` has no `=` in the query: found as a pattern.
+        assert!(matches(&c, "http", "", ".*", &["flag"]));
+        assert!(!matches(&c, "http", "", ".*", &["flag="]));
         assert!(!matches(&c, "http", "", "(", &[]), "a path that does not compile matches nothing");
     }
 }

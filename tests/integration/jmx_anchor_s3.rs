@@ -125,14 +125,15 @@ fn xml_assertion_fails_samples_whose_body_is_not_well_formed_xml() {
     assert!(m["empty"].ends_with("Response was null"), "{m:?}");
 }
 
-const PAGE: &str = r#"<html><body><a href="/next?id=7&amp;k=v">next</a><a href="other">other</a>
+const PAGE: &str = r#"<html><body><a href="/next?id=7&amp;k=v">next</a><a href="other">other</a><a href="/flag?bare&amp;id=1">f</a>
 <a href="javascript:go()">js</a>
 <form action="/login" method="post"><input name="user" value="bob"><input type="hidden" name="token" value="t+1"></form>
 </body></html>"#;
 
 /// After the page: a sampler of path `/next` goes to the link with its query; one of path
 /// `oth.*` (read after `[/]*`) to the relative link; a POST of path `/log.*` with arguments
-/// `user=.*`, `token=t.*` sends the form's values; a sampler nothing matches, and one after a
+/// `user=.*`, `token=t.*` sends the form's values; a link's `?bare&id=1` goes as written; a
+/// sampler nothing matches, and one after a
 /// response with no links, go where they say. 2 users x 2 iterations.
 #[test]
 fn html_link_parser_sends_the_matching_link_or_form_of_the_previous_page() {
@@ -164,6 +165,8 @@ fn html_link_parser_sends_the_matching_link_or_form_of_the_previous_page() {
         form,
         get("page", "/page", ""),
         get("nomatch", "/nomatch", &parser),
+        get("page", "/page", ""),
+        get("flag", "/flag", &parser),
         get("plain", "/plain", ""),
         get("after-plain", "/next", &parser),
     ]
@@ -171,7 +174,15 @@ fn html_link_parser_sends_the_matching_link_or_form_of_the_previous_page() {
     let plan = run.write("plan.jmx", test_plan("anchor", "", &thread_group("ThreadGroup", "tg", "2", "2", "", &body)));
     let (cmd, _) = run_with_jtl(&run, &plan, Some(server.addr().port()));
     cmd.run().assert_exit(0);
-    let want = counts(&[("/page", 16), ("/next", 8), ("/other", 4), ("/login", 4), ("/nomatch", 4), ("/plain", 4)]);
+    let want = counts(&[
+        ("/page", 20),
+        ("/flag", 4),
+        ("/next", 8),
+        ("/other", 4),
+        ("/login", 4),
+        ("/nomatch", 4),
+        ("/plain", 4),
+    ]);
     assert_eq!(served(&server), want);
     let next = server.recorded("/next");
     let queries: Vec<&str> = next.iter().map(|r| r.target.split_once('?').map_or("", |(_, q)| q)).collect();
@@ -181,7 +192,9 @@ fn html_link_parser_sends_the_matching_link_or_form_of_the_previous_page() {
         assert_eq!(r.method, "POST");
         assert_eq!(String::from_utf8_lossy(&r.body), "user=bob&token=t+1", "{r:?}");
     }
-    for label in ["next", "other", "form", "nomatch", "after-plain"] {
+    // A link's argument without `=` is sent so.
+    assert!(server.recorded("/flag").iter().all(|r| r.target == "/flag?bare&id=1"));
+    for label in ["next", "other", "form", "nomatch", "flag", "after-plain"] {
         let l = run.label(label);
         assert_eq!((uint(&l, "samples"), uint(&l, "errors")), (4, 0), "{label}: {l:#}");
     }

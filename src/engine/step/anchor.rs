@@ -34,10 +34,12 @@ impl VirtualUser {
             args.into_iter()
                 .map(|(n, v, enc)| {
                     let fits: Vec<usize> = (0..pool.len())
-                        .filter(|&i| equal_or_matches(&pool[i].0, &n) && equal_or_matches(&pool[i].1, &v))
+                        .filter(|&i| {
+                            equal_or_matches(&pool[i].0, &n) && equal_or_matches(pool[i].1.as_deref().unwrap_or(""), &v)
+                        })
                         .collect();
                     if fits.is_empty() {
-                        return (n, v, enc);
+                        return (n, Some(v), enc);
                     }
                     let (name, value) = pool.remove(fits[rng.random_range(0..fits.len())]);
                     (name, value, enc)

@@ -863,7 +863,7 @@ fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: 
                 form.push('&');
             }
             let decoded = |t: &str| if *encoded { super::super::request::url_decode(t) } else { t.to_string() };
-            push_arg(&mut form, &decoded(n), &decoded(v), false);
+            push_arg(&mut form, &decoded(n), &decoded(v.as_deref().unwrap_or("")), false);
         }
         body = form.into_bytes();
     }
@@ -1043,7 +1043,11 @@ fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, pat
         if !in_body {
             for (n, v, encoded) in set {
                 path.push(if path.contains('?') { '&' } else { '?' });
-                push_arg(path, n, v, *encoded);
+                match v {
+                    Some(v) => push_arg(path, n, v, *encoded),
+                    // `getQueryString` writes the metadata: no `=` for a link's `?flag`.
+                    None => path.push_str(n),
+                }
             }
         }
     }
