@@ -91,6 +91,15 @@ HTML_PAGE = (
     b'<div style="background: url(/res/st.png)">x</div><iframe src="/res/f.json"></iframe></body></html>'
 )
 
+# /anchor-page* is an HTML page of links and a form (plans/elem-anchor.jmx: HTML Link Parser).
+ANCHOR_PAGE = (
+    b'<html><head><title>t</title></head><body><a href="/link/a?x=1&amp;y=two">a</a>'
+    b'<a href="link/b?x=2&amp;z=a%20b">b</a><a href="/link/c?flag&amp;x=3">c</a><a href="javascript:go()">j</a><a name="n">n</a>'
+    b'<form action="/form/submit" method="post"><input name="user" value="u1">'
+    b'<input type="hidden" name="pass" value="p+1"><select name="s"><option value="o1">one</option></select></form>'
+    b'</body></html>'
+)
+
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -130,8 +139,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         })
         # /embedded-page* is an HTML page naming resources (plans/embedded-*.jmx: "Retrieve All
         # Embedded Resources"); every other path the JSON body.
-        page = self.path.startswith("/embedded-page")
-        reply = HTML_PAGE if page else RESPONSE_BODY
+        page = self.path.startswith("/embedded-page") or self.path.startswith("/anchor-page")
+        reply = (ANCHOR_PAGE if self.path.startswith("/anchor-page") else HTML_PAGE) if page else RESPONSE_BODY
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=UTF-8" if page else "application/json")
         self.send_header("Set-Cookie", "SID=s1; Path=/")

@@ -17,6 +17,8 @@ pub enum Op {
     Socket(Box<crate::plan::socket::SocketStep>),
     /// A script sampler's sample, or a script pre-processor or timer.
     Script(Box<crate::plan::scripting::ScriptStep>),
+    /// An HTML Link Parser before its sampler.
+    Anchor(Box<crate::plan::anchor::Anchor>),
     Think(Think),
     /// Pick a branch: the first whose cumulative weight exceeds a uniform draw in [0, total).
     Choose {
@@ -226,7 +228,8 @@ impl Program {
             }
         }
         let keeps_prev = ops.iter().any(|op| match op {
-            Op::Script(_) => true,
+            // The HTML Link Parser reads the previous sample's page.
+            Op::Script(_) | Op::Anchor(_) => true,
             Op::Parallel(p) => p.branches.iter().any(|b| b.keeps_prev),
             _ => false,
         });
@@ -286,6 +289,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                 }
             }
             Step::Fifo(f) => ops.push(Op::Fifo(f.clone())),
+            Step::Anchor(a) => ops.push(Op::Anchor(a.clone())),
             Step::Script(x) => {
                 if x.label.is_some() {
                     checks(guards, ops);

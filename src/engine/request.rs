@@ -461,7 +461,7 @@ fn rewritten_param(name: &str, value: &str) -> Param {
 }
 
 /// Java's `URLDecoder.decode`: `+` is a space, `%XX` a byte; a malformed escape stays as it is.
-fn url_decode(s: &str) -> String {
+pub(super) fn url_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -747,8 +747,8 @@ pub(super) fn apply_rules(
         }
     }
     for c in spec.checks.iter().filter(|_| !threw) {
-        if !holds(&c.test, &mut f, u, elapsed, received) {
-            failed = failed.or(Some(ErrorKind::Check(c.id.0)));
+        if !holds(&c.test, &mut f, u, elapsed, received) && failed.is_none() {
+            failed = Some(ErrorKind::Check(failure_id(c, &mut f)));
         }
     }
     // A body that decodes past the limit is too large, whatever the checks made of its start.
@@ -924,6 +924,22 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
                 Err(_) => false,
             }
         }
+        CheckTest::Md5Hex(expected) => {
+            // MD5HexAssertion: an empty expected value fails ("MD5Hex to test against is empty").
+            let want = expected.render_string(u);
+            if want.is_empty() {
+                return false;
+            }
+            // The response data JMeter digests is the decoded body.
+            let sum = if resp.is_compressed() {
+                crate::script::classes::md5(f.text(Field::Body).as_bytes())
+            } else {
+                crate::script::classes::md5(resp.body)
+            };
+            let hex: String = sum.iter().map(|b| format!("{b:02x}")).collect();
+            hex.eq_ignore_ascii_case(&want)
+        }
+        CheckTest::WellFormedXml { .. } => xml_error(f.text(Field::Body)).is_none(),
         CheckTest::Any(tests) => tests.iter().any(|t| holds(t, f, u, elapsed, received)),
         CheckTest::MaxDuration(max) => elapsed <= *max,
         CheckTest::MaxDurationAt(t) => match t.render_string(u).trim().parse::<i64>() {
@@ -961,6 +977,35 @@ fn size_of(
     })
 }
 
+/// Why XMLAssertion's SAX parse refuses the text, `None` when it is one well-formed document
+/// (prefixes bound, as the namespace-aware reader wants). JMeter 5.6.3's reader disallows any
+/// DOCTYPE. An empty text fails ("Response was null").
+fn xml_error(text: &str) -> Option<roxmltree::Error> {
+    if text.is_empty() {
+        return Some(roxmltree::Error::UnexpectedEndOfStream);
+    }
+    roxmltree::Document::parse(text).err()
+}
+
+/// The message a failed check counts under: its own, or for the XML Assertion the parser's
+/// where it has one of its own.
+fn failure_id(c: &crate::plan::Check, f: &mut Fields<'_, '_>) -> u16 {
+    match &c.test {
+        CheckTest::WellFormedXml { doctype, prolog } => {
+            let text = f.text(Field::Body);
+            // Xerces reads the prolog first: text before the first tag is refused there.
+            if !text.trim_start().starts_with('<') {
+                prolog.0
+            } else if matches!(xml_error(text), Some(roxmltree::Error::DtdDetected)) {
+                doctype.0
+            } else {
+                c.id.0
+            }
+        }
+        _ => c.id.0,
+    }
+}
+
 /// XPathAssertion: an empty input fails ("Response was null"), so does one that does not
 /// parse; a node set holds when not empty, a boolean when true, any other value fails
 /// ("Cannot understand").
@@ -978,6 +1023,18 @@ fn xpath_holds(path: &crate::plan::request::XPathExpr, text: &str, negate: bool)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// XMLAssertion: one well-formed document passes; a DOCTYPE (disallowed in JMeter 5.6.3),
+    /// text before the first tag, a tag left open, two roots and an empty text fail.
+    #[test]
+    fn xml_is_well_formed_as_jmeters_reader_reads_it() {
+        assert!(xml_error(r#"<?xml version="1.0"?><a x="1"><b/>t</a>"#).is_none());
+        assert!(xml_error("  <a/>").is_none());
+        assert!(matches!(xml_error("<!DOCTYPE a><a/>"), Some(roxmltree::Error::DtdDetected)));
+        for bad in ["{\"a\":1}", "<a><b></a>", "<a/><b/>", "", "<p:a/>"] {
+            assert!(xml_error(bad).is_some(), "{bad}");
+        }
+    }
 
     /// As JMeter's `JMESPathAssertion.isEquals`: equal text first, then equal JSON (Jackson's
     /// nodes: `1` is not `1.0`); an expected value that is neither throws; a regex matches the

@@ -84,6 +84,8 @@ impl std::fmt::Debug for Stop {
 /// A sample as `prev`/`SampleResult` shows it and lets a script change it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SampleState {
+    /// An HTTP sample (JMeter's HTTPSampleResult), what an HTML Link Parser reads.
+    pub http: bool,
     pub label: String,
     pub code: String,
     pub message: String,
@@ -118,6 +120,9 @@ pub(crate) struct SamplerEdits {
     pub method: Option<String>,
     /// Arguments added: (name, value, already encoded).
     pub args: Vec<(String, String, bool)>,
+    /// The sampler's arguments replaced by these (an HTML Link Parser's), before `args`: name,
+    /// value (none: the name alone, without `=`), already encoded.
+    pub args_set: Option<Vec<(String, Option<String>, bool)>>,
     pub headers: Vec<(String, String)>,
     pub removed_headers: Vec<String>,
     pub body: Option<String>,

@@ -304,6 +304,10 @@ impl VirtualUser {
                     }
                     pc += 1;
                 }
+                Op::Anchor(a) => {
+                    self.anchor_op(a);
+                    pc += 1;
+                }
                 op @ (Op::Request(_)
                 | Op::Sample(_)
                 | Op::Parallel(_)

@@ -71,6 +71,9 @@ pub enum Step {
     Fifo(Box<Fifo>),
     /// A script element's step: a script sampler's sample, or a script pre-processor or timer.
     Script(Box<super::scripting::ScriptStep>),
+    /// JMeter's HTML Link Parser before an HTTP sampler: a link or form of the previous page
+    /// in place of the sampler's URL.
+    Anchor(Box<super::anchor::Anchor>),
 }
 
 /// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
@@ -760,6 +763,7 @@ pub fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
             | Step::WebSocket(_)
             | Step::Fifo(_)
             | Step::Script(_)
+            | Step::Anchor(_)
             | Step::Socket(_) => {}
         }
     }
@@ -872,6 +876,7 @@ pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Templat
             | Step::Sample(_)
             | Step::WebSocket(_)
             | Step::Script(_)
+            | Step::Anchor(_)
             | Step::Socket(_) => {}
         }
     }

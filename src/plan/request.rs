@@ -676,6 +676,13 @@ pub enum CheckTest {
     /// each sample; one that does not compile fails the check, negated or not (JMeter's
     /// assertion reports the error).
     XPathAt { path: Box<RunTime<XPathExpr>>, field: Field, negate: bool },
+    /// The MD5 of the body, as lowercase hex, equals the expected hex ignoring case (JMeter's
+    /// MD5Hex Assertion); an empty expected value never holds.
+    Md5Hex(Template),
+    /// The body is well-formed XML with no DOCTYPE (JMeter's XML Assertion: a SAX parse of
+    /// the text, DOCTYPE declarations disallowed). A failure counts under the parser's
+    /// message where it is one of these two, else under the check's own.
+    WellFormedXml { doctype: CheckId, prolog: CheckId },
 }
 
 /// Which size a size check reads.
@@ -835,7 +842,7 @@ impl CheckTest {
             CheckTest::Json { equals: Some(t), .. } => f(t),
             CheckTest::MaxDurationAt(t) | CheckTest::SizeAt { size: t, .. } => f(t),
             CheckTest::XPathAt { path, .. } => f(&mut path.src),
-            CheckTest::JmesPath { expected, .. } => f(expected),
+            CheckTest::JmesPath { expected, .. } | CheckTest::Md5Hex(expected) => f(expected),
             CheckTest::JsonAssert { expected, at, .. } => {
                 f(expected);
                 if let Some(p) = at {
@@ -855,7 +862,11 @@ impl CheckTest {
             | CheckTest::MatchesTemplate { field, .. }
             | CheckTest::XPath { field, .. }
             | CheckTest::XPathAt { field, .. } => matches!(field, Field::Body | Field::BodyUnescaped),
-            CheckTest::Json { .. } | CheckTest::JsonAssert { .. } | CheckTest::JmesPath { .. } => true,
+            CheckTest::Json { .. }
+            | CheckTest::JsonAssert { .. }
+            | CheckTest::JmesPath { .. }
+            | CheckTest::Md5Hex(_)
+            | CheckTest::WellFormedXml { .. } => true,
             CheckTest::Size { part, .. } | CheckTest::SizeAt { part, .. } => *part == SizePart::Body,
             CheckTest::Any(tests) => tests.iter().any(CheckTest::reads_body),
             _ => false,

@@ -35,6 +35,9 @@
 //!   the witness served.
 //! - `jmx`: every corpus plan loads (`check`), the malformed ones are refused with their line;
 //!   corpus and hand-written JMX plans send what JMeter would.
+//! - `jmx_anchor_s3`: core elements of issue 32: the MD5Hex Assertion, the XML Assertion
+//!   (JMeter's messages, a DOCTYPE refused), the HTML Link Parser (a matching link or form of
+//!   the previous page sent instead), per-path counts exact.
 //! - `jmx_b`: JMeter's semantics of issue 13 B: assertions scoped to a variable; a write-back
 //!   file that cannot be opened.
 //! - `jmx_diff`: what the public-plan differential found (issue 13): sample labels rendered per
@@ -182,6 +185,7 @@ mod html;
 mod jmeter_cli;
 mod jmeter_force;
 mod jmx;
+mod jmx_anchor_s3;
 mod jmx_b;
 mod jmx_c;
 mod jmx_ctl;

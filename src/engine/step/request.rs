@@ -438,6 +438,7 @@ impl VirtualUser {
             // Boxed: it lives across the scripts' await, and inline it would be in every
             // user's future, scripts or not.
             let mut state = Box::new(super::super::scripting::SampleState {
+                http: true,
                 label: self.label_name(label),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
@@ -846,12 +847,26 @@ fn args_in_body(method: &str) -> bool {
 fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: &mut Vec<u8>) {
     let method = e.method.as_deref().unwrap_or(plan_method);
     let body_args = args_in_body(method) && !e.args.is_empty();
-    if e.method.is_none() && e.removed_headers.is_empty() && !body_args && e.files.is_none() {
+    let body_set = e.args_set.as_ref().filter(|_| args_in_body(method));
+    if e.method.is_none() && e.removed_headers.is_empty() && !body_args && body_set.is_none() && e.files.is_none() {
         return;
     }
     let Some(head_end) = memchr::memmem::find(out, b"\r\n\r\n") else { return };
     let head = String::from_utf8_lossy(&out[..head_end]).into_owned();
     let mut body = out[head_end + 4..].to_vec();
+    if let Some(set) = body_set {
+        // An HTML Link Parser's arguments in place of the sampler's form: one written already
+        // encoded is decoded and encoded again, as JMeter sends a form.
+        let mut form = String::new();
+        for (n, v, encoded) in set {
+            if !form.is_empty() {
+                form.push('&');
+            }
+            let decoded = |t: &str| if *encoded { super::super::request::url_decode(t) } else { t.to_string() };
+            push_arg(&mut form, &decoded(n), &decoded(v.as_deref().unwrap_or("")), false);
+        }
+        body = form.into_bytes();
+    }
     let mut lines = head.split("\r\n");
     let first = lines.next().unwrap_or_default();
     let rest = first.split_once(' ').map_or("", |(_, r)| r);
@@ -1019,7 +1034,24 @@ fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, pat
             path.push_str(&q);
         }
     }
-    if args_in_body(e.method.as_deref().unwrap_or(plan_method)) {
+    let in_body = args_in_body(e.method.as_deref().unwrap_or(plan_method));
+    if let Some(set) = &e.args_set {
+        // The sampler's own arguments, and any query its path held, are replaced.
+        if let Some(q) = path.find('?') {
+            path.truncate(q);
+        }
+        if !in_body {
+            for (n, v, encoded) in set {
+                path.push(if path.contains('?') { '&' } else { '?' });
+                match v {
+                    Some(v) => push_arg(path, n, v, *encoded),
+                    // `getQueryString` writes the metadata: no `=` for a link's `?flag`.
+                    None => path.push_str(n),
+                }
+            }
+        }
+    }
+    if in_body {
         return;
     }
     for (n, v, encoded) in &e.args {

@@ -12,6 +12,8 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("DurationAssertion", Cx::duration_assertion),
     ("XPathAssertion", Cx::xpath_assertion),
     ("JMESPathAssertion", Cx::jmespath_assertion),
+    ("MD5HexAssertion", Cx::md5hex_assertion),
+    ("XMLAssertion", Cx::xml_assertion),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", Cx::plugin_json_path_assertion),
 ];
 
@@ -20,6 +22,59 @@ const UNNAMED_SCOPE_FAILS: &str =
     "scoped to a JMeter variable with no name: each sample fails (\"Response was null\"), as in JMeter";
 
 impl Cx {
+    /// JMeter's MD5Hex Assertion: the body's MD5 equals the hex given, ignoring case. An empty
+    /// body fails first ("Response was null"), then an empty hex ("MD5Hex to test against is
+    /// empty"), as `MD5HexAssertion.getResult` orders them.
+    pub(super) fn md5hex_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let raw = c.text_or_empty("MD5HexAssertion.size");
+        let expected = self.tmpl(c, raw)?;
+        s.checks.push(self.response_was_null(c));
+        let empty = expected.is_const() && self.expand(c, raw)?.is_empty();
+        // Failures count under one message each: the body's own MD5, which JMeter's message
+        // quotes, is not part of it.
+        let message = if empty {
+            format!("{}: MD5Hex to test against is empty", c.name)
+        } else {
+            format!("{}: Error asserting MD5 sum : got (the response's MD5) but should have been {raw}", c.name)
+        };
+        let id = self.b.check(message);
+        s.checks.push(Check { id, test: CheckTest::Md5Hex(expected) });
+        if empty {
+            self.warn(
+                c,
+                depth,
+                "no MD5 to compare with: each sample fails (\"MD5Hex to test against is empty\"), as in JMeter",
+            );
+        } else {
+            self.report(c, depth, Status::Supported, "an MD5 check of the body");
+        }
+        Ok(())
+    }
+
+    /// JMeter's XML Assertion: the body parses as well-formed XML, with no DOCTYPE (JMeter
+    /// 5.6.3's reader disallows one). An empty body fails with "Response was null"
+    /// (`setResultForNull`); one that does not parse fails with the parser's message: Xerces'
+    /// own for text before the first tag and for a DOCTYPE, one message for the rest.
+    pub(super) fn xml_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        s.checks.push(self.response_was_null(c));
+        let id = self.b.check(format!("{}: the response is not well-formed XML", c.name));
+        let prolog = self.b.check(format!("{}: Content is not allowed in prolog.", c.name));
+        let doctype = self.b.check(format!(
+            "{}: DOCTYPE is disallowed when the feature \"http://apache.org/xml/features/disallow-doctype-decl\" set to true.",
+            c.name
+        ));
+        s.checks.push(Check { id, test: CheckTest::WellFormedXml { doctype, prolog } });
+        self.report(c, depth, Status::Supported, "a well-formedness check of the body as XML");
+        Ok(())
+    }
+
+    /// The check an assertion's `setResultForNull` makes: an empty body fails.
+    fn response_was_null(&mut self, c: &El) -> Check {
+        use super::super::compare::CmpOp;
+        let id = self.b.check(format!("{}: Response was null", c.name));
+        Check { id, test: CheckTest::Size { part: request::SizePart::Body, op: CmpOp::Gt, bytes: 0 } }
+    }
+
     /// JMeter's JSON JMESPath Assertion; its failure message is JMeter's `buildFailureMessage`.
     pub(super) fn jmespath_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         let raw = self.expand(c, c.text_or_empty("JMES_PATH"))?;
@@ -440,6 +495,41 @@ mod tests {
             let strict = inspect(&plan_with(a), Path::new("t.jmx"), &Options { strict: true, ..Default::default() });
             assert!(strict.plan.is_none(), "{a}");
         }
+    }
+
+    /// The MD5Hex Assertion checks a non-empty body, then the digest; an empty hex loads, warned,
+    /// and fails each sample with JMeter's message. The XML Assertion checks a non-empty body,
+    /// then well-formedness.
+    #[test]
+    fn md5hex_and_xml_assertions_load_as_checks_of_the_body() {
+        let md5 = |hex: &str| {
+            format!(
+                r#"<MD5HexAssertion testclass="MD5HexAssertion" testname="m" enabled="true"><stringProp name="MD5HexAssertion.size">{hex}</stringProp></MD5HexAssertion><hashTree/>"#
+            )
+        };
+        let i = inspect_with(&md5("5D41402ABC4B2A76B9719D911017C592"));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let r = i.elements.iter().find(|r| r.class == "MD5HexAssertion").unwrap();
+        assert_eq!(r.status, Status::Supported);
+        let c = checks(&i);
+        assert!(matches!(c[0].test, CheckTest::Size { bytes: 0, .. }), "{:?}", c[0].test);
+        assert!(matches!(&c[1].test, CheckTest::Md5Hex(t) if t.source() == "5D41402ABC4B2A76B9719D911017C592"));
+        let p = i.plan.as_ref().unwrap();
+        assert_eq!(p.checks[c[0].id.0 as usize], "m: Response was null");
+        let i = inspect_with(&md5(""));
+        let r = i.elements.iter().find(|r| r.class == "MD5HexAssertion").unwrap();
+        assert_eq!(r.status, Status::Warning, "{}", r.note);
+        let c = checks(&i);
+        assert_eq!(i.plan.as_ref().unwrap().checks[c[1].id.0 as usize], "m: MD5Hex to test against is empty");
+
+        let x = r#"<XMLAssertion testclass="XMLAssertion" testname="x" enabled="true"/><hashTree/>"#;
+        let i = inspect_with(x);
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        let CheckTest::WellFormedXml { doctype, prolog } = &c[1].test else { panic!("{:?}", c[1].test) };
+        let p = i.plan.as_ref().unwrap();
+        assert_eq!(p.checks[prolog.0 as usize], "x: Content is not allowed in prolog.");
+        assert!(p.checks[doctype.0 as usize].starts_with("x: DOCTYPE is disallowed"));
     }
 
     #[test]

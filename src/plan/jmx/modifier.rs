@@ -4,8 +4,11 @@
 use super::*;
 use crate::plan::request::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
 
-pub(super) const ELEMENTS: &[(&str, ScopeFn)] =
-    &[("RegExUserParameters", Cx::regex_user_parameters), ("URLRewritingModifier", Cx::url_rewriting_modifier)];
+pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
+    ("RegExUserParameters", Cx::regex_user_parameters),
+    ("URLRewritingModifier", Cx::url_rewriting_modifier),
+    ("AnchorModifier", Cx::anchor_modifier),
+];
 
 const URL_REWRITING: &str = "URLRewritingModifier";
 
@@ -72,6 +75,18 @@ impl Cx {
 }
 
 impl Cx {
+    /// The HTML Link Parser: before each HTTP sampler in scope, a link, form or frame of the
+    /// previous HTTP sample's page that matches the sampler is drawn and sent instead
+    /// (`AnchorModifier.process`; see `plan::anchor`). It keeps the user's last sample, as a
+    /// script pre-processor does.
+    pub(super) fn anchor_modifier(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        s.before.push(Step::Anchor(Box::new(crate::plan::anchor::Anchor { name: c.name.clone(), sampler: None })));
+        let note = "each HTTP sampler in scope is sent to a link or form of the previous HTTP page that matches its \
+                    domain, path and argument names (regular expressions), drawn at random; unchanged when none does";
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
     /// The HTTP URL Re-writing Modifier: before each HTTP sample in scope (but the user's first
     /// sample), the session id found in the previous sample's response is sent as the
     /// parameter `argument_name` or as a path extension (`URLRewritingModifier.process`).

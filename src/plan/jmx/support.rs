@@ -36,6 +36,7 @@ const NAMES: &[(&str, &str)] = &[
     // Pre-processors.
     ("RegExUserParameters", "RegEx User Parameters"),
     ("URLRewritingModifier", "HTTP URL Re-writing Modifier"),
+    ("AnchorModifier", "HTML Link Parser"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),
@@ -80,6 +81,8 @@ const NAMES: &[(&str, &str)] = &[
     ("SizeAssertion", "Size Assertion"),
     ("DurationAssertion", "Duration Assertion"),
     ("XPathAssertion", "XPath Assertion"),
+    ("MD5HexAssertion", "MD5Hex Assertion"),
+    ("XMLAssertion", "XML Assertion"),
     ("JMESPathAssertion", "JSON JMESPath Assertion"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", "jp@gc - JSON Path Assertion"),
     // Listeners.

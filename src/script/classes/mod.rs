@@ -35,6 +35,7 @@ use super::{Ctx, Thrown};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+pub(crate) use codec::md5;
 pub(crate) use errors::Throwable;
 pub(crate) use json::json_smart_text;
 pub use time::format_decimal;

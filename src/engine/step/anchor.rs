@@ -1,0 +1,59 @@
+//! The HTML Link Parser's step (`AnchorModifier.process`): a link or form of the user's previous
+//! HTTP page, drawn among those that match the sampler that follows, becomes that sampler's URL.
+
+use super::super::scripting::SamplerEdits;
+use super::super::user::VirtualUser;
+use crate::plan::anchor::{candidates, equal_or_matches, matches, Anchor};
+use rand::Rng;
+
+impl VirtualUser {
+    /// Changes nothing when the sampler is not an HTTP one, the previous sample is none or not
+    /// an HTTP one, or nothing on its page matches (JMeter logs it and goes on).
+    pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) {
+        let Some(s) = &a.sampler else { return };
+        let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return };
+        let Ok(page) = url::Url::parse(&prev.url) else { return };
+        let html = String::from_utf8_lossy(&prev.data);
+        let path = s.path.render_string(&mut self.vars);
+        let args: Vec<(String, String, bool)> =
+            s.args.iter().map(|(n, v, enc)| (n.clone(), v.render_string(&mut self.vars), *enc)).collect();
+        let names: Vec<&str> = args.iter().map(|(n, _, _)| n.as_str()).collect();
+        let mut found: Vec<_> = candidates(&html, &page)
+            .into_iter()
+            .filter(|c| matches(c, &s.protocol, &s.domain, &path, &names))
+            .collect();
+        if found.is_empty() {
+            return;
+        }
+        let rng = &mut self.vars.rng;
+        let pick = found.swap_remove(rng.random_range(0..found.len()));
+        let args_set = if pick.form {
+            // `modifyArgument`: each of the sampler's arguments takes the name and value of one
+            // of the form's that matches it (drawn, then used up), or stays as it is.
+            let mut pool = pick.args;
+            args.into_iter()
+                .map(|(n, v, enc)| {
+                    let fits: Vec<usize> = (0..pool.len())
+                        .filter(|&i| {
+                            equal_or_matches(&pool[i].0, &n) && equal_or_matches(pool[i].1.as_deref().unwrap_or(""), &v)
+                        })
+                        .collect();
+                    if fits.is_empty() {
+                        return (n, Some(v), enc);
+                    }
+                    let (name, value) = pool.remove(fits[rng.random_range(0..fits.len())]);
+                    (name, value, enc)
+                })
+                .collect()
+        } else {
+            // `parseArguments`: sent as written in the link.
+            pick.args.into_iter().map(|(n, v)| (n, v, true)).collect()
+        };
+        let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
+        edits.domain = Some(pick.domain);
+        edits.path = Some(pick.path);
+        edits.protocol = Some(pick.protocol);
+        edits.args_set = Some(args_set);
+        self.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
+    }
+}

@@ -1,0 +1,270 @@
+//! JMeter's HTML Link Parser (`AnchorModifier`): before each HTTP sampler in its scope, the
+//! links, forms and frames of the previous sample's HTML page that match the sampler (its
+//! protocol, domain, path and argument names read as Perl5 regular expressions,
+//! `HtmlParsingUtils.isAnchorMatched`) are the candidates; one drawn at random gives the
+//! sampler its domain, path and protocol, and its arguments (a link's replace them; a form's
+//! replace, one by one, the sampler's arguments whose name and value match them,
+//! `isArgumentMatched`). The port stays the sampler's, as in JMeter.
+
+use super::jregex::Pattern;
+use super::template::Template;
+use serde::Serialize;
+
+/// A HTML Link Parser in scope of the sampler that follows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Anchor {
+    pub name: String,
+    /// The HTTP sampler it runs before (none: not an HTTP sampler, it does nothing).
+    #[serde(skip)]
+    pub sampler: Option<AnchorSampler>,
+}
+
+/// What the modifier reads of its sampler: the patterns a candidate must match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchorSampler {
+    /// `http` when the sampler names none (`HTTPSamplerBase.getProtocol`).
+    pub protocol: String,
+    pub domain: String,
+    pub path: Template,
+    /// The sampler's arguments (query or form): name, value, and whether it is sent as it is
+    /// (not encoded).
+    pub args: Vec<(String, Template, bool)>,
+}
+
+/// A link, form or frame of the page, as the URL JMeter makes of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// A form: its arguments change the sampler's one by one; a link's replace them.
+    pub form: bool,
+    pub protocol: String,
+    pub domain: String,
+    pub path: String,
+    /// A link's arguments as written in its query (sent as they are; no value: written without
+    /// `=`, and sent so); a form's decoded.
+    pub args: Vec<(String, Option<String>)>,
+}
+
+impl Candidate {
+    /// `URLDecoder.decode(getQueryString())`: what the sampler's argument names are looked for in.
+    fn decoded_query(&self) -> String {
+        let arg = |(n, v): &(String, Option<String>)| v.as_ref().map_or_else(|| n.clone(), |v| format!("{n}={v}"));
+        let q = self.args.iter().map(arg).collect::<Vec<_>>().join("&");
+        if self.form {
+            return q;
+        }
+        url_decode(&q)
+    }
+}
+
+/// `URLDecoder.decode`: `+` is a space, `%XX` a byte; a malformed escape keeps the text as it is
+/// (Java throws; JMeter's caller then has no query to match, close enough to none matching).
+fn url_decode(s: &str) -> String {
+    let bytes = s.replace('+', " ");
+    percent_encoding::percent_decode_str(&bytes).decode_utf8_lossy().into_owned()
+}
+
+/// The candidates of a page, in JMeter's order: `<a href>` (not `javascript:`), forms with an
+/// `action` and the inputs, text areas and options that follow them, `<frame src>`; relative
+/// URLs resolved against the first `<base href>` (itself against `page`).
+pub fn candidates(html: &str, page: &url::Url) -> Vec<Candidate> {
+    // AnchorModifier parses from the first `<`.
+    let html = html.find('<').map_or(html, |i| &html[i..]);
+    let doc = scraper::Html::parse_document(html);
+    let base_href = doc
+        .root_element()
+        .descendants()
+        .filter_map(scraper::ElementRef::wrap)
+        .find(|e| e.value().name().eq_ignore_ascii_case("base"))
+        .map(|e| e.value().attr("href").unwrap_or("").to_string());
+    let base = match base_href {
+        Some(h) => match page.join(&h) {
+            Ok(b) => b,
+            Err(_) => return Vec::new(),
+        },
+        None => page.clone(),
+    };
+    let elements: Vec<scraper::ElementRef<'_>> =
+        doc.root_element().descendants().filter_map(scraper::ElementRef::wrap).collect();
+    let mut out = Vec::new();
+    for e in &elements {
+        if e.value().name() == "a" {
+            if let Some(href) = e.value().attr("href").filter(|h| !h.starts_with("javascript:")) {
+                out.extend(link(href, &base, false));
+            }
+        }
+    }
+    out.extend(forms(&elements, page));
+    for e in &elements {
+        if e.value().name() == "frame" {
+            if let Some(src) = e.value().attr("src") {
+                out.extend(link(src, &base, false));
+            }
+        }
+    }
+    out
+}
+
+/// `createUrlFromAnchor`: the URL's host, protocol, path, and its query parsed as
+/// `parseArguments` does (split on `&`, a part without a name left out).
+fn link(href: &str, base: &url::Url, form: bool) -> Option<Candidate> {
+    let u = base.join(href).ok()?;
+    let args = u
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|a| {
+            let (n, v) = a.split_once('=').map_or((a, None), |(n, v)| (n, Some(v.to_string())));
+            (!n.is_empty()).then(|| (n.to_string(), v))
+        })
+        .collect();
+    Some(Candidate {
+        form,
+        protocol: u.scheme().to_string(),
+        domain: u.host_str().unwrap_or("").to_string(),
+        path: u.path().to_string(),
+        args,
+    })
+}
+
+/// `HtmlParsingUtils.createURLFromForm`: each `<form action>` opens a candidate, and every
+/// input, text area and option after it in document order (after its end too, as JMeter's
+/// walk stays "in a form") adds an argument to the last one opened; a form with no action ends
+/// that. Values are decoded as `addEncodedArgument` decodes them. Relative actions resolve
+/// against the page (not `<base>`).
+fn forms(elements: &[scraper::ElementRef<'_>], page: &url::Url) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut in_form = false;
+    for e in elements {
+        let el = e.value();
+        let name = el.name();
+        if name == "form" {
+            let opened = el.attr("action").and_then(|a| link(a, page, true));
+            in_form = opened.is_some();
+            out.extend(opened);
+            continue;
+        }
+        if !in_form {
+            continue;
+        }
+        let attr = |a: &str| el.attr(a).unwrap_or("").to_string();
+        let text = || e.text().next().unwrap_or("").to_string();
+        let arg = match name {
+            "input" => Some((attr("name"), attr("value"))),
+            "textarea" => Some((attr("name"), text())),
+            // The option's `select` is its nearest one above it.
+            "option" => {
+                let select = e
+                    .ancestors()
+                    .filter_map(scraper::ElementRef::wrap)
+                    .find(|a| a.value().name() == "select")
+                    .and_then(|s| s.value().attr("name"))
+                    .unwrap_or("")
+                    .to_string();
+                Some((select, el.attr("value").map_or_else(text, str::to_string)))
+            }
+            _ => None,
+        };
+        if let (Some((n, v)), Some(last)) = (arg, out.last_mut()) {
+            last.args.push((url_decode(&n), Some(url_decode(&v))));
+        }
+    }
+    out
+}
+
+/// ORO's `isEqualOrMatches`: equal, or the pattern matches the whole text. A pattern that does
+/// not compile matches nothing.
+pub fn equal_or_matches(text: &str, pattern: &str) -> bool {
+    text == pattern || Pattern::perl5(&format!("^(?:{pattern})$")).is_ok_and(|p| p.is_match(text))
+}
+
+/// `HtmlParsingUtils.isAnchorMatched`: the candidate's protocol and (when the sampler names one)
+/// domain match the sampler's, its path equals the sampler's or matches `[/]*` + it, and its
+/// decoded query holds `name=` or a match of each of the sampler's argument names.
+pub fn matches(c: &Candidate, protocol: &str, domain: &str, path: &str, names: &[&str]) -> bool {
+    if !equal_or_matches(&c.protocol, protocol) {
+        return false;
+    }
+    if !domain.is_empty() && !equal_or_matches(&c.domain, domain) {
+        return false;
+    }
+    if c.path != path && !Pattern::perl5(&format!("^(?:[/]*{path})$")).is_ok_and(|p| p.is_match(&c.path)) {
+        return false;
+    }
+    let query = c.decoded_query();
+    names.iter().all(|n| query.contains(&format!("{n}=")) || Pattern::perl5(n).is_ok_and(|p| p.is_match(&query)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> url::Url {
+        url::Url::parse("http://127.0.0.1:8080/dir/start.html").unwrap()
+    }
+
+    #[test]
+    fn links_forms_and_frames_are_candidates_in_jmeters_order() {
+        let html = r#"junk <html><body>
+            <a href="next.html?a=1&b=x%20y&bare&&=v">n</a><a href="javascript:go()">j</a><a name="x">no href</a>
+            <a href="http://other.example/p">o</a>
+            <form action="/post"><input name="user" value="a+b"><textarea name="t">hi</textarea>
+              <select name="s"><option value="1">one</option><option>two</option></select></form>
+            <input name="after" value="z">
+            <form><input name="lost"></form>
+            <frameset><frame src="f.html"></frameset></body></html>"#;
+        let c = candidates(html, &page());
+        let got: Vec<(bool, &str, &str)> = c.iter().map(|c| (c.form, c.domain.as_str(), c.path.as_str())).collect();
+        assert_eq!(
+            got,
+            [(false, "127.0.0.1", "/dir/next.html"), (false, "other.example", "/p"), (true, "127.0.0.1", "/post")]
+        );
+        let link: Vec<(&str, Option<&str>)> = c[0].args.iter().map(|(n, v)| (n.as_str(), v.as_deref())).collect();
+        // A part without a name is left out (`parseArguments`); one without `=` has no value.
+        assert_eq!(link, [("a", Some("1")), ("b", Some("x%20y")), ("bare", None)]);
+        let form: Vec<(&str, &str)> = c[2].args.iter().map(|(n, v)| (n.as_str(), v.as_deref().unwrap())).collect();
+        // An input after the form's end still joins it (JMeter's walk stays in the form);
+        // a form without an action ends that.
+        assert_eq!(form, [("user", "a b"), ("t", "hi"), ("s", "1"), ("s", "two"), ("after", "z")]);
+    }
+
+    #[test]
+    fn frames_are_candidates_after_links() {
+        let html = r#"<html><frameset><frame src="top.html?a=1"><frame name="no-src"></frameset></html>"#;
+        let c = candidates(html, &page());
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].form, c[0].path.as_str()), (false, "/dir/top.html"));
+    }
+
+    #[test]
+    fn a_base_href_resolves_links_but_not_form_actions() {
+        let html =
+            r#"<html><head><base href="/b/"></head><body><a href="x">x</a><form action="y"></form></body></html>"#;
+        let c = candidates(html, &page());
+        assert_eq!(c[0].path, "/b/x");
+        assert_eq!(c[1].path, "/dir/y");
+    }
+
+    #[test]
+    fn a_candidate_matches_as_is_anchor_matched_says() {
+        let c = Candidate {
+            form: false,
+            protocol: "http".into(),
+            domain: "127.0.0.1".into(),
+            path: "/dir/next.html".into(),
+            args: vec![("q".into(), Some("a%20b".into())), ("flag".into(), None)],
+        };
+        assert!(matches(&c, "http", "127.0.0.1", "/dir/next.html", &[]));
+        assert!(matches(&c, "http", "", ".*next.*", &["q"]));
+        assert!(matches(&c, "http", "127\\.0\\.0\\..*", "dir/.*", &[]), "[/]* before the path");
+        assert!(!matches(&c, "https", "", ".*", &[]));
+        assert!(!matches(&c, "http", "other", ".*", &[]));
+        assert!(!matches(&c, "http", "", "/other.html", &[]));
+        assert!(!matches(&c, "http", "", ".*", &["missing"]));
+        // A name is looked for as `name=`, else as a pattern in the decoded query.
+        assert!(matches(&c, "http", "", ".*", &["a b"]));
+        // `flag` has no `=` in the query: found as a pattern.
+        assert!(matches(&c, "http", "", ".*", &["flag"]));
+        assert!(!matches(&c, "http", "", ".*", &["flag="]));
+        assert!(!matches(&c, "http", "", "(", &[]), "a path that does not compile matches nothing");
+    }
+}
