@@ -41,6 +41,10 @@
 //!   sample from a sampler's or transaction's name with `${...}`.
 //! - `jmx_embedded`: "Retrieve All Embedded Resources" (issue 32): an HTML page's resources
 //!   fetched once each, filtered, as sub-results `label-N` of the page, per-path counts exact.
+//! - `jmx_files_s3`: files a plan names that are not there (#32): a missing CSV Data Set file
+//!   stops each user where its scope starts, a missing script file fails each script sample,
+//!   an upload path with a run-time variable read per sample (never outside the plan's
+//!   directory); JSR223's compiled-script cache keeps each user's first rendering of `${...}`.
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
@@ -180,6 +184,7 @@ mod jmx_ctl;
 mod jmx_diff;
 mod jmx_elements;
 mod jmx_embedded;
+mod jmx_files_s3;
 mod jmx_fn;
 mod jmx_http;
 mod jmx_json_runtime;

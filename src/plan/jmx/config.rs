@@ -570,6 +570,39 @@ mod tests {
         format!(r#"<{class} testclass="{class}" testname="E" enabled="true">{props}</{class}>"#)
     }
 
+    /// #32: a CSV Data Set whose file is missing or a directory loads, as in JMeter: its scope
+    /// starts by stopping the user (JMeter's FileServer fails the thread there), with a warning
+    /// naming the file and JMeter's message; `--strict` refuses it. A file reached through a
+    /// link out of the plan's directory stays refused.
+    #[test]
+    fn a_csv_file_that_cannot_be_read_stops_each_user_as_in_jmeter() {
+        let dir = std::env::temp_dir().join(format!("stampede-csv-missing-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("adir")).unwrap();
+        let jmx = dir.join("t.jmx");
+        for name in [r"C:\data\users.csv", "adir", "elsewhere/rows.csv"] {
+            let props = format!(r#"<stringProp name="filename">{name}</stringProp><stringProp name="variableNames">u</stringProp>"#);
+            let (plan, status, note) = read_at(&jmx, &el("CSVDataSet", &props)).unwrap();
+            assert_eq!(status, Status::Warning, "{note}");
+            let last = name.rsplit('/').next().unwrap();
+            assert!(note.contains(&format!("\"File {last} must exist and be readable\"")), "{note}");
+            assert_eq!(plan.scenarios[0].flow[0], Step::Stop(flow::StopKind::User));
+            assert!(plan.data.is_empty());
+        }
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"/><hashTree>{}<hashTree/>
+              <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">h</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+            el("CSVDataSet", r#"<stringProp name="filename">nope.csv</stringProp>"#)
+        );
+        let e = read(&text, &jmx, &Options { strict: true, ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("nope.csv") && e.contains("--strict"), "{e}");
+        std::os::unix::fs::symlink("/etc", dir.join("link")).unwrap();
+        let props = r#"<stringProp name="filename">link/missing.csv</stringProp>"#;
+        assert!(read_at(&jmx, &el("CSVDataSet", props)).is_err(), "a link out of the plan's directory is refused");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// #31: JMeter's sharing mode may be any text, a key rendered per thread (the CSV Data Set's
     /// "Edit" choice): by thread group, by thread, or one reader for all. However many readers,
     /// a file is opened and read through once at load.

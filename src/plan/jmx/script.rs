@@ -512,6 +512,47 @@ mod tests {
         assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
     }
 
+    /// #32: a JSR223 element that caches its compiled script (any `cacheKey` but `false`) keeps
+    /// each user's first rendering of a `${...}` that changes while running, which `check` warns
+    /// of; with the cache off or in BeanShell the text is rendered on every run; a script file's
+    /// `${...}` are Groovy's, never JMeter's.
+    #[test]
+    fn a_cached_jsr223_script_keeps_its_first_rendering_per_user() {
+        let text = "vars.put(&quot;seen&quot;, &quot;${token}&quot;)";
+        let first = |class: &str, extra: &str| {
+            let plan = with_sampler(&format!(
+                "{}{}",
+                script_el("JSR223PostProcessor", "", "vars.put(&quot;token&quot;, &quot;t&quot;)"),
+                script_el(class, extra, text)
+            ));
+            let (plan, report) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
+            let status = report.iter().rfind(|r| r.class == class).unwrap().status;
+            let flow = &plan.scenarios[0].flow;
+            let el = flow.iter().find_map(|s| match s {
+                Step::Script(s) if s.script.0.class == class => Some(s.script.clone()),
+                Step::Request(r) => r.scripts.iter().find(|s| s.0.class == class).cloned(),
+                _ => None,
+            });
+            let el = el.expect("the script element");
+            let cached = matches!(&el.0.code, Code::Rendered { first: Some(_), .. });
+            (cached, status)
+        };
+        assert_eq!(first("JSR223PreProcessor", ""), (true, Status::Warning), "no cacheKey: JMeter caches");
+        let on = r#"<stringProp name="cacheKey">true</stringProp>"#;
+        assert_eq!(first("JSR223PreProcessor", on), (true, Status::Warning));
+        let off = r#"<stringProp name="cacheKey">false</stringProp>"#;
+        assert_eq!(first("JSR223PreProcessor", off), (false, Status::Supported));
+        assert_eq!(first("BeanShellPreProcessor", on), (false, Status::Supported));
+        let dir = std::env::temp_dir().join(format!("stampede-script-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("s.groovy"), "def x = 1\nvars.put(\"a\", \"${x}\")\n").unwrap();
+        let plan = with_sampler(&script_el("JSR223PreProcessor", r#"<stringProp name="filename">s.groovy</stringProp>"#, ""));
+        let (plan, _) = read(&plan, &dir.join("plan.jmx"), &Options::default()).unwrap();
+        let Step::Script(s) = &plan.scenarios[0].flow[0] else { panic!("{:?}", plan.scenarios[0].flow) };
+        assert!(matches!(s.script.0.code, Code::Fixed(_)), "a file's text is run as it is");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A script that names a property JMeter's HTTP client reads (its bandwidth emulation) is
     /// refused, saying why (stampede would send at full speed), or skipped when asked.
     #[test]
