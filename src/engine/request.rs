@@ -520,7 +520,9 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
         match &p.content {
             PartContent::Text(t) => out.extend_from_slice(t.render_string(u).as_bytes()),
             PartContent::Bytes(b) => out.extend_from_slice(b),
-            PartContent::File { .. } => out.extend_from_slice(file.as_ref().and_then(|(_, b)| b.as_deref()).unwrap_or_default()),
+            PartContent::File { .. } => {
+                out.extend_from_slice(file.as_ref().and_then(|(_, b)| b.as_deref()).unwrap_or_default())
+            }
         }
         out.extend_from_slice(b"\r\n");
     }
@@ -529,12 +531,17 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
 
 /// A file to upload named at run time: its name as sent (the rendered path's last component)
 /// and its bytes, `None` when it cannot be read or lies outside the plan's directory.
-fn run_time_file(path: &crate::plan::Template, dir: &crate::confine::PlanDir, u: &mut UserVars) -> (String, Option<Vec<u8>>) {
+fn run_time_file(
+    path: &crate::plan::Template,
+    dir: &crate::confine::PlanDir,
+    u: &mut UserVars,
+) -> (String, Option<Vec<u8>>) {
     let name = path.render_string(u);
     let shown = std::path::Path::new(&name).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let bytes = dir.confine(std::path::Path::new(&name)).ok().and_then(|real| {
         let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut crate::confine::open(&real, crate::confine::Access::Read).ok()?, &mut b).ok()?;
+        std::io::Read::read_to_end(&mut crate::confine::open(&real, crate::confine::Access::Read).ok()?, &mut b)
+            .ok()?;
         Some(b)
     });
     (shown, bytes)

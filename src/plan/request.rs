@@ -261,7 +261,11 @@ pub enum PartContent {
     /// named, read and sent per sample, as JMeter reads its Files Upload paths. It may only be
     /// a file under the plan's directory ([`crate::confine`]); one that cannot be read fails the
     /// sample with `fault`. The part's `filename` is then the rendered name's last component.
-    File { path: Template, dir: crate::confine::PlanDir, fault: CheckId },
+    File {
+        path: Template,
+        dir: crate::confine::PlanDir,
+        fault: CheckId,
+    },
 }
 
 /// Takes a value from a response into a variable.

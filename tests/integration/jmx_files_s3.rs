@@ -58,7 +58,11 @@ fn a_missing_csv_file_loads_and_each_user_stops_where_its_scope_starts() {
         "",
         &[
             get("before", &port, "/before", ""),
-            loop_controller("loop", "2", &[csv(r"C:\data\users.csv", "u,p"), get("inner", &port, "/inner", "")].concat()),
+            loop_controller(
+                "loop",
+                "2",
+                &[csv(r"C:\data\users.csv", "u,p"), get("inner", &port, "/inner", "")].concat(),
+            ),
         ]
         .concat(),
     );

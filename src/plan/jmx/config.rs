@@ -580,7 +580,9 @@ mod tests {
         std::fs::create_dir_all(dir.join("adir")).unwrap();
         let jmx = dir.join("t.jmx");
         for name in [r"C:\data\users.csv", "adir", "elsewhere/rows.csv"] {
-            let props = format!(r#"<stringProp name="filename">{name}</stringProp><stringProp name="variableNames">u</stringProp>"#);
+            let props = format!(
+                r#"<stringProp name="filename">{name}</stringProp><stringProp name="variableNames">u</stringProp>"#
+            );
             let (plan, status, note) = read_at(&jmx, &el("CSVDataSet", &props)).unwrap();
             assert_eq!(status, Status::Warning, "{note}");
             let last = name.rsplit('/').next().unwrap();

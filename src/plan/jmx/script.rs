@@ -315,7 +315,8 @@ impl Cx {
             note.push_str("; on the samples of the samplers in its scope");
         }
         if let Some((what, thrown)) = unread {
-            let how = if place == Place::Sampler { "each sample fails" } else { "each run logs the error and does nothing" };
+            let how =
+                if place == Place::Sampler { "each sample fails" } else { "each run logs the error and does nothing" };
             self.warn(c, depth, format!("{what}: {how}, as in JMeter: {thrown}"));
         } else if first_only {
             note.push_str(
@@ -546,7 +547,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("stampede-script-file-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("s.groovy"), "def x = 1\nvars.put(\"a\", \"${x}\")\n").unwrap();
-        let plan = with_sampler(&script_el("JSR223PreProcessor", r#"<stringProp name="filename">s.groovy</stringProp>"#, ""));
+        let plan =
+            with_sampler(&script_el("JSR223PreProcessor", r#"<stringProp name="filename">s.groovy</stringProp>"#, ""));
         let (plan, _) = read(&plan, &dir.join("plan.jmx"), &Options::default()).unwrap();
         let Step::Script(s) = &plan.scenarios[0].flow[0] else { panic!("{:?}", plan.scenarios[0].flow) };
         assert!(matches!(s.script.0.code, Code::Fixed(_)), "a file's text is run as it is");
