@@ -315,8 +315,11 @@ impl Cx {
             note.push_str("; on the samples of the samplers in its scope");
         }
         if let Some((what, thrown)) = unread {
-            let how =
-                if place == Place::Sampler { "each sample fails" } else { "each run logs the error and does nothing" };
+            let how = match place {
+                Place::Sampler => "each sample fails",
+                Place::Assertion => "each sample it asserts on fails",
+                _ => "each run logs the error and does nothing",
+            };
             self.warn(c, depth, format!("{what}: {how}, as in JMeter: {thrown}"));
         } else if first_only {
             note.push_str(
