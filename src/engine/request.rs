@@ -131,6 +131,7 @@ impl PreparedRequest {
                 Body::Multipart(parts) => parts.iter().all(|p| match &p.content {
                     PartContent::Text(t) => t.is_const(),
                     PartContent::Bytes(_) => true,
+                    PartContent::File { .. } => false,
                 }),
             }
     }
@@ -496,7 +497,15 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
     for p in parts {
         out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}\r\n").as_bytes());
         let mut disp = format!("Content-Disposition: form-data; name=\"{}\"", p.name.replace('"', "%22"));
-        if let Some(f) = &p.filename {
+        let file = match &p.content {
+            PartContent::File { path, dir, .. } => Some(run_time_file(path, dir, u)),
+            _ => None,
+        };
+        let filename = match &file {
+            Some((name, _)) => Some(name.as_str()),
+            None => p.filename.as_deref(),
+        };
+        if let Some(f) = filename {
             disp.push_str(&format!("; filename=\"{}\"", f.replace('"', "%22")));
         }
         out.extend_from_slice(disp.as_bytes());
@@ -511,10 +520,45 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
         match &p.content {
             PartContent::Text(t) => out.extend_from_slice(t.render_string(u).as_bytes()),
             PartContent::Bytes(b) => out.extend_from_slice(b),
+            PartContent::File { .. } => {
+                out.extend_from_slice(file.as_ref().and_then(|(_, b)| b.as_deref()).unwrap_or_default())
+            }
         }
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}--\r\n").as_bytes());
+}
+
+/// A file to upload named at run time: its name as sent (the rendered path's last component)
+/// and its bytes, `None` when it cannot be read or lies outside the plan's directory.
+fn run_time_file(
+    path: &crate::plan::Template,
+    dir: &crate::confine::PlanDir,
+    u: &mut UserVars,
+) -> (String, Option<Vec<u8>>) {
+    let name = path.render_string(u);
+    let shown = std::path::Path::new(&name).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let bytes = dir.confine(std::path::Path::new(&name)).ok().and_then(|real| {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut crate::confine::open(&real, crate::confine::Access::Read).ok()?, &mut b)
+            .ok()?;
+        Some(b)
+    });
+    (shown, bytes)
+}
+
+/// The fault of the first file to upload named at run time that cannot be read now (JMeter
+/// fails such a sample: `java.io.FileNotFoundException`); checked before the request is made.
+pub(in crate::engine) fn unreadable_upload(spec: &RequestSpec, u: &mut UserVars) -> Option<crate::plan::CheckId> {
+    let Body::Multipart(parts) = &spec.body else { return None };
+    parts.iter().find_map(|p| match &p.content {
+        PartContent::File { path, dir, fault } => {
+            let name = path.render_string(u);
+            let real = dir.confine(std::path::Path::new(&name)).ok();
+            real.and_then(|r| crate::confine::open(&r, crate::confine::Access::Read).ok()).is_none().then_some(*fault)
+        }
+        _ => None,
+    })
 }
 
 /// The characters HttpClient 4.5 writes as they are in a path segment (`URLEncodedUtils`'

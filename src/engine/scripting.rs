@@ -203,6 +203,8 @@ impl Exec<'_> {
         let mut globals = self.bindings();
         let result = match script {
             Ok(s) => s.run_with_globals(self, &mut globals),
+            // An error with no place in the text (a script file that cannot be read) says only what.
+            Err(e) if e.pos.line == 0 => Err(Thrown::new("javax.script.ScriptException", e.message)),
             Err(e) => Err(Thrown::new("javax.script.ScriptException", e.to_string())),
         };
         if let Err(e) = &result {
@@ -946,7 +948,7 @@ mod tests {
             class: "JSR223PostProcessor".into(),
             name: "pp".into(),
             lang: Lang::Groovy,
-            code: Code::Rendered { text: Template::literal(""), cache: Default::default() },
+            code: Code::Rendered { text: Template::literal(""), cache: Default::default(), first: None },
             file_name: String::new(),
             parameters: Template::literal("a b"),
             bean_shell: false,

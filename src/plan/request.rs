@@ -257,6 +257,15 @@ pub struct Part {
 pub enum PartContent {
     Text(Template),
     Bytes(Vec<u8>),
+    /// A file whose name holds a variable set while running (an extractor's, a CSV row's):
+    /// named, read and sent per sample, as JMeter reads its Files Upload paths. It may only be
+    /// a file under the plan's directory ([`crate::confine`]); one that cannot be read fails the
+    /// sample with `fault`. The part's `filename` is then the rendered name's last component.
+    File {
+        path: Template,
+        dir: crate::confine::PlanDir,
+        fault: CheckId,
+    },
 }
 
 /// Takes a value from a response into a variable.
@@ -783,7 +792,7 @@ impl RequestSpec {
             Body::Text(t) => f(t),
             Body::Form(fields) => fields.iter_mut().for_each(|p| f(&mut p.value)),
             Body::Multipart(parts) => parts.iter_mut().for_each(|p| {
-                if let PartContent::Text(t) = &mut p.content {
+                if let PartContent::Text(t) | PartContent::File { path: t, .. } = &mut p.content {
                     f(t)
                 }
             }),
@@ -915,6 +924,7 @@ fn part_summary<S: Serializer>(c: &PartContent, s: S) -> Result<S::Ok, S::Error>
     match c {
         PartContent::Text(t) => s.serialize_str(&format!("<{} bytes of text>", t.source().len())),
         PartContent::Bytes(b) => s.serialize_str(&format!("<{} bytes>", b.len())),
+        PartContent::File { path, .. } => s.serialize_str(&format!("<the file {} when sent>", path.source())),
     }
 }
 

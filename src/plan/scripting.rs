@@ -4,7 +4,7 @@
 //! semantics for each place.
 
 use super::request::{Check, CheckId, Extractor};
-use super::template::{Scope, Template};
+use super::template::{Scope, Template, VarId};
 use super::LabelId;
 use crate::script::{CompileError, Lang, Script};
 use serde::{Serialize, Serializer};
@@ -37,6 +37,12 @@ pub enum Code {
         text: Template,
         /// Rendered texts seen so far, compiled (or why not); a few, the first ones kept.
         cache: RwLock<Vec<Compiled>>,
+        /// A JSR223 element with "Cache compiled script": the user's variable holding the text
+        /// its first run rendered, which every later run of that user runs again. JMeter keys
+        /// its compiled-script cache by the MD5 of the text, computed once per element of each
+        /// thread (`JSR223TestElement.computeScriptMD5`), so each thread keeps its first
+        /// rendering (bench/jmeter/plans/files-cache.jmx). `None`: rendered on each run.
+        first: Option<VarId>,
     },
 }
 
@@ -51,8 +57,16 @@ impl Code {
     pub fn script<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Result<Script, CompileError> {
         match self {
             Code::Fixed(s) => Ok(s.clone()),
-            Code::Rendered { text, cache } => {
-                let src = text.render_string(scope);
+            Code::Rendered { text, cache, first } => {
+                let src = match first {
+                    Some(v) if !scope.var(*v).is_empty() => scope.var(*v).to_string(),
+                    Some(v) => {
+                        let src = text.render_string(scope);
+                        scope.set_var(*v, &src);
+                        src
+                    }
+                    None => text.render_string(scope),
+                };
                 let seen = cache
                     .read()
                     .unwrap_or_else(|e| e.into_inner())

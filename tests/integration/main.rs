@@ -48,6 +48,10 @@
 //!   logins, RETR and STOR: samples equal its counts, uploads arrive whole, JMeter's codes,
 //!   reply texts, bytes and sent bytes on failures; local files written and sent; the password
 //!   in no output.
+//! - `jmx_files_s3`: files a plan names that are not there (#32): a missing CSV Data Set file
+//!   stops each user where its scope starts, a missing script file fails each script sample,
+//!   an upload path with a run-time variable read per sample (never outside the plan's
+//!   directory); JSR223's compiled-script cache keeps each user's first rendering of `${...}`.
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
@@ -192,6 +196,7 @@ mod jmx_ctl;
 mod jmx_diff;
 mod jmx_elements;
 mod jmx_embedded;
+mod jmx_files_s3;
 mod jmx_fn;
 mod jmx_ftp;
 mod jmx_http;

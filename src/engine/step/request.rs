@@ -98,6 +98,14 @@ impl VirtualUser {
             let at = spec.path.source().to_string();
             return Some(self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0)));
         }
+        // A file to upload named at run time that cannot be read: unsent, as a missing one
+        // named in the plan. Only a request rendered per sample can hold one.
+        if req.fixed.is_none() {
+            if let Some(fault) = super::super::request::unreadable_upload(spec, &mut self.vars) {
+                let at = spec.path.source().to_string();
+                return Some(self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0)));
+            }
+        }
         self.path.clear();
         // A host read from a data file or a response: the target comes from the rendered origin.
         let first: std::borrow::Cow<'_, Target> = match &spec.origin {

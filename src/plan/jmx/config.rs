@@ -395,18 +395,29 @@ impl Cx {
 
     pub(super) fn csv_data_set(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         match self.csv(c) {
-            Ok(n) => {
+            Ok(CsvFile::Rows(n)) => {
                 s.pre.push(Step::Feed(n));
                 self.report(c, depth, Status::Supported, format!("data file {}", self.b.data_file(n).path.display()));
             }
-            // A file that leads out of the plan's directory is refused now, not excused as one
-            // that may be there when the plan runs.
-            Err(e) if self.lenient && e.kind != ErrorKind::Invalid => {
-                // Its columns are still variables the plan sets while running.
+            // JMeter loads the plan and opens the file at the first iteration its scope starts:
+            // FileServer throws "File NAME must exist and be readable", which ends the thread
+            // ("Test failed!") before any sample of that scope (bench/jmeter/plans/files-missing.jmx).
+            Ok(CsvFile::Unreadable { path, why }) => {
                 for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     self.b.sym.vars.assign(name);
                 }
-                self.cannot_read_now(c, depth, e)
+                s.pre.push(Step::Stop(flow::StopKind::User));
+                // Java's File.getName of the name as written.
+                let name = c.text_or_empty("filename").trim().rsplit('/').next().unwrap_or_default().to_string();
+                self.warn(
+                    c,
+                    depth,
+                    format!(
+                        "its file {} cannot be read ({why}): each user stops as this element's scope starts, \
+                         before any sample in it, as in JMeter (\"File {name} must exist and be readable\")",
+                        path.display()
+                    ),
+                );
             }
             Err(e) => return Err(e),
         };
@@ -540,7 +551,7 @@ impl Cx {
         })
     }
 
-    pub(super) fn csv(&mut self, c: &El) -> Result<usize, Error> {
+    pub(super) fn csv(&mut self, c: &El) -> Result<CsvFile, Error> {
         let name = self.expand(c, c.text_or_empty("filename"))?;
         if name.trim().is_empty() {
             return Err(Error::new(ErrorKind::Missing, self.loc(c), "the CSV Data Set has no file name"));
@@ -571,6 +582,12 @@ impl Cx {
         // not excused as a file that may be readable when the plan runs.
         if std::fs::symlink_metadata(&real).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             return Err(self.err(c, format!("the CSV Data Set's file {} is not a regular file", real.display())));
+        }
+        // Missing, a directory, or not readable: JMeter fails the thread when it first reads.
+        if let Err(e) = crate::confine::open(&real, crate::confine::Access::Read) {
+            let why = e.to_string();
+            let why = why.split(" (os error").next().unwrap_or_default().to_string();
+            return Ok(CsvFile::Unreadable { path, why });
         }
         let data = self.b.open_data(&real, &opts).map_err(|e| {
             let mut loc = Location::file(&path).element(format!("{} of {}", describe(c), self.file.display()));
@@ -604,7 +621,7 @@ impl Cx {
         for id in spec.columns.clone() {
             self.b.sym.vars.unset_as_reference(id);
         }
-        Ok(index)
+        Ok(CsvFile::Rows(index))
     }
 }
 
@@ -682,6 +699,14 @@ fn old_csv_variables(text: &str, prefix: &str, sep: &str) -> Vec<(String, String
         }
     }
     out
+}
+
+/// What a CSV Data Set's file is when the plan loads.
+pub(super) enum CsvFile {
+    /// Its rows (index of the data file).
+    Rows(usize),
+    /// It cannot be opened (missing, a directory, not readable): the path and why.
+    Unreadable { path: PathBuf, why: String },
 }
 
 #[cfg(test)]
@@ -796,6 +821,41 @@ mod tests {
         let strict = Options { strict: true, ..Default::default() };
         assert!(read(&text(&csvars("nope.csv", ",", false)), &jmx, &strict).is_err(), "--strict refuses");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// #32: a CSV Data Set whose file is missing or a directory loads, as in JMeter: its scope
+    /// starts by stopping the user (JMeter's FileServer fails the thread there), with a warning
+    /// naming the file and JMeter's message; `--strict` refuses it. A file reached through a
+    /// link out of the plan's directory stays refused.
+    #[test]
+    fn a_csv_file_that_cannot_be_read_stops_each_user_as_in_jmeter() {
+        let dir = std::env::temp_dir().join(format!("stampede-csv-missing-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("adir")).unwrap();
+        let jmx = dir.join("t.jmx");
+        for name in [r"C:\data\users.csv", "adir", "elsewhere/rows.csv"] {
+            let props = format!(
+                r#"<stringProp name="filename">{name}</stringProp><stringProp name="variableNames">u</stringProp>"#
+            );
+            let (plan, status, note) = read_at(&jmx, &el("CSVDataSet", &props)).unwrap();
+            assert_eq!(status, Status::Warning, "{note}");
+            let last = name.rsplit('/').next().unwrap();
+            assert!(note.contains(&format!("\"File {last} must exist and be readable\"")), "{note}");
+            assert_eq!(plan.scenarios[0].flow[0], Step::Stop(flow::StopKind::User));
+            assert!(plan.data.is_empty());
+        }
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"/><hashTree>{}<hashTree/>
+              <HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="s" enabled="true"><stringProp name="HTTPSampler.domain">h</stringProp></HTTPSamplerProxy><hashTree/>
+            </hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+            el("CSVDataSet", r#"<stringProp name="filename">nope.csv</stringProp>"#)
+        );
+        let e = read(&text, &jmx, &Options { strict: true, ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("nope.csv") && e.contains("--strict"), "{e}");
+        std::os::unix::fs::symlink("/etc", dir.join("link")).unwrap();
+        let props = r#"<stringProp name="filename">link/missing.csv</stringProp>"#;
+        assert!(read_at(&jmx, &el("CSVDataSet", props)).is_err(), "a link out of the plan's directory is refused");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// #31: JMeter's sharing mode may be any text, a key rendered per thread (the CSV Data Set's

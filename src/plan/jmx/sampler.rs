@@ -466,13 +466,32 @@ impl Cx {
             }
             for (file, param, mime) in &files {
                 let p = dir.join(upload_name(self, c, file));
-                let Some(bytes) = read_upload(&self.upload_path(c, &p)?, &mut fault) else { continue };
+                let real = self.upload_path(c, &p)?;
+                let content = match std::fs::read(&real) {
+                    Ok(bytes) => PartContent::Bytes(bytes),
+                    // A name with a variable that is no file now may be one when sent (set by an
+                    // extractor or a CSV row): JMeter names and reads it per sample.
+                    Err(_) if file.contains("${") => {
+                        let path = self.tmpl(c, file)?;
+                        let shown = dir.join(file);
+                        let fault = non_http(
+                            "java.io.FileNotFoundException",
+                            &format!("{} (No such file or directory)", shown.display()),
+                        );
+                        let dir = crate::confine::PlanDir::of_plan(&self.file);
+                        PartContent::File { path, dir, fault: self.b.check(fault) }
+                    }
+                    Err(_) => {
+                        read_upload(&real, &mut fault);
+                        continue;
+                    }
+                };
                 parts.push(Part {
                     name: param.clone(),
                     filename: p.file_name().map(|n| n.to_string_lossy().into_owned()),
                     content_type: Some(if mime.is_empty() { "application/octet-stream".into() } else { mime.clone() }),
                     transfer_encoding: (!browser).then_some("binary"),
-                    content: PartContent::Bytes(bytes),
+                    content,
                 });
             }
             headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));

@@ -192,6 +192,8 @@ impl Cx {
         };
         let file_name = self.expand(c, script_prop(c, "filename"))?.trim().to_string();
         let base = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        // A script file that cannot be read: what `check` says, and what each run throws.
+        let mut unread: Option<(String, String)> = None;
         let text = if file_name.is_empty() {
             script_prop(c, "script").to_string()
         } else {
@@ -199,16 +201,22 @@ impl Cx {
             let real = crate::confine::PlanDir::of_plan(&self.file)
                 .named(Path::new(&file_name))
                 .map_err(|e| self.err(c, format!("the script file cannot be read: {e}")))?;
-            match std::fs::read_to_string(&real) {
+            match crate::confine::open(&real, crate::confine::Access::Read).and_then(std::io::read_to_string) {
                 Ok(text) => text,
+                // JMeter loads the plan; each run of the element fails (a sampler's sample
+                // fails, another element logs the error and goes on): bench/jmeter/plans/files-missing.jmx.
                 Err(e) => {
-                    let e = self.err(c, format!("the script file {} cannot be read: {e}", path.display()));
-                    // `check` lists it as a file the run needs.
-                    if !self.lenient {
-                        return Err(e);
-                    }
-                    self.cannot_read_now(c, depth, e);
-                    return Ok(None);
+                    let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+                    let why = e.to_string();
+                    let why = why.split(" (os error").next().unwrap_or_default().to_string();
+                    let thrown = if bean_shell {
+                        format!("Error invoking bsh method: source\t{} ({why})", abs.display())
+                    } else {
+                        let what = if real.is_file() { "is not readable" } else { "is not a file" };
+                        format!("Script file '{}' {what} for element: {}", abs.display(), c.name)
+                    };
+                    unread = Some((format!("its script file {} cannot be read ({why})", path.display()), thrown));
+                    String::new()
                 }
             }
         };
@@ -224,18 +232,21 @@ impl Cx {
         }
         self.scripts_set_any |= scripting::sets_computed_names(&text);
         let mut how = "compiled once";
+        // Its `${...}` take their values once per user (the compiled-script cache).
+        let mut first_only = false;
         let code = if text.trim().is_empty() {
             // JMeter's error when the script runs: "no script or file" (a failed sample for a
             // sampler, a logged error elsewhere).
-            let why = CompileError {
-                pos: Default::default(),
-                message: format!("{} has no script and no file", c.class),
-                syntax: false,
+            let message = match &unread {
+                Some((_, thrown)) => thrown.clone(),
+                None => format!("{} has no script and no file", c.class),
             };
+            let why = CompileError { pos: Default::default(), message, syntax: false };
             let cache = vec![(Arc::from(""), Err(why))];
-            Code::Rendered { text: Template::literal(""), cache: std::sync::RwLock::new(cache) }
-        } else if text.contains("${") {
-            // JMeter replaces `${...}` in the text before each execution.
+            Code::Rendered { text: Template::literal(""), cache: std::sync::RwLock::new(cache), first: None }
+        } else if text.contains("${") && file_name.is_empty() {
+            // JMeter replaces `${...}` in the element's text before each execution (not in a
+            // script file's, which it reads as it is).
             how = "compiled for each value its `${...}` takes";
             let t = template::compile(&text, &mut self.b.sym, &describe(c))
                 .unwrap_or_else(|_| Template::literal(text.clone()));
@@ -249,7 +260,20 @@ impl Cx {
                 }
                 _ => how = "compiled when it runs, for each value its `${...}` takes (its text depends on variables)",
             }
-            Code::Rendered { text: t, cache: Default::default() }
+            // A JSR223 element that caches its compiled script (any `cacheKey` but `false`, in a
+            // language JMeter compiles: not BeanShell) runs, per user, the text its first run
+            // rendered; BeanShell and BSF elements render it on every run.
+            let compiles = c.class.starts_with("JSR223") && !matches!(lang, Lang::BeanShell | Lang::Java);
+            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(|| {
+                let state = format!("JSR223 script text of {} at line {} ({})", describe(c), c.line, c.at);
+                self.b.sym.vars.define(&state, String::new());
+                self.b.sym.vars.assign(&state)
+            });
+            if first.is_some() && t.is_dynamic(&self.b.sym.vars) {
+                how = "";
+                first_only = true;
+            }
+            Code::Rendered { text: t, cache: Default::default(), first }
         } else {
             match Script::compile(&text, lang) {
                 Ok(s) => Code::Fixed(s),
@@ -297,11 +321,29 @@ impl Cx {
             Place::Timer => "timer",
             Place::Listener => "listener",
         };
-        let mut note = format!("a {lang} {where_}, run natively ({how})");
+        let mut note = format!("a {lang} {where_}, run natively");
+        if !how.is_empty() {
+            note.push_str(&format!(" ({how})"));
+        }
         if matches!(place, Place::Post | Place::Assertion | Place::Listener) {
             note.push_str("; on the samples of the samplers in its scope");
         }
-        self.report(c, depth, Status::Supported, note);
+        if let Some((what, thrown)) = unread {
+            let how = match place {
+                Place::Sampler => "each sample fails",
+                Place::Assertion => "each sample it asserts on fails",
+                _ => "each run logs the error and does nothing",
+            };
+            self.warn(c, depth, format!("{what}: {how}, as in JMeter: {thrown}"));
+        } else if first_only {
+            note.push_str(
+                "; its `${...}` are replaced on each user's first run only, as in JMeter: \"Cache compiled script\" \
+                 keeps that first text (read changing values with `vars.get`, or untick the cache)",
+            );
+            self.warn(c, depth, note);
+        } else {
+            self.report(c, depth, Status::Supported, note);
+        }
         Ok(Some(ScriptRef(Arc::new(el))))
     }
 
@@ -455,8 +497,9 @@ mod tests {
     }
 
     /// A script that does not compile is refused with the element and where in the script;
-    /// a missing script file is an error naming the element, and for `check` a file the run
-    /// needs; a variable a script sets by a literal name counts as set.
+    /// a missing script file loads, as in JMeter, with a warning naming the element and what
+    /// each run throws (`--strict` refuses it); a variable a script sets by a literal name
+    /// counts as set.
     #[test]
     fn scripts_load_or_say_why() {
         let opts = Options::default();
@@ -468,16 +511,65 @@ mod tests {
             r#"<stringProp name="filename">nope.groovy</stringProp>"#,
             "",
         ));
-        let e = read(&file, Path::new("/p/plan.jmx"), &opts).unwrap_err().to_string();
-        assert!(e.contains("\"s\"") && e.contains("nope.groovy"), "{e}");
-        let lenient = Options { lenient_files: true, ..Default::default() };
-        let i = inspect(&file, Path::new("/p/plan.jmx"), &lenient);
-        assert!(i.problems.is_empty() && i.needs.len() == 1, "{:?}", i.problems);
+        let (_, report) = read(&file, Path::new("/p/plan.jmx"), &opts).unwrap();
+        let r = report.iter().find(|r| r.class == "JSR223PreProcessor").unwrap();
+        assert_eq!(r.status, Status::Warning);
+        assert!(
+            r.note.contains("each run logs the error and does nothing")
+                && r.note.contains("Script file '/p/nope.groovy' is not a file for element: s"),
+            "{}",
+            r.note
+        );
+        let strict = Options { strict: true, ..Default::default() };
+        let e = read(&file, Path::new("/p/plan.jmx"), &strict).unwrap_err().to_string();
+        assert!(e.contains("\"s\"") && e.contains("nope.groovy") && e.contains("--strict"), "{e}");
         let ok = with_sampler(&script_el("JSR223PostProcessor", "", "vars.put(&quot;token&quot;, &quot;t&quot;)"));
         let (plan, report) = read(&ok, Path::new("/p/plan.jmx"), &opts).unwrap();
         let id = plan.vars.get("token").unwrap();
         assert!(plan.vars.is_assigned(id), "a script's literal name is set while running");
         assert!(report.iter().any(|r| r.class == "JSR223PostProcessor" && r.status == Status::Supported), "{report:?}");
+    }
+
+    /// #32: a JSR223 element that caches its compiled script (any `cacheKey` but `false`) keeps
+    /// each user's first rendering of a `${...}` that changes while running, which `check` warns
+    /// of; with the cache off or in BeanShell the text is rendered on every run; a script file's
+    /// `${...}` are Groovy's, never JMeter's.
+    #[test]
+    fn a_cached_jsr223_script_keeps_its_first_rendering_per_user() {
+        let text = "vars.put(&quot;seen&quot;, &quot;${token}&quot;)";
+        let first = |class: &str, extra: &str| {
+            let plan = with_sampler(&format!(
+                "{}{}",
+                script_el("JSR223PostProcessor", "", "vars.put(&quot;token&quot;, &quot;t&quot;)"),
+                script_el(class, extra, text)
+            ));
+            let (plan, report) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
+            let status = report.iter().rfind(|r| r.class == class).unwrap().status;
+            let flow = &plan.scenarios[0].flow;
+            let el = flow.iter().find_map(|s| match s {
+                Step::Script(s) if s.script.0.class == class => Some(s.script.clone()),
+                Step::Request(r) => r.scripts.iter().find(|s| s.0.class == class).cloned(),
+                _ => None,
+            });
+            let el = el.expect("the script element");
+            let cached = matches!(&el.0.code, Code::Rendered { first: Some(_), .. });
+            (cached, status)
+        };
+        assert_eq!(first("JSR223PreProcessor", ""), (true, Status::Warning), "no cacheKey: JMeter caches");
+        let on = r#"<stringProp name="cacheKey">true</stringProp>"#;
+        assert_eq!(first("JSR223PreProcessor", on), (true, Status::Warning));
+        let off = r#"<stringProp name="cacheKey">false</stringProp>"#;
+        assert_eq!(first("JSR223PreProcessor", off), (false, Status::Supported));
+        assert_eq!(first("BeanShellPreProcessor", on), (false, Status::Supported));
+        let dir = std::env::temp_dir().join(format!("stampede-script-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("s.groovy"), "def x = 1\nvars.put(\"a\", \"${x}\")\n").unwrap();
+        let plan =
+            with_sampler(&script_el("JSR223PreProcessor", r#"<stringProp name="filename">s.groovy</stringProp>"#, ""));
+        let (plan, _) = read(&plan, &dir.join("plan.jmx"), &Options::default()).unwrap();
+        let Step::Script(s) = &plan.scenarios[0].flow[0] else { panic!("{:?}", plan.scenarios[0].flow) };
+        assert!(matches!(s.script.0.code, Code::Fixed(_)), "a file's text is run as it is");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A script that names a property JMeter's HTTP client reads (its bandwidth emulation) is
