@@ -172,6 +172,21 @@ impl Cx {
                         let t = template::compile(&last, &mut self.b.sym, &describe(c)).map_err(|m| self.err(c, m))?;
                         (last, condition::Condition::NotFalse(t))
                     }
+                    // An If condition whose script does not parse: JMeter's IfController logs
+                    // "error while processing" at each evaluation and reads false (a function's
+                    // script that fails reads blank, not `true`), so the children never run.
+                    Err(e) if is_if && e.is_script_syntax() => {
+                        let what = format!(
+                            "the condition `{raw}` fails ({e}): JMeter reads it as false at each evaluation, its children never run"
+                        );
+                        self.warn(c, depth, what);
+                        let then = self.controller_body(&c.children, scope, depth + 1)?;
+                        let condition = flow::Cond {
+                            src: raw.to_string(),
+                            expr: condition::Condition::Truthy(Template::literal("")),
+                        };
+                        return Ok(vec![Step::If(Box::new(flow::If { condition, then, otherwise: Vec::new() }))]);
+                    }
                     Err(e) => {
                         self.unsupported(c, depth, &format!("the condition `{raw}` cannot be evaluated: {e}"));
                         return Ok(Vec::new());

@@ -4,6 +4,7 @@
 //! message, response data, bytes), which the extractors and assertions of its scope read.
 
 mod dns;
+mod process;
 mod wire;
 
 use super::super::response::{apply_rules, Response, Rules};
@@ -64,6 +65,8 @@ struct Outcome {
     end: Option<Instant>,
     kind: Option<ErrorKind>,
     new_connection: bool,
+    /// JMeter's sampler data (what a Response Assertion on "Request Data" reads).
+    sampler_data: String,
 }
 
 impl Outcome {
@@ -80,6 +83,7 @@ impl Outcome {
             end: None,
             kind: None,
             new_connection: false,
+            sampler_data: String::new(),
         }
     }
 
@@ -121,6 +125,7 @@ impl VirtualUser {
                     SocketKind::Tcp(t) => self.tcp(t).await,
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
                     SocketKind::Udp(u) => self.udp(u).await,
+                    SocketKind::Process(p) => self.os_process(p).await,
                 };
                 (Some(self.socket_result(s, label, start, o).await), s.on_error)
             }
@@ -143,7 +148,7 @@ impl VirtualUser {
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let head = format!("SOCKET {} {}\r\n{}", state.code, state.message, state.headers);
             let resp = Response::new(head.as_bytes(), &state.data, status);
-            apply_rules(rules, &resp, &[], "", elapsed, state.bytes, &mut this.vars)
+            apply_rules(rules, &resp, state.sampler_data.as_bytes(), "", elapsed, state.bytes, &mut this.vars)
         };
         let since = |t: Option<Instant>| t.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
         let mut state = SampleState {
@@ -155,6 +160,7 @@ impl VirtualUser {
             latency_ms: since(o.latency) / 1000,
             connect_ms: since(o.connected) / 1000,
             bytes: o.bytes,
+            sampler_data: o.sampler_data,
             data_type: "text".into(),
             start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
@@ -213,6 +219,15 @@ impl VirtualUser {
             None => t.default_eol,
         }
         .map(|e| e as i8 as u8);
+        // TCPSampler.sample: this until a handler sends, then the request.
+        o.sampler_data = format!(
+            "Host: {server} Port: {port}\nReuse: {} Close: {}\n[SOLINGER: {} EOL: {} noDelay: {}]",
+            t.reuse,
+            t.close,
+            java_int(&t.so_linger.render_string(&mut self.vars)),
+            t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.vars))),
+            t.nodelay
+        );
         let key = format!("TCP#{server}#{port}#{}", t.user);
         let cached = if t.reuse { self.sockets().tcp.remove(&key) } else { None };
         let mut stream = match cached {
@@ -240,6 +255,19 @@ impl VirtualUser {
             }
         };
         o.connected.get_or_insert_with(Instant::now);
+        if let TcpClient::Missing { failure } = t.client {
+            // No handler: nothing is written, the socket is kept as after a success.
+            o.ok = false;
+            o.code = "500".into();
+            o.message = "Protocol handler not found".into();
+            o.kind = Some(ErrorKind::Check(failure.0));
+            o.end = Some(Instant::now());
+            if t.reuse && !t.close {
+                self.sockets().tcp.insert(key, stream);
+            }
+            return o;
+        }
+        o.sampler_data = request.clone();
         let _ = stream.set_nodelay(t.nodelay);
         let result = self.tcp_exchange(&mut stream, t, &request, eol, timeout, &mut o).await;
         o.end = Some(Instant::now());
@@ -279,7 +307,8 @@ impl VirtualUser {
     ) -> Result<Vec<u8>, (Vec<u8>, Failure)> {
         let abandon = self.abandon.clone();
         let payload = match t.client {
-            TcpClient::Text => request.as_bytes().to_vec(),
+            // `tcp` fails these before they send.
+            TcpClient::Text | TcpClient::Missing { .. } => request.as_bytes().to_vec(),
             TcpClient::Binary => hex::decode(request).map_err(|f| (Vec::new(), f))?,
             TcpClient::LengthPrefixed { prefix } => {
                 // The length goes first, so a bad hex string fails after it was sent.
@@ -304,7 +333,7 @@ impl VirtualUser {
         let mut got = Vec::new();
         let mut buf = vec![0u8; 4096];
         match t.client {
-            TcpClient::Text | TcpClient::Binary => loop {
+            TcpClient::Text | TcpClient::Binary | TcpClient::Missing { .. } => loop {
                 match wire::read(stream, &mut buf, timeout, &abandon).await {
                     Ok(0) => break,
                     Ok(n) => {
