@@ -868,6 +868,14 @@ mod tests {
         assert!(inv.force && inv.report_at_end && inv.report_dir == Some(PathBuf::from("rep")));
     }
 
+    /// stampede's own `--allow-commands` is taken beside JMeter's options; JMeter has no such.
+    #[test]
+    fn allow_commands_is_stampedes_own_option() {
+        assert!(parse(&args("-n -t p.jmx --allow-commands")).unwrap().allow_commands);
+        assert!(!parse(&args("-n -t p.jmx")).unwrap().allow_commands);
+        assert!(help().contains("--allow-commands"));
+    }
+
     #[test]
     fn unknown_refused_and_duplicate_options_are_errors_naming_the_option() {
         let err = |s: &str| parse(&args(s)).unwrap_err().to_string();

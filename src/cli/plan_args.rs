@@ -37,13 +37,12 @@ pub struct PlanArgs {
 
 impl PlanArgs {
     pub fn load_options(&self) -> Result<LoadOptions, Error> {
-        let mut opts =
-            LoadOptions {
-                skip_unsupported: self.skip_unsupported,
-                strict: self.strict,
-                allow_commands: self.allow_commands,
-                ..Default::default()
-            };
+        let mut opts = LoadOptions {
+            skip_unsupported: self.skip_unsupported,
+            strict: self.strict,
+            allow_commands: self.allow_commands,
+            ..Default::default()
+        };
         for f in &self.property_files {
             let text = std::fs::read_to_string(f)
                 .map_err(|e| Error::Usage(format!("cannot read properties file {}: {e}", f.display())))?;

@@ -52,10 +52,39 @@ fn a_request_data_assertion_reads_method_url_body_and_cookies_as_jmeter() {
     let base = "http://${host}:${port}";
     let body = [
         COOKIES.to_string(),
-        http("login", "GET", "/login?x=1", &[], &response_assertion("is get", "Assertion.request_data", 2, r"^GET http://127\.0\.0\.1:\d+/login\?x=1\n\nGET data:\n\n")),
-        http("form", "POST", "/form", &[("k", "v w"), ("n", "a&b")], &equals("form data", &format!("POST {base}/form\n\nPOST data:\nk=v+w&n=a%26b\n\nCookie Data:\nSID=s1\n"))),
-        http("head", "HEAD", "/head", &[], &equals("head data", &format!("HEAD {base}/head\n\nCookie Data:\nSID=s1\n"))),
-        http("get", "GET", "/get", &[("q", "1")], &equals("get data", &format!("GET {base}/get?q=1\n\nGET data:\n\n\nCookie Data:\nSID=s1\n"))),
+        http(
+            "login",
+            "GET",
+            "/login?x=1",
+            &[],
+            &response_assertion(
+                "is get",
+                "Assertion.request_data",
+                2,
+                r"^GET http://127\.0\.0\.1:\d+/login\?x=1\n\nGET data:\n\n",
+            ),
+        ),
+        http(
+            "form",
+            "POST",
+            "/form",
+            &[("k", "v w"), ("n", "a&b")],
+            &equals("form data", &format!("POST {base}/form\n\nPOST data:\nk=v+w&n=a%26b\n\nCookie Data:\nSID=s1\n")),
+        ),
+        http(
+            "head",
+            "HEAD",
+            "/head",
+            &[],
+            &equals("head data", &format!("HEAD {base}/head\n\nCookie Data:\nSID=s1\n")),
+        ),
+        http(
+            "get",
+            "GET",
+            "/get",
+            &[("q", "1")],
+            &equals("get data", &format!("GET {base}/get?q=1\n\nGET data:\n\n\nCookie Data:\nSID=s1\n")),
+        ),
         http("miss", "GET", "/miss", &[], &response_assertion("posted", "Assertion.request_data", 16, "POST data")),
     ]
     .concat();
@@ -150,4 +179,120 @@ fn a_tcp_sampler_with_an_unknown_client_class_fails_each_sample_unsent() {
     assert_eq!(failed, 3, "{rows}");
     let strict = Stampede::new().arg("run").arg(&file).args(["-q", "--strict"]).run();
     assert_eq!(strict.status.code(), Some(2), "{}", strict.stderr_str());
+}
+
+/// An OS Process Sampler with `args` (one word each), its options as JMeter's XML has them.
+fn os_process(name: &str, command: &str, args: &[&str], extra: &str, children: &str) -> String {
+    let args: String = args
+        .iter()
+        .map(|a| {
+            format!(
+                r#"<elementProp name="" elementType="Argument"><stringProp name="Argument.name"></stringProp><stringProp name="Argument.value">{}</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>"#,
+                esc(a)
+            )
+        })
+        .collect();
+    format!(
+        r#"<SystemSampler guiclass="SystemSamplerGui" testclass="SystemSampler" testname="{name}" enabled="true">
+          <stringProp name="SystemSampler.command">{command}</stringProp>
+          <elementProp name="SystemSampler.arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">{args}</collectionProp></elementProp>
+          <elementProp name="SystemSampler.environment" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="B" elementType="Argument"><stringProp name="Argument.name">B</stringProp><stringProp name="Argument.value">2</stringProp></elementProp>
+            <elementProp name="A" elementType="Argument"><stringProp name="Argument.name">A</stringProp><stringProp name="Argument.value">1</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="SystemSampler.directory"></stringProp>{extra}
+        </SystemSampler><hashTree>{children}</hashTree>"#
+    )
+}
+
+/// The OS Process Sampler as JMeter 5.6.3 runs it (bench/jmeter/plans/sysreq-os-process.jmx
+/// agrees): the output is the response, the exit code the response code, a return code
+/// other than the expected one fails the sample, a timeout kills the command and fails it.
+/// Each sample is followed by `GET /after/NAME/<last sample ok>`, which the server counts.
+/// Without `--allow-commands` nothing runs: `check` warns naming the flag, each sample fails,
+/// `--strict` refuses the plan.
+#[test]
+fn an_os_process_sampler_runs_its_command_only_with_allow_commands() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let port = server.addr().port();
+    let run = TempRun::new("sysreq-os-process");
+    let after = |name: &str| {
+        http(&format!("after {name}"), "GET", &format!("/after/{name}/${{JMeterThread.last_sample_ok}}"), &[], "")
+    };
+    let check = |expected: &str, timeout: &str| {
+        format!(
+            r#"<boolProp name="SystemSampler.checkReturnCode">true</boolProp><stringProp name="SystemSampler.expectedReturnCode">{expected}</stringProp><stringProp name="SystemSampler.timeout">{timeout}</stringProp>"#
+        )
+    };
+    let echo_checks = [
+        response_assertion("out", "Assertion.response_data", 8, "hello world\n"),
+        response_assertion(
+            "data",
+            "Assertion.request_data",
+            16,
+            "\nEnvironment: {A=1, B=2}\nExecuting: echo hello world",
+        ),
+    ]
+    .concat();
+    let body = [
+        os_process("echo", "echo", &["hello", "world"], "", &echo_checks),
+        after("echo"),
+        os_process(
+            "exit3ok",
+            "sh",
+            &["-c", "echo out; echo err >&2; exit 3"],
+            &check("3", ""),
+            &response_assertion("merged", "Assertion.response_data", 8, "out\nerr\n"),
+        ),
+        after("exit3ok"),
+        os_process("exit3bad", "sh", &["-c", "exit 3"], &check("0", ""), ""),
+        after("exit3bad"),
+        os_process("slow", "sleep", &["5"], &check("0", "200"), ""),
+        after("slow"),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "2", &body));
+    let names = ["echo", "exit3ok", "exit3bad", "slow"];
+
+    // Without the flag: nothing runs.
+    let out = Stampede::new().arg("check").arg(&file).run();
+    out.assert_exit(0);
+    let text = out.stdout_str();
+    assert_eq!(text.matches("[WARNING] runs the command").count(), 4, "{text}");
+    assert!(text.contains("only with --allow-commands"), "{text}");
+    let (cmd, _) = run_with_jtl(&run, &file, Some(port));
+    cmd.run().assert_exit(0);
+    for name in names {
+        assert_eq!(server.requests_to(&format!("/after/{name}/false")), 2, "{name}");
+        let row = label(&run.summary(), name);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (2, 2), "{name}: {row:#}");
+    }
+    assert_eq!(server.requests(), 8);
+    let strict = Stampede::new().arg("run").arg(&file).args(["-q", "--strict"]).run();
+    assert_eq!(strict.status.code(), Some(2), "{}", strict.stderr_str());
+
+    // With it: run as JMeter runs them (a server of its own counts this run).
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let port = server.addr().port();
+    let run2 = TempRun::new("sysreq-os-process-allowed");
+    let file = run2.write("plan.jmx", jmx_plan(1, "2", &body));
+    let out = Stampede::new().arg("check").arg(&file).arg("--allow-commands").run();
+    out.assert_exit(0);
+    assert!(!out.stdout_str().contains("[WARNING]"), "{}", out.stdout_str());
+    let started = std::time::Instant::now();
+    let (cmd, jtl) = run_with_jtl(&run2, &file, Some(port));
+    cmd.arg("--allow-commands").run().assert_exit(0);
+    assert!(started.elapsed() < std::time::Duration::from_secs(4), "the timeout cut `sleep 5`");
+    let s = run2.summary();
+    for (name, ok) in [("echo", true), ("exit3ok", true), ("exit3bad", false), ("slow", false)] {
+        assert_eq!(server.requests_to(&format!("/after/{name}/{ok}")), 2, "{name}");
+        let row = label(&s, name);
+        assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (2, if ok { 0 } else { 2 }), "{name}: {row:#}");
+    }
+    assert_eq!(server.requests(), 8);
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    let with = |needle: &str| rows.lines().filter(|l| l.contains(needle)).count();
+    assert_eq!(with(",exit3ok,3,OK,"), 2, "{rows}");
+    assert_eq!(with(",exit3bad,3,Unexpected return code.  Expected [0]. Actual [3].,"), 2, "{rows}");
+    assert_eq!(with(",slow,500,Process timeout reached after 200 milliseconds,"), 2, "{rows}");
 }

@@ -25,9 +25,9 @@ mod socket;
 #[cfg(test)]
 mod support;
 mod sync;
+mod synthetic;
 #[cfg(test)]
 mod sysreq_tests;
-mod synthetic;
 mod thread_group;
 mod timer;
 pub mod tree;

@@ -3,8 +3,8 @@
 //! them; see [`crate::plan::socket`].
 
 use super::*;
-use crate::plan::socket::{HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::process::OsProcess;
+use crate::plan::socket::{HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::synthetic::java_long_decode;
 
 /// The samplers, by class.

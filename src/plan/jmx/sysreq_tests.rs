@@ -84,3 +84,33 @@ fn a_tcp_sampler_with_an_unknown_client_class_loads_failing_each_sample() {
     });
     assert!(missing, "{:?}", plan.scenarios[0].flow);
 }
+
+fn os_process(args: &str) -> String {
+    format!(
+        r#"<SystemSampler testclass="SystemSampler" testname="os" enabled="true"><stringProp name="SystemSampler.command">curl</stringProp><elementProp name="SystemSampler.arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">{args}</collectionProp></elementProp><elementProp name="SystemSampler.environment" elementType="Arguments"><collectionProp name="Arguments.arguments"><elementProp name="TOKEN" elementType="Argument"><stringProp name="Argument.name">TOKEN</stringProp><stringProp name="Argument.value">env-secret-1</stringProp></elementProp></collectionProp></elementProp></SystemSampler><hashTree/>"#
+    )
+}
+
+/// An OS Process Sampler loads; without `--allow-commands` it warns naming the flag (and
+/// `--strict` refuses it), with it it is supported; neither its arguments nor its environment
+/// appear in the report or the resolved plan.
+#[test]
+fn an_os_process_sampler_runs_only_with_allow_commands_and_shows_no_arguments() {
+    let arg = r#"<elementProp name="" elementType="Argument"><stringProp name="Argument.value">-H Authorization: arg-secret-2</stringProp></elementProp>"#;
+    let text = plan_of(&os_process(arg));
+    let i = inspect_text(&text);
+    assert!(i.problems.is_empty(), "{:?}", i.problems);
+    let (status, note) = status_of(&i, "os");
+    assert_eq!(status, Status::Warning);
+    assert!(note.contains("`curl` only with --allow-commands"), "{note}");
+    let strict = inspect(&text, Path::new("t.jmx"), &Options { strict: true, ..Default::default() });
+    assert_eq!(strict.problems.len(), 1, "{:?}", strict.problems);
+    let allowed = inspect(&text, Path::new("t.jmx"), &Options { allow_commands: true, ..Default::default() });
+    let (status, note) = status_of(&allowed, "os");
+    assert_eq!(status, Status::Supported, "{note}");
+    let shown = serde_json::to_string(allowed.plan.as_ref().unwrap()).unwrap();
+    for secret in ["arg-secret-2", "env-secret-1"] {
+        assert!(!shown.contains(secret) && !note.contains(secret), "{shown}");
+    }
+    assert!(shown.contains("<1 arguments>"), "{shown}");
+}

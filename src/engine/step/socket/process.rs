@@ -28,8 +28,11 @@ impl VirtualUser {
         let mut o = Outcome::new();
         let command = p.command.render_string(&mut self.vars);
         let args: Vec<String> = p.arguments.iter().map(|a| a.render_string(&mut self.vars)).collect();
-        let env: Vec<(String, String)> =
-            p.environment.iter().map(|(n, v)| (n.render_string(&mut self.vars), v.render_string(&mut self.vars))).collect();
+        let env: Vec<(String, String)> = p
+            .environment
+            .iter()
+            .map(|(n, v)| (n.render_string(&mut self.vars), v.render_string(&mut self.vars)))
+            .collect();
         let dir = match p.directory.render_string(&mut self.vars) {
             d if d.is_empty() => p.plan_dir.clone(),
             d => java_absolute(&d),
@@ -107,6 +110,31 @@ fn java_os_error(e: &std::io::Error) -> String {
     }
 }
 
+/// A pipe (reading end as a file), both ends closed on exec: the child gets its writing end
+/// only as its output. (`std::io::pipe` is newer than the crate's MSRV.)
+fn pipe() -> std::io::Result<(std::fs::File, std::os::fd::OwnedFd)> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // Atomically close-on-exec where the system can: another user's command started at the
+    // same moment must not inherit the writing end (its output would not end with ours).
+    // SAFETY: `fds` has room for the two descriptors pipe writes.
+    #[cfg(target_os = "linux")]
+    let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    #[cfg(not(target_os = "linux"))]
+    let made = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    if made != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: pipe succeeded: both are new descriptors, each owned here once.
+    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    #[cfg(not(target_os = "linux"))]
+    for fd in &fds {
+        // SAFETY: `fd` is open (owned above); F_SETFD only sets its close-on-exec flag.
+        unsafe { libc::fcntl(*fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok((std::fs::File::from(r), w))
+}
+
 /// SystemSampler's message for what SystemCommand throws.
 fn exception(what: String) -> (ErrorKind, String) {
     (ErrorKind::Io, format!("Exception occurred whilst executing system call: {what}"))
@@ -170,7 +198,7 @@ fn run(
                 (f.into(), same.into())
             }
             None => {
-                let (r, w) = std::io::pipe()?;
+                let (r, w) = pipe()?;
                 reader = Some(r);
                 let same = w.try_clone()?;
                 (w.into(), same.into())
