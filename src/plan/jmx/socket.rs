@@ -85,13 +85,6 @@ impl Cx {
                               the bytes received those of the response text"
                 .to_string()];
         let mut status = Status::Supported;
-        if matches!(client, TcpClient::Missing { .. }) {
-            status = Status::Warning;
-            notes = vec![format!(
-                "the TCP client class `{class}` is not one of JMeter's own: JMeter loads it and each sample \
-                 connects, then fails (500 \"Protocol handler not found\"), sending nothing"
-            )];
-        }
         if let Some(cs) = prop(self, "tcp.charset").filter(|c| !c.eq_ignore_ascii_case("UTF-8")) {
             status = Status::Partial;
             notes.push(format!("text is sent and read as UTF-8, not `tcp.charset` {cs}"));
@@ -103,6 +96,14 @@ impl Cx {
         if prop(self, "tcp.status.properties").is_some_and(|p| !p.is_empty()) {
             status = Status::Partial;
             notes.push("the messages of `tcp.status.properties` are not read".into());
+        }
+        // Last: what happens at run time wins over what is partial.
+        if matches!(client, TcpClient::Missing { .. }) {
+            status = Status::Warning;
+            notes = vec![format!(
+                "the TCP client class `{class}` is not one of JMeter's own: JMeter loads it and each sample \
+                 connects, then fails (500 \"Protocol handler not found\"), sending nothing"
+            )];
         }
         let tcp = Tcp {
             server: t(self, "TCPSampler.server")?,

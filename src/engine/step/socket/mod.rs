@@ -7,7 +7,7 @@ mod dns;
 mod process;
 mod wire;
 
-use super::super::response::{apply_rules, Response, Rules};
+use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
@@ -122,7 +122,11 @@ impl VirtualUser {
                 // The sampler's name as rendered before it samples (JMeter's sample label).
                 let label = self.sample_label(s.label);
                 let o = match &s.kind {
-                    SocketKind::Tcp(t) => self.tcp(t).await,
+                    SocketKind::Tcp(t) => {
+                        // JMeter's sampler data, made only for what reads it.
+                        let data = !s.scripts.is_empty() || self.keep_prev || reads_request_data(&s.checks);
+                        self.tcp(t, data).await
+                    }
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
                     SocketKind::Udp(u) => self.udp(u).await,
                     SocketKind::Process(p) => self.os_process(p).await,
@@ -207,7 +211,7 @@ impl VirtualUser {
     }
 
     /// JMeter's TCPSampler.sample with its client class.
-    async fn tcp(&mut self, t: &Tcp) -> Outcome {
+    async fn tcp(&mut self, t: &Tcp, data: bool) -> Outcome {
         let mut o = Outcome::new();
         let server = t.server.render_string(&mut self.vars);
         let port = java_int(&t.port.render_string(&mut self.vars));
@@ -220,14 +224,16 @@ impl VirtualUser {
         }
         .map(|e| e as i8 as u8);
         // TCPSampler.sample: this until a handler sends, then the request.
-        o.sampler_data = format!(
-            "Host: {server} Port: {port}\nReuse: {} Close: {}\n[SOLINGER: {} EOL: {} noDelay: {}]",
-            t.reuse,
-            t.close,
-            java_int(&t.so_linger.render_string(&mut self.vars)),
-            t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.vars))),
-            t.nodelay
-        );
+        if data {
+            o.sampler_data = format!(
+                "Host: {server} Port: {port}\nReuse: {} Close: {}\n[SOLINGER: {} EOL: {} noDelay: {}]",
+                t.reuse,
+                t.close,
+                java_int(&t.so_linger.render_string(&mut self.vars)),
+                t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.vars))),
+                t.nodelay
+            );
+        }
         let key = format!("TCP#{server}#{port}#{}", t.user);
         let cached = if t.reuse { self.sockets().tcp.remove(&key) } else { None };
         let mut stream = match cached {
@@ -267,7 +273,9 @@ impl VirtualUser {
             }
             return o;
         }
-        o.sampler_data = request.clone();
+        if data {
+            o.sampler_data = request.clone();
+        }
         let _ = stream.set_nodelay(t.nodelay);
         let result = self.tcp_exchange(&mut stream, t, &request, eol, timeout, &mut o).await;
         o.end = Some(Instant::now());
