@@ -1056,6 +1056,9 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
         skip_unsupported: job.skip_unsupported,
         lenient_files: false,
         strict: false,
+        // The controller's --allow-commands is not the agent machine's owner's consent: an
+        // OS Process Sampler's samples fail unrun on an agent.
+        allow_commands: false,
     };
     let mut plan = Plan::load_with(&files.join(&job.plan), &opts).map_err(|e| e.to_string())?.plan;
     let overrides = Overrides {

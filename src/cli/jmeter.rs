@@ -131,7 +131,13 @@ struct Invocation {
     /// `-L [category=]level`: accepted (stampede has one log); a level JMeter does not know is
     /// warned of, as JMeter does.
     log_levels: Vec<String>,
+    /// `--allow-commands`, stampede's own: OS Process Samplers run their commands.
+    allow_commands: bool,
 }
+
+/// stampede's own option, which JMeter has not: JMeter runs an OS Process Sampler's command
+/// unasked; stampede only when told.
+const ALLOW_COMMANDS: &str = "allow-commands";
 
 fn usage(msg: String) -> Error {
     Error::Usage(format!("{msg} (`stampede jmeter -?` lists JMeter's options)"))
@@ -146,6 +152,10 @@ fn parse(args: &[String]) -> Result<Invocation, Error> {
     while i < args.len() {
         let arg = &args[i];
         i += 1;
+        if arg.strip_prefix("--") == Some(ALLOW_COMMANDS) {
+            inv.allow_commands = true;
+            continue;
+        }
         if let Some(long) = arg.strip_prefix("--").filter(|l| !l.is_empty()) {
             let (name, inline) = match long.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
@@ -300,6 +310,9 @@ fn help() -> String {
         };
         s.push_str(&format!("  -{}, --{}{arg}\n      {what}\n", o.short, o.long));
     }
+    s.push_str(&format!(
+        "\nstampede's own:\n  --{ALLOW_COMMANDS}\n      let OS Process Samplers run their commands (without it each of their samples fails)\n"
+    ));
     s
 }
 
@@ -696,6 +709,7 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
     let mut args = RunArgs { plan: Some(plan), out: Some(out.clone()), ..Default::default() };
     // Resolved here in JMeter's order, an empty one a real "": not -J to be read again.
     args.plan_args.resolved_properties = props.clone();
+    args.plan_args.allow_commands = inv.allow_commands;
     args.jtl = inv.results.iter().cloned().collect();
     args.delete_results = inv.force;
     if let Some(agents) = agents {
@@ -852,6 +866,14 @@ mod tests {
         assert_eq!(inv.log_levels, vec!["jmeter=DEBUG".to_string(), "INFO".to_string()]);
         assert_eq!(inv.addprops.len(), 2);
         assert!(inv.force && inv.report_at_end && inv.report_dir == Some(PathBuf::from("rep")));
+    }
+
+    /// stampede's own `--allow-commands` is taken beside JMeter's options; JMeter has no such.
+    #[test]
+    fn allow_commands_is_stampedes_own_option() {
+        assert!(parse(&args("-n -t p.jmx --allow-commands")).unwrap().allow_commands);
+        assert!(!parse(&args("-n -t p.jmx")).unwrap().allow_commands);
+        assert!(help().contains("--allow-commands"));
     }
 
     #[test]

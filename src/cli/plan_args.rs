@@ -25,6 +25,10 @@ pub struct PlanArgs {
     /// sample fails, an undefined variable read as 0...), which otherwise is a warning; for CI.
     #[arg(long)]
     pub strict: bool,
+    /// JMX: let OS Process Samplers run their commands on this machine. Without it each of
+    /// their samples fails unrun, so that a plan from elsewhere runs no command unasked.
+    #[arg(long)]
+    pub allow_commands: bool,
     /// Properties already resolved in their order (`stampede jmeter`'s files and `-J`): set as
     /// they are, before `-J`, an empty one kept as "".
     #[arg(skip)]
@@ -33,8 +37,12 @@ pub struct PlanArgs {
 
 impl PlanArgs {
     pub fn load_options(&self) -> Result<LoadOptions, Error> {
-        let mut opts =
-            LoadOptions { skip_unsupported: self.skip_unsupported, strict: self.strict, ..Default::default() };
+        let mut opts = LoadOptions {
+            skip_unsupported: self.skip_unsupported,
+            strict: self.strict,
+            allow_commands: self.allow_commands,
+            ..Default::default()
+        };
         for f in &self.property_files {
             let text = std::fs::read_to_string(f)
                 .map_err(|e| Error::Usage(format!("cannot read properties file {}: {e}", f.display())))?;

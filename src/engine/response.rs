@@ -216,6 +216,8 @@ struct Fields<'r, 'a> {
     sent: &'r [u8],
     /// Its header lines, `Name: value` each ending in a newline, when a check asks for them.
     request_headers: Option<String>,
+    /// JMeter's sampler data of the request, when a check asks for it.
+    request_data: Option<String>,
     url: &'r str,
     limit: u64,
     body: Option<Cow<'a, str>>,
@@ -252,7 +254,9 @@ impl<'a> Fields<'_, 'a> {
                 self.unescaped.as_deref().unwrap_or_default()
             }
             Field::Headers => self.headers.get_or_insert_with(|| self.resp.headers_text()),
+            Field::RequestHeaders if self.url.is_empty() => "",
             Field::RequestHeaders => self.request_headers.get_or_insert_with(|| request_headers(self.sent)),
+            Field::RequestData => self.request_data.get_or_insert_with(|| request_data(self.sent, self.url)),
             Field::Url => self.url,
             Field::Status => &self.status,
             Field::Message => self.resp.message(),
@@ -289,6 +293,60 @@ pub(super) fn request_headers(sent: &[u8]) -> String {
     out
 }
 
+/// JMeter's sampler data (`SampleResult.getSamplerData`), what a Response Assertion on "Request
+/// Data" reads. For HTTP (`url` not empty; HTTPSampleResult.getSamplerData) the method and URL,
+/// then — but for HEAD, OPTIONS and TRACE — `METHOD data:` and the body as sent (the encoded
+/// form, the raw body; empty without one), then the cookies the request carried
+/// (`Cookie Data:`) or `[no cookies]`. A sample made without HTTP passes its sampler data
+/// itself as `sent`.
+pub(super) fn request_data(sent: &[u8], url: &str) -> String {
+    if url.is_empty() {
+        return String::from_utf8_lossy(sent).into_owned();
+    }
+    let (head, body) = match memchr::memmem::find(sent, b"\r\n\r\n") {
+        Some(i) => (&sent[..i], &sent[i + 4..]),
+        None => (sent, &[][..]),
+    };
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.split("\r\n");
+    let method = lines.next().and_then(|l| l.split(' ').next()).unwrap_or_default();
+    let cookies: Vec<&str> = lines
+        .filter_map(|l| l.split_once(':'))
+        .filter(|(n, _)| n.trim().eq_ignore_ascii_case("cookie"))
+        .map(|(_, v)| v.trim())
+        .collect();
+    let mut out = format!("{method} {url}\n");
+    if !matches!(method, "HEAD" | "OPTIONS" | "TRACE") {
+        out.push_str(&format!("\n{method} data:\n"));
+        out.push_str(&String::from_utf8_lossy(body));
+        out.push('\n');
+    }
+    if cookies.is_empty() {
+        out.push_str("\n[no cookies]");
+    } else {
+        out.push_str("\nCookie Data:\n");
+        out.push_str(&cookies.join("; "));
+    }
+    out.push('\n');
+    out
+}
+
+/// Whether a check reads the request data: a sampler without HTTP makes its sampler data only
+/// then.
+pub(super) fn reads_request_data(checks: &[crate::plan::Check]) -> bool {
+    fn reads(t: &CheckTest) -> bool {
+        match t {
+            CheckTest::Contains { field, .. }
+            | CheckTest::Equals { field, .. }
+            | CheckTest::Matches { field, .. }
+            | CheckTest::MatchesTemplate { field, .. } => *field == Field::RequestData,
+            CheckTest::Any(all) => all.iter().any(reads),
+            _ => false,
+        }
+    }
+    checks.iter().any(|c| reads(&c.test))
+}
+
 /// What a text check reads: a part of the response, or a user's variable as it is now.
 fn subject<'s>(f: &'s mut Fields<'_, '_>, u: &'s UserVars, field: Field) -> &'s str {
     match field {
@@ -298,7 +356,8 @@ fn subject<'s>(f: &'s mut Fields<'_, '_>, u: &'s UserVars, field: Field) -> &'s 
 }
 
 /// A JMeter assertion on an empty variable passes only when negated, whatever its patterns
-/// (`ResponseAssertion`: "Not should always succeed against an empty result").
+/// (`ResponseAssertion`: "Not should always succeed against an empty result"); so does one on
+/// empty request data (a sampler that sets none).
 fn empty_var(u: &UserVars, field: Field) -> bool {
     matches!(field, Field::Var(v) if u.get(v).is_empty() || u.is_unset(v))
 }
@@ -418,6 +477,7 @@ fn var_fields<'r, 'a>(resp: &'r Response<'a>, text: String) -> Fields<'r, 'a> {
         resp,
         sent: &[],
         request_headers: None,
+        request_data: None,
         url: "",
         limit: u64::MAX,
         body: Some(Cow::Owned(text)),
@@ -659,6 +719,7 @@ pub(super) fn apply_rules(
         resp,
         sent,
         request_headers: None,
+        request_data: None,
         url,
         limit: spec.limit,
         body: None,
@@ -860,7 +921,7 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
         | CheckTest::Equals { field, negate, .. }
         | CheckTest::Matches { field, negate, .. }
         | CheckTest::MatchesTemplate { field, negate, .. }
-            if empty_var(u, *field) =>
+            if empty_var(u, *field) || (*field == Field::RequestData && f.text(*field).is_empty()) =>
         {
             *negate
         }
@@ -1282,5 +1343,28 @@ mod tests {
         assert_eq!(r.header("location"), Some("/final"));
         assert_eq!(r.cookie("SID"), Some("abc"));
         assert!(r.headers_text().contains("Set-Cookie: SID=abc"));
+    }
+}
+
+#[cfg(test)]
+mod request_data_tests {
+    use super::*;
+
+    /// HTTPSampleResult.getSamplerData as JMeter 5.6.3 gives it (its XML results: method,
+    /// URL, `queryString` and `cookies`): the body part for every method but HEAD, OPTIONS
+    /// and TRACE, the Cookie header's value or `[no cookies]`.
+    #[test]
+    fn http_request_data_is_jmeters_sampler_data() {
+        let post = b"POST /form HTTP/1.1\r\nHost: h\r\nCookie: SID=s1; b=2\r\nContent-Length: 9\r\n\r\nk=v+w&n=1";
+        assert_eq!(
+            request_data(post, "http://h/form"),
+            "POST http://h/form\n\nPOST data:\nk=v+w&n=1\n\nCookie Data:\nSID=s1; b=2\n"
+        );
+        let get = b"GET /g?q=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+        assert_eq!(request_data(get, "http://h/g?q=1"), "GET http://h/g?q=1\n\nGET data:\n\n\n[no cookies]\n");
+        let head = b"HEAD /h HTTP/1.1\r\nHost: h\r\ncookie: a=1\r\n\r\n";
+        assert_eq!(request_data(head, "http://h/h"), "HEAD http://h/h\n\nCookie Data:\na=1\n");
+        // A sample made without HTTP passes its own sampler data.
+        assert_eq!(request_data(b"hi\n", ""), "hi\n");
     }
 }

@@ -18,6 +18,7 @@ pub mod jregex;
 pub mod jsonpath;
 pub mod managers;
 pub mod markup;
+pub mod process;
 mod quick;
 pub mod request;
 pub mod script_host;
@@ -382,6 +383,9 @@ pub struct LoadOptions {
     pub lenient_files: bool,
     /// JMX: refuse what JMeter loads but that goes wrong at run time (`--strict`).
     pub strict: bool,
+    /// JMX: OS Process Samplers run their commands (`--allow-commands`); without it each of
+    /// their samples fails, so that a plan from elsewhere runs nothing on this machine unasked.
+    pub allow_commands: bool,
 }
 
 /// What reading a plan file found (`stampede check`): the plan or the error `run` gives, every
@@ -472,6 +476,7 @@ impl Plan {
                     skip_unsupported: opts.skip_unsupported,
                     lenient_files: opts.lenient_files,
                     strict: opts.strict,
+                    allow_commands: opts.allow_commands,
                 };
                 let i = jmx::inspect(&text, path, &jopts);
                 let plan = match i.plan {

@@ -586,6 +586,8 @@ pub enum Field {
     Headers,
     /// The request headers as sent, as `Name: value` lines.
     RequestHeaders,
+    /// JMeter's sampler data: for HTTP the method and URL, the body, the cookies sent.
+    RequestData,
     /// The URL of the request that got the response.
     Url,
     /// The status code as text.

@@ -40,6 +40,8 @@ pub enum SocketKind {
     HttpRaw(Box<HttpRaw>),
     Udp(Box<Udp>),
     Ftp(Box<Ftp>),
+    /// JMeter's OS Process Sampler: not a socket, but its result is made as theirs are.
+    Process(Box<super::process::OsProcess>),
 }
 
 /// JMeter's TCPSampler with its client class. Every text field is rendered when the sample
@@ -60,6 +62,8 @@ pub struct Tcp {
     pub reuse: bool,
     pub close: bool,
     pub nodelay: bool,
+    /// `TCPSampler.soLinger`, read only for the sampler data JMeter shows before it sends.
+    pub so_linger: Template,
     /// Read timeout (SO_TIMEOUT) and connect timeout, ms; 0: none.
     pub timeout: Template,
     pub connect_timeout: Template,
@@ -83,6 +87,10 @@ pub enum TcpClient {
     /// LengthPrefixedBinaryTCPClientImpl: hex, each message after its length in `prefix`
     /// big-endian bytes (`tcp.binarylength.prefix.length`, 2).
     LengthPrefixed { prefix: usize },
+    /// A class that is none of JMeter's: JMeter loads the plan (TCPSampler.getProtocol logs
+    /// "Could not find protocol class") and each sample connects, then fails with 500
+    /// "Protocol handler not found" (the check message), sending nothing.
+    Missing { failure: super::request::CheckId },
 }
 
 /// The plugins' HTTP Raw Request (`kg.apc.jmeter.samplers.HTTPRawSampler`).

@@ -25,6 +25,9 @@ pub struct Synthetic {
     pub body: SyntheticBody,
     /// The request data: its length is the bytes sent (JavaTest's `SamplerData`).
     pub sent: Option<Template>,
+    /// JMeter's sampler data, read by a Response Assertion on "Request Data" (none: empty).
+    #[serde(skip)]
+    pub data: Option<Template>,
     pub elapsed: Elapsed,
     /// Latency and connect time in ms (the Dummy Sampler's); a value that is not a whole
     /// number is 0, as the plugin reads it.

@@ -128,6 +128,10 @@
 //!   properties, a missing file, an empty delimiter), the Parameterized Controller.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
+//! - `jmx_sysreq_s3`: a Response Assertion on "Request Data" reads JMeter's sampler data (HTTP
+//!   method, URL, body, cookies; a TCP request); an If condition that does not parse is false;
+//!   a TCP Sampler with an unknown client class connects and fails each sample; the OS Process
+//!   Sampler runs its command only with `--allow-commands` (#32).
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
 //!   empty default leaves its `${name}` sent as it is; headers as a Regular Expression Extractor
 //!   sees them (status line first, `\n` lines as sent), the Location-based redirect flow of a
@@ -215,6 +219,7 @@ mod jmx_small2;
 mod jmx_socket;
 mod jmx_sync;
 mod jmx_sync_timer;
+mod jmx_sysreq_s3;
 mod jmx_tg;
 mod jmx_unset;
 mod jmx_websocket;

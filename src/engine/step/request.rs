@@ -461,7 +461,7 @@ impl VirtualUser {
                 sent_bytes: total.bytes_sent,
                 content_type: resp.header("content-type").unwrap_or_default().to_string(),
                 data_type: "text".into(),
-                sampler_data: format!("{} {final_url}", spec.method),
+                sampler_data: super::super::response::request_data(sent, &final_url),
                 start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()

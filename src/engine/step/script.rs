@@ -177,7 +177,15 @@ impl VirtualUser {
         let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.after, limit: u64::MAX };
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(b"", &state.data, status);
-            apply_rules(rules, &resp, &[], "", end - start, state.data.len() as u64, &mut this.vars)
+            apply_rules(
+                rules,
+                &resp,
+                state.sampler_data.as_bytes(),
+                "",
+                end - start,
+                state.data.len() as u64,
+                &mut this.vars,
+            )
         };
         let error = self.after_in_order(after, &mut state, error, rules).await;
         let mut sample = Sample {

@@ -2,7 +2,7 @@
 //! sampler does, makes up its response, runs the extractors and assertions of its scope on it,
 //! and records one sample, in the transaction groups around it as a request's.
 
-use super::super::response::{apply_rules, Response, Rules};
+use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
@@ -58,10 +58,16 @@ impl VirtualUser {
         } else {
             Some(ErrorKind::Check(x.failure.0))
         };
+        let data = match &x.data {
+            Some(t) if !x.scripts.is_empty() || self.keep_prev || reads_request_data(&x.checks) => {
+                t.render_string(&mut self.vars)
+            }
+            _ => String::new(),
+        };
         if x.scripts.is_empty() && (!x.extract.is_empty() || !x.checks.is_empty()) {
             let resp = Response::new(b"", body.as_bytes(), status);
             let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
-            let failed = apply_rules(rules, &resp, &[], "", elapsed, body.len() as u64, &mut self.vars);
+            let failed = apply_rules(rules, &resp, data.as_bytes(), "", elapsed, body.len() as u64, &mut self.vars);
             error = error.or(failed);
         }
         let ms = |t: &Option<crate::plan::Template>, vars: &mut crate::engine::session::UserVars| {
@@ -82,6 +88,7 @@ impl VirtualUser {
                 message: if error.is_none() { "OK".into() } else { String::new() },
                 data: body.clone().into_bytes(),
                 data_type: "text".into(),
+                sampler_data: data,
                 elapsed_ms: elapsed.as_millis() as u64,
                 bytes: body.len() as u64,
                 sent_bytes: sent,
@@ -93,7 +100,8 @@ impl VirtualUser {
                 let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
                 let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
                     let resp = Response::new(b"", &state.data, status);
-                    apply_rules(rules, &resp, &[], "", elapsed, state.data.len() as u64, &mut this.vars)
+                    let data = state.sampler_data.as_bytes();
+                    apply_rules(rules, &resp, data, "", elapsed, state.data.len() as u64, &mut this.vars)
                 };
                 (error, code_message) = self.scripts_after(after, &mut state, error, &mut label, x.label, rules).await;
                 if code_message.is_some() {

@@ -336,7 +336,7 @@ impl Cx {
             // With scope "JMeter Variable" the field is not read.
             _ if c.text("Assertion.scope") == Some("variable") => (Field::Body, "body"),
             "Assertion.request_headers" => (Field::RequestHeaders, "request headers"),
-            "Assertion.request_data" => return Ok(Err("field `Assertion.request_data` cannot be checked".into())),
+            "Assertion.request_data" => (Field::RequestData, "request data"),
             // ResponseAssertion.getStringToCheck: any other field is the URL.
             _ => (Field::Url, "URL"),
         };

@@ -173,6 +173,21 @@ impl Cx {
                         let t = template::compile(&last, &mut self.b.sym, &describe(c)).map_err(|m| self.err(c, m))?;
                         (last, condition::Condition::NotFalse(t))
                     }
+                    // An If condition whose script does not parse: JMeter's IfController logs
+                    // "error while processing" at each evaluation and reads false (a function's
+                    // script that fails reads blank, not `true`), so the children never run.
+                    Err(e) if is_if && e.is_script_syntax() => {
+                        let what = format!(
+                            "the condition `{raw}` fails ({e}): JMeter reads it as false at each evaluation, its children never run"
+                        );
+                        self.warn(c, depth, what);
+                        let then = self.controller_body(&c.children, scope, depth + 1)?;
+                        let condition = flow::Cond {
+                            src: raw.to_string(),
+                            expr: condition::Condition::Truthy(Template::literal("")),
+                        };
+                        return Ok(vec![Step::If(Box::new(flow::If { condition, then, otherwise: Vec::new() }))]);
+                    }
                     Err(e) => {
                         self.unsupported(c, depth, &format!("the condition `{raw}` cannot be evaluated: {e}"));
                         return Ok(Vec::new());
@@ -939,12 +954,13 @@ mod tests {
             })
             .collect();
         assert_eq!(texts, ["false", "true", "true"]);
-        let e =
+        // A function whose script does not parse reads blank in JMeter: the If is false (#32).
+        let (_, report) =
             read(&plan(ifc("${__groovy(vars.get(&quot;x&quot;) != )}", true)), Path::new("t.jmx"), &Options::default())
-                .map(|_| ())
-                .unwrap_err()
-                .to_string();
-        assert!(e.contains("cannot run its groovy script: line 1, column"), "{e}");
+                .unwrap();
+        let r = report.iter().find(|r| r.class == "IfController").unwrap();
+        assert_eq!(r.status, Status::Warning);
+        assert!(r.note.contains("cannot run its groovy script: line 1, column"), "{}", r.note);
     }
 
     /// Runtime, Critical Section and Random Order controllers compile to their ops: each sampler

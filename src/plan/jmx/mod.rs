@@ -26,6 +26,8 @@ mod socket;
 mod support;
 mod sync;
 mod synthetic;
+#[cfg(test)]
+mod sysreq_tests;
 mod thread_group;
 mod timer;
 pub mod tree;
@@ -56,6 +58,8 @@ pub struct Options {
     /// A data or body file that is missing or malformed is reported, not an error (for
     /// `check`, which shows a plan whose files are elsewhere).
     pub lenient_files: bool,
+    /// `--allow-commands`: an OS Process Sampler runs its command (else each sample fails).
+    pub allow_commands: bool,
 }
 
 /// What reading a `.jmx` found: every element with its status, every problem, and the plan
@@ -118,6 +122,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         skip: opts.skip_unsupported,
         strict: opts.strict,
         lenient: opts.lenient_files,
+        allow_commands: opts.allow_commands,
         unsupported: Vec::new(),
         errors: Vec::new(),
         needs: Vec::new(),
@@ -324,6 +329,8 @@ struct Cx {
     /// `--strict`: each warning is a problem too.
     strict: bool,
     lenient: bool,
+    /// `--allow-commands`: OS Process Samplers run their commands.
+    allow_commands: bool,
     /// The whole test plan, for Module Controllers to find their target.
     root: El,
     /// Modules and includes being expanded, against a module that contains itself.

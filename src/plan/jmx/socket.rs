@@ -3,6 +3,7 @@
 //! Raw Data Source pre-processor that feeds them; see [`crate::plan::socket`].
 
 use super::*;
+use crate::plan::process::OsProcess;
 use crate::plan::socket::{
     Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec,
 };
@@ -14,6 +15,7 @@ pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
     ("FTPSampler", Cx::ftp_sampler),
     ("kg.apc.jmeter.samplers.HTTPRawSampler", Cx::http_raw_sampler),
     ("kg.apc.jmeter.samplers.UDPSampler", Cx::udp_sampler),
+    ("SystemSampler", Cx::os_process_sampler),
 ];
 
 /// The pre-processor, by class (the TCP Sampler Config is a `ConfigTestElement`, read through
@@ -140,8 +142,8 @@ impl Cx {
                 (TcpClient::LengthPrefixed { prefix }, 1000)
             }
             _ => {
-                self.unsupported(c, depth, &format!("the TCP client class `{class}` is not one of JMeter's own"));
-                return Ok(Vec::new());
+                let failure = self.b.check(format!("{}: Protocol handler not found", c.name));
+                (TcpClient::Missing { failure }, 1000)
             }
         };
         let t = |cx: &mut Self, name: &str| cx.tmpl(c, &text(name));
@@ -166,6 +168,14 @@ impl Cx {
             status = Status::Partial;
             notes.push("the messages of `tcp.status.properties` are not read".into());
         }
+        // Last: what happens at run time wins over what is partial.
+        if matches!(client, TcpClient::Missing { .. }) {
+            status = Status::Warning;
+            notes = vec![format!(
+                "the TCP client class `{class}` is not one of JMeter's own: JMeter loads it and each sample \
+                 connects, then fails (500 \"Protocol handler not found\"), sending nothing"
+            )];
+        }
         let tcp = Tcp {
             server: t(self, "TCPSampler.server")?,
             port: t(self, "TCPSampler.port")?,
@@ -176,6 +186,7 @@ impl Cx {
             reuse: flag("TCPSampler.reUseConnection", true),
             close: flag("TCPSampler.closeConnection", false),
             nodelay: flag("TCPSampler.nodelay", false),
+            so_linger: t(self, "TCPSampler.soLinger")?,
             timeout: t(self, "TCPSampler.timeout")?,
             connect_timeout: t(self, "TCPSampler.ctimeout")?,
             user: format!(
@@ -187,6 +198,78 @@ impl Cx {
             status_suffix: prop(self, "tcp.status.suffix").unwrap_or_default(),
         };
         self.socket_steps(c, scope, depth, SocketKind::Tcp(Box::new(tcp)), status, notes.join("; "))
+    }
+
+    /// JMeter's OS Process Sampler (`SystemSampler`): run by the socket family's engine, which
+    /// makes a result (code, message, data) as SystemSampler does; only with
+    /// `--allow-commands`.
+    pub(super) fn os_process_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
+        let t = |cx: &mut Self, name: &str| cx.tmpl(c, c.text_or_empty(name));
+        let rows = |name: &str| -> Vec<(String, String)> {
+            let Some(a) = c.nested(name) else { return Vec::new() };
+            a.collection("Arguments.arguments")
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|p| match &p.value {
+                    Value::Element { props, .. } => Some((
+                        props.text_or_empty("Argument.name").to_string(),
+                        props.text_or_empty("Argument.value").to_string(),
+                    )),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut arguments = Vec::new();
+        for (_, v) in rows("SystemSampler.arguments") {
+            arguments.push(self.tmpl(c, &v)?);
+        }
+        let mut environment = Vec::new();
+        for (n, v) in rows("SystemSampler.environment") {
+            environment.push((self.tmpl(c, &n)?, self.tmpl(c, &v)?));
+        }
+        let command = c.text_or_empty("SystemSampler.command").to_string();
+        let allowed = self.allow_commands;
+        let refused = self.b.check(format!("{}: commands run only with --allow-commands", c.name));
+        let unexpected = self.b.check(format!("{}: Unexpected return code", c.name));
+        let plan_dir = self.file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let plan_dir = std::path::absolute(&plan_dir).unwrap_or(plan_dir);
+        let p = OsProcess {
+            command: self.tmpl(c, &command)?,
+            arguments,
+            environment,
+            directory: t(self, "SystemSampler.directory")?,
+            plan_dir,
+            stdin: t(self, "SystemSampler.stdin")?,
+            stdout: t(self, "SystemSampler.stdout")?,
+            stderr: t(self, "SystemSampler.stderr")?,
+            check_return_code: c.flag("SystemSampler.checkReturnCode").unwrap_or(false),
+            expected_return_code: t(self, "SystemSampler.expectedReturnCode")?,
+            timeout: t(self, "SystemSampler.timeout")?,
+            allowed,
+            refused,
+            unexpected,
+        };
+        // The program only: its arguments may hold secrets.
+        let (status, note) = if allowed {
+            (
+                Status::Supported,
+                format!(
+                    "runs `{command}` with {} argument(s) on this machine (--allow-commands): the response is its output, \
+                     the code its exit code",
+                    p.arguments.len()
+                ),
+            )
+        } else {
+            (
+                Status::Warning,
+                format!(
+                    "runs the command `{command}` only with --allow-commands: without it each sample fails unrun \
+                     (\"{}: commands run only with --allow-commands\")",
+                    c.name
+                ),
+            )
+        };
+        self.socket_steps(c, scope, depth, SocketKind::Process(Box::new(p)), status, note)
     }
 
     /// The plugins' HTTP Raw Request: the data sent as it is, then the file; the response read
@@ -361,8 +444,8 @@ mod tests {
     }
 
     /// The client class: empty is `tcp.handler` (TCPClientImpl); JMeter's package may be left
-    /// out; the length prefix's size is `tcp.binarylength.prefix.length`; another class is
-    /// unsupported.
+    /// out; the length prefix's size is `tcp.binarylength.prefix.length`; another class loads,
+    /// each of its samples failing.
     #[test]
     fn tcp_client_classes_as_jmeter_finds_them() {
         let props = [("tcp.handler", "BinaryTCPClientImpl"), ("tcp.binarylength.prefix.length", "4")];
@@ -371,8 +454,9 @@ mod tests {
         let class = "org.apache.jmeter.protocol.tcp.sampler.LengthPrefixedBinaryTCPClientImpl";
         let (plan, _) = read_plan(&plan_of(&tcp(class, "h")), &props).unwrap();
         assert_eq!(the_tcp(&plan).client, TcpClient::LengthPrefixed { prefix: 4 });
-        let e = read_plan(&plan_of(&tcp("com.example.Client", "h")), &[]).unwrap_err();
-        assert!(e.to_string().contains("com.example.Client"), "{e}");
+        // JMeter loads another class and fails each sample (#32).
+        let (plan, _) = read_plan(&plan_of(&tcp("com.example.Client", "h")), &[]).unwrap();
+        assert!(matches!(the_tcp(&plan).client, TcpClient::Missing { .. }));
         let udp = r#"<kg.apc.jmeter.samplers.UDPSampler testclass="kg.apc.jmeter.samplers.UDPSampler" testname="u" enabled="true">
             <stringProp name="encodeclass">com.example.Codec</stringProp></kg.apc.jmeter.samplers.UDPSampler><hashTree/>"#;
         let e = read_plan(&plan_of(udp), &[]).unwrap_err();

@@ -118,6 +118,7 @@ const NAMES: &[(&str, &str)] = &[
     ("eu.luminis.jmeter.wssampler.PingPongSampler", "WebSocket Ping/Pong"),
     ("TCPSampler", "TCP Sampler"),
     ("FTPSampler", "FTP Request"),
+    ("SystemSampler", "OS Process Sampler"),
     ("kg.apc.jmeter.samplers.HTTPRawSampler", "jp@gc - HTTP Raw Request"),
     ("kg.apc.jmeter.samplers.UDPSampler", "jp@gc - UDP Request"),
     ("kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor", "jp@gc - Raw Data Source PreProcessor"),

@@ -24,6 +24,8 @@ struct Made {
     code: Template,
     body: SyntheticBody,
     sent: Option<Template>,
+    /// JMeter's sampler data (what a Response Assertion on "Request Data" reads).
+    data: Option<Template>,
     elapsed: Elapsed,
     latency: Option<Template>,
     connect: Option<Template>,
@@ -35,6 +37,8 @@ impl Cx {
     pub(super) fn debug_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         // The defaults of JMeter's DebugSamplerBeanInfo: variables shown, properties not.
         let variables = c.flag("displayJMeterVariables").unwrap_or(true);
+        let properties_shown = c.flag("displayJMeterProperties").unwrap_or(false);
+        let system_shown = c.flag("displaySystemProperties").unwrap_or(false);
         let properties = c.flag("displayJMeterProperties").unwrap_or(false).then(|| {
             let mut p: Vec<(&String, &String)> = self.b.sym.properties.iter().collect();
             p.sort_by(|a, b| alphanumeric_cmp(a.0, b.0));
@@ -57,6 +61,13 @@ impl Cx {
             code: Template::literal("200"),
             body: SyntheticBody::Debug { variables, properties },
             sent: None,
+            // DebugSampler's sampler data: the heading of each part it shows.
+            data: Some(Template::literal(format!(
+                "{}{}{}",
+                if variables { "JMeterVariables\n" } else { "" },
+                if properties_shown { "JMeterProperties\n" } else { "" },
+                if system_shown { "SystemProperties\n" } else { "" }
+            ))),
             elapsed: Elapsed::Fixed { ms: Template::literal("0"), wait: false },
             latency: None,
             connect: None,
@@ -77,6 +88,7 @@ impl Cx {
             code: t(self, "RESPONSE_CODE")?,
             body: SyntheticBody::Text(t(self, "RESPONSE_DATA")?),
             sent: None,
+            data: Some(t(self, "REQUEST_DATA")?),
             elapsed: Elapsed::Fixed { ms: t(self, "RESPONSE_TIME")?, wait },
             latency: Some(t(self, "LATENCY")?),
             connect: Some(t(self, "CONNECT")?),
@@ -116,6 +128,7 @@ impl Cx {
                 code: Template::literal(""),
                 body: SyntheticBody::Text(Template::literal("")),
                 sent: None,
+                data: None,
                 elapsed: Elapsed::Sleep {
                     time: self.tmpl(c, &arg("SleepTime").unwrap_or_default())?,
                     mask: self.tmpl(c, &arg("SleepMask").unwrap_or_default())?,
@@ -134,6 +147,7 @@ impl Cx {
                 code: self.tmpl(c, &arg("ResponseCode").unwrap_or_default())?,
                 body: SyntheticBody::Text(self.tmpl(c, &arg("ResultData").unwrap_or_default())?),
                 sent: Some(self.tmpl(c, &arg("SamplerData").unwrap_or_default())?),
+                data: Some(self.tmpl(c, &arg("SamplerData").unwrap_or_default())?),
                 elapsed: Elapsed::Sleep {
                     time: self.tmpl(c, &arg("Sleep_Time").unwrap_or_default())?,
                     mask: self.tmpl(c, &arg("Sleep_Mask").unwrap_or_default())?,
@@ -175,6 +189,7 @@ impl Cx {
                 code: made.code,
                 body: made.body,
                 sent: made.sent,
+                data: made.data,
                 elapsed: made.elapsed,
                 latency: made.latency,
                 connect: made.connect,
@@ -198,7 +213,11 @@ impl Cx {
         make: impl FnOnce(&mut Self, &Scope) -> Step,
     ) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
-        self.report(c, depth, status, note);
+        match status {
+            // What fails at run time as in JMeter: `--strict` refuses it.
+            Status::Warning => self.warn(c, depth, note),
+            _ => self.report(c, depth, status, note),
+        }
         let mut steps = own.pre.clone();
         steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));

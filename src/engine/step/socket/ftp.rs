@@ -290,7 +290,10 @@ impl VirtualUser {
             user: f.user.render_string(&mut self.vars),
             password: f.password.render_string(&mut self.vars),
         };
-        o.url = Some(label(&r.server, &port, &r.remote, f.binary, f.upload, &r.local).trim().to_string());
+        let label = label(&r.server, &port, &r.remote, f.binary, f.upload, &r.local);
+        o.url = Some(label.trim().to_string());
+        // `FTPSampler.sample` sets the sampler data to its label before it connects.
+        o.sampler_data = label;
         let mut control = None;
         if let Err(e) = self.ftp_session(f, &r, &mut control, &mut o).await {
             o.ok = false;

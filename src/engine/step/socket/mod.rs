@@ -6,9 +6,10 @@
 
 mod dns;
 mod ftp;
+mod process;
 mod wire;
 
-use super::super::response::{apply_rules, Response, Rules};
+use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
@@ -72,6 +73,8 @@ struct Outcome {
     url: Option<String>,
     /// JMeter's data type: `text`, or empty (an FTP Request's binary or unsaved data).
     data_type: &'static str,
+    /// JMeter's sampler data (what a Response Assertion on "Request Data" reads).
+    sampler_data: String,
 }
 
 impl Outcome {
@@ -91,6 +94,7 @@ impl Outcome {
             sent: 0,
             url: None,
             data_type: "text",
+            sampler_data: String::new(),
         }
     }
 
@@ -129,10 +133,15 @@ impl VirtualUser {
                 // The sampler's name as rendered before it samples (JMeter's sample label).
                 let label = self.sample_label(s.label);
                 let o = match &s.kind {
-                    SocketKind::Tcp(t) => self.tcp(t).await,
+                    SocketKind::Tcp(t) => {
+                        // JMeter's sampler data, made only for what reads it.
+                        let data = !s.scripts.is_empty() || self.keep_prev || reads_request_data(&s.checks);
+                        self.tcp(t, data).await
+                    }
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
                     SocketKind::Udp(u) => self.udp(u).await,
                     SocketKind::Ftp(f) => self.ftp(f).await,
+                    SocketKind::Process(p) => self.os_process(p).await,
                 };
                 (Some(self.socket_result(s, label, start, o).await), s.on_error)
             }
@@ -155,7 +164,7 @@ impl VirtualUser {
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let head = format!("SOCKET {} {}\r\n{}", state.code, state.message, state.headers);
             let resp = Response::new(head.as_bytes(), &state.data, status);
-            apply_rules(rules, &resp, &[], "", elapsed, state.bytes, &mut this.vars)
+            apply_rules(rules, &resp, state.sampler_data.as_bytes(), "", elapsed, state.bytes, &mut this.vars)
         };
         let since = |t: Option<Instant>| t.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
         let mut state = SampleState {
@@ -170,6 +179,7 @@ impl VirtualUser {
             sent_bytes: o.sent,
             url: o.url.clone().unwrap_or_default(),
             data_type: o.data_type.into(),
+            sampler_data: o.sampler_data,
             start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
@@ -216,7 +226,7 @@ impl VirtualUser {
     }
 
     /// JMeter's TCPSampler.sample with its client class.
-    async fn tcp(&mut self, t: &Tcp) -> Outcome {
+    async fn tcp(&mut self, t: &Tcp, data: bool) -> Outcome {
         let mut o = Outcome::new();
         let server = t.server.render_string(&mut self.vars);
         let port = java_int(&t.port.render_string(&mut self.vars));
@@ -228,6 +238,17 @@ impl VirtualUser {
             None => t.default_eol,
         }
         .map(|e| e as i8 as u8);
+        // TCPSampler.sample: this until a handler sends, then the request.
+        if data {
+            o.sampler_data = format!(
+                "Host: {server} Port: {port}\nReuse: {} Close: {}\n[SOLINGER: {} EOL: {} noDelay: {}]",
+                t.reuse,
+                t.close,
+                java_int(&t.so_linger.render_string(&mut self.vars)),
+                t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.vars))),
+                t.nodelay
+            );
+        }
         let key = format!("TCP#{server}#{port}#{}", t.user);
         let cached = if t.reuse { self.sockets().tcp.remove(&key) } else { None };
         let mut stream = match cached {
@@ -255,6 +276,21 @@ impl VirtualUser {
             }
         };
         o.connected.get_or_insert_with(Instant::now);
+        if let TcpClient::Missing { failure } = t.client {
+            // No handler: nothing is written, the socket is kept as after a success.
+            o.ok = false;
+            o.code = "500".into();
+            o.message = "Protocol handler not found".into();
+            o.kind = Some(ErrorKind::Check(failure.0));
+            o.end = Some(Instant::now());
+            if t.reuse && !t.close {
+                self.sockets().tcp.insert(key, stream);
+            }
+            return o;
+        }
+        if data {
+            o.sampler_data = request.clone();
+        }
         let _ = stream.set_nodelay(t.nodelay);
         let result = self.tcp_exchange(&mut stream, t, &request, eol, timeout, &mut o).await;
         o.end = Some(Instant::now());
@@ -294,7 +330,8 @@ impl VirtualUser {
     ) -> Result<Vec<u8>, (Vec<u8>, Failure)> {
         let abandon = self.abandon.clone();
         let payload = match t.client {
-            TcpClient::Text => request.as_bytes().to_vec(),
+            // `tcp` fails these before they send.
+            TcpClient::Text | TcpClient::Missing { .. } => request.as_bytes().to_vec(),
             TcpClient::Binary => hex::decode(request).map_err(|f| (Vec::new(), f))?,
             TcpClient::LengthPrefixed { prefix } => {
                 // The length goes first, so a bad hex string fails after it was sent.
@@ -319,7 +356,7 @@ impl VirtualUser {
         let mut got = Vec::new();
         let mut buf = vec![0u8; 4096];
         match t.client {
-            TcpClient::Text | TcpClient::Binary => loop {
+            TcpClient::Text | TcpClient::Binary | TcpClient::Missing { .. } => loop {
                 match wire::read(stream, &mut buf, timeout, &abandon).await {
                     Ok(0) => break,
                     Ok(n) => {
