@@ -218,10 +218,7 @@ impl VirtualUser {
         // The fixed bytes went out as they are: the request as sent is those, else `out`.
         let sent_fixed = matches!((&req.fixed, &cookie), (Some(_), None)) && !edited;
         drop((edits, cookie));
-        let ex = self
-            .client
-            .send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers), bytes, start)
-            .await;
+        let ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared), bytes, start).await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
@@ -291,7 +288,7 @@ impl VirtualUser {
             if let Some(again) = self.digest_retry(spec, &first, &sent) {
                 // HttpClient 4 answers the challenge inside the same execution: one sample
                 // for both exchanges (the server sees two requests).
-                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers);
+                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared);
                 // Boxed, as every rare await here: a future holds the largest state it may
                 // reach, and the user's task holds this one for the whole run.
                 let mut second = Box::pin(self.client.send(&w, &again, Instant::now())).await;
@@ -370,7 +367,7 @@ impl VirtualUser {
             let h = Hop { method, target, path, with_body };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
-            let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared.timing_headers);
+            let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared);
             ex = Box::pin(self.client.send(&w, &self.out, hop_start)).await;
             error = ex.error;
             // The chain's sample has the last response's status, as JMeter's parent sample.
@@ -626,7 +623,7 @@ impl VirtualUser {
             let h = Hop { method: "GET", target: &target, path: &path, with_body: false };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), &[], &mut self.out);
             let start = Instant::now();
-            let w = wire(req, &target, false, &self.abandon, &ctx.shared.timing_headers);
+            let w = wire(req, &target, false, &self.abandon, &ctx.shared);
             let ex = self.client.send(&w, &self.out, start).await;
             if ex.abandoned_before_send {
                 break;
@@ -1103,7 +1100,7 @@ fn wire<'a>(
     target: &'a Target,
     is_head: bool,
     abandon: &'a CancellationToken,
-    timing: &'a crate::plan::timing::TimingHeaders,
+    shared: &'a crate::engine::session::RunShared,
 ) -> Wire<'a> {
     Wire {
         abandon,
@@ -1115,7 +1112,8 @@ fn wire<'a>(
         max_response_size: req.max_response_size,
         keep_body: req.keep_body,
         hosts: req.spec.managers.dns.as_deref(),
-        timing,
+        timing: &shared.timing_headers,
+        bandwidth: &shared.bandwidth,
     }
 }
 

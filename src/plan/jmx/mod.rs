@@ -248,8 +248,14 @@ impl Cx {
             },
             None => None,
         };
+        let bandwidth = crate::plan::Bandwidth {
+            loaded: crate::plan::Bandwidth::PROPERTIES
+                .map(|p| crate::plan::Bandwidth::cps(self.b.sym.properties.get(p).map(String::as_str))),
+            scripted: self.b.sym.properties_change,
+        };
         let b = std::mem::take(&mut self.b);
         let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
+        plan.bandwidth = bandwidth;
         if let Some(t) = timing {
             plan.timing_headers = t;
         }
