@@ -88,16 +88,25 @@ fn a_shared_counter_hands_each_value_to_one_user_and_wraps() {
 fn bandwidth_from_the_command_line_paces_each_response() {
     let server = TestServer::builder().route("/big", Route::ok().body(vec![b'x'; 20_000])).start();
     let run = TempRun::new("misc-cps-j");
-    let port = server.addr().port().to_string();
-    let plan = test_plan(
+    let took = run_timed(&run, paced_plan(&server, "", 4), &["-J", "httpclient.socket.http.cps=40000"]);
+    assert_paced(&server, &run, 4, took, Duration::from_millis(2000));
+}
+
+/// A plan of `before` (a setUp group) and a user getting `/big` `loops` times.
+fn paced_plan(server: &TestServer, before: &str, loops: u32) -> String {
+    let main = group(1, loops, &http("big", "", "", "/big", "GET", ""));
+    test_plan(
         "Slow",
         "",
-        &[http_defaults("127.0.0.1", &port), group(1, 4, &http("big", "", "", "/big", "GET", ""))].concat(),
-    );
-    let took = run_timed(&run, plan, &["-J", "httpclient.socket.http.cps=40000"]);
-    assert_eq!(server.requests_to("/big"), 4);
-    assert_eq!(uint(&label(&run.summary(), "big"), "samples"), 4);
-    assert!(took >= Duration::from_millis(2000), "4 x 20000 bytes at 40000 cps took {took:?}");
+        &[http_defaults("127.0.0.1", &server.addr().port().to_string()), before.into(), main].concat(),
+    )
+}
+
+/// `n` responses of `/big` served and sampled, in no less than `at_least` (and in bounded time).
+fn assert_paced(server: &TestServer, run: &TempRun, n: u64, took: Duration, at_least: Duration) {
+    assert_eq!(server.requests_to("/big"), n);
+    assert_eq!(uint(&label(&run.summary(), "big"), "samples"), n);
+    assert!(took >= at_least, "{n} paced responses took {took:?}, under {at_least:?}");
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
@@ -108,22 +117,47 @@ fn bandwidth_from_the_command_line_paces_each_response() {
 fn bandwidth_set_by_a_setup_script_paces_the_main_group() {
     let server = TestServer::builder().route("/big", Route::ok().body(vec![b'x'; 8000])).start();
     let run = TempRun::new("misc-cps-setup");
+    let script = "import org.apache.jmeter.util.JMeterUtils;\nJMeterUtils.setProperty(\"httpclient.socket.http.cps\",\"16000\");";
+    let setup = thread_group("SetupThreadGroup", "setup", "1", "1", "", &jsr223_sampler("set cps", script));
+    let took = run_timed(&run, paced_plan(&server, &setup, 2), &[]);
+    assert_paced(&server, &run, 2, took, Duration::from_millis(1000));
+}
+
+/// A Sample Timeout (JMeter's SampleMonitor) interrupts an HTTP sample that runs longer than its
+/// timeout, wherever it stands in the thread group: the sample fails after about the timeout
+/// with JMeter's code and message (`java.net.SocketException`, `Socket closed`), the user goes
+/// on; a sample within the timeout is untouched. The server saw each request once.
+#[test]
+fn a_sample_timeout_interrupts_slow_http_samples() {
+    let server = TestServer::builder()
+        .route("/slow", Route::ok().delay(Duration::from_millis(3000)))
+        .route("/fast", Route::ok())
+        .start();
+    let run = TempRun::new("misc-sample-timeout");
+    let timeout = element("SampleTimeout", "st", &[("InterruptTimer.timeout", "400")], "");
+    let body = [http("slow", "", "", "/slow", "GET", &timeout), http("fast", "", "", "/fast", "GET", "")].concat();
     let port = server.addr().port().to_string();
-    let setup = thread_group(
-        "SetupThreadGroup",
-        "setup",
-        "1",
-        "1",
-        "",
-        &jsr223_sampler(
-            "set cps",
-            "import org.apache.jmeter.util.JMeterUtils;\nJMeterUtils.setProperty(\"httpclient.socket.http.cps\",\"16000\");",
-        ),
-    );
-    let main = group(1, 2, &http("big", "", "", "/big", "GET", ""));
-    let took = run_timed(&run, test_plan("Slow", "", &[http_defaults("127.0.0.1", &port), setup, main].concat()), &[]);
-    assert_eq!(server.requests_to("/big"), 2);
-    assert_eq!(uint(&label(&run.summary(), "big"), "samples"), 2);
-    assert!(took >= Duration::from_millis(1000), "2 x 8000 bytes at 16000 cps took {took:?}");
-    assert!(took < Duration::from_secs(30), "{took:?}");
+    let plan = test_plan("Timeout", "", &[http_defaults("127.0.0.1", &port), group(1, 2, &body)].concat());
+    let file = run.write("plan.jmx", plan);
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    let start = Instant::now();
+    cmd.run().assert_exit(0);
+    let took = start.elapsed();
+    assert_eq!(server.requests_to("/slow"), 2);
+    assert_eq!(server.requests_to("/fast"), 2);
+    let summary = run.summary();
+    assert_eq!(uint(&label(&summary, "slow"), "samples"), 2);
+    assert_eq!(uint(&label(&summary, "slow"), "errors"), 2);
+    assert_eq!(uint(&label(&summary, "fast"), "errors"), 0);
+    assert!(took < Duration::from_millis(5500), "two 3 s requests interrupted at 400 ms took {took:?}");
+    let jtl = std::fs::read_to_string(jtl).unwrap();
+    let slow: Vec<&str> = jtl.lines().filter(|l| l.contains(",slow,")).collect();
+    assert_eq!(slow.len(), 2, "{jtl}");
+    for row in slow {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[3], "Non HTTP response code: java.net.SocketException", "{row}");
+        assert_eq!(cells[4], "Non HTTP response message: Socket closed", "{row}");
+        let elapsed: u64 = cells[1].parse().unwrap();
+        assert!((390..2000).contains(&elapsed), "{row}");
+    }
 }

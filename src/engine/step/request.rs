@@ -260,7 +260,7 @@ impl VirtualUser {
             let elapsed = end.saturating_duration_since(start);
             error = error.or(self.final_rules(rules, ex.status, fixed, &final_url, elapsed, ex.bytes_received));
         }
-        self.record(label, start, end, &ex, error, true, (&first, self.path.as_str()), None);
+        self.record(label, start, end, &ex, error, true, (&first, self.path.as_str()), interrupted(spec, ex.error));
         self.fd_backoff = Duration::ZERO;
         self.request_to_groups(label, start, end, &ex, error);
         Some(error.is_some())
@@ -464,6 +464,9 @@ impl VirtualUser {
                 }
             }
             kept = Some(state);
+        }
+        if note.is_none() {
+            note = interrupted(spec, ex.error);
         }
         if let Some(urls) = resources {
             // JMeter's container (downloadPageResources): a sample of the sampler's name holding
@@ -1089,6 +1092,19 @@ fn judged(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<ErrorKind> {
         Some(ErrorKind::Status(s)) if own && crate::record::error_kind::valid_status(s) => None,
         e => e,
     }
+}
+
+/// The code and message JMeter records for a sample a Sample Timeout interrupted: it aborts the
+/// request, closing HttpClient's socket under the read (JMeter 5.6.3: elapsed about the
+/// timeout, "Non HTTP response code: java.net.SocketException", "... message: Socket closed").
+/// The sample's error kind stays `timeout`.
+fn interrupted(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<Box<(String, String)>> {
+    if !spec.sample_timeout || !matches!(error, Some(ErrorKind::Timeout | ErrorKind::ConnectTimeout)) {
+        return None;
+    }
+    let (code, message) =
+        ("Non HTTP response code: java.net.SocketException", "Non HTTP response message: Socket closed");
+    Some(Box::new((code.to_string(), message.to_string())))
 }
 
 fn url_of(target: &Target, path: &str) -> Option<url::Url> {

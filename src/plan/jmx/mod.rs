@@ -130,6 +130,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         url_rewriters: None,
         text: text.to_string(),
         regex_lists: None,
+        sample_timeout: None,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -354,6 +355,8 @@ struct Cx {
     text: String,
     /// The names Regular Expression Extractors with match number -1 set, once asked.
     regex_lists: Option<std::collections::HashSet<String>>,
+    /// The shortest Sample Timeout of the thread group being read (modifier.rs).
+    sample_timeout: Option<Duration>,
 }
 
 impl Cx {

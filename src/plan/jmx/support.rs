@@ -34,6 +34,7 @@ const NAMES: &[(&str, &str)] = &[
     // Pre-processors.
     ("RegExUserParameters", "RegEx User Parameters"),
     ("URLRewritingModifier", "HTTP URL Re-writing Modifier"),
+    ("SampleTimeout", "Sample Timeout"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),
