@@ -142,10 +142,12 @@ pub async fn run(
         }
     });
     let (barriers, sync_users, sync_scopes) = sync_timer::barriers(plan, &options.segment);
+    let globals = session::Globals::for_plan(plan);
     let shared = Arc::new(RunShared {
         feeders: plan.data.iter().map(|d| Feeder::new(d, plan.scenarios.len())).collect(),
         writers,
-        globals: session::Globals::for_plan(plan),
+        bandwidth: client::Bandwidth::new(&plan.bandwidth, globals.clone()),
+        globals,
         initial_vars: plan.vars.initial_values(),
         var_names: (0..plan.vars.len()).map(|i| plan.vars.name(crate::plan::VarId(i as u32)).to_string()).collect(),
         user_counters: plan.user_counters,

@@ -32,6 +32,8 @@ pub(crate) struct RunShared {
     pub managers_clear: bool,
     /// Which response headers tell the upstream's time.
     pub timing_headers: Arc<crate::plan::timing::TimingHeaders>,
+    /// JMeter's bandwidth emulation, read as the first connection opens.
+    pub bandwidth: super::client::Bandwidth,
     pub last_ok: Option<crate::plan::template::VarId>,
     /// Cancelled when a data file that says `stop_run` runs out: every scenario stops.
     pub stop_run: CancellationToken,
@@ -589,6 +591,7 @@ impl ScenarioCtx {
             managers: Default::default(),
             managers_clear: false,
             timing_headers: Default::default(),
+            bandwidth: super::client::Bandwidth::new(&Default::default(), Globals::new(0)),
             last_ok: None,
             stop_run: stop_run.clone(),
             counters: Vec::new(),

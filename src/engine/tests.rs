@@ -200,6 +200,7 @@ fn future_sizes_of_a_quick_mode_user() {
         keep_body: false,
         hosts: None,
         timing: &timing,
+        bandwidth: &crate::engine::client::Bandwidth::new(&Default::default(), crate::engine::session::Globals::new(0)),
     };
     let send = size_of_val(&u.client.send(&w, b"", Instant::now()));
     eprintln!(

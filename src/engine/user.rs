@@ -6,7 +6,7 @@
 use super::client::HttpClient;
 use super::program::{pick, Op, Program};
 use super::session::{csv_line, ScenarioCtx};
-use super::step::{counter_value, java_random_next_int, GroupAcc};
+use super::step::{counter_next_global, counter_next_user, java_random_next_int, GroupAcc};
 use crate::engine::session::UserVars;
 use crate::plan::condition::Condition;
 use crate::plan::flow::{StopKind, ThroughputShare};
@@ -583,7 +583,7 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Counter(c) => {
-                    let n = if c.per_user {
+                    let value = if c.per_user {
                         if let Some(mark) = c.reset {
                             let now = self.iterations + 1;
                             if self.plan.counters[mark as usize] != now {
@@ -591,13 +591,10 @@ impl VirtualUser {
                                 self.plan.counters[c.slot as usize] = 0;
                             }
                         }
-                        let slot = &mut self.plan.counters[c.slot as usize];
-                        *slot += 1;
-                        *slot - 1
+                        counter_next_user(c, &mut self.plan.counters[c.slot as usize])
                     } else {
-                        ctx.shared.counters[c.slot as usize].fetch_add(1, Ordering::Relaxed)
+                        counter_next_global(c, &ctx.shared.counters[c.slot as usize])
                     };
-                    let value = counter_value(c, n);
                     match &c.format {
                         Some(f) => self.vars.set(c.var, &crate::script::classes::format_decimal(f, value)),
                         None => self.vars.set(c.var, &value.to_string()),

@@ -120,6 +120,9 @@ pub struct Plan {
     /// The scenarios of a phase run one after another, in plan order, instead of together
     /// (JMeter's "Run Thread Groups consecutively").
     pub consecutive: bool,
+    /// JMeter's bandwidth emulation (`httpclient.socket.http[s].cps`).
+    #[serde(skip)]
+    pub bandwidth: Bandwidth,
     /// Pass/fail goals judged when the run ends (`stampede run` exits 1 when one fails).
     #[serde(serialize_with = "serialize_thresholds", skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<threshold::Threshold>,
@@ -369,6 +372,29 @@ impl Default for Defaults {
     }
 }
 
+/// JMeter's bandwidth emulation: `httpclient.socket.http.cps` and `httpclient.socket.https.cps`,
+/// characters per second each connection of that scheme reads and writes (0: no limit).
+/// JMeter's HttpClient 4 reads them once, as its class is loaded by the run's first HTTP sample,
+/// so a setUp thread group's script may still set them; the engine reads them then too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bandwidth {
+    /// The values of `-J`, `-p` and user.properties when the plan loaded: `[http, https]`.
+    pub loaded: [u32; 2],
+    /// A script or function of the plan may set properties while it runs: the values are read
+    /// from the run's properties when the first connection opens.
+    pub scripted: bool,
+}
+
+impl Bandwidth {
+    pub const PROPERTIES: [&'static str; 2] = ["httpclient.socket.http.cps", "httpclient.socket.https.cps"];
+
+    /// A property's value as JMeter's `getPropDefault(name, 0)` reads an int: trimmed, and 0
+    /// when it is no number (or negative: no emulation).
+    pub fn cps(value: Option<&str>) -> u32 {
+        value.and_then(|v| v.trim().parse::<i32>().ok()).map_or(0, |n| n.max(0) as u32)
+    }
+}
+
 /// How a plan file is read.
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
@@ -574,6 +600,7 @@ impl Plan {
             syncs: Vec::new(),
             last_ok: None,
             consecutive: false,
+            bandwidth: Bandwidth::default(),
             thresholds: Vec::new(),
             stop_on: Vec::new(),
             secrets: Default::default(),

@@ -104,6 +104,10 @@ pub struct RequestSpec {
     pub connect_timeout: Duration,
     #[serde(with = "super::serde_duration")]
     pub response_timeout: Duration,
+    /// The response timeout is a JMX Sample Timeout's: a sample that reaches it is interrupted
+    /// and recorded as JMeter records it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sample_timeout: bool,
     /// Responses larger than this (headers + body) fail with `too_large`.
     pub max_response_size: u64,
     /// Follow 3xx redirects; the chain is one sample, each hop also a sample `label-N`.
@@ -748,6 +752,7 @@ impl RequestSpec {
             http_version: defaults.http_version,
             connect_timeout: defaults.connect_timeout,
             response_timeout: defaults.response_timeout,
+            sample_timeout: false,
             max_response_size: defaults.max_response_size,
             follow_redirects: false,
             hop_labels: Vec::new(),

@@ -116,6 +116,9 @@
 //! - `jmeter_force`: `stampede jmeter -f`: results files (`-l`, the plan's listeners') deleted
 //!   only once the plan loads; `-f -o` empties the report folder and refuses one that is or
 //!   holds the working directory, the runs, the plan or the results file.
+//! - `jmx_misc_s3`: issue 32 (misc): the Counter as JMeter counts (two of one name, a start
+//!   above the end, fields that are no number, a shared counter's wrap); bandwidth emulation
+//!   (`httpclient.socket.http.cps` from `-J` or a setUp script) paces each response.
 //! - `jmx_modifiers`: JMeter's HTTP modifiers (RegEx User Parameters) and plans JMeter loads
 //!   that were refused (an empty CSV header name, HTTP defaults of a GUI JMeter does not apply).
 //! - `jmx_runtime`: plans JMeter loads that fail only at run time (#32): an unfilled
@@ -205,6 +208,7 @@ mod jmx_fn;
 mod jmx_ftp;
 mod jmx_http;
 mod jmx_json_runtime;
+mod jmx_misc_s3;
 mod jmx_modifiers;
 mod jmx_parallel;
 mod jmx_plugins_s3;

@@ -60,6 +60,111 @@ enum Phase {
 enum Stream {
     Plain(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
+    /// A connection under bandwidth emulation (see [`Slow`]).
+    Slow(Box<Slow>),
+}
+
+/// JMeter's bandwidth emulation (SlowSocket's SlowInputStream and SlowOutputStream, by
+/// CPSPauser): before each socket read or write JMeter waits `len * 1000 / cps` ms for the
+/// `len` HttpClient 4 asks for. Its first read of a response fills its empty 8 KiB buffer, so
+/// that read waits for 8 KiB whatever comes (a 214-byte response at 10,000 cps takes 834 ms in
+/// JMeter 5.6.3); later reads of a body ask for what is left of it, up to 8 KiB, about what
+/// arrives. So here: the first read after a request waits for 8 KiB, later ones for the bytes
+/// they got, before handing them on; writes go in pieces of up to 8 KiB, each after its wait.
+struct Slow {
+    /// A plain or TLS stream.
+    inner: Stream,
+    cps: u32,
+    /// A request was written and its response not yet read from.
+    fresh: bool,
+    /// Where reads land: the thread's scratch buffer cannot be held across the wait.
+    buf: Box<[u8]>,
+}
+
+/// The most one paced read or write moves (HttpClient 4's socket buffer).
+const SLOW_CHUNK: usize = 8 * 1024;
+
+impl Slow {
+    async fn pause(&self, bytes: usize) {
+        let ms = bytes as u64 * 1000 / u64::from(self.cps);
+        if ms > 0 {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
+    }
+
+    async fn read_with<T>(&mut self, mut f: impl FnMut(&[u8]) -> T) -> io::Result<T> {
+        let fresh = std::mem::take(&mut self.fresh);
+        if fresh {
+            self.pause(SLOW_CHUNK).await;
+        }
+        let n = std::future::poll_fn(|cx| {
+            let mut buf = ReadBuf::new(&mut self.buf);
+            let polled = match &mut self.inner {
+                Stream::Plain(s) => Pin::new(s).poll_read(cx, &mut buf),
+                Stream::Tls(s) => Pin::new(&mut **s).poll_read(cx, &mut buf),
+                Stream::Slow(_) => unreachable!("a slow stream wraps a plain or TLS one"),
+            };
+            polled.map_ok(|()| buf.filled().len())
+        })
+        .await?;
+        if !fresh {
+            self.pause(n).await;
+        }
+        Ok(f(&self.buf[..n]))
+    }
+
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.fresh = true;
+        for chunk in buf.chunks(SLOW_CHUNK) {
+            self.pause(chunk.len()).await;
+            match &mut self.inner {
+                Stream::Plain(s) => s.write_all(chunk).await?,
+                Stream::Tls(s) => {
+                    s.write_all(chunk).await?;
+                    s.flush().await?
+                }
+                Stream::Slow(_) => unreachable!("a slow stream wraps a plain or TLS one"),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The run's bandwidth emulation, read as the first connection opens (JMeter reads the
+/// properties as its HTTP client's class loads, on the run's first HTTP sample).
+#[derive(Debug)]
+pub(crate) struct Bandwidth {
+    plan: crate::plan::Bandwidth,
+    globals: Arc<crate::engine::session::Globals>,
+    read: std::sync::OnceLock<[u32; 2]>,
+}
+
+impl Bandwidth {
+    pub(crate) fn new(plan: &crate::plan::Bandwidth, globals: Arc<crate::engine::session::Globals>) -> Bandwidth {
+        Bandwidth { plan: plan.clone(), globals, read: std::sync::OnceLock::new() }
+    }
+
+    /// Characters per second for a connection (0: no limit).
+    fn cps(&self, tls: bool) -> u32 {
+        let both = self.read.get_or_init(|| {
+            if !self.plan.scripted {
+                return self.plan.loaded;
+            }
+            let props = self.globals.properties.read().unwrap_or_else(|e| e.into_inner());
+            let objects = self.globals.property_objects.read().unwrap_or_else(|e| e.into_inner());
+            let mut both = self.plan.loaded;
+            for (cps, name) in both.iter_mut().zip(crate::plan::Bandwidth::PROPERTIES) {
+                // A value a script stored that is not text is no property to `getProperty`.
+                if objects.contains_key(name) {
+                    *cps = 0;
+                } else if let Some(v) = props.get(name) {
+                    *cps = crate::plan::Bandwidth::cps(Some(v));
+                }
+            }
+            both
+        });
+        both[usize::from(tls)]
+    }
 }
 
 thread_local! {
@@ -73,12 +178,17 @@ impl Stream {
     /// thousand waiting users cost no more than ten. The read itself is tokio's `poll_read`,
     /// readiness handling included.
     async fn read_with<T>(&mut self, mut f: impl FnMut(&[u8]) -> T) -> io::Result<T> {
+        if let Stream::Slow(s) = self {
+            // Boxed: the wait's timer must not make every user's exchange larger.
+            return Box::pin(s.read_with(f)).await;
+        }
         std::future::poll_fn(|cx| {
             SCRATCH.with_borrow_mut(|scratch| {
                 let mut buf = ReadBuf::new(scratch);
                 let polled = match self {
                     Stream::Plain(s) => Pin::new(s).poll_read(cx, &mut buf),
                     Stream::Tls(s) => Pin::new(&mut **s).poll_read(cx, &mut buf),
+                    Stream::Slow(_) => unreachable!("read through Slow::read_with"),
                 };
                 polled.map_ok(|()| f(buf.filled()))
             })
@@ -93,6 +203,7 @@ impl Stream {
                 s.write_all(buf).await?;
                 s.flush().await
             }
+            Stream::Slow(s) => Box::pin(s.write_all(buf)).await,
         }
     }
 }
@@ -133,6 +244,8 @@ pub(super) struct Wire<'a> {
     pub hosts: Option<&'a crate::plan::managers::DnsSpec>,
     /// Which response headers tell the upstream's time ([`Exchange::upstream_us`]).
     pub timing: &'a crate::plan::timing::TimingHeaders,
+    /// Bandwidth emulation, read when a connection opens.
+    pub bandwidth: &'a Bandwidth,
 }
 
 /// The most connections a user keeps open, to as many hosts (HttpClient 4's default for a
@@ -312,8 +425,15 @@ impl HttpClient {
         };
         // Requests are written whole; Nagle would only add delay (as JMeter and wrk also set).
         let _ = tcp.set_nodelay(true);
+        let cps = req.bandwidth.cps(req.target.tls);
+        let slow = |inner: Stream| match cps {
+            0 => inner,
+            cps => {
+                Stream::Slow(Box::new(Slow { inner, cps, fresh: false, buf: vec![0; SLOW_CHUNK].into_boxed_slice() }))
+            }
+        };
         if !req.target.tls {
-            return Ok(Stream::Plain(tcp));
+            return Ok(slow(Stream::Plain(tcp)));
         }
         let name = rustls::pki_types::ServerName::try_from(req.target.host.clone()).map_err(|_| ErrorKind::Tls)?;
         let connector = tokio_rustls::TlsConnector::from(self.tls.clone());
@@ -321,7 +441,9 @@ impl HttpClient {
             Err(_) => Err(ErrorKind::ConnectTimeout),
             Ok(Err(e)) if e.kind() == io::ErrorKind::InvalidData => Err(ErrorKind::Tls),
             Ok(Err(e)) => Err(io_kind(&e, false, true)),
-            Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
+            // JMeter slows the TLS socket itself (SlowSSLSocket): the pace counts TLS bytes there,
+            // plain text here.
+            Ok(Ok(s)) => Ok(slow(Stream::Tls(Box::new(s)))),
         }
     }
 

@@ -330,6 +330,7 @@ mod tests {
             abandon: &abandon,
             hosts: None,
             timing: &crate::plan::timing::TimingHeaders::default(),
+            bandwidth: &super::Bandwidth::new(&Default::default(), crate::engine::session::Globals::new(0)),
         };
         let (mut ex, mut head, mut body) = (Exchange::default(), Vec::new(), Vec::new());
         let mut reader = ResponseReader::new(&req, reused);

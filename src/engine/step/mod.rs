@@ -173,16 +173,35 @@ impl VirtualUser {
     }
 }
 
-/// The `n`th value (from 0) of a JMeter Counter: start, start + increment, ... wrapping back to
-/// start after `end`.
-pub(super) fn counter_value(c: &crate::plan::flow::Counter, n: u64) -> i64 {
-    match c.end {
-        Some(end) if c.increment != 0 && (end - c.start) / c.increment >= 0 => {
-            let span = (end - c.start) / c.increment + 1;
-            c.start + (n as i64 % span) * c.increment
-        }
-        _ => c.start.saturating_add((n as i64).saturating_mul(c.increment)),
+/// The next value of a per-user JMeter Counter (CounterConfig.iterationStart): the current value
+/// is stored, then the increment added (Java's wrapping `long` arithmetic), and a value past
+/// `end` starts again at `start`. `state` holds the current value XOR `start`, so that the
+/// slot's initial 0 reads as `start`.
+pub(super) fn counter_next_user(c: &crate::plan::flow::Counter, state: &mut u64) -> i64 {
+    let current = (*state ^ c.start as u64) as i64;
+    let mut next = current.wrapping_add(c.increment);
+    if next > c.end.unwrap_or(i64::MAX) {
+        next = c.start;
     }
+    *state = next as u64 ^ c.start as u64;
+    current
+}
+
+/// The next value of a shared JMeter Counter. JMeter's global counter starts as `Long.MIN_VALUE`
+/// and is set to `start` when it is that or past `end`, before its value is used (the per-user
+/// one checks after adding): a start above the end is used every time either way, and a sum
+/// that wraps to `Long.MIN_VALUE` starts again. The cell holds the value XOR `i64::MIN`, its
+/// initial 0 being that sentinel.
+pub(super) fn counter_next_global(c: &crate::plan::flow::Counter, cell: &std::sync::atomic::AtomicU64) -> i64 {
+    use std::sync::atomic::Ordering;
+    const SENTINEL: u64 = i64::MIN as u64;
+    let mut used = c.start;
+    let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+        let g = (s ^ SENTINEL) as i64;
+        used = if g == i64::MIN || g > c.end.unwrap_or(i64::MAX) { c.start } else { g };
+        Some(used.wrapping_add(c.increment) as u64 ^ SENTINEL)
+    });
+    used
 }
 
 /// `java.util.Random(seed).nextInt(bound)` (bound > 0), continuing from `state`: 0 before the
@@ -250,8 +269,9 @@ mod tests {
         assert_eq!(java_random_next_int(&mut 0, 1, 16), 11);
     }
 
+    /// Values from JMeter 5.6.3 (bench/jmeter/plans/counter-semantics.jmx).
     #[test]
-    fn counters_wrap_after_their_end() {
+    fn counters_follow_jmeters_counter_config() {
         let c = crate::plan::flow::Counter {
             name: "n".into(),
             var: crate::plan::VarId(0),
@@ -263,10 +283,30 @@ mod tests {
             reset: None,
             format: None,
         };
-        let v: Vec<i64> = (0..5).map(|n| counter_value(&c, n)).collect();
-        assert_eq!(v, [1, 3, 5, 1, 3]);
-        let open = crate::plan::flow::Counter { end: None, ..c };
-        assert_eq!(counter_value(&open, 4), 9);
+        let user = |c: &crate::plan::flow::Counter, n: usize| {
+            let mut st = 0;
+            (0..n).map(|_| counter_next_user(c, &mut st)).collect::<Vec<i64>>()
+        };
+        let global = |c: &crate::plan::flow::Counter, n: usize| {
+            let cell = std::sync::atomic::AtomicU64::new(0);
+            (0..n).map(|_| counter_next_global(c, &cell)).collect::<Vec<i64>>()
+        };
+        assert_eq!(user(&c, 5), [1, 3, 5, 1, 3]);
+        assert_eq!(global(&c, 5), [1, 3, 5, 1, 3]);
+        let open = crate::plan::flow::Counter { end: None, ..c.clone() };
+        assert_eq!(user(&open, 5)[4], 9);
+        // A start above the end is used every time; a negative increment never wraps.
+        let above = crate::plan::flow::Counter { start: 9, increment: 1, end: Some(4), ..c.clone() };
+        assert_eq!(user(&above, 3), [9, 9, 9]);
+        assert_eq!(global(&above, 3), [9, 9, 9]);
+        let down = crate::plan::flow::Counter { start: 0, increment: -3, end: None, ..c.clone() };
+        assert_eq!(user(&down, 3), [0, -3, -6]);
+        assert_eq!(global(&down, 3), [0, -3, -6]);
+        // Long.MAX_VALUE + 1 wraps to Long.MIN_VALUE: the per-user counter goes on from there,
+        // the shared one (whose "not yet started" is that value) starts again.
+        let top = crate::plan::flow::Counter { start: i64::MAX, increment: 1, end: None, ..c };
+        assert_eq!(user(&top, 2), [i64::MAX, i64::MIN]);
+        assert_eq!(global(&top, 2), [i64::MAX, i64::MAX]);
     }
 
     /// The Counter's format is a `java.text.DecimalFormat` pattern (values from Java 17).

@@ -226,10 +226,7 @@ impl VirtualUser {
         // The fixed bytes went out as they are: the request as sent is those, else `out`.
         let sent_fixed = matches!((&req.fixed, &cookie), (Some(_), None)) && !edited;
         drop((edits, cookie));
-        let ex = self
-            .client
-            .send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers), bytes, start)
-            .await;
+        let ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared), bytes, start).await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
@@ -271,7 +268,7 @@ impl VirtualUser {
             let elapsed = end.saturating_duration_since(start);
             error = error.or(self.final_rules(rules, ex.status, fixed, &final_url, elapsed, ex.bytes_received));
         }
-        self.record(label, start, end, &ex, error, true, (&first, self.path.as_str()), None);
+        self.record(label, start, end, &ex, error, true, (&first, self.path.as_str()), interrupted(spec, ex.error));
         self.fd_backoff = Duration::ZERO;
         self.request_to_groups(label, start, end, &ex, error);
         Some(error.is_some())
@@ -299,7 +296,7 @@ impl VirtualUser {
             if let Some(again) = self.digest_retry(spec, &first, &sent) {
                 // HttpClient 4 answers the challenge inside the same execution: one sample
                 // for both exchanges (the server sees two requests).
-                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared.timing_headers);
+                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared);
                 // Boxed, as every rare await here: a future holds the largest state it may
                 // reach, and the user's task holds this one for the whole run.
                 let mut second = Box::pin(self.client.send(&w, &again, Instant::now())).await;
@@ -378,7 +375,7 @@ impl VirtualUser {
             let h = Hop { method, target, path, with_body };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
-            let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared.timing_headers);
+            let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared);
             ex = Box::pin(self.client.send(&w, &self.out, hop_start)).await;
             error = ex.error;
             // The chain's sample has the last response's status, as JMeter's parent sample.
@@ -476,6 +473,9 @@ impl VirtualUser {
                 }
             }
             kept = Some(state);
+        }
+        if note.is_none() {
+            note = interrupted(spec, ex.error);
         }
         if let Some(urls) = resources {
             // JMeter's container (downloadPageResources): a sample of the sampler's name holding
@@ -635,7 +635,7 @@ impl VirtualUser {
             let h = Hop { method: "GET", target: &target, path: &path, with_body: false };
             req.render_hop(&mut self.vars, &h, cookie.as_deref(), &[], &mut self.out);
             let start = Instant::now();
-            let w = wire(req, &target, false, &self.abandon, &ctx.shared.timing_headers);
+            let w = wire(req, &target, false, &self.abandon, &ctx.shared);
             let ex = self.client.send(&w, &self.out, start).await;
             if ex.abandoned_before_send {
                 break;
@@ -1134,6 +1134,19 @@ fn judged(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<ErrorKind> {
     }
 }
 
+/// The code and message JMeter records for a sample a Sample Timeout interrupted: it aborts the
+/// request, closing HttpClient's socket under the read (JMeter 5.6.3: elapsed about the
+/// timeout, "Non HTTP response code: java.net.SocketException", "... message: Socket closed").
+/// The sample's error kind stays `timeout`.
+fn interrupted(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<Box<(String, String)>> {
+    if !spec.sample_timeout || !matches!(error, Some(ErrorKind::Timeout | ErrorKind::ConnectTimeout)) {
+        return None;
+    }
+    let (code, message) =
+        ("Non HTTP response code: java.net.SocketException", "Non HTTP response message: Socket closed");
+    Some(Box::new((code.to_string(), message.to_string())))
+}
+
 fn url_of(target: &Target, path: &str) -> Option<url::Url> {
     url::Url::parse(&format!("{}://{}{}", target.scheme(), target.authority(), path)).ok()
 }
@@ -1143,7 +1156,7 @@ fn wire<'a>(
     target: &'a Target,
     is_head: bool,
     abandon: &'a CancellationToken,
-    timing: &'a crate::plan::timing::TimingHeaders,
+    shared: &'a crate::engine::session::RunShared,
 ) -> Wire<'a> {
     Wire {
         abandon,
@@ -1155,7 +1168,8 @@ fn wire<'a>(
         max_response_size: req.max_response_size,
         keep_body: req.keep_body,
         hosts: req.spec.managers.dns.as_deref(),
-        timing,
+        timing: &shared.timing_headers,
+        bandwidth: &shared.bandwidth,
     }
 }
 

@@ -472,12 +472,30 @@ impl Cx {
             self.report(c, depth, Status::Ignored, "no variable name: sets nothing a later element can read");
             return Ok(());
         }
-        let start = self.number(c, c.text("CounterConfig.start").unwrap_or("0"), "start")?;
-        let increment = self.number(c, c.text("CounterConfig.incr").unwrap_or("1"), "increment")?;
-        let end = match c.text("CounterConfig.end") {
-            Some(e) => Some(self.number(c, e, "maximum")?),
-            None => None,
+        // JMeter reads each field with getPropertyAsLong: text that `Long.parseLong` does not take
+        // (blank, spaces around the digits, a word) is 0; a blank end is Long.MAX_VALUE.
+        let (mut notes, mut runtime) = (Vec::new(), false);
+        let mut long = |this: &mut Self, field: &str, what: &str| -> Option<i64> {
+            let raw = c.text(field).unwrap_or("");
+            let v = match this.expand(c, raw) {
+                Ok(v) => v,
+                Err(_) => {
+                    runtime = true;
+                    notes.push(format!("{what} `{raw}` is known only while running: read as 0"));
+                    return Some(0);
+                }
+            };
+            if v.is_empty() {
+                return None;
+            }
+            Some(v.parse::<i64>().unwrap_or_else(|_| {
+                notes.push(format!("{what} `{v}` is not a whole number: read as 0, as JMeter does"));
+                0
+            }))
         };
+        let start = long(self, "CounterConfig.start", "start").unwrap_or(0);
+        let increment = long(self, "CounterConfig.incr", "increment").unwrap_or(0);
+        let end = long(self, "CounterConfig.end", "maximum");
         let per_user = c.flag("CounterConfig.per_user").unwrap_or(false);
         let var = self.b.sym.vars.assign(&name);
         let slot = self.b.slot(Slot::Counter);
@@ -486,18 +504,23 @@ impl Cx {
         let reset = (per_user && c.flag("CounterConfig.reset_on_tg_iteration").unwrap_or(false))
             .then(|| self.b.slot(Slot::Counter));
         let format = Some(c.text_or_empty("CounterConfig.format").to_string()).filter(|f| !f.is_empty());
-        s.pre.push(Step::Counter(Box::new(Counter {
-            name,
-            var,
-            start,
-            increment,
-            end,
-            per_user,
-            slot,
-            reset,
-            format,
-        })));
-        self.report(c, depth, Status::Supported, "a counter per pass");
+        // JMeter's controllers call their iteration listeners last-added first, so of the
+        // counters of one controller the first in the plan counts last: of two with one
+        // variable name, the first one's value is the one read.
+        let at = s.pre.iter().position(|st| matches!(st, Step::Counter(_))).unwrap_or(s.pre.len());
+        s.pre.insert(
+            at,
+            Step::Counter(Box::new(Counter { name, var, start, increment, end, per_user, slot, reset, format })),
+        );
+        // A field that is no number is read as JMeter reads it (a warning); one set only while
+        // running is read by JMeter as each pass starts, here once (partial).
+        let status = match (notes.is_empty(), runtime) {
+            (true, _) => Status::Supported,
+            (false, false) => Status::Warning,
+            (false, true) => Status::Partial,
+        };
+        let note = std::iter::once("a counter per pass".to_string()).chain(notes).collect::<Vec<_>>().join("; ");
+        self.report(c, depth, status, note);
         Ok(())
     }
 

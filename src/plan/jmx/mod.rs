@@ -136,6 +136,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         text: text.to_string(),
         regex_lists: None,
         engine_stop: None,
+        sample_timeout: None,
     };
     // A plan that sets properties while it runs reads them when called (JMeter's properties
     // are global to the run); one that does not reads them once, as it loads.
@@ -254,8 +255,14 @@ impl Cx {
             },
             None => None,
         };
+        let bandwidth = crate::plan::Bandwidth {
+            loaded: crate::plan::Bandwidth::PROPERTIES
+                .map(|p| crate::plan::Bandwidth::cps(self.b.sym.properties.get(p).map(String::as_str))),
+            scripted: self.b.sym.properties_change,
+        };
         let b = std::mem::take(&mut self.b);
         let mut plan = b.finish(plan_name, Some(path.to_path_buf()));
+        plan.bandwidth = bandwidth;
         if let Some(t) = timing {
             plan.timing_headers = t;
         }
@@ -360,6 +367,8 @@ struct Cx {
     regex_lists: Option<std::collections::HashSet<String>>,
     /// Where JMeter's engine throws out of its run loop as the test starts (thread_group.rs).
     engine_stop: Option<thread_group::EngineStop>,
+    /// The shortest Sample Timeout of the thread group being read (modifier.rs).
+    sample_timeout: Option<Duration>,
 }
 
 impl Cx {

@@ -8,7 +8,10 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RegExUserParameters", Cx::regex_user_parameters),
     ("URLRewritingModifier", Cx::url_rewriting_modifier),
     ("AnchorModifier", Cx::anchor_modifier),
+    ("SampleTimeout", Cx::sample_timeout),
 ];
+
+const SAMPLE_TIMEOUT: &str = "InterruptTimer.timeout";
 
 const URL_REWRITING: &str = "URLRewritingModifier";
 
@@ -17,6 +20,57 @@ const NAMES: &str = "RegExUserParameters.param_names_gr_nr";
 const VALUES: &str = "RegExUserParameters.param_values_gr_nr";
 
 impl Cx {
+    /// A Sample Timeout is a SampleMonitor: JMeter's thread finds every one in its thread
+    /// group's tree and the test plan's (not only in scope) and each schedules an interrupt as
+    /// any sampler starts; HTTP samplers are interrupted (see `sample_timeout_of`).
+    pub(super) fn sample_timeout(&mut self, c: &El, _s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let note = match self.sample_timeout_ms(c) {
+            Ok(Some(ms)) => format!(
+                "interrupts each HTTP sample of its thread group (wherever it stands, as JMeter's) running longer than {ms} ms: \
+                 `java.net.SocketException`, `Socket closed`"
+            ),
+            Ok(None) => "a timeout of 0 or less, or no whole number: interrupts nothing, as in JMeter".to_string(),
+            Err(raw) => {
+                let why = format!("timeout `{raw}` is known only while running: not applied");
+                self.report(c, depth, Status::Partial, why);
+                return Ok(());
+            }
+        };
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// A Sample Timeout's milliseconds, as JMeter reads them (`getPropertyAsLong`: a value
+    /// `Long.parseLong` does not take is 0); none when 0 or less; `Err` when it needs a
+    /// variable set while running.
+    fn sample_timeout_ms(&mut self, c: &El) -> Result<Option<u64>, String> {
+        let raw = c.text_or_empty(SAMPLE_TIMEOUT).to_string();
+        let v = self.expand(c, &raw).map_err(|_| raw.clone())?;
+        Ok(v.parse::<i64>().ok().filter(|ms| *ms > 0).map(|ms| ms as u64))
+    }
+
+    /// The shortest Sample Timeout an HTTP sampler of thread group `tg` is interrupted after:
+    /// of every enabled one in the group's tree and in the test plan's other elements.
+    pub(super) fn sample_timeout_of(&mut self, test_plan: &El, tg: &El) -> Option<Duration> {
+        if !self.text.contains("SampleTimeout") {
+            return None;
+        }
+        fn collect<'a>(els: &'a [El], out: &mut Vec<&'a El>) {
+            for el in els.iter().filter(|e| e.enabled) {
+                if el.class == "SampleTimeout" {
+                    out.push(el);
+                }
+                collect(&el.children, out);
+            }
+        }
+        let mut found = Vec::new();
+        for el in test_plan.children.iter().filter(|e| !super::thread_group::is_thread_group(&e.class)) {
+            collect(std::slice::from_ref(el), &mut found);
+        }
+        collect(&tg.children, &mut found);
+        found.into_iter().filter_map(|el| self.sample_timeout_ms(el).ok().flatten()).min().map(Duration::from_millis)
+    }
+
     /// RegEx User Parameters: before each HTTP sample in scope, when the Regular Expression
     /// Extractor `ref` (match number -1) has found matches (`ref_matchNr`, `ref_1_gN` and
     /// `ref_1_gV` are set), a parameter named as group N of a match is sent with group V of

@@ -572,6 +572,10 @@ impl Cx {
         req.http_version = HttpVersion::Http11;
         req.connect_timeout = connect_timeout;
         req.response_timeout = response_timeout;
+        if let Some(t) = self.sample_timeout.filter(|t| *t <= response_timeout) {
+            req.response_timeout = t;
+            req.sample_timeout = true;
+        }
         // The sampler's own post-processors and assertions come after those of outer scopes,
         // as JMeter runs them.
         req.extract = scope.extract.clone();

@@ -10,12 +10,6 @@ use crate::plan::scripting::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl,
 use crate::script::{CompileError, Lang, Script};
 use std::sync::Arc;
 
-/// JMeter properties a script may set to change how JMeter itself sends (read by its HTTP
-/// client, not by the plan): stampede's engine does not read them, so a script naming one is
-/// refused (skipped with `--skip-unsupported`) rather than run silently different.
-const UNEMULATED_PROPERTIES: &[(&str, &str)] =
-    &[("httpclient.socket.http.cps", "bandwidth emulation"), ("httpclient.socket.https.cps", "bandwidth emulation")];
-
 /// The script elements that set up a scope, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("BeanShellPostProcessor", Cx::bean_shell_post_processor),
@@ -220,13 +214,6 @@ impl Cx {
                 }
             }
         };
-        if let Some((prop, what)) = UNEMULATED_PROPERTIES.iter().find(|(p, _)| text.contains(p)) {
-            let why = format!(
-                "its script names JMeter's property `{prop}` ({what}): JMeter's HTTP client then paces its socket reads and writes, which stampede does not emulate"
-            );
-            self.unsupported(c, depth, &why);
-            return Ok(None);
-        }
         for n in crate::plan::script_host::assigned_variables(&text) {
             self.b.sym.vars.assign(&n);
         }
@@ -572,18 +559,23 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A script that names a property JMeter's HTTP client reads (its bandwidth emulation) is
-    /// refused, saying why (stampede would send at full speed), or skipped when asked.
+    /// A script may set JMeter's bandwidth emulation (`props.put("httpclient.socket.http.cps",
+    /// ...)` in a setUp group): the plan loads, and the engine reads the properties when the
+    /// run's first connection opens; `-J` values are read as the plan loads.
     #[test]
-    fn a_script_naming_an_unemulated_property_is_refused() {
+    fn bandwidth_properties_load_from_scripts_and_the_command_line() {
         let text = "props.put(&quot;httpclient.socket.http.cps&quot;, &quot;1500&quot;)";
         let plan = with_sampler(&script_el("JSR223PreProcessor", "", text));
-        let e = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap_err().to_string();
-        assert!(e.contains("`httpclient.socket.http.cps` (bandwidth emulation)"), "{e}");
-        let skip = Options { skip_unsupported: true, ..Default::default() };
-        let (_, report) = read(&plan, Path::new("/p/plan.jmx"), &skip).unwrap();
-        let r = report.iter().find(|r| r.class == "JSR223PreProcessor").unwrap();
-        assert_eq!(r.status, Status::Skipped, "{r:?}");
+        let (p, _) = read(&plan, Path::new("/p/plan.jmx"), &Options::default()).unwrap();
+        assert_eq!(p.bandwidth, crate::plan::Bandwidth { loaded: [0, 0], scripted: true });
+        let props = [("httpclient.socket.http.cps", " 2000 "), ("httpclient.socket.https.cps", "x")];
+        let opts = Options {
+            properties: props.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..Default::default()
+        };
+        let plain = with_sampler(&script_el("JSR223PreProcessor", "", "vars.put(&quot;a&quot;, &quot;b&quot;)"));
+        let (p, _) = read(&plain, Path::new("/p/plan.jmx"), &opts).unwrap();
+        assert_eq!(p.bandwidth, crate::plan::Bandwidth { loaded: [2000, 0], scripted: false });
     }
 
     /// The BeanShell Sampler keeps its script in `BeanShellSampler.query` (Bug56243.jmx).

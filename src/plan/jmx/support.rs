@@ -37,6 +37,7 @@ const NAMES: &[(&str, &str)] = &[
     ("RegExUserParameters", "RegEx User Parameters"),
     ("URLRewritingModifier", "HTTP URL Re-writing Modifier"),
     ("AnchorModifier", "HTML Link Parser"),
+    ("SampleTimeout", "Sample Timeout"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
     ("UniformRandomTimer", "Uniform Random Timer"),

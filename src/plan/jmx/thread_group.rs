@@ -103,8 +103,10 @@ impl Cx {
                 Workload::Shaped(s) => !s.starts.is_empty(),
                 Workload::Open(_) => true,
             });
+            self.sample_timeout = self.sample_timeout_of(test_plan, tg);
             let mut steps = plan_scope.pre.clone();
             steps.extend(self.controller_body(&tg.children, plan_scope, 2)?);
+            self.sample_timeout = None;
             let n = workloads.len();
             for (i, w) in workloads.drain(..).enumerate() {
                 let name = if n > 1 { format!("{name} #{}", i + 1) } else { name.clone() };
