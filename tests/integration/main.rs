@@ -111,6 +111,8 @@
 //!   `[placeholder]` host fails each sample with java.net's message, the user goes on;
 //!   function arguments read as JMeter's parser reads them (`${__P(X,0})}` is `0}`);
 //!   numbers that are no number and an empty If condition read as JMeter reads them.
+//! - `jmx_openmodel`: JMeter's Open Model Thread Group (issue 32): a seeded schedule's arrivals
+//!   sent exactly, each a new user; even steps counted as JMeter; a bad schedule refused.
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
@@ -184,6 +186,7 @@ mod jmx_fn;
 mod jmx_http;
 mod jmx_json_runtime;
 mod jmx_modifiers;
+mod jmx_openmodel;
 mod jmx_parallel;
 mod jmx_runtime;
 mod jmx_runtime_values;

@@ -9,6 +9,7 @@ const NAMES: &[(&str, &str)] = &[
     ("ThreadGroup", "Thread Group"),
     ("SetupThreadGroup", "setUp Thread Group"),
     ("PostThreadGroup", "tearDown Thread Group"),
+    ("OpenModelThreadGroup", "Open Model Thread Group"),
     ("kg.apc.jmeter.threads.UltimateThreadGroup", "jp@gc - Ultimate Thread Group"),
     ("kg.apc.jmeter.threads.SteppingThreadGroup", "jp@gc - Stepping Thread Group"),
     ("com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup", "bzm - Concurrency Thread Group"),
