@@ -113,6 +113,8 @@
 //!   numbers that are no number and an empty If condition read as JMeter reads them.
 //! - `jmx_openmodel`: JMeter's Open Model Thread Group (issue 32): a seeded schedule's arrivals
 //!   sent exactly, each a new user; even steps counted as JMeter; a bad schedule refused.
+//! - `jmx_xpath2_assert`: JMeter's XPath2 Assertion (issue 32): each case of the micro plan
+//!   JMeter 5.6.3 ran passes or fails as it did (numbers and strings match, XPath 2.0-only fails).
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
@@ -203,6 +205,7 @@ mod jmx_tg;
 mod jmx_unset;
 mod jmx_websocket;
 mod jmx_x;
+mod jmx_xpath2_assert;
 mod labels;
 mod mock;
 mod netns;

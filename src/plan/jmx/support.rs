@@ -79,6 +79,7 @@ const NAMES: &[(&str, &str)] = &[
     ("SizeAssertion", "Size Assertion"),
     ("DurationAssertion", "Duration Assertion"),
     ("XPathAssertion", "XPath Assertion"),
+    ("XPath2Assertion", "XPath2 Assertion"),
     ("JMESPathAssertion", "JSON JMESPath Assertion"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", "jp@gc - JSON Path Assertion"),
     // Listeners.
