@@ -105,3 +105,17 @@ fn open_model_bad_schedule_is_refused_naming_the_element() {
     assert_ne!(check.status.code(), Some(0), "{}", check.stdout_str());
     assert_eq!(server.requests(), 0);
 }
+
+/// "Stop Thread" after a sample error stops only that arrival's thread in JMeter's Open Model
+/// Thread Group (each arrival is a thread of its own): every arrival is still sent.
+#[test]
+fn open_model_stop_thread_on_error_stops_only_that_arrival() {
+    let server = TestServer::builder().route("/om/1", Route::status(500)).start();
+    let run = TempRun::new("openmodel-stopthread");
+    let plan = open_model_plan("rate(20/s) even_arrivals(1 s)", "", "failing", server.addr().port())
+        .replace(">continue<", ">stopthread<");
+    run_timed(&run, plan, &[]);
+    assert_eq!(server.requests_to("/om/1"), 20);
+    let failing = label(&run.summary(), "failing");
+    assert_eq!((uint(&failing, "samples"), uint(&failing, "errors")), (20, 20));
+}

@@ -267,9 +267,11 @@ async fn user<F: Users>(
         if end != IterEnd::Completed {
             ctx.recorder.iteration_done(ctx.index);
         }
-        if end == IterEnd::UserDone {
+        if end == IterEnd::UserDone && !fresh {
             // Users of the open model are interchangeable: a data file that ran out with
-            // `stop_user` ends the scenario's arrivals.
+            // `stop_user` ends the scenario's arrivals. (Where each arrival is a new user, as
+            // JMeter's Open Model Thread Group's threads, stopping one stops only it: the
+            // arrivals go on.)
             ctx.stop_now();
             return;
         }
