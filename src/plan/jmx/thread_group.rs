@@ -617,7 +617,9 @@ impl Cx {
         let w = OpenWorkload {
             start_rate,
             stages,
-            pre_allocated_users: max_users.min(10),
+            // JMeter makes each arrival's thread when it is due: a user made beforehand would
+            // only take a thread number no arrival has.
+            pre_allocated_users: 0,
             max_users,
             start_delay: Duration::ZERO,
             graceful_stop: Duration::ZERO,
