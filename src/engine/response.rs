@@ -975,11 +975,11 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
             };
             ok != *negate
         }
-        CheckTest::XPath { path, field, negate } => xpath_holds(path, subject(f, u, *field), *negate),
-        CheckTest::XPathAt { path, field, negate } => {
+        CheckTest::XPath { path, field, negate, xpath2 } => xpath_holds(path, subject(f, u, *field), *negate, *xpath2),
+        CheckTest::XPathAt { path, field, negate, xpath2 } => {
             let compiled = path.compiled(path.src.render_string(u));
             match &compiled.1 {
-                Ok(path) => xpath_holds(path, subject(f, u, *field), *negate),
+                Ok(path) => xpath_holds(path, subject(f, u, *field), *negate, *xpath2),
                 // XPathAssertion reports a query that does not compile as an error: the
                 // check fails, negated or not.
                 Err(_) => false,
@@ -1070,13 +1070,15 @@ fn failure_id(c: &crate::plan::Check, f: &mut Fields<'_, '_>) -> u16 {
 /// XPathAssertion: an empty input fails ("Response was null"), so does one that does not
 /// parse; a node set holds when not empty, a boolean when true, any other value fails
 /// ("Cannot understand").
-fn xpath_holds(path: &crate::plan::request::XPathExpr, text: &str, negate: bool) -> bool {
+fn xpath_holds(path: &crate::plan::request::XPathExpr, text: &str, negate: bool, xpath2: bool) -> bool {
     if text.is_empty() {
         return false;
     }
     match path.eval(text) {
         Ok(XPathResult::Nodes(n)) => n.is_empty() == negate,
         Ok(XPathResult::Boolean(b)) => b != negate,
+        // XPath2Assertion: Saxon's one item for a number or a string is a match.
+        Ok(XPathResult::Other(_)) if xpath2 => !negate,
         Ok(XPathResult::Other(_)) | Err(_) => false,
     }
 }
@@ -1095,6 +1097,21 @@ mod tests {
         for bad in ["{\"a\":1}", "<a><b></a>", "<a/><b/>", "", "<p:a/>"] {
             assert!(xml_error(bad).is_some(), "{bad}");
         }
+    }
+
+    /// JMeter's XPath2 Assertion takes a number or a string as one item, a match; the XPath
+    /// Assertion does not. A body that is no XML fails both, negated or not.
+    #[test]
+    fn xpath2_assertion_holds_for_a_number_or_a_string_result() {
+        let x = |q: &str| crate::plan::request::XPathExpr::new(q, false, false, false).unwrap();
+        let doc = "<r><b>1</b><b>2</b></r>";
+        assert!(xpath_holds(&x("count(//nope)"), doc, false, true));
+        assert!(xpath_holds(&x("string(//nope)"), doc, false, true));
+        assert!(!xpath_holds(&x("count(//b)"), doc, true, true));
+        assert!(!xpath_holds(&x("count(//b)"), doc, false, false));
+        assert!(!xpath_holds(&x("count(//b) = 1"), doc, false, true));
+        assert!(!xpath_holds(&x("//b"), "{}", false, true));
+        assert!(!xpath_holds(&x("//b"), "{}", true, true));
     }
 
     /// As JMeter's `JMESPathAssertion.isEquals`: equal text first, then equal JSON (Jackson's

@@ -111,6 +111,7 @@ fn quick_workload(
             max_users: max,
             start_delay: Duration::ZERO,
             graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+            process: None,
         };
         if let Some(problem) = workload::rate_problem("--rate", rate) {
             return Err(Error::invalid(loc("--rate"), problem));

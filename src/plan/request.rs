@@ -686,11 +686,14 @@ pub enum CheckTest {
         path: XPathExpr,
         field: Field,
         negate: bool,
+        /// JMeter's XPath2 Assertion: a result that is neither nodes nor a boolean (a number,
+        /// a string) is one item, and holds.
+        xpath2: bool,
     },
     /// An XPath Assertion whose query holds variables set while the test runs, compiled for
     /// each sample; one that does not compile fails the check, negated or not (JMeter's
     /// assertion reports the error).
-    XPathAt { path: Box<RunTime<XPathExpr>>, field: Field, negate: bool },
+    XPathAt { path: Box<RunTime<XPathExpr>>, field: Field, negate: bool, xpath2: bool },
     /// The MD5 of the body, as lowercase hex, equals the expected hex ignoring case (JMeter's
     /// MD5Hex Assertion); an empty expected value never holds.
     Md5Hex(Template),

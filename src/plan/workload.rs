@@ -247,6 +247,55 @@ pub struct OpenWorkload {
     pub start_delay: Duration,
     #[serde(with = "super::serde_duration")]
     pub graceful_stop: Duration,
+    /// JMeter's Open Model Thread Group: its arrival instants are drawn as JMeter draws them
+    /// (the stages then only describe the rates), and each arrival is a new user, as each is
+    /// a new thread in JMeter. `None`: arrivals by the stages, on reused users.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<ArrivalProcess>,
+}
+
+/// The Open Model Thread Group's arrival steps, as JMeter's `ThreadScheduleProcessGenerator`
+/// runs them: each step makes ⌊(from + to) / 2 × secs⌋ arrivals, counted from its own start.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArrivalProcess {
+    pub steps: Vec<ProcessStep>,
+    /// Java's `Random` seed; 0: a random one, as JMeter's `new Random()`.
+    pub seed: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ProcessStep {
+    /// `random_arrivals` (a Poisson process of this many events), else `even_arrivals`.
+    pub random: bool,
+    /// Arrivals a second at the start and at the end (linear between).
+    pub from: f64,
+    pub to: f64,
+    pub secs: f64,
+}
+
+impl ProcessStep {
+    /// The arrivals it makes, as JMeter counts them (`toInt`/`toLong` of the mean × duration:
+    /// 3.7 is 3; a negative count is none).
+    pub fn count(&self) -> u64 {
+        let n = (self.from + self.to) / 2.0 * self.secs;
+        if self.random {
+            (n as i32).max(0) as u64
+        } else {
+            (n as i64).max(0) as u64
+        }
+    }
+}
+
+impl ArrivalProcess {
+    /// Every arrival of the schedule (saturating).
+    pub fn total(&self) -> u64 {
+        self.steps.iter().fold(0u64, |t, s| t.saturating_add(s.count()))
+    }
+
+    /// How long the schedule lasts: its steps' durations.
+    pub fn secs(&self) -> f64 {
+        self.steps.iter().map(|s| s.secs).sum()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -504,6 +553,7 @@ mod tests {
             max_users: 200,
             start_delay: Duration::ZERO,
             graceful_stop: DEFAULT_GRACEFUL_STOP,
+            process: None,
         }
     }
 

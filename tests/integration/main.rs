@@ -129,6 +129,10 @@
 //!   Group's old column layout as `jmeter -n` runs it (the rows before the first short one,
 //!   later groups not started), Variables From CSV File (rows, comments, multi-line values,
 //!   properties, a missing file, an empty delimiter), the Parameterized Controller.
+//! - `jmx_openmodel`: JMeter's Open Model Thread Group (issue 32): a seeded schedule's arrivals
+//!   sent exactly, each a new user; even steps counted as JMeter; a bad schedule refused.
+//! - `jmx_xpath2_assert`: JMeter's XPath2 Assertion (issue 32): each case of the micro plan
+//!   JMeter 5.6.3 ran passes or fails as it did (numbers and strings match, XPath 2.0-only fails).
 //! - `jmx_tg`: the plugins' thread groups (Stepping, Ultimate, Concurrency, Arrivals, Free-Form)
 //!   and the Throughput Shaping Timer on short schedules; the overrides bound them.
 //! - `jmx_sysreq_s3`: a Response Assertion on "Request Data" reads JMeter's sampler data (HTTP
@@ -210,6 +214,7 @@ mod jmx_http;
 mod jmx_json_runtime;
 mod jmx_misc_s3;
 mod jmx_modifiers;
+mod jmx_openmodel;
 mod jmx_parallel;
 mod jmx_plugins_s3;
 mod jmx_runtime;
@@ -228,6 +233,7 @@ mod jmx_tg;
 mod jmx_unset;
 mod jmx_websocket;
 mod jmx_x;
+mod jmx_xpath2_assert;
 mod labels;
 mod mock;
 mod netns;

@@ -47,7 +47,9 @@ pub(crate) async fn run<F: Users>(
     segment: &Segment,
     start: Instant,
 ) {
-    let schedule = ArrivalSchedule::new(w.start_rate, &w.stages);
+    let schedule = ArrivalSchedule::for_workload(&w, rand::random());
+    // JMeter's Open Model Thread Group starts a new thread for each arrival.
+    let fresh = w.process.is_some();
     let start = start + w.start_delay;
     let end = start + schedule.length();
     let max_users = segment.scale(w.max_users) as usize;
@@ -58,7 +60,7 @@ pub(crate) async fn run<F: Users>(
     let spawn_user = |set: &mut JoinSet<()>, users: &mut Vec<mpsc::Sender<Instant>>| {
         let (tx, rx) = mpsc::channel(1);
         let id = users.len();
-        set.spawn(user(ctx.clone(), factory.clone(), id, rx, idle_tx.clone()));
+        set.spawn(user(ctx.clone(), factory.clone(), id, rx, idle_tx.clone(), fresh));
         users.push(tx);
         id
     };
@@ -243,10 +245,17 @@ async fn user<F: Users>(
     id: usize,
     mut work: mpsc::Receiver<Instant>,
     idle: mpsc::UnboundedSender<usize>,
+    fresh: bool,
 ) {
     let _task = ctx.user_task();
     let mut user = factory.user(id as u64);
+    let mut used = false;
     while let Some(due) = work.recv().await {
+        // A new user for each arrival (its variables, cookies and connections start afresh),
+        // where the workload asks for it: only the task is reused.
+        if fresh && std::mem::replace(&mut used, true) {
+            user = factory.user(id as u64);
+        }
         ctx.active.fetch_add(1, Ordering::Relaxed);
         ctx.shared.active_all.fetch_add(1, Ordering::Relaxed);
         let guard = ActiveGuard(&ctx);
@@ -258,9 +267,11 @@ async fn user<F: Users>(
         if end != IterEnd::Completed {
             ctx.recorder.iteration_done(ctx.index);
         }
-        if end == IterEnd::UserDone {
+        if end == IterEnd::UserDone && !fresh {
             // Users of the open model are interchangeable: a data file that ran out with
-            // `stop_user` ends the scenario's arrivals.
+            // `stop_user` ends the scenario's arrivals. (Where each arrival is a new user, as
+            // JMeter's Open Model Thread Group's threads, stopping one stops only it: the
+            // arrivals go on.)
             ctx.stop_now();
             return;
         }

@@ -130,6 +130,7 @@ fn open(start_rate: f64, stages: &[(f64, u64)], pre: u32, max: u32) -> OpenWorkl
         max_users: max,
         start_delay: Duration::ZERO,
         graceful_stop: Duration::from_secs(30),
+        process: None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! Assertions: checks on each response in their scope (response, JSONPath (JMeter's and
-//! jmeter-plugins'), XPath, size and duration assertions).
+//! jmeter-plugins'), XPath, XPath2, size and duration assertions).
 
 use super::*;
 use crate::plan::request::{Pattern, RunTime, RunTimeJsonPath, XPathExpr};
@@ -11,6 +11,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("SizeAssertion", Cx::size_assertion),
     ("DurationAssertion", Cx::duration_assertion),
     ("XPathAssertion", Cx::xpath_assertion),
+    ("XPath2Assertion", Cx::xpath2_assertion),
     ("JMESPathAssertion", Cx::jmespath_assertion),
     ("MD5HexAssertion", Cx::md5hex_assertion),
     ("XMLAssertion", Cx::xml_assertion),
@@ -184,14 +185,54 @@ impl Cx {
 
     /// XPath Assertion: the query finds a node (or is true) in the body or a variable.
     pub(super) fn xpath_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        let raw = c.text_or_empty("XPath.xpath");
-        let negate = c.flag("XPath.negate").unwrap_or(false);
+        let raw = c.text_or_empty("XPath.xpath").to_string();
         let tolerant = c.flag("XPath.tolerant").unwrap_or(false);
         let namespaces = c.flag("XPath.namespace").unwrap_or(false);
+        let validate = c.flag("XPath.validate") == Some(true);
+        self.xpath_check(c, s, depth, &raw, (tolerant, namespaces, validate, false))
+    }
+
+    /// XPath2 Assertion (JMeter's `XPath2Assertion`): the query must find something, or be
+    /// true; negated, the opposite. JMeter evaluates it with Saxon but takes its type from
+    /// Xalan (XPath 1.0), which throws on what XPath 1.0 does not know, failing the sample: so
+    /// the XPath 1.0 engine here reads what JMeter runs. A result that is neither nodes nor a
+    /// boolean (a number, a string) is one item: it holds. An empty query passes (JMeter logs
+    /// it); an absent one is `/`.
+    pub(super) fn xpath2_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        // Absent is `/`; present and empty is empty (`getPropertyAsString(key, default)`).
+        let raw = match c.prop("XPath.xpath") {
+            Some(Value::Text(t)) => t.clone(),
+            _ => "/".to_string(),
+        };
+        if raw.is_empty() {
+            self.warn(c, depth, "the query is empty: the assertion passes, as in JMeter (it logs an error)");
+            return Ok(());
+        }
+        // Namespaces are `prefix=uri` lines in JMeter; the prefixes the response declares
+        // are used here.
+        let namespaces = !c.text_or_empty("XPath.namespaces").trim().is_empty();
+        self.xpath_check(c, s, depth, &raw, (false, namespaces, false, true))
+    }
+
+    /// The check of an XPath or XPath2 Assertion on `raw`: `(tolerant, namespaces, validate,
+    /// xpath2)` as the element says.
+    fn xpath_check(
+        &mut self,
+        c: &El,
+        s: &mut Scope,
+        depth: usize,
+        raw: &str,
+        (tolerant, namespaces, validate, xpath2): (bool, bool, bool, bool),
+    ) -> Result<(), Error> {
+        let negate = c.flag("XPath.negate").unwrap_or(false);
         let scoped = self.scope_variable(c)?;
         let unnamed = scoped.as_ref().is_some_and(|v| v.1.is_empty());
         let field = scoped.map_or(Field::Body, |v| v.0);
-        let mut note = String::from("an XPath check");
+        let mut note = String::from(if xpath2 {
+            "an XPath check (XPath 2.0 read as XPath 1.0, as JMeter types it)"
+        } else {
+            "an XPath check"
+        });
         // JMeter evaluates `${}` in the query for each sample: one set while the test runs is
         // compiled then.
         let probe = self.tmpl(c, raw)?;
@@ -199,11 +240,12 @@ impl Cx {
         let (query, test) = if probe.is_dynamic(&self.b.sym.vars) {
             note.push_str(", its query read for each sample");
             let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, false);
-            (raw.to_string(), CheckTest::XPathAt { path: Box::new(RunTime::new(probe, compile)), field, negate })
+            let path = Box::new(RunTime::new(probe, compile));
+            (raw.to_string(), CheckTest::XPathAt { path, field, negate, xpath2 })
         } else {
             let query = self.expand(c, raw)?;
             let test = match XPathExpr::new(&query, tolerant, namespaces, false) {
-                Ok(path) => CheckTest::XPath { path, field, negate },
+                Ok(path) => CheckTest::XPath { path, field, negate, xpath2 },
                 Err(e) => {
                     note = format!("{e}: the assertion fails, as in JMeter");
                     invalid = true;
@@ -213,17 +255,21 @@ impl Cx {
             };
             (query, test)
         };
-        let id = self.b.check(format!("{}: {}XPath {query}", c.name, if negate { "not " } else { "" }));
+        let id = self.b.check(match xpath2 {
+            // XPath2Assertion's own failure message.
+            true => format!("{}: {} for {query}", c.name, if negate { "Nodes Matched" } else { "No Nodes Matched" }),
+            false => format!("{}: {}XPath {query}", c.name, if negate { "not " } else { "" }),
+        });
         s.checks.push(Check { id, test });
         // "Validate XML" checks the body against its DTD: not done here.
-        let status = if c.flag("XPath.validate") == Some(true) {
+        let status = if validate {
             note.push_str("; the body is not validated against its DTD");
             Status::Partial
         } else {
             Status::Supported
         };
         if unnamed {
-            // XPathAssertion reads no data from the unnamed variable: "Response was null".
+            // Neither assertion reads data from the unnamed variable: "Response was null".
             self.warn(c, depth, UNNAMED_SCOPE_FAILS);
         } else if invalid {
             self.warn(c, depth, note);
@@ -530,6 +576,43 @@ mod tests {
         let p = i.plan.as_ref().unwrap();
         assert_eq!(p.checks[prolog.0 as usize], "x: Content is not allowed in prolog.");
         assert!(p.checks[doctype.0 as usize].starts_with("x: DOCTYPE is disallowed"));
+    }
+
+    /// The XPath2 Assertion loads as JMeter's: a check named by its failure message, an
+    /// absent query read as `/`, an empty one passing (a warning, no check), one the XPath 1.0
+    /// engine cannot read failing each sample (JMeter's Xalan typing throws on it too).
+    #[test]
+    fn an_xpath2_assertion_is_a_check_with_jmeters_failure_message() {
+        let x2 = |props: &str| {
+            format!(
+                r#"<XPath2Assertion testclass="XPath2Assertion" testname="x2" enabled="true">{props}</XPath2Assertion><hashTree/>"#
+            )
+        };
+        let i = inspect_with(&x2(
+            r#"<stringProp name="XPath.xpath">count(//b)</stringProp><boolProp name="XPath.negate">true</boolProp>"#,
+        ));
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let c = checks(&i);
+        let x = c.iter().find(|c| matches!(c.test, CheckTest::XPath { .. })).expect("an XPath check");
+        let CheckTest::XPath { negate: true, xpath2: true, .. } = &x.test else { panic!("{:?}", x.test) };
+        let plan = i.plan.as_ref().unwrap();
+        assert_eq!(plan.checks[x.id.0 as usize], "x2: Nodes Matched for count(//b)");
+        let absent = inspect_with(&x2(""));
+        let absent = checks(&absent);
+        let Some(CheckTest::XPath { path, negate: false, .. }) =
+            absent.iter().map(|c| &c.test).find(|t| matches!(t, CheckTest::XPath { .. }))
+        else {
+            panic!("{absent:?}")
+        };
+        assert_eq!(path.src, "/");
+        let empty = inspect_with(&x2(r#"<stringProp name="XPath.xpath"></stringProp>"#));
+        assert!(!checks(&empty).iter().any(|c| matches!(c.test, CheckTest::XPath { .. })), "{:?}", checks(&empty));
+        assert_eq!(empty.elements.iter().find(|r| r.class == "XPath2Assertion").unwrap().status, Status::Warning);
+        let xp2 = inspect_with(&x2(r#"<stringProp name="XPath.xpath">//b[ends-with(., 'x')]</stringProp>"#));
+        let r = xp2.elements.iter().find(|r| r.class == "XPath2Assertion").unwrap();
+        if r.status == Status::Warning {
+            assert!(checks(&xp2).iter().any(|c| matches!(&c.test, CheckTest::Any(v) if v.is_empty())));
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod extractor;
 mod listener;
 mod modifier;
 mod module;
+mod openmodel;
 mod report;
 #[cfg(test)]
 mod runtime_tests;

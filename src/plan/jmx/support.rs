@@ -9,6 +9,7 @@ const NAMES: &[(&str, &str)] = &[
     ("ThreadGroup", "Thread Group"),
     ("SetupThreadGroup", "setUp Thread Group"),
     ("PostThreadGroup", "tearDown Thread Group"),
+    ("OpenModelThreadGroup", "Open Model Thread Group"),
     ("kg.apc.jmeter.threads.UltimateThreadGroup", "jp@gc - Ultimate Thread Group"),
     ("kg.apc.jmeter.threads.SteppingThreadGroup", "jp@gc - Stepping Thread Group"),
     ("com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup", "bzm - Concurrency Thread Group"),
@@ -84,6 +85,7 @@ const NAMES: &[(&str, &str)] = &[
     ("XPathAssertion", "XPath Assertion"),
     ("MD5HexAssertion", "MD5Hex Assertion"),
     ("XMLAssertion", "XML Assertion"),
+    ("XPath2Assertion", "XPath2 Assertion"),
     ("JMESPathAssertion", "JSON JMESPath Assertion"),
     ("com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion", "jp@gc - JSON Path Assertion"),
     // Listeners.

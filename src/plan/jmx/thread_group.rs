@@ -1,6 +1,6 @@
-//! Thread groups (plain, setUp, tearDown, and the plugins' Stepping, Ultimate, Concurrency,
-//! Arrivals and Free-Form Arrivals): each becomes one scenario with its workload, phase and
-//! action after a sample error.
+//! Thread groups (plain, setUp, tearDown, Open Model, and the plugins' Stepping, Ultimate,
+//! Concurrency, Arrivals and Free-Form Arrivals): each becomes one scenario with its workload,
+//! phase and action after a sample error.
 
 use super::*;
 
@@ -15,6 +15,11 @@ const STEPPING: &str = "kg.apc.jmeter.threads.SteppingThreadGroup";
 const CONCURRENCY: &str = "com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup";
 const ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup";
 const FREE_FORM_ARRIVALS: &str = "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup";
+const OPEN_MODEL: &str = "OpenModelThreadGroup";
+
+/// The most arrivals an Open Model Thread Group's schedule may make: each instant is kept in
+/// memory (8 bytes) from the start of the run, where JMeter draws them step by step.
+const MAX_OPEN_MODEL_ARRIVALS: u64 = 20_000_000;
 
 /// The most users a plugin's schedule lists one by one, and the most steps it has: each is a
 /// time kept in memory when the plan loads, so a mistyped count is refused rather than
@@ -27,10 +32,11 @@ pub(super) fn is_thread_group(class: &str) -> bool {
 }
 
 /// The thread groups stampede reads.
-pub(super) const CLASSES: [&str; 8] = [
+pub(super) const CLASSES: [&str; 9] = [
     "ThreadGroup",
     "SetupThreadGroup",
     "PostThreadGroup",
+    OPEN_MODEL,
     ULTIMATE,
     STEPPING,
     CONCURRENCY,
@@ -173,6 +179,7 @@ impl Cx {
             }
             CONCURRENCY => return self.concurrency(tg).map(|w| vec![w]),
             ARRIVALS | FREE_FORM_ARRIVALS => return self.arrivals(tg).map(|w| vec![w]),
+            OPEN_MODEL => return self.open_model(tg).map(|w| vec![w]),
             _ => {}
         }
 
@@ -667,6 +674,7 @@ impl Cx {
             max_users,
             start_delay: Duration::ZERO,
             graceful_stop: workload::DEFAULT_GRACEFUL_STOP,
+            process: None,
         };
         if let Some(problem) = w.rate_problem() {
             return Err(self.err(tg, problem));
@@ -683,6 +691,66 @@ impl Cx {
 }
 
 impl Cx {
+    /// JMeter's Open Model Thread Group: its schedule (`rate(10/sec) random_arrivals(1 min)
+    /// ...`, functions evaluated when the run starts) read as JMeter reads it, a schedule JMeter
+    /// fails to start on refused with its message; each arrival is a new user running the
+    /// children once, with no limit on how many run at once; at the end of the schedule what
+    /// still runs is stopped (JMeter interrupts those threads).
+    fn open_model(&mut self, tg: &El) -> Result<Workload, Error> {
+        let raw = tg.text_or_empty("OpenModelThreadGroup.schedule").to_string();
+        let schedule = self.expand(tg, &raw)?;
+        // A seed that is no number reads 0, as a long property does: a new seed each run.
+        let seed_raw = tg.text_or_empty("OpenModelThreadGroup.random_seed").to_string();
+        let seed = self.expand(tg, &seed_raw)?.trim().parse::<i64>().unwrap_or(0);
+        let process = openmodel::parse(&schedule, seed)
+            .map_err(|m| self.err(tg, format!("the schedule does not parse, and JMeter starts no test on it: {m}")))?;
+        let total = process.total();
+        if total > MAX_OPEN_MODEL_ARRIVALS {
+            return Err(self.err(
+                tg,
+                format!("the schedule makes {total} arrivals: stampede keeps each one's instant in memory, at most {MAX_OPEN_MODEL_ARRIVALS} in a group"),
+            ));
+        }
+        // The stages say the rates (for reports and `--duration`); the instants are drawn.
+        let mut stages = Vec::new();
+        let start_rate = process.steps.first().map_or(0.0, |s| s.from.max(0.0));
+        let mut rate = start_rate;
+        for st in &process.steps {
+            if st.from.max(0.0) != rate {
+                stages.push(Stage { target: st.from.max(0.0), duration: Duration::ZERO });
+            }
+            rate = st.to.max(0.0);
+            stages.push(Stage { target: rate, duration: self.secs(tg, st.secs, "schedule step")? });
+        }
+        let max_users = u32::try_from(total).unwrap_or(u32::MAX).max(1);
+        let w = OpenWorkload {
+            start_rate,
+            stages,
+            // JMeter makes each arrival's thread when it is due: a user made beforehand would
+            // only take a thread number no arrival has.
+            pre_allocated_users: 0,
+            max_users,
+            start_delay: Duration::ZERO,
+            graceful_stop: Duration::ZERO,
+            process: Some(process),
+        };
+        if let Some(problem) = w.rate_problem() {
+            return Err(self.err(tg, problem));
+        }
+        let random = w.process.as_ref().is_some_and(|p| p.steps.iter().any(|s| s.random));
+        let seeded = match (random, seed) {
+            (false, _) => String::new(),
+            (true, 0) => " (random arrivals: new ones each run)".to_string(),
+            (true, seed) => format!(" (random arrivals of seed {seed}: JMeter's instants)"),
+        };
+        let note = format!(
+            "open model: {total} arrivals over {}{seeded}, each a new user running the children once; what still runs at the end is stopped, as in JMeter",
+            humantime::format_duration(Workload::Open(w.clone()).planned_duration().unwrap_or_default())
+        );
+        self.report(tg, 1, Status::Supported, note);
+        Ok(Workload::Open(w))
+    }
+
     /// Refuses a count of users or steps beyond [`MAX_SCHEDULED`].
     fn scheduled(&self, tg: &El, n: u64, what: &str) -> Result<(), Error> {
         if n > MAX_SCHEDULED {

@@ -213,7 +213,15 @@ impl Cx {
                 format!("max_users ({max_users}) must be at least 1 and at least pre_allocated_users ({pre})"),
             ));
         }
-        let open = OpenWorkload { start_rate, stages, pre_allocated_users: pre, max_users, start_delay, graceful_stop };
+        let open = OpenWorkload {
+            start_rate,
+            stages,
+            pre_allocated_users: pre,
+            max_users,
+            start_delay,
+            graceful_stop,
+            process: None,
+        };
         if let Some(problem) = open.rate_problem() {
             return Err(self.invalid(w.node, &f("rate"), problem));
         }
