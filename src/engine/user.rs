@@ -257,11 +257,19 @@ impl VirtualUser {
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
     /// elapsed time starts there. The executor calls [`Self::iteration_ended`] after it.
     ///
-    /// Not async: the future is the program's own, awaited by the executor where it is made.
-    /// Awaiting it here instead (an async fn around it) made and moved the whole request state
-    /// machine every iteration, two memcpy of it per request (#31). It is no larger for the
-    /// branches it can run.
+    /// Not async, and nothing but the program's future made: the executor awaits it where it
+    /// is made, so it is built in place. Awaiting it here instead (an async fn around it), or
+    /// doing anything to the user before making it (an iteration's start is the program's
+    /// first step, see [`Self::begin_iteration`]), made it elsewhere and moved the whole
+    /// request state machine into the executor's future: two memcpy of it per request (#31).
+    #[inline]
     pub(super) fn iteration(&mut self, due: Option<Instant>) -> impl std::future::Future<Output = IterEnd> + Send + '_ {
+        self.run_program(Flow, due)
+    }
+
+    /// What an iteration of the user's flow does before its first step: it counts, leaves the
+    /// transactions the last one left open, clears what the managers clear.
+    fn begin_iteration(&mut self) {
         self.iterations += 1;
         if let Some(p) = self.plan.made() {
             p.groups.iter_mut().for_each(|g| g.open = false);
@@ -269,11 +277,11 @@ impl VirtualUser {
         if self.ctx.shared.managers_clear {
             self.clear_managers();
         }
-        self.run_program(Flow, due)
     }
 
     /// However the iteration ended, the user leaves its critical sections (JMeter's
     /// CriticalSectionController releases its lock as its loop ends or its thread stops).
+    #[inline]
     pub(super) fn iteration_ended(&mut self) {
         if let Some(p) = self.plan.made() {
             p.held.clear();
@@ -282,6 +290,9 @@ impl VirtualUser {
 
     /// Runs the user's flow, or one branch of a Parallel Controller (see [`Source`]).
     pub(super) async fn run_program<S: Source>(&mut self, source: S, mut due: Option<Instant>) -> IterEnd {
+        if !S::BRANCH {
+            self.begin_iteration();
+        }
         let ctx = self.ctx.clone();
         let ops = &source.program(&ctx).ops;
         let mut pc = 0;

@@ -37,10 +37,12 @@ pub(crate) trait User: Send + 'static {
 }
 
 impl User for VirtualUser {
+    #[inline]
     fn iteration(&mut self, due: Option<Instant>) -> impl Future<Output = IterEnd> + Send {
         VirtualUser::iteration(self, due.map(Instant::into_std))
     }
 
+    #[inline]
     fn iteration_ended(&mut self) {
         VirtualUser::iteration_ended(self)
     }

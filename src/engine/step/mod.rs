@@ -151,10 +151,6 @@ impl VirtualUser {
         Some(top)
     }
 
-    /// The label a sample of `label` is recorded under: its name rendered now when it holds
-    /// `${...}` (JMeter renders a sampler's name for each sample), else `label` itself. Past
-    /// the run's cap on rendered names, `label` (the name as written).
-    #[inline]
     /// The name of a sample's label, as a script's `prev.getSampleLabel()` reads it.
     pub(in crate::engine) fn label_name(&self, label: LabelId) -> String {
         let shared = &self.ctx.shared;
@@ -165,7 +161,19 @@ impl VirtualUser {
             .unwrap_or_default()
     }
 
+    /// The label a sample of `label` is recorded under: its name rendered now when it holds
+    /// `${...}` (JMeter renders a sampler's name for each sample), else `label` itself. Past
+    /// the run's cap on rendered names, `label` (the name as written). Inline: every sample
+    /// asks, and almost every label is fixed.
+    #[inline]
     pub(in crate::engine) fn sample_label(&mut self, label: LabelId) -> LabelId {
+        match self.ctx.shared.label_templates.get(label.index()) {
+            Some(Some(_)) => self.rendered_label(label),
+            _ => label,
+        }
+    }
+
+    fn rendered_label(&mut self, label: LabelId) -> LabelId {
         let shared = &self.ctx.shared;
         let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
         let name = t.render_string(&mut self.vars);

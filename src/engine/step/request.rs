@@ -34,7 +34,9 @@ impl VirtualUser {
     /// The header lines the user adds to a request, and the URL its jar stores cookies under:
     /// `Cookie` (the Cookie Manager's own cookies, then the jar's), `Authorization` (an
     /// Authorization Manager), `If-Modified-Since` / `If-None-Match` (a Cache Manager). Costs
-    /// nothing when the jar is off or empty and no manager is in the request's scope.
+    /// nothing when the jar is off or empty and no manager is in the request's scope: that
+    /// test is inlined into every request, the rest is not.
+    #[inline]
     fn extra_headers(
         &mut self,
         spec: &RequestSpec,
@@ -48,6 +50,20 @@ impl VirtualUser {
         if !jar_cookies && !own_cookies && spec.managers.is_empty() {
             return (None, None);
         }
+        self.made_headers(spec, pm, target, path, jar_cookies, own_cookies)
+    }
+
+    /// [`Self::extra_headers`] when there is a header to make.
+    fn made_headers(
+        &mut self,
+        spec: &RequestSpec,
+        pm: &PlanManagers,
+        target: &Target,
+        path: &str,
+        jar_cookies: bool,
+        own_cookies: bool,
+    ) -> (Option<url::Url>, Option<String>) {
+        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
         let mut lines = String::new();
         let url = if jar_cookies { url_of(target, path) } else { None };
         let mut header = String::new();
@@ -572,7 +588,9 @@ impl VirtualUser {
         }
     }
 
-    /// Adds a request's sample (`total`: its exchanges summed) to the open transactions.
+    /// Adds a request's sample (`total`: its exchanges summed) to the open transactions. The
+    /// test for one is inlined into every request, the rest is not.
+    #[inline]
     fn request_to_groups(
         &mut self,
         label: LabelId,
@@ -581,9 +599,19 @@ impl VirtualUser {
         total: &Exchange,
         error: Option<ErrorKind>,
     ) {
-        if !self.plan.groups.iter().any(|g| g.open) {
-            return;
+        if self.plan.groups.iter().any(|g| g.open) {
+            self.request_to_open_groups(label, start, end, total, error);
         }
+    }
+
+    fn request_to_open_groups(
+        &mut self,
+        label: LabelId,
+        start: Instant,
+        end: Instant,
+        total: &Exchange,
+        error: Option<ErrorKind>,
+    ) {
         let sample = Sample {
             label,
             start_us: 0,
@@ -1091,8 +1119,10 @@ struct Sent<'a> {
 }
 
 /// What a user keeps of each response: the cookies it sets (stored under `url`, made on the
-/// first), its cache entry.
+/// first), its cache entry. Inlined into every request: most keep nothing, and only then is
+/// the test all it costs.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn take_response(
     jar: Option<&mut super::super::jar::Jar>,
     caches: &mut managers::UserCaches,
@@ -1110,26 +1140,41 @@ fn take_response(
         store_cookies(jar, url.as_ref(), resp, pm.cookie_policy);
     }
     if let (Some(slot), None) = (spec.managers.cache, ex.error) {
-        let h = CacheHeaders {
-            last_modified: resp.headers_named("last-modified").last(),
-            etag: resp.headers_named("etag").last(),
-            expires: resp.headers_named("expires").last(),
-            cache_control: resp.headers_named("cache-control").last(),
-            date: resp.headers_named("date").last(),
-            vary: resp.headers_named("vary").last(),
-        };
-        let key = managers::cache_key(target, path);
-        caches.save(slot, &pm.caches[slot as usize], method, ex.status, &key, &spec.headers, &h);
+        cache_response(caches, resp, ex.status, spec, pm, slot, (method, target, path));
     }
+}
+
+/// Saves a response in the user's HTTP cache `slot` (see [`take_response`]).
+fn cache_response(
+    caches: &mut managers::UserCaches,
+    resp: &Response<'_>,
+    status: u16,
+    spec: &RequestSpec,
+    pm: &PlanManagers,
+    slot: u32,
+    (method, target, path): (&str, &Target, &str),
+) {
+    let h = CacheHeaders {
+        last_modified: resp.headers_named("last-modified").last(),
+        etag: resp.headers_named("etag").last(),
+        expires: resp.headers_named("expires").last(),
+        cache_control: resp.headers_named("cache-control").last(),
+        date: resp.headers_named("date").last(),
+        vary: resp.headers_named("vary").last(),
+    };
+    let key = managers::cache_key(target, path);
+    caches.save(slot, &pm.caches[slot as usize], method, status, &key, &spec.headers, &h);
 }
 
 /// A response's error once a check judges its status on its own: a `status` check can expect a
 /// 401 (and `ignore_status`, JMeter's Response Assertion with "Ignore Status"), so a valid
-/// status is then no error.
+/// status is then no error. Inlined, and the checks looked at only for a status error: every
+/// request asks.
+#[inline]
 fn judged(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<ErrorKind> {
-    let own = spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)));
+    let own = || spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)));
     match error {
-        Some(ErrorKind::Status(s)) if own && crate::record::error_kind::valid_status(s) => None,
+        Some(ErrorKind::Status(s)) if crate::record::error_kind::valid_status(s) && own() => None,
         e => e,
     }
 }
