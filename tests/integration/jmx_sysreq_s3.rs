@@ -296,3 +296,38 @@ fn an_os_process_sampler_runs_its_command_only_with_allow_commands() {
     assert_eq!(with(",exit3bad,3,Unexpected return code.  Expected [0]. Actual [3].,"), 2, "{rows}");
     assert_eq!(with(",slow,500,Process timeout reached after 200 milliseconds,"), 2, "{rows}");
 }
+
+/// An OS Process Sampler whose command leaves a process running that holds its output open
+/// (`sleep ... & echo hi`): the run's stop (`--duration 2s`, then the thread group's graceful
+/// stop of 10 s) ends the wait for that output and kills the command's whole process group,
+/// so stampede exits long before the `sleep` would end, the sample recorded (as many as the
+/// command's own witness file counts) and no `sleep` of it left running.
+#[test]
+fn an_os_process_sampler_s_background_process_ends_with_the_run() {
+    use std::time::{Duration, Instant};
+    let run = TempRun::new("sysreq-os-process-background");
+    let witness = run.root().join("ran.txt");
+    // A marker no other process has: `sleep` reads it as 30.<pid> seconds.
+    let marker = format!("sleep 30.{}", std::process::id());
+    let script = format!("echo ran >> '{}'; {marker} & echo hi", witness.display());
+    let body = os_process("bg", "sh", &["-c", &script], "", "");
+    let file = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let started = Instant::now();
+    let (cmd, jtl) = run_with_jtl(&run, &file, None);
+    let out = cmd.args(["--allow-commands", "--duration", "2s"]).timeout(Duration::from_secs(90)).run();
+    let elapsed = started.elapsed();
+    let left = std::process::Command::new("pgrep").args(["-f", &marker]).output().unwrap();
+    let left = String::from_utf8_lossy(&left.stdout).to_string();
+    for pid in left.split_whitespace() {
+        let _ = std::process::Command::new("kill").args(["-9", pid]).status();
+    }
+    out.assert_exit(0);
+    assert!(elapsed < Duration::from_secs(25), "stampede waited for the background `sleep`: {elapsed:?}");
+    assert_eq!(left.trim(), "", "the command's background process outlived the run");
+    let ran = std::fs::read_to_string(&witness).unwrap().lines().count() as u64;
+    assert_eq!(ran, 1);
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    assert_eq!(rows.lines().filter(|l| l.contains(",bg,")).count() as u64, ran, "{rows}");
+    let row = label(&run.summary(), "bg");
+    assert_eq!(uint(&row, "samples"), ran, "{row:#}");
+}

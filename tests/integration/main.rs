@@ -138,7 +138,8 @@
 //! - `jmx_sysreq_s3`: a Response Assertion on "Request Data" reads JMeter's sampler data (HTTP
 //!   method, URL, body, cookies; a TCP request); an If condition that does not parse is false;
 //!   a TCP Sampler with an unknown client class connects and fails each sample; the OS Process
-//!   Sampler runs its command only with `--allow-commands` (#32).
+//!   Sampler runs its command only with `--allow-commands`, and what it leaves running in the
+//!   background ends with the run (#32).
 //! - `jmx_unset`: JMeter's unset variables (issue 32): an extractor that finds nothing with an
 //!   empty default leaves its `${name}` sent as it is; headers as a Regular Expression Extractor
 //!   sees them (status line first, `\n` lines as sent), the Location-based redirect flow of a

@@ -35,10 +35,20 @@ struct Request {
     password: String,
 }
 
+/// The longest reply line read (commons-net has no limit): a server that never sends its CRLF
+/// fails the sample instead of growing memory without bound.
+const MAX_LINE: usize = 64 * 1024;
+
+/// The most text one reply may have, its line ends counted: an endless multi-line reply
+/// fails the sample too.
+const MAX_REPLY: usize = 1024 * 1024;
+
 /// The control connection, and the last reply read on it.
 struct Control {
     stream: TcpStream,
     pending: Vec<u8>,
+    /// How much of `pending` was searched for a CRLF without finding one.
+    scanned: usize,
     abandon: CancellationToken,
     code: u16,
     /// The last reply's lines, each ending in CRLF (`getReplyString`).
@@ -54,6 +64,12 @@ fn closed() -> Failure {
 
 fn malformed(what: String) -> Failure {
     Failure { kind: ErrorKind::Protocol, text: format!("org.apache.commons.net.MalformedServerReplyException: {what}") }
+}
+
+/// A reply past stampede's limits ([`MAX_LINE`], [`MAX_REPLY`]): a protocol error, which
+/// commons-net (reading without a limit) has no text for.
+fn too_long(what: String) -> Failure {
+    Failure { kind: ErrorKind::Protocol, text: format!("FTP server reply too long: {what} (stampede's limit)") }
 }
 
 fn io_failure(e: Io) -> Failure {
@@ -78,15 +94,24 @@ impl Control {
     async fn line(&mut self) -> Result<Option<String>, Failure> {
         let mut buf = [0u8; 1024];
         loop {
-            if let Some(i) = self.pending.windows(2).position(|w| w == b"\r\n") {
+            // Only the bytes read since the last search (and a CR that ended them) are searched.
+            let from = self.scanned.saturating_sub(1);
+            if let Some(i) = self.pending[from..].windows(2).position(|w| w == b"\r\n") {
+                let i = from + i;
                 let line: String = self.pending[..i].iter().map(|b| char::from(*b)).collect();
                 self.pending.drain(..i + 2);
+                self.scanned = 0;
                 return Ok(Some(line));
+            }
+            self.scanned = self.pending.len();
+            if self.pending.len() > MAX_LINE {
+                return Err(too_long(format!("a line of more than {MAX_LINE} bytes without CRLF")));
             }
             match wire::read(&mut self.stream, &mut buf, 0, &self.abandon).await {
                 Ok(0) if self.pending.is_empty() => return Ok(None),
                 Ok(0) => {
                     let line = self.pending.drain(..).map(char::from).collect();
+                    self.scanned = 0;
                     return Ok(Some(line));
                 }
                 Ok(n) => self.pending.extend_from_slice(&buf[..n]),
@@ -112,6 +137,9 @@ impl Control {
         if multi {
             loop {
                 let line = self.line().await?.ok_or_else(closed)?;
+                if text.len() + line.len() + 2 > MAX_REPLY {
+                    return Err(too_long(format!("a multi-line reply of more than {MAX_REPLY} bytes")));
+                }
                 text.push_str(&line);
                 text.push_str("\r\n");
                 let b = line.as_bytes();
@@ -189,42 +217,43 @@ impl Control {
     }
 }
 
-/// The address of a `227` reply: `h1,h2,h3,h4,p1,p2` anywhere in its first line.
+/// commons-net's `__PARMS_PAT`: `h1,h2,h3,h4,p1,p2`, numbers of 1-3 ASCII digits.
+static PASV_PARMS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3})")
+        .expect("a valid pattern")
+});
+
+/// The address of a `227` reply: the pattern's first match in its first line, as
+/// `_parsePassiveModeReply` finds it. `None` where commons-net or the socket it opens throws
+/// (the sample then fails as with a malformed reply): an address byte over 255 (not an
+/// address, so looked up as a host name that does not resolve), or `(p1 << 8) | p2` past
+/// 65535 (`IllegalArgumentException: port out of range`).
 fn pasv_address(reply: &str) -> Option<(IpAddr, u16)> {
     let line = reply.lines().next()?;
-    let bytes = line.as_bytes();
-    // The first run of six comma-separated numbers of 1-3 digits (commons-net's pattern).
-    (0..bytes.len()).filter(|&i| bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_digit())).find_map(
-        |i| {
-            let rest = &line[i..];
-            let end = rest.find(|c: char| !(c.is_ascii_digit() || c == ',')).unwrap_or(rest.len());
-            let parts: Vec<&str> = rest[..end].split(',').take(6).collect();
-            if parts.len() < 6 || parts.iter().any(|p| p.is_empty() || p.len() > 3) {
-                return None;
-            }
-            let n: Vec<u16> = parts.iter().map(|p| p.parse().ok()).collect::<Option<_>>()?;
-            let ip = std::net::Ipv4Addr::new(
-                u8::try_from(n[0]).ok()?,
-                u8::try_from(n[1]).ok()?,
-                u8::try_from(n[2]).ok()?,
-                u8::try_from(n[3]).ok()?,
-            );
-            Some((IpAddr::V4(ip), (n[4] << 8) | n[5]))
-        },
-    )
+    let m = PASV_PARMS.captures(line)?;
+    let n = |i: usize| m.get(i).and_then(|g| g.as_str().parse::<u32>().ok());
+    let octet = |i: usize| n(i).and_then(|v| u8::try_from(v).ok());
+    let ip = std::net::Ipv4Addr::new(octet(1)?, octet(2)?, octet(3)?, octet(4)?);
+    let port = u16::try_from((n(5)? << 8) | n(6)?).ok()?;
+    Some((IpAddr::V4(ip), port))
 }
 
-/// The port of a `229` reply: `(|||port|)`.
+/// The port of a `229` reply as `_parseExtendedPassiveModeReply` reads its first line: the
+/// text from after the first `(` (from the start without one) to the first `)`, trimmed, is
+/// three equal delimiters, the port and the delimiter again. `None` for anything else (where
+/// commons-net throws, the sample fails as with a malformed reply): a `)` before the `(` or
+/// none, fewer than four characters, delimiters that differ, a port that is not a number.
 fn epsv_port(reply: &str) -> Option<u16> {
     let line = reply.lines().next()?;
-    let inner = &line[line.find('(')? + 1..line.rfind(')')?];
-    let mut chars = inner.chars();
-    let d = chars.next()?;
-    let fields: Vec<&str> = inner.split(d).collect();
-    match fields.as_slice() {
-        ["", "", "", port, ""] => port.parse().ok(),
-        _ => None,
+    let open = line.find('(').map_or(0, |i| i + 1);
+    // `String.trim`: every character up to the space.
+    let inner = line.get(open..line.find(')')?)?.trim_matches(|c: char| c <= ' ');
+    let chars: Vec<char> = inner.chars().collect();
+    let [d1, d2, d3, .., d4] = chars.as_slice() else { return None };
+    if !(d1 == d2 && d2 == d3 && d3 == d4) {
+        return None;
     }
+    chars[3..chars.len() - 1].iter().collect::<String>().parse().ok()
 }
 
 /// commons-net's `NatServerResolverImpl`: a private address in the reply from a server that is
@@ -326,7 +355,8 @@ impl VirtualUser {
         let stream = wire::connect(&r.server, port, 0, &abandon, wire::TIMED_OUT_SOCKET).await?;
         o.new_connection = true;
         let peer = stream.peer_addr().map_err(|e| wire::java_io(&e))?;
-        let c = control.insert(Control { stream, pending: Vec::new(), abandon, code: 0, text: String::new() });
+        let c =
+            control.insert(Control { stream, pending: Vec::new(), scanned: 0, abandon, code: 0, text: String::new() });
         // `_connectAction_`: a 1xx greeting ("ready in nnn minutes") is followed by another.
         if (100..200).contains(&c.reply().await?) {
             c.reply().await?;
@@ -469,6 +499,93 @@ mod tests {
         assert_eq!(nat_workaround(ip("10.0.0.5"), ip("203.0.113.9")), ip("203.0.113.9"));
         assert_eq!(nat_workaround(ip("10.0.0.5"), ip("10.0.0.1")), ip("10.0.0.5"));
         assert_eq!(nat_workaround(ip("127.0.0.1"), ip("127.0.0.1")), ip("127.0.0.1"));
+    }
+
+    /// Malformed `227` and `229` replies give no address (the caller fails the sample with
+    /// commons-net's `MalformedServerReplyException`), never a panic: a `)` before the `(`,
+    /// missing or out-of-range numbers, text that is not ASCII.
+    #[test]
+    fn malformed_passive_replies_fail_the_sample_without_a_panic() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        for reply in [
+            "229 x)(",
+            "229 )(|||21|)",
+            "229 x) (|||21|)",
+            "229 (|||21|",
+            "229 |||21|)",
+            "229 ()",
+            "229 (|||)",
+            "229 (|||x|)",
+            "229 (|||-1|)",
+            "229 (|||65536|)",
+            "229 (||!21|)",
+            "229 (|||21!)",
+            "229 \u{e9})(\u{fc}",
+            "229 (\u{e9}\u{e9})",
+            "",
+        ] {
+            assert_eq!(epsv_port(reply), None, "{reply:?}");
+        }
+        assert_eq!(epsv_port("229 ( |||21| ) (|||22|)"), Some(21));
+        assert_eq!(epsv_port("229 (\u{e9}\u{e9}\u{e9}+21\u{e9})"), Some(21));
+        for reply in [
+            "227 (1,2,3,4,5)",
+            "227 (1,2,3,4,,5)",
+            "227 (256,0,0,1,0,21)",
+            "227 (1,2,3,4,256,0)",
+            "227 (1,2,3,4,999,999)",
+            "227 (,,,,,)",
+            "227 \u{e9}\u{b2},\u{b3},1,2,3,4)(",
+            "",
+        ] {
+            assert_eq!(pasv_address(reply), None, "{reply:?}");
+        }
+        // Java's `(p1 << 8) | p2`, and the pattern's first match, which may start inside a number.
+        assert_eq!(pasv_address("227 (1,2,3,4,255,999)"), Some((ip("1.2.3.4"), 65511)));
+        assert_eq!(pasv_address("227 \u{e9}1234,1,2,3,0,21"), Some((ip("234.1.2.3"), 21)));
+    }
+
+    /// A fake server that sends `first`, then `endless` over and over (far past the limits,
+    /// then it waits for the client to close); the reply read from it.
+    async fn reply_from(first: &'static [u8], endless: &'static [u8]) -> (Result<u16, Failure>, usize) {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let chunk = endless.repeat(8192 / endless.len());
+            let _ = s.write_all(first).await;
+            for _ in 0..4 * MAX_REPLY / chunk.len() {
+                if s.write_all(&chunk).await.is_err() {
+                    return;
+                }
+            }
+            let _ = s.read(&mut [0u8; 1]).await;
+        });
+        let stream = TcpStream::connect(addr).await.unwrap();
+        let abandon = CancellationToken::new();
+        let mut c = Control { stream, pending: Vec::new(), scanned: 0, abandon, code: 0, text: String::new() };
+        let limit = std::time::Duration::from_secs(20);
+        let r = tokio::time::timeout(limit, c.reply()).await.expect("the reply ends in bounded time");
+        let held = c.pending.len();
+        drop(c);
+        server.await.unwrap();
+        (r, held)
+    }
+
+    /// A server that never sends a CRLF, or never ends a multi-line reply, fails the sample
+    /// as a protocol error once stampede's limit is read, holding no more than the limit.
+    #[tokio::test]
+    async fn an_endless_reply_fails_the_sample_as_a_protocol_error() {
+        let (r, held) = reply_from(b"", b"x").await;
+        let e = r.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Protocol);
+        assert!(e.text.contains(&format!("a line of more than {MAX_LINE} bytes")), "{}", e.text);
+        assert!(held <= MAX_LINE + 1024, "{held}");
+        let (r, _) = reply_from(b"123-start\r\n", b"123-more\r\n").await;
+        let e = r.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Protocol);
+        assert!(e.text.contains(&format!("a multi-line reply of more than {MAX_REPLY} bytes")), "{}", e.text);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::{Outcome, VirtualUser};
 use crate::plan::process::{java_hash_map_text, OsProcess};
 use crate::record::ErrorKind;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -16,6 +17,10 @@ use tokio_util::sync::CancellationToken;
 
 /// How often the waiting thread looks whether the command ended, timed out or was abandoned.
 const POLL: Duration = Duration::from_millis(5);
+
+/// After the run's stop has killed the command's process group, how long its output may still
+/// be read (what the killed processes wrote before they died).
+const STOP_GRACE: Duration = Duration::from_millis(200);
 
 /// What a command run gave: exit code, or the failure's kind and Java message; the output read.
 struct Ran {
@@ -135,6 +140,15 @@ fn pipe() -> std::io::Result<(std::fs::File, std::os::fd::OwnedFd)> {
     Ok((std::fs::File::from(r), w))
 }
 
+/// Kills the command and every process of its group (what it started in the background), then
+/// reaps it.
+fn kill_group(child: &mut std::process::Child) {
+    // SAFETY: killpg only sends a signal, to the group the still unreaped command leads.
+    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// SystemSampler's message for what SystemCommand throws.
 fn exception(what: String) -> (ErrorKind, String) {
     (ErrorKind::Io, format!("Exception occurred whilst executing system call: {what}"))
@@ -152,6 +166,12 @@ fn run(
     abandon: &CancellationToken,
 ) -> Ran {
     let failed = |e: (ErrorKind, String)| Ran { code: Err(e), output: Vec::new() };
+    let interrupted = || (ErrorKind::Aborted, "System Sampler interrupted whilst executing system call".to_string());
+    // A job the blocking pool starts after the run's stop neither runs the command nor
+    // empties its output file.
+    if abandon.is_cancelled() {
+        return failed(interrupted());
+    }
     let not_found = |path: &str, e: &std::io::Error| {
         let reason = e.to_string();
         let reason = reason.split(" (os error").next().unwrap_or(&reason).to_string();
@@ -187,6 +207,9 @@ fn run(
         ))
     };
     let mut cmd = Command::new(command);
+    // A group of its own, killed whole on a timeout or the run's stop: what the command left
+    // running (`sleep 600 &`) must not outlive the sample nor hold its output open.
+    cmd.process_group(0);
     cmd.args(args).envs(env.iter().map(|(k, v)| (k, v))).current_dir(dir).stdin(input);
     // Without an output file the output is read through a pipe; without an error file the
     // errors join the output (ProcessBuilder.redirectErrorStream), in a file or the pipe.
@@ -241,24 +264,114 @@ fn run(
             Err(e) => break Err(exception(format!("java.io.IOException: {e}"))),
         }
         if abandon.is_cancelled() {
-            let _ = child.kill();
-            let _ = child.wait();
-            break Err((ErrorKind::Aborted, "System Sampler interrupted whilst executing system call".into()));
+            kill_group(&mut child);
+            break Err(interrupted());
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill_group(&mut child);
             break Err((ErrorKind::Timeout, format!("Process timeout reached after {timeout_ms} milliseconds")));
         }
         std::thread::sleep(POLL);
     };
-    // After an exit the output is read to its end (SystemCommand joins its copier); after a
-    // timeout what was read so far is the output, as in JMeter.
+    // After an exit the output is read to its end (SystemCommand joins its copier), which
+    // comes when every process that holds it open has ended, unless the run stops first: then
+    // those processes are killed and what they wrote read for a moment. After a timeout what
+    // was read so far is the output, as in JMeter.
     if code.is_ok() {
         if let Some(c) = copier {
-            let _ = c.join();
+            let mut stopped: Option<Instant> = None;
+            loop {
+                if c.is_finished() {
+                    let _ = c.join();
+                    break;
+                }
+                if stopped.is_some_and(|t| t.elapsed() >= STOP_GRACE) {
+                    // Left to end with its pipe, or with stampede.
+                    break;
+                }
+                if stopped.is_none() && abandon.is_cancelled() {
+                    // SAFETY: killpg only sends a signal. The group was the command's, which is
+                    // reaped, but a group's id is not reused while any of its processes live.
+                    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+                    stopped = Some(Instant::now());
+                }
+                std::thread::sleep(POLL);
+            }
         }
     }
     let output = std::mem::take(&mut *output.lock().unwrap_or_else(|e| e.into_inner()));
     Ran { code, output }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a process whose command line has `marker` runs; kills any (the test's cleanup).
+    fn running(marker: &str) -> bool {
+        let found = Command::new("pgrep").args(["-f", marker]).output().unwrap();
+        let pids = String::from_utf8_lossy(&found.stdout).to_string();
+        for pid in pids.split_whitespace() {
+            let _ = Command::new("kill").args(["-9", pid]).status();
+        }
+        !pids.trim().is_empty()
+    }
+
+    fn sh(script: &str, files: &[String; 3], timeout_ms: i64, abandon: &CancellationToken) -> Ran {
+        let dir = std::env::temp_dir();
+        run("sh", &["-c".to_string(), script.to_string()], &[], &dir, files, timeout_ms, abandon)
+    }
+
+    /// A job the blocking pool starts after the run's stop runs nothing and leaves its output
+    /// file as it was.
+    #[test]
+    fn a_command_started_after_the_run_s_stop_neither_runs_nor_empties_its_output_file() {
+        let out = std::env::temp_dir().join(format!("stampede-os-process-{}.out", std::process::id()));
+        std::fs::write(&out, "kept").unwrap();
+        let files = [String::new(), out.display().to_string(), String::new()];
+        let abandon = CancellationToken::new();
+        abandon.cancel();
+        let ran = sh("echo ran", &files, 0, &abandon);
+        let kept = std::fs::read_to_string(&out).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        assert_eq!(ran.code.unwrap_err().0, ErrorKind::Aborted);
+        assert_eq!(kept, "kept");
+    }
+
+    /// A timeout kills what the command started in the background too.
+    #[test]
+    fn a_timeout_kills_the_command_s_whole_process_group() {
+        let marker = format!("sleep 30.{}1", std::process::id());
+        let none = [String::new(), String::new(), String::new()];
+        let started = Instant::now();
+        let ran = sh(&format!("{marker} & sleep 30"), &none, 300, &CancellationToken::new());
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!running(&marker), "the background process outlived the timeout");
+        assert_eq!(ran.code.unwrap_err().0, ErrorKind::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    /// After the command exits its output is read until every process holding it open ends,
+    /// unless the run stops: then that wait ends and those processes are killed, the output
+    /// read so far kept.
+    #[test]
+    fn the_run_s_stop_ends_the_wait_for_output_a_background_process_holds_open() {
+        let marker = format!("sleep 30.{}2", std::process::id());
+        let none = [String::new(), String::new(), String::new()];
+        let abandon = CancellationToken::new();
+        let stop = abandon.clone();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            stop.cancel();
+        });
+        let started = Instant::now();
+        let ran = sh(&format!("{marker} & echo hi"), &none, 0, &abandon);
+        let took = started.elapsed();
+        stopper.join().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!running(&marker), "the background process outlived the run's stop");
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        assert_eq!(ran.code.unwrap(), 0);
+        assert_eq!(ran.output, b"hi\n");
+    }
 }
