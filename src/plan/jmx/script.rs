@@ -67,12 +67,12 @@ pub(super) fn for_sampler(before: &[Step], req: &RequestSpec, name: &str) -> Vec
                     crate::plan::Body::Form(f) => &f[..],
                     _ => &[],
                 };
-                a.sampler = Some(crate::plan::anchor::AnchorSampler {
-                    protocol: req.target.scheme().to_string(),
-                    domain: req.target.host.clone(),
-                    path: req.path.clone(),
-                    args: req.query.iter().chain(form).map(|p| (p.name.clone(), p.value.clone(), p.encoded)).collect(),
-                });
+                a.sampler = Some(crate::plan::anchor::AnchorSampler::new(
+                    req.target.scheme(),
+                    &req.target.host,
+                    req.path.clone(),
+                    req.query.iter().chain(form).map(|p| (p.name.clone(), p.value.clone(), p.encoded)).collect(),
+                ));
                 Step::Anchor(a)
             }
             other => other.clone(),
