@@ -199,7 +199,7 @@ impl Exec<'_> {
     /// Runs the element's script with the bindings of its place.
     pub(crate) fn run(&mut self) -> Outcome {
         let el = self.el;
-        let script = el.code.script(el.lang, &mut *self.vars);
+        let script = self.vars.script(&el.code, el.lang);
         let mut globals = self.bindings();
         let result = match script {
             Ok(s) => s.run_with_globals(self, &mut globals),

@@ -320,11 +320,17 @@ pub struct UserVars {
     pub script_log: Option<std::sync::mpsc::Sender<String>>,
 }
 
+type ScriptResult = Result<crate::script::Script, crate::script::CompileError>;
+
 /// What a user's scripts set by name outside the plan's variables.
 #[derive(Debug, Default)]
 pub struct NamedVars {
     pub extra: std::collections::HashMap<String, String>,
     pub objects: std::collections::HashMap<String, crate::script::Value>,
+    /// The first rendering of each cached JSR223 script the user ran, compiled
+    /// (`Code::Rendered::first`, by its key): kept here, not as a variable, because JMeter has
+    /// none, so neither a Debug Sampler nor `vars.entrySet()` lists it.
+    pub first_scripts: Vec<(u32, crate::plan::scripting::Compiled)>,
 }
 
 /// The variable names of a user whose scripts have not asked for them: one map for all.
@@ -334,6 +340,20 @@ static NO_NAMES: std::sync::LazyLock<Arc<std::collections::HashMap<String, VarId
 impl UserVars {
     fn named(&mut self) -> &mut NamedVars {
         self.named.get_or_insert_with(Default::default)
+    }
+
+    /// The script `code` runs now: for a cached JSR223 script, the one its first run rendered
+    /// (kept per user, compiled), else rendered now.
+    pub fn script(&mut self, code: &crate::plan::scripting::Code, lang: crate::script::Lang) -> ScriptResult {
+        let Some(key) = code.first() else { return code.script(lang, self) };
+        let kept = self.named.as_deref().and_then(|n| n.first_scripts.iter().find(|(k, _)| *k == key));
+        if let Some((_, (_, r))) = kept {
+            return r.clone();
+        }
+        let c = code.render(lang, self);
+        let r = c.1.clone();
+        self.named().first_scripts.push((key, c));
+        r
     }
 
     pub fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
@@ -636,6 +656,28 @@ mod tests {
 
     fn user(sym: &Symbols) -> UserVars {
         UserVars::new(sym.vars.initial_values(), sym.user_counters, 3, Globals::new(sym.global_counters))
+    }
+
+    /// #32: a cached JSR223 script with a per-user `${...}`: each of 20 users keeps its own
+    /// first rendering, compiled once and run again (more users than the shared cache of
+    /// renderings holds recompiled on every run before), and outside its variables.
+    #[test]
+    fn twenty_users_each_keep_their_first_rendering_of_a_cached_script_compiled() {
+        use crate::plan::scripting::{first_key, Code};
+        use crate::script::Lang;
+        let mut s = Symbols { env: Some(Default::default()), ..Default::default() };
+        let text = compile(r#"vars.put("seen", "${__threadNum}-${__counter(TRUE)}")"#, &mut s, "f").unwrap();
+        let code = Code::Rendered { text, cache: Default::default(), first: Some(first_key()) };
+        let before = s.vars.initial_values().len();
+        for n in 1..=20u64 {
+            let mut u = UserVars::new(s.vars.initial_values(), s.user_counters, n, Globals::new(s.global_counters));
+            let a = u.script(&code, Lang::Groovy).unwrap();
+            let b = u.script(&code, Lang::Groovy).unwrap();
+            assert!(Arc::ptr_eq(&a.code, &b.code), "user {n} runs its first compiled script again");
+            let kept = &u.named.as_ref().unwrap().first_scripts[0].1 .0;
+            assert_eq!(&**kept, format!(r#"vars.put("seen", "{n}-1")"#), "user {n}");
+            assert_eq!(u.values.len(), before, "no variable holds it");
+        }
     }
 
     #[test]

@@ -19,16 +19,124 @@ pub struct Anchor {
     pub sampler: Option<AnchorSampler>,
 }
 
-/// What the modifier reads of its sampler: the patterns a candidate must match.
+/// What the modifier reads of its sampler: the patterns a candidate must match, compiled once
+/// when the plan loads (the path too when it is constant), not once per link of every page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnchorSampler {
     /// `http` when the sampler names none (`HTTPSamplerBase.getProtocol`).
-    pub protocol: String,
-    pub domain: String,
+    pub protocol: Compiled,
+    /// Empty: any domain.
+    pub domain: Compiled,
     pub path: Template,
-    /// The sampler's arguments (query or form): name, value, and whether it is sent as it is
-    /// (not encoded).
-    pub args: Vec<(String, Template, bool)>,
+    /// The path's pattern when the path is constant.
+    fixed_path: Option<Compiled>,
+    pub args: Vec<AnchorArg>,
+}
+
+/// One of the sampler's arguments (query or form).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchorArg {
+    /// Whole-text pattern: a form argument's name must equal or match it (`isArgumentMatched`).
+    pub name: Compiled,
+    /// `name=`, looked for in a candidate's decoded query, else the name as a pattern found
+    /// anywhere in it (`isAnchorMatched`).
+    key: String,
+    found: Option<Pattern>,
+    pub value: Template,
+    /// Sent as it is (not encoded).
+    pub encoded: bool,
+}
+
+/// A pattern's text and, when it compiles, its compiled form: `isEqualOrMatches` (equal, or the
+/// pattern matches the whole text). A pattern that does not compile matches nothing but its
+/// own text. (JMeter throws there, from the first candidate that is not equal, and its thread
+/// logs "Error while processing sampler" and skips that sampler once; here the sampler is sent
+/// unchanged, as when nothing on the page matches.)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    text: String,
+    whole: Option<Pattern>,
+}
+
+impl Compiled {
+    pub fn whole(text: &str) -> Compiled {
+        Compiled { text: text.to_string(), whole: compile(&format!("^(?:{text})$")) }
+    }
+
+    /// The sampler's path: a candidate's equals it or matches `[/]*` + it.
+    fn path(text: &str) -> Compiled {
+        Compiled { text: text.to_string(), whole: compile(&format!("^(?:[/]*{text})$")) }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn equal_or_matches(&self, text: &str) -> bool {
+        text == self.text || self.whole.as_ref().is_some_and(|p| p.is_match(text))
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    static COMPILES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn compile(src: &str) -> Option<Pattern> {
+    #[cfg(test)]
+    COMPILES.with(|c| c.set(c.get() + 1));
+    Pattern::perl5(src).ok()
+}
+
+impl AnchorSampler {
+    /// `args`: name, value, and whether it is sent as it is.
+    pub fn new(protocol: &str, domain: &str, path: Template, args: Vec<(String, Template, bool)>) -> AnchorSampler {
+        AnchorSampler {
+            protocol: Compiled::whole(protocol),
+            domain: Compiled::whole(domain),
+            fixed_path: path.as_const().map(Compiled::path),
+            path,
+            args: args
+                .into_iter()
+                .map(|(n, value, encoded)| AnchorArg {
+                    key: format!("{n}="),
+                    found: compile(&n),
+                    name: Compiled::whole(&n),
+                    value,
+                    encoded,
+                })
+                .collect(),
+        }
+    }
+
+    /// The path's pattern for this rendering of it: the one compiled at load when it is the
+    /// same text, else compiled now (once for the whole page).
+    pub fn path_pattern(&self, path: &str) -> std::borrow::Cow<'_, Compiled> {
+        match &self.fixed_path {
+            Some(c) if c.text == path => std::borrow::Cow::Borrowed(c),
+            _ => std::borrow::Cow::Owned(Compiled::path(path)),
+        }
+    }
+
+    /// `HtmlParsingUtils.isAnchorMatched`: the candidate's protocol and (when the sampler names
+    /// one) domain match the sampler's, its path equals the sampler's or matches `[/]*` + it, and
+    /// its decoded query holds `name=` or a match of each of the sampler's argument names.
+    pub fn matches(&self, c: &Candidate, path: &Compiled) -> bool {
+        if !self.protocol.equal_or_matches(&c.protocol) {
+            return false;
+        }
+        if !self.domain.text.is_empty() && !self.domain.equal_or_matches(&c.domain) {
+            return false;
+        }
+        if !path.equal_or_matches(&c.path) {
+            return false;
+        }
+        if self.args.is_empty() {
+            return true;
+        }
+        let query = c.decoded_query();
+        self.args.iter().all(|a| query.contains(&a.key) || a.found.as_ref().is_some_and(|p| p.is_match(&query)))
+    }
 }
 
 /// A link, form or frame of the page, as the URL JMeter makes of it.
@@ -171,29 +279,6 @@ fn forms(elements: &[scraper::ElementRef<'_>], page: &url::Url) -> Vec<Candidate
     out
 }
 
-/// ORO's `isEqualOrMatches`: equal, or the pattern matches the whole text. A pattern that does
-/// not compile matches nothing.
-pub fn equal_or_matches(text: &str, pattern: &str) -> bool {
-    text == pattern || Pattern::perl5(&format!("^(?:{pattern})$")).is_ok_and(|p| p.is_match(text))
-}
-
-/// `HtmlParsingUtils.isAnchorMatched`: the candidate's protocol and (when the sampler names one)
-/// domain match the sampler's, its path equals the sampler's or matches `[/]*` + it, and its
-/// decoded query holds `name=` or a match of each of the sampler's argument names.
-pub fn matches(c: &Candidate, protocol: &str, domain: &str, path: &str, names: &[&str]) -> bool {
-    if !equal_or_matches(&c.protocol, protocol) {
-        return false;
-    }
-    if !domain.is_empty() && !equal_or_matches(&c.domain, domain) {
-        return false;
-    }
-    if c.path != path && !Pattern::perl5(&format!("^(?:[/]*{path})$")).is_ok_and(|p| p.is_match(&c.path)) {
-        return false;
-    }
-    let query = c.decoded_query();
-    names.iter().all(|n| query.contains(&format!("{n}=")) || Pattern::perl5(n).is_ok_and(|p| p.is_match(&query)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +327,44 @@ mod tests {
         let c = candidates(html, &page());
         assert_eq!(c[0].path, "/b/x");
         assert_eq!(c[1].path, "/dir/y");
+    }
+
+    /// `isAnchorMatched` through the sampler's compiled patterns.
+    fn matches(c: &Candidate, protocol: &str, domain: &str, path: &str, names: &[&str]) -> bool {
+        let args = names.iter().map(|n| (n.to_string(), Template::literal(""), false)).collect();
+        let s = AnchorSampler::new(protocol, domain, Template::literal(path), args);
+        s.matches(c, &s.path_pattern(path))
+    }
+
+    fn compiles() -> usize {
+        COMPILES.with(|c| c.get())
+    }
+
+    #[test]
+    fn a_page_of_500_links_compiles_each_pattern_of_the_sampler_once() {
+        let links: String = (0..500).map(|i| format!(r#"<a href="/p{i}.html?id={i}&x=1">l</a>"#)).collect();
+        let html = format!("<html><body>{links}</body></html>");
+        let cands = candidates(&html, &page());
+        assert_eq!(cands.len(), 500);
+        let before = compiles();
+        // At load: the protocol, the domain and the (constant) path once each, and each argument
+        // name twice (a whole-text pattern for forms, one found anywhere in a link's query).
+        let args =
+            vec![("i.".to_string(), Template::literal("v"), false), ("y".to_string(), Template::literal(""), false)];
+        let s = AnchorSampler::new("http", "127\\.0\\.0\\.1", Template::literal("p4.*"), args);
+        let at_load = compiles() - before;
+        assert_eq!(at_load, 3 + 2 * 2);
+        for _ in 0..3 {
+            let path = s.path_pattern("p4.*");
+            assert_eq!(cands.iter().filter(|c| s.matches(c, &path)).count(), 0, "no link has `y`");
+        }
+        assert_eq!(compiles() - before, at_load, "matching 3 pages of 500 links compiles nothing more");
+        // A path that is not the constant one is compiled once per page, not per link.
+        let s = AnchorSampler::new("http", "", Template::literal("p4.*"), vec![]);
+        let before = compiles();
+        let path = s.path_pattern("/?p1[0-9]\\.html");
+        assert_eq!(cands.iter().filter(|c| s.matches(c, &path)).count(), 10);
+        assert_eq!(compiles() - before, 1);
     }
 
     #[test]

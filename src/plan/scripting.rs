@@ -4,7 +4,7 @@
 //! semantics for each place.
 
 use super::request::{Check, CheckId, Extractor};
-use super::template::{Scope, Template, VarId};
+use super::template::{Scope, Template};
 use super::LabelId;
 use crate::script::{CompileError, Lang, Script};
 use serde::{Serialize, Serializer};
@@ -37,53 +37,70 @@ pub enum Code {
         text: Template,
         /// Rendered texts seen so far, compiled (or why not); a few, the first ones kept.
         cache: RwLock<Vec<Compiled>>,
-        /// A JSR223 element with "Cache compiled script": the user's variable holding the text
-        /// its first run rendered, which every later run of that user runs again. JMeter keys
-        /// its compiled-script cache by the MD5 of the text, computed once per element of each
-        /// thread (`JSR223TestElement.computeScriptMD5`), so each thread keeps its first
-        /// rendering (bench/jmeter/plans/files-cache.jmx). `None`: rendered on each run.
-        first: Option<VarId>,
+        /// A JSR223 element with "Cache compiled script": the key of the user's side table
+        /// entry (`UserVars::first_scripts`, outside its variables: JMeter has no such
+        /// variable) holding the text its first run rendered, compiled, which every later run of
+        /// that user runs again. JMeter keys its compiled-script cache by the MD5 of the text,
+        /// computed once per element of each thread (`JSR223TestElement.computeScriptMD5`), so
+        /// each thread keeps its first rendering (bench/jmeter/plans/files-cache.jmx). `None`:
+        /// rendered on each run.
+        first: Option<u32>,
     },
 }
 
 /// A rendered text and what compiling it gave.
 pub type Compiled = (Arc<str>, Result<Script, CompileError>);
 
-/// How many distinct renderings of one script are kept compiled.
+/// How many distinct renderings of one script are kept compiled for all users.
 const CACHE: usize = 16;
 
+/// A key for a new element's first renderings, distinct from every other's in the process.
+pub fn first_key() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Code {
-    /// The script to run now: the fixed one, or the rendering of the text compiled.
+    /// The script to run now when the user keeps no first rendering of it: the fixed one, or
+    /// the rendering of the text compiled.
     pub fn script<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Result<Script, CompileError> {
         match self {
             Code::Fixed(s) => Ok(s.clone()),
-            Code::Rendered { text, cache, first } => {
-                let src = match first {
-                    Some(v) if !scope.var(*v).is_empty() => scope.var(*v).to_string(),
-                    Some(v) => {
-                        let src = text.render_string(scope);
-                        scope.set_var(*v, &src);
-                        src
-                    }
-                    None => text.render_string(scope),
-                };
-                let seen = cache
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .iter()
-                    .find(|(t, _)| **t == *src)
-                    .map(|(_, r)| r.clone());
-                if let Some(r) = seen {
-                    return r;
-                }
-                let r = Script::compile(&src, lang);
-                let mut c = cache.write().unwrap_or_else(|e| e.into_inner());
-                if c.len() < CACHE {
-                    c.push((src.into(), r.clone()));
-                }
-                r
-            }
+            Code::Rendered { .. } => self.render(lang, scope).1,
         }
+    }
+
+    /// The key of the first rendering each user keeps, if it keeps one.
+    pub fn first(&self) -> Option<u32> {
+        match self {
+            Code::Rendered { first, .. } => *first,
+            Code::Fixed(_) => None,
+        }
+    }
+
+    /// The text rendered now and compiled (a fixed script: its empty text and the script).
+    pub fn render<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Compiled {
+        let (text, cache) = match self {
+            Code::Fixed(s) => return (Arc::from(""), Ok(s.clone())),
+            Code::Rendered { text, cache, .. } => (text, cache),
+        };
+        let src = text.render_string(scope);
+        let seen = cache
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(t, _)| **t == *src)
+            .map(|(t, r)| (t.clone(), r.clone()));
+        if let Some(c) = seen {
+            return c;
+        }
+        let r = Script::compile(&src, lang);
+        let src: Arc<str> = src.into();
+        let mut c = cache.write().unwrap_or_else(|e| e.into_inner());
+        if c.len() < CACHE {
+            c.push((src.clone(), r.clone()));
+        }
+        (src, r)
     }
 }
 

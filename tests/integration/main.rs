@@ -52,6 +52,8 @@
 //!   stops each user where its scope starts, a missing script file fails each script sample,
 //!   an upload path with a run-time variable read per sample (never outside the plan's
 //!   directory); JSR223's compiled-script cache keeps each user's first rendering of `${...}`.
+//! - `jmx_jsr223_first_fixc`: JSR223's compiled-script cache keeps each of 20 users' first
+//!   rendering outside its variables (`vars.entrySet()` does not list it).
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
 //!   conditions; a function stampede does not run named by `check`.
 //! - `jmx_http`: JMeter's HTTP managers on the wire: Cache (revalidation, fresh entries skipped
@@ -213,6 +215,7 @@ mod jmx_fn;
 mod jmx_ftp;
 mod jmx_http;
 mod jmx_json_runtime;
+mod jmx_jsr223_first_fixc;
 mod jmx_misc_s3;
 mod jmx_modifiers;
 mod jmx_openmodel;

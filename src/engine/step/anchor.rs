@@ -3,7 +3,7 @@
 
 use super::super::scripting::SamplerEdits;
 use super::super::user::VirtualUser;
-use crate::plan::anchor::{candidates, equal_or_matches, matches, Anchor};
+use crate::plan::anchor::{candidates, Anchor, Compiled};
 use rand::Rng;
 
 impl VirtualUser {
@@ -15,13 +15,9 @@ impl VirtualUser {
         let Ok(page) = url::Url::parse(&prev.url) else { return };
         let html = String::from_utf8_lossy(&prev.data);
         let path = s.path.render_string(&mut self.vars);
-        let args: Vec<(String, String, bool)> =
-            s.args.iter().map(|(n, v, enc)| (n.clone(), v.render_string(&mut self.vars), *enc)).collect();
-        let names: Vec<&str> = args.iter().map(|(n, _, _)| n.as_str()).collect();
-        let mut found: Vec<_> = candidates(&html, &page)
-            .into_iter()
-            .filter(|c| matches(c, &s.protocol, &s.domain, &path, &names))
-            .collect();
+        let values: Vec<String> = s.args.iter().map(|a| a.value.render_string(&mut self.vars)).collect();
+        let path = s.path_pattern(&path);
+        let mut found: Vec<_> = candidates(&html, &page).into_iter().filter(|c| s.matches(c, &path)).collect();
         if found.is_empty() {
             return;
         }
@@ -31,13 +27,19 @@ impl VirtualUser {
             // `modifyArgument`: each of the sampler's arguments takes the name and value of one
             // of the form's that matches it (drawn, then used up), or stays as it is.
             let mut pool = pick.args;
-            args.into_iter()
-                .map(|(n, v, enc)| {
+            s.args
+                .iter()
+                .zip(values)
+                .map(|(a, v)| {
+                    let n = a.name.text().to_string();
+                    let value = Compiled::whole(&v);
                     let fits: Vec<usize> = (0..pool.len())
                         .filter(|&i| {
-                            equal_or_matches(&pool[i].0, &n) && equal_or_matches(pool[i].1.as_deref().unwrap_or(""), &v)
+                            a.name.equal_or_matches(&pool[i].0)
+                                && value.equal_or_matches(pool[i].1.as_deref().unwrap_or(""))
                         })
                         .collect();
+                    let enc = a.encoded;
                     if fits.is_empty() {
                         return (n, Some(v), enc);
                     }

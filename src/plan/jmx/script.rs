@@ -67,12 +67,12 @@ pub(super) fn for_sampler(before: &[Step], req: &RequestSpec, name: &str) -> Vec
                     crate::plan::Body::Form(f) => &f[..],
                     _ => &[],
                 };
-                a.sampler = Some(crate::plan::anchor::AnchorSampler {
-                    protocol: req.target.scheme().to_string(),
-                    domain: req.target.host.clone(),
-                    path: req.path.clone(),
-                    args: req.query.iter().chain(form).map(|p| (p.name.clone(), p.value.clone(), p.encoded)).collect(),
-                });
+                a.sampler = Some(crate::plan::anchor::AnchorSampler::new(
+                    req.target.scheme(),
+                    &req.target.host,
+                    req.path.clone(),
+                    req.query.iter().chain(form).map(|p| (p.name.clone(), p.value.clone(), p.encoded)).collect(),
+                ));
                 Step::Anchor(a)
             }
             other => other.clone(),
@@ -251,11 +251,7 @@ impl Cx {
             // language JMeter compiles: not BeanShell) runs, per user, the text its first run
             // rendered; BeanShell and BSF elements render it on every run.
             let compiles = c.class.starts_with("JSR223") && !matches!(lang, Lang::BeanShell | Lang::Java);
-            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(|| {
-                let state = format!("JSR223 script text of {} at line {} ({})", describe(c), c.line, c.at);
-                self.b.sym.vars.define(&state, String::new());
-                self.b.sym.vars.assign(&state)
-            });
+            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(scripting::first_key);
             if first.is_some() && t.is_dynamic(&self.b.sym.vars) {
                 how = "";
                 first_only = true;
