@@ -402,22 +402,27 @@ impl Cx {
             // JMeter loads the plan and opens the file at the first iteration its scope starts:
             // FileServer throws "File NAME must exist and be readable", which ends the thread
             // ("Test failed!") before any sample of that scope (bench/jmeter/plans/files-missing.jmx).
-            Ok(CsvFile::Unreadable { path, why }) => {
+            Ok(file) => {
                 for name in c.text_or_empty("variableNames").split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     self.b.sym.vars.assign(name);
                 }
                 s.pre.push(Step::Stop(flow::StopKind::User));
-                // Java's File.getName of the name as written.
-                let name = c.text_or_empty("filename").trim().rsplit('/').next().unwrap_or_default().to_string();
-                self.warn(
-                    c,
-                    depth,
-                    format!(
-                        "its file {} cannot be read ({why}): each user stops as this element's scope starts, \
-                         before any sample in it, as in JMeter (\"File {name} must exist and be readable\")",
-                        path.display()
-                    ),
-                );
+                let note = match file {
+                    CsvFile::Unreadable { path, why } => {
+                        // Java's File.getName of the name as written.
+                        let name = c.text_or_empty("filename").trim().rsplit('/').next().unwrap_or_default().to_string();
+                        format!(
+                            "its file {} cannot be read ({why}): each user stops as this element's scope starts, \
+                             before any sample in it, as in JMeter (\"File {name} must exist and be readable\")",
+                            path.display()
+                        )
+                    }
+                    // `FileServer.reserveFile` throws on an empty name, at the same point.
+                    _ => "it has no file name: each user stops as this element's scope starts, before any sample \
+                          in it, as in JMeter (\"Filename must not be null or empty\")"
+                        .to_string(),
+                };
+                self.warn(c, depth, note);
             }
             Err(e) => return Err(e),
         };
@@ -577,7 +582,7 @@ impl Cx {
     pub(super) fn csv(&mut self, c: &El) -> Result<CsvFile, Error> {
         let name = self.expand(c, c.text_or_empty("filename"))?;
         if name.trim().is_empty() {
-            return Err(Error::new(ErrorKind::Missing, self.loc(c), "the CSV Data Set has no file name"));
+            return Ok(CsvFile::NoName);
         }
         let path = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
         // JMeter writes a tab as `\t`.
@@ -730,6 +735,8 @@ pub(super) enum CsvFile {
     Rows(usize),
     /// It cannot be opened (missing, a directory, not readable): the path and why.
     Unreadable { path: PathBuf, why: String },
+    /// Its file name is empty (once its `${}` are rendered).
+    NoName,
 }
 
 #[cfg(test)]
@@ -865,6 +872,15 @@ mod tests {
             assert!(note.contains(&format!("\"File {last} must exist and be readable\"")), "{note}");
             assert_eq!(plan.scenarios[0].flow[0], Step::Stop(flow::StopKind::User));
             assert!(plan.data.is_empty());
+        }
+        // An empty name (also one a property left empty) ends the thread there too: FileServer's
+        // "Filename must not be null or empty" (a public plan has one; it was refused).
+        for name in ["", "${__P(no_such_property,)}"] {
+            let props = format!(r#"<stringProp name="filename">{name}</stringProp>"#);
+            let (plan, status, note) = read_at(&jmx, &el("CSVDataSet", &props)).unwrap();
+            assert_eq!(status, Status::Warning, "{note}");
+            assert!(note.contains("\"Filename must not be null or empty\""), "{note}");
+            assert_eq!(plan.scenarios[0].flow[0], Step::Stop(flow::StopKind::User));
         }
         let text = format!(
             r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
