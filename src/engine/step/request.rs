@@ -1073,7 +1073,7 @@ fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
     if resp.is_compressed() {
         // Decoding is bounded by the workers, as for checks (see `DecodeGate`).
         let _decoding = super::super::response::DECODES.acquire();
-        return resp.body_text(limit).0.into_owned().into_bytes();
+        return resp.body_bytes(limit).0.into_owned();
     }
     raw.to_vec()
 }
