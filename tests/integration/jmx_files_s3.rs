@@ -222,3 +222,56 @@ fn an_upload_path_with_a_run_time_variable_is_read_per_sample() {
     assert_eq!(failed(&rows, "out", "java.io.FileNotFoundException"), 3, "{rows}");
     assert!(!rows.contains("SECRET"));
 }
+
+/// A file to upload whose name holds a function is named once per sample: the file checked is
+/// the file sent, and `__counter` counts one a sample. 1 user x 3 iterations of
+/// `f-${tok}-${__counter(TRUE,)}.bin` (`tok` from a response, so the file is named at run time)
+/// send f-one-1, f-one-2 and f-one-3, each with its own bytes (rendered twice a sample, the
+/// second rendering's f-one-2, f-one-4 and f-one-6 went).
+#[test]
+fn an_upload_path_with_a_function_is_rendered_once_per_sample() {
+    let server = TestServer::builder()
+        .route("/token", Route::handler(|_| Reply::ok().body("tok=one")))
+        .default_route(Route::ok())
+        .record_all()
+        .start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("files-upload-once");
+    let dir = run.root().join("plan");
+    std::fs::create_dir(&dir).unwrap();
+    for n in 1..=6 {
+        std::fs::write(dir.join(format!("f-one-{n}.bin")), format!("bytes of file {n}")).unwrap();
+    }
+    let sampler = format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="up" enabled="true">
+          <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">f-${{tok}}-${{__counter(TRUE,)}}.bin</stringProp><stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">application/octet-stream</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/up</stringProp><stringProp name="HTTPSampler.method">POST</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+    );
+    let token = get("token", &port, "/token", &regex_extractor("tok", "tok", "false", "tok=(\\w+)", "$1$", ""));
+    let body = [token, sampler].concat();
+    let file = dir.join("plan.jmx");
+    std::fs::write(&file, test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "3", "", &body))).unwrap();
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    cmd.run().assert_exit(0);
+    let sent: Vec<(String, String)> = server
+        .recorded("/up")
+        .iter()
+        .map(|r| {
+            let b = String::from_utf8_lossy(&r.body).into_owned();
+            let name = b.split("filename=\"").nth(1).and_then(|t| t.split('"').next()).unwrap_or_default().to_string();
+            let content =
+                b.split("\r\n\r\n").nth(1).and_then(|t| t.split("\r\n").next()).unwrap_or_default().to_string();
+            (name, content)
+        })
+        .collect();
+    let want: Vec<(String, String)> =
+        (1..=3).map(|n| (format!("f-one-{n}.bin"), format!("bytes of file {n}"))).collect();
+    assert_eq!(sent, want);
+    assert_eq!((server.requests_to("/token"), server.requests()), (3, 6));
+    let rows = std::fs::read_to_string(jtl).unwrap();
+    assert_eq!(rows.lines().filter(|l| l.contains(",up,") && l.contains(",true,")).count(), 3, "{rows}");
+}
