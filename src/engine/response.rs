@@ -351,7 +351,7 @@ pub(super) fn request_data(sent: &[u8], url: &str) -> String {
     let mut out = format!("{method} {url}\n");
     if !matches!(method, "HEAD" | "OPTIONS" | "TRACE") {
         out.push_str(&format!("\n{method} data:\n"));
-        out.push_str(&String::from_utf8_lossy(body));
+        push_body_shown(&mut out, body);
         out.push('\n');
     }
     if cookies.is_empty() {
@@ -362,6 +362,34 @@ pub(super) fn request_data(sent: &[u8], url: &str) -> String {
     }
     out.push('\n');
     out
+}
+
+/// A body as JMeter's sampler data shows it: a multipart body's file parts (those with a
+/// `filename`) hold HttpClient 4's placeholder (HTTPHC4Impl's ViewableFileBody writes
+/// `<actual file content, not shown here>` for them), not the file.
+fn push_body_shown(out: &mut String, body: &[u8]) {
+    let delimiter = format!("--{}\r\n", crate::plan::request::MULTIPART_BOUNDARY);
+    if !body.starts_with(delimiter.as_bytes()) {
+        out.push_str(&String::from_utf8_lossy(body));
+        return;
+    }
+    let next = format!("\r\n--{}", crate::plan::request::MULTIPART_BOUNDARY);
+    let mut rest = body;
+    // Each part: its headers, a blank line, its content up to the next delimiter.
+    while let Some(end) = memchr::memmem::find(rest, next.as_bytes()) {
+        let part = &rest[..end];
+        match memchr::memmem::find(part, b"\r\n\r\n") {
+            Some(h) if memchr::memmem::find(&part[..h], b"; filename=\"").is_some() => {
+                out.push_str(&String::from_utf8_lossy(&part[..h + 4]));
+                out.push_str("<actual file content, not shown here>");
+            }
+            _ => out.push_str(&String::from_utf8_lossy(part)),
+        }
+        // The next part starts at its delimiter line.
+        out.push_str("\r\n");
+        rest = &rest[end + 2..];
+    }
+    out.push_str(&String::from_utf8_lossy(rest));
 }
 
 /// Whether a check reads the request data: a sampler without HTTP makes its sampler data only
@@ -1415,5 +1443,23 @@ mod request_data_tests {
         assert_eq!(request_data(head, "http://h/h"), "HEAD http://h/h\n\nCookie Data:\na=1\n");
         // A sample made without HTTP passes its own sampler data.
         assert_eq!(request_data(b"hi\n", ""), "hi\n");
+        // A file part shows HttpClient 4's placeholder, not the file; a text part its value.
+        let b = crate::plan::request::MULTIPART_BOUNDARY;
+        let part =
+            |disp: &str, content: &str| format!("--{b}\r\nContent-Disposition: form-data; {disp}\r\n\r\n{content}\r\n");
+        let body =
+            [part("name=\"k\"", "v"), part("name=\"f\"; filename=\"a.bin\"", "\u{1}secret"), format!("--{b}--\r\n")]
+                .concat();
+        let sent = [b"POST /up HTTP/1.1\r\nHost: h\r\n\r\n".as_slice(), body.as_bytes()].concat();
+        let shown = [
+            part("name=\"k\"", "v"),
+            part("name=\"f\"; filename=\"a.bin\"", "<actual file content, not shown here>"),
+            format!("--{b}--\r\n"),
+        ]
+        .concat();
+        assert_eq!(
+            request_data(&sent, "http://h/up"),
+            format!("POST http://h/up\n\nPOST data:\n{shown}\n\n[no cookies]\n")
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! cache: what JMeter 5.6.3 does, on the wire (bench/jmeter/plans/files-missing.jmx and
 //! files-cache.jmx agree with it).
 
-use crate::util::jmx::{element, esc, http, loop_controller, regex_extractor, test_plan, thread_group};
+use crate::util::jmx::{
+    element, esc, http, loop_controller, regex_extractor, response_assertion, test_plan, thread_group,
+};
 use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 
@@ -274,4 +276,61 @@ fn an_upload_path_with_a_function_is_rendered_once_per_sample() {
     assert_eq!((server.requests_to("/token"), server.requests()), (3, 6));
     let rows = std::fs::read_to_string(jtl).unwrap();
     assert_eq!(rows.lines().filter(|l| l.contains(",up,") && l.contains(",true,")).count(), 3, "{rows}");
+}
+
+/// An upload's sampler data (a Request Data assertion, a script's `prev.getSamplerData()`) shows
+/// HttpClient 4's `<actual file content, not shown here>` for the file part, not the file, and
+/// the text part's value; the file itself is sent. 1 user x 2 iterations.
+#[test]
+fn an_uploads_sampler_data_shows_jmeters_placeholder_for_the_file() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("files-upload-sampler-data");
+    let dir = run.root().join("plan");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.bin"), "FILEBYTES").unwrap();
+    let placeholder = "<actual file content, not shown here>";
+    let checks = [
+        response_assertion("shown", "Assertion.request_data", 16, placeholder),
+        response_assertion("value", "Assertion.request_data", 16, "text value"),
+        response_assertion("hidden", "Assertion.request_data", 16 | 4, "FILEBYTES"),
+        script(
+            "JSR223PostProcessor",
+            "read",
+            &[(
+                "script",
+                &esc(&format!(
+                    "def d = prev.getSamplerData(); vars.put('shown', (d.contains('{placeholder}') && !d.contains('FILEBYTES')) ? 'yes' : 'no')"
+                )),
+            )],
+        ),
+    ]
+    .concat();
+    let sampler = format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="up" enabled="true">
+          <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="a.bin" elementType="HTTPFileArg"><stringProp name="File.path">a.bin</stringProp><stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">application/octet-stream</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="t" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.name">t</stringProp><stringProp name="Argument.value">text value</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/up</stringProp><stringProp name="HTTPSampler.method">POST</stringProp>
+          <boolProp name="HTTPSampler.DO_MULTIPART_POST">true</boolProp>
+        </HTTPSamplerProxy><hashTree>{checks}</hashTree>"#
+    );
+    let body = [sampler, get("after", &port, "/after?shown=${shown}", "")].concat();
+    let file = dir.join("plan.jmx");
+    std::fs::write(&file, test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "2", "", &body))).unwrap();
+    let (cmd, _jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    cmd.run().assert_exit(0);
+    let s = run.summary();
+    let up = label(&s, "up");
+    assert_eq!((uint(&up, "samples"), uint(&up, "errors")), (2, 0), "{up:#}");
+    let ups = server.recorded("/up");
+    assert_eq!(ups.len(), 2);
+    assert!(ups.iter().all(|r| String::from_utf8_lossy(&r.body).contains("\r\n\r\nFILEBYTES\r\n")));
+    let shown: Vec<Option<String>> = server.recorded("/after").iter().map(|r| r.query("shown")).collect();
+    assert_eq!(shown, [Some("yes".to_string()), Some("yes".to_string())]);
+    assert_eq!(server.requests(), 4);
 }

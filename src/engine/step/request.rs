@@ -474,7 +474,8 @@ impl VirtualUser {
                 sent_bytes: total.bytes_sent,
                 content_type: resp.header("content-type").unwrap_or_default().to_string(),
                 data_type: "text".into(),
-                sampler_data: super::super::response::request_data(sent, &final_url),
+                // Its sampler data is made when a script reads it, from what was sent.
+                http_sent: sent.to_vec(),
                 start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
