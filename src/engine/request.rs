@@ -96,7 +96,7 @@ impl PreparedRequest {
             // Fixed parts render without any user state.
             let mut u = UserVars::new(Vec::new(), 0, 0, Default::default());
             let mut body = Vec::new();
-            req.render_body(&mut u, &mut body);
+            req.render_body(&mut u, &[], &mut body);
             let mut path = String::new();
             req.render_path(&mut u, &mut path);
             let mut bytes = Vec::new();
@@ -285,7 +285,8 @@ impl PreparedRequest {
     /// [`PreparedRequest::render_path`]. `body` is scratch space that ends up holding the body
     /// of a request that is not fixed (a 307/308 redirect sends it again; see
     /// [`PreparedRequest::body_sent`]). `fixed`: the bytes rendered once may be sent (not when
-    /// a script pre-processor changed where the request goes).
+    /// a script pre-processor changed where the request goes). `uploads`: the files named at
+    /// run time, read for this sample ([`read_uploads`]).
     #[allow(clippy::too_many_arguments)]
     pub fn render(
         &self,
@@ -293,6 +294,7 @@ impl PreparedRequest {
         target: &Target,
         path: &str,
         extra: Option<&str>,
+        uploads: Vec<Upload>,
         body: &mut Vec<u8>,
         out: &mut Vec<u8>,
         fixed: bool,
@@ -304,7 +306,7 @@ impl PreparedRequest {
             out.extend_from_slice(&f.bytes[f.head_end..]);
             return;
         }
-        self.render_body(u, body);
+        self.render_body(u, &uploads, body);
         self.render_head(u, None, target, path, body.len(), out);
         push_extra(out, extra);
         out.extend_from_slice(b"\r\n");
@@ -409,7 +411,7 @@ impl PreparedRequest {
         out.len()
     }
 
-    fn render_body(&self, u: &mut UserVars, out: &mut Vec<u8>) {
+    fn render_body(&self, u: &mut UserVars, uploads: &[Upload], out: &mut Vec<u8>) {
         match &self.spec.body {
             Body::None => {}
             Body::Bytes(b) => out.extend_from_slice(b),
@@ -434,7 +436,7 @@ impl PreparedRequest {
                 }
                 out.extend_from_slice(ser.finish().as_bytes());
             }
-            Body::Multipart(parts) => multipart(parts, u, out),
+            Body::Multipart(parts) => multipart(parts, u, uploads, out),
         }
         if self.spec.gzip {
             let zipped = crate::plan::gzip(out);
@@ -493,16 +495,18 @@ fn push_extra(out: &mut Vec<u8>, extra: Option<&str>) {
     }
 }
 
-fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
+fn multipart(parts: &[Part], u: &mut UserVars, uploads: &[Upload], out: &mut Vec<u8>) {
+    // The files named at run time, read for this sample, in the order of their parts.
+    let mut files = uploads.iter();
     for p in parts {
         out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}\r\n").as_bytes());
         let mut disp = format!("Content-Disposition: form-data; name=\"{}\"", p.name.replace('"', "%22"));
         let file = match &p.content {
-            PartContent::File { path, dir, .. } => Some(run_time_file(path, dir, u)),
+            PartContent::File { .. } => files.next(),
             _ => None,
         };
-        let filename = match &file {
-            Some((name, _)) => Some(name.as_str()),
+        let filename = match file {
+            Some(f) => Some(f.name.as_str()),
             None => p.filename.as_deref(),
         };
         if let Some(f) = filename {
@@ -520,45 +524,65 @@ fn multipart(parts: &[Part], u: &mut UserVars, out: &mut Vec<u8>) {
         match &p.content {
             PartContent::Text(t) => out.extend_from_slice(t.render_string(u).as_bytes()),
             PartContent::Bytes(b) => out.extend_from_slice(b),
-            PartContent::File { .. } => {
-                out.extend_from_slice(file.as_ref().and_then(|(_, b)| b.as_deref()).unwrap_or_default())
-            }
+            PartContent::File { .. } => out.extend_from_slice(file.map_or(&[][..], |f| &f.bytes)),
         }
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(format!("--{MULTIPART_BOUNDARY}--\r\n").as_bytes());
 }
 
-/// A file to upload named at run time: its name as sent (the rendered path's last component)
-/// and its bytes, `None` when it cannot be read or lies outside the plan's directory.
-fn run_time_file(
-    path: &crate::plan::Template,
-    dir: &crate::confine::PlanDir,
-    u: &mut UserVars,
-) -> (String, Option<Vec<u8>>) {
-    let name = path.render_string(u);
-    let shown = std::path::Path::new(&name).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let bytes = dir.confine(std::path::Path::new(&name)).ok().and_then(|real| {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut crate::confine::open(&real, crate::confine::Access::Read).ok()?, &mut b)
-            .ok()?;
-        Some(b)
-    });
-    (shown, bytes)
+/// A file to upload named at run time, as read for one sample.
+pub struct Upload {
+    /// The name it is sent with: the rendered path's last component.
+    name: String,
+    bytes: Vec<u8>,
 }
 
-/// The fault of the first file to upload named at run time that cannot be read now (JMeter
-/// fails such a sample: `java.io.FileNotFoundException`); checked before the request is made.
-pub(in crate::engine) fn unreadable_upload(spec: &RequestSpec, u: &mut UserVars) -> Option<crate::plan::CheckId> {
-    let Body::Multipart(parts) = &spec.body else { return None };
-    parts.iter().find_map(|p| match &p.content {
-        PartContent::File { path, dir, fault } => {
-            let name = path.render_string(u);
-            let real = dir.confine(std::path::Path::new(&name)).ok();
-            real.and_then(|r| crate::confine::open(&r, crate::confine::Access::Read).ok()).is_none().then_some(*fault)
-        }
-        _ => None,
-    })
+/// A file to upload named at run time, its name rendered for this sample, not read yet.
+pub(in crate::engine) struct Named {
+    path: String,
+    dir: crate::confine::PlanDir,
+    fault: crate::plan::CheckId,
+}
+
+/// Whether the request uploads a file named at run time.
+pub(in crate::engine) fn names_files(spec: &RequestSpec) -> bool {
+    matches!(&spec.body, Body::Multipart(parts) if parts.iter().any(|p| matches!(p.content, PartContent::File { .. })))
+}
+
+/// The files to upload named at run time, each name rendered once for the sample (a
+/// `${__Random(1,3)}` or `${__counter(...)}` in it is read once, and the file read is the one
+/// sent); empty for a request without one.
+pub(in crate::engine) fn uploads_named(spec: &RequestSpec, u: &mut UserVars) -> Vec<Named> {
+    let Body::Multipart(parts) = &spec.body else { return Vec::new() };
+    parts
+        .iter()
+        .filter_map(|p| match &p.content {
+            PartContent::File { path, dir, fault } => {
+                Some(Named { path: path.render_string(u), dir: dir.clone(), fault: *fault })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reads the files named for a sample (blocking: the caller runs it off the async worker, as a
+/// file may be large or on a slow disk). `Err`: the fault of the first that cannot be read now
+/// or lies outside the plan's directory (JMeter fails such a sample, unsent:
+/// `java.io.FileNotFoundException`).
+pub(in crate::engine) fn read_uploads(named: Vec<Named>) -> Result<Vec<Upload>, crate::plan::CheckId> {
+    named
+        .into_iter()
+        .map(|n| {
+            let name =
+                std::path::Path::new(&n.path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            let real = n.dir.confine(std::path::Path::new(&n.path)).map_err(|_| n.fault)?;
+            let mut file = crate::confine::open(&real, crate::confine::Access::Read).map_err(|_| n.fault)?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|_| n.fault)?;
+            Ok(Upload { name, bytes })
+        })
+        .collect()
 }
 
 /// The characters HttpClient 4.5 writes as they are in a path segment (`URLEncodedUtils`'
@@ -711,7 +735,7 @@ mod tests {
     fn render(r: &PreparedRequest, u: &mut UserVars, extra: Option<&str>) -> String {
         let (mut body, mut out, mut path) = (Vec::new(), Vec::new(), String::new());
         r.render_path(u, &mut path);
-        r.render(u, &r.target, &path, extra, &mut body, &mut out, true);
+        r.render(u, &r.target, &path, extra, Vec::new(), &mut body, &mut out, true);
         String::from_utf8(out).unwrap()
     }
 
@@ -834,7 +858,7 @@ mod tests {
         s.headers.push(("Content-Type".into(), Template::literal("application/json")));
         let r = PreparedRequest::new(&s);
         let (mut body, mut out) = (Vec::new(), Vec::new());
-        r.render(&mut nobody(), &r.target, "/a?b=1", None, &mut body, &mut out, true);
+        r.render(&mut nobody(), &r.target, "/a?b=1", None, Vec::new(), &mut body, &mut out, true);
         let text = String::from_utf8_lossy(&out).to_string();
         assert!(text.contains("Content-Encoding: gzip\r\n"));
         let sent = r.body_sent(&body);

@@ -99,10 +99,11 @@ impl<'a> Response<'a> {
             .is_some_and(|e| ["gzip", "x-gzip", "deflate"].iter().any(|c| e.trim().eq_ignore_ascii_case(c)))
     }
 
-    /// The body as text, decoded from gzip or deflate when the response says so. Decoding stops
-    /// at `limit` bytes (the plan's `max_response_size`), so a small compressed body cannot
-    /// expand without bound; the second value says the decoded body was larger than that.
-    pub(super) fn body_text(&self, limit: u64) -> (Cow<'a, str>, bool) {
+    /// The body's bytes, decoded from gzip or deflate when the response says so (JMeter's
+    /// response data). Decoding stops at `limit` bytes (the plan's `max_response_size`), so a
+    /// small compressed body cannot expand without bound; the second value says the decoded
+    /// body was larger than that. A body that does not decode is given as it came.
+    pub(super) fn body_bytes(&self, limit: u64) -> (Cow<'a, [u8]>, bool) {
         let cap = limit.saturating_add(1);
         let decoded: Option<Vec<u8>> = match self.header("content-encoding").map(str::to_ascii_lowercase).as_deref() {
             Some("gzip") | Some("x-gzip") => read_all(flate2::read::GzDecoder::new(self.body).take(cap)),
@@ -114,12 +115,9 @@ impl<'a> Response<'a> {
             Some(mut bytes) => {
                 let too_large = bytes.len() as u64 > limit;
                 bytes.truncate(limit as usize);
-                // No second copy of what may be megabytes: lossy only when it is not UTF-8.
-                let text =
-                    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                (Cow::Owned(text), too_large)
+                (Cow::Owned(bytes), too_large)
             }
-            None => (String::from_utf8_lossy(self.body), false),
+            None => (Cow::Borrowed(self.body), false),
         }
     }
 
@@ -204,6 +202,22 @@ impl Drop for DecodePermit {
     }
 }
 
+/// Bytes as text, and whether the text is those bytes exactly (they were UTF-8). No second
+/// copy of what may be megabytes: lossy only when it is not UTF-8.
+fn as_text(bytes: Cow<'_, [u8]>) -> (Cow<'_, str>, bool) {
+    match bytes {
+        Cow::Borrowed(b) => {
+            let text = String::from_utf8_lossy(b);
+            let exact = matches!(text, Cow::Borrowed(_));
+            (text, exact)
+        }
+        Cow::Owned(b) => match String::from_utf8(b) {
+            Ok(text) => (Cow::Owned(text), true),
+            Err(e) => (Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()), false),
+        },
+    }
+}
+
 fn read_all(mut r: impl Read) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     r.read_to_end(&mut out).ok().map(|_| out)
@@ -221,6 +235,8 @@ struct Fields<'r, 'a> {
     url: &'r str,
     limit: u64,
     body: Option<Cow<'a, str>>,
+    /// `body` is the decoded bytes exactly (they were UTF-8).
+    exact: bool,
     /// The decoded body was larger than `limit`.
     too_large: bool,
     /// Held while `body` holds a decoded body (see [`DecodeGate`]).
@@ -240,8 +256,10 @@ impl<'a> Fields<'_, 'a> {
                     if self.resp.is_compressed() {
                         self._decoding = Some(DECODES.acquire());
                     }
-                    let (text, too_large) = self.resp.body_text(self.limit);
+                    let (bytes, too_large) = self.resp.body_bytes(self.limit);
+                    let (text, exact) = as_text(bytes);
                     self.body = Some(text);
+                    self.exact = exact;
                     self.too_large = too_large;
                 }
                 self.body.as_deref().unwrap_or_default()
@@ -263,6 +281,21 @@ impl<'a> Fields<'_, 'a> {
             // Checks read variables through `subject`; nothing extracts from one.
             Field::Var(_) => "",
         }
+    }
+
+    /// The body's bytes as JMeter's response data: decoded from gzip or deflate, not read as
+    /// text.
+    fn bytes(&mut self) -> Cow<'_, [u8]> {
+        if !self.resp.is_compressed() {
+            return Cow::Borrowed(self.resp.body);
+        }
+        self.text(Field::Body);
+        if self.exact {
+            return Cow::Borrowed(self.body.as_deref().unwrap_or_default().as_bytes());
+        }
+        // Not UTF-8, so the text is not the bytes: decoded again, as only an MD5 check asks
+        // (keeping both would double what every check on such a body holds).
+        self.resp.body_bytes(self.limit).0
     }
 
     fn json(&mut self) -> Option<&serde_json::Value> {
@@ -318,7 +351,7 @@ pub(super) fn request_data(sent: &[u8], url: &str) -> String {
     let mut out = format!("{method} {url}\n");
     if !matches!(method, "HEAD" | "OPTIONS" | "TRACE") {
         out.push_str(&format!("\n{method} data:\n"));
-        out.push_str(&String::from_utf8_lossy(body));
+        push_body_shown(&mut out, body);
         out.push('\n');
     }
     if cookies.is_empty() {
@@ -329,6 +362,34 @@ pub(super) fn request_data(sent: &[u8], url: &str) -> String {
     }
     out.push('\n');
     out
+}
+
+/// A body as JMeter's sampler data shows it: a multipart body's file parts (those with a
+/// `filename`) hold HttpClient 4's placeholder (HTTPHC4Impl's ViewableFileBody writes
+/// `<actual file content, not shown here>` for them), not the file.
+fn push_body_shown(out: &mut String, body: &[u8]) {
+    let delimiter = format!("--{}\r\n", crate::plan::request::MULTIPART_BOUNDARY);
+    if !body.starts_with(delimiter.as_bytes()) {
+        out.push_str(&String::from_utf8_lossy(body));
+        return;
+    }
+    let next = format!("\r\n--{}", crate::plan::request::MULTIPART_BOUNDARY);
+    let mut rest = body;
+    // Each part: its headers, a blank line, its content up to the next delimiter.
+    while let Some(end) = memchr::memmem::find(rest, next.as_bytes()) {
+        let part = &rest[..end];
+        match memchr::memmem::find(part, b"\r\n\r\n") {
+            Some(h) if memchr::memmem::find(&part[..h], b"; filename=\"").is_some() => {
+                out.push_str(&String::from_utf8_lossy(&part[..h + 4]));
+                out.push_str("<actual file content, not shown here>");
+            }
+            _ => out.push_str(&String::from_utf8_lossy(part)),
+        }
+        // The next part starts at its delimiter line.
+        out.push_str("\r\n");
+        rest = &rest[end + 2..];
+    }
+    out.push_str(&String::from_utf8_lossy(rest));
 }
 
 /// Whether a check reads the request data: a sampler without HTTP makes its sampler data only
@@ -481,6 +542,7 @@ fn var_fields<'r, 'a>(resp: &'r Response<'a>, text: String) -> Fields<'r, 'a> {
         url: "",
         limit: u64::MAX,
         body: Some(Cow::Owned(text)),
+        exact: true,
         too_large: false,
         _decoding: None,
         unescaped: None,
@@ -723,6 +785,7 @@ pub(super) fn apply_rules(
         url,
         limit: spec.limit,
         body: None,
+        exact: false,
         too_large: false,
         _decoding: None,
         unescaped: None,
@@ -991,12 +1054,9 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
             if want.is_empty() {
                 return false;
             }
-            // The response data JMeter digests is the decoded body.
-            let sum = if resp.is_compressed() {
-                crate::script::classes::md5(f.text(Field::Body).as_bytes())
-            } else {
-                crate::script::classes::md5(resp.body)
-            };
+            // The response data JMeter digests is the decoded body's bytes (`md5Hex(
+            // getResponseData())`), whatever its charset.
+            let sum = crate::script::classes::md5(&f.bytes());
             let hex: String = sum.iter().map(|b| format!("{b:02x}")).collect();
             hex.eq_ignore_ascii_case(&want)
         }
@@ -1349,8 +1409,8 @@ mod tests {
         let body = crate::plan::gzip(b"{\"ok\":true}");
         let head = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n";
         let r = Response::new(head, &body, 200);
-        assert_eq!(r.body_text(1 << 20), ("{\"ok\":true}".into(), false));
-        assert_eq!(r.body_text(4), ("{\"ok".into(), true), "decoding stops at the limit");
+        assert_eq!(r.body_bytes(1 << 20), (b"{\"ok\":true}"[..].into(), false));
+        assert_eq!(r.body_bytes(4), (b"{\"ok"[..].into(), true), "decoding stops at the limit");
     }
 
     #[test]
@@ -1383,5 +1443,23 @@ mod request_data_tests {
         assert_eq!(request_data(head, "http://h/h"), "HEAD http://h/h\n\nCookie Data:\na=1\n");
         // A sample made without HTTP passes its own sampler data.
         assert_eq!(request_data(b"hi\n", ""), "hi\n");
+        // A file part shows HttpClient 4's placeholder, not the file; a text part its value.
+        let b = crate::plan::request::MULTIPART_BOUNDARY;
+        let part =
+            |disp: &str, content: &str| format!("--{b}\r\nContent-Disposition: form-data; {disp}\r\n\r\n{content}\r\n");
+        let body =
+            [part("name=\"k\"", "v"), part("name=\"f\"; filename=\"a.bin\"", "\u{1}secret"), format!("--{b}--\r\n")]
+                .concat();
+        let sent = [b"POST /up HTTP/1.1\r\nHost: h\r\n\r\n".as_slice(), body.as_bytes()].concat();
+        let shown = [
+            part("name=\"k\"", "v"),
+            part("name=\"f\"; filename=\"a.bin\"", "<actual file content, not shown here>"),
+            format!("--{b}--\r\n"),
+        ]
+        .concat();
+        assert_eq!(
+            request_data(&sent, "http://h/up"),
+            format!("POST http://h/up\n\nPOST data:\n{shown}\n\n[no cookies]\n")
+        );
     }
 }

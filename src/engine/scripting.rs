@@ -101,12 +101,26 @@ pub(crate) struct SampleState {
     pub sent_bytes: u64,
     pub content_type: String,
     pub data_type: String,
+    /// The sampler data a sampler without HTTP sets, or a script's `setSamplerData`.
     pub sampler_data: String,
+    /// An HTTP sample's request as sent: its sampler data is made from it only when a script
+    /// reads it ([`SampleState::sampler_data`]), not for every sample of a plan with scripts.
+    pub http_sent: Vec<u8>,
     pub start_ms: u64,
     pub end_ms: u64,
     pub thread_name: String,
     pub stop_thread: bool,
     pub stop_test: bool,
+}
+
+impl SampleState {
+    /// JMeter's `getSamplerData`: an HTTP sample's made now from the request as sent.
+    pub(crate) fn sampler_data(&self) -> std::borrow::Cow<'_, str> {
+        if self.http_sent.is_empty() {
+            return self.sampler_data.as_str().into();
+        }
+        super::response::request_data(&self.http_sent, &self.url).into()
+    }
 }
 
 /// What a pre-processor changed on the sampler it runs before: sent by that sampler.
@@ -260,7 +274,7 @@ impl Exec<'_> {
                     g.push(("ResponseHeaders".into(), s.headers.as_str().into()));
                     g.push(("RequestHeaders".into(), s.request_headers.as_str().into()));
                     g.push(("SampleLabel".into(), s.label.as_str().into()));
-                    g.push(("SamplerData".into(), s.sampler_data.as_str().into()));
+                    g.push(("SamplerData".into(), s.sampler_data().as_ref().into()));
                     g.push(("Successful".into(), Value::Bool(s.success)));
                     g.push(("FailureMessage".into(), "".into()));
                     g.push(("Failure".into(), Value::Bool(false)));
@@ -453,8 +467,9 @@ impl Exec<'_> {
                 s.data_type = a0();
                 Value::Null
             }
-            "getSamplerData" => s.sampler_data.as_str().into(),
+            "getSamplerData" => s.sampler_data().as_ref().into(),
             "setSamplerData" => {
+                s.http_sent = Vec::new();
                 s.sampler_data = a0();
                 Value::Null
             }

@@ -97,6 +97,64 @@ fn md5hex_assertion_fails_samples_whose_body_digest_differs() {
     assert!(m["empty"].ends_with("Response was null"), "{m:?}");
 }
 
+/// MD5 in hex of `bytes`, by the system's `md5sum` (a witness independent of stampede's MD5).
+fn md5sum(bytes: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("md5sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("md5sum");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().to_string()
+}
+
+/// JMeter digests the response data's bytes, decoded from gzip or deflate: a gzip-encoded
+/// binary body (bytes 0x80..=0xFF, not UTF-8), a gzip-encoded ISO-8859-1 page and a deflate
+/// one pass on the MD5 of their decoded bytes; 2 users x 3 iterations, each served once.
+#[test]
+fn md5hex_assertion_digests_the_decoded_bytes_of_a_compressed_body() {
+    use std::io::Write as _;
+    let gzip = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let zlib = |b: &[u8]| {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let binary: Vec<u8> = (0x80..=0xFF).collect();
+    let latin1: &[u8] = b"<html><p>caf\xe9 cr\xe8me br\xfbl\xe9e</p></html>";
+    let server = TestServer::builder()
+        .route("/binary", Route::ok().header("Content-Encoding", "gzip").body(gzip(&binary)).record())
+        .route(
+            "/latin1",
+            Route::ok()
+                .header("Content-Type", "text/html; charset=ISO-8859-1")
+                .header("Content-Encoding", "gzip")
+                .body(gzip(latin1))
+                .record(),
+        )
+        .route("/deflate", Route::ok().header("Content-Encoding", "deflate").body(zlib(&binary)).record())
+        .route("/plain", Route::ok().body(binary.clone()).record())
+        .start();
+    let run = TempRun::new("jmx-md5hex-decoded");
+    let md5 = |hex: &str| element("MD5HexAssertion", "md5", &[("MD5HexAssertion.size", hex)], "");
+    let body = [
+        get("binary", "/binary", &md5(&md5sum(&binary))),
+        get("latin1", "/latin1", &md5(&md5sum(latin1))),
+        get("deflate", "/deflate", &md5(&md5sum(&binary))),
+        get("plain", "/plain", &md5(&md5sum(&binary))),
+    ]
+    .concat();
+    let errors = [("binary", 0), ("latin1", 0), ("deflate", 0), ("plain", 0)];
+    let m = run_assertions(&run, &server, &body, &errors);
+    assert!(m.values().all(String::is_empty), "{m:?}");
+}
+
 /// Well-formed XML passes; JSON, a DOCTYPE (JMeter 5.6.3's reader disallows one), a tag left
 /// open and an empty body fail, each with JMeter's message where stampede has it.
 #[test]

@@ -2,7 +2,9 @@
 //! cache: what JMeter 5.6.3 does, on the wire (bench/jmeter/plans/files-missing.jmx and
 //! files-cache.jmx agree with it).
 
-use crate::util::jmx::{element, esc, http, loop_controller, regex_extractor, test_plan, thread_group};
+use crate::util::jmx::{
+    element, esc, http, loop_controller, regex_extractor, response_assertion, test_plan, thread_group,
+};
 use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 
@@ -221,4 +223,114 @@ fn an_upload_path_with_a_run_time_variable_is_read_per_sample() {
     assert_eq!(failed(&rows, "up", "java.io.FileNotFoundException"), 1, "{rows}");
     assert_eq!(failed(&rows, "out", "java.io.FileNotFoundException"), 3, "{rows}");
     assert!(!rows.contains("SECRET"));
+}
+
+/// A file to upload whose name holds a function is named once per sample: the file checked is
+/// the file sent, and `__counter` counts one a sample. 1 user x 3 iterations of
+/// `f-${tok}-${__counter(TRUE,)}.bin` (`tok` from a response, so the file is named at run time)
+/// send f-one-1, f-one-2 and f-one-3, each with its own bytes (rendered twice a sample, the
+/// second rendering's f-one-2, f-one-4 and f-one-6 went).
+#[test]
+fn an_upload_path_with_a_function_is_rendered_once_per_sample() {
+    let server = TestServer::builder()
+        .route("/token", Route::handler(|_| Reply::ok().body("tok=one")))
+        .default_route(Route::ok())
+        .record_all()
+        .start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("files-upload-once");
+    let dir = run.root().join("plan");
+    std::fs::create_dir(&dir).unwrap();
+    for n in 1..=6 {
+        std::fs::write(dir.join(format!("f-one-{n}.bin")), format!("bytes of file {n}")).unwrap();
+    }
+    let sampler = format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="up" enabled="true">
+          <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="f" elementType="HTTPFileArg"><stringProp name="File.path">f-${{tok}}-${{__counter(TRUE,)}}.bin</stringProp><stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">application/octet-stream</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/up</stringProp><stringProp name="HTTPSampler.method">POST</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+    );
+    let token = get("token", &port, "/token", &regex_extractor("tok", "tok", "false", "tok=(\\w+)", "$1$", ""));
+    let body = [token, sampler].concat();
+    let file = dir.join("plan.jmx");
+    std::fs::write(&file, test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "3", "", &body))).unwrap();
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    cmd.run().assert_exit(0);
+    let sent: Vec<(String, String)> = server
+        .recorded("/up")
+        .iter()
+        .map(|r| {
+            let b = String::from_utf8_lossy(&r.body).into_owned();
+            let name = b.split("filename=\"").nth(1).and_then(|t| t.split('"').next()).unwrap_or_default().to_string();
+            let content =
+                b.split("\r\n\r\n").nth(1).and_then(|t| t.split("\r\n").next()).unwrap_or_default().to_string();
+            (name, content)
+        })
+        .collect();
+    let want: Vec<(String, String)> =
+        (1..=3).map(|n| (format!("f-one-{n}.bin"), format!("bytes of file {n}"))).collect();
+    assert_eq!(sent, want);
+    assert_eq!((server.requests_to("/token"), server.requests()), (3, 6));
+    let rows = std::fs::read_to_string(jtl).unwrap();
+    assert_eq!(rows.lines().filter(|l| l.contains(",up,") && l.contains(",true,")).count(), 3, "{rows}");
+}
+
+/// An upload's sampler data (a Request Data assertion, a script's `prev.getSamplerData()`) shows
+/// HttpClient 4's `<actual file content, not shown here>` for the file part, not the file, and
+/// the text part's value; the file itself is sent. 1 user x 2 iterations.
+#[test]
+fn an_uploads_sampler_data_shows_jmeters_placeholder_for_the_file() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("files-upload-sampler-data");
+    let dir = run.root().join("plan");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.bin"), "FILEBYTES").unwrap();
+    let placeholder = "<actual file content, not shown here>";
+    let checks = [
+        response_assertion("shown", "Assertion.request_data", 16, placeholder),
+        response_assertion("value", "Assertion.request_data", 16, "text value"),
+        response_assertion("hidden", "Assertion.request_data", 16 | 4, "FILEBYTES"),
+        script(
+            "JSR223PostProcessor",
+            "read",
+            &[(
+                "script",
+                &esc(&format!(
+                    "def d = prev.getSamplerData(); vars.put('shown', (d.contains('{placeholder}') && !d.contains('FILEBYTES')) ? 'yes' : 'no')"
+                )),
+            )],
+        ),
+    ]
+    .concat();
+    let sampler = format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="up" enabled="true">
+          <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="a.bin" elementType="HTTPFileArg"><stringProp name="File.path">a.bin</stringProp><stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">application/octet-stream</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="t" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.name">t</stringProp><stringProp name="Argument.value">text value</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/up</stringProp><stringProp name="HTTPSampler.method">POST</stringProp>
+          <boolProp name="HTTPSampler.DO_MULTIPART_POST">true</boolProp>
+        </HTTPSamplerProxy><hashTree>{checks}</hashTree>"#
+    );
+    let body = [sampler, get("after", &port, "/after?shown=${shown}", "")].concat();
+    let file = dir.join("plan.jmx");
+    std::fs::write(&file, test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "2", "", &body))).unwrap();
+    let (cmd, _jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    cmd.run().assert_exit(0);
+    let s = run.summary();
+    let up = label(&s, "up");
+    assert_eq!((uint(&up, "samples"), uint(&up, "errors")), (2, 0), "{up:#}");
+    let ups = server.recorded("/up");
+    assert_eq!(ups.len(), 2);
+    assert!(ups.iter().all(|r| String::from_utf8_lossy(&r.body).contains("\r\n\r\nFILEBYTES\r\n")));
+    let shown: Vec<Option<String>> = server.recorded("/after").iter().map(|r| r.query("shown")).collect();
+    assert_eq!(shown, [Some("yes".to_string()), Some("yes".to_string())]);
+    assert_eq!(server.requests(), 4);
 }

@@ -3,7 +3,7 @@
 
 use super::super::client::{Exchange, Wire};
 use super::super::managers::{self, CacheHeaders};
-use super::super::request::{Hop, PreparedRequest};
+use super::super::request::{Hop, PreparedRequest, Upload};
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
 use super::script::After;
@@ -99,6 +99,23 @@ impl VirtualUser {
         (url, (!lines.is_empty()).then_some(lines))
     }
 
+    /// The files to upload named at run time, named once for the sample and read off the
+    /// worker, as a large body is decoded (not an await: one would be in every user's future);
+    /// `Err`: one cannot be read, and the sample is recorded unsent, as a missing one named in
+    /// the plan. Only a request rendered per sample can name one.
+    #[inline(never)]
+    fn uploads(&mut self, req: &PreparedRequest, label: LabelId, start: Instant) -> Result<Vec<Upload>, bool> {
+        let spec = &req.spec;
+        if req.fixed.is_some() || !super::super::request::names_files(spec) {
+            return Ok(Vec::new());
+        }
+        let named = super::super::request::uploads_named(spec, &mut self.vars);
+        off_the_worker(|| super::super::request::read_uploads(named)).map_err(|fault| {
+            let at = spec.path.source().to_string();
+            self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0))
+        })
+    }
+
     /// Sends one request of the flow, following redirects if it says so, then applies its
     /// extractors and checks and records its samples. Nothing here allocates for a fixed
     /// request without cookies, redirects, extractors or checks: that is the benchmark's path.
@@ -114,14 +131,9 @@ impl VirtualUser {
             let at = spec.path.source().to_string();
             return Some(self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0)));
         }
-        // A file to upload named at run time that cannot be read: unsent, as a missing one
-        // named in the plan. Only a request rendered per sample can hold one.
-        if req.fixed.is_none() {
-            if let Some(fault) = super::super::request::unreadable_upload(spec, &mut self.vars) {
-                let at = spec.path.source().to_string();
-                return Some(self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0)));
-            }
-        }
+        // Files to upload named at run time: named once for the sample and read off the
+        // worker; one that cannot be read leaves the sample unsent, as a missing one named in
+        // the plan. Only a request rendered per sample can hold one.
         self.path.clear();
         // A host read from a data file or a response: the target comes from the rendered origin.
         let first: std::borrow::Cow<'_, Target> = match &spec.origin {
@@ -230,9 +242,13 @@ impl VirtualUser {
             // The benchmark's path: the bytes rendered once, sent as they are.
             (Some(f), None) if !edited => &f.bytes,
             _ => {
+                let uploads = match self.uploads(req, label, start) {
+                    Ok(read) => read,
+                    Err(failed) => return Some(failed),
+                };
                 self.out.clear();
                 let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
-                req.render(vars, &first, &self.path, cookie.as_deref(), body, out, !edited);
+                req.render(vars, &first, &self.path, cookie.as_deref(), uploads, body, out, !edited);
                 if let Some(e) = edits.as_deref() {
                     edit_sent(e, &spec.method, out);
                 }
@@ -474,7 +490,8 @@ impl VirtualUser {
                 sent_bytes: total.bytes_sent,
                 content_type: resp.header("content-type").unwrap_or_default().to_string(),
                 data_type: "text".into(),
-                sampler_data: super::super::response::request_data(sent, &final_url),
+                // Its sampler data is made when a script reads it, from what was sent.
+                http_sent: sent.to_vec(),
                 start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
@@ -1101,7 +1118,7 @@ fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
     if resp.is_compressed() {
         // Decoding is bounded by the workers, as for checks (see `DecodeGate`).
         let _decoding = super::super::response::DECODES.acquire();
-        return resp.body_text(limit).0.into_owned().into_bytes();
+        return resp.body_bytes(limit).0.into_owned();
     }
     raw.to_vec()
 }
