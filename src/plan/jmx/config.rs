@@ -410,7 +410,8 @@ impl Cx {
                 let note = match file {
                     CsvFile::Unreadable { path, why } => {
                         // Java's File.getName of the name as written.
-                        let name = c.text_or_empty("filename").trim().rsplit('/').next().unwrap_or_default().to_string();
+                        let name =
+                            c.text_or_empty("filename").trim().rsplit('/').next().unwrap_or_default().to_string();
                         format!(
                             "its file {} cannot be read ({why}): each user stops as this element's scope starts, \
                              before any sample in it, as in JMeter (\"File {name} must exist and be readable\")",
