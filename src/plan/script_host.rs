@@ -249,15 +249,9 @@ pub fn vars_call<S: Scope + ?Sized>(
 /// and `.value` read through the interpreter's map methods).
 fn entry_list(map: &Value) -> Vec<Value> {
     let Value::Map(m) = map else { return Vec::new() };
-    lock(&m.entries)
-        .iter()
-        .map(|(k, v)| {
-            let mut e = IndexMap::new();
-            e.insert(Key(Value::from("key")), k.0.clone());
-            e.insert(Key(Value::from("value")), v.clone());
-            Value::map(e)
-        })
-        .collect()
+    // `Map.Entry` objects, as JMeter's unmodifiable view gives them: `getKey()`/`getValue()`
+    // as well as `key`/`value` (a map of two keys answered only the properties).
+    lock(&m.entries).iter().map(|(k, v)| crate::script::methods::Entry::value(k.0.clone(), v.clone(), None)).collect()
 }
 
 /// `vars.get(k)`: the text, an object's `toString()`, or `None`.
@@ -652,6 +646,21 @@ mod tests {
         let e = vars_call(&mut m, "entrySet", vec![], Lang::Groovy).unwrap_err();
         assert!(e.message.contains("entrySet"), "{e}");
         assert!(vars_call(&mut m, "frobnicate", vec![], Lang::Groovy).unwrap_err().is_no_method());
+    }
+
+    /// `vars.entrySet()` gives `Map.Entry` objects: `getKey()`/`getValue()` as well as the
+    /// `key`/`value` properties (the entries were maps, which had no `getKey()`).
+    #[test]
+    fn vars_entries_are_map_entries() {
+        let mut m = mem();
+        m.listable = true;
+        m.vars.insert("a".into(), "1".into());
+        let Value::List(l) = vars_call(&mut m, "entrySet", vec![], Lang::Groovy).unwrap() else { panic!() };
+        let items = lock(&l.items).clone();
+        assert_eq!(items.len(), 1);
+        let Value::Object(e) = &items[0] else { panic!("{:?}", items[0]) };
+        assert_eq!(e.class_name(), "java.util.Map$Entry");
+        assert_eq!(items[0].to_string(), "a=1");
     }
 
     #[test]
