@@ -112,25 +112,7 @@ fn a_sync_timer_sends_its_sampler_s_requests_in_batches_of_its_group_size() {
 #[test]
 fn users_that_lap_others_at_a_sync_timer_never_hang_the_run() {
     let (server, _) = server_noting_sync();
-    let run = TempRun::new("jmx-sync-timer-lapping");
-    let plan = run.write(
-        "plan.jmx",
-        plan_with_defaults(
-            "Sync",
-            server.addr().port(),
-            &thread_group("ThreadGroup", "users", 6, 4, &spread_then_sync(3)),
-        ),
-    );
-    let started = Instant::now();
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "--out"])
-        .arg(run.path())
-        .timeout(Duration::from_secs(30))
-        .run()
-        .assert_exit(0);
-    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    let run = run_batches_of_3(&server, "jmx-sync-timer-lapping", 6, 4, 30, 20);
     let (spread, sync) = (server.requests_to("/spread"), server.requests_to("/sync"));
     assert!(sync % 3 == 0 && sync <= 24 && spread <= 24 && sync <= spread, "spread {spread}, sync {sync}");
     assert_served_are_samples(&server, &run);
@@ -143,25 +125,7 @@ fn users_that_lap_others_at_a_sync_timer_never_hang_the_run() {
 #[test]
 fn the_last_user_of_a_batch_that_can_never_fill_ends_without_sending() {
     let (server, _) = server_noting_sync();
-    let run = TempRun::new("jmx-sync-timer-partial");
-    let plan = run.write(
-        "plan.jmx",
-        plan_with_defaults(
-            "Sync",
-            server.addr().port(),
-            &thread_group("ThreadGroup", "users", 4, 1, &spread_then_sync(3)),
-        ),
-    );
-    let started = Instant::now();
-    Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "--out"])
-        .arg(run.path())
-        .timeout(Duration::from_secs(20))
-        .run()
-        .assert_exit(0);
-    assert!(started.elapsed() < Duration::from_secs(15), "took {:?}", started.elapsed());
+    let run = run_batches_of_3(&server, "jmx-sync-timer-partial", 4, 1, 20, 15);
     assert_eq!((server.requests_to("/spread"), server.requests_to("/sync")), (4, 3));
     assert_served_are_samples(&server, &run);
 }
@@ -194,4 +158,29 @@ fn a_batch_that_can_never_fill_ends_at_the_run_s_duration_with_exact_counts() {
         assert_eq!(uint(&run.label("free"), "samples"), 2, "{name}");
         assert_eq!(uint(&run.total(), "samples"), 2, "{name}");
     }
+}
+
+/// Runs `users` × `loops` through a Synchronizing Timer of batches of 3; the run must end
+/// with exit 0 well within `timeout_s`, in under `limit_s`.
+fn run_batches_of_3(server: &TestServer, name: &str, users: u32, loops: u32, timeout_s: u64, limit_s: u64) -> TempRun {
+    let run = TempRun::new(name);
+    let plan = run.write(
+        "plan.jmx",
+        plan_with_defaults(
+            "Sync",
+            server.addr().port(),
+            &thread_group("ThreadGroup", "users", users, loops, &spread_then_sync(3)),
+        ),
+    );
+    let started = Instant::now();
+    Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--out"])
+        .arg(run.path())
+        .timeout(Duration::from_secs(timeout_s))
+        .run()
+        .assert_exit(0);
+    assert!(started.elapsed() < Duration::from_secs(limit_s), "took {:?}", started.elapsed());
+    run
 }

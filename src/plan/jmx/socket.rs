@@ -412,15 +412,20 @@ mod tests {
         read(text, Path::new("t.jmx"), &Options { properties, ..Default::default() })
     }
 
-    fn the_tcp(plan: &Plan) -> Tcp {
+    /// The first socket sample of the plan's first scenario that `pick` takes.
+    fn the_sample<T>(plan: &Plan, pick: impl Fn(&SocketKind) -> Option<T>) -> T {
         let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
             Step::Socket(x) => match &**x {
-                SocketStep::Sample(Socket { kind: SocketKind::Tcp(t), .. }) => Some((**t).clone()),
+                SocketStep::Sample(Socket { kind, .. }) => pick(kind),
                 _ => None,
             },
             _ => None,
         });
-        found.expect("a TCP sample")
+        found.expect("a socket sample of that kind")
+    }
+
+    fn the_tcp(plan: &Plan) -> Tcp {
+        the_sample(plan, |k| if let SocketKind::Tcp(t) = k { Some((**t).clone()) } else { None })
     }
 
     /// JMeter's merge: the sampler's own non-empty fields and flags win; an empty or missing
@@ -485,15 +490,9 @@ mod tests {
         let shown = serde_json::to_string(&plan).unwrap();
         assert!(!shown.contains("s3cret"), "{shown}");
     }
+
     fn the_ftp(plan: &Plan) -> Ftp {
-        let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
-            Step::Socket(x) => match &**x {
-                SocketStep::Sample(Socket { kind: SocketKind::Ftp(f), .. }) => Some((**f).clone()),
-                _ => None,
-            },
-            _ => None,
-        });
-        found.expect("an FTP sample")
+        the_sample(plan, |k| if let SocketKind::Ftp(f) = k { Some((**f).clone()) } else { None })
     }
 
     /// FTP Request Defaults and a Login Config Element fill what an FTP Request leaves empty
