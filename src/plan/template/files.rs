@@ -5,7 +5,11 @@
 //! A relative file name is read from the plan's directory, as JMeter's FileServer resolves
 //! `__CSVRead`'s (JMeter 5.6.3 reads `__FileToString`'s and `__StringFromFile`'s from its working
 //! directory, which is the plan's when JMeter is started beside it). A file named by constant
-//! text is read once when the plan loads; one named at run time is read at each call.
+//! text is opened (`__FileToString`: read) once when the plan loads; one named at run time is
+//! named when the function runs, as JMeter evaluates it: `__FileToString` reads it at each
+//! call, `__StringFromFile` at its first call and again at each end of the file, `__CSVRead`
+//! at the first call naming each file (a file that cannot be read then is tried again at the
+//! next call). Such a read at run time is made off the async worker.
 //!
 //! A name the plan writes inside its directory must stay inside once its links are followed
 //! (a refusal is a load error); a name it writes outside is its author's choice. A name made at
@@ -33,6 +37,55 @@ pub(super) enum FileFn {
     /// file, shared by all users, taken when the user has none); `next` drops the current row.
     /// The user's row is its line, kept in `row` (empty: none).
     Csv { lines: Option<Arc<SharedLines>>, column: Template, row: VarId },
+    /// `__StringFromFile` of a file named at run time: one reader for every user of this call,
+    /// as JMeter shares the function's instance (StringFromFile.openFile).
+    LinesAt { path: Template, dir: PlanDir, state: Arc<LinesAt> },
+    /// `__CSVRead` of a file named at run time: the file's rows are the ones every
+    /// `__CSVRead` of that name shares (FileWrapper's containers are keyed by the name); the
+    /// user's row is kept under [`row_name`] of it.
+    CsvAt { path: Template, dir: PlanDir, column: Template, files: CsvFiles },
+}
+
+/// Every file `__CSVRead` has opened, by the name it was called with: shared by all users and
+/// every call of the plan, as JMeter's FileWrapper keeps one container per name.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CsvFiles(Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<SharedLines>>>>);
+
+impl PartialEq for CsvFiles {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl CsvFiles {
+    fn get(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, Arc<SharedLines>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The user's variable holding its current row of `__CSVRead`'s file `name` (`""`: none).
+fn row_name(name: &str) -> String {
+    format!("__CSVRead row of {name}")
+}
+
+/// The state of a `__StringFromFile` named at run time: JMeter opens the file at the first
+/// call, naming it then, and again at each end of it; one that cannot be opened gives
+/// `**ERR**` from then on (it "avoids re-opening the file repeatedly after an error").
+#[derive(Debug, Default)]
+pub(crate) struct LinesAt(std::sync::Mutex<LinesState>);
+
+impl PartialEq for LinesAt {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+#[derive(Debug, Default)]
+enum LinesState {
+    #[default]
+    NotYet,
+    Failed,
+    Open(std::io::BufReader<std::fs::File>),
 }
 
 impl FileFn {
@@ -41,7 +94,7 @@ impl FileFn {
             FileFn::Text(s) => out.push_str(s),
             FileFn::ReadEach { path, dir, latin1 } => {
                 let name = path.render_string(u);
-                let text = dir.confine(Path::new(&name)).ok().and_then(|real| read_text(&real, *latin1));
+                let text = off_the_worker(|| read_text(&dir.confine(Path::new(&name)).ok()?, *latin1));
                 out.push_str(&text.unwrap_or_else(|| ERR.into()));
             }
             FileFn::Lines { lines: None } => out.push_str(ERR),
@@ -69,22 +122,29 @@ impl FileFn {
                     out.push_str(v);
                 }
             }
+            FileFn::LinesAt { path, dir, state } => state.next_into(path, dir, u, out),
+            FileFn::CsvAt { path, dir, column, files } => csv_at(path, dir, column, files, u, out),
         }
         true
     }
 
     pub(super) fn templates(&self) -> Vec<&Template> {
         match self {
-            FileFn::ReadEach { path, .. } => vec![path],
+            FileFn::ReadEach { path, .. } | FileFn::LinesAt { path, .. } => vec![path],
             FileFn::Csv { column, .. } => vec![column],
+            FileFn::CsvAt { path, column, .. } => vec![path, column],
             _ => Vec::new(),
         }
     }
 
     pub(super) fn fold(&mut self, vars: &VarTable) {
         match self {
-            FileFn::ReadEach { path, .. } => path.fold(vars),
+            FileFn::ReadEach { path, .. } | FileFn::LinesAt { path, .. } => path.fold(vars),
             FileFn::Csv { column, .. } => column.fold(vars),
+            FileFn::CsvAt { path, column, .. } => {
+                path.fold(vars);
+                column.fold(vars);
+            }
             _ => {}
         }
     }
@@ -121,11 +181,6 @@ pub(super) fn compile(
 ) -> Result<(FileFn, Option<usize>), TemplateError> {
     let second = (args.len() > 1).then(|| args.pop()).flatten();
     let path = args.pop().unwrap_or_default();
-    let constant_path = |what: &str| {
-        path.as_const()
-            .map(str::to_string)
-            .ok_or_else(|| arg(format!("a file name known only at run time is not supported for `{what}`")))
-    };
     match name {
         "FileToString" => {
             let encoding = match &second {
@@ -148,23 +203,32 @@ pub(super) fn compile(
             Ok((f, Some(2)))
         }
         "StringFromFile" => {
-            let p = constant_path("__StringFromFile")?;
-            let lines = SharedLines::open(&named(sym, "__StringFromFile", &p)?, false).map(Arc::new);
+            let Some(p) = path.as_const() else {
+                return Ok((FileFn::LinesAt { path, dir: base(sym), state: Arc::default() }, Some(1)));
+            };
+            let lines = SharedLines::open(&named(sym, "__StringFromFile", p)?, false).map(Arc::new);
             Ok((FileFn::Lines { lines }, Some(1)))
         }
         _ => {
-            let p = constant_path("__CSVRead")?;
+            let column = second.unwrap_or_default();
+            let Some(p) = path.as_const().map(str::to_string) else {
+                let files = sym.csv_files.clone();
+                return Ok((FileFn::CsvAt { path, dir: base(sym), column, files }, None));
+            };
             if p.starts_with('*') {
                 return Err(arg("`__CSVRead` of an alias (`*name`) is not supported"));
             }
-            let column = second.unwrap_or_default();
             let (lines, row) = match sym.csv_read.get(&p) {
                 Some(known) => known.clone(),
                 None => {
                     // Rows end at the first empty line (FileRowColContainer stops there).
                     let lines = SharedLines::open(&named(sym, "__CSVRead", &p)?, true).map(Arc::new);
+                    if let Some(l) = &lines {
+                        // A call naming it at run time shares its rows.
+                        sym.csv_files.get().insert(p.clone(), l.clone());
+                    }
                     // The user's state, not a JMeter variable: `""` (no row yet), never unset.
-                    let state = format!("__CSVRead row of {p}");
+                    let state = row_name(&p);
                     sym.vars.define(&state, String::new());
                     let row = sym.vars.assign(&state);
                     let entry = (lines, row);
@@ -175,6 +239,123 @@ pub(super) fn compile(
             Ok((FileFn::Csv { lines, column, row }, None))
         }
     }
+}
+
+/// `__CSVRead` of a file named at run time (FileWrapper.getColumn and endRow).
+fn csv_at<S: Scope + ?Sized>(
+    path: &Template,
+    dir: &PlanDir,
+    column: &Template,
+    files: &CsvFiles,
+    u: &mut S,
+    out: &mut String,
+) {
+    let name = path.render_string(u);
+    let col = column.render_string(u);
+    let key = row_name(&name);
+    if col == "next" || col == "next()" {
+        // JMeter's endRow of a file this user never read only logs.
+        if u.var_named(&key).is_some_and(|r| !r.is_empty()) {
+            u.set_var_named(&key, "");
+        }
+        return;
+    }
+    let Ok(col) = col.parse::<usize>() else { return };
+    let row = u.var_named(&key).unwrap_or("");
+    if row.is_empty() {
+        // An alias is only reached through a file opened under it, which is refused at load.
+        if name.starts_with('*') {
+            return;
+        }
+        let known = files.get().get(&name).cloned();
+        let lines = match known {
+            Some(l) => l,
+            // Opened once for all users; one that cannot be opened is tried again at the next
+            // call, as FileWrapper stores only a container it could make.
+            None => {
+                let opened = off_the_worker(|| {
+                    let real = dir.confine(Path::new(&name)).ok()?;
+                    SharedLines::open(&real, true).map(Arc::new)
+                });
+                let Some(opened) = opened else { return };
+                files.get().entry(name.clone()).or_insert(opened).clone()
+            }
+        };
+        let mut line = String::new();
+        if !lines.next_into(&mut line) {
+            return;
+        }
+        u.set_var_named(&key, &line);
+    }
+    if let Some(v) = u.var_named(&key).and_then(|r| split_line(r).nth(col)) {
+        out.push_str(v);
+    }
+}
+
+impl LinesAt {
+    /// StringFromFile.execute: the next line; at the end of the file, the file named again and
+    /// its first line.
+    fn next_into<S: Scope + ?Sized>(&self, path: &Template, dir: &PlanDir, u: &mut S, out: &mut String) {
+        let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(*state, LinesState::NotYet) {
+            *state = open_lines(path, dir, u);
+        }
+        let LinesState::Open(reader) = &mut *state else {
+            out.push_str(ERR);
+            return;
+        };
+        let mut line = Vec::new();
+        if read_line(reader, false, &mut line) {
+            out.push_str(&String::from_utf8_lossy(&line));
+            return;
+        }
+        *state = open_lines(path, dir, u);
+        match &mut *state {
+            LinesState::Open(reader) => {
+                line.clear();
+                if read_line(reader, false, &mut line) {
+                    out.push_str(&String::from_utf8_lossy(&line));
+                } else {
+                    // Java's readLine gives null, which is appended as "null".
+                    out.push_str("null");
+                }
+            }
+            _ => out.push_str(ERR),
+        }
+    }
+}
+
+/// Names the file now and opens it (off the async worker): only under the plan's directory.
+fn open_lines<S: Scope + ?Sized>(path: &Template, dir: &PlanDir, u: &mut S) -> LinesState {
+    let name = path.render_string(u);
+    let file = off_the_worker(|| open_file(&dir.confine(Path::new(&name)).ok()?));
+    file.map_or(LinesState::Failed, |f| LinesState::Open(std::io::BufReader::new(f)))
+}
+
+/// Runs `f`, handing this worker's other tasks to another worker while it does (a
+/// multi-threaded runtime), so a long computation or a file read at run time does not stall
+/// them.
+pub(crate) fn off_the_worker<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+/// Reads the next line into `line` (without its line ending); false at the end of the file
+/// (and, with `stop_at_empty`, at an empty line).
+fn read_line(r: &mut std::io::BufReader<std::fs::File>, stop_at_empty: bool, line: &mut Vec<u8>) -> bool {
+    use std::io::{BufRead, Read};
+    // Bounded, so that a file without line breaks is read a piece at a time.
+    let limit = crate::plan::csv_data::MAX_ROW as u64;
+    let n = r.take(limit).read_until(b'\n', line).unwrap_or(0);
+    if line.ends_with(b"\n") {
+        line.pop();
+        if line.ends_with(b"\r") {
+            line.pop();
+        }
+    }
+    n > 0 && !(stop_at_empty && line.is_empty())
 }
 
 /// A file every user reads a line at a time, in turn (`__StringFromFile`, `__CSVRead`): one
@@ -204,21 +385,12 @@ impl SharedLines {
     /// Appends the next line (without its line ending; not UTF-8 is replaced); after the last,
     /// the first. False when the file has no line.
     fn next_into(&self, out: &mut String) -> bool {
-        use std::io::{BufRead, Read, Seek};
+        use std::io::Seek;
         let mut r = self.reader.lock().unwrap_or_else(|e| e.into_inner());
         let mut line = Vec::new();
         for pass in 0..2 {
             line.clear();
-            // Bounded, so that a file without line breaks is read a piece at a time.
-            let limit = crate::plan::csv_data::MAX_ROW as u64;
-            let n = (&mut *r).take(limit).read_until(b'\n', &mut line).unwrap_or(0);
-            if line.ends_with(b"\n") {
-                line.pop();
-                if line.ends_with(b"\r") {
-                    line.pop();
-                }
-            }
-            if n == 0 || (self.stop_at_empty && line.is_empty()) {
+            if !read_line(&mut r, self.stop_at_empty, &mut line) {
                 if pass == 0 && r.rewind().is_ok() {
                     continue;
                 }

@@ -1413,10 +1413,95 @@ mod tests {
         assert_eq!(u.var(s.vars.get("StringFromFile_").unwrap()), "one", "the default variable");
         let got: Vec<String> = (0..3).map(|_| csv.render_string(&mut u)).collect();
         assert_eq!(got, ["a1", "b2x", "a1"], "rows up to the first blank line, from the first again");
-        assert!(error("${__StringFromFile(${id}.txt)}").contains("known only at run time"));
         s.vars.define("dir", dir.to_string_lossy().into_owned());
         assert_eq!(expand("${__FileToString(${dir}/body.txt)}", &mut s).unwrap(), "{\"a\":1}\n");
         assert!(error("${__FileToString(a,UTF-16)}").contains("encoding"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A user that also keeps variables by name (a run's user does; the load-time scope does not).
+    struct NamedScope(super::super::LoadScope, std::collections::HashMap<String, String>);
+
+    impl Scope for NamedScope {
+        fn var(&self, id: VarId) -> &str {
+            self.0.var(id)
+        }
+        fn set_var(&mut self, id: VarId, value: &str) {
+            self.0.set_var(id, value)
+        }
+        fn count(&mut self, per_user: bool, slot: u32) -> u64 {
+            self.0.count(per_user, slot)
+        }
+        fn thread_num(&self) -> u64 {
+            self.0.thread_num()
+        }
+        fn rng(&mut self) -> &mut rand::rngs::SmallRng {
+            self.0.rng()
+        }
+        fn var_named(&self, name: &str) -> Option<&str> {
+            self.1.get(name).map(String::as_str)
+        }
+        fn set_var_named(&mut self, name: &str, value: &str) {
+            self.1.insert(name.to_string(), value.to_string());
+        }
+    }
+
+    /// `__StringFromFile` and `__CSVRead` whose file is named at run time, as JMeter 5.6.3 runs
+    /// them (bench/jmeter/plans/runtime-files.jmx): the name is read when the function runs.
+    #[test]
+    fn file_functions_named_at_run_time_read_the_file_when_called() {
+        let dir = std::env::temp_dir().join(format!("stampede-fn-rt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.txt"), "a1\na2\n").unwrap();
+        std::fs::write(dir.join("b.txt"), "b1\n").unwrap();
+        std::fs::write(dir.join("rows.csv"), "r1,x\nr2,y\nr3,z\n").unwrap();
+        let mut s = symbols();
+        s.base_dir = Some(dir.clone());
+        let f = s.vars.assign("f");
+        let mut early = compile("${__StringFromFile(${f})}", &mut s, "x").unwrap();
+        let mut late = compile("${__StringFromFile(${f})}", &mut s, "x").unwrap();
+        let mut csv = compile("${__CSVRead(${f},0)}${__CSVRead(${f},1)}${__CSVRead(${f},next)}", &mut s, "x").unwrap();
+        let mut constant = compile("${__CSVRead(rows.csv,0)}${__CSVRead(rows.csv,next)}", &mut s, "x").unwrap();
+        for t in [&mut early, &mut late, &mut csv, &mut constant] {
+            t.fold(&s.vars);
+        }
+        let mut u = NamedScope(user(&s), Default::default());
+        let mut other = NamedScope(user(&s), Default::default());
+        // Called first while `f` names no file: `**ERR**` from then on, the file never
+        // opened again (StringFromFile opens at its first call only).
+        assert_eq!(early.render_string(&mut u), "**ERR**");
+        u.set_var(f, "a.txt");
+        assert_eq!(early.render_string(&mut u), "**ERR**");
+        // Named at its first call; at the end of the file named again: `b.txt` now.
+        assert_eq!(late.render_string(&mut u), "a1");
+        u.set_var(f, "b.txt");
+        assert_eq!(late.render_string(&mut u), "a2");
+        assert_eq!(late.render_string(&mut u), "b1");
+        // One reader for every user of the call (JMeter shares the function's instance).
+        other.set_var(f, "b.txt");
+        assert_eq!(late.render_string(&mut other), "b1");
+        // `__CSVRead`: rows shared by every call of the name, the constant one's too; each user
+        // keeps its row.
+        u.set_var(f, "rows.csv");
+        other.set_var(f, "rows.csv");
+        assert_eq!(csv.render_string(&mut u), "r1x");
+        assert_eq!(constant.render_string(&mut other), "r2");
+        assert_eq!(csv.render_string(&mut other), "r3z");
+        assert_eq!(csv.render_string(&mut u), "r1x", "from the first row again");
+        // A file that cannot be read is empty, and tried again at the next call.
+        u.set_var(f, "later.csv");
+        assert_eq!(csv.render_string(&mut u), "");
+        std::fs::write(dir.join("later.csv"), "l1,m\n").unwrap();
+        assert_eq!(csv.render_string(&mut u), "l1m");
+        // Never read outside the plan's directory.
+        std::fs::write(dir.with_extension("outside"), "secret,s\n").unwrap();
+        let outside = format!("../{}", dir.with_extension("outside").file_name().unwrap().to_string_lossy());
+        u.set_var(f, &outside);
+        assert_eq!(csv.render_string(&mut u), "");
+        let mut fresh = compile("${__StringFromFile(${f})}", &mut s, "x").unwrap();
+        fresh.fold(&s.vars);
+        assert_eq!(fresh.render_string(&mut u), "**ERR**");
+        std::fs::remove_file(dir.with_extension("outside")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

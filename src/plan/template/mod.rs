@@ -12,6 +12,7 @@ mod compile;
 mod dates;
 mod entities;
 mod files;
+pub(crate) use files::off_the_worker;
 mod functions;
 mod script;
 mod text;
@@ -273,6 +274,8 @@ pub struct Symbols {
     /// Each file `__CSVRead` reads: its shared reader (`None`: it cannot be read) and the
     /// per-user variable holding the user's current row.
     pub(crate) csv_read: HashMap<String, (Option<std::sync::Arc<files::SharedLines>>, VarId)>,
+    /// Each file `__CSVRead` has opened, by name, also for calls naming theirs at run time.
+    pub(crate) csv_files: files::CsvFiles,
     /// How many `__eval` calls of text known at load time are being compiled inside each
     /// other: text that evaluates to itself would otherwise recurse without end.
     pub(crate) eval_depth: u32,
