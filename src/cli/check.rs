@@ -259,6 +259,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
                     Body::Bytes(b) => format!(" (body: {} bytes)", b.len()),
                     Body::Form(f) => format!(" (form: {} fields)", f.len()),
                     Body::Multipart(m) => format!(" (multipart: {} parts)", m.len()),
+                    Body::File { path, .. } => format!(" (body: the file {} when sent)", path.source()),
                 };
                 out.push(format!("{pad}{}: {} {}{body}", p.label(r.label), r.method, crate::redact::url(&r.url())));
             }

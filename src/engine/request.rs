@@ -133,6 +133,7 @@ impl PreparedRequest {
                     PartContent::Bytes(_) => true,
                     PartContent::File { .. } => false,
                 }),
+                Body::File { .. } => false,
             }
     }
 
@@ -437,6 +438,8 @@ impl PreparedRequest {
                 out.extend_from_slice(ser.finish().as_bytes());
             }
             Body::Multipart(parts) => multipart(parts, u, uploads, out),
+            // Read for this sample; none when it could not be (an empty body is sent).
+            Body::File { .. } => out.extend_from_slice(uploads.first().map_or(&[][..], |f| &f.bytes)),
         }
         if self.spec.gzip {
             let zipped = crate::plan::gzip(out);
@@ -543,43 +546,64 @@ pub(in crate::engine) struct Named {
     path: String,
     dir: crate::confine::PlanDir,
     fault: crate::plan::CheckId,
+    /// The request's whole body ("send file as body"): one that cannot be read fails the
+    /// sample after it is sent ([`Unread::after_head`]).
+    body: bool,
 }
 
-/// Whether the request uploads a file named at run time.
+/// A file named for a sample that cannot be read now, or lies outside the plan's directory.
+pub(in crate::engine) struct Unread {
+    /// The sample's failure: JMeter's `java.io.FileNotFoundException`.
+    pub fault: crate::plan::CheckId,
+    /// The request is still sent, with an empty body, before it fails (JMeter's HttpClient
+    /// writes the head of a file body it then cannot open); else nothing is sent.
+    pub after_head: bool,
+}
+
+/// Whether the request sends a file named at run time.
 pub(in crate::engine) fn names_files(spec: &RequestSpec) -> bool {
-    matches!(&spec.body, Body::Multipart(parts) if parts.iter().any(|p| matches!(p.content, PartContent::File { .. })))
+    match &spec.body {
+        Body::Multipart(parts) => parts.iter().any(|p| matches!(p.content, PartContent::File { .. })),
+        Body::File { .. } => true,
+        _ => false,
+    }
 }
 
-/// The files to upload named at run time, each name rendered once for the sample (a
+/// The files to send named at run time, each name rendered once for the sample (a
 /// `${__Random(1,3)}` or `${__counter(...)}` in it is read once, and the file read is the one
 /// sent); empty for a request without one.
 pub(in crate::engine) fn uploads_named(spec: &RequestSpec, u: &mut UserVars) -> Vec<Named> {
-    let Body::Multipart(parts) = &spec.body else { return Vec::new() };
-    parts
-        .iter()
-        .filter_map(|p| match &p.content {
-            PartContent::File { path, dir, fault } => {
-                Some(Named { path: path.render_string(u), dir: dir.clone(), fault: *fault })
-            }
-            _ => None,
-        })
-        .collect()
+    match &spec.body {
+        Body::Multipart(parts) => parts
+            .iter()
+            .filter_map(|p| match &p.content {
+                PartContent::File { path, dir, fault } => {
+                    Some(Named { path: path.render_string(u), dir: dir.clone(), fault: *fault, body: false })
+                }
+                _ => None,
+            })
+            .collect(),
+        Body::File { path, dir, fault } => {
+            vec![Named { path: path.render_string(u), dir: dir.clone(), fault: *fault, body: true }]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Reads the files named for a sample (blocking: the caller runs it off the async worker, as a
-/// file may be large or on a slow disk). `Err`: the fault of the first that cannot be read now
-/// or lies outside the plan's directory (JMeter fails such a sample, unsent:
-/// `java.io.FileNotFoundException`).
-pub(in crate::engine) fn read_uploads(named: Vec<Named>) -> Result<Vec<Upload>, crate::plan::CheckId> {
+/// file may be large or on a slow disk). `Err`: the first that cannot be read now or lies
+/// outside the plan's directory.
+pub(in crate::engine) fn read_uploads(named: Vec<Named>) -> Result<Vec<Upload>, Unread> {
     named
         .into_iter()
         .map(|n| {
             let name =
                 std::path::Path::new(&n.path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            let real = n.dir.confine(std::path::Path::new(&n.path)).map_err(|_| n.fault)?;
-            let mut file = crate::confine::open(&real, crate::confine::Access::Read).map_err(|_| n.fault)?;
+            let unread = || Unread { fault: n.fault, after_head: n.body };
+            let real = n.dir.confine(std::path::Path::new(&n.path)).map_err(|_| unread())?;
+            let mut file = crate::confine::open(&real, crate::confine::Access::Read).map_err(|_| unread())?;
             let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|_| n.fault)?;
+            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|_| unread())?;
             Ok(Upload { name, bytes })
         })
         .collect()

@@ -316,8 +316,15 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Anchor(a) => {
-                    self.anchor_op(a);
                     pc += 1;
+                    if self.anchor_op(a).is_err() {
+                        // JMeter's thread skips the sampler: the pre-processors and timers
+                        // between (no jump is) and the request itself, without a sample.
+                        while pc < ops.len() && !matches!(ops[pc], Op::Request(_)) {
+                            pc += 1;
+                        }
+                        pc += 1;
+                    }
                 }
                 op @ (Op::Request(_)
                 | Op::Sample(_)

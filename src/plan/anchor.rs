@@ -48,10 +48,8 @@ pub struct AnchorArg {
 }
 
 /// A pattern's text and, when it compiles, its compiled form: `isEqualOrMatches` (equal, or the
-/// pattern matches the whole text). A pattern that does not compile matches nothing but its
-/// own text. (JMeter throws there, from the first candidate that is not equal, and its thread
-/// logs "Error while processing sampler" and skips that sampler once; here the sampler is sent
-/// unchanged, as when nothing on the page matches.)
+/// pattern matches the whole text). A pattern that does not compile matches its own text; any
+/// other text makes JMeter's matcher throw ([`Thrown`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compiled {
     text: String,
@@ -75,7 +73,24 @@ impl Compiled {
     pub fn equal_or_matches(&self, text: &str) -> bool {
         text == self.text || self.whole.as_ref().is_some_and(|p| p.is_match(text))
     }
+
+    /// [`Compiled::equal_or_matches`] as `isAnchorMatched` asks it: a pattern that does not
+    /// compile throws unless the text equals it (the comparison comes first).
+    fn test(&self, text: &str) -> Result<bool, Thrown> {
+        match &self.whole {
+            _ if text == self.text => Ok(true),
+            Some(p) => Ok(p.is_match(text)),
+            None => Err(Thrown),
+        }
+    }
 }
+
+/// A pattern of the sampler that does not compile, reached while matching a candidate:
+/// JMeter's `isAnchorMatched` throws, and its thread logs "Error while processing sampler"
+/// and skips the sampler this time (no sample; the pre-processors after it and its timers do
+/// not run either).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thrown;
 
 #[cfg(test)]
 thread_local! {
@@ -121,21 +136,33 @@ impl AnchorSampler {
     /// `HtmlParsingUtils.isAnchorMatched`: the candidate's protocol and (when the sampler names
     /// one) domain match the sampler's, its path equals the sampler's or matches `[/]*` + it, and
     /// its decoded query holds `name=` or a match of each of the sampler's argument names.
-    pub fn matches(&self, c: &Candidate, path: &Compiled) -> bool {
-        if !self.protocol.equal_or_matches(&c.protocol) {
-            return false;
+    /// Its tests in JMeter's order, each reached only when those before it held: a pattern that
+    /// does not compile throws only when reached.
+    pub fn matches(&self, c: &Candidate, path: &Compiled) -> Result<bool, Thrown> {
+        if !self.protocol.test(&c.protocol)? {
+            return Ok(false);
         }
-        if !self.domain.text.is_empty() && !self.domain.equal_or_matches(&c.domain) {
-            return false;
+        if !self.domain.text.is_empty() && !self.domain.test(&c.domain)? {
+            return Ok(false);
         }
-        if !path.equal_or_matches(&c.path) {
-            return false;
+        if !path.test(&c.path)? {
+            return Ok(false);
         }
         if self.args.is_empty() {
-            return true;
+            return Ok(true);
         }
         let query = c.decoded_query();
-        self.args.iter().all(|a| query.contains(&a.key) || a.found.as_ref().is_some_and(|p| p.is_match(&query)))
+        for a in &self.args {
+            let found = query.contains(&a.key)
+                || match &a.found {
+                    Some(p) => p.is_match(&query),
+                    None => return Err(Thrown),
+                };
+            if !found {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -333,7 +360,7 @@ mod tests {
     fn matches(c: &Candidate, protocol: &str, domain: &str, path: &str, names: &[&str]) -> bool {
         let args = names.iter().map(|n| (n.to_string(), Template::literal(""), false)).collect();
         let s = AnchorSampler::new(protocol, domain, Template::literal(path), args);
-        s.matches(c, &s.path_pattern(path))
+        s.matches(c, &s.path_pattern(path)).expect("every pattern compiles")
     }
 
     fn compiles() -> usize {
@@ -356,14 +383,14 @@ mod tests {
         assert_eq!(at_load, 3 + 2 * 2);
         for _ in 0..3 {
             let path = s.path_pattern("p4.*");
-            assert_eq!(cands.iter().filter(|c| s.matches(c, &path)).count(), 0, "no link has `y`");
+            assert_eq!(cands.iter().filter(|c| s.matches(c, &path) == Ok(true)).count(), 0, "no link has `y`");
         }
         assert_eq!(compiles() - before, at_load, "matching 3 pages of 500 links compiles nothing more");
         // A path that is not the constant one is compiled once per page, not per link.
         let s = AnchorSampler::new("http", "", Template::literal("p4.*"), vec![]);
         let before = compiles();
         let path = s.path_pattern("/?p1[0-9]\\.html");
-        assert_eq!(cands.iter().filter(|c| s.matches(c, &path)).count(), 10);
+        assert_eq!(cands.iter().filter(|c| s.matches(c, &path) == Ok(true)).count(), 10);
         assert_eq!(compiles() - before, 1);
     }
 
@@ -388,6 +415,33 @@ mod tests {
         // `flag` has no `=` in the query: found as a pattern.
         assert!(matches(&c, "http", "", ".*", &["flag"]));
         assert!(!matches(&c, "http", "", ".*", &["flag="]));
-        assert!(!matches(&c, "http", "", "(", &[]), "a path that does not compile matches nothing");
+    }
+
+    /// A pattern that does not compile throws when `isAnchorMatched` reaches it (JMeter then
+    /// skips the sampler): not when a test before it failed, nor when the text equals it.
+    #[test]
+    fn a_pattern_that_does_not_compile_throws_only_when_reached() {
+        let c = Candidate {
+            form: false,
+            protocol: "http".into(),
+            domain: "127.0.0.1".into(),
+            path: "/link/a".into(),
+            args: vec![("x".into(), Some("1".into()))],
+        };
+        let test = |protocol: &str, path: &str, names: &[&str]| {
+            let args = names.iter().map(|n| (n.to_string(), Template::literal(""), false)).collect();
+            let s = AnchorSampler::new(protocol, "", Template::literal(path), args);
+            s.matches(&c, &s.path_pattern(path))
+        };
+        assert_eq!(test("http", "/link/(", &[]), Err(Thrown), "the path");
+        assert_eq!(test("http", "/link/a", &["x("]), Err(Thrown), "an argument name not in the query");
+        assert_eq!(test("http", "/link/a", &["x"]), Ok(true));
+        assert_eq!(test("ftp", "/link/(", &[]), Ok(false), "the protocol failed first");
+        assert_eq!(test("http", "/other", &["x("]), Ok(false), "the path failed first");
+        assert_eq!(test("(", "/link/a", &[]), Err(Thrown), "a protocol pattern");
+        let mut same = c.clone();
+        same.path = "/link/(".into();
+        let s = AnchorSampler::new("http", "", Template::literal("/link/("), vec![]);
+        assert_eq!(s.matches(&same, &s.path_pattern("/link/(")), Ok(true), "equal text is compared first");
     }
 }

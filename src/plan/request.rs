@@ -241,6 +241,17 @@ pub enum Body {
     Form(Vec<Param>),
     /// `multipart/form-data` parts.
     Multipart(Vec<Part>),
+    /// A file sent as the body ("send file as body") whose name holds a variable set while
+    /// running: named and read per sample, as JMeter reads it. It may only be a file under the
+    /// plan's directory; one that cannot be read is sent as an empty body (`Content-Length:
+    /// 0`, as JMeter's HttpClient announces the size of no file) and fails the sample with
+    /// `fault`, as JMeter fails it once the head is sent.
+    #[serde(serialize_with = "file_summary")]
+    File {
+        path: Template,
+        dir: crate::confine::PlanDir,
+        fault: CheckId,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -806,6 +817,7 @@ impl RequestSpec {
                     f(t)
                 }
             }),
+            Body::File { path, .. } => f(path),
             Body::None | Body::Bytes(_) => {}
         }
         for e in &mut self.extract {
@@ -928,6 +940,15 @@ fn form_summary<S: Serializer>(fields: &[Param], s: S) -> Result<S::Ok, S::Error
         map.serialize_entry(&p.name, crate::redact::header(&p.name, p.value.source()))?;
     }
     map.end()
+}
+
+fn file_summary<S: Serializer>(
+    path: &Template,
+    _: &crate::confine::PlanDir,
+    _: &CheckId,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("<the file {} when sent>", path.source()))
 }
 
 fn part_summary<S: Serializer>(c: &PartContent, s: S) -> Result<S::Ok, S::Error> {

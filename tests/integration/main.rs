@@ -52,6 +52,10 @@
 //!   stops each user where its scope starts, a missing script file fails each script sample,
 //!   an upload path with a run-time variable read per sample (never outside the plan's
 //!   directory); JSR223's compiled-script cache keeps each user's first rendering of `${...}`.
+//! - `jmx_runtime_s4`: files and patterns JMeter names or compiles only while running (#32):
+//!   `__StringFromFile`/`__CSVRead` of a file named by an extractor's variable, a file body and
+//!   uploads named per sample (a missing file body sent head-only and failed), an HTML Link
+//!   Parser pattern that does not compile skipping its sampler.
 //! - `jmx_jsr223_first_fixc`: JSR223's compiled-script cache keeps each of 20 users' first
 //!   rendering outside its variables (`vars.entrySet()` does not list it).
 //! - `jmx_fn`: JMeter's functions (issue 13 C) as the witness receives them; `${__jexl3(expr,)}`
@@ -222,6 +226,7 @@ mod jmx_openmodel;
 mod jmx_parallel;
 mod jmx_plugins_s3;
 mod jmx_runtime;
+mod jmx_runtime_s4;
 mod jmx_runtime_values;
 mod jmx_scripts;
 mod jmx_scripts_class;

@@ -3,23 +3,29 @@
 
 use super::super::scripting::SamplerEdits;
 use super::super::user::VirtualUser;
-use crate::plan::anchor::{candidates, Anchor, Compiled};
+use crate::plan::anchor::{candidates, Anchor, Compiled, Thrown};
 use rand::Rng;
 
 impl VirtualUser {
     /// Changes nothing when the sampler is not an HTTP one, the previous sample is none or not
-    /// an HTTP one, or nothing on its page matches (JMeter logs it and goes on).
-    pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) {
-        let Some(s) = &a.sampler else { return };
-        let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return };
-        let Ok(page) = url::Url::parse(&prev.url) else { return };
+    /// an HTTP one, or nothing on its page matches (JMeter logs it and goes on). `Err`: a
+    /// pattern of the sampler that does not compile was reached, and the sampler is skipped.
+    pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) -> Result<(), Thrown> {
+        let Some(s) = &a.sampler else { return Ok(()) };
+        let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return Ok(()) };
+        let Ok(page) = url::Url::parse(&prev.url) else { return Ok(()) };
         let html = String::from_utf8_lossy(&prev.data);
         let path = s.path.render_string(&mut self.vars);
         let values: Vec<String> = s.args.iter().map(|a| a.value.render_string(&mut self.vars)).collect();
         let path = s.path_pattern(&path);
-        let mut found: Vec<_> = candidates(&html, &page).into_iter().filter(|c| s.matches(c, &path)).collect();
+        let mut found = Vec::new();
+        for c in candidates(&html, &page) {
+            if s.matches(&c, &path)? {
+                found.push(c);
+            }
+        }
         if found.is_empty() {
-            return;
+            return Ok(());
         }
         let rng = &mut self.vars.rng;
         let pick = found.swap_remove(rng.random_range(0..found.len()));
@@ -57,5 +63,6 @@ impl VirtualUser {
         edits.protocol = Some(pick.protocol);
         edits.args_set = Some(args_set);
         self.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
+        Ok(())
     }
 }

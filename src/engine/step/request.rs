@@ -8,7 +8,7 @@ use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
 use super::script::After;
 use crate::plan::managers::{CookiePolicy, PlanManagers};
-use crate::plan::{CheckTest, LabelId, RequestSpec, Target};
+use crate::plan::{CheckId, CheckTest, LabelId, RequestSpec, Target};
 use crate::record::{ErrorKind, Sample, SampleRow};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -17,14 +17,7 @@ use tokio_util::sync::CancellationToken;
 /// A compressed body larger than this is decoded off the worker thread.
 const OFFLOAD_DECODE_ABOVE: usize = 16 * 1024;
 
-/// Runs `f`, handing this worker's other tasks to another worker while it does (a
-/// multi-threaded runtime), so a long computation does not stall them.
-pub(in crate::engine) fn off_the_worker<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current() {
-        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
-        _ => f(),
-    }
-}
+pub(in crate::engine) use crate::plan::template::off_the_worker;
 
 /// The back-off after running out of file descriptors: from 10 ms, doubling up to 1 s.
 const FD_BACKOFF_MIN: Duration = Duration::from_millis(10);
@@ -99,21 +92,45 @@ impl VirtualUser {
         (url, (!lines.is_empty()).then_some(lines))
     }
 
-    /// The files to upload named at run time, named once for the sample and read off the
-    /// worker, as a large body is decoded (not an await: one would be in every user's future);
-    /// `Err`: one cannot be read, and the sample is recorded unsent, as a missing one named in
-    /// the plan. Only a request rendered per sample can name one.
+    /// The files to send named at run time, named once for the sample and read off the
+    /// worker, as a large body is decoded (not an await: one would be in every user's future),
+    /// and the fault of a file body that cannot be read, which fails the sample once it is sent
+    /// (empty); `Err`: an upload cannot be read, and the sample is recorded unsent, as a
+    /// missing one named in the plan. Only a request rendered per sample can name one.
     #[inline(never)]
-    fn uploads(&mut self, req: &PreparedRequest, label: LabelId, start: Instant) -> Result<Vec<Upload>, bool> {
+    fn uploads(
+        &mut self,
+        req: &PreparedRequest,
+        label: LabelId,
+        start: Instant,
+    ) -> Result<(Vec<Upload>, Option<CheckId>), bool> {
         let spec = &req.spec;
         if req.fixed.is_some() || !super::super::request::names_files(spec) {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         }
         let named = super::super::request::uploads_named(spec, &mut self.vars);
-        off_the_worker(|| super::super::request::read_uploads(named)).map_err(|fault| {
-            let at = spec.path.source().to_string();
-            self.unsent(label, start, &req.target, &at, ErrorKind::Check(fault.0))
-        })
+        match off_the_worker(|| super::super::request::read_uploads(named)) {
+            Ok(read) => Ok((read, None)),
+            Err(u) if u.after_head => Ok((Vec::new(), Some(u.fault))),
+            Err(u) => {
+                let at = spec.path.source().to_string();
+                Err(self.unsent(label, start, &req.target, &at, ErrorKind::Check(u.fault.0)))
+            }
+        }
+    }
+
+    /// Sends a request whose file body could not be read (empty), then fails its sample with
+    /// `fault` whatever the answer, as JMeter does once the head is out. Boxed by the caller:
+    /// its state is no part of every request's future.
+    async fn send_then_fail(&mut self, req: &PreparedRequest, start: Instant, sent: Sent<'_>) -> Option<bool> {
+        let ex = self
+            .client
+            .send(&wire(req, &sent.first, req.is_head, &self.abandon, &self.ctx.shared), &self.out, start)
+            .await;
+        if ex.abandoned_before_send {
+            return Some(true);
+        }
+        self.after_send(req, start, sent, ex).await
     }
 
     /// Sends one request of the flow, following redirects if it says so, then applies its
@@ -242,7 +259,7 @@ impl VirtualUser {
             // The benchmark's path: the bytes rendered once, sent as they are.
             (Some(f), None) if !edited => &f.bytes,
             _ => {
-                let uploads = match self.uploads(req, label, start) {
+                let (uploads, late) = match self.uploads(req, label, start) {
                     Ok(read) => read,
                     Err(failed) => return Some(failed),
                 };
@@ -251,6 +268,11 @@ impl VirtualUser {
                 req.render(vars, &first, &self.path, cookie.as_deref(), uploads, body, out, !edited);
                 if let Some(e) = edits.as_deref() {
                     edit_sent(e, &spec.method, out);
+                }
+                if let Some(fault) = late {
+                    drop((edits, cookie));
+                    let sent = Sent { label, first, url, fixed: false, fault: Some(fault) };
+                    return Box::pin(self.send_then_fail(req, start, sent)).await;
                 }
                 &self.out
             }
@@ -276,7 +298,7 @@ impl VirtualUser {
             || self.keep_prev
             || ex.error == Some(ErrorKind::GeneratorFds)
         {
-            let sent = Sent { label, first, url, fixed: sent_fixed };
+            let sent = Sent { label, first, url, fixed: sent_fixed, fault: None };
             return Box::pin(self.after_send(req, start, sent, ex)).await;
         }
         let resp = Response::new(self.client.head(), self.client.body(), ex.status);
@@ -319,7 +341,7 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let spec = &req.spec;
         let pm = &ctx.shared.managers;
-        let Sent { mut label, first, mut url, fixed: sent_fixed } = sent;
+        let Sent { mut label, first, mut url, fixed: sent_fixed, fault: late } = sent;
         if ex.status == 401 && spec.managers.auth.is_some() {
             let sent = match &req.fixed {
                 Some(f) if sent_fixed => f.bytes.clone(),
@@ -342,7 +364,7 @@ impl VirtualUser {
                 ex = second;
             }
         }
-        if let Some(fault) = spec.fault {
+        if let Some(fault) = spec.fault.or(late) {
             // Sent, then failed in JMeter before it read any response (a file body it could
             // not open): the fault, and nothing of the response (cookies, redirects, checks).
             let end = ex.end.unwrap_or_else(Instant::now);
@@ -1133,6 +1155,8 @@ struct Sent<'a> {
     url: Option<url::Url>,
     /// The request's fixed bytes were sent as they are (else the request is in `out`).
     fixed: bool,
+    /// A file body named for this sample that could not be read: the sample fails with it.
+    fault: Option<CheckId>,
 }
 
 /// What a user keeps of each response: the cookies it sets (stored under `url`, made on the

@@ -467,24 +467,16 @@ impl Cx {
             for (file, param, mime) in &files {
                 let p = dir.join(upload_name(self, c, file));
                 let real = self.upload_path(c, &p)?;
-                let content = match std::fs::read(&real) {
-                    Ok(bytes) => PartContent::Bytes(bytes),
-                    // A name with a variable that is no file now may be one when sent (set by an
-                    // extractor or a CSV row): JMeter names and reads it per sample.
-                    Err(_) if file.contains("${") => {
-                        let path = self.tmpl(c, file)?;
-                        let shown = dir.join(file);
-                        let fault = non_http(
-                            "java.io.FileNotFoundException",
-                            &format!("{} (No such file or directory)", shown.display()),
-                        );
-                        let dir = crate::confine::PlanDir::of_plan(&self.file);
-                        PartContent::File { path, dir, fault: self.b.check(fault) }
-                    }
-                    Err(_) => {
-                        read_upload(&real, &mut fault);
-                        continue;
-                    }
+                let read = std::fs::read(&real);
+                let content = match self.named_per_sample(c, file, read.is_ok())? {
+                    Some((path, dir, fault)) => PartContent::File { path, dir, fault },
+                    None => match read {
+                        Ok(bytes) => PartContent::Bytes(bytes),
+                        Err(_) => {
+                            read_upload(&real, &mut fault);
+                            continue;
+                        }
+                    },
                 };
                 parts.push(Part {
                     name: param.clone(),
@@ -509,12 +501,19 @@ impl Cx {
             // then fails opening the file for the body.
             let p = dir.join(upload_name(self, c, file));
             let unsent = fault.is_some();
-            let bytes = read_upload(&self.upload_path(c, &p)?, &mut fault).unwrap_or_default();
-            fault_after_head = !unsent && fault.is_some();
+            let real = self.upload_path(c, &p)?;
+            let per_sample = if unsent { None } else { self.named_per_sample(c, file, real.is_file())? };
+            body = match per_sample {
+                Some((path, dir, fault)) => Body::File { path, dir, fault },
+                None => {
+                    let bytes = read_upload(&real, &mut fault).unwrap_or_default();
+                    fault_after_head = !unsent && fault.is_some();
+                    Body::Bytes(bytes)
+                }
+            };
             if !has_ct && !mime.is_empty() {
                 headers.push(("Content-Type".into(), Template::literal(mime.clone())));
             }
-            body = Body::Bytes(bytes);
         } else {
             // As JMeter's HttpClient sampler: POST, PUT and PATCH send the arguments as a form;
             // DELETE sends them both on the query string and as a form. A POST always says it
@@ -616,6 +615,32 @@ fn upload_name(cx: &mut Cx, c: &El, file: &str) -> String {
 }
 
 impl Cx {
+    /// A file to send that JMeter names per sample and stampede too: its name can change while
+    /// the test runs (a function called per sample, `${__P(f)}` once `__setProperty` is used, a
+    /// variable something before it assigns), or holds a variable and is no file now (one an
+    /// extractor or a CSV row sets later). Its name, the plan's directory it must stay under, and
+    /// the fault of a sample whose file cannot be read then. `None`: read now, once (a name
+    /// made of constant text and plan variables, the common case, costs nothing per sample).
+    fn named_per_sample(
+        &mut self,
+        c: &El,
+        file: &str,
+        readable_now: bool,
+    ) -> Result<Option<(Template, crate::confine::PlanDir, crate::plan::CheckId)>, Error> {
+        if !file.contains("${") {
+            return Ok(None);
+        }
+        let path = self.tmpl(c, file)?;
+        if !path.is_dynamic(&self.b.sym.vars) && readable_now {
+            return Ok(None);
+        }
+        let dir = crate::confine::PlanDir::of_plan(&self.file);
+        let shown = dir.join(Path::new(file));
+        let fault =
+            non_http("java.io.FileNotFoundException", &format!("{} (No such file or directory)", shown.display()));
+        Ok(Some((path, dir, self.b.check(fault))))
+    }
+
     /// Where a file to upload is read: one named inside the plan's directory may not lead out
     /// of it through a link ([`crate::confine`]).
     fn upload_path(&self, c: &El, p: &Path) -> Result<PathBuf, Error> {
