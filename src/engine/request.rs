@@ -546,18 +546,19 @@ pub(in crate::engine) struct Named {
     path: String,
     dir: crate::confine::PlanDir,
     fault: crate::plan::CheckId,
-    /// The request's whole body ("send file as body"): one that cannot be read fails the
-    /// sample after it is sent ([`Unread::after_head`]).
-    body: bool,
+    /// Which part of a multipart body it is; none: the whole body ("send file as body").
+    part: Option<usize>,
 }
 
-/// A file named for a sample that cannot be read now, or lies outside the plan's directory.
+/// A file named for a sample that cannot be read now, or lies outside the plan's directory:
+/// the sample fails with JMeter's `java.io.FileNotFoundException` once what JMeter's HttpClient
+/// writes before it opens the file is out.
 pub(in crate::engine) struct Unread {
-    /// The sample's failure: JMeter's `java.io.FileNotFoundException`.
     pub fault: crate::plan::CheckId,
-    /// The request is still sent, with an empty body, before it fails (JMeter's HttpClient
-    /// writes the head of a file body it then cannot open); else nothing is sent.
-    pub after_head: bool,
+    /// The multipart body's part it is: the request goes out up to that part's head (the
+    /// `Content-Length` counting the file as empty) and the connection is closed unanswered.
+    /// None: the body, sent empty (`Content-Length: 0`), the answer read.
+    pub cut_at_part: Option<usize>,
 }
 
 /// Whether the request sends a file named at run time.
@@ -576,37 +577,62 @@ pub(in crate::engine) fn uploads_named(spec: &RequestSpec, u: &mut UserVars) -> 
     match &spec.body {
         Body::Multipart(parts) => parts
             .iter()
-            .filter_map(|p| match &p.content {
+            .enumerate()
+            .filter_map(|(i, p)| match &p.content {
                 PartContent::File { path, dir, fault } => {
-                    Some(Named { path: path.render_string(u), dir: dir.clone(), fault: *fault, body: false })
+                    Some(Named { path: path.render_string(u), dir: dir.clone(), fault: *fault, part: Some(i) })
                 }
                 _ => None,
             })
             .collect(),
         Body::File { path, dir, fault } => {
-            vec![Named { path: path.render_string(u), dir: dir.clone(), fault: *fault, body: true }]
+            vec![Named { path: path.render_string(u), dir: dir.clone(), fault: *fault, part: None }]
         }
         _ => Vec::new(),
     }
 }
 
 /// Reads the files named for a sample (blocking: the caller runs it off the async worker, as a
-/// file may be large or on a slow disk). `Err`: the first that cannot be read now or lies
-/// outside the plan's directory.
-pub(in crate::engine) fn read_uploads(named: Vec<Named>) -> Result<Vec<Upload>, Unread> {
-    named
+/// file may be large or on a slow disk): each one's bytes, empty for one that cannot be read
+/// now or lies outside the plan's directory, and the first of those.
+pub(in crate::engine) fn read_uploads(named: Vec<Named>) -> (Vec<Upload>, Option<Unread>) {
+    let mut first = None;
+    let read = named
         .into_iter()
         .map(|n| {
             let name =
                 std::path::Path::new(&n.path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            let unread = || Unread { fault: n.fault, after_head: n.body };
-            let real = n.dir.confine(std::path::Path::new(&n.path)).map_err(|_| unread())?;
-            let mut file = crate::confine::open(&real, crate::confine::Access::Read).map_err(|_| unread())?;
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|_| unread())?;
-            Ok(Upload { name, bytes })
+            let bytes = n
+                .dir
+                .confine(std::path::Path::new(&n.path))
+                .ok()
+                .and_then(|real| crate::confine::open(&real, crate::confine::Access::Read).ok())
+                .and_then(|mut file| {
+                    let mut bytes = Vec::new();
+                    std::io::Read::read_to_end(&mut file, &mut bytes).ok().map(|_| bytes)
+                });
+            if bytes.is_none() && first.is_none() {
+                first = Some(Unread { fault: n.fault, cut_at_part: n.part });
+            }
+            Upload { name, bytes: bytes.unwrap_or_default() }
         })
-        .collect()
+        .collect();
+    (read, first)
+}
+
+/// Where a multipart request JMeter's HttpClient abandons at part `part` ends: after that
+/// part's head (`out` holds the whole request).
+pub(in crate::engine) fn cut_at_part(out: &[u8], part: usize) -> usize {
+    let find = |from: usize, what: &[u8]| out[from..].windows(what.len()).position(|w| w == what).map(|i| from + i);
+    let delimiter = format!("--{MULTIPART_BOUNDARY}\r\n");
+    let mut at = find(0, b"\r\n\r\n").map_or(out.len(), |i| i + 4);
+    for _ in 0..=part {
+        match find(at, delimiter.as_bytes()) {
+            Some(i) => at = i + delimiter.len(),
+            None => return out.len(),
+        }
+    }
+    find(at, b"\r\n\r\n").map_or(out.len(), |i| i + 4)
 }
 
 /// The characters HttpClient 4.5 writes as they are in a path segment (`URLEncodedUtils`'

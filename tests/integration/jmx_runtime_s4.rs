@@ -211,3 +211,88 @@ fn a_link_parser_pattern_that_does_not_compile_skips_its_sampler() {
     let rows = std::fs::read_to_string(jtl).unwrap();
     assert!(!rows.contains(",bad,") && !rows.contains(",badarg,"), "no sample: {rows}");
 }
+
+/// Every connection a loopback listener accepts, as the bytes received until the client closed
+/// it (at most `n` connections, for at most 20 s; nothing is ever answered).
+fn raw_listener(n: usize) -> (u16, std::thread::JoinHandle<Vec<Vec<u8>>>) {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let handle = std::thread::spawn(move || {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut got = Vec::new();
+        while got.len() < n && std::time::Instant::now() < until {
+            match listener.accept() {
+                Ok((mut s, _)) => {
+                    s.set_nonblocking(false).unwrap();
+                    s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+                    let mut bytes = Vec::new();
+                    let _ = s.read_to_end(&mut bytes);
+                    got.push(bytes);
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        }
+        got
+    });
+    (port, handle)
+}
+
+/// A multipart upload of a file that is not there goes out as JMeter's HttpClient sends it: the
+/// head (its `Content-Length` counting the file as empty), the parts before the file and the
+/// file part's head; then the connection is closed unanswered and the sample fails with
+/// `java.io.FileNotFoundException`. A name in the plan and one named at run time alike (1 user x
+/// 2 iterations: 4 connections, each closed by stampede, none answered).
+#[test]
+fn a_multipart_upload_of_a_missing_file_sends_the_parts_before_it_then_fails() {
+    let (port, witness) = raw_listener(4);
+    let port = port.to_string();
+    let run = TempRun::new("runtime-upload-missing");
+    let with_text = |name: &str, path: &str, file: &str| {
+        format!(
+            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="a" elementType="HTTPArgument"><stringProp name="Argument.name">a</stringProp><stringProp name="Argument.value">1</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
+            <elementProp name="{file}" elementType="HTTPFileArg"><stringProp name="File.path">{file}</stringProp><stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp><stringProp name="HTTPSampler.method">POST</stringProp>
+        </HTTPSamplerProxy><hashTree/>"#
+        )
+    };
+    let body = [
+        with_text("missing", "/missing", "missing.bin"),
+        with_text("missing-rt", "/missing-rt", "nope-${__threadNum}.bin"),
+    ]
+    .concat();
+    let plan = run.write("plan.jmx", test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "2", "", &body)));
+    let check = Stampede::new().arg("check").arg(&plan).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("is sent up to that file's part and fails"), "{}", check.stdout_str());
+    let (cmd, jtl) = run_with_jtl(&run, &plan, None);
+    cmd.run().assert_exit(0);
+    let got = witness.join().unwrap();
+    assert_eq!(got.len(), 4, "one connection per sample");
+    for (bytes, file) in got.iter().zip(["missing.bin", "nope-1.bin", "missing.bin", "nope-1.bin"]) {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let (head, sent) = text.split_once("\r\n\r\n").unwrap();
+        let boundary = head.split("boundary=").nth(1).unwrap().split(';').next().unwrap();
+        let length: usize = head.lines().find_map(|l| l.strip_prefix("Content-Length: ")).unwrap().parse().unwrap();
+        let want = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"a\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n1\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"f\"; filename=\"{file}\"\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n"
+        );
+        assert_eq!(sent, want, "{text}");
+        assert_eq!(
+            length,
+            want.len() + "\r\n".len() + format!("--{boundary}--\r\n").len(),
+            "the file counted as empty"
+        );
+    }
+    let rows = std::fs::read_to_string(jtl).unwrap();
+    assert_eq!(failed(&rows, "missing", "java.io.FileNotFoundException"), 2, "{rows}");
+    assert_eq!(failed(&rows, "missing-rt", "java.io.FileNotFoundException"), 2, "{rows}");
+    assert_eq!(rows.lines().count(), 5, "a header and 4 samples: {rows}");
+}

@@ -369,8 +369,63 @@ impl HttpClient {
         ex
     }
 
+    /// Writes a request JMeter's HttpClient abandons part-way (a file to upload it cannot open
+    /// once the parts before it are out): the bytes go out, no answer is read, and the
+    /// connection is closed. Not on the path of any other request.
+    pub(super) async fn send_only(&mut self, req: &Wire<'_>, bytes: &[u8]) -> Exchange {
+        let mut ex = Exchange::default();
+        let written = tokio::select! {
+            biased;
+            _ = req.abandon.cancelled() => None,
+            r = tokio::time::timeout(req.response_timeout, self.write_only(req, bytes, &mut ex)) => Some(r),
+        };
+        match written {
+            None if ex.phase == Phase::Connect => {
+                ex.abandoned_before_send = true;
+                ex.error = Some(ErrorKind::Aborted);
+            }
+            None => ex.error = Some(ErrorKind::Aborted),
+            Some(Ok(Ok(()))) => {}
+            Some(Ok(Err(kind))) => ex.error = Some(kind),
+            Some(Err(_elapsed)) => {
+                ex.error =
+                    Some(if ex.phase == Phase::Connect { ErrorKind::ConnectTimeout } else { ErrorKind::Timeout });
+            }
+        }
+        self.drop_conn(req.target);
+        ex.end = Some(Instant::now());
+        ex
+    }
+
+    async fn write_only(&mut self, req: &Wire<'_>, bytes: &[u8], ex: &mut Exchange) -> Result<(), ErrorKind> {
+        self.conn_to(req, ex).await?;
+        let conn = &mut self.conns[0];
+        ex.phase = Phase::Exchange;
+        if let Err(e) = conn.stream.write_all(bytes).await {
+            return Err(io_kind(&e, conn.served > 0, false));
+        }
+        ex.bytes_sent = bytes.len() as u64;
+        Ok(())
+    }
+
     /// Returns whether the connection may be kept for the next request.
     async fn exchange(&mut self, req: &Wire<'_>, bytes: &[u8], ex: &mut Exchange) -> Result<bool, ErrorKind> {
+        self.conn_to(req, ex).await?;
+        let conn = &mut self.conns[0];
+        let reused = conn.served > 0;
+        ex.phase = Phase::Exchange;
+        if let Err(e) = conn.stream.write_all(bytes).await {
+            return Err(io_kind(&e, reused, false));
+        }
+        ex.bytes_sent = bytes.len() as u64;
+        let mut out = Capture { head: &mut self.head, body: req.keep_body.then_some(&mut self.body) };
+        let keep = read_response(&mut conn.stream, req, reused, ex, &mut out).await?;
+        conn.served += 1;
+        Ok(keep && req.keep_alive)
+    }
+
+    /// Puts the connection to the request's target first, opening it if there is none.
+    async fn conn_to(&mut self, req: &Wire<'_>, ex: &mut Exchange) -> Result<(), ErrorKind> {
         // The connection to this target, moved to the front (the others stay in the order
         // they were last used): the next request most likely goes there too.
         match self.conns.iter().position(|c| c.target == *req.target) {
@@ -393,17 +448,7 @@ impl HttpClient {
                 self.conns.truncate(MAX_CONNS);
             }
         }
-        let conn = &mut self.conns[0];
-        let reused = conn.served > 0;
-        ex.phase = Phase::Exchange;
-        if let Err(e) = conn.stream.write_all(bytes).await {
-            return Err(io_kind(&e, reused, false));
-        }
-        ex.bytes_sent = bytes.len() as u64;
-        let mut out = Capture { head: &mut self.head, body: req.keep_body.then_some(&mut self.body) };
-        let keep = read_response(&mut conn.stream, req, reused, ex, &mut out).await?;
-        conn.served += 1;
-        Ok(keep && req.keep_alive)
+        Ok(())
     }
 
     async fn connect(&mut self, req: &Wire<'_>) -> Result<Stream, ErrorKind> {

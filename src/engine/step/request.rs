@@ -3,7 +3,7 @@
 
 use super::super::client::{Exchange, Wire};
 use super::super::managers::{self, CacheHeaders};
-use super::super::request::{Hop, PreparedRequest, Upload};
+use super::super::request::{Hop, PreparedRequest, Unread, Upload};
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
 use super::script::After;
@@ -94,39 +94,37 @@ impl VirtualUser {
 
     /// The files to send named at run time, named once for the sample and read off the
     /// worker, as a large body is decoded (not an await: one would be in every user's future),
-    /// and the fault of a file body that cannot be read, which fails the sample once it is sent
-    /// (empty); `Err`: an upload cannot be read, and the sample is recorded unsent, as a
-    /// missing one named in the plan. Only a request rendered per sample can name one.
+    /// and the first that cannot be read, which fails the sample once what JMeter sends before
+    /// opening it is out. Only a request rendered per sample can name one.
     #[inline(never)]
-    fn uploads(
-        &mut self,
-        req: &PreparedRequest,
-        label: LabelId,
-        start: Instant,
-    ) -> Result<(Vec<Upload>, Option<CheckId>), bool> {
+    fn uploads(&mut self, req: &PreparedRequest) -> (Vec<Upload>, Option<Unread>) {
         let spec = &req.spec;
         if req.fixed.is_some() || !super::super::request::names_files(spec) {
-            return Ok((Vec::new(), None));
+            return (Vec::new(), None);
         }
         let named = super::super::request::uploads_named(spec, &mut self.vars);
-        match off_the_worker(|| super::super::request::read_uploads(named)) {
-            Ok(read) => Ok((read, None)),
-            Err(u) if u.after_head => Ok((Vec::new(), Some(u.fault))),
-            Err(u) => {
-                let at = spec.path.source().to_string();
-                Err(self.unsent(label, start, &req.target, &at, ErrorKind::Check(u.fault.0)))
-            }
-        }
+        off_the_worker(|| super::super::request::read_uploads(named))
     }
 
-    /// Sends a request whose file body could not be read (empty), then fails its sample with
-    /// `fault` whatever the answer, as JMeter does once the head is out. Boxed by the caller:
-    /// its state is no part of every request's future.
-    async fn send_then_fail(&mut self, req: &PreparedRequest, start: Instant, sent: Sent<'_>) -> Option<bool> {
-        let ex = self
-            .client
-            .send(&wire(req, &sent.first, req.is_head, &self.abandon, &self.ctx.shared), &self.out, start)
-            .await;
+    /// Sends a request with a file that could not be read (as empty), then fails its sample
+    /// whatever happens, as JMeter does: a file body goes out empty and the answer is read; a
+    /// multipart one goes out up to that part's head and the connection is closed. Boxed by
+    /// the caller: its state is no part of every request's future.
+    async fn send_then_fail(
+        &mut self,
+        req: &PreparedRequest,
+        start: Instant,
+        sent: Sent<'_>,
+        cut: Option<usize>,
+    ) -> Option<bool> {
+        let w = wire(req, &sent.first, req.is_head, &self.abandon, &self.ctx.shared);
+        let ex = match cut {
+            None => self.client.send(&w, &self.out, start).await,
+            Some(part) => {
+                let end = super::super::request::cut_at_part(&self.out, part);
+                self.client.send_only(&w, &self.out[..end]).await
+            }
+        };
         if ex.abandoned_before_send {
             return Some(true);
         }
@@ -259,20 +257,17 @@ impl VirtualUser {
             // The benchmark's path: the bytes rendered once, sent as they are.
             (Some(f), None) if !edited => &f.bytes,
             _ => {
-                let (uploads, late) = match self.uploads(req, label, start) {
-                    Ok(read) => read,
-                    Err(failed) => return Some(failed),
-                };
+                let (uploads, late) = self.uploads(req);
                 self.out.clear();
                 let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
                 req.render(vars, &first, &self.path, cookie.as_deref(), uploads, body, out, !edited);
                 if let Some(e) = edits.as_deref() {
                     edit_sent(e, &spec.method, out);
                 }
-                if let Some(fault) = late {
+                if let Some(late) = late {
                     drop((edits, cookie));
-                    let sent = Sent { label, first, url, fixed: false, fault: Some(fault) };
-                    return Box::pin(self.send_then_fail(req, start, sent)).await;
+                    let sent = Sent { label, first, url, fixed: false, fault: Some(late.fault) };
+                    return Box::pin(self.send_then_fail(req, start, sent, late.cut_at_part)).await;
                 }
                 &self.out
             }

@@ -123,6 +123,10 @@ impl Cx {
             let why = self.b.check_message(fault).to_string();
             let how = if req.fault_after_head { "is sent without its body and fails" } else { "fails unsent" };
             self.warn(c, depth, format!("each sample {how}, as in JMeter: {why}"));
+        } else if let Some(fault) = missing_upload(&req) {
+            let why = self.b.check_message(fault).to_string();
+            let how = "is sent up to that file's part and fails";
+            self.warn(c, depth, format!("each sample {how} while the file is not there, as in JMeter: {why}"));
         } else if let Some(e) = self.embedded(c, &own, depth)? {
             let filters = match (&e.allow, &e.exclude) {
                 (None, None) => String::new(),
@@ -472,6 +476,17 @@ impl Cx {
                     Some((path, dir, fault)) => PartContent::File { path, dir, fault },
                     None => match read {
                         Ok(bytes) => PartContent::Bytes(bytes),
+                        // JMeter's HttpClient writes the head (the file counted as empty) and
+                        // the parts up to this one's head, then fails opening it; it opens it
+                        // per sample, so it is tried per sample here too.
+                        Err(_) if !java && fault.is_none() => {
+                            let mut why = None;
+                            read_upload(&real, &mut why);
+                            let why = why.unwrap_or_default();
+                            let dir = crate::confine::PlanDir::of_plan(&self.file);
+                            let path = Template::literal(real.to_string_lossy());
+                            PartContent::File { path, dir, fault: self.b.check(why) }
+                        }
                         Err(_) => {
                             read_upload(&real, &mut fault);
                             continue;
@@ -606,6 +621,16 @@ impl Cx {
         req.fault_after_head = fault_after_head;
         Ok(req)
     }
+}
+
+/// The fault of an upload named by constant text that was not there when the plan loaded
+/// (tried per sample, as JMeter opens it per sample).
+fn missing_upload(req: &crate::plan::RequestSpec) -> Option<crate::plan::CheckId> {
+    let Body::Multipart(parts) = &req.body else { return None };
+    parts.iter().find_map(|p| match &p.content {
+        PartContent::File { path, fault, .. } if path.is_const() => Some(*fault),
+        _ => None,
+    })
 }
 
 /// The name of a file to upload: a variable nothing defines stays `${name}`, as in JMeter
