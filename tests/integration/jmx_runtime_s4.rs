@@ -23,9 +23,19 @@ fn token(port: &str) -> String {
 
 /// A POST sending the file `file` as part `param` (empty: the file is the body).
 fn upload(name: &str, port: &str, path: &str, file: &str, param: &str) -> String {
+    upload_with(name, port, path, file, param, &[])
+}
+
+/// [`upload`] with text arguments (parts before the file's).
+fn upload_with(name: &str, port: &str, path: &str, file: &str, param: &str, args: &[(&str, &str)]) -> String {
     let file = esc(file);
+    let args: String = args
+        .iter()
+        .map(|(n, v)| format!(r#"<elementProp name="{n}" elementType="HTTPArgument"><stringProp name="Argument.name">{n}</stringProp><stringProp name="Argument.value">{v}</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>"#))
+        .collect();
     format!(
         r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">{args}</collectionProp></elementProp>
           <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
             <elementProp name="{file}" elementType="HTTPFileArg"><stringProp name="File.path">{file}</stringProp><stringProp name="File.paramname">{param}</stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp>
           </collectionProp></elementProp>
@@ -249,23 +259,9 @@ fn a_multipart_upload_of_a_missing_file_sends_the_parts_before_it_then_fails() {
     let (port, witness) = raw_listener(4);
     let port = port.to_string();
     let run = TempRun::new("runtime-upload-missing");
-    let with_text = |name: &str, path: &str, file: &str| {
-        format!(
-            r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
-          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
-            <elementProp name="a" elementType="HTTPArgument"><stringProp name="Argument.name">a</stringProp><stringProp name="Argument.value">1</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>
-          </collectionProp></elementProp>
-          <elementProp name="HTTPsampler.Files" elementType="HTTPFileArgs"><collectionProp name="HTTPFileArgs.files">
-            <elementProp name="{file}" elementType="HTTPFileArg"><stringProp name="File.path">{file}</stringProp><stringProp name="File.paramname">f</stringProp><stringProp name="File.mimetype">text/plain</stringProp></elementProp>
-          </collectionProp></elementProp>
-          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
-          <stringProp name="HTTPSampler.path">{path}</stringProp><stringProp name="HTTPSampler.method">POST</stringProp>
-        </HTTPSamplerProxy><hashTree/>"#
-        )
-    };
     let body = [
-        with_text("missing", "/missing", "missing.bin"),
-        with_text("missing-rt", "/missing-rt", "nope-${__threadNum}.bin"),
+        upload_with("missing", &port, "/missing", "missing.bin", "f", &[("a", "1")]),
+        upload_with("missing-rt", &port, "/missing-rt", "nope-${__threadNum}.bin", "f", &[("a", "1")]),
     ]
     .concat();
     let plan = run.write("plan.jmx", test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "2", "", &body)));
