@@ -196,3 +196,48 @@ fn what_a_sweep_cannot_do_on_agents_is_refused_before_any_load() {
     refused(&[p, "--users", "3", "--agent-count", "2"], "--listen-agents");
     assert_eq!(server.requests(), 0);
 }
+
+/// Agents that dial in (`--listen-agents`) run one job each: every step waits for its own.
+#[test]
+fn a_sweep_waits_at_every_step_for_agents_to_join() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let run = TempRun::new("sweep-join");
+    let token = run.write("token", "t\n");
+    let at = format!("127.0.0.1:{}", free_port());
+    let plan = step_plan(&run, &server);
+    let mut ctl = Stampede::new()
+        .arg("sweep")
+        .arg(&plan)
+        .args(["-q", "--users", "2,4", "--step-duration", "1s", "--listen-agents", &at, "--agent-count", "2"])
+        .arg("--token-file")
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .spawn();
+    let mut joined = Vec::new();
+    for step in 1..=2 {
+        let waiting = |c: &mut Running| c.stdout_so_far().matches("waiting on").count() >= step;
+        assert!(ctl.wait_until(Duration::from_secs(30), waiting), "{}", ctl.stderr_so_far());
+        for i in 0..2 {
+            joined.push(
+                Stampede::new()
+                    .args(["agent", "--join", &at, "--join-timeout", "30s", "--token-file"])
+                    .arg(&token)
+                    .arg("--work-dir")
+                    .arg(run.root().join(format!("s{step}-a{i}-work")))
+                    .spawn(),
+            );
+        }
+    }
+    ctl.wait(Duration::from_secs(60)).assert_exit(0);
+    for a in joined {
+        a.wait(Duration::from_secs(20)).assert_exit(0);
+    }
+    let record = sweep_record(&run);
+    let steps = record["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{record:#}");
+    for s in steps {
+        let load = s["load"].as_f64().unwrap() as u64;
+        assert_eq!(uint(&s["total"], "samples"), server.requests_to(&format!("/s/{load}")), "step {load}");
+    }
+}
