@@ -44,3 +44,16 @@ impl Error {
         }
     }
 }
+
+/// A sweep's own errors are those a run's command had before the sweep was a library: the same
+/// messages and exit codes.
+impl From<crate::sweep::driver::Error> for Error {
+    fn from(e: crate::sweep::driver::Error) -> Error {
+        use crate::sweep::driver::Error as Sweep;
+        match e {
+            Sweep::Usage(m) => Error::Usage(m),
+            Sweep::RunDir(e) => Error::RunDir(e),
+            Sweep::Io { what, source } => Error::Io { what, source },
+        }
+    }
+}

@@ -25,8 +25,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("rundir", &["record", "plan::LabelId"]),
     // A sweep's page charts its record.
     ("report", &["rundir", "record", "plan::LabelId", "sweep"]),
-    // A sweep's record reads its steps' run directories' summaries.
-    ("sweep", &["rundir"]),
+    // A sweep's record reads its steps' run directories' summaries; its driver loads each
+    // step's plan through its caller and judges the step's goals as a run does, after a
+    // warm-up read as `report --from` reads it.
+    ("sweep", &["rundir", "plan", "run::judge", "report::load_runs_window"]),
     // The progress line is one of the run's outputs.
     ("progress", &["record", "run"]),
     // Live metrics out: outputs of the run, reading its intervals.

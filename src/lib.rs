@@ -22,7 +22,7 @@
 //!   run      ─► engine, plan, record, rundir      progress ─► run, record
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
-//!   sweep    ─► rundir                             agent    ─► run, engine, plan, record, rundir
+//!   sweep    ─► rundir, plan, run::judge, report  agent    ─► run, engine, plan, record, rundir
 //!   export   ─► run, record
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
@@ -48,7 +48,8 @@
 //!   with charts, comparisons).
 //! - [`progress`]: the live progress line, an output of the run; [`export`]: live metrics out
 //!   (Prometheus remote write and `/metrics`, InfluxDB, OTLP/HTTP), outputs of the run too.
-//! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit);
+//! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit),
+//!   and its driver, the steps run one after another through a runner (local, or on agents);
 //!   [`agent`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's

@@ -1,7 +1,10 @@
 //! A sweep: one plan run step after step at growing load (users, or arrivals per second), each
 //! step a run directory of its own; this module owns what is read across the steps — the
 //! table per step, the knee, the Universal Scalability Law fit and where an SLO broke — and
-//! `sweep.json`, the sweep's own record. Running the steps is `cli::sweep`'s.
+//! `sweep.json`, the sweep's own record — and running the steps ([`driver`]), each a run in
+//! this process or on agents, as its caller says.
+
+pub mod driver;
 
 use serde::{Deserialize, Serialize};
 

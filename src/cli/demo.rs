@@ -34,9 +34,18 @@ pub struct DemoArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Send live metrics out while the demo runs, as `run --export` does (repeatable), e.g.
+    /// `prometheus=127.0.0.1:9464` to watch it in a dashboard.
+    #[arg(long = "export", value_name = "KIND=TARGET", help_heading = "Live metrics")]
+    pub export: Vec<String>,
+    /// With --export: a `tag` label on every exported series.
+    #[arg(long, value_name = "TEXT", requires = "export", help_heading = "Live metrics")]
+    pub export_tag: Option<String>,
 }
 
 pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
+    // An address in use is said before the mock starts.
+    let exports = super::run::Exports::parse(&a.export, a.export_tag.clone())?;
     let config = ConfigDoc::parse(MOCK)?;
     let loopback = |source| Error::Io { what: "cannot listen on loopback".into(), source };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(loopback)?;
@@ -62,7 +71,7 @@ pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
         a.quiet,
         crate::redact::command_line(&argv),
         Default::default(),
-        Default::default(),
+        exports,
         &[],
     )
     .await;

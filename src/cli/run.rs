@@ -536,10 +536,12 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
 pub(super) struct Exports {
     specs: Vec<export::Spec>,
     tag: Option<String>,
+    /// The series' `run_id` when not the run directory's name (a sweep's step: `SWEEP/STEP`).
+    pub(super) run_id: Option<String>,
 }
 
 impl Exports {
-    fn parse(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
+    pub(super) fn parse(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
         let token = std::env::var("INFLUX_TOKEN").ok();
         let specs = values
             .iter()
@@ -550,7 +552,7 @@ impl Exports {
             })
             .collect::<Result<Vec<_>, String>>()
             .map_err(Error::Usage)?;
-        Ok(Exports { specs, tag })
+        Ok(Exports { specs, tag, run_id: None })
     }
 }
 
@@ -677,7 +679,7 @@ pub(super) async fn run_plan(
     let ident = export::Ident {
         run_id: match segment {
             Some(seg) => format!("{dir_name} part {seg}"),
-            None => dir_name,
+            None => exports.run_id.clone().unwrap_or(dir_name),
         },
         plan: run.plan().name.clone(),
         tag: exports.tag.clone(),

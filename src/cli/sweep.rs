@@ -1,14 +1,16 @@
-//! `stampede sweep`: one plan (or `--url`) run step after step at the loads given, back to back
-//! in this process, each step a run directory of its own in the sweep's directory (each opens
-//! its own connections, as a fresh JMeter run would); after every step the sweep's record and
-//! tables are written again ([`crate::sweep`]), so a sweep cut short keeps its steps.
+//! `stampede sweep`: one plan (or `--url`) run step after step at the loads given, back to back,
+//! each step a run directory of its own in the sweep's directory (each opens its own
+//! connections, as a fresh JMeter run would), in this process or on agents. The steps are
+//! driven by [`crate::sweep::driver`]; this file reads the arguments, says how a step is loaded
+//! and run ([`Steps`]), prints, and picks the exit code.
 
-use super::run::{run_place, QuickArgs, RunArgs};
+use super::run::{run_place, DataMode, Exports, OnAgentLoss, QuickArgs, RunArgs};
 use crate::error::{exit, Error};
 use crate::plan::threshold::{self, Threshold};
-use crate::plan::workload::{Stage, Workload};
+use crate::plan::Plan;
 use crate::rundir::{self, Place};
-use crate::sweep::{self, Figures, Load, Record, Step};
+use crate::sweep::driver::{self, Ended, Runner, Settings, StepAt};
+use crate::sweep::{self, Load};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -65,6 +67,81 @@ pub struct SweepArgs {
     /// Open model: most users at once in each step.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
     pub max_users: Option<u32>,
+    #[command(flatten)]
+    pub agents: AgentFlags,
+    /// Send each step's live metrics out, as `run --export` does (repeatable): every series
+    /// labelled `run_id` SWEEP/STEP (the sweep's directory's name and the step's), so a
+    /// dashboard tells the steps apart. A `prometheus=` page is served during each step.
+    #[arg(long = "export", value_name = "KIND=TARGET", help_heading = "Live metrics")]
+    pub export: Vec<String>,
+    /// With --export: a `tag` label on every exported series, to tell sweeps apart.
+    #[arg(long, value_name = "TEXT", requires = "export", help_heading = "Live metrics")]
+    pub export_tag: Option<String>,
+}
+
+/// `--agents` and the flags that go with it, as `run` has them: each step runs on the agents.
+#[derive(Debug, Args, Clone)]
+pub struct AgentFlags {
+    /// Run each step on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`,
+    /// as `run --agents` does (the plan's directory is sent to each at every step).
+    #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
+    pub agents: Vec<String>,
+    /// Instead of --agents: wait on this address, at every step, for --agent-count agents to
+    /// join (`stampede agent --join` runs one job and exits: start them again for each step).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        conflicts_with = "agents",
+        requires = "agent_count",
+        help_heading = "Several generators"
+    )]
+    pub listen_agents: Option<String>,
+    /// With --listen-agents: how many agents each step waits for.
+    #[arg(long, value_name = "N", requires = "listen_agents", value_parser = clap::value_parser!(u32).range(1..=10000), help_heading = "Several generators")]
+    pub agent_count: Option<u32>,
+    /// With --listen-agents: how long each step waits for them all before giving up.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration, requires = "listen_agents", help_heading = "Several generators")]
+    pub agent_wait: Duration,
+    /// With --listen-agents: speak TLS to the agents with this certificate (PEM); needs --agent-key.
+    #[arg(long, value_name = "FILE", requires_all = ["agent_key", "listen_agents"], help_heading = "Several generators")]
+    pub agent_cert: Option<PathBuf>,
+    /// The private key (PEM) of --agent-cert.
+    #[arg(long, value_name = "FILE", requires = "agent_cert", help_heading = "Several generators")]
+    pub agent_key: Option<PathBuf>,
+    /// With --agents: speak TLS to the agents, trusting the certificates in this file (PEM).
+    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
+    pub agent_ca: Option<PathBuf>,
+    /// With agents: what the others do when one is lost, `continue` or `abort`; a step that
+    /// lost an agent ends the sweep (its figures are short).
+    #[arg(long, value_enum, default_value = "continue", value_name = "WHAT", help_heading = "Several generators")]
+    pub on_agent_loss: OnAgentLoss,
+    /// With agents: the file holding the agents' shared token (its first line).
+    #[arg(long, value_name = "FILE", help_heading = "Several generators")]
+    pub token_file: Option<PathBuf>,
+    /// With agents: how the parts read data files, `whole` (each reads every row) or `split`
+    /// (each row used once in the step).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
+    pub data: DataMode,
+}
+
+impl AgentFlags {
+    fn on(&self) -> bool {
+        !self.agents.is_empty() || self.listen_agents.is_some()
+    }
+
+    /// A step's run on the agents takes them as `run` does.
+    fn into_run(self, run: &mut RunArgs) {
+        run.agents = self.agents;
+        run.listen_agents = self.listen_agents;
+        run.agent_count = self.agent_count;
+        run.agent_wait = self.agent_wait;
+        run.agent_cert = self.agent_cert;
+        run.agent_key = self.agent_key;
+        run.agent_ca = self.agent_ca;
+        run.on_agent_loss = self.on_agent_loss;
+        run.token_file = self.token_file;
+        run.data = self.data;
+    }
 }
 
 /// The loads of `--users` or `--rates`, in order.
@@ -79,115 +156,119 @@ fn parse_threshold(s: &str) -> Result<Threshold, String> {
     threshold::parse(s).map_err(|e| e.to_string())
 }
 
-/// `--until`'s conditions: goals joined by `or`, any of which ends the sweep when it holds.
-fn parse_until(text: &str) -> Result<Vec<Threshold>, Error> {
-    text.split(" or ")
-        .map(|c| threshold::parse(c.trim()).map_err(|e| Error::Usage(format!("--until `{}`: {e}", c.trim()))))
-        .collect()
-}
-
 pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
     let watch = super::parse_watch(&a.watch)?;
+    let settings = settings(&a)?.check()?;
+    check_agent_flags(&a)?;
+    // An address in use is said now, before any step; each later step binds it again.
+    let exports = Exports::parse(&a.export, a.export_tag.clone())?;
+    // Ctrl-C between steps ends the sweep too (during a step, the step's run hears it first).
+    let stop = tokio_util::sync::CancellationToken::new();
+    let signals = tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            super::interrupted().await;
+            stop.cancel();
+        }
+    });
+    let argv: Vec<String> = std::env::args().collect();
+    let mut steps = Steps { a: &a, watch, exports: Some(exports), command_line: crate::redact::command_line(&argv) };
+    let outcome = driver::drive(&settings, &mut steps, &stop).await;
+    signals.abort();
+    let outcome = outcome?;
+    let Some(dir) = &outcome.dir else {
+        return Ok(if outcome.ended == Ended::Interrupted { exit::INTERRUPTED } else { exit::OK });
+    };
+    let record = &outcome.record;
+    super::say(&format!("\n{}", sweep::markdown(record)));
+    super::say(&format!("Sweep directory: {}\n", dir.display()));
+    let html = dir.join(rundir::REPORT_HTML);
+    match super::report::write(Some(&html), &crate::report::sweep_html::document(&[(record.plan_name.clone(), record)]))
+    {
+        Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
+        Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
+    }
+    Ok(match outcome.ended {
+        Ended::Interrupted => exit::INTERRUPTED,
+        Ended::Incomplete => exit::RUNTIME,
+        Ended::Whole if outcome.goals_failed => exit::THRESHOLDS_FAILED,
+        Ended::Whole => exit::OK,
+    })
+}
+
+/// The sweep's settings as given; [`Settings::check`] says what is wrong with them.
+fn settings(a: &SweepArgs) -> Result<Settings, Error> {
     let (load, loads) = match (&a.users, &a.rates) {
         (Some(u), None) => (Load::Users, u.0.clone()),
         (None, Some(r)) => (Load::Rate, r.0.clone()),
         _ => return Err(Error::Usage("give --users or --rates".into())),
     };
-    let loads = match load {
-        // Users are whole: a range's factor may land between them (10..100x1.5).
-        Load::Users => {
-            let mut whole: Vec<f64> = loads.iter().map(|v| v.round().max(1.0)).collect();
-            whole.dedup();
-            if let Some(v) = whole.iter().find(|v| **v > f64::from(u32::MAX)) {
-                return Err(Error::Usage(format!("--users: {v} users is more than a run takes")));
-            }
-            whole
-        }
-        Load::Rate => {
-            if let Some(problem) = loads.iter().find_map(|r| crate::plan::workload::rate_problem("--rates: a rate", *r))
-            {
-                return Err(Error::Usage(problem));
-            }
-            loads
-        }
+    let until = match &a.until {
+        Some(text) => Some((text.clone(), driver::parse_until(text)?)),
+        None => None,
     };
-    // Said with the sweep's own flag: each step is a run of --step-duration.
-    if a.step_duration.is_zero() {
-        return Err(Error::Usage("--step-duration must be above zero".into()));
-    }
-    if load == Load::Rate && a.ramp_up.is_some() {
-        return Err(Error::Usage("--ramp-up starts users; a --rates step arrives at its rate from its start".into()));
-    }
-    let until = a.until.as_deref().map(parse_until).transpose()?;
-    let warmup = a.warmup.filter(|w| !w.is_zero());
-    if warmup.is_some_and(|w| w >= a.step_duration) {
-        return Err(Error::Usage("--warmup must be shorter than --step-duration: it is the start of each step".into()));
-    }
-    // A step's log keeps its seconds for its first hour only (rundir::LogFormat): past it, a
-    // step's numbers can start on a whole minute only. Said now, not after the step has run.
-    let kept = crate::rundir::LogFormat::current();
-    let finest = kept.rollups_s.first().copied().unwrap_or(1);
-    if warmup.is_some_and(|w| {
-        w.as_secs_f64() > kept.seconds_kept_s as f64 && (w.as_micros() % (u128::from(finest) * 1_000_000)) != 0
-    }) {
-        return Err(Error::Usage(format!(
-            "--warmup past {} s must be a whole multiple of {finest} s: a step keeps its seconds for its first {} s only",
-            kept.seconds_kept_s, kept.seconds_kept_s
-        )));
-    }
-    // Ctrl-C between steps ends the sweep too (during a step, the step's run hears it first).
-    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let signals = tokio::spawn({
-        let interrupted = interrupted.clone();
-        async move {
-            super::interrupted().await;
-            interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-    });
-    // Claimed once the first step's plan has loaded: a plan that does not leaves nothing.
-    let mut claimed: Option<PathBuf> = None;
-    let mut goals_failed = false;
-    let mut record = Record {
-        format: sweep::FORMAT,
-        tool: rundir::TOOL.into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        plan_name: String::new(),
+    let (Place::Unique(base) | Place::Exact { dir: base, .. }) = run_place(None, false);
+    Ok(Settings {
         load,
-        planned: loads.clone(),
-        step_duration_s: a.step_duration.as_secs_f64(),
-        warmup_s: warmup.map(|w| w.as_secs_f64()),
-        until: a.until.clone(),
-        steps: Vec::new(),
-        knee: None,
-        usl: None,
-        highest_good: None,
-        finished: false,
-    };
-    let argv: Vec<String> = std::env::args().collect();
-    let mut code = exit::OK;
-    let mut next = loads.first().copied();
-    let mut refining = 0u32;
-    let mut i = 0usize;
-    while let Some(value_now) = next.take() {
-        let value = &value_now;
-        if interrupted.load(std::sync::atomic::Ordering::SeqCst) {
-            code = exit::INTERRUPTED;
-            break;
-        }
-        let name = format!(
-            "step-{:02}-{}-{}",
-            i + 1,
-            sweep::show_load(*value),
-            if load == Load::Users { "users" } else { "rps" }
-        );
-        if !a.quiet {
-            let of = if refining > 0 {
-                format!("refine {refining}/{}", a.refine)
-            } else {
-                format!("{}/{}", i + 1, loads.len())
-            };
-            eprintln!("\n== step {of}: {} {}", sweep::show_load(*value), load.title().to_lowercase());
-        }
+        loads,
+        step_duration: a.step_duration,
+        ramp_up: a.ramp_up,
+        warmup: a.warmup,
+        until,
+        refine: a.refine,
+        thresholds: a.thresholds.clone(),
+        out: a.out.clone(),
+        base: PathBuf::from(format!("{}-sweep", base.display())),
+    })
+}
+
+/// The agents' flags, checked as `run` checks them, and what a sweep cannot do on agents yet.
+fn check_agent_flags(a: &SweepArgs) -> Result<(), Error> {
+    let on = a.agents.on();
+    if a.agents.data == DataMode::Split && !on {
+        return Err(Error::Usage("--data split deals rows to parts: give --agents or --listen-agents".into()));
+    }
+    if !on && (a.agents.token_file.is_some() || a.agents.on_agent_loss != OnAgentLoss::Continue) {
+        return Err(Error::Usage("--token-file and --on-agent-loss go with --agents or --listen-agents".into()));
+    }
+    if !on {
+        return Ok(());
+    }
+    if a.plan.is_none() {
+        return Err(Error::Usage("--agents and --listen-agents run a plan file, not --url".into()));
+    }
+    if !a.watch.is_empty() {
+        return Err(Error::Usage(
+            "--watch samples from this process: it does not go with --agents or --listen-agents yet".into(),
+        ));
+    }
+    if !a.export.is_empty() {
+        return Err(Error::Usage(
+            "--export is for a sweep in one process; it is not available with --agents yet".into(),
+        ));
+    }
+    if a.rates.is_some() {
+        // The agents load the plan themselves: a rate held here would not reach them.
+        return Err(Error::Usage(
+            "sweep --rates with a plan holds its open-model rate in this process: on agents, sweep --users".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// How a step of `sweep` is loaded and run: a run in this process, or on the agents.
+struct Steps<'a> {
+    a: &'a SweepArgs,
+    watch: Vec<crate::watch::Source>,
+    /// The first step's exports, bound before the sweep started.
+    exports: Option<Exports>,
+    command_line: Vec<String>,
+}
+
+impl Steps<'_> {
+    /// The step's run as `run` would take it: its load as `sweep.load` and its users or rate.
+    fn run_args(&self, at: &StepAt) -> RunArgs {
+        let a = self.a;
         let mut run = RunArgs {
             plan: a.plan.clone(),
             plan_args: a.plan_args.clone(),
@@ -198,255 +279,86 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             quiet: a.quiet,
             ..RunArgs::default()
         };
-        run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(*value)));
-        run.plan_args.properties.push(("sweep.step".into(), (i + 1).to_string()));
-        match load {
-            Load::Users => run.users = Some(*value as u32),
-            Load::Rate if a.plan.is_none() => run.rate = Some(*value),
-            Load::Rate => {}
+        a.agents.clone().into_run(&mut run);
+        run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(at.load)));
+        run.plan_args.properties.push(("sweep.step".into(), at.number.to_string()));
+        match (&a.users, a.plan.is_none()) {
+            (Some(_), _) => run.users = Some(at.load as u32),
+            (None, true) => run.rate = Some(at.load),
+            (None, false) => {}
         }
-        let mut plan = run.load_plan()?;
-        match load {
-            Load::Rate if a.plan.is_some() => hold_rate(&mut plan, *value, a.step_duration)?,
-            Load::Rate => {}
-            Load::Users => runs_users(&plan, *value as usize)?,
-        }
-        for t in a.thresholds.iter().chain(until.iter().flatten()) {
-            if let Some(l) = t.label.as_ref().filter(|l| !plan.labels.contains(l)) {
-                return Err(Error::Usage(format!(
-                    "`{t}`: the plan has no request or group labelled `{l}` (labels: {})",
-                    plan.labels.join(", ")
-                )));
-            }
-        }
-        plan.thresholds.extend(a.thresholds.iter().cloned());
-        if record.plan_name.is_empty() {
-            record.plan_name = plan.name.clone();
-        }
-        let dir = match &claimed {
-            Some(d) => d.clone(),
-            None => claimed.insert(claim(a.out.clone())?).clone(),
-        };
-        let place = Place::Exact { dir: dir.join(&name), replace: false };
-        let (step_code, step_dir) = super::run::run_plan(
-            plan,
-            &place,
-            a.quiet,
-            crate::redact::command_line(&argv),
-            Default::default(),
-            Default::default(),
-            &watch,
-        )
-        .await?;
-        let step = read_step(&step_dir, &name, *value, until.as_deref(), warmup)?;
-        let broke = step.broke.is_some();
-        goals_failed |= !step.failed.is_empty();
-        // Steps in order of load: a refining step falls between two others.
-        let at = record.steps.iter().position(|s| s.load > step.load).unwrap_or(record.steps.len());
-        record.steps.insert(at, Step { refine: refining > 0, ..step });
-        record.analyse();
-        write_record(&dir, &record)?;
-        if step_code == exit::INTERRUPTED || step_code == exit::RUNTIME {
-            code = step_code;
-            break;
-        }
-        i += 1;
-        next = if !broke && refining == 0 {
-            loads.get(i).copied()
-        } else if refining < a.refine {
-            // Halve the gap between the highest good load and the lowest bad one.
-            let bad = record.steps.iter().filter(|s| s.broke.is_some()).map(|s| s.load).reduce(f64::min);
-            let good = record.steps.iter().filter(|s| s.broke.is_none()).map(|s| s.load).reduce(f64::max);
-            match (good, bad) {
-                (Some(g), Some(b)) => {
-                    let mid = if load == Load::Users { ((g + b) / 2.0).floor() } else { (g + b) / 2.0 };
-                    let fine = if load == Load::Users { b - g <= 1.0 } else { b - g <= 0.01 * b };
-                    (!fine && mid > g && mid < b).then_some(mid)
+        run
+    }
+
+    /// The step's exports, its series labelled `SWEEP/STEP`. A `prometheus=` address, freed by
+    /// the step before, is bound again (tried for a moment: its last client may still hold it).
+    async fn exports(&mut self, dir: &Path) -> Result<Exports, Error> {
+        let mut exports = match self.exports.take() {
+            Some(e) => e,
+            None => {
+                let mut tries = 0;
+                loop {
+                    match Exports::parse(&self.a.export, self.a.export_tag.clone()) {
+                        Err(_) if tries < 20 => tries += 1,
+                        other => break other?,
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
                 }
-                _ => None,
             }
+        };
+        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        exports.run_id = Some(format!("{}/{}", dir.parent().map(name).unwrap_or_default(), name(dir)));
+        Ok(exports)
+    }
+}
+
+impl Runner for Steps<'_> {
+    type Error = Error;
+
+    fn plan(&mut self, at: &StepAt) -> Result<Plan, Error> {
+        let a = self.a;
+        if !a.quiet {
+            let loads = a.users.as_ref().or(a.rates.as_ref()).map_or(0, |l| l.0.len());
+            let of = if at.refining > 0 {
+                format!("refine {}/{}", at.refining, a.refine)
+            } else {
+                format!("{}/{loads}", at.number)
+            };
+            let what = if a.users.is_some() { Load::Users } else { Load::Rate };
+            eprintln!("\n== step {of}: {} {}", sweep::show_load(at.load), what.title().to_lowercase());
+        }
+        let mut plan = self.run_args(at).load_plan()?;
+        match (&a.users, &a.plan) {
+            (Some(_), _) => driver::runs_users(&plan, at.load as usize)?,
+            (None, Some(_)) => driver::hold_rate(&mut plan, at.load, a.step_duration)?,
+            (None, None) => {}
+        }
+        Ok(plan)
+    }
+
+    async fn run(&mut self, plan: Plan, at: &StepAt, dir: &Path) -> Result<Ended, Error> {
+        let code = if self.a.agents.on() {
+            let mut run = self.run_args(at);
+            run.out = Some(dir.to_path_buf());
+            step_on_agents(&run, plan).await?
         } else {
-            None
+            let exports = self.exports(dir).await?;
+            let place = Place::Exact { dir: dir.to_path_buf(), replace: false };
+            let command_line = self.command_line.clone();
+            super::run::run_plan(plan, &place, self.a.quiet, command_line, Default::default(), exports, &self.watch)
+                .await?
+                .0
         };
-        if next.is_some() && (broke || refining > 0) {
-            refining += 1;
-        }
-    }
-    signals.abort();
-    let Some(dir) = claimed else { return Ok(code) };
-    record.finished = code == exit::OK;
-    if code == exit::OK && goals_failed {
-        code = exit::THRESHOLDS_FAILED;
-    }
-    write_record(&dir, &record)?;
-    super::say(&format!("\n{}", sweep::markdown(&record)));
-    super::say(&format!("Sweep directory: {}\n", dir.display()));
-    let html = dir.join(rundir::REPORT_HTML);
-    match super::report::write(
-        Some(&html),
-        &crate::report::sweep_html::document(&[(record.plan_name.clone(), &record)]),
-    ) {
-        Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
-        Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
-    }
-    Ok(code)
-}
-
-/// A step's numbers from its run directory (after its `warmup`, when given); `broke` when one
-/// of `until` holds for it.
-fn read_step(
-    dir: &Path,
-    name: &str,
-    load: f64,
-    until: Option<&[Threshold]>,
-    warmup: Option<Duration>,
-) -> Result<Step, Error> {
-    let run = rundir::read_run(dir)?;
-    let whole = &run.summary;
-    let windowed = match warmup {
-        None => None,
-        Some(w) => {
-            let from = u64::try_from(w.as_micros()).unwrap_or(u64::MAX);
-            let mut s = crate::report::load_runs_window(&[dir], Some(from..u64::MAX))?.summary;
-            // The step's goals, judged on the measured part; its arrivals and generator load
-            // are the whole step's (the log keeps no scenario counts per window).
-            let mut goals = Vec::new();
-            for text in &run.meta.thresholds {
-                goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?);
-            }
-            s.thresholds = crate::run::judge::evaluate(&goals, &s);
-            s.scenarios = whole.scenarios.clone();
-            s.generator = whole.generator;
-            s.total.dropped_iterations = whole.total.dropped_iterations;
-            Some(s)
-        }
-    };
-    let s = windowed.as_ref().unwrap_or(whole);
-    // A step with nothing measured (after its warm-up) met no goal and held no load.
-    let empty = until.is_some() && s.total.samples == 0;
-    let broke = until.filter(|_| !empty).and_then(|goals| {
-        let judged = crate::run::judge::evaluate(goals, s);
-        let met = judged.iter().find(|t| t.passed).map(|t| match t.actual {
-            Some(v) => format!("{}: {v:.2}", t.threshold),
-            None => t.threshold.clone(),
-        });
-        // Arrivals dropped (every user busy): the step's rate was not delivered.
-        let (dropped, arrivals) = s
-            .scenarios
-            .iter()
-            .filter(|c| c.model == rundir::Model::Open)
-            .fold((0, 0), |(d, n), c| (d + c.dropped_iterations, n + c.iterations + c.dropped_iterations));
-        met.or_else(|| {
-            (dropped as f64 > arrivals as f64 * DROPPED_BREAKS).then(|| {
-                format!(
-                    "{dropped} of {arrivals} arrivals dropped ({:.1}%): the rate was not delivered",
-                    dropped as f64 * 100.0 / arrivals as f64
-                )
-            })
+        Ok(match code {
+            exit::INTERRUPTED => Ended::Interrupted,
+            exit::RUNTIME => Ended::Incomplete,
+            _ => Ended::Whole,
         })
-    });
-    let broke = if empty { Some("no sample measured in the step".to_string()) } else { broke };
-    let failed = s.thresholds.iter().filter(|t| !t.passed).map(|t| t.threshold.clone()).collect();
-    Ok(Step {
-        load,
-        dir: name.to_string(),
-        status: run.meta.status.as_str().to_string(),
-        total: Figures::of(&s.total),
-        labels: s.labels.iter().map(Figures::of).collect(),
-        cpu_pct: s.generator.map(|g| g.cpu_pct_of_cores),
-        concurrency: s.total.throughput_rps * s.total.mean_ms / 1000.0,
-        broke,
-        failed,
-        refine: false,
-    })
-}
-
-/// The share of its arrivals a `--rates` step may drop before it meets `--until`.
-const DROPPED_BREAKS: f64 = 0.01;
-
-/// Refuses a `--users` step the plan would not run as asked: an open-model scenario (its users
-/// only cap arrivals) or a thread group of set user starts with fewer than `users`.
-fn runs_users(plan: &crate::plan::Plan, users: usize) -> Result<(), Error> {
-    for s in &plan.scenarios {
-        match &s.workload {
-            Workload::Open(_) => {
-                return Err(Error::Usage(format!(
-                    "scenario `{}` arrives at a rate: --users would only cap it; sweep it with --rates",
-                    s.name
-                )))
-            }
-            Workload::Shaped(w) if w.starts.len() < users => {
-                return Err(Error::Usage(format!(
-                    "scenario `{}` starts {} users on a schedule of its own, not {users}: sweep it up to {}, or make its thread count a property (-J) and sweep that",
-                    s.name,
-                    w.starts.len(),
-                    w.starts.len()
-                )))
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Every open-model scenario of `plan` arrives at `rate` per second for `step`.
-fn hold_rate(plan: &mut crate::plan::Plan, rate: f64, step: Duration) -> Result<(), Error> {
-    let mut open = 0;
-    for s in &mut plan.scenarios {
-        if let Workload::Open(w) = &mut s.workload {
-            w.start_rate = rate;
-            w.stages = vec![Stage { target: rate, duration: step }];
-            open += 1;
-        }
-    }
-    if open == 0 {
-        return Err(Error::Usage(
-            "--rates sets open-model scenarios' arrivals, and this plan has none: sweep its users with --users".into(),
-        ));
-    }
-    Ok(())
-}
-
-/// The sweep's directory: `out` when it is new or empty, else `runs/<timestamp>-sweep` (`-2`,
-/// `-3`... when taken).
-fn claim(out: Option<PathBuf>) -> Result<PathBuf, Error> {
-    let io = |dir: &Path| {
-        let dir = dir.to_path_buf();
-        move |source| Error::Io { what: format!("cannot make {}", dir.display()), source }
-    };
-    match out {
-        Some(dir) => {
-            if std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
-                return Err(Error::Usage(format!(
-                    "{} already exists and is not empty: give another --out",
-                    dir.display()
-                )));
-            }
-            std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-            Ok(dir)
-        }
-        None => {
-            let (Place::Unique(base) | Place::Exact { dir: base, .. }) = run_place(None, false);
-            let base = PathBuf::from(format!("{}-sweep", base.display()));
-            if let Some(parent) = base.parent() {
-                std::fs::create_dir_all(parent).map_err(io(parent))?;
-            }
-            for n in 1..=1000 {
-                let dir = if n == 1 { base.clone() } else { PathBuf::from(format!("{}-{n}", base.display())) };
-                match std::fs::create_dir(&dir) {
-                    Ok(()) => return Ok(dir),
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                    Err(e) => return Err(io(&dir)(e)),
-                }
-            }
-            Err(Error::Usage(format!("{} and 1000 names after it are taken", base.display())))
-        }
     }
 }
 
-fn write_record(dir: &Path, record: &Record) -> Result<(), Error> {
-    rundir::writer::write_json(&dir.join(sweep::RECORD), record)?;
-    let md = dir.join(sweep::TABLES);
-    std::fs::write(&md, sweep::markdown(record))
-        .map_err(|source| Error::Io { what: format!("cannot write {}", md.display()), source })
+/// A step on the agents, through the controller's entry point: the one place a sweep calls
+/// the controller (to repoint when the controller moves into the library, issue 33).
+async fn step_on_agents(run: &RunArgs, plan: Plan) -> Result<u8, Error> {
+    super::controller::run_on_agents(run, plan).await
 }

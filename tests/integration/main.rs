@@ -179,6 +179,10 @@
 //! - `secrets`: a run full of secrets (query, headers, cookies, form and JSON bodies, the
 //!   environment, `--set`, `-J`, quick mode) leaves none in run directories, JTL files, or the
 //!   output of `run`, `check` and `report`; the server still receives every one.
+//! - `sweep_s4`: a sweep is a driver over runs (issue 33): `sweep --agents` on three agents,
+//!   each step's merged samples what the server served for it; `sweep --export` labels each
+//!   step's series `SWEEP/STEP` and its last numbers are what was served; `demo --export`;
+//!   what a sweep cannot do on agents yet refused before any load.
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
 //! - `tls`: HTTPS verifies certificates by default; an untrusted one is the `tls` error kind.
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
@@ -256,6 +260,7 @@ mod secrets;
 mod segments;
 mod server_selftest;
 mod sweep;
+mod sweep_s4;
 mod tls;
 mod truth;
 mod upstream;
