@@ -526,6 +526,45 @@ fn a_cookie_manager_serves_only_the_samplers_in_its_scope() {
     assert_eq!(login, [None, Some("SID=abc".to_string()), Some("SID=abc".to_string())], "`pref` was never stored");
 }
 
+#[test]
+fn each_thread_group_s_cookie_manager_is_its_own() {
+    // TestCookieManager.jmx: two groups each define the same cookies in a manager of their
+    // own (each sent once, not once per manager in the plan); one clears its jar each
+    // iteration, the other keeps the cookie its server set; a third group has no manager.
+    let server = TestServer::builder()
+        .route("/a", Route::ok().header("Set-Cookie", "SID=a; Path=/").record())
+        .route("/b", Route::ok().header("Set-Cookie", "SID=b; Path=/").record())
+        .route("/c", Route::ok().record())
+        .start();
+    let own = user_cookie("pref", "dark", "127.0.0.1");
+    let group = |name: &str, manager: String| {
+        crate::jmx::thread_group(
+            "ThreadGroup",
+            name,
+            1,
+            3,
+            &[manager, sampler(name, "GET", &format!("/{name}"), "", false, "")].concat(),
+        )
+    };
+    let groups = [
+        group("a", cookie_manager("standard", true, &own)),
+        group("b", cookie_manager("standard", false, &own)),
+        group("c", String::new()),
+    ];
+    let plan = crate::jmx::plan_with_defaults("Cookies", server.addr().port(), &groups.concat());
+    let run = TempRun::new("jmx-http-cookies-per-group");
+    let p = run.write("plan.jmx", plan);
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    let cookies = |path: &str| -> Vec<Option<String>> {
+        server.recorded(path).iter().map(|r| r.header("cookie").map(str::to_string)).collect()
+    };
+    let s = |v: &str| Some(v.to_string());
+    assert_eq!(cookies("/a"), [s("pref=dark"), s("pref=dark"), s("pref=dark")], "cleared each iteration");
+    assert_eq!(cookies("/b"), [s("pref=dark"), s("pref=dark; SID=b"), s("pref=dark; SID=b")], "kept");
+    assert_eq!(cookies("/c"), [None, None, None], "no manager in this group");
+}
+
 // ---- Connection header -------------------------------------------------------------------------
 
 #[test]
