@@ -76,6 +76,20 @@ fn a_sampler_without_keep_alive_closes_its_host_s_connection() {
     assert_eq!(uint(&run.summary()["total"], "samples"), a.requests() + b.requests());
 }
 
+#[test]
+fn a_sampler_saved_without_keep_alive_closes_as_jmeter_s_default_says() {
+    // JMeter's HTTPSamplerBaseSchema defaults `use_keepalive` to false: a plan written without
+    // the property sends `Connection: close` on every request, one connection each.
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let without = get("bare", &server.url("/bare"), true)
+        .replace(r#"<boolProp name="HTTPSampler.use_keepalive">true</boolProp>"#, "");
+    assert!(!without.contains("use_keepalive"));
+    let run = run_jmx("jmx-http-keepalive-absent", jmx_plan(1, "3", &without), server.addr().port());
+    assert_samples(&run, "bare", 3, 0);
+    assert_eq!(server.connections(), 3);
+    assert!(server.recorded_all().iter().all(|r| r.header("connection") == Some("close")));
+}
+
 /// Review of #13: a user kept a connection to every host it ever met, without end (a plan
 /// reading hosts from a data file ran out of sockets). It keeps the 20 it used last: a user
 /// going round 22 hosts twice opens a new connection for each request.
