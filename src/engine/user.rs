@@ -243,7 +243,7 @@ impl VirtualUser {
     /// HTTP caches whose manager says so.
     fn clear_managers(&mut self) {
         let m = &self.ctx.shared.managers;
-        if m.clear_cookies {
+        if m.clear_cookies.get(self.ctx.index).copied().unwrap_or(false) {
             if let Some(jar) = self.jar.as_mut() {
                 *jar = super::jar::Jar::default();
             }

@@ -15,9 +15,14 @@ pub struct Managers {
     pub cache: Option<u32>,
     pub auth: Option<Arc<AuthSpec>>,
     pub dns: Option<Arc<DnsSpec>>,
-    /// No Cookie Manager is in the request's scope (JMX): it neither sends the user's cookies
-    /// nor stores the ones it gets, as JMeter's samplers outside every Cookie Manager.
+    /// No Cookie Manager is in the request's scope (JMX), or the one that is ignores cookies:
+    /// it neither sends the user's cookies nor stores the ones it gets, as JMeter's samplers
+    /// outside every Cookie Manager.
     pub jarless: bool,
+    /// The Cookie Manager in scope (an index into [`PlanManagers::cookie_managers`]): its own
+    /// cookies and its policy. JMeter gives a sampler the innermost one; the managers of other
+    /// thread groups are not its own.
+    pub cookies: Option<u32>,
 }
 
 impl Managers {
@@ -31,12 +36,12 @@ impl Managers {
 pub struct PlanManagers {
     /// Every HTTP Cache Manager, each a cache per user.
     pub caches: Vec<CacheSpec>,
-    /// The Cookie Manager's policy.
-    pub cookie_policy: CookiePolicy,
-    /// The jar is emptied (back to the manager's own cookies) as each iteration starts.
-    pub clear_cookies: bool,
-    /// Cookies the Cookie Manager defines; the jar starts (and restarts) with them.
-    pub cookies: Vec<UserCookie>,
+    /// Every Cookie Manager (JMX): its policy and the cookies it defines.
+    pub cookie_managers: Vec<CookieSpec>,
+    /// By scenario (its index in the plan): a user's jar is emptied (back to the managers' own
+    /// cookies) as each of its iterations starts, as a Cookie Manager of its thread group (or of
+    /// the test plan) with "Clear cookies each iteration" does. Absent: never.
+    pub clear_cookies: Vec<bool>,
     /// A user's DNS cache (its resolved addresses) is emptied as each iteration starts.
     pub clear_dns: bool,
 }
@@ -44,7 +49,7 @@ pub struct PlanManagers {
 impl PlanManagers {
     /// Whether anything is cleared as an iteration starts.
     pub fn clears(&self) -> bool {
-        self.clear_cookies || self.clear_dns || self.caches.iter().any(|c| c.clear_each_iteration)
+        self.clear_cookies.contains(&true) || self.clear_dns || self.caches.iter().any(|c| c.clear_each_iteration)
     }
 }
 
@@ -56,6 +61,26 @@ pub struct CacheSpec {
     /// The most entries a user's cache holds.
     pub max_size: usize,
     pub clear_each_iteration: bool,
+}
+
+/// A Cookie Manager: its policy and its own cookies, which its samplers send (unless the jar
+/// holds one of the same name from a response).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CookieSpec {
+    pub policy: CookiePolicy,
+    pub cookies: Vec<UserCookie>,
+}
+
+impl PlanManagers {
+    /// The policy of the Cookie Manager in a request's scope (`standard` when none is).
+    pub fn cookie_policy(&self, m: &Managers) -> CookiePolicy {
+        m.cookies.and_then(|i| self.cookie_managers.get(i as usize)).map_or(CookiePolicy::Standard, |c| c.policy)
+    }
+
+    /// The cookies the Cookie Manager in a request's scope defines.
+    pub fn own_cookies(&self, m: &Managers) -> &[UserCookie] {
+        m.cookies.and_then(|i| self.cookie_managers.get(i as usize)).map_or(&[], |c| &c.cookies[..])
+    }
 }
 
 /// The Cookie Manager's policy (HC4CookieHandler's cookie specs).

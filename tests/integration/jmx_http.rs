@@ -76,6 +76,20 @@ fn a_sampler_without_keep_alive_closes_its_host_s_connection() {
     assert_eq!(uint(&run.summary()["total"], "samples"), a.requests() + b.requests());
 }
 
+#[test]
+fn a_sampler_saved_without_keep_alive_closes_as_jmeter_s_default_says() {
+    // JMeter's HTTPSamplerBaseSchema defaults `use_keepalive` to false: a plan written without
+    // the property sends `Connection: close` on every request, one connection each.
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let without = get("bare", &server.url("/bare"), true)
+        .replace(r#"<boolProp name="HTTPSampler.use_keepalive">true</boolProp>"#, "");
+    assert!(!without.contains("use_keepalive"));
+    let run = run_jmx("jmx-http-keepalive-absent", jmx_plan(1, "3", &without), server.addr().port());
+    assert_samples(&run, "bare", 3, 0);
+    assert_eq!(server.connections(), 3);
+    assert!(server.recorded_all().iter().all(|r| r.header("connection") == Some("close")));
+}
+
 /// Review of #13: a user kept a connection to every host it ever met, without end (a plan
 /// reading hosts from a data file ran out of sockets). It keeps the 20 it used last: a user
 /// going round 22 hosts twice opens a new connection for each request.
@@ -524,6 +538,45 @@ fn a_cookie_manager_serves_only_the_samplers_in_its_scope() {
     assert_eq!(page, vec![None; 3], "no Cookie Manager in scope: no Cookie header");
     let login: Vec<_> = server.recorded("/login").iter().map(|r| r.header("cookie").map(str::to_string)).collect();
     assert_eq!(login, [None, Some("SID=abc".to_string()), Some("SID=abc".to_string())], "`pref` was never stored");
+}
+
+#[test]
+fn each_thread_group_s_cookie_manager_is_its_own() {
+    // TestCookieManager.jmx: two groups each define the same cookies in a manager of their
+    // own (each sent once, not once per manager in the plan); one clears its jar each
+    // iteration, the other keeps the cookie its server set; a third group has no manager.
+    let server = TestServer::builder()
+        .route("/a", Route::ok().header("Set-Cookie", "SID=a; Path=/").record())
+        .route("/b", Route::ok().header("Set-Cookie", "SID=b; Path=/").record())
+        .route("/c", Route::ok().record())
+        .start();
+    let own = user_cookie("pref", "dark", "127.0.0.1");
+    let group = |name: &str, manager: String| {
+        crate::jmx::thread_group(
+            "ThreadGroup",
+            name,
+            1,
+            3,
+            &[manager, sampler(name, "GET", &format!("/{name}"), "", false, "")].concat(),
+        )
+    };
+    let groups = [
+        group("a", cookie_manager("standard", true, &own)),
+        group("b", cookie_manager("standard", false, &own)),
+        group("c", String::new()),
+    ];
+    let plan = crate::jmx::plan_with_defaults("Cookies", server.addr().port(), &groups.concat());
+    let run = TempRun::new("jmx-http-cookies-per-group");
+    let p = run.write("plan.jmx", plan);
+    Stampede::new().arg("run").arg(&p).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+    let cookies = |path: &str| -> Vec<Option<String>> {
+        server.recorded(path).iter().map(|r| r.header("cookie").map(str::to_string)).collect()
+    };
+    let s = |v: &str| Some(v.to_string());
+    assert_eq!(cookies("/a"), [s("pref=dark"), s("pref=dark"), s("pref=dark")], "cleared each iteration");
+    assert_eq!(cookies("/b"), [s("pref=dark"), s("pref=dark; SID=b"), s("pref=dark; SID=b")], "kept");
+    assert_eq!(cookies("/c"), [None, None, None], "no manager in this group");
 }
 
 // ---- Connection header -------------------------------------------------------------------------

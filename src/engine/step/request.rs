@@ -39,7 +39,8 @@ impl VirtualUser {
     ) -> (Option<url::Url>, Option<String>) {
         let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
         let jar_cookies = jar.is_some_and(|j| !j.is_empty());
-        let own_cookies = jar.is_some() && !pm.cookies.is_empty();
+        let own_cookies =
+            jar.is_some() && spec.managers.cookies.is_some() && !pm.own_cookies(&spec.managers).is_empty();
         if !jar_cookies && !own_cookies && spec.managers.is_empty() {
             return (None, None);
         }
@@ -63,7 +64,7 @@ impl VirtualUser {
         if own_cookies {
             let in_jar =
                 |n: &str| url.as_ref().zip(jar).is_some_and(|(u, j)| j.get_request_values(u).any(|(k, _)| k == n));
-            managers::user_cookies(&pm.cookies, &mut self.vars, target, path, in_jar, &mut header);
+            managers::user_cookies(pm.own_cookies(&spec.managers), &mut self.vars, target, path, in_jar, &mut header);
         }
         if let (Some(jar), Some(u)) = (jar, url.as_ref()) {
             for (k, v) in jar.get_request_values(u) {
@@ -705,7 +706,7 @@ impl VirtualUser {
             if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
                 let url = url.or_else(|| url_of(&target, &path));
                 let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy);
+                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy(&spec.managers));
             }
             let end = ex.end.unwrap_or_else(Instant::now);
             subs.push((sub, start, end, ex, target, path));
@@ -1173,7 +1174,7 @@ fn take_response(
         if url.is_none() {
             *url = url_of(target, path);
         }
-        store_cookies(jar, url.as_ref(), resp, pm.cookie_policy);
+        store_cookies(jar, url.as_ref(), resp, pm.cookie_policy(&spec.managers));
     }
     if let (Some(slot), None) = (spec.managers.cache, ex.error) {
         cache_response(caches, resp, ex.status, spec, pm, slot, (method, target, path));

@@ -172,12 +172,12 @@ impl Cx {
     /// JMeter's CookieManager: a jar per user, its policy, its own cookies, and whether each
     /// iteration starts again from those cookies.
     pub(super) fn cookie_manager(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        use crate::plan::managers::{CookiePolicy, UserCookie};
+        use crate::plan::managers::{CookiePolicy, CookieSpec, UserCookie};
         let mut notes = vec!["a cookie jar per user".to_string()];
         let mut status = Status::Supported;
         // HC4CookieHandler's policies; `standard` when none is saved.
         let policy = c.text("CookieManager.policy").unwrap_or("standard").trim().to_ascii_lowercase();
-        self.managers.cookie_policy = match policy.as_str() {
+        let policy = match policy.as_str() {
             "ignorecookies" => {
                 notes.push("policy ignoreCookies: no cookie is stored or sent".into());
                 CookiePolicy::Ignore
@@ -199,9 +199,11 @@ impl Cx {
             }
             other => return Err(self.err(c, format!("unknown cookie policy `{other}`"))),
         };
-        // ignoreCookies: no jar at all.
-        self.cookies = self.managers.cookie_policy != CookiePolicy::Ignore;
-        s.managers.jarless = false;
+        // Users keep a jar when any manager keeps cookies; ignoreCookies: its samplers neither
+        // send nor store any.
+        self.cookies |= policy != CookiePolicy::Ignore;
+        s.managers.jarless = policy == CookiePolicy::Ignore;
+        let mut cookies = Vec::new();
         for ck in c.collection("CookieManager.cookies").unwrap_or_default() {
             let Value::Element { props, .. } = &ck.value else { continue };
             let name = if ck.name.is_empty() { props.text_or_empty("name") } else { &ck.name }.to_string();
@@ -212,7 +214,7 @@ impl Cx {
             let path = props.text_or_empty("Cookie.path");
             let domain = self.expand(c, props.text_or_empty("Cookie.domain"))?.trim().to_ascii_lowercase();
             let path = if path.is_empty() { "/".into() } else { self.expand(c, path)? };
-            self.managers.cookies.push(UserCookie {
+            cookies.push(UserCookie {
                 name,
                 value,
                 domain,
@@ -221,14 +223,16 @@ impl Cx {
                 domain_specified: props.flag("Cookie.domain_specified").unwrap_or(true),
             });
         }
-        if !self.managers.cookies.is_empty() {
-            notes.push(format!("{} cookie(s) of its own", self.managers.cookies.len()));
+        if !cookies.is_empty() {
+            notes.push(format!("{} cookie(s) of its own", cookies.len()));
         }
+        s.managers.cookies = Some(self.managers.cookie_managers.len() as u32);
+        self.managers.cookie_managers.push(CookieSpec { policy, cookies });
         if c.flag("CookieManager.controlledByThreadGroup") == Some(true) {
             notes.push("cleared as the thread group's \"same user on each iteration\" says: always the same user here, never cleared".into());
             status = Status::Partial;
         } else if c.flag("CookieManager.clearEachIteration") == Some(true) {
-            self.managers.clear_cookies = true;
+            self.clear_cookies = true;
             notes.push("cleared as each iteration starts".into());
         }
         self.report(c, depth, status, notes.join("; "));
@@ -979,14 +983,14 @@ mod tests {
         assert_eq!((plan.cookies, status), (false, Status::Supported), "ignoreCookies keeps no jar");
         let (plan, status, _) = read_with(&policy("standard-strict")).unwrap();
         assert_eq!(
-            (plan.cookies, plan.managers.cookie_policy, status),
+            (plan.cookies, plan.managers.cookie_managers[0].policy, status),
             (true, crate::plan::managers::CookiePolicy::Strict, Status::Supported)
         );
         let (_, status, note) = read_with(&policy("rfc2109")).unwrap();
         assert_eq!(status, Status::Partial, "{note}");
         assert!(read_with(&policy("chocolate")).is_err());
         let clear = el("CookieManager", r#"<boolProp name="CookieManager.clearEachIteration">true</boolProp>"#);
-        assert!(read_with(&clear).unwrap().0.managers.clear_cookies);
+        assert_eq!(read_with(&clear).unwrap().0.managers.clear_cookies, [true]);
     }
 
     #[test]

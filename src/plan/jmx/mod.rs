@@ -118,6 +118,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         file: path.to_path_buf(),
         b: Builder::new(opts.properties.clone()),
         cookies: false,
+        clear_cookies: false,
         managers: Default::default(),
         report: Vec::new(),
         skip: opts.skip_unsupported,
@@ -330,6 +331,9 @@ struct Cx {
     /// The plan being built.
     b: Builder,
     cookies: bool,
+    /// A Cookie Manager read so far in the scope being read (the test plan's, then each thread
+    /// group's with the test plan's) clears the jar as each iteration starts.
+    clear_cookies: bool,
     /// What the HTTP managers ask of every user (config.rs).
     managers: crate::plan::managers::PlanManagers,
     report: Vec<ElementReport>,
@@ -603,13 +607,13 @@ impl Cx {
             return;
         }
         let kept = self.b.clone();
-        let kept_cookies = self.cookies;
+        let kept_cookies = (self.cookies, self.clear_cookies);
         let kept_managers = self.managers.clone();
         self.inert += 1;
         let _ = self.controller_body(&c.children, scope, depth + 1);
         self.inert -= 1;
         self.b = kept;
-        self.cookies = kept_cookies;
+        (self.cookies, self.clear_cookies) = kept_cookies;
         self.managers = kept_managers;
     }
 }

@@ -580,7 +580,9 @@ impl Cx {
         req.query = query;
         req.headers = headers;
         req.body = body;
-        req.keep_alive = c.flag("HTTPSampler.use_keepalive").unwrap_or(true);
+        // Absent (a plan not saved by the GUI), JMeter's schema default is false: each request
+        // says `Connection: close` and opens a connection of its own.
+        req.keep_alive = c.flag("HTTPSampler.use_keepalive").unwrap_or(false);
         // HTTPHC4Impl sets `Connection: keep-alive` or `close` on every request.
         req.say_keep_alive = true;
         req.http_version = HttpVersion::Http11;

@@ -81,10 +81,14 @@ impl Cx {
             let why = format!("{} (line {}) throws as it starts", describe(tg), tg.line);
             self.engine_stop.get_or_insert(EngineStop { setup_too: false, why, at: Some(tg.at) });
         }
+        // A Cookie Manager of the test plan clears every group's jars; one inside a group only
+        // that group's (JMeter calls testIterationStart on the managers in the thread's tree).
+        let plan_clears = self.clear_cookies;
         for tg in &test_plan.children {
             if !is_thread_group(&tg.class) {
                 continue;
             }
+            self.clear_cookies = plan_clears;
             if !tg.enabled {
                 self.report(tg, 1, Status::Disabled, "disabled: skipped");
                 continue;
@@ -128,6 +132,12 @@ impl Cx {
                     _ => Phase::Main,
                 };
                 self.b.scenario(Scenario { name, workload: w, pacing: None, on_error, phase, flow: steps.clone() });
+                let index = self.b.scenarios().len() - 1;
+                let clears = &mut self.managers.clear_cookies;
+                if self.clear_cookies {
+                    clears.resize(index + 1, false);
+                    clears[index] = true;
+                }
             }
         }
         Ok(())
