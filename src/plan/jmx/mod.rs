@@ -9,6 +9,7 @@
 //! `assertion`, `listener`, `script` (and `report`, the element report). Reading a new element is a function
 //! and a row in its family's table. The plan itself is assembled by [`super::build::Builder`].
 
+mod accesslog;
 mod assertion;
 mod config;
 mod controller;
@@ -136,6 +137,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         url_rewriters: None,
         text: text.to_string(),
         regex_lists: None,
+        access_logs: Vec::new(),
         engine_stop: None,
         sample_timeout: None,
     };
@@ -366,6 +368,9 @@ struct Cx {
     text: String,
     /// The names Regular Expression Extractors with match number -1 set, once asked.
     regex_lists: Option<std::collections::HashSet<String>>,
+    /// The log files of the Access Log Samplers with a shared parser, and the slot of each
+    /// one's position (JMeter's FileServer keeps one reader per file name).
+    access_logs: Vec<(String, u32)>,
     /// Where JMeter's engine throws out of its run loop as the test starts (thread_group.rs).
     engine_stop: Option<thread_group::EngineStop>,
     /// The shortest Sample Timeout of the thread group being read (modifier.rs).

@@ -110,6 +110,7 @@ const NAMES: &[(&str, &str)] = &[
     ("HTTPSamplerProxy", "HTTP Request"),
     ("HTTPSampler", "HTTP Request (old class)"),
     ("com.blazemeter.jmeter.http.ParallelHTTPSampler", "bzm - Parallel HTTP Requests"),
+    ("AccessLogSampler", "Access Log Sampler"),
     ("DebugSampler", "Debug Sampler"),
     ("kg.apc.jmeter.samplers.DummySampler", "jp@gc - Dummy Sampler"),
     ("JavaSampler", "Java Request (JavaTest, SleepTest)"),
