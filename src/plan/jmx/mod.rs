@@ -319,6 +319,8 @@ struct Scope {
     tcp: Vec<Prop>,
     /// The FTP Request Defaults' and Login Config Elements' fields, the innermost first.
     ftp: Vec<Prop>,
+    /// The Java Request Defaults in scope (synthetic.rs).
+    java: Vec<synthetic::JavaDefaults>,
     /// RegEx User Parameters in scope, outer first (modifier.rs).
     param_overrides: Vec<crate::plan::request::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).

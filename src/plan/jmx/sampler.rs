@@ -38,7 +38,8 @@ pub(super) struct Arg {
 }
 
 /// HTTP Request Defaults (a `ConfigTestElement` with HTTP fields), by class.
-pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] = &[("ConfigTestElement", Cx::http_defaults)];
+pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] =
+    &[("ConfigTestElement", Cx::http_defaults), ("JavaConfig", Cx::java_config)];
 
 /// The samplers, by class.
 pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[

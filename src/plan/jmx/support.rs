@@ -30,6 +30,7 @@ const NAMES: &[(&str, &str)] = &[
     ("kg.apc.jmeter.config.VariablesFromCSV", "jp@gc - Variables From CSV File"),
     ("kg.apc.jmeter.config.VariablesFromCSVFile", "jp@gc - Variables From CSV File (old plugins)"),
     ("ConfigTestElement", "HTTP Request Defaults"),
+    ("JavaConfig", "Java Request Defaults"),
     ("eu.luminis.jmeter.wssampler.PingFrameFilter", "WebSocket Ping/Pong Frame Filter"),
     ("eu.luminis.jmeter.wssampler.TextFrameFilter", "WebSocket Text Frame Filter"),
     ("eu.luminis.jmeter.wssampler.BinaryFrameFilter", "WebSocket Binary Frame Filter"),
