@@ -115,9 +115,12 @@ impl Cx {
                  and the log again"
             }
         };
-        notes.insert(0, format!("each sample the log's next entry (method, path, query as written), {end}"));
-        notes.push("labelled by its URL".into());
-        self.report(c, depth, Status::Supported, notes.join("; "));
+        // A log that gives no entry was reported with its warning: each sample fails.
+        if let Some(AccessLog { source: Source::Entries(_), .. }) = req.access_log.as_deref() {
+            notes.insert(0, format!("each sample the log's next entry (method, path, query as written), {end}"));
+            notes.push("labelled by its URL".into());
+            self.report(c, depth, Status::Supported, notes.join("; "));
+        }
         let mut steps = own.pre.clone();
         steps.extend(super::script::for_sampler(&own.before, &req, &c.name));
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
