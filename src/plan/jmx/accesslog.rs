@@ -95,7 +95,9 @@ impl Cx {
             req.embedded = Some(Box::new(e));
             notes.push("with each page's embedded resources".into());
         }
-        // The sample is named by its URL, rendered from a variable the step sets.
+        // The sample is named by its URL, rendered from a variable the step sets; under a
+        // label of its own, so that another sampler of the same name keeps its name.
+        req.label = self.b.label(&format!("{} (access log)", c.name));
         let url_name = format!("stampede.accesslog.{}", req.label.index());
         let url_var = self.b.sym.vars.assign(&url_name);
         let label_t = self.tmpl(c, &format!("${{{url_name}}}"))?;
