@@ -6,7 +6,7 @@
 
 use crate::util::jmx::{element, esc, http, test_plan, thread_group};
 use crate::util::server::{Route, TestServer};
-use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 
 const PACKAGE: &str = "org.apache.jmeter.protocol.http.util.accesslog.";
 
@@ -81,7 +81,12 @@ fn access_log_entries_are_sent_in_order_per_thread_or_shared_and_the_end_stops_a
         "2",
         "10",
         "",
-        &[access_log("als", &port, "access.log", "TCLogParser", ""), after(&port, "tc")].concat(),
+        // The request after it shares its name: its samples keep that name.
+        &[
+            access_log("als", &port, "access.log", "TCLogParser", ""),
+            http("als", "127.0.0.1", &port, "/after/tc/${JMeterThread.last_sample_ok}", "GET", ""),
+        ]
+        .concat(),
     );
     let shared = thread_group(
         "ThreadGroup",
@@ -121,6 +126,7 @@ fn access_log_entries_are_sent_in_order_per_thread_or_shared_and_the_end_stops_a
     assert_eq!(server.requests_to("/after/tc/false"), 0, "a user stops after the failed sample");
     let shared_counts: Vec<u64> = (1..=4).map(|i| server.requests_to(&format!("/s/{i}"))).collect();
     assert_eq!(shared_counts, [4, 4, 4, 3]);
+    assert_eq!(uint(&label(&run.summary(), "als"), "samples"), 8);
     let summary = run.summary().to_string();
     assert!(summary.contains(&format!("http://127.0.0.1:{port}/al/two?a=1&b&c=&d=x%20y+z")), "labelled by the URL");
 }
