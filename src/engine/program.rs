@@ -9,6 +9,9 @@ use crate::plan::{LabelId, Step, Template, Think};
 #[derive(Debug, Clone)]
 pub enum Op {
     Request(Box<PreparedRequest>),
+    /// An Access Log Sampler's request: the log's next entry, sent (apart from `Request` so
+    /// that a plain request's op asks nothing more).
+    AccessLog(Box<AccessLogOp>),
     /// A sample made without a connection.
     Sample(Box<crate::plan::synthetic::Synthetic>),
     /// A sample on the user's WebSocket connection.
@@ -201,6 +204,10 @@ impl Program {
         for op in &mut self.ops {
             match op {
                 Op::Request(r) => r.keep_body = true,
+                Op::AccessLog(a) => {
+                    a.req.keep_body = true;
+                    a.head.keep_body = true;
+                }
                 Op::Parallel(p) => p.branches.iter_mut().for_each(Program::keep_bodies),
                 _ => {}
             }
@@ -213,7 +220,13 @@ impl Program {
         let mut ops = Vec::new();
         emit(steps, &mut ops, &[]);
         let idle = !ops.iter().any(|op| match op {
-            Op::Request(_) | Op::Sample(_) | Op::WebSocket(_) | Op::Stop(_) | Op::Write { .. } | Op::Script(_) => true,
+            Op::Request(_)
+            | Op::AccessLog(_)
+            | Op::Sample(_)
+            | Op::WebSocket(_)
+            | Op::Stop(_)
+            | Op::Write { .. }
+            | Op::Script(_) => true,
             Op::Socket(x) => matches!(**x, crate::plan::socket::SocketStep::Sample(_)),
             Op::Think(t) => t.can_wait(),
             Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
@@ -237,6 +250,22 @@ impl Program {
     }
 }
 
+/// An Access Log Sampler's request, and the same request as a HEAD for the log's HEAD
+/// entries (whose responses have no body: the send must know it).
+#[derive(Debug, Clone)]
+pub struct AccessLogOp {
+    pub req: PreparedRequest,
+    pub head: PreparedRequest,
+}
+
+impl AccessLogOp {
+    fn new(req: PreparedRequest) -> AccessLogOp {
+        let mut head = req.clone();
+        head.is_head = true;
+        AccessLogOp { req, head }
+    }
+}
+
 /// A placeholder jump target, patched once the target is known.
 const PATCH: usize = usize::MAX;
 
@@ -246,7 +275,11 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
         match step {
             Step::Request(r) => {
                 checks(guards, ops);
-                ops.push(Op::Request(Box::new(PreparedRequest::new(r))));
+                let req = PreparedRequest::new(r);
+                ops.push(match r.access_log {
+                    Some(_) => Op::AccessLog(Box::new(AccessLogOp::new(req))),
+                    None => Op::Request(Box::new(req)),
+                });
             }
             Step::Sample(x) => {
                 checks(guards, ops);

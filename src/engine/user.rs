@@ -327,6 +327,7 @@ impl VirtualUser {
                     }
                 }
                 op @ (Op::Request(_)
+                | Op::AccessLog(_)
                 | Op::Sample(_)
                 | Op::Parallel(_)
                 | Op::WebSocket(_)
@@ -354,6 +355,10 @@ impl VirtualUser {
                         // sample made without a connection, it counts toward the ops run
                         // before the user yields; one that waited on its socket yielded there.
                         Op::Request(req) => (self.request(req, start).await, req.spec.on_error, None),
+                        Op::AccessLog(a) => {
+                            let (sampled, after) = Box::pin(self.access_log(a, start)).await;
+                            (sampled, a.req.spec.on_error, after)
+                        }
                         Op::Sample(x) => (Some(Box::pin(self.synthetic(x, start)).await), x.on_error, None),
                         Op::Script(x) => (Some(Box::pin(self.script_sample(x, start)).await), x.on_error, None),
                         Op::Parallel(p) => {

@@ -5,6 +5,7 @@
 //! which. Request URLs are split by [`resolve_url`], comparison
 //! operators in [`compare`], thresholds in [`threshold`].
 
+pub mod accesslog;
 pub mod anchor;
 pub mod build;
 pub mod compare;

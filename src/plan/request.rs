@@ -125,6 +125,10 @@ pub struct RequestSpec {
     /// a GET of each resource it names, sub-results of this sample (`engine::embedded`).
     #[serde(skip)]
     pub embedded: Option<Box<Embedded>>,
+    /// An Access Log Sampler's request: each sample sends the log's next entry in place of
+    /// its path, method and arguments (`engine::step::accesslog`).
+    #[serde(skip)]
+    pub access_log: Option<Box<super::accesslog::AccessLog>>,
     /// A request JMeter loads but cannot send (a method it does not know, an upload file it
     /// cannot read, no server name): each sample fails unsent with this check, whose message
     /// is JMeter's non-HTTP code and message ([`non_http`]).
@@ -774,6 +778,7 @@ impl RequestSpec {
             checks: Vec::new(),
             too_many_redirects: None,
             embedded: None,
+            access_log: None,
             fault: None,
             fault_after_head: false,
             java_uri: false,

@@ -35,6 +35,9 @@
 //!   the witness served.
 //! - `jmx`: every corpus plan loads (`check`), the malformed ones are refused with their line;
 //!   corpus and hand-written JMX plans send what JMeter would.
+//! - `jmx_accesslog_s4`: JMeter's Access Log Sampler (#32): the log's entries in order per
+//!   thread (a stop past the end) or shared (the log again), with a filter the log again after
+//!   a failed sample, HTTP Request Defaults' arguments first, a missing log failing each sample.
 //! - `jmx_anchor_s3`: core elements of issue 32: the MD5Hex Assertion, the XML Assertion
 //!   (JMeter's messages, a DOCTYPE refused), the HTML Link Parser (a matching link or form of
 //!   the previous page sent instead), per-path counts exact.
@@ -211,6 +214,7 @@ mod html;
 mod jmeter_cli;
 mod jmeter_force;
 mod jmx;
+mod jmx_accesslog_s4;
 mod jmx_anchor_s3;
 mod jmx_b;
 mod jmx_c;

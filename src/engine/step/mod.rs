@@ -1,6 +1,7 @@
 //! The operations of a user's program that keep state of their own: transaction groups, data
 //! files, counters. The request step is in `request`.
 
+mod accesslog;
 mod anchor;
 mod parallel;
 mod request;

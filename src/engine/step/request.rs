@@ -796,7 +796,14 @@ impl VirtualUser {
     }
 
     /// Records a request that failed with `kind` before anything was sent.
-    fn unsent(&mut self, label: LabelId, start: Instant, target: &Target, at: &str, kind: ErrorKind) -> bool {
+    pub(in crate::engine) fn unsent(
+        &mut self,
+        label: LabelId,
+        start: Instant,
+        target: &Target,
+        at: &str,
+        kind: ErrorKind,
+    ) -> bool {
         let now = Instant::now();
         let mut ex = super::super::client::Exchange::default();
         ex.end = Some(now);

@@ -9,6 +9,7 @@
 //! `assertion`, `listener`, `script` (and `report`, the element report). Reading a new element is a function
 //! and a row in its family's table. The plan itself is assembled by [`super::build::Builder`].
 
+mod accesslog;
 mod assertion;
 mod config;
 mod controller;
@@ -137,6 +138,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         url_rewriters: None,
         text: text.to_string(),
         regex_lists: None,
+        access_logs: Vec::new(),
         engine_stop: None,
         sample_timeout: None,
     };
@@ -318,6 +320,8 @@ struct Scope {
     tcp: Vec<Prop>,
     /// The FTP Request Defaults' and Login Config Elements' fields, the innermost first.
     ftp: Vec<Prop>,
+    /// The Java Request Defaults in scope (synthetic.rs).
+    java: Vec<synthetic::JavaDefaults>,
     /// RegEx User Parameters in scope, outer first (modifier.rs).
     param_overrides: Vec<crate::plan::request::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
@@ -370,6 +374,9 @@ struct Cx {
     text: String,
     /// The names Regular Expression Extractors with match number -1 set, once asked.
     regex_lists: Option<std::collections::HashSet<String>>,
+    /// The log files of the Access Log Samplers with a shared parser, and the slot of each
+    /// one's position (JMeter's FileServer keeps one reader per file name).
+    access_logs: Vec<(String, u32)>,
     /// Where JMeter's engine throws out of its run loop as the test starts (thread_group.rs).
     engine_stop: Option<thread_group::EngineStop>,
     /// The shortest Sample Timeout of the thread group being read (modifier.rs).

@@ -38,13 +38,15 @@ pub(super) struct Arg {
 }
 
 /// HTTP Request Defaults (a `ConfigTestElement` with HTTP fields), by class.
-pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] = &[("ConfigTestElement", Cx::http_defaults)];
+pub(super) const SCOPE_ELEMENTS: &[(&str, ScopeFn)] =
+    &[("ConfigTestElement", Cx::http_defaults), ("JavaConfig", Cx::java_config)];
 
 /// The samplers, by class.
 pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
     ("HTTPSamplerProxy", Cx::http_sampler),
     ("HTTPSampler", Cx::http_sampler),
     ("com.blazemeter.jmeter.http.ParallelHTTPSampler", Cx::parallel_http),
+    ("AccessLogSampler", Cx::access_log_sampler),
 ];
 
 impl Cx {
@@ -163,7 +165,12 @@ impl Cx {
     /// JMeter merges a config into a sampler whose property is empty), with its URL filters.
     /// JMeter compiles each filter when the sample runs and ignores one it refuses (a warning
     /// in its log), so a bad pattern here is a warning and no filter.
-    fn embedded(&mut self, c: &El, own: &Scope, depth: usize) -> Result<Option<crate::plan::request::Embedded>, Error> {
+    pub(super) fn embedded(
+        &mut self,
+        c: &El,
+        own: &Scope,
+        depth: usize,
+    ) -> Result<Option<crate::plan::request::Embedded>, Error> {
         let d = &own.http;
         let pick = |name: &str, def: &str| {
             let v = c.text_or_empty(name);

@@ -16,6 +16,38 @@ pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
 const JAVA_TEST: &str = "org.apache.jmeter.protocol.java.test.JavaTest";
 const SLEEP_TEST: &str = "org.apache.jmeter.protocol.java.test.SleepTest";
 
+/// A Java Request Defaults element in scope, and how deep in the tree it is (the innermost
+/// merges first).
+#[derive(Debug, Clone, Default)]
+pub(super) struct JavaDefaults {
+    depth: usize,
+    class: String,
+    args: Vec<(String, String)>,
+}
+
+/// A `JavaConfig`'s class name and arguments. (JMeter 5.6.3 merges one of any GUI class:
+/// `JavaSampler.applies` names only `JavaConfigGui`, yet a `SimpleConfigGui` one's arguments
+/// were seen applied.)
+fn java_defaults(c: &El) -> JavaDefaults {
+    JavaDefaults { depth: 0, class: c.text_or_empty("classname").to_string(), args: java_args(&c.props) }
+}
+
+/// The arguments of a Java Request or Java Request Defaults, in order.
+fn java_args(props: &[Prop]) -> Vec<(String, String)> {
+    let Some(a) = props.nested("arguments") else { return Vec::new() };
+    a.collection("Arguments.arguments")
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| match &p.value {
+            Value::Element { props, .. } => Some((
+                props.text_or_empty("Argument.name").to_string(),
+                props.text_or_empty("Argument.value").to_string(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a sampler's own fields make; the scope adds the rest.
 struct Made {
     label: String,
@@ -103,20 +135,49 @@ impl Cx {
     /// A Java Request: JMeter's `JavaTest` and `SleepTest` clients run here; any other class
     /// is user code stampede cannot run.
     pub(super) fn java_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
-        let class = c.text_or_empty("classname").trim().to_string();
+        // Java Request Defaults merge in as JMeter's `JavaSampler.addTestElement` does, the
+        // innermost first (those under the sampler, then its parents'): an empty class name
+        // takes the first one given, and their arguments follow the sampler's own.
+        let mut defaults: Vec<JavaDefaults> =
+            c.children.iter().filter(|ch| ch.enabled && ch.class == "JavaConfig").map(java_defaults).collect();
+        let mut outer = scope.java.clone();
+        outer.sort_by_key(|d| std::cmp::Reverse(d.depth));
+        defaults.extend(outer);
+        let own_class = c.text_or_empty("classname").to_string();
+        let mut class = own_class.clone();
+        let mut args = java_args(&c.props);
+        for d in &defaults {
+            if class.is_empty() {
+                class = d.class.clone();
+            }
+            args.extend(d.args.iter().cloned());
+        }
+        // JMeter loads the client's class as the test starts, from the sampler's own name,
+        // before any defaults merge in: without one, each sample is its ErrorSamplerClient's
+        // failure, named after the class name the defaults gave (JMeter 5.6.3).
+        if own_class.trim().is_empty() {
+            let made = Made {
+                label: format!("ERROR: {class}"),
+                success: Template::literal("false"),
+                success_word: "true",
+                code: Template::literal(""),
+                body: SyntheticBody::Text(Template::literal(format!("Class not found: {class}"))),
+                sent: None,
+                data: None,
+                elapsed: Elapsed::Fixed { ms: Template::literal("0"), wait: false },
+                latency: None,
+                connect: None,
+            };
+            let note = format!(
+                "no class name of its own: each sample fails as in JMeter (its class is loaded before Java Request \
+                 Defaults apply), labelled `ERROR: {class}`"
+            );
+            return self.synthetic_steps(c, scope, depth, made, Status::Warning, note);
+        }
+        let class = own_class.trim().to_string();
         if class != JAVA_TEST && class != SLEEP_TEST {
             self.unsupported(c, depth, &format!("the Java Request class `{class}` is user code stampede cannot run"));
             return Ok(Vec::new());
-        }
-        let mut args: Vec<(String, String)> = Vec::new();
-        if let Some(a) = c.nested("arguments") {
-            for p in a.collection("Arguments.arguments").unwrap_or_default() {
-                let Value::Element { props, .. } = &p.value else { continue };
-                args.push((
-                    props.text_or_empty("Argument.name").to_string(),
-                    props.text_or_empty("Argument.value").to_string(),
-                ));
-            }
         }
         // JavaSamplerContext.getParameter: the first argument of that name.
         let arg = |name: &str| args.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
@@ -163,6 +224,16 @@ impl Cx {
             "JMeter's {short}: a sample without a connection, sleeping as it does; the response message is not kept"
         );
         self.synthetic_steps(c, scope, depth, made, Status::Partial, note)
+    }
+
+    /// Java Request Defaults (`JavaConfig`): the class name and arguments of the Java Requests
+    /// in its scope (JMeter's JavaSampler takes configuration only from this GUI's elements).
+    pub(super) fn java_config(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        s.java.push(JavaDefaults { depth, ..java_defaults(c) });
+        let note = "arguments for the Java Requests in its scope, after their own; its class name only names the \
+                    failed samples of those without one";
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
     }
 
     /// The steps of a synthetic sampler: its scope's set-up and timers, the sample, then what
@@ -290,6 +361,73 @@ pub(super) mod tests {
             .collect();
         assert_eq!(labels, ["dbg", "dummy", "renamed"]);
         assert!(report.iter().all(|r| r.status != Status::Unsupported), "{report:?}");
+    }
+
+    fn java_config(gui: &str, class: &str, args: &[(&str, &str)]) -> String {
+        let sampler = java(class, args);
+        let body = sampler.trim_end_matches("<hashTree/>").replacen("<JavaSampler", "<JavaConfig", 1);
+        let body = body
+            .replace("</JavaSampler>", "</JavaConfig>")
+            .replace("testclass=\"JavaConfig\"", &format!("guiclass=\"{gui}\" testclass=\"JavaConfig\""));
+        format!("{body}<hashTree/>")
+    }
+
+    /// The Java Requests' samples of a plan: (label, response code's source, status's source).
+    fn java_samples(text: &str) -> Vec<(String, String, String)> {
+        let (plan, report) = read_plan(text).unwrap();
+        assert!(report.iter().all(|r| r.status != Status::Unsupported), "{report:?}");
+        fn walk(steps: &[Step], plan: &Plan, out: &mut Vec<(String, String, String)>) {
+            for s in steps {
+                match s {
+                    Step::Sample(x) => out.push((
+                        plan.label(x.label).to_string(),
+                        x.code.source().to_string(),
+                        x.success.source().to_string(),
+                    )),
+                    Step::Sequence(inner) => walk(inner, plan, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&plan.scenarios[0].flow, &plan, &mut out);
+        out
+    }
+
+    /// Java Request Defaults merge as JMeter 5.6.3's JavaSampler merges them (its JTL for this
+    /// plan: `inner,200,false`, `child,201,false`, `ERROR: ...JavaTest,,false`, `sleeper,,true`):
+    /// their arguments follow the sampler's own, the innermost defaults first (those under the
+    /// sampler, then its parents'), the first of a name winning, whatever their GUI class; a
+    /// sampler without a class of its own fails each sample, named after the defaults' class.
+    #[test]
+    fn java_request_defaults_add_arguments_after_the_samplers_own() {
+        let outer = java_config("JavaConfigGui", SLEEP_TEST, &[("Label", "outer"), ("ResponseCode", "300")]);
+        let inner = java_config("JavaConfigGui", JAVA_TEST, &[("ResponseCode", "201"), ("Label", "inner")]);
+        let other = java_config("SimpleConfigGui", "", &[("Status", "FAIL"), ("Label", "never")]);
+        let own = java(JAVA_TEST, &[("ResponseCode", "200")]);
+        let under = java(JAVA_TEST, &[]).replace(
+            "<hashTree/>",
+            &format!("<hashTree>{}</hashTree>", java_config("JavaConfigGui", "", &[("Label", "child")])),
+        );
+        let empty = java("", &[]).replace("testname=\"java\"", "testname=\"empty\"");
+        let named = java(SLEEP_TEST, &[]).replace("testname=\"java\"", "testname=\"sleeper\"");
+        let group = format!(
+            r#"<GenericController testclass="GenericController" testname="g" enabled="true"/><hashTree>{inner}{other}{own}{under}{empty}</hashTree>"#
+        );
+        let samples = java_samples(&plan_of(&format!("{outer}{group}{named}")));
+        let row = |l: &str, code: &str, ok: &str| (l.to_string(), code.to_string(), ok.to_string());
+        assert_eq!(
+            samples,
+            [
+                row("inner", "200", "FAIL"),
+                row("child", "201", "FAIL"),
+                row(&format!("ERROR: {JAVA_TEST}"), "", "false"),
+                row("sleeper", "", "true"),
+            ]
+        );
+        // Without defaults, a Java Request without a class loads (JMeter runs it) and fails.
+        let alone = java_samples(&plan_of(&java("", &[])));
+        assert_eq!(alone, [row("ERROR: ", "", "false")]);
     }
 
     /// A Java Request of any other class runs user code: unsupported.
