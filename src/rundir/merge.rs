@@ -343,6 +343,8 @@ pub struct LiveMerge {
     pub at_us: u64,
     /// The first part that lagged more than `PATIENCE` intervals behind another.
     pub lagging: Option<usize>,
+    /// Each part's last intervals and whether it was lost, to account for a part lost.
+    lost: super::lost::Tracker,
 }
 
 /// How many intervals of a part a live merge holds while it waits for a part that lags (an
@@ -363,6 +365,7 @@ impl LiveMerge {
             index: 0,
             at_us: 0,
             lagging: None,
+            lost: super::lost::Tracker::new(parts),
         }
     }
 
@@ -384,7 +387,9 @@ impl LiveMerge {
         let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| e.to_string())?;
         self.begun[i] = true;
-        self.at_us = self.at_us.max(iv.end_us.saturating_add(self.merger.parts[i].offset_us));
+        let offset = self.merger.parts[i].offset_us;
+        self.at_us = self.at_us.max(iv.end_us.saturating_add(offset));
+        self.lost.line(i, iv.start_us.saturating_add(offset), iv.end_us.saturating_add(offset), iv.total.samples);
         self.merger.push(i, line, iv);
         Ok(())
     }
@@ -392,6 +397,23 @@ impl LiveMerge {
     /// Part `i` sends no more (it finished, or it is lost).
     pub fn end(&mut self, i: usize) {
         self.merger.end(i);
+    }
+
+    /// Part `i` was lost now, for `why`: what it sent is kept, and the run's record of lost
+    /// parts ([`LiveMerge::lost_record`]) says what it may have sent after.
+    pub fn lost(&mut self, i: usize, why: &str) {
+        self.lost.lost(i, why, OffsetDateTime::now_utc());
+    }
+
+    /// How many parts were lost so far.
+    pub fn lost_count(&self) -> usize {
+        self.lost.lost_count()
+    }
+
+    /// The record of the parts lost (`None`: none was), the run ending with its latest
+    /// interval; `name(i)` gives part i's agent address and directory.
+    pub fn lost_record(&self, name: impl Fn(usize) -> (String, String)) -> Option<super::lost::Lost> {
+        self.lost.record(self.origin, self.at_us, name)
     }
 
     /// The seconds merged since the last call, as the run's log takes them.
