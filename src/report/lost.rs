@@ -75,7 +75,7 @@ fn note(a: &LostAgent) -> String {
                 _ => "it reported no interval".to_string(),
             };
             s.push_str(&format!(
-                " The figures hold its {} requests up to then; {last}. Its requests after that are NOT in these figures: an estimated {} if it stopped when it was lost (killed or crashed: its connection ended), up to {} if it went on to the run's end at {:.1} s (cut off from the controller) — at its {rate}, an estimate, not a count. `stampede merge` of this run with the agent's own run directory makes its part exact.",
+                " The figures hold the {} requests of the intervals it reported; {last}. Its requests after that are NOT in these figures: an estimated {} if it stopped when it was lost (killed or crashed: its connection ended), up to {} if it went on to the run's end at {:.1} s (cut off from the controller) — at its {rate}, an estimate, not a count. `stampede merge` of this run with the agent's own run directory makes its part exact.",
                 count(a.reported_samples),
                 count(a.estimate.until_lost),
                 count(a.estimate.until_run_end),
