@@ -149,7 +149,7 @@ mod tests {
         for said in [
             "WARNING: This run lost an agent: its figures are SHORT",
             "Agent 2/3 (127.0.0.1:4001, agents/2-127.0.0.1) was lost at 2026-01-01 00:00:07 UTC (7.1 s into the run",
-            "its 20,901 requests",
+            "the 20,901 requests of the intervals it reported",
             "ends at 6.0 s (2026-01-01 00:00:06 UTC)",
             "NOT in these figures: an estimated 3,828 if it stopped when it was lost",
             "up to 83,520 if it went on to the run's end at 30.0 s",

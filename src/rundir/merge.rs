@@ -962,4 +962,62 @@ mod tests {
         assert_eq!(segment_numbers("4/3"), None);
         assert_eq!(segment_numbers("0/3"), None);
     }
+
+    /// `merge` of a run on agents with a lost agent's own run directory: its parts, that one
+    /// in place of the run's copy of its segment; the lost agent's record says what it added
+    /// and up to when its part is exact.
+    #[test]
+    fn a_run_on_agents_merged_with_a_lost_agent_s_own_directory_takes_its_part_from_there() {
+        use crate::rundir::lost::{self, Estimate, Lost, LostAgent};
+        let root = std::env::temp_dir().join(format!("stampede-merge-lost-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (run, own) = (root.join("run"), root.join("own"));
+        let t0 = "2026-01-01T00:00:00Z";
+        let ten = |k: u64| -> Vec<LabelStats> {
+            (0..k).map(|i| crate::rundir::reader::tests::stats_from(i * 1_000_000, 10, 1000, 1000)).collect()
+        };
+        // The run's copy of part 2/2 stops after 2 s (what reached the controller); the agent
+        // wrote a third second before it died.
+        write_part(&run.join("agents/1-a"), t0, Some("1/2"), &ten(3));
+        write_part(&run.join("agents/2-b"), t0, Some("2/2"), &ten(2));
+        write_part(&own, t0, Some("2/2"), &ten(3));
+        let copies = [run.join("agents/1-a"), run.join("agents/2-b")];
+        let mut merged = read_many(&[&copies[0], &copies[1]], Grain::SECOND, |_, _| {}).unwrap();
+        for (p, name) in merged.meta.parts.iter_mut().zip(["agents/1-a", "agents/2-b"]) {
+            p.dir = name.into();
+            p.agent = Some(format!("{name}:1"));
+        }
+        crate::rundir::writer::write_json(&run.join(crate::rundir::META), &merged.meta).unwrap();
+        let reported = LostAgent {
+            part: "2/2".into(),
+            agent: "b:1".into(),
+            dir: "agents/2-b".into(),
+            why: "connection closed after 2.5 s".into(),
+            lost_at: "2026-01-01T00:00:03.5Z".into(),
+            lost_at_s: 3.5,
+            last_interval_end_s: Some(2.0),
+            last_interval_at: Some("2026-01-01T00:00:02Z".into()),
+            reported_samples: 20,
+            rate_rps: 10.0,
+            rate_over_s: 2.0,
+            run_end_s: 3.0,
+            estimate: Estimate { until_lost: 15, until_run_end: 15 },
+            reconciled: None,
+        };
+        lost::write(&run, &Lost { version: lost::VERSION, agents: vec![reported] }).unwrap();
+        // Parts alone are merged as given.
+        assert!(lost::expand(&[&copies[0], &own]).unwrap().is_none());
+        let e = lost::expand(&[&run, &own]).unwrap().unwrap();
+        assert_eq!(e.dirs, vec![copies[0].clone(), own.clone()]);
+        assert_eq!(e.copies, vec![copies[0].display().to_string()]);
+        let dirs: Vec<&Path> = e.dirs.iter().map(PathBuf::as_path).collect();
+        let again = read_many(&dirs, Grain::SECOND, |_, _| {}).unwrap();
+        assert_eq!(again.summary.total.samples, 60);
+        let mut record = e.lost.unwrap();
+        lost::reconcile(&mut record, &again.meta.parts, &e.copies, &again.meta.started_at);
+        let r = record.agents[0].reconciled.as_ref().unwrap();
+        assert_eq!((r.dir.as_str(), r.samples, r.added, r.complete), (own.to_str().unwrap(), 30, 10, false));
+        assert!((r.until_s - 3.0).abs() < 1e-9, "{r:?}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
