@@ -289,6 +289,28 @@ pub fn reconcile(lost: &mut Lost, parts: &[MergedPart], copies: &[String], start
     }
 }
 
+/// A lost agent as the tests of its record, its rendering and its reconciling start from: part
+/// 2/3, lost at 7.1 s, its last interval ending at 6.0 s, 20,901 requests reported at 3480/s.
+#[cfg(test)]
+pub(crate) fn example() -> LostAgent {
+    LostAgent {
+        part: "2/3".into(),
+        agent: "127.0.0.1:4001".into(),
+        dir: "agents/2-127.0.0.1".into(),
+        why: "connection closed after 9.1 s".into(),
+        lost_at: "2026-01-01T00:00:07.1Z".into(),
+        lost_at_s: 7.1,
+        last_interval_end_s: Some(6.0),
+        last_interval_at: Some("2026-01-01T00:00:06Z".into()),
+        reported_samples: 20_901,
+        rate_rps: 3480.0,
+        rate_over_s: 5.0,
+        run_end_s: 30.0,
+        estimate: Estimate { until_lost: 3828, until_run_end: 83_520 },
+        reconciled: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -968,7 +968,7 @@ mod tests {
     /// and up to when its part is exact.
     #[test]
     fn a_run_on_agents_merged_with_a_lost_agent_s_own_directory_takes_its_part_from_there() {
-        use crate::rundir::lost::{self, Estimate, Lost, LostAgent};
+        use crate::rundir::lost::{self, Lost, LostAgent};
         let root = std::env::temp_dir().join(format!("stampede-merge-lost-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let (run, own) = (root.join("run"), root.join("own"));
@@ -990,19 +990,11 @@ mod tests {
         crate::rundir::writer::write_json(&run.join(crate::rundir::META), &merged.meta).unwrap();
         let reported = LostAgent {
             part: "2/2".into(),
-            agent: "b:1".into(),
             dir: "agents/2-b".into(),
-            why: "connection closed after 2.5 s".into(),
             lost_at: "2026-01-01T00:00:03.5Z".into(),
             lost_at_s: 3.5,
-            last_interval_end_s: Some(2.0),
-            last_interval_at: Some("2026-01-01T00:00:02Z".into()),
             reported_samples: 20,
-            rate_rps: 10.0,
-            rate_over_s: 2.0,
-            run_end_s: 3.0,
-            estimate: Estimate { until_lost: 15, until_run_end: 15 },
-            reconciled: None,
+            ..lost::example()
         };
         lost::write(&run, &Lost { version: lost::VERSION, agents: vec![reported] }).unwrap();
         // Parts alone are merged as given.
