@@ -125,11 +125,14 @@ fn an_agent_killed_mid_run_is_stated_with_its_instant_and_estimate_and_its_own_d
     let unreported = served("/n/n2") - reported;
     assert!(reported <= served("/n/n2") && merged <= server.requests());
     // The estimate assumes its last seconds' rate went on until the loss: against a server of a
-    // fixed delay that holds within a factor of 2 (its users' requests in flight aside). An
-    // estimate of the time to the run's end, or from its start, would be far off.
+    // fixed delay that holds within a factor of 2, give or take half a second of its requests
+    // (the kill falls anywhere in a second, and the controller hears of it a moment later) and
+    // its users' requests in flight. An estimate to the run's end, or from the run's start,
+    // would be several times off.
+    let slack = (a["rate_rps"].as_f64().unwrap() * 0.5) as u64 + 6;
     assert!(
-        unreported <= 2 * until_lost + 6 && until_lost <= 2 * unreported + 6,
-        "unreported {unreported}, estimated {until_lost}: {lost:#}"
+        unreported <= 2 * until_lost + slack && until_lost <= 2 * unreported + slack,
+        "unreported {unreported}, estimated {until_lost} (to the run's end {until_end}): {lost:#}"
     );
 
     // Every report says it, near the top.
@@ -171,8 +174,9 @@ fn an_agent_killed_mid_run_is_stated_with_its_instant_and_estimate_and_its_own_d
     let own_start = at(json(&own.join("meta.json"))["started_at"].as_str().unwrap());
     let written_to = own_start + Duration::from_micros(uint(&last, "end_us"));
     // Exactly the requests answered before the end of its last second on disk, but for those
-    // answered within a moment of that edge (the sample is taken when the answer is read).
-    let edge = Duration::from_millis(250);
+    // answered within a moment of that edge (the sample is taken when the answer is read, on a
+    // machine that may be busy).
+    let edge = Duration::from_millis(500);
     let answered_before =
         |t: SystemTime| answered.lock().unwrap().iter().filter(|(p, when)| p == "/n/n2" && *when < t).count() as u64;
     assert!(
