@@ -125,6 +125,8 @@ struct Track {
     recent: VecDeque<(u64, u64, u64)>,
     samples: u64,
     lost: Option<(String, OffsetDateTime)>,
+    /// Its last interval and summary came: lost after that, its figures are whole.
+    ended: bool,
 }
 
 impl Tracker {
@@ -142,10 +144,18 @@ impl Tracker {
         t.samples += samples;
     }
 
-    /// Part `i` was lost at `at`, for `why` (the first loss said counts).
+    /// Part `i` was lost at `at`, for `why` (the first loss said counts), unless it had ended:
+    /// an agent lost while it sends its results rows, after its summary, has its figures whole.
     pub fn lost(&mut self, i: usize, why: &str, at: OffsetDateTime) {
-        if let Some(t) = self.parts.get_mut(i) {
+        if let Some(t) = self.parts.get_mut(i).filter(|t| !t.ended) {
             t.lost.get_or_insert((why.to_string(), at));
+        }
+    }
+
+    /// Part `i` sends no more intervals: it finished, or (after [`Tracker::lost`]) it was lost.
+    pub fn ended(&mut self, i: usize) {
+        if let Some(t) = self.parts.get_mut(i) {
+            t.ended = true;
         }
     }
 
@@ -384,5 +394,16 @@ mod tests {
         let a = &lost.agents[0];
         assert_eq!((a.last_interval_end_s, a.reported_samples, a.rate_rps), (None, 0, 0.0));
         assert_eq!(a.estimate, Estimate { until_lost: 0, until_run_end: 0 });
+    }
+
+    #[test]
+    fn a_part_lost_after_its_summary_came_is_whole_and_not_recorded() {
+        let origin = OffsetDateTime::parse("2026-01-01T00:00:00Z", &Rfc3339).unwrap();
+        let mut t = Tracker::new(2);
+        t.line(0, 0, 1_000_000, 10);
+        t.ended(0);
+        t.lost(0, "connection closed after 9.0 s", origin + time::Duration::seconds(9));
+        assert_eq!(t.lost_count(), 0);
+        assert!(t.record(Some(origin), 10_000_000, |_| (String::new(), String::new())).is_none());
     }
 }

@@ -397,6 +397,7 @@ impl LiveMerge {
     /// Part `i` sends no more (it finished, or it is lost).
     pub fn end(&mut self, i: usize) {
         self.merger.end(i);
+        self.lost.ended(i);
     }
 
     /// Part `i` was lost now, for `why`: what it sent is kept, and the run's record of lost
