@@ -1191,6 +1191,8 @@ pub enum Heard<'a> {
     Samples(&'a str),
     /// The end of its part: its summary came, or it was lost.
     Ended,
+    /// It was lost (why), before [`Heard::Ended`].
+    Lost(&'a str),
 }
 
 /// Hears what each agent streams (the agent's index, what it sent).
@@ -1496,6 +1498,9 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
         }
     };
     pinger.abort();
+    if let Some(why) = &lost {
+        progress(i, Heard::Lost(why));
+    }
     progress(i, Heard::Ended);
     end(lost, &a, &dir)
 }

@@ -145,9 +145,28 @@ impl Output for Progress {
     }
 }
 
+/// The agents of a run on agents, as its progress line says them: `3 agents`, and once some
+/// are lost the ones still sending, `2 of 3 agents`.
+pub fn agents(n: usize, lost: usize) -> String {
+    match lost {
+        0 => format!("{n} agents"),
+        lost => format!("{} of {n} agents", n.saturating_sub(lost)),
+    }
+}
+
 impl Drop for Progress {
     /// A run that could not start leaves no bar behind.
     fn drop(&mut self) {
         Progress::finish(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_line_of_a_run_on_agents_counts_those_still_sending() {
+        assert_eq!(super::agents(3, 0), "3 agents");
+        assert_eq!(super::agents(3, 1), "2 of 3 agents");
+        assert_eq!(super::agents(3, 3), "0 of 3 agents");
     }
 }

@@ -201,6 +201,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
                     live.merge.end(i);
                     live.ended[i] = true;
                 }
+                Heard::Lost(why) => live.merge.lost(i, why),
                 Heard::Samples(_) => {}
             }
             live.write();
@@ -214,7 +215,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             let start = Instant::now();
             loop {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                let (samples, errors, why) = {
+                let (samples, errors, why, lost) = {
                     let live = lock(&live);
                     let merge = &live.merge;
                     // Once every part has ended, a goal failing stops nothing.
@@ -222,7 +223,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
                     let why = live.stop_why.clone().filter(|_| going).or_else(|| {
                         (going && !judge.is_empty()).then(|| judge.judge(merge.at_us, || merge.summary())).flatten()
                     });
-                    (merge.total().samples, merge.total().errors, why)
+                    (merge.total().samples, merge.total().errors, why, merge.lost_count())
                 };
                 if let Some(why) = why {
                     eprintln!("\nstopping every agent: {why}");
@@ -231,8 +232,9 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
                 }
                 if !quiet {
                     eprint!(
-                        "\r  {:>5.0} s  {samples} requests  {errors} errors  ({n} agents)   ",
-                        start.elapsed().as_secs_f64()
+                        "\r  {:>5.0} s  {samples} requests  {errors} errors  ({})   ",
+                        start.elapsed().as_secs_f64(),
+                        crate::progress::agents(n, lost)
                     );
                 }
             }
@@ -278,6 +280,8 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
         let merge = std::mem::replace(&mut live.merge, empty);
         (merge, live.writer.take(), live.failed.take())
     };
+    let lost =
+        merge.lost_record(|i| (ends[i].address.clone(), Path::new("agents").join(&names[i]).display().to_string()));
     let mut parts: Vec<(usize, String, crate::rundir::RunMeta)> = Vec::new();
     for (i, (d, name)) in dirs.iter().zip(&names).enumerate() {
         match crate::rundir::reader::read_meta(d) {
@@ -319,6 +323,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     }
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
+    super::merge::keep_lost(&dir, lost.as_ref());
     super::say(&format!("Run directory: {}\n", dir.display()));
     super::run::write_html(&dir);
     Ok(if interrupted.load(Ordering::SeqCst) {

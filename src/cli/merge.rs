@@ -32,11 +32,25 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
             return Err(Error::Usage(format!("--out {} is one of the runs to merge", a.out.display())));
         }
     }
-    let dirs: Vec<&Path> = a.runs.iter().map(PathBuf::as_path).collect();
+    let given: Vec<&Path> = a.runs.iter().map(PathBuf::as_path).collect();
+    // A run on agents given with an agent's own run directory: its parts, that one in place of
+    // the run's copy, and its record of lost agents carried over, reconciled.
+    let expanded = rundir::lost::expand(&given)?;
+    let dirs: Vec<&Path> = match &expanded {
+        Some(e) => e.dirs.iter().map(PathBuf::as_path).collect(),
+        None => given,
+    };
     let place = super::run::run_place(Some(a.out.clone()), a.replace);
     let (run, dir) = merge_into(&dirs, &place, &[])?;
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
+    if let Some(e) = expanded {
+        let lost = e.lost.map(|mut lost| {
+            rundir::lost::reconcile(&mut lost, &run.meta.parts, &e.copies, &run.meta.started_at);
+            lost
+        });
+        keep_lost(&dir, lost.as_ref());
+    }
     super::say(&format!("Run directory: {}\n", dir.display()));
     // A damaged part merged is a lower bound: written, said, and exit 3 as for a corrupt line.
     for w in &run.summary.damage {
@@ -49,6 +63,16 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
     } else {
         exit::OK
     })
+}
+
+/// Keeps the record of the agents a run lost in its directory `dir` and says it under the
+/// run's table (the HTML report, written after, reads it there).
+pub(super) fn keep_lost(dir: &Path, lost: Option<&rundir::lost::Lost>) {
+    let Some(lost) = lost else { return };
+    super::say(&report::lost::terminal(lost));
+    if let Err(e) = rundir::lost::write(dir, lost) {
+        eprintln!("warning: the record of the lost agents was not written: {e}");
+    }
 }
 
 /// Merges `dirs` into a run directory at `place`, their thresholds and `more` judged on the

@@ -309,13 +309,14 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
         }
         Format::Html => report::html::document_with(&run, &windows),
         Format::Json if cut.is_some() => {
-            let v = serde_json::json!({ "summary": run.summary, "windows": windows });
+            let mut v = serde_json::json!({ "summary": run.summary, "windows": windows });
+            with_lost(&mut v["summary"], &run);
             serde_json::to_string_pretty(&v).expect("a summary serializes") + "\n"
         }
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&run.summary).expect("a summary serializes");
-            s.push('\n');
-            s
+            let mut v = serde_json::to_value(&run.summary).expect("a summary serializes");
+            with_lost(&mut v, &run);
+            serde_json::to_string_pretty(&v).expect("a summary serializes") + "\n"
         }
         Format::Csv if cut.is_some() => report::csv::windows(&windows),
         Format::Csv => report::csv::table(&run.summary),
@@ -338,6 +339,15 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     } else {
         exit::OK
     })
+}
+
+/// A JSON summary of a run that lost agents gets their record (`lost.json`) under `lost`, and
+/// each one's note under `lost.notes`: a script reading the figures sees they are short.
+fn with_lost(summary: &mut serde_json::Value, run: &RunData) {
+    let (Some(lost), Some(obj)) = (&run.lost, summary.as_object_mut()) else { return };
+    let mut v = serde_json::to_value(lost).expect("a record serializes");
+    v["notes"] = report::lost::notes(lost).into();
+    obj.insert("lost".into(), v);
 }
 
 /// Writes a report to a file, or to standard output.

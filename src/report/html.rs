@@ -37,6 +37,9 @@ pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
     }
     let _ = write!(sub, " · {}", if summary.complete { meta.status.as_str() } else { "did not finish" });
     let _ = write!(body, "<p class=\"sub\">{}</p></header>", esc(&sub));
+    if let Some(lost) = &run.lost {
+        body.push_str(&super::lost::html(lost));
+    }
 
     body.push_str("<section id=\"facts\"><table class=\"facts\">");
     let mut fact = |k: &str, v: String| {
@@ -186,6 +189,7 @@ thead th{background:#f3f3f3;text-align:right;white-space:nowrap;position:sticky;
 .num td.name,.num th:first-child{text-align:left;white-space:normal}\
 .num tr.total td{font-weight:600;background:#fafafa}\
 td.fail{color:#b00020;font-weight:700}td.pass{color:#1b6e20}\
+.lost{border-left:4px solid #b00020;background:#fff4f4;padding:.2rem 1rem;margin:1rem 0}.lost h2{border:0;color:#b00020}\
 .delta{font-size:.75rem}.noise{color:#888}\
 .scroll{overflow-x:auto}\
 figure{margin:1rem 0;break-inside:avoid;page-break-inside:avoid}\

@@ -13,7 +13,7 @@ pub(crate) fn load(paths: &[&Path]) -> Result<RunData, rundir::Error> {
     let mut seconds = Seconds::default();
     let i = jtl::import_all_with(paths, |s, threads| seconds.add(s, threads))?;
     let series = seconds.finish(&i.meta.labels, &i.total);
-    Ok(RunData { meta: i.meta, summary: i.summary, series })
+    Ok(RunData { meta: i.meta, summary: i.summary, series, lost: None })
 }
 
 /// Seconds kept open for rows that arrive out of order. JMeter writes a row when its sample

@@ -32,6 +32,10 @@ pub fn document(run: &RunData) -> String {
     ] {
         let _ = writeln!(out, "      <property name=\"{k}\" value=\"{}\"/>", esc(&v));
     }
+    // CI shows properties beside the suite: a lost agent's figures are short, and by how much.
+    for n in run.lost.iter().flat_map(super::lost::notes) {
+        let _ = writeln!(out, "      <property name=\"lost_agent\" value=\"{}\"/>", esc(&n));
+    }
     let _ = writeln!(out, "    </properties>");
     for r in results {
         let _ = write!(out, "    <testcase classname=\"{name}.thresholds\" name=\"{}\" time=\"0\"", esc(&r.threshold));
@@ -50,6 +54,9 @@ pub fn document(run: &RunData) -> String {
             esc(&r.threshold),
             esc(&seen)
         );
+    }
+    if let Some(lost) = &run.lost {
+        let _ = writeln!(out, "    <system-err>{}</system-err>", esc(&super::lost::terminal(lost)));
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out

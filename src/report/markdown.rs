@@ -15,6 +15,9 @@ pub fn document(run: &RunData) -> String {
     let t = &summary.total;
     let mut out = String::new();
     let _ = writeln!(out, "### {}\n", cell(&meta.plan_name));
+    if let Some(lost) = &run.lost {
+        out.push_str(&super::lost::markdown(lost));
+    }
     let _ = writeln!(out, "| Run | |\n|:--|:--|");
     let mut plan = cell(&meta.plan_name);
     if let Some(p) = &meta.plan_path {

@@ -9,6 +9,7 @@ pub mod csv;
 pub mod html;
 pub(crate) mod imported;
 pub mod junit;
+pub mod lost;
 pub mod markdown;
 pub(crate) mod series;
 pub(crate) mod svg;
@@ -29,6 +30,8 @@ pub struct RunData {
     pub meta: RunMeta,
     pub summary: Summary,
     pub series: Series,
+    /// The agents a run on agents lost (its `lost.json`), when it lost any.
+    pub lost: Option<rundir::lost::Lost>,
 }
 
 /// What a report can be made from.
@@ -248,7 +251,12 @@ pub fn load_runs_cut(
         let span = window.as_ref().map(|w| w.start as f64 / 1e6..w.end as f64 / 1e6);
         run.summary.watch = rundir::watch::read_summary_window(dir, span)?;
     }
-    Ok((RunData { meta: run.meta, summary: run.summary, series }, windows))
+    // A run on agents that lost one says so; several runs read as one are not that run.
+    let lost = match dirs {
+        [dir] => rundir::lost::read(dir)?,
+        _ => None,
+    };
+    Ok((RunData { meta: run.meta, summary: run.summary, series, lost }, windows))
 }
 
 /// The fewest chart points a report reads a long run's log for: it reads the coarsest roll-up

@@ -343,6 +343,8 @@ pub struct LiveMerge {
     pub at_us: u64,
     /// The first part that lagged more than `PATIENCE` intervals behind another.
     pub lagging: Option<usize>,
+    /// Each part's last intervals and whether it was lost, to account for a part lost.
+    lost: super::lost::Tracker,
 }
 
 /// How many intervals of a part a live merge holds while it waits for a part that lags (an
@@ -363,6 +365,7 @@ impl LiveMerge {
             index: 0,
             at_us: 0,
             lagging: None,
+            lost: super::lost::Tracker::new(parts),
         }
     }
 
@@ -384,7 +387,9 @@ impl LiveMerge {
         let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| e.to_string())?;
         self.begun[i] = true;
-        self.at_us = self.at_us.max(iv.end_us.saturating_add(self.merger.parts[i].offset_us));
+        let offset = self.merger.parts[i].offset_us;
+        self.at_us = self.at_us.max(iv.end_us.saturating_add(offset));
+        self.lost.line(i, iv.start_us.saturating_add(offset), iv.end_us.saturating_add(offset), iv.total.samples);
         self.merger.push(i, line, iv);
         Ok(())
     }
@@ -392,6 +397,24 @@ impl LiveMerge {
     /// Part `i` sends no more (it finished, or it is lost).
     pub fn end(&mut self, i: usize) {
         self.merger.end(i);
+        self.lost.ended(i);
+    }
+
+    /// Part `i` was lost now, for `why`: what it sent is kept, and the run's record of lost
+    /// parts ([`LiveMerge::lost_record`]) says what it may have sent after.
+    pub fn lost(&mut self, i: usize, why: &str) {
+        self.lost.lost(i, why, OffsetDateTime::now_utc());
+    }
+
+    /// How many parts were lost so far.
+    pub fn lost_count(&self) -> usize {
+        self.lost.lost_count()
+    }
+
+    /// The record of the parts lost (`None`: none was), the run ending with its latest
+    /// interval; `name(i)` gives part i's agent address and directory.
+    pub fn lost_record(&self, name: impl Fn(usize) -> (String, String)) -> Option<super::lost::Lost> {
+        self.lost.record(self.origin, self.at_us, name)
     }
 
     /// The seconds merged since the last call, as the run's log takes them.
@@ -939,5 +962,55 @@ mod tests {
         assert_eq!(segment_numbers(" 2 / 3"), Some((2, 3)));
         assert_eq!(segment_numbers("4/3"), None);
         assert_eq!(segment_numbers("0/3"), None);
+    }
+
+    /// `merge` of a run on agents with a lost agent's own run directory: its parts, that one
+    /// in place of the run's copy of its segment; the lost agent's record says what it added
+    /// and up to when its part is exact.
+    #[test]
+    fn a_run_on_agents_merged_with_a_lost_agent_s_own_directory_takes_its_part_from_there() {
+        use crate::rundir::lost::{self, Lost, LostAgent};
+        let root = std::env::temp_dir().join(format!("stampede-merge-lost-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (run, own) = (root.join("run"), root.join("own"));
+        let t0 = "2026-01-01T00:00:00Z";
+        let ten = |k: u64| -> Vec<LabelStats> {
+            (0..k).map(|i| crate::rundir::reader::tests::stats_from(i * 1_000_000, 10, 1000, 1000)).collect()
+        };
+        // The run's copy of part 2/2 stops after 2 s (what reached the controller); the agent
+        // wrote a third second before it died.
+        write_part(&run.join("agents/1-a"), t0, Some("1/2"), &ten(3));
+        write_part(&run.join("agents/2-b"), t0, Some("2/2"), &ten(2));
+        write_part(&own, t0, Some("2/2"), &ten(3));
+        let copies = [run.join("agents/1-a"), run.join("agents/2-b")];
+        let mut merged = read_many(&[&copies[0], &copies[1]], Grain::SECOND, |_, _| {}).unwrap();
+        for (p, name) in merged.meta.parts.iter_mut().zip(["agents/1-a", "agents/2-b"]) {
+            p.dir = name.into();
+            p.agent = Some(format!("{name}:1"));
+        }
+        crate::rundir::writer::write_json(&run.join(crate::rundir::META), &merged.meta).unwrap();
+        let reported = LostAgent {
+            part: "2/2".into(),
+            dir: "agents/2-b".into(),
+            lost_at: "2026-01-01T00:00:03.5Z".into(),
+            lost_at_s: 3.5,
+            reported_samples: 20,
+            ..lost::example()
+        };
+        lost::write(&run, &Lost { version: lost::VERSION, agents: vec![reported] }).unwrap();
+        // Parts alone are merged as given.
+        assert!(lost::expand(&[&copies[0], &own]).unwrap().is_none());
+        let e = lost::expand(&[&run, &own]).unwrap().unwrap();
+        assert_eq!(e.dirs, vec![copies[0].clone(), own.clone()]);
+        assert_eq!(e.copies, vec![copies[0].display().to_string()]);
+        let dirs: Vec<&Path> = e.dirs.iter().map(PathBuf::as_path).collect();
+        let again = read_many(&dirs, Grain::SECOND, |_, _| {}).unwrap();
+        assert_eq!(again.summary.total.samples, 60);
+        let mut record = e.lost.unwrap();
+        lost::reconcile(&mut record, &again.meta.parts, &e.copies, &again.meta.started_at);
+        let r = record.agents[0].reconciled.as_ref().unwrap();
+        assert_eq!((r.dir.as_str(), r.samples, r.added, r.complete), (own.to_str().unwrap(), 30, 10, false));
+        assert!((r.until_s - 3.0).abs() < 1e-9, "{r:?}");
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -12,6 +12,8 @@
 //!   watch.jsonl      what `run --watch` sampled of the system under test, a line per source
 //!                    per second, appended and flushed as the run goes (see [`watch`])
 //!   report.html      the HTML report, written at the end
+//!   lost.json        a run on agents: the agents it lost, when, and what they may have sent
+//!                    that the figures miss (see [`lost`])
 //! ```
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
@@ -26,6 +28,7 @@
 pub mod damage;
 pub mod jtl;
 mod log;
+pub mod lost;
 pub mod merge;
 pub mod reader;
 pub mod summary;
@@ -63,7 +66,7 @@ pub fn rollup_file(width_s: u64) -> String {
 /// Every file a run directory may hold that a run writes (a replaced run's go).
 pub fn run_files() -> Vec<String> {
     let mut files: Vec<String> =
-        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, EXPORT, watch::WATCH]
+        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, EXPORT, watch::WATCH, lost::LOST]
             .map(String::from)
             .to_vec();
     files.extend(ROLLUPS_S.map(rollup_file));

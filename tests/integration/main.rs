@@ -160,6 +160,10 @@
 //!   (`util::ws_server`): upgrades, frames and upgrade bytes as the server counted them; refused,
 //!   rejected and missing connections fail their samples as the plugin does; `wss://`; frame
 //!   filters' discarded frames as sub-samples.
+//! - `lost_s4`: an agent SIGKILLed mid-run among 3 (issue 33): the report (terminal, Markdown,
+//!   JSON, HTML, JUnit) names it, the instant and the estimate; the figures are at most what was
+//!   served, the others' parts exact per path; `merge` with its own run directory adds every
+//!   second it wrote, and only its last partial second stays missing.
 //! - `mock`: the built-in upstream frames pipelined requests right and counts exactly.
 //! - `open_model`: a fixed rate kept within 1%; dropped iterations against a slow server; ramps.
 //! - `report`: `report` on a JTL file (golden Markdown/CSV/JSON; figures checked against the
@@ -252,6 +256,7 @@ mod jmx_websocket;
 mod jmx_x;
 mod jmx_xpath2_assert;
 mod labels;
+mod lost_s4;
 mod mock;
 mod netns;
 mod open_model;
