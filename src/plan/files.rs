@@ -308,6 +308,17 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_reads_an_absolute_name_under_the_controllers_root_from_its_copy() {
+        // The agent's copy: `dir`; the controller's root, which this machine does not have.
+        let dir = tree("moved");
+        let from = Path::new("/nonexistent-controller-root");
+        let abs = from.join("data/ids.csv").display().to_string();
+        let plan = crate::confine::moved(from, &dir, || yaml(&dir, "plans/p.yaml", &abs));
+        assert_eq!(plan.data[0].path, dir.join("data/ids.csv"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
     fn every_file_over_the_cap_or_unreadable_is_named_at_once() {
         let dir = tree("refused");
         let plan = yaml(&dir, "plans/p.yaml", "../data/ids.csv");
