@@ -82,7 +82,7 @@ pub fn moved<T>(from: &Path, to: &Path, f: impl FnOnce() -> T) -> T {
 pub fn moved_path(path: &Path) -> PathBuf {
     MOVED.with(|c| {
         let moved = c.borrow();
-        let Some((from, to)) = moved.as_ref().filter(|_| path.is_absolute()) else {
+        let Some((from, to)) = moved.as_ref().filter(|(from, _)| path.is_absolute() && from.is_absolute()) else {
             return path.to_path_buf();
         };
         let text = super::normalize(path);

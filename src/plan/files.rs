@@ -138,7 +138,7 @@ impl Shipment {
         let total: u64 = shipped.iter().map(|s| s.len).sum();
         if refused.is_empty() && total > cap {
             let mut big: Vec<&Shipped> = shipped.iter().collect();
-            big.sort_by(|a, b| b.len.cmp(&a.len));
+            big.sort_by_key(|s| std::cmp::Reverse(s.len));
             for s in big.iter().take_while(|s| s.len * 20 >= cap).take(10) {
                 refused.push(format!("{}: {}", root.join(&s.path).display(), mib(s.len)));
             }

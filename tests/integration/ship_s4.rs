@@ -55,7 +55,14 @@ fn get(server: &TestServer) -> String {
 }
 
 /// `run PLAN -q --data split --agents ADDRS --token-file T --out OUT EXTRA...`, to its end.
-fn run_on_agents(run: &TempRun, out: &str, plan: &PathBuf, addrs: &str, token: &PathBuf, extra: &[&str]) -> std::process::Output {
+fn run_on_agents(
+    run: &TempRun,
+    out: &str,
+    plan: &PathBuf,
+    addrs: &str,
+    token: &PathBuf,
+    extra: &[&str],
+) -> std::process::Output {
     Stampede::new()
         .arg("run")
         .arg(plan)
@@ -83,44 +90,37 @@ fn samples(run: &TempRun, out: &str) -> u64 {
     uint(&crate::util::stampede::total(&s), "samples")
 }
 
+/// Runs a plan whose CSV Data Set names `file` on the agents with `extra` arguments, against a
+/// fresh counting server: each row is served once, and the run's samples are what it served.
+fn each_row_once(run: &TempRun, out: &str, addrs: &str, token: &PathBuf, file: &str, extra: &[&str]) {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let plan = plan(run, file, &get(&server));
+    run_on_agents(run, out, &plan, addrs, token, extra).assert_exit(0);
+    served_once(&server, "/id/");
+    assert_eq!(samples(run, out), server.requests());
+}
+
 #[test]
 fn a_plan_reading_dotdot_data_runs_on_three_agents_each_row_served_once() {
-    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
     let run = TempRun::new("ship-dotdot");
     data(&run);
     let (_agents, addrs, token) = agents(&run);
-    let plan = plan(&run, "../data/ids.csv", &get(&server));
-    let out = run_on_agents(&run, "out", &plan, &addrs, &token, &[]);
-    out.assert_exit(0);
-    served_once(&server, "/id/");
-    assert_eq!(samples(&run, "out"), server.requests());
-    assert_eq!(server.requests(), ROWS as u64);
+    each_row_once(&run, "out", &addrs, &token, "../data/ids.csv", &[]);
 }
 
 #[test]
 fn a_data_path_given_by_property_or_set_is_shipped_as_resolved() {
-    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
     let run = TempRun::new("ship-property");
     data(&run);
     let (_agents, addrs, token) = agents(&run);
     // `-J DATADIR=../data`: the name is known once the plan has loaded with its properties.
-    let plan_p = plan(&run, "${__P(DATADIR,nowhere)}/ids.csv", &get(&server));
-    run_on_agents(&run, "by-property", &plan_p, &addrs, &token, &["-J", "DATADIR=../data"]).assert_exit(0);
-    served_once(&server, "/id/");
-    assert_eq!(samples(&run, "by-property"), ROWS as u64);
+    let by_property = "${__P(DATADIR,nowhere)}/ids.csv";
+    each_row_once(&run, "by-property", &addrs, &token, by_property, &["-J", "DATADIR=../data"]);
     // `--set DATADIR=../data`: the text of the plan, replaced before it is read.
-    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
-    let plan_s = plan(&run, "DATADIR/ids.csv", &get(&server));
-    run_on_agents(&run, "by-set", &plan_s, &addrs, &token, &["--set", "DATADIR=../data"]).assert_exit(0);
-    served_once(&server, "/id/");
-    assert_eq!(samples(&run, "by-set"), server.requests());
+    each_row_once(&run, "by-set", &addrs, &token, "DATADIR/ids.csv", &["--set", "DATADIR=../data"]);
     // An absolute path: the agents read the copy sent, at the same place under the root.
-    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
-    let absolute = run.root().join("data").display().to_string();
-    let plan_p = plan(&run, "${__P(DATADIR,nowhere)}/ids.csv", &get(&server));
-    run_on_agents(&run, "absolute", &plan_p, &addrs, &token, &["-J", &format!("DATADIR={absolute}")]).assert_exit(0);
-    served_once(&server, "/id/");
-    assert_eq!(samples(&run, "absolute"), server.requests());
+    let absolute = format!("DATADIR={}", run.root().join("data").display());
+    each_row_once(&run, "absolute", &addrs, &token, by_property, &["-J", &absolute]);
 }
 
 #[test]
@@ -151,6 +151,7 @@ fn a_file_named_at_run_time_reaches_the_agents_with_ship() {
     let server_without = TestServer::builder().default_route(Route::ok()).record_all().start();
     let plan = self::plan(&run, "../data/ids.csv", &post(&server_without));
     run_on_agents(&run, "not-shipped", &plan, &addrs, &token, &[]).assert_exit(0);
+    served_once(&server_without, "/post/");
     assert_eq!(samples(&run, "not-shipped"), server_without.requests());
     assert!(server_without.recorded_all().iter().all(|r| r.body == b"**ERR**"));
 }
