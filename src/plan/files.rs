@@ -60,6 +60,17 @@ impl Plan {
     }
 }
 
+/// A file a step opens each time it runs (an HTTP Raw Request's file, a Raw Data Source, an FTP
+/// upload's local file), named by constant text: noted as read, for the loading does not open
+/// it and a distributed run must still ship it.
+pub(crate) fn read_when_run(base_dir: &Path, name: &super::Template) {
+    if let Some(name) = name.as_const().filter(|n| !n.is_empty()) {
+        if let Ok(real) = PlanDir::new(base_dir).named(Path::new(name)) {
+            crate::confine::note_read(&real);
+        }
+    }
+}
+
 /// The deepest directory that holds every path of `paths` (absolute, `..` applied); `/` when
 /// they share nothing more.
 pub fn common_root<'a>(paths: impl IntoIterator<Item = &'a Path>) -> PathBuf {
@@ -315,6 +326,28 @@ mod tests {
         let abs = from.join("data/ids.csv").display().to_string();
         let plan = crate::confine::moved(from, &dir, || yaml(&dir, "plans/p.yaml", &abs));
         assert_eq!(plan.data[0].path, dir.join("data/ids.csv"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_file_a_sampler_opens_as_it_runs_is_read_by_the_plan() {
+        let dir = tree("runs");
+        std::fs::write(dir.join("data/raw.txt"), "GET / HTTP/1.0\r\n\r\n").unwrap();
+        let jmx = r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2" properties="5.0" jmeter="5.6.3"><hashTree>
+<TestPlan testclass="TestPlan" testname="p" enabled="true"/><hashTree>
+<ThreadGroup testclass="ThreadGroup" testname="g" enabled="true">
+  <elementProp name="ThreadGroup.main_controller" elementType="LoopController"><stringProp name="LoopController.loops">1</stringProp></elementProp>
+  <stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup><hashTree>
+<kg.apc.jmeter.samplers.HTTPRawSampler testclass="kg.apc.jmeter.samplers.HTTPRawSampler" testname="raw" enabled="true">
+  <stringProp name="hostname">127.0.0.1</stringProp><stringProp name="port">1</stringProp>
+  <stringProp name="fileName">../data/raw.txt</stringProp>
+</kg.apc.jmeter.samplers.HTTPRawSampler><hashTree/>
+</hashTree></hashTree></hashTree></jmeterTestPlan>"#;
+        std::fs::write(dir.join("plans/raw.jmx"), jmx).unwrap();
+        let plan = Plan::load(&dir.join("plans/raw.jmx"), &Default::default()).unwrap();
+        let s = Shipment::new(&plan, Vec::new(), &[], 1 << 20).unwrap();
+        assert_eq!(placed(&s), ["data/raw.txt", "plans/raw.jmx"]);
         let _ = std::fs::remove_dir_all(dir);
     }
 
