@@ -1145,10 +1145,14 @@ pub fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<(St
             Err(e) => refused.extend(e),
         }
     }
-    if !refused.is_empty() {
-        return Err(format!("cannot send the plan's files to the agents:\n  {}", refused.join("\n  ")));
-    }
-    let s = crate::plan::files::Shipment::new(plan, extra, never, MAX_JOB_BYTES)?;
+    // Every refusal at once: the folders' and the files'.
+    let s = match (crate::plan::files::Shipment::new(plan, extra, never, MAX_JOB_BYTES), refused.is_empty()) {
+        (Ok(s), true) => s,
+        (Ok(_), false) => {
+            return Err(format!("cannot send the plan's files to the agents:\n  {}", refused.join("\n  ")))
+        }
+        (Err(e), _) => return Err([e].into_iter().chain(refused).collect::<Vec<_>>().join("\n  ")),
+    };
     let mut files = Vec::new();
     for f in &s.files {
         let mut bytes = Vec::new();
