@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The protocol's version: a controller and an agent of different versions refuse each other.
-pub const PROTOCOL: u32 = 3;
+pub const PROTOCOL: u32 = 4;
 /// How long a controller waits without hearing from an agent (which pings every second) before
 /// it marks the agent lost; also the bound on connecting and greeting.
 pub const SILENCE: Duration = Duration::from_secs(5);
@@ -117,11 +117,15 @@ pub enum Msg {
     },
 }
 
-/// What a controller asks an agent to run: the plan with every file of its directory, and how.
+/// What a controller asks an agent to run: the plan with every file it reads, and how.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
     /// The plan file, relative to the files' root.
     pub plan: String,
+    /// The files' root on the controller's machine (absolute): what the plan names under it by
+    /// an absolute path is read from the agent's copy (protocol 4).
+    #[serde(default)]
+    pub root: String,
     pub files: Vec<JobFile>,
     pub properties: Vec<(String, String)>,
     pub replacements: Vec<(String, String)>,
@@ -141,7 +145,7 @@ pub struct Job {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobFile {
-    /// Relative to the plan's directory, `/`-separated.
+    /// Relative to the files' root, `/`-separated.
     pub path: String,
     pub base64: String,
 }
@@ -1018,7 +1022,8 @@ pub fn private(dir: &Path) {
     }
 }
 
-/// Whether `path` is relative and stays below the directory it is joined to.
+/// Whether `path` is relative and stays below the directory it is joined to: a job's file stays
+/// inside the root its files were shipped under.
 fn inside(path: &str) -> bool {
     let p = Path::new(path);
     !path.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
@@ -1060,7 +1065,9 @@ fn prepare(job: &Job, dir: &Path) -> Result<(Plan, crate::engine::segment::Segme
         // OS Process Sampler's samples fail unrun on an agent.
         allow_commands: false,
     };
-    let mut plan = Plan::load_with(&files.join(&job.plan), &opts).map_err(|e| e.to_string())?.plan;
+    let load = || Plan::load_with(&files.join(&job.plan), &opts).map_err(|e| e.to_string());
+    let root = std::path::absolute(&files).map_err(|e| format!("{}: {e}", files.display()))?;
+    let mut plan = crate::confine::moved(Path::new(&job.root), &root, load)?.plan;
     let overrides = Overrides {
         users: job.users,
         duration: job.duration_ms.map(Duration::from_millis),
@@ -1126,59 +1133,35 @@ impl Output for Stream {
 
 // -------------------------------------------------------------------------------- controller
 
-/// The files of a plan's directory (and below), relative to it: what a job ships. Hidden files
-/// and directories, run directories and the files in `never` (the token file) stay behind.
-pub fn job_files(plan: &Path, never: &[PathBuf]) -> Result<(String, Vec<JobFile>), String> {
-    let dir = plan.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-        if canon(dir) == canon(Path::new(&home)) {
-            return Err(format!(
-                "the plan is in your home directory ({}), all of which would be sent to the agents: put the plan and its files in a directory of their own",
-                dir.display()
-            ));
+/// What a job ships: the plan and every file it reads, with the folders of `--ship` (run
+/// directories in them stay behind), under their common root; the files in `never` (the token
+/// file) stay behind. Returns the plan's path and the root, and the files.
+pub fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<(String, String, Vec<JobFile>), String> {
+    let mut extra = Vec::new();
+    let mut refused = Vec::new();
+    for dir in ship {
+        match crate::plan::files::files_under(dir, |d| d.join(crate::rundir::META).exists()) {
+            Ok(f) => extra.extend(f),
+            Err(e) => refused.extend(e),
         }
     }
-    let never: Vec<PathBuf> = never.iter().map(|p| canon(p)).collect();
-    let name = plan.file_name().ok_or("the plan has no file name")?.to_string_lossy().to_string();
+    // Every refusal at once: the folders' and the files'.
+    let s = match (crate::plan::files::Shipment::new(plan, extra, never, MAX_JOB_BYTES), refused.is_empty()) {
+        (Ok(s), true) => s,
+        (Ok(_), false) => {
+            return Err(format!("cannot send the plan's files to the agents:\n  {}", refused.join("\n  ")))
+        }
+        (Err(e), _) => return Err([e].into_iter().chain(refused).collect::<Vec<_>>().join("\n  ")),
+    };
     let mut files = Vec::new();
-    let mut total = 0u64;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-        for e in entries.flatten() {
-            let path = e.path();
-            // Followed: a plan's data file may be a link.
-            let Ok(kind) = std::fs::metadata(&path) else { continue };
-            let name_s = e.file_name().to_string_lossy().to_string();
-            if name_s.starts_with('.') || never.contains(&canon(&path)) {
-                continue;
-            }
-            // Run directories are not the plan's.
-            if kind.is_dir() {
-                if !path.join(crate::rundir::META).exists() {
-                    stack.push(path);
-                }
-                continue;
-            }
-            if !kind.is_file() {
-                continue;
-            }
-            total += kind.len();
-            if total > MAX_JOB_BYTES {
-                return Err(format!(
-                    "the plan's directory {} holds more than {} MiB: put the plan and its files in a directory of their own",
-                    dir.display(),
-                    MAX_JOB_BYTES >> 20
-                ));
-            }
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let rel = path.strip_prefix(dir).unwrap_or(&path);
-            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            files.push(JobFile { path: rel, base64: base64::engine::general_purpose::STANDARD.encode(bytes) });
-        }
+    for f in &s.files {
+        let mut bytes = Vec::new();
+        crate::confine::open(&f.real, crate::confine::Access::Read)
+            .and_then(|mut h| std::io::Read::read_to_end(&mut h, &mut bytes))
+            .map_err(|e| format!("{}: cannot be read: {e}", s.root.join(&f.path).display()))?;
+        files.push(JobFile { path: f.path.clone(), base64: base64::engine::general_purpose::STANDARD.encode(bytes) });
     }
-    Ok((name, files))
+    Ok((s.plan, s.root.display().to_string(), files))
 }
 
 /// What the controller hears from an agent as its part runs.

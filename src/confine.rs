@@ -20,6 +20,9 @@ use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+mod record;
+pub use record::{moved, moved_path, note_read, recording, Reads};
+
 /// More links than this in one path is a loop (Linux's own limit).
 const MAX_LINKS: usize = 40;
 
@@ -89,7 +92,8 @@ impl PlanDir {
     /// `path` (relative to the directory) made absolute, not resolved.
     pub fn join(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
-            path.to_path_buf()
+            // On an agent, where the controller's files were shipped (see `record::moved`).
+            moved_path(path)
         } else {
             self.given.join(path)
         }
@@ -102,7 +106,10 @@ impl PlanDir {
         let escape =
             |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
         match resolve(&full) {
-            Ok(real) if real.starts_with(&self.real) => Ok(real),
+            Ok(real) if real.starts_with(&self.real) => {
+                record::note_named(&normalize(&full), &real);
+                Ok(real)
+            }
             Ok(real) => Err(escape(Some(real), None)),
             Err(e) => Err(escape(None, Some(std::sync::Arc::new(e)))),
         }
@@ -124,7 +131,10 @@ impl PlanDir {
             |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
         let real = resolve(&full).map_err(|e| escape(None, Some(std::sync::Arc::new(e))))?;
         match resolve(&text) {
-            Ok(as_written) if as_written == real => Ok(real),
+            Ok(as_written) if as_written == real => {
+                record::note_named(&text, &real);
+                Ok(real)
+            }
             _ => Err(escape(Some(real), None)),
         }
     }
@@ -153,6 +163,9 @@ pub fn open(real: &Path, access: Access) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
     let mut o = std::fs::OpenOptions::new();
+    if access == Access::Read {
+        note_read(real);
+    }
     match access {
         Access::Read => o.read(true),
         Access::Append => o.create(true).append(true),

@@ -36,23 +36,12 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
             )));
         }
     }
-    // The agents get the plan's directory: a data file elsewhere would be missing there.
-    let plan_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let plan_dir = std::fs::canonicalize(plan_dir).unwrap_or_else(|_| plan_dir.to_path_buf());
-    for d in &plan.data {
-        let at = std::fs::canonicalize(&d.path).unwrap_or_else(|_| d.path.clone());
-        if !at.starts_with(&plan_dir) {
-            return Err(Error::Usage(format!(
-                "the data file {} is outside the plan's directory {}, which is what the agents get: move it there",
-                d.path.display(),
-                plan_dir.display()
-            )));
-        }
-    }
-    let (name, files) = agent::job_files(path, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
+    // The agents get what the plan reads, wherever it is, and the folders of --ship.
+    let (name, root, files) =
+        agent::job_files(&plan, &a.ship, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
     if !a.quiet {
         let bytes: usize = files.iter().map(|f| f.base64.len() / 4 * 3).sum();
-        eprintln!("sending {} files ({} KiB) of the plan's directory to each agent", files.len(), bytes / 1024);
+        eprintln!("sending {} files ({} KiB) under {root} to each agent", files.len(), bytes / 1024);
     }
     for what in super::run::whole_plan_rates(&plan) {
         eprintln!("warning: {what} is kept by each agent, not split: the agents together run it once per agent");
@@ -60,6 +49,7 @@ pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> 
     let opts = a.plan_args.load_options()?;
     let job = Job {
         plan: name,
+        root,
         files,
         properties: a.agent_properties.clone().unwrap_or_else(|| opts.properties.into_iter().collect()),
         replacements: opts.replacements,

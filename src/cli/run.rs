@@ -67,10 +67,15 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
     pub data: DataMode,
     /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
-    /// The plan's directory (the plan and its data files) is sent to each; their run
+    /// The plan and every file it reads (wherever they are) are sent to each; their run
     /// directories are kept under the run's `agents/` and merged into the run's.
     #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
     pub agents: Vec<String>,
+    /// With --agents or --listen-agents: also send this folder (repeatable), for files the plan
+    /// names only while it runs (from variables), which cannot be known beforehand. The plan
+    /// and every file it reads when it loads are sent without it, wherever they are.
+    #[arg(long, value_name = "DIR", help_heading = "Several generators")]
+    pub ship: Vec<PathBuf>,
     /// Instead of --agents: wait on this address for --agent-count agents to join
     /// (`stampede agent --join HOST:PORT`), then run the plan on them as on --agents, part i/N on
     /// the i-th to join.
@@ -453,8 +458,10 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     if a.data == DataMode::Split && a.segment.is_none() && !on_agents {
         return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
     }
-    if !on_agents && (a.token_file.is_some() || a.on_agent_loss != OnAgentLoss::Continue) {
-        return Err(Error::Usage("--token-file and --on-agent-loss go with --agents or --listen-agents".into()));
+    if !on_agents && (a.token_file.is_some() || a.on_agent_loss != OnAgentLoss::Continue || !a.ship.is_empty()) {
+        return Err(Error::Usage(
+            "--token-file, --on-agent-loss and --ship go with --agents or --listen-agents".into(),
+        ));
     }
     if on_agents && !a.watch.is_empty() {
         return Err(Error::Usage(

@@ -12,6 +12,7 @@ pub mod compare;
 pub(crate) mod condition;
 pub mod csv_data;
 pub mod error;
+pub mod files;
 pub mod flow;
 pub(crate) mod java_uri;
 pub mod jmx;
@@ -143,6 +144,9 @@ pub struct Plan {
     /// property `stampede.timing_headers`, then the gateways' own).
     #[serde(skip_serializing_if = "timing::TimingHeaders::is_builtin")]
     pub timing_headers: timing::TimingHeaders,
+    /// The files its loading named and read (see [`Plan::files_read`]).
+    #[serde(skip)]
+    pub reads: crate::confine::Reads,
 }
 
 fn serialize_stop_on<S: serde::Serializer>(t: &[threshold::StopOn], s: S) -> Result<S::Ok, S::Error> {
@@ -453,6 +457,14 @@ impl Plan {
     /// Reads a plan file to the end whatever it finds (`stampede check`): the plan, or every
     /// problem it has; for a `.jmx`, every element with its status.
     pub fn inspect_with(path: &Path, opts: &LoadOptions) -> Inspected {
+        let (mut out, reads) = crate::confine::recording(|| Plan::inspect_unrecorded(path, opts));
+        if let Ok(plan) = &mut out.plan {
+            plan.reads = reads;
+        }
+        out
+    }
+
+    fn inspect_unrecorded(path: &Path, opts: &LoadOptions) -> Inspected {
         let failed = |e: Error| Inspected {
             problems: vec![e.clone()],
             plan: Err(e),
@@ -609,6 +621,7 @@ impl Plan {
             secrets: Default::default(),
             autostops: Vec::new(),
             timing_headers: Default::default(),
+            reads: Default::default(),
         }
     }
 

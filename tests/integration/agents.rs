@@ -514,30 +514,6 @@ fn agents_speak_tls_when_given_a_certificate() {
     assert_eq!(server.requests(), 6);
 }
 
-/// A data file outside the plan's directory would be missing on the agents: the controller
-/// says so before it contacts any.
-#[test]
-fn a_data_file_outside_the_plan_s_directory_is_refused_first() {
-    let server = TestServer::builder().default_route(Route::ok()).start();
-    let run = TempRun::new("agents-outside");
-    let plan = plan_dir(&run, &server, 2, "iterations: 1");
-    std::fs::rename(run.root().join("plan/names.csv"), run.root().join("names.csv")).unwrap();
-    let text = std::fs::read_to_string(&plan).unwrap().replace("file: names.csv", "file: ../names.csv");
-    std::fs::write(&plan, text).unwrap();
-    let token = run.write("token", "t\n");
-    let out = Stampede::new()
-        .arg("run")
-        .arg(&plan)
-        .args(["-q", "--agents", "127.0.0.1:9", "--token-file"])
-        .arg(&token)
-        .arg("--out")
-        .arg(run.path())
-        .run();
-    out.assert_exit(2);
-    assert!(out.stderr_str().contains("outside the plan's directory"), "{}", out.stderr_str());
-    assert_eq!(server.requests(), 0);
-}
-
 /// Issue 31: connections that never say hello, however many and however often re-opened, do
 /// not keep out a controller that proves the token: it runs its plan through the agent at once,
 /// and the run is what the server served.

@@ -192,6 +192,10 @@
 //!   what a sweep cannot do on agents yet refused before any load.
 //! - `wire`: the bytes that arrive: method, path, query, headers, bodies (gzip), connection use.
 //! - `tls`: HTTPS verifies certificates by default; an untrusted one is the `tls` error kind.
+//! - `ship_s4`: what a run on agents ships (#33): a plan in `plans/` reading `../data/ids.csv`
+//!   (as written, through `-J`, `--set`, or absolute) on 3 agents with `--data split`, each row
+//!   served once; `--ship DIR` for names made at run time; files that cannot be sent refused,
+//!   each named, nothing sent.
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
 //! - `watch`: `run --watch` (issue 17): a process burning one core reads one core (against its
 //!   own CPU time); one that exits mid-run is `gone` with its time, not zero; `proc:` sums the
@@ -268,6 +272,7 @@ mod script_sandbox;
 mod secrets;
 mod segments;
 mod server_selftest;
+mod ship_s4;
 mod sweep;
 mod sweep_s4;
 mod tls;

@@ -29,7 +29,9 @@ impl Cx {
                 self.report(c, depth, Status::Ignored, "no file named: includes nothing, as in JMeter");
                 return Ok(Vec::new());
             }
-            let file = self.file.parent().unwrap_or(Path::new(".")).join(name.trim());
+            // An absolute name on an agent: where the controller shipped it.
+            let file = crate::confine::moved_path(&self.file.parent().unwrap_or(Path::new(".")).join(name.trim()));
+            crate::confine::note_read(&file);
             let text = match std::fs::read_to_string(&file) {
                 Ok(t) => t,
                 Err(e) => {

@@ -478,6 +478,7 @@ impl Cx {
             for (file, param, mime) in &files {
                 let p = dir.join(upload_name(self, c, file));
                 let real = self.upload_path(c, &p)?;
+                crate::confine::note_read(&real);
                 let read = std::fs::read(&real);
                 let content = match self.named_per_sample(c, file, read.is_ok())? {
                     Some((path, dir, fault)) => PartContent::File { path, dir, fault },
@@ -688,6 +689,7 @@ impl Cx {
 /// The bytes of a file to upload; one that cannot be read leaves `fault` set to what JMeter
 /// fails the sample with (`java.io.FileNotFoundException: <path> (<reason>)`).
 fn read_upload(p: &Path, fault: &mut Option<String>) -> Option<Vec<u8>> {
+    crate::confine::note_read(p);
     match std::fs::read(p) {
         Ok(b) => Some(b),
         Err(e) => {

@@ -90,6 +90,9 @@ impl Cx {
             password: t(self, "ConfigTestElement.password")?,
             base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
         };
+        if ftp.upload && ftp.input.source().is_empty() {
+            crate::plan::files::read_when_run(&ftp.base_dir, &ftp.local);
+        }
         let what = match (ftp.upload, ftp.input.source().is_empty()) {
             (true, false) => "STOR of its data",
             (true, true) => "STOR of its local file",
@@ -288,6 +291,7 @@ impl Cx {
             parse: c.flag("parse").unwrap_or(false),
             slot,
         };
+        crate::plan::files::read_when_run(&raw.base_dir, &raw.file);
         let note = "the plugin's results: code 200 (with parsing, the response's status line), or 500 and the Java \
                     exception without its stack trace; a relative file is read from the plan's directory";
         self.socket_steps(c, scope, depth, SocketKind::HttpRaw(Box::new(raw)), Status::Supported, note.into())
@@ -350,6 +354,7 @@ impl Cx {
             state: RawFile::default(),
             name,
         };
+        crate::plan::files::read_when_run(&raw.base_dir, &raw.file);
         s.pre.push(Step::Socket(Box::new(SocketStep::RawSource(raw))));
         let note = "one file position for the whole run; the next chunk is read once per pass through its \
                     controller (JMeter: before each sampler in its scope); a relative file is read from the plan's \
