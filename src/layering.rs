@@ -16,7 +16,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("error", &["*"]),
     ("run", &["engine", "plan", "record", "rundir"]),
     // A distributed run: an agent is a run of its part; the controller merges run directories.
-    ("agent", &["run", "engine", "plan", "record", "rundir"]),
+    // `error` and `report`: only while `dist/controller.rs` is still the CLI's (moved as is).
+    ("dist", &["run", "engine", "plan", "record", "rundir", "error", "report"]),
     // A script may start JMeter's HTTP Mirror Server for the run: the mock's mirror, in-process.
     ("engine", &["plan", "record", "mock::mirror"]),
     ("plan", &[]),

@@ -22,7 +22,7 @@
 //!   run      ─► engine, plan, record, rundir      progress ─► run, record
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
-//!   sweep    ─► rundir                             agent    ─► run, engine, plan, record, rundir
+//!   sweep    ─► rundir                             dist     ─► run, engine, plan, record, rundir
 //!   export   ─► run, record
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
@@ -49,7 +49,7 @@
 //! - [`progress`]: the live progress line, an output of the run; [`export`]: live metrics out
 //!   (Prometheus remote write and `/metrics`, InfluxDB, OTLP/HTTP), outputs of the run too.
 //! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit);
-//!   [`agent`]: a run's parts on several machines, one protocol both ways.
+//!   [`dist`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's
 //!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases).
@@ -67,9 +67,9 @@
 //! with the outputs given ([`run::Output`] is four methods), and returns the summary. See the
 //! example in [`run`].
 
-pub mod agent;
 pub mod cli;
 pub mod confine;
+pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod export;

@@ -1,11 +1,11 @@
-//! `stampede run --agents`: the controller of a run on several agents (see [`crate::agent`]).
+//! `stampede run --agents`: the controller of a run on several agents (see [`crate::dist::agent`]).
 //! Sends each agent its part of the plan, starts them together, keeps each agent's run
 //! directory as it streams in (the run's `agents/`), and merges their intervals second by
 //! second into the run's own log as they arrive, as `merge` would: a controller that dies
 //! leaves a run that reads.
 
 use super::run::{DataMode, RunArgs};
-use crate::agent::{self, Heard, Job};
+use crate::dist::agent::{self, Heard, Job};
 use crate::error::{exit, Error};
 use crate::plan::Plan;
 use crate::report;
