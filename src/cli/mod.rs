@@ -4,10 +4,8 @@
 mod agent;
 mod check;
 mod compare;
-// Moved to `dist` (issue 33); the next commit makes it the library controller.
-#[path = "../dist/controller.rs"]
-mod controller;
 mod demo;
+mod dist;
 mod jmeter;
 mod merge;
 mod mock;

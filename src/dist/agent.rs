@@ -1262,7 +1262,7 @@ pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsC
 }
 
 /// Waits on `listener` for `n` agents to join (`stampede agent --join`), each proving `token`
-/// (over TLS when given), for at most `wait` or until `stop`; `joined` hears of each. Agents
+/// (over TLS when given), for at most `wait` or until `stop`; `heard` hears of each. Agents
 /// that have joined are pinged every second (one that has gone is dropped, and another awaited);
 /// agents beyond `n` are refused.
 pub async fn gather(
@@ -1272,11 +1272,11 @@ pub async fn gather(
     n: usize,
     wait: Duration,
     stop: &CancellationToken,
-    joined: impl Fn(&AgentLink, usize),
+    heard: impl Fn(Gathering<'_>),
 ) -> Result<Vec<AgentLink>, Error> {
     // Agents taken so far (less those gone): a greeting that passes is admitted while below `n`.
     let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let (found, mut links) = mpsc::unbounded_channel::<AgentLink>();
+    let (found, mut links) = mpsc::unbounded_channel::<Result<AgentLink, String>>();
     let deadline = tokio::time::Instant::now() + wait;
     let greetings = Arc::new(Greetings::default());
     let mut ping = tokio::time::interval(Duration::from_secs(1));
@@ -1287,7 +1287,7 @@ pub async fn gather(
                 let (stream, peer) = match accepted {
                     Ok(a) => a,
                     Err(e) => {
-                        eprintln!("accepting an agent: {e}");
+                        heard(Gathering::Note(format!("accepting an agent: {e}")));
                         tokio::time::sleep(Duration::from_millis(100)).await;
                         continue;
                     }
@@ -1305,17 +1305,22 @@ pub async fn gather(
                     };
                     match greet_in(greeting, stream, tls.as_ref(), &token, admit).await {
                         Some(Ok((r, tx, written, host))) => {
-                            let _ = found.send(AgentLink { address: peer.to_string(), host, r, tx, written });
+                            let _ = found.send(Ok(AgentLink { address: peer.to_string(), host, r, tx, written }));
                         }
-                        Some(Err(e)) => eprintln!("an agent from {peer}: {e}"),
+                        Some(Err(e)) => {
+                            let _ = found.send(Err(format!("an agent from {peer}: {e}")));
+                        }
                         None => {}
                     }
                 });
             }
-            Some(link) = links.recv() => {
-                joined(&link, out.len() + 1);
-                out.push(link);
-            }
+            Some(link) = links.recv() => match link {
+                Ok(link) => {
+                    heard(Gathering::Joined(&link, out.len() + 1));
+                    out.push(link);
+                }
+                Err(note) => heard(Gathering::Note(note)),
+            },
             _ = ping.tick() => {
                 for l in &out {
                     let _ = l.tx.send(Msg::Ping);
@@ -1325,7 +1330,7 @@ pub async fn gather(
                 out.retain(|l| {
                     let gone = l.tx.is_closed();
                     if gone {
-                        eprintln!("the agent from {} ({}) is gone before the start: waiting for another", l.address, l.host);
+                        heard(Gathering::Note(format!("the agent from {} ({}) is gone before the start: waiting for another", l.address, l.host)));
                     }
                     !gone
                 });
@@ -1342,6 +1347,14 @@ pub async fn gather(
         }
     }
     Ok(out)
+}
+
+/// What a controller gathering agents hears (`run --listen-agents`), for the user.
+pub enum Gathering<'a> {
+    /// The k-th agent joined.
+    Joined(&'a AgentLink, usize),
+    /// A connection that came to nothing, an agent gone before the start.
+    Note(String),
 }
 
 /// What became of one agent's part.

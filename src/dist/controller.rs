@@ -1,336 +1,281 @@
-//! `stampede run --agents`: the controller of a run on several agents (see [`crate::dist::agent`]).
-//! Sends each agent its part of the plan, starts them together, keeps each agent's run
-//! directory as it streams in (the run's `agents/`), and merges their intervals second by
-//! second into the run's own log as they arrive, as `merge` would: a controller that dies
-//! leaves a run that reads.
+//! The controller of a run on several agents ([`Agents`], a [`Remote`] of the run layer): sends
+//! each agent its part of the plan, starts them together, keeps each agent's run directory as it
+//! streams in (the run's `agents/`), and merges their intervals second by second as they arrive,
+//! as `merge` would. The merged seconds go to the run ([`crate::run::Run::on`]), whose outputs
+//! (the run directory, the progress line, `--watch`, `--export`) and goals take them as they take
+//! a local engine's: a controller that dies leaves a run that reads. Nothing here prints: what
+//! the user should hear goes to the run as a [`Report::Notice`].
 
-use super::run::{DataMode, RunArgs};
-use crate::dist::agent::{self, Heard, Job};
-use crate::error::{exit, Error};
+use super::agent::{self, AgentLink, Gathering, Heard, Job};
+use crate::engine::Outcome;
 use crate::plan::Plan;
-use crate::report;
+use crate::run::{Failure, Remote, RemoteEnd, Report, Signals};
 use crate::rundir::merge::LiveMerge;
-use crate::rundir::RunWriter;
+use crate::rundir::{self, RunMeta};
+use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
 
-pub(super) async fn run_on_agents(a: &RunArgs, plan: Plan) -> Result<u8, Error> {
-    let path = a
-        .plan
-        .as_ref()
-        .ok_or_else(|| Error::Usage("--agents and --listen-agents run a plan file, not --url".into()))?;
-    let token_file = a
-        .token_file
-        .as_ref()
-        .ok_or_else(|| Error::Usage("--agents and --listen-agents need --token-file (the agents' token)".into()))?;
-    let token = super::agent::read_token(token_file)?;
-    // A run directory that is taken is said now, before any agent sends a request.
-    let place = super::run::run_place(a.out.clone(), a.replace);
-    if let crate::rundir::Place::Exact { dir, replace: false } = &place {
-        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-            return Err(Error::Usage(format!(
-                "{} already exists and is not empty: give another --out, or add --replace to replace the run there",
-                dir.display()
-            )));
-        }
-    }
-    // The agents get the plan's directory: a data file elsewhere would be missing there.
-    let plan_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let plan_dir = std::fs::canonicalize(plan_dir).unwrap_or_else(|_| plan_dir.to_path_buf());
-    for d in &plan.data {
-        let at = std::fs::canonicalize(&d.path).unwrap_or_else(|_| d.path.clone());
-        if !at.starts_with(&plan_dir) {
-            return Err(Error::Usage(format!(
-                "the data file {} is outside the plan's directory {}, which is what the agents get: move it there",
-                d.path.display(),
-                plan_dir.display()
-            )));
-        }
-    }
-    let (name, files) = agent::job_files(path, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
-    if !a.quiet {
-        let bytes: usize = files.iter().map(|f| f.base64.len() / 4 * 3).sum();
-        eprintln!("sending {} files ({} KiB) of the plan's directory to each agent", files.len(), bytes / 1024);
-    }
-    for what in super::run::whole_plan_rates(&plan) {
-        eprintln!("warning: {what} is kept by each agent, not split: the agents together run it once per agent");
-    }
-    let opts = a.plan_args.load_options()?;
-    let job = Job {
-        plan: name,
-        files,
-        properties: a.agent_properties.clone().unwrap_or_else(|| opts.properties.into_iter().collect()),
-        replacements: opts.replacements,
-        skip_unsupported: opts.skip_unsupported,
-        users: a.users,
-        duration_ms: a.duration.map(|d| d.as_millis() as u64),
-        iterations: a.iterations,
-        ramp_up_ms: a.ramp_up.map(|d| d.as_millis() as u64),
-        segment: String::new(),
-        data_split: a.data == DataMode::Split,
-        samples: !plan.result_files.is_empty(),
-    };
-    // The plan's results files (and --jtl) are written here from the rows the agents send back,
-    // as JMeter's master writes its listeners' files; opened now, so a path that cannot be
-    // written is said before any load.
-    let samples = Arc::new(std::sync::Mutex::new(SampleFiles::open(&plan.result_files)?));
-    let links = match &a.listen_agents {
-        Some(listen) => match gather(a, listen, &token).await? {
-            Some(links) => links,
-            None => {
-                eprintln!("interrupted while waiting for the agents: nothing was sent");
-                return Ok(exit::INTERRUPTED);
-            }
-        },
-        None => {
-            let tls = match &a.agent_ca {
-                Some(ca) => {
-                    let pem = read_file(ca)?;
-                    Some(agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
-                }
-                None => None,
-            };
+/// How the controller finds its agents.
+pub enum Reach {
+    /// `--agents`: dials each address (over TLS when given).
+    Dial { addresses: Vec<String>, tls: Option<tokio_rustls::TlsConnector> },
+    /// `--listen-agents`: waits on `listener` for `count` agents to join, at most `wait`.
+    Listen { listener: tokio::net::TcpListener, tls: Option<tokio_rustls::TlsAcceptor>, count: usize, wait: Duration },
+}
+
+/// Reaches the agents, each proving `token`; `heard` hears of each that joins (and of what came
+/// to nothing). `None` when `stop` (Ctrl-C) came while agents were awaited.
+pub async fn reach(
+    reach: Reach,
+    token: &str,
+    stop: &CancellationToken,
+    heard: impl Fn(Gathering<'_>),
+) -> Result<Option<Vec<AgentLink>>, agent::Error> {
+    match reach {
+        Reach::Dial { addresses, tls } => {
             let mut links = Vec::new();
-            for addr in &a.agents {
-                // An agent flooded with connections may drop a greeting: a few more tries.
-                let mut tries = 0;
-                let link = loop {
-                    match agent::connect(addr, &token, tls.as_ref()).await {
-                        Err(agent::Error::Closed(_)) if tries < 3 => {
-                            tries += 1;
-                            tokio::time::sleep(Duration::from_millis(200)).await;
-                        }
-                        other => break other,
-                    }
-                };
-                links.push(link.map_err(|e| Error::Usage(format!("agent {e}")))?);
+            for address in &addresses {
+                links.push(dial(address, token, tls.as_ref()).await?);
             }
-            links
+            Ok(Some(links))
         }
-    };
-    let mut meta = crate::run::Run::new(plan.clone(), Default::default()).meta().clone();
-    let argv: Vec<String> = std::env::args().collect();
-    meta.command_line = crate::redact::command_line(&argv);
-    meta.plan_path = Some(path.display().to_string());
-    let n = links.len();
-    let names: Vec<String> = links
-        .iter()
-        .enumerate()
-        .map(|(i, l)| format!("{}-{}", i + 1, safe(if l.host.is_empty() { &l.address } else { &l.host })))
-        .collect();
-    if !a.quiet {
-        eprintln!("stampede {} — plan {} on {n} agents", env!("CARGO_PKG_VERSION"), plan.name);
-        for (i, l) in links.iter().enumerate() {
-            eprintln!("  part {}/{n}: {} ({})", i + 1, l.address, l.host);
+        Reach::Listen { listener, tls, count, wait } => {
+            match agent::gather(listener, token, tls, count, wait, stop, heard).await {
+                Err(_) if stop.is_cancelled() => Ok(None),
+                other => other.map(Some),
+            }
         }
     }
-    let stops = agent::Stops::default();
-    let stop = stops.interrupt.clone();
-    let interrupted = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let signals = tokio::spawn({
-        let (stop, interrupted) = (stop.clone(), interrupted.clone());
-        async move {
-            super::interrupted().await;
-            eprintln!("\ninterrupted: stopping every agent (Ctrl-C again to leave now: they stop within 5 s)");
-            interrupted.store(true, Ordering::SeqCst);
-            stop.cancel();
-            super::interrupted().await;
-            // The agents hear no more from this controller and stop their load by themselves.
-            std::process::exit(i32::from(exit::INTERRUPTED));
-        }
-    });
-    // The agents' intervals merged as they stream in: the run's log, the progress line, and
-    // the goals that stop the run.
-    let live = Arc::new(std::sync::Mutex::new(Live {
-        merge: LiveMerge::new(&meta, n),
-        ended: vec![false; n],
-        writer: None,
-        labels: meta.labels.clone(),
-        stop_on: crate::run::judge::StopWatch::new(&plan.stop_on),
-        planned_end: crate::run::judge::planned_end_us(&plan),
-        stop_why: None,
-        meta,
-        failed: None,
-        said_lag: false,
-    }));
-    // The run directory is claimed once every agent is ready, before the start (an earlier run
-    // that --replace replaces stays until then): the merged intervals go there as they come,
-    // each agent's own run in its `agents/`.
-    let claim = {
-        let (live, place, plan_yaml, replace, names) =
-            (live.clone(), place.clone(), plan.to_resolved_yaml(), a.replace, names.clone());
-        move || -> Result<Vec<PathBuf>, String> {
-            let mut live = lock(&live);
-            let writer = RunWriter::create(&place, &live.meta, &plan_yaml).map_err(|e| match e {
-                crate::rundir::Error::Occupied { .. } => {
-                    format!("{e}: give another --out, or add --replace to replace the run there")
-                }
-                e => e.to_string(),
-            })?;
-            let kept = writer.dir().join("agents");
-            if replace {
-                // An earlier run's agents in a directory being replaced.
-                let _ = std::fs::remove_dir_all(&kept);
+}
+
+/// Connects to one agent; one flooded with connections may drop a greeting: a few more tries.
+async fn dial(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, agent::Error> {
+    let mut tries = 0;
+    loop {
+        match agent::connect(address, token, tls).await {
+            Err(agent::Error::Closed(_)) if tries < 3 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
             }
-            if let Err(e) = std::fs::create_dir_all(&kept) {
-                abandon(writer.dir());
-                return Err(format!("cannot make {}: {e}", kept.display()));
-            }
-            agent::private(&kept);
-            live.writer = Some(writer);
-            Ok(names.iter().map(|name| kept.join(name)).collect())
-        }
-    };
-    let progress: agent::Progress = {
-        let (live, samples) = (live.clone(), samples.clone());
-        Arc::new(move |i, heard: Heard<'_>| {
-            if let Heard::Samples(rows) = heard {
-                return lock(&samples).write(rows);
-            }
-            let mut live = lock(&live);
-            match heard {
-                Heard::Meta(meta) => live.merge.meta(i, meta),
-                Heard::Line(line) => {
-                    if let Err(e) = live.merge.add(i, line) {
-                        eprintln!("warning: agent {}: an interval that does not read: {e}", i + 1);
-                    }
-                }
-                Heard::Ended => {
-                    live.merge.end(i);
-                    live.ended[i] = true;
-                }
-                Heard::Samples(_) => {}
-            }
-            live.write();
-        })
-    };
-    let aborted_by = Arc::new(std::sync::Mutex::new(None::<String>));
-    let ticker = tokio::spawn({
-        let (live, stops, aborted_by, quiet) = (live.clone(), stops.clone(), aborted_by.clone(), a.quiet);
-        let judge = crate::run::judge::Live::new(&plan.thresholds);
-        async move {
-            let start = Instant::now();
-            loop {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                let (samples, errors, why) = {
-                    let live = lock(&live);
-                    let merge = &live.merge;
-                    // Once every part has ended, a goal failing stops nothing.
-                    let going = !stops.finish.is_cancelled() && !live.ended.iter().all(|e| *e);
-                    let why = live.stop_why.clone().filter(|_| going).or_else(|| {
-                        (going && !judge.is_empty()).then(|| judge.judge(merge.at_us, || merge.summary())).flatten()
-                    });
-                    (merge.total().samples, merge.total().errors, why)
-                };
-                if let Some(why) = why {
-                    eprintln!("\nstopping every agent: {why}");
-                    *lock(&aborted_by) = Some(why);
-                    stops.finish.cancel();
-                }
-                if !quiet {
-                    eprint!(
-                        "\r  {:>5.0} s  {samples} requests  {errors} errors  ({n} agents)   ",
-                        start.elapsed().as_secs_f64()
-                    );
-                }
-            }
-        }
-    });
-    let abort = a.on_agent_loss == super::run::OnAgentLoss::Abort;
-    let ends = agent::control(links, job, claim, stops, abort, progress).await;
-    ticker.abort();
-    if !a.quiet {
-        eprintln!();
-    }
-    let aborted_by = lock(&aborted_by).take();
-    signals.abort();
-    let dir = lock(&live).writer.as_ref().map(|w| w.dir().to_path_buf());
-    let (ends, dir) = match (ends, dir) {
-        (Ok(ends), Some(dir)) => (ends, dir),
-        (Err(e), Some(dir)) => {
-            // Claimed, the run keeps whatever the agents sent.
-            eprintln!("note: what the agents sent is in {}", dir.join("agents").display());
-            return Err(Error::Usage(e.to_string()));
-        }
-        (Err(e), None) => return Err(Error::Usage(e.to_string())),
-        (Ok(_), None) => return Err(Error::Usage("the agents ended before the start".into())),
-    };
-    let kept = dir.join("agents");
-    let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
-    for e in ends.iter().filter(|e| e.lost.is_some()) {
-        let why = e.lost.as_deref().unwrap_or_default();
-        eprintln!("warning: agent {} was lost: {why}; what it sent until then is kept and counted", e.address);
-        // Its run directory says so, and so does the merged run's list of parts.
-        if let Ok(mut meta) = crate::rundir::reader::read_meta(&e.dir) {
-            meta.status = crate::rundir::Status::Interrupted;
-            meta.stopped_by = Some(format!("agent {} lost: {why}", e.address));
-            let _ = crate::rundir::writer::write_json(&e.dir.join(crate::rundir::META), &meta);
+            Err(e) => return Err(prefixed(e)),
+            other => return other,
         }
     }
-    // Every part has ended: the last seconds are merged and the run's facts written.
-    let (merge, writer, failed) = {
-        let mut live = lock(&live);
-        (0..n).for_each(|i| live.merge.end(i));
-        live.write();
-        let empty = LiveMerge::new(&live.meta, 0);
-        let merge = std::mem::replace(&mut live.merge, empty);
-        (merge, live.writer.take(), live.failed.take())
-    };
-    let mut parts: Vec<(usize, String, crate::rundir::RunMeta)> = Vec::new();
-    for (i, (d, name)) in dirs.iter().zip(&names).enumerate() {
-        match crate::rundir::reader::read_meta(d) {
+}
+
+/// An agent's error as the user reads it: "agent ADDRESS: ...".
+fn prefixed(e: agent::Error) -> agent::Error {
+    match e {
+        agent::Error::Refused(m) => agent::Error::Refused(format!("agent {m}")),
+        agent::Error::Protocol(m) => agent::Error::Protocol(format!("agent {m}")),
+        agent::Error::Unreachable(m) => agent::Error::Unreachable(format!("agent {m}")),
+        agent::Error::Closed(m) => agent::Error::Closed(format!("agent {m}")),
+        e => e,
+    }
+}
+
+/// A run's agents, reached and about to be sent their job: the [`Remote`] that carries the run
+/// out. The run directory is the run's own; each agent's directory is kept under its `agents/`.
+pub struct Agents {
+    links: Vec<AgentLink>,
+    job: Job,
+    dir: PathBuf,
+    abort_on_loss: bool,
+    samples: SampleFiles,
+}
+
+impl Agents {
+    /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
+    /// one lost stops the others. When the job asks for sample rows, the plan's results files
+    /// (`result_files`) are written here from the rows the agents send back, as JMeter's master
+    /// writes its listeners' files; opened now, so a path that cannot be written is said before
+    /// any load.
+    pub fn new(
+        links: Vec<AgentLink>,
+        job: Job,
+        dir: &Path,
+        abort_on_loss: bool,
+        result_files: &[PathBuf],
+    ) -> Result<Agents, String> {
+        let samples = SampleFiles::open(if job.samples { result_files } else { &[] })?;
+        Ok(Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples })
+    }
+
+    /// Each agent's directory name under the run's `agents/`: `I-HOST`.
+    fn names(&self) -> Vec<String> {
+        let name = |l: &AgentLink| safe(if l.host.is_empty() { &l.address } else { &l.host }).to_string();
+        self.links.iter().enumerate().map(|(i, l)| format!("{}-{}", i + 1, name(l))).collect()
+    }
+
+    async fn run(self, meta: RunMeta, signals: Signals, reports: UnboundedSender<Report>) -> Result<RemoteEnd, String> {
+        let n = self.links.len();
+        let names = self.names();
+        let kept = self.dir.join("agents");
+        let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
+        let live = Arc::new(Mutex::new(Live::new(&meta, n, reports.clone())));
+        let samples = Arc::new(Mutex::new(self.samples));
+        let stops = agent::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
+        let claim = {
+            let dirs = dirs.clone();
+            move || -> Result<Vec<PathBuf>, String> {
+                std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
+                agent::private(&kept);
+                Ok(dirs)
+            }
+        };
+        let progress: agent::Progress = {
+            let (live, samples) = (live.clone(), samples.clone());
+            Arc::new(move |i, heard: Heard<'_>| match heard {
+                Heard::Samples(rows) => lock(&samples).write(rows),
+                heard => lock(&live).hear(i, heard),
+            })
+        };
+        let ends = agent::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut failures = Vec::new();
+        for e in ends.iter().filter(|e| e.lost.is_some()) {
+            let why = e.lost.as_deref().unwrap_or_default();
+            let lost = format!("agent {} was lost: {why}; what it sent until then is kept and counted", e.address);
+            let _ = reports.send(Report::Notice(format!("warning: {lost}")));
+            failures.push(Failure { output: "run on agents".into(), error: lost.into() });
+            mark_lost(&e.dir, &e.address, why);
+        }
+        let merge = lock(&live).drain();
+        let parts = parts(&dirs, &names, &ends, &reports);
+        if parts.is_empty() {
+            return Err("no agent sent anything".into());
+        }
+        let complete = parts.len() == n && dirs.iter().all(|d| d.join(rundir::SUMMARY).exists());
+        let mut merged = merge.finish(&parts, complete);
+        for (p, (i, _, _)) in merged.meta.parts.iter_mut().zip(&parts) {
+            p.agent = Some(ends[*i].address.clone());
+        }
+        if let Some(why) = lock(&samples).finish() {
+            failures.push(Failure { output: crate::run::JtlOutput::NAME.into(), error: why.into() });
+        }
+        let outcome = Outcome {
+            interrupted: signals.shutdown.is_cancelled(),
+            elapsed_us: merged.meta.duration_s.map_or(0, |s| (s * 1e6) as u64),
+            // A goal that stopped the run says so itself (the run's); a part's reason otherwise.
+            stopped_by: merged.meta.stopped_by.clone().filter(|_| !signals.stop.is_cancelled()),
+            warnings: Vec::new(),
+        };
+        Ok(RemoteEnd { outcome, merged, failures })
+    }
+}
+
+impl Remote for Agents {
+    fn execute(
+        self: Box<Self>,
+        _plan: Arc<Plan>,
+        meta: RunMeta,
+        signals: Signals,
+        reports: UnboundedSender<Report>,
+    ) -> Pin<Box<dyn Future<Output = Result<RemoteEnd, String>> + Send>> {
+        Box::pin(self.run(meta, signals, reports))
+    }
+}
+
+/// A lost agent's run directory says so, and so does the merged run's list of parts.
+fn mark_lost(dir: &Path, address: &str, why: &str) {
+    if let Ok(mut meta) = rundir::reader::read_meta(dir) {
+        meta.status = rundir::Status::Interrupted;
+        meta.stopped_by = Some(format!("agent {address} lost: {why}"));
+        let _ = rundir::writer::write_json(&dir.join(rundir::META), &meta);
+    }
+}
+
+/// The parts that sent their facts: index, directory (as the merged run names it), final meta.
+fn parts(
+    dirs: &[PathBuf],
+    names: &[String],
+    ends: &[agent::AgentEnd],
+    reports: &UnboundedSender<Report>,
+) -> Vec<(usize, String, RunMeta)> {
+    let mut parts = Vec::new();
+    for (i, (d, name)) in dirs.iter().zip(names).enumerate() {
+        match rundir::reader::read_meta(d) {
             Ok(meta) => parts.push((i, Path::new("agents").join(name).display().to_string(), meta)),
-            Err(crate::rundir::Error::NotARun(_)) => {}
+            Err(rundir::Error::NotARun(_)) => {}
             // Its lines are in the totals; only its facts are missing from the list of parts.
-            Err(e) => eprintln!("warning: agent {}: {e}", ends[i].address),
+            Err(e) => {
+                let _ = reports.send(Report::Notice(format!("warning: agent {}: {e}", ends[i].address)));
+            }
         }
     }
-    if parts.is_empty() {
-        abandon(&dir);
-        return Err(Error::Usage("no agent sent anything".into()));
+    parts
+}
+
+/// What the agents have streamed so far, merged as it comes; each merged second goes to the
+/// run as soon as every part has passed it.
+struct Live {
+    merge: LiveMerge,
+    /// The run's facts at the start, for the empty merge left behind by [`Live::drain`].
+    meta: RunMeta,
+    parts: usize,
+    reports: UnboundedSender<Report>,
+    /// The common start was reported.
+    began: bool,
+    /// A lagging agent was said.
+    said_lag: bool,
+}
+
+impl Live {
+    fn new(meta: &RunMeta, parts: usize, reports: UnboundedSender<Report>) -> Live {
+        let merge = LiveMerge::new(meta, parts);
+        Live { merge, meta: meta.clone(), parts, reports, began: false, said_lag: false }
     }
-    let complete = parts.len() == n && dirs.iter().all(|d| d.join(crate::rundir::SUMMARY).exists());
-    let mut run = merge.finish(&parts, complete);
-    let Some(writer) = writer else {
-        return Err(Error::Usage("the run directory was not claimed".into()));
-    };
-    if let Some(why) = failed {
-        // The summary is whole (the merge is in memory); the log misses the seconds after.
-        eprintln!(
-            "warning: the run's interval log stopped at an error ({why}): its charts miss the seconds after it; each agent's run directory is whole in {}",
-            kept.display()
-        );
+
+    fn hear(&mut self, i: usize, heard: Heard<'_>) {
+        match heard {
+            Heard::Meta(meta) => self.merge.meta(i, meta),
+            Heard::Line(line) => {
+                if let Err(e) = self.merge.add(i, line) {
+                    self.notice(format!("warning: agent {}: an interval that does not read: {e}", i + 1));
+                }
+            }
+            Heard::Ended => self.merge.end(i),
+            Heard::Samples(_) => {}
+        }
+        self.pass_on();
     }
-    run.meta.command_line = crate::redact::command_line(&argv);
-    run.meta.plan_path = Some(path.display().to_string());
-    if aborted_by.is_some() {
-        run.meta.stopped_by = aborted_by.clone();
+
+    /// Reports the common start once known, and the seconds merged so far.
+    fn pass_on(&mut self) {
+        if let Some(origin) = self.merge.origin().filter(|_| !self.began) {
+            self.began = true;
+            let _ = self.reports.send(Report::Began(std::time::SystemTime::from(origin)));
+        }
+        for iv in self.merge.ready() {
+            let _ = self.reports.send(Report::Interval(iv));
+        }
+        if let Some(i) = self.merge.lagging.filter(|_| !self.said_lag) {
+            self.said_lag = true;
+            self.notice(format!(
+                "warning: agent {} is far behind the others (its clock, or a stall): the run's log goes on without it, its late seconds counted in later ones",
+                i + 1
+            ));
+        }
     }
-    for (p, (i, _, _)) in run.meta.parts.iter_mut().zip(&parts) {
-        p.agent = Some(ends[*i].address.clone());
+
+    fn notice(&self, text: String) {
+        let _ = self.reports.send(Report::Notice(text));
     }
-    super::merge::judge(&mut run, &plan.thresholds, &dir)?;
-    writer.finish(&run.meta, &run.summary)?;
-    let samples_failed = lock(&samples).finish();
-    if let Some(why) = &samples_failed {
-        eprintln!("error: results file: {why}");
+
+    /// Every part has ended: the last seconds, and the merge to finish.
+    fn drain(&mut self) -> LiveMerge {
+        for i in 0..self.parts {
+            self.merge.end(i);
+        }
+        self.pass_on();
+        std::mem::replace(&mut self.merge, LiveMerge::new(&self.meta, 0))
     }
-    super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
-    super::say(&report::thresholds::lines(&run.summary.thresholds));
-    super::say(&format!("Run directory: {}\n", dir.display()));
-    super::run::write_html(&dir);
-    Ok(if interrupted.load(Ordering::SeqCst) {
-        exit::INTERRUPTED
-    } else if ends.iter().any(|e| e.lost.is_some()) || samples_failed.is_some() {
-        // A lost agent's rows, or rows not written, leave the results file incomplete.
-        exit::RUNTIME
-    } else if aborted_by.is_some() || run.summary.thresholds.iter().any(|t| !t.passed) {
-        exit::THRESHOLDS_FAILED
-    } else {
-        exit::OK
-    })
 }
 
 /// The results files of a run on agents, written from the rows they send back.
@@ -341,11 +286,11 @@ struct SampleFiles {
 
 impl SampleFiles {
     /// Opens each file to append to it, with JMeter's header when it is new or empty.
-    fn open(paths: &[PathBuf]) -> Result<SampleFiles, Error> {
+    fn open(paths: &[PathBuf]) -> Result<SampleFiles, String> {
         use std::io::Write as _;
         let mut files = Vec::new();
         for p in paths {
-            let cannot = |e: std::io::Error| Error::Usage(format!("cannot open the results file {}: {e}", p.display()));
+            let cannot = |e: std::io::Error| format!("cannot open the results file {}: {e}", p.display());
             if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(cannot)?;
             }
@@ -353,7 +298,7 @@ impl SampleFiles {
             let empty = f.metadata().map(|m| m.len() == 0).unwrap_or(true);
             let mut w = std::io::BufWriter::new(f);
             if empty {
-                writeln!(w, "{}", crate::rundir::jtl::HEADER).map_err(cannot)?;
+                writeln!(w, "{}", rundir::jtl::HEADER).map_err(cannot)?;
             }
             files.push((p.clone(), w));
         }
@@ -381,117 +326,22 @@ impl SampleFiles {
     }
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))
-}
-
-/// `--listen-agents`: waits for `--agent-count` agents to join, saying each as it comes; `None`
-/// when Ctrl-C came first.
-async fn gather(a: &RunArgs, listen: &str, token: &str) -> Result<Option<Vec<agent::AgentLink>>, Error> {
-    let tls = match (&a.agent_cert, &a.agent_key) {
-        (Some(cert), Some(key)) => Some(
-            agent::server_tls(&read_file(cert)?, &read_file(key)?)
-                .map_err(|e| Error::Usage(format!("--agent-cert: {e}")))?,
-        ),
-        _ => None,
-    };
-    let n = a.agent_count.unwrap_or(1) as usize;
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
-    let at = listener.local_addr().map_or(listen.to_string(), |l| l.to_string());
-    // Said on stdout even with -q: whoever starts the agents may need the port.
-    super::say(&format!("waiting on {at} for {n} agents to join (stampede agent --join HOST:PORT)\n"));
-    let stop = tokio_util::sync::CancellationToken::new();
-    let signals = tokio::spawn({
-        let stop = stop.clone();
-        async move {
-            super::interrupted().await;
-            stop.cancel();
-        }
-    });
-    let quiet = a.quiet;
-    let joined = move |l: &agent::AgentLink, k: usize| {
-        if !quiet {
-            eprintln!("  agent {k}/{n} joined from {} ({})", l.address, l.host);
-        }
-    };
-    let links = agent::gather(listener, token, tls, n, a.agent_wait, &stop, joined).await;
-    signals.abort();
-    match links {
-        Err(_) if stop.is_cancelled() => Ok(None),
-        other => other.map(Some).map_err(|e| Error::Usage(e.to_string())),
+/// Takes back a run directory a run on agents claimed but measured nothing into (the agents
+/// failed before the start): its run files (a user's own files in an `--out` stay). A run whose
+/// agents sent something keeps it: false.
+pub fn abandon(dir: &Path) -> bool {
+    if std::fs::read_dir(dir.join("agents")).is_ok_and(|mut d| d.next().is_some()) {
+        return false;
     }
-}
-
-/// What the agents have streamed so far: their intervals merged, which parts have ended, and
-/// the run's writer (with the first error writing it).
-struct Live {
-    merge: LiveMerge,
-    ended: Vec<bool>,
-    writer: Option<RunWriter>,
-    /// The run's facts at the start: `started_at` becomes the agents' common start.
-    meta: crate::rundir::RunMeta,
-    failed: Option<String>,
-    /// A lagging agent was said.
-    said_lag: bool,
-    /// The run's label names, those rendered as it runs included, for the stop conditions.
-    labels: Vec<String>,
-    /// The plan's stop conditions, watched on the merged seconds up to the plan's end.
-    stop_on: crate::run::judge::StopWatch,
-    planned_end: Option<u64>,
-    /// Why a stop condition ended the run.
-    stop_why: Option<String>,
-}
-
-impl Live {
-    /// Appends the seconds merged so far to the run's log, flushed: a controller that dies
-    /// leaves them read.
-    fn write(&mut self) {
-        let Some(writer) = self.writer.as_mut() else { return };
-        if let Some(origin) = self.merge.origin() {
-            let at = origin.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
-            if self.meta.started_at != at {
-                self.meta.started_at = at;
-                if let Err(e) = writer.restart_meta(&self.meta) {
-                    self.failed.get_or_insert(e.to_string());
-                }
-            }
-        }
-        for iv in self.merge.ready() {
-            self.labels.extend(iv.new_labels.iter().cloned());
-            // Merged seconds never carry `last`: the plan's end (and every agent having ended,
-            // judged by the ticker) keeps the drain out.
-            if self.stop_why.is_none() && self.planned_end.is_none_or(|end| iv.start_us < end) {
-                self.stop_why = self.stop_on.observe(&iv, &self.labels, &self.meta.checks);
-            }
-            if self.failed.is_none() {
-                if let Err(e) = writer.append(&iv) {
-                    self.failed = Some(e.to_string());
-                }
-            }
-        }
-        if let Some(i) = self.merge.lagging.filter(|_| !self.said_lag) {
-            self.said_lag = true;
-            eprintln!(
-                "\nwarning: agent {} is far behind the others (its clock, or a stall): the run's log goes on without it, its late seconds counted in later ones",
-                i + 1
-            );
-        }
-    }
-}
-
-/// Takes back a run directory this run claimed but measured nothing into: its run files and
-/// its agents' directories (a user's own files in an `--out` stay).
-fn abandon(dir: &Path) {
-    for f in crate::rundir::run_files() {
+    for f in rundir::run_files() {
         let _ = std::fs::remove_file(dir.join(f));
     }
     let _ = std::fs::remove_dir_all(dir.join("agents"));
     let _ = std::fs::remove_dir(dir);
+    true
 }
 
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
