@@ -91,6 +91,7 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
     let shutdown = CancellationToken::new();
     let mut agent = crate::dist::agent::Agent::new(token, work, tls);
     agent.group = a.group.clone();
+    agent.log = Arc::new(|line| eprintln!("{line}"));
     let agent = Arc::new(agent);
     let serve = tokio::spawn(agent.clone().serve(listener, shutdown.clone()));
     super::interrupted().await;
@@ -132,6 +133,7 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
     ));
     let mut agent = crate::dist::agent::Agent::new(token, work, None);
     agent.group = a.group.clone();
+    agent.log = Arc::new(|line| eprintln!("{line}"));
     let shutdown = CancellationToken::new();
     let signals = tokio::spawn({
         let (shutdown, jobs) = (shutdown.clone(), agent.jobs());

@@ -673,6 +673,8 @@ pub struct Agent {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// The group of generators it is in (`--group`), recorded in its parts.
     pub group: Option<String>,
+    /// Where it says what happens to its connections (nowhere by default).
+    pub log: Log,
     busy: AtomicBool,
     greetings: Arc<Greetings>,
     jobs: JobDirs,
@@ -685,6 +687,7 @@ impl Agent {
             work,
             tls,
             group: None,
+            log: Arc::new(|_| {}),
             busy: AtomicBool::new(false),
             greetings: Arc::default(),
             jobs: JobDirs::default(),
@@ -713,7 +716,7 @@ impl Agent {
                 Ok(a) => a,
                 // Out of descriptors, a connection reset before it was taken: keep listening.
                 Err(e) => {
-                    eprintln!("agent: accepting a connection: {e}");
+                    (self.log)(&format!("agent: accepting a connection: {e}"));
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
@@ -723,7 +726,7 @@ impl Agent {
             let shutdown = shutdown.clone();
             tokio::spawn(async move {
                 if let Err(e) = agent.handle(stream, greeting, shutdown).await {
-                    eprintln!("agent: controller {peer}: {e}");
+                    (agent.log)(&format!("agent: controller {peer}: {e}"));
                 }
             });
         }
@@ -770,7 +773,7 @@ impl Agent {
                 }
                 Err(e) => {
                     if !said {
-                        eprintln!("agent: {e}; trying again every second");
+                        (self.log)(&format!("agent: {e}; trying again every second"));
                         said = true;
                     }
                     tokio::select! {
@@ -780,7 +783,7 @@ impl Agent {
                 }
             }
         };
-        eprintln!("agent: joined the controller at {address}");
+        (self.log)(&format!("agent: joined the controller at {address}"));
         self.busy.store(true, Ordering::SeqCst);
         let _free = Free(&self.busy);
         self.session(link.r, link.tx, link.written, shutdown).await
@@ -831,29 +834,7 @@ impl Agent {
         let stop = shutdown.child_token();
         let abort = CancellationToken::new();
         let finish = CancellationToken::new();
-        // The controller's pings and stop; silence or a closed connection stops the load.
-        let listen = tokio::spawn({
-            let (stop, abort, finish) = (stop.clone(), abort.clone(), finish.clone());
-            async move {
-                loop {
-                    match read(&mut r, ORPHANED, MAX_SHORT_LINE).await {
-                        Ok(Some(Msg::Ping)) => {}
-                        Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
-                        Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
-                        Ok(Some(_)) => {}
-                        Ok(None) | Err(_) => {
-                            if !stop.is_cancelled() {
-                                eprintln!("agent: the controller is gone: stopping the load");
-                            }
-                            stop.cancel();
-                            tokio::time::sleep(SILENCE).await;
-                            abort.cancel();
-                            return;
-                        }
-                    }
-                }
-            }
-        });
+        let listen = listen(r, stop.clone(), abort.clone(), finish.clone(), self.log.clone());
         let seg_meta = crate::rundir::PartMeta {
             segment: Some(job.segment.clone()),
             start_at: at.format(&time::format_description::well_known::Rfc3339).ok(),
@@ -874,19 +855,7 @@ impl Agent {
         let stream = Stream { tx: tx.clone(), lines: None };
         // Beside the job's files, so that it goes with them however the job ends.
         let samples = job.samples.then(|| dir.0.join("files").join(".stampede-samples.jtl"));
-        // A heartbeat of the agent's own, so that its controller hears from it while it waits
-        // for the start or runs a long graceful stop.
-        let heartbeat = tokio::spawn({
-            let tx = tx.clone();
-            async move {
-                loop {
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    if tx.send(Msg::Ping).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
+        let heartbeat = heartbeat(tx.clone());
         let mut run = run.output(local).output(stream);
         if let Some(path) = &samples {
             run = run.output(crate::run::JtlOutput::new(vec![path.clone()]));
@@ -909,6 +878,52 @@ impl Agent {
         Ok(())
     }
 }
+
+/// Hears the controller's pings and stop while a part runs; silence or a closed connection
+/// stops the load (`stop`), and `abort` cuts its graceful stop short 5 s later.
+fn listen(
+    mut r: Reader,
+    stop: CancellationToken,
+    abort: CancellationToken,
+    finish: CancellationToken,
+    log: Log,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match read(&mut r, ORPHANED, MAX_SHORT_LINE).await {
+                Ok(Some(Msg::Ping)) => {}
+                Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
+                Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => {
+                    if !stop.is_cancelled() {
+                        log("agent: the controller is gone: stopping the load");
+                    }
+                    stop.cancel();
+                    tokio::time::sleep(SILENCE).await;
+                    abort.cancel();
+                    return;
+                }
+            }
+        }
+    })
+}
+
+/// A heartbeat of the agent's own, so that its controller hears from it while it waits for the
+/// start or runs a long graceful stop.
+fn heartbeat(tx: Tx) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if tx.send(Msg::Ping).is_err() {
+                return;
+            }
+        }
+    })
+}
+
+/// Where an agent's own lines go (its process's log: the CLI prints them to stderr).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The bytes of rows an agent lets wait for its connection: a results file is read as fast as
 /// the controller takes it, never whole into memory (an hour at 10k requests/s is gigabytes).
@@ -1321,21 +1336,7 @@ pub async fn gather(
                 }
                 Err(note) => heard(Gathering::Note(note)),
             },
-            _ = ping.tick() => {
-                for l in &out {
-                    let _ = l.tx.send(Msg::Ping);
-                }
-                // A connection whose writer has stopped is gone: its agent is no longer there.
-                let before = out.len();
-                out.retain(|l| {
-                    let gone = l.tx.is_closed();
-                    if gone {
-                        heard(Gathering::Note(format!("the agent from {} ({}) is gone before the start: waiting for another", l.address, l.host)));
-                    }
-                    !gone
-                });
-                admitted.fetch_sub(before - out.len(), Ordering::SeqCst);
-            }
+            _ = ping.tick() => drop_gone(&mut out, &admitted, &heard),
             _ = tokio::time::sleep_until(deadline) => {
                 return Err(proto(format!(
                     "{} of {n} agents joined within {}",
@@ -1347,6 +1348,26 @@ pub async fn gather(
         }
     }
     Ok(out)
+}
+
+/// Pings the agents that have joined; one whose connection's writer has stopped is gone: it is
+/// dropped (said), and its place awaits another.
+fn drop_gone(out: &mut Vec<AgentLink>, admitted: &AtomicUsize, heard: &impl Fn(Gathering<'_>)) {
+    for l in out.iter() {
+        let _ = l.tx.send(Msg::Ping);
+    }
+    let before = out.len();
+    out.retain(|l| {
+        let gone = l.tx.is_closed();
+        if gone {
+            heard(Gathering::Note(format!(
+                "the agent from {} ({}) is gone before the start: waiting for another",
+                l.address, l.host
+            )));
+        }
+        !gone
+    });
+    admitted.fetch_sub(before - out.len(), Ordering::SeqCst);
 }
 
 /// What a controller gathering agents hears (`run --listen-agents`), for the user.

@@ -253,7 +253,7 @@ impl Live {
             let _ = self.reports.send(Report::Began(std::time::SystemTime::from(origin)));
         }
         for iv in self.merge.ready() {
-            let _ = self.reports.send(Report::Interval(iv));
+            let _ = self.reports.send(Report::Interval(Box::new(iv)));
         }
         if let Some(i) = self.merge.lagging.filter(|_| !self.said_lag) {
             self.said_lag = true;

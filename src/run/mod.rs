@@ -260,28 +260,23 @@ impl Run {
         let plan = Arc::new(plan);
         let (reports, mut rx) = mpsc::unbounded_channel();
         let (intervals, mut engine_rx) = mpsc::unbounded_channel();
-        let task: tokio::task::JoinHandle<Result<Ended, String>> = match remote {
+        // Each side's sender goes to its executor, the other is dropped: the loop below ends
+        // when the executor's is.
+        let carry_out = match remote {
             Some(remote) => {
                 drop(intervals);
-                let running = remote.execute(plan.clone(), meta.clone(), signals.clone(), reports);
-                tokio::spawn(async move { running.await.map(|end| (end.outcome, Some(end.merged), end.failures)) })
+                Executor::Remote(remote, reports)
             }
             None => {
                 drop(reports);
-                let engine_options = engine_options(options.engine, &mut outputs);
-                let (plan, signals) = (plan.clone(), signals.clone());
-                tokio::spawn(async move {
-                    engine::run(&plan, engine_options, signals.shutdown, signals.abort, intervals)
-                        .await
-                        .map(|o| (o, None, Vec::new()))
-                        .map_err(|e| e.to_string())
-                })
+                Executor::Local(engine_options(options.engine, &mut outputs), intervals)
             }
         };
+        let task = carry_out.spawn(plan.clone(), meta.clone(), signals.clone());
         let mut judge = Judge::new(&plan, &meta);
         loop {
             let report = tokio::select! {
-                Some(iv) = engine_rx.recv() => Report::Interval(iv),
+                Some(iv) = engine_rx.recv() => Report::Interval(Box::new(iv)),
                 Some(r) = rx.recv() => r,
                 else => break,
             };
@@ -296,7 +291,13 @@ impl Run {
                         signals.stop.cancel();
                     }
                 }
-                Report::Began(at) => begin(&mut meta, at, &mut outputs, &mut failures),
+                Report::Began(at) => {
+                    // The generators' common start, not when the controller heard of it.
+                    meta.started_at = time::OffsetDateTime::from(at)
+                        .format(&time::format_description::well_known::Rfc3339)
+                        .unwrap_or_default();
+                    begins(&meta, &mut outputs, &mut failures);
+                }
                 Report::Notice(text) => notice(&mut outputs, &text),
             }
         }
@@ -318,6 +319,30 @@ impl Run {
             }
         }
         Ok(RunResult { meta, summary, outcome, failures, aborted_by })
+    }
+}
+
+/// Who carries a run out, and where it reports.
+enum Executor {
+    Local(engine::Options, mpsc::UnboundedSender<Interval>),
+    Remote(Box<dyn Remote>, mpsc::UnboundedSender<Report>),
+}
+
+impl Executor {
+    /// Starts the run on a task of its own; its senders are dropped when it ends.
+    fn spawn(self, plan: Arc<Plan>, meta: RunMeta, signals: Signals) -> tokio::task::JoinHandle<Result<Ended, String>> {
+        match self {
+            Executor::Remote(remote, reports) => {
+                let running = remote.execute(plan, meta, signals, reports);
+                tokio::spawn(async move { running.await.map(|end| (end.outcome, Some(end.merged), end.failures)) })
+            }
+            Executor::Local(options, intervals) => tokio::spawn(async move {
+                engine::run(&plan, options, signals.shutdown, signals.abort, intervals)
+                    .await
+                    .map(|o| (o, None, Vec::new()))
+                    .map_err(|e| e.to_string())
+            }),
+        }
     }
 }
 
@@ -344,15 +369,20 @@ fn engine_options(mut options: engine::Options, outputs: &mut [Live]) -> engine:
 /// The load begins now, for a common start at `at`: stamps it and tells the outputs.
 fn begin(meta: &mut RunMeta, at: std::time::SystemTime, outputs: &mut [Live], failures: &mut Vec<Failure>) {
     stamp_start(meta, at);
+    begins(meta, outputs, failures);
+    // An output's `begins` may take a while (the watch reads its sources' baseline): the load
+    // starts after them, and the skew recorded is the one it really had.
+    stamp_start(meta, at);
+}
+
+/// Tells every output still working that the load begins ([`Output::begins`]).
+fn begins(meta: &RunMeta, outputs: &mut [Live], failures: &mut Vec<Failure>) {
     for o in outputs.iter_mut().filter(|o| !o.failed) {
         if let Err(error) = o.output.begins(meta) {
             o.failed = true;
             failures.push(Failure { output: o.output.name().to_string(), error });
         }
     }
-    // An output's `begins` may take a while (the watch reads its sources' baseline): the load
-    // starts after them, and the skew recorded is the one it really had.
-    stamp_start(meta, at);
 }
 
 /// The run's final facts and summary: the sum of its intervals (a local run), or the merged run

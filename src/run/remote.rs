@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug)]
 pub enum Report {
     /// One more merged second, numbered from 0 as the engine numbers its own.
-    Interval(Interval),
+    Interval(Box<Interval>),
     /// The load begins now (the generators' common start): the run stamps its start and tells
     /// its outputs ([`super::Output::begins`]).
     Began(std::time::SystemTime),
