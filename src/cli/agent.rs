@@ -113,7 +113,9 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
         }
     }
     // A job left running when the process leaves keeps none of its files.
-    agent.jobs().delete();
+    for e in agent.jobs().delete() {
+        eprintln!("{e}");
+    }
     Ok(crate::error::exit::OK)
 }
 
@@ -142,7 +144,9 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
             eprintln!("stopping the job in progress (Ctrl-C again to leave at once)");
             shutdown.cancel();
             super::interrupted().await;
-            jobs.delete();
+            for e in jobs.delete() {
+                eprintln!("{e}");
+            }
             std::process::exit(i32::from(crate::error::exit::INTERRUPTED));
         }
     });

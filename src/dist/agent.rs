@@ -806,7 +806,7 @@ impl Agent {
             None if shutdown.is_cancelled() => return Ok(()),
             other => return Err(proto(format!("expected a job, got {}", kind(&other)))),
         };
-        let dir = match JobDir::new(&self.work, &self.jobs) {
+        let dir = match JobDir::new(&self.work, &self.jobs, self.log.clone()) {
             Ok(d) => d,
             Err(message) => {
                 let _ = tx.send(Msg::Failed { message: message.clone() });
@@ -970,32 +970,33 @@ impl Drop for Free<'_> {
 /// A job's directory under the agent's work directory: the plan's files in `files/`, the part's
 /// run directory in `run/`. Dropped, it deletes the files (a plan, a CSV of logins) and, when no
 /// run was made, the directory itself: however the job ends (it ran, its plan did not load, its
-/// controller left before the start, an error, a panic unwinding), nothing of it but a run stays.
-struct JobDir(PathBuf, JobDirs);
+/// controller left before the start, an error, a panic unwinding), nothing of it but a run stays;
+/// files it cannot delete are said through the agent's log.
+struct JobDir(PathBuf, JobDirs, Log);
 
 /// The job directories an agent has in progress (its own: the work directory may be shared).
 #[derive(Clone, Default)]
 pub struct JobDirs(Arc<std::sync::Mutex<Vec<PathBuf>>>);
 
 impl JobDirs {
-    /// Deletes the files of every job in progress (a process about to leave).
-    pub fn delete(&self) {
-        for dir in self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-            delete_job_files(&dir);
-        }
+    /// Deletes the files of every job in progress (a process about to leave); says which could
+    /// not be deleted.
+    pub fn delete(&self) -> Vec<String> {
+        let dirs: Vec<PathBuf> = self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
+        dirs.iter().filter_map(|dir| delete_job_files(dir)).collect()
     }
 }
 
 impl JobDir {
     /// A new directory of its own for a job under `work`, readable by this user only.
-    fn new(work: &Path, jobs: &JobDirs) -> Result<JobDir, String> {
+    fn new(work: &Path, jobs: &JobDirs, log: Log) -> Result<JobDir, String> {
         for _ in 0..100 {
             let dir = work.join(format!("job-{:016x}", rand::random::<u64>()));
             match std::fs::create_dir(&dir) {
                 Ok(()) => {
                     private(&dir);
                     jobs.0.lock().unwrap_or_else(|e| e.into_inner()).push(dir.clone());
-                    return Ok(JobDir(dir, jobs.clone()));
+                    return Ok(JobDir(dir, jobs.clone(), log));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(format!("cannot make a job directory in {}: {e}", work.display())),
@@ -1008,20 +1009,25 @@ impl JobDir {
 impl Drop for JobDir {
     fn drop(&mut self) {
         self.1 .0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| *d != self.0);
-        delete_job_files(&self.0);
+        if let Some(e) = delete_job_files(&self.0) {
+            (self.2)(&e);
+        }
     }
 }
 
-/// Deletes a job's files and, when nothing else is in it (no run was made), its directory.
-fn delete_job_files(dir: &Path) {
+/// Deletes a job's files and, when nothing else is in it (no run was made), its directory; says
+/// why the files stay, when they do.
+fn delete_job_files(dir: &Path) -> Option<String> {
     let files = dir.join("files");
-    if let Err(e) = std::fs::remove_dir_all(&files) {
-        if e.kind() != std::io::ErrorKind::NotFound {
-            eprintln!("agent: cannot delete the job's files in {}: {e}", files.display());
+    let failed = match std::fs::remove_dir_all(&files) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Some(format!("agent: cannot delete the job's files in {}: {e}", files.display()))
         }
-    }
+        _ => None,
+    };
     // Only when empty: a part's run directory stays.
     let _ = std::fs::remove_dir(dir);
+    failed
 }
 
 /// Makes `dir` readable by this user only: a job's files may hold logins and tokens.
@@ -1733,8 +1739,8 @@ mod tests {
         let work = std::env::temp_dir().join(format!("stampede-agent-jobs-{}", std::process::id()));
         std::fs::create_dir_all(&work).unwrap();
         let jobs = JobDirs::default();
-        let ran = JobDir::new(&work, &jobs).unwrap();
-        let failed = JobDir::new(&work, &jobs).unwrap();
+        let ran = JobDir::new(&work, &jobs, Arc::new(|_| {})).unwrap();
+        let failed = JobDir::new(&work, &jobs, Arc::new(|_| {})).unwrap();
         let (ran_dir, failed_dir) = (ran.0.clone(), failed.0.clone());
         for d in [&ran_dir, &failed_dir] {
             std::fs::create_dir_all(d.join("files/data")).unwrap();
@@ -1746,11 +1752,11 @@ mod tests {
         drop(failed);
         assert!(!failed_dir.exists());
         // A process leaving with a job in progress deletes its files too.
-        let left = JobDir::new(&work, &jobs).unwrap();
+        let left = JobDir::new(&work, &jobs, Arc::new(|_| {})).unwrap();
         std::fs::create_dir_all(left.0.join("files")).unwrap();
         let left_dir = left.0.clone();
         std::mem::forget(left);
-        jobs.delete();
+        assert!(jobs.delete().is_empty());
         assert!(!left_dir.exists());
         let _ = std::fs::remove_dir_all(&work);
     }
