@@ -36,7 +36,9 @@
 //!   one builder ([`plan::build`]). Nothing downstream knows a file format.
 //! - [`run`]: runs a plan with a set of [`run::Output`]s — the run directory, the progress line,
 //!   JMeter results files, or one's own — judges its thresholds, measures the generator. Where
-//!   sweeps, agents, live metrics and target monitoring plug in.
+//!   sweeps, agents, live metrics and target monitoring plug in: a run is carried out by the
+//!   local engine or by agents ([`run::Remote`], [`dist::controller::Agents`]), its outputs
+//!   and goals the same either way.
 //! - [`engine`]: turns a plan (or a [`engine::segment::Segment`] of it) into traffic: executors
 //!   for the closed and open models over a user factory, virtual users, the HTTP client; hands
 //!   out one [`record::Interval`] per second.
