@@ -16,7 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("error", &["*"]),
     ("run", &["engine", "plan", "record", "rundir"]),
     // A distributed run: an agent is a run of its part; the controller merges run directories.
-    ("agent", &["run", "engine", "plan", "record", "rundir"]),
+    ("dist", &["run", "engine", "plan", "record", "rundir"]),
     // A script may start JMeter's HTTP Mirror Server for the run: the mock's mirror, in-process.
     ("engine", &["plan", "record", "mock::mirror"]),
     ("plan", &[]),

@@ -22,7 +22,7 @@
 //!   run      ─► engine, plan, record, rundir      progress ─► run, record
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
-//!   sweep    ─► rundir, plan, run::judge, report  agent    ─► run, engine, plan, record, rundir
+//!   sweep    ─► rundir, plan, run::judge, report  dist     ─► run, engine, plan, record, rundir
 //!   export   ─► run, record
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
@@ -36,7 +36,9 @@
 //!   one builder ([`plan::build`]). Nothing downstream knows a file format.
 //! - [`run`]: runs a plan with a set of [`run::Output`]s — the run directory, the progress line,
 //!   JMeter results files, or one's own — judges its thresholds, measures the generator. Where
-//!   sweeps, agents, live metrics and target monitoring plug in.
+//!   sweeps, agents, live metrics and target monitoring plug in: a run is carried out by the
+//!   local engine or by agents ([`run::Remote`], [`dist::controller::Agents`]), its outputs
+//!   and goals the same either way.
 //! - [`engine`]: turns a plan (or a [`engine::segment::Segment`] of it) into traffic: executors
 //!   for the closed and open models over a user factory, virtual users, the HTTP client; hands
 //!   out one [`record::Interval`] per second.
@@ -50,7 +52,7 @@
 //!   (Prometheus remote write and `/metrics`, InfluxDB, OTLP/HTTP), outputs of the run too.
 //! - [`sweep`]: what is read across the steps of a sweep (its record, the knee, the USL fit),
 //!   and its driver, the steps run one after another through a runner (local, or on agents);
-//!   [`agent`]: a run's parts on several machines, one protocol both ways.
+//!   [`dist`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's
 //!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases).
@@ -68,9 +70,9 @@
 //! with the outputs given ([`run::Output`] is four methods), and returns the summary. See the
 //! example in [`run`].
 
-pub mod agent;
 pub mod cli;
 pub mod confine;
+pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod export;

@@ -18,6 +18,8 @@ pub struct Progress {
     /// The generator has already been said to be behind the rate.
     said_behind: bool,
     quiet: bool,
+    /// A run on agents: how many, how many lost.
+    agents: Option<(usize, usize)>,
 }
 
 /// How often a non-terminal gets a line.
@@ -35,6 +37,7 @@ impl Progress {
             errors: 0,
             said_behind: false,
             quiet,
+            agents: None,
         }
     }
 
@@ -91,8 +94,9 @@ impl Progress {
             None => format!("{e}s"),
         };
         let pct = if self.samples > 0 { self.errors as f64 * 100.0 / self.samples as f64 } else { 0.0 };
+        let agents = self.agents.map(|(of, lost)| format!(" · {}", agents(of, lost))).unwrap_or_default();
         format!(
-            "{clock} · {users} users · {rps:.0} req/s · {} requests · {} KO ({pct:.2}%) · p95 {:.1} ms",
+            "{clock} · {users} users · {rps:.0} req/s · {} requests · {} KO ({pct:.2}%) · p95 {:.1} ms{agents}",
             self.samples,
             self.errors,
             p95_us as f64 / 1000.0
@@ -137,6 +141,10 @@ impl Output for Progress {
 
     fn notice(&mut self, text: &str) {
         Progress::notice(self, text);
+    }
+
+    fn generators(&mut self, of: usize, lost: usize) {
+        self.agents = Some((of, lost));
     }
 
     fn finish(&mut self, _: &End<'_>) -> Result<(), OutputError> {

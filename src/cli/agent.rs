@@ -1,5 +1,5 @@
 //! `stampede agent`: a load generator that runs the parts of plans a controller
-//! (`stampede run --agents`) sends it (see [`crate::agent`]).
+//! (`stampede run --agents`) sends it (see [`crate::dist::agent`]).
 
 use crate::error::Error;
 use clap::Args;
@@ -61,7 +61,7 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
             let read =
                 |p: &PathBuf| std::fs::read(p).map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())));
             Some(
-                crate::agent::server_tls(&read(cert)?, &read(key)?)
+                crate::dist::agent::server_tls(&read(cert)?, &read(key)?)
                     .map_err(|e| Error::Usage(format!("--tls-cert: {e}")))?,
             )
         }
@@ -73,7 +73,7 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
     std::fs::create_dir_all(&work)
         .map_err(|e| Error::Usage(format!("cannot make the work directory {}: {e}", work.display())))?;
     // Jobs' files may hold logins and tokens: this user's only.
-    crate::agent::private(&work);
+    crate::dist::agent::private(&work);
     // As `run` does: a generator with thousands of users needs a descriptor each.
     crate::run::raise_fd_limit();
     if let Some(address) = &a.join {
@@ -85,12 +85,13 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
     let addr = listener.local_addr().map_err(|source| Error::Io { what: "listening".into(), source })?;
     super::say(&format!(
         "stampede agent listening on {addr} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
-        crate::agent::PROTOCOL,
+        crate::dist::agent::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     ));
     let shutdown = CancellationToken::new();
-    let mut agent = crate::agent::Agent::new(token, work, tls);
+    let mut agent = crate::dist::agent::Agent::new(token, work, tls);
     agent.group = a.group.clone();
+    agent.log = Arc::new(|line| eprintln!("{line}"));
     let agent = Arc::new(agent);
     let serve = tokio::spawn(agent.clone().serve(listener, shutdown.clone()));
     super::interrupted().await;
@@ -112,7 +113,9 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
         }
     }
     // A job left running when the process leaves keeps none of its files.
-    agent.jobs().delete();
+    for e in agent.jobs().delete() {
+        eprintln!("{e}");
+    }
     Ok(crate::error::exit::OK)
 }
 
@@ -121,17 +124,18 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
     let tls = match &a.controller_ca {
         Some(ca) => {
             let pem = std::fs::read(ca).map_err(|e| Error::Usage(format!("cannot read {}: {e}", ca.display())))?;
-            Some(crate::agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--controller-ca: {e}")))?)
+            Some(crate::dist::agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--controller-ca: {e}")))?)
         }
         None => None,
     };
     super::say(&format!(
         "stampede agent joining {address} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
-        crate::agent::PROTOCOL,
+        crate::dist::agent::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     ));
-    let mut agent = crate::agent::Agent::new(token, work, None);
+    let mut agent = crate::dist::agent::Agent::new(token, work, None);
     agent.group = a.group.clone();
+    agent.log = Arc::new(|line| eprintln!("{line}"));
     let shutdown = CancellationToken::new();
     let signals = tokio::spawn({
         let (shutdown, jobs) = (shutdown.clone(), agent.jobs());
@@ -140,7 +144,9 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
             eprintln!("stopping the job in progress (Ctrl-C again to leave at once)");
             shutdown.cancel();
             super::interrupted().await;
-            jobs.delete();
+            for e in jobs.delete() {
+                eprintln!("{e}");
+            }
             std::process::exit(i32::from(crate::error::exit::INTERRUPTED));
         }
     });
@@ -148,7 +154,7 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
     signals.abort();
     match result {
         Ok(()) => Ok(crate::error::exit::OK),
-        Err(crate::agent::Error::Refused(why)) => Err(Error::Usage(format!("the controller at {why}"))),
+        Err(crate::dist::agent::Error::Refused(why)) => Err(Error::Usage(format!("the controller at {why}"))),
         Err(e) => Err(Error::Usage(format!("joining {address}: {e}"))),
     }
 }

@@ -4,8 +4,8 @@
 mod agent;
 mod check;
 mod compare;
-mod controller;
 mod demo;
+mod dist;
 mod jmeter;
 mod merge;
 mod mock;

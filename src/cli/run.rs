@@ -52,7 +52,8 @@ pub struct RunArgs {
     /// in reports and `compare`: `pid:PID` or `proc:NAME` (CPU in cores, memory, threads, open
     /// files, TCP connections, from /proc), `scrape:URL` (a Prometheus metrics endpoint, e.g.
     /// `stampede mock`'s /metrics), `promql:NAME=QUERY@URL` (a Prometheus server's query)
-    /// (repeatable; http:// only).
+    /// (repeatable; http:// only). With --agents, this process (the controller) samples:
+    /// `pid:`/`proc:` name processes on its machine, not the agents'.
     #[arg(long = "watch", value_name = "SOURCE")]
     pub watch: Vec<String>,
 
@@ -67,8 +68,10 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
     pub data: DataMode,
     /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
-    /// The plan and every file it reads (wherever they are) are sent to each; their run
-    /// directories are kept under the run's `agents/` and merged into the run's.
+    /// The plan and every file it reads (wherever they are; quick mode: the plan --url makes)
+    /// are sent to each; their run directories are kept under the run's `agents/` and merged
+    /// into the run's, second by second, which the progress line, --watch, --export and the
+    /// goals (--threshold, --stop-on) take as on one generator.
     #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
     pub agents: Vec<String>,
     /// With --agents or --listen-agents: also send this folder (repeatable), for files the plan
@@ -271,28 +274,32 @@ impl RunArgs {
                 }
                 Ok(loaded.plan)
             }
-            (None, Some(url)) => Ok(QuickPlan {
-                url: url.clone(),
-                method: self.quick.method.clone(),
-                body: match &self.quick.body_file {
-                    Some(f) => Some(read_body_file(f)?),
-                    None => self.quick.body.clone(),
-                },
-                headers: self.quick.headers.clone(),
-                users: self.users,
-                rate: self.rate,
-                max_users: self.max_users,
-                duration: self.duration,
-                iterations: self.iterations,
-                ramp_up: self.ramp_up,
-                keep_alive: !self.quick.no_keep_alive,
-                http_version: self.quick.http10.then_some(HttpVersion::Http10),
-                timeout: self.quick.timeout,
-                connect_timeout: self.quick.connect_timeout,
-                gzip: self.quick.gzip,
-            }
-            .into_plan()?),
+            (None, Some(_)) => Ok(self.quick_plan()?.into_plan()?),
         }
+    }
+
+    /// Quick mode's plan, as the flags say it.
+    pub(super) fn quick_plan(&self) -> Result<QuickPlan, Error> {
+        Ok(QuickPlan {
+            url: self.quick.url.clone().unwrap_or_default(),
+            method: self.quick.method.clone(),
+            body: match &self.quick.body_file {
+                Some(f) => Some(read_body_file(f)?),
+                None => self.quick.body.clone(),
+            },
+            headers: self.quick.headers.clone(),
+            users: self.users,
+            rate: self.rate,
+            max_users: self.max_users,
+            duration: self.duration,
+            iterations: self.iterations,
+            ramp_up: self.ramp_up,
+            keep_alive: !self.quick.no_keep_alive,
+            http_version: self.quick.http10.then_some(HttpVersion::Http10),
+            timeout: self.quick.timeout,
+            connect_timeout: self.quick.connect_timeout,
+            gzip: self.quick.gzip,
+        })
     }
 }
 
@@ -357,6 +364,8 @@ pub(super) struct Part {
     segment: engine::segment::Segment,
     meta: Option<rundir::PartMeta>,
     start_at: Option<std::time::SystemTime>,
+    /// The whole plan on agents instead ([`RunArgs::on_agents`]).
+    pub(super) agents: Option<super::dist::OnAgents>,
 }
 
 impl RunArgs {
@@ -393,7 +402,7 @@ impl RunArgs {
             data_split: self.data == DataMode::Split,
             group: self.group.clone(),
         });
-        Ok(Part { segment, meta, start_at })
+        Ok(Part { segment, meta, start_at, agents: None })
     }
 }
 
@@ -463,18 +472,10 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             "--token-file, --on-agent-loss and --ship go with --agents or --listen-agents".into(),
         ));
     }
-    if on_agents && !a.watch.is_empty() {
-        return Err(Error::Usage(
-            "--watch samples from this process: it does not go with --agents or --listen-agents yet (to watch the target during such a run, run `--segment` parts with `stampede run --segment I/N --watch` instead of agents)".into(),
-        ));
-    }
     if on_agents && (a.segment.is_some() || a.start_at.is_some() || a.group.is_some()) {
         return Err(Error::Usage(
             "--agents deals the parts and the start itself; --segment, --start-at and --group are for one process (agents take `agent --group`)".into(),
         ));
-    }
-    if on_agents && !a.export.is_empty() {
-        return Err(Error::Usage("--export is for a run in one process; it is not available with --agents yet".into()));
     }
     let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let mut plan = a.load_plan()?;
@@ -511,9 +512,6 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             }
         }
     }
-    if on_agents {
-        return super::controller::run_on_agents(&a, plan).await;
-    }
     if a.segment.is_some() {
         // A part's numbers are a share of the whole: judged live, a goal would stop it wrongly.
         for t in plan.thresholds.iter_mut().filter(|t| t.abort.is_some()) {
@@ -524,8 +522,9 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
             eprintln!("warning: stop condition `{s}` is not watched in a part (--segment): a part's numbers are a share of the run's; on agents the controller watches it on every part's numbers");
         }
     }
-    let part = a.part()?;
-    if a.data == DataMode::Split {
+    let mut part = a.part()?;
+    part.agents = a.on_agents(&plan)?;
+    if a.data == DataMode::Split && !on_agents {
         run::split_rows(&mut plan, &part.segment);
     }
     if !part.segment.is_full() {
@@ -600,9 +599,10 @@ pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
     }
 }
 
-/// Runs a loaded plan end to end with the run directory, the progress line, the plan's
-/// results files and the `--watch` sources as outputs, and prints the results; shared by `run`,
-/// `sweep` and `demo`. Returns the exit code and the run directory it wrote.
+/// Runs a loaded plan end to end, in this process or on agents (`part.agents`), with the run
+/// directory, the progress line, the plan's results files, the `--watch` sources and the
+/// `--export` sinks as outputs, and prints the results; shared by `run`, `sweep` and `demo`.
+/// Returns the exit code and the run directory it wrote.
 pub(super) async fn run_plan(
     plan: Plan,
     out: &Place,
@@ -618,14 +618,25 @@ pub(super) async fn run_plan(
             return Err(Error::Usage(format!("the run cannot start: {why}")));
         }
     }
+    let Part { segment, meta, start_at, agents } = part;
+    let links = match &agents {
+        Some(on) => {
+            // A run directory that is taken is said now, before any agent is reached.
+            refuse_taken(out)?;
+            match on.reach().await? {
+                Some(links) => Some(links),
+                None => return Ok((exit::INTERRUPTED, PathBuf::new())),
+            }
+        }
+        None => None,
+    };
     let fd_limit = run::raise_fd_limit();
-    let shortfall = run::fd_shortfall(&plan, &part.segment, fd_limit);
-    let engine = engine::Options { segment: part.segment, ..Default::default() };
+    let shortfall = run::fd_shortfall(&plan, &segment, fd_limit).filter(|_| links.is_none());
     let options = RunOptions {
-        engine,
+        engine: engine::Options { segment, ..Default::default() },
         command_line,
-        part: part.meta,
-        start_at: part.start_at,
+        part: meta,
+        start_at,
         watch: watch.iter().map(crate::watch::Source::display).collect(),
     };
     let run = Run::new(plan, options);
@@ -636,69 +647,133 @@ pub(super) async fn run_plan(
             fd_limit.unwrap_or_default()
         );
     }
+    let run_dir = claim(out, &run)?;
+    let dir = run_dir.dir().to_path_buf();
+    if !quiet {
+        banner(&run, &dir, links.as_deref());
+    }
+    let files = run.plan().result_files.clone();
+    let mut run = run.output(run_dir).output(Progress::new(quiet));
+    run = match agents.zip(links) {
+        Some((on, links)) => run.on(on.remote(links, &dir, &files)?),
+        None => run.output(JtlOutput::new(files)),
+    };
+    if !watch.is_empty() {
+        run = run.output(crate::watch::WatchOutput::new(watch.to_vec(), &dir));
+    }
+    let reports = export::Reports::default();
+    let ident = export_ident(&run, &dir, &exports);
+    // The sinks last: they only close their queues at the end; the wait for a slow target is
+    // `settle` below, after the run directory's summary is written.
+    let run = run.outputs(export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?);
+    let on_agents = run.is_remote();
+    let result = execute_run(run, &exports, &reports, on_agents).await;
+    let result = match result {
+        Err(run::Error::Start(why)) if on_agents => {
+            if !crate::dist::controller::abandon(&dir) {
+                eprintln!("note: what the agents sent is in {}", dir.join("agents").display());
+            }
+            return Err(Error::Usage(why));
+        }
+        other => other?,
+    };
+    report_exports(&reports, &dir, quiet);
+    Ok((conclude(result, &dir, watch, fd_limit), dir))
+}
 
-    let run_dir = RunDirOutput::create(out, run.meta(), run.plan()).map_err(|e| match e {
-        // Nothing was sent: a usage error, as a bad plan is.
+/// `--out DIR` without `--replace` that holds something: refused before anything is sent.
+fn refuse_taken(out: &Place) -> Result<(), Error> {
+    if let Place::Exact { dir, replace: false } = out {
+        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            return Err(Error::Usage(format!(
+                "{} already exists and is not empty: give another --out, or add --replace to replace the run there",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Claims the run directory: a taken one is a usage error while nothing has been sent.
+fn claim(out: &Place, run: &Run) -> Result<RunDirOutput, Error> {
+    RunDirOutput::create(out, run.meta(), run.plan()).map_err(|e| match e {
         rundir::Error::Occupied { .. } => {
             Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
         }
         e => Error::from(e),
-    })?;
-    let out = run_dir.dir().to_path_buf();
-    if !quiet {
-        eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, out.display());
-        for s in &run.meta().scenarios {
-            eprintln!("  scenario {}: {}", s.name, s.workload);
+    })
+}
+
+/// Says what runs where.
+fn banner(run: &Run, dir: &std::path::Path, links: Option<&[crate::dist::agent::AgentLink]>) {
+    match links {
+        Some(links) => super::dist::banner(&run.plan().name, links),
+        None => eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, dir.display()),
+    }
+    for s in &run.meta().scenarios {
+        eprintln!("  scenario {}: {}", s.name, s.workload);
+    }
+    if let Some(p) = &run.meta().part {
+        if let Some(seg) = &p.segment {
+            eprintln!("  this generator runs part {seg} of every workload");
         }
-        if let Some(p) = &run.meta().part {
-            if let Some(seg) = &p.segment {
-                eprintln!("  this generator runs part {seg} of every workload");
-            }
-            if let Some(at) = &p.start_at {
-                eprintln!("  the load starts at {at}");
-            }
+        if let Some(at) = &p.start_at {
+            eprintln!("  the load starts at {at}");
         }
     }
+}
 
-    let shutdown = CancellationToken::new();
-    let abort = CancellationToken::new();
-    let signals = tokio::spawn({
-        let (shutdown, abort) = (shutdown.clone(), abort.clone());
-        let grace = run.plan().scenarios.iter().map(|s| s.workload.graceful_stop()).max().unwrap_or_default();
-        async move {
-            super::interrupted().await;
-            eprintln!(
-                "\ninterrupted: no new requests; waiting up to {} for requests in flight (Ctrl-C again to stop now)",
-                humantime::format_duration(grace)
-            );
-            shutdown.cancel();
-            super::interrupted().await;
-            abort.cancel();
-        }
-    });
-    let jtl = JtlOutput::new(run.plan().result_files.clone());
-    let reports = export::Reports::default();
-    let dir_name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+/// How the exported series name this run: its directory's name (and part, `--segment`).
+fn export_ident(run: &Run, dir: &std::path::Path, exports: &Exports) -> export::Ident {
+    let dir_name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     // Parts of one plan (`--segment I/N` on several machines) often share their run directory's
     // name (a timestamp to the second, or the same --out): the segment makes each part's series
     // its own, where they would otherwise overwrite each other.
     let segment = run.meta().part.as_ref().and_then(|p| p.segment.clone());
-    let ident = export::Ident {
+    export::Ident {
         run_id: match segment {
             Some(seg) => format!("{dir_name} part {seg}"),
             None => exports.run_id.clone().unwrap_or(dir_name),
         },
         plan: run.plan().name.clone(),
         tag: exports.tag.clone(),
-    };
-    let sinks = export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?;
-    // The sinks last: they only close their queues at the end; the wait for a slow target is
-    // `settle` below, after the run directory's summary is written.
-    let mut run = run.output(run_dir).output(Progress::new(quiet)).output(jtl);
-    if !watch.is_empty() {
-        run = run.output(crate::watch::WatchOutput::new(watch.to_vec(), &out));
     }
-    let result = run.outputs(sinks).execute(shutdown.clone(), abort.clone()).await;
+}
+
+/// Carries the run out under Ctrl-C (the first stops the load gracefully, the second cuts it
+/// short; on agents, leaves at once: they stop by themselves), then lets the export sinks send
+/// what they hold.
+async fn execute_run(
+    run: Run,
+    exports: &Exports,
+    reports: &export::Reports,
+    on_agents: bool,
+) -> Result<RunResult, run::Error> {
+    let shutdown = CancellationToken::new();
+    let abort = CancellationToken::new();
+    let grace = run.plan().scenarios.iter().map(|s| s.workload.graceful_stop()).max().unwrap_or_default();
+    let signals = tokio::spawn({
+        let (shutdown, abort) = (shutdown.clone(), abort.clone());
+        async move {
+            super::interrupted().await;
+            if on_agents {
+                eprintln!("\ninterrupted: stopping every agent (Ctrl-C again to leave now: they stop within 5 s)");
+            } else {
+                eprintln!(
+                    "\ninterrupted: no new requests; waiting up to {} for requests in flight (Ctrl-C again to stop now)",
+                    humantime::format_duration(grace)
+                );
+            }
+            shutdown.cancel();
+            super::interrupted().await;
+            if on_agents {
+                // The agents hear no more from this controller and stop their load by themselves.
+                std::process::exit(i32::from(exit::INTERRUPTED));
+            }
+            abort.cancel();
+        }
+    });
+    let result = run.execute(shutdown.clone(), abort.clone()).await;
     // The sinks' last sends, all at once under one deadline, on a blocking thread (the wait is
     // seconds long). Ctrl-C cuts it short: the first one if the run ended by itself, the
     // second if the first already stopped the run (the signal task is still listening).
@@ -711,9 +786,12 @@ pub(super) async fn run_plan(
         let _ = tokio::task::spawn_blocking(move || settling.settle(&|| cut.is_cancelled())).await;
     }
     signals.abort();
-    let RunResult { summary, outcome, failures, meta, aborted_by } = result?;
-    report_exports(&reports, &out, quiet);
-    // The results file's failure first, as before the table.
+    result
+}
+
+/// Prints the run's results and says its exit code.
+fn conclude(result: RunResult, out: &std::path::Path, watch: &[crate::watch::Source], fd_limit: Option<u64>) -> u8 {
+    let RunResult { summary, outcome, failures, meta, aborted_by } = result;
     // The watch log is beside the results, not part of them: an incomplete one is a warning,
     // and the run's exit code stays what its measurements say.
     let (watch_failures, failures): (Vec<_>, Vec<_>) =
@@ -721,12 +799,18 @@ pub(super) async fn run_plan(
     for f in &watch_failures {
         eprintln!("warning: {f}");
     }
+    // The results file's failure first, as before the table.
     for f in failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
         eprintln!("error: {f}");
     }
-
     super::say(&format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)));
     super::say(&report::thresholds::lines(&summary.thresholds));
+    // A run on agents that lost one says what its figures miss (`lost.json`, by the controller).
+    match rundir::lost::read(out) {
+        Ok(Some(lost)) => super::say(&report::lost::terminal(&lost)),
+        Ok(None) => {}
+        Err(e) => eprintln!("warning: {e}"),
+    }
     let out_of_fds =
         summary.total.errors_by_kind.get(&crate::record::ErrorKind::GeneratorFds.name()).copied().unwrap_or(0);
     if out_of_fds > 0 {
@@ -738,10 +822,10 @@ pub(super) async fn run_plan(
     }
     if let Some(f) = failures.iter().find(|f| f.output == RunDirOutput::NAME) {
         eprintln!("error: {f}");
-        return Ok((exit::RUNTIME, out));
+        return exit::RUNTIME;
     }
     if !watch.is_empty() {
-        match rundir::watch::read_summary(&out) {
+        match rundir::watch::read_summary(out) {
             Ok(Some(w)) => {
                 if let Some(why) = &w.warning {
                     eprintln!("warning: {why}");
@@ -753,10 +837,10 @@ pub(super) async fn run_plan(
         }
     }
     super::say(&format!("Run directory: {}\n", out.display()));
-    write_html(&out);
-    // An incomplete results file is an incomplete result: exit 3. An interrupted run is
-    // partial: its exit code says so before its thresholds do.
-    let code = if !failures.is_empty() {
+    write_html(out);
+    // An incomplete results file (or a lost agent's) is an incomplete result: exit 3. An
+    // interrupted run is partial: its exit code says so before its thresholds do.
+    if !failures.is_empty() {
         exit::RUNTIME
     } else if outcome.interrupted {
         exit::INTERRUPTED
@@ -765,6 +849,5 @@ pub(super) async fn run_plan(
         exit::THRESHOLDS_FAILED
     } else {
         exit::OK
-    };
-    Ok((code, out))
+    }
 }

@@ -237,16 +237,6 @@ fn check_agent_flags(a: &SweepArgs) -> Result<(), Error> {
     if a.plan.is_none() {
         return Err(Error::Usage("--agents and --listen-agents run a plan file, not --url".into()));
     }
-    if !a.watch.is_empty() {
-        return Err(Error::Usage(
-            "--watch samples from this process: it does not go with --agents or --listen-agents yet".into(),
-        ));
-    }
-    if !a.export.is_empty() {
-        return Err(Error::Usage(
-            "--export is for a sweep in one process; it is not available with --agents yet".into(),
-        ));
-    }
     if a.rates.is_some() {
         // The agents load the plan themselves: a rate held here would not reach them.
         return Err(Error::Usage(
@@ -337,28 +327,22 @@ impl Runner for Steps<'_> {
     }
 
     async fn run(&mut self, plan: Plan, at: &StepAt, dir: &Path) -> Result<Ended, Error> {
-        let code = if self.a.agents.on() {
+        // On agents, the same run: the controller's merged seconds feed the step's outputs
+        // (its directory, --watch, --export) as this process's engine does.
+        let mut part = super::run::Part::default();
+        if self.a.agents.on() {
             let mut run = self.run_args(at);
             run.out = Some(dir.to_path_buf());
-            step_on_agents(&run, plan).await?
-        } else {
-            let exports = self.exports(dir).await?;
-            let place = Place::Exact { dir: dir.to_path_buf(), replace: false };
-            let command_line = self.command_line.clone();
-            super::run::run_plan(plan, &place, self.a.quiet, command_line, Default::default(), exports, &self.watch)
-                .await?
-                .0
-        };
+            part.agents = run.on_agents(&plan)?;
+        }
+        let exports = self.exports(dir).await?;
+        let place = Place::Exact { dir: dir.to_path_buf(), replace: false };
+        let command_line = self.command_line.clone();
+        let code = super::run::run_plan(plan, &place, self.a.quiet, command_line, part, exports, &self.watch).await?.0;
         Ok(match code {
             exit::INTERRUPTED => Ended::Interrupted,
             exit::RUNTIME => Ended::Incomplete,
             _ => Ended::Whole,
         })
     }
-}
-
-/// A step on the agents, through the controller's entry point: the one place a sweep calls
-/// the controller (to repoint when the controller moves into the library, issue 33).
-async fn step_on_agents(run: &RunArgs, plan: Plan) -> Result<u8, Error> {
-    super::controller::run_on_agents(run, plan).await
 }

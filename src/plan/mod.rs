@@ -35,7 +35,7 @@ pub mod websocket;
 pub mod workload;
 mod yaml;
 
-pub use quick::{validate_method, MethodError, QuickPlan};
+pub use quick::{validate_method, MethodError, QuickPlan, QUICK_BODY};
 pub use request::gzip;
 pub(crate) use url::compile_url;
 #[cfg(test)]

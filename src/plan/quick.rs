@@ -78,6 +78,78 @@ impl QuickPlan {
     }
 }
 
+impl QuickPlan {
+    /// The same plan as a YAML plan file, which [`Plan::load`] reads into the plan
+    /// [`QuickPlan::into_plan`] makes: what a run on agents ships (they load a plan file, as for
+    /// any plan). Text stays literal: `${` is escaped as a YAML plan escapes it, and the body is
+    /// a file of its own beside the plan ([`QUICK_BODY`], sent byte for byte), given back here.
+    pub fn to_yaml(&self) -> Result<(String, Option<Vec<u8>>), Error> {
+        // Checked as `into_plan` checks it, and its choices (method, label, users) taken from it.
+        let plan = self.clone().into_plan()?;
+        let scenario = &plan.scenarios[0];
+        let Some(Step::Request(request)) = scenario.flow.first() else {
+            return Err(Error::invalid(Location::default().element("--url"), "no request"));
+        };
+        let text = |s: &str| serde_json::to_string(&s.replace('\\', "\\\\").replace("${", "\\${")).unwrap_or_default();
+        let ms = |d: Duration| format!("\"{}ms\"", d.as_millis());
+        let mut r = vec![
+            format!("url: {}", text(&self.url)),
+            format!("label: {}", text(&plan.labels[request.label.index()])),
+            format!("method: {}", text(&request.method)),
+            "follow_redirects: false".to_string(),
+            format!("keep_alive: {}", self.keep_alive),
+        ];
+        if self.http_version == Some(HttpVersion::Http10) {
+            r.push("http_version: \"1.0\"".into());
+        }
+        r.extend(self.timeout.map(|t| format!("response_timeout: {}", ms(t))));
+        r.extend(self.connect_timeout.map(|t| format!("connect_timeout: {}", ms(t))));
+        if !request.headers.is_empty() {
+            let h: Vec<String> = self
+                .headers
+                .iter()
+                .filter_map(|h| h.split_once(':'))
+                .map(|(k, v)| format!("{}: {}", text(k.trim()), text(v.trim())))
+                .collect();
+            r.push(format!("headers: {{{}}}", h.join(", ")));
+        }
+        if self.body.is_some() {
+            r.push(format!("body_file: {QUICK_BODY}"));
+        }
+        if self.gzip {
+            r.push("gzip: true".into());
+        }
+        let workload = match &scenario.workload {
+            Workload::Open(o) => format!(
+                "{{rate: {}, duration: {}, pre_allocated_users: {}, max_users: {}}}",
+                o.start_rate,
+                ms(o.stages[0].duration),
+                o.pre_allocated_users,
+                o.max_users
+            ),
+            Workload::Closed(c) => {
+                let mut w = vec![format!("users: {}", c.users), format!("ramp_up: {}", ms(c.ramp_up))];
+                w.extend(c.iterations.map(|n| format!("iterations: {n}")));
+                w.extend(c.duration.map(|d| format!("duration: {}", ms(d))));
+                format!("{{{}}}", w.join(", "))
+            }
+            Workload::Shaped(_) => {
+                return Err(Error::invalid(Location::default().element("--url"), "a shaped workload"))
+            }
+        };
+        let yaml = format!(
+            "name: {}\nscenarios:\n  - name: {}\n    workload: {workload}\n    flow:\n      - request: {{{}}}\n",
+            text(&plan.name),
+            text(&scenario.name),
+            r.join(", ")
+        );
+        Ok((yaml, self.body.clone().map(String::into_bytes)))
+    }
+}
+
+/// The file name of quick mode's body beside the plan [`QuickPlan::to_yaml`] makes.
+pub const QUICK_BODY: &str = "quick-body";
+
 fn quick_workload(
     users: &Option<u32>,
     rate: Option<f64>,
@@ -150,6 +222,55 @@ pub fn validate_method(m: &str) -> Result<String, MethodError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run on agents ships quick mode as a YAML plan: read back, it is the plan quick mode
+    /// makes, text kept literal (`${x}` is not a variable there).
+    #[test]
+    fn a_quick_plan_as_yaml_reads_back_as_the_same_plan() {
+        let dir = std::env::temp_dir().join(format!("stampede-quick-yaml-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let quick = |q: QuickPlan| {
+            let (yaml, body) = q.to_yaml().unwrap();
+            std::fs::write(dir.join("quick.yaml"), &yaml).unwrap();
+            if let Some(body) = body {
+                std::fs::write(dir.join(QUICK_BODY), body).unwrap();
+            }
+            let mut read =
+                Plan::load(&dir.join("quick.yaml"), &Default::default()).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+            read.source = None;
+            assert_eq!(read.to_resolved_yaml(), q.into_plan().unwrap().to_resolved_yaml(), "{yaml}");
+        };
+        quick(QuickPlan {
+            url: "http://127.0.0.1:1/x?a=${b}".into(),
+            users: Some(5),
+            duration: Some(Duration::from_millis(2500)),
+            ramp_up: Some(Duration::from_secs(1)),
+            keep_alive: true,
+            ..Default::default()
+        });
+        quick(QuickPlan {
+            url: "http://127.0.0.1:1/post".into(),
+            method: Some("put".into()),
+            body: Some("{\"k\": \"\\${v} \\n é\"}".into()),
+            headers: vec!["X-A: 1: 2".into(), "Content-Type: application/json".into()],
+            iterations: Some(3),
+            gzip: true,
+            keep_alive: false,
+            http_version: Some(HttpVersion::Http10),
+            timeout: Some(Duration::from_millis(1500)),
+            connect_timeout: Some(Duration::from_secs(2)),
+            ..Default::default()
+        });
+        quick(QuickPlan {
+            url: "http://127.0.0.1:1/".into(),
+            rate: Some(250.5),
+            max_users: Some(40),
+            duration: Some(Duration::from_secs(3)),
+            keep_alive: true,
+            ..Default::default()
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn quick_plan_models() {

@@ -14,6 +14,7 @@
 //! # Layout
 //! - this file: [`Run`], [`RunOptions`], [`RunResult`], [`Error`];
 //! - `output`: the [`Output`] trait and what it is handed ([`Start`], [`End`]);
+//! - `remote`: [`Remote`], generators elsewhere that carry the run out (agents);
 //! - `outputs`: the run directory ([`RunDirOutput`]) and JMeter results files ([`JtlOutput`]);
 //!   the progress line is [`crate::progress::Progress`];
 //! - `usage`: the generator's CPU and memory over the run;
@@ -29,8 +30,8 @@
 //!   output per step collecting its [`Summary`]; the knee is a report of those run directories.
 //! - **Distributed agents**: an agent is a [`Run`] of its segment of the plan (through
 //!   [`RunOptions::engine`]) with one output streaming intervals to the controller; the
-//!   controller merges the agents' intervals and hands them to its own outputs (the run
-//!   directory, the progress line) as this loop does.
+//!   controller is a [`Remote`] ([`Run::on`]): the same run, its outputs and goals fed the
+//!   agents' merged seconds instead of the engine's (`crate::dist::controller`).
 //!
 //! # Example: a plan with one's own output
 //!
@@ -80,11 +81,13 @@ mod fd;
 pub mod judge;
 mod output;
 mod outputs;
+mod remote;
 mod usage;
 
 pub use fd::{raise_limit as raise_fd_limit, shortfall as fd_shortfall, FDS_RESERVED};
 pub use output::{End, Failure, Output, OutputError, SampleSender, Start};
 pub use outputs::{JtlOutput, RunDirOutput};
+pub use remote::{Remote, RemoteEnd, Report, Signals};
 pub use usage::UsageClock;
 
 #[cfg(test)]
@@ -93,7 +96,7 @@ mod tests;
 use crate::engine::{self, Outcome};
 use crate::plan::{Plan, Workload};
 use crate::record::{Interval, Tally};
-use crate::rundir::{self, Model, RunMeta, ScenarioMeta, Status, Summary};
+use crate::rundir::{self, reader, Model, RunMeta, ScenarioMeta, Status, Summary};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -124,6 +127,8 @@ pub struct Run {
     options: RunOptions,
     meta: RunMeta,
     outputs: Vec<Box<dyn Output>>,
+    /// Generators elsewhere that carry the run out, instead of this process's engine.
+    remote: Option<Box<dyn Remote>>,
 }
 
 /// How a run went: what it measured, and which outputs failed on the way.
@@ -148,7 +153,8 @@ pub enum Error {
     /// An output could not start (a results file that cannot be opened): nothing was sent.
     #[error("{0}")]
     Output(OutputError),
-    /// The engine could not start the run (TLS settings, a write-back file).
+    /// The engine could not start the run (TLS settings, a write-back file), or the remote
+    /// generators could not run it.
     #[error("cannot start the run: {0}")]
     Start(String),
     /// The engine's task failed.
@@ -194,7 +200,7 @@ impl Run {
             log: None,
             watch: options.watch.clone(),
         };
-        Run { plan, options, meta, outputs: Vec::new() }
+        Run { plan, options, meta, outputs: Vec::new(), remote: None }
     }
 
     pub fn plan(&self) -> &Plan {
@@ -212,6 +218,19 @@ impl Run {
         self
     }
 
+    /// Runs on `remote` (agents) instead of this process's engine: the same outputs and goals
+    /// take the merged seconds it reports. `RunOptions::engine` is then the remote's business
+    /// but for its `stop`, which still ends the run when a goal fails.
+    pub fn on(mut self, remote: impl Remote + 'static) -> Run {
+        self.remote = Some(Box::new(remote));
+        self
+    }
+
+    /// Whether generators elsewhere carry the run out ([`Run::on`]).
+    pub fn is_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
     /// Adds outputs, in order.
     pub fn outputs(mut self, outputs: Vec<Box<dyn Output>>) -> Run {
         self.outputs.extend(outputs);
@@ -222,7 +241,7 @@ impl Run {
     /// scenario's graceful stop, cut short by `abort`), handing each interval to every output.
     /// Returns when every output has finished.
     pub async fn execute(self, shutdown: CancellationToken, abort: CancellationToken) -> Result<RunResult, Error> {
-        let Run { plan, options, mut meta, outputs } = self;
+        let Run { plan, options, mut meta, outputs, remote } = self;
         let usage = UsageClock::start();
         let mut outputs: Vec<Live> = outputs.into_iter().map(|o| Live { output: o, failed: false }).collect();
         let start = Start { plan: &plan, meta: &meta };
@@ -234,91 +253,68 @@ impl Run {
             wait_until(at, &shutdown).await;
             // A wait that Ctrl-C ended is no start: no skew to record, and the run ends at once.
             if !shutdown.is_cancelled() {
-                stamp_start(&mut meta, at);
-                for o in &mut outputs {
-                    if let Err(error) = o.output.begins(&meta) {
-                        o.failed = true;
-                        failures.push(Failure { output: o.output.name().to_string(), error });
+                begin(&mut meta, at, &mut outputs, &mut failures);
+            }
+        }
+        let signals = Signals { shutdown, abort, stop: options.engine.stop.clone() };
+        let plan = Arc::new(plan);
+        let (reports, mut rx) = mpsc::unbounded_channel();
+        let (intervals, mut engine_rx) = mpsc::unbounded_channel();
+        // Each side's sender goes to its executor, the other is dropped: the loop below ends
+        // when the executor's is.
+        let carry_out = match remote {
+            Some(remote) => {
+                drop(intervals);
+                Executor::Remote(remote, reports)
+            }
+            None => {
+                drop(reports);
+                Executor::Local(engine_options(options.engine, &mut outputs), intervals)
+            }
+        };
+        let task = carry_out.spawn(plan.clone(), meta.clone(), signals.clone());
+        let mut judge = Judge::new(&plan, &meta);
+        loop {
+            let report = tokio::select! {
+                Some(iv) = engine_rx.recv() => Report::Interval(Box::new(iv)),
+                Some(r) = rx.recv() => r,
+                else => break,
+            };
+            match report {
+                Report::Interval(iv) => {
+                    if let Some(text) = judge.add(&iv, &mut meta, &plan) {
+                        notice(&mut outputs, &text);
+                    }
+                    deliver(&mut outputs, &mut failures, &iv);
+                    if let Some(why) = judge.judge(&iv, &meta, &plan) {
+                        notice(&mut outputs, &format!("stopping the run: {why}"));
+                        signals.stop.cancel();
                     }
                 }
-                // An output's `begins` may take a while (the watch reads its sources' baseline):
-                // the load starts after them, and the skew recorded is the one it really had.
-                stamp_start(&mut meta, at);
-            }
-        }
-        let mut engine_options = options.engine;
-        let stop = engine_options.stop.clone();
-        let rows: Vec<SampleSender> = engine_options
-            .sample_log
-            .take()
-            .into_iter()
-            .chain(outputs.iter_mut().filter_map(|o| o.output.sample_rows()))
-            .collect();
-        engine_options.sample_log = output::fan_out(rows);
-        if engine_options.script_log.is_none() {
-            engine_options.script_log = outputs.iter().find_map(|o| o.output.script_log()).map(script_log);
-        }
-
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let plan = Arc::new(plan);
-        let engine = tokio::spawn({
-            let plan = plan.clone();
-            async move { engine::run(&plan, engine_options, shutdown, abort, tx).await }
-        });
-        let mut totals = Tally::new(meta.labels.len(), plan.scenarios.len());
-        let live = judge::Live::new(&plan.thresholds);
-        let mut stop_on = judge::StopWatch::new(&plan.stop_on);
-        let planned_end = judge::planned_end_us(&plan);
-        let mut aborted_by = None;
-        let mut folding = false;
-        let has_overflow_row = meta.labels.len() > plan.labels.len();
-        while let Some(iv) = rx.recv().await {
-            totals.add_interval(&iv);
-            // Names rendered at run time get the rows after the plan's.
-            meta.labels.extend(iv.new_labels.iter().cloned());
-            if !folding && has_overflow_row && iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
-                folding = true;
-                notice(
-                    &mut outputs,
-                    &format!(
-                        "warning: more than {} labels have samples; the samples of the others are counted in the row `{}`",
-                        crate::record::LABEL_CAP,
-                        crate::record::OVERFLOW_LABEL
-                    ),
-                );
-            }
-            deliver(&mut outputs, &mut failures, &iv);
-            // The last interval ends the run anyway: a goal failing there stopped nothing.
-            if aborted_by.is_none() && !iv.last {
-                let watched = planned_end.is_none_or(|end| iv.start_us < end);
-                aborted_by =
-                    watched.then(|| stop_on.observe(&iv, &meta.labels, &plan.checks)).flatten().or_else(|| {
-                        live.judge(iv.end_us, || {
-                            Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, false)
-                        })
-                    });
-                if let Some(why) = &aborted_by {
-                    notice(&mut outputs, &format!("stopping the run: {why}"));
-                    stop.cancel();
+                Report::Began(at) => {
+                    // The generators' common start, not when the controller heard of it.
+                    meta.started_at = time::OffsetDateTime::from(at)
+                        .format(&time::format_description::well_known::Rfc3339)
+                        .unwrap_or_default();
+                    begins(&meta, &mut outputs, &mut failures);
+                }
+                Report::Notice(text) => notice(&mut outputs, &text),
+                Report::Generators { of, lost } => {
+                    outputs.iter_mut().filter(|o| !o.failed).for_each(|o| o.output.generators(of, lost))
                 }
             }
         }
-        let outcome = engine.await?.map_err(|e| Error::Start(e.to_string()))?;
+        let (outcome, merged, incomplete) = task.await?.map_err(Error::Start)?;
+        failures.extend(incomplete);
         for w in &outcome.warnings {
             notice(&mut outputs, w);
         }
         if let Some(why) = &outcome.stopped_by {
             notice(&mut outputs, &format!("the test was stopped: {why}"));
         }
+        let aborted_by = judge.aborted_by.clone();
         meta.stopped_by = outcome.stopped_by.clone().or_else(|| aborted_by.clone());
-
-        let mut summary = Summary::from_tally(&totals, &meta.labels, &plan.checks, &meta.scenarios, true);
-        summary.generator = Some(usage.usage());
-        meta.generator = summary.generator;
-        meta.ended_at = Some(now_rfc3339());
-        meta.duration_s = Some(outcome.elapsed_us as f64 / 1e6);
-        meta.status = if outcome.interrupted { Status::Interrupted } else { Status::Completed };
-        summary.thresholds = crate::run::judge::evaluate(&plan.thresholds, &summary);
+        let summary = conclude(&mut meta, judge, &plan, &outcome, merged, usage);
         let end = End { meta: &meta, summary: &summary, outcome: &outcome };
         for o in outputs.iter_mut().filter(|o| !o.failed) {
             if let Err(error) = o.output.finish(&end) {
@@ -326,6 +322,168 @@ impl Run {
             }
         }
         Ok(RunResult { meta, summary, outcome, failures, aborted_by })
+    }
+}
+
+/// Who carries a run out, and where it reports.
+enum Executor {
+    Local(engine::Options, mpsc::UnboundedSender<Interval>),
+    Remote(Box<dyn Remote>, mpsc::UnboundedSender<Report>),
+}
+
+impl Executor {
+    /// Starts the run on a task of its own; its senders are dropped when it ends.
+    fn spawn(self, plan: Arc<Plan>, meta: RunMeta, signals: Signals) -> tokio::task::JoinHandle<Result<Ended, String>> {
+        match self {
+            Executor::Remote(remote, reports) => {
+                let running = remote.execute(plan, meta, signals, reports);
+                tokio::spawn(async move { running.await.map(|end| (end.outcome, Some(end.merged), end.failures)) })
+            }
+            Executor::Local(options, intervals) => tokio::spawn(async move {
+                engine::run(&plan, options, signals.shutdown, signals.abort, intervals)
+                    .await
+                    .map(|o| (o, None, Vec::new()))
+                    .map_err(|e| e.to_string())
+            }),
+        }
+    }
+}
+
+/// How the engine or the remote ended: the outcome, the merged run (remote), and what of the
+/// results is incomplete (remote).
+type Ended = (Outcome, Option<reader::Run>, Vec<Failure>);
+
+/// The engine's options for a local run: the per-sample rows and the script log the outputs
+/// ask for.
+fn engine_options(mut options: engine::Options, outputs: &mut [Live]) -> engine::Options {
+    let rows: Vec<SampleSender> = options
+        .sample_log
+        .take()
+        .into_iter()
+        .chain(outputs.iter_mut().filter_map(|o| o.output.sample_rows()))
+        .collect();
+    options.sample_log = output::fan_out(rows);
+    if options.script_log.is_none() {
+        options.script_log = outputs.iter().find_map(|o| o.output.script_log()).map(script_log);
+    }
+    options
+}
+
+/// The load begins now, for a common start at `at`: stamps it and tells the outputs.
+fn begin(meta: &mut RunMeta, at: std::time::SystemTime, outputs: &mut [Live], failures: &mut Vec<Failure>) {
+    stamp_start(meta, at);
+    begins(meta, outputs, failures);
+    // An output's `begins` may take a while (the watch reads its sources' baseline): the load
+    // starts after them, and the skew recorded is the one it really had.
+    stamp_start(meta, at);
+}
+
+/// Tells every output still working that the load begins ([`Output::begins`]).
+fn begins(meta: &RunMeta, outputs: &mut [Live], failures: &mut Vec<Failure>) {
+    for o in outputs.iter_mut().filter(|o| !o.failed) {
+        if let Err(error) = o.output.begins(meta) {
+            o.failed = true;
+            failures.push(Failure { output: o.output.name().to_string(), error });
+        }
+    }
+}
+
+/// The run's final facts and summary: the sum of its intervals (a local run), or the merged run
+/// of its generators' parts (a remote one), its thresholds judged.
+fn conclude(
+    meta: &mut RunMeta,
+    judge: Judge,
+    plan: &Plan,
+    outcome: &Outcome,
+    merged: Option<reader::Run>,
+    usage: UsageClock,
+) -> Summary {
+    let mut summary = match merged {
+        Some(reader::Run { meta: parts, summary }) => {
+            // The parts' own facts: when each started and ended, what each used.
+            meta.plan_name = parts.plan_name;
+            meta.started_at = parts.started_at;
+            meta.ended_at = parts.ended_at.or_else(|| Some(now_rfc3339()));
+            meta.duration_s = parts.duration_s.or(Some(outcome.elapsed_us as f64 / 1e6));
+            meta.parts = parts.parts;
+            meta.labels = parts.labels;
+            meta.status = match parts.status {
+                Status::Interrupted => Status::Interrupted,
+                _ if outcome.interrupted => Status::Interrupted,
+                _ => Status::Completed,
+            };
+            summary
+        }
+        None => {
+            let mut summary = Summary::from_tally(&judge.totals, &meta.labels, &plan.checks, &meta.scenarios, true);
+            summary.generator = Some(usage.usage());
+            meta.generator = summary.generator;
+            meta.ended_at = Some(now_rfc3339());
+            meta.duration_s = Some(outcome.elapsed_us as f64 / 1e6);
+            meta.status = if outcome.interrupted { Status::Interrupted } else { Status::Completed };
+            summary
+        }
+    };
+    summary.thresholds = crate::run::judge::evaluate(&plan.thresholds, &summary);
+    summary
+}
+
+/// The run's totals so far, and the goals judged live on them: thresholds marked `abort` and
+/// stop conditions.
+struct Judge {
+    totals: Tally,
+    live: judge::Live,
+    stop_on: judge::StopWatch,
+    planned_end: Option<u64>,
+    aborted_by: Option<String>,
+    folding: bool,
+    has_overflow_row: bool,
+}
+
+impl Judge {
+    fn new(plan: &Plan, meta: &RunMeta) -> Judge {
+        Judge {
+            totals: Tally::new(meta.labels.len(), plan.scenarios.len()),
+            live: judge::Live::new(&plan.thresholds),
+            stop_on: judge::StopWatch::new(&plan.stop_on),
+            planned_end: judge::planned_end_us(plan),
+            aborted_by: None,
+            folding: false,
+            has_overflow_row: meta.labels.len() > plan.labels.len(),
+        }
+    }
+
+    /// Adds `iv` to the totals; a warning when it is the first with samples past the label cap.
+    fn add(&mut self, iv: &Interval, meta: &mut RunMeta, plan: &Plan) -> Option<String> {
+        self.totals.add_interval(iv);
+        // Names rendered at run time get the rows after the plan's.
+        meta.labels.extend(iv.new_labels.iter().cloned());
+        if self.folding || !self.has_overflow_row || !iv.labels.iter().any(|(id, _)| id.index() == plan.labels.len()) {
+            return None;
+        }
+        self.folding = true;
+        Some(format!(
+            "warning: more than {} labels have samples; the samples of the others are counted in the row `{}`",
+            crate::record::LABEL_CAP,
+            crate::record::OVERFLOW_LABEL
+        ))
+    }
+
+    /// Why the run must stop after `iv`, the first time a goal says so.
+    fn judge(&mut self, iv: &Interval, meta: &RunMeta, plan: &Plan) -> Option<String> {
+        // The last interval ends the run anyway: a goal failing there stopped nothing.
+        if self.aborted_by.is_some() || iv.last {
+            return None;
+        }
+        let watched = self.planned_end.is_none_or(|end| iv.start_us < end);
+        let totals = &self.totals;
+        self.aborted_by =
+            watched.then(|| self.stop_on.observe(iv, &meta.labels, &plan.checks)).flatten().or_else(|| {
+                self.live.judge(iv.end_us, || {
+                    Summary::from_tally(totals, &meta.labels, &plan.checks, &meta.scenarios, false)
+                })
+            });
+        self.aborted_by.clone()
     }
 }
 

@@ -80,6 +80,12 @@ pub trait Output: Send {
         let _ = text;
     }
 
+    /// A run on several generators (agents): `of` of them, `lost` lost so far (the numbers
+    /// still come from the others). Outputs that show the run (the progress line) say it.
+    fn generators(&mut self, of: usize, lost: usize) {
+        let _ = (of, lost);
+    }
+
     /// The run has ended and every interval was handed over.
     fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError>;
 }

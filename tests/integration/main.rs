@@ -19,6 +19,8 @@
 //! - `flows`: login with token and cookie against a validating server; CSV values per sharing
 //!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
 //!   loops, conditions, once, groups; the write-back file.
+//! - `dist_s4`: one run layer on agents (issue 33): quick mode, `--watch pid:` with `--export
+//!   prometheus=`, and a failed `--stop-on` on 3 agents on loopback, each merged == served.
 //! - `export`: `run --export` against real Prometheus (remote write) and InfluxDB 1.x started
 //!   on loopback (their queries equal the samples and the witness), InfluxDB 2's write API
 //!   and OTLP (decoded with `opentelemetry-proto`) against witnesses, the `/metrics` page
@@ -213,6 +215,7 @@ mod compare;
 mod counts;
 mod data_files;
 mod deploy;
+mod dist_s4;
 mod errors;
 mod export;
 mod facts;

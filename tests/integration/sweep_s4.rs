@@ -189,8 +189,6 @@ fn what_a_sweep_cannot_do_on_agents_is_refused_before_any_load() {
     let p = plan.to_str().unwrap();
     let url = server.url("/q");
     refused(&["--url", &url, "--users", "3", "--agents", "127.0.0.1:1"], "run a plan file, not --url");
-    refused(&[p, "--users", "3", "--agents", "127.0.0.1:1", "--watch", "pid:1"], "--watch samples from this process");
-    refused(&[p, "--users", "3", "--agents", "127.0.0.1:1", "--export", "prometheus=127.0.0.1:0"], "--export is for");
     refused(&[p, "--rates", "3", "--agents", "127.0.0.1:1"], "on agents, sweep --users");
     refused(&[p, "--users", "3"], "--token-file and --on-agent-loss go with --agents");
     refused(&[p, "--users", "3", "--agent-count", "2"], "--listen-agents");

@@ -677,6 +677,8 @@ pub struct Agent {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// The group of generators it is in (`--group`), recorded in its parts.
     pub group: Option<String>,
+    /// Where it says what happens to its connections (nowhere by default).
+    pub log: Log,
     busy: AtomicBool,
     greetings: Arc<Greetings>,
     jobs: JobDirs,
@@ -689,6 +691,7 @@ impl Agent {
             work,
             tls,
             group: None,
+            log: Arc::new(|_| {}),
             busy: AtomicBool::new(false),
             greetings: Arc::default(),
             jobs: JobDirs::default(),
@@ -717,7 +720,7 @@ impl Agent {
                 Ok(a) => a,
                 // Out of descriptors, a connection reset before it was taken: keep listening.
                 Err(e) => {
-                    eprintln!("agent: accepting a connection: {e}");
+                    (self.log)(&format!("agent: accepting a connection: {e}"));
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
@@ -727,7 +730,7 @@ impl Agent {
             let shutdown = shutdown.clone();
             tokio::spawn(async move {
                 if let Err(e) = agent.handle(stream, greeting, shutdown).await {
-                    eprintln!("agent: controller {peer}: {e}");
+                    (agent.log)(&format!("agent: controller {peer}: {e}"));
                 }
             });
         }
@@ -774,7 +777,7 @@ impl Agent {
                 }
                 Err(e) => {
                     if !said {
-                        eprintln!("agent: {e}; trying again every second");
+                        (self.log)(&format!("agent: {e}; trying again every second"));
                         said = true;
                     }
                     tokio::select! {
@@ -784,7 +787,7 @@ impl Agent {
                 }
             }
         };
-        eprintln!("agent: joined the controller at {address}");
+        (self.log)(&format!("agent: joined the controller at {address}"));
         self.busy.store(true, Ordering::SeqCst);
         let _free = Free(&self.busy);
         self.session(link.r, link.tx, link.written, shutdown).await
@@ -807,7 +810,7 @@ impl Agent {
             None if shutdown.is_cancelled() => return Ok(()),
             other => return Err(proto(format!("expected a job, got {}", kind(&other)))),
         };
-        let dir = match JobDir::new(&self.work, &self.jobs) {
+        let dir = match JobDir::new(&self.work, &self.jobs, self.log.clone()) {
             Ok(d) => d,
             Err(message) => {
                 let _ = tx.send(Msg::Failed { message: message.clone() });
@@ -835,29 +838,7 @@ impl Agent {
         let stop = shutdown.child_token();
         let abort = CancellationToken::new();
         let finish = CancellationToken::new();
-        // The controller's pings and stop; silence or a closed connection stops the load.
-        let listen = tokio::spawn({
-            let (stop, abort, finish) = (stop.clone(), abort.clone(), finish.clone());
-            async move {
-                loop {
-                    match read(&mut r, ORPHANED, MAX_SHORT_LINE).await {
-                        Ok(Some(Msg::Ping)) => {}
-                        Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
-                        Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
-                        Ok(Some(_)) => {}
-                        Ok(None) | Err(_) => {
-                            if !stop.is_cancelled() {
-                                eprintln!("agent: the controller is gone: stopping the load");
-                            }
-                            stop.cancel();
-                            tokio::time::sleep(SILENCE).await;
-                            abort.cancel();
-                            return;
-                        }
-                    }
-                }
-            }
-        });
+        let listen = listen(r, stop.clone(), abort.clone(), finish.clone(), self.log.clone());
         let seg_meta = crate::rundir::PartMeta {
             segment: Some(job.segment.clone()),
             start_at: at.format(&time::format_description::well_known::Rfc3339).ok(),
@@ -878,19 +859,7 @@ impl Agent {
         let stream = Stream { tx: tx.clone(), lines: None };
         // Beside the job's files, so that it goes with them however the job ends.
         let samples = job.samples.then(|| dir.0.join("files").join(".stampede-samples.jtl"));
-        // A heartbeat of the agent's own, so that its controller hears from it while it waits
-        // for the start or runs a long graceful stop.
-        let heartbeat = tokio::spawn({
-            let tx = tx.clone();
-            async move {
-                loop {
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    if tx.send(Msg::Ping).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
+        let heartbeat = heartbeat(tx.clone());
         let mut run = run.output(local).output(stream);
         if let Some(path) = &samples {
             run = run.output(crate::run::JtlOutput::new(vec![path.clone()]));
@@ -913,6 +882,52 @@ impl Agent {
         Ok(())
     }
 }
+
+/// Hears the controller's pings and stop while a part runs; silence or a closed connection
+/// stops the load (`stop`), and `abort` cuts its graceful stop short 5 s later.
+fn listen(
+    mut r: Reader,
+    stop: CancellationToken,
+    abort: CancellationToken,
+    finish: CancellationToken,
+    log: Log,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match read(&mut r, ORPHANED, MAX_SHORT_LINE).await {
+                Ok(Some(Msg::Ping)) => {}
+                Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
+                Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => {
+                    if !stop.is_cancelled() {
+                        log("agent: the controller is gone: stopping the load");
+                    }
+                    stop.cancel();
+                    tokio::time::sleep(SILENCE).await;
+                    abort.cancel();
+                    return;
+                }
+            }
+        }
+    })
+}
+
+/// A heartbeat of the agent's own, so that its controller hears from it while it waits for the
+/// start or runs a long graceful stop.
+fn heartbeat(tx: Tx) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if tx.send(Msg::Ping).is_err() {
+                return;
+            }
+        }
+    })
+}
+
+/// Where an agent's own lines go (its process's log: the CLI prints them to stderr).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The bytes of rows an agent lets wait for its connection: a results file is read as fast as
 /// the controller takes it, never whole into memory (an hour at 10k requests/s is gigabytes).
@@ -959,32 +974,33 @@ impl Drop for Free<'_> {
 /// A job's directory under the agent's work directory: the plan's files in `files/`, the part's
 /// run directory in `run/`. Dropped, it deletes the files (a plan, a CSV of logins) and, when no
 /// run was made, the directory itself: however the job ends (it ran, its plan did not load, its
-/// controller left before the start, an error, a panic unwinding), nothing of it but a run stays.
-struct JobDir(PathBuf, JobDirs);
+/// controller left before the start, an error, a panic unwinding), nothing of it but a run stays;
+/// files it cannot delete are said through the agent's log.
+struct JobDir(PathBuf, JobDirs, Log);
 
 /// The job directories an agent has in progress (its own: the work directory may be shared).
 #[derive(Clone, Default)]
 pub struct JobDirs(Arc<std::sync::Mutex<Vec<PathBuf>>>);
 
 impl JobDirs {
-    /// Deletes the files of every job in progress (a process about to leave).
-    pub fn delete(&self) {
-        for dir in self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-            delete_job_files(&dir);
-        }
+    /// Deletes the files of every job in progress (a process about to leave); says which could
+    /// not be deleted.
+    pub fn delete(&self) -> Vec<String> {
+        let dirs: Vec<PathBuf> = self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
+        dirs.iter().filter_map(|dir| delete_job_files(dir)).collect()
     }
 }
 
 impl JobDir {
     /// A new directory of its own for a job under `work`, readable by this user only.
-    fn new(work: &Path, jobs: &JobDirs) -> Result<JobDir, String> {
+    fn new(work: &Path, jobs: &JobDirs, log: Log) -> Result<JobDir, String> {
         for _ in 0..100 {
             let dir = work.join(format!("job-{:016x}", rand::random::<u64>()));
             match std::fs::create_dir(&dir) {
                 Ok(()) => {
                     private(&dir);
                     jobs.0.lock().unwrap_or_else(|e| e.into_inner()).push(dir.clone());
-                    return Ok(JobDir(dir, jobs.clone()));
+                    return Ok(JobDir(dir, jobs.clone(), log));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(format!("cannot make a job directory in {}: {e}", work.display())),
@@ -997,20 +1013,25 @@ impl JobDir {
 impl Drop for JobDir {
     fn drop(&mut self) {
         self.1 .0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| *d != self.0);
-        delete_job_files(&self.0);
+        if let Some(e) = delete_job_files(&self.0) {
+            (self.2)(&e);
+        }
     }
 }
 
-/// Deletes a job's files and, when nothing else is in it (no run was made), its directory.
-fn delete_job_files(dir: &Path) {
+/// Deletes a job's files and, when nothing else is in it (no run was made), its directory; says
+/// why the files stay, when they do.
+fn delete_job_files(dir: &Path) -> Option<String> {
     let files = dir.join("files");
-    if let Err(e) = std::fs::remove_dir_all(&files) {
-        if e.kind() != std::io::ErrorKind::NotFound {
-            eprintln!("agent: cannot delete the job's files in {}: {e}", files.display());
+    let failed = match std::fs::remove_dir_all(&files) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Some(format!("agent: cannot delete the job's files in {}: {e}", files.display()))
         }
-    }
+        _ => None,
+    };
     // Only when empty: a part's run directory stays.
     let _ = std::fs::remove_dir(dir);
+    failed
 }
 
 /// Makes `dir` readable by this user only: a job's files may hold logins and tokens.
@@ -1247,7 +1268,7 @@ pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsC
 }
 
 /// Waits on `listener` for `n` agents to join (`stampede agent --join`), each proving `token`
-/// (over TLS when given), for at most `wait` or until `stop`; `joined` hears of each. Agents
+/// (over TLS when given), for at most `wait` or until `stop`; `heard` hears of each. Agents
 /// that have joined are pinged every second (one that has gone is dropped, and another awaited);
 /// agents beyond `n` are refused.
 pub async fn gather(
@@ -1257,11 +1278,11 @@ pub async fn gather(
     n: usize,
     wait: Duration,
     stop: &CancellationToken,
-    joined: impl Fn(&AgentLink, usize),
+    heard: impl Fn(Gathering<'_>),
 ) -> Result<Vec<AgentLink>, Error> {
     // Agents taken so far (less those gone): a greeting that passes is admitted while below `n`.
     let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let (found, mut links) = mpsc::unbounded_channel::<AgentLink>();
+    let (found, mut links) = mpsc::unbounded_channel::<Result<AgentLink, String>>();
     let deadline = tokio::time::Instant::now() + wait;
     let greetings = Arc::new(Greetings::default());
     let mut ping = tokio::time::interval(Duration::from_secs(1));
@@ -1272,7 +1293,7 @@ pub async fn gather(
                 let (stream, peer) = match accepted {
                     Ok(a) => a,
                     Err(e) => {
-                        eprintln!("accepting an agent: {e}");
+                        heard(Gathering::Note(format!("accepting an agent: {e}")));
                         tokio::time::sleep(Duration::from_millis(100)).await;
                         continue;
                     }
@@ -1290,32 +1311,23 @@ pub async fn gather(
                     };
                     match greet_in(greeting, stream, tls.as_ref(), &token, admit).await {
                         Some(Ok((r, tx, written, host))) => {
-                            let _ = found.send(AgentLink { address: peer.to_string(), host, r, tx, written });
+                            let _ = found.send(Ok(AgentLink { address: peer.to_string(), host, r, tx, written }));
                         }
-                        Some(Err(e)) => eprintln!("an agent from {peer}: {e}"),
+                        Some(Err(e)) => {
+                            let _ = found.send(Err(format!("an agent from {peer}: {e}")));
+                        }
                         None => {}
                     }
                 });
             }
-            Some(link) = links.recv() => {
-                joined(&link, out.len() + 1);
-                out.push(link);
-            }
-            _ = ping.tick() => {
-                for l in &out {
-                    let _ = l.tx.send(Msg::Ping);
+            Some(link) = links.recv() => match link {
+                Ok(link) => {
+                    heard(Gathering::Joined(&link, out.len() + 1));
+                    out.push(link);
                 }
-                // A connection whose writer has stopped is gone: its agent is no longer there.
-                let before = out.len();
-                out.retain(|l| {
-                    let gone = l.tx.is_closed();
-                    if gone {
-                        eprintln!("the agent from {} ({}) is gone before the start: waiting for another", l.address, l.host);
-                    }
-                    !gone
-                });
-                admitted.fetch_sub(before - out.len(), Ordering::SeqCst);
-            }
+                Err(note) => heard(Gathering::Note(note)),
+            },
+            _ = ping.tick() => drop_gone(&mut out, &admitted, &heard),
             _ = tokio::time::sleep_until(deadline) => {
                 return Err(proto(format!(
                     "{} of {n} agents joined within {}",
@@ -1327,6 +1339,34 @@ pub async fn gather(
         }
     }
     Ok(out)
+}
+
+/// Pings the agents that have joined; one whose connection's writer has stopped is gone: it is
+/// dropped (said), and its place awaits another.
+fn drop_gone(out: &mut Vec<AgentLink>, admitted: &AtomicUsize, heard: &impl Fn(Gathering<'_>)) {
+    for l in out.iter() {
+        let _ = l.tx.send(Msg::Ping);
+    }
+    let before = out.len();
+    out.retain(|l| {
+        let gone = l.tx.is_closed();
+        if gone {
+            heard(Gathering::Note(format!(
+                "the agent from {} ({}) is gone before the start: waiting for another",
+                l.address, l.host
+            )));
+        }
+        !gone
+    });
+    admitted.fetch_sub(before - out.len(), Ordering::SeqCst);
+}
+
+/// What a controller gathering agents hears (`run --listen-agents`), for the user.
+pub enum Gathering<'a> {
+    /// The k-th agent joined.
+    Joined(&'a AgentLink, usize),
+    /// A connection that came to nothing, an agent gone before the start.
+    Note(String),
 }
 
 /// What became of one agent's part.
@@ -1687,8 +1727,8 @@ mod tests {
         let work = std::env::temp_dir().join(format!("stampede-agent-jobs-{}", std::process::id()));
         std::fs::create_dir_all(&work).unwrap();
         let jobs = JobDirs::default();
-        let ran = JobDir::new(&work, &jobs).unwrap();
-        let failed = JobDir::new(&work, &jobs).unwrap();
+        let ran = JobDir::new(&work, &jobs, Arc::new(|_| {})).unwrap();
+        let failed = JobDir::new(&work, &jobs, Arc::new(|_| {})).unwrap();
         let (ran_dir, failed_dir) = (ran.0.clone(), failed.0.clone());
         for d in [&ran_dir, &failed_dir] {
             std::fs::create_dir_all(d.join("files/data")).unwrap();
@@ -1700,11 +1740,11 @@ mod tests {
         drop(failed);
         assert!(!failed_dir.exists());
         // A process leaving with a job in progress deletes its files too.
-        let left = JobDir::new(&work, &jobs).unwrap();
+        let left = JobDir::new(&work, &jobs, Arc::new(|_| {})).unwrap();
         std::fs::create_dir_all(left.0.join("files")).unwrap();
         let left_dir = left.0.clone();
         std::mem::forget(left);
-        jobs.delete();
+        assert!(jobs.delete().is_empty());
         assert!(!left_dir.exists());
         let _ = std::fs::remove_dir_all(&work);
     }

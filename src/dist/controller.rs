@@ -1,0 +1,366 @@
+//! The controller of a run on several agents ([`Agents`], a [`Remote`] of the run layer): sends
+//! each agent its part of the plan, starts them together, keeps each agent's run directory as it
+//! streams in (the run's `agents/`), and merges their intervals second by second as they arrive,
+//! as `merge` would. The merged seconds go to the run ([`crate::run::Run::on`]), whose outputs
+//! (the run directory, the progress line, `--watch`, `--export`) and goals take them as they take
+//! a local engine's: a controller that dies leaves a run that reads. Nothing here prints: what
+//! the user should hear goes to the run as a [`Report::Notice`].
+
+use super::agent::{self, AgentLink, Gathering, Heard, Job};
+use crate::engine::Outcome;
+use crate::plan::Plan;
+use crate::run::{Failure, Remote, RemoteEnd, Report, Signals};
+use crate::rundir::merge::LiveMerge;
+use crate::rundir::{self, RunMeta};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// How the controller finds its agents.
+pub enum Reach {
+    /// `--agents`: dials each address (over TLS when given).
+    Dial { addresses: Vec<String>, tls: Option<tokio_rustls::TlsConnector> },
+    /// `--listen-agents`: waits on `listener` for `count` agents to join, at most `wait`.
+    Listen { listener: tokio::net::TcpListener, tls: Option<tokio_rustls::TlsAcceptor>, count: usize, wait: Duration },
+}
+
+/// Reaches the agents, each proving `token`; `heard` hears of each that joins (and of what came
+/// to nothing). `None` when `stop` (Ctrl-C) came while agents were awaited.
+pub async fn reach(
+    reach: Reach,
+    token: &str,
+    stop: &CancellationToken,
+    heard: impl Fn(Gathering<'_>),
+) -> Result<Option<Vec<AgentLink>>, agent::Error> {
+    match reach {
+        Reach::Dial { addresses, tls } => {
+            let mut links = Vec::new();
+            for address in &addresses {
+                links.push(dial(address, token, tls.as_ref()).await?);
+            }
+            Ok(Some(links))
+        }
+        Reach::Listen { listener, tls, count, wait } => {
+            match agent::gather(listener, token, tls, count, wait, stop, heard).await {
+                Err(_) if stop.is_cancelled() => Ok(None),
+                other => other.map(Some),
+            }
+        }
+    }
+}
+
+/// Connects to one agent; one flooded with connections may drop a greeting: a few more tries.
+async fn dial(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, agent::Error> {
+    let mut tries = 0;
+    loop {
+        match agent::connect(address, token, tls).await {
+            Err(agent::Error::Closed(_)) if tries < 3 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => return Err(prefixed(e)),
+            other => return other,
+        }
+    }
+}
+
+/// An agent's error as the user reads it: "agent ADDRESS: ...".
+fn prefixed(e: agent::Error) -> agent::Error {
+    match e {
+        agent::Error::Refused(m) => agent::Error::Refused(format!("agent {m}")),
+        agent::Error::Protocol(m) => agent::Error::Protocol(format!("agent {m}")),
+        agent::Error::Unreachable(m) => agent::Error::Unreachable(format!("agent {m}")),
+        agent::Error::Closed(m) => agent::Error::Closed(format!("agent {m}")),
+        e => e,
+    }
+}
+
+/// A run's agents, reached and about to be sent their job: the [`Remote`] that carries the run
+/// out. The run directory is the run's own; each agent's directory is kept under its `agents/`.
+pub struct Agents {
+    links: Vec<AgentLink>,
+    job: Job,
+    dir: PathBuf,
+    abort_on_loss: bool,
+    samples: SampleFiles,
+}
+
+impl Agents {
+    /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
+    /// one lost stops the others. When the job asks for sample rows, the plan's results files
+    /// (`result_files`) are written here from the rows the agents send back, as JMeter's master
+    /// writes its listeners' files; opened now, so a path that cannot be written is said before
+    /// any load.
+    pub fn new(
+        links: Vec<AgentLink>,
+        job: Job,
+        dir: &Path,
+        abort_on_loss: bool,
+        result_files: &[PathBuf],
+    ) -> Result<Agents, String> {
+        let samples = SampleFiles::open(if job.samples { result_files } else { &[] })?;
+        Ok(Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples })
+    }
+
+    /// Each agent's directory name under the run's `agents/`: `I-HOST`.
+    fn names(&self) -> Vec<String> {
+        let name = |l: &AgentLink| safe(if l.host.is_empty() { &l.address } else { &l.host }).to_string();
+        self.links.iter().enumerate().map(|(i, l)| format!("{}-{}", i + 1, name(l))).collect()
+    }
+
+    async fn run(self, meta: RunMeta, signals: Signals, reports: UnboundedSender<Report>) -> Result<RemoteEnd, String> {
+        let n = self.links.len();
+        let names = self.names();
+        let kept = self.dir.join("agents");
+        let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
+        let live = Arc::new(Mutex::new(Live::new(&meta, n, reports.clone())));
+        let samples = Arc::new(Mutex::new(self.samples));
+        let stops = agent::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
+        let claim = {
+            let dirs = dirs.clone();
+            move || -> Result<Vec<PathBuf>, String> {
+                std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
+                agent::private(&kept);
+                Ok(dirs)
+            }
+        };
+        let progress: agent::Progress = {
+            let (live, samples) = (live.clone(), samples.clone());
+            Arc::new(move |i, heard: Heard<'_>| match heard {
+                Heard::Samples(rows) => lock(&samples).write(rows),
+                heard => lock(&live).hear(i, heard),
+            })
+        };
+        let ends = agent::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut failures = Vec::new();
+        for e in ends.iter().filter(|e| e.lost.is_some()) {
+            let why = e.lost.as_deref().unwrap_or_default();
+            let lost = format!("agent {} was lost: {why}; what it sent until then is kept and counted", e.address);
+            let _ = reports.send(Report::Notice(format!("warning: {lost}")));
+            failures.push(Failure { output: "run on agents".into(), error: lost.into() });
+            mark_lost(&e.dir, &e.address, why);
+        }
+        let merge = lock(&live).drain();
+        // What the figures miss of the agents lost, kept beside them (every report reads it).
+        let lost =
+            merge.lost_record(|i| (ends[i].address.clone(), Path::new("agents").join(&names[i]).display().to_string()));
+        if let Some(lost) = &lost {
+            if let Err(e) = rundir::lost::write(&self.dir, lost) {
+                let _ = reports
+                    .send(Report::Notice(format!("warning: the record of the lost agents was not written: {e}")));
+            }
+        }
+        let parts = parts(&dirs, &names, &ends, &reports);
+        if parts.is_empty() {
+            return Err("no agent sent anything".into());
+        }
+        let complete = parts.len() == n && dirs.iter().all(|d| d.join(rundir::SUMMARY).exists());
+        let mut merged = merge.finish(&parts, complete);
+        for (p, (i, _, _)) in merged.meta.parts.iter_mut().zip(&parts) {
+            p.agent = Some(ends[*i].address.clone());
+        }
+        if let Some(why) = lock(&samples).finish() {
+            failures.push(Failure { output: crate::run::JtlOutput::NAME.into(), error: why.into() });
+        }
+        let outcome = Outcome {
+            interrupted: signals.shutdown.is_cancelled(),
+            elapsed_us: merged.meta.duration_s.map_or(0, |s| (s * 1e6) as u64),
+            // A goal that stopped the run says so itself (the run's); a part's reason otherwise.
+            stopped_by: merged.meta.stopped_by.clone().filter(|_| !signals.stop.is_cancelled()),
+            warnings: Vec::new(),
+        };
+        Ok(RemoteEnd { outcome, merged, failures })
+    }
+}
+
+impl Remote for Agents {
+    fn execute(
+        self: Box<Self>,
+        _plan: Arc<Plan>,
+        meta: RunMeta,
+        signals: Signals,
+        reports: UnboundedSender<Report>,
+    ) -> Pin<Box<dyn Future<Output = Result<RemoteEnd, String>> + Send>> {
+        Box::pin(self.run(meta, signals, reports))
+    }
+}
+
+/// A lost agent's run directory says so, and so does the merged run's list of parts.
+fn mark_lost(dir: &Path, address: &str, why: &str) {
+    if let Ok(mut meta) = rundir::reader::read_meta(dir) {
+        meta.status = rundir::Status::Interrupted;
+        meta.stopped_by = Some(format!("agent {address} lost: {why}"));
+        let _ = rundir::writer::write_json(&dir.join(rundir::META), &meta);
+    }
+}
+
+/// The parts that sent their facts: index, directory (as the merged run names it), final meta.
+fn parts(
+    dirs: &[PathBuf],
+    names: &[String],
+    ends: &[agent::AgentEnd],
+    reports: &UnboundedSender<Report>,
+) -> Vec<(usize, String, RunMeta)> {
+    let mut parts = Vec::new();
+    for (i, (d, name)) in dirs.iter().zip(names).enumerate() {
+        match rundir::reader::read_meta(d) {
+            Ok(meta) => parts.push((i, Path::new("agents").join(name).display().to_string(), meta)),
+            Err(rundir::Error::NotARun(_)) => {}
+            // Its lines are in the totals; only its facts are missing from the list of parts.
+            Err(e) => {
+                let _ = reports.send(Report::Notice(format!("warning: agent {}: {e}", ends[i].address)));
+            }
+        }
+    }
+    parts
+}
+
+/// What the agents have streamed so far, merged as it comes; each merged second goes to the
+/// run as soon as every part has passed it.
+struct Live {
+    merge: LiveMerge,
+    /// The run's facts at the start, for the empty merge left behind by [`Live::drain`].
+    meta: RunMeta,
+    parts: usize,
+    reports: UnboundedSender<Report>,
+    /// The common start was reported.
+    began: bool,
+    /// A lagging agent was said.
+    said_lag: bool,
+}
+
+impl Live {
+    fn new(meta: &RunMeta, parts: usize, reports: UnboundedSender<Report>) -> Live {
+        let merge = LiveMerge::new(meta, parts);
+        let _ = reports.send(Report::Generators { of: parts, lost: 0 });
+        Live { merge, meta: meta.clone(), parts, reports, began: false, said_lag: false }
+    }
+
+    fn hear(&mut self, i: usize, heard: Heard<'_>) {
+        match heard {
+            Heard::Meta(meta) => self.merge.meta(i, meta),
+            Heard::Line(line) => {
+                if let Err(e) = self.merge.add(i, line) {
+                    self.notice(format!("warning: agent {}: an interval that does not read: {e}", i + 1));
+                }
+            }
+            Heard::Ended => self.merge.end(i),
+            Heard::Lost(why) => {
+                self.merge.lost(i, why);
+                let lost = self.merge.lost_count();
+                let _ = self.reports.send(Report::Generators { of: self.parts, lost });
+            }
+            Heard::Samples(_) => {}
+        }
+        self.pass_on();
+    }
+
+    /// Reports the common start once known, and the seconds merged so far.
+    fn pass_on(&mut self) {
+        if let Some(origin) = self.merge.origin().filter(|_| !self.began) {
+            self.began = true;
+            let _ = self.reports.send(Report::Began(std::time::SystemTime::from(origin)));
+        }
+        for iv in self.merge.ready() {
+            let _ = self.reports.send(Report::Interval(Box::new(iv)));
+        }
+        if let Some(i) = self.merge.lagging.filter(|_| !self.said_lag) {
+            self.said_lag = true;
+            self.notice(format!(
+                "warning: agent {} is far behind the others (its clock, or a stall): the run's log goes on without it, its late seconds counted in later ones",
+                i + 1
+            ));
+        }
+    }
+
+    fn notice(&self, text: String) {
+        let _ = self.reports.send(Report::Notice(text));
+    }
+
+    /// Every part has ended: the last seconds, and the merge to finish.
+    fn drain(&mut self) -> LiveMerge {
+        for i in 0..self.parts {
+            self.merge.end(i);
+        }
+        self.pass_on();
+        std::mem::replace(&mut self.merge, LiveMerge::new(&self.meta, 0))
+    }
+}
+
+/// The results files of a run on agents, written from the rows they send back.
+struct SampleFiles {
+    files: Vec<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+    failed: Option<String>,
+}
+
+impl SampleFiles {
+    /// Opens each file to append to it, with JMeter's header when it is new or empty.
+    fn open(paths: &[PathBuf]) -> Result<SampleFiles, String> {
+        use std::io::Write as _;
+        let mut files = Vec::new();
+        for p in paths {
+            let cannot = |e: std::io::Error| format!("cannot open the results file {}: {e}", p.display());
+            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(cannot)?;
+            }
+            let f = std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(cannot)?;
+            let empty = f.metadata().map(|m| m.len() == 0).unwrap_or(true);
+            let mut w = std::io::BufWriter::new(f);
+            if empty {
+                writeln!(w, "{}", rundir::jtl::HEADER).map_err(cannot)?;
+            }
+            files.push((p.clone(), w));
+        }
+        Ok(SampleFiles { files, failed: None })
+    }
+
+    fn write(&mut self, rows: &str) {
+        use std::io::Write as _;
+        for (p, w) in &mut self.files {
+            if let Err(e) = w.write_all(rows.as_bytes()) {
+                self.failed.get_or_insert(format!("cannot write {}: {e}", p.display()));
+            }
+        }
+    }
+
+    /// Flushes the files; why one is incomplete, if it is.
+    fn finish(&mut self) -> Option<String> {
+        use std::io::Write as _;
+        for (p, w) in &mut self.files {
+            if let Err(e) = w.flush() {
+                self.failed.get_or_insert(format!("cannot write {}: {e}", p.display()));
+            }
+        }
+        self.failed.take()
+    }
+}
+
+/// Takes back a run directory a run on agents claimed but measured nothing into (the agents
+/// failed before the start): its run files (a user's own files in an `--out` stay). A run whose
+/// agents sent something keeps it: false.
+pub fn abandon(dir: &Path) -> bool {
+    if std::fs::read_dir(dir.join("agents")).is_ok_and(|mut d| d.next().is_some()) {
+        return false;
+    }
+    for f in rundir::run_files() {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let _ = std::fs::remove_dir_all(dir.join("agents"));
+    let _ = std::fs::remove_dir(dir);
+    true
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A name safe as a directory name.
+fn safe(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
