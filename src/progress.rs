@@ -144,6 +144,10 @@ impl Output for Progress {
     }
 
     fn generators(&mut self, of: usize, lost: usize) {
+        // A lost agent is news: a plain (non-terminal) line says it at the next second.
+        if self.agents.is_some_and(|(_, before)| before != lost) {
+            self.last_line = None;
+        }
         self.agents = Some((of, lost));
     }
 

@@ -87,7 +87,7 @@ fn an_agent_killed_mid_run_is_stated_with_its_instant_and_estimate_and_its_own_d
     // A lost agent leaves the results incomplete: exit 3, as before.
     out.assert_exit(3);
     let stderr = out.stderr_str();
-    assert!(stderr.contains("(3 agents)") && stderr.contains("(2 of 3 agents)"), "{stderr}");
+    assert!(stderr.contains("· 3 agents") && stderr.contains("· 2 of 3 agents"), "{stderr}");
     let stdout = out.stdout_str();
     assert!(stdout.contains("WARNING: This run lost an agent: its figures are SHORT"), "{stdout}");
     assert!(stdout.contains(&format!("Agent 2/3 ({}, agents/2-", addrs[1])), "{stdout}");
