@@ -23,6 +23,7 @@
 //! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
 //! what a report shows is [`crate::report`]'s.
 
+pub mod copy;
 pub mod damage;
 pub mod jtl;
 mod log;
