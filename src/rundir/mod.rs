@@ -12,6 +12,7 @@
 //!   watch.jsonl      what `run --watch` sampled of the system under test, a line per source
 //!                    per second, appended and flushed as the run goes (see [`watch`])
 //!   report.html      the HTML report, written at the end
+//!   agents/I-HOST/   a run on agents: each agent's part, in a coarser layout ([`copy`])
 //! ```
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the

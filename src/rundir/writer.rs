@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub struct RunWriter {
     log: LogFiles,
+    format: LogFormat,
 }
 
 /// The files of an interval log in a layout ([`LogFormat`]): the seconds kept, the tail past
@@ -104,9 +105,9 @@ impl Bucket {
     }
 }
 
-/// `meta` as a run directory of today's layout records it.
-fn with_log(meta: &RunMeta) -> RunMeta {
-    RunMeta { log: Some(LogFormat::current()), ..meta.clone() }
+/// `meta` as a run directory of the layout `format` records it.
+fn with_log(meta: &RunMeta, format: &LogFormat) -> RunMeta {
+    RunMeta { log: Some(format.clone()), ..meta.clone() }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -133,12 +134,23 @@ impl RunWriter {
     /// never share a directory: the loser takes the next name, or (`--out`) gets
     /// [`Error::Occupied`].
     pub fn create(place: &Place, meta: &RunMeta, resolved_plan: &str) -> Result<RunWriter, Error> {
-        let text = serde_json::to_string_pretty(&with_log(meta)).expect("run data always serialises") + "\n";
+        Self::create_with(place, meta, resolved_plan, LogFormat::current())
+    }
+
+    /// [`RunWriter::create`] of a run whose log is in the layout `format` (a merge of runs that
+    /// keep less than today's: see [`super::merge::layout_for`]).
+    pub fn create_with(
+        place: &Place,
+        meta: &RunMeta,
+        resolved_plan: &str,
+        format: LogFormat,
+    ) -> Result<RunWriter, Error> {
+        let text = serde_json::to_string_pretty(&with_log(meta, &format)).expect("run data always serialises") + "\n";
         let dir = claim(place, text.as_bytes())?;
         let plan = dir.join(PLAN);
         fs::write(&plan, resolved_plan).map_err(io(&plan))?;
-        let log = LogFiles::create(&dir, &LogFormat::current(), &meta.labels, &meta.checks)?;
-        Ok(RunWriter { log })
+        let log = LogFiles::create(&dir, &format, &meta.labels, &meta.checks)?;
+        Ok(RunWriter { log, format })
     }
 
     pub fn dir(&self) -> &Path {
@@ -155,7 +167,7 @@ impl RunWriter {
     /// Writes `meta` again: the facts known only when the load starts (`started_at` after a
     /// wait for a common start).
     pub fn restart_meta(&self, meta: &RunMeta) -> Result<(), Error> {
-        write_json(&self.log.dir.join(META), &with_log(meta))
+        write_json(&self.log.dir.join(META), &with_log(meta, &self.format))
     }
 
     /// Writes the roll-ups' last (partial) lines, the summary and the final meta, and syncs the
@@ -163,7 +175,7 @@ impl RunWriter {
     pub fn finish(mut self, meta: &RunMeta, summary: &Summary) -> Result<(), Error> {
         self.log.finish()?;
         write_json(&self.log.dir.join(SUMMARY), summary)?;
-        write_json(&self.log.dir.join(META), &with_log(meta))
+        write_json(&self.log.dir.join(META), &with_log(meta, &self.format))
     }
 }
 
