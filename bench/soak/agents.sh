@@ -32,20 +32,34 @@ else
 fi
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 size() { du -sb "$@" | awk '{ s += $1 } END { print s }'; }
-timed() { /usr/bin/time -f "%e s, %M KiB peak" "$@" 2>&1 >/dev/null | tail -1; }
+# The time and peak memory, after whatever else the command said on stderr (a warning, an
+# exit status other than 0).
+timed() { /usr/bin/time -f "%e s, %M KiB peak" "$@" 2>&1 >/dev/null | tail -3 | paste -sd ' '; }
 own=$(size "$WORK"/agent-*)
 copies=$(size "$WORK"/controller/agents/*)
 seconds=$(size "$WORK"/agent-*/intervals.jsonl)
 files() { (cd "$1" && for f in *; do printf '%s %s MiB; ' "$f" "$(mib "$(stat -c %s "$f")")"; done); }
-rm -rf "$WORK/m-copies" "$WORK/m-own"
+rm -rf "$WORK/m-copies" "$WORK/m-own" "$WORK/stretched" "$WORK/m-stretched"
 m1=$(timed "$bin/stampede" merge "$WORK"/controller/agents/* --out "$WORK/m-copies")
-m2=$(timed "$bin/stampede" merge "$WORK"/agent-* --out "$WORK/m-own")
 r1=$(timed "$bin/stampede" report "$WORK"/controller/agents/*)
 r2=$(timed "$bin/stampede" report "$WORK"/agent-*)
 r3=$(timed "$bin/stampede" report "$WORK/m-copies")
-# The same figures from either set: the Total row of each merged run.
-row() { "$bin/stampede" report "$1" | grep '^| Total' | head -1; }
-same=$([ "$(row "$WORK/m-copies")" = "$(row "$WORK/m-own")" ] && echo "the same" || echo DIFFERENT)
+# The copies stretched to 60 hours (their first hour repeated: stretch_copies.py), as a killed
+# run leaves them (every figure summed from their lines).
+python3 bench/soak/stretch_copies.py "$WORK/controller/agents" "$WORK/stretched" 60 "$AGENTS"
+stretched=$(size "$WORK"/stretched/*)
+m3=$(timed "$bin/stampede" merge "$WORK"/stretched/* --out "$WORK/m-stretched")
+r4=$(timed "$bin/stampede" report "$WORK"/stretched/*)
+r5=$(timed "$bin/stampede" report "$WORK/m-stretched")
+# The merge of the agents' own directories reads their first hour's seconds: minutes in a debug
+# build, so only when asked (OWN_MERGE=1); then the Total rows of both merges are compared.
+m2="not run (OWN_MERGE=1 runs it)"
+same="not compared"
+if [ "${OWN_MERGE:-0}" = 1 ]; then
+  m2=$(timed "$bin/stampede" merge "$WORK"/agent-* --out "$WORK/m-own")
+  row() { "$bin/stampede" report "$1" | grep '^| Total' | head -1; }
+  same=$([ "$(row "$WORK/m-copies")" = "$(row "$WORK/m-own")" ] && echo "the same" || echo DIFFERENT)
+fi
 lines() { cat "$@" 2>/dev/null | wc -l; }
 read_copies=$(lines "$WORK"/controller/agents/*/intervals-600s.jsonl)
 read_own=$(( $(lines "$WORK"/agent-*/intervals.jsonl) + $(lines "$WORK"/agent-*/intervals-60s.jsonl) ))
@@ -69,6 +83,10 @@ $(uname -n), $(nproc) CPUs, $(rustc --version), $PROFILE build.
 | \`report\` of the agents' own (8 directories) | $r2 |
 | \`report\` of the merge of the copies | $r3 |
 | Total row of the merge of the copies and of the agents' own | $same |
+| the copies stretched to 60 h, all | $(mib "$stretched") MiB |
+| \`merge\` of the 60 h copies ($((AGENTS * 360)) 10-minute lines, twice: labels, then the run) | $m3 |
+| \`report\` of the 60 h copies ($AGENTS directories) | $r4 |
+| \`report\` of their merge | $r5 |
 
 Extrapolated to 60 h (the first hour's seconds once, every roll-up × 60 / ${HOURS}):
 one agent's directory $(x60 $((own / AGENTS)) $((seconds / AGENTS))) MiB; the controller's
