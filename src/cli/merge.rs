@@ -93,10 +93,11 @@ pub(super) fn merge_into(
     }
     // First the merged facts (every label's name, in the order the intervals number them),
     // then the intervals again, written as they come: memory stays flat however long the runs.
-    // Every second where the runs keep them; past that, their finest roll-up's lines (the merged
-    // run's writer rolls them up again). Both passes read the same lines, so labels are met in
-    // the same order.
-    let grain = rundir::reader::Grain::SECOND;
+    // Every second where the runs (and so the merged run) keep them; past that, their finest
+    // roll-up's lines (the merged run's writer rolls them up again). Both passes read the same
+    // lines, so labels are met in the same order.
+    let layout = merge::layout_for(&metas);
+    let grain = merge::grain_for(&layout);
     let first = merge::read_many(dirs, grain, |_, _| {})?;
     // The plan as it ran: one plan's, or each run's after a comment naming its directory.
     let plans: Vec<String> =
@@ -120,7 +121,7 @@ pub(super) fn merge_into(
 ",
             )
     };
-    let mut writer = RunWriter::create(place, &first.meta, &plan).map_err(|e| match e {
+    let mut writer = RunWriter::create_with(place, &first.meta, &plan, layout).map_err(|e| match e {
         rundir::Error::Occupied { .. } => {
             Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
         }

@@ -1459,14 +1459,11 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
         dir: dir.to_path_buf(),
         lost,
     };
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return end(Some(format!("cannot write {}: {e}", dir.display())), &a, &dir);
-    }
-    let mut log =
-        match std::fs::OpenOptions::new().create_new(true).append(true).open(dir.join(crate::rundir::INTERVALS)) {
-            Ok(f) => f,
-            Err(e) => return end(Some(format!("cannot write {}: {e}", dir.display())), &a, &dir),
-        };
+    // The agent's run, with roll-ups (see `rundir::copy`).
+    let mut copy = match crate::rundir::copy::PartCopy::create(&dir) {
+        Ok(c) => c,
+        Err(e) => return end(Some(format!("cannot write {}: {e}", dir.display())), &a, &dir),
+    };
     let pinger = tokio::spawn({
         let tx = a.tx.clone();
         async move {
@@ -1489,26 +1486,21 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
     let started = Instant::now();
     let lost = loop {
         match read(&mut a.r, SILENCE, MAX_STREAM_LINE).await {
-            Ok(Some(Msg::Meta { mut meta })) => {
-                // Its lines are written here as they come, every second: no roll-ups.
-                meta.log = None;
-                if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::META), &meta) {
+            Ok(Some(Msg::Meta { meta })) => {
+                if let Err(e) = copy.meta(&meta) {
                     break Some(format!("what it sent cannot be written: {e}"));
                 }
                 progress(i, Heard::Meta(&meta));
             }
             Ok(Some(Msg::Line { line })) => {
-                use std::io::Write as _;
-                if let Err(e) =
-                    log.write_all(line.as_bytes()).and_then(|_| log.write_all(b"\n")).and_then(|_| log.flush())
-                {
-                    break Some(format!("what it sent cannot be written to {}: {e}", dir.display()));
+                if let Err(e) = copy.line(&line) {
+                    break Some(format!("what it sent cannot be written: {e}"));
                 }
                 progress(i, Heard::Line(&line));
             }
             Ok(Some(Msg::Summary { summary })) => {
                 progress(i, Heard::Ended);
-                if let Err(e) = crate::rundir::writer::write_json(&dir.join(crate::rundir::SUMMARY), &summary) {
+                if let Err(e) = copy.summary(&summary) {
                     break Some(format!("what it sent cannot be written: {e}"));
                 }
             }

@@ -12,7 +12,7 @@
 use super::reader::{
     add_to_tally, logged, read_meta, read_run_with, Grain, IntervalLine, LoggedInterval, Run, Shared, Tiers,
 };
-use super::{Error, MergedPart, RunMeta, ScenarioMeta, Status, Summary, SUMMARY};
+use super::{Error, LogFormat, MergedPart, RunMeta, ScenarioMeta, Status, Summary, SUMMARY};
 use crate::plan::LabelId;
 use crate::record::{Interval, LabelStats, ScenarioCounts, Tally};
 use std::collections::{BTreeMap, VecDeque};
@@ -290,6 +290,37 @@ pub fn read_many(
     let mut run = merger.finish(&runs, shared.labels, None, complete);
     run.summary.damage = damage;
     Ok(run)
+}
+
+/// The layout of a run merged from runs of the facts `metas`: today's ([`LogFormat::current`]),
+/// keeping no more seconds than the run that keeps fewest and no roll-up finer than the
+/// coarsest of their finest, so that each line of the merged run is whole lines of each run
+/// (the controller's copies of agents' runs keep 10-minute lines: a merge of them keeps those,
+/// not 10-minute lines as minutes). Runs written before roll-ups keep every second.
+pub fn layout_for(metas: &[RunMeta]) -> LogFormat {
+    let today = LogFormat::current();
+    let logs: Vec<&LogFormat> = metas.iter().filter_map(|m| m.log.as_ref()).collect();
+    let Some(finest) = logs.iter().filter_map(|l| l.rollups_s.first().copied()).max() else { return today };
+    let mut rollups_s: Vec<u64> = today.rollups_s.iter().copied().filter(|w| *w % finest == 0).collect();
+    if rollups_s.first() != Some(&finest) && !today.rollups_s.contains(&finest) {
+        rollups_s.insert(0, finest);
+    }
+    let kept = logs.iter().map(|l| l.seconds_kept_s).min().unwrap_or(today.seconds_kept_s).min(today.seconds_kept_s);
+    let format = LogFormat { version: today.version, seconds_kept_s: kept - kept % finest, rollups_s };
+    if format.problem().is_some() {
+        return today;
+    }
+    format
+}
+
+/// The grain a merge into a run of the layout `format` reads its runs at: every second they
+/// keep when it keeps seconds, else its finest roll-up's (a run's seconds and minutes would all
+/// be summed into those lines: reading them costs without changing a figure).
+pub fn grain_for(format: &LogFormat) -> Grain {
+    match format.rollups_s.first() {
+        Some(w) if format.seconds_kept_s == 0 => Grain(*w),
+        _ => Grain::SECOND,
+    }
 }
 
 /// µs from `first` to `start` (0 when either is unknown, or `start` is earlier).
@@ -730,6 +761,28 @@ mod tests {
             };
             w.append(&iv).unwrap();
         }
+    }
+
+    /// A merge keeps what every run it merges keeps: the controller's copies (no seconds, lines
+    /// of 10 minutes and an hour) merge into a run of those lines, never 10-minute lines written
+    /// as minutes; runs of today's layout into today's.
+    #[test]
+    fn a_merged_run_keeps_no_finer_lines_than_its_runs() {
+        let with = |log: Option<LogFormat>| RunMeta { log, ..crate::rundir::writer::tests::meta() };
+        let today = LogFormat::current();
+        let copy = crate::rundir::copy::PartCopy::log();
+        assert_eq!(layout_for(&[with(Some(today.clone())), with(None)]), today);
+        assert_eq!(layout_for(&[with(None)]), today);
+        for runs in [vec![with(Some(copy.clone()))], vec![with(Some(today.clone())), with(Some(copy.clone()))]] {
+            assert_eq!(layout_for(&runs), copy);
+        }
+        assert_eq!((grain_for(&today), grain_for(&copy)), (Grain::SECOND, Grain(600)));
+        // Lines no width of today's divides: the merged run's finest line is theirs.
+        let odd = LogFormat { version: 2, seconds_kept_s: 8, rollups_s: vec![4, 8] };
+        assert_eq!(
+            layout_for(&[with(Some(odd))]),
+            LogFormat { version: 2, seconds_kept_s: 8, rollups_s: vec![4, 60, 600, 3600] }
+        );
     }
 
     /// Parts streamed line by line in any order between them merge into the seconds and totals

@@ -14,6 +14,7 @@
 //!   report.html      the HTML report, written at the end
 //!   lost.json        a run on agents: the agents it lost, when, and what they may have sent
 //!                    that the figures miss (see [`lost`])
+//!   agents/I-HOST/   a run on agents: each agent's part, in a coarser layout ([`copy`])
 //! ```
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
@@ -25,6 +26,7 @@
 //! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
 //! what a report shows is [`crate::report`]'s.
 
+pub mod copy;
 pub mod damage;
 pub mod jtl;
 mod log;

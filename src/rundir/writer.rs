@@ -12,9 +12,17 @@ use std::io::{BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 pub struct RunWriter {
+    log: LogFiles,
+    format: LogFormat,
+}
+
+/// The files of an interval log in a layout ([`LogFormat`]): the seconds kept, the tail past
+/// them and the roll-ups, as intervals are appended. A run's writer and the controller's copy
+/// of an agent's run ([`super::copy::PartCopy`]) both write through it.
+pub(super) struct LogFiles {
     dir: PathBuf,
-    labels: Vec<String>,
-    checks: Vec<String>,
+    pub(super) labels: Vec<String>,
+    pub(super) checks: Vec<String>,
     log: BufWriter<File>,
     /// Seconds that start from here on go to the tail, not `intervals.jsonl`.
     kept_us: u64,
@@ -97,9 +105,9 @@ impl Bucket {
     }
 }
 
-/// `meta` as a run directory of today's layout records it.
-fn with_log(meta: &RunMeta) -> RunMeta {
-    RunMeta { log: Some(LogFormat::current()), ..meta.clone() }
+/// `meta` as a run directory of the layout `format` records it.
+fn with_log(meta: &RunMeta, format: &LogFormat) -> RunMeta {
+    RunMeta { log: Some(format.clone()), ..meta.clone() }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -126,38 +134,82 @@ impl RunWriter {
     /// never share a directory: the loser takes the next name, or (`--out`) gets
     /// [`Error::Occupied`].
     pub fn create(place: &Place, meta: &RunMeta, resolved_plan: &str) -> Result<RunWriter, Error> {
-        let text = serde_json::to_string_pretty(&with_log(meta)).expect("run data always serialises") + "\n";
+        Self::create_with(place, meta, resolved_plan, LogFormat::current())
+    }
+
+    /// [`RunWriter::create`] of a run whose log is in the layout `format` (a merge of runs that
+    /// keep less than today's: see [`super::merge::layout_for`]).
+    pub fn create_with(
+        place: &Place,
+        meta: &RunMeta,
+        resolved_plan: &str,
+        format: LogFormat,
+    ) -> Result<RunWriter, Error> {
+        let text = serde_json::to_string_pretty(&with_log(meta, &format)).expect("run data always serialises") + "\n";
         let dir = claim(place, text.as_bytes())?;
         let plan = dir.join(PLAN);
         fs::write(&plan, resolved_plan).map_err(io(&plan))?;
-        let log_path = dir.join(INTERVALS);
-        let log = File::create(&log_path).map_err(io(&log_path))?;
-        let format = LogFormat::current();
-        let mut rollups = Vec::new();
-        for width_s in format.rollups_s {
-            let path = dir.join(super::rollup_file(width_s));
-            let file = BufWriter::new(File::create(&path).map_err(io(&path))?);
-            rollups.push(Rollup { width_us: width_s.saturating_mul(1_000_000), path, file, open: None });
-        }
-        Ok(RunWriter {
-            labels: meta.labels.clone(),
-            checks: meta.checks.clone(),
-            log: BufWriter::new(log),
-            kept_us: format.seconds_kept_s.saturating_mul(1_000_000),
-            tail: None,
-            rollups,
-            dir,
-        })
+        let log = LogFiles::create(&dir, &format, &meta.labels, &meta.checks)?;
+        Ok(RunWriter { log, format })
     }
 
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.log.dir
     }
 
     /// Appends an interval and flushes it to the OS, so a killed run keeps it: to
     /// `intervals.jsonl` in the run's first [`super::SECONDS_KEPT_S`], else to the tail; and
     /// adds it to the roll-ups, writing each bucket it closes.
     pub fn append(&mut self, iv: &Interval) -> Result<(), Error> {
+        self.log.append(iv, None)
+    }
+
+    /// Writes `meta` again: the facts known only when the load starts (`started_at` after a
+    /// wait for a common start).
+    pub fn restart_meta(&self, meta: &RunMeta) -> Result<(), Error> {
+        write_json(&self.log.dir.join(META), &with_log(meta, &self.format))
+    }
+
+    /// Writes the roll-ups' last (partial) lines, the summary and the final meta, and syncs the
+    /// logs to disk; the tail goes, every second of it being in the roll-ups then.
+    pub fn finish(mut self, meta: &RunMeta, summary: &Summary) -> Result<(), Error> {
+        self.log.finish()?;
+        write_json(&self.log.dir.join(SUMMARY), summary)?;
+        write_json(&self.log.dir.join(META), &with_log(meta, &self.format))
+    }
+}
+
+impl LogFiles {
+    /// Creates the log's files in `dir` (which must not hold them yet: a run never writes over
+    /// another's log) for a run whose labels and checks at the start are these.
+    pub(super) fn create(
+        dir: &Path,
+        format: &LogFormat,
+        labels: &[String],
+        checks: &[String],
+    ) -> Result<LogFiles, Error> {
+        let log_path = dir.join(INTERVALS);
+        let log = create_new(&log_path)?;
+        let mut rollups = Vec::new();
+        for width_s in &format.rollups_s {
+            let path = dir.join(super::rollup_file(*width_s));
+            let file = BufWriter::new(create_new(&path)?);
+            rollups.push(Rollup { width_us: width_s.saturating_mul(1_000_000), path, file, open: None });
+        }
+        Ok(LogFiles {
+            labels: labels.to_vec(),
+            checks: checks.to_vec(),
+            log: BufWriter::new(log),
+            kept_us: format.seconds_kept_s.saturating_mul(1_000_000),
+            tail: None,
+            rollups,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// [`RunWriter::append`]; `text`, when given, is `iv`'s line as another writer wrote it (an
+    /// agent's, streamed): the seconds keep it as it came.
+    pub(super) fn append(&mut self, iv: &Interval, text: Option<&str>) -> Result<(), Error> {
         self.labels.extend(iv.new_labels.iter().cloned());
         let mut closed_finest = false;
         for (n, r) in self.rollups.iter_mut().enumerate() {
@@ -179,27 +231,31 @@ impl RunWriter {
             fs::rename(&new, &path).map_err(io(&path))?;
             self.tail = Some(BufWriter::new(file));
         }
-        if iv.start_us < self.kept_us {
-            write_line(&mut self.log, &self.dir.join(INTERVALS), iv, &self.labels, &self.checks)
+        let (to, path) = if iv.start_us < self.kept_us {
+            (&mut self.log, self.dir.join(INTERVALS))
         } else {
             let path = self.dir.join(TAIL);
             if self.tail.is_none() {
                 self.tail = Some(BufWriter::new(File::create(&path).map_err(io(&path))?));
             }
-            let tail = self.tail.as_mut().expect("just made");
-            write_line(tail, &path, iv, &self.labels, &self.checks)
+            (self.tail.as_mut().expect("just made"), path)
+        };
+        match text {
+            Some(text) => write_text(to, &path, text),
+            None => write_line(to, &path, iv, &self.labels, &self.checks),
         }
     }
 
-    /// Writes `meta` again: the facts known only when the load starts (`started_at` after a
-    /// wait for a common start).
-    pub fn restart_meta(&self, meta: &RunMeta) -> Result<(), Error> {
-        write_json(&self.dir.join(META), &with_log(meta))
+    /// Appends a line that does not read as an interval to the seconds kept, as it came: what
+    /// an agent sent is never dropped, and a reader of the log names it (see
+    /// [`super::damage`]).
+    pub(super) fn append_unread(&mut self, text: &str) -> Result<(), Error> {
+        write_text(&mut self.log, &self.dir.join(INTERVALS), text)
     }
 
-    /// Writes the roll-ups' last (partial) lines, the summary and the final meta, and syncs the
-    /// logs to disk; the tail goes, every second of it being in the roll-ups then.
-    pub fn finish(mut self, meta: &RunMeta, summary: &Summary) -> Result<(), Error> {
+    /// Writes the roll-ups' last (partial) lines and syncs the log to disk; the tail goes,
+    /// every second of it being in the roll-ups then.
+    pub(super) fn finish(&mut self) -> Result<(), Error> {
         let path = self.dir.join(INTERVALS);
         self.log.flush().map_err(io(&path))?;
         self.log.get_ref().sync_data().map_err(io(&path))?;
@@ -214,9 +270,12 @@ impl RunWriter {
             let path = self.dir.join(TAIL);
             fs::remove_file(&path).map_err(io(&path))?;
         }
-        write_json(&self.dir.join(SUMMARY), summary)?;
-        write_json(&self.dir.join(META), &with_log(meta))
+        Ok(())
     }
+}
+
+fn create_new(path: &Path) -> Result<File, Error> {
+    fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(io(path))
 }
 
 /// Takes the directory `place` names and writes `meta` as its `meta.json`; returns the directory.
@@ -294,6 +353,13 @@ fn write_line(
 ) -> Result<(), Error> {
     let line = IntervalLine::from_interval(iv, labels, checks);
     serde_json::to_writer(&mut *to, &line).map_err(|e| Error::Io { path: path.to_path_buf(), source: e.into() })?;
+    to.write_all(b"\n").map_err(io(path))?;
+    to.flush().map_err(io(path))
+}
+
+/// Writes `text` as a line of a log and flushes it to the OS.
+fn write_text(to: &mut BufWriter<File>, path: &Path, text: &str) -> Result<(), Error> {
+    to.write_all(text.trim_end().as_bytes()).map_err(io(path))?;
     to.write_all(b"\n").map_err(io(path))?;
     to.flush().map_err(io(path))
 }
@@ -378,7 +444,7 @@ pub(crate) mod tests {
         s
     }
 
-    fn meta() -> RunMeta {
+    pub(crate) fn meta() -> RunMeta {
         serde_json::from_value(serde_json::json!({
             "tool": "stampede", "version": "0", "command_line": [], "plan_path": null, "plan_name": "p",
             "host": "h", "started_at": "2026-11-25T00:00:00Z", "ended_at": null, "duration_s": null,
@@ -397,23 +463,12 @@ pub(crate) mod tests {
         let mut tally = Tally::new(1, 1);
         let mut all = Vec::new();
         for i in 0..seconds {
-            let s = second(i);
+            let iv = interval(i, seconds);
+            let s = iv.total.clone();
             *tally.label_mut(0) += &s;
             tally.total += &s;
             tally.scenarios[0].iterations += s.samples;
-            w.append(&Interval {
-                new_labels: Vec::new(),
-                index: i,
-                start_us: i * 1_000_000,
-                end_us: (i + 1) * 1_000_000,
-                labels: vec![(LabelId(0), s.clone())],
-                total: s.clone(),
-                scenarios: vec![crate::record::ScenarioCounts { iterations: s.samples, ..Default::default() }],
-                lateness: vec![LabelStats::default()],
-                active_users: vec![i % 5],
-                last: i + 1 == seconds,
-            })
-            .unwrap();
+            w.append(&iv).unwrap();
             all.push(s);
         }
         if finish {
@@ -426,6 +481,23 @@ pub(crate) mod tests {
         all
     }
 
+    /// Second `i` of a run of `seconds` as [`long_run`] writes it.
+    pub(crate) fn interval(i: u64, seconds: u64) -> Interval {
+        let s = second(i);
+        Interval {
+            new_labels: Vec::new(),
+            index: i,
+            start_us: i * 1_000_000,
+            end_us: (i + 1) * 1_000_000,
+            labels: vec![(LabelId(0), s.clone())],
+            total: s.clone(),
+            scenarios: vec![crate::record::ScenarioCounts { iterations: s.samples, ..Default::default() }],
+            lateness: vec![LabelStats::default()],
+            active_users: vec![i % 5],
+            last: i + 1 == seconds,
+        }
+    }
+
     pub(crate) fn sum(seconds: &[LabelStats]) -> LabelStats {
         let mut t = LabelStats::default();
         for s in seconds {
@@ -435,19 +507,19 @@ pub(crate) mod tests {
     }
 
     /// The figures of a row that must be exactly the witness's.
-    fn figures(s: &LabelStats) -> Vec<u64> {
+    pub(crate) fn figures(s: &LabelStats) -> Vec<u64> {
         let mut v = vec![s.samples, s.errors, s.sum_elapsed_us, s.min_us, s.max_us, s.bytes_received, s.sum_ttfb_us];
         v.extend([0.5, 0.9, 0.95, 0.99, 0.999].map(|q| s.quantile_us(q)));
         v.extend([0.5, 0.99].map(|q| s.timing.ttfb_quantile_us_at(q, 1).unwrap_or(u64::MAX)));
         v
     }
 
-    fn lines(dir: &Path, file: &str) -> usize {
+    pub(crate) fn lines(dir: &Path, file: &str) -> usize {
         fs::read_to_string(dir.join(file)).map_or(0, |t| t.lines().count())
     }
 
     /// Every interval read at `grain`, summed, with how many there were.
-    fn read_at(dir: &Path, grain: Grain) -> (LabelStats, usize) {
+    pub(crate) fn read_at(dir: &Path, grain: Grain) -> (LabelStats, usize) {
         let (mut total, mut n) = (LabelStats::default(), 0);
         read_run_with(dir, grain, |iv| {
             total += &iv.total;

@@ -172,6 +172,9 @@
 //!   rows) and on a run directory in every format; thresholds gate `run` and `report` (exit 1,
 //!   JUnit), and bad ones are plan errors; several directories or JTLs report as one; a run's
 //!   JTL agrees with its directory within 0.5 ms.
+//! - `rollup_s4`: roll-ups on agents (issue 33): each agent's own run directory and the
+//!   controller's copy of it carry their roll-up files past the seconds kept, and `merge` of
+//!   either equals what the server served and the run merged live.
 //! - `rundir`: the run directory's files and schema, `report` on finished, interrupted and
 //!   killed runs, Ctrl-C, secrets, and the demo; runs never share or overwrite a directory
 //!   (`--replace`); a JTL cut short exits 3; a corrupt log is an error naming its line.
@@ -268,6 +271,7 @@ mod mock;
 mod netns;
 mod open_model;
 mod report;
+mod rollup_s4;
 mod rundir;
 mod script_fairness;
 mod script_fn;
