@@ -11,6 +11,66 @@ use base64::Engine as _;
 use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
+/// `--agents` and the flags that go with it, for `run` and for each step of `sweep`.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct AgentFlags {
+    /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
+    /// The plan and every file it reads (wherever they are; quick mode: the plan --url makes)
+    /// are sent to each; their run directories are kept under the run's `agents/` and merged
+    /// into the run's, second by second, which the progress line, --watch, --export and the
+    /// goals (--threshold, --stop-on) take as on one generator.
+    #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
+    pub agents: Vec<String>,
+    /// With --agents or --listen-agents: also send this folder (repeatable), for files the plan
+    /// names only while it runs (from variables), which cannot be known beforehand. The plan
+    /// and every file it reads when it loads are sent without it, wherever they are.
+    #[arg(long, value_name = "DIR", help_heading = "Several generators")]
+    pub ship: Vec<PathBuf>,
+    /// Instead of --agents: wait on this address for --agent-count agents to join
+    /// (`stampede agent --join HOST:PORT`), then run the plan on them as on --agents, part i/N on
+    /// the i-th to join.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        conflicts_with = "agents",
+        requires = "agent_count",
+        help_heading = "Several generators"
+    )]
+    pub listen_agents: Option<String>,
+    /// With --listen-agents: how many agents the run waits for.
+    #[arg(long, value_name = "N", requires = "listen_agents", value_parser = clap::value_parser!(u32).range(1..=10000), help_heading = "Several generators")]
+    pub agent_count: Option<u32>,
+    /// With --listen-agents: how long to wait for them all before giving up (nothing is sent).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration, requires = "listen_agents", help_heading = "Several generators")]
+    pub agent_wait: std::time::Duration,
+    /// With --listen-agents: speak TLS to the agents with this certificate (PEM, the chain);
+    /// they give `--controller-ca`. Needs --agent-key.
+    #[arg(long, value_name = "FILE", requires_all = ["agent_key", "listen_agents"], help_heading = "Several generators")]
+    pub agent_cert: Option<PathBuf>,
+    /// The private key (PEM) of --agent-cert.
+    #[arg(long, value_name = "FILE", requires = "agent_cert", help_heading = "Several generators")]
+    pub agent_key: Option<PathBuf>,
+    /// With --agents or --listen-agents: what the others do when an agent is lost (killed, its network gone):
+    /// `continue` (what it sent until then is kept) or `abort` (every agent stops).
+    #[arg(long, value_enum, default_value = "continue", value_name = "WHAT", help_heading = "Several generators")]
+    pub on_agent_loss: OnAgentLoss,
+    /// With --agents: speak TLS to the agents, trusting the certificates in this file (PEM):
+    /// the agents' own, or the CA that signed them. Each agent's certificate must name the host
+    /// given in --agents.
+    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
+    pub agent_ca: Option<PathBuf>,
+    /// With --agents or --listen-agents: the file holding the agents' shared token (its first line).
+    #[arg(long, value_name = "FILE", help_heading = "Several generators")]
+    pub token_file: Option<PathBuf>,
+}
+
+impl AgentFlags {
+    /// Whether the run goes to agents.
+    pub fn on(&self) -> bool {
+        !self.agents.is_empty() || self.listen_agents.is_some()
+    }
+}
+
 /// A run on agents as the command line asks for it, checked and its job made, before any
 /// agent is reached.
 pub(crate) struct OnAgents {
@@ -30,19 +90,19 @@ impl RunArgs {
     /// The run on agents these arguments ask for, `None` without `--agents`/`--listen-agents`.
     /// A plan file is shipped with every file it reads; quick mode (`--url`) as the YAML plan it makes.
     pub(crate) fn on_agents(&self, plan: &Plan) -> Result<Option<OnAgents>, Error> {
-        if self.agents.is_empty() && self.listen_agents.is_none() {
+        if self.dist.agents.is_empty() && self.dist.listen_agents.is_none() {
             return Ok(None);
         }
-        let token_file = self
-            .token_file
-            .as_ref()
-            .ok_or_else(|| Error::Usage("--agents and --listen-agents need --token-file (the agents' token)".into()))?;
+        let token_file =
+            self.dist.token_file.as_ref().ok_or_else(|| {
+                Error::Usage("--agents and --listen-agents need --token-file (the agents' token)".into())
+            })?;
         let token = super::agent::read_token(token_file)?;
         let (name, root, files, overrides) = match &self.plan {
             // What the plan reads, wherever it is, and the folders of --ship.
             Some(_) => {
                 let (name, root, files) =
-                    agent::job_files(plan, &self.ship, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
+                    agent::job_files(plan, &self.dist.ship, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
                 (name, root, files, true)
             }
             None => {
@@ -82,15 +142,15 @@ impl RunArgs {
             samples: !plan.result_files.is_empty(),
         };
         Ok(Some(OnAgents {
-            addresses: self.agents.clone(),
-            agent_ca: self.agent_ca.clone(),
-            listen: self.listen_agents.clone(),
-            count: self.agent_count.unwrap_or(1) as usize,
-            wait: self.agent_wait,
-            cert: self.agent_cert.clone().zip(self.agent_key.clone()),
+            addresses: self.dist.agents.clone(),
+            agent_ca: self.dist.agent_ca.clone(),
+            listen: self.dist.listen_agents.clone(),
+            count: self.dist.agent_count.unwrap_or(1) as usize,
+            wait: self.dist.agent_wait,
+            cert: self.dist.agent_cert.clone().zip(self.dist.agent_key.clone()),
             token,
             job,
-            abort_on_loss: self.on_agent_loss == OnAgentLoss::Abort,
+            abort_on_loss: self.dist.on_agent_loss == OnAgentLoss::Abort,
             quiet: self.quiet,
         }))
     }

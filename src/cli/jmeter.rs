@@ -716,12 +716,12 @@ async fn execute_parsed(inv: Invocation) -> Result<u8, Error> {
         let token = std::env::var_os(TOKEN_ENV)
             .map(PathBuf::from)
             .or_else(|| property(&props, TOKEN_PROPERTY).map(PathBuf::from));
-        args.token_file = Some(token.ok_or_else(|| {
+        args.dist.token_file = Some(token.ok_or_else(|| {
             Error::Usage(format!(
                 "-R/-r run on stampede agents, which need their shared token: set {TOKEN_ENV}=FILE (or the property {TOKEN_PROPERTY})"
             ))
         })?);
-        args.agents = agents;
+        args.dist.agents = agents;
         args.agent_properties = Some(global_properties(&inv)?);
     }
     let code = match super::run::execute(args).await {

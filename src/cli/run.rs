@@ -67,58 +67,12 @@ pub struct RunArgs {
     /// as users are, so each row is used once in the whole run (unique logins).
     #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
     pub data: DataMode,
-    /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
-    /// The plan and every file it reads (wherever they are; quick mode: the plan --url makes)
-    /// are sent to each; their run directories are kept under the run's `agents/` and merged
-    /// into the run's, second by second, which the progress line, --watch, --export and the
-    /// goals (--threshold, --stop-on) take as on one generator.
-    #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
-    pub agents: Vec<String>,
-    /// With --agents or --listen-agents: also send this folder (repeatable), for files the plan
-    /// names only while it runs (from variables), which cannot be known beforehand. The plan
-    /// and every file it reads when it loads are sent without it, wherever they are.
-    #[arg(long, value_name = "DIR", help_heading = "Several generators")]
-    pub ship: Vec<PathBuf>,
-    /// Instead of --agents: wait on this address for --agent-count agents to join
-    /// (`stampede agent --join HOST:PORT`), then run the plan on them as on --agents, part i/N on
-    /// the i-th to join.
-    #[arg(
-        long,
-        value_name = "ADDR",
-        conflicts_with = "agents",
-        requires = "agent_count",
-        help_heading = "Several generators"
-    )]
-    pub listen_agents: Option<String>,
-    /// With --listen-agents: how many agents the run waits for.
-    #[arg(long, value_name = "N", requires = "listen_agents", value_parser = clap::value_parser!(u32).range(1..=10000), help_heading = "Several generators")]
-    pub agent_count: Option<u32>,
-    /// With --listen-agents: how long to wait for them all before giving up (nothing is sent).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration, requires = "listen_agents", help_heading = "Several generators")]
-    pub agent_wait: std::time::Duration,
-    /// With --listen-agents: speak TLS to the agents with this certificate (PEM, the chain);
-    /// they give `--controller-ca`. Needs --agent-key.
-    #[arg(long, value_name = "FILE", requires_all = ["agent_key", "listen_agents"], help_heading = "Several generators")]
-    pub agent_cert: Option<PathBuf>,
-    /// The private key (PEM) of --agent-cert.
-    #[arg(long, value_name = "FILE", requires = "agent_cert", help_heading = "Several generators")]
-    pub agent_key: Option<PathBuf>,
-    /// With --agents or --listen-agents: what the others do when an agent is lost (killed, its network gone):
-    /// `continue` (what it sent until then is kept) or `abort` (every agent stops).
-    #[arg(long, value_enum, default_value = "continue", value_name = "WHAT", help_heading = "Several generators")]
-    pub on_agent_loss: OnAgentLoss,
-    /// With --agents: speak TLS to the agents, trusting the certificates in this file (PEM):
-    /// the agents' own, or the CA that signed them. Each agent's certificate must name the host
-    /// given in --agents.
-    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
-    pub agent_ca: Option<PathBuf>,
+    #[command(flatten)]
+    pub dist: super::dist::AgentFlags,
     /// The group of generators this part runs in (a cloud, a region), recorded for
     /// `report --by group`.
     #[arg(long, value_name = "NAME", help_heading = "Several generators")]
     pub group: Option<String>,
-    /// With --agents or --listen-agents: the file holding the agents' shared token (its first line).
-    #[arg(long, value_name = "FILE", help_heading = "Several generators")]
-    pub token_file: Option<PathBuf>,
     /// Start the load at this instant (RFC 3339, e.g. 2026-12-01T10:00:00Z; at most a day
     /// ahead), so that generators started apart begin together; how late each began is recorded.
     #[arg(long, value_name = "TIME", value_parser = parse_instant, help_heading = "Several generators")]
@@ -463,11 +417,13 @@ fn parse_stop_on(s: &str) -> Result<crate::plan::threshold::StopOn, super::ArgEr
 
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     let watch = super::parse_watch(&a.watch)?;
-    let on_agents = !a.agents.is_empty() || a.listen_agents.is_some();
+    let on_agents = !a.dist.agents.is_empty() || a.dist.listen_agents.is_some();
     if a.data == DataMode::Split && a.segment.is_none() && !on_agents {
         return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
     }
-    if !on_agents && (a.token_file.is_some() || a.on_agent_loss != OnAgentLoss::Continue || !a.ship.is_empty()) {
+    if !on_agents
+        && (a.dist.token_file.is_some() || a.dist.on_agent_loss != OnAgentLoss::Continue || !a.dist.ship.is_empty())
+    {
         return Err(Error::Usage(
             "--token-file, --on-agent-loss and --ship go with --agents or --listen-agents".into(),
         ));

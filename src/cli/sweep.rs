@@ -67,8 +67,13 @@ pub struct SweepArgs {
     /// Open model: most users at once in each step.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
     pub max_users: Option<u32>,
+    /// Each step on agents (the flags of `run`): the step's directory is its merged run.
     #[command(flatten)]
-    pub agents: AgentFlags,
+    pub agents: super::dist::AgentFlags,
+    /// With agents: how the parts read data files, `whole` (each reads every row) or `split`
+    /// (each row used once in the step).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
+    pub data: DataMode,
     /// Send each step's live metrics out, as `run --export` does (repeatable): every series
     /// labelled `run_id` SWEEP/STEP (the sweep's directory's name and the step's), so a
     /// dashboard tells the steps apart. A `prometheus=` page is served during each step.
@@ -77,71 +82,6 @@ pub struct SweepArgs {
     /// With --export: a `tag` label on every exported series, to tell sweeps apart.
     #[arg(long, value_name = "TEXT", requires = "export", help_heading = "Live metrics")]
     pub export_tag: Option<String>,
-}
-
-/// `--agents` and the flags that go with it, as `run` has them: each step runs on the agents.
-#[derive(Debug, Args, Clone)]
-pub struct AgentFlags {
-    /// Run each step on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`,
-    /// as `run --agents` does (the plan's directory is sent to each at every step).
-    #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
-    pub agents: Vec<String>,
-    /// Instead of --agents: wait on this address, at every step, for --agent-count agents to
-    /// join (`stampede agent --join` runs one job and exits: start them again for each step).
-    #[arg(
-        long,
-        value_name = "ADDR",
-        conflicts_with = "agents",
-        requires = "agent_count",
-        help_heading = "Several generators"
-    )]
-    pub listen_agents: Option<String>,
-    /// With --listen-agents: how many agents each step waits for.
-    #[arg(long, value_name = "N", requires = "listen_agents", value_parser = clap::value_parser!(u32).range(1..=10000), help_heading = "Several generators")]
-    pub agent_count: Option<u32>,
-    /// With --listen-agents: how long each step waits for them all before giving up.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration, requires = "listen_agents", help_heading = "Several generators")]
-    pub agent_wait: Duration,
-    /// With --listen-agents: speak TLS to the agents with this certificate (PEM); needs --agent-key.
-    #[arg(long, value_name = "FILE", requires_all = ["agent_key", "listen_agents"], help_heading = "Several generators")]
-    pub agent_cert: Option<PathBuf>,
-    /// The private key (PEM) of --agent-cert.
-    #[arg(long, value_name = "FILE", requires = "agent_cert", help_heading = "Several generators")]
-    pub agent_key: Option<PathBuf>,
-    /// With --agents: speak TLS to the agents, trusting the certificates in this file (PEM).
-    #[arg(long, value_name = "FILE", requires = "agents", help_heading = "Several generators")]
-    pub agent_ca: Option<PathBuf>,
-    /// With agents: what the others do when one is lost, `continue` or `abort`; a step that
-    /// lost an agent ends the sweep (its figures are short).
-    #[arg(long, value_enum, default_value = "continue", value_name = "WHAT", help_heading = "Several generators")]
-    pub on_agent_loss: OnAgentLoss,
-    /// With agents: the file holding the agents' shared token (its first line).
-    #[arg(long, value_name = "FILE", help_heading = "Several generators")]
-    pub token_file: Option<PathBuf>,
-    /// With agents: how the parts read data files, `whole` (each reads every row) or `split`
-    /// (each row used once in the step).
-    #[arg(long, value_enum, value_name = "MODE", default_value = "whole", help_heading = "Several generators")]
-    pub data: DataMode,
-}
-
-impl AgentFlags {
-    fn on(&self) -> bool {
-        !self.agents.is_empty() || self.listen_agents.is_some()
-    }
-
-    /// A step's run on the agents takes them as `run` does.
-    fn into_run(self, run: &mut RunArgs) {
-        run.agents = self.agents;
-        run.listen_agents = self.listen_agents;
-        run.agent_count = self.agent_count;
-        run.agent_wait = self.agent_wait;
-        run.agent_cert = self.agent_cert;
-        run.agent_key = self.agent_key;
-        run.agent_ca = self.agent_ca;
-        run.on_agent_loss = self.on_agent_loss;
-        run.token_file = self.token_file;
-        run.data = self.data;
-    }
 }
 
 /// The loads of `--users` or `--rates`, in order.
@@ -225,7 +165,7 @@ fn settings(a: &SweepArgs) -> Result<Settings, Error> {
 /// The agents' flags, checked as `run` checks them, and what a sweep cannot do on agents yet.
 fn check_agent_flags(a: &SweepArgs) -> Result<(), Error> {
     let on = a.agents.on();
-    if a.agents.data == DataMode::Split && !on {
+    if a.data == DataMode::Split && !on {
         return Err(Error::Usage("--data split deals rows to parts: give --agents or --listen-agents".into()));
     }
     if !on && (a.agents.token_file.is_some() || a.agents.on_agent_loss != OnAgentLoss::Continue) {
@@ -269,7 +209,8 @@ impl Steps<'_> {
             quiet: a.quiet,
             ..RunArgs::default()
         };
-        a.agents.clone().into_run(&mut run);
+        run.dist = a.agents.clone();
+        run.data = a.data;
         run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(at.load)));
         run.plan_args.properties.push(("sweep.step".into(), at.number.to_string()));
         match (&a.users, a.plan.is_none()) {
