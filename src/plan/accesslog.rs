@@ -142,10 +142,29 @@ fn parse_arguments(query: &str) -> Vec<(String, Option<String>)> {
 pub fn log_text(bytes: &[u8], gunzip: bool) -> std::io::Result<String> {
     if gunzip && bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out)?;
+        let decoder = flate2::read::MultiGzDecoder::new(bytes);
+        std::io::Read::read_to_end(&mut std::io::Read::take(decoder, MAX_LOG_BYTES + 1), &mut out)?;
+        too_big(out.len())?;
         return Ok(String::from_utf8_lossy(&out).into_owned());
     }
+    too_big(bytes.len())?;
     Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// The most of a log (decompressed) read when the plan loads: its entries are held in memory
+/// (a few times its size), where JMeter streams it; past this a run would exhaust the memory
+/// before its first request, so the log is refused, said to be too big, instead.
+pub const MAX_LOG_BYTES: u64 = 1 << 30;
+
+/// An error when `len` bytes of a log are over [`MAX_LOG_BYTES`].
+pub fn too_big(len: usize) -> std::io::Result<()> {
+    if len as u64 > MAX_LOG_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it holds over {} MiB (decompressed), which stampede reads whole when the plan loads: split it",
+            MAX_LOG_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -155,6 +174,16 @@ mod tests {
     fn entry(method: &'static str, path: &str, args: &[(&str, Option<&str>)]) -> Entry {
         let args = args.iter().map(|(n, v)| (n.to_string(), v.map(str::to_string))).collect();
         Entry { method, path: path.into(), args }
+    }
+
+    #[test]
+    fn a_log_over_the_cap_is_refused_and_a_gzip_is_read_up_to_it() {
+        assert!(too_big(MAX_LOG_BYTES as usize).is_ok());
+        let e = too_big(MAX_LOG_BYTES as usize + 1).unwrap_err();
+        assert!(e.to_string().contains("split it"), "{e}");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"1.2.3.4 - - [x] \"GET /a HTTP/1.1\" 200 1\n").unwrap();
+        assert_eq!(log_text(&gz.finish().unwrap(), true).unwrap().lines().count(), 1);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::request::non_http;
 use super::*;
-use crate::plan::accesslog::{log_text, parse_log, AccessLog, Source};
+use crate::plan::accesslog::{log_text, parse_log, AccessLog, Source, MAX_LOG_BYTES};
 use std::sync::Arc;
 
 const PACKAGE: &str = "org.apache.jmeter.protocol.http.util.accesslog.";
@@ -148,9 +148,10 @@ impl Cx {
         if std::fs::symlink_metadata(&real).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             return Err(self.err(c, format!("the log file {} is not a regular file", real.display())));
         }
-        let read = crate::confine::open(&real, crate::confine::Access::Read).and_then(|mut f| {
+        let read = crate::confine::open(&real, crate::confine::Access::Read).and_then(|f| {
             let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut f, &mut bytes)?;
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_LOG_BYTES + 1), &mut bytes)?;
+            crate::plan::accesslog::too_big(bytes.len())?;
             log_text(&bytes, !shared)
         });
         match read {
