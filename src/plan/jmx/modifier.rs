@@ -8,6 +8,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RegExUserParameters", Cx::regex_user_parameters),
     ("URLRewritingModifier", Cx::url_rewriting_modifier),
     ("AnchorModifier", Cx::anchor_modifier),
+    ("kg.apc.jmeter.modifiers.AnchorModifier", Cx::spider),
     ("SampleTimeout", Cx::sample_timeout),
 ];
 
@@ -134,9 +135,24 @@ impl Cx {
     /// (`AnchorModifier.process`; see `plan::anchor`). It keeps the user's last sample, as a
     /// script pre-processor does.
     pub(super) fn anchor_modifier(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        s.before.push(Step::Anchor(Box::new(crate::plan::anchor::Anchor { name: c.name.clone(), sampler: None })));
+        let anchor = crate::plan::anchor::Anchor { name: c.name.clone(), spider: None, sampler: None };
+        s.before.push(Step::Anchor(Box::new(anchor)));
         let note = "each HTTP sampler in scope is sent to a link or form of the previous HTTP page that matches its \
                     domain, path and argument names (regular expressions), drawn at random; unchanged when none does";
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// The jmeter-plugins Spider PreProcessor: the HTML Link Parser's candidates, remembered by
+    /// each user, followed depth first (`kg.apc.jmeter.modifiers.AnchorModifier`; see
+    /// `plan::anchor::Spider`). It has no property of its own.
+    pub(super) fn spider(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let anchor = crate::plan::anchor::Anchor { name: c.name.clone(), spider: Some(self.spiders), sampler: None };
+        self.spiders += 1;
+        s.before.push(Step::Anchor(Box::new(anchor)));
+        let note = "each HTTP sampler in scope is sent to the last link kept and not yet followed, of those on the \
+                    previous HTTP pages on the domain of the first one kept (every link; forms and frames that match \
+                    the sampler); with none left the test stops before the sampler";
         self.report(c, depth, Status::Supported, note);
         Ok(())
     }
