@@ -361,7 +361,7 @@ impl Spider {
 
     /// `getNextLink`: the last candidate kept and not followed yet, now followed; none: the
     /// spider has nothing left (JMeter then asks every thread to stop).
-    pub fn next(&mut self) -> Option<Candidate> {
+    pub fn follow(&mut self) -> Option<Candidate> {
         self.unvisited.pop()
     }
 }
@@ -525,7 +525,7 @@ mod tests {
         spider.offer(candidates(html, &page()), |c| s.matches(c, &path)).unwrap();
         spider.offer(candidates(frames, &page()), |c| s.matches(c, &path)).unwrap();
         let mut order = Vec::new();
-        while let Some(c) = spider.next() {
+        while let Some(c) = spider.follow() {
             order.push(c);
         }
         // Depth first: the last kept is followed first.
@@ -539,16 +539,16 @@ mod tests {
         let mut spider = Spider::default();
         let first = r#"<a href="/x">x</a><a href="http://elsewhere.example/y">y</a><a href="/x">again</a>"#;
         spider.offer(candidates(first, &page()), |_| Ok(true)).unwrap();
-        assert_eq!(spider.next().map(|c| c.path), Some("/x".into()));
-        assert_eq!(spider.next(), None);
+        assert_eq!(spider.follow().map(|c| c.path), Some("/x".into()));
+        assert_eq!(spider.follow(), None);
         spider.offer(candidates(r#"<a href="/x">x</a><a href="/z?q=1">z</a>"#, &page()), |_| Ok(true)).unwrap();
-        assert_eq!(spider.next().map(|c| c.path), Some("/z".into()));
-        assert_eq!(spider.next(), None, "/x was followed already");
+        assert_eq!(spider.follow().map(|c| c.path), Some("/z".into()));
+        assert_eq!(spider.follow(), None, "/x was followed already");
         // The same path with other arguments, or on another port, is another link.
         let more = r#"<a href="/z?q=2">z2</a><a href="http://127.0.0.1:9/z?q=1">port</a>"#;
         spider.offer(candidates(more, &page()), |_| Ok(true)).unwrap();
-        assert_eq!(spider.next().map(|c| c.port), Some(Some(9)));
-        assert_eq!(spider.next().map(|c| c.args), Some(vec![("q".into(), Some("2".into()))]));
+        assert_eq!(spider.follow().map(|c| c.port), Some(Some(9)));
+        assert_eq!(spider.follow().map(|c| c.args), Some(vec![("q".into(), Some("2".into()))]));
     }
 
     #[test]

@@ -32,7 +32,7 @@ impl VirtualUser {
                 };
                 let spider = &mut spiders[at].1;
                 spider.offer(candidates(&html, &page), |c| s.matches(c, &path))?;
-                match spider.next() {
+                match spider.follow() {
                     Some(c) => c,
                     None => return Ok(false),
                 }

@@ -356,4 +356,43 @@ mod tests {
             assert!(i.plan.is_some());
         }
     }
+
+    /// Each Spider PreProcessor has its own index (its memory in each user), the same before
+    /// every sampler in its scope; an HTML Link Parser has none.
+    #[test]
+    fn each_spider_pre_processor_has_one_memory_for_every_sampler_in_its_scope() {
+        let spider = |n: &str| {
+            format!(
+                r#"<kg.apc.jmeter.modifiers.AnchorModifier testclass="kg.apc.jmeter.modifiers.AnchorModifier" testname="{n}" enabled="true"/><hashTree/>"#
+            )
+        };
+        let http = |n: &str, children: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+            )
+        };
+        let parser = r#"<AnchorModifier testclass="AnchorModifier" testname="parser" enabled="true"/><hashTree/>"#;
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{}{}{}</hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+            spider("outer"),
+            http("a", parser),
+            http("b", &spider("inner")),
+        );
+        let i = inspect(&text, Path::new("t.jmx"), &Options::default());
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let outer = i.elements.iter().find(|r| r.name == "outer").unwrap();
+        assert_eq!(outer.status, Status::Supported);
+        let p = i.plan.expect("loads");
+        let anchors: Vec<(&str, Option<u32>)> = p.scenarios[0]
+            .flow
+            .iter()
+            .filter_map(|s| match s {
+                Step::Anchor(a) => Some((a.name.as_str(), a.spider)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(anchors, [("outer", Some(0)), ("parser", None), ("outer", Some(0)), ("inner", Some(1))]);
+    }
 }
