@@ -301,6 +301,9 @@ impl VirtualUser {
         let ops = &source.program(&ctx).ops;
         let mut pc = 0;
         let mut since_wait = 0u32;
+        // A Spider PreProcessor found no link left: its sampler is sent as it is, then the run
+        // stops (see the anchor step).
+        let mut spider_done = false;
         while pc < ops.len() {
             since_wait += 1;
             if since_wait >= OPS_BEFORE_YIELD {
@@ -322,11 +325,9 @@ impl VirtualUser {
                 Op::Anchor(a) => {
                     pc += 1;
                     let followed = self.anchor_op(a);
-                    if followed == Ok(false) {
-                        // The spider's `askThreadsToStop`: JMeter's thread, no longer
-                        // running, does not send the sampler.
-                        return self.stop(StopKind::Run);
-                    }
+                    // The spider's `askThreadsToStop` starts JMeter's stopping thread: its own
+                    // thread nearly always sends the sampler, unchanged, before it is told.
+                    spider_done |= followed == Ok(false);
                     if followed.is_err() {
                         // JMeter's thread skips the sampler: the pre-processors and timers
                         // between (no jump is) and the request itself, without a sample.
@@ -390,6 +391,9 @@ impl VirtualUser {
                     // the scenario would share.
                     if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
+                    }
+                    if spider_done {
+                        return self.stop(StopKind::Run);
                     }
                     // How a Parallel Controller's branch asked the user to go on.
                     let mut then = match after {

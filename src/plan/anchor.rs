@@ -10,7 +10,7 @@
 //! JMeter's with a memory, [`Spider`]) reads the same candidates with its own rule: every link
 //! (whether it matches the sampler or not), the forms and frames that match it; of those on the
 //! domain of the first one it ever kept, each new one is kept once, and the last one kept not yet
-//! followed is sent (depth first). With none left it stops the test, and the sampler is not sent.
+//! followed is sent (depth first). With none left the sampler goes as it is and the test stops.
 
 use super::jregex::Pattern;
 use super::template::Template;

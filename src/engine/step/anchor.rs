@@ -11,7 +11,8 @@ impl VirtualUser {
     /// Changes nothing when the sampler is not an HTTP one, the previous sample is none or not
     /// an HTTP one, or nothing on its page matches (JMeter logs it and goes on). `Err`: a
     /// pattern of the sampler that does not compile was reached, and the sampler is skipped.
-    /// `Ok(false)`: a Spider PreProcessor has no link left to follow: the run stops.
+    /// `Ok(false)`: a Spider PreProcessor has no link left to follow: the sampler goes as it is,
+    /// then the run stops.
     pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) -> Result<bool, Thrown> {
         let Some(s) = &a.sampler else { return Ok(true) };
         let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return Ok(true) };

@@ -152,7 +152,7 @@ impl Cx {
         s.before.push(Step::Anchor(Box::new(anchor)));
         let note = "each HTTP sampler in scope is sent to the last link kept and not yet followed, of those on the \
                     previous HTTP pages on the domain of the first one kept (every link; forms and frames that match \
-                    the sampler); with none left the test stops before the sampler";
+                    the sampler); with none left the sampler is sent as it is and the test stops";
         self.report(c, depth, Status::Supported, note);
         Ok(())
     }
