@@ -304,6 +304,7 @@ fn steps(p: &Plan, flow: &[Step], depth: usize, out: &mut Vec<String>) {
                 Some(l) => out.push(format!("{pad}{}: a {} sample, nothing sent", p.label(l), x.script.0.class)),
                 None => out.push(format!("{pad}script {} \"{}\"", x.script.0.class, x.script.0.name)),
             },
+            Step::Anchor(a) if a.spider.is_some() => out.push(format!("{pad}spider pre-processor \"{}\"", a.name)),
             Step::Anchor(a) => out.push(format!("{pad}HTML link parser \"{}\"", a.name)),
             Step::WebSocket(w) => out.push(format!("{pad}{}: WebSocket: {}", p.label(w.label), w.op.name())),
             Step::Socket(x) => out.push(match &**x {

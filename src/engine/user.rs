@@ -117,6 +117,8 @@ pub(super) struct PerPlan {
     /// Where the user is in each data file it reads on its own (`share: user`), by file index:
     /// added as it first reads one.
     pub(super) cursors: Vec<(u32, crate::plan::csv_data::Cursor)>,
+    /// What each Spider PreProcessor the user ran remembers, by its index: added as it first runs.
+    pub(super) spiders: Vec<(u32, crate::plan::anchor::Spider)>,
     pub(super) loop_counts: Vec<(u64, u64)>,
     pub(super) once_done: Vec<bool>,
     pub(super) groups: Vec<GroupAcc>,
@@ -133,6 +135,7 @@ pub(super) struct PerPlan {
 /// What a user without plan state reads.
 static NO_PLAN_STATE: PerPlan = PerPlan {
     cursors: Vec::new(),
+    spiders: Vec::new(),
     loop_counts: Vec::new(),
     once_done: Vec::new(),
     groups: Vec::new(),
@@ -167,6 +170,7 @@ impl PlanState {
         PlanState(self.0.as_deref().map(|p| {
             Box::new(PerPlan {
                 cursors: p.cursors.clone(),
+                spiders: p.spiders.clone(),
                 loop_counts: p.loop_counts.clone(),
                 once_done: p.once_done.clone(),
                 groups: groups(p.groups.len()),
@@ -297,6 +301,9 @@ impl VirtualUser {
         let ops = &source.program(&ctx).ops;
         let mut pc = 0;
         let mut since_wait = 0u32;
+        // A Spider PreProcessor found no link left: its sampler is sent as it is, then the run
+        // stops (see the anchor step).
+        let mut spider_done = false;
         while pc < ops.len() {
             since_wait += 1;
             if since_wait >= OPS_BEFORE_YIELD {
@@ -317,7 +324,11 @@ impl VirtualUser {
                 }
                 Op::Anchor(a) => {
                     pc += 1;
-                    if self.anchor_op(a).is_err() {
+                    let followed = self.anchor_op(a);
+                    // The spider's `askThreadsToStop` starts JMeter's stopping thread: its own
+                    // thread nearly always sends the sampler, unchanged, before it is told.
+                    spider_done |= followed == Ok(false);
+                    if followed.is_err() {
                         // JMeter's thread skips the sampler: the pre-processors and timers
                         // between (no jump is) and the request itself, without a sample.
                         while pc < ops.len() && !matches!(ops[pc], Op::Request(_)) {
@@ -380,6 +391,9 @@ impl VirtualUser {
                     // the scenario would share.
                     if self.abandon.is_cancelled() {
                         return IterEnd::Cut;
+                    }
+                    if spider_done {
+                        return self.stop(StopKind::Run);
                     }
                     // How a Parallel Controller's branch asked the user to go on.
                     let mut then = match after {

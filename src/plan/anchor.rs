@@ -5,6 +5,12 @@
 //! sampler its domain, path and protocol, and its arguments (a link's replace them; a form's
 //! replace, one by one, the sampler's arguments whose name and value match them,
 //! `isArgumentMatched`). The port stays the sampler's, as in JMeter.
+//!
+//! The jmeter-plugins Spider PreProcessor (`kg.apc.jmeter.modifiers.AnchorModifier`, a copy of
+//! JMeter's with a memory, [`Spider`]) reads the same candidates with its own rule: every link
+//! (whether it matches the sampler or not), the forms and frames that match it; of those on the
+//! domain of the first one it ever kept, each new one is kept once, and the last one kept not yet
+//! followed is sent (depth first). With none left the sampler goes as it is and the test stops.
 
 use super::jregex::Pattern;
 use super::template::Template;
@@ -14,6 +20,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Anchor {
     pub name: String,
+    /// A Spider PreProcessor: the index of its memory among the user's spiders (each user has
+    /// its own, as each JMeter thread its own copy of the element).
+    pub spider: Option<u32>,
     /// The HTTP sampler it runs before (none: not an HTTP sampler, it does nothing).
     #[serde(skip)]
     pub sampler: Option<AnchorSampler>,
@@ -167,12 +176,16 @@ impl AnchorSampler {
 }
 
 /// A link, form or frame of the page, as the URL JMeter makes of it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Candidate {
     /// A form: its arguments change the sampler's one by one; a link's replace them.
     pub form: bool,
+    /// A `<frame src>` (sent as a link is; the spider keeps only those matching the sampler).
+    pub frame: bool,
     pub protocol: String,
     pub domain: String,
+    /// As the link writes it (the spider tells links apart by it; never sent).
+    pub port: Option<u16>,
     pub path: String,
     /// A link's arguments as written in its query (sent as they are; no value: written without
     /// `=`, and sent so); a form's decoded.
@@ -232,7 +245,7 @@ pub fn candidates(html: &str, page: &url::Url) -> Vec<Candidate> {
     for e in &elements {
         if e.value().name() == "frame" {
             if let Some(src) = e.value().attr("src") {
-                out.extend(link(src, &base, false));
+                out.extend(link(src, &base, false).map(|c| Candidate { frame: true, ..c }));
             }
         }
     }
@@ -254,8 +267,10 @@ fn link(href: &str, base: &url::Url, form: bool) -> Option<Candidate> {
         .collect();
     Some(Candidate {
         form,
+        frame: false,
         protocol: u.scheme().to_string(),
         domain: u.host_str().unwrap_or("").to_string(),
+        port: u.port(),
         path: u.path().to_string(),
         args,
     })
@@ -304,6 +319,51 @@ fn forms(elements: &[scraper::ElementRef<'_>], page: &url::Url) -> Vec<Candidate
         }
     }
     out
+}
+
+/// What a Spider PreProcessor remembers for one user: `AnchorModifier`'s `baseDomain`, `URLs`
+/// (every candidate kept, followed or not) and `marks` (those not followed yet).
+#[derive(Debug, Clone, Default)]
+pub struct Spider {
+    base: Option<String>,
+    seen: std::collections::HashSet<Candidate>,
+    unvisited: Vec<Candidate>,
+}
+
+impl Spider {
+    /// `addAnchorUrls`, `addFormUrls`, `addFramesetUrls`: keeps a page's candidates, every link
+    /// and the forms and frames that `matches` (JMeter's `isAnchorMatched`; a form is sent as a
+    /// POST, which tells it apart from a link to the same URL).
+    pub fn offer(
+        &mut self,
+        page: Vec<Candidate>,
+        mut matches: impl FnMut(&Candidate) -> Result<bool, Thrown>,
+    ) -> Result<(), Thrown> {
+        for c in page {
+            if (c.form || c.frame) && !matches(&c)? {
+                continue;
+            }
+            self.keep(Candidate { frame: false, ..c });
+        }
+        Ok(())
+    }
+
+    /// `addURL`: the first candidate kept sets the domain; one elsewhere, or one seen before,
+    /// is left out.
+    fn keep(&mut self, c: Candidate) {
+        let base = self.base.get_or_insert_with(|| c.domain.clone());
+        if c.domain != *base || self.seen.contains(&c) {
+            return;
+        }
+        self.seen.insert(c.clone());
+        self.unvisited.push(c);
+    }
+
+    /// `getNextLink`: the last candidate kept and not followed yet, now followed; none: the
+    /// spider has nothing left (JMeter then asks every thread to stop).
+    pub fn follow(&mut self) -> Option<Candidate> {
+        self.unvisited.pop()
+    }
 }
 
 #[cfg(test)]
@@ -398,8 +458,10 @@ mod tests {
     fn a_candidate_matches_as_is_anchor_matched_says() {
         let c = Candidate {
             form: false,
+            frame: false,
             protocol: "http".into(),
             domain: "127.0.0.1".into(),
+            port: None,
             path: "/dir/next.html".into(),
             args: vec![("q".into(), Some("a%20b".into())), ("flag".into(), None)],
         };
@@ -423,8 +485,10 @@ mod tests {
     fn a_pattern_that_does_not_compile_throws_only_when_reached() {
         let c = Candidate {
             form: false,
+            frame: false,
             protocol: "http".into(),
             domain: "127.0.0.1".into(),
+            port: None,
             path: "/link/a".into(),
             args: vec![("x".into(), Some("1".into()))],
         };
@@ -443,5 +507,56 @@ mod tests {
         same.path = "/link/(".into();
         let s = AnchorSampler::new("http", "", Template::literal("/link/("), vec![]);
         assert_eq!(s.matches(&same, &s.path_pattern("/link/(")), Ok(true), "equal text is compared first");
+    }
+
+    fn paths(cs: &[Candidate]) -> Vec<&str> {
+        cs.iter().map(|c| c.path.as_str()).collect()
+    }
+
+    /// Every link is kept, matching the sampler or not; forms and frames only when they match.
+    #[test]
+    fn the_spider_keeps_every_link_but_only_the_forms_and_frames_that_match_the_sampler() {
+        let html = r#"<html><body><a href="/a">a</a><a href="/other">o</a>
+            <form action="/form-ok"></form><form action="/form-no"></form></body></html>"#;
+        let frames = r#"<html><frameset><frame src="/frame-ok"><frame src="/frame-no"></frameset></html>"#;
+        let s = AnchorSampler::new("http", "", Template::literal("/(a|form-ok|frame-ok)"), vec![]);
+        let path = s.path_pattern("/(a|form-ok|frame-ok)");
+        let mut spider = Spider::default();
+        spider.offer(candidates(html, &page()), |c| s.matches(c, &path)).unwrap();
+        spider.offer(candidates(frames, &page()), |c| s.matches(c, &path)).unwrap();
+        let mut order = Vec::new();
+        while let Some(c) = spider.follow() {
+            order.push(c);
+        }
+        // Depth first: the last kept is followed first.
+        assert_eq!(paths(&order), ["/frame-ok", "/form-ok", "/other", "/a"]);
+    }
+
+    /// The domain of the first candidate ever kept is the spider's: links elsewhere, and a link
+    /// seen before (followed or not), are not kept again.
+    #[test]
+    fn the_spider_stays_on_its_first_domain_and_never_keeps_a_link_twice() {
+        let mut spider = Spider::default();
+        let first = r#"<a href="/x">x</a><a href="http://elsewhere.example/y">y</a><a href="/x">again</a>"#;
+        spider.offer(candidates(first, &page()), |_| Ok(true)).unwrap();
+        assert_eq!(spider.follow().map(|c| c.path), Some("/x".into()));
+        assert_eq!(spider.follow(), None);
+        spider.offer(candidates(r#"<a href="/x">x</a><a href="/z?q=1">z</a>"#, &page()), |_| Ok(true)).unwrap();
+        assert_eq!(spider.follow().map(|c| c.path), Some("/z".into()));
+        assert_eq!(spider.follow(), None, "/x was followed already");
+        // The same path with other arguments, or on another port, is another link.
+        let more = r#"<a href="/z?q=2">z2</a><a href="http://127.0.0.1:9/z?q=1">port</a>"#;
+        spider.offer(candidates(more, &page()), |_| Ok(true)).unwrap();
+        assert_eq!(spider.follow().map(|c| c.port), Some(Some(9)));
+        assert_eq!(spider.follow().map(|c| c.args), Some(vec![("q".into(), Some("2".into()))]));
+    }
+
+    #[test]
+    fn a_spider_form_pattern_that_does_not_compile_throws() {
+        let s = AnchorSampler::new("http", "", Template::literal("/f("), vec![]);
+        let path = s.path_pattern("/f(");
+        let mut spider = Spider::default();
+        let html = r#"<a href="/a">a</a><form action="/g"></form>"#;
+        assert_eq!(spider.offer(candidates(html, &page()), |c| s.matches(c, &path)), Err(Thrown));
     }
 }

@@ -57,6 +57,8 @@
 //!   stops each user where its scope starts, a missing script file fails each script sample,
 //!   an upload path with a run-time variable read per sample (never outside the plan's
 //!   directory); JSR223's compiled-script cache keeps each user's first rendering of `${...}`.
+//! - `jmx_spider_s4`: the jmeter-plugins Spider PreProcessor (#32): each link of its domain
+//!   followed once, the last found first, then the whole test stopped; samples equal the served.
 //! - `jmx_runtime_s4`: files and patterns JMeter names or compiles only while running (#32):
 //!   `__StringFromFile`/`__CSVRead` of a file named by an extractor's variable, a file body and
 //!   uploads named per sample (a missing file body sent head-only and failed), an HTML Link
@@ -257,6 +259,7 @@ mod jmx_scripts_mirror;
 mod jmx_small;
 mod jmx_small2;
 mod jmx_socket;
+mod jmx_spider_s4;
 mod jmx_sync;
 mod jmx_sync_timer;
 mod jmx_sysreq_s3;

@@ -1,34 +1,57 @@
 //! The HTML Link Parser's step (`AnchorModifier.process`): a link or form of the user's previous
-//! HTTP page, drawn among those that match the sampler that follows, becomes that sampler's URL.
+//! HTTP page, drawn among those that match the sampler that follows, becomes that sampler's URL;
+//! the Spider PreProcessor's, the next one its user has not followed yet.
 
 use super::super::scripting::SamplerEdits;
 use super::super::user::VirtualUser;
-use crate::plan::anchor::{candidates, Anchor, Compiled, Thrown};
+use crate::plan::anchor::{candidates, Anchor, Compiled, Spider, Thrown};
 use rand::Rng;
 
 impl VirtualUser {
     /// Changes nothing when the sampler is not an HTTP one, the previous sample is none or not
     /// an HTTP one, or nothing on its page matches (JMeter logs it and goes on). `Err`: a
     /// pattern of the sampler that does not compile was reached, and the sampler is skipped.
-    pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) -> Result<(), Thrown> {
-        let Some(s) = &a.sampler else { return Ok(()) };
-        let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return Ok(()) };
-        let Ok(page) = url::Url::parse(&prev.url) else { return Ok(()) };
+    /// `Ok(false)`: a Spider PreProcessor has no link left to follow: the sampler goes as it is,
+    /// then the run stops.
+    pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) -> Result<bool, Thrown> {
+        let Some(s) = &a.sampler else { return Ok(true) };
+        let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return Ok(true) };
+        let Ok(page) = url::Url::parse(&prev.url) else { return Ok(true) };
         let html = String::from_utf8_lossy(&prev.data);
         let path = s.path.render_string(&mut self.vars);
         let values: Vec<String> = s.args.iter().map(|a| a.value.render_string(&mut self.vars)).collect();
         let path = s.path_pattern(&path);
-        let mut found = Vec::new();
-        for c in candidates(&html, &page) {
-            if s.matches(&c, &path)? {
-                found.push(c);
+        let pick = match a.spider {
+            Some(id) => {
+                let spiders = &mut self.plan.spiders;
+                let at = match spiders.iter().position(|(i, _)| *i == id) {
+                    Some(at) => at,
+                    None => {
+                        spiders.push((id, Spider::default()));
+                        spiders.len() - 1
+                    }
+                };
+                let spider = &mut spiders[at].1;
+                spider.offer(candidates(&html, &page), |c| s.matches(c, &path))?;
+                match spider.follow() {
+                    Some(c) => c,
+                    None => return Ok(false),
+                }
             }
-        }
-        if found.is_empty() {
-            return Ok(());
-        }
+            None => {
+                let mut found = Vec::new();
+                for c in candidates(&html, &page) {
+                    if s.matches(&c, &path)? {
+                        found.push(c);
+                    }
+                }
+                if found.is_empty() {
+                    return Ok(true);
+                }
+                found.swap_remove(self.vars.rng.random_range(0..found.len()))
+            }
+        };
         let rng = &mut self.vars.rng;
-        let pick = found.swap_remove(rng.random_range(0..found.len()));
         let args_set = if pick.form {
             // `modifyArgument`: each of the sampler's arguments takes the name and value of one
             // of the form's that matches it (drawn, then used up), or stays as it is.
@@ -63,6 +86,6 @@ impl VirtualUser {
         edits.protocol = Some(pick.protocol);
         edits.args_set = Some(args_set);
         self.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
-        Ok(())
+        Ok(true)
     }
 }

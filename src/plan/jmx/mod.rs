@@ -134,6 +134,7 @@ pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
         root: test_plan.clone(),
         expanding: 0,
         autostops: Vec::new(),
+        spiders: 0,
         scripts_set_any: false,
         url_rewriters: None,
         text: text.to_string(),
@@ -353,6 +354,8 @@ struct Cx {
     expanding: usize,
     /// The AutoStop Listeners read so far, with the address of their element in the tree.
     autostops: Vec<(usize, flow::AutoStop)>,
+    /// The Spider PreProcessors read so far: each one's index in a user's spiders.
+    spiders: u32,
     /// (line, element, message) of each unsupported element not skipped.
     unsupported: Vec<(usize, String, String)>,
     /// The error of each element that cannot be read as it is, in walk order.

@@ -8,6 +8,7 @@ pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RegExUserParameters", Cx::regex_user_parameters),
     ("URLRewritingModifier", Cx::url_rewriting_modifier),
     ("AnchorModifier", Cx::anchor_modifier),
+    ("kg.apc.jmeter.modifiers.AnchorModifier", Cx::spider),
     ("SampleTimeout", Cx::sample_timeout),
 ];
 
@@ -134,9 +135,24 @@ impl Cx {
     /// (`AnchorModifier.process`; see `plan::anchor`). It keeps the user's last sample, as a
     /// script pre-processor does.
     pub(super) fn anchor_modifier(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
-        s.before.push(Step::Anchor(Box::new(crate::plan::anchor::Anchor { name: c.name.clone(), sampler: None })));
+        let anchor = crate::plan::anchor::Anchor { name: c.name.clone(), spider: None, sampler: None };
+        s.before.push(Step::Anchor(Box::new(anchor)));
         let note = "each HTTP sampler in scope is sent to a link or form of the previous HTTP page that matches its \
                     domain, path and argument names (regular expressions), drawn at random; unchanged when none does";
+        self.report(c, depth, Status::Supported, note);
+        Ok(())
+    }
+
+    /// The jmeter-plugins Spider PreProcessor: the HTML Link Parser's candidates, remembered by
+    /// each user, followed depth first (`kg.apc.jmeter.modifiers.AnchorModifier`; see
+    /// `plan::anchor::Spider`). It has no property of its own.
+    pub(super) fn spider(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
+        let anchor = crate::plan::anchor::Anchor { name: c.name.clone(), spider: Some(self.spiders), sampler: None };
+        self.spiders += 1;
+        s.before.push(Step::Anchor(Box::new(anchor)));
+        let note = "each HTTP sampler in scope is sent to the last link kept and not yet followed, of those on the \
+                    previous HTTP pages on the domain of the first one kept (every link; forms and frames that match \
+                    the sampler); with none left the sampler is sent as it is and the test stops";
         self.report(c, depth, Status::Supported, note);
         Ok(())
     }
@@ -339,5 +355,44 @@ mod tests {
             assert_eq!(i.elements.iter().find(|r| r.name == "E").unwrap().status, Status::Ignored, "{not_a_group:?}");
             assert!(i.plan.is_some());
         }
+    }
+
+    /// Each Spider PreProcessor has its own index (its memory in each user), the same before
+    /// every sampler in its scope; an HTML Link Parser has none.
+    #[test]
+    fn each_spider_pre_processor_has_one_memory_for_every_sampler_in_its_scope() {
+        let spider = |n: &str| {
+            format!(
+                r#"<kg.apc.jmeter.modifiers.AnchorModifier testclass="kg.apc.jmeter.modifiers.AnchorModifier" testname="{n}" enabled="true"/><hashTree/>"#
+            )
+        };
+        let http = |n: &str, children: &str| {
+            format!(
+                r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{n}" enabled="true"><stringProp name="HTTPSampler.domain">127.0.0.1</stringProp></HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+            )
+        };
+        let parser = r#"<AnchorModifier testclass="AnchorModifier" testname="parser" enabled="true"/><hashTree/>"#;
+        let text = format!(
+            r#"<jmeterTestPlan><hashTree><TestPlan testclass="TestPlan" testname="P" enabled="true"/><hashTree>
+            <ThreadGroup testclass="ThreadGroup" testname="T" enabled="true"><stringProp name="ThreadGroup.num_threads">1</stringProp></ThreadGroup>
+            <hashTree>{}{}{}</hashTree></hashTree></hashTree></jmeterTestPlan>"#,
+            spider("outer"),
+            http("a", parser),
+            http("b", &spider("inner")),
+        );
+        let i = inspect(&text, Path::new("t.jmx"), &Options::default());
+        assert!(i.problems.is_empty(), "{:?}", i.problems);
+        let outer = i.elements.iter().find(|r| r.name == "outer").unwrap();
+        assert_eq!(outer.status, Status::Supported);
+        let p = i.plan.expect("loads");
+        let anchors: Vec<(&str, Option<u32>)> = p.scenarios[0]
+            .flow
+            .iter()
+            .filter_map(|s| match s {
+                Step::Anchor(a) => Some((a.name.as_str(), a.spider)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(anchors, [("outer", Some(0)), ("parser", None), ("outer", Some(0)), ("inner", Some(1))]);
     }
 }

@@ -39,6 +39,7 @@ const NAMES: &[(&str, &str)] = &[
     ("RegExUserParameters", "RegEx User Parameters"),
     ("URLRewritingModifier", "HTTP URL Re-writing Modifier"),
     ("AnchorModifier", "HTML Link Parser"),
+    ("kg.apc.jmeter.modifiers.AnchorModifier", "jp@gc - Spider PreProcessor"),
     ("SampleTimeout", "Sample Timeout"),
     // Timers.
     ("ConstantTimer", "Constant Timer"),
