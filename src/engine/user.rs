@@ -331,7 +331,7 @@ impl VirtualUser {
                     if followed.is_err() {
                         // JMeter's thread skips the sampler: the pre-processors and timers
                         // between (no jump is) and the request itself, without a sample.
-                        while pc < ops.len() && !matches!(ops[pc], Op::Request(_)) {
+                        while pc < ops.len() && !matches!(ops[pc], Op::Request(_) | Op::AccessLog(_)) {
                             pc += 1;
                         }
                         pc += 1;
