@@ -33,6 +33,10 @@ pub struct PlanDir {
     given: PathBuf,
     /// Every link resolved: what a resolved path must stay under.
     real: PathBuf,
+    /// On an agent, the controller's root and where its files were shipped, as the plan loaded
+    /// (see [`moved`]): kept here, for a name made while the plan runs is joined long after the
+    /// loading's scope has ended.
+    moved: Option<record::Move>,
 }
 
 /// A path refused: it lies inside the plan's directory as written but leads outside it, or it
@@ -70,13 +74,20 @@ impl fmt::Display for Escape {
 
 impl std::error::Error for Escape {}
 
+/// Shown (a plan's dump) as the directory it was named by.
+impl serde::Serialize for PlanDir {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.given.serialize(s)
+    }
+}
+
 impl PlanDir {
     /// The directory `dir` (empty: the working directory).
     pub fn new(dir: &Path) -> PlanDir {
         let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         let given = normalize(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
         let real = resolve(&given).unwrap_or_else(|_| given.clone());
-        PlanDir { given, real }
+        PlanDir { given, real, moved: record::current() }
     }
 
     /// The directory of the plan file `plan` (as JMeter's FileServer base directory).
@@ -93,7 +104,10 @@ impl PlanDir {
     pub fn join(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
             // On an agent, where the controller's files were shipped (see `record::moved`).
-            moved_path(path)
+            match &self.moved {
+                Some(m) => record::move_by(Some(m), path),
+                None => moved_path(path),
+            }
         } else {
             self.given.join(path)
         }
@@ -363,6 +377,26 @@ mod tests {
         assert_eq!(d.named(&there).unwrap(), there);
         assert_eq!(d.named(Path::new("../outside/secret.txt")).unwrap(), there);
         assert!(d.confine(&there).is_err());
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn a_plan_directory_made_on_an_agent_moves_absolute_names_joined_after_the_load() {
+        // The agent's copy of the controller's root `/controller-root`: `root/plan` is its
+        // `plan/`. The directory is made while the plan loads; names are joined as it runs.
+        let (root, outside, _) = dirs("moved-later");
+        let from = Path::new("/nonexistent-controller-root");
+        let d = moved(from, &root, || PlanDir::new(&root.join("plan")));
+        let name = from.join("plan/sub/deep.txt");
+        assert_eq!(d.join(&name), root.join("plan/sub/deep.txt"));
+        assert_eq!(d.confine(&name).unwrap(), root.join("plan/sub/deep.txt"));
+        assert_eq!(d.named(&name).unwrap(), root.join("plan/sub/deep.txt"));
+        // Outside the plan's directory, or climbing out of the root: refused as before.
+        assert!(d.confine(&from.join("outside/secret.txt")).is_err());
+        assert!(d.confine(&from.join("../etc/passwd")).is_err());
+        assert_eq!(d.join(&outside), outside, "a name not under the controller's root stays");
+        // Made outside any load: nothing moves.
+        assert_eq!(PlanDir::new(&root.join("plan")).join(&name), name);
         let _ = std::fs::remove_dir_all(root);
     }
 

@@ -15,15 +15,16 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, clap::Args, Clone, Default)]
 pub struct AgentFlags {
     /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
-    /// The plan and every file it reads (wherever they are; quick mode: the plan --url makes)
-    /// are sent to each; their run directories are kept under the run's `agents/` and merged
+    /// The plan's directory and every file the plan reads outside it (wherever they are; quick
+    /// mode: the plan --url makes) are sent to each; their run directories are kept under the run's `agents/` and merged
     /// into the run's, second by second, which the progress line, --watch, --export and the
     /// goals (--threshold, --stop-on) take as on one generator.
     #[arg(long, value_delimiter = ',', value_name = "ADDR,...", help_heading = "Several generators")]
     pub agents: Vec<String>,
-    /// With --agents or --listen-agents: also send this folder (repeatable), for files the plan
-    /// names only while it runs (from variables), which cannot be known beforehand. The plan
-    /// and every file it reads when it loads are sent without it, wherever they are.
+    /// With --agents or --listen-agents: also send this folder (repeatable). Without it the
+    /// plan's directory (hidden files and run directories left out), where names the plan makes
+    /// only while it runs are read, and every file it reads when it loads are sent, wherever
+    /// they are; --ship adds what they leave out (a hidden folder, a plan in your home directory).
     #[arg(long, value_name = "DIR", help_heading = "Several generators")]
     pub ship: Vec<PathBuf>,
     /// Instead of --agents: wait on this address for --agent-count agents to join
@@ -99,11 +100,14 @@ impl RunArgs {
             })?;
         let token = super::agent::read_token(token_file)?;
         let (name, root, files, overrides) = match &self.plan {
-            // What the plan reads, wherever it is, and the folders of --ship.
+            // The plan's directory, what the plan reads wherever it is, and the folders of --ship.
             Some(_) => {
-                let (name, root, files) =
+                let j =
                     agent::job_files(plan, &self.dist.ship, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
-                (name, root, files, true)
+                if let Some(note) = j.note.filter(|_| !self.quiet) {
+                    eprintln!("note: {note}");
+                }
+                (j.plan, j.root, j.files, true)
             }
             None => {
                 let (yaml, body) = self.quick_plan()?.to_yaml()?;

@@ -9,10 +9,14 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The controller's root and where it stands on this agent (see [`moved`]).
+pub(super) type Move = Arc<(PathBuf, PathBuf)>;
 
 thread_local! {
     static READS: RefCell<Option<Reads>> = const { RefCell::new(None) };
-    static MOVED: RefCell<Option<(PathBuf, PathBuf)>> = const { RefCell::new(None) };
+    static MOVED: RefCell<Option<Move>> = const { RefCell::new(None) };
 }
 
 /// The files one load named and read.
@@ -69,33 +73,41 @@ pub(super) fn note_named(written: &Path, real: &Path) {
 
 /// Runs `f` (an agent loading a plan it was sent) with the controller's root `from` standing at
 /// `to`: an absolute path the plan names under `from` is read under `to`, where the controller
-/// shipped it, never from the agent machine's own `from`.
+/// shipped it, never from the agent machine's own `from`. Each [`super::PlanDir`] made meanwhile
+/// keeps the move, so that names made while the plan runs, long after this scope, move too.
 pub fn moved<T>(from: &Path, to: &Path, f: impl FnOnce() -> T) -> T {
-    let old = MOVED.with(|c| c.borrow_mut().replace((from.to_path_buf(), to.to_path_buf())));
+    let old = MOVED.with(|c| c.borrow_mut().replace(Arc::new((from.to_path_buf(), to.to_path_buf()))));
     let _restore = Restore { key: &MOVED, old: Some(old) };
     f()
 }
 
-/// An absolute `path` as the loading under way reads it (see [`moved`]): its text made whole
-/// (`.` and `..` applied) first, so that `/root/../etc/x` is not taken for a path under `/root`;
-/// one already under the new place stays.
+/// The move of the loading under way, if any.
+pub(super) fn current() -> Option<Move> {
+    MOVED.with(|c| c.borrow().clone())
+}
+
+/// An absolute `path` as the loading under way reads it (see [`moved`]).
 pub fn moved_path(path: &Path) -> PathBuf {
-    MOVED.with(|c| {
-        let moved = c.borrow();
-        let Some((from, to)) = moved.as_ref().filter(|(from, _)| path.is_absolute() && from.is_absolute()) else {
-            return path.to_path_buf();
-        };
-        let text = super::normalize(path);
-        // Already there: the agent's own directory may lie under the controller's root (both on
-        // one machine).
-        if text.starts_with(to) {
-            return path.to_path_buf();
-        }
-        match text.strip_prefix(from) {
-            Ok(rest) => to.join(rest),
-            Err(_) => path.to_path_buf(),
-        }
-    })
+    MOVED.with(|c| move_by(c.borrow().as_deref(), path))
+}
+
+/// An absolute `path` with the move `by` applied: its text made whole (`.` and `..` applied)
+/// first, so that `/root/../etc/x` is not taken for a path under `/root`; one already under the
+/// new place stays.
+pub(super) fn move_by(by: Option<&(PathBuf, PathBuf)>, path: &Path) -> PathBuf {
+    let Some((from, to)) = by.filter(|(from, _)| path.is_absolute() && from.is_absolute()) else {
+        return path.to_path_buf();
+    };
+    let text = super::normalize(path);
+    // Already there: the agent's own directory may lie under the controller's root (both on
+    // one machine).
+    if text.starts_with(to) {
+        return path.to_path_buf();
+    }
+    match text.strip_prefix(from) {
+        Ok(rest) => to.join(rest),
+        Err(_) => path.to_path_buf(),
+    }
 }
 
 #[cfg(test)]

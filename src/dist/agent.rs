@@ -1154,14 +1154,44 @@ impl Output for Stream {
 
 // -------------------------------------------------------------------------------- controller
 
-/// What a job ships: the plan and every file it reads, with the folders of `--ship` (run
-/// directories in them stay behind), under their common root; the files in `never` (the token
-/// file) stay behind. Returns the plan's path and the root, and the files.
-pub fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<(String, String, Vec<JobFile>), String> {
+/// What a job ships, and where.
+#[derive(Debug)]
+pub struct JobFiles {
+    /// The plan, relative to the root.
+    pub plan: String,
+    /// The common root on the controller's machine.
+    pub root: String,
+    pub files: Vec<JobFile>,
+    /// Said to the user: the plan's directory was not sent whole (it is the home directory).
+    pub note: Option<String>,
+}
+
+/// What a job ships: the plan's directory (and below: names made while the plan runs, such as
+/// `bodies/${id}.json`, are read there) and every file the plan reads outside it, with the
+/// folders of `--ship`, under their common root. Hidden files and folders, run directories and
+/// the files in `never` (the token file) stay behind; so does the rest of the plan's directory
+/// when it is the home directory.
+pub fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<JobFiles, String> {
+    use crate::plan::files::{files_under, is_home, Folder};
+    let run_dir = |d: &Path| d.join(crate::rundir::META).exists();
     let mut extra = Vec::new();
     let mut refused = Vec::new();
+    let mut note = None;
+    if let Some(dir) = plan.source.as_deref().map(|p| p.parent().unwrap_or(Path::new(""))) {
+        if is_home(dir) {
+            note = Some(
+                "the plan is in your home directory, which is not sent whole: only the files the plan reads when it loads (--ship DIR sends a folder)"
+                    .to_string(),
+            );
+        } else {
+            match files_under(dir, Folder::PlansOwn, run_dir) {
+                Ok(f) => extra.extend(f),
+                Err(e) => refused.extend(e),
+            }
+        }
+    }
     for dir in ship {
-        match crate::plan::files::files_under(dir, |d| d.join(crate::rundir::META).exists()) {
+        match files_under(dir, Folder::Chosen, run_dir) {
             Ok(f) => extra.extend(f),
             Err(e) => refused.extend(e),
         }
@@ -1182,7 +1212,7 @@ pub fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<(St
             .map_err(|e| format!("{}: cannot be read: {e}", s.root.join(&f.path).display()))?;
         files.push(JobFile { path: f.path.clone(), base64: base64::engine::general_purpose::STANDARD.encode(bytes) });
     }
-    Ok((s.plan, s.root.display().to_string(), files))
+    Ok(JobFiles { plan: s.plan, root: s.root.display().to_string(), files, note })
 }
 
 /// What the controller hears from an agent as its part runs.

@@ -7,7 +7,8 @@
 //! text reaches it (`../data/ids.csv` from `plans/` is `data/ids.csv` beside `plans/`), with the
 //! contents of the file it resolves to: an agent, which has no links, then reads under the same
 //! names what the controller read. Names made while the plan runs (from variables) cannot be
-//! known here: `--ship DIR` adds a folder.
+//! known here: a distributed run sends the plan's whole directory besides ([`Folder::PlansOwn`]),
+//! as it always did, and `--ship DIR` adds a folder.
 
 use super::Plan;
 use crate::confine::{normalize, PlanDir};
@@ -63,9 +64,9 @@ impl Plan {
 /// A file a step opens each time it runs (an HTTP Raw Request's file, a Raw Data Source, an FTP
 /// upload's local file), named by constant text: noted as read, for the loading does not open
 /// it and a distributed run must still ship it.
-pub(crate) fn read_when_run(base_dir: &Path, name: &super::Template) {
+pub(crate) fn read_when_run(dir: &PlanDir, name: &super::Template) {
     if let Some(name) = name.as_const().filter(|n| !n.is_empty()) {
-        if let Ok(real) = PlanDir::new(base_dir).named(Path::new(name)) {
+        if let Ok(real) = dir.named(Path::new(name)) {
             crate::confine::note_read(&real);
         }
     }
@@ -165,18 +166,37 @@ impl Shipment {
     }
 }
 
-/// The files under `dir` (`--ship DIR`), each at its place: hidden files and folders, and
-/// folders `skip` names (run directories), stay behind. A link leading out of `dir` is refused,
-/// as the plan's own links are ([`crate::confine`]): the folder is what the user chose to send.
-pub fn files_under(dir: &Path, skip: impl Fn(&Path) -> bool) -> Result<Vec<PlanFile>, Vec<String>> {
+/// A folder whose files are sent: one `--ship` names, or the plan's own directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Folder {
+    /// `--ship DIR`: what the user chose to send, so a link leading out of it, or a file that
+    /// is no regular file, is refused.
+    Chosen,
+    /// The plan's directory, sent whole for the names a plan makes only while it runs
+    /// (`bodies/${id}.json`). What the plan could not read there anyway stays behind: a link
+    /// leading out of it ([`crate::confine`] refuses it when the plan reads), and what is no
+    /// regular file (a FIFO, a socket).
+    PlansOwn,
+}
+
+/// Whether `dir` is the user's home directory: never sent whole.
+pub fn is_home(dir: &Path) -> bool {
+    let resolve = crate::confine::resolve;
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .is_some_and(|home| resolve(Path::new(&home)).ok() == resolve(PlanDir::new(dir).path()).ok())
+}
+
+/// The files under `dir`, each at its place: hidden files and folders, and folders `skip`
+/// names (run directories), stay behind. For [`Folder::Chosen`], a link leading out of `dir`
+/// is refused, as the plan's own links are ([`crate::confine`]), and so is the home directory.
+pub fn files_under(dir: &Path, folder: Folder, skip: impl Fn(&Path) -> bool) -> Result<Vec<PlanFile>, Vec<String>> {
     let base = PlanDir::new(dir);
-    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-        if crate::confine::resolve(Path::new(&home)).ok() == crate::confine::resolve(base.path()).ok() {
-            return Err(vec![format!(
-                "--ship {}: your home directory, all of which would be sent to the agents: name the folder the plan needs",
-                dir.display()
-            )]);
-        }
+    if folder == Folder::Chosen && is_home(dir) {
+        return Err(vec![format!(
+            "--ship {}: your home directory, all of which would be sent to the agents: name the folder the plan needs",
+            dir.display()
+        )]);
     }
     let (mut files, mut refused) = (Vec::new(), Vec::new());
     let mut stack = vec![base.path().to_path_buf()];
@@ -195,9 +215,10 @@ pub fn files_under(dir: &Path, skip: impl Fn(&Path) -> bool) -> Result<Vec<PlanF
             if e.file_name().to_string_lossy().starts_with('.') {
                 continue;
             }
-            let real = match base.confine(&at) {
-                Ok(r) => r,
-                Err(err) => {
+            let real = match (base.confine(&at), folder) {
+                (Ok(r), _) => r,
+                (Err(_), Folder::PlansOwn) => continue,
+                (Err(err), Folder::Chosen) => {
                     refused.push(format!("--ship {}: {err}", dir.display()));
                     continue;
                 }
@@ -208,6 +229,7 @@ pub fn files_under(dir: &Path, skip: impl Fn(&Path) -> bool) -> Result<Vec<PlanF
                         stack.push(at);
                     }
                 }
+                Ok(m) if folder == Folder::PlansOwn && !m.is_file() => {}
                 _ => files.push(PlanFile { at, real }),
             }
         }
@@ -359,7 +381,7 @@ mod tests {
         let c = std::ffi::CString::new(dir.join("data/fifo").as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let extra = files_under(&dir.join("data"), |_| false).unwrap();
+        let extra = files_under(&dir.join("data"), Folder::Chosen, |_| false).unwrap();
         let e = Shipment::new(&plan, extra.clone(), &[], 200).unwrap_err();
         assert!(e.contains("data/big: 0.0 MiB, over the 0.0 MiB"), "{e}");
         assert!(e.contains("data/fifo: cannot be read") && e.contains("not a regular file"), "{e}");
@@ -373,16 +395,40 @@ mod tests {
     }
 
     #[test]
+    fn the_plans_own_directory_is_sent_whole_but_links_leading_out_and_fifos_stay_behind() {
+        let dir = tree("own");
+        std::fs::write(dir.join("plans/.secret"), "s").unwrap();
+        std::fs::create_dir_all(dir.join("plans/run/x")).unwrap();
+        std::fs::write(dir.join("plans/run/x").join(crate::rundir::META), "{}").unwrap();
+        symlink(dir.join("data/ids.csv"), dir.join("plans/out.csv")).unwrap();
+        symlink(dir.join("plans/sub/more.csv"), dir.join("plans/in.csv")).unwrap();
+        let c = std::ffi::CString::new(dir.join("plans/fifo").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let own = files_under(&dir.join("plans"), Folder::PlansOwn, |d| d.join(crate::rundir::META).exists()).unwrap();
+        let plan = yaml(&dir, "plans/p.yaml", "../data/ids.csv");
+        let s = Shipment::new(&plan, own, &[], 1 << 20).unwrap();
+        // `sub/more.csv` is read by no step: sent for a name made while the plan runs.
+        assert_eq!(
+            placed(&s),
+            ["data/ids.csv", "plans/in.csv", "plans/p.yaml", "plans/sub/body.json", "plans/sub/more.csv"]
+        );
+        // The same folder chosen with --ship: the link leading out is refused.
+        assert!(files_under(&dir.join("plans"), Folder::Chosen, |_| false).is_err());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
     fn a_shipped_folder_leaves_hidden_files_and_refuses_links_leading_out() {
         let dir = tree("folder");
         std::fs::write(dir.join("plans/.secret"), "s").unwrap();
         let mut got: Vec<PathBuf> =
-            files_under(&dir.join("plans"), |_| false).unwrap().into_iter().map(|f| f.at).collect();
+            files_under(&dir.join("plans"), Folder::Chosen, |_| false).unwrap().into_iter().map(|f| f.at).collect();
         got.sort();
         assert_eq!(got, [dir.join("plans/sub/body.json"), dir.join("plans/sub/more.csv")]);
-        assert!(files_under(&dir.join("plans"), |d| d.ends_with("sub")).unwrap().is_empty());
+        assert!(files_under(&dir.join("plans"), Folder::Chosen, |d| d.ends_with("sub")).unwrap().is_empty());
         symlink(dir.join("data/ids.csv"), dir.join("plans/out.csv")).unwrap();
-        let e = files_under(&dir.join("plans"), |_| false).unwrap_err();
+        let e = files_under(&dir.join("plans"), Folder::Chosen, |_| false).unwrap_err();
         assert!(e[0].contains("outside the plan's directory"), "{e:?}");
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -104,7 +104,7 @@ pub struct HttpRaw {
     pub data: Template,
     /// A file sent after the data (empty: none); relative to the plan's directory.
     pub file: Template,
-    pub base_dir: std::path::PathBuf,
+    pub base_dir: crate::confine::PlanDir,
     pub keepalive: bool,
     /// Connect and read timeout, ms; 0 or not a number: none.
     pub timeout: Template,
@@ -140,7 +140,7 @@ pub struct Ftp {
     pub user: Template,
     #[serde(skip)]
     pub password: Template,
-    pub base_dir: std::path::PathBuf,
+    pub base_dir: crate::confine::PlanDir,
 }
 
 /// The plugins' UDP Request (`kg.apc.jmeter.samplers.UDPSampler`).
@@ -185,7 +185,7 @@ pub struct RawSource {
     #[serde(skip)]
     pub var: super::VarId,
     pub file: Template,
-    pub base_dir: std::path::PathBuf,
+    pub base_dir: crate::confine::PlanDir,
     pub rewind: bool,
     /// Each chunk as a hex string (else as UTF-8 text).
     pub hex: bool,

@@ -201,8 +201,11 @@
 //! - `tls`: HTTPS verifies certificates by default; an untrusted one is the `tls` error kind.
 //! - `ship_s4`: what a run on agents ships (#33): a plan in `plans/` reading `../data/ids.csv`
 //!   (as written, through `-J`, `--set`, or absolute) on 3 agents with `--data split`, each row
-//!   served once; `--ship DIR` for names made at run time; files that cannot be sent refused,
+//!   served once; `--ship DIR` for a hidden folder read at run time; files that cannot be sent refused,
 //!   each named, nothing sent.
+//! - `ship_fix_s4`: the plan's whole directory reaches the agents (a body named at run time
+//!   arrives without `--ship`), and an absolute name made at run time through `-J` reads the
+//!   agent's copy (#33).
 //! - `server_selftest`: the witness server itself, checked with a plain TCP client.
 //! - `watch`: `run --watch` (issue 17): a process burning one core reads one core (against its
 //!   own CPU time); one that exits mid-run is `gone` with its time, not zero; `proc:` sums the
@@ -282,6 +285,7 @@ mod script_sandbox;
 mod secrets;
 mod segments;
 mod server_selftest;
+mod ship_fix_s4;
 mod ship_s4;
 mod sweep;
 mod sweep_s4;

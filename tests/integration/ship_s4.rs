@@ -1,6 +1,7 @@
 //! What a distributed run ships (issue 33, ship): the plan and every file it reads, wherever it
 //! is, under their common root, so that a plan in `plans/` reading `../data/ids.csv` runs on 3
-//! agents on loopback as it runs here; `--ship DIR` for names made while it runs; files that
+//! agents on loopback as it runs here; `--ship DIR` for a folder the plan's directory leaves
+//! out (a hidden one), read by names made while it runs; files that
 //! cannot be sent refused, each named, before anything is sent.
 
 use crate::util::jmx::{element, esc, http, http_defaults, raw_post, test_plan, thread_group};
@@ -129,14 +130,15 @@ fn a_file_named_at_run_time_reaches_the_agents_with_ship() {
     let run = TempRun::new("ship-runtime");
     data(&run);
     let (_agents, addrs, token) = agents(&run);
-    let bodies = run.root().join("plans/bodies");
+    // A hidden folder of the plan's directory, which is sent only when named.
+    let bodies = run.root().join("plans/.bodies");
     std::fs::create_dir_all(&bodies).unwrap();
     for i in 1..=ROWS {
         std::fs::write(bodies.join(format!("n{i}.txt")), format!("body of n{i}")).unwrap();
     }
     let post = |server: &TestServer| {
         let to = http_defaults("127.0.0.1", &server.addr().port().to_string());
-        [to, raw_post("/post/${id}", "${__FileToString(bodies/${id}.txt)}")].concat()
+        [to, raw_post("/post/${id}", "${__FileToString(.bodies/${id}.txt)}")].concat()
     };
     let plan = plan(&run, "../data/ids.csv", &post(&server));
     let ship = bodies.display().to_string();
@@ -147,7 +149,7 @@ fn a_file_named_at_run_time_reaches_the_agents_with_ship() {
         let id = r.path().trim_start_matches("/post/");
         assert_eq!(String::from_utf8_lossy(&r.body), format!("body of {id}"));
     }
-    // Without it the name is not known before the run: the agents have no such file.
+    // Without it the agents have no such file.
     let server_without = TestServer::builder().default_route(Route::ok()).record_all().start();
     let plan = self::plan(&run, "../data/ids.csv", &post(&server_without));
     run_on_agents(&run, "not-shipped", &plan, &addrs, &token, &[]).assert_exit(0);

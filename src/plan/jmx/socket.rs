@@ -88,7 +88,7 @@ impl Cx {
             upload: flag("FTPSampler.upload"),
             user: t(self, "ConfigTestElement.username")?,
             password: t(self, "ConfigTestElement.password")?,
-            base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            base_dir: crate::confine::PlanDir::of_plan(&self.file),
         };
         if ftp.upload && ftp.input.source().is_empty() {
             crate::plan::files::read_when_run(&ftp.base_dir, &ftp.local);
@@ -285,7 +285,7 @@ impl Cx {
             port: t(self, "port")?,
             data: t(self, "data")?,
             file: t(self, "fileName")?,
-            base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            base_dir: crate::confine::PlanDir::of_plan(&self.file),
             keepalive: c.flag("keepalive").unwrap_or(false),
             timeout: t(self, "timeout")?,
             parse: c.flag("parse").unwrap_or(false),
@@ -348,7 +348,7 @@ impl Cx {
         let raw = RawSource {
             var,
             file: self.tmpl(c, c.text_or_empty("filename"))?,
-            base_dir: self.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            base_dir: crate::confine::PlanDir::of_plan(&self.file),
             rewind: c.flag("rewind").unwrap_or(false),
             hex: c.flag("isHex").unwrap_or(false),
             state: RawFile::default(),

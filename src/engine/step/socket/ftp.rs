@@ -467,8 +467,7 @@ async fn retrieve(c: &mut Control, f: &Ftp, r: &Request, peer: SocketAddr, o: &m
 
 /// The local file a download is written to: created or emptied, under the plan's directory
 /// as [`plan_file`] reads one.
-fn local_file(base_dir: &std::path::Path, name: &str, written_in_plan: bool) -> std::io::Result<std::fs::File> {
-    let dir = crate::confine::PlanDir::new(base_dir);
+fn local_file(dir: &crate::confine::PlanDir, name: &str, written_in_plan: bool) -> std::io::Result<std::fs::File> {
     let name = std::path::Path::new(name);
     let path = if written_in_plan { dir.named(name) } else { dir.confine(name) }.map_err(std::io::Error::other)?;
     crate::confine::open(&path, crate::confine::Access::Write)

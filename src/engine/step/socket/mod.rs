@@ -672,8 +672,7 @@ impl VirtualUser {
 /// choice ([`crate::confine::PlanDir::named`]); one made at run time (from variables) stays
 /// under the plan's directory ([`crate::confine::PlanDir::confine`]). Either is opened as
 /// resolved, and only if it is a regular file.
-fn plan_file(base_dir: &std::path::Path, name: &str, written_in_plan: bool) -> std::io::Result<Vec<u8>> {
-    let dir = crate::confine::PlanDir::new(base_dir);
+fn plan_file(dir: &crate::confine::PlanDir, name: &str, written_in_plan: bool) -> std::io::Result<Vec<u8>> {
     let name = std::path::Path::new(name);
     let path = if written_in_plan { dir.named(name) } else { dir.confine(name) }.map_err(std::io::Error::other)?;
     let mut bytes = Vec::new();

@@ -117,13 +117,14 @@ fn issue31_a_run_time_file_name_stays_under_the_plans_directory() {
     std::fs::write(outside.join("secret.txt"), "secret").unwrap();
     std::fs::write(plan.join("in.txt"), "in").unwrap();
     std::os::unix::fs::symlink(&outside, plan.join("linkdir")).unwrap();
+    let plan = crate::confine::PlanDir::new(&plan);
     assert_eq!(plan_file(&plan, "in.txt", false).unwrap(), b"in");
     assert_eq!(plan_file(&plan, "../outside/secret.txt", true).unwrap(), b"secret");
     for name in ["../outside/secret.txt", "linkdir/secret.txt", "x/../linkdir/secret.txt"] {
         assert!(plan_file(&plan, name, false).is_err(), "{name}");
     }
     assert!(plan_file(&plan, "linkdir/secret.txt", true).is_err());
-    let fifo = std::ffi::CString::new(plan.join("fifo").into_os_string().into_encoded_bytes()).unwrap();
+    let fifo = std::ffi::CString::new(plan.path().join("fifo").into_os_string().into_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     assert!(plan_file(&plan, "fifo", false).unwrap_err().to_string().contains("not a regular file"));
