@@ -605,6 +605,16 @@ pub(super) async fn run_plan(
     }
     let run_dir = claim(out, &run)?;
     let dir = run_dir.dir().to_path_buf();
+    if links.is_some() {
+        // The run replaced keeps its agents' copies in `agents/`, which are run files too: left,
+        // each agent's copy would be refused (it is made new) and the old parts read as this run's.
+        match std::fs::remove_dir_all(dir.join("agents")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::Io { what: format!("cannot remove {}", dir.join("agents").display()), source: e })
+            }
+            _ => {}
+        }
+    }
     if !quiet {
         banner(&run, &dir, links.as_deref());
     }
