@@ -4,7 +4,7 @@
 
 use super::run::{DataMode, OnAgentLoss, RunArgs};
 use crate::dist::agent::{self, AgentLink, Gathering, Job, JobFile};
-use crate::dist::controller::{self, Agents, Reach};
+use crate::dist::controller::{self, Agents, Reach, SampleFiles};
 use crate::error::Error;
 use crate::plan::Plan;
 use base64::Engine as _;
@@ -214,9 +214,15 @@ impl OnAgents {
         Ok(links)
     }
 
+    /// The results files the agents' rows are written to (the plan's, --jtl), when the job
+    /// asks for rows; opened before any agent is reached.
+    pub(crate) fn results(&self, result_files: &[PathBuf]) -> Result<SampleFiles, Error> {
+        SampleFiles::open(if self.job.samples { result_files } else { &[] }).map_err(Error::Usage)
+    }
+
     /// The agents reached, as the run's executor, writing into the run directory `dir`.
-    pub(crate) fn remote(self, links: Vec<AgentLink>, dir: &Path, result_files: &[PathBuf]) -> Result<Agents, Error> {
-        Agents::new(links, self.job, dir, self.abort_on_loss, result_files).map_err(Error::Usage)
+    pub(crate) fn remote(self, links: Vec<AgentLink>, dir: &Path, samples: SampleFiles) -> Agents {
+        Agents::new(links, self.job, dir, self.abort_on_loss, samples)
     }
 }
 

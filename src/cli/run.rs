@@ -577,10 +577,12 @@ pub(super) async fn run_plan(
     let Part { segment, meta, start_at, agents } = part;
     let links = match &agents {
         Some(on) => {
-            // A run directory that is taken is said now, before any agent is reached.
+            // A run directory that is taken, or a results file that cannot be written, is said
+            // now, before any agent is reached.
             refuse_taken(out)?;
+            let samples = on.results(&plan.result_files)?;
             match on.reach().await? {
-                Some(links) => Some(links),
+                Some(links) => Some((links, samples)),
                 None => return Ok((exit::INTERRUPTED, PathBuf::new())),
             }
         }
@@ -605,13 +607,23 @@ pub(super) async fn run_plan(
     }
     let run_dir = claim(out, &run)?;
     let dir = run_dir.dir().to_path_buf();
+    if links.is_some() {
+        // The run replaced keeps its agents' copies in `agents/`, which are run files too: left,
+        // each agent's copy would be refused (it is made new) and the old parts read as this run's.
+        match std::fs::remove_dir_all(dir.join("agents")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::Io { what: format!("cannot remove {}", dir.join("agents").display()), source: e })
+            }
+            _ => {}
+        }
+    }
     if !quiet {
-        banner(&run, &dir, links.as_deref());
+        banner(&run, &dir, links.as_ref().map(|(links, _)| links.as_slice()));
     }
     let files = run.plan().result_files.clone();
     let mut run = run.output(run_dir).output(Progress::new(quiet));
     run = match agents.zip(links) {
-        Some((on, links)) => run.on(on.remote(links, &dir, &files)?),
+        Some((on, (links, samples))) => run.on(on.remote(links, &dir, samples)),
         None => run.output(JtlOutput::new(files)),
     };
     if !watch.is_empty() {
@@ -634,7 +646,7 @@ pub(super) async fn run_plan(
         other => other?,
     };
     report_exports(&reports, &dir, quiet);
-    Ok((conclude(result, &dir, watch, fd_limit), dir))
+    Ok((conclude(result, &dir, watch, fd_limit, on_agents), dir))
 }
 
 /// `--out DIR` without `--replace` that holds something: refused before anything is sent.
@@ -746,7 +758,13 @@ async fn execute_run(
 }
 
 /// Prints the run's results and says its exit code.
-fn conclude(result: RunResult, out: &std::path::Path, watch: &[crate::watch::Source], fd_limit: Option<u64>) -> u8 {
+fn conclude(
+    result: RunResult,
+    out: &std::path::Path,
+    watch: &[crate::watch::Source],
+    fd_limit: Option<u64>,
+    on_agents: bool,
+) -> u8 {
     let RunResult { summary, outcome, failures, meta, aborted_by } = result;
     // The watch log is beside the results, not part of them: an incomplete one is a warning,
     // and the run's exit code stays what its measurements say.
@@ -794,16 +812,42 @@ fn conclude(result: RunResult, out: &std::path::Path, watch: &[crate::watch::Sou
     }
     super::say(&format!("Run directory: {}\n", out.display()));
     write_html(out);
+    let goals_failed = aborted_by.is_some() || summary.thresholds.iter().any(|t| !t.passed);
+    exit_code(!failures.is_empty(), outcome.interrupted, on_agents, goals_failed)
+}
+
+/// The exit code of a run that ended: `incomplete` (a results file not whole, an agent lost),
+/// `interrupted` (Ctrl-C), `goals_failed` (a threshold, or a goal that stopped the run).
+fn exit_code(incomplete: bool, interrupted: bool, on_agents: bool, goals_failed: bool) -> u8 {
     // An incomplete results file (or a lost agent's) is an incomplete result: exit 3. An
-    // interrupted run is partial: its exit code says so before its thresholds do.
-    if !failures.is_empty() {
-        exit::RUNTIME
-    } else if outcome.interrupted {
+    // interrupted run is partial: its exit code says so before its thresholds do. On agents,
+    // Ctrl-C says so first, as it always has: the agents it stopped may be lost on the way.
+    if interrupted && on_agents {
         exit::INTERRUPTED
-    } else if aborted_by.is_some() || summary.thresholds.iter().any(|t| !t.passed) {
+    } else if incomplete {
+        exit::RUNTIME
+    } else if interrupted {
+        exit::INTERRUPTED
+    } else if goals_failed {
         // A goal that stopped the run failed, even if the numbers recovered in its graceful stop.
         exit::THRESHOLDS_FAILED
     } else {
         exit::OK
+    }
+}
+
+#[cfg(test)]
+mod exit_tests {
+    use super::*;
+
+    #[test]
+    fn interrupted_on_agents_exits_130_even_with_an_agent_lost() {
+        assert_eq!(exit_code(true, true, true, true), exit::INTERRUPTED);
+        assert_eq!(exit_code(true, false, true, false), exit::RUNTIME);
+        // One generator: an incomplete results file before the interrupt, as before.
+        assert_eq!(exit_code(true, true, false, false), exit::RUNTIME);
+        assert_eq!(exit_code(false, true, false, true), exit::INTERRUPTED);
+        assert_eq!(exit_code(false, false, false, true), exit::THRESHOLDS_FAILED);
+        assert_eq!(exit_code(false, false, true, false), exit::OK);
     }
 }

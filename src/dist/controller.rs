@@ -91,19 +91,10 @@ pub struct Agents {
 
 impl Agents {
     /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
-    /// one lost stops the others. When the job asks for sample rows, the plan's results files
-    /// (`result_files`) are written here from the rows the agents send back, as JMeter's master
-    /// writes its listeners' files; opened now, so a path that cannot be written is said before
-    /// any load.
-    pub fn new(
-        links: Vec<AgentLink>,
-        job: Job,
-        dir: &Path,
-        abort_on_loss: bool,
-        result_files: &[PathBuf],
-    ) -> Result<Agents, String> {
-        let samples = SampleFiles::open(if job.samples { result_files } else { &[] })?;
-        Ok(Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples })
+    /// one lost stops the others. `samples` are the results files written from the rows the
+    /// agents send back ([`SampleFiles::open`], before any agent is reached).
+    pub fn new(links: Vec<AgentLink>, job: Job, dir: &Path, abort_on_loss: bool, samples: SampleFiles) -> Agents {
+        Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples }
     }
 
     /// Each agent's directory name under the run's `agents/`: `I-HOST`.
@@ -135,12 +126,22 @@ impl Agents {
                 heard => lock(&live).hear(i, heard),
             })
         };
+        let rows_asked = self.job.samples;
         let ends = agent::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
             .await
             .map_err(|e| e.to_string())?;
         let mut failures = Vec::new();
         for e in ends.iter().filter(|e| e.lost.is_some()) {
             let why = e.lost.as_deref().unwrap_or_default();
+            // Lost after its summary came, its part is whole (the lost record says so too), but
+            // for the results rows it may still have been sending.
+            if whole_though_lost(&e.dir, rows_asked) {
+                let _ = reports.send(Report::Notice(format!(
+                    "warning: agent {} was lost after its part ended ({why}): its part is whole",
+                    e.address
+                )));
+                continue;
+            }
             let lost = format!("agent {} was lost: {why}; what it sent until then is kept and counted", e.address);
             let _ = reports.send(Report::Notice(format!("warning: {lost}")));
             failures.push(Failure { output: "run on agents".into(), error: lost.into() });
@@ -233,13 +234,17 @@ struct Live {
     began: bool,
     /// A lagging agent was said.
     said_lag: bool,
+    /// Which parts have ended, and whether the run was told they all have.
+    ended: Vec<bool>,
+    said_ended: bool,
 }
 
 impl Live {
     fn new(meta: &RunMeta, parts: usize, reports: UnboundedSender<Report>) -> Live {
         let merge = LiveMerge::new(meta, parts);
         let _ = reports.send(Report::Generators { of: parts, lost: 0 });
-        Live { merge, meta: meta.clone(), parts, reports, began: false, said_lag: false }
+        let ended = vec![false; parts];
+        Live { merge, meta: meta.clone(), parts, reports, began: false, said_lag: false, ended, said_ended: false }
     }
 
     fn hear(&mut self, i: usize, heard: Heard<'_>) {
@@ -250,7 +255,10 @@ impl Live {
                     self.notice(format!("warning: agent {}: an interval that does not read: {e}", i + 1));
                 }
             }
-            Heard::Ended => self.merge.end(i),
+            Heard::Ended => {
+                self.merge.end(i);
+                self.ended[i] = true;
+            }
             Heard::Lost(why) => {
                 self.merge.lost(i, why);
                 let lost = self.merge.lost_count();
@@ -266,6 +274,11 @@ impl Live {
         if let Some(origin) = self.merge.origin().filter(|_| !self.began) {
             self.began = true;
             let _ = self.reports.send(Report::Began(std::time::SystemTime::from(origin)));
+        }
+        // Before the seconds it releases: those merged once every part has ended end the run.
+        if !self.said_ended && self.ended.iter().all(|e| *e) {
+            self.said_ended = true;
+            let _ = self.reports.send(Report::Ended);
         }
         for iv in self.merge.ready() {
             let _ = self.reports.send(Report::Interval(Box::new(iv)));
@@ -287,21 +300,25 @@ impl Live {
     fn drain(&mut self) -> LiveMerge {
         for i in 0..self.parts {
             self.merge.end(i);
+            self.ended[i] = true;
         }
         self.pass_on();
         std::mem::replace(&mut self.merge, LiveMerge::new(&self.meta, 0))
     }
 }
 
-/// The results files of a run on agents, written from the rows they send back.
-struct SampleFiles {
+/// The results files of a run on agents, written from the rows they send back, as JMeter's
+/// master writes its listeners' files.
+pub struct SampleFiles {
     files: Vec<(PathBuf, std::io::BufWriter<std::fs::File>)>,
     failed: Option<String>,
 }
 
 impl SampleFiles {
-    /// Opens each file to append to it, with JMeter's header when it is new or empty.
-    fn open(paths: &[PathBuf]) -> Result<SampleFiles, String> {
+    /// Opens each file to append to it, with JMeter's header when it is new or empty: before
+    /// any agent is reached, so a path that cannot be written is said before anything is sent
+    /// or claimed.
+    pub fn open(paths: &[PathBuf]) -> Result<SampleFiles, String> {
         use std::io::Write as _;
         let mut files = Vec::new();
         for p in paths {
@@ -342,18 +359,38 @@ impl SampleFiles {
 }
 
 /// Takes back a run directory a run on agents claimed but measured nothing into (the agents
-/// failed before the start): its run files (a user's own files in an `--out` stay). A run whose
-/// agents sent something keeps it: false.
+/// failed before the start, or none sent anything): its run files and its agents' empty copies
+/// (a user's own files in an `--out` stay). A run whose agents sent something keeps it: false.
 pub fn abandon(dir: &Path) -> bool {
-    if std::fs::read_dir(dir.join("agents")).is_ok_and(|mut d| d.next().is_some()) {
+    let kept = dir.join("agents");
+    let copies = std::fs::read_dir(&kept).into_iter().flatten().flatten();
+    if copies.map(|c| c.path()).any(|c| sent_anything(&c)) {
         return false;
     }
     for f in rundir::run_files() {
         let _ = std::fs::remove_file(dir.join(f));
     }
-    let _ = std::fs::remove_dir_all(dir.join("agents"));
+    let _ = std::fs::remove_dir_all(kept);
     let _ = std::fs::remove_dir(dir);
     true
+}
+
+/// Whether an agent's copy holds what it sent: its facts, or a line of its log. Its copy is
+/// made (empty log files) as the run starts, before the agent has sent anything.
+fn sent_anything(copy: &Path) -> bool {
+    copy.join(rundir::META).exists()
+        || std::fs::read_dir(copy)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|f| f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0))
+}
+
+/// Whether an agent lost is a part whole all the same: its summary came (its load ended and
+/// every line before it), and no results rows were asked of it, which it may still have been
+/// sending.
+fn whole_though_lost(copy: &Path, rows_asked: bool) -> bool {
+    !rows_asked && copy.join(rundir::SUMMARY).exists()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -363,4 +400,53 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// A name safe as a directory name.
 fn safe(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stampede-controller-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_run_whose_agents_sent_nothing_is_taken_back_though_their_copies_were_made() {
+        let dir = scratch("abandon-empty");
+        std::fs::write(dir.join(rundir::META), "{}").unwrap();
+        // Each copy as the run's start makes it: empty log files, no facts.
+        for copy in ["1-a", "2-b"] {
+            std::fs::create_dir_all(dir.join("agents").join(copy)).unwrap();
+            std::fs::write(dir.join("agents").join(copy).join(rundir::INTERVALS), "").unwrap();
+        }
+        assert!(abandon(&dir));
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_run_whose_agent_sent_a_line_or_its_facts_is_kept() {
+        for (name, file, text) in [("abandon-line", rundir::INTERVALS, "{}\n"), ("abandon-meta", rundir::META, "{}")] {
+            let dir = scratch(name);
+            std::fs::write(dir.join(rundir::META), "{}").unwrap();
+            std::fs::create_dir_all(dir.join("agents/1-a")).unwrap();
+            std::fs::create_dir_all(dir.join("agents/2-b")).unwrap();
+            std::fs::write(dir.join("agents/2-b").join(file), text).unwrap();
+            assert!(!abandon(&dir), "{name}");
+            assert!(dir.join("agents/2-b").join(file).exists(), "{name}");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    #[test]
+    fn an_agent_lost_after_its_summary_is_whole_unless_rows_were_asked() {
+        let dir = scratch("lost-whole");
+        assert!(!whole_though_lost(&dir, false));
+        std::fs::write(dir.join(rundir::SUMMARY), "{}").unwrap();
+        assert!(whole_though_lost(&dir, false));
+        assert!(!whole_though_lost(&dir, true));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -299,6 +299,7 @@ impl Run {
                     begins(&meta, &mut outputs, &mut failures);
                 }
                 Report::Notice(text) => notice(&mut outputs, &text),
+                Report::Ended => judge.ended = true,
                 Report::Generators { of, lost } => {
                     outputs.iter_mut().filter(|o| !o.failed).for_each(|o| o.output.generators(of, lost))
                 }
@@ -438,6 +439,8 @@ struct Judge {
     aborted_by: Option<String>,
     folding: bool,
     has_overflow_row: bool,
+    /// Every generator has ended ([`Report::Ended`]): no goal stops the run any more.
+    ended: bool,
 }
 
 impl Judge {
@@ -450,6 +453,7 @@ impl Judge {
             aborted_by: None,
             folding: false,
             has_overflow_row: meta.labels.len() > plan.labels.len(),
+            ended: false,
         }
     }
 
@@ -471,8 +475,9 @@ impl Judge {
 
     /// Why the run must stop after `iv`, the first time a goal says so.
     fn judge(&mut self, iv: &Interval, meta: &RunMeta, plan: &Plan) -> Option<String> {
-        // The last interval ends the run anyway: a goal failing there stopped nothing.
-        if self.aborted_by.is_some() || iv.last {
+        // The last interval ends the run anyway: a goal failing there stopped nothing; nor
+        // after every generator has ended.
+        if self.aborted_by.is_some() || iv.last || self.ended {
             return None;
         }
         let watched = self.planned_end.is_none_or(|end| iv.start_us < end);

@@ -22,6 +22,10 @@ pub enum Report {
     Began(std::time::SystemTime),
     /// Something for the user (an agent lost, one lagging); the run tells its outputs.
     Notice(String),
+    /// Every generator has ended its part: the seconds still to come end the run, and a goal
+    /// failing in them stops nothing (a local run's last interval carries `last`; merged
+    /// seconds cannot know they are the last until every part has ended).
+    Ended,
     /// The generators carrying the run out, `of` in all and `lost` of them lost so far; the run
     /// tells its outputs ([`super::Output::generators`]).
     Generators { of: usize, lost: usize },

@@ -19,6 +19,8 @@
 //! - `flows`: login with token and cookie against a validating server; CSV values per sharing
 //!   mode; file and gzip bodies; redirect chains and their sub-samples; checks and extractors;
 //!   loops, conditions, once, groups; the write-back file.
+//! - `dist_fix_s4`: review fixes of the run layer on agents (issue 33): `--replace` twice on
+//!   agents, goals in the ramp-down seconds, a results file refused before any agent is reached.
 //! - `dist_s4`: one run layer on agents (issue 33): quick mode, `--watch pid:` with `--export
 //!   prometheus=`, and a failed `--stop-on` on 3 agents on loopback, each merged == served.
 //! - `export`: `run --export` against real Prometheus (remote write) and InfluxDB 1.x started
@@ -223,6 +225,7 @@ mod compare;
 mod counts;
 mod data_files;
 mod deploy;
+mod dist_fix_s4;
 mod dist_s4;
 mod errors;
 mod export;
