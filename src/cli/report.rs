@@ -314,8 +314,18 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
             serde_json::to_string_pretty(&v).expect("a summary serializes") + "\n"
         }
         Format::Json => {
-            let mut v = serde_json::to_value(&run.summary).expect("a summary serializes");
-            with_lost(&mut v, &run);
+            // The summary's own field order, as it is written everywhere else (a `Value` would
+            // sort its keys), with `lost` after it when the run lost agents.
+            #[derive(serde::Serialize)]
+            struct WithLost<'a> {
+                #[serde(flatten)]
+                summary: &'a crate::rundir::Summary,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                lost: Option<serde_json::Value>,
+            }
+            let mut lost = serde_json::json!({});
+            with_lost(&mut lost, &run);
+            let v = WithLost { summary: &run.summary, lost: lost.get("lost").cloned() };
             serde_json::to_string_pretty(&v).expect("a summary serializes") + "\n"
         }
         Format::Csv if cut.is_some() => report::csv::windows(&windows),
