@@ -1,6 +1,6 @@
 //! [`PartCopy`]: the controller's copy of an agent's run directory (the run's `agents/I-HOST/`),
 //! written from what the agent streams — its facts, its interval lines as its own
-//! `intervals.jsonl` has them, its summary — in the layout [`PartCopy::LOG`]: the same roll-ups
+//! `intervals.jsonl` has them, its summary — in the layout [`PartCopy::log`]: the same roll-ups
 //! a run writes, only coarser, so that a soak of days on many agents keeps small copies.
 //!
 //! The agent's own run directory keeps its seconds and minutes; the run's merged directory keeps
