@@ -208,20 +208,7 @@ impl Cx {
     /// `--allow-commands`.
     pub(super) fn os_process_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let t = |cx: &mut Self, name: &str| cx.tmpl(c, c.text_or_empty(name));
-        let rows = |name: &str| -> Vec<(String, String)> {
-            let Some(a) = c.nested(name) else { return Vec::new() };
-            a.collection("Arguments.arguments")
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|p| match &p.value {
-                    Value::Element { props, .. } => Some((
-                        props.text_or_empty("Argument.name").to_string(),
-                        props.text_or_empty("Argument.value").to_string(),
-                    )),
-                    _ => None,
-                })
-                .collect()
-        };
+        let rows = |name: &str| super::synthetic::argument_rows(&c.props, name);
         let mut arguments = Vec::new();
         for (_, v) in rows("SystemSampler.arguments") {
             arguments.push(self.tmpl(c, &v)?);

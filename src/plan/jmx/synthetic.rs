@@ -34,7 +34,13 @@ fn java_defaults(c: &El) -> JavaDefaults {
 
 /// The arguments of a Java Request or Java Request Defaults, in order.
 fn java_args(props: &[Prop]) -> Vec<(String, String)> {
-    let Some(a) = props.nested("arguments") else { return Vec::new() };
+    argument_rows(props, "arguments")
+}
+
+/// The (name, value) rows of the Arguments element `name` holds (a Java Request's arguments,
+/// an OS Process Sampler's arguments and environment), in order.
+pub(super) fn argument_rows(props: &[Prop], name: &str) -> Vec<(String, String)> {
+    let Some(a) = props.nested(name) else { return Vec::new() };
     a.collection("Arguments.arguments")
         .unwrap_or_default()
         .iter()
