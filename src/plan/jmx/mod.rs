@@ -232,11 +232,9 @@ impl Cx {
         // reference and is null to scripts, never `""` (see `docs/jmx.md`).
         self.b.sym.vars.set_unset_distinct();
         // JMeter sends a reference to a variable nothing defines as it is, `${name}`.
-        while let Some((_, msg)) = self.b.sym.vars.undefined() {
-            let name = msg.split('`').nth(1).unwrap_or("").trim_start_matches("${").trim_end_matches('}').to_string();
-            if name.is_empty() {
-                break;
-            }
+        // By its name, not read back from the error's text: a name holding a backquote was
+        // cut there, defined wrong, and looped forever (found by the fuzzer).
+        while let Some(name) = self.b.sym.vars.undefined_name().map(str::to_string) {
             self.b.sym.vars.define(&name, format!("${{{name}}}"));
             // A script may set it by a name it computes: read it as it is then.
             if self.scripts_set_any {

@@ -228,8 +228,17 @@ impl VarTable {
     }
 
     /// The first variable used but never defined nor assigned: `(element, message)`.
+    /// The name of the first variable used that nothing defines (see [`Self::undefined`]).
+    pub fn undefined_name(&self) -> Option<&str> {
+        self.first_undefined().map(|i| self.names[i].as_str())
+    }
+
+    fn first_undefined(&self) -> Option<usize> {
+        (0..self.names.len()).find(|&i| self.initial[i].is_none() && !self.assigned[i] && self.used_at[i].is_some())
+    }
+
     pub fn undefined(&self) -> Option<(String, String)> {
-        (0..self.names.len()).find(|&i| self.initial[i].is_none() && !self.assigned[i] && self.used_at[i].is_some()).map(|i| {
+        self.first_undefined().map(|i| {
             let name = &self.names[i];
             let mut msg = format!("unknown variable `${{{name}}}`: no plan variable, data file column, extractor or `set` step defines it");
             let known = (0..self.names.len()).filter(|&j| self.initial[j].is_some() || self.assigned[j]);
