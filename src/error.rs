@@ -45,6 +45,13 @@ impl Error {
     }
 }
 
+/// A JMeter command line refused is bad input, as a bad `run` command line is.
+impl From<crate::jmeter_cli::Error> for Error {
+    fn from(e: crate::jmeter_cli::Error) -> Error {
+        Error::Usage(e.0)
+    }
+}
+
 /// A sweep's own errors are those a run's command had before the sweep was a library: the same
 /// messages and exit codes.
 impl From<crate::sweep::driver::Error> for Error {

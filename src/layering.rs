@@ -35,6 +35,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("export", &["record", "run"]),
     // The system under test's resources: an output of the run, writing to the run directory.
     ("watch", &["run", "rundir", "record"]),
+    // JMeter's command line, read into a run: its properties files are the plan's.
+    ("jmeter_cli", &["plan"]),
     ("mock", &[]),
     ("metric", &[]),
     ("redact", &[]),

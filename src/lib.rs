@@ -77,6 +77,7 @@ pub mod engine;
 pub mod error;
 pub mod export;
 mod http1;
+mod jmeter_cli;
 pub mod metric;
 
 #[cfg(test)]

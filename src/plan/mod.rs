@@ -21,6 +21,7 @@ pub mod jsonpath;
 pub mod managers;
 pub mod markup;
 pub mod process;
+pub mod properties;
 mod quick;
 pub mod request;
 pub mod script_host;

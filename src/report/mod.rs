@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod csv;
 pub mod html;
+pub mod jmeter;
 pub(crate) mod imported;
 pub mod junit;
 pub mod lost;
