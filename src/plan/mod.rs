@@ -11,6 +11,7 @@ pub mod build;
 pub mod compare;
 pub(crate) mod condition;
 pub mod csv_data;
+pub mod describe;
 pub mod error;
 pub mod files;
 pub mod flow;
