@@ -5,9 +5,9 @@
 //! host, start skew, samples and CPU.
 
 use crate::error::{exit, Error};
-use crate::plan::threshold;
 use crate::report;
-use crate::rundir::{self, merge, RunWriter};
+use crate::run::merge;
+use crate::rundir;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -41,7 +41,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
         None => given,
     };
     let place = super::run::run_place(Some(a.out.clone()), a.replace);
-    let (run, dir) = merge_into(&dirs, &place, &[])?;
+    let (run, dir) = merge::merge_into(&dirs, &place, &[], &mut |w| eprintln!("{w}")).map_err(refused)?;
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
     if let Some(e) = expanded {
@@ -75,108 +75,14 @@ pub(super) fn keep_lost(dir: &Path, lost: Option<&rundir::lost::Lost>) {
     }
 }
 
-/// Merges `dirs` into a run directory at `place`, their thresholds and `more` judged on the
-/// merged numbers; returns the merged run and where it was written.
-pub(super) fn merge_into(
-    dirs: &[&Path],
-    place: &rundir::Place,
-    more: &[threshold::Threshold],
-) -> Result<(rundir::reader::Run, PathBuf), Error> {
-    let metas = dirs.iter().map(|d| rundir::reader::read_meta(d)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(why) = merge::cannot_merge(dirs, &metas) {
-        return Err(Error::Usage(format!("cannot merge these runs: {why}")));
-    }
-    if let Some(missing) = merge::missing_parts(&metas) {
-        eprintln!(
-            "warning: part {missing} of the plan is missing: the merged run is a share of its load, not all of it"
-        );
-    }
-    // First the merged facts (every label's name, in the order the intervals number them),
-    // then the intervals again, written as they come: memory stays flat however long the runs.
-    // Every second where the runs (and so the merged run) keep them; past that, their finest
-    // roll-up's lines (the merged run's writer rolls them up again). Both passes read the same
-    // lines, so labels are met in the same order.
-    let layout = merge::layout_for(&metas);
-    let grain = merge::grain_for(&layout);
-    let first = merge::read_many(dirs, grain, |_, _| {})?;
-    // The plan as it ran: one plan's, or each run's after a comment naming its directory.
-    let plans: Vec<String> =
-        dirs.iter().map(|d| std::fs::read_to_string(d.join(rundir::PLAN)).unwrap_or_default()).collect();
-    let plan = if plans.iter().all(|p| *p == plans[0]) {
-        plans[0].clone()
-    } else {
-        dirs.iter()
-            .zip(&plans)
-            .map(|(d, p)| {
-                format!(
-                    "# {}
----
-{p}",
-                    d.display()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(
-                "
-",
-            )
-    };
-    let mut writer = RunWriter::create_with(place, &first.meta, &plan, layout).map_err(|e| match e {
-        rundir::Error::Occupied { .. } => {
+/// A merge refused is bad input, as a bad command line is; a run already where `--out` points
+/// says how to go on.
+fn refused(e: merge::Error) -> Error {
+    match e {
+        merge::Error::RunDir(e @ rundir::Error::Occupied { .. }) => {
             Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
         }
-        e => Error::from(e),
-    })?;
-    let mut index = 0;
-    let mut failed = None;
-    let known = first.meta.labels.len();
-    let mut run = merge::read_many(dirs, grain, |iv, side| {
-        // A run still being written may have grown a label since the first pass.
-        if iv.labels.iter().any(|(i, _)| *i >= known) {
-            failed.get_or_insert(rundir::Error::Merge(
-                "a run changed while it was being merged (it is still running?)".into(),
-            ));
-            return;
-        }
-        let interval = merge::as_interval(index, iv, side, Vec::new());
-        index += 1;
-        if failed.is_none() {
-            failed = writer.append(&interval).err();
-        }
-    })?;
-    if let Some(e) = failed {
-        return Err(e.into());
+        merge::Error::RunDir(e) => Error::from(e),
+        e => Error::Usage(e.to_string()),
     }
-    judge(&mut run, more, dirs[0])?;
-    let dir = writer.dir().to_path_buf();
-    writer.finish(&run.meta, &run.summary)?;
-    Ok((run, dir))
-}
-
-/// Judges a merged run's goals (its parts', which name `origin` when one does not read) and
-/// `more` on its merged numbers.
-pub(super) fn judge(run: &mut rundir::reader::Run, more: &[threshold::Threshold], origin: &Path) -> Result<(), Error> {
-    let mut goals = Vec::new();
-    for text in &run.meta.thresholds {
-        goals.push(threshold::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", origin.display())))?);
-    }
-    // The same goal with and without `abort` (agents judge none live: the controller does) is
-    // one goal, as the plan has it.
-    let judged_alike = |a: &threshold::Threshold, b: &threshold::Threshold| {
-        threshold::Threshold { abort: None, ..a.clone() } == threshold::Threshold { abort: None, ..b.clone() }
-    };
-    for t in more {
-        match goals.iter().position(|g| judged_alike(g, t)) {
-            Some(i) => {
-                goals[i] = t.clone();
-                run.meta.thresholds[i] = t.to_string();
-            }
-            None => {
-                run.meta.thresholds.push(t.to_string());
-                goals.push(t.clone());
-            }
-        }
-    }
-    run.summary.thresholds = crate::run::judge::evaluate(&goals, &run.summary);
-    Ok(())
 }

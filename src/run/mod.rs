@@ -79,6 +79,7 @@
 
 mod fd;
 pub mod judge;
+pub mod merge;
 pub mod preflight;
 mod output;
 mod outputs;
