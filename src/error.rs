@@ -52,6 +52,17 @@ impl From<crate::jmeter_cli::Error> for Error {
     }
 }
 
+/// A report that cannot be made: bad input, or a run directory that does not read.
+impl From<crate::report::compose::Error> for Error {
+    fn from(e: crate::report::compose::Error) -> Error {
+        use crate::report::compose::Error as Report;
+        match e {
+            Report::Refused(m) => Error::Usage(m),
+            Report::RunDir(e) => Error::RunDir(e),
+        }
+    }
+}
+
 /// A sweep's own errors are those a run's command had before the sweep was a library: the same
 /// messages and exit codes.
 impl From<crate::sweep::driver::Error> for Error {

@@ -5,6 +5,7 @@
 //! ([`crate::run::judge::evaluate`] does) and writes no files.
 
 pub mod compare;
+pub mod compose;
 pub mod csv;
 pub mod html;
 pub mod jmeter;
