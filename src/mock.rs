@@ -12,6 +12,7 @@
 //!   `run --watch scrape:http://…/metrics` records how many connections and requests reached
 //!   the upstream. A route configured for exactly `/metrics` takes the path over.
 
+pub mod flags;
 pub mod mirror;
 
 use crate::http1::{reason, Chunked};

@@ -1,7 +1,7 @@
 //! `stampede mock`: the built-in upstream, until Ctrl-C/SIGTERM; then prints what it served.
 
 use crate::error::{exit, Error};
-use crate::mock::{self, Config, ConfigDoc, Counters, Route};
+use crate::mock::{self, Counters};
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -14,10 +14,10 @@ pub struct MockArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,
     /// Status of the default route.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = mock::flags::STATUS)]
     pub status: u16,
     /// Body of the default route.
-    #[arg(long, default_value = "OK")]
+    #[arg(long, default_value = mock::flags::BODY)]
     pub body: String,
     /// A response header of the default route, `Name: value` (repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
@@ -37,50 +37,19 @@ pub struct MockArgs {
     pub mirror: bool,
 }
 
-pub(super) fn config_from(a: &MockArgs) -> Result<Config, Error> {
-    let mut config = match &a.config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
-            ConfigDoc::parse(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?
-        }
-        None => Config::default(),
-    };
-    if a.config.is_none() || a.status != 200 || a.body != "OK" || !a.headers.is_empty() || a.delay.is_some() {
-        let mut r = Route { status: a.status, body: a.body.clone().into_bytes(), ..Route::default() };
-        for h in &a.headers {
-            let (k, v) =
-                h.split_once(':').ok_or_else(|| Error::Usage(format!("--header `{h}` is not `Name: value`")))?;
-            r.headers.push((k.trim().into(), v.trim().into()));
-        }
-        if let Some(d) = &a.delay {
-            r.delay = mock::parse_delay(d).map_err(|e| Error::Usage(format!("--delay: {e}")))?;
-        }
-        config.default = r;
-    }
-    for spec in &a.routes {
-        let mut parts = spec.splitn(4, ':');
-        let path = parts.next().unwrap_or_default();
-        let status = parts.next().and_then(|s| s.parse().ok());
-        let (Some(status), true) = (status, path.starts_with('/')) else {
-            return Err(Error::Usage(format!("--route `{spec}` is not PATH:STATUS[:DELAY[:BODY]]")));
-        };
-        let mut r = Route { status, ..Route::default() };
-        if let Some(d) = parts.next().filter(|d| !d.is_empty()) {
-            r.delay = mock::parse_delay(d).map_err(|e| Error::Usage(format!("--route `{spec}`: {e}")))?;
-        }
-        if let Some(b) = parts.next() {
-            r.body = b.as_bytes().to_vec();
-        }
-        config.routes.insert(path.to_string(), r);
-    }
-    Ok(config)
-}
-
 pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
     if a.mirror {
         return mirror(&a.listen).await;
     }
-    let config = config_from(&a)?;
+    let flags = mock::flags::Flags {
+        config: a.config.as_deref(),
+        status: a.status,
+        body: &a.body,
+        headers: &a.headers,
+        delay: a.delay.as_deref(),
+        routes: &a.routes,
+    };
+    let config = flags.config().map_err(|e| Error::Usage(e.to_string()))?;
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await
         .map_err(|e| Error::Usage(format!("cannot listen on {}: {e}", a.listen)))?;
