@@ -15,8 +15,7 @@ fn report_folder(dir: &Path) -> Result<(), Error> {
             dir.display()
         )));
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error(format!("cannot make the report folder {}: {e}", dir.display())))
+    std::fs::create_dir_all(dir).map_err(|e| Error(format!("cannot make the report folder {}: {e}", dir.display())))
 }
 
 /// `-f -o DIR`: deletes what is in the report folder, not the folder (as JMeter's

@@ -40,7 +40,10 @@ pub(crate) enum Action {
     /// `-?`, `-h`, `-v`: this text on standard output, and nothing else.
     Say(String),
     /// `-g RESULTS -o DIR`: the report of a results file into a folder made ready, no run.
-    ReportOnly { results: PathBuf, dir: PathBuf },
+    ReportOnly {
+        results: PathBuf,
+        dir: PathBuf,
+    },
     Run(Request),
 }
 
@@ -166,15 +169,20 @@ impl Invocation {
             (None, true) => agent_addresses(property(props, "remote_hosts").unwrap_or("127.0.0.1")),
             (None, false) => return Ok(None),
         };
-        let local_only: Vec<&str> =
-            self.props.iter().filter_map(|p| if let Prop::Jmeter(k, _) = p { Some(k.as_str()) } else { None }).collect();
+        let local_only: Vec<&str> = self
+            .props
+            .iter()
+            .filter_map(|p| if let Prop::Jmeter(k, _) = p { Some(k.as_str()) } else { None })
+            .collect();
         if !local_only.is_empty() || self.propfile.is_some() || !self.addprops.is_empty() {
             warn(&format!(
                 "warning: -J, -p and -q properties apply on this machine only, as in JMeter: the agents get only -G ones{}",
                 if local_only.is_empty() { String::new() } else { format!(" (not given to them: {})", local_only.join(", ")) }
             ));
         }
-        let token = std::env::var_os(TOKEN_ENV).map(PathBuf::from).or_else(|| property(props, TOKEN_PROPERTY).map(PathBuf::from));
+        let token = std::env::var_os(TOKEN_ENV)
+            .map(PathBuf::from)
+            .or_else(|| property(props, TOKEN_PROPERTY).map(PathBuf::from));
         let token_file = token.ok_or_else(|| {
             Error(format!(
                 "-R/-r run on stampede agents, which need their shared token: set {TOKEN_ENV}=FILE (or the property {TOKEN_PROPERTY})"

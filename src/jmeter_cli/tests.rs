@@ -92,8 +92,7 @@ fn an_empty_value_in_a_properties_file_is_kept_as_empty() {
     let g = dir.join("g.properties");
     std::fs::write(&g, "gh=\n").unwrap();
     let inv =
-        parse(&["-q".into(), q.display().to_string(), "-Jgone=".into(), "-G".into(), g.display().to_string()])
-            .unwrap();
+        parse(&["-q".into(), q.display().to_string(), "-Jgone=".into(), "-G".into(), g.display().to_string()]).unwrap();
     let kv = |k: &str| (k.to_string(), String::new());
     assert_eq!(local_properties(&inv).unwrap(), vec![kv("h"), kv("gh")]);
     assert_eq!(global_properties(&inv).unwrap(), vec![kv("gh")]);

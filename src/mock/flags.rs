@@ -46,14 +46,13 @@ impl Flags<'_> {
     pub fn config(&self) -> Result<Config, FlagError> {
         let mut config = match self.config {
             Some(p) => {
-                let text = std::fs::read_to_string(p)
-                    .map_err(|source| FlagError::Read { path: p.to_path_buf(), source })?;
+                let text =
+                    std::fs::read_to_string(p).map_err(|source| FlagError::Read { path: p.to_path_buf(), source })?;
                 ConfigDoc::parse(&text).map_err(|source| FlagError::Config { path: p.to_path_buf(), source })?
             }
             None => Config::default(),
         };
-        let given =
-            self.status != STATUS || self.body != BODY || !self.headers.is_empty() || self.delay.is_some();
+        let given = self.status != STATUS || self.body != BODY || !self.headers.is_empty() || self.delay.is_some();
         if self.config.is_none() || given {
             config.default = self.default_route()?;
         }

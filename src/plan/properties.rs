@@ -76,9 +76,8 @@ mod tests {
 
     #[test]
     fn java_properties() {
-        let p = parse(
-            "# comment\n! other\nhost=127.0.0.1\nport : 8080\nthreads 50\npath=/a\\\n  /b\nkey\\=x=y\nempty=\n",
-        );
+        let p =
+            parse("# comment\n! other\nhost=127.0.0.1\nport : 8080\nthreads 50\npath=/a\\\n  /b\nkey\\=x=y\nempty=\n");
         let want: Vec<(String, String)> = [
             ("host", "127.0.0.1"),
             ("port", "8080"),

@@ -237,10 +237,7 @@ fn parts_by(runs: &[PathBuf], by: By) -> Result<Vec<(String, Vec<PathBuf>)>, Err
     let mut out: Vec<(String, Vec<PathBuf>)> = Vec::new();
     for r in runs {
         let meta = rundir::reader::read_meta(r).map_err(|_| {
-            Error::Refused(format!(
-                "--by agent and --by group read a merged run directory: {} is not one",
-                r.display()
-            ))
+            Error::Refused(format!("--by agent and --by group read a merged run directory: {} is not one", r.display()))
         })?;
         if meta.parts.is_empty() {
             return Err(Error::Refused(format!(
@@ -367,7 +364,9 @@ pub fn comparison(
     if sweeps == paths.len() {
         return Ok((sweeps_side_by_side(paths, names, format)?, false));
     } else if sweeps > 0 {
-        return Err(Error::Refused("compare sweeps with sweeps, or runs with runs (a step of a sweep is a run)".into()));
+        return Err(Error::Refused(
+            "compare sweeps with sweeps, or runs with runs (a step of a sweep is a run)".into(),
+        ));
     }
     let mut loaded = Vec::new();
     let mut damaged = false;
@@ -389,7 +388,8 @@ pub fn comparison(
 
 fn run_names(paths: &[PathBuf], given: Option<&str>) -> Result<Vec<String>, Error> {
     let Some(given) = given else {
-        let name = |p: &PathBuf| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name =
+            |p: &PathBuf| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
         return Ok(paths.iter().map(name).collect());
     };
     let names: Vec<String> = given.split(',').map(|s| s.trim().to_string()).collect();

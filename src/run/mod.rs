@@ -80,9 +80,9 @@
 mod fd;
 pub mod judge;
 pub mod merge;
-pub mod preflight;
 mod output;
 mod outputs;
+pub mod preflight;
 mod remote;
 mod usage;
 
