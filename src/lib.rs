@@ -26,6 +26,7 @@
 //!   export   ─► run, record
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
+//!   jmeter_cli ─► plan (its properties files)
 //!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1), which every module may use
 //! ```
 //!
@@ -59,6 +60,8 @@
 //! - [`watch`]: the system under test's resources (`run --watch`: `/proc`, Prometheus
 //!   endpoints and queries), sampled beside the load into the run directory; an output of the run.
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
+//! - `jmeter_cli`: JMeter's non-GUI command line (`stampede jmeter`), read as JMeter reads it and
+//!   translated into a run or a report.
 //! - [`cli`]: argument parsing, printing and exit codes; the only module that touches the
 //!   process. [`error`]: the top-level error and the exit codes.
 //!
