@@ -77,6 +77,7 @@ pub mod engine;
 pub mod error;
 pub mod export;
 mod http1;
+pub mod launch;
 pub mod metric;
 
 #[cfg(test)]
