@@ -23,7 +23,7 @@
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
 //!   sweep    ─► rundir, plan, run::judge, report  dist     ─► run, engine, plan, record, rundir
-//!   export   ─► run, record
+//!   export   ─► run, record                       launch   ─► run, dist, engine, plan, rundir, outputs
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1), which every module may use
@@ -59,8 +59,11 @@
 //! - [`watch`]: the system under test's resources (`run --watch`: `/proc`, Prometheus
 //!   endpoints and queries), sampled beside the load into the run directory; an output of the run.
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
-//! - [`cli`]: argument parsing, printing and exit codes; the only module that touches the
-//!   process. [`error`]: the top-level error and the exit codes.
+//! - [`launch`]: a run as a command asks for it, composed once: its run directory claimed, its
+//!   part or agents, the outputs picked (progress, `--watch`, `--export`), carried out under the
+//!   process's interrupts, its outcome's exit code; what `run`, `sweep`, `demo` and `jmeter` share.
+//! - [`cli`]: argument parsing, picking the outputs, printing, exit codes. [`error`]: the
+//!   top-level error and the exit codes.
 //!
 //! `docs/architecture.md` says where each kind of new feature goes.
 //!

@@ -225,16 +225,7 @@ impl Steps<'_> {
     async fn exports(&mut self, dir: &Path) -> Result<Exports, Error> {
         let mut exports = match self.exports.take() {
             Some(e) => e,
-            None => {
-                let mut tries = 0;
-                loop {
-                    match Exports::parse(&self.a.export, self.a.export_tag.clone()) {
-                        Err(_) if tries < 20 => tries += 1,
-                        other => break other?,
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
+            None => Exports::parse_again(&self.a.export, self.a.export_tag.clone()).await?,
         };
         let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         exports.run_id = Some(format!("{}/{}", dir.parent().map(name).unwrap_or_default(), name(dir)));

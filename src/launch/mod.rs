@@ -294,6 +294,18 @@ impl Exports {
         Ok(Exports { specs, tag, run_id: None })
     }
 
+    /// [`Exports::parse`] again for the next run of a sweep: an address the run before freed
+    /// is tried for a moment (its last client may still hold it).
+    pub async fn parse_again(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
+        for _ in 0..20 {
+            if let Ok(exports) = Exports::parse(values, tag.clone()) {
+                return Ok(exports);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Exports::parse(values, tag)
+    }
+
     /// How the exported series name the run in `dir`: its directory's name (and part).
     fn ident(&self, run: &Run, dir: &Path) -> export::Ident {
         let dir_name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
