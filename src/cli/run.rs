@@ -395,6 +395,7 @@ pub(super) fn launch(
         exports,
         watch,
         say: std::sync::Arc::new(|line| eprintln!("{line}")),
+        out: std::sync::Arc::new(|line| super::say(&format!("{line}\n"))),
         leave: std::sync::Arc::new(|| std::process::exit(i32::from(exit::INTERRUPTED))),
     }
 }

@@ -116,8 +116,8 @@ impl OnAgents {
     }
 
     /// Reaches the agents, saying each that joins; `None` when Ctrl-C came first.
-    pub(super) async fn reach(&self, say: &Say) -> Result<Option<Vec<AgentLink>>, Error> {
-        let reach = self.how(say).await?;
+    pub(super) async fn reach(&self, say: &Say, out: &Say) -> Result<Option<Vec<AgentLink>>, Error> {
+        let reach = self.how(out).await?;
         let stop = CancellationToken::new();
         let signals = tokio::spawn({
             let stop = stop.clone();
@@ -144,8 +144,8 @@ impl OnAgents {
     }
 
     /// How the agents are reached: dialled, or awaited on a listener (bound now; its address
-    /// said even with -q: whoever starts the agents may need the port).
-    async fn how(&self, say: &Say) -> Result<Reach, Error> {
+    /// said on `out` even with -q: whoever starts the agents may need the port).
+    async fn how(&self, out: &Say) -> Result<Reach, Error> {
         let spec = &self.spec;
         let Some(listen) = &spec.listen else {
             let tls = match &spec.agent_ca {
@@ -165,7 +165,7 @@ impl OnAgents {
             .map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
         let at = listener.local_addr().map_or(listen.to_string(), |l| l.to_string());
         let n = spec.count;
-        say(&format!("waiting on {at} for {n} agents to join (stampede agent --join HOST:PORT)"));
+        out(&format!("waiting on {at} for {n} agents to join (stampede agent --join HOST:PORT)"));
         Ok(Reach::Listen { listener, tls, count: n, wait: spec.wait })
     }
 

@@ -76,6 +76,11 @@ fn take(held: &Option<Held>) -> Option<Aside> {
     held.as_ref().and_then(|h| h.lock().unwrap_or_else(|e| e.into_inner()).take())
 }
 
+/// Whether the old run is still set aside (the agents have not all accepted the job).
+pub(super) fn held(held: &Option<Held>) -> bool {
+    held.as_ref().is_some_and(|h| h.lock().unwrap_or_else(|e| e.into_inner()).is_some())
+}
+
 /// The old run goes once every agent has accepted the job (the controller's ready point).
 pub(super) fn when_ready(held: &Option<Held>) -> Option<Ready> {
     let held = held.clone()?;

@@ -44,6 +44,9 @@ pub struct Launch {
     pub exports: Exports,
     pub watch: Vec<Source>,
     pub say: Say,
+    /// Where what a script may read goes (the command line's stdout): the address agents
+    /// join, said even with `quiet`.
+    pub out: Say,
     /// Called on a second interrupt of a run on agents: the agents stop by themselves, this
     /// process need not wait (the command line leaves with its exit code).
     pub leave: Arc<dyn Fn() + Send + Sync>,
@@ -350,7 +353,7 @@ fn report_exports(reports: &export::Reports, dir: &Path, quiet: bool, say: &dyn 
 /// run directory, the progress line, the plan's results files, the `--watch` sources and the
 /// `--export` sinks as outputs. `None` when Ctrl-C came while the agents were awaited.
 pub async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Error> {
-    let Launch { place, quiet, command_line, part, exports, watch, say, leave } = launch;
+    let Launch { place, quiet, command_line, part, exports, watch, say, out, leave } = launch;
     // What would stop the load at its start is said now, not at a common start hours away.
     if part.start_at.is_some() {
         if let Some(why) = engine::start_problem(&plan) {
@@ -364,21 +367,14 @@ pub async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Er
             // now, before any agent is reached.
             refuse_taken(&place)?;
             let samples = on.results(&plan.result_files)?;
-            match on.reach(&say).await? {
+            match on.reach(&say, &out).await? {
                 Some(links) => Some((links, samples)),
                 None => return Ok(None),
             }
         }
         None => None,
     };
-    let fd_limit = run::raise_fd_limit();
-    if let Some((users_at_most, needed)) = run::fd_shortfall(&plan, &segment, fd_limit).filter(|_| agents.is_none()) {
-        say(&format!(
-            "warning: up to {users_at_most} users may each hold a connection, but this process may open only {} files; \
-             raise the limit (`ulimit -n {needed}`) or connections will fail as `generator_fds`",
-            fd_limit.unwrap_or_default()
-        ));
-    }
+    let fd_limit = raise_fd_limit(&plan, &segment, agents.is_some(), &*say);
     let options = RunOptions {
         engine: engine::Options { segment, ..Default::default() },
         command_line,
@@ -409,18 +405,22 @@ pub async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Er
     }
     let reports = export::Reports::default();
     let ident = exports.ident(&run, &dir);
+    // A run that does not start takes its directory back and puts the run it replaced back; a
+    // run whose agents failed before the start always does (they sent nothing).
+    let undo = |e: Error, agents_failed: bool| {
+        if agents_failed || aside::held(&aside) {
+            take_back(&dir, &aside, &say);
+        }
+        e
+    };
     // The sinks last: they only close their queues at the end; the wait for a slow target is
     // `settle` in `execute`, after the run directory's summary is written.
-    let run = run.outputs(export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?);
+    let sinks = export::outputs(&exports.specs, &ident, &reports).map_err(|e| undo(Error::Usage(e), false))?;
+    let run = run.outputs(sinks);
     let on_agents = run.is_remote();
     let result = match execute(run, &exports, &reports, on_agents, &say, leave).await {
-        Err(run::Error::Start(why)) if on_agents => {
-            if !crate::dist::controller::abandon(&dir) {
-                say(&format!("note: what the agents sent is in {}", dir.join("agents").display()));
-            }
-            aside::restore(&aside, Some(&say));
-            return Err(Error::Usage(why));
-        }
+        Err(run::Error::Start(why)) if on_agents => return Err(undo(Error::Usage(why), true)),
+        Err(e) if on_agents => return Err(undo(Error::from(e), false)),
         other => other?,
     };
     report_exports(&reports, &dir, quiet, &*say);
@@ -429,6 +429,29 @@ pub async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Er
         failures.into_iter().partition(|f| f.output == WatchOutput::NAME);
     let result = RunResult { summary, outcome, failures, meta, aborted_by };
     Ok(Some(Finished { result, watch_failures, dir, fd_limit, on_agents }))
+}
+
+/// Raises this process's limit on open files, and says when the plan's users may need more
+/// (not on agents: they raise their own). Returns the limit.
+fn raise_fd_limit(plan: &Plan, segment: &engine::segment::Segment, on_agents: bool, say: &dyn Fn(&str)) -> Option<u64> {
+    let fd_limit = run::raise_fd_limit();
+    if let Some((users_at_most, needed)) = run::fd_shortfall(plan, segment, fd_limit).filter(|_| !on_agents) {
+        say(&format!(
+            "warning: up to {users_at_most} users may each hold a connection, but this process may open only {} files; \
+             raise the limit (`ulimit -n {needed}`) or connections will fail as `generator_fds`",
+            fd_limit.unwrap_or_default()
+        ));
+    }
+    fd_limit
+}
+
+/// Takes back the directory of a run on agents that did not start (what no agent sent), and
+/// puts back the run it was to replace.
+fn take_back(dir: &Path, aside: &Option<aside::Held>, say: &Say) {
+    if !crate::dist::controller::abandon(dir) {
+        say(&format!("note: what the agents sent is in {}", dir.join("agents").display()));
+    }
+    aside::restore(aside, Some(say));
 }
 
 /// `--out DIR` without `--replace` that holds something: refused before anything is sent.
