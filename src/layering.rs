@@ -31,6 +31,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sweep", &["rundir", "plan", "run::judge", "report::load_runs_window"]),
     // The progress line is one of the run's outputs.
     ("progress", &["record", "run"]),
+    // A run as a command asks for it: its run directory, its outputs, here or on agents.
+    ("launch", &["run", "dist", "engine", "plan", "record", "rundir", "export", "watch", "progress", "error"]),
     // Live metrics out: outputs of the run, reading its intervals.
     ("export", &["record", "run"]),
     // The system under test's resources: an output of the run, writing to the run directory.

@@ -23,7 +23,7 @@
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
 //!   rundir   ─► record                             mock     ─► http1
 //!   sweep    ─► rundir, plan, run::judge, report  dist     ─► run, engine, plan, record, rundir
-//!   export   ─► run, record
+//!   export   ─► run, record                       launch   ─► run, dist, engine, plan, rundir, outputs
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   jmeter_cli ─► plan (its properties files)
@@ -62,8 +62,11 @@
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
 //! - `jmeter_cli`: JMeter's non-GUI command line (`stampede jmeter`), read as JMeter reads it and
 //!   translated into a run or a report.
-//! - [`cli`]: argument parsing, printing and exit codes; the only module that touches the
-//!   process. [`error`]: the top-level error and the exit codes.
+//! - [`launch`]: a run as a command asks for it, composed once: its run directory claimed, its
+//!   part or agents, the outputs picked (progress, `--watch`, `--export`), carried out under the
+//!   process's interrupts, its outcome's exit code; what `run`, `sweep`, `demo` and `jmeter` share.
+//! - [`cli`]: argument parsing, picking the outputs, printing, exit codes. [`error`]: the
+//!   top-level error and the exit codes.
 //!
 //! `docs/architecture.md` says where each kind of new feature goes.
 //!
@@ -81,6 +84,7 @@ pub mod error;
 pub mod export;
 mod http1;
 mod jmeter_cli;
+pub mod launch;
 pub mod metric;
 
 #[cfg(test)]

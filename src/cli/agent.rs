@@ -43,19 +43,8 @@ pub struct AgentArgs {
     pub join_timeout: std::time::Duration,
 }
 
-/// The shared token in `path`: its first line, which must not be empty.
-pub(super) fn read_token(path: &std::path::Path) -> Result<String, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("cannot read the token file {}: {e}", path.display())))?;
-    let token = text.lines().next().unwrap_or("").trim().to_string();
-    if token.is_empty() {
-        return Err(Error::Usage(format!("the token file {} is empty", path.display())));
-    }
-    Ok(token)
-}
-
 pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
-    let token = read_token(&a.token_file)?;
+    let token = crate::launch::agents::read_token(&a.token_file)?;
     let tls = match (&a.tls_cert, &a.tls_key) {
         (Some(cert), Some(key)) => {
             let read =

@@ -3,6 +3,8 @@
 //! directory) — the first command a new user runs.
 
 use crate::error::{exit, Error};
+use crate::launch::agents::{OnAgents, Reading, Sent};
+use crate::launch::{self, Exports, Part};
 use crate::mock::{self, ConfigDoc, Counters};
 use crate::plan::Plan;
 use clap::Args;
@@ -41,11 +43,15 @@ pub struct DemoArgs {
     /// With --export: a `tag` label on every exported series.
     #[arg(long, value_name = "TEXT", requires = "export", help_heading = "Live metrics")]
     pub export_tag: Option<String>,
+    /// The demo on agents (the flags of `run`), e.g. two started with `stampede agent --listen
+    /// 127.0.0.1:7701 --token-file T` and `...:7702`: a run on several generators in one command.
+    #[command(flatten)]
+    pub agents: super::dist::AgentFlags,
 }
 
 pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
     // An address in use is said before the mock starts.
-    let exports = super::run::Exports::parse(&a.export, a.export_tag.clone())?;
+    let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let config = ConfigDoc::parse(MOCK)?;
     let loopback = |source| Error::Io { what: "cannot listen on loopback".into(), source };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(loopback)?;
@@ -63,25 +69,27 @@ pub(super) async fn execute(a: DemoArgs) -> Result<u8, Error> {
     ]);
     let plan = Plan::from_yaml_str(PLAN, Path::new("examples/consumption-mix.yaml"), &props)?;
     eprintln!("demo: built-in mock on http://127.0.0.1:{port}/, plan examples/consumption-mix.yaml");
-    let place = super::run::run_place(a.out, a.replace);
-    let argv: Vec<String> = std::env::args().collect();
-    let code = super::run::run_plan(
-        plan,
-        &place,
-        a.quiet,
-        crate::redact::command_line(&argv),
-        Default::default(),
-        exports,
-        &[],
-    )
-    .await;
+    let part = Part { agents: on_agents(&a, &plan, props)?, ..Default::default() };
+    let launch = super::run::launch(launch::place(a.out.clone(), a.replace), a.quiet, part, exports, Vec::new());
+    let code = super::run::run_plan(plan, launch).await;
     shutdown.cancel();
     let _ = server.await;
-    let (code, _) = code?;
+    let code = code?;
     super::say(&format!(
         "The mock served {} requests on {} connections (compare with Samples and Connections above).\n",
         counters.served.load(Ordering::Relaxed),
         counters.connections.load(Ordering::Relaxed)
     ));
     Ok(if code == exit::OK { exit::OK } else { code })
+}
+
+/// `--agents`: the bundled plan sent to each agent as its text, read with the same properties
+/// (the mock's port on this machine's loopback: the agents run beside it).
+fn on_agents(a: &DemoArgs, plan: &Plan, props: HashMap<String, String>) -> Result<Option<OnAgents>, Error> {
+    if !a.agents.on() {
+        return Ok(None);
+    }
+    let sent = Sent::Yaml { name: "consumption-mix.yaml".into(), text: PLAN.into() };
+    let reading = Reading { properties: props.into_iter().collect(), ..Default::default() };
+    OnAgents::new(a.agents.spec(a.quiet)?, plan, sent, reading, &|line| eprintln!("{line}")).map(Some)
 }

@@ -1,15 +1,12 @@
-//! `stampede run --agents` / `--listen-agents`: what the command line says of a run on agents
-//! (how to reach them, their token, the job they are sent), for [`crate::dist::controller`].
-//! The run itself is the same as a local one (`run::run_plan`): only its executor differs.
+//! `--agents` / `--listen-agents` and the flags that go with them: what the command line says
+//! of a run on agents, made into a [`crate::launch::agents::OnAgents`]. The run itself is the
+//! same as a local one: only its executor differs.
 
 use super::run::{DataMode, OnAgentLoss, RunArgs};
-use crate::dist::agent::{self, AgentLink, Gathering, Job, JobFile};
-use crate::dist::controller::{self, Agents, Reach, SampleFiles};
 use crate::error::Error;
+use crate::launch::agents::{OnAgents, Reading, Sent, Spec};
 use crate::plan::Plan;
-use base64::Engine as _;
-use std::path::{Path, PathBuf};
-use tokio_util::sync::CancellationToken;
+use std::path::PathBuf;
 
 /// `--agents` and the flags that go with it, for `run` and for each step of `sweep`.
 #[derive(Debug, clap::Args, Clone, Default)]
@@ -70,171 +67,47 @@ impl AgentFlags {
     pub fn on(&self) -> bool {
         !self.agents.is_empty() || self.listen_agents.is_some()
     }
-}
 
-/// A run on agents as the command line asks for it, checked and its job made, before any
-/// agent is reached.
-pub(crate) struct OnAgents {
-    addresses: Vec<String>,
-    agent_ca: Option<PathBuf>,
-    listen: Option<String>,
-    count: usize,
-    wait: std::time::Duration,
-    cert: Option<(PathBuf, PathBuf)>,
-    token: String,
-    job: Job,
-    abort_on_loss: bool,
-    quiet: bool,
+    /// Where the agents are and how to speak to them.
+    pub(super) fn spec(&self, quiet: bool) -> Result<Spec, Error> {
+        let token_file = self
+            .token_file
+            .clone()
+            .ok_or_else(|| Error::Usage("--agents and --listen-agents need --token-file (the agents' token)".into()))?;
+        Ok(Spec {
+            addresses: self.agents.clone(),
+            agent_ca: self.agent_ca.clone(),
+            listen: self.listen_agents.clone(),
+            count: self.agent_count.unwrap_or(1) as usize,
+            wait: self.agent_wait,
+            cert: self.agent_cert.clone().zip(self.agent_key.clone()),
+            token_file,
+            ship: self.ship.clone(),
+            abort_on_loss: self.on_agent_loss == OnAgentLoss::Abort,
+            quiet,
+        })
+    }
 }
 
 impl RunArgs {
     /// The run on agents these arguments ask for, `None` without `--agents`/`--listen-agents`.
     /// A plan file is shipped with every file it reads; quick mode (`--url`) as the YAML plan it makes.
     pub(crate) fn on_agents(&self, plan: &Plan) -> Result<Option<OnAgents>, Error> {
-        if self.dist.agents.is_empty() && self.dist.listen_agents.is_none() {
+        if !self.dist.on() {
             return Ok(None);
         }
-        let token_file =
-            self.dist.token_file.as_ref().ok_or_else(|| {
-                Error::Usage("--agents and --listen-agents need --token-file (the agents' token)".into())
-            })?;
-        let token = super::agent::read_token(token_file)?;
-        let (name, root, files, overrides) = match &self.plan {
-            // The plan's directory, what the plan reads wherever it is, and the folders of --ship.
-            Some(_) => {
-                let j =
-                    agent::job_files(plan, &self.dist.ship, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
-                if let Some(note) = j.note.filter(|_| !self.quiet) {
-                    eprintln!("note: {note}");
-                }
-                (j.plan, j.root, j.files, true)
-            }
-            None => {
-                let (yaml, body) = self.quick_plan()?.to_yaml()?;
-                let file = |path: &str, bytes: &[u8]| JobFile {
-                    path: path.into(),
-                    base64: base64::engine::general_purpose::STANDARD.encode(bytes),
-                };
-                let mut files = vec![file("quick.yaml", yaml.as_bytes())];
-                files.extend(body.map(|b| file(crate::plan::QUICK_BODY, &b)));
-                // The workload flags are in the plan made of them: not applied twice.
-                ("quick.yaml".to_string(), String::new(), files, false)
-            }
+        let spec = self.dist.spec(self.quiet)?;
+        let sent = match &self.plan {
+            Some(_) => Sent::PlanFile { overrides: self.overrides() },
+            None => Sent::Quick(self.quick_plan()?),
         };
-        if !self.quiet {
-            let bytes: usize = files.iter().map(|f| f.base64.len() / 4 * 3).sum();
-            let under = if root.is_empty() { String::new() } else { format!(" under {root}") };
-            eprintln!("sending {} files ({} KiB){under} to each agent", files.len(), bytes / 1024);
-        }
-        for what in super::run::whole_plan_rates(plan) {
-            eprintln!("warning: {what} is kept by each agent, not split: the agents together run it once per agent");
-        }
         let opts = self.plan_args.load_options()?;
-        let job = Job {
-            plan: name,
-            root,
-            files,
+        let reading = Reading {
             properties: self.agent_properties.clone().unwrap_or_else(|| opts.properties.into_iter().collect()),
             replacements: opts.replacements,
             skip_unsupported: opts.skip_unsupported,
-            users: self.users.filter(|_| overrides),
-            duration_ms: self.duration.filter(|_| overrides).map(|d| d.as_millis() as u64),
-            iterations: self.iterations.filter(|_| overrides),
-            ramp_up_ms: self.ramp_up.filter(|_| overrides).map(|d| d.as_millis() as u64),
-            segment: String::new(),
             data_split: self.data == DataMode::Split,
-            samples: !plan.result_files.is_empty(),
         };
-        Ok(Some(OnAgents {
-            addresses: self.dist.agents.clone(),
-            agent_ca: self.dist.agent_ca.clone(),
-            listen: self.dist.listen_agents.clone(),
-            count: self.dist.agent_count.unwrap_or(1) as usize,
-            wait: self.dist.agent_wait,
-            cert: self.dist.agent_cert.clone().zip(self.dist.agent_key.clone()),
-            token,
-            job,
-            abort_on_loss: self.dist.on_agent_loss == OnAgentLoss::Abort,
-            quiet: self.quiet,
-        }))
+        OnAgents::new(spec, plan, sent, reading, &|line| eprintln!("{line}")).map(Some)
     }
-}
-
-impl OnAgents {
-    /// Reaches the agents, saying each that joins; `None` when Ctrl-C came first.
-    pub(crate) async fn reach(&self) -> Result<Option<Vec<AgentLink>>, Error> {
-        let reach = match &self.listen {
-            Some(listen) => {
-                let tls = match &self.cert {
-                    Some((cert, key)) => Some(
-                        agent::server_tls(&read_file(cert)?, &read_file(key)?)
-                            .map_err(|e| Error::Usage(format!("--agent-cert: {e}")))?,
-                    ),
-                    None => None,
-                };
-                let listener = tokio::net::TcpListener::bind(listen)
-                    .await
-                    .map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
-                let at = listener.local_addr().map_or(listen.to_string(), |l| l.to_string());
-                // Said on stdout even with -q: whoever starts the agents may need the port.
-                let n = self.count;
-                super::say(&format!("waiting on {at} for {n} agents to join (stampede agent --join HOST:PORT)\n"));
-                Reach::Listen { listener, tls, count: n, wait: self.wait }
-            }
-            None => {
-                let tls = match &self.agent_ca {
-                    Some(ca) => {
-                        Some(agent::client_tls(&read_file(ca)?).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
-                    }
-                    None => None,
-                };
-                Reach::Dial { addresses: self.addresses.clone(), tls }
-            }
-        };
-        let stop = CancellationToken::new();
-        let signals = tokio::spawn({
-            let stop = stop.clone();
-            async move {
-                super::interrupted().await;
-                stop.cancel();
-            }
-        });
-        let (quiet, n) = (self.quiet, self.count);
-        let heard = move |g: Gathering<'_>| match g {
-            Gathering::Joined(l, k) if !quiet => eprintln!("  agent {k}/{n} joined from {} ({})", l.address, l.host),
-            Gathering::Joined(..) => {}
-            Gathering::Note(note) => eprintln!("{note}"),
-        };
-        let links = controller::reach(reach, &self.token, &stop, heard).await;
-        signals.abort();
-        let links = links.map_err(|e| Error::Usage(e.to_string()))?;
-        if links.is_none() {
-            eprintln!("interrupted while waiting for the agents: nothing was sent");
-        }
-        Ok(links)
-    }
-
-    /// The results files the agents' rows are written to (the plan's, --jtl), when the job
-    /// asks for rows; opened before any agent is reached.
-    pub(crate) fn results(&self, result_files: &[PathBuf]) -> Result<SampleFiles, Error> {
-        SampleFiles::open(if self.job.samples { result_files } else { &[] }).map_err(Error::Usage)
-    }
-
-    /// The agents reached, as the run's executor, writing into the run directory `dir`.
-    pub(crate) fn remote(self, links: Vec<AgentLink>, dir: &Path, samples: SampleFiles) -> Agents {
-        Agents::new(links, self.job, dir, self.abort_on_loss, samples)
-    }
-}
-
-/// Says which agent runs which part.
-pub(super) fn banner(plan: &str, links: &[AgentLink]) {
-    let n = links.len();
-    eprintln!("stampede {} — plan {plan} on {n} agents", env!("CARGO_PKG_VERSION"));
-    for (i, l) in links.iter().enumerate() {
-        eprintln!("  part {}/{n}: {} ({})", i + 1, l.address, l.host);
-    }
-}
-
-fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))
 }

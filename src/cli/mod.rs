@@ -1,5 +1,6 @@
-//! The command line: argument definitions and one file per subcommand. The only module that
-//! touches the process (stdout, stderr, argv, signals); everything it calls is a library.
+//! The command line: argument definitions and one file per subcommand. It parses arguments,
+//! picks outputs, prints and maps outcomes to exit codes; a run as a command asks for it is
+//! composed and carried out by [`crate::launch`], a library.
 
 mod agent;
 mod check;
@@ -15,6 +16,7 @@ mod run;
 mod sweep;
 
 use crate::error::Error;
+use crate::launch::interrupted;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
@@ -136,26 +138,6 @@ fn parse_key_value(s: &str) -> Result<(String, String), ArgError> {
 
 fn parse_duration_arg(s: &str) -> Result<std::time::Duration, ArgError> {
     crate::plan::parse_duration(s).ok_or_else(|| ArgError::NotADuration(s.to_string()))
-}
-
-/// Resolves after the first Ctrl-C or SIGTERM.
-async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 #[cfg(test)]

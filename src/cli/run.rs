@@ -1,19 +1,17 @@
-//! `stampede run`: load a plan (or build one from `--url`), hand it to [`crate::run`] with the
-//! run directory, the progress line and the results files as outputs, print the results table
-//! at the end and pick the exit code.
+//! `stampede run`: load a plan (or build one from `--url`), say how it runs from the flags (a
+//! [`Launch`]: its run directory, part, agents and outputs), hand it to [`crate::launch`], print
+//! the results table at the end and map the run's outcome to the exit code.
 
 use crate::engine;
 use crate::error::{exit, Error};
-use crate::export;
+use crate::launch::{self, Exports, Finished, Launch, Part};
 use crate::plan::{self, HttpVersion, Overrides, Plan, QuickPlan};
-use crate::progress::Progress;
 use crate::report;
-use crate::run::{self, JtlOutput, Run, RunDirOutput, RunOptions, RunResult};
-use crate::rundir::{self, Place};
+use crate::run::RunDirOutput;
+use crate::rundir;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 const WORKLOAD: &str = "Workload (quick mode, or overriding every scenario of a plan)";
 
@@ -163,28 +161,27 @@ pub struct QuickArgs {
 
 impl RunArgs {
     fn quick_flags_given(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        let mut add = |given: bool, name| {
-            if given {
-                v.push(name)
-            }
-        };
-        add(self.quick.method.is_some(), "--method");
-        add(self.quick.body.is_some(), "--body");
-        add(self.quick.body_file.is_some(), "--body-file");
-        add(self.quick.gzip, "--gzip");
-        add(!self.quick.headers.is_empty(), "--header");
-        add(self.rate.is_some(), "--rate");
-        add(self.max_users.is_some(), "--max-users");
-        add(self.quick.no_keep_alive, "--no-keep-alive");
-        add(self.quick.http10, "--http1.0");
-        add(self.quick.timeout.is_some(), "--timeout");
-        add(self.quick.connect_timeout.is_some(), "--connect-timeout");
-        v
+        let q = &self.quick;
+        [
+            (q.method.is_some(), "--method"),
+            (q.body.is_some(), "--body"),
+            (q.body_file.is_some(), "--body-file"),
+            (q.gzip, "--gzip"),
+            (!q.headers.is_empty(), "--header"),
+            (self.rate.is_some(), "--rate"),
+            (self.max_users.is_some(), "--max-users"),
+            (q.no_keep_alive, "--no-keep-alive"),
+            (q.http10, "--http1.0"),
+            (q.timeout.is_some(), "--timeout"),
+            (q.connect_timeout.is_some(), "--connect-timeout"),
+        ]
+        .into_iter()
+        .filter_map(|(given, name)| given.then_some(name))
+        .collect()
     }
 
     /// The workload flags that also apply to a plan file, to every scenario.
-    fn overrides(&self) -> Overrides {
+    pub(super) fn overrides(&self) -> Overrides {
         Overrides { users: self.users, duration: self.duration, iterations: self.iterations, ramp_up: self.ramp_up }
     }
 
@@ -200,32 +197,12 @@ impl RunArgs {
                         flags.join(", ")
                     )));
                 }
-                let opts = self.plan_args.load_options()?;
-                let mut loaded = Plan::load_with(path, &opts)?;
-                let overrides = self.overrides();
-                if !overrides.is_empty() {
-                    for s in &mut loaded.plan.scenarios {
-                        s.workload = s.workload.bounded(&overrides);
-                    }
-                }
+                let mut loaded = Plan::load_with(path, &self.plan_args.load_options()?)?;
+                launch::override_workloads(&mut loaded.plan, &self.overrides());
                 if let Some(elements) = &loaded.elements {
-                    for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
-                        eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
-                    }
-                    for line in super::check::run_time_warnings(elements, &path.display().to_string()) {
-                        eprintln!("{line}");
-                    }
-                    let partial = elements.iter().filter(|r| r.status == plan::jmx::Status::Partial).count();
-                    if partial > 0 {
-                        eprintln!(
-                            "warning: {partial} element(s) run only in part, not quite as JMeter runs them; `stampede check {}` says how",
-                            path.display()
-                        );
-                    }
+                    warn_elements(elements, path);
                 }
-                for w in super::check::idle_warnings(&loaded.plan) {
-                    eprintln!("{w}");
-                }
+                super::check::idle_warnings(&loaded.plan).iter().for_each(|w| eprintln!("{w}"));
                 Ok(loaded.plan)
             }
             (None, Some(_)) => Ok(self.quick_plan()?.into_plan()?),
@@ -254,6 +231,43 @@ impl RunArgs {
             connect_timeout: self.quick.connect_timeout,
             gzip: self.quick.gzip,
         })
+    }
+
+    /// The flags that do not go together, said before the plan is read.
+    fn check_flags(&self) -> Result<(), Error> {
+        let on_agents = self.dist.on();
+        if self.data == DataMode::Split && self.segment.is_none() && !on_agents {
+            return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
+        }
+        let d = &self.dist;
+        if !on_agents && (d.token_file.is_some() || d.on_agent_loss != OnAgentLoss::Continue || !d.ship.is_empty()) {
+            return Err(Error::Usage(
+                "--token-file, --on-agent-loss and --ship go with --agents or --listen-agents".into(),
+            ));
+        }
+        if on_agents && (self.segment.is_some() || self.start_at.is_some() || self.group.is_some()) {
+            return Err(Error::Usage(
+                "--agents deals the parts and the start itself; --segment, --start-at and --group are for one process (agents take `agent --group`)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a JMX plan runs only in part, or not at all, as `check` says it.
+fn warn_elements(elements: &[plan::jmx::ElementReport], path: &std::path::Path) {
+    for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
+        eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
+    }
+    for line in super::check::run_time_warnings(elements, &path.display().to_string()) {
+        eprintln!("{line}");
+    }
+    let partial = elements.iter().filter(|r| r.status == plan::jmx::Status::Partial).count();
+    if partial > 0 {
+        eprintln!(
+            "warning: {partial} element(s) run only in part, not quite as JMeter runs them; `stampede check {}` says how",
+            path.display()
+        );
     }
 }
 
@@ -305,96 +319,6 @@ pub enum DataMode {
     Split,
 }
 
-/// The longest `--start-at` waits: further ahead is taken for a mistake.
-const MOST_START_WAIT: Duration = Duration::from_secs(24 * 3600);
-/// How far past a `--start-at` may be when the command starts: a part launched a little late
-/// (an ssh round, a slow shell) still starts at once and records its skew; further past is a
-/// mistake (an instant of 1970 once recorded a 56-year skew).
-const MOST_START_LATE: Duration = Duration::from_secs(10);
-
-/// How this process takes part in a run of several generators (`--segment`, `--start-at`).
-#[derive(Default)]
-pub(super) struct Part {
-    segment: engine::segment::Segment,
-    meta: Option<rundir::PartMeta>,
-    start_at: Option<std::time::SystemTime>,
-    /// The whole plan on agents instead ([`RunArgs::on_agents`]).
-    pub(super) agents: Option<super::dist::OnAgents>,
-}
-
-impl RunArgs {
-    fn part(&self) -> Result<Part, Error> {
-        let start_at = match self.start_at {
-            Some(at) => {
-                let ahead = at - time::OffsetDateTime::now_utc();
-                if -ahead > MOST_START_LATE {
-                    return Err(Error::Usage(format!(
-                        "--start-at {} is {} past; give an instant ahead (at most {} s past, for parts launched a little late): a part started that late would run out of step with the others",
-                        at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
-                        humantime::format_duration(Duration::from_secs((-ahead).whole_seconds().max(0) as u64)),
-                        MOST_START_LATE.as_secs()
-                    )));
-                }
-                if ahead > MOST_START_WAIT {
-                    return Err(Error::Usage(format!(
-                        "--start-at is {} ahead; give an instant at most a day from now",
-                        humantime::format_duration(Duration::from_secs(ahead.whole_seconds().max(0) as u64))
-                    )));
-                }
-                Some(std::time::SystemTime::from(at))
-            }
-            None => None,
-        };
-        let (segment, name) = match self.segment.clone() {
-            Some((segment, name)) => (segment, Some(name)),
-            None => (Default::default(), None),
-        };
-        let meta = (self.segment.is_some() || start_at.is_some() || self.group.is_some()).then(|| rundir::PartMeta {
-            segment: name,
-            start_at: self.start_at.and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok()),
-            start_skew_ms: None,
-            data_split: self.data == DataMode::Split,
-            group: self.group.clone(),
-        });
-        Ok(Part { segment, meta, start_at, agents: None })
-    }
-}
-
-/// What one part of a plan still runs at the whole plan's rate or count: elements whose rate
-/// or total is kept by the process, not per user (each generator keeps all of it, as each
-/// JMeter server of a distributed test does).
-pub(super) fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
-    let mut found = Vec::new();
-    if !plan.shapers.is_empty() {
-        found.push("a Throughput Shaping Timer's schedule");
-    }
-    if !plan.arrivals.is_empty() {
-        found.push("a Precise Throughput Timer's arrivals");
-    }
-    if !plan.syncs.is_empty() {
-        found.push("a Synchronizing Timer's barrier (its batches gather this generator's users only)");
-    }
-    for s in &plan.scenarios {
-        plan::flow::for_each_step(&s.flow, &mut |step| {
-            let what = match step {
-                plan::flow::Step::Think(plan::flow::Think::Throughput { shared: true, .. }) => {
-                    Some("a Constant Throughput Timer shared by all users")
-                }
-                plan::flow::Step::Throughput(t)
-                    if !t.per_user && matches!(t.share, plan::flow::ThroughputShare::Total(_)) =>
-                {
-                    Some("a Throughput Controller's total executions")
-                }
-                _ => None,
-            };
-            if let Some(w) = what.filter(|w| !found.contains(w)) {
-                found.push(w);
-            }
-        });
-    }
-    found
-}
-
 /// `--rate`: a positive rate no generator is beyond (see [`crate::plan::workload::MAX_RATE`]).
 pub(super) fn parse_rate(s: &str) -> Result<f64, String> {
     let rate: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of iterations per second"))?;
@@ -415,390 +339,105 @@ fn parse_stop_on(s: &str) -> Result<crate::plan::threshold::StopOn, super::ArgEr
     crate::plan::threshold::parse_stop_on(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
 }
 
+/// Where `--out DIR` (or its absence) and `--replace` put the run directory.
+pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> rundir::Place {
+    launch::place(out, replace)
+}
+
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     let watch = super::parse_watch(&a.watch)?;
-    let on_agents = !a.dist.agents.is_empty() || a.dist.listen_agents.is_some();
-    if a.data == DataMode::Split && a.segment.is_none() && !on_agents {
-        return Err(Error::Usage("--data split deals rows to parts: give --segment or --agents".into()));
-    }
-    if !on_agents
-        && (a.dist.token_file.is_some() || a.dist.on_agent_loss != OnAgentLoss::Continue || !a.dist.ship.is_empty())
-    {
-        return Err(Error::Usage(
-            "--token-file, --on-agent-loss and --ship go with --agents or --listen-agents".into(),
-        ));
-    }
-    if on_agents && (a.segment.is_some() || a.start_at.is_some() || a.group.is_some()) {
-        return Err(Error::Usage(
-            "--agents deals the parts and the start itself; --segment, --start-at and --group are for one process (agents take `agent --group`)".into(),
-        ));
-    }
+    a.check_flags()?;
     let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let mut plan = a.load_plan()?;
-    for t in &a.thresholds {
-        if let Some(l) = t.label.as_ref().filter(|l| !plan.labels.contains(l)) {
-            return Err(Error::Usage(format!(
-                "--threshold `{t}`: the plan has no request or group labelled `{l}` (labels: {})",
-                plan.labels.join(", ")
-            )));
-        }
-        plan.thresholds.push(t.clone());
-    }
-    for s in &a.stop_on {
-        if let Some(l) = s.when.label.as_ref().filter(|l| !plan.labels.contains(l)) {
-            return Err(Error::Usage(format!(
-                "--stop-on `{s}`: the plan has no request or group labelled `{l}` (labels: {})",
-                plan.labels.join(", ")
-            )));
-        }
-        plan.stop_on.push(s.clone());
-    }
-    for f in &a.jtl {
-        if !plan.result_files.contains(f) {
-            plan.result_files.push(f.clone());
-        }
+    launch::add_goals(&mut plan, &a.thresholds, &a.stop_on)?;
+    for f in a.jtl.iter().filter(|f| !plan.result_files.contains(f)).collect::<Vec<_>>() {
+        plan.result_files.push(f.clone());
     }
     if a.delete_results {
-        for f in &plan.result_files {
-            match std::fs::remove_file(f) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::Usage(format!("could not delete results file {}: {e}", f.display())))
-                }
-                _ => {}
-            }
-        }
+        launch::delete_results(&plan)?;
     }
     if a.segment.is_some() {
-        // A part's numbers are a share of the whole: judged live, a goal would stop it wrongly.
-        for t in plan.thresholds.iter_mut().filter(|t| t.abort.is_some()) {
-            t.abort = None;
-            eprintln!("warning: `{t}` is not judged live in a part (--segment), only at its end; on agents the controller judges it live on every part's numbers");
-        }
-        for s in std::mem::take(&mut plan.stop_on) {
-            eprintln!("warning: stop condition `{s}` is not watched in a part (--segment): a part's numbers are a share of the run's; on agents the controller watches it on every part's numbers");
-        }
+        launch::part_goals(&mut plan, &|w| eprintln!("{w}"));
     }
-    let mut part = a.part()?;
+    let mut part = Part::new(a.segment.clone(), a.start_at, a.group.clone(), a.data == DataMode::Split, now())?;
     part.agents = a.on_agents(&plan)?;
-    if a.data == DataMode::Split && !on_agents {
-        run::split_rows(&mut plan, &part.segment);
+    if a.data == DataMode::Split && !a.dist.on() {
+        crate::run::split_rows(&mut plan, &part.segment);
     }
     if !part.segment.is_full() {
-        for what in whole_plan_rates(&plan) {
+        for what in launch::whole_plan_rates(&plan) {
             eprintln!("warning: {what} is kept by each generator, not split: the parts together run it once per part");
         }
     }
-    let out = run_place(a.out.clone(), a.replace);
-    let argv: Vec<String> = std::env::args().collect();
-    Ok(run_plan(plan, &out, a.quiet, crate::redact::command_line(&argv), part, exports, &watch).await?.0)
+    let place = launch::place(a.out.clone(), a.replace);
+    run_plan(plan, launch(place, a.quiet, part, exports, watch)).await
 }
 
-/// `--export` and `--export-tag`, checked, `prometheus=ADDR` already bound.
-#[derive(Default)]
-pub(super) struct Exports {
-    specs: Vec<export::Spec>,
-    tag: Option<String>,
-    /// The series' `run_id` when not the run directory's name (a sweep's step: `SWEEP/STEP`).
-    pub(super) run_id: Option<String>,
+fn now() -> time::OffsetDateTime {
+    time::OffsetDateTime::now_utc()
 }
 
-impl Exports {
-    pub(super) fn parse(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
-        let token = std::env::var("INFLUX_TOKEN").ok();
-        let specs = values
-            .iter()
-            .map(|v| {
-                let spec = export::Spec::parse(v, token.as_deref())?;
-                spec.bind()?;
-                Ok(spec)
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(Error::Usage)?;
-        Ok(Exports { specs, tag, run_id: None })
-    }
-}
-
-/// Says what each export did; an export that missed something is a warning, never a failure
-/// of the run, and its report is kept in the run directory (`export.json`).
-fn report_exports(reports: &export::Reports, dir: &std::path::Path, quiet: bool) {
-    let reports = reports.list();
-    if reports.is_empty() {
-        return;
-    }
-    for r in &reports {
-        if !r.complete() {
-            eprintln!("warning: {r}");
-        } else if !quiet {
-            eprintln!("{r}");
-        }
-    }
-    let written = serde_json::to_vec_pretty(&reports)
-        .map_err(std::io::Error::other)
-        .and_then(|json| std::fs::write(dir.join(EXPORT_JSON), json));
-    if let Err(e) = written {
-        eprintln!("warning: {} was not written: {e}", dir.join(EXPORT_JSON).display());
-    }
-}
-
-/// What each `--export` sink did, in the run directory.
-const EXPORT_JSON: &str = rundir::EXPORT;
-
-/// Where `--out DIR` (or its absence) and `--replace` put the run directory.
-pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> Place {
-    match out {
-        Some(dir) => Place::Exact { dir, replace },
-        None => {
-            let now = time::OffsetDateTime::now_utc();
-            let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]-[minute]-[second]");
-            Place::Unique(PathBuf::from("runs").join(now.format(&fmt).unwrap_or_else(|_| "run".into())))
-        }
-    }
-}
-
-/// Runs a loaded plan end to end, in this process or on agents (`part.agents`), with the run
-/// directory, the progress line, the plan's results files, the `--watch` sources and the
-/// `--export` sinks as outputs, and prints the results; shared by `run`, `sweep` and `demo`.
-/// Returns the exit code and the run directory it wrote.
-pub(super) async fn run_plan(
-    plan: Plan,
-    out: &Place,
+/// A run as the command line asks for it: lines said on stderr, a second Ctrl-C on agents
+/// leaving at once.
+pub(super) fn launch(
+    place: rundir::Place,
     quiet: bool,
-    command_line: Vec<String>,
     part: Part,
     exports: Exports,
-    watch: &[crate::watch::Source],
-) -> Result<(u8, PathBuf), Error> {
-    // What would stop the load at its start is said now, not at a common start hours away.
-    if part.start_at.is_some() {
-        if let Some(why) = engine::start_problem(&plan) {
-            return Err(Error::Usage(format!("the run cannot start: {why}")));
-        }
+    watch: Vec<crate::watch::Source>,
+) -> Launch {
+    let argv: Vec<String> = std::env::args().collect();
+    Launch {
+        place,
+        quiet,
+        command_line: crate::redact::command_line(&argv),
+        part,
+        exports,
+        watch,
+        say: std::sync::Arc::new(|line| eprintln!("{line}")),
+        out: std::sync::Arc::new(|line| super::say(&format!("{line}\n"))),
+        leave: std::sync::Arc::new(|| std::process::exit(i32::from(exit::INTERRUPTED))),
     }
-    let Part { segment, meta, start_at, agents } = part;
-    let links = match &agents {
-        Some(on) => {
-            // A run directory that is taken, or a results file that cannot be written, is said
-            // now, before any agent is reached.
-            refuse_taken(out)?;
-            let samples = on.results(&plan.result_files)?;
-            match on.reach().await? {
-                Some(links) => Some((links, samples)),
-                None => return Ok((exit::INTERRUPTED, PathBuf::new())),
-            }
-        }
-        None => None,
-    };
-    let fd_limit = run::raise_fd_limit();
-    let shortfall = run::fd_shortfall(&plan, &segment, fd_limit).filter(|_| links.is_none());
-    let options = RunOptions {
-        engine: engine::Options { segment, ..Default::default() },
-        command_line,
-        part: meta,
-        start_at,
-        watch: watch.iter().map(crate::watch::Source::display).collect(),
-    };
-    let run = Run::new(plan, options);
-    if let Some((users_at_most, needed)) = shortfall {
-        eprintln!(
-            "warning: up to {users_at_most} users may each hold a connection, but this process may open only {} files; \
-             raise the limit (`ulimit -n {needed}`) or connections will fail as `generator_fds`",
-            fd_limit.unwrap_or_default()
-        );
-    }
-    let run_dir = claim(out, &run)?;
-    let dir = run_dir.dir().to_path_buf();
-    if links.is_some() {
-        // The run replaced keeps its agents' copies in `agents/`, which are run files too: left,
-        // each agent's copy would be refused (it is made new) and the old parts read as this run's.
-        match std::fs::remove_dir_all(dir.join("agents")) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error::Io { what: format!("cannot remove {}", dir.join("agents").display()), source: e })
-            }
-            _ => {}
-        }
-    }
-    if !quiet {
-        banner(&run, &dir, links.as_ref().map(|(links, _)| links.as_slice()));
-    }
-    let files = run.plan().result_files.clone();
-    let mut run = run.output(run_dir).output(Progress::new(quiet));
-    run = match agents.zip(links) {
-        Some((on, (links, samples))) => run.on(on.remote(links, &dir, samples)),
-        None => run.output(JtlOutput::new(files)),
-    };
-    if !watch.is_empty() {
-        run = run.output(crate::watch::WatchOutput::new(watch.to_vec(), &dir));
-    }
-    let reports = export::Reports::default();
-    let ident = export_ident(&run, &dir, &exports);
-    // The sinks last: they only close their queues at the end; the wait for a slow target is
-    // `settle` below, after the run directory's summary is written.
-    let run = run.outputs(export::outputs(&exports.specs, &ident, &reports).map_err(Error::Usage)?);
-    let on_agents = run.is_remote();
-    let result = execute_run(run, &exports, &reports, on_agents).await;
-    let result = match result {
-        Err(run::Error::Start(why)) if on_agents => {
-            if !crate::dist::controller::abandon(&dir) {
-                eprintln!("note: what the agents sent is in {}", dir.join("agents").display());
-            }
-            return Err(Error::Usage(why));
-        }
-        other => other?,
-    };
-    report_exports(&reports, &dir, quiet);
-    Ok((conclude(result, &dir, watch, fd_limit, on_agents), dir))
 }
 
-/// `--out DIR` without `--replace` that holds something: refused before anything is sent.
-fn refuse_taken(out: &Place) -> Result<(), Error> {
-    if let Place::Exact { dir, replace: false } = out {
-        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-            return Err(Error::Usage(format!(
-                "{} already exists and is not empty: give another --out, or add --replace to replace the run there",
-                dir.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Claims the run directory: a taken one is a usage error while nothing has been sent.
-fn claim(out: &Place, run: &Run) -> Result<RunDirOutput, Error> {
-    RunDirOutput::create(out, run.meta(), run.plan()).map_err(|e| match e {
-        rundir::Error::Occupied { .. } => {
-            Error::Usage(format!("{e}: give another --out, or add --replace to replace what is there"))
-        }
-        e => Error::from(e),
+/// Runs a loaded plan as `launch` says ([`launch::run_plan`]) and prints its results; shared
+/// by `run`, `sweep` and `demo`. Returns the exit code.
+pub(super) async fn run_plan(plan: Plan, launch: Launch) -> Result<u8, Error> {
+    Ok(match launch::run_plan(plan, launch).await? {
+        Some(finished) => conclude(&finished),
+        None => exit::INTERRUPTED,
     })
 }
 
-/// Says what runs where.
-fn banner(run: &Run, dir: &std::path::Path, links: Option<&[crate::dist::agent::AgentLink]>) {
-    match links {
-        Some(links) => super::dist::banner(&run.plan().name, links),
-        None => eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, dir.display()),
-    }
-    for s in &run.meta().scenarios {
-        eprintln!("  scenario {}: {}", s.name, s.workload);
-    }
-    if let Some(p) = &run.meta().part {
-        if let Some(seg) = &p.segment {
-            eprintln!("  this generator runs part {seg} of every workload");
-        }
-        if let Some(at) = &p.start_at {
-            eprintln!("  the load starts at {at}");
-        }
-    }
-}
-
-/// How the exported series name this run: its directory's name (and part, `--segment`).
-fn export_ident(run: &Run, dir: &std::path::Path, exports: &Exports) -> export::Ident {
-    let dir_name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    // Parts of one plan (`--segment I/N` on several machines) often share their run directory's
-    // name (a timestamp to the second, or the same --out): the segment makes each part's series
-    // its own, where they would otherwise overwrite each other.
-    let segment = run.meta().part.as_ref().and_then(|p| p.segment.clone());
-    export::Ident {
-        run_id: match segment {
-            Some(seg) => format!("{dir_name} part {seg}"),
-            None => exports.run_id.clone().unwrap_or(dir_name),
-        },
-        plan: run.plan().name.clone(),
-        tag: exports.tag.clone(),
-    }
-}
-
-/// Carries the run out under Ctrl-C (the first stops the load gracefully, the second cuts it
-/// short; on agents, leaves at once: they stop by themselves), then lets the export sinks send
-/// what they hold.
-async fn execute_run(
-    run: Run,
-    exports: &Exports,
-    reports: &export::Reports,
-    on_agents: bool,
-) -> Result<RunResult, run::Error> {
-    let shutdown = CancellationToken::new();
-    let abort = CancellationToken::new();
-    let grace = run.plan().scenarios.iter().map(|s| s.workload.graceful_stop()).max().unwrap_or_default();
-    let signals = tokio::spawn({
-        let (shutdown, abort) = (shutdown.clone(), abort.clone());
-        async move {
-            super::interrupted().await;
-            if on_agents {
-                eprintln!("\ninterrupted: stopping every agent (Ctrl-C again to leave now: they stop within 5 s)");
-            } else {
-                eprintln!(
-                    "\ninterrupted: no new requests; waiting up to {} for requests in flight (Ctrl-C again to stop now)",
-                    humantime::format_duration(grace)
-                );
-            }
-            shutdown.cancel();
-            super::interrupted().await;
-            if on_agents {
-                // The agents hear no more from this controller and stop their load by themselves.
-                std::process::exit(i32::from(exit::INTERRUPTED));
-            }
-            abort.cancel();
-        }
-    });
-    let result = run.execute(shutdown.clone(), abort.clone()).await;
-    // The sinks' last sends, all at once under one deadline, on a blocking thread (the wait is
-    // seconds long). Ctrl-C cuts it short: the first one if the run ended by itself, the
-    // second if the first already stopped the run (the signal task is still listening).
-    if !exports.specs.is_empty() {
-        // Whether the first Ctrl-C stopped the load, not whether one came since: one pressed
-        // after the load ended by itself cuts this wait at once.
-        let interrupted = result.as_ref().is_ok_and(|r| r.outcome.interrupted);
-        let cut = if interrupted { abort.clone() } else { shutdown.clone() };
-        let settling = reports.clone();
-        let _ = tokio::task::spawn_blocking(move || settling.settle(&|| cut.is_cancelled())).await;
-    }
-    signals.abort();
-    result
-}
-
 /// Prints the run's results and says its exit code.
-fn conclude(
-    result: RunResult,
-    out: &std::path::Path,
-    watch: &[crate::watch::Source],
-    fd_limit: Option<u64>,
-    on_agents: bool,
-) -> u8 {
-    let RunResult { summary, outcome, failures, meta, aborted_by } = result;
-    // The watch log is beside the results, not part of them: an incomplete one is a warning,
-    // and the run's exit code stays what its measurements say.
-    let (watch_failures, failures): (Vec<_>, Vec<_>) =
-        failures.into_iter().partition(|f| f.output == crate::watch::WatchOutput::NAME);
-    for f in &watch_failures {
-        eprintln!("warning: {f}");
-    }
+fn conclude(f: &Finished) -> u8 {
+    let (r, out) = (&f.result, f.dir.as_path());
+    f.watch_failures.iter().for_each(|w| eprintln!("warning: {w}"));
     // The results file's failure first, as before the table.
-    for f in failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
-        eprintln!("error: {f}");
+    for e in r.failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
+        eprintln!("error: {e}");
     }
-    super::say(&format!("{}\n{}", report::table(&summary), report::facts(&meta, &summary)));
-    super::say(&report::thresholds::lines(&summary.thresholds));
+    super::say(&format!("{}\n{}", report::table(&r.summary), report::facts(&r.meta, &r.summary)));
+    super::say(&report::thresholds::lines(&r.summary.thresholds));
     // A run on agents that lost one says what its figures miss (`lost.json`, by the controller).
     match rundir::lost::read(out) {
         Ok(Some(lost)) => super::say(&report::lost::terminal(&lost)),
         Ok(None) => {}
         Err(e) => eprintln!("warning: {e}"),
     }
-    let out_of_fds =
-        summary.total.errors_by_kind.get(&crate::record::ErrorKind::GeneratorFds.name()).copied().unwrap_or(0);
-    if out_of_fds > 0 {
+    if f.out_of_fds() > 0 {
         eprintln!(
-            "warning: {out_of_fds} requests failed because the generator ran out of file descriptors (limit {}): \
+            "warning: {} requests failed because the generator ran out of file descriptors (limit {}): \
              those are not failures of the server; raise the limit with `ulimit -n`",
-            fd_limit.map_or("unknown".into(), |l| l.to_string())
+            f.out_of_fds(),
+            f.fd_limit.map_or("unknown".into(), |l| l.to_string())
         );
     }
-    if let Some(f) = failures.iter().find(|f| f.output == RunDirOutput::NAME) {
-        eprintln!("error: {f}");
-        return exit::RUNTIME;
+    if let Some(e) = f.run_dir_failure() {
+        eprintln!("error: {e}");
+        return f.exit_code();
     }
-    if !watch.is_empty() {
+    if !r.meta.watch.is_empty() {
         match rundir::watch::read_summary(out) {
             Ok(Some(w)) => {
                 if let Some(why) = &w.warning {
@@ -812,42 +451,5 @@ fn conclude(
     }
     super::say(&format!("Run directory: {}\n", out.display()));
     write_html(out);
-    let goals_failed = aborted_by.is_some() || summary.thresholds.iter().any(|t| !t.passed);
-    exit_code(!failures.is_empty(), outcome.interrupted, on_agents, goals_failed)
-}
-
-/// The exit code of a run that ended: `incomplete` (a results file not whole, an agent lost),
-/// `interrupted` (Ctrl-C), `goals_failed` (a threshold, or a goal that stopped the run).
-fn exit_code(incomplete: bool, interrupted: bool, on_agents: bool, goals_failed: bool) -> u8 {
-    // An incomplete results file (or a lost agent's) is an incomplete result: exit 3. An
-    // interrupted run is partial: its exit code says so before its thresholds do. On agents,
-    // Ctrl-C says so first, as it always has: the agents it stopped may be lost on the way.
-    if interrupted && on_agents {
-        exit::INTERRUPTED
-    } else if incomplete {
-        exit::RUNTIME
-    } else if interrupted {
-        exit::INTERRUPTED
-    } else if goals_failed {
-        // A goal that stopped the run failed, even if the numbers recovered in its graceful stop.
-        exit::THRESHOLDS_FAILED
-    } else {
-        exit::OK
-    }
-}
-
-#[cfg(test)]
-mod exit_tests {
-    use super::*;
-
-    #[test]
-    fn interrupted_on_agents_exits_130_even_with_an_agent_lost() {
-        assert_eq!(exit_code(true, true, true, true), exit::INTERRUPTED);
-        assert_eq!(exit_code(true, false, true, false), exit::RUNTIME);
-        // One generator: an incomplete results file before the interrupt, as before.
-        assert_eq!(exit_code(true, true, false, false), exit::RUNTIME);
-        assert_eq!(exit_code(false, true, false, true), exit::INTERRUPTED);
-        assert_eq!(exit_code(false, false, false, true), exit::THRESHOLDS_FAILED);
-        assert_eq!(exit_code(false, false, true, false), exit::OK);
-    }
+    f.exit_code()
 }

@@ -4,8 +4,9 @@
 //! driven by [`crate::sweep::driver`]; this file reads the arguments, says how a step is loaded
 //! and run ([`Steps`]), prints, and picks the exit code.
 
-use super::run::{run_place, DataMode, Exports, OnAgentLoss, QuickArgs, RunArgs};
+use super::run::{DataMode, OnAgentLoss, QuickArgs, RunArgs};
 use crate::error::{exit, Error};
+use crate::launch::{self, Exports, Part};
 use crate::plan::threshold::{self, Threshold};
 use crate::plan::Plan;
 use crate::rundir::{self, Place};
@@ -111,8 +112,7 @@ pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
             stop.cancel();
         }
     });
-    let argv: Vec<String> = std::env::args().collect();
-    let mut steps = Steps { a: &a, watch, exports: Some(exports), command_line: crate::redact::command_line(&argv) };
+    let mut steps = Steps { a: &a, watch, exports: Some(exports) };
     let outcome = driver::drive(&settings, &mut steps, &stop).await;
     signals.abort();
     let outcome = outcome?;
@@ -147,7 +147,7 @@ fn settings(a: &SweepArgs) -> Result<Settings, Error> {
         Some(text) => Some((text.clone(), driver::parse_until(text)?)),
         None => None,
     };
-    let (Place::Unique(base) | Place::Exact { dir: base, .. }) = run_place(None, false);
+    let (Place::Unique(base) | Place::Exact { dir: base, .. }) = launch::place(None, false);
     Ok(Settings {
         load,
         loads,
@@ -192,7 +192,6 @@ struct Steps<'a> {
     watch: Vec<crate::watch::Source>,
     /// The first step's exports, bound before the sweep started.
     exports: Option<Exports>,
-    command_line: Vec<String>,
 }
 
 impl Steps<'_> {
@@ -226,16 +225,7 @@ impl Steps<'_> {
     async fn exports(&mut self, dir: &Path) -> Result<Exports, Error> {
         let mut exports = match self.exports.take() {
             Some(e) => e,
-            None => {
-                let mut tries = 0;
-                loop {
-                    match Exports::parse(&self.a.export, self.a.export_tag.clone()) {
-                        Err(_) if tries < 20 => tries += 1,
-                        other => break other?,
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
+            None => Exports::parse_again(&self.a.export, self.a.export_tag.clone()).await?,
         };
         let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         exports.run_id = Some(format!("{}/{}", dir.parent().map(name).unwrap_or_default(), name(dir)));
@@ -270,7 +260,7 @@ impl Runner for Steps<'_> {
     async fn run(&mut self, plan: Plan, at: &StepAt, dir: &Path) -> Result<Ended, Error> {
         // On agents, the same run: the controller's merged seconds feed the step's outputs
         // (its directory, --watch, --export) as this process's engine does.
-        let mut part = super::run::Part::default();
+        let mut part = Part::default();
         if self.a.agents.on() {
             let mut run = self.run_args(at);
             run.out = Some(dir.to_path_buf());
@@ -278,8 +268,8 @@ impl Runner for Steps<'_> {
         }
         let exports = self.exports(dir).await?;
         let place = Place::Exact { dir: dir.to_path_buf(), replace: false };
-        let command_line = self.command_line.clone();
-        let code = super::run::run_plan(plan, &place, self.a.quiet, command_line, part, exports, &self.watch).await?.0;
+        let launch = super::run::launch(place, self.a.quiet, part, exports, self.watch.clone());
+        let code = super::run::run_plan(plan, launch).await?;
         Ok(match code {
             exit::INTERRUPTED => Ended::Interrupted,
             exit::RUNTIME => Ended::Incomplete,

@@ -87,14 +87,23 @@ pub struct Agents {
     dir: PathBuf,
     abort_on_loss: bool,
     samples: SampleFiles,
+    ready: Option<Ready>,
 }
+
+/// Called once every agent has accepted the job, before the start: an error stops them all.
+pub type Ready = Box<dyn FnOnce() -> Result<(), String> + Send>;
 
 impl Agents {
     /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
     /// one lost stops the others. `samples` are the results files written from the rows the
     /// agents send back ([`SampleFiles::open`], before any agent is reached).
     pub fn new(links: Vec<AgentLink>, job: Job, dir: &Path, abort_on_loss: bool, samples: SampleFiles) -> Agents {
-        Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples }
+        Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples, ready: None }
+    }
+
+    /// Calls `ready` once every agent has accepted the job (a `--replace` then clears the old run).
+    pub fn when_ready(self, ready: Ready) -> Agents {
+        Agents { ready: Some(ready), ..self }
     }
 
     /// Each agent's directory name under the run's `agents/`: `I-HOST`.
@@ -112,8 +121,9 @@ impl Agents {
         let samples = Arc::new(Mutex::new(self.samples));
         let stops = agent::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
         let claim = {
-            let dirs = dirs.clone();
+            let (dirs, ready) = (dirs.clone(), self.ready);
             move || -> Result<Vec<PathBuf>, String> {
+                ready.map_or(Ok(()), |ready| ready())?;
                 std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
                 agent::private(&kept);
                 Ok(dirs)

@@ -166,6 +166,8 @@
 //!   (`util::ws_server`): upgrades, frames and upgrade bytes as the server counted them; refused,
 //!   rejected and missing connections fail their samples as the plugin does; `wss://`; frame
 //!   filters' discarded frames as sub-samples.
+//! - `launch_s5`: a run as a command asks for it, on agents (issue 33): `--replace` clears the
+//!   run it replaces once every agent accepted the job; `demo --agents` merges what the mock served.
 //! - `lost_s4`: an agent SIGKILLed mid-run among 3 (issue 33): the report (terminal, Markdown,
 //!   JSON, HTML, JUnit) names it, the instant and the estimate; the figures are at most what was
 //!   served, the others' parts exact per path; `merge` with its own run directory adds every
@@ -275,6 +277,7 @@ mod jmx_websocket;
 mod jmx_x;
 mod jmx_xpath2_assert;
 mod labels;
+mod launch_s5;
 mod lost_s4;
 mod mock;
 mod netns;
