@@ -23,6 +23,8 @@
 //!   agents, goals in the ramp-down seconds, a results file refused before any agent is reached.
 //! - `dist_s4`: one run layer on agents (issue 33): quick mode, `--watch pid:` with `--export
 //!   prometheus=`, and a failed `--stop-on` on 3 agents on loopback, each merged == served.
+//! - `docs_distributed`: every `stampede` command of the how-to in `docs/distributed.md` parses
+//!   (issue 33), and the page keeps its sections.
 //! - `export`: `run --export` against real Prometheus (remote write) and InfluxDB 1.x started
 //!   on loopback (their queries equal the samples and the witness), InfluxDB 2's write API
 //!   and OTLP (decoded with `opentelemetry-proto`) against witnesses, the `/metrics` page
@@ -229,6 +231,7 @@ mod data_files;
 mod deploy;
 mod dist_fix_s4;
 mod dist_s4;
+mod docs_distributed;
 mod errors;
 mod export;
 mod facts;
