@@ -3,8 +3,9 @@
 //! The run itself is the same as a local one (`run::run_plan`): only its executor differs.
 
 use super::run::{DataMode, OnAgentLoss, RunArgs};
-use crate::dist::agent::{self, AgentLink, Gathering, Job, JobFile};
 use crate::dist::controller::{self, Agents, Reach, SampleFiles};
+use crate::dist::link::{AgentLink, Gathering};
+use crate::dist::protocol::{self, Job, JobFile};
 use crate::error::Error;
 use crate::plan::Plan;
 use base64::Engine as _;
@@ -102,8 +103,8 @@ impl RunArgs {
         let (name, root, files, overrides) = match &self.plan {
             // The plan's directory, what the plan reads wherever it is, and the folders of --ship.
             Some(_) => {
-                let j =
-                    agent::job_files(plan, &self.dist.ship, std::slice::from_ref(token_file)).map_err(Error::Usage)?;
+                let j = crate::dist::ship::job_files(plan, &self.dist.ship, std::slice::from_ref(token_file))
+                    .map_err(Error::Usage)?;
                 if let Some(note) = j.note.filter(|_| !self.quiet) {
                     eprintln!("note: {note}");
                 }
@@ -167,7 +168,7 @@ impl OnAgents {
             Some(listen) => {
                 let tls = match &self.cert {
                     Some((cert, key)) => Some(
-                        agent::server_tls(&read_file(cert)?, &read_file(key)?)
+                        protocol::server_tls(&read_file(cert)?, &read_file(key)?)
                             .map_err(|e| Error::Usage(format!("--agent-cert: {e}")))?,
                     ),
                     None => None,
@@ -183,9 +184,9 @@ impl OnAgents {
             }
             None => {
                 let tls = match &self.agent_ca {
-                    Some(ca) => {
-                        Some(agent::client_tls(&read_file(ca)?).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
-                    }
+                    Some(ca) => Some(
+                        protocol::client_tls(&read_file(ca)?).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?,
+                    ),
                     None => None,
                 };
                 Reach::Dial { addresses: self.addresses.clone(), tls }

@@ -673,7 +673,7 @@ fn claim(out: &Place, run: &Run) -> Result<RunDirOutput, Error> {
 }
 
 /// Says what runs where.
-fn banner(run: &Run, dir: &std::path::Path, links: Option<&[crate::dist::agent::AgentLink]>) {
+fn banner(run: &Run, dir: &std::path::Path, links: Option<&[crate::dist::link::AgentLink]>) {
     match links {
         Some(links) => super::dist::banner(&run.plan().name, links),
         None => eprintln!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, dir.display()),

@@ -6,7 +6,8 @@
 //! a local engine's: a controller that dies leaves a run that reads. Nothing here prints: what
 //! the user should hear goes to the run as a [`Report::Notice`].
 
-use super::agent::{self, AgentLink, Gathering, Heard, Job};
+use super::link::{self, AgentLink, Gathering, Heard};
+use super::protocol::{self, Job};
 use crate::engine::Outcome;
 use crate::plan::Plan;
 use crate::run::{Failure, Remote, RemoteEnd, Report, Signals};
@@ -35,7 +36,7 @@ pub async fn reach(
     token: &str,
     stop: &CancellationToken,
     heard: impl Fn(Gathering<'_>),
-) -> Result<Option<Vec<AgentLink>>, agent::Error> {
+) -> Result<Option<Vec<AgentLink>>, protocol::Error> {
     match reach {
         Reach::Dial { addresses, tls } => {
             let mut links = Vec::new();
@@ -45,7 +46,7 @@ pub async fn reach(
             Ok(Some(links))
         }
         Reach::Listen { listener, tls, count, wait } => {
-            match agent::gather(listener, token, tls, count, wait, stop, heard).await {
+            match link::gather(listener, token, tls, count, wait, stop, heard).await {
                 Err(_) if stop.is_cancelled() => Ok(None),
                 other => other.map(Some),
             }
@@ -54,11 +55,15 @@ pub async fn reach(
 }
 
 /// Connects to one agent; one flooded with connections may drop a greeting: a few more tries.
-async fn dial(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, agent::Error> {
+async fn dial(
+    address: &str,
+    token: &str,
+    tls: Option<&tokio_rustls::TlsConnector>,
+) -> Result<AgentLink, protocol::Error> {
     let mut tries = 0;
     loop {
-        match agent::connect(address, token, tls).await {
-            Err(agent::Error::Closed(_)) if tries < 3 => {
+        match link::connect(address, token, tls).await {
+            Err(protocol::Error::Closed(_)) if tries < 3 => {
                 tries += 1;
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
@@ -69,12 +74,12 @@ async fn dial(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnecto
 }
 
 /// An agent's error as the user reads it: "agent ADDRESS: ...".
-fn prefixed(e: agent::Error) -> agent::Error {
+fn prefixed(e: protocol::Error) -> protocol::Error {
     match e {
-        agent::Error::Refused(m) => agent::Error::Refused(format!("agent {m}")),
-        agent::Error::Protocol(m) => agent::Error::Protocol(format!("agent {m}")),
-        agent::Error::Unreachable(m) => agent::Error::Unreachable(format!("agent {m}")),
-        agent::Error::Closed(m) => agent::Error::Closed(format!("agent {m}")),
+        protocol::Error::Refused(m) => protocol::Error::Refused(format!("agent {m}")),
+        protocol::Error::Protocol(m) => protocol::Error::Protocol(format!("agent {m}")),
+        protocol::Error::Unreachable(m) => protocol::Error::Unreachable(format!("agent {m}")),
+        protocol::Error::Closed(m) => protocol::Error::Closed(format!("agent {m}")),
         e => e,
     }
 }
@@ -110,16 +115,16 @@ impl Agents {
         let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
         let live = Arc::new(Mutex::new(Live::new(&meta, n, reports.clone())));
         let samples = Arc::new(Mutex::new(self.samples));
-        let stops = agent::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
+        let stops = link::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
         let claim = {
             let dirs = dirs.clone();
             move || -> Result<Vec<PathBuf>, String> {
                 std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
-                agent::private(&kept);
+                super::agent::private(&kept);
                 Ok(dirs)
             }
         };
-        let progress: agent::Progress = {
+        let progress: link::Progress = {
             let (live, samples) = (live.clone(), samples.clone());
             Arc::new(move |i, heard: Heard<'_>| match heard {
                 Heard::Samples(rows) => lock(&samples).write(rows),
@@ -127,7 +132,7 @@ impl Agents {
             })
         };
         let rows_asked = self.job.samples;
-        let ends = agent::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
+        let ends = link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
             .await
             .map_err(|e| e.to_string())?;
         let mut failures = Vec::new();
@@ -205,7 +210,7 @@ fn mark_lost(dir: &Path, address: &str, why: &str) {
 fn parts(
     dirs: &[PathBuf],
     names: &[String],
-    ends: &[agent::AgentEnd],
+    ends: &[link::AgentEnd],
     reports: &UnboundedSender<Report>,
 ) -> Vec<(usize, String, RunMeta)> {
     let mut parts = Vec::new();
