@@ -145,6 +145,7 @@ impl RunArgs {
             segment: String::new(),
             data_split: self.data == DataMode::Split,
             samples: !plan.result_files.is_empty(),
+            setup_once: None,
         };
         Ok(Some(OnAgents {
             addresses: self.dist.agents.clone(),

@@ -5,6 +5,7 @@
 
 use super::link::connect;
 use super::protocol::*;
+use crate::engine::{Handoff, Heard, Said};
 use crate::plan::{LoadOptions, Overrides, Plan};
 use crate::record::Interval;
 use crate::run::{End, Output, OutputError, Run, RunDirOutput, RunOptions, Start};
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// How long an agent waits for its job once greeted without hearing from the controller (a
@@ -191,7 +193,8 @@ impl Agent {
         let stop = shutdown.child_token();
         let abort = CancellationToken::new();
         let finish = CancellationToken::new();
-        let listen = listen(r, stop.clone(), abort.clone(), finish.clone(), self.log.clone());
+        let (handoff, heard, said) = handoff(job.setup_once, tx);
+        let listen = listen(r, stop.clone(), abort.clone(), finish.clone(), heard, self.log.clone());
         let seg_meta = crate::rundir::PartMeta {
             segment: Some(job.segment.clone()),
             start_at: at.format(&time::format_description::well_known::Rfc3339).ok(),
@@ -200,7 +203,7 @@ impl Agent {
             group: self.group.clone(),
         };
         let options = RunOptions {
-            engine: crate::engine::Options { segment, stop: finish, ..Default::default() },
+            engine: crate::engine::Options { segment, stop: finish, handoff, ..Default::default() },
             command_line: vec!["stampede".into(), "agent".into()],
             part: Some(seg_meta),
             start_at: Some(std::time::SystemTime::from(at)),
@@ -219,6 +222,10 @@ impl Agent {
         }
         let result = run.execute(stop, abort).await;
         heartbeat.abort();
+        // The engine's handoff is gone with it: what it said is forwarded, before the `done`.
+        if let Some(said) = said {
+            let _ = tokio::time::timeout(Duration::from_secs(1), said).await;
+        }
         // Sent however the run ended: its rows were measured.
         let sent = match &samples {
             Some(path) => send_samples(tx, path, ROWS_QUEUED).await,
@@ -238,19 +245,32 @@ impl Agent {
 
 /// Hears the controller's pings and stop while a part runs; silence or a closed connection
 /// stops the load (`stop`), and `abort` cuts its graceful stop short 5 s later.
+/// What it hears of the run's setup and teardown goes to `heard` (see [`Handoff`]).
 fn listen(
     mut r: Reader,
     stop: CancellationToken,
     abort: CancellationToken,
     finish: CancellationToken,
+    heard: Option<watch::Sender<Heard>>,
     log: Log,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            match read(&mut r, ORPHANED, MAX_SHORT_LINE).await {
+            // Properties may be long (a script's JSON): as long as an interval line.
+            match read(&mut r, ORPHANED, MAX_STREAM_LINE).await {
                 Ok(Some(Msg::Ping)) => {}
                 Ok(Some(Msg::Stop { finish: true })) => finish.cancel(),
                 Ok(Some(Msg::Stop { finish: false })) => stop.cancel(),
+                Ok(Some(Msg::Properties { properties })) => {
+                    if let Some(h) = &heard {
+                        h.send_modify(|h| h.properties = Some(properties));
+                    }
+                }
+                Ok(Some(Msg::Teardown)) => {
+                    if let Some(h) = &heard {
+                        h.send_modify(|h| h.teardown = true);
+                    }
+                }
                 Ok(Some(_)) => {}
                 Ok(None) | Err(_) => {
                     if !stop.is_cancelled() {
@@ -264,6 +284,30 @@ fn listen(
             }
         }
     })
+}
+
+/// The engine's part in the run's setup and teardown (`setup_once`, see [`Job::setup_once`]):
+/// what the engine hears comes through the watch's sender (given to [`listen`]); what it says
+/// goes to the controller from a task of its own, which ends with the engine's handoff.
+#[allow(clippy::type_complexity)]
+fn handoff(
+    setup_once: Option<bool>,
+    tx: &Tx,
+) -> (Option<Handoff>, Option<watch::Sender<Heard>>, Option<tokio::task::JoinHandle<()>>) {
+    let Some(once) = setup_once else { return (None, None, None) };
+    let (said, mut says) = tokio::sync::mpsc::unbounded_channel();
+    let (hears, heard) = watch::channel(Heard::default());
+    let tx = tx.clone();
+    let forward = tokio::spawn(async move {
+        while let Some(s) = says.recv().await {
+            let m = match s {
+                Said::SetupEnded(properties) => Msg::Properties { properties },
+                Said::MainEnded => Msg::MainEnded,
+            };
+            let _ = tx.send(m);
+        }
+    });
+    (Some(Handoff { once, said, heard }), Some(hears), Some(forward))
 }
 
 /// A heartbeat of the agent's own, so that its controller hears from it while it waits for the

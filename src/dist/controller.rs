@@ -108,7 +108,13 @@ impl Agents {
         self.links.iter().enumerate().map(|(i, l)| format!("{}-{}", i + 1, name(l))).collect()
     }
 
-    async fn run(self, meta: RunMeta, signals: Signals, reports: UnboundedSender<Report>) -> Result<RemoteEnd, String> {
+    async fn run(
+        self,
+        plan: Arc<Plan>,
+        meta: RunMeta,
+        signals: Signals,
+        reports: UnboundedSender<Report>,
+    ) -> Result<RemoteEnd, String> {
         let n = self.links.len();
         let names = self.names();
         let kept = self.dir.join("agents");
@@ -132,9 +138,10 @@ impl Agents {
             })
         };
         let rows_asked = self.job.samples;
-        let ends = link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
-            .await
-            .map_err(|e| e.to_string())?;
+        let ends =
+            link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress, link::Once::of(&plan))
+                .await
+                .map_err(|e| e.to_string())?;
         let mut failures = Vec::new();
         for e in ends.iter().filter(|e| e.lost.is_some()) {
             let why = e.lost.as_deref().unwrap_or_default();
@@ -188,12 +195,12 @@ impl Agents {
 impl Remote for Agents {
     fn execute(
         self: Box<Self>,
-        _plan: Arc<Plan>,
+        plan: Arc<Plan>,
         meta: RunMeta,
         signals: Signals,
         reports: UnboundedSender<Report>,
     ) -> Pin<Box<dyn Future<Output = Result<RemoteEnd, String>> + Send>> {
-        Box::pin(self.run(meta, signals, reports))
+        Box::pin(self.run(plan, meta, signals, reports))
     }
 }
 

@@ -218,7 +218,8 @@ pub struct Stops {
 /// and writes each agent's stream into the `i`-th directory `claim` gives (called once every
 /// agent is ready, before the start: an error there stops them all) until it is done or lost. Each of `stops`
 /// sends `stop` to every agent; with `abort_on_loss`, so does an agent lost. `progress` hears
-/// of every interval line (agent index, line).
+/// of every interval line (agent index, line). The plan's setup and teardown (`once`) run on
+/// the first agent only, the others waiting for what its setup set (see [`Relay`]).
 pub async fn control(
     agents: Vec<AgentLink>,
     job: Job,
@@ -226,6 +227,7 @@ pub async fn control(
     stops: Stops,
     abort_on_loss: bool,
     progress: Progress,
+    once: Option<Once>,
 ) -> Result<Vec<AgentEnd>, Error> {
     let stop = stops.interrupt.clone();
     let n = agents.len();
@@ -233,6 +235,7 @@ pub async fn control(
     for (i, a) in agents.iter_mut().enumerate() {
         let mut j = job.clone();
         j.segment = format!("{}/{n}", i + 1);
+        j.setup_once = once.map(|_| i == 0);
         let _ = a.tx.send(Msg::Job(Box::new(j)));
     }
     for a in agents.iter_mut() {
@@ -261,11 +264,15 @@ pub async fn control(
     for a in &agents {
         let _ = a.tx.send(Msg::Start { at: at.clone() });
     }
+    let relay = once.map(|once| Arc::new(Relay::new(once, &agents, stops.interrupt.clone())));
     let mut tasks = Vec::new();
     for ((i, a), dir) in agents.into_iter().enumerate().zip(dirs) {
-        let (stops, progress) = (stops.clone(), progress.clone());
+        let (stops, progress, relay) = (stops.clone(), progress.clone(), relay.clone());
         tasks.push(tokio::spawn(async move {
-            let end = follow(i, a, dir, stops.clone(), progress).await;
+            let mut end = follow(i, a, dir, stops.clone(), progress, relay.as_deref()).await;
+            if let Some(relay) = &relay {
+                relay.ended(i, &mut end);
+            }
             if end.lost.is_some() && abort_on_loss {
                 stops.interrupt.cancel();
             }
@@ -279,8 +286,118 @@ pub async fn control(
     Ok(ends)
 }
 
+/// The plan's setup and teardown scenarios, which run once for a run on agents.
+#[derive(Debug, Clone, Copy)]
+pub struct Once {
+    pub setup: bool,
+    pub teardown: bool,
+}
+
+impl Once {
+    /// `None` for a plan with neither: its agents run as they would alone, waiting for nothing.
+    pub fn of(plan: &crate::plan::Plan) -> Option<Once> {
+        use crate::plan::Phase;
+        let has = |p: Phase| plan.scenarios.iter().any(|s| s.phase == p);
+        let once = Once { setup: has(Phase::Setup), teardown: has(Phase::Teardown) };
+        (once.setup || once.teardown).then_some(once)
+    }
+}
+
+/// The controller's part in a run whose setup and teardown run once, on the first agent (as a
+/// JMeter setUp Thread Group runs once on one machine): it hands the properties the first
+/// agent's setup set to every other agent, which begins its main load with them, and tells the
+/// first agent to run teardown once every agent's main load has ended. The first agent lost
+/// before its setup ended stops every agent (nobody has what setup made); ended without
+/// sending the properties (its setup was stopped), it ends the others as a run that ends.
+pub struct Relay {
+    once: Once,
+    txs: Vec<Tx>,
+    interrupt: CancellationToken,
+    state: std::sync::Mutex<RelayState>,
+}
+
+#[derive(Default)]
+struct RelayState {
+    /// The first agent's setup ended and its properties were handed on.
+    handed: bool,
+    /// The first agent's main load ended.
+    main_ended: bool,
+    ended: Vec<bool>,
+    teardown: bool,
+}
+
+impl Relay {
+    fn new(once: Once, agents: &[AgentLink], interrupt: CancellationToken) -> Relay {
+        let state = RelayState { ended: vec![false; agents.len()], ..Default::default() };
+        Relay { once, txs: agents.iter().map(|a| a.tx.clone()).collect(), interrupt, state: state.into() }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, RelayState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What agent `i` said of the phases (only the first agent's counts).
+    fn heard(&self, i: usize, m: Msg) {
+        if i != 0 {
+            return;
+        }
+        let mut st = self.state();
+        match m {
+            Msg::Properties { properties } if !st.handed => {
+                st.handed = true;
+                for tx in &self.txs[1..] {
+                    let _ = tx.send(Msg::Properties { properties: properties.clone() });
+                }
+            }
+            Msg::MainEnded => st.main_ended = true,
+            _ => {}
+        }
+        self.teardown(&mut st);
+    }
+
+    /// Agent `i`'s part ended (`end`: lost or not); the first agent's loss before its setup
+    /// ended is said in `end`.
+    fn ended(&self, i: usize, end: &mut AgentEnd) {
+        let mut st = self.state();
+        st.ended[i] = true;
+        if i == 0 && self.once.setup && !st.handed {
+            st.handed = true;
+            match &mut end.lost {
+                Some(why) => {
+                    *why = format!(
+                        "{why}, before the plan's setup (setUp Thread Groups), which it runs for the whole run, ended: every agent was stopped"
+                    );
+                    self.interrupt.cancel();
+                }
+                None => {
+                    for tx in &self.txs[1..] {
+                        let _ = tx.send(Msg::Stop { finish: true });
+                    }
+                }
+            }
+        }
+        self.teardown(&mut st);
+    }
+
+    /// Tells the first agent to run teardown once its main load and every other agent's part
+    /// have ended.
+    fn teardown(&self, st: &mut RelayState) {
+        if self.once.teardown && st.main_ended && !st.teardown && st.ended[1..].iter().all(|e| *e) {
+            st.teardown = true;
+            let _ = self.txs[0].send(Msg::Teardown);
+        }
+    }
+}
+
 /// Writes one agent's stream into its run directory `dir`, pinging it, until it is done or lost.
-async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress: Progress) -> AgentEnd {
+async fn follow(
+    i: usize,
+    mut a: AgentLink,
+    dir: PathBuf,
+    stops: Stops,
+    progress: Progress,
+    relay: Option<&Relay>,
+) -> AgentEnd {
     let end = |lost: Option<String>, a: &AgentLink, dir: &Path| AgentEnd {
         address: a.address.clone(),
         dir: dir.to_path_buf(),
@@ -332,6 +449,11 @@ async fn follow(i: usize, mut a: AgentLink, dir: PathBuf, stops: Stops, progress
                 }
             }
             Ok(Some(Msg::Samples { rows })) => progress(i, Heard::Samples(&rows)),
+            Ok(Some(m @ (Msg::Properties { .. } | Msg::MainEnded))) => {
+                if let Some(relay) = relay {
+                    relay.heard(i, m);
+                }
+            }
             Ok(Some(Msg::Done)) => break None,
             Ok(Some(Msg::Failed { message })) => break Some(format!("failed: {message}")),
             Ok(Some(_)) => {}

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The protocol's version: a controller and an agent of different versions refuse each other.
-pub const PROTOCOL: u32 = 4;
+pub const PROTOCOL: u32 = 5;
 /// How long a controller waits without hearing from an agent (which pings every second) before
 /// it marks the agent lost; also the bound on connecting and greeting.
 pub const SILENCE: Duration = Duration::from_secs(5);
@@ -103,6 +103,15 @@ pub enum Msg {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         finish: bool,
     },
+    /// The run's JMeter properties once setup has ended: from the agent that ran it, then from
+    /// the controller to every other agent, which begins its main load with them (protocol 5).
+    Properties {
+        properties: Vec<(String, String)>,
+    },
+    /// From the agent that runs teardown: its main load has ended; it waits for [`Msg::Teardown`].
+    MainEnded,
+    /// To that agent: every agent's main load has ended, run teardown.
+    Teardown,
 }
 
 /// What a controller asks an agent to run: the plan with every file it reads, and how.
@@ -129,6 +138,11 @@ pub struct Job {
     /// files, as JMeter's master does; the agent then writes none of them).
     #[serde(default)]
     pub samples: bool,
+    /// The plan's setup and teardown scenarios run once for the run, on the first agent: `true`
+    /// to the agent that runs them (whole), `false` to those that skip them and begin their main
+    /// load with the properties setup set; `None` when the plan has neither (protocol 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_once: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -455,6 +469,9 @@ pub(super) fn kind(m: &Option<Msg>) -> &'static str {
         Some(Msg::Done) => "done",
         Some(Msg::Ping) => "ping",
         Some(Msg::Stop { .. }) => "stop",
+        Some(Msg::Properties { .. }) => "properties",
+        Some(Msg::MainEnded) => "main ended",
+        Some(Msg::Teardown) => "teardown",
     }
 }
 
