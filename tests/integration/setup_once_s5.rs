@@ -1,7 +1,8 @@
 //! setUp and tearDown once for a run on agents (issue 33): a JMX plan's setUp Thread Group runs
 //! on the first of 3 agents only, and the properties it sets reach every agent's main thread
 //! groups; its tearDown Thread Group runs once, after every agent's main load; a plan without a
-//! setUp group runs as before. Each count is checked against the counting server's.
+//! setUp group waits for nothing; the first agent lost during setup stops every agent, said.
+//! Each count is checked against the counting server's.
 
 use crate::util::jmx::{esc, header_manager, http, http_defaults, regex_extractor, test_plan, thread_group};
 use crate::util::server::{Reply, Route, TestServer};
@@ -158,4 +159,41 @@ fn a_plan_without_a_setup_group_runs_its_main_load_on_every_agent_at_once() {
     // Nothing waited on: the ramp-up, the start and little more.
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
     assert_eq!(uint(&run.total(), "samples"), server.requests());
+}
+
+#[test]
+fn the_first_agent_lost_during_setup_stops_every_agent_and_the_run_says_why() {
+    let server = TestServer::builder()
+        .route("/setup", Route::ok().delay(Duration::from_millis(100)))
+        .default_route(Route::ok())
+        .start();
+    let run = TempRun::new("setup-lost");
+    let port = server.addr().port().to_string();
+    let (agents, addrs, token) = three_agents(&run);
+    // A setup of 10 s (100 requests of 100 ms), the first agent killed after 2 s of it.
+    let setup =
+        thread_group("SetupThreadGroup", "setup", "1", "100", "", &http("s", "127.0.0.1", &port, "/setup", "GET", ""));
+    let plan = run.write("plan.jmx", test_plan("setup-lost", "", &(setup + &main_group(&port, 0))));
+    let controller = Stampede::new()
+        .arg("run")
+        .arg(&plan)
+        .args(["-q", "--agents", &addrs.join(","), "--token-file"])
+        .arg(&token)
+        .arg("--out")
+        .arg(run.path())
+        .spawn();
+    assert!(server.wait_until(Duration::from_secs(30), |s| s.requests_to("/setup") >= 20));
+    let killed = std::time::Instant::now();
+    agents[0].signal(libc::SIGKILL);
+    let out = controller.wait(Duration::from_secs(60));
+    // Heard within the silence bound, and every other agent stopped at once: no main load.
+    assert!(killed.elapsed() < Duration::from_secs(20), "{:?}", killed.elapsed());
+    out.assert_exit(3);
+    let stderr = out.stderr_str();
+    assert!(stderr.contains(&format!("agent {} was lost", addrs[0])), "{stderr}");
+    assert!(stderr.contains("before the plan's setup"), "{stderr}");
+    assert_eq!(server.requests_to("/api"), 0);
+    // What the killed agent sent is counted; never more than was served.
+    assert!(uint(&run.total(), "samples") <= server.requests());
+    assert!(uint(&run.total(), "samples") > 0);
 }
