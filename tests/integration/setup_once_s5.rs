@@ -161,28 +161,61 @@ fn a_plan_without_a_setup_group_runs_its_main_load_on_every_agent_at_once() {
     assert_eq!(uint(&run.total(), "samples"), server.requests());
 }
 
-#[test]
-fn the_first_agent_lost_during_setup_stops_every_agent_and_the_run_says_why() {
+/// A server whose `/setup` takes 100 ms; a plan whose setUp group is 100 of them (10 s) before
+/// the main group; the controller on 3 agents with `extra` arguments, started, once `setups` of
+/// the setup's requests were served; the agents, their addresses, the server.
+fn in_setup(run: &TempRun, extra: &[&str], setups: u64) -> (Running, Vec<Running>, Vec<String>, TestServer) {
     let server = TestServer::builder()
         .route("/setup", Route::ok().delay(Duration::from_millis(100)))
         .default_route(Route::ok())
         .start();
-    let run = TempRun::new("setup-lost");
     let port = server.addr().port().to_string();
-    let (agents, addrs, token) = three_agents(&run);
-    // A setup of 10 s (100 requests of 100 ms), the first agent killed after 2 s of it.
-    let setup =
-        thread_group("SetupThreadGroup", "setup", "1", "100", "", &http("s", "127.0.0.1", &port, "/setup", "GET", ""));
-    let plan = run.write("plan.jmx", test_plan("setup-lost", "", &(setup + &main_group(&port, 0))));
+    let (agents, addrs, token) = three_agents(run);
+    let s = http("s", "127.0.0.1", &port, "/setup", "GET", "");
+    let setup = thread_group("SetupThreadGroup", "setup", "1", "100", "", &s);
+    let plan = run.write("plan.jmx", test_plan("in-setup", "", &(setup + &main_group(&port, 0))));
     let controller = Stampede::new()
         .arg("run")
         .arg(&plan)
         .args(["-q", "--agents", &addrs.join(","), "--token-file"])
         .arg(&token)
+        .args(extra)
         .arg("--out")
         .arg(run.path())
         .spawn();
-    assert!(server.wait_until(Duration::from_secs(30), |s| s.requests_to("/setup") >= 20));
+    assert!(server.wait_until(Duration::from_secs(30), |s| s.requests_to("/setup") >= setups));
+    (controller, agents, addrs, server)
+}
+
+#[test]
+fn ctrl_c_during_setup_stops_every_agent_without_a_main_load() {
+    let run = TempRun::new("setup-ctrl-c");
+    let (controller, _agents, _addrs, server) = in_setup(&run, &[], 20);
+    let interrupted = std::time::Instant::now();
+    controller.interrupt();
+    let out = controller.wait(Duration::from_secs(60));
+    assert!(interrupted.elapsed() < Duration::from_secs(10), "{:?}", interrupted.elapsed());
+    out.assert_exit(130);
+    assert_eq!(server.requests_to("/api"), 0);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+}
+
+#[test]
+fn a_stop_condition_holding_during_setup_stops_every_agent_without_a_main_load() {
+    let run = TempRun::new("setup-stop-on");
+    let (controller, _agents, _addrs, server) = in_setup(&run, &["--stop-on", "samples > 5"], 0);
+    let out = controller.wait(Duration::from_secs(60));
+    out.assert_exit(1);
+    assert_eq!(server.requests_to("/api"), 0);
+    assert!(server.requests_to("/setup") < 100, "the setup ran to its end");
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+}
+
+#[test]
+fn the_first_agent_lost_during_setup_stops_every_agent_and_the_run_says_why() {
+    let run = TempRun::new("setup-lost");
+    // Killed after 2 s of its setup: it has sent seconds of it.
+    let (controller, agents, addrs, server) = in_setup(&run, &[], 20);
     let killed = std::time::Instant::now();
     agents[0].signal(libc::SIGKILL);
     let out = controller.wait(Duration::from_secs(60));
