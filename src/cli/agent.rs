@@ -50,7 +50,7 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
             let read =
                 |p: &PathBuf| std::fs::read(p).map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())));
             Some(
-                crate::dist::agent::server_tls(&read(cert)?, &read(key)?)
+                crate::dist::protocol::server_tls(&read(cert)?, &read(key)?)
                     .map_err(|e| Error::Usage(format!("--tls-cert: {e}")))?,
             )
         }
@@ -74,7 +74,7 @@ pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
     let addr = listener.local_addr().map_err(|source| Error::Io { what: "listening".into(), source })?;
     super::say(&format!(
         "stampede agent listening on {addr} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
-        crate::dist::agent::PROTOCOL,
+        crate::dist::protocol::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     ));
     let shutdown = CancellationToken::new();
@@ -113,13 +113,13 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
     let tls = match &a.controller_ca {
         Some(ca) => {
             let pem = std::fs::read(ca).map_err(|e| Error::Usage(format!("cannot read {}: {e}", ca.display())))?;
-            Some(crate::dist::agent::client_tls(&pem).map_err(|e| Error::Usage(format!("--controller-ca: {e}")))?)
+            Some(crate::dist::protocol::client_tls(&pem).map_err(|e| Error::Usage(format!("--controller-ca: {e}")))?)
         }
         None => None,
     };
     super::say(&format!(
         "stampede agent joining {address} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
-        crate::dist::agent::PROTOCOL,
+        crate::dist::protocol::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     ));
     let mut agent = crate::dist::agent::Agent::new(token, work, None);
@@ -143,7 +143,7 @@ async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure
     signals.abort();
     match result {
         Ok(()) => Ok(crate::error::exit::OK),
-        Err(crate::dist::agent::Error::Refused(why)) => Err(Error::Usage(format!("the controller at {why}"))),
+        Err(crate::dist::protocol::Error::Refused(why)) => Err(Error::Usage(format!("the controller at {why}"))),
         Err(e) => Err(Error::Usage(format!("joining {address}: {e}"))),
     }
 }

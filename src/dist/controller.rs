@@ -6,7 +6,8 @@
 //! a local engine's: a controller that dies leaves a run that reads. Nothing here prints: what
 //! the user should hear goes to the run as a [`Report::Notice`].
 
-use super::agent::{self, AgentLink, Gathering, Heard, Job};
+use super::link::{self, AgentLink, Gathering, Heard};
+use super::protocol::{self, Job};
 use crate::engine::Outcome;
 use crate::plan::Plan;
 use crate::run::{Failure, Remote, RemoteEnd, Report, Signals};
@@ -35,7 +36,7 @@ pub async fn reach(
     token: &str,
     stop: &CancellationToken,
     heard: impl Fn(Gathering<'_>),
-) -> Result<Option<Vec<AgentLink>>, agent::Error> {
+) -> Result<Option<Vec<AgentLink>>, protocol::Error> {
     match reach {
         Reach::Dial { addresses, tls } => {
             let mut links = Vec::new();
@@ -45,7 +46,7 @@ pub async fn reach(
             Ok(Some(links))
         }
         Reach::Listen { listener, tls, count, wait } => {
-            match agent::gather(listener, token, tls, count, wait, stop, heard).await {
+            match link::gather(listener, token, tls, count, wait, stop, heard).await {
                 Err(_) if stop.is_cancelled() => Ok(None),
                 other => other.map(Some),
             }
@@ -54,11 +55,15 @@ pub async fn reach(
 }
 
 /// Connects to one agent; one flooded with connections may drop a greeting: a few more tries.
-async fn dial(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, agent::Error> {
+async fn dial(
+    address: &str,
+    token: &str,
+    tls: Option<&tokio_rustls::TlsConnector>,
+) -> Result<AgentLink, protocol::Error> {
     let mut tries = 0;
     loop {
-        match agent::connect(address, token, tls).await {
-            Err(agent::Error::Closed(_)) if tries < 3 => {
+        match link::connect(address, token, tls).await {
+            Err(protocol::Error::Closed(_)) if tries < 3 => {
                 tries += 1;
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
@@ -69,12 +74,12 @@ async fn dial(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnecto
 }
 
 /// An agent's error as the user reads it: "agent ADDRESS: ...".
-fn prefixed(e: agent::Error) -> agent::Error {
+fn prefixed(e: protocol::Error) -> protocol::Error {
     match e {
-        agent::Error::Refused(m) => agent::Error::Refused(format!("agent {m}")),
-        agent::Error::Protocol(m) => agent::Error::Protocol(format!("agent {m}")),
-        agent::Error::Unreachable(m) => agent::Error::Unreachable(format!("agent {m}")),
-        agent::Error::Closed(m) => agent::Error::Closed(format!("agent {m}")),
+        protocol::Error::Refused(m) => protocol::Error::Refused(format!("agent {m}")),
+        protocol::Error::Protocol(m) => protocol::Error::Protocol(format!("agent {m}")),
+        protocol::Error::Unreachable(m) => protocol::Error::Unreachable(format!("agent {m}")),
+        protocol::Error::Closed(m) => protocol::Error::Closed(format!("agent {m}")),
         e => e,
     }
 }
@@ -112,24 +117,30 @@ impl Agents {
         self.links.iter().enumerate().map(|(i, l)| format!("{}-{}", i + 1, name(l))).collect()
     }
 
-    async fn run(self, meta: RunMeta, signals: Signals, reports: UnboundedSender<Report>) -> Result<RemoteEnd, String> {
+    async fn run(
+        self,
+        plan: Arc<Plan>,
+        meta: RunMeta,
+        signals: Signals,
+        reports: UnboundedSender<Report>,
+    ) -> Result<RemoteEnd, String> {
         let n = self.links.len();
         let names = self.names();
         let kept = self.dir.join("agents");
         let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
         let live = Arc::new(Mutex::new(Live::new(&meta, n, reports.clone())));
         let samples = Arc::new(Mutex::new(self.samples));
-        let stops = agent::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
+        let stops = link::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
         let claim = {
             let (dirs, ready) = (dirs.clone(), self.ready);
             move || -> Result<Vec<PathBuf>, String> {
                 ready.map_or(Ok(()), |ready| ready())?;
                 std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
-                agent::private(&kept);
+                super::agent::private(&kept);
                 Ok(dirs)
             }
         };
-        let progress: agent::Progress = {
+        let progress: link::Progress = {
             let (live, samples) = (live.clone(), samples.clone());
             Arc::new(move |i, heard: Heard<'_>| match heard {
                 Heard::Samples(rows) => lock(&samples).write(rows),
@@ -137,9 +148,10 @@ impl Agents {
             })
         };
         let rows_asked = self.job.samples;
-        let ends = agent::control(self.links, self.job, claim, stops, self.abort_on_loss, progress)
-            .await
-            .map_err(|e| e.to_string())?;
+        let ends =
+            link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress, link::Once::of(&plan))
+                .await
+                .map_err(|e| e.to_string())?;
         let mut failures = Vec::new();
         for e in ends.iter().filter(|e| e.lost.is_some()) {
             let why = e.lost.as_deref().unwrap_or_default();
@@ -193,12 +205,12 @@ impl Agents {
 impl Remote for Agents {
     fn execute(
         self: Box<Self>,
-        _plan: Arc<Plan>,
+        plan: Arc<Plan>,
         meta: RunMeta,
         signals: Signals,
         reports: UnboundedSender<Report>,
     ) -> Pin<Box<dyn Future<Output = Result<RemoteEnd, String>> + Send>> {
-        Box::pin(self.run(meta, signals, reports))
+        Box::pin(self.run(plan, meta, signals, reports))
     }
 }
 
@@ -215,7 +227,7 @@ fn mark_lost(dir: &Path, address: &str, why: &str) {
 fn parts(
     dirs: &[PathBuf],
     names: &[String],
-    ends: &[agent::AgentEnd],
+    ends: &[link::AgentEnd],
     reports: &UnboundedSender<Report>,
 ) -> Vec<(usize, String, RunMeta)> {
     let mut parts = Vec::new();

@@ -20,13 +20,15 @@
 //! - `response`: extractors and checks on a response;
 //! - `tls`: the TLS client configuration;
 //! - `managers`: a user's side of JMeter's HTTP Cache, Authorization and Cookie Managers;
-//! - `jar`: a user's cookies.
+//! - `jar`: a user's cookies;
+//! - `handoff`: a generator's part in a distributed run's setup and teardown, run once.
 
 mod autostop;
 mod client;
 mod embedded;
 pub(crate) mod executor;
 mod fifo;
+mod handoff;
 mod jar;
 mod managers;
 pub(crate) mod mirror;
@@ -42,7 +44,9 @@ mod sync_timer;
 mod tls;
 mod user;
 
-use crate::plan::Plan;
+pub use handoff::{Handoff, Heard, Said};
+
+use crate::plan::{Phase, Plan};
 use crate::record::{Interval, Recorder, Tally};
 use program::Program;
 use segment::Segment;
@@ -84,6 +88,9 @@ pub struct Options {
     /// Cancelled to stop every scenario (with its graceful stop) without it being an interrupt:
     /// a threshold that aborts the run.
     pub stop: CancellationToken,
+    /// One generator's part in a run of several, whose setup and teardown run once, on one of
+    /// them; `None` in a local run, which runs every phase itself.
+    pub handoff: Option<Handoff>,
 }
 
 impl Default for Options {
@@ -94,6 +101,7 @@ impl Default for Options {
             segment: Segment::FULL,
             script_log: None,
             stop: CancellationToken::new(),
+            handoff: None,
         }
     }
 }
@@ -217,29 +225,49 @@ pub async fn run(
     let mut ticker = tokio::time::interval_at((epoch + options.interval).into(), options.interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Setup scenarios run first, then the main ones together (or one after another), then
-    // teardown; an interrupt skips the steps that have not started.
-    let mut steps: Vec<Vec<usize>> = Vec::new();
-    for phase in [crate::plan::Phase::Setup, crate::plan::Phase::Main, crate::plan::Phase::Teardown] {
+    // teardown; an interrupt skips the steps that have not started. A generator of several
+    // joins the others between the phases (`Options::handoff`): its waits are steps of their own.
+    let handoff = options.handoff.as_ref();
+    let mut steps: Vec<(Phase, Vec<usize>)> = Vec::new();
+    for phase in [Phase::Setup, Phase::Main, Phase::Teardown] {
+        if handoff.is_some_and(|h| !h.runs(phase)) {
+            continue;
+        }
+        // An empty step of its own: the handoff before the phase, when there is one.
+        steps.push((phase, Vec::new()));
         let members = plan.scenarios.iter().enumerate().filter(|(_, s)| s.phase == phase).map(|(i, _)| i);
         if plan.consecutive {
-            steps.extend(members.map(|i| vec![i]));
+            steps.extend(members.map(|i| (phase, vec![i])));
         } else {
-            steps.push(members.collect());
+            steps.push((phase, members.collect()));
         }
     }
-    for step in steps.into_iter().filter(|s| !s.is_empty()) {
+    for (phase, step) in steps {
         if shutdown.is_cancelled() || stop_run.is_cancelled() {
             break;
         }
         let mut scenarios = JoinSet::new();
+        if step.is_empty() {
+            match handoff.and_then(|h| h.before(phase, plan, &shared.globals, stop_run.clone())) {
+                Some(wait) => {
+                    scenarios.spawn(wait);
+                }
+                None => continue,
+            }
+        } else if phase == Phase::Teardown && handoff.is_some_and(|h| !h.heard.borrow().teardown) {
+            // Not told to run it: the others' main scenarios have not all ended.
+            break;
+        }
         for i in step {
             let ctx = ctxs[i].clone();
             let users = {
                 let ctx = ctx.clone();
                 move |_| VirtualUser::new(ctx.clone())
             };
-            let (workload, segment, abort) =
-                (plan.scenarios[i].workload.clone(), options.segment.clone(), abort.clone());
+            // Setup and teardown run once for a run of several generators, on this one: whole.
+            let segment =
+                if handoff.is_some() && phase != Phase::Main { Segment::FULL } else { options.segment.clone() };
+            let (workload, abort) = (plan.scenarios[i].workload.clone(), abort.clone());
             scenarios.spawn(async move { executor::run_scenario(ctx, workload, &segment, users, abort).await });
         }
         loop {

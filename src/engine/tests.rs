@@ -212,3 +212,72 @@ fn future_sizes_of_a_quick_mode_user() {
     // made and moved into each iteration (two memcpy of it per request, #31).
     assert_eq!(iteration, size_of_val(&u.run_program(super::user::Flow, None)));
 }
+
+/// Runs `plan` (segment `segment`, with `handoff`) to its end; the iterations of each scenario.
+async fn iterations(plan: &Plan, segment: Segment, handoff: super::Handoff) -> Vec<u64> {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let options = Options { segment, handoff: Some(handoff), ..Options::default() };
+    run(plan, options, CancellationToken::new(), CancellationToken::new(), tx).await.unwrap();
+    let mut done = vec![0; plan.scenarios.len()];
+    while let Ok(i) = rx.try_recv() {
+        for (d, s) in done.iter_mut().zip(&i.scenarios) {
+            *d += s.iterations;
+        }
+    }
+    done
+}
+
+/// A generator of three: the first runs setup and teardown whole (3 users, not its share of 1),
+/// says the properties when setup ends and waits to be told before teardown; the others skip
+/// both and begin their main scenario only once setup's properties have come.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_and_teardown_run_whole_on_the_first_of_three_and_the_others_wait_for_its_properties() {
+    use super::{Handoff, Heard, Said};
+    use crate::plan::Phase;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let counters = Arc::new(mock::Counters::default());
+    let stop_mock = CancellationToken::new();
+    let server = tokio::spawn({
+        let (counters, stop) = (counters.clone(), stop_mock.clone());
+        async move { mock::run(listener, &mock::Config::default(), stop, counters).await }
+    });
+    let scenario = |name: &str| {
+        format!("  - name: {name}\n    workload: {{users: 3, iterations: 1}}\n    flow: [{{request: {{url: 'http://127.0.0.1:{port}/{name}'}}}}]\n")
+    };
+    let mut plan =
+        load_plan("handoff", &format!("scenarios:\n{}{}{}", scenario("setup"), scenario("main"), scenario("teardown")));
+    plan.scenarios[0].phase = Phase::Setup;
+    plan.scenarios[2].phase = Phase::Teardown;
+    let segment = || Segment::nth(1, 3).unwrap();
+
+    // The first: setup whole, its share of main, then teardown once told.
+    let (said, mut says) = mpsc::unbounded_channel();
+    let (tell, heard) = tokio::sync::watch::channel(Heard::default());
+    let first = tokio::spawn({
+        let plan = plan.clone();
+        async move { iterations(&plan, segment(), Handoff { once: true, said, heard }).await }
+    });
+    assert!(matches!(says.recv().await, Some(Said::SetupEnded(_))));
+    assert_eq!(says.recv().await, Some(Said::MainEnded));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!first.is_finished(), "teardown ran before it was told");
+    tell.send_modify(|h| h.teardown = true);
+    assert_eq!(first.await.unwrap(), vec![3, 1, 3]);
+
+    // Another: no setup, no teardown; its main share only once the properties have come.
+    let (said, _says) = mpsc::unbounded_channel();
+    let (tell, heard) = tokio::sync::watch::channel(Heard::default());
+    let other = tokio::spawn({
+        let plan = plan.clone();
+        async move { iterations(&plan, segment(), Handoff { once: false, said, heard }).await }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!other.is_finished(), "main began without setup's properties");
+    let before = counters.served.load(Ordering::Relaxed);
+    tell.send_modify(|h| h.properties = Some(vec![("token".into(), "t".into())]));
+    assert_eq!(other.await.unwrap(), vec![0, 1, 0]);
+    assert_eq!(counters.served.load(Ordering::Relaxed) - before, 1);
+    stop_mock.cancel();
+    let _ = server.await;
+}

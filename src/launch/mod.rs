@@ -478,7 +478,7 @@ fn claim(out: &Place, run: &Run) -> Result<RunDirOutput, Error> {
 }
 
 /// What runs where.
-fn banner(run: &Run, dir: &Path, links: Option<&[crate::dist::agent::AgentLink]>) -> String {
+fn banner(run: &Run, dir: &Path, links: Option<&[crate::dist::link::AgentLink]>) -> String {
     let mut lines = vec![match links {
         Some(links) => agents::banner(&run.plan().name, links),
         None => format!("stampede {} — plan {} → {}", env!("CARGO_PKG_VERSION"), run.plan().name, dir.display()),

@@ -209,6 +209,10 @@
 //!   (as written, through `-J`, `--set`, or absolute) on 3 agents with `--data split`, each row
 //!   served once; `--ship DIR` for a hidden folder read at run time; files that cannot be sent refused,
 //!   each named, nothing sent.
+//! - `setup_once_s5`: a JMX plan's setUp Thread Group runs once for a run on 3 agents (the
+//!   server sees 1 login) and its properties reach every agent's main load; its tearDown Thread
+//!   Group runs once, after every agent's; a plan without setUp waits for nothing; the first
+//!   agent lost during setup stops every agent, and the run says so.
 //! - `ship_fix_s4`: the plan's whole directory reaches the agents (a body named at run time
 //!   arrives without `--ship`), and an absolute name made at run time through `-J` reads the
 //!   agent's copy (#33).
@@ -294,6 +298,7 @@ mod script_sandbox;
 mod secrets;
 mod segments;
 mod server_selftest;
+mod setup_once_s5;
 mod ship_fix_s4;
 mod ship_s4;
 mod sweep;
