@@ -298,6 +298,10 @@ impl Run {
                         .unwrap_or_default();
                     begins(&meta, &mut outputs, &mut failures);
                 }
+                Report::Part { agent, name, interval } => outputs
+                    .iter_mut()
+                    .filter(|o| !o.failed)
+                    .for_each(|o| o.output.part_interval(agent, &name, &interval)),
                 Report::Notice(text) => notice(&mut outputs, &text),
                 Report::Ended => judge.ended = true,
                 Report::Generators { of, lost } => {

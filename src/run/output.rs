@@ -86,6 +86,15 @@ pub trait Output: Send {
         let _ = (of, lost);
     }
 
+    /// One more interval of one generator of a run on several, as it came from agent `agent`
+    /// (0-based; `name` is its directory under the run's `agents/`, `1-HOST`), before the merge
+    /// that [`interval`](Output::interval) hands over. It carries the part's Total, scenario
+    /// counts and users, not its labels (per label, the merged run is the one to read). Outputs
+    /// that show each generator (an exporter's per-agent series) take it; the default ignores it.
+    fn part_interval(&mut self, agent: usize, name: &str, interval: &Interval) {
+        let _ = (agent, name, interval);
+    }
+
     /// The run has ended and every interval was handed over.
     fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError>;
 }
