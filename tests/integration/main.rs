@@ -21,6 +21,9 @@
 //!   loops, conditions, once, groups; the write-back file.
 //! - `dist_fix_s4`: review fixes of the run layer on agents (issue 33): `--replace` twice on
 //!   agents, goals in the ramp-down seconds, a results file refused before any agent is reached.
+//! - `dist_export`: `--export` on 3 agents (issue 33): each agent's `scope="agent"` row equals
+//!   its part, the merged Total the served count, per-label series name their scenario, every
+//!   series has the `run_id`.
 //! - `dist_s4`: one run layer on agents (issue 33): quick mode, `--watch pid:` with `--export
 //!   prometheus=`, and a failed `--stop-on` on 3 agents on loopback, each merged == served.
 //! - `export`: `run --export` against real Prometheus (remote write) and InfluxDB 1.x started
@@ -225,6 +228,7 @@ mod compare;
 mod counts;
 mod data_files;
 mod deploy;
+mod dist_export;
 mod dist_fix_s4;
 mod dist_s4;
 mod errors;
