@@ -64,11 +64,13 @@ pub trait Output: Send {
         None
     }
 
-    /// Asked once, after [`start`](Output::start): the file script elements' log lines go to
-    /// (`log.info`, `println`, their exceptions), or `None` (the default). It is made with the
-    /// first line.
-    fn script_log(&self) -> Option<std::path::PathBuf> {
-        None
+    /// Lines of the run's script log as they come: script elements' `log.info`, `println` and
+    /// exceptions, template functions' `__log` (JMeter writes them to `jmeter.log`), one line
+    /// each, secrets already masked. The run directory keeps them (`scripts.log`); the default
+    /// ignores them (the progress line does not print them: a script that logs every iteration
+    /// would bury it).
+    fn log(&mut self, lines: &[String]) {
+        let _ = lines;
     }
 
     /// One more interval of the run.
