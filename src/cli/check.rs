@@ -76,6 +76,12 @@ pub(super) fn execute(a: CheckArgs) -> Result<u8, Error> {
             found.plan = Err(plan::Error::combine(starts));
         }
     }
+    // What functions evaluated while loading logged: a run keeps it in `scripts.log`.
+    if let Ok(p) = &found.plan {
+        for line in &p.load_log {
+            eprintln!("{}", found.secrets.scrub(line));
+        }
+    }
     let elements = found.elements.as_deref().unwrap_or_default();
     let can_run = found.plan.is_ok() && found.needs.is_empty();
     let out = match a.format {

@@ -248,6 +248,9 @@ impl Run {
         for o in &mut outputs {
             o.output.start(&start).map_err(Error::Output)?;
         }
+        if !plan.load_log.is_empty() {
+            outputs.iter_mut().for_each(|o| o.output.log(&plan.load_log));
+        }
         let mut failures = Vec::new();
         if let Some(at) = options.start_at {
             wait_until(at, &shutdown).await;

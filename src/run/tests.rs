@@ -282,6 +282,8 @@ async fn script_log_lines_reach_every_output_and_the_run_directory_keeps_them_ma
         "name: logs\nscenarios:\n  - name: s\n    workload: {{users: 1, iterations: 3}}\n    \
          flow:\n      - request: {{label: read, url: \"http://{addr}/?x=${{__groovy(log.info('api_token=sekrit-99 n ' + vars.get('__n')))}}\"}}\n"
     );
+    // A function evaluated while the plan loads logs too: its line is the run's first.
+    let yaml = yaml.replace("iterations: 3", "iterations: \"${__groovy(log.info('password=at-load-7'); 3)}\"");
     let plan = Plan::from_yaml_str(&yaml, "logs.yaml".as_ref(), &HashMap::new()).unwrap();
     let run = Run::new(plan, RunOptions::default());
     let run_dir =
@@ -294,8 +296,10 @@ async fn script_log_lines_reach_every_output_and_the_run_directory_keeps_them_ma
     assert_eq!(served.served.load(Ordering::Relaxed), 3);
     assert!(result.failures.is_empty(), "{:?}", result.failures);
     let heard = calls.lock().unwrap().logs.clone();
-    assert_eq!(heard.len(), 3, "{heard:?}");
-    assert!(heard.iter().all(|l| l.starts_with("INFO function: api_token=") && !l.contains("sekrit")), "{heard:?}");
+    assert_eq!(heard.len(), 4, "{heard:?}");
+    assert!(heard[0].starts_with("INFO function: password=") && !heard[0].contains("at-load"), "{heard:?}");
+    let run_time = &heard[1..];
+    assert!(run_time.iter().all(|l| l.starts_with("INFO function: api_token=") && !l.contains("sekrit")), "{heard:?}");
     let file = std::fs::read_to_string(dir.join("run").join(outputs::SCRIPT_LOG)).unwrap();
     assert_eq!(file.lines().collect::<Vec<_>>(), heard.iter().map(String::as_str).collect::<Vec<_>>());
     let _ = std::fs::remove_dir_all(&dir);
