@@ -192,6 +192,8 @@
 //! - `script_fairness`: a user spinning in long scripts (a counting loop, a throw/catch loop)
 //!   on one worker thread and one CPU leaves two plain users most of their samples, each one
 //!   served, and the run ends on time (issue 31).
+//! - `script_log`: script log lines (issue 33), at load and while the run goes, are in the run's
+//!   `scripts.log` with secrets masked, and not on the terminal.
 //! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
 //!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
 //!   `check` cannot load named with its line:column.
@@ -288,6 +290,7 @@ mod rollup_s4;
 mod rundir;
 mod script_fairness;
 mod script_fn;
+mod script_log;
 mod script_sandbox;
 mod secrets;
 mod segments;
