@@ -1,6 +1,9 @@
 //! The live progress display, one more [`Output`] of a run: on a terminal a bar with a status
 //! line that changes every second, elsewhere (CI logs) a plain line every 10 seconds at most;
 //! and the run's notices (warnings, an output that failed), printed without breaking the bar.
+//! It is the terminal's output: the one place below the CLI that prints during a run, and only
+//! what the run hands it as an [`Output`]; nothing else calls it to print. Script log lines are
+//! not among them (they go to the run directory's `scripts.log`).
 
 use crate::record::{Interval, LabelStats};
 use crate::run::{End, Output, OutputError, Start};

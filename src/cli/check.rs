@@ -31,6 +31,12 @@ pub enum Format {
 
 pub(super) fn execute(a: CheckArgs) -> Result<u8, Error> {
     let found = preflight::inspect(&a.plan, a.plan_args.load_options()?);
+    // What functions evaluated while loading logged: a run keeps it in `scripts.log`.
+    if let Ok(p) = &found.plan {
+        for line in &p.load_log {
+            eprintln!("{}", found.secrets.scrub(line));
+        }
+    }
     let out = match a.format {
         Format::Json => describe::json(&a.plan, &found),
         Format::Text => describe::text(&found, idle_warnings),

@@ -128,7 +128,7 @@ impl Agents {
         let names = self.names();
         let kept = self.dir.join("agents");
         let dirs: Vec<PathBuf> = names.iter().map(|name| kept.join(name)).collect();
-        let live = Arc::new(Mutex::new(Live::new(&meta, n, reports.clone())));
+        let live = Arc::new(Mutex::new(Live::new(&meta, names.clone(), reports.clone())));
         let samples = Arc::new(Mutex::new(self.samples));
         let stops = link::Stops { interrupt: signals.shutdown.child_token(), finish: signals.stop.clone() };
         let claim = {
@@ -251,6 +251,8 @@ struct Live {
     /// The run's facts at the start, for the empty merge left behind by [`Live::drain`].
     meta: RunMeta,
     parts: usize,
+    /// Each part's directory name under `agents/`, as its own intervals are reported.
+    names: Vec<String>,
     reports: UnboundedSender<Report>,
     /// The common start was reported.
     began: bool,
@@ -262,21 +264,34 @@ struct Live {
 }
 
 impl Live {
-    fn new(meta: &RunMeta, parts: usize, reports: UnboundedSender<Report>) -> Live {
+    fn new(meta: &RunMeta, names: Vec<String>, reports: UnboundedSender<Report>) -> Live {
+        let parts = names.len();
         let merge = LiveMerge::new(meta, parts);
         let _ = reports.send(Report::Generators { of: parts, lost: 0 });
         let ended = vec![false; parts];
-        Live { merge, meta: meta.clone(), parts, reports, began: false, said_lag: false, ended, said_ended: false }
+        Live {
+            merge,
+            meta: meta.clone(),
+            parts,
+            names,
+            reports,
+            began: false,
+            said_lag: false,
+            ended,
+            said_ended: false,
+        }
     }
 
     fn hear(&mut self, i: usize, heard: Heard<'_>) {
         match heard {
             Heard::Meta(meta) => self.merge.meta(i, meta),
-            Heard::Line(line) => {
-                if let Err(e) = self.merge.add(i, line) {
-                    self.notice(format!("warning: agent {}: an interval that does not read: {e}", i + 1));
+            Heard::Line(line) => match self.merge.add(i, line) {
+                Ok(part) => {
+                    let (name, interval) = (self.names[i].clone(), Box::new(part));
+                    let _ = self.reports.send(Report::Part { agent: i, name, interval });
                 }
-            }
+                Err(e) => self.notice(format!("warning: agent {}: an interval that does not read: {e}", i + 1)),
+            },
             Heard::Ended => {
                 self.merge.end(i);
                 self.ended[i] = true;

@@ -60,7 +60,7 @@ struct MirrorServer {
     max_queue: i64,
     /// The run's shared state: the mirror stops once it is gone.
     run: Weak<Globals>,
-    log: Option<Mutex<std::sync::mpsc::Sender<String>>>,
+    log: Option<Mutex<crate::engine::ScriptLog>>,
     state: Mutex<State>,
 }
 

@@ -73,6 +73,10 @@ pub struct Outcome {
     pub warnings: Vec<String>,
 }
 
+/// Where the script log's lines go: sent from any user's task without waiting (logging from a
+/// script is rare; the channel is unbounded), received on the run's task.
+pub type ScriptLog = tokio::sync::mpsc::UnboundedSender<String>;
+
 /// Options that are not part of the plan.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -82,9 +86,10 @@ pub struct Options {
     pub sample_log: Option<std::sync::mpsc::Sender<crate::record::SampleRow>>,
     /// This process's share of every workload ([`Segment::FULL`] in a local run).
     pub segment: Segment,
-    /// Where script elements' log lines go (`log.info`, `println`, their exceptions), when
-    /// anywhere: one line each, secrets redacted.
-    pub script_log: Option<std::sync::mpsc::Sender<String>>,
+    /// Where script elements' log lines go (`log.info`, `println`, their exceptions, a
+    /// function's `__log`), when anywhere: one line each, secrets redacted. The run layer hands
+    /// them to its outputs ([`crate::run::Output::log`]); without one, they go nowhere.
+    pub script_log: Option<ScriptLog>,
     /// Cancelled to stop every scenario (with its graceful stop) without it being an interrupt:
     /// a threshold that aborts the run.
     pub stop: CancellationToken,

@@ -50,7 +50,7 @@ pub(crate) struct Env {
     pub readable: Vec<PathBuf>,
     pub writable: Vec<PathBuf>,
     /// Where log lines go (the run's script log), if anywhere.
-    pub log: Option<std::sync::mpsc::Sender<String>>,
+    pub log: Option<crate::engine::ScriptLog>,
     /// When a running script is interrupted (Ctrl-C, the end of the run or of the user).
     pub stop: Option<Stop>,
     /// The plan has an HTTP Cookie Manager: `sampler.getCookieManager()` is not null.
@@ -302,10 +302,7 @@ impl Exec<'_> {
 
 /// What every script of the run sees of it: the plan's variables by name, its directory and
 /// files, its thread groups.
-pub(crate) fn shared(
-    plan: &crate::plan::Plan,
-    log: Option<std::sync::mpsc::Sender<String>>,
-) -> super::session::ScriptShared {
+pub(crate) fn shared(plan: &crate::plan::Plan, log: Option<crate::engine::ScriptLog>) -> super::session::ScriptShared {
     let names = (0..plan.vars.len())
         .map(|i| {
             let id = crate::plan::VarId(i as u32);

@@ -81,7 +81,7 @@ pub(crate) struct ScriptShared {
     pub writable: Vec<std::path::PathBuf>,
     /// Each scenario's name and number of users.
     pub groups: Vec<(String, u64)>,
-    pub log: Option<std::sync::mpsc::Sender<String>>,
+    pub log: Option<crate::engine::ScriptLog>,
     /// The plan's labels by id (a sample's `getSampleLabel()`).
     pub labels: Arc<[String]>,
     /// The run's properties get the plan's `-J` ones once, on the first script that runs.
@@ -315,9 +315,9 @@ pub struct UserVars {
     pub named: Option<Box<NamedVars>>,
     /// JMeter's thread name, where scripts ask for it.
     pub thread_name_text: Option<String>,
-    /// The run's script log (`scripts.log`), where template functions' log lines go; `None`:
-    /// standard error.
-    pub script_log: Option<std::sync::mpsc::Sender<String>>,
+    /// The run's script log, where template functions' log lines go; `None`: nowhere (an
+    /// engine run without the run layer).
+    pub script_log: Option<crate::engine::ScriptLog>,
 }
 
 type ScriptResult = Result<crate::script::Script, crate::script::CompileError>;
@@ -548,12 +548,10 @@ impl Scope for UserVars {
     }
 
     fn log(&mut self, level: crate::plan::script_host::Level, text: &str) {
-        match &self.script_log {
-            // As the script elements' lines, with secrets redacted.
-            Some(tx) => {
-                let _ = tx.send(format!("{} function: {}", level.name(), crate::redact::text(text)));
-            }
-            None => eprintln!("{} script: {}", level.name(), crate::redact::text(text)),
+        // As the script elements' lines, with secrets redacted; printed by no one here (the run
+        // hands them to its outputs).
+        if let Some(tx) = &self.script_log {
+            let _ = tx.send(format!("{} function: {}", level.name(), crate::redact::text(text)));
         }
     }
 

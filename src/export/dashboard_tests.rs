@@ -11,6 +11,7 @@ fn full_page() -> String {
     let snap = Snapshot {
         labels: vec![LabelPoint {
             label: "Login".into(),
+            scenario: None,
             totals: Totals {
                 requests: 3,
                 errors: 1,
@@ -115,7 +116,7 @@ fn every_metric_and_label_the_dashboard_names_is_exported() {
     for name in NAMES {
         assert!(page.contains(&format!("\n{name}{{")), "{name} is listed but not on the page");
     }
-    let emitted_labels = ["run_id", "plan", "tag", "scope", "label", "kind", "le", "scenario"];
+    let emitted_labels = ["run_id", "plan", "tag", "scope", "label", "kind", "le", "scenario", "agent"];
     for line in page.lines().filter(|l| !l.starts_with('#')) {
         for l in label_names(line) {
             assert!(emitted_labels.contains(&l.as_str()), "{l} emitted but not known here");

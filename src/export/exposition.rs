@@ -41,6 +41,7 @@ mod tests {
         let snap = Snapshot {
             labels: vec![LabelPoint {
                 label: "say \"hi\"\\\nnow".into(),
+                scenario: None,
                 totals: Totals { requests: 2, ..Default::default() },
                 interval: Default::default(),
             }],

@@ -137,6 +137,7 @@ mod tests {
             labels: vec![
                 LabelPoint {
                     label: "log in, then=look".into(),
+                    scenario: None,
                     totals: Totals {
                         requests: 10,
                         errors: 2,
@@ -154,6 +155,7 @@ mod tests {
                 // No sample this interval: no latency fields, totals still sent.
                 LabelPoint {
                     label: "idle".into(),
+                    scenario: None,
                     totals: Totals { requests: 1, ..Default::default() },
                     interval: Default::default(),
                 },

@@ -73,9 +73,14 @@ pub struct Figures {
     pub errors_by_kind: Vec<(String, u64)>,
 }
 
+/// One row of a snapshot: a label's, an agent's (`label` is then the agent's name) or the
+/// Total (`label` empty).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LabelPoint {
     pub label: String,
+    /// The scenario (thread group) whose samples the label counts, when the plan has several and
+    /// only that one has samplers of this name; `None` otherwise.
+    pub scenario: Option<String>,
     pub totals: Totals,
     pub interval: Figures,
 }
@@ -97,15 +102,25 @@ pub struct Snapshot {
     pub total: LabelPoint,
     /// Users busy at the interval's end, per scenario name.
     pub active_users: Vec<(String, u64)>,
+    /// A run on agents: each agent's own Total so far (`label` is its name), as its intervals
+    /// came before the merge; empty for a run in one process.
+    pub agents: Vec<LabelPoint>,
 }
 
-/// The scope of a series: `total` (the run's Total row, no `label`) or `label` (one label). A
-/// dimension of its own, so a plan label named "Total" cannot be mistaken for the Total.
+/// The scope of a series: `total` (the run's Total row, no `label`), `label` (one label) or
+/// `agent` (one agent's Total, its name in `agent`). A dimension of its own, so a plan label
+/// named "Total" cannot be mistaken for the Total, and summing `scope="total"` never adds the
+/// agents' rows to the merged run's.
 pub const SCOPE: &str = "scope";
+/// The tag naming the agent of a `scope="agent"` series: its directory under the run's `agents/`.
+pub const AGENT: &str = "agent";
+/// The tag naming a label's scenario (thread group) in a plan with several, as k6 names it.
+pub const SCENARIO: &str = "scenario";
 
 impl Snapshot {
-    /// The Total first, then each label: the extra labels (tags) that name it, and its numbers.
-    /// An empty label name is left out, as remote write and InfluxDB drop empty values anyway.
+    /// The Total first, then each label, then each agent: the extra labels (tags) that name it,
+    /// and its numbers. An empty label name is left out, as remote write and InfluxDB drop empty
+    /// values anyway.
     pub fn rows(&self) -> Vec<(Vec<(&'static str, &str)>, &LabelPoint)> {
         std::iter::once((vec![(SCOPE, "total")], &self.total))
             .chain(self.labels.iter().map(|l| {
@@ -113,8 +128,12 @@ impl Snapshot {
                 if !l.label.is_empty() {
                     tags.push(("label", l.label.as_str()));
                 }
+                if let Some(s) = &l.scenario {
+                    tags.push((SCENARIO, s.as_str()));
+                }
                 (tags, l)
             }))
+            .chain(self.agents.iter().map(|a| (vec![(SCOPE, "agent"), (AGENT, a.label.as_str())], a)))
             .collect()
     }
 }
@@ -133,6 +152,11 @@ pub struct Metrics {
     /// Whether each interval's own figures (percentiles per label) are wanted: only InfluxDB
     /// stores points; the cumulative sinks would compute them for nothing every second.
     figures: bool,
+    /// Each label's scenario, by `LabelId` index, where the plan has several (see
+    /// [`label_scenarios`]).
+    label_scenarios: Vec<Option<String>>,
+    /// A run on agents: each agent's Total so far, and what came since the last snapshot.
+    agents: Vec<Agent>,
     start_ms: i64,
     last_ms: i64,
 }
@@ -146,9 +170,31 @@ impl Metrics {
             labels: Vec::new(),
             total: Default::default(),
             figures,
+            label_scenarios: Vec::new(),
+            agents: Vec::new(),
             start_ms: now_ms(),
             last_ms: 0,
         }
+    }
+
+    /// Tags each label's series with its scenario: `of[i]` for label `i` ([`label_scenarios`]).
+    pub fn with_label_scenarios(mut self, of: Vec<Option<String>>) -> Metrics {
+        self.label_scenarios = of;
+        self
+    }
+
+    /// Adds agent `agent`'s own interval (its Total), named `name`: counted in the agent's row
+    /// of the next snapshot. The merged intervals still come through [`update`](Self::update).
+    pub fn part(&mut self, agent: usize, name: &str, iv: &Interval) {
+        if agent >= self.agents.len() {
+            self.agents.resize_with(agent + 1, Agent::default);
+        }
+        let a = &mut self.agents[agent];
+        if a.name.is_empty() {
+            a.name = name.to_string();
+        }
+        a.pending += &iv.total;
+        a.heard = true;
     }
 
     /// Adds the interval and returns the snapshot to send.
@@ -183,9 +229,24 @@ impl Metrics {
                 let (totals, _) = l.as_ref()?;
                 Some(LabelPoint {
                     label: self.names.get(i).cloned().unwrap_or_else(|| format!("label-{i}")),
+                    scenario: self.label_scenarios.get(i).cloned().flatten(),
                     totals: totals.clone(),
                     interval: figures.get_mut(i).and_then(Option::take).unwrap_or_default(),
                 })
+            })
+            .collect();
+        let (checks, figures) = (&self.checks, self.figures);
+        let agents = self
+            .agents
+            .iter_mut()
+            .filter(|a| a.heard)
+            .map(|a| {
+                let interval = match a.pending.samples {
+                    0 => Figures::default(),
+                    _ => add(&mut a.totals, &mut a.kinds, &a.pending, checks, figures),
+                };
+                a.pending = LabelStats::default();
+                LabelPoint { label: a.name.clone(), scenario: None, totals: a.totals.clone(), interval }
             })
             .collect();
         let active_users = self
@@ -203,10 +264,49 @@ impl Metrics {
             index: iv.index,
             last: iv.last,
             labels,
-            total: LabelPoint { label: String::new(), totals: self.total.0.clone(), interval: total },
+            total: LabelPoint { label: String::new(), scenario: None, totals: self.total.0.clone(), interval: total },
             active_users,
+            agents,
         }
     }
+}
+
+/// One agent's row: its name, its Total so far, and its intervals since the last snapshot.
+#[derive(Debug, Default)]
+struct Agent {
+    name: String,
+    totals: Totals,
+    kinds: ErrorCounts,
+    pending: LabelStats,
+    /// An interval of it has come: it has a row from then on.
+    heard: bool,
+}
+
+/// Each label's scenario (by `LabelId` index) when the plan has more than one: the scenario
+/// whose flow has the label's samplers, or `None` for a label several scenarios share (their
+/// samples are one row, as JMeter's listeners count one name once) or none names (a redirect
+/// hop, a name rendered at run time). Empty for a plan of one scenario: its series stay as
+/// they were, with no tag that says nothing.
+pub fn label_scenarios(plan: &crate::plan::Plan) -> Vec<Option<String>> {
+    if plan.scenarios.len() < 2 {
+        return Vec::new();
+    }
+    // None: no scenario yet; Some(None): several.
+    let mut of: Vec<Option<Option<usize>>> = vec![None; plan.labels.len()];
+    for (k, s) in plan.scenarios.iter().enumerate() {
+        let mut ids = Vec::new();
+        crate::plan::flow::sample_labels(&s.flow, &mut ids);
+        for id in ids {
+            if let Some(slot) = of.get_mut(id.index()) {
+                *slot = match *slot {
+                    None => Some(Some(k)),
+                    Some(Some(j)) if j == k => Some(Some(k)),
+                    Some(_) => Some(None),
+                };
+            }
+        }
+    }
+    of.into_iter().map(|o| o.flatten().map(|k| plan.scenarios[k].name.clone())).collect()
 }
 
 /// Adds one interval's stats of a label to its totals; its own figures, percentiles only when
@@ -395,6 +495,7 @@ fn le_text(us: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::LabelId;
 
     #[test]
     fn buckets_count_exactly_what_the_histogram_holds_at_each_bound() {
@@ -416,6 +517,97 @@ mod tests {
         // Adding twice is adding the histograms.
         add_buckets(&mut le, &h);
         assert_eq!(le[1], 2 * 29);
+    }
+
+    fn stats(samples: u64, elapsed_us: u64) -> LabelStats {
+        let mut s = LabelStats {
+            samples,
+            sum_elapsed_us: samples * elapsed_us,
+            min_us: elapsed_us,
+            max_us: elapsed_us,
+            ..Default::default()
+        };
+        s.histogram.record_n(elapsed_us, samples);
+        s
+    }
+
+    fn interval(index: u64, total: LabelStats) -> Interval {
+        Interval {
+            index,
+            start_us: 0,
+            end_us: 0,
+            labels: Vec::new(),
+            new_labels: Vec::new(),
+            total,
+            scenarios: Vec::new(),
+            lateness: Vec::new(),
+            active_users: Vec::new(),
+            last: false,
+        }
+    }
+
+    #[test]
+    fn each_agent_gets_a_row_of_its_own_totals_beside_the_merged_ones() {
+        let mut m = Metrics::new(vec!["get".into()], vec!["s".into()], Vec::new(), true);
+        m.part(1, "2-b", &interval(0, stats(5, 2_000)));
+        m.part(0, "1-a", &interval(0, stats(3, 1_000)));
+        m.part(0, "1-a", &interval(1, stats(4, 1_000)));
+        let snap = m.update(&interval(0, stats(12, 1_000)));
+        assert_eq!(snap.total.totals.requests, 12);
+        let rows = snap.rows();
+        let agent = |name: &str| {
+            rows.iter()
+                .find(|(tags, _)| tags.contains(&(AGENT, name)))
+                .map(|(tags, l)| (tags.clone(), l.totals.clone()))
+        };
+        let (tags, a) = agent("1-a").unwrap();
+        assert_eq!(tags, [(SCOPE, "agent"), (AGENT, "1-a")]);
+        assert_eq!((a.requests, a.le[0]), (7, 7));
+        let (_, b) = agent("2-b").unwrap();
+        assert_eq!((b.requests, b.le[0], b.le[1]), (5, 0, 5));
+        // Counters: the next snapshot keeps them, and adds what came since.
+        m.part(1, "2-b", &interval(1, stats(1, 2_000)));
+        let snap = m.update(&interval(1, stats(1, 2_000)));
+        let totals: Vec<(String, u64)> = snap.agents.iter().map(|a| (a.label.clone(), a.totals.requests)).collect();
+        assert_eq!(totals, [("1-a".to_string(), 7), ("2-b".to_string(), 6)]);
+        assert_eq!(snap.agents[0].interval.requests, 0);
+        assert_eq!(snap.agents[1].interval.requests, 1);
+        // No agent row in a run of one process.
+        let mut local = Metrics::new(vec!["get".into()], vec!["s".into()], Vec::new(), false);
+        assert!(local.update(&interval(0, stats(2, 1_000))).rows().iter().all(|(t, _)| !t.contains(&(SCOPE, "agent"))));
+    }
+
+    #[test]
+    fn a_label_is_tagged_with_its_scenario_when_the_plan_has_several() {
+        let yaml = |scenarios: &str| {
+            crate::plan::Plan::from_yaml_str(
+                &format!("name: p\nscenarios:\n{scenarios}"),
+                "p.yaml".as_ref(),
+                &Default::default(),
+            )
+            .unwrap()
+        };
+        let scenario = |name: &str, labels: &[&str]| {
+            let steps: String = labels
+                .iter()
+                .map(|l| format!("      - request: {{url: 'http://127.0.0.1:1/', label: {l}}}\n"))
+                .collect();
+            format!("  - name: {name}\n    workload: {{users: 1, iterations: 1}}\n    flow:\n{steps}")
+        };
+        let plan = yaml(&(scenario("browse", &["home", "both"]) + &scenario("buy", &["pay", "both"])));
+        let of = label_scenarios(&plan);
+        let tag = |label: &str| of[plan.labels.iter().position(|l| l == label).unwrap()].clone();
+        assert_eq!(tag("home").as_deref(), Some("browse"));
+        assert_eq!(tag("pay").as_deref(), Some("buy"));
+        // Both scenarios' samples are one row: no one scenario to name.
+        assert_eq!(tag("both"), None);
+        // One scenario: no tag, the series as they were.
+        assert!(label_scenarios(&yaml(&scenario("only", &["home"]))).is_empty());
+        let mut m = Metrics::new(plan.labels.clone(), Vec::new(), Vec::new(), false).with_label_scenarios(of.clone());
+        let home = LabelId(plan.labels.iter().position(|l| l == "home").unwrap() as u32);
+        let snap = m.update(&Interval { labels: vec![(home, stats(1, 1_000))], ..interval(0, stats(1, 1_000)) });
+        let (tags, _) = &snap.rows()[1];
+        assert_eq!(tags, &[(SCOPE, "label"), ("label", "home"), (SCENARIO, "browse")]);
     }
 
     #[test]

@@ -565,16 +565,23 @@ struct Common {
 
 impl Common {
     fn start(&mut self, start: &Start<'_>) {
-        self.metrics = Some(Metrics::new(
-            start.meta.labels.clone(),
-            start.plan.scenarios.iter().map(|s| s.name.clone()).collect(),
-            start.plan.checks.clone(),
-            self.kind == Kind::Influxdb,
-        ));
+        self.metrics = Some(
+            Metrics::new(
+                start.meta.labels.clone(),
+                start.plan.scenarios.iter().map(|s| s.name.clone()).collect(),
+                start.plan.checks.clone(),
+                self.kind == Kind::Influxdb,
+            )
+            .with_label_scenarios(metrics::label_scenarios(start.plan)),
+        );
     }
 
     fn snapshot(&mut self, iv: &Interval) -> Snapshot {
         self.metrics.get_or_insert_with(Metrics::default).update(iv)
+    }
+
+    fn part(&mut self, agent: usize, name: &str, iv: &Interval) {
+        self.metrics.get_or_insert_with(Metrics::default).part(agent, name, iv);
     }
 }
 
@@ -725,6 +732,10 @@ impl Output for PushSink {
         self.spawn().map_err(|e| format!("export {}: cannot start its thread: {e}", self.common.shown).into())
     }
 
+    fn part_interval(&mut self, agent: usize, name: &str, iv: &Interval) {
+        self.common.part(agent, name, iv);
+    }
+
     fn interval(&mut self, iv: &Interval) -> Result<(), OutputError> {
         self.intervals += 1;
         let snap = self.common.snapshot(iv);
@@ -794,6 +805,10 @@ impl Output for ServeSink {
         self.thread = Some(thread);
         self.stopped = Some(returned);
         Ok(())
+    }
+
+    fn part_interval(&mut self, agent: usize, name: &str, iv: &Interval) {
+        self.common.part(agent, name, iv);
     }
 
     fn interval(&mut self, iv: &Interval) -> Result<(), OutputError> {

@@ -171,6 +171,7 @@ mod tests {
             time_ms: 4_000,
             labels: vec![LabelPoint {
                 label: "Login".into(),
+                scenario: None,
                 totals: Totals { requests: 6, sum_us: 1_500_000, le, ..Default::default() },
                 interval: Default::default(),
             }],

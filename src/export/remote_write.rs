@@ -76,6 +76,7 @@ mod tests {
             time_ms: 1_700_000_000_123,
             labels: vec![LabelPoint {
                 label: "Login".into(),
+                scenario: None,
                 totals: Totals {
                     requests: 5,
                     errors: 1,

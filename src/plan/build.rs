@@ -327,6 +327,7 @@ impl Builder {
         plan.scenarios = self.scenarios;
         plan.vars = self.sym.vars;
         plan.secrets = self.sym.secrets;
+        plan.load_log = self.sym.load_log;
         plan.global_counters = self.sym.global_counters;
         plan.user_counters = self.sym.user_counters;
         plan.data = self.data;

@@ -139,6 +139,11 @@ pub struct Plan {
     /// Values masked wherever they appear in what stampede writes (see [`crate::redact`]).
     #[serde(skip)]
     pub secrets: crate::redact::Secrets,
+    /// What functions evaluated while the plan loaded logged (`__log`, `log.info` in a
+    /// `__groovy`), secrets masked: a run hands them to its outputs first (`scripts.log`),
+    /// `check` prints them.
+    #[serde(skip)]
+    pub load_log: Vec<String>,
     /// jp@gc AutoStop Listeners: limits that stop the test.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub autostops: Vec<flow::AutoStop>,
@@ -599,6 +604,7 @@ impl Plan {
             source,
             labels: Vec::new(),
             label_templates: Vec::new(),
+            load_log: Vec::new(),
             scenarios: Vec::new(),
             vars: VarTable::default(),
             global_counters: 0,

@@ -250,6 +250,9 @@ impl Run {
         for o in &mut outputs {
             o.output.start(&start).map_err(Error::Output)?;
         }
+        if !plan.load_log.is_empty() {
+            outputs.iter_mut().for_each(|o| o.output.log(&plan.load_log));
+        }
         let mut failures = Vec::new();
         if let Some(at) = options.start_at {
             wait_until(at, &shutdown).await;
@@ -262,6 +265,8 @@ impl Run {
         let plan = Arc::new(plan);
         let (reports, mut rx) = mpsc::unbounded_channel();
         let (intervals, mut engine_rx) = mpsc::unbounded_channel();
+        // The script log's lines, handed to the outputs as they come.
+        let (log_tx, mut logs) = mpsc::unbounded_channel::<String>();
         // Each side's sender goes to its executor, the other is dropped: the loop below ends
         // when the executor's is.
         let carry_out = match remote {
@@ -271,16 +276,34 @@ impl Run {
             }
             None => {
                 drop(reports);
-                Executor::Local(engine_options(options.engine, &mut outputs), intervals)
+                Executor::Local(engine_options(options.engine, &mut outputs, log_tx), intervals)
             }
         };
         let task = carry_out.spawn(plan.clone(), meta.clone(), signals.clone());
         let mut judge = Judge::new(&plan, &meta);
-        loop {
+        // The loop ends with the executor's channel, not the log's: a sender of the log may
+        // outlive the engine (a script's mirror server), and its last lines are taken below.
+        let (mut engine_open, mut remote_open) = (true, true);
+        while engine_open || remote_open {
             let report = tokio::select! {
-                Some(iv) = engine_rx.recv() => Report::Interval(Box::new(iv)),
-                Some(r) = rx.recv() => r,
-                else => break,
+                iv = engine_rx.recv(), if engine_open => match iv {
+                    Some(iv) => Report::Interval(Box::new(iv)),
+                    None => {
+                        engine_open = false;
+                        continue;
+                    }
+                },
+                r = rx.recv(), if remote_open => match r {
+                    Some(r) => r,
+                    None => {
+                        remote_open = false;
+                        continue;
+                    }
+                },
+                Some(line) = logs.recv() => {
+                    log(&mut outputs, line, &mut logs);
+                    continue;
+                }
             };
             match report {
                 Report::Interval(iv) => {
@@ -300,6 +323,10 @@ impl Run {
                         .unwrap_or_default();
                     begins(&meta, &mut outputs, &mut failures);
                 }
+                Report::Part { agent, name, interval } => outputs
+                    .iter_mut()
+                    .filter(|o| !o.failed)
+                    .for_each(|o| o.output.part_interval(agent, &name, &interval)),
                 Report::Notice(text) => notice(&mut outputs, &text),
                 Report::Ended => judge.ended = true,
                 Report::Generators { of, lost } => {
@@ -308,6 +335,9 @@ impl Run {
             }
         }
         let (outcome, merged, incomplete) = task.await?.map_err(Error::Start)?;
+        if let Ok(line) = logs.try_recv() {
+            log(&mut outputs, line, &mut logs);
+        }
         failures.extend(incomplete);
         for w in &outcome.warnings {
             notice(&mut outputs, w);
@@ -356,9 +386,9 @@ impl Executor {
 /// results is incomplete (remote).
 type Ended = (Outcome, Option<reader::Run>, Vec<Failure>);
 
-/// The engine's options for a local run: the per-sample rows and the script log the outputs
-/// ask for.
-fn engine_options(mut options: engine::Options, outputs: &mut [Live]) -> engine::Options {
+/// The engine's options for a local run: the per-sample rows the outputs ask for, and the
+/// script log the run hands to them (`log`).
+fn engine_options(mut options: engine::Options, outputs: &mut [Live], log: engine::ScriptLog) -> engine::Options {
     let rows: Vec<SampleSender> = options
         .sample_log
         .take()
@@ -366,10 +396,17 @@ fn engine_options(mut options: engine::Options, outputs: &mut [Live]) -> engine:
         .chain(outputs.iter_mut().filter_map(|o| o.output.sample_rows()))
         .collect();
     options.sample_log = output::fan_out(rows);
-    if options.script_log.is_none() {
-        options.script_log = outputs.iter().find_map(|o| o.output.script_log()).map(script_log);
-    }
+    options.script_log.get_or_insert(log);
     options
+}
+
+/// Hands `first` and the lines already waiting behind it to every output still working, at
+/// once (a file output flushes once for them).
+fn log(outputs: &mut [Live], first: String, logs: &mut mpsc::UnboundedReceiver<String>) {
+    let lines: Vec<String> = std::iter::once(first).chain(std::iter::from_fn(|| logs.try_recv().ok())).collect();
+    for o in outputs.iter_mut().filter(|o| !o.failed) {
+        o.output.log(&lines);
+    }
 }
 
 /// The load begins now, for a common start at `at`: stamps it and tells the outputs.
@@ -576,29 +613,4 @@ pub fn hostname() -> String {
     }
     let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).into_owned()
-}
-
-/// A writer of script log lines to `path` on a thread of its own, the file made with the first
-/// line; it ends when the engine drops the last sender.
-fn script_log(path: std::path::PathBuf) -> std::sync::mpsc::Sender<String> {
-    use std::io::Write as _;
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut file: Option<std::io::BufWriter<std::fs::File>> = None;
-        while let Ok(first) = rx.recv() {
-            if file.is_none() {
-                match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
-                    Ok(f) => file = Some(std::io::BufWriter::new(f)),
-                    Err(_) => return,
-                }
-            }
-            let Some(f) = file.as_mut() else { return };
-            // What has come meanwhile, then flushed: nothing waits in the buffer for long.
-            for line in std::iter::once(first).chain(rx.try_iter()) {
-                let _ = writeln!(f, "{line}");
-            }
-            let _ = f.flush();
-        }
-    });
-    tx
 }

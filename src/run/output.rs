@@ -64,11 +64,13 @@ pub trait Output: Send {
         None
     }
 
-    /// Asked once, after [`start`](Output::start): the file script elements' log lines go to
-    /// (`log.info`, `println`, their exceptions), or `None` (the default). It is made with the
-    /// first line.
-    fn script_log(&self) -> Option<std::path::PathBuf> {
-        None
+    /// Lines of the run's script log as they come: script elements' `log.info`, `println` and
+    /// exceptions, template functions' `__log` (JMeter writes them to `jmeter.log`), one line
+    /// each, secrets already masked. The run directory keeps them (`scripts.log`); the default
+    /// ignores them (the progress line does not print them: a script that logs every iteration
+    /// would bury it).
+    fn log(&mut self, lines: &[String]) {
+        let _ = lines;
     }
 
     /// One more interval of the run.
@@ -84,6 +86,15 @@ pub trait Output: Send {
     /// still come from the others). Outputs that show the run (the progress line) say it.
     fn generators(&mut self, of: usize, lost: usize) {
         let _ = (of, lost);
+    }
+
+    /// One more interval of one generator of a run on several, as it came from agent `agent`
+    /// (0-based; `name` is its directory under the run's `agents/`, `1-HOST`), before the merge
+    /// that [`interval`](Output::interval) hands over. It carries the part's Total, scenario
+    /// counts and users, not its labels (per label, the merged run is the one to read). Outputs
+    /// that show each generator (an exporter's per-agent series) take it; the default ignores it.
+    fn part_interval(&mut self, agent: usize, name: &str, interval: &Interval) {
+        let _ = (agent, name, interval);
     }
 
     /// The run has ended and every interval was handed over.

@@ -13,7 +13,13 @@ use std::thread::JoinHandle;
 pub struct RunDirOutput {
     dir: PathBuf,
     writer: Option<RunWriter>,
+    /// `scripts.log`, made with its first line; `None` after a write failed (the run goes on).
+    script_log: Option<std::io::BufWriter<std::fs::File>>,
+    script_log_failed: bool,
 }
+
+/// The run directory's script log: [`Output::log`]'s lines, appended and flushed as they come.
+pub(super) const SCRIPT_LOG: &str = "scripts.log";
 
 impl RunDirOutput {
     /// [`Output::name`] of the run directory.
@@ -24,7 +30,12 @@ impl RunDirOutput {
     /// an error while nothing has been sent. `meta` is [`Run::meta`](super::Run::meta).
     pub fn create(place: &Place, meta: &RunMeta, plan: &crate::plan::Plan) -> Result<RunDirOutput, rundir::Error> {
         let writer = RunWriter::create(place, meta, &plan.to_resolved_yaml())?;
-        Ok(RunDirOutput { dir: writer.dir().to_path_buf(), writer: Some(writer) })
+        Ok(RunDirOutput {
+            dir: writer.dir().to_path_buf(),
+            writer: Some(writer),
+            script_log: None,
+            script_log_failed: false,
+        })
     }
 
     /// The directory claimed.
@@ -34,8 +45,30 @@ impl RunDirOutput {
 }
 
 impl Output for RunDirOutput {
-    fn script_log(&self) -> Option<std::path::PathBuf> {
-        Some(self.dir().join("scripts.log"))
+    /// Appends the lines to `scripts.log` and flushes them, so a run killed keeps what its
+    /// scripts said until then. A log that cannot be written is a fact lost, not the run's
+    /// numbers: it is let go, as JMeter goes on without its `jmeter.log`.
+    fn log(&mut self, lines: &[String]) {
+        use std::io::Write as _;
+        if self.script_log_failed {
+            return;
+        }
+        if self.script_log.is_none() {
+            let path = self.dir.join(SCRIPT_LOG);
+            match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+                Ok(f) => self.script_log = Some(std::io::BufWriter::new(f)),
+                Err(_) => {
+                    self.script_log_failed = true;
+                    return;
+                }
+            }
+        }
+        let Some(f) = self.script_log.as_mut() else { return };
+        let written = lines.iter().try_for_each(|l| writeln!(f, "{l}")).and_then(|_| f.flush());
+        if written.is_err() {
+            self.script_log = None;
+            self.script_log_failed = true;
+        }
     }
 
     fn name(&self) -> &str {

@@ -20,6 +20,9 @@ pub enum Report {
     /// The load begins now (the generators' common start): the run stamps its start and tells
     /// its outputs ([`super::Output::begins`]).
     Began(std::time::SystemTime),
+    /// One generator's own interval, before the merge: agent `agent` (its directory name under
+    /// the run's `agents/`), its Total, scenario counts and users ([`super::Output::part_interval`]).
+    Part { agent: usize, name: String, interval: Box<Interval> },
     /// Something for the user (an agent lost, one lagging); the run tells its outputs.
     Notice(String),
     /// Every generator has ended its part: the seconds still to come end the run, and a goal

@@ -16,6 +16,8 @@ struct Calls {
     /// (index, last, samples, errors, bytes received) per interval.
     intervals: Vec<(u64, bool, u64, u64, u64)>,
     notices: Vec<String>,
+    /// The script log's lines.
+    logs: Vec<String>,
     /// The summary's (samples, errors, bytes received), and the final status.
     finishes: Vec<(u64, u64, u64, Status)>,
 }
@@ -60,6 +62,10 @@ impl Output for Recording {
 
     fn notice(&mut self, text: &str) {
         self.calls.lock().unwrap().notices.push(text.to_string());
+    }
+
+    fn log(&mut self, lines: &[String]) {
+        self.calls.lock().unwrap().logs.extend(lines.iter().cloned());
     }
 
     fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError> {
@@ -264,5 +270,37 @@ async fn the_built_in_outputs_write_what_the_mock_served() {
     let text = std::fs::read_to_string(&jtl).unwrap();
     assert_eq!(text.lines().next(), Some(rundir::jtl::HEADER));
     assert_eq!(text.lines().count() as u64, 1 + served);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn script_log_lines_reach_every_output_and_the_run_directory_keeps_them_masked() {
+    let (addr, served, stop) = mock_server().await;
+    let dir = std::env::temp_dir().join(format!("stampede-run-script-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let yaml = format!(
+        "name: logs\nscenarios:\n  - name: s\n    workload: {{users: 1, iterations: 3}}\n    \
+         flow:\n      - request: {{label: read, url: \"http://{addr}/?x=${{__groovy(log.info('api_token=sekrit-99 n ' + vars.get('__n')))}}\"}}\n"
+    );
+    // A function evaluated while the plan loads logs too: its line is the run's first.
+    let yaml = yaml.replace("iterations: 3", "iterations: \"${__groovy(log.info('password=at-load-7'); 3)}\"");
+    let plan = Plan::from_yaml_str(&yaml, "logs.yaml".as_ref(), &HashMap::new()).unwrap();
+    let run = Run::new(plan, RunOptions::default());
+    let run_dir =
+        RunDirOutput::create(&rundir::Place::Exact { dir: dir.join("run"), replace: false }, run.meta(), run.plan())
+            .unwrap();
+    let (recording, calls) = Recording::new();
+    let (shutdown, abort) = tokens();
+    let result = run.output(run_dir).output(recording).execute(shutdown, abort).await.unwrap();
+    stop.cancel();
+    assert_eq!(served.served.load(Ordering::Relaxed), 3);
+    assert!(result.failures.is_empty(), "{:?}", result.failures);
+    let heard = calls.lock().unwrap().logs.clone();
+    assert_eq!(heard.len(), 4, "{heard:?}");
+    assert!(heard[0].starts_with("INFO function: password=") && !heard[0].contains("at-load"), "{heard:?}");
+    let run_time = &heard[1..];
+    assert!(run_time.iter().all(|l| l.starts_with("INFO function: api_token=") && !l.contains("sekrit")), "{heard:?}");
+    let file = std::fs::read_to_string(dir.join("run").join(outputs::SCRIPT_LOG)).unwrap();
+    assert_eq!(file.lines().collect::<Vec<_>>(), heard.iter().map(String::as_str).collect::<Vec<_>>());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -32,6 +32,8 @@ struct Part {
     samples: u64,
     errors: u64,
     connections: u64,
+    /// Lines added so far.
+    lines: u64,
 }
 
 /// Runs merged second by second of a common clock as their intervals arrive: in order within a
@@ -413,16 +415,30 @@ impl LiveMerge {
         self.merger.parts[i].offset_us = offset_us(start, self.origin);
     }
 
-    /// Adds part `i`'s next line of `intervals.jsonl`.
-    pub fn add(&mut self, i: usize, text: &str) -> Result<(), String> {
+    /// Adds part `i`'s next line of `intervals.jsonl`; returns it as the part's own interval
+    /// (its clock, its Total, scenario counts and users; its labels left out: per label, the
+    /// merge is what is read), for the outputs that show each part.
+    pub fn add(&mut self, i: usize, text: &str) -> Result<Interval, String> {
         let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| e.to_string())?;
         self.begun[i] = true;
         let offset = self.merger.parts[i].offset_us;
         self.at_us = self.at_us.max(iv.end_us.saturating_add(offset));
         self.lost.line(i, iv.start_us.saturating_add(offset), iv.end_us.saturating_add(offset), iv.total.samples);
+        let mut side = ScenarioSide::sized(self.scenarios.len());
+        side.add(&line, 0, &self.merger.checks, true);
+        let part = LoggedInterval {
+            start_us: iv.start_us,
+            end_us: iv.end_us,
+            labels: Vec::new(),
+            total: iv.total.clone(),
+            active_users: iv.active_users,
+            last: iv.last,
+        };
+        let index = self.merger.parts[i].lines;
+        self.merger.parts[i].lines += 1;
         self.merger.push(i, line, iv);
-        Ok(())
+        Ok(as_interval(index, &part, &side, Vec::new()))
     }
 
     /// Part `i` sends no more (it finished, or it is lost).

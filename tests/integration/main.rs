@@ -21,6 +21,9 @@
 //!   loops, conditions, once, groups; the write-back file.
 //! - `dist_fix_s4`: review fixes of the run layer on agents (issue 33): `--replace` twice on
 //!   agents, goals in the ramp-down seconds, a results file refused before any agent is reached.
+//! - `dist_export`: `--export` on 3 agents (issue 33): each agent's `scope="agent"` row equals
+//!   its part, the merged Total the served count, per-label series name their scenario, every
+//!   series has the `run_id`.
 //! - `dist_s4`: one run layer on agents (issue 33): quick mode, `--watch pid:` with `--export
 //!   prometheus=`, and a failed `--stop-on` on 3 agents on loopback, each merged == served.
 //! - `docs_distributed`: every `stampede` command of the how-to in `docs/distributed.md` parses
@@ -193,6 +196,8 @@
 //! - `script_fairness`: a user spinning in long scripts (a counting loop, a throw/catch loop)
 //!   on one worker thread and one CPU leaves two plain users most of their samples, each one
 //!   served, and the run ends on time (issue 31).
+//! - `script_log`: script log lines (issue 33), at load and while the run goes, are in the run's
+//!   `scripts.log` with secrets masked, and not on the terminal.
 //! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
 //!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
 //!   `check` cannot load named with its line:column.
@@ -233,6 +238,7 @@ mod compare;
 mod counts;
 mod data_files;
 mod deploy;
+mod dist_export;
 mod dist_fix_s4;
 mod dist_s4;
 mod docs_distributed;
@@ -294,6 +300,7 @@ mod rollup_s4;
 mod rundir;
 mod script_fairness;
 mod script_fn;
+mod script_log;
 mod script_sandbox;
 mod secrets;
 mod segments;

@@ -236,7 +236,9 @@ fn expand_text(src: &str, sym: &mut Symbols, arg: bool) -> Result<String, Templa
         return Ok(s.to_string());
     }
     let mut u = LoadScope::new(sym);
-    Ok(t.render_string(&mut u))
+    let text = t.render_string(&mut u);
+    sym.load_log.append(&mut u.log);
+    Ok(text)
 }
 /// The index of the `}` that closes a reference, allowing nested `${...}` inside function
 /// arguments (`${__P(port,${default_port})}`).

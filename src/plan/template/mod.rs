@@ -261,6 +261,9 @@ fn numbered(prefix: &str, name: &str) -> bool {
 #[derive(Debug, Default, Clone)]
 pub struct Symbols {
     pub vars: VarTable,
+    /// What functions evaluated while loading logged (see [`LoadScope`]), for the plan's
+    /// `load_log`.
+    pub load_log: Vec<String>,
     /// `-J name=value` properties.
     pub properties: HashMap<String, String>,
     /// Environment variables; `None` means "read the process environment".
@@ -400,9 +403,10 @@ pub trait Scope {
         None
     }
     /// A script's log line (`log.info(...)`, an error a script function met): JMeter writes
-    /// them to `jmeter.log`; by default they go to standard error.
+    /// them to `jmeter.log`; the scope keeps them where it can (the run's script log, the
+    /// plan's `load_log`), and by default they go nowhere: nothing below the CLI prints.
     fn log(&mut self, level: crate::plan::script_host::Level, text: &str) {
-        eprintln!("{} script: {text}", level.name());
+        let _ = (level, text);
     }
     /// A call on the jp@gc FIFO queues every user of the run shares; what it returns, `None`
     /// for a pop that got nothing. Where there are none (a value computed while the plan loads),
@@ -435,6 +439,8 @@ pub enum FifoCall<'a> {
 #[derive(Debug)]
 pub struct LoadScope {
     values: Vec<String>,
+    /// Log lines of the functions evaluated, as a run's script log writes them.
+    pub log: Vec<String>,
     counters: Vec<u64>,
     shared: Vec<u64>,
     rng: SmallRng,
@@ -445,6 +451,7 @@ impl LoadScope {
         use rand::SeedableRng;
         LoadScope {
             values: sym.vars.initial_values(),
+            log: Vec::new(),
             counters: vec![0; sym.user_counters as usize],
             shared: vec![0; sym.global_counters as usize],
             rng: SmallRng::from_os_rng(),
@@ -475,6 +482,10 @@ impl Scope for LoadScope {
 
     fn rng(&mut self) -> &mut SmallRng {
         &mut self.rng
+    }
+
+    fn log(&mut self, level: crate::plan::script_host::Level, text: &str) {
+        self.log.push(format!("{} function: {}", level.name(), crate::redact::text(text)));
     }
 }
 
