@@ -153,7 +153,7 @@ pub struct Metrics {
     /// stores points; the cumulative sinks would compute them for nothing every second.
     figures: bool,
     /// Each label's scenario, by `LabelId` index, where the plan has several (see
-    /// [`label_scenarios`]).
+    /// `Plan::label_scenarios`).
     label_scenarios: Vec<Option<String>>,
     /// A run on agents: each agent's Total so far, and what came since the last snapshot.
     agents: Vec<Agent>,
@@ -177,7 +177,7 @@ impl Metrics {
         }
     }
 
-    /// Tags each label's series with its scenario: `of[i]` for label `i` ([`label_scenarios`]).
+    /// Tags each label's series with its scenario: `of[i]` for label `i` (`Plan::label_scenarios`).
     pub fn with_label_scenarios(mut self, of: Vec<Option<String>>) -> Metrics {
         self.label_scenarios = of;
         self
@@ -280,33 +280,6 @@ struct Agent {
     pending: LabelStats,
     /// An interval of it has come: it has a row from then on.
     heard: bool,
-}
-
-/// Each label's scenario (by `LabelId` index) when the plan has more than one: the scenario
-/// whose flow has the label's samplers, or `None` for a label several scenarios share (their
-/// samples are one row, as JMeter's listeners count one name once) or none names (a redirect
-/// hop, a name rendered at run time). Empty for a plan of one scenario: its series stay as
-/// they were, with no tag that says nothing.
-pub fn label_scenarios(plan: &crate::plan::Plan) -> Vec<Option<String>> {
-    if plan.scenarios.len() < 2 {
-        return Vec::new();
-    }
-    // None: no scenario yet; Some(None): several.
-    let mut of: Vec<Option<Option<usize>>> = vec![None; plan.labels.len()];
-    for (k, s) in plan.scenarios.iter().enumerate() {
-        let mut ids = Vec::new();
-        crate::plan::flow::sample_labels(&s.flow, &mut ids);
-        for id in ids {
-            if let Some(slot) = of.get_mut(id.index()) {
-                *slot = match *slot {
-                    None => Some(Some(k)),
-                    Some(Some(j)) if j == k => Some(Some(k)),
-                    Some(_) => Some(None),
-                };
-            }
-        }
-    }
-    of.into_iter().map(|o| o.flatten().map(|k| plan.scenarios[k].name.clone())).collect()
 }
 
 /// Adds one interval's stats of a label to its totals; its own figures, percentiles only when
@@ -595,14 +568,14 @@ mod tests {
             format!("  - name: {name}\n    workload: {{users: 1, iterations: 1}}\n    flow:\n{steps}")
         };
         let plan = yaml(&(scenario("browse", &["home", "both"]) + &scenario("buy", &["pay", "both"])));
-        let of = label_scenarios(&plan);
+        let of = plan.label_scenarios();
         let tag = |label: &str| of[plan.labels.iter().position(|l| l == label).unwrap()].clone();
         assert_eq!(tag("home").as_deref(), Some("browse"));
         assert_eq!(tag("pay").as_deref(), Some("buy"));
         // Both scenarios' samples are one row: no one scenario to name.
         assert_eq!(tag("both"), None);
         // One scenario: no tag, the series as they were.
-        assert!(label_scenarios(&yaml(&scenario("only", &["home"]))).is_empty());
+        assert!(yaml(&scenario("only", &["home"])).label_scenarios().is_empty());
         let mut m = Metrics::new(plan.labels.clone(), Vec::new(), Vec::new(), false).with_label_scenarios(of.clone());
         let home = LabelId(plan.labels.iter().position(|l| l == "home").unwrap() as u32);
         let snap = m.update(&Interval { labels: vec![(home, stats(1, 1_000))], ..interval(0, stats(1, 1_000)) });

@@ -572,7 +572,7 @@ impl Common {
                 start.plan.checks.clone(),
                 self.kind == Kind::Influxdb,
             )
-            .with_label_scenarios(metrics::label_scenarios(start.plan)),
+            .with_label_scenarios(start.plan.label_scenarios()),
         );
     }
 

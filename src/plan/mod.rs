@@ -449,6 +449,34 @@ pub struct Loaded {
 }
 
 impl Plan {
+    /// Each label's scenario (by `LabelId` index) when the plan has more than one: the scenario
+    /// whose flow has the label's samplers, or `None` for a label several scenarios share (their
+    /// samples are one row, as JMeter's listeners count one name once) or none names (a redirect
+    /// hop, a name rendered at run time). Empty for a plan of one scenario: its series stay as
+    /// they were, with no tag that says nothing.
+    pub fn label_scenarios(&self) -> Vec<Option<String>> {
+        let plan = self;
+        if plan.scenarios.len() < 2 {
+            return Vec::new();
+        }
+        // None: no scenario yet; Some(None): several.
+        let mut of: Vec<Option<Option<usize>>> = vec![None; plan.labels.len()];
+        for (k, s) in plan.scenarios.iter().enumerate() {
+            let mut ids = Vec::new();
+            flow::sample_labels(&s.flow, &mut ids);
+            for id in ids {
+                if let Some(slot) = of.get_mut(id.index()) {
+                    *slot = match *slot {
+                        None => Some(Some(k)),
+                        Some(Some(j)) if j == k => Some(Some(k)),
+                        Some(_) => Some(None),
+                    };
+                }
+            }
+        }
+        of.into_iter().map(|o| o.flatten().map(|k| plan.scenarios[k].name.clone())).collect()
+    }
+
     /// Reads a plan file. `properties` are the `-J name=value` pairs.
     pub fn load(path: &Path, properties: &HashMap<String, String>) -> Result<Plan, Error> {
         let opts = LoadOptions { properties: properties.clone(), ..Default::default() };
