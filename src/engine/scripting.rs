@@ -882,6 +882,15 @@ impl Host for Exec<'_> {
         allowed_file(self.env, &self.el.writes, path, access)
     }
 
+    fn open(&mut self, path: &Path, access: FileAccess) -> std::io::Result<std::fs::File> {
+        let access = match access {
+            FileAccess::Read => crate::confine::Access::Read,
+            FileAccess::Append => crate::confine::Access::Append,
+            FileAccess::Write => crate::confine::Access::Write,
+        };
+        crate::confine::open(path, access)
+    }
+
     fn system_property(&mut self, name: &str) -> Option<String> {
         match name {
             "user.dir" => Some(self.env.base_dir.to_string_lossy().into_owned()),

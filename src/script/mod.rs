@@ -15,6 +15,8 @@
 //! - `classes`: the library classes a script may name (`Math`, `Random`, `UUID`,
 //!   `JsonSlurper`, `SimpleDateFormat`, ...), their constructors, statics and objects.
 //! - `host`: what a script may reach outside itself.
+//! - `jsonpath`: JSONPath (RFC 9535 and Jayway's dialect): Jayway's `JsonPath` class, and the
+//!   same reading for the host's JSON Extractor and Assertion.
 //! - `slice`: a long execution leaves the async worker it started on.
 //! - `value`: run-time values.
 
@@ -23,6 +25,7 @@ pub(crate) mod budget;
 pub mod classes;
 pub mod host;
 pub mod interp;
+pub mod jsonpath;
 mod lex;
 pub mod methods;
 pub mod parse;

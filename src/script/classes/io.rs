@@ -127,7 +127,7 @@ fn read_bytes(cx: &mut Ctx<'_>, path: &str) -> Result<Vec<u8>, Thrown> {
     use std::io::Read as _;
     let p = cx.host.file(path, FileAccess::Read)?;
     let most = crate::script::budget::remaining();
-    let f = crate::confine::open(&p, crate::confine::Access::Read).map_err(|e| io_error(path, e))?;
+    let f = cx.host.open(&p, FileAccess::Read).map_err(|e| io_error(path, e))?;
     let mut b = Vec::new();
     f.take(most.saturating_add(1)).read_to_end(&mut b).map_err(|e| io_error(path, e))?;
     if b.len() as u64 > most {
@@ -139,13 +139,13 @@ fn read_bytes(cx: &mut Ctx<'_>, path: &str) -> Result<Vec<u8>, Thrown> {
 /// Appends (or, with `truncate`, writes) to a file the host allows.
 fn write_file(cx: &mut Ctx<'_>, path: &str, data: &[u8], truncate: bool) -> Result<PathBuf, Thrown> {
     let p = cx.host.file(path, if truncate { FileAccess::Write } else { FileAccess::Append })?;
-    append_to(&p, path, data, truncate)?;
+    append_to(cx, &p, path, data, truncate)?;
     Ok(p)
 }
 
-fn append_to(p: &std::path::Path, shown: &str, data: &[u8], truncate: bool) -> Result<(), Thrown> {
-    let access = if truncate { crate::confine::Access::Write } else { crate::confine::Access::Append };
-    let mut f = crate::confine::open(p, access).map_err(|e| io_error(shown, e))?;
+fn append_to(cx: &mut Ctx<'_>, p: &std::path::Path, shown: &str, data: &[u8], truncate: bool) -> Result<(), Thrown> {
+    let access = if truncate { FileAccess::Write } else { FileAccess::Append };
+    let mut f = cx.host.open(p, access).map_err(|e| io_error(shown, e))?;
     f.write_all(data).map_err(|e| io_error(shown, e))
 }
 
@@ -442,7 +442,7 @@ impl Native for FileObj {
             ("createNewFile", 0) => {
                 let p = cx.host.file(path, FileAccess::Append)?;
                 let existed = p.exists();
-                append_to(&p, path, b"", false)?;
+                append_to(cx, &p, path, b"", false)?;
                 Ok(Value::Bool(!existed))
             }
             ("newWriter" | "newPrintWriter", _) => {
@@ -506,8 +506,8 @@ impl Writer {
         Value::Object(Arc::new_cyclic(|me| Writer { class, target, me: me.clone() }))
     }
 
-    fn put(&self, data: &[u8]) -> Result<(), Thrown> {
-        append_to(&self.target.path, &self.target.shown, data, false)
+    fn put(&self, cx: &mut Ctx<'_>, data: &[u8]) -> Result<(), Thrown> {
+        append_to(cx, &self.target.path, &self.target.shown, data, false)
     }
 }
 
@@ -518,19 +518,19 @@ impl Native for Writer {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
-    fn call(&self, _cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+    fn call(&self, cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
         match (method, args.len()) {
             ("write", 1) => {
                 match &args[0] {
                     Value::Int(c) if !self.class.ends_with("Stream") => {
-                        self.put(char::from_u32(*c as u32).unwrap_or('?').to_string().as_bytes())?
+                        self.put(cx, char::from_u32(*c as u32).unwrap_or('?').to_string().as_bytes())?
                     }
-                    Value::Int(b) => self.put(&[*b as u8])?,
-                    Value::Bytes(b) => self.put(b)?,
+                    Value::Int(b) => self.put(cx, &[*b as u8])?,
+                    Value::Bytes(b) => self.put(cx, b)?,
                     Value::List(l) => {
-                        self.put(lock(&l.items).iter().map(|c| c.to_string()).collect::<String>().as_bytes())?
+                        self.put(cx, lock(&l.items).iter().map(|c| c.to_string()).collect::<String>().as_bytes())?
                     }
-                    v => self.put(v.to_string().as_bytes())?,
+                    v => self.put(cx, v.to_string().as_bytes())?,
                 }
                 Ok(Value::Null)
             }
@@ -543,28 +543,28 @@ impl Native for Writer {
                 .ok_or_else(|| {
                     Thrown::new("java.lang.IndexOutOfBoundsException", "write: offset and length out of range")
                 })?;
-                self.put(&data)?;
+                self.put(cx, &data)?;
                 Ok(Value::Null)
             }
             ("append" | "leftShift", 1) => {
-                self.put(args[0].to_string().as_bytes())?;
+                self.put(cx, args[0].to_string().as_bytes())?;
                 Ok(self.me.upgrade().map(|a| Value::Object(a as Arc<dyn Native>)).unwrap_or(Value::Null))
             }
             ("print", 1) => {
-                self.put(args[0].to_string().as_bytes())?;
+                self.put(cx, args[0].to_string().as_bytes())?;
                 Ok(Value::Null)
             }
             ("println", 0 | 1) => {
-                self.put(format!("{}\n", args.first().map(|v| v.to_string()).unwrap_or_default()).as_bytes())?;
+                self.put(cx, format!("{}\n", args.first().map(|v| v.to_string()).unwrap_or_default()).as_bytes())?;
                 Ok(Value::Null)
             }
             ("printf" | "format", _) if !args.is_empty() => {
                 let text = super::lang::format(&str_arg(&args, 0)?, &args[1..])?;
-                self.put(text.as_bytes())?;
+                self.put(cx, text.as_bytes())?;
                 Ok(self.me.upgrade().map(|a| Value::Object(a as Arc<dyn Native>)).unwrap_or(Value::Null))
             }
             ("newLine", 0) => {
-                self.put(b"\n")?;
+                self.put(cx, b"\n")?;
                 Ok(Value::Null)
             }
             ("flush" | "close", 0) => Ok(Value::Null),
@@ -642,6 +642,15 @@ mod tests {
                 return Err(Thrown::security(format!("file access to `{path}` is not allowed here")));
             }
             Ok(self.0.join(path))
+        }
+        fn open(&mut self, path: &std::path::Path, access: FileAccess) -> std::io::Result<std::fs::File> {
+            let mut o = std::fs::OpenOptions::new();
+            match access {
+                FileAccess::Read => o.read(true),
+                FileAccess::Append => o.create(true).append(true),
+                FileAccess::Write => o.create(true).write(true).truncate(true),
+            };
+            o.open(path)
         }
     }
 

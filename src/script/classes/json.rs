@@ -1051,7 +1051,7 @@ fn scan_tail(path: &str) -> Option<usize> {
 /// `JsonPath.compile(path)`: a path in Jayway's dialect, compiled by the plan's JSONPath engine
 /// (the JSON Extractor's).
 #[derive(Debug)]
-struct JsonPathCompiled(crate::plan::jsonpath::JsonPathExpr);
+struct JsonPathCompiled(crate::script::jsonpath::JsonPathExpr);
 
 impl JsonPathCompiled {
     fn of(path: &Value) -> Result<JsonPathCompiled, Thrown> {
@@ -1062,7 +1062,7 @@ impl JsonPathCompiled {
             Value::Null => return Err(illegal_arg("path can not be null")),
             v => v.to_string(),
         };
-        crate::plan::jsonpath::JsonPathExpr::jayway(&text)
+        crate::script::jsonpath::JsonPathExpr::jayway(&text)
             .map(JsonPathCompiled)
             .map_err(|e| Thrown::new("com.jayway.jsonpath.InvalidPathException", format!("{text}: {e}")))
     }
