@@ -11,8 +11,7 @@
 use super::session::UserVars;
 use crate::plan::scripting::{Place, SamplerInfo, ScriptEl};
 use crate::plan::template::Scope;
-use crate::script::value::{lock, Key};
-use crate::script::{FileAccess, Host, HostRef, Thrown, Value};
+use crate::script::{lock, FileAccess, Host, HostRef, Key, Thrown, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -544,7 +543,7 @@ impl Exec<'_> {
             return match method {
                 "add" => {
                     let Some(("org.apache.jmeter.protocol.http.control.Cookie", fields)) =
-                        args.first().and_then(crate::script::classes::jmeter_record)
+                        args.first().and_then(crate::script::jmeter_record)
                     else {
                         return Err(Thrown::new(
                             "groovy.lang.MissingMethodException",
@@ -641,9 +640,9 @@ impl Exec<'_> {
             "getHeaderManager" => Value::Host(HEADERS),
             "setHTTPFiles" => {
                 let mut files = Vec::new();
-                for f in args.first().and_then(crate::script::classes::items_of).unwrap_or_default() {
+                for f in args.first().and_then(crate::script::items_of).unwrap_or_default() {
                     let Some(("org.apache.jmeter.protocol.http.util.HTTPFileArg", fields)) =
-                        crate::script::classes::jmeter_record(&f)
+                        crate::script::jmeter_record(&f)
                     else {
                         return no_method("HTTPSamplerProxy", "setHTTPFiles");
                     };
@@ -706,7 +705,7 @@ fn all_args(info: &SamplerInfo, edits: &SamplerEdits) -> Vec<(String, String, bo
 /// `new Header(name, value)` as the library hands it over, or a name and a value.
 fn header_of(args: &[Value]) -> (String, String) {
     // JMeter's `new Header(name, value)`.
-    if let Some(nv) = args.first().and_then(crate::script::classes::header_fields) {
+    if let Some(nv) = args.first().and_then(crate::script::header_fields) {
         return nv;
     }
     match args {

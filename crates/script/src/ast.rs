@@ -6,20 +6,22 @@ use std::sync::Arc;
 /// Where a node starts in the script text: 1-based line and column (in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Pos {
+    /// Line, from 1.
     pub line: u32,
+    /// Column, from 1.
     pub col: u32,
 }
 
 /// A parsed script: its imports and its statements, in order.
 #[derive(Debug, Clone, Default)]
-pub struct Program {
+pub(crate) struct Program {
     pub imports: Vec<Import>,
     pub body: Vec<Stmt>,
 }
 
 /// `import a.b.C;`, `import a.b.*;`, `import static a.b.C.m;`, `import a.b.C as D`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Import {
+pub(crate) struct Import {
     /// The dotted path as written, without `.*`.
     pub path: String,
     pub star: bool,
@@ -31,7 +33,7 @@ pub struct Import {
 /// A type as written in a declaration, cast, `new`, `instanceof` or `as`: `int`, `String`,
 /// `java.util.List<String>` (generic arguments are dropped), `byte[]` (`dims` = 1).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TypeName {
+pub(crate) struct TypeName {
     pub name: String,
     pub dims: u8,
     pub pos: Pos,
@@ -39,7 +41,7 @@ pub struct TypeName {
 
 /// A parameter of a closure, lambda or function: `x`, `String x`, `x = 1`.
 #[derive(Debug, Clone)]
-pub struct Param {
+pub(crate) struct Param {
     pub name: String,
     pub ty: Option<TypeName>,
     pub default: Option<Expr>,
@@ -47,7 +49,7 @@ pub struct Param {
 
 /// The body of a closure, lambda or function, shared (closures are values made at run time).
 #[derive(Debug, Clone)]
-pub struct Body {
+pub(crate) struct Body {
     pub params: Vec<Param>,
     /// A closure written without `->` takes one implicit parameter, `it` (Groovy).
     pub implicit_it: bool,
@@ -55,13 +57,13 @@ pub struct Body {
 }
 
 #[derive(Debug, Clone)]
-pub struct Stmt {
+pub(crate) struct Stmt {
     pub kind: StmtKind,
     pub pos: Pos,
 }
 
 #[derive(Debug, Clone)]
-pub enum StmtKind {
+pub(crate) enum StmtKind {
     /// An expression statement; the value of the last one is the script's result.
     Expr(Expr),
     /// `def x = 1`, `int x`, `var x = 1` (JS/Java), `String a = "", b;` gives one `Var` each.
@@ -146,7 +148,7 @@ pub enum StmtKind {
 /// `class Name extends Base implements I, J { fields, constructors, methods }`, or an
 /// `interface` (its methods without bodies are dropped: only its constants remain).
 #[derive(Debug, Clone)]
-pub struct ClassDecl {
+pub(crate) struct ClassDecl {
     pub name: String,
     pub interface: bool,
     pub extends: Option<TypeName>,
@@ -159,7 +161,7 @@ pub struct ClassDecl {
 
 /// A field: `int n = 1`, `def x`, `static final String A = "a"`.
 #[derive(Debug, Clone)]
-pub struct FieldDecl {
+pub(crate) struct FieldDecl {
     pub name: String,
     pub ty: Option<TypeName>,
     pub init: Option<Expr>,
@@ -169,7 +171,7 @@ pub struct FieldDecl {
 
 /// A method or constructor of a declared class.
 #[derive(Debug, Clone)]
-pub struct MethodDecl {
+pub(crate) struct MethodDecl {
     pub name: String,
     pub body: Arc<Body>,
     pub is_static: bool,
@@ -177,7 +179,7 @@ pub struct MethodDecl {
 }
 
 #[derive(Debug, Clone)]
-pub struct Catch {
+pub(crate) struct Catch {
     /// `catch (IOException | RuntimeException e)`; empty for JavaScript's untyped catch.
     pub types: Vec<TypeName>,
     pub var: String,
@@ -185,13 +187,13 @@ pub struct Catch {
 }
 
 #[derive(Debug, Clone)]
-pub struct SwitchArm {
+pub(crate) struct SwitchArm {
     pub labels: Vec<Expr>,
     pub body: Vec<Stmt>,
 }
 
 #[derive(Debug, Clone)]
-pub struct Expr {
+pub(crate) struct Expr {
     pub kind: ExprKind,
     pub pos: Pos,
 }
@@ -199,7 +201,7 @@ pub struct Expr {
 /// A literal number as written: `1` (Int), `1L`, `1.5` (Decimal in Groovy, Double elsewhere),
 /// `1.5d`/`1e3`, `1.5f` (Float, kept as a double), `0x1F`, `1_000`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Num {
+pub(crate) enum Num {
     Int(i32),
     Long(i64),
     /// The literal's text, exact (Groovy's BigDecimal literals).
@@ -212,13 +214,13 @@ pub enum Num {
 
 /// A piece of a GString (`"a ${b} $c.d"`): literal text or an embedded expression.
 #[derive(Debug, Clone)]
-pub enum Part {
+pub(crate) enum Part {
     Lit(String),
     Expr(Expr),
 }
 
 #[derive(Debug, Clone)]
-pub enum ExprKind {
+pub(crate) enum ExprKind {
     Null,
     Bool(bool),
     Num(Num),
@@ -339,7 +341,7 @@ pub enum ExprKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnOp {
+pub(crate) enum UnOp {
     Neg,
     Plus,
     Not,
@@ -349,7 +351,7 @@ pub enum UnOp {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinOp {
+pub(crate) enum BinOp {
     Add,
     Sub,
     Mul,

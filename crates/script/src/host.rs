@@ -15,6 +15,7 @@ pub struct HostRef(pub u32);
 /// How a script means to use a file (`new File(p).text`, `new FileWriter(p, true)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileAccess {
+    /// Read the whole file (`new File(p).text`, `FileReader`).
     Read,
     /// Append to the end (`FileWriter(p, true)`, `file << text`, `file.append(text)`).
     Append,

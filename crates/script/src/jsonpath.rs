@@ -10,7 +10,9 @@ use std::borrow::Cow;
 /// A compiled JSONPath with its source text.
 #[derive(Debug, Clone)]
 pub struct JsonPathExpr {
+    /// The path as the plan wrote it.
     pub src: String,
+    /// The path in RFC 9535's form, compiled.
     pub path: serde_json_path::JsonPath,
     /// Jayway's function at the end of the path, if any.
     pub func: Option<JsonFunc>,
@@ -27,12 +29,19 @@ pub struct JsonPathExpr {
 pub enum JsonFunc {
     /// `length()`, `size()`: how many items in an array or members in an object.
     Length,
+    /// `min()`: the smallest number found.
     Min,
+    /// `max()`: the largest number found.
     Max,
+    /// `avg()`: the mean of the numbers found.
     Avg,
+    /// `sum()`: the sum of the numbers found.
     Sum,
+    /// `stddev()`: the population standard deviation of the numbers found.
     Stddev,
+    /// `first()`: the first item of an array.
     First,
+    /// `last()`: the last item of an array.
     Last,
 }
 
@@ -91,9 +100,9 @@ fn definite(path: &str) -> bool {
     true
 }
 
-/// The value Jayway's `JsonPath.read` gives: a definite path's value (`None` when it is
-/// missing), else the array of all the values found.
 impl JsonPathExpr {
+    /// The value Jayway's `JsonPath.read` gives: a definite path's value (`None` when it is
+    /// missing), else the array of all the values found.
     pub fn read(&self, v: &Value) -> Option<Value> {
         let found = self.values(v);
         if self.definite || self.over_all {

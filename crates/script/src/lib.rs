@@ -1,11 +1,27 @@
-//! Scripts without a JVM: an interpreter for the subset of Groovy, BeanShell/Java, JavaScript
-//! and JEXL that load-test scripts use (JMeter's JSR223, BeanShell and BSF elements and its
-//! `__groovy`-family functions). A script is parsed and resolved once, when the plan loads
-//! ([`Script::compile`]); each execution ([`Script::run`]) gets its bindings and a [`Host`].
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+//! A Groovy, BeanShell/Java, JavaScript and JEXL subset interpreter for JMeter's JSR223,
+//! BeanShell and BSF elements and its `__groovy`-family functions, independent of its host:
+//! it runs scripts without a JVM and knows nothing of the load tester that embeds it
+//! (stampede). A script is parsed and resolved once, when the plan loads
+//! ([`Script::compile`]); each execution ([`Script::run`]) gets its bindings and a [`Host`],
+//! which is all it reaches outside itself: the objects the host binds (`vars`, `prev`,
+//! `sampler`, ...), JMeter's static classes, printing, sleeping, files.
 //!
 //! Written by hand because no crate runs Groovy or BeanShell, and because compiling once and
 //! keeping per-user state in the user's variables avoids the global lock an embedded engine
-//! would need. The module depends on nothing else of ours: the engine implements [`Host`].
+//! would need.
+//!
+//! ```
+//! use stampede_script::{Lang, NoHost, Script, Value};
+//!
+//! let script = Script::compile("def n = 6; n * 7", Lang::Groovy).unwrap();
+//! let got = script.run(&mut NoHost::default(), &[]).unwrap();
+//! assert_eq!(got.to_string(), "42");
+//! # let _ = Value::Null;
+//! ```
+//!
+//! # Layout
 //!
 //! - `ast`: the one syntax tree all dialects parse into.
 //! - `lex`, `parse`: text to tree, every error at line:column.
@@ -14,26 +30,35 @@
 //!   and Groovy's (GDK).
 //! - `classes`: the library classes a script may name (`Math`, `Random`, `UUID`,
 //!   `JsonSlurper`, `SimpleDateFormat`, ...), their constructors, statics and objects.
-//! - `host`: what a script may reach outside itself.
-//! - `jsonpath`: JSONPath (RFC 9535 and Jayway's dialect): Jayway's `JsonPath` class, and the
+//! - `host`: what a script may reach outside itself ([`Host`]).
+//! - [`jsonpath`]: JSONPath (RFC 9535 and Jayway's dialect): Jayway's `JsonPath` class, and the
 //!   same reading for the host's JSON Extractor and Assertion.
 //! - `slice`: a long execution leaves the async worker it started on.
-//! - `value`: run-time values.
+//! - `value`: run-time values ([`Value`]).
+//!
+//! The host also uses a few of the library's pieces directly, so that its own JMeter
+//! functions read and write as the scripts' classes do: Java date patterns
+//! ([`JavaDateFormat`]), `DecimalFormat` ([`format_decimal`]), MD5 ([`md5`]), and the
+//! readings of script values as JMeter objects ([`jmeter_record`], [`items_of`],
+//! [`header_fields`], [`exception_value`]).
 
-pub mod ast;
-pub(crate) mod budget;
-pub mod classes;
-pub mod host;
-pub mod interp;
+mod ast;
+mod budget;
+mod classes;
+mod host;
+mod interp;
 pub mod jsonpath;
 mod lex;
-pub mod methods;
-pub mod parse;
-pub mod slice;
-pub mod value;
+mod methods;
+mod parse;
+mod slice;
+mod value;
 
+pub use ast::Pos;
+pub use classes::javatime::{JavaDateFormat, Parsed, PatternError};
+pub use classes::{exception_value, format_decimal, header_fields, items_of, jmeter_record, md5};
 pub use host::{FileAccess, Host, HostRef, NoHost};
-pub use value::Value;
+pub use value::{lock, Key, ListKind, ListObj, MapObj, Native, Value};
 
 use std::fmt;
 use std::sync::Arc;
@@ -41,11 +66,13 @@ use std::sync::Arc;
 /// The language a script is written in, as JMeter names it in `scriptLanguage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
+    /// Groovy (JSR223's default).
     Groovy,
     /// BeanShell: Java syntax, loosely typed (undeclared assignment makes a variable).
     BeanShell,
     /// JSR223 "java" (BeanShell's engine in JMeter).
     Java,
+    /// JavaScript (Nashorn, Rhino, Graal.js in JMeter).
     JavaScript,
     /// JEXL 2/3 expressions (`__jexl3`).
     Jexl,
@@ -85,12 +112,14 @@ impl fmt::Display for Lang {
 
 /// The class of the error that ends an execution the host interrupted (the run is stopping):
 /// no `catch` takes it, so a script that catches everything in a loop still ends.
-pub const INTERRUPTED_CLASS: &str = "stampede.ScriptInterrupted";
+pub(crate) const INTERRUPTED_CLASS: &str = "stampede.ScriptInterrupted";
 
 /// Why a script cannot load: a syntax error, or a construct or class outside the subset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompileError {
+    /// Where in the source: line and column.
     pub pos: ast::Pos,
+    /// What is wrong, and what was expected.
     pub message: String,
     /// The text is not a script in its language (Groovy, JEXL... raise this error too), as
     /// opposed to a construct or class stampede does not have.
@@ -111,13 +140,16 @@ impl std::error::Error for CompileError {}
 pub struct Thrown {
     /// `java.lang.NumberFormatException`, `java.lang.AssertionError`, ...
     pub class: String,
+    /// The exception's message (`getMessage()`).
     pub message: String,
+    /// Where it was thrown, when known.
     pub pos: Option<ast::Pos>,
     /// What `throw x` threw, when it was not made by the interpreter.
     pub value: Option<Value>,
 }
 
 impl Thrown {
+    /// An exception of this Java class with this message.
     pub fn new(class: &str, message: impl Into<String>) -> Thrown {
         Thrown { class: class.to_string(), message: message.into(), pos: None, value: None }
     }
@@ -130,6 +162,7 @@ impl Thrown {
         )
     }
 
+    /// Whether this is Groovy's `MissingMethodException` ([`Thrown::no_method`]).
     pub fn is_no_method(&self) -> bool {
         self.class == "groovy.lang.MissingMethodException"
     }
@@ -144,6 +177,7 @@ impl Thrown {
         Thrown::new("java.lang.SecurityException", message)
     }
 
+    /// The exception at this place, unless it already has one (the innermost place stays).
     pub fn at(mut self, pos: ast::Pos) -> Thrown {
         self.pos.get_or_insert(pos);
         self
@@ -164,7 +198,9 @@ impl fmt::Display for Thrown {
 /// The state of one execution that library code may need: the host, the dialect, and a way to
 /// call closures back.
 pub struct Ctx<'a> {
+    /// What the script reaches outside itself.
     pub host: &'a mut dyn Host,
+    /// The dialect the running script is written in.
     pub lang: Lang,
     #[allow(dead_code)] // the evaluator's, once it is built
     pub(crate) state: interp::State,
@@ -180,6 +216,7 @@ impl Ctx<'_> {
 /// A script, parsed and resolved once; run it as often as needed, from any user.
 #[derive(Debug, Clone)]
 pub struct Script {
+    /// The language the script is written in.
     pub lang: Lang,
     pub(crate) code: Arc<interp::Compiled>,
 }

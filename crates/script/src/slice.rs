@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 /// How long an execution runs on the worker before it moves off it: about what a few
 /// requests take, so other users' samples are delayed by no more than that, and the hand-off
 /// (tens of µs) stays a small part of any script it is paid for.
-pub const SLICE: Duration = Duration::from_micros(500);
+pub(crate) const SLICE: Duration = Duration::from_micros(500);
 
 /// The longest the execution waits for its worker's queue to be taken by the new thread.
 const HAND_OFF_WAIT: Duration = Duration::from_millis(20);
 
 /// One execution's use of its thread (see the module doc).
 #[derive(Debug, Default)]
-pub struct Slice {
+pub(crate) struct Slice {
     /// When the execution first ticked.
     since: Option<Instant>,
     /// Whether the execution has left the worker.
@@ -31,7 +31,7 @@ pub struct Slice {
 impl Slice {
     /// Called every few thousand steps of the execution: moves it off the worker once it has
     /// run for [`SLICE`].
-    pub fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         let now = Instant::now();
         let Some(since) = self.since else {
             self.since = Some(now);
@@ -45,8 +45,9 @@ impl Slice {
         self.moved = hand_off();
     }
 
-    /// Whether the execution has left its worker (tests).
-    pub fn moved(&self) -> bool {
+    /// Whether the execution has left its worker.
+    #[cfg(test)]
+    pub(crate) fn moved(&self) -> bool {
         self.moved
     }
 }

@@ -16,20 +16,31 @@ use std::sync::{Arc, Mutex, MutexGuard};
 #[derive(Clone, Default)]
 pub enum Value {
     #[default]
+    /// Java's `null`.
     Null,
+    /// `boolean`, `Boolean`.
     Bool(bool),
+    /// `int`, `Integer` (and `short`, `byte`).
     Int(i32),
+    /// `long`, `Long`.
     Long(i64),
+    /// `double`, `Double` (and `float`).
     Double(f64),
     /// `BigDecimal`: Groovy's `1.5` literal and the result of `/` on integers.
     Decimal(Decimal),
+    /// `char`, `Character`.
     Char(char),
+    /// `String` (and `GString`, `StringBuilder` results).
     Str(Arc<str>),
+    /// `byte[]`.
     Bytes(Arc<Vec<u8>>),
+    /// An array, `List` or `Set`.
     List(Arc<ListObj>),
+    /// A `Map`.
     Map(Arc<MapObj>),
     /// `a..b`: both ends included (the parser's `..<` has been turned into `to - 1`).
     Range(i64, i64),
+    /// A closure, lambda or method reference.
     Closure(Arc<Closure>),
     /// An object of a library class (`Random`, `StringBuilder`, `Date`, ...).
     Object(Arc<dyn Native>),
@@ -46,16 +57,21 @@ pub struct ListObj {
     /// A json-smart `JSONArray` (what Jayway's `JsonPath.read` gives): a `List` whose
     /// `toString()` is its JSON text; Groovy's own printing (`"$list"`, `+`) is unchanged.
     pub json: bool,
+    /// Array, list or set.
     pub kind: ListKind,
+    /// The elements, in order.
     pub items: Mutex<Vec<Value>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a [`ListObj`] is to the script.
 pub enum ListKind {
     #[default]
+    /// A `List` (`ArrayList`).
     List,
     /// Fixed size, with a `length` (`String[]` from `split`, `new int[3]`).
     Array,
+    /// A `Set` (`LinkedHashSet`).
     Set,
 }
 
@@ -63,7 +79,9 @@ pub enum ListKind {
 /// `TreeMap` when `sorted` (entries kept in key order).
 #[derive(Debug, Default)]
 pub struct MapObj {
+    /// A `TreeMap`: entries kept in key order.
     pub sorted: bool,
+    /// The entries, in the map's order.
     pub entries: Mutex<IndexMap<Key, Value>>,
 }
 
@@ -150,11 +168,12 @@ pub trait Native: Send + Sync + fmt::Debug + Any {
     fn held(&self) -> u64 {
         0
     }
+    /// The object as `Any`, to downcast it to its Rust type.
     fn as_any(&self) -> &dyn Any;
 }
 
 /// `name` → `Name` (for getters and setters).
-pub fn capitalize(name: &str) -> String {
+pub(crate) fn capitalize(name: &str) -> String {
     let mut c = name.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
@@ -163,10 +182,12 @@ pub fn capitalize(name: &str) -> String {
 }
 
 impl Value {
+    /// A string.
     pub fn str(s: impl Into<Arc<str>>) -> Value {
         Value::Str(s.into())
     }
 
+    /// A `List` (`ArrayList`) of these items.
     pub fn list(items: Vec<Value>) -> Value {
         Value::List(Arc::new(ListObj { json: false, kind: ListKind::List, items: Mutex::new(items) }))
     }
@@ -176,14 +197,17 @@ impl Value {
         Value::List(Arc::new(ListObj { json: true, kind: ListKind::List, items: Mutex::new(items) }))
     }
 
+    /// A Java array (`Object[]`) of these items.
     pub fn array(items: Vec<Value>) -> Value {
         Value::List(Arc::new(ListObj { json: false, kind: ListKind::Array, items: Mutex::new(items) }))
     }
 
+    /// A `LinkedHashMap` of these entries.
     pub fn map(entries: IndexMap<Key, Value>) -> Value {
         Value::Map(Arc::new(MapObj { sorted: false, entries: Mutex::new(entries) }))
     }
 
+    /// Whether this is `null`.
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }
@@ -258,6 +282,7 @@ impl Value {
         }
     }
 
+    /// Whether this is a number (`Integer`, `Long`, `Double`, `BigDecimal`).
     pub fn is_number(&self) -> bool {
         matches!(self, Value::Int(_) | Value::Long(_) | Value::Double(_) | Value::Decimal(_))
     }
@@ -269,7 +294,7 @@ const EQUALS_WORK: u64 = 16;
 /// Groovy's `==` (and what `contains`, `indexOf`, `unique` and map lookups by value use):
 /// numbers compare by value across types (`1 == 1L`, `1 == 1.0`), a one-character string equals
 /// its `char`, lists and maps compare element by element, other objects by `equals`.
-pub fn equals(a: &Value, b: &Value) -> bool {
+pub(crate) fn equals(a: &Value, b: &Value) -> bool {
     use Value::*;
     // Work: sets and `unique`, `intersect`, `contains` compare every pair, which no step counts.
     super::budget::work(EQUALS_WORK);
@@ -315,7 +340,7 @@ pub fn equals(a: &Value, b: &Value) -> bool {
 /// Groovy's `<=>` (and sorting): numbers by value, strings by UTF-16 code units as Java's
 /// `compareTo`, chars, booleans (`false` first); `null` sorts first. `None` when the two do
 /// not compare (a list and a number).
-pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+pub(crate) fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     use std::cmp::Ordering;
     use Value::*;
     match (a, b) {
@@ -339,7 +364,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
 /// Sorts stably by an order that may fail (a script's comparator throws) or not be total (values
 /// that do not compare read as equal): a merge sort, which never panics on such an order, unlike
 /// the standard library's sorts.
-pub fn merge_sort<T, E, F>(mut items: Vec<T>, cmp: &mut F) -> Result<Vec<T>, E>
+pub(crate) fn merge_sort<T, E, F>(mut items: Vec<T>, cmp: &mut F) -> Result<Vec<T>, E>
 where
     F: FnMut(&T, &T) -> Result<std::cmp::Ordering, E>,
 {
@@ -363,13 +388,13 @@ where
 }
 
 /// Values in Groovy's natural order (`<=>`; values that do not compare keep their order).
-pub fn sort_natural(items: Vec<Value>) -> Vec<Value> {
+pub(crate) fn sort_natural(items: Vec<Value>) -> Vec<Value> {
     let Ok(sorted) = merge_sort(items, &mut |a, b| Ok::<_, std::convert::Infallible>(natural(a, b)));
     sorted
 }
 
 /// A map's entries in its keys' natural order (a `TreeMap`).
-pub fn sort_entries(entries: &mut IndexMap<Key, Value>) {
+pub(crate) fn sort_entries(entries: &mut IndexMap<Key, Value>) {
     let pairs: Vec<(Key, Value)> = std::mem::take(entries).into_iter().collect();
     let Ok(sorted) = merge_sort(pairs, &mut |a, b| Ok::<_, std::convert::Infallible>(natural(&a.0 .0, &b.0 .0)));
     *entries = sorted.into_iter().collect();
@@ -381,7 +406,7 @@ fn natural(a: &Value, b: &Value) -> std::cmp::Ordering {
 }
 
 /// Java's `Double.toString`: `1.0`, `0.1`, `1.0E10`, `1.0E-5`, `NaN`, `Infinity`.
-pub fn java_double(d: f64) -> String {
+pub(crate) fn java_double(d: f64) -> String {
     if d.is_nan() {
         return "NaN".into();
     }

@@ -113,11 +113,29 @@ const DAYS_FROM_SUNDAY: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday",
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PatternError {
     #[error("invalid ISO 8601 format: length={count} ('{letter}' run at index {at}; at most XXX)")]
-    IsoLength { letter: char, count: usize, at: usize },
+    /// An ISO offset letter (`X`) repeated more than three times.
+    IsoLength {
+        /// The letter.
+        letter: char,
+        /// How many times it is repeated.
+        count: usize,
+        /// Where the run starts in the pattern.
+        at: usize,
+    },
     #[error("Illegal pattern character '{letter}' at index {at}")]
-    IllegalLetter { letter: char, at: usize },
+    /// A letter that is no field of a date pattern.
+    IllegalLetter {
+        /// The letter.
+        letter: char,
+        /// Where it is in the pattern.
+        at: usize,
+    },
     #[error("Unterminated quote (opened at index {at})")]
-    UnterminatedQuote { at: usize },
+    /// A quote (`'`) that is never closed.
+    UnterminatedQuote {
+        /// Where the quote opens in the pattern.
+        at: usize,
+    },
 }
 
 impl JavaDateFormat {
@@ -343,13 +361,21 @@ fn push_number(out: &mut String, value: i64, min_digits: usize, last_two: bool) 
 /// The fields a text read by [`JavaDateFormat::parse`] gave; what it did not give is `None`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Parsed {
+    /// The year.
     pub year: Option<i32>,
+    /// The month, 1 to 12.
     pub month: Option<u8>,
+    /// The day of the month, from 1.
     pub day: Option<u8>,
+    /// The hour of the day, 0 to 23.
     pub hour: Option<u8>,
+    /// The minute.
     pub minute: Option<u8>,
+    /// The second.
     pub second: Option<u8>,
+    /// The fraction of the second, in nanoseconds.
     pub nano: Option<u32>,
+    /// The offset from UTC, in seconds.
     pub offset_seconds: Option<i32>,
 }
 

@@ -21,7 +21,7 @@ mod codec;
 mod errors;
 mod io;
 /// Java date patterns (`SimpleDateFormat`, `DateTimeFormatter`); the plan's `__time` uses them too.
-pub mod javatime;
+pub(crate) mod javatime;
 mod jmeter;
 mod json;
 mod lang;
@@ -84,7 +84,7 @@ fn class(name: &str) -> Option<&'static ClassDef> {
 
 /// The canonical name of the class a script names (`Random`, `java.util.Random`, an imported
 /// or aliased name), or `None` when the class is outside the subset.
-pub fn resolve(name: &str, imports: &[Import]) -> Option<&'static str> {
+pub(crate) fn resolve(name: &str, imports: &[Import]) -> Option<&'static str> {
     let name = name.trim();
     for import in imports.iter().filter(|i| !i.is_static) {
         if import.star {
@@ -114,12 +114,12 @@ pub fn resolve(name: &str, imports: &[Import]) -> Option<&'static str> {
 }
 
 /// Whether a class has a static method or field of this name (checked at load time).
-pub fn has_static(class_name: &'static str, name: &str) -> bool {
+pub(crate) fn has_static(class_name: &'static str, name: &str) -> bool {
     class(class_name).is_some_and(|c| c.statics.contains(&name))
 }
 
 /// `new C(args)`.
-pub fn construct(cx: &mut Ctx<'_>, class_name: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
+pub(crate) fn construct(cx: &mut Ctx<'_>, class_name: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
     match class(class_name) {
         Some(c) => (c.family.construct)(cx, c.name, args),
         None => Err(Thrown::security(format!("the class {class_name} is not available to scripts"))),
@@ -127,7 +127,7 @@ pub fn construct(cx: &mut Ctx<'_>, class_name: &'static str, args: Vec<Value>) -
 }
 
 /// `C.m(args)`.
-pub fn call_static(
+pub(crate) fn call_static(
     cx: &mut Ctx<'_>,
     class_name: &'static str,
     method: &str,
@@ -140,7 +140,7 @@ pub fn call_static(
 }
 
 /// `C.FIELD` (`Integer.MAX_VALUE`, `TimeUnit.SECONDS`).
-pub fn get_static(cx: &mut Ctx<'_>, class_name: &'static str, name: &str) -> Result<Value, Thrown> {
+pub(crate) fn get_static(cx: &mut Ctx<'_>, class_name: &'static str, name: &str) -> Result<Value, Thrown> {
     match class(class_name) {
         Some(c) => (c.family.get_static)(cx, c.name, name),
         None => Err(no_property(class_name, name)),
@@ -149,7 +149,7 @@ pub fn get_static(cx: &mut Ctx<'_>, class_name: &'static str, name: &str) -> Res
 
 /// `v instanceof C`, and which `catch` clause takes an exception (`Thrown` classes are
 /// matched by name and superclass).
-pub fn is_instance(value: &Value, class_name: &'static str) -> bool {
+pub(crate) fn is_instance(value: &Value, class_name: &'static str) -> bool {
     use super::value::ListKind;
     let simple = class_name.rsplit('.').next().unwrap_or(class_name);
     match class_name {
@@ -198,12 +198,12 @@ pub fn is_instance(value: &Value, class_name: &'static str) -> bool {
 
 /// Whether an exception of class `thrown` is caught by `catch (C e)` for this `class`
 /// (`Exception` catches `NumberFormatException`; `Throwable` catches all).
-pub fn catches(class_name: &'static str, thrown: &str) -> bool {
+pub(crate) fn catches(class_name: &'static str, thrown: &str) -> bool {
     errors::is_subclass(thrown, class_name)
 }
 
 /// `text =~ pattern`: a `java.util.regex.Matcher` object (Java regex syntax).
-pub fn matcher(cx: &mut Ctx<'_>, pattern: &str, text: &str) -> Result<Value, Thrown> {
+pub(crate) fn matcher(cx: &mut Ctx<'_>, pattern: &str, text: &str) -> Result<Value, Thrown> {
     let _ = cx;
     regex::matcher(pattern, text)
 }
@@ -218,7 +218,7 @@ pub fn exception_value(thrown: &Thrown) -> Value {
 }
 
 /// What `throw v` throws, from the value thrown (an exception object, or anything in Groovy).
-pub fn thrown_from(value: Value) -> Thrown {
+pub(crate) fn thrown_from(value: Value) -> Thrown {
     if let Some(t) = downcast::<Throwable>(&value) {
         return Thrown {
             class: t.class.clone(),
@@ -232,21 +232,9 @@ pub fn thrown_from(value: Value) -> Thrown {
 
 // ---- for the other parts of the interpreter and the host ----
 
-/// Java's `String.format(fmt, args)` (for `sprintf`, `printf`, `"%d".format(...)`).
-pub fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
-    lang::format(fmt, args)
-}
-
 /// A digest of `data` in lowercase hex, by `DigestUtils`'s name (`"md5"`, `"sha256"`).
-pub fn digest_hex(name: &str, data: &[u8]) -> String {
+pub(crate) fn digest_hex(name: &str, data: &[u8]) -> String {
     codec::digest_hex(name, data)
-}
-
-/// A Java regex (`String.matches`, `split`, `replaceAll`, `==~`), compiled once per thread;
-/// `flags` are `Pattern`'s (`CASE_INSENSITIVE` = 2, ...). The error is Java's
-/// `PatternSyntaxException`.
-pub fn java_regex(pattern: &str, flags: i64) -> Result<Arc<fancy_regex::Regex>, Thrown> {
-    crate::methods::jregex::compile(pattern, flags, crate::methods::jregex::Anchor::Find)
 }
 
 /// The name and value of a `new Header(name, value)` (`sampler.getHeaderManager().add(h)`).
@@ -260,12 +248,6 @@ pub fn header_fields(v: &Value) -> Option<(String, String)> {
 pub fn jmeter_record(v: &Value) -> Option<(&'static str, Vec<(String, String)>)> {
     let r = downcast::<jmeter::Record>(v)?;
     Some((r.class_name(), value::lock(&r.fields).iter().map(|(k, v)| (k.clone(), v.clone())).collect()))
-}
-
-/// The items of a `HeaderManager`, `CookieManager` or `Arguments` the script made.
-pub fn jmeter_collection(v: &Value) -> Option<(&'static str, Vec<Value>)> {
-    let c = downcast::<jmeter::Collection>(v)?;
-    Some((c.class_name(), value::lock(&c.items).clone()))
 }
 
 // ---- helpers the families share ----

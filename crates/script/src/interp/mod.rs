@@ -43,7 +43,7 @@ pub(crate) type Cell = Arc<Mutex<Value>>;
 
 /// A resolved script, ready to run.
 #[derive(Debug)]
-pub struct Compiled {
+pub(crate) struct Compiled {
     pub(crate) unit: Arc<Unit>,
 }
 
@@ -269,7 +269,7 @@ pub(crate) struct AssertInfo {
 
 /// Per-execution interpreter state (the step budget, the call depth, the globals).
 #[derive(Debug, Default)]
-pub struct State {
+pub(crate) struct State {
     pub(crate) steps: u64,
     /// Steps allowed (`STEP_BUDGET` when 0).
     pub(crate) budget: u64,

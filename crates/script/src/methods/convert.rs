@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 /// than a cast does: `"12" as int` is 12). `type_name` is as written (`int`, `Integer`,
 /// `java.util.List`, `String`), `dims` its array dimensions. `null` stays `null`; a type
 /// this module does not know (a library class) leaves the value as it is.
-pub fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: bool) -> Result<Value, Thrown> {
+pub(crate) fn cast(cx: &mut Ctx<'_>, value: Value, type_name: &str, dims: u8, coerce: bool) -> Result<Value, Thrown> {
     if value.is_null() {
         return Ok(Value::Null);
     }

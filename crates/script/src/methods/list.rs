@@ -998,12 +998,12 @@ pub(crate) fn call_bytes(cx: &mut Ctx<'_>, b: &Arc<Vec<u8>>, name: &str, args: &
 
 /// `list.iterator()`: Java's `Iterator` over a snapshot of the elements.
 #[derive(Debug)]
-pub struct IterObj {
+pub(crate) struct IterObj {
     state: Mutex<(Vec<Value>, usize)>,
 }
 
 impl IterObj {
-    pub fn new(items: Vec<Value>) -> IterObj {
+    pub(crate) fn new(items: Vec<Value>) -> IterObj {
         IterObj { state: Mutex::new((items, 0)) }
     }
 }

@@ -383,19 +383,26 @@ fn store_or_remove(m: &MapObj, k: &Value, v: &Value) {
 /// A `Map.Entry`: `getKey()`, `getValue()`, `setValue(v)` (which writes to its map), and
 /// the properties `key` and `value`.
 #[derive(Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: Value,
     value: Mutex<Value>,
     map: Option<Arc<MapObj>>,
 }
 
+impl Value {
+    /// A `Map.Entry` of a map the script does not hold (`setValue` writes to the entry only).
+    pub fn entry(key: Value, value: Value) -> Value {
+        Entry::value(key, value, None)
+    }
+}
+
 impl Entry {
     /// An entry as a value; with `map`, `setValue` writes through to it.
-    pub fn value(key: Value, value: Value, map: Option<Arc<MapObj>>) -> Value {
+    pub(crate) fn value(key: Value, value: Value, map: Option<Arc<MapObj>>) -> Value {
         Value::Object(Arc::new(Entry { key, value: Mutex::new(value), map }))
     }
 
-    pub fn get_value(&self) -> Value {
+    pub(crate) fn get_value(&self) -> Value {
         lock(&self.value).clone()
     }
 }

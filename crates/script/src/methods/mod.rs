@@ -24,9 +24,7 @@ mod number;
 mod script_tests;
 mod string;
 
-pub use convert::cast;
-pub use list::IterObj;
-pub use map::Entry;
+pub(crate) use convert::cast;
 
 use super::value::{self, lock, ListKind, Value};
 use super::{Ctx, Lang, Thrown};
@@ -37,7 +35,7 @@ pub(crate) type Found = Result<Option<Value>, Thrown>;
 
 /// Calls `name` on a built-in value (not on `Object`, `Class`, `Host` or `Closure` values,
 /// which the interpreter dispatches itself). An unknown method is [`Thrown::no_method`].
-pub fn call_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+pub(crate) fn call_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     let found = match recv {
         Value::Null if cx.lang == Lang::Groovy => return null_method(name, &args),
         Value::Null => return Err(npe(format!("Cannot invoke method {name}() on null object"))),
@@ -63,7 +61,7 @@ pub fn call_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>)
 /// Reads a property of a built-in value: `map.key`, `array.length`, `list.x` (each element's
 /// `x`, as Groovy spreads a property a list does not have), `str.bytes` (the getter
 /// `getBytes()`), `s.empty` (`isEmpty()`).
-pub fn get_property(cx: &mut Ctx<'_>, recv: &Value, name: &str) -> Result<Value, Thrown> {
+pub(crate) fn get_property(cx: &mut Ctx<'_>, recv: &Value, name: &str) -> Result<Value, Thrown> {
     match recv {
         // Groovy: a property of a map is its key, even `class` and `empty`.
         Value::Map(m) => return Ok(map::get(m, &Value::str(name))),
@@ -138,7 +136,7 @@ pub(crate) fn bad_args(recv: &Value, name: &str, args: &[Value]) -> Thrown {
 }
 
 /// The canonical Java class of a value (`getClass()`).
-pub fn class_name(v: &Value) -> &'static str {
+pub(crate) fn class_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "org.codehaus.groovy.runtime.NullObject",
         Value::Bool(_) => "java.lang.Boolean",
@@ -197,7 +195,7 @@ fn bool_method(b: bool, name: &str, args: &[Value]) -> Option<Value> {
 }
 
 /// Java's `hashCode()` of a value.
-pub fn hash_code(v: &Value) -> i32 {
+pub(crate) fn hash_code(v: &Value) -> i32 {
     match v {
         Value::Null => 0,
         Value::Bool(b) => {
@@ -247,7 +245,7 @@ pub fn hash_code(v: &Value) -> i32 {
 
 /// Java's `equals`: like Groovy's `==` but strict about types (`Integer.equals(Long)` is false,
 /// as is a `String` and a `Character`).
-pub fn java_equals(a: &Value, b: &Value) -> bool {
+pub(crate) fn java_equals(a: &Value, b: &Value) -> bool {
     use Value::*;
     match (a, b) {
         (Int(_), Int(_)) | (Long(_), Long(_)) | (Double(_), Double(_)) | (Char(_), Char(_)) => value::equals(a, b),
@@ -260,7 +258,7 @@ pub fn java_equals(a: &Value, b: &Value) -> bool {
 }
 
 /// Groovy's `inspect()`: strings quoted, containers recursively.
-pub fn inspect(v: &Value) -> String {
+pub(crate) fn inspect(v: &Value) -> String {
     match v {
         Value::Str(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
         Value::Char(c) => format!("'{c}'"),
@@ -291,7 +289,7 @@ pub fn inspect(v: &Value) -> String {
 }
 
 /// Identity (`is`, Java's `==` on objects): the same container, or equal plain values.
-pub fn identical(a: &Value, b: &Value) -> bool {
+pub(crate) fn identical(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
         (Value::Map(x), Value::Map(y)) => Arc::ptr_eq(x, y),

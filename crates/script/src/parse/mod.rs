@@ -28,7 +28,7 @@ use super::{CompileError, Lang};
 /// How deeply statements and expressions may nest before a script is refused (hostile input
 /// must not overflow the stack). It bounds the depth of the tree too (a chain of operators or
 /// calls counts one level per link), so the evaluator's recursion over it is bounded as well.
-pub const MAX_DEPTH: u32 = 256;
+pub(crate) const MAX_DEPTH: u32 = 256;
 
 /// The stack the parser runs on: [`MAX_DEPTH`] levels of its largest frames (over 20 KB
 /// each in an unoptimised build) with room to spare. Only the pages used are ever touched.
@@ -44,7 +44,7 @@ const INLINE_TOKENS: usize = 32;
 /// Hostile input nests deeply, so a script of more than `INLINE_TOKENS` tokens is parsed on
 /// a thread of its own whose stack fits [`MAX_DEPTH`] levels, whatever thread (a 2 MB async
 /// worker) the caller is on. Scripts are parsed once, when the plan loads.
-pub fn parse(source: &str, lang: Lang) -> Result<Program, CompileError> {
+pub(crate) fn parse(source: &str, lang: Lang) -> Result<Program, CompileError> {
     let toks = lex::lex(source, lang)?;
     if count_tokens(&toks) <= INLINE_TOKENS {
         return parse_tokens(toks, source, lang);
