@@ -13,12 +13,12 @@ pub struct JsonPathExpr {
     /// The path as the plan wrote it.
     pub src: String,
     /// The path in RFC 9535's form, compiled.
-    pub path: serde_json_path::JsonPath,
+    pub(crate) path: serde_json_path::JsonPath,
     /// Jayway's function at the end of the path, if any.
     pub func: Option<JsonFunc>,
     /// The function applies to all the values found as one array (a path with a deep scan:
     /// Jayway applies a function after `..` to the scan's results), not to each value.
-    pub over_all: bool,
+    pub(crate) over_all: bool,
     /// The path names one place (no `..`, wildcard, filter, union or slice): Jayway reads
     /// its value itself, not a list of values.
     pub definite: bool,

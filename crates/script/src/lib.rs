@@ -93,7 +93,7 @@ impl Lang {
     }
 
     /// Java-like dialects: integer division truncates, `==` on objects compares values.
-    pub fn is_java_like(self) -> bool {
+    pub(crate) fn is_java_like(self) -> bool {
         matches!(self, Lang::BeanShell | Lang::Java)
     }
 }
@@ -178,7 +178,7 @@ impl Thrown {
     }
 
     /// The exception at this place, unless it already has one (the innermost place stays).
-    pub fn at(mut self, pos: ast::Pos) -> Thrown {
+    pub(crate) fn at(mut self, pos: ast::Pos) -> Thrown {
         self.pos.get_or_insert(pos);
         self
     }
@@ -199,16 +199,16 @@ impl fmt::Display for Thrown {
 /// call closures back.
 pub struct Ctx<'a> {
     /// What the script reaches outside itself.
-    pub host: &'a mut dyn Host,
+    pub(crate) host: &'a mut dyn Host,
     /// The dialect the running script is written in.
-    pub lang: Lang,
+    pub(crate) lang: Lang,
     #[allow(dead_code)] // the evaluator's, once it is built
     pub(crate) state: interp::State,
 }
 
 impl Ctx<'_> {
     /// Calls a closure (or any callable value) with these arguments.
-    pub fn call_value(&mut self, callee: &Value, args: Vec<Value>) -> Result<Value, Thrown> {
+    pub(crate) fn call_value(&mut self, callee: &Value, args: Vec<Value>) -> Result<Value, Thrown> {
         interp::call_value(self, callee, args)
     }
 }
@@ -217,7 +217,7 @@ impl Ctx<'_> {
 #[derive(Debug, Clone)]
 pub struct Script {
     /// The language the script is written in.
-    pub lang: Lang,
+    pub(crate) lang: Lang,
     pub(crate) code: Arc<interp::Compiled>,
 }
 

@@ -56,7 +56,7 @@ pub enum Value {
 pub struct ListObj {
     /// A json-smart `JSONArray` (what Jayway's `JsonPath.read` gives): a `List` whose
     /// `toString()` is its JSON text; Groovy's own printing (`"$list"`, `+`) is unchanged.
-    pub json: bool,
+    pub(crate) json: bool,
     /// Array, list or set.
     pub kind: ListKind,
     /// The elements, in order.
@@ -80,7 +80,7 @@ pub enum ListKind {
 #[derive(Debug, Default)]
 pub struct MapObj {
     /// A `TreeMap`: entries kept in key order.
-    pub sorted: bool,
+    pub(crate) sorted: bool,
     /// The entries, in the map's order.
     pub entries: Mutex<IndexMap<Key, Value>>,
 }
@@ -193,7 +193,7 @@ impl Value {
     }
 
     /// A json-smart `JSONArray` of these items.
-    pub fn json_array(items: Vec<Value>) -> Value {
+    pub(crate) fn json_array(items: Vec<Value>) -> Value {
         Value::List(Arc::new(ListObj { json: true, kind: ListKind::List, items: Mutex::new(items) }))
     }
 
@@ -271,7 +271,7 @@ impl Value {
     }
 
     /// The value as a double, when it is a number.
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Int(i) => Some(*i as f64),
             Value::Long(i) => Some(*i as f64),

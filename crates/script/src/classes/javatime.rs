@@ -140,7 +140,7 @@ pub enum PatternError {
 
 impl JavaDateFormat {
     /// Compiles a SimpleDateFormat pattern; the error names the offending letter/position.
-    pub fn compile(pattern: &str) -> Result<JavaDateFormat, PatternError> {
+    pub(crate) fn compile(pattern: &str) -> Result<JavaDateFormat, PatternError> {
         let mut items = Vec::new();
         let mut literal = String::new();
         // (letter, field, count, index of the run's first letter)
