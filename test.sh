@@ -63,4 +63,4 @@ else
 EOF
 fi
 
-exec cargo test --locked "$@"
+exec cargo test --workspace --locked "$@"

@@ -7,7 +7,7 @@
 use rand::rngs::SmallRng;
 use stampede::plan::script_host::{self, Level};
 use stampede::plan::template::{Scope, VarId};
-use stampede::script::{Host, HostRef, Lang, Script, Thrown, Value};
+use stampede_script::{Host, HostRef, Lang, Script, Thrown, Value};
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

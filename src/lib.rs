@@ -27,7 +27,7 @@
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   jmeter_cli ─► plan (its properties files)
-//!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1), which every module may use
+//!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1, script), which every module may use
 //! ```
 //!
 //! The rooms, in the order data passes through them:
@@ -57,6 +57,10 @@
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's
 //!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases).
+//! - `script`: the script interpreter (Groovy, BeanShell/Java, JavaScript, JEXL for JMeter's
+//!   JSR223, BeanShell and `__groovy`-family elements), a crate of its own (`crates/script`,
+//!   `stampede_script`) that depends on nothing of stampede's; the engine and the plan's
+//!   functions implement its `Host`.
 //! - [`watch`]: the system under test's resources (`run --watch`: `/proc`, Prometheus
 //!   endpoints and queries), sampled beside the load into the run directory; an output of the run.
 //! - [`mock`]: the built-in upstream for calibration, the demo and tests.
@@ -97,6 +101,7 @@ pub mod redact;
 pub mod report;
 pub mod run;
 pub mod rundir;
-pub mod script;
+// The interpreter, a crate of its own (crates/script); named `script` here as it was a module.
+pub(crate) use stampede_script as script;
 pub mod sweep;
 pub mod watch;

@@ -11,8 +11,7 @@
 use super::scripting::Exec;
 use super::session::Globals;
 use crate::mock::mirror::{Mirror, Options};
-use crate::script::value::{lock, Native};
-use crate::script::{Ctx, Thrown, Value};
+use crate::script::{lock, Ctx, Native, Thrown, Value};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -184,11 +183,9 @@ impl Native for MirrorServer {
                 self.stop();
                 Ok(Value::Null)
             }
-            ("getException", 0) => Ok(lock(&self.state)
-                .exception
-                .as_ref()
-                .map(crate::script::classes::exception_value)
-                .unwrap_or_default()),
+            ("getException", 0) => {
+                Ok(lock(&self.state).exception.as_ref().map(crate::script::exception_value).unwrap_or_default())
+            }
             ("isAlive", 0) => Ok(Value::Bool(lock(&self.state).mirror.as_ref().is_some_and(Mirror::is_alive))),
             ("getName", 0) => Ok(Value::str("HttpMirrorServer")),
             _ => Err(Thrown::no_method(CLASS, method)),

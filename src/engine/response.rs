@@ -1056,7 +1056,7 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
             }
             // The response data JMeter digests is the decoded body's bytes (`md5Hex(
             // getResponseData())`), whatever its charset.
-            let sum = crate::script::classes::md5(&f.bytes());
+            let sum = crate::script::md5(&f.bytes());
             let hex: String = sum.iter().map(|b| format!("{b:02x}")).collect();
             hex.eq_ignore_ascii_case(&want)
         }

@@ -11,8 +11,7 @@
 use super::session::UserVars;
 use crate::plan::scripting::{Place, SamplerInfo, ScriptEl};
 use crate::plan::template::Scope;
-use crate::script::value::{lock, Key};
-use crate::script::{FileAccess, Host, HostRef, Thrown, Value};
+use crate::script::{lock, FileAccess, Host, HostRef, Key, Thrown, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -541,7 +540,7 @@ impl Exec<'_> {
             return match method {
                 "add" => {
                     let Some(("org.apache.jmeter.protocol.http.control.Cookie", fields)) =
-                        args.first().and_then(crate::script::classes::jmeter_record)
+                        args.first().and_then(crate::script::jmeter_record)
                     else {
                         return Err(Thrown::new(
                             "groovy.lang.MissingMethodException",
@@ -638,9 +637,9 @@ impl Exec<'_> {
             "getHeaderManager" => Value::Host(HEADERS),
             "setHTTPFiles" => {
                 let mut files = Vec::new();
-                for f in args.first().and_then(crate::script::classes::items_of).unwrap_or_default() {
+                for f in args.first().and_then(crate::script::items_of).unwrap_or_default() {
                     let Some(("org.apache.jmeter.protocol.http.util.HTTPFileArg", fields)) =
-                        crate::script::classes::jmeter_record(&f)
+                        crate::script::jmeter_record(&f)
                     else {
                         return no_method("HTTPSamplerProxy", "setHTTPFiles");
                     };
@@ -703,7 +702,7 @@ fn all_args(info: &SamplerInfo, edits: &SamplerEdits) -> Vec<(String, String, bo
 /// `new Header(name, value)` as the library hands it over, or a name and a value.
 fn header_of(args: &[Value]) -> (String, String) {
     // JMeter's `new Header(name, value)`.
-    if let Some(nv) = args.first().and_then(crate::script::classes::header_fields) {
+    if let Some(nv) = args.first().and_then(crate::script::header_fields) {
         return nv;
     }
     match args {
@@ -877,6 +876,15 @@ impl Host for Exec<'_> {
 
     fn file(&mut self, path: &str, access: FileAccess) -> Result<PathBuf, Thrown> {
         allowed_file(self.env, &self.el.writes, path, access)
+    }
+
+    fn open(&mut self, path: &Path, access: FileAccess) -> std::io::Result<std::fs::File> {
+        let access = match access {
+            FileAccess::Read => crate::confine::Access::Read,
+            FileAccess::Append => crate::confine::Access::Append,
+            FileAccess::Write => crate::confine::Access::Write,
+        };
+        crate::confine::open(path, access)
     }
 
     fn system_property(&mut self, name: &str) -> Option<String> {

@@ -671,7 +671,7 @@ mod tests {
             let mut u = UserVars::new(s.vars.initial_values(), s.user_counters, n, Globals::new(s.global_counters));
             let a = u.script(&code, Lang::Groovy).unwrap();
             let b = u.script(&code, Lang::Groovy).unwrap();
-            assert!(Arc::ptr_eq(&a.code, &b.code), "user {n} runs its first compiled script again");
+            assert!(a.same_code(&b), "user {n} runs its first compiled script again");
             let kept = &u.named.as_ref().unwrap().first_scripts[0].1 .0;
             assert_eq!(&**kept, format!(r#"vars.put("seen", "{n}-1")"#), "user {n}");
             assert_eq!(u.values.len(), before, "no variable holds it");

@@ -633,7 +633,7 @@ impl VirtualUser {
                         counter_next_global(c, &ctx.shared.counters[c.slot as usize])
                     };
                     match &c.format {
-                        Some(f) => self.vars.set(c.var, &crate::script::classes::format_decimal(f, value)),
+                        Some(f) => self.vars.set(c.var, &crate::script::format_decimal(f, value)),
                         None => self.vars.set(c.var, &value.to_string()),
                     }
                     pc += 1;

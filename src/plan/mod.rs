@@ -18,7 +18,8 @@ pub mod flow;
 pub(crate) mod java_uri;
 pub mod jmx;
 pub mod jregex;
-pub mod jsonpath;
+// The JSONPath engine the interpreter's `JsonPath` shares with the JSON Extractor and Assertion.
+pub use crate::script::jsonpath;
 pub mod managers;
 pub mod markup;
 pub mod process;

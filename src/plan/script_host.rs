@@ -15,8 +15,7 @@
 //! that text; `var_entries` lists what `vars.entrySet()` shows.
 
 use crate::plan::template::Scope;
-use crate::script::value::{lock, Key};
-use crate::script::{HostRef, Lang, Thrown, Value};
+use crate::script::{lock, HostRef, Key, Lang, Thrown, Value};
 use indexmap::IndexMap;
 
 /// `vars`: the user's variables.
@@ -251,7 +250,7 @@ fn entry_list(map: &Value) -> Vec<Value> {
     let Value::Map(m) = map else { return Vec::new() };
     // `Map.Entry` objects, as JMeter's unmodifiable view gives them: `getKey()`/`getValue()`
     // as well as `key`/`value` (a map of two keys answered only the properties).
-    lock(&m.entries).iter().map(|(k, v)| crate::script::methods::Entry::value(k.0.clone(), v.clone(), None)).collect()
+    lock(&m.entries).iter().map(|(k, v)| Value::entry(k.0.clone(), v.clone())).collect()
 }
 
 /// `vars.get(k)`: the text, an object's `toString()`, or `None`.
@@ -377,7 +376,7 @@ pub fn log_call(
     }
     // `log.info(a, b, c)` in Groovy passes varargs; a list argument is `Object[]` too.
     let rest: Vec<Value> = match rest {
-        [Value::List(l)] if l.kind == crate::script::value::ListKind::Array => lock(&l.items).clone(),
+        [Value::List(l)] if l.kind == crate::script::ListKind::Array => lock(&l.items).clone(),
         r => r.to_vec(),
     };
     sink(l, &slf4j_format(&format.to_string(), &rest));

@@ -321,7 +321,7 @@ mod tests {
     /// The Counter's format is a `java.text.DecimalFormat` pattern (values from Java 17).
     #[test]
     fn counter_formats_are_decimal_formats() {
-        use crate::script::classes::format_decimal as f;
+        use crate::script::format_decimal as f;
         assert_eq!(
             [f("00", 1), f("00", 123), f("'user_'000", 7), f("#,##0", 1234567), f("0.0", -3)],
             ["01", "123", "user_007", "1,234,567", "-3.0"]

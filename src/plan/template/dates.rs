@@ -4,7 +4,7 @@
 //! the only locale; times are in the machine's offset.
 
 use super::{local_offset, Scope, Template, TemplateError, VarTable};
-use crate::script::classes::javatime::{JavaDateFormat, Parsed};
+use crate::script::{JavaDateFormat, Parsed};
 use rand::Rng;
 use std::fmt::Write as _;
 use time::{Date, Duration, OffsetDateTime, Time, UtcOffset};

@@ -14,8 +14,7 @@ use super::script::{self, Bindings, ScriptFn};
 use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
 use super::{local_offset, FifoCall, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
 use crate::plan::condition::{self, Condition};
-use crate::script::classes::javatime::JavaDateFormat;
-use crate::script::Lang;
+use crate::script::{JavaDateFormat, Lang};
 use rand::Rng;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -991,9 +990,8 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             count(name, n, 3, 4)?;
             let args = tmpls(0..3, sym)?;
             let source = dates::pattern(&args[1], "source format")?;
-            let target = dates::pattern(&args[2], "target format")?.unwrap_or_else(|| {
-                crate::script::classes::javatime::JavaDateFormat::compile_java_time("").expect("the empty pattern")
-            });
+            let target = dates::pattern(&args[2], "target format")?
+                .unwrap_or_else(|| JavaDateFormat::compile_java_time("").expect("the empty pattern"));
             let f = DateFn::Convert { date: args[0].clone(), source, target };
             return Ok(func(FuncKind::Date(Box::new(f)), store(3, sym)?));
         }
@@ -1003,8 +1001,7 @@ pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &st
             dates::locale(args.get(3))?;
             let format = match dates::pattern(&args[0], "format")? {
                 Some(f) => f,
-                None => crate::script::classes::javatime::JavaDateFormat::compile_java_time("yyyy-MM-dd")
-                    .expect("a valid pattern"),
+                None => JavaDateFormat::compile_java_time("yyyy-MM-dd").expect("a valid pattern"),
             };
             let f = DateFn::Random { format, start: args[1].clone(), end: args[2].clone() };
             return Ok(func(FuncKind::Date(Box::new(f)), store(4, sym)?));

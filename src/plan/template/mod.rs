@@ -53,7 +53,7 @@ pub enum TemplateError {
     #[error("{0}")]
     ScriptSyntax(String),
     #[error(transparent)]
-    DateFormat(#[from] crate::script::classes::javatime::PatternError),
+    DateFormat(#[from] crate::script::PatternError),
 }
 
 impl TemplateError {

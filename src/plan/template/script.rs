@@ -289,7 +289,7 @@ pub(crate) fn result_text(lang: Lang, v: &Value, host: &mut dyn Host) -> String 
         (Value::Double(_), Lang::JavaScript) => script_host::js_text(v),
         (Value::Map(m), Lang::BeanShell | Lang::Java | Lang::JavaScript | Lang::Jexl) => {
             // `AbstractMap.toString()`: `{k=v, ...}`.
-            let m = crate::script::value::lock(&m.entries);
+            let m = crate::script::lock(&m.entries);
             let items: Vec<String> = m.iter().map(|(k, v)| format!("{}={v}", k.0)).collect();
             format!("{{{}}}", items.join(", "))
         }
