@@ -31,8 +31,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sweep", &["rundir", "plan", "run::judge", "report::load_runs_window"]),
     // The progress line is one of the run's outputs.
     ("progress", &["record", "run"]),
-    // A run as a command asks for it: its run directory, its outputs, here or on agents.
-    ("launch", &["run", "dist", "engine", "plan", "record", "rundir", "export", "watch", "progress", "error"]),
+    // A run as a command asks for it: its run directory, its outputs, here or on agents, and
+    // what is said at its end (the report's table).
+    (
+        "launch",
+        &["run", "dist", "engine", "plan", "record", "rundir", "export", "watch", "progress", "error", "report"],
+    ),
     // Live metrics out: outputs of the run, reading its intervals.
     ("export", &["record", "run"]),
     // The system under test's resources: an output of the run, writing to the run directory.

@@ -40,7 +40,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
         Some(e) => e.dirs.iter().map(PathBuf::as_path).collect(),
         None => given,
     };
-    let place = super::run::run_place(Some(a.out.clone()), a.replace);
+    let place = crate::launch::place(Some(a.out.clone()), a.replace);
     let (run, dir) = merge::merge_into(&dirs, &place, &[], &mut |w| eprintln!("{w}")).map_err(refused)?;
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));

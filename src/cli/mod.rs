@@ -102,29 +102,10 @@ enum ArgError {
     EmptyName(String),
     #[error("`{0}` is not a duration (e.g. 30s, 5m, 250ms; at most 365 days)")]
     NotADuration(String),
-    #[error("{0}")]
-    Threshold(String),
     #[error("`{0}` is not a segment: give I/N, the I-th of N equal parts (e.g. 2/3)")]
     NotASegment(String),
     #[error("`{0}` is not an instant: give RFC 3339 with a time zone, e.g. 2026-12-01T10:00:00Z")]
     NotAnInstant(String),
-}
-
-/// `--watch SOURCE` (of `run` and `sweep`), read here rather than by clap: clap's error would
-/// echo the raw value, and a source's URL may hold a password or a token. The message names the
-/// flag and the value masked. The same source given twice is watched once (twice would only
-/// write every line twice and double the load on it).
-fn parse_watch(values: &[String]) -> Result<Vec<crate::watch::Source>, Error> {
-    let mut out: Vec<crate::watch::Source> = Vec::new();
-    for v in values {
-        let s = crate::watch::Source::parse(v).map_err(|e| {
-            Error::Usage(format!("invalid value '{}' for '--watch <SOURCE>': {e}", crate::watch::Source::mask(v)))
-        })?;
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    Ok(out)
 }
 
 /// Parses `name=value` (for `-J`).
@@ -138,15 +119,4 @@ fn parse_key_value(s: &str) -> Result<(String, String), ArgError> {
 
 fn parse_duration_arg(s: &str) -> Result<std::time::Duration, ArgError> {
     crate::plan::parse_duration(s).ok_or_else(|| ArgError::NotADuration(s.to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_same_source_twice_is_watched_once() {
-        let given: Vec<String> = ["pid:1", "proc:nginx", "pid:1"].map(String::from).to_vec();
-        assert_eq!(super::parse_watch(&given).unwrap().len(), 2);
-        let e = super::parse_watch(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err().to_string();
-        assert!(e.contains("--watch") && !e.contains("s3cret"), "{e}");
-    }
 }

@@ -54,7 +54,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// A pass/fail goal judged in every step (repeatable), as `run --threshold`.
-    #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
+    #[arg(long = "threshold", value_name = "GOAL", value_parser = threshold::parse)]
     pub thresholds: Vec<Threshold>,
     /// No progress display.
     #[arg(long, short)]
@@ -93,12 +93,8 @@ fn parse_loads(s: &str) -> Result<Loads, String> {
     sweep::parse_loads(s).map(Loads)
 }
 
-fn parse_threshold(s: &str) -> Result<Threshold, String> {
-    threshold::parse(s).map_err(|e| e.to_string())
-}
-
 pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
-    let watch = super::parse_watch(&a.watch)?;
+    let watch = crate::watch::Source::parse_all(&a.watch).map_err(Error::Usage)?;
     let settings = settings(&a)?.check()?;
     check_agent_flags(&a)?;
     // An address in use is said now, before any step; each later step binds it again.

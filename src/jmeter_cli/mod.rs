@@ -9,6 +9,7 @@
 //! else is refused as unknown. Nothing given is silently dropped.
 
 mod folders;
+pub(crate) mod log;
 mod options;
 mod parse;
 mod props;

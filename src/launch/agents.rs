@@ -4,9 +4,9 @@
 //! ([`crate::dist::controller::Agents`]).
 
 use super::Say;
+use crate::dist::controller::{self, Agents, Reach, SampleFiles};
 use crate::dist::link::{AgentLink, Gathering};
 use crate::dist::protocol::{self, Job, JobFile};
-use crate::dist::controller::{self, Agents, Reach, SampleFiles};
 use crate::error::Error;
 use crate::plan::{Overrides, Plan, QuickPlan};
 use base64::Engine as _;
@@ -70,8 +70,8 @@ impl OnAgents {
         };
         let (name, root, files, overrides) = match sent {
             Sent::PlanFile { overrides } => {
-                let j =
-                    crate::dist::ship::job_files(plan, &spec.ship, std::slice::from_ref(&spec.token_file)).map_err(Error::Usage)?;
+                let j = crate::dist::ship::job_files(plan, &spec.ship, std::slice::from_ref(&spec.token_file))
+                    .map_err(Error::Usage)?;
                 if let Some(note) = j.note.filter(|_| !spec.quiet) {
                     say(&format!("note: {note}"));
                 }
@@ -151,14 +151,17 @@ impl OnAgents {
         let spec = &self.spec;
         let Some(listen) = &spec.listen else {
             let tls = match &spec.agent_ca {
-                Some(ca) => Some(protocol::client_tls(&read(ca)?).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?),
+                Some(ca) => {
+                    Some(protocol::client_tls(&read(ca)?).map_err(|e| Error::Usage(format!("--agent-ca: {e}")))?)
+                }
                 None => None,
             };
             return Ok(Reach::Dial { addresses: spec.addresses.clone(), tls });
         };
         let tls = match &spec.cert {
             Some((cert, key)) => Some(
-                protocol::server_tls(&read(cert)?, &read(key)?).map_err(|e| Error::Usage(format!("--agent-cert: {e}")))?,
+                protocol::server_tls(&read(cert)?, &read(key)?)
+                    .map_err(|e| Error::Usage(format!("--agent-cert: {e}")))?,
             ),
             None => None,
         };

@@ -11,10 +11,14 @@
 //! - this file: [`Launch`], [`run_plan`], [`Finished`], [`Part`], [`Exports`], goals added to
 //!   a plan, the process's interrupts;
 //! - `agents`: a run on agents as asked ([`agents::OnAgents`]): its job, reaching the agents;
-//! - `aside`: the run a `--replace` on agents replaces, set aside until the agents accept.
+//! - `aside`: the run a `--replace` on agents replaces, set aside until the agents accept;
+//! - `conclude`: what is said when the run has ended ([`Finished::conclusion`]).
 
 pub mod agents;
 mod aside;
+mod conclude;
+
+pub use conclude::Said;
 
 use crate::engine;
 use crate::error::{exit, Error};
