@@ -12,11 +12,13 @@
 //!   a plan, the process's interrupts;
 //! - `agents`: a run on agents as asked ([`agents::OnAgents`]): its job, reaching the agents;
 //! - `aside`: the run a `--replace` on agents replaces, set aside until the agents accept;
-//! - `conclude`: what is said when the run has ended ([`Finished::conclusion`]).
+//! - `conclude`: what is said when the run has ended ([`Finished::conclusion`]);
+//! - `serve`: `stampede agent` as a process, listening or joining ([`serve::Serving`]).
 
 pub mod agents;
 mod aside;
 mod conclude;
+pub mod serve;
 
 pub use conclude::Said;
 
