@@ -79,14 +79,10 @@ async fn run(r: Request) -> Result<u8, Error> {
     Ok(code)
 }
 
-/// Writes the report of `run` into `dir`: `index.html`, and `statistics.json` in the shape of
-/// JMeter's dashboard (what CI scripts read).
+/// Writes the report of `run` into `dir` ([`crate::report::jmeter::write_dashboard`]) and
+/// says where.
 fn write_report(run: &crate::report::RunData, dir: &Path) -> Result<(), Error> {
-    let io = |path: std::path::PathBuf| move |source| Error::from(crate::rundir::Error::Io { path, source });
-    let index = dir.join("index.html");
-    std::fs::write(&index, crate::report::html::document(run)).map_err(io(index.clone()))?;
-    let stats = dir.join("statistics.json");
-    std::fs::write(&stats, crate::report::jmeter::statistics(&run.summary)).map_err(io(stats.clone()))?;
+    crate::report::jmeter::write_dashboard(run, dir)?;
     eprintln!("the report is in {}", dir.display());
     Ok(())
 }

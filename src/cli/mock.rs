@@ -71,15 +71,7 @@ pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
 
 /// `stampede mock --mirror`: JMeter's HTTP Mirror Server, on a loopback address only.
 async fn mirror(listen: &str) -> Result<u8, Error> {
-    let addr: std::net::SocketAddr = listen
-        .parse()
-        .map_err(|_| Error::Usage(format!("--listen `{listen}` is not an address (127.0.0.1:PORT or [::1]:PORT)")))?;
-    if addr.ip() != std::net::Ipv4Addr::LOCALHOST && addr.ip() != std::net::Ipv6Addr::LOCALHOST {
-        return Err(Error::Usage(format!(
-            "--mirror listens on 127.0.0.1 or [::1] only, not {}: it echoes what it receives",
-            addr.ip()
-        )));
-    }
+    let addr = mock::flags::mirror_address(listen).map_err(Error::Usage)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::Usage(format!("cannot listen on {listen}: {e}")))?;

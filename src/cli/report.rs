@@ -4,26 +4,12 @@
 
 use crate::error::{exit, Error};
 use crate::plan::threshold::{self, Threshold};
-use crate::report::compose::{self, Read};
+use crate::report::compose::{self, By, Format, Read};
 use crate::report::RunData;
 use crate::run::merge;
 use crate::rundir;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The run's facts, the seed documents' table, errors by kind, thresholds.
-    Md,
-    /// One self-contained page with charts (no script, style or font fetched from anywhere).
-    Html,
-    /// The shape of a run's summary.json (`total` and `labels`).
-    Json,
-    /// A row per label, the Total first.
-    Csv,
-    /// JUnit XML: one test case per threshold, for CI.
-    Junit,
-}
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -69,16 +55,6 @@ pub struct ReportArgs {
     pub windows: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum By {
-    /// A table per run given.
-    Run,
-    /// A table per part of a merged run (each agent's).
-    Agent,
-    /// A table per group of parts (`agent --group`), each group's parts read as one.
-    Group,
-}
-
 fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
     let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
     let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
@@ -92,18 +68,8 @@ impl ReportArgs {
     fn request(&self) -> compose::Request<'_> {
         compose::Request {
             runs: &self.runs,
-            format: match self.format {
-                Format::Md => compose::Format::Md,
-                Format::Html => compose::Format::Html,
-                Format::Json => compose::Format::Json,
-                Format::Csv => compose::Format::Csv,
-                Format::Junit => compose::Format::Junit,
-            },
-            by: self.by.map(|b| match b {
-                By::Run => compose::By::Run,
-                By::Agent => compose::By::Agent,
-                By::Group => compose::By::Group,
-            }),
+            format: self.format,
+            by: self.by,
             groups: &self.groups,
             from: self.from,
             to: self.to,

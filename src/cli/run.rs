@@ -264,13 +264,11 @@ fn parse_instant(s: &str) -> Result<time::OffsetDateTime, super::ArgError> {
         .map_err(|_| super::ArgError::NotAnInstant(s.to_string()))
 }
 
-/// Writes the run's HTML report (`report DIR --format html`) as `report.html` in its directory
-/// and says where; a report that cannot be written is said, the run stays whole.
-pub(super) fn write_html(dir: &std::path::Path) {
+/// Writes a run's (or a sweep's) HTML report, `document`, as `report.html` in its directory
+/// and says where; a report that cannot be made or written is said, the run stays whole.
+pub(super) fn write_html(dir: &std::path::Path, document: Result<String, Error>) {
     let html = dir.join(rundir::REPORT_HTML);
-    let written = super::report::load(dir)
-        .and_then(|run| super::report::write(Some(&html), &crate::report::html::document(&run)));
-    match written {
+    match document.and_then(|text| super::report::write(Some(&html), &text)) {
         Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
         Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
     }
@@ -318,12 +316,7 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
     let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let mut plan = a.load_plan()?;
     launch::add_goals(&mut plan, &a.thresholds, &a.stop_on)?;
-    for f in a.jtl.iter().filter(|f| !plan.result_files.contains(f)).collect::<Vec<_>>() {
-        plan.result_files.push(f.clone());
-    }
-    if a.delete_results {
-        launch::delete_results(&plan)?;
-    }
+    launch::add_results(&mut plan, &a.jtl, a.delete_results)?;
     if a.segment.is_some() {
         launch::part_goals(&mut plan, &|w| eprintln!("{w}"));
     }
@@ -335,14 +328,7 @@ pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
         time::OffsetDateTime::now_utc(),
     )?;
     part.agents = a.on_agents(&plan)?;
-    if a.data == DataMode::Split && !a.dist.on() {
-        crate::run::split_rows(&mut plan, &part.segment);
-    }
-    if !part.segment.is_full() {
-        for what in launch::whole_plan_rates(&plan) {
-            eprintln!("warning: {what} is kept by each generator, not split: the parts together run it once per part");
-        }
-    }
+    part.shape(&mut plan, a.data == DataMode::Split, &|w| eprintln!("{w}"));
     let place = launch::place(a.out.clone(), a.replace);
     run_plan(plan, launch(place, a.quiet, part, exports, watch)).await
 }
@@ -380,7 +366,7 @@ pub(super) async fn run_plan(plan: Plan, launch: Launch) -> Result<u8, Error> {
 }
 
 /// Prints the run's results (and its HTML report) and says its exit code.
-fn conclude(f: &Finished) -> u8 {
+pub(super) fn conclude(f: &Finished) -> u8 {
     for said in f.conclusion() {
         match said {
             Said::Out(text) => super::say(&text),
@@ -388,7 +374,7 @@ fn conclude(f: &Finished) -> u8 {
         }
     }
     if f.run_dir_failure().is_none() {
-        write_html(&f.dir);
+        write_html(&f.dir, super::report::load(&f.dir).map(|run| crate::report::html::document(&run)));
     }
     f.exit_code()
 }
