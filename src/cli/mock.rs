@@ -60,13 +60,7 @@ pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
         config.routes.len(),
         config.default.status
     );
-    let counters = Arc::new(Counters::default());
-    let shutdown = CancellationToken::new();
-    let server = tokio::spawn({
-        let (counters, shutdown) = (counters.clone(), shutdown.clone());
-        async move { mock::run(listener, &config, shutdown, counters).await }
-    });
-    stop_and_report(server, shutdown, &counters).await
+    serve(move |shutdown, counters| async move { mock::run(listener, &config, shutdown, counters).await }).await
 }
 
 /// `stampede mock --mirror`: JMeter's HTTP Mirror Server, on a loopback address only.
@@ -78,23 +72,20 @@ async fn mirror(listen: &str) -> Result<u8, Error> {
     let addr =
         listener.local_addr().map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
     eprintln!("stampede mock --mirror listening on http://{addr}/ (JMeter's HTTP Mirror Server); Ctrl-C to stop");
-    let counters = Arc::new(Counters::default());
-    let shutdown = CancellationToken::new();
     let verbose: mock::mirror::Verbose = Arc::new(|line: &str| println!("{line}"));
     let options = mock::mirror::Options { verbose: Some(verbose), ..Default::default() };
-    let server = tokio::spawn({
-        let (counters, shutdown) = (counters.clone(), shutdown.clone());
-        async move { mock::mirror::run(listener, options, shutdown, counters).await }
-    });
-    stop_and_report(server, shutdown, &counters).await
+    serve(move |shutdown, counters| mock::mirror::run(listener, options, shutdown, counters)).await
 }
 
-/// Waits for Ctrl-C/SIGTERM, stops the server and prints what it served.
-async fn stop_and_report(
-    server: tokio::task::JoinHandle<()>,
-    shutdown: CancellationToken,
-    counters: &Counters,
-) -> Result<u8, Error> {
+/// Serves with `server` until Ctrl-C/SIGTERM, stops it and prints what it served.
+async fn serve<S, F>(server: S) -> Result<u8, Error>
+where
+    S: FnOnce(CancellationToken, Arc<Counters>) -> F,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let counters = Arc::new(Counters::default());
+    let shutdown = CancellationToken::new();
+    let server = tokio::spawn(server(shutdown.clone(), counters.clone()));
     super::interrupted().await;
     shutdown.cancel();
     let _ = server.await;

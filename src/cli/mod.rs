@@ -76,13 +76,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
 /// The process's arguments, with `jmeter` put first when the binary was started as `jmeter`
 /// (a link of that name): a team's scripts then run `stampede jmeter` unchanged.
 pub fn argv() -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let called =
-        args.first().and_then(|a| std::path::Path::new(a).file_stem().map(|s| s.to_string_lossy().into_owned()));
-    if called.as_deref() == Some("jmeter") {
-        args.insert(1, "jmeter".into());
-    }
-    args
+    crate::jmeter_cli::as_called(std::env::args_os().collect())
 }
 
 /// Writes to stdout. A closed pipe (`stampede report DIR | head`) is not an error worth a
@@ -91,6 +85,19 @@ fn say(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
+/// The exit code of a command that read runs: a damaged one (a lower bound) first, as for a
+/// corrupt line, then a failed goal.
+fn read_exit(damaged: bool, goals_failed: bool) -> u8 {
+    use crate::error::exit;
+    if damaged {
+        exit::RUNTIME
+    } else if goals_failed {
+        exit::THRESHOLDS_FAILED
+    } else {
+        exit::OK
+    }
 }
 
 /// An argument's value that does not parse (clap shows it after the argument's name).

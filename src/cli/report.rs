@@ -35,7 +35,7 @@ pub struct ReportArgs {
     pub by: Option<By>,
     /// With several runs: after the whole, a table for this group of them,
     /// `NAME=RUN,RUN...` (e.g. `AWS=part-1,part-2`), each group's runs read as one (repeatable).
-    #[arg(long = "group", value_name = "NAME=RUN,...", value_parser = parse_group)]
+    #[arg(long = "group", value_name = "NAME=RUN,...", value_parser = compose::parse_group)]
     pub groups: Vec<(String, Vec<PathBuf>)>,
     /// Only the seconds from this time since the run's start on (e.g. `--from 5m` leaves the
     /// warm-up out): the numbers and charts of that window, from the interval log.
@@ -53,15 +53,6 @@ pub struct ReportArgs {
     /// the --from/--to window.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub windows: Option<u32>,
-}
-
-fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
-    let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
-    let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
-    if name.trim().is_empty() || runs.is_empty() {
-        return Err(format!("`{s}` is not NAME=RUN,RUN..."));
-    }
-    Ok((name.trim().to_string(), runs))
 }
 
 impl ReportArgs {
@@ -101,13 +92,7 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     if failed > 0 {
         eprintln!("{failed} threshold(s) failed");
     }
-    Ok(if loaded.damaged {
-        exit::RUNTIME
-    } else if failed > 0 {
-        exit::THRESHOLDS_FAILED
-    } else {
-        exit::OK
-    })
+    Ok(super::read_exit(loaded.damaged, failed > 0))
 }
 
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad

@@ -213,7 +213,7 @@ impl RunArgs {
             url: self.quick.url.clone().unwrap_or_default(),
             method: self.quick.method.clone(),
             body: match &self.quick.body_file {
-                Some(f) => Some(read_body_file(f)?),
+                Some(f) => Some(QuickPlan::read_body(f).map_err(Error::Usage)?),
                 None => self.quick.body.clone(),
             },
             headers: self.quick.headers.clone(),
@@ -272,14 +272,6 @@ pub(super) fn write_html(dir: &std::path::Path, document: Result<String, Error>)
         Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
         Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
     }
-}
-
-/// `--body-file`: the body, as text.
-pub(super) fn read_body_file(path: &std::path::Path) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Usage(format!("--body-file {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Error::Usage(format!("--body-file {}: not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
-    })
 }
 
 /// What a run on agents does when one is lost (`--on-agent-loss`).

@@ -179,40 +179,37 @@ fn check_agent_flags(a: &SweepArgs) -> Result<(), Error> {
 /// How the command line loads and runs a step: as `run` would.
 struct StepRuns<'a>(&'a SweepArgs);
 
-impl StepRuns<'_> {
-    /// The step's run as `run` would take it: its load as `sweep.load` and its users or rate.
-    fn run_args(&self, at: &StepAt) -> RunArgs {
-        let a = self.0;
-        let mut run = RunArgs {
-            plan: a.plan.clone(),
-            plan_args: a.plan_args.clone(),
-            quick: a.quick.clone(),
-            max_users: a.max_users,
-            duration: Some(a.step_duration),
-            ramp_up: a.ramp_up,
-            quiet: a.quiet,
-            ..RunArgs::default()
-        };
-        run.dist = a.agents.clone();
-        run.data = a.data;
-        run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(at.load)));
-        run.plan_args.properties.push(("sweep.step".into(), at.number.to_string()));
-        match (&a.users, a.plan.is_none()) {
-            (Some(_), _) => run.users = Some(at.load as u32),
-            (None, true) => run.rate = Some(at.load),
-            (None, false) => {}
-        }
-        run
+/// The step's run as `run` would take it: its load as `sweep.load` and its users or rate.
+fn run_args(a: &SweepArgs, at: &StepAt) -> RunArgs {
+    let mut run = RunArgs {
+        plan: a.plan.clone(),
+        plan_args: a.plan_args.clone(),
+        quick: a.quick.clone(),
+        max_users: a.max_users,
+        duration: Some(a.step_duration),
+        ramp_up: a.ramp_up,
+        quiet: a.quiet,
+        ..RunArgs::default()
+    };
+    run.dist = a.agents.clone();
+    run.data = a.data;
+    run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(at.load)));
+    run.plan_args.properties.push(("sweep.step".into(), at.number.to_string()));
+    match (&a.users, a.plan.is_none()) {
+        (Some(_), _) => run.users = Some(at.load as u32),
+        (None, true) => run.rate = Some(at.load),
+        (None, false) => {}
     }
+    run
 }
 
 impl Command for StepRuns<'_> {
     fn plan(&mut self, at: &StepAt) -> Result<Plan, Error> {
-        self.run_args(at).load_plan()
+        run_args(self.0, at).load_plan()
     }
 
     fn agents(&mut self, at: &StepAt, plan: &Plan) -> Result<Option<OnAgents>, Error> {
-        self.run_args(at).on_agents(plan)
+        run_args(self.0, at).on_agents(plan)
     }
 
     fn launch(&self, place: Place, quiet: bool, part: Part, exports: Exports, watch: Vec<Source>) -> Launch {

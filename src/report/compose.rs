@@ -45,6 +45,16 @@ pub enum By {
     Group,
 }
 
+/// `report --group NAME=RUN,RUN...`: a group's name and its runs.
+pub fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
+    let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
+    let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
+    if name.trim().is_empty() || runs.is_empty() {
+        return Err(format!("`{s}` is not NAME=RUN,RUN..."));
+    }
+    Ok((name.trim().to_string(), runs))
+}
+
 /// What `stampede report` is asked.
 #[derive(Debug)]
 pub struct Request<'a> {
