@@ -1,11 +1,12 @@
 //! `stampede agent`: a load generator that runs the parts of plans a controller
-//! (`stampede run --agents`) sends it (see [`crate::dist::agent`]).
+//! (`stampede run --agents`) sends it (see [`crate::dist::agent`]), served as
+//! [`crate::launch::serve`] says.
 
-use crate::error::Error;
+use crate::error::{exit, Error};
+use crate::launch::serve::{Meet, Serving};
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Args)]
 pub struct AgentArgs {
@@ -44,106 +45,20 @@ pub struct AgentArgs {
 }
 
 pub(super) async fn execute(a: AgentArgs) -> Result<u8, Error> {
-    let token = crate::launch::agents::read_token(&a.token_file)?;
-    let tls = match (&a.tls_cert, &a.tls_key) {
-        (Some(cert), Some(key)) => {
-            let read =
-                |p: &PathBuf| std::fs::read(p).map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())));
-            Some(
-                crate::dist::protocol::server_tls(&read(cert)?, &read(key)?)
-                    .map_err(|e| Error::Usage(format!("--tls-cert: {e}")))?,
-            )
-        }
-        _ => None,
+    let serving = Serving {
+        token: crate::launch::agents::read_token(&a.token_file)?,
+        tls: a.tls_cert.clone().zip(a.tls_key.clone()),
+        work_dir: a.work_dir.clone(),
+        group: a.group.clone(),
+        say: Arc::new(|line| eprintln!("{line}")),
+        out: Arc::new(|line| super::say(&format!("{line}\n"))),
+        leave: Arc::new(|| std::process::exit(i32::from(exit::INTERRUPTED))),
     };
-    let secure =
-        if tls.is_some() || a.controller_ca.is_some() { "TLS" } else { "plain TCP: use it on a private network" };
-    let work = a.work_dir.clone().unwrap_or_else(|| std::env::temp_dir().join("stampede-agent"));
-    std::fs::create_dir_all(&work)
-        .map_err(|e| Error::Usage(format!("cannot make the work directory {}: {e}", work.display())))?;
-    // Jobs' files may hold logins and tokens: this user's only.
-    crate::dist::agent::private(&work);
-    // As `run` does: a generator with thousands of users needs a descriptor each.
-    crate::run::raise_fd_limit();
-    if let Some(address) = &a.join {
-        return join(&a, address, token, work, secure).await;
-    }
-    let listener = tokio::net::TcpListener::bind(&a.listen)
-        .await
-        .map_err(|source| Error::Io { what: format!("cannot listen on {}", a.listen), source })?;
-    let addr = listener.local_addr().map_err(|source| Error::Io { what: "listening".into(), source })?;
-    super::say(&format!(
-        "stampede agent listening on {addr} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
-        crate::dist::protocol::PROTOCOL,
-        env!("CARGO_PKG_VERSION")
-    ));
-    let shutdown = CancellationToken::new();
-    let mut agent = crate::dist::agent::Agent::new(token, work, tls);
-    agent.group = a.group.clone();
-    agent.log = Arc::new(|line| eprintln!("{line}"));
-    let agent = Arc::new(agent);
-    let serve = tokio::spawn(agent.clone().serve(listener, shutdown.clone()));
-    super::interrupted().await;
-    shutdown.cancel();
-    let _ = serve.await;
-    // A job in progress stops gracefully with the agent's shutdown (its requests in flight get
-    // their graceful stop); a second Ctrl-C leaves at once.
-    if agent.is_busy() {
-        eprintln!("stopping the job in progress (Ctrl-C again to leave at once)");
-        let wait = async {
-            while agent.is_busy() {
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-        };
-        tokio::select! {
-            _ = wait => {}
-            _ = super::interrupted() => {}
-            _ = tokio::time::sleep(std::time::Duration::from_secs(120)) => {}
-        }
-    }
-    // A job left running when the process leaves keeps none of its files.
-    for e in agent.jobs().delete() {
-        eprintln!("{e}");
-    }
-    Ok(crate::error::exit::OK)
-}
-
-/// `--join`: one job from the controller at `address`, then exit.
-async fn join(a: &AgentArgs, address: &str, token: String, work: PathBuf, secure: &str) -> Result<u8, Error> {
-    let tls = match &a.controller_ca {
-        Some(ca) => {
-            let pem = std::fs::read(ca).map_err(|e| Error::Usage(format!("cannot read {}: {e}", ca.display())))?;
-            Some(crate::dist::protocol::client_tls(&pem).map_err(|e| Error::Usage(format!("--controller-ca: {e}")))?)
-        }
-        None => None,
-    };
-    super::say(&format!(
-        "stampede agent joining {address} (protocol {}, stampede {}, {secure}); Ctrl-C to stop\n",
-        crate::dist::protocol::PROTOCOL,
-        env!("CARGO_PKG_VERSION")
-    ));
-    let mut agent = crate::dist::agent::Agent::new(token, work, None);
-    agent.group = a.group.clone();
-    agent.log = Arc::new(|line| eprintln!("{line}"));
-    let shutdown = CancellationToken::new();
-    let signals = tokio::spawn({
-        let (shutdown, jobs) = (shutdown.clone(), agent.jobs());
-        async move {
-            super::interrupted().await;
-            eprintln!("stopping the job in progress (Ctrl-C again to leave at once)");
-            shutdown.cancel();
-            super::interrupted().await;
-            for e in jobs.delete() {
-                eprintln!("{e}");
-            }
-            std::process::exit(i32::from(crate::error::exit::INTERRUPTED));
-        }
-    });
-    let result = agent.join(address, tls.as_ref(), a.join_timeout, shutdown).await;
-    signals.abort();
-    match result {
-        Ok(()) => Ok(crate::error::exit::OK),
-        Err(crate::dist::protocol::Error::Refused(why)) => Err(Error::Usage(format!("the controller at {why}"))),
-        Err(e) => Err(Error::Usage(format!("joining {address}: {e}"))),
-    }
+    serving
+        .serve(match &a.join {
+            Some(address) => Meet::Join { address, controller_ca: a.controller_ca.as_deref(), timeout: a.join_timeout },
+            None => Meet::Listen(&a.listen),
+        })
+        .await?;
+    Ok(exit::OK)
 }

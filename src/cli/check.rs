@@ -4,12 +4,9 @@
 use super::plan_args::PlanArgs;
 use crate::error::{exit, Error};
 use crate::plan::describe;
-use crate::run::preflight;
+use crate::run::preflight::{self, idle_warnings};
 use clap::Args;
 use std::path::PathBuf;
-
-// `run` says the same warnings as `check`.
-pub(super) use preflight::{idle_warnings, run_time_warnings};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {

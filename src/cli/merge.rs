@@ -4,7 +4,7 @@
 //! percentiles are those of one histogram holding every sample; each part stays listed with its
 //! host, start skew, samples and CPU.
 
-use crate::error::{exit, Error};
+use crate::error::Error;
 use crate::report;
 use crate::run::merge;
 use crate::rundir;
@@ -40,7 +40,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
         Some(e) => e.dirs.iter().map(PathBuf::as_path).collect(),
         None => given,
     };
-    let place = super::run::run_place(Some(a.out.clone()), a.replace);
+    let place = crate::launch::place(Some(a.out.clone()), a.replace);
     let (run, dir) = merge::merge_into(&dirs, &place, &[], &mut |w| eprintln!("{w}")).map_err(refused)?;
     super::say(&format!("{}\n{}", report::table(&run.summary), report::facts(&run.meta, &run.summary)));
     super::say(&report::thresholds::lines(&run.summary.thresholds));
@@ -56,13 +56,7 @@ pub(super) fn execute(a: MergeArgs) -> Result<u8, Error> {
     for w in &run.summary.damage {
         eprintln!("warning: the run directory is damaged: {w}");
     }
-    Ok(if !run.summary.damage.is_empty() {
-        exit::RUNTIME
-    } else if run.summary.thresholds.iter().any(|t| !t.passed) {
-        exit::THRESHOLDS_FAILED
-    } else {
-        exit::OK
-    })
+    Ok(super::read_exit(!run.summary.damage.is_empty(), run.summary.thresholds.iter().any(|t| !t.passed)))
 }
 
 /// Keeps the record of the agents a run lost in its directory `dir` and says it under the

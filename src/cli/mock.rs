@@ -60,49 +60,32 @@ pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
         config.routes.len(),
         config.default.status
     );
-    let counters = Arc::new(Counters::default());
-    let shutdown = CancellationToken::new();
-    let server = tokio::spawn({
-        let (counters, shutdown) = (counters.clone(), shutdown.clone());
-        async move { mock::run(listener, &config, shutdown, counters).await }
-    });
-    stop_and_report(server, shutdown, &counters).await
+    serve(move |shutdown, counters| async move { mock::run(listener, &config, shutdown, counters).await }).await
 }
 
 /// `stampede mock --mirror`: JMeter's HTTP Mirror Server, on a loopback address only.
 async fn mirror(listen: &str) -> Result<u8, Error> {
-    let addr: std::net::SocketAddr = listen
-        .parse()
-        .map_err(|_| Error::Usage(format!("--listen `{listen}` is not an address (127.0.0.1:PORT or [::1]:PORT)")))?;
-    if addr.ip() != std::net::Ipv4Addr::LOCALHOST && addr.ip() != std::net::Ipv6Addr::LOCALHOST {
-        return Err(Error::Usage(format!(
-            "--mirror listens on 127.0.0.1 or [::1] only, not {}: it echoes what it receives",
-            addr.ip()
-        )));
-    }
+    let addr = mock::flags::mirror_address(listen).map_err(Error::Usage)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::Usage(format!("cannot listen on {listen}: {e}")))?;
     let addr =
         listener.local_addr().map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
     eprintln!("stampede mock --mirror listening on http://{addr}/ (JMeter's HTTP Mirror Server); Ctrl-C to stop");
-    let counters = Arc::new(Counters::default());
-    let shutdown = CancellationToken::new();
     let verbose: mock::mirror::Verbose = Arc::new(|line: &str| println!("{line}"));
     let options = mock::mirror::Options { verbose: Some(verbose), ..Default::default() };
-    let server = tokio::spawn({
-        let (counters, shutdown) = (counters.clone(), shutdown.clone());
-        async move { mock::mirror::run(listener, options, shutdown, counters).await }
-    });
-    stop_and_report(server, shutdown, &counters).await
+    serve(move |shutdown, counters| mock::mirror::run(listener, options, shutdown, counters)).await
 }
 
-/// Waits for Ctrl-C/SIGTERM, stops the server and prints what it served.
-async fn stop_and_report(
-    server: tokio::task::JoinHandle<()>,
-    shutdown: CancellationToken,
-    counters: &Counters,
-) -> Result<u8, Error> {
+/// Serves with `server` until Ctrl-C/SIGTERM, stops it and prints what it served.
+async fn serve<S, F>(server: S) -> Result<u8, Error>
+where
+    S: FnOnce(CancellationToken, Arc<Counters>) -> F,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let counters = Arc::new(Counters::default());
+    let shutdown = CancellationToken::new();
+    let server = tokio::spawn(server(shutdown.clone(), counters.clone()));
     super::interrupted().await;
     shutdown.cancel();
     let _ = server.await;

@@ -76,13 +76,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
 /// The process's arguments, with `jmeter` put first when the binary was started as `jmeter`
 /// (a link of that name): a team's scripts then run `stampede jmeter` unchanged.
 pub fn argv() -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let called =
-        args.first().and_then(|a| std::path::Path::new(a).file_stem().map(|s| s.to_string_lossy().into_owned()));
-    if called.as_deref() == Some("jmeter") {
-        args.insert(1, "jmeter".into());
-    }
-    args
+    crate::jmeter_cli::as_called(std::env::args_os().collect())
 }
 
 /// Writes to stdout. A closed pipe (`stampede report DIR | head`) is not an error worth a
@@ -91,6 +85,19 @@ fn say(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
+/// The exit code of a command that read runs: a damaged one (a lower bound) first, as for a
+/// corrupt line, then a failed goal.
+fn read_exit(damaged: bool, goals_failed: bool) -> u8 {
+    use crate::error::exit;
+    if damaged {
+        exit::RUNTIME
+    } else if goals_failed {
+        exit::THRESHOLDS_FAILED
+    } else {
+        exit::OK
+    }
 }
 
 /// An argument's value that does not parse (clap shows it after the argument's name).
@@ -102,29 +109,10 @@ enum ArgError {
     EmptyName(String),
     #[error("`{0}` is not a duration (e.g. 30s, 5m, 250ms; at most 365 days)")]
     NotADuration(String),
-    #[error("{0}")]
-    Threshold(String),
     #[error("`{0}` is not a segment: give I/N, the I-th of N equal parts (e.g. 2/3)")]
     NotASegment(String),
     #[error("`{0}` is not an instant: give RFC 3339 with a time zone, e.g. 2026-12-01T10:00:00Z")]
     NotAnInstant(String),
-}
-
-/// `--watch SOURCE` (of `run` and `sweep`), read here rather than by clap: clap's error would
-/// echo the raw value, and a source's URL may hold a password or a token. The message names the
-/// flag and the value masked. The same source given twice is watched once (twice would only
-/// write every line twice and double the load on it).
-fn parse_watch(values: &[String]) -> Result<Vec<crate::watch::Source>, Error> {
-    let mut out: Vec<crate::watch::Source> = Vec::new();
-    for v in values {
-        let s = crate::watch::Source::parse(v).map_err(|e| {
-            Error::Usage(format!("invalid value '{}' for '--watch <SOURCE>': {e}", crate::watch::Source::mask(v)))
-        })?;
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    Ok(out)
 }
 
 /// Parses `name=value` (for `-J`).
@@ -138,15 +126,4 @@ fn parse_key_value(s: &str) -> Result<(String, String), ArgError> {
 
 fn parse_duration_arg(s: &str) -> Result<std::time::Duration, ArgError> {
     crate::plan::parse_duration(s).ok_or_else(|| ArgError::NotADuration(s.to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_same_source_twice_is_watched_once() {
-        let given: Vec<String> = ["pid:1", "proc:nginx", "pid:1"].map(String::from).to_vec();
-        assert_eq!(super::parse_watch(&given).unwrap().len(), 2);
-        let e = super::parse_watch(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err().to_string();
-        assert!(e.contains("--watch") && !e.contains("s3cret"), "{e}");
-    }
 }

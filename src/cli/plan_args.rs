@@ -37,52 +37,14 @@ pub struct PlanArgs {
 
 impl PlanArgs {
     pub fn load_options(&self) -> Result<LoadOptions, Error> {
-        let mut opts = LoadOptions {
+        let (files, resolved) = (&self.property_files, &self.resolved_properties);
+        Ok(LoadOptions {
             skip_unsupported: self.skip_unsupported,
             strict: self.strict,
             allow_commands: self.allow_commands,
+            properties: crate::plan::properties::resolve(files, resolved, &self.properties).map_err(Error::Usage)?,
+            replacements: self.replacements.clone(),
             ..Default::default()
-        };
-        for f in &self.property_files {
-            let text = std::fs::read_to_string(f)
-                .map_err(|e| Error::Usage(format!("cannot read properties file {}: {e}", f.display())))?;
-            opts.properties.extend(crate::plan::properties::parse(&text));
-        }
-        opts.properties.extend(self.resolved_properties.iter().cloned());
-        for (name, value) in &self.properties {
-            // JMeter's `-Jname=` removes the property ("Removing JMeter property"): `__P`
-            // then reads its default, where one set to "" in a properties file reads "".
-            match value.is_empty() {
-                true => opts.properties.remove(name),
-                false => opts.properties.insert(name.clone(), value.clone()),
-            };
-        }
-        opts.replacements = self.replacements.clone();
-        Ok(opts)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// JMeter 5.6.3: `-Jempty=` removes the property (`${__P(empty,def)}` is `def`), a later
-    /// `-J` sets it again; `empty=` in a properties file sets it to "" (`__P` reads "").
-    #[test]
-    fn an_empty_j_value_removes_the_property_as_jmeter() {
-        let dir = std::env::temp_dir().join(format!("stampede-props-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("user.properties");
-        std::fs::write(&file, "empty=\nkept=\ngone=1\n").unwrap();
-        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
-        let args = PlanArgs {
-            properties: vec![kv("gone", ""), kv("again", "1"), kv("again", ""), kv("again", "2"), kv("unset", "")],
-            property_files: vec![file],
-            ..Default::default()
-        };
-        let props = args.load_options().unwrap().properties;
-        std::fs::remove_dir_all(&dir).unwrap();
-        let want: std::collections::HashMap<_, _> = [kv("empty", ""), kv("kept", ""), kv("again", "2")].into();
-        assert_eq!(props, want);
+        })
     }
 }

@@ -4,26 +4,12 @@
 
 use crate::error::{exit, Error};
 use crate::plan::threshold::{self, Threshold};
-use crate::report::compose::{self, Read};
+use crate::report::compose::{self, By, Format, Read};
 use crate::report::RunData;
 use crate::run::merge;
 use crate::rundir;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The run's facts, the seed documents' table, errors by kind, thresholds.
-    Md,
-    /// One self-contained page with charts (no script, style or font fetched from anywhere).
-    Html,
-    /// The shape of a run's summary.json (`total` and `labels`).
-    Json,
-    /// A row per label, the Total first.
-    Csv,
-    /// JUnit XML: one test case per threshold, for CI.
-    Junit,
-}
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -49,7 +35,7 @@ pub struct ReportArgs {
     pub by: Option<By>,
     /// With several runs: after the whole, a table for this group of them,
     /// `NAME=RUN,RUN...` (e.g. `AWS=part-1,part-2`), each group's runs read as one (repeatable).
-    #[arg(long = "group", value_name = "NAME=RUN,...", value_parser = parse_group)]
+    #[arg(long = "group", value_name = "NAME=RUN,...", value_parser = compose::parse_group)]
     pub groups: Vec<(String, Vec<PathBuf>)>,
     /// Only the seconds from this time since the run's start on (e.g. `--from 5m` leaves the
     /// warm-up out): the numbers and charts of that window, from the interval log.
@@ -69,41 +55,12 @@ pub struct ReportArgs {
     pub windows: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum By {
-    /// A table per run given.
-    Run,
-    /// A table per part of a merged run (each agent's).
-    Agent,
-    /// A table per group of parts (`agent --group`), each group's parts read as one.
-    Group,
-}
-
-fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
-    let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
-    let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
-    if name.trim().is_empty() || runs.is_empty() {
-        return Err(format!("`{s}` is not NAME=RUN,RUN..."));
-    }
-    Ok((name.trim().to_string(), runs))
-}
-
 impl ReportArgs {
     fn request(&self) -> compose::Request<'_> {
         compose::Request {
             runs: &self.runs,
-            format: match self.format {
-                Format::Md => compose::Format::Md,
-                Format::Html => compose::Format::Html,
-                Format::Json => compose::Format::Json,
-                Format::Csv => compose::Format::Csv,
-                Format::Junit => compose::Format::Junit,
-            },
-            by: self.by.map(|b| match b {
-                By::Run => compose::By::Run,
-                By::Agent => compose::By::Agent,
-                By::Group => compose::By::Group,
-            }),
+            format: self.format,
+            by: self.by,
             groups: &self.groups,
             from: self.from,
             to: self.to,
@@ -135,13 +92,7 @@ pub(super) fn execute(a: ReportArgs) -> Result<u8, Error> {
     if failed > 0 {
         eprintln!("{failed} threshold(s) failed");
     }
-    Ok(if loaded.damaged {
-        exit::RUNTIME
-    } else if failed > 0 {
-        exit::THRESHOLDS_FAILED
-    } else {
-        exit::OK
-    })
+    Ok(super::read_exit(loaded.damaged, failed > 0))
 }
 
 /// Reads a run for a report; a results file that cannot be read is bad input (exit 2), as a bad

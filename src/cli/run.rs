@@ -4,10 +4,8 @@
 
 use crate::engine;
 use crate::error::{exit, Error};
-use crate::launch::{self, Exports, Finished, Launch, Part};
-use crate::plan::{self, HttpVersion, Overrides, Plan, QuickPlan};
-use crate::report;
-use crate::run::RunDirOutput;
+use crate::launch::{self, Exports, Finished, Launch, Part, Said};
+use crate::plan::{HttpVersion, Overrides, Plan, QuickPlan};
 use crate::rundir;
 use clap::Args;
 use std::path::PathBuf;
@@ -38,13 +36,13 @@ pub struct RunArgs {
     pub quiet: bool,
     /// A pass/fail goal, `[LABEL:] METRIC OP VALUE` (e.g. `p95<300ms`, `Login: error_pct<1`),
     /// added to the plan's; the run exits 1 when one fails (repeatable).
-    #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
+    #[arg(long = "threshold", value_name = "GOAL", value_parser = crate::plan::threshold::parse)]
     pub thresholds: Vec<crate::plan::threshold::Threshold>,
     /// End the run early when a condition holds on every second's numbers for a while:
     /// `[LABEL:] METRIC OP VALUE [for DURATION]` (e.g. `error_pct>5 for 60s`, `Login: p95>2s for
     /// 5m`), added to the plan's `stop_on`; the run then exits 1, the reason in its meta.json
     /// (repeatable).
-    #[arg(long = "stop-on", value_name = "CONDITION", value_parser = parse_stop_on)]
+    #[arg(long = "stop-on", value_name = "CONDITION", value_parser = crate::plan::threshold::parse_stop_on)]
     pub stop_on: Vec<crate::plan::threshold::StopOn>,
     /// Sample the system under test every second into the run directory (`watch.jsonl`), shown
     /// in reports and `compare`: `pid:PID` or `proc:NAME` (CPU in cores, memory, threads, open
@@ -200,9 +198,9 @@ impl RunArgs {
                 let mut loaded = Plan::load_with(path, &self.plan_args.load_options()?)?;
                 launch::override_workloads(&mut loaded.plan, &self.overrides());
                 if let Some(elements) = &loaded.elements {
-                    warn_elements(elements, path);
+                    crate::run::preflight::element_warnings(elements, path).iter().for_each(|w| eprintln!("{w}"));
                 }
-                super::check::idle_warnings(&loaded.plan).iter().for_each(|w| eprintln!("{w}"));
+                crate::run::preflight::idle_warnings(&loaded.plan).iter().for_each(|w| eprintln!("{w}"));
                 Ok(loaded.plan)
             }
             (None, Some(_)) => Ok(self.quick_plan()?.into_plan()?),
@@ -215,7 +213,7 @@ impl RunArgs {
             url: self.quick.url.clone().unwrap_or_default(),
             method: self.quick.method.clone(),
             body: match &self.quick.body_file {
-                Some(f) => Some(read_body_file(f)?),
+                Some(f) => Some(QuickPlan::read_body(f).map_err(Error::Usage)?),
                 None => self.quick.body.clone(),
             },
             headers: self.quick.headers.clone(),
@@ -254,23 +252,6 @@ impl RunArgs {
     }
 }
 
-/// What a JMX plan runs only in part, or not at all, as `check` says it.
-fn warn_elements(elements: &[plan::jmx::ElementReport], path: &std::path::Path) {
-    for r in elements.iter().filter(|r| r.status == plan::jmx::Status::Skipped) {
-        eprintln!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note);
-    }
-    for line in super::check::run_time_warnings(elements, &path.display().to_string()) {
-        eprintln!("{line}");
-    }
-    let partial = elements.iter().filter(|r| r.status == plan::jmx::Status::Partial).count();
-    if partial > 0 {
-        eprintln!(
-            "warning: {partial} element(s) run only in part, not quite as JMeter runs them; `stampede check {}` says how",
-            path.display()
-        );
-    }
-}
-
 /// `I/N`, and its name as `meta.json` keeps it (`01 / 3` is `1/3`).
 fn parse_segment(s: &str) -> Result<(engine::segment::Segment, String), super::ArgError> {
     let seg = engine::segment::Segment::parse(s).map_err(|_| super::ArgError::NotASegment(s.to_string()))?;
@@ -283,24 +264,14 @@ fn parse_instant(s: &str) -> Result<time::OffsetDateTime, super::ArgError> {
         .map_err(|_| super::ArgError::NotAnInstant(s.to_string()))
 }
 
-/// Writes the run's HTML report (`report DIR --format html`) as `report.html` in its directory
-/// and says where; a report that cannot be written is said, the run stays whole.
-pub(super) fn write_html(dir: &std::path::Path) {
+/// Writes a run's (or a sweep's) HTML report, `document`, as `report.html` in its directory
+/// and says where; a report that cannot be made or written is said, the run stays whole.
+pub(super) fn write_html(dir: &std::path::Path, document: Result<String, Error>) {
     let html = dir.join(rundir::REPORT_HTML);
-    let written = super::report::load(dir)
-        .and_then(|run| super::report::write(Some(&html), &crate::report::html::document(&run)));
-    match written {
+    match document.and_then(|text| super::report::write(Some(&html), &text)) {
         Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
         Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
     }
-}
-
-/// `--body-file`: the body, as text.
-pub(super) fn read_body_file(path: &std::path::Path) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Usage(format!("--body-file {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Error::Usage(format!("--body-file {}: not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
-    })
 }
 
 /// What a run on agents does when one is lost (`--on-agent-loss`).
@@ -331,50 +302,27 @@ pub(super) fn parse_rate(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_threshold(s: &str) -> Result<crate::plan::threshold::Threshold, super::ArgError> {
-    crate::plan::threshold::parse(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
-}
-
-fn parse_stop_on(s: &str) -> Result<crate::plan::threshold::StopOn, super::ArgError> {
-    crate::plan::threshold::parse_stop_on(s).map_err(|e| super::ArgError::Threshold(e.to_string()))
-}
-
-/// Where `--out DIR` (or its absence) and `--replace` put the run directory.
-pub(super) fn run_place(out: Option<PathBuf>, replace: bool) -> rundir::Place {
-    launch::place(out, replace)
-}
-
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
-    let watch = super::parse_watch(&a.watch)?;
+    let watch = crate::watch::Source::parse_all(&a.watch).map_err(Error::Usage)?;
     a.check_flags()?;
     let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let mut plan = a.load_plan()?;
     launch::add_goals(&mut plan, &a.thresholds, &a.stop_on)?;
-    for f in a.jtl.iter().filter(|f| !plan.result_files.contains(f)).collect::<Vec<_>>() {
-        plan.result_files.push(f.clone());
-    }
-    if a.delete_results {
-        launch::delete_results(&plan)?;
-    }
+    launch::add_results(&mut plan, &a.jtl, a.delete_results)?;
     if a.segment.is_some() {
         launch::part_goals(&mut plan, &|w| eprintln!("{w}"));
     }
-    let mut part = Part::new(a.segment.clone(), a.start_at, a.group.clone(), a.data == DataMode::Split, now())?;
+    let mut part = Part::new(
+        a.segment.clone(),
+        a.start_at,
+        a.group.clone(),
+        a.data == DataMode::Split,
+        time::OffsetDateTime::now_utc(),
+    )?;
     part.agents = a.on_agents(&plan)?;
-    if a.data == DataMode::Split && !a.dist.on() {
-        crate::run::split_rows(&mut plan, &part.segment);
-    }
-    if !part.segment.is_full() {
-        for what in launch::whole_plan_rates(&plan) {
-            eprintln!("warning: {what} is kept by each generator, not split: the parts together run it once per part");
-        }
-    }
+    part.shape(&mut plan, a.data == DataMode::Split, &|w| eprintln!("{w}"));
     let place = launch::place(a.out.clone(), a.replace);
     run_plan(plan, launch(place, a.quiet, part, exports, watch)).await
-}
-
-fn now() -> time::OffsetDateTime {
-    time::OffsetDateTime::now_utc()
 }
 
 /// A run as the command line asks for it: lines said on stderr, a second Ctrl-C on agents
@@ -409,47 +357,16 @@ pub(super) async fn run_plan(plan: Plan, launch: Launch) -> Result<u8, Error> {
     })
 }
 
-/// Prints the run's results and says its exit code.
-fn conclude(f: &Finished) -> u8 {
-    let (r, out) = (&f.result, f.dir.as_path());
-    f.watch_failures.iter().for_each(|w| eprintln!("warning: {w}"));
-    // The results file's failure first, as before the table.
-    for e in r.failures.iter().filter(|f| f.output != RunDirOutput::NAME) {
-        eprintln!("error: {e}");
-    }
-    super::say(&format!("{}\n{}", report::table(&r.summary), report::facts(&r.meta, &r.summary)));
-    super::say(&report::thresholds::lines(&r.summary.thresholds));
-    // A run on agents that lost one says what its figures miss (`lost.json`, by the controller).
-    match rundir::lost::read(out) {
-        Ok(Some(lost)) => super::say(&report::lost::terminal(&lost)),
-        Ok(None) => {}
-        Err(e) => eprintln!("warning: {e}"),
-    }
-    if f.out_of_fds() > 0 {
-        eprintln!(
-            "warning: {} requests failed because the generator ran out of file descriptors (limit {}): \
-             those are not failures of the server; raise the limit with `ulimit -n`",
-            f.out_of_fds(),
-            f.fd_limit.map_or("unknown".into(), |l| l.to_string())
-        );
-    }
-    if let Some(e) = f.run_dir_failure() {
-        eprintln!("error: {e}");
-        return f.exit_code();
-    }
-    if !r.meta.watch.is_empty() {
-        match rundir::watch::read_summary(out) {
-            Ok(Some(w)) => {
-                if let Some(why) = &w.warning {
-                    eprintln!("warning: {why}");
-                }
-                super::say(&format!("\n{}", report::watch::markdown(&w)))
-            }
-            Ok(None) => {}
-            Err(e) => eprintln!("warning: {e}"),
+/// Prints the run's results (and its HTML report) and says its exit code.
+pub(super) fn conclude(f: &Finished) -> u8 {
+    for said in f.conclusion() {
+        match said {
+            Said::Out(text) => super::say(&text),
+            Said::Note(line) => eprintln!("{line}"),
         }
     }
-    super::say(&format!("Run directory: {}\n", out.display()));
-    write_html(out);
+    if f.run_dir_failure().is_none() {
+        write_html(&f.dir, super::report::load(&f.dir).map(|run| crate::report::html::document(&run)));
+    }
     f.exit_code()
 }

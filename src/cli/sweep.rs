@@ -1,19 +1,23 @@
 //! `stampede sweep`: one plan (or `--url`) run step after step at the loads given, back to back,
 //! each step a run directory of its own in the sweep's directory (each opens its own
 //! connections, as a fresh JMeter run would), in this process or on agents. The steps are
-//! driven by [`crate::sweep::driver`]; this file reads the arguments, says how a step is loaded
-//! and run ([`Steps`]), prints, and picks the exit code.
+//! driven by [`crate::sweep::driver`] through [`crate::launch::steps`]; this file reads the
+//! arguments, says how a step is loaded as `run` loads a plan ([`StepRuns`]) and prints.
 
 use super::run::{DataMode, OnAgentLoss, QuickArgs, RunArgs};
-use crate::error::{exit, Error};
-use crate::launch::{self, Exports, Part};
+use crate::error::Error;
+use crate::launch::agents::OnAgents;
+use crate::launch::steps::{self, Command, Steps};
+use crate::launch::{self, Exports, Finished, Launch, Part};
 use crate::plan::threshold::{self, Threshold};
 use crate::plan::Plan;
-use crate::rundir::{self, Place};
-use crate::sweep::driver::{self, Ended, Runner, Settings, StepAt};
+use crate::rundir::Place;
+use crate::sweep::driver::{self, Settings, StepAt};
 use crate::sweep::{self, Load};
+use crate::watch::Source;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Args)]
@@ -54,7 +58,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// A pass/fail goal judged in every step (repeatable), as `run --threshold`.
-    #[arg(long = "threshold", value_name = "GOAL", value_parser = parse_threshold)]
+    #[arg(long = "threshold", value_name = "GOAL", value_parser = threshold::parse)]
     pub thresholds: Vec<Threshold>,
     /// No progress display.
     #[arg(long, short)]
@@ -93,47 +97,33 @@ fn parse_loads(s: &str) -> Result<Loads, String> {
     sweep::parse_loads(s).map(Loads)
 }
 
-fn parse_threshold(s: &str) -> Result<Threshold, String> {
-    threshold::parse(s).map_err(|e| e.to_string())
-}
-
 pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
-    let watch = super::parse_watch(&a.watch)?;
+    let watch = crate::watch::Source::parse_all(&a.watch).map_err(Error::Usage)?;
     let settings = settings(&a)?.check()?;
     check_agent_flags(&a)?;
     // An address in use is said now, before any step; each later step binds it again.
     let exports = Exports::parse(&a.export, a.export_tag.clone())?;
-    // Ctrl-C between steps ends the sweep too (during a step, the step's run hears it first).
-    let stop = tokio_util::sync::CancellationToken::new();
-    let signals = tokio::spawn({
-        let stop = stop.clone();
-        async move {
-            super::interrupted().await;
-            stop.cancel();
-        }
-    });
-    let mut steps = Steps { a: &a, watch, exports: Some(exports) };
-    let outcome = driver::drive(&settings, &mut steps, &stop).await;
-    signals.abort();
-    let outcome = outcome?;
-    let Some(dir) = &outcome.dir else {
-        return Ok(if outcome.ended == Ended::Interrupted { exit::INTERRUPTED } else { exit::OK });
+    let steps = Steps {
+        command: StepRuns(&a),
+        load: settings.load,
+        quick: a.plan.is_none(),
+        loads: a.users.as_ref().or(a.rates.as_ref()).map_or(0, |l| l.0.len()),
+        refine: a.refine,
+        step_duration: a.step_duration,
+        quiet: a.quiet,
+        watch,
+        exports: Some(exports),
+        export: (a.export.clone(), a.export_tag.clone()),
+        say: Arc::new(|line| eprintln!("{line}")),
     };
+    let outcome = steps.drive(&settings).await?;
+    let Some(dir) = &outcome.dir else { return Ok(steps::exit_code(&outcome)) };
     let record = &outcome.record;
     super::say(&format!("\n{}", sweep::markdown(record)));
     super::say(&format!("Sweep directory: {}\n", dir.display()));
-    let html = dir.join(rundir::REPORT_HTML);
-    match super::report::write(Some(&html), &crate::report::sweep_html::document(&[(record.plan_name.clone(), record)]))
-    {
-        Ok(()) => super::say(&format!("HTML report: {}\n", html.display())),
-        Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
-    }
-    Ok(match outcome.ended {
-        Ended::Interrupted => exit::INTERRUPTED,
-        Ended::Incomplete => exit::RUNTIME,
-        Ended::Whole if outcome.goals_failed => exit::THRESHOLDS_FAILED,
-        Ended::Whole => exit::OK,
-    })
+    let html = crate::report::sweep_html::document(&[(record.plan_name.clone(), record)]);
+    super::run::write_html(dir, Ok(html));
+    Ok(steps::exit_code(&outcome))
 }
 
 /// The sweep's settings as given; [`Settings::check`] says what is wrong with them.
@@ -186,94 +176,47 @@ fn check_agent_flags(a: &SweepArgs) -> Result<(), Error> {
     Ok(())
 }
 
-/// How a step of `sweep` is loaded and run: a run in this process, or on the agents.
-struct Steps<'a> {
-    a: &'a SweepArgs,
-    watch: Vec<crate::watch::Source>,
-    /// The first step's exports, bound before the sweep started.
-    exports: Option<Exports>,
+/// How the command line loads and runs a step: as `run` would.
+struct StepRuns<'a>(&'a SweepArgs);
+
+/// The step's run as `run` would take it: its load as `sweep.load` and its users or rate.
+fn run_args(a: &SweepArgs, at: &StepAt) -> RunArgs {
+    let mut run = RunArgs {
+        plan: a.plan.clone(),
+        plan_args: a.plan_args.clone(),
+        quick: a.quick.clone(),
+        max_users: a.max_users,
+        duration: Some(a.step_duration),
+        ramp_up: a.ramp_up,
+        quiet: a.quiet,
+        ..RunArgs::default()
+    };
+    run.dist = a.agents.clone();
+    run.data = a.data;
+    run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(at.load)));
+    run.plan_args.properties.push(("sweep.step".into(), at.number.to_string()));
+    match (&a.users, a.plan.is_none()) {
+        (Some(_), _) => run.users = Some(at.load as u32),
+        (None, true) => run.rate = Some(at.load),
+        (None, false) => {}
+    }
+    run
 }
 
-impl Steps<'_> {
-    /// The step's run as `run` would take it: its load as `sweep.load` and its users or rate.
-    fn run_args(&self, at: &StepAt) -> RunArgs {
-        let a = self.a;
-        let mut run = RunArgs {
-            plan: a.plan.clone(),
-            plan_args: a.plan_args.clone(),
-            quick: a.quick.clone(),
-            max_users: a.max_users,
-            duration: Some(a.step_duration),
-            ramp_up: a.ramp_up,
-            quiet: a.quiet,
-            ..RunArgs::default()
-        };
-        run.dist = a.agents.clone();
-        run.data = a.data;
-        run.plan_args.properties.push(("sweep.load".into(), sweep::show_load(at.load)));
-        run.plan_args.properties.push(("sweep.step".into(), at.number.to_string()));
-        match (&a.users, a.plan.is_none()) {
-            (Some(_), _) => run.users = Some(at.load as u32),
-            (None, true) => run.rate = Some(at.load),
-            (None, false) => {}
-        }
-        run
-    }
-
-    /// The step's exports, its series labelled `SWEEP/STEP`. A `prometheus=` address, freed by
-    /// the step before, is bound again (tried for a moment: its last client may still hold it).
-    async fn exports(&mut self, dir: &Path) -> Result<Exports, Error> {
-        let mut exports = match self.exports.take() {
-            Some(e) => e,
-            None => Exports::parse_again(&self.a.export, self.a.export_tag.clone()).await?,
-        };
-        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        exports.run_id = Some(format!("{}/{}", dir.parent().map(name).unwrap_or_default(), name(dir)));
-        Ok(exports)
-    }
-}
-
-impl Runner for Steps<'_> {
-    type Error = Error;
-
+impl Command for StepRuns<'_> {
     fn plan(&mut self, at: &StepAt) -> Result<Plan, Error> {
-        let a = self.a;
-        if !a.quiet {
-            let loads = a.users.as_ref().or(a.rates.as_ref()).map_or(0, |l| l.0.len());
-            let of = if at.refining > 0 {
-                format!("refine {}/{}", at.refining, a.refine)
-            } else {
-                format!("{}/{loads}", at.number)
-            };
-            let what = if a.users.is_some() { Load::Users } else { Load::Rate };
-            eprintln!("\n== step {of}: {} {}", sweep::show_load(at.load), what.title().to_lowercase());
-        }
-        let mut plan = self.run_args(at).load_plan()?;
-        match (&a.users, &a.plan) {
-            (Some(_), _) => driver::runs_users(&plan, at.load as usize)?,
-            (None, Some(_)) => driver::hold_rate(&mut plan, at.load, a.step_duration)?,
-            (None, None) => {}
-        }
-        Ok(plan)
+        run_args(self.0, at).load_plan()
     }
 
-    async fn run(&mut self, plan: Plan, at: &StepAt, dir: &Path) -> Result<Ended, Error> {
-        // On agents, the same run: the controller's merged seconds feed the step's outputs
-        // (its directory, --watch, --export) as this process's engine does.
-        let mut part = Part::default();
-        if self.a.agents.on() {
-            let mut run = self.run_args(at);
-            run.out = Some(dir.to_path_buf());
-            part.agents = run.on_agents(&plan)?;
-        }
-        let exports = self.exports(dir).await?;
-        let place = Place::Exact { dir: dir.to_path_buf(), replace: false };
-        let launch = super::run::launch(place, self.a.quiet, part, exports, self.watch.clone());
-        let code = super::run::run_plan(plan, launch).await?;
-        Ok(match code {
-            exit::INTERRUPTED => Ended::Interrupted,
-            exit::RUNTIME => Ended::Incomplete,
-            _ => Ended::Whole,
-        })
+    fn agents(&mut self, at: &StepAt, plan: &Plan) -> Result<Option<OnAgents>, Error> {
+        run_args(self.0, at).on_agents(plan)
+    }
+
+    fn launch(&self, place: Place, quiet: bool, part: Part, exports: Exports, watch: Vec<Source>) -> Launch {
+        super::run::launch(place, quiet, part, exports, watch)
+    }
+
+    fn conclude(&self, finished: &Finished) -> u8 {
+        super::run::conclude(finished)
     }
 }

@@ -9,6 +9,7 @@
 //! else is refused as unknown. Nothing given is silently dropped.
 
 mod folders;
+pub(crate) mod log;
 mod options;
 mod parse;
 mod props;
@@ -23,6 +24,16 @@ use options::{TOKEN_ENV, TOKEN_PROPERTY};
 use parse::Prop;
 use props::{agent_addresses, global_properties, local_properties, property};
 use std::path::{Path, PathBuf};
+
+/// A process's arguments `args`, with `jmeter` put first when the binary was started as
+/// `jmeter` (a link of that name).
+pub(crate) fn as_called(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let called = args.first().and_then(|a| Path::new(a).file_stem().map(|s| s.to_string_lossy().into_owned()));
+    if called.as_deref() == Some("jmeter") {
+        args.insert(1, "jmeter".into());
+    }
+    args
+}
 
 /// A JMeter command line stampede refuses, in words that name the option: bad input, nothing
 /// was sent.

@@ -11,10 +11,18 @@
 //! - this file: [`Launch`], [`run_plan`], [`Finished`], [`Part`], [`Exports`], goals added to
 //!   a plan, the process's interrupts;
 //! - `agents`: a run on agents as asked ([`agents::OnAgents`]): its job, reaching the agents;
-//! - `aside`: the run a `--replace` on agents replaces, set aside until the agents accept.
+//! - `aside`: the run a `--replace` on agents replaces, set aside until the agents accept;
+//! - `conclude`: what is said when the run has ended ([`Finished::conclusion`]);
+//! - `serve`: `stampede agent` as a process, listening or joining ([`serve::Serving`]);
+//! - `steps`: a sweep's steps as runs ([`steps::Steps`]).
 
 pub mod agents;
 mod aside;
+mod conclude;
+pub mod serve;
+pub mod steps;
+
+pub use conclude::Said;
 
 use crate::engine;
 use crate::error::{exit, Error};
@@ -164,6 +172,21 @@ impl Part {
         let segment = segment.map(|(s, _)| s).unwrap_or_default();
         Ok(Part { segment, meta, start_at: start_at.map(std::time::SystemTime::from), agents: None })
     }
+
+    /// The plan as this part runs it: its data files' rows dealt to the parts (`data_split`,
+    /// in this process: agents deal their own), and what each part keeps whole said to `say`.
+    pub fn shape(&self, plan: &mut Plan, data_split: bool, say: &dyn Fn(&str)) {
+        if data_split && self.agents.is_none() {
+            run::split_rows(plan, &self.segment);
+        }
+        if !self.segment.is_full() {
+            for what in whole_plan_rates(plan) {
+                say(&format!(
+                    "warning: {what} is kept by each generator, not split: the parts together run it once per part"
+                ));
+            }
+        }
+    }
 }
 
 /// Replaces every scenario's workload figures by those given (`--users`, `--duration`...).
@@ -245,9 +268,15 @@ pub fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
     found
 }
 
-/// JMeter's `-f`: every results file of the plan (its listeners', `--jtl`) is deleted once the
-/// plan has loaded, not before: a plan that does not load leaves earlier results be.
-pub fn delete_results(plan: &Plan) -> Result<(), Error> {
+/// Adds the results files `files` (`--jtl`) to the plan's own (its listeners'); with `delete`,
+/// JMeter's `-f`, every one is deleted once the plan has loaded, not before: a plan that does
+/// not load leaves earlier results be.
+pub fn add_results(plan: &mut Plan, files: &[PathBuf], delete: bool) -> Result<(), Error> {
+    let new: Vec<PathBuf> = files.iter().filter(|f| !plan.result_files.contains(f)).cloned().collect();
+    plan.result_files.extend(new);
+    if !delete {
+        return Ok(());
+    }
     for f in &plan.result_files {
         match std::fs::remove_file(f) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

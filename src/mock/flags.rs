@@ -8,6 +8,19 @@ use std::path::Path;
 pub const STATUS: u16 = 200;
 pub const BODY: &str = "OK";
 
+/// `--mirror`'s `--listen`: a loopback address only, since the mirror echoes what it receives.
+pub fn mirror_address(listen: &str) -> Result<std::net::SocketAddr, String> {
+    let addr: std::net::SocketAddr =
+        listen.parse().map_err(|_| format!("--listen `{listen}` is not an address (127.0.0.1:PORT or [::1]:PORT)"))?;
+    if addr.ip() != std::net::Ipv4Addr::LOCALHOST && addr.ip() != std::net::Ipv6Addr::LOCALHOST {
+        return Err(format!(
+            "--mirror listens on 127.0.0.1 or [::1] only, not {}: it echoes what it receives",
+            addr.ip()
+        ));
+    }
+    Ok(addr)
+}
+
 /// The flags, as given.
 #[derive(Debug)]
 pub struct Flags<'a> {

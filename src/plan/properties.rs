@@ -70,9 +70,50 @@ fn unescape(c: char) -> char {
     }
 }
 
+/// The properties a plan is read with, as JMeter sets them: each properties file's (`-p`) in
+/// order, then those already resolved (set as they are, an empty one kept as ""), then `-J`'s,
+/// where `-Jname=` removes the property ("Removing JMeter property": `__P` then reads its
+/// default, where one set to "" in a properties file reads "").
+pub fn resolve(
+    files: &[std::path::PathBuf],
+    resolved: &[(String, String)],
+    given: &[(String, String)],
+) -> Result<std::collections::HashMap<String, String>, String> {
+    let mut props = std::collections::HashMap::new();
+    for f in files {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read properties file {}: {e}", f.display()))?;
+        props.extend(parse(&text));
+    }
+    props.extend(resolved.iter().cloned());
+    for (name, value) in given {
+        match value.is_empty() {
+            true => props.remove(name),
+            false => props.insert(name.clone(), value.clone()),
+        };
+    }
+    Ok(props)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// JMeter 5.6.3: `-Jempty=` removes the property (`${__P(empty,def)}` is `def`), a later
+    /// `-J` sets it again; `empty=` in a properties file sets it to "" (`__P` reads "").
+    #[test]
+    fn an_empty_j_value_removes_the_property_as_jmeter() {
+        let dir = std::env::temp_dir().join(format!("stampede-props-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("user.properties");
+        std::fs::write(&file, "empty=\nkept=\ngone=1\n").unwrap();
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let given = [kv("gone", ""), kv("again", "1"), kv("again", ""), kv("again", "2"), kv("unset", "")];
+        let props = resolve(&[file], &[], &given).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let want: std::collections::HashMap<_, _> = [kv("empty", ""), kv("kept", ""), kv("again", "2")].into();
+        assert_eq!(props, want);
+    }
 
     #[test]
     fn java_properties() {

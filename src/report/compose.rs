@@ -18,22 +18,41 @@ pub enum Error {
     RunDir(#[from] rundir::Error),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// The variants' comments are `report --format`'s help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// The run's facts, the seed documents' table, errors by kind, thresholds.
     Md,
+    /// One self-contained page with charts (no script, style or font fetched from anywhere).
     Html,
+    /// The shape of a run's summary.json (`total` and `labels`).
     Json,
+    /// A row per label, the Total first.
     Csv,
+    /// JUnit XML: one test case per threshold, for CI.
     Junit,
 }
 
 /// After the whole, a table for each run given, each part of a merged run, or each group of
 /// those parts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum By {
+    /// A table per run given.
     Run,
+    /// A table per part of a merged run (each agent's).
     Agent,
+    /// A table per group of parts (`agent --group`), each group's parts read as one.
     Group,
+}
+
+/// `report --group NAME=RUN,RUN...`: a group's name and its runs.
+pub fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
+    let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
+    let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
+    if name.trim().is_empty() || runs.is_empty() {
+        return Err(format!("`{s}` is not NAME=RUN,RUN..."));
+    }
+    Ok((name.trim().to_string(), runs))
 }
 
 /// What `stampede report` is asked.

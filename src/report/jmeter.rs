@@ -84,6 +84,16 @@ impl Totals {
     }
 }
 
+/// Writes JMeter's dashboard of `run` into `dir`: `index.html` (the run's HTML report), and
+/// `statistics.json` in the shape of JMeter's (what CI scripts read).
+pub fn write_dashboard(run: &super::RunData, dir: &std::path::Path) -> Result<(), rundir::Error> {
+    let io = |path: std::path::PathBuf| move |source| rundir::Error::Io { path, source };
+    let index = dir.join("index.html");
+    std::fs::write(&index, super::html::document(run)).map_err(io(index.clone()))?;
+    let stats = dir.join("statistics.json");
+    std::fs::write(&stats, statistics(&run.summary)).map_err(io(stats.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

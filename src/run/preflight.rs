@@ -66,6 +66,25 @@ pub fn run_time_warnings(elements: &[ElementReport], plan: &str) -> Vec<String> 
     out
 }
 
+/// What `run` says of a JMX plan's elements as it loads it: each one skipped, those that go
+/// wrong at run time as [`run_time_warnings`] says them, and how many run only in part.
+pub fn element_warnings(elements: &[ElementReport], path: &Path) -> Vec<String> {
+    let mut out: Vec<String> = elements
+        .iter()
+        .filter(|r| r.status == Status::Skipped)
+        .map(|r| format!("warning: line {}: {} \"{}\" skipped: {}", r.line, r.class, r.name, r.note))
+        .collect();
+    out.extend(run_time_warnings(elements, &path.display().to_string()));
+    let partial = elements.iter().filter(|r| r.status == Status::Partial).count();
+    if partial > 0 {
+        out.push(format!(
+            "warning: {partial} element(s) run only in part, not quite as JMeter runs them; `stampede check {}` says how",
+            path.display()
+        ));
+    }
+    out
+}
+
 /// A warning for each scenario left with nothing to send (every sampler disabled or
 /// skipped): its users run one iteration (taking their CSV rows) and end, as JMeter's
 /// threads without a sampler.

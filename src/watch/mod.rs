@@ -108,6 +108,21 @@ impl Source {
         }
     }
 
+    /// Every `--watch` value given, in order. The message names the flag and the value masked
+    /// (a source's URL may hold a password or a token). The same source given twice is watched
+    /// once (twice would only write every line twice and double the load on it).
+    pub fn parse_all(values: &[String]) -> Result<Vec<Source>, String> {
+        let mut out: Vec<Source> = Vec::new();
+        for v in values {
+            let s = Source::parse(v)
+                .map_err(|e| format!("invalid value '{}' for '--watch <SOURCE>': {e}", Source::mask(v)))?;
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
     /// A `--watch` value as it may be shown, even one that does not parse: the URL (which a
     /// source always ends with) masked as a URL, what comes before it as free text.
     pub fn mask(raw: &str) -> String {
@@ -615,6 +630,14 @@ impl Output for WatchOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_source_twice_is_watched_once() {
+        let given: Vec<String> = ["pid:1", "proc:nginx", "pid:1"].map(String::from).to_vec();
+        assert_eq!(Source::parse_all(&given).unwrap().len(), 2);
+        let e = Source::parse_all(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err();
+        assert!(e.contains("--watch") && !e.contains("s3cret"), "{e}");
+    }
 
     #[test]
     fn sources_parse() {
