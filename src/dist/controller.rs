@@ -148,10 +148,15 @@ impl Agents {
             })
         };
         let rows_asked = self.job.samples;
-        let ends =
-            link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress, link::Once::of(&plan))
-                .await
-                .map_err(|e| e.to_string())?;
+        let once = link::Once::of(&plan, self.job.data_split);
+        if self.job.data_split && link::Once::reads_split_data(&plan) {
+            let _ = reports.send(Report::Notice(
+                "note: setUp reads data files split across agents: it runs on every agent, on its own rows".into(),
+            ));
+        }
+        let ends = link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress, once)
+            .await
+            .map_err(|e| e.to_string())?;
         let mut failures = Vec::new();
         for e in ends.iter().filter(|e| e.lost.is_some()) {
             let why = e.lost.as_deref().unwrap_or_default();

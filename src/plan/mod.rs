@@ -191,6 +191,15 @@ pub struct Scenario {
     pub flow: Vec<Step>,
 }
 
+impl Scenario {
+    /// Whether its flow reads rows of a data file (a CSV Data Set, a YAML `data`).
+    pub fn reads_data(&self) -> bool {
+        let mut reads = false;
+        flow::for_each_step(&self.flow, &mut |s| reads |= matches!(s, Step::Feed(_)));
+        reads
+    }
+}
+
 /// The order scenarios run in (JMeter's setUp and tearDown thread groups).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -218,6 +218,8 @@
 //!   server sees 1 login) and its properties reach every agent's main load; its tearDown Thread
 //!   Group runs once, after every agent's; a plan without setUp waits for nothing; the first
 //!   agent lost during setup stops every agent, and the run says so.
+//!   With `--data split`, a setUp group reading a data file runs on every agent on its own rows:
+//!   every row an agent's main load uses was prepared.
 //! - `ship_fix_s4`: the plan's whole directory reaches the agents (a body named at run time
 //!   arrives without `--ship`), and an absolute name made at run time through `-J` reads the
 //!   agent's copy (#33).
