@@ -19,7 +19,7 @@ pub struct RunDirOutput {
 }
 
 /// The run directory's script log: [`Output::log`]'s lines, appended and flushed as they come.
-pub(super) const SCRIPT_LOG: &str = "scripts.log";
+pub(super) use rundir::SCRIPT_LOG;
 
 impl RunDirOutput {
     /// [`Output::name`] of the run directory.
