@@ -617,7 +617,7 @@ impl Plan {
     }
 
     /// Remembers the values of plan variables with secret names; then masks every known secret
-    /// in the check messages, which results files and reports show.
+    /// in the check messages, which results files and reports show, and in the load log.
     fn remember_secrets(&mut self) {
         use crate::redact::{is_secret_name, text};
         for i in 0..self.vars.len() {
@@ -628,6 +628,11 @@ impl Plan {
         }
         for c in &mut self.checks {
             *c = self.secrets.scrub(&text(c)).into_owned();
+        }
+        // A function's `__log` at load time may quote a secret property (`${__P(password)}`),
+        // which `redact::text` cannot tell from text: the run writes these lines as they are.
+        for l in &mut self.load_log {
+            *l = self.secrets.scrub(l).into_owned();
         }
     }
 
