@@ -134,9 +134,10 @@ impl Agents {
         let claim = {
             let (dirs, ready) = (dirs.clone(), self.ready);
             move || -> Result<Vec<PathBuf>, String> {
-                ready.map_or(Ok(()), |ready| ready())?;
+                // The folder first: one that cannot be made leaves the old run where it was.
                 std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
                 super::agent::private(&kept);
+                ready.map_or(Ok(()), |ready| ready())?;
                 Ok(dirs)
             }
         };
