@@ -35,8 +35,8 @@ impl ScriptLogWriter {
             let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else { return };
             let mut f = std::io::BufWriter::new(file);
             while let Ok(first) = rx.recv() {
-                let batch = std::iter::once(first).chain(rx.try_iter()).flatten();
-                let written = batch.map(|l| writeln!(f, "{l}")).collect::<Result<(), _>>().and_then(|_| f.flush());
+                let mut batch = std::iter::once(first).chain(rx.try_iter()).flatten();
+                let written = batch.try_for_each(|l| writeln!(f, "{l}")).and_then(|_| f.flush());
                 if written.is_err() {
                     return;
                 }
