@@ -134,9 +134,10 @@ impl Agents {
         let claim = {
             let (dirs, ready) = (dirs.clone(), self.ready);
             move || -> Result<Vec<PathBuf>, String> {
-                ready.map_or(Ok(()), |ready| ready())?;
+                // The folder first: one that cannot be made leaves the old run where it was.
                 std::fs::create_dir_all(&kept).map_err(|e| format!("cannot make {}: {e}", kept.display()))?;
                 super::agent::private(&kept);
+                ready.map_or(Ok(()), |ready| ready())?;
                 Ok(dirs)
             }
         };
@@ -148,10 +149,15 @@ impl Agents {
             })
         };
         let rows_asked = self.job.samples;
-        let ends =
-            link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress, link::Once::of(&plan))
-                .await
-                .map_err(|e| e.to_string())?;
+        let once = link::Once::of(&plan, self.job.data_split);
+        if self.job.data_split && link::Once::reads_split_data(&plan) {
+            let _ = reports.send(Report::Notice(
+                "note: setUp reads data files split across agents: it runs on every agent, on its own rows".into(),
+            ));
+        }
+        let ends = link::control(self.links, self.job, claim, stops, self.abort_on_loss, progress, once)
+            .await
+            .map_err(|e| e.to_string())?;
         let mut failures = Vec::new();
         for e in ends.iter().filter(|e| e.lost.is_some()) {
             let why = e.lost.as_deref().unwrap_or_default();

@@ -295,11 +295,22 @@ pub struct Once {
 
 impl Once {
     /// `None` for a plan with neither: its agents run as they would alone, waiting for nothing.
-    pub fn of(plan: &crate::plan::Plan) -> Option<Once> {
+    /// `None` too when `data_split` and a setup or teardown scenario reads a data file (see
+    /// [`Once::reads_split_data`]).
+    pub fn of(plan: &crate::plan::Plan, data_split: bool) -> Option<Once> {
         use crate::plan::Phase;
         let has = |p: Phase| plan.scenarios.iter().any(|s| s.phase == p);
         let once = Once { setup: has(Phase::Setup), teardown: has(Phase::Teardown) };
-        (once.setup || once.teardown).then_some(once)
+        let split = data_split && Once::reads_split_data(plan);
+        ((once.setup || once.teardown) && !split).then_some(once)
+    }
+
+    /// Whether a setup or teardown scenario reads a data file. With `--data split` each agent
+    /// reads only its rows of it, so the setup run once would prepare a third of the rows of 3
+    /// agents while the others' main load uses the rest: setup and teardown then run on every
+    /// agent, on its own rows, as each JMeter server runs its setUp Thread Group.
+    pub fn reads_split_data(plan: &crate::plan::Plan) -> bool {
+        plan.scenarios.iter().any(|s| s.phase != crate::plan::Phase::Main && s.reads_data())
     }
 }
 

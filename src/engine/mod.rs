@@ -154,7 +154,16 @@ pub async fn run(
             }
         }
     });
-    let (barriers, sync_users, sync_scopes) = sync_timer::barriers(plan, &options.segment);
+    // Setup and teardown run once for a run of several generators, on the one that runs them:
+    // whole, and their barriers wait for all their users.
+    let segment_of = |phase: Phase| {
+        if options.handoff.is_some() && phase != Phase::Main {
+            Segment::FULL
+        } else {
+            options.segment.clone()
+        }
+    };
+    let (barriers, sync_users, sync_scopes) = sync_timer::barriers(plan, |s| segment_of(s.phase));
     let globals = session::Globals::for_plan(plan);
     let shared = Arc::new(RunShared {
         feeders: plan.data.iter().map(|d| Feeder::new(d, plan.scenarios.len())).collect(),
@@ -269,9 +278,7 @@ pub async fn run(
                 let ctx = ctx.clone();
                 move |_| VirtualUser::new(ctx.clone())
             };
-            // Setup and teardown run once for a run of several generators, on this one: whole.
-            let segment =
-                if handoff.is_some() && phase != Phase::Main { Segment::FULL } else { options.segment.clone() };
+            let segment = segment_of(phase);
             let (workload, abort) = (plan.scenarios[i].workload.clone(), abort.clone());
             scenarios.spawn(async move { executor::run_scenario(ctx, workload, &segment, users, abort).await });
         }

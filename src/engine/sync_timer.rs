@@ -191,20 +191,21 @@ impl Barrier {
     }
 }
 
-/// The plan's barriers, each scenario's users on this generator (`RunShared::sync_users`) and
-/// the slots each scenario's users reach (`RunShared::sync_scopes`); all empty without a
+/// The plan's barriers, each scenario's users on this generator (its share `segment_of` it,
+/// `RunShared::sync_users`) and the slots each scenario's users reach
+/// (`RunShared::sync_scopes`); all empty without a
 /// Synchronizing Timer. A barrier reached inside a Parallel Controller is not counted (a user
 /// may come to it from several branches at once): it is never stranded.
 pub(crate) fn barriers(
     plan: &crate::plan::Plan,
-    segment: &super::segment::Segment,
+    segment_of: impl Fn(&crate::plan::Scenario) -> super::segment::Segment,
 ) -> (Vec<Barrier>, Vec<u64>, Vec<Vec<u32>>) {
     use crate::plan::flow::{for_each_step, Step, Think};
     if plan.syncs.is_empty() {
         return (Vec::new(), Vec::new(), Vec::new());
     }
     let users: Vec<u64> =
-        plan.scenarios.iter().map(|s| segment.count_below(s.workload.max_concurrent_users())).collect();
+        plan.scenarios.iter().map(|s| segment_of(s).count_below(s.workload.max_concurrent_users())).collect();
     let mut scopes = Vec::with_capacity(plan.scenarios.len());
     let mut in_scope = vec![0u64; plan.syncs.len()];
     for (s, &n) in plan.scenarios.iter().zip(&users) {

@@ -281,3 +281,42 @@ async fn setup_and_teardown_run_whole_on_the_first_of_three_and_the_others_wait_
     stop_mock.cancel();
     let _ = server.await;
 }
+
+/// The first of three generators runs setup whole: a Synchronizing Timer of setup (group size 0:
+/// all the group's users) waits for all 3 of its users, not for the generator's share of 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_setup_run_whole_on_the_first_of_three_synchronizes_all_its_users() {
+    use super::{Handoff, Heard};
+    use crate::plan::flow::{Step, SyncSpec, Think};
+    use crate::plan::Phase;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let counters = Arc::new(mock::Counters::default());
+    let stop_mock = CancellationToken::new();
+    let server = tokio::spawn({
+        let (counters, stop) = (counters.clone(), stop_mock.clone());
+        async move { mock::run(listener, &mock::Config::default(), stop, counters).await }
+    });
+    // Users start 0, 1 and 2 s apart (ramp-up): in one batch, no request before the third.
+    let mut plan = load_plan(
+        "sync-setup",
+        &format!(
+            "scenarios:\n  - name: setup\n    workload: {{users: 3, iterations: 1, ramp_up: 3s}}\n    flow: [{{request: {{url: 'http://127.0.0.1:{port}/s'}}}}]\n"
+        ),
+    );
+    plan.scenarios[0].phase = Phase::Setup;
+    plan.syncs.push(SyncSpec { name: "all".into(), group_size: 0, timeout_ms: 0 });
+    plan.scenarios[0].flow.insert(0, Step::Think(Think::Sync { slot: 0 }));
+    let (said, _says) = mpsc::unbounded_channel();
+    let (_tell, heard) = tokio::sync::watch::channel(Heard::default());
+    let first = tokio::spawn({
+        let plan = plan.clone();
+        async move { iterations(&plan, Segment::nth(1, 3).unwrap(), Handoff { once: true, said, heard }).await }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    assert_eq!(counters.served.load(Ordering::Relaxed), 0, "a user went past the barrier alone");
+    assert_eq!(first.await.unwrap(), vec![3]);
+    assert_eq!(counters.served.load(Ordering::Relaxed), 3);
+    stop_mock.cancel();
+    let _ = server.await;
+}

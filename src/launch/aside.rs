@@ -23,15 +23,20 @@ pub(super) type Held = Arc<Mutex<Option<Aside>>>;
 
 impl Aside {
     /// Moves the run files of `dir` (and its agents' copies) aside. A folder left by a
-    /// controller that died in between holds a run the user asked to replace: it goes.
+    /// controller that died in between may hold the only copy of a run (the new one never
+    /// started): refused, for the user to say which run to keep.
     pub(super) fn take(dir: &Path) -> Result<Held, Error> {
         let kept = dir.join(ASIDE);
         let io = |what: String| move |source| Error::Io { what, source };
-        match std::fs::remove_dir_all(&kept) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(io(format!("cannot remove {}", kept.display()))(e))
-            }
-            _ => {}
+        if std::fs::symlink_metadata(&kept).is_ok() {
+            let why = format!(
+                "it holds a run an earlier `--replace` set aside and did not finish with: move its files back into {} to keep that run, or delete it, then run again",
+                dir.display()
+            );
+            return Err(io(format!("{} is left over", kept.display()))(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                why,
+            )));
         }
         let mut aside = Aside { dir: dir.to_path_buf(), moved: Vec::new() };
         for name in rundir::run_files().into_iter().chain(["agents".to_string()]) {
@@ -67,8 +72,15 @@ impl Aside {
         left
     }
 
+    /// The old run goes: renamed out of the way at once (a later `--replace` finds no leftover),
+    /// deleted on a thread of its own (gigabytes of a long run must not hold up the start).
     fn discard(self) {
-        let _ = std::fs::remove_dir_all(self.dir.join(ASIDE));
+        let kept = self.dir.join(ASIDE);
+        let gone = self.dir.join(format!("{ASIDE}.gone-{}", std::process::id()));
+        let doomed = if std::fs::rename(&kept, &gone).is_ok() { gone } else { kept };
+        std::thread::spawn(move || {
+            let _ = std::fs::remove_dir_all(doomed);
+        });
     }
 }
 
@@ -141,6 +153,26 @@ mod tests {
         assert!(!dir.join(ASIDE).exists());
         restore(&held, None);
         assert!(!dir.join(rundir::META).exists() && dir.join("notes.txt").exists());
+        // Deleted on a thread of its own: gone soon after.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let left = || std::fs::read_dir(&dir).unwrap().flatten().any(|e| e.file_name() != "notes.txt");
+        while left() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!left(), "the old run is deleted");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_run_left_aside_by_a_controller_that_died_is_kept_and_the_replace_refused_naming_it() {
+        let dir = scratch("left");
+        // A controller SIGKILLed after it set the old run aside: the only copy of that run.
+        std::fs::create_dir(dir.join(ASIDE)).unwrap();
+        std::fs::rename(dir.join(rundir::META), dir.join(ASIDE).join(rundir::META)).unwrap();
+        let e = Aside::take(&dir).err().expect("refused").to_string();
+        assert!(e.contains(ASIDE) && e.contains("move its files back") && e.contains("delete it"), "{e}");
+        assert_eq!(std::fs::read_to_string(dir.join(ASIDE).join(rundir::META)).unwrap(), "old");
+        assert!(dir.join("agents/1-a").join(rundir::META).exists(), "nothing moved");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -191,6 +191,15 @@ pub struct Scenario {
     pub flow: Vec<Step>,
 }
 
+impl Scenario {
+    /// Whether its flow reads rows of a data file (a CSV Data Set, a YAML `data`).
+    pub fn reads_data(&self) -> bool {
+        let mut reads = false;
+        flow::for_each_step(&self.flow, &mut |s| reads |= matches!(s, Step::Feed(_)));
+        reads
+    }
+}
+
 /// The order scenarios run in (JMeter's setUp and tearDown thread groups).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -608,7 +617,7 @@ impl Plan {
     }
 
     /// Remembers the values of plan variables with secret names; then masks every known secret
-    /// in the check messages, which results files and reports show.
+    /// in the check messages, which results files and reports show, and in the load log.
     fn remember_secrets(&mut self) {
         use crate::redact::{is_secret_name, text};
         for i in 0..self.vars.len() {
@@ -619,6 +628,11 @@ impl Plan {
         }
         for c in &mut self.checks {
             *c = self.secrets.scrub(&text(c)).into_owned();
+        }
+        // A function's `__log` at load time may quote a secret property (`${__P(password)}`),
+        // which `redact::text` cannot tell from text: the run writes these lines as they are.
+        for l in &mut self.load_log {
+            *l = self.secrets.scrub(l).into_owned();
         }
     }
 

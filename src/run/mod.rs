@@ -301,7 +301,7 @@ impl Run {
                     }
                 },
                 Some(line) = logs.recv() => {
-                    log(&mut outputs, line, &mut logs);
+                    log(&mut outputs, line, &mut logs, &plan.secrets);
                     continue;
                 }
             };
@@ -336,7 +336,7 @@ impl Run {
         }
         let (outcome, merged, incomplete) = task.await?.map_err(Error::Start)?;
         if let Ok(line) = logs.try_recv() {
-            log(&mut outputs, line, &mut logs);
+            log(&mut outputs, line, &mut logs, &plan.secrets);
         }
         failures.extend(incomplete);
         for w in &outcome.warnings {
@@ -401,9 +401,21 @@ fn engine_options(mut options: engine::Options, outputs: &mut [Live], log: engin
 }
 
 /// Hands `first` and the lines already waiting behind it to every output still working, at
-/// once (a file output flushes once for them).
-fn log(outputs: &mut [Live], first: String, logs: &mut mpsc::UnboundedReceiver<String>) {
-    let lines: Vec<String> = std::iter::once(first).chain(std::iter::from_fn(|| logs.try_recv().ok())).collect();
+/// once (a file output flushes once for them). The engine masked what looks secret by name;
+/// the plan's `secrets` (a `-J` password a function quoted) are masked here, off the users' tasks.
+fn log(
+    outputs: &mut [Live],
+    first: String,
+    logs: &mut mpsc::UnboundedReceiver<String>,
+    secrets: &crate::redact::Secrets,
+) {
+    let lines: Vec<String> = std::iter::once(first)
+        .chain(std::iter::from_fn(|| logs.try_recv().ok()))
+        .map(|l| match secrets.scrub(&l) {
+            std::borrow::Cow::Borrowed(_) => l,
+            scrubbed => scrubbed.into_owned(),
+        })
+        .collect();
     for o in outputs.iter_mut().filter(|o| !o.failed) {
         o.output.log(&lines);
     }

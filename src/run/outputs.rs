@@ -13,13 +13,61 @@ use std::thread::JoinHandle;
 pub struct RunDirOutput {
     dir: PathBuf,
     writer: Option<RunWriter>,
-    /// `scripts.log`, made with its first line; `None` after a write failed (the run goes on).
-    script_log: Option<std::io::BufWriter<std::fs::File>>,
-    script_log_failed: bool,
+    /// `scripts.log`'s writer, started with its first line (see [`ScriptLogWriter`]).
+    script_log: Option<ScriptLogWriter>,
+}
+
+/// Writes `scripts.log` on a thread of its own, so that a script logging every sample does not
+/// hold up the run's task, which merges the intervals: each batch is appended with what came
+/// meanwhile and flushed (a run killed keeps what its scripts said until then). The file is made
+/// with the first line; one that cannot be written is let go (a fact lost, not the run's
+/// numbers), as JMeter goes on without its `jmeter.log`.
+struct ScriptLogWriter {
+    tx: Option<std::sync::mpsc::Sender<Vec<String>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ScriptLogWriter {
+    fn start(path: PathBuf) -> ScriptLogWriter {
+        use std::io::Write as _;
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<String>>();
+        let thread = std::thread::Builder::new().name("scripts.log".into()).spawn(move || {
+            let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else { return };
+            let mut f = std::io::BufWriter::new(file);
+            while let Ok(first) = rx.recv() {
+                let mut batch = std::iter::once(first).chain(rx.try_iter()).flatten();
+                let written = batch.try_for_each(|l| writeln!(f, "{l}")).and_then(|_| f.flush());
+                if written.is_err() {
+                    return;
+                }
+            }
+        });
+        ScriptLogWriter { tx: Some(tx), thread: thread.ok() }
+    }
+
+    fn send(&self, lines: &[String]) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(lines.to_vec());
+        }
+    }
+
+    /// Waits for what was sent to be written.
+    fn finish(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for ScriptLogWriter {
+    fn drop(&mut self) {
+        self.finish();
+    }
 }
 
 /// The run directory's script log: [`Output::log`]'s lines, appended and flushed as they come.
-pub(super) const SCRIPT_LOG: &str = "scripts.log";
+pub(super) use rundir::SCRIPT_LOG;
 
 impl RunDirOutput {
     /// [`Output::name`] of the run directory.
@@ -30,12 +78,7 @@ impl RunDirOutput {
     /// an error while nothing has been sent. `meta` is [`Run::meta`](super::Run::meta).
     pub fn create(place: &Place, meta: &RunMeta, plan: &crate::plan::Plan) -> Result<RunDirOutput, rundir::Error> {
         let writer = RunWriter::create(place, meta, &plan.to_resolved_yaml())?;
-        Ok(RunDirOutput {
-            dir: writer.dir().to_path_buf(),
-            writer: Some(writer),
-            script_log: None,
-            script_log_failed: false,
-        })
+        Ok(RunDirOutput { dir: writer.dir().to_path_buf(), writer: Some(writer), script_log: None })
     }
 
     /// The directory claimed.
@@ -45,30 +88,10 @@ impl RunDirOutput {
 }
 
 impl Output for RunDirOutput {
-    /// Appends the lines to `scripts.log` and flushes them, so a run killed keeps what its
-    /// scripts said until then. A log that cannot be written is a fact lost, not the run's
-    /// numbers: it is let go, as JMeter goes on without its `jmeter.log`.
+    /// Hands the lines to `scripts.log`'s writer (see [`ScriptLogWriter`]).
     fn log(&mut self, lines: &[String]) {
-        use std::io::Write as _;
-        if self.script_log_failed {
-            return;
-        }
-        if self.script_log.is_none() {
-            let path = self.dir.join(SCRIPT_LOG);
-            match std::fs::OpenOptions::new().create(true).append(true).open(path) {
-                Ok(f) => self.script_log = Some(std::io::BufWriter::new(f)),
-                Err(_) => {
-                    self.script_log_failed = true;
-                    return;
-                }
-            }
-        }
-        let Some(f) = self.script_log.as_mut() else { return };
-        let written = lines.iter().try_for_each(|l| writeln!(f, "{l}")).and_then(|_| f.flush());
-        if written.is_err() {
-            self.script_log = None;
-            self.script_log_failed = true;
-        }
+        let dir = &self.dir;
+        self.script_log.get_or_insert_with(|| ScriptLogWriter::start(dir.join(SCRIPT_LOG))).send(lines);
     }
 
     fn name(&self) -> &str {
@@ -90,6 +113,10 @@ impl Output for RunDirOutput {
     }
 
     fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError> {
+        // The script log whole before the run is said to have ended.
+        if let Some(mut log) = self.script_log.take() {
+            log.finish();
+        }
         match self.writer.take() {
             Some(w) => Ok(w.finish(end.meta, end.summary)?),
             None => Ok(()),

@@ -304,3 +304,31 @@ async fn script_log_lines_reach_every_output_and_the_run_directory_keeps_them_ma
     assert_eq!(file.lines().collect::<Vec<_>>(), heard.iter().map(String::as_str).collect::<Vec<_>>());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The run's task hands script log lines to the run directory and goes on: a `scripts.log` that
+/// cannot be written yet (here a FIFO nobody reads) holds up its writer's thread, not the task
+/// that merges the intervals; what was handed is written once it can be.
+#[test]
+fn a_script_log_that_cannot_be_written_yet_does_not_hold_up_the_run_s_task() {
+    let dir = std::env::temp_dir().join(format!("stampede-run-script-log-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let yaml = "name: logs\nscenarios:\n  - name: s\n    workload: {users: 1, iterations: 1}\n    flow:\n      - request: {label: r, url: \"http://127.0.0.1:9/\"}\n";
+    let plan = Plan::from_yaml_str(yaml, "logs.yaml".as_ref(), &HashMap::new()).unwrap();
+    let run = Run::new(plan, RunOptions::default());
+    let place = rundir::Place::Exact { dir: dir.join("run"), replace: false };
+    let mut out = RunDirOutput::create(&place, run.meta(), run.plan()).unwrap();
+    let fifo = dir.join("run").join(outputs::SCRIPT_LOG);
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (done, returned) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        out.log(&["first".to_string(), "second".to_string()]);
+        let _ = done.send(out);
+    });
+    let out = returned.recv_timeout(std::time::Duration::from_secs(5)).expect("log() returned at once");
+    let reader = std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap());
+    // Dropped, the output waits for its writer, which writes and closes the FIFO.
+    drop(out);
+    assert_eq!(reader.join().unwrap(), "first\nsecond\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

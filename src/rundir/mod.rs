@@ -65,12 +65,26 @@ pub fn rollup_file(width_s: u64) -> String {
     format!("intervals-{width_s}s.jsonl")
 }
 
+/// What the plan's scripts and functions logged, at load and while the run went.
+pub const SCRIPT_LOG: &str = "scripts.log";
+
 /// Every file a run directory may hold that a run writes (a replaced run's go).
 pub fn run_files() -> Vec<String> {
-    let mut files: Vec<String> =
-        [META, PLAN, INTERVALS, TAIL, "tail.jsonl.new", SUMMARY, REPORT_HTML, EXPORT, watch::WATCH, lost::LOST]
-            .map(String::from)
-            .to_vec();
+    let mut files: Vec<String> = [
+        META,
+        PLAN,
+        INTERVALS,
+        TAIL,
+        "tail.jsonl.new",
+        SUMMARY,
+        REPORT_HTML,
+        EXPORT,
+        watch::WATCH,
+        lost::LOST,
+        SCRIPT_LOG,
+    ]
+    .map(String::from)
+    .to_vec();
     files.extend(ROLLUPS_S.map(rollup_file));
     files
 }

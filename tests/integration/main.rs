@@ -198,6 +198,7 @@
 //!   served, and the run ends on time (issue 31).
 //! - `script_log`: script log lines (issue 33), at load and while the run goes, are in the run's
 //!   `scripts.log` with secrets masked, and not on the terminal.
+//! - `script_log_fixr`: `scripts.log` is a run file: `--replace` leaves only the new run's lines.
 //! - `script_fn`: scripts in templates and conditions (issue 14): `${__groovy(...)}` in a header,
 //!   If Controllers with Groovy and JavaScript conditions, counted against the witness; a script
 //!   `check` cannot load named with its line:column.
@@ -218,6 +219,8 @@
 //!   server sees 1 login) and its properties reach every agent's main load; its tearDown Thread
 //!   Group runs once, after every agent's; a plan without setUp waits for nothing; the first
 //!   agent lost during setup stops every agent, and the run says so.
+//!   With `--data split`, a setUp group reading a data file runs on every agent on its own rows:
+//!   every row an agent's main load uses was prepared.
 //! - `ship_fix_s4`: the plan's whole directory reaches the agents (a body named at run time
 //!   arrives without `--ship`), and an absolute name made at run time through `-J` reads the
 //!   agent's copy (#33).
@@ -301,6 +304,7 @@ mod rundir;
 mod script_fairness;
 mod script_fn;
 mod script_log;
+mod script_log_fixr;
 mod script_sandbox;
 mod secrets;
 mod segments;

@@ -18,18 +18,25 @@ fn three_agents(run: &TempRun) -> (Vec<Running>, Vec<String>, std::path::PathBuf
 
 /// Runs `plan` on 3 agents (`-q --out`), which must exit 0.
 fn run_on_three(run: &TempRun, plan: &str) {
+    run_on_three_with(run, plan, &[]);
+}
+
+/// Runs `plan` on 3 agents (`-q --out` and `extra`), which must exit 0; its stderr.
+fn run_on_three_with(run: &TempRun, plan: &str, extra: &[&str]) -> String {
     let (_agents, addrs, token) = three_agents(run);
     let plan = run.write("plan.jmx", plan);
-    Stampede::new()
+    let out = Stampede::new()
         .arg("run")
         .arg(&plan)
         .args(["-q", "--agents", &addrs.join(","), "--token-file"])
         .arg(&token)
+        .args(extra)
         .arg("--out")
         .arg(run.path())
         .timeout(Duration::from_secs(90))
-        .run()
-        .assert_exit(0);
+        .run();
+    out.assert_exit(0);
+    out.stderr_str()
 }
 
 /// A server whose `/login` answers a token; every request is recorded.
@@ -229,4 +236,49 @@ fn the_first_agent_lost_during_setup_stops_every_agent_and_the_run_says_why() {
     // What the killed agent sent is counted; never more than was served.
     assert!(uint(&run.total(), "samples") <= server.requests());
     assert!(uint(&run.total(), "samples") > 0);
+}
+
+/// A CSV Data Set reading `rows.csv` (beside the plan) into `row`, recycled, shared by all.
+fn rows_csv() -> String {
+    crate::util::jmx::element(
+        "CSVDataSet",
+        "rows",
+        &[
+            ("filename", "rows.csv"),
+            ("variableNames", "row"),
+            ("recycle", "true"),
+            ("stopThread", "false"),
+            ("shareMode", "shareMode.all"),
+        ],
+        "",
+    )
+}
+
+#[test]
+fn with_data_split_a_setup_group_reading_the_data_file_prepares_every_row_the_agents_use() {
+    let server = TestServer::builder().default_route(Route::ok().record()).record_all().start();
+    let run = TempRun::new("setup-split");
+    let port = server.addr().port().to_string();
+    let rows: Vec<String> = (0..9).map(|i| format!("r{i}")).collect();
+    run.write("rows.csv", &(rows.join("\n") + "\n"));
+    // 3 users, 3 passes each, in both groups: split among 3 agents, one user each, reading its
+    // own 3 rows. Run once on the first agent, setUp would prepare only that agent's rows.
+    let prep = http("prep", "127.0.0.1", &port, "/prep/${row}", "GET", "");
+    let setup = thread_group("SetupThreadGroup", "setup", "3", "3", "", &(rows_csv() + &prep));
+    let use_ = http("use", "127.0.0.1", &port, "/use/${row}", "GET", "");
+    let main = thread_group("ThreadGroup", "main", "3", "3", "", &(rows_csv() + &use_));
+    let plan = test_plan("setup-split", "", &(setup + &main));
+    let stderr = run_on_three_with(&run, &plan, &["--data", "split"]);
+    let rows_of = |prefix: &str| {
+        let mut r: Vec<String> =
+            server.recorded_all().iter().filter_map(|r| r.path().strip_prefix(prefix).map(str::to_string)).collect();
+        r.sort();
+        r
+    };
+    let (prepared, used) = (rows_of("/prep/"), rows_of("/use/"));
+    assert_eq!(prepared, rows, "each agent's setUp prepares its own rows, each once");
+    assert_eq!(used.len(), 9, "{used:?}");
+    assert!(used.iter().all(|r| prepared.contains(r)), "a row used but never prepared: {used:?} {prepared:?}");
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    assert!(stderr.contains("setUp reads data files split across agents"), "{stderr}");
 }
