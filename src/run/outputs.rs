@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 pub struct RunDirOutput {
     dir: PathBuf,
     writer: Option<RunWriter>,
-    /// `scripts.log`'s writer, started with its first line (see [`ScriptLogWriter`]).
+    /// `scripts.log`'s writer, started with its first line (`ScriptLogWriter`).
     script_log: Option<ScriptLogWriter>,
 }
 
@@ -88,7 +88,7 @@ impl RunDirOutput {
 }
 
 impl Output for RunDirOutput {
-    /// Hands the lines to `scripts.log`'s writer (see [`ScriptLogWriter`]).
+    /// Hands the lines to `scripts.log`'s writer (its own thread, `ScriptLogWriter`).
     fn log(&mut self, lines: &[String]) {
         let dir = &self.dir;
         self.script_log.get_or_insert_with(|| ScriptLogWriter::start(dir.join(SCRIPT_LOG))).send(lines);
