@@ -1,6 +1,9 @@
 //! HTTP/1.x wire details shared by the client and the mock server: finding where a chunked
 //! body ends, and handing over its data when a caller keeps it. Hand-written because both sides
 //! mostly need only the framing, and decoding in place avoids copying bodies nobody reads.
+//! [`client`] is the small blocking client that `export` and `watch` send their requests with.
+
+pub(crate) mod client;
 
 /// The chunked framing is malformed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

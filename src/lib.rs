@@ -56,7 +56,8 @@
 //!   [`dist`]: a run's parts on several machines, one protocol both ways.
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's
-//!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases).
+//!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases;
+//!   `http1::client`, the small blocking client `export` and `watch` send with).
 //! - `script`: the script interpreter (Groovy, BeanShell/Java, JavaScript, JEXL for JMeter's
 //!   JSR223, BeanShell and `__groovy`-family elements), a crate of its own (`crates/script`,
 //!   `stampede_script`) that depends on nothing of stampede's; the engine and the plan's

@@ -303,7 +303,7 @@ pub(super) fn parse_rate(s: &str) -> Result<f64, String> {
 }
 
 pub(super) async fn execute(a: RunArgs) -> Result<u8, Error> {
-    let watch = crate::watch::Source::parse_all(&a.watch).map_err(Error::Usage)?;
+    let watch = crate::watch::Source::parse_all(&a.watch).map_err(|e| Error::Usage(e.to_string()))?;
     a.check_flags()?;
     let exports = Exports::parse(&a.export, a.export_tag.clone())?;
     let mut plan = a.load_plan()?;

@@ -98,7 +98,7 @@ fn parse_loads(s: &str) -> Result<Loads, String> {
 }
 
 pub(super) async fn execute(a: SweepArgs) -> Result<u8, Error> {
-    let watch = crate::watch::Source::parse_all(&a.watch).map_err(Error::Usage)?;
+    let watch = crate::watch::Source::parse_all(&a.watch).map_err(|e| Error::Usage(e.to_string()))?;
     let settings = settings(&a)?.check()?;
     check_agent_flags(&a)?;
     // An address in use is said now, before any step; each later step binds it again.

@@ -1,9 +1,7 @@
-//! A blocking HTTP/1.1 POST over `std::net::TcpStream`, every step under one deadline. The
-//! sinks send one small request a second from a thread of their own; a client crate would
-//! bring its own runtime or TLS stack for what is a few writes and one read here.
+//! Where a sink posts, and the post itself: [`crate::http1::client`] under one deadline, its
+//! failures worded for the sink's report.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -59,17 +57,9 @@ impl Endpoint {
         let host =
             url.host_str().ok_or("the URL has no host")?.trim_start_matches('[').trim_end_matches(']').to_string();
         let port = url.port_or_known_default().unwrap_or(80);
-        let mut target = url.path().to_string();
-        if let Some(q) = url.query() {
-            target.push('?');
-            target.push_str(q);
-        }
+        let target = crate::http1::client::target(url);
         let mut secrets = Vec::new();
-        let authorization = (!url.username().is_empty()).then(|| {
-            use base64::Engine as _;
-            let user = percent(url.username());
-            let pass = url.password().map(percent).unwrap_or_default();
-            let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")));
+        let authorization = crate::http1::client::basic_auth(url).map(|(user, pass, basic)| {
             secrets.extend([user, pass]);
             basic
         });
@@ -137,18 +127,15 @@ impl Endpoint {
     }
 }
 
-/// Percent-decoding of a URL's user or password (`%2B` is `+`, and `+` stays `+`: this is not a
-/// form, where `+` would be a space).
-fn percent(s: &str) -> String {
-    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
-}
-
 /// The status and the start of the body of a response.
 #[derive(Debug)]
 pub(super) struct Response {
     pub(super) status: u16,
     pub(super) body: String,
 }
+
+/// The most of an answer read: enough to say what went wrong.
+const MOST: usize = 16 * 1024;
 
 /// Posts `body` with `headers`, all of it (connect, write, read) within `timeout`.
 pub(super) fn post(
@@ -157,111 +144,43 @@ pub(super) fn post(
     body: &[u8],
     timeout: Duration,
 ) -> Result<Response, String> {
+    use crate::http1::client::{self, Error};
     let deadline = Instant::now() + timeout;
-    let left = || deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero());
     let timed_out = || format!("no answer within {}", humantime::format_duration(timeout));
     let addrs = ep.addrs(deadline)?;
-    let mut stream = None;
-    let mut failed = Vec::new();
-    for (i, addr) in addrs.iter().enumerate() {
-        // Each address left gets an equal share of the time left, so that one that drops
-        // packets does not leave none for the next (`localhost`: `::1`, then `127.0.0.1`).
-        let Some(left) = left() else { break };
-        let share = left / (addrs.len() - i) as u32;
-        match TcpStream::connect_timeout(addr, share.max(Duration::from_millis(1))) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) => {
-                failed.push(format!("{addr}: no answer"))
-            }
-            Err(e) => failed.push(format!("{addr}: {e}")),
-        }
-    }
-    let Some(mut stream) = stream else {
-        return Err(if failed.is_empty() {
-            timed_out()
-        } else {
-            format!("cannot connect within {} ({})", humantime::format_duration(timeout), failed.join("; "))
-        });
-    };
-    let _ = stream.set_nodelay(true);
-    let mut head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: stampede/{}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        ep.target,
-        ep.host_header(),
-        env!("CARGO_PKG_VERSION"),
-        body.len()
-    );
+    let agent = format!("stampede/{}", env!("CARGO_PKG_VERSION"));
+    let mut all = vec![("User-Agent", agent.as_str())];
     if let Some(a) = &ep.authorization {
-        head.push_str(&format!("Authorization: {a}\r\n"));
+        all.push(("Authorization", a));
     }
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    let io = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => timed_out(),
-        _ => format!("the connection failed: {e}"),
-    };
-    for part in [head.as_bytes(), body] {
-        let mut rest = part;
-        while !rest.is_empty() {
-            stream.set_write_timeout(Some(left().ok_or_else(timed_out)?)).map_err(io)?;
-            let n = stream.write(rest).map_err(io)?;
-            if n == 0 {
-                return Err("the connection was closed while sending".into());
-            }
-            rest = &rest[n..];
-        }
-    }
-    // The response is read to its end (the server closes, as asked) or to what is enough to
-    // say what went wrong.
-    const MOST: usize = 16 * 1024;
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 4096];
-    loop {
-        stream.set_read_timeout(Some(left().ok_or_else(timed_out)?)).map_err(io)?;
-        match stream.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => {
-                buf.extend_from_slice(&chunk[..n]);
-                if buf.len() >= MOST || complete(&buf) {
-                    break;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io(e)),
-        }
-    }
-    let mut hs = [httparse::EMPTY_HEADER; 32];
-    let mut resp = httparse::Response::new(&mut hs);
-    match resp.parse(&buf) {
-        Ok(httparse::Status::Complete(len)) => Ok(Response {
-            status: resp.code.unwrap_or(0),
-            body: String::from_utf8_lossy(&buf[len..buf.len().min(len + 300)]).trim().to_string(),
+    all.extend_from_slice(headers);
+    let host = ep.host_header();
+    let req = client::Request { method: "POST", target: &ep.target, host: &host, headers: &all, body };
+    let left = deadline.saturating_duration_since(Instant::now());
+    match client::exchange(&addrs, &req, left, MOST) {
+        // A body cut short still tells the status: what a push needs.
+        Ok(r) => Ok(Response {
+            status: r.status,
+            body: String::from_utf8_lossy(&r.body[..r.body.len().min(300)]).trim().to_string(),
         }),
-        _ if buf.is_empty() => Err("the server closed the connection without an answer".into()),
-        _ => Err("the answer is not HTTP".into()),
-    }
-}
-
-/// Whether `buf` holds a whole response: its head and as much body as `Content-Length` says
-/// (a response without one ends when the server closes).
-fn complete(buf: &[u8]) -> bool {
-    let mut hs = [httparse::EMPTY_HEADER; 32];
-    let mut resp = httparse::Response::new(&mut hs);
-    let Ok(httparse::Status::Complete(len)) = resp.parse(buf) else { return false };
-    let length = resp
-        .headers
-        .iter()
-        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
-        .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse::<usize>().ok());
-    match (resp.code, length) {
-        (Some(204 | 304), _) => true,
-        (_, Some(n)) => buf.len() >= len + n,
-        _ => false,
+        Err(Error::Connect(failed)) if failed.is_empty() => Err(timed_out()),
+        Err(Error::Connect(failed)) => {
+            let failed: Vec<String> = failed
+                .iter()
+                .map(|(addr, e)| match e.kind() {
+                    std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => format!("{addr}: no answer"),
+                    _ => format!("{addr}: {e}"),
+                })
+                .collect();
+            Err(format!("cannot connect within {} ({})", humantime::format_duration(timeout), failed.join("; ")))
+        }
+        Err(Error::Timeout { .. }) => Err(timed_out()),
+        Err(Error::Io { source, .. }) => Err(format!("the connection failed: {source}")),
+        Err(Error::NoAnswer) => Err("the server closed the connection without an answer".into()),
+        Err(e @ Error::ClosedWhileSending) => Err(e.to_string()),
+        Err(Error::HeadCut | Error::NotHttp(_) | Error::BadLength | Error::BadChunk) => {
+            Err("the answer is not HTTP".into())
+        }
     }
 }
 
@@ -271,7 +190,6 @@ mod tests {
 
     #[test]
     fn userinfo_is_percent_decoded_not_form_decoded() {
-        assert_eq!(percent("a+b%2Bc%20d%40"), "a+b+c d@");
         let url = url::Url::parse("http://bo%2Bb:p+w%2B1@127.0.0.1:8086/write?db=x&p=hunter2").unwrap();
         let ep = Endpoint::parse(&url).unwrap();
         use base64::Engine as _;

@@ -72,50 +72,46 @@ impl Source {
     }
 
     /// Reads `--watch`'s value. The message says what is wrong and what the forms are.
-    pub fn parse(s: &str) -> Result<Source, String> {
-        const FORMS: &str = "pid:PID, proc:NAME, scrape:URL or promql:NAME=QUERY@URL";
-        let (kind, rest) = s.split_once(':').ok_or_else(|| format!("give one of {FORMS}"))?;
+    pub fn parse(s: &str) -> Result<Source, SourceError> {
+        let (kind, rest) = s.split_once(':').ok_or(SourceError::NoKind)?;
         match kind {
             "pid" => match rest.trim().parse::<u32>() {
                 Ok(pid) if pid > 0 => Ok(Source::Pid(pid)),
-                _ => Err(format!("`{rest}` is not a process id (pid:PID, e.g. pid:1234)")),
+                _ => Err(SourceError::Pid(rest.to_string())),
             },
             "proc" => {
                 let name = rest.trim();
                 if name.is_empty() || name.contains('/') {
-                    return Err("give a process name (proc:NAME, e.g. proc:nginx)".into());
+                    return Err(SourceError::ProcName);
                 }
                 Ok(Source::Proc(name.to_string()))
             }
             "scrape" => Ok(Source::Scrape(http_url(rest)?)),
             "promql" => {
-                let (name, rest) = rest
-                    .split_once('=')
-                    .ok_or("give promql:NAME=QUERY@URL (e.g. promql:cpu=sum(rate(x[1m]))@http://127.0.0.1:9090)")?;
+                let (name, rest) = rest.split_once('=').ok_or(SourceError::PromqlForm)?;
                 let name = name.trim();
                 if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
-                    return Err(format!("`{name}` is not a name for the query's value (letters, digits, `_`, `.`)"));
+                    return Err(SourceError::PromqlName(name.to_string()));
                 }
                 // A query may hold `@` (PromQL's modifier): the server is after the last `@http`.
-                let at = rest.rfind("@http").ok_or("give the Prometheus server after the query: QUERY@URL")?;
+                let at = rest.rfind("@http").ok_or(SourceError::PromqlServer)?;
                 let query = rest[..at].trim();
                 if query.is_empty() {
-                    return Err("the query is empty".into());
+                    return Err(SourceError::EmptyQuery);
                 }
                 Ok(Source::Promql { name: name.into(), query: query.into(), server: http_url(&rest[at + 1..])? })
             }
-            _ => Err(format!("`{kind}:` is not a source: give one of {FORMS}")),
+            _ => Err(SourceError::UnknownKind(kind.to_string())),
         }
     }
 
     /// Every `--watch` value given, in order. The message names the flag and the value masked
     /// (a source's URL may hold a password or a token). The same source given twice is watched
     /// once (twice would only write every line twice and double the load on it).
-    pub fn parse_all(values: &[String]) -> Result<Vec<Source>, String> {
+    pub fn parse_all(values: &[String]) -> Result<Vec<Source>, InvalidWatch> {
         let mut out: Vec<Source> = Vec::new();
         for v in values {
-            let s = Source::parse(v)
-                .map_err(|e| format!("invalid value '{}' for '--watch <SOURCE>': {e}", Source::mask(v)))?;
+            let s = Source::parse(v).map_err(|source| InvalidWatch { shown: Source::mask(v), source })?;
             if !out.contains(&s) {
                 out.push(s);
             }
@@ -152,21 +148,59 @@ impl Source {
 }
 
 /// An `http://` URL (the only scheme the sampler speaks).
-fn http_url(s: &str) -> Result<url::Url, String> {
+fn http_url(s: &str) -> Result<url::Url, SourceError> {
     if !s.contains("://") {
-        return Err(format!(
-            "`{}` is not a URL: give only http:// URLs, e.g. http://127.0.0.1:9113/metrics",
-            crate::redact::url(s)
-        ));
+        return Err(SourceError::NoScheme(crate::redact::url(s).into_owned()));
     }
-    let u = url::Url::parse(s.trim()).map_err(|e| format!("`{}` is not a URL: {e}", crate::redact::url(s)))?;
+    let u = url::Url::parse(s.trim()).map_err(|e| SourceError::Url(crate::redact::url(s).into_owned(), e))?;
     if u.scheme() != "http" {
-        return Err(format!("only http:// URLs can be watched, not {}://", u.scheme()));
+        return Err(SourceError::NotHttp(u.scheme().to_string()));
     }
     if u.host_str().is_none_or(str::is_empty) {
-        return Err("the URL has no host".into());
+        return Err(SourceError::NoHost);
     }
     Ok(u)
+}
+
+/// The forms `--watch` takes, as its errors list them.
+const FORMS: &str = "pid:PID, proc:NAME, scrape:URL or promql:NAME=QUERY@URL";
+
+/// A `--watch` value that is not a source. URLs in it are shown masked (they may hold
+/// credentials).
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum SourceError {
+    #[error("give one of {FORMS}")]
+    NoKind,
+    #[error("`{0}` is not a process id (pid:PID, e.g. pid:1234)")]
+    Pid(String),
+    #[error("give a process name (proc:NAME, e.g. proc:nginx)")]
+    ProcName,
+    #[error("give promql:NAME=QUERY@URL (e.g. promql:cpu=sum(rate(x[1m]))@http://127.0.0.1:9090)")]
+    PromqlForm,
+    #[error("`{0}` is not a name for the query's value (letters, digits, `_`, `.`)")]
+    PromqlName(String),
+    #[error("give the Prometheus server after the query: QUERY@URL")]
+    PromqlServer,
+    #[error("the query is empty")]
+    EmptyQuery,
+    #[error("`{0}:` is not a source: give one of {FORMS}")]
+    UnknownKind(String),
+    #[error("`{0}` is not a URL: give only http:// URLs, e.g. http://127.0.0.1:9113/metrics")]
+    NoScheme(String),
+    #[error("`{0}` is not a URL: {1}")]
+    Url(String, url::ParseError),
+    #[error("only http:// URLs can be watched, not {0}://")]
+    NotHttp(String),
+    #[error("the URL has no host")]
+    NoHost,
+}
+
+/// A `--watch` value that is not a source, shown masked.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid value '{shown}' for '--watch <SOURCE>': {source}")]
+pub struct InvalidWatch {
+    shown: String,
+    source: SourceError,
 }
 
 /// One reading: the state, and the values when it is `ok`.
@@ -635,7 +669,7 @@ mod tests {
     fn the_same_source_twice_is_watched_once() {
         let given: Vec<String> = ["pid:1", "proc:nginx", "pid:1"].map(String::from).to_vec();
         assert_eq!(Source::parse_all(&given).unwrap().len(), 2);
-        let e = Source::parse_all(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err();
+        let e = Source::parse_all(&["scrape:https://u:s3cret@h/m".to_string()]).unwrap_err().to_string();
         assert!(e.contains("--watch") && !e.contains("s3cret"), "{e}");
     }
 
@@ -672,9 +706,29 @@ mod tests {
             ("promql:cpu=@http://h:9090", "the query is empty"),
             ("top:1", "`top:` is not a source"),
         ] {
-            let e = Source::parse(bad).unwrap_err();
+            let e = Source::parse(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn source_errors_are_typed_and_read_as_before() {
+        assert_eq!(Source::parse("pid:0"), Err(SourceError::Pid("0".into())));
+        assert_eq!(Source::parse("top:1"), Err(SourceError::UnknownKind("top".into())));
+        assert_eq!(
+            Source::parse("top:1").unwrap_err().to_string(),
+            "`top:` is not a source: give one of pid:PID, proc:NAME, scrape:URL or promql:NAME=QUERY@URL"
+        );
+        assert_eq!(
+            Source::parse("scrape:h:1/m?token=t").unwrap_err().to_string(),
+            "`h:1/m?token=***` is not a URL: give only http:// URLs, e.g. http://127.0.0.1:9113/metrics"
+        );
+        assert_eq!(Source::parse("scrape:ftp://h/").unwrap_err(), SourceError::NotHttp("ftp".into()));
+        let e = Source::parse_all(&["pid:x".to_string()]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value 'pid:x' for '--watch <SOURCE>': `x` is not a process id (pid:PID, e.g. pid:1234)"
+        );
     }
 
     #[test]
@@ -684,7 +738,7 @@ mod tests {
         assert!(!shown.contains("s3cret") && !shown.contains("abc"), "{shown}");
         let q = Source::parse("promql:up=up@http://u:s3cret@127.0.0.1:9090").unwrap();
         assert!(!q.display().contains("s3cret"), "{}", q.display());
-        let e = Source::parse("scrape:http://u:s3cret@[::1").unwrap_err();
+        let e = Source::parse("scrape:http://u:s3cret@[::1").unwrap_err().to_string();
         assert!(!e.contains("s3cret"), "{e}");
         for raw in [
             "promql:x=up@https://u:s3cret@h:9090/?token=t0ken",
