@@ -13,9 +13,9 @@
 //!   the upstream. A route configured for exactly `/metrics` takes the path over.
 
 pub mod flags;
-pub mod mirror;
 
 use crate::http1::{reason, Chunked};
+use crate::mirror::accept;
 use rand::Rng;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -253,18 +253,6 @@ impl Drop for Open<'_> {
 }
 
 /// The next connection, or `None` once `shutdown` is cancelled.
-async fn accept(listener: &TcpListener, shutdown: &CancellationToken) -> Option<TcpStream> {
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => return Some(stream),
-                // Out of file descriptors and the like: wait a little rather than spin.
-                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
-            },
-            _ = shutdown.cancelled() => return None,
-        }
-    }
-}
 
 enum BodyLen {
     Length(usize),
