@@ -261,3 +261,86 @@ fn function_lengths_run_from_fn_to_its_closing_brace() {
     let src = "fn a() {\n    x;\n}\n    pub(super) async fn b(\n        y: u8,\n    ) {\n    }\nfn c() {}\n";
     assert_eq!(function_lengths(src), vec![("a".into(), 3), ("b".into(), 4), ("c".into(), 1)]);
 }
+
+/// The rooms of the crate: `src/lib.rs`'s top-level modules (`mod`, `pub mod`, and a
+/// workspace crate named in as a module by `use … as name`), without this test's own.
+fn rooms(lib: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in lib.lines().map(str::trim_start) {
+        let rest = ["pub(crate) ", "pub "].iter().find_map(|p| line.strip_prefix(p)).unwrap_or(line);
+        let name = if let Some(m) = rest.strip_prefix("mod ") {
+            m.trim_end_matches(';')
+        } else if let Some((_, alias)) = rest.strip_prefix("use ").and_then(|u| u.split_once(" as ")) {
+            alias.trim_end_matches(';')
+        } else {
+            continue;
+        };
+        if name != "layering" && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            out.insert(name.to_string());
+        }
+    }
+    out
+}
+
+/// The workspace's member crates (`crates/…`), from the `members` list of `Cargo.toml`.
+fn workspace_crates(manifest: &str) -> Vec<String> {
+    let Some(at) = manifest.find("members") else { return Vec::new() };
+    let list = &manifest[at..];
+    let list = &list[list.find('[').unwrap_or(0) + 1..list.find(']').unwrap_or(list.len())];
+    list.split(',').map(|m| m.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty()).collect()
+}
+
+/// The names in backticks of the first cell of each row of `docs/architecture.md`'s "Rooms" table.
+fn architecture_rooms(doc: &str) -> BTreeSet<String> {
+    let table = doc.split("## Rooms").nth(1).unwrap_or_default();
+    let mut out = BTreeSet::new();
+    for row in table.lines().take_while(|l| l.is_empty() || l.starts_with('|')).filter(|l| l.starts_with("| ")) {
+        let first = row[1..].split('|').next().unwrap_or_default();
+        out.extend(first.split('`').skip(1).step_by(2).map(str::to_string));
+    }
+    out
+}
+
+/// Issue 34: the maps name every room. `src/lib.rs`'s module doc (the map) and
+/// `docs/architecture.md`'s "Rooms" table each name every top-level module and every workspace
+/// crate, so a room added to the code cannot be missing from the maps a newcomer reads.
+#[test]
+fn the_maps_name_every_room() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let lib = read("src/lib.rs");
+    let map: String = lib.lines().filter_map(|l| l.strip_prefix("//!")).collect::<Vec<_>>().join("\n");
+    let doc = read("docs/architecture.md");
+    let table = architecture_rooms(&doc);
+    let rooms = rooms(&lib);
+    assert!(rooms.len() > 10, "found no rooms in src/lib.rs: {rooms:?}");
+    let mut missing = Vec::new();
+    for room in &rooms {
+        if !(map.contains(&format!("`{room}`")) || map.contains(&format!("[`{room}`]"))) {
+            missing.push(format!("src/lib.rs's map does not name `{room}`"));
+        }
+        if !table.contains(room) {
+            missing.push(format!("docs/architecture.md's Rooms table has no row for `{room}`"));
+        }
+    }
+    let crates = workspace_crates(&read("Cargo.toml"));
+    assert!(!crates.is_empty(), "found no workspace members in Cargo.toml");
+    for krate in crates {
+        if !map.contains(&krate) {
+            missing.push(format!("src/lib.rs's map does not name the workspace crate {krate}"));
+        }
+        if !doc.contains(&krate) {
+            missing.push(format!("docs/architecture.md does not name the workspace crate {krate}"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[test]
+fn rooms_are_read_from_mod_lines_and_aliased_crates() {
+    let lib = "//! doc\npub mod a;\nmod b;\n#[cfg(test)]\nmod layering;\npub(crate) use other as c;\nuse std::x;\n";
+    assert_eq!(rooms(lib), ["a", "b", "c"].into_iter().map(String::from).collect());
+    assert_eq!(workspace_crates("[workspace]\nmembers = [\"crates/x\", \"crates/y\"]\n"), ["crates/x", "crates/y"]);
+    let doc = "## Rooms\n\n| module | owns |\n|---|---|\n| `a`, `b` | x `z` |\n| `c` | y |\n\n## Next\n| `d` | |\n";
+    assert_eq!(architecture_rooms(doc), ["a", "b", "c"].into_iter().map(String::from).collect());
+}
