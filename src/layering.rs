@@ -344,3 +344,32 @@ fn rooms_are_read_from_mod_lines_and_aliased_crates() {
     let doc = "## Rooms\n\n| module | owns |\n|---|---|\n| `a`, `b` | x `z` |\n| `c` | y |\n\n## Next\n| `d` | |\n";
     assert_eq!(architecture_rooms(doc), ["a", "b", "c"].into_iter().map(String::from).collect());
 }
+
+/// The methods of `trait Output` in `src/run/output.rs` that have no default (a `fn` line
+/// ending in `;`), in order.
+fn required_output_methods(text: &str) -> Vec<String> {
+    let body = text.split("pub trait Output").nth(1).unwrap_or_default();
+    let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
+    body.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("fn ") && l.ends_with(';'))
+        .filter_map(|l| l["fn ".len()..].split('(').next().map(str::to_string))
+        .collect()
+}
+
+/// Issue 34: `Output` is a small core plus optional methods, and `lib.rs` says which: the
+/// methods it names as required are exactly those without a default.
+#[test]
+fn lib_rs_names_the_required_methods_of_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let required = required_output_methods(&std::fs::read_to_string(root.join("src/run/output.rs")).unwrap());
+    assert_eq!(required, ["name", "interval", "finish"], "the core of `Output` changed: say so in src/lib.rs");
+    let lib: String = std::fs::read_to_string(root.join("src/lib.rs"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("//! "))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let said = "[`run::Output`] is three required methods (`name`, `interval`, `finish`)";
+    assert!(lib.contains(said), "src/lib.rs does not say: {said}");
+}

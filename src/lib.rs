@@ -80,8 +80,9 @@
 //! # Running a plan from a program
 //!
 //! [`plan::Plan::load`] (or [`plan::Plan::from_yaml_str`]) gives a plan; [`run::Run`] runs it
-//! with the outputs given ([`run::Output`] is four methods), and returns the summary. See the
-//! example in [`run`].
+//! with the outputs given, and returns the summary. [`run::Output`] is three required methods
+//! (`name`, `interval`, `finish`); the others are optional, with defaults that do nothing. See
+//! the example in [`run`].
 
 pub mod cli;
 pub mod confine;
