@@ -252,8 +252,6 @@ impl Drop for Open<'_> {
     }
 }
 
-/// The next connection, or `None` once `shutdown` is cancelled.
-
 enum BodyLen {
     Length(usize),
     Chunked,

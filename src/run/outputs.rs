@@ -88,7 +88,7 @@ impl RunDirOutput {
 }
 
 impl Output for RunDirOutput {
-    /// Hands the lines to `scripts.log`'s writer (see [`ScriptLogWriter`]).
+    /// Hands the lines to `scripts.log`'s writer (see `ScriptLogWriter`).
     fn log(&mut self, lines: &[String]) {
         let dir = &self.dir;
         self.script_log.get_or_insert_with(|| ScriptLogWriter::start(dir.join(SCRIPT_LOG))).send(lines);
