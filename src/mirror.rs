@@ -55,7 +55,7 @@ pub(crate) async fn accept(listener: &TcpListener, shutdown: &CancellationToken)
 }
 
 /// Where the request line of a `?v` request goes (JMeter prints it and logs it).
-pub type Verbose = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Verbose = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The mirror's settings: JMeter's `HttpMirrorServer(port, maxPoolSize, maxQueueSize)`.
 #[derive(Clone, Default)]
@@ -201,12 +201,12 @@ impl Mirror {
     }
 
     /// Whether it still serves.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 
     /// Lets it run on without this handle: it stops when its `until` future completes.
-    pub fn detach(mut self) {
+    pub(crate) fn detach(mut self) {
         self.thread = None;
         self.shutdown = CancellationToken::new();
     }
