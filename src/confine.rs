@@ -91,7 +91,7 @@ impl PlanDir {
     }
 
     /// The directory of the plan file `plan` (as JMeter's FileServer base directory).
-    pub fn of_plan(plan: &Path) -> PlanDir {
+    pub(crate) fn of_plan(plan: &Path) -> PlanDir {
         PlanDir::new(plan.parent().unwrap_or(Path::new("")))
     }
 
@@ -292,7 +292,7 @@ fn push_components(todo: &mut Vec<OsString>, p: &Path) {
 }
 
 /// `a/./b/../c` → `a/c`, on the text alone.
-pub fn normalize(p: &Path) -> PathBuf {
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

@@ -5,13 +5,13 @@ pub mod exit {
     /// The run completed (whatever its error rate; thresholds decide pass/fail).
     pub const OK: u8 = 0;
     /// A threshold failed (`run`, or `report` judging a run or results file).
-    pub const THRESHOLDS_FAILED: u8 = 1;
+    pub(crate) const THRESHOLDS_FAILED: u8 = 1;
     /// Bad command line or plan: nothing was sent.
-    pub const USAGE: u8 = 2;
+    pub(crate) const USAGE: u8 = 2;
     /// The run could not be carried out or its results not written (I/O, runtime failure).
     pub const RUNTIME: u8 = 3;
     /// Stopped by Ctrl-C or SIGTERM; everything measured until then was written.
-    pub const INTERRUPTED: u8 = 130;
+    pub(crate) const INTERRUPTED: u8 = 130;
 }
 
 /// What can end a command, mapped to an exit code by `main`.

@@ -21,13 +21,14 @@
 //!   cli      ─► everything
 //!   run      ─► engine, plan, record, rundir      progress ─► run, record
 //!   engine   ─► plan, record                       report   ─► rundir, record, sweep
-//!   rundir   ─► record                             mock     ─► http1
+//!   rundir   ─► record                             mock     ─► http1, mirror
 //!   sweep    ─► rundir, plan, run::judge, report  dist     ─► run, engine, plan, record, rundir
 //!   export   ─► run, record                       launch   ─► run, dist, engine, plan, rundir, outputs
 //!   watch    ─► run, rundir, record
 //!   record   ─► plan::LabelId only (a dense index fixed at load)
 //!   jmeter_cli ─► plan (its properties files)
-//!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1, script), which every module may use
+//!   plan     ─► nothing of ours but the leaves (metric, redact, confine, http1, mirror, script),
+//!              which every module may use
 //! ```
 //!
 //! The rooms, in the order data passes through them:
@@ -57,7 +58,9 @@
 //! - Leaves that depend on nothing of ours: [`metric`] (the figures goals and comparisons
 //!   name), [`redact`] (the one rule for secrets), [`confine`] (the one rule for where a plan's
 //!   files may lead: no link out of its directory), `http1` (HTTP/1 framing and reason phrases;
-//!   `http1::client`, the small blocking client `export` and `watch` send with).
+//!   `http1::client`, the small blocking client `export` and `watch` send with),
+//!   [`mirror`] (JMeter's HTTP Mirror Server: `stampede mock --mirror`, and a script's
+//!   `HttpMirrorServer`, so the engine does not depend on the mock).
 //! - `script`: the script interpreter (Groovy, BeanShell/Java, JavaScript, JEXL for JMeter's
 //!   JSR223, BeanShell and `__groovy`-family elements), a crate of its own (`crates/script`,
 //!   `stampede_script`) that depends on nothing of stampede's; the engine and the plan's
@@ -78,8 +81,9 @@
 //! # Running a plan from a program
 //!
 //! [`plan::Plan::load`] (or [`plan::Plan::from_yaml_str`]) gives a plan; [`run::Run`] runs it
-//! with the outputs given ([`run::Output`] is four methods), and returns the summary. See the
-//! example in [`run`].
+//! with the outputs given, and returns the summary. [`run::Output`] is three required methods
+//! (`name`, `interval`, `finish`); the others are optional, with defaults that do nothing. See
+//! the example in [`run`].
 
 pub mod cli;
 pub mod confine;
@@ -91,6 +95,7 @@ mod http1;
 mod jmeter_cli;
 pub mod launch;
 pub mod metric;
+pub mod mirror;
 
 #[cfg(test)]
 mod layering;

@@ -13,9 +13,9 @@
 //!   the upstream. A route configured for exactly `/metrics` takes the path over.
 
 pub mod flags;
-pub mod mirror;
 
 use crate::http1::{reason, Chunked};
+use crate::mirror::accept;
 use rand::Rng;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -252,20 +252,6 @@ impl Drop for Open<'_> {
     }
 }
 
-/// The next connection, or `None` once `shutdown` is cancelled.
-async fn accept(listener: &TcpListener, shutdown: &CancellationToken) -> Option<TcpStream> {
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => return Some(stream),
-                // Out of file descriptors and the like: wait a little rather than spin.
-                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
-            },
-            _ = shutdown.cancelled() => return None,
-        }
-    }
-}
-
 enum BodyLen {
     Length(usize),
     Chunked,
@@ -467,7 +453,7 @@ impl PartialEq for ConfigError {
 /// The YAML form of a mock configuration (`stampede mock --config FILE`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ConfigDoc {
+pub(crate) struct ConfigDoc {
     #[serde(default)]
     pub default: Option<RouteDoc>,
     #[serde(default)]
@@ -476,7 +462,7 @@ pub struct ConfigDoc {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RouteDoc {
+pub(crate) struct RouteDoc {
     pub path: Option<String>,
     pub status: Option<u16>,
     pub body: Option<String>,
@@ -486,7 +472,7 @@ pub struct RouteDoc {
 }
 
 impl RouteDoc {
-    pub fn to_route(&self) -> Result<Route, ConfigError> {
+    pub(crate) fn to_route(&self) -> Result<Route, ConfigError> {
         Ok(Route {
             status: self.status.unwrap_or(200),
             body: self.body.clone().unwrap_or_else(|| "OK".into()).into_bytes(),
@@ -501,11 +487,11 @@ impl RouteDoc {
 
 impl ConfigDoc {
     /// Reads and checks a configuration's YAML text.
-    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+    pub(crate) fn parse(text: &str) -> Result<Config, ConfigError> {
         serde_norway::from_str::<ConfigDoc>(text)?.to_config()
     }
 
-    pub fn to_config(&self) -> Result<Config, ConfigError> {
+    pub(crate) fn to_config(&self) -> Result<Config, ConfigError> {
         let mut c = Config::default();
         if let Some(d) = &self.default {
             c.default = d.to_route()?;
@@ -519,7 +505,7 @@ impl ConfigDoc {
 }
 
 /// `20ms` (fixed) or `10ms..50ms` (uniform).
-pub fn parse_delay(s: &str) -> Result<Delay, ConfigError> {
+pub(crate) fn parse_delay(s: &str) -> Result<Delay, ConfigError> {
     let d = |t: &str| parse_duration(t.trim()).ok_or_else(|| ConfigError::NotADuration(t.to_string()));
     match s.split_once("..") {
         Some((a, b)) => {

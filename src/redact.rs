@@ -99,7 +99,7 @@ pub fn url(u: &str) -> Cow<'_, str> {
 
 /// An `--export KIND=TARGET` value as it may be shown: the target as [`url()`] shows it, and
 /// also the values of `u` and `p` in its query, InfluxDB 1's user and password parameters.
-pub fn export_target(v: &str) -> String {
+pub(crate) fn export_target(v: &str) -> String {
     match v.split_once('=') {
         Some((kind, target)) if !kind.contains([':', '/', '?']) => format!("{kind}={}", export_url(target)),
         _ => export_url(v),
@@ -234,7 +234,7 @@ fn credentials_in(s: &str) -> Cow<'_, str> {
 /// password and `user:password` as written and percent-decoded, and their Basic credential
 /// (the base64 of `user:password`). Forms shorter than [`Secrets::MIN_LEN`] are left to the
 /// rules by place ([`text`] masks any `Basic` credential and `Authorization:` line).
-pub fn userinfo_secrets(u: &url::Url) -> Secrets {
+pub(crate) fn userinfo_secrets(u: &url::Url) -> Secrets {
     use base64::Engine as _;
     let mut out = Secrets::default();
     if u.username().is_empty() && u.password().is_none() {

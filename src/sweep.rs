@@ -9,11 +9,11 @@ pub mod driver;
 use serde::{Deserialize, Serialize};
 
 /// `sweep.json`'s `format`: raised when a field changes meaning.
-pub const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 1;
 /// The sweep's record in its directory, rewritten after every step.
-pub const RECORD: &str = "sweep.json";
+pub(crate) const RECORD: &str = "sweep.json";
 /// The sweep's tables, for documents.
-pub const TABLES: &str = "sweep.md";
+pub(crate) const TABLES: &str = "sweep.md";
 
 /// What a sweep varies from step to step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,7 +136,7 @@ pub struct Record {
 
 impl Record {
     /// Works out the knee and the fit from the steps so far.
-    pub fn analyse(&mut self) {
+    pub(crate) fn analyse(&mut self) {
         let points: Vec<(f64, f64)> = self.steps.iter().map(|s| (s.load, s.total.ok_rps)).collect();
         self.knee = knee(&points);
         let concurrency: Vec<(f64, f64)> = self
@@ -215,7 +215,7 @@ pub struct Usl {
 }
 
 impl Usl {
-    pub fn predict(&self, n: f64) -> f64 {
+    pub(crate) fn predict(&self, n: f64) -> f64 {
         usl(self.lambda, self.sigma, self.kappa, n)
     }
 }
@@ -229,7 +229,7 @@ fn usl(lambda: f64, sigma: f64, kappa: f64, n: f64) -> f64 {
 /// λ the law is linear in σ and κ (`λN/X − 1 = σ(N − 1) + κN(N − 1)`), solved by least squares;
 /// λ (at least the highest X/N seen) is searched on a log scale, then refined. Hand-written: a
 /// three-parameter fit is a few lines, no solver crate is needed.
-pub fn fit_usl(points: &[(f64, f64)]) -> Option<Usl> {
+pub(crate) fn fit_usl(points: &[(f64, f64)]) -> Option<Usl> {
     let pts: Vec<(f64, f64)> =
         points.iter().copied().filter(|(n, x)| n.is_finite() && x.is_finite() && *n > 0.0 && *x > 0.0).collect();
     let mut distinct: Vec<f64> = pts.iter().map(|p| p.0).collect();
@@ -322,7 +322,7 @@ pub fn fit_usl(points: &[(f64, f64)]) -> Option<Usl> {
 /// The loads of `--users`/`--rates`: a list (`50,100,250`), a geometric range (`50..2000x2`:
 /// 50, 100, …, 1600 and the end, 2000) or an arithmetic one (`1000..5000+1000`). At most
 /// [`MOST_STEPS`] steps, each above 0 and above the one before.
-pub fn parse_loads(text: &str) -> Result<Vec<f64>, String> {
+pub(crate) fn parse_loads(text: &str) -> Result<Vec<f64>, String> {
     let number = |t: &str| -> Result<f64, String> {
         let v: f64 = t.trim().parse().map_err(|_| format!("`{}` is not a number", t.trim()))?;
         if v.is_finite() && v > 0.0 {
@@ -371,7 +371,7 @@ pub fn parse_loads(text: &str) -> Result<Vec<f64>, String> {
 }
 
 /// Whether `dir` is a sweep's directory (it has `sweep.json` and is not a run itself).
-pub fn is_sweep(dir: &std::path::Path) -> bool {
+pub(crate) fn is_sweep(dir: &std::path::Path) -> bool {
     !dir.join(crate::rundir::META).exists() && dir.join(RECORD).exists()
 }
 
@@ -446,7 +446,7 @@ pub fn compare_markdown(sweeps: &[(String, &Record)]) -> String {
 pub const MOST_STEPS: usize = 1000;
 
 /// A load as a column shows it: whole numbers without decimals.
-pub fn show_load(v: f64) -> String {
+pub(crate) fn show_load(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else if v != 0.0 && !(1e-4..1e15).contains(&v.abs()) {
@@ -540,7 +540,7 @@ pub fn markdown(r: &Record) -> String {
 }
 
 /// The knee, the fit and the SLO, as sentences.
-pub fn analysis(r: &Record) -> Vec<String> {
+pub(crate) fn analysis(r: &Record) -> Vec<String> {
     let mut lines = Vec::new();
     let unit = if r.load == Load::Users { "users" } else { "/s" };
     match &r.knee {

@@ -1,6 +1,7 @@
 //! `stampede mock`: the built-in upstream, until Ctrl-C/SIGTERM; then prints what it served.
 
 use crate::error::{exit, Error};
+use crate::mirror;
 use crate::mock::{self, Counters};
 use clap::Args;
 use std::path::PathBuf;
@@ -60,7 +61,10 @@ pub(super) async fn execute(a: MockArgs) -> Result<u8, Error> {
         config.routes.len(),
         config.default.status
     );
-    serve(move |shutdown, counters| async move { mock::run(listener, &config, shutdown, counters).await }).await
+    let counters = Arc::new(Counters::default());
+    let witness = counters.clone();
+    let server = move |shutdown| async move { mock::run(listener, &config, shutdown, counters).await };
+    serve(server, move || (witness.served.load(Ordering::Relaxed), witness.connections.load(Ordering::Relaxed))).await
 }
 
 /// `stampede mock --mirror`: JMeter's HTTP Mirror Server, on a loopback address only.
@@ -72,27 +76,27 @@ async fn mirror(listen: &str) -> Result<u8, Error> {
     let addr =
         listener.local_addr().map_err(|source| Error::Io { what: format!("cannot listen on {listen}"), source })?;
     eprintln!("stampede mock --mirror listening on http://{addr}/ (JMeter's HTTP Mirror Server); Ctrl-C to stop");
-    let verbose: mock::mirror::Verbose = Arc::new(|line: &str| println!("{line}"));
-    let options = mock::mirror::Options { verbose: Some(verbose), ..Default::default() };
-    serve(move |shutdown, counters| mock::mirror::run(listener, options, shutdown, counters)).await
+    let verbose: mirror::Verbose = Arc::new(|line: &str| println!("{line}"));
+    let options = mirror::Options { verbose: Some(verbose), ..Default::default() };
+    let counters = Arc::new(mirror::Counters::default());
+    let witness = counters.clone();
+    let server = move |shutdown| mirror::run(listener, options, shutdown, counters);
+    serve(server, move || (witness.served.load(Ordering::Relaxed), witness.connections.load(Ordering::Relaxed))).await
 }
 
-/// Serves with `server` until Ctrl-C/SIGTERM, stops it and prints what it served.
-async fn serve<S, F>(server: S) -> Result<u8, Error>
+/// Serves with `server` until Ctrl-C/SIGTERM, stops it and prints what it served (`served`:
+/// requests, connections).
+async fn serve<S, F>(server: S, served: impl FnOnce() -> (u64, u64)) -> Result<u8, Error>
 where
-    S: FnOnce(CancellationToken, Arc<Counters>) -> F,
+    S: FnOnce(CancellationToken) -> F,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
-    let counters = Arc::new(Counters::default());
     let shutdown = CancellationToken::new();
-    let server = tokio::spawn(server(shutdown.clone(), counters.clone()));
+    let server = tokio::spawn(server(shutdown.clone()));
     super::interrupted().await;
     shutdown.cancel();
     let _ = server.await;
-    super::say(&format!(
-        "served {} requests on {} connections\n",
-        counters.served.load(Ordering::Relaxed),
-        counters.connections.load(Ordering::Relaxed)
-    ));
+    let (requests, connections) = served();
+    super::say(&format!("served {requests} requests on {connections} connections\n"));
     Ok(exit::OK)
 }

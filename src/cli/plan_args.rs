@@ -36,7 +36,7 @@ pub struct PlanArgs {
 }
 
 impl PlanArgs {
-    pub fn load_options(&self) -> Result<LoadOptions, Error> {
+    pub(crate) fn load_options(&self) -> Result<LoadOptions, Error> {
         let (files, resolved) = (&self.property_files, &self.resolved_properties);
         Ok(LoadOptions {
             skip_unsupported: self.skip_unsupported,

@@ -60,7 +60,7 @@ impl Agent {
     }
 
     /// Whether a job is running (a stopping agent waits for it).
-    pub fn is_busy(&self) -> bool {
+    pub(crate) fn is_busy(&self) -> bool {
         self.busy.load(Ordering::SeqCst)
     }
 

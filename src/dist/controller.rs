@@ -96,7 +96,7 @@ pub struct Agents {
 }
 
 /// Called once every agent has accepted the job, before the start: an error stops them all.
-pub type Ready = Box<dyn FnOnce() -> Result<(), String> + Send>;
+pub(crate) type Ready = Box<dyn FnOnce() -> Result<(), String> + Send>;
 
 impl Agents {
     /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
@@ -107,7 +107,7 @@ impl Agents {
     }
 
     /// Calls `ready` once every agent has accepted the job (a `--replace` then clears the old run).
-    pub fn when_ready(self, ready: Ready) -> Agents {
+    pub(crate) fn when_ready(self, ready: Ready) -> Agents {
         Agents { ready: Some(ready), ..self }
     }
 

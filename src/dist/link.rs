@@ -98,7 +98,7 @@ pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsC
 /// (over TLS when given), for at most `wait` or until `stop`; `heard` hears of each. Agents
 /// that have joined are pinged every second (one that has gone is dropped, and another awaited);
 /// agents beyond `n` are refused.
-pub async fn gather(
+pub(crate) async fn gather(
     listener: TcpListener,
     token: &str,
     tls: Option<tokio_rustls::TlsAcceptor>,

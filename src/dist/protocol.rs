@@ -234,7 +234,7 @@ pub(super) fn split(c: Box<dyn Conn>) -> (Reader, Tx, Written) {
 pub(super) type Written = tokio::task::JoinHandle<()>;
 
 /// The agent's side of TLS: its certificate chain and key (PEM).
-pub fn server_tls(cert_pem: &[u8], key_pem: &[u8]) -> Result<tokio_rustls::TlsAcceptor, String> {
+pub(crate) fn server_tls(cert_pem: &[u8], key_pem: &[u8]) -> Result<tokio_rustls::TlsAcceptor, String> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
@@ -255,7 +255,7 @@ pub fn server_tls(cert_pem: &[u8], key_pem: &[u8]) -> Result<tokio_rustls::TlsAc
 }
 
 /// The controller's side of TLS: the certificates (PEM) it trusts for agents.
-pub fn client_tls(ca_pem: &[u8]) -> Result<tokio_rustls::TlsConnector, String> {
+pub(crate) fn client_tls(ca_pem: &[u8]) -> Result<tokio_rustls::TlsConnector, String> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::CertificateDer;
     let mut roots = rustls::RootCertStore::empty();

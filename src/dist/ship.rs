@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// What a job ships, and where.
 #[derive(Debug)]
-pub struct JobFiles {
+pub(crate) struct JobFiles {
     /// The plan, relative to the root.
     pub plan: String,
     /// The common root on the controller's machine.
@@ -23,7 +23,7 @@ pub struct JobFiles {
 /// folders of `--ship`, under their common root. Hidden files and folders, run directories and
 /// the files in `never` (the token file) stay behind; so does the rest of the plan's directory
 /// when it is the home directory.
-pub fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<JobFiles, String> {
+pub(crate) fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Result<JobFiles, String> {
     use crate::plan::files::{files_under, is_home, Folder};
     let run_dir = |d: &Path| d.join(crate::rundir::META).exists();
     let mut extra = Vec::new();

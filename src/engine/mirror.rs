@@ -3,14 +3,14 @@
 //! (`new HttpMirrorServer(8081, 10, 10)`, `start()`, `props.put("MIRROR_SERVER", server)`) and
 //! stop it in tearDown (`((HttpMirrorServer) props.get("MIRROR_SERVER")).stopServer()`).
 //!
-//! `start()` binds 127.0.0.1:port (never another address) and serves [`crate::mock::mirror`]
+//! `start()` binds 127.0.0.1:port (never another address) and serves [`crate::mirror`]
 //! from its own thread until `stopServer()` or the end of the run (when the run's shared state
 //! is gone), whichever comes first: it never outlives the run. A port that cannot be bound is
 //! JMeter's `getException()` (a `java.net.BindException`), logged as JMeter logs it.
 
 use super::scripting::Exec;
 use super::session::Globals;
-use crate::mock::mirror::{Mirror, Options};
+use crate::mirror::{Mirror, Options};
 use crate::script::{lock, Ctx, Native, Thrown, Value};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -126,7 +126,7 @@ impl MirrorServer {
             max_queue: usize::try_from(self.max_queue).unwrap_or(0),
             verbose: self.log.as_ref().map(|tx| {
                 let tx = Mutex::new(lock(tx).clone());
-                let verbose: crate::mock::mirror::Verbose =
+                let verbose: crate::mirror::Verbose =
                     Arc::new(move |line: &str| drop(lock(&tx).send(format!("INFO HttpMirrorThread: {line}"))));
                 verbose
             }),

@@ -75,7 +75,7 @@ pub struct Outcome {
 
 /// Where the script log's lines go: sent from any user's task without waiting (logging from a
 /// script is rare; the channel is unbounded), received on the run's task.
-pub type ScriptLog = tokio::sync::mpsc::UnboundedSender<String>;
+pub(crate) type ScriptLog = tokio::sync::mpsc::UnboundedSender<String>;
 
 /// Options that are not part of the plan.
 #[derive(Debug, Clone)]
@@ -121,7 +121,7 @@ pub enum Error {
 
 /// What would stop [`run`] from starting the plan (TLS settings that do not load), checked
 /// without running it: `stampede check` reports it as `run` would.
-pub fn start_problem(plan: &Plan) -> Option<String> {
+pub(crate) fn start_problem(plan: &Plan) -> Option<String> {
     tls::config(&plan.tls).err()
 }
 

@@ -39,7 +39,7 @@ pub struct Fixed {
 
 /// What changes for a redirect hop: where it goes, and its method (a 303, or a 301/302 after a
 /// POST, becomes a GET without body).
-pub struct Hop<'a> {
+pub(crate) struct Hop<'a> {
     pub method: &'a str,
     pub target: &'a Target,
     pub path: &'a str,
@@ -324,7 +324,14 @@ impl PreparedRequest {
     }
 
     /// Appends a redirect hop's request to `out`; `body` is the first exchange's body.
-    pub fn render_hop(&self, u: &mut UserVars, hop: &Hop<'_>, extra: Option<&str>, body: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn render_hop(
+        &self,
+        u: &mut UserVars,
+        hop: &Hop<'_>,
+        extra: Option<&str>,
+        body: &[u8],
+        out: &mut Vec<u8>,
+    ) {
         let body = if hop.with_body { body } else { &[] };
         self.render_head(u, Some(hop), hop.target, hop.path, body.len(), out);
         push_extra(out, extra);

@@ -37,7 +37,7 @@ pub struct Ratio {
 
 impl Ratio {
     pub const ZERO: Ratio = Ratio { num: 0, den: 1 };
-    pub const ONE: Ratio = Ratio { num: 1, den: 1 };
+    pub(crate) const ONE: Ratio = Ratio { num: 1, den: 1 };
 
     /// `num/den`, reduced; `None` when `den` is 0 or the fraction is above 1.
     pub fn new(num: u64, den: u64) -> Option<Ratio> {
@@ -157,7 +157,7 @@ impl Segment {
     }
 
     /// Whether this is the whole workload.
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.from == Ratio::ZERO && self.to == Ratio::ONE
     }
 
@@ -172,7 +172,7 @@ impl Segment {
     }
 
     /// How many of the indices `0..v` are this segment's: its share of a count of `v`.
-    pub fn count_below(&self, v: u64) -> u64 {
+    pub(crate) fn count_below(&self, v: u64) -> u64 {
         let rest = v % self.period;
         v / self.period * self.owned.len() as u64 + self.owned.partition_point(|&p| p < rest) as u64
     }
@@ -180,7 +180,7 @@ impl Segment {
     /// The first index at or after `k` that is this segment's; `u64::MAX` when there is none
     /// below it, which no schedule reaches (an index is below its total): a distributed run
     /// of a total near `u64::MAX` ends its schedule there instead of wrapping to its start.
-    pub fn next_owned(&self, k: u64) -> u64 {
+    pub(crate) fn next_owned(&self, k: u64) -> u64 {
         let (base, rest) = (k - k % self.period, k % self.period);
         let next = match self.owned.get(self.owned.partition_point(|&p| p < rest)) {
             Some(p) => base.checked_add(*p),

@@ -384,7 +384,7 @@ impl UserVars {
 
     /// Whether the variable is unset: it holds its own reference `${name}` (a JMX plan, or a
     /// variable that reads so until set), or `""` where unset is not told apart from it.
-    pub fn is_unset(&self, id: VarId) -> bool {
+    pub(crate) fn is_unset(&self, id: VarId) -> bool {
         let v = self.values[id.index()].as_str();
         match self.globals.unset_names.get(id.index()) {
             Some(name) if !name.is_empty() => is_reference_to(v, name),

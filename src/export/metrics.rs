@@ -111,11 +111,11 @@ pub struct Snapshot {
 /// `agent` (one agent's Total, its name in `agent`). A dimension of its own, so a plan label
 /// named "Total" cannot be mistaken for the Total, and summing `scope="total"` never adds the
 /// agents' rows to the merged run's.
-pub const SCOPE: &str = "scope";
+pub(crate) const SCOPE: &str = "scope";
 /// The tag naming the agent of a `scope="agent"` series: its directory under the run's `agents/`.
-pub const AGENT: &str = "agent";
+pub(crate) const AGENT: &str = "agent";
 /// The tag naming a label's scenario (thread group) in a plan with several, as k6 names it.
-pub const SCENARIO: &str = "scenario";
+pub(crate) const SCENARIO: &str = "scenario";
 
 impl Snapshot {
     /// The Total first, then each label, then each agent: the extra labels (tags) that name it,
@@ -178,7 +178,7 @@ impl Metrics {
     }
 
     /// Tags each label's series with its scenario: `of[i]` for label `i` (`Plan::label_scenarios`).
-    pub fn with_label_scenarios(mut self, of: Vec<Option<String>>) -> Metrics {
+    pub(crate) fn with_label_scenarios(mut self, of: Vec<Option<String>>) -> Metrics {
         self.label_scenarios = of;
         self
     }
@@ -321,7 +321,7 @@ fn kind_names(kinds: &ErrorCounts, checks: &[String]) -> Vec<(String, u64)> {
 /// HDR bucket starts at or below the bound: the bound's own bucket (0.1% wide at most) cannot
 /// be split, and this is the reading the percentiles of the reports use. So the buckets are
 /// exact against the histogram, and the `+Inf` bucket is the request count.
-pub fn add_buckets(le: &mut [u64; LE_US.len()], h: &Histogram) {
+pub(crate) fn add_buckets(le: &mut [u64; LE_US.len()], h: &Histogram) {
     for b in h.iter_recorded() {
         let lowest = Histogram::<3>::lowest_equivalent(b.value);
         let first = LE_US.partition_point(|&bound| bound < lowest);

@@ -41,7 +41,7 @@ pub const PUSH_TIMEOUT: Duration = Duration::from_secs(2);
 /// (or the final page to be scraped once more).
 pub const GRACE: Duration = Duration::from_secs(3);
 /// Snapshots a push sink holds while its target is slow; past this the oldest is dropped.
-pub const QUEUE: usize = 64;
+pub(crate) const QUEUE: usize = 64;
 
 /// The kinds `--export` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

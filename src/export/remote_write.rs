@@ -45,7 +45,7 @@ pub const HEADERS: &[(&str, &str)] = &[
 ];
 
 /// The request for `snap`: every series at the snapshot's time.
-pub fn write_request(snap: &Snapshot, ident: &Ident) -> WriteRequest {
+pub(crate) fn write_request(snap: &Snapshot, ident: &Ident) -> WriteRequest {
     let timeseries = series(snap, ident)
         .into_iter()
         .map(|(_, s)| {

@@ -208,7 +208,7 @@ pub(super) fn banner(plan: &str, links: &[AgentLink]) -> String {
 }
 
 /// The shared token in `path`: its first line, which must not be empty.
-pub fn read_token(path: &Path) -> Result<String, Error> {
+pub(crate) fn read_token(path: &Path) -> Result<String, Error> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Usage(format!("cannot read the token file {}: {e}", path.display())))?;
     let token = text.lines().next().unwrap_or("").trim().to_string();

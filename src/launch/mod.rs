@@ -73,7 +73,7 @@ pub struct Finished {
 
 impl Finished {
     /// The run directory could not be written whole.
-    pub fn run_dir_failure(&self) -> Option<&Failure> {
+    pub(crate) fn run_dir_failure(&self) -> Option<&Failure> {
         self.result.failures.iter().find(|f| f.output == RunDirOutput::NAME)
     }
 
@@ -190,7 +190,7 @@ impl Part {
 }
 
 /// Replaces every scenario's workload figures by those given (`--users`, `--duration`...).
-pub fn override_workloads(plan: &mut Plan, overrides: &Overrides) {
+pub(crate) fn override_workloads(plan: &mut Plan, overrides: &Overrides) {
     if !overrides.is_empty() {
         for s in &mut plan.scenarios {
             s.workload = s.workload.bounded(overrides);
@@ -200,7 +200,7 @@ pub fn override_workloads(plan: &mut Plan, overrides: &Overrides) {
 
 /// Adds the command line's goals (`--threshold`, `--stop-on`) to the plan's; one naming a label
 /// the plan has not is refused.
-pub fn add_goals(plan: &mut Plan, thresholds: &[Threshold], stop_on: &[StopOn]) -> Result<(), Error> {
+pub(crate) fn add_goals(plan: &mut Plan, thresholds: &[Threshold], stop_on: &[StopOn]) -> Result<(), Error> {
     let unknown = |flag: &str, goal: String, l: &String, plan: &Plan| {
         Error::Usage(format!(
             "{flag} `{goal}`: the plan has no request or group labelled `{l}` (labels: {})",
@@ -224,7 +224,7 @@ pub fn add_goals(plan: &mut Plan, thresholds: &[Threshold], stop_on: &[StopOn]) 
 
 /// A part's numbers are a share of the whole: judged live there, a goal would stop it wrongly.
 /// Its abort goals are judged at its end only, its stop conditions not at all; each is said.
-pub fn part_goals(plan: &mut Plan, say: &dyn Fn(&str)) {
+pub(crate) fn part_goals(plan: &mut Plan, say: &dyn Fn(&str)) {
     for t in plan.thresholds.iter_mut().filter(|t| t.abort.is_some()) {
         t.abort = None;
         say(&format!("warning: `{t}` is not judged live in a part (--segment), only at its end; on agents the controller judges it live on every part's numbers"));
@@ -237,7 +237,7 @@ pub fn part_goals(plan: &mut Plan, say: &dyn Fn(&str)) {
 /// What one part of a plan still runs at the whole plan's rate or count: elements whose rate
 /// or total is kept by the process, not per user (each generator keeps all of it, as each
 /// JMeter server of a distributed test does).
-pub fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
+pub(crate) fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
     use plan::flow::{Step, Think, ThroughputShare};
     let mut found = Vec::new();
     if !plan.shapers.is_empty() {
@@ -271,7 +271,7 @@ pub fn whole_plan_rates(plan: &Plan) -> Vec<&'static str> {
 /// Adds the results files `files` (`--jtl`) to the plan's own (its listeners'); with `delete`,
 /// JMeter's `-f`, every one is deleted once the plan has loaded, not before: a plan that does
 /// not load leaves earlier results be.
-pub fn add_results(plan: &mut Plan, files: &[PathBuf], delete: bool) -> Result<(), Error> {
+pub(crate) fn add_results(plan: &mut Plan, files: &[PathBuf], delete: bool) -> Result<(), Error> {
     let new: Vec<PathBuf> = files.iter().filter(|f| !plan.result_files.contains(f)).cloned().collect();
     plan.result_files.extend(new);
     if !delete {
@@ -328,7 +328,7 @@ impl Exports {
 
     /// [`Exports::parse`] again for the next run of a sweep: an address the run before freed
     /// is tried for a moment (its last client may still hold it).
-    pub async fn parse_again(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
+    pub(crate) async fn parse_again(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
         for _ in 0..20 {
             if let Ok(exports) = Exports::parse(values, tag.clone()) {
                 return Ok(exports);

@@ -9,7 +9,7 @@ pub const STATUS: u16 = 200;
 pub const BODY: &str = "OK";
 
 /// `--mirror`'s `--listen`: a loopback address only, since the mirror echoes what it receives.
-pub fn mirror_address(listen: &str) -> Result<std::net::SocketAddr, String> {
+pub(crate) fn mirror_address(listen: &str) -> Result<std::net::SocketAddr, String> {
     let addr: std::net::SocketAddr =
         listen.parse().map_err(|_| format!("--listen `{listen}` is not an address (127.0.0.1:PORT or [::1]:PORT)"))?;
     if addr.ip() != std::net::Ipv4Addr::LOCALHOST && addr.ip() != std::net::Ipv6Addr::LOCALHOST {
@@ -23,7 +23,7 @@ pub fn mirror_address(listen: &str) -> Result<std::net::SocketAddr, String> {
 
 /// The flags, as given.
 #[derive(Debug)]
-pub struct Flags<'a> {
+pub(crate) struct Flags<'a> {
     /// `--config FILE`: `default:` and `routes:`, which the flags below then change.
     pub config: Option<&'a Path>,
     pub status: u16,
@@ -37,7 +37,7 @@ pub struct Flags<'a> {
 
 /// A flag that does not read, named.
 #[derive(Debug, thiserror::Error)]
-pub enum FlagError {
+pub(crate) enum FlagError {
     #[error("{}: {source}", path.display())]
     Read { path: std::path::PathBuf, source: std::io::Error },
     #[error("{}: {source}", path.display())]
@@ -56,7 +56,7 @@ impl Flags<'_> {
     /// The configuration the flags give: the file's (or the default's), its default route
     /// replaced when there is no file or a flag of the default route is given, each route
     /// added.
-    pub fn config(&self) -> Result<Config, FlagError> {
+    pub(crate) fn config(&self) -> Result<Config, FlagError> {
         let mut config = match self.config {
             Some(p) => {
                 let text =

@@ -157,7 +157,7 @@ pub fn log_text(bytes: &[u8], gunzip: bool) -> std::io::Result<String> {
 pub const MAX_LOG_BYTES: u64 = 1 << 30;
 
 /// An error when `len` bytes of a log are over [`MAX_LOG_BYTES`].
-pub fn too_big(len: usize) -> std::io::Result<()> {
+pub(crate) fn too_big(len: usize) -> std::io::Result<()> {
     if len as u64 > MAX_LOG_BYTES {
         return Err(std::io::Error::other(format!(
             "it holds over {} MiB (decompressed), which stampede reads whole when the plan loads: split it",

@@ -135,7 +135,7 @@ impl AnchorSampler {
 
     /// The path's pattern for this rendering of it: the one compiled at load when it is the
     /// same text, else compiled now (once for the whole page).
-    pub fn path_pattern(&self, path: &str) -> std::borrow::Cow<'_, Compiled> {
+    pub(crate) fn path_pattern(&self, path: &str) -> std::borrow::Cow<'_, Compiled> {
         match &self.fixed_path {
             Some(c) if c.text == path => std::borrow::Cow::Borrowed(c),
             _ => std::borrow::Cow::Owned(Compiled::path(path)),

@@ -111,7 +111,7 @@ impl Builder {
     }
 
     /// Label `id` is rendered from `name` for each sample (a sampler named with `${...}`).
-    pub fn run_time_label(&mut self, id: LabelId, name: Template) {
+    pub(crate) fn run_time_label(&mut self, id: LabelId, name: Template) {
         if self.templated_labels.insert(id) {
             self.label_templates.push((id, name));
         }
@@ -123,7 +123,7 @@ impl Builder {
     }
 
     /// The message of a check.
-    pub fn check_message(&self, id: CheckId) -> &str {
+    pub(crate) fn check_message(&self, id: CheckId) -> &str {
         &self.checks[id.0 as usize]
     }
 
@@ -162,7 +162,7 @@ impl Builder {
     /// same way, with the same sharing mode and end-of-file rule: another element reading it
     /// shares its rows (JMeter's FileServer keeps one reader per alias, whatever element reads
     /// it).
-    pub fn same_data(&self, alias: &str, file: &DataFile, share: Share, on_eof: OnEof) -> Option<usize> {
+    pub(crate) fn same_data(&self, alias: &str, file: &DataFile, share: Share, on_eof: OnEof) -> Option<usize> {
         self.data.iter().position(|d| {
             d.alias.as_deref() == Some(alias) && d.share == share && d.on_eof == on_eof && d.file.same_reading(file)
         })
@@ -170,7 +170,7 @@ impl Builder {
 
     /// Opens and checks the data file at `path`, or shares the one opened before with the same
     /// options.
-    pub fn open_data(&mut self, path: &Path, opts: &CsvOptions) -> Result<Arc<DataFile>, CsvError> {
+    pub(crate) fn open_data(&mut self, path: &Path, opts: &CsvOptions) -> Result<Arc<DataFile>, CsvError> {
         let key = (path.to_path_buf(), opts.clone());
         if let Some(f) = self.data_files.get(&key) {
             return Ok(f.clone());
@@ -181,11 +181,11 @@ impl Builder {
     }
 
     /// A data file added before, by its index.
-    pub fn data_file(&self, index: usize) -> &DataSpec {
+    pub(crate) fn data_file(&self, index: usize) -> &DataSpec {
         &self.data[index]
     }
 
-    pub fn data_file_mut(&mut self, index: usize) -> &mut DataSpec {
+    pub(crate) fn data_file_mut(&mut self, index: usize) -> &mut DataSpec {
         &mut self.data[index]
     }
 
@@ -207,7 +207,7 @@ impl Builder {
     }
 
     /// A per-sample results file (JTL); each path once.
-    pub fn result_file(&mut self, path: &Path) {
+    pub(crate) fn result_file(&mut self, path: &Path) {
         if !self.result_files.iter().any(|p| p == path) {
             self.result_files.push(path.to_path_buf());
         }
@@ -248,7 +248,7 @@ impl Builder {
     }
 
     /// Whether a scenario of this name was added.
-    pub fn has_scenario(&self, name: &str) -> bool {
+    pub(crate) fn has_scenario(&self, name: &str) -> bool {
         self.scenario_names.contains(name)
     }
 
@@ -276,7 +276,7 @@ impl Builder {
 
     /// The slot of a rate schedule shared by every user; the same `key` (the element it was read
     /// from, read once per scope it is in) gives the same slot, as JMeter shares the one timer.
-    pub fn shaper(&mut self, key: usize, shaper: Shaper) -> u32 {
+    pub(crate) fn shaper(&mut self, key: usize, shaper: Shaper) -> u32 {
         if let Some(i) = self.shapers.iter().position(|(k, _)| *k == key) {
             return i as u32;
         }

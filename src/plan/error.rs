@@ -102,7 +102,7 @@ impl Error {
 impl Error {
     /// One error for several problems: the only one as it is, or a list of all, each with its
     /// place (file:line: element: message), under the count.
-    pub fn combine(mut problems: Vec<Error>) -> Error {
+    pub(crate) fn combine(mut problems: Vec<Error>) -> Error {
         if problems.len() == 1 {
             return problems.remove(0);
         }

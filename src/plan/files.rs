@@ -74,7 +74,7 @@ pub(crate) fn read_when_run(dir: &PlanDir, name: &super::Template) {
 
 /// The deepest directory that holds every path of `paths` (absolute, `..` applied); `/` when
 /// they share nothing more.
-pub fn common_root<'a>(paths: impl IntoIterator<Item = &'a Path>) -> PathBuf {
+pub(crate) fn common_root<'a>(paths: impl IntoIterator<Item = &'a Path>) -> PathBuf {
     let mut root: Option<Vec<Component<'a>>> = None;
     for p in paths {
         let parts: Vec<Component<'a>> = p.components().collect();
@@ -180,7 +180,7 @@ pub enum Folder {
 }
 
 /// Whether `dir` is the user's home directory: never sent whole.
-pub fn is_home(dir: &Path) -> bool {
+pub(crate) fn is_home(dir: &Path) -> bool {
     let resolve = crate::confine::resolve;
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())

@@ -254,7 +254,7 @@ pub struct Rotate {
 impl Rotate {
     /// The Weighted Switch Controller's choice (`getIndex`): the first branch whose weight
     /// exceeds its share of `total` passes the most; none when every weight is 0.
-    pub fn weighted_pick(weights: &[f64], counts: &[u64], total: u64) -> Option<usize> {
+    pub(crate) fn weighted_pick(weights: &[f64], counts: &[u64], total: u64) -> Option<usize> {
         // Java's Double.MIN_VALUE: the smallest positive double.
         let mut max = f64::from_bits(1);
         let mut pick = None;
@@ -317,7 +317,7 @@ pub enum StopKind {
 }
 
 impl StopKind {
-    pub fn is_continue(&self) -> bool {
+    pub(crate) fn is_continue(&self) -> bool {
         *self == StopKind::Continue
     }
 }
@@ -526,19 +526,19 @@ impl TimerKind {
     }
 
     /// The value of a timer's delay text as JMeter reads it: a whole number, else 0.
-    pub fn delay_of(text: &str) -> i64 {
+    pub(crate) fn delay_of(text: &str) -> i64 {
         text.trim().parse().unwrap_or(0)
     }
 
     /// The value of a timer's range text as JMeter reads it: a number, else 0.
-    pub fn range_of(text: &str) -> f64 {
+    pub(crate) fn range_of(text: &str) -> f64 {
         text.trim().parse::<f64>().ok().filter(|r| r.is_finite()).unwrap_or(0.0)
     }
 }
 
 impl Think {
     /// Whether a draw can be above zero: a flow of think times that cannot is no wait at all.
-    pub fn can_wait(&self) -> bool {
+    pub(crate) fn can_wait(&self) -> bool {
         match *self {
             Think::Constant(d) | Think::Pause(d) => !d.is_zero(),
             Think::Uniform { max, .. } => !max.is_zero(),
@@ -700,7 +700,7 @@ fn cond_source<S: Serializer>(c: &Cond, s: S) -> Result<S::Ok, S::Error> {
 
 /// Whether the steps send a request anywhere (in a branch, loop or group included), or make
 /// a sample without one.
-pub fn has_request(steps: &[Step]) -> bool {
+pub(crate) fn has_request(steps: &[Step]) -> bool {
     let mut any = false;
     for_each_request(steps, &mut |_| any = true);
     any || has_synthetic(steps)
@@ -720,7 +720,7 @@ fn has_synthetic(steps: &[Step]) -> bool {
 }
 
 /// Visits every request in a flow, depth first, in plan order.
-pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
+pub(crate) fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
     for_each_step(steps, &mut |step| {
         if let Step::Request(r) = step {
             f(r)
@@ -730,7 +730,7 @@ pub fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpe
 
 /// Visits every step of a flow, depth first, in plan order: a step that holds steps (a loop, a
 /// branch, a group...) before the steps it holds.
-pub fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
+pub(crate) fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
     for step in steps {
         f(step);
         match step {
@@ -772,7 +772,7 @@ pub fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
 /// The labels of the samples a listener sees from these steps, in plan order: each request's,
 /// synthetic, WebSocket and socket sample's, and each transaction group's and parallel parent
 /// sample's (not a redirect hop's, a sub-sample).
-pub fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
+pub(crate) fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
     let add = |l: LabelId, out: &mut Vec<LabelId>| {
         if !out.contains(&l) {
             out.push(l);
@@ -821,7 +821,7 @@ pub fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
 }
 
 /// Visits every template in a flow, mutably (to fold constants once the plan is read).
-pub fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Template)) {
+pub(crate) fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Template)) {
     for step in steps {
         match step {
             Step::Request(r) => r.for_each_template_mut(f),

@@ -34,7 +34,7 @@ impl Serialize for Pattern {
 
 impl Pattern {
     /// A Perl5 pattern; the error is the `regex` crate's message when neither engine takes it.
-    pub fn perl5(src: &str) -> Result<Pattern, String> {
+    pub(crate) fn perl5(src: &str) -> Result<Pattern, String> {
         // ORO's Perl5 has look-ahead but neither look-behind nor named groups.
         if opens_look_behind_or_name(src) {
             return Err("`(?<` (look-behind or a named group) is not Perl5 syntax".into());
@@ -54,7 +54,7 @@ impl Pattern {
     }
 
     /// How many groups, counting group 0 (the whole match).
-    pub fn captures_len(&self) -> usize {
+    pub(crate) fn captures_len(&self) -> usize {
         match self {
             Pattern::Plain(r) => r.captures_len(),
             Pattern::Fancy(r) => r.captures_len(),
@@ -63,7 +63,7 @@ impl Pattern {
 
     /// Whether the pattern matches somewhere in the text. A backtracking match that gives up
     /// (its step limit) is no match.
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         match self {
             Pattern::Plain(r) => r.is_match(text),
             Pattern::Fancy(r) => r.is_match(text).unwrap_or(false),
@@ -72,7 +72,7 @@ impl Pattern {
 
     /// Every match, left to right, as its groups (index 0 the whole match; `None` for a group
     /// that took no part).
-    pub fn captures_all<'t>(&self, text: &'t str) -> Vec<Vec<Option<&'t str>>> {
+    pub(crate) fn captures_all<'t>(&self, text: &'t str) -> Vec<Vec<Option<&'t str>>> {
         match self {
             Pattern::Plain(r) => {
                 r.captures_iter(text).map(|c| c.iter().map(|m| m.map(|m| m.as_str())).collect()).collect()

@@ -73,12 +73,12 @@ pub struct CookieSpec {
 
 impl PlanManagers {
     /// The policy of the Cookie Manager in a request's scope (`standard` when none is).
-    pub fn cookie_policy(&self, m: &Managers) -> CookiePolicy {
+    pub(crate) fn cookie_policy(&self, m: &Managers) -> CookiePolicy {
         m.cookies.and_then(|i| self.cookie_managers.get(i as usize)).map_or(CookiePolicy::Standard, |c| c.policy)
     }
 
     /// The cookies the Cookie Manager in a request's scope defines.
-    pub fn own_cookies(&self, m: &Managers) -> &[UserCookie] {
+    pub(crate) fn own_cookies(&self, m: &Managers) -> &[UserCookie] {
         m.cookies.and_then(|i| self.cookie_managers.get(i as usize)).map_or(&[], |c| &c.cookies[..])
     }
 }
@@ -131,7 +131,7 @@ pub struct AuthEntry {
 /// credentials: `Basic ` and the Base64 of `user:password`, the user written `DOMAIN\\user`
 /// when a domain is given (an NTLM principal's name, its domain upper-cased), in US-ASCII
 /// (other characters become `?`).
-pub fn basic_credentials(user: &str, password: &str, domain: &str) -> String {
+pub(crate) fn basic_credentials(user: &str, password: &str, domain: &str) -> String {
     use base64::Engine as _;
     let mut plain = String::new();
     if !domain.is_empty() {

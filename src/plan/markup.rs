@@ -379,7 +379,7 @@ fn jsoup_text(el: scraper::ElementRef<'_>) -> String {
 /// The text with HTML character references decoded (`&amp;`, `&#39;`, `&#x2F;`, every HTML5
 /// name), as JMeter's "Body (unescaped)" field (unbescape's `HtmlEscape.unescapeHtml`).
 /// A reference that names nothing stays as it is.
-pub fn unescape_html(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn unescape_html(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.contains('&') {
         return s.into();
     }

@@ -193,7 +193,7 @@ pub struct Scenario {
 
 impl Scenario {
     /// Whether its flow reads rows of a data file (a CSV Data Set, a YAML `data`).
-    pub fn reads_data(&self) -> bool {
+    pub(crate) fn reads_data(&self) -> bool {
         let mut reads = false;
         flow::for_each_step(&self.flow, &mut |s| reads |= matches!(s, Step::Feed(_)));
         reads
@@ -330,17 +330,17 @@ pub struct TlsOptions {
 /// A TLS file that does not hold what its setting needs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct TlsFileError(String);
+pub(crate) struct TlsFileError(String);
 
 impl TlsOptions {
     /// Checks that the extra authorities' file holds PEM certificates, so that a plan with a
     /// bad file fails when it loads (the engine parses it when the run starts: `engine::tls`).
-    pub fn check_ca(&self) -> Result<(), TlsFileError> {
+    pub(crate) fn check_ca(&self) -> Result<(), TlsFileError> {
         self.ca_pem.as_deref().map_or(Ok(()), |pem| pem_certificates("ca", pem))
     }
 
     /// Checks the client certificate chain and key files, when both are given.
-    pub fn check_client_auth(&self) -> Result<(), TlsFileError> {
+    pub(crate) fn check_client_auth(&self) -> Result<(), TlsFileError> {
         use rustls::pki_types::{pem::PemObject, PrivateKeyDer};
         let (Some(cert), Some(key)) = (&self.client_cert_pem, &self.client_key_pem) else { return Ok(()) };
         pem_certificates("client_cert", cert)?;
@@ -410,7 +410,7 @@ pub struct Bandwidth {
 }
 
 impl Bandwidth {
-    pub const PROPERTIES: [&'static str; 2] = ["httpclient.socket.http.cps", "httpclient.socket.https.cps"];
+    pub(crate) const PROPERTIES: [&'static str; 2] = ["httpclient.socket.http.cps", "httpclient.socket.https.cps"];
 
     /// A property's value as JMeter's `getPropDefault(name, 0)` reads an int: trimmed, and 0
     /// when it is no number (or negative: no emulation).
@@ -678,7 +678,7 @@ impl Plan {
 
     /// Makes templates that only read variables nothing assigns while running into constant
     /// text, once every reader has finished: the engine then sends such requests as fixed bytes.
-    pub fn fold_constants(&mut self) {
+    pub(crate) fn fold_constants(&mut self) {
         let vars = self.vars.clone();
         for sc in &mut self.scenarios {
             flow::for_each_template_mut(&mut sc.flow, &mut |t| t.fold(&vars));
@@ -711,7 +711,7 @@ pub struct Labels {
 }
 
 impl Labels {
-    pub fn intern(&mut self, name: &str) -> LabelId {
+    pub(crate) fn intern(&mut self, name: &str) -> LabelId {
         if let Some(id) = self.index.get(name) {
             return *id;
         }
@@ -726,7 +726,7 @@ impl Labels {
         &self.names
     }
 
-    pub fn into_names(self) -> Vec<String> {
+    pub(crate) fn into_names(self) -> Vec<String> {
         self.names
     }
 }

@@ -53,7 +53,7 @@ fn count<S: Serializer>(t: &[Template], s: S) -> Result<S::Ok, S::Error> {
 /// the value in place): JMeter shows the environment in its sampler data so, in the order of
 /// the map's buckets (String.hashCode spread, a 16-bucket table doubled past 3/4 full), then
 /// of insertion within a bucket.
-pub fn java_hash_map_text(pairs: &[(String, String)]) -> String {
+pub(crate) fn java_hash_map_text(pairs: &[(String, String)]) -> String {
     let mut entries: Vec<(&str, &str, u32)> = Vec::new();
     for (k, v) in pairs {
         match entries.iter_mut().find(|e| e.0 == k) {

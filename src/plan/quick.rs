@@ -30,7 +30,7 @@ pub struct QuickPlan {
 
 impl QuickPlan {
     /// `--body-file`: the body, as text; the message names the flag and the file.
-    pub fn read_body(path: &Path) -> Result<String, String> {
+    pub(crate) fn read_body(path: &Path) -> Result<String, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("--body-file {}: {e}", path.display()))?;
         String::from_utf8(bytes).map_err(|e| {
             format!("--body-file {}: not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to())

@@ -227,7 +227,7 @@ impl Param {
 }
 
 /// The boundary between multipart parts (fixed, so a run's requests are reproducible).
-pub const MULTIPART_BOUNDARY: &str = "----stampede-7d4a1f0c9b3e";
+pub(crate) const MULTIPART_BOUNDARY: &str = "----stampede-7d4a1f0c9b3e";
 
 /// A request body.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -369,7 +369,7 @@ pub struct AllMatches {
 }
 
 /// The match number of an extractor that takes every match (JMeter's -1).
-pub const ALL: u32 = u32::MAX;
+pub(crate) const ALL: u32 = u32::MAX;
 
 /// The most matches an extractor with match number -1 keeps (`name_1` ... `name_64`).
 pub const MAX_ALL_MATCHES: usize = 64;
@@ -551,7 +551,7 @@ pub struct RunTime<T> {
 type CompileFn<T> = dyn Fn(&str) -> Result<T, String> + Send + Sync;
 
 /// A JSONPath compiled for each sample.
-pub type RunTimeJsonPath = RunTime<JsonPathExpr>;
+pub(crate) type RunTimeJsonPath = RunTime<JsonPathExpr>;
 
 /// An expression's text and what it compiled to (or why it did not).
 pub type Compiled<T> = (String, Result<T, String>);
@@ -807,7 +807,7 @@ impl RequestSpec {
         self.method == "HEAD"
     }
 
-    pub fn for_each_template_mut(&mut self, f: &mut impl FnMut(&mut Template)) {
+    pub(crate) fn for_each_template_mut(&mut self, f: &mut impl FnMut(&mut Template)) {
         f(&mut self.path);
         if let Some(o) = &mut self.origin {
             f(o);
@@ -846,7 +846,7 @@ impl RequestSpec {
     }
 
     /// Whether handling the response needs its body kept (extractors or checks read it).
-    pub fn reads_body(&self) -> bool {
+    pub(crate) fn reads_body(&self) -> bool {
         let field_body = |f: &Field| *f == Field::Body;
         self.extract.iter().any(|e| match &e.source {
             ExtractSource::Json(_)

@@ -60,7 +60,7 @@ impl Level {
 }
 
 /// JMeter's default: script loggers write INFO and above (`log_level.jmeter=INFO`).
-pub const DEFAULT_LEVEL: Level = Level::Info;
+pub(crate) const DEFAULT_LEVEL: Level = Level::Info;
 
 /// Calls a method of one of the shared objects; `None` when `target` is not one of them (the
 /// element's own objects), so the caller dispatches it further.
@@ -99,7 +99,7 @@ pub fn scrub<S: Scope + ?Sized>(scope: &S, text: &str) -> String {
 }
 
 /// `toString()` of a shared object, `None` for another reference.
-pub fn describe_shared(target: HostRef) -> Option<String> {
+pub(crate) fn describe_shared(target: HostRef) -> Option<String> {
     let class = match target {
         VARS => VARS_CLASS,
         PROPS => PROPS_CLASS,
@@ -142,7 +142,7 @@ fn string_arg(v: &Value, lang: Lang) -> Result<Option<String>, ()> {
 
 /// JavaScript's `String(v)`: integral numbers without `.0`, others as Java prints doubles in
 /// their shortest form.
-pub fn js_text(v: &Value) -> String {
+pub(crate) fn js_text(v: &Value) -> String {
     match v {
         Value::Double(d) if d.is_finite() && d.fract() == 0.0 && d.abs() < 1e21 => format!("{}", *d as i128),
         Value::Double(d) if d.is_nan() => "NaN".into(),
@@ -168,7 +168,7 @@ fn key_arg<'a>(class: &str, method: &str, args: &'a [Value]) -> Result<&'a str, 
 
 /// `vars.<method>(args)`: `get`, `put`, `putObject`, `getObject`, `remove`, `putAll`,
 /// `entrySet`, `getThreadName`, `getAt`/`putAt` (`vars["k"]`, `vars.k`).
-pub fn vars_call<S: Scope + ?Sized>(
+pub(crate) fn vars_call<S: Scope + ?Sized>(
     scope: &mut S,
     method: &str,
     args: Vec<Value>,
@@ -254,7 +254,7 @@ fn entry_list(map: &Value) -> Vec<Value> {
 }
 
 /// `vars.get(k)`: the text, an object's `toString()`, or `None`.
-pub fn vars_get<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<String> {
+pub(crate) fn vars_get<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<String> {
     match scope.object(k) {
         Some(Value::Null) | None => scope.var_named(k).map(str::to_string),
         Some(Value::Str(s)) => Some(s.to_string()),
@@ -263,7 +263,7 @@ pub fn vars_get<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<String> {
 }
 
 /// `vars.getObject(k)`: the object, else the text.
-pub fn vars_get_object<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<Value> {
+pub(crate) fn vars_get_object<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<Value> {
     match scope.object(k) {
         Some(Value::Null) | None => scope.var_named(k).map(Value::from),
         Some(o) => Some(o),
@@ -271,7 +271,7 @@ pub fn vars_get_object<S: Scope + ?Sized>(scope: &S, k: &str) -> Option<Value> {
 }
 
 /// `vars.put(k, v)`; `None` unsets the variable, as JMeter's null value does.
-pub fn vars_put<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Option<&str>) {
+pub(crate) fn vars_put<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Option<&str>) {
     if scope.object(k).is_some_and(|o| !o.is_null()) {
         scope.put_object(k, Value::Null);
     }
@@ -285,7 +285,7 @@ pub fn vars_put<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Option<&str>) {
 
 /// `vars.putObject(k, v)`: text is a variable; another object is kept as it is, and `${k}`
 /// reads its `toString()` now.
-pub fn vars_put_object<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Value) {
+pub(crate) fn vars_put_object<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Value) {
     match v {
         Value::Null => vars_put(scope, k, None),
         Value::Str(s) => vars_put(scope, k, Some(&s)),
@@ -298,7 +298,7 @@ pub fn vars_put_object<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Value) {
 
 /// `props.<method>(args)`: `get`, `put`, `getProperty` (with a default), `setProperty`,
 /// `containsKey`, `remove`, `getAt`/`putAt`.
-pub fn props_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+pub(crate) fn props_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     match (method, args.len()) {
         ("get" | "getAt", 1) => {
             let k = key_arg(PROPS_CLASS, method, &args)?;
@@ -348,7 +348,7 @@ pub fn props_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Valu
 /// and `log.isInfoEnabled()` ...: writes through `sink` the levels at `min` and above. A last
 /// argument left over by the placeholders that is an exception prints on its own line, as
 /// slf4j prints a throwable.
-pub fn log_call(
+pub(crate) fn log_call(
     method: &str,
     args: Vec<Value>,
     min: Level,
@@ -385,7 +385,7 @@ pub fn log_call(
 
 /// slf4j's `MessageFormatter`: each `{}` takes the next argument; `\{}` is a literal `{}`; a
 /// placeholder without an argument stays `{}`.
-pub fn slf4j_format(format: &str, args: &[Value]) -> String {
+pub(crate) fn slf4j_format(format: &str, args: &[Value]) -> String {
     let mut out = String::with_capacity(format.len());
     let mut next = args.iter();
     let mut rest = format;
@@ -411,7 +411,7 @@ pub fn slf4j_format(format: &str, args: &[Value]) -> String {
 /// `OUT.println(x)`, `OUT.print(x)`, `OUT.printf(format, args...)` (with `%s`/`%d` as
 /// `String.format` would need: only the text is supported here, so a format is printed with its
 /// arguments' text substituted for `%s`, `%d` in order).
-pub fn out_call(method: &str, args: Vec<Value>, print: &mut dyn FnMut(&str)) -> Result<Value, Thrown> {
+pub(crate) fn out_call(method: &str, args: Vec<Value>, print: &mut dyn FnMut(&str)) -> Result<Value, Thrown> {
     match (method, args.as_slice()) {
         ("println", []) => print("\n"),
         ("println", [v]) => print(&format!("{v}\n")),
@@ -426,7 +426,11 @@ pub fn out_call(method: &str, args: Vec<Value>, print: &mut dyn FnMut(&str)) -> 
 /// `getVariables()`, `getProperties()`; `getPreviousResult()`, `getCurrentSampler()` and
 /// `getPreviousSampler()` are null where nothing has sampled (a template's context). `None`
 /// for another method: the element's host answers it, or refuses it.
-pub fn ctx_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Value>) -> Option<Result<Value, Thrown>> {
+pub(crate) fn ctx_call<S: Scope + ?Sized>(
+    scope: &mut S,
+    method: &str,
+    args: Vec<Value>,
+) -> Option<Result<Value, Thrown>> {
     if !args.is_empty() {
         return Some(Err(no_overload(CTX_CLASS, method, &args)));
     }

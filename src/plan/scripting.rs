@@ -55,7 +55,7 @@ pub type Compiled = (Arc<str>, Result<Script, CompileError>);
 const CACHE: usize = 16;
 
 /// A key for a new element's first renderings, distinct from every other's in the process.
-pub fn first_key() -> u32 {
+pub(crate) fn first_key() -> u32 {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
@@ -138,13 +138,13 @@ pub struct ScriptEl {
 
 impl ScriptEl {
     /// The check a failure message counts as.
-    pub fn check_for(&self, message: &str) -> CheckId {
+    pub(crate) fn check_for(&self, message: &str) -> CheckId {
         self.messages.iter().find(|(m, _)| m == message).map_or(self.failure, |(_, id)| *id)
     }
 
     /// The check an exception's message counts as: one the script names that it starts with
     /// (Groovy's `assert c : "msg"` throws `msg. Expression: c`), else `failure`.
-    pub fn check_for_thrown(&self, message: &str) -> CheckId {
+    pub(crate) fn check_for_thrown(&self, message: &str) -> CheckId {
         self.messages.iter().find(|(m, _)| message.starts_with(m.as_str())).map_or(self.failure, |(_, id)| *id)
     }
 }
@@ -206,7 +206,7 @@ pub struct HttpInfo {
 /// Whether a script sets variables by names it computes (`vars.put(name, ...)`,
 /// `vars.put("a_" + i, ...)`, `vars.putAll(map)`): which ones, nobody knows before it runs.
 /// (The names it sets as literals: `script_host::assigned_variables`.)
-pub fn sets_computed_names(source: &str) -> bool {
+pub(crate) fn sets_computed_names(source: &str) -> bool {
     static PUT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let put = PUT.get_or_init(|| {
         regex::Regex::new(r#"vars\s*\.\s*put(?:Object)?\s*\(\s*(?:"[^"\\$]*"\s*,|'[^'\\]*'\s*,|())"#)
@@ -217,7 +217,7 @@ pub fn sets_computed_names(source: &str) -> bool {
 
 /// Failure messages a script names as string literals: `setFailureMessage("...")`,
 /// `FailureMessage = "..."`, `assert ... : "..."`, `fail("...")`.
-pub fn literal_messages(source: &str) -> Vec<String> {
+pub(crate) fn literal_messages(source: &str) -> Vec<String> {
     static MSG: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = MSG.get_or_init(|| {
         regex::Regex::new(r#"(?:setFailureMessage\s*\(|FailureMessage\s*=|failureMessage\s*=|:)\s*(?:"([^"\\$]*)"|'([^'\\]*)')\s*(?:[;)\n]|$)"#)

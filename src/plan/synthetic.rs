@@ -71,7 +71,7 @@ pub enum Elapsed {
 }
 
 /// Java's `Long.decode`: an optional sign, then `0x`/`0X`/`#` hex, a leading `0` octal, or decimal.
-pub fn java_long_decode(s: &str) -> Option<i64> {
+pub(crate) fn java_long_decode(s: &str) -> Option<i64> {
     let (neg, rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -97,7 +97,7 @@ pub fn java_long_decode(s: &str) -> Option<i64> {
 /// JMeter's `AlphaNumericKeyComparator` on two keys: each is read as runs of (non-digits,
 /// digits); the non-digits compare as text, then the digits as numbers (leading zeroes aside);
 /// a run without digits comes first.
-pub fn alphanumeric_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn alphanumeric_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     fn chunks(s: &str) -> Vec<(&str, &str)> {
         let mut out = Vec::new();

@@ -7,11 +7,11 @@ use serde::Serialize;
 
 /// The longest upstream time taken as one: an hour, the range of the histograms it goes into
 /// (`record::stats::HISTOGRAM_MAX_US`; a plan names nothing of `record`).
-pub const MAX_UPSTREAM_US: f64 = 3_600_000_000.0;
+pub(crate) const MAX_UPSTREAM_US: f64 = 3_600_000_000.0;
 
 /// A header (or a `Server-Timing` metric) whose value is the upstream's time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub enum TimingSource {
+pub(crate) enum TimingSource {
     /// A header whose value is a number in `unit`; a comma-separated list (nginx's
     /// `$upstream_response_time` after retries: `0.004, 0.002`) is summed; `-` is no value.
     Header { name: String, unit: TimeUnit },
@@ -88,13 +88,13 @@ impl TimingHeaders {
     /// one a source's name has). False means it surely is not: a response none of whose
     /// headers may be one has no upstream time, and `upstream_us` need not look.
     #[inline]
-    pub fn may_name(&self, header: &str) -> bool {
+    pub(crate) fn may_name(&self, header: &str) -> bool {
         self.name_lengths & 1 << (header.len() % 64) != 0
     }
 
     /// The plan's sources (`defaults.timing_headers`, or the JMX property
     /// `stampede.timing_headers`), tried before the built-in ones.
-    pub fn with_plan(plan: Vec<TimingSource>) -> TimingHeaders {
+    pub(crate) fn with_plan(plan: Vec<TimingSource>) -> TimingHeaders {
         let mut sources = plan;
         for s in builtin() {
             if !sources.contains(&s) {
@@ -105,7 +105,7 @@ impl TimingHeaders {
     }
 
     /// Only the built-in sources: the plan named none.
-    pub fn is_builtin(&self) -> bool {
+    pub(crate) fn is_builtin(&self) -> bool {
         self.sources == builtin()
     }
 
@@ -189,7 +189,7 @@ fn split_outside_quotes(s: &str, sep: char) -> impl Iterator<Item = &str> {
 
 /// Reads one source as written in a plan: `NAME` (a header in ms), `NAME:UNIT` (`us`, `ms` or
 /// `s`), or `Server-Timing:METRIC`. The error says what is wrong with it.
-pub fn parse_source(text: &str) -> Result<TimingSource, String> {
+pub(crate) fn parse_source(text: &str) -> Result<TimingSource, String> {
     let text = text.trim();
     let (name, after) = match text.split_once(':') {
         Some((n, a)) => (n.trim(), Some(a.trim())),

@@ -167,7 +167,7 @@ pub enum Comparison {
 }
 
 impl Comparison {
-    pub fn from_name(name: &str) -> Option<Comparison> {
+    pub(crate) fn from_name(name: &str) -> Option<Comparison> {
         use Comparison::*;
         Some(match name {
             "IsPlain" => IsPlain,
@@ -190,7 +190,7 @@ impl Comparison {
     /// `TextFrameFilter.matchesFilter` on a text frame: the comparison of `text` with `value`
     /// (a Java regex for the `*Regex` ones: `Contains` finds it, `Equals` matches it whole). An
     /// error when the regex does not compile (the plugin's sample fails).
-    pub fn text_matches(self, text: &str, value: &str) -> Result<bool, String> {
+    pub(crate) fn text_matches(self, text: &str, value: &str) -> Result<bool, String> {
         use Comparison::*;
         let regex = |whole: bool| {
             let src = if whole { format!("^(?:{value})$") } else { value.to_string() };
@@ -215,7 +215,7 @@ impl Comparison {
 
     /// `BinaryFrameFilter.matchesFilter` on a binary frame: `value` is the parsed match value
     /// (empty when it was not hex, as the plugin's), `position` where a `Contains` must be.
-    pub fn bytes_match(self, frame: &[u8], value: &[u8], position: Option<i64>) -> bool {
+    pub(crate) fn bytes_match(self, frame: &[u8], value: &[u8], position: Option<i64>) -> bool {
         use Comparison::*;
         let at = |pos: usize| frame.get(pos..pos + value.len()) == Some(value);
         match self {
@@ -242,7 +242,7 @@ impl Comparison {
 /// The plugin's `BinaryUtils.parseBinaryString`: words split on single spaces; a word starting
 /// with `0x` is one number (`Integer.decode`, its low byte), any other is read two hex digits at a
 /// time (an odd last digit is a byte of its own). None when a word is not hex.
-pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     if text.trim().is_empty() {
         return Some(out);
@@ -263,7 +263,7 @@ pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
 
 /// The size on the wire of a frame with `payload` bytes: its header (2 bytes, and 2 or 8 more
 /// for a length of 126 or more), the mask (4 bytes) when the client sends it, and the payload.
-pub fn frame_size(payload: usize, masked: bool) -> u64 {
+pub(crate) fn frame_size(payload: usize, masked: bool) -> u64 {
     let ext = match payload {
         0..=125 => 0,
         126..=65535 => 2,

@@ -314,7 +314,7 @@ pub const MAX_RATE: f64 = 1e9;
 
 /// Why `rate` (iterations per second) is not a rate a workload can run, if it is not: `what`
 /// names it as the user wrote it (`--rate`, `rate`, `stages[0].rate`).
-pub fn rate_problem(what: &str, rate: f64) -> Option<String> {
+pub(crate) fn rate_problem(what: &str, rate: f64) -> Option<String> {
     if !rate.is_finite() || rate < 0.0 {
         return Some(format!("{what} must be a number of iterations per second, 0 or more"));
     }
@@ -330,7 +330,7 @@ pub fn rate_problem(what: &str, rate: f64) -> Option<String> {
 impl OpenWorkload {
     /// Why one of its rates (the start's, a stage's) is not a rate a workload can run, if one
     /// is not: every reader asks it of what it built, so no plan format slips past the bound.
-    pub fn rate_problem(&self) -> Option<String> {
+    pub(crate) fn rate_problem(&self) -> Option<String> {
         std::iter::once(("the start rate".to_string(), self.start_rate))
             .chain(self.stages.iter().enumerate().map(|(i, s)| (format!("the rate of stage {}", i + 1), s.target)))
             .find_map(|(what, rate)| rate_problem(&what, rate))
@@ -338,7 +338,7 @@ impl OpenWorkload {
 }
 
 /// Default time for requests in flight to finish after a scenario's end or an interrupt.
-pub const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
 
 impl Workload {
     /// The model's name as reports print it.
@@ -351,7 +351,7 @@ impl Workload {
 
     /// How long the scenario lasts by its schedule, start delay included; `None` for a closed
     /// workload bounded only by iterations.
-    pub fn planned_duration(&self) -> Option<Duration> {
+    pub(crate) fn planned_duration(&self) -> Option<Duration> {
         match self {
             Workload::Closed(c) => c.duration.map(|d| d + c.start_delay),
             Workload::Open(o) => Some(o.start_delay + o.stages.iter().map(|s| s.duration).sum::<Duration>()),
@@ -368,7 +368,7 @@ impl Workload {
     }
 
     /// The most users that may run at once (each may hold a connection).
-    pub fn max_concurrent_users(&self) -> u64 {
+    pub(crate) fn max_concurrent_users(&self) -> u64 {
         match self {
             Workload::Closed(c) => u64::from(c.users),
             Workload::Open(o) => u64::from(o.max_users),

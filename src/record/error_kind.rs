@@ -75,16 +75,16 @@ pub fn split_non_http(check: &str) -> Option<(String, String)> {
 }
 
 /// What starts the name of a failed check's kind.
-pub const CHECK_PREFIX: &str = "check: ";
+pub(crate) const CHECK_PREFIX: &str = "check: ";
 const STATUS_FIRST: u16 = 400;
 const STATUS_LAST: u16 = 599;
 /// What starts the name of a status no HTTP server may send (outside 100–599).
 const BAD_STATUS_PREFIX: &str = "protocol_status_";
 /// Slots: transport kinds, then each status 400..=599. Any other status is counted apart.
-pub const SLOTS: usize = TRANSPORT.len() + (STATUS_LAST - STATUS_FIRST + 1) as usize;
+pub(crate) const SLOTS: usize = TRANSPORT.len() + (STATUS_LAST - STATUS_FIRST + 1) as usize;
 
 /// Whether an HTTP status is one a server may send (RFC 9110 §15: three digits, 1xx to 5xx).
-pub fn valid_status(status: u16) -> bool {
+pub(crate) fn valid_status(status: u16) -> bool {
     (100..=599).contains(&status)
 }
 
@@ -115,7 +115,7 @@ impl ErrorKind {
     }
 
     /// Reads a name written by [`ErrorKind::name_with`] back.
-    pub fn from_name_with(name: &str, checks: &[String]) -> Option<ErrorKind> {
+    pub(crate) fn from_name_with(name: &str, checks: &[String]) -> Option<ErrorKind> {
         if let Some(msg) = name.strip_prefix(CHECK_PREFIX) {
             return checks.iter().position(|m| m == msg).map(|i| ErrorKind::Check(i as u16));
         }
@@ -145,7 +145,7 @@ impl ErrorKind {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<ErrorKind> {
+    pub(crate) fn from_name(name: &str) -> Option<ErrorKind> {
         // Any status: logs written before statuses outside 100–599 had a name of their own
         // call them `http_700` too.
         if let Some(code) = name.strip_prefix("http_") {

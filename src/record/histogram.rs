@@ -167,13 +167,13 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     }
 
     /// The lowest value counted in the same bucket as `value`.
-    pub fn lowest_equivalent(value: u64) -> u64 {
+    pub(crate) fn lowest_equivalent(value: u64) -> u64 {
         let b = Self::bucket_of(value);
         (value >> b) << b
     }
 
     /// The highest value counted in the same bucket as `value`.
-    pub fn highest_equivalent(value: u64) -> u64 {
+    pub(crate) fn highest_equivalent(value: u64) -> u64 {
         if value == u64::MAX {
             return u64::MAX;
         }
@@ -187,7 +187,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     }
 
     /// Adds `n` samples of `value`.
-    pub fn record_n(&mut self, value: u64, n: u64) {
+    pub(crate) fn record_n(&mut self, value: u64, n: u64) {
         if n == 0 {
             return;
         }

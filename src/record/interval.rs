@@ -92,7 +92,7 @@ impl Tally {
     }
 
     /// Records that an open-model arrival's first request was sent `late_us` after it was due.
-    pub fn record_lateness(&mut self, scenario: usize, late_us: u64) {
+    pub(crate) fn record_lateness(&mut self, scenario: usize, late_us: u64) {
         let s = super::Sample {
             label: crate::plan::LabelId(0),
             start_us: 0,

@@ -43,7 +43,7 @@ impl RunLabels {
 
     /// The id of `name`, rendered from label `from`, given one at its first sample; `None`
     /// past the cap.
-    pub fn intern(&self, name: &str, from: LabelId) -> Option<LabelId> {
+    pub(crate) fn intern(&self, name: &str, from: LabelId) -> Option<LabelId> {
         if let Some(id) = self.names.read().unwrap_or_else(|e| e.into_inner()).0.get(name) {
             return Some(*id);
         }
@@ -64,7 +64,7 @@ impl RunLabels {
     }
 
     /// The names given ids, from the `from`-th on, in id order.
-    pub fn names_from(&self, from: usize) -> Vec<String> {
+    pub(crate) fn names_from(&self, from: usize) -> Vec<String> {
         let guard = self.names.read().unwrap_or_else(|e| e.into_inner());
         guard.1.get(from..).map(<[String]>::to_vec).unwrap_or_default()
     }

@@ -125,7 +125,7 @@ impl Recorder {
         }
     }
 
-    pub fn iteration_done(&self, scenario: usize) {
+    pub(crate) fn iteration_done(&self, scenario: usize) {
         self.write(|t| t.scenarios[scenario].iterations += 1);
     }
 
@@ -164,7 +164,7 @@ impl Recorder {
     /// Shards of threads that have ended (only this recorder still holds them: a runtime's
     /// blocking threads come and go over a long run) are drained a last time and dropped, so
     /// their number stays that of the live threads.
-    pub fn drain_into(&self, out: &mut Tally) {
+    pub(crate) fn drain_into(&self, out: &mut Tally) {
         let _one_collector = self.drain_lock.lock().unwrap_or_else(|e| e.into_inner());
         let shards: Vec<Arc<Shard>> = self.shards.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // Held by the list and this copy only: its thread has ended, and ended before this
@@ -192,7 +192,7 @@ impl Recorder {
         self.shards.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    pub fn new_tally(&self) -> Tally {
+    pub(crate) fn new_tally(&self) -> Tally {
         Tally::new(self.labels, self.scenarios)
     }
 }

@@ -9,7 +9,7 @@ use super::{Histogram, Sample};
 /// top bucket, while `max_us` stays exact.
 pub const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
 /// Significant digits: 3 gives 0.1% resolution at every magnitude.
-pub const HISTOGRAM_SIGFIG: u8 = 3;
+pub(crate) const HISTOGRAM_SIGFIG: u8 = 3;
 
 #[derive(Clone, Debug)]
 pub struct LabelStats {
@@ -97,7 +97,7 @@ impl Upstream {
     }
 
     /// The overhead at quantile `q`, µs (`None` with no samples).
-    pub fn overhead_quantile_us(&self, q: f64) -> Option<u64> {
+    pub(crate) fn overhead_quantile_us(&self, q: f64) -> Option<u64> {
         timing_quantile(&self.overhead, q, 1, self.max_overhead_us)
     }
 }
@@ -122,7 +122,7 @@ pub struct Timing {
 /// Significant digits of the connect and TTFB histograms: 2 (1% resolution) costs a sixth of
 /// 3, and these figures sit beside elapsed to say where its time went, at per-label memory
 /// that must stay small with thousands of labels.
-pub const TIMING_SIGFIG: u8 = 2;
+pub(crate) const TIMING_SIGFIG: u8 = 2;
 
 impl Timing {
     #[inline]
@@ -155,13 +155,13 @@ impl Timing {
     /// The TTFB at quantile `q`, in steps of `resolution_us` as
     /// [`LabelStats::quantile_us_at`]; `None` when not recorded (an interval log written
     /// before TTFB had its histogram).
-    pub fn ttfb_quantile_us_at(&self, q: f64, resolution_us: u64) -> Option<u64> {
+    pub(crate) fn ttfb_quantile_us_at(&self, q: f64, resolution_us: u64) -> Option<u64> {
         timing_quantile(&self.ttfb, q, resolution_us, self.max_ttfb_us)
     }
 
     /// The connect time at quantile `q` over the samples that opened a connection; `None`
     /// when none did, or when not recorded.
-    pub fn connect_quantile_us_at(&self, q: f64, resolution_us: u64) -> Option<u64> {
+    pub(crate) fn connect_quantile_us_at(&self, q: f64, resolution_us: u64) -> Option<u64> {
         timing_quantile(&self.connect, q, resolution_us, self.max_connect_us)
     }
 }

@@ -25,7 +25,7 @@ pub enum Figure {
     ErrorPct,
 }
 
-pub const FIGURES: [Figure; 6] =
+pub(crate) const FIGURES: [Figure; 6] =
     [Figure::ThroughputRps, Figure::MeanMs, Figure::P95Ms, Figure::P99Ms, Figure::MaxMs, Figure::ErrorPct];
 
 impl Figure {
@@ -104,7 +104,7 @@ pub struct Delta {
 }
 
 impl Delta {
-    pub(crate) fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
+    pub fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
         let abs = other - base;
         let rel = (base != 0.0).then(|| abs / base);
         // Equal figures are equal, whatever the noise.
@@ -160,10 +160,10 @@ pub struct UpstreamDeltas {
 }
 
 /// One figure of an upstream split, as read from it.
-pub type UpstreamFigure = fn(&UpstreamSummary) -> f64;
+pub(crate) type UpstreamFigure = fn(&UpstreamSummary) -> f64;
 
 /// The upstream split's figures a comparison shows, with their titles.
-pub const UPSTREAM_FIGURES: [(&str, UpstreamFigure); 5] = [
+pub(crate) const UPSTREAM_FIGURES: [(&str, UpstreamFigure); 5] = [
     ("Upstream avg", |u| u.mean_ms),
     ("Upstream 95th", |u| u.p95_ms),
     ("Overhead avg", |u| u.mean_overhead_ms),
@@ -185,7 +185,7 @@ impl UpstreamDeltas {
 
 /// The upstream split side by side (a row per label and run, as the first table): the
 /// header and each row's cells, or `None` when no run's responses told the upstream's time.
-pub fn upstream_table(c: &Comparison) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+pub(crate) fn upstream_table(c: &Comparison) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     let mut head: Vec<String> = ["API", "Run", "With timing"].map(String::from).to_vec();
     head.extend(UPSTREAM_FIGURES.iter().map(|(t, _)| t.to_string()));
     head.extend(UPSTREAM_FIGURES.iter().map(|(t, _)| format!("Δ {t}")));
@@ -214,7 +214,8 @@ pub fn upstream_table(c: &Comparison) -> Option<(Vec<String>, Vec<Vec<String>>)>
 }
 
 /// Under the upstream table.
-pub const UPSTREAM_COMPARE_NOTE: &str = "Upstream: the time the responses' headers say the upstream took; overhead: \
+pub(crate) const UPSTREAM_COMPARE_NOTE: &str =
+    "Upstream: the time the responses' headers say the upstream took; overhead: \
      elapsed − upstream per sample (the gateway, proxy or sidecar in front, and the network to it). Times in ms; \
      differences from the first run, not weighed against noise.";
 

@@ -46,7 +46,7 @@ pub enum By {
 }
 
 /// `report --group NAME=RUN,RUN...`: a group's name and its runs.
-pub fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
+pub(crate) fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
     let (name, runs) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=RUN,RUN..."))?;
     let runs: Vec<PathBuf> = runs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(PathBuf::from).collect();
     if name.trim().is_empty() || runs.is_empty() {
@@ -324,7 +324,7 @@ fn with_lost(summary: &mut serde_json::Value, run: &RunData) {
 /// same, the watched sources up to that line), and which files of the runs' logs do not hold
 /// together (each with the lower bound counted); true when any does: a command then ends with
 /// exit code 3, as for a corrupt interval line, after writing what it could.
-pub fn warn_read(run: &RunData, warn: &mut dyn FnMut(&str)) -> bool {
+pub(crate) fn warn_read(run: &RunData, warn: &mut dyn FnMut(&str)) -> bool {
     if let Some(w) = run.summary.watch.as_ref().and_then(|w| w.warning.as_deref()) {
         warn(&format!("warning: {w}"));
     }
@@ -344,7 +344,7 @@ pub fn load(path: &Path) -> Result<RunData, Error> {
 }
 
 /// Reads several run directories, or several results files, as one run.
-pub fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
+pub(crate) fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
     if let [one] = paths {
         return load(one);
     }

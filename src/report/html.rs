@@ -27,7 +27,7 @@ pub fn document(run: &RunData) -> String {
 
 /// [`document`], with tables over time after the charts (`report --every`): for the Total,
 /// then each label, a row per window.
-pub fn document_with(run: &RunData, windows: &[super::Window]) -> String {
+pub(crate) fn document_with(run: &RunData, windows: &[super::Window]) -> String {
     let (meta, summary) = (&run.meta, &run.summary);
     let mut body = String::new();
     let _ = write!(body, "<header><h1>{}</h1>", esc(&meta.plan_name));
@@ -200,18 +200,18 @@ footer{margin-top:2.5rem;color:#777;font-size:.75rem;border-top:1px solid #eee;p
 table{font-size:.7rem}figure svg{max-width:100%}}";
 
 /// The seed documents' table, Total row first.
-pub fn results_table(summary: &Summary) -> String {
+pub(crate) fn results_table(summary: &Summary) -> String {
     rows_table("results", &HEADER, summary, &|r| numbers(r).to_vec())
 }
 
 /// Connect time and time to first byte beside elapsed, Total row first.
-pub fn timing_table(summary: &Summary) -> String {
+pub(crate) fn timing_table(summary: &Summary) -> String {
     rows_table("timing", &TIMING_HEADER, summary, &|r| timing_numbers(r).to_vec())
 }
 
 /// Upstream time vs overhead, for the rows whose responses told the upstream's time; `None`
 /// when none did.
-pub fn upstream_table(summary: &Summary) -> Option<String> {
+pub(crate) fn upstream_table(summary: &Summary) -> Option<String> {
     summary.total.upstream.as_ref().or_else(|| summary.labels.iter().find_map(|l| l.upstream.as_ref()))?;
     let rows = Summary {
         total: summary.total.clone(),

@@ -182,7 +182,7 @@ pub fn table(summary: &Summary) -> String {
 
 /// Tables over time (`report --every 1h`): for the Total, then each label (in the order of
 /// `rows`), a row per window with the figures of the main table, the seed's soak tables.
-pub fn over_time(windows: &[super::Window], rows: &[String]) -> String {
+pub(crate) fn over_time(windows: &[super::Window], rows: &[String]) -> String {
     let mut out = String::new();
     let mut head = HEADER;
     head[0] = "Window";
@@ -218,7 +218,7 @@ pub fn span(from_us: u64, to_us: u64) -> String {
 
 /// Connect time and time to first byte beside elapsed, per label: where a slow response spent
 /// its time (a ~1 s connect from a full SYN backlog shows here, not only in the maxima).
-pub const TIMING_HEADER: [&str; 11] = [
+pub(crate) const TIMING_HEADER: [&str; 11] = [
     "API",
     "Average",
     "99th pct",
@@ -233,7 +233,7 @@ pub const TIMING_HEADER: [&str; 11] = [
 ];
 
 /// A row's timing figures (2 decimals, `—` where not recorded or no connection), label excluded.
-pub fn timing_numbers(s: &LabelSummary) -> [String; 10] {
+pub(crate) fn timing_numbers(s: &LabelSummary) -> [String; 10] {
     let f = |x: f64| format!("{x:.2}");
     let opt = |x: Option<f64>| x.map_or_else(|| "—".to_string(), f);
     let connected = s.connections_opened > 0 || s.p99_connect_ms.is_some();
@@ -252,7 +252,7 @@ pub fn timing_numbers(s: &LabelSummary) -> [String; 10] {
 }
 
 /// The timing table: a row per label, the Total first; times in ms.
-pub fn timing_table(summary: &Summary) -> String {
+pub(crate) fn timing_table(summary: &Summary) -> String {
     let rows: Vec<Vec<String>> = std::iter::once(&summary.total)
         .chain(&summary.labels)
         .map(|s| std::iter::once(cell(&s.label)).chain(timing_numbers(s)).collect())
@@ -261,12 +261,13 @@ pub fn timing_table(summary: &Summary) -> String {
 }
 
 /// Where the timing table's figures come from, under it.
-pub const TIMING_NOTE: &str = "Elapsed, latency (time to first byte) and connect times in ms; connect times over the \
+pub(crate) const TIMING_NOTE: &str =
+    "Elapsed, latency (time to first byte) and connect times in ms; connect times over the \
      samples that opened a connection.";
 
 /// Upstream time vs the overhead in front of it, per label whose responses told the
 /// upstream's time (through a gateway, a proxy, a sidecar).
-pub const UPSTREAM_HEADER: [&str; 11] = [
+pub(crate) const UPSTREAM_HEADER: [&str; 11] = [
     "API",
     "With timing",
     "Total avg",
@@ -281,7 +282,7 @@ pub const UPSTREAM_HEADER: [&str; 11] = [
 ];
 
 /// A row's upstream split (2 decimals), label excluded; `None` for a row without one.
-pub fn upstream_numbers(s: &LabelSummary) -> Option<[String; 10]> {
+pub(crate) fn upstream_numbers(s: &LabelSummary) -> Option<[String; 10]> {
     let u = s.upstream.as_ref()?;
     let f = |x: f64| format!("{x:.2}");
     let share = if u.mean_total_ms > 0.0 { u.mean_overhead_ms * 100.0 / u.mean_total_ms } else { 0.0 };
@@ -301,7 +302,7 @@ pub fn upstream_numbers(s: &LabelSummary) -> Option<[String; 10]> {
 
 /// The upstream table (rows with a split, the Total first), or `None` when no response told
 /// the upstream's time.
-pub fn upstream_table(summary: &Summary) -> Option<String> {
+pub(crate) fn upstream_table(summary: &Summary) -> Option<String> {
     let rows: Vec<Vec<String>> = std::iter::once(&summary.total)
         .chain(&summary.labels)
         .filter_map(|s| Some(std::iter::once(cell(&s.label)).chain(upstream_numbers(s)?).collect()))
@@ -310,7 +311,8 @@ pub fn upstream_table(summary: &Summary) -> Option<String> {
 }
 
 /// What the upstream table's figures are, under it.
-pub const UPSTREAM_NOTE: &str = "Upstream: the time the response's headers say the upstream took (Server-Timing, \
+pub(crate) const UPSTREAM_NOTE: &str =
+    "Upstream: the time the response's headers say the upstream took (Server-Timing, \
      X-Kong-Upstream-Latency, x-envoy-upstream-service-time, or the plan's timing_headers); overhead: elapsed − \
      upstream per sample (the gateway or proxy, and the network to it). In ms, over the samples with timing; \
      Overhead % of their Total avg.";

@@ -38,12 +38,12 @@ pub struct RunData {
 
 /// What a report can be made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
+pub(crate) enum SourceKind {
     RunDir,
     ResultsFile,
 }
 
-pub fn source_kind(path: &Path) -> SourceKind {
+pub(crate) fn source_kind(path: &Path) -> SourceKind {
     if path.is_dir() {
         SourceKind::RunDir
     } else {
@@ -103,7 +103,7 @@ fn as_secs<S: serde::Serializer>(us: &u64, s: S) -> Result<S::Ok, S::Error> {
 
 /// [`load_runs_window`], and with `cut` the window's numbers cut into [`Window`]s, in one pass
 /// over the logs (two for [`Cut::Windows`] of a run whose length `meta.json` does not give).
-pub fn load_runs_cut(
+pub(crate) fn load_runs_cut(
     dirs: &[&Path],
     window: Option<std::ops::Range<u64>>,
     cut: Option<Cut>,
@@ -302,7 +302,7 @@ fn kept_us(metas: &[RunMeta]) -> u64 {
 
 /// The most windows a table over time has: a window past it is left out (far more rows than
 /// any document holds; `--every 1s` of a day is 86,400).
-pub const MAX_WINDOWS: usize = 100_000;
+pub(crate) const MAX_WINDOWS: usize = 100_000;
 
 /// Adds a logged interval to a report's series.
 fn add(builder: &mut SeriesBuilder, iv: &rundir::reader::LoggedInterval) {
@@ -388,13 +388,13 @@ pub fn dispatch(sc: &crate::rundir::ScenarioSummary) -> Option<String> {
 
 /// Whether the run's source counted every connection it opened: a run directory does; a
 /// results file imported from elsewhere only shows the connects that took a whole millisecond.
-pub fn records_connections(meta: &RunMeta) -> bool {
+pub(crate) fn records_connections(meta: &RunMeta) -> bool {
     meta.tool == crate::rundir::TOOL
 }
 
 /// The facts of a run made by several generators: a part's segment and start skew, or each
 /// part of a merged run (where it came from, its samples, its generator's load), as rows.
-pub fn part_facts(meta: &rundir::RunMeta) -> Vec<(String, String)> {
+pub(crate) fn part_facts(meta: &rundir::RunMeta) -> Vec<(String, String)> {
     let skew = |p: &rundir::PartMeta| match (&p.start_at, p.start_skew_ms) {
         (Some(at), Some(ms)) => format!("{ms:.1} ms after the common start {at}"),
         _ => String::new(),
@@ -439,7 +439,7 @@ pub fn part_facts(meta: &rundir::RunMeta) -> Vec<(String, String)> {
 
 /// The load generator's own CPU and memory, with a warning when it was saturated, so a busy
 /// generator is never mistaken for a slow server.
-pub fn generator_load(g: &rundir::GeneratorUsage) -> String {
+pub(crate) fn generator_load(g: &rundir::GeneratorUsage) -> String {
     format!(
         "CPU {:.0}% of {} cores ({:.1} s user + {:.1} s system), peak memory {:.1} MiB{}",
         g.cpu_pct_of_cores,
@@ -453,7 +453,7 @@ pub fn generator_load(g: &rundir::GeneratorUsage) -> String {
 
 /// Errors by kind, most frequent first: the kind, its count, its share of the errors and of all
 /// samples (percent).
-pub fn error_rows(t: &rundir::LabelSummary) -> Vec<(&str, u64, f64, f64)> {
+pub(crate) fn error_rows(t: &rundir::LabelSummary) -> Vec<(&str, u64, f64, f64)> {
     let mut kinds: Vec<(&str, u64, f64, f64)> = t
         .errors_by_kind
         .iter()

@@ -67,7 +67,7 @@ impl Live {
 /// seconds after it are the graceful stop's drain, where a condition (throughput falling) is the
 /// run ending, not a reason to stop it. `None` when a scenario has no planned end, or when the
 /// scenarios run one after another (setUp, tearDown, consecutive thread groups).
-pub fn planned_end_us(plan: &crate::plan::Plan) -> Option<u64> {
+pub(crate) fn planned_end_us(plan: &crate::plan::Plan) -> Option<u64> {
     if plan.consecutive || plan.scenarios.iter().any(|s| s.phase != crate::plan::Phase::Main) {
         return None;
     }

@@ -21,7 +21,7 @@ pub enum Error {
 /// Merges `dirs` into a run directory at `place`, their thresholds and `more` judged on the
 /// merged numbers; returns the merged run and where it was written. That the runs are a share
 /// of their plan, not all of it, is said to `warn`.
-pub fn merge_into(
+pub(crate) fn merge_into(
     dirs: &[&Path],
     place: &rundir::Place,
     more: &[Threshold],
@@ -83,7 +83,7 @@ fn plan_of(dirs: &[&Path]) -> String {
 
 /// The goals a run keeps (`meta.json`'s thresholds), read again; `origin` names the run when
 /// one does not read.
-pub fn kept_goals(texts: &[String], origin: &str) -> Result<Vec<Threshold>, Error> {
+pub(crate) fn kept_goals(texts: &[String], origin: &str) -> Result<Vec<Threshold>, Error> {
     texts
         .iter()
         .map(|t| threshold::parse(t).map_err(|error| Error::Goal { origin: origin.to_string(), error }))

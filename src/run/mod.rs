@@ -229,7 +229,7 @@ impl Run {
     }
 
     /// Whether generators elsewhere carry the run out ([`Run::on`]).
-    pub fn is_remote(&self) -> bool {
+    pub(crate) fn is_remote(&self) -> bool {
         self.remote.is_some()
     }
 
@@ -574,7 +574,7 @@ fn deliver(outputs: &mut [Live], failures: &mut Vec<Failure>, iv: &Interval) {
 /// Deals each data file's rows to the parts (`--data split`): row k is this part's when user k
 /// would be, so the parts together read each row once. Each part still reads the file through,
 /// skipping the rows of the others (see `DataSpec::split`).
-pub fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
+pub(crate) fn split_rows(plan: &mut Plan, segment: &engine::segment::Segment) {
     let owns = {
         let segment = segment.clone();
         crate::plan::RowSplit(std::sync::Arc::new(move |k| segment.owns(k)))

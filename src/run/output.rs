@@ -38,12 +38,31 @@ pub struct End<'a> {
 /// [`finish`](Output::finish) once, all from the task that runs the plan: keep each call short
 /// (a flushed append, a redraw), and move slow work (a network push) to a task of its own.
 ///
+/// The core is three methods every output writes: [`name`](Output::name),
+/// [`interval`](Output::interval) and [`finish`](Output::finish). The others are optional, in
+/// three groups, each with a default that does nothing: the run's start
+/// ([`start`](Output::start), [`begins`](Output::begins)); what the run streams to an output
+/// that asks ([`sample_rows`](Output::sample_rows), [`log`](Output::log)); and what an output
+/// that shows the run may say ([`notice`](Output::notice), [`generators`](Output::generators),
+/// [`part_interval`](Output::part_interval)). One trait rather than several, so that a run holds
+/// its outputs as one list and an output takes up an optional part by writing one method.
+///
 /// An output that fails while the run goes is told nothing more: the run keeps measuring, tells
 /// the other outputs with a [`notice`](Output::notice), and reports the failure in
 /// [`RunResult::failures`](super::RunResult::failures).
 pub trait Output: Send {
+    // The core: what every output writes.
+
     /// What this output writes, for messages: "the {name} is incomplete".
     fn name(&self) -> &str;
+
+    /// One more interval of the run.
+    fn interval(&mut self, interval: &Interval) -> Result<(), OutputError>;
+
+    /// The run has ended and every interval was handed over.
+    fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError>;
+
+    // Optional: the run's start.
 
     /// The run is about to start. An error here stops the run before anything is sent.
     fn start(&mut self, start: &Start<'_>) -> Result<(), OutputError> {
@@ -57,6 +76,8 @@ pub trait Output: Send {
         let _ = meta;
         Ok(())
     }
+
+    // Optional: what the run streams to an output that asks.
 
     /// Asked once, after [`start`](Output::start): a sender for a row per sample, or `None` (the
     /// default) when this output does not want them. Rows are made only when someone asks.
@@ -73,8 +94,7 @@ pub trait Output: Send {
         let _ = lines;
     }
 
-    /// One more interval of the run.
-    fn interval(&mut self, interval: &Interval) -> Result<(), OutputError>;
+    // Optional: what an output that shows the run may say.
 
     /// Something the user should hear about during the run (a warning, another output's
     /// failure). Outputs that show things (the progress line) show it; the default ignores it.
@@ -96,9 +116,6 @@ pub trait Output: Send {
     fn part_interval(&mut self, agent: usize, name: &str, interval: &Interval) {
         let _ = (agent, name, interval);
     }
-
-    /// The run has ended and every interval was handed over.
-    fn finish(&mut self, end: &End<'_>) -> Result<(), OutputError>;
 }
 
 /// An output that failed, and why.

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// Reads a plan to the end as `check` does (its data files may live on another machine: what
 /// a run needs is said instead), with what `run` refuses once it is loaded among its problems.
-pub fn inspect(path: &Path, mut opts: LoadOptions) -> Inspected {
+pub(crate) fn inspect(path: &Path, mut opts: LoadOptions) -> Inspected {
     opts.lenient_files = true;
     let mut found = Plan::inspect_with(path, &opts);
     if let Ok(p) = &found.plan {
@@ -68,7 +68,7 @@ pub fn run_time_warnings(elements: &[ElementReport], plan: &str) -> Vec<String> 
 
 /// What `run` says of a JMX plan's elements as it loads it: each one skipped, those that go
 /// wrong at run time as [`run_time_warnings`] says them, and how many run only in part.
-pub fn element_warnings(elements: &[ElementReport], path: &Path) -> Vec<String> {
+pub(crate) fn element_warnings(elements: &[ElementReport], path: &Path) -> Vec<String> {
     let mut out: Vec<String> = elements
         .iter()
         .filter(|r| r.status == Status::Skipped)
@@ -88,7 +88,7 @@ pub fn element_warnings(elements: &[ElementReport], path: &Path) -> Vec<String> 
 /// A warning for each scenario left with nothing to send (every sampler disabled or
 /// skipped): its users run one iteration (taking their CSV rows) and end, as JMeter's
 /// threads without a sampler.
-pub fn idle_warnings(p: &Plan) -> Vec<String> {
+pub(crate) fn idle_warnings(p: &Plan) -> Vec<String> {
     p.scenarios
         .iter()
         .filter(|s| Program::compile(&s.flow).idle)

@@ -26,7 +26,7 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 /// The file of a run directory that lists the agents the run lost.
-pub const LOST: &str = "lost.json";
+pub(crate) const LOST: &str = "lost.json";
 /// The version of [`Lost`] this stampede writes and reads.
 pub const VERSION: u32 = 1;
 /// How many of a lost agent's last intervals its rate is taken over.
@@ -160,7 +160,7 @@ impl Tracker {
     }
 
     /// How many parts were lost so far.
-    pub fn lost_count(&self) -> usize {
+    pub(crate) fn lost_count(&self) -> usize {
         self.parts.iter().filter(|t| t.lost.is_some()).count()
     }
 

@@ -318,7 +318,7 @@ pub fn layout_for(metas: &[RunMeta]) -> LogFormat {
 /// The grain a merge into a run of the layout `format` reads its runs at: every second they
 /// keep when it keeps seconds, else its finest roll-up's (a run's seconds and minutes would all
 /// be summed into those lines: reading them costs without changing a figure).
-pub fn grain_for(format: &LogFormat) -> Grain {
+pub(crate) fn grain_for(format: &LogFormat) -> Grain {
     match format.rollups_s.first() {
         Some(w) if format.seconds_kept_s == 0 => Grain(*w),
         _ => Grain::SECOND,
@@ -343,7 +343,7 @@ fn offset_us(start: Option<OffsetDateTime>, first: Option<OffsetDateTime>) -> u6
 
 /// A merged interval as a run writes it, the `index`-th of its log, with the names of labels
 /// its writer has not met yet.
-pub fn as_interval(index: u64, iv: &LoggedInterval, side: &ScenarioSide, new_labels: Vec<String>) -> Interval {
+pub(crate) fn as_interval(index: u64, iv: &LoggedInterval, side: &ScenarioSide, new_labels: Vec<String>) -> Interval {
     Interval {
         index,
         start_us: iv.start_us,
@@ -454,7 +454,7 @@ impl LiveMerge {
     }
 
     /// How many parts were lost so far.
-    pub fn lost_count(&self) -> usize {
+    pub(crate) fn lost_count(&self) -> usize {
         self.lost.lost_count()
     }
 
@@ -587,7 +587,7 @@ fn parts_of_one_plan(metas: &[RunMeta]) -> bool {
 }
 
 /// `I/N` as numbers (1 <= I <= N), however it is spaced or padded.
-pub fn segment_numbers(text: &str) -> Option<(u32, u32)> {
+pub(crate) fn segment_numbers(text: &str) -> Option<(u32, u32)> {
     let (i, n) = text.split_once('/')?;
     let (i, n) = (i.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?);
     (i >= 1 && i <= n).then_some((i, n))
@@ -600,7 +600,7 @@ fn segment_of(m: &RunMeta) -> Option<(u32, u32)> {
 /// Why these runs cannot be read as one: the same directory twice, or parts of one plan that
 /// overlap (a segment twice, or segments of different N, whose shares overlap or leave gaps):
 /// their load would count twice. `dirs` and `metas` go together.
-pub fn cannot_merge(dirs: &[&Path], metas: &[RunMeta]) -> Option<String> {
+pub(crate) fn cannot_merge(dirs: &[&Path], metas: &[RunMeta]) -> Option<String> {
     let mut seen = Vec::new();
     for d in dirs {
         let at = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
@@ -629,7 +629,7 @@ pub fn cannot_merge(dirs: &[&Path], metas: &[RunMeta]) -> Option<String> {
 
 /// The parts of one plan missing from these (`2/3, 3/3`), when some are: the merged run is
 /// then a share of the plan's load, not all of it.
-pub fn missing_parts(metas: &[RunMeta]) -> Option<String> {
+pub(crate) fn missing_parts(metas: &[RunMeta]) -> Option<String> {
     if !parts_of_one_plan(metas) {
         return None;
     }

@@ -45,11 +45,11 @@ pub use summary::{
 pub use writer::{IntervalLines, Place, RunWriter};
 
 /// `RunMeta::tool` of a run directory that stampede wrote.
-pub const TOOL: &str = "stampede";
-pub const META: &str = "meta.json";
+pub(crate) const TOOL: &str = "stampede";
+pub(crate) const META: &str = "meta.json";
 pub const PLAN: &str = "plan.yaml";
-pub const INTERVALS: &str = "intervals.jsonl";
-pub const SUMMARY: &str = "summary.json";
+pub(crate) const INTERVALS: &str = "intervals.jsonl";
+pub(crate) const SUMMARY: &str = "summary.json";
 /// Seconds past [`SECONDS_KEPT_S`] not yet in a line of the finest roll-up (see [`LogFormat`]).
 pub const TAIL: &str = "tail.jsonl";
 /// How long a run keeps each second in `intervals.jsonl`: past it, the roll-ups are its log
@@ -58,18 +58,18 @@ pub const TAIL: &str = "tail.jsonl";
 pub const SECONDS_KEPT_S: u64 = 3600;
 /// The roll-ups a run writes: per minute, per 10 minutes, per hour (each a multiple of the one
 /// before, so a coarse line is a whole number of finer ones).
-pub const ROLLUPS_S: [u64; 3] = [60, 600, 3600];
+pub(crate) const ROLLUPS_S: [u64; 3] = [60, 600, 3600];
 
 /// The file of the roll-up of `width_s` seconds.
-pub fn rollup_file(width_s: u64) -> String {
+pub(crate) fn rollup_file(width_s: u64) -> String {
     format!("intervals-{width_s}s.jsonl")
 }
 
 /// What the plan's scripts and functions logged, at load and while the run went.
-pub const SCRIPT_LOG: &str = "scripts.log";
+pub(crate) const SCRIPT_LOG: &str = "scripts.log";
 
 /// Every file a run directory may hold that a run writes (a replaced run's go).
-pub fn run_files() -> Vec<String> {
+pub(crate) fn run_files() -> Vec<String> {
     let mut files: Vec<String> = [
         META,
         PLAN,
@@ -90,11 +90,11 @@ pub fn run_files() -> Vec<String> {
 }
 
 /// The HTML report a run writes at its end (`report DIR --format html` writes it again).
-pub const REPORT_HTML: &str = "report.html";
+pub(crate) const REPORT_HTML: &str = "report.html";
 
 /// What each live-metrics sink of `run --export` did (delivered, dropped, failed), when the run
 /// had any.
-pub const EXPORT: &str = "export.json";
+pub(crate) const EXPORT: &str = "export.json";
 
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]

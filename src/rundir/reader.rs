@@ -33,8 +33,8 @@ impl Default for Grain {
 }
 
 impl Grain {
-    pub const SECOND: Grain = Grain(1);
-    pub const COARSEST: Grain = Grain(u64::MAX);
+    pub(crate) const SECOND: Grain = Grain(1);
+    pub(crate) const COARSEST: Grain = Grain(u64::MAX);
 }
 
 /// One interval of the log, as read back: label stats by index into the run's label list
@@ -113,7 +113,7 @@ pub(super) fn add_to_tally(tally: &mut Tally, iv: &LoggedInterval, line: &Interv
 }
 
 /// A run directory's `meta.json`.
-pub fn read_meta(dir: &Path) -> Result<RunMeta, Error> {
+pub(crate) fn read_meta(dir: &Path) -> Result<RunMeta, Error> {
     let meta_path = dir.join(META);
     if !meta_path.exists() {
         return Err(Error::NotARun(dir.to_path_buf()));

@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The file in a run directory.
-pub const WATCH: &str = "watch.jsonl";
+pub(crate) const WATCH: &str = "watch.jsonl";
 
 /// How a source answered one sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +39,7 @@ pub enum State {
 
 /// One line of `watch.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WatchLine {
+pub(crate) struct WatchLine {
     pub t_s: f64,
     pub source: String,
     pub state: State,
@@ -60,14 +60,14 @@ pub struct WatchLine {
 pub const MAX_SERIES: usize = 500;
 
 /// Appends lines to `watch.jsonl`, each batch flushed to the OS.
-pub struct WatchWriter {
+pub(crate) struct WatchWriter {
     path: PathBuf,
     file: BufWriter<File>,
 }
 
 impl WatchWriter {
     /// Creates `watch.jsonl` in the run directory `dir`.
-    pub fn create(dir: &Path) -> Result<WatchWriter, Error> {
+    pub(crate) fn create(dir: &Path) -> Result<WatchWriter, Error> {
         let path = dir.join(WATCH);
         let file = File::create(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
         Ok(WatchWriter { path, file: BufWriter::new(file) })
@@ -75,7 +75,7 @@ impl WatchWriter {
 
     /// Appends one sample's lines and flushes them, so a killed run keeps them. Values that are
     /// not finite (NaN, ±Inf: JSON has no such numbers) are left out of the line.
-    pub fn append(&mut self, lines: &[WatchLine]) -> Result<(), Error> {
+    pub(crate) fn append(&mut self, lines: &[WatchLine]) -> Result<(), Error> {
         let io = |source| Error::Io { path: self.path.clone(), source };
         for line in lines {
             let mut line = line.clone();
@@ -88,7 +88,7 @@ impl WatchWriter {
     }
 
     /// Flushes and syncs the file at the end of the run.
-    pub fn finish(mut self) -> Result<(), Error> {
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
         let io = |source| Error::Io { path: self.path.clone(), source };
         self.file.flush().map_err(io)?;
         self.file.get_ref().sync_data().map_err(io)
@@ -354,7 +354,10 @@ pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
 }
 
 /// [`read_summary`] of the samples taken in `window` (seconds from when the load began) only.
-pub fn read_summary_window(dir: &Path, window: Option<std::ops::Range<f64>>) -> Result<Option<WatchSummary>, Error> {
+pub(crate) fn read_summary_window(
+    dir: &Path,
+    window: Option<std::ops::Range<f64>>,
+) -> Result<Option<WatchSummary>, Error> {
     let path = dir.join(WATCH);
     let file = match File::open(&path) {
         Ok(f) => f,

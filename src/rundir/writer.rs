@@ -139,7 +139,7 @@ impl RunWriter {
 
     /// [`RunWriter::create`] of a run whose log is in the layout `format` (a merge of runs that
     /// keep less than today's: see [`super::merge::layout_for`]).
-    pub fn create_with(
+    pub(crate) fn create_with(
         place: &Place,
         meta: &RunMeta,
         resolved_plan: &str,
@@ -166,7 +166,7 @@ impl RunWriter {
 
     /// Writes `meta` again: the facts known only when the load starts (`started_at` after a
     /// wait for a common start).
-    pub fn restart_meta(&self, meta: &RunMeta) -> Result<(), Error> {
+    pub(crate) fn restart_meta(&self, meta: &RunMeta) -> Result<(), Error> {
         write_json(&self.log.dir.join(META), &with_log(meta, &self.format))
     }
 
@@ -371,7 +371,7 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// Writes through a temporary file and a rename, so a reader never sees half a file.
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
     let tmp = path.with_extension("json.tmp");
     let text = serde_json::to_string_pretty(value).expect("run data always serialises");
     fs::write(&tmp, text + "\n").map_err(io(&tmp))?;

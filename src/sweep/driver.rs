@@ -99,7 +99,7 @@ impl Settings {
 }
 
 /// `--until`'s conditions: goals joined by `or`, any of which ends the sweep when it holds.
-pub fn parse_until(text: &str) -> Result<Vec<Threshold>, Error> {
+pub(crate) fn parse_until(text: &str) -> Result<Vec<Threshold>, Error> {
     text.split(" or ")
         .map(|c| threshold::parse(c.trim()).map_err(|e| Error::Usage(format!("--until `{}`: {e}", c.trim()))))
         .collect()
@@ -389,7 +389,7 @@ const DROPPED_BREAKS: f64 = 0.01;
 
 /// Refuses a `--users` step the plan would not run as asked: an open-model scenario (its users
 /// only cap arrivals) or a thread group of set user starts with fewer than `users`.
-pub fn runs_users(plan: &Plan, users: usize) -> Result<(), Error> {
+pub(crate) fn runs_users(plan: &Plan, users: usize) -> Result<(), Error> {
     for s in &plan.scenarios {
         match &s.workload {
             Workload::Open(_) => {
@@ -413,7 +413,7 @@ pub fn runs_users(plan: &Plan, users: usize) -> Result<(), Error> {
 }
 
 /// Every open-model scenario of `plan` arrives at `rate` per second for `step`.
-pub fn hold_rate(plan: &mut Plan, rate: f64, step: Duration) -> Result<(), Error> {
+pub(crate) fn hold_rate(plan: &mut Plan, rate: f64, step: Duration) -> Result<(), Error> {
     let mut open = 0;
     for s in &mut plan.scenarios {
         if let Workload::Open(w) = &mut s.workload {

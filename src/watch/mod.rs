@@ -108,7 +108,7 @@ impl Source {
     /// Every `--watch` value given, in order. The message names the flag and the value masked
     /// (a source's URL may hold a password or a token). The same source given twice is watched
     /// once (twice would only write every line twice and double the load on it).
-    pub fn parse_all(values: &[String]) -> Result<Vec<Source>, InvalidWatch> {
+    pub(crate) fn parse_all(values: &[String]) -> Result<Vec<Source>, InvalidWatch> {
         let mut out: Vec<Source> = Vec::new();
         for v in values {
             let s = Source::parse(v).map_err(|source| InvalidWatch { shown: Source::mask(v), source })?;

@@ -138,7 +138,7 @@ impl<T> Condition<T> {
 
     /// Every operand, mutably, in the same order as [`Condition::operands`] (to fold constants once the
     /// plan is read).
-    pub fn operands_mut(&mut self) -> Vec<&mut T> {
+    pub(crate) fn operands_mut(&mut self) -> Vec<&mut T> {
         let mut out = Vec::new();
         self.collect_mut(&mut out);
         out

@@ -356,7 +356,7 @@ impl DataFile {
     }
 
     /// Whether `other` reads the same rows from the same file in the same way.
-    pub fn same_reading(&self, other: &DataFile) -> bool {
+    pub(crate) fn same_reading(&self, other: &DataFile) -> bool {
         self.path == other.path
             && self.scanned.layout == other.scanned.layout
             && self.scanned.start == other.scanned.start
@@ -381,7 +381,7 @@ impl DataFile {
     /// from the cursor on that `owns` (a part of a split run reads only its own); `None` at the
     /// end of the file (or when it can no longer be read). The cursor stays at the end until
     /// reset.
-    pub fn take_at<R>(
+    pub(crate) fn take_at<R>(
         &self,
         cursor: &mut Cursor,
         owns: impl Fn(u64) -> bool,

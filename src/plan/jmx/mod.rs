@@ -67,7 +67,7 @@ pub struct Options {
 /// What reading a `.jmx` found: every element with its status, every problem, and the plan
 /// when there is none.
 #[derive(Debug)]
-pub struct Inspection {
+pub(crate) struct Inspection {
     /// Every element of the plan, in file order, with what became of it.
     pub elements: Vec<ElementReport>,
     /// Every reason the plan cannot run (each naming file, line and element), in file order.
@@ -80,7 +80,7 @@ pub struct Inspection {
 
 impl Inspection {
     /// The plan, or one error that lists every problem (and every file that cannot be read).
-    pub fn into_result(self) -> Result<(Plan, Vec<ElementReport>), Error> {
+    pub(crate) fn into_result(self) -> Result<(Plan, Vec<ElementReport>), Error> {
         match self.plan {
             Some(plan) if self.problems.is_empty() => Ok((plan, self.elements)),
             _ => Err(Error::combine(self.problems)),
@@ -98,7 +98,7 @@ pub fn read(text: &str, path: &Path, opts: &Options) -> Result<(Plan, Vec<Elemen
 /// Reads a `.jmx` text to the end whatever it finds: each element that cannot be read is
 /// reported with its error and the walk goes on, so that every element and every problem is
 /// known at once (`stampede check`).
-pub fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
+pub(crate) fn inspect(text: &str, path: &Path, opts: &Options) -> Inspection {
     // A byte-order mark (Windows editors write one) is not part of the document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let top = match tree::parse(text) {
@@ -283,7 +283,7 @@ impl Cx {
 
 /// The property naming the headers that tell the upstream's time (`-J`, as `defaults.timing_headers`
 /// of a YAML plan: `X-Upstream-Time,X-Upstream-Response-Time:s,Server-Timing:db`).
-pub const TIMING_HEADERS_PROPERTY: &str = "stampede.timing_headers";
+pub(crate) const TIMING_HEADERS_PROPERTY: &str = "stampede.timing_headers";
 
 /// What applies to the samplers below a point of the tree.
 #[derive(Debug, Clone, Default)]

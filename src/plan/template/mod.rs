@@ -58,7 +58,7 @@ pub enum TemplateError {
 
 impl TemplateError {
     /// Whether JMeter fails here as well: a function's script with a syntax error.
-    pub fn is_script_syntax(&self) -> bool {
+    pub(crate) fn is_script_syntax(&self) -> bool {
         match self {
             TemplateError::ScriptSyntax(_) => true,
             TemplateError::InFunction { error, .. } => error.is_script_syntax(),
@@ -122,7 +122,7 @@ impl VarTable {
 
     /// Declares that something sets `prefix`, `prefix_n` and `prefix_1`, `prefix_2`, ... while
     /// the test runs, however many there are (JMeter's `__split`).
-    pub fn assign_prefix(&mut self, prefix: &str) {
+    pub(crate) fn assign_prefix(&mut self, prefix: &str) {
         self.assign(prefix);
         self.assign(&format!("{prefix}_n"));
         for i in 0..self.names.len() {
@@ -141,7 +141,7 @@ impl VarTable {
     }
 
     /// Declares that something sets this variable while the test runs.
-    pub fn assign(&mut self, name: &str) -> VarId {
+    pub(crate) fn assign(&mut self, name: &str) -> VarId {
         let id = self.intern(name);
         self.assigned[id.index()] = true;
         id
@@ -149,14 +149,14 @@ impl VarTable {
 
     /// A variable without an initial value reads `${name}` until it is set (JMeter leaves the
     /// reference to an unset variable as text), instead of the empty string.
-    pub fn unset_as_reference(&mut self, id: VarId) {
+    pub(crate) fn unset_as_reference(&mut self, id: VarId) {
         self.unset_as_reference[id.index()] = true;
     }
 
     /// Makes unset a state of every variable, distinct from `""`, as in JMeter (see
     /// [`VarTable::unset_distinct`]): until something sets it, a variable reads `${name}`, and
     /// removing one (an extractor's left-over match, `vars.remove`) makes it read so again.
-    pub fn set_unset_distinct(&mut self) {
+    pub(crate) fn set_unset_distinct(&mut self) {
         self.unset_distinct = true;
     }
 
@@ -174,7 +174,7 @@ impl VarTable {
 
     /// Whether the variable reads as its own reference `${name}` while unset (else `""` is
     /// unset).
-    pub fn unset_reads_as_reference(&self, id: VarId) -> bool {
+    pub(crate) fn unset_reads_as_reference(&self, id: VarId) -> bool {
         let i = id.index();
         self.unset_as_reference[i] || (self.unset_distinct && !(self.quiet[i] && self.used_at[i].is_none()))
     }
@@ -209,7 +209,7 @@ impl VarTable {
         t.vars().iter().any(|id| self.is_assigned(*id))
     }
 
-    pub fn is_assigned(&self, id: VarId) -> bool {
+    pub(crate) fn is_assigned(&self, id: VarId) -> bool {
         self.assigned[id.index()]
     }
 
@@ -218,7 +218,7 @@ impl VarTable {
     }
 
     /// Each user's variables when it starts.
-    pub fn initial_values(&self) -> Vec<String> {
+    pub(crate) fn initial_values(&self) -> Vec<String> {
         let value = |i: usize| match &self.initial[i] {
             Some(v) => v.clone(),
             None if self.unset_reads_as_reference(VarId(i as u32)) => format!("${{{}}}", self.names[i]),
@@ -229,7 +229,7 @@ impl VarTable {
 
     /// The first variable used but never defined nor assigned: `(element, message)`.
     /// The name of the first variable used that nothing defines (see [`Self::undefined`]).
-    pub fn undefined_name(&self) -> Option<&str> {
+    pub(crate) fn undefined_name(&self) -> Option<&str> {
         self.first_undefined().map(|i| self.names[i].as_str())
     }
 
@@ -502,7 +502,7 @@ impl Template {
     }
 
     /// The text, when nothing in it changes while the test runs.
-    pub fn as_const(&self) -> Option<&str> {
+    pub(crate) fn as_const(&self) -> Option<&str> {
         match self.segs.as_slice() {
             [] => Some(""),
             [Seg::Lit(s)] => Some(s),
@@ -510,13 +510,13 @@ impl Template {
         }
     }
 
-    pub fn is_const(&self) -> bool {
+    pub(crate) fn is_const(&self) -> bool {
         self.as_const().is_some()
     }
 
     /// Whether the text can change while the test runs, as far as `vars` knows now: it calls a
     /// run-time function, or reads a variable that something assigns or that has no value yet.
-    pub fn is_dynamic(&self, vars: &VarTable) -> bool {
+    pub(crate) fn is_dynamic(&self, vars: &VarTable) -> bool {
         self.segs.iter().any(|s| match s {
             Seg::Lit(_) => false,
             Seg::Var(id) => vars.is_assigned(*id) || vars.initial(*id).is_none(),
@@ -536,7 +536,7 @@ impl Template {
     }
 
     /// The current text in a new string.
-    pub fn render_string<S: Scope + ?Sized>(&self, u: &mut S) -> String {
+    pub(crate) fn render_string<S: Scope + ?Sized>(&self, u: &mut S) -> String {
         if let Some(s) = self.as_const() {
             return s.to_string();
         }
@@ -586,7 +586,7 @@ impl Template {
 pub const MAX_RANDOM_STRING: usize = 1 << 20;
 
 /// The machine's UTC offset, read once (later reads can fail once threads run).
-pub fn local_offset() -> time::UtcOffset {
+pub(crate) fn local_offset() -> time::UtcOffset {
     static OFFSET: std::sync::OnceLock<time::UtcOffset> = std::sync::OnceLock::new();
     *OFFSET.get_or_init(|| time::UtcOffset::current_local_offset().unwrap_or(time::UtcOffset::UTC))
 }

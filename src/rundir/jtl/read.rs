@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 
 /// Bytes per block.
-pub const BLOCK: usize = 4 << 20;
+pub(crate) const BLOCK: usize = 4 << 20;
 /// The longest record read: far beyond any row JMeter writes.
 const MAX_RECORD: usize = 64 << 20;
 
@@ -61,7 +61,7 @@ pub struct Columns {
 }
 
 impl Columns {
-    pub fn from_names(names: &[&str]) -> Result<Columns, RecordError> {
+    pub(crate) fn from_names(names: &[&str]) -> Result<Columns, RecordError> {
         let find = |n: &str| names.iter().position(|c| c.trim() == n);
         let need = |n: &'static str| find(n).ok_or(RecordError::MissingColumn(n));
         Ok(Columns {
@@ -151,7 +151,7 @@ impl Reader {
 
     /// [`start`](Self::start) with blocks of `block` bytes (several files read at once share
     /// the memory one file gets).
-    pub fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
+    pub(crate) fn start_with(file: File, columns: Columns, skip_header: bool, block: usize) -> Reader {
         let parsers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
         // Buffers in flight: one being read, one per parser, one waiting for the caller.
         let buffers = parsers + 2;
@@ -171,7 +171,7 @@ impl Reader {
     }
 
     /// The next block in file order; `None` at the end.
-    pub fn next_block(&mut self) -> Option<Block> {
+    pub(crate) fn next_block(&mut self) -> Option<Block> {
         loop {
             if let Some(b) = self.pending.remove(&self.next) {
                 self.next += 1;

@@ -18,21 +18,44 @@
 //! `max_queue` fills), and a connection beyond both is closed unanswered (JMeter discards it).
 //!
 //! It listens where it is told; callers bind loopback only (`stampede mock --mirror`, the
-//! script class `HttpMirrorServer`).
+//! script class `HttpMirrorServer`). A module of its own, depending on nothing of ours, so the
+//! engine (whose scripts start it) does not depend on the mock.
 
-use super::Counters;
 use regex::bytes::Regex;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+/// What a mirror served, for its caller to report and for tests to witness.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Requests answered.
+    pub served: AtomicU64,
+    /// Connections accepted.
+    pub connections: AtomicU64,
+}
+
+/// The next connection, or `None` once `shutdown` is cancelled. The mock's accept loop too.
+pub(crate) async fn accept(listener: &TcpListener, shutdown: &CancellationToken) -> Option<TcpStream> {
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => return Some(stream),
+                // Out of file descriptors and the like: wait a little rather than spin.
+                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            },
+            _ = shutdown.cancelled() => return None,
+        }
+    }
+}
+
 /// Where the request line of a `?v` request goes (JMeter prints it and logs it).
-pub type Verbose = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Verbose = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The mirror's settings: JMeter's `HttpMirrorServer(port, maxPoolSize, maxQueueSize)`.
 #[derive(Clone, Default)]
@@ -109,7 +132,7 @@ pub async fn run(listener: TcpListener, options: Options, shutdown: Cancellation
     });
     let verbose = options.verbose.clone();
     loop {
-        let Some(stream) = super::accept(&listener, &shutdown).await else { return };
+        let Some(stream) = accept(&listener, &shutdown).await else { return };
         counters.connections.fetch_add(1, Ordering::Relaxed);
         let first = match &pool {
             None => Some(stream),
@@ -178,12 +201,12 @@ impl Mirror {
     }
 
     /// Whether it still serves.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 
     /// Lets it run on without this handle: it stops when its `until` future completes.
-    pub fn detach(mut self) {
+    pub(crate) fn detach(mut self) {
         self.thread = None;
         self.shutdown = CancellationToken::new();
     }
