@@ -443,9 +443,8 @@ fn bench_reports_hold_no_absolute_paths() {
         .iter()
         .flat_map(|f| {
             let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
-            absolute_path_lines(&text)
-                .into_iter()
-                .map(move |l| format!("{}:{l}", f.strip_prefix(&bench).unwrap().display()))
+            let name = f.strip_prefix(&bench).unwrap().display().to_string();
+            absolute_path_lines(&text).into_iter().map(move |l| format!("{name}:{l}"))
         })
         .collect();
     assert!(bad.is_empty(), "absolute paths in bench reports (make them relative or <tmp>/): {bad:?}");

@@ -6,7 +6,6 @@
 use crate::jmx::{arg, jmx_plan, sampler};
 use crate::jmx_assertions::DEFAULTS;
 use crate::jmx_http_bodies::{get, group as group_small, http as http_small, plan, run_plan, targets, witness};
-use crate::jmx_labels::DEFAULTS as DEFAULTS_LABELS;
 use crate::jmx_modifiers::{run_plan as run_plan_modifiers, DEFAULTS as DEFAULTS_MODIFIERS};
 use crate::util::jmx::{element, esc, http, http_defaults, loop_controller, test_plan, thread_group};
 use crate::util::server::{Route, TestServer};
@@ -232,7 +231,7 @@ fn user_parameters_and_counters_update_as_jmeter_s_do() {
         sampler("c", "GET", "/c?c=${c}", "", false, "")
     );
     let body = [
-        DEFAULTS_LABELS,
+        DEFAULTS,
         &params("each", false),
         &params("pass", true),
         &sampler("a", "GET", "/a?each=${each}&amp;pass=${pass}", "", false, ""),

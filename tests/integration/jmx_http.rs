@@ -5,7 +5,6 @@
 //! (clear each iteration, policies, scope) Managers.
 
 use crate::jmx::{jmx_plan, sampler};
-use crate::jmx_assertions::DEFAULTS as DEFAULTS_SCOPED;
 use crate::jmx_config::{group as group_counter, run_timed};
 use crate::jmx_functions::{run_jtl, sampler as sampler_placeholder};
 use crate::jmx_http_bodies::{group, http, plan, run_plan, targets, witness};
@@ -550,7 +549,7 @@ fn the_java_implementation_sends_its_default_accept_header() {
             <stringProp name="Header.name">Accept</stringProp><stringProp name="Header.value">application/json</stringProp>
           </elementProp></collectionProp></HeaderManager><hashTree/>"#;
     let body = [
-        DEFAULTS_SCOPED.to_string(),
+        DEFAULTS.to_string(),
         java("java", "/java", ""),
         java("java-own", "/own", own_accept),
         sampler("client4", "GET", "/client4", "", false, ""),
