@@ -396,3 +396,90 @@ fn pub_items_do_not_grow() {
     assert!(n <= 1062, "{n} `pub` items in src/ (at most 1,062): is the new one the library's API?");
     assert_eq!(pub_items("pub fn a() {}\n    pub(crate) fn b() {}\n    pub struct C;\n    pub x: u8,\n"), 2);
 }
+
+/// The lines of `text` holding a path of the machine that wrote it (`/work/`, `/tmp/`, `/root/`,
+/// `/home/` starting a path, not inside one such as `bench/tmp/`).
+fn absolute_path_lines(text: &str) -> Vec<usize> {
+    let starts_path = |line: &str| {
+        ["/work/", "/tmp/", "/root/", "/home/"].iter().any(|p| {
+            line.match_indices(p).any(|(i, _)| {
+                line[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || "_.~>-".contains(c)))
+            })
+        })
+    };
+    text.lines().enumerate().filter(|(_, l)| starts_path(l)).map(|(i, _)| i + 1).collect()
+}
+
+#[test]
+fn absolute_paths_are_found_where_a_path_starts() {
+    let text = "ok bench/runs/x\n`/tmp/a`\nBEFORE=/work/b\nbench/tmp/c and <tmp>/d\n\"/root/.cache\"\n";
+    assert_eq!(absolute_path_lines(text), vec![2, 3, 5]);
+}
+
+/// Reports are committed and read on other machines: the directories of the one that wrote
+/// them mean nothing there (the writers make them relative: `report_paths` in
+/// `bench/jmeter/corpus.py` and `bench/compare/run.sh`).
+#[test]
+fn bench_reports_hold_no_absolute_paths() {
+    fn walk(dir: &Path, in_report: bool, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let report = in_report || matches!(p.file_name().and_then(|n| n.to_str()), Some("runs" | "results"));
+            if p.is_dir() {
+                walk(&p, report, out);
+            } else if report
+                && p.extension()
+                    .is_some_and(|x| ["md", "json", "tsv", "txt", "csv"].contains(&x.to_str().unwrap_or("")))
+            {
+                out.push(p);
+            }
+        }
+    }
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
+    let mut files = Vec::new();
+    walk(&bench, false, &mut files);
+    assert!(files.len() > 100, "bench reports not found under {}", bench.display());
+    let bad: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
+            let name = f.strip_prefix(&bench).unwrap().display().to_string();
+            absolute_path_lines(&text).into_iter().map(move |l| format!("{name}:{l}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "absolute paths in bench reports (make them relative or <tmp>/): {bad:?}");
+}
+
+/// The integration binary's table of contents (`tests/integration/main.rs`) is where a newcomer
+/// looks first: every file there is a `mod`, and every `mod` has its line.
+#[test]
+fn the_integration_contents_name_every_file() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let mods: BTreeSet<String> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ").and_then(|m| m.strip_suffix(';')))
+        .map(String::from)
+        .collect();
+    let files: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            let name = p.file_name()?.to_str()?.to_string();
+            if p.is_dir() {
+                p.join("mod.rs").exists().then_some(name)
+            } else {
+                name.strip_suffix(".rs").filter(|n| *n != "main").map(String::from)
+            }
+        })
+        .collect();
+    assert_eq!(mods, files, "every file of tests/integration a `mod` of main.rs, and only those");
+    let listed: BTreeSet<String> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("//! - `").and_then(|r| r.split('`').next()))
+        .map(String::from)
+        .collect();
+    let missing: Vec<&String> = mods.difference(&listed).collect();
+    assert!(missing.is_empty(), "mods without a line in main.rs's contents: {missing:?}");
+}

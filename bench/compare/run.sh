@@ -127,10 +127,17 @@ shell_quote() { # quote one word for a POSIX shell, readably
     fi
 }
 
+# Paths of this machine made relative for the committed report: the repository's files relative
+# to its root, anything else absolute as <tmp>/ (elsewhere those directories mean nothing; a
+# test checks that no committed bench report holds one).
+report_paths() {
+    sed -e "s|$ROOT/||g" -e 's#\(^\|[^A-Za-z0-9_.~>-]\)/\(tmp\|work\|root\|home\)/#\1<tmp>/#g'
+}
+
 record() { # append a command line, shell-quoted, to commands.txt
     local line="" w
     for w in "$@"; do line+="$(shell_quote "$w") "; done
-    printf '%s\n' "${line% }" >>"$COMMANDS"
+    printf '%s\n' "${line% }" | report_paths >>"$COMMANDS"
 }
 
 free_port() {
@@ -535,7 +542,7 @@ RESULTS=$RUN_DIR/results.md
     echo '```sh'
     cat "$COMMANDS"
     echo '```'
-} >"$RESULTS"
+} | report_paths >"$RESULTS"
 
 cat "$RESULTS"
 log "wrote $RESULTS"

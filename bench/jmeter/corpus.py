@@ -860,15 +860,25 @@ def unique_plans(corpus):
     return sorted(plans, key=lambda x: x[1]), dupes
 
 
+def report_paths(text):
+    """TEXT with the paths of the machine that wrote it made relative: the repository's own files
+    relative to its root, a corpus as `<corpus>/`, anything else absolute as `<tmp>/`. Reports are
+    committed and read elsewhere, where those directories mean nothing (a test checks it)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    text = text.replace(root + "/", "")
+    text = re.sub(r"(?<![\w.~>-])/(?:[\w.-]+/)*corpus/", "<corpus>/", text)
+    return re.sub(r"(?<![\w.~>-])/(?:tmp|work|root|home)/", "<tmp>/", text)
+
+
 def write_outputs(out, text, columns, cells):
     """Writes the markdown report to OUT and the table as a .tsv beside it (when OUT is given)."""
     if not out:
         return
     with open(out, "w") as f:
-        f.write(text)
+        f.write(report_paths(text))
     with open(os.path.splitext(out)[0] + ".tsv", "w") as f:
         for row in [columns] + cells:
-            f.write("\t".join(str(c).replace("\t", " ").replace("\n", " ") for c in row) + "\n")
+            f.write(report_paths("\t".join(str(c).replace("\t", " ").replace("\n", " ") for c in row)) + "\n")
 
 
 def git_commit(binary):

@@ -40,6 +40,8 @@ DEFAULT_CORPORA = ["/work/shared/corpus/public-jmx", "/work/shared/corpus/sunbir
 SCRIPT_CLASS = re.compile(r"^(JSR223|BeanShell|BSF)(\w*)$")
 FUNC = re.compile(r"\$\{__(groovy|BeanShell|javaScript|jexl3|jexl2)\(")
 OPEN_TAG = re.compile(r"<([\w.]+)\s[^>]*?testclass=\"([\w.]+)\"")
+sys.path.insert(0, HERE)
+from corpus import report_paths  # noqa: E402
 
 
 def script_elements(text):
@@ -239,9 +241,9 @@ def main():
     print(text)
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(report_paths(text))
         with open(os.path.splitext(a.out)[0] + ".json", "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+            f.write(report_paths(json.dumps(results, indent=1)))
 
 
 if __name__ == "__main__":

@@ -1,21 +1,27 @@
-//! JMeter's HTTP configuration elements and connection model (issue 13): what reaches the
-//! witness server with an HTTP Cache Manager, an HTTP Authorization Manager, a DNS Cache
-//! Manager and a Cookie Manager's policies, and the connections a user keeps (one per host).
-//! Every sample count is checked against what the server served.
+//! JMeter's HTTP Request on the wire and its managers: connections per host and keep-alive, the
+//! Java implementation's headers, `//` in paths, an unfilled placeholder host, bandwidth emulation
+//! (`httpclient.socket.http.cps`), the Sample Timeout; Cache (revalidation, fresh entries skipped
+//! without a sample), Authorization (Basic, Digest, passwords never shown), DNS Cache, Cookie
+//! (clear each iteration, policies, scope) Managers.
 
 use crate::jmx::{jmx_plan, sampler};
+use crate::jmx_config::{group as group_counter, run_timed};
+use crate::jmx_functions::{run_jtl, sampler as sampler_placeholder};
+use crate::jmx_http_bodies::{group, http, plan, run_plan, targets, witness};
+use crate::util::jmx::{element, http as http_counter, http_defaults, jsr223_sampler, test_plan, thread_group};
 use crate::util::server::{RecordedRequest, Reply, Route, TestServer};
-use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
+use std::time::{Duration, Instant};
 
 /// HTTP Request Defaults: the witness server at `${host}:${port}`.
-const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">${host}</stringProp>
           <stringProp name="HTTPSampler.port">${port}</stringProp>
           <stringProp name="HTTPSampler.protocol">http</stringProp>
         </ConfigTestElement><hashTree/>"#;
 
 /// Runs `plan` (JMX text) against the server on `port`; returns the run.
-fn run_jmx(name: &str, plan: String, port: u16) -> TempRun {
+pub(crate) fn run_jmx(name: &str, plan: String, port: u16) -> TempRun {
     let run = TempRun::new(name);
     let p = run.write("plan.jmx", plan);
     let port = format!("port={port}");
@@ -24,7 +30,7 @@ fn run_jmx(name: &str, plan: String, port: u16) -> TempRun {
 }
 
 /// A sampler sent to a whole URL, with keep-alive on or off.
-fn get(name: &str, url: &str, keep_alive: bool) -> String {
+pub(crate) fn get(name: &str, url: &str, keep_alive: bool) -> String {
     let s = sampler(name, "GET", url, "", false, "");
     if keep_alive {
         s
@@ -37,7 +43,7 @@ fn get(name: &str, url: &str, keep_alive: bool) -> String {
 }
 
 #[track_caller]
-fn assert_samples(run: &TempRun, label: &str, samples: u64, errors: u64) {
+pub(crate) fn assert_samples(run: &TempRun, label: &str, samples: u64, errors: u64) {
     let row = run.label(label);
     assert_eq!((uint(&row, "samples"), uint(&row, "errors")), (samples, errors), "{label}: {row:#}");
 }
@@ -90,23 +96,9 @@ fn a_sampler_saved_without_keep_alive_closes_as_jmeter_s_default_says() {
     assert!(server.recorded_all().iter().all(|r| r.header("connection") == Some("close")));
 }
 
-/// Review of #13: a user kept a connection to every host it ever met, without end (a plan
-/// reading hosts from a data file ran out of sockets). It keeps the 20 it used last: a user
-/// going round 22 hosts twice opens a new connection for each request.
-#[test]
-fn a_user_keeps_at_most_twenty_connections() {
-    let servers: Vec<TestServer> = (0..22).map(|_| TestServer::builder().default_route(Route::ok()).start()).collect();
-    let body: String = servers.iter().enumerate().map(|(i, s)| get(&format!("h{i}"), &s.url("/"), true)).collect();
-    let run = run_jmx("jmx-http-many-hosts", jmx_plan(1, "2", &body), servers[0].addr().port());
-    for (i, s) in servers.iter().enumerate() {
-        assert_eq!((s.requests(), s.connections()), (2, 2), "host {i}");
-    }
-    assert_eq!(uint(&run.summary()["total"], "samples"), 44);
-}
-
 // ---- HTTP Cache Manager ------------------------------------------------------------------
 
-fn cache_manager(clear: bool, use_expires: bool) -> String {
+pub(crate) fn cache_manager(clear: bool, use_expires: bool) -> String {
     format!(
         r#"<CacheManager guiclass="CacheManagerGui" testclass="CacheManager" testname="HTTP Cache Manager" enabled="true">
           <boolProp name="clearEachIteration">{clear}</boolProp>
@@ -120,7 +112,7 @@ const LAST_MODIFIED: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
 
 /// `/etag` answers 304 to a request that names its ETag, else 200 with ETag, Last-Modified and
 /// `no-cache`; `/fresh` is fresh for an hour; `/dated` has only a Last-Modified. Both record every request.
-fn cache_server() -> TestServer {
+pub(crate) fn cache_server() -> TestServer {
     TestServer::builder()
         .record_all()
         .route(
@@ -202,67 +194,6 @@ fn without_use_expires_every_request_is_sent() {
     assert_eq!(server.recorded("/etag").iter().filter(|r| conditional(r).0.is_some()).count(), 4);
     assert_samples(&run, "fresh", 6, 0);
     assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
-}
-
-/// A thread group of 8 users running `sampler` in an endless Loop Controller for one second.
-fn endless_loop_plan(sampler: String) -> String {
-    let body = [
-        DEFAULTS.to_string(),
-        cache_manager(false, true),
-        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="forever" enabled="true">
-          <boolProp name="LoopController.continue_forever">true</boolProp>
-          <stringProp name="LoopController.loops">-1</stringProp>
-        </LoopController>"#
-            .to_string(),
-        format!("<hashTree>{sampler}</hashTree>"),
-    ]
-    .concat();
-    // More users than worker threads, for one second.
-    jmx_plan(8, "-1", &body).replace(
-        r#"<boolProp name="ThreadGroup.scheduler">false</boolProp>"#,
-        r#"<boolProp name="ThreadGroup.scheduler">true</boolProp><stringProp name="ThreadGroup.duration">1</stringProp>"#,
-    )
-}
-
-/// Runs `plan` against `port`, killed (and failed) if it has not ended in 20 s.
-fn run_bounded(name: &str, plan: String, port: u16) -> TempRun {
-    let run = TempRun::new(name);
-    let p = run.write("plan.jmx", plan);
-    let port = format!("port={port}");
-    Stampede::new()
-        .arg("run")
-        .arg(&p)
-        .args(["-q", "-J", &port, "--out"])
-        .arg(run.path())
-        .timeout(std::time::Duration::from_secs(20))
-        .run()
-        .assert_exit(0);
-    run
-}
-
-/// Review of #13: a response the cache has sends nothing and waits for nothing. Users in a
-/// Loop Controller of fresh hits never handed their worker thread back, so the run's timer
-/// never fired and it ran until killed.
-#[test]
-fn fresh_hits_in_an_endless_loop_still_let_the_run_end() {
-    let server = cache_server();
-    let plan = endless_loop_plan(sampler("fresh", "GET", "/fresh", "", false, ""));
-    let run = run_bounded("jmx-http-cache-spin", plan, server.addr().port());
-    // One request per user; the rest were fresh, and no samples.
-    assert_eq!(server.requests_to("/fresh"), 8);
-    assert_samples(&run, "fresh", 8, 0);
-}
-
-/// The same with a request that fails before it is sent (a method JMeter does not know):
-/// each is a failed sample, and none waits.
-#[test]
-fn unsent_requests_in_an_endless_loop_still_let_the_run_end() {
-    let server = cache_server();
-    let plan = endless_loop_plan(sampler("bad", "NOT A METHOD", "/fresh", "", false, ""));
-    let run = run_bounded("jmx-http-unsent-spin", plan, server.addr().port());
-    assert_eq!(server.requests(), 0);
-    let row = run.label("bad");
-    assert!(uint(&row, "samples") > 0 && uint(&row, "samples") == uint(&row, "errors"), "{row:#}");
 }
 
 // ---- HTTP Authorization Manager -------------------------------------------------------------
@@ -598,4 +529,190 @@ fn jmx_requests_say_connection_keep_alive_as_jmeter_s_do() {
     let got = server.recorded_all();
     assert_eq!(got.len(), 2);
     assert!(got.iter().all(|r| r.header("connection") == Some("keep-alive")), "{got:#?}");
+}
+
+/// A sampler using JMeter's Java implementation (`HTTPJavaImpl`, over `HttpURLConnection`) sends
+/// the JDK's default `Accept` header when the plan gives none; HttpClient4 sends none.
+#[test]
+fn the_java_implementation_sends_its_default_accept_header() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-java-accept");
+    let java = |name: &str, path: &str, children: &str| {
+        sampler(name, "GET", path, "", false, children).replacen(
+            "<boolProp name=\"HTTPSampler.use_keepalive\">true</boolProp>",
+            "<boolProp name=\"HTTPSampler.use_keepalive\">true</boolProp><stringProp name=\"HTTPSampler.implementation\">Java</stringProp>",
+            1,
+        )
+    };
+    let own_accept = r#"<HeaderManager guiclass="HeaderPanel" testclass="HeaderManager" testname="H" enabled="true">
+          <collectionProp name="HeaderManager.headers"><elementProp name="" elementType="Header">
+            <stringProp name="Header.name">Accept</stringProp><stringProp name="Header.value">application/json</stringProp>
+          </elementProp></collectionProp></HeaderManager><hashTree/>"#;
+    let body = [
+        DEFAULTS.to_string(),
+        java("java", "/java", ""),
+        java("java-own", "/own", own_accept),
+        sampler("client4", "GET", "/client4", "", false, ""),
+    ]
+    .concat();
+    let p = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let port = format!("port={}", server.addr().port());
+    Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
+    let accept = |path: &str| server.recorded(path)[0].header("accept").map(str::to_string);
+    assert_eq!(accept("/java").as_deref(), Some("text/html, image/gif, image/jpeg, */*; q=0.2"));
+    assert_eq!(accept("/own").as_deref(), Some("application/json"));
+    assert_eq!(accept("/client4"), None);
+    assert_eq!(uint(&run.summary()["total"], "samples"), server.requests());
+}
+
+/// JMeter 5.6.3 (`small-slashes.jmx`): HttpClient 4 sends each run of `/` in the path as one
+/// (not in the query; dot segments stay), the Java implementation sends the path as it is.
+#[test]
+fn httpclient_4_collapses_slashes_in_paths_and_the_java_implementation_does_not() {
+    let server = witness();
+    let run = TempRun::new("small-slashes");
+    let java = r#"<stringProp name="HTTPSampler.implementation">Java</stringProp>"#;
+    let samplers = [
+        http("a", "GET", "//a//b", "", ""),
+        http("b", "GET", "/a//b/?q=//x", "", ""),
+        http("c", "GET", "/d/./e/../f//", "", ""),
+        http("d", "GET", &format!("http://127.0.0.1:{}//x//y", server.addr().port()), "", ""),
+        http("e", "GET", "//j//k", java, ""),
+    ];
+    let got = run_plan(&server, &run, &plan(server.addr().port(), &group("g", 1, 1, None, &samplers.concat())), &[]);
+    assert_eq!(targets(&got), ["/a/b", "/a/b/?q=//x", "/d/./e/../f/", "/x/y", "//j//k"]);
+}
+
+/// `-J httpclient.socket.http.cps=40000`: each connection reads and writes at most 40,000
+/// bytes a second, as JMeter's SlowSocket paces them (the first read of a response waits for
+/// HttpClient's 8 KiB buffer, later ones for what they read), so 4 responses of 20,000 bytes
+/// take at least 2 s; every one is served and counted once.
+#[test]
+fn bandwidth_from_the_command_line_paces_each_response() {
+    let server = TestServer::builder().route("/big", Route::ok().body(vec![b'x'; 20_000])).start();
+    let run = TempRun::new("misc-cps-j");
+    let took = run_timed(&run, paced_plan(&server, "", 4), &["-J", "httpclient.socket.http.cps=40000"]);
+    assert_paced(&server, &run, 4, took, Duration::from_millis(2000));
+}
+
+/// A plan of `before` (a setUp group) and a user getting `/big` `loops` times.
+fn paced_plan(server: &TestServer, before: &str, loops: u32) -> String {
+    let main = group_counter(1, loops, &http_counter("big", "", "", "/big", "GET", ""));
+    test_plan(
+        "Slow",
+        "",
+        &[http_defaults("127.0.0.1", &server.addr().port().to_string()), before.into(), main].concat(),
+    )
+}
+
+/// `n` responses of `/big` served and sampled, in no less than `at_least` (and in bounded time).
+fn assert_paced(server: &TestServer, run: &TempRun, n: u64, took: Duration, at_least: Duration) {
+    assert_eq!(server.requests_to("/big"), n);
+    assert_eq!(uint(&label(&run.summary(), "big"), "samples"), n);
+    assert!(took >= at_least, "{n} paced responses took {took:?}, under {at_least:?}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+/// A setUp thread group's script sets the property as JMeter's SlowCharsFeature.jmx does (that
+/// plan was refused): the main group's connections are paced, the setUp group having sent
+/// nothing over HTTP before. Each response's first read waits for 8 KiB: 2 x 512 ms at least.
+#[test]
+fn bandwidth_set_by_a_setup_script_paces_the_main_group() {
+    let server = TestServer::builder().route("/big", Route::ok().body(vec![b'x'; 8000])).start();
+    let run = TempRun::new("misc-cps-setup");
+    let script = "import org.apache.jmeter.util.JMeterUtils;\nJMeterUtils.setProperty(\"httpclient.socket.http.cps\",\"16000\");";
+    let setup = thread_group("SetupThreadGroup", "setup", "1", "1", "", &jsr223_sampler("set cps", script));
+    let took = run_timed(&run, paced_plan(&server, &setup, 2), &[]);
+    assert_paced(&server, &run, 2, took, Duration::from_millis(1000));
+}
+
+/// A Sample Timeout (JMeter's SampleMonitor) interrupts an HTTP sample that runs longer than its
+/// timeout, wherever it stands in the thread group: the sample fails after about the timeout
+/// with JMeter's code and message (`java.net.SocketException`, `Socket closed`), the user goes
+/// on; a sample within the timeout is untouched. The server saw each request once.
+#[test]
+fn a_sample_timeout_interrupts_slow_http_samples() {
+    let server = TestServer::builder()
+        .route("/slow", Route::ok().delay(Duration::from_millis(3000)))
+        .route("/fast", Route::ok())
+        .start();
+    let run = TempRun::new("misc-sample-timeout");
+    let timeout = element("SampleTimeout", "st", &[("InterruptTimer.timeout", "400")], "");
+    let body =
+        [http_counter("slow", "", "", "/slow", "GET", &timeout), http_counter("fast", "", "", "/fast", "GET", "")]
+            .concat();
+    let port = server.addr().port().to_string();
+    let plan = test_plan("Timeout", "", &[http_defaults("127.0.0.1", &port), group_counter(1, 2, &body)].concat());
+    let file = run.write("plan.jmx", plan);
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    let start = Instant::now();
+    cmd.run().assert_exit(0);
+    let took = start.elapsed();
+    assert_eq!(server.requests_to("/slow"), 2);
+    assert_eq!(server.requests_to("/fast"), 2);
+    let summary = run.summary();
+    assert_eq!(uint(&label(&summary, "slow"), "samples"), 2);
+    assert_eq!(uint(&label(&summary, "slow"), "errors"), 2);
+    assert_eq!(uint(&label(&summary, "fast"), "errors"), 0);
+    assert!(took < Duration::from_millis(5500), "two 3 s requests interrupted at 400 ms took {took:?}");
+    let jtl = std::fs::read_to_string(jtl).unwrap();
+    let slow: Vec<&str> = jtl.lines().filter(|l| l.contains(",slow,")).collect();
+    assert_eq!(slow.len(), 2, "{jtl}");
+    for row in slow {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[3], "Non HTTP response code: java.net.SocketException", "{row}");
+        assert_eq!(cells[4], "Non HTTP response message: Socket closed", "{row}");
+        let elapsed: u64 = cells[1].parse().unwrap();
+        assert!((390..2000).contains(&elapsed), "{row}");
+    }
+}
+
+/// JTL rows of `name` that failed with `code` and `message` (JMeter's "Non HTTP" pair).
+fn failed_rows(rows: &str, name: &str, class: &str, message: &str) -> usize {
+    let want = format!(",{name},Non HTTP response code: {class},Non HTTP response message: {message},");
+    rows.lines().filter(|l| l.contains(&want) && l.contains(",false,")).count()
+}
+
+/// Row 1: a host left as an unfilled `[placeholder]` (in the server name, in a full URL in the
+/// path, or filled so by a variable while running) loads; each of its samples fails unsent
+/// with java.net's message, as in JMeter 5.6.3, and the user goes on to the next sample.
+#[test]
+fn an_unfilled_placeholder_host_fails_each_sample_and_the_user_goes_on() {
+    let server = TestServer::builder().route("/ok", Route::ok().body("host=[Foo]")).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("runtime-placeholder-host");
+    let extract = r#"<RegexExtractor testclass="RegexExtractor" testname="host" enabled="true">
+        <stringProp name="RegexExtractor.refname">h</stringProp>
+        <stringProp name="RegexExtractor.regex">host=(.*)</stringProp>
+        <stringProp name="RegexExtractor.template">$1$</stringProp>
+        <stringProp name="RegexExtractor.match_number">1</stringProp>
+      </RegexExtractor><hashTree/>"#;
+    let body = [
+        sampler_placeholder("domain", "[HostName]", "", "/a", ""),
+        sampler_placeholder("full", "", "", "https://[HostName]/p?x=1", ""),
+        sampler_placeholder("ok", "127.0.0.1", &port, "/ok", extract),
+        sampler_placeholder("late", "${h}", &port, "/v", ""),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("[WARNING] each sample fails unsent"), "{}", check.stdout_str());
+    let rows = run_jtl(&run, &file);
+    assert_eq!(server.requests(), 3, "only `ok` reaches the server");
+    assert_eq!(server.requests_to("/ok"), 3);
+    let uri = "java.net.URISyntaxException";
+    assert_eq!(
+        failed_rows(&rows, "domain", uri, "Malformed IPv6 address at index 8: http://[HostName]/a"),
+        3,
+        "{rows}"
+    );
+    assert_eq!(failed_rows(&rows, "full", "java.net.MalformedURLException", "Invalid host: [HostName]"), 3, "{rows}");
+    let late = format!("Malformed IPv6 address at index 8: http://[Foo]:{port}/v");
+    assert_eq!(failed_rows(&rows, "late", uri, &late), 3, "{rows}");
+    let s = run.summary();
+    assert_eq!(uint(&label(&s, "ok"), "errors"), 0);
+    assert_eq!(uint(&label(&s, "late"), "errors"), 3);
+    let strict = Stampede::new().arg("run").arg(&file).args(["-q", "--strict"]).run();
+    assert_eq!(strict.status.code(), Some(2), "{}", strict.stderr_str());
 }

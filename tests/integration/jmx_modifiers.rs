@@ -1,14 +1,15 @@
-//! JMeter's HTTP modifiers and the plans JMeter loads (issue 13): the RegEx User Parameters
-//! pre-processor sends the values a regular expression extractor found; a CSV Data Set header
-//! with an empty name, an HTTP Request Defaults of a GUI class JMeter's sampler does not take
-//! configuration from. What the witness received is what JMeter sends; every count is its count.
+//! JMeter's HTTP modifiers: RegEx User Parameters, URL Re-writing, the HTML Link Parser (a matching
+//! link or form of the previous page sent; a pattern that does not compile skips its sampler).
 
 use crate::jmx::{arg, jmx_plan, sampler};
+use crate::jmx_assertions::{get, served};
+use crate::util::jmx::{element, http, run_with_jtl, test_plan, thread_group};
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use std::collections::BTreeMap;
 
 /// HTTP Request Defaults: the witness server at `${host}:${port}`.
-const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">${host}</stringProp>
           <stringProp name="HTTPSampler.port">${port}</stringProp>
         </ConfigTestElement><hashTree/>"#;
@@ -16,7 +17,7 @@ const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclas
 /// A form's inputs, `toto` twice: the last match of a name wins.
 const FORM: &str = r#"<form><input name="toto" value="vtoto" /><input name="tutu" value="v tutu" /><input name="toto" value="last" /></form>"#;
 
-fn run_plan(run: &TempRun, server: &TestServer, plan: &str) {
+pub(crate) fn run_plan(run: &TempRun, server: &TestServer, plan: &str) {
     let p = run.write("plan.jmx", plan);
     let port = format!("port={}", server.addr().port());
     Stampede::new().arg("run").arg(&p).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
@@ -76,40 +77,6 @@ fn regex_user_parameters_send_the_values_the_extractor_found() {
     assert_eq!(forms("/send", "other"), ["c"; 6]);
     let queries: Vec<String> = server.recorded("/q").iter().filter_map(|r| r.query("tutu")).collect();
     assert_eq!(queries, ["v tutu"; 6]);
-}
-
-/// Plans JMeter loads and stampede refused: a CSV Data Set whose header has an empty name (JMeter
-/// sets a variable of that name, which no `${}` reads), and HTTP Request Defaults whose GUI class
-/// (`HttpDefaultsGuiCustom`) JMeter's sampler takes no configuration from: its port is not used.
-#[test]
-fn what_jmeter_loads_runs() {
-    let server = TestServer::builder().default_route(Route::ok().record()).start();
-    let run = TempRun::new("jmx-loads");
-    run.write("users.csv", "user,,pass\nu1,x,p1\nu2,y,p2\n");
-    let body = [
-        DEFAULTS,
-        r#"<ConfigTestElement guiclass="HttpDefaultsGuiCustom" testclass="ConfigTestElementCustom" testname="custom" enabled="true">
-          <stringProp name="HTTPSampler.port">9</stringProp>
-          <stringProp name="HTTPSampler.path">/elsewhere</stringProp>
-        </ConfigTestElement><hashTree/>
-        <CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="users" enabled="true">
-          <stringProp name="filename">users.csv</stringProp><stringProp name="variableNames"></stringProp>
-          <stringProp name="delimiter">,</stringProp><boolProp name="quotedData">false</boolProp>
-          <boolProp name="recycle">true</boolProp><boolProp name="stopThread">false</boolProp>
-          <stringProp name="shareMode">shareMode.all</stringProp>
-        </CSVDataSet><hashTree/>"#,
-        &sampler("login", "GET", "/login", &[arg("u", "${user}", true), arg("p", "${pass}", true)].concat(), false, ""),
-    ]
-    .concat();
-    run_plan(&run, &server, &jmx_plan(1, "4", &body));
-    assert_eq!(uint(&run.label("login"), "samples"), 4);
-    assert_eq!(server.requests(), 4);
-    let sent: Vec<String> = server
-        .recorded("/login")
-        .iter()
-        .map(|r| format!("{}:{}", r.query("u").unwrap(), r.query("p").unwrap()))
-        .collect();
-    assert_eq!(sent, ["u1:p1", "u2:p2", "u1:p1", "u2:p2"]);
 }
 
 fn url_rewriting(name: &str, path_extension: bool, cache: bool) -> String {
@@ -173,34 +140,131 @@ fn url_rewriting_sends_the_session_id_of_the_previous_response() {
     assert_eq!(sent, [iteration("/index"), iteration("/index?SESSION_ID=abc123")].concat());
 }
 
-/// Two CSV Data Sets on one file (with its header) share JMeter's one reader of it: each takes
-/// the next row, the second's values win, and the header is read once. Confirmed with JMeter
-/// 5.6.3: u2, u1, u3, u2.
+fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(p, n)| (p.to_string(), *n)).collect()
+}
+
+const PAGE: &str = r#"<html><body><a href="/next?id=7&amp;k=v">next</a><a href="other">other</a><a href="/flag?bare&amp;id=1">f</a>
+<a href="javascript:go()">js</a>
+<form action="/login" method="post"><input name="user" value="bob"><input type="hidden" name="token" value="t+1"></form>
+</body></html>"#;
+
+/// After the page: a sampler of path `/next` goes to the link with its query; one of path
+/// `oth.*` (read after `[/]*`) to the relative link; a POST of path `/log.*` with arguments
+/// `user=.*`, `token=t.*` sends the form's values; a link's `?bare&id=1` goes as written; a
+/// sampler nothing matches, and one after a
+/// response with no links, go where they say. 2 users x 2 iterations.
 #[test]
-fn two_data_sets_on_one_file_share_its_rows() {
-    let server = TestServer::builder().default_route(Route::ok().record()).start();
-    let run = TempRun::new("jmx-csv-shared");
-    run.write("users.csv", "user,pass\nu1,p1\nu2,p2\nu3,p3\n");
-    let ds = |name: &str| {
+fn html_link_parser_sends_the_matching_link_or_form_of_the_previous_page() {
+    let server = TestServer::builder()
+        .route("/page", Route::ok().header("Content-Type", "text/html").body(PAGE).record())
+        .default_route(Route::ok().body("no links").record())
+        .start();
+    let run = TempRun::new("jmx-anchor");
+    let parser = element("AnchorModifier", "HTML Link Parser", &[], "");
+    let arg = |n: &str, v: &str| {
         format!(
-            r#"<CSVDataSet guiclass="TestBeanGUI" testclass="CSVDataSet" testname="{name}" enabled="true">
-          <stringProp name="filename">users.csv</stringProp><stringProp name="variableNames"></stringProp>
-          <stringProp name="delimiter">,</stringProp><boolProp name="quotedData">false</boolProp>
-          <boolProp name="recycle">true</boolProp><boolProp name="stopThread">false</boolProp>
-          <stringProp name="shareMode">shareMode.all</stringProp>
-        </CSVDataSet><hashTree/>"#
+            r#"<elementProp name="{n}" elementType="HTTPArgument"><boolProp name="HTTPArgument.always_encode">false</boolProp><stringProp name="Argument.value">{v}</stringProp><stringProp name="Argument.metadata">=</stringProp><stringProp name="Argument.name">{n}</stringProp></elementProp>"#
         )
     };
+    let form = http("form", "127.0.0.1", "${__P(port)}", "/log.*", "POST", &parser).replace(
+        "<stringProp name=\"HTTPSampler.domain\">",
+        &format!(
+            r#"<elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">{}{}</collectionProp></elementProp><stringProp name="HTTPSampler.domain">"#,
+            arg("user", ".*"),
+            arg("token", "t.*")
+        ),
+    );
     let body = [
-        DEFAULTS,
-        &ds("one"),
-        &ds("two"),
-        &sampler("s", "GET", "/s", &[arg("u", "${user}", true), arg("p", "${pass}", true)].concat(), false, ""),
+        get("page", "/page", ""),
+        get("next", "/next", &parser),
+        get("page", "/page", ""),
+        get("other", "oth.*", &parser),
+        get("page", "/page", ""),
+        form,
+        get("page", "/page", ""),
+        get("nomatch", "/nomatch", &parser),
+        get("page", "/page", ""),
+        get("flag", "/flag", &parser),
+        get("plain", "/plain", ""),
+        get("after-plain", "/next", &parser),
     ]
     .concat();
-    run_plan(&run, &server, &jmx_plan(1, "4", &body));
-    assert_eq!(uint(&run.label("s"), "samples"), 4);
-    let sent: Vec<String> =
-        server.recorded("/s").iter().map(|r| format!("{}:{}", r.query("u").unwrap(), r.query("p").unwrap())).collect();
-    assert_eq!(sent, ["u2:p2", "u1:p1", "u3:p3", "u2:p2"]);
+    let plan = run.write("plan.jmx", test_plan("anchor", "", &thread_group("ThreadGroup", "tg", "2", "2", "", &body)));
+    let (cmd, _) = run_with_jtl(&run, &plan, Some(server.addr().port()));
+    cmd.run().assert_exit(0);
+    let want = counts(&[
+        ("/page", 20),
+        ("/flag", 4),
+        ("/next", 8),
+        ("/other", 4),
+        ("/login", 4),
+        ("/nomatch", 4),
+        ("/plain", 4),
+    ]);
+    assert_eq!(served(&server), want);
+    let next = server.recorded("/next");
+    let queries: Vec<&str> = next.iter().map(|r| r.target.split_once('?').map_or("", |(_, q)| q)).collect();
+    assert_eq!(queries.iter().filter(|q| **q == "id=7&k=v").count(), 4, "{queries:?}");
+    assert_eq!(queries.iter().filter(|q| q.is_empty()).count(), 4, "after a page with no links: {queries:?}");
+    for r in server.recorded("/login") {
+        assert_eq!(r.method, "POST");
+        assert_eq!(String::from_utf8_lossy(&r.body), "user=bob&token=t+1", "{r:?}");
+    }
+    // A link's argument without `=` is sent so.
+    assert!(server.recorded("/flag").iter().all(|r| r.target == "/flag?bare&id=1"));
+    for label in ["next", "other", "form", "nomatch", "flag", "after-plain"] {
+        let l = run.label(label);
+        assert_eq!((uint(&l, "samples"), uint(&l, "errors")), (4, 0), "{label}: {l:#}");
+    }
+}
+
+/// An HTML Link Parser whose sampler has a pattern that does not compile (a path `/link/(`, an
+/// argument name `x(`) makes JMeter's matcher throw once a link reaches that pattern: its thread
+/// skips the sampler (nothing sent, no sample) and goes on; where no candidate reaches it (a
+/// page without links), the sampler is sent. 1 user x 2 iterations.
+#[test]
+fn a_link_parser_pattern_that_does_not_compile_skips_its_sampler() {
+    let page = "<html><body><a href=\"/link/a?x=1\">a</a><a href=\"/link/b?y=2\">b</a></body></html>";
+    let server = TestServer::builder()
+        .route("/page", Route::ok().header("Content-Type", "text/html").body(page))
+        .route("/plain", Route::ok().header("Content-Type", "text/html").body("<html><body>none</body></html>"))
+        .default_route(Route::ok())
+        .record_all()
+        .start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("runtime-anchor");
+    let anchor = element("AnchorModifier", "parser", &[], "");
+    let get = |name: &str, path: &str, children: &str| http(name, "127.0.0.1", &port, path, "GET", children);
+    let with_arg = format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="badarg" enabled="true">
+          <elementProp name="HTTPsampler.Arguments" elementType="Arguments"><collectionProp name="Arguments.arguments">
+            <elementProp name="x(" elementType="HTTPArgument"><stringProp name="Argument.name">x(</stringProp><stringProp name="Argument.value">1</stringProp><stringProp name="Argument.metadata">=</stringProp></elementProp>
+          </collectionProp></elementProp>
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp><stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">/link/a</stringProp><stringProp name="HTTPSampler.method">GET</stringProp>
+        </HTTPSamplerProxy><hashTree>{anchor}</hashTree>"#
+    );
+    let body = [
+        get("page", "/page", ""),
+        get("bad", "/link/(", &anchor),
+        get("after-bad", "/after-bad", ""),
+        get("page2", "/page", ""),
+        with_arg,
+        get("after-badarg", "/after-badarg", ""),
+        get("plain", "/plain", ""),
+        get("bad-no-links", "/link/(", &anchor),
+    ]
+    .concat();
+    let plan = run.write("plan.jmx", test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "2", "", &body)));
+    let (cmd, jtl) = run_with_jtl(&run, &plan, None);
+    cmd.run().assert_exit(0);
+    assert_eq!(server.requests_to("/link/("), 2, "only where no link reached the pattern");
+    assert_eq!(server.requests_to("/link/a"), 0);
+    assert_eq!((server.requests_to("/after-bad"), server.requests_to("/after-badarg")), (2, 2));
+    assert_eq!(server.requests_to("/page"), 4);
+    assert_eq!(server.requests(), 12);
+    assert_eq!(uint(&run.total(), "samples"), server.requests());
+    let rows = std::fs::read_to_string(jtl).unwrap();
+    assert!(!rows.contains(",bad,") && !rows.contains(",badarg,"), "no sample: {rows}");
 }

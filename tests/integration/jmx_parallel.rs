@@ -4,7 +4,7 @@
 //! and what a branch extracts or is given as a cookie is the user's afterwards.
 
 use crate::jmx::{jmx_plan, run_jmx, sampler};
-use crate::jmx_c::regex;
+use crate::jmx_samplers::regex;
 use crate::util::server::{RecordedRequest, Reply, Route, TestServer};
 use crate::util::stampede::{uint, TempRun};
 use serde_json::Value;

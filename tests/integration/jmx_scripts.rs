@@ -1,13 +1,15 @@
-//! Script elements (issue 14): JSR223 and BeanShell samplers, pre-processors, post-processors,
-//! assertions, timers and listeners run natively, each with JMeter's semantics for its place;
-//! what they do is seen by the witness server (a token extracted by Groovy and sent in a header,
-//! a path changed before sending), in the summary (failures counted per message) and in files.
-//! The sandbox refuses process execution, the network and files outside the plan's.
+//! Script elements (issue 14, 32) run natively: a token a Groovy post-processor extracts sent in a
+//! header, pre-processors changing path, method, headers and body, assertions failing samples per
+//! message (JSR223 and BeanShell), `prev`, samplers, timers and listeners, the sandbox's refusals
+//! and compile errors at line:column; Jayway's `JsonPath`, `FileUtils`, a cookie added to the
+//! Cookie Manager, an upload chosen with `HTTPFileArg`; a missing script file; JSR223's
+//! compiled-script cache per user.
 
 use crate::jmx::{jmx_plan, sampler};
-use crate::util::jmx::{esc, run_with_jtl};
+use crate::jmx_http_bodies::{failed, get, script as script_files};
+use crate::util::jmx::{element, esc, run_with_jtl, test_plan, thread_group};
 use crate::util::server::{Reply, Route, TestServer};
-use crate::util::stampede::{float, uint, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{float, label, uint, OutputExt, Stampede, TempRun};
 
 pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">${host}</stringProp>
@@ -473,7 +475,7 @@ fn scripts_run_on_the_samples_of_samplers_that_send_nothing() {
         r#"<DebugSampler guiclass="TestBeanGUI" testclass="DebugSampler" testname="dbg" enabled="true"/><hashTree>{fail}</hashTree>"#
     );
     let body = [
-        crate::jmx_c::dummy("d", true, "200", "{&quot;id&quot;:&quot;42&quot;}", 0, false, &post),
+        crate::jmx_samplers::dummy("d", true, "200", "{&quot;id&quot;:&quot;42&quot;}", 0, false, &post),
         sampler("item", "GET", "/item/${id}", "", false, ""),
         debug,
         sampler("prev", "GET", "/prev/${last}", "", false, &pre),
@@ -502,7 +504,7 @@ fn post_processors_then_assertions_run_in_tree_order() {
     let early = script("JSR223PostProcessor", "early", "groovy", "vars.put('early', vars.get('tok') ?: 'none')", "");
     let extractor = &crate::util::jmx::regex_extractor("tok", "tok", "false", r"tok=(\w+)", "$1$", "");
     let late = script("JSR223PostProcessor", "late", "groovy", "vars.put('late', vars.get('tok') + '-x')", "");
-    let checked = crate::jmx_b::var_assertion("late is set", "late", 8, "tk-x");
+    let checked = crate::jmx_assertions::var_assertion("late is set", "late", 8, "tk-x");
     // An assertion before a post-processor in the tree still runs after it.
     let first = script(
         "JSR223Assertion",
@@ -564,4 +566,241 @@ fn a_run_says_when_elements_run_only_in_part_or_not_at_all() {
         .run();
     out.assert_exit(0);
     assert_eq!(server.requests_to("/s"), 1);
+}
+
+/// A JSR223 or BeanShell element whose script file is missing loads: a sampler's every sample
+/// fails with JMeter's message, a pre- or post-processor logs it and the sample goes on.
+#[test]
+fn a_missing_script_file_fails_each_script_sample_and_the_others_go_on() {
+    let server = TestServer::builder().default_route(Route::ok()).start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("files-script");
+    let body = [
+        script_files("JSR223Sampler", "jsr", &[("filename", "missing.groovy"), ("cacheKey", "true"), ("script", "")]),
+        get(
+            "after",
+            &port,
+            "/after",
+            &[
+                script_files("JSR223PreProcessor", "pre", &[("filename", "missing.groovy"), ("script", "")]),
+                script_files("BeanShellPostProcessor", "post", &[("filename", "missing.bsh"), ("script", "")]),
+            ]
+            .concat(),
+        ),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", test_plan("Plan", "", &thread_group("ThreadGroup", "g", "1", "3", "", &body)));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("each sample fails, as in JMeter: Script file"), "{}", check.stdout_str());
+    let (cmd, jtl) = crate::util::jmx::run_with_jtl(&run, &file, None);
+    cmd.run().assert_exit(0);
+    assert_eq!(server.requests_to("/after"), 3);
+    assert_eq!(server.requests(), 3);
+    let rows = std::fs::read_to_string(jtl).unwrap();
+    assert_eq!(failed(&rows, "jsr", "missing.groovy' is not a file for element: jsr"), 3, "{rows}");
+    let s = run.summary();
+    assert_eq!(uint(&label(&s, "jsr"), "errors"), 3);
+    assert_eq!(uint(&label(&s, "after"), "errors"), 0);
+}
+
+/// JSR223 with "Cache compiled script" (the default) runs, per user, the text its first run
+/// rendered: `${n}` keeps its first value and `${__threadNum}` its user's; without the cache
+/// and in BeanShell the text is rendered on every run (JMeter 5.6.3: 1-1 1-1 1-1 / 2-1 2-1 2-1).
+#[test]
+fn a_cached_jsr223_script_keeps_each_users_first_rendering() {
+    let server = TestServer::builder().default_route(Route::ok()).record_all().start();
+    let port = server.addr().port().to_string();
+    let run = TempRun::new("files-cache");
+    let counter = element(
+        "CounterConfig",
+        "n",
+        &[("CounterConfig.start", "1"), ("CounterConfig.incr", "1"), ("CounterConfig.name", "n")],
+        "",
+    )
+    .replace("</CounterConfig>", "<boolProp name=\"CounterConfig.per_user\">true</boolProp></CounterConfig>");
+    let text = esc(r#"vars.put("seen", "${__threadNum}-${n}")"#);
+    let pre = |class: &str, cache: &str| script_files(class, "pre", &[("cacheKey", cache), ("script", &text)]);
+    let body = [
+        counter,
+        get("cached", &port, "/cached?seen=${seen}", &pre("JSR223PreProcessor", "true")),
+        get("uncached", &port, "/uncached?seen=${seen}", &pre("JSR223PreProcessor", "false")),
+        get("bsh", &port, "/bsh?seen=${seen}", &pre("BeanShellPreProcessor", "")),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", test_plan("Plan", "", &thread_group("ThreadGroup", "g", "2", "3", "", &body)));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("replaced on each user's first run only"), "{}", check.stdout_str());
+    Stampede::new().arg("run").arg(&file).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    let seen = |path: &str| {
+        let mut v: Vec<String> = server.recorded(path).iter().filter_map(|r| r.query("seen")).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(seen("/cached"), ["1-1", "1-1", "1-1", "2-1", "2-1", "2-1"]);
+    assert_eq!(seen("/uncached"), ["1-1", "1-2", "1-3", "2-1", "2-2", "2-3"]);
+    assert_eq!(seen("/bsh"), ["1-1", "1-2", "1-3", "2-1", "2-2", "2-3"]);
+    assert_eq!(server.requests(), 18);
+}
+
+/// A Groovy post-processor reads the login response with Jayway's `JsonPath` (a definite path,
+/// a filter, a missing path caught as `PathNotFoundException`); the next request sends what it
+/// read.
+#[test]
+fn values_read_with_jayway_json_path_are_sent_by_the_next_request() {
+    let server = TestServer::builder()
+        .route(
+            "/login",
+            Route::handler(|_| {
+                Reply::json(r#"{"auth":{"token":"tk-42"},"items":[{"id":7,"on":true},{"id":9,"on":false},{"id":11,"on":true}]}"#)
+            }),
+        )
+        .default_route(Route::ok().record())
+        .start();
+    let run = TempRun::new("jmx-script-jsonpath");
+    let post = script(
+        "JSR223PostProcessor",
+        "read json",
+        "groovy",
+        r#"import com.jayway.jsonpath.JsonPath
+import com.jayway.jsonpath.PathNotFoundException
+def body = prev.getResponseDataAsString()
+vars.put("token", JsonPath.read(body, "$.auth.token"))
+List ids = JsonPath.parse(body).read("$.items[?(@.on == true)].id")
+vars.put("ids", ids.join("-"))
+try {
+    JsonPath.read(body, "$.auth.refresh")
+    vars.put("refresh", "found")
+} catch (PathNotFoundException e) {
+    vars.put("refresh", "none")
+}"#,
+        "",
+    );
+    let body = [
+        sampler("login", "GET", "/login", "", false, &post),
+        sampler("use", "GET", "/use/${token}/${ids}/${refresh}", "", false, ""),
+    ]
+    .concat();
+    run_jmx(&run, &body, 2, "3", server.addr().port()).assert_exit(0);
+    assert_eq!(uint(&run.label("use"), "samples"), 6);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+    let got: Vec<String> = server.recorded("/use/tk-42/7-11/none").iter().map(|r| r.path().to_string()).collect();
+    assert_eq!(got.len(), 6, "{:?}", server.recorded("/use"));
+}
+
+const COOKIE_MANAGER: &str = r#"<CookieManager guiclass="CookiePanel" testclass="CookieManager" testname="HTTP Cookie Manager" enabled="true">
+          <collectionProp name="CookieManager.cookies"/>
+          <boolProp name="CookieManager.clearEachIteration">false</boolProp>
+        </CookieManager><hashTree/>"#;
+
+/// A pre-processor adds a cookie through `sampler.getCookieManager().add(new Cookie(...))`: the
+/// user's cookie store holds it, so its request and the next ones on its path send it (and a
+/// request outside its path does not); without a Cookie Manager `getCookieManager()` is null.
+#[test]
+fn a_cookie_a_script_adds_to_the_cookie_manager_is_sent() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-cookie");
+    let pre = script(
+        "JSR223PreProcessor",
+        "add cookie",
+        "groovy",
+        r#"import org.apache.jmeter.protocol.http.control.Cookie
+def cm = sampler.getCookieManager()
+cm.add(new Cookie("sid", "s-" + vars.get("__jm__Users__idx"), "127.0.0.1", "/app", false, 0))"#,
+        "",
+    );
+    let body = [
+        COOKIE_MANAGER,
+        &sampler("first", "GET", "/app/one", "", false, &pre),
+        &sampler("second", "GET", "/app/two", "", false, ""),
+        &sampler("elsewhere", "GET", "/other", "", false, ""),
+    ]
+    .concat();
+    run_jmx(&run, &body, 2, "2", server.addr().port()).assert_exit(0);
+    assert_eq!(uint(&run.total(), "samples"), 12);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+    for path in ["/app/one", "/app/two"] {
+        let got: Vec<Option<String>> = server.recorded(path).iter().map(|r| r.cookie("sid")).collect();
+        assert_eq!(got.len(), 4, "{path}");
+        assert!(got.iter().all(|c| c.as_deref().is_some_and(|v| v.starts_with("s-"))), "{path}: {got:?}");
+    }
+    let other: Vec<Option<String>> = server.recorded("/other").iter().map(|r| r.cookie("sid")).collect();
+    assert_eq!(other, vec![None; 4]);
+
+    let run = TempRun::new("jmx-script-no-cookie-manager");
+    let pre = script(
+        "JSR223PreProcessor",
+        "no manager",
+        "groovy",
+        r#"vars.put("cm", sampler.getCookieManager() == null ? "null" : "there")"#,
+        "",
+    );
+    let body = sampler("probe", "GET", "/cm/${cm}", "", false, &pre);
+    run_jmx(&run, &body, 1, "2", server.addr().port()).assert_exit(0);
+    assert_eq!(server.recorded("/cm/null").len(), 2);
+}
+
+/// A pre-processor reads a file beside the plan with commons-io's `FileUtils` and writes
+/// another; the request sends what it read, and a file outside the plan's directory is refused.
+#[test]
+fn file_utils_reads_and_writes_beside_the_plan_only() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-fileutils");
+    run.write("ids.txt", "a1\nb2\n");
+    let pre = script(
+        "JSR223PreProcessor",
+        "read ids",
+        "groovy",
+        r#"import org.apache.commons.io.FileUtils
+def ids = FileUtils.readLines(new File("ids.txt"), "UTF-8")
+FileUtils.writeStringToFile(new File("seen.txt"), ids.join(",") + "\n", "UTF-8", true)
+def outside
+try { FileUtils.readFileToString(new File("/etc/hostname"), "UTF-8"); outside = "read" } catch (SecurityException e) { outside = "refused" }
+vars.put("p", ids.join("-") + "/" + outside)"#,
+        "",
+    );
+    let body = sampler("ids", "GET", "/ids/${p}", "", false, &pre);
+    run_jmx(&run, &body, 1, "3", server.addr().port()).assert_exit(0);
+    assert_eq!(server.recorded("/ids/a1-b2/refused").len(), 3);
+    assert_eq!(std::fs::read_to_string(run.root().join("seen.txt")).unwrap(), "a1,b2\n".repeat(3));
+}
+
+/// A pre-processor chooses the file a POST uploads, per sample
+/// (`sampler.setHTTPFiles([new HTTPFileArg(path, param, mime)] as HTTPFileArg[])`): the
+/// witness receives a multipart body with the form's field, then that file.
+#[test]
+fn a_file_a_pre_processor_chooses_is_uploaded_multipart() {
+    let server = TestServer::builder().default_route(Route::ok().record()).start();
+    let run = TempRun::new("jmx-script-upload");
+    run.write("up-0.txt", "zero");
+    run.write("up-1.txt", "one");
+    let pre = script(
+        "JSR223PreProcessor",
+        "choose file",
+        "groovy",
+        r#"import org.apache.jmeter.protocol.http.util.HTTPFileArg
+int n = (vars.get("n") ?: "0") as int
+vars.put("n", String.valueOf(n + 1))
+sampler.setHTTPFiles([new HTTPFileArg("up-" + (n % 2) + ".txt", "file", "text/plain")] as HTTPFileArg[])"#,
+        "",
+    );
+    let body = sampler("upload", "POST", "/upload", &crate::jmx::arg("who", "me", false), false, &pre);
+    run_jmx(&run, &body, 1, "4", server.addr().port()).assert_exit(0);
+    assert_eq!(uint(&run.label("upload"), "samples"), 4);
+    assert_eq!(uint(&run.total(), "errors"), 0);
+    let got = server.recorded("/upload");
+    assert_eq!(got.len(), 4);
+    for (i, r) in got.iter().enumerate() {
+        let b = "----stampede-7d4a1f0c9b3e";
+        let (file, text) = if i % 2 == 0 { ("up-0.txt", "zero") } else { ("up-1.txt", "one") };
+        let want = format!(
+            "--{b}\r\nContent-Disposition: form-data; name=\"who\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nme\r\n--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file}\"\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n{text}\r\n--{b}--\r\n"
+        );
+        assert_eq!(String::from_utf8_lossy(&r.body), want);
+        assert_eq!(
+            r.header("content-type"),
+            Some(format!("multipart/form-data; boundary={b}; charset=UTF-8").as_str())
+        );
+    }
 }

@@ -1,14 +1,13 @@
-//! The samplers over raw sockets (issue 13): JMeter's TCP Sampler with its config element and
-//! client classes, the plugins' HTTP Raw Request, UDP Request (raw, hex, DNS) and Raw Data
-//! Source. Each runs the real binary against a loopback server that counts what it received:
-//! the samples equal the messages counted, connections are kept as JMeter keeps them, and the
-//! results file has JMeter's code, message and bytes; a refused connection or a timeout fails
-//! the sample.
+//! Samplers over raw sockets (issue 13): the TCP Sampler (its config, text and binary clients, a
+//! connection per user, an unknown client class failing each sample unsent), HTTP Raw Request and
+//! Raw Data Source, UDP Request (hex, raw, DNS) against loopback servers that count what they
+//! received; refused and timed out samples fail with JMeter's code and message; scripts on their
+//! samples.
 
 use crate::jmx::jmx_plan;
-use crate::util::jmx::run_with_jtl;
+use crate::util::jmx::{response_assertion, run_with_jtl};
 use crate::util::socket::{closed_port, TcpMode, TcpServer, UdpMode, UdpServer};
-use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 
 /// Runs `body` in a plan of `threads` users and `loops` iterations with `-J port=<port>`;
 /// returns the run and the JTL's rows (label, code, message, success, bytes, URL).
@@ -401,4 +400,55 @@ fn scripts_run_on_tcp_samples() {
     let got: Vec<String> = server.received().iter().map(|m| String::from_utf8_lossy(m).trim().to_string()).collect();
     assert_eq!(got, ["hello", "got-hello-200 first", "hello", "got-hello-200 first"]);
     assert_eq!(rows.len(), 4);
+}
+
+fn tcp_client_class(name: &str, class: &str, request: &str, children: &str) -> String {
+    format!(
+        r#"<TCPSampler guiclass="TCPSamplerGui" testclass="TCPSampler" testname="{name}" enabled="true">
+          <stringProp name="TCPSampler.classname">{class}</stringProp>
+          <stringProp name="TCPSampler.server">${{host}}</stringProp>
+          <stringProp name="TCPSampler.port">${{port}}</stringProp>
+          <boolProp name="TCPSampler.reUseConnection">true</boolProp>
+          <stringProp name="TCPSampler.timeout">2000</stringProp>
+          <stringProp name="TCPSampler.EolByte">10</stringProp>
+          <stringProp name="TCPSampler.request">{request}</stringProp>
+        </TCPSampler><hashTree>{children}</hashTree>"#
+    )
+}
+
+/// A TCP Sampler whose client class is none of JMeter's (`org.foo.xxx`) loads with a warning;
+/// each of its samples connects (the connection kept, as JMeter keeps it), sends nothing and
+/// fails with 500 "Protocol handler not found". A TCPClientImpl sampler's request data is the
+/// request it sent.
+#[test]
+fn a_tcp_sampler_with_an_unknown_client_class_fails_each_sample_unsent() {
+    let server = TcpServer::start(TcpMode::Lines);
+    let run = TempRun::new("sysreq-tcp-class");
+    let body = [
+        tcp_client_class("nohandler", "org.foo.xxx", "hello&#10;", ""),
+        tcp_client_class(
+            "text",
+            "TCPClientImpl",
+            "hi&#10;",
+            &response_assertion("sent", "Assertion.request_data", 8, "hi\n"),
+        ),
+    ]
+    .concat();
+    let file = run.write("plan.jmx", jmx_plan(1, "3", &body));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    let out = check.stdout_str();
+    assert!(out.contains("[WARNING]") && out.contains("Protocol handler not found"), "{out}");
+    let (cmd, jtl) = run_with_jtl(&run, &file, Some(server.port()));
+    cmd.run().assert_exit(0);
+    assert_eq!(server.messages(), 3, "only `text` sends");
+    assert_eq!(server.connections(), 1, "one kept connection per user and key");
+    let s = run.summary();
+    assert_eq!((uint(&label(&s, "nohandler"), "samples"), uint(&label(&s, "nohandler"), "errors")), (3, 3));
+    assert_eq!((uint(&label(&s, "text"), "samples"), uint(&label(&s, "text"), "errors")), (3, 0));
+    let rows = std::fs::read_to_string(&jtl).unwrap();
+    let failed = rows.lines().filter(|l| l.contains(",nohandler,500,Protocol handler not found,")).count();
+    assert_eq!(failed, 3, "{rows}");
+    let strict = Stampede::new().arg("run").arg(&file).args(["-q", "--strict"]).run();
+    assert_eq!(strict.status.code(), Some(2), "{}", strict.stderr_str());
 }

@@ -289,7 +289,7 @@ fn bad_sources_are_refused_naming_the_flag() {
             assert!(!err.contains(secret) && !stdout.contains(secret), "{bad}: {stdout}{err}");
         }
     }
-    // On agents the controller watches (issue 33, `dist_s4`): `--watch` is no longer refused
+    // On agents the controller watches (issue 33, `dist_runs`): `--watch` is no longer refused
     // there; what is missing here is the agents' token.
     let out = Stampede::new()
         .args(["run", "--url", "http://127.0.0.1:1/", "-n", "1", "--watch", "pid:1", "--agents", "127.0.0.1:1"])

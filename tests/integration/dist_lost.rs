@@ -1,5 +1,7 @@
-//! A lost agent is accounted for (issue 33): 3 agents on loopback against a server that counts
-//! per path (each agent's data row is its own path, `--data split`), one SIGKILLed mid-run.
+//! An agent SIGKILLed mid-run among 3 (issue 33): the report (terminal, Markdown, JSON, HTML,
+//! JUnit) names it, the instant and the estimate; the figures are at most what was served, the
+//! others' parts exact per path; `merge` with its own run directory adds every second it wrote, and
+//! only its last partial second stays missing.
 
 use crate::util::server::{Reply, Route, TestServer};
 use crate::util::stampede::{start_agent, total, uint, OutputExt, Stampede, TempRun};

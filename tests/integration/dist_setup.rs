@@ -1,8 +1,8 @@
-//! setUp and tearDown once for a run on agents (issue 33): a JMX plan's setUp Thread Group runs
-//! on the first of 3 agents only, and the properties it sets reach every agent's main thread
-//! groups; its tearDown Thread Group runs once, after every agent's main load; a plan without a
-//! setUp group waits for nothing; the first agent lost during setup stops every agent, said.
-//! Each count is checked against the counting server's.
+//! A JMX plan's setUp Thread Group runs once for a run on 3 agents (the server sees 1 login) and
+//! its properties reach every agent's main load; its tearDown Thread Group runs once, after every
+//! agent's; a plan without setUp waits for nothing; Ctrl-C, a stop condition or the first agent
+//! lost during setup stops every agent; with `--data split` a setUp group prepares every row the
+//! agents use.
 
 use crate::util::jmx::{esc, header_manager, http, http_defaults, regex_extractor, test_plan, thread_group};
 use crate::util::server::{Reply, Route, TestServer};

@@ -1,11 +1,10 @@
-//! JMeter's Synchronizing Timer (issue 32), as the witness receives it: users held at the
-//! barrier reach the server in batches of the group size, every request served is a sample;
-//! a batch that can never fill holds no run past its duration, nor forever when the users
-//! that could fill it have ended.
+//! JMeter's timers: the Synchronizing Timer's batches of the group size (a batch that can never
+//! fill ends at the duration or when its users have ended), the Precise Throughput Timer's arrivals
+//! shared by a thread group.
 
-use crate::jmx::{plan_with_defaults, sampler, thread_group};
+use crate::jmx::{jmx_plan, plan_with_defaults, sampler as sampler_sync, thread_group};
 use crate::util::server::{Reply, Route, TestServer};
-use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
+use crate::util::stampede::{label, uint, OutputExt, Stampede, TempRun};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -47,7 +46,7 @@ fn ramped_group(threads: u32, ramp_ms: u32, loops: u32, body: &str) -> String {
 
 /// A server whose `/spread` answers after a random 0-300 ms (so the users come apart) and
 /// whose `/sync` notes when each request arrives.
-fn server_noting_sync() -> (TestServer, Arc<Mutex<Vec<Instant>>>) {
+pub(crate) fn server_noting_sync() -> (TestServer, Arc<Mutex<Vec<Instant>>>) {
     let arrivals = Arc::new(Mutex::new(Vec::<Instant>::new()));
     let noted = arrivals.clone();
     let server = TestServer::builder()
@@ -65,14 +64,14 @@ fn server_noting_sync() -> (TestServer, Arc<Mutex<Vec<Instant>>>) {
 
 fn spread_then_sync(group_size: u32) -> String {
     [
-        sampler("spread", "GET", "/spread", "", false, ""),
-        sampler("sync", "GET", "/sync", "", false, &sync_timer(group_size, 0)),
+        sampler_sync("spread", "GET", "/spread", "", false, ""),
+        sampler_sync("sync", "GET", "/sync", "", false, &sync_timer(group_size, 0)),
     ]
     .concat()
 }
 
 /// Served counts equal the samples, per label and in all.
-fn assert_served_are_samples(server: &TestServer, run: &TempRun) {
+pub(crate) fn assert_served_are_samples(server: &TestServer, run: &TempRun) {
     for (label, path) in [("spread", "/spread"), ("sync", "/sync")] {
         assert_eq!(uint(&run.label(label), "samples"), server.requests_to(path), "{path}");
     }
@@ -103,21 +102,6 @@ fn a_sync_timer_sends_its_sampler_s_requests_in_batches_of_its_group_size() {
     assert_served_are_samples(&server, &run);
 }
 
-/// The plan that hung CI: 6 users of 4 iterations, batches of 3, no timeout. Batches mix
-/// iterations, so a quick user can pass the barrier twice while a slow one passes once, and
-/// the last users may wait for a batch that only 2 users can still reach. JMeter 5.6.3 hangs
-/// there (twice in 6 runs of such a plan, 21 and 22 of 24 requests past its barrier, until
-/// killed); stampede ends those users, as JMeter's stop would: no request of theirs is sent
-/// past the barrier, and the run ends. Every batch that went was full.
-#[test]
-fn users_that_lap_others_at_a_sync_timer_never_hang_the_run() {
-    let (server, _) = server_noting_sync();
-    let run = run_batches_of_3(&server, "jmx-sync-timer-lapping", 6, 4, 30, 20);
-    let (spread, sync) = (server.requests_to("/spread"), server.requests_to("/sync"));
-    assert!(sync % 3 == 0 && sync <= 24 && spread <= 24 && sync <= spread, "spread {spread}, sync {sync}");
-    assert_served_are_samples(&server, &run);
-}
-
 /// The last partial batch: 4 users of one iteration, batches of 3, no timeout, no duration.
 /// The first 3 to come go; the fourth waits for users that will never come. JMeter 5.6.3 waits
 /// there until stopped (then that user sends nothing); stampede ends it when the others have
@@ -138,8 +122,8 @@ fn the_last_user_of_a_batch_that_can_never_fill_ends_without_sending() {
 fn a_batch_that_can_never_fill_ends_at_the_run_s_duration_with_exact_counts() {
     let server = TestServer::builder().default_route(Route::ok()).start();
     let body = [
-        sampler("free", "GET", "/free", "", false, ""),
-        sampler("held", "GET", "/held", "", false, &sync_timer(10, 0)),
+        sampler_sync("free", "GET", "/free", "", false, ""),
+        sampler_sync("held", "GET", "/held", "", false, &sync_timer(10, 0)),
     ]
     .concat();
     for (name, group, extra) in [
@@ -162,7 +146,14 @@ fn a_batch_that_can_never_fill_ends_at_the_run_s_duration_with_exact_counts() {
 
 /// Runs `users` × `loops` through a Synchronizing Timer of batches of 3; the run must end
 /// with exit 0 well within `timeout_s`, in under `limit_s`.
-fn run_batches_of_3(server: &TestServer, name: &str, users: u32, loops: u32, timeout_s: u64, limit_s: u64) -> TempRun {
+pub(crate) fn run_batches_of_3(
+    server: &TestServer,
+    name: &str,
+    users: u32,
+    loops: u32,
+    timeout_s: u64,
+    limit_s: u64,
+) -> TempRun {
     let run = TempRun::new(name);
     let plan = run.write(
         "plan.jmx",
@@ -183,4 +174,67 @@ fn run_batches_of_3(server: &TestServer, name: &str, users: u32, loops: u32, tim
         .assert_exit(0);
     assert!(started.elapsed() < Duration::from_secs(limit_s), "took {:?}", started.elapsed());
     run
+}
+
+pub(crate) fn sampler(name: &str, port: u16, path: &str, children: &str) -> String {
+    format!(
+        r#"<HTTPSamplerProxy testclass="HTTPSamplerProxy" testname="{name}" enabled="true">
+          <stringProp name="HTTPSampler.domain">127.0.0.1</stringProp>
+          <stringProp name="HTTPSampler.port">{port}</stringProp>
+          <stringProp name="HTTPSampler.path">{path}</stringProp>
+          <stringProp name="HTTPSampler.method">GET</stringProp>
+        </HTTPSamplerProxy><hashTree>{children}</hashTree>"#
+    )
+}
+
+fn precise_timer(throughput: &str, period: &str, duration: &str, batch: &str, seed: &str) -> String {
+    format!(
+        r#"<PreciseThroughputTimer guiclass="TestBeanGUI" testclass="PreciseThroughputTimer" testname="ptt" enabled="true">
+          <doubleProp><name>allowedThroughputSurplus</name><value>1.0</value><savedValue>0.0</savedValue></doubleProp>
+          <intProp name="exactLimit">10000</intProp>
+          <doubleProp><name>throughput</name><value>{throughput}</value><savedValue>0.0</savedValue></doubleProp>
+          <intProp name="throughputPeriod">{period}</intProp>
+          <longProp name="duration">{duration}</longProp>
+          <intProp name="batchSize">{batch}</intProp>
+          <intProp name="batchThreadDelay">0</intProp>
+          <longProp name="randomSeed">{seed}</longProp>
+        </PreciseThroughputTimer><hashTree/>"#
+    )
+}
+
+/// Runs `plan` quietly into `run` and returns how long the run took.
+fn run_timed(run: &TempRun, plan: String) -> Duration {
+    let file = run.write("plan.jmx", plan);
+    let start = Instant::now();
+    Stampede::new().arg("run").arg(&file).args(["-q", "--out"]).arg(run.path()).run().assert_exit(0);
+    start.elapsed()
+}
+
+/// 20 arrivals a second, a round 20 in each second, shared by the 4 users of the group: their
+/// 40 samples take about two seconds (each user on its own schedule would take half of one),
+/// and every one is sent.
+#[test]
+fn precise_throughput_timer_spreads_one_schedule_over_the_thread_group() {
+    let server = TestServer::builder().route("/p", Route::ok()).start();
+    let run = TempRun::new("elements-precise");
+    let body = sampler("p", server.addr().port(), "/p", &precise_timer("20.0", "1", "1", "1", "42"));
+    let took = run_timed(&run, jmx_plan(4, "10", &body));
+    assert_eq!(server.requests_to("/p"), 40);
+    assert_eq!(uint(&label(&run.summary(), "p"), "samples"), 40);
+    assert!(took >= Duration::from_millis(1200), "40 arrivals at 20/s ended after {took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// A rate of 0 has no arrival: the plan loads with a warning naming the timer, and `--strict`
+/// refuses it.
+#[test]
+fn precise_throughput_timer_without_arrivals_loads_with_a_warning() {
+    let run = TempRun::new("elements-precise-zero");
+    let body = sampler("z", 9, "/z", &precise_timer("0.0", "3600", "3600", "1", "0"));
+    let file = run.write("plan.jmx", jmx_plan(1, "1", &body));
+    let check = Stampede::new().arg("check").arg(&file).run();
+    check.assert_exit(0);
+    assert!(check.stdout_str().contains("is no arrival at all"), "{}", check.stdout_str());
+    let strict = Stampede::new().arg("check").arg(&file).arg("--strict").run();
+    assert_ne!(strict.status.code(), Some(0), "{}", strict.stdout_str());
 }

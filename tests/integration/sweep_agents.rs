@@ -1,8 +1,7 @@
-//! A sweep is a driver over runs, local or distributed (issue 33): `sweep --agents` runs each
-//! step on three agents, each step's merged figures what the server served for it; `sweep
-//! --export` labels each step's series with its own `run_id` (SWEEP/STEP), and the page's last
-//! numbers for a step are what was served for it; `demo --export` serves the demo's numbers;
-//! what a sweep cannot do on agents yet is refused before any load.
+//! A sweep is a driver over runs (issue 33): `sweep --agents` on three agents, each step's merged
+//! samples what the server served for it; agents that dial in wait at every step; `sweep --export`
+//! labels each step's series `SWEEP/STEP` and its last numbers are what was served; `demo
+//! --export`; what a sweep cannot do on agents yet refused before any load.
 
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{start_agent, uint, OutputExt, Running, Stampede, TempRun};

@@ -1,8 +1,5 @@
-//! What a run on agents sends, fixed (issue 33, fixb): the plan's whole directory goes, as it
-//! did before stampede knew what a plan reads, so a name the plan makes only while it runs
-//! (`bodies/${id}.json`) is found on the agents without `--ship`; and an absolute name made
-//! while it runs (`-J dir=/abs/plans` with `${__P(dir)}/...`) is read from the agent's copy,
-//! as one named when the plan loads is. Each on 2 agents on loopback, against a counting server.
+//! The plan's whole directory reaches the agents (a body named at run time arrives without
+//! `--ship`), and an absolute name made at run time through `-J` reads the agent's copy (#33).
 
 use crate::util::jmx::{element, esc, http_defaults, raw_post, test_plan, thread_group};
 use crate::util::server::{Route, TestServer};

@@ -1,13 +1,13 @@
-//! What the public-plan differential (bench/jmeter/corpus.py, issue 13) found stampede doing
-//! differently from JMeter 5.6.3, pinned against the witness server: sample labels rendered per
-//! sample from a sampler's name with `${...}`; the sample of a Transaction Controller left by a
-//! failed sample or a Flow Control Action (JMeter bug 52968).
+//! Sample labels and transactions as JMeter makes them (the public-plan differential, issue 13): a
+//! sampler's or transaction's name rendered per sample from `${...}`, a transaction left by a
+//! failed sample or a Flow Control Action, a parent sample's requests as lines of the results file,
+//! rendered names past the label cap.
 
 use crate::jmx::{jmx_plan, sampler};
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{uint, OutputExt, Stampede, TempRun};
 
-const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
+pub(crate) const DEFAULTS: &str = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="HTTP Request Defaults" enabled="true">
           <stringProp name="HTTPSampler.domain">${host}</stringProp>
           <stringProp name="HTTPSampler.port">${port}</stringProp>
           <stringProp name="HTTPSampler.protocol">http</stringProp>
@@ -202,63 +202,4 @@ fn rendered_names_past_the_cap_are_counted_under_the_name_as_written() {
     assert_eq!(uint(&run.label("Get 1000"), "samples"), 1);
     assert_eq!(uint(&run.label("Get ${n}"), "samples"), 3);
     assert_eq!(rows(&run).len(), 1001);
-}
-
-/// User Parameters with "update once per iteration" off set their values before every sampler
-/// in scope (JMeter's `process`), on: as each pass of their controller starts; a per-user
-/// Counter with "reset on each Thread Group iteration" starts again in each iteration (JMeter's
-/// CounterConfig; Bug62239 and BUG_62847 in JMeter's own test plans). Every request is served.
-#[test]
-fn user_parameters_and_counters_update_as_jmeter_s_do() {
-    let server = TestServer::builder().default_route(Route::ok().record()).start();
-    let run = TempRun::new("jmx-diff-userparams");
-    let params = |name: &str, per_iteration: bool| {
-        format!(
-            r#"<UserParameters guiclass="UserParametersGui" testclass="UserParameters" testname="{name}" enabled="true">
-          <collectionProp name="UserParameters.names"><stringProp name="1">{name}</stringProp></collectionProp>
-          <collectionProp name="UserParameters.thread_values"><collectionProp name="2"><stringProp name="3">${{__counter(TRUE,)}}</stringProp></collectionProp></collectionProp>
-          <boolProp name="UserParameters.per_iteration">{per_iteration}</boolProp>
-        </UserParameters><hashTree/>"#
-        )
-    };
-    let counter = r#"<CounterConfig guiclass="CounterConfigGui" testclass="CounterConfig" testname="Counter" enabled="true">
-          <stringProp name="CounterConfig.start">0</stringProp><stringProp name="CounterConfig.end">100</stringProp>
-          <stringProp name="CounterConfig.incr">1</stringProp><stringProp name="CounterConfig.name">c</stringProp>
-          <boolProp name="CounterConfig.per_user">true</boolProp>
-          <boolProp name="CounterConfig.reset_on_tg_iteration">true</boolProp>
-        </CounterConfig><hashTree/>"#;
-    let looped = format!(
-        r#"<LoopController guiclass="LoopControlPanel" testclass="LoopController" testname="L" enabled="true">
-          <boolProp name="LoopController.continue_forever">true</boolProp><stringProp name="LoopController.loops">3</stringProp>
-        </LoopController><hashTree>{counter}{}</hashTree>"#,
-        sampler("c", "GET", "/c?c=${c}", "", false, "")
-    );
-    let body = [
-        DEFAULTS,
-        &params("each", false),
-        &params("pass", true),
-        &sampler("a", "GET", "/a?each=${each}&amp;pass=${pass}", "", false, ""),
-        &sampler("b", "GET", "/b?each=${each}&amp;pass=${pass}", "", false, ""),
-        &looped,
-    ]
-    .concat();
-    let plan = run.write("plan.jmx", crate::jmx::jmx_plan(1, "2", &body));
-    let port = format!("port={}", server.addr().port());
-    Stampede::new().arg("run").arg(&plan).args(["-q", "-J", &port, "--out"]).arg(run.path()).run().assert_exit(0);
-    let sent: Vec<String> = server.recorded_all().iter().map(|r| r.target.clone()).collect();
-    // One `__counter(TRUE,)` per User Parameters element: "each" counts before every sampler
-    // in its scope (the loop's three too: 1, 2, then 6, 7), "pass" once per iteration of the
-    // thread group (1, 2).
-    let iteration = |each: [u32; 2], pass: u32| {
-        vec![
-            format!("/a?each={}&pass={pass}", each[0]),
-            format!("/b?each={}&pass={pass}", each[1]),
-            "/c?c=0".to_string(),
-            "/c?c=1".to_string(),
-            "/c?c=2".to_string(),
-        ]
-    };
-    assert_eq!(sent, [iteration([1, 2], 1), iteration([6, 7], 2)].concat());
-    assert_eq!(server.requests(), 10);
-    assert_eq!(uint(&run.label("c"), "samples"), 6);
 }

@@ -1,8 +1,6 @@
-//! Roll-ups on agents (issue 33): agents on loopback run a plan past the seconds a run keeps (a
-//! layout of 2 s of seconds and lines of 2 and 4 s, so a test need not run an hour); each
-//! agent's own run directory and the controller's copy of it (`agents/I-HOST/`: no seconds, the
-//! run's roll-ups but the finest) carry their roll-up files, and `merge` of either set gives
-//! exactly what the server served and what the run merged live.
+//! Roll-ups on agents (issue 33): each agent's own run directory and the controller's copy of it
+//! carry their roll-up files past the seconds kept, and `merge` of either equals what the server
+//! served and the run merged live.
 
 use crate::util::server::{Route, TestServer};
 use crate::util::stampede::{total, uint, OutputExt, Running, Stampede, TempRun};

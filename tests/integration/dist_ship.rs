@@ -1,8 +1,7 @@
-//! What a distributed run ships (issue 33, ship): the plan and every file it reads, wherever it
-//! is, under their common root, so that a plan in `plans/` reading `../data/ids.csv` runs on 3
-//! agents on loopback as it runs here; `--ship DIR` for a folder the plan's directory leaves
-//! out (a hidden one), read by names made while it runs; files that
-//! cannot be sent refused, each named, before anything is sent.
+//! What a run on agents ships (#33): a plan in `plans/` reading `../data/ids.csv` (as written,
+//! through `-J`, `--set`, or absolute) on 3 agents with `--data split`, each row served once;
+//! `--ship DIR` for a hidden folder read at run time; files that cannot be sent refused, each
+//! named, nothing sent.
 
 use crate::util::jmx::{element, esc, http, http_defaults, raw_post, test_plan, thread_group};
 use crate::util::server::{Route, TestServer};
