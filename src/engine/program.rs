@@ -13,13 +13,13 @@ pub enum Op {
     /// that a plain request's op asks nothing more).
     AccessLog(Box<AccessLogOp>),
     /// A sample made without a connection.
-    Sample(Box<crate::plan::synthetic::Synthetic>),
+    Sample(Box<crate::plan::sampler::synthetic::Synthetic>),
     /// A sample on the user's WebSocket connection.
-    WebSocket(Box<crate::plan::websocket::WebSocket>),
+    WebSocket(Box<crate::plan::sampler::websocket::WebSocket>),
     /// A sample over a raw socket.
-    Socket(Box<crate::plan::socket::SocketStep>),
+    Socket(Box<crate::plan::sampler::socket::SocketStep>),
     /// A script sampler's sample, or a script pre-processor or timer.
-    Script(Box<crate::plan::scripting::ScriptStep>),
+    Script(Box<crate::plan::sampler::script::ScriptStep>),
     /// An HTML Link Parser before its sampler.
     Anchor(Box<crate::plan::anchor::Anchor>),
     Think(Think),
@@ -227,7 +227,7 @@ impl Program {
             | Op::Stop(_)
             | Op::Write { .. }
             | Op::Script(_) => true,
-            Op::Socket(x) => matches!(**x, crate::plan::socket::SocketStep::Sample(_)),
+            Op::Socket(x) => matches!(**x, crate::plan::sampler::socket::SocketStep::Sample(_)),
             Op::Think(t) => t.can_wait(),
             Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
             _ => false,

@@ -36,7 +36,7 @@
 //! ```
 
 use super::csv_data::{CsvError, CsvOptions, DataFile};
-use super::request::{AllMatches, MAX_ALL_MATCHES};
+use super::sampler::http::{AllMatches, MAX_ALL_MATCHES};
 use super::template::{Symbols, VarTable};
 use super::{
     CheckId, DataSpec, Defaults, LabelId, Labels, OnEof, Plan, RequestSpec, Scenario, Shaper, Share, Slots, Target,

@@ -2,7 +2,7 @@
 //! files; for a JMX, each element with its status; and whether it can run as it is.
 
 use super::jmx::{ElementReport, Status};
-use super::socket::{SocketKind, SocketStep};
+use super::sampler::socket::{SocketKind, SocketStep};
 use super::{Body, Error, Inspected, Plan, RequestSpec, Step};
 use serde::Serialize;
 use std::fmt::Write as _;

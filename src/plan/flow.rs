@@ -4,7 +4,7 @@
 //! steps that move data: reading the next row of a data file, setting and writing variables.
 
 use super::condition::Condition;
-use super::request::RequestSpec;
+use super::sampler::http::RequestSpec;
 use super::template::{Template, VarId};
 use super::LabelId;
 use serde::{Serialize, Serializer};
@@ -49,7 +49,7 @@ pub enum Step {
     /// Controller: `into` = `prefix_N` on pass N).
     Pick(Box<Pick>),
     /// A sample made without a connection (Debug, Dummy and Java test samplers).
-    Sample(Box<super::synthetic::Synthetic>),
+    Sample(Box<super::sampler::synthetic::Synthetic>),
     /// Runs each of its branches once, in a new random order each pass (JMeter's Random Order
     /// Controller).
     Shuffle(Box<Shuffle>),
@@ -63,14 +63,14 @@ pub enum Step {
     /// Controller and Parallel HTTP Requests).
     Parallel(Box<Parallel>),
     /// A WebSocket sample on the user's WebSocket connection (the eu.luminis samplers).
-    WebSocket(Box<super::websocket::WebSocket>),
+    WebSocket(Box<super::sampler::websocket::WebSocket>),
     /// A sample over a raw socket (TCP Sampler, FTP Request, HTTP Raw Request, UDP Request).
-    Socket(Box<super::socket::SocketStep>),
+    Socket(Box<super::sampler::socket::SocketStep>),
     /// Puts a value in, or takes one out of, a named queue shared by every user of the run
     /// (jp@gc Inter-Thread Communication).
     Fifo(Box<Fifo>),
     /// A script element's step: a script sampler's sample, or a script pre-processor or timer.
-    Script(Box<super::scripting::ScriptStep>),
+    Script(Box<super::sampler::script::ScriptStep>),
     /// JMeter's HTML Link Parser before an HTTP sampler: a link or form of the previous page
     /// in place of the sampler's URL.
     Anchor(Box<super::anchor::Anchor>),
@@ -712,7 +712,7 @@ fn has_synthetic(steps: &[Step]) -> bool {
         any |= match step {
             Step::Sample(_) | Step::WebSocket(_) => true,
             Step::Script(x) => x.label.is_some(),
-            Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
+            Step::Socket(x) => matches!(**x, super::sampler::socket::SocketStep::Sample(_)),
             _ => false,
         }
     });
@@ -806,7 +806,7 @@ pub(crate) fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
             Step::Critical(c) => sample_labels(&c.steps, out),
             Step::WebSocket(w) => add(w.label, out),
             Step::Socket(x) => {
-                if let super::socket::SocketStep::Sample(s) = &**x {
+                if let super::sampler::socket::SocketStep::Sample(s) = &**x {
                     add(s.label, out);
                 }
             }

@@ -1015,7 +1015,7 @@ fn with_uploads(
     body: Vec<u8>,
     files: &[super::super::scripting::Upload],
 ) -> (Option<String>, Vec<u8>) {
-    use crate::plan::request::MULTIPART_BOUNDARY as B;
+    use crate::plan::sampler::http::MULTIPART_BOUNDARY as B;
     let form = sent_type.starts_with("application/x-www-form-urlencoded");
     let multipart = sent_type.starts_with("multipart/");
     let fields: Vec<(String, String)> = if form {
@@ -1313,7 +1313,7 @@ mod upload_tests {
         let f = b.find("name=\"f\"; filename=\"f.bin\"").unwrap();
         assert!(a < f && b.contains("\r\n\r\n1 2\r\n") && b.contains("\r\n\r\nDATA\r\n"), "{b}");
         // The sampler's own multipart body keeps its text parts and loses its files.
-        let d = crate::plan::request::MULTIPART_BOUNDARY;
+        let d = crate::plan::sampler::http::MULTIPART_BOUNDARY;
         let own = format!(
             "--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\nContent-Disposition: form-data; name=\"x\"; filename=\"old\"\r\n\r\nOLD\r\n--{d}--\r\n"
         );

@@ -6,7 +6,7 @@ use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
-use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
+use crate::plan::sampler::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
 use crate::record::{ErrorKind, Sample};
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! The WebSocket sample step (the eu.luminis WebSocket samplers, `plan::websocket`): a user's
+//! The WebSocket sample step (the eu.luminis WebSocket samplers, `plan::sampler::websocket`): a user's
 //! one WebSocket connection, opened by a sample and kept for the next ones, as the plugin keeps
 //! one per JMeter thread.
 //!
@@ -14,7 +14,9 @@ use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
-use crate::plan::websocket::{frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp};
+use crate::plan::sampler::websocket::{
+    frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp,
+};
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;

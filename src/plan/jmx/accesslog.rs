@@ -2,7 +2,7 @@
 //! implementation) whose path, method and arguments each sample takes from the next entry of
 //! a log; see [`crate::plan::accesslog`].
 
-use super::request::non_http;
+use super::http::non_http;
 use super::*;
 use crate::plan::accesslog::{log_text, parse_log, AccessLog, Source, MAX_LOG_BYTES};
 use std::sync::Arc;

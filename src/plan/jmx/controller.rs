@@ -270,7 +270,7 @@ impl Cx {
             }
             None => None,
         };
-        let from = (1..=request::MAX_ALL_MATCHES as u64)
+        let from = (1..=http::MAX_ALL_MATCHES as u64)
             .map(|i| self.b.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
             .collect();
         let into_var = self.b.sym.vars.assign(&into);
@@ -1160,7 +1160,7 @@ mod tests {
             assert_eq!(pk.end.as_ref().map(|t| t.source()), Some("3"));
         }
         let (pk, count) = pick("v", "1");
-        assert!(pk.at.is_none() && pk.from.len() == request::MAX_ALL_MATCHES);
+        assert!(pk.at.is_none() && pk.from.len() == http::MAX_ALL_MATCHES);
         assert_eq!(count.map(|t| t.source().to_string()), Some("2".to_string()));
     }
 

@@ -2,7 +2,7 @@
 //! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
-use crate::plan::request::{
+use crate::plan::sampler::http::{
     AllMatches, CssExpr, EmptyDefault, JsonPathExpr, MatchGroups, Pattern, RunTime, RunTimeJsonPath, XPathExpr, ALL,
 };
 
@@ -62,7 +62,7 @@ impl Cx {
                 }
             },
         };
-        let source = match crate::plan::request::JmesPath::compile(raw.trim()) {
+        let source = match crate::plan::sampler::http::JmesPath::compile(raw.trim()) {
             Ok(path) => ExtractSource::JmesPath { path, count },
             Err(e) => {
                 note.push_str(&format!("the expression does not compile ({e}): JMeter sets the default; "));

@@ -40,7 +40,7 @@ pub use report::{ElementReport, Status};
 use super::build::{Builder, Slot};
 use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
-use super::request::{Body, Param, Part, PartContent};
+use super::sampler::http::{self, Body, Param, Part, PartContent};
 use super::template;
 use super::*;
 use sampler::HttpDefaults;
@@ -314,7 +314,7 @@ struct Scope {
     /// The HTTP Cache, Authorization and DNS Cache Managers in scope (the innermost of each).
     managers: crate::plan::managers::Managers,
     /// The WebSocket frame filters in scope, outer first.
-    ws_filters: Vec<crate::plan::websocket::FrameFilter>,
+    ws_filters: Vec<crate::plan::sampler::websocket::FrameFilter>,
     /// The TCP Sampler Configs' fields, the innermost first.
     tcp: Vec<Prop>,
     /// The FTP Request Defaults' and Login Config Elements' fields, the innermost first.
@@ -322,11 +322,11 @@ struct Scope {
     /// The Java Request Defaults in scope (synthetic.rs).
     java: Vec<synthetic::JavaDefaults>,
     /// RegEx User Parameters in scope, outer first (modifier.rs).
-    param_overrides: Vec<crate::plan::request::ParamOverride>,
+    param_overrides: Vec<crate::plan::sampler::http::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
-    url_rewrites: Vec<crate::plan::request::UrlRewrite>,
+    url_rewrites: Vec<crate::plan::sampler::http::UrlRewrite>,
     /// Script post-processors, assertions and listeners in scope, in tree order (script.rs).
-    scripts: Vec<crate::plan::scripting::ScriptRef>,
+    scripts: Vec<crate::plan::sampler::script::ScriptRef>,
 }
 
 struct Cx {

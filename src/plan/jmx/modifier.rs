@@ -2,7 +2,7 @@
 //! scope: RegEx User Parameters and the HTTP URL Re-writing Modifier.
 
 use super::*;
-use crate::plan::request::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
+use crate::plan::sampler::http::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
 
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RegExUserParameters", Cx::regex_user_parameters),
@@ -250,7 +250,7 @@ impl Cx {
                 default: Some(Template::literal("")),
                 required: None,
                 all: None,
-                empty_default: crate::plan::request::EmptyDefault::Set,
+                empty_default: crate::plan::sampler::http::EmptyDefault::Set,
                 groups: None,
             });
         }

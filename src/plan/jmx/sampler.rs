@@ -1,7 +1,7 @@
 //! The HTTP sampler and HTTP Request Defaults: a sampler becomes a request, with the
 //! defaults, headers, timers, extractors and assertions of its scope.
 
-use super::request::non_http;
+use super::http::non_http;
 use super::*;
 
 #[derive(Debug, Clone, Default)]
@@ -170,7 +170,7 @@ impl Cx {
         c: &El,
         own: &Scope,
         depth: usize,
-    ) -> Result<Option<crate::plan::request::Embedded>, Error> {
+    ) -> Result<Option<crate::plan::sampler::http::Embedded>, Error> {
         let d = &own.http;
         let pick = |name: &str, def: &str| {
             let v = c.text_or_empty(name);
@@ -200,7 +200,7 @@ impl Cx {
         };
         let allow = filter(self, "HTTPSampler.embedded_url_re", &d.embedded_url_re)?;
         let exclude = filter(self, "HTTPSampler.embedded_url_exclude_re", &d.embedded_url_exclude_re)?;
-        Ok(Some(crate::plan::request::Embedded { allow, exclude }))
+        Ok(Some(crate::plan::sampler::http::Embedded { allow, exclude }))
     }
 
     /// BlazeMeter's Parallel HTTP Requests: JMeter's concurrent download of embedded resources
@@ -512,10 +512,7 @@ impl Cx {
             headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
             headers.push((
                 "Content-Type".into(),
-                Template::literal(format!(
-                    "multipart/form-data; boundary={}; charset=UTF-8",
-                    request::MULTIPART_BOUNDARY
-                )),
+                Template::literal(format!("multipart/form-data; boundary={}; charset=UTF-8", http::MULTIPART_BOUNDARY)),
             ));
             body = Body::Multipart(parts);
         } else if let Some((file, _, mime)) = files.first().filter(|_| entity) {

@@ -6,7 +6,7 @@
 //! variables to a file stays the `write` step it was.
 
 use super::*;
-use crate::plan::scripting::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptStep};
+use crate::plan::sampler::script::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptStep};
 use crate::script::{CompileError, Lang, Script};
 use std::sync::Arc;
 
@@ -217,7 +217,7 @@ impl Cx {
         for n in crate::plan::script_host::assigned_variables(&text) {
             self.b.sym.vars.assign(&n);
         }
-        self.scripts_set_any |= scripting::sets_computed_names(&text);
+        self.scripts_set_any |= script::sets_computed_names(&text);
         let mut how = "compiled once";
         // Its `${...}` take their values once per user (the compiled-script cache).
         let mut first_only = false;
@@ -251,7 +251,7 @@ impl Cx {
             // language JMeter compiles: not BeanShell) runs, per user, the text its first run
             // rendered; BeanShell and BSF elements render it on every run.
             let compiles = c.class.starts_with("JSR223") && !matches!(lang, Lang::BeanShell | Lang::Java);
-            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(scripting::first_key);
+            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(script::first_key);
             if first.is_some() && t.is_dynamic(&self.b.sym.vars) {
                 how = "";
                 first_only = true;
@@ -276,7 +276,7 @@ impl Cx {
         };
         let failure = what.map_or(crate::plan::CheckId(0), |w| self.b.check(format!("{}: {w}", c.name)));
         let messages = if place == Place::Assertion {
-            scripting::literal_messages(&text).into_iter().map(|m| (m.clone(), self.b.check(m))).collect()
+            script::literal_messages(&text).into_iter().map(|m| (m.clone(), self.b.check(m))).collect()
         } else {
             Vec::new()
         };

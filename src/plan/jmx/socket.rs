@@ -1,13 +1,13 @@
 //! The samplers over a raw socket: JMeter's TCP Sampler (and its TCP Sampler Config), its FTP
 //! Request (and FTP Request Defaults), the plugins' HTTP Raw Request and UDP Request, and the
-//! Raw Data Source pre-processor that feeds them; see [`crate::plan::socket`].
+//! Raw Data Source pre-processor that feeds them; see [`crate::plan::sampler::socket`].
 
 use super::*;
 use crate::plan::process::OsProcess;
-use crate::plan::socket::{
+use crate::plan::sampler::socket::{
     Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec,
 };
-use crate::plan::synthetic::java_long_decode;
+use crate::plan::sampler::synthetic::java_long_decode;
 
 /// The samplers, by class.
 pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[

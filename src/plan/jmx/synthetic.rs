@@ -1,10 +1,10 @@
 //! The samplers that send nothing: JMeter's Debug Sampler, the Java Request with JMeter's own
 //! test clients (`JavaTest`, `SleepTest`), and the plugins' Dummy Sampler. Each makes a sample
 //! (a row of the results, with its label) and a response the extractors and assertions of its
-//! scope read, as JMeter's do; see [`crate::plan::synthetic`].
+//! scope read, as JMeter's do; see [`crate::plan::sampler::synthetic`].
 
 use super::*;
-use crate::plan::synthetic::{alphanumeric_cmp, Elapsed, Synthetic, SyntheticBody};
+use crate::plan::sampler::synthetic::{alphanumeric_cmp, Elapsed, Synthetic, SyntheticBody};
 
 /// The samplers without a connection, by class.
 pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[

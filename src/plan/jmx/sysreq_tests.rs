@@ -4,7 +4,7 @@
 
 use super::synthetic::tests::plan_of;
 use super::*;
-use crate::plan::socket::{SocketKind, SocketStep, TcpClient};
+use crate::plan::sampler::socket::{SocketKind, SocketStep, TcpClient};
 
 fn inspect_text(text: &str) -> Inspection {
     inspect(text, Path::new("t.jmx"), &Options::default())

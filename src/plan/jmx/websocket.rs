@@ -1,11 +1,11 @@
 //! The eu.luminis WebSocket samplers (Peter Doornbosch's "WebSocket Samplers" plugin): open,
 //! write, read, request-response, close and ping-pong on a user's one WebSocket connection;
-//! see [`crate::plan::websocket`]. Fields are read as the plugin reads them: an absent field
+//! see [`crate::plan::sampler::websocket`]. Fields are read as the plugin reads them: an absent field
 //! takes the plugin's default, an empty one stays empty (and a timeout that is not a number
 //! fails the sample when it runs, as the plugin's validation does).
 
 use super::*;
-use crate::plan::websocket::{
+use crate::plan::sampler::websocket::{
     Comparison, Connect, Failures, FilterRule, FrameFilter, FrameKind, Payload, WebSocket, WsOp,
 };
 

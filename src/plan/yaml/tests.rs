@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::plan::flow;
-use crate::plan::request::{Body, Param};
+use crate::plan::sampler::http::{Body, Param};
 
 fn load(src: &str) -> Result<Plan, Error> {
     read(src, Path::new("t.yaml"), &HashMap::new())

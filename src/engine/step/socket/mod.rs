@@ -14,7 +14,7 @@ use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
 use crate::plan::flow::StopKind;
-use crate::plan::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
+use crate::plan::sampler::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, Sample};
 use std::collections::HashMap;
@@ -643,11 +643,11 @@ impl VirtualUser {
         if lock().is_none() {
             // A file that cannot be opened: the plugin logs it and sets nothing.
             let Ok(data) = plan_file(&r.base_dir, &name, r.file.is_const()) else { return true };
-            lock().get_or_insert(crate::plan::socket::RawRead { data, pos: 0 });
+            lock().get_or_insert(crate::plan::sampler::socket::RawRead { data, pos: 0 });
         }
         let chunk = {
             let mut state = lock();
-            let Some(crate::plan::socket::RawRead { data, pos }) = state.as_mut() else { return true };
+            let Some(crate::plan::sampler::socket::RawRead { data, pos }) = state.as_mut() else { return true };
             match wire::next_chunk(data, pos) {
                 wire::Chunk::Data(c) => Some(c),
                 wire::Chunk::End if r.rewind => {

@@ -88,7 +88,7 @@ fn raw_responses_parse_as_the_plugin_parses_them() {
 /// A Raw Data Source alone makes no sample: a user with nothing else stops at once.
 #[test]
 fn a_raw_data_source_alone_is_idle() {
-    use crate::plan::socket::{RawFile, RawSource};
+    use crate::plan::sampler::socket::{RawFile, RawSource};
     use crate::plan::{Step, Template, VarId};
     let source = RawSource {
         name: "v".into(),

@@ -3,9 +3,9 @@
 //! a request's (its label, elapsed time, success, response code), and the extractors and
 //! assertions of its scope read the response data it makes up; nothing goes on the wire.
 
-use super::request::{Check, CheckId, Extractor};
-use super::template::Template;
-use super::LabelId;
+use super::http::{Check, CheckId, Extractor};
+use crate::plan::template::Template;
+use crate::plan::LabelId;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,11 +36,11 @@ pub struct Synthetic {
     pub extract: Vec<Extractor>,
     pub checks: Vec<Check>,
     /// What the user does after this sample fails (a Result Status Action Handler in scope).
-    pub on_error: super::flow::StopKind,
+    pub on_error: crate::plan::flow::StopKind,
     /// Script post-processors, assertions and listeners in scope, in tree order: run on the
     /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::scripting::ScriptRef>,
+    pub scripts: Vec<super::script::ScriptRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

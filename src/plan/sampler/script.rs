@@ -3,9 +3,9 @@
 //! loads, and what the element is. The engine runs them (`engine::script`) with JMeter's
 //! semantics for each place.
 
-use super::request::{Check, CheckId, Extractor};
-use super::template::{Scope, Template};
-use super::LabelId;
+use super::http::{Check, CheckId, Extractor};
+use crate::plan::template::{Scope, Template};
+use crate::plan::LabelId;
 use crate::script::{CompileError, Lang, Script};
 use serde::{Serialize, Serializer};
 use std::sync::{Arc, RwLock};
@@ -182,7 +182,7 @@ pub struct ScriptStep {
     #[serde(skip)]
     pub sampler: Option<SamplerInfo>,
     /// What the user does after this sample fails.
-    pub on_error: super::flow::StopKind,
+    pub on_error: crate::plan::flow::StopKind,
 }
 
 /// What a pre-processor's `sampler` knows of the sampler it runs before.

@@ -1,12 +1,12 @@
 //! One HTTP request of a flow, fully resolved at load time: target, method, path, headers and
 //! body bytes, plus the connection settings that apply to it.
 
-use super::compare::CmpOp;
-pub use super::jregex::Pattern;
-pub use super::jsonpath::JsonPathExpr;
-pub use super::markup::{CssExpr, XPathExpr};
-use super::template::{Template, VarId};
-use super::LabelId;
+use crate::plan::compare::CmpOp;
+pub use crate::plan::jregex::Pattern;
+pub use crate::plan::jsonpath::JsonPathExpr;
+pub use crate::plan::markup::{CssExpr, XPathExpr};
+use crate::plan::template::{Template, VarId};
+use crate::plan::LabelId;
 use serde::{Serialize, Serializer};
 use std::time::Duration;
 
@@ -100,9 +100,9 @@ pub struct RequestSpec {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub say_keep_alive: bool,
     pub http_version: HttpVersion,
-    #[serde(with = "super::serde_duration")]
+    #[serde(with = "crate::plan::serde_duration")]
     pub connect_timeout: Duration,
-    #[serde(with = "super::serde_duration")]
+    #[serde(with = "crate::plan::serde_duration")]
     pub response_timeout: Duration,
     /// The response timeout is a JMX Sample Timeout's: a sample that reaches it is interrupted
     /// and recorded as JMeter records it.
@@ -128,7 +128,7 @@ pub struct RequestSpec {
     /// An Access Log Sampler's request: each sample sends the log's next entry in place of
     /// its path, method and arguments (`engine::step::accesslog`).
     #[serde(skip)]
-    pub access_log: Option<Box<super::accesslog::AccessLog>>,
+    pub access_log: Option<Box<crate::plan::accesslog::AccessLog>>,
     /// A request JMeter loads but cannot send (a method it does not know, an upload file it
     /// cannot read, no server name): each sample fails unsent with this check, whose message
     /// is JMeter's non-HTTP code and message ([`non_http`]).
@@ -153,11 +153,11 @@ pub struct RequestSpec {
     pub ignore_status: bool,
     /// JMeter's HTTP Cache, Authorization and DNS Cache Managers in the request's scope.
     #[serde(skip)]
-    pub managers: super::managers::Managers,
+    pub managers: crate::plan::managers::Managers,
     /// What the user does after this request fails, beside its scenario's policy (a Result
     /// Status Action Handler in its scope).
-    #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
-    pub on_error: super::flow::StopKind,
+    #[serde(skip_serializing_if = "crate::plan::flow::StopKind::is_continue")]
+    pub on_error: crate::plan::flow::StopKind,
     /// Parameters whose values a RegEx User Parameters pre-processor in scope replaces, in
     /// scope order (a later one wins).
     #[serde(skip)]
@@ -169,7 +169,7 @@ pub struct RequestSpec {
     /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`),
     /// before it is recorded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::scripting::ScriptRef>,
+    pub scripts: Vec<super::script::ScriptRef>,
 }
 
 /// JMeter's HTTP URL Re-writing Modifier: the session id found in the previous sample's
@@ -651,7 +651,7 @@ pub enum CheckTest {
         negate: bool,
     },
     /// The sample took at most this long.
-    MaxDuration(#[serde(with = "super::serde_duration")] Duration),
+    MaxDuration(#[serde(with = "crate::plan::serde_duration")] Duration),
     /// A Duration Assertion whose limit holds variables set while the test runs: read per
     /// sample in milliseconds, as JMeter reads it (not a whole number above 0: no limit).
     MaxDurationAt(Template),
@@ -753,8 +753,14 @@ impl PartialEq for CheckTest {
 impl RequestSpec {
     /// A request with the connection settings of `defaults`, no query, headers, body, checks
     /// or extractors, and redirects not followed (the plan builder turns them on, as it names
-    /// the hops: [`super::build::Builder::follow_redirects`]).
-    pub fn new(label: LabelId, method: String, target: Target, path: Template, defaults: &super::Defaults) -> Self {
+    /// the hops: [`crate::plan::build::Builder::follow_redirects`]).
+    pub fn new(
+        label: LabelId,
+        method: String,
+        target: Target,
+        path: Template,
+        defaults: &crate::plan::Defaults,
+    ) -> Self {
         RequestSpec {
             label,
             method,
@@ -785,7 +791,7 @@ impl RequestSpec {
             collapse_slashes: false,
             ignore_status: false,
             managers: Default::default(),
-            on_error: super::flow::StopKind::Continue,
+            on_error: crate::plan::flow::StopKind::Continue,
             param_overrides: Vec::new(),
             url_rewrites: Vec::new(),
             scripts: Vec::new(),
