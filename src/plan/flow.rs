@@ -4,6 +4,7 @@
 //! steps that move data: reading the next row of a data file, setting and writing variables.
 
 use super::condition::Condition;
+pub use super::sampler::after::StopKind;
 use super::sampler::http::RequestSpec;
 use super::template::{Template, VarId};
 use super::LabelId;
@@ -291,34 +292,6 @@ impl Switch {
             return Some(if n >= 0 && (n as usize) < names.len() { n as usize } else { 0 });
         }
         names.iter().position(|n| n == value).or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case("default")))
-    }
-}
-
-/// What a stop ends; also what a scenario does after a failed sample.
-/// Ordered by how much it ends: a failed sample does the most its policies ask.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum StopKind {
-    /// Nothing: go on (only as a scenario's reaction to a failed sample).
-    #[default]
-    Continue,
-    /// The rest of the innermost loop's pass is skipped, as `continue` (JMeter's "start next
-    /// iteration of current loop"); outside any loop, the thread's next iteration.
-    ContinueLoop,
-    /// The innermost loop ends, as `break`; outside any loop, the user stops (JMeter breaks
-    /// the thread group's loop).
-    BreakLoop,
-    /// The rest of this iteration is skipped; the user starts its next one.
-    NextIteration,
-    /// The user stops.
-    User,
-    /// The whole run stops.
-    Run,
-}
-
-impl StopKind {
-    pub(crate) fn is_continue(&self) -> bool {
-        *self == StopKind::Continue
     }
 }
 

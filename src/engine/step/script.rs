@@ -174,7 +174,8 @@ impl VirtualUser {
         } else {
             Some(ErrorKind::Check(el.check_for(&state.message).0))
         };
-        let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.after, limit: u64::MAX };
+        let after =
+            After { extract: &x.after.extract, checks: &x.after.checks, scripts: &x.after.scripts, limit: u64::MAX };
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(b"", &state.data, status);
             apply_rules(

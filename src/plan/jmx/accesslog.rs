@@ -90,7 +90,7 @@ impl Cx {
             el.props.push(Prop { name: name.into(), value: Value::Text(value.into()) });
         }
         let mut req = self.http_request(&el, &sub)?;
-        req.scripts = own.scripts.clone();
+        req.after.scripts = own.scripts.clone();
         if let Some(e) = self.embedded(&el, &sub, depth)? {
             req.embedded = Some(Box::new(e));
             notes.push("with each page's embedded resources".into());

@@ -514,7 +514,7 @@ mod tests {
         let mut out = Vec::new();
         crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
             if out.is_empty() {
-                out = r.checks.clone();
+                out = r.after.checks.clone();
             }
         });
         out

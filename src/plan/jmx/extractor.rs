@@ -746,7 +746,7 @@ pub(super) mod tests {
         let mut out = Vec::new();
         crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
             if out.is_empty() {
-                out = r.extract.clone();
+                out = r.after.extract.clone();
             }
         });
         out
@@ -940,7 +940,9 @@ pub(super) mod tests {
         let p = i.plan.expect("loads");
         let mut out = Vec::new();
         flow::for_each_request(&p.scenarios[0].flow, &mut |r| {
-            out.extend(r.extract.iter().map(|e| (e.into.clone(), e.default.as_ref().map(|d| d.source().to_string()))))
+            out.extend(
+                r.after.extract.iter().map(|e| (e.into.clone(), e.default.as_ref().map(|d| d.source().to_string()))),
+            )
         });
         let initial = p.vars.initial_values();
         let values = out.iter().map(|(n, _)| (n.clone(), initial[p.vars.get(n).unwrap().index()].clone())).collect();

@@ -40,6 +40,7 @@ pub use report::{ElementReport, Status};
 use super::build::{Builder, Slot};
 use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
+use super::sampler::after::After;
 use super::sampler::http::{self, Body, Param, Part, PartContent};
 use super::template;
 use super::*;
@@ -327,6 +328,18 @@ struct Scope {
     url_rewrites: Vec<crate::plan::sampler::http::UrlRewrite>,
     /// Script post-processors, assertions and listeners in scope, in tree order (script.rs).
     scripts: Vec<crate::plan::sampler::script::ScriptRef>,
+}
+
+impl Scope {
+    /// The after-sample part of a sampler in this scope.
+    fn after(&self) -> After {
+        After {
+            extract: self.extract.clone(),
+            checks: self.checks.clone(),
+            scripts: self.scripts.clone(),
+            on_error: self.on_error,
+        }
+    }
 }
 
 struct Cx {
@@ -1022,7 +1035,7 @@ mod tests {
         assert!(!requests[0].collapse_slashes);
         assert_eq!(ct(requests[1]).as_deref(), Some("text/plain; charset=UTF-8"));
         assert!(requests[1].collapse_slashes);
-        let defaults: Vec<_> = requests[1].extract.iter().map(|e| e.default.as_ref().unwrap().source()).collect();
+        let defaults: Vec<_> = requests[1].after.extract.iter().map(|e| e.default.as_ref().unwrap().source()).collect();
         assert_eq!(defaults, ["d1", " d2"]);
         assert_eq!(ct(requests[2]).as_deref(), Some("text/x-mine"));
     }
@@ -1117,7 +1130,7 @@ mod tests {
             );
             let p = load(&plan("", &body)).unwrap();
             let mut n = 0;
-            flow::for_each_request(&p.scenarios[0].flow, &mut |r| n += r.checks.len());
+            flow::for_each_request(&p.scenarios[0].flow, &mut |r| n += r.after.checks.len());
             n
         };
         assert_eq!((checks("0"), checks("-3"), checks("1.5"), checks("250")), (0, 0, 0, 1));

@@ -109,7 +109,7 @@ impl Cx {
     pub(super) fn http_sampler(&mut self, c: &El, scope: &Scope, depth: usize) -> Result<Vec<Step>, Error> {
         let own = self.scope_of(&c.children, scope, depth + 1)?;
         let mut req = self.http_request(c, &own)?;
-        req.scripts = own.scripts.clone();
+        req.after.scripts = own.scripts.clone();
         let mut steps = own.pre.clone();
         steps.extend(super::script::for_sampler(&own.before, &req, &c.name));
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
@@ -599,11 +599,11 @@ impl Cx {
         }
         // The sampler's own post-processors and assertions come after those of outer scopes,
         // as JMeter runs them.
-        req.extract = scope.extract.clone();
-        req.checks = scope.checks.clone();
+        req.after.extract = scope.extract.clone();
+        req.after.checks = scope.checks.clone();
         req.ignore_status = scope.ignore_status;
         req.managers = scope.managers.clone();
-        req.on_error = scope.on_error;
+        req.after.on_error = scope.on_error;
         req.java_uri = true;
         req.collapse_slashes = !java;
         req.param_overrides = scope.param_overrides.clone();
@@ -613,7 +613,7 @@ impl Cx {
         if method_is_post && matches!(req.body, Body::None) && req.url_rewrites.iter().any(|r| !r.path_extension) {
             req.body = Body::Form(Vec::new());
         }
-        req.extract.extend(self.url_rewriting_extractors());
+        req.after.extract.extend(self.url_rewriting_extractors());
         // Without a server name, a path that cannot turn into a URL: JMeter's HttpClient refuses
         // the URL it makes (`http:/path`).
         if url_at_run_time && fault.is_none() && !req.path.is_dynamic(&self.b.sym.vars) {

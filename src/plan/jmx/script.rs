@@ -346,11 +346,8 @@ fn script_step(script: ScriptRef, label: Option<LabelId>, own: &Scope) -> Step {
     Step::Script(Box::new(ScriptStep {
         script,
         label,
-        extract: if sampler { own.extract.clone() } else { Vec::new() },
-        checks: if sampler { own.checks.clone() } else { Vec::new() },
-        after: if sampler { own.scripts.clone() } else { Vec::new() },
+        after: if sampler { own.after() } else { After::default() },
         sampler: None,
-        on_error: if sampler { own.on_error } else { flow::StopKind::Continue },
     }))
 }
 
@@ -531,7 +528,7 @@ mod tests {
             let flow = &plan.scenarios[0].flow;
             let el = flow.iter().find_map(|s| match s {
                 Step::Script(s) if s.script.0.class == class => Some(s.script.clone()),
-                Step::Request(r) => r.scripts.iter().find(|s| s.0.class == class).cloned(),
+                Step::Request(r) => r.after.scripts.iter().find(|s| s.0.class == class).cloned(),
                 _ => None,
             });
             let el = el.expect("the script element");

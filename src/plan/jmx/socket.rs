@@ -368,10 +368,7 @@ impl Cx {
                 label,
                 class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
                 kind,
-                extract: own.extract.clone(),
-                checks: own.checks.clone(),
-                on_error: own.on_error,
-                scripts: own.scripts.clone(),
+                after: own.after(),
             })))
         })
     }

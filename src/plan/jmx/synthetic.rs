@@ -270,10 +270,7 @@ impl Cx {
                 elapsed: made.elapsed,
                 latency: made.latency,
                 connect: made.connect,
-                extract: own.extract.clone(),
-                checks: own.checks.clone(),
-                on_error: own.on_error,
-                scripts: own.scripts.clone(),
+                after: own.after(),
             }))
         })
     }

@@ -34,7 +34,7 @@ fn a_response_assertion_on_request_data_checks_the_request_data() {
     let plan = i.plan.unwrap();
     let mut fields = Vec::new();
     crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
-        for c in &r.checks {
+        for c in &r.after.checks {
             if let CheckTest::Contains { field, .. } = &c.test {
                 fields.push(*field);
             }

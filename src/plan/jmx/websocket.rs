@@ -137,10 +137,7 @@ impl Cx {
             last_frame_final: self.b.vars().assign("websocket.last_frame_final"),
             filters: own.ws_filters.clone(),
             failures,
-            extract: own.extract.clone(),
-            checks: own.checks.clone(),
-            on_error: own.on_error,
-            scripts: own.scripts.clone(),
+            after: own.after(),
         })));
         steps.extend(own.after.iter().cloned());
         Ok(steps)

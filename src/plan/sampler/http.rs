@@ -1,6 +1,7 @@
 //! One HTTP request of a flow, fully resolved at load time: target, method, path, headers and
 //! body bytes, plus the connection settings that apply to it.
 
+use super::after::After;
 use crate::plan::compare::CmpOp;
 pub use crate::plan::jregex::Pattern;
 pub use crate::plan::jsonpath::JsonPathExpr;
@@ -116,8 +117,10 @@ pub struct RequestSpec {
     /// following). Their number is the most redirects followed, plus one.
     #[serde(skip)]
     pub hop_labels: Vec<LabelId>,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
+    /// Extractors, checks, scripts and the failure policy (of the whole chain when it
+    /// follows redirects).
+    #[serde(flatten)]
+    pub after: After,
     /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
     #[serde(skip)]
     pub too_many_redirects: Option<CheckId>,
@@ -154,10 +157,6 @@ pub struct RequestSpec {
     /// JMeter's HTTP Cache, Authorization and DNS Cache Managers in the request's scope.
     #[serde(skip)]
     pub managers: crate::plan::managers::Managers,
-    /// What the user does after this request fails, beside its scenario's policy (a Result
-    /// Status Action Handler in its scope).
-    #[serde(skip_serializing_if = "crate::plan::flow::StopKind::is_continue")]
-    pub on_error: crate::plan::flow::StopKind,
     /// Parameters whose values a RegEx User Parameters pre-processor in scope replaces, in
     /// scope order (a later one wins).
     #[serde(skip)]
@@ -165,11 +164,6 @@ pub struct RequestSpec {
     /// HTTP URL Re-writing Modifiers in scope, outer first.
     #[serde(skip)]
     pub url_rewrites: Vec<UrlRewrite>,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`),
-    /// before it is recorded.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::script::ScriptRef>,
 }
 
 /// JMeter's HTTP URL Re-writing Modifier: the session id found in the previous sample's
@@ -780,8 +774,7 @@ impl RequestSpec {
             max_response_size: defaults.max_response_size,
             follow_redirects: false,
             hop_labels: Vec::new(),
-            extract: Vec::new(),
-            checks: Vec::new(),
+            after: After::default(),
             too_many_redirects: None,
             embedded: None,
             access_log: None,
@@ -791,10 +784,8 @@ impl RequestSpec {
             collapse_slashes: false,
             ignore_status: false,
             managers: Default::default(),
-            on_error: crate::plan::flow::StopKind::Continue,
             param_overrides: Vec::new(),
             url_rewrites: Vec::new(),
-            scripts: Vec::new(),
         }
     }
 
@@ -831,7 +822,7 @@ impl RequestSpec {
             Body::File { path, .. } => f(path),
             Body::None | Body::Bytes(_) => {}
         }
-        for e in &mut self.extract {
+        for e in &mut self.after.extract {
             if let Some(d) = &mut e.default {
                 f(d);
             }
@@ -846,7 +837,7 @@ impl RequestSpec {
                 _ => {}
             }
         }
-        for c in &mut self.checks {
+        for c in &mut self.after.checks {
             c.test.for_each_template_mut(f);
         }
     }
@@ -854,7 +845,7 @@ impl RequestSpec {
     /// Whether handling the response needs its body kept (extractors or checks read it).
     pub(crate) fn reads_body(&self) -> bool {
         let field_body = |f: &Field| *f == Field::Body;
-        self.extract.iter().any(|e| match &e.source {
+        self.after.extract.iter().any(|e| match &e.source {
             ExtractSource::Json(_)
             | ExtractSource::JsonRunTime(_)
             | ExtractSource::JsonPlugin(_)
@@ -867,9 +858,9 @@ impl RequestSpec {
                 field_body(from) || *from == Field::BodyUnescaped
             }
             _ => false,
-        }) || self.checks.iter().any(|c| c.test.reads_body())
+        }) || self.after.checks.iter().any(|c| c.test.reads_body())
             // A script may read the body (`prev.getResponseDataAsString()`).
-            || !self.scripts.is_empty()
+            || !self.after.scripts.is_empty()
             // The page names its embedded resources.
             || self.embedded.is_some()
     }

@@ -3,7 +3,8 @@
 //! loads, and what the element is. The engine runs them (`engine::script`) with JMeter's
 //! semantics for each place.
 
-use super::http::{Check, CheckId, Extractor};
+use super::after::After;
+use super::http::CheckId;
 use crate::plan::template::{Scope, Template};
 use crate::plan::LabelId;
 use crate::script::{CompileError, Lang, Script};
@@ -173,16 +174,12 @@ pub struct ScriptStep {
     pub script: ScriptRef,
     /// The sample's label (a sampler).
     pub label: Option<LabelId>,
-    /// A sampler's extractors and assertions, and its script post-processors, assertions and
-    /// listeners (in tree order).
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    pub after: Vec<ScriptRef>,
+    /// A sampler's extractors, assertions, script elements and failure policy.
+    #[serde(flatten)]
+    pub after: After,
     /// The sampler a pre-processor runs before: what `sampler` answers.
     #[serde(skip)]
     pub sampler: Option<SamplerInfo>,
-    /// What the user does after this sample fails.
-    pub on_error: crate::plan::flow::StopKind,
 }
 
 /// What a pre-processor's `sampler` knows of the sampler it runs before.

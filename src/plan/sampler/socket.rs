@@ -4,7 +4,7 @@
 //! and the extractors and assertions of its scope read the response data as the JMeter class
 //! makes it (text, or a hex string for the binary clients, or a DNS message written out).
 
-use super::http::{Check, Extractor};
+use super::after::After;
 use crate::plan::template::Template;
 use crate::plan::LabelId;
 use serde::Serialize;
@@ -23,14 +23,8 @@ pub struct Socket {
     /// The JMeter class it comes from (for `check`'s listing).
     pub class: String,
     pub kind: SocketKind,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    /// What the user does after this sample fails (a Result Status Action Handler in scope).
-    pub on_error: crate::plan::flow::StopKind,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::script::ScriptRef>,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

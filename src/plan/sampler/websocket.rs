@@ -4,7 +4,8 @@
 //! then sends or reads one frame. Each is a row of the results with the plugin's figures, and
 //! the extractors and assertions of its scope read the frame it read.
 
-use super::http::{Check, CheckId, Extractor};
+use super::after::After;
+use super::http::CheckId;
 use crate::plan::template::Template;
 use crate::plan::{LabelId, VarId};
 use serde::Serialize;
@@ -27,14 +28,8 @@ pub struct WebSocket {
     /// sub-sample of its own) and the next one read.
     pub filters: Vec<FrameFilter>,
     pub failures: Failures,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    /// What the user does after this sample fails (a Result Status Action Handler in scope).
-    pub on_error: crate::plan::flow::StopKind,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::script::ScriptRef>,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 /// Where a new connection goes: `ws://` or `wss://` (TLS) `server:port` then `path` (with its

@@ -125,13 +125,13 @@ impl Cx {
         if follow_redirects {
             self.b.follow_redirects(&mut req, max_redirects);
         }
-        req.extract = self
+        req.after.extract = self
             .seq(r.raw("extract"), &f("extract"))?
             .iter()
             .enumerate()
             .map(|(i, x)| self.extractor(x, &format!("{el}.extract[{i}]")))
             .collect::<Result<_, _>>()?;
-        req.checks = self
+        req.after.checks = self
             .seq(r.raw("check"), &f("check"))?
             .iter()
             .enumerate()

@@ -223,7 +223,7 @@ fn reads_a_flow_with_data_extractors_and_checks() {
     }
     let login = &reqs[0];
     assert!(matches!(&login.body, Body::Form(f) if f.len() == 2));
-    assert_eq!(login.extract.len(), 3);
+    assert_eq!(login.after.extract.len(), 3);
     assert!(login.follow_redirects);
     let browse = &reqs[1];
     assert!(!browse.path.is_const());
