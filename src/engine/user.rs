@@ -314,7 +314,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                Op::Script(x) if x.label.is_none() => {
+                Op::Script(x) => {
                     since_wait = 0;
                     // Boxed for the size of the user's future (see the samplers below).
                     if let Err(end) = Box::pin(self.script_op(x)).await {
@@ -343,7 +343,7 @@ impl VirtualUser {
                 | Op::Parallel(_)
                 | Op::WebSocket(_)
                 | Op::Socket(_)
-                | Op::Script(_)) => {
+                | Op::ScriptSample(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -371,7 +371,9 @@ impl VirtualUser {
                             (sampled, a.req.spec.after.on_error, after)
                         }
                         Op::Sample(x) => (Some(Box::pin(self.synthetic(x, start)).await), x.after.on_error, None),
-                        Op::Script(x) => (Some(Box::pin(self.script_sample(x, start)).await), x.after.on_error, None),
+                        Op::ScriptSample(x) => {
+                            (Some(Box::pin(self.script_sample(x, start)).await), x.after.on_error, None)
+                        }
                         Op::Parallel(p) => {
                             let (sampled, after) = self.parallel(p, start).await;
                             (sampled, p.on_error, after)

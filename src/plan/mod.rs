@@ -47,6 +47,7 @@ pub use flow::{Branch, Step, Think};
 pub use sampler::http::{
     Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target,
 };
+pub use sampler::Sampler;
 pub use template::{Template, VarId, VarTable};
 pub use workload::{
     ArrivalProcess, Arrivals, ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload,
@@ -770,7 +771,7 @@ mod tests {
         };
         let mut plan = Plan::load_with(&path, &opts).unwrap().plan;
         plan.fold_constants();
-        let Step::Request(r) = &plan.scenarios[0].flow[0] else { panic!("a request") };
+        let Step::Sample(Sampler::Http(r)) = &plan.scenarios[0].flow[0] else { panic!("a request") };
         let sent = r.path.as_const().unwrap();
         assert_eq!(sent, "/x?a=pw-from-variable&b=tok-from-property&c=value-from-set", "sent as given");
         assert_eq!(plan.secrets.scrub(sent), "/x?a=***&b=***&c=***");

@@ -5,7 +5,7 @@
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::{AssertState, Env, Exec, SampleState};
 use super::super::user::{IterEnd, VirtualUser};
-use crate::plan::sampler::script::{Place, ScriptRef, ScriptStep};
+use crate::plan::sampler::script::{Place, ScriptRef, ScriptSample, ScriptStep};
 use crate::record::{ErrorKind, Sample};
 use crate::script::{Thrown, Value};
 use std::sync::Arc;
@@ -106,12 +106,11 @@ impl VirtualUser {
     }
 
     /// A script sampler's sample; returns whether it failed.
-    pub(in crate::engine) async fn script_sample(&mut self, x: &ScriptStep, start: Instant) -> bool {
+    pub(in crate::engine) async fn script_sample(&mut self, x: &ScriptSample, start: Instant) -> bool {
         let ctx = self.ctx.clone();
         let el = &x.script.0;
         let env = self.script_env(el);
-        let label = x.label.expect("a sampler has a label");
-        let label = self.sample_label(label);
+        let label = self.sample_label(x.label);
         let mut state = SampleState {
             label: el.name.clone(),
             code: "200".into(),

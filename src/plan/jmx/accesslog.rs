@@ -5,6 +5,7 @@
 use super::http::non_http;
 use super::*;
 use crate::plan::accesslog::{log_text, parse_log, AccessLog, Source, MAX_LOG_BYTES};
+use crate::plan::sampler::Sampler;
 use std::sync::Arc;
 
 const PACKAGE: &str = "org.apache.jmeter.protocol.http.util.accesslog.";
@@ -126,7 +127,7 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(super::script::for_sampler(&own.before, &req, &c.name));
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        steps.push(Step::Request(Box::new(req)));
+        steps.push(Step::Sample(Sampler::Http(Box::new(req))));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }

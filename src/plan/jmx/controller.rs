@@ -824,7 +824,7 @@ mod tests {
             .iter()
             .map(|s| match s {
                 Step::Set(a) => a.iter().map(|a| format!("{}={}", a.name, a.value.0)).collect::<Vec<_>>().join(","),
-                Step::Request(_) => "req".to_string(),
+                Step::Sample(Sampler::Http(_)) => "req".to_string(),
                 other => format!("{other:?}"),
             })
             .collect();
@@ -904,11 +904,11 @@ mod tests {
         let (p, _) = read(&plan, Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::If(outer)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::If(_))) else { panic!() };
         // a, then if(b, then if(c)).
-        assert!(matches!(&outer.then[..], [Step::Request(_), Step::If(_)]));
+        assert!(matches!(&outer.then[..], [Step::Sample(Sampler::Http(_)), Step::If(_)]));
         let Step::If(second) = &outer.then[1] else { panic!() };
-        assert!(matches!(&second.then[..], [Step::Request(_), Step::If(_)]));
+        assert!(matches!(&second.then[..], [Step::Sample(Sampler::Http(_)), Step::If(_)]));
         let Step::If(third) = &second.then[1] else { panic!() };
-        assert!(matches!(&third.then[..], [Step::Request(_)]));
+        assert!(matches!(&third.then[..], [Step::Sample(Sampler::Http(_))]));
     }
 
     /// Conditions beyond comparisons run in the script interpreter: `${__groovy(...)}` (its

@@ -42,6 +42,7 @@ use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
 use super::sampler::after::After;
 use super::sampler::http::{self, Body, Param, Part, PartContent};
+use super::sampler::Sampler;
 use super::template;
 use super::*;
 use sampler::HttpDefaults;
@@ -967,7 +968,7 @@ mod tests {
         fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestSpec>) {
             for s in steps {
                 match s {
-                    Step::Request(r) => out.push(r),
+                    Step::Sample(Sampler::Http(r)) => out.push(r),
                     Step::Loop(l) => walk(&l.steps, out),
                     _ => {}
                 }
@@ -1026,7 +1027,7 @@ mod tests {
         let requests: Vec<&RequestSpec> = plan.scenarios[0]
             .flow
             .iter()
-            .filter_map(|s| if let Step::Request(r) = s { Some(&**r) } else { None })
+            .filter_map(|s| if let Step::Sample(Sampler::Http(r)) = s { Some(&**r) } else { None })
             .collect();
         let ct = |r: &RequestSpec| {
             r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.source().to_string())

@@ -3,6 +3,7 @@
 
 use super::http::non_http;
 use super::*;
+use crate::plan::sampler::Sampler;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct HttpDefaults {
@@ -156,7 +157,7 @@ impl Cx {
         } else {
             self.report(c, depth, Status::Supported, format!("{} {}", req.method, req.url()));
         }
-        steps.push(Step::Request(Box::new(req)));
+        steps.push(Step::Sample(Sampler::Http(Box::new(req))));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }
@@ -250,7 +251,7 @@ impl Cx {
                 }
             }
             let req = self.http_request(&el, &sub)?;
-            branches.push(vec![Step::Request(Box::new(req))]);
+            branches.push(vec![Step::Sample(Sampler::Http(Box::new(req)))]);
         }
         let unapplied = own.checks.len() + own.extract.len();
         let note =

@@ -6,7 +6,10 @@
 //! variables to a file stays the `write` step it was.
 
 use super::*;
-use crate::plan::sampler::script::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptStep};
+use crate::plan::sampler::script::{
+    self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptSample, ScriptStep,
+};
+use crate::plan::sampler::Sampler;
 use crate::script::{CompileError, Lang, Script};
 use std::sync::Arc;
 
@@ -340,15 +343,12 @@ impl Cx {
     }
 }
 
-/// A script element's step: its sampler's, or a pre-processor's or timer's.
+/// A script element's step: its sampler's sample, or a pre-processor's or timer's step.
 fn script_step(script: ScriptRef, label: Option<LabelId>, own: &Scope) -> Step {
-    let sampler = label.is_some();
-    Step::Script(Box::new(ScriptStep {
-        script,
-        label,
-        after: if sampler { own.after() } else { After::default() },
-        sampler: None,
-    }))
+    match label {
+        Some(label) => Step::Sample(Sampler::Script(Box::new(ScriptSample { script, label, after: own.after() }))),
+        None => Step::Script(Box::new(ScriptStep { script, sampler: None })),
+    }
 }
 
 /// Files a script names as literals where it opens them for writing or reading
@@ -528,7 +528,7 @@ mod tests {
             let flow = &plan.scenarios[0].flow;
             let el = flow.iter().find_map(|s| match s {
                 Step::Script(s) if s.script.0.class == class => Some(s.script.clone()),
-                Step::Request(r) => r.after.scripts.iter().find(|s| s.0.class == class).cloned(),
+                Step::Sample(Sampler::Http(r)) => r.after.scripts.iter().find(|s| s.0.class == class).cloned(),
                 _ => None,
             });
             let el = el.expect("the script element");

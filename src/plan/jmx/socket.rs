@@ -5,7 +5,7 @@
 use super::*;
 use crate::plan::process::OsProcess;
 use crate::plan::sampler::socket::{
-    Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec,
+    Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, Tcp, TcpClient, Udp, UdpCodec,
 };
 use crate::plan::sampler::synthetic::java_long_decode;
 
@@ -342,7 +342,7 @@ impl Cx {
             name,
         };
         crate::plan::files::read_when_run(&raw.base_dir, &raw.file);
-        s.pre.push(Step::Socket(Box::new(SocketStep::RawSource(raw))));
+        s.pre.push(Step::RawSource(Box::new(raw)));
         let note = "one file position for the whole run; the next chunk is read once per pass through its \
                     controller (JMeter: before each sampler in its scope); a relative file is read from the plan's \
                     directory";
@@ -364,7 +364,7 @@ impl Cx {
         self.sampler_steps(c, scope, depth, status, note, |cx, own| {
             let label = cx.b.label(&c.name);
             cx.run_time_label(c, &c.name, label);
-            Step::Socket(Box::new(SocketStep::Sample(Socket {
+            Step::Sample(Sampler::Socket(Box::new(Socket {
                 label,
                 class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
                 kind,
@@ -404,10 +404,7 @@ mod tests {
     /// The first socket sample of the plan's first scenario that `pick` takes.
     fn the_sample<T>(plan: &Plan, pick: impl Fn(&SocketKind) -> Option<T>) -> T {
         let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
-            Step::Socket(x) => match &**x {
-                SocketStep::Sample(Socket { kind, .. }) => pick(kind),
-                _ => None,
-            },
+            Step::Sample(Sampler::Socket(x)) => pick(&x.kind),
             _ => None,
         });
         found.expect("a socket sample of that kind")

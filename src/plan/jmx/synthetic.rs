@@ -257,7 +257,7 @@ impl Cx {
             let label = cx.b.label(&made.label);
             cx.run_time_label(c, &made.label, label);
             let failure = cx.b.check(format!("{}: the sampler reports a failure", made.label));
-            Step::Sample(Box::new(Synthetic {
+            Step::Sample(Sampler::Synthetic(Box::new(Synthetic {
                 label,
                 class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
                 success: made.success,
@@ -271,7 +271,7 @@ impl Cx {
                 latency: made.latency,
                 connect: made.connect,
                 after: own.after(),
-            }))
+            })))
         })
     }
 
@@ -358,7 +358,7 @@ pub(super) mod tests {
             .flow
             .iter()
             .filter_map(|s| match s {
-                Step::Sample(x) => Some(plan.label(x.label).to_string()),
+                Step::Sample(Sampler::Synthetic(x)) => Some(plan.label(x.label).to_string()),
                 _ => None,
             })
             .collect();
@@ -382,7 +382,7 @@ pub(super) mod tests {
         fn walk(steps: &[Step], plan: &Plan, out: &mut Vec<(String, String, String)>) {
             for s in steps {
                 match s {
-                    Step::Sample(x) => out.push((
+                    Step::Sample(Sampler::Synthetic(x)) => out.push((
                         plan.label(x.label).to_string(),
                         x.code.source().to_string(),
                         x.success.source().to_string(),

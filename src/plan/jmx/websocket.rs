@@ -8,6 +8,7 @@ use super::*;
 use crate::plan::sampler::websocket::{
     Comparison, Connect, Failures, FilterRule, FrameFilter, FrameKind, Payload, WebSocket, WsOp,
 };
+use crate::plan::sampler::Sampler;
 
 const PREFIX: &str = "eu.luminis.jmeter.wssampler.";
 
@@ -127,7 +128,7 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        steps.push(Step::WebSocket(Box::new(WebSocket {
+        steps.push(Step::Sample(Sampler::WebSocket(Box::new(WebSocket {
             label,
             op,
             connect,
@@ -138,7 +139,7 @@ impl Cx {
             filters: own.ws_filters.clone(),
             failures,
             after: own.after(),
-        })));
+        }))));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }
@@ -224,7 +225,7 @@ mod tests {
             .flow
             .iter()
             .filter_map(|s| match s {
-                Step::WebSocket(w) => Some(&**w),
+                Step::Sample(Sampler::WebSocket(w)) => Some(&**w),
                 _ => None,
             })
             .collect()

@@ -167,19 +167,22 @@ impl Serialize for ScriptRef {
     }
 }
 
-/// A script step: a script sampler's sample, or a pre-processor or timer run before the sampler
-/// that follows it.
+/// A script pre-processor or timer, run before the sampler that follows it (not a sample).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScriptStep {
     pub script: ScriptRef,
-    /// The sample's label (a sampler).
-    pub label: Option<LabelId>,
-    /// A sampler's extractors, assertions, script elements and failure policy.
-    #[serde(flatten)]
-    pub after: After,
     /// The sampler a pre-processor runs before: what `sampler` answers.
     #[serde(skip)]
     pub sampler: Option<SamplerInfo>,
+}
+
+/// A script sampler's sample (JSR223 and BeanShell Samplers): the script makes the result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScriptSample {
+    pub script: ScriptRef,
+    pub label: LabelId,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 /// What a pre-processor's `sampler` knows of the sampler it runs before.

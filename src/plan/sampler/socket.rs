@@ -9,7 +9,8 @@ use crate::plan::template::Template;
 use crate::plan::LabelId;
 use serde::Serialize;
 
-/// A step of this family: a sample, or the Raw Data Source pre-processor that feeds one.
+/// The family as the engine runs it, one op for both: a sample, or the Raw Data Source
+/// pre-processor that feeds one (in a flow, a `Sampler::Socket` and a `Step::RawSource`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SocketStep {

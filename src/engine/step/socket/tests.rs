@@ -99,7 +99,7 @@ fn a_raw_data_source_alone_is_idle() {
         hex: false,
         state: RawFile::default(),
     };
-    let program = crate::engine::program::Program::compile(&[Step::Socket(Box::new(SocketStep::RawSource(source)))]);
+    let program = crate::engine::program::Program::compile(&[Step::RawSource(Box::new(source))]);
     assert!(program.idle);
 }
 
