@@ -178,6 +178,75 @@ fn finds_the_paths_a_use_names() {
     assert_eq!(named_paths(src), vec!["plan::Plan", "record", "rundir::open"]);
 }
 
+/// Rules inside a module: the files under `src/<dir>` may not name these paths (as
+/// `crate::…` or through `super::`). Issue 34: the plan's model files formed a circle through
+/// `flow::StopKind`; a sampler's model is named by the flow (a sample is a step), never the
+/// other way, so a new protocol's model stands on its own.
+const INSIDE: &[(&str, &[&str])] = &[("plan/sampler", &["plan::flow"])];
+
+/// The paths a source text names from the crate root: `crate::a::b` as `a::b`, and each
+/// `super::…` resolved against `module` (the file's own path: `plan::sampler::http`).
+fn absolute_paths(src: &str, module: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = named_paths(src);
+    let mut rest = src;
+    while let Some(at) = rest.find("super::") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at..];
+        let mut up = 0;
+        while let Some(r) = rest.strip_prefix("super::") {
+            rest = r;
+            up += 1;
+        }
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') || up > module.len() {
+            continue;
+        }
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+        let mut path = module[..module.len() - up].to_vec();
+        path.extend(rest[..end].split("::").filter(|p| !p.is_empty()));
+        out.push(path.join("::"));
+    }
+    out
+}
+
+#[test]
+fn rules_inside_modules_hold() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut broken = BTreeSet::new();
+    for (dir, banned) in INSIDE {
+        let mut files = Vec::new();
+        rust_files(&src.join(dir), &mut files);
+        assert!(!files.is_empty(), "src/{dir}: no files");
+        for file in files {
+            let rel = file.strip_prefix(&src).unwrap().with_extension("");
+            let mut module: Vec<&str> = rel.iter().map(|c| c.to_str().unwrap()).collect();
+            if module.last() == Some(&"mod") {
+                module.pop();
+            }
+            let code = code_of(&std::fs::read_to_string(&file).unwrap());
+            for path in absolute_paths(&code, &module) {
+                if let Some(b) = banned.iter().find(|b| path == **b || path.starts_with(&format!("{b}::"))) {
+                    broken
+                        .insert(format!("src/{}: names `crate::{path}` (src/{dir} may not name `{b}`)", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "imports against the rules inside modules:\n{}",
+        broken.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn super_paths_resolve_against_the_file() {
+    let src = "use super::http::Check;\nlet k: super::super::flow::StopKind;\nuse crate::plan::flow;";
+    assert_eq!(
+        absolute_paths(src, &["plan", "sampler", "after"]),
+        vec!["plan::flow", "plan::sampler::http::Check", "plan::flow::StopKind"]
+    );
+}
+
 /// The lines of each function in `text` (a `fn` at any indentation, to the `}` at its own):
 /// (name, lines).
 fn function_lengths(text: &str) -> Vec<(String, usize)> {

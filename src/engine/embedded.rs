@@ -3,7 +3,7 @@
 //! for the `htmlParser.types` of jmeter.properties, its `CssParser` for `text/css`. Only a
 //! request with the option on ever reaches this module.
 
-use crate::plan::request::Embedded;
+use crate::plan::sampler::http::Embedded;
 use url::Url;
 
 /// The URLs to fetch for a successful response of `content_type` with `body`, fetched from

@@ -4,6 +4,8 @@
 use super::request::PreparedRequest;
 use crate::plan::condition::Condition;
 use crate::plan::flow::{Assign, Counter, LoopIndex, SeededRandom, StopKind, ThroughputShare, UserParams};
+use crate::plan::sampler::socket::SocketStep;
+use crate::plan::sampler::Sampler;
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
@@ -13,13 +15,15 @@ pub enum Op {
     /// that a plain request's op asks nothing more).
     AccessLog(Box<AccessLogOp>),
     /// A sample made without a connection.
-    Sample(Box<crate::plan::synthetic::Synthetic>),
+    Sample(Box<crate::plan::sampler::synthetic::Synthetic>),
     /// A sample on the user's WebSocket connection.
-    WebSocket(Box<crate::plan::websocket::WebSocket>),
+    WebSocket(Box<crate::plan::sampler::websocket::WebSocket>),
     /// A sample over a raw socket.
-    Socket(Box<crate::plan::socket::SocketStep>),
-    /// A script sampler's sample, or a script pre-processor or timer.
-    Script(Box<crate::plan::scripting::ScriptStep>),
+    Socket(Box<crate::plan::sampler::socket::SocketStep>),
+    /// A script pre-processor or timer.
+    Script(Box<crate::plan::sampler::script::ScriptStep>),
+    /// A script sampler's sample.
+    ScriptSample(Box<crate::plan::sampler::script::ScriptSample>),
     /// An HTML Link Parser before its sampler.
     Anchor(Box<crate::plan::anchor::Anchor>),
     Think(Think),
@@ -226,8 +230,9 @@ impl Program {
             | Op::WebSocket(_)
             | Op::Stop(_)
             | Op::Write { .. }
-            | Op::Script(_) => true,
-            Op::Socket(x) => matches!(**x, crate::plan::socket::SocketStep::Sample(_)),
+            | Op::Script(_)
+            | Op::ScriptSample(_) => true,
+            Op::Socket(x) => matches!(**x, SocketStep::Sample(_)),
             Op::Think(t) => t.can_wait(),
             Op::Parallel(p) => p.parent.is_some() || p.branches.iter().any(|b| !b.idle),
             _ => false,
@@ -242,7 +247,7 @@ impl Program {
         }
         let keeps_prev = ops.iter().any(|op| match op {
             // The HTML Link Parser reads the previous sample's page.
-            Op::Script(_) | Op::Anchor(_) => true,
+            Op::Script(_) | Op::ScriptSample(_) | Op::Anchor(_) => true,
             Op::Parallel(p) => p.branches.iter().any(|b| b.keeps_prev),
             _ => false,
         });
@@ -273,7 +278,7 @@ const PATCH: usize = usize::MAX;
 fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
     for step in steps {
         match step {
-            Step::Request(r) => {
+            Step::Sample(Sampler::Http(r)) => {
                 checks(guards, ops);
                 let req = PreparedRequest::new(r);
                 ops.push(match r.access_log {
@@ -281,17 +286,25 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                     None => Op::Request(Box::new(req)),
                 });
             }
-            Step::Sample(x) => {
+            Step::Sample(Sampler::Synthetic(x)) => {
                 checks(guards, ops);
                 ops.push(Op::Sample(x.clone()));
             }
-            Step::WebSocket(w) => {
+            Step::Sample(Sampler::WebSocket(w)) => {
                 checks(guards, ops);
                 ops.push(Op::WebSocket(w.clone()));
             }
-            Step::Socket(x) => {
+            Step::Sample(Sampler::Socket(x)) => {
                 checks(guards, ops);
-                ops.push(Op::Socket(x.clone()));
+                ops.push(Op::Socket(Box::new(SocketStep::Sample((**x).clone()))));
+            }
+            Step::Sample(Sampler::Script(x)) => {
+                checks(guards, ops);
+                ops.push(Op::ScriptSample(x.clone()))
+            }
+            Step::RawSource(r) => {
+                checks(guards, ops);
+                ops.push(Op::Socket(Box::new(SocketStep::RawSource((**r).clone()))));
             }
             Step::Critical(c) => {
                 let at = ops.len();
@@ -323,12 +336,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
             }
             Step::Fifo(f) => ops.push(Op::Fifo(f.clone())),
             Step::Anchor(a) => ops.push(Op::Anchor(a.clone())),
-            Step::Script(x) => {
-                if x.label.is_some() {
-                    checks(guards, ops);
-                }
-                ops.push(Op::Script(x.clone()))
-            }
+            Step::Script(x) => ops.push(Op::Script(x.clone())),
             Step::Think(t) => ops.push(Op::Think(*t)),
             Step::Parallel(p) => {
                 checks(guards, ops);

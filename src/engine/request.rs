@@ -4,7 +4,7 @@
 //! its templates into the user's buffer.
 
 use crate::engine::session::UserVars;
-use crate::plan::request::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
+use crate::plan::sampler::http::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
 use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
 use std::borrow::Cow;
 use std::time::Duration;
@@ -738,7 +738,7 @@ pub(super) fn encode_target(s: &mut String, from: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::request::Param;
+    use crate::plan::sampler::http::Param;
     use crate::plan::template::{self, Symbols, Template};
 
     fn spec() -> RequestSpec {
@@ -815,7 +815,7 @@ mod tests {
     /// "cache", a response without an id sends the last one found.
     #[test]
     fn url_rewriting_replaces_the_path_extension_and_caches_the_id() {
-        use crate::plan::request::UrlRewrite;
+        use crate::plan::sampler::http::UrlRewrite;
         let mut sym = Symbols::default();
         sym.vars.define("f", UrlRewrite::NO_PREVIOUS.into());
         let found = sym.vars.assign("f");

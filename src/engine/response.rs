@@ -4,7 +4,7 @@
 
 use crate::engine::session::UserVars;
 use crate::plan::markup::XPathResult;
-use crate::plan::request::{AllMatches, Extractor, JmesPath, JsonPathExpr, MatchGroups, Pattern, ALL};
+use crate::plan::sampler::http::{AllMatches, Extractor, JmesPath, JsonPathExpr, MatchGroups, Pattern, ALL};
 use crate::plan::{CheckTest, ExtractSource, Field, VarId};
 use crate::record::ErrorKind;
 use rand::Rng;
@@ -368,12 +368,12 @@ pub(super) fn request_data(sent: &[u8], url: &str) -> String {
 /// `filename`) hold HttpClient 4's placeholder (HTTPHC4Impl's ViewableFileBody writes
 /// `<actual file content, not shown here>` for them), not the file.
 fn push_body_shown(out: &mut String, body: &[u8]) {
-    let delimiter = format!("--{}\r\n", crate::plan::request::MULTIPART_BOUNDARY);
+    let delimiter = format!("--{}\r\n", crate::plan::sampler::http::MULTIPART_BOUNDARY);
     if !body.starts_with(delimiter.as_bytes()) {
         out.push_str(&String::from_utf8_lossy(body));
         return;
     }
-    let next = format!("\r\n--{}", crate::plan::request::MULTIPART_BOUNDARY);
+    let next = format!("\r\n--{}", crate::plan::sampler::http::MULTIPART_BOUNDARY);
     let mut rest = body;
     // Each part: its headers, a blank line, its content up to the next delimiter.
     while let Some(end) = memchr::memmem::find(rest, next.as_bytes()) {
@@ -468,7 +468,7 @@ fn json_values<'v>(p: &JsonPathExpr, v: Option<&'v serde_json::Value>) -> Vec<Co
 }
 
 /// The values an XPath Extractor's query finds in the body.
-fn xpath_values(x: &crate::plan::request::XPathExpr, f: &mut Fields<'_, '_>) -> Vec<Option<String>> {
+fn xpath_values(x: &crate::plan::sampler::http::XPathExpr, f: &mut Fields<'_, '_>) -> Vec<Option<String>> {
     match x.eval(f.text(Field::Body)) {
         Ok(XPathResult::Nodes(v)) => v,
         Ok(XPathResult::Boolean(b)) => vec![Some(b.to_string())],
@@ -1080,13 +1080,13 @@ fn holds(test: &CheckTest, f: &mut Fields<'_, '_>, u: &mut UserVars, elapsed: Du
 
 /// What a Size Assertion measures; `None`: a variable that is no number (the check fails).
 fn size_of(
-    part: crate::plan::request::SizePart,
+    part: crate::plan::sampler::http::SizePart,
     f: &mut Fields<'_, '_>,
     u: &UserVars,
     resp: &Response<'_>,
     received: u64,
 ) -> Option<i128> {
-    use crate::plan::request::SizePart;
+    use crate::plan::sampler::http::SizePart;
     Some(match part {
         SizePart::Whole => received as i128,
         SizePart::Headers => resp.head_len() as i128,
@@ -1130,7 +1130,7 @@ fn failure_id(c: &crate::plan::Check, f: &mut Fields<'_, '_>) -> u16 {
 /// XPathAssertion: an empty input fails ("Response was null"), so does one that does not
 /// parse; a node set holds when not empty, a boolean when true, any other value fails
 /// ("Cannot understand").
-fn xpath_holds(path: &crate::plan::request::XPathExpr, text: &str, negate: bool, xpath2: bool) -> bool {
+fn xpath_holds(path: &crate::plan::sampler::http::XPathExpr, text: &str, negate: bool, xpath2: bool) -> bool {
     if text.is_empty() {
         return false;
     }
@@ -1163,7 +1163,7 @@ mod tests {
     /// Assertion does not. A body that is no XML fails both, negated or not.
     #[test]
     fn xpath2_assertion_holds_for_a_number_or_a_string_result() {
-        let x = |q: &str| crate::plan::request::XPathExpr::new(q, false, false, false).unwrap();
+        let x = |q: &str| crate::plan::sampler::http::XPathExpr::new(q, false, false, false).unwrap();
         let doc = "<r><b>1</b><b>2</b></r>";
         assert!(xpath_holds(&x("count(//nope)"), doc, false, true));
         assert!(xpath_holds(&x("string(//nope)"), doc, false, true));
@@ -1199,7 +1199,7 @@ mod tests {
     /// A path rendered the same each sample is compiled once; a new text compiles again.
     #[test]
     fn a_run_time_json_path_compiles_once_per_text_it_renders() {
-        use crate::plan::request::RunTimeJsonPath;
+        use crate::plan::sampler::http::RunTimeJsonPath;
         use std::sync::Arc;
         let p = RunTimeJsonPath::new(crate::plan::Template::literal("$.a"), |s| {
             JsonPathExpr::jayway(s).map_err(|e| e.to_string())
@@ -1281,7 +1281,7 @@ mod tests {
             default: default.map(crate::plan::Template::literal),
             required: None,
             all: None,
-            empty_default: crate::plan::request::EmptyDefault::Leave,
+            empty_default: crate::plan::sampler::http::EmptyDefault::Leave,
             groups: groups.map(Box::new),
         }
     }
@@ -1335,7 +1335,7 @@ mod tests {
     /// default value") set it.
     #[test]
     fn a_default_empty_at_run_time_follows_each_extractors_rule() {
-        use crate::plan::request::EmptyDefault;
+        use crate::plan::sampler::http::EmptyDefault;
         assert!(!EmptyDefault::Leave.sets("") && EmptyDefault::Leave.sets(" "));
         assert!(!EmptyDefault::LeaveBlank.sets(" \t") && EmptyDefault::LeaveBlank.sets(" x"));
         assert!(EmptyDefault::Set.sets(""));
@@ -1444,7 +1444,7 @@ mod request_data_tests {
         // A sample made without HTTP passes its own sampler data.
         assert_eq!(request_data(b"hi\n", ""), "hi\n");
         // A file part shows HttpClient 4's placeholder, not the file; a text part its value.
-        let b = crate::plan::request::MULTIPART_BOUNDARY;
+        let b = crate::plan::sampler::http::MULTIPART_BOUNDARY;
         let part =
             |disp: &str, content: &str| format!("--{b}\r\nContent-Disposition: form-data; {disp}\r\n\r\n{content}\r\n");
         let body =

@@ -9,7 +9,7 @@
 //! allocated for them, and nothing is shared between users but the compiled script.
 
 use super::session::UserVars;
-use crate::plan::scripting::{Place, SamplerInfo, ScriptEl};
+use crate::plan::sampler::script::{Place, SamplerInfo, ScriptEl};
 use crate::plan::template::Scope;
 use crate::script::{lock, FileAccess, Host, HostRef, Key, Thrown, Value};
 use indexmap::IndexMap;
@@ -958,7 +958,7 @@ fn resolved(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::scripting::{Code, HttpInfo};
+    use crate::plan::sampler::script::{Code, HttpInfo};
     use crate::plan::template::{Symbols, Template};
     use crate::script::{Lang, Script};
 

@@ -330,7 +330,7 @@ pub struct NamedVars {
     /// The first rendering of each cached JSR223 script the user ran, compiled
     /// (`Code::Rendered::first`, by its key): kept here, not as a variable, because JMeter has
     /// none, so neither a Debug Sampler nor `vars.entrySet()` lists it.
-    pub first_scripts: Vec<(u32, crate::plan::scripting::Compiled)>,
+    pub first_scripts: Vec<(u32, crate::plan::sampler::script::Compiled)>,
 }
 
 /// The variable names of a user whose scripts have not asked for them: one map for all.
@@ -344,7 +344,7 @@ impl UserVars {
 
     /// The script `code` runs now: for a cached JSR223 script, the one its first run rendered
     /// (kept per user, compiled), else rendered now.
-    pub fn script(&mut self, code: &crate::plan::scripting::Code, lang: crate::script::Lang) -> ScriptResult {
+    pub fn script(&mut self, code: &crate::plan::sampler::script::Code, lang: crate::script::Lang) -> ScriptResult {
         let Some(key) = code.first() else { return code.script(lang, self) };
         let kept = self.named.as_deref().and_then(|n| n.first_scripts.iter().find(|(k, _)| *k == key));
         if let Some((_, (_, r))) = kept {
@@ -661,7 +661,7 @@ mod tests {
     /// renderings holds recompiled on every run before), and outside its variables.
     #[test]
     fn twenty_users_each_keep_their_first_rendering_of_a_cached_script_compiled() {
-        use crate::plan::scripting::{first_key, Code};
+        use crate::plan::sampler::script::{first_key, Code};
         use crate::script::Lang;
         let mut s = Symbols { env: Some(Default::default()), ..Default::default() };
         let text = compile(r#"vars.put("seen", "${__threadNum}-${__counter(TRUE)}")"#, &mut s, "f").unwrap();

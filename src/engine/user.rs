@@ -314,7 +314,7 @@ impl VirtualUser {
                 }
             }
             match &ops[pc] {
-                Op::Script(x) if x.label.is_none() => {
+                Op::Script(x) => {
                     since_wait = 0;
                     // Boxed for the size of the user's future (see the samplers below).
                     if let Err(end) = Box::pin(self.script_op(x)).await {
@@ -343,7 +343,7 @@ impl VirtualUser {
                 | Op::Parallel(_)
                 | Op::WebSocket(_)
                 | Op::Socket(_)
-                | Op::Script(_)) => {
+                | Op::ScriptSample(_)) => {
                     if ctx.stopping() || self.stop_at.is_some_and(|s| Instant::now() >= s) {
                         return IterEnd::Cut;
                     }
@@ -365,18 +365,20 @@ impl VirtualUser {
                         // before sending (a bad URL, a method JMeter does not know). Like a
                         // sample made without a connection, it counts toward the ops run
                         // before the user yields; one that waited on its socket yielded there.
-                        Op::Request(req) => (self.request(req, start).await, req.spec.on_error, None),
+                        Op::Request(req) => (self.request(req, start).await, req.spec.after.on_error, None),
                         Op::AccessLog(a) => {
                             let (sampled, after) = Box::pin(self.access_log(a, start)).await;
-                            (sampled, a.req.spec.on_error, after)
+                            (sampled, a.req.spec.after.on_error, after)
                         }
-                        Op::Sample(x) => (Some(Box::pin(self.synthetic(x, start)).await), x.on_error, None),
-                        Op::Script(x) => (Some(Box::pin(self.script_sample(x, start)).await), x.on_error, None),
+                        Op::Sample(x) => (Some(Box::pin(self.synthetic(x, start)).await), x.after.on_error, None),
+                        Op::ScriptSample(x) => {
+                            (Some(Box::pin(self.script_sample(x, start)).await), x.after.on_error, None)
+                        }
                         Op::Parallel(p) => {
                             let (sampled, after) = self.parallel(p, start).await;
                             (sampled, p.on_error, after)
                         }
-                        Op::WebSocket(w) => (Some(Box::pin(self.websocket(w, start)).await), w.on_error, None),
+                        Op::WebSocket(w) => (Some(Box::pin(self.websocket(w, start)).await), w.after.on_error, None),
                         Op::Socket(x) => {
                             let (sampled, on_error) = Box::pin(self.socket(x, start)).await;
                             // A Raw Data Source out of data: no sample, the user stops.

@@ -11,7 +11,7 @@
 //!
 //! The sample's label is its URL (JMeter's `HTTPSamplerBase.toString`).
 
-use super::request::CheckId;
+use super::sampler::http::CheckId;
 use super::LabelId;
 use super::VarId;
 use std::sync::Arc;

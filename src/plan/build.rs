@@ -7,6 +7,7 @@
 //! ```
 //! use stampede::plan::build::{Builder, Slot};
 //! use stampede::plan::{Defaults, Phase, Scenario, Step, Target, Template, Workload};
+//! use stampede::plan::sampler::Sampler;
 //! # use stampede::plan::{ClosedWorkload, flow};
 //! # use std::time::Duration;
 //!
@@ -27,7 +28,7 @@
 //!     pacing: None,
 //!     on_error: flow::StopKind::Continue,
 //!     phase: Phase::Main,
-//!     flow: vec![Step::Request(Box::new(req))],
+//!     flow: vec![Step::Sample(Sampler::Http(Box::new(req)))],
 //! });
 //! let mut plan = b.finish("example".into(), None);
 //! // Plan-wide switches the reader knows (TLS, cookies, thresholds...) are set on the result.
@@ -36,7 +37,7 @@
 //! ```
 
 use super::csv_data::{CsvError, CsvOptions, DataFile};
-use super::request::{AllMatches, MAX_ALL_MATCHES};
+use super::sampler::http::{AllMatches, MAX_ALL_MATCHES};
 use super::template::{Symbols, VarTable};
 use super::{
     CheckId, DataSpec, Defaults, LabelId, Labels, OnEof, Plan, RequestSpec, Scenario, Shaper, Share, Slots, Target,

@@ -2,8 +2,9 @@
 //! files; for a JMX, each element with its status; and whether it can run as it is.
 
 use super::jmx::{ElementReport, Status};
-use super::socket::{SocketKind, SocketStep};
+use super::sampler::socket::SocketKind;
 use super::{Body, Error, Inspected, Plan, RequestSpec, Step};
+use crate::plan::sampler::Sampler;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -203,7 +204,7 @@ fn shape<'a>(p: &Plan, s: &'a Step) -> Shape<'a> {
 /// The line of a step that holds no steps.
 fn line(p: &Plan, s: &Step) -> String {
     match s {
-        Step::Request(r) => request(p, r),
+        Step::Sample(Sampler::Http(r)) => request(p, r),
         Step::Think(t) => format!("think {t:?}"),
         Step::Feed(n) => format!("next row of {}", p.data[*n].path.display()),
         Step::Set(a) => format!("set {}", a.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")),
@@ -213,24 +214,22 @@ fn line(p: &Plan, s: &Step) -> String {
         Step::SeededRandom(r) => format!("seeded random {}", r.name),
         Step::Stop(k) => format!("stop: {k:?}"),
         Step::Pick(pk) => format!("set {} to the pass's value", pk.name),
-        Step::Sample(x) => format!("{}: a {} sample, nothing sent", p.label(x.label), x.class),
-        Step::Script(x) => match x.label {
-            Some(l) => format!("{}: a {} sample, nothing sent", p.label(l), x.script.0.class),
-            None => format!("script {} \"{}\"", x.script.0.class, x.script.0.name),
-        },
+        Step::Sample(Sampler::Synthetic(x)) => format!("{}: a {} sample, nothing sent", p.label(x.label), x.class),
+        Step::Sample(Sampler::Script(x)) => {
+            format!("{}: a {} sample, nothing sent", p.label(x.label), x.script.0.class)
+        }
+        Step::Script(x) => format!("script {} \"{}\"", x.script.0.class, x.script.0.name),
         Step::Anchor(a) if a.spider.is_some() => format!("spider pre-processor \"{}\"", a.name),
         Step::Anchor(a) => format!("HTML link parser \"{}\"", a.name),
-        Step::WebSocket(w) => format!("{}: WebSocket: {}", p.label(w.label), w.op.name()),
-        Step::Socket(x) => match &**x {
-            SocketStep::Sample(x) => match &x.kind {
-                SocketKind::Ftp(f) => {
-                    let command = if f.upload { "STOR" } else { "RETR" };
-                    format!("{}: FTP {command} {}", p.label(x.label), f.remote.source())
-                }
-                _ => format!("{}: a {} over a raw socket", p.label(x.label), x.class),
-            },
-            SocketStep::RawSource(r) => format!("next chunk of {} into {}", r.file.source(), r.name),
+        Step::Sample(Sampler::WebSocket(w)) => format!("{}: WebSocket: {}", p.label(w.label), w.op.name()),
+        Step::Sample(Sampler::Socket(x)) => match &x.kind {
+            SocketKind::Ftp(f) => {
+                let command = if f.upload { "STOR" } else { "RETR" };
+                format!("{}: FTP {command} {}", p.label(x.label), f.remote.source())
+            }
+            _ => format!("{}: a {} over a raw socket", p.label(x.label), x.class),
         },
+        Step::RawSource(r) => format!("next chunk of {} into {}", r.file.source(), r.name),
         Step::Fifo(q) => match &q.action {
             super::flow::FifoAction::Put(v) => format!("put {} into queue {}", v.source(), q.queue.source()),
             super::flow::FifoAction::Pop { name, .. } => format!("take {name} from queue {}", q.queue.source()),

@@ -4,7 +4,9 @@
 //! steps that move data: reading the next row of a data file, setting and writing variables.
 
 use super::condition::Condition;
-use super::request::RequestSpec;
+pub use super::sampler::after::StopKind;
+use super::sampler::http::RequestSpec;
+use super::sampler::Sampler;
 use super::template::{Template, VarId};
 use super::LabelId;
 use serde::{Serialize, Serializer};
@@ -13,7 +15,6 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
-    Request(Box<RequestSpec>),
     /// Steps run one after the other.
     Sequence(Vec<Step>),
     /// One branch is chosen at random per pass, with probability weight / total weight.
@@ -48,8 +49,6 @@ pub enum Step {
     /// Sets `into` to the `from` variable the enclosing loop's pass picks (JMeter's ForEach
     /// Controller: `into` = `prefix_N` on pass N).
     Pick(Box<Pick>),
-    /// A sample made without a connection (Debug, Dummy and Java test samplers).
-    Sample(Box<super::synthetic::Synthetic>),
     /// Runs each of its branches once, in a new random order each pass (JMeter's Random Order
     /// Controller).
     Shuffle(Box<Shuffle>),
@@ -62,18 +61,21 @@ pub enum Step {
     /// Runs its branches at the same time for the same user (BlazeMeter's Parallel
     /// Controller and Parallel HTTP Requests).
     Parallel(Box<Parallel>),
-    /// A WebSocket sample on the user's WebSocket connection (the eu.luminis samplers).
-    WebSocket(Box<super::websocket::WebSocket>),
-    /// A sample over a raw socket (TCP Sampler, FTP Request, HTTP Raw Request, UDP Request).
-    Socket(Box<super::socket::SocketStep>),
+    /// The Raw Data Source pre-processor: the next chunk of a file into a variable, for the
+    /// socket sample that follows (not a sample: its own step).
+    RawSource(Box<super::sampler::socket::RawSource>),
     /// Puts a value in, or takes one out of, a named queue shared by every user of the run
     /// (jp@gc Inter-Thread Communication).
     Fifo(Box<Fifo>),
-    /// A script element's step: a script sampler's sample, or a script pre-processor or timer.
-    Script(Box<super::scripting::ScriptStep>),
+    /// A script pre-processor or timer (a script sampler is a [`Sampler::Script`]).
+    Script(Box<super::sampler::script::ScriptStep>),
     /// JMeter's HTML Link Parser before an HTTP sampler: a link or form of the previous page
     /// in place of the sampler's URL.
     Anchor(Box<super::anchor::Anchor>),
+    /// A sample of any kind: HTTP, synthetic, WebSocket, socket, script. Serialised without a
+    /// tag of its own (`request: ...`, `sample: ...`), as each kind was a step before.
+    #[serde(untagged)]
+    Sample(Sampler),
 }
 
 /// BlazeMeter's ParallelSampler: each branch runs on a thread of its own (here a future of the
@@ -291,34 +293,6 @@ impl Switch {
             return Some(if n >= 0 && (n as usize) < names.len() { n as usize } else { 0 });
         }
         names.iter().position(|n| n == value).or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case("default")))
-    }
-}
-
-/// What a stop ends; also what a scenario does after a failed sample.
-/// Ordered by how much it ends: a failed sample does the most its policies ask.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum StopKind {
-    /// Nothing: go on (only as a scenario's reaction to a failed sample).
-    #[default]
-    Continue,
-    /// The rest of the innermost loop's pass is skipped, as `continue` (JMeter's "start next
-    /// iteration of current loop"); outside any loop, the thread's next iteration.
-    ContinueLoop,
-    /// The innermost loop ends, as `break`; outside any loop, the user stops (JMeter breaks
-    /// the thread group's loop).
-    BreakLoop,
-    /// The rest of this iteration is skipped; the user starts its next one.
-    NextIteration,
-    /// The user stops.
-    User,
-    /// The whole run stops.
-    Run,
-}
-
-impl StopKind {
-    pub(crate) fn is_continue(&self) -> bool {
-        *self == StopKind::Continue
     }
 }
 
@@ -708,21 +682,14 @@ pub(crate) fn has_request(steps: &[Step]) -> bool {
 
 fn has_synthetic(steps: &[Step]) -> bool {
     let mut any = false;
-    for_each_step(steps, &mut |step| {
-        any |= match step {
-            Step::Sample(_) | Step::WebSocket(_) => true,
-            Step::Script(x) => x.label.is_some(),
-            Step::Socket(x) => matches!(**x, super::socket::SocketStep::Sample(_)),
-            _ => false,
-        }
-    });
+    for_each_step(steps, &mut |step| any |= matches!(step, Step::Sample(_)));
     any
 }
 
 /// Visits every request in a flow, depth first, in plan order.
 pub(crate) fn for_each_request<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a RequestSpec)) {
     for_each_step(steps, &mut |step| {
-        if let Step::Request(r) = step {
+        if let Step::Sample(Sampler::Http(r)) = step {
             f(r)
         }
     });
@@ -749,7 +716,7 @@ pub(crate) fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step))
             Step::Runtime(r) => for_each_step(&r.steps, f),
             Step::Critical(c) => for_each_step(&c.steps, f),
             Step::Parallel(p) => p.branches.iter().for_each(|b| for_each_step(b, f)),
-            Step::Request(_)
+            Step::Sample(_)
             | Step::Think(_)
             | Step::Feed(_)
             | Step::Set(_)
@@ -759,12 +726,10 @@ pub(crate) fn for_each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step))
             | Step::SeededRandom(_)
             | Step::Stop(_)
             | Step::Pick(_)
-            | Step::Sample(_)
-            | Step::WebSocket(_)
             | Step::Fifo(_)
             | Step::Script(_)
             | Step::Anchor(_)
-            | Step::Socket(_) => {}
+            | Step::RawSource(_) => {}
         }
     }
 }
@@ -780,13 +745,7 @@ pub(crate) fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
     };
     for step in steps {
         match step {
-            Step::Request(r) => add(r.label, out),
-            Step::Sample(x) => add(x.label, out),
-            Step::Script(x) => {
-                if let Some(l) = x.label {
-                    add(l, out)
-                }
-            }
+            Step::Sample(s) => add(s.label(), out),
             Step::Group(g) => {
                 add(g.label, out);
                 sample_labels(&g.steps, out);
@@ -804,12 +763,6 @@ pub(crate) fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
             Step::Shuffle(s) => s.branches.iter().for_each(|b| sample_labels(b, out)),
             Step::Runtime(r) => sample_labels(&r.steps, out),
             Step::Critical(c) => sample_labels(&c.steps, out),
-            Step::WebSocket(w) => add(w.label, out),
-            Step::Socket(x) => {
-                if let super::socket::SocketStep::Sample(s) = &**x {
-                    add(s.label, out);
-                }
-            }
             // With a parent sample, the branches' samples are its sub-results.
             Step::Parallel(p) => match p.parent {
                 Some(l) => add(l, out),
@@ -824,7 +777,7 @@ pub(crate) fn sample_labels(steps: &[Step], out: &mut Vec<LabelId>) {
 pub(crate) fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut Template)) {
     for step in steps {
         match step {
-            Step::Request(r) => r.for_each_template_mut(f),
+            Step::Sample(Sampler::Http(r)) => r.for_each_template_mut(f),
             Step::Sequence(s) => for_each_template_mut(s, f),
             Step::Mix(branches) => branches.iter_mut().for_each(|b| for_each_template_mut(&mut b.steps, f)),
             Step::Set(a) => a.iter_mut().for_each(|a| f(&mut a.value.1)),
@@ -874,10 +827,9 @@ pub(crate) fn for_each_template_mut(steps: &mut [Step], f: &mut impl FnMut(&mut 
             | Step::Stop(_)
             | Step::Pick(_)
             | Step::Sample(_)
-            | Step::WebSocket(_)
             | Step::Script(_)
             | Step::Anchor(_)
-            | Step::Socket(_) => {}
+            | Step::RawSource(_) => {}
         }
     }
 }

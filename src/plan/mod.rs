@@ -25,21 +25,17 @@ pub mod markup;
 pub mod process;
 pub mod properties;
 mod quick;
-pub mod request;
+pub mod sampler;
 pub mod script_host;
-pub mod scripting;
-pub mod socket;
-pub mod synthetic;
 pub mod template;
 pub mod threshold;
 pub mod timing;
 mod url;
-pub mod websocket;
 pub mod workload;
 mod yaml;
 
 pub use quick::{validate_method, MethodError, QuickPlan, QUICK_BODY};
-pub use request::gzip;
+pub use sampler::http::gzip;
 pub(crate) use url::compile_url;
 #[cfg(test)]
 use url::url_path_start;
@@ -48,7 +44,10 @@ pub use yaml::{parse_duration, parse_size, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
 pub use flow::{Branch, Step, Think};
-pub use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
+pub use sampler::http::{
+    Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target,
+};
+pub use sampler::Sampler;
 pub use template::{Template, VarId, VarTable};
 pub use workload::{
     ArrivalProcess, Arrivals, ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload,
@@ -772,7 +771,7 @@ mod tests {
         };
         let mut plan = Plan::load_with(&path, &opts).unwrap().plan;
         plan.fold_constants();
-        let Step::Request(r) = &plan.scenarios[0].flow[0] else { panic!("a request") };
+        let Step::Sample(Sampler::Http(r)) = &plan.scenarios[0].flow[0] else { panic!("a request") };
         let sent = r.path.as_const().unwrap();
         assert_eq!(sent, "/x?a=pw-from-variable&b=tok-from-property&c=value-from-set", "sent as given");
         assert_eq!(plan.secrets.scrub(sent), "/x?a=***&b=***&c=***");

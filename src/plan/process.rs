@@ -3,7 +3,7 @@
 //! only with `--allow-commands`: a plan from elsewhere must not run commands on the user's
 //! machine unknown to them.
 
-use super::request::CheckId;
+use super::sampler::http::CheckId;
 use super::template::Template;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;

@@ -2,6 +2,7 @@
 //! [`Plan`] through the plan builder.
 
 use super::*;
+use crate::plan::sampler::Sampler;
 
 /// Why a method cannot be sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -79,7 +80,7 @@ impl QuickPlan {
             pacing: None,
             on_error: flow::StopKind::Continue,
             phase: Phase::Main,
-            flow: vec![Step::Request(Box::new(request))],
+            flow: vec![Step::Sample(Sampler::Http(Box::new(request)))],
         });
         let plan = b.finish("quick".into(), None);
         Ok(plan)
@@ -95,7 +96,7 @@ impl QuickPlan {
         // Checked as `into_plan` checks it, and its choices (method, label, users) taken from it.
         let plan = self.clone().into_plan()?;
         let scenario = &plan.scenarios[0];
-        let Some(Step::Request(request)) = scenario.flow.first() else {
+        let Some(Step::Sample(Sampler::Http(request))) = scenario.flow.first() else {
             return Err(Error::invalid(Location::default().element("--url"), "no request"));
         };
         let text = |s: &str| serde_json::to_string(&s.replace('\\', "\\\\").replace("${", "\\${")).unwrap_or_default();

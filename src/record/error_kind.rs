@@ -62,7 +62,7 @@ const TRANSPORT: [ErrorKind; 14] = [
 ];
 /// How JMeter writes a sample that failed on an exception: `Non HTTP response code: <class>`,
 /// `Non HTTP response message: <message>` (HTTPSamplerBase.errorResult). A check message of
-/// the form `plan::request::non_http` writes stands for such a sample.
+/// the form `plan::sampler::http::non_http` writes stands for such a sample.
 const NON_HTTP_CODE: &str = "Non HTTP response code: ";
 const NON_HTTP_MESSAGE: &str = ", Non HTTP response message: ";
 

@@ -290,7 +290,7 @@ impl VirtualUser {
             || (ex.status == 401 && spec.managers.auth.is_some())
             || spec.fault.is_some()
             || spec.embedded.is_some()
-            || !spec.scripts.is_empty()
+            || !spec.after.scripts.is_empty()
             || self.keep_prev
             || ex.error == Some(ErrorKind::GeneratorFds)
         {
@@ -311,10 +311,11 @@ impl VirtualUser {
         );
         let end = ex.end.unwrap_or_else(Instant::now);
         let mut error = judged(spec, ex.error);
-        if !spec.extract.is_empty() || !spec.checks.is_empty() {
+        if !spec.after.extract.is_empty() || !spec.after.checks.is_empty() {
             let final_url = format!("{}://{}{}", first.scheme(), first.authority(), self.path);
             let fixed = req.fixed.as_ref().filter(|_| sent_fixed).map(|f| &f.bytes[..]);
-            let rules = Rules { extract: &spec.extract, checks: &spec.checks, limit: spec.max_response_size };
+            let rules =
+                Rules { extract: &spec.after.extract, checks: &spec.after.checks, limit: spec.max_response_size };
             let elapsed = end.saturating_duration_since(start);
             error = error.or(self.final_rules(rules, ex.status, fixed, &final_url, elapsed, ex.bytes_received));
         }
@@ -451,8 +452,8 @@ impl VirtualUser {
         };
         let end = ex.end.unwrap_or_else(Instant::now);
         error = judged(spec, error);
-        let has_rules = !spec.extract.is_empty() || !spec.checks.is_empty();
-        let final_url = if has_rules || !spec.scripts.is_empty() || self.keep_prev {
+        let has_rules = !spec.after.extract.is_empty() || !spec.after.checks.is_empty();
+        let final_url = if has_rules || !spec.after.scripts.is_empty() || self.keep_prev {
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
                 None => (&*first, self.path.as_str()),
@@ -472,13 +473,13 @@ impl VirtualUser {
             this.final_rules(rules, status, fixed, &final_url, elapsed, received)
         };
         let after = After {
-            extract: &spec.extract,
-            checks: &spec.checks,
-            scripts: &spec.scripts,
+            extract: &spec.after.extract,
+            checks: &spec.after.checks,
+            scripts: &spec.after.scripts,
             limit: spec.max_response_size,
         };
         let mut rules = rules;
-        if has_rules && spec.scripts.is_empty() {
+        if has_rules && spec.after.scripts.is_empty() {
             let all = Rules { extract: after.extract, checks: after.checks, limit: after.limit };
             error = error.or(rules(self, &Default::default(), all));
         }
@@ -486,7 +487,7 @@ impl VirtualUser {
         // pre-processors' when the user keeps its last sample.
         let mut kept = None;
         let mut note = None;
-        if !spec.scripts.is_empty() || self.keep_prev {
+        if !spec.after.scripts.is_empty() || self.keep_prev {
             let resp = Response::new(self.client.head(), self.client.body(), ex.status);
             let sent: &[u8] = fixed.unwrap_or(&self.out);
             let request_headers = super::super::response::request_headers(sent);
@@ -514,7 +515,7 @@ impl VirtualUser {
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             });
-            if !spec.scripts.is_empty() {
+            if !spec.after.scripts.is_empty() {
                 // Boxed: inline, the scripts' state would be in every user's future, scripts or not.
                 (error, note) =
                     Box::pin(self.scripts_after(after, &mut state, error, &mut label, spec.label, &mut rules)).await;
@@ -1015,7 +1016,7 @@ fn with_uploads(
     body: Vec<u8>,
     files: &[super::super::scripting::Upload],
 ) -> (Option<String>, Vec<u8>) {
-    use crate::plan::request::MULTIPART_BOUNDARY as B;
+    use crate::plan::sampler::http::MULTIPART_BOUNDARY as B;
     let form = sent_type.starts_with("application/x-www-form-urlencoded");
     let multipart = sent_type.starts_with("multipart/");
     let fields: Vec<(String, String)> = if form {
@@ -1216,7 +1217,7 @@ fn cache_response(
 /// request asks.
 #[inline]
 fn judged(spec: &RequestSpec, error: Option<ErrorKind>) -> Option<ErrorKind> {
-    let own = || spec.ignore_status || spec.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)));
+    let own = || spec.ignore_status || spec.after.checks.iter().any(|c| matches!(c.test, CheckTest::Status(_)));
     match error {
         Some(ErrorKind::Status(s)) if crate::record::error_kind::valid_status(s) && own() => None,
         e => e,
@@ -1313,7 +1314,7 @@ mod upload_tests {
         let f = b.find("name=\"f\"; filename=\"f.bin\"").unwrap();
         assert!(a < f && b.contains("\r\n\r\n1 2\r\n") && b.contains("\r\n\r\nDATA\r\n"), "{b}");
         // The sampler's own multipart body keeps its text parts and loses its files.
-        let d = crate::plan::request::MULTIPART_BOUNDARY;
+        let d = crate::plan::sampler::http::MULTIPART_BOUNDARY;
         let own = format!(
             "--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\nContent-Disposition: form-data; name=\"x\"; filename=\"old\"\r\n\r\nOLD\r\n--{d}--\r\n"
         );

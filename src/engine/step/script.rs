@@ -5,7 +5,7 @@
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::{AssertState, Env, Exec, SampleState};
 use super::super::user::{IterEnd, VirtualUser};
-use crate::plan::scripting::{Place, ScriptRef, ScriptStep};
+use crate::plan::sampler::script::{Place, ScriptRef, ScriptSample, ScriptStep};
 use crate::record::{ErrorKind, Sample};
 use crate::script::{Thrown, Value};
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 impl VirtualUser {
     /// What this user's scripts see of its thread (made once, on its first script); the run's
     /// properties get the plan's `-J` ones on the first script of the run.
-    pub(in crate::engine) fn script_env(&mut self, el: &crate::plan::scripting::ScriptEl) -> Arc<Env> {
+    pub(in crate::engine) fn script_env(&mut self, el: &crate::plan::sampler::script::ScriptEl) -> Arc<Env> {
         if let Some(e) = &self.script_env {
             return e.clone();
         }
@@ -59,7 +59,7 @@ impl VirtualUser {
     pub(in crate::engine) async fn script_op(&mut self, x: &ScriptStep) -> Result<(), IterEnd> {
         let el = &x.script.0;
         let env = self.script_env(el);
-        let none = crate::plan::scripting::SamplerInfo::default();
+        let none = crate::plan::sampler::script::SamplerInfo::default();
         let info = x.sampler.as_ref().unwrap_or(&none);
         let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
         let mut exec = Exec {
@@ -106,12 +106,11 @@ impl VirtualUser {
     }
 
     /// A script sampler's sample; returns whether it failed.
-    pub(in crate::engine) async fn script_sample(&mut self, x: &ScriptStep, start: Instant) -> bool {
+    pub(in crate::engine) async fn script_sample(&mut self, x: &ScriptSample, start: Instant) -> bool {
         let ctx = self.ctx.clone();
         let el = &x.script.0;
         let env = self.script_env(el);
-        let label = x.label.expect("a sampler has a label");
-        let label = self.sample_label(label);
+        let label = self.sample_label(x.label);
         let mut state = SampleState {
             label: el.name.clone(),
             code: "200".into(),
@@ -174,7 +173,8 @@ impl VirtualUser {
         } else {
             Some(ErrorKind::Check(el.check_for(&state.message).0))
         };
-        let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.after, limit: u64::MAX };
+        let after =
+            After { extract: &x.after.extract, checks: &x.after.checks, scripts: &x.after.scripts, limit: u64::MAX };
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(b"", &state.data, status);
             apply_rules(
@@ -400,7 +400,7 @@ pub(in crate::engine) enum Next<'a> {
 
 impl<'a> After<'a> {
     /// The order JMeter runs them in: post-processors, then assertions (each kind
-    /// interleaved by [`crate::plan::scripting::ScriptEl::follows`]), then listeners.
+    /// interleaved by [`crate::plan::sampler::script::ScriptEl::follows`]), then listeners.
     pub(in crate::engine) fn order(&self) -> Vec<Next<'a>> {
         let (extract, checks) = (self.extract, self.checks);
         let mut out = Vec::new();

@@ -6,7 +6,7 @@ use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
-use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
+use crate::plan::sampler::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
 use crate::record::{ErrorKind, Sample};
 use std::time::{Duration, Instant};
@@ -59,14 +59,14 @@ impl VirtualUser {
             Some(ErrorKind::Check(x.failure.0))
         };
         let data = match &x.data {
-            Some(t) if !x.scripts.is_empty() || self.keep_prev || reads_request_data(&x.checks) => {
+            Some(t) if !x.after.scripts.is_empty() || self.keep_prev || reads_request_data(&x.after.checks) => {
                 t.render_string(&mut self.vars)
             }
             _ => String::new(),
         };
-        if x.scripts.is_empty() && (!x.extract.is_empty() || !x.checks.is_empty()) {
+        if x.after.scripts.is_empty() && (!x.after.extract.is_empty() || !x.after.checks.is_empty()) {
             let resp = Response::new(b"", body.as_bytes(), status);
-            let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
+            let rules = Rules { extract: &x.after.extract, checks: &x.after.checks, limit: NO_LIMIT };
             let failed = apply_rules(rules, &resp, data.as_bytes(), "", elapsed, body.len() as u64, &mut self.vars);
             error = error.or(failed);
         }
@@ -81,7 +81,7 @@ impl VirtualUser {
         // (they may change its success, code and label), and the next pre-processors'.
         let mut kept = None;
         let mut code_message = None;
-        if !x.scripts.is_empty() || self.keep_prev {
+        if !x.after.scripts.is_empty() || self.keep_prev {
             let mut state = SampleState {
                 label: self.label_name(label),
                 code: code.clone(),
@@ -96,8 +96,13 @@ impl VirtualUser {
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             };
-            if !x.scripts.is_empty() {
-                let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
+            if !x.after.scripts.is_empty() {
+                let after = After {
+                    extract: &x.after.extract,
+                    checks: &x.after.checks,
+                    scripts: &x.after.scripts,
+                    limit: NO_LIMIT,
+                };
                 let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
                     let resp = Response::new(b"", &state.data, status);
                     let data = state.sampler_data.as_bytes();

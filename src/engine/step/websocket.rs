@@ -1,4 +1,4 @@
-//! The WebSocket sample step (the eu.luminis WebSocket samplers, `plan::websocket`): a user's
+//! The WebSocket sample step (the eu.luminis WebSocket samplers, `plan::sampler::websocket`): a user's
 //! one WebSocket connection, opened by a sample and kept for the next ones, as the plugin keeps
 //! one per JMeter thread.
 //!
@@ -14,7 +14,9 @@ use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
-use crate::plan::websocket::{frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp};
+use crate::plan::sampler::websocket::{
+    frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp,
+};
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
@@ -101,14 +103,19 @@ impl VirtualUser {
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
         };
-        if x.scripts.is_empty() {
-            if !x.extract.is_empty() || !x.checks.is_empty() {
-                let all = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
+        if x.after.scripts.is_empty() {
+            if !x.after.extract.is_empty() || !x.after.checks.is_empty() {
+                let all = Rules { extract: &x.after.extract, checks: &x.after.checks, limit: NO_LIMIT };
                 o.error = o.error.or(rules(self, &state, all));
             }
         } else {
             state.label = self.label_name(label);
-            let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
+            let after = After {
+                extract: &x.after.extract,
+                checks: &x.after.checks,
+                scripts: &x.after.scripts,
+                limit: NO_LIMIT,
+            };
             (o.error, note) = self.scripts_after(after, &mut state, o.error, &mut label, x.label, &mut rules).await;
         }
         let mut sample = Sample {

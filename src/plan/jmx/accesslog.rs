@@ -2,9 +2,10 @@
 //! implementation) whose path, method and arguments each sample takes from the next entry of
 //! a log; see [`crate::plan::accesslog`].
 
-use super::request::non_http;
+use super::http::non_http;
 use super::*;
 use crate::plan::accesslog::{log_text, parse_log, AccessLog, Source, MAX_LOG_BYTES};
+use crate::plan::sampler::Sampler;
 use std::sync::Arc;
 
 const PACKAGE: &str = "org.apache.jmeter.protocol.http.util.accesslog.";
@@ -90,7 +91,7 @@ impl Cx {
             el.props.push(Prop { name: name.into(), value: Value::Text(value.into()) });
         }
         let mut req = self.http_request(&el, &sub)?;
-        req.scripts = own.scripts.clone();
+        req.after.scripts = own.scripts.clone();
         if let Some(e) = self.embedded(&el, &sub, depth)? {
             req.embedded = Some(Box::new(e));
             notes.push("with each page's embedded resources".into());
@@ -126,7 +127,7 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(super::script::for_sampler(&own.before, &req, &c.name));
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        steps.push(Step::Request(Box::new(req)));
+        steps.push(Step::Sample(Sampler::Http(Box::new(req))));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }

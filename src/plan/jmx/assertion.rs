@@ -2,7 +2,7 @@
 //! jmeter-plugins'), XPath, XPath2, size and duration assertions).
 
 use super::*;
-use crate::plan::request::{Pattern, RunTime, RunTimeJsonPath, XPathExpr};
+use crate::plan::sampler::http::{Pattern, RunTime, RunTimeJsonPath, XPathExpr};
 
 /// The assertions, by class.
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
@@ -73,7 +73,7 @@ impl Cx {
     fn response_was_null(&mut self, c: &El) -> Check {
         use super::super::compare::CmpOp;
         let id = self.b.check(format!("{}: Response was null", c.name));
-        Check { id, test: CheckTest::Size { part: request::SizePart::Body, op: CmpOp::Gt, bytes: 0 } }
+        Check { id, test: CheckTest::Size { part: http::SizePart::Body, op: CmpOp::Gt, bytes: 0 } }
     }
 
     /// JMeter's JSON JMESPath Assertion; its failure message is JMeter's `buildFailureMessage`.
@@ -95,7 +95,7 @@ impl Cx {
             format!("Value expected{not} to be equal to {expected_raw}")
         };
         let mut note = message.clone();
-        let path = match crate::plan::request::JmesPath::compile(&raw) {
+        let path = match crate::plan::sampler::http::JmesPath::compile(&raw) {
             Ok(p) => Some(p),
             Err(e) => {
                 note =
@@ -281,7 +281,7 @@ impl Cx {
 
     pub(super) fn size_assertion(&mut self, c: &El, s: &mut Scope, depth: usize) -> Result<(), Error> {
         use super::super::compare::CmpOp;
-        use request::SizePart;
+        use http::SizePart;
         // None or empty is JMeter's `Long.parseLong("")`, which throws: the "not a number" path.
         let raw = c.text("SizeAssertion.size").unwrap_or("");
         let op = match c.text("SizeAssertion.operator").unwrap_or("1").trim() {
@@ -514,7 +514,7 @@ mod tests {
         let mut out = Vec::new();
         crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
             if out.is_empty() {
-                out = r.checks.clone();
+                out = r.after.checks.clone();
             }
         });
         out

@@ -826,7 +826,7 @@ mod tests {
             )
         };
         let path_of = |p: &Plan| match &p.scenarios[0].flow[..] {
-            [Step::Request(r)] => format!("{:?}", r.path),
+            [Step::Sample(Sampler::Http(r))] => format!("{:?}", r.path),
             other => panic!("{other:?}"),
         };
         let (p, report) = read(&text(&csvars("vars.csv", ",", true)), &jmx, &Options::default()).unwrap();
@@ -1003,7 +1003,7 @@ mod tests {
         assert_eq!(status, Status::Supported);
         assert_eq!((plan.managers.caches[0].max_size, plan.managers.caches[0].clear_each_iteration), (7, true));
         let request = |p: &Plan| match &p.scenarios[0].flow[0] {
-            Step::Request(r) => r.managers.cache,
+            Step::Sample(Sampler::Http(r)) => r.managers.cache,
             s => panic!("{s:?}"),
         };
         assert_eq!(request(&plan), Some(0), "the sampler in scope uses the cache");

@@ -270,7 +270,7 @@ impl Cx {
             }
             None => None,
         };
-        let from = (1..=request::MAX_ALL_MATCHES as u64)
+        let from = (1..=http::MAX_ALL_MATCHES as u64)
             .map(|i| self.b.sym.vars.assign(&format!("{prefix}{sep}{}", start.saturating_add(i))))
             .collect();
         let into_var = self.b.sym.vars.assign(&into);
@@ -824,7 +824,7 @@ mod tests {
             .iter()
             .map(|s| match s {
                 Step::Set(a) => a.iter().map(|a| format!("{}={}", a.name, a.value.0)).collect::<Vec<_>>().join(","),
-                Step::Request(_) => "req".to_string(),
+                Step::Sample(Sampler::Http(_)) => "req".to_string(),
                 other => format!("{other:?}"),
             })
             .collect();
@@ -904,11 +904,11 @@ mod tests {
         let (p, _) = read(&plan, Path::new("t.jmx"), &Options::default()).unwrap();
         let Some(Step::If(outer)) = p.scenarios[0].flow.iter().find(|s| matches!(s, Step::If(_))) else { panic!() };
         // a, then if(b, then if(c)).
-        assert!(matches!(&outer.then[..], [Step::Request(_), Step::If(_)]));
+        assert!(matches!(&outer.then[..], [Step::Sample(Sampler::Http(_)), Step::If(_)]));
         let Step::If(second) = &outer.then[1] else { panic!() };
-        assert!(matches!(&second.then[..], [Step::Request(_), Step::If(_)]));
+        assert!(matches!(&second.then[..], [Step::Sample(Sampler::Http(_)), Step::If(_)]));
         let Step::If(third) = &second.then[1] else { panic!() };
-        assert!(matches!(&third.then[..], [Step::Request(_)]));
+        assert!(matches!(&third.then[..], [Step::Sample(Sampler::Http(_))]));
     }
 
     /// Conditions beyond comparisons run in the script interpreter: `${__groovy(...)}` (its
@@ -1160,7 +1160,7 @@ mod tests {
             assert_eq!(pk.end.as_ref().map(|t| t.source()), Some("3"));
         }
         let (pk, count) = pick("v", "1");
-        assert!(pk.at.is_none() && pk.from.len() == request::MAX_ALL_MATCHES);
+        assert!(pk.at.is_none() && pk.from.len() == http::MAX_ALL_MATCHES);
         assert_eq!(count.map(|t| t.source().to_string()), Some("2".to_string()));
     }
 

@@ -2,7 +2,7 @@
 //! JSON (JMeter's and jmeter-plugins'), boundary, XPath and CSS selector extractors.
 
 use super::*;
-use crate::plan::request::{
+use crate::plan::sampler::http::{
     AllMatches, CssExpr, EmptyDefault, JsonPathExpr, MatchGroups, Pattern, RunTime, RunTimeJsonPath, XPathExpr, ALL,
 };
 
@@ -62,7 +62,7 @@ impl Cx {
                 }
             },
         };
-        let source = match crate::plan::request::JmesPath::compile(raw.trim()) {
+        let source = match crate::plan::sampler::http::JmesPath::compile(raw.trim()) {
             Ok(path) => ExtractSource::JmesPath { path, count },
             Err(e) => {
                 note.push_str(&format!("the expression does not compile ({e}): JMeter sets the default; "));
@@ -746,7 +746,7 @@ pub(super) mod tests {
         let mut out = Vec::new();
         crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
             if out.is_empty() {
-                out = r.extract.clone();
+                out = r.after.extract.clone();
             }
         });
         out
@@ -940,7 +940,9 @@ pub(super) mod tests {
         let p = i.plan.expect("loads");
         let mut out = Vec::new();
         flow::for_each_request(&p.scenarios[0].flow, &mut |r| {
-            out.extend(r.extract.iter().map(|e| (e.into.clone(), e.default.as_ref().map(|d| d.source().to_string()))))
+            out.extend(
+                r.after.extract.iter().map(|e| (e.into.clone(), e.default.as_ref().map(|d| d.source().to_string()))),
+            )
         });
         let initial = p.vars.initial_values();
         let values = out.iter().map(|(n, _)| (n.clone(), initial[p.vars.get(n).unwrap().index()].clone())).collect();

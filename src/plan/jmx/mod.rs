@@ -40,7 +40,9 @@ pub use report::{ElementReport, Status};
 use super::build::{Builder, Slot};
 use super::condition;
 use super::flow::{self, Counter, Once, Throughput, ThroughputShare, UserParams};
-use super::request::{Body, Param, Part, PartContent};
+use super::sampler::after::After;
+use super::sampler::http::{self, Body, Param, Part, PartContent};
+use super::sampler::Sampler;
 use super::template;
 use super::*;
 use sampler::HttpDefaults;
@@ -314,7 +316,7 @@ struct Scope {
     /// The HTTP Cache, Authorization and DNS Cache Managers in scope (the innermost of each).
     managers: crate::plan::managers::Managers,
     /// The WebSocket frame filters in scope, outer first.
-    ws_filters: Vec<crate::plan::websocket::FrameFilter>,
+    ws_filters: Vec<crate::plan::sampler::websocket::FrameFilter>,
     /// The TCP Sampler Configs' fields, the innermost first.
     tcp: Vec<Prop>,
     /// The FTP Request Defaults' and Login Config Elements' fields, the innermost first.
@@ -322,11 +324,23 @@ struct Scope {
     /// The Java Request Defaults in scope (synthetic.rs).
     java: Vec<synthetic::JavaDefaults>,
     /// RegEx User Parameters in scope, outer first (modifier.rs).
-    param_overrides: Vec<crate::plan::request::ParamOverride>,
+    param_overrides: Vec<crate::plan::sampler::http::ParamOverride>,
     /// HTTP URL Re-writing Modifiers in scope, outer first (modifier.rs).
-    url_rewrites: Vec<crate::plan::request::UrlRewrite>,
+    url_rewrites: Vec<crate::plan::sampler::http::UrlRewrite>,
     /// Script post-processors, assertions and listeners in scope, in tree order (script.rs).
-    scripts: Vec<crate::plan::scripting::ScriptRef>,
+    scripts: Vec<crate::plan::sampler::script::ScriptRef>,
+}
+
+impl Scope {
+    /// The after-sample part of a sampler in this scope.
+    fn after(&self) -> After {
+        After {
+            extract: self.extract.clone(),
+            checks: self.checks.clone(),
+            scripts: self.scripts.clone(),
+            on_error: self.on_error,
+        }
+    }
 }
 
 struct Cx {
@@ -954,7 +968,7 @@ mod tests {
         fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestSpec>) {
             for s in steps {
                 match s {
-                    Step::Request(r) => out.push(r),
+                    Step::Sample(Sampler::Http(r)) => out.push(r),
                     Step::Loop(l) => walk(&l.steps, out),
                     _ => {}
                 }
@@ -1013,7 +1027,7 @@ mod tests {
         let requests: Vec<&RequestSpec> = plan.scenarios[0]
             .flow
             .iter()
-            .filter_map(|s| if let Step::Request(r) = s { Some(&**r) } else { None })
+            .filter_map(|s| if let Step::Sample(Sampler::Http(r)) = s { Some(&**r) } else { None })
             .collect();
         let ct = |r: &RequestSpec| {
             r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.source().to_string())
@@ -1022,7 +1036,7 @@ mod tests {
         assert!(!requests[0].collapse_slashes);
         assert_eq!(ct(requests[1]).as_deref(), Some("text/plain; charset=UTF-8"));
         assert!(requests[1].collapse_slashes);
-        let defaults: Vec<_> = requests[1].extract.iter().map(|e| e.default.as_ref().unwrap().source()).collect();
+        let defaults: Vec<_> = requests[1].after.extract.iter().map(|e| e.default.as_ref().unwrap().source()).collect();
         assert_eq!(defaults, ["d1", " d2"]);
         assert_eq!(ct(requests[2]).as_deref(), Some("text/x-mine"));
     }
@@ -1117,7 +1131,7 @@ mod tests {
             );
             let p = load(&plan("", &body)).unwrap();
             let mut n = 0;
-            flow::for_each_request(&p.scenarios[0].flow, &mut |r| n += r.checks.len());
+            flow::for_each_request(&p.scenarios[0].flow, &mut |r| n += r.after.checks.len());
             n
         };
         assert_eq!((checks("0"), checks("-3"), checks("1.5"), checks("250")), (0, 0, 0, 1));

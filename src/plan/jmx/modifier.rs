@@ -2,7 +2,7 @@
 //! scope: RegEx User Parameters and the HTTP URL Re-writing Modifier.
 
 use super::*;
-use crate::plan::request::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
+use crate::plan::sampler::http::{ParamOverride, Pattern, UrlRewrite, MAX_ALL_MATCHES};
 
 pub(super) const ELEMENTS: &[(&str, ScopeFn)] = &[
     ("RegExUserParameters", Cx::regex_user_parameters),
@@ -250,7 +250,7 @@ impl Cx {
                 default: Some(Template::literal("")),
                 required: None,
                 all: None,
-                empty_default: crate::plan::request::EmptyDefault::Set,
+                empty_default: crate::plan::sampler::http::EmptyDefault::Set,
                 groups: None,
             });
         }
@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(rewrites, [1, 2], "the fragment's sampler is in the scope of both");
         for r in &requests {
             for rw in &r.url_rewrites {
-                assert!(r.extract.iter().any(|e| e.var == rw.found), "{}: {:?}", r.url(), r.extract);
+                assert!(r.after.extract.iter().any(|e| e.var == rw.found), "{}: {:?}", r.url(), r.after.extract);
             }
         }
     }
@@ -345,7 +345,7 @@ mod tests {
         let p = i.plan.expect("loads");
         let mut requests = Vec::new();
         flow::for_each_request(&p.scenarios[0].flow, &mut |r| requests.push(r.clone()));
-        let all = requests[0].extract[0].all.as_ref().unwrap();
+        let all = requests[0].after.extract[0].all.as_ref().unwrap();
         assert_eq!(all.groups.iter().map(|(g, v)| (*g, v.len())).collect::<Vec<_>>(), [(1, 64), (2, 64)]);
         let o = &requests[1].param_overrides[0];
         assert_eq!((o.count, &o.names, &o.values), (all.count, &all.groups[0].1, &all.groups[1].1));

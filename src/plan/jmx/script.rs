@@ -6,7 +6,10 @@
 //! variables to a file stays the `write` step it was.
 
 use super::*;
-use crate::plan::scripting::{self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptStep};
+use crate::plan::sampler::script::{
+    self, Code, HttpInfo, Place, SamplerInfo, ScriptEl, ScriptRef, ScriptSample, ScriptStep,
+};
+use crate::plan::sampler::Sampler;
 use crate::script::{CompileError, Lang, Script};
 use std::sync::Arc;
 
@@ -217,7 +220,7 @@ impl Cx {
         for n in crate::plan::script_host::assigned_variables(&text) {
             self.b.sym.vars.assign(&n);
         }
-        self.scripts_set_any |= scripting::sets_computed_names(&text);
+        self.scripts_set_any |= script::sets_computed_names(&text);
         let mut how = "compiled once";
         // Its `${...}` take their values once per user (the compiled-script cache).
         let mut first_only = false;
@@ -251,7 +254,7 @@ impl Cx {
             // language JMeter compiles: not BeanShell) runs, per user, the text its first run
             // rendered; BeanShell and BSF elements render it on every run.
             let compiles = c.class.starts_with("JSR223") && !matches!(lang, Lang::BeanShell | Lang::Java);
-            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(scripting::first_key);
+            let first = (compiles && c.text_or_empty("cacheKey").trim() != "false").then(script::first_key);
             if first.is_some() && t.is_dynamic(&self.b.sym.vars) {
                 how = "";
                 first_only = true;
@@ -276,7 +279,7 @@ impl Cx {
         };
         let failure = what.map_or(crate::plan::CheckId(0), |w| self.b.check(format!("{}: {w}", c.name)));
         let messages = if place == Place::Assertion {
-            scripting::literal_messages(&text).into_iter().map(|m| (m.clone(), self.b.check(m))).collect()
+            script::literal_messages(&text).into_iter().map(|m| (m.clone(), self.b.check(m))).collect()
         } else {
             Vec::new()
         };
@@ -340,18 +343,12 @@ impl Cx {
     }
 }
 
-/// A script element's step: its sampler's, or a pre-processor's or timer's.
+/// A script element's step: its sampler's sample, or a pre-processor's or timer's step.
 fn script_step(script: ScriptRef, label: Option<LabelId>, own: &Scope) -> Step {
-    let sampler = label.is_some();
-    Step::Script(Box::new(ScriptStep {
-        script,
-        label,
-        extract: if sampler { own.extract.clone() } else { Vec::new() },
-        checks: if sampler { own.checks.clone() } else { Vec::new() },
-        after: if sampler { own.scripts.clone() } else { Vec::new() },
-        sampler: None,
-        on_error: if sampler { own.on_error } else { flow::StopKind::Continue },
-    }))
+    match label {
+        Some(label) => Step::Sample(Sampler::Script(Box::new(ScriptSample { script, label, after: own.after() }))),
+        None => Step::Script(Box::new(ScriptStep { script, sampler: None })),
+    }
 }
 
 /// Files a script names as literals where it opens them for writing or reading
@@ -531,7 +528,7 @@ mod tests {
             let flow = &plan.scenarios[0].flow;
             let el = flow.iter().find_map(|s| match s {
                 Step::Script(s) if s.script.0.class == class => Some(s.script.clone()),
-                Step::Request(r) => r.scripts.iter().find(|s| s.0.class == class).cloned(),
+                Step::Sample(Sampler::Http(r)) => r.after.scripts.iter().find(|s| s.0.class == class).cloned(),
                 _ => None,
             });
             let el = el.expect("the script element");

@@ -1,13 +1,13 @@
 //! The samplers over a raw socket: JMeter's TCP Sampler (and its TCP Sampler Config), its FTP
 //! Request (and FTP Request Defaults), the plugins' HTTP Raw Request and UDP Request, and the
-//! Raw Data Source pre-processor that feeds them; see [`crate::plan::socket`].
+//! Raw Data Source pre-processor that feeds them; see [`crate::plan::sampler::socket`].
 
 use super::*;
 use crate::plan::process::OsProcess;
-use crate::plan::socket::{
-    Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec,
+use crate::plan::sampler::socket::{
+    Ftp, HttpRaw, RawFile, RawSource, Socket, SocketKind, Tcp, TcpClient, Udp, UdpCodec,
 };
-use crate::plan::synthetic::java_long_decode;
+use crate::plan::sampler::synthetic::java_long_decode;
 
 /// The samplers, by class.
 pub(super) const STEP_ELEMENTS: &[(&str, StepsFn)] = &[
@@ -342,7 +342,7 @@ impl Cx {
             name,
         };
         crate::plan::files::read_when_run(&raw.base_dir, &raw.file);
-        s.pre.push(Step::Socket(Box::new(SocketStep::RawSource(raw))));
+        s.pre.push(Step::RawSource(Box::new(raw)));
         let note = "one file position for the whole run; the next chunk is read once per pass through its \
                     controller (JMeter: before each sampler in its scope); a relative file is read from the plan's \
                     directory";
@@ -364,14 +364,11 @@ impl Cx {
         self.sampler_steps(c, scope, depth, status, note, |cx, own| {
             let label = cx.b.label(&c.name);
             cx.run_time_label(c, &c.name, label);
-            Step::Socket(Box::new(SocketStep::Sample(Socket {
+            Step::Sample(Sampler::Socket(Box::new(Socket {
                 label,
                 class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
                 kind,
-                extract: own.extract.clone(),
-                checks: own.checks.clone(),
-                on_error: own.on_error,
-                scripts: own.scripts.clone(),
+                after: own.after(),
             })))
         })
     }
@@ -407,10 +404,7 @@ mod tests {
     /// The first socket sample of the plan's first scenario that `pick` takes.
     fn the_sample<T>(plan: &Plan, pick: impl Fn(&SocketKind) -> Option<T>) -> T {
         let found = plan.scenarios[0].flow.iter().find_map(|s| match s {
-            Step::Socket(x) => match &**x {
-                SocketStep::Sample(Socket { kind, .. }) => pick(kind),
-                _ => None,
-            },
+            Step::Sample(Sampler::Socket(x)) => pick(&x.kind),
             _ => None,
         });
         found.expect("a socket sample of that kind")

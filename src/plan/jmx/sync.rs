@@ -203,7 +203,7 @@ mod tests {
                 .iter()
                 .map(|s| match s {
                     Step::Fifo(_) => "pop",
-                    Step::WebSocket(_) | Step::Parallel(_) => "sample",
+                    Step::Sample(Sampler::WebSocket(_)) | Step::Parallel(_) => "sample",
                     _ => "other",
                 })
                 .collect();
@@ -268,7 +268,7 @@ mod tests {
                 Step::Fifo(f) if matches!(f.action, flow::FifoAction::Pop { timeout_s: Some(5), .. }) => "pop",
                 Step::Fifo(_) => "put",
                 Step::Think(_) => "think",
-                Step::Request(_) => "request",
+                Step::Sample(Sampler::Http(_)) => "request",
                 _ => "other",
             })
             .collect();

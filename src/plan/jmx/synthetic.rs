@@ -1,10 +1,10 @@
 //! The samplers that send nothing: JMeter's Debug Sampler, the Java Request with JMeter's own
 //! test clients (`JavaTest`, `SleepTest`), and the plugins' Dummy Sampler. Each makes a sample
 //! (a row of the results, with its label) and a response the extractors and assertions of its
-//! scope read, as JMeter's do; see [`crate::plan::synthetic`].
+//! scope read, as JMeter's do; see [`crate::plan::sampler::synthetic`].
 
 use super::*;
-use crate::plan::synthetic::{alphanumeric_cmp, Elapsed, Synthetic, SyntheticBody};
+use crate::plan::sampler::synthetic::{alphanumeric_cmp, Elapsed, Synthetic, SyntheticBody};
 
 /// The samplers without a connection, by class.
 pub(super) const ELEMENTS: &[(&str, StepsFn)] = &[
@@ -257,7 +257,7 @@ impl Cx {
             let label = cx.b.label(&made.label);
             cx.run_time_label(c, &made.label, label);
             let failure = cx.b.check(format!("{}: the sampler reports a failure", made.label));
-            Step::Sample(Box::new(Synthetic {
+            Step::Sample(Sampler::Synthetic(Box::new(Synthetic {
                 label,
                 class: c.class.rsplit('.').next().unwrap_or_default().to_string(),
                 success: made.success,
@@ -270,11 +270,8 @@ impl Cx {
                 elapsed: made.elapsed,
                 latency: made.latency,
                 connect: made.connect,
-                extract: own.extract.clone(),
-                checks: own.checks.clone(),
-                on_error: own.on_error,
-                scripts: own.scripts.clone(),
-            }))
+                after: own.after(),
+            })))
         })
     }
 
@@ -361,7 +358,7 @@ pub(super) mod tests {
             .flow
             .iter()
             .filter_map(|s| match s {
-                Step::Sample(x) => Some(plan.label(x.label).to_string()),
+                Step::Sample(Sampler::Synthetic(x)) => Some(plan.label(x.label).to_string()),
                 _ => None,
             })
             .collect();
@@ -385,7 +382,7 @@ pub(super) mod tests {
         fn walk(steps: &[Step], plan: &Plan, out: &mut Vec<(String, String, String)>) {
             for s in steps {
                 match s {
-                    Step::Sample(x) => out.push((
+                    Step::Sample(Sampler::Synthetic(x)) => out.push((
                         plan.label(x.label).to_string(),
                         x.code.source().to_string(),
                         x.success.source().to_string(),

@@ -4,7 +4,7 @@
 
 use super::synthetic::tests::plan_of;
 use super::*;
-use crate::plan::socket::{SocketKind, SocketStep, TcpClient};
+use crate::plan::sampler::socket::{SocketKind, TcpClient};
 
 fn inspect_text(text: &str) -> Inspection {
     inspect(text, Path::new("t.jmx"), &Options::default())
@@ -34,7 +34,7 @@ fn a_response_assertion_on_request_data_checks_the_request_data() {
     let plan = i.plan.unwrap();
     let mut fields = Vec::new();
     crate::plan::flow::for_each_request(&plan.scenarios[0].flow, &mut |r| {
-        for c in &r.checks {
+        for c in &r.after.checks {
             if let CheckTest::Contains { field, .. } = &c.test {
                 fields.push(*field);
             }
@@ -79,8 +79,8 @@ fn a_tcp_sampler_with_an_unknown_client_class_loads_failing_each_sample() {
     assert!(note.contains("`org.foo.xxx`") && note.contains("Protocol handler not found"), "{note}");
     let plan = i.plan.unwrap();
     let missing = plan.scenarios[0].flow.iter().any(|s| {
-        matches!(s, Step::Socket(b) if matches!(&**b, SocketStep::Sample(x)
-            if matches!(&x.kind, SocketKind::Tcp(t) if matches!(t.client, TcpClient::Missing { .. }))))
+        matches!(s, Step::Sample(Sampler::Socket(x))
+            if matches!(&x.kind, SocketKind::Tcp(t) if matches!(t.client, TcpClient::Missing { .. })))
     });
     assert!(missing, "{:?}", plan.scenarios[0].flow);
 }

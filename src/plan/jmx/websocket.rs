@@ -1,13 +1,14 @@
 //! The eu.luminis WebSocket samplers (Peter Doornbosch's "WebSocket Samplers" plugin): open,
 //! write, read, request-response, close and ping-pong on a user's one WebSocket connection;
-//! see [`crate::plan::websocket`]. Fields are read as the plugin reads them: an absent field
+//! see [`crate::plan::sampler::websocket`]. Fields are read as the plugin reads them: an absent field
 //! takes the plugin's default, an empty one stays empty (and a timeout that is not a number
 //! fails the sample when it runs, as the plugin's validation does).
 
 use super::*;
-use crate::plan::websocket::{
+use crate::plan::sampler::websocket::{
     Comparison, Connect, Failures, FilterRule, FrameFilter, FrameKind, Payload, WebSocket, WsOp,
 };
+use crate::plan::sampler::Sampler;
 
 const PREFIX: &str = "eu.luminis.jmeter.wssampler.";
 
@@ -127,7 +128,7 @@ impl Cx {
         let mut steps = own.pre.clone();
         steps.extend(own.before.iter().cloned());
         steps.extend(own.timers.iter().map(|t| Step::Think(*t)));
-        steps.push(Step::WebSocket(Box::new(WebSocket {
+        steps.push(Step::Sample(Sampler::WebSocket(Box::new(WebSocket {
             label,
             op,
             connect,
@@ -137,11 +138,8 @@ impl Cx {
             last_frame_final: self.b.vars().assign("websocket.last_frame_final"),
             filters: own.ws_filters.clone(),
             failures,
-            extract: own.extract.clone(),
-            checks: own.checks.clone(),
-            on_error: own.on_error,
-            scripts: own.scripts.clone(),
-        })));
+            after: own.after(),
+        }))));
         steps.extend(own.after.iter().cloned());
         Ok(steps)
     }
@@ -227,7 +225,7 @@ mod tests {
             .flow
             .iter()
             .filter_map(|s| match s {
-                Step::WebSocket(w) => Some(&**w),
+                Step::Sample(Sampler::WebSocket(w)) => Some(&**w),
                 _ => None,
             })
             .collect()

@@ -2,7 +2,7 @@
 
 use super::node::Node;
 use super::*;
-use crate::plan::request::JsonPathExpr;
+use crate::plan::sampler::http::JsonPathExpr;
 
 const EXTRACT_KEYS: &[&str] =
     &["into", "json", "regex", "header", "cookie", "template", "from", "match", "default", "required"];

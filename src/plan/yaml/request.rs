@@ -3,7 +3,7 @@
 
 use super::node::Node;
 use super::*;
-use crate::plan::request::{self, Body, Param, Part, PartContent};
+use crate::plan::sampler::http::{self, Body, Param, Part, PartContent};
 
 const REQUEST_KEYS: &[&str] = &[
     "label",
@@ -125,13 +125,13 @@ impl Cx {
         if follow_redirects {
             self.b.follow_redirects(&mut req, max_redirects);
         }
-        req.extract = self
+        req.after.extract = self
             .seq(r.raw("extract"), &f("extract"))?
             .iter()
             .enumerate()
             .map(|(i, x)| self.extractor(x, &format!("{el}.extract[{i}]")))
             .collect::<Result<_, _>>()?;
-        req.checks = self
+        req.after.checks = self
             .seq(r.raw("check"), &f("check"))?
             .iter()
             .enumerate()
@@ -184,7 +184,7 @@ impl Cx {
             headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
             headers.push((
                 "Content-Type".into(),
-                Template::literal(format!("multipart/form-data; boundary={}", request::MULTIPART_BOUNDARY)),
+                Template::literal(format!("multipart/form-data; boundary={}", http::MULTIPART_BOUNDARY)),
             ));
         }
         Ok(body)

@@ -8,6 +8,7 @@ use super::*;
 use crate::plan::build::Slot;
 use crate::plan::condition;
 use crate::plan::flow::{Assign, Cond, Group, If, Loop, Once};
+use crate::plan::sampler::Sampler;
 use crate::plan::template;
 
 const STEP_KEYS: &[&str] =
@@ -44,7 +45,7 @@ impl Cx {
             return Err(self.invalid(n, el, "`then` and `else` belong to an `if` step"));
         }
         if let Some(r) = d.get("request") {
-            return Ok(Step::Request(Box::new(self.request(r, &format!("{el}.request"))?)));
+            return Ok(Step::Sample(Sampler::Http(Box::new(self.request(r, &format!("{el}.request"))?))));
         }
         if let Some(m) = d.get("mix") {
             return self.mix(m, &format!("{el}.mix"));
@@ -109,7 +110,9 @@ impl Cx {
                 s.parse::<f64>().ok().filter(|w| w.is_finite() && *w >= 0.0)
             })?;
             let steps = match (b.get("request"), b.get("flow")) {
-                (Some(r), None) => vec![Step::Request(Box::new(self.request(r, &format!("{bel}.request"))?))],
+                (Some(r), None) => {
+                    vec![Step::Sample(Sampler::Http(Box::new(self.request(r, &format!("{bel}.request"))?)))]
+                }
                 (None, Some(f)) => self.sub_steps(f, &format!("{bel}.flow"))?,
                 _ => {
                     return Err(self.invalid(

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::plan::flow;
-use crate::plan::request::{Body, Param};
+use crate::plan::sampler::http::{Body, Param};
+use crate::plan::sampler::Sampler;
 
 fn load(src: &str) -> Result<Plan, Error> {
     read(src, Path::new("t.yaml"), &HashMap::new())
@@ -44,10 +45,10 @@ fn reads_a_full_plan() {
     assert!(p.labels.contains(&"ContentRead-20".to_string()), "hops of followed redirects have labels");
     let Step::Mix(b) = &p.scenarios[0].flow[0] else { panic!() };
     assert_eq!(b[0].weight, 4.0);
-    let Step::Request(r) = &b[0].steps[0] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &b[0].steps[0] else { panic!() };
     assert_eq!(r.target.port, 8080);
     assert_eq!(r.headers, [("Accept".to_string(), Template::literal("application/json"))]);
-    let Step::Request(r) = &b[1].steps[0] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &b[1].steps[0] else { panic!() };
     assert_eq!(r.method, "POST");
     assert_eq!(r.body, Body::Text(Template::literal(r#"{"request":{"filters":{}}}"#)));
     let Workload::Open(o) = &p.scenarios[1].workload else { panic!() };
@@ -59,7 +60,7 @@ fn reads_a_full_plan() {
     let secs = |t: &[std::time::Duration]| t.iter().map(|d| d.as_secs()).collect::<Vec<u64>>();
     assert_eq!(secs(&w.starts.0), [1, 1, 61, 61]);
     assert_eq!(secs(&w.stops.as_ref().unwrap().0), [121, 121, 121, 121]);
-    let Step::Request(r) = &p.scenarios[1].flow[0] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &p.scenarios[1].flow[0] else { panic!() };
     assert_eq!(r.path.as_const(), Some("/v1/tenant/info?x=1"));
     assert_eq!(r.query, [Param::new("y", Template::literal("a b"))]);
     assert!(r.gzip);
@@ -223,7 +224,7 @@ fn reads_a_flow_with_data_extractors_and_checks() {
     }
     let login = &reqs[0];
     assert!(matches!(&login.body, Body::Form(f) if f.len() == 2));
-    assert_eq!(login.extract.len(), 3);
+    assert_eq!(login.after.extract.len(), 3);
     assert!(login.follow_redirects);
     let browse = &reqs[1];
     assert!(!browse.path.is_const());
@@ -336,7 +337,7 @@ fn a_host_from_a_run_time_variable_is_resolved_per_request() {
         "scenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://${later}/x'}}, {set: {later: 1}}]}]",
     )
     .unwrap();
-    let Step::Request(r) = &p.scenarios[0].flow[0] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &p.scenarios[0].flow[0] else { panic!() };
     assert_eq!(r.origin.as_ref().map(|o| o.source()), Some("http://${later}"));
     assert_eq!(r.path.as_const(), Some("/x"));
 }
@@ -347,10 +348,10 @@ fn a_url_variable_assigned_later_stays_a_template() {
         "variables: {cursor: ''}\nscenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://127.0.0.1/list?c=${cursor}', extract: [{json: $.next, into: cursor}]}}]}]",
     )
     .unwrap();
-    let Step::Request(r) = &p.scenarios[0].flow[0] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &p.scenarios[0].flow[0] else { panic!() };
     assert!(!r.path.is_const(), "the extractor assigns `cursor` while running");
     let p = load("variables: {v: x}\nscenarios: [{workload: {users: 1, iterations: 1}, flow: [{request: {url: 'http://127.0.0.1/${v}'}}]}]").unwrap();
-    let Step::Request(r) = &p.scenarios[0].flow[0] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &p.scenarios[0].flow[0] else { panic!() };
     assert_eq!(r.path.as_const(), Some("/x"), "a plan variable nothing assigns is folded");
 }
 
@@ -465,7 +466,7 @@ fn plan_level_errors_name_line_and_column() {
 fn merge_keys_anchors_and_block_strings() {
     let src = "scenarios:\n  - workload: {users: 1, iterations: 1}\n    flow:\n      - request: &req {url: 'http://127.0.0.1/a', label: base}\n      - request:\n          <<: *req\n          label: merged\n          body: |\n            one\n            two\n";
     let p = load(src).unwrap();
-    let Step::Request(r) = &p.scenarios[0].flow[1] else { panic!() };
+    let Step::Sample(Sampler::Http(r)) = &p.scenarios[0].flow[1] else { panic!() };
     assert_eq!((p.labels[r.label.index()].as_str(), r.path.source()), ("merged", "/a"));
     assert_eq!(r.body, Body::Text(Template::literal("one\ntwo\n")));
 }

@@ -13,7 +13,7 @@
 use super::wire::{self, Failure, Io};
 use super::{plan_file, Outcome};
 use crate::engine::user::VirtualUser;
-use crate::plan::socket::Ftp;
+use crate::plan::sampler::socket::Ftp;
 use crate::record::ErrorKind;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;

@@ -14,7 +14,7 @@ use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::script::After;
 use crate::plan::flow::StopKind;
-use crate::plan::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
+use crate::plan::sampler::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, Sample};
 use std::collections::HashMap;
@@ -135,7 +135,7 @@ impl VirtualUser {
                 let o = match &s.kind {
                     SocketKind::Tcp(t) => {
                         // JMeter's sampler data, made only for what reads it.
-                        let data = !s.scripts.is_empty() || self.keep_prev || reads_request_data(&s.checks);
+                        let data = !s.after.scripts.is_empty() || self.keep_prev || reads_request_data(&s.after.checks);
                         self.tcp(t, data).await
                     }
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
@@ -143,7 +143,7 @@ impl VirtualUser {
                     SocketKind::Ftp(f) => self.ftp(f).await,
                     SocketKind::Process(p) => self.os_process(p).await,
                 };
-                (Some(self.socket_result(s, label, start, o).await), s.on_error)
+                (Some(self.socket_result(s, label, start, o).await), s.after.on_error)
             }
         }
     }
@@ -185,14 +185,19 @@ impl VirtualUser {
             ..Default::default()
         };
         let mut rules = rules;
-        if s.scripts.is_empty() {
-            if !s.extract.is_empty() || !s.checks.is_empty() {
-                let all = Rules { extract: &s.extract, checks: &s.checks, limit: NO_LIMIT };
+        if s.after.scripts.is_empty() {
+            if !s.after.extract.is_empty() || !s.after.checks.is_empty() {
+                let all = Rules { extract: &s.after.extract, checks: &s.after.checks, limit: NO_LIMIT };
                 error = error.or(rules(self, &state, all));
             }
         } else {
             state.label = self.label_name(label);
-            let after = After { extract: &s.extract, checks: &s.checks, scripts: &s.scripts, limit: NO_LIMIT };
+            let after = After {
+                extract: &s.after.extract,
+                checks: &s.after.checks,
+                scripts: &s.after.scripts,
+                limit: NO_LIMIT,
+            };
             (error, _) = self.scripts_after(after, &mut state, error, &mut label, s.label, &mut rules).await;
             status = state.code.trim().parse::<u16>().unwrap_or(0);
         }
@@ -643,11 +648,11 @@ impl VirtualUser {
         if lock().is_none() {
             // A file that cannot be opened: the plugin logs it and sets nothing.
             let Ok(data) = plan_file(&r.base_dir, &name, r.file.is_const()) else { return true };
-            lock().get_or_insert(crate::plan::socket::RawRead { data, pos: 0 });
+            lock().get_or_insert(crate::plan::sampler::socket::RawRead { data, pos: 0 });
         }
         let chunk = {
             let mut state = lock();
-            let Some(crate::plan::socket::RawRead { data, pos }) = state.as_mut() else { return true };
+            let Some(crate::plan::sampler::socket::RawRead { data, pos }) = state.as_mut() else { return true };
             match wire::next_chunk(data, pos) {
                 wire::Chunk::Data(c) => Some(c),
                 wire::Chunk::End if r.rewind => {

@@ -88,7 +88,7 @@ fn raw_responses_parse_as_the_plugin_parses_them() {
 /// A Raw Data Source alone makes no sample: a user with nothing else stops at once.
 #[test]
 fn a_raw_data_source_alone_is_idle() {
-    use crate::plan::socket::{RawFile, RawSource};
+    use crate::plan::sampler::socket::{RawFile, RawSource};
     use crate::plan::{Step, Template, VarId};
     let source = RawSource {
         name: "v".into(),
@@ -99,7 +99,7 @@ fn a_raw_data_source_alone_is_idle() {
         hex: false,
         state: RawFile::default(),
     };
-    let program = crate::engine::program::Program::compile(&[Step::Socket(Box::new(SocketStep::RawSource(source)))]);
+    let program = crate::engine::program::Program::compile(&[Step::RawSource(Box::new(source))]);
     assert!(program.idle);
 }
 

@@ -3,9 +3,10 @@
 //! loads, and what the element is. The engine runs them (`engine::script`) with JMeter's
 //! semantics for each place.
 
-use super::request::{Check, CheckId, Extractor};
-use super::template::{Scope, Template};
-use super::LabelId;
+use super::after::After;
+use super::http::CheckId;
+use crate::plan::template::{Scope, Template};
+use crate::plan::LabelId;
 use crate::script::{CompileError, Lang, Script};
 use serde::{Serialize, Serializer};
 use std::sync::{Arc, RwLock};
@@ -166,23 +167,22 @@ impl Serialize for ScriptRef {
     }
 }
 
-/// A script step: a script sampler's sample, or a pre-processor or timer run before the sampler
-/// that follows it.
+/// A script pre-processor or timer, run before the sampler that follows it (not a sample).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScriptStep {
     pub script: ScriptRef,
-    /// The sample's label (a sampler).
-    pub label: Option<LabelId>,
-    /// A sampler's extractors and assertions, and its script post-processors, assertions and
-    /// listeners (in tree order).
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    pub after: Vec<ScriptRef>,
     /// The sampler a pre-processor runs before: what `sampler` answers.
     #[serde(skip)]
     pub sampler: Option<SamplerInfo>,
-    /// What the user does after this sample fails.
-    pub on_error: super::flow::StopKind,
+}
+
+/// A script sampler's sample (JSR223 and BeanShell Samplers): the script makes the result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScriptSample {
+    pub script: ScriptRef,
+    pub label: LabelId,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 /// What a pre-processor's `sampler` knows of the sampler it runs before.

@@ -1,12 +1,13 @@
 //! One HTTP request of a flow, fully resolved at load time: target, method, path, headers and
 //! body bytes, plus the connection settings that apply to it.
 
-use super::compare::CmpOp;
-pub use super::jregex::Pattern;
-pub use super::jsonpath::JsonPathExpr;
-pub use super::markup::{CssExpr, XPathExpr};
-use super::template::{Template, VarId};
-use super::LabelId;
+use super::after::After;
+use crate::plan::compare::CmpOp;
+pub use crate::plan::jregex::Pattern;
+pub use crate::plan::jsonpath::JsonPathExpr;
+pub use crate::plan::markup::{CssExpr, XPathExpr};
+use crate::plan::template::{Template, VarId};
+use crate::plan::LabelId;
 use serde::{Serialize, Serializer};
 use std::time::Duration;
 
@@ -100,9 +101,9 @@ pub struct RequestSpec {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub say_keep_alive: bool,
     pub http_version: HttpVersion,
-    #[serde(with = "super::serde_duration")]
+    #[serde(with = "crate::plan::serde_duration")]
     pub connect_timeout: Duration,
-    #[serde(with = "super::serde_duration")]
+    #[serde(with = "crate::plan::serde_duration")]
     pub response_timeout: Duration,
     /// The response timeout is a JMX Sample Timeout's: a sample that reaches it is interrupted
     /// and recorded as JMeter records it.
@@ -116,8 +117,10 @@ pub struct RequestSpec {
     /// following). Their number is the most redirects followed, plus one.
     #[serde(skip)]
     pub hop_labels: Vec<LabelId>,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
+    /// Extractors, checks, scripts and the failure policy (of the whole chain when it
+    /// follows redirects).
+    #[serde(flatten)]
+    pub after: After,
     /// The check that fails when a followed chain has more redirects than `hop_labels` allow.
     #[serde(skip)]
     pub too_many_redirects: Option<CheckId>,
@@ -128,7 +131,7 @@ pub struct RequestSpec {
     /// An Access Log Sampler's request: each sample sends the log's next entry in place of
     /// its path, method and arguments (`engine::step::accesslog`).
     #[serde(skip)]
-    pub access_log: Option<Box<super::accesslog::AccessLog>>,
+    pub access_log: Option<Box<crate::plan::accesslog::AccessLog>>,
     /// A request JMeter loads but cannot send (a method it does not know, an upload file it
     /// cannot read, no server name): each sample fails unsent with this check, whose message
     /// is JMeter's non-HTTP code and message ([`non_http`]).
@@ -153,11 +156,7 @@ pub struct RequestSpec {
     pub ignore_status: bool,
     /// JMeter's HTTP Cache, Authorization and DNS Cache Managers in the request's scope.
     #[serde(skip)]
-    pub managers: super::managers::Managers,
-    /// What the user does after this request fails, beside its scenario's policy (a Result
-    /// Status Action Handler in its scope).
-    #[serde(skip_serializing_if = "super::flow::StopKind::is_continue")]
-    pub on_error: super::flow::StopKind,
+    pub managers: crate::plan::managers::Managers,
     /// Parameters whose values a RegEx User Parameters pre-processor in scope replaces, in
     /// scope order (a later one wins).
     #[serde(skip)]
@@ -165,11 +164,6 @@ pub struct RequestSpec {
     /// HTTP URL Re-writing Modifiers in scope, outer first.
     #[serde(skip)]
     pub url_rewrites: Vec<UrlRewrite>,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`),
-    /// before it is recorded.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::scripting::ScriptRef>,
 }
 
 /// JMeter's HTTP URL Re-writing Modifier: the session id found in the previous sample's
@@ -651,7 +645,7 @@ pub enum CheckTest {
         negate: bool,
     },
     /// The sample took at most this long.
-    MaxDuration(#[serde(with = "super::serde_duration")] Duration),
+    MaxDuration(#[serde(with = "crate::plan::serde_duration")] Duration),
     /// A Duration Assertion whose limit holds variables set while the test runs: read per
     /// sample in milliseconds, as JMeter reads it (not a whole number above 0: no limit).
     MaxDurationAt(Template),
@@ -753,8 +747,14 @@ impl PartialEq for CheckTest {
 impl RequestSpec {
     /// A request with the connection settings of `defaults`, no query, headers, body, checks
     /// or extractors, and redirects not followed (the plan builder turns them on, as it names
-    /// the hops: [`super::build::Builder::follow_redirects`]).
-    pub fn new(label: LabelId, method: String, target: Target, path: Template, defaults: &super::Defaults) -> Self {
+    /// the hops: [`crate::plan::build::Builder::follow_redirects`]).
+    pub fn new(
+        label: LabelId,
+        method: String,
+        target: Target,
+        path: Template,
+        defaults: &crate::plan::Defaults,
+    ) -> Self {
         RequestSpec {
             label,
             method,
@@ -774,8 +774,7 @@ impl RequestSpec {
             max_response_size: defaults.max_response_size,
             follow_redirects: false,
             hop_labels: Vec::new(),
-            extract: Vec::new(),
-            checks: Vec::new(),
+            after: After::default(),
             too_many_redirects: None,
             embedded: None,
             access_log: None,
@@ -785,10 +784,8 @@ impl RequestSpec {
             collapse_slashes: false,
             ignore_status: false,
             managers: Default::default(),
-            on_error: super::flow::StopKind::Continue,
             param_overrides: Vec::new(),
             url_rewrites: Vec::new(),
-            scripts: Vec::new(),
         }
     }
 
@@ -825,7 +822,7 @@ impl RequestSpec {
             Body::File { path, .. } => f(path),
             Body::None | Body::Bytes(_) => {}
         }
-        for e in &mut self.extract {
+        for e in &mut self.after.extract {
             if let Some(d) = &mut e.default {
                 f(d);
             }
@@ -840,7 +837,7 @@ impl RequestSpec {
                 _ => {}
             }
         }
-        for c in &mut self.checks {
+        for c in &mut self.after.checks {
             c.test.for_each_template_mut(f);
         }
     }
@@ -848,7 +845,7 @@ impl RequestSpec {
     /// Whether handling the response needs its body kept (extractors or checks read it).
     pub(crate) fn reads_body(&self) -> bool {
         let field_body = |f: &Field| *f == Field::Body;
-        self.extract.iter().any(|e| match &e.source {
+        self.after.extract.iter().any(|e| match &e.source {
             ExtractSource::Json(_)
             | ExtractSource::JsonRunTime(_)
             | ExtractSource::JsonPlugin(_)
@@ -861,9 +858,9 @@ impl RequestSpec {
                 field_body(from) || *from == Field::BodyUnescaped
             }
             _ => false,
-        }) || self.checks.iter().any(|c| c.test.reads_body())
+        }) || self.after.checks.iter().any(|c| c.test.reads_body())
             // A script may read the body (`prev.getResponseDataAsString()`).
-            || !self.scripts.is_empty()
+            || !self.after.scripts.is_empty()
             // The page names its embedded resources.
             || self.embedded.is_some()
     }

@@ -3,9 +3,10 @@
 //! a request's (its label, elapsed time, success, response code), and the extractors and
 //! assertions of its scope read the response data it makes up; nothing goes on the wire.
 
-use super::request::{Check, CheckId, Extractor};
-use super::template::Template;
-use super::LabelId;
+use super::after::After;
+use super::http::CheckId;
+use crate::plan::template::Template;
+use crate::plan::LabelId;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,14 +34,8 @@ pub struct Synthetic {
     /// number is 0, as the plugin reads it.
     pub latency: Option<Template>,
     pub connect: Option<Template>,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    /// What the user does after this sample fails (a Result Status Action Handler in scope).
-    pub on_error: super::flow::StopKind,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::scripting::ScriptRef>,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -4,12 +4,13 @@
 //! and the extractors and assertions of its scope read the response data as the JMeter class
 //! makes it (text, or a hex string for the binary clients, or a DNS message written out).
 
-use super::request::{Check, Extractor};
-use super::template::Template;
-use super::LabelId;
+use super::after::After;
+use crate::plan::template::Template;
+use crate::plan::LabelId;
 use serde::Serialize;
 
-/// A step of this family: a sample, or the Raw Data Source pre-processor that feeds one.
+/// The family as the engine runs it, one op for both: a sample, or the Raw Data Source
+/// pre-processor that feeds one (in a flow, a `Sampler::Socket` and a `Step::RawSource`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SocketStep {
@@ -23,14 +24,8 @@ pub struct Socket {
     /// The JMeter class it comes from (for `check`'s listing).
     pub class: String,
     pub kind: SocketKind,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    /// What the user does after this sample fails (a Result Status Action Handler in scope).
-    pub on_error: super::flow::StopKind,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::scripting::ScriptRef>,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,7 +36,7 @@ pub enum SocketKind {
     Udp(Box<Udp>),
     Ftp(Box<Ftp>),
     /// JMeter's OS Process Sampler: not a socket, but its result is made as theirs are.
-    Process(Box<super::process::OsProcess>),
+    Process(Box<crate::plan::process::OsProcess>),
 }
 
 /// JMeter's TCPSampler with its client class. Every text field is rendered when the sample
@@ -51,7 +46,7 @@ pub struct Tcp {
     pub server: Template,
     pub port: Template,
     /// What is sent: shown by its size only (it may hold secrets).
-    #[serde(serialize_with = "super::request::text_summary")]
+    #[serde(serialize_with = "super::http::text_summary")]
     pub request: Template,
     pub client: TcpClient,
     /// `TCPSampler.EolByte` when set (else the client's default from `tcp.eolByte` /
@@ -90,7 +85,7 @@ pub enum TcpClient {
     /// A class that is none of JMeter's: JMeter loads the plan (TCPSampler.getProtocol logs
     /// "Could not find protocol class") and each sample connects, then fails with 500
     /// "Protocol handler not found" (the check message), sending nothing.
-    Missing { failure: super::request::CheckId },
+    Missing { failure: super::http::CheckId },
 }
 
 /// The plugins' HTTP Raw Request (`kg.apc.jmeter.samplers.HTTPRawSampler`).
@@ -100,7 +95,7 @@ pub struct HttpRaw {
     pub port: Template,
     /// Sent as it is (the plugin's GUI already wrote its line ends as CRLF); shown by its size
     /// only (it may hold credentials).
-    #[serde(serialize_with = "super::request::text_summary")]
+    #[serde(serialize_with = "super::http::text_summary")]
     pub data: Template,
     /// A file sent after the data (empty: none); relative to the plan's directory.
     pub file: Template,
@@ -129,7 +124,7 @@ pub struct Ftp {
     /// relative to the plan's directory.
     pub local: Template,
     /// What is uploaded, when not empty: shown by its size only.
-    #[serde(serialize_with = "super::request::text_summary")]
+    #[serde(serialize_with = "super::http::text_summary")]
     pub input: Template,
     pub binary: bool,
     /// Keep the downloaded file as the response data (else only its size is counted).
@@ -148,7 +143,7 @@ pub struct Ftp {
 pub struct Udp {
     pub host: Template,
     pub port: Template,
-    #[serde(serialize_with = "super::request::text_summary")]
+    #[serde(serialize_with = "super::http::text_summary")]
     pub data: Template,
     pub codec: UdpCodec,
     pub wait: bool,
@@ -183,7 +178,7 @@ pub enum UdpCodec {
 pub struct RawSource {
     pub name: String,
     #[serde(skip)]
-    pub var: super::VarId,
+    pub var: crate::plan::VarId,
     pub file: Template,
     pub base_dir: crate::confine::PlanDir,
     pub rewind: bool,

@@ -4,9 +4,10 @@
 //! then sends or reads one frame. Each is a row of the results with the plugin's figures, and
 //! the extractors and assertions of its scope read the frame it read.
 
-use super::request::{Check, CheckId, Extractor};
-use super::template::Template;
-use super::{LabelId, VarId};
+use super::after::After;
+use super::http::CheckId;
+use crate::plan::template::Template;
+use crate::plan::{LabelId, VarId};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -19,7 +20,7 @@ pub struct WebSocket {
     pub connect_timeout: Template,
     pub read_timeout: Template,
     /// Sent with the upgrade request (the Header Manager in scope), names as written.
-    #[serde(serialize_with = "super::request::redacted_headers")]
+    #[serde(serialize_with = "super::http::redacted_headers")]
     pub headers: Vec<(String, Template)>,
     /// The variable a read frame's "final fragment" bit goes to (`websocket.last_frame_final`).
     pub last_frame_final: VarId,
@@ -27,14 +28,8 @@ pub struct WebSocket {
     /// sub-sample of its own) and the next one read.
     pub filters: Vec<FrameFilter>,
     pub failures: Failures,
-    pub extract: Vec<Extractor>,
-    pub checks: Vec<Check>,
-    /// What the user does after this sample fails (a Result Status Action Handler in scope).
-    pub on_error: super::flow::StopKind,
-    /// Script post-processors, assertions and listeners in scope, in tree order: run on the
-    /// sample with its extractors and checks, in JMeter's order (see `ScriptEl::follows`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<super::scripting::ScriptRef>,
+    #[serde(flatten)]
+    pub after: After,
 }
 
 /// Where a new connection goes: `ws://` or `wss://` (TLS) `server:port` then `path` (with its
@@ -45,7 +40,7 @@ pub struct Connect {
     pub server: Template,
     pub port: Template,
     /// Shown with secret query values masked (`?token=***`).
-    #[serde(serialize_with = "super::request::redacted_url")]
+    #[serde(serialize_with = "super::http::redacted_url")]
     pub path: Template,
 }
 
@@ -99,7 +94,7 @@ pub enum FrameKind {
 pub struct Payload {
     pub binary: bool,
     /// Shown by its size only (it may hold secrets).
-    #[serde(serialize_with = "super::request::text_summary")]
+    #[serde(serialize_with = "super::http::text_summary")]
     pub data: Template,
     pub file: Option<Template>,
 }
