@@ -448,7 +448,10 @@ mod tests {
                 connect_us: if i == 0 { 250 } else { 0 },
                 new_connection: i == 0,
                 upstream_us: (i % 2 == 0).then_some(700 + i),
-                error: [None, Some(ErrorKind::Status(503)), Some(ErrorKind::Check(0))].get(i as usize).copied().flatten(),
+                error: [None, Some(ErrorKind::Status(503)), Some(ErrorKind::Check(0))]
+                    .get(i as usize)
+                    .copied()
+                    .flatten(),
                 ..sample_at(1_000 * i, 1_500 + 10 * i)
             });
         }
