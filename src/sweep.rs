@@ -376,18 +376,29 @@ pub(crate) fn is_sweep(dir: &std::path::Path) -> bool {
 }
 
 /// A sweep's record from its directory; the error names the file (and line).
-pub fn read(dir: &std::path::Path) -> Result<Record, String> {
+pub fn read(dir: &std::path::Path) -> Result<Record, ReadError> {
     let path = dir.join(RECORD);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let record: Record = serde_json::from_str(&text).map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))?;
+    let text = std::fs::read_to_string(&path).map_err(|source| ReadError::Io { path: path.clone(), source })?;
+    let record: Record = serde_json::from_str(&text).map_err(|source| ReadError::Json {
+        line: source.line(),
+        path: path.clone(),
+        source,
+    })?;
     if record.format > FORMAT {
-        return Err(format!(
-            "{}: format {} is newer than this stampede reads ({FORMAT}): update stampede",
-            path.display(),
-            record.format
-        ));
+        return Err(ReadError::Newer { path, format: record.format });
     }
     Ok(record)
+}
+
+/// A `sweep.json` that does not read, named with its path.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{}:{line}: {source}", path.display())]
+    Json { path: std::path::PathBuf, line: usize, source: serde_json::Error },
+    #[error("{}: format {format} is newer than this stampede reads ({FORMAT}): update stampede", path.display())]
+    Newer { path: std::path::PathBuf, format: u32 },
 }
 
 /// Sweeps side by side in Markdown: per load, each sweep's `Throughput/s @ average ms` (the
@@ -603,6 +614,28 @@ pub(crate) fn analysis(r: &Record) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each way `sweep.json` fails to read is its own error, named with the file (#34).
+    #[test]
+    fn a_sweep_record_that_does_not_read_says_why_with_its_path() {
+        let dir = std::env::temp_dir().join(format!("stampede-sweep-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(RECORD);
+        let e = read(&dir).unwrap_err();
+        assert!(matches!(e, ReadError::Io { .. }) && e.to_string().starts_with("cannot read "), "{e}");
+        std::fs::write(&path, "{\n\"format\": 1,\n").unwrap();
+        let e = read(&dir).unwrap_err();
+        assert!(matches!(e, ReadError::Json { line: 3, .. }), "{e}");
+        assert!(e.to_string().starts_with(&format!("{}:3: ", path.display())), "{e}");
+        let newer = r#"{"format": 9, "tool": "stampede", "version": "9", "plan_name": "p", "load": "users",
+            "planned": [1], "step_duration_s": 1, "steps": [], "finished": true}"#;
+        std::fs::write(&path, newer).unwrap();
+        let e = read(&dir).unwrap_err();
+        let says =
+            format!("{}: format 9 is newer than this stampede reads ({FORMAT}): update stampede", path.display());
+        assert!(matches!(e, ReadError::Newer { format: 9, .. }) && e.to_string() == says, "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn loads_are_lists_and_ranges() {

@@ -42,7 +42,8 @@ impl PlanArgs {
             skip_unsupported: self.skip_unsupported,
             strict: self.strict,
             allow_commands: self.allow_commands,
-            properties: crate::plan::properties::resolve(files, resolved, &self.properties).map_err(Error::Usage)?,
+            properties: crate::plan::properties::resolve(files, resolved, &self.properties)
+                .map_err(|e| Error::Usage(e.to_string()))?,
             replacements: self.replacements.clone(),
             ..Default::default()
         })

@@ -361,11 +361,11 @@ impl SampleFiles {
     /// Opens each file to append to it, with JMeter's header when it is new or empty: before
     /// any agent is reached, so a path that cannot be written is said before anything is sent
     /// or claimed.
-    pub fn open(paths: &[PathBuf]) -> Result<SampleFiles, String> {
+    pub fn open(paths: &[PathBuf]) -> Result<SampleFiles, SampleFileError> {
         use std::io::Write as _;
         let mut files = Vec::new();
         for p in paths {
-            let cannot = |e: std::io::Error| format!("cannot open the results file {}: {e}", p.display());
+            let cannot = |source| SampleFileError { path: p.clone(), source };
             if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(cannot)?;
             }
@@ -399,6 +399,14 @@ impl SampleFiles {
         }
         self.failed.take()
     }
+}
+
+/// A results file that cannot be opened to append the agents' rows to.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot open the results file {}: {source}", path.display())]
+pub struct SampleFileError {
+    path: PathBuf,
+    source: std::io::Error,
 }
 
 /// Takes back a run directory a run on agents claimed but measured nothing into (the agents
@@ -448,6 +456,15 @@ fn safe(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A results file under something that is no directory: a typed error naming it (#34).
+    #[test]
+    fn a_results_file_that_cannot_be_opened_is_named() {
+        let Err(e) = SampleFiles::open(&[PathBuf::from("/dev/null/out.jtl")]) else { panic!("opened") };
+        let SampleFileError { path, .. } = &e;
+        assert_eq!(path, Path::new("/dev/null/out.jtl"));
+        assert!(e.to_string().starts_with("cannot open the results file /dev/null/out.jtl: "), "{e}");
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("stampede-controller-{name}-{}", std::process::id()));

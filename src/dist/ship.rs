@@ -54,7 +54,7 @@ pub(crate) fn job_files(plan: &Plan, ship: &[PathBuf], never: &[PathBuf]) -> Res
         (Ok(_), false) => {
             return Err(format!("cannot send the plan's files to the agents:\n  {}", refused.join("\n  ")))
         }
-        (Err(e), _) => return Err([e].into_iter().chain(refused).collect::<Vec<_>>().join("\n  ")),
+        (Err(e), _) => return Err([e.to_string()].into_iter().chain(refused).collect::<Vec<_>>().join("\n  ")),
     };
     let mut files = Vec::new();
     for f in &s.files {

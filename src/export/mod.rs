@@ -110,9 +110,9 @@ impl std::fmt::Debug for Target {
 impl Spec {
     /// Parses `KIND=TARGET`. `influx_token` is `INFLUX_TOKEN` from the environment, for
     /// InfluxDB 2. The error names the flag and the value, credentials masked.
-    pub fn parse(value: &str, influx_token: Option<&str>) -> Result<Spec, String> {
+    pub fn parse(value: &str, influx_token: Option<&str>) -> Result<Spec, SpecError> {
         let shown = crate::redact::export_target(value);
-        let bad = |why: &str| format!("--export {shown}: {why}");
+        let bad = |why: &str| SpecError::Invalid { shown: shown.clone(), why: why.to_string() };
         let (kind, target) = value.split_once('=').ok_or_else(|| {
             bad("give KIND=TARGET: prometheus-rw=URL, prometheus=HOST:PORT, influxdb=URL or otlp=URL")
         })?;
@@ -161,11 +161,11 @@ impl Spec {
 
     /// Binds a `prometheus=ADDR` sink's address (nothing for the others), so that an address
     /// in use is said before the run starts.
-    pub fn bind(&self) -> Result<(), String> {
+    pub fn bind(&self) -> Result<(), SpecError> {
         let Target::Listen(addr, slot) = &self.target else { return Ok(()) };
         let listener = std::net::TcpListener::bind(addr)
             .and_then(|l| l.set_nonblocking(true).map(|_| l))
-            .map_err(|e| format!("--export {}: cannot listen on {addr}: {e}", self.shown))?;
+            .map_err(|source| SpecError::Listen { shown: self.shown.clone(), addr: *addr, source })?;
         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(listener);
         Ok(())
     }
@@ -174,6 +174,17 @@ impl Spec {
     pub fn shown(&self) -> &str {
         &self.shown
     }
+}
+
+/// An `--export` value that is not a sink, or a sink's address that cannot be listened on:
+/// named with the flag and the value, credentials masked.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// `why` says what to give instead.
+    #[error("--export {shown}: {why}")]
+    Invalid { shown: String, why: String },
+    #[error("--export {shown}: cannot listen on {addr}: {source}")]
+    Listen { shown: String, addr: std::net::SocketAddr, source: std::io::Error },
 }
 
 /// An InfluxDB write URL: `/write?db=NAME` (1.x, user and password as `u`/`p` or in the URL)
@@ -512,11 +523,11 @@ fn missed(intervals: u64, sent: &[(u64, u64)]) -> Vec<(u64, u64)> {
 
 /// The sinks of `specs`, as outputs. A `prometheus=ADDR` sink uses the listener [`Spec::bind`]
 /// bound, or binds its address now.
-pub fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<Box<dyn Output>>, String> {
+pub fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<Box<dyn Output>>, SpecError> {
     let ident = Arc::new(ident.clone());
     specs
         .iter()
-        .map(|s| -> Result<Box<dyn Output>, String> {
+        .map(|s| -> Result<Box<dyn Output>, SpecError> {
             let common = Common {
                 kind: s.kind,
                 shown: s.shown.clone(),
@@ -686,7 +697,7 @@ impl PushSink {
                 let body = match kind {
                     Kind::Influxdb => Ok(influx::lines(&snap, &ident, influx2).into_bytes()),
                     Kind::Otlp => Ok(otlp::body(&snap, &ident)),
-                    _ => remote_write::body(&snap, &ident),
+                    _ => remote_write::body(&snap, &ident).map_err(|e| e.to_string()),
                 };
                 let result = body.and_then(|b| http::post(&endpoint, &headers, &b, PUSH_TIMEOUT)).and_then(|r| {
                     if (200..300).contains(&r.status) {
@@ -898,7 +909,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_named_with_their_credentials_masked() {
-        let err = |v: &str, token: Option<&str>| Spec::parse(v, token).unwrap_err();
+        let err = |v: &str, token: Option<&str>| Spec::parse(v, token).unwrap_err().to_string();
         assert_eq!(
             err("prometheus-rw", None),
             "--export prometheus-rw: give KIND=TARGET: prometheus-rw=URL, prometheus=HOST:PORT, influxdb=URL or otlp=URL"
@@ -916,10 +927,24 @@ mod tests {
         assert!(e.contains("is not http://"), "{e}");
     }
 
+    /// An address in use is a typed error naming the flag, the value and the address (#34).
+    #[test]
+    fn an_address_in_use_is_said_with_the_flag() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap();
+        let e = Spec::parse(&format!("prometheus={addr}"), None).unwrap().bind().unwrap_err();
+        assert!(matches!(&e, SpecError::Listen { addr: a, .. } if *a == addr), "{e}");
+        assert!(e.to_string().starts_with(&format!("--export prometheus={addr}: cannot listen on {addr}: ")), "{e}");
+    }
+
     #[test]
     fn a_target_without_scheme_does_not_show_its_password() {
         let e = Spec::parse("influxdb=admin:pw4567@127.0.0.1:8086/write?db=x", None).unwrap_err();
-        assert_eq!(e, "--export influxdb=***@127.0.0.1:8086/write?db=x: give an http:// URL (the scheme is missing)");
+        assert!(matches!(&e, SpecError::Invalid { shown, .. } if shown == "influxdb=***@127.0.0.1:8086/write?db=x"));
+        assert_eq!(
+            e.to_string(),
+            "--export influxdb=***@127.0.0.1:8086/write?db=x: give an http:// URL (the scheme is missing)"
+        );
         let s = Spec::parse("influxdb=http://u:pw4567@127.0.0.1:8086/write?db=x&p=hunter2", Some("tk9999")).unwrap();
         let shown = format!("{s:?}");
         assert!(!shown.contains("pw4567") && !shown.contains("hunter2") && !shown.contains("tk9999"), "{shown}");

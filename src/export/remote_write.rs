@@ -60,10 +60,15 @@ pub(crate) fn write_request(snap: &Snapshot, ident: &Ident) -> WriteRequest {
 }
 
 /// The body to POST: the encoded request, snappy block format (not the framed format).
-pub fn body(snap: &Snapshot, ident: &Ident) -> Result<Vec<u8>, String> {
+pub fn body(snap: &Snapshot, ident: &Ident) -> Result<Vec<u8>, BodyError> {
     let bytes = prost::Message::encode_to_vec(&write_request(snap, ident));
-    snap::raw::Encoder::new().compress_vec(&bytes).map_err(|e| format!("snappy: {e}"))
+    snap::raw::Encoder::new().compress_vec(&bytes).map_err(BodyError)
 }
+
+/// A request snappy does not compress (one larger than its format holds).
+#[derive(Debug, thiserror::Error)]
+#[error("snappy: {0}")]
+pub struct BodyError(snap::Error);
 
 #[cfg(test)]
 mod tests {

@@ -177,7 +177,7 @@ impl OnAgents {
     /// The results files the agents' rows are written to (the plan's, --jtl), when the job
     /// asks for rows; opened before any agent is reached.
     pub(super) fn results(&self, result_files: &[PathBuf]) -> Result<SampleFiles, Error> {
-        SampleFiles::open(if self.job.samples { result_files } else { &[] }).map_err(Error::Usage)
+        SampleFiles::open(if self.job.samples { result_files } else { &[] }).map_err(|e| Error::Usage(e.to_string()))
     }
 
     /// The agents reached, as the run's executor, writing into the run directory `dir`;

@@ -321,8 +321,8 @@ impl Exports {
                 spec.bind()?;
                 Ok(spec)
             })
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(Error::Usage)?;
+            .collect::<Result<Vec<_>, export::SpecError>>()
+            .map_err(|e| Error::Usage(e.to_string()))?;
         Ok(Exports { specs, tag, run_id: None })
     }
 
@@ -444,7 +444,8 @@ pub async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Er
     };
     // The sinks last: they only close their queues at the end; the wait for a slow target is
     // `settle` in `execute`, after the run directory's summary is written.
-    let sinks = export::outputs(&exports.specs, &ident, &reports).map_err(|e| undo(Error::Usage(e), false))?;
+    let sinks =
+        export::outputs(&exports.specs, &ident, &reports).map_err(|e| undo(Error::Usage(e.to_string()), false))?;
     let run = run.outputs(sinks);
     let on_agents = run.is_remote();
     let result = match execute(run, &exports, &reports, on_agents, &say, leave).await {

@@ -116,16 +116,15 @@ impl Shipment {
     /// The plan's files and `extra` ones (the folders of `--ship`), but not those of `never`
     /// (the agents' token). Every file that cannot be read, or is over `cap` bytes, is named in
     /// the refusal, all at once; so are all of them when together they weigh more than `cap`.
-    pub fn new(plan: &Plan, extra: Vec<PlanFile>, never: &[PathBuf], cap: u64) -> Result<Shipment, String> {
+    pub fn new(plan: &Plan, extra: Vec<PlanFile>, never: &[PathBuf], cap: u64) -> Result<Shipment, ShipError> {
         let files: Vec<PlanFile> = plan.files_read().into_iter().chain(extra).collect();
         let Some(source) = files.first().filter(|_| plan.source.is_some()) else {
-            return Err("a plan read from a file is needed to send it to agents".into());
+            return Err(ShipError::NoPlanFile);
         };
         let dir = source.at.parent().unwrap_or(Path::new("/")).to_path_buf();
         let root =
             common_root(std::iter::once(dir.as_path()).chain(files.iter().map(|f| f.at.parent().unwrap_or(&f.at))));
-        let plan_path =
-            relative(&root, &source.at).ok_or_else(|| format!("{}: not a UTF-8 name", source.at.display()))?;
+        let plan_path = relative(&root, &source.at).ok_or_else(|| ShipError::NotUtf8(source.at.clone()))?;
         let never: Vec<PathBuf> =
             never.iter().map(|p| crate::confine::resolve(p).unwrap_or_else(|_| p.clone())).collect();
         let mut refused = Vec::new();
@@ -160,10 +159,22 @@ impl Shipment {
             );
         }
         if !refused.is_empty() {
-            return Err(format!("cannot send the plan's files to the agents:\n  {}", refused.join("\n  ")));
+            return Err(ShipError::Refused(refused));
         }
         Ok(Shipment { root, plan: plan_path, files: shipped })
     }
+}
+
+/// Why a plan's files cannot be sent to agents.
+#[derive(Debug, thiserror::Error)]
+pub enum ShipError {
+    #[error("a plan read from a file is needed to send it to agents")]
+    NoPlanFile,
+    #[error("{}: not a UTF-8 name", .0.display())]
+    NotUtf8(PathBuf),
+    /// Every file refused, each with its path and why, all at once.
+    #[error("cannot send the plan's files to the agents:\n  {}", .0.join("\n  "))]
+    Refused(Vec<String>),
 }
 
 /// A folder whose files are sent: one `--ship` names, or the plan's own directory.
@@ -383,10 +394,12 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let extra = files_under(&dir.join("data"), Folder::Chosen, |_| false).unwrap();
         let e = Shipment::new(&plan, extra.clone(), &[], 200).unwrap_err();
+        assert!(matches!(&e, ShipError::Refused(r) if r.len() == 2), "{e}");
+        let e = e.to_string();
         assert!(e.contains("data/big: 0.0 MiB, over the 0.0 MiB"), "{e}");
         assert!(e.contains("data/fifo: cannot be read") && e.contains("not a regular file"), "{e}");
         // Each small enough, too many together: the biggest are named.
-        let e = Shipment::new(&plan, extra[..1].to_vec(), &[], 301).unwrap_err();
+        let e = Shipment::new(&plan, extra[..1].to_vec(), &[], 301).unwrap_err().to_string();
         assert!(e.contains("over the") && e.contains("data/big"), "{e}");
         // The token stays behind.
         let s = Shipment::new(&plan, Vec::new(), &[dir.join("data/ids.csv")], 1 << 20).unwrap();

@@ -32,14 +32,14 @@ pub enum XPathResult {
 
 impl XPathExpr {
     /// The query, or why it is not XPath 1.0.
-    pub fn new(src: &str, tolerant: bool, namespaces: bool, fragment: bool) -> Result<XPathExpr, String> {
+    pub fn new(src: &str, tolerant: bool, namespaces: bool, fragment: bool) -> Result<XPathExpr, MarkupError> {
         compile(src)?;
         Ok(XPathExpr { src: src.to_string(), tolerant, namespaces, fragment })
     }
 
     /// Evaluates the query on a body; the error is what JMeter reports (a body that does not
     /// parse, a query that does not evaluate).
-    pub fn eval(&self, body: &str) -> Result<XPathResult, String> {
+    pub fn eval(&self, body: &str) -> Result<XPathResult, MarkupError> {
         let package = sxd_document::Package::new();
         let doc = package.as_document();
         let mut ns = Vec::new();
@@ -53,7 +53,7 @@ impl XPathExpr {
         for (p, uri) in &ns {
             ctx.set_namespace(p, uri);
         }
-        let value = xpath.evaluate(&ctx, doc.root()).map_err(|e| format!("{e:?}"))?;
+        let value = xpath.evaluate(&ctx, doc.root()).map_err(MarkupError::Eval)?;
         Ok(match value {
             sxd_xpath::Value::Nodeset(set) => {
                 XPathResult::Nodes(set.document_order().into_iter().map(|n| self.node_value(n)).collect())
@@ -85,11 +85,31 @@ impl XPathExpr {
     }
 }
 
-fn compile(src: &str) -> Result<sxd_xpath::XPath, String> {
+fn compile(src: &str) -> Result<sxd_xpath::XPath, MarkupError> {
     sxd_xpath::Factory::new()
         .build(src)
-        .map_err(|e| format!("invalid XPath `{src}`: {e:?}"))?
-        .ok_or_else(|| format!("invalid XPath `{src}`: it is empty"))
+        .map_err(|error| MarkupError::XPath { src: src.to_string(), error })?
+        .ok_or_else(|| MarkupError::EmptyXPath(src.to_string()))
+}
+
+/// An XPath query or CSS selector that does not read, or a body an XPath query cannot be
+/// evaluated on; each says it as JMeter's log and failure messages do.
+#[derive(Debug, thiserror::Error)]
+pub enum MarkupError {
+    #[error("invalid XPath `{src}`: {error:?}")]
+    XPath { src: String, error: sxd_xpath::ParserError },
+    #[error("invalid XPath `{0}`: it is empty")]
+    EmptyXPath(String),
+    #[error("invalid CSS selector `{src}`: {reason}")]
+    Css { src: String, reason: String },
+    /// The body is not well-formed XML (JMeter's parser says `SAXException`).
+    #[error("SAXException: {0}")]
+    Xml(roxmltree::Error),
+    #[error("the body nests elements {0} deep: XPath is evaluated on at most {MAX_DEPTH} levels")]
+    TooDeep(usize),
+    /// The query does not evaluate on this body.
+    #[error("{0:?}")]
+    Eval(sxd_xpath::ExecutionError),
 }
 
 /// Xalan's number text: whole numbers without a fraction.
@@ -111,9 +131,9 @@ fn xml_into(
     body: &str,
     namespaces: bool,
     ns: &mut Vec<(String, String)>,
-) -> Result<(), String> {
+) -> Result<(), MarkupError> {
     let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-    let parsed = roxmltree::Document::parse_with_options(body, opts).map_err(|e| format!("SAXException: {e}"))?;
+    let parsed = roxmltree::Document::parse_with_options(body, opts).map_err(MarkupError::Xml)?;
     // Each node's depth from its parent's (parents come first in document order).
     let mut depths = vec![0usize; parsed.descendants().len()];
     for n in parsed.descendants() {
@@ -184,15 +204,15 @@ fn xml_into(
 /// `<a><a><a>...` from the server) would overflow the stack and abort the run.
 const MAX_DEPTH: usize = 512;
 
-fn too_deep(depth: usize) -> Result<(), String> {
+fn too_deep(depth: usize) -> Result<(), MarkupError> {
     if depth > MAX_DEPTH {
-        return Err(format!("the body nests elements {depth} deep: XPath is evaluated on at most {MAX_DEPTH} levels"));
+        return Err(MarkupError::TooDeep(depth));
     }
     Ok(())
 }
 
 /// Copies an HTML body, parsed as a browser does (what Tidy makes well-formed), into `doc`.
-fn html_into(doc: &dom::Document<'_>, body: &str) -> Result<(), String> {
+fn html_into(doc: &dom::Document<'_>, body: &str) -> Result<(), MarkupError> {
     let html = scraper::Html::parse_document(body);
     let depth = html.tree.root().traverse().scan(0usize, |d, edge| {
         match edge {
@@ -340,8 +360,10 @@ const BLOCKS: &[&str] = &[
 ];
 
 impl CssExpr {
-    pub fn new(src: &str, attribute: &str, jodd: bool) -> Result<CssExpr, String> {
-        let selector = scraper::Selector::parse(src).map_err(|e| format!("invalid CSS selector `{src}`: {e}"))?;
+    pub fn new(src: &str, attribute: &str, jodd: bool) -> Result<CssExpr, MarkupError> {
+        // The parser's error borrows `src`: its text is kept.
+        let selector = scraper::Selector::parse(src)
+            .map_err(|e| MarkupError::Css { src: src.to_string(), reason: e.to_string() })?;
         Ok(CssExpr { src: src.to_string(), selector, attribute: attribute.trim().to_string(), jodd })
     }
 
@@ -463,13 +485,16 @@ mod tests {
         let html = "<html><body><form><input name=csrf value=abc123><p>unclosed<br></form></body>";
         let t = XPathExpr::new("//input[@name='csrf']/@value", true, false, false).unwrap();
         assert_eq!(nodes(&t, html), vec![Some("abc123".into())]);
-        assert!(XPathExpr::new("//input", false, false, false).unwrap().eval(html).is_err(), "not XML");
+        let e = XPathExpr::new("//input", false, false, false).unwrap().eval(html).unwrap_err();
+        assert!(matches!(e, MarkupError::Xml(_)) && e.to_string().starts_with("SAXException: "), "not XML: {e}");
     }
 
     #[test]
     fn invalid_xpath() {
-        assert!(XPathExpr::new("//a[", false, false, false).is_err());
-        assert!(XPathExpr::new("", false, false, false).is_err());
+        let e = XPathExpr::new("//a[", false, false, false).unwrap_err();
+        assert!(matches!(e, MarkupError::XPath { .. }) && e.to_string().starts_with("invalid XPath `//a[`: "), "{e}");
+        let e = XPathExpr::new("", false, false, false).unwrap_err();
+        assert_eq!(e.to_string(), "invalid XPath ``: it is empty");
     }
 
     #[test]
@@ -483,7 +508,8 @@ mod tests {
             let tag = if tolerant { "div" } else { "a" };
             let x = XPathExpr::new(query, tolerant, false, fragment).unwrap();
             let e = x.eval(&deep(tag, 5000)).unwrap_err();
-            assert!(e.contains("deep: XPath is evaluated on at most 512 levels"), "{e}");
+            assert!(matches!(e, MarkupError::TooDeep(d) if d >= 5000), "{e}");
+            assert!(e.to_string().contains("deep: XPath is evaluated on at most 512 levels"), "{e}");
             assert!(x.eval(&deep(tag, 100)).is_ok());
         }
     }
@@ -508,6 +534,10 @@ mod tests {
         assert_eq!(CssExpr::new("li.a", "data-id", false).unwrap().values(html), vec!["7".to_string(), String::new()]);
         assert_eq!(CssExpr::new("a", "href", false).unwrap().values(html), vec!["/next".to_string()]);
         assert_eq!(CssExpr::new("li.a", " ", true).unwrap().values(html)[0], "first\n          item");
-        assert!(CssExpr::new("li[", "", false).is_err());
+        let e = CssExpr::new("li[", "", false).unwrap_err();
+        assert!(
+            matches!(e, MarkupError::Css { .. }) && e.to_string().starts_with("invalid CSS selector `li[`: "),
+            "{e}"
+        );
     }
 }

@@ -78,11 +78,10 @@ pub fn resolve(
     files: &[std::path::PathBuf],
     resolved: &[(String, String)],
     given: &[(String, String)],
-) -> Result<std::collections::HashMap<String, String>, String> {
+) -> Result<std::collections::HashMap<String, String>, PropertiesError> {
     let mut props = std::collections::HashMap::new();
     for f in files {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read properties file {}: {e}", f.display()))?;
+        let text = std::fs::read_to_string(f).map_err(|source| PropertiesError { path: f.clone(), source })?;
         props.extend(parse(&text));
     }
     props.extend(resolved.iter().cloned());
@@ -95,9 +94,29 @@ pub fn resolve(
     Ok(props)
 }
 
+/// A properties file (`-p`, `-q`) that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read properties file {}: {source}", path.display())]
+pub struct PropertiesError {
+    path: std::path::PathBuf,
+    source: std::io::Error,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A properties file that is not there: a typed error naming it (#34).
+    #[test]
+    fn a_properties_file_that_cannot_be_read_is_named() {
+        let missing = std::path::PathBuf::from("/nonexistent/stampede/user.properties");
+        let e = resolve(std::slice::from_ref(&missing), &[], &[]).unwrap_err();
+        assert_eq!(e.path, missing);
+        assert!(
+            e.to_string().starts_with("cannot read properties file /nonexistent/stampede/user.properties: "),
+            "{e}"
+        );
+    }
 
     /// JMeter 5.6.3: `-Jempty=` removes the property (`${__P(empty,def)}` is `def`), a later
     /// `-J` sets it again; `empty=` in a properties file sets it to "" (`__P` reads "").

@@ -199,7 +199,7 @@ impl Request<'_> {
     /// A sweep's directory: its tables (Markdown), its page (HTML) or its record (JSON); each
     /// step is a run directory of its own for the other formats.
     fn sweep(&self, dir: &Path) -> Result<String, Error> {
-        let record = crate::sweep::read(dir).map_err(Error::Refused)?;
+        let record = crate::sweep::read(dir).map_err(|e| Error::Refused(e.to_string()))?;
         Ok(match self.format {
             Format::Md => crate::sweep::markdown(&record),
             Format::Json => serde_json::to_string_pretty(&record).expect("a record serialises") + "\n",
@@ -425,7 +425,11 @@ fn run_names(paths: &[PathBuf], given: Option<&str>) -> Result<Vec<String>, Erro
 /// Sweeps side by side: a column per sweep at each load (Markdown), their charts overlaid
 /// (HTML), or their records (JSON).
 fn sweeps_side_by_side(paths: &[PathBuf], names: Vec<String>, format: CompareFormat) -> Result<String, Error> {
-    let records = paths.iter().map(|r| crate::sweep::read(r)).collect::<Result<Vec<_>, _>>().map_err(Error::Refused)?;
+    let records = paths
+        .iter()
+        .map(|r| crate::sweep::read(r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Error::Refused(e.to_string()))?;
     if records.iter().any(|r| r.load != records[0].load) {
         return Err(Error::Refused("these sweeps vary different loads (users and rates): compare alike sweeps".into()));
     }

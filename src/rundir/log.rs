@@ -437,4 +437,93 @@ mod tests {
         );
         assert!((row.mean_latency_ms - 1.0045).abs() < 1e-9, "{row:?}");
     }
+
+    /// An interval with every part of a line: timing, upstream, a check and a status among the
+    /// errors, open-model counts and lateness.
+    fn every_part() -> Interval {
+        let mut s = LabelStats::default();
+        for i in 0..6u64 {
+            s.record(&Sample {
+                ttfb_us: 900 + i,
+                connect_us: if i == 0 { 250 } else { 0 },
+                new_connection: i == 0,
+                upstream_us: (i % 2 == 0).then_some(700 + i),
+                error: [None, Some(ErrorKind::Status(503)), Some(ErrorKind::Check(0))]
+                    .get(i as usize)
+                    .copied()
+                    .flatten(),
+                ..sample_at(1_000 * i, 1_500 + 10 * i)
+            });
+        }
+        let mut late = LabelStats::default();
+        late.record(&sample_at(0, 40));
+        Interval {
+            new_labels: Vec::new(),
+            index: 3,
+            start_us: 3_000_000,
+            end_us: 4_000_000,
+            labels: vec![(crate::plan::LabelId(0), s.clone())],
+            total: s,
+            scenarios: vec![crate::record::ScenarioCounts { iterations: 6, dropped: 1, undispatched: 2 }],
+            lateness: vec![late],
+            active_users: vec![2],
+            last: false,
+        }
+    }
+
+    /// The line [`every_part`] made when written by the code of 2026-11-29 (eae780f), copied
+    /// verbatim: whatever codec writes and reads `intervals.jsonl` must keep reading it equal
+    /// and writing it byte for byte (logs and agents' streams of older versions read on).
+    const WRITTEN_AT_EAE780F: &str = r#"{"i":3,"start_us":3000000,"end_us":4000000,"active_users":[2],"iterations":[6],"dropped":[1],"undispatched":[2],"lateness":[{"label":"0","samples":1,"errors":0,"sum_elapsed_us":40,"min_us":40,"max_us":40,"sum_ttfb_us":1,"sum_connect_us":0,"bytes_sent":1,"bytes_received":1,"connections_opened":0,"first_start_us":0,"last_end_us":40,"errors_by_kind":{},"hist":"HISTFAAAACJ4nJNpmSzMwMDAxAABzFCaEURcm7yEwf4DRMCfCQBazgTa","connect_samples":0,"max_connect_us":0,"max_ttfb_us":1,"ttfb_hist":"HISTFAAAAB94nJNpmSzMwMDAxAABMJoRRFybvITB/gNMBgBaFQSK"}],"labels":[{"label":"get /a","samples":6,"errors":2,"sum_elapsed_us":9150,"min_us":1500,"max_us":1550,"sum_ttfb_us":5415,"sum_connect_us":250,"bytes_sent":6,"bytes_received":6,"connections_opened":1,"first_start_us":0,"last_end_us":6550,"errors_by_kind":{"check: status is 200":1,"http_503":1},"hist":"HISTFAAAADZ4nD2IMQ0AIAwED5gZCAMLXjCHg1rAA07QgQRC2vQ/uUuuT6lARpfM4ePIYlwNu8Xif5qwBcM=","connect_samples":1,"max_connect_us":250,"max_ttfb_us":905,"ttfb_hist":"HISTFAAAACR4nJNpmSzMwMDAwgABTFCaEURcm7yEwf4DROAgOwcLAGaaBV4=","connect_hist":"HISTFAAAACN4nJNpmSzMwMDAzAABTFCaEURcm7yEwf4DROAzMxMAYaAFgQ==","upstream":{"samples":3,"sum_elapsed_us":4560,"sum_us":2106,"max_us":704,"hist":"HISTFAAAACR4nJNpmSzMwMDAwgABTFCaEURcm7yEwf4DROAuGwsTAGb9BXM=","sum_overhead_us":2454,"max_overhead_us":836,"overhead_hist":"HISTFAAAACd4nJNpmSzMwMDAzgABTFCaEURcm7yEwf4DRKCfnYmViZ0JAHXKBTU="}}],"total":{"label":"Total","samples":6,"errors":2,"sum_elapsed_us":9150,"min_us":1500,"max_us":1550,"sum_ttfb_us":5415,"sum_connect_us":250,"bytes_sent":6,"bytes_received":6,"connections_opened":1,"first_start_us":0,"last_end_us":6550,"errors_by_kind":{"check: status is 200":1,"http_503":1},"hist":"HISTFAAAADZ4nD2IMQ0AIAwED5gZCAMLXjCHg1rAA07QgQRC2vQ/uUuuT6lARpfM4ePIYlwNu8Xif5qwBcM=","connect_samples":1,"max_connect_us":250,"max_ttfb_us":905,"ttfb_hist":"HISTFAAAACR4nJNpmSzMwMDAwgABTFCaEURcm7yEwf4DROAgOwcLAGaaBV4=","connect_hist":"HISTFAAAACN4nJNpmSzMwMDAzAABTFCaEURcm7yEwf4DROAzMxMAYaAFgQ==","upstream":{"samples":3,"sum_elapsed_us":4560,"sum_us":2106,"max_us":704,"hist":"HISTFAAAACR4nJNpmSzMwMDAwgABTFCaEURcm7yEwf4DROAuGwsTAGb9BXM=","sum_overhead_us":2454,"max_overhead_us":836,"overhead_hist":"HISTFAAAACd4nJNpmSzMwMDAzgABTFCaEURcm7yEwf4DRKCfnYmViZ0JAHXKBTU="}}}"#;
+
+    fn assert_same(a: &LabelStats, b: &LabelStats) {
+        let counts = |s: &LabelStats| {
+            [
+                s.samples,
+                s.errors,
+                s.sum_elapsed_us,
+                s.min_us,
+                s.max_us,
+                s.sum_ttfb_us,
+                s.sum_connect_us,
+                s.bytes_sent,
+                s.bytes_received,
+                s.connections_opened,
+                s.first_start_us,
+                s.last_end_us,
+                s.timing.connect_samples,
+                s.timing.max_connect_us,
+                s.timing.max_ttfb_us,
+            ]
+        };
+        assert_eq!(counts(a), counts(b));
+        assert_eq!(a.errors_by_kind, b.errors_by_kind);
+        assert_eq!(a.histogram, b.histogram);
+        assert_eq!((&a.timing.ttfb, &a.timing.connect), (&b.timing.ttfb, &b.timing.connect));
+        let upstream = |s: &LabelStats| {
+            s.upstream.as_deref().map(|u| {
+                let sums = [u.samples, u.sum_elapsed_us, u.sum_us, u.max_us, u.sum_overhead_us, u.max_overhead_us];
+                (sums, u.hist.clone(), u.overhead.clone())
+            })
+        };
+        assert_eq!(upstream(a), upstream(b));
+    }
+
+    #[test]
+    fn a_line_written_by_earlier_code_reads_back_equal_and_is_written_byte_for_byte() {
+        let (iv, labels, checks) = (every_part(), ["get /a".to_string()], ["status is 200".to_string()]);
+        let written = serde_json::to_string(&IntervalLine::from_interval(&iv, &labels, &checks)).unwrap();
+        assert_eq!(written, WRITTEN_AT_EAE780F, "the same stats make the same line");
+        let line: IntervalLine = serde_json::from_str(WRITTEN_AT_EAE780F).unwrap();
+        assert_eq!(serde_json::to_string(&line).unwrap(), WRITTEN_AT_EAE780F, "read and written again, unchanged");
+        assert_eq!((line.i, line.start_us, line.end_us, &line.active_users), (3, 3_000_000, 4_000_000, &vec![2]));
+        assert_eq!(line.scenarios(), iv.scenarios);
+        assert_eq!(line.labels[0].label, "get /a");
+        assert_same(&line.labels[0].to_stats(&checks).unwrap(), &iv.labels[0].1);
+        assert_same(&line.total.as_ref().unwrap().to_stats(&checks).unwrap(), &iv.total);
+        assert_same(&line.lateness(1, &checks).unwrap()[0], &iv.lateness[0]);
+        // Read with another run's checks, the check's name is not one of its kinds.
+        let e = line.labels[0].to_stats(&[]).unwrap_err().to_string();
+        assert_eq!(e, "unknown error kind `check: status is 200`");
+    }
 }

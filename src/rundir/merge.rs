@@ -341,6 +341,24 @@ fn offset_us(start: Option<OffsetDateTime>, first: Option<OffsetDateTime>) -> u6
     }
 }
 
+/// A part's line of `intervals.jsonl` that [`LiveMerge::add`] does not take (its caller names
+/// the part); nothing of it is counted.
+/// Opaque: why a line does not read is the reader's own (`rundir::log`), said in its message.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct LineRefused(Refusal);
+
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    /// Not an interval line.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// An interval a run could not have written (a histogram out of bounds, counts that
+    /// disagree, sums past 2^64).
+    #[error("{0}")]
+    Invalid(#[from] super::log::LineError),
+}
+
 /// A merged interval as a run writes it, the `index`-th of its log, with the names of labels
 /// its writer has not met yet.
 pub(crate) fn as_interval(index: u64, iv: &LoggedInterval, side: &ScenarioSide, new_labels: Vec<String>) -> Interval {
@@ -418,9 +436,9 @@ impl LiveMerge {
     /// Adds part `i`'s next line of `intervals.jsonl`; returns it as the part's own interval
     /// (its clock, its Total, scenario counts and users; its labels left out: per label, the
     /// merge is what is read), for the outputs that show each part.
-    pub fn add(&mut self, i: usize, text: &str) -> Result<Interval, String> {
-        let line: IntervalLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| e.to_string())?;
+    pub fn add(&mut self, i: usize, text: &str) -> Result<Interval, LineRefused> {
+        let line: IntervalLine = serde_json::from_str(text).map_err(|e| LineRefused(e.into()))?;
+        let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| LineRefused(e.into()))?;
         self.begun[i] = true;
         let offset = self.merger.parts[i].offset_us;
         self.at_us = self.at_us.max(iv.end_us.saturating_add(offset));
@@ -830,6 +848,14 @@ mod tests {
         let mut live = LiveMerge::new(&meta, 2);
         live.meta(0, &meta);
         live.meta(1, &metas[1]);
+        // A line that is not an interval, or one no run writes, is refused with why and
+        // counts nothing (#34).
+        let e = live.add(0, "{not json").unwrap_err().to_string();
+        assert!(e.starts_with("key must be a string at line 1"), "{e}");
+        let mut bad: serde_json::Value = serde_json::from_str(&la[0]).unwrap();
+        bad["labels"][0]["errors"] = 1_000.into();
+        let e = live.add(0, &bad.to_string()).unwrap_err().to_string();
+        assert!(e.ends_with("has 1000 errors in 10 samples"), "{e}");
         let mut merged = Vec::new();
         // b is ahead: nothing is merged while a has said nothing.
         for l in &lb[..3] {

@@ -239,7 +239,7 @@ impl Cx {
         let mut invalid = false;
         let (query, test) = if probe.is_dynamic(&self.b.sym.vars) {
             note.push_str(", its query read for each sample");
-            let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, false);
+            let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, false).map_err(|e| e.to_string());
             let path = Box::new(RunTime::new(probe, compile));
             (raw.to_string(), CheckTest::XPathAt { path, field, negate, xpath2 })
         } else {

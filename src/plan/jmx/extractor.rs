@@ -436,7 +436,7 @@ impl Cx {
         let probe = self.tmpl(c, raw)?;
         let source = if probe.is_dynamic(&self.b.sym.vars) {
             note.push_str("the query is read for each sample; ");
-            let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, fragment);
+            let compile = move |q: &str| XPathExpr::new(q, tolerant, namespaces, fragment).map_err(|e| e.to_string());
             ExtractSource::XPathRunTime(RunTime::new(probe, compile))
         } else {
             let query = self.expand(c, raw)?;
@@ -473,7 +473,7 @@ impl Cx {
             // Read for each sample, as JMeter evaluates it; a query the XPath 1.0 engine does
             // not take then finds nothing (the default stays).
             note.push_str("the query is read for each sample; ");
-            let compile = move |q: &str| XPathExpr::new(q, false, namespaces, fragment);
+            let compile = move |q: &str| XPathExpr::new(q, false, namespaces, fragment).map_err(|e| e.to_string());
             ExtractSource::XPathRunTime(RunTime::new(probe, compile))
         } else {
             let query = self.expand(c, raw)?;
@@ -530,7 +530,7 @@ impl Cx {
             note.push_str("the selector and attribute are read for each sample; ");
             let css = move |both: &str| {
                 let (expr, attribute) = both.split_once('\0').unwrap_or((both, ""));
-                CssExpr::new(expr, attribute, jodd)
+                CssExpr::new(expr, attribute, jodd).map_err(|e| e.to_string())
             };
             ExtractSource::CssRunTime(RunTime::new(probe, css), Box::new(attr_probe))
         } else {
@@ -627,10 +627,10 @@ fn scoped(c: &El, source: ExtractSource, vars: &mut crate::plan::template::VarTa
 
 /// The source, or one that finds nothing when its expression does not compile: JMeter compiles
 /// it at run time, logs the error and leaves the default. The element's note warns of it.
-fn or_invalid(source: Result<ExtractSource, String>, note: &mut String) -> ExtractSource {
+fn or_invalid(source: Result<ExtractSource, impl std::fmt::Display>, note: &mut String) -> ExtractSource {
     source.unwrap_or_else(|e| {
         note.push_str(&format!("{e}: JMeter logs it and sets the default; "));
-        ExtractSource::Invalid(e)
+        ExtractSource::Invalid(e.to_string())
     })
 }
 
