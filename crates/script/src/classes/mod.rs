@@ -26,6 +26,8 @@ mod jmeter;
 mod json;
 mod lang;
 mod regex;
+#[cfg(test)]
+mod table_tests;
 mod time;
 mod util;
 
@@ -38,21 +40,87 @@ use std::sync::{Arc, OnceLock};
 pub use codec::md5;
 pub(crate) use errors::Throwable;
 pub(crate) use json::json_smart_text;
-pub use time::format_decimal;
+pub use time::date::format_decimal;
 pub(crate) use util::collect;
 
-/// How calls reach a family's code.
-pub(crate) struct Family {
-    pub construct: fn(&mut Ctx<'_>, &'static str, Vec<Value>) -> Result<Value, Thrown>,
-    pub call_static: fn(&mut Ctx<'_>, &'static str, &str, Vec<Value>) -> Result<Value, Thrown>,
-    pub get_static: fn(&mut Ctx<'_>, &'static str, &str) -> Result<Value, Thrown>,
+/// `new C(args)`: `class` is the row's name (one function makes several classes).
+pub(crate) type Ctor = fn(&mut Ctx<'_>, &'static str, Vec<Value>) -> Result<Value, Thrown>;
+
+/// `C.m(args)`: the class's and the row's names (one function serves several rows).
+pub(crate) type StaticFn = fn(&mut Ctx<'_>, &'static str, &str, Vec<Value>) -> Result<Value, Thrown>;
+
+/// `C.FIELD`: the class's and the row's names.
+pub(crate) type FieldFn = fn(&mut Ctx<'_>, &'static str, &'static str) -> Result<Value, Thrown>;
+
+/// A class a script may name, declared once: what loads (its name, its statics and fields)
+/// is what runs (each row's function), and a call the resolver binds to a row runs that row's
+/// function with no lookup.
+pub(crate) struct Class {
+    /// The canonical name (`java.lang.Math`).
+    pub name: &'static str,
+    /// `new C(args)`, when the class has a public constructor.
+    pub new: Option<Ctor>,
+    pub statics: &'static [Static],
+    pub fields: &'static [Field],
 }
 
-/// A class a script may name: its canonical name, its static methods and fields.
-pub(crate) struct ClassDef {
+/// A static method: its name, how many arguments it takes (`min..=max`, [`VAR`] for varargs),
+/// and its code.
+pub(crate) struct Static {
     pub name: &'static str,
-    pub statics: &'static [&'static str],
-    pub family: &'static Family,
+    pub min: u8,
+    pub max: u8,
+    pub f: StaticFn,
+}
+
+/// A static field or constant (`Math.PI`, `TimeUnit.SECONDS`, `System.out`).
+pub(crate) struct Field {
+    pub name: &'static str,
+    pub get: FieldFn,
+}
+
+impl std::fmt::Debug for Class {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl std::fmt::Debug for Static {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The `max` of a static that takes any number of arguments.
+pub(crate) const VAR: u8 = u8::MAX;
+
+/// A [`Static`] row.
+pub(crate) const fn st(name: &'static str, min: u8, max: u8, f: StaticFn) -> Static {
+    Static { name, min, max, f }
+}
+
+/// A [`Field`] row.
+pub(crate) const fn fd(name: &'static str, get: FieldFn) -> Field {
+    Field { name, get }
+}
+
+impl Class {
+    /// The static method of this name.
+    pub(crate) fn static_method(&self, name: &str) -> Option<&'static Static> {
+        self.statics.iter().find(|s| s.name == name)
+    }
+
+    fn field(&self, name: &str) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// `new C(args)` of this class.
+    pub(crate) fn construct(&self, cx: &mut Ctx<'_>, args: Vec<Value>) -> Result<Value, Thrown> {
+        match self.new {
+            Some(new) => new(cx, self.name, args),
+            None => Err(illegal_arg(format!("{} is an interface or has no public constructor", self.name))),
+        }
+    }
 }
 
 /// Packages whose classes a script names without importing them (Groovy's default imports;
@@ -62,10 +130,10 @@ const AUTO_IMPORTED: &[&str] = &["java.lang", "java.util", "java.io", "java.net"
 /// Auto-imported classes outside those packages (Groovy imports these two).
 const AUTO_CLASSES: &[&str] = &["java.math.BigDecimal", "java.math.BigInteger"];
 
-fn table() -> &'static HashMap<&'static str, &'static ClassDef> {
-    static TABLE: OnceLock<HashMap<&'static str, &'static ClassDef>> = OnceLock::new();
+fn table() -> &'static HashMap<&'static str, &'static Class> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static Class>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [ClassDef]; 7] = [
+        let families: [&'static [Class]; 7] = [
             lang::CLASSES,
             time::CLASSES,
             json::CLASSES,
@@ -78,8 +146,19 @@ fn table() -> &'static HashMap<&'static str, &'static ClassDef> {
     })
 }
 
-fn class(name: &str) -> Option<&'static ClassDef> {
+fn class(name: &str) -> Option<&'static Class> {
     table().get(name).copied()
+}
+
+/// The row of a class by its canonical name ([`resolve`]'s).
+pub(crate) fn row(name: &str) -> Option<&'static Class> {
+    class(name)
+}
+
+/// Every class of the tables.
+#[cfg(test)]
+pub(crate) fn all_classes() -> impl Iterator<Item = &'static Class> {
+    table().values().copied()
 }
 
 /// The canonical name of the class a script names (`Random`, `java.util.Random`, an imported
@@ -113,15 +192,16 @@ pub(crate) fn resolve(name: &str, imports: &[Import]) -> Option<&'static str> {
         .map(|c| c.name)
 }
 
-/// Whether a class has a static method or field of this name (checked at load time).
-pub(crate) fn has_static(class_name: &'static str, name: &str) -> bool {
-    class(class_name).is_some_and(|c| c.statics.contains(&name))
+/// The static method `C.name` a call binds to at load time.
+pub(crate) fn static_method(class_name: &str, name: &str) -> Option<&'static Static> {
+    class(class_name)?.static_method(name)
 }
 
 /// `new C(args)`.
+#[cfg(test)]
 pub(crate) fn construct(cx: &mut Ctx<'_>, class_name: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
     match class(class_name) {
-        Some(c) => (c.family.construct)(cx, c.name, args),
+        Some(c) => c.construct(cx, args),
         None => Err(Thrown::security(format!("the class {class_name} is not available to scripts"))),
     }
 }
@@ -134,15 +214,18 @@ pub(crate) fn call_static(
     args: Vec<Value>,
 ) -> Result<Value, Thrown> {
     match class(class_name) {
-        Some(c) => (c.family.call_static)(cx, c.name, method, args),
+        Some(c) => match c.static_method(method) {
+            Some(s) => (s.f)(cx, c.name, s.name, args),
+            None => Err(no_method(c.name, method)),
+        },
         None => Err(Thrown::no_method(class_name, method)),
     }
 }
 
 /// `C.FIELD` (`Integer.MAX_VALUE`, `TimeUnit.SECONDS`).
 pub(crate) fn get_static(cx: &mut Ctx<'_>, class_name: &'static str, name: &str) -> Result<Value, Thrown> {
-    match class(class_name) {
-        Some(c) => (c.family.get_static)(cx, c.name, name),
+    match class(class_name).and_then(|c| Some((c, c.field(name)?))) {
+        Some((c, f)) => (f.get)(cx, c.name, f.name),
         None => Err(no_property(class_name, name)),
     }
 }
@@ -410,10 +493,10 @@ mod tests {
         assert_eq!(resolve("Socket", &[import("java.net", true, None)]), None);
         assert_eq!(resolve("ClassLoader", &[]), None);
         assert_eq!(resolve("GroovyShell", &[]), None);
-        assert!(has_static("java.lang.Math", "max"));
-        assert!(has_static("java.lang.Integer", "MAX_VALUE"));
-        assert!(!has_static("java.lang.Math", "exec"));
-        assert!(!has_static("java.lang.System", "exec"));
+        assert!(static_method("java.lang.Math", "max").is_some());
+        assert!(class("java.lang.Integer").and_then(|c| c.field("MAX_VALUE")).is_some());
+        assert!(static_method("java.lang.Math", "exec").is_none());
+        assert!(static_method("java.lang.System", "exec").is_none());
     }
 
     #[test]
