@@ -219,55 +219,6 @@ const SYSTEM_UTILS_FIELDS: &[Field] = &[
     fd("JAVA_IO_TMPDIR", get_static),
 ];
 
-const STRING_UTILS: &[Static] = &[
-    st("isEmpty", 1, 1, call_static),
-    st("isBlank", 1, 1, call_static),
-    st("isNotEmpty", 1, 1, call_static),
-    st("isNotBlank", 1, 1, call_static),
-    st("isAnyEmpty", 0, VAR, call_static),
-    st("isAnyBlank", 0, VAR, call_static),
-    st("substringBetween", 2, 3, call_static),
-    st("substringAfter", 2, 2, call_static),
-    st("substringBefore", 2, 2, call_static),
-    st("substringAfterLast", 2, 2, call_static),
-    st("substringBeforeLast", 2, 2, call_static),
-    st("leftPad", 2, 3, call_static),
-    st("rightPad", 2, 3, call_static),
-    st("join", 0, VAR, call_static),
-    st("capitalize", 1, 1, call_static),
-    st("uncapitalize", 1, 1, call_static),
-    st("defaultString", 1, 2, call_static),
-    st("defaultIfEmpty", 2, 2, call_static),
-    st("defaultIfBlank", 2, 2, call_static),
-    st("repeat", 2, 2, call_static),
-    st("reverse", 1, 1, call_static),
-    st("strip", 1, 1, call_static),
-    st("trim", 1, 1, call_static),
-    st("trimToEmpty", 1, 1, call_static),
-    st("trimToNull", 1, 1, call_static),
-    st("contains", 2, 2, call_static),
-    st("containsIgnoreCase", 2, 2, call_static),
-    st("countMatches", 2, 2, call_static),
-    st("equals", 2, 2, call_static),
-    st("equalsIgnoreCase", 2, 2, call_static),
-    st("upperCase", 1, 1, call_static),
-    st("lowerCase", 1, 1, call_static),
-    st("replace", 3, 3, call_static),
-    st("remove", 2, 2, call_static),
-    st("split", 1, 2, call_static),
-    st("isNumeric", 1, 1, call_static),
-    st("isAlpha", 1, 1, call_static),
-    st("isAlphanumeric", 1, 1, call_static),
-    st("startsWith", 2, 2, call_static),
-    st("endsWith", 2, 2, call_static),
-    st("left", 2, 2, call_static),
-    st("right", 2, 2, call_static),
-    st("chop", 1, 1, call_static),
-    st("deleteWhitespace", 1, 1, call_static),
-];
-
-const STRING_UTILS_FIELDS: &[Field] = &[fd("EMPTY", get_static)];
-
 fn construct(cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
     let _ = cx;
     match class {
@@ -346,9 +297,6 @@ fn call_static(_cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<V
         "org.apache.commons.lang3.RandomStringUtils" | "org.apache.commons.lang.RandomStringUtils" => {
             return random_string(class, method, &args)
         }
-        "org.apache.commons.lang3.StringUtils" | "org.apache.commons.lang.StringUtils" => {
-            return string_utils(class, method, &args)
-        }
         "java.nio.charset.Charset" => {
             return match method {
                 "forName" => charset_name(&str_arg(&args, 0)?).map(Value::str),
@@ -389,7 +337,6 @@ fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Valu
             "UTF_16" => "UTF-16",
             _ => return Err(no_property(class, name)),
         })),
-        ("org.apache.commons.lang3.StringUtils" | "org.apache.commons.lang.StringUtils", "EMPTY") => Ok(Value::str("")),
         ("java.math.BigDecimal", _) if name.starts_with("ROUND_") => {
             match BIG_DECIMAL_FIELDS.iter().filter(|f| f.name.starts_with("ROUND_")).position(|f| f.name == name) {
                 Some(i) => Ok(Value::Int(i as i32)),
