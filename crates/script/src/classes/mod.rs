@@ -553,6 +553,32 @@ mod through_the_interpreter {
     }
 
     #[test]
+    fn a_radix_outside_2_to_36_is_java_s_answer_not_a_panic() {
+        assert_eq!(run("Character.digit('7' as char, 1)"), "-1");
+        assert_eq!(run("Character.digit('7' as char, 40)"), "-1");
+        assert_eq!(run("(int) Character.forDigit(7, 99)"), "0");
+        assert!(
+            run("Integer.parseInt('1', 1)").contains("NumberFormatException: radix 1 less than Character.MIN_RADIX")
+        );
+        assert!(run("Long.parseLong('1', 37)").contains("radix 37 greater than Character.MAX_RADIX"));
+        assert!(run("new BigInteger('1', 1)").contains("NumberFormatException"));
+    }
+
+    #[test]
+    fn a_static_call_binds_to_a_row_when_the_script_loads() {
+        assert_eq!(run("Math.max(3, 7)"), "7");
+        assert_eq!(run("Integer.MAX_VALUE"), "2147483647");
+        assert_eq!(run("Short.SIZE + Byte.BYTES"), "17");
+        assert_eq!(run("org.apache.commons.lang3.StringUtils.leftPad('7', 3, '0')"), "007");
+        // Not a row: a field called as a method, and statics listed before without code.
+        for src in ["Integer.MAX_VALUE()", "System.arraycopy([1], 0, [0], 0, 1)", "java.time.LocalDate.EPOCH()"] {
+            assert!(Script::compile(src, Lang::Groovy).is_err(), "{src} loaded");
+        }
+        // Called through a class value, an unknown static is "no such method" when it runs.
+        assert!(run("def m = Math\nm.nothing(1)").contains("MissingMethodException"));
+    }
+
+    #[test]
     fn what_a_script_may_not_reach_does_not_load_or_is_refused() {
         for src in [
             "Runtime.getRuntime().exec('ls')",
