@@ -3,15 +3,22 @@
 //! the host's policy). A class not here cannot load: no process execution, no network, no
 //! reflection.
 //!
-//! One file per family; each lists its classes (canonical name and statics) in a `CLASSES`
-//! table, which [`resolve`] and [`has_static`] read and the calls dispatch on.
+//! One file per family (a large family's classes in files of their own below it); each
+//! declares its classes once, as [`Class`] rows in a `CLASSES` table: [`resolve`] and the
+//! resolver read the rows when a script loads and bind a static call or a `new` to its row,
+//! which runs the row's function. `table_tests` runs every row and checks docs/scripts.md's
+//! class list against the tables.
 //!
-//! - `lang`: `Math`, the boxed numbers, `String` statics and `String.format`, `StringBuilder`,
-//!   `System`, `Thread`, `Object`.
-//! - `util`: `Random`, `UUID`, collections and their statics, atomics, `TimeUnit`.
-//! - `time`: `Date`, `Calendar`, `SimpleDateFormat`, `DecimalFormat`, `java.time`.
-//! - `json`: `JsonSlurper`, `JsonOutput`, `JsonBuilder`, org.json, `JsonPath`, JavaScript's `JSON`.
-//! - `codec`: URL encoding, Base64, digests, HMAC, commons-lang3, charsets, `java.math`.
+//! - `lang`: `Math`, the boxed numbers, `String` statics and `String.format` (`lang/format`),
+//!   `StringBuilder` (`lang/builder`), `System`, `Thread`, `Object`.
+//! - `util`: `Random` and `UUID` (`util/random`), collections and their statics, atomics,
+//!   `TimeUnit`.
+//! - `time`: zones, `Date`, `Calendar`, `SimpleDateFormat`, `DecimalFormat` (`time/date`),
+//!   `java.time` (`time/java_time`).
+//! - `json`: `JsonSlurper`, `JsonOutput`, `JsonBuilder`, org.json, `JsonPath` (`json/json_path`),
+//!   JavaScript's `JSON`.
+//! - `codec`: URL encoding, Base64, digests, HMAC, commons-lang (`codec/commons_lang`),
+//!   charsets, `java.math`.
 //! - `regex`: `Pattern` and `Matcher` (Java syntax).
 //! - `io`: files, through [`super::Host::file`] only.
 //! - `errors`: the exception classes and their objects.
