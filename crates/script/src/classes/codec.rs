@@ -3,8 +3,8 @@
 //! `RandomStringUtils`, charsets, and java.math's `BigDecimal`/`BigInteger` constructors.
 
 use super::{
-    arg, bytes, bytes_of, illegal_arg, int_arg, items_of, native_base, no_method, no_property, obj, str_arg, ClassDef,
-    Family,
+    arg, bytes, bytes_of, fd, illegal_arg, int_arg, items_of, native_base, no_method, no_property, obj, st, str_arg,
+    Class, Field, Static, VAR,
 };
 use crate::value::{lock, Native, Value};
 use crate::{Ctx, Thrown};
@@ -13,163 +13,210 @@ use base64::engine::{DecodePaddingMode, Engine};
 use rust_decimal::Decimal;
 use std::sync::Mutex;
 
-const FAMILY: Family = Family { construct, call_static, get_static };
+mod commons_lang;
+use commons_lang::*;
 
 /// `BigDecimal`'s statics; `ROUND_*` are the legacy rounding modes (ints, `RoundingMode`'s order).
-const BIG_DECIMAL: &[&str] = &[
-    "valueOf",
-    "ZERO",
-    "ONE",
-    "TWO",
-    "TEN",
-    "ROUND_UP",
-    "ROUND_DOWN",
-    "ROUND_CEILING",
-    "ROUND_FLOOR",
-    "ROUND_HALF_UP",
-    "ROUND_HALF_DOWN",
-    "ROUND_HALF_EVEN",
-    "ROUND_UNNECESSARY",
+const BIG_DECIMAL: &[Static] = &[st("valueOf", 1, 2, call_static)];
+
+const BIG_DECIMAL_FIELDS: &[Field] = &[
+    fd("ZERO", get_static),
+    fd("ONE", get_static),
+    fd("TWO", get_static),
+    fd("TEN", get_static),
+    fd("ROUND_UP", get_static),
+    fd("ROUND_DOWN", get_static),
+    fd("ROUND_CEILING", get_static),
+    fd("ROUND_FLOOR", get_static),
+    fd("ROUND_HALF_UP", get_static),
+    fd("ROUND_HALF_DOWN", get_static),
+    fd("ROUND_HALF_EVEN", get_static),
+    fd("ROUND_UNNECESSARY", get_static),
 ];
 
-pub(super) const CLASSES: &[ClassDef] = &[
-    ClassDef { name: "java.math.BigDecimal", statics: BIG_DECIMAL, family: &FAMILY },
-    ClassDef { name: "java.math.BigInteger", statics: &["valueOf", "ZERO", "ONE", "TWO", "TEN"], family: &FAMILY },
-    ClassDef {
+pub(super) const CLASSES: &[Class] = &[
+    Class { name: "java.math.BigDecimal", new: Some(construct), statics: BIG_DECIMAL, fields: BIG_DECIMAL_FIELDS },
+    Class {
+        name: "java.math.BigInteger",
+        new: Some(construct),
+        statics: &[st("valueOf", 1, 1, call_static)],
+        fields: &[fd("ZERO", get_static), fd("ONE", get_static), fd("TWO", get_static), fd("TEN", get_static)],
+    },
+    Class {
         name: "java.math.RoundingMode",
-        statics: &["UP", "DOWN", "CEILING", "FLOOR", "HALF_UP", "HALF_DOWN", "HALF_EVEN", "UNNECESSARY", "valueOf"],
-        family: &FAMILY,
+        new: None,
+        statics: &[st("valueOf", 1, 1, call_static)],
+        fields: &[
+            fd("UP", get_static),
+            fd("DOWN", get_static),
+            fd("CEILING", get_static),
+            fd("FLOOR", get_static),
+            fd("HALF_UP", get_static),
+            fd("HALF_DOWN", get_static),
+            fd("HALF_EVEN", get_static),
+            fd("UNNECESSARY", get_static),
+        ],
     },
-    ClassDef { name: "java.net.URLEncoder", statics: &["encode"], family: &FAMILY },
-    ClassDef { name: "java.net.URLDecoder", statics: &["decode"], family: &FAMILY },
-    ClassDef {
+    Class { name: "java.net.URLEncoder", new: None, statics: &[st("encode", 1, VAR, call_static)], fields: &[] },
+    Class { name: "java.net.URLDecoder", new: None, statics: &[st("decode", 1, VAR, call_static)], fields: &[] },
+    Class {
         name: "java.util.Base64",
-        statics: &["getEncoder", "getDecoder", "getUrlEncoder", "getUrlDecoder", "getMimeEncoder", "getMimeDecoder"],
-        family: &FAMILY,
+        new: None,
+        statics: &[
+            st("getEncoder", 0, VAR, call_static),
+            st("getDecoder", 0, VAR, call_static),
+            st("getUrlEncoder", 0, VAR, call_static),
+            st("getUrlDecoder", 0, VAR, call_static),
+            st("getMimeEncoder", 0, VAR, call_static),
+            st("getMimeDecoder", 0, VAR, call_static),
+        ],
+        fields: &[],
     },
-    ClassDef { name: "org.apache.commons.codec.binary.Base64", statics: COMMONS_BASE64, family: &FAMILY },
-    ClassDef {
+    Class { name: "org.apache.commons.codec.binary.Base64", new: None, statics: COMMONS_BASE64, fields: &[] },
+    Class {
         name: "org.apache.commons.codec.binary.Hex",
-        statics: &["encodeHexString", "encodeHex", "decodeHex"],
-        family: &FAMILY,
+        new: None,
+        statics: &[
+            st("encodeHexString", 1, VAR, call_static),
+            st("encodeHex", 1, VAR, call_static),
+            st("decodeHex", 0, VAR, call_static),
+        ],
+        fields: &[],
     },
-    ClassDef { name: "org.apache.commons.codec.digest.DigestUtils", statics: DIGEST_UTILS, family: &FAMILY },
-    ClassDef { name: "java.security.MessageDigest", statics: &["getInstance", "isEqual"], family: &FAMILY },
-    ClassDef { name: "javax.crypto.Mac", statics: &["getInstance"], family: &FAMILY },
-    ClassDef { name: "javax.crypto.spec.SecretKeySpec", statics: &[], family: &FAMILY },
-    ClassDef { name: "java.util.HexFormat", statics: &["of"], family: &FAMILY },
-    ClassDef {
+    Class {
+        name: "org.apache.commons.codec.digest.DigestUtils",
+        new: None,
+        statics: DIGEST_UTILS,
+        fields: DIGEST_UTILS_FIELDS,
+    },
+    Class {
+        name: "java.security.MessageDigest",
+        new: None,
+        statics: &[st("getInstance", 0, VAR, call_static), st("isEqual", 2, VAR, call_static)],
+        fields: &[],
+    },
+    Class { name: "javax.crypto.Mac", new: None, statics: &[st("getInstance", 0, VAR, call_static)], fields: &[] },
+    Class { name: "javax.crypto.spec.SecretKeySpec", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.util.HexFormat", new: None, statics: &[st("of", 0, VAR, call_static)], fields: &[] },
+    Class {
         name: "org.apache.jmeter.protocol.tcp.sampler.BinaryTCPClientImpl",
-        statics: &["hexStringToByteArray", "hexEncode"],
-        family: &FAMILY,
+        new: None,
+        statics: &[st("hexStringToByteArray", 0, VAR, call_static), st("hexEncode", 1, VAR, call_static)],
+        fields: &[],
     },
-    ClassDef { name: "org.apache.commons.lang3.RandomStringUtils", statics: RANDOM_STRING_UTILS, family: &FAMILY },
-    ClassDef { name: "org.apache.commons.lang.RandomStringUtils", statics: RANDOM_STRING_UTILS, family: &FAMILY },
-    ClassDef { name: "org.apache.commons.lang3.StringUtils", statics: STRING_UTILS, family: &FAMILY },
-    ClassDef { name: "org.apache.commons.lang.StringUtils", statics: STRING_UTILS, family: &FAMILY },
-    ClassDef { name: "org.apache.commons.lang3.SystemUtils", statics: SYSTEM_UTILS, family: &FAMILY },
-    ClassDef { name: "org.apache.commons.lang.SystemUtils", statics: SYSTEM_UTILS, family: &FAMILY },
-    ClassDef {
+    Class {
+        name: "org.apache.commons.lang3.RandomStringUtils",
+        new: None,
+        statics: RANDOM_STRING_UTILS,
+        fields: RANDOM_STRING_UTILS_FIELDS,
+    },
+    Class {
+        name: "org.apache.commons.lang.RandomStringUtils",
+        new: None,
+        statics: RANDOM_STRING_UTILS,
+        fields: RANDOM_STRING_UTILS_FIELDS,
+    },
+    Class {
+        name: "org.apache.commons.lang3.StringUtils",
+        new: None,
+        statics: STRING_UTILS,
+        fields: STRING_UTILS_FIELDS,
+    },
+    Class {
+        name: "org.apache.commons.lang.StringUtils",
+        new: None,
+        statics: STRING_UTILS,
+        fields: STRING_UTILS_FIELDS,
+    },
+    Class {
+        name: "org.apache.commons.lang3.SystemUtils",
+        new: None,
+        statics: SYSTEM_UTILS,
+        fields: SYSTEM_UTILS_FIELDS,
+    },
+    Class {
+        name: "org.apache.commons.lang.SystemUtils",
+        new: None,
+        statics: SYSTEM_UTILS,
+        fields: SYSTEM_UTILS_FIELDS,
+    },
+    Class {
         name: "java.nio.charset.StandardCharsets",
-        statics: &["UTF_8", "US_ASCII", "ISO_8859_1", "UTF_16"],
-        family: &FAMILY,
+        new: None,
+        statics: &[],
+        fields: &[
+            fd("UTF_8", get_static),
+            fd("US_ASCII", get_static),
+            fd("ISO_8859_1", get_static),
+            fd("UTF_16", get_static),
+        ],
     },
-    ClassDef { name: "java.nio.charset.Charset", statics: &["forName", "defaultCharset"], family: &FAMILY },
+    Class {
+        name: "java.nio.charset.Charset",
+        new: None,
+        statics: &[st("forName", 0, VAR, call_static), st("defaultCharset", 0, VAR, call_static)],
+        fields: &[],
+    },
 ];
 
-const COMMONS_BASE64: &[&str] = &[
-    "encodeBase64String",
-    "encodeBase64",
-    "decodeBase64",
-    "encodeBase64URLSafeString",
-    "encodeBase64URLSafe",
-    "isBase64",
+const COMMONS_BASE64: &[Static] = &[
+    st("encodeBase64String", 1, VAR, call_static),
+    st("encodeBase64", 1, VAR, call_static),
+    st("decodeBase64", 1, VAR, call_static),
+    st("encodeBase64URLSafeString", 1, VAR, call_static),
+    st("encodeBase64URLSafe", 1, VAR, call_static),
+    st("isBase64", 1, VAR, call_static),
 ];
 
-const DIGEST_UTILS: &[&str] = &[
-    "md5Hex",
-    "sha1Hex",
-    "shaHex",
-    "sha256Hex",
-    "sha384Hex",
-    "sha512Hex",
-    "md5",
-    "sha1",
-    "sha",
-    "sha256",
-    "sha384",
-    "sha512",
+const DIGEST_UTILS: &[Static] = &[
+    st("md5Hex", 1, VAR, call_static),
+    st("sha1Hex", 1, VAR, call_static),
+    st("shaHex", 1, VAR, call_static),
+    st("sha256Hex", 1, VAR, call_static),
+    st("sha384Hex", 1, VAR, call_static),
+    st("sha512Hex", 1, VAR, call_static),
+    st("md5", 1, VAR, call_static),
+    st("sha1", 1, VAR, call_static),
+    st("sha", 1, VAR, call_static),
+    st("sha256", 1, VAR, call_static),
+    st("sha384", 1, VAR, call_static),
+    st("sha512", 1, VAR, call_static),
 ];
 
-const RANDOM_STRING_UTILS: &[&str] =
-    &["randomAlphanumeric", "randomNumeric", "randomAlphabetic", "randomAscii", "random", "randomPrint", "randomGraph"];
+const DIGEST_UTILS_FIELDS: &[Field] = &[];
+
+const RANDOM_STRING_UTILS: &[Static] = &[
+    st("randomAlphanumeric", 1, VAR, call_static),
+    st("randomNumeric", 1, VAR, call_static),
+    st("randomAlphabetic", 1, VAR, call_static),
+    st("randomAscii", 1, VAR, call_static),
+    st("random", 1, VAR, call_static),
+    st("randomPrint", 1, VAR, call_static),
+    st("randomGraph", 1, VAR, call_static),
+];
+
+const RANDOM_STRING_UTILS_FIELDS: &[Field] = &[];
 
 /// commons-lang's common `SystemUtils` fields: the OS tests, and the system properties the
 /// host answers (`System.getProperty`), so the two never disagree.
-const SYSTEM_UTILS: &[&str] = &[
-    "IS_OS_LINUX",
-    "IS_OS_MAC",
-    "IS_OS_MAC_OSX",
-    "IS_OS_WINDOWS",
-    "IS_OS_UNIX",
-    "OS_NAME",
-    "OS_ARCH",
-    "LINE_SEPARATOR",
-    "FILE_SEPARATOR",
-    "PATH_SEPARATOR",
-    "USER_DIR",
-    "USER_HOME",
-    "USER_NAME",
-    "JAVA_VERSION",
-    "JAVA_IO_TMPDIR",
-];
+const SYSTEM_UTILS: &[Static] = &[];
 
-const STRING_UTILS: &[&str] = &[
-    "isEmpty",
-    "isBlank",
-    "isNotEmpty",
-    "isNotBlank",
-    "isAnyEmpty",
-    "isAnyBlank",
-    "substringBetween",
-    "substringAfter",
-    "substringBefore",
-    "substringAfterLast",
-    "substringBeforeLast",
-    "leftPad",
-    "rightPad",
-    "join",
-    "capitalize",
-    "uncapitalize",
-    "defaultString",
-    "defaultIfEmpty",
-    "defaultIfBlank",
-    "repeat",
-    "reverse",
-    "strip",
-    "trim",
-    "trimToEmpty",
-    "trimToNull",
-    "contains",
-    "containsIgnoreCase",
-    "countMatches",
-    "equals",
-    "equalsIgnoreCase",
-    "upperCase",
-    "lowerCase",
-    "replace",
-    "remove",
-    "split",
-    "isNumeric",
-    "isAlpha",
-    "isAlphanumeric",
-    "startsWith",
-    "endsWith",
-    "left",
-    "right",
-    "chop",
-    "deleteWhitespace",
-    "EMPTY",
+const SYSTEM_UTILS_FIELDS: &[Field] = &[
+    fd("IS_OS_LINUX", get_static),
+    fd("IS_OS_MAC", get_static),
+    fd("IS_OS_MAC_OSX", get_static),
+    fd("IS_OS_WINDOWS", get_static),
+    fd("IS_OS_UNIX", get_static),
+    fd("OS_NAME", get_static),
+    fd("OS_ARCH", get_static),
+    fd("LINE_SEPARATOR", get_static),
+    fd("FILE_SEPARATOR", get_static),
+    fd("PATH_SEPARATOR", get_static),
+    fd("USER_DIR", get_static),
+    fd("USER_HOME", get_static),
+    fd("USER_NAME", get_static),
+    fd("JAVA_VERSION", get_static),
+    fd("JAVA_IO_TMPDIR", get_static),
 ];
 
 fn construct(cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
@@ -218,6 +265,9 @@ pub(crate) fn parse_decimal(s: &str) -> Result<Decimal, Thrown> {
 
 /// A `BigInteger`: a `Long` when it fits, else a decimal.
 fn big_integer(text: &str, radix: u32) -> Result<Value, Thrown> {
+    if !(2..=36).contains(&radix) {
+        return Err(Thrown::new("java.lang.NumberFormatException", "Radix out of range"));
+    }
     match i64::from_str_radix(text.strip_prefix('+').unwrap_or(text), radix) {
         Ok(n) => Ok(Value::Long(n)),
         Err(_) if radix == 10 => match Decimal::from_str_exact(text) {
@@ -246,9 +296,6 @@ fn call_static(_cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<V
         }
         "org.apache.commons.lang3.RandomStringUtils" | "org.apache.commons.lang.RandomStringUtils" => {
             return random_string(class, method, &args)
-        }
-        "org.apache.commons.lang3.StringUtils" | "org.apache.commons.lang.StringUtils" => {
-            return string_utils(class, method, &args)
         }
         "java.nio.charset.Charset" => {
             return match method {
@@ -290,9 +337,8 @@ fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Valu
             "UTF_16" => "UTF-16",
             _ => return Err(no_property(class, name)),
         })),
-        ("org.apache.commons.lang3.StringUtils" | "org.apache.commons.lang.StringUtils", "EMPTY") => Ok(Value::str("")),
         ("java.math.BigDecimal", _) if name.starts_with("ROUND_") => {
-            match BIG_DECIMAL.iter().filter(|s| s.starts_with("ROUND_")).position(|s| *s == name) {
+            match BIG_DECIMAL_FIELDS.iter().filter(|f| f.name.starts_with("ROUND_")).position(|f| f.name == name) {
                 Some(i) => Ok(Value::Int(i as i32)),
                 None => Err(no_property(class, name)),
             }
@@ -773,232 +819,6 @@ impl Native for SecretKey {
             _ => Err(no_method("javax.crypto.spec.SecretKeySpec", method)),
         }
     }
-}
-
-// ---- commons-lang ----
-
-fn random_string(class: &str, method: &str, args: &[Value]) -> Result<Value, Thrown> {
-    use rand::Rng;
-    let (lo, hi) = match args.len() {
-        2 if args[1].is_number() => (int_arg(args, 0)?, int_arg(args, 1)?),
-        _ => (int_arg(args, 0)?, int_arg(args, 0)?.saturating_add(1)),
-    };
-    if lo < 0 || hi <= lo {
-        return Err(illegal_arg(format!("Requested random string length {lo} is less than 0.")));
-    }
-    let count = crate::methods::checked_size(rand::rng().random_range(lo..hi) as u64)?;
-    const ALPHA: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    const DIGITS: &str = "0123456789";
-    let pool: Vec<char> = match method {
-        "randomAlphanumeric" => ALPHA.chars().chain(DIGITS.chars()).collect(),
-        "randomNumeric" => DIGITS.chars().collect(),
-        "randomAlphabetic" => ALPHA.chars().collect(),
-        "randomAscii" | "randomPrint" => (32u8..127).map(char::from).collect(),
-        "randomGraph" => (33u8..127).map(char::from).collect(),
-        "random" => match (args.get(1), args.get(2)) {
-            (Some(Value::Str(chars)), None) => chars.chars().collect(),
-            (Some(Value::Bool(letters)), Some(Value::Bool(numbers))) => {
-                let mut p: Vec<char> = Vec::new();
-                if *letters {
-                    p.extend(ALPHA.chars());
-                }
-                if *numbers {
-                    p.extend(DIGITS.chars());
-                }
-                if p.is_empty() {
-                    p.extend((32u8..127).map(char::from));
-                }
-                p
-            }
-            (None, None) => (32u8..127).map(char::from).collect(),
-            _ => return Err(no_method(class, method)),
-        },
-        _ => return Err(no_method(class, method)),
-    };
-    if pool.is_empty() {
-        return Err(illegal_arg("The chars array must not be empty"));
-    }
-    let mut rng = rand::rng();
-    Ok(Value::str((0..count).map(|_| pool[rng.random_range(0..pool.len())]).collect::<String>()))
-}
-
-fn string_utils(class: &str, method: &str, args: &[Value]) -> Result<Value, Thrown> {
-    let opt = |i: usize| match arg(args, i) {
-        Value::Null => None,
-        v => Some(v.to_string()),
-    };
-    let s = opt(0);
-    let text = s.clone().unwrap_or_default();
-    let blank = |t: &Option<String>| t.as_deref().is_none_or(|t| t.trim().is_empty());
-    let str_or_null = |o: Option<String>| o.map(Value::from).unwrap_or(Value::Null);
-    let b = Value::Bool;
-    Ok(match (method, args.len()) {
-        ("isEmpty", 1) => b(text.is_empty()),
-        ("isNotEmpty", 1) => b(!text.is_empty()),
-        ("isBlank", 1) => b(blank(&s)),
-        ("isNotBlank", 1) => b(!blank(&s)),
-        ("isAnyEmpty", _) => b(args.iter().any(|a| a.is_null() || a.to_string().is_empty())),
-        ("isAnyBlank", _) => b(args.iter().any(|a| a.is_null() || a.to_string().trim().is_empty())),
-        ("substringBetween", 2 | 3) => {
-            let open = opt(1).unwrap_or_default();
-            let close = if args.len() == 3 { opt(2).unwrap_or_default() } else { open.clone() };
-            str_or_null(s.and_then(|t| {
-                let start = t.find(&open)? + open.len();
-                let end = t[start..].find(&close)? + start;
-                Some(t[start..end].to_string())
-            }))
-        }
-        ("substringAfter" | "substringBefore" | "substringAfterLast" | "substringBeforeLast", 2) => {
-            let Some(t) = s else { return Ok(Value::Null) };
-            let sep = opt(1);
-            let found = match &sep {
-                None => None,
-                Some(sep) if method.ends_with("Last") => t.rfind(sep.as_str()).map(|i| (i, sep.len())),
-                Some(sep) => t.find(sep.as_str()).map(|i| (i, sep.len())),
-            };
-            Value::str(match (method, found) {
-                ("substringAfter" | "substringAfterLast", Some((i, n))) => t[i + n..].to_string(),
-                ("substringAfter" | "substringAfterLast", None) => String::new(),
-                (_, Some((i, _))) => t[..i].to_string(),
-                (_, None) => t,
-            })
-        }
-        ("leftPad" | "rightPad", 2 | 3) => {
-            let Some(t) = s else { return Ok(Value::Null) };
-            let size = crate::methods::checked_size(int_arg(args, 1)?.max(0) as u64)?;
-            let pad: Vec<char> = match args.get(2) {
-                Some(Value::Char(c)) => vec![*c],
-                Some(p) if !p.is_null() && !p.to_string().is_empty() => p.to_string().chars().collect(),
-                _ => vec![' '],
-            };
-            let n = size.saturating_sub(t.chars().count());
-            let fill: String = pad.iter().cycle().take(n).collect();
-            Value::str(if method == "leftPad" { fill + &t } else { t + &fill })
-        }
-        ("join", _) => {
-            let (items, sep) = match args {
-                [v, sep] if items_of(v).is_some() => (items_of(v).unwrap_or_default(), sep.to_string()),
-                [v] => (items_of(v).unwrap_or_default(), String::new()),
-                _ => (args.to_vec(), String::new()),
-            };
-            let sep = if sep == "null" { String::new() } else { sep };
-            Value::str(crate::methods::join_texts(&items, &sep, "")?)
-        }
-        ("capitalize" | "uncapitalize", 1) => str_or_null(s.map(|t| {
-            let mut c = t.chars();
-            match c.next() {
-                Some(f) if method == "capitalize" => f.to_uppercase().chain(c).collect(),
-                Some(f) => f.to_lowercase().chain(c).collect(),
-                None => t.clone(),
-            }
-        })),
-        ("defaultString", 1) => Value::str(text),
-        ("defaultString", 2) => s.map(Value::from).unwrap_or_else(|| args[1].clone()),
-        ("defaultIfEmpty", 2) => {
-            if text.is_empty() {
-                args[1].clone()
-            } else {
-                Value::str(text)
-            }
-        }
-        ("defaultIfBlank", 2) => {
-            if blank(&s) {
-                args[1].clone()
-            } else {
-                Value::str(text)
-            }
-        }
-        ("repeat", 2) => match s {
-            Some(t) => {
-                let n = int_arg(args, 1).unwrap_or(0).max(0) as u64;
-                crate::methods::checked_size((t.len() as u64).saturating_mul(n))?;
-                Value::str(t.repeat(n as usize))
-            }
-            None => Value::Null,
-        },
-        ("reverse", 1) => str_or_null(s.map(|t| t.chars().rev().collect())),
-        ("strip" | "trim", 1) => str_or_null(s.map(|t| {
-            if method == "strip" {
-                t.trim().to_string()
-            } else {
-                t.trim_matches(|c: char| c <= ' ').to_string()
-            }
-        })),
-        ("trimToEmpty", 1) => Value::str(text.trim()),
-        ("trimToNull", 1) => {
-            if text.trim().is_empty() {
-                Value::Null
-            } else {
-                Value::str(text.trim())
-            }
-        }
-        ("contains", 2) => b(s.is_some() && opt(1).is_some_and(|n| text.contains(n.as_str()))),
-        ("containsIgnoreCase", 2) => {
-            b(s.is_some() && opt(1).is_some_and(|n| text.to_lowercase().contains(&n.to_lowercase())))
-        }
-        ("countMatches", 2) => {
-            let n = opt(1).unwrap_or_default();
-            Value::Int(if n.is_empty() { 0 } else { text.matches(n.as_str()).count() as i32 })
-        }
-        ("equals", 2) => b(s == opt(1)),
-        ("equalsIgnoreCase", 2) => b(match (&s, opt(1)) {
-            (Some(x), Some(y)) => x.to_lowercase() == y.to_lowercase(),
-            (None, None) => true,
-            _ => false,
-        }),
-        ("startsWith", 2) => b(match (&s, opt(1)) {
-            (Some(x), Some(y)) => x.starts_with(&y),
-            (None, None) => true,
-            _ => false,
-        }),
-        ("endsWith", 2) => b(match (&s, opt(1)) {
-            (Some(x), Some(y)) => x.ends_with(&y),
-            (None, None) => true,
-            _ => false,
-        }),
-        ("upperCase", 1) => str_or_null(s.map(|t| t.to_uppercase())),
-        ("lowerCase", 1) => str_or_null(s.map(|t| t.to_lowercase())),
-        ("replace", 3) => str_or_null(s.map(|t| match (opt(1), opt(2)) {
-            (Some(f), Some(r)) if !f.is_empty() => t.replace(&f, &r),
-            _ => t,
-        })),
-        ("remove", 2) => str_or_null(s.map(|t| match opt(1) {
-            Some(f) if !f.is_empty() => t.replace(&f, ""),
-            _ => t,
-        })),
-        ("deleteWhitespace", 1) => str_or_null(s.map(|t| t.chars().filter(|c| !c.is_whitespace()).collect())),
-        ("split", 1 | 2) => {
-            let Some(t) = s else { return Ok(Value::Null) };
-            let seps: Vec<char> = opt(1).map(|x| x.chars().collect()).unwrap_or_default();
-            let parts: Vec<Value> = t
-                .split(|c: char| if seps.is_empty() { c.is_whitespace() } else { seps.contains(&c) })
-                .filter(|p| !p.is_empty())
-                .map(Value::from)
-                .collect();
-            Value::array(parts)
-        }
-        ("isNumeric", 1) => b(!text.is_empty() && text.chars().all(|c| c.is_numeric())),
-        ("isAlpha", 1) => b(!text.is_empty() && text.chars().all(char::is_alphabetic)),
-        ("isAlphanumeric", 1) => b(!text.is_empty() && text.chars().all(char::is_alphanumeric)),
-        ("left" | "right", 2) => str_or_null(s.map(|t| {
-            let n = int_arg(args, 1).unwrap_or(0).max(0) as usize;
-            let len = t.chars().count();
-            if method == "left" {
-                t.chars().take(n).collect()
-            } else {
-                t.chars().skip(len.saturating_sub(n)).collect()
-            }
-        })),
-        ("chop", 1) => str_or_null(s.map(|mut t| {
-            if t.ends_with("\r\n") {
-                t.truncate(t.len() - 2);
-            } else {
-                t.pop();
-            }
-            t
-        })),
-        _ => return Err(no_method(class, method)),
-    })
 }
 
 /// MD5 (RFC 1321), written out here: only for `DigestUtils.md5Hex`, `MessageDigest("MD5")`

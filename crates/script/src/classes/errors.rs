@@ -1,7 +1,7 @@
 //! Exceptions: the classes a script may throw and catch, their hierarchy, and the object
 //! `new Exception(msg[, cause])` and `catch (e)` give.
 
-use super::{arg, native_base, no_method, no_property, obj, ClassDef, Family};
+use super::{arg, native_base, no_method, obj, Class};
 use crate::value::{Native, Value};
 use crate::{Ctx, Thrown};
 
@@ -47,13 +47,11 @@ const HIERARCHY: &[(&str, &str)] = &[
     ("org.codehaus.groovy.runtime.powerassert.PowerAssertionError", "java.lang.AssertionError"),
 ];
 
-const FAMILY: Family = Family { construct, call_static, get_static };
-
 macro_rules! exceptions {
     ($($name:literal),* $(,)?) => {
-        pub(super) const CLASSES: &[ClassDef] = &[
-            ClassDef { name: "java.lang.Throwable", statics: &[], family: &FAMILY },
-            $(ClassDef { name: $name, statics: &[], family: &FAMILY },)*
+        pub(super) const CLASSES: &[Class] = &[
+            Class { name: "java.lang.Throwable", new: Some(construct), statics: &[], fields: &[] },
+            $(Class { name: $name, new: Some(construct), statics: &[], fields: &[] },)*
         ];
     };
 }
@@ -201,14 +199,6 @@ fn construct(_cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result
     };
     let message = if args.first().is_some_and(Value::is_null) { None } else { message };
     Ok(obj(Throwable::new(class, message, cause)))
-}
-
-fn call_static(_cx: &mut Ctx<'_>, class: &'static str, method: &str, _args: Vec<Value>) -> Result<Value, Thrown> {
-    Err(no_method(class, method))
-}
-
-fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Value, Thrown> {
-    Err(no_property(class, name))
 }
 
 #[cfg(test)]

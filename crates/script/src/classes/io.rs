@@ -5,89 +5,104 @@
 //! nothing is lost when a script never closes them, readers, `Files`, `Paths`.
 //! Deleting, listing and creating directories are refused.
 
-use super::{arg, bytes, bytes_of, illegal_arg, native_base, no_method, no_property, obj, str_arg, ClassDef, Family};
+use super::{
+    arg, bytes, bytes_of, fd, illegal_arg, native_base, no_method, no_property, obj, st, str_arg, Class, Field, Static,
+    VAR,
+};
 use crate::value::{lock, Native, Value};
 use crate::{Ctx, FileAccess, Thrown};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
-const FAMILY: Family = Family { construct, call_static, get_static };
-
-macro_rules! plain {
-    ($($name:literal),* $(,)?) => { &[$(ClassDef { name: $name, statics: &[], family: &FAMILY },)*] };
-}
-
-const PLAIN: &[ClassDef] = plain!(
-    "java.io.FileWriter",
-    "java.io.BufferedWriter",
-    "java.io.PrintWriter",
-    "java.io.PrintStream",
-    "java.io.FileOutputStream",
-    "java.io.OutputStreamWriter",
-    "java.io.Writer",
-    "java.io.FileReader",
-    "java.io.BufferedReader",
-    "java.io.InputStreamReader",
-    "java.io.FileInputStream",
-    "java.io.StringReader",
-    "java.io.Reader",
-);
-
-pub(super) const CLASSES: &[ClassDef] = &[
-    ClassDef { name: "java.io.File", statics: &["separator", "pathSeparator", "separatorChar"], family: &FAMILY },
-    ClassDef {
-        name: "java.nio.file.Files",
-        statics: &[
-            "readAllLines",
-            "readString",
-            "readAllBytes",
-            "lines",
-            "write",
-            "writeString",
-            "exists",
-            "notExists",
-            "size",
-            "isRegularFile",
-            "isDirectory",
-            "newBufferedWriter",
-            "newBufferedReader",
-            "delete",
-            "deleteIfExists",
-            "createFile",
-            "createDirectory",
-            "createDirectories",
-            "copy",
-            "move",
-            "list",
-            "walk",
-        ],
-        family: &FAMILY,
-    },
-    ClassDef { name: "java.nio.file.Paths", statics: &["get"], family: &FAMILY },
-    ClassDef {
-        name: "org.apache.commons.io.FileUtils",
-        statics: &[
-            "readFileToString",
-            "readFileToByteArray",
-            "readLines",
-            "writeStringToFile",
-            "write",
-            "writeLines",
-            "writeByteArrayToFile",
-            "copyFile",
-            "deleteQuietly",
-            "sizeOf",
-        ],
-        family: &FAMILY,
-    },
-    ClassDef { name: "java.nio.file.Path", statics: &["of"], family: &FAMILY },
-    ClassDef { name: "java.nio.file.StandardOpenOption", statics: OPTIONS, family: &FAMILY },
+const PLAIN: &[Class] = &[
+    Class { name: "java.io.FileWriter", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.BufferedWriter", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.PrintWriter", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.PrintStream", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.FileOutputStream", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.OutputStreamWriter", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.Writer", new: None, statics: &[], fields: &[] },
+    Class { name: "java.io.FileReader", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.BufferedReader", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.InputStreamReader", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.FileInputStream", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.StringReader", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.io.Reader", new: None, statics: &[], fields: &[] },
 ];
 
-const OPTIONS: &[&str] = &["APPEND", "CREATE", "CREATE_NEW", "WRITE", "TRUNCATE_EXISTING", "READ", "SYNC", "DSYNC"];
+pub(super) const CLASSES: &[Class] = &[
+    Class {
+        name: "java.io.File",
+        new: Some(construct),
+        statics: &[],
+        fields: &[fd("separator", get_static), fd("pathSeparator", get_static), fd("separatorChar", get_static)],
+    },
+    Class {
+        name: "java.nio.file.Files",
+        new: None,
+        statics: &[
+            st("readAllLines", 0, VAR, call_static),
+            st("readString", 0, VAR, call_static),
+            st("readAllBytes", 0, VAR, call_static),
+            st("lines", 0, VAR, call_static),
+            st("write", 0, VAR, call_static),
+            st("writeString", 0, VAR, call_static),
+            st("exists", 0, VAR, call_static),
+            st("notExists", 0, VAR, call_static),
+            st("size", 0, VAR, call_static),
+            st("isRegularFile", 0, VAR, call_static),
+            st("isDirectory", 0, VAR, call_static),
+            st("newBufferedWriter", 0, VAR, call_static),
+            st("newBufferedReader", 0, VAR, call_static),
+            st("delete", 0, VAR, call_static),
+            st("deleteIfExists", 0, VAR, call_static),
+            st("createFile", 0, VAR, call_static),
+            st("createDirectory", 0, VAR, call_static),
+            st("createDirectories", 0, VAR, call_static),
+            st("copy", 0, VAR, call_static),
+            st("move", 0, VAR, call_static),
+            st("list", 0, VAR, call_static),
+            st("walk", 0, VAR, call_static),
+        ],
+        fields: &[],
+    },
+    Class { name: "java.nio.file.Paths", new: None, statics: &[st("get", 0, VAR, call_static)], fields: &[] },
+    Class {
+        name: "org.apache.commons.io.FileUtils",
+        new: None,
+        statics: &[
+            st("readFileToString", 0, VAR, call_static),
+            st("readFileToByteArray", 0, VAR, call_static),
+            st("readLines", 0, VAR, call_static),
+            st("writeStringToFile", 0, VAR, call_static),
+            st("write", 0, VAR, call_static),
+            st("writeLines", 0, VAR, call_static),
+            st("writeByteArrayToFile", 0, VAR, call_static),
+            st("copyFile", 0, VAR, call_static),
+            st("deleteQuietly", 1, VAR, call_static),
+            st("sizeOf", 0, VAR, call_static),
+        ],
+        fields: &[],
+    },
+    Class { name: "java.nio.file.Path", new: None, statics: &[st("of", 0, VAR, call_static)], fields: &[] },
+    Class { name: "java.nio.file.StandardOpenOption", new: None, statics: OPTIONS, fields: OPTIONS_FIELDS },
+];
 
-pub(super) fn all() -> impl Iterator<Item = &'static ClassDef> {
+const OPTIONS: &[Static] = &[];
+
+const OPTIONS_FIELDS: &[Field] = &[
+    fd("APPEND", get_static),
+    fd("CREATE", get_static),
+    fd("CREATE_NEW", get_static),
+    fd("WRITE", get_static),
+    fd("TRUNCATE_EXISTING", get_static),
+    fd("READ", get_static),
+    fd("SYNC", get_static),
+    fd("DSYNC", get_static),
+];
+
+pub(super) fn all() -> impl Iterator<Item = &'static Class> {
     CLASSES.iter().chain(PLAIN.iter())
 }
 
@@ -234,7 +249,7 @@ fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Valu
             Ok(if name == "separator" { Value::str("/") } else { Value::Char('/') })
         }
         ("java.io.File", "pathSeparator") => Ok(Value::str(":")),
-        ("java.nio.file.StandardOpenOption", _) if OPTIONS.contains(&name) => Ok(Value::str(name)),
+        ("java.nio.file.StandardOpenOption", _) => Ok(Value::str(name)),
         _ => Err(no_property(class, name)),
     }
 }

@@ -4,61 +4,93 @@
 //! the host reads back ([`super::header_fields`], ...) when a script hands them to a sampler.
 //! Loggers (`LoggerFactory.getLogger`) print through the host as `org.slf4j.Logger`.
 
-use super::{arg, int_arg, native_base, no_method, no_property, obj, str_arg, ClassDef, Family};
+use super::{arg, int_arg, native_base, no_method, obj, st, str_arg, Class, VAR};
 use crate::value::{lock, Key, Native, Value};
 use crate::{Ctx, Thrown};
 use indexmap::IndexMap;
 use std::sync::Mutex;
 
-const FAMILY: Family = Family { construct, call_static, get_static };
-
-pub(super) const CLASSES: &[ClassDef] = &[
-    ClassDef {
+pub(super) const CLASSES: &[Class] = &[
+    Class {
         name: "org.apache.jmeter.util.JMeterUtils",
+        new: None,
         statics: &[
-            "getProperty",
-            "getPropDefault",
-            "setProperty",
-            "getJMeterProperties",
-            "getJMeterHome",
-            "getJMeterBinDir",
-            "getResString",
-            "getLocalHostName",
-            "getLocalHostIP",
-            "getLocalHostFullName",
-            "getJMeterVersion",
+            st("getProperty", 0, VAR, call_static),
+            st("getPropDefault", 0, VAR, call_static),
+            st("setProperty", 0, VAR, call_static),
+            st("getJMeterProperties", 0, VAR, call_static),
+            st("getJMeterHome", 0, VAR, call_static),
+            st("getJMeterBinDir", 0, VAR, call_static),
+            st("getResString", 0, VAR, call_static),
+            st("getLocalHostName", 0, VAR, call_static),
+            st("getLocalHostIP", 0, VAR, call_static),
+            st("getLocalHostFullName", 0, VAR, call_static),
+            st("getJMeterVersion", 0, VAR, call_static),
         ],
-        family: &FAMILY,
+        fields: &[],
     },
-    ClassDef {
+    Class {
         name: "org.apache.jmeter.services.FileServer",
-        statics: &["getFileServer", "getDefaultBase", "resolveBaseRelativeName"],
-        family: &FAMILY,
+        new: None,
+        statics: &[
+            st("getFileServer", 0, VAR, call_static),
+            st("getDefaultBase", 0, VAR, call_static),
+            st("resolveBaseRelativeName", 0, VAR, call_static),
+        ],
+        fields: &[],
     },
-    ClassDef {
+    Class {
         name: "org.apache.jmeter.threads.JMeterContextService",
-        statics: &["getContext", "getTotalThreads", "getNumberOfThreads", "getThreadCounts", "getTestStartTime"],
-        family: &FAMILY,
+        new: None,
+        statics: &[
+            st("getContext", 0, VAR, call_static),
+            st("getTotalThreads", 0, VAR, call_static),
+            st("getNumberOfThreads", 0, VAR, call_static),
+            st("getThreadCounts", 0, VAR, call_static),
+            st("getTestStartTime", 0, VAR, call_static),
+        ],
+        fields: &[],
     },
-    ClassDef { name: "org.apache.jmeter.threads.JMeterVariables", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.threads.JMeterContext", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.samplers.SampleResult", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.control.Header", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.control.HeaderManager", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.control.Cookie", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.util.HTTPFileArg", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.control.CookieManager", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.config.Arguments", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.config.Argument", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.util.HTTPArgument", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.assertions.AssertionResult", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.apache.jmeter.protocol.http.control.HttpMirrorServer", statics: &[], family: &FAMILY },
-    ClassDef { name: "org.slf4j.LoggerFactory", statics: &["getLogger"], family: &FAMILY },
-    ClassDef { name: "org.slf4j.Logger", statics: &[], family: &FAMILY },
-    ClassDef {
+    Class { name: "org.apache.jmeter.threads.JMeterVariables", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "org.apache.jmeter.threads.JMeterContext", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "org.apache.jmeter.samplers.SampleResult", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "org.apache.jmeter.protocol.http.control.Header", new: Some(construct), statics: &[], fields: &[] },
+    Class {
+        name: "org.apache.jmeter.protocol.http.control.HeaderManager",
+        new: Some(construct),
+        statics: &[],
+        fields: &[],
+    },
+    Class { name: "org.apache.jmeter.protocol.http.control.Cookie", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "org.apache.jmeter.protocol.http.util.HTTPFileArg", new: Some(construct), statics: &[], fields: &[] },
+    Class {
+        name: "org.apache.jmeter.protocol.http.control.CookieManager",
+        new: Some(construct),
+        statics: &[],
+        fields: &[],
+    },
+    Class { name: "org.apache.jmeter.config.Arguments", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "org.apache.jmeter.config.Argument", new: Some(construct), statics: &[], fields: &[] },
+    Class {
+        name: "org.apache.jmeter.protocol.http.util.HTTPArgument",
+        new: Some(construct),
+        statics: &[],
+        fields: &[],
+    },
+    Class { name: "org.apache.jmeter.assertions.AssertionResult", new: Some(construct), statics: &[], fields: &[] },
+    Class {
+        name: "org.apache.jmeter.protocol.http.control.HttpMirrorServer",
+        new: Some(construct),
+        statics: &[],
+        fields: &[],
+    },
+    Class { name: "org.slf4j.LoggerFactory", new: None, statics: &[st("getLogger", 0, VAR, call_static)], fields: &[] },
+    Class { name: "org.slf4j.Logger", new: None, statics: &[], fields: &[] },
+    Class {
         name: "org.apache.jorphan.logging.LoggingManager",
-        statics: &["getLoggerForClass", "getLoggerFor"],
-        family: &FAMILY,
+        new: None,
+        statics: &[st("getLoggerForClass", 0, VAR, call_static), st("getLoggerFor", 0, VAR, call_static)],
+        fields: &[],
     },
 ];
 
@@ -106,10 +138,6 @@ fn construct(cx: &mut Ctx<'_>, class: &'static str, args: Vec<Value>) -> Result<
         | "org.apache.jmeter.config.Arguments" => Ok(obj(Collection { class, items: Mutex::new(Vec::new()) })),
         _ => Err(super::illegal_arg(format!("{class} cannot be created by a script"))),
     }
-}
-
-fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Value, Thrown> {
-    Err(no_property(class, name))
 }
 
 fn call_static(cx: &mut Ctx<'_>, class: &'static str, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {

@@ -2,8 +2,8 @@
 //! `Formatter` (`String.format`), `StringBuilder`, `System`, `Thread`, `Object`.
 
 use super::{
-    arg, bytes_of, f64_arg, illegal_arg, int_arg, items_of, native_base, no_method, no_property, obj, str_arg,
-    ClassDef, Family,
+    arg, bytes_of, f64_arg, fd, illegal_arg, int_arg, items_of, native_base, no_method, no_property, obj, st, str_arg,
+    Class, Field, Static, VAR,
 };
 use crate::value::{java_double, lock, Native, Value};
 use crate::{budget, Ctx, Thrown};
@@ -11,188 +11,214 @@ use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use rust_decimal::Decimal;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-const FAMILY: Family = Family { construct, call_static, get_static };
+mod format;
+pub(crate) use format::format;
+use format::*;
+mod builder;
+pub(crate) use builder::char_offset;
+use builder::*;
 
-const NUMBER_STATICS: &[&str] = &[
-    "parseInt",
-    "parseLong",
-    "parseShort",
-    "parseByte",
-    "valueOf",
-    "toString",
-    "toHexString",
-    "toBinaryString",
-    "toOctalString",
-    "MAX_VALUE",
-    "MIN_VALUE",
-    "SIZE",
-    "BYTES",
-    "compare",
-    "sum",
-    "max",
-    "min",
-    "signum",
-    "bitCount",
-    "abs",
-    "decode",
-    "hashCode",
-    "parseUnsignedInt",
+const NUMBER_STATICS: &[Static] = &[
+    st("parseInt", 1, 2, call_static),
+    st("parseLong", 1, 2, call_static),
+    st("parseShort", 1, 2, call_static),
+    st("parseByte", 1, 2, call_static),
+    st("valueOf", 1, 2, call_static),
+    st("toString", 1, 2, call_static),
+    st("toHexString", 1, 1, call_static),
+    st("toBinaryString", 1, 1, call_static),
+    st("toOctalString", 1, 1, call_static),
+    st("compare", 2, 2, call_static),
+    st("sum", 2, 2, call_static),
+    st("max", 2, 2, call_static),
+    st("min", 2, 2, call_static),
+    st("signum", 1, 1, call_static),
+    st("bitCount", 1, 1, call_static),
+    st("abs", 1, 1, call_static),
+    st("decode", 1, 2, call_static),
+    st("hashCode", 1, 1, call_static),
+    st("parseUnsignedInt", 1, 2, call_static),
 ];
 
-const DOUBLE_STATICS: &[&str] = &[
-    "parseDouble",
-    "parseFloat",
-    "valueOf",
-    "toString",
-    "MAX_VALUE",
-    "MIN_VALUE",
-    "POSITIVE_INFINITY",
-    "NEGATIVE_INFINITY",
-    "NaN",
-    "isNaN",
-    "isInfinite",
-    "isFinite",
-    "compare",
-    "sum",
-    "max",
-    "min",
+const NUMBER_FIELDS: &[Field] =
+    &[fd("MAX_VALUE", get_static), fd("MIN_VALUE", get_static), fd("SIZE", get_static), fd("BYTES", get_static)];
+
+const DOUBLE_STATICS: &[Static] = &[
+    st("parseDouble", 1, 1, call_static),
+    st("parseFloat", 1, 1, call_static),
+    st("valueOf", 1, 1, call_static),
+    st("toString", 1, 1, call_static),
+    st("isNaN", 1, 1, call_static),
+    st("isInfinite", 1, 1, call_static),
+    st("isFinite", 1, 1, call_static),
+    st("compare", 2, 2, call_static),
+    st("sum", 2, 2, call_static),
+    st("max", 2, 2, call_static),
+    st("min", 2, 2, call_static),
 ];
 
-pub(super) const CLASSES: &[ClassDef] = &[
-    ClassDef {
+const DOUBLE_FIELDS: &[Field] = &[
+    fd("MAX_VALUE", get_static),
+    fd("MIN_VALUE", get_static),
+    fd("POSITIVE_INFINITY", get_static),
+    fd("NEGATIVE_INFINITY", get_static),
+    fd("NaN", get_static),
+];
+
+pub(super) const CLASSES: &[Class] = &[
+    Class {
         name: "java.lang.Math",
+        new: None,
         statics: &[
-            "abs",
-            "max",
-            "min",
-            "pow",
-            "sqrt",
-            "cbrt",
-            "floor",
-            "ceil",
-            "round",
-            "rint",
-            "random",
-            "floorDiv",
-            "floorMod",
-            "log",
-            "log10",
-            "exp",
-            "sin",
-            "cos",
-            "tan",
-            "asin",
-            "acos",
-            "atan",
-            "atan2",
-            "signum",
-            "hypot",
-            "toRadians",
-            "toDegrees",
-            "addExact",
-            "subtractExact",
-            "multiplyExact",
-            "negateExact",
-            "incrementExact",
-            "decrementExact",
-            "toIntExact",
-            "PI",
-            "E",
+            st("abs", 1, 1, call_static),
+            st("max", 2, 2, call_static),
+            st("min", 2, 2, call_static),
+            st("pow", 2, 2, call_static),
+            st("sqrt", 1, 1, call_static),
+            st("cbrt", 1, 1, call_static),
+            st("floor", 1, 1, call_static),
+            st("ceil", 1, 1, call_static),
+            st("round", 1, 1, call_static),
+            st("rint", 1, 1, call_static),
+            st("random", 0, 0, call_static),
+            st("floorDiv", 2, 2, call_static),
+            st("floorMod", 2, 2, call_static),
+            st("log", 1, 1, call_static),
+            st("log10", 1, 1, call_static),
+            st("exp", 1, 1, call_static),
+            st("sin", 1, 1, call_static),
+            st("cos", 1, 1, call_static),
+            st("tan", 1, 1, call_static),
+            st("asin", 1, 1, call_static),
+            st("acos", 1, 1, call_static),
+            st("atan", 1, 1, call_static),
+            st("atan2", 2, 2, call_static),
+            st("signum", 1, 1, call_static),
+            st("hypot", 2, 2, call_static),
+            st("toRadians", 1, 1, call_static),
+            st("toDegrees", 1, 1, call_static),
+            st("addExact", 2, 2, call_static),
+            st("subtractExact", 2, 2, call_static),
+            st("multiplyExact", 2, 2, call_static),
+            st("negateExact", 1, 1, call_static),
+            st("incrementExact", 1, 1, call_static),
+            st("decrementExact", 1, 1, call_static),
+            st("toIntExact", 1, 1, call_static),
         ],
-        family: &FAMILY,
+        fields: &[fd("PI", get_static), fd("E", get_static)],
     },
-    ClassDef {
+    Class {
         name: "java.lang.StrictMath",
-        statics: &["abs", "max", "min", "pow", "sqrt", "floor", "ceil", "round", "random"],
-        family: &FAMILY,
+        new: None,
+        statics: &[
+            st("abs", 1, 1, call_static),
+            st("max", 2, 2, call_static),
+            st("min", 2, 2, call_static),
+            st("pow", 2, 2, call_static),
+            st("sqrt", 1, 1, call_static),
+            st("floor", 1, 1, call_static),
+            st("ceil", 1, 1, call_static),
+            st("round", 1, 1, call_static),
+            st("random", 0, 0, call_static),
+        ],
+        fields: &[],
     },
-    ClassDef { name: "java.lang.Integer", statics: NUMBER_STATICS, family: &FAMILY },
-    ClassDef { name: "java.lang.Long", statics: NUMBER_STATICS, family: &FAMILY },
-    ClassDef { name: "java.lang.Short", statics: NUMBER_STATICS, family: &FAMILY },
-    ClassDef { name: "java.lang.Byte", statics: NUMBER_STATICS, family: &FAMILY },
-    ClassDef { name: "java.lang.Double", statics: DOUBLE_STATICS, family: &FAMILY },
-    ClassDef { name: "java.lang.Float", statics: DOUBLE_STATICS, family: &FAMILY },
-    ClassDef { name: "java.lang.Number", statics: &[], family: &FAMILY },
-    ClassDef {
+    Class { name: "java.lang.Integer", new: Some(construct), statics: NUMBER_STATICS, fields: NUMBER_FIELDS },
+    Class { name: "java.lang.Long", new: Some(construct), statics: NUMBER_STATICS, fields: NUMBER_FIELDS },
+    Class { name: "java.lang.Short", new: Some(construct), statics: NUMBER_STATICS, fields: NUMBER_FIELDS },
+    Class { name: "java.lang.Byte", new: Some(construct), statics: NUMBER_STATICS, fields: NUMBER_FIELDS },
+    Class { name: "java.lang.Double", new: Some(construct), statics: DOUBLE_STATICS, fields: DOUBLE_FIELDS },
+    Class { name: "java.lang.Float", new: Some(construct), statics: DOUBLE_STATICS, fields: DOUBLE_FIELDS },
+    Class { name: "java.lang.Number", new: None, statics: &[], fields: &[] },
+    Class {
         name: "java.lang.Boolean",
+        new: Some(construct),
         statics: &[
-            "parseBoolean",
-            "valueOf",
-            "toString",
-            "TRUE",
-            "FALSE",
-            "logicalAnd",
-            "logicalOr",
-            "logicalXor",
-            "compare",
+            st("parseBoolean", 1, 1, call_static),
+            st("valueOf", 1, 1, call_static),
+            st("toString", 1, 1, call_static),
+            st("logicalAnd", 2, 2, call_static),
+            st("logicalOr", 2, 2, call_static),
+            st("logicalXor", 2, 2, call_static),
+            st("compare", 2, 2, call_static),
         ],
-        family: &FAMILY,
+        fields: &[fd("TRUE", get_static), fd("FALSE", get_static)],
     },
-    ClassDef {
+    Class {
         name: "java.lang.Character",
+        new: None,
         statics: &[
-            "isDigit",
-            "isLetter",
-            "isLetterOrDigit",
-            "isAlphabetic",
-            "isWhitespace",
-            "isSpaceChar",
-            "isUpperCase",
-            "isLowerCase",
-            "toUpperCase",
-            "toLowerCase",
-            "getNumericValue",
-            "digit",
-            "forDigit",
-            "valueOf",
-            "toString",
-            "toChars",
-            "compare",
-            "MAX_VALUE",
-            "MIN_VALUE",
+            st("isDigit", 1, 1, call_static),
+            st("isLetter", 1, 1, call_static),
+            st("isLetterOrDigit", 1, 1, call_static),
+            st("isAlphabetic", 1, 1, call_static),
+            st("isWhitespace", 1, 1, call_static),
+            st("isSpaceChar", 1, 1, call_static),
+            st("isUpperCase", 1, 1, call_static),
+            st("isLowerCase", 1, 1, call_static),
+            st("toUpperCase", 1, 1, call_static),
+            st("toLowerCase", 1, 1, call_static),
+            st("getNumericValue", 1, 1, call_static),
+            st("digit", 2, 2, call_static),
+            st("forDigit", 2, 2, call_static),
+            st("valueOf", 1, 1, call_static),
+            st("toString", 1, 1, call_static),
+            st("toChars", 1, 1, call_static),
+            st("compare", 2, 2, call_static),
         ],
-        family: &FAMILY,
+        fields: &[fd("MAX_VALUE", get_static), fd("MIN_VALUE", get_static)],
     },
-    ClassDef {
+    Class {
         name: "java.lang.String",
-        statics: &["valueOf", "format", "join", "copyValueOf", "CASE_INSENSITIVE_ORDER"],
-        family: &FAMILY,
-    },
-    ClassDef { name: "java.lang.CharSequence", statics: &[], family: &FAMILY },
-    ClassDef { name: "java.lang.Comparable", statics: &[], family: &FAMILY },
-    ClassDef { name: "java.lang.Iterable", statics: &[], family: &FAMILY },
-    ClassDef { name: "java.lang.StringBuilder", statics: &[], family: &FAMILY },
-    ClassDef { name: "java.lang.StringBuffer", statics: &[], family: &FAMILY },
-    ClassDef {
-        name: "java.lang.System",
+        new: Some(construct),
         statics: &[
-            "currentTimeMillis",
-            "nanoTime",
-            "getProperty",
-            "getenv",
-            "lineSeparator",
-            "out",
-            "err",
-            "exit",
-            "load",
-            "loadLibrary",
-            "setProperty",
-            "clearProperty",
-            "setOut",
-            "setErr",
-            "gc",
-            "arraycopy",
-            "identityHashCode",
+            st("valueOf", 1, 1, call_static),
+            st("format", 1, VAR, call_static),
+            st("join", 2, VAR, call_static),
+            st("copyValueOf", 1, 1, call_static),
         ],
-        family: &FAMILY,
+        fields: &[fd("CASE_INSENSITIVE_ORDER", get_static)],
     },
-    ClassDef {
+    Class { name: "java.lang.CharSequence", new: None, statics: &[], fields: &[] },
+    Class { name: "java.lang.Comparable", new: None, statics: &[], fields: &[] },
+    Class { name: "java.lang.Iterable", new: None, statics: &[], fields: &[] },
+    Class { name: "java.lang.StringBuilder", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.lang.StringBuffer", new: Some(construct), statics: &[], fields: &[] },
+    Class {
+        name: "java.lang.System",
+        new: None,
+        statics: &[
+            st("currentTimeMillis", 0, 0, call_static),
+            st("nanoTime", 0, 0, call_static),
+            st("getProperty", 1, 2, call_static),
+            st("getenv", 1, 1, call_static),
+            st("lineSeparator", 0, 0, call_static),
+            st("exit", 0, VAR, call_static),
+            st("load", 0, VAR, call_static),
+            st("loadLibrary", 0, VAR, call_static),
+            st("setProperty", 0, VAR, call_static),
+            st("clearProperty", 0, VAR, call_static),
+            st("setOut", 0, VAR, call_static),
+            st("setErr", 0, VAR, call_static),
+            st("gc", 0, 0, call_static),
+            st("identityHashCode", 1, 1, call_static),
+        ],
+        fields: &[fd("out", get_static), fd("err", get_static)],
+    },
+    Class {
         name: "java.lang.Thread",
-        statics: &["sleep", "currentThread", "yield", "onSpinWait", "interrupted"],
-        family: &FAMILY,
+        new: None,
+        statics: &[
+            st("sleep", 1, 2, call_static),
+            st("currentThread", 0, 0, call_static),
+            st("yield", 0, 0, call_static),
+            st("onSpinWait", 0, 0, call_static),
+            st("interrupted", 0, 0, call_static),
+        ],
+        fields: &[],
     },
-    ClassDef { name: "java.lang.Object", statics: &[], family: &FAMILY },
-    ClassDef { name: "java.lang.Class", statics: &[], family: &FAMILY },
+    Class { name: "java.lang.Object", new: Some(construct), statics: &[], fields: &[] },
+    Class { name: "java.lang.Class", new: None, statics: &[], fields: &[] },
 ];
 
 /// Supertypes of this family's objects, for `instanceof`.
@@ -261,6 +287,10 @@ fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Valu
         ("java.lang.Long", "SIZE") => Value::Int(64),
         ("java.lang.Integer", "BYTES") => Value::Int(4),
         ("java.lang.Long", "BYTES") => Value::Int(8),
+        ("java.lang.Short", "SIZE") => Value::Int(16),
+        ("java.lang.Byte", "SIZE") => Value::Int(8),
+        ("java.lang.Short", "BYTES") => Value::Int(2),
+        ("java.lang.Byte", "BYTES") => Value::Int(1),
         ("java.lang.Double", "MAX_VALUE") => Value::Double(f64::MAX),
         ("java.lang.Double", "MIN_VALUE") => Value::Double(f64::from_bits(1)),
         ("java.lang.Float", "MAX_VALUE") => Value::Double(f32::MAX as f64),
@@ -456,6 +486,10 @@ pub(crate) fn number_format(s: &str, radix: u32) -> Thrown {
 
 /// Java's `Long.parseLong(s, radix)`, bounded to `[min, max]`.
 pub(crate) fn parse_integer(v: &Value, radix: u32, min: i64, max: i64) -> Result<i64, Thrown> {
+    if !(2..=36).contains(&radix) {
+        let side = if radix < 2 { "less than Character.MIN_RADIX" } else { "greater than Character.MAX_RADIX" };
+        return Err(Thrown::new("java.lang.NumberFormatException", format!("radix {radix} {side}")));
+    }
     let s = match v {
         Value::Null => return Err(Thrown::new("java.lang.NumberFormatException", "Cannot parse null string: null")),
         Value::Str(s) => s.to_string(),
@@ -700,10 +734,18 @@ fn character(method: &str, args: &[Value]) -> Result<Value, Thrown> {
         ("toUpperCase", 1) => Value::Char(c.to_uppercase().next().unwrap_or(c)),
         ("toLowerCase", 1) => Value::Char(c.to_lowercase().next().unwrap_or(c)),
         ("getNumericValue", 1) => Value::Int(c.to_digit(36).map(|d| d as i32).unwrap_or(-1)),
-        ("digit", 2) => Value::Int(c.to_digit(int_arg(args, 1)? as u32).map(|d| d as i32).unwrap_or(-1)),
+        // Java answers -1 and '\0' for a radix outside 2..=36 (Rust's digit functions panic).
+        ("digit", 2) => Value::Int(match int_arg(args, 1)? {
+            r @ 2..=36 => c.to_digit(r as u32).map(|d| d as i32).unwrap_or(-1),
+            _ => -1,
+        }),
         ("forDigit", 2) => {
             let (d, r) = (int_arg(args, 0)?, int_arg(args, 1)?);
-            Value::Char(std::char::from_digit(d as u32, r as u32).unwrap_or('\0'))
+            let digit = match (u32::try_from(d), r) {
+                (Ok(d), 2..=36) => std::char::from_digit(d, r as u32),
+                _ => None,
+            };
+            Value::Char(digit.unwrap_or('\0'))
         }
         ("valueOf", 1) => Value::Char(c),
         ("toString", 1) => Value::str(c.to_string()),
@@ -711,573 +753,6 @@ fn character(method: &str, args: &[Value]) -> Result<Value, Thrown> {
         ("compare", 2) => Value::Int(c as i32 - char_arg(args, 1)? as i32),
         _ => return Err(no_method("java.lang.Character", method)),
     })
-}
-
-fn string_static(cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
-    match (method, args.len()) {
-        ("valueOf" | "copyValueOf", 1) => match &args[0] {
-            // Java's `String.valueOf` calls `toString()`: JSON for json-smart's JSONArray.
-            v @ Value::List(l) if l.json => Ok(Value::str(super::json_smart_text(v))),
-            Value::List(l) if lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) => {
-                Ok(Value::str(lock(&l.items).iter().map(|c| c.to_string()).collect::<String>()))
-            }
-            // An object of a declared class (at any depth) by its `toString()`.
-            v => Ok(Value::str(crate::interp::text_of(cx, v)?)),
-        },
-        ("valueOf" | "copyValueOf", 3) => {
-            let chars: Vec<Value> = items_of(&args[0]).unwrap_or_default();
-            let (from, n) = (int_arg(&args, 1)?, int_arg(&args, 2)?);
-            let range =
-                usize::try_from(from).ok().zip(usize::try_from(n).ok()).and_then(|(a, n)| Some(a..a.checked_add(n)?));
-            let slice = range
-                .and_then(|r| chars.get(r))
-                .ok_or_else(|| Thrown::new("java.lang.StringIndexOutOfBoundsException", "offset/count out of range"))?;
-            Ok(Value::str(slice.iter().map(|c| c.to_string()).collect::<String>()))
-        }
-        ("format", n) if n >= 1 => {
-            // `String.format(Locale, fmt, args...)`: a locale is a string here; skip it when
-            // the next argument is the format.
-            let mut args = args;
-            let first = args.remove(0);
-            let fmt_args = match &first {
-                Value::Str(_) => collect_varargs(args),
-                _ => Vec::new(),
-            };
-            Ok(Value::str(format(&first.to_string(), &fmt_args)?))
-        }
-        ("join", n) if n >= 2 => {
-            let sep = args[0].to_string();
-            let parts: Vec<Value> =
-                if n == 2 { items_of(&args[1]).unwrap_or_else(|| vec![args[1].clone()]) } else { args[1..].to_vec() };
-            Ok(Value::str(crate::methods::join_texts(&parts, &sep, "null")?))
-        }
-        _ => Err(no_method("java.lang.String", method)),
-    }
-}
-
-/// Varargs passed as one array (`String.format(fmt, arr)`) spread as Java does; a list stays
-/// one argument (Groovy passes it as an Object).
-fn collect_varargs(args: Vec<Value>) -> Vec<Value> {
-    if let [Value::List(l)] = args.as_slice() {
-        if l.kind == crate::value::ListKind::Array {
-            return lock(&l.items).clone();
-        }
-    }
-    args
-}
-
-// ---- java.util.Formatter ----
-
-/// Java's `String.format(fmt, args)`: `%s %d %5d %-5s %05d %,d %.2f %e %x %X %c %b %n %% %1$s %<s`.
-pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, Thrown> {
-    let mut out = String::new();
-    let mut chars = fmt.char_indices().peekable();
-    let mut next_arg = 0usize;
-    let mut last_arg: Option<usize> = None;
-    while let Some((start, c)) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        // %[index$][flags][width][.precision]conversion
-        let mut spec = String::new();
-        let mut conv = None;
-        for (_, ch) in chars.by_ref() {
-            if ch.is_ascii_alphabetic() || ch == '%' {
-                conv = Some(ch);
-                break;
-            }
-            spec.push(ch);
-        }
-        let conv = conv.ok_or_else(|| {
-            format_error("UnknownFormatConversionException", format!("Conversion = '{}'", &fmt[start..]))
-        })?;
-        let (index, rest) =
-            match spec.split_once('$') {
-                Some((i, rest)) => (
-                    Some(i.parse::<usize>().map_err(|_| {
-                        format_error("UnknownFormatConversionException", format!("Conversion = '{spec}'"))
-                    })?),
-                    rest.to_string(),
-                ),
-                None => (None, spec.clone()),
-            };
-        let relative = rest.starts_with('<');
-        let rest = rest.trim_start_matches('<');
-        let flags: String = rest.chars().take_while(|c| "-#+ 0,(".contains(*c)).collect();
-        let rest = &rest[flags.len()..];
-        let (width, precision) = match rest.split_once('.') {
-            Some((w, p)) => (
-                w.parse::<usize>().ok(),
-                Some(p.parse::<usize>().map_err(|_| format_error("IllegalFormatPrecisionException", p.to_string()))?),
-            ),
-            None => (rest.parse::<usize>().ok(), None),
-        };
-        // A width or precision is text made before it is padded: `%0999999999d` must not ask
-        // for a gigabyte.
-        let size =
-            (out.len() as u64).saturating_add(width.unwrap_or(0) as u64).saturating_add(precision.unwrap_or(0) as u64);
-        crate::methods::checked_size(size)?;
-        let spec_text = format!("%{spec}{conv}");
-        let text = match conv {
-            '%' => "%".to_string(),
-            'n' => "\n".to_string(),
-            _ => {
-                let i = if relative {
-                    last_arg.ok_or_else(|| {
-                        format_error("MissingFormatArgumentException", format!("Format specifier '{spec_text}'"))
-                    })?
-                } else if let Some(i) = index {
-                    i.saturating_sub(1)
-                } else {
-                    next_arg += 1;
-                    next_arg - 1
-                };
-                last_arg = Some(i);
-                let v = args.get(i).ok_or_else(|| {
-                    format_error("MissingFormatArgumentException", format!("Format specifier '{spec_text}'"))
-                })?;
-                convert(conv, v, &flags, precision, &spec_text)?
-            }
-        };
-        pad(&mut out, &text, width, &flags, conv);
-    }
-    Ok(out)
-}
-
-fn format_error(class: &str, message: String) -> Thrown {
-    Thrown::new(&format!("java.util.{class}"), message)
-}
-
-fn pad(out: &mut String, text: &str, width: Option<usize>, flags: &str, conv: char) {
-    let len = text.chars().count();
-    let fill = width.unwrap_or(0).saturating_sub(len);
-    if fill == 0 {
-        out.push_str(text);
-    } else if flags.contains('-') {
-        out.push_str(text);
-        out.extend(std::iter::repeat_n(' ', fill));
-    } else if flags.contains('0') && "dxXofeEgG".contains(conv) {
-        let digits_at = text.find(|c: char| c.is_ascii_alphanumeric()).unwrap_or(0);
-        let (sign, digits) = text.split_at(digits_at);
-        let (prefix, digits) =
-            if digits.starts_with("0x") || digits.starts_with("0X") { digits.split_at(2) } else { ("", digits) };
-        out.push_str(sign);
-        out.push_str(prefix);
-        out.extend(std::iter::repeat_n('0', fill));
-        out.push_str(digits);
-    } else {
-        out.extend(std::iter::repeat_n(' ', fill));
-        out.push_str(text);
-    }
-}
-
-fn convert(conv: char, v: &Value, flags: &str, precision: Option<usize>, spec: &str) -> Result<String, Thrown> {
-    let mismatch =
-        || format_error("IllegalFormatConversionException", format!("{} != java.lang.{}", conv, v.type_name()));
-    let upper = conv.is_ascii_uppercase();
-    let text = match conv.to_ascii_lowercase() {
-        's' => {
-            let s = v.to_string();
-            match precision {
-                Some(p) => s.chars().take(p).collect(),
-                None => s,
-            }
-        }
-        'b' => match v {
-            Value::Null => "false".into(),
-            Value::Bool(b) => b.to_string(),
-            _ => "true".into(),
-        },
-        'h' => match v {
-            Value::Null => "null".into(),
-            Value::Str(s) => {
-                format!("{:x}", s.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)))
-            }
-            other => format!("{:x}", other.as_i64().unwrap_or(0) as i32),
-        },
-        'c' => match v {
-            Value::Null => "null".into(),
-            Value::Char(c) => c.to_string(),
-            Value::Int(n) => char::from_u32(*n as u32).ok_or_else(mismatch)?.to_string(),
-            _ => return Err(mismatch()),
-        },
-        'd' => {
-            let digits = match v {
-                Value::Null => return Ok("null".into()),
-                Value::Int(_) | Value::Long(_) => v.as_i64().unwrap_or(0).to_string(),
-                Value::Decimal(d) if d.fract().is_zero() => d.trunc().to_string(),
-                _ => return Err(mismatch()),
-            };
-            signed(digits, flags)
-        }
-        'x' | 'o' => {
-            let radix = if conv.eq_ignore_ascii_case(&'x') { 16 } else { 8 };
-            let s = match v {
-                Value::Null => return Ok("null".into()),
-                Value::Int(n) => unsigned_radix("java.lang.Integer", *n as i64, radix),
-                Value::Long(n) => unsigned_radix("java.lang.Long", *n, radix),
-                _ => return Err(mismatch()),
-            };
-            let prefix = match (flags.contains('#'), radix) {
-                (true, 16) => "0x",
-                (true, _) => "0",
-                _ => "",
-            };
-            format!("{prefix}{s}")
-        }
-        'f' | 'e' | 'g' => {
-            if v.is_null() {
-                return Ok("null".into());
-            }
-            if !matches!(v, Value::Double(_) | Value::Decimal(_)) {
-                return Err(mismatch());
-            }
-            let p = precision.unwrap_or(6);
-            if let Value::Double(d) = v {
-                if d.is_nan() || d.is_infinite() {
-                    return Ok(java_double(*d));
-                }
-            }
-            match conv.to_ascii_lowercase() {
-                'f' => signed(fixed(v, p), flags),
-                'e' => signed(scientific(v, p), flags),
-                _ => {
-                    let x = v.as_f64().unwrap_or(0.0).abs();
-                    let p = if p == 0 { 1 } else { p };
-                    if x != 0.0 && (x < 1e-4 || x >= 10f64.powi(p as i32)) {
-                        signed(scientific(v, p - 1), flags)
-                    } else {
-                        let exp = if x == 0.0 { 0 } else { x.log10().floor() as i32 };
-                        signed(fixed(v, (p as i32 - 1 - exp).max(0) as usize), flags)
-                    }
-                }
-            }
-        }
-        _ => return Err(format_error("UnknownFormatConversionException", format!("Conversion = '{conv}' in {spec}"))),
-    };
-    Ok(if upper { text.to_uppercase() } else { text })
-}
-
-/// Applies the sign flags (`+`, ` `, `(`) and grouping (`,`) to a number's digits.
-fn signed(digits: String, flags: &str) -> String {
-    let (neg, body) = match digits.strip_prefix('-') {
-        Some(b) => (true, b.to_string()),
-        None => (false, digits),
-    };
-    let body = if flags.contains(',') { group(&body) } else { body };
-    match (neg, flags) {
-        (true, f) if f.contains('(') => format!("({body})"),
-        (true, _) => format!("-{body}"),
-        (false, f) if f.contains('+') => format!("+{body}"),
-        (false, f) if f.contains(' ') => format!(" {body}"),
-        _ => body,
-    }
-}
-
-/// `1234567.5` → `1,234,567.5`.
-pub(crate) fn group(body: &str) -> String {
-    let (int, frac) = match body.find('.') {
-        Some(i) => body.split_at(i),
-        None => (body, ""),
-    };
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out + frac
-}
-
-/// The decimal value Java's Formatter starts from: a double's shortest representation
-/// (`Double.toString`'s digits), a BigDecimal as it is.
-fn decimal_of(v: &Value) -> Option<Decimal> {
-    match v {
-        Value::Decimal(d) => Some(*d),
-        Value::Double(d) => Decimal::from_str_exact(&format!("{d}")).ok().or_else(|| Decimal::from_f64(*d)),
-        other => other.as_i64().map(Decimal::from),
-    }
-}
-
-/// `%.{p}f`: rounded half-up, as Java does.
-fn fixed(v: &Value, p: usize) -> String {
-    match decimal_of(v) {
-        Some(d) => {
-            let r = d.round_dp_with_strategy(p as u32, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
-            let s = format!("{r:.p$}");
-            if s.starts_with('-') && r.is_zero() {
-                s[1..].to_string()
-            } else {
-                s
-            }
-        }
-        None => format!("{:.p$}", v.as_f64().unwrap_or(0.0)),
-    }
-}
-
-/// `%.{p}e`: `1.234560e+01`.
-fn scientific(v: &Value, p: usize) -> String {
-    let x = v.as_f64().unwrap_or(0.0);
-    if x == 0.0 {
-        return format!("{:.p$}e+00", 0.0);
-    }
-    let mut exp = x.abs().log10().floor() as i32;
-    let scaled = |exp: i32| {
-        decimal_of(&Value::Double(x / 10f64.powi(exp)))
-            .map(|d| d.round_dp_with_strategy(p as u32, rust_decimal::RoundingStrategy::MidpointAwayFromZero))
-    };
-    let mut m = scaled(exp).unwrap_or_default();
-    if m.abs() >= Decimal::TEN {
-        exp += 1;
-        m = scaled(exp).unwrap_or_default();
-    }
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{m:.p$}e{sign}{:02}", exp.abs())
-}
-
-// ---- StringBuilder ----
-
-/// `StringBuilder` / `StringBuffer`: a buffer appended in place (amortised O(1), as Java's),
-/// which knows its length in characters while only appends change it, so that `append` and
-/// `length()` in a loop stay linear.
-#[derive(Debug)]
-pub(crate) struct StringBuilder {
-    class: &'static str,
-    text: Mutex<Buf>,
-    me: Weak<StringBuilder>,
-}
-
-#[derive(Debug)]
-struct Buf {
-    text: String,
-    /// The length in characters, when known (an edit other than an append forgets it).
-    chars: Option<usize>,
-}
-
-impl Buf {
-    fn chars(&mut self) -> usize {
-        *self.chars.get_or_insert_with(|| self.text.chars().count())
-    }
-
-    fn push(&mut self, s: &str) {
-        self.text.push_str(s);
-        if let Some(n) = &mut self.chars {
-            *n += s.chars().count();
-        }
-    }
-}
-
-impl StringBuilder {
-    fn value(class: &'static str, text: String) -> Value {
-        let buf = Buf { text, chars: None };
-        Value::Object(Arc::new_cyclic(|me| StringBuilder { class, text: Mutex::new(buf), me: me.clone() }))
-    }
-
-    fn this(&self) -> Value {
-        self.me.upgrade().map(|a| Value::Object(a as Arc<dyn Native>)).unwrap_or(Value::Null)
-    }
-}
-
-/// The byte offset of the `i`-th character (the end for `i` = length); `None` past it.
-pub(crate) fn char_offset(s: &str, i: i64) -> Option<usize> {
-    if i < 0 {
-        return None;
-    }
-    let i = i as usize;
-    if i == 0 {
-        return Some(0);
-    }
-    s.char_indices().map(|(b, _)| b).chain(std::iter::once(s.len())).nth(i)
-}
-
-fn index_error(i: i64, len: usize) -> Thrown {
-    Thrown::new("java.lang.StringIndexOutOfBoundsException", format!("index {i}, length {len}"))
-}
-
-impl Native for StringBuilder {
-    fn class_name(&self) -> &'static str {
-        self.class
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn to_string(&self) -> String {
-        lock(&self.text).text.clone()
-    }
-    fn call(&self, _cx: &mut Ctx<'_>, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
-        let mut b = lock(&self.text);
-        let before = b.text.len();
-        match (method, args.len()) {
-            // Groovy's `sb << x` is `leftShift`, an append.
-            ("append" | "leftShift", 1) => match &args[0] {
-                Value::List(l)
-                    if l.kind == crate::value::ListKind::Array
-                        && lock(&l.items).iter().all(|c| matches!(c, Value::Char(_))) =>
-                {
-                    let s: String = lock(&l.items).iter().map(|c| c.to_string()).collect();
-                    b.push(&s)
-                }
-                Value::Str(s) => b.push(s),
-                v => b.push(&v.to_string()),
-            },
-            ("toString", 0) => return Ok(Value::str(b.text.as_str())),
-            ("length", 0) => return Ok(Value::Int(b.chars() as i32)),
-            ("isEmpty", 0) => return Ok(Value::Bool(b.text.is_empty())),
-            _ => {
-                let len = b.chars();
-                let r = self.edit(&mut b.text, len, method, &args);
-                let read_only = matches!(
-                    method,
-                    "charAt"
-                        | "indexOf"
-                        | "lastIndexOf"
-                        | "substring"
-                        | "capacity"
-                        | "chars"
-                        | "equals"
-                        | "hashCode"
-                        | "compareTo"
-                        | "trimToSize"
-                        | "ensureCapacity"
-                );
-                if read_only || r.is_err() {
-                    return r;
-                }
-                b.chars = None;
-                let after = b.text.len();
-                drop(b);
-                grown(before, after)?;
-                return r;
-            }
-        }
-        let after = b.text.len();
-        drop(b);
-        grown(before, after)?;
-        Ok(self.this())
-    }
-}
-
-/// What a buffer grew by is the execution's (and work: bytes copied in); what it lost is not.
-fn grown(before: usize, after: usize) -> Result<(), Thrown> {
-    if after > before {
-        budget::grew((after - before) as u64)
-    } else {
-        budget::release((before - after) as u64);
-        Ok(())
-    }
-}
-
-impl StringBuilder {
-    /// Every method but the hot ones (`append`, `toString`, `length`): `t` is the text, `len`
-    /// its length in characters.
-    fn edit(&self, t: &mut String, len: usize, method: &str, args: &[Value]) -> Result<Value, Thrown> {
-        let at = |t: &str, i: usize| -> Result<usize, Thrown> {
-            let n = int_arg(args, i)?;
-            char_offset(t, n).ok_or_else(|| index_error(n, len))
-        };
-        match (method, args.len()) {
-            ("append", 3) => {
-                let s = args[0].to_string();
-                let (a, b) = (int_arg(args, 1)?, int_arg(args, 2)?);
-                let sub: String = s.chars().skip(a as usize).take(b.saturating_sub(a).max(0) as usize).collect();
-                t.push_str(&sub);
-                Ok(self.this())
-            }
-            ("insert", 2) => {
-                let o = at(t, 0)?;
-                t.insert_str(o, &args[1].to_string());
-                Ok(self.this())
-            }
-            ("charAt", 1) => {
-                let i = int_arg(args, 0)?;
-                t.chars().nth(i.max(0) as usize).filter(|_| i >= 0).map(Value::Char).ok_or_else(|| index_error(i, len))
-            }
-            ("deleteCharAt", 1) => {
-                let i = int_arg(args, 0)?;
-                if i < 0 || i as usize >= len {
-                    return Err(index_error(i, len));
-                }
-                let o = at(t, 0)?;
-                t.remove(o);
-                Ok(self.this())
-            }
-            ("delete", 2) => {
-                let a = at(t, 0)?;
-                let end = int_arg(args, 1)?.min(len as i64);
-                let b = char_offset(t, end).ok_or_else(|| index_error(end, len))?;
-                if a > b {
-                    return Err(index_error(end, len));
-                }
-                t.replace_range(a..b, "");
-                Ok(self.this())
-            }
-            ("replace", 3) => {
-                let a = at(t, 0)?;
-                let end = int_arg(args, 1)?.min(len as i64);
-                let b = char_offset(t, end).ok_or_else(|| index_error(end, len))?;
-                t.replace_range(a..b.max(a), &args[2].to_string());
-                Ok(self.this())
-            }
-            ("reverse", 0) => {
-                *t = t.chars().rev().collect();
-                Ok(self.this())
-            }
-            ("setLength", 1) => {
-                let n = int_arg(args, 0)?;
-                if n < 0 {
-                    return Err(index_error(n, len));
-                }
-                let n = crate::methods::checked_size(n as u64)?;
-                if n <= len {
-                    let o = char_offset(t, n as i64).unwrap_or(t.len());
-                    t.truncate(o);
-                } else {
-                    t.extend(std::iter::repeat_n('\0', n - len));
-                }
-                Ok(Value::Null)
-            }
-            ("setCharAt", 2) => {
-                let i = int_arg(args, 0)?;
-                if i < 0 || i as usize >= len {
-                    return Err(index_error(i, len));
-                }
-                let c = char_arg(args, 1)?;
-                let o = at(t, 0)?;
-                let old = t[o..].chars().next().map(char::len_utf8).unwrap_or(0);
-                t.replace_range(o..o + old, &c.to_string());
-                Ok(Value::Null)
-            }
-            ("indexOf" | "lastIndexOf", 1 | 2) => {
-                let needle = args[0].to_string();
-                let found = if method == "indexOf" {
-                    let from = args.get(1).and_then(Value::as_i64).unwrap_or(0).max(0);
-                    char_offset(t, from).and_then(|o| t[o..].find(&needle).map(|b| b + o))
-                } else {
-                    t.rfind(&needle)
-                };
-                Ok(Value::Int(found.map(|b| t[..b].chars().count() as i32).unwrap_or(-1)))
-            }
-            ("substring", 1 | 2) => {
-                let a = at(t, 0)?;
-                let b = if args.len() == 2 { at(t, 1)? } else { t.len() };
-                if a > b {
-                    return Err(index_error(int_arg(args, 0)?, len));
-                }
-                Ok(Value::str(&t[a..b]))
-            }
-            ("capacity", 0) => Ok(Value::Int(len.max(16) as i32)),
-            ("trimToSize" | "ensureCapacity", _) => Ok(Value::Null),
-            ("chars", 0) => Ok(Value::list(t.chars().map(|c| Value::Int(c as i32)).collect())),
-            ("equals", 1) => Ok(Value::Bool(
-                matches!(&args[0], Value::Object(o) if std::ptr::addr_eq(Arc::as_ptr(o), self as *const Self)),
-            )),
-            ("hashCode", 0) => Ok(Value::Int(self as *const Self as usize as i32)),
-            ("compareTo", 1) => Ok(Value::Int(t.as_str().cmp(args[0].to_string().as_str()) as i32)),
-            _ => Err(no_method(self.class, method)),
-        }
-    }
 }
 
 // ---- System, Thread, Object ----

@@ -3,15 +3,22 @@
 //! the host's policy). A class not here cannot load: no process execution, no network, no
 //! reflection.
 //!
-//! One file per family; each lists its classes (canonical name and statics) in a `CLASSES`
-//! table, which [`resolve`] and [`has_static`] read and the calls dispatch on.
+//! One file per family (a large family's classes in files of their own below it); each
+//! declares its classes once, as [`Class`] rows in a `CLASSES` table: [`resolve`] and the
+//! resolver read the rows when a script loads and bind a static call or a `new` to its row,
+//! which runs the row's function. `table_tests` runs every row and checks docs/scripts.md's
+//! class list against the tables.
 //!
-//! - `lang`: `Math`, the boxed numbers, `String` statics and `String.format`, `StringBuilder`,
-//!   `System`, `Thread`, `Object`.
-//! - `util`: `Random`, `UUID`, collections and their statics, atomics, `TimeUnit`.
-//! - `time`: `Date`, `Calendar`, `SimpleDateFormat`, `DecimalFormat`, `java.time`.
-//! - `json`: `JsonSlurper`, `JsonOutput`, `JsonBuilder`, org.json, `JsonPath`, JavaScript's `JSON`.
-//! - `codec`: URL encoding, Base64, digests, HMAC, commons-lang3, charsets, `java.math`.
+//! - `lang`: `Math`, the boxed numbers, `String` statics and `String.format` (`lang/format`),
+//!   `StringBuilder` (`lang/builder`), `System`, `Thread`, `Object`.
+//! - `util`: `Random` and `UUID` (`util/random`), collections and their statics, atomics,
+//!   `TimeUnit`.
+//! - `time`: zones, `Date`, `Calendar`, `SimpleDateFormat`, `DecimalFormat` (`time/date`),
+//!   `java.time` (`time/java_time`).
+//! - `json`: `JsonSlurper`, `JsonOutput`, `JsonBuilder`, org.json, `JsonPath` (`json/json_path`),
+//!   JavaScript's `JSON`.
+//! - `codec`: URL encoding, Base64, digests, HMAC, commons-lang (`codec/commons_lang`),
+//!   charsets, `java.math`.
 //! - `regex`: `Pattern` and `Matcher` (Java syntax).
 //! - `io`: files, through [`super::Host::file`] only.
 //! - `errors`: the exception classes and their objects.
@@ -26,6 +33,8 @@ mod jmeter;
 mod json;
 mod lang;
 mod regex;
+#[cfg(test)]
+mod table_tests;
 mod time;
 mod util;
 
@@ -38,21 +47,91 @@ use std::sync::{Arc, OnceLock};
 pub use codec::md5;
 pub(crate) use errors::Throwable;
 pub(crate) use json::json_smart_text;
-pub use time::format_decimal;
+pub use time::date::format_decimal;
 pub(crate) use util::collect;
 
-/// How calls reach a family's code.
-pub(crate) struct Family {
-    pub construct: fn(&mut Ctx<'_>, &'static str, Vec<Value>) -> Result<Value, Thrown>,
-    pub call_static: fn(&mut Ctx<'_>, &'static str, &str, Vec<Value>) -> Result<Value, Thrown>,
-    pub get_static: fn(&mut Ctx<'_>, &'static str, &str) -> Result<Value, Thrown>,
+/// `new C(args)`: `class` is the row's name (one function makes several classes).
+pub(crate) type Ctor = fn(&mut Ctx<'_>, &'static str, Vec<Value>) -> Result<Value, Thrown>;
+
+/// `C.m(args)`: the class's and the row's names (one function serves several rows).
+pub(crate) type StaticFn = fn(&mut Ctx<'_>, &'static str, &str, Vec<Value>) -> Result<Value, Thrown>;
+
+/// `C.FIELD`: the class's and the row's names.
+pub(crate) type FieldFn = fn(&mut Ctx<'_>, &'static str, &'static str) -> Result<Value, Thrown>;
+
+/// A class a script may name, declared once: what loads (its name, its statics and fields)
+/// is what runs (each row's function), and a call the resolver binds to a row runs that row's
+/// function with no lookup.
+pub(crate) struct Class {
+    /// The canonical name (`java.lang.Math`).
+    pub name: &'static str,
+    /// `new C(args)`, when the class has a public constructor.
+    pub new: Option<Ctor>,
+    pub statics: &'static [Static],
+    pub fields: &'static [Field],
 }
 
-/// A class a script may name: its canonical name, its static methods and fields.
-pub(crate) struct ClassDef {
+/// A static method: its name, how many arguments it takes (`min..=max`, [`VAR`] for varargs),
+/// and its code. The counts are not checked when a script loads (Groovy resolves overloads
+/// when the call runs, and a row's code answers a count it lacks with "no such method"): the
+/// test that runs every row calls each with them.
+pub(crate) struct Static {
     pub name: &'static str,
-    pub statics: &'static [&'static str],
-    pub family: &'static Family,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub min: u8,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub max: u8,
+    pub f: StaticFn,
+}
+
+/// A static field or constant (`Math.PI`, `TimeUnit.SECONDS`, `System.out`).
+pub(crate) struct Field {
+    pub name: &'static str,
+    pub get: FieldFn,
+}
+
+impl std::fmt::Debug for Class {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl std::fmt::Debug for Static {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The `max` of a static that takes any number of arguments.
+pub(crate) const VAR: u8 = u8::MAX;
+
+/// A [`Static`] row.
+pub(crate) const fn st(name: &'static str, min: u8, max: u8, f: StaticFn) -> Static {
+    Static { name, min, max, f }
+}
+
+/// A [`Field`] row.
+pub(crate) const fn fd(name: &'static str, get: FieldFn) -> Field {
+    Field { name, get }
+}
+
+impl Class {
+    /// The static method of this name.
+    pub(crate) fn static_method(&self, name: &str) -> Option<&'static Static> {
+        self.statics.iter().find(|s| s.name == name)
+    }
+
+    fn field(&self, name: &str) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// `new C(args)` of this class.
+    pub(crate) fn construct(&self, cx: &mut Ctx<'_>, args: Vec<Value>) -> Result<Value, Thrown> {
+        match self.new {
+            Some(new) => new(cx, self.name, args),
+            None => Err(illegal_arg(format!("{} is an interface or has no public constructor", self.name))),
+        }
+    }
 }
 
 /// Packages whose classes a script names without importing them (Groovy's default imports;
@@ -62,10 +141,10 @@ const AUTO_IMPORTED: &[&str] = &["java.lang", "java.util", "java.io", "java.net"
 /// Auto-imported classes outside those packages (Groovy imports these two).
 const AUTO_CLASSES: &[&str] = &["java.math.BigDecimal", "java.math.BigInteger"];
 
-fn table() -> &'static HashMap<&'static str, &'static ClassDef> {
-    static TABLE: OnceLock<HashMap<&'static str, &'static ClassDef>> = OnceLock::new();
+fn table() -> &'static HashMap<&'static str, &'static Class> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static Class>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [ClassDef]; 7] = [
+        let families: [&'static [Class]; 7] = [
             lang::CLASSES,
             time::CLASSES,
             json::CLASSES,
@@ -78,8 +157,19 @@ fn table() -> &'static HashMap<&'static str, &'static ClassDef> {
     })
 }
 
-fn class(name: &str) -> Option<&'static ClassDef> {
+fn class(name: &str) -> Option<&'static Class> {
     table().get(name).copied()
+}
+
+/// The row of a class by its canonical name ([`resolve`]'s).
+pub(crate) fn row(name: &str) -> Option<&'static Class> {
+    class(name)
+}
+
+/// Every class of the tables.
+#[cfg(test)]
+pub(crate) fn all_classes() -> impl Iterator<Item = &'static Class> {
+    table().values().copied()
 }
 
 /// The canonical name of the class a script names (`Random`, `java.util.Random`, an imported
@@ -113,15 +203,16 @@ pub(crate) fn resolve(name: &str, imports: &[Import]) -> Option<&'static str> {
         .map(|c| c.name)
 }
 
-/// Whether a class has a static method or field of this name (checked at load time).
-pub(crate) fn has_static(class_name: &'static str, name: &str) -> bool {
-    class(class_name).is_some_and(|c| c.statics.contains(&name))
+/// The static method `C.name` a call binds to at load time.
+pub(crate) fn static_method(class_name: &str, name: &str) -> Option<&'static Static> {
+    class(class_name)?.static_method(name)
 }
 
 /// `new C(args)`.
+#[cfg(test)]
 pub(crate) fn construct(cx: &mut Ctx<'_>, class_name: &'static str, args: Vec<Value>) -> Result<Value, Thrown> {
     match class(class_name) {
-        Some(c) => (c.family.construct)(cx, c.name, args),
+        Some(c) => c.construct(cx, args),
         None => Err(Thrown::security(format!("the class {class_name} is not available to scripts"))),
     }
 }
@@ -134,15 +225,18 @@ pub(crate) fn call_static(
     args: Vec<Value>,
 ) -> Result<Value, Thrown> {
     match class(class_name) {
-        Some(c) => (c.family.call_static)(cx, c.name, method, args),
+        Some(c) => match c.static_method(method) {
+            Some(s) => (s.f)(cx, c.name, s.name, args),
+            None => Err(no_method(c.name, method)),
+        },
         None => Err(Thrown::no_method(class_name, method)),
     }
 }
 
 /// `C.FIELD` (`Integer.MAX_VALUE`, `TimeUnit.SECONDS`).
 pub(crate) fn get_static(cx: &mut Ctx<'_>, class_name: &'static str, name: &str) -> Result<Value, Thrown> {
-    match class(class_name) {
-        Some(c) => (c.family.get_static)(cx, c.name, name),
+    match class(class_name).and_then(|c| Some((c, c.field(name)?))) {
+        Some((c, f)) => (f.get)(cx, c.name, f.name),
         None => Err(no_property(class_name, name)),
     }
 }
@@ -410,10 +504,10 @@ mod tests {
         assert_eq!(resolve("Socket", &[import("java.net", true, None)]), None);
         assert_eq!(resolve("ClassLoader", &[]), None);
         assert_eq!(resolve("GroovyShell", &[]), None);
-        assert!(has_static("java.lang.Math", "max"));
-        assert!(has_static("java.lang.Integer", "MAX_VALUE"));
-        assert!(!has_static("java.lang.Math", "exec"));
-        assert!(!has_static("java.lang.System", "exec"));
+        assert!(static_method("java.lang.Math", "max").is_some());
+        assert!(class("java.lang.Integer").and_then(|c| c.field("MAX_VALUE")).is_some());
+        assert!(static_method("java.lang.Math", "exec").is_none());
+        assert!(static_method("java.lang.System", "exec").is_none());
     }
 
     #[test]
@@ -463,6 +557,32 @@ mod through_the_interpreter {
             run("import org.apache.commons.lang3.SystemUtils\nSystemUtils.IS_OS_LINUX || SystemUtils.IS_OS_MAC || SystemUtils.IS_OS_WINDOWS"),
             "true"
         );
+    }
+
+    #[test]
+    fn a_radix_outside_2_to_36_is_java_s_answer_not_a_panic() {
+        assert_eq!(run("Character.digit('7' as char, 1)"), "-1");
+        assert_eq!(run("Character.digit('7' as char, 40)"), "-1");
+        assert_eq!(run("(int) Character.forDigit(7, 99)"), "0");
+        assert!(
+            run("Integer.parseInt('1', 1)").contains("NumberFormatException: radix 1 less than Character.MIN_RADIX")
+        );
+        assert!(run("Long.parseLong('1', 37)").contains("radix 37 greater than Character.MAX_RADIX"));
+        assert!(run("new BigInteger('1', 1)").contains("NumberFormatException"));
+    }
+
+    #[test]
+    fn a_static_call_binds_to_a_row_when_the_script_loads() {
+        assert_eq!(run("Math.max(3, 7)"), "7");
+        assert_eq!(run("Integer.MAX_VALUE"), "2147483647");
+        assert_eq!(run("Short.SIZE + Byte.BYTES"), "17");
+        assert_eq!(run("org.apache.commons.lang3.StringUtils.leftPad('7', 3, '0')"), "007");
+        // Not a row: a field called as a method, and statics listed before without code.
+        for src in ["Integer.MAX_VALUE()", "System.arraycopy([1], 0, [0], 0, 1)", "java.time.LocalDate.EPOCH()"] {
+            assert!(Script::compile(src, Lang::Groovy).is_err(), "{src} loaded");
+        }
+        // Called through a class value, an unknown static is "no such method" when it runs.
+        assert!(run("def m = Math\nm.nothing(1)").contains("MissingMethodException"));
     }
 
     #[test]

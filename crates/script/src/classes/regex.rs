@@ -3,14 +3,12 @@
 //! per-thread cache and replacement strings are `methods::jregex`'s (one for the whole
 //! interpreter).
 
-use super::{illegal_arg, int_arg, native_base, no_method, no_property, obj, str_arg, ClassDef, Family};
+use super::{fd, illegal_arg, int_arg, native_base, no_method, no_property, obj, st, str_arg, Class};
 use crate::methods::jregex::{self, Anchor};
 use crate::value::{lock, Native, Value};
 use crate::{Ctx, Thrown};
 use fancy_regex::Regex;
 use std::sync::{Arc, Mutex, Weak};
-
-const FAMILY: Family = Family { construct, call_static, get_static };
 
 const FLAGS: &[(&str, i64)] = &[
     ("UNIX_LINES", 1),
@@ -24,31 +22,30 @@ const FLAGS: &[(&str, i64)] = &[
     ("UNICODE_CHARACTER_CLASS", 256),
 ];
 
-pub(super) const CLASSES: &[ClassDef] = &[
-    ClassDef {
+pub(super) const CLASSES: &[Class] = &[
+    Class {
         name: "java.util.regex.Pattern",
-        statics: &[
-            "compile",
-            "matches",
-            "quote",
-            "UNIX_LINES",
-            "CASE_INSENSITIVE",
-            "COMMENTS",
-            "MULTILINE",
-            "LITERAL",
-            "DOTALL",
-            "UNICODE_CASE",
-            "CANON_EQ",
-            "UNICODE_CHARACTER_CLASS",
+        new: None,
+        statics: &[st("compile", 1, 2, call_static), st("matches", 2, 2, call_static), st("quote", 1, 1, call_static)],
+        fields: &[
+            fd("UNIX_LINES", get_static),
+            fd("CASE_INSENSITIVE", get_static),
+            fd("COMMENTS", get_static),
+            fd("MULTILINE", get_static),
+            fd("LITERAL", get_static),
+            fd("DOTALL", get_static),
+            fd("UNICODE_CASE", get_static),
+            fd("CANON_EQ", get_static),
+            fd("UNICODE_CHARACTER_CLASS", get_static),
         ],
-        family: &FAMILY,
     },
-    ClassDef { name: "java.util.regex.Matcher", statics: &["quoteReplacement"], family: &FAMILY },
+    Class {
+        name: "java.util.regex.Matcher",
+        new: None,
+        statics: &[st("quoteReplacement", 1, 1, call_static)],
+        fields: &[],
+    },
 ];
-
-fn construct(_cx: &mut Ctx<'_>, class: &'static str, _args: Vec<Value>) -> Result<Value, Thrown> {
-    Err(illegal_arg(format!("{class} has no public constructor: use Pattern.compile(regex)")))
-}
 
 fn get_static(_cx: &mut Ctx<'_>, class: &'static str, name: &str) -> Result<Value, Thrown> {
     match FLAGS.iter().find(|(n, _)| *n == name) {

@@ -662,7 +662,7 @@ fn eval_inner(cx: &mut Ctx<'_>, f: &mut Frame<'_>, n: &Node) -> R<Value> {
         E::Prop(t, name, safe, spread) => ev_prop(cx, f, t, name, safe, spread),
         E::Index(t, i, safe) => ev_index(cx, f, t, i, safe),
         E::Method(recv, name, args, safe, spread) => ev_method(cx, f, recv, name, args, safe, spread),
-        E::Static(c, name, args) => ev_static(cx, f, c, name, args),
+        E::Static(c, s, args) => ev_static(cx, f, c, s, args),
         E::CallVar(v, args) => ev_call_var(cx, f, v, args),
         E::CallFunc(i, args) => ev_call_func(cx, f, i, args),
         E::CallFree(name, args) => ev_call_free(cx, f, name, args),
@@ -993,9 +993,9 @@ fn resized(v: &Value, before: u64) -> R<()> {
 }
 
 #[inline(never)]
-fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, name: &Arc<str>, args: &[Node]) -> R<Value> {
+fn ev_static(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &'static str, s: &classes::Static, args: &[Node]) -> R<Value> {
     let args = eval_args(cx, f, args)?;
-    made(classes::call_static(cx, c, name, args)?)
+    made((s.f)(cx, c, s.name, args)?)
 }
 
 #[inline(never)]
@@ -1027,9 +1027,9 @@ fn ev_call_value(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &Node, args: &[Node]) -
 }
 
 #[inline(never)]
-fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &&'static str, args: &[Node]) -> R<Value> {
+fn ev_new(cx: &mut Ctx<'_>, f: &mut Frame<'_>, c: &classes::Class, args: &[Node]) -> R<Value> {
     let args = eval_args(cx, f, args)?;
-    made(classes::construct(cx, c, args)?)
+    made(c.construct(cx, args)?)
 }
 
 #[inline(never)]

@@ -187,13 +187,14 @@ pub(crate) enum E {
     Index(B, B, bool),
     /// receiver, name, args, safe, spread
     Method(B, Arc<str>, Vec<Node>, bool, bool),
-    Static(&'static str, Arc<str>, Vec<Node>),
+    /// `C.m(args)`, bound at load time to its row of the class tables.
+    Static(&'static str, &'static crate::classes::Static, Vec<Node>),
     CallVar(VarRef, Vec<Node>),
     CallFunc(u32, Vec<Node>),
     /// `println(x)`, `sleep(n)`, or a closure bound as a global.
     CallFree(Arc<str>, Vec<Node>),
     CallValue(B, Vec<Node>),
-    New(&'static str, Vec<Node>),
+    New(&'static crate::classes::Class, Vec<Node>),
     /// A collection type no library class provides (`new ArrayList()` when `classes` has
     /// none): made here.
     NewBuiltin(Arc<Ty>, Vec<Node>),

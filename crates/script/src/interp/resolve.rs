@@ -843,7 +843,7 @@ impl Resolver<'_> {
                             format!("`new {}(...)` is not available in stampede's scripts{THREADS}", ty.name),
                         ))
                     }
-                    Some(c) => E::New(c, args),
+                    Some(c) => E::New(classes::row(c).ok_or_else(|| unavailable(&ty.name, ty.pos))?, args),
                     None if BUILTIN_TYPES.contains(&simple_type(&ty.name)) || simple_type(&ty.name) == "Object" => {
                         E::NewBuiltin(self.any_ty(ty)?, args)
                     }
@@ -950,7 +950,7 @@ impl Resolver<'_> {
         }
         let t = self.expr(target.expect("a target"))?;
         if let (E::Class(c), false, false) = (&t.k, safe, spread) {
-            if !classes::has_static(c, name) {
+            let Some(row) = classes::static_method(c, name) else {
                 let why = if *c == "java.lang.Class" || reflective_method(name, args.len()) {
                     REFLECTION
                 } else if *c == "java.lang.Thread" {
@@ -959,8 +959,8 @@ impl Resolver<'_> {
                     " (docs/scripts.md)"
                 };
                 return Err(err(pos, format!("`{c}.{name}` is not available in stampede's scripts{why}")));
-            }
-            return Ok(E::Static(c, name.into(), args));
+            };
+            return Ok(E::Static(c, row, args));
         }
         if reflective_method(name, args.len()) {
             return Err(refused_method(name, pos));
