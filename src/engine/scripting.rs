@@ -867,12 +867,9 @@ mod tests {
         assert_eq!(s.message, "bad");
     }
 
-    #[test]
-    fn a_pre_processor_edits_its_sampler() {
-        let el = element(Place::Pre);
-        let env = Env::default();
-        let mut vars = user();
-        let info = SamplerInfo {
+    /// An HTTP sampler `req` of `GET http://h:8080/a?q=1`.
+    pub(super) fn http_sampler() -> SamplerInfo {
+        SamplerInfo {
             name: "req".into(),
             http: Some(HttpInfo {
                 protocol: "http".into(),
@@ -882,7 +879,15 @@ mod tests {
                 method: "GET".into(),
                 args: vec![("q".into(), "1".into())],
             }),
-        };
+        }
+    }
+
+    #[test]
+    fn a_pre_processor_edits_its_sampler() {
+        let el = element(Place::Pre);
+        let env = Env::default();
+        let mut vars = user();
+        let info = http_sampler();
         let mut edits = SamplerEdits::default();
         let mut x = Exec {
             el: &el,

@@ -522,11 +522,14 @@ pub(crate) fn out_call(method: &str, args: Vec<Value>, print: &mut dyn FnMut(&st
     Ok(Value::Null)
 }
 
+/// A method of `ctx`, on the user's scope.
+type CtxFn = fn(&mut dyn Scope) -> Value;
+
 /// The methods of `ctx` a template knows (none takes an argument): `getThreadNum()` (0-based,
 /// as JMeter's), `getVariables()`, `getProperties()`; `getPreviousResult()`,
 /// `getCurrentSampler()` and `getPreviousSampler()` are null where nothing has sampled (a
 /// template's context).
-pub(crate) const CTX_METHODS: [Row<fn(&mut dyn Scope) -> Value>; 7] = [
+pub(crate) const CTX_METHODS: [Row<CtxFn>; 7] = [
     row("getThreadNum", 0, 0, |s| Value::Int(s.thread_num().saturating_sub(1).min(i32::MAX as u64) as i32)),
     row("getVariables", 0, 0, |_| Value::Host(VARS)),
     row("getProperties", 0, 0, |_| Value::Host(PROPS)),

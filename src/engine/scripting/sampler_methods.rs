@@ -48,8 +48,11 @@ pub(super) fn call(s: &mut Sampler<'_>, target: HostRef, method: &str, args: &[V
     }
 }
 
-/// `HTTPArgument`'s methods, on its name and value.
-pub(super) const ARGUMENT_METHODS: [Row<fn(&str, &str) -> Value>; 3] = [
+/// A method of `HTTPArgument`, on its name and value.
+type ArgumentMethod = fn(&str, &str) -> Value;
+
+/// `HTTPArgument`'s methods.
+pub(super) const ARGUMENT_METHODS: [Row<ArgumentMethod>; 3] = [
     row("getName", 0, ANY, |n, _| n.into()),
     row("getValue", 0, ANY, |_, v| v.into()),
     row("toString", 0, ANY, |n, v| format!("{n}={v}").into()),
@@ -233,23 +236,12 @@ fn add_cookie(s: &mut Sampler<'_>, args: &[Value]) -> Result<Value, Thrown> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::scripting::HttpInfo;
 
     /// Every row of each table is reached by [`call`] on its object and runs (a row the
     /// dispatch misses answers Groovy's "No signature of method").
     #[test]
     fn every_row_of_the_sampler_tables_is_dispatched() {
-        let info = SamplerInfo {
-            name: "req".into(),
-            http: Some(HttpInfo {
-                protocol: "http".into(),
-                domain: "h".into(),
-                port: 8080,
-                path: "/a".into(),
-                method: "GET".into(),
-                args: vec![("q".into(), "1".into())],
-            }),
-        };
+        let info = crate::engine::scripting::tests::http_sampler();
         let env = Env::default();
         let tables: [(HostRef, &str, Vec<&str>); 4] = [
             (HostRef(0), "HTTPSamplerProxy", SAMPLER_METHODS.iter().map(|r| r.name).collect()),

@@ -581,9 +581,12 @@ mod tests {
     use super::*;
     use crate::plan::template::tests::{symbols, user};
 
+    /// A function's name, a call of it, and whether a result is the one it must give.
+    type Example = (&'static str, &'static str, fn(&str) -> bool);
+
     /// A call of each function and what it must give: a row bound to another function's
     /// compiling (or none) gives another result, or fails to compile.
-    const CALLS: [(&str, &str, fn(&str) -> bool); FUNCTIONS.len()] = [
+    const CALLS: [Example; FUNCTIONS.len()] = [
         ("P", "${__P(threads)}", |r| r == "50"),
         ("property", "${__property(nope)}", |r| r == "nope"),
         ("isPropDefined", "${__isPropDefined(threads)}", |r| r == "true"),
