@@ -181,7 +181,48 @@ fn main() {
             n = (n * 4).min(50_000_000);
         }
     }
+    failed |= template_functions();
     if failed {
         std::process::exit(1);
+    }
+}
+
+/// The cost of one render of a URL template calling JMeter functions (`${__UUID()}`, ...), as
+/// a sampler renders its path for each request; `true` when the template does not compile.
+fn template_functions() -> bool {
+    let name = "${__function} template render";
+    let src = "/api?id=${__UUID()}&n=${__counter(TRUE,)}&r=${__Random(1,100)}&q=${__urlencode(a b&c)}\
+               &v=${__V(x,dflt)}&t=${__intSum(${__threadNum},1)}&c=${__changeCase(abc,UPPER)}";
+    let mut sym = stampede::plan::template::Symbols::default();
+    let t = match stampede::plan::template::compile(src, &mut sym, "bench") {
+        Ok(t) => t,
+        Err(e) => {
+            println!("{name:<32} does not compile: {e}");
+            return true;
+        }
+    };
+    let mut user = User {
+        vars: HashMap::new(),
+        objects: HashMap::new(),
+        props: HashMap::new(),
+        rng: rand::SeedableRng::seed_from_u64(1),
+        body: Value::Null,
+    };
+    let mut out = String::new();
+    let mut n: u64 = 1_000;
+    loop {
+        let start = Instant::now();
+        for _ in 0..n {
+            out.clear();
+            t.render(&mut user, &mut out);
+            black_box(&out);
+        }
+        let el = start.elapsed();
+        if el >= Duration::from_millis(800) || n >= 50_000_000 {
+            let ns = el.as_nanos() as f64 / n as f64;
+            println!("{name:<32} {ns:>10.0} ns/exec   ({n} runs)");
+            return false;
+        }
+        n = (n * 4).min(50_000_000);
     }
 }

@@ -12,12 +12,13 @@ use super::session::UserVars;
 use crate::plan::sampler::script::{Place, SamplerInfo, ScriptEl};
 use crate::plan::template::Scope;
 use crate::script::{lock, FileAccess, Host, HostRef, Key, Thrown, Value};
-use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::plan::script_host::{self, CTX, FIRST_FREE, LOG, OUT, PROPS, VARS};
+
+mod sampler_methods;
 
 const SAMPLE: HostRef = HostRef(FIRST_FREE);
 const SAMPLER: HostRef = HostRef(FIRST_FREE + 1);
@@ -494,188 +495,11 @@ impl Exec<'_> {
         })
     }
 
+    /// `sampler` and the objects it hands out, by the tables of [`sampler_methods`].
     fn sampler_call(&mut self, target: HostRef, method: &str, args: &[Value]) -> Result<Value, Thrown> {
         let Some((info, edits)) = self.sampler.as_mut() else { return no_method("Sampler", method) };
-        let a0 = || arg_str(args, 0).unwrap_or_default();
-        let a1 = || arg_str(args, 1).unwrap_or_default();
-        let http = info.http.as_ref();
-        if target.0 >= ARGUMENT {
-            let all = all_args(info, edits);
-            let Some((n, v, _)) = all.get((target.0 - ARGUMENT) as usize) else {
-                return no_method("HTTPArgument", method);
-            };
-            return match method {
-                "getName" => Ok(n.as_str().into()),
-                "getValue" => Ok(v.as_str().into()),
-                "toString" => Ok(format!("{n}={v}").into()),
-                _ => no_method("HTTPArgument", method),
-            };
-        }
-        if target == ARGUMENTS {
-            let all = all_args(info, edits);
-            return match method {
-                "getArgumentCount" | "size" => Ok(Value::Int(all.len() as i32)),
-                "getArgument" => {
-                    let i = arg_i64(args, 0);
-                    if i < 0 || i as usize >= all.len() {
-                        return Err(Thrown::new("java.lang.IndexOutOfBoundsException", format!("Index: {i}")));
-                    }
-                    Ok(Value::Host(HostRef(ARGUMENT + i as u32)))
-                }
-                "getArgumentsAsMap" => {
-                    let mut m = IndexMap::new();
-                    for (n, v, _) in all {
-                        m.insert(Key(n.into()), Value::from(v));
-                    }
-                    Ok(Value::map(m))
-                }
-                "addArgument" => {
-                    edits.args.push((a0(), a1(), false));
-                    Ok(Value::Null)
-                }
-                _ => no_method("Arguments", method),
-            };
-        }
-        if target == COOKIES {
-            return match method {
-                "add" => {
-                    let Some(("org.apache.jmeter.protocol.http.control.Cookie", fields)) =
-                        args.first().and_then(crate::script::jmeter_record)
-                    else {
-                        return Err(Thrown::new(
-                            "groovy.lang.MissingMethodException",
-                            "CookieManager.add() takes an org.apache.jmeter.protocol.http.control.Cookie",
-                        ));
-                    };
-                    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-                    edits.cookies.push(ScriptCookie {
-                        name: get("name"),
-                        value: get("value"),
-                        domain: get("domain"),
-                        path: get("path"),
-                        secure: get("secure") == "true",
-                        expires: get("expires").parse().unwrap_or(0),
-                    });
-                    Ok(Value::Null)
-                }
-                "getCookieCount" | "size" => Ok(Value::Int(edits.cookies.len() as i32)),
-                _ => no_method("CookieManager", method),
-            };
-        }
-        if target == HEADERS {
-            return match method {
-                "add" => {
-                    // `new Header(name, value)` arrives as a map or a two-item list from the
-                    // classes; a pair of strings too.
-                    let (n, v) = header_of(args);
-                    edits.removed_headers.retain(|r| !r.eq_ignore_ascii_case(&n));
-                    edits.headers.push((n, v));
-                    Ok(Value::Null)
-                }
-                "removeHeaderNamed" => {
-                    let n = a0();
-                    edits.headers.retain(|(h, _)| !h.eq_ignore_ascii_case(&n));
-                    edits.removed_headers.push(n);
-                    Ok(Value::Null)
-                }
-                "size" | "getHeaders" => Ok(Value::Int(edits.headers.len() as i32)),
-                _ => no_method("HeaderManager", method),
-            };
-        }
-        let field =
-            |o: &Option<String>, d: Option<&str>| Value::from(o.clone().unwrap_or_else(|| d.unwrap_or("").to_string()));
-        Ok(match method {
-            "getName" | "getLabel" => field(&edits.name, Some(&info.name)),
-            "setName" => {
-                edits.name = Some(a0());
-                Value::Null
-            }
-            "getPath" => field(&edits.path, http.map(|h| h.path.as_str())),
-            "setPath" => {
-                edits.path = Some(a0());
-                Value::Null
-            }
-            "getDomain" => field(&edits.domain, http.map(|h| h.domain.as_str())),
-            "setDomain" => {
-                edits.domain = Some(a0());
-                Value::Null
-            }
-            "getPort" => Value::Int(edits.port.or(http.map(|h| h.port)).unwrap_or(0) as i32),
-            "setPort" => {
-                edits.port = u16::try_from(arg_i64(args, 0)).ok();
-                Value::Null
-            }
-            "getProtocol" => field(&edits.protocol, http.map(|h| h.protocol.as_str())),
-            "setProtocol" => {
-                edits.protocol = Some(a0());
-                Value::Null
-            }
-            "getMethod" => field(&edits.method, http.map(|h| h.method.as_str())),
-            "setMethod" => {
-                edits.method = Some(a0().to_ascii_uppercase());
-                Value::Null
-            }
-            "getUrl" => {
-                let Some(h) = http else { return no_method("Sampler", method) };
-                let proto = edits.protocol.clone().unwrap_or_else(|| h.protocol.clone());
-                let domain = edits.domain.clone().unwrap_or_else(|| h.domain.clone());
-                let port = edits.port.unwrap_or(h.port);
-                let path = edits.path.clone().unwrap_or_else(|| h.path.clone());
-                let default = (proto == "http" && port == 80) || (proto == "https" && port == 443);
-                let port = if default { String::new() } else { format!(":{port}") };
-                Value::str(format!("{proto}://{domain}{port}{path}"))
-            }
-            "getArguments" => Value::Host(ARGUMENTS),
-            "addArgument" => {
-                edits.args.push((a0(), a1(), false));
-                Value::Null
-            }
-            "addEncodedArgument" | "addNonEncodedArgument" => {
-                edits.args.push((a0(), a1(), true));
-                Value::Null
-            }
-            "getHeaderManager" => Value::Host(HEADERS),
-            "setHTTPFiles" => {
-                let mut files = Vec::new();
-                for f in args.first().and_then(crate::script::items_of).unwrap_or_default() {
-                    let Some(("org.apache.jmeter.protocol.http.util.HTTPFileArg", fields)) =
-                        crate::script::jmeter_record(&f)
-                    else {
-                        return no_method("HTTPSamplerProxy", "setHTTPFiles");
-                    };
-                    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-                    let path = get("path");
-                    if path.is_empty() {
-                        continue;
-                    }
-                    let bytes = read_upload(self.env, &self.el.writes, &path)?;
-                    let file_name =
-                        Path::new(&path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                    files.push(Upload { param: get("paramName"), file_name, mime: get("mimeType"), bytes });
-                }
-                edits.files = Some(files);
-                Value::Null
-            }
-            "getHTTPFiles" => Value::array(Vec::new()),
-            "getCookieManager" if self.env.cookie_manager => Value::Host(COOKIES),
-            "getCookieManager" => Value::Null,
-            "getPostBodyRaw" => Value::Bool(edits.body.is_some()),
-            "setPostBodyRaw" => Value::Null,
-            "getPropertyAsString" => {
-                let p = a0();
-                match p.as_str() {
-                    "HTTPSampler.path" => field(&edits.path, http.map(|h| h.path.as_str())),
-                    "HTTPSampler.domain" => field(&edits.domain, http.map(|h| h.domain.as_str())),
-                    "HTTPSampler.method" => field(&edits.method, http.map(|h| h.method.as_str())),
-                    "HTTPSampler.protocol" => field(&edits.protocol, http.map(|h| h.protocol.as_str())),
-                    "HTTPSampler.port" => Value::str(edits.port.or(http.map(|h| h.port)).unwrap_or(0).to_string()),
-                    "TestElement.name" => field(&edits.name, Some(&info.name)),
-                    _ => "".into(),
-                }
-            }
-            "toString" => field(&edits.name, Some(&info.name)),
-            _ => return no_method("HTTPSamplerProxy", method),
-        })
+        let mut s = sampler_methods::Sampler { info, edits, env: self.env, writes: &self.el.writes };
+        sampler_methods::call(&mut s, target, method, args)
     }
 }
 
@@ -1043,12 +867,9 @@ mod tests {
         assert_eq!(s.message, "bad");
     }
 
-    #[test]
-    fn a_pre_processor_edits_its_sampler() {
-        let el = element(Place::Pre);
-        let env = Env::default();
-        let mut vars = user();
-        let info = SamplerInfo {
+    /// An HTTP sampler `req` of `GET http://h:8080/a?q=1`.
+    pub(super) fn http_sampler() -> SamplerInfo {
+        SamplerInfo {
             name: "req".into(),
             http: Some(HttpInfo {
                 protocol: "http".into(),
@@ -1058,7 +879,15 @@ mod tests {
                 method: "GET".into(),
                 args: vec![("q".into(), "1".into())],
             }),
-        };
+        }
+    }
+
+    #[test]
+    fn a_pre_processor_edits_its_sampler() {
+        let el = element(Place::Pre);
+        let env = Env::default();
+        let mut vars = user();
+        let info = http_sampler();
         let mut edits = SamplerEdits::default();
         let mut x = Exec {
             el: &el,

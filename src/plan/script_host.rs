@@ -64,7 +64,7 @@ pub(crate) const DEFAULT_LEVEL: Level = Level::Info;
 
 /// Calls a method of one of the shared objects; `None` when `target` is not one of them (the
 /// element's own objects), so the caller dispatches it further.
-pub fn call_shared<S: Scope + ?Sized>(
+pub fn call_shared<S: Scope>(
     scope: &mut S,
     target: HostRef,
     method: &str,
@@ -166,82 +166,132 @@ fn key_arg<'a>(class: &str, method: &str, args: &'a [Value]) -> Result<&'a str, 
     }
 }
 
-/// `vars.<method>(args)`: `get`, `put`, `putObject`, `getObject`, `remove`, `putAll`,
-/// `entrySet`, `getThreadName`, `getAt`/`putAt` (`vars["k"]`, `vars.k`).
-pub(crate) fn vars_call<S: Scope + ?Sized>(
-    scope: &mut S,
-    method: &str,
-    args: Vec<Value>,
-    lang: Lang,
-) -> Result<Value, Thrown> {
-    let n = args.len();
-    match (method, n) {
-        ("get" | "getAt", 1) => {
-            let k = key_arg(VARS_CLASS, method, &args)?;
-            Ok(vars_get(scope, k).map(Value::from).unwrap_or_default())
+/// One row of a dispatch table (a host object's method, a template's function): its name, the
+/// fewest and most arguments it takes ([`ANY`]: no most) and what it does. The load-time check
+/// and the dispatch read the same rows, so what is listed runs.
+pub(crate) struct Row<F> {
+    pub(crate) name: &'static str,
+    pub(crate) min: usize,
+    pub(crate) max: usize,
+    pub(crate) f: F,
+}
+
+/// No upper bound on a row's number of arguments.
+pub(crate) const ANY: usize = usize::MAX;
+
+/// A row; `const` so that tables are built when compiled.
+pub(crate) const fn row<F>(name: &'static str, min: usize, max: usize, f: F) -> Row<F> {
+    Row { name, min, max, f }
+}
+
+/// What a table holds for a name and a number of arguments.
+pub(crate) enum Lookup<'t, F> {
+    Found(&'t F),
+    /// The name is there, not for this many arguments.
+    WrongCount,
+    Unknown,
+}
+
+/// The row of `name` that takes `n` arguments (a name may have rows for different counts).
+pub(crate) fn lookup<'t, F>(rows: &'t [Row<F>], name: &str, n: usize) -> Lookup<'t, F> {
+    let mut named = false;
+    for r in rows.iter().filter(|r| r.name == name) {
+        if (r.min..=r.max).contains(&n) {
+            return Lookup::Found(&r.f);
         }
-        ("getObject", 1) => {
-            let k = key_arg(VARS_CLASS, method, &args)?;
-            Ok(vars_get_object(scope, k).unwrap_or_default())
-        }
-        ("put", 2) => {
-            let k = key_arg(VARS_CLASS, method, &args)?.to_string();
-            match string_arg(&args[1], lang) {
-                Ok(v) => {
-                    vars_put(scope, &k, v.as_deref());
-                    Ok(Value::Null)
-                }
-                Err(()) => Err(no_overload(VARS_CLASS, method, &args)),
-            }
-        }
-        ("putObject" | "putAt" | "setProperty", 2) => {
-            let k = key_arg(VARS_CLASS, method, &args)?.to_string();
-            let mut args = args;
-            vars_put_object(scope, &k, args.pop().unwrap_or_default());
-            Ok(Value::Null)
-        }
-        ("remove", 1) => {
-            let k = key_arg(VARS_CLASS, method, &args)?;
-            let before = vars_get_object(scope, k);
-            scope.remove_var_named(k);
-            if scope.object(k).is_some() {
-                scope.put_object(k, Value::Null);
-            }
-            Ok(before.unwrap_or_default())
-        }
-        ("putAll", 1) => {
-            let entries = match &args[0] {
-                Value::Map(m) => lock(&m.entries).clone(),
-                Value::Host(VARS) => return Ok(Value::Null),
-                _ => return Err(no_overload(VARS_CLASS, method, &args)),
-            };
-            for (k, v) in entries {
-                vars_put_object(scope, &k.0.to_string(), v);
-            }
-            Ok(Value::Null)
-        }
-        ("entrySet" | "getIterator", 0) => {
-            let Some(entries) = scope.var_entries() else {
-                return Err(Thrown::new(
-                    "java.lang.UnsupportedOperationException",
-                    "vars.entrySet() is not available here",
-                ));
-            };
-            let map: IndexMap<Key, Value> = entries.into_iter().map(|(k, v)| (Key(Value::from(k)), v)).collect();
-            let map = Value::map(map);
-            // A map's entries: the interpreter's `entrySet()` of the map.
-            Ok(Value::list(entry_list(&map)))
-        }
-        ("getThreadName", 0) => match scope.thread_name() {
-            Some(name) => Ok(Value::from(name)),
-            None => Err(Thrown::new(
-                "java.lang.UnsupportedOperationException",
-                "vars.getThreadName() is not available here",
-            )),
-        },
-        ("toString", 0) => Ok(Value::from(describe_shared(VARS).unwrap_or_default())),
-        _ => Err(Thrown::no_method(VARS_CLASS, method)),
+        named = true;
     }
+    if named {
+        Lookup::WrongCount
+    } else {
+        Lookup::Unknown
+    }
+}
+
+/// A method of `vars`: the user's scope, the method's name (for an error) and arguments.
+type VarsFn = fn(&mut dyn Scope, &str, Vec<Value>, Lang) -> Result<Value, Thrown>;
+
+/// `vars`' methods; `getAt`/`putAt` are `vars["k"]`, `vars.k`.
+pub(crate) const VARS_METHODS: [Row<VarsFn>; 13] = [
+    row("get", 1, 1, vars_get_call),
+    row("getAt", 1, 1, vars_get_call),
+    row("getObject", 1, 1, |s, m, a, _| Ok(vars_get_object(s, key_arg(VARS_CLASS, m, &a)?).unwrap_or_default())),
+    row("put", 2, 2, vars_put_call),
+    row("putObject", 2, 2, vars_put_object_call),
+    row("putAt", 2, 2, vars_put_object_call),
+    row("setProperty", 2, 2, vars_put_object_call),
+    row("remove", 1, 1, vars_remove_call),
+    row("putAll", 1, 1, vars_put_all_call),
+    row("entrySet", 0, 0, vars_entries_call),
+    row("getIterator", 0, 0, vars_entries_call),
+    row("getThreadName", 0, 0, |s, _, _, _| match s.thread_name() {
+        Some(name) => Ok(Value::from(name)),
+        None => {
+            Err(Thrown::new("java.lang.UnsupportedOperationException", "vars.getThreadName() is not available here"))
+        }
+    }),
+    row("toString", 0, 0, |_, _, _, _| Ok(Value::from(describe_shared(VARS).unwrap_or_default()))),
+];
+
+/// `vars.<method>(args)` by [`VARS_METHODS`].
+pub(crate) fn vars_call<S: Scope>(scope: &mut S, method: &str, args: Vec<Value>, lang: Lang) -> Result<Value, Thrown> {
+    match lookup(&VARS_METHODS, method, args.len()) {
+        Lookup::Found(f) => f(scope, method, args, lang),
+        Lookup::WrongCount | Lookup::Unknown => Err(Thrown::no_method(VARS_CLASS, method)),
+    }
+}
+
+fn vars_get_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>, _: Lang) -> Result<Value, Thrown> {
+    let k = key_arg(VARS_CLASS, method, &args)?;
+    Ok(vars_get(scope, k).map(Value::from).unwrap_or_default())
+}
+
+fn vars_put_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>, lang: Lang) -> Result<Value, Thrown> {
+    let k = key_arg(VARS_CLASS, method, &args)?;
+    match string_arg(&args[1], lang) {
+        Ok(v) => {
+            vars_put(scope, k, v.as_deref());
+            Ok(Value::Null)
+        }
+        Err(()) => Err(no_overload(VARS_CLASS, method, &args)),
+    }
+}
+
+fn vars_put_object_call(scope: &mut dyn Scope, method: &str, mut args: Vec<Value>, _: Lang) -> Result<Value, Thrown> {
+    let k = key_arg(VARS_CLASS, method, &args)?.to_string();
+    vars_put_object(scope, &k, args.pop().unwrap_or_default());
+    Ok(Value::Null)
+}
+
+fn vars_remove_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>, _: Lang) -> Result<Value, Thrown> {
+    let k = key_arg(VARS_CLASS, method, &args)?;
+    let before = vars_get_object(scope, k);
+    scope.remove_var_named(k);
+    if scope.object(k).is_some() {
+        scope.put_object(k, Value::Null);
+    }
+    Ok(before.unwrap_or_default())
+}
+
+fn vars_put_all_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>, _: Lang) -> Result<Value, Thrown> {
+    let entries = match &args[0] {
+        Value::Map(m) => lock(&m.entries).clone(),
+        Value::Host(VARS) => return Ok(Value::Null),
+        _ => return Err(no_overload(VARS_CLASS, method, &args)),
+    };
+    for (k, v) in entries {
+        vars_put_object(scope, &k.0.to_string(), v);
+    }
+    Ok(Value::Null)
+}
+
+fn vars_entries_call(scope: &mut dyn Scope, _: &str, _: Vec<Value>, _: Lang) -> Result<Value, Thrown> {
+    let Some(entries) = scope.var_entries() else {
+        return Err(Thrown::new("java.lang.UnsupportedOperationException", "vars.entrySet() is not available here"));
+    };
+    let map: IndexMap<Key, Value> = entries.into_iter().map(|(k, v)| (Key(Value::from(k)), v)).collect();
+    // A map's entries: the interpreter's `entrySet()` of the map.
+    Ok(Value::list(entry_list(&Value::map(map))))
 }
 
 /// The entries of a map as `[key, value]` pairs (`Map.Entry` stand-ins: `entry[0]`, `.key`
@@ -296,90 +346,132 @@ pub(crate) fn vars_put_object<S: Scope + ?Sized>(scope: &mut S, k: &str, v: Valu
     }
 }
 
-/// `props.<method>(args)`: `get`, `put`, `getProperty` (with a default), `setProperty`,
-/// `containsKey`, `remove`, `getAt`/`putAt`.
-pub(crate) fn props_call<S: Scope + ?Sized>(scope: &mut S, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
-    match (method, args.len()) {
-        ("get" | "getAt", 1) => {
-            let k = key_arg(PROPS_CLASS, method, &args)?;
-            Ok(scope.property_object(k).unwrap_or_default())
+/// A method of `props`: the user's scope, the method's name (for an error) and arguments.
+type PropsFn = fn(&mut dyn Scope, &str, Vec<Value>) -> Result<Value, Thrown>;
+
+/// `props`' methods: a `java.util.Properties`; `getAt`/`putAt` are `props["k"]`, `props.k`.
+pub(crate) const PROPS_METHODS: [Row<PropsFn>; 9] = [
+    row("get", 1, 1, props_get_call),
+    row("getAt", 1, 1, props_get_call),
+    row("getProperty", 1, 2, props_get_property_call),
+    row("containsKey", 1, 1, |s, m, a| {
+        Ok(Value::Bool(s.property_object(key_arg(PROPS_CLASS, m, &a)?).is_some_and(|v| !v.is_null())))
+    }),
+    row("put", 2, 2, |s, m, a| props_put(s, m, a, true)),
+    row("putAt", 2, 2, |s, m, a| props_put(s, m, a, false)),
+    row("setProperty", 2, 2, |s, m, a| {
+        // `setProperty(String, String)`: no other overload.
+        if !matches!(a[1], Value::Str(_) | Value::Null) {
+            let k = key_arg(PROPS_CLASS, m, &a)?;
+            return Err(no_overload(PROPS_CLASS, m, &[Value::from(k), a[1].clone()]));
         }
-        ("getProperty", 1 | 2) => {
-            let k = key_arg(PROPS_CLASS, method, &args)?;
-            // A value that is not text reads as absent, as `Properties.getProperty` does.
-            match scope.property_object(k) {
-                Some(Value::Str(s)) => Ok(Value::Str(s)),
-                _ => Ok(args.get(1).cloned().unwrap_or_default()),
-            }
-        }
-        ("containsKey", 1) => {
-            let k = key_arg(PROPS_CLASS, method, &args)?;
-            Ok(Value::Bool(scope.property_object(k).is_some_and(|v| !v.is_null())))
-        }
-        ("put" | "putAt" | "setProperty", 2) => {
-            let k = key_arg(PROPS_CLASS, method, &args)?.to_string();
-            let mut args = args;
-            let v = args.pop().unwrap_or_default();
-            if v.is_null() {
-                // `Hashtable.put(k, null)`.
-                return Err(Thrown::new("java.lang.NullPointerException", ""));
-            }
-            if method == "setProperty" && !matches!(v, Value::Str(_)) {
-                return Err(no_overload(PROPS_CLASS, method, &[Value::from(k), v]));
-            }
-            let before = scope.property_object(&k);
-            scope.put_property_object(&k, v);
-            Ok(if method == "putAt" { Value::Null } else { before.unwrap_or_default() })
-        }
-        ("remove", 1) => {
-            let k = key_arg(PROPS_CLASS, method, &args)?.to_string();
-            let before = scope.property_object(&k);
-            if before.is_some() {
-                scope.put_property_object(&k, Value::Null);
-            }
-            Ok(before.unwrap_or_default())
-        }
-        ("toString", 0) => Ok(Value::from(describe_shared(PROPS).unwrap_or_default())),
-        _ => Err(Thrown::no_method(PROPS_CLASS, method)),
+        props_put(s, m, a, true)
+    }),
+    row("remove", 1, 1, props_remove_call),
+    row("toString", 0, 0, |_, _, _| Ok(Value::from(describe_shared(PROPS).unwrap_or_default()))),
+];
+
+/// `props.<method>(args)` by [`PROPS_METHODS`].
+pub(crate) fn props_call<S: Scope>(scope: &mut S, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+    match lookup(&PROPS_METHODS, method, args.len()) {
+        Lookup::Found(f) => f(scope, method, args),
+        Lookup::WrongCount | Lookup::Unknown => Err(Thrown::no_method(PROPS_CLASS, method)),
     }
 }
 
-/// `log.<level>(format, args...)` with slf4j's `{}` placeholders (`\{}` is a literal `{}`),
-/// and `log.isInfoEnabled()` ...: writes through `sink` the levels at `min` and above. A last
-/// argument left over by the placeholders that is an exception prints on its own line, as
-/// slf4j prints a throwable.
+fn props_get_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+    Ok(scope.property_object(key_arg(PROPS_CLASS, method, &args)?).unwrap_or_default())
+}
+
+fn props_get_property_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+    let k = key_arg(PROPS_CLASS, method, &args)?;
+    // A value that is not text reads as absent, as `Properties.getProperty` does.
+    match scope.property_object(k) {
+        Some(Value::Str(s)) => Ok(Value::Str(s)),
+        _ => Ok(args.get(1).cloned().unwrap_or_default()),
+    }
+}
+
+/// `put`, `setProperty` (returning the value before) and `putAt` (returning nothing).
+fn props_put(scope: &mut dyn Scope, method: &str, mut args: Vec<Value>, returns_old: bool) -> Result<Value, Thrown> {
+    let k = key_arg(PROPS_CLASS, method, &args)?.to_string();
+    let v = args.pop().unwrap_or_default();
+    if v.is_null() {
+        // `Hashtable.put(k, null)`.
+        return Err(Thrown::new("java.lang.NullPointerException", ""));
+    }
+    let before = scope.property_object(&k);
+    scope.put_property_object(&k, v);
+    Ok(if returns_old { before.unwrap_or_default() } else { Value::Null })
+}
+
+fn props_remove_call(scope: &mut dyn Scope, method: &str, args: Vec<Value>) -> Result<Value, Thrown> {
+    let k = key_arg(PROPS_CLASS, method, &args)?;
+    let before = scope.property_object(k);
+    if before.is_some() {
+        scope.put_property_object(k, Value::Null);
+    }
+    Ok(before.unwrap_or_default())
+}
+
+/// A method of `log`: the arguments, the lowest level written and
+/// where lines go.
+type LogFn = fn(Vec<Value>, Level, &mut dyn FnMut(Level, &str)) -> Result<Value, Thrown>;
+
+/// `log.<level>(format, args...)` and `log.is<Level>Enabled()`, for each level as slf4j names
+/// it and capitalised.
+pub(crate) const LOG_METHODS: [Row<LogFn>; 20] = [
+    row("trace", 1, ANY, |a, min, sink| log_at(Level::Trace, a, min, sink)),
+    row("debug", 1, ANY, |a, min, sink| log_at(Level::Debug, a, min, sink)),
+    row("info", 1, ANY, |a, min, sink| log_at(Level::Info, a, min, sink)),
+    row("warn", 1, ANY, |a, min, sink| log_at(Level::Warn, a, min, sink)),
+    row("error", 1, ANY, |a, min, sink| log_at(Level::Error, a, min, sink)),
+    row("Trace", 1, ANY, |a, min, sink| log_at(Level::Trace, a, min, sink)),
+    row("Debug", 1, ANY, |a, min, sink| log_at(Level::Debug, a, min, sink)),
+    row("Info", 1, ANY, |a, min, sink| log_at(Level::Info, a, min, sink)),
+    row("Warn", 1, ANY, |a, min, sink| log_at(Level::Warn, a, min, sink)),
+    row("Error", 1, ANY, |a, min, sink| log_at(Level::Error, a, min, sink)),
+    row("isTraceEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Trace >= min))),
+    row("isDebugEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Debug >= min))),
+    row("isInfoEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Info >= min))),
+    row("isWarnEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Warn >= min))),
+    row("isErrorEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Error >= min))),
+    row("istraceEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Trace >= min))),
+    row("isdebugEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Debug >= min))),
+    row("isinfoEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Info >= min))),
+    row("iswarnEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Warn >= min))),
+    row("iserrorEnabled", 0, 0, |_, min, _| Ok(Value::Bool(Level::Error >= min))),
+];
+
+/// `log.<method>(args)` by [`LOG_METHODS`]: writes through `sink` the levels at `min` and
+/// above.
 pub(crate) fn log_call(
     method: &str,
     args: Vec<Value>,
     min: Level,
     sink: &mut dyn FnMut(Level, &str),
 ) -> Result<Value, Thrown> {
-    let level = |name: &str| match name {
-        "trace" | "Trace" => Some(Level::Trace),
-        "debug" | "Debug" => Some(Level::Debug),
-        "info" | "Info" => Some(Level::Info),
-        "warn" | "Warn" => Some(Level::Warn),
-        "error" | "Error" => Some(Level::Error),
-        _ => None,
-    };
-    if let Some(l) = method.strip_prefix("is").and_then(|m| m.strip_suffix("Enabled")).and_then(level) {
-        return if args.is_empty() { Ok(Value::Bool(l >= min)) } else { Err(no_overload(LOG_CLASS, method, &args)) };
+    match lookup(&LOG_METHODS, method, args.len()) {
+        Lookup::Found(f) => f(args, min, sink),
+        Lookup::WrongCount => Err(no_overload(LOG_CLASS, method, &args)),
+        Lookup::Unknown => Err(Thrown::no_method(LOG_CLASS, method)),
     }
-    let Some(l) = level(method) else {
-        return Err(Thrown::no_method(LOG_CLASS, method));
-    };
-    let Some((format, rest)) = args.split_first() else {
-        return Err(no_overload(LOG_CLASS, method, &args));
-    };
-    if l < min {
+}
+
+/// `log.<level>(format, args...)` with slf4j's `{}` placeholders (`\{}` is a literal `{}`). A
+/// last argument left over by the placeholders that is an exception prints on its own line, as
+/// slf4j prints a throwable.
+fn log_at(level: Level, args: Vec<Value>, min: Level, sink: &mut dyn FnMut(Level, &str)) -> Result<Value, Thrown> {
+    if level < min {
         return Ok(Value::Null);
     }
+    let Some((format, rest)) = args.split_first() else { return Ok(Value::Null) };
     // `log.info(a, b, c)` in Groovy passes varargs; a list argument is `Object[]` too.
     let rest: Vec<Value> = match rest {
         [Value::List(l)] if l.kind == crate::script::ListKind::Array => lock(&l.items).clone(),
         r => r.to_vec(),
     };
-    sink(l, &slf4j_format(&format.to_string(), &rest));
+    sink(level, &slf4j_format(&format.to_string(), &rest));
     Ok(Value::Null)
 }
 
@@ -408,40 +500,55 @@ pub(crate) fn slf4j_format(format: &str, args: &[Value]) -> String {
     out
 }
 
-/// `OUT.println(x)`, `OUT.print(x)`, `OUT.printf(format, args...)` (with `%s`/`%d` as
-/// `String.format` would need: only the text is supported here, so a format is printed with its
-/// arguments' text substituted for `%s`, `%d` in order).
+/// A method of `OUT`: the arguments and where the text goes.
+type OutFn = fn(&[Value], &mut dyn FnMut(&str));
+
+/// `OUT.println(x)`, `OUT.print(x)`, `OUT.flush()`.
+pub(crate) const OUT_METHODS: [Row<OutFn>; 3] = [
+    row("println", 0, 1, |a, print| match a {
+        [v] => print(&format!("{v}\n")),
+        _ => print("\n"),
+    }),
+    row("print", 1, 1, |a, print| print(&a[0].to_string())),
+    row("flush", 0, 0, |_, _| {}),
+];
+
+/// `OUT.<method>(args)` by [`OUT_METHODS`].
 pub(crate) fn out_call(method: &str, args: Vec<Value>, print: &mut dyn FnMut(&str)) -> Result<Value, Thrown> {
-    match (method, args.as_slice()) {
-        ("println", []) => print("\n"),
-        ("println", [v]) => print(&format!("{v}\n")),
-        ("print", [v]) => print(&v.to_string()),
-        ("flush", []) => {}
-        _ => return Err(no_overload(OUT_CLASS, method, &args)),
+    match lookup(&OUT_METHODS, method, args.len()) {
+        Lookup::Found(f) => f(&args, print),
+        Lookup::WrongCount | Lookup::Unknown => return Err(no_overload(OUT_CLASS, method, &args)),
     }
     Ok(Value::Null)
 }
 
-/// The methods of `ctx` a template knows: `getThreadNum()` (0-based, as JMeter's),
-/// `getVariables()`, `getProperties()`; `getPreviousResult()`, `getCurrentSampler()` and
-/// `getPreviousSampler()` are null where nothing has sampled (a template's context). `None`
-/// for another method: the element's host answers it, or refuses it.
-pub(crate) fn ctx_call<S: Scope + ?Sized>(
-    scope: &mut S,
-    method: &str,
-    args: Vec<Value>,
-) -> Option<Result<Value, Thrown>> {
+/// A method of `ctx`, on the user's scope.
+type CtxFn = fn(&mut dyn Scope) -> Value;
+
+/// The methods of `ctx` a template knows (none takes an argument): `getThreadNum()` (0-based,
+/// as JMeter's), `getVariables()`, `getProperties()`; `getPreviousResult()`,
+/// `getCurrentSampler()` and `getPreviousSampler()` are null where nothing has sampled (a
+/// template's context).
+pub(crate) const CTX_METHODS: [Row<CtxFn>; 7] = [
+    row("getThreadNum", 0, 0, |s| Value::Int(s.thread_num().saturating_sub(1).min(i32::MAX as u64) as i32)),
+    row("getVariables", 0, 0, |_| Value::Host(VARS)),
+    row("getProperties", 0, 0, |_| Value::Host(PROPS)),
+    row("getPreviousResult", 0, 0, |_| Value::Null),
+    row("getCurrentSampler", 0, 0, |_| Value::Null),
+    row("getPreviousSampler", 0, 0, |_| Value::Null),
+    row("isSamplingStarted", 0, 0, |_| Value::Bool(true)),
+];
+
+/// `ctx.<method>()` by [`CTX_METHODS`]; `None` for another method: the element's host answers
+/// it, or refuses it.
+pub(crate) fn ctx_call<S: Scope>(scope: &mut S, method: &str, args: Vec<Value>) -> Option<Result<Value, Thrown>> {
     if !args.is_empty() {
         return Some(Err(no_overload(CTX_CLASS, method, &args)));
     }
-    Some(Ok(match method {
-        "getThreadNum" => Value::Int(scope.thread_num().saturating_sub(1).min(i32::MAX as u64) as i32),
-        "getVariables" => Value::Host(VARS),
-        "getProperties" => Value::Host(PROPS),
-        "getPreviousResult" | "getCurrentSampler" | "getPreviousSampler" => Value::Null,
-        "isSamplingStarted" => Value::Bool(true),
-        _ => return None,
-    }))
+    match lookup(&CTX_METHODS, method, 0) {
+        Lookup::Found(f) => Some(Ok(f(scope))),
+        Lookup::WrongCount | Lookup::Unknown => None,
+    }
 }
 
 /// The variables a script sets by a literal name (`vars.put("token", ...)`,
@@ -705,6 +812,42 @@ mod tests {
         assert!(mentions("def c = prev.getResponseCode()", "prev"));
         assert!(!mentions("ctx.prev; \"prev\" // prev\n/* prev */ previous", "prev"));
         assert!(mentions("x = 'a\\'b'; prev", "prev"));
+    }
+
+    /// Every row of the shared objects' tables is reached through its object's dispatch and
+    /// runs: a row the dispatch misses answers Groovy's "No signature of method".
+    #[test]
+    fn every_row_of_the_shared_objects_is_dispatched() {
+        let answered = |class: &str, name: &str, r: &Result<Value, Thrown>| {
+            let missing = format!("No signature of method: {class}.{name}() is applicable");
+            assert!(!r.as_ref().is_err_and(|e| e.message == missing), "{class}.{name}: {r:?}");
+        };
+        for r in &VARS_METHODS {
+            let mut m = mem();
+            m.listable = true;
+            let args = match r.name {
+                "putAll" => vec![Value::map(IndexMap::new())],
+                _ => [s("k"), s("v")][..r.min].to_vec(),
+            };
+            answered(VARS_CLASS, r.name, &vars_call(&mut m, r.name, args, Lang::Groovy));
+        }
+        for r in &PROPS_METHODS {
+            answered(PROPS_CLASS, r.name, &props_call(&mut mem(), r.name, [s("k"), s("v")][..r.min].to_vec()));
+        }
+        for r in &LOG_METHODS {
+            let mut lines = Vec::new();
+            let got =
+                log_call(r.name, [s("x")][..r.min].to_vec(), Level::Trace, &mut |l, t| lines.push((l, t.to_string())));
+            answered(LOG_CLASS, r.name, &got);
+            assert_eq!(lines.len(), r.min, "log.{} writes one line", r.name);
+        }
+        for r in &OUT_METHODS {
+            answered(OUT_CLASS, r.name, &out_call(r.name, [s("x")][..r.min].to_vec(), &mut |_| {}));
+        }
+        for r in &CTX_METHODS {
+            assert!(matches!(ctx_call(&mut mem(), r.name, vec![]), Some(Ok(_))), "ctx.{}", r.name);
+        }
+        assert!(vars_call(&mut mem(), "nothing", vec![], Lang::Groovy).unwrap_err().message.contains("nothing"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Compiling `${...}` text into a [`Template`]'s segments, and expanding text needed while the
 //! plan loads.
 
-use super::functions::function;
+use super::table::function;
 use super::{LoadScope, Seg, Symbols, Template, TemplateError};
 
 /// Compiles `src`, a whole value of the plan: as JMeter's `ReplaceStringWithFunctions`, a

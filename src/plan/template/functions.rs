@@ -3,18 +3,19 @@
 //! (properties, the environment, a digest of constant text) becomes literal text when the plan
 //! loads; the others are compiled once into a [`Func`] whose arguments are templates.
 //!
-//! Here: the dispatch by name and the functions over variables, counters, randomness and time;
-//! `text` holds the functions of their arguments' text, `files` those that read files, `dates`
-//! the java.time ones.
+//! Here: what a compiled call does at run time, and the functions over variables, counters,
+//! randomness and time; `table` holds the row of each function (its name, its arguments and
+//! how a call compiles), `text` the functions of their arguments' text, `files` those that
+//! read files, `dates` the java.time ones.
 
-use super::compile::{compile, compile_arg, expand_arg, find_close};
-use super::dates::{self, DateFn};
-use super::files::{self, FileFn};
-use super::script::{self, Bindings, ScriptFn};
-use super::text::{Pure, DIGESTS_NOT_SUPPORTED};
-use super::{local_offset, FifoCall, Scope, Seg, Symbols, Template, TemplateError, VarId, VarTable, MAX_RANDOM_STRING};
-use crate::plan::condition::{self, Condition};
-use crate::script::{JavaDateFormat, Lang};
+use super::compile::find_close;
+use super::dates::DateFn;
+use super::files::FileFn;
+use super::script::ScriptFn;
+use super::text::Pure;
+use super::{local_offset, FifoCall, Scope, Template, VarId, VarTable, MAX_RANDOM_STRING};
+use crate::plan::condition::Condition;
+use crate::script::JavaDateFormat;
 use rand::Rng;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -52,7 +53,7 @@ impl Names {
 
 /// The functions that look a variable up by a name computed at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ByName {
+pub(super) enum ByName {
     /// `__V(name[,default])`: the variable's value, else the default (else the name).
     V,
     /// `__isVarDefined(name)`: `true` or `false`.
@@ -64,7 +65,7 @@ enum ByName {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum FuncKind {
+pub(super) enum FuncKind {
     Uuid,
     /// No format: milliseconds since the epoch, divided by `divisor` (JMeter's `__time(/1000)`).
     Time {
@@ -141,31 +142,31 @@ type Properties = Arc<HashMap<String, String>>;
 /// name), trimmed as JMeter's `getPropDefault`.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct PropertyFn {
-    name: Template,
-    default: Option<Template>,
+    pub(super) name: Template,
+    pub(super) default: Option<Template>,
     /// `__property` (its default is the name), not `__P` (its default is `1`).
-    named_default: bool,
-    loaded: Properties,
+    pub(super) named_default: bool,
+    pub(super) loaded: Properties,
 }
 
 /// `__fifoPut(queue,value)`, `__fifoPop(queue[,var])`, `__fifoGet(queue[,var])`,
 /// `__fifoSize(queue[,var])`: the plugin's functions.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct FifoFn {
-    op: FifoOp,
-    queue: Template,
+    pub(super) op: FifoOp,
+    pub(super) queue: Template,
     /// `__fifoPut`'s value.
-    value: Template,
+    pub(super) value: Template,
     /// `__fifoPop`'s variable: it takes the value, or is unset when none came (the plugin
     /// stores null).
-    pop_into: Option<(VarId, String)>,
+    pub(super) pop_into: Option<(VarId, String)>,
     /// The properties `kg.apc.jmeter.functions.FifoTimeout` (seconds) and `...FifoCapacity`.
-    timeout_s: Option<u64>,
-    capacity: Option<u32>,
+    pub(super) timeout_s: Option<u64>,
+    pub(super) capacity: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FifoOp {
+pub(super) enum FifoOp {
     Put,
     Pop,
     Get,
@@ -174,7 +175,7 @@ enum FifoOp {
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Func {
-    kind: FuncKind,
+    pub(super) kind: FuncKind,
     /// JMeter's optional last argument: also store the result in this variable.
     pub(super) store: Option<VarId>,
 }
@@ -253,93 +254,16 @@ impl FuncKind {
                 let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
                 let _ = write!(out, "{}", u.rng().random_range(lo..=hi));
             }
-            FuncKind::RandomString { len, chars } => {
-                // A length known only now (from a variable) is capped, never allocated whole.
-                let n = len.value(u).clamp(0, MAX_RANDOM_STRING as i64) as usize;
-                let set: Vec<char> = match chars.as_const() {
-                    Some("") => ALNUM.chars().collect(),
-                    Some(s) => s.chars().collect(),
-                    None => {
-                        let s = chars.render_string(u);
-                        if s.is_empty() {
-                            ALNUM.chars().collect()
-                        } else {
-                            s.chars().collect()
-                        }
-                    }
-                };
-                for _ in 0..n {
-                    out.push(set[u.rng().random_range(0..set.len())]);
-                }
-            }
+            FuncKind::RandomString { len, chars } => random_string(len, chars, u, out),
             FuncKind::Const(s) => out.push_str(s),
             FuncKind::Pure { op, args } => {
                 let values = render_all(args, u);
                 let refs: Vec<&str> = values.iter().map(String::as_str).collect();
                 return op.apply(&refs, out);
             }
-            FuncKind::ByName { op, args, names } => {
-                let values = render_all(args, u);
-                let name = values[0].as_str();
-                match op {
-                    ByName::V => {
-                        let default = values.get(1).map_or(name, String::as_str);
-                        out.push_str(names.get(u, name).unwrap_or(default));
-                    }
-                    ByName::IsVarDefined => out.push_str(if names.get(u, name).is_some() { "true" } else { "false" }),
-                    ByName::EvalVar => {
-                        let value = names.get(u, name).unwrap_or("").to_string();
-                        expand_names(&value, names, u, out);
-                    }
-                    ByName::Eval => expand_names(name, names, u, out),
-                }
-            }
-            FuncKind::Split { text, prefix, separators, names } => {
-                let text = text.render_string(u);
-                let mut seps = separators.render_string(u);
-                if seps.is_empty() {
-                    seps.push(',');
-                }
-                let parts = jorphan_split(&text, &seps, "?");
-                let mut set = |name: &str, value: &str| {
-                    if let Some(id) = names.id(name) {
-                        u.set_var(id, value);
-                    }
-                };
-                set(prefix, &text);
-                set(&format!("{prefix}_n"), &parts.len().to_string());
-                for (i, p) in parts.iter().enumerate() {
-                    set(&format!("{prefix}_{}", i + 1), p);
-                }
-                // The next one is removed: it reads as an unset variable again.
-                let next = format!("{prefix}_{}", parts.len() + 1);
-                set(&next, &format!("${{{next}}}"));
-                out.push_str(&text);
-            }
-            FuncKind::RandomFromVars { list, names } => {
-                let list = list.render_string(u);
-                let mut values: Vec<String> = Vec::new();
-                for name in list.trim().split('|').filter(|n| !n.is_empty()) {
-                    let matches = names.get(u, &format!("{name}_matchNr")).and_then(|n| n.parse::<u32>().ok());
-                    match matches {
-                        Some(n) if n > 0 => {
-                            for i in 1..=n {
-                                // A match JMeter does not have is null, appended as "null".
-                                values.push(names.get(u, &format!("{name}_{i}")).unwrap_or("null").to_string());
-                            }
-                        }
-                        _ => {
-                            if let Some(v) = names.get(u, name).filter(|v| !v.is_empty()) {
-                                values.push(v.to_string());
-                            }
-                        }
-                    }
-                }
-                if !values.is_empty() {
-                    let i = u.rng().random_range(0..values.len());
-                    out.push_str(&values[i]);
-                }
-            }
+            FuncKind::ByName { op, args, names } => by_name(op, args, names, u, out),
+            FuncKind::Split { text, prefix, separators, names } => split(text, prefix, separators, names, u, out),
+            FuncKind::RandomFromVars { list, names } => random_from_vars(list, names, u, out),
             FuncKind::Log { text, silent } => {
                 let from = out.len();
                 text.render(u, out);
@@ -354,43 +278,9 @@ impl FuncKind {
             FuncKind::File(f) => return f.call(u, out),
             FuncKind::Date(f) => return f.call(u, out),
             FuncKind::Script(f) => return f.call(u, out),
-            FuncKind::Property(p) => {
-                let name = p.name.render_string(u);
-                let value = match u.property(&name).or_else(|| p.loaded.get(&name).cloned()) {
-                    Some(v) => v,
-                    None => match &p.default {
-                        Some(d) => d.render_string(u),
-                        None if p.named_default => name.clone(),
-                        None => "1".into(),
-                    },
-                };
-                out.push_str(value.trim());
-            }
-            FuncKind::SetProperty(a) => {
-                let ([name, value, old], loaded) = a.as_ref();
-                let (name, value) = (name.render_string(u), value.render_string(u));
-                let previous = u.set_property(&name, &value).or_else(|| loaded.get(&name).cloned());
-                if old.render_string(u).eq_ignore_ascii_case("true") {
-                    // No value before: Java's null, appended as "null".
-                    out.push_str(previous.as_deref().unwrap_or("null"));
-                }
-            }
-            FuncKind::Fifo(f) => {
-                let queue = f.queue.render_string(u);
-                let value = f.value.render_string(u);
-                let call = match f.op {
-                    FifoOp::Put => FifoCall::Put { queue: &queue, value: &value, capacity: f.capacity },
-                    FifoOp::Pop => FifoCall::Pop { queue: &queue, timeout_s: f.timeout_s, capacity: f.capacity },
-                    FifoOp::Get => FifoCall::Get(&queue),
-                    FifoOp::Size => FifoCall::Size(&queue),
-                };
-                let got = u.fifo(call);
-                if let Some((var, name)) = &f.pop_into {
-                    u.set_var(*var, got.as_deref().unwrap_or(&format!("${{{name}}}")));
-                }
-                // A pop that got nothing returns null, which JMeter appends as "null".
-                out.push_str(got.as_deref().unwrap_or("null"));
-            }
+            FuncKind::Property(p) => property(p, u, out),
+            FuncKind::SetProperty(a) => set_property(a, u, out),
+            FuncKind::Fifo(f) => fifo(f, u, out),
         }
         true
     }
@@ -459,7 +349,7 @@ impl FuncKind {
     }
 
     /// The text of a call that can no longer change, once folded.
-    fn constant(&self, vars: &VarTable) -> Option<String> {
+    pub(super) fn constant(&self, vars: &VarTable) -> Option<String> {
         match self {
             FuncKind::Const(s) => Some(s.clone()),
             FuncKind::Pure { op, args } => {
@@ -483,6 +373,145 @@ impl FuncKind {
             _ => None,
         }
     }
+}
+
+/// `__RandomString`: `len` characters drawn from `chars` (letters and digits when empty).
+fn random_string<S: Scope + ?Sized>(len: &Num, chars: &Template, u: &mut S, out: &mut String) {
+    // A length known only now (from a variable) is capped, never allocated whole.
+    let n = len.value(u).clamp(0, MAX_RANDOM_STRING as i64) as usize;
+    let set: Vec<char> = match chars.as_const() {
+        Some("") => ALNUM.chars().collect(),
+        Some(s) => s.chars().collect(),
+        None => {
+            let s = chars.render_string(u);
+            if s.is_empty() {
+                ALNUM.chars().collect()
+            } else {
+                s.chars().collect()
+            }
+        }
+    };
+    for _ in 0..n {
+        out.push(set[u.rng().random_range(0..set.len())]);
+    }
+}
+
+/// `__V`, `__isVarDefined`, `__evalVar`, `__eval` of a name or text rendered now.
+fn by_name<S: Scope + ?Sized>(op: &ByName, args: &[Template], names: &Names, u: &mut S, out: &mut String) {
+    let values = render_all(args, u);
+    let name = values[0].as_str();
+    match op {
+        ByName::V => {
+            let default = values.get(1).map_or(name, String::as_str);
+            out.push_str(names.get(u, name).unwrap_or(default));
+        }
+        ByName::IsVarDefined => out.push_str(if names.get(u, name).is_some() { "true" } else { "false" }),
+        ByName::EvalVar => {
+            let value = names.get(u, name).unwrap_or("").to_string();
+            expand_names(&value, names, u, out);
+        }
+        ByName::Eval => expand_names(name, names, u, out),
+    }
+}
+
+/// `__split`: sets `prefix`, `prefix_n`, `prefix_1`, ... and returns the text.
+fn split<S: Scope + ?Sized>(
+    text: &Template,
+    prefix: &str,
+    separators: &Template,
+    names: &Names,
+    u: &mut S,
+    out: &mut String,
+) {
+    let text = text.render_string(u);
+    let mut seps = separators.render_string(u);
+    if seps.is_empty() {
+        seps.push(',');
+    }
+    let parts = jorphan_split(&text, &seps, "?");
+    let mut set = |name: &str, value: &str| {
+        if let Some(id) = names.id(name) {
+            u.set_var(id, value);
+        }
+    };
+    set(prefix, &text);
+    set(&format!("{prefix}_n"), &parts.len().to_string());
+    for (i, p) in parts.iter().enumerate() {
+        set(&format!("{prefix}_{}", i + 1), p);
+    }
+    // The next one is removed: it reads as an unset variable again.
+    let next = format!("{prefix}_{}", parts.len() + 1);
+    set(&next, &format!("${{{next}}}"));
+    out.push_str(&text);
+}
+
+/// `__RandomFromMultipleVars`: one value among the variables named.
+fn random_from_vars<S: Scope + ?Sized>(list: &Template, names: &Names, u: &mut S, out: &mut String) {
+    let list = list.render_string(u);
+    let mut values: Vec<String> = Vec::new();
+    for name in list.trim().split('|').filter(|n| !n.is_empty()) {
+        let matches = names.get(u, &format!("{name}_matchNr")).and_then(|n| n.parse::<u32>().ok());
+        match matches {
+            Some(n) if n > 0 => {
+                for i in 1..=n {
+                    // A match JMeter does not have is null, appended as "null".
+                    values.push(names.get(u, &format!("{name}_{i}")).unwrap_or("null").to_string());
+                }
+            }
+            _ => {
+                if let Some(v) = names.get(u, name).filter(|v| !v.is_empty()) {
+                    values.push(v.to_string());
+                }
+            }
+        }
+    }
+    if !values.is_empty() {
+        let i = u.rng().random_range(0..values.len());
+        out.push_str(&values[i]);
+    }
+}
+
+/// `__P`/`__property` read when called.
+fn property<S: Scope + ?Sized>(p: &PropertyFn, u: &mut S, out: &mut String) {
+    let name = p.name.render_string(u);
+    let value = match u.property(&name).or_else(|| p.loaded.get(&name).cloned()) {
+        Some(v) => v,
+        None => match &p.default {
+            Some(d) => d.render_string(u),
+            None if p.named_default => name.clone(),
+            None => "1".into(),
+        },
+    };
+    out.push_str(value.trim());
+}
+
+/// `__setProperty`: returns the value before only when the third argument is `true`.
+fn set_property<S: Scope + ?Sized>(a: &([Template; 3], Properties), u: &mut S, out: &mut String) {
+    let ([name, value, old], loaded) = a;
+    let (name, value) = (name.render_string(u), value.render_string(u));
+    let previous = u.set_property(&name, &value).or_else(|| loaded.get(&name).cloned());
+    if old.render_string(u).eq_ignore_ascii_case("true") {
+        // No value before: Java's null, appended as "null".
+        out.push_str(previous.as_deref().unwrap_or("null"));
+    }
+}
+
+/// The jp@gc FIFO functions on the run's shared queues.
+fn fifo<S: Scope + ?Sized>(f: &FifoFn, u: &mut S, out: &mut String) {
+    let queue = f.queue.render_string(u);
+    let value = f.value.render_string(u);
+    let call = match f.op {
+        FifoOp::Put => FifoCall::Put { queue: &queue, value: &value, capacity: f.capacity },
+        FifoOp::Pop => FifoCall::Pop { queue: &queue, timeout_s: f.timeout_s, capacity: f.capacity },
+        FifoOp::Get => FifoCall::Get(&queue),
+        FifoOp::Size => FifoCall::Size(&queue),
+    };
+    let got = u.fifo(call);
+    if let Some((var, name)) = &f.pop_into {
+        u.set_var(*var, got.as_deref().unwrap_or(&format!("${{{name}}}")));
+    }
+    // A pop that got nothing returns null, which JMeter appends as "null".
+    out.push_str(got.as_deref().unwrap_or("null"));
 }
 
 fn render_all<S: Scope + ?Sized>(args: &[Template], u: &mut S) -> Vec<String> {
@@ -509,7 +538,7 @@ fn expand_names<S: Scope + ?Sized>(text: &str, names: &Names, u: &S, out: &mut S
 /// JOrphanUtils.split(text, delimiters, default): each character of `delims` separates; an
 /// empty field between two separators (or after a trailing one) is `default`; a leading
 /// separator makes none.
-fn jorphan_split(text: &str, delims: &str, default: &str) -> Vec<String> {
+pub(super) fn jorphan_split(text: &str, delims: &str, default: &str) -> Vec<String> {
     let mut parts = Vec::new();
     let mut last_was_delim = false;
     let mut field = String::new();
@@ -556,559 +585,10 @@ impl Num {
     }
 }
 
-/// The functions stampede runs, for the "did you mean" of an unknown name.
-pub(crate) const FUNCTIONS: [&str; 49] = [
-    "P",
-    "property",
-    "isPropDefined",
-    "env",
-    "UUID",
-    "time",
-    "counter",
-    "threadNum",
-    "Random",
-    "RandomString",
-    "V",
-    "isVarDefined",
-    "eval",
-    "evalVar",
-    "split",
-    "intSum",
-    "longSum",
-    "urlencode",
-    "urldecode",
-    "escapeHtml",
-    "unescapeHtml",
-    "escapeXml",
-    "char",
-    "changeCase",
-    "digest",
-    "machineName",
-    "machineIP",
-    "TestPlanName",
-    "threadGroupName",
-    "samplerName",
-    "log",
-    "logn",
-    "RandomFromMultipleVars",
-    "FileToString",
-    "StringFromFile",
-    "CSVRead",
-    "jexl3",
-    "jexl2",
-    "BeanShell",
-    "groovy",
-    "javaScript",
-    "timeShift",
-    "dateTimeConvert",
-    "RandomDate",
-    "fifoPut",
-    "fifoPop",
-    "fifoGet",
-    "fifoSize",
-    "setProperty",
-];
-
-/// Functions of JMeter (and its common plugins) that stampede does not run.
-const NOT_SUPPORTED: [&str; 9] = [
-    "XPath",
-    "regexFunction",
-    "StringToFile",
-    "unescape",
-    "escapeOroRegexpChars",
-    "iterationNum",
-    "tstFeedback",
-    "base64Encode",
-    "base64Decode",
-];
-
-/// The most `__eval` calls of load-time text compiled inside each other.
-const MAX_EVAL_DEPTH: u32 = 32;
-
-/// A function's argument that cannot be used.
-fn arg(message: impl Into<String>) -> TemplateError {
-    TemplateError::Argument(message.into())
-}
-
-/// JMeter's check of the number of arguments (`AbstractFunction.checkParameterCount`), word
-/// for word.
-fn count(name: &str, n: usize, min: usize, max: usize) -> Result<(), TemplateError> {
-    if n >= min && n <= max {
-        return Ok(());
-    }
-    let expected = if max == usize::MAX {
-        format!("Expected at least: {min}.")
-    } else if min == max {
-        format!("Expected: {min}.")
-    } else {
-        format!("Expected: >= {min} and <= {max}")
-    };
-    Err(arg(format!("__{name} called with wrong number of parameters. Actual: {n}. {expected}")))
-}
-
-pub(super) fn function(name: &str, raw: &[&str], sym: &mut Symbols, element: &str) -> Result<Seg, TemplateError> {
-    let n = raw.len();
-    // A script or a condition is read by its own parser: only `\,` is undone before it.
-    let unescape = |a: &str| a.replace("\\,", ",");
-    // Arguments fixed at load time (property names, defaults, formats).
-    let fixed = |i: usize, sym: &mut Symbols| -> Result<Option<String>, TemplateError> {
-        match raw.get(i) {
-            None => Ok(None),
-            Some(a) => {
-                let v = expand_arg(a, sym)?;
-                Ok(Some(v).filter(|v| !v.is_empty()))
-            }
-        }
-    };
-    // An argument evaluated at each call (an absent one is empty).
-    let tmpl = |i: usize, sym: &mut Symbols| compile_arg(raw.get(i).copied().unwrap_or(""), sym, element);
-    let tmpls = |range: std::ops::Range<usize>, sym: &mut Symbols| -> Result<Vec<Template>, TemplateError> {
-        range.filter(|i| *i < n).map(|i| tmpl(i, sym)).collect()
-    };
-    // The optional argument naming a variable to store the result in.
-    let store = |i: usize, sym: &mut Symbols| -> Result<Option<VarId>, TemplateError> {
-        Ok(fixed(i, sym)?.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).map(|v| sym.vars.assign(&v)))
-    };
-    let func = |kind: FuncKind, store: Option<VarId>| -> Seg {
-        let f = Func { kind, store };
-        match f.store.is_none().then(|| f.kind.constant(&VarTable::default())).flatten() {
-            Some(text) if !matches!(f.kind, FuncKind::ByName { .. }) => Seg::Lit(text),
-            _ => Seg::Func(Box::new(f)),
-        }
-    };
-    let pure = |op: Pure, args: Vec<Template>| FuncKind::Pure { op, args };
-    let kind = match name {
-        "P" | "property" if sym.properties_change => {
-            count(name, n, 1, if name == "P" { 2 } else { 3 })?;
-            let default_at = if name == "P" { 1 } else { 2 };
-            let default = if n > default_at { Some(tmpl(default_at, sym)?) } else { None };
-            let store = if name == "property" { store(1, sym)? } else { None };
-            let loaded = Arc::new(sym.properties.clone());
-            let p = PropertyFn { name: tmpl(0, sym)?, default, named_default: name == "property", loaded };
-            return Ok(Seg::Func(Box::new(Func { kind: FuncKind::Property(Box::new(p)), store })));
-        }
-        "setProperty" => {
-            count(name, n, 2, 3)?;
-            let args = [tmpl(0, sym)?, tmpl(1, sym)?, tmpl(2, sym)?];
-            let kind = FuncKind::SetProperty(Box::new((args, Arc::new(sym.properties.clone()))));
-            return Ok(Seg::Func(Box::new(Func { kind, store: None })));
-        }
-        "P" | "property" => {
-            count(name, n, 1, if name == "P" { 2 } else { 3 })?;
-            let key = fixed(0, sym)?.ok_or_else(|| arg("a property name is needed"))?;
-            // JMeter's __P falls back to "1" when neither value nor default exists, __property
-            // to the property's name.
-            // An empty default (`${__P(x,)}`) is "", as JMeter reads its second argument.
-            let default = match name {
-                "P" if n > 1 => fixed(1, sym)?.unwrap_or_default(),
-                "P" => "1".into(),
-                _ if n > 2 => fixed(2, sym)?.unwrap_or_default(),
-                _ => key.clone(),
-            };
-            // JMeterUtils.getPropDefault trims what it returns, a default as well.
-            let value = sym.properties.get(key.trim()).cloned().unwrap_or(default).trim().to_string();
-            if name == "property" {
-                // The stored copy is the same text for every user: a plan variable.
-                if let Some(var) = raw.get(1).map(|a| a.trim()).filter(|a| !a.is_empty()) {
-                    sym.vars.define(var, value.clone());
-                }
-            }
-            return Ok(Seg::Lit(value));
-        }
-        "fifoPut" | "fifoPop" | "fifoGet" | "fifoSize" => {
-            let (op, min) = match name {
-                "fifoPut" => (FifoOp::Put, 2),
-                "fifoPop" => (FifoOp::Pop, 1),
-                "fifoGet" => (FifoOp::Get, 1),
-                _ => (FifoOp::Size, 1),
-            };
-            count(name, n, min, usize::MAX)?;
-            let prop = |key: &str, sym: &Symbols| {
-                sym.properties.get(&format!("kg.apc.jmeter.functions.{key}")).and_then(|v| v.trim().parse::<i64>().ok())
-            };
-            // The plugin's defaults are Long.MAX_VALUE seconds and Integer.MAX_VALUE values.
-            let timeout_s = prop("FifoTimeout", sym).filter(|&s| s < i64::MAX).map(|s| s.max(0) as u64);
-            let capacity = prop("FifoCapacity", sym).filter(|&c| c < i32::MAX as i64).map(|c| c.max(0) as u32);
-            let queue = tmpl(0, sym)?;
-            let (value, store) = match op {
-                FifoOp::Put => (tmpl(1, sym)?, None),
-                _ => (Template::default(), store(1, sym)?),
-            };
-            let (store, pop_into) = match (op, store) {
-                (FifoOp::Pop, Some(v)) => (None, Some((v, sym.vars.name(v).to_string()))),
-                (_, s) => (s, None),
-            };
-            let f = FifoFn { op, queue, value, pop_into, timeout_s, capacity };
-            return Ok(Seg::Func(Box::new(Func { kind: FuncKind::Fifo(Box::new(f)), store })));
-        }
-        "isPropDefined" => {
-            count(name, n, 1, 1)?;
-            let key = fixed(0, sym)?.unwrap_or_default();
-            return Ok(Seg::Lit(sym.properties.contains_key(&key).to_string()));
-        }
-        "env" => {
-            let key = fixed(0, sym)?.ok_or_else(|| arg("an environment variable name is needed"))?;
-            return match sym.env_var(key.trim()) {
-                Some(v) => {
-                    sym.secrets.add(&v);
-                    Ok(Seg::Lit(v))
-                }
-                None => fixed(1, sym)?.map(Seg::Lit).ok_or_else(|| {
-                    arg(format!("environment variable `{}` is not set and there is no default", key.trim()))
-                }),
-            };
-        }
-        "V" | "isVarDefined" | "evalVar" | "eval" => {
-            let (op, max) = match name {
-                "V" => (ByName::V, 2),
-                "isVarDefined" => (ByName::IsVarDefined, 1),
-                "evalVar" => (ByName::EvalVar, 1),
-                _ => (ByName::Eval, 1),
-            };
-            count(name, n, 1, max)?;
-            if op == ByName::Eval {
-                // Text known now is a template like any other.
-                let t = tmpl(0, sym)?;
-                if t.is_const() {
-                    let text = t.as_const().unwrap_or_default().to_string();
-                    if sym.eval_depth >= MAX_EVAL_DEPTH {
-                        return Err(arg(format!(
-                            "`__eval` evaluates text that calls `__eval` more than {MAX_EVAL_DEPTH} times over (`{text}`): it never ends"
-                        )));
-                    }
-                    sym.eval_depth += 1;
-                    let inner = compile(&text, sym, element);
-                    sym.eval_depth -= 1;
-                    let inner = inner?;
-                    return Ok(match inner.as_const() {
-                        Some(s) => Seg::Lit(s.to_string()),
-                        None => Seg::Func(Box::new(Func {
-                            kind: FuncKind::Log { text: inner, silent: false },
-                            store: None,
-                        })),
-                    });
-                }
-            }
-            let args = tmpls(0..n, sym)?;
-            // A name known now is a variable of the plan, even if nothing else names it (so
-            // `__split` or an extractor setting it at run time is seen); unset until then.
-            if let Some(name) = args[0].as_const().filter(|_| op != ByName::Eval) {
-                let id = sym.vars.intern(name.trim());
-                sym.vars.unset_as_reference(id);
-            }
-            return Ok(func(FuncKind::ByName { op, args, names: Names::default() }, None));
-        }
-        "split" => {
-            count(name, n, 2, 3)?;
-            let prefix = fixed(1, sym)?.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
-            let prefix = prefix.ok_or_else(|| arg("the second argument names the variables to set"))?;
-            sym.vars.assign_prefix(&prefix);
-            let text = tmpl(0, sym)?;
-            if let Some(t) = text.as_const() {
-                // Constant text: its parts are variables of the plan, read by name or not.
-                let parts = jorphan_split(t, &fixed(2, sym)?.unwrap_or_else(|| ",".into()), "?").len();
-                for i in 1..=parts {
-                    sym.vars.assign(&format!("{prefix}_{i}"));
-                }
-            }
-            let kind = FuncKind::Split { text, separators: tmpl(2, sym)?, prefix, names: Names::default() };
-            return Ok(func(kind, None));
-        }
-        "intSum" | "longSum" => {
-            count(name, n, 2, usize::MAX)?;
-            let mut args = tmpls(0..n, sym)?;
-            let op = if name == "intSum" { Pure::IntSum } else { Pure::LongSum };
-            // The last argument is an addend when it is a number, else the variable to store in.
-            let last = args.last().and_then(|t| t.as_const()).map(|s| s.trim().to_string());
-            let store = match last {
-                Some(l) if l.parse::<i64>().is_err() => {
-                    args.pop();
-                    (!l.is_empty()).then(|| sym.vars.assign(&l))
-                }
-                Some(l) => {
-                    *args.last_mut().expect("two arguments") = Template::literal(l);
-                    None
-                }
-                None => None,
-            };
-            return Ok(func(pure(op, args), store));
-        }
-        "urlencode" | "urldecode" | "escapeHtml" | "unescapeHtml" | "escapeXml" => {
-            count(name, n, 1, 1)?;
-            let op = match name {
-                "urlencode" => Pure::UrlEncode,
-                "urldecode" => Pure::UrlDecode,
-                "escapeHtml" => Pure::EscapeHtml,
-                "unescapeHtml" => Pure::UnescapeHtml,
-                _ => Pure::EscapeXml,
-            };
-            return Ok(func(pure(op, tmpls(0..1, sym)?), None));
-        }
-        "char" => {
-            count(name, n, 1, usize::MAX)?;
-            return Ok(func(pure(Pure::Char, tmpls(0..n, sym)?), None));
-        }
-        "changeCase" => {
-            count(name, n, 1, 3)?;
-            return Ok(func(pure(Pure::ChangeCase, tmpls(0..2, sym)?), store(2, sym)?));
-        }
-        "digest" => {
-            count(name, n, 2, 5)?;
-            let args = tmpls(0..4, sym)?;
-            if let Some(alg) = args[0].as_const() {
-                if DIGESTS_NOT_SUPPORTED.contains(&alg.to_ascii_uppercase().as_str()) {
-                    return Err(arg(format!(
-                        "the digest algorithm `{alg}` is not supported by stampede (MD5, SHA-1, SHA-256, SHA-384, SHA-512 and SHA-512/256 are)"
-                    )));
-                }
-            }
-            return Ok(func(pure(Pure::Digest, args), store(4, sym)?));
-        }
-        "machineName" | "machineIP" => {
-            count(name, n, 0, 1)?;
-            let value = if name == "machineName" { files::host_name() } else { files::host_ip() };
-            return Ok(func(FuncKind::Const(value), store(0, sym)?));
-        }
-        "TestPlanName" => {
-            count(name, n, 0, 0)?;
-            let value = sym.script_name.clone();
-            return Ok(Seg::Lit(
-                value.unwrap_or_else(|| "Save Test plan before calling __TestPlanName function".into()),
-            ));
-        }
-        "threadGroupName" => {
-            count(name, n, 0, 0)?;
-            let tg = sym.thread_group.clone();
-            return tg.map(Seg::Lit).ok_or_else(|| {
-                arg("`__threadGroupName` outside a thread group (its name depends on the thread running it) is not supported")
-            });
-        }
-        "samplerName" => {
-            count(name, n, 0, 1)?;
-            let sampler = sym.sampler.clone().ok_or_else(|| {
-                arg("`__samplerName` outside a sampler's own fields (its name depends on the sampler running it) is not supported")
-            })?;
-            // A name with `${...}` is the name rendered now, as JMeter renders a sampler's name
-            // (and its sample's label) each time (a name naming `__samplerName` stays as written).
-            if sampler.contains("${") && !sampler.contains("samplerName") {
-                let kept = sym.sampler.take();
-                let name = compile(&sampler, sym, element);
-                sym.sampler = kept;
-                if let Some(name) = name.ok().filter(|t| !t.is_const()) {
-                    return Ok(func(FuncKind::Log { text: name, silent: false }, store(0, sym)?));
-                }
-            }
-            return Ok(func(FuncKind::Const(sampler), store(0, sym)?));
-        }
-        "log" | "logn" => {
-            count(name, n, 1, if name == "log" { 4 } else { 3 })?;
-            return Ok(func(FuncKind::Log { text: tmpl(0, sym)?, silent: name == "logn" }, None));
-        }
-        "RandomFromMultipleVars" => {
-            count(name, n, 1, 2)?;
-            let kind = FuncKind::RandomFromVars { list: tmpl(0, sym)?, names: Names::default() };
-            return Ok(func(kind, store(1, sym)?));
-        }
-        "FileToString" | "StringFromFile" | "CSVRead" => {
-            let (min, max) = match name {
-                "FileToString" => (1, 3),
-                "StringFromFile" => (1, 4),
-                _ => (2, 2),
-            };
-            count(name, n, min, max)?;
-            let mut args = tmpls(0..n.min(2), sym)?;
-            // A file name from plan variables is known now.
-            if args[0].vars().iter().all(|id| sym.vars.initial(*id).is_some() && !sym.vars.is_assigned(*id)) {
-                args[0] = Template::literal(expand_arg(raw[0], sym)?);
-            }
-            let (f, store_at) = files::compile(name, args, sym)?;
-            let store = match (name, raw.get(1)) {
-                // __StringFromFile stores in `StringFromFile_` unless told otherwise.
-                ("StringFromFile", None) => Some(sym.vars.assign("StringFromFile_")),
-                _ => match store_at {
-                    Some(i) => store(i, sym)?,
-                    None => None,
-                },
-            };
-            return Ok(func(FuncKind::File(Box::new(f)), store));
-        }
-        "BeanShell" | "groovy" | "javaScript" => {
-            count(name, n, 1, 2)?;
-            let script = unescape(raw[0]);
-            // The plan's directory, known now: no need to run anything.
-            if name == "BeanShell" || name == "groovy" {
-                if let Some(path) = files::base_dir_script(&script, sym) {
-                    return Ok(func(FuncKind::Const(path), store(1, sym)?));
-                }
-            }
-            let lang = match name {
-                "groovy" => Lang::Groovy,
-                "BeanShell" => Lang::BeanShell,
-                _ => Lang::JavaScript,
-            };
-            let f = script::compile(&format!("__{name}"), lang, tmpl(0, sym)?, sym, Bindings::Function)?;
-            return Ok(func(FuncKind::Script(Box::new(f)), store(1, sym)?));
-        }
-        "jexl3" | "jexl2" => {
-            count(name, n, 1, 2)?;
-            let src = unescape(raw[0]);
-            let mut failed = None;
-            let parsed = condition::parse(src.trim(), |operand| {
-                compile(operand, sym, element).inspect_err(|m| failed = Some(m.clone()))
-            });
-            // Comparisons of template text (`${n} > 2`) are evaluated without the interpreter.
-            // A script's own words (`vars.get("x")`) are not template text to compare.
-            let plain = script::is_plain_comparison(&src);
-            if let (
-                true,
-                Ok(
-                    c @ Condition::Compare { .. }
-                    | c @ Condition::Matches { .. }
-                    | c @ Condition::Not(_)
-                    | c @ Condition::And(_)
-                    | c @ Condition::Or(_),
-                ),
-                None,
-            ) = (plain, parsed, failed)
-            {
-                return Ok(func(FuncKind::Condition(Box::new(c)), store(1, sym)?));
-            }
-            let f = script::compile(&format!("__{name}"), Lang::Jexl, tmpl(0, sym)?, sym, Bindings::Function)?;
-            return Ok(func(FuncKind::Script(Box::new(f)), store(1, sym)?));
-        }
-        "timeShift" => {
-            count(name, n, 4, 5)?;
-            let args = tmpls(0..n, sym)?;
-            if n == 5 {
-                dates::locale(args.get(3))?;
-            }
-            let format = dates::pattern(&args[0], "format")?;
-            let f = DateFn::Shift { format, date: args[1].clone(), amount: args[2].clone() };
-            return Ok(func(FuncKind::Date(Box::new(f)), store(n - 1, sym)?));
-        }
-        "dateTimeConvert" => {
-            count(name, n, 3, 4)?;
-            let args = tmpls(0..3, sym)?;
-            let source = dates::pattern(&args[1], "source format")?;
-            let target = dates::pattern(&args[2], "target format")?
-                .unwrap_or_else(|| JavaDateFormat::compile_java_time("").expect("the empty pattern"));
-            let f = DateFn::Convert { date: args[0].clone(), source, target };
-            return Ok(func(FuncKind::Date(Box::new(f)), store(3, sym)?));
-        }
-        "RandomDate" => {
-            count(name, n, 3, 5)?;
-            let args = tmpls(0..n.min(4), sym)?;
-            dates::locale(args.get(3))?;
-            let format = match dates::pattern(&args[0], "format")? {
-                Some(f) => f,
-                None => JavaDateFormat::compile_java_time("yyyy-MM-dd").expect("a valid pattern"),
-            };
-            let f = DateFn::Random { format, start: args[1].clone(), end: args[2].clone() };
-            return Ok(func(FuncKind::Date(Box::new(f)), store(4, sym)?));
-        }
-        "UUID" => FuncKind::Uuid,
-        "threadNum" => FuncKind::ThreadNum,
-        "time" => {
-            let fmt = fixed(0, sym)?;
-            let kind = match fmt.as_deref().map(str::trim) {
-                None => FuncKind::Time { format: None, divisor: 1 },
-                Some(f) if f.starts_with('/') => {
-                    let d = f[1..]
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|d| *d > 0)
-                        .ok_or_else(|| arg("`/N` needs a whole number above 0"))?;
-                    FuncKind::Time { format: None, divisor: d }
-                }
-                Some(f) => {
-                    // JMeter's shorthand formats, which the `time.*` properties may redefine.
-                    let alias = match f {
-                        "YMD" => Some("yyyyMMdd"),
-                        "HMS" => Some("HHmmss"),
-                        "YMDHMS" => Some("yyyyMMdd-HHmmss"),
-                        "USER1" | "USER2" => Some(""),
-                        _ => None,
-                    };
-                    let pattern = match alias {
-                        Some(default) => sym.properties.get(&format!("time.{f}")).map_or(default, String::as_str),
-                        None => f,
-                    };
-                    // JMeter 5.6.3 formats with java.time's DateTimeFormatter (`S` is a fraction of
-                    // the second, `u` the year), not SimpleDateFormat.
-                    let format = JavaDateFormat::compile_java_time(pattern).map_err(arg)?;
-                    FuncKind::Time { format: Some(format), divisor: 1 }
-                }
-            };
-            let f = Func { kind, store: store(1, sym)? };
-            return Ok(Seg::Func(Box::new(f)));
-        }
-        "counter" => {
-            let mode = fixed(0, sym)?.unwrap_or_default();
-            let per_user = match mode.trim().to_ascii_uppercase().as_str() {
-                "TRUE" | "" => true,
-                "FALSE" => false,
-                other => {
-                    return Err(arg(format!("the first argument is TRUE (per user) or FALSE (shared), not `{other}`")))
-                }
-            };
-            let slot = if per_user { &mut sym.user_counters } else { &mut sym.global_counters };
-            *slot += 1;
-            let kind = FuncKind::Counter { per_user, slot: *slot - 1 };
-            return Ok(Seg::Func(Box::new(Func { kind, store: store(1, sym)? })));
-        }
-        "Random" => {
-            if raw.len() < 2 {
-                return Err(arg("`__Random(min,max)` needs two numbers"));
-            }
-            let min = num(raw[0], sym, element)?;
-            let max = num(raw[1], sym, element)?;
-            FuncKind::Random { min, max }
-        }
-        "RandomString" => {
-            let len = num(raw.first().copied().unwrap_or(""), sym, element)?;
-            if let Num::Const(n) = len {
-                if n > MAX_RANDOM_STRING as i64 {
-                    return Err(arg(format!(
-                        "a length of {n} is above the limit of {MAX_RANDOM_STRING} characters (1 MiB) a generated string may have"
-                    )));
-                }
-            }
-            let chars = compile_arg(raw.get(1).copied().unwrap_or(""), sym, element)?;
-            FuncKind::RandomString { len, chars }
-        }
-        other if NOT_SUPPORTED.contains(&other) => {
-            return Err(TemplateError::UnknownFunction(format!(
-                "JMeter's function `__{other}` is not supported by stampede"
-            )));
-        }
-        other => {
-            let mut msg = format!("unknown function `__{other}`");
-            if let Some(s) = crate::plan::error::closest(other, FUNCTIONS) {
-                msg.push_str(&format!("; did you mean `__{s}`?"));
-            } else {
-                msg.push_str(" (docs/jmx.md lists the functions stampede runs)");
-            }
-            return Err(TemplateError::UnknownFunction(msg));
-        }
-    };
-    let store_at = match kind {
-        FuncKind::Random { .. } | FuncKind::RandomString { .. } => 2,
-        _ => 0,
-    };
-    let store = if store_at > 0 { store(store_at, sym)? } else { None };
-    Ok(Seg::Func(Box::new(Func { kind, store })))
-}
-
-fn num(raw: &str, sym: &mut Symbols, element: &str) -> Result<Num, TemplateError> {
-    let t = compile(raw.trim(), sym, element)?;
-    match t.as_const() {
-        Some(s) => s.trim().parse().map(Num::Const).map_err(|_| arg(format!("`{s}` is not a whole number"))),
-        None => Ok(Num::Dyn(t)),
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::template::compile;
     use crate::plan::template::expand;
     use crate::plan::template::tests::{symbols, user};
     use crate::plan::template::Scope;

@@ -15,16 +15,17 @@ mod files;
 pub(crate) use files::off_the_worker;
 mod functions;
 mod script;
+mod table;
 mod text;
 
 pub use compile::{compile, expand};
 use functions::Func;
-#[cfg(test)]
-pub(crate) use functions::FUNCTIONS as FUNCTION_NAMES;
 use rand::rngs::SmallRng;
 pub(crate) use script::{is_plain_comparison, js_condition};
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
+#[cfg(test)]
+pub(crate) use table::FUNCTION_NAMES;
 
 /// Why a template cannot be compiled or expanded; the message names the reference.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
