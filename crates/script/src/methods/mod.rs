@@ -23,6 +23,8 @@ mod number;
 #[cfg(test)]
 mod script_tests;
 mod string;
+#[cfg(test)]
+mod table_tests;
 
 pub(crate) use convert::cast;
 
@@ -33,13 +35,120 @@ use std::sync::Arc;
 /// A family's answer: `None` when it has no such method.
 pub(crate) type Found = Result<Option<Value>, Thrown>;
 
+/// A method's code: the context, the receiver (of the table's type), the name the script
+/// called (rows sharing a function tell by it) and the arguments. `Ok(None)` when these
+/// arguments are not its signature (another row of the name may take them).
+pub(crate) type MethodFn = fn(&mut Ctx<'_>, &Value, &str, &[Value]) -> Found;
+
+/// No upper bound on a row's argument count.
+pub(crate) const ANY: u8 = u8::MAX;
+
+/// One method of a receiver type: its name, how many arguments it takes, its code. A type's
+/// rows are one table sorted by name, rows of one name in the order they are tried; what the
+/// tables list is what a receiver of that type answers (the object methods aside).
+#[derive(Debug)]
+pub(crate) struct Method {
+    pub(crate) name: &'static str,
+    pub(crate) min: u8,
+    pub(crate) max: u8,
+    pub(crate) f: MethodFn,
+}
+
+impl Method {
+    pub(crate) const fn new(name: &'static str, min: u8, max: u8, f: MethodFn) -> Method {
+        Method { name, min, max, f }
+    }
+
+    /// Whether this row takes `n` arguments.
+    pub(crate) fn takes(&self, n: usize) -> bool {
+        n >= self.min as usize && (self.max == ANY || n <= self.max as usize)
+    }
+}
+
+/// The rows of `name` in a table sorted by name (a binary search: a handful of comparisons
+/// where a `match` over a hundred names compared them one by one).
+pub(crate) fn rows<'t>(table: &'t [Method], name: &str) -> &'t [Method] {
+    let start = table.partition_point(|m| m.name < name);
+    let len = table[start..].iter().take_while(|m| m.name == name).count();
+    &table[start..start + len]
+}
+
+/// Calls the first row of `name` in `table` that takes these arguments.
+pub(crate) fn dispatch(table: &[Method], cx: &mut Ctx<'_>, recv: &Value, name: &str, args: &[Value]) -> Found {
+    for m in rows(table, name) {
+        if m.takes(args.len()) {
+            if let Some(v) = (m.f)(cx, recv, name, args)? {
+                return Ok(Some(v));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A receiver type known at load (a literal, a local declared `String`, `List`, `Map`, an
+/// array): a call on it is bound to the rows of its name in the type's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Known {
+    Str,
+    List,
+    Map,
+}
+
+impl Known {
+    fn table(self) -> &'static [Method] {
+        match self {
+            Known::Str => string::STRING,
+            Known::List => list::LIST,
+            Known::Map => map::MAP,
+        }
+    }
+
+    /// The rows `recv.name(...)` binds to: `None` when the type has no method of that name
+    /// (the call stays dynamic: what every value has, a map's closure, or a run-time error).
+    pub(crate) fn bind(self, name: &str) -> Option<&'static [Method]> {
+        Some(rows(self.table(), name)).filter(|r| !r.is_empty())
+    }
+
+    /// Whether the value is of this type, so the bound rows apply to it: a declared type does
+    /// not guarantee it (a `String` local may hold null), and a map holding a closure under the
+    /// method's name calls the closure.
+    pub(crate) fn holds(self, v: &Value, name: &str) -> bool {
+        match (self, v) {
+            (Known::Str, Value::Str(_)) | (Known::List, Value::List(_)) => true,
+            (Known::Map, Value::Map(m)) => {
+                !matches!(lock(&m.entries).get(&value::Key(Value::str(name))), Some(Value::Closure(_)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `recv.name(args)` bound at load to `rows` (which [`Known::holds`] says apply): the first
+/// that takes these arguments, else what every object has.
+pub(crate) fn call_bound(
+    cx: &mut Ctx<'_>,
+    rows: &[Method],
+    recv: &Value,
+    name: &str,
+    args: Vec<Value>,
+) -> Result<Value, Thrown> {
+    for m in rows {
+        if m.takes(args.len()) {
+            if let Some(v) = (m.f)(cx, recv, name, &args)? {
+                return Ok(v);
+            }
+        }
+    }
+    object_method(cx, recv, name, args)
+}
+
 /// Calls `name` on a built-in value (not on `Object`, `Class`, `Host` or `Closure` values,
 /// which the interpreter dispatches itself). An unknown method is [`Thrown::no_method`].
 pub(crate) fn call_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     let found = match recv {
         Value::Null if cx.lang == Lang::Groovy => return null_method(name, &args),
         Value::Null => return Err(npe(format!("Cannot invoke method {name}() on null object"))),
-        Value::Str(s) => string::call(cx, s, name, &args)?,
+        Value::Str(_) => string::call(cx, recv, name, &args)?,
         Value::Char(c) => match string::call_char(cx, *c, name, &args)? {
             Some(v) => Some(v),
             None => number::call(cx, recv, name, &args)?,
