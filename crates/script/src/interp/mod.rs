@@ -187,6 +187,9 @@ pub(crate) enum E {
     Index(B, B, bool),
     /// receiver, name, args, safe, spread
     Method(B, Arc<str>, Vec<Node>, bool, bool),
+    /// `recv.name(args)` where the receiver's type is known at load: bound to the rows of
+    /// `name` in that type's table (`methods::Known`).
+    Bound(B, crate::methods::Known, &'static [crate::methods::Method], Arc<str>, Vec<Node>),
     Static(&'static str, Arc<str>, Vec<Node>),
     CallVar(VarRef, Vec<Node>),
     CallFunc(u32, Vec<Node>),
