@@ -45,7 +45,9 @@ pub(crate) const ANY: u8 = u8::MAX;
 
 /// One method of a receiver type: its name, how many arguments it takes, its code. A type's
 /// rows are one table sorted by name, rows of one name in the order they are tried; what the
-/// tables list is what a receiver of that type answers (the object methods aside).
+/// tables list is what a receiver of that type answers (the object methods aside). A call
+/// finds its rows by the table's `match` on the name, or at load when its receiver's type is
+/// known then ([`Known`]).
 #[derive(Debug)]
 pub(crate) struct Method {
     pub(crate) name: &'static str,
@@ -65,17 +67,18 @@ impl Method {
     }
 }
 
-/// The rows of `name` in a table sorted by name (a binary search: a handful of comparisons
-/// where a `match` over a hundred names compared them one by one).
+/// The rows of `name` in a table sorted by name, by a binary search: what each table's `match`
+/// on the name (`list::list_rows`, ...) must give, which a test checks.
+#[cfg(test)]
 pub(crate) fn rows<'t>(table: &'t [Method], name: &str) -> &'t [Method] {
     let start = table.partition_point(|m| m.name < name);
     let len = table[start..].iter().take_while(|m| m.name == name).count();
     &table[start..start + len]
 }
 
-/// Calls the first row of `name` in `table` that takes these arguments.
-pub(crate) fn dispatch(table: &[Method], cx: &mut Ctx<'_>, recv: &Value, name: &str, args: &[Value]) -> Found {
-    for m in rows(table, name) {
+/// Calls the first of these rows (a name's, in order) that takes these arguments.
+pub(crate) fn dispatch(rows: &[Method], cx: &mut Ctx<'_>, recv: &Value, name: &str, args: &[Value]) -> Found {
+    for m in rows {
         if m.takes(args.len()) {
             if let Some(v) = (m.f)(cx, recv, name, args)? {
                 return Ok(Some(v));
@@ -95,18 +98,15 @@ pub(crate) enum Known {
 }
 
 impl Known {
-    fn table(self) -> &'static [Method] {
-        match self {
-            Known::Str => string::STRING,
-            Known::List => list::LIST,
-            Known::Map => map::MAP,
-        }
-    }
-
     /// The rows `recv.name(...)` binds to: `None` when the type has no method of that name
     /// (the call stays dynamic: what every value has, a map's closure, or a run-time error).
     pub(crate) fn bind(self, name: &str) -> Option<&'static [Method]> {
-        Some(rows(self.table(), name)).filter(|r| !r.is_empty())
+        let rows = match self {
+            Known::Str => string::string_rows(name),
+            Known::List => list::list_rows(name),
+            Known::Map => map::map_rows(name),
+        };
+        Some(rows).filter(|r| !r.is_empty())
     }
 
     /// Whether the value is of this type, so the bound rows apply to it: a declared type does
