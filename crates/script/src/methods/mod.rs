@@ -10,6 +10,13 @@
 //! - `map`: maps and their `Map.Entry` objects.
 //! - `convert`: casts and coercions (`(int) x`, `x as List`, `String s = 5`).
 //!
+//! The methods of strings, lists, maps and numbers are tables of rows ([`Method`]: name, how
+//! many arguments, function), one function per signature in the family's folder
+//! (`list/access.rs`, `string/read.rs`, ...): `STRING`, `LIST`, `MAP`, `NUMBER`, sorted by
+//! name, each with a `match` on the name that gives a name's rows (`list_rows`, ...). A call
+//! tries its name's rows in order, or the rows it was bound to at load ([`Known`]); what the
+//! tables list is what docs/scripts.md lists (a test checks both, and calls every row).
+//!
 //! Each family answers `Ok(None)` for a method it does not have; the methods every object has
 //! (`toString`, `equals`, `getClass`, `with`, ...) are tried last, then `MissingMethodException`.
 //! Closures are called through [`Ctx::call_value`]; no container lock is held while a closure
@@ -79,6 +86,7 @@ pub(crate) fn rows<'t>(table: &'t [Method], name: &str) -> &'t [Method] {
 /// Calls the first of these rows (a name's, in order) that takes these arguments.
 pub(crate) fn dispatch(rows: &[Method], cx: &mut Ctx<'_>, recv: &Value, name: &str, args: &[Value]) -> Found {
     for m in rows {
+        debug_assert_eq!(m.name, name, "a table's match gave another name's rows");
         if m.takes(args.len()) {
             if let Some(v) = (m.f)(cx, recv, name, args)? {
                 return Ok(Some(v));
