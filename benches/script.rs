@@ -99,7 +99,7 @@ fn body() -> String {
     format!(r#"{{"token":"abc123def456","user":{{"id":42,"roles":["admin","user"]}},"items":[{}]}}"#, items.join(","))
 }
 
-const SCRIPTS: [(&str, &str); 4] = [
+const SCRIPTS: [(&str, &str); 5] = [
     ("vars.put", r#"vars.put("token", "abc")"#),
     (
         "JSON parse (1 KB) + vars.put",
@@ -131,6 +131,21 @@ log.debug("ids {}", joined)
 return total"#,
     ),
     ("vars.get + compare", r#"vars.get("token") != null && vars.get("token").length() > 3"#),
+    // Instance methods of strings, lists and maps called in a loop: what their dispatch costs.
+    (
+        "string/list/map methods x50",
+        r#"def words = "alpha,beta,gamma,delta,epsilon".split(",")
+def out = []
+def seen = [:]
+for (int i = 0; i < 50; i++) {
+    def w = words[i % 5].trim().toUpperCase()
+    if (w.startsWith("A") || w.contains("MM")) {
+        out.add(w.substring(0, 2))
+    }
+    seen.put(w, out.size())
+}
+vars.put("n", out.join("").length() + ":" + seen.size())"#,
+    ),
 ];
 
 fn main() {

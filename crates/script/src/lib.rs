@@ -27,7 +27,7 @@
 //! - `lex`, `parse`: text to tree, every error at line:column.
 //! - `interp`: name resolution (at compile time), statements, operators, closures.
 //! - `methods`: the methods of built-in values (String, numbers, List, Map, byte[]): Java's
-//!   and Groovy's (GDK).
+//!   and Groovy's (GDK), as tables of rows (name, arity, function).
 //! - `classes`: the library classes a script may name (`Math`, `Random`, `UUID`,
 //!   `JsonSlurper`, `SimpleDateFormat`, ...), their constructors, statics and objects.
 //! - `host`: what a script may reach outside itself ([`Host`]).

@@ -4,9 +4,13 @@
 //! # Layout
 //! - `resolve`: the syntax tree to a resolved tree (`Node`, `St`): every local is a slot in
 //!   its frame, every script-level name an index into the globals, every class a canonical
-//!   name; unknown classes are compile errors here.
-//! - `eval`: statements and expressions, calls, closures, exceptions, the step budget.
-//! - `ops`: operators on values (number promotion, division, concatenation, comparison).
+//!   name; unknown classes are compile errors here (`resolve_refuse.rs`: what scripts may not
+//!   name; `resolve_class.rs`: the classes a script declares). A call on a receiver whose type
+//!   is known here is bound to its rows in `methods`' tables.
+//! - `eval`: statements, frames, exceptions, the step budget, and the dispatch of expressions;
+//!   `eval_expr.rs` each kind of expression, `eval_ops.rs` the operators on values (text,
+//!   equality, comparison, `in`, `instanceof`), `eval_call.rs` properties, indices and calls.
+//! - `ops`: operators on numbers (promotion, division, concatenation, comparison).
 //!
 //! Closures capture variables by reference: a local that some closure captures lives in a
 //! shared cell (`Arc<Mutex<Value>>`, so values stay `Send + Sync`); other locals are plain
@@ -187,6 +191,9 @@ pub(crate) enum E {
     Index(B, B, bool),
     /// receiver, name, args, safe, spread
     Method(B, Arc<str>, Vec<Node>, bool, bool),
+    /// `recv.name(args)` where the receiver's type is known at load: bound to the rows of
+    /// `name` in that type's table (`methods::Known`).
+    Bound(B, crate::methods::Known, &'static [crate::methods::Method], Arc<str>, Vec<Node>),
     /// `C.m(args)`, bound at load time to its row of the class tables.
     Static(&'static str, &'static crate::classes::Static, Vec<Node>),
     CallVar(VarRef, Vec<Node>),

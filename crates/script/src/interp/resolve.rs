@@ -3,14 +3,19 @@
 
 #[path = "resolve_class.rs"]
 mod class;
+#[path = "resolve_refuse.rs"]
+mod refuse;
 
 use super::{AssertInfo, CatchC, GPart, Node, PParam, Proto, St, Ty, Unit, VarRef, E, S};
 use crate::ast::{Body, Expr, ExprKind, Import, Num, Part, Pos, Program, Stmt, StmtKind, TypeName};
 use crate::classes;
+use crate::methods::Known;
 use crate::value::Value;
 use crate::{CompileError, Lang};
 pub(crate) use class::INTERFACES;
 use class::{ClassCtx, Shape};
+pub(crate) use refuse::unavailable;
+use refuse::{reflective_class_property, reflective_method, reflective_property, refused_method, REFLECTION, THREADS};
 use std::sync::Arc;
 
 /// Capitalised names JMeter binds for script elements: variables, not classes.
@@ -91,138 +96,6 @@ fn simple_type(name: &str) -> &str {
         }
     }
     name
-}
-
-pub(crate) fn unavailable(name: &str, pos: Pos) -> CompileError {
-    let last = name.rsplit('.').next().unwrap_or(name);
-    let why = if matches!(last, "Runtime" | "ProcessBuilder")
-        || last.starts_with("Process") && name.starts_with("java.lang")
-        || last == "Process"
-    {
-        ": process execution is not allowed"
-    } else if matches!(
-        last,
-        "Socket"
-            | "ServerSocket"
-            | "DatagramSocket"
-            | "URL"
-            | "URLConnection"
-            | "HttpURLConnection"
-            | "HttpClient"
-            | "HttpsURLConnection"
-    ) || name.starts_with("java.net.")
-    {
-        ": network access is not allowed"
-    } else if is_reflection_class(name, last) {
-        REFLECTION
-    } else if is_thread_class(name, last) {
-        THREADS
-    } else {
-        " (docs/scripts.md)"
-    };
-    CompileError { pos, message: format!("class `{name}` is not available in stampede's scripts{why}"), syntax: false }
-}
-
-const REFLECTION: &str = ": reflection is not allowed";
-const THREADS: &str = ": threads are not allowed";
-
-/// Classes that reach outside the subset at run time (looking up methods and fields by name,
-/// running script text, loading classes): what they would call could no longer be checked here.
-fn is_reflection_class(name: &str, last: &str) -> bool {
-    name.starts_with("java.lang.reflect.")
-        || name.starts_with("java.lang.invoke.")
-        || matches!(
-            last,
-            "ClassLoader"
-                | "URLClassLoader"
-                | "GroovyClassLoader"
-                | "GroovyShell"
-                | "Eval"
-                | "Binding"
-                | "ScriptEngineManager"
-                | "ScriptEngine"
-                | "MetaClass"
-                | "ExpandoMetaClass"
-                | "InvokerHelper"
-                | "MethodHandles"
-        )
-}
-
-/// Classes that start threads: a script runs on its user's turn, and a thread it left behind
-/// would outlive the sample, the user and the run's budgets.
-fn is_thread_class(name: &str, last: &str) -> bool {
-    name.starts_with("javax.swing.")
-        || name.starts_with("java.awt.")
-        || matches!(
-            last,
-            "Executors"
-                | "Executor"
-                | "ExecutorService"
-                | "ScheduledExecutorService"
-                | "ThreadPoolExecutor"
-                | "ScheduledThreadPoolExecutor"
-                | "ForkJoinPool"
-                | "CompletableFuture"
-                | "FutureTask"
-                | "ThreadFactory"
-                | "ThreadGroup"
-                | "Timer"
-                | "TimerTask"
-                | "GParsPool"
-                | "GParsExecutorsPool"
-                | "SwingUtilities"
-                | "SwingWorker"
-        )
-}
-
-/// A method that reflects on a value's class or changes it at run time (`getClass().getMethod(
-/// "m")`, `x.metaClass`, `invokeMethod`), refused at load as the classes above are. `getMethod`
-/// and `getField` with no argument are left alone: `sampler.getMethod()` is the HTTP method.
-fn reflective_method(name: &str, args: usize) -> bool {
-    match name {
-        "getMethod" | "getField" | "getDeclaredMethod" | "getDeclaredField" => args >= 1,
-        "getMethods"
-        | "getFields"
-        | "getDeclaredMethods"
-        | "getDeclaredFields"
-        | "getConstructors"
-        | "getDeclaredConstructors"
-        | "getClassLoader"
-        | "getMetaClass" => args == 0,
-        "getConstructor"
-        | "getDeclaredConstructor"
-        | "newInstance"
-        | "forName"
-        | "invokeMethod"
-        | "setMetaClass"
-        | "loadClass"
-        | "defineClass"
-        | "setAccessible" => true,
-        _ => false,
-    }
-}
-
-/// A property that is the same reflection (`x.metaClass`, `x.class.declaredMethods`).
-fn reflective_property(name: &str) -> bool {
-    matches!(name, "metaClass" | "declaredMethods" | "declaredFields" | "declaredConstructors" | "classLoader")
-}
-
-/// A property of a class object that reflects on it (`x.class.methods`, `getClass().fields`).
-/// Only on a class object: `map.methods` is a map key.
-fn reflective_class_property(target: &crate::ast::Expr, name: &str) -> bool {
-    use crate::ast::ExprKind;
-    let on_class = match &target.kind {
-        ExprKind::Property { name, .. } => name == "class",
-        // `x.class` and `String.class` parse as a class literal.
-        ExprKind::ClassLit(_) => true,
-        ExprKind::Call { name, args, .. } => name == "getClass" && args.is_empty(),
-        _ => false,
-    };
-    on_class && matches!(name, "methods" | "fields" | "constructors" | "declaredClasses" | "classes" | "superclass")
-}
-
-fn refused_method(name: &str, pos: Pos) -> CompileError {
-    err(pos, format!("`{name}` is not available in stampede's scripts{REFLECTION}"))
 }
 
 fn err(pos: Pos, message: impl Into<String>) -> CompileError {
@@ -965,7 +838,37 @@ impl Resolver<'_> {
         if reflective_method(name, args.len()) {
             return Err(refused_method(name, pos));
         }
+        if let (Some(known), false, false) = (self.known_type(&t), safe, spread) {
+            if let Some(rows) = known.bind(name) {
+                return Ok(E::Bound(Box::new(t), known, rows, name.into(), args));
+            }
+        }
         Ok(E::Method(Box::new(t), name.into(), args, safe, spread))
+    }
+
+    /// The type of a receiver known at load: a string, list or map literal, or a local declared
+    /// with such a type (which holds it or null: `Known::holds` checks when the call runs).
+    fn known_type(&mut self, t: &Node) -> Option<Known> {
+        match &t.k {
+            E::Const(Value::Str(_)) | E::GStr(_) => Some(Known::Str),
+            E::List(_) => Some(Known::List),
+            E::Map(_) => Some(Known::Map),
+            E::Var(VarRef::Local(s)) => {
+                let ty = self.cur().tys.get(*s as usize)?.clone()?;
+                if ty.dims > 0 {
+                    return Some(Known::List);
+                }
+                match simple_type(&ty.name) {
+                    "String" => Some(Known::Str),
+                    "List" | "ArrayList" | "LinkedList" | "Collection" | "Set" | "HashSet" | "LinkedHashSet" => {
+                        Some(Known::List)
+                    }
+                    "Map" | "HashMap" | "LinkedHashMap" | "TreeMap" => Some(Known::Map),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }
 
@@ -1008,7 +911,53 @@ fn num(n: &Num, pos: Pos) -> Result<Value, CompileError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Lang, Script};
+    use crate::{Lang, NoHost, Script};
+
+    /// How many calls of a script resolution bound to their rows (and how many it left dynamic).
+    fn bound(src: &str) -> (usize, usize) {
+        let program = crate::parse::parse(src, Lang::Groovy).expect("parses");
+        let tree = format!("{:?}", super::resolve(&program, Lang::Groovy).expect("resolves").main.body);
+        (tree.matches("Bound(").count(), tree.matches("Method(").count())
+    }
+
+    fn run(src: &str) -> String {
+        let script = Script::compile(src, Lang::Groovy).unwrap_or_else(|e| panic!("{src}: {e}"));
+        match script.run(&mut NoHost::default(), &[]) {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("threw {e}"),
+        }
+    }
+
+    #[test]
+    fn calls_on_receivers_of_a_known_type_bind_to_their_rows() {
+        for (src, calls, want) in [
+            ("'abc'.length()", (1, 0), "3"),
+            ("\"x${1}\".toUpperCase()", (1, 0), "X1"),
+            ("[3, 1, 2].sort().join('-')", (1, 1), "1-2-3"),
+            ("String s = 'ab'; s.reverse()", (1, 0), "ba"),
+            ("List l = [1]; l.add(2); l", (1, 0), "[1, 2]"),
+            ("int[] a = [1, 2]; a.size()", (1, 0), "2"),
+            ("Map m = [a: 1]; m.put('b', 2); m", (1, 0), "[a:1, b:2]"),
+            // A name the type has no row for stays dynamic: what every value has, or an error.
+            ("'a'.with { it + 1 }", (0, 1), "a1"),
+            ("def s = 'ab'; s.reverse()", (0, 1), "ba"),
+            // The declared type does not say what the local holds when the call runs.
+            (
+                "String s = null; s.length()",
+                (1, 0),
+                "threw java.lang.NullPointerException: Cannot invoke method length() on null object",
+            ),
+            ("Map m = [size: { -> 42 }]; m.size()", (1, 0), "42"),
+            (
+                "List l = null; l.size()",
+                (1, 0),
+                "threw java.lang.NullPointerException: Cannot invoke method size() on null object",
+            ),
+        ] {
+            assert_eq!(bound(src), calls, "{src}");
+            assert_eq!(run(src), want, "{src}");
+        }
+    }
 
     fn refusal(src: &str) -> String {
         match Script::compile(src, Lang::Groovy) {

@@ -10,6 +10,13 @@
 //! - `map`: maps and their `Map.Entry` objects.
 //! - `convert`: casts and coercions (`(int) x`, `x as List`, `String s = 5`).
 //!
+//! The methods of strings, lists, maps and numbers are tables of rows ([`Method`]: name, how
+//! many arguments, function), one function per signature in the family's folder
+//! (`list/access.rs`, `string/read.rs`, ...): `STRING`, `LIST`, `MAP`, `NUMBER`, sorted by
+//! name, each with a `match` on the name that gives a name's rows (`list_rows`, ...). A call
+//! tries its name's rows in order, or the rows it was bound to at load ([`Known`]); what the
+//! tables list is what docs/scripts.md lists (a test checks both, and calls every row).
+//!
 //! Each family answers `Ok(None)` for a method it does not have; the methods every object has
 //! (`toString`, `equals`, `getClass`, `with`, ...) are tried last, then `MissingMethodException`.
 //! Closures are called through [`Ctx::call_value`]; no container lock is held while a closure
@@ -23,6 +30,8 @@ mod number;
 #[cfg(test)]
 mod script_tests;
 mod string;
+#[cfg(test)]
+mod table_tests;
 
 pub(crate) use convert::cast;
 
@@ -33,13 +42,121 @@ use std::sync::Arc;
 /// A family's answer: `None` when it has no such method.
 pub(crate) type Found = Result<Option<Value>, Thrown>;
 
+/// A method's code: the context, the receiver (of the table's type), the name the script
+/// called (rows sharing a function tell by it) and the arguments. `Ok(None)` when these
+/// arguments are not its signature (another row of the name may take them).
+pub(crate) type MethodFn = fn(&mut Ctx<'_>, &Value, &str, &[Value]) -> Found;
+
+/// No upper bound on a row's argument count.
+pub(crate) const ANY: u8 = u8::MAX;
+
+/// One method of a receiver type: its name, how many arguments it takes, its code. A type's
+/// rows are one table sorted by name, rows of one name in the order they are tried; what the
+/// tables list is what a receiver of that type answers (the object methods aside). A call
+/// finds its rows by the table's `match` on the name, or at load when its receiver's type is
+/// known then ([`Known`]).
+#[derive(Debug)]
+pub(crate) struct Method {
+    pub(crate) name: &'static str,
+    pub(crate) min: u8,
+    pub(crate) max: u8,
+    pub(crate) f: MethodFn,
+}
+
+impl Method {
+    pub(crate) const fn new(name: &'static str, min: u8, max: u8, f: MethodFn) -> Method {
+        Method { name, min, max, f }
+    }
+
+    /// Whether this row takes `n` arguments.
+    pub(crate) fn takes(&self, n: usize) -> bool {
+        n >= self.min as usize && (self.max == ANY || n <= self.max as usize)
+    }
+}
+
+/// The rows of `name` in a table sorted by name, by a binary search: what each table's `match`
+/// on the name (`list::list_rows`, ...) must give, which a test checks.
+#[cfg(test)]
+pub(crate) fn rows<'t>(table: &'t [Method], name: &str) -> &'t [Method] {
+    let start = table.partition_point(|m| m.name < name);
+    let len = table[start..].iter().take_while(|m| m.name == name).count();
+    &table[start..start + len]
+}
+
+/// Calls the first of these rows (a name's, in order) that takes these arguments.
+pub(crate) fn dispatch(rows: &[Method], cx: &mut Ctx<'_>, recv: &Value, name: &str, args: &[Value]) -> Found {
+    for m in rows {
+        debug_assert_eq!(m.name, name, "a table's match gave another name's rows");
+        if m.takes(args.len()) {
+            if let Some(v) = (m.f)(cx, recv, name, args)? {
+                return Ok(Some(v));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A receiver type known at load (a literal, a local declared `String`, `List`, `Map`, an
+/// array): a call on it is bound to the rows of its name in the type's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Known {
+    Str,
+    List,
+    Map,
+}
+
+impl Known {
+    /// The rows `recv.name(...)` binds to: `None` when the type has no method of that name
+    /// (the call stays dynamic: what every value has, a map's closure, or a run-time error).
+    pub(crate) fn bind(self, name: &str) -> Option<&'static [Method]> {
+        let rows = match self {
+            Known::Str => string::string_rows(name),
+            Known::List => list::list_rows(name),
+            Known::Map => map::map_rows(name),
+        };
+        Some(rows).filter(|r| !r.is_empty())
+    }
+
+    /// Whether the value is of this type, so the bound rows apply to it: a declared type does
+    /// not guarantee it (a `String` local may hold null), and a map holding a closure under the
+    /// method's name calls the closure.
+    pub(crate) fn holds(self, v: &Value, name: &str) -> bool {
+        match (self, v) {
+            (Known::Str, Value::Str(_)) | (Known::List, Value::List(_)) => true,
+            (Known::Map, Value::Map(m)) => {
+                !matches!(lock(&m.entries).get(&value::Key(Value::str(name))), Some(Value::Closure(_)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `recv.name(args)` bound at load to `rows` (which [`Known::holds`] says apply): the first
+/// that takes these arguments, else what every object has.
+pub(crate) fn call_bound(
+    cx: &mut Ctx<'_>,
+    rows: &[Method],
+    recv: &Value,
+    name: &str,
+    args: Vec<Value>,
+) -> Result<Value, Thrown> {
+    for m in rows {
+        if m.takes(args.len()) {
+            if let Some(v) = (m.f)(cx, recv, name, &args)? {
+                return Ok(v);
+            }
+        }
+    }
+    object_method(cx, recv, name, args)
+}
+
 /// Calls `name` on a built-in value (not on `Object`, `Class`, `Host` or `Closure` values,
 /// which the interpreter dispatches itself). An unknown method is [`Thrown::no_method`].
 pub(crate) fn call_method(cx: &mut Ctx<'_>, recv: &Value, name: &str, args: Vec<Value>) -> Result<Value, Thrown> {
     let found = match recv {
         Value::Null if cx.lang == Lang::Groovy => return null_method(name, &args),
         Value::Null => return Err(npe(format!("Cannot invoke method {name}() on null object"))),
-        Value::Str(s) => string::call(cx, s, name, &args)?,
+        Value::Str(_) => string::call(cx, recv, name, &args)?,
         Value::Char(c) => match string::call_char(cx, *c, name, &args)? {
             Some(v) => Some(v),
             None => number::call(cx, recv, name, &args)?,
