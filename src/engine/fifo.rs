@@ -129,7 +129,7 @@ impl Fifos {
                 let mut put = push(value.to_string());
                 // Only a full queue makes the thread wait.
                 if q.attempt(&mut put).is_none() {
-                    super::step::off_the_worker(|| Self::wait_blocking(&q, None, stop, put));
+                    super::sampler::off_the_worker(|| Self::wait_blocking(&q, None, stop, put));
                 }
                 Some(value.to_string())
             }
@@ -138,7 +138,7 @@ impl Fifos {
                 if let Some(v) = q.attempt(&mut pop) {
                     return Some(v);
                 }
-                super::step::off_the_worker(|| Self::wait_blocking(&q, secs(timeout_s), stop, pop))
+                super::sampler::off_the_worker(|| Self::wait_blocking(&q, secs(timeout_s), stop, pop))
             }
             FifoCall::Get(queue) => Some(self.queue(queue, None).lock().front().cloned().unwrap_or_default()),
             FifoCall::Size(queue) => Some(self.queue(queue, None).lock().len().to_string()),

@@ -91,9 +91,9 @@ pub(super) struct VirtualUser {
     pub(super) path: String,
     /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
     /// as every user of every plan carries the field.
-    pub(super) ws: Option<Box<super::step::WsConn>>,
+    pub(super) ws: Option<Box<super::sampler::WsConn>>,
     /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests), once it has used one.
-    pub(super) sockets: Option<Box<super::step::Sockets>>,
+    pub(super) sockets: Option<Box<super::sampler::Sockets>>,
     /// What script elements see of this user's thread, made on its first script.
     pub(super) script_env: Option<Arc<super::scripting::Env>>,
     /// What script pre-processors changed on the sampler that follows them.

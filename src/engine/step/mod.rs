@@ -1,24 +1,14 @@
-//! The operations of a user's program that keep state of their own: transaction groups, data
-//! files, counters. The request step is in `request`.
+//! The operations of a user's program that keep state of their own and are no samplers:
+//! transaction groups, data files, counters, anchors, the Parallel Controller. The samplers
+//! are in `engine::sampler`.
 
-mod accesslog;
 mod anchor;
 mod parallel;
-mod request;
-mod script;
-mod socket;
-mod synthetic;
-mod websocket;
-
-pub(super) use websocket::WsConn;
-
-pub(super) use request::off_the_worker;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::csv_data::Cursor;
 use crate::plan::{LabelId, OnEof, Share};
 use crate::record::ErrorKind;
-pub(super) use socket::Sockets;
 use std::time::Instant;
 
 /// A transaction group being timed.
