@@ -6,7 +6,7 @@ use super::super::managers::{self, CacheHeaders};
 use super::super::request::{Hop, PreparedRequest, Unread, Upload};
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
 use crate::plan::managers::{CookiePolicy, PlanManagers};
 use crate::plan::{CheckId, CheckTest, LabelId, RequestSpec, Target};
 use crate::record::{ErrorKind, Sample, SampleRow};

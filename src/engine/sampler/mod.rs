@@ -2,6 +2,7 @@
 //! raw socket's, a WebSocket exchange, an access log's entry), then finishes it.
 
 mod accesslog;
+mod after;
 mod http;
 mod script;
 mod socket;

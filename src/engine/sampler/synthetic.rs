@@ -5,7 +5,7 @@
 use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
 use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
 use crate::record::{ErrorKind, Sample};

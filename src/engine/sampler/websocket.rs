@@ -13,7 +13,7 @@
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
 use crate::plan::websocket::{frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp};
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};

@@ -4,6 +4,7 @@
 
 mod anchor;
 mod parallel;
+mod script;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::csv_data::Cursor;

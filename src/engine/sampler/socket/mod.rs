@@ -12,7 +12,7 @@ mod wire;
 use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
 use crate::plan::flow::StopKind;
 use crate::plan::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::LabelId;
