@@ -885,12 +885,8 @@ impl VirtualUser {
             in_total: g.parent,
             upstream_us: None,
         };
-        // Inside a parent sample: its line in the results file only (see `request::record`).
-        if let Some(top) = self.recorded_as() {
-            sample.in_total &= top;
-            self.ctx.recorder.record(&sample);
-        }
-        self.log_row(&sample, g.status, String::new());
+        // A transaction's sample, no sampler's: nothing follows it.
+        self.record_sample(&mut sample, self.recorded_as(), g.status, String::new, None);
     }
 
     /// Ends, innermost first, the open groups a jump to `to` leaves (all of them when the

@@ -194,6 +194,9 @@ pub(in crate::engine) enum Next<'a> {
 }
 
 impl<'a> After<'a> {
+    /// Nothing after a sample (a parent sample's).
+    pub(in crate::engine) const NONE: After<'static> = After { extract: &[], checks: &[], scripts: &[], limit: 0 };
+
     /// The order JMeter runs them in: post-processors, then assertions (each kind
     /// interleaved by [`crate::plan::scripting::ScriptEl::follows`]), then listeners.
     pub(in crate::engine) fn order(&self) -> Vec<Next<'a>> {

@@ -750,8 +750,7 @@ impl VirtualUser {
         note: Option<Box<(String, String)>>,
     ) {
         let ctx = &self.ctx;
-        let top = self.recorded_as();
-        let sample = Sample {
+        let mut sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -761,33 +760,21 @@ impl VirtualUser {
             bytes_received: ex.bytes_received,
             new_connection: ex.new_connection,
             error,
-            in_total: in_total && top.unwrap_or(false),
+            in_total,
             // A response cut short (a timeout, a reset mid-body) took a time the header's
             // upstream figure does not split: no split, rather than a skewed overhead.
             upstream_us: ex
                 .upstream_us
                 .filter(|_| matches!(error, None | Some(ErrorKind::Status(_) | ErrorKind::Check(_)))),
         };
-        // Inside a transaction that makes the parent sample, a sample is only part of it; the
-        // results file still has its line, as JMeter's CSV writes a sample's sub-results.
-        if top.is_some() {
-            ctx.recorder.record(&sample);
-        }
-        // The URL only for a per-sample log: formatting it costs allocations on every request.
-        if ctx.shared.sample_log.is_some() {
-            let (target, path) = at;
-            // A sample failed before its URL was taken apart (a full URL java.net.URL refuses)
-            // shows that URL.
-            let url = match super::super::request::full_url_in_path(path) {
-                Some(full) if target.host.is_empty() => full.to_string(),
-                _ => format!("{}://{}{}", target.scheme(), target.authority(), path),
-            };
-            let mut row = self.sample_row(&sample, ex.status, url);
-            row.code_message = note;
-            if let Some(log) = &ctx.shared.sample_log {
-                let _ = log.send(row);
-            }
-        }
+        // A sample failed before its URL was taken apart (a full URL java.net.URL refuses)
+        // shows that URL.
+        let (target, path) = at;
+        let url = || match super::super::request::full_url_in_path(path) {
+            Some(full) if target.host.is_empty() => full.to_string(),
+            _ => format!("{}://{}{}", target.scheme(), target.authority(), path),
+        };
+        self.record_sample(&mut sample, self.recorded_as(), ex.status, url, note);
     }
 
     /// Records a request that could not be sent because its URL is not usable; it failed.

@@ -4,9 +4,11 @@ use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::{Exec, SampleState};
 use super::super::user::VirtualUser;
 use super::after::After;
+use super::{How, Made};
 use crate::plan::scripting::ScriptStep;
 use crate::record::{ErrorKind, Sample};
 use crate::script::Thrown;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 impl VirtualUser {
@@ -15,8 +17,8 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let el = &x.script.0;
         let env = self.script_env(el);
-        let label = x.label.expect("a sampler has a label");
-        let label = self.sample_label(label);
+        let plan_label = x.label.expect("a sampler has a label");
+        let label = self.sample_label(plan_label);
         let mut state = SampleState {
             label: el.name.clone(),
             code: "200".into(),
@@ -92,30 +94,21 @@ impl VirtualUser {
                 &mut this.vars,
             )
         };
-        let error = self.after_in_order(after, &mut state, error, rules).await;
-        let mut sample = Sample {
+        let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
-            ttfb_us: state.latency_ms * 1000,
-            connect_us: state.connect_ms * 1000,
-            bytes_sent: state.sent_bytes,
-            bytes_received: state.bytes,
+            ttfb_us: 0,
+            connect_us: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
             new_connection: false,
             error,
             in_total: true,
             upstream_us: None,
         };
-        if let Some(top) = self.recorded_as() {
-            sample.in_total = top;
-            ctx.recorder.record(&sample);
-        }
-        if ctx.shared.sample_log.is_some() {
-            let said = Some(Box::new((state.code.clone(), state.message.clone())));
-            self.log_row_saying(&sample, status, String::new(), said);
-        }
-        self.add_to_groups(&sample, start, end, status);
-        self.keep_last(state, error.is_none());
-        error.is_some()
+        let (state, url) = (Some(state), Cow::Borrowed(""));
+        let made = Made { sample, start, end, plan_label, status, state, url, before: &[], how: How::SCRIPT };
+        self.finish(after, made, rules).await
     }
 }

@@ -6,9 +6,11 @@ use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::after::After;
+use super::{How, Made};
 use crate::plan::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
 use crate::record::{ErrorKind, Sample};
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// A made-up response's body is read in full by extractors and assertions.
@@ -51,7 +53,7 @@ impl VirtualUser {
         let code = x.code.render_string(&mut self.vars);
         let status = code.trim().parse::<u16>().unwrap_or(0);
         let ok = x.success.render_string(&mut self.vars).trim().eq_ignore_ascii_case(x.success_word);
-        let mut error = if interrupted {
+        let error = if interrupted {
             Some(ErrorKind::Aborted)
         } else if ok {
             None
@@ -64,25 +66,31 @@ impl VirtualUser {
             }
             _ => String::new(),
         };
-        if x.scripts.is_empty() && (!x.extract.is_empty() || !x.checks.is_empty()) {
-            let resp = Response::new(b"", body.as_bytes(), status);
-            let rules = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
-            let failed = apply_rules(rules, &resp, data.as_bytes(), "", elapsed, body.len() as u64, &mut self.vars);
-            error = error.or(failed);
-        }
         let ms = |t: &Option<crate::plan::Template>, vars: &mut crate::engine::session::UserVars| {
             let ms = t.as_ref().map_or(0, |t| t.render_string(vars).trim().parse::<u64>().unwrap_or(0));
             ms.min(crate::plan::MAX_DURATION.as_millis() as u64) * 1000
         };
+        // The sampler's fields are rendered as it samples, before what follows it (as JMeter's).
         let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
-        let mut label = self.sample_label(x.label);
-        let mut status = status;
+        let label = self.sample_label(x.label);
+        let sample = Sample {
+            label,
+            start_us: ctx.micros(start),
+            end_us: ctx.micros(end),
+            ttfb_us: ms(&x.latency, &mut self.vars),
+            connect_us: ms(&x.connect, &mut self.vars),
+            bytes_sent: sent,
+            bytes_received: body.len() as u64,
+            new_connection: false,
+            error,
+            in_total: true,
+            upstream_us: None,
+        };
         // The sample as scripts see it: its script post-processors' and assertions' `prev`
         // (they may change its success, code and label), and the next pre-processors'.
-        let mut kept = None;
-        let mut code_message = None;
-        if !x.scripts.is_empty() || self.keep_prev {
-            let mut state = SampleState {
+        let scripted = !x.scripts.is_empty() || self.keep_prev;
+        let (state, data) = if scripted {
+            let state = SampleState {
                 label: self.label_name(label),
                 code: code.clone(),
                 message: if error.is_none() { "OK".into() } else { String::new() },
@@ -96,44 +104,24 @@ impl VirtualUser {
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             };
-            if !x.scripts.is_empty() {
-                let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
-                let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
-                    let resp = Response::new(b"", &state.data, status);
-                    let data = state.sampler_data.as_bytes();
-                    apply_rules(rules, &resp, data, "", elapsed, state.data.len() as u64, &mut this.vars)
-                };
-                (error, code_message) = self.scripts_after(after, &mut state, error, &mut label, x.label, rules).await;
-                if code_message.is_some() {
-                    status = state.code.trim().parse::<u16>().unwrap_or(0);
-                }
-            }
-            kept = Some(state);
-        }
-        let mut sample = Sample {
-            label,
-            start_us: ctx.micros(start),
-            end_us: ctx.micros(end),
-            ttfb_us: ms(&x.latency, &mut self.vars),
-            connect_us: ms(&x.connect, &mut self.vars),
-            bytes_sent: sent,
-            bytes_received: body.len() as u64,
-            new_connection: false,
-            error,
-            in_total: true,
-            upstream_us: None,
+            (Some(state), String::new())
+        } else {
+            (None, data)
         };
-        // Inside a parent sample: its line in the results file only (see `request::record`).
-        if let Some(top) = self.recorded_as() {
-            sample.in_total = top;
-            ctx.recorder.record(&sample);
-        }
-        self.log_row_saying(&sample, status, String::new(), code_message);
-        self.add_to_groups(&sample, start, end, status);
-        if let Some(state) = kept {
-            self.keep_last(state, error.is_none());
-        }
-        error.is_some()
+        let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+            let (body, data) = if scripted {
+                (&state.data[..], state.sampler_data.as_bytes())
+            } else {
+                (body.as_bytes(), data.as_bytes())
+            };
+            let resp = Response::new(b"", body, status);
+            apply_rules(rules, &resp, data, "", elapsed, body.len() as u64, &mut this.vars)
+        };
+        let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
+        let url = Cow::Borrowed("");
+        let made =
+            Made { sample, start, end, plan_label: x.label, status, state, url, before: &[], how: How::SYNTHETIC };
+        self.finish(after, made, rules).await
     }
 
     /// The Debug Sampler's response: the user's variables then the plan's properties, each

@@ -14,9 +14,11 @@ use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::after::After;
+use super::{How, Made};
 use crate::plan::websocket::{frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp};
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -84,12 +86,10 @@ impl VirtualUser {
         let elapsed = end.saturating_duration_since(start);
         let head = std::mem::take(&mut o.head);
         let (status, received) = (o.status, o.received);
-        let mut rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+        let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(&head, &state.data, status);
             apply_rules(rules, &resp, &[], "", elapsed, received, &mut this.vars)
         };
-        let mut label = label;
-        let mut note = None;
         let mut state = SampleState {
             code: o.status.to_string(),
             data: std::mem::take(&mut o.body),
@@ -101,17 +101,10 @@ impl VirtualUser {
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
         };
-        if x.scripts.is_empty() {
-            if !x.extract.is_empty() || !x.checks.is_empty() {
-                let all = Rules { extract: &x.extract, checks: &x.checks, limit: NO_LIMIT };
-                o.error = o.error.or(rules(self, &state, all));
-            }
-        } else {
+        if !x.scripts.is_empty() {
             state.label = self.label_name(label);
-            let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
-            (o.error, note) = self.scripts_after(after, &mut state, o.error, &mut label, x.label, &mut rules).await;
         }
-        let mut sample = Sample {
+        let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -124,23 +117,11 @@ impl VirtualUser {
             in_total: true,
             upstream_us: None,
         };
-        // Inside a parent sample: its lines in the results file only (see `request::record`).
-        let top = self.recorded_as();
-        sample.in_total = top.unwrap_or(false);
+        let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
         // The plugin's sub-results: rows of their own, the sample itself is the exchange.
-        for d in &o.discarded {
-            if top.is_some() {
-                ctx.recorder.record(d);
-            }
-            self.log_row(d, 0, String::new());
-        }
-        if top.is_some() {
-            ctx.recorder.record(&sample);
-        }
-        self.log_row_saying(&sample, o.status, String::new(), note);
-        self.add_to_groups(&sample, start, end, o.status);
-        self.keep_last(state, o.error.is_none());
-        o.error.is_some()
+        let (before, state, url) = (&o.discarded[..], Some(state), Cow::Borrowed(""));
+        let made = Made { sample, start, end, plan_label: x.label, status, state, url, before, how: How::WEBSOCKET };
+        self.finish(after, made, rules).await
     }
 
     /// The sample itself, into `o`.

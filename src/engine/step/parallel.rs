@@ -104,7 +104,7 @@ impl VirtualUser {
             };
             // The plugin's parent sample: "200 OK", failed when a branch's sample failed, the
             // bytes of them all, no latency, from before the branches start to the last end.
-            let mut sample = Sample {
+            let sample = Sample {
                 label,
                 start_us: ctx.micros(start),
                 end_us: ctx.micros(end),
@@ -117,13 +117,21 @@ impl VirtualUser {
                 in_total: true,
                 upstream_us: None,
             };
-            if let Some(top) = self.recorded_as() {
-                sample.in_total = top;
-                ctx.recorder.record(&sample);
-            }
-            self.log_row(&sample, 200, String::new());
-            self.add_to_groups(&sample, start, end, 200);
-            (Some(sample.error.is_some()), after)
+            let (url, state) = (std::borrow::Cow::Borrowed(""), None);
+            let how = super::super::sampler::How::PARENT;
+            let made = super::super::sampler::Made {
+                sample,
+                start,
+                end,
+                plan_label: label,
+                status: 200,
+                state,
+                url,
+                before: &[],
+                how,
+            };
+            let failed = self.finish(super::super::sampler::After::NONE, made, |_, _, _| None).await;
+            (Some(failed), after)
         })
     }
 

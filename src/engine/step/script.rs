@@ -104,7 +104,6 @@ impl VirtualUser {
     }
 }
 
-
 /// A cookie a script added to the Cookie Manager, into the user's store as JMeter's
 /// `HC4CookieHandler` would hold it: for its domain (the request's host when it has none) and
 /// subdomains, or that host only for an address or `localhost`; its path or `/`; dropped once

@@ -13,10 +13,12 @@ use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
 use super::after::After;
+use super::{How, Made};
 use crate::plan::flow::StopKind;
 use crate::plan::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, Sample};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Instant;
 use tokio::io::AsyncWriteExt;
@@ -150,11 +152,11 @@ impl VirtualUser {
 
     /// Records a socket sample and runs its extractors, assertions and scripts; returns whether
     /// it failed.
-    async fn socket_result(&mut self, s: &Socket, mut label: LabelId, start: Instant, o: Outcome) -> bool {
+    async fn socket_result(&mut self, s: &Socket, label: LabelId, start: Instant, o: Outcome) -> bool {
         let ctx = self.ctx.clone();
         let end = o.end.unwrap_or_else(Instant::now);
-        let mut status = o.code.trim().parse::<u16>().unwrap_or(0);
-        let mut error = match (self.abandon.is_cancelled(), o.ok) {
+        let status = o.code.trim().parse::<u16>().unwrap_or(0);
+        let error = match (self.abandon.is_cancelled(), o.ok) {
             (true, _) => Some(ErrorKind::Aborted),
             (false, true) => None,
             (false, false) => Some(o.kind.unwrap_or(ErrorKind::Io)),
@@ -184,19 +186,10 @@ impl VirtualUser {
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
         };
-        let mut rules = rules;
-        if s.scripts.is_empty() {
-            if !s.extract.is_empty() || !s.checks.is_empty() {
-                let all = Rules { extract: &s.extract, checks: &s.checks, limit: NO_LIMIT };
-                error = error.or(rules(self, &state, all));
-            }
-        } else {
+        if !s.scripts.is_empty() {
             state.label = self.label_name(label);
-            let after = After { extract: &s.extract, checks: &s.checks, scripts: &s.scripts, limit: NO_LIMIT };
-            (error, _) = self.scripts_after(after, &mut state, error, &mut label, s.label, &mut rules).await;
-            status = state.code.trim().parse::<u16>().unwrap_or(0);
         }
-        let mut sample = Sample {
+        let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -209,20 +202,12 @@ impl VirtualUser {
             in_total: true,
             upstream_us: None,
         };
-        // Inside a parent sample: its line in the results file only (see `request::record`).
-        if let Some(top) = self.recorded_as() {
-            sample.in_total = top;
-            ctx.recorder.record(&sample);
-        }
+        let after = After { extract: &s.extract, checks: &s.checks, scripts: &s.scripts, limit: NO_LIMIT };
         // JMeter writes the URL of a sample without one as `null`.
-        if ctx.shared.sample_log.is_some() {
-            let said = Some(Box::new((state.code.clone(), state.message.clone())));
-            let url = o.url.unwrap_or_else(|| "null".into());
-            self.log_row_saying(&sample, status, url, said);
-        }
-        self.add_to_groups(&sample, start, end, status);
-        self.keep_last(state, error.is_none());
-        error.is_some()
+        let url = o.url.map_or(Cow::Borrowed("null"), Cow::Owned);
+        let (plan_label, state) = (s.label, Some(state));
+        let made = Made { sample, start, end, plan_label, status, state, url, before: &[], how: How::SOCKET };
+        self.finish(after, made, rules).await
     }
 
     /// JMeter's TCPSampler.sample with its client class.
