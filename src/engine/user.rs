@@ -67,11 +67,10 @@ impl Source for &Program {
 
 pub(super) struct VirtualUser {
     pub(super) ctx: Arc<ScenarioCtx>,
-    pub(super) client: HttpClient,
-    pub(super) vars: UserVars,
-    pub(super) jar: Option<super::jar::Jar>,
-    /// The user's HTTP caches (HTTP Cache Managers).
-    pub(super) caches: super::managers::UserCaches,
+    /// What the user carries from one sample to the next.
+    pub(super) session: Session,
+    /// What the user holds open to its servers.
+    pub(super) conns: Connections,
     /// What the user keeps for its plan's controllers, timers and data files.
     pub(super) plan: PlanState,
     /// The iterations the user has started (a Counter that resets on each one reads it).
@@ -89,11 +88,16 @@ pub(super) struct VirtualUser {
     pub(super) out: Vec<u8>,
     pub(super) body: Vec<u8>,
     pub(super) path: String,
-    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
-    /// as every user of every plan carries the field.
-    pub(super) ws: Option<Box<super::sampler::WsConn>>,
-    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests), once it has used one.
-    pub(super) sockets: Option<Box<super::sampler::Sockets>>,
+}
+
+/// What a user carries from one sample to the next (JMeter's thread context): its variables,
+/// cookies and HTTP caches, and what its scripts keep. By value in [`VirtualUser`]: no
+/// allocation and no byte of its own.
+pub(super) struct Session {
+    pub(super) vars: UserVars,
+    pub(super) jar: Option<super::jar::Jar>,
+    /// The user's HTTP caches (HTTP Cache Managers).
+    pub(super) caches: super::managers::UserCaches,
     /// What script elements see of this user's thread, made on its first script.
     pub(super) script_env: Option<Arc<super::scripting::Env>>,
     /// What script pre-processors changed on the sampler that follows them.
@@ -103,6 +107,17 @@ pub(super) struct VirtualUser {
     /// user's program has such scripts, `None` before its first sample.
     pub(super) keep_prev: bool,
     pub(super) last_sample: Option<Box<super::scripting::SampleState>>,
+}
+
+/// What a user holds open to its servers: its HTTP connections (one per host), its WebSocket
+/// connection and its raw sockets. By value in [`VirtualUser`], as [`Session`].
+pub(super) struct Connections {
+    pub(super) client: HttpClient,
+    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
+    /// as every user of every plan carries the field.
+    pub(super) ws: Option<Box<super::sampler::WsConn>>,
+    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests), once it has used one.
+    pub(super) sockets: Option<Box<super::sampler::Sockets>>,
 }
 
 /// What a user keeps for its plan's loops, Once Only and Transaction Controllers, counters,
@@ -221,10 +236,16 @@ impl VirtualUser {
         vars.stop = Some(ctx.stop.clone());
         vars.script_log = sh.scripts.log.clone();
         VirtualUser {
-            client: HttpClient::new(ctx.tls.clone()),
-            vars,
-            jar: sh.cookies.then(super::jar::Jar::default),
-            caches: Default::default(),
+            session: Session {
+                vars,
+                jar: sh.cookies.then(super::jar::Jar::default),
+                caches: Default::default(),
+                script_env: None,
+                sampler_edits: None,
+                keep_prev: ctx.program.keeps_prev,
+                last_sample: None,
+            },
+            conns: Connections { client: HttpClient::new(ctx.tls.clone()), ws: None, sockets: None },
             plan: PlanState::new(&sh.slots),
             iterations: 0,
             fd_backoff: Duration::ZERO,
@@ -233,12 +254,6 @@ impl VirtualUser {
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
-            ws: None,
-            sockets: None,
-            script_env: None,
-            sampler_edits: None,
-            keep_prev: ctx.program.keeps_prev,
-            last_sample: None,
             ctx,
         }
     }
@@ -248,14 +263,14 @@ impl VirtualUser {
     fn clear_managers(&mut self) {
         let m = &self.ctx.shared.managers;
         if m.clear_cookies.get(self.ctx.index).copied().unwrap_or(false) {
-            if let Some(jar) = self.jar.as_mut() {
+            if let Some(jar) = self.session.jar.as_mut() {
                 *jar = super::jar::Jar::default();
             }
         }
         if m.clear_dns {
-            self.client.forget_resolved();
+            self.conns.client.forget_resolved();
         }
-        self.caches.clear_each_iteration(&m.caches);
+        self.session.caches.clear_each_iteration(&m.caches);
     }
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
@@ -406,7 +421,7 @@ impl VirtualUser {
                     // parent sample): nothing to judge, as in JMeter.
                     if let Some(failed) = sampled {
                         if let Some(v) = ctx.shared.last_ok {
-                            self.vars.set(v, if failed { "false" } else { "true" });
+                            self.session.vars.set(v, if failed { "false" } else { "true" });
                         }
                         // The thread group's policy and a Result Status Action Handler's: the
                         // one that ends more wins, as JMeter's thread checks every flag of the
@@ -486,11 +501,13 @@ impl VirtualUser {
                         }
                         crate::plan::Think::Timed { slot } => {
                             let e = &ctx.shared.timers[slot as usize];
-                            let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));
-                            let range = crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.vars));
-                            e.kind.think(delay, range).draw(&mut self.vars.rng)
+                            let delay =
+                                crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.session.vars));
+                            let range =
+                                crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.session.vars));
+                            e.kind.think(delay, range).draw(&mut self.session.vars.rng)
                         }
-                        _ => t.draw(&mut self.vars.rng),
+                        _ => t.draw(&mut self.session.vars.rng),
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
@@ -515,7 +532,7 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Choose { cumulative, targets } => {
-                    pc = targets[pick(cumulative, self.vars.rng.random::<f64>())];
+                    pc = targets[pick(cumulative, self.session.vars.rng.random::<f64>())];
                 }
                 Op::Jump(to) => pc = *to,
                 Op::Feed(n) => {
@@ -526,8 +543,8 @@ impl VirtualUser {
                 }
                 Op::Set(assigns) => {
                     for a in assigns.iter() {
-                        let v = a.value.1.render_string(&mut self.vars);
-                        self.vars.set(a.var, &v);
+                        let v = a.value.1.render_string(&mut self.session.vars);
+                        self.session.vars.set(a.var, &v);
                     }
                     pc += 1;
                 }
@@ -539,7 +556,7 @@ impl VirtualUser {
                         None => u64::MAX,
                         // As in JMeter: a negative count loops forever, one that is not a number
                         // at run time runs the loop no times.
-                        Some(t) => match t.render_string(&mut self.vars).trim().parse::<i64>() {
+                        Some(t) => match t.render_string(&mut self.session.vars).trim().parse::<i64>() {
                             Ok(n) if n < 0 => u64::MAX,
                             Ok(n) => n as u64,
                             Err(_) => 0,
@@ -555,16 +572,16 @@ impl VirtualUser {
                     // entered, so a condition tested then sees it, and the last pass's index
                     // when the condition is tested at the end of that pass.
                     if let (Some(ix), 0) = (index, done) {
-                        self.vars.set(ix.var, &ix.offset.to_string());
+                        self.session.vars.set(ix.var, &ix.offset.to_string());
                     }
                     let go = done < limit
                         && ((*enter_first && done == 0)
                             || condition.as_ref().is_none_or(|c| match &**c {
                                 // JMeter enters a While loop whose text reads blank.
                                 Condition::WhileText { text, .. } if done == 0 => {
-                                    !text.render_string(&mut self.vars).trim().eq_ignore_ascii_case("false")
+                                    !text.render_string(&mut self.session.vars).trim().eq_ignore_ascii_case("false")
                                 }
-                                c => c.eval(&mut |t| t.render_string(&mut self.vars)),
+                                c => c.eval(&mut |t| t.render_string(&mut self.session.vars)),
                             }));
                     if go {
                         self.plan.loop_counts[*slot as usize].0 += 1;
@@ -578,11 +595,15 @@ impl VirtualUser {
                     // exit reads the offset again.
                     if let Some(ix) = index {
                         let pass = if go || (continued && condition.is_none() && done >= limit) { done } else { 0 };
-                        self.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
+                        self.session.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
                     }
                 }
                 Op::If { condition, otherwise } => {
-                    pc = if condition.eval(&mut |t| t.render_string(&mut self.vars)) { pc + 1 } else { *otherwise };
+                    pc = if condition.eval(&mut |t| t.render_string(&mut self.session.vars)) {
+                        pc + 1
+                    } else {
+                        *otherwise
+                    };
                 }
                 Op::Once { slot, skip, .. } => {
                     let done = &mut self.plan.once_done[*slot as usize];
@@ -611,10 +632,10 @@ impl VirtualUser {
                 }
                 Op::UserParams(p) => {
                     if !p.rows.is_empty() {
-                        let row = &p.rows[((self.vars.thread_num.max(1) - 1) as usize) % p.rows.len()];
+                        let row = &p.rows[((self.session.vars.thread_num.max(1) - 1) as usize) % p.rows.len()];
                         for (var, t) in p.vars.iter().zip(row) {
-                            let v = t.render_string(&mut self.vars);
-                            self.vars.set(*var, &v);
+                            let v = t.render_string(&mut self.session.vars);
+                            self.session.vars.set(*var, &v);
                         }
                     }
                     pc += 1;
@@ -633,8 +654,8 @@ impl VirtualUser {
                         counter_next_global(c, &ctx.shared.counters[c.slot as usize])
                     };
                     match &c.format {
-                        Some(f) => self.vars.set(c.var, &crate::script::format_decimal(f, value)),
-                        None => self.vars.set(c.var, &value.to_string()),
+                        Some(f) => self.session.vars.set(c.var, &crate::script::format_decimal(f, value)),
+                        None => self.session.vars.set(c.var, &value.to_string()),
                     }
                     pc += 1;
                 }
@@ -650,7 +671,7 @@ impl VirtualUser {
                         });
                         drawn
                     };
-                    self.vars.set(r.var, &(r.min + i64::from(value)).to_string());
+                    self.session.vars.set(r.var, &(r.min + i64::from(value)).to_string());
                     pc += 1;
                 }
                 Op::Throughput { slot, share, per_user, skip } => {
@@ -680,7 +701,7 @@ impl VirtualUser {
                 Op::RuntimeStart { slot, seconds, exit } => {
                     // JMeter's RunTime.getRuntime: a whole number of seconds, else 0; 0 or
                     // less skips the controller.
-                    let secs = seconds.render_string(&mut self.vars).parse::<i64>().unwrap_or(0);
+                    let secs = seconds.render_string(&mut self.session.vars).parse::<i64>().unwrap_or(0);
                     if secs > 0 {
                         let now = ctx.micros(Instant::now());
                         self.plan.counters[*slot as usize] =
@@ -696,7 +717,7 @@ impl VirtualUser {
                 Op::CriticalEnter { slot, lock, end } => {
                     // Entered again after leaving it by a jump: that hold is over.
                     self.plan.held.retain(|h| h.slot != *slot);
-                    let name = lock.render_string(&mut self.vars);
+                    let name = lock.render_string(&mut self.session.vars);
                     let reentrant =
                         name.is_empty() || self.plan.held.iter().any(|h| h.name == name && h._guard.is_some());
                     let guard = if reentrant {
@@ -729,7 +750,7 @@ impl VirtualUser {
                     for (i, o) in order[1..].iter_mut().enumerate() {
                         *o = i as u64;
                     }
-                    order[1..].shuffle(&mut self.vars.rng);
+                    order[1..].shuffle(&mut self.session.vars.rng);
                     pc += 1;
                 }
                 Op::ShuffleNext { slot, targets, end } => {
@@ -746,15 +767,15 @@ impl VirtualUser {
                     let pass = self.plan.loop_counts[pick.slot as usize].0;
                     match self.pick_at(pick, pass, &ctx.shared.scripts.names) {
                         Some(v) => {
-                            self.vars.set(pick.into, &v);
+                            self.session.vars.set(pick.into, &v);
                             pc += 1;
                         }
                         None => {
                             self.reset_index(source.program(&ctx), pc - 1);
                             // JMeter's resetLoopCount reads the start index again as the loop ends.
                             if let Some(at) = &pick.at {
-                                let start = java_int(&at.start.render_string(&mut self.vars));
-                                self.vars.set(at.index, &start.to_string());
+                                let start = java_int(&at.start.render_string(&mut self.session.vars));
+                                self.session.vars.set(at.index, &start.to_string());
                             }
                             pc = *exit;
                         }
@@ -763,7 +784,7 @@ impl VirtualUser {
                 Op::Pick { pick, exit } => {
                     let pass = self.plan.loop_counts[pick.slot as usize].0 as usize;
                     let past_end = pick.end.as_ref().is_some_and(|t| {
-                        let end = t.render_string(&mut self.vars).trim().parse::<i32>().unwrap_or(0);
+                        let end = t.render_string(&mut self.session.vars).trim().parse::<i32>().unwrap_or(0);
                         pick.offset as i64 + pass as i64 > i64::from(end)
                     });
                     // JMeter's ForEach ends at an unset variable (an empty one too, where unset
@@ -771,11 +792,11 @@ impl VirtualUser {
                     let value = pass
                         .checked_sub(1)
                         .and_then(|i| pick.from.get(i))
-                        .filter(|v| !past_end && !self.vars.is_unset(**v));
-                    match value.map(|v| self.vars.get(*v)) {
+                        .filter(|v| !past_end && !self.session.vars.is_unset(**v));
+                    match value.map(|v| self.session.vars.get(*v)) {
                         Some(v) => {
                             let v = v.to_string();
-                            self.vars.set(pick.into, &v);
+                            self.session.vars.set(pick.into, &v);
                             pc += 1;
                         }
                         _ => {
@@ -794,7 +815,7 @@ impl VirtualUser {
                         crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
                             .inspect(|i| self.plan.counters[base + 1 + i] += 1)
                     } else if n > 0 {
-                        let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
+                        let start = if r.by_user { self.session.vars.thread_num.saturating_sub(1) } else { 0 };
                         Some(((start + self.plan.counters[base]) % n as u64) as usize)
                     } else {
                         None
@@ -803,11 +824,11 @@ impl VirtualUser {
                     pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
                 }
                 Op::Switch { value, names, targets, end, rotate: None } => {
-                    let v = value.render_string(&mut self.vars);
+                    let v = value.render_string(&mut self.session.vars);
                     pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
                 }
                 Op::Write { writer, values } => {
-                    let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
+                    let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.session.vars)).collect();
                     let line = csv_line(&fields);
                     // A file that could not be opened was reported at start: the write is skipped.
                     if let Some(w) = &ctx.shared.writers[*writer] {
@@ -926,31 +947,31 @@ impl VirtualUser {
     ) -> Option<String> {
         let at = pick.at.as_ref()?;
         if pass == 1 {
-            let start = java_int(&at.start.render_string(&mut self.vars));
-            self.vars.set(at.start_at, &start.to_string());
+            let start = java_int(&at.start.render_string(&mut self.session.vars));
+            self.session.vars.set(at.start_at, &start.to_string());
         }
-        let start = self.vars.get(at.start_at).parse::<i64>().unwrap_or(0);
+        let start = self.session.vars.get(at.start_at).parse::<i64>().unwrap_or(0);
         // JMeter's loopCount on this pass.
         let count = start + pass as i64 - 1;
-        self.vars.set(at.index, &count.to_string());
+        self.session.vars.set(at.index, &count.to_string());
         if let Some(end) = &pick.end {
-            if count >= i64::from(java_int(&end.render_string(&mut self.vars))) {
+            if count >= i64::from(java_int(&end.render_string(&mut self.session.vars))) {
                 return None;
             }
         }
-        let name = format!("{}{}{}", at.prefix.render_string(&mut self.vars), at.sep, count + 1);
+        let name = format!("{}{}{}", at.prefix.render_string(&mut self.session.vars), at.sep, count + 1);
         // Names made while running are looked up as a script's `vars.get` looks them up.
-        if self.vars.names.is_empty() {
-            self.vars.names = names.clone();
+        if self.session.vars.names.is_empty() {
+            self.session.vars.names = names.clone();
         }
-        crate::plan::template::Scope::var_named(&self.vars, &name).map(str::to_string)
+        crate::plan::template::Scope::var_named(&self.session.vars, &name).map(str::to_string)
     }
 
     /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
     /// start again, as JMeter's controllers reset their count.
     fn reset_index(&mut self, program: &Program, test: usize) {
         if let Some(Op::LoopTest { index: Some(ix), .. }) = program.ops.get(test) {
-            self.vars.set(ix.var, &ix.offset.to_string());
+            self.session.vars.set(ix.var, &ix.offset.to_string());
         }
     }
 

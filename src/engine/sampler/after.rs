@@ -12,11 +12,11 @@ impl VirtualUser {
     /// Keeps `state` as the user's last sample (the next pre-processors' `prev`), when its
     /// program has scripts that read it.
     pub(in crate::engine) fn keep_last(&mut self, mut state: SampleState, success: bool) {
-        if self.keep_prev {
+        if self.session.keep_prev {
             state.success = success;
-            match &mut self.last_sample {
+            match &mut self.session.last_sample {
                 Some(b) => **b = state,
-                None => self.last_sample = Some(Box::new(state)),
+                None => self.session.last_sample = Some(Box::new(state)),
             }
         }
     }
@@ -93,7 +93,7 @@ impl VirtualUser {
                 Place::Post => {
                     let mut exec = Exec {
                         el,
-                        vars: &mut self.vars,
+                        vars: &mut self.session.vars,
                         env: &env,
                         sample: Some(state),
                         sampler: None,
@@ -111,7 +111,7 @@ impl VirtualUser {
                     let mut a = AssertState::default();
                     let mut exec = Exec {
                         el,
-                        vars: &mut self.vars,
+                        vars: &mut self.session.vars,
                         env: &env,
                         sample: Some(state),
                         sampler: None,
@@ -150,7 +150,7 @@ impl VirtualUser {
                     let mut copy = state.clone();
                     let mut exec = Exec {
                         el,
-                        vars: &mut self.vars,
+                        vars: &mut self.session.vars,
                         env: &env,
                         sample: Some(&mut copy),
                         sampler: None,

@@ -37,7 +37,7 @@ impl VirtualUser {
         target: &Target,
         path: &str,
     ) -> (Option<url::Url>, Option<String>) {
-        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
+        let jar = self.session.jar.as_ref().filter(|_| !spec.managers.jarless);
         let jar_cookies = jar.is_some_and(|j| !j.is_empty());
         let own_cookies =
             jar.is_some() && spec.managers.cookies.is_some() && !pm.own_cookies(&spec.managers).is_empty();
@@ -57,14 +57,21 @@ impl VirtualUser {
         jar_cookies: bool,
         own_cookies: bool,
     ) -> (Option<url::Url>, Option<String>) {
-        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
+        let jar = self.session.jar.as_ref().filter(|_| !spec.managers.jarless);
         let mut lines = String::new();
         let url = if jar_cookies { url_of(target, path) } else { None };
         let mut header = String::new();
         if own_cookies {
             let in_jar =
                 |n: &str| url.as_ref().zip(jar).is_some_and(|(u, j)| j.get_request_values(u).any(|(k, _)| k == n));
-            managers::user_cookies(pm.own_cookies(&spec.managers), &mut self.vars, target, path, in_jar, &mut header);
+            managers::user_cookies(
+                pm.own_cookies(&spec.managers),
+                &mut self.session.vars,
+                target,
+                path,
+                in_jar,
+                &mut header,
+            );
         }
         if let (Some(jar), Some(u)) = (jar, url.as_ref()) {
             for (k, v) in jar.get_request_values(u) {
@@ -84,11 +91,16 @@ impl VirtualUser {
         // Credentials the plan's own Authorization header does not already give.
         if let Some(auth) = &spec.managers.auth {
             if !spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
-                managers::authorization(auth, &mut self.vars, target, path, &mut lines);
+                managers::authorization(auth, &mut self.session.vars, target, path, &mut lines);
             }
         }
         if let Some(slot) = spec.managers.cache {
-            self.caches.conditional_headers(slot, &managers::cache_key(target, path), &spec.headers, &mut lines);
+            self.session.caches.conditional_headers(
+                slot,
+                &managers::cache_key(target, path),
+                &spec.headers,
+                &mut lines,
+            );
         }
         (url, (!lines.is_empty()).then_some(lines))
     }
@@ -103,7 +115,7 @@ impl VirtualUser {
         if req.fixed.is_some() || !super::super::request::names_files(spec) {
             return (Vec::new(), None);
         }
-        let named = super::super::request::uploads_named(spec, &mut self.vars);
+        let named = super::super::request::uploads_named(spec, &mut self.session.vars);
         off_the_worker(|| super::super::request::read_uploads(named))
     }
 
@@ -120,10 +132,10 @@ impl VirtualUser {
     ) -> Option<bool> {
         let w = wire(req, &sent.first, req.is_head, &self.abandon, &self.ctx.shared);
         let ex = match cut {
-            None => self.client.send(&w, &self.out, start).await,
+            None => self.conns.client.send(&w, &self.out, start).await,
             Some(part) => {
                 let end = super::super::request::cut_at_part(&self.out, part);
-                self.client.send_only(&w, &self.out[..end]).await
+                self.conns.client.send_only(&w, &self.out[..end]).await
             }
         };
         if ex.abandoned_before_send {
@@ -155,7 +167,7 @@ impl VirtualUser {
         let first: std::borrow::Cow<'_, Target> = match &spec.origin {
             None => std::borrow::Cow::Borrowed(&req.target),
             Some(o) => {
-                let origin = o.render_string(&mut self.vars);
+                let origin = o.render_string(&mut self.session.vars);
                 match crate::plan::resolve_url(&origin, None) {
                     Ok((t, base)) if !t.host.is_empty() => {
                         if base != "/" {
@@ -166,7 +178,7 @@ impl VirtualUser {
                     _ => {
                         if spec.java_uri {
                             let mut url = origin.clone();
-                            req.render_unencoded(&mut self.vars, &mut url);
+                            req.render_unencoded(&mut self.session.vars, &mut url);
                             if let Some(why) = crate::plan::java_uri::refusal(&url) {
                                 return Some(self.refused(label, start, url, why));
                             }
@@ -179,14 +191,14 @@ impl VirtualUser {
         if spec.java_uri && req.fixed.is_none() {
             // JMeter's rule: a URL java.net.URI refuses fails the sample, unsent.
             let at = self.path.len();
-            req.render_unencoded(&mut self.vars, &mut self.path);
+            req.render_unencoded(&mut self.session.vars, &mut self.path);
             let url = super::super::request::java_url(&first, &self.path);
             if let Some(why) = crate::plan::java_uri::refusal(&url) {
                 return Some(self.refused(label, start, url, why));
             }
             super::super::request::sendable(&mut self.path, at);
         } else {
-            req.render_path(&mut self.vars, &mut self.path);
+            req.render_path(&mut self.session.vars, &mut self.path);
         }
         // A path that turns out to be a whole URL (`${next}` holding `http://h/x`) is taken as
         // the URL, as JMeter does.
@@ -204,7 +216,7 @@ impl VirtualUser {
             None => first,
         };
         // What a script pre-processor changed on this sampler.
-        let edits = self.sampler_edits.take();
+        let edits = self.session.sampler_edits.take();
         let first = match &edits {
             Some(e) => {
                 apply_edits(e, &spec.method, &mut self.path);
@@ -231,7 +243,7 @@ impl VirtualUser {
         // A GET the cache has, still fresh: nothing is sent and there is no sample.
         if let Some(slot) = spec.managers.cache {
             if spec.method.eq_ignore_ascii_case("GET")
-                && self.caches.fresh(
+                && self.session.caches.fresh(
                     slot,
                     &managers::cache_key(&first, &self.path),
                     &spec.headers,
@@ -260,7 +272,7 @@ impl VirtualUser {
             _ => {
                 let (uploads, late) = self.uploads(req);
                 self.out.clear();
-                let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
+                let (vars, body, out) = (&mut self.session.vars, &mut self.body, &mut self.out);
                 req.render(vars, &first, &self.path, cookie.as_deref(), uploads, body, out, !edited);
                 if let Some(e) = edits.as_deref() {
                     edit_sent(e, &spec.method, out);
@@ -276,7 +288,11 @@ impl VirtualUser {
         // The fixed bytes went out as they are: the request as sent is those, else `out`.
         let sent_fixed = matches!((&req.fixed, &cookie), (Some(_), None)) && !edited;
         drop((edits, cookie));
-        let ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared), bytes, start).await;
+        let ex = self
+            .conns
+            .client
+            .send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared), bytes, start)
+            .await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
@@ -291,17 +307,17 @@ impl VirtualUser {
             || spec.fault.is_some()
             || spec.embedded.is_some()
             || !spec.scripts.is_empty()
-            || self.keep_prev
+            || self.session.keep_prev
             || ex.error == Some(ErrorKind::GeneratorFds)
         {
             let sent = Sent { label, first, url, fixed: sent_fixed, fault: None };
             return Box::pin(self.after_send(req, start, sent, ex)).await;
         }
-        let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+        let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
         let path = self.path.as_str();
         take_response(
-            self.jar.as_mut(),
-            &mut self.caches,
+            self.session.jar.as_mut(),
+            &mut self.session.caches,
             &resp,
             &ex,
             spec,
@@ -349,7 +365,7 @@ impl VirtualUser {
                 let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared);
                 // Boxed, as every rare await here: a future holds the largest state it may
                 // reach, and the user's task holds this one for the whole run.
-                let mut second = Box::pin(self.client.send(&w, &again, Instant::now())).await;
+                let mut second = Box::pin(self.conns.client.send(&w, &again, Instant::now())).await;
                 second.bytes_sent += ex.bytes_sent;
                 second.bytes_received += ex.bytes_received;
                 second.connect += ex.connect;
@@ -379,8 +395,17 @@ impl VirtualUser {
                 Some((m, t, p)) => (m.as_str(), t, p.as_str()),
                 None => (spec.method.as_str(), &*first, self.path.as_str()),
             };
-            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            take_response(self.jar.as_mut(), &mut self.caches, &resp, &ex, spec, pm, (method, target, path), &mut url);
+            let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
+            take_response(
+                self.session.jar.as_mut(),
+                &mut self.session.caches,
+                &resp,
+                &ex,
+                spec,
+                pm,
+                (method, target, path),
+                &mut url,
+            );
             let location =
                 if spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308) {
                     resp.header("location")
@@ -423,10 +448,10 @@ impl VirtualUser {
             let (method, target, path) = &*hop.insert((next_method, next_target, next_path));
             self.out.clear();
             let h = Hop { method, target, path, with_body };
-            req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
+            req.render_hop(&mut self.session.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
             let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared);
-            ex = Box::pin(self.client.send(&w, &self.out, hop_start)).await;
+            ex = Box::pin(self.conns.client.send(&w, &self.out, hop_start)).await;
             error = ex.error;
             // The chain's sample has the last response's status, as JMeter's parent sample.
             total.status = ex.status;
@@ -441,9 +466,9 @@ impl VirtualUser {
         // before its assertions; after a followed chain, not here (not done yet).
         let resources = match &spec.embedded {
             Some(e) if hops == 0 && ex.error.is_none() => {
-                let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+                let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
                 let ct = resp.header("content-type").unwrap_or_default().to_string();
-                let body = resp_body(&resp, self.client.body(), spec.max_response_size);
+                let body = resp_body(&resp, self.conns.client.body(), spec.max_response_size);
                 let page = url_of(&first, &self.path);
                 page.and_then(|p| super::super::embedded::resources(&ct, &body, &p, e))
             }
@@ -452,7 +477,7 @@ impl VirtualUser {
         let end = ex.end.unwrap_or_else(Instant::now);
         error = judged(spec, error);
         let has_rules = !spec.extract.is_empty() || !spec.checks.is_empty();
-        let final_url = if has_rules || !spec.scripts.is_empty() || self.keep_prev {
+        let final_url = if has_rules || !spec.scripts.is_empty() || self.session.keep_prev {
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
                 None => (&*first, self.path.as_str()),
@@ -486,8 +511,8 @@ impl VirtualUser {
         // pre-processors' when the user keeps its last sample.
         let mut kept = None;
         let mut note = None;
-        if !spec.scripts.is_empty() || self.keep_prev {
-            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+        if !spec.scripts.is_empty() || self.session.keep_prev {
+            let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
             let sent: &[u8] = fixed.unwrap_or(&self.out);
             let request_headers = super::super::response::request_headers(sent);
             // Boxed: it lives across the scripts' await, and inline it would be in every
@@ -497,7 +522,7 @@ impl VirtualUser {
                 label: self.label_name(label),
                 code: ex.status.to_string(),
                 message: resp.message().to_string(),
-                data: resp_body(&resp, self.client.body(), spec.max_response_size),
+                data: resp_body(&resp, self.conns.client.body(), spec.max_response_size),
                 headers: resp.headers_text(),
                 request_headers,
                 url: final_url.clone(),
@@ -610,9 +635,9 @@ impl VirtualUser {
         elapsed: Duration,
         received: u64,
     ) -> Option<ErrorKind> {
-        let resp = Response::new(self.client.head(), self.client.body(), status);
+        let resp = Response::new(self.conns.client.head(), self.conns.client.body(), status);
         let sent = fixed.unwrap_or(&self.out);
-        let vars = &mut self.vars;
+        let vars = &mut self.session.vars;
         let apply = || apply_rules(rules, &resp, sent, final_url, elapsed, received, vars);
         // Decoding a large compressed body takes a while: off this worker, so the other
         // users it runs are not held up behind it.
@@ -696,17 +721,17 @@ impl VirtualUser {
             let (url, cookie) = self.extra_headers(spec, pm, &target, &path);
             self.out.clear();
             let h = Hop { method: "GET", target: &target, path: &path, with_body: false };
-            req.render_hop(&mut self.vars, &h, cookie.as_deref(), &[], &mut self.out);
+            req.render_hop(&mut self.session.vars, &h, cookie.as_deref(), &[], &mut self.out);
             let start = Instant::now();
             let w = wire(req, &target, false, &self.abandon, &ctx.shared);
-            let ex = self.client.send(&w, &self.out, start).await;
+            let ex = self.conns.client.send(&w, &self.out, start).await;
             if ex.abandoned_before_send {
                 break;
             }
-            if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
+            if ex.set_cookie && self.session.jar.is_some() && !spec.managers.jarless {
                 let url = url.or_else(|| url_of(&target, &path));
-                let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy(&spec.managers));
+                let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
+                store_cookies(self.session.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy(&spec.managers));
             }
             let end = ex.end.unwrap_or_else(Instant::now);
             subs.push((sub, start, end, ex, target, path));
@@ -722,12 +747,13 @@ impl VirtualUser {
         if spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
             return None;
         }
-        let entry = managers::auth_entry(auth, &mut self.vars, target, &self.path).filter(|e| e.digest)?;
-        let resp = Response::new(self.client.head(), &[], 401);
+        let entry = managers::auth_entry(auth, &mut self.session.vars, target, &self.path).filter(|e| e.digest)?;
+        let resp = Response::new(self.conns.client.head(), &[], 401);
         let challenges: Vec<String> = resp.headers_named("www-authenticate").map(str::to_string).collect();
-        let cnonce: String = (0..8).map(|_| format!("{:02x}", rand::Rng::random::<u8>(&mut self.vars.rng))).collect();
+        let cnonce: String =
+            (0..8).map(|_| format!("{:02x}", rand::Rng::random::<u8>(&mut self.session.vars.rng))).collect();
         let line = challenges.iter().find_map(|c| {
-            managers::digest_authorization(entry, &mut self.vars, c, &spec.method, &self.path, &cnonce)
+            managers::digest_authorization(entry, &mut self.session.vars, c, &spec.method, &self.path, &cnonce)
         })?;
         let at = memchr::memmem::find(sent, b"\r\n\r\n")? + 2;
         let mut again = Vec::with_capacity(sent.len() + line.len());
@@ -884,7 +910,7 @@ impl VirtualUser {
             status,
             error: sample.error,
             scenario: ctx.index,
-            user: self.vars.thread_num,
+            user: self.session.vars.thread_num,
             bytes: sample.bytes_received,
             sent_bytes: sample.bytes_sent,
             group_users: ctx.active.load(Ordering::Relaxed),

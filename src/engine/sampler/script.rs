@@ -31,15 +31,15 @@ impl VirtualUser {
             ..Default::default()
         };
         // Pre-processors' changes to this sampler: only its name means something here.
-        self.sampler_edits = None;
+        self.session.sampler_edits = None;
         let mut exec = Exec {
             el,
-            vars: &mut self.vars,
+            vars: &mut self.session.vars,
             env: &env,
             sample: Some(&mut state),
             sampler: None,
             assertion: None,
-            prev: self.last_sample.as_deref_mut(),
+            prev: self.session.last_sample.as_deref_mut(),
             slept: Duration::ZERO,
         };
         let out = exec.run();
@@ -91,7 +91,7 @@ impl VirtualUser {
                 "",
                 end - start,
                 state.data.len() as u64,
-                &mut this.vars,
+                &mut this.session.vars,
             )
         };
         let sample = Sample {

@@ -22,12 +22,12 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let (elapsed, wait) = match &x.elapsed {
             Elapsed::Fixed { ms, wait } => {
-                let ms = ms.render_string(&mut self.vars).trim().parse::<u64>().unwrap_or(0);
+                let ms = ms.render_string(&mut self.session.vars).trim().parse::<u64>().unwrap_or(0);
                 (Duration::from_millis(ms), *wait)
             }
             Elapsed::Sleep { time, mask, default_time, default_mask } => {
-                let time = java_long_decode(time.render_string(&mut self.vars).trim()).unwrap_or(*default_time);
-                let mask = java_long_decode(mask.render_string(&mut self.vars).trim()).unwrap_or(*default_mask);
+                let time = java_long_decode(time.render_string(&mut self.session.vars).trim()).unwrap_or(*default_time);
+                let mask = java_long_decode(mask.render_string(&mut self.session.vars).trim()).unwrap_or(*default_mask);
                 let now_ms = ctx.shared.epoch_unix_ms as i64 + ctx.micros(start) as i64 / 1000;
                 (Duration::from_millis(sleep_ms(time, mask, now_ms)), true)
             }
@@ -47,12 +47,12 @@ impl VirtualUser {
             start + elapsed
         };
         let body = match &x.body {
-            SyntheticBody::Text(t) => t.render_string(&mut self.vars),
+            SyntheticBody::Text(t) => t.render_string(&mut self.session.vars),
             SyntheticBody::Debug { variables, properties } => self.debug_body(*variables, properties.as_deref()),
         };
-        let code = x.code.render_string(&mut self.vars);
+        let code = x.code.render_string(&mut self.session.vars);
         let status = code.trim().parse::<u16>().unwrap_or(0);
-        let ok = x.success.render_string(&mut self.vars).trim().eq_ignore_ascii_case(x.success_word);
+        let ok = x.success.render_string(&mut self.session.vars).trim().eq_ignore_ascii_case(x.success_word);
         let error = if interrupted {
             Some(ErrorKind::Aborted)
         } else if ok {
@@ -61,8 +61,8 @@ impl VirtualUser {
             Some(ErrorKind::Check(x.failure.0))
         };
         let data = match &x.data {
-            Some(t) if !x.scripts.is_empty() || self.keep_prev || reads_request_data(&x.checks) => {
-                t.render_string(&mut self.vars)
+            Some(t) if !x.scripts.is_empty() || self.session.keep_prev || reads_request_data(&x.checks) => {
+                t.render_string(&mut self.session.vars)
             }
             _ => String::new(),
         };
@@ -71,14 +71,14 @@ impl VirtualUser {
             ms.min(crate::plan::MAX_DURATION.as_millis() as u64) * 1000
         };
         // The sampler's fields are rendered as it samples, before what follows it (as JMeter's).
-        let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
+        let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.session.vars).encode_utf16().count() as u64);
         let label = self.sample_label(x.label);
         let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
-            ttfb_us: ms(&x.latency, &mut self.vars),
-            connect_us: ms(&x.connect, &mut self.vars),
+            ttfb_us: ms(&x.latency, &mut self.session.vars),
+            connect_us: ms(&x.connect, &mut self.session.vars),
             bytes_sent: sent,
             bytes_received: body.len() as u64,
             new_connection: false,
@@ -88,7 +88,7 @@ impl VirtualUser {
         };
         // The sample as scripts see it: its script post-processors' and assertions' `prev`
         // (they may change its success, code and label), and the next pre-processors'.
-        let scripted = !x.scripts.is_empty() || self.keep_prev;
+        let scripted = !x.scripts.is_empty() || self.session.keep_prev;
         let (state, data) = if scripted {
             let state = SampleState {
                 label: self.label_name(label),
@@ -115,7 +115,7 @@ impl VirtualUser {
                 (body.as_bytes(), data.as_bytes())
             };
             let resp = Response::new(b"", body, status);
-            apply_rules(rules, &resp, data, "", elapsed, body.len() as u64, &mut this.vars)
+            apply_rules(rules, &resp, data, "", elapsed, body.len() as u64, &mut this.session.vars)
         };
         let after = After { extract: &x.extract, checks: &x.checks, scripts: &x.scripts, limit: NO_LIMIT };
         let url = Cow::Borrowed("");
@@ -137,9 +137,10 @@ impl VirtualUser {
                 .enumerate()
                 .filter(|(i, n)| {
                     let id = VarId(*i as u32);
-                    !self.vars.is_unset(id) && !crate::engine::session::is_reference_to(self.vars.get(id), n)
+                    !self.session.vars.is_unset(id)
+                        && !crate::engine::session::is_reference_to(self.session.vars.get(id), n)
                 })
-                .map(|(i, n)| (n.as_str(), self.vars.get(VarId(i as u32))))
+                .map(|(i, n)| (n.as_str(), self.session.vars.get(VarId(i as u32))))
                 .collect();
             set.sort_by(|a, b| alphanumeric_cmp(a.0, b.0));
             for (n, v) in set {

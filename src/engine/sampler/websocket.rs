@@ -79,7 +79,7 @@ impl VirtualUser {
             }
         };
         if o.drop {
-            self.ws = None;
+            self.conns.ws = None;
         }
         // A sample refused before it starts (its fields, no connection) takes no time.
         let end = if o.timed { end } else { start };
@@ -88,7 +88,7 @@ impl VirtualUser {
         let (status, received) = (o.status, o.received);
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(&head, &state.data, status);
-            apply_rules(rules, &resp, &[], "", elapsed, received, &mut this.vars)
+            apply_rules(rules, &resp, &[], "", elapsed, received, &mut this.session.vars)
         };
         let mut state = SampleState {
             code: o.status.to_string(),
@@ -131,8 +131,8 @@ impl VirtualUser {
         // The plugin checks its fields first: the port and connect timeout of a new connection,
         // the read timeout of a sample that reads.
         let connect = x.connect.as_ref().map(|c| self.ws_target(c));
-        let connect_timeout = timeout_ms(&x.connect_timeout.render_string(&mut self.vars), 1);
-        let read_timeout = timeout_ms(&x.read_timeout.render_string(&mut self.vars), 0);
+        let connect_timeout = timeout_ms(&x.connect_timeout.render_string(&mut self.session.vars), 1);
+        let read_timeout = timeout_ms(&x.read_timeout.render_string(&mut self.session.vars), 0);
         let reads = !matches!(x.op, WsOp::Write(_));
         if matches!(connect, Some(None))
             || (connect.is_some() && connect_timeout.is_none())
@@ -143,21 +143,21 @@ impl VirtualUser {
         }
         let read_timeout = read_timeout.unwrap_or(Duration::from_secs(6));
         let connect_timeout = connect_timeout.unwrap_or(Duration::from_secs(20));
-        if connect.is_none() && self.ws.is_none() {
+        if connect.is_none() && self.conns.ws.is_none() {
             o.error = Some(ErrorKind::Check(f.no_connection.0));
             return;
         }
         o.timed = true;
         if let Some(Some(target)) = connect {
             // A new connection replaces the user's (the plugin disposes of the old one).
-            self.ws = None;
+            self.conns.ws = None;
             let headers: Vec<(String, String)> =
-                x.headers.iter().map(|(n, v)| (n.clone(), v.render_string(&mut self.vars))).collect();
+                x.headers.iter().map(|(n, v)| (n.clone(), v.render_string(&mut self.session.vars))).collect();
             let headers = self.with_cookie(&target, headers);
             let upgrade = upgrade(&target, &headers, connect_timeout, read_timeout, self.ctx.tls.clone());
             match upgrade.await {
                 Ok((conn, up)) => {
-                    self.ws = Some(Box::new(conn));
+                    self.conns.ws = Some(Box::new(conn));
                     o.connected_at = Some(Instant::now());
                     o.status = 101;
                     o.sent = up.sent;
@@ -182,17 +182,17 @@ impl VirtualUser {
         } else {
             o.status = 200;
         }
-        let Some(conn) = self.ws.as_mut() else { return };
+        let Some(conn) = self.conns.ws.as_mut() else { return };
         let sent = match &x.op {
             WsOp::Open | WsOp::Read { .. } => Ok(None),
-            WsOp::Write(p) | WsOp::RequestResponse(p) => match payload(p, &mut self.vars) {
+            WsOp::Write(p) | WsOp::RequestResponse(p) => match payload(p, &mut self.session.vars) {
                 Some(m) => conn.send(m).await.map(Some),
                 None => {
                     o.error = Some(ErrorKind::Check(f.bad_data.0));
                     return;
                 }
             },
-            WsOp::Close { status } => match status.render_string(&mut self.vars).trim().parse::<u16>() {
+            WsOp::Close { status } => match status.render_string(&mut self.session.vars).trim().parse::<u16>() {
                 Ok(code) => {
                     let frame = CloseFrame { code: CloseCode::from(code), reason: CLOSE_REASON.into() };
                     conn.send(Message::Close(Some(frame))).await.map(Some)
@@ -224,7 +224,7 @@ impl VirtualUser {
         // A close sent leaves the connection unusable, whatever comes back (the plugin's
         // client is closing, no longer connected).
         o.drop = matches!(expect, Expect::Close);
-        let got = match read_filtered(conn, x, read_timeout, &mut self.vars, o, &self.ctx).await {
+        let got = match read_filtered(conn, x, read_timeout, &mut self.session.vars, o, &self.ctx).await {
             Ok(m) => m,
             Err(ErrorKind::Timeout) if matches!(x.op, WsOp::Read { optional: true, .. }) => {
                 // An optional read that times out succeeds without a response.
@@ -264,16 +264,16 @@ impl VirtualUser {
         }
         o.received += size;
         if matches!(expect, Expect::Data(_)) {
-            self.vars.set(x.last_frame_final, "true");
+            self.session.vars.set(x.last_frame_final, "true");
         }
     }
 
     /// Where a new connection goes, its fields rendered; none when the port is not one.
     fn ws_target(&mut self, c: &Connect) -> Option<Target> {
-        let port = c.port.render_string(&mut self.vars).trim().parse::<i64>().ok()?;
+        let port = c.port.render_string(&mut self.session.vars).trim().parse::<i64>().ok()?;
         let port = u16::try_from(port).ok().filter(|p| *p > 0)?;
-        let host = c.server.render_string(&mut self.vars);
-        let path = c.path.render_string(&mut self.vars);
+        let host = c.server.render_string(&mut self.session.vars);
+        let path = c.path.render_string(&mut self.session.vars);
         // java.net.URL drops a fragment; the plugin puts a `/` before a path without one.
         let path = path.split('#').next().unwrap_or_default().trim().to_string();
         let path = if path.starts_with('/') { path } else { format!("/{path}") };
@@ -283,7 +283,7 @@ impl VirtualUser {
     /// The Cookie Manager's cookies for the upgrade's URL (`http`/`https`, as the plugin asks
     /// the manager), as one `Cookie` header.
     fn with_cookie(&self, t: &Target, mut headers: Vec<(String, String)>) -> Vec<(String, String)> {
-        let Some(jar) = self.jar.as_ref() else { return headers };
+        let Some(jar) = self.session.jar.as_ref() else { return headers };
         let scheme = if t.tls { "https" } else { "http" };
         let Ok(url) = url::Url::parse(&format!("{scheme}://{}{}", t.authority(), t.path)) else { return headers };
         let cookies: Vec<String> = jar.get_request_values(&url).map(|(k, v)| format!("{k}={v}")).collect();

@@ -46,7 +46,7 @@ impl VirtualUser {
         let file = &*spec.file;
         let recycle = spec.on_eof == OnEof::Recycle;
         let owns = |k| spec.owns(k);
-        let vars = &mut self.vars;
+        let vars = &mut self.session.vars;
         // Set while the row is at hand (under the shared reader's lock): its strings are the
         // reader's, reused for the next row, so taking a row allocates nothing.
         let mut apply = |row: &[String]| set_row(spec, vars, row);
@@ -100,7 +100,7 @@ impl VirtualUser {
             }
             OnEof::MarkEof => {
                 for var in &spec.columns {
-                    self.vars.set(*var, "<EOF>");
+                    self.session.vars.set(*var, "<EOF>");
                 }
                 None
             }
@@ -168,7 +168,7 @@ impl VirtualUser {
     fn rendered_label(&mut self, label: LabelId) -> LabelId {
         let shared = &self.ctx.shared;
         let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
-        let name = t.render_string(&mut self.vars);
+        let name = t.render_string(&mut self.session.vars);
         shared.run_labels.intern(&name, label).unwrap_or(label)
     }
 }

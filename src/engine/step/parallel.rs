@@ -18,7 +18,7 @@
 use super::super::client::HttpClient;
 use super::super::jar::{same, Jar};
 use super::super::program::ParallelOp;
-use super::super::user::{IterEnd, VirtualUser};
+use super::super::user::{Connections, IterEnd, Session, VirtualUser};
 use super::GroupAcc;
 use crate::record::Sample;
 use std::future::Future;
@@ -141,19 +141,19 @@ impl VirtualUser {
     fn branch(&mut self, parent: Option<u32>) -> VirtualUser {
         use rand::SeedableRng;
         let mut vars = crate::engine::session::UserVars::new(
-            self.vars.values.clone(),
+            self.session.vars.values.clone(),
             0,
-            self.vars.thread_num,
-            self.vars.globals.clone(),
+            self.session.vars.thread_num,
+            self.session.vars.globals.clone(),
         );
-        vars.counters.clone_from(&self.vars.counters);
+        vars.counters.clone_from(&self.session.vars.counters);
         // A `__fifoPop` in a branch stops waiting when the user's scenario stops, as the user's.
-        vars.stop.clone_from(&self.vars.stop);
-        vars.script_log.clone_from(&self.vars.script_log);
+        vars.stop.clone_from(&self.session.vars.stop);
+        vars.script_log.clone_from(&self.session.vars.script_log);
         // What the user's scripts know of it (set on its first script).
-        vars.names = self.vars.names.clone();
-        vars.thread_name_text.clone_from(&self.vars.thread_name_text);
-        vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
+        vars.names = self.session.vars.names.clone();
+        vars.thread_name_text.clone_from(&self.session.vars.thread_name_text);
+        vars.rng = rand::rngs::SmallRng::from_rng(&mut self.session.vars.rng);
         let plan = self.plan.branch(|n| {
             let mut groups = vec![GroupAcc::default(); n];
             if let Some(slot) = parent {
@@ -163,10 +163,16 @@ impl VirtualUser {
         });
         VirtualUser {
             ctx: self.ctx.clone(),
-            client: HttpClient::new(self.ctx.tls.clone()),
-            vars,
-            jar: self.jar.clone(),
-            caches: self.caches.clone(),
+            session: Session {
+                vars,
+                jar: self.session.jar.clone(),
+                caches: self.session.caches.clone(),
+                script_env: self.session.script_env.clone(),
+                sampler_edits: None,
+                keep_prev: self.session.keep_prev,
+                last_sample: self.session.last_sample.clone(),
+            },
+            conns: Connections { client: HttpClient::new(self.ctx.tls.clone()), ws: None, sockets: None },
             plan,
             iterations: self.iterations,
             fd_backoff: self.fd_backoff,
@@ -175,34 +181,29 @@ impl VirtualUser {
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
-            ws: None,
-            sockets: None,
-            script_env: self.script_env.clone(),
-            sampler_edits: None,
-            keep_prev: self.keep_prev,
-            last_sample: self.last_sample.clone(),
         }
     }
 
     /// Writes back what the branches changed, in the order they finished (`order`, indices
     /// into `kids`): each variable, function counter, cookie and cache entry a branch set.
     fn join(&mut self, kids: Vec<VirtualUser>, order: &[usize]) {
-        let before = self.vars.values.clone();
-        let counters = self.vars.counters.clone();
+        let before = self.session.vars.values.clone();
+        let counters = self.session.vars.counters.clone();
         for &i in order {
             let k = &kids[i];
-            for ((now, was), mine) in self.vars.values.iter_mut().zip(&before).zip(&k.vars.values) {
+            for ((now, was), mine) in self.session.vars.values.iter_mut().zip(&before).zip(&k.session.vars.values) {
                 if mine != was {
                     now.clone_from(mine);
                 }
             }
-            for ((now, was), mine) in self.vars.counters.iter_mut().zip(&counters).zip(&k.vars.counters) {
+            for ((now, was), mine) in self.session.vars.counters.iter_mut().zip(&counters).zip(&k.session.vars.counters)
+            {
                 *now += mine.saturating_sub(*was);
             }
-            self.caches.absorb(&k.caches, &self.ctx.shared.managers.caches);
+            self.session.caches.absorb(&k.session.caches, &self.ctx.shared.managers.caches);
         }
-        if let Some(jar) = self.jar.as_mut() {
-            *jar = merge_jars(jar, order.iter().filter_map(|&i| kids[i].jar.as_ref()));
+        if let Some(jar) = self.session.jar.as_mut() {
+            *jar = merge_jars(jar, order.iter().filter_map(|&i| kids[i].session.jar.as_ref()));
         }
     }
 }
@@ -263,7 +264,7 @@ mod tests {
         ctx.stop.cancel();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let got = kid.vars.fifo(FifoCall::Pop { queue: "never", timeout_s: None, capacity: None });
+            let got = kid.session.vars.fifo(FifoCall::Pop { queue: "never", timeout_s: None, capacity: None });
             let _ = tx.send(got);
         });
         let got = rx.recv_timeout(std::time::Duration::from_secs(5));

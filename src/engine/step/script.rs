@@ -13,20 +13,20 @@ impl VirtualUser {
     /// What this user's scripts see of its thread (made once, on its first script); the run's
     /// properties get the plan's `-J` ones on the first script of the run.
     pub(in crate::engine) fn script_env(&mut self, el: &crate::plan::scripting::ScriptEl) -> Arc<Env> {
-        if let Some(e) = &self.script_env {
+        if let Some(e) = &self.session.script_env {
             return e.clone();
         }
         let sh = &self.ctx.shared.scripts;
         sh.seeded.get_or_init(|| {
-            let mut props = self.vars.globals.properties.write().unwrap_or_else(|e| e.into_inner());
+            let mut props = self.session.vars.globals.properties.write().unwrap_or_else(|e| e.into_inner());
             for (k, v) in el.properties.iter() {
                 props.entry(k.clone()).or_insert_with(|| v.clone());
             }
         });
         let (group, threads) = sh.groups.get(self.ctx.index).cloned().unwrap_or_default();
-        let thread_name = format!("{group} {}-{}", self.ctx.index + 1, self.vars.thread_num);
-        self.vars.names = sh.names.clone();
-        self.vars.thread_name_text = Some(thread_name.clone());
+        let thread_name = format!("{group} {}-{}", self.ctx.index + 1, self.session.vars.thread_num);
+        self.session.vars.names = sh.names.clone();
+        self.session.vars.thread_name_text = Some(thread_name.clone());
         let env = Arc::new(Env {
             thread_name,
             group,
@@ -36,9 +36,9 @@ impl VirtualUser {
             writable: sh.writable.clone(),
             log: sh.log.clone(),
             stop: Some(super::super::scripting::Stop { scenario: self.ctx.clone(), until: self.stop_at }),
-            cookie_manager: self.jar.is_some(),
+            cookie_manager: self.session.jar.is_some(),
         });
-        self.script_env = Some(env.clone());
+        self.session.script_env = Some(env.clone());
         env
     }
 
@@ -59,29 +59,29 @@ impl VirtualUser {
         let env = self.script_env(el);
         let none = crate::plan::scripting::SamplerInfo::default();
         let info = x.sampler.as_ref().unwrap_or(&none);
-        let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
+        let mut edits = self.session.sampler_edits.take().map(|b| *b).unwrap_or_default();
         let mut exec = Exec {
             el,
-            vars: &mut self.vars,
+            vars: &mut self.session.vars,
             env: &env,
             sample: None,
             sampler: Some((info, &mut edits)),
             assertion: None,
-            prev: self.last_sample.as_deref_mut(),
+            prev: self.session.last_sample.as_deref_mut(),
             slept: Duration::ZERO,
         };
         let out = exec.run();
         let slept = exec.slept;
         if !edits.cookies.is_empty() {
             let host = edits.domain.as_deref().or(info.http.as_ref().map(|h| h.domain.as_str())).unwrap_or("");
-            if let Some(jar) = self.jar.as_mut() {
+            if let Some(jar) = self.session.jar.as_mut() {
                 for c in std::mem::take(&mut edits.cookies) {
                     store_script_cookie(jar, &c, host);
                 }
             }
         }
         if !edits.is_empty() {
-            self.sampler_edits = Some(Box::new(edits));
+            self.session.sampler_edits = Some(Box::new(edits));
         }
         let mut wait = slept;
         if el.place == Place::Timer {

@@ -11,7 +11,7 @@ mod wire;
 
 use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
-use super::super::user::VirtualUser;
+use super::super::user::{Connections, VirtualUser};
 use super::after::After;
 use super::{How, Made};
 use crate::plan::flow::StopKind;
@@ -113,13 +113,15 @@ impl Outcome {
     }
 }
 
-impl VirtualUser {
+impl Connections {
     /// The user's raw sockets, made on its first socket sample: a user of a plan with none
     /// carries a pointer, not three maps.
     fn sockets(&mut self) -> &mut Sockets {
         self.sockets.get_or_insert_with(Default::default)
     }
+}
 
+impl VirtualUser {
     /// Runs one step of this family starting at `start`: whether the sample failed (none for
     /// the Raw Data Source, which makes no sample) and what the user does after a failure (or,
     /// for a Raw Data Source out of data, `User`: the user stops).
@@ -137,7 +139,7 @@ impl VirtualUser {
                 let o = match &s.kind {
                     SocketKind::Tcp(t) => {
                         // JMeter's sampler data, made only for what reads it.
-                        let data = !s.scripts.is_empty() || self.keep_prev || reads_request_data(&s.checks);
+                        let data = !s.scripts.is_empty() || self.session.keep_prev || reads_request_data(&s.checks);
                         self.tcp(t, data).await
                     }
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
@@ -166,7 +168,7 @@ impl VirtualUser {
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let head = format!("SOCKET {} {}\r\n{}", state.code, state.message, state.headers);
             let resp = Response::new(head.as_bytes(), &state.data, status);
-            apply_rules(rules, &resp, state.sampler_data.as_bytes(), "", elapsed, state.bytes, &mut this.vars)
+            apply_rules(rules, &resp, state.sampler_data.as_bytes(), "", elapsed, state.bytes, &mut this.session.vars)
         };
         let since = |t: Option<Instant>| t.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
         let mut state = SampleState {
@@ -213,13 +215,15 @@ impl VirtualUser {
     /// JMeter's TCPSampler.sample with its client class.
     async fn tcp(&mut self, t: &Tcp, data: bool) -> Outcome {
         let mut o = Outcome::new();
-        let server = t.server.render_string(&mut self.vars);
-        let port = java_int(&t.port.render_string(&mut self.vars));
-        let request = t.request.render_string(&mut self.vars);
-        let timeout = java_int(&t.timeout.render_string(&mut self.vars)).max(0) as u64;
-        let connect_timeout = java_int(&t.connect_timeout.render_string(&mut self.vars)).max(0) as u64;
+        let server = t.server.render_string(&mut self.session.vars);
+        let port = java_int(&t.port.render_string(&mut self.session.vars));
+        let request = t.request.render_string(&mut self.session.vars);
+        let timeout = java_int(&t.timeout.render_string(&mut self.session.vars)).max(0) as u64;
+        let connect_timeout = java_int(&t.connect_timeout.render_string(&mut self.session.vars)).max(0) as u64;
         let eol = match &t.eol {
-            Some(e) => Some(java_int(&e.render_string(&mut self.vars)) as i64).filter(|e| (-128..=127).contains(e)),
+            Some(e) => {
+                Some(java_int(&e.render_string(&mut self.session.vars)) as i64).filter(|e| (-128..=127).contains(e))
+            }
             None => t.default_eol,
         }
         .map(|e| e as i8 as u8);
@@ -229,18 +233,18 @@ impl VirtualUser {
                 "Host: {server} Port: {port}\nReuse: {} Close: {}\n[SOLINGER: {} EOL: {} noDelay: {}]",
                 t.reuse,
                 t.close,
-                java_int(&t.so_linger.render_string(&mut self.vars)),
-                t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.vars))),
+                java_int(&t.so_linger.render_string(&mut self.session.vars)),
+                t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.session.vars))),
                 t.nodelay
             );
         }
         let key = format!("TCP#{server}#{port}#{}", t.user);
-        let cached = if t.reuse { self.sockets().tcp.remove(&key) } else { None };
+        let cached = if t.reuse { self.conns.sockets().tcp.remove(&key) } else { None };
         let mut stream = match cached {
             Some(s) => s,
             None => {
                 // Bug 44910: the previous socket of the key is closed (it was taken out above).
-                self.sockets().tcp.remove(&key);
+                self.conns.sockets().tcp.remove(&key);
                 let c = wire::connect(&server, port, connect_timeout, &self.abandon, wire::TIMED_OUT_SOCKET).await;
                 o.connected = Some(Instant::now());
                 match c {
@@ -269,7 +273,7 @@ impl VirtualUser {
             o.kind = Some(ErrorKind::Check(failure.0));
             o.end = Some(Instant::now());
             if t.reuse && !t.close {
-                self.sockets().tcp.insert(key, stream);
+                self.conns.sockets().tcp.insert(key, stream);
             }
             return o;
         }
@@ -297,7 +301,7 @@ impl VirtualUser {
         };
         o.bytes = o.body.len() as u64;
         if keep && t.reuse && !t.close {
-            self.sockets().tcp.insert(key, stream);
+            self.conns.sockets().tcp.insert(key, stream);
         }
         o
     }
@@ -448,24 +452,24 @@ impl VirtualUser {
     /// the stream.
     async fn http_raw(&mut self, r: &HttpRaw) -> Outcome {
         let mut o = Outcome::new();
-        let host = r.host.render_string(&mut self.vars);
-        let port_text = r.port.render_string(&mut self.vars);
+        let host = r.host.render_string(&mut self.session.vars);
+        let port_text = r.port.render_string(&mut self.session.vars);
         // A port that is not a number is 80, the plugin's fallback.
         let port = port_text.trim().parse::<i32>().unwrap_or(80);
-        let timeout = r.timeout.render_string(&mut self.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
-        let data = r.data.render_string(&mut self.vars);
-        let file = r.file.render_string(&mut self.vars);
+        let timeout = r.timeout.render_string(&mut self.session.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
+        let data = r.data.render_string(&mut self.session.vars);
+        let file = r.file.render_string(&mut self.session.vars);
         let abandon = self.abandon.clone();
-        let saved = if r.keepalive { self.sockets().raw.remove(&r.slot) } else { None };
+        let saved = if r.keepalive { self.conns.sockets().raw.remove(&r.slot) } else { None };
         let mut stream = match saved {
             Some(Saved::Open(s)) => s,
             Some(Saved::Closed) => {
-                self.sockets().raw.insert(r.slot, Saved::Closed);
+                self.conns.sockets().raw.insert(r.slot, Saved::Closed);
                 o.plugin_failure(wire::closed_channel());
                 return o;
             }
             Some(Saved::Unconnected) => {
-                self.sockets().raw.insert(r.slot, Saved::Unconnected);
+                self.conns.sockets().raw.insert(r.slot, Saved::Unconnected);
                 o.plugin_failure(Failure {
                     kind: ErrorKind::Io,
                     text: "java.nio.channels.NotYetConnectedException".into(),
@@ -478,7 +482,7 @@ impl VirtualUser {
                     s
                 }
                 Err(f) => {
-                    self.sockets().raw.insert(r.slot, Saved::Unconnected);
+                    self.conns.sockets().raw.insert(r.slot, Saved::Unconnected);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -498,7 +502,7 @@ impl VirtualUser {
         .await;
         if let Err(f) = sent {
             // The plugin leaves its channel open after a failed send (a missing file).
-            self.sockets().raw.insert(r.slot, Saved::Open(stream));
+            self.conns.sockets().raw.insert(r.slot, Saved::Open(stream));
             o.plugin_failure(f);
             return o;
         }
@@ -512,7 +516,7 @@ impl VirtualUser {
                     got.extend_from_slice(&buf[..n]);
                 }
                 Err(e) => {
-                    self.sockets().raw.insert(r.slot, Saved::Closed);
+                    self.conns.sockets().raw.insert(r.slot, Saved::Closed);
                     o.plugin_failure(wire::channel_io(&e));
                     return o;
                 }
@@ -522,7 +526,7 @@ impl VirtualUser {
         // Nothing read: the plugin closes the channel ("seems it was closed"); without
         // keep-alive it closes it after every response.
         let state = if got.is_empty() || !r.keepalive { Saved::Closed } else { Saved::Open(stream) };
-        self.sockets().raw.insert(r.slot, state);
+        self.conns.sockets().raw.insert(r.slot, state);
         o.bytes = got.len() as u64;
         o.body = got;
         if r.parse {
@@ -534,14 +538,14 @@ impl VirtualUser {
     /// The plugins' UDPSampler with its encoder.
     async fn udp(&mut self, u: &Udp) -> Outcome {
         let mut o = Outcome::new();
-        let host = u.host.render_string(&mut self.vars);
-        let port = u.port.render_string(&mut self.vars);
-        let data = u.data.render_string(&mut self.vars);
-        let timeout = u.timeout.render_string(&mut self.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
-        let bind_address = u.bind_address.render_string(&mut self.vars);
-        let bind_port = java_int(&u.bind_port.render_string(&mut self.vars));
+        let host = u.host.render_string(&mut self.session.vars);
+        let port = u.port.render_string(&mut self.session.vars);
+        let data = u.data.render_string(&mut self.session.vars);
+        let timeout = u.timeout.render_string(&mut self.session.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
+        let bind_address = u.bind_address.render_string(&mut self.session.vars);
+        let bind_port = java_int(&u.bind_port.render_string(&mut self.session.vars));
         let abandon = self.abandon.clone();
-        let socket = match self.sockets().udp.remove(&u.slot) {
+        let socket = match self.conns.sockets().udp.remove(&u.slot) {
             Some(s) => Some(s),
             None => wire::udp_channel(&bind_address, bind_port, &host, &port).await.ok(),
         };
@@ -556,7 +560,7 @@ impl VirtualUser {
             UdpCodec::Hex => match hex::decode(&data) {
                 Ok(b) => b,
                 Err(f) => {
-                    self.sockets().udp.insert(u.slot, socket);
+                    self.conns.sockets().udp.insert(u.slot, socket);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -564,7 +568,7 @@ impl VirtualUser {
             UdpCodec::Dns => match dns::query(&data, rand::random()) {
                 Ok(b) => b,
                 Err(f) => {
-                    self.sockets().udp.insert(u.slot, socket);
+                    self.conns.sockets().udp.insert(u.slot, socket);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -578,7 +582,7 @@ impl VirtualUser {
             o.latency = Some(Instant::now());
             o.end = o.latency;
             if !u.close {
-                self.sockets().udp.insert(u.slot, socket);
+                self.conns.sockets().udp.insert(u.slot, socket);
             }
             return o;
         }
@@ -607,7 +611,7 @@ impl VirtualUser {
             UdpCodec::Dns => dns::describe(&buf[..n]).map(String::into_bytes),
         };
         if !u.close {
-            self.sockets().udp.insert(u.slot, socket);
+            self.conns.sockets().udp.insert(u.slot, socket);
         }
         match decoded {
             Ok(d) => {
@@ -622,7 +626,7 @@ impl VirtualUser {
 
     /// The Raw Data Source: the next chunk into its variable; false when the user must stop.
     fn raw_source(&mut self, r: &RawSource) -> bool {
-        let name = r.file.render_string(&mut self.vars);
+        let name = r.file.render_string(&mut self.session.vars);
         let lock = || r.state.0.lock().unwrap_or_else(|p| p.into_inner());
         // Read outside the lock: the other users' workers would block on it for the whole read.
         if lock().is_none() {
@@ -647,7 +651,7 @@ impl VirtualUser {
         };
         let Some(chunk) = chunk else { return false };
         let value = if r.hex { hex::encode(&chunk) } else { String::from_utf8_lossy(&chunk).into_owned() };
-        self.vars.set(r.var, &value);
+        self.session.vars.set(r.var, &value);
         true
     }
 }
