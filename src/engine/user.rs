@@ -4,17 +4,13 @@
 //! their own, and the request step, are in `step`.
 
 use super::client::HttpClient;
-use super::program::{pick, Op, Program};
-use super::session::{csv_line, ScenarioCtx};
-use super::step::{counter_next_global, counter_next_user, java_random_next_int, GroupAcc};
+use super::program::{Op, Program};
+use super::session::ScenarioCtx;
+use super::step::GroupAcc;
 use crate::engine::session::UserVars;
-use crate::plan::condition::Condition;
-use crate::plan::flow::{StopKind, ThroughputShare};
+use crate::plan::flow::StopKind;
 use crate::plan::LabelId;
 use crate::record::Sample;
-use rand::seq::SliceRandom;
-use rand::Rng;
-use std::io::Write as _;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -221,7 +217,7 @@ impl std::ops::DerefMut for PlanState {
 /// holds (none when the lock name is empty, or when an outer section holds the same lock:
 /// JMeter's locks are reentrant). Dropping it releases the lock.
 pub(super) struct Held {
-    slot: u32,
+    pub(super) slot: u32,
     start: usize,
     end: usize,
     name: String,
@@ -443,71 +439,9 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Think(t) => {
-                    let d = match *t {
-                        crate::plan::Think::Throughput { interval, shared, slot } => {
-                            let now = Instant::now();
-                            let users = if shared { ctx.active.load(Ordering::Relaxed).max(1) as u32 } else { 1 };
-                            let last = &mut self.plan.paces[slot as usize];
-                            // Saturating: a plan may ask for one sample in a thousand years.
-                            let gap = interval.checked_mul(users).unwrap_or(crate::plan::MAX_DURATION);
-                            let next =
-                                last.map_or(now, |l| l.checked_add(gap).unwrap_or(now + crate::plan::MAX_DURATION));
-                            *last = Some(next.max(now));
-                            next.saturating_duration_since(now)
-                        }
-                        crate::plan::Think::Shaped { slot } => {
-                            let now = Instant::now();
-                            let turn = ctx.shared.pacers[slot as usize].lock().expect("pacer lock").turn(now);
-                            match turn {
-                                Ok(at) => at.saturating_duration_since(now),
-                                // Past its schedule the timer stops the thread group, as the plugin.
-                                Err(end) => {
-                                    tokio::select! {
-                                        _ = tokio::time::sleep(end.saturating_duration_since(now)) => {}
-                                        _ = ctx.stop.cancelled() => {}
-                                    }
-                                    ctx.stop_now();
-                                    return IterEnd::Cut;
-                                }
-                            }
-                        }
-                        crate::plan::Think::Precise { slot } => {
-                            let next = ctx.shared.arrivals[slot as usize].lock().expect("arrivals lock").next();
-                            match next {
-                                // Seconds from the test's start, truncated to the ms as JMeter's
-                                // `(long)` of its delay.
-                                Some(at) => {
-                                    let at = ctx.epoch + Duration::from_millis((at * 1000.0).max(0.0) as u64);
-                                    at.saturating_duration_since(Instant::now())
-                                }
-                                // JMeter's timer throws on every sample in its scope (a rate or a
-                                // period of 0); the reader has warned that the user waits instead.
-                                None => crate::plan::MAX_DURATION,
-                            }
-                        }
-                        crate::plan::Think::Sync { slot } => {
-                            since_wait = 0;
-                            let users = ctx.shared.sync_users.get(ctx.index).copied().unwrap_or(1);
-                            let barrier = &ctx.shared.barriers[slot as usize];
-                            // Boxed for the size of the user's future (see the samplers).
-                            match Box::pin(barrier.wait(users, self.stop_at, &ctx.stop)).await {
-                                super::sync_timer::Passed::Go => Duration::ZERO,
-                                // Stranded: as a JMeter thread stopped while it waits, the user ends.
-                                super::sync_timer::Passed::Cut | super::sync_timer::Passed::Stranded => {
-                                    return IterEnd::Cut
-                                }
-                                super::sync_timer::Passed::Ends => return IterEnd::UserDone,
-                            }
-                        }
-                        crate::plan::Think::Timed { slot } => {
-                            let e = &ctx.shared.timers[slot as usize];
-                            let delay =
-                                crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.session.vars));
-                            let range =
-                                crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.session.vars));
-                            e.kind.think(delay, range).draw(&mut self.session.vars.rng)
-                        }
-                        _ => t.draw(&mut self.session.vars.rng),
+                    let d = match self.think_time(&ctx, t, &mut since_wait).await {
+                        Ok(d) => d,
+                        Err(end) => return end,
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
@@ -530,189 +464,6 @@ impl VirtualUser {
                         }
                     }
                     pc += 1;
-                }
-                Op::Choose { cumulative, targets } => {
-                    pc = targets[pick(cumulative, self.session.vars.rng.random::<f64>())];
-                }
-                Op::Jump(to) => pc = *to,
-                Op::Feed(n) => {
-                    if let Some(end) = self.feed(*n) {
-                        return end;
-                    }
-                    pc += 1;
-                }
-                Op::Set(assigns) => {
-                    for a in assigns.iter() {
-                        let v = a.value.1.render_string(&mut self.session.vars);
-                        self.session.vars.set(a.var, &v);
-                    }
-                    pc += 1;
-                }
-                Op::LoopInit { slot, count, resets } => {
-                    for r in resets.iter() {
-                        self.plan.once_done[*r as usize] = false;
-                    }
-                    let limit = match count {
-                        None => u64::MAX,
-                        // As in JMeter: a negative count loops forever, one that is not a number
-                        // at run time runs the loop no times.
-                        Some(t) => match t.render_string(&mut self.session.vars).trim().parse::<i64>() {
-                            Ok(n) if n < 0 => u64::MAX,
-                            Ok(n) => n as u64,
-                            Err(_) => 0,
-                        },
-                    };
-                    self.plan.loop_counts[*slot as usize] = (0, limit);
-                    pc += 1;
-                }
-                Op::LoopTest { slot, condition, enter_first, exit, index } => {
-                    let (done, limit) = self.plan.loop_counts[*slot as usize];
-                    let continued = self.plan.continued_to.take() == Some(pc);
-                    // As JMeter's controllers: the index reads the offset when the loop is
-                    // entered, so a condition tested then sees it, and the last pass's index
-                    // when the condition is tested at the end of that pass.
-                    if let (Some(ix), 0) = (index, done) {
-                        self.session.vars.set(ix.var, &ix.offset.to_string());
-                    }
-                    let go = done < limit
-                        && ((*enter_first && done == 0)
-                            || condition.as_ref().is_none_or(|c| match &**c {
-                                // JMeter enters a While loop whose text reads blank.
-                                Condition::WhileText { text, .. } if done == 0 => {
-                                    !text.render_string(&mut self.session.vars).trim().eq_ignore_ascii_case("false")
-                                }
-                                c => c.eval(&mut |t| t.render_string(&mut self.session.vars)),
-                            }));
-                    if go {
-                        self.plan.loop_counts[*slot as usize].0 += 1;
-                        pc += 1;
-                    } else {
-                        pc = *exit;
-                    }
-                    // A count loop left by its count after a "start next iteration of current
-                    // loop" keeps its count as index (JMeter's LoopController.startNextLoop
-                    // increments it and next() ends the loop without resetting it); any other
-                    // exit reads the offset again.
-                    if let Some(ix) = index {
-                        let pass = if go || (continued && condition.is_none() && done >= limit) { done } else { 0 };
-                        self.session.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
-                    }
-                }
-                Op::If { condition, otherwise } => {
-                    pc = if condition.eval(&mut |t| t.render_string(&mut self.session.vars)) {
-                        pc + 1
-                    } else {
-                        *otherwise
-                    };
-                }
-                Op::Once { slot, skip, .. } => {
-                    let done = &mut self.plan.once_done[*slot as usize];
-                    if *done {
-                        pc = *skip;
-                    } else {
-                        *done = true;
-                        pc += 1;
-                    }
-                }
-                Op::GroupStart { slot, parent, wall_clock, label } => {
-                    let label = Some(self.sample_label(*label));
-                    self.plan.groups[*slot as usize] = GroupAcc {
-                        open: true,
-                        parent: *parent,
-                        wall_clock: *wall_clock,
-                        label,
-                        start_us: ctx.micros(Instant::now()),
-                        ..Default::default()
-                    };
-                    pc += 1;
-                }
-                Op::GroupEnd { slot, label } => {
-                    self.end_group(*slot, *label);
-                    pc += 1;
-                }
-                Op::UserParams(p) => {
-                    if !p.rows.is_empty() {
-                        let row = &p.rows[((self.session.vars.thread_num.max(1) - 1) as usize) % p.rows.len()];
-                        for (var, t) in p.vars.iter().zip(row) {
-                            let v = t.render_string(&mut self.session.vars);
-                            self.session.vars.set(*var, &v);
-                        }
-                    }
-                    pc += 1;
-                }
-                Op::Counter(c) => {
-                    let value = if c.per_user {
-                        if let Some(mark) = c.reset {
-                            let now = self.iterations + 1;
-                            if self.plan.counters[mark as usize] != now {
-                                self.plan.counters[mark as usize] = now;
-                                self.plan.counters[c.slot as usize] = 0;
-                            }
-                        }
-                        counter_next_user(c, &mut self.plan.counters[c.slot as usize])
-                    } else {
-                        counter_next_global(c, &ctx.shared.counters[c.slot as usize])
-                    };
-                    match &c.format {
-                        Some(f) => self.session.vars.set(c.var, &crate::script::format_decimal(f, value)),
-                        None => self.session.vars.set(c.var, &value.to_string()),
-                    }
-                    pc += 1;
-                }
-                Op::SeededRandom(r) => {
-                    let value = if r.per_user {
-                        java_random_next_int(&mut self.plan.counters[r.slot as usize], r.seed, r.range)
-                    } else {
-                        let mut drawn = 0;
-                        let cell = &ctx.shared.counters[r.slot as usize];
-                        let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mut s| {
-                            drawn = java_random_next_int(&mut s, r.seed, r.range);
-                            Some(s)
-                        });
-                        drawn
-                    };
-                    self.session.vars.set(r.var, &(r.min + i64::from(value)).to_string());
-                    pc += 1;
-                }
-                Op::Throughput { slot, share, per_user, skip } => {
-                    let decide = |(passes, done): &mut (u64, u64)| {
-                        // JMeter's ThroughputController.canExecute, then the pass is counted.
-                        let run = match *share {
-                            ThroughputShare::Percent(p) => (100.0 * *done as f64 + 50.0) / (*passes as f64 + 1.0) < p,
-                            ThroughputShare::Total(n) => *done < n,
-                        };
-                        *passes += 1;
-                        if run {
-                            *done += 1;
-                        }
-                        run
-                    };
-                    let run = if *per_user {
-                        decide(&mut self.plan.throughput[*slot as usize])
-                    } else {
-                        decide(&mut ctx.shared.throughput[*slot as usize].lock().unwrap_or_else(|e| e.into_inner()))
-                    };
-                    pc = if run { pc + 1 } else { *skip };
-                }
-                Op::Stop(kind) => match self.in_loop(source.program(&ctx), pc, *kind, S::BRANCH) {
-                    Ok(to) => pc = to,
-                    Err(end) => return end,
-                },
-                Op::RuntimeStart { slot, seconds, exit } => {
-                    // JMeter's RunTime.getRuntime: a whole number of seconds, else 0; 0 or
-                    // less skips the controller.
-                    let secs = seconds.render_string(&mut self.session.vars).parse::<i64>().unwrap_or(0);
-                    if secs > 0 {
-                        let now = ctx.micros(Instant::now());
-                        self.plan.counters[*slot as usize] =
-                            now.saturating_add((secs as u64).saturating_mul(1_000_000));
-                        pc += 1;
-                    } else {
-                        pc = *exit;
-                    }
-                }
-                Op::RuntimeCheck { slot, exit } => {
-                    pc = if ctx.micros(Instant::now()) >= self.plan.counters[*slot as usize] { *exit } else { pc + 1 };
                 }
                 Op::CriticalEnter { slot, lock, end } => {
                     // Entered again after leaving it by a jump: that hold is over.
@@ -739,105 +490,10 @@ impl VirtualUser {
                     }
                     pc += 1;
                 }
-                Op::CriticalExit { slot } => {
-                    self.plan.held.retain(|h| h.slot != *slot);
-                    pc += 1;
-                }
-                Op::ShuffleStart { slot, n } => {
-                    // JMeter's RandomOrderController: Collections.shuffle each pass.
-                    let order = &mut self.plan.counters[*slot as usize..=(*slot + *n) as usize];
-                    order[0] = 0;
-                    for (i, o) in order[1..].iter_mut().enumerate() {
-                        *o = i as u64;
-                    }
-                    order[1..].shuffle(&mut self.session.vars.rng);
-                    pc += 1;
-                }
-                Op::ShuffleNext { slot, targets, end } => {
-                    let at = *slot as usize;
-                    let pos = self.plan.counters[at] as usize;
-                    if pos < targets.len() {
-                        self.plan.counters[at] += 1;
-                        pc = targets[self.plan.counters[at + 1 + pos] as usize];
-                    } else {
-                        pc = *end;
-                    }
-                }
-                Op::Pick { pick, exit } if pick.at.is_some() => {
-                    let pass = self.plan.loop_counts[pick.slot as usize].0;
-                    match self.pick_at(pick, pass, &ctx.shared.scripts.names) {
-                        Some(v) => {
-                            self.session.vars.set(pick.into, &v);
-                            pc += 1;
-                        }
-                        None => {
-                            self.reset_index(source.program(&ctx), pc - 1);
-                            // JMeter's resetLoopCount reads the start index again as the loop ends.
-                            if let Some(at) = &pick.at {
-                                let start = java_int(&at.start.render_string(&mut self.session.vars));
-                                self.session.vars.set(at.index, &start.to_string());
-                            }
-                            pc = *exit;
-                        }
-                    }
-                }
-                Op::Pick { pick, exit } => {
-                    let pass = self.plan.loop_counts[pick.slot as usize].0 as usize;
-                    let past_end = pick.end.as_ref().is_some_and(|t| {
-                        let end = t.render_string(&mut self.session.vars).trim().parse::<i32>().unwrap_or(0);
-                        pick.offset as i64 + pass as i64 > i64::from(end)
-                    });
-                    // JMeter's ForEach ends at an unset variable (an empty one too, where unset
-                    // is not told apart from `""`).
-                    let value = pass
-                        .checked_sub(1)
-                        .and_then(|i| pick.from.get(i))
-                        .filter(|v| !past_end && !self.session.vars.is_unset(**v));
-                    match value.map(|v| self.session.vars.get(*v)) {
-                        Some(v) => {
-                            let v = v.to_string();
-                            self.session.vars.set(pick.into, &v);
-                            pc += 1;
-                        }
-                        _ => {
-                            // The ForEach's test is the op before its Pick.
-                            self.reset_index(source.program(&ctx), pc - 1);
-                            pc = *exit;
-                        }
-                    }
-                }
-                Op::Switch { rotate: Some(r), targets, end, .. } => {
-                    let n = targets.len();
-                    let base = r.slot as usize;
-                    let pick = if !r.weights.is_empty() {
-                        let total = self.plan.counters[base];
-                        let counts = &self.plan.counters[base + 1..base + 1 + r.weights.len()];
-                        crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
-                            .inspect(|i| self.plan.counters[base + 1 + i] += 1)
-                    } else if n > 0 {
-                        let start = if r.by_user { self.session.vars.thread_num.saturating_sub(1) } else { 0 };
-                        Some(((start + self.plan.counters[base]) % n as u64) as usize)
-                    } else {
-                        None
-                    };
-                    self.plan.counters[base] += 1;
-                    pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
-                }
-                Op::Switch { value, names, targets, end, rotate: None } => {
-                    let v = value.render_string(&mut self.session.vars);
-                    pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
-                }
-                Op::Write { writer, values } => {
-                    let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.session.vars)).collect();
-                    let line = csv_line(&fields);
-                    // A file that could not be opened was reported at start: the write is skipped.
-                    if let Some(w) = &ctx.shared.writers[*writer] {
-                        let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
-                        // A failed write-back must not stop the load; it is rare and visible in the file.
-                        let _ = w.write_all(&line).and_then(|_| w.flush());
-                    }
-                    pc += 1;
-                }
+                op => match self.control(&ctx, source.program(&ctx), S::BRANCH, pc, op) {
+                    Ok(to) => pc = to,
+                    Err(end) => return end,
+                },
             }
         }
         if !S::BRANCH {
@@ -848,7 +504,13 @@ impl VirtualUser {
 
     /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
     /// around it), or how it ends the iteration (or the parallel `branch`).
-    fn in_loop(&mut self, program: &Program, pc: usize, kind: StopKind, branch: bool) -> Result<usize, IterEnd> {
+    pub(super) fn in_loop(
+        &mut self,
+        program: &Program,
+        pc: usize,
+        kind: StopKind,
+        branch: bool,
+    ) -> Result<usize, IterEnd> {
         let around = program.loops.get(pc).copied().flatten();
         let to = match (kind, around) {
             (StopKind::ContinueLoop, Some((test, _))) => {
@@ -885,7 +547,7 @@ impl VirtualUser {
     }
 
     /// Records the sample of open group `slot` (a Transaction Controller) and closes it.
-    fn end_group(&mut self, slot: u32, label: LabelId) {
+    pub(super) fn end_group(&mut self, slot: u32, label: LabelId) {
         let g = std::mem::take(&mut self.plan.groups[slot as usize]);
         if !g.open {
             return;
@@ -939,7 +601,7 @@ impl VirtualUser {
     /// The value pass `pass` (from 1) of a ForEach whose prefix or start index is set while
     /// the test runs takes, as JMeter's `isDone`: `prefix sep (start + pass)`, the start read
     /// as the loop is entered; `None` ends the loop (past the end index, or an unset variable).
-    fn pick_at(
+    pub(super) fn pick_at(
         &mut self,
         pick: &crate::plan::flow::Pick,
         pass: u64,
@@ -969,7 +631,7 @@ impl VirtualUser {
 
     /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
     /// start again, as JMeter's controllers reset their count.
-    fn reset_index(&mut self, program: &Program, test: usize) {
+    pub(super) fn reset_index(&mut self, program: &Program, test: usize) {
         if let Some(Op::LoopTest { index: Some(ix), .. }) = program.ops.get(test) {
             self.session.vars.set(ix.var, &ix.offset.to_string());
         }
@@ -1004,6 +666,6 @@ fn branch_end(kind: StopKind) -> IterEnd {
 }
 
 /// A number as JMeter's `getPropertyAsInt` reads it: `Integer.parseInt`, 0 when it is not one.
-fn java_int(text: &str) -> i32 {
+pub(super) fn java_int(text: &str) -> i32 {
     text.parse().unwrap_or(0)
 }

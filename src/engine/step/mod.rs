@@ -3,8 +3,10 @@
 //! are in `engine::sampler`.
 
 mod anchor;
+mod control;
 mod parallel;
 mod script;
+mod think;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::csv_data::Cursor;
