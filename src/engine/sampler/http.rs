@@ -355,26 +355,7 @@ impl VirtualUser {
         let pm = &ctx.shared.managers;
         let Sent { mut label, first, mut url, fixed: sent_fixed, fault: late } = sent;
         if ex.status == 401 && spec.managers.auth.is_some() {
-            let sent = match &req.fixed {
-                Some(f) if sent_fixed => f.bytes.clone(),
-                _ => self.out.clone(),
-            };
-            if let Some(again) = self.digest_retry(spec, &first, &sent) {
-                // HttpClient 4 answers the challenge inside the same execution: one sample
-                // for both exchanges (the server sees two requests).
-                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared);
-                // Boxed, as every rare await here: a future holds the largest state it may
-                // reach, and the user's task holds this one for the whole run.
-                let mut second = Box::pin(self.conns.client.send(&w, &again, Instant::now())).await;
-                second.bytes_sent += ex.bytes_sent;
-                second.bytes_received += ex.bytes_received;
-                second.connect += ex.connect;
-                second.new_connection |= ex.new_connection;
-                second.first_byte = ex.first_byte.or(second.first_byte);
-                second.upstream_us = both_upstream(ex.upstream_us, second.upstream_us);
-                second.abandoned_before_send = false;
-                ex = second;
-            }
+            ex = Box::pin(self.answer_digest(req, &first, sent_fixed, ex)).await;
         }
         if let Some(fault) = spec.fault.or(late) {
             // Sent, then failed in JMeter before it read any response (a file body it could
@@ -464,16 +445,8 @@ impl VirtualUser {
         // "Retrieve All Embedded Resources": the page's resources, found before the rules run (their
         // fetches reuse the response buffer). JMeter parses a successful (2xx, 3xx) response,
         // before its assertions; after a followed chain, not here (not done yet).
-        let resources = match &spec.embedded {
-            Some(e) if hops == 0 && ex.error.is_none() => {
-                let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
-                let ct = resp.header("content-type").unwrap_or_default().to_string();
-                let body = resp_body(&resp, self.conns.client.body(), spec.max_response_size);
-                let page = url_of(&first, &self.path);
-                page.and_then(|p| super::super::embedded::resources(&ct, &body, &p, e))
-            }
-            _ => None,
-        };
+        let found = spec.embedded.as_ref().filter(|_| hops == 0 && ex.error.is_none());
+        let resources = found.and_then(|e| self.page_resources(e, spec, &first, ex.status));
         let end = ex.end.unwrap_or_else(Instant::now);
         error = judged(spec, error);
         let has_rules = !spec.extract.is_empty() || !spec.checks.is_empty();
@@ -514,31 +487,7 @@ impl VirtualUser {
         if !spec.scripts.is_empty() || self.session.keep_prev {
             let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
             let sent: &[u8] = fixed.unwrap_or(&self.out);
-            let request_headers = super::super::response::request_headers(sent);
-            // Boxed: it lives across the scripts' await, and inline it would be in every
-            // user's future, scripts or not.
-            let mut state = Box::new(super::super::scripting::SampleState {
-                http: true,
-                label: self.label_name(label),
-                code: ex.status.to_string(),
-                message: resp.message().to_string(),
-                data: resp_body(&resp, self.conns.client.body(), spec.max_response_size),
-                headers: resp.headers_text(),
-                request_headers,
-                url: final_url.clone(),
-                elapsed_ms: elapsed.as_millis() as u64,
-                latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
-                connect_ms: total.connect.as_millis() as u64,
-                bytes: total.bytes_received,
-                sent_bytes: total.bytes_sent,
-                content_type: resp.header("content-type").unwrap_or_default().to_string(),
-                data_type: "text".into(),
-                // Its sampler data is made when a script reads it, from what was sent.
-                http_sent: sent.to_vec(),
-                start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
-                end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
-                ..Default::default()
-            });
+            let mut state = self.http_state(label, &resp, spec, &final_url, (start, end), &total, sent);
             if !spec.scripts.is_empty() {
                 // Boxed: inline, the scripts' state would be in every user's future, scripts or not.
                 (error, note) =
@@ -554,32 +503,9 @@ impl VirtualUser {
             note = interrupted(spec, ex.error);
         }
         if let Some(urls) = resources {
-            // JMeter's container (downloadPageResources): a sample of the sampler's name holding
-            // the page's own as `label-0` and a resource's as `label-1`...; it lasts until the
-            // last one ends, holds their bytes, and fails when one fails. Its row comes first.
+            // JMeter's container: see `record_page`.
             let subs = Box::pin(self.embedded_resources(req, label, &urls)).await;
-            let mut whole = ex;
-            let mut whole_end = end;
-            let mut note = note;
-            for (_, _, e, x, _, _) in &subs {
-                whole.bytes_sent += x.bytes_sent;
-                whole.bytes_received += x.bytes_received;
-                whole_end = whole_end.max(*e);
-                if error.is_none() && x.error.is_some() {
-                    // Failed, yet with the page's code and message (setParentSampleSuccess).
-                    let page = (ex.status.to_string(), crate::http1::reason(ex.status).to_string());
-                    note = note.or(Some(Box::new(page)));
-                    error = x.error;
-                }
-            }
-            total.bytes_sent = whole.bytes_sent;
-            total.bytes_received = whole.bytes_received;
-            self.record(label, start, whole_end, &whole, error, true, (&*first, self.path.as_str()), note);
-            let own = self.ctx.shared.run_labels.intern(&format!("{}-0", self.label_name(label)), label);
-            self.record(own.unwrap_or(label), start, end, &ex, ex.error, false, (&*first, self.path.as_str()), None);
-            for (sub, s, e, x, target, path) in &subs {
-                self.record(*sub, *s, *e, x, x.error, false, (target, path), None);
-            }
+            error = self.record_page(label, (start, end), &ex, (error, note), &subs, &mut total, &first);
         } else {
             let (last_target, last_path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
@@ -607,9 +533,103 @@ impl VirtualUser {
         if let Some(state) = kept {
             self.keep_last(*state, error.is_none());
         }
+        self.back_off(error).await;
+        self.request_to_groups(label, start, end, &total, error);
+        Some(error.is_some())
+    }
+
+    /// The embedded resources of the page just received from `first` (its response, `status`).
+    fn page_resources(
+        &self,
+        e: &crate::plan::request::Embedded,
+        spec: &RequestSpec,
+        first: &Target,
+        status: u16,
+    ) -> Option<Vec<url::Url>> {
+        let resp = Response::new(self.conns.client.head(), self.conns.client.body(), status);
+        let ct = resp.header("content-type").unwrap_or_default().to_string();
+        let body = resp_body(&resp, self.conns.client.body(), spec.max_response_size);
+        let page = url_of(first, &self.path);
+        page.and_then(|p| super::super::embedded::resources(&ct, &body, &p, e))
+    }
+
+    /// Records a page and its embedded resources (`subs`), as JMeter's container
+    /// (downloadPageResources): a sample of the sampler's name holding the page's own as
+    /// `label-0` and a resource's as `label-1`...; it lasts until the last one ends, holds their
+    /// bytes (into `total` too), and fails when one fails. Returns its error.
+    #[allow(clippy::too_many_arguments)]
+    fn record_page(
+        &self,
+        label: LabelId,
+        (start, end): (Instant, Instant),
+        ex: &Exchange,
+        (mut error, mut note): (Option<ErrorKind>, Option<Box<(String, String)>>),
+        subs: &[(LabelId, Instant, Instant, Exchange, Target, String)],
+        total: &mut Exchange,
+        first: &Target,
+    ) -> Option<ErrorKind> {
+        let mut whole = *ex;
+        let mut whole_end = end;
+        for (_, _, e, x, _, _) in subs {
+            whole.bytes_sent += x.bytes_sent;
+            whole.bytes_received += x.bytes_received;
+            whole_end = whole_end.max(*e);
+            if error.is_none() && x.error.is_some() {
+                // Failed, yet with the page's code and message (setParentSampleSuccess).
+                let page = (ex.status.to_string(), crate::http1::reason(ex.status).to_string());
+                note = note.or(Some(Box::new(page)));
+                error = x.error;
+            }
+        }
+        total.bytes_sent = whole.bytes_sent;
+        total.bytes_received = whole.bytes_received;
+        // Its row comes first.
+        self.record(label, start, whole_end, &whole, error, true, (first, self.path.as_str()), note);
+        let own = self.ctx.shared.run_labels.intern(&format!("{}-0", self.label_name(label)), label);
+        self.record(own.unwrap_or(label), start, end, ex, ex.error, false, (first, self.path.as_str()), None);
+        for (sub, s, e, x, target, path) in subs {
+            self.record(*sub, *s, *e, x, x.error, false, (target, path), None);
+        }
+        error
+    }
+
+    /// The request `ex` answered again with Digest credentials, when an Authorization
+    /// Manager's Digest entry gives them and the 401 challenges for Digest: one exchange of
+    /// both, as HttpClient 4 answers the challenge inside the same execution (one sample, two
+    /// requests the server sees); else `ex`.
+    async fn answer_digest(
+        &mut self,
+        req: &PreparedRequest,
+        first: &Target,
+        sent_fixed: bool,
+        ex: Exchange,
+    ) -> Exchange {
+        let spec = &req.spec;
+        let sent = match &req.fixed {
+            Some(f) if sent_fixed => f.bytes.clone(),
+            _ => self.out.clone(),
+        };
+        let Some(again) = self.digest_retry(spec, first, &sent) else { return ex };
+        let w = wire(req, first, req.is_head, &self.abandon, &self.ctx.shared);
+        let mut second = self.conns.client.send(&w, &again, Instant::now()).await;
+        second.bytes_sent += ex.bytes_sent;
+        second.bytes_received += ex.bytes_received;
+        second.connect += ex.connect;
+        second.new_connection |= ex.new_connection;
+        second.first_byte = ex.first_byte.or(second.first_byte);
+        second.upstream_us = both_upstream(ex.upstream_us, second.upstream_us);
+        second.abandoned_before_send = false;
+        second
+    }
+
+    /// After a sample that failed because the generator ran out of file descriptors, waits
+    /// the back-off (doubling while it lasts); after any other, the back-off starts again.
+    async fn back_off(&mut self, error: Option<ErrorKind>) {
         if error == Some(ErrorKind::GeneratorFds) {
             self.fd_backoff = (self.fd_backoff * 2).clamp(FD_BACKOFF_MIN, FD_BACKOFF_MAX);
-            let (backoff, stop) = (self.fd_backoff, &ctx.stop);
+            let (backoff, stop) = (self.fd_backoff, &self.ctx.stop);
+            // Boxed, as every rare await here: a future holds the largest state it may
+            // reach, and the user's task holds this one for the whole run.
             Box::pin(async move {
                 tokio::select! {
                     _ = tokio::time::sleep(backoff) => {}
@@ -620,8 +640,46 @@ impl VirtualUser {
         } else {
             self.fd_backoff = Duration::ZERO;
         }
-        self.request_to_groups(label, start, end, &total, error);
-        Some(error.is_some())
+    }
+
+    /// An HTTP sample as scripts see it (`prev`), `sent` the request as it went out; boxed: it
+    /// lives across the scripts' await, and inline it would be in every user's future,
+    /// scripts or not.
+    #[allow(clippy::too_many_arguments)]
+    fn http_state(
+        &self,
+        label: LabelId,
+        resp: &Response<'_>,
+        spec: &RequestSpec,
+        final_url: &str,
+        (start, end): (Instant, Instant),
+        total: &Exchange,
+        sent: &[u8],
+    ) -> Box<super::super::scripting::SampleState> {
+        let ctx = &self.ctx;
+        let elapsed = end.saturating_duration_since(start);
+        Box::new(super::super::scripting::SampleState {
+            http: true,
+            label: self.label_name(label),
+            code: resp.status.to_string(),
+            message: resp.message().to_string(),
+            data: resp_body(resp, self.conns.client.body(), spec.max_response_size),
+            headers: resp.headers_text(),
+            request_headers: super::super::response::request_headers(sent),
+            url: final_url.to_string(),
+            elapsed_ms: elapsed.as_millis() as u64,
+            latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
+            connect_ms: total.connect.as_millis() as u64,
+            bytes: total.bytes_received,
+            sent_bytes: total.bytes_sent,
+            content_type: resp.header("content-type").unwrap_or_default().to_string(),
+            data_type: "text".into(),
+            // Its sampler data is made when a script reads it, from what was sent.
+            http_sent: sent.to_vec(),
+            start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+            end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
+            ..Default::default()
+        })
     }
 
     /// Applies `rules` to the last response (`fixed`: the request's fixed bytes when they were
