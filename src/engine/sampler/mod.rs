@@ -18,8 +18,9 @@ use super::response::Rules;
 use super::scripting::SampleState;
 use super::user::VirtualUser;
 use crate::plan::LabelId;
-use crate::record::{ErrorKind, Sample};
+use crate::record::{ErrorKind, Sample, SampleRow};
 use std::borrow::Cow;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// A sample as its sampler made it, before what follows it: what [`VirtualUser::finish`] takes.
@@ -174,6 +175,53 @@ impl VirtualUser {
             let mut row = self.sample_row(sample, status, url());
             row.code_message = note;
             let _ = log.send(row);
+        }
+    }
+
+    /// Sends a sample to the per-sample log (the JTL file), when there is one.
+    pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
+        self.log_row_saying(sample, status, url, None);
+    }
+
+    /// [`Self::log_row`] with the response code and message a script set, when it set them.
+    pub(in crate::engine) fn log_row_saying(
+        &self,
+        sample: &Sample,
+        status: u16,
+        url: String,
+        code_message: Option<Box<(String, String)>>,
+    ) {
+        if let Some(log) = &self.ctx.shared.sample_log {
+            let mut row = self.sample_row(sample, status, url);
+            row.code_message = code_message;
+            let _ = log.send(row);
+        }
+    }
+
+    /// The results-file row of a sample.
+    pub(in crate::engine) fn sample_row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
+        let ctx = &self.ctx;
+        SampleRow {
+            timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
+            // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
+            elapsed_ms: (sample.elapsed_us() + 500) / 1000,
+            label: sample.label.0,
+            // A name rendered at run time is not in the plan's list.
+            // (No lock for the plan's own labels.)
+            name: ctx.shared.run_labels.name(sample.label),
+            status,
+            error: sample.error,
+            scenario: ctx.index,
+            user: self.session.vars.thread_num,
+            bytes: sample.bytes_received,
+            sent_bytes: sample.bytes_sent,
+            group_users: ctx.active.load(Ordering::Relaxed),
+            all_users: ctx.shared.active_all.load(Ordering::Relaxed),
+            url,
+            latency_ms: (sample.ttfb_us + 500) / 1000,
+            connect_ms: (sample.connect_us + 500) / 1000,
+            refused_url: None,
+            code_message: None,
         }
     }
 }

@@ -1,18 +1,21 @@
 //! The request step: renders a request, sends it (following redirects), applies its
 //! extractors and checks, and records its samples (and the per-sample log's rows).
 
-use super::super::client::{Exchange, Wire};
-use super::super::managers::{self, CacheHeaders};
-use super::super::request::{Hop, PreparedRequest, Unread, Upload};
-use super::super::response::{apply_rules, Response, Rules};
-use super::super::user::VirtualUser;
 use super::after::After;
+use crate::engine::client::{Exchange, Wire};
+use crate::engine::managers::{self, CacheHeaders};
+use crate::engine::request::{Hop, PreparedRequest, Unread, Upload};
+use crate::engine::response::{apply_rules, Response, Rules};
+use crate::engine::user::VirtualUser;
 use crate::plan::managers::{CookiePolicy, PlanManagers};
 use crate::plan::{CheckId, CheckTest, LabelId, RequestSpec, Target};
-use crate::record::{ErrorKind, Sample, SampleRow};
-use std::sync::atomic::Ordering;
+use crate::record::{ErrorKind, Sample};
+use edits::{apply_edits, edit_sent};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+
+mod edits;
+mod page;
 
 /// A compressed body larger than this is decoded off the worker thread.
 const OFFLOAD_DECODE_ABOVE: usize = 16 * 1024;
@@ -112,11 +115,11 @@ impl VirtualUser {
     #[inline(never)]
     fn uploads(&mut self, req: &PreparedRequest) -> (Vec<Upload>, Option<Unread>) {
         let spec = &req.spec;
-        if req.fixed.is_some() || !super::super::request::names_files(spec) {
+        if req.fixed.is_some() || !crate::engine::request::names_files(spec) {
             return (Vec::new(), None);
         }
-        let named = super::super::request::uploads_named(spec, &mut self.session.vars);
-        off_the_worker(|| super::super::request::read_uploads(named))
+        let named = crate::engine::request::uploads_named(spec, &mut self.session.vars);
+        off_the_worker(|| crate::engine::request::read_uploads(named))
     }
 
     /// Sends a request with a file that could not be read (as empty), then fails its sample
@@ -134,7 +137,7 @@ impl VirtualUser {
         let ex = match cut {
             None => self.conns.client.send(&w, &self.out, start).await,
             Some(part) => {
-                let end = super::super::request::cut_at_part(&self.out, part);
+                let end = crate::engine::request::cut_at_part(&self.out, part);
                 self.conns.client.send_only(&w, &self.out[..end]).await
             }
         };
@@ -192,17 +195,17 @@ impl VirtualUser {
             // JMeter's rule: a URL java.net.URI refuses fails the sample, unsent.
             let at = self.path.len();
             req.render_unencoded(&mut self.session.vars, &mut self.path);
-            let url = super::super::request::java_url(&first, &self.path);
+            let url = crate::engine::request::java_url(&first, &self.path);
             if let Some(why) = crate::plan::java_uri::refusal(&url) {
                 return Some(self.refused(label, start, url, why));
             }
-            super::super::request::sendable(&mut self.path, at);
+            crate::engine::request::sendable(&mut self.path, at);
         } else {
             req.render_path(&mut self.session.vars, &mut self.path);
         }
         // A path that turns out to be a whole URL (`${next}` holding `http://h/x`) is taken as
         // the URL, as JMeter does.
-        let full_url = super::super::request::full_url_in_path(&self.path);
+        let full_url = crate::engine::request::full_url_in_path(&self.path);
         let resolved = full_url.map(|full| crate::plan::resolve_url(full, None));
         let first = match resolved {
             Some(Ok((t, path))) if !t.host.is_empty() => {
@@ -466,7 +469,7 @@ impl VirtualUser {
         let status = ex.status;
         // Extractors and checks on the final response (with script post-processors and
         // assertions, in the order JMeter runs them all: see `after_in_order`).
-        let rules = |this: &mut Self, _: &super::super::scripting::SampleState, rules: Rules<'_>| {
+        let rules = |this: &mut Self, _: &crate::engine::scripting::SampleState, rules: Rules<'_>| {
             this.final_rules(rules, status, fixed, &final_url, elapsed, received)
         };
         let after = After {
@@ -538,61 +541,6 @@ impl VirtualUser {
         Some(error.is_some())
     }
 
-    /// The embedded resources of the page just received from `first` (its response, `status`).
-    fn page_resources(
-        &self,
-        e: &crate::plan::request::Embedded,
-        spec: &RequestSpec,
-        first: &Target,
-        status: u16,
-    ) -> Option<Vec<url::Url>> {
-        let resp = Response::new(self.conns.client.head(), self.conns.client.body(), status);
-        let ct = resp.header("content-type").unwrap_or_default().to_string();
-        let body = resp_body(&resp, self.conns.client.body(), spec.max_response_size);
-        let page = url_of(first, &self.path);
-        page.and_then(|p| super::super::embedded::resources(&ct, &body, &p, e))
-    }
-
-    /// Records a page and its embedded resources (`subs`), as JMeter's container
-    /// (downloadPageResources): a sample of the sampler's name holding the page's own as
-    /// `label-0` and a resource's as `label-1`...; it lasts until the last one ends, holds their
-    /// bytes (into `total` too), and fails when one fails. Returns its error.
-    #[allow(clippy::too_many_arguments)]
-    fn record_page(
-        &self,
-        label: LabelId,
-        (start, end): (Instant, Instant),
-        ex: &Exchange,
-        (mut error, mut note): (Option<ErrorKind>, Option<Box<(String, String)>>),
-        subs: &[(LabelId, Instant, Instant, Exchange, Target, String)],
-        total: &mut Exchange,
-        first: &Target,
-    ) -> Option<ErrorKind> {
-        let mut whole = *ex;
-        let mut whole_end = end;
-        for (_, _, e, x, _, _) in subs {
-            whole.bytes_sent += x.bytes_sent;
-            whole.bytes_received += x.bytes_received;
-            whole_end = whole_end.max(*e);
-            if error.is_none() && x.error.is_some() {
-                // Failed, yet with the page's code and message (setParentSampleSuccess).
-                let page = (ex.status.to_string(), crate::http1::reason(ex.status).to_string());
-                note = note.or(Some(Box::new(page)));
-                error = x.error;
-            }
-        }
-        total.bytes_sent = whole.bytes_sent;
-        total.bytes_received = whole.bytes_received;
-        // Its row comes first.
-        self.record(label, start, whole_end, &whole, error, true, (first, self.path.as_str()), note);
-        let own = self.ctx.shared.run_labels.intern(&format!("{}-0", self.label_name(label)), label);
-        self.record(own.unwrap_or(label), start, end, ex, ex.error, false, (first, self.path.as_str()), None);
-        for (sub, s, e, x, target, path) in subs {
-            self.record(*sub, *s, *e, x, x.error, false, (target, path), None);
-        }
-        error
-    }
-
     /// The request `ex` answered again with Digest credentials, when an Authorization
     /// Manager's Digest entry gives them and the 401 challenges for Digest: one exchange of
     /// both, as HttpClient 4 answers the challenge inside the same execution (one sample, two
@@ -655,17 +603,17 @@ impl VirtualUser {
         (start, end): (Instant, Instant),
         total: &Exchange,
         sent: &[u8],
-    ) -> Box<super::super::scripting::SampleState> {
+    ) -> Box<crate::engine::scripting::SampleState> {
         let ctx = &self.ctx;
         let elapsed = end.saturating_duration_since(start);
-        Box::new(super::super::scripting::SampleState {
+        Box::new(crate::engine::scripting::SampleState {
             http: true,
             label: self.label_name(label),
             code: resp.status.to_string(),
             message: resp.message().to_string(),
             data: resp_body(resp, self.conns.client.body(), spec.max_response_size),
             headers: resp.headers_text(),
-            request_headers: super::super::response::request_headers(sent),
+            request_headers: crate::engine::response::request_headers(sent),
             url: final_url.to_string(),
             elapsed_ms: elapsed.as_millis() as u64,
             latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
@@ -746,57 +694,6 @@ impl VirtualUser {
         self.add_to_groups(&sample, start, end, total.status);
     }
 
-    /// JMeter's serial download of a page's embedded resources (`downloadPageResources`): a GET
-    /// of each URL with the sampler's headers, cookies and managers. Returns each one's
-    /// sub-result `label-1`, `label-2`... with its exchange, to be recorded after the page's.
-    async fn embedded_resources(
-        &mut self,
-        req: &PreparedRequest,
-        label: LabelId,
-        urls: &[url::Url],
-    ) -> Vec<(LabelId, Instant, Instant, super::super::client::Exchange, Target, String)> {
-        let ctx = self.ctx.clone();
-        let (spec, pm) = (&req.spec, &ctx.shared.managers);
-        let name = self.label_name(label);
-        let mut subs = Vec::with_capacity(urls.len());
-        for u in urls {
-            if ctx.stopping() {
-                break;
-            }
-            let Some(host) = u.host_str() else { continue };
-            let target = Target {
-                tls: u.scheme() == "https",
-                host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
-                port: u.port_or_known_default().unwrap_or(80),
-            };
-            let mut path = u.path().to_string();
-            if let Some(q) = u.query() {
-                path.push('?');
-                path.push_str(q);
-            }
-            let n = subs.len() + 1;
-            let sub = ctx.shared.run_labels.intern(&format!("{name}-{n}"), label).unwrap_or(label);
-            let (url, cookie) = self.extra_headers(spec, pm, &target, &path);
-            self.out.clear();
-            let h = Hop { method: "GET", target: &target, path: &path, with_body: false };
-            req.render_hop(&mut self.session.vars, &h, cookie.as_deref(), &[], &mut self.out);
-            let start = Instant::now();
-            let w = wire(req, &target, false, &self.abandon, &ctx.shared);
-            let ex = self.conns.client.send(&w, &self.out, start).await;
-            if ex.abandoned_before_send {
-                break;
-            }
-            if ex.set_cookie && self.session.jar.is_some() && !spec.managers.jarless {
-                let url = url.or_else(|| url_of(&target, &path));
-                let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
-                store_cookies(self.session.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy(&spec.managers));
-            }
-            let end = ex.end.unwrap_or_else(Instant::now);
-            subs.push((sub, start, end, ex, target, path));
-        }
-        subs
-    }
-
     /// The request `sent` again with Digest credentials, when an Authorization Manager's Digest
     /// entry gives the credentials for it and the 401 just received challenges for Digest;
     /// `None` otherwise (the 401 stands).
@@ -827,7 +724,7 @@ impl VirtualUser {
         label: LabelId,
         start: Instant,
         end: Instant,
-        ex: &super::super::client::Exchange,
+        ex: &crate::engine::client::Exchange,
         error: Option<ErrorKind>,
         in_total: bool,
         at: (&Target, &str),
@@ -854,7 +751,7 @@ impl VirtualUser {
         // A sample failed before its URL was taken apart (a full URL java.net.URL refuses)
         // shows that URL.
         let (target, path) = at;
-        let url = || match super::super::request::full_url_in_path(path) {
+        let url = || match crate::engine::request::full_url_in_path(path) {
             Some(full) if target.host.is_empty() => full.to_string(),
             _ => format!("{}://{}{}", target.scheme(), target.authority(), path),
         };
@@ -876,7 +773,7 @@ impl VirtualUser {
         kind: ErrorKind,
     ) -> bool {
         let now = Instant::now();
-        let mut ex = super::super::client::Exchange::default();
+        let mut ex = crate::engine::client::Exchange::default();
         ex.end = Some(now);
         self.record(label, start, now, &ex, Some(kind), true, (target, at), None);
         self.add_failed_to_groups(label, start, now, 0, kind);
@@ -933,287 +830,13 @@ impl VirtualUser {
         self.add_failed_to_groups(label, start, now, 0, ErrorKind::BadUrl);
         true
     }
-
-    /// Sends a sample to the per-sample log (the JTL file), when there is one.
-    pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
-        self.log_row_saying(sample, status, url, None);
-    }
-
-    /// [`Self::log_row`] with the response code and message a script set, when it set them.
-    pub(in crate::engine) fn log_row_saying(
-        &self,
-        sample: &Sample,
-        status: u16,
-        url: String,
-        code_message: Option<Box<(String, String)>>,
-    ) {
-        if let Some(log) = &self.ctx.shared.sample_log {
-            let mut row = self.sample_row(sample, status, url);
-            row.code_message = code_message;
-            let _ = log.send(row);
-        }
-    }
-
-    /// The results-file row of a sample.
-    pub(in crate::engine) fn sample_row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
-        let ctx = &self.ctx;
-        SampleRow {
-            timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
-            // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
-            elapsed_ms: (sample.elapsed_us() + 500) / 1000,
-            label: sample.label.0,
-            // A name rendered at run time is not in the plan's list.
-            // (No lock for the plan's own labels.)
-            name: ctx.shared.run_labels.name(sample.label),
-            status,
-            error: sample.error,
-            scenario: ctx.index,
-            user: self.session.vars.thread_num,
-            bytes: sample.bytes_received,
-            sent_bytes: sample.bytes_sent,
-            group_users: ctx.active.load(Ordering::Relaxed),
-            all_users: ctx.shared.active_all.load(Ordering::Relaxed),
-            url,
-            latency_ms: (sample.ttfb_us + 500) / 1000,
-            connect_ms: (sample.connect_us + 500) / 1000,
-            refused_url: None,
-            code_message: None,
-        }
-    }
-}
-
-/// Whether a method sends a sampler's arguments in its body (HTTPHC4Impl: POST, and PUT and
-/// PATCH, the methods with an entity), not in the query string.
-fn args_in_body(method: &str) -> bool {
-    matches!(method, "POST" | "PUT" | "PATCH")
-}
-
-/// What else a pre-processor changed, on the rendered request `out`: its method
-/// (`setMethod`), the headers it removed (`removeHeaderNamed`), and the arguments it added to
-/// a method that sends them in its body: form fields (`application/x-www-form-urlencoded`), or
-/// the raw body when they have no name (`addNonEncodedArgument("", body, "")`), as JMeter's
-/// `getSendParameterValuesAsPostBody`.
-fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: &mut Vec<u8>) {
-    let method = e.method.as_deref().unwrap_or(plan_method);
-    let body_args = args_in_body(method) && !e.args.is_empty();
-    let body_set = e.args_set.as_ref().filter(|_| args_in_body(method));
-    if e.method.is_none() && e.removed_headers.is_empty() && !body_args && body_set.is_none() && e.files.is_none() {
-        return;
-    }
-    let Some(head_end) = memchr::memmem::find(out, b"\r\n\r\n") else { return };
-    let head = String::from_utf8_lossy(&out[..head_end]).into_owned();
-    let mut body = out[head_end + 4..].to_vec();
-    if let Some(set) = body_set {
-        // An HTML Link Parser's arguments in place of the sampler's form: one written already
-        // encoded is decoded and encoded again, as JMeter sends a form.
-        let mut form = String::new();
-        for (n, v, encoded) in set {
-            if !form.is_empty() {
-                form.push('&');
-            }
-            let decoded = |t: &str| if *encoded { super::super::request::url_decode(t) } else { t.to_string() };
-            push_arg(&mut form, &decoded(n), &decoded(v.as_deref().unwrap_or("")), false);
-        }
-        body = form.into_bytes();
-    }
-    let mut lines = head.split("\r\n");
-    let first = lines.next().unwrap_or_default();
-    let rest = first.split_once(' ').map_or("", |(_, r)| r);
-    let mut text = format!("{method} {rest}\r\n");
-    let mut has_type = false;
-    let mut sent_type = String::new();
-    for line in lines {
-        let name = line.split_once(':').map_or(line, |(n, _)| n).trim();
-        if name.eq_ignore_ascii_case("content-type") {
-            sent_type = line.split_once(':').map_or("", |(_, v)| v).trim().to_ascii_lowercase();
-        }
-        if name.eq_ignore_ascii_case("content-length") || e.removed_headers.iter().any(|r| r.eq_ignore_ascii_case(name))
-        {
-            continue;
-        }
-        if e.files.as_ref().is_some_and(|f| !f.is_empty()) && name.eq_ignore_ascii_case("content-type") {
-            continue;
-        }
-        has_type |= name.eq_ignore_ascii_case("content-type");
-        text.push_str(line);
-        text.push_str("\r\n");
-    }
-    if body_args {
-        if e.args.iter().all(|(n, _, _)| n.is_empty()) {
-            for (_, v, _) in &e.args {
-                body.extend_from_slice(v.as_bytes());
-            }
-        } else {
-            let mut form = String::new();
-            for (n, v, encoded) in &e.args {
-                if !body.is_empty() || !form.is_empty() {
-                    form.push('&');
-                }
-                push_arg(&mut form, n, v, *encoded);
-            }
-            body.extend_from_slice(form.as_bytes());
-            if !has_type {
-                text.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
-            }
-        }
-    }
-    if let Some(files) = &e.files {
-        let (content_type, new_body) = with_uploads(method, &sent_type, body, files);
-        if let Some(t) = content_type {
-            text.push_str("Content-Type: ");
-            text.push_str(&t);
-            text.push_str("\r\n");
-        }
-        body = new_body;
-    }
-    if !body.is_empty() || args_in_body(method) {
-        text.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    text.push_str("\r\n");
-    out.clear();
-    out.extend_from_slice(text.as_bytes());
-    out.extend_from_slice(&body);
-}
-
-/// The body and its type once a script's `setHTTPFiles` replaced the sampler's files, as
-/// JMeter's HttpClient sampler sends them: a POST with a named file is multipart (the form's
-/// fields as text parts, then the files; RFC 6532 headers, JMeter's default); a lone file
-/// without a parameter name and no fields is the body itself, as for any method with a body.
-/// `None` keeps no type (the sampler's was dropped with the files it described).
-fn with_uploads(
-    method: &str,
-    sent_type: &str,
-    body: Vec<u8>,
-    files: &[super::super::scripting::Upload],
-) -> (Option<String>, Vec<u8>) {
-    use crate::plan::request::MULTIPART_BOUNDARY as B;
-    let form = sent_type.starts_with("application/x-www-form-urlencoded");
-    let multipart = sent_type.starts_with("multipart/");
-    let fields: Vec<(String, String)> = if form {
-        url::form_urlencoded::parse(&body).map(|(n, v)| (n.into_owned(), v.into_owned())).collect()
-    } else {
-        Vec::new()
-    };
-    let mime = |f: &super::super::scripting::Upload| {
-        if f.mime.is_empty() {
-            "application/octet-stream".to_string()
-        } else {
-            f.mime.clone()
-        }
-    };
-    match files {
-        [] => (None, body),
-        [f] if f.param.is_empty() && fields.is_empty() && !multipart => (Some(mime(f)), f.bytes.clone()),
-        _ if method.eq_ignore_ascii_case("POST") => {
-            let mut out = Vec::new();
-            if multipart {
-                // The sampler's own text parts stay; its file parts are those the script replaced.
-                let delim = format!("--{B}\r\n");
-                for part in split_parts(&body, delim.as_bytes()) {
-                    if memchr::memmem::find(part, b"filename=\"").is_none() {
-                        out.extend_from_slice(delim.as_bytes());
-                        out.extend_from_slice(part);
-                    }
-                }
-            }
-            for (n, v) in &fields {
-                out.extend_from_slice(format!("--{B}\r\nContent-Disposition: form-data; name=\"{}\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{v}\r\n", n.replace('"', "%22")).as_bytes());
-            }
-            for f in files {
-                out.extend_from_slice(
-                    format!(
-                        "--{B}\r\nContent-Disposition: form-data; name=\"{}\"; filename=\"{}\"\r\nContent-Type: {}\r\nContent-Transfer-Encoding: binary\r\n\r\n",
-                        f.param.replace('"', "%22"),
-                        f.file_name.replace('"', "%22"),
-                        mime(f)
-                    )
-                    .as_bytes(),
-                );
-                out.extend_from_slice(&f.bytes);
-                out.extend_from_slice(b"\r\n");
-            }
-            out.extend_from_slice(format!("--{B}--\r\n").as_bytes());
-            (Some(format!("multipart/form-data; boundary={B}; charset=UTF-8")), out)
-        }
-        // A GET sends no other file; the other methods with a body send the first file.
-        [f, ..] if !matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE") => (Some(mime(f)), f.bytes.clone()),
-        _ => (None, body),
-    }
-}
-
-/// The parts of a multipart body between its `delim` lines, each ending with its `\r\n`.
-fn split_parts<'a>(body: &'a [u8], delim: &[u8]) -> Vec<&'a [u8]> {
-    let mut out = Vec::new();
-    let mut rest = body;
-    while let Some(i) = memchr::memmem::find(rest, delim) {
-        rest = &rest[i + delim.len()..];
-        let end = memchr::memmem::find(rest, delim)
-            .or_else(|| memchr::memmem::find(rest, b"\r\n--").map(|j| j + 2))
-            .unwrap_or(rest.len());
-        out.push(&rest[..end]);
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// `name=value`, form-encoded unless `encoded` (added as they are).
-fn push_arg(out: &mut String, name: &str, value: &str, encoded: bool) {
-    if encoded {
-        out.push_str(name);
-        out.push('=');
-        out.push_str(value);
-    } else {
-        out.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
-        out.push('=');
-        out.extend(url::form_urlencoded::byte_serialize(value.as_bytes()));
-    }
-}
-
-/// A pre-processor's new path and added arguments (sent in the query string, but for a
-/// method that sends them in its body).
-fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, path: &mut String) {
-    if let Some(p) = &e.path {
-        let query = path.find('?').map(|i| path[i..].to_string());
-        path.clear();
-        if !p.starts_with('/') {
-            path.push('/');
-        }
-        path.push_str(p);
-        if let (Some(q), false) = (query, p.contains('?')) {
-            path.push_str(&q);
-        }
-    }
-    let in_body = args_in_body(e.method.as_deref().unwrap_or(plan_method));
-    if let Some(set) = &e.args_set {
-        // The sampler's own arguments, and any query its path held, are replaced.
-        if let Some(q) = path.find('?') {
-            path.truncate(q);
-        }
-        if !in_body {
-            for (n, v, encoded) in set {
-                path.push(if path.contains('?') { '&' } else { '?' });
-                match v {
-                    Some(v) => push_arg(path, n, v, *encoded),
-                    // `getQueryString` writes the metadata: no `=` for a link's `?flag`.
-                    None => path.push_str(n),
-                }
-            }
-        }
-    }
-    if in_body {
-        return;
-    }
-    for (n, v, encoded) in &e.args {
-        path.push(if path.contains('?') { '&' } else { '?' });
-        push_arg(path, n, v, *encoded);
-    }
 }
 
 /// The response's body as a script reads it: decoded when it was compressed.
 fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
     if resp.is_compressed() {
         // Decoding is bounded by the workers, as for checks (see `DecodeGate`).
-        let _decoding = super::super::response::DECODES.acquire();
+        let _decoding = crate::engine::response::DECODES.acquire();
         return resp.body_bytes(limit).0.into_owned();
     }
     raw.to_vec()
@@ -1239,7 +862,7 @@ struct Sent<'a> {
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn take_response(
-    jar: Option<&mut super::super::jar::Jar>,
+    jar: Option<&mut crate::engine::jar::Jar>,
     caches: &mut managers::UserCaches,
     resp: &Response<'_>,
     ex: &Exchange,
@@ -1340,7 +963,7 @@ fn both_upstream(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 }
 
 fn store_cookies(
-    jar: Option<&mut super::super::jar::Jar>,
+    jar: Option<&mut crate::engine::jar::Jar>,
     url: Option<&url::Url>,
     resp: &Response<'_>,
     policy: CookiePolicy,
@@ -1353,47 +976,5 @@ fn store_cookies(
             // A cookie the jar refuses (wrong domain, malformed) is dropped, as a browser does.
             let _ = jar.parse(v, url);
         }
-    }
-}
-
-#[cfg(test)]
-mod upload_tests {
-    use super::super::super::scripting::Upload;
-    use super::with_uploads;
-
-    fn up(param: &str) -> Upload {
-        Upload { param: param.into(), file_name: "f.bin".into(), mime: String::new(), bytes: b"DATA".to_vec() }
-    }
-
-    #[test]
-    fn uploads_a_script_chose_are_sent_as_jmeters_http_client_sends_them() {
-        // A lone file without a parameter name and no form fields is the body, for any method.
-        for method in ["POST", "PUT", "GET"] {
-            let (t, b) = with_uploads(method, "", Vec::new(), &[up("")]);
-            assert_eq!((t.as_deref(), b.as_slice()), (Some("application/octet-stream"), &b"DATA"[..]), "{method}");
-        }
-        // A GET sends no named file; a PUT sends the first file as its body.
-        assert_eq!(with_uploads("GET", "", Vec::new(), &[up("f")]), (None, Vec::new()));
-        assert_eq!(with_uploads("PUT", "", Vec::new(), &[up("f")]).1, b"DATA");
-        // A POST's form fields become text parts before the files.
-        let (t, b) =
-            with_uploads("POST", "application/x-www-form-urlencoded; charset=utf-8", b"a=1+2".to_vec(), &[up("f")]);
-        assert!(t.unwrap().starts_with("multipart/form-data; boundary="));
-        let b = String::from_utf8(b).unwrap();
-        let a = b.find("name=\"a\"").unwrap();
-        let f = b.find("name=\"f\"; filename=\"f.bin\"").unwrap();
-        assert!(a < f && b.contains("\r\n\r\n1 2\r\n") && b.contains("\r\n\r\nDATA\r\n"), "{b}");
-        // The sampler's own multipart body keeps its text parts and loses its files.
-        let d = crate::plan::request::MULTIPART_BOUNDARY;
-        let own = format!(
-            "--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\nContent-Disposition: form-data; name=\"x\"; filename=\"old\"\r\n\r\nOLD\r\n--{d}--\r\n"
-        );
-        let (_, b) = with_uploads("POST", "multipart/form-data; boundary=x", own.into_bytes(), &[up("f")]);
-        let b = String::from_utf8(b).unwrap();
-        assert!(
-            b.starts_with(&format!("--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\n")),
-            "{b}"
-        );
-        assert!(!b.contains("OLD") && b.contains("filename=\"f.bin\"") && b.ends_with(&format!("--{d}--\r\n")), "{b}");
     }
 }
