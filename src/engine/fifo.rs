@@ -129,7 +129,7 @@ impl Fifos {
                 let mut put = push(value.to_string());
                 // Only a full queue makes the thread wait.
                 if q.attempt(&mut put).is_none() {
-                    super::step::off_the_worker(|| Self::wait_blocking(&q, None, stop, put));
+                    super::sampler::off_the_worker(|| Self::wait_blocking(&q, None, stop, put));
                 }
                 Some(value.to_string())
             }
@@ -138,7 +138,7 @@ impl Fifos {
                 if let Some(v) = q.attempt(&mut pop) {
                     return Some(v);
                 }
-                super::step::off_the_worker(|| Self::wait_blocking(&q, secs(timeout_s), stop, pop))
+                super::sampler::off_the_worker(|| Self::wait_blocking(&q, secs(timeout_s), stop, pop))
             }
             FifoCall::Get(queue) => Some(self.queue(queue, None).lock().front().cloned().unwrap_or_default()),
             FifoCall::Size(queue) => Some(self.queue(queue, None).lock().len().to_string()),
@@ -150,11 +150,11 @@ impl VirtualUser {
     /// A FIFO step; `Err` when the scenario stopped while it waited.
     pub(super) async fn fifo(&mut self, f: &Fifo) -> Result<(), IterEnd> {
         let ctx = self.ctx.clone();
-        let name = f.queue.render_string(&mut self.vars);
+        let name = f.queue.render_string(&mut self.session.vars);
         let q = ctx.shared.globals.fifos.queue(&name, f.capacity);
         match &f.action {
             FifoAction::Put(value) => {
-                let value = value.render_string(&mut self.vars);
+                let value = value.render_string(&mut self.session.vars);
                 tokio::select! {
                     _ = Fifos::wait(&q, None, push(value)) => Ok(()),
                     _ = ctx.stop.cancelled() => Err(IterEnd::Cut),
@@ -165,7 +165,7 @@ impl VirtualUser {
                     got = Fifos::wait(&q, timeout_s.map(Duration::from_secs), pop) => got,
                     _ = ctx.stop.cancelled() => return Err(IterEnd::Cut),
                 };
-                self.vars.set(*var, got.as_deref().unwrap_or(&format!("${{{name}}}")));
+                self.session.vars.set(*var, got.as_deref().unwrap_or(&format!("${{{name}}}")));
                 Ok(())
             }
         }

@@ -12,8 +12,9 @@
 //! - `session`: the users' run-time state: what a run's and a scenario's users share, and
 //!   each user's variables;
 //! - `user`: a virtual user running its scenario's compiled program, one iteration at a time;
-//! - `step`: the program's operations that keep state (groups, data files, counters) and the
-//!   request step;
+//! - `sampler`: the samplers (HTTP, scripts, synthetic, sockets, WebSocket, access log), each
+//!   ending in the one `finish` of a sample;
+//! - `step`: the program's other operations that keep state (groups, data files, counters);
 //! - `program`: a flow compiled into a flat list of operations;
 //! - `request`: a request rendered to its wire bytes (once, when nothing in it varies);
 //! - `client`: the HTTP/1.x client that times and classifies each exchange;
@@ -36,6 +37,7 @@ pub(crate) mod mirror;
 pub mod program;
 mod request;
 mod response;
+mod sampler;
 mod scripting;
 pub mod segment;
 pub(crate) mod session;

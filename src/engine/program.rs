@@ -375,45 +375,7 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                 });
                 ops[choose] = Op::Choose { cumulative: cumulative.collect(), targets: targets.into() };
             }
-            Step::Loop(l) => {
-                let init = ops.len();
-                ops.push(Op::LoopInit { slot: l.slot, count: l.count.clone(), resets: Box::new([]) });
-                let test = ops.len();
-                ops.push(Op::LoopTest {
-                    slot: l.slot,
-                    condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
-                    enter_first: l.enter_first,
-                    exit: PATCH,
-                    index: l.index,
-                });
-                emit(&l.steps, ops, guards);
-                ops.push(Op::Jump(test));
-                let end = ops.len();
-                if let Op::LoopTest { exit, .. } = &mut ops[test] {
-                    *exit = end;
-                }
-                // The per-loop onces of this loop are those in its body not already reset by
-                // a loop nested in it.
-                let mut inner = Vec::new();
-                let mut mine = Vec::new();
-                for op in &ops[test + 1..end] {
-                    match op {
-                        Op::LoopInit { resets, .. } => inner.extend_from_slice(resets),
-                        Op::Once { slot, per_loop: true, .. } => mine.push(*slot),
-                        _ => {}
-                    }
-                }
-                mine.retain(|s| !inner.contains(s));
-                if let Op::LoopInit { resets, .. } = &mut ops[init] {
-                    *resets = mine.into();
-                }
-                // A ForEach loop's Pick is the first op of its body.
-                if let Some(Op::Pick { pick, exit }) = ops.get_mut(test + 1) {
-                    if pick.slot == l.slot {
-                        *exit = end;
-                    }
-                }
-            }
+            Step::Loop(l) => emit_loop(l, ops, guards),
             Step::If(i) => {
                 let at = ops.len();
                 ops.push(Op::If { condition: Box::new(i.condition.expr.clone()), otherwise: PATCH });
@@ -491,6 +453,48 @@ fn emit(steps: &[Step], ops: &mut Vec<Op>, guards: &[u32]) {
                 emit(&g.steps, ops, guards);
                 ops.push(Op::GroupEnd { slot: g.slot, label: g.label });
             }
+        }
+    }
+}
+
+/// Emits a loop: its init and test, its body, the jump back; the test's exit, the Once
+/// Only Controllers each pass resets and a ForEach's exit patched once the body is out.
+fn emit_loop(l: &crate::plan::flow::Loop, ops: &mut Vec<Op>, guards: &[u32]) {
+    let init = ops.len();
+    ops.push(Op::LoopInit { slot: l.slot, count: l.count.clone(), resets: Box::new([]) });
+    let test = ops.len();
+    ops.push(Op::LoopTest {
+        slot: l.slot,
+        condition: l.condition.as_ref().map(|c| Box::new(c.expr.clone())),
+        enter_first: l.enter_first,
+        exit: PATCH,
+        index: l.index,
+    });
+    emit(&l.steps, ops, guards);
+    ops.push(Op::Jump(test));
+    let end = ops.len();
+    if let Op::LoopTest { exit, .. } = &mut ops[test] {
+        *exit = end;
+    }
+    // The per-loop onces of this loop are those in its body not already reset by
+    // a loop nested in it.
+    let mut inner = Vec::new();
+    let mut mine = Vec::new();
+    for op in &ops[test + 1..end] {
+        match op {
+            Op::LoopInit { resets, .. } => inner.extend_from_slice(resets),
+            Op::Once { slot, per_loop: true, .. } => mine.push(*slot),
+            _ => {}
+        }
+    }
+    mine.retain(|s| !inner.contains(s));
+    if let Op::LoopInit { resets, .. } = &mut ops[init] {
+        *resets = mine.into();
+    }
+    // A ForEach loop's Pick is the first op of its body.
+    if let Some(Op::Pick { pick, exit }) = ops.get_mut(test + 1) {
+        if pick.slot == l.slot {
+            *exit = end;
         }
     }
 }

@@ -133,7 +133,7 @@ impl<'a> Response<'a> {
 
 /// Decoded bodies held at once, run-wide. A compressed body's checks hold its decoded text (up
 /// to `max_response_size`, 64 MiB by default) while they run, and large ones are decoded off
-/// the worker ([`super::step::off_the_worker`]), so without a bound every busy user could hold
+/// the worker ([`super::sampler::off_the_worker`]), so without a bound every busy user could hold
 /// one at the same time (32 users: 1.5 GiB). With it, decoding memory is bounded by the
 /// runtime's worker threads, not by the users: a user past the bound waits, off its worker,
 /// for one to be released. No decoded body is held across an `.await`, so every holder ends
@@ -174,7 +174,7 @@ impl DecodeGate {
     pub(super) fn acquire(&'static self) -> DecodePermit {
         let limit = Self::limit();
         if !self.try_take(limit) {
-            super::step::off_the_worker(|| {
+            super::sampler::off_the_worker(|| {
                 let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
                 while *held >= limit {
                     held = self.freed.wait(held).unwrap_or_else(|e| e.into_inner());

@@ -202,7 +202,7 @@ fn future_sizes_of_a_quick_mode_user() {
         timing: &timing,
         bandwidth: &crate::engine::client::Bandwidth::new(&Default::default(), crate::engine::session::Globals::new(0)),
     };
-    let send = size_of_val(&u.client.send(&w, b"", Instant::now()));
+    let send = size_of_val(&u.conns.client.send(&w, b"", Instant::now()));
     eprintln!(
         "VirtualUser {}, task {task}, iteration {iteration}, request {request}, send {send}",
         size_of::<VirtualUser>()

@@ -4,17 +4,13 @@
 //! their own, and the request step, are in `step`.
 
 use super::client::HttpClient;
-use super::program::{pick, Op, Program};
-use super::session::{csv_line, ScenarioCtx};
-use super::step::{counter_next_global, counter_next_user, java_random_next_int, GroupAcc};
+use super::program::{Op, Program};
+use super::session::ScenarioCtx;
+use super::step::GroupAcc;
 use crate::engine::session::UserVars;
-use crate::plan::condition::Condition;
-use crate::plan::flow::{StopKind, ThroughputShare};
+use crate::plan::flow::StopKind;
 use crate::plan::LabelId;
 use crate::record::Sample;
-use rand::seq::SliceRandom;
-use rand::Rng;
-use std::io::Write as _;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -67,11 +63,10 @@ impl Source for &Program {
 
 pub(super) struct VirtualUser {
     pub(super) ctx: Arc<ScenarioCtx>,
-    pub(super) client: HttpClient,
-    pub(super) vars: UserVars,
-    pub(super) jar: Option<super::jar::Jar>,
-    /// The user's HTTP caches (HTTP Cache Managers).
-    pub(super) caches: super::managers::UserCaches,
+    /// What the user carries from one sample to the next.
+    pub(super) session: Session,
+    /// What the user holds open to its servers.
+    pub(super) conns: Connections,
     /// What the user keeps for its plan's controllers, timers and data files.
     pub(super) plan: PlanState,
     /// The iterations the user has started (a Counter that resets on each one reads it).
@@ -89,11 +84,16 @@ pub(super) struct VirtualUser {
     pub(super) out: Vec<u8>,
     pub(super) body: Vec<u8>,
     pub(super) path: String,
-    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
-    /// as every user of every plan carries the field.
-    pub(super) ws: Option<Box<super::step::WsConn>>,
-    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests), once it has used one.
-    pub(super) sockets: Option<Box<super::step::Sockets>>,
+}
+
+/// What a user carries from one sample to the next (JMeter's thread context): its variables,
+/// cookies and HTTP caches, and what its scripts keep. By value in [`VirtualUser`]: no
+/// allocation and no byte of its own.
+pub(super) struct Session {
+    pub(super) vars: UserVars,
+    pub(super) jar: Option<super::jar::Jar>,
+    /// The user's HTTP caches (HTTP Cache Managers).
+    pub(super) caches: super::managers::UserCaches,
     /// What script elements see of this user's thread, made on its first script.
     pub(super) script_env: Option<Arc<super::scripting::Env>>,
     /// What script pre-processors changed on the sampler that follows them.
@@ -103,6 +103,17 @@ pub(super) struct VirtualUser {
     /// user's program has such scripts, `None` before its first sample.
     pub(super) keep_prev: bool,
     pub(super) last_sample: Option<Box<super::scripting::SampleState>>,
+}
+
+/// What a user holds open to its servers: its HTTP connections (one per host), its WebSocket
+/// connection and its raw sockets. By value in [`VirtualUser`], as [`Session`].
+pub(super) struct Connections {
+    pub(super) client: HttpClient,
+    /// The user's WebSocket connection, kept across samples (the eu.luminis samplers'); boxed,
+    /// as every user of every plan carries the field.
+    pub(super) ws: Option<Box<super::sampler::WsConn>>,
+    /// The user's raw sockets (TCP Sampler, HTTP Raw and UDP Requests), once it has used one.
+    pub(super) sockets: Option<Box<super::sampler::Sockets>>,
 }
 
 /// What a user keeps for its plan's loops, Once Only and Transaction Controllers, counters,
@@ -206,7 +217,7 @@ impl std::ops::DerefMut for PlanState {
 /// holds (none when the lock name is empty, or when an outer section holds the same lock:
 /// JMeter's locks are reentrant). Dropping it releases the lock.
 pub(super) struct Held {
-    slot: u32,
+    pub(super) slot: u32,
     start: usize,
     end: usize,
     name: String,
@@ -221,10 +232,16 @@ impl VirtualUser {
         vars.stop = Some(ctx.stop.clone());
         vars.script_log = sh.scripts.log.clone();
         VirtualUser {
-            client: HttpClient::new(ctx.tls.clone()),
-            vars,
-            jar: sh.cookies.then(super::jar::Jar::default),
-            caches: Default::default(),
+            session: Session {
+                vars,
+                jar: sh.cookies.then(super::jar::Jar::default),
+                caches: Default::default(),
+                script_env: None,
+                sampler_edits: None,
+                keep_prev: ctx.program.keeps_prev,
+                last_sample: None,
+            },
+            conns: Connections { client: HttpClient::new(ctx.tls.clone()), ws: None, sockets: None },
             plan: PlanState::new(&sh.slots),
             iterations: 0,
             fd_backoff: Duration::ZERO,
@@ -233,12 +250,6 @@ impl VirtualUser {
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
-            ws: None,
-            sockets: None,
-            script_env: None,
-            sampler_edits: None,
-            keep_prev: ctx.program.keeps_prev,
-            last_sample: None,
             ctx,
         }
     }
@@ -248,14 +259,14 @@ impl VirtualUser {
     fn clear_managers(&mut self) {
         let m = &self.ctx.shared.managers;
         if m.clear_cookies.get(self.ctx.index).copied().unwrap_or(false) {
-            if let Some(jar) = self.jar.as_mut() {
+            if let Some(jar) = self.session.jar.as_mut() {
                 *jar = super::jar::Jar::default();
             }
         }
         if m.clear_dns {
-            self.client.forget_resolved();
+            self.conns.client.forget_resolved();
         }
-        self.caches.clear_each_iteration(&m.caches);
+        self.session.caches.clear_each_iteration(&m.caches);
     }
 
     /// Runs the flow once. `due` is when an open-model arrival was due: the first request's
@@ -408,7 +419,7 @@ impl VirtualUser {
                     // parent sample): nothing to judge, as in JMeter.
                     if let Some(failed) = sampled {
                         if let Some(v) = ctx.shared.last_ok {
-                            self.vars.set(v, if failed { "false" } else { "true" });
+                            self.session.vars.set(v, if failed { "false" } else { "true" });
                         }
                         // The thread group's policy and a Result Status Action Handler's: the
                         // one that ends more wins, as JMeter's thread checks every flag of the
@@ -430,69 +441,9 @@ impl VirtualUser {
                     pc += 1;
                 }
                 Op::Think(t) => {
-                    let d = match *t {
-                        crate::plan::Think::Throughput { interval, shared, slot } => {
-                            let now = Instant::now();
-                            let users = if shared { ctx.active.load(Ordering::Relaxed).max(1) as u32 } else { 1 };
-                            let last = &mut self.plan.paces[slot as usize];
-                            // Saturating: a plan may ask for one sample in a thousand years.
-                            let gap = interval.checked_mul(users).unwrap_or(crate::plan::MAX_DURATION);
-                            let next =
-                                last.map_or(now, |l| l.checked_add(gap).unwrap_or(now + crate::plan::MAX_DURATION));
-                            *last = Some(next.max(now));
-                            next.saturating_duration_since(now)
-                        }
-                        crate::plan::Think::Shaped { slot } => {
-                            let now = Instant::now();
-                            let turn = ctx.shared.pacers[slot as usize].lock().expect("pacer lock").turn(now);
-                            match turn {
-                                Ok(at) => at.saturating_duration_since(now),
-                                // Past its schedule the timer stops the thread group, as the plugin.
-                                Err(end) => {
-                                    tokio::select! {
-                                        _ = tokio::time::sleep(end.saturating_duration_since(now)) => {}
-                                        _ = ctx.stop.cancelled() => {}
-                                    }
-                                    ctx.stop_now();
-                                    return IterEnd::Cut;
-                                }
-                            }
-                        }
-                        crate::plan::Think::Precise { slot } => {
-                            let next = ctx.shared.arrivals[slot as usize].lock().expect("arrivals lock").next();
-                            match next {
-                                // Seconds from the test's start, truncated to the ms as JMeter's
-                                // `(long)` of its delay.
-                                Some(at) => {
-                                    let at = ctx.epoch + Duration::from_millis((at * 1000.0).max(0.0) as u64);
-                                    at.saturating_duration_since(Instant::now())
-                                }
-                                // JMeter's timer throws on every sample in its scope (a rate or a
-                                // period of 0); the reader has warned that the user waits instead.
-                                None => crate::plan::MAX_DURATION,
-                            }
-                        }
-                        crate::plan::Think::Sync { slot } => {
-                            since_wait = 0;
-                            let users = ctx.shared.sync_users.get(ctx.index).copied().unwrap_or(1);
-                            let barrier = &ctx.shared.barriers[slot as usize];
-                            // Boxed for the size of the user's future (see the samplers).
-                            match Box::pin(barrier.wait(users, self.stop_at, &ctx.stop)).await {
-                                super::sync_timer::Passed::Go => Duration::ZERO,
-                                // Stranded: as a JMeter thread stopped while it waits, the user ends.
-                                super::sync_timer::Passed::Cut | super::sync_timer::Passed::Stranded => {
-                                    return IterEnd::Cut
-                                }
-                                super::sync_timer::Passed::Ends => return IterEnd::UserDone,
-                            }
-                        }
-                        crate::plan::Think::Timed { slot } => {
-                            let e = &ctx.shared.timers[slot as usize];
-                            let delay = crate::plan::flow::TimerKind::delay_of(&e.delay.render_string(&mut self.vars));
-                            let range = crate::plan::flow::TimerKind::range_of(&e.range.render_string(&mut self.vars));
-                            e.kind.think(delay, range).draw(&mut self.vars.rng)
-                        }
-                        _ => t.draw(&mut self.vars.rng),
+                    let d = match self.think_time(&ctx, t, &mut since_wait).await {
+                        Ok(d) => d,
+                        Err(end) => return end,
                     };
                     // An open-model arrival's first request is due after any think time before it.
                     due = due.map(|t| t.checked_add(d).unwrap_or(t));
@@ -516,189 +467,10 @@ impl VirtualUser {
                     }
                     pc += 1;
                 }
-                Op::Choose { cumulative, targets } => {
-                    pc = targets[pick(cumulative, self.vars.rng.random::<f64>())];
-                }
-                Op::Jump(to) => pc = *to,
-                Op::Feed(n) => {
-                    if let Some(end) = self.feed(*n) {
-                        return end;
-                    }
-                    pc += 1;
-                }
-                Op::Set(assigns) => {
-                    for a in assigns.iter() {
-                        let v = a.value.1.render_string(&mut self.vars);
-                        self.vars.set(a.var, &v);
-                    }
-                    pc += 1;
-                }
-                Op::LoopInit { slot, count, resets } => {
-                    for r in resets.iter() {
-                        self.plan.once_done[*r as usize] = false;
-                    }
-                    let limit = match count {
-                        None => u64::MAX,
-                        // As in JMeter: a negative count loops forever, one that is not a number
-                        // at run time runs the loop no times.
-                        Some(t) => match t.render_string(&mut self.vars).trim().parse::<i64>() {
-                            Ok(n) if n < 0 => u64::MAX,
-                            Ok(n) => n as u64,
-                            Err(_) => 0,
-                        },
-                    };
-                    self.plan.loop_counts[*slot as usize] = (0, limit);
-                    pc += 1;
-                }
-                Op::LoopTest { slot, condition, enter_first, exit, index } => {
-                    let (done, limit) = self.plan.loop_counts[*slot as usize];
-                    let continued = self.plan.continued_to.take() == Some(pc);
-                    // As JMeter's controllers: the index reads the offset when the loop is
-                    // entered, so a condition tested then sees it, and the last pass's index
-                    // when the condition is tested at the end of that pass.
-                    if let (Some(ix), 0) = (index, done) {
-                        self.vars.set(ix.var, &ix.offset.to_string());
-                    }
-                    let go = done < limit
-                        && ((*enter_first && done == 0)
-                            || condition.as_ref().is_none_or(|c| match &**c {
-                                // JMeter enters a While loop whose text reads blank.
-                                Condition::WhileText { text, .. } if done == 0 => {
-                                    !text.render_string(&mut self.vars).trim().eq_ignore_ascii_case("false")
-                                }
-                                c => c.eval(&mut |t| t.render_string(&mut self.vars)),
-                            }));
-                    if go {
-                        self.plan.loop_counts[*slot as usize].0 += 1;
-                        pc += 1;
-                    } else {
-                        pc = *exit;
-                    }
-                    // A count loop left by its count after a "start next iteration of current
-                    // loop" keeps its count as index (JMeter's LoopController.startNextLoop
-                    // increments it and next() ends the loop without resetting it); any other
-                    // exit reads the offset again.
-                    if let Some(ix) = index {
-                        let pass = if go || (continued && condition.is_none() && done >= limit) { done } else { 0 };
-                        self.vars.set(ix.var, &ix.offset.saturating_add(pass).to_string());
-                    }
-                }
-                Op::If { condition, otherwise } => {
-                    pc = if condition.eval(&mut |t| t.render_string(&mut self.vars)) { pc + 1 } else { *otherwise };
-                }
-                Op::Once { slot, skip, .. } => {
-                    let done = &mut self.plan.once_done[*slot as usize];
-                    if *done {
-                        pc = *skip;
-                    } else {
-                        *done = true;
-                        pc += 1;
-                    }
-                }
-                Op::GroupStart { slot, parent, wall_clock, label } => {
-                    let label = Some(self.sample_label(*label));
-                    self.plan.groups[*slot as usize] = GroupAcc {
-                        open: true,
-                        parent: *parent,
-                        wall_clock: *wall_clock,
-                        label,
-                        start_us: ctx.micros(Instant::now()),
-                        ..Default::default()
-                    };
-                    pc += 1;
-                }
-                Op::GroupEnd { slot, label } => {
-                    self.end_group(*slot, *label);
-                    pc += 1;
-                }
-                Op::UserParams(p) => {
-                    if !p.rows.is_empty() {
-                        let row = &p.rows[((self.vars.thread_num.max(1) - 1) as usize) % p.rows.len()];
-                        for (var, t) in p.vars.iter().zip(row) {
-                            let v = t.render_string(&mut self.vars);
-                            self.vars.set(*var, &v);
-                        }
-                    }
-                    pc += 1;
-                }
-                Op::Counter(c) => {
-                    let value = if c.per_user {
-                        if let Some(mark) = c.reset {
-                            let now = self.iterations + 1;
-                            if self.plan.counters[mark as usize] != now {
-                                self.plan.counters[mark as usize] = now;
-                                self.plan.counters[c.slot as usize] = 0;
-                            }
-                        }
-                        counter_next_user(c, &mut self.plan.counters[c.slot as usize])
-                    } else {
-                        counter_next_global(c, &ctx.shared.counters[c.slot as usize])
-                    };
-                    match &c.format {
-                        Some(f) => self.vars.set(c.var, &crate::script::format_decimal(f, value)),
-                        None => self.vars.set(c.var, &value.to_string()),
-                    }
-                    pc += 1;
-                }
-                Op::SeededRandom(r) => {
-                    let value = if r.per_user {
-                        java_random_next_int(&mut self.plan.counters[r.slot as usize], r.seed, r.range)
-                    } else {
-                        let mut drawn = 0;
-                        let cell = &ctx.shared.counters[r.slot as usize];
-                        let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mut s| {
-                            drawn = java_random_next_int(&mut s, r.seed, r.range);
-                            Some(s)
-                        });
-                        drawn
-                    };
-                    self.vars.set(r.var, &(r.min + i64::from(value)).to_string());
-                    pc += 1;
-                }
-                Op::Throughput { slot, share, per_user, skip } => {
-                    let decide = |(passes, done): &mut (u64, u64)| {
-                        // JMeter's ThroughputController.canExecute, then the pass is counted.
-                        let run = match *share {
-                            ThroughputShare::Percent(p) => (100.0 * *done as f64 + 50.0) / (*passes as f64 + 1.0) < p,
-                            ThroughputShare::Total(n) => *done < n,
-                        };
-                        *passes += 1;
-                        if run {
-                            *done += 1;
-                        }
-                        run
-                    };
-                    let run = if *per_user {
-                        decide(&mut self.plan.throughput[*slot as usize])
-                    } else {
-                        decide(&mut ctx.shared.throughput[*slot as usize].lock().unwrap_or_else(|e| e.into_inner()))
-                    };
-                    pc = if run { pc + 1 } else { *skip };
-                }
-                Op::Stop(kind) => match self.in_loop(source.program(&ctx), pc, *kind, S::BRANCH) {
-                    Ok(to) => pc = to,
-                    Err(end) => return end,
-                },
-                Op::RuntimeStart { slot, seconds, exit } => {
-                    // JMeter's RunTime.getRuntime: a whole number of seconds, else 0; 0 or
-                    // less skips the controller.
-                    let secs = seconds.render_string(&mut self.vars).parse::<i64>().unwrap_or(0);
-                    if secs > 0 {
-                        let now = ctx.micros(Instant::now());
-                        self.plan.counters[*slot as usize] =
-                            now.saturating_add((secs as u64).saturating_mul(1_000_000));
-                        pc += 1;
-                    } else {
-                        pc = *exit;
-                    }
-                }
-                Op::RuntimeCheck { slot, exit } => {
-                    pc = if ctx.micros(Instant::now()) >= self.plan.counters[*slot as usize] { *exit } else { pc + 1 };
-                }
                 Op::CriticalEnter { slot, lock, end } => {
                     // Entered again after leaving it by a jump: that hold is over.
                     self.plan.held.retain(|h| h.slot != *slot);
-                    let name = lock.render_string(&mut self.vars);
+                    let name = lock.render_string(&mut self.session.vars);
                     let reentrant =
                         name.is_empty() || self.plan.held.iter().any(|h| h.name == name && h._guard.is_some());
                     let guard = if reentrant {
@@ -720,105 +492,10 @@ impl VirtualUser {
                     }
                     pc += 1;
                 }
-                Op::CriticalExit { slot } => {
-                    self.plan.held.retain(|h| h.slot != *slot);
-                    pc += 1;
-                }
-                Op::ShuffleStart { slot, n } => {
-                    // JMeter's RandomOrderController: Collections.shuffle each pass.
-                    let order = &mut self.plan.counters[*slot as usize..=(*slot + *n) as usize];
-                    order[0] = 0;
-                    for (i, o) in order[1..].iter_mut().enumerate() {
-                        *o = i as u64;
-                    }
-                    order[1..].shuffle(&mut self.vars.rng);
-                    pc += 1;
-                }
-                Op::ShuffleNext { slot, targets, end } => {
-                    let at = *slot as usize;
-                    let pos = self.plan.counters[at] as usize;
-                    if pos < targets.len() {
-                        self.plan.counters[at] += 1;
-                        pc = targets[self.plan.counters[at + 1 + pos] as usize];
-                    } else {
-                        pc = *end;
-                    }
-                }
-                Op::Pick { pick, exit } if pick.at.is_some() => {
-                    let pass = self.plan.loop_counts[pick.slot as usize].0;
-                    match self.pick_at(pick, pass, &ctx.shared.scripts.names) {
-                        Some(v) => {
-                            self.vars.set(pick.into, &v);
-                            pc += 1;
-                        }
-                        None => {
-                            self.reset_index(source.program(&ctx), pc - 1);
-                            // JMeter's resetLoopCount reads the start index again as the loop ends.
-                            if let Some(at) = &pick.at {
-                                let start = java_int(&at.start.render_string(&mut self.vars));
-                                self.vars.set(at.index, &start.to_string());
-                            }
-                            pc = *exit;
-                        }
-                    }
-                }
-                Op::Pick { pick, exit } => {
-                    let pass = self.plan.loop_counts[pick.slot as usize].0 as usize;
-                    let past_end = pick.end.as_ref().is_some_and(|t| {
-                        let end = t.render_string(&mut self.vars).trim().parse::<i32>().unwrap_or(0);
-                        pick.offset as i64 + pass as i64 > i64::from(end)
-                    });
-                    // JMeter's ForEach ends at an unset variable (an empty one too, where unset
-                    // is not told apart from `""`).
-                    let value = pass
-                        .checked_sub(1)
-                        .and_then(|i| pick.from.get(i))
-                        .filter(|v| !past_end && !self.vars.is_unset(**v));
-                    match value.map(|v| self.vars.get(*v)) {
-                        Some(v) => {
-                            let v = v.to_string();
-                            self.vars.set(pick.into, &v);
-                            pc += 1;
-                        }
-                        _ => {
-                            // The ForEach's test is the op before its Pick.
-                            self.reset_index(source.program(&ctx), pc - 1);
-                            pc = *exit;
-                        }
-                    }
-                }
-                Op::Switch { rotate: Some(r), targets, end, .. } => {
-                    let n = targets.len();
-                    let base = r.slot as usize;
-                    let pick = if !r.weights.is_empty() {
-                        let total = self.plan.counters[base];
-                        let counts = &self.plan.counters[base + 1..base + 1 + r.weights.len()];
-                        crate::plan::flow::Rotate::weighted_pick(&r.weights, counts, total)
-                            .inspect(|i| self.plan.counters[base + 1 + i] += 1)
-                    } else if n > 0 {
-                        let start = if r.by_user { self.vars.thread_num.saturating_sub(1) } else { 0 };
-                        Some(((start + self.plan.counters[base]) % n as u64) as usize)
-                    } else {
-                        None
-                    };
-                    self.plan.counters[base] += 1;
-                    pc = pick.and_then(|i| targets.get(i)).map_or(*end, |t| *t);
-                }
-                Op::Switch { value, names, targets, end, rotate: None } => {
-                    let v = value.render_string(&mut self.vars);
-                    pc = crate::plan::flow::Switch::pick(names, &v).map_or(*end, |i| targets[i]);
-                }
-                Op::Write { writer, values } => {
-                    let fields: Vec<String> = values.iter().map(|t| t.render_string(&mut self.vars)).collect();
-                    let line = csv_line(&fields);
-                    // A file that could not be opened was reported at start: the write is skipped.
-                    if let Some(w) = &ctx.shared.writers[*writer] {
-                        let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
-                        // A failed write-back must not stop the load; it is rare and visible in the file.
-                        let _ = w.write_all(&line).and_then(|_| w.flush());
-                    }
-                    pc += 1;
-                }
+                op => match self.control(&ctx, source.program(&ctx), S::BRANCH, pc, op) {
+                    Ok(to) => pc = to,
+                    Err(end) => return end,
+                },
             }
         }
         if !S::BRANCH {
@@ -829,7 +506,13 @@ impl VirtualUser {
 
     /// Where a stop at `pc` goes on inside the iteration (`continue` or `break` of the loop
     /// around it), or how it ends the iteration (or the parallel `branch`).
-    fn in_loop(&mut self, program: &Program, pc: usize, kind: StopKind, branch: bool) -> Result<usize, IterEnd> {
+    pub(super) fn in_loop(
+        &mut self,
+        program: &Program,
+        pc: usize,
+        kind: StopKind,
+        branch: bool,
+    ) -> Result<usize, IterEnd> {
         let around = program.loops.get(pc).copied().flatten();
         let to = match (kind, around) {
             (StopKind::ContinueLoop, Some((test, _))) => {
@@ -866,7 +549,7 @@ impl VirtualUser {
     }
 
     /// Records the sample of open group `slot` (a Transaction Controller) and closes it.
-    fn end_group(&mut self, slot: u32, label: LabelId) {
+    pub(super) fn end_group(&mut self, slot: u32, label: LabelId) {
         let g = std::mem::take(&mut self.plan.groups[slot as usize]);
         if !g.open {
             return;
@@ -887,12 +570,8 @@ impl VirtualUser {
             in_total: g.parent,
             upstream_us: None,
         };
-        // Inside a parent sample: its line in the results file only (see `request::record`).
-        if let Some(top) = self.recorded_as() {
-            sample.in_total &= top;
-            self.ctx.recorder.record(&sample);
-        }
-        self.log_row(&sample, g.status, String::new());
+        // A transaction's sample, no sampler's: nothing follows it.
+        self.record_sample(&mut sample, self.recorded_as(), g.status, String::new, None);
     }
 
     /// Ends, innermost first, the open groups a jump to `to` leaves (all of them when the
@@ -924,7 +603,7 @@ impl VirtualUser {
     /// The value pass `pass` (from 1) of a ForEach whose prefix or start index is set while
     /// the test runs takes, as JMeter's `isDone`: `prefix sep (start + pass)`, the start read
     /// as the loop is entered; `None` ends the loop (past the end index, or an unset variable).
-    fn pick_at(
+    pub(super) fn pick_at(
         &mut self,
         pick: &crate::plan::flow::Pick,
         pass: u64,
@@ -932,31 +611,31 @@ impl VirtualUser {
     ) -> Option<String> {
         let at = pick.at.as_ref()?;
         if pass == 1 {
-            let start = java_int(&at.start.render_string(&mut self.vars));
-            self.vars.set(at.start_at, &start.to_string());
+            let start = java_int(&at.start.render_string(&mut self.session.vars));
+            self.session.vars.set(at.start_at, &start.to_string());
         }
-        let start = self.vars.get(at.start_at).parse::<i64>().unwrap_or(0);
+        let start = self.session.vars.get(at.start_at).parse::<i64>().unwrap_or(0);
         // JMeter's loopCount on this pass.
         let count = start + pass as i64 - 1;
-        self.vars.set(at.index, &count.to_string());
+        self.session.vars.set(at.index, &count.to_string());
         if let Some(end) = &pick.end {
-            if count >= i64::from(java_int(&end.render_string(&mut self.vars))) {
+            if count >= i64::from(java_int(&end.render_string(&mut self.session.vars))) {
                 return None;
             }
         }
-        let name = format!("{}{}{}", at.prefix.render_string(&mut self.vars), at.sep, count + 1);
+        let name = format!("{}{}{}", at.prefix.render_string(&mut self.session.vars), at.sep, count + 1);
         // Names made while running are looked up as a script's `vars.get` looks them up.
-        if self.vars.names.is_empty() {
-            self.vars.names = names.clone();
+        if self.session.vars.names.is_empty() {
+            self.session.vars.names = names.clone();
         }
-        crate::plan::template::Scope::var_named(&self.vars, &name).map(str::to_string)
+        crate::plan::template::Scope::var_named(&self.session.vars, &name).map(str::to_string)
     }
 
     /// A loop left without its test (a `break`, a ForEach out of values): its index reads its
     /// start again, as JMeter's controllers reset their count.
-    fn reset_index(&mut self, program: &Program, test: usize) {
+    pub(super) fn reset_index(&mut self, program: &Program, test: usize) {
         if let Some(Op::LoopTest { index: Some(ix), .. }) = program.ops.get(test) {
-            self.vars.set(ix.var, &ix.offset.to_string());
+            self.session.vars.set(ix.var, &ix.offset.to_string());
         }
     }
 
@@ -989,6 +668,6 @@ fn branch_end(kind: StopKind) -> IterEnd {
 }
 
 /// A number as JMeter's `getPropertyAsInt` reads it: `Integer.parseInt`, 0 when it is not one.
-fn java_int(text: &str) -> i32 {
+pub(super) fn java_int(text: &str) -> i32 {
     text.parse().unwrap_or(0)
 }

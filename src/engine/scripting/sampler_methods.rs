@@ -6,8 +6,8 @@
 
 use super::{all_args, arg_i64, arg_str, header_of, no_method, read_upload, Env, SamplerEdits, ScriptCookie, Upload};
 use super::{ARGUMENT, ARGUMENTS, COOKIES, HEADERS};
-use crate::plan::script_host::{lookup, row, Lookup, Row, ANY};
 use crate::plan::sampler::script::SamplerInfo;
+use crate::plan::script_host::{lookup, row, Lookup, Row, ANY};
 use crate::script::{HostRef, Key, Thrown, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};

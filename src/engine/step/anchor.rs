@@ -15,11 +15,11 @@ impl VirtualUser {
     /// then the run stops.
     pub(in crate::engine) fn anchor_op(&mut self, a: &Anchor) -> Result<bool, Thrown> {
         let Some(s) = &a.sampler else { return Ok(true) };
-        let Some(prev) = self.last_sample.as_deref().filter(|p| p.http) else { return Ok(true) };
+        let Some(prev) = self.session.last_sample.as_deref().filter(|p| p.http) else { return Ok(true) };
         let Ok(page) = url::Url::parse(&prev.url) else { return Ok(true) };
         let html = String::from_utf8_lossy(&prev.data);
-        let path = s.path.render_string(&mut self.vars);
-        let values: Vec<String> = s.args.iter().map(|a| a.value.render_string(&mut self.vars)).collect();
+        let path = s.path.render_string(&mut self.session.vars);
+        let values: Vec<String> = s.args.iter().map(|a| a.value.render_string(&mut self.session.vars)).collect();
         let path = s.path_pattern(&path);
         let pick = match a.spider {
             Some(id) => {
@@ -48,10 +48,10 @@ impl VirtualUser {
                 if found.is_empty() {
                     return Ok(true);
                 }
-                found.swap_remove(self.vars.rng.random_range(0..found.len()))
+                found.swap_remove(self.session.vars.rng.random_range(0..found.len()))
             }
         };
-        let rng = &mut self.vars.rng;
+        let rng = &mut self.session.vars.rng;
         let args_set = if pick.form {
             // `modifyArgument`: each of the sampler's arguments takes the name and value of one
             // of the form's that matches it (drawn, then used up), or stays as it is.
@@ -80,12 +80,12 @@ impl VirtualUser {
             // `parseArguments`: sent as written in the link.
             pick.args.into_iter().map(|(n, v)| (n, v, true)).collect()
         };
-        let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
+        let mut edits = self.session.sampler_edits.take().map(|b| *b).unwrap_or_default();
         edits.domain = Some(pick.domain);
         edits.path = Some(pick.path);
         edits.protocol = Some(pick.protocol);
         edits.args_set = Some(args_set);
-        self.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
+        self.session.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
         Ok(true)
     }
 }

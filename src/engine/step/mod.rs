@@ -1,24 +1,17 @@
-//! The operations of a user's program that keep state of their own: transaction groups, data
-//! files, counters. The request step is in `request`.
+//! The operations of a user's program that keep state of their own and are no samplers:
+//! transaction groups, data files, counters, anchors, the Parallel Controller. The samplers
+//! are in `engine::sampler`.
 
-mod accesslog;
 mod anchor;
+mod control;
 mod parallel;
-mod request;
 mod script;
-mod socket;
-mod synthetic;
-mod websocket;
-
-pub(super) use websocket::WsConn;
-
-pub(super) use request::off_the_worker;
+mod think;
 
 use super::user::{IterEnd, VirtualUser};
 use crate::plan::csv_data::Cursor;
 use crate::plan::{LabelId, OnEof, Share};
 use crate::record::ErrorKind;
-pub(super) use socket::Sockets;
 use std::time::Instant;
 
 /// A transaction group being timed.
@@ -55,7 +48,7 @@ impl VirtualUser {
         let file = &*spec.file;
         let recycle = spec.on_eof == OnEof::Recycle;
         let owns = |k| spec.owns(k);
-        let vars = &mut self.vars;
+        let vars = &mut self.session.vars;
         // Set while the row is at hand (under the shared reader's lock): its strings are the
         // reader's, reused for the next row, so taking a row allocates nothing.
         let mut apply = |row: &[String]| set_row(spec, vars, row);
@@ -109,7 +102,7 @@ impl VirtualUser {
             }
             OnEof::MarkEof => {
                 for var in &spec.columns {
-                    self.vars.set(*var, "<EOF>");
+                    self.session.vars.set(*var, "<EOF>");
                 }
                 None
             }
@@ -177,7 +170,7 @@ impl VirtualUser {
     fn rendered_label(&mut self, label: LabelId) -> LabelId {
         let shared = &self.ctx.shared;
         let Some(Some(t)) = shared.label_templates.get(label.index()) else { return label };
-        let name = t.render_string(&mut self.vars);
+        let name = t.render_string(&mut self.session.vars);
         shared.run_labels.intern(&name, label).unwrap_or(label)
     }
 }

@@ -18,7 +18,7 @@
 use super::super::client::HttpClient;
 use super::super::jar::{same, Jar};
 use super::super::program::ParallelOp;
-use super::super::user::{IterEnd, VirtualUser};
+use super::super::user::{Connections, IterEnd, Session, VirtualUser};
 use super::GroupAcc;
 use crate::record::Sample;
 use std::future::Future;
@@ -104,7 +104,7 @@ impl VirtualUser {
             };
             // The plugin's parent sample: "200 OK", failed when a branch's sample failed, the
             // bytes of them all, no latency, from before the branches start to the last end.
-            let mut sample = Sample {
+            let sample = Sample {
                 label,
                 start_us: ctx.micros(start),
                 end_us: ctx.micros(end),
@@ -117,13 +117,21 @@ impl VirtualUser {
                 in_total: true,
                 upstream_us: None,
             };
-            if let Some(top) = self.recorded_as() {
-                sample.in_total = top;
-                ctx.recorder.record(&sample);
-            }
-            self.log_row(&sample, 200, String::new());
-            self.add_to_groups(&sample, start, end, 200);
-            (Some(sample.error.is_some()), after)
+            let (url, state) = (std::borrow::Cow::Borrowed(""), None);
+            let how = super::super::sampler::How::PARENT;
+            let made = super::super::sampler::Made {
+                sample,
+                start,
+                end,
+                plan_label: label,
+                status: 200,
+                state,
+                url,
+                before: &[],
+                how,
+            };
+            let failed = self.finish(super::super::sampler::After::NONE, made, |_, _, _| None).await;
+            (Some(failed), after)
         })
     }
 
@@ -133,19 +141,19 @@ impl VirtualUser {
     fn branch(&mut self, parent: Option<u32>) -> VirtualUser {
         use rand::SeedableRng;
         let mut vars = crate::engine::session::UserVars::new(
-            self.vars.values.clone(),
+            self.session.vars.values.clone(),
             0,
-            self.vars.thread_num,
-            self.vars.globals.clone(),
+            self.session.vars.thread_num,
+            self.session.vars.globals.clone(),
         );
-        vars.counters.clone_from(&self.vars.counters);
+        vars.counters.clone_from(&self.session.vars.counters);
         // A `__fifoPop` in a branch stops waiting when the user's scenario stops, as the user's.
-        vars.stop.clone_from(&self.vars.stop);
-        vars.script_log.clone_from(&self.vars.script_log);
+        vars.stop.clone_from(&self.session.vars.stop);
+        vars.script_log.clone_from(&self.session.vars.script_log);
         // What the user's scripts know of it (set on its first script).
-        vars.names = self.vars.names.clone();
-        vars.thread_name_text.clone_from(&self.vars.thread_name_text);
-        vars.rng = rand::rngs::SmallRng::from_rng(&mut self.vars.rng);
+        vars.names = self.session.vars.names.clone();
+        vars.thread_name_text.clone_from(&self.session.vars.thread_name_text);
+        vars.rng = rand::rngs::SmallRng::from_rng(&mut self.session.vars.rng);
         let plan = self.plan.branch(|n| {
             let mut groups = vec![GroupAcc::default(); n];
             if let Some(slot) = parent {
@@ -155,10 +163,16 @@ impl VirtualUser {
         });
         VirtualUser {
             ctx: self.ctx.clone(),
-            client: HttpClient::new(self.ctx.tls.clone()),
-            vars,
-            jar: self.jar.clone(),
-            caches: self.caches.clone(),
+            session: Session {
+                vars,
+                jar: self.session.jar.clone(),
+                caches: self.session.caches.clone(),
+                script_env: self.session.script_env.clone(),
+                sampler_edits: None,
+                keep_prev: self.session.keep_prev,
+                last_sample: self.session.last_sample.clone(),
+            },
+            conns: Connections { client: HttpClient::new(self.ctx.tls.clone()), ws: None, sockets: None },
             plan,
             iterations: self.iterations,
             fd_backoff: self.fd_backoff,
@@ -167,34 +181,29 @@ impl VirtualUser {
             out: Vec::new(),
             body: Vec::new(),
             path: String::new(),
-            ws: None,
-            sockets: None,
-            script_env: self.script_env.clone(),
-            sampler_edits: None,
-            keep_prev: self.keep_prev,
-            last_sample: self.last_sample.clone(),
         }
     }
 
     /// Writes back what the branches changed, in the order they finished (`order`, indices
     /// into `kids`): each variable, function counter, cookie and cache entry a branch set.
     fn join(&mut self, kids: Vec<VirtualUser>, order: &[usize]) {
-        let before = self.vars.values.clone();
-        let counters = self.vars.counters.clone();
+        let before = self.session.vars.values.clone();
+        let counters = self.session.vars.counters.clone();
         for &i in order {
             let k = &kids[i];
-            for ((now, was), mine) in self.vars.values.iter_mut().zip(&before).zip(&k.vars.values) {
+            for ((now, was), mine) in self.session.vars.values.iter_mut().zip(&before).zip(&k.session.vars.values) {
                 if mine != was {
                     now.clone_from(mine);
                 }
             }
-            for ((now, was), mine) in self.vars.counters.iter_mut().zip(&counters).zip(&k.vars.counters) {
+            for ((now, was), mine) in self.session.vars.counters.iter_mut().zip(&counters).zip(&k.session.vars.counters)
+            {
                 *now += mine.saturating_sub(*was);
             }
-            self.caches.absorb(&k.caches, &self.ctx.shared.managers.caches);
+            self.session.caches.absorb(&k.session.caches, &self.ctx.shared.managers.caches);
         }
-        if let Some(jar) = self.jar.as_mut() {
-            *jar = merge_jars(jar, order.iter().filter_map(|&i| kids[i].jar.as_ref()));
+        if let Some(jar) = self.session.jar.as_mut() {
+            *jar = merge_jars(jar, order.iter().filter_map(|&i| kids[i].session.jar.as_ref()));
         }
     }
 }
@@ -255,7 +264,7 @@ mod tests {
         ctx.stop.cancel();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let got = kid.vars.fifo(FifoCall::Pop { queue: "never", timeout_s: None, capacity: None });
+            let got = kid.session.vars.fifo(FifoCall::Pop { queue: "never", timeout_s: None, capacity: None });
             let _ = tx.send(got);
         });
         let got = rx.recv_timeout(std::time::Duration::from_secs(5));

@@ -129,7 +129,7 @@ pub struct RequestSpec {
     #[serde(skip)]
     pub embedded: Option<Box<Embedded>>,
     /// An Access Log Sampler's request: each sample sends the log's next entry in place of
-    /// its path, method and arguments (`engine::step::accesslog`).
+    /// its path, method and arguments (`engine::sampler::accesslog`).
     #[serde(skip)]
     pub access_log: Option<Box<crate::plan::accesslog::AccessLog>>,
     /// A request JMeter loads but cannot send (a method it does not know, an upload file it

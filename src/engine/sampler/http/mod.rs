@@ -1,18 +1,21 @@
 //! The request step: renders a request, sends it (following redirects), applies its
 //! extractors and checks, and records its samples (and the per-sample log's rows).
 
-use super::super::client::{Exchange, Wire};
-use super::super::managers::{self, CacheHeaders};
-use super::super::request::{Hop, PreparedRequest, Unread, Upload};
-use super::super::response::{apply_rules, Response, Rules};
-use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
+use crate::engine::client::{Exchange, Wire};
+use crate::engine::managers::{self, CacheHeaders};
+use crate::engine::request::{Hop, PreparedRequest, Unread, Upload};
+use crate::engine::response::{apply_rules, Response, Rules};
+use crate::engine::user::VirtualUser;
 use crate::plan::managers::{CookiePolicy, PlanManagers};
 use crate::plan::{CheckId, CheckTest, LabelId, RequestSpec, Target};
-use crate::record::{ErrorKind, Sample, SampleRow};
-use std::sync::atomic::Ordering;
+use crate::record::{ErrorKind, Sample};
+use edits::{apply_edits, edit_sent};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+
+mod edits;
+mod page;
 
 /// A compressed body larger than this is decoded off the worker thread.
 const OFFLOAD_DECODE_ABOVE: usize = 16 * 1024;
@@ -37,7 +40,7 @@ impl VirtualUser {
         target: &Target,
         path: &str,
     ) -> (Option<url::Url>, Option<String>) {
-        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
+        let jar = self.session.jar.as_ref().filter(|_| !spec.managers.jarless);
         let jar_cookies = jar.is_some_and(|j| !j.is_empty());
         let own_cookies =
             jar.is_some() && spec.managers.cookies.is_some() && !pm.own_cookies(&spec.managers).is_empty();
@@ -57,14 +60,21 @@ impl VirtualUser {
         jar_cookies: bool,
         own_cookies: bool,
     ) -> (Option<url::Url>, Option<String>) {
-        let jar = self.jar.as_ref().filter(|_| !spec.managers.jarless);
+        let jar = self.session.jar.as_ref().filter(|_| !spec.managers.jarless);
         let mut lines = String::new();
         let url = if jar_cookies { url_of(target, path) } else { None };
         let mut header = String::new();
         if own_cookies {
             let in_jar =
                 |n: &str| url.as_ref().zip(jar).is_some_and(|(u, j)| j.get_request_values(u).any(|(k, _)| k == n));
-            managers::user_cookies(pm.own_cookies(&spec.managers), &mut self.vars, target, path, in_jar, &mut header);
+            managers::user_cookies(
+                pm.own_cookies(&spec.managers),
+                &mut self.session.vars,
+                target,
+                path,
+                in_jar,
+                &mut header,
+            );
         }
         if let (Some(jar), Some(u)) = (jar, url.as_ref()) {
             for (k, v) in jar.get_request_values(u) {
@@ -84,11 +94,16 @@ impl VirtualUser {
         // Credentials the plan's own Authorization header does not already give.
         if let Some(auth) = &spec.managers.auth {
             if !spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
-                managers::authorization(auth, &mut self.vars, target, path, &mut lines);
+                managers::authorization(auth, &mut self.session.vars, target, path, &mut lines);
             }
         }
         if let Some(slot) = spec.managers.cache {
-            self.caches.conditional_headers(slot, &managers::cache_key(target, path), &spec.headers, &mut lines);
+            self.session.caches.conditional_headers(
+                slot,
+                &managers::cache_key(target, path),
+                &spec.headers,
+                &mut lines,
+            );
         }
         (url, (!lines.is_empty()).then_some(lines))
     }
@@ -100,11 +115,11 @@ impl VirtualUser {
     #[inline(never)]
     fn uploads(&mut self, req: &PreparedRequest) -> (Vec<Upload>, Option<Unread>) {
         let spec = &req.spec;
-        if req.fixed.is_some() || !super::super::request::names_files(spec) {
+        if req.fixed.is_some() || !crate::engine::request::names_files(spec) {
             return (Vec::new(), None);
         }
-        let named = super::super::request::uploads_named(spec, &mut self.vars);
-        off_the_worker(|| super::super::request::read_uploads(named))
+        let named = crate::engine::request::uploads_named(spec, &mut self.session.vars);
+        off_the_worker(|| crate::engine::request::read_uploads(named))
     }
 
     /// Sends a request with a file that could not be read (as empty), then fails its sample
@@ -120,10 +135,10 @@ impl VirtualUser {
     ) -> Option<bool> {
         let w = wire(req, &sent.first, req.is_head, &self.abandon, &self.ctx.shared);
         let ex = match cut {
-            None => self.client.send(&w, &self.out, start).await,
+            None => self.conns.client.send(&w, &self.out, start).await,
             Some(part) => {
-                let end = super::super::request::cut_at_part(&self.out, part);
-                self.client.send_only(&w, &self.out[..end]).await
+                let end = crate::engine::request::cut_at_part(&self.out, part);
+                self.conns.client.send_only(&w, &self.out[..end]).await
             }
         };
         if ex.abandoned_before_send {
@@ -155,7 +170,7 @@ impl VirtualUser {
         let first: std::borrow::Cow<'_, Target> = match &spec.origin {
             None => std::borrow::Cow::Borrowed(&req.target),
             Some(o) => {
-                let origin = o.render_string(&mut self.vars);
+                let origin = o.render_string(&mut self.session.vars);
                 match crate::plan::resolve_url(&origin, None) {
                     Ok((t, base)) if !t.host.is_empty() => {
                         if base != "/" {
@@ -166,7 +181,7 @@ impl VirtualUser {
                     _ => {
                         if spec.java_uri {
                             let mut url = origin.clone();
-                            req.render_unencoded(&mut self.vars, &mut url);
+                            req.render_unencoded(&mut self.session.vars, &mut url);
                             if let Some(why) = crate::plan::java_uri::refusal(&url) {
                                 return Some(self.refused(label, start, url, why));
                             }
@@ -179,18 +194,18 @@ impl VirtualUser {
         if spec.java_uri && req.fixed.is_none() {
             // JMeter's rule: a URL java.net.URI refuses fails the sample, unsent.
             let at = self.path.len();
-            req.render_unencoded(&mut self.vars, &mut self.path);
-            let url = super::super::request::java_url(&first, &self.path);
+            req.render_unencoded(&mut self.session.vars, &mut self.path);
+            let url = crate::engine::request::java_url(&first, &self.path);
             if let Some(why) = crate::plan::java_uri::refusal(&url) {
                 return Some(self.refused(label, start, url, why));
             }
-            super::super::request::sendable(&mut self.path, at);
+            crate::engine::request::sendable(&mut self.path, at);
         } else {
-            req.render_path(&mut self.vars, &mut self.path);
+            req.render_path(&mut self.session.vars, &mut self.path);
         }
         // A path that turns out to be a whole URL (`${next}` holding `http://h/x`) is taken as
         // the URL, as JMeter does.
-        let full_url = super::super::request::full_url_in_path(&self.path);
+        let full_url = crate::engine::request::full_url_in_path(&self.path);
         let resolved = full_url.map(|full| crate::plan::resolve_url(full, None));
         let first = match resolved {
             Some(Ok((t, path))) if !t.host.is_empty() => {
@@ -204,7 +219,7 @@ impl VirtualUser {
             None => first,
         };
         // What a script pre-processor changed on this sampler.
-        let edits = self.sampler_edits.take();
+        let edits = self.session.sampler_edits.take();
         let first = match &edits {
             Some(e) => {
                 apply_edits(e, &spec.method, &mut self.path);
@@ -231,7 +246,7 @@ impl VirtualUser {
         // A GET the cache has, still fresh: nothing is sent and there is no sample.
         if let Some(slot) = spec.managers.cache {
             if spec.method.eq_ignore_ascii_case("GET")
-                && self.caches.fresh(
+                && self.session.caches.fresh(
                     slot,
                     &managers::cache_key(&first, &self.path),
                     &spec.headers,
@@ -260,7 +275,7 @@ impl VirtualUser {
             _ => {
                 let (uploads, late) = self.uploads(req);
                 self.out.clear();
-                let (vars, body, out) = (&mut self.vars, &mut self.body, &mut self.out);
+                let (vars, body, out) = (&mut self.session.vars, &mut self.body, &mut self.out);
                 req.render(vars, &first, &self.path, cookie.as_deref(), uploads, body, out, !edited);
                 if let Some(e) = edits.as_deref() {
                     edit_sent(e, &spec.method, out);
@@ -276,7 +291,11 @@ impl VirtualUser {
         // The fixed bytes went out as they are: the request as sent is those, else `out`.
         let sent_fixed = matches!((&req.fixed, &cookie), (Some(_), None)) && !edited;
         drop((edits, cookie));
-        let ex = self.client.send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared), bytes, start).await;
+        let ex = self
+            .conns
+            .client
+            .send(&wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared), bytes, start)
+            .await;
         if ex.abandoned_before_send {
             // The run ended while connecting: the server saw no request, so there is no sample.
             return Some(true);
@@ -291,17 +310,17 @@ impl VirtualUser {
             || spec.fault.is_some()
             || spec.embedded.is_some()
             || !spec.after.scripts.is_empty()
-            || self.keep_prev
+            || self.session.keep_prev
             || ex.error == Some(ErrorKind::GeneratorFds)
         {
             let sent = Sent { label, first, url, fixed: sent_fixed, fault: None };
             return Box::pin(self.after_send(req, start, sent, ex)).await;
         }
-        let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+        let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
         let path = self.path.as_str();
         take_response(
-            self.jar.as_mut(),
-            &mut self.caches,
+            self.session.jar.as_mut(),
+            &mut self.session.caches,
             &resp,
             &ex,
             spec,
@@ -340,26 +359,7 @@ impl VirtualUser {
         let pm = &ctx.shared.managers;
         let Sent { mut label, first, mut url, fixed: sent_fixed, fault: late } = sent;
         if ex.status == 401 && spec.managers.auth.is_some() {
-            let sent = match &req.fixed {
-                Some(f) if sent_fixed => f.bytes.clone(),
-                _ => self.out.clone(),
-            };
-            if let Some(again) = self.digest_retry(spec, &first, &sent) {
-                // HttpClient 4 answers the challenge inside the same execution: one sample
-                // for both exchanges (the server sees two requests).
-                let w = wire(req, &first, req.is_head, &self.abandon, &self.ctx.shared);
-                // Boxed, as every rare await here: a future holds the largest state it may
-                // reach, and the user's task holds this one for the whole run.
-                let mut second = Box::pin(self.client.send(&w, &again, Instant::now())).await;
-                second.bytes_sent += ex.bytes_sent;
-                second.bytes_received += ex.bytes_received;
-                second.connect += ex.connect;
-                second.new_connection |= ex.new_connection;
-                second.first_byte = ex.first_byte.or(second.first_byte);
-                second.upstream_us = both_upstream(ex.upstream_us, second.upstream_us);
-                second.abandoned_before_send = false;
-                ex = second;
-            }
+            ex = Box::pin(self.answer_digest(req, &first, sent_fixed, ex)).await;
         }
         if let Some(fault) = spec.fault.or(late) {
             // Sent, then failed in JMeter before it read any response (a file body it could
@@ -380,8 +380,17 @@ impl VirtualUser {
                 Some((m, t, p)) => (m.as_str(), t, p.as_str()),
                 None => (spec.method.as_str(), &*first, self.path.as_str()),
             };
-            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-            take_response(self.jar.as_mut(), &mut self.caches, &resp, &ex, spec, pm, (method, target, path), &mut url);
+            let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
+            take_response(
+                self.session.jar.as_mut(),
+                &mut self.session.caches,
+                &resp,
+                &ex,
+                spec,
+                pm,
+                (method, target, path),
+                &mut url,
+            );
             let location =
                 if spec.follow_redirects && ex.error.is_none() && matches!(ex.status, 301 | 302 | 303 | 307 | 308) {
                     resp.header("location")
@@ -424,10 +433,10 @@ impl VirtualUser {
             let (method, target, path) = &*hop.insert((next_method, next_target, next_path));
             self.out.clear();
             let h = Hop { method, target, path, with_body };
-            req.render_hop(&mut self.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
+            req.render_hop(&mut self.session.vars, &h, cookie.as_deref(), req.body_sent(&self.body), &mut self.out);
             hop_start = Instant::now();
             let w = wire(req, target, method == "HEAD", &self.abandon, &self.ctx.shared);
-            ex = Box::pin(self.client.send(&w, &self.out, hop_start)).await;
+            ex = Box::pin(self.conns.client.send(&w, &self.out, hop_start)).await;
             error = ex.error;
             // The chain's sample has the last response's status, as JMeter's parent sample.
             total.status = ex.status;
@@ -440,20 +449,12 @@ impl VirtualUser {
         // "Retrieve All Embedded Resources": the page's resources, found before the rules run (their
         // fetches reuse the response buffer). JMeter parses a successful (2xx, 3xx) response,
         // before its assertions; after a followed chain, not here (not done yet).
-        let resources = match &spec.embedded {
-            Some(e) if hops == 0 && ex.error.is_none() => {
-                let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-                let ct = resp.header("content-type").unwrap_or_default().to_string();
-                let body = resp_body(&resp, self.client.body(), spec.max_response_size);
-                let page = url_of(&first, &self.path);
-                page.and_then(|p| super::super::embedded::resources(&ct, &body, &p, e))
-            }
-            _ => None,
-        };
+        let found = spec.embedded.as_ref().filter(|_| hops == 0 && ex.error.is_none());
+        let resources = found.and_then(|e| self.page_resources(e, spec, &first, ex.status));
         let end = ex.end.unwrap_or_else(Instant::now);
         error = judged(spec, error);
         let has_rules = !spec.after.extract.is_empty() || !spec.after.checks.is_empty();
-        let final_url = if has_rules || !spec.after.scripts.is_empty() || self.keep_prev {
+        let final_url = if has_rules || !spec.after.scripts.is_empty() || self.session.keep_prev {
             let (target, path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
                 None => (&*first, self.path.as_str()),
@@ -469,7 +470,7 @@ impl VirtualUser {
         let status = ex.status;
         // Extractors and checks on the final response (with script post-processors and
         // assertions, in the order JMeter runs them all: see `after_in_order`).
-        let rules = |this: &mut Self, _: &super::super::scripting::SampleState, rules: Rules<'_>| {
+        let rules = |this: &mut Self, _: &crate::engine::scripting::SampleState, rules: Rules<'_>| {
             this.final_rules(rules, status, fixed, &final_url, elapsed, received)
         };
         let after = After {
@@ -487,34 +488,10 @@ impl VirtualUser {
         // pre-processors' when the user keeps its last sample.
         let mut kept = None;
         let mut note = None;
-        if !spec.after.scripts.is_empty() || self.keep_prev {
-            let resp = Response::new(self.client.head(), self.client.body(), ex.status);
+        if !spec.after.scripts.is_empty() || self.session.keep_prev {
+            let resp = Response::new(self.conns.client.head(), self.conns.client.body(), ex.status);
             let sent: &[u8] = fixed.unwrap_or(&self.out);
-            let request_headers = super::super::response::request_headers(sent);
-            // Boxed: it lives across the scripts' await, and inline it would be in every
-            // user's future, scripts or not.
-            let mut state = Box::new(super::super::scripting::SampleState {
-                http: true,
-                label: self.label_name(label),
-                code: ex.status.to_string(),
-                message: resp.message().to_string(),
-                data: resp_body(&resp, self.client.body(), spec.max_response_size),
-                headers: resp.headers_text(),
-                request_headers,
-                url: final_url.clone(),
-                elapsed_ms: elapsed.as_millis() as u64,
-                latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
-                connect_ms: total.connect.as_millis() as u64,
-                bytes: total.bytes_received,
-                sent_bytes: total.bytes_sent,
-                content_type: resp.header("content-type").unwrap_or_default().to_string(),
-                data_type: "text".into(),
-                // Its sampler data is made when a script reads it, from what was sent.
-                http_sent: sent.to_vec(),
-                start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
-                end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
-                ..Default::default()
-            });
+            let mut state = self.http_state(label, &resp, spec, &final_url, (start, end), &total, sent);
             if !spec.after.scripts.is_empty() {
                 // Boxed: inline, the scripts' state would be in every user's future, scripts or not.
                 (error, note) =
@@ -530,32 +507,9 @@ impl VirtualUser {
             note = interrupted(spec, ex.error);
         }
         if let Some(urls) = resources {
-            // JMeter's container (downloadPageResources): a sample of the sampler's name holding
-            // the page's own as `label-0` and a resource's as `label-1`...; it lasts until the
-            // last one ends, holds their bytes, and fails when one fails. Its row comes first.
+            // JMeter's container: see `record_page`.
             let subs = Box::pin(self.embedded_resources(req, label, &urls)).await;
-            let mut whole = ex;
-            let mut whole_end = end;
-            let mut note = note;
-            for (_, _, e, x, _, _) in &subs {
-                whole.bytes_sent += x.bytes_sent;
-                whole.bytes_received += x.bytes_received;
-                whole_end = whole_end.max(*e);
-                if error.is_none() && x.error.is_some() {
-                    // Failed, yet with the page's code and message (setParentSampleSuccess).
-                    let page = (ex.status.to_string(), crate::http1::reason(ex.status).to_string());
-                    note = note.or(Some(Box::new(page)));
-                    error = x.error;
-                }
-            }
-            total.bytes_sent = whole.bytes_sent;
-            total.bytes_received = whole.bytes_received;
-            self.record(label, start, whole_end, &whole, error, true, (&*first, self.path.as_str()), note);
-            let own = self.ctx.shared.run_labels.intern(&format!("{}-0", self.label_name(label)), label);
-            self.record(own.unwrap_or(label), start, end, &ex, ex.error, false, (&*first, self.path.as_str()), None);
-            for (sub, s, e, x, target, path) in &subs {
-                self.record(*sub, *s, *e, x, x.error, false, (target, path), None);
-            }
+            error = self.record_page(label, (start, end), &ex, (error, note), &subs, &mut total, &first);
         } else {
             let (last_target, last_path) = match &hop {
                 Some((_, t, p)) => (t, p.as_str()),
@@ -583,9 +537,48 @@ impl VirtualUser {
         if let Some(state) = kept {
             self.keep_last(*state, error.is_none());
         }
+        self.back_off(error).await;
+        self.request_to_groups(label, start, end, &total, error);
+        Some(error.is_some())
+    }
+
+    /// The request `ex` answered again with Digest credentials, when an Authorization
+    /// Manager's Digest entry gives them and the 401 challenges for Digest: one exchange of
+    /// both, as HttpClient 4 answers the challenge inside the same execution (one sample, two
+    /// requests the server sees); else `ex`.
+    async fn answer_digest(
+        &mut self,
+        req: &PreparedRequest,
+        first: &Target,
+        sent_fixed: bool,
+        ex: Exchange,
+    ) -> Exchange {
+        let spec = &req.spec;
+        let sent = match &req.fixed {
+            Some(f) if sent_fixed => f.bytes.clone(),
+            _ => self.out.clone(),
+        };
+        let Some(again) = self.digest_retry(spec, first, &sent) else { return ex };
+        let w = wire(req, first, req.is_head, &self.abandon, &self.ctx.shared);
+        let mut second = self.conns.client.send(&w, &again, Instant::now()).await;
+        second.bytes_sent += ex.bytes_sent;
+        second.bytes_received += ex.bytes_received;
+        second.connect += ex.connect;
+        second.new_connection |= ex.new_connection;
+        second.first_byte = ex.first_byte.or(second.first_byte);
+        second.upstream_us = both_upstream(ex.upstream_us, second.upstream_us);
+        second.abandoned_before_send = false;
+        second
+    }
+
+    /// After a sample that failed because the generator ran out of file descriptors, waits
+    /// the back-off (doubling while it lasts); after any other, the back-off starts again.
+    async fn back_off(&mut self, error: Option<ErrorKind>) {
         if error == Some(ErrorKind::GeneratorFds) {
             self.fd_backoff = (self.fd_backoff * 2).clamp(FD_BACKOFF_MIN, FD_BACKOFF_MAX);
-            let (backoff, stop) = (self.fd_backoff, &ctx.stop);
+            let (backoff, stop) = (self.fd_backoff, &self.ctx.stop);
+            // Boxed, as every rare await here: a future holds the largest state it may
+            // reach, and the user's task holds this one for the whole run.
             Box::pin(async move {
                 tokio::select! {
                     _ = tokio::time::sleep(backoff) => {}
@@ -596,8 +589,46 @@ impl VirtualUser {
         } else {
             self.fd_backoff = Duration::ZERO;
         }
-        self.request_to_groups(label, start, end, &total, error);
-        Some(error.is_some())
+    }
+
+    /// An HTTP sample as scripts see it (`prev`), `sent` the request as it went out; boxed: it
+    /// lives across the scripts' await, and inline it would be in every user's future,
+    /// scripts or not.
+    #[allow(clippy::too_many_arguments)]
+    fn http_state(
+        &self,
+        label: LabelId,
+        resp: &Response<'_>,
+        spec: &RequestSpec,
+        final_url: &str,
+        (start, end): (Instant, Instant),
+        total: &Exchange,
+        sent: &[u8],
+    ) -> Box<crate::engine::scripting::SampleState> {
+        let ctx = &self.ctx;
+        let elapsed = end.saturating_duration_since(start);
+        Box::new(crate::engine::scripting::SampleState {
+            http: true,
+            label: self.label_name(label),
+            code: resp.status.to_string(),
+            message: resp.message().to_string(),
+            data: resp_body(resp, self.conns.client.body(), spec.max_response_size),
+            headers: resp.headers_text(),
+            request_headers: crate::engine::response::request_headers(sent),
+            url: final_url.to_string(),
+            elapsed_ms: elapsed.as_millis() as u64,
+            latency_ms: total.first_byte.map_or(0, |t| t.saturating_duration_since(start).as_millis() as u64),
+            connect_ms: total.connect.as_millis() as u64,
+            bytes: total.bytes_received,
+            sent_bytes: total.bytes_sent,
+            content_type: resp.header("content-type").unwrap_or_default().to_string(),
+            data_type: "text".into(),
+            // Its sampler data is made when a script reads it, from what was sent.
+            http_sent: sent.to_vec(),
+            start_ms: ctx.shared.epoch_unix_ms + ctx.micros(start) / 1000,
+            end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
+            ..Default::default()
+        })
     }
 
     /// Applies `rules` to the last response (`fixed`: the request's fixed bytes when they were
@@ -611,9 +642,9 @@ impl VirtualUser {
         elapsed: Duration,
         received: u64,
     ) -> Option<ErrorKind> {
-        let resp = Response::new(self.client.head(), self.client.body(), status);
+        let resp = Response::new(self.conns.client.head(), self.conns.client.body(), status);
         let sent = fixed.unwrap_or(&self.out);
-        let vars = &mut self.vars;
+        let vars = &mut self.session.vars;
         let apply = || apply_rules(rules, &resp, sent, final_url, elapsed, received, vars);
         // Decoding a large compressed body takes a while: off this worker, so the other
         // users it runs are not held up behind it.
@@ -664,57 +695,6 @@ impl VirtualUser {
         self.add_to_groups(&sample, start, end, total.status);
     }
 
-    /// JMeter's serial download of a page's embedded resources (`downloadPageResources`): a GET
-    /// of each URL with the sampler's headers, cookies and managers. Returns each one's
-    /// sub-result `label-1`, `label-2`... with its exchange, to be recorded after the page's.
-    async fn embedded_resources(
-        &mut self,
-        req: &PreparedRequest,
-        label: LabelId,
-        urls: &[url::Url],
-    ) -> Vec<(LabelId, Instant, Instant, super::super::client::Exchange, Target, String)> {
-        let ctx = self.ctx.clone();
-        let (spec, pm) = (&req.spec, &ctx.shared.managers);
-        let name = self.label_name(label);
-        let mut subs = Vec::with_capacity(urls.len());
-        for u in urls {
-            if ctx.stopping() {
-                break;
-            }
-            let Some(host) = u.host_str() else { continue };
-            let target = Target {
-                tls: u.scheme() == "https",
-                host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
-                port: u.port_or_known_default().unwrap_or(80),
-            };
-            let mut path = u.path().to_string();
-            if let Some(q) = u.query() {
-                path.push('?');
-                path.push_str(q);
-            }
-            let n = subs.len() + 1;
-            let sub = ctx.shared.run_labels.intern(&format!("{name}-{n}"), label).unwrap_or(label);
-            let (url, cookie) = self.extra_headers(spec, pm, &target, &path);
-            self.out.clear();
-            let h = Hop { method: "GET", target: &target, path: &path, with_body: false };
-            req.render_hop(&mut self.vars, &h, cookie.as_deref(), &[], &mut self.out);
-            let start = Instant::now();
-            let w = wire(req, &target, false, &self.abandon, &ctx.shared);
-            let ex = self.client.send(&w, &self.out, start).await;
-            if ex.abandoned_before_send {
-                break;
-            }
-            if ex.set_cookie && self.jar.is_some() && !spec.managers.jarless {
-                let url = url.or_else(|| url_of(&target, &path));
-                let resp = Response::new(self.client.head(), self.client.body(), ex.status);
-                store_cookies(self.jar.as_mut(), url.as_ref(), &resp, pm.cookie_policy(&spec.managers));
-            }
-            let end = ex.end.unwrap_or_else(Instant::now);
-            subs.push((sub, start, end, ex, target, path));
-        }
-        subs
-    }
-
     /// The request `sent` again with Digest credentials, when an Authorization Manager's Digest
     /// entry gives the credentials for it and the 401 just received challenges for Digest;
     /// `None` otherwise (the 401 stands).
@@ -723,12 +703,13 @@ impl VirtualUser {
         if spec.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
             return None;
         }
-        let entry = managers::auth_entry(auth, &mut self.vars, target, &self.path).filter(|e| e.digest)?;
-        let resp = Response::new(self.client.head(), &[], 401);
+        let entry = managers::auth_entry(auth, &mut self.session.vars, target, &self.path).filter(|e| e.digest)?;
+        let resp = Response::new(self.conns.client.head(), &[], 401);
         let challenges: Vec<String> = resp.headers_named("www-authenticate").map(str::to_string).collect();
-        let cnonce: String = (0..8).map(|_| format!("{:02x}", rand::Rng::random::<u8>(&mut self.vars.rng))).collect();
+        let cnonce: String =
+            (0..8).map(|_| format!("{:02x}", rand::Rng::random::<u8>(&mut self.session.vars.rng))).collect();
         let line = challenges.iter().find_map(|c| {
-            managers::digest_authorization(entry, &mut self.vars, c, &spec.method, &self.path, &cnonce)
+            managers::digest_authorization(entry, &mut self.session.vars, c, &spec.method, &self.path, &cnonce)
         })?;
         let at = memchr::memmem::find(sent, b"\r\n\r\n")? + 2;
         let mut again = Vec::with_capacity(sent.len() + line.len());
@@ -744,15 +725,14 @@ impl VirtualUser {
         label: LabelId,
         start: Instant,
         end: Instant,
-        ex: &super::super::client::Exchange,
+        ex: &crate::engine::client::Exchange,
         error: Option<ErrorKind>,
         in_total: bool,
         at: (&Target, &str),
         note: Option<Box<(String, String)>>,
     ) {
         let ctx = &self.ctx;
-        let top = self.recorded_as();
-        let sample = Sample {
+        let mut sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -762,33 +742,21 @@ impl VirtualUser {
             bytes_received: ex.bytes_received,
             new_connection: ex.new_connection,
             error,
-            in_total: in_total && top.unwrap_or(false),
+            in_total,
             // A response cut short (a timeout, a reset mid-body) took a time the header's
             // upstream figure does not split: no split, rather than a skewed overhead.
             upstream_us: ex
                 .upstream_us
                 .filter(|_| matches!(error, None | Some(ErrorKind::Status(_) | ErrorKind::Check(_)))),
         };
-        // Inside a transaction that makes the parent sample, a sample is only part of it; the
-        // results file still has its line, as JMeter's CSV writes a sample's sub-results.
-        if top.is_some() {
-            ctx.recorder.record(&sample);
-        }
-        // The URL only for a per-sample log: formatting it costs allocations on every request.
-        if ctx.shared.sample_log.is_some() {
-            let (target, path) = at;
-            // A sample failed before its URL was taken apart (a full URL java.net.URL refuses)
-            // shows that URL.
-            let url = match super::super::request::full_url_in_path(path) {
-                Some(full) if target.host.is_empty() => full.to_string(),
-                _ => format!("{}://{}{}", target.scheme(), target.authority(), path),
-            };
-            let mut row = self.sample_row(&sample, ex.status, url);
-            row.code_message = note;
-            if let Some(log) = &ctx.shared.sample_log {
-                let _ = log.send(row);
-            }
-        }
+        // A sample failed before its URL was taken apart (a full URL java.net.URL refuses)
+        // shows that URL.
+        let (target, path) = at;
+        let url = || match crate::engine::request::full_url_in_path(path) {
+            Some(full) if target.host.is_empty() => full.to_string(),
+            _ => format!("{}://{}{}", target.scheme(), target.authority(), path),
+        };
+        self.record_sample(&mut sample, self.recorded_as(), ex.status, url, note);
     }
 
     /// Records a request that could not be sent because its URL is not usable; it failed.
@@ -806,7 +774,7 @@ impl VirtualUser {
         kind: ErrorKind,
     ) -> bool {
         let now = Instant::now();
-        let mut ex = super::super::client::Exchange::default();
+        let mut ex = crate::engine::client::Exchange::default();
         ex.end = Some(now);
         self.record(label, start, now, &ex, Some(kind), true, (target, at), None);
         self.add_failed_to_groups(label, start, now, 0, kind);
@@ -863,287 +831,13 @@ impl VirtualUser {
         self.add_failed_to_groups(label, start, now, 0, ErrorKind::BadUrl);
         true
     }
-
-    /// Sends a sample to the per-sample log (the JTL file), when there is one.
-    pub(in crate::engine) fn log_row(&self, sample: &Sample, status: u16, url: String) {
-        self.log_row_saying(sample, status, url, None);
-    }
-
-    /// [`Self::log_row`] with the response code and message a script set, when it set them.
-    pub(in crate::engine) fn log_row_saying(
-        &self,
-        sample: &Sample,
-        status: u16,
-        url: String,
-        code_message: Option<Box<(String, String)>>,
-    ) {
-        if let Some(log) = &self.ctx.shared.sample_log {
-            let mut row = self.sample_row(sample, status, url);
-            row.code_message = code_message;
-            let _ = log.send(row);
-        }
-    }
-
-    /// The results-file row of a sample.
-    pub(in crate::engine) fn sample_row(&self, sample: &Sample, status: u16, url: String) -> SampleRow {
-        let ctx = &self.ctx;
-        SampleRow {
-            timestamp_ms: ctx.shared.epoch_unix_ms + sample.start_us / 1000,
-            // Whole ms as JMeter writes them, rounded to the nearest (not cut down).
-            elapsed_ms: (sample.elapsed_us() + 500) / 1000,
-            label: sample.label.0,
-            // A name rendered at run time is not in the plan's list.
-            // (No lock for the plan's own labels.)
-            name: ctx.shared.run_labels.name(sample.label),
-            status,
-            error: sample.error,
-            scenario: ctx.index,
-            user: self.vars.thread_num,
-            bytes: sample.bytes_received,
-            sent_bytes: sample.bytes_sent,
-            group_users: ctx.active.load(Ordering::Relaxed),
-            all_users: ctx.shared.active_all.load(Ordering::Relaxed),
-            url,
-            latency_ms: (sample.ttfb_us + 500) / 1000,
-            connect_ms: (sample.connect_us + 500) / 1000,
-            refused_url: None,
-            code_message: None,
-        }
-    }
-}
-
-/// Whether a method sends a sampler's arguments in its body (HTTPHC4Impl: POST, and PUT and
-/// PATCH, the methods with an entity), not in the query string.
-fn args_in_body(method: &str) -> bool {
-    matches!(method, "POST" | "PUT" | "PATCH")
-}
-
-/// What else a pre-processor changed, on the rendered request `out`: its method
-/// (`setMethod`), the headers it removed (`removeHeaderNamed`), and the arguments it added to
-/// a method that sends them in its body: form fields (`application/x-www-form-urlencoded`), or
-/// the raw body when they have no name (`addNonEncodedArgument("", body, "")`), as JMeter's
-/// `getSendParameterValuesAsPostBody`.
-fn edit_sent(e: &super::super::scripting::SamplerEdits, plan_method: &str, out: &mut Vec<u8>) {
-    let method = e.method.as_deref().unwrap_or(plan_method);
-    let body_args = args_in_body(method) && !e.args.is_empty();
-    let body_set = e.args_set.as_ref().filter(|_| args_in_body(method));
-    if e.method.is_none() && e.removed_headers.is_empty() && !body_args && body_set.is_none() && e.files.is_none() {
-        return;
-    }
-    let Some(head_end) = memchr::memmem::find(out, b"\r\n\r\n") else { return };
-    let head = String::from_utf8_lossy(&out[..head_end]).into_owned();
-    let mut body = out[head_end + 4..].to_vec();
-    if let Some(set) = body_set {
-        // An HTML Link Parser's arguments in place of the sampler's form: one written already
-        // encoded is decoded and encoded again, as JMeter sends a form.
-        let mut form = String::new();
-        for (n, v, encoded) in set {
-            if !form.is_empty() {
-                form.push('&');
-            }
-            let decoded = |t: &str| if *encoded { super::super::request::url_decode(t) } else { t.to_string() };
-            push_arg(&mut form, &decoded(n), &decoded(v.as_deref().unwrap_or("")), false);
-        }
-        body = form.into_bytes();
-    }
-    let mut lines = head.split("\r\n");
-    let first = lines.next().unwrap_or_default();
-    let rest = first.split_once(' ').map_or("", |(_, r)| r);
-    let mut text = format!("{method} {rest}\r\n");
-    let mut has_type = false;
-    let mut sent_type = String::new();
-    for line in lines {
-        let name = line.split_once(':').map_or(line, |(n, _)| n).trim();
-        if name.eq_ignore_ascii_case("content-type") {
-            sent_type = line.split_once(':').map_or("", |(_, v)| v).trim().to_ascii_lowercase();
-        }
-        if name.eq_ignore_ascii_case("content-length") || e.removed_headers.iter().any(|r| r.eq_ignore_ascii_case(name))
-        {
-            continue;
-        }
-        if e.files.as_ref().is_some_and(|f| !f.is_empty()) && name.eq_ignore_ascii_case("content-type") {
-            continue;
-        }
-        has_type |= name.eq_ignore_ascii_case("content-type");
-        text.push_str(line);
-        text.push_str("\r\n");
-    }
-    if body_args {
-        if e.args.iter().all(|(n, _, _)| n.is_empty()) {
-            for (_, v, _) in &e.args {
-                body.extend_from_slice(v.as_bytes());
-            }
-        } else {
-            let mut form = String::new();
-            for (n, v, encoded) in &e.args {
-                if !body.is_empty() || !form.is_empty() {
-                    form.push('&');
-                }
-                push_arg(&mut form, n, v, *encoded);
-            }
-            body.extend_from_slice(form.as_bytes());
-            if !has_type {
-                text.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
-            }
-        }
-    }
-    if let Some(files) = &e.files {
-        let (content_type, new_body) = with_uploads(method, &sent_type, body, files);
-        if let Some(t) = content_type {
-            text.push_str("Content-Type: ");
-            text.push_str(&t);
-            text.push_str("\r\n");
-        }
-        body = new_body;
-    }
-    if !body.is_empty() || args_in_body(method) {
-        text.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    text.push_str("\r\n");
-    out.clear();
-    out.extend_from_slice(text.as_bytes());
-    out.extend_from_slice(&body);
-}
-
-/// The body and its type once a script's `setHTTPFiles` replaced the sampler's files, as
-/// JMeter's HttpClient sampler sends them: a POST with a named file is multipart (the form's
-/// fields as text parts, then the files; RFC 6532 headers, JMeter's default); a lone file
-/// without a parameter name and no fields is the body itself, as for any method with a body.
-/// `None` keeps no type (the sampler's was dropped with the files it described).
-fn with_uploads(
-    method: &str,
-    sent_type: &str,
-    body: Vec<u8>,
-    files: &[super::super::scripting::Upload],
-) -> (Option<String>, Vec<u8>) {
-    use crate::plan::sampler::http::MULTIPART_BOUNDARY as B;
-    let form = sent_type.starts_with("application/x-www-form-urlencoded");
-    let multipart = sent_type.starts_with("multipart/");
-    let fields: Vec<(String, String)> = if form {
-        url::form_urlencoded::parse(&body).map(|(n, v)| (n.into_owned(), v.into_owned())).collect()
-    } else {
-        Vec::new()
-    };
-    let mime = |f: &super::super::scripting::Upload| {
-        if f.mime.is_empty() {
-            "application/octet-stream".to_string()
-        } else {
-            f.mime.clone()
-        }
-    };
-    match files {
-        [] => (None, body),
-        [f] if f.param.is_empty() && fields.is_empty() && !multipart => (Some(mime(f)), f.bytes.clone()),
-        _ if method.eq_ignore_ascii_case("POST") => {
-            let mut out = Vec::new();
-            if multipart {
-                // The sampler's own text parts stay; its file parts are those the script replaced.
-                let delim = format!("--{B}\r\n");
-                for part in split_parts(&body, delim.as_bytes()) {
-                    if memchr::memmem::find(part, b"filename=\"").is_none() {
-                        out.extend_from_slice(delim.as_bytes());
-                        out.extend_from_slice(part);
-                    }
-                }
-            }
-            for (n, v) in &fields {
-                out.extend_from_slice(format!("--{B}\r\nContent-Disposition: form-data; name=\"{}\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{v}\r\n", n.replace('"', "%22")).as_bytes());
-            }
-            for f in files {
-                out.extend_from_slice(
-                    format!(
-                        "--{B}\r\nContent-Disposition: form-data; name=\"{}\"; filename=\"{}\"\r\nContent-Type: {}\r\nContent-Transfer-Encoding: binary\r\n\r\n",
-                        f.param.replace('"', "%22"),
-                        f.file_name.replace('"', "%22"),
-                        mime(f)
-                    )
-                    .as_bytes(),
-                );
-                out.extend_from_slice(&f.bytes);
-                out.extend_from_slice(b"\r\n");
-            }
-            out.extend_from_slice(format!("--{B}--\r\n").as_bytes());
-            (Some(format!("multipart/form-data; boundary={B}; charset=UTF-8")), out)
-        }
-        // A GET sends no other file; the other methods with a body send the first file.
-        [f, ..] if !matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE") => (Some(mime(f)), f.bytes.clone()),
-        _ => (None, body),
-    }
-}
-
-/// The parts of a multipart body between its `delim` lines, each ending with its `\r\n`.
-fn split_parts<'a>(body: &'a [u8], delim: &[u8]) -> Vec<&'a [u8]> {
-    let mut out = Vec::new();
-    let mut rest = body;
-    while let Some(i) = memchr::memmem::find(rest, delim) {
-        rest = &rest[i + delim.len()..];
-        let end = memchr::memmem::find(rest, delim)
-            .or_else(|| memchr::memmem::find(rest, b"\r\n--").map(|j| j + 2))
-            .unwrap_or(rest.len());
-        out.push(&rest[..end]);
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// `name=value`, form-encoded unless `encoded` (added as they are).
-fn push_arg(out: &mut String, name: &str, value: &str, encoded: bool) {
-    if encoded {
-        out.push_str(name);
-        out.push('=');
-        out.push_str(value);
-    } else {
-        out.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
-        out.push('=');
-        out.extend(url::form_urlencoded::byte_serialize(value.as_bytes()));
-    }
-}
-
-/// A pre-processor's new path and added arguments (sent in the query string, but for a
-/// method that sends them in its body).
-fn apply_edits(e: &super::super::scripting::SamplerEdits, plan_method: &str, path: &mut String) {
-    if let Some(p) = &e.path {
-        let query = path.find('?').map(|i| path[i..].to_string());
-        path.clear();
-        if !p.starts_with('/') {
-            path.push('/');
-        }
-        path.push_str(p);
-        if let (Some(q), false) = (query, p.contains('?')) {
-            path.push_str(&q);
-        }
-    }
-    let in_body = args_in_body(e.method.as_deref().unwrap_or(plan_method));
-    if let Some(set) = &e.args_set {
-        // The sampler's own arguments, and any query its path held, are replaced.
-        if let Some(q) = path.find('?') {
-            path.truncate(q);
-        }
-        if !in_body {
-            for (n, v, encoded) in set {
-                path.push(if path.contains('?') { '&' } else { '?' });
-                match v {
-                    Some(v) => push_arg(path, n, v, *encoded),
-                    // `getQueryString` writes the metadata: no `=` for a link's `?flag`.
-                    None => path.push_str(n),
-                }
-            }
-        }
-    }
-    if in_body {
-        return;
-    }
-    for (n, v, encoded) in &e.args {
-        path.push(if path.contains('?') { '&' } else { '?' });
-        push_arg(path, n, v, *encoded);
-    }
 }
 
 /// The response's body as a script reads it: decoded when it was compressed.
 fn resp_body(resp: &Response<'_>, raw: &[u8], limit: u64) -> Vec<u8> {
     if resp.is_compressed() {
         // Decoding is bounded by the workers, as for checks (see `DecodeGate`).
-        let _decoding = super::super::response::DECODES.acquire();
+        let _decoding = crate::engine::response::DECODES.acquire();
         return resp.body_bytes(limit).0.into_owned();
     }
     raw.to_vec()
@@ -1169,7 +863,7 @@ struct Sent<'a> {
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn take_response(
-    jar: Option<&mut super::super::jar::Jar>,
+    jar: Option<&mut crate::engine::jar::Jar>,
     caches: &mut managers::UserCaches,
     resp: &Response<'_>,
     ex: &Exchange,
@@ -1270,7 +964,7 @@ fn both_upstream(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 }
 
 fn store_cookies(
-    jar: Option<&mut super::super::jar::Jar>,
+    jar: Option<&mut crate::engine::jar::Jar>,
     url: Option<&url::Url>,
     resp: &Response<'_>,
     policy: CookiePolicy,
@@ -1283,47 +977,5 @@ fn store_cookies(
             // A cookie the jar refuses (wrong domain, malformed) is dropped, as a browser does.
             let _ = jar.parse(v, url);
         }
-    }
-}
-
-#[cfg(test)]
-mod upload_tests {
-    use super::super::super::scripting::Upload;
-    use super::with_uploads;
-
-    fn up(param: &str) -> Upload {
-        Upload { param: param.into(), file_name: "f.bin".into(), mime: String::new(), bytes: b"DATA".to_vec() }
-    }
-
-    #[test]
-    fn uploads_a_script_chose_are_sent_as_jmeters_http_client_sends_them() {
-        // A lone file without a parameter name and no form fields is the body, for any method.
-        for method in ["POST", "PUT", "GET"] {
-            let (t, b) = with_uploads(method, "", Vec::new(), &[up("")]);
-            assert_eq!((t.as_deref(), b.as_slice()), (Some("application/octet-stream"), &b"DATA"[..]), "{method}");
-        }
-        // A GET sends no named file; a PUT sends the first file as its body.
-        assert_eq!(with_uploads("GET", "", Vec::new(), &[up("f")]), (None, Vec::new()));
-        assert_eq!(with_uploads("PUT", "", Vec::new(), &[up("f")]).1, b"DATA");
-        // A POST's form fields become text parts before the files.
-        let (t, b) =
-            with_uploads("POST", "application/x-www-form-urlencoded; charset=utf-8", b"a=1+2".to_vec(), &[up("f")]);
-        assert!(t.unwrap().starts_with("multipart/form-data; boundary="));
-        let b = String::from_utf8(b).unwrap();
-        let a = b.find("name=\"a\"").unwrap();
-        let f = b.find("name=\"f\"; filename=\"f.bin\"").unwrap();
-        assert!(a < f && b.contains("\r\n\r\n1 2\r\n") && b.contains("\r\n\r\nDATA\r\n"), "{b}");
-        // The sampler's own multipart body keeps its text parts and loses its files.
-        let d = crate::plan::sampler::http::MULTIPART_BOUNDARY;
-        let own = format!(
-            "--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\nContent-Disposition: form-data; name=\"x\"; filename=\"old\"\r\n\r\nOLD\r\n--{d}--\r\n"
-        );
-        let (_, b) = with_uploads("POST", "multipart/form-data; boundary=x", own.into_bytes(), &[up("f")]);
-        let b = String::from_utf8(b).unwrap();
-        assert!(
-            b.starts_with(&format!("--{d}\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nkeep\r\n--{d}\r\n")),
-            "{b}"
-        );
-        assert!(!b.contains("OLD") && b.contains("filename=\"f.bin\"") && b.ends_with(&format!("--{d}--\r\n")), "{b}");
     }
 }

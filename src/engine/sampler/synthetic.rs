@@ -5,10 +5,12 @@
 use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
+use super::{How, Made};
 use crate::plan::sampler::synthetic::{alphanumeric_cmp, java_long_decode, Elapsed, Synthetic, SyntheticBody};
 use crate::plan::VarId;
 use crate::record::{ErrorKind, Sample};
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// A made-up response's body is read in full by extractors and assertions.
@@ -20,12 +22,12 @@ impl VirtualUser {
         let ctx = self.ctx.clone();
         let (elapsed, wait) = match &x.elapsed {
             Elapsed::Fixed { ms, wait } => {
-                let ms = ms.render_string(&mut self.vars).trim().parse::<u64>().unwrap_or(0);
+                let ms = ms.render_string(&mut self.session.vars).trim().parse::<u64>().unwrap_or(0);
                 (Duration::from_millis(ms), *wait)
             }
             Elapsed::Sleep { time, mask, default_time, default_mask } => {
-                let time = java_long_decode(time.render_string(&mut self.vars).trim()).unwrap_or(*default_time);
-                let mask = java_long_decode(mask.render_string(&mut self.vars).trim()).unwrap_or(*default_mask);
+                let time = java_long_decode(time.render_string(&mut self.session.vars).trim()).unwrap_or(*default_time);
+                let mask = java_long_decode(mask.render_string(&mut self.session.vars).trim()).unwrap_or(*default_mask);
                 let now_ms = ctx.shared.epoch_unix_ms as i64 + ctx.micros(start) as i64 / 1000;
                 (Duration::from_millis(sleep_ms(time, mask, now_ms)), true)
             }
@@ -45,13 +47,13 @@ impl VirtualUser {
             start + elapsed
         };
         let body = match &x.body {
-            SyntheticBody::Text(t) => t.render_string(&mut self.vars),
+            SyntheticBody::Text(t) => t.render_string(&mut self.session.vars),
             SyntheticBody::Debug { variables, properties } => self.debug_body(*variables, properties.as_deref()),
         };
-        let code = x.code.render_string(&mut self.vars);
+        let code = x.code.render_string(&mut self.session.vars);
         let status = code.trim().parse::<u16>().unwrap_or(0);
-        let ok = x.success.render_string(&mut self.vars).trim().eq_ignore_ascii_case(x.success_word);
-        let mut error = if interrupted {
+        let ok = x.success.render_string(&mut self.session.vars).trim().eq_ignore_ascii_case(x.success_word);
+        let error = if interrupted {
             Some(ErrorKind::Aborted)
         } else if ok {
             None
@@ -59,30 +61,36 @@ impl VirtualUser {
             Some(ErrorKind::Check(x.failure.0))
         };
         let data = match &x.data {
-            Some(t) if !x.after.scripts.is_empty() || self.keep_prev || reads_request_data(&x.after.checks) => {
-                t.render_string(&mut self.vars)
+            Some(t) if !x.after.scripts.is_empty() || self.session.keep_prev || reads_request_data(&x.after.checks) => {
+                t.render_string(&mut self.session.vars)
             }
             _ => String::new(),
         };
-        if x.after.scripts.is_empty() && (!x.after.extract.is_empty() || !x.after.checks.is_empty()) {
-            let resp = Response::new(b"", body.as_bytes(), status);
-            let rules = Rules { extract: &x.after.extract, checks: &x.after.checks, limit: NO_LIMIT };
-            let failed = apply_rules(rules, &resp, data.as_bytes(), "", elapsed, body.len() as u64, &mut self.vars);
-            error = error.or(failed);
-        }
         let ms = |t: &Option<crate::plan::Template>, vars: &mut crate::engine::session::UserVars| {
             let ms = t.as_ref().map_or(0, |t| t.render_string(vars).trim().parse::<u64>().unwrap_or(0));
             ms.min(crate::plan::MAX_DURATION.as_millis() as u64) * 1000
         };
-        let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.vars).encode_utf16().count() as u64);
-        let mut label = self.sample_label(x.label);
-        let mut status = status;
+        // The sampler's fields are rendered as it samples, before what follows it (as JMeter's).
+        let sent = x.sent.as_ref().map_or(0, |t| t.render_string(&mut self.session.vars).encode_utf16().count() as u64);
+        let label = self.sample_label(x.label);
+        let sample = Sample {
+            label,
+            start_us: ctx.micros(start),
+            end_us: ctx.micros(end),
+            ttfb_us: ms(&x.latency, &mut self.session.vars),
+            connect_us: ms(&x.connect, &mut self.session.vars),
+            bytes_sent: sent,
+            bytes_received: body.len() as u64,
+            new_connection: false,
+            error,
+            in_total: true,
+            upstream_us: None,
+        };
         // The sample as scripts see it: its script post-processors' and assertions' `prev`
         // (they may change its success, code and label), and the next pre-processors'.
-        let mut kept = None;
-        let mut code_message = None;
-        if !x.after.scripts.is_empty() || self.keep_prev {
-            let mut state = SampleState {
+        let scripted = !x.after.scripts.is_empty() || self.session.keep_prev;
+        let (state, data) = if scripted {
+            let state = SampleState {
                 label: self.label_name(label),
                 code: code.clone(),
                 message: if error.is_none() { "OK".into() } else { String::new() },
@@ -96,49 +104,25 @@ impl VirtualUser {
                 end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
                 ..Default::default()
             };
-            if !x.after.scripts.is_empty() {
-                let after = After {
-                    extract: &x.after.extract,
-                    checks: &x.after.checks,
-                    scripts: &x.after.scripts,
-                    limit: NO_LIMIT,
-                };
-                let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
-                    let resp = Response::new(b"", &state.data, status);
-                    let data = state.sampler_data.as_bytes();
-                    apply_rules(rules, &resp, data, "", elapsed, state.data.len() as u64, &mut this.vars)
-                };
-                (error, code_message) = self.scripts_after(after, &mut state, error, &mut label, x.label, rules).await;
-                if code_message.is_some() {
-                    status = state.code.trim().parse::<u16>().unwrap_or(0);
-                }
-            }
-            kept = Some(state);
-        }
-        let mut sample = Sample {
-            label,
-            start_us: ctx.micros(start),
-            end_us: ctx.micros(end),
-            ttfb_us: ms(&x.latency, &mut self.vars),
-            connect_us: ms(&x.connect, &mut self.vars),
-            bytes_sent: sent,
-            bytes_received: body.len() as u64,
-            new_connection: false,
-            error,
-            in_total: true,
-            upstream_us: None,
+            (Some(state), String::new())
+        } else {
+            (None, data)
         };
-        // Inside a parent sample: its line in the results file only (see `request::record`).
-        if let Some(top) = self.recorded_as() {
-            sample.in_total = top;
-            ctx.recorder.record(&sample);
-        }
-        self.log_row_saying(&sample, status, String::new(), code_message);
-        self.add_to_groups(&sample, start, end, status);
-        if let Some(state) = kept {
-            self.keep_last(state, error.is_none());
-        }
-        error.is_some()
+        let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+            let (body, data) = if scripted {
+                (&state.data[..], state.sampler_data.as_bytes())
+            } else {
+                (body.as_bytes(), data.as_bytes())
+            };
+            let resp = Response::new(b"", body, status);
+            apply_rules(rules, &resp, data, "", elapsed, body.len() as u64, &mut this.session.vars)
+        };
+        let after =
+            After { extract: &x.after.extract, checks: &x.after.checks, scripts: &x.after.scripts, limit: NO_LIMIT };
+        let url = Cow::Borrowed("");
+        let made =
+            Made { sample, start, end, plan_label: x.label, status, state, url, before: &[], how: How::SYNTHETIC };
+        self.finish(after, made, rules).await
     }
 
     /// The Debug Sampler's response: the user's variables then the plan's properties, each
@@ -154,9 +138,10 @@ impl VirtualUser {
                 .enumerate()
                 .filter(|(i, n)| {
                     let id = VarId(*i as u32);
-                    !self.vars.is_unset(id) && !crate::engine::session::is_reference_to(self.vars.get(id), n)
+                    !self.session.vars.is_unset(id)
+                        && !crate::engine::session::is_reference_to(self.session.vars.get(id), n)
                 })
-                .map(|(i, n)| (n.as_str(), self.vars.get(VarId(i as u32))))
+                .map(|(i, n)| (n.as_str(), self.session.vars.get(VarId(i as u32))))
                 .collect();
             set.sort_by(|a, b| alphanumeric_cmp(a.0, b.0));
             for (n, v) in set {

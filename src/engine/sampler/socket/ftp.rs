@@ -309,15 +309,15 @@ impl VirtualUser {
         let mut o = Outcome::new();
         o.ok = false;
         o.data_type = "";
-        let port = f.port.render_string(&mut self.vars);
+        let port = f.port.render_string(&mut self.session.vars);
         let r = Request {
-            server: f.server.render_string(&mut self.vars),
+            server: f.server.render_string(&mut self.session.vars),
             port: wire::java_int(port.trim()),
-            remote: f.remote.render_string(&mut self.vars),
-            local: f.local.render_string(&mut self.vars),
-            input: f.input.render_string(&mut self.vars),
-            user: f.user.render_string(&mut self.vars),
-            password: f.password.render_string(&mut self.vars),
+            remote: f.remote.render_string(&mut self.session.vars),
+            local: f.local.render_string(&mut self.session.vars),
+            input: f.input.render_string(&mut self.session.vars),
+            user: f.user.render_string(&mut self.session.vars),
+            password: f.password.render_string(&mut self.session.vars),
         };
         let label = label(&r.server, &port, &r.remote, f.binary, f.upload, &r.local);
         o.url = Some(label.trim().to_string());

@@ -13,12 +13,14 @@
 use super::super::response::{apply_rules, Response, Rules};
 use super::super::scripting::SampleState;
 use super::super::user::VirtualUser;
-use super::script::After;
+use super::after::After;
+use super::{How, Made};
 use crate::plan::sampler::websocket::{
     frame_size, parse_hex, Connect, FilterRule, FrameKind, Payload, WebSocket, WsOp,
 };
 use crate::record::{ErrorKind, Sample};
 use futures_util::{SinkExt, StreamExt};
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -79,19 +81,17 @@ impl VirtualUser {
             }
         };
         if o.drop {
-            self.ws = None;
+            self.conns.ws = None;
         }
         // A sample refused before it starts (its fields, no connection) takes no time.
         let end = if o.timed { end } else { start };
         let elapsed = end.saturating_duration_since(start);
         let head = std::mem::take(&mut o.head);
         let (status, received) = (o.status, o.received);
-        let mut rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
+        let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let resp = Response::new(&head, &state.data, status);
-            apply_rules(rules, &resp, &[], "", elapsed, received, &mut this.vars)
+            apply_rules(rules, &resp, &[], "", elapsed, received, &mut this.session.vars)
         };
-        let mut label = label;
-        let mut note = None;
         let mut state = SampleState {
             code: o.status.to_string(),
             data: std::mem::take(&mut o.body),
@@ -103,22 +103,10 @@ impl VirtualUser {
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
         };
-        if x.after.scripts.is_empty() {
-            if !x.after.extract.is_empty() || !x.after.checks.is_empty() {
-                let all = Rules { extract: &x.after.extract, checks: &x.after.checks, limit: NO_LIMIT };
-                o.error = o.error.or(rules(self, &state, all));
-            }
-        } else {
+        if !x.after.scripts.is_empty() {
             state.label = self.label_name(label);
-            let after = After {
-                extract: &x.after.extract,
-                checks: &x.after.checks,
-                scripts: &x.after.scripts,
-                limit: NO_LIMIT,
-            };
-            (o.error, note) = self.scripts_after(after, &mut state, o.error, &mut label, x.label, &mut rules).await;
         }
-        let mut sample = Sample {
+        let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -131,23 +119,12 @@ impl VirtualUser {
             in_total: true,
             upstream_us: None,
         };
-        // Inside a parent sample: its lines in the results file only (see `request::record`).
-        let top = self.recorded_as();
-        sample.in_total = top.unwrap_or(false);
+        let after =
+            After { extract: &x.after.extract, checks: &x.after.checks, scripts: &x.after.scripts, limit: NO_LIMIT };
         // The plugin's sub-results: rows of their own, the sample itself is the exchange.
-        for d in &o.discarded {
-            if top.is_some() {
-                ctx.recorder.record(d);
-            }
-            self.log_row(d, 0, String::new());
-        }
-        if top.is_some() {
-            ctx.recorder.record(&sample);
-        }
-        self.log_row_saying(&sample, o.status, String::new(), note);
-        self.add_to_groups(&sample, start, end, o.status);
-        self.keep_last(state, o.error.is_none());
-        o.error.is_some()
+        let (before, state, url) = (&o.discarded[..], Some(state), Cow::Borrowed(""));
+        let made = Made { sample, start, end, plan_label: x.label, status, state, url, before, how: How::WEBSOCKET };
+        self.finish(after, made, rules).await
     }
 
     /// The sample itself, into `o`.
@@ -157,8 +134,8 @@ impl VirtualUser {
         // The plugin checks its fields first: the port and connect timeout of a new connection,
         // the read timeout of a sample that reads.
         let connect = x.connect.as_ref().map(|c| self.ws_target(c));
-        let connect_timeout = timeout_ms(&x.connect_timeout.render_string(&mut self.vars), 1);
-        let read_timeout = timeout_ms(&x.read_timeout.render_string(&mut self.vars), 0);
+        let connect_timeout = timeout_ms(&x.connect_timeout.render_string(&mut self.session.vars), 1);
+        let read_timeout = timeout_ms(&x.read_timeout.render_string(&mut self.session.vars), 0);
         let reads = !matches!(x.op, WsOp::Write(_));
         if matches!(connect, Some(None))
             || (connect.is_some() && connect_timeout.is_none())
@@ -169,21 +146,21 @@ impl VirtualUser {
         }
         let read_timeout = read_timeout.unwrap_or(Duration::from_secs(6));
         let connect_timeout = connect_timeout.unwrap_or(Duration::from_secs(20));
-        if connect.is_none() && self.ws.is_none() {
+        if connect.is_none() && self.conns.ws.is_none() {
             o.error = Some(ErrorKind::Check(f.no_connection.0));
             return;
         }
         o.timed = true;
         if let Some(Some(target)) = connect {
             // A new connection replaces the user's (the plugin disposes of the old one).
-            self.ws = None;
+            self.conns.ws = None;
             let headers: Vec<(String, String)> =
-                x.headers.iter().map(|(n, v)| (n.clone(), v.render_string(&mut self.vars))).collect();
+                x.headers.iter().map(|(n, v)| (n.clone(), v.render_string(&mut self.session.vars))).collect();
             let headers = self.with_cookie(&target, headers);
             let upgrade = upgrade(&target, &headers, connect_timeout, read_timeout, self.ctx.tls.clone());
             match upgrade.await {
                 Ok((conn, up)) => {
-                    self.ws = Some(Box::new(conn));
+                    self.conns.ws = Some(Box::new(conn));
                     o.connected_at = Some(Instant::now());
                     o.status = 101;
                     o.sent = up.sent;
@@ -208,17 +185,17 @@ impl VirtualUser {
         } else {
             o.status = 200;
         }
-        let Some(conn) = self.ws.as_mut() else { return };
+        let Some(conn) = self.conns.ws.as_mut() else { return };
         let sent = match &x.op {
             WsOp::Open | WsOp::Read { .. } => Ok(None),
-            WsOp::Write(p) | WsOp::RequestResponse(p) => match payload(p, &mut self.vars) {
+            WsOp::Write(p) | WsOp::RequestResponse(p) => match payload(p, &mut self.session.vars) {
                 Some(m) => conn.send(m).await.map(Some),
                 None => {
                     o.error = Some(ErrorKind::Check(f.bad_data.0));
                     return;
                 }
             },
-            WsOp::Close { status } => match status.render_string(&mut self.vars).trim().parse::<u16>() {
+            WsOp::Close { status } => match status.render_string(&mut self.session.vars).trim().parse::<u16>() {
                 Ok(code) => {
                     let frame = CloseFrame { code: CloseCode::from(code), reason: CLOSE_REASON.into() };
                     conn.send(Message::Close(Some(frame))).await.map(Some)
@@ -250,7 +227,7 @@ impl VirtualUser {
         // A close sent leaves the connection unusable, whatever comes back (the plugin's
         // client is closing, no longer connected).
         o.drop = matches!(expect, Expect::Close);
-        let got = match read_filtered(conn, x, read_timeout, &mut self.vars, o, &self.ctx).await {
+        let got = match read_filtered(conn, x, read_timeout, &mut self.session.vars, o, &self.ctx).await {
             Ok(m) => m,
             Err(ErrorKind::Timeout) if matches!(x.op, WsOp::Read { optional: true, .. }) => {
                 // An optional read that times out succeeds without a response.
@@ -290,16 +267,16 @@ impl VirtualUser {
         }
         o.received += size;
         if matches!(expect, Expect::Data(_)) {
-            self.vars.set(x.last_frame_final, "true");
+            self.session.vars.set(x.last_frame_final, "true");
         }
     }
 
     /// Where a new connection goes, its fields rendered; none when the port is not one.
     fn ws_target(&mut self, c: &Connect) -> Option<Target> {
-        let port = c.port.render_string(&mut self.vars).trim().parse::<i64>().ok()?;
+        let port = c.port.render_string(&mut self.session.vars).trim().parse::<i64>().ok()?;
         let port = u16::try_from(port).ok().filter(|p| *p > 0)?;
-        let host = c.server.render_string(&mut self.vars);
-        let path = c.path.render_string(&mut self.vars);
+        let host = c.server.render_string(&mut self.session.vars);
+        let path = c.path.render_string(&mut self.session.vars);
         // java.net.URL drops a fragment; the plugin puts a `/` before a path without one.
         let path = path.split('#').next().unwrap_or_default().trim().to_string();
         let path = if path.starts_with('/') { path } else { format!("/{path}") };
@@ -309,7 +286,7 @@ impl VirtualUser {
     /// The Cookie Manager's cookies for the upgrade's URL (`http`/`https`, as the plugin asks
     /// the manager), as one `Cookie` header.
     fn with_cookie(&self, t: &Target, mut headers: Vec<(String, String)>) -> Vec<(String, String)> {
-        let Some(jar) = self.jar.as_ref() else { return headers };
+        let Some(jar) = self.session.jar.as_ref() else { return headers };
         let scheme = if t.tls { "https" } else { "http" };
         let Ok(url) = url::Url::parse(&format!("{scheme}://{}{}", t.authority(), t.path)) else { return headers };
         let cookies: Vec<String> = jar.get_request_values(&url).map(|(k, v)| format!("{k}={v}")).collect();

@@ -188,12 +188,12 @@ pub(super) mod hex {
     use super::{ErrorKind, Failure};
 
     /// JOrphanUtils.baToHexString: two lowercase digits a byte.
-    pub(in crate::engine::step::socket) fn encode(b: &[u8]) -> String {
+    pub(in crate::engine::sampler::socket) fn encode(b: &[u8]) -> String {
         b.iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// BinaryTCPClientImpl.hexStringToByteArray.
-    pub(in crate::engine::step::socket) fn decode(s: &str) -> Result<Vec<u8>, Failure> {
+    pub(in crate::engine::sampler::socket) fn decode(s: &str) -> Result<Vec<u8>, Failure> {
         let chars: Vec<char> = s.chars().collect();
         let bad =
             |m: String| Failure { kind: ErrorKind::Protocol, text: format!("java.lang.IllegalArgumentException: {m}") };

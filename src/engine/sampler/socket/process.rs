@@ -31,14 +31,14 @@ struct Ran {
 impl VirtualUser {
     pub(super) async fn os_process(&mut self, p: &OsProcess) -> Outcome {
         let mut o = Outcome::new();
-        let command = p.command.render_string(&mut self.vars);
-        let args: Vec<String> = p.arguments.iter().map(|a| a.render_string(&mut self.vars)).collect();
+        let command = p.command.render_string(&mut self.session.vars);
+        let args: Vec<String> = p.arguments.iter().map(|a| a.render_string(&mut self.session.vars)).collect();
         let env: Vec<(String, String)> = p
             .environment
             .iter()
-            .map(|(n, v)| (n.render_string(&mut self.vars), v.render_string(&mut self.vars)))
+            .map(|(n, v)| (n.render_string(&mut self.session.vars), v.render_string(&mut self.session.vars)))
             .collect();
-        let dir = match p.directory.render_string(&mut self.vars) {
+        let dir = match p.directory.render_string(&mut self.session.vars) {
             d if d.is_empty() => p.plan_dir.clone(),
             d => java_absolute(&d),
         };
@@ -60,10 +60,10 @@ impl VirtualUser {
             o.end = Some(Instant::now());
             return o;
         }
-        let expected = java_int(p.expected_return_code.render_string(&mut self.vars).trim());
+        let expected = java_int(p.expected_return_code.render_string(&mut self.session.vars).trim());
         // getPropertyAsLong: not a number is 0, none.
-        let timeout = p.timeout.render_string(&mut self.vars).trim().parse::<i64>().unwrap_or(0);
-        let files = [&p.stdin, &p.stdout, &p.stderr].map(|t| t.render_string(&mut self.vars));
+        let timeout = p.timeout.render_string(&mut self.session.vars).trim().parse::<i64>().unwrap_or(0);
+        let files = [&p.stdin, &p.stdout, &p.stderr].map(|t| t.render_string(&mut self.session.vars));
         let abandon = self.abandon.clone();
         let job = move || run(&command, &args, &env, &dir, &files, timeout, &abandon);
         let ran = match tokio::task::spawn_blocking(job).await {

@@ -11,12 +11,14 @@ mod wire;
 
 use super::super::response::{apply_rules, reads_request_data, Response, Rules};
 use super::super::scripting::SampleState;
-use super::super::user::VirtualUser;
-use super::script::After;
+use super::super::user::{Connections, VirtualUser};
+use super::after::After;
+use super::{How, Made};
 use crate::plan::flow::StopKind;
 use crate::plan::sampler::socket::{HttpRaw, RawSource, Socket, SocketKind, SocketStep, Tcp, TcpClient, Udp, UdpCodec};
 use crate::plan::LabelId;
 use crate::record::{ErrorKind, Sample};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Instant;
 use tokio::io::AsyncWriteExt;
@@ -111,13 +113,15 @@ impl Outcome {
     }
 }
 
-impl VirtualUser {
+impl Connections {
     /// The user's raw sockets, made on its first socket sample: a user of a plan with none
     /// carries a pointer, not three maps.
     fn sockets(&mut self) -> &mut Sockets {
         self.sockets.get_or_insert_with(Default::default)
     }
+}
 
+impl VirtualUser {
     /// Runs one step of this family starting at `start`: whether the sample failed (none for
     /// the Raw Data Source, which makes no sample) and what the user does after a failure (or,
     /// for a Raw Data Source out of data, `User`: the user stops).
@@ -135,7 +139,9 @@ impl VirtualUser {
                 let o = match &s.kind {
                     SocketKind::Tcp(t) => {
                         // JMeter's sampler data, made only for what reads it.
-                        let data = !s.after.scripts.is_empty() || self.keep_prev || reads_request_data(&s.after.checks);
+                        let data = !s.after.scripts.is_empty()
+                            || self.session.keep_prev
+                            || reads_request_data(&s.after.checks);
                         self.tcp(t, data).await
                     }
                     SocketKind::HttpRaw(r) => self.http_raw(r).await,
@@ -150,11 +156,11 @@ impl VirtualUser {
 
     /// Records a socket sample and runs its extractors, assertions and scripts; returns whether
     /// it failed.
-    async fn socket_result(&mut self, s: &Socket, mut label: LabelId, start: Instant, o: Outcome) -> bool {
+    async fn socket_result(&mut self, s: &Socket, label: LabelId, start: Instant, o: Outcome) -> bool {
         let ctx = self.ctx.clone();
         let end = o.end.unwrap_or_else(Instant::now);
-        let mut status = o.code.trim().parse::<u16>().unwrap_or(0);
-        let mut error = match (self.abandon.is_cancelled(), o.ok) {
+        let status = o.code.trim().parse::<u16>().unwrap_or(0);
+        let error = match (self.abandon.is_cancelled(), o.ok) {
             (true, _) => Some(ErrorKind::Aborted),
             (false, true) => None,
             (false, false) => Some(o.kind.unwrap_or(ErrorKind::Io)),
@@ -164,7 +170,7 @@ impl VirtualUser {
         let rules = |this: &mut Self, state: &SampleState, rules: Rules<'_>| {
             let head = format!("SOCKET {} {}\r\n{}", state.code, state.message, state.headers);
             let resp = Response::new(head.as_bytes(), &state.data, status);
-            apply_rules(rules, &resp, state.sampler_data.as_bytes(), "", elapsed, state.bytes, &mut this.vars)
+            apply_rules(rules, &resp, state.sampler_data.as_bytes(), "", elapsed, state.bytes, &mut this.session.vars)
         };
         let since = |t: Option<Instant>| t.map_or(0, |t| t.saturating_duration_since(start).as_micros() as u64);
         let mut state = SampleState {
@@ -184,24 +190,10 @@ impl VirtualUser {
             end_ms: ctx.shared.epoch_unix_ms + ctx.micros(end) / 1000,
             ..Default::default()
         };
-        let mut rules = rules;
-        if s.after.scripts.is_empty() {
-            if !s.after.extract.is_empty() || !s.after.checks.is_empty() {
-                let all = Rules { extract: &s.after.extract, checks: &s.after.checks, limit: NO_LIMIT };
-                error = error.or(rules(self, &state, all));
-            }
-        } else {
+        if !s.after.scripts.is_empty() {
             state.label = self.label_name(label);
-            let after = After {
-                extract: &s.after.extract,
-                checks: &s.after.checks,
-                scripts: &s.after.scripts,
-                limit: NO_LIMIT,
-            };
-            (error, _) = self.scripts_after(after, &mut state, error, &mut label, s.label, &mut rules).await;
-            status = state.code.trim().parse::<u16>().unwrap_or(0);
         }
-        let mut sample = Sample {
+        let sample = Sample {
             label,
             start_us: ctx.micros(start),
             end_us: ctx.micros(end),
@@ -214,32 +206,27 @@ impl VirtualUser {
             in_total: true,
             upstream_us: None,
         };
-        // Inside a parent sample: its line in the results file only (see `request::record`).
-        if let Some(top) = self.recorded_as() {
-            sample.in_total = top;
-            ctx.recorder.record(&sample);
-        }
+        let after =
+            After { extract: &s.after.extract, checks: &s.after.checks, scripts: &s.after.scripts, limit: NO_LIMIT };
         // JMeter writes the URL of a sample without one as `null`.
-        if ctx.shared.sample_log.is_some() {
-            let said = Some(Box::new((state.code.clone(), state.message.clone())));
-            let url = o.url.unwrap_or_else(|| "null".into());
-            self.log_row_saying(&sample, status, url, said);
-        }
-        self.add_to_groups(&sample, start, end, status);
-        self.keep_last(state, error.is_none());
-        error.is_some()
+        let url = o.url.map_or(Cow::Borrowed("null"), Cow::Owned);
+        let (plan_label, state) = (s.label, Some(state));
+        let made = Made { sample, start, end, plan_label, status, state, url, before: &[], how: How::SOCKET };
+        self.finish(after, made, rules).await
     }
 
     /// JMeter's TCPSampler.sample with its client class.
     async fn tcp(&mut self, t: &Tcp, data: bool) -> Outcome {
         let mut o = Outcome::new();
-        let server = t.server.render_string(&mut self.vars);
-        let port = java_int(&t.port.render_string(&mut self.vars));
-        let request = t.request.render_string(&mut self.vars);
-        let timeout = java_int(&t.timeout.render_string(&mut self.vars)).max(0) as u64;
-        let connect_timeout = java_int(&t.connect_timeout.render_string(&mut self.vars)).max(0) as u64;
+        let server = t.server.render_string(&mut self.session.vars);
+        let port = java_int(&t.port.render_string(&mut self.session.vars));
+        let request = t.request.render_string(&mut self.session.vars);
+        let timeout = java_int(&t.timeout.render_string(&mut self.session.vars)).max(0) as u64;
+        let connect_timeout = java_int(&t.connect_timeout.render_string(&mut self.session.vars)).max(0) as u64;
         let eol = match &t.eol {
-            Some(e) => Some(java_int(&e.render_string(&mut self.vars)) as i64).filter(|e| (-128..=127).contains(e)),
+            Some(e) => {
+                Some(java_int(&e.render_string(&mut self.session.vars)) as i64).filter(|e| (-128..=127).contains(e))
+            }
             None => t.default_eol,
         }
         .map(|e| e as i8 as u8);
@@ -249,18 +236,18 @@ impl VirtualUser {
                 "Host: {server} Port: {port}\nReuse: {} Close: {}\n[SOLINGER: {} EOL: {} noDelay: {}]",
                 t.reuse,
                 t.close,
-                java_int(&t.so_linger.render_string(&mut self.vars)),
-                t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.vars))),
+                java_int(&t.so_linger.render_string(&mut self.session.vars)),
+                t.eol.as_ref().map_or(0, |e| java_int(&e.render_string(&mut self.session.vars))),
                 t.nodelay
             );
         }
         let key = format!("TCP#{server}#{port}#{}", t.user);
-        let cached = if t.reuse { self.sockets().tcp.remove(&key) } else { None };
+        let cached = if t.reuse { self.conns.sockets().tcp.remove(&key) } else { None };
         let mut stream = match cached {
             Some(s) => s,
             None => {
                 // Bug 44910: the previous socket of the key is closed (it was taken out above).
-                self.sockets().tcp.remove(&key);
+                self.conns.sockets().tcp.remove(&key);
                 let c = wire::connect(&server, port, connect_timeout, &self.abandon, wire::TIMED_OUT_SOCKET).await;
                 o.connected = Some(Instant::now());
                 match c {
@@ -289,7 +276,7 @@ impl VirtualUser {
             o.kind = Some(ErrorKind::Check(failure.0));
             o.end = Some(Instant::now());
             if t.reuse && !t.close {
-                self.sockets().tcp.insert(key, stream);
+                self.conns.sockets().tcp.insert(key, stream);
             }
             return o;
         }
@@ -317,7 +304,7 @@ impl VirtualUser {
         };
         o.bytes = o.body.len() as u64;
         if keep && t.reuse && !t.close {
-            self.sockets().tcp.insert(key, stream);
+            self.conns.sockets().tcp.insert(key, stream);
         }
         o
     }
@@ -468,24 +455,24 @@ impl VirtualUser {
     /// the stream.
     async fn http_raw(&mut self, r: &HttpRaw) -> Outcome {
         let mut o = Outcome::new();
-        let host = r.host.render_string(&mut self.vars);
-        let port_text = r.port.render_string(&mut self.vars);
+        let host = r.host.render_string(&mut self.session.vars);
+        let port_text = r.port.render_string(&mut self.session.vars);
         // A port that is not a number is 80, the plugin's fallback.
         let port = port_text.trim().parse::<i32>().unwrap_or(80);
-        let timeout = r.timeout.render_string(&mut self.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
-        let data = r.data.render_string(&mut self.vars);
-        let file = r.file.render_string(&mut self.vars);
+        let timeout = r.timeout.render_string(&mut self.session.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
+        let data = r.data.render_string(&mut self.session.vars);
+        let file = r.file.render_string(&mut self.session.vars);
         let abandon = self.abandon.clone();
-        let saved = if r.keepalive { self.sockets().raw.remove(&r.slot) } else { None };
+        let saved = if r.keepalive { self.conns.sockets().raw.remove(&r.slot) } else { None };
         let mut stream = match saved {
             Some(Saved::Open(s)) => s,
             Some(Saved::Closed) => {
-                self.sockets().raw.insert(r.slot, Saved::Closed);
+                self.conns.sockets().raw.insert(r.slot, Saved::Closed);
                 o.plugin_failure(wire::closed_channel());
                 return o;
             }
             Some(Saved::Unconnected) => {
-                self.sockets().raw.insert(r.slot, Saved::Unconnected);
+                self.conns.sockets().raw.insert(r.slot, Saved::Unconnected);
                 o.plugin_failure(Failure {
                     kind: ErrorKind::Io,
                     text: "java.nio.channels.NotYetConnectedException".into(),
@@ -498,7 +485,7 @@ impl VirtualUser {
                     s
                 }
                 Err(f) => {
-                    self.sockets().raw.insert(r.slot, Saved::Unconnected);
+                    self.conns.sockets().raw.insert(r.slot, Saved::Unconnected);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -518,7 +505,7 @@ impl VirtualUser {
         .await;
         if let Err(f) = sent {
             // The plugin leaves its channel open after a failed send (a missing file).
-            self.sockets().raw.insert(r.slot, Saved::Open(stream));
+            self.conns.sockets().raw.insert(r.slot, Saved::Open(stream));
             o.plugin_failure(f);
             return o;
         }
@@ -532,7 +519,7 @@ impl VirtualUser {
                     got.extend_from_slice(&buf[..n]);
                 }
                 Err(e) => {
-                    self.sockets().raw.insert(r.slot, Saved::Closed);
+                    self.conns.sockets().raw.insert(r.slot, Saved::Closed);
                     o.plugin_failure(wire::channel_io(&e));
                     return o;
                 }
@@ -542,7 +529,7 @@ impl VirtualUser {
         // Nothing read: the plugin closes the channel ("seems it was closed"); without
         // keep-alive it closes it after every response.
         let state = if got.is_empty() || !r.keepalive { Saved::Closed } else { Saved::Open(stream) };
-        self.sockets().raw.insert(r.slot, state);
+        self.conns.sockets().raw.insert(r.slot, state);
         o.bytes = got.len() as u64;
         o.body = got;
         if r.parse {
@@ -554,14 +541,14 @@ impl VirtualUser {
     /// The plugins' UDPSampler with its encoder.
     async fn udp(&mut self, u: &Udp) -> Outcome {
         let mut o = Outcome::new();
-        let host = u.host.render_string(&mut self.vars);
-        let port = u.port.render_string(&mut self.vars);
-        let data = u.data.render_string(&mut self.vars);
-        let timeout = u.timeout.render_string(&mut self.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
-        let bind_address = u.bind_address.render_string(&mut self.vars);
-        let bind_port = java_int(&u.bind_port.render_string(&mut self.vars));
+        let host = u.host.render_string(&mut self.session.vars);
+        let port = u.port.render_string(&mut self.session.vars);
+        let data = u.data.render_string(&mut self.session.vars);
+        let timeout = u.timeout.render_string(&mut self.session.vars).trim().parse::<i64>().unwrap_or(0).max(0) as u64;
+        let bind_address = u.bind_address.render_string(&mut self.session.vars);
+        let bind_port = java_int(&u.bind_port.render_string(&mut self.session.vars));
         let abandon = self.abandon.clone();
-        let socket = match self.sockets().udp.remove(&u.slot) {
+        let socket = match self.conns.sockets().udp.remove(&u.slot) {
             Some(s) => Some(s),
             None => wire::udp_channel(&bind_address, bind_port, &host, &port).await.ok(),
         };
@@ -576,7 +563,7 @@ impl VirtualUser {
             UdpCodec::Hex => match hex::decode(&data) {
                 Ok(b) => b,
                 Err(f) => {
-                    self.sockets().udp.insert(u.slot, socket);
+                    self.conns.sockets().udp.insert(u.slot, socket);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -584,7 +571,7 @@ impl VirtualUser {
             UdpCodec::Dns => match dns::query(&data, rand::random()) {
                 Ok(b) => b,
                 Err(f) => {
-                    self.sockets().udp.insert(u.slot, socket);
+                    self.conns.sockets().udp.insert(u.slot, socket);
                     o.plugin_failure(f);
                     return o;
                 }
@@ -598,7 +585,7 @@ impl VirtualUser {
             o.latency = Some(Instant::now());
             o.end = o.latency;
             if !u.close {
-                self.sockets().udp.insert(u.slot, socket);
+                self.conns.sockets().udp.insert(u.slot, socket);
             }
             return o;
         }
@@ -627,7 +614,7 @@ impl VirtualUser {
             UdpCodec::Dns => dns::describe(&buf[..n]).map(String::into_bytes),
         };
         if !u.close {
-            self.sockets().udp.insert(u.slot, socket);
+            self.conns.sockets().udp.insert(u.slot, socket);
         }
         match decoded {
             Ok(d) => {
@@ -642,7 +629,7 @@ impl VirtualUser {
 
     /// The Raw Data Source: the next chunk into its variable; false when the user must stop.
     fn raw_source(&mut self, r: &RawSource) -> bool {
-        let name = r.file.render_string(&mut self.vars);
+        let name = r.file.render_string(&mut self.session.vars);
         let lock = || r.state.0.lock().unwrap_or_else(|p| p.into_inner());
         // Read outside the lock: the other users' workers would block on it for the whole read.
         if lock().is_none() {
@@ -667,7 +654,7 @@ impl VirtualUser {
         };
         let Some(chunk) = chunk else { return false };
         let value = if r.hex { hex::encode(&chunk) } else { String::from_utf8_lossy(&chunk).into_owned() };
-        self.vars.set(r.var, &value);
+        self.session.vars.set(r.var, &value);
         true
     }
 }

@@ -49,7 +49,7 @@ impl VirtualUser {
             // Manager is cleared and the log starts again.
             let stop = !log.filter || n == 0;
             if log.filter {
-                if let Some(jar) = self.jar.as_mut() {
+                if let Some(jar) = self.session.jar.as_mut() {
                     *jar = super::super::jar::Jar::default();
                 }
             }
@@ -58,12 +58,12 @@ impl VirtualUser {
         };
         let entry = &entries[i as usize];
         let url = self.entry_edits(req, entry);
-        self.vars.set(log.url_var, &url);
+        self.session.vars.set(log.url_var, &url);
         let sent = if entry.method == "HEAD" { &op.head } else { req };
         let sampled = self.request(sent, start).await;
         // A request that failed before it was sent leaves the entry unused: it is not the
         // next sampler's.
-        self.sampler_edits = None;
+        self.session.sampler_edits = None;
         (sampled, None)
     }
 
@@ -82,7 +82,7 @@ impl VirtualUser {
             .query
             .iter()
             .map(|p| {
-                let v = p.value.render_string(&mut self.vars);
+                let v = p.value.render_string(&mut self.session.vars);
                 let bare = p.bare_when_empty && v.is_empty();
                 (p.name.clone(), (!bare).then_some(v), p.encoded)
             })
@@ -112,14 +112,14 @@ impl VirtualUser {
             None if req.target.host.is_empty() => format!("{}:", req.target.scheme()),
             None => format!("{}://{}", req.target.scheme(), req.target.authority()),
             Some(o) => {
-                let text = o.render_string(&mut self.vars);
+                let text = o.render_string(&mut self.session.vars);
                 match crate::plan::resolve_url(&text, None) {
                     Ok((t, _)) => format!("{}://{}", t.scheme(), t.authority()),
                     Err(_) => text,
                 }
             }
         };
-        let mut edits = self.sampler_edits.take().map(|b| *b).unwrap_or_default();
+        let mut edits = self.session.sampler_edits.take().map(|b| *b).unwrap_or_default();
         let url = match e.method {
             // A form of the arguments as they are (the Java implementation's PostWriter).
             "POST" => {
@@ -148,7 +148,7 @@ impl VirtualUser {
             edits.method = Some(e.method.to_string());
         }
         edits.path = Some(path);
-        self.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
+        self.session.sampler_edits = Some(Box::<SamplerEdits>::new(edits));
         url
     }
 }
