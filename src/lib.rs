@@ -86,28 +86,64 @@
 //! the example in [`run`].
 
 pub mod cli;
-pub mod confine;
-pub mod dist;
-pub mod engine;
+pub(crate) mod confine;
+pub(crate) mod dist;
+pub(crate) mod engine;
 pub mod error;
-pub mod export;
+pub(crate) mod export;
 mod http1;
 mod jmeter_cli;
-pub mod launch;
-pub mod metric;
-pub mod mirror;
+pub(crate) mod launch;
+pub(crate) mod metric;
+pub(crate) mod mirror;
 
 #[cfg(test)]
 mod layering;
-pub mod mock;
+pub(crate) mod mock;
 pub mod plan;
 pub mod progress;
 pub mod record;
-pub mod redact;
+pub(crate) mod redact;
 pub mod report;
 pub mod run;
 pub mod rundir;
 // The interpreter, a crate of its own (crates/script); named `script` here as it was a module.
 pub(crate) use stampede_script as script;
-pub mod sweep;
-pub mod watch;
+pub(crate) mod sweep;
+pub(crate) mod watch;
+
+/// Not API, and not covered by any promise: the internals the fuzz targets (`tests/fuzz`), the
+/// script benchmark (`benches/script.rs`), the soak generators (`examples/soak_*.rs`) and a
+/// synthetic run (`tests/integration/compare.rs`) drive directly, because the API reaches them only through a whole run.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::plan::csv_data::{read_csv, CsvOptions};
+    pub use crate::plan::jmx::{read as read_jmx, Options as JmxOptions};
+    pub use crate::plan::script_host::{CTX, FIRST_FREE, LOG, PROPS, VARS};
+    pub use crate::plan::template::{Scope, VarId};
+    pub use crate::record::interval::Tally;
+    pub use crate::rundir::copy::PartCopy;
+    pub use crate::rundir::writer::{IntervalLines, Place, RunWriter};
+
+    /// Calls a method of one of the objects every script shares (`vars`, `props`, `log`, `ctx`),
+    /// its log lines and prints dropped; `None` when `target` is not one of them.
+    pub fn call_shared<S: Scope + ?Sized>(
+        scope: &mut S,
+        target: crate::script::HostRef,
+        method: &str,
+        args: Vec<crate::script::Value>,
+        lang: crate::script::Lang,
+    ) -> Option<Result<crate::script::Value, crate::script::Thrown>> {
+        crate::plan::script_host::call_shared(scope, target, method, args, lang, &mut |_, _| {}, &mut |_| {})
+    }
+
+    /// What a run does with a plan before it sends: each scenario's flow compiled into the
+    /// engine's program, its workload described, the plan resolved for the run directory.
+    pub fn prepare(plan: &crate::plan::Plan) {
+        let _ = plan.to_resolved_yaml();
+        for s in &plan.scenarios {
+            let _ = crate::engine::program::Program::compile(&s.flow);
+            let _ = s.workload.describe();
+        }
+    }
+}

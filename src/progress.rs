@@ -162,7 +162,7 @@ impl Output for Progress {
 
 /// The agents of a run on agents, as its progress line says them: `3 agents`, and once some
 /// are lost the ones still sending, `2 of 3 agents`.
-pub fn agents(n: usize, lost: usize) -> String {
+pub(crate) fn agents(n: usize, lost: usize) -> String {
     match lost {
         0 => format!("{n} agents"),
         lost => format!("{} of {n} agents", n.saturating_sub(lost)),

@@ -23,13 +23,13 @@ use clap::{Parser, Subcommand};
 #[command(name = "stampede", version, about = "Load testing and API benchmarking with JMeter-grade numbers", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 // Parsed once per process: the size of the largest variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run a load test: a YAML or JMeter (.jmx) plan, or one URL (quick mode).
     Run(run::RunArgs),
     /// Read a plan without sending anything and print what it will do.

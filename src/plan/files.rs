@@ -36,7 +36,7 @@ impl Plan {
     /// The plan file itself first, then every file its loading read (each once, in the order
     /// read), under each name the plan reaches it by. Files that were not there are left out:
     /// elsewhere they are missing just the same.
-    pub fn files_read(&self) -> Vec<PlanFile> {
+    pub(crate) fn files_read(&self) -> Vec<PlanFile> {
         let mut out: Vec<PlanFile> = self.source.iter().map(|s| PlanFile::at(s)).collect();
         let mut add = |f: PlanFile| {
             if !out.iter().any(|o| o.at == f.at) && std::fs::symlink_metadata(&f.real).is_ok() {

@@ -22,7 +22,7 @@ pub struct QuickPlan {
     pub iterations: Option<u64>,
     pub ramp_up: Option<Duration>,
     pub keep_alive: bool,
-    pub http_version: Option<HttpVersion>,
+    pub(crate) http_version: Option<HttpVersion>,
     pub timeout: Option<Duration>,
     pub connect_timeout: Option<Duration>,
     pub gzip: bool,

@@ -287,7 +287,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
 
     /// Used buckets in value order, each with its highest value (HdrHistogram's
     /// `iter_recorded` and `value_iterated_to`).
-    pub fn iter_recorded(&self) -> impl Iterator<Item = Bucket> + '_ {
+    pub(crate) fn iter_recorded(&self) -> impl Iterator<Item = Bucket> + '_ {
         self.entries().map(|(i, count)| Bucket { value: Self::highest_equivalent(Self::value_at_index(i)), count })
     }
 
@@ -355,7 +355,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     /// Reads HdrHistogram's V2 encoding, deflated or not, of a histogram with this layout (1 µs
     /// to 1 h at `SIGFIG` digits: what every stampede version writes). Sizes are checked against
     /// the bytes given, never trusted.
-    pub fn decode_v2(bytes: &[u8]) -> Result<Self, DecodeError> {
+    pub(crate) fn decode_v2(bytes: &[u8]) -> Result<Self, DecodeError> {
         let cookie = be_u32(bytes, 0)?;
         let inflated;
         let v2 = match cookie {

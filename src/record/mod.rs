@@ -5,20 +5,21 @@
 //! share one row (see `cap`). No I/O here.
 
 mod cap;
-pub mod error_kind;
-pub mod histogram;
-pub mod interval;
-pub mod run_labels;
+pub(crate) mod error_kind;
+pub(crate) mod histogram;
+pub(crate) mod interval;
+pub(crate) mod run_labels;
 mod shard;
-pub mod stats;
+pub(crate) mod stats;
 
-pub use cap::{row_names, LABEL_CAP, OVERFLOW_LABEL};
+pub(crate) use cap::{row_names, LABEL_CAP, OVERFLOW_LABEL};
 pub use error_kind::{ErrorCounts, ErrorKind};
 pub use histogram::Histogram;
-pub use interval::{Interval, ScenarioCounts, Tally};
-pub use run_labels::{RunLabels, RUN_LABEL_CAP};
-pub use shard::Recorder;
-pub use stats::LabelStats;
+pub use interval::{Interval, ScenarioCounts};
+pub(crate) use interval::Tally;
+pub(crate) use run_labels::{RunLabels, RUN_LABEL_CAP};
+pub(crate) use shard::Recorder;
+pub use stats::{LabelStats, Timing, Upstream};
 
 use crate::plan::LabelId;
 

@@ -26,36 +26,37 @@
 //! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
 //! what a report shows is [`crate::report`]'s.
 
-pub mod copy;
-pub mod damage;
-pub mod jtl;
+pub(crate) mod copy;
+pub(crate) mod damage;
+pub(crate) mod jtl;
 mod log;
-pub mod lost;
-pub mod merge;
-pub mod reader;
-pub mod summary;
-pub mod watch;
-pub mod writer;
+pub(crate) mod lost;
+pub(crate) mod merge;
+pub(crate) mod reader;
+pub(crate) mod summary;
+pub(crate) mod watch;
+pub(crate) mod writer;
 
-pub use reader::read_run;
+pub use reader::{read_run, Run};
 pub use summary::{
-    GeneratorUsage, LabelSummary, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
+    GeneratorUsage, LabelSummary, Lateness, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
     Status, Summary, ThresholdResult, UpstreamSummary,
 };
-pub use writer::{IntervalLines, Place, RunWriter};
+pub use writer::Place;
+pub(crate) use writer::{IntervalLines, RunWriter};
 
 /// `RunMeta::tool` of a run directory that stampede wrote.
 pub(crate) const TOOL: &str = "stampede";
 pub(crate) const META: &str = "meta.json";
-pub const PLAN: &str = "plan.yaml";
+pub(crate) const PLAN: &str = "plan.yaml";
 pub(crate) const INTERVALS: &str = "intervals.jsonl";
 pub(crate) const SUMMARY: &str = "summary.json";
 /// Seconds past [`SECONDS_KEPT_S`] not yet in a line of the finest roll-up (see [`LogFormat`]).
-pub const TAIL: &str = "tail.jsonl";
+pub(crate) const TAIL: &str = "tail.jsonl";
 /// How long a run keeps each second in `intervals.jsonl`: past it, the roll-ups are its log
 /// (a 60-hour log of every second with its histograms would be gigabytes; see
 /// `bench/soak/log.sh`).
-pub const SECONDS_KEPT_S: u64 = 3600;
+pub(crate) const SECONDS_KEPT_S: u64 = 3600;
 /// The roll-ups a run writes: per minute, per 10 minutes, per hour (each a multiple of the one
 /// before, so a coarse line is a whole number of finer ones).
 pub(crate) const ROLLUPS_S: [u64; 3] = [60, 600, 3600];

@@ -242,7 +242,7 @@ pub struct Summary {
     /// What `run --watch` sampled of the system under test: set by reports from `watch.jsonl`
     /// (a run's `summary.json` does not hold it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub watch: Option<super::watch::WatchSummary>,
+    pub(crate) watch: Option<super::watch::WatchSummary>,
     /// Set by the reader: a warning for each file of the log that does not hold together with
     /// the rest (see [`super::damage`]), naming it and the lower bound counted. Never written.
     #[serde(skip)]
@@ -396,7 +396,7 @@ fn ms(us: u64) -> f64 {
 
 impl LabelSummary {
     /// The figure a metric names, in the unit thresholds use (ms, percent, per second).
-    pub fn value(&self, m: Metric) -> f64 {
+    pub(crate) fn value(&self, m: Metric) -> f64 {
         match m {
             Metric::Samples => self.samples as f64,
             Metric::Errors => self.errors as f64,
