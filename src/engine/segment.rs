@@ -30,17 +30,17 @@ const MAX_SEGMENTS: usize = 1_000;
 
 /// A fraction `num/den` in [0, 1], kept reduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ratio {
+pub(crate) struct Ratio {
     num: u64,
     den: u64,
 }
 
 impl Ratio {
-    pub const ZERO: Ratio = Ratio { num: 0, den: 1 };
+    pub(crate) const ZERO: Ratio = Ratio { num: 0, den: 1 };
     pub(crate) const ONE: Ratio = Ratio { num: 1, den: 1 };
 
     /// `num/den`, reduced; `None` when `den` is 0 or the fraction is above 1.
-    pub fn new(num: u64, den: u64) -> Option<Ratio> {
+    pub(crate) fn new(num: u64, den: u64) -> Option<Ratio> {
         if den == 0 || num > den {
             return None;
         }
@@ -72,7 +72,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 /// Why a segment could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SegmentError {
+pub(crate) enum SegmentError {
     #[error("`{0}` is not a segment: expected `i/N` (the i-th of N equal segments, 1 <= i <= N)")]
     Syntax(String),
     #[error("the segment sequence must rise from 0 to 1 in at most {MAX_SEGMENTS} segments ({0})")]
@@ -83,7 +83,7 @@ pub enum SegmentError {
 
 /// This process's share of every workload: (from, to] of a sequence of segments.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     from: Ratio,
     to: Ratio,
     /// The dealing pattern repeats every `period` indices ...
@@ -94,10 +94,10 @@ pub struct Segment {
 
 impl Segment {
     /// The whole workload: a local run.
-    pub const FULL: Segment = Segment { from: Ratio::ZERO, to: Ratio::ONE, period: 1, owned: Cow::Borrowed(&[0]) };
+    pub(crate) const FULL: Segment = Segment { from: Ratio::ZERO, to: Ratio::ONE, period: 1, owned: Cow::Borrowed(&[0]) };
 
     /// The `i`-th (1-based) of `n` equal segments: ((i − 1)/n, i/n].
-    pub fn nth(i: u32, n: u32) -> Result<Segment, SegmentError> {
+    pub(crate) fn nth(i: u32, n: u32) -> Result<Segment, SegmentError> {
         if i == 0 || i > n {
             return Err(SegmentError::Syntax(format!("{i}/{n}")));
         }
@@ -110,7 +110,7 @@ impl Segment {
     }
 
     /// Segment `index` (0-based) of the sequence whose cuts are `cuts` (0 first, 1 last, rising).
-    pub fn of_sequence(cuts: &[Ratio], index: usize) -> Result<Segment, SegmentError> {
+    pub(crate) fn of_sequence(cuts: &[Ratio], index: usize) -> Result<Segment, SegmentError> {
         let shown = || cuts.iter().map(Ratio::to_string).collect::<Vec<_>>().join(", ");
         let rising = cuts.windows(2).all(|w| w[0].lt(w[1]));
         if cuts.first() != Some(&Ratio::ZERO)
@@ -149,7 +149,7 @@ impl Segment {
     }
 
     /// Reads `i/N`: the i-th of N equal segments.
-    pub fn parse(s: &str) -> Result<Segment, SegmentError> {
+    pub(crate) fn parse(s: &str) -> Result<Segment, SegmentError> {
         let bad = || SegmentError::Syntax(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (i, n) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
@@ -162,12 +162,12 @@ impl Segment {
     }
 
     /// The share's bounds (from, to].
-    pub fn bounds(&self) -> (Ratio, Ratio) {
+    pub(crate) fn bounds(&self) -> (Ratio, Ratio) {
         (self.from, self.to)
     }
 
     /// Whether index `k` of a workload (a user, an arrival) is this segment's.
-    pub fn owns(&self, k: u64) -> bool {
+    pub(crate) fn owns(&self, k: u64) -> bool {
         self.owned.binary_search(&(k % self.period)).is_ok()
     }
 
@@ -190,7 +190,7 @@ impl Segment {
     }
 
     /// This segment's share of a number of users.
-    pub fn scale(&self, v: u32) -> u32 {
+    pub(crate) fn scale(&self, v: u32) -> u32 {
         self.count_below(u64::from(v)) as u32
     }
 }

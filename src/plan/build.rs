@@ -48,7 +48,7 @@ use std::sync::Arc;
 
 /// A kind of per-user state slot a flow step needs (see [`Slots`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     /// A loop's counter (loops, while and for-each controllers).
     Loop,
     /// A once-only flag.
@@ -65,7 +65,7 @@ pub enum Slot {
 
 /// Collects what a reader reads and makes the [`Plan`]. See the module doc for its use.
 #[derive(Debug, Default, Clone)]
-pub struct Builder {
+pub(crate) struct Builder {
     /// What templates compile against: properties, variables, counters, secrets read.
     pub sym: Symbols,
     labels: Labels,
@@ -96,17 +96,17 @@ pub struct Builder {
 
 impl Builder {
     /// An empty builder; `properties` are the `-J name=value` pairs templates read.
-    pub fn new(properties: HashMap<String, String>) -> Builder {
+    pub(crate) fn new(properties: HashMap<String, String>) -> Builder {
         Builder { sym: Symbols { properties, ..Default::default() }, ..Default::default() }
     }
 
     /// The plan's variables.
-    pub fn vars(&mut self) -> &mut VarTable {
+    pub(crate) fn vars(&mut self) -> &mut VarTable {
         &mut self.sym.vars
     }
 
     /// The id of a reporting label, interned in the order labels first appear.
-    pub fn label(&mut self, name: &str) -> LabelId {
+    pub(crate) fn label(&mut self, name: &str) -> LabelId {
         self.labels.intern(name)
     }
 
@@ -118,7 +118,7 @@ impl Builder {
     }
 
     /// Every label interned so far, indexed by [`LabelId`].
-    pub fn labels(&self) -> &[String] {
+    pub(crate) fn labels(&self) -> &[String] {
         self.labels.names()
     }
 
@@ -128,7 +128,7 @@ impl Builder {
     }
 
     /// The id of a check's message; checks with the same message share one.
-    pub fn check(&mut self, message: String) -> CheckId {
+    pub(crate) fn check(&mut self, message: String) -> CheckId {
         let i = self.checks.iter().position(|m| *m == message).unwrap_or_else(|| {
             self.checks.push(message);
             self.checks.len() - 1
@@ -137,7 +137,7 @@ impl Builder {
     }
 
     /// A new per-user slot of a kind, numbered from 0 within its kind.
-    pub fn slot(&mut self, kind: Slot) -> u32 {
+    pub(crate) fn slot(&mut self, kind: Slot) -> u32 {
         let s = &mut self.slots;
         let n = match kind {
             Slot::Loop => &mut s.loops,
@@ -153,7 +153,7 @@ impl Builder {
 
     /// Adds a data file read from `path`; its columns become variables assigned while running.
     /// Returns its index, for [`super::Step::Feed`].
-    pub fn data(&mut self, file: Arc<DataFile>, share: Share, on_eof: OnEof) -> usize {
+    pub(crate) fn data(&mut self, file: Arc<DataFile>, share: Share, on_eof: OnEof) -> usize {
         self.data.push(DataSpec::new(file, share, on_eof, &mut self.sym.vars));
         self.data.len() - 1
     }
@@ -191,7 +191,7 @@ impl Builder {
 
     /// The writer of a file `write` steps append to: one per path; the first header given wins.
     /// Returns its index, for [`super::flow::Write::writer`].
-    pub fn writer(&mut self, path: PathBuf, header: Option<Vec<String>>) -> usize {
+    pub(crate) fn writer(&mut self, path: PathBuf, header: Option<Vec<String>>) -> usize {
         match self.writers.iter().position(|w| w.path == path) {
             Some(i) => {
                 if self.writers[i].header.is_none() {
@@ -214,7 +214,7 @@ impl Builder {
     }
 
     /// The variables an extractor that keeps every match sets: `name_1`.. and `name_matchNr`.
-    pub fn all_matches(&mut self, name: &str) -> AllMatches {
+    pub(crate) fn all_matches(&mut self, name: &str) -> AllMatches {
         let mut quiet = |name: String| {
             let id = self.sym.vars.assign(&name);
             self.sym.vars.quiet(id);
@@ -227,7 +227,7 @@ impl Builder {
     /// A request labelled `label`, with the connection settings of `defaults`, no body, no
     /// headers, checks or extractors, and redirects not followed (see
     /// [`Builder::follow_redirects`]).
-    pub fn request(
+    pub(crate) fn request(
         &mut self,
         label: &str,
         method: String,
@@ -240,7 +240,7 @@ impl Builder {
 
     /// Makes a request follow redirects, at most `max_redirects`: each hop is a sample labelled
     /// `label-N`, and a longer chain fails a check.
-    pub fn follow_redirects(&mut self, req: &mut RequestSpec, max_redirects: u32) {
+    pub(crate) fn follow_redirects(&mut self, req: &mut RequestSpec, max_redirects: u32) {
         let label = self.labels.names()[req.label.index()].clone();
         req.follow_redirects = true;
         req.hop_labels = (0..=max_redirects).map(|i| self.label(&format!("{label}-{i}"))).collect();
@@ -253,7 +253,7 @@ impl Builder {
     }
 
     /// A scenario name not taken yet: `name`, then `name (2)`, `name (3)`, ...
-    pub fn unique_scenario_name(&mut self, name: &str) -> String {
+    pub(crate) fn unique_scenario_name(&mut self, name: &str) -> String {
         if !self.has_scenario(name) {
             return name.to_string();
         }
@@ -270,7 +270,7 @@ impl Builder {
     }
 
     /// The scenarios added so far.
-    pub fn scenarios(&self) -> &[Scenario] {
+    pub(crate) fn scenarios(&self) -> &[Scenario] {
         &self.scenarios
     }
 
@@ -286,7 +286,7 @@ impl Builder {
 
     /// The slot of an arrival schedule; the same `key` (the thread group it is read in) gives the
     /// same slot, as JMeter keeps one per thread group, whatever timer asks first.
-    pub fn arrivals(&mut self, key: usize, arrivals: super::Arrivals) -> u32 {
+    pub(crate) fn arrivals(&mut self, key: usize, arrivals: super::Arrivals) -> u32 {
         if let Some(i) = self.arrivals.iter().position(|(k, _)| *k == key) {
             return i as u32;
         }
@@ -297,7 +297,7 @@ impl Builder {
     /// The slot of a Synchronizing Timer's barrier; the same `key` (the element it was read
     /// from, read once per scope it is in) gives the same slot, as JMeter's clones of the one
     /// timer share its barrier.
-    pub fn sync_timer(&mut self, key: usize, spec: super::flow::SyncSpec) -> u32 {
+    pub(crate) fn sync_timer(&mut self, key: usize, spec: super::flow::SyncSpec) -> u32 {
         if let Some(i) = self.syncs.iter().position(|(k, _)| *k == key) {
             return i as u32;
         }
@@ -306,13 +306,13 @@ impl Builder {
     }
 
     /// The slot of a timer evaluated while the test runs.
-    pub fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
+    pub(crate) fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
         self.timers.push(timer);
         self.timers.len() as u32 - 1
     }
 
     /// Adds a scenario; scenarios run (within their phase) in the order added.
-    pub fn scenario(&mut self, scenario: Scenario) {
+    pub(crate) fn scenario(&mut self, scenario: Scenario) {
         self.scenario_names.insert(scenario.name.clone());
         self.scenarios.push(scenario);
     }
@@ -320,7 +320,7 @@ impl Builder {
     /// The finished plan: everything added, with templates that read only variables nothing
     /// assigns while running folded into constant text. Plan-wide switches (TLS, cookies,
     /// thresholds, `last_ok`, `consecutive`) are the reader's to set on the result.
-    pub fn finish(self, name: String, source: Option<PathBuf>) -> Plan {
+    pub(crate) fn finish(self, name: String, source: Option<PathBuf>) -> Plan {
         let mut plan = Plan::new(name, source);
         plan.labels = self.labels.into_names();
         plan.label_templates = self.label_templates;

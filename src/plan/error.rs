@@ -131,7 +131,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// The closest of `candidates` to `word`, if it is close enough to be a plausible typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))

@@ -39,13 +39,13 @@ pub(crate) mod workload;
 mod yaml;
 
 pub use quick::QuickPlan;
-pub(crate) use quick::{validate_method, MethodError, QUICK_BODY};
+pub(crate) use quick::{validate_method, QUICK_BODY};
 pub(crate) use request::gzip;
 pub(crate) use url::compile_url;
 #[cfg(test)]
 use url::url_path_start;
-pub(crate) use url::{resolve_url, UrlError};
-pub(crate) use yaml::{parse_duration, parse_size, MAX_DURATION};
+pub(crate) use url::resolve_url;
+pub(crate) use yaml::{parse_duration, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
 pub(crate) use flow::{Branch, Step, Think};
@@ -251,7 +251,7 @@ pub(crate) struct DataSpec {
 
 impl DataSpec {
     /// A data file; its columns become variables the plan assigns while running.
-    pub fn new(file: std::sync::Arc<csv_data::DataFile>, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
+    pub(crate) fn new(file: std::sync::Arc<csv_data::DataFile>, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
         let columns = file.names().iter().map(|n| vars.assign(n)).collect();
         DataSpec {
             path: file.path().to_path_buf(),
@@ -267,7 +267,7 @@ impl DataSpec {
     }
 
     /// Whether this part reads row `k` of a pass.
-    pub fn owns(&self, k: u64) -> bool {
+    pub(crate) fn owns(&self, k: u64) -> bool {
         self.split.as_ref().is_none_or(|s| (s.0)(k))
     }
 }
@@ -415,7 +415,7 @@ impl Bandwidth {
 
     /// A property's value as JMeter's `getPropDefault(name, 0)` reads an int: trimmed, and 0
     /// when it is no number (or negative: no emulation).
-    pub fn cps(value: Option<&str>) -> u32 {
+    pub(crate) fn cps(value: Option<&str>) -> u32 {
         value.and_then(|v| v.trim().parse::<i32>().ok()).map_or(0, |n| n.max(0) as u32)
     }
 }
@@ -723,7 +723,7 @@ impl Labels {
     }
 
     /// The names interned so far, indexed by [`LabelId`].
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 

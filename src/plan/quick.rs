@@ -6,7 +6,7 @@ use super::*;
 /// Why a method cannot be sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not an HTTP method")]
-pub struct MethodError(String);
+pub(crate) struct MethodError(String);
 
 /// Everything `stampede run --url ...` can say; becomes a one-scenario, one-request [`Plan`].
 #[derive(Debug, Clone, Default)]
@@ -156,7 +156,7 @@ impl QuickPlan {
 }
 
 /// The file name of quick mode's body beside the plan [`QuickPlan::to_yaml`] makes.
-pub const QUICK_BODY: &str = "quick-body";
+pub(crate) const QUICK_BODY: &str = "quick-body";
 
 fn quick_workload(
     users: &Option<u32>,
@@ -219,7 +219,7 @@ fn quick_workload(
 }
 
 /// Upper-cases a method and checks it is an HTTP token.
-pub fn validate_method(m: &str) -> Result<String, MethodError> {
+pub(crate) fn validate_method(m: &str) -> Result<String, MethodError> {
     let up = m.trim().to_ascii_uppercase();
     if up.is_empty() || !up.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
         return Err(MethodError(m.to_string()));

@@ -68,7 +68,7 @@ const NON_HTTP_MESSAGE: &str = ", Non HTTP response message: ";
 
 /// The response code and message JMeter writes for a check message that stands for a sample
 /// failed on an exception (`Non HTTP response code: <class>, Non HTTP response message: <message>`).
-pub fn split_non_http(check: &str) -> Option<(String, String)> {
+pub(crate) fn split_non_http(check: &str) -> Option<(String, String)> {
     let rest = check.strip_prefix(NON_HTTP_CODE)?;
     let (class, message) = rest.split_once(NON_HTTP_MESSAGE)?;
     Some((format!("{NON_HTTP_CODE}{class}"), format!("Non HTTP response message: {message}")))

@@ -118,7 +118,7 @@ impl<const SIGFIG: u8> std::fmt::Debug for Histogram<SIGFIG> {
 
 /// One used bucket, as `hdrhistogram`'s recorded iterator shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bucket {
+pub(crate) struct Bucket {
     /// The highest value the bucket holds.
     pub value: u64,
     pub count: u64,
@@ -413,7 +413,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
 
 /// Why bytes are not a histogram [`Histogram::decode_v2`] can read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     #[error("not an HdrHistogram V2 encoding")]
     NotV2,
     #[error("the histogram's header is cut short")]

@@ -7,7 +7,7 @@ use super::{Histogram, Sample};
 
 /// Highest elapsed time the histogram tells apart (1 hour, in µs); longer samples land in the
 /// top bucket, while `max_us` stays exact.
-pub const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
+pub(crate) const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
 /// Significant digits: 3 gives 0.1% resolution at every magnitude.
 pub(crate) const HISTOGRAM_SIGFIG: u8 = 3;
 

@@ -87,7 +87,7 @@ mod remote;
 mod usage;
 
 pub use fd::raise_limit as raise_fd_limit;
-pub(crate) use fd::{shortfall as fd_shortfall, FDS_RESERVED};
+pub(crate) use fd::shortfall as fd_shortfall;
 pub use output::{End, Failure, Output, OutputError, SampleSender, Start};
 pub use outputs::{JtlOutput, RunDirOutput};
 pub(crate) use remote::{Remote, RemoteEnd, Report, Signals};

@@ -24,7 +24,7 @@ pub fn read_run(dir: &Path) -> Result<Run, Error> {
 /// where those end (a killed run's last minutes and seconds). `Grain(1)`: every second the
 /// directory keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Grain(pub u64);
+pub(crate) struct Grain(pub u64);
 
 impl Default for Grain {
     fn default() -> Grain {
@@ -39,7 +39,7 @@ impl Grain {
 
 /// One interval of the log, as read back: label stats by index into the run's label list
 /// (labels not in `meta.json` are appended to it, in the order met).
-pub struct LoggedInterval {
+pub(crate) struct LoggedInterval {
     pub start_us: u64,
     pub end_us: u64,
     pub labels: Vec<(usize, LabelStats)>,
@@ -51,7 +51,7 @@ pub struct LoggedInterval {
 
 /// Reads a run and shows `visit` every interval of its log at `grain`, in order (reports chart
 /// them). The summary is `summary.json` when the run finished, else the sum of the intervals.
-pub fn read_run_with(dir: &Path, grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
+pub(crate) fn read_run_with(dir: &Path, grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
     let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };

@@ -14,7 +14,7 @@
 
 mod reader;
 
-pub use reader::{open_file, Cursor, DataFile, RowReader, CHUNK, MAX_ROW};
+pub(crate) use reader::{Cursor, DataFile, RowReader, MAX_ROW};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -95,7 +95,7 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<CsvData, CsvError> {
 
 /// Parses CSV text: a leading BOM is dropped, lines end with `\n` or `\r\n`, empty lines are skipped
 /// (rows with [`CsvOptions::ragged`]).
-pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
+pub(crate) fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
     parse_bytes(text.as_bytes(), opts)
 }
 

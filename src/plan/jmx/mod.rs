@@ -32,10 +32,10 @@ mod synthetic;
 mod sysreq_tests;
 mod thread_group;
 mod timer;
-pub mod tree;
+pub(crate) mod tree;
 mod websocket;
 
-pub use report::{ElementReport, Status};
+pub(crate) use report::{ElementReport, Status};
 
 use super::build::{Builder, Slot};
 use super::condition;
