@@ -5,7 +5,7 @@
 
 use crate::engine::session::UserVars;
 use crate::plan::request::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
-use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
+use crate::plan::{Body, HttpVersion, RequestSpec, Target};
 use std::borrow::Cow;
 use std::time::Duration;
 
@@ -13,7 +13,6 @@ pub(super) const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION
 
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedRequest {
-    pub label: LabelId,
     pub target: Target,
     pub keep_alive: bool,
     pub is_head: bool,
@@ -66,7 +65,6 @@ pub(super) fn java_url(target: &Target, path: &str) -> String {
 impl PreparedRequest {
     pub(crate) fn new(spec: &RequestSpec) -> PreparedRequest {
         let mut req = PreparedRequest {
-            label: spec.label,
             target: spec.target.clone(),
             keep_alive: spec.keep_alive,
             is_head: spec.is_head(),
@@ -739,6 +737,7 @@ pub(super) fn encode_target(s: &mut String, from: usize) {
 mod tests {
     use super::*;
     use crate::plan::request::Param;
+    use crate::plan::LabelId;
     use crate::plan::template::{self, Symbols, Template};
 
     fn spec() -> RequestSpec {

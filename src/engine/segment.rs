@@ -24,8 +24,10 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The longest pattern a sequence may have (the least common denominator of its cuts).
+#[cfg(test)]
 const MAX_PERIOD: u64 = 1_000_000;
 /// The most segments an uneven sequence may have (dealing its pattern costs period × segments).
+#[cfg(test)]
 const MAX_SEGMENTS: usize = 1_000;
 
 /// A fraction `num/den` in [0, 1], kept reduced.
@@ -48,6 +50,7 @@ impl Ratio {
         Some(Ratio { num: num / g, den: den / g })
     }
 
+    #[cfg(test)]
     fn lt(self, other: Ratio) -> bool {
         u128::from(self.num) * u128::from(other.den) < u128::from(other.num) * u128::from(self.den)
     }
@@ -76,8 +79,10 @@ pub(crate) enum SegmentError {
     #[error("`{0}` is not a segment: expected `i/N` (the i-th of N equal segments, 1 <= i <= N)")]
     Syntax(String),
     #[error("the segment sequence must rise from 0 to 1 in at most {MAX_SEGMENTS} segments ({0})")]
+    #[cfg(test)]
     Sequence(String),
     #[error("the segment sequence repeats only every {0} indices (more than {MAX_PERIOD}): use simpler fractions")]
+    #[cfg(test)]
     Period(u64),
 }
 
@@ -110,6 +115,7 @@ impl Segment {
     }
 
     /// Segment `index` (0-based) of the sequence whose cuts are `cuts` (0 first, 1 last, rising).
+    #[cfg(test)]
     pub(crate) fn of_sequence(cuts: &[Ratio], index: usize) -> Result<Segment, SegmentError> {
         let shown = || cuts.iter().map(Ratio::to_string).collect::<Vec<_>>().join(", ");
         let rising = cuts.windows(2).all(|w| w[0].lt(w[1]));
@@ -159,11 +165,6 @@ impl Segment {
     /// Whether this is the whole workload.
     pub(crate) fn is_full(&self) -> bool {
         self.from == Ratio::ZERO && self.to == Ratio::ONE
-    }
-
-    /// The share's bounds (from, to].
-    pub(crate) fn bounds(&self) -> (Ratio, Ratio) {
-        (self.from, self.to)
     }
 
     /// Whether index `k` of a workload (a user, an arrival) is this segment's.

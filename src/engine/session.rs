@@ -269,6 +269,7 @@ pub(crate) struct Globals {
 }
 
 impl Globals {
+    #[cfg(test)]
     pub(crate) fn new(symbols_counters: u32) -> Arc<Globals> {
         Arc::new(Globals::with_counters(symbols_counters))
     }

@@ -11,6 +11,7 @@ pub(crate) const LE_US: [u64; 15] = [
 
 /// The metric names the Prometheus sinks emit (histogram series by their full names), for docs
 /// and for the dashboard's check.
+#[cfg(test)]
 pub(crate) const NAMES: &[&str] = &[
     "stampede_requests_total",
     "stampede_errors_total",

@@ -171,6 +171,7 @@ impl Spec {
     }
 
     /// `KIND=TARGET` as it may be shown.
+    #[cfg(test)]
     pub(crate) fn shown(&self) -> &str {
         &self.shown
     }

@@ -4,36 +4,8 @@
 //!
 //! # How a reader uses it
 //!
-//! ```
-//! use stampede::plan::build::{Builder, Slot};
-//! use stampede::plan::{Defaults, Phase, Scenario, Step, Target, Template, Workload};
-//! # use stampede::plan::{ClosedWorkload, flow};
-//! # use std::time::Duration;
-//!
-//! let mut b = Builder::new(Default::default());
-//! // Variables and templates compile against `b.sym` (properties, variables, counters).
-//! b.sym.vars.define("host", "127.0.0.1".into());
-//! let target = Target { tls: false, host: "127.0.0.1".into(), port: 8080 };
-//! // A request: a label, a method, where it goes and its path; everything else from defaults.
-//! let mut req = b.request("home", "GET".into(), target, Template::literal("/"), &Defaults::default());
-//! b.follow_redirects(&mut req, 20); // hop labels `home-0`.. and the too-many-redirects check
-//! let slot = b.slot(Slot::Once); // a once-only controller's per-user flag
-//! # let _ = slot;
-//! # let workload = Workload::Closed(ClosedWorkload { users: 1, ramp_up: Duration::ZERO,
-//! #     iterations: Some(1), duration: None, start_delay: Duration::ZERO, graceful_stop: Duration::ZERO });
-//! b.scenario(Scenario {
-//!     name: "main".into(),
-//!     workload,
-//!     pacing: None,
-//!     on_error: flow::StopKind::Continue,
-//!     phase: Phase::Main,
-//!     flow: vec![Step::Request(Box::new(req))],
-//! });
-//! let mut plan = b.finish("example".into(), None);
-//! // Plan-wide switches the reader knows (TLS, cookies, thresholds...) are set on the result.
-//! plan.cookies = false;
-//! assert_eq!(plan.labels[0], "home");
-//! ```
+//! The test `a_reader_builds_a_plan_in_these_calls` at the bottom of this file is the worked
+//! example: a request with its defaults, its redirects, a slot, a scenario, the finished plan.
 
 use super::csv_data::{CsvError, CsvOptions, DataFile};
 use super::request::{AllMatches, MAX_ALL_MATCHES};
@@ -347,6 +319,37 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reader_builds_a_plan_in_these_calls() {
+        use crate::plan::{Defaults, Phase, Scenario, Step, Target, Template, Workload};
+        use crate::plan::{ClosedWorkload, flow};
+        use std::time::Duration;
+
+        let mut b = Builder::new(Default::default());
+        // Variables and templates compile against `b.sym` (properties, variables, counters).
+        b.sym.vars.define("host", "127.0.0.1".into());
+        let target = Target { tls: false, host: "127.0.0.1".into(), port: 8080 };
+        // A request: a label, a method, where it goes and its path; everything else from defaults.
+        let mut req = b.request("home", "GET".into(), target, Template::literal("/"), &Defaults::default());
+        b.follow_redirects(&mut req, 20); // hop labels `home-0`.. and the too-many-redirects check
+        let slot = b.slot(Slot::Once); // a once-only controller's per-user flag
+        let _ = slot;
+        let workload = Workload::Closed(ClosedWorkload { users: 1, ramp_up: Duration::ZERO,
+            iterations: Some(1), duration: None, start_delay: Duration::ZERO, graceful_stop: Duration::ZERO });
+        b.scenario(Scenario {
+            name: "main".into(),
+            workload,
+            pacing: None,
+            on_error: flow::StopKind::Continue,
+            phase: Phase::Main,
+            flow: vec![Step::Request(Box::new(req))],
+        });
+        let mut plan = b.finish("example".into(), None);
+        // Plan-wide switches the reader knows (TLS, cookies, thresholds...) are set on the result.
+        plan.cookies = false;
+        assert_eq!(plan.labels[0], "home");
+    }
 
     #[test]
     fn labels_and_checks_are_interned_once_in_order() {

@@ -291,11 +291,6 @@ impl ArrivalProcess {
     pub(crate) fn total(&self) -> u64 {
         self.steps.iter().fold(0u64, |t, s| t.saturating_add(s.count()))
     }
-
-    /// How long the schedule lasts: its steps' durations.
-    pub(crate) fn secs(&self) -> f64 {
-        self.steps.iter().map(|s| s.secs).sum()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -341,13 +336,6 @@ impl OpenWorkload {
 pub(crate) const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
 
 impl Workload {
-    /// The model's name as reports print it.
-    pub(crate) fn model(&self) -> &'static str {
-        match self {
-            Workload::Closed(_) | Workload::Shaped(_) => "closed",
-            Workload::Open(_) => "open",
-        }
-    }
 
     /// How long the scenario lasts by its schedule, start delay included; `None` for a closed
     /// workload bounded only by iterations.

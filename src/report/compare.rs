@@ -40,17 +40,6 @@ impl Figure {
         }
     }
 
-    pub(crate) fn key(self) -> &'static str {
-        match self {
-            Figure::ThroughputRps => "throughput_rps",
-            Figure::MeanMs => "mean_ms",
-            Figure::P95Ms => "p95_ms",
-            Figure::P99Ms => "p99_ms",
-            Figure::MaxMs => "max_ms",
-            Figure::ErrorPct => "error_pct",
-        }
-    }
-
     pub(crate) fn of(self, r: &LabelSummary) -> f64 {
         let metric = match self {
             Figure::ThroughputRps => Metric::Throughput,
@@ -79,11 +68,6 @@ impl Figure {
     /// Whether its differences are weighed against the runs' noise (all but the maximum).
     fn weighed(self) -> bool {
         self != Figure::MaxMs
-    }
-
-    /// More is better for throughput; less for the rest.
-    pub(crate) fn higher_is_better(self) -> bool {
-        self == Figure::ThroughputRps
     }
 }
 

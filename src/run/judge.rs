@@ -37,11 +37,6 @@ impl Live {
         Live { aborting: thresholds.iter().filter(|t| t.abort.is_some()).cloned().collect() }
     }
 
-    /// Whether any threshold is judged live.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.aborting.is_empty()
-    }
-
     /// Why the run must stop now that it is `at_us` old, if it must: the first `abort`
     /// threshold due by then that fails on `so_far` (made only when one is due). A row with no
     /// samples yet is not judged: a goal fails live only on numbers.
@@ -84,10 +79,6 @@ pub(crate) struct StopWatch {
 impl StopWatch {
     pub(crate) fn new(conds: &[StopOn]) -> StopWatch {
         StopWatch { conds: conds.iter().map(|c| (c.clone(), None)).collect() }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.conds.is_empty()
     }
 
     /// Why the run must stop after interval `iv`, if it must: the first condition that has now

@@ -481,13 +481,9 @@ impl LiveMerge {
     }
 
     /// The Total so far.
+    #[cfg(test)]
     pub(crate) fn total(&self) -> &LabelStats {
         &self.merger.tally.total
-    }
-
-    /// The summary of every line added so far.
-    pub(crate) fn summary(&self) -> Summary {
-        Summary::from_tally(&self.merger.tally, &self.shared.labels, &self.merger.checks, &self.scenarios, false)
     }
 
     /// The merged run, once every part has ended and [`LiveMerge::ready`] has taken every

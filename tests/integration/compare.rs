@@ -43,8 +43,9 @@ fn total_delta(a: &TempRun, b: &TempRun, figure: &str) -> serde_json::Value {
 /// witness of the comparison.
 fn synthetic_run(dir: &std::path::Path, delay_us: u64, seed: u64) -> u64 {
     use ::stampede::plan::LabelId;
-    use ::stampede::record::{Interval, LabelStats, Sample, ScenarioCounts, Tally};
-    use ::stampede::rundir::{Place, RunMeta, RunWriter, Status, Summary};
+    use ::stampede::internals::{Place, RunWriter, Tally};
+    use ::stampede::record::{Interval, LabelStats, Sample, ScenarioCounts};
+    use ::stampede::rundir::{RunMeta, Status, Summary};
     const END_US: u64 = 8_000_000;
     let mut x = seed;
     let mut next = move || {

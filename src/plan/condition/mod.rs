@@ -56,10 +56,6 @@ impl Pattern {
     pub(crate) fn as_str(&self) -> &str {
         self.0.as_str()
     }
-
-    pub(crate) fn regex(&self) -> &Regex {
-        &self.0
-    }
 }
 
 impl PartialEq for Pattern {

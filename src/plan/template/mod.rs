@@ -72,6 +72,7 @@ impl TemplateError {
 pub struct VarId(pub u32);
 
 impl VarId {
+    /// The index into a user's values.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -198,15 +199,6 @@ impl VarTable {
 
     pub(crate) fn len(&self) -> usize {
         self.names.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    /// Whether the template reads a variable that something assigns while running.
-    pub(crate) fn any_assigned(&self, t: &Template) -> bool {
-        t.vars().iter().any(|id| self.is_assigned(*id))
     }
 
     pub(crate) fn is_assigned(&self, id: VarId) -> bool {
@@ -343,6 +335,7 @@ pub trait Scope {
     fn count(&mut self, per_user: bool, slot: u32) -> u64;
     /// The 1-based number of the user (`__threadNum`).
     fn thread_num(&self) -> u64;
+    /// The user's random numbers (`__Random`, `__RandomString`).
     fn rng(&mut self) -> &mut SmallRng;
     /// A JMeter property's value now: one `__setProperty` set while the test runs, else `None`
     /// (the caller falls back to the `-J` value it knew when the plan loaded).

@@ -106,6 +106,7 @@ fn format_error(path: &Path, line: u64, message: String) -> Error {
 }
 
 /// Reads `path`. The error names the file and line of the first row it cannot read.
+#[cfg(test)]
 pub(crate) fn import(path: &Path) -> Result<Imported, Error> {
     import_all(&[path])
 }
@@ -113,6 +114,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, Error> {
 /// Reads several results files as one (files written at the same time by several load
 /// generators, say): their rows are taken in order of end time across the files, so the
 /// figures are those of one file holding every row.
+#[cfg(test)]
 pub(crate) fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
     import_all_with(paths, |_, _| {})
 }
