@@ -11,6 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+/// The live progress line on stderr: a bar on a terminal, a line now and then otherwise; an output
+/// of the run.
 pub struct Progress {
     bar: Option<ProgressBar>,
     planned: Option<Duration>,
@@ -61,6 +63,7 @@ impl Progress {
         self.plain = !quiet && !tty;
     }
 
+    /// Counts one more interval and redraws.
     pub fn update(&mut self, iv: &Interval) {
         let t: &LabelStats = &iv.total;
         self.samples += t.samples;
@@ -106,6 +109,7 @@ impl Progress {
         )
     }
 
+    /// Clears the bar.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();

@@ -1,9 +1,9 @@
 //! The one in-memory model of a load test, and its readers. A [`Plan`] holds scenarios; a
-//! [`Scenario`] holds a [`Workload`] (how much) and a flow of [`Step`]s (what each user does).
+//! `Scenario` holds a `Workload` (how much) and a flow of `Step`s (what each user does).
 //! YAML plans, JMX plans and the CLI's quick mode all become a `Plan`, each reader translating
-//! its format into calls on the plan builder ([`build::Builder`]); nothing downstream knows
-//! which. Request URLs are split by [`resolve_url`], comparison
-//! operators in [`compare`], thresholds in [`threshold`].
+//! its format into calls on the plan builder (`build::Builder`); nothing downstream knows
+//! which. Request URLs are split by `resolve_url`, comparison
+//! operators in `compare`, thresholds in `threshold`.
 
 pub(crate) mod accesslog;
 pub(crate) mod anchor;
@@ -60,16 +60,19 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A dense index into [`Plan::labels`], fixed at load time so the hot path never hashes names.
+/// A dense index into `Plan::labels`, fixed at load time so the hot path never hashes names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct LabelId(pub u32);
 
 impl LabelId {
+    /// The index into the label names.
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
+/// A load test, read and checked: the one model both readers (YAML, JMX) and quick mode produce,
+/// and the only input of a run. Opaque outside the crate: load it, run it, write it back as YAML.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
     pub(crate) name: String,
@@ -455,6 +458,7 @@ pub(crate) struct Inspected {
 /// A plan and, for a `.jmx`, what became of each of its elements.
 #[derive(Debug, Clone)]
 pub struct Loaded {
+    /// The plan.
     pub plan: Plan,
     pub(crate) elements: Option<Vec<jmx::ElementReport>>,
 }
@@ -637,6 +641,7 @@ impl Plan {
         }
     }
 
+    /// The name of label `id`.
     pub fn label(&self, id: LabelId) -> &str {
         &self.labels[id.index()]
     }

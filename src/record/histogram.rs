@@ -129,6 +129,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     /// A sparse histogram with more entries than this becomes dense.
     const DENSE_AT: usize = Self::LAYOUT.len / 4;
 
+    /// An empty histogram.
     pub fn new() -> Self {
         Self::default()
     }
@@ -273,6 +274,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
         self.total
     }
 
+    /// Whether nothing was recorded.
     pub fn is_empty(&self) -> bool {
         self.total == 0
     }

@@ -21,6 +21,7 @@ const MAX_LABEL_LINES: usize = 10;
 /// Labels drawn on the errors chart, those with the most errors.
 const MAX_ERROR_LINES: usize = 5;
 
+/// The run as one self-contained HTML page: the tables, and charts over time.
 pub fn document(run: &RunData) -> String {
     document_with(run, &[])
 }

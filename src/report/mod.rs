@@ -1,8 +1,8 @@
 //! Reports: pure functions from what a run directory (or a JMeter results file, read by
-//! [`rundir::jtl`]) holds to text — Markdown, HTML with SVG charts, CSV, JUnit, comparisons.
+//! `rundir::jtl`) holds to text — Markdown, HTML with SVG charts, CSV, JUnit, comparisons.
 //! `stampede run` prints its end-of-run table through the same functions `stampede report` uses
 //! on a directory. Depends on `rundir` only (and `record` for its stats); it judges nothing
-//! ([`crate::run::judge::evaluate`] does) and writes no files.
+//! (`crate::run::judge::evaluate` does) and writes no files.
 
 pub(crate) mod compare;
 pub(crate) mod compose;
@@ -29,8 +29,11 @@ use std::path::Path;
 /// One run as every report sees it: facts, numbers, and the run over time.
 #[derive(Debug)]
 pub struct RunData {
+    /// The run's facts (`meta.json`).
     pub meta: RunMeta,
+    /// The run's numbers (`summary.json`, or rebuilt from the interval log).
     pub summary: Summary,
+    /// The run over time, as the charts draw it.
     pub(crate) series: Series,
     /// The agents a run on agents lost (its `lost.json`), when it lost any.
     pub(crate) lost: Option<rundir::lost::Lost>,

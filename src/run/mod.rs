@@ -14,7 +14,7 @@
 //! # Layout
 //! - this file: [`Run`], [`RunOptions`], [`RunResult`], [`Error`];
 //! - `output`: the [`Output`] trait and what it is handed ([`Start`], [`End`]);
-//! - `remote`: [`Remote`], generators elsewhere that carry the run out (agents);
+//! - `remote`: `Remote`, generators elsewhere that carry the run out (agents);
 //! - `outputs`: the run directory ([`RunDirOutput`]) and JMeter results files ([`JtlOutput`]);
 //!   the progress line is [`crate::progress::Progress`];
 //! - `usage`: the generator's CPU and memory over the run;
@@ -29,8 +29,8 @@
 //! - **Sweeps** (runs at several concurrencies): a loop over [`Run`]s, one plan each, with an
 //!   output per step collecting its [`Summary`]; the knee is a report of those run directories.
 //! - **Distributed agents**: an agent is a [`Run`] of its segment of the plan (through
-//!   [`RunOptions::engine`]) with one output streaming intervals to the controller; the
-//!   controller is a [`Remote`] ([`Run::on`]): the same run, its outputs and goals fed the
+//!   `RunOptions::engine`) with one output streaming intervals to the controller; the
+//!   controller is a `Remote` (`Run::on`): the same run, its outputs and goals fed the
 //!   agents' merged seconds instead of the engine's (`crate::dist::controller`).
 //!
 //! # Example: a plan with one's own output
@@ -112,7 +112,7 @@ pub struct RunOptions {
     /// for per-sample rows.
     pub(crate) engine: engine::Options,
     /// The command line recorded in `meta.json`, secrets already masked
-    /// ([`crate::redact::command_line`]).
+    /// (`crate::redact::command_line`).
     pub command_line: Vec<String>,
     /// This run is one part of a plan run by several generators: its segment (the one in
     /// `engine.segment`, as named) and common start, for `meta.json`.
@@ -142,6 +142,7 @@ pub struct RunResult {
     pub meta: RunMeta,
     /// The sum of every interval, thresholds judged.
     pub summary: Summary,
+    /// How the run ended: completed, interrupted, or stopped by a threshold.
     pub outcome: Outcome,
     /// Outputs that could not do their part, in the order they failed. The measurements are
     /// whole regardless.
@@ -207,6 +208,7 @@ impl Run {
         Run { plan, options, meta, outputs: Vec::new(), remote: None }
     }
 
+    /// The plan being run.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

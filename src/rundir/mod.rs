@@ -19,9 +19,9 @@
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
 //! reader rebuilds its summary from the interval log. Every read cross-checks the log's tiers
-//! against each other and `summary.json` ([`damage`]): a directory that does not hold together
+//! against each other and `summary.json` (`damage`): a directory that does not hold together
 //! is read as far as it goes, with a warning naming the file. JMeter's results files (JTL) are written
-//! and read here too ([`jtl`]), so a JMeter run reads as a run directory does.
+//! and read here too (`jtl`), so a JMeter run reads as a run directory does.
 //!
 //! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
 //! what a report shows is [`crate::report`]'s.
@@ -100,13 +100,33 @@ pub(crate) const EXPORT: &str = "export.json";
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
-    Io { path: std::path::PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A file holds something other than what a run writes there.
     #[error("{path}:{line}: {message}")]
-    Format { path: std::path::PathBuf, line: usize, message: String },
+    Format {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A run was to be written where another run (or anything else) already is.
     #[error("{} already {}", path.display(), if *run { "holds a run (it has meta.json)" } else { "exists and is not empty" })]
-    Occupied { path: std::path::PathBuf, run: bool },
+    Occupied {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Whether what is there is a run (it has `meta.json`).
+        run: bool,
+    },
+    /// The directory has no `meta.json`.
     #[error("{0} is not a run directory (it has no meta.json)")]
     NotARun(std::path::PathBuf),
     /// Runs that cannot be read as one (the same run twice, overlapping parts).

@@ -9,8 +9,11 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+/// A run directory as read: its facts and its numbers.
 pub struct Run {
+    /// The run's facts (`meta.json`).
     pub meta: RunMeta,
+    /// The run's numbers (`summary.json`, or the sum of its interval log when it has none).
     pub summary: Summary,
 }
 

@@ -54,7 +54,7 @@ pub struct Options {
     pub properties: HashMap<String, String>,
     /// Skip unsupported elements (reported) instead of refusing the plan.
     pub skip_unsupported: bool,
-    /// Refuse what JMeter loads but that goes wrong at run time (each [`Status::Warning`]):
+    /// Refuse what JMeter loads but that goes wrong at run time (each `Status::Warning`):
     /// `--strict`, for CI.
     pub strict: bool,
     /// A data or body file that is missing or malformed is reported, not an error (for
