@@ -65,7 +65,11 @@ impl Agent {
     }
 
     /// Accepts controllers until `shutdown`; a controller that comes while a job runs is refused.
-    pub(crate) async fn serve(self: Arc<Self>, listener: TcpListener, shutdown: CancellationToken) -> std::io::Result<()> {
+    pub(crate) async fn serve(
+        self: Arc<Self>,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
         loop {
             let accepted = tokio::select! {
                 a = listener.accept() => a,

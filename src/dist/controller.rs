@@ -102,7 +102,13 @@ impl Agents {
     /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
     /// one lost stops the others. `samples` are the results files written from the rows the
     /// agents send back ([`SampleFiles::open`], before any agent is reached).
-    pub(crate) fn new(links: Vec<AgentLink>, job: Job, dir: &Path, abort_on_loss: bool, samples: SampleFiles) -> Agents {
+    pub(crate) fn new(
+        links: Vec<AgentLink>,
+        job: Job,
+        dir: &Path,
+        abort_on_loss: bool,
+        samples: SampleFiles,
+    ) -> Agents {
         Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples, ready: None }
     }
 

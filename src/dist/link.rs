@@ -40,7 +40,11 @@ pub(crate) struct AgentLink {
 
 /// Connects to an agent (over TLS when `tls` is given, checking the agent's certificate for
 /// the address's host) and says hello with `token`.
-pub(crate) async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, Error> {
+pub(crate) async fn connect(
+    address: &str,
+    token: &str,
+    tls: Option<&tokio_rustls::TlsConnector>,
+) -> Result<AgentLink, Error> {
     let stream = tokio::time::timeout(SILENCE, TcpStream::connect(address))
         .await
         .map_err(|_| {

@@ -737,8 +737,8 @@ pub(super) fn encode_target(s: &mut String, from: usize) {
 mod tests {
     use super::*;
     use crate::plan::request::Param;
-    use crate::plan::LabelId;
     use crate::plan::template::{self, Symbols, Template};
+    use crate::plan::LabelId;
 
     fn spec() -> RequestSpec {
         let defaults = crate::plan::Defaults {

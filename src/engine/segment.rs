@@ -99,7 +99,8 @@ pub(crate) struct Segment {
 
 impl Segment {
     /// The whole workload: a local run.
-    pub(crate) const FULL: Segment = Segment { from: Ratio::ZERO, to: Ratio::ONE, period: 1, owned: Cow::Borrowed(&[0]) };
+    pub(crate) const FULL: Segment =
+        Segment { from: Ratio::ZERO, to: Ratio::ONE, period: 1, owned: Cow::Borrowed(&[0]) };
 
     /// The `i`-th (1-based) of `n` equal segments: ((i − 1)/n, i/n].
     pub(crate) fn nth(i: u32, n: u32) -> Result<Segment, SegmentError> {

@@ -62,7 +62,13 @@ pub(crate) struct OnAgents {
 
 impl OnAgents {
     /// The run of `plan` on the agents of `spec`, sending them `sent` read as `reading` says.
-    pub(crate) fn new(spec: Spec, plan: &Plan, sent: Sent, reading: Reading, say: &dyn Fn(&str)) -> Result<OnAgents, Error> {
+    pub(crate) fn new(
+        spec: Spec,
+        plan: &Plan,
+        sent: Sent,
+        reading: Reading,
+        say: &dyn Fn(&str),
+    ) -> Result<OnAgents, Error> {
         let token = read_token(&spec.token_file)?;
         let file = |path: &str, bytes: &[u8]| JobFile {
             path: path.into(),

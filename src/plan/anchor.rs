@@ -114,7 +114,12 @@ fn compile(src: &str) -> Option<Pattern> {
 
 impl AnchorSampler {
     /// `args`: name, value, and whether it is sent as it is.
-    pub(crate) fn new(protocol: &str, domain: &str, path: Template, args: Vec<(String, Template, bool)>) -> AnchorSampler {
+    pub(crate) fn new(
+        protocol: &str,
+        domain: &str,
+        path: Template,
+        args: Vec<(String, Template, bool)>,
+    ) -> AnchorSampler {
         AnchorSampler {
             protocol: Compiled::whole(protocol),
             domain: Compiled::whole(domain),

@@ -322,8 +322,8 @@ mod tests {
 
     #[test]
     fn a_reader_builds_a_plan_in_these_calls() {
+        use crate::plan::{flow, ClosedWorkload};
         use crate::plan::{Defaults, Phase, Scenario, Step, Target, Template, Workload};
-        use crate::plan::{ClosedWorkload, flow};
         use std::time::Duration;
 
         let mut b = Builder::new(Default::default());
@@ -335,8 +335,14 @@ mod tests {
         b.follow_redirects(&mut req, 20); // hop labels `home-0`.. and the too-many-redirects check
         let slot = b.slot(Slot::Once); // a once-only controller's per-user flag
         let _ = slot;
-        let workload = Workload::Closed(ClosedWorkload { users: 1, ramp_up: Duration::ZERO,
-            iterations: Some(1), duration: None, start_delay: Duration::ZERO, graceful_stop: Duration::ZERO });
+        let workload = Workload::Closed(ClosedWorkload {
+            users: 1,
+            ramp_up: Duration::ZERO,
+            iterations: Some(1),
+            duration: None,
+            start_delay: Duration::ZERO,
+            graceful_stop: Duration::ZERO,
+        });
         b.scenario(Scenario {
             name: "main".into(),
             workload,

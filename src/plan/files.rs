@@ -190,7 +190,11 @@ pub(crate) fn is_home(dir: &Path) -> bool {
 /// The files under `dir`, each at its place: hidden files and folders, and folders `skip`
 /// names (run directories), stay behind. For [`Folder::Chosen`], a link leading out of `dir`
 /// is refused, as the plan's own links are ([`crate::confine`]), and so is the home directory.
-pub(crate) fn files_under(dir: &Path, folder: Folder, skip: impl Fn(&Path) -> bool) -> Result<Vec<PlanFile>, Vec<String>> {
+pub(crate) fn files_under(
+    dir: &Path,
+    folder: Folder,
+    skip: impl Fn(&Path) -> bool,
+) -> Result<Vec<PlanFile>, Vec<String>> {
     let base = PlanDir::new(dir);
     if folder == Folder::Chosen && is_home(dir) {
         return Err(vec![format!(

@@ -42,14 +42,16 @@ pub use quick::QuickPlan;
 pub(crate) use quick::{validate_method, QUICK_BODY};
 pub(crate) use request::gzip;
 pub(crate) use url::compile_url;
+pub(crate) use url::resolve_url;
 #[cfg(test)]
 use url::url_path_start;
-pub(crate) use url::resolve_url;
 pub(crate) use yaml::{parse_duration, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
 pub(crate) use flow::{Branch, Step, Think};
-pub(crate) use request::{Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target};
+pub(crate) use request::{
+    Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target,
+};
 pub(crate) use template::{Template, VarId, VarTable};
 pub(crate) use workload::{
     ArrivalProcess, Arrivals, ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload,
@@ -254,7 +256,12 @@ pub(crate) struct DataSpec {
 
 impl DataSpec {
     /// A data file; its columns become variables the plan assigns while running.
-    pub(crate) fn new(file: std::sync::Arc<csv_data::DataFile>, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
+    pub(crate) fn new(
+        file: std::sync::Arc<csv_data::DataFile>,
+        share: Share,
+        on_eof: OnEof,
+        vars: &mut VarTable,
+    ) -> DataSpec {
         let columns = file.names().iter().map(|n| vars.assign(n)).collect();
         DataSpec {
             path: file.path().to_path_buf(),

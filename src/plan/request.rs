@@ -754,7 +754,13 @@ impl RequestSpec {
     /// A request with the connection settings of `defaults`, no query, headers, body, checks
     /// or extractors, and redirects not followed (the plan builder turns them on, as it names
     /// the hops: [`super::build::Builder::follow_redirects`]).
-    pub(crate) fn new(label: LabelId, method: String, target: Target, path: Template, defaults: &super::Defaults) -> Self {
+    pub(crate) fn new(
+        label: LabelId,
+        method: String,
+        target: Target,
+        path: Template,
+        defaults: &super::Defaults,
+    ) -> Self {
         RequestSpec {
             label,
             method,

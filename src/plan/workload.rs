@@ -336,7 +336,6 @@ impl OpenWorkload {
 pub(crate) const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
 
 impl Workload {
-
     /// How long the scenario lasts by its schedule, start delay included; `None` for a closed
     /// workload bounded only by iterations.
     pub(crate) fn planned_duration(&self) -> Option<Duration> {

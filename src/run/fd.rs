@@ -28,7 +28,11 @@ pub fn raise_limit() -> Option<u64> {
 
 /// When `limit` is below what this process's `segment` of `plan` may need (a connection per
 /// user at once, plus [`FDS_RESERVED`]): the users at most and the limit to raise to.
-pub(crate) fn shortfall(plan: &Plan, segment: &crate::engine::segment::Segment, limit: Option<u64>) -> Option<(u64, u64)> {
+pub(crate) fn shortfall(
+    plan: &Plan,
+    segment: &crate::engine::segment::Segment,
+    limit: Option<u64>,
+) -> Option<(u64, u64)> {
     let users_at_most: u64 =
         plan.scenarios.iter().map(|s| segment.count_below(s.workload.max_concurrent_users())).sum();
     let needed = users_at_most.saturating_add(FDS_RESERVED);

@@ -8,7 +8,10 @@ use crate::record::Interval;
 use crate::rundir::LabelSummary;
 
 /// Judges each threshold on its row of `summary` (a label's, or the Total).
-pub(crate) fn evaluate(thresholds: &[Threshold], summary: &crate::rundir::Summary) -> Vec<crate::rundir::ThresholdResult> {
+pub(crate) fn evaluate(
+    thresholds: &[Threshold],
+    summary: &crate::rundir::Summary,
+) -> Vec<crate::rundir::ThresholdResult> {
     thresholds
         .iter()
         .map(|t| {

@@ -202,7 +202,11 @@ pub(crate) fn end_us(dirs: &[&Path]) -> Result<u64, Error> {
 
 /// Reads every run in `dirs` as one and shows `visit` the merged intervals in time order. One
 /// run is read as [`read_run_with`] reads it (its summary from `summary.json` when it finished).
-pub(crate) fn read_runs_with(dirs: &[&Path], grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
+pub(crate) fn read_runs_with(
+    dirs: &[&Path],
+    grain: Grain,
+    mut visit: impl FnMut(&LoggedInterval),
+) -> Result<Run, Error> {
     match dirs {
         [] => Err(Error::NotARun(PathBuf::new())),
         [one] => read_run_with(one, grain, visit),

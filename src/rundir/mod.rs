@@ -39,8 +39,8 @@ pub(crate) mod writer;
 
 pub use reader::{read_run, Run};
 pub use summary::{
-    GeneratorUsage, LabelSummary, Lateness, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
-    Status, Summary, ThresholdResult, UpstreamSummary,
+    GeneratorUsage, LabelSummary, Lateness, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta,
+    ScenarioSummary, Status, Summary, ThresholdResult, UpstreamSummary,
 };
 pub use writer::Place;
 pub(crate) use writer::{IntervalLines, RunWriter};

@@ -13,7 +13,7 @@ mod import;
 pub(crate) mod read;
 mod write;
 
+pub(crate) use import::import_all_with;
 #[cfg(test)]
 pub(crate) use import::tests::write as temp_jtl;
-pub(crate) use import::import_all_with;
 pub(crate) use write::{spawn, Error, Names, HEADER};
