@@ -133,7 +133,8 @@ pub(crate) mod watch;
 
 /// Not API, and not covered by any promise: the internals the fuzz targets (`tests/fuzz`), the
 /// script benchmark (`benches/script.rs`), the soak generators (`examples/soak_*.rs`) and a
-/// synthetic run (`tests/integration/compare.rs`) drive directly, because the API reaches them only through a whole run.
+/// synthetic run (`tests/integration/compare.rs`) drive directly, because the API reaches them
+/// only through a whole run.
 #[doc(hidden)]
 pub mod internals {
     pub use crate::plan::csv_data::{read_csv, CsvOptions};
