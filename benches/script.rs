@@ -5,8 +5,7 @@
 //! goal: a `vars.put` post-processor in at most 2 µs).
 
 use rand::rngs::SmallRng;
-use stampede::plan::script_host::{self, Level};
-use stampede::plan::template::{Scope, VarId};
+use stampede::internals::{self as script_host, Scope, VarId};
 use stampede_script::{Host, HostRef, Lang, Script, Thrown, Value};
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -85,9 +84,7 @@ impl Host for User {
                 _ => Err(Thrown::no_method("SampleResult", method)),
             };
         }
-        let mut sink = |_: Level, _: &str| {};
-        let mut print = |_: &str| {};
-        script_host::call_shared(self, target, method, args, Lang::Groovy, &mut sink, &mut print)
+        script_host::call_shared(self, target, method, args, Lang::Groovy)
             .unwrap_or_else(|| Err(Thrown::no_method("Object", method)))
     }
 }
@@ -208,8 +205,7 @@ fn template_functions() -> bool {
     let name = "${__function} template render";
     let src = "/api?id=${__UUID()}&n=${__counter(TRUE,)}&r=${__Random(1,100)}&q=${__urlencode(a b&c)}\
                &v=${__V(x,dflt)}&t=${__intSum(${__threadNum},1)}&c=${__changeCase(abc,UPPER)}";
-    let mut sym = stampede::plan::template::Symbols::default();
-    let t = match stampede::plan::template::compile(src, &mut sym, "bench") {
+    let t = match stampede::internals::CompiledTemplate::compile(src) {
         Ok(t) => t,
         Err(e) => {
             println!("{name:<32} does not compile: {e}");

@@ -11,9 +11,8 @@
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use stampede::record::Tally;
-use stampede::rundir::copy::PartCopy;
-use stampede::rundir::{IntervalLines, Place, RunMeta, RunWriter, Status, Summary};
+use stampede::internals::{IntervalLines, PartCopy, Place, RunWriter, Tally};
+use stampede::rundir::{RunMeta, Status, Summary};
 use std::path::Path;
 
 #[path = "common/soak.rs"]

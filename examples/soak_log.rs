@@ -10,8 +10,8 @@
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use stampede::record::Tally;
-use stampede::rundir::{Place, RunMeta, RunWriter, Summary};
+use stampede::internals::{Place, RunWriter, Tally};
+use stampede::rundir::{RunMeta, Summary};
 
 #[path = "common/soak.rs"]
 mod soak;

@@ -21,14 +21,14 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 mod record;
-pub use record::{moved, moved_path, note_read, recording, Reads};
+pub(crate) use record::{moved, moved_path, note_read, recording, Reads};
 
 /// More links than this in one path is a loop (Linux's own limit).
 const MAX_LINKS: usize = 40;
 
 /// The plan's directory: as the plan was named, and with its links resolved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PlanDir {
+pub(crate) struct PlanDir {
     /// Absolute, not resolved: what paths the plan writes are compared with.
     given: PathBuf,
     /// Every link resolved: what a resolved path must stay under.
@@ -42,7 +42,7 @@ pub struct PlanDir {
 /// A path refused: it lies inside the plan's directory as written but leads outside it, or it
 /// cannot be resolved at all.
 #[derive(Debug, Clone)]
-pub struct Escape {
+pub(crate) struct Escape {
     pub requested: PathBuf,
     /// Where it leads (`None`: it could not be resolved, and `cause` says why).
     pub leads_to: Option<PathBuf>,
@@ -83,7 +83,7 @@ impl serde::Serialize for PlanDir {
 
 impl PlanDir {
     /// The directory `dir` (empty: the working directory).
-    pub fn new(dir: &Path) -> PlanDir {
+    pub(crate) fn new(dir: &Path) -> PlanDir {
         let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         let given = normalize(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
         let real = resolve(&given).unwrap_or_else(|_| given.clone());
@@ -96,12 +96,12 @@ impl PlanDir {
     }
 
     /// The directory, absolute, as given.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.given
     }
 
     /// `path` (relative to the directory) made absolute, not resolved.
-    pub fn join(&self, path: &Path) -> PathBuf {
+    pub(crate) fn join(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
             // On an agent, where the controller's files were shipped (see `record::moved`).
             match &self.moved {
@@ -115,7 +115,7 @@ impl PlanDir {
 
     /// A path that must stay inside: the path with every link resolved, which lies under the
     /// resolved directory, or the refusal. For scripts and for paths known only at run time.
-    pub fn confine(&self, path: &Path) -> Result<PathBuf, Escape> {
+    pub(crate) fn confine(&self, path: &Path) -> Result<PathBuf, Escape> {
         let full = self.join(path);
         let escape =
             |leads_to, cause| Escape { requested: path.to_path_buf(), leads_to, cause, dir: self.given.clone() };
@@ -135,7 +135,7 @@ impl PlanDir {
     /// leads where its text says: the kernel applies a `..` after following a link, so
     /// `l/../../u/.ssh/id_rsa` with `l -> /home/u/.ssh` reads like a path outside yet climbs
     /// from the link's target, which is an escape through the link.
-    pub fn named(&self, path: &Path) -> Result<PathBuf, Escape> {
+    pub(crate) fn named(&self, path: &Path) -> Result<PathBuf, Escape> {
         let full = self.join(path);
         let text = normalize(&full);
         if text.starts_with(&self.given) || text.starts_with(&self.real) {
@@ -154,14 +154,14 @@ impl PlanDir {
     }
 
     /// Whether a resolved path lies under the resolved directory.
-    pub fn holds(&self, real: &Path) -> bool {
+    pub(crate) fn holds(&self, real: &Path) -> bool {
         real.starts_with(&self.real)
     }
 }
 
 /// How a resolved path is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     Read,
     /// Created if missing, written at the end.
     Append,
@@ -173,7 +173,7 @@ pub enum Access {
 /// become a link since it was resolved (`O_NOFOLLOW`); the directories above it were resolved.
 /// Only a regular file is opened: a FIFO or a device would block the open (or every read) for
 /// ever, so the open does not wait (`O_NONBLOCK`) and anything else is refused.
-pub fn open(real: &Path, access: Access) -> io::Result<File> {
+pub(crate) fn open(real: &Path, access: Access) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
     let mut o = std::fs::OpenOptions::new();
@@ -218,7 +218,7 @@ fn not_regular(p: &Path) -> io::Error {
 /// path, so does this: a loop of links, a `..` after a missing component (`NotFound`), anything
 /// after a non-directory (`ENOTDIR`). Applying such a `..` to the text instead would let
 /// `nothing/../linkdir/x` resolve to `linkdir/x` unresolved, which a later open follows.
-pub fn resolve(p: &Path) -> io::Result<PathBuf> {
+pub(crate) fn resolve(p: &Path) -> io::Result<PathBuf> {
     let p = std::path::absolute(p)?;
     let mut out = PathBuf::from("/");
     // The components still to walk, last first.

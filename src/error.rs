@@ -17,10 +17,13 @@ pub mod exit {
 /// What can end a command, mapped to an exit code by `main`.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The plan could not be read.
     #[error("{0}")]
     Plan(#[from] crate::plan::Error),
+    /// The command line asks for something that cannot be done.
     #[error("{0}")]
     Usage(String),
+    /// A run directory could not be read or written.
     #[error("{0}")]
     RunDir(#[from] crate::rundir::Error),
     /// The run could not be carried out: an output could not start, the engine could not.
@@ -31,10 +34,16 @@ pub enum Error {
     Mock(#[from] crate::mock::ConfigError),
     /// The process could not do something it needs (listen on a socket), in its own words.
     #[error("{what}: {source}")]
-    Io { what: String, source: std::io::Error },
+    Io {
+        /// What it was doing.
+        what: String,
+        /// What went wrong.
+        source: std::io::Error,
+    },
 }
 
 impl Error {
+    /// The process exit code for this error (see [`exit`]).
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Plan(_)

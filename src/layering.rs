@@ -453,16 +453,16 @@ fn pub_items(text: &str) -> usize {
         .count()
 }
 
-/// Issue 34: `pub(crate)` by default. The crate's `pub` items only go down: an item nothing
-/// outside the crate (`main.rs`, `tests/`, `benches/`, a doc example) names is `pub(crate)`.
-/// Lower the bound as items are narrowed; raise it only for a new item of the library's API.
+/// Issue 34: `pub(crate)` by default. The crate's `pub` items are the API `lib.rs` lists (and the
+/// hidden `internals`); the rest is `pub(crate)`, and the count only goes down. Lower the bound
+/// as items are narrowed; raise it only for a new item of the library's API, with its doc comment.
 #[test]
 fn pub_items_do_not_grow() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let n: usize = files.iter().map(|f| pub_items(&std::fs::read_to_string(f).unwrap())).sum();
-    assert!(n <= 1062, "{n} `pub` items in src/ (at most 1,062): is the new one the library's API?");
+    assert!(n <= 208, "{n} `pub` items in src/ (at most 208): is the new one the library's API?");
     assert_eq!(pub_items("pub fn a() {}\n    pub(crate) fn b() {}\n    pub struct C;\n    pub x: u8,\n"), 2);
 }
 

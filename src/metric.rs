@@ -3,10 +3,10 @@
 //! (in reports) and summary rows (in the run directory) share, so it depends on nothing.
 
 /// The name of the row that sums every label: the Total.
-pub const TOTAL: &str = "Total";
+pub(crate) const TOTAL: &str = "Total";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
     Samples,
     Errors,
     ErrorPct,
@@ -45,7 +45,7 @@ pub(crate) const METRICS: [(Metric, &[&str]); 15] = [
 ];
 
 impl Metric {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         METRICS.iter().find(|(m, _)| *m == self).map(|(_, n)| n[0]).unwrap_or("?")
     }
 
@@ -70,7 +70,7 @@ impl Metric {
     }
 
     /// The unit a value is shown in.
-    pub fn unit(self) -> &'static str {
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             m if m.is_time() => "ms",
             Metric::ErrorPct => "%",

@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 
 /// What a mirror served, for its caller to report and for tests to witness.
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Requests answered.
     pub served: AtomicU64,
     /// Connections accepted.
@@ -59,7 +59,7 @@ pub(crate) type Verbose = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The mirror's settings: JMeter's `HttpMirrorServer(port, maxPoolSize, maxQueueSize)`.
 #[derive(Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// At most this many requests answered at once; 0: no limit (a task per connection).
     pub max_pool: usize,
     /// Connections waiting for a turn when `max_pool` is set.
@@ -121,7 +121,7 @@ impl Pool {
 }
 
 /// Serves on an already-bound `listener` until `shutdown` is cancelled.
-pub async fn run(listener: TcpListener, options: Options, shutdown: CancellationToken, counters: Arc<Counters>) {
+pub(crate) async fn run(listener: TcpListener, options: Options, shutdown: CancellationToken, counters: Arc<Counters>) {
     let pool = (options.max_pool > 0).then(|| {
         Arc::new(Pool {
             core: options.max_pool / 2,
@@ -169,7 +169,7 @@ pub async fn run(listener: TcpListener, options: Options, shutdown: Cancellation
 
 /// A mirror running on its own thread (JMeter's is a thread too), until [`Mirror::stop`] or
 /// until the `until` future it was started with completes.
-pub struct Mirror {
+pub(crate) struct Mirror {
     shutdown: CancellationToken,
     thread: Option<std::thread::JoinHandle<()>>,
     pub counters: Arc<Counters>,
@@ -177,7 +177,7 @@ pub struct Mirror {
 
 impl Mirror {
     /// Serves on `listener` from a new thread.
-    pub fn start(
+    pub(crate) fn start(
         listener: std::net::TcpListener,
         options: Options,
         until: impl Future<Output = ()> + Send + 'static,
@@ -212,7 +212,7 @@ impl Mirror {
     }
 
     /// Stops listening and answering, and waits until the port is released.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.shutdown.cancel();
         if let Some(t) = self.thread.take() {
             let _ = t.join();

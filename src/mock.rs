@@ -12,7 +12,7 @@
 //!   `run --watch scrape:http://…/metrics` records how many connections and requests reached
 //!   the upstream. A route configured for exactly `/metrics` takes the path over.
 
-pub mod flags;
+pub(crate) mod flags;
 
 use crate::http1::{reason, Chunked};
 use crate::mirror::accept;
@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 /// How one path answers.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Route {
+pub(crate) struct Route {
     pub status: u16,
     pub body: Vec<u8>,
     pub headers: Vec<(String, String)>,
@@ -36,7 +36,7 @@ pub struct Route {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Delay {
+pub(crate) enum Delay {
     None,
     Fixed(Duration),
     Uniform(Duration, Duration),
@@ -50,7 +50,7 @@ impl Default for Route {
 
 /// Routes by exact path (query ignored), and the route for every other path.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Config {
+pub(crate) struct Config {
     pub default: Route,
     pub routes: HashMap<String, Route>,
 }
@@ -58,7 +58,7 @@ pub struct Config {
 /// What the mock has done so far. Requests to `/metrics` are counted apart (`scrapes`), so
 /// that watching the mock does not change what it says it served.
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Requests answered, other than `GET /metrics`.
     pub served: AtomicU64,
     /// Connections accepted (scrapes' included).
@@ -73,10 +73,10 @@ pub struct Counters {
 }
 
 /// The path the counters are served on.
-pub const METRICS_PATH: &str = "/metrics";
+pub(crate) const METRICS_PATH: &str = "/metrics";
 
 /// `counters` in Prometheus' text exposition format (version 0.0.4).
-pub fn exposition(counters: &Counters) -> String {
+pub(crate) fn exposition(counters: &Counters) -> String {
     let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let families: [(&str, &str, &str, u64); 5] = [
         (
@@ -210,7 +210,7 @@ impl Routes {
 }
 
 /// Serves on an already-bound `listener` until `shutdown` is cancelled.
-pub async fn run(listener: TcpListener, config: &Config, shutdown: CancellationToken, counters: Arc<Counters>) {
+pub(crate) async fn run(listener: TcpListener, config: &Config, shutdown: CancellationToken, counters: Arc<Counters>) {
     let mut by_prefix: Vec<(String, Rendered)> = config
         .routes
         .iter()

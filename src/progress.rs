@@ -11,6 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+/// The live progress line on stderr: a bar on a terminal, a line now and then otherwise; an output
+/// of the run.
 pub struct Progress {
     bar: Option<ProgressBar>,
     planned: Option<Duration>,
@@ -61,6 +63,7 @@ impl Progress {
         self.plain = !quiet && !tty;
     }
 
+    /// Counts one more interval and redraws.
     pub fn update(&mut self, iv: &Interval) {
         let t: &LabelStats = &iv.total;
         self.samples += t.samples;
@@ -106,6 +109,7 @@ impl Progress {
         )
     }
 
+    /// Clears the bar.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
@@ -162,7 +166,7 @@ impl Output for Progress {
 
 /// The agents of a run on agents, as its progress line says them: `3 agents`, and once some
 /// are lost the ones still sending, `2 of 3 agents`.
-pub fn agents(n: usize, lost: usize) -> String {
+pub(crate) fn agents(n: usize, lost: usize) -> String {
     match lost {
         0 => format!("{n} agents"),
         lost => format!("{} of {n} agents", n.saturating_sub(lost)),

@@ -19,12 +19,12 @@
 use std::borrow::Cow;
 
 /// What a secret value is replaced by.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 /// Whether a name (of a header, cookie, query or form parameter, JSON field, property, variable
 /// or `--set` token) names a secret. Case and the separators `-`, `_`, `.` and space do not
 /// matter: `api_key`, `Api-Key`, `APIKEY` and `x_api_key` are all secret names.
-pub fn is_secret_name(name: &str) -> bool {
+pub(crate) fn is_secret_name(name: &str) -> bool {
     // A name from a query string may be percent-encoded (`api%5Fkey`).
     let decoded = match url::form_urlencoded::parse(name.as_bytes()).next() {
         Some((k, _)) if name.contains('%') => k.into_owned(),
@@ -66,7 +66,7 @@ pub fn is_secret_name(name: &str) -> bool {
 }
 
 /// A header's value as it may be shown: [`MASK`] for a secret header.
-pub fn header<'a>(name: &str, value: &'a str) -> &'a str {
+pub(crate) fn header<'a>(name: &str, value: &'a str) -> &'a str {
     if is_secret_name(name.trim()) {
         MASK
     } else {
@@ -76,7 +76,7 @@ pub fn header<'a>(name: &str, value: &'a str) -> &'a str {
 
 /// A `Name: value` header line (or `NAME=value` assignment, when `sep` is `=`) as it may be
 /// shown: the value masked when the name is secret.
-pub fn assignment(line: &str, sep: char) -> Cow<'_, str> {
+pub(crate) fn assignment(line: &str, sep: char) -> Cow<'_, str> {
     match line.split_once(sep) {
         Some((k, v)) if is_secret_name(k.trim()) => {
             let space = if sep == ':' && v.starts_with(' ') { " " } else { "" };
@@ -89,7 +89,7 @@ pub fn assignment(line: &str, sep: char) -> Cow<'_, str> {
 /// A URL (or a path with a query) as it may be shown: `user:password@` becomes `***@`, and in
 /// the query and fragment, values of parameters with secret names are masked
 /// (`?token=***&page=2`).
-pub fn url(u: &str) -> Cow<'_, str> {
+pub(crate) fn url(u: &str) -> Cow<'_, str> {
     let u = userinfo(u);
     match pairs_in(&u) {
         Cow::Borrowed(_) => u,
@@ -150,14 +150,14 @@ fn userinfo(u: &str) -> Cow<'_, str> {
 
 /// A request body as it may be shown: secret-named fields masked in a form
 /// (`user=bob&password=***`) or in JSON (`{"password": "***"}`).
-pub fn body(b: &str) -> Cow<'_, str> {
+pub(crate) fn body(b: &str) -> Cow<'_, str> {
     pairs_in(b)
 }
 
 /// Free text (a message, a check's description) as it may be shown: URLs, `name=value` pairs
 /// and JSON fields with secret names have their values masked. (`Name: value` is left alone in
 /// free text: `extract token: nothing found` is a message, not a header.)
-pub fn text(t: &str) -> Cow<'_, str> {
+pub(crate) fn text(t: &str) -> Cow<'_, str> {
     let t = if t.contains("://") { Cow::Owned(userinfo_all(t)) } else { Cow::Borrowed(t) };
     let t = match pairs_in(&t) {
         Cow::Borrowed(_) => t,
@@ -364,7 +364,7 @@ fn json_value(b: &[u8], at: usize) -> (usize, usize) {
 /// A command line as it may be recorded (`meta.json`): values of secret headers (`-H`), secret
 /// properties (`-J`) and secret `--set` tokens masked, and URLs (`--url`) and bodies (`--body`)
 /// through [`url()`] and [`body`]. Other arguments go through [`text`].
-pub fn command_line(args: &[String]) -> Vec<String> {
+pub(crate) fn command_line(args: &[String]) -> Vec<String> {
     // Options whose value is a header line, an assignment, a URL or a body.
     fn kind(flag: &str) -> Option<char> {
         match flag {
@@ -425,7 +425,7 @@ pub fn command_line(args: &[String]) -> Vec<String> {
 /// A plan's known secret values: what its `${__env(...)}` read and the values of its secret-named
 /// properties, variables and `--set` tokens. [`Secrets::scrub`] masks them wherever they appear.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Secrets {
+pub(crate) struct Secrets {
     /// Longest first, so a secret containing another is masked whole.
     values: Vec<String>,
 }
@@ -433,10 +433,10 @@ pub struct Secrets {
 impl Secrets {
     /// Values shorter than this are not looked for: masking every `50` or `true` in a results
     /// file would hide more than it protects.
-    pub const MIN_LEN: usize = 6;
+    pub(crate) const MIN_LEN: usize = 6;
 
     /// Remembers a value (and its form-encoded spelling, as it appears in a query).
-    pub fn add(&mut self, value: &str) {
+    pub(crate) fn add(&mut self, value: &str) {
         if value.chars().count() < Self::MIN_LEN {
             return;
         }
@@ -446,11 +446,11 @@ impl Secrets {
     }
 
     /// The values remembered, longest first.
-    pub fn values(&self) -> &[String] {
+    pub(crate) fn values(&self) -> &[String] {
         &self.values
     }
 
-    pub fn extend(&mut self, other: &Secrets) {
+    pub(crate) fn extend(&mut self, other: &Secrets) {
         for v in &other.values {
             self.insert(v.clone());
         }
@@ -465,7 +465,7 @@ impl Secrets {
     }
 
     /// `s` with every known secret value replaced by [`MASK`].
-    pub fn scrub<'a>(&self, s: &'a str) -> Cow<'a, str> {
+    pub(crate) fn scrub<'a>(&self, s: &'a str) -> Cow<'a, str> {
         if !self.values.iter().any(|v| s.contains(v.as_str())) {
             return Cow::Borrowed(s);
         }

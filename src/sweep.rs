@@ -4,7 +4,7 @@
 //! `sweep.json`, the sweep's own record — and running the steps ([`driver`]), each a run in
 //! this process or on agents, as its caller says.
 
-pub mod driver;
+pub(crate) mod driver;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +18,7 @@ pub(crate) const TABLES: &str = "sweep.md";
 /// What a sweep varies from step to step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Load {
+pub(crate) enum Load {
     /// Closed model: users (threads) per scenario.
     Users,
     /// Open model: iterations started per second.
@@ -27,7 +27,7 @@ pub enum Load {
 
 impl Load {
     /// The column's title.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Load::Users => "Users",
             Load::Rate => "Rate (/s)",
@@ -37,7 +37,7 @@ impl Load {
 
 /// One label's (or the Total's) numbers in one step.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Figures {
+pub(crate) struct Figures {
     pub label: String,
     pub samples: u64,
     pub errors: u64,
@@ -62,7 +62,7 @@ fn is_zero(v: &u64) -> bool {
 }
 
 impl Figures {
-    pub fn of(s: &crate::rundir::LabelSummary) -> Figures {
+    pub(crate) fn of(s: &crate::rundir::LabelSummary) -> Figures {
         Figures {
             label: s.label.clone(),
             samples: s.samples,
@@ -82,7 +82,7 @@ impl Figures {
 
 /// One step: its load, its run directory (relative to the sweep's), and its numbers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Step {
+pub(crate) struct Step {
     pub load: f64,
     pub dir: String,
     pub status: String,
@@ -108,7 +108,7 @@ pub struct Step {
 
 /// The sweep's record (`sweep.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     pub format: u32,
     pub tool: String,
     pub version: String,
@@ -160,7 +160,7 @@ impl Record {
 
 /// Where throughput stops growing with the load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Knee {
+pub(crate) struct Knee {
     /// The last step whose load still paid off (index into the steps).
     pub step: usize,
     pub load: f64,
@@ -169,14 +169,14 @@ pub struct Knee {
 }
 
 /// The share of a linear throughput gain below which a step no longer pays off.
-pub const KNEE_GAIN: f64 = 0.5;
+pub(crate) const KNEE_GAIN: f64 = 0.5;
 
 /// The knee of `(load, throughput)` points in load order: the last step before the first one
 /// whose gain falls below [`KNEE_GAIN`]. A step's gain is the throughput it added over the
 /// previous step, as a share of what the previous step's throughput per unit of load would have
 /// added (`(X₂ − X₁) / (X₁ · (N₂/N₁ − 1))`): 1 while throughput grows with the load, 0 when it
 /// is flat, negative when it falls. `None` while throughput still grows at the last step.
-pub fn knee(points: &[(f64, f64)]) -> Option<Knee> {
+pub(crate) fn knee(points: &[(f64, f64)]) -> Option<Knee> {
     for (i, w) in points.windows(2).enumerate() {
         let ((n1, x1), (n2, x2)) = (w[0], w[1]);
         if n1 <= 0.0 || x1 <= 0.0 || n2 <= n1 {
@@ -196,7 +196,7 @@ const LIMIT_SEEN: f64 = 10.0;
 /// The Universal Scalability Law fitted to throughput against concurrency:
 /// `X(N) = λN / (1 + σ(N − 1) + κN(N − 1))`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Usl {
+pub(crate) struct Usl {
     /// Throughput of one user alone (per second).
     pub lambda: f64,
     /// Contention: the share of the work that is serial.
@@ -376,7 +376,7 @@ pub(crate) fn is_sweep(dir: &std::path::Path) -> bool {
 }
 
 /// A sweep's record from its directory; the error names the file (and line).
-pub fn read(dir: &std::path::Path) -> Result<Record, ReadError> {
+pub(crate) fn read(dir: &std::path::Path) -> Result<Record, ReadError> {
     let path = dir.join(RECORD);
     let text = std::fs::read_to_string(&path).map_err(|source| ReadError::Io { path: path.clone(), source })?;
     let record: Record = serde_json::from_str(&text).map_err(|source| ReadError::Json {
@@ -392,7 +392,7 @@ pub fn read(dir: &std::path::Path) -> Result<Record, ReadError> {
 
 /// A `sweep.json` that does not read, named with its path.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("cannot read {}: {source}", path.display())]
     Io { path: std::path::PathBuf, source: std::io::Error },
     #[error("{}:{line}: {source}", path.display())]
@@ -404,7 +404,7 @@ pub enum ReadError {
 /// Sweeps side by side in Markdown: per load, each sweep's `Throughput/s @ average ms` (the
 /// seed's "1 Server (Throughput/sec @ avg resp time)" columns) and 95th percentile, then each
 /// sweep's knee and fit.
-pub fn compare_markdown(sweeps: &[(String, &Record)]) -> String {
+pub(crate) fn compare_markdown(sweeps: &[(String, &Record)]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let names: Vec<&str> = sweeps.iter().map(|(n, _)| n.as_str()).collect();
@@ -454,7 +454,7 @@ pub fn compare_markdown(sweeps: &[(String, &Record)]) -> String {
 }
 
 /// The most steps a sweep takes.
-pub const MOST_STEPS: usize = 1000;
+pub(crate) const MOST_STEPS: usize = 1000;
 
 /// A load as a column shows it: whole numbers without decimals.
 pub(crate) fn show_load(v: f64) -> String {
@@ -470,7 +470,7 @@ pub(crate) fn show_load(v: f64) -> String {
 }
 
 /// The columns of a sweep's table (`Dropped` for arrival rates).
-pub fn header(load: Load) -> Vec<&'static str> {
+pub(crate) fn header(load: Load) -> Vec<&'static str> {
     let mut h =
         vec![load.title(), "Samples", "Throughput (/s)", "Average", "Median", "95th pct", "99th pct", "Max", "Error %"];
     if load == Load::Rate {
@@ -481,7 +481,7 @@ pub fn header(load: Load) -> Vec<&'static str> {
 }
 
 /// A step's row of [`header`]'s columns: `f` is its Total or one of its labels.
-pub fn cells(load: Load, s: &Step, f: &Figures) -> Vec<String> {
+pub(crate) fn cells(load: Load, s: &Step, f: &Figures) -> Vec<String> {
     let mark = match (s.broke.is_some(), s.refine) {
         (true, true) => " ✗ (refine)",
         (true, false) => " ✗",
@@ -501,7 +501,7 @@ pub fn cells(load: Load, s: &Step, f: &Figures) -> Vec<String> {
 /// The sweep's tables in Markdown: the Total per step (the seed's `Thread Count | Throughput |
 /// Avg` table, with percentiles, errors and the generator's CPU), then a table per label, then
 /// the knee, the fit and the SLO.
-pub fn markdown(r: &Record) -> String {
+pub(crate) fn markdown(r: &Record) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(out, "# Sweep: {}\n", r.plan_name);

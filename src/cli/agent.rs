@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(Debug, Args)]
-pub struct AgentArgs {
+pub(crate) struct AgentArgs {
     /// Address to listen on for a controller (loopback by default; `0.0.0.0:7700` for others).
     #[arg(long, default_value = "127.0.0.1:7700", conflicts_with = "join")]
     pub listen: String,

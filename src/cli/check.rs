@@ -9,7 +9,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// A YAML or JMX plan.
     pub plan: PathBuf,
     #[command(flatten)]
@@ -21,7 +21,7 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }

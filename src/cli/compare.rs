@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Md,
     /// One self-contained page with the runs' charts overlaid.
     Html,
@@ -16,7 +16,7 @@ pub enum Format {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LayoutArg {
+pub(crate) enum LayoutArg {
     /// A row per run under each label, differences beside ("Without OPA / With OPA").
     Rows,
     /// A row per label, each figure's runs side by side.
@@ -26,7 +26,7 @@ pub enum LayoutArg {
 }
 
 #[derive(Debug, Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Run directories or JMeter results files; the first is the baseline.
     #[arg(required = true, num_args = 2..)]
     pub runs: Vec<PathBuf>,

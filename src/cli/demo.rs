@@ -19,7 +19,7 @@ const PLAN: &str = include_str!("../../examples/consumption-mix.yaml");
 const MOCK: &str = include_str!("../../examples/mock-consumption.yaml");
 
 #[derive(Debug, Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// How long the load runs.
     #[arg(long, default_value = "10s", value_parser = super::parse_duration_arg)]
     pub duration: Duration,

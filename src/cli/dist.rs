@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 /// `--agents` and the flags that go with it, for `run` and for each step of `sweep`.
 #[derive(Debug, clap::Args, Clone, Default)]
-pub struct AgentFlags {
+pub(crate) struct AgentFlags {
     /// Run the plan on these agents (`stampede agent`), part i/N on the i-th: `HOST:PORT,...`.
     /// The plan's directory and every file the plan reads outside it (wherever they are; quick
     /// mode: the plan --url makes) are sent to each; their run directories are kept under the run's `agents/` and merged
@@ -64,7 +64,7 @@ pub struct AgentFlags {
 
 impl AgentFlags {
     /// Whether the run goes to agents.
-    pub fn on(&self) -> bool {
+    pub(crate) fn on(&self) -> bool {
         !self.agents.is_empty() || self.listen_agents.is_some()
     }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 
 #[derive(Debug, clap::Args)]
 #[command(disable_help_flag = true, disable_version_flag = true)]
-pub struct JmeterArgs {
+pub(crate) struct JmeterArgs {
     /// JMeter's options, as `jmeter` takes them (`stampede jmeter -?` lists them), e.g.
     /// `-n -t plan.jmx -l results.jtl -e -o report`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JMETER OPTIONS")]

@@ -12,7 +12,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The run directories to merge (e.g. the ones `run --segment 1/3`, `2/3` and `3/3` wrote),
     /// finished or interrupted.
     #[arg(required = true, num_args = 2..)]

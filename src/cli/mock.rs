@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Args)]
-pub struct MockArgs {
+pub(crate) struct MockArgs {
     /// Address to listen on (loopback by default).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,

@@ -1,6 +1,6 @@
 //! The command line: argument definitions and one file per subcommand. It parses arguments,
 //! picks outputs, prints and maps outcomes to exit codes; a run as a command asks for it is
-//! composed and carried out by [`crate::launch`], a library.
+//! composed and carried out by `crate::launch`, a library.
 
 mod agent;
 mod check;
@@ -19,17 +19,18 @@ use crate::error::Error;
 use crate::launch::interrupted;
 use clap::{Parser, Subcommand};
 
+/// The command line: a subcommand and its arguments (`Cli::parse_from(argv())`, then [`run`]).
 #[derive(Debug, Parser)]
 #[command(name = "stampede", version, about = "Load testing and API benchmarking with JMeter-grade numbers", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 // Parsed once per process: the size of the largest variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run a load test: a YAML or JMeter (.jmx) plan, or one URL (quick mode).
     Run(run::RunArgs),
     /// Read a plan without sending anything and print what it will do.

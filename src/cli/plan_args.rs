@@ -7,7 +7,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Debug, Args, Default, Clone)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// A property for `${__P(name,default)}` in the plan (repeatable), as JMeter's -J.
     #[arg(short = 'J', value_name = "NAME=VALUE", value_parser = super::parse_key_value)]
     pub properties: Vec<(String, String)>,

@@ -12,7 +12,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// A run directory (as written by `stampede run --out DIR`), or a JMeter results file
     /// (JTL/CSV with JMeter's default columns, with or without its header line). Several run
     /// directories, or several results files, are reported as one run: exactly, from the runs'

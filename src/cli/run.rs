@@ -14,7 +14,7 @@ use std::time::Duration;
 const WORKLOAD: &str = "Workload (quick mode, or overriding every scenario of a plan)";
 
 #[derive(Debug, Args, Default)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// A YAML or JMX plan; leave it out and give --url for quick mode.
     pub plan: Option<PathBuf>,
     #[command(flatten)]
@@ -124,7 +124,7 @@ pub struct RunArgs {
 
 /// Quick mode's request: `run --url` and `sweep --url`.
 #[derive(Debug, Args, Default, Clone)]
-pub struct QuickArgs {
+pub(crate) struct QuickArgs {
     /// Quick mode: the URL to load.
     #[arg(long, help_heading = "Quick mode (no plan file)")]
     pub url: Option<String>,
@@ -276,7 +276,7 @@ pub(super) fn write_html(dir: &std::path::Path, document: Result<String, Error>)
 
 /// What a run on agents does when one is lost (`--on-agent-loss`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum OnAgentLoss {
+pub(crate) enum OnAgentLoss {
     #[default]
     Continue,
     Abort,
@@ -284,7 +284,7 @@ pub enum OnAgentLoss {
 
 /// How the parts of a plan read its data files (`--data`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum DataMode {
+pub(crate) enum DataMode {
     #[default]
     Whole,
     Split,

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Args)]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     /// A YAML or JMX plan; leave it out and give --url for quick mode. Each step may read its
     /// load as `${__P(sweep.load)}` (and its number as `${__P(sweep.step)}`).
     pub plan: Option<PathBuf>,
@@ -91,7 +91,7 @@ pub struct SweepArgs {
 
 /// The loads of `--users` or `--rates`, in order.
 #[derive(Debug, Clone)]
-pub struct Loads(Vec<f64>);
+pub(crate) struct Loads(Vec<f64>);
 
 fn parse_loads(s: &str) -> Result<Loads, String> {
     sweep::parse_loads(s).map(Loads)

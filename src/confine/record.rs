@@ -21,7 +21,7 @@ thread_local! {
 
 /// The files one load named and read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Reads {
+pub(crate) struct Reads {
     /// Each name resolved: where its text leads (absolute, `.` and `..` applied to the text),
     /// and the file it resolved to (no link left).
     pub named: Vec<(PathBuf, PathBuf)>,
@@ -44,7 +44,7 @@ impl<T> Drop for Restore<T> {
 
 /// Runs `f` (a plan's loading) and gives what it read besides its result. A scope inside
 /// another notes into its own, not the outer one's.
-pub fn recording<T>(f: impl FnOnce() -> T) -> (T, Reads) {
+pub(crate) fn recording<T>(f: impl FnOnce() -> T) -> (T, Reads) {
     let old = READS.with(|c| c.borrow_mut().replace(Reads::default()));
     let restore = Restore { key: &READS, old: Some(old) };
     let out = f();
@@ -55,7 +55,7 @@ pub fn recording<T>(f: impl FnOnce() -> T) -> (T, Reads) {
 
 /// Notes that `path` was opened to read (a reader that does not open through [`super::open`]
 /// says so itself).
-pub fn note_read(path: &Path) {
+pub(crate) fn note_read(path: &Path) {
     READS.with(|c| {
         if let Some(r) = c.borrow_mut().as_mut() {
             r.opened.push(path.to_path_buf());
@@ -75,7 +75,7 @@ pub(super) fn note_named(written: &Path, real: &Path) {
 /// `to`: an absolute path the plan names under `from` is read under `to`, where the controller
 /// shipped it, never from the agent machine's own `from`. Each [`super::PlanDir`] made meanwhile
 /// keeps the move, so that names made while the plan runs, long after this scope, move too.
-pub fn moved<T>(from: &Path, to: &Path, f: impl FnOnce() -> T) -> T {
+pub(crate) fn moved<T>(from: &Path, to: &Path, f: impl FnOnce() -> T) -> T {
     let old = MOVED.with(|c| c.borrow_mut().replace(Arc::new((from.to_path_buf(), to.to_path_buf()))));
     let _restore = Restore { key: &MOVED, old: Some(old) };
     f()
@@ -87,7 +87,7 @@ pub(super) fn current() -> Option<Move> {
 }
 
 /// An absolute `path` as the loading under way reads it (see [`moved`]).
-pub fn moved_path(path: &Path) -> PathBuf {
+pub(crate) fn moved_path(path: &Path) -> PathBuf {
     MOVED.with(|c| move_by(c.borrow().as_deref(), path))
 }
 

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 const JOB_WAIT: Duration = Duration::from_secs(60);
 
 /// An agent: serves one controller at a time, each job in a directory of its own under `work`.
-pub struct Agent {
+pub(crate) struct Agent {
     pub token: String,
     pub work: PathBuf,
     /// TLS on every control connection, when the agent has a certificate.
@@ -40,7 +40,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(token: String, work: PathBuf, tls: Option<tokio_rustls::TlsAcceptor>) -> Agent {
+    pub(crate) fn new(token: String, work: PathBuf, tls: Option<tokio_rustls::TlsAcceptor>) -> Agent {
         Agent {
             token,
             work,
@@ -55,7 +55,7 @@ impl Agent {
 
     /// The directories of the jobs in progress, for a process about to leave without waiting
     /// for them (whose tasks are not dropped, so their guards do not run): [`JobDirs::delete`].
-    pub fn jobs(&self) -> JobDirs {
+    pub(crate) fn jobs(&self) -> JobDirs {
         self.jobs.clone()
     }
 
@@ -65,7 +65,11 @@ impl Agent {
     }
 
     /// Accepts controllers until `shutdown`; a controller that comes while a job runs is refused.
-    pub async fn serve(self: Arc<Self>, listener: TcpListener, shutdown: CancellationToken) -> std::io::Result<()> {
+    pub(crate) async fn serve(
+        self: Arc<Self>,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
         loop {
             let accepted = tokio::select! {
                 a = listener.accept() => a,
@@ -109,7 +113,7 @@ impl Agent {
     /// Dials a controller that waits for its agents (`run --listen-agents`), retrying until
     /// `give_up` while nothing answers, and runs the job it sends. A refusal (a wrong token,
     /// another version, a run that has its agents) ends it at once.
-    pub async fn join(
+    pub(crate) async fn join(
         &self,
         address: &str,
         tls: Option<&tokio_rustls::TlsConnector>,
@@ -324,7 +328,7 @@ fn heartbeat(tx: Tx) -> tokio::task::JoinHandle<()> {
 }
 
 /// Where an agent's own lines go (its process's log: the CLI prints them to stderr).
-pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The bytes of rows an agent lets wait for its connection: a results file is read as fast as
 /// the controller takes it, never whole into memory (an hour at 10k requests/s is gigabytes).
@@ -377,12 +381,12 @@ struct JobDir(PathBuf, JobDirs, Log);
 
 /// The job directories an agent has in progress (its own: the work directory may be shared).
 #[derive(Clone, Default)]
-pub struct JobDirs(Arc<std::sync::Mutex<Vec<PathBuf>>>);
+pub(crate) struct JobDirs(Arc<std::sync::Mutex<Vec<PathBuf>>>);
 
 impl JobDirs {
     /// Deletes the files of every job in progress (a process about to leave); says which could
     /// not be deleted.
-    pub fn delete(&self) -> Vec<String> {
+    pub(crate) fn delete(&self) -> Vec<String> {
         let dirs: Vec<PathBuf> = self.0.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
         dirs.iter().filter_map(|dir| delete_job_files(dir)).collect()
     }
@@ -432,7 +436,7 @@ fn delete_job_files(dir: &Path) -> Option<String> {
 }
 
 /// Makes `dir` readable by this user only: a job's files may hold logins and tokens.
-pub fn private(dir: &Path) {
+pub(crate) fn private(dir: &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

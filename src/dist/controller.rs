@@ -22,7 +22,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 /// How the controller finds its agents.
-pub enum Reach {
+pub(crate) enum Reach {
     /// `--agents`: dials each address (over TLS when given).
     Dial { addresses: Vec<String>, tls: Option<tokio_rustls::TlsConnector> },
     /// `--listen-agents`: waits on `listener` for `count` agents to join, at most `wait`.
@@ -31,7 +31,7 @@ pub enum Reach {
 
 /// Reaches the agents, each proving `token`; `heard` hears of each that joins (and of what came
 /// to nothing). `None` when `stop` (Ctrl-C) came while agents were awaited.
-pub async fn reach(
+pub(crate) async fn reach(
     reach: Reach,
     token: &str,
     stop: &CancellationToken,
@@ -86,7 +86,7 @@ fn prefixed(e: protocol::Error) -> protocol::Error {
 
 /// A run's agents, reached and about to be sent their job: the [`Remote`] that carries the run
 /// out. The run directory is the run's own; each agent's directory is kept under its `agents/`.
-pub struct Agents {
+pub(crate) struct Agents {
     links: Vec<AgentLink>,
     job: Job,
     dir: PathBuf,
@@ -102,7 +102,13 @@ impl Agents {
     /// The agents of `links`, to run `job` into the run directory `dir`; with `abort_on_loss`,
     /// one lost stops the others. `samples` are the results files written from the rows the
     /// agents send back ([`SampleFiles::open`], before any agent is reached).
-    pub fn new(links: Vec<AgentLink>, job: Job, dir: &Path, abort_on_loss: bool, samples: SampleFiles) -> Agents {
+    pub(crate) fn new(
+        links: Vec<AgentLink>,
+        job: Job,
+        dir: &Path,
+        abort_on_loss: bool,
+        samples: SampleFiles,
+    ) -> Agents {
         Agents { links, job, dir: dir.to_path_buf(), abort_on_loss, samples, ready: None }
     }
 
@@ -352,7 +358,7 @@ impl Live {
 
 /// The results files of a run on agents, written from the rows they send back, as JMeter's
 /// master writes its listeners' files.
-pub struct SampleFiles {
+pub(crate) struct SampleFiles {
     files: Vec<(PathBuf, std::io::BufWriter<std::fs::File>)>,
     failed: Option<String>,
 }
@@ -361,7 +367,7 @@ impl SampleFiles {
     /// Opens each file to append to it, with JMeter's header when it is new or empty: before
     /// any agent is reached, so a path that cannot be written is said before anything is sent
     /// or claimed.
-    pub fn open(paths: &[PathBuf]) -> Result<SampleFiles, SampleFileError> {
+    pub(crate) fn open(paths: &[PathBuf]) -> Result<SampleFiles, SampleFileError> {
         use std::io::Write as _;
         let mut files = Vec::new();
         for p in paths {
@@ -404,7 +410,7 @@ impl SampleFiles {
 /// A results file that cannot be opened to append the agents' rows to.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot open the results file {}: {source}", path.display())]
-pub struct SampleFileError {
+pub(crate) struct SampleFileError {
     path: PathBuf,
     source: std::io::Error,
 }
@@ -412,7 +418,7 @@ pub struct SampleFileError {
 /// Takes back a run directory a run on agents claimed but measured nothing into (the agents
 /// failed before the start, or none sent anything): its run files and its agents' empty copies
 /// (a user's own files in an `--out` stay). A run whose agents sent something keeps it: false.
-pub fn abandon(dir: &Path) -> bool {
+pub(crate) fn abandon(dir: &Path) -> bool {
     let kept = dir.join("agents");
     let copies = std::fs::read_dir(&kept).into_iter().flatten().flatten();
     if copies.map(|c| c.path()).any(|c| sent_anything(&c)) {

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What the controller hears from an agent as its part runs.
-pub enum Heard<'a> {
+pub(crate) enum Heard<'a> {
     /// The facts of its run (at its start, once its load begins, at its end).
     Meta(&'a RunMeta),
     /// An interval line of its log.
@@ -27,10 +27,10 @@ pub enum Heard<'a> {
 }
 
 /// Hears what each agent streams (the agent's index, what it sent).
-pub type Progress = Arc<dyn Fn(usize, Heard<'_>) + Send + Sync>;
+pub(crate) type Progress = Arc<dyn Fn(usize, Heard<'_>) + Send + Sync>;
 
 /// One agent as the controller sees it.
-pub struct AgentLink {
+pub(crate) struct AgentLink {
     pub address: String,
     pub host: String,
     pub(super) r: Reader,
@@ -40,7 +40,11 @@ pub struct AgentLink {
 
 /// Connects to an agent (over TLS when `tls` is given, checking the agent's certificate for
 /// the address's host) and says hello with `token`.
-pub async fn connect(address: &str, token: &str, tls: Option<&tokio_rustls::TlsConnector>) -> Result<AgentLink, Error> {
+pub(crate) async fn connect(
+    address: &str,
+    token: &str,
+    tls: Option<&tokio_rustls::TlsConnector>,
+) -> Result<AgentLink, Error> {
     let stream = tokio::time::timeout(SILENCE, TcpStream::connect(address))
         .await
         .map_err(|_| {
@@ -189,7 +193,7 @@ fn drop_gone(out: &mut Vec<AgentLink>, admitted: &AtomicUsize, heard: &impl Fn(G
 }
 
 /// What a controller gathering agents hears (`run --listen-agents`), for the user.
-pub enum Gathering<'a> {
+pub(crate) enum Gathering<'a> {
     /// The k-th agent joined.
     Joined(&'a AgentLink, usize),
     /// A connection that came to nothing, an agent gone before the start.
@@ -198,7 +202,7 @@ pub enum Gathering<'a> {
 
 /// What became of one agent's part.
 #[derive(Debug, Clone)]
-pub struct AgentEnd {
+pub(crate) struct AgentEnd {
     pub address: String,
     pub dir: PathBuf,
     /// When the controller stopped hearing from it before it finished, and why.
@@ -209,7 +213,7 @@ pub struct AgentEnd {
 /// `--on-agent-loss abort`) stops them as an interrupt; `finish` (a threshold that aborts the
 /// run) as a run that ends.
 #[derive(Clone, Default)]
-pub struct Stops {
+pub(crate) struct Stops {
     pub interrupt: CancellationToken,
     pub finish: CancellationToken,
 }
@@ -220,7 +224,7 @@ pub struct Stops {
 /// sends `stop` to every agent; with `abort_on_loss`, so does an agent lost. `progress` hears
 /// of every interval line (agent index, line). The plan's setup and teardown (`once`) run on
 /// the first agent only, the others waiting for what its setup set (see [`Relay`]).
-pub async fn control(
+pub(crate) async fn control(
     agents: Vec<AgentLink>,
     job: Job,
     claim: impl FnOnce() -> Result<Vec<PathBuf>, String>,
@@ -288,7 +292,7 @@ pub async fn control(
 
 /// The plan's setup and teardown scenarios, which run once for a run on agents.
 #[derive(Debug, Clone, Copy)]
-pub struct Once {
+pub(crate) struct Once {
     pub setup: bool,
     pub teardown: bool,
 }
@@ -297,7 +301,7 @@ impl Once {
     /// `None` for a plan with neither: its agents run as they would alone, waiting for nothing.
     /// `None` too when `data_split` and a setup or teardown scenario reads a data file (see
     /// [`Once::reads_split_data`]).
-    pub fn of(plan: &crate::plan::Plan, data_split: bool) -> Option<Once> {
+    pub(crate) fn of(plan: &crate::plan::Plan, data_split: bool) -> Option<Once> {
         use crate::plan::Phase;
         let has = |p: Phase| plan.scenarios.iter().any(|s| s.phase == p);
         let once = Once { setup: has(Phase::Setup), teardown: has(Phase::Teardown) };
@@ -309,7 +313,7 @@ impl Once {
     /// reads only its rows of it, so the setup run once would prepare a third of the rows of 3
     /// agents while the others' main load uses the rest: setup and teardown then run on every
     /// agent, on its own rows, as each JMeter server runs its setUp Thread Group.
-    pub fn reads_split_data(plan: &crate::plan::Plan) -> bool {
+    pub(crate) fn reads_split_data(plan: &crate::plan::Plan) -> bool {
         plan.scenarios.iter().any(|s| s.phase != crate::plan::Phase::Main && s.reads_data())
     }
 }
@@ -320,7 +324,7 @@ impl Once {
 /// first agent to run teardown once every agent's main load has ended. The first agent lost
 /// before its setup ended stops every agent (nobody has what setup made); ended without
 /// sending the properties (its setup was stopped), it ends the others as a run that ends.
-pub struct Relay {
+pub(crate) struct Relay {
     once: Once,
     txs: Vec<Tx>,
     interrupt: CancellationToken,

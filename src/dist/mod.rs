@@ -12,8 +12,8 @@
 //! - `ship`: the files a job carries (the plan's, wherever it reads them);
 //! - `controller`: the run on agents ([`controller::Agents`]), merging their streams live.
 
-pub mod agent;
-pub mod controller;
-pub mod link;
-pub mod protocol;
-pub mod ship;
+pub(crate) mod agent;
+pub(crate) mod controller;
+pub(crate) mod link;
+pub(crate) mod protocol;
+pub(crate) mod ship;

@@ -18,16 +18,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The protocol's version: a controller and an agent of different versions refuse each other.
-pub const PROTOCOL: u32 = 5;
+pub(crate) const PROTOCOL: u32 = 5;
 /// How long a controller waits without hearing from an agent (which pings every second) before
 /// it marks the agent lost; also the bound on connecting and greeting.
-pub const SILENCE: Duration = Duration::from_secs(5);
+pub(crate) const SILENCE: Duration = Duration::from_secs(5);
 /// How long an agent runs its load without hearing from its controller. Far longer than
 /// [`SILENCE`]: a controller that is gone closes its connection (its kernel does, when it is
 /// killed) and is heard at once; silence alone is a network gone, or a controller stopped for a
 /// while (SIGSTOP, a suspended machine, a long pause) whose lines wait in its sockets and which
 /// goes on when it resumes.
-pub const ORPHANED: Duration = Duration::from_secs(30);
+pub(crate) const ORPHANED: Duration = Duration::from_secs(30);
 /// How often a reader that waits looks at the clock, and how late a look must be for this
 /// process to have stalled (its own silence, not the other side's).
 pub(super) const TICK: Duration = Duration::from_millis(250);
@@ -51,7 +51,7 @@ pub(super) const HELLO_WAIT: Duration = Duration::from_secs(1);
 /// One line of the protocol.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Msg {
+pub(crate) enum Msg {
     /// The first line each way: the dialer's carries its nonce; the listener's its own nonce
     /// and its proof of the token for the dialer's nonce.
     Hello {
@@ -116,7 +116,7 @@ pub enum Msg {
 
 /// What a controller asks an agent to run: the plan with every file it reads, and how.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
+pub(crate) struct Job {
     /// The plan file, relative to the files' root.
     pub plan: String,
     /// The files' root on the controller's machine (absolute): what the plan names under it by
@@ -146,7 +146,7 @@ pub struct Job {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JobFile {
+pub(crate) struct JobFile {
     /// Relative to the files' root, `/`-separated.
     pub path: String,
     pub base64: String,
@@ -154,7 +154,7 @@ pub struct JobFile {
 
 /// Why a controller or an agent could not go on.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("{0}")]
@@ -181,12 +181,12 @@ pub(super) fn proto(msg: impl Into<String>) -> Error {
 }
 
 /// A control connection: TCP, or TLS over it.
-pub trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
+pub(crate) trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
 
 /// A connection's reading side: the lines it brings, read so that waiting can be cut at any
 /// point without losing a partly read line (it stays in `line` for the next read).
-pub struct Reader {
+pub(crate) struct Reader {
     r: BufReader<tokio::io::ReadHalf<Box<dyn Conn>>>,
     line: Vec<u8>,
     /// Nothing has come yet.

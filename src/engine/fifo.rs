@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 const SLICE: Duration = Duration::from_millis(50);
 
 #[derive(Debug, Default)]
-pub struct Fifos {
+pub(crate) struct Fifos {
     queues: Mutex<HashMap<String, Arc<Queue>>>,
 }
 

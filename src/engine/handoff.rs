@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 /// How one generator of a distributed run joins the others between the phases.
 #[derive(Debug, Clone)]
-pub struct Handoff {
+pub(crate) struct Handoff {
     /// This generator runs the setup and teardown scenarios (whole, not its segment's share of
     /// their users); the others skip them.
     pub once: bool,
@@ -25,7 +25,7 @@ pub struct Handoff {
 
 /// What the generator that runs setup and teardown says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Said {
+pub(crate) enum Said {
     /// Its setup scenarios ended: the run's properties (JMeter's, `__setProperty`, `props.put`)
     /// as they stand, for the other generators.
     SetupEnded(Vec<(String, String)>),
@@ -35,7 +35,7 @@ pub enum Said {
 
 /// What a generator has heard so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Heard {
+pub(crate) struct Heard {
     /// The properties setup set (the other generators begin their main scenarios with them).
     pub properties: Option<Vec<(String, String)>>,
     /// Every generator's main scenarios have ended: teardown may run.

@@ -34,19 +34,19 @@ mod jar;
 mod managers;
 pub(crate) mod mirror;
 #[doc(hidden)] // public for the fuzz harness (tests/fuzz) only
-pub mod program;
+pub(crate) mod program;
 mod request;
 mod response;
 mod sampler;
 mod scripting;
-pub mod segment;
+pub(crate) mod segment;
 pub(crate) mod session;
 mod step;
 mod sync_timer;
 mod tls;
 mod user;
 
-pub use handoff::{Handoff, Heard, Said};
+pub(crate) use handoff::{Handoff, Heard, Said};
 
 use crate::plan::{Phase, Plan};
 use crate::record::{Interval, Recorder, Tally};
@@ -81,7 +81,7 @@ pub(crate) type ScriptLog = tokio::sync::mpsc::UnboundedSender<String>;
 
 /// Options that are not part of the plan.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// How often the collector drains the workers (1 s).
     pub interval: Duration,
     /// Where a row per sample goes, when a per-sample log (JTL) is written.
@@ -115,7 +115,7 @@ impl Default for Options {
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     /// The plan's TLS settings (a certificate or key that does not load).
     #[error("{0}")]
     Tls(String),
@@ -131,7 +131,7 @@ pub(crate) fn start_problem(plan: &Plan) -> Option<String> {
 /// in flight get each scenario's graceful stop time, cut short by `abort`). Each interval is
 /// sent to `intervals`; the last one has `last == true`. Returns when everything is recorded,
 /// or at once with an error when the run cannot start (TLS settings).
-pub async fn run(
+pub(crate) async fn run(
     plan: &Plan,
     options: Options,
     shutdown: CancellationToken,

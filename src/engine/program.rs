@@ -9,7 +9,7 @@ use crate::plan::sampler::Sampler;
 use crate::plan::{LabelId, Step, Template, Think};
 
 #[derive(Debug, Clone)]
-pub enum Op {
+pub(crate) enum Op {
     Request(Box<PreparedRequest>),
     /// An Access Log Sampler's request: the log's next entry, sent (apart from `Request` so
     /// that a plain request's op asks nothing more).
@@ -147,7 +147,7 @@ pub enum Op {
 /// A Parallel Controller compiled: each branch is a program of its own, run by a copy of the
 /// user (see `step::parallel`).
 #[derive(Debug, Clone)]
-pub struct ParallelOp {
+pub(crate) struct ParallelOp {
     pub branches: Box<[Program]>,
     /// The parent sample's label and the group slot it adds up in.
     pub parent: Option<(LabelId, u32)>,
@@ -158,7 +158,7 @@ pub struct ParallelOp {
 }
 
 #[derive(Debug, Clone)]
-pub struct Program {
+pub(crate) struct Program {
     pub ops: Vec<Op>,
     /// The flow sends no request, stops nothing, writes nothing and never waits (every sampler
     /// disabled or skipped, say): a user looping over it would spin. As a JMeter thread without
@@ -174,7 +174,7 @@ pub struct Program {
 }
 
 impl Program {
-    pub fn compile(steps: &[Step]) -> Program {
+    pub(crate) fn compile(steps: &[Step]) -> Program {
         let mut p = Program::branch(steps);
         if p.keeps_prev {
             p.keep_bodies();
@@ -258,7 +258,7 @@ impl Program {
 /// An Access Log Sampler's request, and the same request as a HEAD for the log's HEAD
 /// entries (whose responses have no body: the send must know it).
 #[derive(Debug, Clone)]
-pub struct AccessLogOp {
+pub(crate) struct AccessLogOp {
     pub req: PreparedRequest,
     pub head: PreparedRequest,
 }
@@ -506,7 +506,7 @@ fn checks(guards: &[u32], ops: &mut Vec<Op>) {
 }
 
 /// The branch index for a uniform draw `u` in [0, 1).
-pub fn pick(cumulative: &[f64], u: f64) -> usize {
+pub(crate) fn pick(cumulative: &[f64], u: f64) -> usize {
     let total = cumulative.last().copied().unwrap_or(0.0);
     let x = u * total;
     cumulative.iter().position(|c| x < *c).unwrap_or(cumulative.len() - 1)

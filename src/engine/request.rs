@@ -5,15 +5,14 @@
 
 use crate::engine::session::UserVars;
 use crate::plan::sampler::http::{Param, Part, PartContent, UrlRewrite, MULTIPART_BOUNDARY};
-use crate::plan::{Body, HttpVersion, LabelId, RequestSpec, Target};
+use crate::plan::{Body, HttpVersion, RequestSpec, Target};
 use std::borrow::Cow;
 use std::time::Duration;
 
 pub(super) const USER_AGENT: &str = concat!("stampede/", env!("CARGO_PKG_VERSION"));
 
 #[derive(Debug, Clone)]
-pub struct PreparedRequest {
-    pub label: LabelId,
+pub(crate) struct PreparedRequest {
     pub target: Target,
     pub keep_alive: bool,
     pub is_head: bool,
@@ -30,7 +29,7 @@ pub struct PreparedRequest {
 /// A request rendered once: `bytes[..head_end]` is the head up to the blank line, where a
 /// `Cookie` line can be inserted; `bytes[body_start..]` is the body.
 #[derive(Debug, Clone)]
-pub struct Fixed {
+pub(crate) struct Fixed {
     pub path: String,
     pub bytes: Vec<u8>,
     pub head_end: usize,
@@ -64,9 +63,8 @@ pub(super) fn java_url(target: &Target, path: &str) -> String {
 }
 
 impl PreparedRequest {
-    pub fn new(spec: &RequestSpec) -> PreparedRequest {
+    pub(crate) fn new(spec: &RequestSpec) -> PreparedRequest {
         let mut req = PreparedRequest {
-            label: spec.label,
             target: spec.target.clone(),
             keep_alive: spec.keep_alive,
             is_head: spec.is_head(),
@@ -243,7 +241,7 @@ impl PreparedRequest {
     }
 
     /// Appends the path and query as sent (rendered once per send: it may call functions).
-    pub fn render_path(&self, u: &mut UserVars, out: &mut String) {
+    pub(crate) fn render_path(&self, u: &mut UserVars, out: &mut String) {
         if let Some(f) = &self.fixed {
             out.push_str(&f.path);
             return;
@@ -256,7 +254,7 @@ impl PreparedRequest {
     /// Appends the path and query as JMeter hands them to `java.net.URI`: the path's spaces
     /// as `%20` (HTTPSamplerBase.getPath), query values as they are unless URL-encoded, a
     /// fragment kept. [`sendable`] makes it what is sent.
-    pub fn render_unencoded(&self, u: &mut UserVars, out: &mut String) {
+    pub(crate) fn render_unencoded(&self, u: &mut UserVars, out: &mut String) {
         let start = out.len();
         self.spec.path.render(u, out);
         if out[start..].contains(' ') {
@@ -289,7 +287,7 @@ impl PreparedRequest {
     /// a script pre-processor changed where the request goes). `uploads`: the files named at
     /// run time, read for this sample ([`read_uploads`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn render(
+    pub(crate) fn render(
         &self,
         u: &mut UserVars,
         target: &Target,
@@ -316,7 +314,7 @@ impl PreparedRequest {
 
     /// The body the first exchange sent: the fixed bytes, or what [`PreparedRequest::render`]
     /// left in its `body` buffer.
-    pub fn body_sent<'a>(&'a self, rendered: &'a [u8]) -> &'a [u8] {
+    pub(crate) fn body_sent<'a>(&'a self, rendered: &'a [u8]) -> &'a [u8] {
         match &self.fixed {
             Some(f) => &f.bytes[f.body_start..],
             None => rendered,
@@ -542,7 +540,7 @@ fn multipart(parts: &[Part], u: &mut UserVars, uploads: &[Upload], out: &mut Vec
 }
 
 /// A file to upload named at run time, as read for one sample.
-pub struct Upload {
+pub(crate) struct Upload {
     /// The name it is sent with: the rendered path's last component.
     name: String,
     bytes: Vec<u8>,
@@ -740,6 +738,7 @@ mod tests {
     use super::*;
     use crate::plan::sampler::http::Param;
     use crate::plan::template::{self, Symbols, Template};
+    use crate::plan::LabelId;
 
     fn spec() -> RequestSpec {
         let defaults = crate::plan::Defaults {

@@ -24,23 +24,25 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The longest pattern a sequence may have (the least common denominator of its cuts).
+#[cfg(test)]
 const MAX_PERIOD: u64 = 1_000_000;
 /// The most segments an uneven sequence may have (dealing its pattern costs period × segments).
+#[cfg(test)]
 const MAX_SEGMENTS: usize = 1_000;
 
 /// A fraction `num/den` in [0, 1], kept reduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ratio {
+pub(crate) struct Ratio {
     num: u64,
     den: u64,
 }
 
 impl Ratio {
-    pub const ZERO: Ratio = Ratio { num: 0, den: 1 };
+    pub(crate) const ZERO: Ratio = Ratio { num: 0, den: 1 };
     pub(crate) const ONE: Ratio = Ratio { num: 1, den: 1 };
 
     /// `num/den`, reduced; `None` when `den` is 0 or the fraction is above 1.
-    pub fn new(num: u64, den: u64) -> Option<Ratio> {
+    pub(crate) fn new(num: u64, den: u64) -> Option<Ratio> {
         if den == 0 || num > den {
             return None;
         }
@@ -48,6 +50,7 @@ impl Ratio {
         Some(Ratio { num: num / g, den: den / g })
     }
 
+    #[cfg(test)]
     fn lt(self, other: Ratio) -> bool {
         u128::from(self.num) * u128::from(other.den) < u128::from(other.num) * u128::from(self.den)
     }
@@ -72,18 +75,20 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 /// Why a segment could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SegmentError {
+pub(crate) enum SegmentError {
     #[error("`{0}` is not a segment: expected `i/N` (the i-th of N equal segments, 1 <= i <= N)")]
     Syntax(String),
     #[error("the segment sequence must rise from 0 to 1 in at most {MAX_SEGMENTS} segments ({0})")]
+    #[cfg(test)]
     Sequence(String),
     #[error("the segment sequence repeats only every {0} indices (more than {MAX_PERIOD}): use simpler fractions")]
+    #[cfg(test)]
     Period(u64),
 }
 
 /// This process's share of every workload: (from, to] of a sequence of segments.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     from: Ratio,
     to: Ratio,
     /// The dealing pattern repeats every `period` indices ...
@@ -94,10 +99,11 @@ pub struct Segment {
 
 impl Segment {
     /// The whole workload: a local run.
-    pub const FULL: Segment = Segment { from: Ratio::ZERO, to: Ratio::ONE, period: 1, owned: Cow::Borrowed(&[0]) };
+    pub(crate) const FULL: Segment =
+        Segment { from: Ratio::ZERO, to: Ratio::ONE, period: 1, owned: Cow::Borrowed(&[0]) };
 
     /// The `i`-th (1-based) of `n` equal segments: ((i − 1)/n, i/n].
-    pub fn nth(i: u32, n: u32) -> Result<Segment, SegmentError> {
+    pub(crate) fn nth(i: u32, n: u32) -> Result<Segment, SegmentError> {
         if i == 0 || i > n {
             return Err(SegmentError::Syntax(format!("{i}/{n}")));
         }
@@ -110,7 +116,8 @@ impl Segment {
     }
 
     /// Segment `index` (0-based) of the sequence whose cuts are `cuts` (0 first, 1 last, rising).
-    pub fn of_sequence(cuts: &[Ratio], index: usize) -> Result<Segment, SegmentError> {
+    #[cfg(test)]
+    pub(crate) fn of_sequence(cuts: &[Ratio], index: usize) -> Result<Segment, SegmentError> {
         let shown = || cuts.iter().map(Ratio::to_string).collect::<Vec<_>>().join(", ");
         let rising = cuts.windows(2).all(|w| w[0].lt(w[1]));
         if cuts.first() != Some(&Ratio::ZERO)
@@ -149,7 +156,7 @@ impl Segment {
     }
 
     /// Reads `i/N`: the i-th of N equal segments.
-    pub fn parse(s: &str) -> Result<Segment, SegmentError> {
+    pub(crate) fn parse(s: &str) -> Result<Segment, SegmentError> {
         let bad = || SegmentError::Syntax(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (i, n) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
@@ -161,13 +168,8 @@ impl Segment {
         self.from == Ratio::ZERO && self.to == Ratio::ONE
     }
 
-    /// The share's bounds (from, to].
-    pub fn bounds(&self) -> (Ratio, Ratio) {
-        (self.from, self.to)
-    }
-
     /// Whether index `k` of a workload (a user, an arrival) is this segment's.
-    pub fn owns(&self, k: u64) -> bool {
+    pub(crate) fn owns(&self, k: u64) -> bool {
         self.owned.binary_search(&(k % self.period)).is_ok()
     }
 
@@ -190,7 +192,7 @@ impl Segment {
     }
 
     /// This segment's share of a number of users.
-    pub fn scale(&self, v: u32) -> u32 {
+    pub(crate) fn scale(&self, v: u32) -> u32 {
         self.count_below(u64::from(v)) as u32
     }
 }

@@ -253,7 +253,7 @@ impl Drop for UserTask<'_> {
 
 /// Shared by every user of a run: global counters.
 #[derive(Debug, Default)]
-pub struct Globals {
+pub(crate) struct Globals {
     pub counters: Vec<AtomicU64>,
     /// The jp@gc Inter-Thread Communication queues.
     pub fifos: super::fifo::Fifos,
@@ -269,7 +269,8 @@ pub struct Globals {
 }
 
 impl Globals {
-    pub fn new(symbols_counters: u32) -> Arc<Globals> {
+    #[cfg(test)]
+    pub(crate) fn new(symbols_counters: u32) -> Arc<Globals> {
         Arc::new(Globals::with_counters(symbols_counters))
     }
 
@@ -299,7 +300,7 @@ impl Globals {
 
 /// One user's variables and function state: what its templates render from.
 #[derive(Debug)]
-pub struct UserVars {
+pub(crate) struct UserVars {
     pub values: Vec<String>,
     pub counters: Vec<u64>,
     /// 1-based number of the user in its scenario (`__threadNum`).
@@ -324,7 +325,7 @@ type ScriptResult = Result<crate::script::Script, crate::script::CompileError>;
 
 /// What a user's scripts set by name outside the plan's variables.
 #[derive(Debug, Default)]
-pub struct NamedVars {
+pub(crate) struct NamedVars {
     pub extra: std::collections::HashMap<String, String>,
     pub objects: std::collections::HashMap<String, crate::script::Value>,
     /// The first rendering of each cached JSR223 script the user ran, compiled
@@ -344,7 +345,11 @@ impl UserVars {
 
     /// The script `code` runs now: for a cached JSR223 script, the one its first run rendered
     /// (kept per user, compiled), else rendered now.
-    pub fn script(&mut self, code: &crate::plan::sampler::script::Code, lang: crate::script::Lang) -> ScriptResult {
+    pub(crate) fn script(
+        &mut self,
+        code: &crate::plan::sampler::script::Code,
+        lang: crate::script::Lang,
+    ) -> ScriptResult {
         let Some(key) = code.first() else { return code.script(lang, self) };
         let kept = self.named.as_deref().and_then(|n| n.first_scripts.iter().find(|(k, _)| *k == key));
         if let Some((_, (_, r))) = kept {
@@ -356,7 +361,7 @@ impl UserVars {
         r
     }
 
-    pub fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
+    pub(crate) fn new(initial: Vec<String>, user_counters: u32, thread_num: u64, globals: Arc<Globals>) -> UserVars {
         use rand::SeedableRng;
         UserVars {
             values: initial,
@@ -372,11 +377,11 @@ impl UserVars {
         }
     }
 
-    pub fn get(&self, id: VarId) -> &str {
+    pub(crate) fn get(&self, id: VarId) -> &str {
         &self.values[id.index()]
     }
 
-    pub fn set(&mut self, id: VarId, value: &str) {
+    pub(crate) fn set(&mut self, id: VarId, value: &str) {
         let v = &mut self.values[id.index()];
         v.clear();
         v.push_str(value);
@@ -394,7 +399,7 @@ impl UserVars {
 
     /// Unsets the variable (JMeter's `vars.remove`): its own reference `${name}` where unset
     /// is a state of its own, else `""`.
-    pub fn unset(&mut self, id: VarId) {
+    pub(crate) fn unset(&mut self, id: VarId) {
         let v = &mut self.values[id.index()];
         v.clear();
         // A quiet variable (`""` in `unset_names`) is unset when `""`: its reference would

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 /// The `/metrics` page for `snap` (a page with only the families' headers before the first
 /// interval).
-pub fn render(snap: Option<&Snapshot>, ident: &Ident) -> String {
+pub(crate) fn render(snap: Option<&Snapshot>, ident: &Ident) -> String {
     let all = snap.map(|s| series(s, ident)).unwrap_or_default();
     let mut out = String::new();
     for (i, f) in FAMILIES.iter().enumerate() {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 /// The lines for `snap`, each ending in `\n`, for InfluxDB 2's write API when `v2`, else 1.x's
 /// (their parsers read a backslash in a tag differently: `escape_tag` says how).
-pub fn lines(snap: &Snapshot, ident: &Ident, v2: bool) -> String {
+pub(crate) fn lines(snap: &Snapshot, ident: &Ident, v2: bool) -> String {
     let mut out = String::new();
     let tags = |extra: &[(&str, &str)]| -> String {
         let mut t = String::new();

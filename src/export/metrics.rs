@@ -4,14 +4,15 @@
 use crate::record::{ErrorCounts, Histogram, Interval, LabelStats};
 
 /// The `le` bounds of `stampede_latency_seconds`, in µs (1 ms to 60 s; `+Inf` is the count).
-pub const LE_US: [u64; 15] = [
+pub(crate) const LE_US: [u64; 15] = [
     1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000,
     10_000_000, 30_000_000, 60_000_000,
 ];
 
 /// The metric names the Prometheus sinks emit (histogram series by their full names), for docs
 /// and for the dashboard's check.
-pub const NAMES: &[&str] = &[
+#[cfg(test)]
+pub(crate) const NAMES: &[&str] = &[
     "stampede_requests_total",
     "stampede_errors_total",
     "stampede_received_bytes_total",
@@ -24,7 +25,7 @@ pub const NAMES: &[&str] = &[
 
 /// Who the numbers belong to, as labels (tags) on every series.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ident {
+pub(crate) struct Ident {
     /// The run directory's name.
     pub run_id: String,
     /// The plan's name.
@@ -35,7 +36,7 @@ pub struct Ident {
 
 impl Ident {
     /// `(name, value)` pairs, the optional tag only when given.
-    pub fn pairs(&self) -> Vec<(&'static str, &str)> {
+    pub(crate) fn pairs(&self) -> Vec<(&'static str, &str)> {
         let mut v = vec![("run_id", self.run_id.as_str()), ("plan", self.plan.as_str())];
         if let Some(t) = &self.tag {
             v.push(("tag", t.as_str()));
@@ -46,7 +47,7 @@ impl Ident {
 
 /// One label's numbers since the run started.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Totals {
+pub(crate) struct Totals {
     pub requests: u64,
     pub errors: u64,
     pub received_bytes: u64,
@@ -61,7 +62,7 @@ pub struct Totals {
 
 /// One label's figures of one interval (for InfluxDB, which stores points, not counters).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Figures {
+pub(crate) struct Figures {
     pub requests: u64,
     pub errors: u64,
     pub received_bytes: u64,
@@ -76,7 +77,7 @@ pub struct Figures {
 /// One row of a snapshot: a label's, an agent's (`label` is then the agent's name) or the
 /// Total (`label` empty).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LabelPoint {
+pub(crate) struct LabelPoint {
     pub label: String,
     /// The scenario (thread group) whose samples the label counts, when the plan has several and
     /// only that one has samplers of this name; `None` otherwise.
@@ -87,7 +88,7 @@ pub struct LabelPoint {
 
 /// The run as of one interval's end.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Wall clock when the interval was handed over (its end), ms since the Unix epoch.
     pub time_ms: i64,
     /// Wall clock when the sink started (the run's start, as near as it knows), ms: where
@@ -121,7 +122,7 @@ impl Snapshot {
     /// The Total first, then each label, then each agent: the extra labels (tags) that name it,
     /// and its numbers. An empty label name is left out, as remote write and InfluxDB drop empty
     /// values anyway.
-    pub fn rows(&self) -> Vec<(Vec<(&'static str, &str)>, &LabelPoint)> {
+    pub(crate) fn rows(&self) -> Vec<(Vec<(&'static str, &str)>, &LabelPoint)> {
         std::iter::once((vec![(SCOPE, "total")], &self.total))
             .chain(self.labels.iter().map(|l| {
                 let mut tags = vec![(SCOPE, "label")];
@@ -142,7 +143,7 @@ impl Snapshot {
 /// on its way to a slow sink loses a point in time, never a count: the next snapshot carries
 /// the totals again.
 #[derive(Debug, Default)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     /// Label names by `LabelId` index; names rendered at run time are appended as they come.
     names: Vec<String>,
     scenarios: Vec<String>,
@@ -162,7 +163,7 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn new(names: Vec<String>, scenarios: Vec<String>, checks: Vec<String>, figures: bool) -> Metrics {
+    pub(crate) fn new(names: Vec<String>, scenarios: Vec<String>, checks: Vec<String>, figures: bool) -> Metrics {
         Metrics {
             names,
             scenarios,
@@ -185,7 +186,7 @@ impl Metrics {
 
     /// Adds agent `agent`'s own interval (its Total), named `name`: counted in the agent's row
     /// of the next snapshot. The merged intervals still come through [`update`](Self::update).
-    pub fn part(&mut self, agent: usize, name: &str, iv: &Interval) {
+    pub(crate) fn part(&mut self, agent: usize, name: &str, iv: &Interval) {
         if agent >= self.agents.len() {
             self.agents.resize_with(agent + 1, Agent::default);
         }
@@ -198,7 +199,7 @@ impl Metrics {
     }
 
     /// Adds the interval and returns the snapshot to send.
-    pub fn update(&mut self, iv: &Interval) -> Snapshot {
+    pub(crate) fn update(&mut self, iv: &Interval) -> Snapshot {
         self.names.extend(iv.new_labels.iter().cloned());
         let mut figures: Vec<Option<Figures>> = vec![None; self.labels.len().max(self.names.len())];
         for (id, s) in &iv.labels {
@@ -338,20 +339,20 @@ pub(super) fn now_ms() -> i64 {
 /// One Prometheus series of a snapshot: its metric name, its labels (the identification first,
 /// unsorted) and its value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Series {
+pub(crate) struct Series {
     pub name: &'static str,
     pub labels: Vec<(&'static str, String)>,
     pub value: f64,
 }
 
 /// A metric family: name, type and help, as the exposition format's `# TYPE` and `# HELP` say.
-pub struct Family {
+pub(crate) struct Family {
     pub name: &'static str,
     pub kind: &'static str,
     pub help: &'static str,
 }
 
-pub const FAMILIES: &[Family] = &[
+pub(crate) const FAMILIES: &[Family] = &[
     Family {
         name: "stampede_requests_total",
         kind: "counter",
@@ -386,7 +387,7 @@ pub const FAMILIES: &[Family] = &[
 
 /// Every series of `snap`, family by family (as [`FAMILIES`]), each family's series label by
 /// label.
-pub fn series(snap: &Snapshot, ident: &Ident) -> Vec<(usize, Series)> {
+pub(crate) fn series(snap: &Snapshot, ident: &Ident) -> Vec<(usize, Series)> {
     // An empty value is the same as no label to Prometheus; remote write would send it anyway.
     let base: Vec<(&'static str, String)> =
         ident.pairs().into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k, v.to_string())).collect();

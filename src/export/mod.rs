@@ -18,14 +18,14 @@
 //! `finish` only closes the queue: [`Reports::settle`] then waits at most [`GRACE`] in all, for
 //! every sink at once, and a second Ctrl-C ends that wait.
 
-pub mod exposition;
+pub(crate) mod exposition;
 mod http;
-pub mod influx;
-pub mod metrics;
-pub mod otlp;
-pub mod remote_write;
+pub(crate) mod influx;
+pub(crate) mod metrics;
+pub(crate) mod otlp;
+pub(crate) mod remote_write;
 
-pub use metrics::{Ident, Snapshot};
+pub(crate) use metrics::{Ident, Snapshot};
 
 use crate::record::Interval;
 use crate::run::{End, Output, OutputError, Start};
@@ -36,16 +36,16 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// How long one push may take, connect to answer.
-pub const PUSH_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const PUSH_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long [`Reports::settle`] waits, for all the sinks together, for what is queued to be sent
 /// (or the final page to be scraped once more).
-pub const GRACE: Duration = Duration::from_secs(3);
+pub(crate) const GRACE: Duration = Duration::from_secs(3);
 /// Snapshots a push sink holds while its target is slow; past this the oldest is dropped.
 pub(crate) const QUEUE: usize = 64;
 
 /// The kinds `--export` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `prometheus-rw=URL`: remote write, one push per interval.
     PrometheusRw,
     /// `prometheus=ADDR`: a `/metrics` page served for the run's lifetime.
@@ -57,7 +57,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::PrometheusRw => "prometheus-rw",
             Kind::Prometheus => "prometheus",
@@ -69,7 +69,7 @@ impl Kind {
 
 /// One `--export KIND=TARGET`, checked. `Debug` shows only what may be shown.
 #[derive(Clone)]
-pub struct Spec {
+pub(crate) struct Spec {
     pub kind: Kind,
     target: Target,
     /// The value as it may be shown (credentials masked).
@@ -110,7 +110,7 @@ impl std::fmt::Debug for Target {
 impl Spec {
     /// Parses `KIND=TARGET`. `influx_token` is `INFLUX_TOKEN` from the environment, for
     /// InfluxDB 2. The error names the flag and the value, credentials masked.
-    pub fn parse(value: &str, influx_token: Option<&str>) -> Result<Spec, SpecError> {
+    pub(crate) fn parse(value: &str, influx_token: Option<&str>) -> Result<Spec, SpecError> {
         let shown = crate::redact::export_target(value);
         let bad = |why: &str| SpecError::Invalid { shown: shown.clone(), why: why.to_string() };
         let (kind, target) = value.split_once('=').ok_or_else(|| {
@@ -161,7 +161,7 @@ impl Spec {
 
     /// Binds a `prometheus=ADDR` sink's address (nothing for the others), so that an address
     /// in use is said before the run starts.
-    pub fn bind(&self) -> Result<(), SpecError> {
+    pub(crate) fn bind(&self) -> Result<(), SpecError> {
         let Target::Listen(addr, slot) = &self.target else { return Ok(()) };
         let listener = std::net::TcpListener::bind(addr)
             .and_then(|l| l.set_nonblocking(true).map(|_| l))
@@ -171,7 +171,8 @@ impl Spec {
     }
 
     /// `KIND=TARGET` as it may be shown.
-    pub fn shown(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn shown(&self) -> &str {
         &self.shown
     }
 }
@@ -179,7 +180,7 @@ impl Spec {
 /// An `--export` value that is not a sink, or a sink's address that cannot be listened on:
 /// named with the flag and the value, credentials masked.
 #[derive(Debug, thiserror::Error)]
-pub enum SpecError {
+pub(crate) enum SpecError {
     /// `why` says what to give instead.
     #[error("--export {shown}: {why}")]
     Invalid { shown: String, why: String },
@@ -264,7 +265,7 @@ fn scrub(error: &str, secrets: &[String]) -> String {
 
 /// What one sink did, said at the end of the run.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub kind: &'static str,
     /// The target as it may be shown.
     pub target: String,
@@ -293,7 +294,7 @@ pub struct Report {
 
 impl Report {
     /// Whether the target has everything: the final numbers and no gap.
-    pub fn complete(&self) -> bool {
+    pub(crate) fn complete(&self) -> bool {
         self.final_delivered && self.dropped == 0 && self.superseded == 0 && self.failed == 0 && self.unsent == 0
     }
 }
@@ -341,7 +342,7 @@ impl std::fmt::Display for Report {
 /// waits for all of them at once, against one deadline, so that the wait after a run is
 /// [`GRACE`] whatever the number of sinks.
 #[derive(Clone, Default)]
-pub struct Reports(Arc<Board>);
+pub(crate) struct Reports(Arc<Board>);
 
 #[derive(Default)]
 struct Board {
@@ -353,7 +354,7 @@ impl Reports {
     /// Waits at most [`GRACE`] in all for every finished sink to send what it holds (or to be
     /// scraped once more), or until `cut` says to stop (a second Ctrl-C), then writes their
     /// reports. Blocks: call it off the async workers (`spawn_blocking`).
-    pub fn settle(&self, cut: &dyn Fn() -> bool) {
+    pub(crate) fn settle(&self, cut: &dyn Fn() -> bool) {
         let mut pending = std::mem::take(&mut *self.0.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if pending.is_empty() {
             return;
@@ -379,7 +380,7 @@ impl Reports {
     }
 
     /// The reports, in the order of the sinks.
-    pub fn list(&self) -> Vec<Report> {
+    pub(crate) fn list(&self) -> Vec<Report> {
         self.0.done.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -523,7 +524,7 @@ fn missed(intervals: u64, sent: &[(u64, u64)]) -> Vec<(u64, u64)> {
 
 /// The sinks of `specs`, as outputs. A `prometheus=ADDR` sink uses the listener [`Spec::bind`]
 /// bound, or binds its address now.
-pub fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<Box<dyn Output>>, SpecError> {
+pub(crate) fn outputs(specs: &[Spec], ident: &Ident, reports: &Reports) -> Result<Vec<Box<dyn Output>>, SpecError> {
     let ident = Arc::new(ident.clone());
     specs
         .iter()

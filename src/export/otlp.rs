@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::metrics::v1::{
 use opentelemetry_proto::tonic::resource::v1::Resource;
 
 /// The headers of an OTLP/HTTP protobuf request beside the body.
-pub const HEADERS: &[(&str, &str)] = &[("Content-Type", "application/x-protobuf")];
+pub(crate) const HEADERS: &[(&str, &str)] = &[("Content-Type", "application/x-protobuf")];
 
 fn kv(key: &str, value: &str) -> KeyValue {
     KeyValue {
@@ -25,7 +25,7 @@ fn kv(key: &str, value: &str) -> KeyValue {
 }
 
 /// The request for `snap`.
-pub fn request(snap: &Snapshot, ident: &Ident) -> ExportMetricsServiceRequest {
+pub(crate) fn request(snap: &Snapshot, ident: &Ident) -> ExportMetricsServiceRequest {
     let start = (snap.start_ms.max(0) as u64) * 1_000_000;
     let time = (snap.time_ms.max(0) as u64) * 1_000_000;
     let attrs = |extra: &[(&str, &str)]| -> Vec<KeyValue> {
@@ -152,7 +152,7 @@ pub fn request(snap: &Snapshot, ident: &Ident) -> ExportMetricsServiceRequest {
 }
 
 /// The body to POST.
-pub fn body(snap: &Snapshot, ident: &Ident) -> Vec<u8> {
+pub(crate) fn body(snap: &Snapshot, ident: &Ident) -> Vec<u8> {
     prost::Message::encode_to_vec(&request(snap, ident))
 }
 

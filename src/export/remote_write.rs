@@ -6,13 +6,13 @@
 use super::metrics::{series, Ident, Snapshot};
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct WriteRequest {
+pub(crate) struct WriteRequest {
     #[prost(message, repeated, tag = "1")]
     pub timeseries: Vec<TimeSeries>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct TimeSeries {
+pub(crate) struct TimeSeries {
     /// Sorted by name, `__name__` first, as the protocol requires.
     #[prost(message, repeated, tag = "1")]
     pub labels: Vec<Label>,
@@ -21,7 +21,7 @@ pub struct TimeSeries {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct Label {
+pub(crate) struct Label {
     #[prost(string, tag = "1")]
     pub name: String,
     #[prost(string, tag = "2")]
@@ -29,7 +29,7 @@ pub struct Label {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct Sample {
+pub(crate) struct Sample {
     #[prost(double, tag = "1")]
     pub value: f64,
     /// ms since the Unix epoch.
@@ -38,7 +38,7 @@ pub struct Sample {
 }
 
 /// The headers remote write 1.0 requires beside the body.
-pub const HEADERS: &[(&str, &str)] = &[
+pub(crate) const HEADERS: &[(&str, &str)] = &[
     ("Content-Encoding", "snappy"),
     ("Content-Type", "application/x-protobuf"),
     ("X-Prometheus-Remote-Write-Version", "0.1.0"),
@@ -60,7 +60,7 @@ pub(crate) fn write_request(snap: &Snapshot, ident: &Ident) -> WriteRequest {
 }
 
 /// The body to POST: the encoded request, snappy block format (not the framed format).
-pub fn body(snap: &Snapshot, ident: &Ident) -> Result<Vec<u8>, BodyError> {
+pub(crate) fn body(snap: &Snapshot, ident: &Ident) -> Result<Vec<u8>, BodyError> {
     let bytes = prost::Message::encode_to_vec(&write_request(snap, ident));
     snap::raw::Encoder::new().compress_vec(&bytes).map_err(BodyError)
 }
@@ -68,7 +68,7 @@ pub fn body(snap: &Snapshot, ident: &Ident) -> Result<Vec<u8>, BodyError> {
 /// A request snappy does not compress (one larger than its format holds).
 #[derive(Debug, thiserror::Error)]
 #[error("snappy: {0}")]
-pub struct BodyError(snap::Error);
+pub(crate) struct BodyError(snap::Error);
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Where the agents are and how to speak to them.
 #[derive(Debug, Clone, Default)]
-pub struct Spec {
+pub(crate) struct Spec {
     /// `--agents`: dialled, part i/N on the i-th.
     pub addresses: Vec<String>,
     /// `--agent-ca`: TLS to the dialled agents.
@@ -34,7 +34,7 @@ pub struct Spec {
 }
 
 /// What the agents load: the plan file the run loaded, or a plan made here, sent as its text.
-pub enum Sent {
+pub(crate) enum Sent {
     /// The plan's file, every file it reads and the folders of `--ship`; `overrides` are the
     /// workload flags each agent applies to it.
     PlanFile { overrides: Overrides },
@@ -46,7 +46,7 @@ pub enum Sent {
 
 /// How the agents read the plan: properties, `--set`, `--skip-unsupported`, `--data split`.
 #[derive(Debug, Clone, Default)]
-pub struct Reading {
+pub(crate) struct Reading {
     pub properties: Vec<(String, String)>,
     pub replacements: Vec<(String, String)>,
     pub skip_unsupported: bool,
@@ -54,7 +54,7 @@ pub struct Reading {
 }
 
 /// A run on agents, checked and its job made, before any agent is reached.
-pub struct OnAgents {
+pub(crate) struct OnAgents {
     spec: Spec,
     token: String,
     job: Job,
@@ -62,7 +62,13 @@ pub struct OnAgents {
 
 impl OnAgents {
     /// The run of `plan` on the agents of `spec`, sending them `sent` read as `reading` says.
-    pub fn new(spec: Spec, plan: &Plan, sent: Sent, reading: Reading, say: &dyn Fn(&str)) -> Result<OnAgents, Error> {
+    pub(crate) fn new(
+        spec: Spec,
+        plan: &Plan,
+        sent: Sent,
+        reading: Reading,
+        say: &dyn Fn(&str),
+    ) -> Result<OnAgents, Error> {
         let token = read_token(&spec.token_file)?;
         let file = |path: &str, bytes: &[u8]| JobFile {
             path: path.into(),

@@ -9,7 +9,7 @@ use crate::rundir;
 
 /// A piece of what is said at a run's end.
 #[derive(Debug, PartialEq)]
-pub enum Said {
+pub(crate) enum Said {
     /// The results, as they are (the command line's stdout).
     Out(String),
     /// A line beside them (a warning, an error: the command line's stderr).
@@ -19,7 +19,7 @@ pub enum Said {
 impl Finished {
     /// What is said at the run's end, in order. A run directory not written whole ends it
     /// early: nothing after would read.
-    pub fn conclusion(&self) -> Vec<Said> {
+    pub(crate) fn conclusion(&self) -> Vec<Said> {
         let (r, out) = (&self.result, self.dir.as_path());
         let mut said: Vec<Said> = self.watch_failures.iter().map(|w| Said::Note(format!("warning: {w}"))).collect();
         // The results file's failure first, as before the table.

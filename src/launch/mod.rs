@@ -16,13 +16,13 @@
 //! - `serve`: `stampede agent` as a process, listening or joining ([`serve::Serving`]);
 //! - `steps`: a sweep's steps as runs ([`steps::Steps`]).
 
-pub mod agents;
+pub(crate) mod agents;
 mod aside;
 mod conclude;
-pub mod serve;
-pub mod steps;
+pub(crate) mod serve;
+pub(crate) mod steps;
 
-pub use conclude::Said;
+pub(crate) use conclude::Said;
 
 use crate::engine;
 use crate::error::{exit, Error};
@@ -39,10 +39,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Where the lines for the user go (the command line's stderr).
-pub type Say = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Say = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// A run as asked: where it goes and the outputs picked for it.
-pub struct Launch {
+pub(crate) struct Launch {
     pub place: Place,
     /// No progress line (notices still go out).
     pub quiet: bool,
@@ -61,7 +61,7 @@ pub struct Launch {
 }
 
 /// A run that ended: what it measured, where, and what went wrong beside it.
-pub struct Finished {
+pub(crate) struct Finished {
     /// The run's result; its `failures` without the watch log's, which are [`Self::watch_failures`].
     pub result: RunResult,
     /// The watch log beside the results is not part of them: an incomplete one is a warning.
@@ -78,13 +78,13 @@ impl Finished {
     }
 
     /// Requests that failed because this process ran out of file descriptors.
-    pub fn out_of_fds(&self) -> u64 {
+    pub(crate) fn out_of_fds(&self) -> u64 {
         let kind = crate::record::ErrorKind::GeneratorFds.name();
         self.result.summary.total.errors_by_kind.get(&kind).copied().unwrap_or(0)
     }
 
     /// The process's exit code for this run.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         if self.run_dir_failure().is_some() {
             return exit::RUNTIME;
         }
@@ -124,7 +124,7 @@ const MOST_START_LATE: Duration = Duration::from_secs(10);
 /// How this process takes part in a run of several generators (`--segment`, `--start-at`), or
 /// hands the whole plan to agents.
 #[derive(Default)]
-pub struct Part {
+pub(crate) struct Part {
     pub segment: engine::segment::Segment,
     pub meta: Option<rundir::PartMeta>,
     pub start_at: Option<std::time::SystemTime>,
@@ -136,7 +136,7 @@ impl Part {
     /// This process's part: `segment` (and its name as given), a common start `start_at`
     /// (checked against `now`: at most a day ahead, a few seconds past), its `group`, and
     /// whether the parts split the data files' rows.
-    pub fn new(
+    pub(crate) fn new(
         segment: Option<(engine::segment::Segment, String)>,
         start_at: Option<time::OffsetDateTime>,
         group: Option<String>,
@@ -175,7 +175,7 @@ impl Part {
 
     /// The plan as this part runs it: its data files' rows dealt to the parts (`data_split`,
     /// in this process: agents deal their own), and what each part keeps whole said to `say`.
-    pub fn shape(&self, plan: &mut Plan, data_split: bool, say: &dyn Fn(&str)) {
+    pub(crate) fn shape(&self, plan: &mut Plan, data_split: bool, say: &dyn Fn(&str)) {
         if data_split && self.agents.is_none() {
             run::split_rows(plan, &self.segment);
         }
@@ -290,7 +290,7 @@ pub(crate) fn add_results(plan: &mut Plan, files: &[PathBuf], delete: bool) -> R
 
 /// Where `--out DIR` (or its absence) and `--replace` put the run directory: the directory,
 /// or a new one under `runs/` named after the time.
-pub fn place(out: Option<PathBuf>, replace: bool) -> Place {
+pub(crate) fn place(out: Option<PathBuf>, replace: bool) -> Place {
     match out {
         Some(dir) => Place::Exact { dir, replace },
         None => {
@@ -303,7 +303,7 @@ pub fn place(out: Option<PathBuf>, replace: bool) -> Place {
 
 /// `--export` and `--export-tag`, checked, `prometheus=ADDR` already bound.
 #[derive(Default)]
-pub struct Exports {
+pub(crate) struct Exports {
     specs: Vec<export::Spec>,
     tag: Option<String>,
     /// The series' `run_id` when not the run directory's name (a sweep's step: `SWEEP/STEP`).
@@ -312,7 +312,7 @@ pub struct Exports {
 
 impl Exports {
     /// The sinks of `values` (`KIND=TARGET`), an InfluxDB token taken from `INFLUX_TOKEN`.
-    pub fn parse(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
+    pub(crate) fn parse(values: &[String], tag: Option<String>) -> Result<Exports, Error> {
         let token = std::env::var("INFLUX_TOKEN").ok();
         let specs = values
             .iter()
@@ -381,7 +381,7 @@ fn report_exports(reports: &export::Reports, dir: &Path, quiet: bool, say: &dyn 
 /// Runs a loaded plan end to end, in this process or on agents (`launch.part.agents`), with the
 /// run directory, the progress line, the plan's results files, the `--watch` sources and the
 /// `--export` sinks as outputs. `None` when Ctrl-C came while the agents were awaited.
-pub async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Error> {
+pub(crate) async fn run_plan(plan: Plan, launch: Launch) -> Result<Option<Finished>, Error> {
     let Launch { place, quiet, command_line, part, exports, watch, say, out, leave } = launch;
     // What would stop the load at its start is said now, not at a common start hours away.
     if part.start_at.is_some() {
@@ -579,7 +579,7 @@ async fn execute(
 }
 
 /// Resolves after the first Ctrl-C or SIGTERM.
-pub async fn interrupted() {
+pub(crate) async fn interrupted() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// An agent as asked: its token, its TLS, where its jobs go, its group, where it speaks.
-pub struct Serving {
+pub(crate) struct Serving {
     pub token: String,
     /// `--tls-cert` and `--tls-key`: listening with TLS.
     pub tls: Option<(PathBuf, PathBuf)>,
@@ -27,7 +27,7 @@ pub struct Serving {
 }
 
 /// How the agent meets its controllers.
-pub enum Meet<'a> {
+pub(crate) enum Meet<'a> {
     /// Listens on this address for controllers, until Ctrl-C.
     Listen(&'a str),
     /// Joins the controller waiting at `address`, runs the part it sends, and returns.
@@ -40,7 +40,7 @@ fn read(p: &Path) -> Result<Vec<u8>, Error> {
 
 impl Serving {
     /// Serves as `meet` says.
-    pub async fn serve(self, meet: Meet<'_>) -> Result<(), Error> {
+    pub(crate) async fn serve(self, meet: Meet<'_>) -> Result<(), Error> {
         let tls = match &self.tls {
             Some((cert, key)) => Some(
                 protocol::server_tls(&read(cert)?, &read(key)?)

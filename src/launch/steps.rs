@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// What the command line says of each step's run.
-pub trait Command {
+pub(crate) trait Command {
     /// Step `at`'s plan as loaded for a run (`sweep.load` and `sweep.step` among its
     /// properties), its load not applied yet.
     fn plan(&mut self, at: &StepAt) -> Result<Plan, Error>;
@@ -28,7 +28,7 @@ pub trait Command {
 }
 
 /// How a step of a sweep is loaded and run.
-pub struct Steps<C> {
+pub(crate) struct Steps<C> {
     pub command: C,
     /// Users or rates: what each step's load is.
     pub load: Load,
@@ -50,7 +50,7 @@ pub struct Steps<C> {
 impl<C: Command> Steps<C> {
     /// Drives the sweep of `settings` through these steps; Ctrl-C between steps ends it too
     /// (during a step, the step's run hears it first).
-    pub async fn drive(mut self, settings: &Settings) -> Result<Outcome, Error> {
+    pub(crate) async fn drive(mut self, settings: &Settings) -> Result<Outcome, Error> {
         let stop = CancellationToken::new();
         let signals = tokio::spawn({
             let stop = stop.clone();
@@ -118,7 +118,7 @@ impl<C: Command> Runner for Steps<C> {
 }
 
 /// The exit code of a sweep that ended.
-pub fn exit_code(outcome: &Outcome) -> u8 {
+pub(crate) fn exit_code(outcome: &Outcome) -> u8 {
     match outcome.ended {
         Ended::Interrupted => exit::INTERRUPTED,
         Ended::Incomplete => exit::RUNTIME,

@@ -5,8 +5,8 @@ use super::{parse_delay, Config, ConfigDoc, ConfigError, Route};
 use std::path::Path;
 
 /// The default route's status and body when no flag names them (`200 OK`).
-pub const STATUS: u16 = 200;
-pub const BODY: &str = "OK";
+pub(crate) const STATUS: u16 = 200;
+pub(crate) const BODY: &str = "OK";
 
 /// `--mirror`'s `--listen`: a loopback address only, since the mirror echoes what it receives.
 pub(crate) fn mirror_address(listen: &str) -> Result<std::net::SocketAddr, String> {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// An Access Log Sampler's log and how its request takes an entry.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AccessLog {
+pub(crate) struct AccessLog {
     pub source: Source,
     /// One position for every user (the shared parsers), else one per user.
     pub shared: bool,
@@ -38,7 +38,7 @@ pub struct AccessLog {
 
 /// What the sampler reads entries from.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Source {
+pub(crate) enum Source {
     Entries(Arc<[Entry]>),
     /// Every sample fails unsent with this check: no parser (no log file or parser named), or
     /// a log that cannot be read (JMeter's "Problem parsing the log file"). The thread goes on.
@@ -47,7 +47,7 @@ pub enum Source {
 
 /// One request of the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// `GET`, `POST` or `HEAD`.
     pub method: &'static str,
     pub path: String,
@@ -59,7 +59,7 @@ pub struct Entry {
 /// The entries of a log as JMeter's `TCLogParser` reads it, in order: every line that is not
 /// empty is one (JMeter counts a line whatever it holds when no filter drops it). A line
 /// without a quoted request is taken whole as the path, as JMeter takes it.
-pub fn parse_log(text: &str) -> Vec<Entry> {
+pub(crate) fn parse_log(text: &str) -> Vec<Entry> {
     // The parser's method is kept from one line to the next (its `RMETHOD`): a line that names
     // none is sent with the one before's.
     let mut method: Option<&'static str> = None;
@@ -139,7 +139,7 @@ fn parse_arguments(query: &str) -> Vec<(String, Option<String>)> {
 
 /// The text of a log file: a gzip file is read decompressed by the per-thread parser
 /// (`TCLogParser.isGZIP`); the shared parsers read lines as they are (JMeter's `FileServer`).
-pub fn log_text(bytes: &[u8], gunzip: bool) -> std::io::Result<String> {
+pub(crate) fn log_text(bytes: &[u8], gunzip: bool) -> std::io::Result<String> {
     if gunzip && bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         let decoder = flate2::read::MultiGzDecoder::new(bytes);
@@ -154,7 +154,7 @@ pub fn log_text(bytes: &[u8], gunzip: bool) -> std::io::Result<String> {
 /// The most of a log (decompressed) read when the plan loads: its entries are held in memory
 /// (a few times its size), where JMeter streams it; past this a run would exhaust the memory
 /// before its first request, so the log is refused, said to be too big, instead.
-pub const MAX_LOG_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_LOG_BYTES: u64 = 1 << 30;
 
 /// An error when `len` bytes of a log are over [`MAX_LOG_BYTES`].
 pub(crate) fn too_big(len: usize) -> std::io::Result<()> {

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 /// A HTML Link Parser in scope of the sampler that follows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Anchor {
+pub(crate) struct Anchor {
     pub name: String,
     /// A Spider PreProcessor: the index of its memory among the user's spiders (each user has
     /// its own, as each JMeter thread its own copy of the element).
@@ -31,7 +31,7 @@ pub struct Anchor {
 /// What the modifier reads of its sampler: the patterns a candidate must match, compiled once
 /// when the plan loads (the path too when it is constant), not once per link of every page.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AnchorSampler {
+pub(crate) struct AnchorSampler {
     /// `http` when the sampler names none (`HTTPSamplerBase.getProtocol`).
     pub protocol: Compiled,
     /// Empty: any domain.
@@ -44,7 +44,7 @@ pub struct AnchorSampler {
 
 /// One of the sampler's arguments (query or form).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AnchorArg {
+pub(crate) struct AnchorArg {
     /// Whole-text pattern: a form argument's name must equal or match it (`isArgumentMatched`).
     pub name: Compiled,
     /// `name=`, looked for in a candidate's decoded query, else the name as a pattern found
@@ -60,13 +60,13 @@ pub struct AnchorArg {
 /// pattern matches the whole text). A pattern that does not compile matches its own text; any
 /// other text makes JMeter's matcher throw ([`Thrown`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compiled {
+pub(crate) struct Compiled {
     text: String,
     whole: Option<Pattern>,
 }
 
 impl Compiled {
-    pub fn whole(text: &str) -> Compiled {
+    pub(crate) fn whole(text: &str) -> Compiled {
         Compiled { text: text.to_string(), whole: compile(&format!("^(?:{text})$")) }
     }
 
@@ -75,11 +75,11 @@ impl Compiled {
         Compiled { text: text.to_string(), whole: compile(&format!("^(?:[/]*{text})$")) }
     }
 
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 
-    pub fn equal_or_matches(&self, text: &str) -> bool {
+    pub(crate) fn equal_or_matches(&self, text: &str) -> bool {
         text == self.text || self.whole.as_ref().is_some_and(|p| p.is_match(text))
     }
 
@@ -99,7 +99,7 @@ impl Compiled {
 /// and skips the sampler this time (no sample; the pre-processors after it and its timers do
 /// not run either).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Thrown;
+pub(crate) struct Thrown;
 
 #[cfg(test)]
 thread_local! {
@@ -114,7 +114,12 @@ fn compile(src: &str) -> Option<Pattern> {
 
 impl AnchorSampler {
     /// `args`: name, value, and whether it is sent as it is.
-    pub fn new(protocol: &str, domain: &str, path: Template, args: Vec<(String, Template, bool)>) -> AnchorSampler {
+    pub(crate) fn new(
+        protocol: &str,
+        domain: &str,
+        path: Template,
+        args: Vec<(String, Template, bool)>,
+    ) -> AnchorSampler {
         AnchorSampler {
             protocol: Compiled::whole(protocol),
             domain: Compiled::whole(domain),
@@ -147,7 +152,7 @@ impl AnchorSampler {
     /// its decoded query holds `name=` or a match of each of the sampler's argument names.
     /// Its tests in JMeter's order, each reached only when those before it held: a pattern that
     /// does not compile throws only when reached.
-    pub fn matches(&self, c: &Candidate, path: &Compiled) -> Result<bool, Thrown> {
+    pub(crate) fn matches(&self, c: &Candidate, path: &Compiled) -> Result<bool, Thrown> {
         if !self.protocol.test(&c.protocol)? {
             return Ok(false);
         }
@@ -177,7 +182,7 @@ impl AnchorSampler {
 
 /// A link, form or frame of the page, as the URL JMeter makes of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// A form: its arguments change the sampler's one by one; a link's replace them.
     pub form: bool,
     /// A `<frame src>` (sent as a link is; the spider keeps only those matching the sampler).
@@ -214,7 +219,7 @@ fn url_decode(s: &str) -> String {
 /// The candidates of a page, in JMeter's order: `<a href>` (not `javascript:`), forms with an
 /// `action` and the inputs, text areas and options that follow them, `<frame src>`; relative
 /// URLs resolved against the first `<base href>` (itself against `page`).
-pub fn candidates(html: &str, page: &url::Url) -> Vec<Candidate> {
+pub(crate) fn candidates(html: &str, page: &url::Url) -> Vec<Candidate> {
     // AnchorModifier parses from the first `<`.
     let html = html.find('<').map_or(html, |i| &html[i..]);
     let doc = scraper::Html::parse_document(html);
@@ -324,7 +329,7 @@ fn forms(elements: &[scraper::ElementRef<'_>], page: &url::Url) -> Vec<Candidate
 /// What a Spider PreProcessor remembers for one user: `AnchorModifier`'s `baseDomain`, `URLs`
 /// (every candidate kept, followed or not) and `marks` (those not followed yet).
 #[derive(Debug, Clone, Default)]
-pub struct Spider {
+pub(crate) struct Spider {
     base: Option<String>,
     seen: std::collections::HashSet<Candidate>,
     unvisited: Vec<Candidate>,
@@ -334,7 +339,7 @@ impl Spider {
     /// `addAnchorUrls`, `addFormUrls`, `addFramesetUrls`: keeps a page's candidates, every link
     /// and the forms and frames that `matches` (JMeter's `isAnchorMatched`; a form is sent as a
     /// POST, which tells it apart from a link to the same URL).
-    pub fn offer(
+    pub(crate) fn offer(
         &mut self,
         page: Vec<Candidate>,
         mut matches: impl FnMut(&Candidate) -> Result<bool, Thrown>,
@@ -361,7 +366,7 @@ impl Spider {
 
     /// `getNextLink`: the last candidate kept and not followed yet, now followed; none: the
     /// spider has nothing left (JMeter then asks every thread to stop).
-    pub fn follow(&mut self) -> Option<Candidate> {
+    pub(crate) fn follow(&mut self) -> Option<Candidate> {
         self.unvisited.pop()
     }
 }

@@ -4,37 +4,8 @@
 //!
 //! # How a reader uses it
 //!
-//! ```
-//! use stampede::plan::build::{Builder, Slot};
-//! use stampede::plan::{Defaults, Phase, Scenario, Step, Target, Template, Workload};
-//! use stampede::plan::sampler::Sampler;
-//! # use stampede::plan::{ClosedWorkload, flow};
-//! # use std::time::Duration;
-//!
-//! let mut b = Builder::new(Default::default());
-//! // Variables and templates compile against `b.sym` (properties, variables, counters).
-//! b.sym.vars.define("host", "127.0.0.1".into());
-//! let target = Target { tls: false, host: "127.0.0.1".into(), port: 8080 };
-//! // A request: a label, a method, where it goes and its path; everything else from defaults.
-//! let mut req = b.request("home", "GET".into(), target, Template::literal("/"), &Defaults::default());
-//! b.follow_redirects(&mut req, 20); // hop labels `home-0`.. and the too-many-redirects check
-//! let slot = b.slot(Slot::Once); // a once-only controller's per-user flag
-//! # let _ = slot;
-//! # let workload = Workload::Closed(ClosedWorkload { users: 1, ramp_up: Duration::ZERO,
-//! #     iterations: Some(1), duration: None, start_delay: Duration::ZERO, graceful_stop: Duration::ZERO });
-//! b.scenario(Scenario {
-//!     name: "main".into(),
-//!     workload,
-//!     pacing: None,
-//!     on_error: flow::StopKind::Continue,
-//!     phase: Phase::Main,
-//!     flow: vec![Step::Sample(Sampler::Http(Box::new(req)))],
-//! });
-//! let mut plan = b.finish("example".into(), None);
-//! // Plan-wide switches the reader knows (TLS, cookies, thresholds...) are set on the result.
-//! plan.cookies = false;
-//! assert_eq!(plan.labels[0], "home");
-//! ```
+//! The test `a_reader_builds_a_plan_in_these_calls` at the bottom of this file is the worked
+//! example: a request with its defaults, its redirects, a slot, a scenario, the finished plan.
 
 use super::csv_data::{CsvError, CsvOptions, DataFile};
 use super::sampler::http::{AllMatches, MAX_ALL_MATCHES};
@@ -49,7 +20,7 @@ use std::sync::Arc;
 
 /// A kind of per-user state slot a flow step needs (see [`Slots`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     /// A loop's counter (loops, while and for-each controllers).
     Loop,
     /// A once-only flag.
@@ -66,7 +37,7 @@ pub enum Slot {
 
 /// Collects what a reader reads and makes the [`Plan`]. See the module doc for its use.
 #[derive(Debug, Default, Clone)]
-pub struct Builder {
+pub(crate) struct Builder {
     /// What templates compile against: properties, variables, counters, secrets read.
     pub sym: Symbols,
     labels: Labels,
@@ -97,17 +68,17 @@ pub struct Builder {
 
 impl Builder {
     /// An empty builder; `properties` are the `-J name=value` pairs templates read.
-    pub fn new(properties: HashMap<String, String>) -> Builder {
+    pub(crate) fn new(properties: HashMap<String, String>) -> Builder {
         Builder { sym: Symbols { properties, ..Default::default() }, ..Default::default() }
     }
 
     /// The plan's variables.
-    pub fn vars(&mut self) -> &mut VarTable {
+    pub(crate) fn vars(&mut self) -> &mut VarTable {
         &mut self.sym.vars
     }
 
     /// The id of a reporting label, interned in the order labels first appear.
-    pub fn label(&mut self, name: &str) -> LabelId {
+    pub(crate) fn label(&mut self, name: &str) -> LabelId {
         self.labels.intern(name)
     }
 
@@ -119,7 +90,7 @@ impl Builder {
     }
 
     /// Every label interned so far, indexed by [`LabelId`].
-    pub fn labels(&self) -> &[String] {
+    pub(crate) fn labels(&self) -> &[String] {
         self.labels.names()
     }
 
@@ -129,7 +100,7 @@ impl Builder {
     }
 
     /// The id of a check's message; checks with the same message share one.
-    pub fn check(&mut self, message: String) -> CheckId {
+    pub(crate) fn check(&mut self, message: String) -> CheckId {
         let i = self.checks.iter().position(|m| *m == message).unwrap_or_else(|| {
             self.checks.push(message);
             self.checks.len() - 1
@@ -138,7 +109,7 @@ impl Builder {
     }
 
     /// A new per-user slot of a kind, numbered from 0 within its kind.
-    pub fn slot(&mut self, kind: Slot) -> u32 {
+    pub(crate) fn slot(&mut self, kind: Slot) -> u32 {
         let s = &mut self.slots;
         let n = match kind {
             Slot::Loop => &mut s.loops,
@@ -154,7 +125,7 @@ impl Builder {
 
     /// Adds a data file read from `path`; its columns become variables assigned while running.
     /// Returns its index, for [`super::Step::Feed`].
-    pub fn data(&mut self, file: Arc<DataFile>, share: Share, on_eof: OnEof) -> usize {
+    pub(crate) fn data(&mut self, file: Arc<DataFile>, share: Share, on_eof: OnEof) -> usize {
         self.data.push(DataSpec::new(file, share, on_eof, &mut self.sym.vars));
         self.data.len() - 1
     }
@@ -192,7 +163,7 @@ impl Builder {
 
     /// The writer of a file `write` steps append to: one per path; the first header given wins.
     /// Returns its index, for [`super::flow::Write::writer`].
-    pub fn writer(&mut self, path: PathBuf, header: Option<Vec<String>>) -> usize {
+    pub(crate) fn writer(&mut self, path: PathBuf, header: Option<Vec<String>>) -> usize {
         match self.writers.iter().position(|w| w.path == path) {
             Some(i) => {
                 if self.writers[i].header.is_none() {
@@ -215,7 +186,7 @@ impl Builder {
     }
 
     /// The variables an extractor that keeps every match sets: `name_1`.. and `name_matchNr`.
-    pub fn all_matches(&mut self, name: &str) -> AllMatches {
+    pub(crate) fn all_matches(&mut self, name: &str) -> AllMatches {
         let mut quiet = |name: String| {
             let id = self.sym.vars.assign(&name);
             self.sym.vars.quiet(id);
@@ -228,7 +199,7 @@ impl Builder {
     /// A request labelled `label`, with the connection settings of `defaults`, no body, no
     /// headers, checks or extractors, and redirects not followed (see
     /// [`Builder::follow_redirects`]).
-    pub fn request(
+    pub(crate) fn request(
         &mut self,
         label: &str,
         method: String,
@@ -241,7 +212,7 @@ impl Builder {
 
     /// Makes a request follow redirects, at most `max_redirects`: each hop is a sample labelled
     /// `label-N`, and a longer chain fails a check.
-    pub fn follow_redirects(&mut self, req: &mut RequestSpec, max_redirects: u32) {
+    pub(crate) fn follow_redirects(&mut self, req: &mut RequestSpec, max_redirects: u32) {
         let label = self.labels.names()[req.label.index()].clone();
         req.follow_redirects = true;
         req.hop_labels = (0..=max_redirects).map(|i| self.label(&format!("{label}-{i}"))).collect();
@@ -254,7 +225,7 @@ impl Builder {
     }
 
     /// A scenario name not taken yet: `name`, then `name (2)`, `name (3)`, ...
-    pub fn unique_scenario_name(&mut self, name: &str) -> String {
+    pub(crate) fn unique_scenario_name(&mut self, name: &str) -> String {
         if !self.has_scenario(name) {
             return name.to_string();
         }
@@ -271,7 +242,7 @@ impl Builder {
     }
 
     /// The scenarios added so far.
-    pub fn scenarios(&self) -> &[Scenario] {
+    pub(crate) fn scenarios(&self) -> &[Scenario] {
         &self.scenarios
     }
 
@@ -287,7 +258,7 @@ impl Builder {
 
     /// The slot of an arrival schedule; the same `key` (the thread group it is read in) gives the
     /// same slot, as JMeter keeps one per thread group, whatever timer asks first.
-    pub fn arrivals(&mut self, key: usize, arrivals: super::Arrivals) -> u32 {
+    pub(crate) fn arrivals(&mut self, key: usize, arrivals: super::Arrivals) -> u32 {
         if let Some(i) = self.arrivals.iter().position(|(k, _)| *k == key) {
             return i as u32;
         }
@@ -298,7 +269,7 @@ impl Builder {
     /// The slot of a Synchronizing Timer's barrier; the same `key` (the element it was read
     /// from, read once per scope it is in) gives the same slot, as JMeter's clones of the one
     /// timer share its barrier.
-    pub fn sync_timer(&mut self, key: usize, spec: super::flow::SyncSpec) -> u32 {
+    pub(crate) fn sync_timer(&mut self, key: usize, spec: super::flow::SyncSpec) -> u32 {
         if let Some(i) = self.syncs.iter().position(|(k, _)| *k == key) {
             return i as u32;
         }
@@ -307,13 +278,13 @@ impl Builder {
     }
 
     /// The slot of a timer evaluated while the test runs.
-    pub fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
+    pub(crate) fn timer(&mut self, timer: super::flow::TimerExpr) -> u32 {
         self.timers.push(timer);
         self.timers.len() as u32 - 1
     }
 
     /// Adds a scenario; scenarios run (within their phase) in the order added.
-    pub fn scenario(&mut self, scenario: Scenario) {
+    pub(crate) fn scenario(&mut self, scenario: Scenario) {
         self.scenario_names.insert(scenario.name.clone());
         self.scenarios.push(scenario);
     }
@@ -321,7 +292,7 @@ impl Builder {
     /// The finished plan: everything added, with templates that read only variables nothing
     /// assigns while running folded into constant text. Plan-wide switches (TLS, cookies,
     /// thresholds, `last_ok`, `consecutive`) are the reader's to set on the result.
-    pub fn finish(self, name: String, source: Option<PathBuf>) -> Plan {
+    pub(crate) fn finish(self, name: String, source: Option<PathBuf>) -> Plan {
         let mut plan = Plan::new(name, source);
         plan.labels = self.labels.into_names();
         plan.label_templates = self.label_templates;
@@ -348,6 +319,43 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reader_builds_a_plan_in_these_calls() {
+        use crate::plan::{flow, ClosedWorkload};
+        use crate::plan::{Defaults, Phase, Scenario, Step, Target, Template, Workload};
+        use std::time::Duration;
+
+        let mut b = Builder::new(Default::default());
+        // Variables and templates compile against `b.sym` (properties, variables, counters).
+        b.sym.vars.define("host", "127.0.0.1".into());
+        let target = Target { tls: false, host: "127.0.0.1".into(), port: 8080 };
+        // A request: a label, a method, where it goes and its path; everything else from defaults.
+        let mut req = b.request("home", "GET".into(), target, Template::literal("/"), &Defaults::default());
+        b.follow_redirects(&mut req, 20); // hop labels `home-0`.. and the too-many-redirects check
+        let slot = b.slot(Slot::Once); // a once-only controller's per-user flag
+        let _ = slot;
+        let workload = Workload::Closed(ClosedWorkload {
+            users: 1,
+            ramp_up: Duration::ZERO,
+            iterations: Some(1),
+            duration: None,
+            start_delay: Duration::ZERO,
+            graceful_stop: Duration::ZERO,
+        });
+        b.scenario(Scenario {
+            name: "main".into(),
+            workload,
+            pacing: None,
+            on_error: flow::StopKind::Continue,
+            phase: Phase::Main,
+            flow: vec![Step::Sample(crate::plan::sampler::Sampler::Http(Box::new(req)))],
+        });
+        let mut plan = b.finish("example".into(), None);
+        // Plan-wide switches the reader knows (TLS, cookies, thresholds...) are set on the result.
+        plan.cookies = false;
+        assert_eq!(plan.labels[0], "home");
+    }
 
     #[test]
     fn labels_and_checks_are_interned_once_in_order() {

@@ -7,7 +7,7 @@ use std::fmt::Display;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CmpOp {
+pub(crate) enum CmpOp {
     Eq,
     Ne,
     Lt,
@@ -20,7 +20,7 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             CmpOp::Eq => "==",
             CmpOp::Ne => "!=",
@@ -49,13 +49,13 @@ impl CmpOp {
     }
 
     /// Compares two values (sizes, a metric against its goal); `contains` reads their text.
-    pub fn holds<T: PartialOrd + Display>(self, left: T, right: T) -> bool {
+    pub(crate) fn holds<T: PartialOrd + Display>(self, left: T, right: T) -> bool {
         self.by(left.partial_cmp(&right), || left.to_string().contains(&right.to_string()))
     }
 
     /// Applies the operator to two rendered operands. Orderings and equality are numeric when both
     /// sides read as numbers (so `10 > 9.5` and `200 == 200.0`), byte-wise on the exact text otherwise.
-    pub fn apply(self, left: &str, right: &str) -> bool {
+    pub(crate) fn apply(self, left: &str, right: &str) -> bool {
         let ord = match (number(left), number(right)) {
             (Some(l), Some(r)) => l.partial_cmp(&r),
             _ => Some(left.cmp(right)),

@@ -44,7 +44,7 @@ impl Problem {
 
 /// Every element, problem and file needed of a plan read by `Plan::inspect_with`, as JSON for
 /// scripts.
-pub fn json(plan: &Path, found: &Inspected) -> String {
+pub(crate) fn json(plan: &Path, found: &Inspected) -> String {
     let report = Report {
         plan: plan.display().to_string(),
         elements: found.elements.as_deref().unwrap_or_default(),
@@ -59,7 +59,7 @@ pub fn json(plan: &Path, found: &Inspected) -> String {
 
 /// A plan read by `Plan::inspect_with`, for people: its elements' table (JMX), what it will do
 /// (with `warnings` of it under its name) and whether it can run.
-pub fn text(found: &Inspected, warnings: impl Fn(&Plan) -> Vec<String>) -> String {
+pub(crate) fn text(found: &Inspected, warnings: impl Fn(&Plan) -> Vec<String>) -> String {
     let mut out = String::new();
     if let Some(elements) = &found.elements {
         out.push_str(&elements_table(elements));
@@ -112,7 +112,7 @@ fn elements_table(elements: &[ElementReport]) -> String {
 
 /// What the plan will do: scenarios, workloads, requests per label, data files, checks;
 /// `warnings` (of the plan as a whole) under its name.
-pub fn describe(p: &Plan, warnings: &[String]) -> String {
+pub(crate) fn describe(p: &Plan, warnings: &[String]) -> String {
     let mut out = format!("Plan: {}\n", p.name);
     for w in warnings {
         let _ = writeln!(out, "{w}");

@@ -8,14 +8,18 @@ use std::path::PathBuf;
 /// line (a missing file) and some have no file (a quick-mode `--url`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Location {
+    /// The plan file (or the file it names) the error is in.
     pub file: Option<PathBuf>,
+    /// The line, from 1.
     pub line: Option<usize>,
+    /// The column, from 1.
     pub column: Option<usize>,
     /// A path to the element, e.g. `scenarios[0].flow[2].request`.
     pub element: Option<String>,
 }
 
 impl Location {
+    /// The whole of a file: no line, no element.
     pub fn file(file: impl Into<PathBuf>) -> Self {
         Location { file: Some(file.into()), ..Default::default() }
     }
@@ -25,6 +29,7 @@ impl Location {
         Location { file: Some(file.into()), line: Some(line), column: Some(column), element: None }
     }
 
+    /// The same place, narrowed to an element.
     pub fn element(mut self, element: impl Into<String>) -> Self {
         self.element = Some(element.into());
         self
@@ -82,8 +87,11 @@ pub enum ErrorKind {
 /// An error in a plan, with the place it was found.
 #[derive(Debug, Clone)]
 pub struct Error {
+    /// What kind of error it is (what a caller branches on).
     pub kind: ErrorKind,
+    /// Where it was found.
     pub location: Location,
+    /// What is wrong, in words.
     pub message: String,
 }
 
@@ -94,6 +102,7 @@ impl Error {
         Error { kind, location, message: message.to_string() }
     }
 
+    /// An [`ErrorKind::Invalid`] error: a value the plan cannot have.
     pub fn invalid(location: Location, message: impl fmt::Display) -> Self {
         Error::new(ErrorKind::Invalid, location, message)
     }
@@ -131,7 +140,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// The closest of `candidates` to `word`, if it is close enough to be a plausible typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))

@@ -16,7 +16,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// A file a plan reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanFile {
+pub(crate) struct PlanFile {
     /// Where the plan's text reaches it: absolute, `.` and `..` applied to the text.
     pub at: PathBuf,
     /// The file it resolves to (every link followed): what is read.
@@ -36,7 +36,7 @@ impl Plan {
     /// The plan file itself first, then every file its loading read (each once, in the order
     /// read), under each name the plan reaches it by. Files that were not there are left out:
     /// elsewhere they are missing just the same.
-    pub fn files_read(&self) -> Vec<PlanFile> {
+    pub(crate) fn files_read(&self) -> Vec<PlanFile> {
         let mut out: Vec<PlanFile> = self.source.iter().map(|s| PlanFile::at(s)).collect();
         let mut add = |f: PlanFile| {
             if !out.iter().any(|o| o.at == f.at) && std::fs::symlink_metadata(&f.real).is_ok() {
@@ -94,7 +94,7 @@ pub(crate) fn common_root<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Path
 /// The files a distributed run sends: the plan and what it reads, under the deepest directory
 /// that holds them all, each at its place relative to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shipment {
+pub(crate) struct Shipment {
     /// The common root on this machine (absolute): an agent reads an absolute name under it
     /// from its copy (see [`crate::confine::moved`]).
     pub root: PathBuf,
@@ -104,7 +104,7 @@ pub struct Shipment {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shipped {
+pub(crate) struct Shipped {
     /// Relative to the root, `/`-separated.
     pub path: String,
     /// What is read.
@@ -116,7 +116,7 @@ impl Shipment {
     /// The plan's files and `extra` ones (the folders of `--ship`), but not those of `never`
     /// (the agents' token). Every file that cannot be read, or is over `cap` bytes, is named in
     /// the refusal, all at once; so are all of them when together they weigh more than `cap`.
-    pub fn new(plan: &Plan, extra: Vec<PlanFile>, never: &[PathBuf], cap: u64) -> Result<Shipment, ShipError> {
+    pub(crate) fn new(plan: &Plan, extra: Vec<PlanFile>, never: &[PathBuf], cap: u64) -> Result<Shipment, ShipError> {
         let files: Vec<PlanFile> = plan.files_read().into_iter().chain(extra).collect();
         let Some(source) = files.first().filter(|_| plan.source.is_some()) else {
             return Err(ShipError::NoPlanFile);
@@ -167,7 +167,7 @@ impl Shipment {
 
 /// Why a plan's files cannot be sent to agents.
 #[derive(Debug, thiserror::Error)]
-pub enum ShipError {
+pub(crate) enum ShipError {
     #[error("a plan read from a file is needed to send it to agents")]
     NoPlanFile,
     #[error("{}: not a UTF-8 name", .0.display())]
@@ -179,7 +179,7 @@ pub enum ShipError {
 
 /// A folder whose files are sent: one `--ship` names, or the plan's own directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Folder {
+pub(crate) enum Folder {
     /// `--ship DIR`: what the user chose to send, so a link leading out of it, or a file that
     /// is no regular file, is refused.
     Chosen,
@@ -201,7 +201,11 @@ pub(crate) fn is_home(dir: &Path) -> bool {
 /// The files under `dir`, each at its place: hidden files and folders, and folders `skip`
 /// names (run directories), stay behind. For [`Folder::Chosen`], a link leading out of `dir`
 /// is refused, as the plan's own links are ([`crate::confine`]), and so is the home directory.
-pub fn files_under(dir: &Path, folder: Folder, skip: impl Fn(&Path) -> bool) -> Result<Vec<PlanFile>, Vec<String>> {
+pub(crate) fn files_under(
+    dir: &Path,
+    folder: Folder,
+    skip: impl Fn(&Path) -> bool,
+) -> Result<Vec<PlanFile>, Vec<String>> {
     let base = PlanDir::new(dir);
     if folder == Folder::Chosen && is_home(dir) {
         return Err(vec![format!(

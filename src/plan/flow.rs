@@ -4,7 +4,7 @@
 //! steps that move data: reading the next row of a data file, setting and writing variables.
 
 use super::condition::Condition;
-pub use super::sampler::after::StopKind;
+pub(crate) use super::sampler::after::StopKind;
 use super::sampler::http::RequestSpec;
 use super::sampler::Sampler;
 use super::template::{Template, VarId};
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Step {
+pub(crate) enum Step {
     /// Steps run one after the other.
     Sequence(Vec<Step>),
     /// One branch is chosen at random per pass, with probability weight / total weight.
@@ -82,7 +82,7 @@ pub enum Step {
 /// user's task) with its own connections, the user's variables, cookies and caches, and what
 /// the branches set stays with the user afterwards, as the plugin shares them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Parallel {
+pub(crate) struct Parallel {
     pub branches: Vec<Vec<Step>>,
     /// "Generate parent sample": one sample under this label for all the branches' requests,
     /// which are then not recorded apart; `None`: each is recorded as its own.
@@ -103,7 +103,7 @@ pub struct Parallel {
 /// among the samples in its scope exceeds its limit (the plugin compares each second's average
 /// as the next second starts, and a second without samples changes nothing).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AutoStop {
+pub(crate) struct AutoStop {
     pub name: String,
     pub limits: Vec<AutoStopLimit>,
     /// The labels of the samples it sees; none: every sample of the run.
@@ -112,7 +112,7 @@ pub struct AutoStop {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct AutoStopLimit {
+pub(crate) struct AutoStopLimit {
     pub on: AutoStopOn,
     /// Milliseconds, or a share of samples (0.5 for 50%).
     pub above: f64,
@@ -121,7 +121,7 @@ pub struct AutoStopLimit {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum AutoStopOn {
+pub(crate) enum AutoStopOn {
     ResponseTime,
     Latency,
     ErrorRate,
@@ -131,7 +131,7 @@ pub enum AutoStopOn {
 /// (the plugin's `FifoMap`), made empty when first named, holding at most `capacity` values
 /// (the property `kg.apc.jmeter.functions.FifoCapacity`, none: no limit).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Fifo {
+pub(crate) struct Fifo {
     pub queue: Template,
     pub action: FifoAction,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -140,7 +140,7 @@ pub struct Fifo {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FifoAction {
+pub(crate) enum FifoAction {
     /// Appends the value, waiting for room in a full queue (the PostProcessor).
     Put(Template),
     /// Takes the oldest value into the variable, waiting up to `timeout_s` seconds for one (none:
@@ -158,7 +158,7 @@ pub enum FifoAction {
 /// entered; empty: no lock) is taken before the steps and released when they end or the user
 /// leaves them in any other way (a stop, `continue`/`break`, the iteration's end).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Critical {
+pub(crate) struct Critical {
     pub lock: Template,
     pub steps: Vec<Step>,
     /// Tells this section's hold apart from another's.
@@ -170,7 +170,7 @@ pub struct Critical {
 /// skipped) is checked when it is entered, before each sample of its steps, and at the end of
 /// each pass.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Runtime {
+pub(crate) struct Runtime {
     pub seconds: Template,
     pub steps: Vec<Step>,
     /// The user's counter slot holding the deadline (microseconds since the run's start).
@@ -179,7 +179,7 @@ pub struct Runtime {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Shuffle {
+pub(crate) struct Shuffle {
     pub branches: Vec<Vec<Step>>,
     /// The user's counter slots: the next position, then the order (one slot per branch).
     #[serde(skip)]
@@ -187,7 +187,7 @@ pub struct Shuffle {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Pick {
+pub(crate) struct Pick {
     /// The loop whose pass number picks.
     #[serde(skip)]
     pub slot: u32,
@@ -215,7 +215,7 @@ pub struct Pick {
 /// the loop resets, not on each pass: `resetLoopCount`); the prefix is read on each pass,
 /// as JMeter's `isDone` does. Pass k reads `prefix` `sep` `start + k`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PickAt {
+pub(crate) struct PickAt {
     pub prefix: Template,
     pub sep: String,
     pub start: Template,
@@ -230,7 +230,7 @@ pub struct PickAt {
 /// JMeter's rule: a number picks that branch (out of range or empty: the first); a name picks
 /// the branch of that name, else the one named `default` (any case), else none.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Switch {
+pub(crate) struct Switch {
     pub value: Template,
     pub branches: Vec<(String, Vec<Step>)>,
     /// Instead of a value, each pass takes the next branch in turn (JMeter's Interleave
@@ -245,7 +245,7 @@ pub struct Switch {
 /// user's passes is furthest below its weight (BlazeMeter's Weighted Switch Controller), its
 /// passes per branch kept in the slots after `slot`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Rotate {
+pub(crate) struct Rotate {
     #[serde(skip)]
     pub slot: u32,
     pub by_user: bool,
@@ -281,7 +281,7 @@ impl Rotate {
 
 impl Switch {
     /// The branch a rendered value picks.
-    pub fn pick(names: &[String], value: &str) -> Option<usize> {
+    pub(crate) fn pick(names: &[String], value: &str) -> Option<usize> {
         if names.is_empty() {
             return None;
         }
@@ -297,7 +297,7 @@ impl Switch {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct UserParams {
+pub(crate) struct UserParams {
     pub names: Vec<String>,
     pub vars: Vec<VarId>,
     pub rows: Vec<Vec<Template>>,
@@ -326,7 +326,7 @@ impl Serialize for UserParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Counter {
+pub(crate) struct Counter {
     pub name: String,
     #[serde(skip)]
     pub var: VarId,
@@ -349,7 +349,7 @@ pub struct Counter {
 /// A number from `min` to `min + range - 1` drawn from `java.util.Random(seed)`, so that a run
 /// gives the same sequence as every other run, and as JMeter (RandomVariableConfig).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SeededRandom {
+pub(crate) struct SeededRandom {
     pub name: String,
     #[serde(skip)]
     pub var: VarId,
@@ -364,7 +364,7 @@ pub struct SeededRandom {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Throughput {
+pub(crate) struct Throughput {
     pub share: ThroughputShare,
     /// Each user keeps its own counts (else all users share them).
     pub per_user: bool,
@@ -375,7 +375,7 @@ pub struct Throughput {
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ThroughputShare {
+pub(crate) enum ThroughputShare {
     /// This percentage of passes, spread evenly (JMeter's "percent executions").
     Percent(f64),
     /// This many passes in all, then never again ("total executions").
@@ -383,14 +383,14 @@ pub enum ThroughputShare {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Branch {
+pub(crate) struct Branch {
     pub weight: f64,
     pub steps: Vec<Step>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Think {
+pub(crate) enum Think {
     Constant(#[serde(with = "super::serde_duration")] Duration),
     /// A Flow Control Action's pause: unlike a timer's wait, one that would outlast the user's
     /// scheduled end waits until that end (JMeter's TestAction, `adjustDelay` to the end time).
@@ -452,7 +452,7 @@ pub enum Think {
 
 /// A Synchronizing Timer: how many users make a batch and how long one waits for it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SyncSpec {
+pub(crate) struct SyncSpec {
     /// The element's name, for messages.
     pub name: String,
     /// Users per batch; 0: the number of users of the thread group (JMeter's `groupSize` 0).
@@ -466,7 +466,7 @@ pub struct SyncSpec {
 /// The kinds of random timer: how a delay and a range make a think time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TimerKind {
+pub(crate) enum TimerKind {
     Constant,
     Uniform,
     Gaussian,
@@ -477,7 +477,7 @@ pub enum TimerKind {
 /// renders them; as JMeter's `getPropertyAsLong`/`getPropertyAsDouble`, a value that is not a
 /// number is 0 (the delay must be a whole number of ms).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimerExpr {
+pub(crate) struct TimerExpr {
     pub kind: TimerKind,
     pub delay: Template,
     pub range: Template,
@@ -485,7 +485,7 @@ pub struct TimerExpr {
 
 impl TimerKind {
     /// The think time of a delay (ms, whole) and a range (ms), as the timer of this kind.
-    pub fn think(self, delay_ms: i64, range_ms: f64) -> Think {
+    pub(crate) fn think(self, delay_ms: i64, range_ms: f64) -> Think {
         let ms = |v: f64| Duration::from_secs_f64((v.max(0.0) / 1000.0).min(super::MAX_DURATION.as_secs_f64()));
         let delay = delay_ms as f64;
         let range = if range_ms.is_finite() { range_ms } else { 0.0 };
@@ -524,7 +524,7 @@ impl Think {
     }
 
     /// One think time, drawn with `rng`.
-    pub fn draw(&self, rng: &mut impl rand::Rng) -> Duration {
+    pub(crate) fn draw(&self, rng: &mut impl rand::Rng) -> Duration {
         match *self {
             Think::Constant(d) | Think::Pause(d) => d,
             Think::Uniform { min, max } => {
@@ -571,7 +571,7 @@ impl Think {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Assign {
+pub(crate) struct Assign {
     #[serde(skip)]
     pub var: VarId,
     pub name: String,
@@ -590,7 +590,7 @@ fn redact_if_secret_name<S: Serializer>(v: &(String, Template), s: S) -> Result<
 /// Runs `steps` while the count is not reached and the condition holds (either may be absent,
 /// not both).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Loop {
+pub(crate) struct Loop {
     pub count: Option<Template>,
     #[serde(rename = "while", serialize_with = "condition_source")]
     pub condition: Option<Cond>,
@@ -611,13 +611,13 @@ pub struct Loop {
 /// Where a loop keeps its pass index: JMeter 5's `IteratingController.updateIterationIndex`,
 /// `offset + k` on pass k; `offset` before the first pass and once the loop has ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LoopIndex {
+pub(crate) struct LoopIndex {
     pub var: VarId,
     pub offset: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct If {
+pub(crate) struct If {
     #[serde(serialize_with = "cond_source")]
     pub condition: Cond,
     pub then: Vec<Step>,
@@ -626,7 +626,7 @@ pub struct If {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Once {
+pub(crate) struct Once {
     pub steps: Vec<Step>,
     /// Runs again on the first pass each time the loop around it starts (JMeter's Once Only
     /// Controller under a looping controller); otherwise once per user.
@@ -636,7 +636,7 @@ pub struct Once {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Group {
+pub(crate) struct Group {
     pub label: LabelId,
     /// Only the group's sample is recorded (JMeter's "generate parent sample").
     pub parent: bool,
@@ -649,14 +649,14 @@ pub struct Group {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Write {
+pub(crate) struct Write {
     pub writer: usize,
     pub values: Vec<Template>,
 }
 
 /// A condition with its source text (for messages and the resolved plan).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cond {
+pub(crate) struct Cond {
     pub src: String,
     pub expr: Condition<Template>,
 }

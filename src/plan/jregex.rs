@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 
 /// A compiled pattern and its source text.
 #[derive(Debug, Clone)]
-pub enum Pattern {
+pub(crate) enum Pattern {
     Plain(regex::Regex),
     /// Look-around or backreferences: a backtracking engine.
     Fancy(fancy_regex::Regex),
@@ -46,7 +46,7 @@ impl Pattern {
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Pattern::Plain(r) => r.as_str(),
             Pattern::Fancy(r) => r.as_str(),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 /// The managers in a sampler's scope (JMeter takes the innermost of each kind).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Managers {
+pub(crate) struct Managers {
     /// The HTTP Cache Manager: an index into [`PlanManagers::caches`].
     pub cache: Option<u32>,
     pub auth: Option<Arc<AuthSpec>>,
@@ -26,14 +26,14 @@ pub struct Managers {
 }
 
 impl Managers {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.cache.is_none() && self.auth.is_none() && self.dns.is_none()
     }
 }
 
 /// What a plan's users keep between requests and clear as iterations start.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PlanManagers {
+pub(crate) struct PlanManagers {
     /// Every HTTP Cache Manager, each a cache per user.
     pub caches: Vec<CacheSpec>,
     /// Every Cookie Manager (JMX): its policy and the cookies it defines.
@@ -48,14 +48,14 @@ pub struct PlanManagers {
 
 impl PlanManagers {
     /// Whether anything is cleared as an iteration starts.
-    pub fn clears(&self) -> bool {
+    pub(crate) fn clears(&self) -> bool {
         self.clear_cookies.contains(&true) || self.clear_dns || self.caches.iter().any(|c| c.clear_each_iteration)
     }
 }
 
 /// An HTTP Cache Manager (JMeter's `CacheManager`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct CacheSpec {
+pub(crate) struct CacheSpec {
     /// A response fresh by `Expires` / `Cache-Control: max-age` is not requested again.
     pub use_expires: bool,
     /// The most entries a user's cache holds.
@@ -66,7 +66,7 @@ pub struct CacheSpec {
 /// A Cookie Manager: its policy and its own cookies, which its samplers send (unless the jar
 /// holds one of the same name from a response).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CookieSpec {
+pub(crate) struct CookieSpec {
     pub policy: CookiePolicy,
     pub cookies: Vec<UserCookie>,
 }
@@ -85,7 +85,7 @@ impl PlanManagers {
 
 /// The Cookie Manager's policy (HC4CookieHandler's cookie specs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum CookiePolicy {
+pub(crate) enum CookiePolicy {
     /// `standard` (RFC 6265, lax dates), and the policies that send the same header.
     #[default]
     Standard,
@@ -97,7 +97,7 @@ pub enum CookiePolicy {
 
 /// A cookie the Cookie Manager defines.
 #[derive(Debug, Clone, PartialEq)]
-pub struct UserCookie {
+pub(crate) struct UserCookie {
     pub name: String,
     pub value: Template,
     pub domain: String,
@@ -109,14 +109,14 @@ pub struct UserCookie {
 
 /// An HTTP Authorization Manager (JMeter's `AuthManager`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AuthSpec {
+pub(crate) struct AuthSpec {
     /// In the manager's order: the first whose base URL starts the request's URL applies.
     pub entries: Vec<AuthEntry>,
 }
 
 /// One row of an Authorization Manager.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AuthEntry {
+pub(crate) struct AuthEntry {
     pub url: Template,
     pub user: Template,
     pub password: Template,
@@ -147,7 +147,7 @@ pub(crate) fn basic_credentials(user: &str, password: &str, domain: &str) -> Str
 
 /// A DNS Cache Manager's static hosts table (JMeter's `DNSCacheManager.hosts`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct DnsSpec {
+pub(crate) struct DnsSpec {
     /// (name, addresses); a name with no usable address resolves to nothing.
     pub hosts: Vec<(String, Vec<IpAddr>)>,
 }
@@ -156,7 +156,7 @@ impl DnsSpec {
     /// The table's addresses for `host`, or `None` when the table does not name it. As
     /// JMeter's DNSCacheManager: the name is found ignoring case, its addresses only under the
     /// exact spelling (otherwise none: the host does not resolve).
-    pub fn lookup(&self, host: &str) -> Option<&[IpAddr]> {
+    pub(crate) fn lookup(&self, host: &str) -> Option<&[IpAddr]> {
         if !self.hosts.iter().any(|(n, _)| n.eq_ignore_ascii_case(host)) {
             return None;
         }

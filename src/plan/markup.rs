@@ -11,7 +11,7 @@ use sxd_xpath::nodeset::Node;
 
 /// An XPath query and how the body it reads is parsed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct XPathExpr {
+pub(crate) struct XPathExpr {
     pub src: String,
     /// Parse the body as HTML, forgiving what is not well-formed (JMeter's "Use Tidy").
     pub tolerant: bool,
@@ -24,7 +24,7 @@ pub struct XPathExpr {
 /// What an XPath query gave: node values (an element's `None` where JMeter's is null: its
 /// first child is not text) or a single string, number or boolean.
 #[derive(Debug, PartialEq)]
-pub enum XPathResult {
+pub(crate) enum XPathResult {
     Nodes(Vec<Option<String>>),
     Boolean(bool),
     Other(String),
@@ -32,14 +32,14 @@ pub enum XPathResult {
 
 impl XPathExpr {
     /// The query, or why it is not XPath 1.0.
-    pub fn new(src: &str, tolerant: bool, namespaces: bool, fragment: bool) -> Result<XPathExpr, MarkupError> {
+    pub(crate) fn new(src: &str, tolerant: bool, namespaces: bool, fragment: bool) -> Result<XPathExpr, MarkupError> {
         compile(src)?;
         Ok(XPathExpr { src: src.to_string(), tolerant, namespaces, fragment })
     }
 
     /// Evaluates the query on a body; the error is what JMeter reports (a body that does not
     /// parse, a query that does not evaluate).
-    pub fn eval(&self, body: &str) -> Result<XPathResult, MarkupError> {
+    pub(crate) fn eval(&self, body: &str) -> Result<XPathResult, MarkupError> {
         let package = sxd_document::Package::new();
         let doc = package.as_document();
         let mut ns = Vec::new();
@@ -95,7 +95,7 @@ fn compile(src: &str) -> Result<sxd_xpath::XPath, MarkupError> {
 /// An XPath query or CSS selector that does not read, or a body an XPath query cannot be
 /// evaluated on; each says it as JMeter's log and failure messages do.
 #[derive(Debug, thiserror::Error)]
-pub enum MarkupError {
+pub(crate) enum MarkupError {
     #[error("invalid XPath `{src}`: {error:?}")]
     XPath { src: String, error: sxd_xpath::ParserError },
     #[error("invalid XPath `{0}`: it is empty")]
@@ -302,7 +302,7 @@ fn write_element(e: dom::Element<'_>, out: &mut String) {
 /// A CSS selector and what to take from each element it selects (JMeter's CSS Selector
 /// Extractor).
 #[derive(Debug, Clone)]
-pub struct CssExpr {
+pub(crate) struct CssExpr {
     pub src: String,
     selector: scraper::Selector,
     /// The attribute to take; blank: the element's text.
@@ -360,7 +360,7 @@ const BLOCKS: &[&str] = &[
 ];
 
 impl CssExpr {
-    pub fn new(src: &str, attribute: &str, jodd: bool) -> Result<CssExpr, MarkupError> {
+    pub(crate) fn new(src: &str, attribute: &str, jodd: bool) -> Result<CssExpr, MarkupError> {
         // The parser's error borrows `src`: its text is kept.
         let selector = scraper::Selector::parse(src)
             .map_err(|e| MarkupError::Css { src: src.to_string(), reason: e.to_string() })?;
@@ -368,7 +368,7 @@ impl CssExpr {
     }
 
     /// The value of each element selected, in document order.
-    pub fn values(&self, body: &str) -> Vec<String> {
+    pub(crate) fn values(&self, body: &str) -> Vec<String> {
         let html = scraper::Html::parse_document(body);
         html.select(&self.selector)
             .map(|el| {

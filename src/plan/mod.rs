@@ -1,55 +1,55 @@
 //! The one in-memory model of a load test, and its readers. A [`Plan`] holds scenarios; a
-//! [`Scenario`] holds a [`Workload`] (how much) and a flow of [`Step`]s (what each user does).
+//! `Scenario` holds a `Workload` (how much) and a flow of `Step`s (what each user does).
 //! YAML plans, JMX plans and the CLI's quick mode all become a `Plan`, each reader translating
-//! its format into calls on the plan builder ([`build::Builder`]); nothing downstream knows
-//! which. Request URLs are split by [`resolve_url`], comparison
-//! operators in [`compare`], thresholds in [`threshold`].
+//! its format into calls on the plan builder (`build::Builder`); nothing downstream knows
+//! which. Request URLs are split by `resolve_url`, comparison
+//! operators in `compare`, thresholds in `threshold`.
 
-pub mod accesslog;
-pub mod anchor;
-pub mod build;
-pub mod compare;
+pub(crate) mod accesslog;
+pub(crate) mod anchor;
+pub(crate) mod build;
+pub(crate) mod compare;
 pub(crate) mod condition;
-pub mod csv_data;
-pub mod describe;
-pub mod error;
-pub mod files;
-pub mod flow;
+pub(crate) mod csv_data;
+pub(crate) mod describe;
+pub(crate) mod error;
+pub(crate) mod files;
+pub(crate) mod flow;
 pub(crate) mod java_uri;
-pub mod jmx;
-pub mod jregex;
+pub(crate) mod jmx;
+pub(crate) mod jregex;
 // The JSONPath engine the interpreter's `JsonPath` shares with the JSON Extractor and Assertion.
-pub use crate::script::jsonpath;
-pub mod managers;
-pub mod markup;
-pub mod process;
-pub mod properties;
+pub(crate) use crate::script::jsonpath;
+pub(crate) mod managers;
+pub(crate) mod markup;
+pub(crate) mod process;
+pub(crate) mod properties;
 mod quick;
-pub mod sampler;
-pub mod script_host;
-pub mod template;
-pub mod threshold;
-pub mod timing;
+pub(crate) mod sampler;
+pub(crate) mod script_host;
+pub(crate) mod template;
+pub(crate) mod threshold;
+pub(crate) mod timing;
 mod url;
-pub mod workload;
+pub(crate) mod workload;
 mod yaml;
 
-pub use quick::{validate_method, MethodError, QuickPlan, QUICK_BODY};
-pub use sampler::http::gzip;
+pub use quick::QuickPlan;
+pub(crate) use quick::{validate_method, QUICK_BODY};
+pub(crate) use sampler::http::gzip;
 pub(crate) use url::compile_url;
+pub(crate) use url::resolve_url;
 #[cfg(test)]
 use url::url_path_start;
-pub use url::{resolve_url, UrlError};
-pub use yaml::{parse_duration, parse_size, MAX_DURATION};
+pub(crate) use yaml::{parse_duration, MAX_DURATION};
 
 pub use error::{Error, ErrorKind, Location};
-pub use flow::{Branch, Step, Think};
-pub use sampler::http::{
+pub(crate) use flow::{Branch, Step, Think};
+pub(crate) use sampler::http::{
     Body, Check, CheckId, CheckTest, ExtractSource, Extractor, Field, HttpVersion, RequestSpec, Target,
 };
-pub use sampler::Sampler;
-pub use template::{Template, VarId, VarTable};
-pub use workload::{
+pub(crate) use template::{Template, VarId, VarTable};
+pub(crate) use workload::{
     ArrivalProcess, Arrivals, ClosedWorkload, OpenWorkload, Overrides, ShapedWorkload, Shaper, Stage, Times, Workload,
 };
 
@@ -58,102 +58,105 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A dense index into [`Plan::labels`], fixed at load time so the hot path never hashes names.
+/// A dense index into `Plan::labels`, fixed at load time so the hot path never hashes names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct LabelId(pub u32);
 
 impl LabelId {
+    /// The index into the label names.
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
+/// A load test, read and checked: the one model both readers (YAML, JMX) and quick mode produce,
+/// and the only input of a run. Opaque outside the crate: load it, run it, write it back as YAML.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
-    pub name: String,
+    pub(crate) name: String,
     /// The file the plan was read from; `None` in quick mode.
-    pub source: Option<PathBuf>,
+    pub(crate) source: Option<PathBuf>,
     /// Reporting names, indexed by [`LabelId`], in the order they first appear in the plan
     /// (in `meta.json`, not repeated in the resolved plan).
     #[serde(skip)]
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
     /// Labels whose name holds `${...}`: rendered for each sample, as JMeter renders a
     /// sampler's name (see `record::RunLabels`).
     #[serde(skip)]
-    pub label_templates: Vec<(LabelId, Template)>,
-    pub scenarios: Vec<Scenario>,
+    pub(crate) label_templates: Vec<(LabelId, Template)>,
+    pub(crate) scenarios: Vec<Scenario>,
     /// Every variable the plan's templates use, with initial values.
     #[serde(skip)]
-    pub vars: VarTable,
+    pub(crate) vars: VarTable,
     #[serde(skip)]
-    pub global_counters: u32,
+    pub(crate) global_counters: u32,
     #[serde(skip)]
-    pub user_counters: u32,
+    pub(crate) user_counters: u32,
     /// Data files (CSV feeders), indexed by `Step::Feed`.
-    pub data: Vec<DataSpec>,
+    pub(crate) data: Vec<DataSpec>,
     /// Files that `write` steps append to, indexed by `flow::Write::writer`.
-    pub writers: Vec<WriterSpec>,
+    pub(crate) writers: Vec<WriterSpec>,
     /// Per-sample results files (JMeter's JTL CSV), from a JMX plan's listeners or `--jtl`.
-    pub result_files: Vec<PathBuf>,
+    pub(crate) result_files: Vec<PathBuf>,
     /// Check messages, indexed by [`CheckId`].
-    pub checks: Vec<String>,
-    pub tls: TlsOptions,
+    pub(crate) checks: Vec<String>,
+    pub(crate) tls: TlsOptions,
     /// Each user keeps a cookie jar (RFC 6265), as a JMeter thread with a Cookie Manager.
-    pub cookies: bool,
+    pub(crate) cookies: bool,
     /// JMeter's HTTP managers: caches, the cookie policy and cookies, what iterations clear.
     #[serde(skip)]
-    pub managers: managers::PlanManagers,
+    pub(crate) managers: managers::PlanManagers,
     /// Per-user state slots the flows need: loop counters, once-flags, open groups.
     #[serde(skip)]
-    pub slots: Slots,
+    pub(crate) slots: Slots,
     /// Rate schedules shared by every user (Throughput Shaping Timers), by `Think::Shaped` slot.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub shapers: Vec<workload::Shaper>,
+    pub(crate) shapers: Vec<workload::Shaper>,
     /// Arrival schedules shared by the users of a thread group (Precise Throughput Timers), by
     /// `Think::Precise` slot.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub arrivals: Vec<workload::Arrivals>,
+    pub(crate) arrivals: Vec<workload::Arrivals>,
     /// Timers whose values are known only while the test runs, by `Think::Timed` slot.
     #[serde(skip)]
-    pub timers: Vec<flow::TimerExpr>,
+    pub(crate) timers: Vec<flow::TimerExpr>,
     /// Synchronizing Timers' barriers, by `Think::Sync` slot.
     #[serde(skip)]
-    pub syncs: Vec<flow::SyncSpec>,
+    pub(crate) syncs: Vec<flow::SyncSpec>,
     /// A variable the engine sets to `true`/`false` after each request, by its outcome
     /// (JMeter's `${JMeterThread.last_sample_ok}`).
     #[serde(skip)]
-    pub last_ok: Option<VarId>,
+    pub(crate) last_ok: Option<VarId>,
     /// The scenarios of a phase run one after another, in plan order, instead of together
     /// (JMeter's "Run Thread Groups consecutively").
-    pub consecutive: bool,
+    pub(crate) consecutive: bool,
     /// JMeter's bandwidth emulation (`httpclient.socket.http[s].cps`).
     #[serde(skip)]
-    pub bandwidth: Bandwidth,
+    pub(crate) bandwidth: Bandwidth,
     /// Pass/fail goals judged when the run ends (`stampede run` exits 1 when one fails).
     #[serde(serialize_with = "serialize_thresholds", skip_serializing_if = "Vec::is_empty")]
-    pub thresholds: Vec<threshold::Threshold>,
+    pub(crate) thresholds: Vec<threshold::Threshold>,
     /// Conditions that end the run early when they hold second after second (`stop_on:`,
     /// `--stop-on`); the run then exits as a failed goal does.
     #[serde(serialize_with = "serialize_stop_on", skip_serializing_if = "Vec::is_empty")]
-    pub stop_on: Vec<threshold::StopOn>,
+    pub(crate) stop_on: Vec<threshold::StopOn>,
     /// Values masked wherever they appear in what stampede writes (see [`crate::redact`]).
     #[serde(skip)]
-    pub secrets: crate::redact::Secrets,
+    pub(crate) secrets: crate::redact::Secrets,
     /// What functions evaluated while the plan loaded logged (`__log`, `log.info` in a
     /// `__groovy`), secrets masked: a run hands them to its outputs first (`scripts.log`),
     /// `check` prints them.
     #[serde(skip)]
-    pub load_log: Vec<String>,
+    pub(crate) load_log: Vec<String>,
     /// jp@gc AutoStop Listeners: limits that stop the test.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub autostops: Vec<flow::AutoStop>,
+    pub(crate) autostops: Vec<flow::AutoStop>,
     /// Which response headers tell the upstream's own time (`defaults.timing_headers`, the JMX
     /// property `stampede.timing_headers`, then the gateways' own).
     #[serde(skip_serializing_if = "timing::TimingHeaders::is_builtin")]
-    pub timing_headers: timing::TimingHeaders,
+    pub(crate) timing_headers: timing::TimingHeaders,
     /// The files its loading named and read (see [`Plan::files_read`]).
     #[serde(skip)]
-    pub reads: crate::confine::Reads,
+    pub(crate) reads: crate::confine::Reads,
 }
 
 fn serialize_stop_on<S: serde::Serializer>(t: &[threshold::StopOn], s: S) -> Result<S::Ok, S::Error> {
@@ -165,7 +168,7 @@ fn serialize_thresholds<S: serde::Serializer>(t: &[threshold::Threshold], s: S) 
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Slots {
+pub(crate) struct Slots {
     pub loops: u32,
     pub once: u32,
     pub groups: u32,
@@ -175,7 +178,7 @@ pub struct Slots {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     pub name: String,
     pub workload: Workload,
     /// Closed model: an iteration starts at most once per this period (the user waits out the
@@ -202,7 +205,7 @@ impl Scenario {
 /// The order scenarios run in (JMeter's setUp and tearDown thread groups).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Phase {
+pub(crate) enum Phase {
     Setup,
     #[default]
     Main,
@@ -212,7 +215,7 @@ pub enum Phase {
 /// Which rows of a data file a part of a run owns (`--data split`): the plan knows only the
 /// rule, the run gives it (a segment's, which the plan must not depend on).
 #[derive(Clone)]
-pub struct RowSplit(pub std::sync::Arc<dyn Fn(u64) -> bool + Send + Sync>);
+pub(crate) struct RowSplit(pub std::sync::Arc<dyn Fn(u64) -> bool + Send + Sync>);
 
 impl std::fmt::Debug for RowSplit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -223,7 +226,7 @@ impl std::fmt::Debug for RowSplit {
 /// A data file: rows read in order into variables, one row per `Feed` step. The rows are read
 /// from the file as users take them (see `csv_data`): a plan holds none.
 #[derive(Debug, Clone, Serialize)]
-pub struct DataSpec {
+pub(crate) struct DataSpec {
     pub path: PathBuf,
     pub names: Vec<String>,
     #[serde(skip)]
@@ -249,7 +252,12 @@ pub struct DataSpec {
 
 impl DataSpec {
     /// A data file; its columns become variables the plan assigns while running.
-    pub fn new(file: std::sync::Arc<csv_data::DataFile>, share: Share, on_eof: OnEof, vars: &mut VarTable) -> DataSpec {
+    pub(crate) fn new(
+        file: std::sync::Arc<csv_data::DataFile>,
+        share: Share,
+        on_eof: OnEof,
+        vars: &mut VarTable,
+    ) -> DataSpec {
         let columns = file.names().iter().map(|n| vars.assign(n)).collect();
         DataSpec {
             path: file.path().to_path_buf(),
@@ -265,7 +273,7 @@ impl DataSpec {
     }
 
     /// Whether this part reads row `k` of a pass.
-    pub fn owns(&self, k: u64) -> bool {
+    pub(crate) fn owns(&self, k: u64) -> bool {
         self.split.as_ref().is_none_or(|s| (s.0)(k))
     }
 }
@@ -273,7 +281,7 @@ impl DataSpec {
 /// Who shares a data file's cursor (JMeter's CSV Data Set "sharing mode").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Share {
+pub(crate) enum Share {
     /// One cursor for every user of every scenario: each row goes to one user.
     All,
     /// One cursor per scenario.
@@ -285,7 +293,7 @@ pub enum Share {
 /// What happens when a data file runs out of rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OnEof {
+pub(crate) enum OnEof {
     /// Start again from the first row.
     Recycle,
     /// The user stops (in the open model, the scenario stops starting iterations).
@@ -298,7 +306,7 @@ pub enum OnEof {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct WriterSpec {
+pub(crate) struct WriterSpec {
     pub path: PathBuf,
     /// Written first when the file is new or empty.
     pub header: Option<Vec<String>>,
@@ -307,7 +315,7 @@ pub struct WriterSpec {
 /// TLS settings for every HTTPS request of the plan. Files are read and checked when the plan
 /// loads; the PEM text is kept for the engine, which parses it (`engine::tls`).
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct TlsOptions {
+pub(crate) struct TlsOptions {
     /// Accept any server certificate (self-signed test servers). Off by default.
     pub insecure: bool,
     /// Extra trusted authorities, besides the Mozilla roots.
@@ -365,7 +373,7 @@ fn pem_certificates(setting: &str, pem: &[u8]) -> Result<(), TlsFileError> {
 
 /// Connection and request settings that apply unless a request says otherwise.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Defaults {
+pub(crate) struct Defaults {
     pub base_url: Option<String>,
     pub headers: Vec<(String, Template)>,
     pub connect_timeout: Duration,
@@ -400,7 +408,7 @@ impl Default for Defaults {
 /// JMeter's HttpClient 4 reads them once, as its class is loaded by the run's first HTTP sample,
 /// so a setUp thread group's script may still set them; the engine reads them then too.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Bandwidth {
+pub(crate) struct Bandwidth {
     /// The values of `-J`, `-p` and user.properties when the plan loaded: `[http, https]`.
     pub loaded: [u32; 2],
     /// A script or function of the plan may set properties while it runs: the values are read
@@ -413,7 +421,7 @@ impl Bandwidth {
 
     /// A property's value as JMeter's `getPropDefault(name, 0)` reads an int: trimmed, and 0
     /// when it is no number (or negative: no emulation).
-    pub fn cps(value: Option<&str>) -> u32 {
+    pub(crate) fn cps(value: Option<&str>) -> u32 {
         value.and_then(|v| v.trim().parse::<i32>().ok()).map_or(0, |n| n.max(0) as u32)
     }
 }
@@ -440,7 +448,7 @@ pub struct LoadOptions {
 /// What reading a plan file found (`stampede check`): the plan or the error `run` gives, every
 /// problem apart, for a `.jmx` every element, and the files a run needs that cannot be read now.
 #[derive(Debug)]
-pub struct Inspected {
+pub(crate) struct Inspected {
     pub plan: Result<Plan, Error>,
     pub elements: Option<Vec<jmx::ElementReport>>,
     pub problems: Vec<Error>,
@@ -453,8 +461,9 @@ pub struct Inspected {
 /// A plan and, for a `.jmx`, what became of each of its elements.
 #[derive(Debug, Clone)]
 pub struct Loaded {
+    /// The plan.
     pub plan: Plan,
-    pub elements: Option<Vec<jmx::ElementReport>>,
+    pub(crate) elements: Option<Vec<jmx::ElementReport>>,
 }
 
 impl Plan {
@@ -463,7 +472,7 @@ impl Plan {
     /// samples are one row, as JMeter's listeners count one name once) or none names (a redirect
     /// hop, a name rendered at run time). Empty for a plan of one scenario: its series stay as
     /// they were, with no tag that says nothing.
-    pub fn label_scenarios(&self) -> Vec<Option<String>> {
+    pub(crate) fn label_scenarios(&self) -> Vec<Option<String>> {
         let plan = self;
         if plan.scenarios.len() < 2 {
             return Vec::new();
@@ -500,7 +509,7 @@ impl Plan {
 
     /// Reads a plan file to the end whatever it finds (`stampede check`): the plan, or every
     /// problem it has; for a `.jmx`, every element with its status.
-    pub fn inspect_with(path: &Path, opts: &LoadOptions) -> Inspected {
+    pub(crate) fn inspect_with(path: &Path, opts: &LoadOptions) -> Inspected {
         let (mut out, reads) = crate::confine::recording(|| Plan::inspect_unrecorded(path, opts));
         if let Ok(plan) = &mut out.plan {
             plan.reads = reads;
@@ -635,12 +644,13 @@ impl Plan {
         }
     }
 
+    /// The name of label `id`.
     pub fn label(&self, id: LabelId) -> &str {
         &self.labels[id.index()]
     }
 
     /// An empty plan to fill in (readers use it).
-    pub fn new(name: String, source: Option<PathBuf>) -> Plan {
+    pub(crate) fn new(name: String, source: Option<PathBuf>) -> Plan {
         Plan {
             name,
             source,
@@ -704,7 +714,7 @@ fn scrub_strings(v: &mut serde_json::Value, secrets: &crate::redact::Secrets) {
 
 /// Interns label names into dense [`LabelId`]s while a plan is built.
 #[derive(Debug, Default, Clone)]
-pub struct Labels {
+pub(crate) struct Labels {
     names: Vec<String>,
     index: HashMap<String, LabelId>,
 }
@@ -721,7 +731,7 @@ impl Labels {
     }
 
     /// The names interned so far, indexed by [`LabelId`].
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
@@ -771,7 +781,7 @@ mod tests {
         };
         let mut plan = Plan::load_with(&path, &opts).unwrap().plan;
         plan.fold_constants();
-        let Step::Sample(Sampler::Http(r)) = &plan.scenarios[0].flow[0] else { panic!("a request") };
+        let Step::Sample(sampler::Sampler::Http(r)) = &plan.scenarios[0].flow[0] else { panic!("a request") };
         let sent = r.path.as_const().unwrap();
         assert_eq!(sent, "/x?a=pw-from-variable&b=tok-from-property&c=value-from-set", "sent as given");
         assert_eq!(plan.secrets.scrub(sent), "/x?a=***&b=***&c=***");

@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OsProcess {
+pub(crate) struct OsProcess {
     /// The program, found on `PATH` as Java's ProcessBuilder finds it.
     pub command: Template,
     /// Each argument's value, one word each (no shell). Shown by count only: they may hold

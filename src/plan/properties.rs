@@ -4,7 +4,7 @@
 /// Reads a Java properties file: `key=value`, `key: value` or `key value` lines, `#` and `!`
 /// comments, a trailing `\` continuing a line, and the usual escapes. Hand-written: JMeter's
 /// property files need only this much, and no crate is worth a dependency for it.
-pub fn parse(text: &str) -> Vec<(String, String)> {
+pub(crate) fn parse(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut logical = String::new();
     for line in text.lines() {
@@ -74,7 +74,7 @@ fn unescape(c: char) -> char {
 /// order, then those already resolved (set as they are, an empty one kept as ""), then `-J`'s,
 /// where `-Jname=` removes the property ("Removing JMeter property": `__P` then reads its
 /// default, where one set to "" in a properties file reads "").
-pub fn resolve(
+pub(crate) fn resolve(
     files: &[std::path::PathBuf],
     resolved: &[(String, String)],
     given: &[(String, String)],
@@ -97,7 +97,7 @@ pub fn resolve(
 /// A properties file (`-p`, `-q`) that cannot be read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read properties file {}: {source}", path.display())]
-pub struct PropertiesError {
+pub(crate) struct PropertiesError {
     path: std::path::PathBuf,
     source: std::io::Error,
 }

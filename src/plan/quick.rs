@@ -7,25 +7,39 @@ use crate::plan::sampler::Sampler;
 /// Why a method cannot be sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not an HTTP method")]
-pub struct MethodError(String);
+pub(crate) struct MethodError(String);
 
 /// Everything `stampede run --url ...` can say; becomes a one-scenario, one-request [`Plan`].
 #[derive(Debug, Clone, Default)]
 pub struct QuickPlan {
+    /// The URL every request goes to (`--url`).
     pub url: String,
+    /// The method (`-X`); GET, or POST with a body.
     pub method: Option<String>,
+    /// The request body (`-d`).
     pub body: Option<String>,
+    /// Request headers, `Name: value` each (`-H`).
     pub headers: Vec<String>,
+    /// Closed model: this many users (`-u`).
     pub users: Option<u32>,
+    /// Open model: arrivals a second (`--rate`).
     pub rate: Option<f64>,
+    /// Open model: the most users the arrivals may use at once (`--max-users`).
     pub max_users: Option<u32>,
+    /// How long the load lasts (`--duration`).
     pub duration: Option<Duration>,
+    /// How many iterations each user runs (`-n`).
     pub iterations: Option<u64>,
+    /// How long the users take to start (`--ramp-up`).
     pub ramp_up: Option<Duration>,
+    /// Whether connections are kept alive between requests.
     pub keep_alive: bool,
-    pub http_version: Option<HttpVersion>,
+    pub(crate) http_version: Option<HttpVersion>,
+    /// How long a request may take in all (`--timeout`).
     pub timeout: Option<Duration>,
+    /// How long connecting may take (`--connect-timeout`).
     pub connect_timeout: Option<Duration>,
+    /// Whether to ask for a gzip-compressed response.
     pub gzip: bool,
 }
 
@@ -38,6 +52,7 @@ impl QuickPlan {
         })
     }
 
+    /// The plan these options describe: one scenario of one request.
     pub fn into_plan(self) -> Result<Plan, Error> {
         let loc = || Location::default().element("--url");
         let (target, path) = resolve_url(&self.url, None).map_err(|m| Error::invalid(loc(), m))?;
@@ -91,7 +106,7 @@ impl QuickPlan {
     /// The same plan as a YAML plan file, which [`Plan::load`] reads into the plan
     /// [`QuickPlan::into_plan`] makes: what a run on agents ships (they load a plan file, as for
     /// any plan). Text stays literal: `${` is escaped as a YAML plan escapes it, and the body is
-    /// a file of its own beside the plan ([`QUICK_BODY`], sent byte for byte), given back here.
+    /// a file of its own beside the plan (`QUICK_BODY`, sent byte for byte), given back here.
     pub fn to_yaml(&self) -> Result<(String, Option<Vec<u8>>), Error> {
         // Checked as `into_plan` checks it, and its choices (method, label, users) taken from it.
         let plan = self.clone().into_plan()?;
@@ -157,7 +172,7 @@ impl QuickPlan {
 }
 
 /// The file name of quick mode's body beside the plan [`QuickPlan::to_yaml`] makes.
-pub const QUICK_BODY: &str = "quick-body";
+pub(crate) const QUICK_BODY: &str = "quick-body";
 
 fn quick_workload(
     users: &Option<u32>,
@@ -220,7 +235,7 @@ fn quick_workload(
 }
 
 /// Upper-cases a method and checks it is an HTTP token.
-pub fn validate_method(m: &str) -> Result<String, MethodError> {
+pub(crate) fn validate_method(m: &str) -> Result<String, MethodError> {
     let up = m.trim().to_ascii_uppercase();
     if up.is_empty() || !up.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
         return Err(MethodError(m.to_string()));

@@ -25,7 +25,7 @@ pub const PROPS: HostRef = HostRef(1);
 /// `log`: the script's logger.
 pub const LOG: HostRef = HostRef(2);
 /// `OUT`: standard output.
-pub const OUT: HostRef = HostRef(3);
+pub(crate) const OUT: HostRef = HostRef(3);
 /// `ctx`: the user's context.
 pub const CTX: HostRef = HostRef(4);
 /// The first reference an element may give its own objects (`prev`, `sampler`, ...).
@@ -64,7 +64,7 @@ pub(crate) const DEFAULT_LEVEL: Level = Level::Info;
 
 /// Calls a method of one of the shared objects; `None` when `target` is not one of them (the
 /// element's own objects), so the caller dispatches it further.
-pub fn call_shared<S: Scope>(
+pub(crate) fn call_shared<S: Scope>(
     scope: &mut S,
     target: HostRef,
     method: &str,
@@ -88,7 +88,7 @@ pub fn call_shared<S: Scope>(
 /// `crate::redact`) masked wherever they appear, as `log.info(vars.get("token"))` would print
 /// them bare, and `crate::redact::text`'s rules (`name=value`, JSON fields, URLs). Values
 /// shorter than `Secrets::MIN_LEN` are not looked for.
-pub fn scrub<S: Scope + ?Sized>(scope: &S, text: &str) -> String {
+pub(crate) fn scrub<S: Scope + ?Sized>(scope: &S, text: &str) -> String {
     let mut secrets = crate::redact::Secrets::default();
     for (name, value) in scope.var_entries().unwrap_or_default() {
         if crate::redact::is_secret_name(&name) {
@@ -553,7 +553,7 @@ pub(crate) fn ctx_call<S: Scope>(scope: &mut S, method: &str, args: Vec<Value>) 
 
 /// The variables a script sets by a literal name (`vars.put("token", ...)`,
 /// `vars.putObject('list', ...)`, `vars["x"] = ...`): the plan's templates may read them.
-pub fn assigned_variables(source: &str) -> Vec<String> {
+pub(crate) fn assigned_variables(source: &str) -> Vec<String> {
     use std::sync::OnceLock;
     static RE: OnceLock<regex::Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
@@ -574,7 +574,7 @@ pub fn assigned_variables(source: &str) -> Vec<String> {
 
 /// Whether the script names `ident` as a variable (outside strings and comments, not as a
 /// member after `.`): how a binding's use is found before the script runs.
-pub fn mentions(source: &str, ident: &str) -> bool {
+pub(crate) fn mentions(source: &str, ident: &str) -> bool {
     let b = source.as_bytes();
     let mut i = 0;
     let mut prev_dot = false;

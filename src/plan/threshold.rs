@@ -3,12 +3,12 @@
 //! `meta.json` records them as text, and the run's judge ([`crate::run::judge`]) holds them
 //! against a summary.
 
-pub use super::compare::CmpOp;
-pub use crate::metric::{Metric, TOTAL};
+pub(crate) use super::compare::CmpOp;
+pub(crate) use crate::metric::{Metric, TOTAL};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Threshold {
+pub(crate) struct Threshold {
     /// The label whose row is judged; `None` for the Total.
     pub label: Option<String>,
     pub metric: Metric,
@@ -40,19 +40,19 @@ impl fmt::Display for Threshold {
 
 impl Threshold {
     /// The condition without its label: `p95 < 300ms`.
-    pub fn expression(&self) -> String {
+    pub(crate) fn expression(&self) -> String {
         format!("{} {} {}{}", self.metric.name(), self.op.symbol(), self.value, self.metric.unit().trim())
     }
 
     /// The name of the row it judges.
-    pub fn row(&self) -> &str {
+    pub(crate) fn row(&self) -> &str {
         self.label.as_deref().unwrap_or(TOTAL)
     }
 }
 
 /// Why a threshold's text cannot be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ThresholdError {
+pub(crate) enum ThresholdError {
     /// The expression is wrong: the whole text, and why.
     #[error("`{text}`: {reason}")]
     Invalid { text: String, reason: Box<ThresholdError> },
@@ -83,7 +83,7 @@ pub enum ThresholdError {
 /// second's numbers (one interval of the log, of its row: a label's or the Total) for `hold` in
 /// a row. The opposite sense of a [`Threshold`]: the expression is what must not happen.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StopOn {
+pub(crate) struct StopOn {
     /// The condition, as a threshold's expression (never `abort`).
     pub when: Threshold,
     /// How long it must hold, second after second; zero: the first second it holds.
@@ -110,7 +110,7 @@ impl fmt::Display for StopOn {
 /// `error_pct > 5 for 60s`, `Login: p95 > 2s for 5m`, `throughput < 100/s for 30s after 2m`.
 /// A label may hold the words (`Wait for job: p95 > 2s`): they end the text only before a
 /// duration, after a condition.
-pub fn parse_stop_on(text: &str) -> Result<StopOn, ThresholdError> {
+pub(crate) fn parse_stop_on(text: &str) -> Result<StopOn, ThresholdError> {
     let (when, hold, after) = match trailing(text, "after") {
         Some((head, Ok(after))) if parse_for(head).is_ok() => {
             let (when, hold) = parse_for(head)?;
@@ -154,7 +154,7 @@ fn trailing<'t>(text: &'t str, word: &str) -> Option<(&'t str, Result<std::time:
 /// Reads `[LABEL:] METRIC OP VALUE[UNIT] [abort [after DURATION]]`, e.g. `p95 < 300ms`,
 /// `ContentRead: avg <= 1.5s`, `error_pct < 0.1% abort after 30s`, `throughput >= 1000/s`. A
 /// label of `Total` (or none) means the Total row.
-pub fn parse(text: &str) -> Result<Threshold, ThresholdError> {
+pub(crate) fn parse(text: &str) -> Result<Threshold, ThresholdError> {
     let (text, abort) = split_abort(text)?;
     // The expression never holds a colon, so the last one ends the label (labels may hold colons).
     let (label, expr) = match text.rsplit_once(':') {

@@ -31,7 +31,7 @@ impl TimingSource {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum TimeUnit {
+pub(crate) enum TimeUnit {
     Us,
     Ms,
     S,
@@ -50,7 +50,7 @@ impl TimeUnit {
 /// Where a response's upstream time is read from, in order: the first source with a value
 /// gives it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TimingHeaders {
+pub(crate) struct TimingHeaders {
     sources: Vec<TimingSource>,
     /// Bit `len % 64` set for the length of each name a source reads: every response's head
     /// is checked against it in the one pass over its headers, so a response without a timing
@@ -110,7 +110,7 @@ impl TimingHeaders {
     }
 
     /// The upstream time in µs that these headers tell, if any does.
-    pub fn upstream_us<'h>(&self, headers: impl Iterator<Item = (&'h str, &'h [u8])> + Clone) -> Option<u64> {
+    pub(crate) fn upstream_us<'h>(&self, headers: impl Iterator<Item = (&'h str, &'h [u8])> + Clone) -> Option<u64> {
         self.sources.iter().find_map(|source| {
             let name = source.header_name();
             let metric = match source {

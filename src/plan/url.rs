@@ -7,11 +7,11 @@ use super::{ErrorKind, Target};
 /// Why a URL cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct UrlError(String);
+pub(crate) struct UrlError(String);
 
 /// Splits an absolute URL, or a path joined to `base`, into a [`Target`] and the path+query
 /// sent on the request line.
-pub fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), UrlError> {
+pub(crate) fn resolve_url(url: &str, base: Option<&str>) -> Result<(Target, String), UrlError> {
     // Messages show the URL as the redaction rule allows (a token in its query is masked);
     // worked out only for a message, as engines resolve URLs from data files per request.
     let shown = || crate::redact::url(url);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Workload {
+pub(crate) enum Workload {
     Closed(ClosedWorkload),
     Open(OpenWorkload),
     Shaped(ShapedWorkload),
@@ -18,7 +18,7 @@ pub enum Workload {
 /// follows a schedule (JMeter's Stepping and Ultimate thread groups, the Concurrency Thread
 /// Group).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ShapedWorkload {
+pub(crate) struct ShapedWorkload {
     /// When user i starts, from the scenario's start.
     pub starts: Times,
     /// When user i stops: no request starts after it (no iteration, with `finish_iteration`).
@@ -45,7 +45,7 @@ impl ShapedWorkload {
     /// latest started goes first, the k-th at t + d·(k+1)/n, so the stage ends at its number.
     /// Every user left stops at the end. A user stopped finishes its iteration (an iteration is
     /// a flow, a login with its logout); a user whose stop is its start never runs.
-    pub fn from_stages(
+    pub(crate) fn from_stages(
         start_users: u32,
         stages: &[(u32, Duration)],
         start_delay: Duration,
@@ -95,29 +95,29 @@ impl ShapedWorkload {
 /// One time per user, in user order (any order of times: JMeter's Ultimate Thread Group starts
 /// the first user of a row last). Written in the resolved plan as arithmetic runs.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Times(pub Vec<Duration>);
+pub(crate) struct Times(pub Vec<Duration>);
 
 impl Times {
     /// User `i` of `users` at `i × over / users` after `from`, to the nanosecond.
-    pub fn linear(users: u32, from: Duration, over: Duration) -> Times {
+    pub(crate) fn linear(users: u32, from: Duration, over: Duration) -> Times {
         Times((0..u64::from(users)).map(|i| from + spread(over, i, users)).collect())
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
-    pub fn last(&self) -> Option<Duration> {
+    pub(crate) fn last(&self) -> Option<Duration> {
         self.0.iter().max().copied()
     }
 
     /// The times as runs `(count, first, step in ms)`: consecutive users whose times differ by
     /// one step, to the nanosecond.
-    pub fn runs(&self) -> Vec<(usize, Duration, f64)> {
+    pub(crate) fn runs(&self) -> Vec<(usize, Duration, f64)> {
         let ns = |d: Duration| d.as_nanos() as i128;
         let mut out: Vec<(usize, Duration, i128)> = Vec::new();
         for &t in &self.0 {
@@ -154,14 +154,14 @@ impl Serialize for Times {
 /// A Throughput Shaping Timer's schedule: rows of (start rate, end rate, seconds), samples a
 /// second shared by every user whose samplers it is in scope of.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Shaper {
+pub(crate) struct Shaper {
     /// The timer's name.
     pub name: String,
     pub rows: Vec<ShapeRow>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ShapeRow {
+pub(crate) struct ShapeRow {
     pub from: f64,
     pub to: f64,
     /// Whole seconds, as the plugin reads them.
@@ -173,7 +173,7 @@ impl Shaper {
     /// `getRPSForSecond`: the row it falls in, a row's last second included (so the schedule
     /// has one second more than its rows' total); `None` past the end, where the plugin stops
     /// the thread group.
-    pub fn rate_at(&self, sec: u64) -> Option<f64> {
+    pub(crate) fn rate_at(&self, sec: u64) -> Option<f64> {
         let mut left = sec;
         for r in &self.rows {
             if left <= r.secs {
@@ -192,7 +192,7 @@ impl Shaper {
 /// each sample in scope waits for the next one, `batch` samples sharing each instant. One
 /// schedule per thread group, as JMeter keys it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Arrivals {
+pub(crate) struct Arrivals {
     /// The timer's name.
     pub name: String,
     /// Samples a second: the timer's throughput over its period.
@@ -214,7 +214,7 @@ pub(crate) fn spread(over: Duration, i: u64, users: u32) -> Duration {
 
 /// Fixed users, each running the flow in a loop.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClosedWorkload {
+pub(crate) struct ClosedWorkload {
     pub users: u32,
     /// Users start evenly spread over this time (user i at i × ramp_up / users).
     #[serde(with = "super::serde_duration")]
@@ -234,7 +234,7 @@ pub struct ClosedWorkload {
 
 /// An arrival rate: a new iteration starts when it is due, whether or not earlier ones finished.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OpenWorkload {
+pub(crate) struct OpenWorkload {
     /// The rate (iterations per second) at the start of the first stage.
     pub start_rate: f64,
     /// Each stage moves the rate linearly to its target over its duration.
@@ -257,14 +257,14 @@ pub struct OpenWorkload {
 /// The Open Model Thread Group's arrival steps, as JMeter's `ThreadScheduleProcessGenerator`
 /// runs them: each step makes ⌊(from + to) / 2 × secs⌋ arrivals, counted from its own start.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ArrivalProcess {
+pub(crate) struct ArrivalProcess {
     pub steps: Vec<ProcessStep>,
     /// Java's `Random` seed; 0: a random one, as JMeter's `new Random()`.
     pub seed: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ProcessStep {
+pub(crate) struct ProcessStep {
     /// `random_arrivals` (a Poisson process of this many events), else `even_arrivals`.
     pub random: bool,
     /// Arrivals a second at the start and at the end (linear between).
@@ -276,7 +276,7 @@ pub struct ProcessStep {
 impl ProcessStep {
     /// The arrivals it makes, as JMeter counts them (`toInt`/`toLong` of the mean × duration:
     /// 3.7 is 3; a negative count is none).
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         let n = (self.from + self.to) / 2.0 * self.secs;
         if self.random {
             (n as i32).max(0) as u64
@@ -288,18 +288,13 @@ impl ProcessStep {
 
 impl ArrivalProcess {
     /// Every arrival of the schedule (saturating).
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.steps.iter().fold(0u64, |t, s| t.saturating_add(s.count()))
-    }
-
-    /// How long the schedule lasts: its steps' durations.
-    pub fn secs(&self) -> f64 {
-        self.steps.iter().map(|s| s.secs).sum()
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Stage {
+pub(crate) struct Stage {
     /// Iterations per second at the end of the stage.
     pub target: f64,
     #[serde(with = "super::serde_duration")]
@@ -310,7 +305,7 @@ pub struct Stage {
 /// The schedule times arrivals in whole nanoseconds, so a higher rate could be kept by no clock,
 /// let alone dispatched by any generator or set of them: it is a mistake, refused before anything
 /// is sent (a rate of 1e300 once ran a 2-s run for 12.5 s and wrapped its counters).
-pub const MAX_RATE: f64 = 1e9;
+pub(crate) const MAX_RATE: f64 = 1e9;
 
 /// Why `rate` (iterations per second) is not a rate a workload can run, if it is not: `what`
 /// names it as the user wrote it (`--rate`, `rate`, `stages[0].rate`).
@@ -341,14 +336,6 @@ impl OpenWorkload {
 pub(crate) const DEFAULT_GRACEFUL_STOP: Duration = Duration::from_secs(10);
 
 impl Workload {
-    /// The model's name as reports print it.
-    pub fn model(&self) -> &'static str {
-        match self {
-            Workload::Closed(_) | Workload::Shaped(_) => "closed",
-            Workload::Open(_) => "open",
-        }
-    }
-
     /// How long the scenario lasts by its schedule, start delay included; `None` for a closed
     /// workload bounded only by iterations.
     pub(crate) fn planned_duration(&self) -> Option<Duration> {
@@ -359,7 +346,7 @@ impl Workload {
         }
     }
 
-    pub fn graceful_stop(&self) -> Duration {
+    pub(crate) fn graceful_stop(&self) -> Duration {
         match self {
             Workload::Closed(c) => c.graceful_stop,
             Workload::Open(o) => o.graceful_stop,
@@ -377,7 +364,7 @@ impl Workload {
     }
 
     /// A one-line description: "50 users, ramp-up 10s, 30s" or "2000/s for 30s, max 500 users".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let d = |d: Duration| humantime::format_duration(d).to_string();
         match self {
             Workload::Closed(c) => {
@@ -434,7 +421,7 @@ impl Workload {
 /// `run PLAN --users --duration --iterations --ramp-up`: one workload for every scenario of a
 /// plan, so any plan can be bounded from the command line. `None` keeps the plan's value.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Overrides {
+pub(crate) struct Overrides {
     pub users: Option<u32>,
     pub duration: Option<Duration>,
     pub iterations: Option<u64>,
@@ -442,7 +429,7 @@ pub struct Overrides {
 }
 
 impl Overrides {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Overrides::default()
     }
 }
@@ -456,7 +443,7 @@ impl Workload {
     /// have no meaning for an arrival rate and leave it alone. Shaped: `users` keeps the first
     /// users of the schedule, `ramp-up` starts them evenly over it from 0, `iterations` replaces
     /// the plan's (and a user done is no longer replaced), `duration` stops every user by then.
-    pub fn bounded(&self, o: &Overrides) -> Workload {
+    pub(crate) fn bounded(&self, o: &Overrides) -> Workload {
         match self {
             Workload::Closed(c) => Workload::Closed(ClosedWorkload {
                 users: o.users.unwrap_or(c.users),

@@ -9,13 +9,13 @@ use crate::plan::LabelId;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 
 /// Labels with samples that keep their own rows, in a run and in a report.
-pub const LABEL_CAP: usize = 10_000;
+pub(crate) const LABEL_CAP: usize = 10_000;
 /// The row that counts the samples of every label past the cap.
-pub const OVERFLOW_LABEL: &str = "(other labels)";
+pub(crate) const OVERFLOW_LABEL: &str = "(other labels)";
 
 /// The rows of a run of a plan with `labels`: the plan's labels, and the overflow row after
 /// them when there can be more labels with samples than the cap.
-pub fn row_names(labels: &[String]) -> Vec<String> {
+pub(crate) fn row_names(labels: &[String]) -> Vec<String> {
     let mut rows = labels.to_vec();
     if labels.len() > LABEL_CAP {
         rows.push(OVERFLOW_LABEL.to_string());

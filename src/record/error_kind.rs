@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+/// Why a sample failed: a transport error, an HTTP status, or a failed check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
     /// Nothing listens on the port (ECONNREFUSED).
@@ -68,7 +69,7 @@ const NON_HTTP_MESSAGE: &str = ", Non HTTP response message: ";
 
 /// The response code and message JMeter writes for a check message that stands for a sample
 /// failed on an exception (`Non HTTP response code: <class>, Non HTTP response message: <message>`).
-pub fn split_non_http(check: &str) -> Option<(String, String)> {
+pub(crate) fn split_non_http(check: &str) -> Option<(String, String)> {
     let rest = check.strip_prefix(NON_HTTP_CODE)?;
     let (class, message) = rest.split_once(NON_HTTP_MESSAGE)?;
     Some((format!("{NON_HTTP_CODE}{class}"), format!("Non HTTP response message: {message}")))
@@ -192,6 +193,7 @@ impl fmt::Debug for ErrorCounts {
 }
 
 impl ErrorCounts {
+    /// Counts `n` more of `kind`.
     pub fn add(&mut self, kind: ErrorKind, n: u64) {
         if let ErrorKind::Check(id) = kind {
             let i = id as usize;
@@ -213,6 +215,7 @@ impl ErrorCounts {
         }
     }
 
+    /// The count of `kind`.
     pub fn get(&self, kind: ErrorKind) -> u64 {
         match kind {
             ErrorKind::Check(id) => self.checks.get(id as usize).copied().unwrap_or(0),
@@ -226,6 +229,7 @@ impl ErrorCounts {
         }
     }
 
+    /// Adds every count of `other`.
     pub fn merge(&mut self, other: &ErrorCounts) {
         if let Some(theirs) = &other.counts {
             let mine = self.counts.get_or_insert_with(|| Box::new([0; SLOTS]));
@@ -244,6 +248,7 @@ impl ErrorCounts {
         }
     }
 
+    /// Sets every count to 0, keeping the memory.
     pub fn clear(&mut self) {
         if let Some(c) = &mut self.counts {
             c.fill(0);
@@ -275,6 +280,7 @@ impl ErrorCounts {
             .chain(checks)
     }
 
+    /// The sum of every count.
     pub fn total(&self) -> u64 {
         self.counts.iter().flat_map(|c| c.iter()).sum::<u64>()
             + self.other_statuses.iter().map(|(_, n)| n).sum::<u64>()

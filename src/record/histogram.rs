@@ -118,7 +118,7 @@ impl<const SIGFIG: u8> std::fmt::Debug for Histogram<SIGFIG> {
 
 /// One used bucket, as `hdrhistogram`'s recorded iterator shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bucket {
+pub(crate) struct Bucket {
     /// The highest value the bucket holds.
     pub value: u64,
     pub count: u64,
@@ -129,6 +129,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     /// A sparse histogram with more entries than this becomes dense.
     const DENSE_AT: usize = Self::LAYOUT.len / 4;
 
+    /// An empty histogram.
     pub fn new() -> Self {
         Self::default()
     }
@@ -273,6 +274,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
         self.total
     }
 
+    /// Whether nothing was recorded.
     pub fn is_empty(&self) -> bool {
         self.total == 0
     }
@@ -287,7 +289,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
 
     /// Used buckets in value order, each with its highest value (HdrHistogram's
     /// `iter_recorded` and `value_iterated_to`).
-    pub fn iter_recorded(&self) -> impl Iterator<Item = Bucket> + '_ {
+    pub(crate) fn iter_recorded(&self) -> impl Iterator<Item = Bucket> + '_ {
         self.entries().map(|(i, count)| Bucket { value: Self::highest_equivalent(Self::value_at_index(i)), count })
     }
 
@@ -355,7 +357,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
     /// Reads HdrHistogram's V2 encoding, deflated or not, of a histogram with this layout (1 µs
     /// to 1 h at `SIGFIG` digits: what every stampede version writes). Sizes are checked against
     /// the bytes given, never trusted.
-    pub fn decode_v2(bytes: &[u8]) -> Result<Self, DecodeError> {
+    pub(crate) fn decode_v2(bytes: &[u8]) -> Result<Self, DecodeError> {
         let cookie = be_u32(bytes, 0)?;
         let inflated;
         let v2 = match cookie {
@@ -413,7 +415,7 @@ impl<const SIGFIG: u8> Histogram<SIGFIG> {
 
 /// Why bytes are not a histogram [`Histogram::decode_v2`] can read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     #[error("not an HdrHistogram V2 encoding")]
     NotV2,
     #[error("the histogram's header is cut short")]

@@ -18,6 +18,7 @@ pub struct ScenarioCounts {
 }
 
 impl ScenarioCounts {
+    /// Adds `other`'s counts.
     pub fn add(&mut self, other: &ScenarioCounts) {
         self.iterations += other.iterations;
         self.dropped += other.dropped;
@@ -32,7 +33,9 @@ pub struct Tally {
     /// A label's stats are boxed at its first sample: a plan's labels that never get one (the
     /// `label-N` rows of redirect hops that never happen, say) cost a pointer each.
     labels: Vec<Option<Box<LabelStats>>>,
+    /// The Total row.
     pub total: LabelStats,
+    /// Counts per scenario, by position.
     pub scenarios: Vec<ScenarioCounts>,
     /// Open model, per scenario: how late each arrival's first request was sent after it was
     /// due (µs, in the elapsed-time fields); the generator's own lateness.
@@ -40,6 +43,7 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// An empty tally of `labels` labels and `scenarios` scenarios.
     pub fn new(labels: usize, scenarios: usize) -> Tally {
         Tally {
             labels: (0..labels).map(|_| None).collect(),
@@ -68,6 +72,7 @@ impl Tally {
         self.labels.iter().enumerate().filter_map(|(i, l)| l.as_deref().map(|l| (i, l)))
     }
 
+    /// Adds every count and histogram of `other` (exactly).
     pub fn merge(&mut self, other: &Tally) {
         for (i, b) in other.labels() {
             if !b.is_empty() {
@@ -132,6 +137,7 @@ impl Tally {
         }
     }
 
+    /// Open-model arrivals not started for want of a free user, over every scenario.
     pub fn dropped(&self) -> u64 {
         self.scenarios.iter().map(|s| s.dropped).sum()
     }
@@ -144,14 +150,16 @@ pub struct Interval {
     pub index: u64,
     /// µs since the run started.
     pub start_us: u64,
+    /// µs since the run started: when the interval ends.
     pub end_us: u64,
     /// Labels that had samples in this interval.
     pub labels: Vec<(LabelId, LabelStats)>,
     /// Names rendered at run time that got ids since the previous interval, in id order after
-    /// every earlier one (see [`RunLabels`](super::RunLabels)).
+    /// every earlier one (see `RunLabels`).
     pub new_labels: Vec<String>,
     /// The Total row of the interval.
     pub total: LabelStats,
+    /// Iterations per scenario in this interval, by position.
     pub scenarios: Vec<ScenarioCounts>,
     /// Open model: the dispatch lateness of the interval's arrivals, per scenario.
     pub lateness: Vec<LabelStats>,

@@ -12,14 +12,14 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::RwLock;
 
 /// Distinct rendered names that get rows of their own in a run.
-pub const RUN_LABEL_CAP: usize = 1_000;
+pub(crate) const RUN_LABEL_CAP: usize = 1_000;
 
 /// Each name's id, the names in id order, and the label each was first rendered from.
 type Table = (HashMap<String, LabelId>, Vec<String>, Vec<LabelId>);
 
 /// The rendered names met so far; shared by every user of a run.
 #[derive(Debug)]
-pub struct RunLabels {
+pub(crate) struct RunLabels {
     /// The id of the first rendered name: the number of rows the plan has.
     first: u32,
     names: RwLock<Table>,
@@ -29,7 +29,7 @@ pub struct RunLabels {
 impl RunLabels {
     /// A table whose first new name gets the id `first` (the plan's rows come before it); a
     /// rendered name that is one of the plan's `labels` is counted in that label's row.
-    pub fn new(labels: &[String], first: usize) -> RunLabels {
+    pub(crate) fn new(labels: &[String], first: usize) -> RunLabels {
         let mut index = HashMap::new();
         for (i, name) in labels.iter().enumerate() {
             index.entry(name.clone()).or_insert(LabelId(i as u32));
@@ -70,20 +70,20 @@ impl RunLabels {
     }
 
     /// The name of `id`, when it is a rendered name's.
-    pub fn name(&self, id: LabelId) -> Option<String> {
+    pub(crate) fn name(&self, id: LabelId) -> Option<String> {
         let i = id.0.checked_sub(self.first)? as usize;
         self.names.read().unwrap_or_else(|e| e.into_inner()).1.get(i).cloned()
     }
 
     /// The plan's label that rendered name `id` was first rendered from (a listener that sees
     /// that sampler sees its samples), when `id` is a rendered name's.
-    pub fn origin(&self, id: LabelId) -> Option<LabelId> {
+    pub(crate) fn origin(&self, id: LabelId) -> Option<LabelId> {
         let i = id.0.checked_sub(self.first)? as usize;
         self.names.read().unwrap_or_else(|e| e.into_inner()).2.get(i).copied()
     }
 
     /// Whether a name was refused for the cap.
-    pub fn full(&self) -> bool {
+    pub(crate) fn full(&self) -> bool {
         self.full.load(Relaxed)
     }
 }

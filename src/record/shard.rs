@@ -86,7 +86,7 @@ thread_local! {
 }
 
 /// Collects samples from any number of threads; see the module doc.
-pub struct Recorder {
+pub(crate) struct Recorder {
     id: u64,
     /// Rows per tally: the plan's labels, and the overflow row when there is a cap to apply.
     labels: usize,
@@ -100,7 +100,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(labels: usize, scenarios: usize) -> Arc<Recorder> {
+    pub(crate) fn new(labels: usize, scenarios: usize) -> Arc<Recorder> {
         let fold = Fold::new(labels);
         Arc::new(Recorder {
             id: NEXT_RECORDER_ID.fetch_add(1, SeqCst),
@@ -115,7 +115,7 @@ impl Recorder {
     /// Records `s` under its label's row: its own, or past the label cap the overflow row
     /// (see [`row_names`](super::row_names)).
     #[inline]
-    pub fn record(&self, s: &Sample) {
+    pub(crate) fn record(&self, s: &Sample) {
         match &self.fold {
             None => self.write(|t| t.record(s)),
             Some(fold) => {
@@ -129,15 +129,15 @@ impl Recorder {
         self.write(|t| t.scenarios[scenario].iterations += 1);
     }
 
-    pub fn dropped(&self, scenario: usize) {
+    pub(crate) fn dropped(&self, scenario: usize) {
         self.write(|t| t.scenarios[scenario].dropped += 1);
     }
 
-    pub fn undispatched(&self, scenario: usize, n: u64) {
+    pub(crate) fn undispatched(&self, scenario: usize, n: u64) {
         self.write(|t| t.scenarios[scenario].undispatched += n);
     }
 
-    pub fn lateness(&self, scenario: usize, late_us: u64) {
+    pub(crate) fn lateness(&self, scenario: usize, late_us: u64) {
         self.write(|t| t.record_lateness(scenario, late_us));
     }
 

@@ -7,27 +7,40 @@ use super::{Histogram, Sample};
 
 /// Highest elapsed time the histogram tells apart (1 hour, in µs); longer samples land in the
 /// top bucket, while `max_us` stays exact.
-pub const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
+pub(crate) const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
 /// Significant digits: 3 gives 0.1% resolution at every magnitude.
 pub(crate) const HISTOGRAM_SIGFIG: u8 = 3;
 
+/// One row's numbers over a span of time (a label's, or the Total's): counters and HDR histograms;
+/// `+=` merges two exactly.
 #[derive(Clone, Debug)]
 pub struct LabelStats {
+    /// Samples counted.
     pub samples: u64,
+    /// Samples that failed.
     pub errors: u64,
+    /// Sum of the elapsed times, µs.
     pub sum_elapsed_us: u64,
     /// `u64::MAX` while there are no samples.
     pub min_us: u64,
+    /// Longest elapsed time, µs.
     pub max_us: u64,
+    /// Sum of the times to first byte, µs.
     pub sum_ttfb_us: u64,
+    /// Sum of the connect times, µs.
     pub sum_connect_us: u64,
+    /// Bytes sent.
     pub bytes_sent: u64,
+    /// Bytes received.
     pub bytes_received: u64,
+    /// Connections opened.
     pub connections_opened: u64,
     /// Earliest sample start and latest sample end, µs since the run started (for throughput).
     /// `first_start_us` is `u64::MAX` while there are no samples.
     pub first_start_us: u64,
+    /// Latest sample end, µs since the run started (0 while there are no samples).
     pub last_end_us: u64,
+    /// Failed samples by why they failed.
     pub errors_by_kind: ErrorCounts,
     /// Elapsed times in µs; its memory grows with the buckets it uses (see
     /// [`Histogram`]), so a label with few samples costs little.
@@ -41,21 +54,27 @@ pub struct LabelStats {
 }
 
 /// The samples whose response headers told the upstream's own time (`Server-Timing`, Kong's
-/// or Envoy's header; see [`crate::plan::timing`]): that time, and the overhead in front of
+/// or Envoy's header; see `crate::plan::timing`): that time, and the overhead in front of
 /// the upstream (elapsed − upstream: the gateway or proxy, and the network to it). Both have
 /// exact sums and maxima and percentiles within 1% (histograms as [`Timing`]'s).
 #[derive(Clone, Debug, Default)]
 pub struct Upstream {
+    /// Samples whose response told the upstream's time.
     pub samples: u64,
     /// Elapsed times of these samples (the Total they split).
     pub sum_elapsed_us: u64,
+    /// Sum of the upstream's times, µs.
     pub sum_us: u64,
+    /// Longest upstream time, µs.
     pub max_us: u64,
+    /// The upstream's times, µs.
     pub hist: Histogram<TIMING_SIGFIG>,
     /// Overheads, each elapsed − upstream, or 0 where a header told more than was measured
     /// here (a gateway measures from other points, some in whole ms).
     pub sum_overhead_us: u64,
+    /// Greatest overhead, µs.
     pub max_overhead_us: u64,
+    /// The overheads, µs.
     pub overhead: Histogram<TIMING_SIGFIG>,
 }
 
@@ -111,7 +130,9 @@ pub struct Timing {
     /// Samples that spent time opening a connection: a request that opened one, or a group
     /// whose requests did. Connect times are averaged over these.
     pub connect_samples: u64,
+    /// Longest connect time, µs.
     pub max_connect_us: u64,
+    /// Longest time to first byte, µs.
     pub max_ttfb_us: u64,
     /// TTFB of every sample (0 when no byte came, as JMeter's Latency), µs.
     pub ttfb: Histogram<TIMING_SIGFIG>,
@@ -228,6 +249,7 @@ impl LabelStats {
         }
     }
 
+    /// Whether it counts nothing.
     pub fn is_empty(&self) -> bool {
         self.samples == 0 && self.connections_opened == 0
     }

@@ -16,7 +16,7 @@ use serde::Serialize;
 /// The figures compared, in the order shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Figure {
+pub(crate) enum Figure {
     ThroughputRps,
     MeanMs,
     P95Ms,
@@ -29,7 +29,7 @@ pub(crate) const FIGURES: [Figure; 6] =
     [Figure::ThroughputRps, Figure::MeanMs, Figure::P95Ms, Figure::P99Ms, Figure::MaxMs, Figure::ErrorPct];
 
 impl Figure {
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Figure::ThroughputRps => "Transactions/s",
             Figure::MeanMs => "Average",
@@ -40,18 +40,7 @@ impl Figure {
         }
     }
 
-    pub fn key(self) -> &'static str {
-        match self {
-            Figure::ThroughputRps => "throughput_rps",
-            Figure::MeanMs => "mean_ms",
-            Figure::P95Ms => "p95_ms",
-            Figure::P99Ms => "p99_ms",
-            Figure::MaxMs => "max_ms",
-            Figure::ErrorPct => "error_pct",
-        }
-    }
-
-    pub fn of(self, r: &LabelSummary) -> f64 {
+    pub(crate) fn of(self, r: &LabelSummary) -> f64 {
         let metric = match self {
             Figure::ThroughputRps => Metric::Throughput,
             Figure::MeanMs => Metric::Mean,
@@ -80,16 +69,11 @@ impl Figure {
     fn weighed(self) -> bool {
         self != Figure::MaxMs
     }
-
-    /// More is better for throughput; less for the rest.
-    pub fn higher_is_better(self) -> bool {
-        self == Figure::ThroughputRps
-    }
 }
 
 /// A figure of one run against the baseline's.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Delta {
+pub(crate) struct Delta {
     pub abs: f64,
     /// `abs` over the baseline's figure; `None` when that is 0.
     pub rel: Option<f64>,
@@ -104,7 +88,7 @@ pub struct Delta {
 }
 
 impl Delta {
-    pub fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
+    pub(crate) fn new(base: f64, other: f64, noise: Option<f64>) -> Delta {
         let abs = other - base;
         let rel = (base != 0.0).then(|| abs / base);
         // Equal figures are equal, whatever the noise.
@@ -118,7 +102,7 @@ impl Delta {
     }
 
     /// `+12.30 (+5.1%)`, marked `≈` within the noise and `?` when the noise is unknown.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         if self.abs == 0.0 {
             return "±0".into();
         }
@@ -135,7 +119,7 @@ impl Delta {
 
 /// One row of a comparison: a label (or the Total) in every run.
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub label: String,
     /// The label's figures in each run; `None` where a run has no such label.
     pub runs: Vec<Option<LabelSummary>>,
@@ -151,7 +135,7 @@ pub struct Row {
 /// The upstream split of one run against the baseline's, in ms. Not weighed against noise:
 /// the per-second log keeps no upstream split to estimate it from.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct UpstreamDeltas {
+pub(crate) struct UpstreamDeltas {
     pub mean_ms: Delta,
     pub p95_ms: Delta,
     pub mean_overhead_ms: Delta,
@@ -220,14 +204,14 @@ pub(crate) const UPSTREAM_COMPARE_NOTE: &str =
      differences from the first run, not weighed against noise.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct FigureDelta {
+pub(crate) struct FigureDelta {
     pub figure: Figure,
     #[serde(flatten)]
     pub delta: Delta,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RunFacts {
+pub(crate) struct RunFacts {
     pub name: String,
     pub source: String,
     pub plan: String,
@@ -240,7 +224,7 @@ pub struct RunFacts {
 
 /// Runs compared, the first being the baseline.
 #[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     pub runs: Vec<RunFacts>,
     /// The Total first, then every label in the order the runs list them.
     pub rows: Vec<Row>,
@@ -249,7 +233,7 @@ pub struct Comparison {
     pub watch: Vec<super::watch::WatchRow>,
 }
 
-pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
+pub(crate) fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
     let mut labels: Vec<String> = vec![crate::metric::TOTAL.to_string()];
     for (_, _, r) in runs {
         for l in &r.summary.labels {
@@ -334,7 +318,7 @@ pub fn compare(runs: &[(String, String, &RunData)]) -> Comparison {
 
 /// How a Markdown comparison is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
+pub(crate) enum Layout {
     /// A row per run under each label, deltas beside (the seed's "Without OPA / With OPA" table).
     Rows,
     /// A row per label, each figure's runs and deltas side by side.
@@ -345,7 +329,7 @@ pub enum Layout {
 }
 
 /// The comparison as Markdown: the runs, the table, and how to read the marks.
-pub fn markdown(c: &Comparison, layout: Layout) -> String {
+pub(crate) fn markdown(c: &Comparison, layout: Layout) -> String {
     let mut out = String::new();
     out.push_str("| Run | Source | Plan | Started | Duration |\n|:--|:--|:--|:--|--:|\n");
     for r in &c.runs {
@@ -456,7 +440,7 @@ fn scaling_table(c: &Comparison, out: &mut String) {
 }
 
 /// `2459.7 @ 92`: throughput at the mean time, which keeps two decimals when it is small.
-pub fn at(r: &LabelSummary) -> String {
+pub(crate) fn at(r: &LabelSummary) -> String {
     let digits = if r.mean_ms >= 100.0 {
         0
     } else if r.mean_ms >= 10.0 {

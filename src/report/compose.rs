@@ -20,7 +20,7 @@ pub enum Error {
 
 // The variants' comments are `report --format`'s help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// The run's facts, the seed documents' table, errors by kind, thresholds.
     Md,
     /// One self-contained page with charts (no script, style or font fetched from anywhere).
@@ -36,7 +36,7 @@ pub enum Format {
 /// After the whole, a table for each run given, each part of a merged run, or each group of
 /// those parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum By {
+pub(crate) enum By {
     /// A table per run given.
     Run,
     /// A table per part of a merged run (each agent's).
@@ -57,7 +57,7 @@ pub(crate) fn parse_group(s: &str) -> Result<(String, Vec<PathBuf>), String> {
 
 /// What `stampede report` is asked.
 #[derive(Debug)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub runs: &'a [PathBuf],
     pub format: Format,
     pub by: Option<By>,
@@ -70,12 +70,12 @@ pub struct Request<'a> {
 }
 
 /// What a report is made of: a sweep's whole text, or a run with its windows over time.
-pub enum Read {
+pub(crate) enum Read {
     Sweep(String),
     Run(Box<Loaded>),
 }
 
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub run: RunData,
     pub windows: Vec<Window>,
     /// Some file of the runs' logs does not hold together: the figures are a lower bound.
@@ -85,7 +85,7 @@ pub struct Loaded {
 impl Request<'_> {
     /// Reads what is to be reported; what is wrong with it but reads all the same goes to
     /// `warn`, as it is found.
-    pub fn read(&self, warn: &mut dyn FnMut(&str)) -> Result<Read, Error> {
+    pub(crate) fn read(&self, warn: &mut dyn FnMut(&str)) -> Result<Read, Error> {
         if let [dir] = self.runs {
             if crate::sweep::is_sweep(dir) {
                 if self.every.is_some() || self.windows.is_some() || self.from.is_some() || self.to.is_some() {
@@ -122,7 +122,7 @@ impl Request<'_> {
 
     /// The report's text of `l` (its thresholds judged); `warn` hears that a JUnit report of
     /// no goals has no test case.
-    pub fn render(&self, l: &Loaded, warn: &mut dyn FnMut(&str)) -> Result<String, Error> {
+    pub(crate) fn render(&self, l: &Loaded, warn: &mut dyn FnMut(&str)) -> Result<String, Error> {
         let groups = self.group_tables()?;
         let (run, cut) = (&l.run, self.cut()?);
         Ok(match self.format {
@@ -336,7 +336,7 @@ pub(crate) fn warn_read(run: &RunData, warn: &mut dyn FnMut(&str)) -> bool {
 
 /// Reads a run for a report; a results file that cannot be read is bad input, as a bad plan
 /// is, while a run directory that cannot be read is a runtime failure.
-pub fn load(path: &Path) -> Result<RunData, Error> {
+pub(crate) fn load(path: &Path) -> Result<RunData, Error> {
     super::load(path).map_err(|e| match super::source_kind(path) {
         SourceKind::ResultsFile => Error::Refused(e.to_string()),
         SourceKind::RunDir => Error::from(e),
@@ -362,7 +362,7 @@ pub(crate) fn load_all(paths: &[PathBuf]) -> Result<RunData, Error> {
 
 /// How `compare` writes runs side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompareFormat {
+pub(crate) enum CompareFormat {
     Md(super::compare::Layout),
     /// One self-contained page with the runs' charts overlaid.
     Html,
@@ -372,7 +372,7 @@ pub enum CompareFormat {
 /// Runs side by side, or sweeps (all of them, then: a step of a sweep is a run), as `compare`
 /// asks: named by `names` (comma-separated, in order) or by their file names; the first the
 /// baseline. Returns the text, and whether a run's logs do not hold together (said to `warn`).
-pub fn comparison(
+pub(crate) fn comparison(
     paths: &[PathBuf],
     names: Option<&str>,
     format: CompareFormat,

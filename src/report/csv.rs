@@ -3,7 +3,7 @@
 
 use crate::rundir::{LabelSummary, Summary, UpstreamSummary};
 
-pub const HEADER: [&str; 34] = [
+pub(crate) const HEADER: [&str; 34] = [
     "label",
     "samples",
     "errors",
@@ -97,7 +97,7 @@ fn row(s: &LabelSummary) -> Vec<String> {
 
 /// Tables over time as one CSV: a row per window and row (the Total first), the window's start
 /// and end in seconds from the run's start before the summary's fields.
-pub fn windows(windows: &[super::Window]) -> String {
+pub(crate) fn windows(windows: &[super::Window]) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record(["from_s", "to_s"].iter().chain(HEADER.iter()));
     for win in windows {
@@ -109,7 +109,7 @@ pub fn windows(windows: &[super::Window]) -> String {
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
-pub fn table(summary: &Summary) -> String {
+pub(crate) fn table(summary: &Summary) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     // Writing to memory cannot fail.
     let _ = w.write_record(HEADER);

@@ -21,6 +21,7 @@ const MAX_LABEL_LINES: usize = 10;
 /// Labels drawn on the errors chart, those with the most errors.
 const MAX_ERROR_LINES: usize = 5;
 
+/// The run as one self-contained HTML page: the tables, and charts over time.
 pub fn document(run: &RunData) -> String {
     document_with(run, &[])
 }
@@ -162,7 +163,7 @@ pub(crate) fn document_with(run: &RunData, windows: &[super::Window]) -> String 
 }
 
 /// A whole page around `body`: the styles, and the policy that nothing may be loaded.
-pub fn page(title: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
@@ -360,7 +361,7 @@ fn charts(series: &Series, summary: &Summary) -> Vec<Chart> {
 /// Runs side by side as one page: the runs, the comparison table (deltas within the noise
 /// greyed and marked ≈), the scaling table, and the runs' charts overlaid (the baseline solid,
 /// the others dashed).
-pub fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
+pub(crate) fn comparison(c: &Comparison, runs: &[&RunData]) -> String {
     let names: Vec<&str> = c.runs.iter().map(|r| r.name.as_str()).collect();
     let mut body = format!("<header><h1>{}</h1>", esc(&names.join(" vs ")));
     body.push_str("<p class=\"sub\">Differences are from the first run; ≈ marks one within the runs' own noise, ? a run too short to estimate it.</p></header>");

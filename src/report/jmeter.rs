@@ -5,7 +5,7 @@ use crate::rundir;
 
 /// JMeter's dashboard `statistics.json` (what CI scripts read): an object per label and `Total`,
 /// with its field names.
-pub fn statistics(s: &rundir::Summary) -> String {
+pub(crate) fn statistics(s: &rundir::Summary) -> String {
     let row = |l: &rundir::LabelSummary, name: &str| {
         serde_json::json!({
             "transaction": name,
@@ -33,7 +33,7 @@ pub fn statistics(s: &rundir::Summary) -> String {
 }
 
 /// What JMeter's `summary =` line gives of a run.
-pub struct Totals {
+pub(crate) struct Totals {
     pub seconds: f64,
     pub samples: u64,
     pub errors: u64,
@@ -45,7 +45,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub fn of(meta: &rundir::RunMeta, t: &rundir::LabelSummary) -> Totals {
+    pub(crate) fn of(meta: &rundir::RunMeta, t: &rundir::LabelSummary) -> Totals {
         Totals {
             seconds: meta.duration_s.unwrap_or(0.0),
             samples: t.samples,
@@ -61,7 +61,7 @@ impl Totals {
     /// JMeter's `summary =` line (its Summariser's total at the end of a non-GUI run): whole
     /// milliseconds, as JMeter's are (its samples' times are whole ms, its average their
     /// integer mean), the run's length in whole seconds.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         if self.samples == 0 {
             // JMeter's Summariser with no sample (a plan that starts no thread): no elapsed
             // time, so "******" for the rate, and its min and max still at their start values.
@@ -86,7 +86,7 @@ impl Totals {
 
 /// Writes JMeter's dashboard of `run` into `dir`: `index.html` (the run's HTML report), and
 /// `statistics.json` in the shape of JMeter's (what CI scripts read).
-pub fn write_dashboard(run: &super::RunData, dir: &std::path::Path) -> Result<(), rundir::Error> {
+pub(crate) fn write_dashboard(run: &super::RunData, dir: &std::path::Path) -> Result<(), rundir::Error> {
     let io = |path: std::path::PathBuf| move |source| rundir::Error::Io { path, source };
     let index = dir.join("index.html");
     std::fs::write(&index, super::html::document(run)).map_err(io(index.clone()))?;

@@ -4,7 +4,7 @@
 use super::{esc, RunData};
 use std::fmt::Write;
 
-pub fn document(run: &RunData) -> String {
+pub(crate) fn document(run: &RunData) -> String {
     let results = &run.summary.thresholds;
     let failures = results.iter().filter(|r| !r.passed).count();
     let name = esc(&run.meta.plan_name);

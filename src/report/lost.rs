@@ -20,13 +20,13 @@ fn count(n: u64) -> String {
 }
 
 /// One paragraph per lost agent, plain text (each report escapes it its own way).
-pub fn notes(lost: &Lost) -> Vec<String> {
+pub(crate) fn notes(lost: &Lost) -> Vec<String> {
     lost.agents.iter().map(note).collect()
 }
 
 /// The headline of a report of a run that lost agents: the figures are short, or were made
 /// whole again.
-pub fn headline(lost: &Lost) -> String {
+pub(crate) fn headline(lost: &Lost) -> String {
     let open = lost.agents.iter().filter(|a| a.reconciled.as_ref().is_none_or(|r| !r.complete)).count();
     let n = lost.agents.len();
     let agents = if n == 1 { "an agent".to_string() } else { format!("{n} agents") };
@@ -87,7 +87,7 @@ fn note(a: &LostAgent) -> String {
 }
 
 /// The terminal's lines: the headline and each agent's note, marked so they stand out.
-pub fn terminal(lost: &Lost) -> String {
+pub(crate) fn terminal(lost: &Lost) -> String {
     let mut out = format!("WARNING: {}\n", headline(lost));
     for n in notes(lost) {
         out.push_str(&format!("  {n}\n"));
@@ -96,7 +96,7 @@ pub fn terminal(lost: &Lost) -> String {
 }
 
 /// The Markdown block, for near the top of the document.
-pub fn markdown(lost: &Lost) -> String {
+pub(crate) fn markdown(lost: &Lost) -> String {
     let mut out = format!("> **{}**\n", super::markdown::cell(&headline(lost)));
     for n in notes(lost) {
         out.push_str(&format!(">\n> - {}\n", n.replace('\n', " ")));
@@ -106,7 +106,7 @@ pub fn markdown(lost: &Lost) -> String {
 }
 
 /// The HTML section, for right under the title.
-pub fn html(lost: &Lost) -> String {
+pub(crate) fn html(lost: &Lost) -> String {
     let mut out = format!("<section id=\"lost\" class=\"lost\"><h2>{}</h2><ul>", super::esc(&headline(lost)));
     for n in notes(lost) {
         out.push_str(&format!("<li>{}</li>", super::esc(&n)));

@@ -104,12 +104,12 @@ pub fn document(run: &RunData) -> String {
 }
 
 /// Text made safe for a Markdown table cell.
-pub fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 /// `2026-11-22T10:00:00.123Z` → `2026-11-22 10:00:00 UTC`.
-pub fn when(rfc3339: &str) -> String {
+pub(crate) fn when(rfc3339: &str) -> String {
     match rfc3339.get(..19) {
         Some(head) if rfc3339.ends_with('Z') => format!("{} UTC", head.replace('T', " ")),
         Some(head) => head.replace('T', " "),
@@ -118,7 +118,7 @@ pub fn when(rfc3339: &str) -> String {
 }
 
 /// `3.0 s`, `22 min 5 s`, `9 h 20 min`.
-pub fn duration(s: f64) -> String {
+pub(crate) fn duration(s: f64) -> String {
     if s < 60.0 {
         return format!("{s:.1} s");
     }
@@ -131,7 +131,7 @@ pub fn duration(s: f64) -> String {
     }
 }
 
-pub const HEADER: [&str; 14] = [
+pub(crate) const HEADER: [&str; 14] = [
     "API",
     "Samples",
     "KO",
@@ -149,7 +149,7 @@ pub const HEADER: [&str; 14] = [
 ];
 
 /// A row's figures as the table shows them (2 decimals; Error % with its sign), label excluded.
-pub fn numbers(s: &LabelSummary) -> [String; 13] {
+pub(crate) fn numbers(s: &LabelSummary) -> [String; 13] {
     let f = |x: f64| format!("{x:.2}");
     [
         s.samples.to_string(),
@@ -175,7 +175,7 @@ fn row(s: &LabelSummary) -> [String; 14] {
 
 /// The table: times in ms, Received/Sent in KB/s. Columns are padded so the Markdown source is
 /// itself readable.
-pub fn table(summary: &Summary) -> String {
+pub(crate) fn table(summary: &Summary) -> String {
     let rows: Vec<[String; 14]> = std::iter::once(&summary.total).chain(&summary.labels).map(row).collect();
     padded(&HEADER, &rows)
 }
@@ -208,7 +208,7 @@ pub(crate) fn over_time(windows: &[super::Window], rows: &[String]) -> String {
 }
 
 /// `01:00:00–02:00:00`: a window as times since the run's start.
-pub fn span(from_us: u64, to_us: u64) -> String {
+pub(crate) fn span(from_us: u64, to_us: u64) -> String {
     let hms = |us: u64| {
         let s = us / 1_000_000;
         format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
@@ -352,7 +352,7 @@ fn padded<R: AsRef<[String]>>(header: &[&str], rows: &[R]) -> String {
 }
 
 /// The lines under the table: what the seed studies had to discover by hand.
-pub fn facts(meta: &RunMeta, summary: &Summary) -> String {
+pub(crate) fn facts(meta: &RunMeta, summary: &Summary) -> String {
     let t = &summary.total;
     let mut out = String::new();
     let _ = writeln!(out, "Times in ms; Received and Sent in KB/s.");

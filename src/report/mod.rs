@@ -1,25 +1,25 @@
 //! Reports: pure functions from what a run directory (or a JMeter results file, read by
-//! [`rundir::jtl`]) holds to text — Markdown, HTML with SVG charts, CSV, JUnit, comparisons.
+//! `rundir::jtl`) holds to text — Markdown, HTML with SVG charts, CSV, JUnit, comparisons.
 //! `stampede run` prints its end-of-run table through the same functions `stampede report` uses
 //! on a directory. Depends on `rundir` only (and `record` for its stats); it judges nothing
-//! ([`crate::run::judge::evaluate`] does) and writes no files.
+//! (`crate::run::judge::evaluate` does) and writes no files.
 
-pub mod compare;
-pub mod compose;
-pub mod csv;
+pub(crate) mod compare;
+pub(crate) mod compose;
+pub(crate) mod csv;
 pub mod html;
 pub(crate) mod imported;
-pub mod jmeter;
-pub mod junit;
-pub mod lost;
+pub(crate) mod jmeter;
+pub(crate) mod junit;
+pub(crate) mod lost;
 pub mod markdown;
 pub(crate) mod series;
 pub(crate) mod svg;
-pub mod sweep_html;
+pub(crate) mod sweep_html;
 pub(crate) mod thresholds;
-pub mod watch;
+pub(crate) mod watch;
 
-pub use markdown::{facts, table};
+pub(crate) use markdown::{facts, table};
 
 use crate::rundir::reader::Grain;
 use crate::rundir::{self, Model, RunMeta, Summary};
@@ -29,11 +29,14 @@ use std::path::Path;
 /// One run as every report sees it: facts, numbers, and the run over time.
 #[derive(Debug)]
 pub struct RunData {
+    /// The run's facts (`meta.json`).
     pub meta: RunMeta,
+    /// The run's numbers (`summary.json`, or rebuilt from the interval log).
     pub summary: Summary,
-    pub series: Series,
+    /// The run over time, as the charts draw it.
+    pub(crate) series: Series,
     /// The agents a run on agents lost (its `lost.json`), when it lost any.
-    pub lost: Option<rundir::lost::Lost>,
+    pub(crate) lost: Option<rundir::lost::Lost>,
 }
 
 /// What a report can be made from.
@@ -69,14 +72,14 @@ pub fn load_runs(dirs: &[&Path]) -> Result<RunData, rundir::Error> {
 /// [`load_runs`] of the intervals that start in `window` (µs from the run's start, `from..to`)
 /// only: the numbers and charts of that part of the run (its steady state, say), summed from
 /// the interval log whatever `summary.json` says.
-pub fn load_runs_window(dirs: &[&Path], window: Option<std::ops::Range<u64>>) -> Result<RunData, rundir::Error> {
+pub(crate) fn load_runs_window(dirs: &[&Path], window: Option<std::ops::Range<u64>>) -> Result<RunData, rundir::Error> {
     Ok(load_runs_cut(dirs, window, None)?.0)
 }
 
 /// How a report cuts a run into windows for its tables over time (`report --every 1h`,
 /// `--windows 10`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cut {
+pub(crate) enum Cut {
     /// Windows of this many µs (rounded up to whole seconds: intervals are), from the start
     /// (of the run, or of `--from`).
     Every(u64),
@@ -88,7 +91,7 @@ pub enum Cut {
 /// One window of a table over time: the intervals that start in `from_us..to_us` (µs from
 /// the run's start), summed exactly.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Window {
+pub(crate) struct Window {
     #[serde(rename = "from_s", serialize_with = "as_secs")]
     pub from_us: u64,
     /// The end of the last interval in it (at most the window's end).
@@ -319,7 +322,7 @@ fn add(builder: &mut SeriesBuilder, iv: &rundir::reader::LoggedInterval) {
 /// Text escaped for XML and HTML (text and attribute values); characters XML 1.0 forbids (most
 /// C0 controls) are dropped and line breaks become spaces. Names in reports come from users'
 /// plans and results files, so everything they write goes through here.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -340,7 +343,7 @@ pub fn esc(s: &str) -> String {
 /// the seed studies had to make by hand. `None` when nothing was sent. A run directory always
 /// records the connections it opened; a results file shows a connection only as a Connect time
 /// above 0 ms (JMeter writes 0 for a reused one, and for a loopback connect under 1 ms).
-pub fn keep_alive(meta: &RunMeta, t: &rundir::LabelSummary) -> Option<String> {
+pub(crate) fn keep_alive(meta: &RunMeta, t: &rundir::LabelSummary) -> Option<String> {
     if t.samples == 0 {
         return None;
     }
@@ -365,7 +368,7 @@ pub fn keep_alive(meta: &RunMeta, t: &rundir::LabelSummary) -> Option<String> {
 
 /// The open model's dispatch facts for a scenario: how late the generator sent arrivals, and
 /// how many it could not dispatch at all; `None` for a closed scenario or an old run.
-pub fn dispatch(sc: &crate::rundir::ScenarioSummary) -> Option<String> {
+pub(crate) fn dispatch(sc: &crate::rundir::ScenarioSummary) -> Option<String> {
     let late = sc.dispatch_lateness;
     if late.is_none() && sc.undispatched_iterations == 0 {
         return None;

@@ -10,7 +10,7 @@ use crate::sweep::{analysis, cells, header, Load, Record};
 use std::fmt::Write;
 
 /// The page of `sweeps`, each with the name it is shown by; several are overlaid.
-pub fn document(sweeps: &[(String, &Record)]) -> String {
+pub(crate) fn document(sweeps: &[(String, &Record)]) -> String {
     let Some((_, first)) = sweeps.first() else { return page("stampede sweep", "") };
     let x_label = if first.load == Load::Users { "concurrent users" } else { "arrivals per second" };
     let one = sweeps.len() == 1;

@@ -46,7 +46,7 @@ fn opt(name: &str, v: Option<f64>) -> String {
 }
 
 /// The source's failures and departure, in words; empty when it answered every time.
-pub fn states(s: &SourceSummary) -> Vec<String> {
+pub(crate) fn states(s: &SourceSummary) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(g) = &s.gone {
         let back = if s.gone_at_end { "" } else { ", and came back later" };
@@ -72,7 +72,7 @@ pub fn states(s: &SourceSummary) -> Vec<String> {
 }
 
 /// The section as Markdown.
-pub fn markdown(w: &WatchSummary) -> String {
+pub(crate) fn markdown(w: &WatchSummary) -> String {
     let mut out = String::from("#### System under test\n\n");
     let _ = writeln!(out, "| Source | Metric | Avg | Min | Max | Total | Samples |\n|:--|:--|--:|--:|--:|--:|--:|");
     for s in &w.sources {
@@ -172,7 +172,7 @@ pub(crate) fn html(w: &WatchSummary) -> String {
 
 /// One metric of one source in every run compared.
 #[derive(Debug, Clone, Serialize)]
-pub struct WatchRow {
+pub(crate) struct WatchRow {
     pub source: String,
     pub metric: String,
     pub kind: MetricKind,
@@ -183,7 +183,7 @@ pub struct WatchRow {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MinMax {
+pub(crate) struct MinMax {
     pub avg: Option<f64>,
     pub max: Option<f64>,
 }
@@ -191,7 +191,7 @@ pub struct MinMax {
 /// The avg's difference weighed against the runs' noise (batch means of the samples), the max's
 /// shown as it is (one sample sets it).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct WatchDelta {
+pub(crate) struct WatchDelta {
     pub avg: Option<Delta>,
     pub max: Option<Delta>,
 }
@@ -199,7 +199,7 @@ pub struct WatchDelta {
 /// The metrics of the runs' watched sources side by side, the first run the baseline. Sources
 /// match by name (`pid:` numbers differ between runs: the same process is better watched as
 /// `proc:NAME`).
-pub fn compare(runs: &[Option<&WatchSummary>]) -> Vec<WatchRow> {
+pub(crate) fn compare(runs: &[Option<&WatchSummary>]) -> Vec<WatchRow> {
     let mut keys: Vec<(String, String, MetricKind)> = Vec::new();
     for w in runs.iter().flatten() {
         for s in &w.sources {
@@ -264,7 +264,7 @@ fn noise(points: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// The comparison's section as Markdown: a row per run under each source and metric.
-pub fn compare_markdown(rows: &[WatchRow], names: &[String]) -> String {
+pub(crate) fn compare_markdown(rows: &[WatchRow], names: &[String]) -> String {
     let mut out = String::from("\n#### System under test\n\n| Source | Metric | Run | Avg | Max | Δ Avg | Δ Max |\n|:--|:--|:--|--:|--:|--:|--:|\n");
     for r in rows {
         let name = match r.kind {

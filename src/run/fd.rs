@@ -4,7 +4,7 @@ use crate::plan::Plan;
 
 /// Descriptors kept for what is not a user's connection: the run directory, results files,
 /// data files, the runtime.
-pub const FDS_RESERVED: u64 = 64;
+pub(crate) const FDS_RESERVED: u64 = 64;
 
 /// Raises the soft limit on open files to the hard limit, as Go's runtime does at start: the
 /// default soft limit (often 1024) is far below what a load generator with thousands of users
@@ -28,7 +28,11 @@ pub fn raise_limit() -> Option<u64> {
 
 /// When `limit` is below what this process's `segment` of `plan` may need (a connection per
 /// user at once, plus [`FDS_RESERVED`]): the users at most and the limit to raise to.
-pub fn shortfall(plan: &Plan, segment: &crate::engine::segment::Segment, limit: Option<u64>) -> Option<(u64, u64)> {
+pub(crate) fn shortfall(
+    plan: &Plan,
+    segment: &crate::engine::segment::Segment,
+    limit: Option<u64>,
+) -> Option<(u64, u64)> {
     let users_at_most: u64 =
         plan.scenarios.iter().map(|s| segment.count_below(s.workload.max_concurrent_users())).sum();
     let needed = users_at_most.saturating_add(FDS_RESERVED);

@@ -8,7 +8,10 @@ use crate::record::Interval;
 use crate::rundir::LabelSummary;
 
 /// Judges each threshold on its row of `summary` (a label's, or the Total).
-pub fn evaluate(thresholds: &[Threshold], summary: &crate::rundir::Summary) -> Vec<crate::rundir::ThresholdResult> {
+pub(crate) fn evaluate(
+    thresholds: &[Threshold],
+    summary: &crate::rundir::Summary,
+) -> Vec<crate::rundir::ThresholdResult> {
     thresholds
         .iter()
         .map(|t| {
@@ -28,24 +31,19 @@ pub fn evaluate(thresholds: &[Threshold], summary: &crate::rundir::Summary) -> V
 }
 
 /// Judges a run's `abort` thresholds while it runs, on its numbers so far.
-pub struct Live {
+pub(crate) struct Live {
     aborting: Vec<Threshold>,
 }
 
 impl Live {
-    pub fn new(thresholds: &[Threshold]) -> Live {
+    pub(crate) fn new(thresholds: &[Threshold]) -> Live {
         Live { aborting: thresholds.iter().filter(|t| t.abort.is_some()).cloned().collect() }
-    }
-
-    /// Whether any threshold is judged live.
-    pub fn is_empty(&self) -> bool {
-        self.aborting.is_empty()
     }
 
     /// Why the run must stop now that it is `at_us` old, if it must: the first `abort`
     /// threshold due by then that fails on `so_far` (made only when one is due). A row with no
     /// samples yet is not judged: a goal fails live only on numbers.
-    pub fn judge(&self, at_us: u64, so_far: impl FnOnce() -> crate::rundir::Summary) -> Option<String> {
+    pub(crate) fn judge(&self, at_us: u64, so_far: impl FnOnce() -> crate::rundir::Summary) -> Option<String> {
         let due = |t: &&Threshold| t.abort.is_some_and(|d| at_us >= d.as_micros() as u64);
         if !self.aborting.iter().any(|t| due(&t)) {
             return None;
@@ -76,18 +74,14 @@ pub(crate) fn planned_end_us(plan: &crate::plan::Plan) -> Option<u64> {
 }
 
 /// Watches a run's stop conditions ([`StopOn`]) second by second.
-pub struct StopWatch {
+pub(crate) struct StopWatch {
     /// Each condition, and since when (µs from the run's start) it has held without a break.
     conds: Vec<(StopOn, Option<u64>)>,
 }
 
 impl StopWatch {
-    pub fn new(conds: &[StopOn]) -> StopWatch {
+    pub(crate) fn new(conds: &[StopOn]) -> StopWatch {
         StopWatch { conds: conds.iter().map(|c| (c.clone(), None)).collect() }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.conds.is_empty()
     }
 
     /// Why the run must stop after interval `iv`, if it must: the first condition that has now
@@ -96,7 +90,7 @@ impl StopWatch {
     /// not reset a p95 condition), but for a count or a rate (`samples`, `errors`,
     /// `throughput`, `received`, `sent`): those were 0 in it. Rates are per second of the
     /// interval, not of its samples' span. Seconds before a condition's `after` are not watched.
-    pub fn observe(&mut self, iv: &Interval, labels: &[String], checks: &[String]) -> Option<String> {
+    pub(crate) fn observe(&mut self, iv: &Interval, labels: &[String], checks: &[String]) -> Option<String> {
         let secs = iv.end_us.saturating_sub(iv.start_us) as f64 / 1e6;
         for (cond, since) in &mut self.conds {
             if iv.start_us < cond.after.as_micros() as u64 {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Why runs were not merged.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     /// The runs are not parts of one whole (the same run twice, overlapping parts...).
     #[error("cannot merge these runs: {0}")]
     Cannot(String),

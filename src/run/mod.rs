@@ -14,7 +14,7 @@
 //! # Layout
 //! - this file: [`Run`], [`RunOptions`], [`RunResult`], [`Error`];
 //! - `output`: the [`Output`] trait and what it is handed ([`Start`], [`End`]);
-//! - `remote`: [`Remote`], generators elsewhere that carry the run out (agents);
+//! - `remote`: `Remote`, generators elsewhere that carry the run out (agents);
 //! - `outputs`: the run directory ([`RunDirOutput`]) and JMeter results files ([`JtlOutput`]);
 //!   the progress line is [`crate::progress::Progress`];
 //! - `usage`: the generator's CPU and memory over the run;
@@ -29,8 +29,8 @@
 //! - **Sweeps** (runs at several concurrencies): a loop over [`Run`]s, one plan each, with an
 //!   output per step collecting its [`Summary`]; the knee is a report of those run directories.
 //! - **Distributed agents**: an agent is a [`Run`] of its segment of the plan (through
-//!   [`RunOptions::engine`]) with one output streaming intervals to the controller; the
-//!   controller is a [`Remote`] ([`Run::on`]): the same run, its outputs and goals fed the
+//!   `RunOptions::engine`) with one output streaming intervals to the controller; the
+//!   controller is a `Remote` (`Run::on`): the same run, its outputs and goals fed the
 //!   agents' merged seconds instead of the engine's (`crate::dist::controller`).
 //!
 //! # Example: a plan with one's own output
@@ -78,24 +78,26 @@
 //! ```
 
 mod fd;
-pub mod judge;
-pub mod merge;
+pub(crate) mod judge;
+pub(crate) mod merge;
 mod output;
 mod outputs;
-pub mod preflight;
+pub(crate) mod preflight;
 mod remote;
 mod usage;
 
-pub use fd::{raise_limit as raise_fd_limit, shortfall as fd_shortfall, FDS_RESERVED};
+pub use fd::raise_limit as raise_fd_limit;
+pub(crate) use fd::shortfall as fd_shortfall;
 pub use output::{End, Failure, Output, OutputError, SampleSender, Start};
 pub use outputs::{JtlOutput, RunDirOutput};
-pub use remote::{Remote, RemoteEnd, Report, Signals};
-pub use usage::UsageClock;
+pub(crate) use remote::{Remote, RemoteEnd, Report, Signals};
+pub(crate) use usage::UsageClock;
 
 #[cfg(test)]
 mod tests;
 
-use crate::engine::{self, Outcome};
+use crate::engine;
+pub use crate::engine::Outcome;
 use crate::plan::{Plan, Workload};
 use crate::record::{Interval, Tally};
 use crate::rundir::{self, reader, Model, RunMeta, ScenarioMeta, Status, Summary};
@@ -108,19 +110,19 @@ use tokio_util::sync::CancellationToken;
 pub struct RunOptions {
     /// Handed to [`engine::run`] as given, except that `sample_log` is set when an output asks
     /// for per-sample rows.
-    pub engine: engine::Options,
+    pub(crate) engine: engine::Options,
     /// The command line recorded in `meta.json`, secrets already masked
-    /// ([`crate::redact::command_line`]).
+    /// (`crate::redact::command_line`).
     pub command_line: Vec<String>,
     /// This run is one part of a plan run by several generators: its segment (the one in
     /// `engine.segment`, as named) and common start, for `meta.json`.
-    pub part: Option<rundir::PartMeta>,
+    pub(crate) part: Option<rundir::PartMeta>,
     /// The instant the load starts (`--start-at`): the run waits for it (a Ctrl-C ends the
     /// wait) and records how late it started.
     pub start_at: Option<std::time::SystemTime>,
     /// The sources watched beside the run (`--watch`), as `meta.json` lists them: the caller
     /// adds the output that samples them ([`crate::watch::WatchOutput`]).
-    pub watch: Vec<String>,
+    pub(crate) watch: Vec<String>,
 }
 
 /// A plan about to run, and the outputs it feeds.
@@ -140,6 +142,7 @@ pub struct RunResult {
     pub meta: RunMeta,
     /// The sum of every interval, thresholds judged.
     pub summary: Summary,
+    /// How the run ended: completed, interrupted, or stopped by a threshold.
     pub outcome: Outcome,
     /// Outputs that could not do their part, in the order they failed. The measurements are
     /// whole regardless.
@@ -205,6 +208,7 @@ impl Run {
         Run { plan, options, meta, outputs: Vec::new(), remote: None }
     }
 
+    /// The plan being run.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
@@ -223,7 +227,7 @@ impl Run {
     /// Runs on `remote` (agents) instead of this process's engine: the same outputs and goals
     /// take the merged seconds it reports. `RunOptions::engine` is then the remote's business
     /// but for its `stop`, which still ends the run when a goal fails.
-    pub fn on(mut self, remote: impl Remote + 'static) -> Run {
+    pub(crate) fn on(mut self, remote: impl Remote + 'static) -> Run {
         self.remote = Some(Box::new(remote));
         self
     }
@@ -616,7 +620,7 @@ fn now_rfc3339() -> String {
 }
 
 /// This machine's name, for `meta.json` (`unknown` when the system does not say).
-pub fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most buf.len() bytes into buf.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };

@@ -18,6 +18,7 @@ pub type SampleSender = std::sync::mpsc::Sender<SampleRow>;
 /// What an output learns when the run starts: the plan and the run's facts so far.
 #[non_exhaustive]
 pub struct Start<'a> {
+    /// The plan being run.
     pub plan: &'a Plan,
     /// Status `running`; labels in `LabelId` order (past the label cap, the overflow row last).
     pub meta: &'a RunMeta,
@@ -30,6 +31,7 @@ pub struct End<'a> {
     pub meta: &'a RunMeta,
     /// The sum of every interval, with the thresholds judged.
     pub summary: &'a Summary,
+    /// How the run ended.
     pub outcome: &'a Outcome,
 }
 
@@ -124,6 +126,7 @@ pub trait Output: Send {
 pub struct Failure {
     /// The output's [`name`](Output::name).
     pub output: String,
+    /// Why it failed.
     pub error: OutputError,
 }
 

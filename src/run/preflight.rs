@@ -49,7 +49,7 @@ fn start_problems(p: &Plan) -> Vec<plan::Error> {
 /// The warnings `run` prints for the elements that load as in JMeter and go wrong at run time
 /// as in JMeter (each sample fails, a default is read): the first few, then how many more and
 /// where all are listed, so that a plan of 300 such samplers does not bury the progress line.
-pub fn run_time_warnings(elements: &[ElementReport], plan: &str) -> Vec<String> {
+pub(crate) fn run_time_warnings(elements: &[ElementReport], plan: &str) -> Vec<String> {
     const SHOWN: usize = 5;
     let warned: Vec<&ElementReport> = elements.iter().filter(|r| r.status == Status::Warning).collect();
     let mut out: Vec<String> = warned

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 /// What a remote reports as its run goes, in order.
 #[derive(Debug)]
-pub enum Report {
+pub(crate) enum Report {
     /// One more merged second, numbered from 0 as the engine numbers its own.
     Interval(Box<Interval>),
     /// The load begins now (the generators' common start): the run stamps its start and tells
@@ -36,7 +36,7 @@ pub enum Report {
 
 /// The run's three signals, as [`crate::engine::run`] takes them.
 #[derive(Debug, Clone, Default)]
-pub struct Signals {
+pub(crate) struct Signals {
     /// An interrupt: every generator stops, requests in flight get their graceful stop.
     pub shutdown: CancellationToken,
     /// A second interrupt: the graceful stop is cut short.
@@ -48,7 +48,7 @@ pub struct Signals {
 
 /// How a remote run ended: its outcome as the engine's would be, and the merged run as the
 /// generators' own facts make it (each part's `meta.json`, the merged summary).
-pub struct RemoteEnd {
+pub(crate) struct RemoteEnd {
     pub outcome: Outcome,
     pub merged: reader::Run,
     /// What of the run's results is incomplete (an agent lost, a results file not written):
@@ -57,7 +57,7 @@ pub struct RemoteEnd {
 }
 
 /// Generators elsewhere that run a plan together and report its merged seconds.
-pub trait Remote: Send {
+pub(crate) trait Remote: Send {
     /// Runs `plan` (whose run's facts at the start are `meta`) until it ends or `signals` stop
     /// it, sending every merged second (and what the user should hear) into `reports`; the
     /// run's loop ends when the sender is dropped.

@@ -8,21 +8,21 @@ use crate::rundir::GeneratorUsage;
 /// runtime) is not the run's: divided by a short run's wall time it would read as a saturated
 /// generator.
 #[derive(Debug, Clone, Copy)]
-pub struct UsageClock {
+pub(crate) struct UsageClock {
     user_s: f64,
     system_s: f64,
     wall: std::time::Instant,
 }
 
 impl UsageClock {
-    pub fn start() -> UsageClock {
+    pub(crate) fn start() -> UsageClock {
         let (user_s, system_s, _) = rusage();
         UsageClock { user_s, system_s, wall: std::time::Instant::now() }
     }
 
     /// The CPU time used since [`start`](Self::start), over the wall time since then, and the
     /// process's peak memory (a peak is the process's own, whenever it was reached).
-    pub fn usage(&self) -> GeneratorUsage {
+    pub(crate) fn usage(&self) -> GeneratorUsage {
         let (user_s, system_s, peak_rss_mib) = rusage();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
         usage_between(

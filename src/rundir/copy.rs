@@ -45,6 +45,7 @@ impl PartCopy {
         Ok(PartCopy { dir: dir.to_path_buf(), log, shared: Shared::new(&[]) })
     }
 
+    /// The directory the copy is written to.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

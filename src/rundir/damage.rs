@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// A file of a run directory's log that does not hold together with the rest.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Damage {
+pub(crate) struct Damage {
     pub path: PathBuf,
     pub problem: String,
 }
@@ -22,7 +22,7 @@ pub struct Damage {
 impl Damage {
     /// The warning a report gives: the file, what is wrong, and what the figures summed from the
     /// log count (`read` samples) against what `summary.json` records, when the run has one.
-    pub fn warning(&self, read: u64, recorded: Option<u64>) -> String {
+    pub(crate) fn warning(&self, read: u64, recorded: Option<u64>) -> String {
         let bound = match recorded {
             Some(m) => format!(
                 "read from the log (charts, --from/--to, --every, merges) it counts {read} of the {m} samples summary.json records: a lower bound"
@@ -171,7 +171,7 @@ fn secs(us: u64) -> String {
 
 /// Checks the log of the run in `dir` (`recorded`: the samples its `summary.json` records, when
 /// it finished). Every problem found, each naming its file.
-pub fn check(dir: &Path, meta: &RunMeta, recorded: Option<u64>) -> Vec<Damage> {
+pub(crate) fn check(dir: &Path, meta: &RunMeta, recorded: Option<u64>) -> Vec<Damage> {
     let mut out = Vec::new();
     let mut damage = |file: &str, problem: String| out.push(Damage { path: dir.join(file), problem });
     let finished = recorded.is_some();

@@ -28,20 +28,20 @@ use time::OffsetDateTime;
 /// The file of a run directory that lists the agents the run lost.
 pub(crate) const LOST: &str = "lost.json";
 /// The version of [`Lost`] this stampede writes and reads.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// How many of a lost agent's last intervals its rate is taken over.
-pub const RATE_SECONDS: usize = 5;
+pub(crate) const RATE_SECONDS: usize = 5;
 
 /// `lost.json`: every agent the run lost.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Lost {
+pub(crate) struct Lost {
     pub version: u32,
     pub agents: Vec<LostAgent>,
 }
 
 /// One agent lost before its part finished.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LostAgent {
+pub(crate) struct LostAgent {
     /// Its part of the plan, `i/N`.
     pub part: String,
     /// Its address, as the controller reached it.
@@ -70,7 +70,7 @@ pub struct LostAgent {
 
 /// Requests the lost agent sent after its last reported interval, estimated (see the module).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Estimate {
+pub(crate) struct Estimate {
     /// If it stopped when it was lost (killed, crashed: its connection ended).
     pub until_lost: u64,
     /// If it went on to the run's end (cut off from its controller).
@@ -79,7 +79,7 @@ pub struct Estimate {
 
 /// A lost part's figures taken from the agent's own run directory instead of the run's copy.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Reconciled {
+pub(crate) struct Reconciled {
     /// The agent's own run directory, as given to `merge`.
     pub dir: String,
     /// Its samples, and how many more that is than the run's copy held.
@@ -94,7 +94,7 @@ pub struct Reconciled {
 
 /// A lost agent's requests after its last reported interval until `until_us`, estimated at
 /// `rate_rps` (see the module); 0 when it reported nothing, or `until_us` is not later.
-pub fn estimate(rate_rps: f64, last_end_us: u64, until_us: u64) -> u64 {
+pub(crate) fn estimate(rate_rps: f64, last_end_us: u64, until_us: u64) -> u64 {
     let s = until_us.saturating_sub(last_end_us) as f64 / 1e6;
     (rate_rps * s).round() as u64
 }
@@ -102,7 +102,7 @@ pub fn estimate(rate_rps: f64, last_end_us: u64, until_us: u64) -> u64 {
 /// The rate (requests/s) and its span (s) of the intervals `recent` (start µs, end µs,
 /// samples), in time order: their samples over the time from the first's start to the last's
 /// end.
-pub fn rate(recent: &[(u64, u64, u64)]) -> (f64, f64) {
+pub(crate) fn rate(recent: &[(u64, u64, u64)]) -> (f64, f64) {
     let (Some(first), Some(last)) = (recent.first(), recent.last()) else { return (0.0, 0.0) };
     let span = last.1.saturating_sub(first.0) as f64 / 1e6;
     let samples: u64 = recent.iter().map(|r| r.2).sum();
@@ -116,7 +116,7 @@ pub fn rate(recent: &[(u64, u64, u64)]) -> (f64, f64) {
 /// intervals (on the run's clock), its samples, and when it was lost and why. Fed once per
 /// agent interval, never per request.
 #[derive(Debug, Default)]
-pub struct Tracker {
+pub(crate) struct Tracker {
     parts: Vec<Track>,
 }
 
@@ -130,12 +130,12 @@ struct Track {
 }
 
 impl Tracker {
-    pub fn new(parts: usize) -> Tracker {
+    pub(crate) fn new(parts: usize) -> Tracker {
         Tracker { parts: (0..parts).map(|_| Track::default()).collect() }
     }
 
     /// Part `i` sent an interval of `samples` from `start_us` to `end_us` (the run's clock).
-    pub fn line(&mut self, i: usize, start_us: u64, end_us: u64, samples: u64) {
+    pub(crate) fn line(&mut self, i: usize, start_us: u64, end_us: u64, samples: u64) {
         let Some(t) = self.parts.get_mut(i) else { return };
         if t.recent.len() == RATE_SECONDS {
             t.recent.pop_front();
@@ -146,14 +146,14 @@ impl Tracker {
 
     /// Part `i` was lost at `at`, for `why` (the first loss said counts), unless it had ended:
     /// an agent lost while it sends its results rows, after its summary, has its figures whole.
-    pub fn lost(&mut self, i: usize, why: &str, at: OffsetDateTime) {
+    pub(crate) fn lost(&mut self, i: usize, why: &str, at: OffsetDateTime) {
         if let Some(t) = self.parts.get_mut(i).filter(|t| !t.ended) {
             t.lost.get_or_insert((why.to_string(), at));
         }
     }
 
     /// Part `i` sends no more intervals: it finished, or (after [`Tracker::lost`]) it was lost.
-    pub fn ended(&mut self, i: usize) {
+    pub(crate) fn ended(&mut self, i: usize) {
         if let Some(t) = self.parts.get_mut(i) {
             t.ended = true;
         }
@@ -166,7 +166,7 @@ impl Tracker {
 
     /// The record of the parts lost (`None`: none was), on the clock that starts at `origin`,
     /// the run ending at `end_us`; `name(i)` gives part i's agent address and directory.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         origin: Option<OffsetDateTime>,
         end_us: u64,
@@ -215,13 +215,13 @@ impl Tracker {
 }
 
 /// Writes `lost` into the run directory `dir`.
-pub fn write(dir: &Path, lost: &Lost) -> Result<(), Error> {
+pub(crate) fn write(dir: &Path, lost: &Lost) -> Result<(), Error> {
     super::writer::write_json(&dir.join(LOST), lost)
 }
 
 /// The run directory's record of lost agents, if it has one. A record of a later version is
 /// refused by name: read as this one, it could say the figures are whole when they are not.
-pub fn read(dir: &Path) -> Result<Option<Lost>, Error> {
+pub(crate) fn read(dir: &Path) -> Result<Option<Lost>, Error> {
     let path = dir.join(LOST);
     if !path.exists() {
         return Ok(None);
@@ -243,7 +243,7 @@ pub fn read(dir: &Path) -> Result<Option<Lost>, Error> {
 /// directory): that run's parts, each given part in place of the run's copy of the same
 /// segment; and the run's record of lost agents, to [`reconcile`] once merged. `None`: not such
 /// a merge (the runs are merged as given).
-pub fn expand(dirs: &[&Path]) -> Result<Option<Expanded>, Error> {
+pub(crate) fn expand(dirs: &[&Path]) -> Result<Option<Expanded>, Error> {
     let metas = dirs.iter().map(|d| super::reader::read_meta(d)).collect::<Result<Vec<_>, _>>()?;
     let on_agents = |m: &super::RunMeta| !m.parts.is_empty() && m.parts.iter().all(|p| p.agent.is_some());
     let Some(r) = metas.iter().position(on_agents) else { return Ok(None) };
@@ -267,7 +267,7 @@ pub fn expand(dirs: &[&Path]) -> Result<Option<Expanded>, Error> {
 
 /// A run on agents merged with parts of its own (see [`expand`]).
 #[derive(Debug)]
-pub struct Expanded {
+pub(crate) struct Expanded {
     /// The directories to merge.
     pub dirs: Vec<PathBuf>,
     /// Those of them that are the run's own copies, as the merge lists them.
@@ -278,7 +278,7 @@ pub struct Expanded {
 /// Marks each lost agent whose part the merged run took from a directory of its own (one not
 /// its copy in the run, `copies` being those copies as the merge listed them), from the merged
 /// run's list of `parts` whose clock starts at `started_at`.
-pub fn reconcile(lost: &mut Lost, parts: &[MergedPart], copies: &[String], started_at: &str) {
+pub(crate) fn reconcile(lost: &mut Lost, parts: &[MergedPart], copies: &[String], started_at: &str) {
     let origin = OffsetDateTime::parse(started_at, &Rfc3339).ok();
     for a in &mut lost.agents {
         let own = parts.iter().find(|p| {

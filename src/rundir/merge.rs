@@ -191,7 +191,7 @@ impl Merger {
 
 /// The end of the last interval of the runs in `dirs` read as one (µs on their common clock),
 /// from their coarsest lines, one run after the other (streamed: memory stays flat).
-pub fn end_us(dirs: &[&Path]) -> Result<u64, Error> {
+pub(crate) fn end_us(dirs: &[&Path]) -> Result<u64, Error> {
     let metas = dirs.iter().map(|d| read_meta(d)).collect::<Result<Vec<_>, _>>()?;
     let mut end = 0u64;
     for (dir, offset) in dirs.iter().zip(offsets(&metas)) {
@@ -202,7 +202,11 @@ pub fn end_us(dirs: &[&Path]) -> Result<u64, Error> {
 
 /// Reads every run in `dirs` as one and shows `visit` the merged intervals in time order. One
 /// run is read as [`read_run_with`] reads it (its summary from `summary.json` when it finished).
-pub fn read_runs_with(dirs: &[&Path], grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
+pub(crate) fn read_runs_with(
+    dirs: &[&Path],
+    grain: Grain,
+    mut visit: impl FnMut(&LoggedInterval),
+) -> Result<Run, Error> {
     match dirs {
         [] => Err(Error::NotARun(PathBuf::new())),
         [one] => read_run_with(one, grain, visit),
@@ -213,7 +217,7 @@ pub fn read_runs_with(dirs: &[&Path], grain: Grain, mut visit: impl FnMut(&Logge
 /// The scenarios' side of a merged interval, each scenario's numbers added up across the runs
 /// that ran it (see [`read_many`]).
 #[derive(Debug, Clone, Default)]
-pub struct ScenarioSide {
+pub(crate) struct ScenarioSide {
     pub counts: Vec<ScenarioCounts>,
     pub lateness: Vec<LabelStats>,
     pub active_users: Vec<u64>,
@@ -221,7 +225,7 @@ pub struct ScenarioSide {
 
 /// Reads two runs or more as one (see [`read_runs_with`]), showing `visit` each merged interval
 /// with its scenarios' side.
-pub fn read_many(
+pub(crate) fn read_many(
     dirs: &[&Path],
     grain: Grain,
     mut visit: impl FnMut(&LoggedInterval, &ScenarioSide),
@@ -299,7 +303,7 @@ pub fn read_many(
 /// coarsest of their finest, so that each line of the merged run is whole lines of each run
 /// (the controller's copies of agents' runs keep 10-minute lines: a merge of them keeps those,
 /// not 10-minute lines as minutes). Runs written before roll-ups keep every second.
-pub fn layout_for(metas: &[RunMeta]) -> LogFormat {
+pub(crate) fn layout_for(metas: &[RunMeta]) -> LogFormat {
     let today = LogFormat::current();
     let logs: Vec<&LogFormat> = metas.iter().filter_map(|m| m.log.as_ref()).collect();
     let Some(finest) = logs.iter().filter_map(|l| l.rollups_s.first().copied()).max() else { return today };
@@ -346,7 +350,7 @@ fn offset_us(start: Option<OffsetDateTime>, first: Option<OffsetDateTime>) -> u6
 /// Opaque: why a line does not read is the reader's own (`rundir::log`), said in its message.
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
-pub struct LineRefused(Refusal);
+pub(crate) struct LineRefused(Refusal);
 
 #[derive(Debug, thiserror::Error)]
 enum Refusal {
@@ -379,7 +383,7 @@ pub(crate) fn as_interval(index: u64, iv: &LoggedInterval, side: &ScenarioSide, 
 /// The parts of one plan that agents stream to their controller, merged as their interval lines
 /// arrive: the merged intervals to write to the run's own log second by second, and the totals
 /// so far (the progress line, the goals that stop the run).
-pub struct LiveMerge {
+pub(crate) struct LiveMerge {
     merger: Merger,
     shared: Shared,
     scenarios: Vec<ScenarioMeta>,
@@ -404,7 +408,7 @@ const PATIENCE: usize = 30;
 
 impl LiveMerge {
     /// For `parts` parts of the plan whose run's facts at the start are `meta`.
-    pub fn new(meta: &RunMeta, parts: usize) -> LiveMerge {
+    pub(crate) fn new(meta: &RunMeta, parts: usize) -> LiveMerge {
         let n = meta.scenarios.len();
         LiveMerge {
             merger: Merger::new(&vec![0; parts], meta.labels.len(), n, &meta.checks, Grain::SECOND),
@@ -421,7 +425,7 @@ impl LiveMerge {
     }
 
     /// Part `i`'s facts: where its clock starts on the merged one, until its first line.
-    pub fn meta(&mut self, i: usize, meta: &RunMeta) {
+    pub(crate) fn meta(&mut self, i: usize, meta: &RunMeta) {
         if self.begun[i] {
             return;
         }
@@ -436,7 +440,7 @@ impl LiveMerge {
     /// Adds part `i`'s next line of `intervals.jsonl`; returns it as the part's own interval
     /// (its clock, its Total, scenario counts and users; its labels left out: per label, the
     /// merge is what is read), for the outputs that show each part.
-    pub fn add(&mut self, i: usize, text: &str) -> Result<Interval, LineRefused> {
+    pub(crate) fn add(&mut self, i: usize, text: &str) -> Result<Interval, LineRefused> {
         let line: IntervalLine = serde_json::from_str(text).map_err(|e| LineRefused(e.into()))?;
         let iv = logged(&line, &mut self.shared, &self.merger.checks).map_err(|e| LineRefused(e.into()))?;
         self.begun[i] = true;
@@ -460,14 +464,14 @@ impl LiveMerge {
     }
 
     /// Part `i` sends no more (it finished, or it is lost).
-    pub fn end(&mut self, i: usize) {
+    pub(crate) fn end(&mut self, i: usize) {
         self.merger.end(i);
         self.lost.ended(i);
     }
 
     /// Part `i` was lost now, for `why`: what it sent is kept, and the run's record of lost
     /// parts ([`LiveMerge::lost_record`]) says what it may have sent after.
-    pub fn lost(&mut self, i: usize, why: &str) {
+    pub(crate) fn lost(&mut self, i: usize, why: &str) {
         self.lost.lost(i, why, OffsetDateTime::now_utc());
     }
 
@@ -478,12 +482,12 @@ impl LiveMerge {
 
     /// The record of the parts lost (`None`: none was), the run ending with its latest
     /// interval; `name(i)` gives part i's agent address and directory.
-    pub fn lost_record(&self, name: impl Fn(usize) -> (String, String)) -> Option<super::lost::Lost> {
+    pub(crate) fn lost_record(&self, name: impl Fn(usize) -> (String, String)) -> Option<super::lost::Lost> {
         self.lost.record(self.origin, self.at_us, name)
     }
 
     /// The seconds merged since the last call, as the run's log takes them.
-    pub fn ready(&mut self) -> Vec<Interval> {
+    pub(crate) fn ready(&mut self) -> Vec<Interval> {
         let mut out = Vec::new();
         if self.lagging.is_none() {
             self.lagging =
@@ -499,24 +503,20 @@ impl LiveMerge {
     }
 
     /// The Total so far.
-    pub fn total(&self) -> &LabelStats {
+    #[cfg(test)]
+    pub(crate) fn total(&self) -> &LabelStats {
         &self.merger.tally.total
-    }
-
-    /// The summary of every line added so far.
-    pub fn summary(&self) -> Summary {
-        Summary::from_tally(&self.merger.tally, &self.shared.labels, &self.merger.checks, &self.scenarios, false)
     }
 
     /// The merged run, once every part has ended and [`LiveMerge::ready`] has taken every
     /// second: `parts` names the parts that sent their facts, each by its index, directory and
     /// final `meta.json`; `complete` when each wrote its summary.
-    pub fn finish(self, parts: &[(usize, String, RunMeta)], complete: bool) -> Run {
+    pub(crate) fn finish(self, parts: &[(usize, String, RunMeta)], complete: bool) -> Run {
         self.merger.finish(parts, self.shared.labels, self.origin, complete)
     }
 
     /// The common start, once a part has said it.
-    pub fn origin(&self) -> Option<OffsetDateTime> {
+    pub(crate) fn origin(&self) -> Option<OffsetDateTime> {
         self.origin
     }
 }

@@ -19,43 +19,44 @@
 //!
 //! A run that is killed keeps `meta.json` and every interval flushed before it died; the
 //! reader rebuilds its summary from the interval log. Every read cross-checks the log's tiers
-//! against each other and `summary.json` ([`damage`]): a directory that does not hold together
+//! against each other and `summary.json` (`damage`): a directory that does not hold together
 //! is read as far as it goes, with a warning naming the file. JMeter's results files (JTL) are written
-//! and read here too ([`jtl`]), so a JMeter run reads as a run directory does.
+//! and read here too (`jtl`), so a JMeter run reads as a run directory does.
 //!
 //! Depends on `record` only (the stats it serialises): what a run does is [`crate::run`]'s,
 //! what a report shows is [`crate::report`]'s.
 
-pub mod copy;
-pub mod damage;
-pub mod jtl;
+pub(crate) mod copy;
+pub(crate) mod damage;
+pub(crate) mod jtl;
 mod log;
-pub mod lost;
-pub mod merge;
-pub mod reader;
-pub mod summary;
-pub mod watch;
-pub mod writer;
+pub(crate) mod lost;
+pub(crate) mod merge;
+pub(crate) mod reader;
+pub(crate) mod summary;
+pub(crate) mod watch;
+pub(crate) mod writer;
 
-pub use reader::read_run;
+pub use reader::{read_run, Run};
 pub use summary::{
-    GeneratorUsage, LabelSummary, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta, ScenarioSummary,
-    Status, Summary, ThresholdResult, UpstreamSummary,
+    GeneratorUsage, LabelSummary, Lateness, LogFormat, MergedPart, Model, PartMeta, RunMeta, ScenarioMeta,
+    ScenarioSummary, Status, Summary, ThresholdResult, UpstreamSummary,
 };
-pub use writer::{IntervalLines, Place, RunWriter};
+pub use writer::Place;
+pub(crate) use writer::{IntervalLines, RunWriter};
 
 /// `RunMeta::tool` of a run directory that stampede wrote.
 pub(crate) const TOOL: &str = "stampede";
 pub(crate) const META: &str = "meta.json";
-pub const PLAN: &str = "plan.yaml";
+pub(crate) const PLAN: &str = "plan.yaml";
 pub(crate) const INTERVALS: &str = "intervals.jsonl";
 pub(crate) const SUMMARY: &str = "summary.json";
 /// Seconds past [`SECONDS_KEPT_S`] not yet in a line of the finest roll-up (see [`LogFormat`]).
-pub const TAIL: &str = "tail.jsonl";
+pub(crate) const TAIL: &str = "tail.jsonl";
 /// How long a run keeps each second in `intervals.jsonl`: past it, the roll-ups are its log
 /// (a 60-hour log of every second with its histograms would be gigabytes; see
 /// `bench/soak/log.sh`).
-pub const SECONDS_KEPT_S: u64 = 3600;
+pub(crate) const SECONDS_KEPT_S: u64 = 3600;
 /// The roll-ups a run writes: per minute, per 10 minutes, per hour (each a multiple of the one
 /// before, so a coarse line is a whole number of finer ones).
 pub(crate) const ROLLUPS_S: [u64; 3] = [60, 600, 3600];
@@ -99,13 +100,33 @@ pub(crate) const EXPORT: &str = "export.json";
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
-    Io { path: std::path::PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A file holds something other than what a run writes there.
     #[error("{path}:{line}: {message}")]
-    Format { path: std::path::PathBuf, line: usize, message: String },
+    Format {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A run was to be written where another run (or anything else) already is.
     #[error("{} already {}", path.display(), if *run { "holds a run (it has meta.json)" } else { "exists and is not empty" })]
-    Occupied { path: std::path::PathBuf, run: bool },
+    Occupied {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Whether what is there is a run (it has `meta.json`).
+        run: bool,
+    },
+    /// The directory has no `meta.json`.
     #[error("{0} is not a run directory (it has no meta.json)")]
     NotARun(std::path::PathBuf),
     /// Runs that cannot be read as one (the same run twice, overlapping parts).

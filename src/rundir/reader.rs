@@ -9,8 +9,11 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+/// A run directory as read: its facts and its numbers.
 pub struct Run {
+    /// The run's facts (`meta.json`).
     pub meta: RunMeta,
+    /// The run's numbers (`summary.json`, or the sum of its interval log when it has none).
     pub summary: Summary,
 }
 
@@ -24,7 +27,7 @@ pub fn read_run(dir: &Path) -> Result<Run, Error> {
 /// where those end (a killed run's last minutes and seconds). `Grain(1)`: every second the
 /// directory keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Grain(pub u64);
+pub(crate) struct Grain(pub u64);
 
 impl Default for Grain {
     fn default() -> Grain {
@@ -39,7 +42,7 @@ impl Grain {
 
 /// One interval of the log, as read back: label stats by index into the run's label list
 /// (labels not in `meta.json` are appended to it, in the order met).
-pub struct LoggedInterval {
+pub(crate) struct LoggedInterval {
     pub start_us: u64,
     pub end_us: u64,
     pub labels: Vec<(usize, LabelStats)>,
@@ -51,7 +54,7 @@ pub struct LoggedInterval {
 
 /// Reads a run and shows `visit` every interval of its log at `grain`, in order (reports chart
 /// them). The summary is `summary.json` when the run finished, else the sum of the intervals.
-pub fn read_run_with(dir: &Path, grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
+pub(crate) fn read_run_with(dir: &Path, grain: Grain, mut visit: impl FnMut(&LoggedInterval)) -> Result<Run, Error> {
     let mut meta = read_meta(dir)?;
     let summary_path = dir.join(SUMMARY);
     let finished: Option<Summary> = if summary_path.exists() { Some(read_json(&summary_path)?) } else { None };

@@ -6,27 +6,39 @@ use crate::record::{LabelStats, Tally};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// A run's facts (`meta.json`): what ran, where, when, how it ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunMeta {
+    /// The tool that wrote the run (`stampede`, or `jmeter` for an imported results file).
     pub tool: String,
+    /// That tool's version.
     pub version: String,
     /// The command line, with secret values replaced by `***`.
     pub command_line: Vec<String>,
+    /// The plan file, as given.
     pub plan_path: Option<String>,
+    /// The plan's name.
     pub plan_name: String,
+    /// The machine that ran it.
     pub host: String,
     /// RFC 3339, UTC.
     pub started_at: String,
+    /// When it ended (RFC 3339, UTC); absent while it runs.
     pub ended_at: Option<String>,
+    /// How long it ran, s.
     pub duration_s: Option<f64>,
+    /// Running, completed or interrupted.
     pub status: Status,
+    /// The length of an interval of the log, s.
     pub interval_s: f64,
+    /// Each scenario's name and workload.
     pub scenarios: Vec<ScenarioMeta>,
     /// Label names in `LabelId` order.
     pub labels: Vec<String>,
     /// Check messages in check-id order (failed checks are counted per message).
     #[serde(default)]
     pub checks: Vec<String>,
+    /// The generator's own CPU and memory use.
     pub generator: Option<GeneratorUsage>,
     /// The run's thresholds, as text (`ContentRead: p95 < 300ms`), so a report of a run that
     /// was killed can still judge them.
@@ -62,9 +74,12 @@ pub struct RunMeta {
 /// finer ones only past where those end.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LogFormat {
+    /// The layout's version (2).
     pub version: u32,
+    /// How many seconds of the run `intervals.jsonl` holds.
     #[serde(default)]
     pub seconds_kept_s: u64,
+    /// Each roll-up's width, s, finest first.
     #[serde(default)]
     pub rollups_s: Vec<u64>,
 }
@@ -139,26 +154,36 @@ pub struct PartMeta {
 pub struct MergedPart {
     /// The run directory it was read from, as given.
     pub dir: String,
+    /// The machine that ran it.
     pub host: String,
+    /// When it started (RFC 3339, UTC).
     pub started_at: String,
+    /// How it ended.
     pub status: Status,
+    /// Its segment and start, when it was one part of a plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<PartMeta>,
     /// The agent that ran it, as the controller reached it (a run on agents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// Samples it counted.
     pub samples: u64,
+    /// Samples that failed.
     pub errors: u64,
     /// Connections it opened to the servers under test.
     #[serde(default)]
     pub connections: u64,
+    /// Its generator's own CPU and memory use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<GeneratorUsage>,
 }
 
+/// A scenario as `meta.json` lists it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ScenarioMeta {
+    /// The scenario's name.
     pub name: String,
+    /// Closed or open.
     pub model: Model,
     /// e.g. "closed: 50 users, ramp-up 10s, 30s".
     pub workload: String,
@@ -169,12 +194,16 @@ pub struct ScenarioMeta {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// The run is going on (or was killed: no end was written).
     Running,
+    /// The run came to its end.
     Completed,
+    /// The run was stopped before its end (Ctrl-C, a threshold, `--stop-on`).
     Interrupted,
 }
 
 impl Status {
+    /// The name `meta.json` holds.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Running => "running",
@@ -195,12 +224,16 @@ impl std::fmt::Display for Status {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
+    /// A number of users, each running its flow again and again.
     Closed,
+    /// Iterations started at a rate, whatever the responses take.
     Open,
+    /// Read from a JMeter results file: not known.
     Imported,
 }
 
 impl Model {
+    /// The name `meta.json` and `summary.json` hold.
     pub fn as_str(self) -> &'static str {
         match self {
             Model::Closed => "closed",
@@ -220,21 +253,31 @@ impl std::fmt::Display for Model {
 /// slow server.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct GeneratorUsage {
+    /// User CPU time, s.
     pub cpu_user_s: f64,
+    /// System CPU time, s.
     pub cpu_system_s: f64,
     /// CPU time / wall time / cores, in percent.
     pub cpu_pct_of_cores: f64,
+    /// The cores the process could use.
     pub cores: u32,
+    /// Peak resident memory, MiB.
     pub peak_rss_mib: f64,
 }
 
+/// A run's numbers (`summary.json`): the Total row, a row per label, counts per scenario, the
+/// thresholds judged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
+    /// The Total row: every exchange once.
     pub total: LabelSummary,
+    /// A row per label, in label order.
     pub labels: Vec<LabelSummary>,
+    /// Counts per scenario.
     pub scenarios: Vec<ScenarioSummary>,
     /// False when rebuilt from the interval log of a run that did not finish.
     pub complete: bool,
+    /// The generator's own CPU and memory use.
     pub generator: Option<GeneratorUsage>,
     /// The plan's thresholds (and `--threshold`s), judged at the end of the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -242,9 +285,9 @@ pub struct Summary {
     /// What `run --watch` sampled of the system under test: set by reports from `watch.jsonl`
     /// (a run's `summary.json` does not hold it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub watch: Option<super::watch::WatchSummary>,
+    pub(crate) watch: Option<super::watch::WatchSummary>,
     /// Set by the reader: a warning for each file of the log that does not hold together with
-    /// the rest (see [`super::damage`]), naming it and the lower bound counted. Never written.
+    /// the rest (see `super::damage`), naming it and the lower bound counted. Never written.
     #[serde(skip)]
     pub damage: Vec<String>,
 }
@@ -258,14 +301,20 @@ pub struct ThresholdResult {
     pub row: String,
     /// The figure measured, in the threshold's unit; absent when the row has no samples.
     pub actual: Option<f64>,
+    /// Whether the threshold held.
     pub passed: bool,
 }
 
+/// A scenario's iterations.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ScenarioSummary {
+    /// The scenario's name.
     pub name: String,
+    /// Closed or open.
     pub model: Model,
+    /// Iterations started.
     pub iterations: u64,
+    /// Open model: arrivals not started for want of a free user.
     pub dropped_iterations: u64,
     /// Open model: arrivals the generator could not dispatch on time (a rate beyond it).
     #[serde(default)]
@@ -280,10 +329,15 @@ pub struct ScenarioSummary {
 /// late generator shows here instead of being blamed on the server.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct Lateness {
+    /// Arrivals dispatched.
     pub arrivals: u64,
+    /// Mean lateness, ms.
     pub mean_ms: f64,
+    /// Median lateness, ms.
     pub p50_ms: f64,
+    /// 99th percentile of the lateness, ms.
     pub p99_ms: f64,
+    /// Greatest lateness, ms.
     pub max_ms: f64,
 }
 
@@ -302,20 +356,35 @@ impl Lateness {
 /// One row of the results: a label, or the total.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LabelSummary {
+    /// The label (`Total` for the Total row).
     pub label: String,
+    /// Samples counted.
     pub samples: u64,
+    /// Samples that failed.
     pub errors: u64,
+    /// Failed samples, percent of all.
     pub error_pct: f64,
+    /// Mean elapsed time, ms.
     pub mean_ms: f64,
+    /// Shortest elapsed time, ms.
     pub min_ms: f64,
+    /// Longest elapsed time, ms.
     pub max_ms: f64,
+    /// Median elapsed time, ms.
     pub p50_ms: f64,
+    /// 90th percentile of the elapsed time, ms.
     pub p90_ms: f64,
+    /// 95th percentile of the elapsed time, ms.
     pub p95_ms: f64,
+    /// 99th percentile of the elapsed time, ms.
     pub p99_ms: f64,
+    /// 99.9th percentile of the elapsed time, ms.
     pub p999_ms: f64,
+    /// Samples a second over the row's span (first start to last end).
     pub throughput_rps: f64,
+    /// KiB received a second.
     pub received_kbps: f64,
+    /// KiB sent a second.
     pub sent_kbps: f64,
     /// Mean time to first byte (JMeter's Latency), over all samples (0 where no byte came).
     pub mean_latency_ms: f64,
@@ -323,6 +392,7 @@ pub struct LabelSummary {
     /// they were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_latency_ms: Option<f64>,
+    /// Longest time to first byte, ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency_ms: Option<f64>,
     /// Mean connect time over the samples that opened a connection (0 when none did).
@@ -331,11 +401,16 @@ pub struct LabelSummary {
     /// opened a connection (or for a run logged before they were recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_connect_ms: Option<f64>,
+    /// Longest connect time, ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_connect_ms: Option<f64>,
+    /// Bytes received.
     pub bytes_received: u64,
+    /// Bytes sent.
     pub bytes_sent: u64,
+    /// Connections opened.
     pub connections_opened: u64,
+    /// Failed samples by why they failed (`refused`, `http_503`, `check: <message>`...).
     pub errors_by_kind: BTreeMap<String, u64>,
     /// Open model: arrivals not started for want of a free user (only on the total).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -354,15 +429,25 @@ pub struct UpstreamSummary {
     pub samples: u64,
     /// Mean elapsed time of these samples: what upstream and overhead split.
     pub mean_total_ms: f64,
+    /// Mean upstream time, ms.
     pub mean_ms: f64,
+    /// Median upstream time, ms.
     pub p50_ms: f64,
+    /// 95th percentile of the upstream time, ms.
     pub p95_ms: f64,
+    /// 99th percentile of the upstream time, ms.
     pub p99_ms: f64,
+    /// Longest upstream time, ms.
     pub max_ms: f64,
+    /// Mean overhead, ms.
     pub mean_overhead_ms: f64,
+    /// Median overhead, ms.
     pub p50_overhead_ms: f64,
+    /// 95th percentile of the overhead, ms.
     pub p95_overhead_ms: f64,
+    /// 99th percentile of the overhead, ms.
     pub p99_overhead_ms: f64,
+    /// Longest overhead, ms.
     pub max_overhead_ms: f64,
 }
 
@@ -396,7 +481,7 @@ fn ms(us: u64) -> f64 {
 
 impl LabelSummary {
     /// The figure a metric names, in the unit thresholds use (ms, percent, per second).
-    pub fn value(&self, m: Metric) -> f64 {
+    pub(crate) fn value(&self, m: Metric) -> f64 {
         match m {
             Metric::Samples => self.samples as f64,
             Metric::Errors => self.errors as f64,
@@ -416,6 +501,7 @@ impl LabelSummary {
         }
     }
 
+    /// The row of `label` from its stats; `checks` names the failed checks' messages.
     pub fn from_stats(label: &str, s: &LabelStats, checks: &[String]) -> LabelSummary {
         let n = s.samples;
         let per = |x: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 / 1000.0 };

@@ -29,7 +29,7 @@ pub(crate) const WATCH: &str = "watch.jsonl";
 /// How a source answered one sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum State {
+pub(crate) enum State {
     Ok,
     /// The source could not be read (refused, timed out, not the format, no such series).
     Error,
@@ -57,7 +57,7 @@ pub(crate) struct WatchLine {
 
 /// The most series a source keeps of one sample: a node exporter's thousands would write
 /// 100 KB a second to the log, for figures no report shows.
-pub const MAX_SERIES: usize = 500;
+pub(crate) const MAX_SERIES: usize = 500;
 
 /// Appends lines to `watch.jsonl`, each batch flushed to the OS.
 pub(crate) struct WatchWriter {
@@ -97,7 +97,7 @@ impl WatchWriter {
 
 /// What a report shows of the watched sources.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WatchSummary {
+pub(crate) struct WatchSummary {
     pub sources: Vec<SourceSummary>,
     /// A line that did not read (`watch.jsonl:LINE: why`): the sources are summed up to the
     /// line before it. For the user's terminal, not the report: the run's results stand.
@@ -107,7 +107,7 @@ pub struct WatchSummary {
 
 /// One source over the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SourceSummary {
+pub(crate) struct SourceSummary {
     pub source: String,
     /// Lines read of it: samples taken, whatever their state.
     pub samples: u64,
@@ -132,7 +132,7 @@ pub struct SourceSummary {
 
 /// A time (seconds from when the load began) and what happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
+pub(crate) struct Event {
     pub t_s: f64,
     pub reason: String,
 }
@@ -140,7 +140,7 @@ pub struct Event {
 /// Gauge or counter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum MetricKind {
+pub(crate) enum MetricKind {
     Gauge,
     Counter,
 }
@@ -149,7 +149,7 @@ pub enum MetricKind {
 /// for a counter, of its rate per second between consecutive samples (`avg` is the increase
 /// over the time it covers), and `total` is its increase over the run (resets counted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MetricSummary {
+pub(crate) struct MetricSummary {
     pub name: String,
     pub kind: MetricKind,
     /// Values read.
@@ -170,7 +170,7 @@ pub struct MetricSummary {
 const MIN_RATE_SPAN_S: f64 = 0.5;
 
 /// The most points of a metric a report keeps for its chart.
-pub const MAX_POINTS: usize = 600;
+pub(crate) const MAX_POINTS: usize = 600;
 
 /// A metric being summed up as the lines go by.
 struct Acc {
@@ -349,7 +349,7 @@ struct SourceAcc {
 /// Reads `watch.jsonl` of the run directory `dir`, if it has one. A last line cut off (a run
 /// killed while writing it) is left out; a bad line elsewhere ends the reading there, with a
 /// [`WatchSummary::warning`] naming it (one bad line must not cost the run its report).
-pub fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
+pub(crate) fn read_summary(dir: &Path) -> Result<Option<WatchSummary>, Error> {
     read_summary_window(dir, None)
 }
 

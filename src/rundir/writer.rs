@@ -11,6 +11,8 @@ use std::fs::{self, File};
 use std::io::{BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
+/// Writes a run directory as the run goes: `meta.json`, the interval log (crash-safe appends) and,
+/// at the end, `summary.json`.
 pub struct RunWriter {
     log: LogFiles,
     format: LogFormat,
@@ -122,7 +124,12 @@ pub enum Place {
     Unique(PathBuf),
     /// Exactly this directory (`--out`): new or empty, else an error, unless `replace` says
     /// that the run already in it (its run files) goes.
-    Exact { dir: PathBuf, replace: bool },
+    Exact {
+        /// The directory.
+        dir: PathBuf,
+        /// Whether a run already in it goes.
+        replace: bool,
+    },
 }
 
 /// Names tried after `base` before giving up: far more runs than start in one second.
@@ -153,6 +160,7 @@ impl RunWriter {
         Ok(RunWriter { log, format })
     }
 
+    /// The run directory.
     pub fn dir(&self) -> &Path {
         &self.log.dir
     }
@@ -386,6 +394,7 @@ pub struct IntervalLines {
 }
 
 impl IntervalLines {
+    /// The lines of a run with `meta`'s labels and checks.
     pub fn new(meta: &RunMeta) -> IntervalLines {
         IntervalLines { labels: meta.labels.clone(), checks: meta.checks.clone() }
     }

@@ -30,7 +30,7 @@ pub enum Error {
 
 /// A sweep as asked: what varies, the loads, each step's length and what ends the sweep.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub load: Load,
     /// The loads in the order asked; [`Settings::check`] makes users whole.
     pub loads: Vec<f64>,
@@ -52,7 +52,7 @@ pub struct Settings {
 
 impl Settings {
     /// The settings as a sweep runs them, or what is wrong with them, said before any step.
-    pub fn check(mut self) -> Result<Settings, Error> {
+    pub(crate) fn check(mut self) -> Result<Settings, Error> {
         let usage = |m: String| Err(Error::Usage(m));
         match self.load {
             // Users are whole: a range's factor may land between them (10..100x1.5).
@@ -107,7 +107,7 @@ pub(crate) fn parse_until(text: &str) -> Result<Vec<Threshold>, Error> {
 
 /// The step the driver asks a [`Runner`] for.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StepAt {
+pub(crate) struct StepAt {
     /// 1, 2, ... in the order run: what the plan reads as `${__P(sweep.step)}`.
     pub number: usize,
     /// Its users, or arrivals per second: `${__P(sweep.load)}`.
@@ -120,7 +120,7 @@ pub struct StepAt {
 
 /// How a step ended, as far as the sweep goes on or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// It ran its course and its results are written (its goals may have failed).
     Whole,
     /// Stopped by Ctrl-C or SIGTERM: the sweep stops after recording it.
@@ -130,7 +130,7 @@ pub enum Ended {
 }
 
 /// How one step is loaded and run: in this process, or on agents.
-pub trait Runner {
+pub(crate) trait Runner {
     type Error: From<Error>;
     /// Step `at`'s plan with its load applied (its users, or its rate held for the step):
     /// nothing is sent yet.
@@ -142,7 +142,7 @@ pub trait Runner {
 /// What a sweep did: its directory (none when no step's plan loaded), its record as written
 /// last, and how it ended.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub dir: Option<PathBuf>,
     pub record: Record,
     /// [`Ended::Whole`] when every step it ran did (it may have stopped at `--until`).
@@ -153,7 +153,7 @@ pub struct Outcome {
 
 /// Runs the sweep of `settings` step by step through `runner`; `stop` (Ctrl-C) ends it between
 /// steps, as a step's own run hears it during one.
-pub async fn drive<R: Runner>(
+pub(crate) async fn drive<R: Runner>(
     settings: &Settings,
     runner: &mut R,
     stop: &CancellationToken,

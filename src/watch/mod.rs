@@ -32,26 +32,26 @@ use std::time::{Duration, Instant};
 
 /// The longest a scrape or a query may take, connection to last byte: well under the sampling
 /// interval, so one slow source delays the others' next sample by less than a second.
-pub const HTTP_TIMEOUT: Duration = Duration::from_millis(800);
+pub(crate) const HTTP_TIMEOUT: Duration = Duration::from_millis(800);
 
 /// The longest a source's host name may take to resolve, before the run: past it the source
 /// is reported failed for the run.
-pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const RESOLVE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The longest the run's end waits for the last sample: past it the sampler is left to itself
 /// and the watch log says the last sample is missing, and why. A slow source's sample under
 /// way when the run ends, then its last one: two timeouts, and a margin for a busy machine.
-pub const FINAL_SAMPLE_TIMEOUT: Duration = Duration::from_millis(2 * HTTP_TIMEOUT.as_millis() as u64 + 500);
+pub(crate) const FINAL_SAMPLE_TIMEOUT: Duration = Duration::from_millis(2 * HTTP_TIMEOUT.as_millis() as u64 + 500);
 
 /// How often the sources are sampled.
-pub const INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const INTERVAL: Duration = Duration::from_secs(1);
 
 /// The shortest span a CPU figure is measured over.
 const MIN_CPU_SPAN: Duration = Duration::from_millis(500);
 
 /// One `--watch` source.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Source {
+pub(crate) enum Source {
     /// `pid:N`: one process.
     Pid(u32),
     /// `proc:NAME`: every process of that name, summed; found again at every sample.
@@ -72,7 +72,7 @@ impl Source {
     }
 
     /// Reads `--watch`'s value. The message says what is wrong and what the forms are.
-    pub fn parse(s: &str) -> Result<Source, SourceError> {
+    pub(crate) fn parse(s: &str) -> Result<Source, SourceError> {
         let (kind, rest) = s.split_once(':').ok_or(SourceError::NoKind)?;
         match kind {
             "pid" => match rest.trim().parse::<u32>() {
@@ -121,7 +121,7 @@ impl Source {
 
     /// A `--watch` value as it may be shown, even one that does not parse: the URL (which a
     /// source always ends with) masked as a URL, what comes before it as free text.
-    pub fn mask(raw: &str) -> String {
+    pub(crate) fn mask(raw: &str) -> String {
         let Some(scheme_end) = raw.find("://") else {
             // No scheme: `user:pass@host` would not read as a URL, so all before the last `@`
             // (after the source's kind) is masked.
@@ -135,7 +135,7 @@ impl Source {
     }
 
     /// The source as reports and `meta.json` name it: credentials in its URL masked.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         match self {
             Source::Pid(p) => format!("pid:{p}"),
             Source::Proc(n) => format!("proc:{n}"),
@@ -168,7 +168,7 @@ const FORMS: &str = "pid:PID, proc:NAME, scrape:URL or promql:NAME=QUERY@URL";
 /// A `--watch` value that is not a source. URLs in it are shown masked (they may hold
 /// credentials).
 #[derive(Debug, PartialEq, thiserror::Error)]
-pub enum SourceError {
+pub(crate) enum SourceError {
     #[error("give one of {FORMS}")]
     NoKind,
     #[error("`{0}` is not a process id (pid:PID, e.g. pid:1234)")]
@@ -198,7 +198,7 @@ pub enum SourceError {
 /// A `--watch` value that is not a source, shown masked.
 #[derive(Debug, thiserror::Error)]
 #[error("invalid value '{shown}' for '--watch <SOURCE>': {source}")]
-pub struct InvalidWatch {
+pub(crate) struct InvalidWatch {
     shown: String,
     source: SourceError,
 }
@@ -220,7 +220,7 @@ impl Reading {
 }
 
 /// One source, and what it keeps between samples (the processes' CPU time at the last one).
-pub struct Watcher {
+pub(crate) struct Watcher {
     source: Source,
     proc_root: PathBuf,
     /// pid → (start ticks, CPU ticks) at the last sample, and when it was.
@@ -235,7 +235,7 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    pub fn new(source: Source) -> Watcher {
+    pub(crate) fn new(source: Source) -> Watcher {
         Watcher::with_proc_root(source, Path::new("/proc"))
     }
 
@@ -482,7 +482,7 @@ fn write(writer: &SharedWriter, origin: Instant, reads: Vec<Read>) -> Result<boo
 /// own, and once more when the run ends, into `watch.jsonl` of the run directory. `t_s` is from
 /// when the load began: after a wait for a common start (`--start-at`), the baseline is taken
 /// at the end of the wait, and nothing of the wait is written.
-pub struct WatchOutput {
+pub(crate) struct WatchOutput {
     sources: Vec<Source>,
     dir: PathBuf,
     ctl: Option<mpsc::Sender<Ctl>>,
@@ -495,10 +495,10 @@ pub struct WatchOutput {
 
 impl WatchOutput {
     /// [`Output::name`] of the watch log.
-    pub const NAME: &'static str = "watch log (watch.jsonl)";
+    pub(crate) const NAME: &'static str = "watch log (watch.jsonl)";
 
     /// Watches `sources` into the run directory `dir` (already created).
-    pub fn new(sources: Vec<Source>, dir: &Path) -> WatchOutput {
+    pub(crate) fn new(sources: Vec<Source>, dir: &Path) -> WatchOutput {
         WatchOutput {
             sources,
             dir: dir.to_path_buf(),

@@ -219,15 +219,12 @@ fn per_user(plan: impl Fn(u32) -> Plan + Copy) -> i64 {
 }
 
 fn quick(mock: &Mock, users: u32) -> Plan {
-    QuickPlan {
-        url: format!("http://{}/", mock.addr),
-        users: Some(users),
-        duration: Some(Duration::from_secs(30)),
-        keep_alive: true,
-        ..Default::default()
-    }
-    .into_plan()
-    .unwrap()
+    let mut q = QuickPlan::default();
+    q.url = format!("http://{}/", mock.addr);
+    q.users = Some(users);
+    q.duration = Some(Duration::from_secs(30));
+    q.keep_alive = true;
+    q.into_plan().unwrap()
 }
 
 #[test]

@@ -15,7 +15,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use stampede::engine::program::Program;
+use stampede::internals::{self, JmxOptions};
 use stampede::plan::{self, Plan};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -251,11 +251,7 @@ fn fuzz(target: &str, ext: &str, check: Check) {
 /// A plan read, then what `run` does with it before sending: resolve it for the run
 /// directory, compile each scenario's flow.
 fn exercise(plan: &Plan) {
-    let _ = plan.to_resolved_yaml();
-    for s in &plan.scenarios {
-        let _ = Program::compile(&s.flow);
-        let _ = s.workload.describe();
-    }
+    internals::prepare(plan);
 }
 
 /// A plan error must name the plan file (and, for the reader's own text, where in it).
@@ -287,8 +283,8 @@ fn jmx(input: &[u8], _dir: &Path) -> Result<(), String> {
     let text = String::from_utf8_lossy(input);
     let file = root().join("tests/fuzz/corpus/jmx/fuzz.jmx");
     for skip_unsupported in [false, true] {
-        let opts = plan::jmx::Options { skip_unsupported, lenient_files: true, ..Default::default() };
-        match plan::jmx::read(&text, &file, &opts) {
+        let opts = JmxOptions { skip_unsupported, lenient_files: true, ..Default::default() };
+        match internals::read_jmx(&text, &file, &opts) {
             Ok((p, _)) => exercise(&p),
             Err(e) => names_file(&e, &file)?,
         }
@@ -353,7 +349,7 @@ fn rundir(input: &[u8], dir: &Path) -> Result<(), String> {
 /// A plan's CSV data file, read with options drawn from the input's length (so a saved input
 /// replays the same way): each delimiter, quoted or not, header or given names, ragged or not.
 fn csv(input: &[u8], dir: &Path) -> Result<(), String> {
-    use stampede::plan::csv_data::{read_csv, CsvOptions};
+    use stampede::internals::{read_csv, CsvOptions};
     let file = dir.join("data.csv");
     std::fs::write(&file, input).unwrap();
     let n = input.len();

@@ -42,9 +42,10 @@ fn total_delta(a: &TempRun, b: &TempRun, figure: &str) -> serde_json::Value {
 /// second), before the run's last, empty interval. Returns how many samples were written: the
 /// witness of the comparison.
 fn synthetic_run(dir: &std::path::Path, delay_us: u64, seed: u64) -> u64 {
+    use ::stampede::internals::{Place, RunWriter, Tally};
     use ::stampede::plan::LabelId;
-    use ::stampede::record::{Interval, LabelStats, Sample, ScenarioCounts, Tally};
-    use ::stampede::rundir::{Place, RunMeta, RunWriter, Status, Summary};
+    use ::stampede::record::{Interval, LabelStats, Sample, ScenarioCounts};
+    use ::stampede::rundir::{RunMeta, Status, Summary};
     const END_US: u64 = 8_000_000;
     let mut x = seed;
     let mut next = move || {

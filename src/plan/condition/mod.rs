@@ -15,7 +15,7 @@ use std::fmt;
 const MAX_DEPTH: usize = 64;
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Condition<T> {
+pub(crate) enum Condition<T> {
     /// A lone operand: true when its text, trimmed, is `true` in any case (JMeter's "interpret condition
     /// as variable expression").
     Truthy(T),
@@ -50,15 +50,11 @@ pub enum Condition<T> {
 /// A regex compiled at load time. Two patterns are equal when their source text is, since `Regex`
 /// itself has no equality.
 #[derive(Clone)]
-pub struct Pattern(Regex);
+pub(crate) struct Pattern(Regex);
 
 impl Pattern {
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         self.0.as_str()
-    }
-
-    pub fn regex(&self) -> &Regex {
-        &self.0
     }
 }
 
@@ -109,7 +105,7 @@ impl<T> Condition<T> {
     /// Evaluates; `render` turns an operand into its current text. `&&` and `||` stop as soon as the
     /// answer is known, so operands they skip are not rendered (rendering may have effects, such as
     /// advancing a counter).
-    pub fn eval(&self, render: &mut dyn FnMut(&T) -> String) -> bool {
+    pub(crate) fn eval(&self, render: &mut dyn FnMut(&T) -> String) -> bool {
         match self {
             Condition::Truthy(t) => render(t).trim().eq_ignore_ascii_case("true"),
             Condition::NotFalse(t) => !render(t).trim().eq_ignore_ascii_case("false"),
@@ -130,7 +126,7 @@ impl<T> Condition<T> {
 
     /// Every operand, left to right (the caller checks them, e.g. for unknown variables). A regex pattern
     /// is not an operand.
-    pub fn operands(&self) -> Vec<&T> {
+    pub(crate) fn operands(&self) -> Vec<&T> {
         let mut out = Vec::new();
         self.collect(&mut out);
         out

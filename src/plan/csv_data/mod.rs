@@ -14,7 +14,7 @@
 
 mod reader;
 
-pub use reader::{open_file, Cursor, DataFile, RowReader, CHUNK, MAX_ROW};
+pub(crate) use reader::{Cursor, DataFile, RowReader, MAX_ROW};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -86,8 +86,8 @@ impl fmt::Display for CsvError {
 
 impl std::error::Error for CsvError {}
 
-/// Reads and parses the file at `path`, every row in memory; see [`parse_csv`] for the format.
-/// For tests and tools: a plan keeps a [`DataFile`], which holds no rows.
+/// Reads and parses the file at `path`, every row in memory; see `parse_csv` for the format.
+/// For tests and tools: a plan keeps a `DataFile`, which holds no rows.
 pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<CsvData, CsvError> {
     let file = DataFile::open(path, opts)?;
     file.collect()
@@ -95,11 +95,13 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<CsvData, CsvError> {
 
 /// Parses CSV text: a leading BOM is dropped, lines end with `\n` or `\r\n`, empty lines are skipped
 /// (rows with [`CsvOptions::ragged`]).
-pub fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
+#[cfg(test)]
+pub(crate) fn parse_csv(text: &str, opts: &CsvOptions) -> Result<CsvData, CsvError> {
     parse_bytes(text.as_bytes(), opts)
 }
 
 /// `parse_csv` for raw bytes: invalid UTF-8 is reported with the line of the first bad byte.
+#[cfg(test)]
 fn parse_bytes(bytes: &[u8], opts: &CsvOptions) -> Result<CsvData, CsvError> {
     let scanned = reader::scan(bytes, opts)?;
     reader::collect(bytes, &scanned)

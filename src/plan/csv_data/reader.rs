@@ -7,10 +7,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// How many bytes a shared reader reads at once (and so holds, but for a longer row).
-pub const CHUNK: usize = 64 * 1024;
+pub(crate) const CHUNK: usize = 64 * 1024;
 /// The longest record (row, or header) a data file may have, in bytes: the window a row is
 /// parsed in grows to hold it, and no further.
-pub const MAX_ROW: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_ROW: usize = 16 * 1024 * 1024;
 /// What a user's own read asks for first: a few rows' worth, doubled while the row is longer.
 const USER_CHUNK: usize = 1024;
 
@@ -315,7 +315,7 @@ pub(super) fn collect_with<S: ReadAt + ?Sized>(src: &S, s: &Scanned, chunk: usiz
 
 /// A data file of a plan: open, checked, and read while the test runs, never held whole.
 #[derive(Debug)]
-pub struct DataFile {
+pub(crate) struct DataFile {
     path: PathBuf,
     file: File,
     scanned: Scanned,
@@ -325,14 +325,14 @@ pub struct DataFile {
 /// files a plan may read applies to all of them.
 /// `path` is resolved ([`crate::confine::PlanDir::named`]): no link is followed, and only a
 /// regular file is opened (a FIFO would block the load for ever).
-pub fn open_file(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_file(path: &Path) -> std::io::Result<File> {
     crate::confine::open(path, crate::confine::Access::Read)
 }
 
 impl DataFile {
     /// Opens and checks the file at `path`: its header, every row's width (unless `ragged`),
     /// UTF-8. An error names the line.
-    pub fn open(path: &Path, opts: &CsvOptions) -> Result<DataFile, CsvError> {
+    pub(crate) fn open(path: &Path, opts: &CsvOptions) -> Result<DataFile, CsvError> {
         let file = open_file(path).map_err(|e| CsvError::general(format!("cannot read {}: {e}", path.display())))?;
         if file.metadata().is_ok_and(|m| m.is_dir()) {
             return Err(CsvError::general(format!("cannot read {}: it is a directory", path.display())));
@@ -341,17 +341,17 @@ impl DataFile {
         Ok(DataFile { path: path.to_path_buf(), file, scanned })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The variable names: the plan's, or the file's header.
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.scanned.names
     }
 
     /// How many data rows the file had when the plan loaded.
-    pub fn rows(&self) -> u64 {
+    pub(crate) fn rows(&self) -> u64 {
         self.scanned.rows
     }
 
@@ -364,12 +364,12 @@ impl DataFile {
     }
 
     /// Every row in memory (tests and tools; a run takes rows with [`RowReader`] or [`Cursor`]).
-    pub fn collect(&self) -> Result<CsvData, CsvError> {
+    pub(crate) fn collect(&self) -> Result<CsvData, CsvError> {
         collect(&self.file, &self.scanned)
     }
 
     /// A reader of the rows from the first, for users who share one.
-    pub fn reader(&self) -> RowReader {
+    pub(crate) fn reader(&self) -> RowReader {
         RowReader {
             window: Window::at(Vec::new(), self.scanned.start, self.scanned.start_line, CHUNK),
             row: 0,
@@ -425,7 +425,7 @@ impl DataFile {
 /// the next row's offset from the first, and how many rows came before it in this pass. The
 /// default is the first row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Cursor {
+pub(crate) struct Cursor {
     offset: u64,
     row: u64,
 }
@@ -439,7 +439,7 @@ impl Cursor {
 /// parsed as they are taken, from a window of [`CHUNK`] bytes. The caller holds it under a lock,
 /// so that each row of a pass goes to exactly one taker.
 #[derive(Debug)]
-pub struct RowReader {
+pub(crate) struct RowReader {
     window: Window,
     /// Rows of this pass read so far, owned or not.
     row: u64,
@@ -457,7 +457,7 @@ impl RowReader {
     /// The next row that `owns` (a part of a split run reads only its own); `None` at the end
     /// of the pass, and after it until [`Self::rewind`]. A row that cannot be read now (the
     /// file changed since the plan loaded) ends the pass.
-    pub fn next(&mut self, file: &DataFile, owns: impl Fn(u64) -> bool) -> Option<&[String]> {
+    pub(crate) fn next(&mut self, file: &DataFile, owns: impl Fn(u64) -> bool) -> Option<&[String]> {
         let s = &file.scanned;
         loop {
             let k = self.row;
@@ -485,7 +485,7 @@ impl RowReader {
     }
 
     /// Back to the first row (JMeter's recycle on end of file).
-    pub fn rewind(&mut self, file: &DataFile) {
+    pub(crate) fn rewind(&mut self, file: &DataFile) {
         self.window.seek(file.scanned.start, file.scanned.start_line);
         self.row = 0;
     }

@@ -32,10 +32,10 @@ mod synthetic;
 mod sysreq_tests;
 mod thread_group;
 mod timer;
-pub mod tree;
+pub(crate) mod tree;
 mod websocket;
 
-pub use report::{ElementReport, Status};
+pub(crate) use report::{ElementReport, Status};
 
 use super::build::{Builder, Slot};
 use super::condition;
@@ -56,7 +56,7 @@ pub struct Options {
     pub properties: HashMap<String, String>,
     /// Skip unsupported elements (reported) instead of refusing the plan.
     pub skip_unsupported: bool,
-    /// Refuse what JMeter loads but that goes wrong at run time (each [`Status::Warning`]):
+    /// Refuse what JMeter loads but that goes wrong at run time (each `Status::Warning`):
     /// `--strict`, for CI.
     pub strict: bool,
     /// A data or body file that is missing or malformed is reported, not an error (for

@@ -4,7 +4,7 @@
 //! every later error can name the line.
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct El {
+pub(crate) struct El {
     /// The XML tag (`HTTPSamplerProxy`, `kg.apc.jmeter.threads.UltimateThreadGroup`).
     pub tag: String,
     /// The class JMeter makes: the tag's, or the `class` attribute's when there is one (the
@@ -24,13 +24,13 @@ pub struct El {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Prop {
+pub(crate) struct Prop {
     pub name: String,
     pub value: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// stringProp, boolProp, intProp, longProp, doubleProp, floatProp: the text as written.
     Text(String),
     /// elementProp: a nested element (its `elementType` and properties).
@@ -42,7 +42,7 @@ pub enum Value {
 }
 
 /// Property lookups shared by elements and nested element properties.
-pub trait Props {
+pub(crate) trait Props {
     fn props(&self) -> &[Prop];
 
     fn prop(&self, name: &str) -> Option<&Value> {
@@ -98,14 +98,14 @@ impl Props for [Prop] {
 
 /// A malformed file: what and where.
 #[derive(Debug, Clone, PartialEq)]
-pub struct XmlError {
+pub(crate) struct XmlError {
     pub line: usize,
     pub column: usize,
     pub message: String,
 }
 
 /// Parses a whole `.jmx`; returns the top-level elements (normally one `TestPlan`).
-pub fn parse(text: &str) -> Result<Vec<El>, XmlError> {
+pub(crate) fn parse(text: &str) -> Result<Vec<El>, XmlError> {
     let opts = || roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
     let closed: String;
     let mut parsed = roxmltree::Document::parse_with_options(text, opts());

@@ -12,7 +12,7 @@ use serde::Serialize;
 /// post-processors, assertions and listeners (in tree order), run on the sample in JMeter's
 /// order (see `ScriptEl::follows`) before it is recorded; then the failure policy.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct After {
+pub(crate) struct After {
     pub extract: Vec<Extractor>,
     pub checks: Vec<Check>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -27,7 +27,7 @@ pub struct After {
 /// Ordered by how much it ends: a failed sample does the most its policies ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum StopKind {
+pub(crate) enum StopKind {
     /// Nothing: go on (only as a scenario's reaction to a failed sample).
     #[default]
     Continue,

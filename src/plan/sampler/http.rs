@@ -3,16 +3,16 @@
 
 use super::after::After;
 use crate::plan::compare::CmpOp;
-pub use crate::plan::jregex::Pattern;
-pub use crate::plan::jsonpath::JsonPathExpr;
-pub use crate::plan::markup::{CssExpr, XPathExpr};
+pub(crate) use crate::plan::jregex::Pattern;
+pub(crate) use crate::plan::jsonpath::JsonPathExpr;
+pub(crate) use crate::plan::markup::{CssExpr, XPathExpr};
 use crate::plan::template::{Template, VarId};
 use crate::plan::LabelId;
 use serde::{Serialize, Serializer};
 use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum HttpVersion {
+pub(crate) enum HttpVersion {
     #[serde(rename = "1.0")]
     Http10,
     #[serde(rename = "1.1")]
@@ -20,7 +20,7 @@ pub enum HttpVersion {
 }
 
 impl HttpVersion {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HttpVersion::Http10 => "HTTP/1.0",
             HttpVersion::Http11 => "HTTP/1.1",
@@ -30,7 +30,7 @@ impl HttpVersion {
 
 /// Where a request goes. Two requests with equal targets may share a user's connection.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct Target {
+pub(crate) struct Target {
     pub tls: bool,
     pub host: String,
     pub port: u16,
@@ -38,7 +38,7 @@ pub struct Target {
 
 impl Target {
     /// The `Host` header value: the port is left out when it is the scheme's default.
-    pub fn authority(&self) -> String {
+    pub(crate) fn authority(&self) -> String {
         let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
         let default_port = if self.tls { 443 } else { 80 };
         if self.port == default_port {
@@ -48,7 +48,7 @@ impl Target {
         }
     }
 
-    pub fn scheme(&self) -> &'static str {
+    pub(crate) fn scheme(&self) -> &'static str {
         if self.tls {
             "https"
         } else {
@@ -60,7 +60,7 @@ impl Target {
 /// Which embedded resources a page's sample fetches: those whose whole URL matches `allow`
 /// (any when none) and not `exclude` (JMeter's `embedded_url_re`, `embedded_url_exclude_re`).
 #[derive(Debug, Clone)]
-pub struct Embedded {
+pub(crate) struct Embedded {
     pub allow: Option<regex::Regex>,
     pub exclude: Option<regex::Regex>,
 }
@@ -73,7 +73,7 @@ impl PartialEq for Embedded {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RequestSpec {
+pub(crate) struct RequestSpec {
     pub label: LabelId,
     pub method: String,
     /// Where the request goes; a placeholder when `origin` is set.
@@ -171,7 +171,7 @@ pub struct RequestSpec {
 /// parameter `name` (replacing one of that name, at the end) or as the path extension
 /// `;name=value` (`;namevalue` with `no_equals`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct UrlRewrite {
+pub(crate) struct UrlRewrite {
     pub name: String,
     pub path_extension: bool,
     pub no_equals: bool,
@@ -185,14 +185,14 @@ pub struct UrlRewrite {
 }
 
 impl UrlRewrite {
-    pub const NO_PREVIOUS: &'static str = "\u{0}";
+    pub(crate) const NO_PREVIOUS: &'static str = "\u{0}";
 }
 
 /// JMeter's RegEx User Parameters: when the regular expression extractor `ref` (match number
 /// -1) found its matches, each query or form parameter named as group `names` of a match is
 /// sent with group `values` of that match instead (the last match of a name wins).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ParamOverride {
+pub(crate) struct ParamOverride {
     /// `ref_matchNr`.
     pub count: VarId,
     /// `ref_i_gN`, i = 1 ... [`MAX_ALL_MATCHES`].
@@ -203,7 +203,7 @@ pub struct ParamOverride {
 
 /// A query or form parameter.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Param {
+pub(crate) struct Param {
     pub name: String,
     pub value: Template,
     /// Written already URL-encoded (JMeter's "URL Encode?" unchecked): a query string takes
@@ -215,7 +215,7 @@ pub struct Param {
 }
 
 impl Param {
-    pub fn new(name: impl Into<String>, value: Template) -> Param {
+    pub(crate) fn new(name: impl Into<String>, value: Template) -> Param {
         Param { name: name.into(), value, encoded: false, bare_when_empty: false }
     }
 }
@@ -226,7 +226,7 @@ pub(crate) const MULTIPART_BOUNDARY: &str = "----stampede-7d4a1f0c9b3e";
 /// A request body.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Body {
+pub(crate) enum Body {
     None,
     /// Text with templates (also JSON written in the plan).
     #[serde(serialize_with = "text_summary")]
@@ -253,7 +253,7 @@ pub enum Body {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Part {
+pub(crate) struct Part {
     pub name: String,
     /// The file name announced for a file part.
     pub filename: Option<String>,
@@ -267,7 +267,7 @@ pub struct Part {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum PartContent {
+pub(crate) enum PartContent {
     Text(Template),
     Bytes(Vec<u8>),
     /// A file whose name holds a variable set while running (an extractor's, a CSV row's):
@@ -283,7 +283,7 @@ pub enum PartContent {
 
 /// Takes a value from a response into a variable.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Extractor {
+pub(crate) struct Extractor {
     #[serde(skip)]
     pub var: VarId,
     pub into: String,
@@ -309,7 +309,7 @@ pub struct Extractor {
 /// What an extractor does with a default that renders empty when it runs (`${maybe}`):
 /// JMeter tests the rendered text, each extractor in its own way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EmptyDefault {
+pub(crate) enum EmptyDefault {
     /// Sets it, `""` included (JSON, XPath and jmeter-plugins' extractors; any extractor whose
     /// "Use empty default value" is ticked).
     #[default]
@@ -323,7 +323,7 @@ pub enum EmptyDefault {
 
 impl EmptyDefault {
     /// Whether a default that rendered as `value` is set.
-    pub fn sets(self, value: &str) -> bool {
+    pub(crate) fn sets(self, value: &str) -> bool {
         match self {
             EmptyDefault::Set => true,
             EmptyDefault::Leave => !value.is_empty(),
@@ -337,7 +337,7 @@ impl EmptyDefault {
 /// whole match), `name_g1`..; a sample without a match unsets them. With match number -1 it
 /// unsets them too (it keeps `name_i_gK` instead).
 #[derive(Debug, Clone, PartialEq)]
-pub struct MatchGroups {
+pub(crate) struct MatchGroups {
     /// `name_g`.
     pub count: VarId,
     /// `name_g0` ... `name_gN`.
@@ -349,7 +349,7 @@ pub struct MatchGroups {
 
 /// Where all the matches of an extractor go.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AllMatches {
+pub(crate) struct AllMatches {
     /// `name_1` ... `name_N`, as many as are kept.
     pub vars: Vec<VarId>,
     /// `name_matchNr`: how many matched.
@@ -366,11 +366,11 @@ pub struct AllMatches {
 pub(crate) const ALL: u32 = u32::MAX;
 
 /// The most matches an extractor with match number -1 keeps (`name_1` ... `name_64`).
-pub const MAX_ALL_MATCHES: usize = 64;
+pub(crate) const MAX_ALL_MATCHES: usize = 64;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ExtractSource {
+pub(crate) enum ExtractSource {
     /// A JSONPath (RFC 9535) over the body; strings are taken without quotes, other values as
     /// JSON text.
     Json(#[serde(serialize_with = "json_path_source")] JsonPathExpr),
@@ -432,27 +432,27 @@ pub enum ExtractSource {
 
 /// A compiled JMESPath expression (JMeter's JMESPath Extractor and Assertion), shown as written.
 #[derive(Clone)]
-pub struct JmesPath {
+pub(crate) struct JmesPath {
     pub src: String,
     expr: std::sync::Arc<jmespath::Expression<'static>>,
 }
 
 impl JmesPath {
     /// The expression, or the compiler's message (JMeter logs it and finds nothing).
-    pub fn compile(src: &str) -> Result<JmesPath, String> {
+    pub(crate) fn compile(src: &str) -> Result<JmesPath, String> {
         let expr = jmespath::compile(src).map_err(|e| e.to_string())?;
         Ok(JmesPath { src: src.to_string(), expr: std::sync::Arc::new(expr) })
     }
 
     /// The expression's result over a JSON text; `Err` when the text is not JSON or the search
     /// fails (JMeter's extractor then sets the default, its assertion fails).
-    pub fn search(&self, json: &str) -> Result<jmespath::Rcvar, String> {
+    pub(crate) fn search(&self, json: &str) -> Result<jmespath::Rcvar, String> {
         let data = jmespath::Variable::from_json(json)?;
         self.expr.search(data).map_err(|e| e.to_string())
     }
 
     /// A value as JMeter's Jackson writes it: a string bare, anything else as compact JSON.
-    pub fn text(v: &jmespath::Variable) -> String {
+    pub(crate) fn text(v: &jmespath::Variable) -> String {
         match v.as_string() {
             Some(s) => s.clone(),
             None => serde_json::to_string(v).unwrap_or_default(),
@@ -480,7 +480,7 @@ impl Serialize for JmesPath {
 
 impl ExtractSource {
     /// The source itself, whatever it reads.
-    pub fn base(&self) -> &ExtractSource {
+    pub(crate) fn base(&self) -> &ExtractSource {
         match self {
             ExtractSource::FromVar { source, .. } => source.base(),
             other => other,
@@ -533,7 +533,7 @@ impl PartialEq for ExtractSource {
 /// shared by the users of the step, so an expression that renders the same text every sample
 /// compiles once; one that varies compiles when it changes (a cache keyed by every text seen
 /// would grow with a soak test).
-pub struct RunTime<T> {
+pub(crate) struct RunTime<T> {
     pub src: Template,
     /// Shared, so that an element's settings (an XPath's namespaces, a selector's attribute
     /// implementation) travel with the clones of the step.
@@ -548,18 +548,18 @@ type CompileFn<T> = dyn Fn(&str) -> Result<T, String> + Send + Sync;
 pub(crate) type RunTimeJsonPath = RunTime<JsonPathExpr>;
 
 /// An expression's text and what it compiled to (or why it did not).
-pub type Compiled<T> = (String, Result<T, String>);
+pub(crate) type Compiled<T> = (String, Result<T, String>);
 
 impl<T> RunTime<T> {
     /// `compile` reads the rendered text (with the dialect and limits of the element).
-    pub fn new(src: Template, compile: impl Fn(&str) -> Result<T, String> + Send + Sync + 'static) -> Self {
+    pub(crate) fn new(src: Template, compile: impl Fn(&str) -> Result<T, String> + Send + Sync + 'static) -> Self {
         RunTime { src, compile: std::sync::Arc::new(compile), last: std::sync::Mutex::new(None) }
     }
 
     /// The expression for this text, compiled now unless it is the text compiled last.
     /// The lock is held only to compare and to store: every user of the step meets on it, and
     /// a text that varies per user (a value from a CSV) compiles nearly every sample.
-    pub fn compiled(&self, text: String) -> std::sync::Arc<Compiled<T>> {
+    pub(crate) fn compiled(&self, text: String) -> std::sync::Arc<Compiled<T>> {
         if let Some(c) = self.last.lock().unwrap_or_else(|e| e.into_inner()).as_ref().filter(|c| c.0 == text) {
             return c.clone();
         }
@@ -591,7 +591,7 @@ impl<T> Serialize for RunTime<T> {
 /// Which part of a response a regex or a text check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Field {
+pub(crate) enum Field {
     Body,
     /// The body with HTML character references decoded (JMeter's "Body (unescaped)").
     BodyUnescaped,
@@ -614,18 +614,18 @@ pub enum Field {
 
 /// An index into `Plan::checks` (the check messages): failures are counted per message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub struct CheckId(pub u16);
+pub(crate) struct CheckId(pub u16);
 
 /// A pass/fail test of a response; a failure makes the sample KO with the check's message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     pub id: CheckId,
     pub test: CheckTest,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CheckTest {
+pub(crate) enum CheckTest {
     /// The status is in one of the inclusive ranges.
     Status(Vec<(u16, u16)>),
     /// The field contains the text (or, negated, does not).
@@ -715,7 +715,7 @@ pub enum CheckTest {
 /// Which size a size check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SizePart {
+pub(crate) enum SizePart {
     /// Everything received: status line, headers, body.
     Whole,
     Headers,
@@ -730,7 +730,7 @@ pub enum SizePart {
 }
 
 /// A body compressed with gzip (a request with `gzip: true`).
-pub fn gzip(data: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(data).expect("writing to a Vec cannot fail");
@@ -748,7 +748,7 @@ impl RequestSpec {
     /// A request with the connection settings of `defaults`, no query, headers, body, checks
     /// or extractors, and redirects not followed (the plan builder turns them on, as it names
     /// the hops: [`crate::plan::build::Builder::follow_redirects`]).
-    pub fn new(
+    pub(crate) fn new(
         label: LabelId,
         method: String,
         target: Target,
@@ -790,7 +790,7 @@ impl RequestSpec {
     }
 
     /// The URL as written for messages: scheme, authority and the path's source text.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         match &self.origin {
             Some(o) => format!("{}{}", o.source(), self.path.source()),
             // No server name: the path is the whole URL (or turns into one while running).
@@ -800,7 +800,7 @@ impl RequestSpec {
     }
 
     /// HEAD responses carry no body whatever their headers say.
-    pub fn is_head(&self) -> bool {
+    pub(crate) fn is_head(&self) -> bool {
         self.method == "HEAD"
     }
 
@@ -985,7 +985,7 @@ pub(super) fn redacted_headers<S: Serializer>(h: &[(String, Template)], s: S) ->
 /// `message` before sending anything, as JMeter writes it (HTTPSamplerBase.errorResult); the
 /// results file writes it back as JMeter's response code and message
 /// (`record::error_kind::split_non_http` reads this form).
-pub fn non_http(class: &str, message: &str) -> String {
+pub(crate) fn non_http(class: &str, message: &str) -> String {
     format!("Non HTTP response code: {class}, Non HTTP response message: {message}")
 }
 

@@ -1,24 +1,23 @@
 //! What a sample is made of: one [`Sampler`] per sampler element of a plan, of one kind per
-//! protocol (a file each here), and its [`After`] part, the same for every kind. A flow holds
+//! protocol (a file each here), and its [`After`](after::After) part, the same for every kind. A flow holds
 //! each as one [`Step::Sample`](crate::plan::Step::Sample); `docs/architecture.md` ("Add a
 //! sampler") says how a new protocol joins.
 
-pub mod after;
-pub mod http;
-pub mod script;
-pub mod socket;
-pub mod synthetic;
-pub mod websocket;
+pub(crate) mod after;
+pub(crate) mod http;
+pub(crate) mod script;
+pub(crate) mod socket;
+pub(crate) mod synthetic;
+pub(crate) mod websocket;
 
 use crate::plan::LabelId;
-pub use after::After;
 use serde::Serialize;
 
-/// A sampler of a flow: the kind's model (what is sent, how), each holding its [`After`]
+/// A sampler of a flow: the kind's model (what is sent, how), each holding its [`After`](after::After)
 /// part. Every kind is boxed, so a step stays two words whatever the protocol.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Sampler {
+pub(crate) enum Sampler {
     /// An HTTP request (and the Access Log Sampler's, which reads its requests from a log).
     #[serde(rename = "request")]
     Http(Box<http::RequestSpec>),
@@ -35,19 +34,8 @@ pub enum Sampler {
 }
 
 impl Sampler {
-    /// What is done with the sample once it is made.
-    pub fn after(&self) -> &After {
-        match self {
-            Sampler::Http(x) => &x.after,
-            Sampler::Synthetic(x) => &x.after,
-            Sampler::WebSocket(x) => &x.after,
-            Sampler::Socket(x) => &x.after,
-            Sampler::Script(x) => &x.after,
-        }
-    }
-
     /// The label the sample is recorded under.
-    pub fn label(&self) -> LabelId {
+    pub(crate) fn label(&self) -> LabelId {
         match self {
             Sampler::Http(x) => x.label,
             Sampler::Synthetic(x) => x.label,

@@ -14,7 +14,7 @@ use std::sync::{Arc, RwLock};
 /// Where a script runs, which decides what it sees and what its result means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Place {
+pub(crate) enum Place {
     /// Makes a sample: its return value is the response data.
     Sampler,
     /// Runs before its sampler; what it changes on `sampler` is sent.
@@ -32,7 +32,7 @@ pub enum Place {
 /// The text of a script: compiled once, or (when it holds `${...}`, which JMeter replaces
 /// before each execution) compiled per distinct rendered text.
 #[derive(Debug)]
-pub enum Code {
+pub(crate) enum Code {
     Fixed(Script),
     Rendered {
         text: Template,
@@ -50,7 +50,7 @@ pub enum Code {
 }
 
 /// A rendered text and what compiling it gave.
-pub type Compiled = (Arc<str>, Result<Script, CompileError>);
+pub(crate) type Compiled = (Arc<str>, Result<Script, CompileError>);
 
 /// How many distinct renderings of one script are kept compiled for all users.
 const CACHE: usize = 16;
@@ -64,7 +64,7 @@ pub(crate) fn first_key() -> u32 {
 impl Code {
     /// The script to run now when the user keeps no first rendering of it: the fixed one, or
     /// the rendering of the text compiled.
-    pub fn script<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Result<Script, CompileError> {
+    pub(crate) fn script<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Result<Script, CompileError> {
         match self {
             Code::Fixed(s) => Ok(s.clone()),
             Code::Rendered { .. } => self.render(lang, scope).1,
@@ -72,7 +72,7 @@ impl Code {
     }
 
     /// The key of the first rendering each user keeps, if it keeps one.
-    pub fn first(&self) -> Option<u32> {
+    pub(crate) fn first(&self) -> Option<u32> {
         match self {
             Code::Rendered { first, .. } => *first,
             Code::Fixed(_) => None,
@@ -80,7 +80,7 @@ impl Code {
     }
 
     /// The text rendered now and compiled (a fixed script: its empty text and the script).
-    pub fn render<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Compiled {
+    pub(crate) fn render<S: Scope + ?Sized>(&self, lang: Lang, scope: &mut S) -> Compiled {
         let (text, cache) = match self {
             Code::Fixed(s) => return (Arc::from(""), Ok(s.clone())),
             Code::Rendered { text, cache, .. } => (text, cache),
@@ -107,7 +107,7 @@ impl Code {
 
 /// A script element of a plan.
 #[derive(Debug)]
-pub struct ScriptEl {
+pub(crate) struct ScriptEl {
     pub place: Place,
     /// The JMeter class (`JSR223PostProcessor`), for messages.
     pub class: String,
@@ -152,7 +152,7 @@ impl ScriptEl {
 
 /// A script element as a plan holds it: shared by every user (the compiled script is too).
 #[derive(Debug, Clone)]
-pub struct ScriptRef(pub Arc<ScriptEl>);
+pub(crate) struct ScriptRef(pub Arc<ScriptEl>);
 
 impl PartialEq for ScriptRef {
     fn eq(&self, other: &ScriptRef) -> bool {
@@ -169,7 +169,7 @@ impl Serialize for ScriptRef {
 
 /// A script pre-processor or timer, run before the sampler that follows it (not a sample).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScriptStep {
+pub(crate) struct ScriptStep {
     pub script: ScriptRef,
     /// The sampler a pre-processor runs before: what `sampler` answers.
     #[serde(skip)]
@@ -178,7 +178,7 @@ pub struct ScriptStep {
 
 /// A script sampler's sample (JSR223 and BeanShell Samplers): the script makes the result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScriptSample {
+pub(crate) struct ScriptSample {
     pub script: ScriptRef,
     pub label: LabelId,
     #[serde(flatten)]
@@ -187,14 +187,14 @@ pub struct ScriptSample {
 
 /// What a pre-processor's `sampler` knows of the sampler it runs before.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SamplerInfo {
+pub(crate) struct SamplerInfo {
     pub name: String,
     /// An HTTP request: protocol, domain, port, path and method as written in the plan.
     pub http: Option<HttpInfo>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct HttpInfo {
+pub(crate) struct HttpInfo {
     pub protocol: String,
     pub domain: String,
     pub port: u16,

@@ -13,13 +13,13 @@ use serde::Serialize;
 /// pre-processor that feeds one (in a flow, a `Sampler::Socket` and a `Step::RawSource`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SocketStep {
+pub(crate) enum SocketStep {
     Sample(Socket),
     RawSource(RawSource),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Socket {
+pub(crate) struct Socket {
     pub label: LabelId,
     /// The JMeter class it comes from (for `check`'s listing).
     pub class: String,
@@ -30,7 +30,7 @@ pub struct Socket {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SocketKind {
+pub(crate) enum SocketKind {
     Tcp(Box<Tcp>),
     HttpRaw(Box<HttpRaw>),
     Udp(Box<Udp>),
@@ -42,7 +42,7 @@ pub enum SocketKind {
 /// JMeter's TCPSampler with its client class. Every text field is rendered when the sample
 /// runs; numbers that are not numbers are 0 (JMeter's `getPropertyAsInt`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Tcp {
+pub(crate) struct Tcp {
     pub server: Template,
     pub port: Template,
     /// What is sent: shown by its size only (it may hold secrets).
@@ -74,7 +74,7 @@ pub struct Tcp {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TcpClient {
+pub(crate) enum TcpClient {
     /// TCPClientImpl: the request as UTF-8 text; reads until the end byte or end of stream.
     Text,
     /// BinaryTCPClientImpl: the request is a hex string; the response is written as one.
@@ -90,7 +90,7 @@ pub enum TcpClient {
 
 /// The plugins' HTTP Raw Request (`kg.apc.jmeter.samplers.HTTPRawSampler`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HttpRaw {
+pub(crate) struct HttpRaw {
     pub host: Template,
     pub port: Template,
     /// Sent as it is (the plugin's GUI already wrote its line ends as CRLF); shown by its size
@@ -114,7 +114,7 @@ pub struct HttpRaw {
 /// one RETR or STOR in passive mode, QUIT), as commons-net's `FTPClient` does it for JMeter.
 /// Text fields are rendered when the sample runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Ftp {
+pub(crate) struct Ftp {
     pub server: Template,
     /// Empty or not a positive number: 21.
     pub port: Template,
@@ -140,7 +140,7 @@ pub struct Ftp {
 
 /// The plugins' UDP Request (`kg.apc.jmeter.samplers.UDPSampler`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Udp {
+pub(crate) struct Udp {
     pub host: Template,
     pub port: Template,
     #[serde(serialize_with = "super::http::text_summary")]
@@ -159,7 +159,7 @@ pub struct Udp {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum UdpCodec {
+pub(crate) enum UdpCodec {
     /// The sampler's own: the data as Windows-1252 bytes, the response as it came.
     Raw,
     /// HexStringUDPDecoder: hex both ways.
@@ -175,7 +175,7 @@ pub enum UdpCodec {
 /// One file position for the whole run (the element is shared by every thread); at the end of
 /// the file (or a chunk of length 0) it starts again with `rewind`, else the user stops.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RawSource {
+pub(crate) struct RawSource {
     pub name: String,
     #[serde(skip)]
     pub var: crate::plan::VarId,
@@ -191,11 +191,11 @@ pub struct RawSource {
 /// The file a Raw Data Source reads and its position, opened on first use (a file the plan
 /// writes before it is read, as JMeter's element opens it then).
 #[derive(Debug, Clone, Default)]
-pub struct RawFile(pub std::sync::Arc<std::sync::Mutex<Option<RawRead>>>);
+pub(crate) struct RawFile(pub std::sync::Arc<std::sync::Mutex<Option<RawRead>>>);
 
 /// A Raw Data Source's file, read whole, and the position of its next chunk.
 #[derive(Debug, Clone)]
-pub struct RawRead {
+pub(crate) struct RawRead {
     pub data: Vec<u8>,
     pub pos: usize,
 }

@@ -10,7 +10,7 @@ use crate::plan::LabelId;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Synthetic {
+pub(crate) struct Synthetic {
     pub label: LabelId,
     /// The JMeter class it comes from (for `check`'s listing).
     pub class: String,
@@ -40,7 +40,7 @@ pub struct Synthetic {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SyntheticBody {
+pub(crate) enum SyntheticBody {
     Text(Template),
     /// The Debug Sampler's: `JMeterVariables:` then each variable `name=value` in JMeter's
     /// alphanumeric order, and `JMeterProperties:` with the plan's properties (already written
@@ -55,7 +55,7 @@ pub enum SyntheticBody {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Elapsed {
+pub(crate) enum Elapsed {
     /// This many ms (a template; not a whole number: 0); the sampler waits them when `wait`,
     /// else the sample only says it took them (the Dummy Sampler's "simulate waiting" off).
     Fixed { ms: Template, wait: bool },

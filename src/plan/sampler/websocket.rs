@@ -11,7 +11,7 @@ use crate::plan::{LabelId, VarId};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WebSocket {
+pub(crate) struct WebSocket {
     pub label: LabelId,
     pub op: WsOp,
     /// Where a new connection goes; none: the sample uses the user's connection.
@@ -35,7 +35,7 @@ pub struct WebSocket {
 /// Where a new connection goes: `ws://` or `wss://` (TLS) `server:port` then `path` (with its
 /// query), each rendered when the sample runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Connect {
+pub(crate) struct Connect {
     pub tls: bool,
     pub server: Template,
     pub port: Template,
@@ -47,7 +47,7 @@ pub struct Connect {
 /// What a sample does on its connection.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum WsOp {
+pub(crate) enum WsOp {
     /// Opens the connection only (OpenWebSocketSampler).
     Open,
     /// Sends one data frame (SingleWriteWebSocketSampler).
@@ -67,7 +67,7 @@ pub enum WsOp {
 
 impl WsOp {
     /// What the sample does, in a few words (for `check`'s listing).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             WsOp::Open => "open",
             WsOp::Write(_) => "write a frame",
@@ -82,7 +82,7 @@ impl WsOp {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FrameKind {
+pub(crate) enum FrameKind {
     Text,
     Binary,
     Any,
@@ -91,7 +91,7 @@ pub enum FrameKind {
 /// A data frame to send: text, or binary written in hex (`0x` optional, bytes separated by
 /// spaces or not), or the bytes of a file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Payload {
+pub(crate) struct Payload {
     pub binary: bool,
     /// Shown by its size only (it may hold secrets).
     #[serde(serialize_with = "super::http::text_summary")]
@@ -102,7 +102,7 @@ pub struct Payload {
 /// The failures a WebSocket sample can record besides transport errors, each with the plugin's
 /// message (`check` ids, so the results show them).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Failures {
+pub(crate) struct Failures {
     /// A port, connect timeout, read timeout or close status that is not a valid number, or a
     /// filter's regex that does not compile.
     #[serde(skip)]
@@ -124,7 +124,7 @@ pub struct Failures {
 /// One of the plugin's frame filters (`PingFrameFilter`, `TextFrameFilter`,
 /// `BinaryFrameFilter`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FrameFilter {
+pub(crate) struct FrameFilter {
     pub rule: FilterRule,
     /// The label of the sub-sample a discarded frame makes, by kind: text, binary, ping, pong
     /// (`Discarded ping frame (by filter 'name')`); none for a kind the filter never discards.
@@ -133,7 +133,7 @@ pub struct FrameFilter {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FilterRule {
+pub(crate) enum FilterRule {
     /// Discards pings and/or pongs; `reply`: answers a ping with a pong.
     Ping { ping: bool, pong: bool, reply: bool },
     /// Discards text frames the comparison holds for.
@@ -145,7 +145,7 @@ pub enum FilterRule {
 
 /// The plugin's `ComparisonType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Comparison {
+pub(crate) enum Comparison {
     IsPlain,
     Equals,
     EqualsRegex,

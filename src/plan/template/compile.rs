@@ -8,7 +8,7 @@ use super::{LoadScope, Seg, Symbols, Template, TemplateError};
 /// value in which JMeter's parser finds no reference keeps its text as it is (escapes and
 /// all). `element` names where it is, for the error when a variable it uses is never defined
 /// (checked once the whole plan is read, since an extractor may come later in the file).
-pub fn compile(src: &str, sym: &mut Symbols, element: &str) -> Result<Template, TemplateError> {
+pub(crate) fn compile(src: &str, sym: &mut Symbols, element: &str) -> Result<Template, TemplateError> {
     compile_text(src, sym, element, false)
 }
 
@@ -198,7 +198,7 @@ fn is_space_char(c: char) -> bool {
 
 /// Expands a value needed while loading (a duration, a count, a file name, a host): every
 /// reference must be known now. Run-time functions are evaluated once.
-pub fn expand(src: &str, sym: &mut Symbols) -> Result<String, TemplateError> {
+pub(crate) fn expand(src: &str, sym: &mut Symbols) -> Result<String, TemplateError> {
     expand_text(src, sym, false)
 }
 

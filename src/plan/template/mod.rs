@@ -18,7 +18,7 @@ mod script;
 mod table;
 mod text;
 
-pub use compile::{compile, expand};
+pub(crate) use compile::{compile, expand};
 use functions::Func;
 use rand::rngs::SmallRng;
 pub(crate) use script::{is_plain_comparison, js_condition};
@@ -29,7 +29,7 @@ pub(crate) use table::FUNCTION_NAMES;
 
 /// Why a template cannot be compiled or expanded; the message names the reference.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TemplateError {
+pub(crate) enum TemplateError {
     #[error("unterminated `${{` in {0:?}")]
     Unterminated(String),
     /// `${__f(...` without its `)`: the reference's text.
@@ -73,6 +73,7 @@ impl TemplateError {
 pub struct VarId(pub u32);
 
 impl VarId {
+    /// The index into a user's values.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -81,7 +82,7 @@ impl VarId {
 /// Every variable a plan names, with its initial value (from the plan's `variables`) and
 /// whether something assigns it while running (a data file, an extractor, a `set` step).
 #[derive(Debug, Clone, Default)]
-pub struct VarTable {
+pub(crate) struct VarTable {
     names: Vec<String>,
     index: HashMap<String, VarId>,
     initial: Vec<Option<String>>,
@@ -135,7 +136,7 @@ impl VarTable {
     }
 
     /// Gives a variable its initial value (a plan variable).
-    pub fn define(&mut self, name: &str, value: String) -> VarId {
+    pub(crate) fn define(&mut self, name: &str, value: String) -> VarId {
         let id = self.intern(name);
         self.initial[id.index()] = Some(value);
         id
@@ -162,14 +163,14 @@ impl VarTable {
     }
 
     /// Whether unset is a state of its own, distinct from `""` (a JMX plan).
-    pub fn unset_distinct(&self) -> bool {
+    pub(crate) fn unset_distinct(&self) -> bool {
         self.unset_distinct
     }
 
     /// Marks a variable that most plans never read (an extractor's `name_N`): where no
     /// template reads it, it starts `""`, which then stands for unset, so that a user does not
     /// hold its reference text (64 of them per extractor with match number -1).
-    pub fn quiet(&mut self, id: VarId) {
+    pub(crate) fn quiet(&mut self, id: VarId) {
         self.quiet[id.index()] = true;
     }
 
@@ -189,32 +190,23 @@ impl VarTable {
         id
     }
 
-    pub fn get(&self, name: &str) -> Option<VarId> {
+    pub(crate) fn get(&self, name: &str) -> Option<VarId> {
         self.index.get(name).copied()
     }
 
-    pub fn name(&self, id: VarId) -> &str {
+    pub(crate) fn name(&self, id: VarId) -> &str {
         &self.names[id.index()]
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    /// Whether the template reads a variable that something assigns while running.
-    pub fn any_assigned(&self, t: &Template) -> bool {
-        t.vars().iter().any(|id| self.is_assigned(*id))
     }
 
     pub(crate) fn is_assigned(&self, id: VarId) -> bool {
         self.assigned[id.index()]
     }
 
-    pub fn initial(&self, id: VarId) -> Option<&str> {
+    pub(crate) fn initial(&self, id: VarId) -> Option<&str> {
         self.initial[id.index()].as_deref()
     }
 
@@ -238,7 +230,7 @@ impl VarTable {
         (0..self.names.len()).find(|&i| self.initial[i].is_none() && !self.assigned[i] && self.used_at[i].is_some())
     }
 
-    pub fn undefined(&self) -> Option<(String, String)> {
+    pub(crate) fn undefined(&self) -> Option<(String, String)> {
         self.first_undefined().map(|i| {
             let name = &self.names[i];
             let mut msg = format!("unknown variable `${{{name}}}`: no plan variable, data file column, extractor or `set` step defines it");
@@ -260,7 +252,7 @@ fn numbered(prefix: &str, name: &str) -> bool {
 
 /// What templates may refer to while a plan loads, and what they allocate (variables, counters).
 #[derive(Debug, Default, Clone)]
-pub struct Symbols {
+pub(crate) struct Symbols {
     pub vars: VarTable,
     /// What functions evaluated while loading logged (see [`LoadScope`]), for the plan's
     /// `load_log`.
@@ -321,7 +313,7 @@ enum Seg {
 /// the environment (often a secret) never reaches the run directory that way; where the value
 /// does end up (a folded URL in a results file), [`Symbols::secrets`] masks it.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Template {
+pub(crate) struct Template {
     src: String,
     segs: Vec<Seg>,
 }
@@ -344,6 +336,7 @@ pub trait Scope {
     fn count(&mut self, per_user: bool, slot: u32) -> u64;
     /// The 1-based number of the user (`__threadNum`).
     fn thread_num(&self) -> u64;
+    /// The user's random numbers (`__Random`, `__RandomString`).
     fn rng(&mut self) -> &mut SmallRng;
     /// A JMeter property's value now: one `__setProperty` set while the test runs, else `None`
     /// (the caller falls back to the `-J` value it knew when the plan loaded).
@@ -438,7 +431,7 @@ pub enum FifoCall<'a> {
 /// The scope of a template rendered while the plan loads: the variables' initial values, as
 /// user 1 with counters of its own.
 #[derive(Debug)]
-pub struct LoadScope {
+pub(crate) struct LoadScope {
     values: Vec<String>,
     /// Log lines of the functions evaluated, as a run's script log writes them.
     pub log: Vec<String>,
@@ -448,7 +441,7 @@ pub struct LoadScope {
 }
 
 impl LoadScope {
-    pub fn new(sym: &Symbols) -> LoadScope {
+    pub(crate) fn new(sym: &Symbols) -> LoadScope {
         use rand::SeedableRng;
         LoadScope {
             values: sym.vars.initial_values(),
@@ -492,13 +485,13 @@ impl Scope for LoadScope {
 
 impl Template {
     /// A template that is only this text.
-    pub fn literal(text: impl Into<String>) -> Template {
+    pub(crate) fn literal(text: impl Into<String>) -> Template {
         let text = text.into();
         let segs = if text.is_empty() { vec![] } else { vec![Seg::Lit(text.clone())] };
         Template { src: text, segs }
     }
 
-    pub fn source(&self) -> &str {
+    pub(crate) fn source(&self) -> &str {
         &self.src
     }
 
@@ -526,7 +519,7 @@ impl Template {
     }
 
     /// Appends the current text to `out`.
-    pub fn render<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
+    pub(crate) fn render<S: Scope + ?Sized>(&self, u: &mut S, out: &mut String) {
         for seg in &self.segs {
             match seg {
                 Seg::Lit(s) => out.push_str(s),
@@ -548,7 +541,7 @@ impl Template {
 
     /// Replaces variables that nothing assigns while running by their initial value, so a
     /// template that only uses plan variables becomes constant text.
-    pub fn fold(&mut self, vars: &VarTable) {
+    pub(crate) fn fold(&mut self, vars: &VarTable) {
         let mut out: Vec<Seg> = Vec::with_capacity(self.segs.len());
         for seg in self.segs.drain(..) {
             let seg = match seg {
@@ -569,7 +562,7 @@ impl Template {
     }
 
     /// Every variable this template reads.
-    pub fn vars(&self) -> Vec<VarId> {
+    pub(crate) fn vars(&self) -> Vec<VarId> {
         let mut out = Vec::new();
         for s in &self.segs {
             match s {
@@ -584,7 +577,7 @@ impl Template {
 
 /// The most characters `__RandomString` makes (1 MiB of ASCII): a longer length given in the
 /// plan is an error when it loads; one that comes from a variable at run time is capped to it.
-pub const MAX_RANDOM_STRING: usize = 1 << 20;
+pub(crate) const MAX_RANDOM_STRING: usize = 1 << 20;
 
 /// The machine's UTC offset, read once (later reads can fail once threads run).
 pub(crate) fn local_offset() -> time::UtcOffset {

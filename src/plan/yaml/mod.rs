@@ -22,7 +22,9 @@ use super::flow;
 use super::*;
 use node::{Node, Pos, Value};
 
-pub use value::{parse_duration, parse_size, MAX_DURATION};
+#[cfg(test)]
+use value::parse_size;
+pub(crate) use value::{parse_duration, MAX_DURATION};
 
 const PLAN_KEYS: &[&str] = &["name", "variables", "defaults", "data", "scenarios", "thresholds", "stop_on"];
 const SCENARIO_KEYS: &[&str] = &["name", "workload", "pacing", "on_error", "data", "flow"];

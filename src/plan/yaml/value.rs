@@ -142,10 +142,10 @@ impl Cx {
 
 /// The longest duration a plan may give (a year): longer is certainly a typo, and keeping
 /// every deadline within it means adding one to a clock reading cannot overflow.
-pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+pub(crate) const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// "30s", "1m30s", "250ms", "1.5" (seconds), "90" (seconds); at most [`MAX_DURATION`].
-pub fn parse_duration(s: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(s: &str) -> Option<Duration> {
     let d = match s.parse::<f64>() {
         Ok(secs) if secs >= 0.0 => Duration::try_from_secs_f64(secs).ok()?,
         Ok(_) => return None,
@@ -156,7 +156,7 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 
 /// "10MiB", "512KB", "1GB", "1000" (bytes). KB/MB/GB are read as binary multiples, as most
 /// users mean them for buffer limits.
-pub fn parse_size(s: &str) -> Option<u64> {
+pub(crate) fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(s.len());
     let (num, unit) = s.split_at(split);

@@ -227,7 +227,7 @@ impl SeriesBuilder {
 
 /// The run over time, and the noise of its figures.
 #[derive(Debug, Clone, Default)]
-pub struct Series {
+pub(crate) struct Series {
     /// Label names, indexing `Point::label_rps` and `label_noise`.
     pub labels: Vec<String>,
     pub points: Vec<Point>,
@@ -240,7 +240,7 @@ pub struct Series {
 
 impl Series {
     /// The noise of a row of the summary (`Total` or a label).
-    pub fn noise(&self, row: &str) -> Option<&Noise> {
+    pub(crate) fn noise(&self, row: &str) -> Option<&Noise> {
         if row == crate::metric::TOTAL {
             return self.total_noise.as_ref();
         }
@@ -252,7 +252,7 @@ impl Series {
 /// One chart point: a second of the run, or several merged. Rates are per second of the
 /// point's length; NaN where the point had no samples.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     /// Start, seconds since the run's first interval.
     pub t_s: f64,
     pub dur_s: f64,
@@ -273,7 +273,7 @@ pub struct Point {
 
 /// Standard errors of a row's figures (same units as the figures), from `batches` batch means.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Noise {
+pub(crate) struct Noise {
     pub batches: usize,
     pub throughput_rps: f64,
     pub mean_ms: f64,

@@ -39,7 +39,7 @@ const MAX_MESSAGES: usize = 1000;
 
 /// A results file read back: its summary, and run facts made from what the file says.
 #[derive(Debug)]
-pub struct Imported {
+pub(crate) struct Imported {
     pub meta: RunMeta,
     pub summary: Summary,
     /// The Total row's stats (histograms included), for charts of the distribution.
@@ -106,20 +106,22 @@ fn format_error(path: &Path, line: u64, message: String) -> Error {
 }
 
 /// Reads `path`. The error names the file and line of the first row it cannot read.
-pub fn import(path: &Path) -> Result<Imported, Error> {
+#[cfg(test)]
+pub(crate) fn import(path: &Path) -> Result<Imported, Error> {
     import_all(&[path])
 }
 
 /// Reads several results files as one (files written at the same time by several load
 /// generators, say): their rows are taken in order of end time across the files, so the
 /// figures are those of one file holding every row.
-pub fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
+#[cfg(test)]
+pub(crate) fn import_all(paths: &[&Path]) -> Result<Imported, Error> {
     import_all_with(paths, |_, _| {})
 }
 
 /// [`import_all`], handing each row to `visit` as it is read, in order of end time give or take
 /// a few milliseconds, with the threads active when it was taken (what charts are made of).
-pub fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> Result<Imported, Error> {
+pub(crate) fn import_all_with(paths: &[&Path], mut visit: impl FnMut(&Sample, u64)) -> Result<Imported, Error> {
     // The files share one file's memory for blocks: memory stays flat however many there are.
     let block = (BLOCK / paths.len().max(1)).max(MIN_BLOCK);
     let mut sources = paths.iter().map(|p| Source::open(p, block)).collect::<Result<Vec<_>, _>>()?;

@@ -10,10 +10,10 @@
 //! [`Summary`]: crate::rundir::Summary
 
 mod import;
-pub mod read;
+pub(crate) mod read;
 mod write;
 
+pub(crate) use import::import_all_with;
 #[cfg(test)]
 pub(crate) use import::tests::write as temp_jtl;
-pub use import::{import, import_all, import_all_with, Imported};
-pub use write::{format_row, spawn, Error, Names, HEADER};
+pub(crate) use write::{spawn, Error, Names, HEADER};

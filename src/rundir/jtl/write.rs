@@ -11,11 +11,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// JMeter's default CSV columns, in order.
-pub const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
+pub(crate) const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
 /// What turns rows into lines: names of labels, checks and scenarios, and the plan's known
 /// secret values, masked in the URL column.
-pub struct Names {
+pub(crate) struct Names {
     pub labels: Vec<String>,
     pub checks: Vec<String>,
     pub scenarios: Vec<String>,
@@ -24,7 +24,7 @@ pub struct Names {
 
 /// A results file that could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     #[error("cannot create {}: {source}", path.display())]
     Create { path: PathBuf, source: std::io::Error },
     #[error("cannot open {}: {source}", path.display())]
@@ -39,7 +39,7 @@ fn write_error(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error +
 
 /// Writes rows from `rx` to every file until the sender side is dropped; flushes each second.
 /// Files are appended to; the header is written to a new or empty file.
-pub fn spawn(
+pub(crate) fn spawn(
     paths: Vec<PathBuf>,
     names: Names,
     rx: mpsc::Receiver<SampleRow>,
@@ -95,7 +95,7 @@ pub fn spawn(
 
 /// One JTL line, as JMeter writes it: CSV with a field quoted only when it holds a comma, a
 /// quote or a line break (JMeter's `CSVSaveService`, RFC 4180's rule).
-pub fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
+pub(crate) fn format_row(r: &SampleRow, names: &Names, out: &mut Vec<u8>) {
     let label = r.name.as_deref().or(names.labels.get(r.label as usize).map(String::as_str)).unwrap_or("");
     let scenario = names.scenarios.get(r.scenario).map_or("", String::as_str);
     // A results file is shared: the URL as the redaction rule shows it (`?token=***`).
