@@ -181,6 +181,15 @@ if ((need_stampede)); then
     fi
 fi
 
+# A binary's resident text depends on how much of its file is in the page cache (the kernel maps
+# the cached pages around each fault): a binary copied a minute ago shows 1-2 MiB more RSS than
+# one copied hours ago. Both run from copies made now, so a memory comparison is on equal terms.
+STAMPEDE_SRC=${STAMPEDE:-}
+BEFORE_SRC=${BEFORE:-}
+mkdir -p "$TMP/bin"
+if ((STAMPEDE_OK)); then cp "$STAMPEDE" "$TMP/bin/stampede" && STAMPEDE=$TMP/bin/stampede; fi
+if [[ -n ${BEFORE:-} && -x $BEFORE ]]; then cp "$BEFORE" "$TMP/bin/before" && BEFORE=$TMP/bin/before; fi
+
 tool_available() {
     case $1 in
         stampede) ((STAMPEDE_OK)) ;;
@@ -469,12 +478,12 @@ machine_md() {
     echo "- oha: $(first_line oha --version)"
     echo "- nginx: $(first_line nginx -v)"
     if ((STAMPEDE_OK)); then
-        echo "- stampede: $(first_line "$STAMPEDE" --version) ($STAMPEDE)"
+        echo "- stampede: $(first_line "$STAMPEDE" --version) ($STAMPEDE_SRC)"
     else
         echo "- stampede: not available"
     fi
     if tool_available before; then
-        echo "- before: $(first_line "$BEFORE" --version) ($BEFORE)"
+        echo "- before: $(first_line "$BEFORE" --version) ($BEFORE_SRC)"
     fi
     echo "- rustc: $(first_line rustc --version)"
     echo "- open-file limit: $NOFILE"
